@@ -1,0 +1,17 @@
+/**
+ * The areas of the gateway in the order they are built. An area creates its services from the core
+ * and the areas before it, and may add HTTP routes. Nothing else knows the order.
+ */
+import type { Core } from './core.ts';
+import type { Services } from './services.ts';
+import type { RouteModule } from './http/app.ts';
+
+export interface Area {
+  name: string;
+  init(core: Core, services: Services): Promise<void> | void;
+  routes?: RouteModule;
+  /** Called once the HTTP server listens (background workers start here). */
+  start?(core: Core, services: Services): Promise<void> | void;
+}
+
+export const AREAS: Area[] = [];

@@ -1,0 +1,18 @@
+/**
+ * `gatehouse <command>`: administration without a browser. Each command group lives in its own file
+ * and registers itself in COMMANDS.
+ */
+export type Command = (args: string[]) => Promise<void>;
+
+export const COMMANDS: Record<string, { summary: string; run: Command }> = {};
+
+export async function runCli(cmd: string, args: string[]): Promise<void> {
+  const c = COMMANDS[cmd];
+  if (!c || cmd === 'help') {
+    const lines = Object.entries(COMMANDS).map(([n, v]) => `  ${n.padEnd(10)} ${v.summary}`);
+    process.stdout.write(`usage: gatehouse [serve] [--config FILE]\n       gatehouse <command> ...\n\ncommands:\n  serve      start the gateway (default)\n${lines.join('\n')}\n`);
+    if (!c && cmd !== 'help') throw new Error(`unknown command "${cmd}"`);
+    return;
+  }
+  await c.run(args);
+}

@@ -1,0 +1,58 @@
+/**
+ * What every area is built on: settings, logger, database, cache sync, secrets, optional Redis.
+ */
+import { Redis } from 'ioredis';
+import type { Config } from './platform/config.ts';
+import { createLogger, type Logger } from './platform/logger.ts';
+import { SecretBox } from './platform/crypto.ts';
+import { openDb, type DbHandle } from './store/db.ts';
+import { migrate } from './store/migrations/index.ts';
+import { CacheSync } from './cache/sync.ts';
+
+export interface Core {
+  config: Config;
+  log: Logger;
+  h: DbHandle;
+  cache: CacheSync;
+  secrets: SecretBox;
+  redis: Redis | null;
+  /** Closers run in reverse order on shutdown. */
+  onClose(fn: () => Promise<void> | void): void;
+  close(): Promise<void>;
+}
+
+export async function createCore(config: Config, log?: Logger): Promise<Core> {
+  const logger = log ?? createLogger(config.logLevel);
+  const h = await openDb(config.databaseUrl);
+  await migrate(h);
+  const closers: Array<() => Promise<void> | void> = [];
+  const cache = new CacheSync(h, logger, config.cacheSyncIntervalMs);
+  let redis: Redis | null = null;
+  if (config.redisUrl) {
+    redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    await redis.connect();
+    const sub = redis.duplicate();
+    await cache.start({ sub, pub: redis });
+    closers.push(() => { sub.disconnect(); });
+  } else {
+    await cache.start();
+  }
+  const core: Core = {
+    config,
+    log: logger,
+    h,
+    cache,
+    secrets: new SecretBox(config.cryptoSecret),
+    redis,
+    onClose: (fn) => closers.push(fn),
+    async close() {
+      await cache.stop();
+      for (const fn of closers.reverse()) {
+        try { await fn(); } catch (e) { logger.warn({ err: (e as Error).message }, 'close step failed'); }
+      }
+      if (redis) redis.disconnect();
+      await h.close();
+    },
+  };
+  return core;
+}

@@ -1,0 +1,50 @@
+/**
+ * The Fastify app: request ids, the gateway's own time header, body parsers, and one route module per
+ * API family. Route modules stay thin: decode, call a service, encode.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Core } from '../core.ts';
+import { requestId } from '../platform/ids.ts';
+import { familyErrorHandler, sendError } from './errors.ts';
+import { GatewayError } from '../platform/errors.ts';
+import type { Services } from '../services.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    requestId: string;
+    startedAt: bigint;
+  }
+}
+
+export interface AppDeps {
+  core: Core;
+  services: Services;
+}
+
+export type RouteModule = (app: FastifyInstance, deps: AppDeps) => Promise<void> | void;
+
+export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 64 * 1024 * 1024,
+    trustProxy: deps.core.config.trustProxy,
+    return503OnClosing: true,
+    forceCloseConnections: true,
+    routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
+  });
+  app.decorateRequest('requestId', '');
+  app.decorateRequest('startedAt', 0n);
+  app.addHook('onRequest', async (req, reply) => {
+    req.startedAt = process.hrtime.bigint();
+    req.requestId = requestId();
+    reply.header('x-request-id', req.requestId);
+  });
+  app.setErrorHandler(familyErrorHandler('openai'));
+  app.setNotFoundHandler((req, reply) => {
+    const fam = req.url.startsWith('/api/') ? 'admin' : req.url.startsWith('/v1beta/') ? 'gemini' : 'openai';
+    return sendError(reply, fam, new GatewayError(404, 'not_found', `no route for ${req.method} ${req.url.split('?')[0]}`));
+  });
+  app.get('/healthz', async () => ({ ok: true }));
+  for (const m of modules) await m(app, deps);
+  return app;
+}

@@ -1,0 +1,33 @@
+/**
+ * The `gatehouse` command: `serve` (default) starts the gateway; other sub-commands are in cli/.
+ */
+import { startGateway } from './gateway.ts';
+import { runCli } from './cli/index.ts';
+
+async function serve(argv: string[]): Promise<void> {
+  const env = { ...process.env };
+  const i = argv.indexOf('--config');
+  if (i >= 0 && argv[i + 1]) env.GATEHOUSE_CONFIG = argv[i + 1];
+  const gw = await startGateway({ env });
+  const c = gw.core.config;
+  gw.core.log.info({ url: gw.url, database: c.databaseUrl.replace(/\/\/[^@]*@/, '//***@') }, 'gatehouse listening');
+  process.stdout.write(`Gatehouse listening on ${gw.url}\n`);
+  if (c.ephemeralCryptoSecret) {
+    process.stdout.write('warning: CRYPTO_SECRET is not set; a random one is used for this process only, so channel keys stored now cannot be read after a restart. Set CRYPTO_SECRET.\n');
+  }
+  const stop = async (sig: string) => {
+    gw.core.log.info({ sig }, 'shutting down');
+    await gw.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+const argv = process.argv.slice(2);
+const cmd = argv[0] && !argv[0].startsWith('-') ? argv[0] : 'serve';
+const rest = cmd === argv[0] ? argv.slice(1) : argv;
+(cmd === 'serve' ? serve(rest) : runCli(cmd, rest)).catch((e) => {
+  process.stderr.write(`gatehouse: ${(e as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,86 @@
+/**
+ * Process settings, read once from the environment. Every variable is listed in docs/configuration.md.
+ */
+import { randomBytes } from 'node:crypto';
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  redisUrl: string | null;
+  cryptoSecret: string;
+  sessionSecret: string;
+  configFile: string | null;
+  rootPassword: string | null;
+  serverAddress: string | null;
+  taskPublicAddress: string | null;
+  logLevel: string;
+  /** Trust X-Forwarded-For from a reverse proxy when reading the client IP. */
+  trustProxy: boolean;
+  /** Quota units per USD. */
+  quotaPerUsd: number;
+  relayMaxRetries: number;
+  relayTimeoutMs: number;
+  cacheSyncIntervalMs: number;
+  logRetentionDays: number;
+  taskPollIntervalSeconds: number;
+  taskPollMaxFailures: number;
+  taskTimeoutMinutes: number;
+  taskProtocolTimeoutSeconds: number;
+  contentAllowPrivateAddresses: boolean;
+  pluginCallTimeoutMs: number;
+  pluginMemoryLimitMb: number;
+  pluginPoolSize: number;
+  nodeId: string;
+  /** True when CRYPTO_SECRET was not given and a per-process one was generated. */
+  ephemeralCryptoSecret: boolean;
+}
+
+function num(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  const n = Number(raw);
+  if (!Number.isFinite(n)) throw new Error(`${name} must be a number, got "${raw}"`);
+  return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  return /^(1|true|yes|on)$/i.test(raw);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const cryptoSecret = env.CRYPTO_SECRET || '';
+  const cfg: Config = {
+    port: num(env, 'PORT', 3000),
+    host: env.HOST || '0.0.0.0',
+    databaseUrl: env.DATABASE_URL || 'sqlite:./data/gatehouse.db',
+    redisUrl: env.REDIS_URL || null,
+    cryptoSecret: cryptoSecret || randomBytes(32).toString('hex'),
+    sessionSecret: env.SESSION_SECRET || cryptoSecret || randomBytes(32).toString('hex'),
+    configFile: env.GATEHOUSE_CONFIG || null,
+    rootPassword: env.GATEHOUSE_ROOT_PASSWORD || null,
+    serverAddress: env.SERVER_ADDRESS || null,
+    taskPublicAddress: env.TASK_PUBLIC_ADDRESS || null,
+    logLevel: env.LOG_LEVEL || 'info',
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    quotaPerUsd: num(env, 'QUOTA_PER_USD', 500_000),
+    relayMaxRetries: num(env, 'RELAY_MAX_RETRIES', 2),
+    relayTimeoutMs: num(env, 'RELAY_TIMEOUT_SECONDS', 300) * 1000,
+    cacheSyncIntervalMs: num(env, 'CACHE_SYNC_INTERVAL_SECONDS', 1) * 1000,
+    logRetentionDays: num(env, 'LOG_RETENTION_DAYS', 0),
+    taskPollIntervalSeconds: num(env, 'TASK_POLL_INTERVAL_SECONDS', 15),
+    taskPollMaxFailures: num(env, 'TASK_POLL_MAX_FAILURES', 20),
+    taskTimeoutMinutes: num(env, 'TASK_TIMEOUT_MINUTES', 1440),
+    taskProtocolTimeoutSeconds: num(env, 'TASK_PLUGIN_PROTOCOL_TIMEOUT_SECONDS', 600),
+    contentAllowPrivateAddresses: bool(env, 'CONTENT_ALLOW_PRIVATE_ADDRESSES', false),
+    pluginCallTimeoutMs: num(env, 'PLUGIN_CALL_TIMEOUT_MS', 5000),
+    pluginMemoryLimitMb: num(env, 'PLUGIN_MEMORY_LIMIT_MB', 64),
+    pluginPoolSize: num(env, 'PLUGIN_POOL_SIZE', 2),
+    nodeId: env.NODE_ID || `node-${randomBytes(4).toString('hex')}`,
+    ephemeralCryptoSecret: !cryptoSecret,
+    ...overrides,
+  };
+  return cfg;
+}

@@ -1,0 +1,98 @@
+/**
+ * One Kysely instance over SQLite (better-sqlite3), PostgreSQL (pg) or MySQL/MariaDB (mysql2),
+ * chosen by DATABASE_URL. Numbers come back as JS numbers on every dialect (bigint columns hold
+ * integer quota units, far below 2^53).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import type { Database } from './schema.ts';
+
+export type Dialect = 'sqlite' | 'postgres' | 'mysql';
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+export type DbOrTx = Db | Tx;
+
+export interface DbHandle {
+  db: Db;
+  dialect: Dialect;
+  url: string;
+  close(): Promise<void>;
+}
+
+export function dialectOf(url: string): Dialect {
+  if (/^postgres(ql)?:\/\//i.test(url)) return 'postgres';
+  if (/^(mysql|mariadb):\/\//i.test(url)) return 'mysql';
+  if (/^sqlite:/i.test(url) || !/^[a-z]+:\/\//i.test(url)) return 'sqlite';
+  throw new Error(`DATABASE_URL: unsupported scheme in "${url.replace(/\/\/[^@]*@/, '//***@')}"`);
+}
+
+export function sqlitePath(url: string): string {
+  const p = url.replace(/^sqlite:(\/\/)?/i, '');
+  return p === ':memory:' ? p : resolve(p);
+}
+
+export async function openDb(url: string): Promise<DbHandle> {
+  const dialect = dialectOf(url);
+  let db: Db;
+  if (dialect === 'sqlite') {
+    const { default: Sqlite } = await import('better-sqlite3');
+    const file = sqlitePath(url);
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    const conn = new Sqlite(file);
+    conn.pragma('journal_mode = WAL');
+    conn.pragma('synchronous = NORMAL');
+    conn.pragma('busy_timeout = 10000');
+    conn.pragma('foreign_keys = ON');
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: conn }) });
+  } else if (dialect === 'postgres') {
+    const pg = (await import('pg')).default;
+    pg.types.setTypeParser(20, (v: string) => Number(v)); // int8
+    pg.types.setTypeParser(1700, (v: string) => Number(v)); // numeric
+    const pool = new pg.Pool({ connectionString: url, max: 20 });
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    const mysql = await import('mysql2');
+    const u = new URL(url.replace(/^mariadb:/i, 'mysql:'));
+    const pool = mysql.createPool({
+      host: u.hostname,
+      port: Number(u.port || 3306),
+      user: decodeURIComponent(u.username || 'root'),
+      password: decodeURIComponent(u.password || ''),
+      database: decodeURIComponent(u.pathname.replace(/^\//, '')),
+      connectionLimit: 20,
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      decimalNumbers: true,
+      charset: 'utf8mb4',
+      timezone: 'Z',
+    });
+    db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
+  }
+  return { db, dialect, url, close: () => db.destroy() };
+}
+
+/** Inserts one row and returns its auto-increment id on every dialect. */
+export async function insertId<T extends keyof Database & string>(
+  db: DbOrTx,
+  dialect: Dialect,
+  table: T,
+  values: Record<string, unknown>,
+): Promise<number> {
+  if (dialect === 'postgres') {
+    const row = await (db.insertInto(table) as any).values(values).returning('id').executeTakeFirstOrThrow();
+    return Number(row.id);
+  }
+  const res = await (db.insertInto(table) as any).values(values).executeTakeFirstOrThrow();
+  return Number(res.insertId);
+}
+
+/** True when an error is a unique-constraint violation on any dialect. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; errno?: number; message?: string };
+  return e?.code === '23505' || e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062 ||
+    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    /UNIQUE constraint failed|duplicate key/i.test(e?.message ?? '');
+}
+
+export { sql };

@@ -1,0 +1,4 @@
+import type { MigrationCtx } from './util.ts';
+
+/** Plugin runtime tables. */
+export async function up(_ctx: MigrationCtx): Promise<void> {}

@@ -1,0 +1,4 @@
+import type { MigrationCtx } from './util.ts';
+
+/** Task lifecycle tables. */
+export async function up(_ctx: MigrationCtx): Promise<void> {}

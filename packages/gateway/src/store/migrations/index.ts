@@ -1,0 +1,35 @@
+/**
+ * Migrations run at start. Two processes starting together are safe: Kysely's migrator takes a
+ * lock (a row lock on PostgreSQL/MySQL; SQLite serialises writers) and skips what already ran.
+ */
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { DbHandle } from '../db.ts';
+import type { MigrationCtx } from './util.ts';
+import * as m001 from './001_core.ts';
+import * as m002 from './002_plugins.ts';
+import * as m003 from './003_tasks.ts';
+
+type Step = { up(ctx: MigrationCtx): Promise<void> };
+const STEPS: Record<string, Step> = {
+  '001_core': m001,
+  '002_plugins': m002,
+  '003_tasks': m003,
+};
+
+export async function migrate(h: DbHandle): Promise<void> {
+  const provider: MigrationProvider = {
+    async getMigrations() {
+      const out: Record<string, Migration> = {};
+      for (const [name, step] of Object.entries(STEPS)) {
+        out[name] = { up: (db) => step.up({ db, dialect: h.dialect }) };
+      }
+      return out;
+    },
+  };
+  const migrator = new Migrator({ db: h.db, provider, migrationTableName: 'gh_migrations', migrationLockTableName: 'gh_migrations_lock' });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
+  }
+}

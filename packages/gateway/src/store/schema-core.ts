@@ -1,0 +1,174 @@
+import type { Generated } from 'kysely';
+
+export interface UserRow {
+  id: Generated<number>;
+  username: string;
+  password_hash: string;
+  display_name: string;
+  role: 'user' | 'admin' | 'root';
+  group_name: string;
+  /** Remaining balance in quota units. */
+  quota: number;
+  used_quota: number;
+  request_count: number;
+  /** 1 enabled, 2 disabled. */
+  status: number;
+  /** SHA-256 of the personal access token for /api/* scripts. */
+  access_token_hash: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SessionRow {
+  id_hash: string;
+  user_id: number;
+  expires_at: number;
+  created_at: number;
+}
+
+export interface ApiKeyRow {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  /** SHA-256 hex of the full key. */
+  key_hash: string;
+  /** Shown in lists: `sk-ab…wxyz`. */
+  key_hint: string;
+  /** 1 enabled, 2 disabled. Expiry and exhaustion are derived, not stored. */
+  status: number;
+  /** Unix ms, null = never. */
+  expires_at: number | null;
+  unlimited_quota: number;
+  /** Remaining own cap in quota units (ignored when unlimited). */
+  remain_quota: number;
+  used_quota: number;
+  /** JSON string[] or null = every model. */
+  models: string | null;
+  /** JSON string[] of IPs/CIDRs or null = anywhere. */
+  allowed_ips: string | null;
+  /** Group override, null = the user's group. */
+  group_name: string | null;
+  created_at: number;
+  accessed_at: number | null;
+}
+
+export interface ChannelRow {
+  id: Generated<number>;
+  name: string;
+  /** Numeric channel type, see relay/channel-types.ts (1 OpenAI, 3 Azure, 14 Anthropic, 24 Gemini, 60 peer gateway, 61 task plugin). */
+  type: number;
+  base_url: string;
+  /** SecretBox-sealed JSON string[] of keys. */
+  keys_sealed: string;
+  /** 'random' | 'round_robin'. */
+  key_mode: string;
+  /** JSON: { [index]: { status: 'auto_disabled' | 'disabled', reason, at } } */
+  key_state: string;
+  /** JSON string[]. */
+  models: string;
+  /** JSON string[]. */
+  groups: string;
+  priority: number;
+  weight: number;
+  /** JSON {from: to}. */
+  model_mapping: string;
+  /** JSON {header: value}. */
+  header_override: string;
+  /** JSON {param: value}. */
+  param_override: string;
+  /** 1 enabled, 2 disabled by hand, 3 auto-disabled. */
+  status: number;
+  status_reason: string | null;
+  /** JSON object of type-specific settings (azure api_version, plugin key(s), preset, ...). */
+  settings: string;
+  test_model: string | null;
+  response_time_ms: number | null;
+  tested_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PriceRow {
+  model: string;
+  /** USD per 1M tokens. */
+  input: number | null;
+  output: number | null;
+  cached_input: number | null;
+  /** USD per call. */
+  per_request: number | null;
+  /** Task billing expression over usage facts, yielding USD. */
+  expression: string | null;
+  updated_at: number;
+}
+
+export interface GroupRatioRow {
+  group_name: string;
+  ratio: number;
+}
+
+export interface OptionRow {
+  key: string;
+  value: string;
+}
+
+/** Every balance movement, unique per (ref, kind): a movement can happen once only. */
+export interface LedgerRow {
+  id: Generated<number>;
+  user_id: number;
+  key_id: number | null;
+  /** What caused it: a request id, a task id, a top-up id. */
+  ref: string;
+  /** reserve | settle | refund | topup | adjust | ... */
+  kind: string;
+  /** Signed quota units taken from the user (positive) or given back (negative). */
+  amount: number;
+  created_at: number;
+}
+
+export interface LogRow {
+  id: Generated<number>;
+  created_at: number;
+  /** consume | error | task | system | topup */
+  type: string;
+  request_id: string;
+  user_id: number | null;
+  username: string | null;
+  key_id: number | null;
+  key_name: string | null;
+  group_name: string | null;
+  model: string | null;
+  upstream_model: string | null;
+  channel_id: number | null;
+  endpoint: string | null;
+  status_code: number | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  quota: number;
+  latency_ms: number;
+  first_byte_ms: number | null;
+  is_stream: number;
+  attempts: number;
+  content: string | null;
+  /** JSON with anything else worth keeping (attempt list, conversion notes). */
+  other: string | null;
+}
+
+/** Change counters: a node that sees a higher value than it loaded rebuilds that cache. */
+export interface RevisionRow {
+  name: string;
+  value: number;
+}
+
+export interface CoreTables {
+  users: UserRow;
+  sessions: SessionRow;
+  api_keys: ApiKeyRow;
+  channels: ChannelRow;
+  prices: PriceRow;
+  group_ratios: GroupRatioRow;
+  options: OptionRow;
+  ledger: LedgerRow;
+  logs: LogRow;
+  revisions: RevisionRow;
+}

@@ -1,0 +1,12 @@
+/**
+ * The database as Kysely sees it: the tables of every area, joined. Times are unix milliseconds,
+ * money is integer quota units, booleans are 0/1 integers, JSON is text.
+ */
+import type { CoreTables } from './schema-core.ts';
+import type { PluginTables } from './schema-plugins.ts';
+import type { TaskTables } from './schema-tasks.ts';
+
+export interface Database extends CoreTables, PluginTables, TaskTables {}
+export type * from './schema-core.ts';
+export type * from './schema-plugins.ts';
+export type * from './schema-tasks.ts';

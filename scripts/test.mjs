@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+/**
+ * The whole test suite: lint, type-check, unit tests, then the integration suite once per database
+ * (SQLite, PostgreSQL, MySQL). Prints one closing line with the totals.
+ *
+ *   node scripts/test.mjs                 everything
+ *   node scripts/test.mjs --unit          lint, type-check and unit tests only
+ *   node scripts/test.mjs --no-lint       skip lint and type-check
+ *   TEST_DBS=sqlite node scripts/test.mjs integration suite on SQLite only
+ *   node scripts/test.mjs --only relay    only test files whose path contains "relay"
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync, mkdtempSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { tmpdir } from 'node:os';
+
+const root = new URL('..', import.meta.url).pathname;
+const args = process.argv.slice(2);
+const unitOnly = args.includes('--unit');
+const noLint = args.includes('--no-lint');
+const onlyIdx = args.indexOf('--only');
+const only = onlyIdx >= 0 ? args[onlyIdx + 1] : null;
+const dbs = (process.env.TEST_DBS || 'sqlite,postgres,mysql').split(',').map((s) => s.trim()).filter(Boolean);
+
+function walk(dir, out = []) {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else if (name.endsWith('.test.ts')) out.push(relative(root, p));
+  }
+  return out;
+}
+
+function run(cmd, argv, env = {}) {
+  const r = spawnSync(cmd, argv, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  return r.status ?? 1;
+}
+
+let passed = 0, failed = 0, skipped = 0;
+const failures = [];
+const tmp = mkdtempSync(join(tmpdir(), 'gh-test-'));
+
+function nodeTest(label, files, env) {
+  if (files.length === 0) return;
+  const tap = join(tmp, `${label}.tap`);
+  console.log(`\n=== ${label}: ${files.length} file(s) ===`);
+  const code = run(process.execPath, [
+    '--no-node-snapshot', '--import', 'tsx', '--test', '--test-concurrency=3',
+    '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+    ...files,
+  ], env);
+  let p = 0, f = 0, s = 0;
+  try {
+    const txt = readFileSync(tap, 'utf8');
+    p = Number(/^# pass (\d+)/m.exec(txt)?.[1] ?? 0);
+    f = Number(/^# fail (\d+)/m.exec(txt)?.[1] ?? 0);
+    s = Number(/^# skipped (\d+)/m.exec(txt)?.[1] ?? 0);
+  } catch {}
+  if (code !== 0 && f === 0) f = 1;
+  passed += p; failed += f; skipped += s;
+  if (f) failures.push(label);
+}
+
+if (!noLint) {
+  console.log('=== lint ===');
+  if (run('npx', ['eslint', '.']) !== 0) { failed++; failures.push('lint'); }
+  console.log('=== type-check ===');
+  if (run('npx', ['tsc', '-p', 'packages/plugin-sdk']) !== 0 || run('npx', ['tsc', '-p', 'packages/gateway']) !== 0) { failed++; failures.push('type-check'); }
+}
+
+const all = walk(root).filter((f) => !only || f.includes(only));
+const unit = all.filter((f) => !/(^|\/)test\//.test(f) || f.startsWith('packages/plugin-sdk/test/'));
+const integration = all.filter((f) => !unit.includes(f));
+
+nodeTest('unit', unit, {});
+if (!unitOnly) {
+  for (const db of dbs) nodeTest(`integration-${db}`, integration, { TEST_DB: db });
+}
+
+console.log(`\n${failures.length ? `failed parts: ${failures.join(', ')}\n` : ''}Total: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(failed ? 1 : 0);
