@@ -5,6 +5,7 @@
 import type { Core } from './core.ts';
 import type { Services } from './services.ts';
 import type { RouteModule } from './http/app.ts';
+import { accountsArea } from './accounts/index.ts';
 
 export interface Area {
   name: string;
@@ -14,4 +15,4 @@ export interface Area {
   start?(core: Core, services: Services): Promise<void> | void;
 }
 
-export const AREAS: Area[] = [];
+export const AREAS: Area[] = [accountsArea];

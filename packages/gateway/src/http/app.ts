@@ -3,6 +3,7 @@
  * API family. Route modules stay thin: decode, call a service, encode.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
 import type { Core } from '../core.ts';
 import { requestId } from '../platform/ids.ts';
 import { familyErrorHandler, sendError } from './errors.ts';
@@ -32,7 +33,10 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
     forceCloseConnections: true,
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
   });
+  await app.register(cookie);
   app.decorateRequest('requestId', '');
+  app.decorateRequest('principal', null);
+  app.decorateRequest('user', null);
   app.decorateRequest('startedAt', 0n);
   app.addHook('onRequest', async (req, reply) => {
     req.startedAt = process.hrtime.bigint();

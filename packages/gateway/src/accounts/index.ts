@@ -1,0 +1,43 @@
+/**
+ * The accounts area: users, sessions, access tokens and the API key cache.
+ */
+import type { Core } from '../core.ts';
+import type { Area } from '../areas.ts';
+import { KeyCache, KEYS_REVISION } from './keys.ts';
+import { Users } from './users.ts';
+import { accountRoutes } from '../http/account-routes.ts';
+
+export interface Accounts {
+  keys: KeyCache;
+  users: Users;
+}
+
+declare module '../services.ts' {
+  interface Services {
+    accounts: Accounts;
+  }
+}
+
+export const accountsArea: Area = {
+  name: 'accounts',
+  async init(core: Core, services) {
+    const users = new Users(core);
+    const keys = new KeyCache(core);
+    services.accounts = { users, keys };
+    const root = await users.ensureRoot();
+    if (root.created) {
+      core.log.info('root account created');
+      if (root.password) {
+        // Shown once, on the terminal only; never written to the log.
+        process.stdout.write(`\nCreated the root account. Log in with  username: root  password: ${root.password}\n(set GATEHOUSE_ROOT_PASSWORD to choose it; change it after logging in)\n\n`);
+      } else {
+        process.stdout.write('\nCreated the root account: username root, password from GATEHOUSE_ROOT_PASSWORD.\n\n');
+      }
+    }
+    await core.cache.register(KEYS_REVISION, () => keys.load());
+    const t = setInterval(() => { users.purgeExpiredSessions().catch(() => {}); }, 3600_000);
+    t.unref();
+    core.onClose(() => clearInterval(t));
+  },
+  routes: accountRoutes,
+};

@@ -1,0 +1,115 @@
+/**
+ * API keys: generation, hashing, and the in-memory cache the hot path authenticates against.
+ * The cache holds every enabled key of every enabled user, indexed by SHA-256 of the key; it is
+ * rebuilt when the `keys` revision changes (any key or user change bumps it).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Core } from '../core.ts';
+import { sha256Hex } from '../platform/crypto.ts';
+import { GatewayError } from '../platform/errors.ts';
+import { compileIpList, type IpMatcher } from './ip.ts';
+import type { KeyPrincipal, Role } from './types.ts';
+
+export const KEYS_REVISION = 'keys';
+
+const KEY_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+export function generateApiKey(): string {
+  const b = randomBytes(48);
+  let s = 'sk-';
+  for (let i = 0; i < 48; i++) s += KEY_ALPHABET[b[i] % KEY_ALPHABET.length];
+  return s;
+}
+
+export function hashApiKey(key: string): string {
+  return sha256Hex(key);
+}
+
+export function keyHint(key: string): string {
+  return `${key.slice(0, 5)}…${key.slice(-4)}`;
+}
+
+interface CachedKey {
+  principal: KeyPrincipal;
+  expiresAt: number | null;
+  ips: IpMatcher | null;
+}
+
+export function parseJsonList(v: string | null): string[] | null {
+  if (v === null || v === '') return null;
+  const a = JSON.parse(v);
+  return Array.isArray(a) && a.length > 0 ? a.map(String) : null;
+}
+
+export class KeyCache {
+  private byHash = new Map<string, CachedKey>();
+
+  constructor(private readonly core: Core) {}
+
+  async load(): Promise<void> {
+    const rows = await this.core.h.db
+      .selectFrom('api_keys as k')
+      .innerJoin('users as u', 'u.id', 'k.user_id')
+      .select([
+        'k.id', 'k.name', 'k.key_hash', 'k.status', 'k.expires_at', 'k.unlimited_quota', 'k.models', 'k.allowed_ips',
+        'k.group_name', 'u.id as user_id', 'u.username', 'u.role', 'u.group_name as user_group', 'u.status as user_status',
+      ])
+      .where('k.status', '=', 1)
+      .where('u.status', '=', 1)
+      .execute();
+    const next = new Map<string, CachedKey>();
+    for (const r of rows) {
+      const models = parseJsonList(r.models);
+      let ips: IpMatcher | null = null;
+      const ipList = parseJsonList(r.allowed_ips);
+      if (ipList) {
+        try {
+          ips = compileIpList(ipList);
+        } catch (e) {
+          this.core.log.warn({ keyId: r.id, err: (e as Error).message }, 'api key has an invalid IP list; key refused');
+          ips = { matches: () => false };
+        }
+      }
+      next.set(r.key_hash, {
+        expiresAt: r.expires_at === null ? null : Number(r.expires_at),
+        ips,
+        principal: Object.freeze({
+          keyId: Number(r.id),
+          keyName: r.name,
+          userId: Number(r.user_id),
+          username: r.username,
+          userRole: r.role as Role,
+          group: r.group_name || r.user_group,
+          unlimitedQuota: Number(r.unlimited_quota) === 1,
+          models: models ? new Set(models) : null,
+        }),
+      });
+    }
+    this.byHash = next;
+  }
+
+  /**
+   * Checks a presented key and the caller's address. Throws 401 for an unknown, disabled or expired
+   * key and 403 for an address outside the key's allowed list.
+   */
+  authenticate(raw: string | null, ip: string): KeyPrincipal {
+    if (!raw) throw new GatewayError(401, 'missing_api_key', 'no API key: send Authorization: Bearer <key>');
+    const key = raw.startsWith('sk-') ? raw : `sk-${raw}`;
+    const hit = this.byHash.get(hashApiKey(key));
+    if (!hit) throw new GatewayError(401, 'invalid_api_key', 'invalid API key');
+    if (hit.expiresAt !== null && hit.expiresAt <= Date.now()) throw new GatewayError(401, 'api_key_expired', 'API key has expired');
+    if (hit.ips && !hit.ips.matches(ip)) throw new GatewayError(403, 'ip_not_allowed', `API key may not be used from ${ip}`);
+    return hit.principal;
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+}
+
+/** Throws 403 when the key may not use `model`. */
+export function checkModelAccess(p: KeyPrincipal, model: string): void {
+  if (p.models && !p.models.has(model)) {
+    throw new GatewayError(403, 'model_not_allowed', `this API key may not use model "${model}"`);
+  }
+}

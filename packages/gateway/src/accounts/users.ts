@@ -1,0 +1,144 @@
+/**
+ * Users, login sessions and personal access tokens.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Core } from '../core.ts';
+import { hashPassword, hmacB64Url, safeEqual, sha256Hex, verifyPassword } from '../platform/crypto.ts';
+import { GatewayError } from '../platform/errors.ts';
+import { insertId } from '../store/db.ts';
+import type { Role, UserPrincipal } from './types.ts';
+import { KEYS_REVISION } from './keys.ts';
+
+export const SESSION_COOKIE = 'gatehouse_session';
+export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
+const ROLES: Role[] = ['user', 'admin', 'root'];
+
+export interface NewUser {
+  username: string;
+  password: string;
+  role?: Role;
+  group?: string;
+  quota?: number;
+  displayName?: string;
+}
+
+export function validateUsername(u: unknown): string {
+  if (typeof u !== 'string' || !/^[A-Za-z0-9_.@-]{1,64}$/.test(u)) {
+    throw new GatewayError(400, 'invalid_username', 'username must be 1-64 characters of letters, digits, _ . @ -');
+  }
+  return u;
+}
+
+export function validatePassword(p: unknown): string {
+  if (typeof p !== 'string' || p.length < 8 || p.length > 256) {
+    throw new GatewayError(400, 'invalid_password', 'password must be 8-256 characters');
+  }
+  return p;
+}
+
+export function validateRole(r: unknown): Role {
+  if (!ROLES.includes(r as Role)) throw new GatewayError(400, 'invalid_role', `role must be one of ${ROLES.join(', ')}`);
+  return r as Role;
+}
+
+export class Users {
+  constructor(private readonly core: Core) {}
+
+  async create(u: NewUser): Promise<number> {
+    const now = Date.now();
+    const id = await insertId(this.core.h.db, this.core.h.dialect, 'users', {
+      username: validateUsername(u.username),
+      password_hash: await hashPassword(validatePassword(u.password)),
+      display_name: u.displayName ?? u.username,
+      role: validateRole(u.role ?? 'user'),
+      group_name: u.group ?? 'default',
+      quota: Math.max(0, Math.floor(u.quota ?? 0)),
+      used_quota: 0,
+      request_count: 0,
+      status: 1,
+      access_token_hash: null,
+      created_at: now,
+      updated_at: now,
+    });
+    await this.core.cache.bump(KEYS_REVISION);
+    return id;
+  }
+
+  /**
+   * Makes sure a root account exists. Returns the generated password when one was created without
+   * GATEHOUSE_ROOT_PASSWORD (shown once), else null.
+   */
+  async ensureRoot(): Promise<{ created: boolean; password: string | null }> {
+    const existing = await this.core.h.db.selectFrom('users').select('id').where('role', '=', 'root').executeTakeFirst();
+    if (existing) return { created: false, password: null };
+    const given = this.core.config.rootPassword;
+    const password = given ?? randomBytes(12).toString('base64url');
+    try {
+      await this.create({ username: 'root', password, role: 'root', quota: 0, displayName: 'Root' });
+    } catch (e) {
+      // Another process created it at the same moment.
+      const again = await this.core.h.db.selectFrom('users').select('id').where('role', '=', 'root').executeTakeFirst();
+      if (again) return { created: false, password: null };
+      throw e;
+    }
+    return { created: true, password: given ? null : password };
+  }
+
+  async login(username: string, password: string): Promise<{ user: UserPrincipal; cookie: string }> {
+    const row = await this.core.h.db.selectFrom('users').selectAll().where('username', '=', String(username)).executeTakeFirst();
+    const ok = row ? await verifyPassword(String(password), row.password_hash) : false;
+    if (!row || !ok) throw new GatewayError(401, 'invalid_credentials', 'wrong username or password');
+    if (Number(row.status) !== 1) throw new GatewayError(403, 'user_disabled', 'this user is disabled');
+    const token = randomBytes(32).toString('base64url');
+    const now = Date.now();
+    await this.core.h.db.insertInto('sessions').values({ id_hash: sha256Hex(token), user_id: row.id, expires_at: now + SESSION_TTL_MS, created_at: now }).execute();
+    return { user: toPrincipal(row), cookie: `${token}.${hmacB64Url(this.core.config.sessionSecret, token)}` };
+  }
+
+  async logout(cookie: string | undefined): Promise<void> {
+    const token = this.verifyCookie(cookie);
+    if (token) await this.core.h.db.deleteFrom('sessions').where('id_hash', '=', sha256Hex(token)).execute();
+  }
+
+  private verifyCookie(cookie: string | undefined): string | null {
+    if (!cookie) return null;
+    const dot = cookie.lastIndexOf('.');
+    if (dot <= 0) return null;
+    const token = cookie.slice(0, dot);
+    return safeEqual(cookie.slice(dot + 1), hmacB64Url(this.core.config.sessionSecret, token)) ? token : null;
+  }
+
+  /** Resolves a session cookie or a personal access token to an enabled user. */
+  async resolve(opts: { cookie?: string; bearer?: string }): Promise<UserPrincipal | null> {
+    const db = this.core.h.db;
+    let userId: number | null = null;
+    const token = this.verifyCookie(opts.cookie);
+    if (token) {
+      const s = await db.selectFrom('sessions').select(['user_id', 'expires_at']).where('id_hash', '=', sha256Hex(token)).executeTakeFirst();
+      if (s && Number(s.expires_at) > Date.now()) userId = Number(s.user_id);
+    }
+    if (userId === null && opts.bearer) {
+      const u = await db.selectFrom('users').selectAll().where('access_token_hash', '=', sha256Hex(opts.bearer)).executeTakeFirst();
+      if (u && Number(u.status) === 1) return toPrincipal(u);
+      return null;
+    }
+    if (userId === null) return null;
+    const u = await db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+    return u && Number(u.status) === 1 ? toPrincipal(u) : null;
+  }
+
+  /** Issues a new personal access token (replacing the old one) and returns it once. */
+  async issueAccessToken(userId: number): Promise<string> {
+    const token = `gh-${randomBytes(24).toString('base64url')}`;
+    await this.core.h.db.updateTable('users').set({ access_token_hash: sha256Hex(token), updated_at: Date.now() }).where('id', '=', userId).execute();
+    return token;
+  }
+
+  async purgeExpiredSessions(): Promise<void> {
+    await this.core.h.db.deleteFrom('sessions').where('expires_at', '<', Date.now()).execute();
+  }
+}
+
+export function toPrincipal(row: { id: number; username: string; role: string; group_name: string }): UserPrincipal {
+  return { id: Number(row.id), username: row.username, role: row.role as Role, group: row.group_name };
+}

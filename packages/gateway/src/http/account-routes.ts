@@ -1,0 +1,42 @@
+/** /api/user/*: login, logout, who am I, personal access token. Envelope {success, message, data}. */
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from './app.ts';
+import { familyErrorHandler } from './errors.ts';
+import { requireUser } from './auth.ts';
+import { SESSION_COOKIE, SESSION_TTL_MS } from '../accounts/users.ts';
+import { GatewayError } from '../platform/errors.ts';
+
+export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { users } = deps.services.accounts;
+  await app.register(async (api) => {
+    api.setErrorHandler(familyErrorHandler('admin'));
+
+    api.post('/api/user/login', async (req, reply) => {
+      const b = (req.body ?? {}) as { username?: unknown; password?: unknown };
+      if (typeof b.username !== 'string' || typeof b.password !== 'string') {
+        throw new GatewayError(400, 'invalid_request', 'username and password are required');
+      }
+      const { user, cookie } = await users.login(b.username, b.password);
+      reply.setCookie(SESSION_COOKIE, cookie, {
+        path: '/', httpOnly: true, sameSite: 'lax', maxAge: SESSION_TTL_MS / 1000,
+        secure: req.protocol === 'https',
+      });
+      return { success: true, message: '', data: user };
+    });
+
+    const logout = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+      await users.logout(req.cookies?.[SESSION_COOKIE]);
+      reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      return { success: true, message: '', data: null };
+    };
+    api.post('/api/user/logout', logout);
+    api.get('/api/user/logout', logout);
+
+    api.get('/api/user/self', { preHandler: requireUser(deps) }, async (req) => ({ success: true, message: '', data: req.user }));
+
+    api.post('/api/user/token', { preHandler: requireUser(deps) }, async (req) => {
+      const token = await users.issueAccessToken(req.user!.id);
+      return { success: true, message: 'shown once: store it now', data: { access_token: token } };
+    });
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * Credentials on HTTP requests: API keys for model-call and task endpoints (SPEC §5.1–5.3), login
+ * sessions and personal access tokens for /api/*.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { KeyPrincipal, Role, UserPrincipal } from '../accounts/types.ts';
+import { ROLE_RANK } from '../accounts/types.ts';
+import { SESSION_COOKIE } from '../accounts/users.ts';
+import { GatewayError } from '../platform/errors.ts';
+import type { AppDeps } from './app.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: KeyPrincipal | null;
+    user: UserPrincipal | null;
+  }
+}
+
+/** The API key of a request: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, or `?key=`. */
+export function extractApiKey(req: FastifyRequest): string | null {
+  const h = req.headers;
+  const auth = h.authorization;
+  if (auth) {
+    const m = /^Bearer\s+(.+)$/i.exec(auth);
+    if (m) return m[1].trim();
+  }
+  const x = h['x-api-key'] ?? h['x-goog-api-key'];
+  if (typeof x === 'string' && x) return x.trim();
+  const q = (req.query as Record<string, unknown> | undefined)?.key;
+  if (typeof q === 'string' && q) return q;
+  return null;
+}
+
+/** preHandler: authenticates the API key (from the in-memory cache) and sets `req.principal`. */
+export function requireKey(deps: AppDeps) {
+  const keys = deps.services.accounts.keys;
+  return async (req: FastifyRequest) => {
+    req.principal = keys.authenticate(extractApiKey(req), req.ip);
+  };
+}
+
+/** preHandler for /api/*: a session cookie or `Authorization: Bearer <access token>` of a user with at least `minRole`. */
+export function requireUser(deps: AppDeps, minRole: Role = 'user') {
+  const users = deps.services.accounts.users;
+  return async (req: FastifyRequest, _reply: FastifyReply) => {
+    const auth = req.headers.authorization;
+    const bearer = auth && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined;
+    const user = await users.resolve({ cookie: req.cookies?.[SESSION_COOKIE], bearer });
+    if (!user) throw new GatewayError(401, 'unauthorized', 'not logged in: log in at POST /api/user/login or send Authorization: Bearer <access token>');
+    if (ROLE_RANK[user.role] < ROLE_RANK[minRole]) throw new GatewayError(403, 'forbidden', `this needs the ${minRole} role`);
+    req.user = user;
+  };
+}
