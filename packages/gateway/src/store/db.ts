@@ -50,6 +50,8 @@ export async function openDb(url: string): Promise<DbHandle> {
     pg.types.setTypeParser(20, (v: string) => Number(v)); // int8
     pg.types.setTypeParser(1700, (v: string) => Number(v)); // numeric
     const pool = new pg.Pool({ connectionString: url, max: 20 });
+    // An idle connection that the server closes (restart, failover) must not crash the process.
+    pool.on('error', () => {});
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {
     const mysql = await import('mysql2');
@@ -93,6 +95,26 @@ export function isUniqueViolation(err: unknown): boolean {
   return e?.code === '23505' || e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062 ||
     e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
     /UNIQUE constraint failed|duplicate key/i.test(e?.message ?? '');
+}
+
+/**
+ * Runs `fn` in a transaction. On SQLite the transaction starts with BEGIN IMMEDIATE, so a second
+ * process writing the same file waits for the lock (busy_timeout) instead of failing half-way with
+ * SQLITE_BUSY when a read lock is upgraded.
+ */
+export async function withTx<T>(h: DbHandle, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (h.dialect !== 'sqlite') return h.db.transaction().execute(fn);
+  return h.db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      const out = await fn(conn as unknown as Tx);
+      await sql`commit`.execute(conn);
+      return out;
+    } catch (e) {
+      await sql`rollback`.execute(conn).catch(() => {});
+      throw e;
+    }
+  });
 }
 
 export { sql };

@@ -1,0 +1,88 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestGateway } from './harness.ts';
+import { insertId } from '../src/store/db.ts';
+import type { Payer } from '../src/billing/ledger.ts';
+
+async function setup(quota: number, keyCap: number | null) {
+  const gw = await startTestGateway({ listen: false });
+  const userId = await gw.services.accounts.users.create({ username: 'alice', password: 'alice-password', quota });
+  const keyId = await insertId(gw.core.h.db, gw.core.h.dialect, 'api_keys', {
+    user_id: userId, name: 'k', key_hash: 'h'.repeat(64), key_hint: 'sk-x…', status: 1, expires_at: null,
+    unlimited_quota: keyCap === null ? 1 : 0, remain_quota: keyCap ?? 0, used_quota: 0, models: null, allowed_ips: null,
+    group_name: null, created_at: Date.now(), accessed_at: null,
+  });
+  const payer: Payer = { userId, keyId, unlimitedKey: keyCap === null };
+  const balance = async () => {
+    const u = await gw.core.h.db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', userId).executeTakeFirstOrThrow();
+    const k = await gw.core.h.db.selectFrom('api_keys').select(['remain_quota']).where('id', '=', keyId).executeTakeFirstOrThrow();
+    return { quota: Number(u.quota), used: Number(u.used_quota), key: Number(k.remain_quota) };
+  };
+  return { gw, payer, balance, ledger: gw.services.billing.ledger };
+}
+
+test('100 concurrent reserves against a balance that fits 10: exactly 10 succeed, never negative', async () => {
+  const { gw, payer, balance, ledger } = await setup(1000, null);
+  try {
+    const results = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => ledger.reserve(payer, `r${i}`, 100)));
+    const ok = results.filter((r) => r.status === 'fulfilled').length;
+    assert.equal(ok, 10);
+    for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as { code: string }).code, 'insufficient_quota');
+    assert.equal((await balance()).quota, 0);
+    const rows = await gw.core.h.db.selectFrom('ledger').select('ref').where('kind', '=', 'reserve').execute();
+    assert.equal(rows.length, 10);
+  } finally {
+    await gw.stop();
+  }
+});
+
+test('the key cap holds as well as the user balance', async () => {
+  const { gw, payer, balance, ledger } = await setup(10_000, 250);
+  try {
+    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => ledger.reserve(payer, `k${i}`, 100)));
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 2);
+    assert.deepEqual(await balance(), { quota: 9800, used: 0, key: 50 });
+  } finally {
+    await gw.stop();
+  }
+});
+
+test('settle and refund happen once per ref, whichever comes first', async () => {
+  const { gw, payer, balance, ledger } = await setup(1000, 500);
+  try {
+    assert.equal(await ledger.reserve(payer, 'a', 300), true);
+    assert.equal(await ledger.reserve(payer, 'a', 300), false, 'second reserve of the same ref is a no-op');
+    assert.deepEqual(await balance(), { quota: 700, used: 0, key: 200 });
+    // Real cost below the estimate: the difference comes back.
+    const s = await Promise.all([ledger.settle(payer, 'a', 300, 120), ledger.settle(payer, 'a', 300, 120), ledger.refund(payer, 'a', 300)]);
+    assert.equal(s.filter((x) => x !== null && x !== false).length, 1, 'exactly one closing movement');
+    const b = await balance();
+    if (s[0] || s[1]) assert.deepEqual(b, { quota: 880, used: 120, key: 380 });
+    else assert.deepEqual(b, { quota: 1000, used: 0, key: 500 });
+
+    // Real cost above the estimate and above the balance: take what is there, report the shortfall.
+    assert.equal(await ledger.reserve(payer, 'b', 100), true);
+    const before = await balance();
+    const r = await ledger.settle(payer, 'b', 100, 100 + before.key + 50);
+    assert.ok(r);
+    assert.equal(r.shortfall, 50);
+    const after = await balance();
+    assert.equal(after.key, 0);
+    assert.ok(after.quota >= 0);
+    const moves = await ledger.movements('b');
+    assert.equal(moves.reserve, 100);
+    assert.equal(moves.settle, before.key);
+  } finally {
+    await gw.stop();
+  }
+});
+
+test('top-ups move once per ref', async () => {
+  const { gw, payer, balance, ledger } = await setup(0, null);
+  try {
+    await Promise.all([ledger.adjust(payer.userId, 'topup-1', 5000), ledger.adjust(payer.userId, 'topup-1', 5000)]);
+    assert.equal((await balance()).quota, 5000);
+  } finally {
+    await gw.stop();
+  }
+});
