@@ -12,8 +12,8 @@ async function serve(argv: string[]): Promise<void> {
   const c = gw.core.config;
   gw.core.log.info({ url: gw.url, database: c.databaseUrl.replace(/\/\/[^@]*@/, '//***@') }, 'gatehouse listening');
   process.stdout.write(`Gatehouse listening on ${gw.url}\n`);
-  if (c.ephemeralCryptoSecret) {
-    process.stdout.write('warning: CRYPTO_SECRET is not set; a random one is used for this process only, so channel keys stored now cannot be read after a restart. Set CRYPTO_SECRET.\n');
+  if (c.cryptoSecretFile) {
+    process.stdout.write(`CRYPTO_SECRET is not set: using the one kept in ${c.cryptoSecretFile} (keep that file with the database).\n`);
   }
   const stop = async (sig: string) => {
     gw.core.log.info({ sig }, 'shutting down');

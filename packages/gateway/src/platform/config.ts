@@ -2,6 +2,8 @@
  * Process settings, read once from the environment. Every variable is listed in docs/configuration.md.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 export interface Config {
   port: number;
@@ -32,8 +34,8 @@ export interface Config {
   pluginMemoryLimitMb: number;
   pluginPoolSize: number;
   nodeId: string;
-  /** True when CRYPTO_SECRET was not given and a per-process one was generated. */
-  ephemeralCryptoSecret: boolean;
+  /** Where the secret came from when CRYPTO_SECRET was not set: a file beside the SQLite database. */
+  cryptoSecretFile: string | null;
 }
 
 function num(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -50,15 +52,38 @@ function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
   return /^(1|true|yes|on)$/i.test(raw);
 }
 
+/**
+ * CRYPTO_SECRET seals channel keys and signs links, so it must survive restarts and be the same on
+ * every node. Without it, a SQLite install keeps a generated one in `crypto-secret` beside the database
+ * file; PostgreSQL/MySQL (shared by several nodes) require it to be set.
+ */
+function resolveCryptoSecret(env: NodeJS.ProcessEnv, databaseUrl: string): { secret: string; file: string | null } {
+  if (env.CRYPTO_SECRET) return { secret: env.CRYPTO_SECRET, file: null };
+  const m = /^sqlite:(?:\/\/)?(.+)$/i.exec(databaseUrl);
+  if (!m || m[1] === ':memory:') {
+    if (m) return { secret: randomBytes(32).toString('hex'), file: null };
+    throw new Error('CRYPTO_SECRET must be set when DATABASE_URL is PostgreSQL or MySQL (every node needs the same value)');
+  }
+  const file = join(dirname(resolve(m[1])), 'crypto-secret');
+  if (existsSync(file)) return { secret: readFileSync(file, 'utf8').trim(), file };
+  mkdirSync(dirname(file), { recursive: true });
+  const secret = randomBytes(32).toString('hex');
+  writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+  return { secret, file };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
-  const cryptoSecret = env.CRYPTO_SECRET || '';
+  const databaseUrl = overrides.databaseUrl ?? (env.DATABASE_URL || 'sqlite:./data/gatehouse.db');
+  const { secret: cryptoSecret, file: cryptoSecretFile } = overrides.cryptoSecret
+    ? { secret: overrides.cryptoSecret, file: null }
+    : resolveCryptoSecret(env, databaseUrl);
   const cfg: Config = {
     port: num(env, 'PORT', 3000),
     host: env.HOST || '0.0.0.0',
-    databaseUrl: env.DATABASE_URL || 'sqlite:./data/gatehouse.db',
+    databaseUrl,
     redisUrl: env.REDIS_URL || null,
-    cryptoSecret: cryptoSecret || randomBytes(32).toString('hex'),
-    sessionSecret: env.SESSION_SECRET || cryptoSecret || randomBytes(32).toString('hex'),
+    cryptoSecret,
+    sessionSecret: env.SESSION_SECRET || `session:${cryptoSecret}`,
     configFile: env.GATEHOUSE_CONFIG || null,
     rootPassword: env.GATEHOUSE_ROOT_PASSWORD || null,
     serverAddress: env.SERVER_ADDRESS || null,
@@ -79,7 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pluginMemoryLimitMb: num(env, 'PLUGIN_MEMORY_LIMIT_MB', 64),
     pluginPoolSize: num(env, 'PLUGIN_POOL_SIZE', 2),
     nodeId: env.NODE_ID || `node-${randomBytes(4).toString('hex')}`,
-    ephemeralCryptoSecret: !cryptoSecret,
+    cryptoSecretFile,
     ...overrides,
   };
   return cfg;
