@@ -339,8 +339,11 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
         }
         if (budget < (body.max_tokens as number)) {
           body.thinking = { type: 'enabled', budget_tokens: budget };
-          if (body.temperature !== undefined && body.temperature !== 1) { delete body.temperature; req.dropped.push('temperature (not allowed with thinking)'); }
-          if (body.top_k !== undefined) { delete body.top_k; req.dropped.push('top_k (not allowed with thinking)'); }
+          // Anthropic rejects sampling changes with thinking; a native caller's body is left as sent.
+          if (req.sourceFormat !== 'anthropic') {
+            if (body.temperature !== undefined && body.temperature !== 1) { delete body.temperature; req.dropped.push('temperature (not allowed with thinking)'); }
+            if (body.top_k !== undefined) { delete body.top_k; req.dropped.push('top_k (not allowed with thinking)'); }
+          }
         } else req.dropped.push('reasoning (max_tokens too small for a thinking budget)');
       }
     }
