@@ -212,6 +212,7 @@ function encodeBlocks(parts: ContentPart[], dropped: string[], where: string, ke
         b = { type: 'text', text: p.text };
         break;
       case 'image':
+        if (p.detail) dropped.push(`${where}: image detail`);
         b = { type: 'image', source: p.source.kind === 'base64' ? { type: 'base64', media_type: p.source.mediaType, data: p.source.data } : { type: 'url', url: p.source.url } };
         break;
       case 'file':

@@ -217,6 +217,7 @@ function encodeParts(parts: ContentPart[], dropped: string[], where: string, rol
         out.push({ text: p.text, ...(p.signature && role === 'model' ? { thoughtSignature: p.signature } : {}) });
         break;
       case 'image':
+        if (p.detail) dropped.push(`${where}: image detail`);
         if (p.source.kind === 'base64') out.push({ inlineData: { mimeType: p.source.mediaType, data: p.source.data } });
         else out.push({ fileData: { mimeType: guessMime(p.source.url), fileUri: p.source.url } });
         break;
