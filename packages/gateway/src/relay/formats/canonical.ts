@@ -104,6 +104,8 @@ export interface CanonicalRequest {
   sourceFormat: WireFormat;
   /** Fields dropped or changed by conversion (decoding and encoding append here). */
   dropped: string[];
+  /** Gemini generationConfig keys kept verbatim for Gemini → Gemini (unknown keys, thinkingConfig, responseSchema). */
+  geminiGenerationConfig?: Record<string, unknown>;
   /** Name of the OpenAI max-tokens field the caller used, kept for OpenAI → OpenAI. */
   openaiMaxTokensField?: 'max_tokens' | 'max_completion_tokens';
 }
@@ -183,6 +185,9 @@ export function unknownFields(body: Record<string, unknown>, known: Set<string>)
 export function applyExtra(target: WireFormat, req: CanonicalRequest, body: Record<string, unknown>): void {
   for (const [k, v] of Object.entries(req.extra)) {
     if (req.sourceFormat === target) { if (!(k in body)) body[k] = v; } else req.dropped.push(k);
+  }
+  if (target !== 'gemini' && req.geminiGenerationConfig) {
+    for (const k of Object.keys(req.geminiGenerationConfig)) if (k !== 'thinkingConfig' && k !== 'responseSchema') req.dropped.push(`generationConfig.${k}`);
   }
 }
 

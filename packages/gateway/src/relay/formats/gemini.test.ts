@@ -38,7 +38,12 @@ test('gemini request decodes contents, pairs function responses with calls, keep
   assert.deepEqual(req.stop, ['STOP!']);
   assert.equal(req.responseFormat?.type, 'json_schema');
   assert.equal(req.reasoning?.budgetTokens, 2048);
-  assert.deepEqual(Object.keys(req.extra).sort(), ['generationConfig', 'safetySettings']);
+  assert.deepEqual(Object.keys(req.extra), ['safetySettings']);
+  const toOpenAI = encodeRequest('openai', req, 'gpt') as any;
+  assert.equal(toOpenAI.n, 2);
+  assert.ok(req.dropped.includes('generationConfig.responseModalities'));
+  assert.ok(req.dropped.includes('safetySettings'));
+  assert.ok(req.dropped.includes('tools.googleSearch (native gemini tool)'));
 });
 
 test('gemini → gemini keeps signatures, native tools and unknown generationConfig keys', () => {
@@ -60,6 +65,10 @@ test('gemini → gemini keeps signatures, native tools and unknown generationCon
   assert.equal(body.generationConfig.candidateCount, 2);
   assert.deepEqual(body.generationConfig.thinkingConfig, { thinkingBudget: 2048, includeThoughts: true });
   assert.deepEqual(body.safetySettings, src.safetySettings);
+  assert.deepEqual(body.generationConfig.responseSchema, src.generationConfig.responseSchema);
+  assert.equal(body.generationConfig.responseJsonSchema, undefined);
+  const lvl = encodeRequest('gemini', decodeRequest('gemini', { contents: [{ parts: [{ text: 'x' }] }], generationConfig: { thinkingConfig: { thinkingLevel: 'LOW' } } }), 'g') as any;
+  assert.deepEqual(lvl.generationConfig, { thinkingConfig: { thinkingLevel: 'LOW' } });
 });
 
 test('gemini input requires contents; bad roles are named', () => {

@@ -197,9 +197,10 @@ export function decodeRequest(body: unknown): CanonicalRequest {
         if (typeof tcfg.includeThoughts === 'boolean') req.reasoning.includeThoughts = tcfg.includeThoughts;
       }
     }
+    // Gemini → Gemini keeps these exactly as sent (thinkingLevel, OpenAPI-style responseSchema).
     const restGen: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(g)) if (!KNOWN_GEN.has(k)) restGen[k] = v;
-    if (Object.keys(restGen).length) extra.generationConfig = restGen;
+    for (const [k, v] of Object.entries(g)) if (!KNOWN_GEN.has(k) || k === 'thinkingConfig' || k === 'responseSchema') restGen[k] = v;
+    if (Object.keys(restGen).length) req.geminiGenerationConfig = restGen;
   }
   return req;
 }
@@ -338,11 +339,14 @@ export function encodeRequest(req: CanonicalRequest): Record<string, unknown> {
       const budget = r.budgetTokens ?? budgetForEffort(r.effort);
       if (budget !== undefined) tcfg.thinkingBudget = budget;
       else if (r.enabled) tcfg.thinkingBudget = -1;
-      tcfg.includeThoughts = r.includeThoughts ?? true;
+      if (r.includeThoughts !== undefined || req.sourceFormat !== 'gemini') tcfg.includeThoughts = r.includeThoughts ?? true;
     }
     gen.thinkingConfig = tcfg;
   }
-  if (req.sourceFormat === 'gemini' && isObj(req.extra.generationConfig)) Object.assign(gen, req.extra.generationConfig);
+  if (req.sourceFormat === 'gemini' && req.geminiGenerationConfig) {
+    Object.assign(gen, req.geminiGenerationConfig);
+    if ('responseSchema' in req.geminiGenerationConfig) delete gen.responseJsonSchema;
+  }
   if (Object.keys(gen).length) body.generationConfig = gen;
   if (req.tools?.length) {
     const decls: Record<string, unknown>[] = [];
@@ -370,9 +374,7 @@ export function encodeRequest(req: CanonicalRequest): Record<string, unknown> {
   }
   if (req.parallelToolCalls === false) req.dropped.push('parallel_tool_calls');
   if (req.user && req.sourceFormat !== 'gemini') req.dropped.push('user');
-  const extra = { ...req.extra };
-  delete extra.generationConfig;
-  applyExtra('gemini', { ...req, extra }, body);
+  applyExtra('gemini', req, body);
   return body;
 }
 
