@@ -185,3 +185,23 @@ test('OpenAI n > 1 to Anthropic is noted as dropped; Gemini gets candidateCount'
   const g = encodeRequest('gemini', decodeRequest('openai', { model: 'm', messages: [{ role: 'user', content: 'x' }], n: 3 }), 'g') as any;
   assert.equal(g.generationConfig.candidateCount, 3);
 });
+
+test('several system blocks stay separate; tool results with images become text for OpenAI with a note', () => {
+  const req = () => decodeRequest('anthropic', {
+    model: 'c', max_tokens: 50,
+    system: [{ type: 'text', text: 'Rule one.' }, { type: 'text', text: 'Rule two.' }],
+    messages: [
+      { role: 'user', content: 'draw' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'render', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true, content: [{ type: 'text', text: 'failed' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] }] },
+    ],
+  });
+  const r = req();
+  const o = encodeRequest('openai', r, 'gpt') as any;
+  assert.deepEqual(o.messages[0], { role: 'system', content: [{ type: 'text', text: 'Rule one.' }, { type: 'text', text: 'Rule two.' }] });
+  assert.deepEqual(o.messages[3], { role: 'tool', tool_call_id: 'toolu_1', content: 'Error: failed' });
+  assert.ok(r.dropped.includes('messages[3]: non-text tool result content'));
+  const g = encodeRequest('gemini', req(), 'g') as any;
+  assert.deepEqual(g.systemInstruction, { parts: [{ text: 'Rule one.' }, { text: 'Rule two.' }] });
+  assert.deepEqual(g.contents[2].parts[0].functionResponse.response, { content: 'failed' });
+});

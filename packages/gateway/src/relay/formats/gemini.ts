@@ -282,11 +282,9 @@ export function encodeRequest(req: CanonicalRequest): Record<string, unknown> {
   req.messages.forEach((m, i) => {
     const where = `messages[${i}]`;
     switch (m.role) {
-      case 'system': {
-        const text = textOf(m.parts);
-        if (text.trim()) systemParts.push({ text });
+      case 'system':
+        for (const p of m.parts) if (p.type === 'text' && p.text.trim()) systemParts.push({ text: p.text });
         break;
-      }
       case 'user':
         push('user', encodeParts(m.parts, req.dropped, where, 'user'));
         break;
@@ -306,6 +304,7 @@ export function encodeRequest(req: CanonicalRequest): Record<string, unknown> {
       case 'tool': {
         const name = m.name || names.get(m.toolCallId);
         if (!name) throw bad(`messages[${i}].tool_call_id`, `(${m.toolCallId}) does not match a tool call of an earlier assistant message`);
+        if (m.parts.some((p) => p.type !== 'text')) req.dropped.push(`${where}: non-text tool result content`);
         push('user', [toFunctionResponse(m, name, withIds)]);
         break;
       }

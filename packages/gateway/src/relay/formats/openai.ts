@@ -221,7 +221,7 @@ export function decodeRequest(body: unknown): CanonicalRequest {
 
 function encodeParts(parts: ContentPart[], dropped: string[], where: string): string | Record<string, unknown>[] {
   const visible = parts.filter((p) => p.type !== 'thinking');
-  if (visible.every((p) => p.type === 'text')) return textOf(visible);
+  if (visible.length <= 1 && visible.every((p) => p.type === 'text')) return textOf(visible);
   const out: Record<string, unknown>[] = [];
   for (const p of visible) {
     switch (p.type) {
@@ -261,9 +261,13 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string): Rec
         messages.push(msg);
         break;
       }
-      case 'tool':
-        messages.push({ role: 'tool', tool_call_id: m.toolCallId, content: encodeParts(m.parts, req.dropped, where) });
+      case 'tool': {
+        // OpenAI tool results carry text only
+        const texts = m.parts.filter((p) => p.type === 'text');
+        if (texts.length < m.parts.length) req.dropped.push(`${where}: non-text tool result content`);
+        messages.push({ role: 'tool', tool_call_id: m.toolCallId, content: m.isError && texts.length ? `Error: ${textOf(texts)}` : textOf(texts) });
         break;
+      }
     }
   });
   if (thinkingDropped && req.sourceFormat !== 'openai') req.dropped.push('thinking blocks of earlier assistant turns');
