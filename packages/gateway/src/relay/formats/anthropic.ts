@@ -536,7 +536,6 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
   let usage: Usage = emptyUsage();
   let startUsage: Partial<Usage> | undefined;
   const toolBlocks = new Map<number, number>();
-  let openTool = -1;
 
   const start = (): string => {
     if (started) return '';
@@ -553,7 +552,7 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
   const close = (): string => {
     if (block < 0) return '';
     const s = sse({ type: 'content_block_stop', index: block }, 'content_block_stop');
-    block = -1; blockKind = null; openTool = -1;
+    block = -1; blockKind = null;
     return s;
   };
   const open = (kind: 'text' | 'thinking' | 'tool', contentBlock: Record<string, unknown>): string => {
@@ -589,12 +588,11 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
         case 'tool_call_start':
           s += open('tool', { type: 'tool_use', id: idWithSignature(ev.id, ev.thoughtSignature), name: ev.name, input: {} });
           toolBlocks.set(ev.toolIndex, block);
-          openTool = ev.toolIndex;
           return s;
         case 'tool_call_args': {
           const bi = toolBlocks.get(ev.toolIndex);
           if (bi === undefined || !ev.delta) return s;
-          if (openTool !== ev.toolIndex) return s; // a closed block cannot take more input
+          // arguments of a call whose block is no longer open still go to that block's index rather than being lost
           return s + delta({ type: 'input_json_delta', partial_json: ev.delta }, bi);
         }
         case 'finish':

@@ -231,14 +231,23 @@ export const newToolCallId = (): string => 'call_' + randomId(24);
  * the signature comes back with the next turn and is restored for the Gemini upstream.
  */
 const SIG_MARK = '__ts__';
+/** Marker for a signature that is not canonical base64: its UTF-8 text is carried instead. */
+const SIG_MARK_TEXT = '__tsu__';
 
 export function idWithSignature(id: string, sig?: string): string {
-  if (!sig || id.includes(SIG_MARK)) return id;
-  return id + SIG_MARK + Buffer.from(sig, 'base64').toString('base64url');
+  if (!sig || id.includes(SIG_MARK) || id.includes(SIG_MARK_TEXT)) return id;
+  const bytes = Buffer.from(sig, 'base64');
+  if (bytes.toString('base64') === sig) return id + SIG_MARK + bytes.toString('base64url');
+  return id + SIG_MARK_TEXT + Buffer.from(sig, 'utf8').toString('base64url');
 }
 
 export function splitSignedId(id: string): { id: string; signature?: string } {
-  const i = id.indexOf(SIG_MARK);
+  let i = id.indexOf(SIG_MARK_TEXT);
+  if (i >= 0) {
+    const sig = Buffer.from(id.slice(i + SIG_MARK_TEXT.length), 'base64url').toString('utf8');
+    return { id: id.slice(0, i), signature: sig || undefined };
+  }
+  i = id.indexOf(SIG_MARK);
   if (i < 0) return { id };
   const sig = Buffer.from(id.slice(i + SIG_MARK.length), 'base64url').toString('base64');
   return { id: id.slice(0, i), signature: sig || undefined };
