@@ -165,6 +165,7 @@ export class KeyAdmin {
   async create(input: KeyInput, actor: Actor): Promise<KeyView & { key: string }> {
     const userId = input.user_id ?? actor?.id;
     if (!userId) throw fieldError('user_id', 'is required');
+    if (actor && userId !== actor.id && ROLE_RANK[actor.role] < ROLE_RANK.admin) throw forbidden('you may only create keys for yourself');
     await this.checkOwner(actor, userId);
     const user = await this.db.selectFrom('users').select(['id', 'group_name']).where('id', '=', userId).executeTakeFirst();
     if (!user) throw fieldError('user_id', `no user with id ${userId}`);
