@@ -165,7 +165,7 @@ test('an invalid configuration file fails the start, naming the field', async ()
     ['prices:\n  gpt-4o: { input: -1 }\n', 'prices.gpt-4o.input'],
     ['options:\n  RetryTimes: lots\n', 'options.RetryTimes'],
     ['channels:\n  - name: v\n    type: task_plugin\n', 'channels[0].plugin'],
-    ['channels:\n  - name: v\n    type: openai\n    keys: [k]\n    models: [m]\n    base_url: "\${GH_TEST_SURELY_UNSET}"\n', 'channels[0].base_url'],
+    ['channels:\n  - name: v\n    type: openai\n    keys: [k]\n    models: [m]\n    base_url: "' + '${GH_TEST_SURELY_UNSET}"\n', 'channels[0].base_url'],
     ['colour: blue\n', 'colour'],
     ['users: [\n', 'not valid YAML'],
   ];
