@@ -6,6 +6,7 @@ import type { Core } from './core.ts';
 import type { Services } from './services.ts';
 import type { RouteModule } from './http/app.ts';
 import { accountsArea } from './accounts/index.ts';
+import { adminArea } from './admin/index.ts';
 import { billingArea } from './billing/index.ts';
 
 export interface Area {
@@ -16,4 +17,4 @@ export interface Area {
   start?(core: Core, services: Services): Promise<void> | void;
 }
 
-export const AREAS: Area[] = [accountsArea, billingArea];
+export const AREAS: Area[] = [accountsArea, billingArea, adminArea];

@@ -2,9 +2,13 @@
  * `gatehouse <command>`: administration without a browser. Each command group lives in its own file
  * and registers itself in COMMANDS.
  */
+import { ADMIN_COMMANDS } from './admin-commands.ts';
+
 export type Command = (args: string[]) => Promise<void>;
 
-export const COMMANDS: Record<string, { summary: string; run: Command }> = {};
+export const COMMANDS: Record<string, { summary: string; run: Command }> = {
+  ...ADMIN_COMMANDS,
+};
 
 export async function runCli(cmd: string, args: string[]): Promise<void> {
   const c = COMMANDS[cmd];

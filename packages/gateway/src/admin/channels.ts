@@ -1,0 +1,411 @@
+/**
+ * Channel administration. Keys are sealed with the SecretBox (`seal(JSON.stringify(keys))`) and never
+ * leave this module: views carry a count and hints (`sk-ab…wxyz`) with each key's state.
+ */
+import type { Selectable } from 'kysely';
+import type { Core } from '../core.ts';
+import { GatewayError, notFound } from '../platform/errors.ts';
+import { insertId, isUniqueViolation } from '../store/db.ts';
+import type { ChannelRow } from '../store/schema-core.ts';
+import {
+  CHANNEL_TYPE_NAMES, ChannelType, OPENAI_COMPATIBLE_PRESETS, parseChannelType, isTaskChannelType,
+} from '../relay/channel-types.ts';
+import type { Changes } from './changes.ts';
+import { Reader, checkUrl, fieldError, join, jsonList, jsonObj, stableJson, type Obj, type Page } from './validate.ts';
+
+const CHANNEL_FIELDS = [
+  'name', 'type', 'base_url', 'keys', 'key_mode', 'models', 'groups', 'priority', 'weight', 'model_mapping',
+  'header_override', 'param_override', 'status', 'status_reason', 'settings', 'test_model',
+];
+const KEY_MODES = ['random', 'round_robin'] as const;
+const LOCAL_PRESETS = new Set(['ollama', 'vllm']);
+export const CHANNEL_STATUS = { enabled: 1, disabled: 2, auto_disabled: 3 } as const;
+const STATUS_NAME: Record<number, ChannelStatusName> = { 1: 'enabled', 2: 'disabled', 3: 'auto_disabled' };
+export type ChannelStatusName = keyof typeof CHANNEL_STATUS;
+
+/** Per-key state as stored in `channels.key_state`: only keys that are not enabled have an entry. */
+export interface KeyStateEntry {
+  status: 'disabled' | 'auto_disabled';
+  reason?: string | null;
+  at?: number;
+}
+
+export interface ChannelInput {
+  name?: string;
+  type?: number;
+  base_url?: string;
+  keys?: string[];
+  key_mode?: (typeof KEY_MODES)[number];
+  models?: string[];
+  groups?: string[];
+  priority?: number;
+  weight?: number;
+  model_mapping?: Record<string, string>;
+  header_override?: Record<string, string>;
+  param_override?: Obj;
+  status?: 1 | 2 | 3;
+  status_reason?: string | null;
+  settings?: Obj;
+  test_model?: string | null;
+}
+
+export interface ChannelKeyView {
+  index: number;
+  hint: string;
+  status: 'enabled' | 'disabled' | 'auto_disabled';
+  reason: string | null;
+  at: number | null;
+}
+
+export interface ChannelView {
+  id: number;
+  name: string;
+  type: number;
+  type_name: string;
+  base_url: string;
+  key_count: number;
+  keys: ChannelKeyView[];
+  /** Set when the stored keys cannot be decrypted (CRYPTO_SECRET differs from the one that sealed them). */
+  keys_error?: string;
+  key_mode: string;
+  models: string[];
+  groups: string[];
+  priority: number;
+  weight: number;
+  model_mapping: Obj;
+  header_override: Obj;
+  param_override: Obj;
+  status: ChannelStatusName;
+  status_reason: string | null;
+  settings: Obj;
+  test_model: string | null;
+  response_time_ms: number | null;
+  tested_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Optional hook of the plugin runtime: validates the binding of a type 60/61 channel. */
+export type ChannelBindingCheck = (ch: { type: number; settings: Obj; models: string[]; base_url: string }) => void | Promise<void>;
+
+export function hintOf(key: string): string {
+  return key.length <= 12 ? '*'.repeat(Math.min(key.length, 6)) : `${key.slice(0, 5)}…${key.slice(-4)}`;
+}
+
+function parseStatus(v: unknown, field: string): 1 | 2 | 3 {
+  if (v === 1 || v === 'enabled') return 1;
+  if (v === 2 || v === 'disabled') return 2;
+  if (v === 3 || v === 'auto_disabled') return 3;
+  throw fieldError(field, 'must be enabled, disabled or auto_disabled');
+}
+
+export class ChannelAdmin {
+  constructor(
+    private readonly core: Core,
+    private readonly changes: Changes,
+    private readonly bindingCheck: () => ChannelBindingCheck | undefined,
+  ) {}
+
+  private get db() {
+    return this.core.h.db;
+  }
+
+  openKeys(sealed: string): string[] {
+    const v = JSON.parse(this.core.secrets.open(sealed));
+    return Array.isArray(v) ? v.map(String) : [];
+  }
+
+  sealKeys(keys: string[]): string {
+    return this.core.secrets.seal(JSON.stringify(keys));
+  }
+
+  view(r: Selectable<ChannelRow>): ChannelView {
+    let keys: string[] = [];
+    let keysError: string | undefined;
+    try {
+      keys = this.openKeys(r.keys_sealed);
+    } catch {
+      keysError = 'stored keys cannot be decrypted with this CRYPTO_SECRET; set the keys again';
+    }
+    const state = jsonObj(r.key_state) as Record<string, KeyStateEntry>;
+    const kv: ChannelKeyView[] = keys.map((k, i) => {
+      const s = state[String(i)];
+      return { index: i, hint: hintOf(k), status: s?.status ?? 'enabled', reason: s?.reason ?? null, at: s?.at ?? null };
+    });
+    return {
+      id: Number(r.id),
+      name: r.name,
+      type: Number(r.type),
+      type_name: CHANNEL_TYPE_NAMES[Number(r.type)] ?? 'unknown',
+      base_url: r.base_url,
+      key_count: keys.length,
+      keys: kv,
+      ...(keysError ? { keys_error: keysError } : {}),
+      key_mode: r.key_mode,
+      models: jsonList(r.models),
+      groups: jsonList(r.groups),
+      priority: Number(r.priority),
+      weight: Number(r.weight),
+      model_mapping: jsonObj(r.model_mapping),
+      header_override: jsonObj(r.header_override),
+      param_override: jsonObj(r.param_override),
+      status: STATUS_NAME[Number(r.status)] ?? 'disabled',
+      status_reason: r.status_reason,
+      settings: jsonObj(r.settings),
+      test_model: r.test_model,
+      response_time_ms: r.response_time_ms === null ? null : Number(r.response_time_ms),
+      tested_at: r.tested_at === null ? null : Number(r.tested_at),
+      created_at: Number(r.created_at),
+      updated_at: Number(r.updated_at),
+    };
+  }
+
+  /** Validates the fields given; type-specific rules are checked later on the merged channel. */
+  parse(raw: unknown, mode: 'create' | 'update', at = ''): ChannelInput {
+    const r = Reader.of(raw, at).only(CHANNEL_FIELDS);
+    const out: ChannelInput = {};
+    out.name = r.str('name', { required: mode === 'create', max: 128 });
+    if (r.has('type') || mode === 'create') {
+      if (!r.has('type')) throw fieldError(r.path('type'), 'is required');
+      try {
+        out.type = parseChannelType(r.obj.type);
+      } catch (e) {
+        throw fieldError(r.path('type'), (e as Error).message);
+      }
+    }
+    const base = r.str('base_url', { max: 512 });
+    if (base !== undefined) out.base_url = checkUrl(base, r.path('base_url'));
+    if (r.has('keys')) {
+      const v = r.obj.keys;
+      const arr = typeof v === 'string' ? v.split('\n').map((s) => s.trim()).filter(Boolean) : v;
+      if (!Array.isArray(arr)) throw fieldError(r.path('keys'), 'must be a list of strings (or newline-separated text)');
+      out.keys = arr.map((k, i) => {
+        if (typeof k !== 'string' || k.trim() === '') throw fieldError(join(r.path('keys'), i), 'must be a non-empty string');
+        if (k.length > 16384) throw fieldError(join(r.path('keys'), i), 'is too long');
+        return k.trim();
+      });
+    }
+    out.key_mode = r.oneOf('key_mode', KEY_MODES);
+    out.models = r.list('models', { max: 191 });
+    out.groups = r.list('groups', { max: 64 });
+    out.priority = r.num('priority', { int: true, min: -1e9, max: 1e9 });
+    out.weight = r.num('weight', { int: true, min: 0, max: 1e6 });
+    out.model_mapping = r.object('model_mapping', { values: 'string' }) as Record<string, string> | undefined;
+    out.header_override = r.object('header_override', { values: 'string' }) as Record<string, string> | undefined;
+    out.param_override = r.object('param_override');
+    if (r.has('status')) out.status = parseStatus(r.obj.status, r.path('status'));
+    if (r.has('status_reason') || r.obj.status_reason === null) out.status_reason = r.nullableStr('status_reason', { max: 1000 });
+    out.settings = r.object('settings');
+    if (r.has('test_model') || r.obj.test_model === null) out.test_model = r.nullableStr('test_model', { max: 191 });
+    for (const k of Object.keys(out) as (keyof ChannelInput)[]) if (out[k] === undefined) delete out[k];
+    return out;
+  }
+
+  /** Type-specific rules on the whole channel (after merging an update onto the stored row). */
+  private async checkWhole(c: Required<Pick<ChannelInput, 'type' | 'base_url' | 'keys' | 'models' | 'settings'>>, at: string): Promise<void> {
+    const f = (k: string) => join(at, k);
+    const s = c.settings;
+    const preset = s.preset;
+    if (c.type === ChannelType.openai && preset !== undefined) {
+      if (typeof preset !== 'string' || !(preset in OPENAI_COMPATIBLE_PRESETS)) {
+        throw fieldError(f('settings.preset'), `must be one of ${Object.keys(OPENAI_COMPATIBLE_PRESETS).join(', ')}`);
+      }
+    }
+    if (c.type === ChannelType.azure) {
+      if (!c.base_url) throw fieldError(f('base_url'), 'is required for azure channels (https://NAME.openai.azure.com)');
+      if (s.api_version !== undefined && (typeof s.api_version !== 'string' || !/^\d{4}-\d{2}-\d{2}(-preview)?$/.test(s.api_version))) {
+        throw fieldError(f('settings.api_version'), 'must look like 2024-10-21 or 2025-01-01-preview');
+      }
+    }
+    if (c.type === ChannelType.task_plugin) {
+      if (typeof s.plugin !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,29}$/.test(s.plugin)) {
+        throw fieldError(f('settings.plugin'), 'is required for task_plugin channels: the plugin key (at most 30 characters)');
+      }
+    }
+    if (c.type === ChannelType.gateway) {
+      if (!c.base_url) throw fieldError(f('base_url'), 'is required for gateway channels');
+      const p = s.plugins;
+      if (!Array.isArray(p) || p.length === 0 || p.some((x) => typeof x !== 'string' || x === '' || x.length > 30)) {
+        throw fieldError(f('settings.plugins'), 'is required for gateway channels: a list of plugin keys');
+      }
+    }
+    const keyless = c.type === ChannelType.task_plugin || (c.type === ChannelType.openai && typeof preset === 'string' && LOCAL_PRESETS.has(preset));
+    if (!keyless && c.keys.length === 0) throw fieldError(f('keys'), 'must list at least one key');
+    if (!isTaskChannelType(c.type) && c.models.length === 0) throw fieldError(f('models'), 'must list at least one model');
+    if (isTaskChannelType(c.type)) {
+      const check = this.bindingCheck();
+      if (check) {
+        try {
+          await check({ type: c.type, settings: s, models: c.models, base_url: c.base_url });
+        } catch (e) {
+          if (e instanceof GatewayError) throw e;
+          throw fieldError(f('settings'), (e as Error).message);
+        }
+      }
+    }
+  }
+
+  async list(q: { page: number; pageSize: number; offset: number; keyword?: string; type?: number; status?: number; group?: string }): Promise<Page<ChannelView>> {
+    let base = this.db.selectFrom('channels');
+    if (q.keyword) base = base.where('name', 'like', `%${q.keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+    if (q.type !== undefined) base = base.where('type', '=', q.type);
+    if (q.status !== undefined) base = base.where('status', '=', q.status);
+    if (q.group) base = base.where('groups', 'like', `%${JSON.stringify(q.group)}%`);
+    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const rows = await base.selectAll().orderBy('priority', 'desc').orderBy('id', 'asc').limit(q.pageSize).offset(q.offset).execute();
+    return { items: rows.map((r) => this.view(r)), total: Number(total.n), page: q.page, page_size: q.pageSize };
+  }
+
+  async row(id: number) {
+    const r = await this.db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!r) throw notFound(`no channel with id ${id}`, 'channel_not_found');
+    return r;
+  }
+
+  async get(id: number): Promise<ChannelView> {
+    return this.view(await this.row(id));
+  }
+
+  async findByName(name: string) {
+    return this.db.selectFrom('channels').selectAll().where('name', '=', name).executeTakeFirst();
+  }
+
+  async create(input: ChannelInput, at = ''): Promise<ChannelView> {
+    const type = input.type!;
+    const c = {
+      type,
+      base_url: input.base_url ?? '',
+      keys: input.keys ?? [],
+      models: input.models ?? [],
+      settings: input.settings ?? {},
+    };
+    await this.checkWhole(c, at);
+    const now = Date.now();
+    let id: number;
+    try {
+      id = await insertId(this.db, this.core.h.dialect, 'channels', {
+        name: input.name!,
+        type,
+        base_url: c.base_url,
+        keys_sealed: this.sealKeys(c.keys),
+        key_mode: input.key_mode ?? 'random',
+        key_state: '{}',
+        models: JSON.stringify(c.models),
+        groups: JSON.stringify(input.groups?.length ? input.groups : ['default']),
+        priority: input.priority ?? 0,
+        weight: input.weight ?? 1,
+        model_mapping: stableJson(input.model_mapping ?? {}),
+        header_override: stableJson(input.header_override ?? {}),
+        param_override: stableJson(input.param_override ?? {}),
+        status: input.status ?? 1,
+        status_reason: input.status_reason ?? null,
+        settings: stableJson(c.settings),
+        test_model: input.test_model ?? null,
+        response_time_ms: null,
+        tested_at: null,
+        created_at: now,
+        updated_at: now,
+      });
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new GatewayError(409, 'channel_exists', `${join(at, 'name')}: a channel named "${input.name}" already exists`);
+      throw e;
+    }
+    await this.changes.changed('channels');
+    return this.get(id);
+  }
+
+  /** Applies the given fields (absent `keys` keep the stored keys). Returns whether anything changed. */
+  async update(id: number, input: ChannelInput, at = ''): Promise<{ view: ChannelView; changed: boolean }> {
+    const cur = await this.row(id);
+    let curKeys: string[] | null = null;
+    try {
+      curKeys = this.openKeys(cur.keys_sealed);
+    } catch {
+      if (!input.keys) throw fieldError(join(at, 'keys'), 'the stored keys cannot be decrypted with this CRYPTO_SECRET; give the keys again');
+    }
+    const merged = {
+      type: input.type ?? Number(cur.type),
+      base_url: input.base_url ?? cur.base_url,
+      keys: input.keys ?? curKeys ?? [],
+      models: input.models ?? jsonList(cur.models),
+      settings: input.settings ?? jsonObj(cur.settings),
+    };
+    await this.checkWhole(merged, at);
+    const set: Partial<Record<keyof ChannelRow, unknown>> = {};
+    const diff = (col: keyof ChannelRow, v: unknown) => {
+      const old = (cur as any)[col];
+      if (old === null ? v !== null : String(old) !== String(v)) set[col] = v;
+    };
+    if (input.name !== undefined) diff('name', input.name);
+    if (input.type !== undefined) diff('type', input.type);
+    if (input.base_url !== undefined) diff('base_url', input.base_url);
+    if (input.keys !== undefined && (curKeys === null || JSON.stringify(curKeys) !== JSON.stringify(input.keys))) {
+      set.keys_sealed = this.sealKeys(input.keys);
+      // Keep the state of keys that stay; indices follow the new list.
+      const oldState = jsonObj(cur.key_state) as Record<string, KeyStateEntry>;
+      const next: Record<string, KeyStateEntry> = {};
+      input.keys.forEach((k, i) => {
+        const oi = curKeys ? curKeys.indexOf(k) : -1;
+        if (oi >= 0 && oldState[String(oi)]) next[String(i)] = oldState[String(oi)];
+      });
+      set.key_state = stableJson(next);
+    }
+    if (input.key_mode !== undefined) diff('key_mode', input.key_mode);
+    if (input.models !== undefined) diff('models', JSON.stringify(input.models));
+    if (input.groups !== undefined) diff('groups', JSON.stringify(input.groups.length ? input.groups : ['default']));
+    if (input.priority !== undefined) diff('priority', input.priority);
+    if (input.weight !== undefined) diff('weight', input.weight);
+    if (input.model_mapping !== undefined) diff('model_mapping', stableJson(input.model_mapping));
+    if (input.header_override !== undefined) diff('header_override', stableJson(input.header_override));
+    if (input.param_override !== undefined) diff('param_override', stableJson(input.param_override));
+    if (input.status !== undefined) {
+      diff('status', input.status);
+      if (input.status === 1 && input.status_reason === undefined) diff('status_reason', null);
+    }
+    if (input.status_reason !== undefined) diff('status_reason', input.status_reason);
+    if (input.settings !== undefined) diff('settings', stableJson(input.settings));
+    if (input.test_model !== undefined) diff('test_model', input.test_model);
+    if (Object.keys(set).length === 0) return { view: this.view(cur), changed: false };
+    set.updated_at = Date.now();
+    try {
+      await this.db.updateTable('channels').set(set as any).where('id', '=', id).execute();
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new GatewayError(409, 'channel_exists', `${join(at, 'name')}: a channel named "${input.name}" already exists`);
+      throw e;
+    }
+    await this.changes.changed('channels');
+    return { view: await this.get(id), changed: true };
+  }
+
+  async setStatus(id: number, status: 1 | 2 | 3, reason: string | null = null): Promise<ChannelView> {
+    await this.row(id);
+    await this.db.updateTable('channels').set({ status, status_reason: status === 1 ? null : reason, updated_at: Date.now() }).where('id', '=', id).execute();
+    await this.changes.changed('channels');
+    return this.get(id);
+  }
+
+  /** Enables or disables one key of a channel by its index. */
+  async setKeyState(id: number, index: number, enabled: boolean, reason: string | null = null): Promise<ChannelView> {
+    const cur = await this.row(id);
+    let count: number;
+    try {
+      count = this.openKeys(cur.keys_sealed).length;
+    } catch {
+      throw fieldError('keys', 'the stored keys cannot be decrypted with this CRYPTO_SECRET');
+    }
+    if (!Number.isInteger(index) || index < 0 || index >= count) throw fieldError('index', `must be between 0 and ${count - 1}`);
+    const state = jsonObj(cur.key_state) as Record<string, KeyStateEntry>;
+    if (enabled) delete state[String(index)];
+    else state[String(index)] = { status: 'disabled', reason: reason ?? 'disabled by an administrator', at: Date.now() };
+    await this.db.updateTable('channels').set({ key_state: stableJson(state), updated_at: Date.now() }).where('id', '=', id).execute();
+    await this.changes.changed('channels');
+    return this.get(id);
+  }
+
+  async remove(id: number): Promise<void> {
+    await this.row(id);
+    await this.db.deleteFrom('channels').where('id', '=', id).execute();
+    await this.changes.changed('channels');
+  }
+}
+

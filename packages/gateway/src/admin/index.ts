@@ -1,0 +1,74 @@
+/**
+ * The administration area: users, API keys, channels, prices, group ratios, options and logs, plus
+ * the configuration file applied at every start (after accounts created the root account).
+ */
+import type { Area } from '../areas.ts';
+import type { Core } from '../core.ts';
+import type { Services } from '../services.ts';
+import { adminRoutes } from '../http/admin-routes.ts';
+import { loadConfigFile } from '../config-file/load.ts';
+import { applyConfigDoc } from '../config-file/apply.ts';
+import { Changes } from './changes.ts';
+import { UserAdmin } from './users.ts';
+import { KeyAdmin } from './keys.ts';
+import { ChannelAdmin, type ChannelBindingCheck } from './channels.ts';
+import { PriceAdmin } from './prices.ts';
+import { Options } from './options.ts';
+import { LogAdmin } from './logs.ts';
+
+export interface Admin {
+  changes: Changes;
+  users: UserAdmin;
+  keys: KeyAdmin;
+  channels: ChannelAdmin;
+  prices: PriceAdmin;
+  options: Options;
+  logs: LogAdmin;
+}
+
+declare module '../services.ts' {
+  interface Services {
+    admin: Admin;
+  }
+}
+
+/** Hooks other areas may provide; looked up at call time, absent ones are skipped. */
+interface OptionalHooks {
+  plugins?: { checkChannelBinding?: ChannelBindingCheck };
+}
+
+export function createAdmin(core: Core, services: Services): Admin {
+  const changes = new Changes(core);
+  const hooks = services as unknown as OptionalHooks;
+  return {
+    changes,
+    users: new UserAdmin(core, changes, () => services.billing.ledger),
+    keys: new KeyAdmin(core, changes),
+    channels: new ChannelAdmin(core, changes, () => {
+      const p = hooks.plugins;
+      return p?.checkChannelBinding ? p.checkChannelBinding.bind(p) : undefined;
+    }),
+    prices: new PriceAdmin(core, changes),
+    options: new Options(core, changes),
+    logs: new LogAdmin(core),
+  };
+}
+
+export const adminArea: Area = {
+  name: 'admin',
+  async init(core, services) {
+    const admin = createAdmin(core, services);
+    services.admin = admin;
+    await core.cache.register('options', () => admin.options.load());
+    const file = core.config.configFile;
+    if (file) {
+      const doc = loadConfigFile(file, core.config);
+      const sum = await applyConfigDoc(admin, doc, file, (line) => process.stdout.write(`${line}\n`));
+      core.log.info({ file, ...sum }, 'configuration file applied');
+    }
+  },
+  start(core, services) {
+    services.admin.logs.startRetention();
+  },
+  routes: adminRoutes,
+};

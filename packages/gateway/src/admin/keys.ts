@@ -1,0 +1,247 @@
+/**
+ * API key administration. A key (`sk-…`) is shown once when created; the database keeps its SHA-256
+ * and a hint. Users manage their own keys; admins manage the keys of users they may manage.
+ */
+import type { Selectable } from 'kysely';
+import type { Core } from '../core.ts';
+import { ROLE_RANK } from '../accounts/types.ts';
+import { compileIpList } from '../accounts/ip.ts';
+import { generateApiKey, hashApiKey, keyHint } from '../accounts/keys.ts';
+import { GatewayError, forbidden, notFound } from '../platform/errors.ts';
+import { insertId, isUniqueViolation } from '../store/db.ts';
+import type { ApiKeyRow } from '../store/schema-core.ts';
+import type { Changes } from './changes.ts';
+import type { Actor } from './users.ts';
+import { Reader, fieldError, jsonList, quotaToUsd, usdToQuota, type Page } from './validate.ts';
+
+const KEY_FIELDS = ['user_id', 'name', 'key', 'status', 'expires_at', 'quota', 'quota_usd', 'unlimited_quota', 'models', 'allowed_ips', 'group'];
+export const FIXED_KEY_RE = /^sk-[A-Za-z0-9_-]{20,200}$/;
+
+export interface KeyInput {
+  user_id?: number;
+  name?: string;
+  /** A fixed key value (configuration file, admins). */
+  key?: string;
+  status?: 1 | 2;
+  expires_at?: number | null;
+  /** null = unlimited, else the key's own remaining cap in quota units. */
+  quota?: number | null;
+  models?: string[] | null;
+  allowed_ips?: string[] | null;
+  group?: string | null;
+}
+
+export interface KeyView {
+  id: number;
+  user_id: number;
+  username?: string;
+  name: string;
+  /** `sk-ab…wxyz`; the full key is only in the creation answer. */
+  hint: string;
+  status: 'enabled' | 'disabled' | 'expired' | 'exhausted';
+  expires_at: number | null;
+  unlimited_quota: boolean;
+  remain_quota: number;
+  remain_quota_usd: number;
+  used_quota: number;
+  models: string[] | null;
+  allowed_ips: string[] | null;
+  group: string | null;
+  created_at: number;
+  accessed_at: number | null;
+}
+
+export class KeyAdmin {
+  constructor(private readonly core: Core, private readonly changes: Changes) {}
+
+  private get db() {
+    return this.core.h.db;
+  }
+
+  view(r: Selectable<ApiKeyRow> & { username?: string }): KeyView {
+    const unlimited = Number(r.unlimited_quota) === 1;
+    const expires = r.expires_at === null ? null : Number(r.expires_at);
+    let status: KeyView['status'] = Number(r.status) === 1 ? 'enabled' : 'disabled';
+    if (status === 'enabled' && expires !== null && expires <= Date.now()) status = 'expired';
+    else if (status === 'enabled' && !unlimited && Number(r.remain_quota) <= 0) status = 'exhausted';
+    const models = jsonList(r.models);
+    const ips = jsonList(r.allowed_ips);
+    return {
+      id: Number(r.id),
+      user_id: Number(r.user_id),
+      ...(r.username !== undefined ? { username: r.username } : {}),
+      name: r.name,
+      hint: r.key_hint,
+      status,
+      expires_at: expires,
+      unlimited_quota: unlimited,
+      remain_quota: Number(r.remain_quota),
+      remain_quota_usd: quotaToUsd(Number(r.remain_quota), this.core.config.quotaPerUsd),
+      used_quota: Number(r.used_quota),
+      models: models.length ? models : null,
+      allowed_ips: ips.length ? ips : null,
+      group: r.group_name,
+      created_at: Number(r.created_at),
+      accessed_at: r.accessed_at === null ? null : Number(r.accessed_at),
+    };
+  }
+
+  parse(raw: unknown, mode: 'create' | 'update', at = ''): KeyInput {
+    const r = Reader.of(raw, at).only(KEY_FIELDS);
+    const out: KeyInput = {};
+    if (r.has('user_id')) out.user_id = r.num('user_id', { int: true, min: 1 });
+    out.name = r.str('name', { required: mode === 'create', max: 128 });
+    out.key = r.str('key', { pattern: FIXED_KEY_RE, hint: 'must be sk- followed by 20-200 letters, digits, _ or -' });
+    if (r.has('status')) {
+      const s = r.obj.status;
+      out.status = s === 'enabled' || s === 1 ? 1 : s === 'disabled' || s === 2 ? 2 : undefined;
+      if (!out.status) throw fieldError(r.path('status'), 'must be enabled or disabled');
+    }
+    out.expires_at = r.time('expires_at');
+    if (r.has('quota') || r.obj.quota === null) out.quota = r.nullableNum('quota', { int: true, min: 0 });
+    if (r.has('quota_usd') || r.obj.quota_usd === null) {
+      const usd = r.nullableNum('quota_usd', { min: 0 });
+      out.quota = usd === null || usd === undefined ? null : usdToQuota(usd, this.core.config.quotaPerUsd);
+    }
+    if (r.bool('unlimited_quota') === true) out.quota = null;
+    if (r.obj.models === null) out.models = null;
+    else if (r.has('models')) out.models = r.list('models', { max: 191 }) ?? null;
+    if (r.obj.allowed_ips === null) out.allowed_ips = null;
+    else if (r.has('allowed_ips')) {
+      const ips = r.list('allowed_ips', { max: 64 }) ?? [];
+      try {
+        compileIpList(ips);
+      } catch (e) {
+        throw fieldError(r.path('allowed_ips'), (e as Error).message.replace(/^allowed_ips: /, ''));
+      }
+      out.allowed_ips = ips;
+    }
+    if (r.obj.group === null) out.group = null;
+    else if (r.has('group')) out.group = r.nullableStr('group', { max: 64 });
+    for (const k of Object.keys(out) as (keyof KeyInput)[]) if (out[k] === undefined) delete out[k];
+    if (mode === 'create' && out.quota === undefined) out.quota = null;
+    return out;
+  }
+
+  /** Throws unless `actor` may manage keys of user `userId`. */
+  private async checkOwner(actor: Actor, userId: number): Promise<void> {
+    if (!actor || actor.role === 'root' || actor.id === userId) return;
+    if (ROLE_RANK[actor.role] < ROLE_RANK.admin) throw notFound('no such API key', 'key_not_found');
+    const owner = await this.db.selectFrom('users').select('role').where('id', '=', userId).executeTakeFirst();
+    if (owner && ROLE_RANK[owner.role] >= ROLE_RANK[actor.role]) throw forbidden('only root may manage the keys of admin and root accounts');
+  }
+
+  private checkFields(actor: Actor, input: KeyInput, userGroup: string): void {
+    if (!actor || ROLE_RANK[actor.role] >= ROLE_RANK.admin) return;
+    if (input.key !== undefined) throw forbidden('only admins may set a fixed key value');
+    if (input.group && input.group !== userGroup) throw fieldError('group', `you may only use your own group "${userGroup}"`);
+  }
+
+  async list(q: { page: number; pageSize: number; offset: number; userId?: number; keyword?: string }): Promise<Page<KeyView>> {
+    let base = this.db.selectFrom('api_keys as k').innerJoin('users as u', 'u.id', 'k.user_id');
+    if (q.userId !== undefined) base = base.where('k.user_id', '=', q.userId);
+    if (q.keyword) base = base.where('k.name', 'like', `%${q.keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const rows = await base.selectAll('k').select('u.username').orderBy('k.id', 'desc').limit(q.pageSize).offset(q.offset).execute();
+    return { items: rows.map((r) => this.view(r)), total: Number(total.n), page: q.page, page_size: q.pageSize };
+  }
+
+  private async row(id: number) {
+    return this.db.selectFrom('api_keys as k').innerJoin('users as u', 'u.id', 'k.user_id').selectAll('k').select(['u.username', 'u.group_name as user_group']).where('k.id', '=', id).executeTakeFirst();
+  }
+
+  async get(id: number, actor: Actor): Promise<KeyView> {
+    const r = await this.row(id);
+    if (!r) throw notFound(`no API key with id ${id}`, 'key_not_found');
+    await this.checkOwner(actor, Number(r.user_id));
+    return this.view(r);
+  }
+
+  async findByName(userId: number, name: string) {
+    return this.db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).where('name', '=', name).orderBy('id', 'asc').executeTakeFirst();
+  }
+
+  /** Creates a key for `input.user_id` (default: the actor). Returns the full key once. */
+  async create(input: KeyInput, actor: Actor): Promise<KeyView & { key: string }> {
+    const userId = input.user_id ?? actor?.id;
+    if (!userId) throw fieldError('user_id', 'is required');
+    if (actor && userId !== actor.id && ROLE_RANK[actor.role] < ROLE_RANK.admin) throw forbidden('you may only create keys for yourself');
+    await this.checkOwner(actor, userId);
+    const user = await this.db.selectFrom('users').select(['id', 'group_name']).where('id', '=', userId).executeTakeFirst();
+    if (!user) throw fieldError('user_id', `no user with id ${userId}`);
+    this.checkFields(actor, input, user.group_name);
+    const key = input.key ?? generateApiKey();
+    let id: number;
+    try {
+      id = await insertId(this.db, this.core.h.dialect, 'api_keys', {
+        user_id: userId,
+        name: input.name ?? '',
+        key_hash: hashApiKey(key),
+        key_hint: keyHint(key),
+        status: input.status ?? 1,
+        expires_at: input.expires_at ?? null,
+        unlimited_quota: input.quota === null || input.quota === undefined ? 1 : 0,
+        remain_quota: input.quota ?? 0,
+        used_quota: 0,
+        models: input.models?.length ? JSON.stringify(input.models) : null,
+        allowed_ips: input.allowed_ips?.length ? JSON.stringify(input.allowed_ips) : null,
+        group_name: input.group ?? null,
+        created_at: Date.now(),
+        accessed_at: null,
+      });
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new GatewayError(409, 'key_exists', 'key: this key value is already in use');
+      throw e;
+    }
+    await this.changes.changed('keys');
+    const r = await this.row(id);
+    return { ...this.view(r!), key };
+  }
+
+  /** Applies the given fields; returns the view, and whether anything changed. */
+  async update(id: number, input: KeyInput, actor: Actor): Promise<{ view: KeyView; changed: boolean }> {
+    const cur = await this.row(id);
+    if (!cur) throw notFound(`no API key with id ${id}`, 'key_not_found');
+    await this.checkOwner(actor, Number(cur.user_id));
+    this.checkFields(actor, input, cur.user_group);
+    if (input.user_id !== undefined && input.user_id !== Number(cur.user_id)) throw fieldError('user_id', 'a key cannot move to another user');
+    const set: Partial<Record<keyof ApiKeyRow, unknown>> = {};
+    const diff = (col: keyof ApiKeyRow, v: unknown) => {
+      if ((cur as any)[col] === null ? v !== null : String((cur as any)[col]) !== String(v)) set[col] = v;
+    };
+    if (input.name !== undefined) diff('name', input.name);
+    if (input.key !== undefined) {
+      const h = hashApiKey(input.key);
+      if (h !== cur.key_hash) {
+        set.key_hash = h;
+        set.key_hint = keyHint(input.key);
+      }
+    }
+    if (input.status !== undefined) diff('status', input.status);
+    if (input.expires_at !== undefined) diff('expires_at', input.expires_at);
+    if (input.quota !== undefined) {
+      diff('unlimited_quota', input.quota === null ? 1 : 0);
+      if (input.quota !== null) diff('remain_quota', input.quota);
+    }
+    if (input.models !== undefined) diff('models', input.models?.length ? JSON.stringify(input.models) : null);
+    if (input.allowed_ips !== undefined) diff('allowed_ips', input.allowed_ips?.length ? JSON.stringify(input.allowed_ips) : null);
+    if (input.group !== undefined) diff('group_name', input.group);
+    if (Object.keys(set).length === 0) return { view: this.view(cur), changed: false };
+    try {
+      await this.db.updateTable('api_keys').set(set as any).where('id', '=', id).execute();
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new GatewayError(409, 'key_exists', 'key: this key value is already in use');
+      throw e;
+    }
+    await this.changes.changed('keys');
+    return { view: this.view((await this.row(id))!), changed: true };
+  }
+
+  async remove(id: number, actor: Actor): Promise<void> {
+    const cur = await this.row(id);
+    if (!cur) throw notFound(`no API key with id ${id}`, 'key_not_found');
+    await this.checkOwner(actor, Number(cur.user_id));
+    await this.db.deleteFrom('api_keys').where('id', '=', id).execute();
+    await this.changes.changed('keys');
+  }
+}

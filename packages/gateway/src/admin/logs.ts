@@ -1,0 +1,140 @@
+/**
+ * Log queries (filters, paging, totals for the whole filter) and retention: with LOG_RETENTION_DAYS > 0
+ * a daily job deletes older rows in small batches so the table never grows without bound and no
+ * single statement holds a long lock.
+ */
+import type { Core } from '../core.ts';
+import type { LogRow } from '../store/schema-core.ts';
+import { Reader, fieldError, paging, type Obj, type Page } from './validate.ts';
+
+export const LOG_TYPES = ['consume', 'error', 'task', 'system', 'topup'] as const;
+
+export interface LogFilter {
+  type?: string;
+  userId?: number;
+  username?: string;
+  keyName?: string;
+  model?: string;
+  channelId?: number;
+  requestId?: string;
+  start?: number;
+  end?: number;
+}
+
+export interface LogTotals {
+  count: number;
+  quota: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export type LogView = Omit<LogRow, 'id'> & { id: number };
+
+const RETENTION_BATCH = 5000;
+
+export class LogAdmin {
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly core: Core) {}
+
+  /** Reads filters from a query string. `self` hides admin-only filters. */
+  parseQuery(q: Obj, self: boolean): { filter: LogFilter; page: number; pageSize: number; offset: number } {
+    const r = new Reader(q);
+    const f: LogFilter = {};
+    f.type = r.oneOf('type', LOG_TYPES);
+    if (!self) {
+      f.userId = r.num('user_id', { int: true, min: 1 });
+      f.username = r.str('username', { max: 64 }) || undefined;
+      f.channelId = r.num('channel_id', { int: true, min: 1 });
+    }
+    f.keyName = r.str('key_name', { max: 128 }) || undefined;
+    f.model = r.str('model', { max: 191 }) || undefined;
+    f.requestId = r.str('request_id', { max: 64 }) || undefined;
+    f.start = r.time('start') ?? undefined;
+    f.end = r.time('end') ?? undefined;
+    if (f.start !== undefined && f.end !== undefined && f.start > f.end) throw fieldError('start', 'must not be after end');
+    return { filter: f, ...paging(q) };
+  }
+
+  private base(f: LogFilter) {
+    let q = this.core.h.db.selectFrom('logs');
+    if (f.type) q = q.where('type', '=', f.type);
+    if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
+    if (f.username) q = q.where('username', '=', f.username);
+    if (f.keyName) q = q.where('key_name', '=', f.keyName);
+    if (f.model) q = q.where('model', '=', f.model);
+    if (f.channelId !== undefined) q = q.where('channel_id', '=', f.channelId);
+    if (f.requestId) q = q.where('request_id', '=', f.requestId);
+    if (f.start !== undefined) q = q.where('created_at', '>=', f.start);
+    if (f.end !== undefined) q = q.where('created_at', '<=', f.end);
+    return q;
+  }
+
+  async query(f: LogFilter, p: { page: number; pageSize: number; offset: number }, self: boolean): Promise<Page<LogView> & { totals: LogTotals }> {
+    const base = this.base(f);
+    const t = await base
+      .select((eb) => [
+        eb.fn.countAll<number>().as('count'),
+        eb.fn.coalesce(eb.fn.sum<number>('quota'), eb.lit(0)).as('quota'),
+        eb.fn.coalesce(eb.fn.sum<number>('prompt_tokens'), eb.lit(0)).as('prompt_tokens'),
+        eb.fn.coalesce(eb.fn.sum<number>('completion_tokens'), eb.lit(0)).as('completion_tokens'),
+      ])
+      .executeTakeFirstOrThrow();
+    const rows = await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p.pageSize).offset(p.offset).execute();
+    const items = rows.map((r) => {
+      const v: Record<string, unknown> = {};
+      for (const [k, val] of Object.entries(r)) v[k] = typeof val === 'bigint' ? Number(val) : val;
+      for (const k of ['id', 'created_at', 'user_id', 'key_id', 'channel_id', 'status_code', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'quota', 'latency_ms', 'first_byte_ms', 'is_stream', 'attempts']) {
+        if (v[k] !== null && v[k] !== undefined) v[k] = Number(v[k]);
+      }
+      if (self) {
+        // What routing did is the operator's business.
+        delete v.channel_id;
+        delete v.upstream_model;
+        delete v.other;
+      }
+      return v as unknown as LogView;
+    });
+    const totals: LogTotals = {
+      count: Number(t.count), quota: Number(t.quota), prompt_tokens: Number(t.prompt_tokens), completion_tokens: Number(t.completion_tokens),
+    };
+    return { items, total: totals.count, page: p.page, page_size: p.pageSize, totals };
+  }
+
+  /** Deletes rows older than `days` in batches; returns how many. */
+  async purgeOlderThan(days: number, now = Date.now()): Promise<number> {
+    const cutoff = now - days * 86_400_000;
+    const db = this.core.h.db;
+    let deleted = 0;
+    for (;;) {
+      const ids = await db.selectFrom('logs').select('id').where('created_at', '<', cutoff).orderBy('id', 'asc').limit(RETENTION_BATCH).execute();
+      if (ids.length === 0) break;
+      const res = await db.deleteFrom('logs').where('id', 'in', ids.map((r) => Number(r.id))).executeTakeFirst();
+      deleted += Number(res.numDeletedRows);
+      if (ids.length < RETENTION_BATCH) break;
+      await new Promise((r) => setImmediate(r));
+    }
+    return deleted;
+  }
+
+  /** Starts the daily retention job when LOG_RETENTION_DAYS > 0 (first run a minute after start). */
+  startRetention(): void {
+    const days = this.core.config.logRetentionDays;
+    if (!(days > 0)) return;
+    const run = () => {
+      this.purgeOlderThan(days)
+        .then((n) => { if (n > 0) this.core.log.info({ deleted: n, days }, 'old log rows deleted'); })
+        .catch((e) => this.core.log.warn({ err: (e as Error).message }, 'log retention failed'));
+    };
+    const first = setTimeout(() => {
+      run();
+      this.timer = setInterval(run, 86_400_000);
+      this.timer.unref();
+    }, 60_000);
+    first.unref();
+    this.core.onClose(() => {
+      clearTimeout(first);
+      if (this.timer) clearInterval(this.timer);
+    });
+  }
+}

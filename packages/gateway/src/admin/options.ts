@@ -1,0 +1,141 @@
+/**
+ * Key/value settings changed at run time (the `options` table), held in memory and reloaded on every
+ * node when the `options` revision moves. Known keys have a type, a default and a check; other keys
+ * (used by other areas) are stored as given.
+ */
+import type { Core } from '../core.ts';
+import type { Changes } from './changes.ts';
+import { fieldError } from './validate.ts';
+
+type OptionType = 'string' | 'int' | 'number' | 'bool' | 'int_list' | 'text_list' | 'url';
+
+export interface OptionSpec {
+  type: OptionType;
+  /** Default as text; a function reads it from the process configuration. */
+  default: string | ((core: Core) => string);
+  doc: string;
+}
+
+export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
+  ServerAddress: { type: 'url', default: (c) => c.config.serverAddress ?? '', doc: 'Public address of this gateway (links, OpenAPI servers). Default: SERVER_ADDRESS.' },
+  TaskPublicAddress: { type: 'url', default: (c) => c.config.taskPublicAddress ?? '', doc: 'Public address used in signed task artifact links; falls back to ServerAddress. Default: TASK_PUBLIC_ADDRESS.' },
+  RetryTimes: { type: 'int', default: (c) => String(c.config.relayMaxRetries), doc: 'Further channels tried after a failed attempt. Default: RELAY_MAX_RETRIES.' },
+  AutoDisableEnabled: { type: 'bool', default: 'true', doc: 'Disable a channel (or one key of it) automatically after repeated failures.' },
+  AutoDisableStatusCodes: { type: 'int_list', default: '401,403', doc: 'Upstream HTTP statuses that count towards auto-disable.' },
+  AutoDisableKeywords: { type: 'text_list', default: 'invalid api key\nincorrect api key\naccount deactivated\ninsufficient_quota\nbilling', doc: 'Upstream error texts (one per line, case-insensitive) that count towards auto-disable.' },
+  AutoDisableFailureThreshold: { type: 'int', default: '3', doc: 'Qualifying failures within AutoDisableWindowSeconds before a key or channel is disabled.' },
+  AutoDisableWindowSeconds: { type: 'int', default: '300', doc: 'Window for counting qualifying failures.' },
+  AutoEnableEnabled: { type: 'bool', default: 'true', doc: 'Probe auto-disabled channels and keys and enable them again when a probe succeeds.' },
+  AutoEnableProbeSeconds: { type: 'int', default: '600', doc: 'Seconds between probes of an auto-disabled channel or key.' },
+  CooldownOn429Seconds: { type: 'int', default: '60', doc: 'A 429 from upstream pauses the channel/key for this long instead of disabling it.' },
+  LogConsumeEnabled: { type: 'bool', default: 'true', doc: 'Write a log row for each successful model call.' },
+  LogErrorEnabled: { type: 'bool', default: 'true', doc: 'Write a log row for each failed model call.' },
+  QuotaForNewUser: { type: 'int', default: '0', doc: 'Quota units given to users created without a quota.' },
+};
+
+const KEY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
+
+export interface OptionView {
+  key: string;
+  value: string;
+  /** True when the value comes from the default, not the options table. */
+  default: boolean;
+  doc?: string;
+}
+
+export class Options {
+  private values = new Map<string, string>();
+
+  constructor(private readonly core: Core, private readonly changes: Changes) {}
+
+  async load(): Promise<void> {
+    const rows = await this.core.h.db.selectFrom('options').selectAll().execute();
+    this.values = new Map(rows.map((r) => [r.key, r.value]));
+  }
+
+  /** The current value as text: the stored one, else the default of a known key, else undefined. */
+  get(key: string): string | undefined {
+    const v = this.values.get(key);
+    if (v !== undefined) return v;
+    const spec = KNOWN_OPTIONS[key];
+    if (!spec) return undefined;
+    return typeof spec.default === 'function' ? spec.default(this.core) : spec.default;
+  }
+
+  getNumber(key: string, fallback = 0): number {
+    const n = Number(this.get(key));
+    return Number.isFinite(n) && this.get(key) !== '' ? n : fallback;
+  }
+
+  getBool(key: string, fallback = false): boolean {
+    const v = this.get(key);
+    return v === undefined || v === '' ? fallback : /^(1|true|yes|on)$/i.test(v);
+  }
+
+  /** A list option: comma- or newline-separated entries. */
+  getList(key: string): string[] {
+    return (this.get(key) ?? '').split(/[,\n]/).map((s) => s.trim()).filter(Boolean);
+  }
+
+  list(): OptionView[] {
+    const keys = new Set([...Object.keys(KNOWN_OPTIONS), ...this.values.keys()]);
+    return [...keys].sort().map((key) => ({
+      key,
+      value: this.get(key) ?? '',
+      default: !this.values.has(key),
+      ...(KNOWN_OPTIONS[key] ? { doc: KNOWN_OPTIONS[key].doc } : {}),
+    }));
+  }
+
+  /** Checks and normalises a value to its stored text. */
+  normalise(key: string, value: unknown, field = key): string {
+    if (!KEY_RE.test(key)) throw fieldError(field, 'option keys are letters, digits, _ . - (starting with a letter)');
+    if (value === null || value === undefined) throw fieldError(field, 'needs a value');
+    if (typeof value === 'object') throw fieldError(field, 'must be text, a number or true/false');
+    const text = String(value).trim();
+    const spec = KNOWN_OPTIONS[key];
+    if (!spec) return text;
+    switch (spec.type) {
+      case 'int':
+        if (!/^-?\d+$/.test(text) || Number(text) < 0) throw fieldError(field, 'must be a whole number ≥ 0');
+        return String(Number(text));
+      case 'number':
+        if (!Number.isFinite(Number(text)) || text === '') throw fieldError(field, 'must be a number');
+        return String(Number(text));
+      case 'bool':
+        if (/^(1|true|yes|on)$/i.test(text)) return 'true';
+        if (/^(0|false|no|off)$/i.test(text)) return 'false';
+        throw fieldError(field, 'must be true or false');
+      case 'int_list': {
+        const parts = text.split(/[,\s]+/).filter(Boolean);
+        if (parts.some((p) => !/^\d{3}$/.test(p))) throw fieldError(field, 'must be HTTP status codes separated by commas');
+        return parts.join(',');
+      }
+      case 'url':
+        if (text !== '' && !/^https?:\/\/[^\s/]+/.test(text)) throw fieldError(field, 'must be an http(s) URL');
+        return text.replace(/\/+$/, '');
+      default:
+        return text;
+    }
+  }
+
+  /** Stores a value (normalised); returns whether it changed. */
+  async set(key: string, value: unknown, field = key): Promise<boolean> {
+    const text = this.normalise(key, value, field);
+    const db = this.core.h.db;
+    const cur = await db.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst();
+    if (cur && cur.value === text) return false;
+    if (cur) await db.updateTable('options').set({ value: text }).where('key', '=', key).execute();
+    else await db.insertInto('options').values({ key, value: text }).execute();
+    await this.changes.changed('options');
+    return true;
+  }
+
+  /** Removes a stored value, so the default applies again. */
+  async reset(key: string): Promise<boolean> {
+    const res = await this.core.h.db.deleteFrom('options').where('key', '=', key).executeTakeFirst();
+    if (Number(res.numDeletedRows) === 0) return false;
+    await this.changes.changed('options');
+    return true;
+  }
+}

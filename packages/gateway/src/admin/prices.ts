@@ -1,0 +1,122 @@
+/**
+ * Model prices (USD per 1M tokens, USD per request, or a billing expression stored as given) and
+ * group ratios (multipliers per user group, 1 when absent). Every change bumps `prices`.
+ */
+import type { Core } from '../core.ts';
+import { notFound } from '../platform/errors.ts';
+import type { PriceRow } from '../store/schema-core.ts';
+import type { Changes } from './changes.ts';
+import { Reader, fieldError, type Page } from './validate.ts';
+
+const PRICE_FIELDS = ['model', 'input', 'output', 'cached_input', 'per_request', 'expression'];
+
+export interface PriceInput {
+  model: string;
+  input: number | null;
+  output: number | null;
+  cached_input: number | null;
+  per_request: number | null;
+  expression: string | null;
+}
+
+export type PriceView = PriceInput & { updated_at: number };
+
+export interface GroupRatioView {
+  group: string;
+  ratio: number;
+}
+
+export class PriceAdmin {
+  constructor(private readonly core: Core, private readonly changes: Changes) {}
+
+  private get db() {
+    return this.core.h.db;
+  }
+
+  /** A whole price (fields not given are cleared). `model` may come from outside the object (config map form). */
+  parse(raw: unknown, at = '', model?: string): PriceInput {
+    const r = Reader.of(raw, at).only(model === undefined ? PRICE_FIELDS : PRICE_FIELDS.filter((f) => f !== 'model'));
+    const m = model ?? r.str('model', { required: true, max: 191 })!;
+    if (!m || m.length > 191) throw fieldError(r.path('model'), 'must be 1-191 characters');
+    const n = (k: string) => r.nullableNum(k, { min: 0, max: 1e9 }) ?? null;
+    const out: PriceInput = {
+      model: m,
+      input: n('input'),
+      output: n('output'),
+      cached_input: n('cached_input'),
+      per_request: n('per_request'),
+      expression: r.nullableStr('expression', { max: 65536 }) ?? null,
+    };
+    if (out.input === null && out.output === null && out.cached_input === null && out.per_request === null && out.expression === null) {
+      throw fieldError(at || 'body', 'give input/output (USD per 1M tokens), per_request (USD) or expression');
+    }
+    return out;
+  }
+
+  view(r: PriceRow): PriceView {
+    const n = (v: number | null) => (v === null ? null : Number(v));
+    return {
+      model: r.model, input: n(r.input), output: n(r.output), cached_input: n(r.cached_input),
+      per_request: n(r.per_request), expression: r.expression, updated_at: Number(r.updated_at),
+    };
+  }
+
+  async list(q: { page: number; pageSize: number; offset: number; keyword?: string }): Promise<Page<PriceView>> {
+    let base = this.db.selectFrom('prices');
+    if (q.keyword) base = base.where('model', 'like', `%${q.keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const rows = await base.selectAll().orderBy('model', 'asc').limit(q.pageSize).offset(q.offset).execute();
+    return { items: rows.map((r) => this.view(r)), total: Number(total.n), page: q.page, page_size: q.pageSize };
+  }
+
+  async get(model: string): Promise<PriceView> {
+    const r = await this.db.selectFrom('prices').selectAll().where('model', '=', model).executeTakeFirst();
+    if (!r) throw notFound(`no price for model "${model}"`, 'price_not_found');
+    return this.view(r);
+  }
+
+  /** Inserts or replaces a price; returns whether anything changed. */
+  async set(p: PriceInput): Promise<{ view: PriceView; changed: boolean }> {
+    const cur = await this.db.selectFrom('prices').selectAll().where('model', '=', p.model).executeTakeFirst();
+    const same = cur && (['input', 'output', 'cached_input', 'per_request'] as const).every((k) => (cur[k] === null ? null : Number(cur[k])) === p[k]) && cur.expression === p.expression;
+    if (cur && same) return { view: this.view(cur), changed: false };
+    const row = { ...p, updated_at: Date.now() };
+    if (cur) await this.db.updateTable('prices').set(row).where('model', '=', p.model).execute();
+    else await this.db.insertInto('prices').values(row).execute();
+    await this.changes.changed('prices');
+    return { view: await this.get(p.model), changed: true };
+  }
+
+  async remove(model: string): Promise<void> {
+    const res = await this.db.deleteFrom('prices').where('model', '=', model).executeTakeFirst();
+    if (Number(res.numDeletedRows) === 0) throw notFound(`no price for model "${model}"`, 'price_not_found');
+    await this.changes.changed('prices');
+  }
+
+  async listRatios(): Promise<GroupRatioView[]> {
+    const rows = await this.db.selectFrom('group_ratios').selectAll().orderBy('group_name', 'asc').execute();
+    return rows.map((r) => ({ group: r.group_name, ratio: Number(r.ratio) }));
+  }
+
+  parseRatio(raw: unknown, at = ''): GroupRatioView {
+    const r = Reader.of(raw, at).only(['group', 'ratio']);
+    const group = r.str('group', { required: true, max: 64, pattern: /^[A-Za-z0-9_.-]+$/, hint: 'must be letters, digits, _ . -' })!;
+    const ratio = r.num('ratio', { required: true, min: 0, max: 1e6 })!;
+    return { group, ratio };
+  }
+
+  async setRatio(v: GroupRatioView): Promise<boolean> {
+    const cur = await this.db.selectFrom('group_ratios').selectAll().where('group_name', '=', v.group).executeTakeFirst();
+    if (cur && Number(cur.ratio) === v.ratio) return false;
+    if (cur) await this.db.updateTable('group_ratios').set({ ratio: v.ratio }).where('group_name', '=', v.group).execute();
+    else await this.db.insertInto('group_ratios').values({ group_name: v.group, ratio: v.ratio }).execute();
+    await this.changes.changed('prices');
+    return true;
+  }
+
+  async removeRatio(group: string): Promise<void> {
+    const res = await this.db.deleteFrom('group_ratios').where('group_name', '=', group).executeTakeFirst();
+    if (Number(res.numDeletedRows) === 0) throw notFound(`no ratio for group "${group}"`, 'group_ratio_not_found');
+    await this.changes.changed('prices');
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * User administration: list, create, update, quota changes (through the billing ledger, so each has a
+ * ledger row written with the balance change), delete. Admins manage ordinary users; only root manages admins.
+ */
+import type { Selectable } from 'kysely';
+import type { Core } from '../core.ts';
+import type { Role, UserPrincipal } from '../accounts/types.ts';
+import { ROLE_RANK } from '../accounts/types.ts';
+import { hashPassword } from '../platform/crypto.ts';
+import { GatewayError, forbidden, notFound } from '../platform/errors.ts';
+import { randomId } from '../platform/ids.ts';
+import { insertId, isUniqueViolation, withTx } from '../store/db.ts';
+import type { Ledger } from '../billing/ledger.ts';
+import type { UserRow } from '../store/schema-core.ts';
+import type { Changes } from './changes.ts';
+import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from './validate.ts';
+
+export const USERNAME_RE = /^[A-Za-z0-9_.@-]{1,64}$/;
+const ROLES: Role[] = ['user', 'admin', 'root'];
+const USER_FIELDS = ['username', 'password', 'display_name', 'role', 'group', 'quota', 'quota_usd', 'status'];
+
+/** Who is acting: a logged-in user, or null for the system (configuration file, bootstrap). */
+export type Actor = UserPrincipal | null;
+
+export interface UserView {
+  id: number;
+  username: string;
+  display_name: string;
+  role: Role;
+  group: string;
+  /** Remaining balance in quota units, and the same in USD. */
+  quota: number;
+  quota_usd: number;
+  used_quota: number;
+  request_count: number;
+  status: 'enabled' | 'disabled';
+  created_at: number;
+  updated_at: number;
+}
+
+export interface UserInput {
+  username?: string;
+  password?: string;
+  display_name?: string;
+  role?: Role;
+  group?: string;
+  /** Quota units (already converted from quota_usd). */
+  quota?: number;
+  status?: 1 | 2;
+}
+
+const statusOf = (s: unknown): 1 | 2 | undefined => (s === 'enabled' || s === 1 ? 1 : s === 'disabled' || s === 2 ? 2 : undefined);
+
+export class UserAdmin {
+  constructor(
+    private readonly core: Core,
+    private readonly changes: Changes,
+    /** The billing ledger: the only code that moves money. */
+    private readonly ledger: () => Ledger,
+  ) {}
+
+  private get db() {
+    return this.core.h.db;
+  }
+
+  view(r: Selectable<UserRow>): UserView {
+    return {
+      id: Number(r.id),
+      username: r.username,
+      display_name: r.display_name,
+      role: r.role,
+      group: r.group_name,
+      quota: Number(r.quota),
+      quota_usd: quotaToUsd(Number(r.quota), this.core.config.quotaPerUsd),
+      used_quota: Number(r.used_quota),
+      request_count: Number(r.request_count),
+      status: Number(r.status) === 1 ? 'enabled' : 'disabled',
+      created_at: Number(r.created_at),
+      updated_at: Number(r.updated_at),
+    };
+  }
+
+  /** Validates create/update input. `at` prefixes field names (configuration file paths). */
+  parse(raw: unknown, mode: 'create' | 'update', at = ''): UserInput {
+    const r = Reader.of(raw, at).only(mode === 'create' ? USER_FIELDS : USER_FIELDS.filter((f) => f !== 'quota' && f !== 'quota_usd'));
+    const out: UserInput = {};
+    out.username = r.str('username', { required: mode === 'create', pattern: USERNAME_RE, hint: 'must be 1-64 characters of letters, digits, _ . @ -' });
+    out.password = r.str('password', { required: mode === 'create', min: 8, max: 256 });
+    out.display_name = r.str('display_name', { max: 128 });
+    out.role = r.oneOf('role', ROLES);
+    out.group = r.str('group', { max: 64, pattern: /^[A-Za-z0-9_.-]+$/, hint: 'must be letters, digits, _ . -' });
+    if (r.has('status')) {
+      out.status = statusOf(r.obj.status);
+      if (!out.status) throw fieldError(r.path('status'), 'must be enabled or disabled');
+    }
+    if (mode === 'create') {
+      const q = r.num('quota', { int: true, min: 0 });
+      const usd = r.num('quota_usd', { min: 0 });
+      out.quota = q ?? (usd !== undefined ? usdToQuota(usd, this.core.config.quotaPerUsd) : 0);
+    }
+    for (const k of Object.keys(out) as (keyof UserInput)[]) if (out[k] === undefined) delete out[k];
+    return out;
+  }
+
+  /** Throws 403 unless `actor` may manage a user of `targetRole` (and give it `newRole`). */
+  checkManage(actor: Actor, targetRole: Role, newRole?: Role): void {
+    if (!actor) return;
+    const rank = ROLE_RANK[actor.role];
+    if (rank < ROLE_RANK.admin) throw forbidden('this needs the admin role');
+    if (actor.role === 'root') return;
+    if (ROLE_RANK[targetRole] >= rank || (newRole && ROLE_RANK[newRole] >= rank)) {
+      throw forbidden('only root may manage admin and root accounts');
+    }
+  }
+
+  async list(q: { page: number; pageSize: number; offset: number; keyword?: string; role?: string; status?: string; group?: string }): Promise<Page<UserView>> {
+    let base = this.db.selectFrom('users');
+    if (q.keyword) {
+      const like = `%${q.keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+      base = base.where((eb) => eb.or([eb('username', 'like', like), eb('display_name', 'like', like)]));
+    }
+    if (q.role) base = base.where('role', '=', q.role as Role);
+    if (q.status) base = base.where('status', '=', statusOf(q.status) ?? -1);
+    if (q.group) base = base.where('group_name', '=', q.group);
+    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const rows = await base.selectAll().orderBy('id', 'asc').limit(q.pageSize).offset(q.offset).execute();
+    return { items: rows.map((r) => this.view(r)), total: Number(total.n), page: q.page, page_size: q.pageSize };
+  }
+
+  async get(id: number): Promise<UserView> {
+    const r = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!r) throw notFound(`no user with id ${id}`, 'user_not_found');
+    return this.view(r);
+  }
+
+  async findByUsername(username: string): Promise<(Selectable<UserRow>) | undefined> {
+    return this.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+  }
+
+  async create(input: UserInput, actor: Actor, at = ''): Promise<UserView> {
+    const role = input.role ?? 'user';
+    this.checkManage(actor, 'user', role);
+    if (!input.username || !input.password) throw fieldError(at ? `${at}.username` : 'username', 'is required');
+    const now = Date.now();
+    const hash = await hashPassword(input.password);
+    const quota = input.quota ?? 0;
+    let id: number;
+    try {
+      id = await withTx(this.core.h, async (tx) => {
+        const newId = await insertId(tx, this.core.h.dialect, 'users', {
+          username: input.username,
+          password_hash: hash,
+          display_name: input.display_name ?? input.username,
+          role,
+          group_name: input.group ?? 'default',
+          quota: 0,
+          used_quota: 0,
+          request_count: 0,
+          status: input.status ?? 1,
+          access_token_hash: null,
+          created_at: now,
+          updated_at: now,
+        });
+        await this.changes.inTx('keys', tx);
+        return newId;
+      });
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new GatewayError(409, 'user_exists', `${at ? `${at}.` : ''}username: a user named "${input.username}" already exists`);
+      throw e;
+    }
+    await this.changes.committed('keys');
+    // The starting balance is a top-up like any other: a ledger row, once (ref names the new user).
+    if (quota > 0) await this.ledger().adjust(id, `user_created:${id}`, quota, 'topup');
+    return this.get(id);
+  }
+
+  async update(id: number, input: UserInput, actor: Actor): Promise<UserView> {
+    const cur = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
+    this.checkManage(actor, cur.role, input.role);
+    if (actor && actor.id === id && (input.role !== undefined && input.role !== cur.role || input.status === 2)) {
+      throw forbidden('you cannot change your own role or disable yourself');
+    }
+    if (cur.role === 'root' && ((input.role && input.role !== 'root') || input.status === 2)) await this.assertAnotherRoot(id);
+    const set: Partial<Record<keyof UserRow, unknown>> = {};
+    if (input.username !== undefined && input.username !== cur.username) set.username = input.username;
+    if (input.display_name !== undefined) set.display_name = input.display_name;
+    if (input.role !== undefined) set.role = input.role;
+    if (input.group !== undefined) set.group_name = input.group;
+    if (input.status !== undefined) set.status = input.status;
+    if (input.password !== undefined) set.password_hash = await hashPassword(input.password);
+    if (Object.keys(set).length === 0) return this.view(cur);
+    set.updated_at = Date.now();
+    try {
+      await this.db.updateTable('users').set(set as any).where('id', '=', id).execute();
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new GatewayError(409, 'user_exists', `username: a user named "${input.username}" already exists`);
+      throw e;
+    }
+    if (input.password !== undefined || input.status === 2) {
+      await this.db.deleteFrom('sessions').where('user_id', '=', id).execute();
+    }
+    await this.changes.changed('keys');
+    return this.get(id);
+  }
+
+  private async assertAnotherRoot(id: number): Promise<void> {
+    const other = await this.db.selectFrom('users').select('id').where('role', '=', 'root').where('status', '=', 1).where('id', '!=', id).executeTakeFirst();
+    if (!other) throw forbidden('the last enabled root account cannot be demoted or disabled');
+  }
+
+  /**
+   * Adds `amount` quota units (negative to take some away; never below zero), or sets the balance.
+   * A ledger row of kind `topup` (additions) or `adjust` (deductions, set) commits with the change.
+   */
+  async changeQuota(id: number, change: { mode: 'add' | 'set'; amount: number }, actor: Actor, ref?: string): Promise<UserView> {
+    const cur = await this.db.selectFrom('users').select(['role']).where('id', '=', id).executeTakeFirst();
+    if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
+    this.checkManage(actor, cur.role);
+    const amount = Math.round(change.amount);
+    const ledgerRef = ref ?? `admin_${randomId(20)}`;
+    let delta = amount;
+    if (change.mode === 'set') {
+      if (amount < 0) throw fieldError('amount', 'must be at least 0');
+      const row = await this.db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow();
+      delta = amount - Number(row.quota);
+    }
+    if (delta !== 0) {
+      try {
+        await this.ledger().adjust(id, ledgerRef, delta, delta > 0 && change.mode === 'add' ? 'topup' : 'adjust');
+      } catch (e) {
+        if (e instanceof GatewayError && e.code === 'insufficient_quota') throw fieldError('amount', 'would make the balance negative');
+        throw e;
+      }
+    }
+    return this.get(id);
+  }
+
+  /** Deletes a user with their keys and sessions; ledger rows and logs stay for the record. */
+  async remove(id: number, actor: Actor): Promise<void> {
+    const cur = await this.db.selectFrom('users').select(['role']).where('id', '=', id).executeTakeFirst();
+    if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
+    this.checkManage(actor, cur.role);
+    if (actor && actor.id === id) throw forbidden('you cannot delete yourself');
+    if (cur.role === 'root') await this.assertAnotherRoot(id);
+    await withTx(this.core.h, async (tx) => {
+      await tx.deleteFrom('api_keys').where('user_id', '=', id).execute();
+      await tx.deleteFrom('sessions').where('user_id', '=', id).execute();
+      await tx.deleteFrom('users').where('id', '=', id).execute();
+      await this.changes.inTx('keys', tx);
+    });
+    await this.changes.committed('keys');
+  }
+}

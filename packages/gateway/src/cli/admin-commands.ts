@@ -1,0 +1,262 @@
+/**
+ * `gatehouse login | user | key | channel | price | config`: administration of a running gateway over
+ * its admin API, so a new installation goes from start to first model call without a browser.
+ */
+import { randomBytes } from 'node:crypto';
+import { loadConfigFile, ConfigFileError } from '../config-file/load.ts';
+import { loadConfig } from '../platform/config.ts';
+import {
+  Api, CliError, flag, flags, hasFlag, out, parseArgs, promptHidden, readStdin, resolveUrl, saveCredentials, table, type Args,
+} from './client.ts';
+
+type Run = (args: string[]) => Promise<void>;
+const BOOLS = ['json', 'all', 'password-stdin', 'key-stdin', 'set', 'unlimited', 'help'];
+
+const GLOBAL = '  --url URL        gateway address (default: last login, GATEHOUSE_URL, http://127.0.0.1:3000)\n  --token TOKEN    access token (default: GATEHOUSE_TOKEN, or the one stored by "gatehouse login")\n  --json           print the raw JSON data\n';
+
+function sub(name: string, usage: string, subs: Record<string, (a: Args) => Promise<void>>): Run {
+  return async (argv) => {
+    const [s, ...rest] = argv;
+    const fn = s ? subs[s] : undefined;
+    if (!fn || s === 'help' || argv.includes('--help')) {
+      out(`usage:\n${usage}\noptions:\n${GLOBAL}`);
+      if (!fn && s && s !== 'help') throw new CliError(`unknown "${name}" command "${s}"`);
+      return;
+    }
+    await fn(parseArgs(rest, BOOLS));
+  };
+}
+
+const printJson = (v: unknown) => out(JSON.stringify(v, null, 2));
+const csv = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
+const numFlag = (a: Args, k: string): number | undefined => {
+  const v = flag(a, k);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new CliError(`--${k} must be a number, got "${v}"`);
+  return n;
+};
+const need = (v: string | undefined, what: string): string => {
+  if (!v) throw new CliError(`missing ${what}`);
+  return v;
+};
+
+interface Page<T> { items: T[]; total: number; page: number; page_size: number }
+interface User { id: number; username: string; role: string; group: string; quota_usd: number; status: string }
+
+async function findUser(api: Api, ref: string): Promise<User> {
+  if (/^\d+$/.test(ref)) return api.get<User>(`/api/user/${ref}`);
+  const p = await api.get<Page<User>>(`/api/user?keyword=${encodeURIComponent(ref)}&page_size=100`);
+  const u = p.items.find((x) => x.username === ref);
+  if (!u) throw new CliError(`no user "${ref}"`);
+  return u;
+}
+
+// ---- login ----
+
+const login: Run = async (argv) => {
+  const a = parseArgs(argv, BOOLS);
+  if (hasFlag(a, 'help')) {
+    out(`usage: gatehouse login [--username root] [--password P | --password-stdin] [--url URL]\n\nLogs in and stores a personal access token in the credentials file.\n`);
+    return;
+  }
+  const url = resolveUrl(a);
+  const username = flag(a, 'username') ?? a.pos[0] ?? 'root';
+  let password = flag(a, 'password') ?? process.env.GATEHOUSE_PASSWORD;
+  if (!password && hasFlag(a, 'password-stdin')) password = (await readStdin()).split('\n')[0].trim();
+  if (!password) password = await promptHidden(`Password for ${username}@${url}: `);
+  const anon = new Api(url, null);
+  const r = await anon.call<{ username: string }>('POST', '/api/user/login', { username, password });
+  const cookie = (r.res.headers.get('set-cookie') ?? '').split(';')[0];
+  if (!cookie) throw new CliError('the gateway did not return a session');
+  const t = await anon.call<{ access_token: string }>('POST', '/api/user/token', undefined, { cookie });
+  const file = saveCredentials(url, t.data.access_token, username);
+  out(`Logged in to ${url} as ${username}. Token stored in ${file}`);
+};
+
+// ---- users ----
+
+const user = sub('user', '  gatehouse user add USERNAME [--password P] [--role user|admin] [--group G] [--quota-usd N]\n  gatehouse user list [--search TEXT] [--page N]\n  gatehouse user topup USER AMOUNT_USD [--set]     (USER = username or id; --set sets the balance)\n', {
+  async add(a) {
+    const api = Api.from(a);
+    const username = need(a.pos[0], 'USERNAME');
+    let password = flag(a, 'password');
+    const generated = !password;
+    if (!password) password = randomBytes(12).toString('base64url');
+    const body: Record<string, unknown> = { username, password };
+    if (flag(a, 'role')) body.role = flag(a, 'role');
+    if (flag(a, 'group')) body.group = flag(a, 'group');
+    if (flag(a, 'display-name')) body.display_name = flag(a, 'display-name');
+    const q = numFlag(a, 'quota-usd');
+    if (q !== undefined) body.quota_usd = q;
+    const { data } = await api.call<User>('POST', '/api/user', body);
+    if (hasFlag(a, 'json')) return printJson(data);
+    out(`Created user ${data.username} (id ${data.id}, role ${data.role}, group ${data.group}, balance $${data.quota_usd})`);
+    if (generated) out(`Password: ${password}   (shown once)`);
+  },
+  async list(a) {
+    const api = Api.from(a);
+    const qs = new URLSearchParams({ page: flag(a, 'page') ?? '1', page_size: flag(a, 'page-size') ?? '100' });
+    if (flag(a, 'search')) qs.set('keyword', flag(a, 'search')!);
+    const p = await api.get<Page<User>>(`/api/user?${qs}`);
+    if (hasFlag(a, 'json')) return printJson(p);
+    out(table(p.items as unknown as Record<string, unknown>[], ['id', 'username', 'role', 'group', 'quota_usd', 'status']) + `${p.total} user(s)`);
+  },
+  async topup(a) {
+    const api = Api.from(a);
+    const u = await findUser(api, need(a.pos[0], 'USER'));
+    const amount = Number(need(a.pos[1], 'AMOUNT_USD'));
+    if (!Number.isFinite(amount)) throw new CliError('AMOUNT_USD must be a number');
+    const { data } = await api.call<User>('POST', `/api/user/${u.id}/quota`, { mode: hasFlag(a, 'set') ? 'set' : 'add', amount_usd: amount });
+    if (hasFlag(a, 'json')) return printJson(data);
+    out(`${data.username}: balance now $${data.quota_usd}`);
+  },
+});
+
+// ---- keys ----
+
+interface Key { id: number; name: string; username?: string; hint: string; status: string; models: string[] | null; remain_quota_usd: number; unlimited_quota: boolean; expires_at: number | null }
+
+const key = sub('key', '  gatehouse key create [NAME] [--user USER] [--models a,b] [--quota-usd N] [--expires 2026-12-31] [--ips 10.0.0.0/8,...] [--group G]\n  gatehouse key list [--all | --user USER]\n  gatehouse key revoke ID\n', {
+  async create(a) {
+    const api = Api.from(a);
+    const body: Record<string, unknown> = { name: a.pos[0] ?? flag(a, 'name') ?? 'default' };
+    if (flag(a, 'user')) body.user_id = (await findUser(api, flag(a, 'user')!)).id;
+    if (flag(a, 'models')) body.models = csv(flag(a, 'models'));
+    if (flag(a, 'ips')) body.allowed_ips = csv(flag(a, 'ips'));
+    if (flag(a, 'group')) body.group = flag(a, 'group');
+    if (flag(a, 'expires')) body.expires_at = flag(a, 'expires');
+    const q = numFlag(a, 'quota-usd');
+    if (q !== undefined) body.quota_usd = q;
+    const { data } = await api.call<Key & { key: string }>('POST', '/api/token', body);
+    if (hasFlag(a, 'json')) return printJson(data);
+    out(`Created API key "${data.name}" (id ${data.id}). Store it now, it is not shown again:\n\n  ${data.key}\n`);
+  },
+  async list(a) {
+    const api = Api.from(a);
+    const qs = new URLSearchParams({ page_size: '100' });
+    if (hasFlag(a, 'all')) qs.set('all', 'true');
+    if (flag(a, 'user')) qs.set('user_id', String((await findUser(api, flag(a, 'user')!)).id));
+    const p = await api.get<Page<Key>>(`/api/token?${qs}`);
+    if (hasFlag(a, 'json')) return printJson(p);
+    const rows = p.items.map((k) => ({ ...k, quota: k.unlimited_quota ? 'unlimited' : `$${k.remain_quota_usd}`, expires: k.expires_at ? new Date(k.expires_at).toISOString().slice(0, 10) : 'never' }));
+    out(table(rows, ['id', 'name', 'username', 'hint', 'status', 'models', 'quota', 'expires']) + `${p.total} key(s)`);
+  },
+  async revoke(a) {
+    const api = Api.from(a);
+    const id = need(a.pos[0], 'ID');
+    await api.call('DELETE', `/api/token/${encodeURIComponent(id)}`);
+    out(`Revoked API key ${id}`);
+  },
+});
+
+// ---- channels ----
+
+interface Channel { id: number; name: string; type_name: string; base_url: string; key_count: number; models: string[]; groups: string[]; priority: number; weight: number; status: string; status_reason: string | null }
+
+const channel = sub('channel', '  gatehouse channel add NAME --type openai|azure|anthropic|gemini|task_plugin|gateway --key KEY [--key KEY2 | --key-stdin]\n        [--base-url URL] [--models a,b] [--groups default] [--priority N] [--weight N] [--preset deepseek]\n        [--api-version 2024-10-21] [--plugin KEY] [--plugins a,b] [--mapping \'{"from":"to"}\']\n  gatehouse channel list\n  gatehouse channel test ID [--model M]\n  gatehouse channel disable ID [--reason TEXT]\n  gatehouse channel enable ID\n', {
+  async add(a) {
+    const api = Api.from(a);
+    const keys = [...flags(a, 'key')];
+    if (hasFlag(a, 'key-stdin')) keys.push(...(await readStdin()).split('\n').map((s) => s.trim()).filter(Boolean));
+    const settings: Record<string, unknown> = {};
+    if (flag(a, 'preset')) settings.preset = flag(a, 'preset');
+    if (flag(a, 'api-version')) settings.api_version = flag(a, 'api-version');
+    if (flag(a, 'plugin')) settings.plugin = flag(a, 'plugin');
+    if (flag(a, 'plugins')) settings.plugins = csv(flag(a, 'plugins'));
+    const body: Record<string, unknown> = { name: need(a.pos[0], 'NAME'), type: flag(a, 'type') ?? 'openai', keys, settings };
+    if (flag(a, 'base-url')) body.base_url = flag(a, 'base-url');
+    if (flag(a, 'models')) body.models = csv(flag(a, 'models'));
+    if (flag(a, 'groups')) body.groups = csv(flag(a, 'groups'));
+    if (flag(a, 'priority')) body.priority = numFlag(a, 'priority');
+    if (flag(a, 'weight')) body.weight = numFlag(a, 'weight');
+    if (flag(a, 'key-mode')) body.key_mode = flag(a, 'key-mode');
+    if (flag(a, 'mapping')) body.model_mapping = flag(a, 'mapping');
+    const { data } = await api.call<Channel>('POST', '/api/channel', body);
+    if (hasFlag(a, 'json')) return printJson(data);
+    out(`Created channel "${data.name}" (id ${data.id}, ${data.type_name}, ${data.key_count} key(s), models ${data.models.join(',') || '-'})`);
+  },
+  async list(a) {
+    const api = Api.from(a);
+    const p = await api.get<Page<Channel>>('/api/channel?page_size=100');
+    if (hasFlag(a, 'json')) return printJson(p);
+    out(table(p.items.map((c) => ({ ...c, type: c.type_name, keys: c.key_count })) as unknown as Record<string, unknown>[], ['id', 'name', 'type', 'status', 'keys', 'models', 'groups', 'priority', 'weight', 'base_url']) + `${p.total} channel(s)`);
+  },
+  async test(a) {
+    const api = Api.from(a);
+    const id = need(a.pos[0], 'ID');
+    const { data } = await api.call<Record<string, unknown>>('POST', `/api/channel/${encodeURIComponent(id)}/test`, flag(a, 'model') ? { model: flag(a, 'model') } : {});
+    printJson(data);
+  },
+  async disable(a) {
+    const api = Api.from(a);
+    const id = need(a.pos[0], 'ID');
+    const { data } = await api.call<Channel>('PUT', `/api/channel/${encodeURIComponent(id)}`, { status: 'disabled', status_reason: flag(a, 'reason') ?? 'disabled from the command line' });
+    out(`Channel "${data.name}" is ${data.status}`);
+  },
+  async enable(a) {
+    const api = Api.from(a);
+    const id = need(a.pos[0], 'ID');
+    const { data } = await api.call<Channel>('PUT', `/api/channel/${encodeURIComponent(id)}`, { status: 'enabled' });
+    out(`Channel "${data.name}" is ${data.status}`);
+  },
+});
+
+// ---- prices ----
+
+interface Price { model: string; input: number | null; output: number | null; cached_input: number | null; per_request: number | null; expression: string | null }
+
+const price = sub('price', '  gatehouse price set MODEL [--input USD --output USD [--cached-input USD]] [--per-request USD] [--expression EXPR]\n      (token prices are USD per 1M tokens)\n  gatehouse price list\n', {
+  async set(a) {
+    const api = Api.from(a);
+    const body: Record<string, unknown> = { model: need(a.pos[0], 'MODEL') };
+    for (const [f, k] of [['input', 'input'], ['output', 'output'], ['cached-input', 'cached_input'], ['per-request', 'per_request']] as const) {
+      const v = numFlag(a, f);
+      if (v !== undefined) body[k] = v;
+    }
+    if (flag(a, 'expression')) body.expression = flag(a, 'expression');
+    const { data } = await api.call<Price>('PUT', '/api/price', body);
+    if (hasFlag(a, 'json')) return printJson(data);
+    out(`Price of ${data.model}: ${describePrice(data)}`);
+  },
+  async list(a) {
+    const api = Api.from(a);
+    const p = await api.get<Page<Price>>('/api/price?page_size=100');
+    if (hasFlag(a, 'json')) return printJson(p);
+    out(table(p.items as unknown as Record<string, unknown>[], ['model', 'input', 'output', 'cached_input', 'per_request', 'expression']) + '(token prices in USD per 1M tokens)');
+  },
+});
+
+function describePrice(p: Price): string {
+  const parts: string[] = [];
+  if (p.input !== null) parts.push(`input $${p.input}/1M`);
+  if (p.output !== null) parts.push(`output $${p.output}/1M`);
+  if (p.cached_input !== null) parts.push(`cached input $${p.cached_input}/1M`);
+  if (p.per_request !== null) parts.push(`$${p.per_request} per request`);
+  if (p.expression !== null) parts.push(`expression ${p.expression}`);
+  return parts.join(', ');
+}
+
+// ---- config ----
+
+const config = sub('config', '  gatehouse config check FILE     validate a configuration file offline (no gateway needed)\n', {
+  async check(a) {
+    const file = need(a.pos[0], 'FILE');
+    try {
+      const doc = loadConfigFile(file, loadConfig(process.env));
+      out(`${file}: OK (${doc.users.length} user(s), ${doc.keys.length} key(s), ${doc.channels.length} channel(s), ${doc.prices.length} price(s), ${doc.groupRatios.length} group ratio(s), ${doc.options.length} option(s))`);
+    } catch (e) {
+      if (e instanceof ConfigFileError) throw new CliError(e.message);
+      throw e;
+    }
+  },
+});
+
+export const ADMIN_COMMANDS: Record<string, { summary: string; run: Run }> = {
+  login: { summary: 'log in to a gateway and store an access token', run: login },
+  user: { summary: 'users: add, list, topup', run: user },
+  key: { summary: 'API keys: create, list, revoke', run: key },
+  channel: { summary: 'channels: add, list, test, disable, enable', run: channel },
+  price: { summary: 'model prices: set, list', run: price },
+  config: { summary: 'configuration file: check', run: config },
+};

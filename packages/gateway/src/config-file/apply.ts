@@ -1,0 +1,103 @@
+/**
+ * Applies a validated configuration file to the database through the admin services, idempotently:
+ * what exists and matches is left alone (no write, no revision bump), what differs is updated, what is
+ * missing is created. Nothing absent from the file is deleted. Identity: users by username, keys by
+ * (user, name), channels by name, prices by model, group ratios by group, options by key.
+ *
+ * Quota: `quota_usd` of a user (or key) sets the starting balance (cap) when the row is created and
+ * is ignored afterwards, so restarting never adds money twice; later changes go through top-ups.
+ * Passwords: set at creation, and replaced only when the file's password no longer verifies.
+ */
+import type { Admin } from '../admin/index.ts';
+import { verifyPassword } from '../platform/crypto.ts';
+import { GatewayError } from '../platform/errors.ts';
+import type { UserInput } from '../admin/users.ts';
+import type { ConfigDoc } from './load.ts';
+import { ConfigFileError } from './load.ts';
+
+export interface ApplySummary {
+  created: number;
+  updated: number;
+  unchanged: number;
+}
+
+export async function applyConfigDoc(admin: Admin, doc: ConfigDoc, file: string, say: (line: string) => void = () => {}): Promise<ApplySummary> {
+  const sum: ApplySummary = { created: 0, updated: 0, unchanged: 0 };
+  const count = (changed: boolean | 'created') => {
+    if (changed === 'created') sum.created++;
+    else if (changed) sum.updated++;
+    else sum.unchanged++;
+  };
+  const at = async <T>(path: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof GatewayError) {
+        const msg = e.message.startsWith(path) ? e.message : `${path}: ${e.message}`;
+        throw new ConfigFileError(file, path, msg);
+      }
+      throw e;
+    }
+  };
+
+  await admin.changes.batched(async () => {
+    for (const u of doc.users) {
+      await at(u.at, async () => {
+        const cur = await admin.users.findByUsername(u.input.username!);
+        if (!cur) {
+          await admin.users.create(u.input, null, u.at);
+          return count('created');
+        }
+        const diff: UserInput = {};
+        if (u.given.has('display_name') && u.input.display_name !== cur.display_name) diff.display_name = u.input.display_name;
+        if (u.given.has('role') && u.input.role !== cur.role) diff.role = u.input.role;
+        if (u.given.has('group') && u.input.group !== cur.group_name) diff.group = u.input.group;
+        if (u.given.has('status') && u.input.status !== Number(cur.status)) diff.status = u.input.status;
+        if (u.input.password && !(await verifyPassword(u.input.password, cur.password_hash))) diff.password = u.input.password;
+        if (Object.keys(diff).length === 0) return count(false);
+        await admin.users.update(Number(cur.id), diff, null);
+        count(true);
+      });
+    }
+
+    for (const k of doc.keys) {
+      await at(k.at, async () => {
+        const owner = await admin.users.findByUsername(k.user);
+        if (!owner) throw new GatewayError(400, 'invalid_field', `${k.at}.user: no user "${k.user}" (declare it under users)`);
+        const cur = await admin.keys.findByName(Number(owner.id), k.input.name!);
+        if (!cur) {
+          const made = await admin.keys.create({ ...k.input, user_id: Number(owner.id) }, null);
+          if (!k.input.key) say(`Created API key "${k.input.name}" for ${k.user}: ${made.key}  (shown once)`);
+          return count('created');
+        }
+        const rest = { ...k.input };
+        delete rest.quota;
+        const r = await admin.keys.update(Number(cur.id), rest, null);
+        count(r.changed);
+      });
+    }
+
+    for (const c of doc.channels) {
+      await at(c.at, async () => {
+        const cur = await admin.channels.findByName(c.input.name!);
+        if (!cur) {
+          await admin.channels.create(c.input, c.at);
+          return count('created');
+        }
+        const r = await admin.channels.update(Number(cur.id), c.input, c.at);
+        count(r.changed);
+      });
+    }
+
+    for (const p of doc.prices) {
+      await at(p.at, async () => count((await admin.prices.set(p.input)).changed));
+    }
+    for (const g of doc.groupRatios) {
+      await at(g.at, async () => count(await admin.prices.setRatio(g.input)));
+    }
+    for (const o of doc.options) {
+      await at(o.at, async () => count(await admin.options.set(o.key, o.value, o.at)));
+    }
+  });
+  return sum;
+}

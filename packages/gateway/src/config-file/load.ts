@@ -1,0 +1,224 @@
+/**
+ * The configuration file (YAML): users, keys, channels, prices, group ratios and options declared as
+ * code. This module reads and validates it without a database, so `gatehouse config check FILE` and
+ * the start-up apply share one set of rules. Errors name the path in the file: `channels[2].type: …`.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { Core } from '../core.ts';
+import type { Config } from '../platform/config.ts';
+import { GatewayError } from '../platform/errors.ts';
+import { UserAdmin, type UserInput } from '../admin/users.ts';
+import { KeyAdmin, type KeyInput } from '../admin/keys.ts';
+import { ChannelAdmin, type ChannelInput } from '../admin/channels.ts';
+import { PriceAdmin, type PriceInput, type GroupRatioView } from '../admin/prices.ts';
+import { Options } from '../admin/options.ts';
+import { Reader, fieldError, isObj, join, type Obj } from '../admin/validate.ts';
+
+export class ConfigFileError extends Error {
+  constructor(readonly file: string, readonly field: string | null, problem: string) {
+    super(`config file ${file}: ${problem}`);
+    this.name = 'ConfigFileError';
+  }
+}
+
+export interface ConfigUser {
+  input: UserInput;
+  /** Fields the file gives, so an existing user is only updated on those. */
+  given: Set<string>;
+  at: string;
+}
+
+export interface ConfigKey {
+  user: string;
+  input: KeyInput;
+  at: string;
+}
+
+export interface ConfigChannel {
+  input: ChannelInput;
+  at: string;
+}
+
+export interface ConfigDoc {
+  users: ConfigUser[];
+  keys: ConfigKey[];
+  channels: ConfigChannel[];
+  prices: { input: PriceInput; at: string }[];
+  groupRatios: { input: GroupRatioView; at: string }[];
+  options: { key: string; value: string; at: string }[];
+}
+
+const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options'];
+const CHANNEL_SHORTCUTS = ['preset', 'api_version', 'plugin', 'plugins'] as const;
+
+/** `${NAME}` and `${NAME:-default}` in string values come from the environment. */
+function expandEnv(v: unknown, path: string, env: NodeJS.ProcessEnv): unknown {
+  if (typeof v === 'string') {
+    return v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, dflt: string | undefined) => {
+      const val = env[name];
+      if (val !== undefined && val !== '') return val;
+      if (dflt !== undefined) return dflt;
+      throw fieldError(path || '(top)', `environment variable ${name} is not set`);
+    });
+  }
+  if (Array.isArray(v)) return v.map((x, i) => expandEnv(x, join(path, i), env));
+  if (isObj(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, expandEnv(x, join(path, k), env)]));
+  return v;
+}
+
+function listOf(doc: Obj, name: string): Obj[] {
+  const v = doc[name];
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw fieldError(name, 'must be a list');
+  return v.map((x, i) => {
+    if (!isObj(x)) throw fieldError(join(name, i), 'must be a mapping');
+    return x;
+  });
+}
+
+/** Parses validated content (already an object). `config` gives QUOTA_PER_USD. */
+export function validateConfigDoc(raw: unknown, config: Pick<Config, 'quotaPerUsd'> & Partial<Config>, env: NodeJS.ProcessEnv = process.env): ConfigDoc {
+  if (raw === null || raw === undefined) raw = {};
+  if (!isObj(raw)) throw fieldError('(top)', 'must be a mapping with users, keys, channels, prices, group_ratios, options');
+  Reader.of(raw).only(TOP);
+  const doc = expandEnv(raw, '', env) as Obj;
+  // The validators only read core.config; nothing here touches a database.
+  const core = { config } as unknown as Core;
+  const users = new UserAdmin(core, null as never, null as never);
+  const keys = new KeyAdmin(core, null as never);
+  const channels = new ChannelAdmin(core, null as never, () => undefined);
+  const prices = new PriceAdmin(core, null as never);
+  const options = new Options(core, null as never);
+
+  const out: ConfigDoc = { users: [], keys: [], channels: [], prices: [], groupRatios: [], options: [] };
+  const seen = (set: Set<string>, id: string, at: string, what: string) => {
+    if (set.has(id)) throw fieldError(at, `${what} "${id.replace('\u0000', '/')}" is declared twice`);
+    set.add(id);
+  };
+
+  const userNames = new Set<string>();
+  listOf(doc, 'users').forEach((u, i) => {
+    const at = join('users', i);
+    const input = users.parse(u, 'create', at);
+    seen(userNames, input.username!, join(at, 'username'), 'user');
+    out.users.push({ input, given: new Set(Object.keys(u)), at });
+  });
+
+  const keyIds = new Set<string>();
+  listOf(doc, 'keys').forEach((k, i) => {
+    const at = join('keys', i);
+    const r = new Reader(k, at);
+    const user = r.str('user', { required: true, max: 64 })!;
+    const rest = { ...k };
+    delete rest.user;
+    if ('user_id' in rest) throw fieldError(join(at, 'user_id'), 'unknown field: name the owner with user');
+    const input = keys.parse(rest, 'create', at);
+    // The file states the whole key: absent lists mean "none" (every model, anywhere).
+    input.models ??= null;
+    input.allowed_ips ??= null;
+    input.expires_at ??= null;
+    input.group ??= null;
+    seen(keyIds, `${user}\u0000${input.name}`, join(at, 'name'), 'key');
+    out.keys.push({ user, input, at });
+  });
+
+  const channelNames = new Set<string>();
+  listOf(doc, 'channels').forEach((c, i) => {
+    const at = join('channels', i);
+    const rest: Obj = { ...c };
+    const settings: Obj = rest.settings === undefined ? {} : (rest.settings as Obj);
+    if (rest.settings !== undefined && !isObj(rest.settings)) throw fieldError(join(at, 'settings'), 'must be a mapping');
+    for (const s of CHANNEL_SHORTCUTS) {
+      if (rest[s] !== undefined) {
+        settings[s] = rest[s];
+        delete rest[s];
+      }
+    }
+    rest.settings = settings;
+    const input = channels.parse(rest, 'create', at);
+    if (input.type === 60 && settings.plugins === undefined) throw fieldError(join(at, 'plugins'), 'is required for gateway channels');
+    if (input.type === 61 && settings.plugin === undefined) throw fieldError(join(at, 'plugin'), 'is required for task_plugin channels');
+    // The file states the whole channel: absent fields take their defaults.
+    input.keys ??= [];
+    input.models ??= [];
+    input.groups ??= ['default'];
+    input.priority ??= 0;
+    input.weight ??= 1;
+    input.key_mode ??= 'random';
+    input.model_mapping ??= {};
+    input.header_override ??= {};
+    input.param_override ??= {};
+    input.test_model ??= null;
+    input.base_url ??= '';
+    seen(channelNames, input.name!, join(at, 'name'), 'channel');
+    out.channels.push({ input, at });
+  });
+
+  const pv = doc.prices;
+  const models = new Set<string>();
+  if (Array.isArray(pv)) {
+    pv.forEach((p, i) => {
+      const at = join('prices', i);
+      const input = prices.parse(p, at);
+      seen(models, input.model, join(at, 'model'), 'price of model');
+      out.prices.push({ input, at });
+    });
+  } else if (isObj(pv)) {
+    for (const [model, p] of Object.entries(pv)) {
+      const at = join('prices', model);
+      const input = prices.parse(p, at, model);
+      out.prices.push({ input, at });
+    }
+  } else if (pv !== undefined && pv !== null) {
+    throw fieldError('prices', 'must be a mapping of model → price (or a list with model fields)');
+  }
+
+  const gr = doc.group_ratios;
+  if (isObj(gr)) {
+    const r = new Reader(gr, 'group_ratios');
+    for (const group of Object.keys(gr)) {
+      const at = join('group_ratios', group);
+      if (!/^[A-Za-z0-9_.-]{1,64}$/.test(group)) throw fieldError(at, 'group names are 1-64 letters, digits, _ . -');
+      out.groupRatios.push({ input: { group, ratio: r.num(group, { required: true, min: 0, max: 1e6 })! }, at });
+    }
+  } else if (gr !== undefined && gr !== null) {
+    throw fieldError('group_ratios', 'must be a mapping of group → ratio');
+  }
+
+  const ov = doc.options;
+  if (isObj(ov)) {
+    for (const [key, value] of Object.entries(ov)) {
+      const at = join('options', key);
+      out.options.push({ key, value: options.normalise(key, value, at), at });
+    }
+  } else if (ov !== undefined && ov !== null) {
+    throw fieldError('options', 'must be a mapping of key → value');
+  }
+  return out;
+}
+
+/** Reads, parses and validates a configuration file; throws ConfigFileError naming the file and field. */
+export function loadConfigFile(file: string, config: Pick<Config, 'quotaPerUsd'> & Partial<Config>, env: NodeJS.ProcessEnv = process.env): ConfigDoc {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigFileError(file, null, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (e) {
+    throw new ConfigFileError(file, null, `not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+  try {
+    return validateConfigDoc(raw, config, env);
+  } catch (e) {
+    if (e instanceof GatewayError) {
+      const field = (e.details?.field as string | undefined) ?? null;
+      throw new ConfigFileError(file, field, e.message);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * The admin API under /api/: users, API keys (/api/token), channels, prices, group ratios, options,
+ * logs, and the OpenAPI document. Envelope {success, message, data}; lists put {items, total, page,
+ * page_size} in data. Thin: decode, call services.admin, encode.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppDeps } from './app.ts';
+import { familyErrorHandler } from './errors.ts';
+import { requireUser } from './auth.ts';
+import { ROLE_RANK } from '../accounts/types.ts';
+import { GatewayError } from '../platform/errors.ts';
+import { Reader, fieldError, paging, parseId, usdToQuota, type Obj } from '../admin/validate.ts';
+import { parseChannelType } from '../relay/channel-types.ts';
+import { CHANNEL_STATUS } from '../admin/channels.ts';
+import { buildOpenApi } from './openapi.ts';
+
+const ok = (data: unknown, message = '') => ({ success: true, message, data });
+
+interface RelayHooks {
+  relay?: { testChannel?: (channelId: number, opts: { model?: string }) => Promise<unknown> };
+}
+
+export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const admin = deps.services.admin;
+  const anyUser = { preHandler: requireUser(deps, 'user') };
+  const adminOnly = { preHandler: requireUser(deps, 'admin') };
+  const rootOnly = { preHandler: requireUser(deps, 'root') };
+  const q = (req: FastifyRequest) => (req.query ?? {}) as Obj;
+  const idOf = (req: FastifyRequest) => parseId((req.params as { id: string }).id);
+  const isAdmin = (req: FastifyRequest) => ROLE_RANK[req.user!.role] >= ROLE_RANK.admin;
+
+  await app.register(async (api) => {
+    api.setErrorHandler(familyErrorHandler('admin'));
+
+    api.get('/api/openapi.json', async (req) => buildOpenApi(admin.options.get('ServerAddress') || `${req.protocol}://${req.host}`));
+
+    // ---- users (admin) ----
+    api.get('/api/user', adminOnly, async (req) => {
+      const qq = q(req);
+      const r = new Reader(qq);
+      return ok(await admin.users.list({
+        ...paging(qq), keyword: r.str('keyword', { max: 64 }), role: r.oneOf('role', ['user', 'admin', 'root']),
+        status: r.oneOf('status', ['enabled', 'disabled']), group: r.str('group', { max: 64 }),
+      }));
+    });
+    api.post('/api/user', adminOnly, async (req) => ok(await admin.users.create(admin.users.parse(req.body, 'create'), req.user)));
+    api.get('/api/user/:id', adminOnly, async (req) => ok(await admin.users.get(idOf(req))));
+    api.put('/api/user/:id', adminOnly, async (req) => ok(await admin.users.update(idOf(req), admin.users.parse(req.body, 'update'), req.user)));
+    api.delete('/api/user/:id', adminOnly, async (req) => {
+      await admin.users.remove(idOf(req), req.user);
+      return ok(null, 'user deleted');
+    });
+    api.post('/api/user/:id/quota', adminOnly, async (req) => {
+      const r = Reader.of(req.body).only(['mode', 'amount', 'amount_usd']);
+      const mode = r.oneOf('mode', ['add', 'set']) ?? 'add';
+      const units = r.num('amount', { int: true, min: -1e15, max: 1e15 });
+      const usd = r.num('amount_usd', { min: -1e9, max: 1e9 });
+      if (units === undefined && usd === undefined) throw fieldError('amount', 'give amount (quota units) or amount_usd');
+      const amount = units ?? usdToQuota(usd!, deps.core.config.quotaPerUsd);
+      return ok(await admin.users.changeQuota(idOf(req), { mode, amount }, req.user));
+    });
+
+    // ---- API keys (users: their own; admins: also others) ----
+    api.get('/api/token', anyUser, async (req) => {
+      const qq = q(req);
+      const r = new Reader(qq);
+      let userId: number | undefined = req.user!.id;
+      if (isAdmin(req)) {
+        if (r.bool('all')) userId = undefined;
+        else if (qq.user_id !== undefined) userId = r.num('user_id', { int: true, min: 1 });
+      }
+      return ok(await admin.keys.list({ ...paging(qq), userId, keyword: r.str('keyword', { max: 128 }) }));
+    });
+    api.post('/api/token', anyUser, async (req) => {
+      const input = admin.keys.parse(req.body, 'create');
+      const made = await admin.keys.create(input, req.user);
+      return ok(made, 'the key is shown once: store it now');
+    });
+    api.get('/api/token/:id', anyUser, async (req) => ok(await admin.keys.get(idOf(req), req.user)));
+    api.put('/api/token/:id', anyUser, async (req) => ok((await admin.keys.update(idOf(req), admin.keys.parse(req.body, 'update'), req.user)).view));
+    api.delete('/api/token/:id', anyUser, async (req) => {
+      await admin.keys.remove(idOf(req), req.user);
+      return ok(null, 'key deleted');
+    });
+
+    // ---- channels (admin) ----
+    api.get('/api/channel', adminOnly, async (req) => {
+      const qq = q(req);
+      const r = new Reader(qq);
+      let type: number | undefined;
+      if (qq.type !== undefined && qq.type !== '') {
+        try {
+          type = parseChannelType(qq.type);
+        } catch (e) {
+          throw fieldError('type', (e as Error).message);
+        }
+      }
+      const st = r.oneOf('status', ['enabled', 'disabled', 'auto_disabled'] as const);
+      return ok(await admin.channels.list({ ...paging(qq), keyword: r.str('keyword', { max: 128 }), type, status: st ? CHANNEL_STATUS[st] : undefined, group: r.str('group', { max: 64 }) }));
+    });
+    api.post('/api/channel', adminOnly, async (req) => ok(await admin.channels.create(admin.channels.parse(req.body, 'create'))));
+    api.get('/api/channel/:id', adminOnly, async (req) => ok(await admin.channels.get(idOf(req))));
+    api.put('/api/channel/:id', adminOnly, async (req) => ok((await admin.channels.update(idOf(req), admin.channels.parse(req.body, 'update'))).view));
+    api.delete('/api/channel/:id', adminOnly, async (req) => {
+      await admin.channels.remove(idOf(req));
+      return ok(null, 'channel deleted');
+    });
+    api.put('/api/channel/:id/keys/:index', adminOnly, async (req) => {
+      const r = Reader.of(req.body).only(['enabled', 'reason']);
+      const enabled = r.bool('enabled');
+      if (enabled === undefined) throw fieldError('enabled', 'is required (true or false)');
+      const index = Number((req.params as { index: string }).index);
+      return ok(await admin.channels.setKeyState(idOf(req), index, enabled, r.str('reason', { max: 500 }) ?? null));
+    });
+    api.post('/api/channel/:id/test', adminOnly, async (req) => {
+      const id = idOf(req);
+      await admin.channels.get(id);
+      const r = Reader.of(req.body ?? {}).only(['model']);
+      const test = (deps.services as unknown as RelayHooks).relay?.testChannel;
+      if (!test) throw new GatewayError(501, 'not_available', 'channel tests are not available in this build');
+      return ok(await test(id, { model: r.str('model', { max: 191 }) }));
+    });
+
+    // ---- prices and group ratios (read: any user; write: admin) ----
+    api.get('/api/price', anyUser, async (req) => {
+      const qq = q(req);
+      return ok(await admin.prices.list({ ...paging(qq), keyword: new Reader(qq).str('keyword', { max: 191 }) }));
+    });
+    const setPrice = async (req: FastifyRequest) => ok((await admin.prices.set(admin.prices.parse(req.body))).view);
+    api.put('/api/price', adminOnly, setPrice);
+    api.post('/api/price', adminOnly, setPrice);
+    api.get('/api/price/*', anyUser, async (req) => ok(await admin.prices.get(decodeURIComponent((req.params as Obj)['*'] as string))));
+    api.delete('/api/price/*', adminOnly, async (req) => {
+      await admin.prices.remove(decodeURIComponent((req.params as Obj)['*'] as string));
+      return ok(null, 'price deleted');
+    });
+    api.get('/api/group_ratio', anyUser, async () => ok(await admin.prices.listRatios()));
+    api.put('/api/group_ratio', adminOnly, async (req) => {
+      const v = admin.prices.parseRatio(req.body);
+      await admin.prices.setRatio(v);
+      return ok(v);
+    });
+    api.delete('/api/group_ratio/:group', adminOnly, async (req) => {
+      await admin.prices.removeRatio((req.params as { group: string }).group);
+      return ok(null, 'group ratio deleted');
+    });
+
+    // ---- options (root) ----
+    api.get('/api/option', rootOnly, async () => ok(admin.options.list()));
+    api.put('/api/option', rootOnly, async (req) => {
+      const b = Reader.of(req.body);
+      if (b.has('options')) {
+        const map = b.only(['options']).object('options')!;
+        for (const [k, v] of Object.entries(map)) admin.options.normalise(k, v, `options.${k}`);
+        for (const [k, v] of Object.entries(map)) await admin.options.set(k, v, `options.${k}`);
+      } else {
+        b.only(['key', 'value']);
+        const key = b.str('key', { required: true, max: 128 })!;
+        await admin.options.set(key, b.obj.value, 'value');
+      }
+      return ok(admin.options.list());
+    });
+    api.delete('/api/option/:key', rootOnly, async (req) => {
+      await admin.options.reset((req.params as { key: string }).key);
+      return ok(admin.options.list());
+    });
+
+    // ---- logs ----
+    api.get('/api/log', adminOnly, async (req) => {
+      const p = admin.logs.parseQuery(q(req), false);
+      return ok(await admin.logs.query(p.filter, p, false));
+    });
+    api.get('/api/log/self', anyUser, async (req) => {
+      const p = admin.logs.parseQuery(q(req), true);
+      return ok(await admin.logs.query({ ...p.filter, userId: req.user!.id }, p, true));
+    });
+  });
+}

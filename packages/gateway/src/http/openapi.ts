@@ -1,0 +1,202 @@
+/**
+ * The OpenAPI 3.1 document served at GET /api/openapi.json: the admin API and the main model-call
+ * endpoints (chat completions, completions, embeddings, models).
+ */
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const str = (description?: string, extra: Schema = {}): Schema => ({ type: 'string', ...(description ? { description } : {}), ...extra });
+const int = (description?: string, extra: Schema = {}): Schema => ({ type: 'integer', ...(description ? { description } : {}), ...extra });
+const num = (description?: string): Schema => ({ type: 'number', ...(description ? { description } : {}) });
+const bool = (description?: string): Schema => ({ type: 'boolean', ...(description ? { description } : {}) });
+const arr = (items: Schema, description?: string): Schema => ({ type: 'array', items, ...(description ? { description } : {}) });
+const obj = (properties: Record<string, Schema>, required: string[] = [], extra: Schema = {}): Schema => ({ type: 'object', properties, ...(required.length ? { required } : {}), ...extra });
+const nullable = (s: Schema): Schema => ({ anyOf: [s, { type: 'null' }] });
+
+const envelope = (data: Schema): Schema => obj({ success: bool(), message: str(), data }, ['success', 'message', 'data']);
+const page = (item: string): Schema => envelope(obj({ items: arr(ref(item)), total: int(), page: int(), page_size: int() }, ['items', 'total', 'page', 'page_size']));
+
+const pagingParams = [
+  { name: 'page', in: 'query', schema: int('1-based page', { minimum: 1, default: 1 }) },
+  { name: 'page_size', in: 'query', schema: int('rows per page', { minimum: 1, maximum: 100, default: 20 }) },
+];
+const q = (name: string, schema: Schema, description?: string) => ({ name, in: 'query', schema, ...(description ? { description } : {}) });
+const idParam = { name: 'id', in: 'path', required: true, schema: int() };
+
+const adminErrors = {
+  400: { description: 'invalid input; the message names the field', content: { 'application/json': { schema: ref('AdminError') } } },
+  401: { description: 'not logged in', content: { 'application/json': { schema: ref('AdminError') } } },
+  403: { description: 'role too low', content: { 'application/json': { schema: ref('AdminError') } } },
+  404: { description: 'not found', content: { 'application/json': { schema: ref('AdminError') } } },
+};
+
+function op(tag: string, summary: string, resp: Schema, o: { params?: unknown[]; body?: Schema; security?: string; role?: string } = {}): Schema {
+  return {
+    tags: [tag],
+    summary: o.role ? `${summary} (${o.role})` : summary,
+    ...(o.params ? { parameters: o.params } : {}),
+    ...(o.body ? { requestBody: { required: true, content: { 'application/json': { schema: o.body } } } } : {}),
+    security: o.security === 'none' ? [] : o.security === 'key' ? [{ apiKey: [] }] : [{ session: [] }, { accessToken: [] }],
+    responses: {
+      200: { description: 'OK', content: { 'application/json': { schema: resp } } },
+      ...(o.security === 'key' ? { 401: { description: 'invalid API key', content: { 'application/json': { schema: ref('OpenAIError') } } } } : adminErrors),
+    },
+  };
+}
+
+const schemas: Record<string, Schema> = {
+  AdminError: obj({ success: { const: false }, message: str(), data: { type: 'null' } }, ['success', 'message']),
+  OpenAIError: obj({ error: obj({ message: str(), type: str(), param: nullable(str()), code: nullable(str()) }) }),
+  User: obj({
+    id: int(), username: str(), display_name: str(), role: str(undefined, { enum: ['user', 'admin', 'root'] }), group: str(),
+    quota: int('remaining balance in quota units (QUOTA_PER_USD per USD)'), quota_usd: num(), used_quota: int(), request_count: int(),
+    status: str(undefined, { enum: ['enabled', 'disabled'] }), created_at: int('unix ms'), updated_at: int('unix ms'),
+  }),
+  UserCreate: obj({
+    username: str('1-64 of letters, digits, _ . @ -'), password: str('8-256 characters'), display_name: str(), role: str(undefined, { enum: ['user', 'admin', 'root'] }),
+    group: str(undefined, { default: 'default' }), quota: int('starting balance in quota units'), quota_usd: num('starting balance in USD'), status: str(undefined, { enum: ['enabled', 'disabled'] }),
+  }, ['username', 'password'], { additionalProperties: false }),
+  UserUpdate: obj({ username: str(), password: str(), display_name: str(), role: str(), group: str(), status: str() }, [], { additionalProperties: false }),
+  QuotaChange: obj({ mode: str('add (default; negative amounts deduct) or set', { enum: ['add', 'set'] }), amount: int('quota units'), amount_usd: num('USD') }),
+  Key: obj({
+    id: int(), user_id: int(), username: str(), name: str(), hint: str('sk-ab…wxyz'), status: str(undefined, { enum: ['enabled', 'disabled', 'expired', 'exhausted'] }),
+    expires_at: nullable(int('unix ms')), unlimited_quota: bool(), remain_quota: int(), remain_quota_usd: num(), used_quota: int(),
+    models: nullable(arr(str())), allowed_ips: nullable(arr(str())), group: nullable(str()), created_at: int(), accessed_at: nullable(int()),
+  }),
+  KeyInput: obj({
+    user_id: int('owner (admins only; default: yourself)'), name: str(), key: str('fixed key value sk-… (admins only)'), status: str(undefined, { enum: ['enabled', 'disabled'] }),
+    expires_at: nullable({ anyOf: [int('unix ms or s'), str('ISO 8601')] }), quota: nullable(int('own cap in quota units; null = unlimited')), quota_usd: nullable(num()),
+    unlimited_quota: bool(), models: nullable(arr(str())), allowed_ips: nullable(arr(str('IP or CIDR'))), group: nullable(str()),
+  }, [], { additionalProperties: false }),
+  ChannelKey: obj({ index: int(), hint: str(), status: str(undefined, { enum: ['enabled', 'disabled', 'auto_disabled'] }), reason: nullable(str()), at: nullable(int()) }),
+  Channel: obj({
+    id: int(), name: str(), type: int('1 openai, 3 azure, 14 anthropic, 24 gemini, 60 gateway, 61 task_plugin'), type_name: str(), base_url: str(),
+    key_count: int(), keys: arr(ref('ChannelKey'), 'hints and state only; key values are never returned'), key_mode: str(undefined, { enum: ['random', 'round_robin'] }),
+    models: arr(str()), groups: arr(str()), priority: int(), weight: int(), model_mapping: { type: 'object' }, header_override: { type: 'object' },
+    param_override: { type: 'object' }, status: str(undefined, { enum: ['enabled', 'disabled', 'auto_disabled'] }), status_reason: nullable(str()),
+    settings: { type: 'object', description: 'openai: preset; azure: api_version; task_plugin: plugin; gateway: plugins' }, test_model: nullable(str()),
+    response_time_ms: nullable(int()), tested_at: nullable(int()), created_at: int(), updated_at: int(),
+  }),
+  ChannelInput: obj({
+    name: str(), type: { anyOf: [int(), str('openai, azure, anthropic, gemini, gateway, task_plugin')] }, base_url: str(),
+    keys: { anyOf: [arr(str()), str('newline-separated')], description: 'absent on update = keep the stored keys' }, key_mode: str(), models: arr(str()), groups: arr(str()),
+    priority: int(), weight: int(), model_mapping: { type: 'object' }, header_override: { type: 'object' }, param_override: { type: 'object' },
+    status: str(), status_reason: nullable(str()), settings: { type: 'object' }, test_model: nullable(str()),
+  }, [], { additionalProperties: false }),
+  Price: obj({
+    model: str(), input: nullable(num('USD per 1M input tokens')), output: nullable(num('USD per 1M output tokens')), cached_input: nullable(num('USD per 1M cached input tokens')),
+    per_request: nullable(num('USD per request')), expression: nullable(str('task billing expression, yields USD')), updated_at: int(),
+  }),
+  GroupRatio: obj({ group: str(), ratio: num() }, ['group', 'ratio']),
+  Option: obj({ key: str(), value: str(), default: bool(), doc: str() }),
+  Log: obj({
+    id: int(), created_at: int(), type: str(), request_id: str(), user_id: nullable(int()), username: nullable(str()), key_id: nullable(int()), key_name: nullable(str()),
+    group_name: nullable(str()), model: nullable(str()), channel_id: nullable(int('admins only')), endpoint: nullable(str()), status_code: nullable(int()),
+    prompt_tokens: int(), completion_tokens: int(), cached_tokens: int(), quota: int(), latency_ms: int(), first_byte_ms: nullable(int()), is_stream: int(), attempts: int(), content: nullable(str()),
+  }),
+  ChatCompletionRequest: obj({
+    model: str(), messages: arr(obj({ role: str(), content: { anyOf: [str(), arr({ type: 'object' })] } }, ['role'])), stream: bool(), temperature: num(), max_tokens: int(),
+    tools: arr({ type: 'object' }), stream_options: obj({ include_usage: bool() }),
+  }, ['model', 'messages']),
+  CompletionRequest: obj({ model: str(), prompt: { anyOf: [str(), arr(str())] }, max_tokens: int(), stream: bool() }, ['model', 'prompt']),
+  EmbeddingRequest: obj({ model: str(), input: { anyOf: [str(), arr(str()), arr(int()), arr(arr(int()))] }, dimensions: int(), encoding_format: str() }, ['input']),
+  Usage: obj({ prompt_tokens: int(), completion_tokens: int(), total_tokens: int() }),
+  ChatCompletion: obj({ id: str(), object: { const: 'chat.completion' }, created: int(), model: str(), choices: arr({ type: 'object' }), usage: ref('Usage') }),
+  Completion: obj({ id: str(), object: { const: 'text_completion' }, created: int(), model: str(), choices: arr({ type: 'object' }), usage: ref('Usage') }),
+  EmbeddingList: obj({ object: { const: 'list' }, data: arr(obj({ object: str(), index: int(), embedding: { anyOf: [arr(num()), str()] } })), model: str(), usage: ref('Usage') }),
+  Model: obj({ id: str(), object: { const: 'model' }, created: int(), owned_by: str() }),
+  ModelList: obj({ object: { const: 'list' }, data: arr(ref('Model')) }),
+};
+
+export function buildOpenApi(serverUrl: string): Schema {
+  const admin = 'admin', root = 'root';
+  const paths: Record<string, Record<string, Schema>> = {
+    '/api/user/login': { post: op('account', 'Log in; sets a session cookie', envelope(ref('User')), { body: obj({ username: str(), password: str() }, ['username', 'password']), security: 'none' }) },
+    '/api/user/logout': { post: op('account', 'Log out', envelope({ type: 'null' })) },
+    '/api/user/self': { get: op('account', 'The logged-in user', envelope(ref('User'))) },
+    '/api/user/token': { post: op('account', 'Issue a personal access token (shown once) for scripts and the CLI', envelope(obj({ access_token: str() }))) },
+    '/api/user': {
+      get: op('users', 'List users', page('User'), { role: admin, params: [...pagingParams, q('keyword', str()), q('role', str()), q('status', str()), q('group', str())] }),
+      post: op('users', 'Create a user', envelope(ref('User')), { role: admin, body: ref('UserCreate') }),
+    },
+    '/api/user/{id}': {
+      get: op('users', 'One user', envelope(ref('User')), { role: admin, params: [idParam] }),
+      put: op('users', 'Update role, group, status, password, display name', envelope(ref('User')), { role: admin, params: [idParam], body: ref('UserUpdate') }),
+      delete: op('users', 'Delete a user and their keys', envelope({ type: 'null' }), { role: admin, params: [idParam] }),
+    },
+    '/api/user/{id}/quota': { post: op('users', 'Top up, deduct or set the balance (writes a ledger row)', envelope(ref('User')), { role: admin, params: [idParam], body: ref('QuotaChange') }) },
+    '/api/token': {
+      get: op('keys', 'List API keys (your own; admins: ?all=true or ?user_id=)', page('Key'), { params: [...pagingParams, q('keyword', str()), q('user_id', int()), q('all', bool())] }),
+      post: op('keys', 'Create an API key; the full key is in data.key, shown once', envelope({ allOf: [ref('Key'), obj({ key: str() })] }), { body: ref('KeyInput') }),
+    },
+    '/api/token/{id}': {
+      get: op('keys', 'One API key', envelope(ref('Key')), { params: [idParam] }),
+      put: op('keys', 'Update an API key', envelope(ref('Key')), { params: [idParam], body: ref('KeyInput') }),
+      delete: op('keys', 'Delete (revoke) an API key', envelope({ type: 'null' }), { params: [idParam] }),
+    },
+    '/api/channel': {
+      get: op('channels', 'List channels', page('Channel'), { role: admin, params: [...pagingParams, q('keyword', str()), q('type', str()), q('status', str()), q('group', str())] }),
+      post: op('channels', 'Create a channel', envelope(ref('Channel')), { role: admin, body: ref('ChannelInput') }),
+    },
+    '/api/channel/{id}': {
+      get: op('channels', 'One channel', envelope(ref('Channel')), { role: admin, params: [idParam] }),
+      put: op('channels', 'Update a channel (absent keys are kept)', envelope(ref('Channel')), { role: admin, params: [idParam], body: ref('ChannelInput') }),
+      delete: op('channels', 'Delete a channel', envelope({ type: 'null' }), { role: admin, params: [idParam] }),
+    },
+    '/api/channel/{id}/keys/{index}': {
+      put: op('channels', 'Enable or disable one key of a channel', envelope(ref('Channel')), {
+        role: admin, params: [idParam, { name: 'index', in: 'path', required: true, schema: int() }], body: obj({ enabled: bool(), reason: str() }, ['enabled']),
+      }),
+    },
+    '/api/channel/{id}/test': { post: op('channels', 'Send a small test request through the channel', envelope({ type: 'object' }), { role: admin, params: [idParam], body: obj({ model: str() }) }) },
+    '/api/price': {
+      get: op('prices', 'List model prices', page('Price'), { params: [...pagingParams, q('keyword', str())] }),
+      put: op('prices', 'Set the price of a model (replaces it)', envelope(ref('Price')), { role: admin, body: ref('Price') }),
+    },
+    '/api/price/{model}': {
+      get: op('prices', 'Price of one model', envelope(ref('Price')), { params: [{ name: 'model', in: 'path', required: true, schema: str() }] }),
+      delete: op('prices', 'Delete a price', envelope({ type: 'null' }), { role: admin, params: [{ name: 'model', in: 'path', required: true, schema: str() }] }),
+    },
+    '/api/group_ratio': {
+      get: op('prices', 'Group ratios (1 when a group has none)', envelope(arr(ref('GroupRatio')))),
+      put: op('prices', 'Set a group ratio', envelope(ref('GroupRatio')), { role: admin, body: ref('GroupRatio') }),
+    },
+    '/api/group_ratio/{group}': { delete: op('prices', 'Delete a group ratio', envelope({ type: 'null' }), { role: admin, params: [{ name: 'group', in: 'path', required: true, schema: str() }] }) },
+    '/api/option': {
+      get: op('options', 'All options with their values and defaults', envelope(arr(ref('Option'))), { role: root }),
+      put: op('options', 'Set one option ({key, value}) or several ({options: {...}})', envelope(arr(ref('Option'))), { role: root, body: { anyOf: [obj({ key: str(), value: {} }, ['key', 'value']), obj({ options: { type: 'object' } }, ['options'])] } }),
+    },
+    '/api/option/{key}': { delete: op('options', 'Reset an option to its default', envelope(arr(ref('Option'))), { role: root, params: [{ name: 'key', in: 'path', required: true, schema: str() }] }) },
+    '/api/log': {
+      get: op('logs', 'Query logs with totals for the filter', envelope(obj({ items: arr(ref('Log')), total: int(), page: int(), page_size: int(), totals: obj({ count: int(), quota: int(), prompt_tokens: int(), completion_tokens: int() }) })), {
+        role: admin,
+        params: [...pagingParams, q('type', str(undefined, { enum: ['consume', 'error', 'task', 'system', 'topup'] })), q('user_id', int()), q('username', str()), q('key_name', str()), q('model', str()), q('channel_id', int()), q('request_id', str()), q('start', int(), 'unix ms (or s), or ISO 8601'), q('end', int())],
+      }),
+    },
+    '/api/log/self': { get: op('logs', 'Your own logs (same filters except user and channel)', envelope(obj({ items: arr(ref('Log')), total: int(), page: int(), page_size: int(), totals: { type: 'object' } }))) },
+    '/v1/chat/completions': { post: op('model calls', 'Chat completion (stream: true gives text/event-stream)', ref('ChatCompletion'), { security: 'key', body: ref('ChatCompletionRequest') }) },
+    '/v1/completions': { post: op('model calls', 'Text completion', ref('Completion'), { security: 'key', body: ref('CompletionRequest') }) },
+    '/v1/embeddings': { post: op('model calls', 'Embeddings', ref('EmbeddingList'), { security: 'key', body: ref('EmbeddingRequest') }) },
+    '/v1/models': { get: op('model calls', 'Models this key may use', ref('ModelList'), { security: 'key' }) },
+    '/v1/models/{model}': { get: op('model calls', 'One model (404 model_not_found when absent)', ref('Model'), { security: 'key', params: [{ name: 'model', in: 'path', required: true, schema: str() }] }) },
+  };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Gatehouse API',
+      version: '1',
+      description: 'Admin API (envelope {success, message, data}; lists put {items, total, page, page_size} in data) and the OpenAI-style model-call endpoints.',
+    },
+    servers: [{ url: serverUrl }],
+    tags: ['account', 'users', 'keys', 'channels', 'prices', 'options', 'logs', 'model calls'].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        session: { type: 'apiKey', in: 'cookie', name: 'gatehouse_session' },
+        accessToken: { type: 'http', scheme: 'bearer', description: 'personal access token from POST /api/user/token' },
+        apiKey: { type: 'http', scheme: 'bearer', description: 'instance API key sk-…' },
+      },
+    },
+  };
+}

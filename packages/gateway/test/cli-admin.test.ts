@@ -1,0 +1,93 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTestGateway, TEST_DB, TEST_ROOT_PASSWORD } from './harness.ts';
+
+const BIN = fileURLToPath(new URL('../bin/gatehouse.mjs', import.meta.url));
+
+function cli(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, GATEHOUSE_TOKEN: '', GATEHOUSE_URL: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    p.stdin.end(input ?? '');
+  });
+}
+
+// The CLI is an HTTP client: the database behind the gateway does not matter, so it runs once (SQLite).
+test('CLI: from a running gateway to a first API key without a browser', { skip: TEST_DB !== 'sqlite' && 'database-independent' }, async () => {
+  const gw = await startTestGateway();
+  const home = mkdtempSync(join(tmpdir(), 'gatehouse-cli-'));
+  const env = { HOME: home, XDG_CONFIG_HOME: '' };
+  try {
+    const noLogin = await cli(['user', 'list', '--url', gw.url], env);
+    assert.notEqual(noLogin.code, 0);
+    assert.match(noLogin.stderr, /not logged in/);
+
+    const login = await cli(['login', '--url', gw.url, '--username', 'root', '--password-stdin'], env, `${TEST_ROOT_PASSWORD}\n`);
+    assert.equal(login.code, 0, login.stderr);
+    const credFile = join(home, '.config', 'gatehouse', 'credentials.json');
+    const creds = JSON.parse(readFileSync(credFile, 'utf8'));
+    assert.equal(creds.default, gw.url);
+    assert.match(creds.servers[gw.url].token, /^gh-/);
+    assert.equal(statSync(credFile).mode & 0o077, 0, 'credentials are private to the user');
+
+    // After login, --url is not needed: the stored default is used.
+    const add = await cli(['user', 'add', 'newbie', '--quota-usd', '3', '--password', 'newbie-password'], env);
+    assert.equal(add.code, 0, add.stderr);
+    assert.match(add.stdout, /Created user newbie/);
+    const top = await cli(['user', 'topup', 'newbie', '2'], env);
+    assert.equal(top.code, 0, top.stderr);
+    assert.match(top.stdout, /balance now \$5/);
+
+    const ch = await cli(['channel', 'add', 'upstream', '--type', 'openai', '--base-url', 'http://127.0.0.1:9', '--key-stdin', '--models', 'gpt-4o-mini'], env, 'sk-cli-upstream-key-0123456789abcdef\n');
+    assert.equal(ch.code, 0, ch.stderr);
+    assert.match(ch.stdout, /Created channel "upstream" \(id \d+, openai, 1 key/);
+    const badCh = await cli(['channel', 'add', 'broken', '--type', 'openai', '--key', 'k', '--models', 'm', '--base-url', 'nope'], env);
+    assert.notEqual(badCh.code, 0);
+    assert.match(badCh.stderr, /base_url: must be an http\(s\) URL/);
+    const chList = await cli(['channel', 'list'], env);
+    assert.match(chList.stdout, /upstream/);
+    assert.equal(chList.stdout.includes('sk-cli-upstream-key-0123456789abcdef'), false);
+    const dis = await cli(['channel', 'disable', '1', '--reason', 'test'], env);
+    assert.match(dis.stdout, /is disabled/);
+
+    const price = await cli(['price', 'set', 'gpt-4o-mini', '--input', '0.15', '--output', '0.6'], env);
+    assert.equal(price.code, 0, price.stderr);
+    assert.match(price.stdout, /input \$0\.15\/1M, output \$0\.6\/1M/);
+
+    const key = await cli(['key', 'create', 'first', '--user', 'newbie', '--models', 'gpt-4o-mini'], env);
+    assert.equal(key.code, 0, key.stderr);
+    const sk = /(sk-[A-Za-z0-9]{48})/.exec(key.stdout)?.[1];
+    assert.ok(sk, key.stdout);
+    assert.equal(gw.services.accounts.keys.authenticate(sk, '127.0.0.1').username, 'newbie');
+    const keys = await cli(['key', 'list', '--all', '--json'], env);
+    const listed = JSON.parse(keys.stdout);
+    assert.equal(listed.total, 1);
+    assert.equal(keys.stdout.includes(sk), false);
+    const rev = await cli(['key', 'revoke', String(listed.items[0].id)], env);
+    assert.equal(rev.code, 0, rev.stderr);
+    assert.throws(() => gw.services.accounts.keys.authenticate(sk, '127.0.0.1'), /invalid API key/);
+
+    // Offline config check.
+    const good = join(home, 'ok.yaml');
+    writeFileSync(good, 'prices:\n  m: { input: 1 }\n');
+    const chk = await cli(['config', 'check', good], env);
+    assert.equal(chk.code, 0, chk.stderr);
+    assert.match(chk.stdout, /OK \(0 user\(s\), 0 key\(s\), 0 channel\(s\), 1 price/);
+    const badFile = join(home, 'bad.yaml');
+    writeFileSync(badFile, 'channels:\n  - name: x\n    type: warp\n');
+    const chk2 = await cli(['config', 'check', badFile], env);
+    assert.notEqual(chk2.code, 0);
+    assert.match(chk2.stderr, /channels\[0\]\.type/);
+  } finally {
+    await gw.stop();
+  }
+});
