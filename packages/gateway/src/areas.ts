@@ -17,4 +17,4 @@ export interface Area {
   start?(core: Core, services: Services): Promise<void> | void;
 }
 
-export const AREAS: Area[] = [accountsArea, billingArea];
+export const AREAS: Area[] = [accountsArea, billingArea, pluginsArea];
