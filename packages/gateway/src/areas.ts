@@ -7,6 +7,7 @@ import type { Services } from './services.ts';
 import type { RouteModule } from './http/app.ts';
 import { accountsArea } from './accounts/index.ts';
 import { adminArea } from './admin/index.ts';
+import { pluginsArea } from './tasks/runtime/index.ts';
 import { billingArea } from './billing/index.ts';
 
 export interface Area {
@@ -17,4 +18,4 @@ export interface Area {
   start?(core: Core, services: Services): Promise<void> | void;
 }
 
-export const AREAS: Area[] = [accountsArea, billingArea, adminArea];
+export const AREAS: Area[] = [accountsArea, billingArea, pluginsArea, adminArea];

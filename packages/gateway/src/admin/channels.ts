@@ -86,7 +86,7 @@ export interface ChannelView {
 }
 
 /** Optional hook of the plugin runtime: validates the binding of a type 60/61 channel. */
-export type ChannelBindingCheck = (ch: { type: number; settings: Obj; models: string[]; base_url: string }) => void | Promise<void>;
+export type ChannelBindingCheck = (ch: { type: number; settings: Obj; models: string[]; base_url: string }, opts: { requireInstalled: boolean }) => void | Promise<void>;
 
 export function hintOf(key: string): string {
   return key.length <= 12 ? '*'.repeat(Math.min(key.length, 6)) : `${key.slice(0, 5)}…${key.slice(-4)}`;
@@ -202,7 +202,7 @@ export class ChannelAdmin {
   }
 
   /** Type-specific rules on the whole channel (after merging an update onto the stored row). */
-  private async checkWhole(c: Required<Pick<ChannelInput, 'type' | 'base_url' | 'keys' | 'models' | 'settings'>>, at: string): Promise<void> {
+  private async checkWhole(c: Required<Pick<ChannelInput, 'type' | 'base_url' | 'keys' | 'models' | 'settings'>>, at: string, requireInstalled: boolean): Promise<void> {
     const f = (k: string) => join(at, k);
     const s = c.settings;
     const preset = s.preset;
@@ -236,7 +236,7 @@ export class ChannelAdmin {
       const check = this.bindingCheck();
       if (check) {
         try {
-          await check({ type: c.type, settings: s, models: c.models, base_url: c.base_url });
+          await check({ type: c.type, settings: s, models: c.models, base_url: c.base_url }, { requireInstalled });
         } catch (e) {
           if (e instanceof GatewayError) throw e;
           throw fieldError(f('settings'), (e as Error).message);
@@ -270,7 +270,11 @@ export class ChannelAdmin {
     return this.db.selectFrom('channels').selectAll().where('name', '=', name).executeTakeFirst();
   }
 
-  async create(input: ChannelInput, at = ''): Promise<ChannelView> {
+  /**
+   * `at` prefixes field names in errors (a path in the configuration file); `requireInstalled: false`
+   * lets a task channel name a plugin that is not installed yet (the configuration file).
+   */
+  async create(input: ChannelInput, at = '', opts: { requireInstalled?: boolean } = {}): Promise<ChannelView> {
     const type = input.type!;
     const c = {
       type,
@@ -279,7 +283,7 @@ export class ChannelAdmin {
       models: input.models ?? [],
       settings: input.settings ?? {},
     };
-    await this.checkWhole(c, at);
+    await this.checkWhole(c, at, opts.requireInstalled !== false);
     const now = Date.now();
     let id: number;
     try {
@@ -315,7 +319,7 @@ export class ChannelAdmin {
   }
 
   /** Applies the given fields (absent `keys` keep the stored keys). Returns whether anything changed. */
-  async update(id: number, input: ChannelInput, at = ''): Promise<{ view: ChannelView; changed: boolean }> {
+  async update(id: number, input: ChannelInput, at = '', opts: { requireInstalled?: boolean } = {}): Promise<{ view: ChannelView; changed: boolean }> {
     const cur = await this.row(id);
     let curKeys: string[] | null = null;
     try {
@@ -330,7 +334,7 @@ export class ChannelAdmin {
       models: input.models ?? jsonList(cur.models),
       settings: input.settings ?? jsonObj(cur.settings),
     };
-    await this.checkWhole(merged, at);
+    await this.checkWhole(merged, at, opts.requireInstalled !== false);
     const set: Partial<Record<keyof ChannelRow, unknown>> = {};
     const diff = (col: keyof ChannelRow, v: unknown) => {
       const old = (cur as any)[col];

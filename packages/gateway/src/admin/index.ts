@@ -12,6 +12,7 @@ import { Changes } from './changes.ts';
 import { UserAdmin } from './users.ts';
 import { KeyAdmin } from './keys.ts';
 import { ChannelAdmin, type ChannelBindingCheck } from './channels.ts';
+import { checkChannelBinding, type ChannelBindingSettings } from '../tasks/runtime/channels.ts';
 import { PriceAdmin } from './prices.ts';
 import { Options } from './options.ts';
 import { LogAdmin } from './logs.ts';
@@ -32,22 +33,15 @@ declare module '../services.ts' {
   }
 }
 
-/** Hooks other areas may provide; looked up at call time, absent ones are skipped. */
-interface OptionalHooks {
-  plugins?: { checkChannelBinding?: ChannelBindingCheck };
-}
-
 export function createAdmin(core: Core, services: Services): Admin {
+  const bindingCheck: ChannelBindingCheck = (ch, opts) =>
+    checkChannelBinding(services.plugins.current(), ch.type, ch.settings as ChannelBindingSettings, opts);
   const changes = new Changes(core);
-  const hooks = services as unknown as OptionalHooks;
   return {
     changes,
     users: new UserAdmin(core, changes, () => services.billing.ledger),
     keys: new KeyAdmin(core, changes),
-    channels: new ChannelAdmin(core, changes, () => {
-      const p = hooks.plugins;
-      return p?.checkChannelBinding ? p.checkChannelBinding.bind(p) : undefined;
-    }),
+    channels: new ChannelAdmin(core, changes, () => bindingCheck),
     prices: new PriceAdmin(core, changes),
     options: new Options(core, changes),
     logs: new LogAdmin(core),

@@ -6,8 +6,11 @@ import { ADMIN_COMMANDS } from './admin-commands.ts';
 
 export type Command = (args: string[]) => Promise<void>;
 
+import { pluginCommand } from './plugin.ts';
+
 export const COMMANDS: Record<string, { summary: string; run: Command }> = {
   ...ADMIN_COMMANDS,
+  plugin: pluginCommand,
 };
 
 export async function runCli(cmd: string, args: string[]): Promise<void> {

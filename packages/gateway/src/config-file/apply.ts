@@ -81,10 +81,10 @@ export async function applyConfigDoc(admin: Admin, doc: ConfigDoc, file: string,
       await at(c.at, async () => {
         const cur = await admin.channels.findByName(c.input.name!);
         if (!cur) {
-          await admin.channels.create(c.input, c.at);
+          await admin.channels.create(c.input, c.at, { requireInstalled: false });
           return count('created');
         }
-        const r = await admin.channels.update(Number(cur.id), c.input, c.at);
+        const r = await admin.channels.update(Number(cur.id), c.input, c.at, { requireInstalled: false });
         count(r.changed);
       });
     }
