@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway } from './harness.ts';
 import { AdminClient } from './admin-client.ts';
+import { readFileSync } from 'node:fs';
 
 const K1 = 'sk-upstreamKeyNumberOne-abcdefghijklmnop';
 const K2 = 'sk-upstreamKeyNumberTwo-qrstuvwxyz012345';
@@ -83,9 +84,15 @@ test('channels: CRUD, validation naming the field, keys never in any response, p
     // Other types.
     const az = await keep('POST', '/api/channel', { name: 'az', type: 'azure', base_url: 'https://acme.openai.azure.com', keys: [K3], models: ['gpt-4o'], model_mapping: { 'gpt-4o': 'my-deployment' }, settings: { api_version: '2024-10-21' } });
     assert.equal(az.type, 3);
-    const tp = await keep('POST', '/api/channel', { name: 'video', type: 61, settings: { plugin: 'kling' } });
+    // Task channels bind installed plugins only; a type 60 channel only plugins with the peer upstream.
+    await root.fails(400, 'POST', '/api/channel', { name: 'video', type: 61, settings: { plugin: 'kling' } }, 'settings.plugin');
+    await gw.services.plugins.admin.upload({ source: readFileSync(new URL('../../../examples/plugins/example-video.js', import.meta.url), 'utf8') });
+    await gw.services.plugins.admin.upload({ source: readFileSync(new URL('../../../examples/plugins/example-image.js', import.meta.url), 'utf8') });
+    const tp = await keep('POST', '/api/channel', { name: 'video', type: 61, settings: { plugin: 'clipforge' } });
     assert.equal(tp.key_count, 0);
-    const peer = await keep('POST', '/api/channel', { name: 'peer', type: 'gateway', base_url: 'https://peer.example.com', keys: [K1], settings: { plugins: ['kling', 'sora'] } });
+    const imageKey = gw.services.plugins.current().plugins.has('pixelwave') ? 'pixelwave' : [...gw.services.plugins.current().plugins.keys()].find((k) => k !== 'clipforge')!;
+    await root.fails(400, 'POST', '/api/channel', { name: 'peer', type: 'gateway', base_url: 'https://peer.example.com', keys: [K1], settings: { plugins: [imageKey] } }, 'settings.plugins');
+    const peer = await keep('POST', '/api/channel', { name: 'peer', type: 'gateway', base_url: 'https://peer.example.com', keys: [K1], settings: { plugins: ['clipforge'] } });
     assert.equal(peer.type, 60);
     const ds = await keep('POST', '/api/channel', { name: 'ds', type: 'openai', keys: [K1], models: ['deepseek-chat'], settings: { preset: 'deepseek' } });
     assert.deepEqual(ds.settings, { preset: 'deepseek' });

@@ -238,8 +238,7 @@ export class ChannelAdmin {
         try {
           await check({ type: c.type, settings: s, models: c.models, base_url: c.base_url }, { requireInstalled });
         } catch (e) {
-          if (e instanceof GatewayError) throw e;
-          throw fieldError(f('settings'), (e as Error).message);
+          throw fieldError(f(c.type === ChannelType.task_plugin ? 'settings.plugin' : 'settings.plugins'), (e as Error).message);
         }
       }
     }
