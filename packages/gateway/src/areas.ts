@@ -18,4 +18,4 @@ export interface Area {
   start?(core: Core, services: Services): Promise<void> | void;
 }
 
-export const AREAS: Area[] = [accountsArea, billingArea, tasksArea];
+export const AREAS: Area[] = [accountsArea, billingArea, pluginsArea, tasksArea];

@@ -8,8 +8,6 @@ import { fileURLToPath } from 'node:url';
 import type { Gateway } from '../../src/gateway.ts';
 import { generateApiKey, hashApiKey, KEYS_REVISION } from '../../src/accounts/keys.ts';
 import { insertId } from '../../src/store/db.ts';
-import { loadPlugin } from '../../src/tasks/runtime/loader.ts';
-import type { PluginLike, PluginSource } from '../../src/tasks/lifecycle/port.ts';
 
 export const EXAMPLES = join(dirname(fileURLToPath(import.meta.url)), '../../../../examples/plugins');
 
@@ -17,20 +15,13 @@ export function exampleSource(name: string): string {
   return readFileSync(join(EXAMPLES, name), 'utf8');
 }
 
-/**
- * Makes the example plugins available to the gateway. Uses the runtime's own generation when the
- * runtime area provides an install path; otherwise the plugins are loaded with the runtime's loader
- * and served as a fixed generation.
- */
+/** Installs example plugins through the plugin runtime's admin service (as an upload would). */
 export async function installPlugins(gw: Gateway, files: string[]): Promise<void> {
-  const plugins = new Map<string, PluginLike>();
+  for (const f of files) await gw.services.plugins.admin.upload({ source: exampleSource(f), enabled: true });
   for (const f of files) {
-    const p = await loadPlugin(exampleSource(f));
-    plugins.set(p.key, p as unknown as PluginLike);
-    gw.core.onClose(() => p.dispose());
+    const key = /key:\s*'([^']+)'/.exec(exampleSource(f))![1];
+    if (!gw.services.plugins.current().plugins.has(key)) throw new Error(`plugin ${key} did not load: ${JSON.stringify(gw.services.plugins.lastRebuild)}`);
   }
-  const src: PluginSource = { current: () => ({ revision: 1, plugins }) };
-  (gw.services as unknown as { plugins: PluginSource }).plugins = src;
 }
 
 export interface TestUser { userId: number; keyId: number; key: string }
