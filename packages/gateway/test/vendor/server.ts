@@ -7,6 +7,7 @@
  *   e401 | e403 | e429 | e500 | e503   polls answer that status
  *   weird               polls answer an unrecognised status
  *   hang-poll           polls never answer
+ *   reset               polls get the connection closed
  *   immediate-success | immediate-fail   the submit answer is final
  *   reject              the submit answers 400
  *   busy                the submit answers 503
@@ -107,6 +108,7 @@ export async function startVendor(): Promise<Vendor> {
         const code = /^e(\d{3})$/.exec(t.scenario);
         if (code) return json(res, Number(code[1]), { error: 'nope' });
         if (t.scenario === 'hang-poll') { hung.push(res); return; }
+        if (t.scenario === 'reset') { req.socket.destroy(); return; }
         const out = view(t);
         if (v.advancing) t.polls++;
         return json(res, 200, out);
