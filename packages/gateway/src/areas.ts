@@ -9,6 +9,7 @@ import { accountsArea } from './accounts/index.ts';
 import { adminArea } from './admin/index.ts';
 import { pluginsArea } from './tasks/runtime/index.ts';
 import { billingArea } from './billing/index.ts';
+import { tasksArea } from './tasks/index.ts';
 
 export interface Area {
   name: string;
@@ -18,4 +19,4 @@ export interface Area {
   start?(core: Core, services: Services): Promise<void> | void;
 }
 
-export const AREAS: Area[] = [accountsArea, billingArea, pluginsArea, adminArea];
+export const AREAS: Area[] = [accountsArea, billingArea, pluginsArea, adminArea, tasksArea];
