@@ -123,6 +123,7 @@ test('prices, group ratios and options', async () => {
   const gw = await startTestGateway();
   try {
     const root = await AdminClient.login(gw.url);
+    await gw.services.plugins.admin.upload({ source: readFileSync(new URL('../../../examples/plugins/example-video.js', import.meta.url), 'utf8') });
     await root.fails(400, 'PUT', '/api/price', { model: 'gpt-4o' }, 'body');
     await root.fails(400, 'PUT', '/api/price', { model: 'gpt-4o', input: -1 }, 'input');
     await root.fails(400, 'PUT', '/api/price', { input: 1 }, 'model');
@@ -130,14 +131,18 @@ test('prices, group ratios and options', async () => {
     const p = await root.ok('PUT', '/api/price', { model: 'gpt-4o', input: 2.5, output: 10, cached_input: 1.25 });
     assert.deepEqual({ ...p, updated_at: 0 }, { model: 'gpt-4o', input: 2.5, output: 10, cached_input: 1.25, per_request: null, expression: null, updated_at: 0 });
     await root.ok('PUT', '/api/price', { model: 'dall-e-3', per_request: 0.04 });
-    await root.ok('PUT', '/api/price', { model: 'org/video-model', expression: 'usage.seconds * 0.1' });
+    // Expressions are checked when saved: syntax, and for <pluginKey>::<model> the plugin's usage facts.
+    await root.fails(400, 'PUT', '/api/price', { model: 'org/video-model', expression: 'u("seconds") *' }, 'expression');
+    await root.ok('PUT', '/api/price', { model: 'org/video-model', expression: 'u("seconds") * 0.1' });
+    await root.fails(400, 'PUT', '/api/price', { model: 'clipforge::clip-1', expression: 'u("frames") * 0.1' }, 'expression');
+    await root.ok('PUT', '/api/price', { model: 'clipforge::clip-1', expression: 'u("seconds") * (u("resolution") == "1080p" ? 0.2 : 0.1)' });
     const rev1 = Number((await gw.core.h.db.selectFrom('revisions').select('value').where('name', '=', 'prices').executeTakeFirstOrThrow()).value);
     await root.ok('PUT', '/api/price', { model: 'gpt-4o', input: 2.5, output: 10, cached_input: 1.25 });
     const rev2 = Number((await gw.core.h.db.selectFrom('revisions').select('value').where('name', '=', 'prices').executeTakeFirstOrThrow()).value);
     assert.equal(rev2, rev1, 'an unchanged price bumps nothing');
     const list = await root.ok('GET', '/api/price');
-    assert.deepEqual(list.items.map((x: any) => x.model), ['dall-e-3', 'gpt-4o', 'org/video-model']);
-    assert.equal((await root.ok('GET', `/api/price/${encodeURIComponent('org/video-model')}`)).expression, 'usage.seconds * 0.1');
+    assert.deepEqual(list.items.map((x: any) => x.model), ['clipforge::clip-1', 'dall-e-3', 'gpt-4o', 'org/video-model']);
+    assert.equal((await root.ok('GET', `/api/price/${encodeURIComponent('org/video-model')}`)).expression, 'u("seconds") * 0.1');
     await root.ok('DELETE', '/api/price/org/video-model');
     await root.fails(404, 'GET', '/api/price/org/video-model');
 

@@ -68,7 +68,7 @@ prices:
   gpt-4o: { input: 2.5, output: 10, cached_input: 1.25 }
   deepseek-chat: { input: 0.27, output: 1.1 }
   dall-e-3: { per_request: 0.04 }
-  kling-v2: { expression: "usage.seconds * 0.1" }
+  kling-v2: { expression: 'u("seconds") * 0.1' }
 group_ratios:
   default: 1
   vip: 0.8

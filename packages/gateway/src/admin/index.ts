@@ -12,6 +12,7 @@ import { Changes } from './changes.ts';
 import { UserAdmin } from './users.ts';
 import { KeyAdmin } from './keys.ts';
 import { ChannelAdmin, type ChannelBindingCheck } from './channels.ts';
+import type { SchemaField } from '../tasks/billing/expr.ts';
 import { checkChannelBinding, type ChannelBindingSettings } from '../tasks/runtime/channels.ts';
 import { PriceAdmin } from './prices.ts';
 import { Options } from './options.ts';
@@ -42,7 +43,12 @@ export function createAdmin(core: Core, services: Services): Admin {
     users: new UserAdmin(core, changes, () => services.billing.ledger),
     keys: new KeyAdmin(core, changes),
     channels: new ChannelAdmin(core, changes, () => bindingCheck),
-    prices: new PriceAdmin(core, changes),
+    prices: new PriceAdmin(core, changes, (model) => {
+      const sep = model.indexOf('::');
+      if (sep <= 0) return null;
+      const plugin = services.plugins.current().plugins.get(model.slice(0, sep));
+      return (plugin?.usageSchemaFor(model.slice(sep + 2)).schema as Record<string, SchemaField> | undefined) ?? null;
+    }),
     options: new Options(core, changes),
     logs: new LogAdmin(core),
   };

@@ -2,6 +2,7 @@
  * Model prices (USD per 1M tokens, USD per request, or a billing expression stored as given) and
  * group ratios (multipliers per user group, 1 when absent). Every change bumps `prices`.
  */
+import { validateExpression, type SchemaField } from '../tasks/billing/expr.ts';
 import type { Core } from '../core.ts';
 import { notFound } from '../platform/errors.ts';
 import type { PriceRow } from '../store/schema-core.ts';
@@ -27,7 +28,16 @@ export interface GroupRatioView {
 }
 
 export class PriceAdmin {
-  constructor(private readonly core: Core, private readonly changes: Changes) {}
+  /**
+   * `usageSchema(model)` gives the usage facts a task price may read: for `<pluginKey>::<model>` the
+   * installed plugin's schema for that model, else null (the expression is then checked for syntax
+   * and evaluation only).
+   */
+  constructor(
+    private readonly core: Core,
+    private readonly changes: Changes,
+    private readonly usageSchema: (model: string) => Record<string, SchemaField> | null = () => null,
+  ) {}
 
   private get db() {
     return this.core.h.db;
@@ -49,6 +59,13 @@ export class PriceAdmin {
     };
     if (out.input === null && out.output === null && out.cached_input === null && out.per_request === null && out.expression === null) {
       throw fieldError(at || 'body', 'give input/output (USD per 1M tokens), per_request (USD) or expression');
+    }
+    if (out.expression !== null) {
+      try {
+        validateExpression(out.expression, this.usageSchema(m));
+      } catch (e) {
+        throw fieldError(r.path('expression'), (e as Error).message);
+      }
     }
     return out;
   }
