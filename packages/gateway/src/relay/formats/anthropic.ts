@@ -1,0 +1,616 @@
+/** Anthropic Messages ⇄ canonical. */
+import type {
+  CanonicalChoice, CanonicalRequest, CanonicalResponse, CanonicalStreamEvent, ContentPart, FinishReason, Message, StreamDecoder,
+  StreamEncoder, StreamEncoderOptions, Tool, ToolCall, ToolChoice, Usage,
+} from './canonical.ts';
+import {
+  GEMINI_SIG_PREFIX, applyExtra, argsObject, argsText, bad, effortForBudget, budgetForEffort, emptyUsage, idWithSignature, int,
+  isObj, n0, newToolCallId, num, splitSignedId, sse, str,
+} from './canonical.ts';
+
+/** max_tokens sent to Anthropic when the caller gave none. */
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
+
+const KNOWN = new Set([
+  'model', 'messages', 'system', 'max_tokens', 'stop_sequences', 'stream', 'temperature', 'top_p', 'top_k', 'tools', 'tool_choice',
+  'thinking', 'metadata',
+]);
+
+// ---------- request ----------
+
+function decodeSignature(sig: unknown): { signature?: string; from?: 'gemini' | 'anthropic' } {
+  if (typeof sig !== 'string' || !sig) return {};
+  if (sig.startsWith(GEMINI_SIG_PREFIX)) return { signature: sig.slice(GEMINI_SIG_PREFIX.length), from: 'gemini' };
+  return { signature: sig, from: 'anthropic' };
+}
+
+function decodeBlock(b: unknown, f: string): ContentPart | null {
+  if (!isObj(b)) throw bad(f, 'must be an object');
+  switch (b.type) {
+    case 'text': {
+      const p: ContentPart = { type: 'text', text: str(b.text, `${f}.text`) ?? '' };
+      if (b.cache_control) p.cacheControl = b.cache_control;
+      return p;
+    }
+    case 'image':
+    case 'document': {
+      const s = b.source;
+      if (!isObj(s)) throw bad(`${f}.source`, 'is required');
+      let part: ContentPart;
+      if (s.type === 'base64') {
+        if (typeof s.data !== 'string') throw bad(`${f}.source.data`, 'is required');
+        const mediaType = typeof s.media_type === 'string' ? s.media_type : b.type === 'image' ? 'image/png' : 'application/pdf';
+        part = b.type === 'image' ? { type: 'image', source: { kind: 'base64', mediaType, data: s.data } } : { type: 'file', mediaType, data: s.data };
+      } else if (s.type === 'url') {
+        if (typeof s.url !== 'string') throw bad(`${f}.source.url`, 'is required');
+        part = b.type === 'image' ? { type: 'image', source: { kind: 'url', url: s.url } } : { type: 'file', url: s.url, mediaType: 'application/pdf' };
+      } else if (s.type === 'text' && b.type === 'document') {
+        part = { type: 'text', text: String(s.data ?? '') };
+      } else throw bad(`${f}.source.type`, `is not supported (${String(s.type)})`);
+      if (b.cache_control) (part as { cacheControl?: unknown }).cacheControl = b.cache_control;
+      return part;
+    }
+    case 'thinking': {
+      const p: ContentPart = { type: 'thinking', text: typeof b.thinking === 'string' ? b.thinking : '' };
+      Object.assign(p, decodeSignature(b.signature));
+      return p;
+    }
+    case 'redacted_thinking':
+      return { type: 'thinking', text: '', redacted: String(b.data ?? ''), from: 'anthropic' };
+    default:
+      return null;
+  }
+}
+
+function decodeContent(content: unknown, f: string): unknown[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) throw bad(f, 'must be a string or an array of content blocks');
+  return content;
+}
+
+function decodeMessages(v: unknown, dropped: string[]): Message[] {
+  if (v === undefined) throw bad('messages', 'is required');
+  if (!Array.isArray(v)) throw bad('messages', 'must be an array');
+  const out: Message[] = [];
+  const names = new Map<string, string>();
+  v.forEach((m, i) => {
+    const f = `messages[${i}]`;
+    if (!isObj(m)) throw bad(f, 'must be an object');
+    if (m.role !== 'user' && m.role !== 'assistant') throw bad(`${f}.role`, `is not a valid role (${JSON.stringify(m.role)}); expected user or assistant`);
+    const blocks = decodeContent(m.content, `${f}.content`);
+    if (m.role === 'assistant') {
+      const parts: ContentPart[] = [];
+      const toolCalls: ToolCall[] = [];
+      blocks.forEach((b, k) => {
+        const bf = `${f}.content[${k}]`;
+        if (isObj(b) && (b.type === 'tool_use' || b.type === 'server_tool_use')) {
+          if (b.type === 'server_tool_use') { dropped.push(`${bf} (server_tool_use)`); return; }
+          const rawId = str(b.id, `${bf}.id`) ?? newToolCallId();
+          const { id, signature } = splitSignedId(rawId);
+          const name = str(b.name, `${bf}.name`);
+          if (!name) throw bad(`${bf}.name`, 'is required');
+          names.set(id, name);
+          const call: ToolCall = { id, name, arguments: argsText(b.input ?? {}) };
+          if (signature) call.thoughtSignature = signature;
+          if (b.cache_control) call.cacheControl = b.cache_control;
+          toolCalls.push(call);
+          return;
+        }
+        const p = decodeBlock(b, bf);
+        if (p) parts.push(p);
+        else dropped.push(`${bf} (${String((b as any).type)})`);
+      });
+      out.push({ role: 'assistant', parts, toolCalls });
+      return;
+    }
+    // user: tool_result blocks become tool messages (in order), the rest one user message after them
+    const parts: ContentPart[] = [];
+    blocks.forEach((b, k) => {
+      const bf = `${f}.content[${k}]`;
+      if (isObj(b) && b.type === 'tool_result') {
+        const rawId = str(b.tool_use_id, `${bf}.tool_use_id`);
+        if (!rawId) throw bad(`${bf}.tool_use_id`, 'is required');
+        const id = splitSignedId(rawId).id;
+        const rc = b.content === undefined ? [] : decodeContent(b.content, `${bf}.content`);
+        const rparts: ContentPart[] = [];
+        rc.forEach((x, j) => { const p = decodeBlock(x, `${bf}.content[${j}]`); if (p) rparts.push(p); });
+        out.push({
+          role: 'tool', toolCallId: id, name: names.get(id), parts: rparts,
+          ...(b.is_error === true ? { isError: true } : {}), ...(b.cache_control ? { cacheControl: b.cache_control } : {}),
+        });
+        return;
+      }
+      const p = decodeBlock(b, bf);
+      if (p) parts.push(p);
+      else dropped.push(`${bf} (${String((b as any).type)})`);
+    });
+    if (parts.length || !blocks.some((b) => isObj(b) && b.type === 'tool_result')) out.push({ role: 'user', parts });
+  });
+  return out;
+}
+
+function decodeTools(v: unknown): Tool[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v)) throw bad('tools', 'must be an array');
+  return v.map((t, i): Tool => {
+    if (!isObj(t)) throw bad(`tools[${i}]`, 'must be an object');
+    const name = str(t.name, `tools[${i}].name`);
+    if (!name) throw bad(`tools[${i}].name`, 'is required');
+    if (t.type && t.type !== 'custom') return { name, native: { format: 'anthropic', value: t } };
+    const tool: Tool = { name };
+    if (typeof t.description === 'string') tool.description = t.description;
+    if (isObj(t.input_schema)) tool.parameters = t.input_schema;
+    if (t.cache_control) tool.cacheControl = t.cache_control;
+    return tool;
+  });
+}
+
+function decodeToolChoice(v: unknown): { choice?: ToolChoice; parallel?: boolean } {
+  if (v === undefined || v === null) return {};
+  if (!isObj(v)) throw bad('tool_choice', 'must be an object');
+  const parallel = v.disable_parallel_tool_use === true ? false : undefined;
+  switch (v.type) {
+    case 'auto': return { choice: 'auto', parallel };
+    case 'any': return { choice: 'required', parallel };
+    case 'none': return { choice: 'none', parallel };
+    case 'tool':
+      if (typeof v.name !== 'string') throw bad('tool_choice.name', 'is required');
+      return { choice: { name: v.name }, parallel };
+    default: throw bad('tool_choice.type', 'must be auto, any, tool or none');
+  }
+}
+
+export function decodeRequest(body: unknown): CanonicalRequest {
+  if (!isObj(body)) throw bad('body', 'must be a JSON object');
+  const model = str(body.model, 'model');
+  if (!model) throw bad('model', 'is required');
+  const maxTokens = int(body.max_tokens, 'max_tokens');
+  if (maxTokens === undefined) throw bad('max_tokens', 'is required');
+  const dropped: string[] = [];
+  const messages = decodeMessages(body.messages, dropped);
+  if (body.system !== undefined && body.system !== null) {
+    const blocks = decodeContent(body.system, 'system');
+    const parts: ContentPart[] = [];
+    blocks.forEach((b, k) => { const p = decodeBlock(b, `system[${k}]`); if (p) parts.push(p); });
+    messages.unshift({ role: 'system', parts });
+  }
+  const stream = body.stream === true;
+  const extra: Record<string, unknown> = {};
+  for (const [k, val] of Object.entries(body)) if (!KNOWN.has(k)) extra[k] = val;
+  const req: CanonicalRequest = { model, messages, maxTokens, stream, includeUsage: true, extra, sourceFormat: 'anthropic', dropped };
+  if (body.stop_sequences !== undefined) {
+    if (!Array.isArray(body.stop_sequences)) throw bad('stop_sequences', 'must be an array of strings');
+    req.stop = body.stop_sequences.map((s: unknown, i: number) => str(s, `stop_sequences[${i}]`) as string);
+  }
+  const t = num(body.temperature, 'temperature'); if (t !== undefined) req.temperature = t;
+  const tp = num(body.top_p, 'top_p'); if (tp !== undefined) req.topP = tp;
+  const tk = int(body.top_k, 'top_k'); if (tk !== undefined) req.topK = tk;
+  const tools = decodeTools(body.tools); if (tools) req.tools = tools;
+  const tc = decodeToolChoice(body.tool_choice);
+  if (tc.choice) req.toolChoice = tc.choice;
+  if (tc.parallel !== undefined) req.parallelToolCalls = tc.parallel;
+  if (isObj(body.thinking)) {
+    const th = body.thinking;
+    if (th.type === 'enabled') {
+      const budget = int(th.budget_tokens, 'thinking.budget_tokens');
+      req.reasoning = { enabled: true, budgetTokens: budget, effort: budget !== undefined ? effortForBudget(budget) : undefined, includeThoughts: true };
+    } else if (th.type === 'disabled') req.reasoning = { enabled: false };
+    else req.reasoning = { enabled: true, includeThoughts: true };
+  }
+  if (isObj(body.metadata) && typeof body.metadata.user_id === 'string') req.user = body.metadata.user_id;
+  if (isObj(body.metadata) && Object.keys(body.metadata).some((k) => k !== 'user_id')) req.extra.metadata = body.metadata;
+  return req;
+}
+
+function encodeBlocks(parts: ContentPart[], dropped: string[], where: string, keepSignatures: boolean): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const p of parts) {
+    let b: Record<string, unknown> | null = null;
+    switch (p.type) {
+      case 'text':
+        if (p.text === '') continue; // Anthropic rejects empty text blocks
+        b = { type: 'text', text: p.text };
+        break;
+      case 'image':
+        b = { type: 'image', source: p.source.kind === 'base64' ? { type: 'base64', media_type: p.source.mediaType, data: p.source.data } : { type: 'url', url: p.source.url } };
+        break;
+      case 'file':
+        if (p.data && (p.mediaType ?? 'application/pdf') === 'application/pdf') b = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: p.data } };
+        else if (p.data && p.mediaType?.startsWith('text/')) b = { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(p.data, 'base64').toString('utf8') } };
+        else if (p.url && /^https?:/i.test(p.url)) b = { type: 'document', source: { type: 'url', url: p.url } };
+        else dropped.push(`${where}: file (${p.mediaType ?? 'unknown type'})`);
+        break;
+      case 'audio':
+        dropped.push(`${where}: audio input`);
+        break;
+      case 'thinking':
+        if (!keepSignatures) continue;
+        if (p.redacted) b = { type: 'redacted_thinking', data: p.redacted };
+        else if (p.signature && p.from !== 'gemini') b = { type: 'thinking', thinking: p.text, signature: p.signature };
+        else { dropped.push(`${where}: thinking without an Anthropic signature`); continue; }
+        break;
+    }
+    if (!b) continue;
+    if ('cacheControl' in p && p.cacheControl) b.cache_control = p.cacheControl;
+    out.push(b);
+  }
+  return out;
+}
+
+export interface AnthropicEncodeOptions { defaultMaxTokens?: number }
+
+export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts: AnthropicEncodeOptions = {}): Record<string, unknown> {
+  const system: Record<string, unknown>[] = [];
+  const msgs: { role: 'user' | 'assistant'; content: Record<string, unknown>[] }[] = [];
+  const push = (role: 'user' | 'assistant', blocks: Record<string, unknown>[]) => {
+    if (!blocks.length) return;
+    const last = msgs[msgs.length - 1];
+    if (last && last.role === role) {
+      // tool results must lead a user turn
+      if (role === 'user' && blocks[0].type === 'tool_result') {
+        const i = last.content.findIndex((b) => b.type !== 'tool_result');
+        if (i >= 0) { last.content.splice(i, 0, ...blocks); return; }
+      }
+      last.content.push(...blocks);
+    } else msgs.push({ role, content: blocks });
+  };
+  req.messages.forEach((m, i) => {
+    const where = `messages[${i}]`;
+    switch (m.role) {
+      case 'system':
+        system.push(...encodeBlocks(m.parts, req.dropped, where, false).filter((b) => b.type === 'text'));
+        break;
+      case 'user':
+        push('user', encodeBlocks(m.parts, req.dropped, where, false));
+        break;
+      case 'assistant': {
+        const blocks = encodeBlocks(m.parts, req.dropped, where, true);
+        for (const c of m.toolCalls) {
+          const b: Record<string, unknown> = { type: 'tool_use', id: c.id, name: c.name, input: argsObject(c.arguments, req.dropped, where) };
+          if (c.cacheControl) b.cache_control = c.cacheControl;
+          blocks.push(b);
+        }
+        push('assistant', blocks);
+        break;
+      }
+      case 'tool': {
+        const content = encodeBlocks(m.parts, req.dropped, where, false);
+        const b: Record<string, unknown> = { type: 'tool_result', tool_use_id: m.toolCallId };
+        if (content.length === 1 && content[0].type === 'text' && !content[0].cache_control) b.content = content[0].text;
+        else if (content.length) b.content = content;
+        if (m.isError) b.is_error = true;
+        if (m.cacheControl) b.cache_control = m.cacheControl;
+        push('user', [b]);
+        break;
+      }
+    }
+  });
+  const body: Record<string, unknown> = { model: upstreamModel, messages: msgs };
+  if (system.length) body.system = system.length === 1 && !system[0].cache_control ? system[0].text : system;
+  let maxTokens = req.maxTokens;
+  if (maxTokens === undefined) maxTokens = opts.defaultMaxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS;
+  body.max_tokens = maxTokens;
+  if (req.stop?.length) body.stop_sequences = req.stop;
+  if (req.stream) body.stream = true;
+  if (req.temperature !== undefined) body.temperature = Math.min(1, req.temperature);
+  if (req.temperature !== undefined && req.temperature > 1) req.dropped.push('temperature clamped to 1');
+  if (req.topP !== undefined) body.top_p = req.topP;
+  if (req.topK !== undefined) body.top_k = req.topK;
+  if (req.tools?.length) {
+    const tools: Record<string, unknown>[] = [];
+    for (const t of req.tools) {
+      if (t.native) {
+        if (t.native.format === 'anthropic') tools.push(t.native.value as Record<string, unknown>);
+        else req.dropped.push(`tools.${t.name} (native ${t.native.format} tool)`);
+        continue;
+      }
+      const o: Record<string, unknown> = { name: t.name };
+      if (t.description !== undefined) o.description = t.description;
+      o.input_schema = t.parameters ?? { type: 'object', properties: {} };
+      if (t.cacheControl) o.cache_control = t.cacheControl;
+      tools.push(o);
+    }
+    if (tools.length) body.tools = tools;
+  }
+  if (body.tools && (req.toolChoice || req.parallelToolCalls === false)) {
+    const tc = req.toolChoice ?? 'auto';
+    const o: Record<string, unknown> =
+      tc === 'auto' ? { type: 'auto' } : tc === 'required' ? { type: 'any' } : tc === 'none' ? { type: 'none' } : { type: 'tool', name: tc.name };
+    if (req.parallelToolCalls === false && tc !== 'none') o.disable_parallel_tool_use = true;
+    body.tool_choice = o;
+  }
+  if (req.n !== undefined && req.n > 1) req.dropped.push('n (Anthropic returns one choice)');
+  if (req.seed !== undefined) req.dropped.push('seed');
+  if (req.presencePenalty !== undefined) req.dropped.push('presence_penalty');
+  if (req.frequencyPenalty !== undefined) req.dropped.push('frequency_penalty');
+  if (req.responseFormat && req.responseFormat.type !== 'text') req.dropped.push('response_format');
+  if (req.reasoning) {
+    const r = req.reasoning;
+    if (r.enabled === false) {
+      if (req.sourceFormat === 'anthropic') body.thinking = { type: 'disabled' };
+    } else {
+      const want = r.budgetTokens ?? budgetForEffort(r.effort);
+      if (want !== undefined || r.enabled) {
+        // budget_tokens must be ≥ 1024 and below max_tokens
+        let budget = Math.max(1024, want ?? 2048);
+        if (budget >= maxTokens) {
+          if (req.maxTokens === undefined) body.max_tokens = budget + DEFAULT_ANTHROPIC_MAX_TOKENS;
+          else budget = Math.max(1024, maxTokens - 1);
+        }
+        if (budget < (body.max_tokens as number)) {
+          body.thinking = { type: 'enabled', budget_tokens: budget };
+          if (body.temperature !== undefined && body.temperature !== 1) { delete body.temperature; req.dropped.push('temperature (not allowed with thinking)'); }
+          if (body.top_k !== undefined) { delete body.top_k; req.dropped.push('top_k (not allowed with thinking)'); }
+        } else req.dropped.push('reasoning (max_tokens too small for a thinking budget)');
+      }
+    }
+  }
+  if (req.user) body.metadata = { ...(isObj(req.extra.metadata) && req.sourceFormat === 'anthropic' ? req.extra.metadata : {}), user_id: req.user };
+  applyExtra('anthropic', req, body);
+  return body;
+}
+
+// ---------- usage ----------
+
+export function usageFromAnthropic(u: unknown): Usage | null {
+  if (!isObj(u)) return null;
+  const read = n0(u.cache_read_input_tokens);
+  const write = n0(u.cache_creation_input_tokens);
+  return { inputTokens: n0(u.input_tokens) + read + write, outputTokens: n0(u.output_tokens), cachedInputTokens: read, cacheWriteTokens: write, reasoningTokens: 0 };
+}
+
+export function usageToAnthropic(u: Usage): Record<string, number> {
+  return {
+    input_tokens: Math.max(0, u.inputTokens - u.cachedInputTokens - u.cacheWriteTokens),
+    output_tokens: u.outputTokens,
+    cache_creation_input_tokens: u.cacheWriteTokens,
+    cache_read_input_tokens: u.cachedInputTokens,
+  };
+}
+
+export function usageFromResponse(body: unknown): Usage | null {
+  return isObj(body) ? usageFromAnthropic(body.usage) : null;
+}
+
+/** Partial usage of one SSE event; message_delta usage may carry only output_tokens. */
+function partialUsage(u: unknown): Partial<Usage> | null {
+  if (!isObj(u)) return null;
+  const out: Partial<Usage> = {};
+  if (typeof u.output_tokens === 'number') out.outputTokens = u.output_tokens;
+  if (typeof u.input_tokens === 'number') {
+    const read = n0(u.cache_read_input_tokens);
+    const write = n0(u.cache_creation_input_tokens);
+    out.inputTokens = u.input_tokens + read + write;
+    out.cachedInputTokens = read;
+    out.cacheWriteTokens = write;
+  }
+  return Object.keys(out).length ? out : null;
+}
+
+export function usageFromStreamEvent(ev: { event?: string; data: string }): Partial<Usage> | null {
+  if (!ev.data.includes('"usage"')) return null;
+  try {
+    const j = JSON.parse(ev.data);
+    if (j?.type === 'message_start') return partialUsage(j.message?.usage);
+    if (j?.type === 'message_delta') return partialUsage(j.usage);
+  } catch {}
+  return null;
+}
+
+// ---------- response ----------
+
+const STOP_IN: Record<string, FinishReason> = {
+  end_turn: 'stop', stop_sequence: 'stop', pause_turn: 'stop', max_tokens: 'length', model_context_window_exceeded: 'length',
+  tool_use: 'tool_calls', refusal: 'content_filter',
+};
+export const finishFromAnthropic = (r: unknown): FinishReason => (typeof r === 'string' && STOP_IN[r]) || 'stop';
+const STOP_OUT: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use', content_filter: 'refusal', error: 'end_turn' };
+
+export function decodeResponse(body: unknown): CanonicalResponse {
+  if (!isObj(body)) throw bad('upstream response', 'is not a JSON object');
+  const parts: ContentPart[] = [];
+  const toolCalls: ToolCall[] = [];
+  const dropped: string[] = [];
+  for (const b of Array.isArray(body.content) ? body.content : []) {
+    if (!isObj(b)) continue;
+    if (b.type === 'tool_use') toolCalls.push({ id: String(b.id ?? newToolCallId()), name: String(b.name ?? ''), arguments: argsText(b.input ?? {}) });
+    else if (b.type === 'text') parts.push({ type: 'text', text: String(b.text ?? '') });
+    else if (b.type === 'thinking') parts.push({ type: 'thinking', text: String(b.thinking ?? ''), ...(b.signature ? { signature: String(b.signature) } : {}), from: 'anthropic' });
+    else if (b.type === 'redacted_thinking') parts.push({ type: 'thinking', text: '', redacted: String(b.data ?? ''), from: 'anthropic' });
+    else dropped.push(`content block ${String(b.type)}`);
+  }
+  const choice: CanonicalChoice = { index: 0, parts, toolCalls, finishReason: finishFromAnthropic(body.stop_reason) };
+  return {
+    id: typeof body.id === 'string' ? body.id : '',
+    model: typeof body.model === 'string' ? body.model : undefined,
+    choices: [choice],
+    usage: usageFromAnthropic(body.usage) ?? emptyUsage(),
+    dropped,
+  };
+}
+
+function thinkingBlock(p: { text?: string; signature?: string; redacted?: string; from?: string }): Record<string, unknown> {
+  if (p.redacted) return { type: 'redacted_thinking', data: p.redacted };
+  const sig = p.signature ? (p.from === 'gemini' ? GEMINI_SIG_PREFIX + p.signature : p.signature) : '';
+  return { type: 'thinking', thinking: p.text ?? '', signature: sig };
+}
+
+export function encodeResponse(res: CanonicalResponse, clientModel: string, requestId: string): Record<string, unknown> {
+  const c = res.choices[0] ?? { index: 0, parts: [], toolCalls: [], finishReason: 'stop' as FinishReason };
+  const content: Record<string, unknown>[] = [];
+  for (const p of c.parts) {
+    if (p.type === 'thinking') content.push(thinkingBlock(p));
+    else if (p.type === 'text' && p.text) content.push({ type: 'text', text: p.text });
+    else if (p.type === 'image') {
+      content.push({ type: 'text', text: p.source.kind === 'url' ? `![image](${p.source.url})` : `![image](data:${p.source.mediaType};base64,${p.source.data})` });
+    }
+  }
+  for (const t of c.toolCalls) content.push({ type: 'tool_use', id: idWithSignature(t.id, t.thoughtSignature), name: t.name, input: argsObject(t.arguments, undefined, '') });
+  return {
+    id: res.id && res.id.startsWith('msg_') ? res.id : `msg_${requestId}`,
+    type: 'message',
+    role: 'assistant',
+    model: clientModel,
+    content,
+    stop_reason: STOP_OUT[c.finishReason],
+    stop_sequence: null,
+    usage: usageToAnthropic(res.usage),
+  };
+}
+
+// ---------- streams ----------
+
+export function createStreamDecoder(): StreamDecoder {
+  const usage = emptyUsage();
+  const blockTool = new Map<number, number>(); // content block index → tool index
+  let tools = 0;
+  return {
+    push(ev) {
+      let j: any;
+      try { j = JSON.parse(ev.data); } catch { return []; }
+      if (!isObj(j)) return [];
+      const out: CanonicalStreamEvent[] = [];
+      switch (j.type) {
+        case 'message_start': {
+          const m = isObj(j.message) ? j.message : {};
+          const u = partialUsage(m.usage);
+          if (u) Object.assign(usage, u);
+          out.push({ type: 'start', id: m.id, model: m.model, ...(u ? { usage: u } : {}) });
+          if (u) out.push({ type: 'usage', usage: { ...usage } });
+          break;
+        }
+        case 'content_block_start': {
+          const b = isObj(j.content_block) ? j.content_block : {};
+          if (b.type === 'text' && b.text) out.push({ type: 'text', index: 0, text: b.text });
+          else if (b.type === 'tool_use') {
+            const toolIndex = tools++;
+            blockTool.set(j.index, toolIndex);
+            const { id, signature } = splitSignedId(String(b.id ?? newToolCallId()));
+            out.push({ type: 'tool_call_start', index: 0, toolIndex, id, name: String(b.name ?? ''), ...(signature ? { thoughtSignature: signature } : {}) });
+            if (isObj(b.input) && Object.keys(b.input).length) out.push({ type: 'tool_call_args', index: 0, toolIndex, delta: JSON.stringify(b.input) });
+          } else if (b.type === 'thinking') {
+            out.push({ type: 'thinking', index: 0, text: String(b.thinking ?? ''), from: 'anthropic', ...(b.signature ? { signature: b.signature } : {}) });
+          } else if (b.type === 'redacted_thinking') out.push({ type: 'thinking', index: 0, redacted: String(b.data ?? ''), from: 'anthropic' });
+          break;
+        }
+        case 'content_block_delta': {
+          const d = isObj(j.delta) ? j.delta : {};
+          if (d.type === 'text_delta') out.push({ type: 'text', index: 0, text: String(d.text ?? '') });
+          else if (d.type === 'input_json_delta') {
+            const toolIndex = blockTool.get(j.index);
+            if (toolIndex !== undefined && d.partial_json) out.push({ type: 'tool_call_args', index: 0, toolIndex, delta: String(d.partial_json) });
+          } else if (d.type === 'thinking_delta') out.push({ type: 'thinking', index: 0, text: String(d.thinking ?? ''), from: 'anthropic' });
+          else if (d.type === 'signature_delta') out.push({ type: 'thinking', index: 0, signature: String(d.signature ?? ''), from: 'anthropic' });
+          break;
+        }
+        case 'message_delta': {
+          const u = partialUsage(j.usage);
+          if (u) Object.assign(usage, u);
+          if (j.delta?.stop_reason) out.push({ type: 'finish', index: 0, reason: finishFromAnthropic(j.delta.stop_reason) });
+          if (u) out.push({ type: 'usage', usage: { ...usage } });
+          break;
+        }
+        case 'error':
+          out.push({ type: 'error', message: String(j.error?.message ?? 'upstream error'), code: j.error?.type ? String(j.error.type) : undefined });
+          break;
+        default:
+          break; // ping, content_block_stop, message_stop
+      }
+      return out;
+    },
+    end() { return []; },
+  };
+}
+
+export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
+  let started = false;
+  let ended = false;
+  let block = -1; // index of the open block, -1 when none
+  let blockKind: 'text' | 'thinking' | 'tool' | null = null;
+  let nextBlock = 0;
+  let stopReason: FinishReason | null = null;
+  let usage: Usage = emptyUsage();
+  let startUsage: Partial<Usage> | undefined;
+  const toolBlocks = new Map<number, number>();
+  let openTool = -1;
+
+  const start = (): string => {
+    if (started) return '';
+    started = true;
+    const u = { ...emptyUsage(), ...startUsage };
+    return sse({
+      type: 'message_start',
+      message: {
+        id: `msg_${opts.requestId}`, type: 'message', role: 'assistant', model: opts.model, content: [], stop_reason: null, stop_sequence: null,
+        usage: { ...usageToAnthropic(u), output_tokens: Math.max(1, u.outputTokens) },
+      },
+    }, 'message_start');
+  };
+  const close = (): string => {
+    if (block < 0) return '';
+    const s = sse({ type: 'content_block_stop', index: block }, 'content_block_stop');
+    block = -1; blockKind = null; openTool = -1;
+    return s;
+  };
+  const open = (kind: 'text' | 'thinking' | 'tool', contentBlock: Record<string, unknown>): string => {
+    let s = close();
+    block = nextBlock++;
+    blockKind = kind;
+    s += sse({ type: 'content_block_start', index: block, content_block: contentBlock }, 'content_block_start');
+    return s;
+  };
+  const delta = (d: Record<string, unknown>, index = block): string => sse({ type: 'content_block_delta', index, delta: d }, 'content_block_delta');
+
+  return {
+    push(ev) {
+      if (ended) return '';
+      if (ev.type === 'start') { if (ev.usage) startUsage = ev.usage; return start(); }
+      if (ev.type === 'usage') { usage = ev.usage; return ''; }
+      if (ev.type === 'error') {
+        return start() + sse({ type: 'error', error: { type: ev.code && /_error$/.test(ev.code) ? ev.code : 'api_error', message: ev.message } }, 'error');
+      }
+      if (ev.index !== 0) return ''; // Anthropic has one choice
+      let s = start();
+      switch (ev.type) {
+        case 'text':
+          if (!ev.text) return s;
+          if (blockKind !== 'text') s += open('text', { type: 'text', text: '' });
+          return s + delta({ type: 'text_delta', text: ev.text });
+        case 'thinking':
+          if (ev.redacted) return s + open('thinking', { type: 'redacted_thinking', data: ev.redacted }) + close();
+          if (blockKind !== 'thinking') s += open('thinking', { type: 'thinking', thinking: '', signature: '' });
+          if (ev.text) s += delta({ type: 'thinking_delta', thinking: ev.text });
+          if (ev.signature) s += delta({ type: 'signature_delta', signature: ev.from === 'gemini' ? GEMINI_SIG_PREFIX + ev.signature : ev.signature });
+          return s;
+        case 'tool_call_start':
+          s += open('tool', { type: 'tool_use', id: idWithSignature(ev.id, ev.thoughtSignature), name: ev.name, input: {} });
+          toolBlocks.set(ev.toolIndex, block);
+          openTool = ev.toolIndex;
+          return s;
+        case 'tool_call_args': {
+          const bi = toolBlocks.get(ev.toolIndex);
+          if (bi === undefined || !ev.delta) return s;
+          if (openTool !== ev.toolIndex) return s; // a closed block cannot take more input
+          return s + delta({ type: 'input_json_delta', partial_json: ev.delta }, bi);
+        }
+        case 'finish':
+          stopReason = ev.reason;
+          return s + close();
+      }
+      return s;
+    },
+    end() {
+      if (ended) return '';
+      let s = start() + close();
+      ended = true;
+      s += sse({ type: 'message_delta', delta: { stop_reason: STOP_OUT[stopReason ?? 'stop'], stop_sequence: null }, usage: usageToAnthropic(usage) }, 'message_delta');
+      s += sse({ type: 'message_stop' }, 'message_stop');
+      return s;
+    },
+  };
+}
+
+export function errorMessage(j: unknown): string | undefined {
+  if (isObj(j) && j.type === 'error' && isObj(j.error) && typeof j.error.message === 'string') return j.error.message;
+  return undefined;
+}
