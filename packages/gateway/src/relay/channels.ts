@@ -12,7 +12,10 @@
  *   remains.
  */
 import type { Core } from '../core.ts';
-import type { ChannelRow } from '../store/schema-core.ts';
+import type { Selectable } from 'kysely';
+import type { ChannelRow as ChannelTable } from '../store/schema-core.ts';
+
+type ChannelRow = Selectable<ChannelTable>;
 import { ChannelType, DEFAULT_BASE_URL, OPENAI_COMPATIBLE_PRESETS } from './channel-types.ts';
 
 export const CHANNELS_REVISION = 'channels';
@@ -272,12 +275,12 @@ export class ChannelIndex {
     });
   }
 
-  private async persist(channelId: number, change: (row: ChannelRow) => Partial<ChannelRow>): Promise<void> {
+  private async persist(channelId: number, change: (row: ChannelRow) => Record<string, unknown>): Promise<void> {
     try {
       const db = this.core.h.db;
       const row = await db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
       if (!row) return;
-      const upd = change(row as ChannelRow);
+      const upd = change(row);
       await db.updateTable('channels').set({ ...upd, updated_at: Date.now() } as never).where('id', '=', channelId).execute();
       await this.core.cache.bump(CHANNELS_REVISION);
     } catch (e) {
