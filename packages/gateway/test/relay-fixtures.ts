@@ -109,11 +109,11 @@ export async function channelRow(gw: Gateway, id: number) {
 }
 
 /** Polls `fn` until it returns a truthy value (or throws after `ms`). */
-export async function waitFor<T>(fn: () => Promise<T> | T, ms = 5000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(fn: () => Promise<T> | T, ms = 5000, what = 'condition'): Promise<NonNullable<T>> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
-    if (v) return v;
+    if (v) return v as NonNullable<T>;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
