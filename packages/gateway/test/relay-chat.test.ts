@@ -1,9 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { startTestGateway, type TestGateway } from './harness.ts';
+import { startTestGateway, TEST_ROOT_PASSWORD, type TestGateway } from './harness.ts';
 import { startFakeOpenAI, USAGE, type FakeOpenAI } from './upstreams/openai.ts';
-import { balance, consumeLog, createCaller, createChannel, setGroupRatio, setPrice } from './relay-fixtures.ts';
+import { balance, channelRow, consumeLog, createCaller, createChannel, setGroupRatio, setPrice } from './relay-fixtures.ts';
 
 let gw: TestGateway;
 let up: FakeOpenAI;
@@ -214,4 +214,35 @@ test('errors: bad JSON 400, bad key 401, unpriced model 403, unknown model 503, 
   } finally {
     up.override = null;
   }
+});
+
+test('Azure OpenAI channel: deployment URL, api-version and api-key header', async () => {
+  await createChannel(gw, { type: 3, baseUrl: up.url, keys: ['az-key'], models: ['gpt-az'], modelMapping: { 'gpt-az': 'my-deploy' }, settings: { api_version: '2024-06-01' } });
+  await setPrice(gw, 'gpt-az', { input: 1, output: 1 });
+  const c = await createCaller(gw);
+  up.requests.length = 0;
+  const r = await client(c.key).chat.completions.create({ model: 'gpt-az', messages: [{ role: 'user', content: 'hi' }] });
+  assert.equal(r.choices[0].message.content, 'Hello world');
+  assert.equal(up.requests[0].path, '/openai/deployments/my-deploy/chat/completions?api-version=2024-06-01');
+  assert.equal(up.requests[0].headers['api-key'], 'az-key');
+  assert.equal(up.requests[0].headers.authorization, undefined);
+});
+
+test('channel test call: admin only, records the response time', async () => {
+  const id = await createChannel(gw, { baseUrl: up.url, models: ['gpt-probe'] });
+  const anon = await fetch(`${gw.url}/api/channel/${id}/test`, { method: 'POST' });
+  assert.equal(anon.status, 401);
+  const login = await fetch(`${gw.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: TEST_ROOT_PASSWORD }) });
+  const cookie = login.headers.get('set-cookie')!.split(';')[0];
+  up.requests.length = 0;
+  const r = await fetch(`${gw.url}/api/channel/${id}/test`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-probe' }) });
+  assert.equal(r.status, 200);
+  const j = (await r.json()) as { success: boolean; data: { time_ms: number; model: string } };
+  assert.equal(j.success, true);
+  assert.equal(j.data.model, 'gpt-probe');
+  assert.equal(up.requests[0].body.model, 'gpt-probe');
+  const row = await channelRow(gw, id);
+  assert.ok(row.tested_at !== null && row.response_time_ms !== null);
+  const missing = await fetch(`${gw.url}/api/channel/999999/test`, { method: 'POST', headers: { cookie } });
+  assert.equal(((await missing.json()) as { success: boolean }).success, false);
 });

@@ -30,6 +30,11 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         done(new GatewayError(400, 'invalid_json', `invalid JSON body: ${(e as Error).message}`));
       }
     });
+    // Answers the relay did not write itself (errors, model lists) carry the gateway's time too.
+    scope.addHook('onSend', async (req, reply, payload) => {
+      if (!reply.hasHeader('x-gatehouse-time-ms')) reply.header('x-gatehouse-time-ms', (Number(process.hrtime.bigint() - req.startedAt) / 1e6).toFixed(2));
+      return payload;
+    });
     const auth = requireKey(deps);
     const relay = () => deps.services.relay.relay;
 

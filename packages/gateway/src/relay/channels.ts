@@ -80,6 +80,7 @@ export class ChannelIndex {
   private index = new Map<string, Map<string, RuntimeChannel[]>>();
   /** `${channelId}:${keyIndex}` → cooldown end (unix ms). In memory only: a rate limit is short-lived. */
   private cooldowns = new Map<string, number>();
+  private writes = new Map<number, Promise<void>>();
 
   constructor(private readonly core: Core) {}
 
@@ -275,7 +276,16 @@ export class ChannelIndex {
     });
   }
 
-  private async persist(channelId: number, change: (row: ChannelRow) => Record<string, unknown>): Promise<void> {
+  /** Read-modify-write of one channel's state, one at a time per channel on this node. */
+  private persist(channelId: number, change: (row: ChannelRow) => Record<string, unknown>): Promise<void> {
+    const prev = this.writes.get(channelId) ?? Promise.resolve();
+    const next = prev.then(() => this.persistNow(channelId, change));
+    this.writes.set(channelId, next);
+    void next.finally(() => { if (this.writes.get(channelId) === next) this.writes.delete(channelId); });
+    return next;
+  }
+
+  private async persistNow(channelId: number, change: (row: ChannelRow) => Record<string, unknown>): Promise<void> {
     try {
       const db = this.core.h.db;
       const row = await db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
