@@ -10,6 +10,7 @@ import { adminArea } from './admin/index.ts';
 import { pluginsArea } from './tasks/runtime/index.ts';
 import { billingArea } from './billing/index.ts';
 import { tasksArea } from './tasks/index.ts';
+import { relayArea } from './relay/index.ts';
 
 export interface Area {
   name: string;
@@ -19,4 +20,4 @@ export interface Area {
   start?(core: Core, services: Services): Promise<void> | void;
 }
 
-export const AREAS: Area[] = [accountsArea, billingArea, pluginsArea, adminArea, tasksArea];
+export const AREAS: Area[] = [accountsArea, billingArea, relayArea, pluginsArea, adminArea, tasksArea];

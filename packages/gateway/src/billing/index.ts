@@ -1,11 +1,13 @@
 /**
- * The billing area: the quota ledger (and the price book, added by the relay's billing work).
+ * The billing area: the quota ledger and the price book.
  */
 import type { Area } from '../areas.ts';
 import { Ledger } from './ledger.ts';
+import { PriceBook, PRICES_REVISION } from './prices.ts';
 
 export interface Billing {
   ledger: Ledger;
+  prices: PriceBook;
 }
 
 declare module '../services.ts' {
@@ -16,7 +18,9 @@ declare module '../services.ts' {
 
 export const billingArea: Area = {
   name: 'billing',
-  init(core, services) {
-    services.billing = { ledger: new Ledger(core) };
+  async init(core, services) {
+    const prices = new PriceBook(core);
+    services.billing = { ledger: new Ledger(core), prices };
+    await core.cache.register(PRICES_REVISION, () => prices.load());
   },
 };

@@ -8,17 +8,12 @@ import type { AppDeps } from './app.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { ROLE_RANK } from '../accounts/types.ts';
-import { GatewayError } from '../platform/errors.ts';
 import { Reader, fieldError, paging, parseId, usdToQuota, type Obj } from '../admin/validate.ts';
 import { parseChannelType } from '../relay/channel-types.ts';
 import { CHANNEL_STATUS } from '../admin/channels.ts';
 import { buildOpenApi } from './openapi.ts';
 
 const ok = (data: unknown, message = '') => ({ success: true, message, data });
-
-interface RelayHooks {
-  relay?: { testChannel?: (channelId: number, opts: { model?: string }) => Promise<unknown> };
-}
 
 export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const admin = deps.services.admin;
@@ -116,9 +111,9 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       const id = idOf(req);
       await admin.channels.get(id);
       const r = Reader.of(req.body ?? {}).only(['model']);
-      const test = (deps.services as unknown as RelayHooks).relay?.testChannel;
-      if (!test) throw new GatewayError(501, 'not_available', 'channel tests are not available in this build');
-      return ok(await test(id, { model: r.str('model', { max: 191 }) }));
+      const model = r.str('model', { max: 191 }) ?? new Reader(q(req)).str('model', { max: 191 });
+      const t = await deps.services.relay.testChannel(id, model);
+      return { success: t.ok, message: t.ok ? 'ok' : t.message, data: { time_ms: t.timeMs, status: t.status, model: t.model } };
     });
 
     // ---- prices and group ratios (read: any user; write: admin) ----

@@ -23,6 +23,10 @@ export interface Config {
   quotaPerUsd: number;
   relayMaxRetries: number;
   relayTimeoutMs: number;
+  /** Serve models that have no price row for free (default: refuse them with 403 `model_price_not_set`). */
+  relayAllowUnpricedModels: boolean;
+  /** How often auto-disabled channels and keys are probed for recovery. */
+  relayProbeIntervalMs: number;
   cacheSyncIntervalMs: number;
   logRetentionDays: number;
   taskPollIntervalSeconds: number;
@@ -97,6 +101,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     quotaPerUsd: num(env, 'QUOTA_PER_USD', 500_000),
     relayMaxRetries: num(env, 'RELAY_MAX_RETRIES', 2),
     relayTimeoutMs: num(env, 'RELAY_TIMEOUT_SECONDS', 300) * 1000,
+    relayAllowUnpricedModels: bool(env, 'RELAY_ALLOW_UNPRICED_MODELS', false),
+    relayProbeIntervalMs: num(env, 'RELAY_PROBE_INTERVAL_SECONDS', 60) * 1000,
     cacheSyncIntervalMs: num(env, 'CACHE_SYNC_INTERVAL_SECONDS', 1) * 1000,
     logRetentionDays: num(env, 'LOG_RETENTION_DAYS', 0),
     taskPollIntervalSeconds: num(env, 'TASK_POLL_INTERVAL_SECONDS', 15),

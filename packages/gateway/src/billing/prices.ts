@@ -1,0 +1,88 @@
+/**
+ * The price book: every `prices` row and `group_ratios` row held in memory, rebuilt when the `prices`
+ * revision changes. The hot path reads it without touching the database.
+ *
+ * Token prices are USD per 1M tokens; `per_request` is USD per call. A cost is computed in USD,
+ * multiplied by the group ratio and `quotaPerUsd`, and rounded once to integer quota units.
+ */
+import type { Core } from '../core.ts';
+
+export const PRICES_REVISION = 'prices';
+
+export interface ModelPrice {
+  model: string;
+  /** USD per 1M input tokens (uncached). */
+  input: number;
+  /** USD per 1M output tokens. */
+  output: number;
+  /** USD per 1M cached input tokens; defaults to `input` when not set. */
+  cachedInput: number;
+  /** USD per call; when set, token prices are not used. */
+  perRequest: number | null;
+}
+
+/** Token usage with OpenAI semantics: `inputTokens` includes cached and cache-write tokens. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+}
+
+export class PriceBook {
+  private prices = new Map<string, ModelPrice>();
+  private ratios = new Map<string, number>();
+
+  constructor(private readonly core: Core) {}
+
+  async load(): Promise<void> {
+    const [rows, ratios] = await Promise.all([
+      this.core.h.db.selectFrom('prices').selectAll().execute(),
+      this.core.h.db.selectFrom('group_ratios').selectAll().execute(),
+    ]);
+    const next = new Map<string, ModelPrice>();
+    for (const r of rows) {
+      const input = r.input === null ? 0 : Number(r.input);
+      next.set(r.model, {
+        model: r.model,
+        input,
+        output: r.output === null ? 0 : Number(r.output),
+        cachedInput: r.cached_input === null ? input : Number(r.cached_input),
+        perRequest: r.per_request === null ? null : Number(r.per_request),
+      });
+    }
+    this.prices = next;
+    this.ratios = new Map(ratios.map((r) => [r.group_name, Number(r.ratio)]));
+  }
+
+  /** The price of `model`, or null when none is set. */
+  get(model: string): ModelPrice | null {
+    return this.prices.get(model) ?? null;
+  }
+
+  /** The group's multiplier (1 when not set). */
+  groupRatio(group: string): number {
+    return this.ratios.get(group) ?? 1;
+  }
+
+  /** Cost in quota units, rounded once. `price` null = free. */
+  cost(price: ModelPrice | null, usage: TokenUsage, group: string): number {
+    return quotaUnits(usdCost(price, usage), this.groupRatio(group), this.core.config.quotaPerUsd);
+  }
+}
+
+/** Raw USD cost of a usage at a price (before the group ratio). Cache-write tokens are priced as input. */
+export function usdCost(price: ModelPrice | null, u: TokenUsage): number {
+  if (!price) return 0;
+  if (price.perRequest !== null) return price.perRequest;
+  const cached = Math.max(0, Math.min(u.cachedInputTokens ?? 0, u.inputTokens));
+  const uncached = Math.max(0, u.inputTokens - cached);
+  const output = Math.max(0, u.outputTokens);
+  return (uncached * price.input + cached * price.cachedInput + output * price.output) / 1e6;
+}
+
+export function quotaUnits(usd: number, groupRatio: number, quotaPerUsd: number): number {
+  const q = usd * groupRatio * quotaPerUsd;
+  return Number.isFinite(q) && q > 0 ? Math.round(q) : 0;
+}

@@ -1,0 +1,305 @@
+/**
+ * Channels at runtime: every enabled relay channel (OpenAI-compatible, Azure, Anthropic, Gemini) held
+ * in memory with its unsealed keys and indexed by (group, model). Rebuilt when the `channels` revision
+ * changes; nothing here reads the database on the hot path.
+ *
+ * Health:
+ * - A key the upstream refuses (401/403) is disabled alone in `key_state` with the reason; the channel
+ *   is auto-disabled (status 3) only when every key is. Both are written to the database and the
+ *   revision bumped, so every node agrees. A background probe retries them and re-enables on success.
+ * - A 429 (or a rate-limit message) puts that key on cooldown in memory for Retry-After or a default;
+ *   it recovers by itself. A channel whose usable keys all cool is skipped while any other candidate
+ *   remains.
+ */
+import type { Core } from '../core.ts';
+import type { Selectable } from 'kysely';
+import type { ChannelRow as ChannelTable } from '../store/schema-core.ts';
+
+type ChannelRow = Selectable<ChannelTable>;
+import { ChannelType, DEFAULT_BASE_URL, OPENAI_COMPATIBLE_PRESETS } from './channel-types.ts';
+
+export const CHANNELS_REVISION = 'channels';
+export const RELAY_TYPES: ReadonlySet<number> = new Set([ChannelType.openai, ChannelType.azure, ChannelType.anthropic, ChannelType.gemini]);
+export const DEFAULT_COOLDOWN_MS = 30_000;
+
+export interface KeyState {
+  status: 'auto_disabled' | 'disabled';
+  reason: string;
+  at: number;
+}
+
+export interface RuntimeChannel {
+  id: number;
+  name: string;
+  type: number;
+  /** Without a trailing slash. */
+  baseUrl: string;
+  keys: string[];
+  keyMode: 'random' | 'round_robin';
+  keyState: Record<string, KeyState>;
+  models: string[];
+  groups: string[];
+  priority: number;
+  weight: number;
+  modelMapping: Record<string, string>;
+  headerOverride: Record<string, string>;
+  paramOverride: Record<string, unknown>;
+  settings: Record<string, unknown>;
+  /** 1 enabled, 2 disabled by hand, 3 auto-disabled. */
+  status: number;
+  testModel: string | null;
+  rr: number;
+}
+
+export interface Pick {
+  channel: RuntimeChannel;
+  keyIndex: number;
+  key: string;
+}
+
+function obj<T>(s: string | null | undefined, dflt: T): T {
+  if (!s) return dflt;
+  try {
+    const v = JSON.parse(s);
+    return v && typeof v === 'object' ? (v as T) : dflt;
+  } catch {
+    return dflt;
+  }
+}
+
+export function resolveBaseUrl(type: number, baseUrl: string, settings: Record<string, unknown>): string {
+  let u = baseUrl.trim();
+  if (!u && type === ChannelType.openai && typeof settings.preset === 'string') u = OPENAI_COMPATIBLE_PRESETS[settings.preset] ?? '';
+  if (!u) u = DEFAULT_BASE_URL[type] ?? '';
+  return u.replace(/\/+$/, '');
+}
+
+export class ChannelIndex {
+  private byId = new Map<number, RuntimeChannel>();
+  /** group → model → channels (status 1 only). */
+  private index = new Map<string, Map<string, RuntimeChannel[]>>();
+  /** `${channelId}:${keyIndex}` → cooldown end (unix ms). In memory only: a rate limit is short-lived. */
+  private cooldowns = new Map<string, number>();
+  private writes = new Map<number, Promise<void>>();
+
+  constructor(private readonly core: Core) {}
+
+  async load(): Promise<void> {
+    const rows = await this.core.h.db.selectFrom('channels').selectAll().execute();
+    const byId = new Map<number, RuntimeChannel>();
+    const index = new Map<string, Map<string, RuntimeChannel[]>>();
+    for (const r of rows) {
+      if (!RELAY_TYPES.has(Number(r.type))) continue;
+      const ch = this.fromRow(r);
+      if (!ch) continue;
+      const prev = this.byId.get(ch.id);
+      if (prev) ch.rr = prev.rr;
+      byId.set(ch.id, ch);
+      if (ch.status !== 1) continue;
+      for (const g of ch.groups) {
+        let m = index.get(g);
+        if (!m) index.set(g, (m = new Map()));
+        for (const model of ch.models) {
+          const list = m.get(model);
+          if (list) list.push(ch);
+          else m.set(model, [ch]);
+        }
+      }
+    }
+    this.byId = byId;
+    this.index = index;
+  }
+
+  private fromRow(r: ChannelRow): RuntimeChannel | null {
+    let keys: string[];
+    try {
+      const v = JSON.parse(this.core.secrets.open(r.keys_sealed));
+      keys = Array.isArray(v) ? v.map(String) : [String(v)];
+    } catch (e) {
+      this.core.log.warn({ channelId: r.id, err: (e as Error).message }, 'channel keys cannot be unsealed; channel skipped');
+      return null;
+    }
+    const settings = obj<Record<string, unknown>>(r.settings, {});
+    const type = Number(r.type);
+    return {
+      id: Number(r.id),
+      name: r.name,
+      type,
+      baseUrl: resolveBaseUrl(type, r.base_url, settings),
+      keys,
+      keyMode: r.key_mode === 'round_robin' ? 'round_robin' : 'random',
+      keyState: obj<Record<string, KeyState>>(r.key_state, {}),
+      models: obj<unknown[]>(r.models, []).map(String),
+      groups: obj<unknown[]>(r.groups, []).map(String),
+      priority: Number(r.priority),
+      weight: Math.max(0, Number(r.weight)),
+      modelMapping: obj<Record<string, string>>(r.model_mapping, {}),
+      headerOverride: obj<Record<string, string>>(r.header_override, {}),
+      paramOverride: obj<Record<string, unknown>>(r.param_override, {}),
+      settings,
+      status: Number(r.status),
+      testModel: r.test_model,
+      rr: 0,
+    };
+  }
+
+  get(id: number): RuntimeChannel | undefined {
+    return this.byId.get(id);
+  }
+
+  all(): RuntimeChannel[] {
+    return [...this.byId.values()];
+  }
+
+  /** Enabled channels serving `model` for `group`. */
+  candidates(group: string, model: string): RuntimeChannel[] {
+    return this.index.get(group)?.get(model) ?? [];
+  }
+
+  /** Every model some enabled channel serves for `group`. */
+  modelsFor(group: string): string[] {
+    return [...(this.index.get(group)?.keys() ?? [])];
+  }
+
+  private usableKeys(ch: RuntimeChannel, now: number, skipKeys?: ReadonlySet<number>): { ready: number[]; cooling: number[] } {
+    const ready: number[] = [];
+    const cooling: number[] = [];
+    for (let i = 0; i < ch.keys.length; i++) {
+      if (ch.keyState[String(i)]) continue;
+      if (skipKeys?.has(i)) continue;
+      const until = this.cooldowns.get(`${ch.id}:${i}`);
+      if (until !== undefined && until > now) cooling.push(i);
+      else ready.push(i);
+    }
+    return { ready, cooling };
+  }
+
+  /**
+   * Chooses a channel and key for an attempt: the highest priority tier with an untried, usable
+   * channel; weighted random within it (zero-weight channels only when no weighted one is left).
+   * `tried` channels are never drawn again, except a multi-key channel whose key was refused
+   * (`failedKeys`): it may serve again with another key. Cooling channels are used only when nothing
+   * else is left (the one that recovers first).
+   */
+  pick(candidates: RuntimeChannel[], tried: ReadonlySet<number>, failedKeys: ReadonlyMap<number, ReadonlySet<number>>): Pick | null {
+    const now = Date.now();
+    const open: Array<{ ch: RuntimeChannel; keys: number[] }> = [];
+    let coolBest: { ch: RuntimeChannel; key: number; until: number } | null = null;
+    for (const ch of candidates) {
+      const fk = failedKeys.get(ch.id);
+      if (tried.has(ch.id) && !fk) continue;
+      const { ready, cooling } = this.usableKeys(ch, now, fk);
+      if (ready.length) open.push({ ch, keys: ready });
+      else {
+        for (const k of cooling) {
+          const until = this.cooldowns.get(`${ch.id}:${k}`)!;
+          if (!coolBest || until < coolBest.until) coolBest = { ch, key: k, until };
+        }
+      }
+    }
+    if (open.length === 0) {
+      return coolBest ? { channel: coolBest.ch, keyIndex: coolBest.key, key: coolBest.ch.keys[coolBest.key] } : null;
+    }
+    let top = -Infinity;
+    for (const o of open) if (o.ch.priority > top) top = o.ch.priority;
+    const tier = open.filter((o) => o.ch.priority === top);
+    const weighted = tier.filter((o) => o.ch.weight > 0);
+    const pool = weighted.length ? weighted : tier;
+    let chosen = pool[0];
+    if (pool.length > 1) {
+      const total = weighted.length ? pool.reduce((s, o) => s + o.ch.weight, 0) : pool.length;
+      let r = Math.random() * total;
+      for (const o of pool) {
+        r -= weighted.length ? o.ch.weight : 1;
+        if (r < 0) { chosen = o; break; }
+      }
+    }
+    const ch = chosen.ch;
+    let keyIndex: number;
+    if (chosen.keys.length === 1) keyIndex = chosen.keys[0];
+    else if (ch.keyMode === 'round_robin') keyIndex = chosen.keys[ch.rr++ % chosen.keys.length];
+    else keyIndex = chosen.keys[Math.floor(Math.random() * chosen.keys.length)];
+    return { channel: ch, keyIndex, key: ch.keys[keyIndex] };
+  }
+
+  /** Puts a key on cooldown (429). */
+  cooldown(channelId: number, keyIndex: number, ms: number): void {
+    this.cooldowns.set(`${channelId}:${keyIndex}`, Date.now() + Math.max(1, ms));
+    if (this.cooldowns.size > 10_000) {
+      const now = Date.now();
+      for (const [k, v] of this.cooldowns) if (v <= now) this.cooldowns.delete(k);
+    }
+  }
+
+  coolingUntil(channelId: number, keyIndex: number): number | null {
+    const v = this.cooldowns.get(`${channelId}:${keyIndex}`);
+    return v !== undefined && v > Date.now() ? v : null;
+  }
+
+  /**
+   * Disables one key after the upstream refused it; the channel goes to status 3 when no key is
+   * left. Memory changes at once; the database and other nodes follow.
+   */
+  async disableKey(channelId: number, keyIndex: number, reason: string): Promise<void> {
+    const ch = this.byId.get(channelId);
+    if (!ch || ch.keyState[String(keyIndex)]) return;
+    const state: KeyState = { status: 'auto_disabled', reason: reason.slice(0, 500), at: Date.now() };
+    ch.keyState = { ...ch.keyState, [String(keyIndex)]: state };
+    const allOff = ch.keys.every((_, i) => ch.keyState[String(i)]);
+    if (allOff) ch.status = 3;
+    this.core.log.warn({ channelId, keyIndex, reason: state.reason, channelDisabled: allOff }, 'channel key auto-disabled');
+    await this.persist(channelId, (row) => {
+      const ks = obj<Record<string, KeyState>>(row.key_state, {});
+      if (!ks[String(keyIndex)]) ks[String(keyIndex)] = state;
+      const keyCount = ch.keys.length;
+      const off = Array.from({ length: keyCount }, (_, i) => ks[String(i)]).every(Boolean);
+      return {
+        key_state: JSON.stringify(ks),
+        ...(off && Number(row.status) === 1 ? { status: 3, status_reason: `all keys refused by the upstream: ${state.reason}`.slice(0, 1000) } : {}),
+      };
+    });
+  }
+
+  /** Re-enables a key that passed a probe (and its channel when it was auto-disabled). */
+  async enableKey(channelId: number, keyIndex: number): Promise<void> {
+    const ch = this.byId.get(channelId);
+    if (ch) {
+      const ks = { ...ch.keyState };
+      if (ks[String(keyIndex)]?.status === 'auto_disabled') delete ks[String(keyIndex)];
+      ch.keyState = ks;
+    }
+    this.core.log.info({ channelId, keyIndex }, 'channel key recovered');
+    await this.persist(channelId, (row) => {
+      const ks = obj<Record<string, KeyState>>(row.key_state, {});
+      if (ks[String(keyIndex)]?.status === 'auto_disabled') delete ks[String(keyIndex)];
+      return { key_state: JSON.stringify(ks), ...(Number(row.status) === 3 ? { status: 1, status_reason: null } : {}) };
+    });
+  }
+
+  /** Read-modify-write of one channel's state, one at a time per channel on this node. */
+  private persist(channelId: number, change: (row: ChannelRow) => Record<string, unknown>): Promise<void> {
+    const prev = this.writes.get(channelId) ?? Promise.resolve();
+    const next = prev.then(() => this.persistNow(channelId, change));
+    this.writes.set(channelId, next);
+    void next.finally(() => { if (this.writes.get(channelId) === next) this.writes.delete(channelId); });
+    return next;
+  }
+
+  private async persistNow(channelId: number, change: (row: ChannelRow) => Record<string, unknown>): Promise<void> {
+    try {
+      const db = this.core.h.db;
+      const row = await db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
+      if (!row) return;
+      const upd = change(row);
+      await db.updateTable('channels').set({ ...upd, updated_at: Date.now() } as never).where('id', '=', channelId).execute();
+      await this.core.cache.bump(CHANNELS_REVISION);
+    } catch (e) {
+      this.core.log.error({ channelId, err: (e as Error).message }, 'channel state update failed');
+    }
+  }
+
+  /** Records a test result. */
+  async recordTest(channelId: number, ms: number): Promise<void> {
+    await this.core.h.db.updateTable('channels').set({ response_time_ms: Math.round(ms), tested_at: Date.now() }).where('id', '=', channelId).execute();
+  }
+}

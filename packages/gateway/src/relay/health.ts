@@ -1,0 +1,69 @@
+/**
+ * Channel test calls and the background probe that brings auto-disabled keys and channels back.
+ * A test sends a one-token chat request (or a tiny embedding for embedding models) with one key.
+ */
+import type { Core } from '../core.ts';
+import { GatewayError } from '../platform/errors.ts';
+import type { ChannelIndex, RuntimeChannel } from './channels.ts';
+import { encodeRequest, decodeRequest, upstreamErrorMessage } from './formats/index.ts';
+import { applyParamOverride, channelFormat, upstreamHeaders, upstreamModel, upstreamUrl, type RelayKind } from './providers.ts';
+import { readText, type UpstreamPools } from './upstream.ts';
+
+export interface TestResult {
+  ok: boolean;
+  status: number;
+  timeMs: number;
+  model: string;
+  message: string;
+}
+
+export async function testKey(pools: UpstreamPools, ch: RuntimeChannel, keyIndex: number, model?: string): Promise<TestResult> {
+  const m = model || ch.testModel || ch.models[0];
+  if (!m) throw new GatewayError(400, 'invalid_request', 'the channel lists no model to test');
+  const kind: RelayKind = /embed/i.test(m) && channelFormat(ch.type) === 'openai' ? 'embeddings' : 'chat';
+  const fmt = channelFormat(ch.type);
+  const up = upstreamModel(ch, m);
+  let body: Record<string, unknown>;
+  if (kind === 'embeddings') body = { model: up, input: 'hi' };
+  else if (fmt === 'openai') body = { model: up, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 };
+  else body = encodeRequest(fmt, decodeRequest('openai', { model: up, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }), up);
+  applyParamOverride(body, ch.paramOverride);
+  const t0 = performance.now();
+  try {
+    const res = await pools.send({ url: upstreamUrl(ch, kind, up, false), method: 'POST', headers: upstreamHeaders(ch, ch.keys[keyIndex], false), body: JSON.stringify(body) });
+    const text = await readText(res.body, 256 * 1024);
+    const timeMs = Math.round(performance.now() - t0);
+    if (res.statusCode >= 400) return { ok: false, status: res.statusCode, timeMs, model: m, message: upstreamErrorMessage(fmt, res.statusCode, text) };
+    return { ok: true, status: res.statusCode, timeMs, model: m, message: 'ok' };
+  } catch (e) {
+    const err = e as { code?: string; message?: string };
+    return { ok: false, status: 0, timeMs: Math.round(performance.now() - t0), model: m, message: `upstream connection failed${err.code ? ` (${err.code})` : ''}` };
+  }
+}
+
+/** The first key not disabled, else key 0. */
+export function firstUsableKey(ch: RuntimeChannel): number {
+  for (let i = 0; i < ch.keys.length; i++) if (!ch.keyState[String(i)]) return i;
+  return 0;
+}
+
+/** Probes every auto-disabled key (and auto-disabled channel) once; re-enables those that answer. */
+export async function probeOnce(core: Core, channels: ChannelIndex, pools: UpstreamPools): Promise<number> {
+  let recovered = 0;
+  for (const ch of channels.all()) {
+    if (ch.status === 2) continue;
+    const keys = Object.entries(ch.keyState).filter(([, s]) => s.status === 'auto_disabled').map(([i]) => Number(i));
+    if (ch.status === 3 && keys.length === 0) keys.push(0);
+    for (const i of keys) {
+      if (i >= ch.keys.length) continue;
+      const r = await testKey(pools, ch, i);
+      if (r.ok) {
+        await channels.enableKey(ch.id, i);
+        recovered++;
+      } else {
+        core.log.debug({ channelId: ch.id, keyIndex: i, status: r.status }, 'probe: key still failing');
+      }
+    }
+  }
+  return recovered;
+}

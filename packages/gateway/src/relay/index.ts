@@ -1,0 +1,71 @@
+/**
+ * The relay area: channels at runtime, the model-call hot path, channel tests and the recovery probe.
+ */
+import type { Area } from '../areas.ts';
+import { LogWriter } from '../logs/writer.ts';
+import { relayRoutes } from '../http/relay-routes.ts';
+import { ChannelIndex, CHANNELS_REVISION } from './channels.ts';
+import { Relay } from './relay.ts';
+import { UpstreamPools } from './upstream.ts';
+import { probeOnce, testKey, firstUsableKey, type TestResult } from './health.ts';
+import { GatewayError } from '../platform/errors.ts';
+
+export interface RelayService {
+  relay: Relay;
+  channels: ChannelIndex;
+  logs: LogWriter;
+  pools: UpstreamPools;
+  /** Sends a test call through a channel (any status) and records its response time. */
+  testChannel(id: number, model?: string): Promise<TestResult>;
+  /** Probes auto-disabled keys and channels now; returns how many recovered. */
+  probe(): Promise<number>;
+}
+
+declare module '../services.ts' {
+  interface Services {
+    relay: RelayService;
+  }
+}
+
+export const relayArea: Area = {
+  name: 'relay',
+  async init(core, services) {
+    const channels = new ChannelIndex(core);
+    const logs = new LogWriter(core);
+    const pools = new UpstreamPools(core.config.relayTimeoutMs);
+    const relay = new Relay({ core, channels, prices: services.billing.prices, ledger: services.billing.ledger, logs, pools });
+    await core.cache.register(CHANNELS_REVISION, () => channels.load());
+    let probing: Promise<number> | null = null;
+    const probe = () => {
+      probing ??= probeOnce(core, channels, pools).finally(() => { probing = null; });
+      return probing;
+    };
+    services.relay = {
+      relay, channels, logs, pools, probe,
+      async testChannel(id, model) {
+        let ch = channels.get(id);
+        if (!ch) {
+          await channels.load();
+          ch = channels.get(id);
+        }
+        if (!ch) throw new GatewayError(404, 'channel_not_found', `no relay channel ${id}`);
+        const r = await testKey(pools, ch, firstUsableKey(ch), model);
+        await channels.recordTest(id, r.timeMs);
+        return r;
+      },
+    };
+    // Closers run in reverse: stop probing, wait for settlements, write the last logs, close pools.
+    core.onClose(() => pools.close());
+    core.onClose(() => logs.close());
+    core.onClose(() => relay.drain());
+    core.onClose(async () => { await probing; });
+  },
+  start(core, services) {
+    const t = setInterval(() => {
+      services.relay.probe().catch((e) => core.log.warn({ err: (e as Error).message }, 'channel probe failed'));
+    }, core.config.relayProbeIntervalMs);
+    t.unref();
+    core.onClose(() => clearInterval(t));
+  },
+  routes: relayRoutes,
+};

@@ -1,0 +1,85 @@
+/**
+ * Upstream adaptors: where a channel's request goes, how it authenticates and which wire format it
+ * speaks. OpenAI-compatible vendors are configuration of one adaptor (base URL or `settings.preset`);
+ * Azure OpenAI differs only in URL and auth header; Anthropic and Gemini speak their own formats and
+ * are reached through the converters.
+ */
+import { ChannelType } from './channel-types.ts';
+import type { RuntimeChannel } from './channels.ts';
+import type { WireFormat } from './formats/index.ts';
+
+export type RelayKind = 'chat' | 'completions' | 'embeddings';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
+
+export function channelFormat(type: number): WireFormat {
+  if (type === ChannelType.anthropic) return 'anthropic';
+  if (type === ChannelType.gemini) return 'gemini';
+  return 'openai';
+}
+
+/** Whether a channel can serve a kind of call (Anthropic and Gemini channels serve chat only). */
+export function supportsKind(ch: RuntimeChannel, kind: RelayKind): boolean {
+  return kind === 'chat' || channelFormat(ch.type) === 'openai';
+}
+
+const OPENAI_PATH: Record<RelayKind, string> = { chat: 'chat/completions', completions: 'completions', embeddings: 'embeddings' };
+
+/** The model name sent upstream: the channel's mapping of the client's model, else the same name. */
+export function upstreamModel(ch: RuntimeChannel, model: string): string {
+  const m = ch.modelMapping[model];
+  return typeof m === 'string' && m ? m : model;
+}
+
+export function upstreamUrl(ch: RuntimeChannel, kind: RelayKind, model: string, stream: boolean): URL {
+  const base = ch.baseUrl;
+  switch (ch.type) {
+    case ChannelType.azure: {
+      const deployments = (ch.settings.deployments ?? {}) as Record<string, string>;
+      const dep = deployments[model] ?? model;
+      const ver = typeof ch.settings.api_version === 'string' && ch.settings.api_version ? ch.settings.api_version : DEFAULT_AZURE_API_VERSION;
+      return new URL(`${base}/openai/deployments/${encodeURIComponent(dep)}/${OPENAI_PATH[kind]}?api-version=${encodeURIComponent(ver)}`);
+    }
+    case ChannelType.anthropic:
+      return new URL(/\/v1$/.test(base) ? `${base}/messages` : `${base}/v1/messages`);
+    case ChannelType.gemini: {
+      const root = /\/v1(beta)?$/.test(base) ? base : `${base}/v1beta`;
+      const m = encodeURIComponent(model.replace(/^models\//, ''));
+      return new URL(stream ? `${root}/models/${m}:streamGenerateContent?alt=sse` : `${root}/models/${m}:generateContent`);
+    }
+    default:
+      return new URL(/\/v\d+$/.test(base) ? `${base}/${OPENAI_PATH[kind]}` : `${base}/v1/${OPENAI_PATH[kind]}`);
+  }
+}
+
+export function upstreamHeaders(ch: RuntimeChannel, key: string, stream: boolean): Record<string, string> {
+  const h: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
+  switch (ch.type) {
+    case ChannelType.azure: h['api-key'] = key; break;
+    case ChannelType.anthropic: h['x-api-key'] = key; h['anthropic-version'] = ANTHROPIC_VERSION; break;
+    case ChannelType.gemini: h['x-goog-api-key'] = key; break;
+    default: h.authorization = `Bearer ${key}`;
+  }
+  for (const [k, v] of Object.entries(ch.headerOverride)) {
+    if (typeof v === 'string') h[k.toLowerCase()] = v.replaceAll('{api_key}', key);
+  }
+  return h;
+}
+
+/**
+ * Applies a channel's body-parameter override to the upstream JSON body (after model mapping and
+ * conversion): top-level keys are set, a null value removes the key, and an object value given
+ * under a key that holds an object is merged one level deep.
+ */
+export function applyParamOverride(body: Record<string, unknown>, override: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(override)) {
+    if (v === null) delete body[k];
+    else if (isPlain(v) && isPlain(body[k])) body[k] = { ...(body[k] as object), ...v };
+    else body[k] = v;
+  }
+}
+
+const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export const hasOverride = (ch: RuntimeChannel): boolean => Object.keys(ch.paramOverride).length > 0;

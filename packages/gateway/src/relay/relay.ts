@@ -1,0 +1,598 @@
+/**
+ * The model-call hot path: access check → channel (in memory) → reserve quota → upstream (pooled,
+ * streamed; SSE read on the fly only for usage) → settle → log (queued).
+ *
+ * Retries: on a connection error, timeout, 429, 5xx or a key the upstream refused, the next attempt
+ * goes to a channel not yet tried in this request (highest priority tier first, falling to the next
+ * tier), up to RELAY_MAX_RETRIES more attempts. Nothing is retried once stream bytes reached the
+ * caller. Other upstream 4xx are returned to the caller as they are.
+ *
+ * Billing is by the client's model name; a channel's model mapping only changes what is sent upstream.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Core } from '../core.ts';
+import type { KeyPrincipal } from '../accounts/types.ts';
+import { checkModelAccess } from '../accounts/keys.ts';
+import type { Ledger, Payer } from '../billing/ledger.ts';
+import type { ModelPrice, PriceBook, TokenUsage } from '../billing/prices.ts';
+import { countTokens, estimateTokens, TokenCounter } from '../billing/tokens.ts';
+import { GatewayError } from '../platform/errors.ts';
+import type { LogWriter, NewLog } from '../logs/writer.ts';
+import { DEFAULT_COOLDOWN_MS, type ChannelIndex, type RuntimeChannel } from './channels.ts';
+import {
+  applyParamOverride, channelFormat, hasOverride, supportsKind, upstreamHeaders, upstreamModel, upstreamUrl, type RelayKind,
+} from './providers.ts';
+import { readText, type UpstreamPools, type UpstreamResponse } from './upstream.ts';
+import { SseFramer, type SseEvent } from './sse.ts';
+import {
+  createStreamDecoder, createStreamEncoder, decodeRequest, decodeResponse, encodeRequest, encodeResponse, upstreamErrorMessage,
+  usageFromResponse, type CanonicalRequest, type CanonicalStreamEvent, type Usage, type WireFormat,
+} from './formats/index.ts';
+
+/** Output tokens reserved when the caller sets no max_tokens. */
+export const DEFAULT_OUTPUT_ALLOWANCE = 1024;
+const CONNECT_FAIL_COOLDOWN_MS = 5_000;
+
+/** The caller's connection. `hijack` hands the raw response to the relay (called once, before the first byte). */
+export interface ClientConn {
+  res: ServerResponse;
+  hijack(): void;
+}
+
+export interface RelayCall {
+  kind: RelayKind;
+  principal: KeyPrincipal;
+  body: Record<string, unknown>;
+  /** The request body as received (sent unchanged when nothing needs to change). */
+  raw: Buffer;
+  endpoint: string;
+  requestId: string;
+  /** process.hrtime.bigint() when the request arrived. */
+  startedAt: bigint;
+  client: ClientConn;
+  /** Model named by the URL (legacy /v1/engines/{model}/embeddings). */
+  modelFromPath?: string;
+}
+
+interface AttemptRecord {
+  channel: number;
+  status: number;
+  error?: string;
+}
+
+type AttemptResult =
+  | { kind: 'done' }
+  | { kind: 'retry'; status: number; message: string }
+  | { kind: 'client_error'; status: number; body: string; contentType: string; message: string };
+
+interface Ctx {
+  call: RelayCall;
+  model: string;
+  stream: boolean;
+  price: ModelPrice | null;
+  payer: Payer;
+  reserved: number;
+  attempts: AttemptRecord[];
+  /** Upstream time (ms) spent before the first byte was written (excluded from the gateway's time). */
+  upstreamWaitMs: number;
+  firstByteMs: number | null;
+  canonical: CanonicalRequest | null;
+  promptText: string | null;
+  started: boolean;
+}
+
+export interface RelayDeps {
+  core: Core;
+  channels: ChannelIndex;
+  prices: PriceBook;
+  ledger: Ledger;
+  logs: LogWriter;
+  pools: UpstreamPools;
+}
+
+const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
+
+export class Relay {
+  private readonly pending = new Set<Promise<unknown>>();
+
+  constructor(private readonly d: RelayDeps) {}
+
+  /** Resolves when every in-flight settlement has been written (shutdown). */
+  async drain(): Promise<void> {
+    while (this.pending.size) await Promise.allSettled([...this.pending]);
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p)).catch(() => {});
+    return p;
+  }
+
+  /** Models the key may use and some enabled channel serves for its group. */
+  listModels(p: KeyPrincipal): string[] {
+    const all = this.d.channels.modelsFor(p.group);
+    return (p.models ? all.filter((m) => p.models!.has(m)) : all).sort();
+  }
+
+  /**
+   * Serves one model call. Throws GatewayError (rendered by the route) when it fails before the
+   * response started; once started it never throws.
+   */
+  async handle(call: RelayCall): Promise<void> {
+    const { body, principal } = call;
+    const model = call.modelFromPath ?? body.model;
+    if (typeof model !== 'string' || !model) throw new GatewayError(400, 'invalid_request', '"model" is required and must be a string');
+    if (call.kind === 'chat' && !Array.isArray(body.messages)) throw new GatewayError(400, 'invalid_request', '"messages" is required and must be an array');
+    if (call.kind === 'completions' && body.prompt === undefined) throw new GatewayError(400, 'invalid_request', '"prompt" is required');
+    if (call.kind === 'embeddings' && body.input === undefined) throw new GatewayError(400, 'invalid_request', '"input" is required');
+    checkModelAccess(principal, model);
+    const candidates = this.d.channels.candidates(principal.group, model).filter((c) => supportsKind(c, call.kind));
+    if (candidates.length === 0) {
+      throw new GatewayError(503, 'no_available_channel', `no available channel for model "${model}" in group "${principal.group}"`);
+    }
+    const price = this.d.prices.get(model);
+    if (!price && !this.d.core.config.relayAllowUnpricedModels) {
+      throw new GatewayError(403, 'model_price_not_set', `model "${model}" has no price set; an administrator must set one before it can be used`);
+    }
+    const stream = call.kind !== 'embeddings' && body.stream === true;
+    const ctx: Ctx = {
+      call, model, stream, price,
+      payer: { userId: principal.userId, keyId: principal.keyId, unlimitedKey: principal.unlimitedQuota },
+      reserved: 0, attempts: [], upstreamWaitMs: 0, firstByteMs: null, canonical: null, promptText: null, started: false,
+    };
+    // Reserve the estimate before any upstream work.
+    const estimate = this.estimateUsage(ctx);
+    ctx.reserved = this.d.prices.cost(price, estimate, principal.group);
+    if (ctx.reserved > 0) await this.d.ledger.reserve(ctx.payer, call.requestId, ctx.reserved);
+    try {
+      await this.run(ctx, candidates);
+    } catch (e) {
+      if (ctx.reserved > 0) await this.track(this.d.ledger.refund(ctx.payer, call.requestId, ctx.reserved).catch(() => false));
+      if (ctx.started) {
+        this.d.core.log.error({ err: (e as Error).message, requestId: call.requestId }, 'relay failed after the response started');
+        if (!call.client.res.writableEnded) call.client.res.end();
+        return;
+      }
+      throw e;
+    }
+  }
+
+  private async run(ctx: Ctx, candidates: RuntimeChannel[]): Promise<void> {
+    const { call } = ctx;
+    const tried = new Set<number>();
+    const failedKeys = new Map<number, Set<number>>();
+    const maxAttempts = 1 + Math.max(0, this.d.core.config.relayMaxRetries);
+    let last: { status: number; message: string } | null = null;
+    for (let i = 0; i < maxAttempts; i++) {
+      const pick = this.d.channels.pick(candidates, tried, failedKeys);
+      if (!pick) break;
+      const { channel: ch, keyIndex } = pick;
+      tried.add(ch.id);
+      let r: AttemptResult;
+      try {
+        r = await this.attempt(ctx, ch, pick.key);
+      } catch (e) {
+        if (ctx.started || e instanceof GatewayError) throw e;
+        r = { kind: 'retry', status: 0, message: networkMessage(e) };
+        this.d.channels.cooldown(ch.id, keyIndex, CONNECT_FAIL_COOLDOWN_MS);
+      }
+      if (r.kind === 'done') return;
+      ctx.attempts.push({ channel: ch.id, status: r.status, error: r.message });
+      this.logError(ctx, ch, r.status, r.message, i + 1);
+      if (r.kind === 'client_error') {
+        await this.refund(ctx);
+        this.begin(ctx, r.status, { 'content-type': r.contentType });
+        call.client.res.end(r.body);
+        return;
+      }
+      last = r;
+      if (r.status === 401 || r.status === 403) {
+        await this.d.channels.disableKey(ch.id, keyIndex, `upstream ${r.status}: ${r.message}`);
+        if (ch.keys.length > 1) {
+          let s = failedKeys.get(ch.id);
+          if (!s) failedKeys.set(ch.id, (s = new Set()));
+          s.add(keyIndex);
+        }
+      } else if (r.status === 429) {
+        const ra = (r as { retryAfterMs?: number }).retryAfterMs;
+        this.d.channels.cooldown(ch.id, keyIndex, ra ?? DEFAULT_COOLDOWN_MS);
+      }
+    }
+    await this.refund(ctx);
+    if (!last) throw new GatewayError(503, 'no_available_channel', `no available channel for model "${ctx.model}" in group "${call.principal.group}"`);
+    throw new GatewayError(502, 'upstream_error', `upstream failed after ${ctx.attempts.length} attempt(s): ${last.message}`);
+  }
+
+  private async refund(ctx: Ctx): Promise<void> {
+    if (ctx.reserved > 0) {
+      const amt = ctx.reserved;
+      ctx.reserved = 0;
+      await this.track(this.d.ledger.refund(ctx.payer, ctx.call.requestId, amt).catch((e) => {
+        this.d.core.log.error({ err: (e as Error).message, requestId: ctx.call.requestId }, 'refund failed');
+        return false;
+      }));
+    }
+  }
+
+  // ---------- one attempt ----------
+
+  private buildBody(ctx: Ctx, ch: RuntimeChannel, fmt: WireFormat, upModel: string): string | Buffer {
+    const { call } = ctx;
+    if (fmt === 'openai') {
+      const addUsage = ctx.stream && !includeUsageAsked(call.body);
+      const modelChanges = call.modelFromPath !== undefined || upModel !== call.body.model;
+      if (!addUsage && !modelChanges && !hasOverride(ch)) return call.raw;
+      const b: Record<string, unknown> = { ...call.body, model: upModel };
+      if (addUsage) b.stream_options = { ...(isObj(b.stream_options) ? b.stream_options : {}), include_usage: true };
+      applyParamOverride(b, ch.paramOverride);
+      return JSON.stringify(b);
+    }
+    ctx.canonical ??= decodeRequest('openai', call.body);
+    const b = encodeRequest(fmt, { ...ctx.canonical, dropped: [...ctx.canonical.dropped] }, upModel);
+    applyParamOverride(b, ch.paramOverride);
+    return JSON.stringify(b);
+  }
+
+  private async attempt(ctx: Ctx, ch: RuntimeChannel, key: string): Promise<AttemptResult & { retryAfterMs?: number }> {
+    const fmt = channelFormat(ch.type);
+    const upModel = upstreamModel(ch, ctx.model);
+    const body = this.buildBody(ctx, ch, fmt, upModel);
+    const t0 = process.hrtime.bigint();
+    const up = await this.d.pools.send({
+      url: upstreamUrl(ch, ctx.call.kind, upModel, ctx.stream),
+      method: 'POST',
+      headers: upstreamHeaders(ch, key, ctx.stream),
+      body,
+    });
+    if (up.statusCode >= 400) {
+      const text = await readText(up.body, 256 * 1024);
+      const message = upstreamErrorMessage(fmt, up.statusCode, text);
+      const s = up.statusCode;
+      if (s === 401 || s === 403 || s === 408 || s === 429 || s >= 500) {
+        return { kind: 'retry', status: s, message, retryAfterMs: s === 429 ? retryAfter(up.headers['retry-after']) : undefined };
+      }
+      // Other 4xx: the request itself is at fault; the caller sees the upstream's answer.
+      if (fmt === 'openai') return { kind: 'client_error', status: s, body: text, contentType: String(up.headers['content-type'] ?? 'application/json'), message };
+      return {
+        kind: 'client_error', status: s, contentType: 'application/json', message,
+        body: JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code: 'upstream_error' } }),
+      };
+    }
+    const ctype = String(up.headers['content-type'] ?? '');
+    if (ctx.stream && ctype.includes('text/event-stream')) {
+      ctx.upstreamWaitMs = msSince(t0);
+      await this.streamResponse(ctx, ch, fmt, upModel, up);
+      return { kind: 'done' };
+    }
+    const text = await readText(up.body);
+    ctx.upstreamWaitMs = msSince(t0);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return { kind: 'retry', status: 502, message: `upstream returned a body that is not JSON (status ${up.statusCode})` };
+    }
+    let out: string;
+    let usage: Usage | null;
+    if (fmt === 'openai') {
+      out = text;
+      usage = usageFromResponse('openai', json);
+    } else {
+      let res;
+      try {
+        res = decodeResponse(fmt, json);
+      } catch (e) {
+        return { kind: 'retry', status: 502, message: `upstream response could not be read: ${(e as Error).message}` };
+      }
+      usage = res.usage;
+      out = JSON.stringify(encodeResponse('openai', res, ctx.model, ctx.call.requestId));
+    }
+    this.begin(ctx, 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(out)) });
+    ctx.call.client.res.end(out);
+    const final = usage && (usage.inputTokens > 0 || usage.outputTokens > 0) ? usage : await this.countUsage(ctx, null, json);
+    this.finish(ctx, ch, upModel, final, 200, { upstreamUsage: !!usage });
+    return { kind: 'done' };
+  }
+
+  /** Writes the status line and headers (request id, gateway time) and hands the socket to the relay. */
+  private begin(ctx: Ctx, status: number, headers: Record<string, string>): void {
+    const { call } = ctx;
+    if (ctx.started) return;
+    ctx.started = true;
+    call.client.hijack();
+    const total = msSince(call.startedAt);
+    ctx.firstByteMs = Math.round(total);
+    const own = Math.max(0, total - ctx.upstreamWaitMs);
+    call.client.res.writeHead(status, {
+      ...headers,
+      'x-request-id': call.requestId,
+      'x-gatehouse-time-ms': own.toFixed(2),
+    });
+  }
+
+  /**
+   * Streams an SSE response to the caller as it arrives. OpenAI upstreams are passed through byte for
+   * byte (only the usage chunk the gateway asked for is removed when the caller did not); Anthropic and
+   * Gemini events are converted. Usage comes from the upstream; when it is missing (or the caller left
+   * early) the produced text is counted.
+   */
+  private streamResponse(ctx: Ctx, ch: RuntimeChannel, fmt: WireFormat, upModel: string, up: UpstreamResponse): Promise<void> {
+    const res = ctx.call.client.res;
+    const strip = fmt === 'openai' && !includeUsageAsked(ctx.call.body);
+    const framer = new SseFramer();
+    const counter = new TokenCounter();
+    let usage: Partial<Usage> | null = null;
+    const decoder = fmt === 'openai' ? null : createStreamDecoder(fmt);
+    const encoder = fmt === 'openai' ? null : createStreamEncoder('openai', {
+      model: ctx.model, requestId: ctx.call.requestId, includeUsage: ctx.canonical?.includeUsage ?? false,
+    });
+    this.begin(ctx, 200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+
+    const onCanonical = (evs: CanonicalStreamEvent[]): string => {
+      let out = '';
+      for (const e of evs) {
+        if (e.type === 'usage') usage = e.usage;
+        else if (e.type === 'start' && e.usage) usage = { ...(usage ?? {}), ...e.usage };
+        else if (e.type === 'text') counter.add(e.text);
+        else if (e.type === 'thinking' && e.text) counter.add(e.text);
+        else if (e.type === 'tool_call_args') counter.add(e.delta);
+        else if (e.type === 'tool_call_start') counter.add(e.name);
+        out += encoder!.push(e);
+      }
+      return out;
+    };
+    const onOpenAI = (ev: SseEvent): boolean => {
+      const data = ev.data;
+      if (!data || data === '[DONE]' || data[0] !== '{') return true;
+      let j: any;
+      try { j = JSON.parse(data); } catch { return true; }
+      if (j.usage && typeof j.usage === 'object') {
+        usage = usageFromResponse('openai', j) ?? usage;
+        if (strip && Array.isArray(j.choices) && j.choices.length === 0) return false;
+      }
+      if (Array.isArray(j.choices)) {
+        for (const c of j.choices) {
+          const dl = c?.delta;
+          if (dl) {
+            if (typeof dl.content === 'string') counter.add(dl.content);
+            if (typeof dl.reasoning_content === 'string') counter.add(dl.reasoning_content);
+            if (Array.isArray(dl.tool_calls)) for (const t of dl.tool_calls) counter.add(String(t?.function?.name ?? '') + String(t?.function?.arguments ?? ''));
+          } else if (typeof c?.text === 'string') counter.add(c.text);
+        }
+      }
+      return true;
+    };
+
+    return new Promise<void>((resolve) => {
+      let done = false;
+      let clientGone = false;
+      let upstreamError: string | null = null;
+      const body = up.body;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        res.off('close', onClose);
+        body.off('data', onData);
+        if (!clientGone && !res.writableEnded) {
+          if (upstreamError) {
+            const err = { error: { message: `upstream stream failed: ${upstreamError}`, type: 'upstream_error', param: null, code: 'upstream_stream_error' } };
+            res.write(`data: ${JSON.stringify(err)}\n\n`);
+          }
+          res.end();
+        }
+        const status = clientGone ? 499 : upstreamError ? 502 : 200;
+        const u = usage as Partial<Usage> | null;
+        const complete = !clientGone && u && ((u.inputTokens ?? 0) > 0 || (u.outputTokens ?? 0) > 0);
+        this.track((async () => {
+          const final = complete ? fullUsage(u) : await this.countUsage(ctx, counter, null, u);
+          this.finish(ctx, ch, upModel, final, status, { upstreamUsage: !!complete, clientGone, upstreamError });
+        })()).then(resolve, resolve);
+      };
+      const write = (s: string | Buffer) => {
+        if (s.length === 0 || clientGone) return;
+        if (!res.write(s)) {
+          body.pause();
+          res.once('drain', () => body.resume());
+        }
+      };
+      const onData = (chunk: Buffer) => {
+        if (clientGone) return;
+        if (decoder) {
+          let out = '';
+          for (const ev of framer.push(chunk)) out += onCanonical(decoder.push({ event: ev.event, data: ev.data }));
+          write(out);
+        } else if (strip) {
+          let out = '';
+          for (const ev of framer.push(chunk)) if (onOpenAI(ev)) out += ev.raw;
+          write(out);
+        } else {
+          write(chunk);
+          for (const ev of framer.push(chunk)) onOpenAI(ev);
+        }
+      };
+      const onClose = () => {
+        if (res.writableFinished) return;
+        clientGone = true;
+        body.destroy();
+        finish();
+      };
+      res.on('close', onClose);
+      body.on('data', onData);
+      body.on('error', (e: Error) => {
+        if (!clientGone) upstreamError = networkMessage(e);
+        finish();
+      });
+      body.on('end', () => {
+        if (decoder) {
+          let out = '';
+          for (const ev of framer.end()) out += onCanonical(decoder.push({ event: ev.event, data: ev.data }));
+          out += onCanonical(decoder.end());
+          out += encoder!.end();
+          write(out);
+        } else {
+          let out = '';
+          for (const ev of framer.end()) if (onOpenAI(ev) && strip) out += ev.raw;
+          if (strip) write(out);
+        }
+        finish();
+      });
+    });
+  }
+
+  // ---------- usage, billing, logs ----------
+
+  private promptText(ctx: Ctx): string {
+    if (ctx.promptText !== null) return ctx.promptText;
+    const b = ctx.call.body;
+    let t = '';
+    if (ctx.call.kind === 'chat') {
+      for (const m of b.messages as unknown[]) t += textOfContent((m as { content?: unknown })?.content) + '\n';
+      if (Array.isArray(b.tools)) t += JSON.stringify(b.tools);
+    } else if (ctx.call.kind === 'completions') t = textOfContent(b.prompt);
+    else t = textOfContent(b.input);
+    ctx.promptText = t;
+    return t;
+  }
+
+  private estimateUsage(ctx: Ctx): TokenUsage {
+    if (ctx.price?.perRequest !== null && ctx.price?.perRequest !== undefined) return { inputTokens: 0, outputTokens: 0 };
+    const b = ctx.call.body;
+    const text = this.promptText(ctx);
+    const images = ctx.call.kind === 'chat' ? countImages(b.messages) : 0;
+    const input = estimateTokens(text) + images * 1000 + 8;
+    if (ctx.call.kind === 'embeddings') return { inputTokens: input, outputTokens: 0 };
+    const max = num(b.max_completion_tokens) ?? num(b.max_tokens) ?? DEFAULT_OUTPUT_ALLOWANCE;
+    const n = Math.max(1, num(b.n) ?? 1);
+    return { inputTokens: input, outputTokens: max * n };
+  }
+
+  /** Usage counted locally when the upstream gave none (or the caller left before it came). */
+  private async countUsage(ctx: Ctx, counter: TokenCounter | null, json: unknown, partial?: Partial<Usage> | null): Promise<Usage> {
+    const input = partial?.inputTokens || (await countTokens(this.promptText(ctx)));
+    let output = partial?.outputTokens ?? 0;
+    if (counter) output = Math.max(output, await counter.total());
+    else if (json && ctx.call.kind !== 'embeddings') output = await countTokens(responseText(json));
+    return { inputTokens: input, outputTokens: output, cachedInputTokens: partial?.cachedInputTokens ?? 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+  }
+
+  private finish(ctx: Ctx, ch: RuntimeChannel, upModel: string, usage: Usage, status: number, other: Record<string, unknown>): void {
+    const { call } = ctx;
+    const actual = this.d.prices.cost(ctx.price, usage, call.principal.group);
+    const reserved = ctx.reserved;
+    ctx.reserved = 0;
+    const latency = Math.round(msSince(call.startedAt));
+    const log = (charged: number, extra: Record<string, unknown> = {}) => this.d.logs.write(this.logRow(ctx, ch, upModel, {
+      type: 'consume', status_code: status, quota: charged, latency_ms: latency,
+      prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, cached_tokens: usage.cachedInputTokens,
+      other: JSON.stringify({ ...other, ...extra, attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens, cache_write_tokens: usage.cacheWriteTokens }),
+    }));
+    if (reserved === 0 && actual === 0) {
+      log(0);
+      return;
+    }
+    void this.track(this.d.ledger.settle(ctx.payer, call.requestId, reserved, actual).then(
+      (r) => log(r ? r.charged : actual, r && r.shortfall ? { shortfall: r.shortfall } : {}),
+      (e) => {
+        this.d.core.log.error({ err: (e as Error).message, requestId: call.requestId }, 'settlement failed');
+        log(0, { settle_error: (e as Error).message });
+      },
+    ));
+  }
+
+  private logRow(ctx: Ctx, ch: RuntimeChannel | null, upModel: string | null, fields: Partial<NewLog>): NewLog {
+    const { call } = ctx;
+    const p = call.principal;
+    return {
+      created_at: Date.now(), type: 'consume', request_id: call.requestId, user_id: p.userId, username: p.username, key_id: p.keyId,
+      key_name: p.keyName, group_name: p.group, model: ctx.model, upstream_model: upModel, channel_id: ch?.id ?? null,
+      endpoint: call.endpoint, status_code: null, prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota: 0,
+      latency_ms: Math.round(msSince(call.startedAt)), first_byte_ms: ctx.firstByteMs, is_stream: ctx.stream ? 1 : 0,
+      attempts: ctx.attempts.length + (fields.type === 'consume' ? 1 : 0), content: null, other: null,
+      ...fields,
+    };
+  }
+
+  private logError(ctx: Ctx, ch: RuntimeChannel, status: number, message: string, attempt: number): void {
+    this.d.logs.write(this.logRow(ctx, ch, upstreamModel(ch, ctx.model), {
+      type: 'error', status_code: status || null, content: message.slice(0, 2000), attempts: attempt,
+    }));
+  }
+}
+
+// ---------- helpers ----------
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function includeUsageAsked(body: Record<string, unknown>): boolean {
+  return isObj(body.stream_options) && body.stream_options.include_usage === true;
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
+}
+
+function fullUsage(u: Partial<Usage>): Usage {
+  return {
+    inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, cachedInputTokens: u.cachedInputTokens ?? 0,
+    cacheWriteTokens: u.cacheWriteTokens ?? 0, reasoningTokens: u.reasoningTokens ?? 0,
+  };
+}
+
+/** Text of an OpenAI content value: a string, an array of strings/parts, or token arrays (counted by length). */
+function textOfContent(c: unknown): string {
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) {
+    let t = '';
+    for (const p of c) {
+      if (typeof p === 'string') t += p;
+      else if (typeof p === 'number') t += 'xxx';
+      else if (Array.isArray(p)) t += 'xxx'.repeat(p.length);
+      else if (isObj(p) && typeof p.text === 'string') t += p.text;
+    }
+    return t;
+  }
+  return '';
+}
+
+function countImages(messages: unknown): number {
+  let n = 0;
+  if (!Array.isArray(messages)) return 0;
+  for (const m of messages) {
+    const c = (m as { content?: unknown })?.content;
+    if (Array.isArray(c)) for (const p of c) if (isObj(p) && (p.type === 'image_url' || p.type === 'input_image')) n++;
+  }
+  return n;
+}
+
+function responseText(json: unknown): string {
+  if (!isObj(json) || !Array.isArray(json.choices)) return '';
+  let t = '';
+  for (const c of json.choices as any[]) {
+    if (typeof c?.text === 'string') t += c.text;
+    const m = c?.message;
+    if (m) {
+      if (typeof m.content === 'string') t += m.content;
+      if (Array.isArray(m.tool_calls)) for (const tc of m.tool_calls) t += String(tc?.function?.name ?? '') + String(tc?.function?.arguments ?? '');
+    }
+  }
+  return t;
+}
+
+function retryAfter(v: string | string[] | undefined): number | undefined {
+  const s = Array.isArray(v) ? v[0] : v;
+  if (!s) return undefined;
+  const n = Number(s);
+  if (Number.isFinite(n)) return Math.min(Math.max(n, 0) * 1000, 3600_000);
+  const d = Date.parse(s);
+  return Number.isFinite(d) ? Math.min(Math.max(d - Date.now(), 0), 3600_000) : undefined;
+}
+
+function networkMessage(e: unknown): string {
+  const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err?.code ?? err?.cause?.code;
+  if (code === 'ECONNREFUSED') return 'upstream refused the connection';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'upstream timed out';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'upstream closed the connection';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'upstream host not found';
+  return `upstream connection failed${code ? ` (${code})` : ''}`;
+}
