@@ -1,6 +1,6 @@
 /**
  * OpenAI-format model-call endpoints (SPEC §4.6): chat completions, completions, embeddings, model
- * list and model detail; plus the admin channel test. Thin: decode, call the relay, let it answer.
+ * list and model detail. Thin: decode, call the relay, let it answer.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../platform/errors.ts';
@@ -68,8 +68,6 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       return modelObject(model);
     });
   });
-
-  // Admin: a test call through one channel.
 }
 
 function modelObject(id: string) {
