@@ -67,8 +67,8 @@ test('event mapping: created, in_progress, six output events, completed, sequenc
   assert.equal(done.status, 'completed');
   assert.equal((done.output as unknown[]).length, 1);
   assert.equal((done.metadata as Record<string, string>).task_progress, '40');
-  assert.equal((evs[4] as { delta: string }).delta, 'https://h/a.mp4');
-  assert.equal((evs[2] as { item: { id: string } }).item.id, 'msg_task_abc_0');
+  assert.equal((evs[4] as unknown as { delta: string }).delta, 'https://h/a.mp4');
+  assert.equal((evs[2] as unknown as { item: { id: string } }).item.id, 'msg_task_abc_0');
   assert.equal(m.finished, true);
   assert.deepEqual(m.map(task('SUCCESS'), { events: [{ type: 'output', data: 'more' }], done: true }), []);
 });
