@@ -110,12 +110,12 @@ export function groupRefusals(fails: Array<{ key: string; message: string }>): s
  * Runs every candidate's decoder (they must be deterministic: the executing plugin decodes again after
  * channel choice). Returns the accepted candidates in key order; 400 with grouped reasons when none.
  */
-export async function decodeCandidates<P extends PluginLike>(plugins: P[], protocol: ProtocolKind, ctx: { model: string }): Promise<Candidate<P>[]> {
+export async function decodeCandidates<P extends PluginLike>(plugins: P[], protocol: ProtocolKind, ctx: { model: string } | ((p: P) => { model: string })): Promise<Candidate<P>[]> {
   const accepted: Candidate<P>[] = [];
   const fails: Array<{ key: string; message: string }> = [];
   for (const plugin of plugins) {
     try {
-      accepted.push({ plugin, intent: await decodeWith(plugin, protocol, ctx) });
+      accepted.push({ plugin, intent: await decodeWith(plugin, protocol, typeof ctx === 'function' ? ctx(plugin) : ctx) });
     } catch (e) {
       fails.push({ key: plugin.key, message: e instanceof GatewayError ? e.message : sanitizeHookText(e) });
     }
