@@ -7,6 +7,7 @@ import type { Services } from './services.ts';
 import type { RouteModule } from './http/app.ts';
 import { accountsArea } from './accounts/index.ts';
 import { billingArea } from './billing/index.ts';
+import { tasksArea } from './tasks/index.ts';
 
 export interface Area {
   name: string;
@@ -16,4 +17,4 @@ export interface Area {
   start?(core: Core, services: Services): Promise<void> | void;
 }
 
-export const AREAS: Area[] = [accountsArea, billingArea];
+export const AREAS: Area[] = [accountsArea, billingArea, tasksArea];

@@ -27,6 +27,10 @@ export interface Config {
   logRetentionDays: number;
   taskPollIntervalSeconds: number;
   taskPollMaxFailures: number;
+  /** How long a node holds a claimed task while polling it. */
+  taskPollLeaseSeconds: number;
+  /** Ceiling of the poll back-off after failures. */
+  taskPollBackoffMaxSeconds: number;
   taskTimeoutMinutes: number;
   taskProtocolTimeoutSeconds: number;
   contentAllowPrivateAddresses: boolean;
@@ -97,6 +101,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logRetentionDays: num(env, 'LOG_RETENTION_DAYS', 0),
     taskPollIntervalSeconds: num(env, 'TASK_POLL_INTERVAL_SECONDS', 15),
     taskPollMaxFailures: num(env, 'TASK_POLL_MAX_FAILURES', 20),
+    taskPollLeaseSeconds: num(env, 'TASK_POLL_LEASE_SECONDS', 60),
+    taskPollBackoffMaxSeconds: num(env, 'TASK_POLL_BACKOFF_MAX_SECONDS', 300),
     taskTimeoutMinutes: num(env, 'TASK_TIMEOUT_MINUTES', 1440),
     taskProtocolTimeoutSeconds: num(env, 'TASK_PLUGIN_PROTOCOL_TIMEOUT_SECONDS', 600),
     contentAllowPrivateAddresses: bool(env, 'CONTENT_ALLOW_PRIVATE_ADDRESSES', false),

@@ -1,0 +1,186 @@
+/**
+ * Artifact reads: the list (with signed links) and the content proxy. Content is streamed from the
+ * upstream, never buffered. Rules:
+ *  - credentialed requests (plugin headers, channel credentials) go only to the channel host or the
+ *    plugin's allowedHosts, and may follow same-origin redirects only;
+ *  - `credentialless` requests (public CDNs) may only GET/HEAD, carry no plugin headers or body, and
+ *    every address and redirect is checked (no private/loopback/link-local addresses unless
+ *    CONTENT_ALLOW_PRIVATE_ADDRESSES=true);
+ *  - only Range and conditional request headers pass from the client.
+ */
+import { request, type Dispatcher } from 'undici';
+import type { Readable } from 'node:stream';
+import { GatewayError } from '../../platform/errors.ts';
+import type { TaskService } from '../lifecycle/service.ts';
+import { hookMessage } from '../lifecycle/service.ts';
+import { artifactTask, channelAuth, effectiveBaseUrl, type Task } from '../lifecycle/context.ts';
+import type { PluginLike } from '../lifecycle/port.ts';
+import { canonicalHost, hostAllowed } from '../outbound/hosts.ts';
+import { sanitizeHeaders } from '../outbound/request.ts';
+import { artifactUrl, validateArtifacts, type Artifact } from './links.ts';
+import { literalBlocked, publicOnlyAgent } from './ssrf.ts';
+
+export const PASSED_REQUEST_HEADERS = ['range', 'if-range', 'if-none-match', 'if-modified-since'];
+const PASSED_RESPONSE_HEADERS = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified', 'content-disposition'];
+
+export interface ContentResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Readable | null;
+}
+
+export class Artifacts {
+  private readonly publicAgent = publicOnlyAgent();
+
+  constructor(private readonly svc: TaskService, private readonly base: () => string) {}
+
+  close(): Promise<void> { return this.publicAgent.close(); }
+
+  private plugin(t: Task): PluginLike {
+    const p = this.svc.generation().plugins.get(t.plugin_key);
+    if (!p || !p.has('listArtifacts') || !p.has('buildContentRequest')) {
+      throw new GatewayError(404, 'artifacts_not_supported', `plugin "${t.plugin_key}" does not provide artifacts`);
+    }
+    return p;
+  }
+
+  async describe(t: Task): Promise<Artifact[]> {
+    if (t.status !== 'SUCCESS') return [];
+    const p = this.plugin(t);
+    try {
+      return validateArtifacts(await p.call('listArtifacts', artifactTask(t)));
+    } catch (e) {
+      throw new GatewayError(502, 'plugin_artifacts_invalid', hookMessage(e));
+    }
+  }
+
+  /** `{ task_id, artifacts: [{ key, type, mime_type?, content_url }] }` for the caller's own task. */
+  async list(userId: number, taskId: string): Promise<{ task_id: string; artifacts: Array<Record<string, string>> }> {
+    const t = await this.svc.own(userId, taskId);
+    this.plugin(t);
+    const items = await this.describe(t);
+    const secret = this.svc.config.cryptoSecret;
+    return {
+      task_id: t.public_id,
+      artifacts: items.map((a) => ({
+        key: a.key, type: a.type, ...(a.mimeType ? { mime_type: a.mimeType } : {}),
+        content_url: artifactUrl(this.base(), secret, t.public_id, a.key),
+      })),
+    };
+  }
+
+  /** Streams one artifact. `userId` null means a verified signed link. */
+  async content(userId: number | null, taskId: string, key: string, method: 'GET' | 'HEAD', clientHeaders: Record<string, string | string[] | undefined>): Promise<ContentResponse> {
+    const t = await this.svc.own(userId, taskId).catch(() => { throw new GatewayError(404, 'artifact_not_found', 'artifact not found'); });
+    const plugin = this.plugin(t);
+    if (t.status !== 'SUCCESS') throw new GatewayError(409, 'artifact_not_ready', `the task is not finished (status ${t.status})`);
+    const items = await this.describe(t);
+    const art = items.find((a) => a.key === key);
+    if (!art) throw new GatewayError(404, 'artifact_not_found', `task has no artifact "${key.slice(0, 128)}"`);
+    const safe: Record<string, string> = {};
+    for (const h of PASSED_REQUEST_HEADERS) {
+      const v = clientHeaders[h];
+      const s = Array.isArray(v) ? v[0] : v;
+      if (typeof s === 'string' && s.length <= 1024 && !/[\r\n]/.test(s)) safe[h] = s;
+    }
+    const ch = this.svc.catalog.channel(t.channel_id);
+    const auth = ch ? channelAuth(plugin, ch, t.channel_key_index) : { upstream: { kind: 'vendor' }, auth: {} };
+    const baseUrl = ch ? effectiveBaseUrl(plugin, ch) : '';
+    const ctx = {
+      ...artifactTask(t), upstreamTaskId: t.upstream_task_id ?? '', artifactKey: key, baseUrl,
+      clientRequest: { method, headers: safe }, ...auth,
+    };
+    let desc: Record<string, unknown>;
+    try {
+      desc = (await plugin.call('buildContentRequest', ctx)) as Record<string, unknown>;
+      if (!desc || typeof desc !== 'object') throw new Error('buildContentRequest returned no descriptor');
+    } catch (e) {
+      throw new GatewayError(502, 'plugin_content_request_invalid', hookMessage(e));
+    }
+    let url: URL;
+    try { url = new URL(String(desc.url)); } catch { throw new GatewayError(502, 'plugin_content_request_invalid', 'content url is not absolute'); }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
+      throw new GatewayError(502, 'plugin_content_request_invalid', 'content url must be http(s) without credentials');
+    }
+    this.refuseLoop(url);
+    const credentialless = desc.credentialless === true;
+    let upMethod = (typeof desc.method === 'string' && desc.method ? desc.method : method).toUpperCase();
+    let headers: Record<string, string>;
+    let body: string | undefined;
+    if (credentialless) {
+      if (upMethod !== 'GET' && upMethod !== 'HEAD') throw new GatewayError(502, 'plugin_content_request_invalid', 'credentialless content reads allow GET and HEAD only');
+      headers = { ...safe };
+    } else {
+      if (!['GET', 'HEAD', 'POST'].includes(upMethod)) throw new GatewayError(502, 'plugin_content_request_invalid', 'content requests allow GET, HEAD and POST only');
+      if (!hostAllowed(url, baseUrl, plugin.manifest.allowedHosts ?? [])) {
+        throw new GatewayError(502, 'plugin_host_not_allowed', `content request to ${canonicalHost(url)} is not allowed: credentials go only to the channel host and allowedHosts`);
+      }
+      headers = { ...sanitizeHeaders(desc.headers), ...safe };
+      if (desc.body !== undefined && desc.body !== null) {
+        body = typeof desc.body === 'string' ? desc.body : JSON.stringify(desc.body);
+        if (Buffer.byteLength(body) > 1024 * 1024) throw new GatewayError(502, 'plugin_content_request_invalid', 'content request body is larger than 1 MiB');
+      }
+    }
+    if (method === 'HEAD' && upMethod === 'GET') upMethod = 'HEAD';
+    const allowPrivate = this.svc.config.contentAllowPrivateAddresses;
+    const origin = url.origin;
+    for (let hop = 0; hop <= 10; hop++) {
+      const checked = credentialless && !allowPrivate;
+      if (checked && literalBlocked(url)) throw new GatewayError(502, 'artifact_address_refused', 'the artifact address is not public');
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(url, {
+          method: upMethod as Dispatcher.HttpMethod, headers, body,
+          headersTimeout: 60_000, bodyTimeout: 120_000,
+          dispatcher: checked ? this.publicAgent : undefined,
+        });
+      } catch (e) {
+        const code = (e as { code?: string; cause?: { code?: string } }).code ?? (e as { cause?: { code?: string } }).cause?.code ?? '';
+        if (code === 'ERR_BLOCKED_ADDRESS' || /not public/.test((e as Error).message)) throw new GatewayError(502, 'artifact_address_refused', 'the artifact address is not public');
+        if (/TIMEOUT/.test(code)) throw new GatewayError(504, 'artifact_upstream_timeout', 'the artifact upstream timed out');
+        throw new GatewayError(502, 'artifact_upstream_error', 'the artifact upstream could not be reached');
+      }
+      const s = res.statusCode;
+      if ([301, 302, 303, 307, 308].includes(s)) {
+        res.body.resume();
+        const loc = res.headers.location;
+        const l = Array.isArray(loc) ? loc[0] : loc;
+        if (!l) throw new GatewayError(502, 'artifact_upstream_error', 'redirect without a location');
+        let next: URL;
+        try { next = new URL(l, url); } catch { throw new GatewayError(502, 'artifact_upstream_error', 'redirect to an invalid address'); }
+        if ((next.protocol !== 'http:' && next.protocol !== 'https:') || next.username || next.password || next.hash) {
+          throw new GatewayError(502, 'artifact_redirect_refused', 'redirect to a refused address');
+        }
+        if (!credentialless && next.origin !== origin) throw new GatewayError(502, 'artifact_redirect_refused', 'a credentialed content request may not be redirected to another origin');
+        this.refuseLoop(next);
+        if (s === 303 && upMethod === 'POST') { upMethod = 'GET'; body = undefined; }
+        url = next;
+        continue;
+      }
+      if ([200, 206, 304, 416].includes(s)) {
+        const out: Record<string, string> = { 'cache-control': 'private, no-store', 'x-content-type-options': 'nosniff' };
+        for (const h of PASSED_RESPONSE_HEADERS) {
+          const v = res.headers[h];
+          const str = Array.isArray(v) ? v[0] : v;
+          if (typeof str === 'string') out[h] = str;
+        }
+        if (!out['content-type'] && art.mimeType) out['content-type'] = art.mimeType;
+        if (method === 'HEAD' || s === 304) { res.body.resume(); return { status: s, headers: out, body: null }; }
+        return { status: s, headers: out, body: res.body };
+      }
+      res.body.resume();
+      if (s === 401 || s === 403) throw new GatewayError(502, 'artifact_upstream_auth_failed', 'the artifact upstream refused the credentials');
+      if (s === 404 || s === 410) throw new GatewayError(410, 'artifact_gone', 'the artifact is no longer available upstream');
+      if (s === 429) throw new GatewayError(503, 'artifact_upstream_busy', 'the artifact upstream is busy');
+      throw new GatewayError(502, 'artifact_upstream_error', `the artifact upstream failed (HTTP ${s})`);
+    }
+    throw new GatewayError(502, 'artifact_redirect_refused', 'too many redirects');
+  }
+
+  private refuseLoop(u: URL): void {
+    if (!/^\/v1\/tasks\/[^/]+\/artifacts\/[^/]+\/content$/.test(u.pathname)) return;
+    try {
+      if (new URL(this.base()).host === u.host) throw new GatewayError(502, 'artifact_proxy_loop', 'artifact proxy loop was rejected');
+    } catch (e) { if (e instanceof GatewayError) throw e; }
+  }
+}

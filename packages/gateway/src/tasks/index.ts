@@ -1,0 +1,70 @@
+/**
+ * The task area: lifecycle (submit, poll, settle), outbound execution, artifacts and the generic
+ * task endpoints. Other areas (image/video/Responses protocols, native routes) use `services.tasks`.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Area } from '../areas.ts';
+import type { Services } from '../services.ts';
+import { TaskCatalog } from './lifecycle/catalog.ts';
+import { TaskService } from './lifecycle/service.ts';
+import { Poller } from './lifecycle/poller.ts';
+import type { PluginSource } from './lifecycle/port.ts';
+import { Artifacts } from './artifacts/service.ts';
+import { taskRoutes } from '../http/task-routes.ts';
+
+export interface Tasks {
+  /** submit / get / waitForTerminal / settle ... */
+  service: TaskService;
+  poller: Poller;
+  artifacts: Artifacts;
+  catalog: TaskCatalog;
+  submit: TaskService['submit'];
+  get: TaskService['get'];
+  waitForTerminal: TaskService['waitForTerminal'];
+  /** Base of signed links: TaskPublicAddress, else ServerAddress, else this node's address. */
+  publicBase(): string;
+  /** Called by the HTTP layer once the server listens. */
+  setListeningUrl(url: string): void;
+}
+
+declare module '../services.ts' {
+  interface Services {
+    tasks: Tasks;
+  }
+}
+
+export const tasksArea: Area = {
+  name: 'tasks',
+  async init(core, services: Services) {
+    const catalog = new TaskCatalog(core);
+    await catalog.register();
+    const plugins = () => (services as unknown as { plugins?: PluginSource }).plugins;
+    const service = new TaskService(core, services.billing.ledger, catalog, plugins);
+    const poller = new Poller(service);
+    let selfUrl = `http://127.0.0.1:${core.config.port}`;
+    const publicBase = () => core.config.taskPublicAddress || core.config.serverAddress || selfUrl;
+    const artifacts = new Artifacts(service, publicBase);
+    services.tasks = {
+      service, poller, artifacts, catalog, publicBase,
+      setListeningUrl: (u) => { selfUrl = u; },
+      submit: (i) => service.submit(i),
+      get: (u, id) => service.get(u, id),
+      waitForTerminal: (id, ms, sig) => service.waitForTerminal(id, ms, sig),
+    };
+    core.onClose(async () => {
+      await poller.stop();
+      await artifacts.close();
+    });
+  },
+  routes: taskRoutes,
+  start(_core, services) {
+    services.tasks.poller.start();
+  },
+};
+
+/** Records the address the server listens on (used for links when no public address is set). */
+export function listeningUrl(addr: AddressInfo | string | null): string | null {
+  if (!addr || typeof addr === 'string') return null;
+  const host = addr.address === '0.0.0.0' || addr.address === '::' ? '127.0.0.1' : addr.address;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
+}

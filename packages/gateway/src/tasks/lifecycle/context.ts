@@ -1,0 +1,59 @@
+/** Contexts handed to plugin hooks (SPEC §2.11), built from a channel and a stored task. */
+import type { Selectable } from 'kysely';
+import type { TaskRow } from '../../store/schema-tasks.ts';
+import type { TaskChannel } from './catalog.ts';
+import type { PluginLike } from './port.ts';
+import { parseJson } from './states.ts';
+
+export type Task = Selectable<TaskRow>;
+
+export interface ChannelAuth {
+  upstream: { kind: 'vendor' | 'gateway_api' };
+  auth: { authHeader?: string };
+  authHeader?: string;
+  apiKey?: string;
+  authError?: string;
+}
+
+export function effectiveBaseUrl(plugin: PluginLike, ch: TaskChannel): string {
+  if (ch.baseUrl) return ch.baseUrl;
+  if (ch.type === 61 && plugin.manifest.baseUrl) return plugin.manifest.baseUrl.replace(/\/+$/, '');
+  return '';
+}
+
+export function channelAuth(plugin: PluginLike, ch: TaskChannel, keyIndex: number): ChannelAuth {
+  const key = ch.keys[keyIndex] ?? ch.keys[0] ?? '';
+  if (ch.type === 60) return { upstream: { kind: 'gateway_api' }, auth: { authHeader: `Bearer ${key}` }, authHeader: `Bearer ${key}`, apiKey: key };
+  const a = plugin.manifest.auth;
+  const kind = typeof a === 'string' ? a : a?.type ?? '';
+  if (kind === 'oauth2_jwt' || kind === 'vertex_oauth') {
+    return { upstream: { kind: 'vendor' }, auth: {}, authError: 'service-account (vertex_oauth) credentials are not supported by this host yet' };
+  }
+  return { upstream: { kind: 'vendor' }, auth: { authHeader: key }, authHeader: key, apiKey: key };
+}
+
+export function queryContext(plugin: PluginLike, t: Task, ch: TaskChannel | undefined): Record<string, unknown> {
+  const auth = ch ? channelAuth(plugin, ch, t.channel_key_index) : { upstream: { kind: 'vendor' }, auth: {} };
+  return {
+    taskId: t.upstream_task_id ?? '',
+    publicTaskId: t.public_id,
+    action: t.action,
+    model: t.model,
+    upstreamModel: t.upstream_model,
+    baseUrl: ch ? effectiveBaseUrl(plugin, ch) : '',
+    data: parseJson(t.data),
+    state: parseJson(t.state),
+    ...auth,
+  };
+}
+
+export function artifactTask(t: Task): Record<string, unknown> {
+  return {
+    taskId: t.public_id,
+    status: t.status,
+    action: t.action,
+    data: parseJson(t.data),
+    state: parseJson(t.state),
+    producerVersion: t.plugin_version,
+  };
+}

@@ -1,0 +1,247 @@
+/**
+ * The background poller. Every node runs it. A due task (next_poll_at ≤ now) is claimed with a
+ * conditional UPDATE that sets a lease, so one node polls it at a time; a node that dies leaves a
+ * lease that simply expires. Each pass also: fails tasks past TASK_TIMEOUT_MINUTES (refund),
+ * finishes settlements a dead node left half-done, and flags submissions that never completed.
+ *
+ * Background polling always uses the newest plugin generation.
+ */
+import { sql } from 'kysely';
+import type { TaskService } from './service.ts';
+import { hookMessage } from './service.ts';
+import { queryContext, type Task } from './context.ts';
+import type { PluginLike } from './port.ts';
+import { NON_TERMINAL, TERMINAL } from './states.ts';
+import { buildRequest, decodeBody, firstHeaders, OutboundError, readLimited, send } from '../outbound/request.ts';
+
+const CLAIM_BATCH = 100;
+
+export class Poller {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(private readonly svc: TaskService) {}
+
+  start(): void {
+    this.stopped = false;
+    // A restarted node with the same id takes back its own leases at once.
+    void this.svc.db.updateTable('tasks').set({ lease_owner: null, lease_until: null })
+      .where('lease_owner', '=', this.svc.nodeId).execute().catch(() => {});
+    this.schedule(Math.min(200, this.svc.pollIntervalMs()));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick().catch((e) => this.svc.log.warn({ err: (e as Error).message }, 'task poll pass failed'))
+        .finally(() => { this.running = null; this.schedule(this.svc.pollIntervalMs()); });
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** One pass. Exposed for tests and for protocol waits that want to drive a task now. */
+  async tick(): Promise<void> {
+    await this.sweepTimeouts();
+    await this.sweepSettlements();
+    await this.sweepStaleSubmits();
+    const claimed = await this.claim();
+    if (!claimed.length) return;
+    let gen;
+    try { gen = this.svc.generation(); } catch { await this.release(claimed); return; }
+    const perTask: Array<[PluginLike, Task]> = [];
+    const batches = new Map<string, { plugin: PluginLike; tasks: Task[] }>();
+    for (const t of claimed) {
+      const plugin = gen.plugins.get(t.plugin_key);
+      if (!plugin) {
+        await this.svc.pollFailed(t, `plugin ${t.plugin_key} is not installed`, this.svc.nodeId);
+        continue;
+      }
+      if (plugin.manifest.fetchMode === 'batch' && plugin.has('buildBatchQueryRequest')) {
+        const k = `${plugin.key}\0${t.channel_id}\0${t.channel_key_index}`;
+        const b = batches.get(k) ?? { plugin, tasks: [] };
+        b.tasks.push(t);
+        batches.set(k, b);
+      } else perTask.push([plugin, t]);
+    }
+    const jobs: Array<() => Promise<void>> = [
+      ...perTask.map(([p, t]) => () => this.pollOne(p, t)),
+      ...[...batches.values()].map((b) => () => this.pollBatch(b.plugin, b.tasks)),
+    ];
+    await runLimited(jobs, 8);
+  }
+
+  private async claim(): Promise<Task[]> {
+    const db = this.svc.db;
+    const now = Date.now();
+    const me = this.svc.nodeId;
+    const due = await db.selectFrom('tasks').select(['id']).where('next_poll_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .orderBy('next_poll_at').limit(CLAIM_BATCH).execute();
+    const leaseUntil = now + this.svc.config.taskPollLeaseSeconds * 1000;
+    const out: Task[] = [];
+    for (const { id } of due) {
+      const r = await db.updateTable('tasks').set({ lease_owner: me, lease_until: leaseUntil })
+        .where('id', '=', id).where('next_poll_at', '<=', now)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 1) {
+        const t = await db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+        if (t && t.lease_owner === me && !TERMINAL.has(t.status)) out.push(t);
+      }
+    }
+    return out;
+  }
+
+  private async release(ts: Task[]): Promise<void> {
+    for (const t of ts) {
+      await this.svc.db.updateTable('tasks').set({ lease_owner: null, lease_until: null })
+        .where('id', '=', t.id).where('lease_owner', '=', this.svc.nodeId).execute();
+    }
+  }
+
+  private target(plugin: PluginLike, t: Task) {
+    const ch = this.svc.catalog.channel(t.channel_id);
+    const ctx = queryContext(plugin, t, ch);
+    return { ch, ctx, target: { baseUrl: String(ctx.baseUrl), allowedHosts: plugin.manifest.allowedHosts ?? [], defaultMethod: 'GET' } };
+  }
+
+  async pollOne(plugin: PluginLike, t: Task): Promise<void> {
+    const me = this.svc.nodeId;
+    const { ch, ctx, target } = this.target(plugin, t);
+    if (!ch) { await this.svc.pollFailed(t, 'the task channel is disabled or gone', me); return; }
+    if (!t.upstream_task_id) { await this.svc.pollFailed(t, 'the task has no upstream id', me); return; }
+    let desc;
+    try {
+      desc = await plugin.call('buildQueryRequest', ctx);
+    } catch (e) {
+      await this.svc.pollFailed(t, `buildQueryRequest: ${hookMessage(e)}`, me);
+      return;
+    }
+    let status: number;
+    let headers: Record<string, string[]>;
+    let body: unknown;
+    try {
+      const res = await send(buildRequest(desc as never, target, this.svc.limits), this.svc.limits);
+      status = res.status;
+      headers = res.headers;
+      body = decodeBody(await readLimited(res.body, this.svc.limits.maxResponseBytes));
+    } catch (e) {
+      await this.svc.pollFailed(t, e instanceof OutboundError ? e.message : `transport error: ${(e as Error).message}`, me);
+      return;
+    }
+    if (status === 404 || status === 410) { await this.svc.upstreamGone(t, status, me); return; }
+    if (status === 401 || status === 403 || status === 429 || status >= 500) {
+      await this.svc.pollFailed(t, `HTTP ${status}`, me);
+      return;
+    }
+    let result: Record<string, unknown>;
+    try {
+      result = (await plugin.call('parseTaskResult', ctx, body, { status, headers: firstHeaders(headers) })) as Record<string, unknown>;
+      if (!result || typeof result !== 'object') throw new Error('parseTaskResult returned no object');
+    } catch (e) {
+      await this.svc.pollFailed(t, `parseTaskResult: ${hookMessage(e)}`, me);
+      return;
+    }
+    const other4xx = status >= 400;
+    await this.svc.applyResult(plugin, t, { ...result, countAsFailure: other4xx }, body, me);
+  }
+
+  async pollBatch(plugin: PluginLike, tasks: Task[]): Promise<void> {
+    const me = this.svc.nodeId;
+    const first = tasks[0];
+    const { ch, ctx: firstCtx, target } = this.target(plugin, first);
+    if (!ch) { for (const t of tasks) await this.svc.pollFailed(t, 'the task channel is disabled or gone', me); return; }
+    const ready = tasks.filter((t) => t.upstream_task_id);
+    for (const t of tasks) if (!t.upstream_task_id) await this.svc.pollFailed(t, 'the task has no upstream id', me);
+    if (!ready.length) return;
+    const items = ready.map((t) => queryContext(plugin, t, ch));
+    const { taskId: _a, publicTaskId: _b, action: _c, model: _d, upstreamModel: _e, data: _f, state: _g, ...chan } = firstCtx;
+    const bctx = { ...chan, tasks: items };
+    const fail = async (reason: string) => { for (const t of ready) await this.svc.pollFailed(t, reason, me); };
+    let desc;
+    try {
+      desc = await plugin.call('buildBatchQueryRequest', bctx, items);
+    } catch (e) { await fail(`buildBatchQueryRequest: ${hookMessage(e)}`); return; }
+    let status: number;
+    let headers: Record<string, string[]>;
+    let body: unknown;
+    try {
+      const res = await send(buildRequest(desc as never, target, this.svc.limits), this.svc.limits);
+      status = res.status;
+      headers = res.headers;
+      body = decodeBody(await readLimited(res.body, this.svc.limits.maxResponseBytes));
+    } catch (e) { await fail(e instanceof OutboundError ? e.message : 'transport error'); return; }
+    if (status === 404 || status === 410) { for (const t of ready) await this.svc.upstreamGone(t, status, me); return; }
+    if (status === 401 || status === 403 || status === 429 || status >= 500) { await fail(`HTTP ${status}`); return; }
+    let list: unknown;
+    try {
+      list = await plugin.call('parseBatchResult', bctx, body, { status, headers: firstHeaders(headers) });
+      if (!Array.isArray(list)) throw new Error('parseBatchResult must return an array');
+    } catch (e) { await fail(`parseBatchResult: ${hookMessage(e)}`); return; }
+    const byUpstream = new Map(ready.map((t) => [t.upstream_task_id!, t]));
+    const seen = new Set<string>();
+    for (const item of list as Array<Record<string, unknown>>) {
+      const t = item && typeof item.taskId === 'string' ? byUpstream.get(item.taskId) : undefined;
+      if (!t) { this.svc.log.warn({ plugin: plugin.key }, 'batch result names an unknown task; ignored'); continue; }
+      seen.add(t.upstream_task_id!);
+      const data = item.data === undefined ? undefined : item.data;
+      await this.svc.applyResult(plugin, t, { ...item, fromBatch: true, countAsFailure: status >= 400 }, data, me);
+    }
+    for (const t of ready) if (!seen.has(t.upstream_task_id!)) await this.svc.pollFailed(t, 'the batch result did not include this task', me);
+  }
+
+  /** Tasks past TASK_TIMEOUT_MINUTES fail and are refunded (the outer deadline). */
+  private async sweepTimeouts(): Promise<void> {
+    const mins = this.svc.config.taskTimeoutMinutes;
+    if (!(mins > 0)) return;
+    const cutoff = Date.now() - mins * 60_000;
+    const rows = await this.svc.db.selectFrom('tasks').selectAll()
+      .where('status', 'in', NON_TERMINAL as unknown as string[]).where('flagged', '=', 0)
+      .where('upstream_task_id', 'is not', null).where('submitted_at', '<', cutoff).limit(100).execute();
+    for (const t of rows) {
+      const won = await this.svc.transition(t, t.status, {
+        status: 'FAILURE', progress: '100%', fail_reason: `task timed out after ${mins} minutes`, quota_final: 0,
+        finished_at: Date.now(), next_poll_at: null, lease_owner: null, lease_until: null,
+      });
+      if (won) await this.svc.settle(t.public_id);
+    }
+  }
+
+  /** Terminal tasks whose settlement did not finish (a node died in between) are settled now. */
+  private async sweepSettlements(): Promise<void> {
+    const rows = await this.svc.db.selectFrom('tasks').select(['public_id'])
+      .where('billing_status', '=', 'reserved').where('status', 'in', ['SUCCESS', 'FAILURE'])
+      .where('updated_at', '<', Date.now() - 2000).limit(100).execute();
+    for (const r of rows) await this.svc.settle(r.public_id);
+  }
+
+  /** A submission that never finished (its node died mid-call) has an unknown outcome: flag it. */
+  private async sweepStaleSubmits(): Promise<void> {
+    const grace = this.svc.sseLimits.deadlineMs + this.svc.limits.headersTimeoutMs + 60_000;
+    await this.svc.db.updateTable('tasks').set({
+      status: 'UNKNOWN', flagged: 1, flag_reason: 'submission did not finish (node stopped?); outcome unknown, not refunded automatically',
+      updated_at: Date.now(),
+    }).where('status', '=', 'NOT_START').where('flagged', '=', 0).where('created_at', '<', Date.now() - grace).execute();
+  }
+}
+
+async function runLimited(jobs: Array<() => Promise<void>>, n: number): Promise<void> {
+  let i = 0;
+  const worker = async () => {
+    while (i < jobs.length) {
+      const j = jobs[i++];
+      try { await j(); } catch { /* each job logs its own failures */ }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, jobs.length) }, worker));
+}
+
+export { sql };

@@ -1,0 +1,628 @@
+/**
+ * The task lifecycle: submit, state changes, settlement and reads. HTTP handlers, native routes and
+ * the image/video/Responses protocols all call this service.
+ *
+ * Money: a task reserves once at submit (ref `task:<public id>`), and exactly one of settle or
+ * refund closes it. Status changes are compare-and-swap on the previous status; the final cost is
+ * written together with the terminal transition, so whichever node (or restart) performs the
+ * settlement afterwards moves the same amount, and the ledger refuses a second movement.
+ */
+import { sql } from 'kysely';
+import type { Core } from '../../core.ts';
+import type { KeyPrincipal } from '../../accounts/types.ts';
+import { checkModelAccess } from '../../accounts/keys.ts';
+import type { Ledger, Payer } from '../../billing/ledger.ts';
+import { GatewayError } from '../../platform/errors.ts';
+import { randomId } from '../../platform/ids.ts';
+import { compile, type Facts } from '../billing/expr.ts';
+import { validateFacts } from '../billing/facts.ts';
+import { orderChannels, type TaskCatalog, type TaskChannel } from './catalog.ts';
+import { channelAuth, effectiveBaseUrl, queryContext, type Task } from './context.ts';
+import type { GenerationLike, PluginLike, PluginSource, UsageSchemaLike } from './port.ts';
+import { normalizeProgress, normalizeStatus, parseJson, publicTask, TERMINAL, type PublicTask, type TaskStatus } from './states.ts';
+import {
+  buildRequest, decodeBody, DEFAULT_LIMITS, firstHeaders, OutboundError, readLimited, send,
+  type Descriptor, type OutboundLimits, type UploadedFile,
+} from '../outbound/request.ts';
+import { checkStateSize, DEFAULT_SSE_LIMITS, DeltaResult, readSse, type SseLimits } from '../outbound/sse.ts';
+
+export type DecodedBody =
+  | { kind: 'json'; value: unknown }
+  | { kind: 'form'; fields: Record<string, string[]> }
+  | { kind: 'multipart'; fields: Record<string, string[]>; files: FileRef[] }
+  | { kind: 'none' };
+
+export interface FileRef { ref: string; field: string; filename: string; mimeType: string; size: number }
+
+export interface SubmitInput {
+  principal: KeyPrincipal;
+  pluginKey: string;
+  model: string;
+  action?: string;
+  /** The normalised request body the plugin sees as `ctx.requestBody`. */
+  requestBody: unknown;
+  /** The decoded inbound body (`ctx.body`); defaults to `{kind:'json', value: requestBody}`. */
+  body?: DecodedBody;
+  files?: UploadedFile[];
+  path?: string;
+  method?: string;
+  params?: Record<string, string>;
+  query?: Record<string, string[]>;
+  requestHeaders?: Record<string, string>;
+  /** Default true. False: an immediate terminal result is not stored (reads answer 404). */
+  retainResult?: boolean;
+  /** Pin the request to this generation (default: the current one). */
+  generation?: GenerationLike;
+  /** Endpoint name for logs. */
+  endpoint?: string;
+}
+
+export interface BillingInfo {
+  mode: 'expr' | 'per_call';
+  priceKey: string;
+  expression?: string;
+  perCallUsd?: number;
+  groupRatio: number;
+  facts: Facts;
+}
+
+export interface TaskServiceOptions {
+  limits?: Partial<OutboundLimits>;
+  sseLimits?: Partial<SseLimits>;
+}
+
+const HOOK_MSG_MAX = 512;
+
+export function hookMessage(e: unknown): string {
+  const m = (e as Error)?.message ?? String(e);
+  // eslint-disable-next-line no-control-regex
+  return m.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, HOOK_MSG_MAX);
+}
+
+export class TaskService {
+  readonly limits: OutboundLimits;
+  readonly sseLimits: SseLimits;
+  readonly nodeId: string;
+
+  constructor(
+    private readonly core: Core,
+    private readonly ledger: Ledger,
+    readonly catalog: TaskCatalog,
+    private readonly plugins: () => PluginSource | undefined,
+    opts: TaskServiceOptions = {},
+  ) {
+    this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.sseLimits = { ...DEFAULT_SSE_LIMITS, ...opts.sseLimits };
+    this.nodeId = core.config.nodeId;
+  }
+
+  get db() { return this.core.h.db; }
+  get log() { return this.core.log; }
+  get config() { return this.core.config; }
+
+  generation(): GenerationLike {
+    const src = this.plugins();
+    if (!src) throw new GatewayError(503, 'plugin_runtime_unavailable', 'the task plugin runtime is not available');
+    return src.current();
+  }
+
+  plugin(key: string, gen: GenerationLike = this.generation()): PluginLike {
+    const p = gen.plugins.get(key);
+    if (!p) throw new GatewayError(404, 'plugin_not_found', `no task plugin "${key}" is installed and enabled`);
+    return p;
+  }
+
+  pollIntervalMs(): number {
+    return Math.max(10, this.config.taskPollIntervalSeconds * 1000);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Submit
+  // ------------------------------------------------------------------------------------------
+
+  async submit(input: SubmitInput): Promise<{ task: PublicTask; row: Task }> {
+    const gen = input.generation ?? this.generation();
+    const plugin = this.plugin(input.pluginKey, gen);
+    if (typeof input.model !== 'string' || !input.model) throw new GatewayError(400, 'model_required', 'the request needs a "model" string');
+    const model = plugin.manifest.models.find((m) => m.toLowerCase() === input.model.toLowerCase());
+    if (!model) throw new GatewayError(400, 'model_not_supported', `plugin "${plugin.key}" does not serve model "${input.model}"`);
+    const p = input.principal;
+    checkModelAccess(p, model);
+    const channels = orderChannels(this.catalog.candidates(plugin.key, model, p.group));
+    if (!channels.length) throw new GatewayError(503, 'no_available_channel', `no channel serves model "${model}" of plugin "${plugin.key}" for group "${p.group}"`);
+
+    const publicId = `task_${randomId(32)}`;
+    const now = Date.now();
+    const files = new Map((input.files ?? []).map((f) => [f.ref, f]));
+    const fileRefs: FileRef[] = (input.files ?? []).map(({ ref, field, filename, mimeType, size }) => ({ ref, field, filename, mimeType, size }));
+    const action = input.action ?? '';
+    const payer: Payer = { userId: p.userId, keyId: p.keyId, unlimitedKey: p.unlimitedQuota };
+
+    let row: Task | null = null;
+    let billing: BillingInfo | null = null;
+    let lastError: GatewayError | null = null;
+
+    for (let attempt = 0; attempt < channels.length; attempt++) {
+      const ch = channels[attempt];
+      const keyIndex = Math.floor(Math.random() * ch.keys.length);
+      const upstreamModel = ch.modelMapping[model] ?? model;
+      const baseUrl = effectiveBaseUrl(plugin, ch);
+      const ctx: Record<string, unknown> = {
+        path: input.path ?? `/v1/tasks/${plugin.key}`,
+        method: input.method ?? 'POST',
+        params: input.params ?? {},
+        query: input.query ?? {},
+        body: input.body ?? { kind: 'json', value: input.requestBody ?? null },
+        requestBody: input.requestBody ?? null,
+        requestHeaders: input.requestHeaders ?? {},
+        files: fileRefs,
+        action,
+        publicTaskId: publicId,
+        model,
+        upstreamModel,
+        baseUrl,
+        ...channelAuth(plugin, ch, keyIndex),
+      };
+
+      // Price and reserve once, before the first upstream call.
+      if (!row) {
+        billing = await this.price(plugin, ctx, model, upstreamModel, p.group);
+        const amount = this.quotaOf(billing);
+        row = await this.insertTask({
+          public_id: publicId, plugin_key: plugin.key, plugin_version: plugin.version, user_id: p.userId, key_id: p.keyId,
+          key_unlimited: p.unlimitedQuota ? 1 : 0, channel_id: ch.id, channel_key_index: keyIndex, group_name: p.group,
+          model, upstream_model: upstreamModel, action, status: 'NOT_START', progress: '0%', fail_reason: null,
+          upstream_task_id: null, data: null, state: null, retain: 1, quota_reserved: amount, quota_final: null,
+          billing_status: 'reserving', billing: JSON.stringify(billing), poll_failures: 0, next_poll_at: null,
+          lease_owner: null, lease_until: null, submitted_at: null, started_at: null, finished_at: null,
+          created_at: now, updated_at: now, flagged: 0, flag_reason: null,
+        });
+        try {
+          await this.ledger.reserve(payer, ledgerRef(publicId), amount);
+        } catch (e) {
+          await this.db.updateTable('tasks').set({ status: 'FAILURE', progress: '100%', billing_status: 'none', fail_reason: (e as Error).message, finished_at: Date.now(), updated_at: Date.now() })
+            .where('id', '=', row.id).execute();
+          throw e;
+        }
+        await this.db.updateTable('tasks').set({ billing_status: 'reserved' }).where('id', '=', row.id).where('billing_status', '=', 'reserving').execute();
+        await this.logMovement(row, 'reserve', amount, input.endpoint);
+      } else {
+        await this.db.updateTable('tasks').set({ channel_id: ch.id, channel_key_index: keyIndex, upstream_model: upstreamModel, updated_at: Date.now() })
+          .where('id', '=', row.id).where('status', '=', 'NOT_START').execute();
+      }
+
+      let desc: Descriptor;
+      try {
+        desc = (await plugin.call('buildSubmitRequest', ctx)) as Descriptor;
+      } catch (e) {
+        lastError = new GatewayError(400, 'plugin_request_invalid', hookMessage(e));
+        break; // the request itself is refused; another channel would refuse it too
+      }
+      if (desc && typeof desc.action === 'string' && desc.action) ctx.action = desc.action;
+      const wantsSse = desc?.responseType === 'sse';
+      if (wantsSse && !(plugin.manifest.submitResponseTypes ?? ['json']).includes('sse')) {
+        lastError = new GatewayError(502, 'plugin_request_invalid', 'plugin asked for an SSE response without declaring it in submitResponseTypes');
+        break;
+      }
+
+      // Send. Until the upstream answers we know whether it certainly did not take the request.
+      let res;
+      try {
+        const built = buildRequest(desc, { baseUrl, allowedHosts: plugin.manifest.allowedHosts ?? [], files, defaultMethod: 'POST' }, this.limits);
+        res = await send(built, this.limits);
+      } catch (e) {
+        if (e instanceof OutboundError && !e.sent) {
+          lastError = e;
+          if (e.status === 502 || e.status === 504) continue; // unreachable: try another channel
+          break;
+        }
+        return this.unknownOutcome(row, e, input.endpoint);
+      }
+
+      if (res.status < 200 || res.status >= 300) {
+        const buf = await readLimited(res.body, 64 * 1024).catch(() => Buffer.alloc(0));
+        const detail = upstreamMessage(decodeBody(buf));
+        const retryable = res.status === 429 || res.status === 500 || res.status === 502 || res.status === 503;
+        lastError = res.status === 429
+          ? new GatewayError(429, 'upstream_busy', `the upstream is busy (HTTP 429)${detail}`)
+          : res.status >= 500
+            ? new GatewayError(502, 'upstream_error', `the upstream failed (HTTP ${res.status})${detail}`)
+            : new GatewayError(400, 'upstream_rejected', `the upstream rejected the task (HTTP ${res.status})${detail}`);
+        if (res.status === 504) return this.unknownOutcome(row, lastError, input.endpoint);
+        if (retryable) continue;
+        break;
+      }
+
+      // Accepted (2xx): from here on nothing is retried.
+      let body: unknown;
+      try {
+        const ctype = String(res.headers['content-type']?.[0] ?? '');
+        if (wantsSse) {
+          if (!/^text\/event-stream/i.test(ctype)) throw new OutboundError(502, 'plugin_submit_response_invalid', 'the upstream did not answer with an event stream', true);
+          body = await this.readSubmitStream(plugin, ctx, res);
+        } else {
+          if (/^text\/event-stream/i.test(ctype)) throw new OutboundError(502, 'plugin_submit_response_invalid', 'the upstream answered with an event stream to a JSON submission', true);
+          body = decodeBody(await readLimited(res.body, this.limits.maxResponseBytes));
+        }
+      } catch (e) {
+        return this.unknownOutcome(row, e, input.endpoint);
+      }
+      let result: Record<string, unknown>;
+      try {
+        result = (await plugin.call('parseSubmitResponse', ctx, { statusCode: res.status, headers: res.headers, body })) as Record<string, unknown>;
+        if (!result || typeof result !== 'object') throw new Error('parseSubmitResponse returned no object');
+        if ('clientResponse' in result) throw new Error('parseSubmitResponse may not return clientResponse');
+        const imm = result.immediate as Record<string, unknown> | undefined;
+        if ((typeof result.taskId !== 'string' || !result.taskId) && !(imm && TERMINAL.has(normalizeStatus(imm.status)))) {
+          throw new Error('parseSubmitResponse returned no taskId');
+        }
+      } catch (e) {
+        return this.unknownOutcome(row, new GatewayError(502, 'plugin_submit_response_invalid', hookMessage(e)), input.endpoint);
+      }
+      return this.accept(plugin, row, ctx, billing!, result, input);
+    }
+
+    // Certainly not accepted anywhere: the task fails and the reserve goes back.
+    const err = lastError ?? new GatewayError(502, 'upstream_error', 'no channel accepted the task');
+    if (row) {
+      const won = await this.transition(row, 'NOT_START', { status: 'FAILURE', progress: '100%', fail_reason: err.message, quota_final: 0, finished_at: Date.now() });
+      if (won) await this.settle(row.public_id);
+    }
+    throw err;
+  }
+
+  private async readSubmitStream(plugin: PluginLike, ctx: Record<string, unknown>, res: Awaited<ReturnType<typeof send>>): Promise<unknown> {
+    const delta = (plugin.manifest.requiredCapabilities ?? []).includes('submit-sse-delta@1');
+    let prev: unknown = null;
+    const result = new DeltaResult(this.sseLimits.maxResultBytes);
+    return readSse(res, this.sseLimits, async (ev) => {
+      let out: Record<string, unknown>;
+      try {
+        out = (await plugin.call(delta ? 'parseSubmitEventDelta' : 'parseSubmitEvent', ctx, ev, prev)) as Record<string, unknown>;
+      } catch (e) {
+        throw new OutboundError(502, 'plugin_submit_event_failed', hookMessage(e), true);
+      }
+      if (!out || typeof out !== 'object' || typeof out.done !== 'boolean' || !('state' in out)) {
+        throw new OutboundError(502, 'plugin_submit_event_invalid', 'submit event hook must return { state, done }', true);
+      }
+      if (delta) {
+        const keys = Object.keys(out).sort().join(',');
+        if (keys !== 'changes,done,state') throw new OutboundError(502, 'plugin_submit_event_invalid', 'parseSubmitEventDelta must return exactly { changes, state, done }', true);
+        checkStateSize(out.state, 64 * 1024);
+        result.apply(out.changes);
+      } else {
+        checkStateSize(out.state, this.sseLimits.maxStateBytes);
+      }
+      prev = out.state ?? null;
+      return { done: out.done as boolean, value: delta ? result.value : prev };
+    });
+  }
+
+  /** Records an accepted submission (and settles an immediate terminal result at once). */
+  private async accept(plugin: PluginLike, row: Task, ctx: Record<string, unknown>, billing: BillingInfo, result: Record<string, unknown>, input: SubmitInput): Promise<{ task: PublicTask; row: Task }> {
+    const now = Date.now();
+    const imm = result.immediate && typeof result.immediate === 'object' ? result.immediate as Record<string, unknown> : null;
+    const taskData = result.taskData === undefined ? null : result.taskData;
+    const schema = usageSchema(plugin, String(ctx.model), String(ctx.upstreamModel));
+    if (plugin.has('extractUsageOnSubmit')) {
+      try {
+        const f = validateFacts(await plugin.call('extractUsageOnSubmit', ctx, taskData), schema, true);
+        if (f) billing.facts = { ...billing.facts, ...f };
+      } catch (e) {
+        this.log.warn({ task: row.public_id, err: hookMessage(e) }, 'extractUsageOnSubmit failed; submit facts kept');
+      }
+    }
+    let status: TaskStatus = imm ? normalizeStatus(imm.status) : 'SUBMITTED';
+    if (status === 'NOT_START') status = 'SUBMITTED';
+    const terminal = TERMINAL.has(status);
+    const retain = !(input.retainResult === false && terminal);
+    if (input.retainResult === false && !terminal) {
+      this.log.warn({ task: row.public_id, plugin: plugin.key }, 'route does not retain results but the upstream returned an asynchronous task; its result is kept');
+    }
+    const upd: Record<string, unknown> = {
+      status,
+      progress: normalizeProgress(imm?.progress, status, '0%'),
+      upstream_task_id: typeof result.taskId === 'string' && result.taskId ? result.taskId : null,
+      data: retain && taskData !== null ? JSON.stringify(taskData) : null,
+      retain: retain ? 1 : 0,
+      billing: JSON.stringify(billing),
+      submitted_at: now,
+    };
+    if (ctx.action !== row.action) upd.action = ctx.action;
+    if (result.state !== undefined) upd.state = JSON.stringify(result.state);
+    if (status === 'IN_PROGRESS') upd.started_at = now;
+    if (terminal) {
+      upd.finished_at = now;
+      upd.next_poll_at = null;
+      if (status === 'FAILURE') {
+        upd.fail_reason = typeof imm?.reason === 'string' && imm.reason ? imm.reason : 'the upstream reported a failure';
+        upd.quota_final = 0;
+      } else {
+        const view = { ...row, ...upd } as Task;
+        upd.quota_final = await this.finalQuota(plugin, view, billing, imm ?? {}, taskData);
+      }
+    } else {
+      upd.next_poll_at = now + this.pollIntervalMs();
+    }
+    const won = await this.transition(row, 'NOT_START', upd);
+    if (!won) this.log.warn({ task: row.public_id }, 'task changed while it was being accepted');
+    if (terminal) await this.settle(row.public_id);
+    const fresh = await this.byPublicId(row.public_id);
+    return { task: publicTask(fresh!), row: fresh! };
+  }
+
+  private async unknownOutcome(row: Task, e: unknown, endpoint?: string): Promise<never> {
+    const g = e instanceof GatewayError ? e : new GatewayError(502, 'upstream_unknown', hookMessage(e));
+    const reason = `submit outcome unknown: ${g.message}`;
+    await this.db.updateTable('tasks').set({
+      status: 'UNKNOWN', fail_reason: reason.slice(0, 1000), flagged: 1, flag_reason: 'submit outcome unknown; not retried and not refunded automatically',
+      next_poll_at: null, updated_at: Date.now(),
+    }).where('id', '=', row.id).where('status', '=', 'NOT_START').execute();
+    this.log.error({ task: row.public_id, plugin: row.plugin_key, channel: row.channel_id, endpoint, code: g.code }, 'task submit outcome unknown; flagged for an administrator');
+    throw new GatewayError(502, g.code === 'plugin_submit_response_invalid' ? g.code : 'submit_outcome_unknown',
+      `the upstream may have accepted the task but its answer could not be used (${g.message}); task ${row.public_id} is kept for review and was not retried`);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Billing
+  // ------------------------------------------------------------------------------------------
+
+  private async price(plugin: PluginLike, ctx: Record<string, unknown>, model: string, upstreamModel: string, group: string): Promise<BillingInfo> {
+    const found = this.catalog.price(plugin.key, model, upstreamModel);
+    if (!found) throw new GatewayError(400, 'model_price_error', `no price is set for model "${model}" of plugin "${plugin.key}"`);
+    const groupRatio = this.catalog.groupRatio(group);
+    const schema = usageSchema(plugin, model, upstreamModel);
+    let facts: Facts = {};
+    if (plugin.has('extractUsage')) {
+      let raw: unknown;
+      try {
+        raw = await plugin.call('extractUsage', { ...ctx, usagePurpose: 'facts' });
+      } catch (e) {
+        throw new GatewayError(400, 'plugin_usage_invalid', hookMessage(e));
+      }
+      facts = validateFacts(raw, schema) ?? {};
+    }
+    if (found.price.expression) {
+      const b: BillingInfo = { mode: 'expr', priceKey: found.key, expression: found.price.expression, groupRatio, facts };
+      try {
+        this.quotaOf(b);
+      } catch (e) {
+        throw new GatewayError(400, 'model_price_error', `the price of "${found.key}" cannot be computed: ${(e as Error).message}`);
+      }
+      return b;
+    }
+    return { mode: 'per_call', priceKey: found.key, perCallUsd: found.price.perRequest ?? 0, groupRatio, facts };
+  }
+
+  /** Quota units for a billing snapshot (throws when the expression cannot be evaluated). */
+  quotaOf(b: BillingInfo): number {
+    const usd = b.mode === 'expr' ? compile(b.expression!).eval(b.facts) : (b.perCallUsd ?? 0);
+    const q = Math.round(usd * this.config.quotaPerUsd * b.groupRatio);
+    if (!Number.isFinite(q) || q < 0) throw new Error('price is not a finite non-negative amount');
+    return q;
+  }
+
+  /** The cost of a successful task: completion facts overlaid on the frozen ones, re-evaluated. */
+  private async finalQuota(plugin: PluginLike, t: Task, billing: BillingInfo, result: unknown, data: unknown): Promise<number> {
+    if (billing.mode !== 'expr') return Number(t.quota_reserved);
+    let facts = billing.facts;
+    if (plugin.has('extractUsageOnComplete')) {
+      try {
+        const ch = this.catalog.channel(t.channel_id);
+        const raw = await plugin.call('extractUsageOnComplete', queryContext(plugin, t, ch), result, data);
+        const f = validateFacts(raw, usageSchema(plugin, t.model, t.upstream_model), true);
+        if (f) facts = { ...facts, ...f };
+      } catch (e) {
+        this.log.warn({ task: t.public_id, err: hookMessage(e) }, 'extractUsageOnComplete failed; reservation kept');
+        return Number(t.quota_reserved);
+      }
+    }
+    try {
+      return this.quotaOf({ ...billing, facts });
+    } catch (e) {
+      this.log.warn({ task: t.public_id, err: (e as Error).message }, 'final price could not be computed; reservation kept');
+      return Number(t.quota_reserved);
+    }
+  }
+
+  /**
+   * Closes the money of a terminal task: settle at `quota_final` on SUCCESS, refund on FAILURE.
+   * Safe to call any number of times from any node.
+   */
+  async settle(publicId: string): Promise<void> {
+    const t = await this.byPublicId(publicId);
+    if (!t || !TERMINAL.has(t.status) || t.billing_status !== 'reserved') return;
+    const payer: Payer = { userId: Number(t.user_id), keyId: t.key_id === null ? null : Number(t.key_id), unlimitedKey: t.key_unlimited === 1 };
+    const ref = ledgerRef(t.public_id);
+    const reserved = Number(t.quota_reserved);
+    let outcome: 'settled' | 'refunded';
+    if (t.status === 'SUCCESS') {
+      const final = t.quota_final === null ? reserved : Number(t.quota_final);
+      const r = await this.ledger.settle(payer, ref, reserved, final);
+      if (r) await this.logMovement(t, 'settle', r.charged, undefined, r.shortfall ? { shortfall: r.shortfall } : undefined);
+      outcome = 'settled';
+    } else {
+      const ok = await this.ledger.refund(payer, ref, reserved);
+      if (ok) await this.logMovement(t, 'refund', -reserved);
+      outcome = 'refunded';
+    }
+    const moved = await this.ledger.movements(ref);
+    const status = moved.settle !== undefined ? 'settled' : moved.refund !== undefined ? 'refunded' : outcome;
+    await this.db.updateTable('tasks').set({ billing_status: status, updated_at: Date.now() })
+      .where('id', '=', t.id).where('billing_status', '=', 'reserved').execute();
+  }
+
+  private async logMovement(t: Task, movement: string, quota: number, endpoint?: string, extra?: Record<string, unknown>): Promise<void> {
+    try {
+      await this.db.insertInto('logs').values({
+        created_at: Date.now(), type: 'task', request_id: t.public_id, user_id: t.user_id, username: null,
+        key_id: t.key_id, key_name: null, group_name: t.group_name, model: t.model, upstream_model: t.upstream_model,
+        channel_id: t.channel_id, endpoint: endpoint ?? `/v1/tasks/${t.plugin_key}`, status_code: null,
+        prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota, latency_ms: 0, first_byte_ms: null,
+        is_stream: 0, attempts: 1, content: `task ${movement}`,
+        other: JSON.stringify({ movement, plugin: t.plugin_key, status: t.status, ...extra }),
+      }).execute();
+    } catch (e) {
+      this.log.warn({ task: t.public_id, err: (e as Error).message }, 'task log write failed');
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // State changes
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * Compare-and-swap on the previous status (and, for a poll, on the lease). Returns whether this
+   * call won.
+   */
+  async transition(t: Task, from: string, set: Record<string, unknown>, leaseOwner?: string): Promise<boolean> {
+    let q = this.db.updateTable('tasks').set({ ...set, updated_at: Date.now() } as never).where('id', '=', t.id).where('status', '=', from);
+    if (leaseOwner) q = q.where('lease_owner', '=', leaseOwner);
+    const r = await q.executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Applies a normalised plugin result to a polled task. `data` is what is stored as the task's
+   * snapshot (undefined keeps the old one). Returns the new status.
+   */
+  async applyResult(plugin: PluginLike, t: Task, result: Record<string, unknown>, data: unknown, leaseOwner: string): Promise<string> {
+    const now = Date.now();
+    let status = normalizeStatus(result.status);
+    if (typeof result.reason === 'string' && result.reason && result.fromBatch) status = 'FAILURE';
+    const set: Record<string, unknown> = {};
+    if (result.state !== undefined && result.state !== null) set.state = JSON.stringify(result.state);
+    if (data !== undefined && t.retain === 1) set.data = JSON.stringify(data);
+    if (status === 'UNKNOWN' || (NON_TERMINAL_RESULT(status) && result.countAsFailure)) {
+      if (status === 'UNKNOWN') set.status = 'UNKNOWN';
+      return this.pollFailed(t, `unrecognised upstream status ${JSON.stringify(result.status ?? null)?.slice(0, 64)}`, leaseOwner, set);
+    }
+    set.status = status;
+    set.progress = normalizeProgress(result.progress, status, t.progress);
+    if (status === 'IN_PROGRESS' && t.started_at === null) set.started_at = typeof result.startTime === 'number' && result.startTime > 0 ? toMs(result.startTime) : now;
+    if (TERMINAL.has(status)) {
+      set.finished_at = typeof result.finishTime === 'number' && result.finishTime > 0 ? toMs(result.finishTime) : now;
+      set.next_poll_at = null;
+      set.poll_failures = 0;
+      if (t.started_at === null) set.started_at = set.finished_at;
+      if (status === 'FAILURE') {
+        set.fail_reason = typeof result.reason === 'string' && result.reason ? result.reason.slice(0, 2000) : 'the upstream reported a failure';
+        set.quota_final = 0;
+      } else {
+        const billing = parseJson(t.billing) as BillingInfo | null;
+        set.quota_final = billing ? await this.finalQuota(plugin, { ...t, ...set } as Task, billing, stripPrivate(result), data ?? parseJson(t.data)) : Number(t.quota_reserved);
+      }
+    } else {
+      set.poll_failures = 0;
+      set.next_poll_at = now + this.pollIntervalMs();
+    }
+    set.lease_owner = null;
+    set.lease_until = null;
+    const won = await this.transition(t, t.status, set, leaseOwner);
+    if (won && TERMINAL.has(status)) await this.settle(t.public_id);
+    return won ? status : t.status;
+  }
+
+  /** Counts a poll failure; at TASK_POLL_MAX_FAILURES the task fails and is refunded. */
+  async pollFailed(t: Task, reason: string, leaseOwner: string, extra: Record<string, unknown> = {}): Promise<string> {
+    const failures = Number(t.poll_failures) + 1;
+    const max = this.config.taskPollMaxFailures;
+    if (max > 0 && failures >= max) {
+      const won = await this.transition(t, t.status, {
+        ...extra, status: 'FAILURE', progress: '100%', poll_failures: failures, fail_reason: `poll failed ${failures} times: ${reason}`.slice(0, 2000),
+        quota_final: 0, finished_at: Date.now(), next_poll_at: null, lease_owner: null, lease_until: null,
+      }, leaseOwner);
+      if (won) await this.settle(t.public_id);
+      return won ? 'FAILURE' : t.status;
+    }
+    const backoff = Math.min(this.pollIntervalMs() * 2 ** Math.min(failures - 1, 8), Math.max(this.pollIntervalMs(), this.config.taskPollBackoffMaxSeconds * 1000));
+    const status = (extra.status as string | undefined) ?? t.status;
+    await this.transition(t, t.status, { ...extra, status, poll_failures: failures, next_poll_at: Date.now() + backoff, lease_owner: null, lease_until: null }, leaseOwner);
+    this.log.warn({ task: t.public_id, failures, reason: reason.slice(0, 512) }, 'task poll failed');
+    return status;
+  }
+
+  /** Upstream says the task does not exist (404/410): it fails and is refunded. */
+  async upstreamGone(t: Task, httpStatus: number, leaseOwner: string): Promise<void> {
+    const won = await this.transition(t, t.status, {
+      status: 'FAILURE', progress: '100%', fail_reason: `upstream task not found (HTTP ${httpStatus})`, quota_final: 0,
+      finished_at: Date.now(), next_poll_at: null, lease_owner: null, lease_until: null,
+    }, leaseOwner);
+    if (won) await this.settle(t.public_id);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Reads
+  // ------------------------------------------------------------------------------------------
+
+  async byPublicId(publicId: string): Promise<Task | undefined> {
+    return this.db.selectFrom('tasks').selectAll().where('public_id', '=', publicId).executeTakeFirst();
+  }
+
+  /** The caller's own, retained task; 404 for anything else. */
+  async own(userId: number | null, publicId: string): Promise<Task> {
+    const t = typeof publicId === 'string' && publicId.length <= 64 ? await this.byPublicId(publicId) : undefined;
+    if (!t || t.retain !== 1 || (userId !== null && Number(t.user_id) !== userId)) {
+      throw new GatewayError(404, 'task_not_found', `task ${String(publicId).slice(0, 64)} not found`);
+    }
+    return t;
+  }
+
+  async get(userId: number, publicId: string): Promise<PublicTask> {
+    return publicTask(await this.own(userId, publicId));
+  }
+
+  /**
+   * Resolves when the task reaches SUCCESS or FAILURE, or with its current view at `timeoutMs`.
+   * Background polling keeps going regardless of the caller.
+   */
+  async waitForTerminal(publicId: string, timeoutMs: number, signal?: AbortSignal): Promise<{ task: PublicTask; row: Task; timedOut: boolean }> {
+    const deadline = Date.now() + timeoutMs;
+    const step = Math.max(20, Math.min(this.pollIntervalMs(), 1000));
+    for (;;) {
+      const t = await this.byPublicId(publicId);
+      if (!t) throw new GatewayError(404, 'task_not_found', `task ${publicId} not found`);
+      if (TERMINAL.has(t.status) || Date.now() >= deadline || signal?.aborted) return { task: publicTask(t), row: t, timedOut: !TERMINAL.has(t.status) };
+      await new Promise((r) => setTimeout(r, Math.min(step, Math.max(1, deadline - Date.now()))));
+    }
+  }
+
+  private async insertTask(values: Record<string, unknown>): Promise<Task> {
+    await this.db.insertInto('tasks').values(values as never).execute();
+    return (await this.byPublicId(values.public_id as string))!;
+  }
+}
+
+function NON_TERMINAL_RESULT(s: TaskStatus): boolean { return !TERMINAL.has(s); }
+
+export function ledgerRef(publicId: string): string { return `task:${publicId}`; }
+
+function toMs(v: number): number { return v < 1e12 ? v * 1000 : v; }
+
+function stripPrivate(r: Record<string, unknown>): Record<string, unknown> {
+  const { countAsFailure: _a, fromBatch: _b, ...rest } = r;
+  return rest;
+}
+
+export function usageSchema(plugin: PluginLike, model: string, upstreamModel: string): UsageSchemaLike | null {
+  try {
+    return plugin.usageSchemaFor?.(model, upstreamModel) ?? (plugin.manifest as { usageSchema?: UsageSchemaLike }).usageSchema ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function upstreamMessage(body: unknown): string {
+  let m = '';
+  if (body && typeof body === 'object') {
+    const b = body as Record<string, unknown>;
+    const e = b.error as Record<string, unknown> | string | undefined;
+    m = typeof e === 'string' ? e : typeof e?.message === 'string' ? e.message : typeof b.message === 'string' ? b.message : '';
+  } else if (typeof body === 'string') m = body;
+  m = m.replace(/\s+/g, ' ').trim().slice(0, 300);
+  return m ? `: ${m}` : '';
+}
+
+export { sql };
+export type { TaskChannel, UploadedFile };
+export { firstHeaders };
