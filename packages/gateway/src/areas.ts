@@ -8,6 +8,7 @@ import type { RouteModule } from './http/app.ts';
 import { accountsArea } from './accounts/index.ts';
 import { billingArea } from './billing/index.ts';
 import { tasksArea } from './tasks/index.ts';
+import { protocolsArea } from './tasks/protocols/index.ts';
 
 export interface Area {
   name: string;
@@ -17,4 +18,4 @@ export interface Area {
   start?(core: Core, services: Services): Promise<void> | void;
 }
 
-export const AREAS: Area[] = [accountsArea, billingArea, tasksArea];
+export const AREAS: Area[] = [accountsArea, billingArea, tasksArea, protocolsArea];
