@@ -6,6 +6,7 @@ import type { Core } from './core.ts';
 import type { Services } from './services.ts';
 import type { RouteModule } from './http/app.ts';
 import { accountsArea } from './accounts/index.ts';
+import { pluginsArea } from './tasks/runtime/index.ts';
 import { billingArea } from './billing/index.ts';
 import { tasksArea } from './tasks/index.ts';
 import { protocolsArea } from './tasks/protocols/index.ts';

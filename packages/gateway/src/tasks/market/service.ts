@@ -1,0 +1,124 @@
+/**
+ * Plugin marketplaces (contract reference §11): sources are HTTP(S) locations serving an
+ * `index.json` (indexVersion 1). Installing fetches the version's plugin.js, verifies its sha256 from
+ * the index and then goes through the normal upload (validation, conflict preflight). The index is a
+ * cache, never a trust anchor: the upload re-verifies the hash of what was fetched.
+ */
+import { createHash } from 'node:crypto';
+import type { Core } from '../../core.ts';
+import { GatewayError } from '../../platform/errors.ts';
+import type { PluginAdmin } from '../admin/service.ts';
+
+export const SOURCES_OPTION = 'TaskPluginMarketplaceSources';
+export const DEFAULT_SOURCES = [
+  { name: 'Official', index_url: 'https://www.newapi.ai/api/v1/plugins/index.json' },
+  { name: 'GitHub', index_url: 'https://raw.githubusercontent.com/QuantumNous/new-api-plugins/main/index.json' },
+];
+const MAX_INDEX_BYTES = 8 * 1024 * 1024;
+const MAX_FILE_BYTES = 1024 * 1024 + 1;
+const FETCH_TIMEOUT_MS = 15_000;
+
+export interface MarketSource { name: string; index_url: string }
+interface IndexVersion { version: string; path: string; sha256: string; kind?: string; minApiVersion?: number }
+interface IndexPlugin { key: string; name?: string; latest?: string; versions: IndexVersion[]; iconFile?: { path: string; sha256: string } }
+export interface MarketIndex { indexVersion: 1; name?: string; plugins: IndexPlugin[] }
+
+const bad = (m: string, code = 'invalid_request') => new GatewayError(400, code, m);
+
+function httpUrl(v: unknown, what: string): URL {
+  let u: URL;
+  try { u = new URL(String(v)); } catch { throw bad(`${what} must be an absolute http(s) URL`); }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad(`${what} must be an absolute http(s) URL`);
+  return u;
+}
+
+async function fetchBytes(url: URL, max: number): Promise<Buffer> {
+  let res: Response;
+  try {
+    res = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'follow' });
+  } catch (e) {
+    throw new GatewayError(502, 'market_fetch_failed', `could not fetch ${url.href}: ${(e as Error).message}`);
+  }
+  if (!res.ok) throw new GatewayError(502, 'market_fetch_failed', `fetching ${url.href} returned HTTP ${res.status}`);
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) {
+    n += c.length;
+    if (n > max) throw new GatewayError(502, 'market_fetch_failed', `${url.href} is larger than ${max} bytes`);
+    chunks.push(Buffer.from(c));
+  }
+  return Buffer.concat(chunks);
+}
+
+export class Marketplace {
+  constructor(private readonly core: Core, private readonly admin: PluginAdmin) {}
+
+  async sources(): Promise<MarketSource[]> {
+    const row = await this.core.h.db.selectFrom('options').select('value').where('key', '=', SOURCES_OPTION).executeTakeFirst();
+    if (!row) return DEFAULT_SOURCES;
+    try { return JSON.parse(row.value) as MarketSource[]; } catch { return DEFAULT_SOURCES; }
+  }
+
+  async setSources(body: unknown): Promise<MarketSource[]> {
+    const list = Array.isArray(body) ? body : (body as { sources?: unknown })?.sources;
+    if (!Array.isArray(list)) throw bad('body must be an array of { name, index_url }');
+    const out: MarketSource[] = list.map((s, i) => {
+      const o = s as { name?: unknown; index_url?: unknown };
+      if (typeof o?.name !== 'string' || !o.name.trim()) throw bad(`sources[${i}].name is required`);
+      return { name: o.name.trim(), index_url: httpUrl(o.index_url, `sources[${i}].index_url`).href };
+    });
+    const value = JSON.stringify(out);
+    const db = this.core.h.db;
+    const upd = await db.updateTable('options').set({ value }).where('key', '=', SOURCES_OPTION).executeTakeFirst();
+    if (Number(upd.numUpdatedRows) === 0) await db.insertInto('options').values({ key: SOURCES_OPTION, value }).execute();
+    return out;
+  }
+
+  private async indexUrl(q: { source?: unknown; index_url?: unknown }): Promise<URL> {
+    if (q.index_url) return httpUrl(q.index_url, 'index_url');
+    const name = typeof q.source === 'string' ? q.source : '';
+    const src = (await this.sources()).find((s) => s.name === name);
+    if (!src) throw bad(`unknown marketplace source "${name}"`);
+    return httpUrl(src.index_url, 'index_url');
+  }
+
+  async fetchIndex(q: { source?: unknown; index_url?: unknown }): Promise<{ url: URL; index: MarketIndex }> {
+    const url = await this.indexUrl(q);
+    let index: MarketIndex;
+    try { index = JSON.parse((await fetchBytes(url, MAX_INDEX_BYTES)).toString('utf8')) as MarketIndex; } catch (e) {
+      if (e instanceof GatewayError) throw e;
+      throw new GatewayError(502, 'market_index_invalid', `${url.href} is not valid JSON`);
+    }
+    if (!index || index.indexVersion !== 1 || !Array.isArray(index.plugins)) throw new GatewayError(502, 'market_index_invalid', `${url.href} is not a version 1 plugin index`);
+    return { url, index };
+  }
+
+  async install(body: { source?: unknown; index_url?: unknown; key?: unknown; version?: unknown; enabled?: unknown; force?: unknown }) {
+    if (typeof body.key !== 'string' || !body.key) throw bad('key is required');
+    const { url, index } = await this.fetchIndex(body);
+    const entry = index.plugins.find((p) => p && p.key === body.key);
+    if (!entry || !Array.isArray(entry.versions) || !entry.versions.length) throw new GatewayError(404, 'not_found', `the index has no plugin "${body.key}"`);
+    const want = typeof body.version === 'string' && body.version ? body.version : entry.latest ?? entry.versions[0].version;
+    const v = entry.versions.find((x) => x.version === want);
+    if (!v) throw new GatewayError(404, 'not_found', `the index has no version ${want} of "${body.key}"`);
+    if (v.kind !== undefined && v.kind !== 'task') throw bad(`version ${want} of "${body.key}" is a "${v.kind}" plugin, not a task plugin`);
+    if (typeof v.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(v.sha256)) throw new GatewayError(502, 'market_index_invalid', `the index gives no valid sha256 for ${body.key}@${want}`);
+    const fileUrl = new URL(v.path, url);
+    const bytes = await fetchBytes(fileUrl, MAX_FILE_BYTES);
+    const got = createHash('sha256').update(bytes).digest('hex');
+    if (got !== v.sha256.toLowerCase()) throw new GatewayError(502, 'sha256_mismatch', `${fileUrl.href} hashes to ${got}, the index says ${v.sha256.toLowerCase()}`);
+    let icon: string | undefined;
+    if (entry.iconFile?.path && entry.iconFile.sha256) {
+      try {
+        const iconUrl = new URL(entry.iconFile.path, url);
+        if (iconUrl.origin === url.origin) {
+          const ib = await fetchBytes(iconUrl, 512 * 1024);
+          if (createHash('sha256').update(ib).digest('hex') === entry.iconFile.sha256.toLowerCase()) {
+            icon = `data:${/\.svg$/i.test(iconUrl.pathname) ? 'image/svg+xml' : 'image/png'};base64,${ib.toString('base64')}`;
+          }
+        }
+      } catch { icon = undefined; }
+    }
+    return this.admin.upload({ source: bytes.toString('utf8'), sourceSha256: got, icon, enabled: body.enabled, force: body.force });
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The plugin host: compiles plugin versions (once per source hash), builds and publishes
+ * generations from the database, and keeps the last rebuild's outcome for the status endpoint.
+ * A request keeps the generation it started with (`current()` returns an immutable object); a
+ * failed build leaves the previous generation serving.
+ */
+import type { Core } from '../../core.ts';
+import { withTx } from '../../store/db.ts';
+import { loadPlugin, type LoadedPlugin, type LoadOptions } from './loader.ts';
+import { GenerationBuilder, emptyGeneration, type Generation } from './generation.ts';
+import { cleanMessage } from './errors.ts';
+
+/** Name of the database revision bumped on every change of the plugin tables. */
+export const PLUGINS_REVISION = 'task_plugins';
+
+export interface RebuildOutcome {
+  status: 'success' | 'partial' | 'failed' | 'never';
+  attempted_at: number | null;
+  generation: number;
+  database_revision: number;
+  plugin_error_count: number;
+  error?: string;
+}
+
+export class PluginHost {
+  private gen: Generation = emptyGeneration();
+  private counter = 0;
+  /** Compiled plugins by source sha256 (the versions of the current generation). */
+  private readonly compiled = new Map<string, LoadedPlugin>();
+  private chain: Promise<unknown> = Promise.resolve();
+  lastRebuild: RebuildOutcome = { status: 'never', attempted_at: null, generation: 0, database_revision: 0, plugin_error_count: 0 };
+  databaseError: string | null = null;
+  /** Number of unfinished tasks of a plugin; the task lifecycle installs the real counter. */
+  inFlightCounter: (key: string) => Promise<number> = async () => 0;
+
+  constructor(private readonly core: Core, readonly loadOptions: LoadOptions) {}
+
+  /** The newest published generation (immutable; keep it for the whole request). */
+  current(): Generation {
+    return this.gen;
+  }
+
+  /** Loads a source with the host's limits, reusing the compiled plugin of the same hash. */
+  async load(source: string, sha256?: string): Promise<LoadedPlugin> {
+    const hit = sha256 ? this.compiled.get(sha256) : undefined;
+    if (hit) return hit;
+    return loadPlugin(source, this.loadOptions);
+  }
+
+  /** Loads a plugin for one-off use (validation, dry run); the caller disposes it. */
+  loadDetached(source: string): Promise<LoadedPlugin> {
+    return loadPlugin(source, { ...this.loadOptions, poolSize: 1 });
+  }
+
+  async databaseRevision(): Promise<number> {
+    const row = await this.core.h.db.selectFrom('revisions').select('value').where('name', '=', PLUGINS_REVISION).executeTakeFirst();
+    return row ? Number(row.value) : 0;
+  }
+
+  /** Marks the plugin tables changed (inside `tx`), so every node rebuilds. */
+  bump(tx: Parameters<Core['cache']['bump']>[1]): Promise<void> {
+    return this.core.cache.bump(PLUGINS_REVISION, tx);
+  }
+
+  /** Rebuilds from the database and publishes (serialised; concurrent calls queue). */
+  rebuild(): Promise<Generation> {
+    const run = this.chain.then(() => this.rebuildNow(), () => this.rebuildNow());
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  private async rebuildNow(): Promise<Generation> {
+    const attempted = Date.now();
+    let rows: Array<{ plugin_key: string; version: string; source: string; sha256: string }>;
+    let dbRev: number;
+    try {
+      dbRev = await this.databaseRevision();
+      rows = await this.core.h.db.selectFrom('plugins')
+        .innerJoin('plugin_versions', (j) => j.onRef('plugin_versions.plugin_key', '=', 'plugins.plugin_key').onRef('plugin_versions.version', '=', 'plugins.active_version'))
+        .select(['plugins.plugin_key', 'plugin_versions.version', 'plugin_versions.source', 'plugin_versions.sha256'])
+        .where('plugins.enabled', '=', 1)
+        .execute();
+      this.databaseError = null;
+    } catch (e) {
+      this.databaseError = cleanMessage((e as Error).message);
+      this.lastRebuild = { ...this.lastRebuild, status: 'failed', attempted_at: attempted, error: `database: ${this.databaseError}` };
+      this.core.log.warn({ err: this.databaseError }, 'plugin rebuild failed; the previous generation keeps serving');
+      return this.gen;
+    }
+    const old = this.gen;
+    // Admission order: unchanged, then changed, then new plugins; each is tried against those before it.
+    const rank = (r: { plugin_key: string; sha256: string }) => {
+      const inc = old.plugins.get(r.plugin_key);
+      return inc ? (inc.sha256 === r.sha256 ? 0 : 1) : 2;
+    };
+    rows.sort((a, b) => rank(a) - rank(b) || (a.plugin_key < b.plugin_key ? -1 : 1));
+    const builder = new GenerationBuilder();
+    const errors: Record<string, string> = {};
+    for (const r of rows) {
+      const incumbent = old.plugins.get(r.plugin_key);
+      let p: LoadedPlugin | null = null;
+      try {
+        p = await this.load(r.source, r.sha256);
+        if (p.key !== r.plugin_key) throw new Error(`the stored source declares key "${p.key}"`);
+      } catch (e) {
+        errors[r.plugin_key] = `version ${r.version}: ${cleanMessage((e as Error).message)}`;
+        p = null;
+      }
+      if (p) {
+        const c = builder.tryAdd(p);
+        if (c) { errors[r.plugin_key] = `version ${r.version}: ${c}`; p = null; }
+      }
+      if (!p && incumbent && incumbent.sha256 !== r.sha256) {
+        // A rejected update keeps the incumbent version serving.
+        if (!builder.tryAdd(incumbent)) p = incumbent;
+      }
+      if (p) this.compiled.set(p.sha256, p);
+    }
+    const gen = builder.build(++this.counter, dbRev, errors);
+    this.gen = gen;
+    const live = new Set([...gen.plugins.values()].map((p) => p.sha256));
+    for (const [sha, p] of this.compiled) {
+      if (!live.has(sha)) { this.compiled.delete(sha); p.retire(); }
+    }
+    const errCount = Object.keys(errors).length;
+    this.lastRebuild = { status: errCount ? 'partial' : 'success', attempted_at: attempted, generation: gen.revision, database_revision: dbRev, plugin_error_count: errCount };
+    if (errCount) this.core.log.warn({ errors }, 'some task plugins were not loaded');
+    return gen;
+  }
+
+  /** Runs `fn` in a transaction that bumps the plugin revision, then rebuilds this node. */
+  async write<T>(fn: (tx: Parameters<Parameters<typeof withTx>[1]>[0]) => Promise<T>): Promise<T> {
+    const out = await withTx(this.core.h, async (tx) => {
+      const r = await fn(tx);
+      await this.core.cache.bump(PLUGINS_REVISION, tx);
+      return r;
+    });
+    await this.core.cache.afterCommit(PLUGINS_REVISION);
+    return out;
+  }
+
+  async runtimeStatus() {
+    let dbRev: number | null = null;
+    try { dbRev = await this.databaseRevision(); this.databaseError = null; } catch (e) { this.databaseError = cleanMessage((e as Error).message); }
+    return {
+      current_generation: this.gen.revision,
+      generation_published_at: this.gen.revision ? Math.floor(this.gen.publishedAt / 1000) : null,
+      database_revision: dbRev,
+      ...(this.databaseError ? { database_error: this.databaseError } : {}),
+      last_rebuild: { ...this.lastRebuild, attempted_at: this.lastRebuild.attempted_at ? Math.floor(this.lastRebuild.attempted_at / 1000) : null },
+      plugin_errors: { ...this.gen.errors },
+      plugins: Object.fromEntries([...this.gen.plugins.values()].map((p) => [p.key, { version: p.version, sha256: p.sha256, pool: p.poolStats }])),
+    };
+  }
+
+  shutdown(): void {
+    for (const p of this.compiled.values()) p.dispose();
+    this.compiled.clear();
+  }
+}
