@@ -19,4 +19,4 @@ export interface Area {
   start?(core: Core, services: Services): Promise<void> | void;
 }
 
-export const AREAS: Area[] = [accountsArea, billingArea, tasksArea, protocolsArea];
+export const AREAS: Area[] = [accountsArea, billingArea, pluginsArea, tasksArea, protocolsArea];
