@@ -38,7 +38,14 @@ export const tasksArea: Area = {
   async init(core, services: Services) {
     const catalog = new TaskCatalog(core);
     await catalog.register();
-    const plugins = () => (services as unknown as { plugins?: PluginSource }).plugins;
+    const plugins = (): PluginSource | undefined => (services as { plugins?: PluginSource }).plugins;
+    if (services.plugins) {
+      services.plugins.inFlightCounter = async (key: string) => {
+        const r = await core.h.db.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('plugin_key', '=', key).where('status', 'not in', ['SUCCESS', 'FAILURE']).executeTakeFirst();
+        return Number(r?.n ?? 0);
+      };
+    }
     const service = new TaskService(core, services.billing.ledger, catalog, plugins);
     const poller = new Poller(service);
     let selfUrl = `http://127.0.0.1:${core.config.port}`;

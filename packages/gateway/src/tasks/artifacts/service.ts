@@ -115,7 +115,9 @@ export class Artifacts {
       if (!hostAllowed(url, baseUrl, plugin.manifest.allowedHosts ?? [])) {
         throw new GatewayError(502, 'plugin_host_not_allowed', `content request to ${canonicalHost(url)} is not allowed: credentials go only to the channel host and allowedHosts`);
       }
-      headers = { ...sanitizeHeaders(desc.headers), ...safe };
+      headers = sanitizeHeaders(desc.headers);
+      for (const k of Object.keys(headers)) if (k.toLowerCase() in safe) delete headers[k];
+      Object.assign(headers, safe);
       if (desc.body !== undefined && desc.body !== null) {
         body = typeof desc.body === 'string' ? desc.body : JSON.stringify(desc.body);
         if (Buffer.byteLength(body) > 1024 * 1024) throw new GatewayError(502, 'plugin_content_request_invalid', 'content request body is larger than 1 MiB');

@@ -15,11 +15,13 @@ import { NON_TERMINAL, TERMINAL } from './states.ts';
 import { buildRequest, decodeBody, firstHeaders, OutboundError, readLimited, send } from '../outbound/request.ts';
 
 const CLAIM_BATCH = 100;
+const MAX_IN_FLIGHT = 64;
 
 export class Poller {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly svc: TaskService) {}
 
@@ -36,6 +38,8 @@ export class Poller {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
+    // Polls still waiting on an upstream keep their lease and are taken up again after it expires.
+    await Promise.race([this.drain(), new Promise((r) => setTimeout(r, 2000).unref())]);
   }
 
   private schedule(ms: number): void {
@@ -47,16 +51,21 @@ export class Poller {
     this.timer.unref();
   }
 
-  /** One pass. Exposed for tests and for protocol waits that want to drive a task now. */
+  /**
+   * One pass: sweeps, then claims due tasks up to the free capacity and starts polling them. Polls
+   * run in the background (a hung upstream does not hold up the sweeps or other tasks); a claimed
+   * task is leased, so no other pass or node takes it meanwhile.
+   */
   async tick(): Promise<void> {
     await this.sweepTimeouts();
     await this.sweepSettlements();
     await this.sweepStaleSubmits();
-    const claimed = await this.claim();
+    const free = MAX_IN_FLIGHT - this.inFlight.size;
+    if (free <= 0) return;
+    const claimed = await this.claim(Math.min(free, CLAIM_BATCH));
     if (!claimed.length) return;
     let gen;
     try { gen = this.svc.generation(); } catch { await this.release(claimed); return; }
-    const perTask: Array<[PluginLike, Task]> = [];
     const batches = new Map<string, { plugin: PluginLike; tasks: Task[] }>();
     for (const t of claimed) {
       const plugin = gen.plugins.get(t.plugin_key);
@@ -69,22 +78,29 @@ export class Poller {
         const b = batches.get(k) ?? { plugin, tasks: [] };
         b.tasks.push(t);
         batches.set(k, b);
-      } else perTask.push([plugin, t]);
+      } else this.launch(() => this.pollOne(plugin, t));
     }
-    const jobs: Array<() => Promise<void>> = [
-      ...perTask.map(([p, t]) => () => this.pollOne(p, t)),
-      ...[...batches.values()].map((b) => () => this.pollBatch(b.plugin, b.tasks)),
-    ];
-    await runLimited(jobs, 8);
+    for (const b of batches.values()) this.launch(() => this.pollBatch(b.plugin, b.tasks));
   }
 
-  private async claim(): Promise<Task[]> {
+  private launch(job: () => Promise<void>): void {
+    const p: Promise<void> = job().catch((e) => this.svc.log.warn({ err: (e as Error).message }, 'task poll failed unexpectedly'))
+      .finally(() => { this.inFlight.delete(p); });
+    this.inFlight.add(p);
+  }
+
+  /** Waits for the polls started so far (tests). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.inFlight]);
+  }
+
+  private async claim(limit: number): Promise<Task[]> {
     const db = this.svc.db;
     const now = Date.now();
     const me = this.svc.nodeId;
     const due = await db.selectFrom('tasks').select(['id']).where('next_poll_at', '<=', now)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .orderBy('next_poll_at').limit(CLAIM_BATCH).execute();
+      .orderBy('next_poll_at').limit(limit).execute();
     const leaseUntil = now + this.svc.config.taskPollLeaseSeconds * 1000;
     const out: Task[] = [];
     for (const { id } of due) {
@@ -231,17 +247,6 @@ export class Poller {
       updated_at: Date.now(),
     }).where('status', '=', 'NOT_START').where('flagged', '=', 0).where('created_at', '<', Date.now() - grace).execute();
   }
-}
-
-async function runLimited(jobs: Array<() => Promise<void>>, n: number): Promise<void> {
-  let i = 0;
-  const worker = async () => {
-    while (i < jobs.length) {
-      const j = jobs[i++];
-      try { await j(); } catch { /* each job logs its own failures */ }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(n, jobs.length) }, worker));
 }
 
 export { sql };

@@ -28,7 +28,8 @@ export interface PluginLike {
   manifest: ManifestLike;
   call(hook: string, ...args: unknown[]): Promise<unknown>;
   has(hook: string): boolean;
-  usageSchemaFor?(model: string, upstreamModel?: string): UsageSchemaLike | null | undefined;
+  /** The runtime returns `{ schema, examples, profile }`; a bare schema is accepted too. */
+  usageSchemaFor?(model: string, upstreamModel?: string): unknown;
 }
 
 export interface GenerationLike {

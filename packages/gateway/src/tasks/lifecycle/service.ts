@@ -253,6 +253,7 @@ export class TaskService {
         if (!result || typeof result !== 'object') throw new Error('parseSubmitResponse returned no object');
         if ('clientResponse' in result) throw new Error('parseSubmitResponse may not return clientResponse');
         const imm = result.immediate as Record<string, unknown> | undefined;
+        if (typeof result.taskId === 'number') result.taskId = String(result.taskId);
         if ((typeof result.taskId !== 'string' || !result.taskId) && !(imm && TERMINAL.has(normalizeStatus(imm.status)))) {
           throw new Error('parseSubmitResponse returned no taskId');
         }
@@ -606,7 +607,11 @@ function stripPrivate(r: Record<string, unknown>): Record<string, unknown> {
 
 export function usageSchema(plugin: PluginLike, model: string, upstreamModel: string): UsageSchemaLike | null {
   try {
-    return plugin.usageSchemaFor?.(model, upstreamModel) ?? (plugin.manifest as { usageSchema?: UsageSchemaLike }).usageSchema ?? null;
+    const r = plugin.usageSchemaFor?.(model, upstreamModel) as unknown;
+    if (r && typeof r === 'object' && 'schema' in r && (r as { schema: unknown }).schema && typeof (r as { schema: unknown }).schema === 'object') {
+      return (r as { schema: UsageSchemaLike }).schema;
+    }
+    return (r as UsageSchemaLike | undefined) ?? (plugin.manifest as { usageSchema?: UsageSchemaLike }).usageSchema ?? null;
   } catch {
     return null;
   }
