@@ -15,7 +15,8 @@ const SECRET_PATTERNS: Array<[RegExp, string]> = [
 
 /** The message of a thrown hook error (or any value), sanitised and capped. */
 export function sanitizeHookText(input: unknown, max = HOOK_TEXT_MAX): string {
-  let s = input instanceof Error ? input.message : typeof input === 'string' ? input : String(input ?? '');
+  const detail = input && typeof input === 'object' && typeof (input as { detail?: unknown }).detail === 'string' ? (input as { detail: string }).detail : null;
+  let s = detail ?? (input instanceof Error ? input.message : typeof input === 'string' ? input : String(input ?? ''));
   s = s.replace(/^(?:PluginCallError:\s*)/, '');
   // eslint-disable-next-line no-control-regex
   s = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');

@@ -196,9 +196,11 @@ export class ProtocolHost {
   async image(req: ProtocolRequest, operation: 'generate' | 'edit'): Promise<ImageResult | null> {
     const p = await this.prepare('image', operation, req);
     if (!p) return null;
-    const sub = await this.submit(p, req, false, operation === 'edit' ? '/v1/images/edits' : '/v1/images/generations');
+    // Submitted retaining the data so an immediate result can be rendered; it is discarded right after.
+    const sub = await this.submit(p, req, true, operation === 'edit' ? '/v1/images/edits' : '/v1/images/generations');
     let row = sub.row;
     let data: unknown = sub.data;
+    const immediate = isTerminal(row.status);
     if (!isTerminal(row.status)) {
       const w = await this.wait(row.public_id, this.d.protocolTimeoutMs(), req.signal);
       if (w.timedOut) {
@@ -219,6 +221,7 @@ export class ProtocolHost {
     } catch (e) {
       throw new GatewayError(500, 'plugin_render_failed', sanitizeHookText(e), 'server_error');
     }
+    if (immediate) await this.tasks().discardResult?.(row.public_id).catch((e: unknown) => this.d.log.warn({ task: row.public_id, err: (e as Error).message }, 'immediate image result could not be discarded'));
     let result = shapeImageResult(rendered, view.created_at || Math.floor(Date.now() / 1000));
     if (wantsB64(req.body)) result = await addBase64(result, this.d.download, this.d.log, row.public_id);
     return result;

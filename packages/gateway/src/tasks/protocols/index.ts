@@ -62,6 +62,9 @@ export const protocolsArea: Area = {
           await t.service.db.updateTable('tasks').set({ next_poll_at: now }).where('public_id', '=', id).where('next_poll_at', '>', now).execute();
           await t.poller.tick();
         },
+        discardResult: async (id) => {
+          await t.service.db.updateTable('tasks').set({ data: null, retain: 0 }).where('public_id', '=', id).where('retain', '=', 1).execute();
+        },
         catalog: t.catalog,
       };
     };

@@ -78,6 +78,8 @@ export interface TasksPort {
   submit(input: SubmitInputLike): Promise<{ row: TaskRowLike; data?: unknown }>;
   byPublicId(publicId: string): Promise<TaskRowLike | undefined>;
   waitForTerminal(publicId: string, timeoutMs: number, signal?: AbortSignal): Promise<{ row: TaskRowLike; timedOut: boolean }>;
+  /** Drops a task's stored result (immediate image results are not retained); the row stays for billing. */
+  discardResult?(publicId: string): Promise<void>;
   /** Polls the task's upstream now (in-request polling); optional. */
   pollNow?(publicId: string): Promise<void>;
   catalog: {
