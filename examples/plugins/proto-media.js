@@ -113,7 +113,7 @@ export const protocols = {
       if (typeof input !== 'string' || !input) throw new Error('input must be a non-empty string');
       return { kind: 'submit', model: ctx.model, requestBody: { prompt: input, steps: 2, scenario: scenarioOf(input) } };
     },
-    renderFinal(ctx, task) {
+    renderFinal(ctx, _task) {
       return { output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'video ready: ' + ctx.artifacts.video.url }] }], metadata: { vendor: 'loopback' } };
     },
     renderEvents(ctx, task, previousState) {
