@@ -133,7 +133,7 @@ export const protocols = {
       if (task.status === 'FAILURE') return { events: [{ type: 'error', message: task.fail_reason || 'failed' }], done: true };
       return { events: [{ type: 'progress', progress: parseInt(task.progress, 10) || 0 }], state: { sent: false }, done: false };
     },
-    renderFinal(ctx, task) {
+    renderFinal(ctx, _task) {
       const link = ctx.artifacts && ctx.artifacts.video ? ctx.artifacts.video.url : '';
       return { output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Video ready: ' + link, annotations: [] }] }] };
     },

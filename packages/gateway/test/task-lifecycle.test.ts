@@ -30,11 +30,21 @@ async function submit(user: TestUser, body: Record<string, unknown>) {
   return api(gw.url, user.key, 'POST', '/v1/tasks/loopback-video', body);
 }
 
+/** Waits for a terminal state and for its settlement (which follows the state change). */
 async function terminal(user: TestUser, id: string) {
-  return waitFor(async () => {
+  const body = await waitFor(async () => {
     const r = await api(gw.url, user.key, 'GET', `/v1/tasks/${id}`);
     return r.body.status === 'SUCCESS' || r.body.status === 'FAILURE' ? r.body : null;
   }, 10_000, `task ${id} to finish`);
+  await settled(id);
+  return body;
+}
+
+async function settled(id: string) {
+  await waitFor(async () => {
+    const t = await gw.core.h.db.selectFrom('tasks').select('billing_status').where('public_id', '=', id).executeTakeFirstOrThrow();
+    return t.billing_status === 'settled' || t.billing_status === 'refunded';
+  }, 10_000, `task ${id} to settle`);
 }
 
 test('per_task lifecycle: queued → in progress → success; reserve at submit, settle from completion facts', async () => {
@@ -55,6 +65,7 @@ test('per_task lifecycle: queued → in progress → success; reserve at submit,
     seenProgress.add(q.body.progress);
     return q.body.status === 'SUCCESS' ? q.body : null;
   });
+  await settled(r.body.id);
   assert.equal(done.task_id, r.body.id);
   assert.equal(done.platform, 'loopback-video');
   assert.equal(done.progress, '100%');

@@ -35,7 +35,7 @@ const row = (id: string) => gw.core.h.db.selectFrom('tasks').selectAll().where('
 async function finished(id: string, timeout = 10_000) {
   return waitFor(async () => {
     const r = await row(id);
-    return r.status === 'SUCCESS' || r.status === 'FAILURE' ? r : null;
+    return (r.status === 'SUCCESS' || r.status === 'FAILURE') && r.billing_status !== 'reserved' ? r : null;
   }, timeout, `task ${id}`);
 }
 

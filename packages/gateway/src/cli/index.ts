@@ -4,7 +4,11 @@
  */
 export type Command = (args: string[]) => Promise<void>;
 
-export const COMMANDS: Record<string, { summary: string; run: Command }> = {};
+import { pluginCommand } from './plugin.ts';
+
+export const COMMANDS: Record<string, { summary: string; run: Command }> = {
+  plugin: pluginCommand,
+};
 
 export async function runCli(cmd: string, args: string[]): Promise<void> {
   const c = COMMANDS[cmd];

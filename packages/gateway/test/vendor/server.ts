@@ -41,6 +41,10 @@ export interface Vendor {
   mediaRequests: Array<{ method: string; range?: string; auth?: string }>;
   /** Tasks advance only while true (tests can freeze them). */
   advancing: boolean;
+  /** Each poll answers after this delay (to observe overlapping polls). */
+  pollDelayMs: number;
+  /** Most polls of one task seen in flight at the same time. */
+  maxOverlap: number;
   close(): Promise<void>;
 }
 
@@ -64,8 +68,9 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 export async function startVendor(): Promise<Vendor> {
   let seq = 0;
   const hung: ServerResponse[] = [];
+  const inflight = new Map<string, number>();
   const v: Vendor = {
-    url: '', port: 0, tasks: new Map(), submits: 0, polls: 0, batchPolls: 0, auth: [], mediaRequests: [], advancing: true,
+    url: '', port: 0, tasks: new Map(), submits: 0, polls: 0, batchPolls: 0, auth: [], mediaRequests: [], advancing: true, pollDelayMs: 0, maxOverlap: 0,
     close: async () => {
       for (const r of hung) r.destroy();
       server.closeAllConnections();
@@ -103,6 +108,13 @@ export async function startVendor(): Promise<Vendor> {
       const m = /^\/v1\/video\/tasks\/([^/]+)$/.exec(p);
       if (req.method === 'GET' && m) {
         v.polls++;
+        if (v.pollDelayMs) {
+          const n = (inflight.get(m[1]) ?? 0) + 1;
+          inflight.set(m[1], n);
+          v.maxOverlap = Math.max(v.maxOverlap, n);
+          await new Promise((r) => setTimeout(r, v.pollDelayMs));
+          inflight.set(m[1], (inflight.get(m[1]) ?? 1) - 1);
+        }
         const t = v.tasks.get(m[1]);
         if (!t || t.scenario === 'gone') return json(res, 404, { error: 'no such task' });
         const code = /^e(\d{3})$/.exec(t.scenario);

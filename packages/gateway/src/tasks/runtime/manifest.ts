@@ -10,7 +10,7 @@ import { parsePath, reservedIntersection, type ParsedPath } from './routes.ts';
 
 const Ajv = (AjvModule as unknown as { default: typeof AjvModule }).default ?? AjvModule;
 // Works with Ajv 6 (dataPath) and Ajv 8 (instancePath).
-const ajv = new Ajv({ allErrors: false, ...({ strict: false } as object) });
+const ajv = new Ajv({ allErrors: true, ...({ strict: false } as object) });
 const validateSchema = ajv.compile(manifestSchema);
 
 export type LocalizedMap = Record<string, string>;
@@ -132,6 +132,15 @@ function schemaMessage(e: ErrorObject): string {
     case 'oneOf': return `meta.${field}: has an invalid form`;
     default: return `meta.${field}: ${e.message ?? 'is invalid'}`;
   }
+}
+
+const VAGUE: Record<string, number> = { oneOf: 3, type: 2, enum: 1 };
+/** Of all schema errors, the most useful one: within the first failing field, the deepest, then the least vague. */
+function mostSpecific(errors: ErrorObject[]): ErrorObject {
+  const top = (e: ErrorObject) => pointerToField(errorPath(e)).split(/[.[]/)[0];
+  const field = top(errors[0]);
+  const depth = (e: ErrorObject) => pointerToField(errorPath(e)).split(/[.[]/).length;
+  return errors.filter((e) => top(e) === field).sort((a, b) => depth(b) - depth(a) || (VAGUE[a.keyword] ?? 0) - (VAGUE[b.keyword] ?? 0))[0];
 }
 
 /** LocalizedText → locale map with canonical tags; `en` required. */
@@ -285,7 +294,10 @@ export function validateManifest(raw: unknown): NormalisedManifest {
   if (Array.isArray(m.routes)) {
     m.routes.forEach((r, i) => { if (r && typeof r === 'object' && 'renderer' in r) fail(`routes[${i}].renderer`, 'is no longer supported; name the native presenter in "render"'); });
   }
-  if (!validateSchema(m)) throw new PluginLoadError(schemaMessage(validateSchema.errors![0]), pointerToField(errorPath(validateSchema.errors![0])));
+  if (!validateSchema(m)) {
+    const e = mostSpecific(validateSchema.errors!);
+    throw new PluginLoadError(schemaMessage(e), pointerToField(errorPath(e)));
+  }
 
   const key = m.key as string;
   const author = m.author as { name: string; url?: string };

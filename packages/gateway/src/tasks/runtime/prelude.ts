@@ -19,7 +19,7 @@ const O = Object, A = Array, R = Reflect, S = String, N = Number, E = Error, TE 
 const JSONparse = JSON.parse, JSONstringify = JSON.stringify;
 const ReflectApply = R.apply, defineProperty = O.defineProperty, getPrototypeOf = O.getPrototypeOf, freeze = O.freeze;
 const objectKeys = O.keys, isArray = A.isArray, hasOwn = O.prototype.hasOwnProperty, objToString = O.prototype.toString;
-const strSplit = S.prototype.split, strReplace = S.prototype.replace, strSlice = S.prototype.slice, fnToString = Function.prototype.toString;
+const strSplit = S.prototype.split, strReplace = S.prototype.replace, strSlice = S.prototype.slice, strTrim = S.prototype.trim, fnToString = Function.prototype.toString;
 const arrJoin = A.prototype.join, arrPush = A.prototype.push, arrIncludes = A.prototype.includes, regExec = RegExp.prototype.exec;
 const isFinite = N.isFinite, ObjectProto = O.prototype, ErrorProto = E.prototype;
 
@@ -157,7 +157,7 @@ const paramsOf = (fn) => {
     const src = ReflectApply(fnToString, fn, []);
     const m = ReflectApply(regExec, /^[^(]*\(([^)]*)\)/, [src]);
     if (!m) return [];
-    return ReflectApply(strSplit, m[1], [',']).map((p) => ReflectApply(strReplace, p, [/[\s=].*$|^\s+/g, '']));
+    return ReflectApply(strSplit, m[1], [',']).map((p) => ReflectApply(strReplace, ReflectApply(strTrim, p, []), [/[\s=].*$/, '']));
   } catch (_) { return []; }
 };
 return function makeDispatch(ns) {
