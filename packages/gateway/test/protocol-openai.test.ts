@@ -5,9 +5,6 @@ import { startTestGateway, type TestGateway } from './harness.ts';
 import { startVendor, MEDIA, type Vendor } from './vendor/server.ts';
 import { api, createTaskChannel, createUser, installPlugins, setTaskPrice, type TestUser } from './vendor/fixtures.ts';
 
-process.env.TASK_PLUGIN_PROTOCOL_TICK_MILLISECONDS = '50';
-process.env.TASK_PLUGIN_PROTOCOL_HEARTBEAT_SECONDS = '0.2';
-
 let gw: TestGateway;
 let vendor: Vendor;
 let user: TestUser;
@@ -15,7 +12,10 @@ let client: OpenAI;
 
 before(async () => {
   vendor = await startVendor();
-  gw = await startTestGateway({ env: { TASK_POLL_INTERVAL_SECONDS: '0.05', CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true' } });
+  gw = await startTestGateway({ env: {
+    TASK_POLL_INTERVAL_SECONDS: '0.05', CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true',
+    TASK_PLUGIN_PROTOCOL_TICK_MILLISECONDS: '50', TASK_PLUGIN_PROTOCOL_HEARTBEAT_SECONDS: '0.2',
+  } });
   await installPlugins(gw, ['proto-media.js']);
   await createTaskChannel(gw, { name: 'pm', plugin: 'proto-media', baseUrl: vendor.url });
   for (const m of ['pm-img', 'pm-vid', 'pm-resp']) await setTaskPrice(gw, m, { perRequest: 0.01 });
@@ -128,6 +128,9 @@ test('responses: background returns a pending response at once; retrieve later',
     got = await client.responses.retrieve(r.id);
   }
   assert.equal(got.status, 'completed');
+  assert.equal(got.background, true);
   assert.match(got.output_text, /video ready/);
+  const sync = await client.responses.create({ model: 'pm-resp', input: 'now' });
+  assert.equal((await client.responses.retrieve(sync.id)).background, false);
   await assert.rejects(client.responses.retrieve('resp_doesnotexist'), (e: unknown) => e instanceof OpenAI.APIError && e.status === 404);
 });

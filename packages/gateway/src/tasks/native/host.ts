@@ -11,7 +11,7 @@ import { sanitizeHookText } from '../protocols/hook-text.ts';
 import type { PluginLike } from '../protocols/plugin-like.ts';
 import type { DecodedBody, GenerationLike, TaskRowLike, TasksPort, UploadedFile } from '../protocols/port.ts';
 import { taskViewOf } from '../protocols/task-view.ts';
-import { checkNativeIntent, checkOrigins, checkRouteModel, defaultNativeErrorBody, isReservedPath, nativeError, type OriginRow, type RouteDecl } from './rules.ts';
+import { checkNativeIntent, checkRouteModel, defaultNativeErrorBody, isReservedPath, nativeError, type RouteDecl } from './rules.ts';
 
 export interface RouteMatchLike { plugin: PluginLike; route: RouteDecl; params: Record<string, string> }
 
@@ -118,18 +118,6 @@ export class NativeHost {
     }
     checkModelAccess(req.principal, intent.model);
     const tasks = this.tasks();
-    let pin: { channelId: number | null; originTasks: Array<{ taskId: string; upstreamTaskId: string; action: string; status: string; data: unknown }> } = { channelId: null, originTasks: [] };
-    if (intent.originTaskIds.length) {
-      const rows = new Map<string, OriginRow>();
-      for (const id of intent.originTaskIds) {
-        const r = id.length <= 128 ? await tasks.byPublicId(id) : undefined;
-        if (!r) continue;
-        let data: unknown = null;
-        if (r.data) { try { data = JSON.parse(r.data); } catch { data = null; } }
-        rows.set(id, { publicId: r.public_id, userId: Number(r.user_id), pluginKey: r.plugin_key, channelId: r.channel_id === null ? null : Number(r.channel_id), upstreamTaskId: r.upstream_task_id, action: r.action, status: r.status, data, retained: r.retain === 1 });
-      }
-      pin = checkOrigins(intent.originTaskIds, rows, req.principal.userId, new Set([plugin.key]), (id) => tasks.catalog.channel(id) !== undefined);
-    }
     const { row, data } = await tasks.submit({
       principal: req.principal,
       pluginKey: plugin.key,
@@ -146,8 +134,7 @@ export class NativeHost {
       retainResult: route.retainResult !== false,
       generation: gen,
       endpoint: route.path,
-      ...(pin.channelId !== null ? { channelId: pin.channelId } : {}),
-      ...(pin.originTasks.length ? { originTasks: pin.originTasks } : {}),
+      ...(intent.originTaskIds.length ? { originTaskIds: intent.originTaskIds } : {}),
     });
     const view = taskViewOf(row);
     if (view.data === null && data !== undefined) view.data = data;

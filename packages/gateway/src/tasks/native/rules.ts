@@ -1,6 +1,6 @@
 /**
  * Native plugin routes (SPEC §4.5): reserved host namespaces, path shapes, decoder intents,
- * originTaskIds checks, and the host's error envelopes for these routes. No I/O here.
+ * originTaskIds normalisation (ownership and channel checks are the lifecycle's), and the host's error envelopes for these routes. No I/O here.
  */
 import { GatewayError } from '../../platform/errors.ts';
 import { foldModel, type PluginLike } from '../protocols/plugin-like.ts';
@@ -138,49 +138,6 @@ export function checkNativeIntent(value: unknown, route: RouteDecl, plugin: Plug
     ...(v.requestBody !== undefined ? { requestBody: v.requestBody } : {}),
     originTaskIds: normalizeOriginIds(v.originTaskIds),
   };
-}
-
-export interface OriginRow {
-  publicId: string;
-  userId: number;
-  pluginKey: string;
-  channelId: number | null;
-  upstreamTaskId: string | null;
-  action: string;
-  status: string;
-  /** Parsed data; null when the result was discarded. */
-  data: unknown;
-  retained: boolean;
-}
-
-export interface OriginTask { taskId: string; upstreamTaskId: string; action: string; status: string; data: unknown }
-
-/**
- * Checks origin tasks: each owned by the caller, of the plugin's platform set, all on one channel,
- * and that channel enabled. Returns the channel to pin and the tasks for the driver context.
- */
-export function checkOrigins(
-  ids: string[],
-  rows: Map<string, OriginRow>,
-  userId: number,
-  platforms: ReadonlySet<string>,
-  channelEnabled: (id: number) => boolean,
-): { channelId: number | null; originTasks: OriginTask[] } {
-  if (ids.length === 0) return { channelId: null, originTasks: [] };
-  let channel: number | null | undefined;
-  const originTasks: OriginTask[] = [];
-  for (const id of ids) {
-    const r = rows.get(id);
-    if (!r || r.userId !== userId) throw new GatewayError(400, 'origin_task_not_found', `origin task ${JSON.stringify(id)} was not found`);
-    if (!platforms.has(r.pluginKey)) throw new GatewayError(400, 'origin_task_platform_mismatch', `origin task ${JSON.stringify(id)} belongs to another plugin`);
-    if (channel === undefined) channel = r.channelId;
-    else if (channel !== r.channelId) throw new GatewayError(400, 'origin_task_channel_conflict', 'origin tasks were made on different channels');
-    originTasks.push({ taskId: r.publicId, upstreamTaskId: r.upstreamTaskId ?? '', action: r.action, status: r.status, data: r.retained ? r.data : null });
-  }
-  if (channel !== null && channel !== undefined && !channelEnabled(channel)) {
-    throw new GatewayError(400, 'origin_task_channel_disabled', 'the channel of the origin tasks is disabled');
-  }
-  return { channelId: channel ?? null, originTasks };
 }
 
 export interface NativeErrorInfo { code: string; message: string; httpStatus: number; retryable: boolean; requestId: string }

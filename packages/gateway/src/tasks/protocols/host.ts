@@ -153,7 +153,7 @@ export class ProtocolHost {
     return { generation: gen, plugin, channel: chosen.channel, intent, model, decodeCtx };
   }
 
-  private async submit(p: Prepared, req: ProtocolRequest, retainResult: boolean, endpoint: string): Promise<{ row: TaskRowLike; data?: unknown }> {
+  private async submit(p: Prepared, req: ProtocolRequest, endpoint: string, extra: { retainResult?: boolean; expectAsync?: boolean; protocol?: Record<string, unknown> } = {}): Promise<{ row: TaskRowLike; data?: unknown }> {
     return this.tasks().submit({
       principal: req.principal,
       pluginKey: p.plugin.key,
@@ -167,7 +167,10 @@ export class ProtocolHost {
       params: req.params,
       query: req.query,
       requestHeaders: req.requestHeaders,
-      retainResult,
+      retainResult: extra.retainResult ?? true,
+      ...(extra.expectAsync ? { expectAsync: true } : {}),
+      ...(extra.protocol ? { protocol: extra.protocol } : {}),
+      ...(p.intent.originTaskIds?.length ? { originTaskIds: p.intent.originTaskIds } : {}),
       generation: p.generation,
       endpoint,
       channelId: p.channel.id,
@@ -180,10 +183,8 @@ export class ProtocolHost {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const left = deadline - Date.now();
-      if (tasks.pollNow) {
-        try { await tasks.pollNow(publicId); } catch (e) { this.d.log.debug({ task: publicId, err: (e as Error).message }, 'in-request poll failed'); }
-      }
-      const r = await tasks.waitForTerminal(publicId, Math.max(0, Math.min(left, tasks.pollNow ? this.d.tickMs : left)), signal);
+      try { await tasks.pollNow(publicId); } catch (e) { this.d.log.debug({ task: publicId, err: (e as Error).message }, 'in-request poll failed'); }
+      const r = await tasks.waitForTerminal(publicId, Math.max(0, Math.min(left, this.d.tickMs)), signal);
       if (!r.timedOut || Date.now() >= deadline || signal?.aborted) return { row: r.row, timedOut: r.timedOut };
     }
   }
@@ -196,11 +197,11 @@ export class ProtocolHost {
   async image(req: ProtocolRequest, operation: 'generate' | 'edit'): Promise<ImageResult | null> {
     const p = await this.prepare('image', operation, req);
     if (!p) return null;
-    // Submitted retaining the data so an immediate result can be rendered; it is discarded right after.
-    const sub = await this.submit(p, req, true, operation === 'edit' ? '/v1/images/edits' : '/v1/images/generations');
+    // An immediate terminal result is not stored (its data comes back from submit for rendering);
+    // a result completed by in-request polling keeps its polling snapshot.
+    const sub = await this.submit(p, req, operation === 'edit' ? '/v1/images/edits' : '/v1/images/generations', { retainResult: false, expectAsync: true });
     let row = sub.row;
     let data: unknown = sub.data;
-    const immediate = isTerminal(row.status);
     if (!isTerminal(row.status)) {
       const w = await this.wait(row.public_id, this.d.protocolTimeoutMs(), req.signal);
       if (w.timedOut) {
@@ -221,7 +222,6 @@ export class ProtocolHost {
     } catch (e) {
       throw new GatewayError(500, 'plugin_render_failed', sanitizeHookText(e), 'server_error');
     }
-    if (immediate) await this.tasks().discardResult?.(row.public_id).catch((e: unknown) => this.d.log.warn({ task: row.public_id, err: (e as Error).message }, 'immediate image result could not be discarded'));
     let result = shapeImageResult(rendered, view.created_at || Math.floor(Date.now() / 1000));
     if (wantsB64(req.body)) result = await addBase64(result, this.d.download, this.d.log, row.public_id);
     return result;
@@ -234,7 +234,7 @@ export class ProtocolHost {
   async videoCreate(req: ProtocolRequest): Promise<Record<string, unknown> | null> {
     const p = await this.prepare('video', 'create', req);
     if (!p) return null;
-    const { row } = await this.submit(p, req, true, '/v1/videos');
+    const { row } = await this.submit(p, req, '/v1/videos');
     return videoObject(taskViewOf(row), row.model);
   }
 
@@ -318,7 +318,7 @@ export class ProtocolHost {
     const mode = responsesMode(req.body.value as { stream?: unknown; background?: unknown });
     const p = await this.prepare('responses', 'create', req, mode);
     if (!p) return null;
-    const { row } = await this.submit(p, req, true, '/v1/responses');
+    const { row } = await this.submit(p, req, '/v1/responses', mode === 'background' ? { protocol: { background: true } } : {});
     if (mode === 'background') {
       return { kind: 'json', body: responseObject({ task: taskViewOf(row), model: row.model, background: true }) };
     }
@@ -346,7 +346,7 @@ export class ProtocolHost {
     try {
       write(mapper.created(view));
       while (!mapper.finished && !out.closed() && !signal?.aborted) {
-        if (tasks.pollNow && !isTerminal(view.status)) {
+        if (!isTerminal(view.status)) {
           try { await tasks.pollNow(publicId); } catch { /* counted by the lifecycle */ }
         }
         const row = await tasks.byPublicId(publicId);
@@ -380,7 +380,7 @@ export class ProtocolHost {
     if (!tid) throw nf();
     const { row, plugin } = await this.ownProtocolTask(principal, tid, 'responses', nf);
     const ctx = { path: http.path, method: 'GET', params: { response_id: id }, query: http.query, body: { kind: 'none' }, protocol: claimSpelling(plugin, 'responses'), operation: 'retrieve', model: row.model, stream: false };
-    return this.finalResponse(plugin, row, ctx);
+    return this.finalResponse(plugin, row, ctx, backgroundOf(row));
   }
 }
 
@@ -398,6 +398,12 @@ function claimSpelling(p: PluginLike, protocol: ProtocolKind): string {
   if (c && typeof c === 'object' && typeof (c as { spelling?: unknown }).spelling === 'string') return (c as { spelling: string }).spelling;
   if (typeof c === 'string') return c;
   return (c as { name?: string } | undefined)?.name ?? `compat_${protocol}`;
+}
+
+/** Whether the task was created by a Responses request with `background: true`. */
+export function backgroundOf(row: TaskRowLike): boolean {
+  if (!row.protocol) return false;
+  try { return (JSON.parse(row.protocol) as { background?: unknown }).background === true; } catch { return false; }
 }
 
 function videoNotFound(id: string): GatewayError {

@@ -36,6 +36,8 @@ export interface TaskRowLike {
   updated_at: number;
   started_at: number | null;
   finished_at: number | null;
+  /** JSON host-protocol facts stored with the task (e.g. `{"background":true}`). */
+  protocol?: string | null;
 }
 
 export interface ChannelLike {
@@ -67,10 +69,14 @@ export interface SubmitInputLike {
   retainResult?: boolean;
   generation?: GenerationLike;
   endpoint?: string;
-  /** Pins the submit to this channel (the channel chosen among candidates, or the origin tasks' one). */
+  /** With retainResult false: an asynchronous task is expected (kept without a warning). */
+  expectAsync?: boolean;
+  /** Pins the submit to this channel (the channel chosen among candidates). */
   channelId?: number;
-  /** Resolved origin tasks for the driver context (never for renderers). */
-  originTasks?: Array<{ taskId: string; upstreamTaskId: string; action: string; status: string; data: unknown }>;
+  /** Public ids of origin tasks; the lifecycle checks them and gives the driver `ctx.originTasks`. */
+  originTaskIds?: string[];
+  /** Host-protocol facts stored with the task. */
+  protocol?: Record<string, unknown>;
 }
 
 export interface TasksPort {
@@ -78,10 +84,8 @@ export interface TasksPort {
   submit(input: SubmitInputLike): Promise<{ row: TaskRowLike; data?: unknown }>;
   byPublicId(publicId: string): Promise<TaskRowLike | undefined>;
   waitForTerminal(publicId: string, timeoutMs: number, signal?: AbortSignal): Promise<{ row: TaskRowLike; timedOut: boolean }>;
-  /** Drops a task's stored result (immediate image results are not retained); the row stays for billing. */
-  discardResult?(publicId: string): Promise<void>;
-  /** Polls the task's upstream now (in-request polling); optional. */
-  pollNow?(publicId: string): Promise<void>;
+  /** Polls the task's upstream now (in-request polling, under the poller's lease). */
+  pollNow(publicId: string): Promise<unknown>;
   catalog: {
     candidates(pluginKey: string, model: string, group: string): ChannelLike[];
     channel(id: number | null): ChannelLike | undefined;
