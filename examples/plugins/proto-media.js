@@ -7,11 +7,11 @@ export const meta = {
   name: 'Protocol media',
   version: '1.0.0',
   author: { name: 'Gatehouse' },
-  models: ['pm-img', 'pm-vid', 'pm-resp'],
+  models: ['pm-img', 'pm-vid', 'pm-resp', 'shared-img'],
   fetchMode: 'per_task',
   auth: 'api_key',
   protocols: [
-    { name: 'compat_image', models: ['pm-img'] },
+    { name: 'compat_image', models: ['pm-img', 'shared-img'] },
     { name: 'compat_video', models: ['pm-vid'] },
     { name: 'compat_responses', supports: ['stream', 'sync', 'background'], models: ['pm-resp'] },
   ],

@@ -1,7 +1,7 @@
 /**
  * Text a plugin hook threw may reach the caller (SPEC §4.5 rule 4, §7). It is made readable and
- * safe here: control characters become spaces, things that look like credentials are replaced, and
- * the text is capped at 512 characters.
+ * safe here: stack traces are cut, host file paths and things that look like credentials are
+ * replaced, control characters become spaces, and the text is capped at 512 characters.
  */
 export const HOOK_TEXT_MAX = 512;
 
@@ -13,11 +13,24 @@ const SECRET_PATTERNS: Array<[RegExp, string]> = [
   [/\b(x-api-key|authorization|x-goog-api-key)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi, '$1$2[redacted]'],
 ];
 
+/** Absolute paths under the usual host roots, `file://` URLs, Node internals and Windows drive paths. */
+const PATH_PATTERNS: Array<[RegExp, string]> = [
+  [/file:\/\/\S+/gi, '[path]'],
+  [/\bnode:internal\/[^\s)]*/g, '[internal]'],
+  [/(?<![\w.:/~-])\/(?:home|root|work|usr|opt|srv|var|tmp|etc|app|apps|mnt|proc|Users|private|snap|data|nix|workspace)\/[^\s"'`),]*/g, '[path]'],
+  [/\b[A-Za-z]:\\[^\s"'`),]+/g, '[path]'],
+];
+
 /** The message of a thrown hook error (or any value), sanitised and capped. */
 export function sanitizeHookText(input: unknown, max = HOOK_TEXT_MAX): string {
   const detail = input && typeof input === 'object' && typeof (input as { detail?: unknown }).detail === 'string' ? (input as { detail: string }).detail : null;
   let s = detail ?? (input instanceof Error ? input.message : typeof input === 'string' ? input : String(input ?? ''));
   s = s.replace(/^(?:PluginCallError:\s*)/, '');
+  // A stack trace starts at the first "at ..." frame line; nothing from there on is shown.
+  const frame = s.search(/\r?\n\s*at\s/);
+  if (frame >= 0) s = s.slice(0, frame);
+  s = s.replace(/\s+at\s+(?:async\s+)?[\w.$<>[\]]*\s*\((?:file:|node:|\/|[A-Za-z]:\\)[^)]*\)/g, '');
+  for (const [re, rep] of PATH_PATTERNS) s = s.replace(re, rep);
   // eslint-disable-next-line no-control-regex
   s = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
   for (const [re, rep] of SECRET_PATTERNS) s = s.replace(re, rep);
