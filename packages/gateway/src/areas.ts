@@ -11,6 +11,7 @@ import { pluginsArea } from './tasks/runtime/index.ts';
 import { billingArea } from './billing/index.ts';
 import { tasksArea } from './tasks/index.ts';
 import { relayArea } from './relay/index.ts';
+import { protocolsArea } from './tasks/protocols/index.ts';
 
 export interface Area {
   name: string;
@@ -20,4 +21,4 @@ export interface Area {
   start?(core: Core, services: Services): Promise<void> | void;
 }
 
-export const AREAS: Area[] = [accountsArea, billingArea, relayArea, pluginsArea, adminArea, tasksArea];
+export const AREAS: Area[] = [accountsArea, billingArea, relayArea, pluginsArea, adminArea, tasksArea, protocolsArea];

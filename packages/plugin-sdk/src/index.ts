@@ -178,7 +178,17 @@ export interface ProtocolDecodeContext extends NativeDecodeContext {
 export interface ArtifactLink { key: string; type: ArtifactType; mimeType?: string; url: string }
 export interface RenderContext extends ProtocolDecodeContext { artifacts?: Record<string, ArtifactLink> }
 
-export interface OriginTask { taskId: string; upstreamTaskId: string; action: string; status: TaskStatus; data: JsonValue }
+/** An earlier task this one continues (native `originTaskIds`): driver contexts only, never renderers. */
+export interface OriginTask {
+  /** The upstream task id. */
+  taskId: string;
+  /** The public id the caller named. */
+  publicTaskId: string;
+  action: string;
+  status: TaskStatus;
+  /** The stored task data; null when the result was not retained. */
+  data: JsonValue | null;
+}
 
 export interface DriverContext extends NativeDecodeContext {
   requestBody: JsonValue;

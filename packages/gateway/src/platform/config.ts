@@ -37,6 +37,12 @@ export interface Config {
   taskPollBackoffMaxSeconds: number;
   taskTimeoutMinutes: number;
   taskProtocolTimeoutSeconds: number;
+  /** How often protocol waits (image, Responses sync/stream) look at the task and poll it in-request. */
+  taskProtocolTickMs: number;
+  /** SSE heartbeat interval of Responses streams. */
+  taskProtocolHeartbeatSeconds: number;
+  /** Largest file the host downloads for a plugin (image b64_json results). */
+  maxFileDownloadMb: number;
   contentAllowPrivateAddresses: boolean;
   pluginCallTimeoutMs: number;
   pluginMemoryLimitMb: number;
@@ -52,6 +58,10 @@ function num(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
   const n = Number(raw);
   if (!Number.isFinite(n)) throw new Error(`${name} must be a number, got "${raw}"`);
   return n;
+}
+
+function positive(n: number, dflt: number): number {
+  return n > 0 ? n : dflt;
 }
 
 function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
@@ -111,6 +121,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     taskPollBackoffMaxSeconds: num(env, 'TASK_POLL_BACKOFF_MAX_SECONDS', 300),
     taskTimeoutMinutes: num(env, 'TASK_TIMEOUT_MINUTES', 1440),
     taskProtocolTimeoutSeconds: num(env, 'TASK_PLUGIN_PROTOCOL_TIMEOUT_SECONDS', 600),
+    taskProtocolTickMs: positive(num(env, 'TASK_PLUGIN_PROTOCOL_TICK_MILLISECONDS', 2000), 2000),
+    taskProtocolHeartbeatSeconds: positive(num(env, 'TASK_PLUGIN_PROTOCOL_HEARTBEAT_SECONDS', 15), 15),
+    maxFileDownloadMb: positive(num(env, 'MAX_FILE_DOWNLOAD_MB', 64), 64),
     contentAllowPrivateAddresses: bool(env, 'CONTENT_ALLOW_PRIVATE_ADDRESSES', false),
     pluginCallTimeoutMs: num(env, 'PLUGIN_CALL_TIMEOUT_MS', 5000),
     pluginMemoryLimitMb: num(env, 'PLUGIN_MEMORY_LIMIT_MB', 64),

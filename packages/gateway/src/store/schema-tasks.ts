@@ -57,6 +57,8 @@ export interface TaskRow {
   /** 1 when an administrator must look at it (unknown submit outcome). */
   flagged: number;
   flag_reason: string | null;
+  /** JSON facts of the host protocol that created the task (e.g. `{ "background": true }`); null otherwise. */
+  protocol: string | null;
 }
 
 export interface TaskTables {

@@ -21,6 +21,8 @@ export interface Tasks {
   submit: TaskService['submit'];
   get: TaskService['get'];
   waitForTerminal: TaskService['waitForTerminal'];
+  /** Polls one task now (in-request polling); false when it was not due, leased or terminal. */
+  pollNow(publicId: string): Promise<boolean>;
   /** Base of signed links: TaskPublicAddress, else ServerAddress, else this node's address. */
   publicBase(): string;
   /** Called by the HTTP layer once the server listens. */
@@ -57,6 +59,7 @@ export const tasksArea: Area = {
       submit: (i) => service.submit(i),
       get: (u, id) => service.get(u, id),
       waitForTerminal: (id, ms, sig) => service.waitForTerminal(id, ms, sig),
+      pollNow: (id) => poller.pollNow(id),
     };
     core.onClose(async () => {
       await poller.stop();

@@ -8,12 +8,14 @@ import type { MigrationCtx } from './util.ts';
 import * as m001 from './001_core.ts';
 import * as m002 from './002_plugins.ts';
 import * as m003 from './003_tasks.ts';
+import * as m004 from './004_task_protocol.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
   '001_core': m001,
   '002_plugins': m002,
   '003_tasks': m003,
+  '004_task_protocol': m004,
 };
 
 export async function migrate(h: DbHandle): Promise<void> {

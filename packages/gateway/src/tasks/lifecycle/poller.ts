@@ -83,6 +83,32 @@ export class Poller {
     for (const b of batches.values()) this.launch(() => this.pollBatch(b.plugin, b.tasks));
   }
 
+  /**
+   * In-request polling (image protocol, Responses sync/stream): polls one task now, under the same
+   * lease and compare-and-swap as a background poll, and waits for it. Skipped (false) when the task
+   * is terminal, not yet submitted, flagged, leased by another poll, or backing off after failures.
+   */
+  async pollNow(publicId: string): Promise<boolean> {
+    const db = this.svc.db;
+    const now = Date.now();
+    const me = this.svc.nodeId;
+    const r = await db.updateTable('tasks').set({ lease_owner: me, lease_until: now + this.svc.config.taskPollLeaseSeconds * 1000 })
+      .where('public_id', '=', publicId).where('status', 'in', NON_TERMINAL as unknown as string[]).where('flagged', '=', 0)
+      .where('upstream_task_id', 'is not', null).where('next_poll_at', 'is not', null)
+      .where((eb) => eb.or([eb('poll_failures', '=', 0), eb('next_poll_at', '<=', now)]))
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) return false;
+    const t = await db.selectFrom('tasks').selectAll().where('public_id', '=', publicId).executeTakeFirst();
+    if (!t || t.lease_owner !== me) return false;
+    let plugin: PluginLike | undefined;
+    try { plugin = this.svc.generation().plugins.get(t.plugin_key); } catch { plugin = undefined; }
+    if (!plugin) { await this.release([t]); return false; }
+    if (plugin.manifest.fetchMode === 'batch' && plugin.has('buildBatchQueryRequest')) await this.pollBatch(plugin, [t]);
+    else await this.pollOne(plugin, t);
+    return true;
+  }
+
   private launch(job: () => Promise<void>): void {
     const p: Promise<void> = job().catch((e) => this.svc.log.warn({ err: (e as Error).message }, 'task poll failed unexpectedly'))
       .finally(() => { this.inFlight.delete(p); });

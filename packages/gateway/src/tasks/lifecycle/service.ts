@@ -51,11 +51,35 @@ export interface SubmitInput {
   requestHeaders?: Record<string, string>;
   /** Default true. False: an immediate terminal result is not stored (reads answer 404). */
   retainResult?: boolean;
+  /**
+   * With `retainResult: false`: an asynchronous task is expected (its result is kept without a
+   * warning). The image protocol sets it: results completed by in-request polling keep their snapshot.
+   */
+  expectAsync?: boolean;
+  /**
+   * Pins the channel chosen at candidate selection (it decides the executing plugin). Another channel
+   * of the same plugin is tried only when the pinned one certainly did not accept the task.
+   */
+  channelId?: number;
+  /**
+   * Public ids of earlier tasks this one continues (decoder `originTaskIds`). Each must belong to the
+   * caller and have been run by a channel of this plugin, all on one channel, which is then pinned for
+   * every attempt. The driver gets `ctx.originTasks` with the upstream ids; renderers never do.
+   */
+  originTaskIds?: string[];
+  /** Host-protocol facts stored with the task (e.g. `{ background: true }` for Responses). */
+  protocol?: Record<string, unknown>;
   /** Pin the request to this generation (default: the current one). */
   generation?: GenerationLike;
   /** Endpoint name for logs. */
   endpoint?: string;
 }
+
+/** An origin task as the driver sees it (`ctx.originTasks[]`); `taskId` is the upstream id. */
+export interface OriginTask { taskId: string; publicTaskId: string; action: string; status: string; data: unknown }
+
+/** A submit's outcome; `data` is the submit-time taskData, also when it was not retained. */
+export interface SubmitOutcome { task: PublicTask; row: Task; data: unknown }
 
 export interface BillingInfo {
   mode: 'expr' | 'per_call';
@@ -120,7 +144,7 @@ export class TaskService {
   // Submit
   // ------------------------------------------------------------------------------------------
 
-  async submit(input: SubmitInput): Promise<{ task: PublicTask; row: Task }> {
+  async submit(input: SubmitInput): Promise<SubmitOutcome> {
     const gen = input.generation ?? this.generation();
     const plugin = this.plugin(input.pluginKey, gen);
     if (typeof input.model !== 'string' || !input.model) throw new GatewayError(400, 'model_required', 'the request needs a "model" string');
@@ -128,8 +152,23 @@ export class TaskService {
     if (!model) throw new GatewayError(400, 'model_not_supported', `plugin "${plugin.key}" does not serve model "${input.model}"`);
     const p = input.principal;
     checkModelAccess(p, model);
-    const channels = orderChannels(this.catalog.candidates(plugin.key, model, p.group));
+    let channels = orderChannels(this.catalog.candidates(plugin.key, model, p.group));
     if (!channels.length) throw new GatewayError(503, 'no_available_channel', `no channel serves model "${model}" of plugin "${plugin.key}" for group "${p.group}"`);
+    const origins = await this.originTasks(input.originTaskIds ?? [], p.userId, plugin.key);
+    const pinnedId = origins.channelId ?? input.channelId;
+    if (origins.channelId !== null && input.channelId !== undefined && input.channelId !== origins.channelId) {
+      throw new GatewayError(400, 'origin_task_channel_conflict', `the origin tasks were made on another channel than the one chosen for this request`);
+    }
+    if (pinnedId !== undefined && pinnedId !== null) {
+      const pinned = channels.find((c) => c.id === pinnedId);
+      if (!pinned) {
+        throw origins.channelId !== null
+          ? new GatewayError(400, 'origin_task_channel_disabled', `the channel of the origin tasks does not serve model "${model}" for group "${p.group}" (disabled or changed)`)
+          : new GatewayError(503, 'no_available_channel', `the chosen channel no longer serves model "${model}" of plugin "${plugin.key}"`);
+      }
+      // Origin tasks keep their channel for every attempt; a chosen channel may fail over within the plugin.
+      channels = origins.channelId !== null ? [pinned] : [pinned, ...channels.filter((c) => c !== pinned)];
+    }
 
     const publicId = `task_${randomId(32)}`;
     const now = Date.now();
@@ -161,6 +200,7 @@ export class TaskService {
         model,
         upstreamModel,
         baseUrl,
+        ...(origins.tasks.length ? { originTasks: origins.tasks } : {}),
         ...channelAuth(plugin, ch, keyIndex),
       };
 
@@ -176,6 +216,7 @@ export class TaskService {
           billing_status: 'reserving', billing: JSON.stringify(billing), poll_failures: 0, next_poll_at: null,
           lease_owner: null, lease_until: null, submitted_at: null, started_at: null, finished_at: null,
           created_at: now, updated_at: now, flagged: 0, flag_reason: null,
+          protocol: input.protocol ? JSON.stringify(input.protocol) : null,
         });
         try {
           await this.ledger.reserve(payer, ledgerRef(publicId), amount);
@@ -300,7 +341,7 @@ export class TaskService {
   }
 
   /** Records an accepted submission (and settles an immediate terminal result at once). */
-  private async accept(plugin: PluginLike, row: Task, ctx: Record<string, unknown>, billing: BillingInfo, result: Record<string, unknown>, input: SubmitInput): Promise<{ task: PublicTask; row: Task }> {
+  private async accept(plugin: PluginLike, row: Task, ctx: Record<string, unknown>, billing: BillingInfo, result: Record<string, unknown>, input: SubmitInput): Promise<SubmitOutcome> {
     const now = Date.now();
     const imm = result.immediate && typeof result.immediate === 'object' ? result.immediate as Record<string, unknown> : null;
     const taskData = result.taskData === undefined ? null : result.taskData;
@@ -317,7 +358,7 @@ export class TaskService {
     if (status === 'NOT_START') status = 'SUBMITTED';
     const terminal = TERMINAL.has(status);
     const retain = !(input.retainResult === false && terminal);
-    if (input.retainResult === false && !terminal) {
+    if (input.retainResult === false && !terminal && !input.expectAsync) {
       this.log.warn({ task: row.public_id, plugin: plugin.key }, 'route does not retain results but the upstream returned an asynchronous task; its result is kept');
     }
     const upd: Record<string, unknown> = {
@@ -349,7 +390,37 @@ export class TaskService {
     if (!won) this.log.warn({ task: row.public_id }, 'task changed while it was being accepted');
     if (terminal) await this.settle(row.public_id);
     const fresh = await this.byPublicId(row.public_id);
-    return { task: publicTask(fresh!), row: fresh! };
+    return { task: publicTask(fresh!), row: fresh!, data: taskData };
+  }
+
+  /**
+   * Resolves `originTaskIds` (public ids) for a submit of `pluginKey` by `userId`: each must be the
+   * caller's, made by this plugin, all on one channel still bound to it. 400 naming the id otherwise.
+   */
+  async originTasks(ids: string[], userId: number, pluginKey: string): Promise<{ channelId: number | null; tasks: OriginTask[] }> {
+    if (!ids.length) return { channelId: null, tasks: [] };
+    if (ids.length > 16) throw new GatewayError(400, 'invalid_request', 'at most 16 origin tasks are allowed');
+    let channelId: number | null | undefined;
+    const tasks: OriginTask[] = [];
+    for (const raw of ids) {
+      const id = typeof raw === 'string' ? raw.trim() : '';
+      const shown = JSON.stringify(String(raw).slice(0, 128));
+      const t = id && id.length <= 128 ? await this.byPublicId(id) : undefined;
+      if (!t || Number(t.user_id) !== userId) throw new GatewayError(400, 'origin_task_not_found', `origin task ${shown} was not found`);
+      if (t.plugin_key !== pluginKey) throw new GatewayError(400, 'origin_task_platform_mismatch', `origin task ${shown} was made by another plugin`);
+      const ch = t.channel_id === null ? null : Number(t.channel_id);
+      if (channelId === undefined) channelId = ch;
+      else if (channelId !== ch) throw new GatewayError(400, 'origin_task_channel_conflict', `origin task ${shown} was made on another channel than the other origin tasks`);
+      tasks.push({
+        taskId: t.upstream_task_id ?? '', publicTaskId: t.public_id, action: t.action, status: t.status,
+        data: t.retain === 1 ? parseJson(t.data) : null,
+      });
+    }
+    const bound = channelId === null || channelId === undefined ? undefined : this.catalog.channel(channelId);
+    if (!bound || !bound.plugins.includes(pluginKey)) {
+      throw new GatewayError(400, 'origin_task_channel_disabled', `the channel of origin task ${JSON.stringify(ids[0].slice(0, 128))} is disabled or no longer runs this plugin`);
+    }
+    return { channelId: bound.id, tasks };
   }
 
   private async unknownOutcome(row: Task, e: unknown, endpoint?: string): Promise<never> {

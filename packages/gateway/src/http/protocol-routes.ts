@@ -1,0 +1,184 @@
+/**
+ * Host protocol endpoints (SPEC §4.2–4.4): images, videos and Responses served by task plugins.
+ * Models no plugin claims go to the ordinary relay when it serves the path, else 503. Thin: decode
+ * the body (files kept by the host, plugins get references), call the protocol host, encode.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import { GatewayError } from '../platform/errors.ts';
+import type { DecodedBody, FileRef, UploadedFile } from '../tasks/protocols/port.ts';
+import type { ProtocolRequest } from '../tasks/protocols/host.ts';
+import { requestModel } from '../tasks/protocols/host.ts';
+import type { AppDeps } from './app.ts';
+import { requireKey } from './auth.ts';
+import { familyErrorHandler } from './errors.ts';
+
+export const FILE_LIMITS = { fileSize: 64 * 1024 * 1024, files: 32, parts: 256, fields: 256, fieldSize: 1024 * 1024, totalBytes: 128 * 1024 * 1024 };
+
+/** Registers the body parsers the task surfaces accept: JSON (Fastify's), form and multipart. */
+export async function registerTaskBodyParsers(scope: FastifyInstance): Promise<void> {
+  await scope.register(multipart, { limits: { fileSize: FILE_LIMITS.fileSize, files: FILE_LIMITS.files, parts: FILE_LIMITS.parts, fields: FILE_LIMITS.fields, fieldSize: FILE_LIMITS.fieldSize } });
+  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    const fields: Record<string, string[]> = {};
+    for (const [k, v] of new URLSearchParams(body as string)) (fields[k] ??= []).push(v);
+    done(null, { __form: fields });
+  });
+}
+
+/**
+ * The decoded inbound body. Multipart files are read into memory within the limits and named
+ * `request_file:<field>`, then `request_file:<field>#1`, `#2`, ... for further files of one field.
+ */
+export async function decodeRequestBody(req: FastifyRequest): Promise<{ body: DecodedBody; files: UploadedFile[] }> {
+  if (req.isMultipart()) {
+    const fields: Record<string, string[]> = {};
+    const files: UploadedFile[] = [];
+    const perField = new Map<string, number>();
+    let total = 0;
+    for await (const part of req.parts()) {
+      if (part.type === 'file') {
+        const data = await part.toBuffer();
+        total += data.length;
+        if (total > FILE_LIMITS.totalBytes) throw new GatewayError(413, 'request_too_large', 'the uploaded files are too large together');
+        const n = perField.get(part.fieldname) ?? 0;
+        perField.set(part.fieldname, n + 1);
+        files.push({
+          ref: n === 0 ? `request_file:${part.fieldname}` : `request_file:${part.fieldname}#${n}`,
+          field: part.fieldname, filename: part.filename ?? '', mimeType: part.mimetype || 'application/octet-stream', size: data.length, data,
+        });
+      } else {
+        (fields[part.fieldname] ??= []).push(String(part.value ?? ''));
+      }
+    }
+    const refs: FileRef[] = files.map(({ ref, field, filename, mimeType, size }) => ({ ref, field, filename, mimeType, size }));
+    return { body: { kind: 'multipart', fields, files: refs }, files };
+  }
+  const b = req.body as unknown;
+  if (b && typeof b === 'object' && '__form' in (b as object)) return { body: { kind: 'form', fields: (b as { __form: Record<string, string[]> }).__form }, files: [] };
+  if (b === undefined || b === null || (typeof b === 'string' && b === '')) return { body: { kind: 'none' }, files: [] };
+  return { body: { kind: 'json', value: b }, files: [] };
+}
+
+export function queryOf(req: FastifyRequest): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  const i = req.url.indexOf('?');
+  if (i >= 0) for (const [k, v] of new URLSearchParams(req.url.slice(i + 1))) (out[k] ??= []).push(v);
+  return out;
+}
+
+export function requestHeadersOf(req: FastifyRequest): Record<string, string> {
+  const out: Record<string, string> = {};
+  const ct = req.headers['content-type'];
+  const ac = req.headers.accept;
+  if (typeof ct === 'string') out['Content-Type'] = ct;
+  if (typeof ac === 'string') out.Accept = ac;
+  return out;
+}
+
+export const pathOf = (req: FastifyRequest): string => req.url.split('?')[0];
+
+/** An AbortSignal that fires when the client goes away before the answer is sent. */
+export function clientGone(req: FastifyRequest, reply: FastifyReply): AbortSignal {
+  const ac = new AbortController();
+  reply.raw.on('close', () => { if (!reply.raw.writableFinished) ac.abort(); });
+  req.raw.on('aborted', () => ac.abort());
+  return ac.signal;
+}
+
+interface RelayLike {
+  handles?(endpoint: string): boolean;
+  handle(i: Record<string, unknown>): Promise<void>;
+}
+
+export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const host = () => deps.services.protocols.host;
+  await app.register(async (scope) => {
+    scope.setErrorHandler(familyErrorHandler('openai'));
+    await registerTaskBodyParsers(scope);
+    const auth = requireKey(deps);
+
+    const build = async (req: FastifyRequest, reply: FastifyReply, params: Record<string, string> = {}): Promise<ProtocolRequest> => {
+      const { body, files } = await decodeRequestBody(req);
+      return {
+        principal: req.principal!, path: pathOf(req), method: req.method, params, query: queryOf(req), body, files,
+        requestHeaders: requestHeadersOf(req), requestId: req.requestId, signal: clientGone(req, reply),
+      };
+    };
+
+    /** No plugin claims the model: the ordinary relay when it serves the path, else 503. */
+    const toRelay = async (kind: string, endpoint: string, pr: ProtocolRequest, req: FastifyRequest, reply: FastifyReply) => {
+      const relay = (deps.services as unknown as { relay?: { relay?: RelayLike } }).relay?.relay;
+      const model = requestModel(pr.body) ?? '';
+      if (relay && typeof relay.handles === 'function' && relay.handles(endpoint) && pr.body.kind === 'json') {
+        await relay.handle({
+          kind, endpoint, principal: pr.principal, body: pr.body.value as Record<string, unknown>, raw: Buffer.from(JSON.stringify(pr.body.value)),
+          requestId: req.requestId, startedAt: req.startedAt, client: { res: reply.raw, hijack: () => reply.hijack() },
+        });
+        return reply;
+      }
+      throw new GatewayError(503, 'model_not_found', `no channel or task plugin serves model "${model.slice(0, 191)}" on ${endpoint}`, 'invalid_request_error');
+    };
+
+    const image = (operation: 'generate' | 'edit', endpoint: string) => async (req: FastifyRequest, reply: FastifyReply) => {
+      const pr = await build(req, reply);
+      const out = await host().image(pr, operation);
+      if (!out) return toRelay(operation === 'edit' ? 'image_edits' : 'images', endpoint, pr, req, reply);
+      return out;
+    };
+    scope.post('/v1/images/generations', { preHandler: auth }, image('generate', '/v1/images/generations'));
+    scope.post('/v1/images/edits', { preHandler: auth }, image('edit', '/v1/images/edits'));
+    scope.post('/v1/edits', { preHandler: auth }, image('edit', '/v1/edits'));
+
+    scope.post('/v1/videos', { preHandler: auth }, async (req, reply) => {
+      const pr = await build(req, reply);
+      const out = await host().videoCreate(pr);
+      if (!out) throw new GatewayError(503, 'model_not_found', `no task plugin serves video model "${(requestModel(pr.body) ?? '').slice(0, 191)}"`, 'invalid_request_error');
+      return out;
+    });
+    scope.get('/v1/videos/:id', { preHandler: auth }, async (req) => {
+      const { id } = req.params as { id: string };
+      return host().videoGet(req.principal!, id, { path: pathOf(req), query: queryOf(req) });
+    });
+    const content = async (req: FastifyRequest, reply: FastifyReply) => {
+      const { id } = req.params as { id: string };
+      const headers: Record<string, string> = {};
+      for (const h of ['range', 'if-range', 'if-none-match', 'if-modified-since']) {
+        const v = req.headers[h];
+        if (typeof v === 'string') headers[h] = v;
+      }
+      const r = await host().videoContent(req.principal!, id, req.method, headers);
+      reply.code(r.status);
+      for (const [k, v] of Object.entries(r.headers)) reply.header(k, v);
+      reply.header('cache-control', 'private, no-store');
+      if (req.method === 'HEAD' || !r.body) return reply.send();
+      return reply.send(r.body);
+    };
+    scope.get('/v1/videos/:id/content', { preHandler: auth, exposeHeadRoute: false }, content);
+    scope.head('/v1/videos/:id/content', { preHandler: auth }, content);
+
+    scope.post('/v1/responses', { preHandler: auth }, async (req, reply) => {
+      const pr = await build(req, reply);
+      const out = await host().responsesCreate(pr);
+      if (!out) return toRelay('responses', '/v1/responses', pr, req, reply);
+      if (out.kind === 'json') return out.body;
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': req.requestId });
+      let closed = false;
+      res.on('close', () => { closed = true; });
+      await out.run({
+        write: (s) => { if (!closed) res.write(s); },
+        closed: () => closed,
+        end: () => { if (!closed) res.end(); },
+      }).catch((e: unknown) => {
+        deps.core.log.warn({ err: (e as Error).message, requestId: req.requestId }, 'responses stream ended with an error');
+        if (!closed) res.end();
+      });
+      return reply;
+    });
+    scope.get('/v1/responses/:id', { preHandler: auth }, async (req) => {
+      const { id } = req.params as { id: string };
+      return host().responsesGet(req.principal!, id, { path: pathOf(req), query: queryOf(req) });
+    });
+  });
+}

@@ -1,0 +1,148 @@
+/**
+ * Serving plugin native routes (SPEC §4.5): match per generation, authenticate, check ownership (query)
+ * or model scope (submit/dynamic), run the decoder, submit through the task lifecycle, and let the
+ * presenter shape only the outgoing envelope. Errors go through `native.error` when the plugin has it.
+ */
+import type { KeyPrincipal } from '../../accounts/types.ts';
+import { checkModelAccess } from '../../accounts/keys.ts';
+import { GatewayError } from '../../platform/errors.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { sanitizeHookText } from '../protocols/hook-text.ts';
+import type { PluginLike } from '../protocols/plugin-like.ts';
+import type { DecodedBody, GenerationLike, TaskRowLike, TasksPort, UploadedFile } from '../protocols/port.ts';
+import { taskViewOf } from '../protocols/task-view.ts';
+import { checkNativeIntent, checkRouteModel, defaultNativeErrorBody, isReservedPath, nativeError, type RouteDecl } from './rules.ts';
+
+export interface RouteMatchLike { plugin: PluginLike; route: RouteDecl; params: Record<string, string> }
+
+export interface NativeGeneration extends GenerationLike {
+  routes: { match(method: string, path: string): RouteMatchLike | null };
+}
+
+export interface NativeRequest {
+  principal: KeyPrincipal;
+  method: string;
+  path: string;
+  query: Record<string, string[]>;
+  body: DecodedBody;
+  files: UploadedFile[];
+  requestHeaders: Record<string, string>;
+  requestId: string;
+}
+
+export interface NativeAnswer { status: number; body: unknown }
+
+export interface NativeHostDeps {
+  tasks: () => TasksPort | null;
+  generation: () => NativeGeneration | null;
+  log: Logger;
+}
+
+export class NativeHost {
+  constructor(private readonly d: NativeHostDeps) {}
+
+  /** The route for a request, pinned to the current generation; null when none (or a reserved path). */
+  match(method: string, path: string): { gen: NativeGeneration; m: RouteMatchLike } | null {
+    const gen = this.d.generation();
+    if (!gen || typeof gen.routes?.match !== 'function') return null;
+    const m = gen.routes.match(method, path);
+    if (!m || isReservedPath(m.route.path)) return null;
+    return { gen, m };
+  }
+
+  /** Serves a matched route; every error is rendered as the plugin's (or the host's) error envelope. */
+  async serve(gen: NativeGeneration, m: RouteMatchLike, req: NativeRequest): Promise<NativeAnswer> {
+    const ctx = { path: req.path, method: req.method, params: m.params, query: req.query, body: req.body };
+    try {
+      return await this.run(gen, m, req, ctx);
+    } catch (e) {
+      const g = e instanceof GatewayError ? e : new GatewayError(500, 'internal_error', 'internal error');
+      if (!(e instanceof GatewayError)) this.d.log.error({ err: (e as Error)?.message, plugin: m.plugin.key }, 'native route failed');
+      const info = nativeError(g.status, g.status < 500 ? g.message : null, req.requestId);
+      if (m.plugin.has('native.error')) {
+        try {
+          return { status: g.status, body: await m.plugin.call('native.error', ctx, info) };
+        } catch (err) {
+          this.d.log.warn({ plugin: m.plugin.key, err: sanitizeHookText(err) }, 'native.error failed; host error body used');
+        }
+      }
+      return { status: g.status, body: defaultNativeErrorBody(info) };
+    }
+  }
+
+  private tasks(): TasksPort {
+    const t = this.d.tasks();
+    if (!t) throw new GatewayError(503, 'task_host_unavailable', 'the task host is not available');
+    return t;
+  }
+
+  /** The caller's own retained task of this plugin, else 404. */
+  private async ownTask(req: NativeRequest, plugin: PluginLike, publicId: string): Promise<TaskRowLike> {
+    const row = publicId && publicId.length <= 128 ? await this.tasks().byPublicId(publicId) : undefined;
+    if (!row || Number(row.user_id) !== req.principal.userId || row.plugin_key !== plugin.key || row.retain !== 1) {
+      throw new GatewayError(404, 'task_not_found', 'Task not found');
+    }
+    return row;
+  }
+
+  private async present(plugin: PluginLike, name: string, ctx: unknown, view: unknown): Promise<unknown> {
+    try {
+      return await plugin.call(`native.${name}`, ctx, view);
+    } catch (e) {
+      throw new GatewayError(502, 'plugin_render_failed', sanitizeHookText(e));
+    }
+  }
+
+  private async run(gen: NativeGeneration, m: RouteMatchLike, req: NativeRequest, ctx: Record<string, unknown>): Promise<NativeAnswer> {
+    const { plugin, route } = m;
+    if (route.type === 'query') {
+      if (req.body.kind !== 'none') throw new GatewayError(415, 'unsupported_media_type', 'this route takes no request body');
+      const id = m.params[route.taskIdParam || 'task_id'] ?? '';
+      const row = await this.ownTask(req, plugin, id);
+      return { status: 200, body: await this.present(plugin, route.render, ctx, taskViewOf(row)) };
+    }
+    if (req.body.kind === 'none') throw new GatewayError(400, 'invalid_request', 'this route needs a request body');
+    const top = req.body.kind === 'json' ? req.body.value : Object.fromEntries(Object.entries((req.body as { fields: Record<string, string[]> }).fields).map(([k, v]) => [k, v[0]]));
+    checkRouteModel(route, top);
+    let raw: unknown;
+    try {
+      raw = await plugin.call(`native.${route.decode}`, ctx);
+    } catch (e) {
+      throw new GatewayError(400, 'invalid_request', sanitizeHookText(e));
+    }
+    const intent = checkNativeIntent(raw, route, plugin);
+    if (intent.kind === 'query') {
+      const views = [];
+      for (const id of intent.taskIds) views.push(taskViewOf(await this.ownTask(req, plugin, id)));
+      return { status: 200, body: await this.present(plugin, route.render, ctx, views) };
+    }
+    checkModelAccess(req.principal, intent.model);
+    const tasks = this.tasks();
+    const { row, data } = await tasks.submit({
+      principal: req.principal,
+      pluginKey: plugin.key,
+      model: intent.model,
+      action: intent.action,
+      requestBody: intent.requestBody ?? (req.body.kind === 'json' ? req.body.value : null),
+      body: req.body,
+      files: req.files,
+      path: req.path,
+      method: req.method,
+      params: m.params,
+      query: req.query,
+      requestHeaders: req.requestHeaders,
+      retainResult: route.retainResult !== false,
+      generation: gen,
+      endpoint: route.path,
+      ...(intent.originTaskIds.length ? { originTaskIds: intent.originTaskIds } : {}),
+    });
+    const view = taskViewOf(row);
+    if (view.data === null && data !== undefined) view.data = data;
+    try {
+      return { status: 200, body: await plugin.call(`native.${route.render}`, ctx, view) };
+    } catch (e) {
+      this.d.log.warn({ plugin: plugin.key, task: row.public_id, err: sanitizeHookText(e) }, 'native presenter failed; host submit body used');
+      return { status: 200, body: { id: row.public_id, task_id: row.public_id, status: 'queued', model: row.model, created_at: view.created_at } };
+    }
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Native plugin routes (SPEC §4.5): reserved host namespaces, path shapes, decoder intents,
+ * originTaskIds normalisation (ownership and channel checks are the lifecycle's), and the host's error envelopes for these routes. No I/O here.
+ */
+import { GatewayError } from '../../platform/errors.ts';
+import { foldModel, type PluginLike } from '../protocols/plugin-like.ts';
+import { sanitizeHookText } from '../protocols/hook-text.ts';
+
+/** First path segments the host keeps for itself; a plugin route must not intersect them. */
+export const RESERVED_NAMESPACES = [
+  'api', 'assets', 'setup', 'console', 'login', 'forbidden', 'sign-in', 'sign-up', 'forgot-password', 'oauth', 'otp',
+  'register', 'reset', 'privacy-policy', 'user-agreement', 'about', 'pricing', 'rankings', 'user', '401', '403', '404',
+  '500', '503', 'chat2link', 'system-settings', 'channels', 'chat', 'dashboard', 'errors', 'keys', 'models',
+  'playground', 'profile', 'redemption-codes', 'subscriptions', 'system-info', 'task-plugins', 'usage-logs', 'users',
+  'wallet', 'healthz', 'metrics', 'pg',
+];
+/** Multi-segment reserved prefixes (host task API and host protocol paths). */
+export const RESERVED_PREFIXES = ['/v1/tasks', '/v1/responses', '/v1/videos', '/v1/images', '/v1/edits', '/v1/chat', '/v1/completions', '/v1/embeddings', '/v1/models', '/v1/messages', '/v1/audio', '/v1/realtime', '/v1/moderations', '/v1/rerank', '/v1beta/models'];
+
+/** Whether a route path (with `:params` / `*catchall`) intersects a reserved namespace. */
+export function isReservedPath(path: string): boolean {
+  const segs = path.split('/').slice(1);
+  const first = segs[0] ?? '';
+  if (first.startsWith(':') || first.startsWith('*')) return true;
+  if (RESERVED_NAMESPACES.includes(first.toLowerCase())) return true;
+  for (const pre of RESERVED_PREFIXES) {
+    const ps = pre.split('/').slice(1);
+    let hit = true;
+    for (let i = 0; i < ps.length; i++) {
+      const s = segs[i];
+      if (s === undefined) { hit = false; break; }
+      if (s.startsWith(':') || s.startsWith('*')) continue;
+      if (s.toLowerCase() !== ps[i]) { hit = false; break; }
+    }
+    if (hit) return true;
+  }
+  return false;
+}
+
+/** The normalised shape of a path: params become `:` and a catch-all `*`. */
+export function pathShape(path: string): string {
+  return path.split('/').map((s) => (s.startsWith(':') ? ':' : s.startsWith('*') ? '*' : s)).join('/');
+}
+
+/** Matches a request path against a route path; returns the params or null. Trailing slash is significant. */
+export function matchPath(routePath: string, reqPath: string): Record<string, string> | null {
+  const rs = routePath.split('/');
+  const qs = reqPath.split('/');
+  const params: Record<string, string> = {};
+  for (let i = 0; i < rs.length; i++) {
+    const r = rs[i];
+    if (r.startsWith('*')) {
+      params[r.slice(1)] = qs.slice(i).map(safeDecode).join('/');
+      return params;
+    }
+    const q = qs[i];
+    if (q === undefined) return null;
+    if (r.startsWith(':')) {
+      if (!q) return null;
+      params[r.slice(1)] = safeDecode(q);
+    } else if (r !== q) return null;
+  }
+  return qs.length === rs.length ? params : null;
+}
+
+function safeDecode(s: string): string {
+  try { return decodeURIComponent(s); } catch { return s; }
+}
+
+export interface RouteDecl {
+  method: string;
+  path: string;
+  type: 'submit' | 'query' | 'dynamic';
+  action?: string;
+  decode?: string;
+  render: string;
+  taskIdParam?: string;
+  models?: string[];
+  retainResult?: boolean;
+}
+
+export type NativeIntent =
+  | { kind: 'submit'; model: string; action?: string; requestBody?: unknown; originTaskIds: string[] }
+  | { kind: 'query'; taskIds: string[] };
+
+const invalidResult = () => new GatewayError(400, 'invalid_request', 'plugin returned an invalid route result');
+
+/** Checks the top-level model of a submit/dynamic body against the route's `models`. */
+export function checkRouteModel(route: RouteDecl, body: unknown): void {
+  if (!route.models || route.models.length === 0) return;
+  const m = body && typeof body === 'object' && !Array.isArray(body) ? (body as { model?: unknown }).model : undefined;
+  if (typeof m !== 'string' || !route.models.some((x) => foldModel(x) === foldModel(m))) {
+    throw new GatewayError(400, 'model_not_allowed', `model ${JSON.stringify(typeof m === 'string' ? m : '')} is not allowed on this route`);
+  }
+}
+
+/** Normalises originTaskIds: at most 16, each trimmed, non-empty, at most 128 characters, deduplicated. */
+export function normalizeOriginIds(v: unknown): string[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw invalidResult();
+  const out: string[] = [];
+  for (const x of v) {
+    if (typeof x !== 'string') throw invalidResult();
+    const t = x.trim();
+    if (!t || Array.from(t).length > 128) throw new GatewayError(400, 'invalid_request', 'originTaskIds entries must be non-empty ids of at most 128 characters');
+    if (!out.includes(t)) out.push(t);
+  }
+  if (out.length > 16) throw new GatewayError(400, 'invalid_request', 'at most 16 originTaskIds are allowed');
+  return out;
+}
+
+/** Checks a decoder's return value on a native route (submit routes allow submit intents only). */
+export function checkNativeIntent(value: unknown, route: RouteDecl, plugin: PluginLike): NativeIntent {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalidResult();
+  const v = value as Record<string, unknown>;
+  if ('renderer' in v || typeof v.kind !== 'string') throw invalidResult();
+  if (v.kind === 'query') {
+    if (route.type !== 'dynamic') throw new GatewayError(400, 'invalid_request', 'a query intent is only allowed on dynamic routes');
+    const ids = v.taskIds;
+    if (!Array.isArray(ids) || ids.length === 0 || ids.length > 100 || ids.some((x) => typeof x !== 'string' || !x.trim())) {
+      throw new GatewayError(400, 'invalid_request', 'taskIds must be 1 to 100 non-empty task ids');
+    }
+    return { kind: 'query', taskIds: (ids as string[]).map((x) => x.trim()) };
+  }
+  if (v.kind !== 'submit') throw invalidResult();
+  if (typeof v.model !== 'string' || !v.model.trim()) throw new GatewayError(400, 'invalid_request', 'the route did not name a model');
+  const declared = plugin.manifest.models.find((m) => foldModel(m) === foldModel(v.model as string));
+  if (!declared) throw new GatewayError(400, 'model_not_allowed', `model ${JSON.stringify(v.model)} is not served by this route`);
+  if (route.models?.length && !route.models.some((m) => foldModel(m) === foldModel(declared))) {
+    throw new GatewayError(400, 'model_not_allowed', `model ${JSON.stringify(v.model)} is not allowed on this route`);
+  }
+  if (v.action !== undefined && typeof v.action !== 'string') throw invalidResult();
+  const action = (typeof v.action === 'string' && v.action.trim()) || route.action;
+  return {
+    kind: 'submit',
+    model: declared,
+    ...(action ? { action } : {}),
+    ...(v.requestBody !== undefined ? { requestBody: v.requestBody } : {}),
+    originTaskIds: normalizeOriginIds(v.originTaskIds),
+  };
+}
+
+export interface NativeErrorInfo { code: string; message: string; httpStatus: number; retryable: boolean; requestId: string }
+
+/** The host's error description for a native route: codes by status; detail only for 4xx. */
+export function nativeError(status: number, detail: string | null, requestId: string): NativeErrorInfo {
+  const table: Record<number, [string, string, boolean]> = {
+    400: ['invalid_request', 'Invalid request', false],
+    401: ['authentication_error', 'Authentication failed', false],
+    403: ['permission_denied', 'Permission denied', false],
+    404: ['task_not_found', 'Task not found', false],
+    409: ['request_conflict', 'Request conflict', false],
+    413: ['request_too_large', 'Request too large', false],
+    415: ['unsupported_media_type', 'Unsupported media type', false],
+    429: ['rate_limit_exceeded', 'Too many requests', true],
+  };
+  const [code, msg, retryable] = status >= 500 ? ['server_error', 'Task request failed', true] : (table[status] ?? ['invalid_request', 'Invalid request', false]);
+  const message = status < 500 && detail ? sanitizeHookText(detail) : msg;
+  return { code, message, httpStatus: status, retryable, requestId };
+}
+
+/** Default body when the plugin has no `native.error`. */
+export const defaultNativeErrorBody = (e: NativeErrorInfo): Record<string, unknown> => ({
+  code: e.code,
+  message: `${e.message} (request id: ${e.requestId})`,
+  data: null,
+});

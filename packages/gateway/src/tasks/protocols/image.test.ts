@@ -1,0 +1,45 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { addBase64, downloadImage, shapeImageResult, wantsB64 } from './image.ts';
+import { createLogger } from '../../platform/logger.ts';
+
+test('render results are checked and created is added when missing', () => {
+  assert.deepEqual(shapeImageResult({ data: [{ url: 'u', revised_prompt: 'r', junk: 1 }] }, 123), { created: 123, data: [{ url: 'u', revised_prompt: 'r' }] });
+  assert.equal(shapeImageResult({ created: 99, data: [{ b64_json: 'QQ==' }] }, 123).created, 99);
+  assert.throws(() => shapeImageResult({ data: [{}] }, 1), /url or b64_json/);
+  assert.throws(() => shapeImageResult({ images: [] }, 1), /data array/);
+});
+
+test('response_format b64_json from JSON or form fields', () => {
+  assert.equal(wantsB64({ kind: 'json', value: { response_format: 'b64_json' } }), true);
+  assert.equal(wantsB64({ kind: 'multipart', fields: { response_format: ['b64_json'] } }), true);
+  assert.equal(wantsB64({ kind: 'json', value: { response_format: 'url' } }), false);
+});
+
+test('b64 download keeps the URL, respects the size limit, and warns on failure', async () => {
+  const srv = createServer((req, res) => {
+    if (req.url === '/ok.png') { res.end(Buffer.from('PNGDATA')); return; }
+    if (req.url === '/big.png') { res.end(Buffer.alloc(2048)); return; }
+    res.statusCode = 404; res.end();
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+  const lines: string[] = [];
+  const log = createLogger('warn', new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } }) as never);
+  try {
+    const lim = { maxBytes: 1024, timeoutMs: 5000, allowPrivate: true };
+    const out = await addBase64({ created: 1, data: [{ url: `${base}/ok.png` }, { url: `${base}/big.png` }, { url: `${base}/missing.png` }, { b64_json: 'x' }] }, lim, log, 'task_1');
+    assert.deepEqual(out.data[0], { url: `${base}/ok.png`, b64_json: Buffer.from('PNGDATA').toString('base64') });
+    assert.deepEqual(out.data[1], { url: `${base}/big.png` });
+    assert.deepEqual(out.data[2], { url: `${base}/missing.png` });
+    assert.deepEqual(out.data[3], { b64_json: 'x' });
+    assert.equal(lines.filter((l) => /b64_json failed/.test(l)).length, 2);
+    await assert.rejects(downloadImage(`${base}/ok.png`, { ...lim, allowPrivate: false }), /private address/);
+    assert.equal((await downloadImage('data:image/png;base64,QUJD', lim)).toString(), 'ABC');
+  } finally {
+    srv.close();
+  }
+});

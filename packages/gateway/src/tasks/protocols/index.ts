@@ -1,0 +1,64 @@
+/**
+ * The protocols area: image, video and Responses protocols and plugin native routes, on top of the
+ * task lifecycle (`services.tasks`) and the plugin runtime (`services.plugins`).
+ */
+import type { Area } from '../../areas.ts';
+import type { Services } from '../../services.ts';
+import { protocolRoutes } from '../../http/protocol-routes.ts';
+import { nativeRoutes } from '../../http/native-routes.ts';
+import { NativeHost, type NativeGeneration } from '../native/host.ts';
+import { ProtocolHost } from './host.ts';
+import type { ArtifactsPort, GenerationLike, TasksPort } from './port.ts';
+
+export interface Protocols {
+  host: ProtocolHost;
+  native: NativeHost;
+}
+
+declare module '../../services.ts' {
+  interface Services {
+    protocols: Protocols;
+  }
+}
+
+export const protocolsArea: Area = {
+  name: 'protocols',
+  init(core, services: Services) {
+    const generation = () => {
+      const p = (services as Partial<Services>).plugins;
+      return p ? (p.current() as unknown as GenerationLike) : null;
+    };
+    const tasks = (): TasksPort | null => {
+      const t = (services as Partial<Services>).tasks;
+      if (!t) return null;
+      return {
+        submit: (i) => t.submit(i as Parameters<typeof t.submit>[0]) as unknown as ReturnType<TasksPort['submit']>,
+        byPublicId: (id) => t.service.byPublicId(id) as ReturnType<TasksPort['byPublicId']>,
+        waitForTerminal: (id, ms, sig) => t.waitForTerminal(id, ms, sig) as ReturnType<TasksPort['waitForTerminal']>,
+        pollNow: (id) => t.pollNow(id),
+        catalog: t.catalog,
+      };
+    };
+    const artifacts = (): ArtifactsPort | null => {
+      const t = (services as Partial<Services>).tasks;
+      if (!t) return null;
+      return {
+        links: async (row) => (await t.artifacts.list(Number(row.user_id), row.public_id)).artifacts.map((a) => ({ key: a.key, type: a.type, ...(a.mime_type ? { mimeType: a.mime_type } : {}), url: a.content_url })),
+        content: (row, key, req) => t.artifacts.content(Number(row.user_id), row.public_id, key, req.method === 'HEAD' ? 'HEAD' : 'GET', req.headers) as ReturnType<ArtifactsPort['content']>,
+      };
+    };
+    const host = new ProtocolHost({
+      tasks, artifacts, generation, log: core.log,
+      protocolTimeoutMs: () => core.config.taskProtocolTimeoutSeconds * 1000,
+      tickMs: core.config.taskProtocolTickMs,
+      heartbeatMs: core.config.taskProtocolHeartbeatSeconds * 1000,
+      download: { maxBytes: core.config.maxFileDownloadMb * 1024 * 1024, timeoutMs: 60_000, allowPrivate: core.config.contentAllowPrivateAddresses },
+    });
+    const native = new NativeHost({ tasks, generation: () => generation() as NativeGeneration | null, log: core.log });
+    services.protocols = { host, native };
+  },
+  async routes(app, deps) {
+    await protocolRoutes(app, deps);
+    await nativeRoutes(app, deps);
+  },
+};
