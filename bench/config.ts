@@ -88,11 +88,14 @@ export interface Plan {
     maxInFlight: number;
     /** Probe a failed rate again before believing it. */
     retries: number;
+    /** Search the direct path too (the harness's own ceiling; no check uses it). */
+    direct: boolean;
   };
   /**
    * Streams of `chunks` events `gapMs` apart. TTFB: `ttfbStreams` short streams one at a time (the first
    * byte does not depend on the stream's length). Gaps: `gapStreams` full streams at `concurrency`. Then
-   * the ladder of concurrent streams, each step held if the gap grows by at most `tolerance`.
+   * the ladder of concurrent streams, each step held if the effective gap (stream duration over the
+   * number of gaps) grows by at most `tolerance`.
    */
   stream: { chunks: number; gapMs: number; ttfbStreams: number; gapStreams: number; concurrency: number; ladder: number[]; tolerance: number };
   /** Per-request timeout (ms). */
@@ -104,15 +107,15 @@ export function plan(quick: boolean): Plan {
     return {
       latency: { rounds: 3, perRound: 100, warmup: 50 },
       maxRate: { concurrency: 50, durationMs: 1500, warmupMs: 400 },
-      sustained: { delayMs: 20, probeMs: 1000, warmupMs: 250, precision: 0.25, factor: 1.6, maxProbes: 5, p99Ms: 1000, maxErrorRatio: 0.001, maxInFlight: 4096, retries: 0 },
-      stream: { chunks: 32, gapMs: 20, ttfbStreams: 40, gapStreams: 8, concurrency: 4, ladder: [16, 64, 256], tolerance: 0.2 },
+      sustained: { delayMs: 20, probeMs: 1000, warmupMs: 250, precision: 0.25, factor: 1.6, maxProbes: 4, p99Ms: 1000, maxErrorRatio: 0.001, maxInFlight: 4096, retries: 0, direct: false },
+      stream: { chunks: 64, gapMs: 20, ttfbStreams: 30, gapStreams: 4, concurrency: 4, ladder: [64, 256], tolerance: 0.2 },
       timeoutMs: 10_000,
     };
   }
   return {
     latency: { rounds: 7, perRound: 200, warmup: 200 },
     maxRate: { concurrency: 50, durationMs: 8000, warmupMs: 2000 },
-    sustained: { delayMs: 20, probeMs: 4000, warmupMs: 1000, precision: 0.1, factor: 1.5, maxProbes: 9, p99Ms: 1000, maxErrorRatio: 0.001, maxInFlight: 8192, retries: 1 },
+    sustained: { delayMs: 20, probeMs: 4000, warmupMs: 1000, precision: 0.1, factor: 1.5, maxProbes: 9, p99Ms: 1000, maxErrorRatio: 0.001, maxInFlight: 8192, retries: 1, direct: true },
     stream: { chunks: 64, gapMs: 20, ttfbStreams: 200, gapStreams: 20, concurrency: 4, ladder: [8, 16, 32, 64, 128, 256, 512, 1024, 2048], tolerance: 0.2 },
     timeoutMs: 15_000,
   };

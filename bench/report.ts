@@ -35,7 +35,7 @@ export interface TargetResult {
     addedGapP50: number | null;
     addedGapP99: number | null;
   };
-  streamsHeld?: { held: number; steps: { streams: number; ok: boolean; reason?: string; ttfbP99?: number; meanGapP99?: number }[] };
+  streamsHeld?: { held: number; steps: { streams: number; ok: boolean; reason?: string; ttfbP99?: number; meanGapP99?: number; effectiveGapP99?: number }[] };
   rss?: { idleMb: number | null; loadMb: number | null };
 }
 
