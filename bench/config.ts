@@ -84,6 +84,8 @@ export interface Plan {
     maxProbes: number;
     p99Ms: number;
     maxErrorRatio: number;
+    /** Client connections of a probe (requests beyond them queue in the client). */
+    connections: number;
     /** Outstanding requests at which a probe stops offering load. */
     maxInFlight: number;
     /** Probe a failed rate again before believing it. */
@@ -107,7 +109,7 @@ export function plan(quick: boolean): Plan {
     return {
       latency: { rounds: 3, perRound: 100, warmup: 50 },
       maxRate: { concurrency: 50, durationMs: 1500, warmupMs: 400 },
-      sustained: { delayMs: 20, probeMs: 1000, warmupMs: 250, precision: 0.25, factor: 1.6, maxProbes: 4, p99Ms: 1000, maxErrorRatio: 0.001, maxInFlight: 4096, retries: 0, direct: false },
+      sustained: { delayMs: 20, probeMs: 1000, warmupMs: 250, precision: 0.25, factor: 1.6, maxProbes: 4, p99Ms: 1000, maxErrorRatio: 0.001, connections: 256, maxInFlight: 4096, retries: 0, direct: false },
       stream: { chunks: 64, gapMs: 20, ttfbStreams: 30, gapStreams: 4, concurrency: 4, ladder: [64, 256], tolerance: 0.2 },
       timeoutMs: 10_000,
     };
@@ -115,7 +117,7 @@ export function plan(quick: boolean): Plan {
   return {
     latency: { rounds: 7, perRound: 200, warmup: 200 },
     maxRate: { concurrency: 50, durationMs: 8000, warmupMs: 2000 },
-    sustained: { delayMs: 20, probeMs: 4000, warmupMs: 1000, precision: 0.1, factor: 1.5, maxProbes: 9, p99Ms: 1000, maxErrorRatio: 0.001, maxInFlight: 8192, retries: 1, direct: true },
+    sustained: { delayMs: 20, probeMs: 4000, warmupMs: 1000, precision: 0.1, factor: 1.5, maxProbes: 9, p99Ms: 1000, maxErrorRatio: 0.001, connections: 256, maxInFlight: 8192, retries: 1, direct: true },
     stream: { chunks: 64, gapMs: 20, ttfbStreams: 200, gapStreams: 20, concurrency: 4, ladder: [8, 16, 32, 64, 128, 256, 512, 1024, 2048], tolerance: 0.2 },
     timeoutMs: 15_000,
   };

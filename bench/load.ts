@@ -43,6 +43,10 @@ export interface OpenJob extends RequestSpec {
   durationMs: number;
   /** Requests scheduled in the first warmupMs are sent but not recorded. */
   warmupMs: number;
+  /** Pool size. Requests beyond it wait in the pool's queue (their wait counts in their latency), as with
+   * a fixed set of client connections; a pool that opened a connection per waiting request would turn a
+   * short stall into a storm of handshakes. */
+  connections: number;
   /** Stop offering load once this many requests are outstanding (counted as errors). */
   maxInFlight: number;
   /** Give up early once the backlog implies a mean latency above this (ms). */
@@ -252,7 +256,7 @@ async function closedLoop(job: ClosedJob): Promise<LoadResult> {
 }
 
 async function openLoop(job: OpenJob): Promise<LoadResult> {
-  const pool = new Pool(job.origin, { connections: job.maxInFlight, pipelining: 1, keepAliveTimeout: 60_000 });
+  const pool = new Pool(job.origin, { connections: job.connections, pipelining: 1, keepAliveTimeout: 60_000 });
   const c = new Collector();
   const interval = 1000 / job.rate;
   const total = Math.round(((job.warmupMs + job.durationMs) / 1000) * job.rate);

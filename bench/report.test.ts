@@ -23,7 +23,7 @@ const gh: TargetResult = { name: 'gatehouse', status: 'unavailable', reason: 'pr
 test('report: table marks unavailable targets and open-ended ladders, notes give the reason', () => {
   const r: RunReport = {
     startedAt: '2026-01-01T00:00:00.000Z', mode: 'quick', durationS: 42,
-    machine: { nproc: 2, cpu: 'Test CPU', node: '20.0.0', kernel: '6.0', pinned: true },
+    machine: { nproc: 2, cpu: 'Test CPU', node: '20.0.0', kernel: '6.0', pinned: true, loadAvg: 0.1 },
     plan: {}, subject: 'gatehouse', targets: [direct, fwd, gh], ratios: { 'sustained rps gatehouse/forwarder': null },
     checks: checkTargets(numbersOf(gh), numbersOf(fwd), null),
     tasks: { status: 'not available', reason: 'later', submitThroughput: null, pollerPerTask: null, pollerBatch: null, hookCallUs: null },
@@ -36,5 +36,7 @@ test('report: table marks unavailable targets and open-ended ladders, notes give
   assert.match(md, /- gatehouse: unavailable: probe: HTTP 404/);
   assert.match(md, /RSS idle \/ under load \(MB\) \| – \| 80 \/ 130 \|/);
   assert.equal(numbersOf(gh), null);
+  fwd.streamsHeld = { held: 0, steps: [{ streams: 64, ok: false }] };
+  assert.match(renderReport(r), /concurrent streams held \| ≥ 256 \| < 64 \|/);
   assert.deepEqual(numbersOf(fwd), { addedP50: 0.5, addedP99: 0.8, sustainedRps: 3000, addedTtfb: 0.5 });
 });

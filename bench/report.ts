@@ -45,6 +45,8 @@ export interface Machine {
   node: string;
   kernel: string;
   pinned: boolean;
+  /** 1-minute load average before the run started (other work on the machine skews every number). */
+  loadAvg: number;
 }
 
 export interface RunReport {
@@ -104,7 +106,8 @@ export function renderTable(r: RunReport): string {
       const s = t.streamsHeld;
       if (!s) return dash;
       const last = s.steps[s.steps.length - 1];
-      return last && last.ok ? `≥ ${s.held}` : `${s.held}`;
+      if (last && last.ok) return `≥ ${s.held}`;
+      return s.held === 0 && s.steps.length ? `< ${s.steps[0].streams}` : `${s.held}`;
     }],
     ['RSS idle / under load (MB)', (t) => (t.rss && t.name !== 'direct' ? `${ms(t.rss.idleMb, 0)} / ${ms(t.rss.loadMb, 0)}` : dash)],
   ];
@@ -118,7 +121,7 @@ export function renderReport(r: RunReport): string {
   const m = r.machine;
   out.push(`## Gatehouse benchmarks (${r.mode}, ${r.startedAt}, ${r.durationS.toFixed(0)} s)`);
   out.push('');
-  out.push(`Machine: ${m.nproc} CPU (${m.cpu}), Node ${m.node}, Linux ${m.kernel}; ${m.pinned ? 'proxy pinned to CPU 0, load generator and upstream to CPU 1' : 'not pinned (taskset unavailable or one CPU)'}.`);
+  out.push(`Machine: ${m.nproc} CPU (${m.cpu}), Node ${m.node}, Linux ${m.kernel}; load average ${m.loadAvg.toFixed(2)} before the run; ${m.pinned ? 'proxy pinned to CPU 0, load generator and upstream to CPU 1' : 'not pinned (taskset unavailable or one CPU)'}.`);
   out.push('');
   out.push(renderTable(r));
   const notes = r.targets.filter((t) => t.status !== 'ok' || t.errors.length);

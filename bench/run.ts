@@ -11,7 +11,7 @@
  * Prints a markdown report to stdout and writes JSON to bench/results/<timestamp>.json.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, release } from 'node:os';
+import { availableParallelism, loadavg, release } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { request } from 'undici';
 import { USAGE, parseArgs, plan, type Plan } from './config.ts';
@@ -36,7 +36,7 @@ function machine(): Machine {
   try {
     cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? cpu;
   } catch {}
-  return { nproc: availableParallelism(), cpu, node: process.versions.node, kernel: release(), pinned: canPin() };
+  return { nproc: availableParallelism(), cpu, node: process.versions.node, kernel: release(), pinned: canPin(), loadAvg: loadavg()[0] };
 }
 
 async function setUpstream(upstream: string, s: { delayMs?: number; chunks?: number; gapMs?: number }): Promise<void> {
@@ -142,7 +142,7 @@ async function phaseSustained(live: Live[], load: LoadClient, upstream: string, 
       // Start near the closed-loop maximum: the search then needs a few probes only.
       const hint = l.result.maxRate?.rps ? l.result.maxRate.rps * 0.6 : 500;
       // Warm the target, the pools and the load generator's open-loop path; not recorded.
-      await load.run({ kind: 'open', ...spec(l.running, false, p.timeoutMs), rate: Math.max(50, Math.round(hint / 2)), durationMs: 500, warmupMs: 0, maxInFlight: s.maxInFlight, abortLatencyMs: s.p99Ms });
+      await load.run({ kind: 'open', ...spec(l.running, false, p.timeoutMs), rate: Math.max(50, Math.round(hint / 2)), durationMs: 500, warmupMs: 0, connections: s.connections, maxInFlight: s.maxInFlight, abortLatencyMs: s.p99Ms });
       await sleep(300);
       const res = await searchRate({ start: Math.max(50, hint), factor: s.factor, precision: s.precision, maxProbes: s.maxProbes, min: 10, retries: s.retries }, async (rate) => {
         const job: OpenJob = {
@@ -151,6 +151,7 @@ async function phaseSustained(live: Live[], load: LoadClient, upstream: string, 
           rate,
           durationMs: s.probeMs,
           warmupMs: s.warmupMs,
+          connections: s.connections,
           maxInFlight: s.maxInFlight,
           abortLatencyMs: s.p99Ms,
         };
@@ -258,6 +259,7 @@ async function main(): Promise<void> {
   const p = plan(opts.quick);
   const m = machine();
   const startedAt = new Date().toISOString();
+  if (m.loadAvg > m.nproc / 2) log(`warning: load average ${m.loadAvg.toFixed(2)} on ${m.nproc} CPU; other work will skew the numbers`);
   log(`${opts.quick ? 'quick' : 'full'} run of ${opts.targets.join(', ')} on ${m.nproc} CPU, Node ${m.node}${m.pinned ? '' : ' (not pinned: taskset unavailable or one CPU)'}`);
 
   const procs: Proc[] = [];
