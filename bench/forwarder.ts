@@ -23,3 +23,5 @@ server.listen({ port: Number(opt('port') ?? 0), host: '127.0.0.1', backlog: 4096
   process.stdout.write(`READY ${JSON.stringify({ port: typeof a === 'object' && a ? a.port : 0 })}\n`);
 });
 process.on('SIGTERM', () => process.exit(0));
+const parent = process.ppid; // do not outlive the bench if it is killed
+setInterval(() => process.ppid !== parent && process.exit(0), 1000).unref();

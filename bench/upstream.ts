@@ -162,3 +162,6 @@ server.listen({ port: arg('port', 0), host: '127.0.0.1', backlog: 4096 }, () => 
 });
 process.on('SIGTERM', () => process.exit(0));
 process.on('SIGINT', () => process.exit(0));
+// Do not outlive the bench if it is killed.
+const parent = process.ppid;
+setInterval(() => process.ppid !== parent && process.exit(0), 1000).unref();
