@@ -130,7 +130,11 @@ test('checkTargets applies the issue targets', () => {
   assert.deepEqual(checks.map((c) => c.status), ['PASS', 'PASS', 'PASS', 'PASS', 'PASS', 'PASS', 'PASS']);
 
   const bad = nums({ addedP50: 0.31, addedP99: 1.6, sustainedRps: 4999, addedTtfb: 1.6 });
-  const b = Object.fromEntries(checkTargets(bad, fwd, pk).map((c) => [c.name, c.status]));
+  const badChecks = checkTargets(bad, fwd, pk);
+  assert.equal(badChecks[0].note, '4999 < 6000');
+  assert.equal(badChecks[3].note, '1.60 > 1.50');
+  assert.equal(checks[0].note, '6000 >= 6000');
+  const b = Object.fromEntries(badChecks.map((c) => [c.name, c.status]));
   assert.equal(b['sustained rps >= 60% of forwarder'], 'MISS'); // 4999 < 6000
   assert.equal(b['sustained rps >= 10x portkey'], 'MISS'); // 4999 < 5000
   assert.equal(b['added p50 (c=1) <= 1.5x forwarder'], 'MISS'); // 0.31 > 0.3

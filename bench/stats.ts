@@ -263,7 +263,8 @@ export function checkTargets(
       return checks.push({ name, value: value ?? null, bound, status: 'n/a', note: 'not measured' });
     }
     const ok = higherIsBetter ? value >= bound : value <= bound;
-    checks.push({ name, value, bound, status: ok ? 'PASS' : 'MISS', note: `${fmt(value)} ${higherIsBetter ? '>=' : '<='} ${fmt(bound)}` });
+    const op = ok ? (higherIsBetter ? '>=' : '<=') : higherIsBetter ? '<' : '>';
+    checks.push({ name, value, bound, status: ok ? 'PASS' : 'MISS', note: `${fmt(value)} ${op} ${fmt(bound)}` });
   };
   const noSubject = subject ? null : 'subject unavailable';
   const noFwd = noSubject ?? (forwarder ? null : 'forwarder not measured');
