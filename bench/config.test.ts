@@ -21,6 +21,8 @@ test('parseArgs: defaults, --quick, --targets (direct always kept), --portkey', 
   assert.deepEqual(qp.targets, ['direct', 'forwarder', 'portkey']);
 
   assert.equal(parseArgs(['--no-json']).outDir, null);
+  assert.equal(parseArgs(['--update-docs']).updateDocs, true);
+  assert.equal(d.updateDocs, false);
   assert.equal(parseArgs(['--out', '/tmp/x']).outDir, '/tmp/x');
   assert.throws(() => parseArgs(['--targets', 'nginx']), /unknown target/);
   assert.throws(() => parseArgs(['--bogus']), /unknown option/);

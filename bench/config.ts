@@ -12,13 +12,15 @@ export interface BenchOptions {
   subject: string;
   /** Where the JSON goes; null to skip writing it. */
   outDir: string | null;
+  /** Write the report into docs/benchmarks.md (between its results markers). */
+  updateDocs: boolean;
   help: boolean;
 }
 
 export const KNOWN_TARGETS = ['direct', 'forwarder', 'portkey', 'gatehouse'];
 
 export function parseArgs(argv: string[]): BenchOptions {
-  const o: BenchOptions = { quick: false, targets: [...KNOWN_TARGETS], installPortkey: false, subject: 'gatehouse', outDir: 'bench/results', help: false };
+  const o: BenchOptions = { quick: false, targets: [...KNOWN_TARGETS], installPortkey: false, subject: 'gatehouse', outDir: 'bench/results', updateDocs: false, help: false };
   let portkeyFlag = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -54,6 +56,9 @@ export function parseArgs(argv: string[]): BenchOptions {
       case '--no-json':
         o.outDir = null;
         break;
+      case '--update-docs':
+        o.updateDocs = true;
+        break;
       case '--help':
       case '-h':
         o.help = true;
@@ -67,7 +72,7 @@ export function parseArgs(argv: string[]): BenchOptions {
   return o;
 }
 
-export const USAGE = `npm run bench -- [--quick] [--targets direct,forwarder,portkey,gatehouse] [--portkey] [--subject gatehouse] [--out DIR | --no-json]`;
+export const USAGE = `npm run bench -- [--quick] [--targets direct,forwarder,portkey,gatehouse] [--portkey] [--subject gatehouse] [--out DIR | --no-json] [--update-docs]`;
 
 export interface Plan {
   /** Added latency at concurrency 1: interleaved rounds of `perRound` requests after `warmup`. */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { numbersOf, renderReport, type RunReport, type TargetResult } from './report.ts';
+import { RESULTS_END, RESULTS_START, numbersOf, renderReport, spliceResults, type RunReport, type TargetResult } from './report.ts';
 import { checkTargets } from './stats.ts';
 
 const direct: TargetResult = {
@@ -39,4 +39,12 @@ test('report: table marks unavailable targets and open-ended ladders, notes give
   fwd.streamsHeld = { held: 0, steps: [{ streams: 64, ok: false }] };
   assert.match(renderReport(r), /concurrent streams held \| ≥ 256 \| < 64 \|/);
   assert.deepEqual(numbersOf(fwd), { addedP50: 0.5, addedP99: 0.8, sustainedRps: 3000, addedTtfb: 0.5 });
+});
+
+test('spliceResults replaces only the marked section', () => {
+  const doc = `# T\n\nintro\n${RESULTS_START}\nold table\n${RESULTS_END}\n\nafter\n`;
+  const out = spliceResults(doc, '| new |\n');
+  assert.equal(out, `# T\n\nintro\n${RESULTS_START}\n| new |\n${RESULTS_END}\n\nafter\n`);
+  assert.equal(spliceResults(out, 'again'), `# T\n\nintro\n${RESULTS_START}\nagain\n${RESULTS_END}\n\nafter\n`);
+  assert.throws(() => spliceResults('no markers', 'x'), /no <!-- results:start -->/);
 });

@@ -148,3 +148,14 @@ export function renderReport(r: RunReport): string {
   out.push(r.tasks.status === 'ok' ? '```json\n' + JSON.stringify(r.tasks, null, 2) + '\n```' : `not available: ${r.tasks.reason ?? ''}`);
   return out.join('\n');
 }
+
+export const RESULTS_START = '<!-- results:start -->';
+export const RESULTS_END = '<!-- results:end -->';
+
+/** Replaces what lies between the results markers of a document with `block`. */
+export function spliceResults(doc: string, block: string): string {
+  const a = doc.indexOf(RESULTS_START);
+  const b = doc.indexOf(RESULTS_END);
+  if (a < 0 || b < a) throw new Error(`the document has no ${RESULTS_START} ... ${RESULTS_END} section`);
+  return `${doc.slice(0, a + RESULTS_START.length)}\n${block.trim()}\n${doc.slice(b)}`;
+}

@@ -18,7 +18,7 @@ import { USAGE, parseArgs, plan, type Plan } from './config.ts';
 import { LoadClient, ROOT, RssSampler, CPU_LOAD, canPin, rssMb, startService, type Proc } from './proc.ts';
 import { ALL_TARGETS, CHAT_PATH, chatBody, verifyTarget, type RunningTarget, type TargetContext } from './targets.ts';
 import { checkTargets, climbLadder, judgeRateProbe, judgeStreamStep, ratio, searchRate, summarize } from './stats.ts';
-import { numbersOf, renderReport, type Machine, type RunReport, type TargetResult } from './report.ts';
+import { numbersOf, renderReport, spliceResults, type Machine, type RunReport, type TargetResult } from './report.ts';
 import type { ClosedJob, LoadResult, OpenJob } from './load.ts';
 import { runTaskBench } from './tasks.ts';
 
@@ -349,6 +349,11 @@ async function main(): Promise<void> {
       const file = join(dir, `${startedAt.replace(/[:.]/g, '-')}.json`);
       writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
       log(`JSON written to ${file}`);
+    }
+    if (opts.updateDocs) {
+      const doc = join(ROOT, 'docs/benchmarks.md');
+      writeFileSync(doc, spliceResults(readFileSync(doc, 'utf8'), renderReport(report).replace(/^## /, '### ').replace(/^### (Ratios|Targets|Task)/gm, '#### $1')));
+      log(`report written into ${doc}`);
     }
   } finally {
     await cleanup();
