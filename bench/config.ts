@@ -104,7 +104,7 @@ export interface Plan {
    * the ladder of concurrent streams, each step held if the effective gap (stream duration over the
    * number of gaps) grows by at most `tolerance`.
    */
-  stream: { chunks: number; gapMs: number; ttfbStreams: number; gapStreams: number; concurrency: number; ladder: number[]; tolerance: number };
+  stream: { chunks: number; gapMs: number; ttfbStreams: number; gapStreams: number; concurrency: number; ladder: number[]; tolerance: number; retries: number };
   /** Per-request timeout (ms). */
   timeoutMs: number;
 }
@@ -115,7 +115,7 @@ export function plan(quick: boolean): Plan {
       latency: { rounds: 3, perRound: 100, warmup: 50 },
       maxRate: { concurrency: 50, durationMs: 1500, warmupMs: 400 },
       sustained: { delayMs: 20, probeMs: 1000, warmupMs: 250, precision: 0.25, factor: 1.6, maxProbes: 4, p99Ms: 1000, maxErrorRatio: 0.001, connections: 256, maxInFlight: 4096, retries: 0, direct: false },
-      stream: { chunks: 64, gapMs: 20, ttfbStreams: 30, gapStreams: 4, concurrency: 4, ladder: [64, 256], tolerance: 0.2 },
+      stream: { chunks: 64, gapMs: 20, ttfbStreams: 30, gapStreams: 4, concurrency: 4, ladder: [64, 256], tolerance: 0.2, retries: 0 },
       timeoutMs: 10_000,
     };
   }
@@ -123,7 +123,7 @@ export function plan(quick: boolean): Plan {
     latency: { rounds: 7, perRound: 200, warmup: 200 },
     maxRate: { concurrency: 50, durationMs: 8000, warmupMs: 2000 },
     sustained: { delayMs: 20, probeMs: 4000, warmupMs: 1000, precision: 0.1, factor: 1.5, maxProbes: 9, p99Ms: 1000, maxErrorRatio: 0.001, connections: 256, maxInFlight: 8192, retries: 1, direct: true },
-    stream: { chunks: 64, gapMs: 20, ttfbStreams: 200, gapStreams: 20, concurrency: 4, ladder: [8, 16, 32, 64, 128, 256, 512, 1024, 2048], tolerance: 0.2 },
+    stream: { chunks: 64, gapMs: 20, ttfbStreams: 200, gapStreams: 20, concurrency: 4, ladder: [8, 16, 32, 64, 128, 256, 512, 1024, 2048], tolerance: 0.2, retries: 1 },
     timeoutMs: 15_000,
   };
 }

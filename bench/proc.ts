@@ -179,6 +179,16 @@ export class RssSampler {
   }
 }
 
+/** IPC carries JSON, which turns NaN (a summary of no samples) into null: turn it back. */
+export function reviveResult(r: LoadResult): LoadResult {
+  for (const key of ['latency', 'ttfb', 'gap', 'streamMeanGap'] as const) {
+    const s = r[key] as unknown as Record<string, number | null> | undefined;
+    if (!s) continue;
+    for (const k of Object.keys(s)) if (s[k] === null) s[k] = NaN;
+  }
+  return r;
+}
+
 /** The load generator process, pinned to CPU_LOAD, taking jobs over IPC. */
 export class LoadClient {
   private next = 1;
@@ -191,7 +201,7 @@ export class LoadClient {
       if (!w) return;
       this.waiting.delete(msg.id);
       if (msg.error) w.reject(new Error(msg.error));
-      else w.resolve(msg.result!);
+      else w.resolve(reviveResult(msg.result!));
     });
     void proc.exited.then((code) => {
       for (const w of this.waiting.values()) w.reject(new Error(`load generator exited (code ${code}): ${lastLines(proc.output())}`));

@@ -25,6 +25,8 @@ import { runTaskBench } from './tasks.ts';
 const t0 = Date.now();
 const log = (msg: string) => process.stderr.write(`[bench ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A number for the progress log (NaN and missing values as '-'). */
+const f = (v: number | null | undefined, digits = 1) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '-');
 
 interface Live {
   result: TargetResult;
@@ -106,7 +108,7 @@ async function phaseLatency(live: Live[], load: LoadClient, upstream: string, p:
       addedP50: base ? s.p50 - base.p50 : null,
       addedP99: base ? s.p99 - base.p99 : null,
     };
-    log(`${l.result.name}: c=1 p50 ${s.p50.toFixed(3)} ms, p99 ${s.p99.toFixed(3)} ms (${s.n} requests)`);
+    log(`${l.result.name}: c=1 p50 ${f(s.p50, 3)} ms, p99 ${f(s.p99, 3)} ms (${s.n} requests)`);
   }
 }
 
@@ -123,7 +125,7 @@ async function phaseMaxRate(live: Live[], load: LoadClient, upstream: string, p:
         warmupMs: p.maxRate.warmupMs,
       });
       l.result.maxRate = { concurrency: p.maxRate.concurrency, rps: r.rps, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, total: r.total };
-      log(`${l.result.name}: max ${Math.round(r.rps)} req/s at c=${p.maxRate.concurrency}, p99 ${r.latency.p99.toFixed(2)} ms ${errText(r)}`);
+      log(`${l.result.name}: max ${Math.round(r.rps)} req/s at c=${p.maxRate.concurrency}, p99 ${f(r.latency.p99, 2)} ms ${errText(r)}`);
       if (r.errors) l.result.errors.push(`max rate: ${errText(r)}`);
     } finally {
       done();
@@ -159,7 +161,7 @@ async function phaseSustained(live: Live[], load: LoadClient, upstream: string, 
         const verdict = r.aborted
           ? { ok: false, reason: r.aborted }
           : judgeRateProbe({ offered: rate, achieved: r.achieved ?? 0, p99: r.latency.p99, errors: r.errors, total: r.total }, { p99Ms: s.p99Ms, maxErrorRatio: s.maxErrorRatio });
-        log(`${l.result.name}: ${rate} req/s offered -> ${Math.round(r.achieved ?? 0)} delivered, p99 ${r.latency.p99.toFixed(1)} ms, ${r.errors} errors: ${verdict.ok ? 'ok' : verdict.reason}`);
+        log(`${l.result.name}: ${rate} req/s offered -> ${Math.round(r.achieved ?? 0)} delivered, p99 ${f(r.latency.p99, 1)} ms, ${r.errors} errors: ${verdict.ok ? 'ok' : verdict.reason}`);
         await sleep(verdict.ok ? 300 : 700);
         return { rate, ok: verdict.ok, reason: verdict.reason, detail: { achieved: r.achieved, p99: r.latency.p99, errors: r.errors, errorSamples: r.errorSamples } };
       });
@@ -221,7 +223,7 @@ async function phaseStreams(live: Live[], load: LoadClient, upstream: string, p:
       addedGapP50: bg ? g.p50 - bg.p50 : null,
       addedGapP99: bg ? g.p99 - bg.p99 : null,
     };
-    log(`${l.result.name}: stream TTFB p50 ${t.p50.toFixed(2)} ms p99 ${t.p99.toFixed(2)} ms, gap p50 ${g.p50.toFixed(2)} p99 ${g.p99.toFixed(2)} ms`);
+    log(`${l.result.name}: stream TTFB p50 ${f(t.p50, 2)} ms p99 ${f(t.p99, 2)} ms, gap p50 ${f(g.p50, 2)} p99 ${f(g.p99, 2)} ms`);
   }
   await each(live, 'stream ladder', async (l) => {
     const done = sampleLoad(l);
@@ -233,10 +235,10 @@ async function phaseStreams(live: Live[], load: LoadClient, upstream: string, p:
         const effGapP99 = r.latency.p99 / (st.chunks - 1);
         const step = judgeStreamStep({ streams: n, errors: r.errors - (r.incomplete ?? 0), incomplete: r.incomplete ?? 0, gapP99: effGapP99 }, st.gapMs, st.tolerance);
         details.set(n, { ttfbP99: r.ttfb?.p99, meanGapP99: r.streamMeanGap?.p99, effectiveGapP99: effGapP99 });
-        log(`${l.result.name}: ${n} streams: effective gap p99 ${effGapP99.toFixed(2)} ms, TTFB p99 ${r.ttfb?.p99.toFixed(1)} ms${r.errors ? `, ${errText(r)}` : ''}: ${step.ok ? 'held' : step.reason}`);
+        log(`${l.result.name}: ${n} streams: effective gap p99 ${f(effGapP99, 2)} ms, TTFB p99 ${f(r.ttfb?.p99, 1)} ms${r.errors ? `, ${errText(r)}` : ''}: ${step.ok ? 'held' : step.reason}`);
         await sleep(300);
         return step;
-      });
+      }, st.retries);
       l.result.streamsHeld = { held: res.held, steps: res.steps.map((s) => ({ ...s, ...details.get(s.streams) })) };
     } finally {
       done();
@@ -259,7 +261,7 @@ async function main(): Promise<void> {
   const p = plan(opts.quick);
   const m = machine();
   const startedAt = new Date().toISOString();
-  if (m.loadAvg > m.nproc / 2) log(`warning: load average ${m.loadAvg.toFixed(2)} on ${m.nproc} CPU; other work will skew the numbers`);
+  if (m.loadAvg > m.nproc / 2) log(`warning: load average ${f(m.loadAvg, 2)} on ${m.nproc} CPU; other work will skew the numbers`);
   log(`${opts.quick ? 'quick' : 'full'} run of ${opts.targets.join(', ')} on ${m.nproc} CPU, Node ${m.node}${m.pinned ? '' : ' (not pinned: taskset unavailable or one CPU)'}`);
 
   const procs: Proc[] = [];
@@ -295,7 +297,7 @@ async function main(): Promise<void> {
         await sleep(300);
         result.rss = { idleMb: running.pid === null ? null : rssMb(running.pid), loadMb: null };
         live.push({ result, running });
-        log(`${name} ready at ${running.url}${running.pid ? ` (pid ${running.pid}, ${result.rss.idleMb?.toFixed(0)} MB)` : ''}`);
+        log(`${name} ready at ${running.url}${running.pid ? ` (pid ${running.pid}, ${f(result.rss.idleMb, 0)} MB)` : ''}`);
       } catch (e) {
         result.status = 'unavailable';
         result.reason = (e as Error).message.split('\n')[0].slice(0, 400);
@@ -358,7 +360,7 @@ async function main(): Promise<void> {
   } finally {
     await cleanup();
   }
-  log(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  log(`done in ${f(((Date.now() - t0) / 1000), 0)} s`);
 }
 
 main().catch((e) => {

@@ -103,6 +103,8 @@ test('judgeRateProbe: errors, p99 and delivered rate', () => {
   assert.match(judgeRateProbe({ offered: 1000, achieved: 990, p99: 1000, errors: 0, total: 5000 }, bound).reason!, /p99/);
   assert.match(judgeRateProbe({ offered: 1000, achieved: 900, p99: 30, errors: 0, total: 5000 }, bound).reason!, /achieved 900 of 1000/);
   assert.equal(judgeRateProbe({ offered: 1000, achieved: 0, p99: NaN, errors: 0, total: 0 }, bound).ok, false);
+  // NaN p99 (nothing succeeded) must not pass; errors decide first when there are any.
+  assert.equal(judgeRateProbe({ offered: 10, achieved: 10, p99: NaN, errors: 0, total: 10 }, bound).ok, false);
 });
 
 test('judgeStreamStep and climbLadder stop at the first step whose gap grows by more than the tolerance', async () => {
@@ -117,6 +119,17 @@ test('judgeStreamStep and climbLadder stop at the first step whose gap grows by 
   assert.deepEqual(r.steps.map((s) => s.streams), [8, 16, 32, 64]);
   const none = await climbLadder([8], async (n) => ({ streams: n, ok: false }));
   assert.equal(none.held, 0);
+  // With a retry, a step that fails once and then holds does not end the climb.
+  const failedOnce = new Set<number>();
+  const flaky = await climbLadder([8, 16, 32], async (n) => {
+    if (n === 16 && !failedOnce.has(n)) {
+      failedOnce.add(n);
+      return { streams: n, ok: false };
+    }
+    return { streams: n, ok: n <= 16 };
+  }, 1);
+  assert.equal(flaky.held, 16);
+  assert.deepEqual(flaky.steps.map((x) => [x.streams, x.ok]), [[8, true], [16, false], [16, true], [32, false], [32, false]]);
 });
 
 const nums = (o: Partial<TargetNumbers>): TargetNumbers => ({ addedP50: null, addedP99: null, sustainedRps: null, addedTtfb: null, ...o });

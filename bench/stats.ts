@@ -169,6 +169,7 @@ export function judgeRateProbe(
   bound: { p99Ms: number; maxErrorRatio: number },
 ): { ok: boolean; reason?: string } {
   if (m.total === 0) return { ok: false, reason: 'no requests completed' };
+  if (typeof m.p99 !== 'number' || Number.isNaN(m.p99)) return { ok: false, reason: 'no request succeeded' };
   const errRatio = m.errors / m.total;
   if (errRatio >= bound.maxErrorRatio) return { ok: false, reason: `errors ${(errRatio * 100).toFixed(2)} %` };
   if (!(m.p99 < bound.p99Ms)) return { ok: false, reason: `p99 ${m.p99.toFixed(1)} ms` };
@@ -204,16 +205,24 @@ export function judgeStreamStep(
   return { streams: m.streams, ok: true };
 }
 
-/** Steps up the stream count through `ladder` until a step fails; returns the highest count that held. */
+/**
+ * Steps up the stream count through `ladder` until a step fails (after `retries` more tries at the same
+ * count); returns the highest count that held.
+ */
 export async function climbLadder(
   ladder: number[],
   step: (streams: number) => Promise<StreamStep>,
+  retries = 0,
 ): Promise<{ held: number; steps: StreamStep[] }> {
   const steps: StreamStep[] = [];
   let held = 0;
   for (const n of ladder) {
-    const s = await step(n);
+    let s = await step(n);
     steps.push(s);
+    for (let k = 0; k < retries && !s.ok; k++) {
+      s = await step(n);
+      steps.push(s);
+    }
     if (!s.ok) break;
     held = n;
   }
