@@ -152,6 +152,18 @@ export function rssMb(pid: number): number | null {
   }
 }
 
+/** CPU time (user + system) a process has used, in seconds, or null when /proc cannot tell. */
+export function cpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of stat (utime, stime) in clock ticks; USER_HZ is 100 on Linux.
+    return (Number(rest[11]) + Number(rest[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
 /** Samples VmRSS every `intervalMs` and keeps the peak. */
 export class RssSampler {
   private peak: number | null = null;

@@ -21,7 +21,18 @@ export interface TargetResult {
   /** Phases that failed for this target, with why. */
   errors: string[];
   latency?: { n: number; p50: number; p99: number; mean: number; addedP50: number | null; addedP99: number | null };
-  maxRate?: { concurrency: number; rps: number; p50: number; p99: number; errors: number; total: number };
+  maxRate?: {
+    concurrency: number;
+    rps: number;
+    p50: number;
+    p99: number;
+    errors: number;
+    total: number;
+    /** Share of one CPU the proxy used during the phase, and requests per CPU-second it spent: the second
+     * holds up on a busy machine, where the proxy does not get all of its CPU. */
+    cpu?: number | null;
+    perCpuSecond?: number | null;
+  };
   sustained?: { delayMs: number; rps: number; failedAt: number | null; probes: ProbeRecord[] };
   stream?: {
     n: number;
@@ -97,6 +108,7 @@ export function renderTable(r: RunReport): string {
     ['**added p99 (µs)**', (t) => (t.name === 'direct' ? dash : us(t.latency?.addedP99))],
     [`max req/s, c=${ts.find((t) => t.maxRate)?.maxRate?.concurrency ?? 50}, no delay`, (t) => int(t.maxRate?.rps)],
     ['  p50 / p99 at max (ms)', (t) => (t.maxRate ? `${ms(t.maxRate.p50)} / ${ms(t.maxRate.p99)}` : dash)],
+    ['  proxy CPU at max (%) / req per CPU-second', (t) => (t.maxRate?.cpu != null ? `${Math.round(t.maxRate.cpu * 100)} / ${int(t.maxRate.perCpuSecond)}` : dash)],
     [`**sustained req/s, ${ts.find((t) => t.sustained)?.sustained?.delayMs ?? 20} ms upstream** (p99 < 1 s, < 0.1 % errors)`, (t) => int(t.sustained?.rps)],
     ['stream TTFB p50 / p99 (ms)', (t) => (t.stream ? `${ms(t.stream.ttfbP50)} / ${ms(t.stream.ttfbP99)}` : dash)],
     ['**stream added TTFB p50 / p99 (ms)**', (t) => (t.stream && t.name !== 'direct' ? `${ms(t.stream.addedTtfbP50)} / ${ms(t.stream.addedTtfbP99)}` : dash)],

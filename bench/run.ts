@@ -15,7 +15,7 @@ import { availableParallelism, loadavg, release } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { request } from 'undici';
 import { USAGE, parseArgs, plan, type Plan } from './config.ts';
-import { LoadClient, ROOT, RssSampler, CPU_LOAD, canPin, rssMb, startService, type Proc } from './proc.ts';
+import { LoadClient, ROOT, RssSampler, CPU_LOAD, canPin, cpuSeconds, rssMb, startService, type Proc } from './proc.ts';
 import { ALL_TARGETS, CHAT_PATH, chatBody, verifyTarget, type RunningTarget, type TargetContext } from './targets.ts';
 import { checkTargets, climbLadder, judgeRateProbe, judgeStreamStep, ratio, searchRate, summarize } from './stats.ts';
 import { numbersOf, renderReport, spliceResults, type Machine, type RunReport, type TargetResult } from './report.ts';
@@ -117,6 +117,10 @@ async function phaseMaxRate(live: Live[], load: LoadClient, upstream: string, p:
   await each(live, 'max rate', async (l) => {
     const done = sampleLoad(l);
     try {
+      const pid = l.running.pid;
+      // CPU used by the proxy over the whole job (warm-up included), against the job's wall time.
+      const cpu0 = pid === null ? null : cpuSeconds(pid);
+      const w0 = Date.now();
       const r = await load.run({
         kind: 'closed',
         ...spec(l.running, false, p.timeoutMs),
@@ -124,8 +128,19 @@ async function phaseMaxRate(live: Live[], load: LoadClient, upstream: string, p:
         durationMs: p.maxRate.durationMs,
         warmupMs: p.maxRate.warmupMs,
       });
-      l.result.maxRate = { concurrency: p.maxRate.concurrency, rps: r.rps, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, total: r.total };
-      log(`${l.result.name}: max ${Math.round(r.rps)} req/s at c=${p.maxRate.concurrency}, p99 ${f(r.latency.p99, 2)} ms ${errText(r)}`);
+      const cpu1 = pid === null ? null : cpuSeconds(pid);
+      const share = cpu0 === null || cpu1 === null ? null : (cpu1 - cpu0) / ((Date.now() - w0) / 1000);
+      l.result.maxRate = {
+        concurrency: p.maxRate.concurrency,
+        rps: r.rps,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        errors: r.errors,
+        total: r.total,
+        cpu: share,
+        perCpuSecond: share ? r.rps / share : null,
+      };
+      log(`${l.result.name}: max ${Math.round(r.rps)} req/s at c=${p.maxRate.concurrency}, p99 ${f(r.latency.p99, 2)} ms${share === null ? '' : `, proxy CPU ${Math.round(share * 100)} %`} ${errText(r)}`);
       if (r.errors) l.result.errors.push(`max rate: ${errText(r)}`);
     } finally {
       done();
