@@ -1,0 +1,256 @@
+/**
+ * Child processes of the bench: spawning pinned to a CPU with `taskset` (when it exists and there are
+ * at least two CPUs), waiting for readiness, stopping, reading RSS from /proc, and the client side of the
+ * load generator's IPC.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { LoadJob, LoadResult } from './load.ts';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const BENCH = fileURLToPath(new URL('.', import.meta.url));
+export const TSX = ['--no-node-snapshot', '--import', 'tsx'];
+
+let tasksetChecked: boolean | null = null;
+
+/** Whether processes can be pinned: `taskset` runs and there are at least two CPUs. */
+export function canPin(): boolean {
+  if (tasksetChecked === null) {
+    const r = spawnSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' });
+    tasksetChecked = r.status === 0 && availableParallelism() >= 2;
+  }
+  return tasksetChecked;
+}
+
+/** CPU of the proxies under test, and CPU shared by the load generator and the upstream. */
+export const CPU_PROXY = 0;
+export const CPU_LOAD = 1;
+
+export interface Proc {
+  child: ChildProcess;
+  pid: number;
+  name: string;
+  /** The last few KB of stdout and stderr, for error messages. */
+  output(): string;
+  exited: Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+/** Spawns `cmd args`, pinned to `cpu` when possible. stdout and stderr are drained into a short tail. */
+export function spawnProc(name: string, cmd: string, args: string[], opts: { cpu?: number; env?: NodeJS.ProcessEnv; cwd?: string; ipc?: boolean } = {}): Proc {
+  const pinned = opts.cpu !== undefined && canPin();
+  const file = pinned ? 'taskset' : cmd;
+  const argv = pinned ? ['-c', String(opts.cpu), cmd, ...args] : args;
+  const child = spawn(file, argv, {
+    cwd: opts.cwd ?? ROOT,
+    env: { ...process.env, ...opts.env },
+    stdio: opts.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+  });
+  let tail = '';
+  const keep = (b: Buffer) => {
+    tail = (tail + b.toString('utf8')).slice(-4000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.once('error', (e) => {
+      keep(Buffer.from(`\n${e.message}`));
+      resolve(null);
+    });
+  });
+  const proc: Proc = {
+    child,
+    pid: child.pid ?? 0,
+    name,
+    output: () => tail,
+    exited,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+  return proc;
+}
+
+/** Resolves with the first stdout line matching `re`; rejects when the process exits or time runs out. */
+export function waitForLine(p: Proc, re: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const onData = (b: Buffer) => {
+      buf += b.toString('utf8');
+      const lines = buf.split('\n');
+      buf = lines.pop() ?? '';
+      for (const line of lines) {
+        const m = re.exec(line);
+        if (m) {
+          done();
+          return resolve(m);
+        }
+      }
+    };
+    const t = setTimeout(() => {
+      done();
+      reject(new Error(`${p.name} not ready after ${timeoutMs} ms: ${lastLines(p.output())}`));
+    }, timeoutMs);
+    const onExit = (code: number | null) => {
+      done();
+      reject(new Error(`${p.name} exited (code ${code}): ${lastLines(p.output())}`));
+    };
+    const done = () => {
+      clearTimeout(t);
+      p.child.stdout!.off('data', onData);
+      p.child.off('exit', onExit);
+    };
+    p.child.stdout!.on('data', onData);
+    p.child.once('exit', onExit);
+  });
+}
+
+export function lastLines(s: string, n = 3): string {
+  return s.trim().split('\n').slice(-n).join(' | ').slice(0, 600) || '(no output)';
+}
+
+/** Starts one of the bench's own TypeScript services (upstream, forwarder) and waits for `READY {port}`. */
+export async function startService(name: string, script: string, args: string[], cpu: number): Promise<{ proc: Proc; port: number }> {
+  const proc = spawnProc(name, process.execPath, [...TSX, `${BENCH}${script}`, ...args], { cpu });
+  try {
+    const m = await waitForLine(proc, /^READY (\{.*\})$/, 30_000);
+    return { proc, port: (JSON.parse(m[1]) as { port: number }).port };
+  } catch (e) {
+    await proc.stop();
+    throw e;
+  }
+}
+
+/** A free TCP port on 127.0.0.1 (for programs that cannot be told to take port 0). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** VmRSS of a process in MB, or null when /proc cannot tell. */
+export function rssMb(pid: number): number | null {
+  try {
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time (user + system) a process has used, in seconds, or null when /proc cannot tell. */
+export function cpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of stat (utime, stime) in clock ticks; USER_HZ is 100 on Linux.
+    return (Number(rest[11]) + Number(rest[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples VmRSS every `intervalMs` and keeps the peak. */
+export class RssSampler {
+  private peak: number | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private pid: number, private intervalMs = 200) {}
+
+  start(): this {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), this.intervalMs);
+    this.timer.unref();
+    return this;
+  }
+
+  private sample(): void {
+    const v = rssMb(this.pid);
+    if (v !== null && (this.peak === null || v > this.peak)) this.peak = v;
+  }
+
+  stop(): number | null {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.sample();
+    return this.peak;
+  }
+}
+
+/** IPC carries JSON, which turns NaN (a summary of no samples) into null: turn it back. */
+export function reviveResult(r: LoadResult): LoadResult {
+  for (const key of ['latency', 'ttfb', 'gap', 'streamMeanGap'] as const) {
+    const s = r[key] as unknown as Record<string, number | null> | undefined;
+    if (!s) continue;
+    for (const k of Object.keys(s)) if (s[k] === null) s[k] = NaN;
+  }
+  return r;
+}
+
+/** The load generator process, pinned to CPU_LOAD, taking jobs over IPC. */
+export class LoadClient {
+  private next = 1;
+  private waiting = new Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }>();
+
+  private constructor(readonly proc: Proc) {
+    proc.child.on('message', (msg: { id?: number; result?: LoadResult; error?: string }) => {
+      if (msg.id === undefined) return;
+      const w = this.waiting.get(msg.id);
+      if (!w) return;
+      this.waiting.delete(msg.id);
+      if (msg.error) w.reject(new Error(msg.error));
+      else w.resolve(reviveResult(msg.result!));
+    });
+    void proc.exited.then((code) => {
+      for (const w of this.waiting.values()) w.reject(new Error(`load generator exited (code ${code}): ${lastLines(proc.output())}`));
+      this.waiting.clear();
+    });
+  }
+
+  static async start(): Promise<LoadClient> {
+    const proc = spawnProc('load generator', process.execPath, [...TSX, `${BENCH}load.ts`], {
+      cpu: CPU_LOAD,
+      ipc: true,
+      env: { GATEHOUSE_BENCH_ROLE: 'load' },
+    });
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`load generator not ready: ${lastLines(proc.output())}`)), 30_000);
+      proc.child.once('message', () => {
+        clearTimeout(t);
+        resolve();
+      });
+      void proc.exited.then((code) => {
+        clearTimeout(t);
+        reject(new Error(`load generator exited (code ${code}): ${lastLines(proc.output())}`));
+      });
+    });
+    return new LoadClient(proc);
+  }
+
+  run(job: LoadJob): Promise<LoadResult> {
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.proc.child.send({ id, job });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.proc.child.disconnect?.();
+    await this.proc.stop();
+  }
+}

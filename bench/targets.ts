@@ -1,0 +1,227 @@
+/**
+ * The systems under test. Each `Target` starts its proxy pinned to CPU_PROXY, in front of the loopback
+ * upstream, and is verified with one JSON and one streamed request before it is measured. A target that
+ * cannot start is reported as unavailable; the run goes on with the others.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { request } from 'undici';
+import { BENCH, CPU_PROXY, ROOT, TSX, freePort, lastLines, spawnProc, startService, waitForLine, type Proc } from './proc.ts';
+
+export const CHAT_PATH = '/v1/chat/completions';
+export const BENCH_MODEL = 'bench-model';
+/** The API key clients present; the gateway's config gives it this fixed value. */
+export const BENCH_KEY = 'sk-bench-0000000000000000000000000000000000000000';
+
+export interface TargetContext {
+  /** Origin of the loopback upstream, e.g. http://127.0.0.1:9300 */
+  upstream: string;
+  /** Install Portkey into bench/portkey when it is missing. */
+  installPortkey: boolean;
+  log(msg: string): void;
+}
+
+export interface RunningTarget {
+  /** Origin clients send to. */
+  url: string;
+  /** Headers every request carries (auth, routing). */
+  headers: Record<string, string>;
+  /** The proxy process whose memory is reported; null for the direct path. */
+  pid: number | null;
+  stop(): Promise<void>;
+}
+
+export interface Target {
+  name: string;
+  start(ctx: TargetContext): Promise<RunningTarget>;
+}
+
+const json = { 'content-type': 'application/json' };
+
+export const direct: Target = {
+  name: 'direct',
+  async start(ctx) {
+    return { url: ctx.upstream, headers: { ...json, authorization: `Bearer ${BENCH_KEY}` }, pid: null, stop: async () => {} };
+  },
+};
+
+export const forwarder: Target = {
+  name: 'forwarder',
+  async start(ctx) {
+    const { proc, port } = await startService('forwarder', 'forwarder.ts', ['--upstream', ctx.upstream], CPU_PROXY);
+    return { url: `http://127.0.0.1:${port}`, headers: { ...json, authorization: `Bearer ${BENCH_KEY}` }, pid: proc.pid, stop: () => proc.stop() };
+  },
+};
+
+export const PORTKEY_DIR = join(BENCH, 'portkey');
+const PORTKEY_ENTRY = join(PORTKEY_DIR, 'node_modules/@portkey-ai/gateway/build/start-server.js');
+
+export function portkeyInstalled(): boolean {
+  return existsSync(PORTKEY_ENTRY);
+}
+
+async function installPortkey(ctx: TargetContext): Promise<void> {
+  ctx.log('installing @portkey-ai/gateway@1.15.2 into bench/portkey (first use)...');
+  const p = spawnProc('npm install', 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: PORTKEY_DIR });
+  const t = setTimeout(() => void p.stop(), 300_000);
+  const code = await p.exited;
+  clearTimeout(t);
+  if (code !== 0 || !portkeyInstalled()) throw new Error(`npm install in bench/portkey failed: ${lastLines(p.output())}`);
+}
+
+/** Polls until something answers HTTP on `url` (any status). */
+async function waitHttp(url: string, proc: Proc, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited (code ${proc.child.exitCode}): ${lastLines(proc.output())}`);
+    try {
+      const r = await request(url, { headersTimeout: 1000, bodyTimeout: 1000 });
+      await r.body.dump();
+      return;
+    } catch {}
+    if (Date.now() > end) throw new Error(`${proc.name} did not answer on ${url} within ${timeoutMs} ms: ${lastLines(proc.output())}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export const portkey: Target = {
+  name: 'portkey',
+  async start(ctx) {
+    if (!portkeyInstalled()) {
+      if (!ctx.installPortkey) throw new Error('not installed (bench/portkey/node_modules missing; run without --quick, or with --portkey)');
+      await installPortkey(ctx);
+    }
+    const port = await freePort();
+    const proc = spawnProc('portkey', process.execPath, [PORTKEY_ENTRY, `--port=${port}`, '--headless'], {
+      cpu: CPU_PROXY,
+      cwd: PORTKEY_DIR,
+      env: { NODE_ENV: 'production' },
+    });
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitHttp(url, proc, 30_000);
+    } catch (e) {
+      await proc.stop();
+      throw e;
+    }
+    return {
+      url,
+      headers: {
+        ...json,
+        authorization: `Bearer ${BENCH_KEY}`,
+        'x-portkey-provider': 'openai',
+        'x-portkey-custom-host': `${ctx.upstream}/v1`,
+      },
+      pid: proc.pid,
+      stop: () => proc.stop(),
+    };
+  },
+};
+
+/** The YAML the gateway is seeded with: one user, one key with the fixed value, one channel, one price. */
+export function gatehouseConfigYaml(upstream: string): string {
+  return [
+    'users:',
+    '  - { username: bench, password: bench-password-1, role: user, group: default, quota_usd: 1000000 }',
+    'keys:',
+    `  - { user: bench, name: bench, key: ${BENCH_KEY}, models: [${BENCH_MODEL}], quota_usd: 1000000 }`,
+    'channels:',
+    `  - { name: bench-upstream, type: openai, base_url: "${upstream}", keys: [sk-upstream-bench], models: [${BENCH_MODEL}], groups: [default], priority: 0, weight: 1 }`,
+    'prices:',
+    `  ${BENCH_MODEL}: { input: 0.15, output: 0.6 }`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * Gatehouse itself, as a child process: `node --no-node-snapshot --import tsx packages/gateway/src/main.ts
+ * serve` on a fresh SQLite database, seeded from the YAML above.
+ */
+export const gatehouse: Target = {
+  name: 'gatehouse',
+  async start(ctx) {
+    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+    const config = join(dir, 'gatehouse.yaml');
+    writeFileSync(config, gatehouseConfigYaml(ctx.upstream));
+    const port = await freePort();
+    const proc = spawnProc('gatehouse', process.execPath, [...TSX, join(ROOT, 'packages/gateway/src/main.ts'), 'serve'], {
+      cpu: CPU_PROXY,
+      env: {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`,
+        CRYPTO_SECRET: randomBytes(32).toString('hex'),
+        GATEHOUSE_ROOT_PASSWORD: randomBytes(12).toString('hex'),
+        GATEHOUSE_CONFIG: config,
+        LOG_LEVEL: process.env.BENCH_GATEHOUSE_LOG_LEVEL || 'warn',
+        NODE_ENV: 'production',
+      },
+    });
+    const cleanup = async () => {
+      await proc.stop();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    let url: string;
+    try {
+      url = (await waitForLine(proc, /listening on (http:\/\/\S+)/, 60_000))[1];
+    } catch (e) {
+      await cleanup();
+      throw e;
+    }
+    return { url, headers: { ...json, authorization: `Bearer ${BENCH_KEY}` }, pid: proc.pid, stop: cleanup };
+  },
+};
+
+export const ALL_TARGETS: Target[] = [direct, forwarder, portkey, gatehouse];
+
+/** The request body every measurement sends (about 1 KB, like a short chat turn). */
+export function chatBody(stream: boolean): string {
+  const content = 'Summarise the following paragraph in one sentence. '.repeat(18).trim();
+  const body: Record<string, unknown> = {
+    model: BENCH_MODEL,
+    messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content }],
+    max_tokens: 64,
+  };
+  if (stream) {
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+  }
+  return JSON.stringify(body);
+}
+
+async function upstreamCount(upstream: string): Promise<number> {
+  const r = await request(`${upstream}/__bench/stats`);
+  return ((await r.body.json()) as { requests: number }).requests;
+}
+
+/**
+ * Checks that a started target really relays: one JSON request and one short stream must succeed and
+ * reach the upstream. Throws with the reason otherwise.
+ */
+export async function verifyTarget(t: RunningTarget, upstream: string): Promise<void> {
+  const before = await upstreamCount(upstream);
+  const r = await request(`${t.url}${CHAT_PATH}`, { method: 'POST', headers: t.headers, body: chatBody(false), headersTimeout: 10_000, bodyTimeout: 10_000 });
+  const text = await r.body.text();
+  if (r.statusCode !== 200) throw new Error(`probe: HTTP ${r.statusCode} ${text.slice(0, 200)}`);
+  let parsed: { choices?: { message?: { content?: string } }[] };
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error(`probe: response is not JSON: ${text.slice(0, 120)}`);
+  }
+  if (!parsed.choices?.[0]?.message?.content) throw new Error(`probe: no choices in ${text.slice(0, 120)}`);
+  const s = await request(`${t.url}${CHAT_PATH}`, {
+    method: 'POST',
+    headers: { ...t.headers, 'x-bench-chunks': '4', 'x-bench-gap-ms': '1' },
+    body: chatBody(true),
+    headersTimeout: 10_000,
+    bodyTimeout: 10_000,
+  });
+  const stext = await s.body.text();
+  if (s.statusCode !== 200) throw new Error(`stream probe: HTTP ${s.statusCode} ${stext.slice(0, 200)}`);
+  if (!stext.includes('data: [DONE]') && !stext.includes('data:[DONE]')) throw new Error(`stream probe: no [DONE] in ${stext.slice(0, 200)}`);
+  const after = await upstreamCount(upstream);
+  if (t.pid !== null && after - before < 2) throw new Error(`probe: the upstream saw ${after - before} of 2 requests (answered without relaying?)`);
+}
