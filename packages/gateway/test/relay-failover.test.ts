@@ -187,7 +187,8 @@ test('a channel whose only key is refused is auto-disabled (status 3) and recove
   // Only probes (no relay traffic) reach the disabled channel now.
   assert.ok(up.requests.every((r, i) => i < n || r.body.max_tokens === 1));
   up.keys!.add('revoked');
-  await waitFor(async () => (await channelRow(gw, id)).status === 1, 5000, 'channel recovery');
+  // Recovered in the database and in this node's channel index (the reload follows the commit).
+  await waitFor(async () => (await channelRow(gw, id)).status === 1 && gw.services.relay.channels.all().some((ch) => ch.id === id && ch.status === 1), 5000, 'channel recovery');
   const relayed = () => up.requests.filter((r) => r.body.max_tokens !== 1).length;
   const m = relayed();
   await ask(c.key, 'fo-chan');
