@@ -498,8 +498,9 @@ export class TaskService {
   }
 
   /**
-   * Closes the money of a terminal task: settle at `quota_final` on SUCCESS, refund on FAILURE.
-   * Safe to call any number of times from any node.
+   * Closes the money of a terminal task: settle at `quota_final` on SUCCESS, refund on FAILURE —
+   * unless a FAILURE carries a positive `quota_final` (an administrator charged a task the upstream
+   * worked on), which settles at that amount. Safe to call any number of times from any node.
    */
   async settle(publicId: string): Promise<void> {
     const t = await this.byPublicId(publicId);
@@ -508,7 +509,8 @@ export class TaskService {
     const ref = ledgerRef(t.public_id);
     const reserved = Number(t.quota_reserved);
     let outcome: 'settled' | 'refunded';
-    if (t.status === 'SUCCESS') {
+    const charged = t.status === 'SUCCESS' || (t.quota_final !== null && Number(t.quota_final) > 0);
+    if (charged) {
       const final = t.quota_final === null ? reserved : Number(t.quota_final);
       const r = await this.ledger.settle(payer, ref, reserved, final);
       if (r) await this.logMovement(t, 'settle', r.charged, undefined, r.shortfall ? { shortfall: r.shortfall } : undefined);
@@ -544,12 +546,14 @@ export class TaskService {
   // ------------------------------------------------------------------------------------------
 
   /**
-   * Compare-and-swap on the previous status (and, for a poll, on the lease). Returns whether this
-   * call won.
+   * Compare-and-swap on the previous status (and, for a poll, on the lease; `when` adds the flag or
+   * the failure count seen). Returns whether this call won.
    */
-  async transition(t: Task, from: string, set: Record<string, unknown>, leaseOwner?: string): Promise<boolean> {
+  async transition(t: Task, from: string, set: Record<string, unknown>, leaseOwner?: string, when: { flagged?: 0 | 1; pollFailures?: number } = {}): Promise<boolean> {
     let q = this.db.updateTable('tasks').set({ ...set, updated_at: Date.now() } as never).where('id', '=', t.id).where('status', '=', from);
     if (leaseOwner) q = q.where('lease_owner', '=', leaseOwner);
+    if (when.flagged !== undefined) q = q.where('flagged', '=', when.flagged);
+    if (when.pollFailures !== undefined) q = q.where('poll_failures', '=', when.pollFailures);
     const r = await q.executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
