@@ -599,21 +599,26 @@ export class TaskService {
     return won ? status : t.status;
   }
 
-  /** Counts a poll failure; at TASK_POLL_MAX_FAILURES the task fails and is refunded. */
+  /**
+   * Counts a poll failure; at TASK_POLL_MAX_FAILURES the task fails and is refunded. The update is
+   * a compare-and-swap on the count it read too, so a stale poll (one whose lease expired while it
+   * waited, and which the same node id would otherwise still pass) cannot overwrite a newer count.
+   */
   async pollFailed(t: Task, reason: string, leaseOwner: string, extra: Record<string, unknown> = {}): Promise<string> {
-    const failures = Number(t.poll_failures) + 1;
+    const seen = Number(t.poll_failures);
+    const failures = seen + 1;
     const max = this.config.taskPollMaxFailures;
     if (max > 0 && failures >= max) {
       const won = await this.transition(t, t.status, {
         ...extra, status: 'FAILURE', progress: '100%', poll_failures: failures, fail_reason: `poll failed ${failures} times: ${reason}`.slice(0, 2000),
         quota_final: 0, finished_at: Date.now(), next_poll_at: null, lease_owner: null, lease_until: null,
-      }, leaseOwner);
+      }, leaseOwner, { pollFailures: seen });
       if (won) await this.settle(t.public_id);
       return won ? 'FAILURE' : t.status;
     }
     const backoff = Math.min(this.pollIntervalMs() * 2 ** Math.min(failures - 1, 8), Math.max(this.pollIntervalMs(), this.config.taskPollBackoffMaxSeconds * 1000));
     const status = (extra.status as string | undefined) ?? t.status;
-    await this.transition(t, t.status, { ...extra, status, poll_failures: failures, next_poll_at: Date.now() + backoff, lease_owner: null, lease_until: null }, leaseOwner);
+    await this.transition(t, t.status, { ...extra, status, poll_failures: failures, next_poll_at: Date.now() + backoff, lease_owner: null, lease_until: null }, leaseOwner, { pollFailures: seen });
     this.log.warn({ task: t.public_id, failures, reason: reason.slice(0, 512) }, 'task poll failed');
     return status;
   }
