@@ -90,6 +90,8 @@ test('permissions: users get 403, anonymous 401, admins and root are served', as
   assert.ok(page.items.some((t: any) => t.task_id === id));
   await root.ok('GET', `/api/task/${id}`);
   await admin.fails(404, 'GET', '/api/task/task_doesnotexist');
+  const doc = await (await fetch(`${gw.url}/api/openapi.json`)).json() as any;
+  for (const path of ['/api/task', '/api/task/self', '/api/task/{id}', '/api/task/{id}/resolve']) assert.ok(doc.paths[path], `OpenAPI lists ${path}`);
 });
 
 test('listing: filters, paging, and what an admin may see (users\' tasks; root: all)', async () => {
