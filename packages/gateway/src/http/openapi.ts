@@ -94,6 +94,26 @@ const schemas: Record<string, Schema> = {
     group_name: nullable(str()), model: nullable(str()), channel_id: nullable(int('admins only')), endpoint: nullable(str()), status_code: nullable(int()),
     prompt_tokens: int(), completion_tokens: int(), cached_tokens: int(), quota: int(), latency_ms: int(), first_byte_ms: nullable(int()), is_stream: int(), attempts: int(), content: nullable(str()),
   }),
+  AdminTask: obj({
+    task_id: str('public id task_…'), plugin: str(), plugin_version: str(), action: str(),
+    status: str(undefined, { enum: ['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'UNKNOWN'] }), progress: str('e.g. 30%'),
+    fail_reason: nullable(str()), user_id: int(), username: nullable(str()), key_id: nullable(int()), group: str(), channel_id: nullable(int()),
+    model: str(), upstream_model: str(), upstream_task_id: nullable(str('the vendor\'s id; administrators only')), poll_failures: int(), next_poll_at: nullable(int('unix ms')),
+    billing_status: str(undefined, { enum: ['none', 'reserving', 'reserved', 'settled', 'refunded'] }), quota_reserved: int(), quota_final: nullable(int()),
+    flagged: bool('an administrator must decide (submit outcome unknown)'), flag_reason: nullable(str('why it was flagged, or "resolved: <action> by <admin>"')), retained: bool(),
+    created_at: int('unix ms'), submitted_at: nullable(int()), started_at: nullable(int()), finished_at: nullable(int()), updated_at: int(),
+  }),
+  AdminTaskDetail: { allOf: [ref('AdminTask'), obj({ ledger: { type: 'object', additionalProperties: { type: 'integer' }, description: 'ledger movements of task:<id> by kind (reserve, close, settle | refund)' } })] },
+  OwnTask: obj({
+    task_id: str(), plugin: str(), action: str(), status: str(), progress: str(), fail_reason: nullable(str()), model: str(),
+    billing_status: str(), quota_reserved: int(), quota_final: nullable(int()), flagged: bool(),
+    created_at: int('unix ms'), started_at: nullable(int()), finished_at: nullable(int()), updated_at: int(),
+  }),
+  TaskResolve: obj({
+    action: str('refund | fail: FAILURE and refund; charge: settle at the reserved amount; poll: resume polling with upstream_task_id', { enum: ['refund', 'fail', 'charge', 'poll'] }),
+    upstream_task_id: str('poll: required; charge: optional'), status: str('charge only: how the task ends (default SUCCESS)', { enum: ['SUCCESS', 'FAILURE'] }),
+    reason: str('kept in the flag reason and, for failures, as fail_reason'),
+  }, ['action'], { additionalProperties: false }),
   ChatCompletionRequest: obj({
     model: str(), messages: arr(obj({ role: str(), content: { anyOf: [str(), arr({ type: 'object' })] } }, ['role'])), stream: bool(), temperature: num(), max_tokens: int(),
     tools: arr({ type: 'object' }), stream_options: obj({ include_usage: bool() }),
@@ -174,6 +194,20 @@ export function buildOpenApi(serverUrl: string): Schema {
       }),
     },
     '/api/log/self': { get: op('logs', 'Your own logs (same filters except user and channel)', envelope(obj({ items: arr(ref('Log')), total: int(), page: int(), page_size: int(), totals: { type: 'object' } }))) },
+    '/api/task': {
+      get: op('tasks', 'List tasks (admins: tasks of users and their own; root: all)', page('AdminTask'), {
+        role: admin,
+        params: [...pagingParams, q('status', str()), q('plugin', str()), q('model', str()), q('user_id', int()), q('username', str()), q('channel_id', int()),
+          q('flagged', bool()), q('billing_status', str()), q('task_id', str('public id')), q('start', int(), 'created at or after: unix ms (or s), or ISO 8601'), q('end', int())],
+      }),
+    },
+    '/api/task/self': { get: op('tasks', 'Your own tasks (no upstream ids, no channels)', page('OwnTask'), { params: [...pagingParams, q('status', str()), q('plugin', str()), q('model', str()), q('task_id', str()), q('start', int()), q('end', int())] }) },
+    '/api/task/{id}': { get: op('tasks', 'One task with its ledger movements', envelope(ref('AdminTaskDetail')), { role: admin, params: [{ name: 'id', in: 'path', required: true, schema: str('public id task_…') }] }) },
+    '/api/task/{id}/resolve': {
+      post: op('tasks', 'Resolve a flagged task (409 when not flagged or resolved differently; a repeat of the same resolution changes nothing)', envelope(ref('AdminTaskDetail')), {
+        role: admin, params: [{ name: 'id', in: 'path', required: true, schema: str('public id task_…') }], body: ref('TaskResolve'),
+      }),
+    },
     '/v1/chat/completions': { post: op('model calls', 'Chat completion (stream: true gives text/event-stream)', ref('ChatCompletion'), { security: 'key', body: ref('ChatCompletionRequest') }) },
     '/v1/completions': { post: op('model calls', 'Text completion', ref('Completion'), { security: 'key', body: ref('CompletionRequest') }) },
     '/v1/embeddings': { post: op('model calls', 'Embeddings', ref('EmbeddingList'), { security: 'key', body: ref('EmbeddingRequest') }) },

@@ -10,7 +10,9 @@ import { TaskService } from './lifecycle/service.ts';
 import { Poller } from './lifecycle/poller.ts';
 import type { PluginSource } from './lifecycle/port.ts';
 import { Artifacts } from './artifacts/service.ts';
+import { TaskAdmin } from './lifecycle/admin.ts';
 import { taskRoutes } from '../http/task-routes.ts';
+import { taskAdminRoutes } from '../http/task-admin-routes.ts';
 
 export interface Tasks {
   /** submit / get / waitForTerminal / settle ... */
@@ -18,12 +20,17 @@ export interface Tasks {
   poller: Poller;
   artifacts: Artifacts;
   catalog: TaskCatalog;
+  /** Task administration: lists, details, resolution of flagged tasks, users' own task lists. */
+  admin: TaskAdmin;
   submit: TaskService['submit'];
   get: TaskService['get'];
   waitForTerminal: TaskService['waitForTerminal'];
   /** Polls one task now (in-request polling); false when it was not due, leased or terminal. */
   pollNow(publicId: string): Promise<boolean>;
-  /** Base of signed links: TaskPublicAddress, else ServerAddress, else this node's address. */
+  /**
+   * Base of signed links: the option TaskPublicAddress, else ServerAddress (options override
+   * TASK_PUBLIC_ADDRESS / SERVER_ADDRESS; read from the in-memory options), else this node's address.
+   */
   publicBase(): string;
   /** Called by the HTTP layer once the server listens. */
   setListeningUrl(url: string): void;
@@ -51,10 +58,14 @@ export const tasksArea: Area = {
     const service = new TaskService(core, services.billing.ledger, catalog, plugins);
     const poller = new Poller(service);
     let selfUrl = `http://127.0.0.1:${core.config.port}`;
-    const publicBase = () => core.config.taskPublicAddress || core.config.serverAddress || selfUrl;
+    const options = services.admin?.options;
+    const publicBase = () => options
+      ? options.get('TaskPublicAddress') || options.get('ServerAddress') || selfUrl
+      : core.config.taskPublicAddress || core.config.serverAddress || selfUrl;
     const artifacts = new Artifacts(service, publicBase);
     services.tasks = {
       service, poller, artifacts, catalog, publicBase,
+      admin: new TaskAdmin(core, service, services.billing.ledger),
       setListeningUrl: (u) => { selfUrl = u; },
       submit: (i) => service.submit(i),
       get: (u, id) => service.get(u, id),
@@ -66,7 +77,10 @@ export const tasksArea: Area = {
       await artifacts.close();
     });
   },
-  routes: taskRoutes,
+  async routes(app, deps) {
+    await taskRoutes(app, deps);
+    await taskAdminRoutes(app, deps);
+  },
   start(_core, services) {
     services.tasks.poller.start();
   },

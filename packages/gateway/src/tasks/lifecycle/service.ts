@@ -498,8 +498,9 @@ export class TaskService {
   }
 
   /**
-   * Closes the money of a terminal task: settle at `quota_final` on SUCCESS, refund on FAILURE.
-   * Safe to call any number of times from any node.
+   * Closes the money of a terminal task: settle at `quota_final` on SUCCESS, refund on FAILURE —
+   * unless a FAILURE carries a positive `quota_final` (an administrator charged a task the upstream
+   * worked on), which settles at that amount. Safe to call any number of times from any node.
    */
   async settle(publicId: string): Promise<void> {
     const t = await this.byPublicId(publicId);
@@ -508,7 +509,8 @@ export class TaskService {
     const ref = ledgerRef(t.public_id);
     const reserved = Number(t.quota_reserved);
     let outcome: 'settled' | 'refunded';
-    if (t.status === 'SUCCESS') {
+    const charged = t.status === 'SUCCESS' || (t.quota_final !== null && Number(t.quota_final) > 0);
+    if (charged) {
       const final = t.quota_final === null ? reserved : Number(t.quota_final);
       const r = await this.ledger.settle(payer, ref, reserved, final);
       if (r) await this.logMovement(t, 'settle', r.charged, undefined, r.shortfall ? { shortfall: r.shortfall } : undefined);
@@ -544,12 +546,14 @@ export class TaskService {
   // ------------------------------------------------------------------------------------------
 
   /**
-   * Compare-and-swap on the previous status (and, for a poll, on the lease). Returns whether this
-   * call won.
+   * Compare-and-swap on the previous status (and, for a poll, on the lease; `when` adds the flag or
+   * the failure count seen). Returns whether this call won.
    */
-  async transition(t: Task, from: string, set: Record<string, unknown>, leaseOwner?: string): Promise<boolean> {
+  async transition(t: Task, from: string, set: Record<string, unknown>, leaseOwner?: string, when: { flagged?: 0 | 1; pollFailures?: number } = {}): Promise<boolean> {
     let q = this.db.updateTable('tasks').set({ ...set, updated_at: Date.now() } as never).where('id', '=', t.id).where('status', '=', from);
     if (leaseOwner) q = q.where('lease_owner', '=', leaseOwner);
+    if (when.flagged !== undefined) q = q.where('flagged', '=', when.flagged);
+    if (when.pollFailures !== undefined) q = q.where('poll_failures', '=', when.pollFailures);
     const r = await q.executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
@@ -595,21 +599,26 @@ export class TaskService {
     return won ? status : t.status;
   }
 
-  /** Counts a poll failure; at TASK_POLL_MAX_FAILURES the task fails and is refunded. */
+  /**
+   * Counts a poll failure; at TASK_POLL_MAX_FAILURES the task fails and is refunded. The update is
+   * a compare-and-swap on the count it read too, so a stale poll (one whose lease expired while it
+   * waited, and which the same node id would otherwise still pass) cannot overwrite a newer count.
+   */
   async pollFailed(t: Task, reason: string, leaseOwner: string, extra: Record<string, unknown> = {}): Promise<string> {
-    const failures = Number(t.poll_failures) + 1;
+    const seen = Number(t.poll_failures);
+    const failures = seen + 1;
     const max = this.config.taskPollMaxFailures;
     if (max > 0 && failures >= max) {
       const won = await this.transition(t, t.status, {
         ...extra, status: 'FAILURE', progress: '100%', poll_failures: failures, fail_reason: `poll failed ${failures} times: ${reason}`.slice(0, 2000),
         quota_final: 0, finished_at: Date.now(), next_poll_at: null, lease_owner: null, lease_until: null,
-      }, leaseOwner);
+      }, leaseOwner, { pollFailures: seen });
       if (won) await this.settle(t.public_id);
       return won ? 'FAILURE' : t.status;
     }
     const backoff = Math.min(this.pollIntervalMs() * 2 ** Math.min(failures - 1, 8), Math.max(this.pollIntervalMs(), this.config.taskPollBackoffMaxSeconds * 1000));
     const status = (extra.status as string | undefined) ?? t.status;
-    await this.transition(t, t.status, { ...extra, status, poll_failures: failures, next_poll_at: Date.now() + backoff, lease_owner: null, lease_until: null }, leaseOwner);
+    await this.transition(t, t.status, { ...extra, status, poll_failures: failures, next_poll_at: Date.now() + backoff, lease_owner: null, lease_until: null }, leaseOwner, { pollFailures: seen });
     this.log.warn({ task: t.public_id, failures, reason: reason.slice(0, 512) }, 'task poll failed');
     return status;
   }
