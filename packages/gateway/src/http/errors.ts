@@ -38,7 +38,12 @@ export function errorBody(family: Family, e: GatewayError, requestId?: string): 
     case 'anthropic':
       return { type: 'error', error: { type: ANTHROPIC_TYPE[e.status] ?? 'api_error', message: e.message }, request_id: requestId };
     case 'gemini':
-      return { error: { code: e.status, message: e.message, status: GEMINI_STATUS[e.status] ?? 'UNKNOWN' } };
+      return {
+        error: {
+          code: e.status, message: e.message, status: GEMINI_STATUS[e.status] ?? 'UNKNOWN',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: e.code, domain: 'gatehouse' }],
+        },
+      };
     case 'admin':
       return { success: false, message: e.message, data: null };
     case 'task':
