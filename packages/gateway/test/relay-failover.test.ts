@@ -188,6 +188,8 @@ test('a channel whose only key is refused is auto-disabled (status 3) and recove
   assert.ok(up.requests.every((r, i) => i < n || r.body.max_tokens === 1));
   up.keys!.add('revoked');
   await waitFor(async () => (await channelRow(gw, id)).status === 1, 5000, 'channel recovery');
+  // The in-memory index reloads after the revision bump: wait for it too.
+  await waitFor(() => gw.services.relay.channels.candidates('default', 'fo-chan').some((ch) => ch.id === id && !ch.keyState['0']), 5000, 'index reload');
   const relayed = () => up.requests.filter((r) => r.body.max_tokens !== 1).length;
   const m = relayed();
   await ask(c.key, 'fo-chan');

@@ -129,13 +129,13 @@ test('streamGenerateContent without alt=sse answers one JSON array; /v1/models/{
 
 test('countTokens: counted locally, no upstream call, nothing billed', async () => {
   gem.requests.length = 0;
-  const before = await balance(gw, caller.userId);
-  const r = await sdk().models.countTokens({ model: 'gemini-pass', contents: 'hello there, how are you today?' });
+  const c = await createCaller(gw, { quota: 1000 });
+  const r = await sdk(c.key).models.countTokens({ model: 'gemini-pass', contents: 'hello there, how are you today?' });
   assert.ok((r.totalTokens ?? 0) > 5 && (r.totalTokens ?? 0) < 20, `got ${r.totalTokens}`);
-  const r2 = await sdk().models.countTokens({ model: 'gpt-g', contents: 'hello there, how are you today? and more words here' });
+  const r2 = await sdk(c.key).models.countTokens({ model: 'gpt-g', contents: 'hello there, how are you today? and more words here' });
   assert.ok((r2.totalTokens ?? 0) > (r.totalTokens ?? 0));
   assert.equal(gem.requests.length, 0);
-  assert.equal(await balance(gw, caller.userId), before);
+  assert.equal(await balance(gw, c.userId), 1000);
 });
 
 test('embedContent: Gemini upstream passes through (input counted), OpenAI upstream through the embeddings call', async () => {

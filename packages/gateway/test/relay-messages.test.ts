@@ -168,13 +168,13 @@ test('converted to an OpenAI upstream, stream: Anthropic events, usage from the 
 
 test('count_tokens: counted locally, no upstream call, nothing billed', async () => {
   ant.requests.length = 0;
-  const before = await balance(gw, caller.userId);
-  const r = await sdk().messages.countTokens({ model: 'claude-pass', messages: [{ role: 'user', content: 'hello there, how are you today?' }] });
+  const c = await createCaller(gw, { quota: 1000 });
+  const r = await sdk(c.key).messages.countTokens({ model: 'claude-pass', messages: [{ role: 'user', content: 'hello there, how are you today?' }] });
   assert.ok(r.input_tokens > 5 && r.input_tokens < 20, `got ${r.input_tokens}`);
-  const withTools = await sdk().messages.countTokens({ model: 'claude-pass', tools, messages: [{ role: 'user', content: 'hello there, how are you today?' }] });
+  const withTools = await sdk(c.key).messages.countTokens({ model: 'claude-pass', tools, messages: [{ role: 'user', content: 'hello there, how are you today?' }] });
   assert.ok(withTools.input_tokens > r.input_tokens);
   assert.equal(ant.requests.length, 0);
-  assert.equal(await balance(gw, caller.userId), before);
+  assert.equal(await balance(gw, c.userId), 1000);
   await assert.rejects(sdk().messages.countTokens({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }), Anthropic.NotFoundError);
 });
 
