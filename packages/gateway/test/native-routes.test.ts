@@ -32,11 +32,14 @@ after(async () => {
 
 const nd = (user: TestUser | null, method: string, path: string, body?: unknown) => api(gw.url, user ? user.key : null, method, path, body);
 
+/** Waits for a terminal task whose money has moved (settlement follows the terminal transition). */
 async function completed(user: TestUser, id: string): Promise<Record<string, unknown>> {
-  return waitFor(async () => {
+  const body = await waitFor(async () => {
     const r = await nd(user, 'GET', `/nd/api/v1/videos/${id}`);
     return r.status === 200 && (r.body.status === 'succeeded' || r.body.status === 'failed') ? r.body : null;
   }, 10_000, `task ${id} to finish`);
+  await waitFor(async () => !['reserved', 'reserving'].includes((await row(id)).billing_status), 10_000, `task ${id} to settle`);
+  return body;
 }
 
 async function row(id: string) {

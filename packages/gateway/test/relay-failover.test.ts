@@ -187,8 +187,9 @@ test('a channel whose only key is refused is auto-disabled (status 3) and recove
   // Only probes (no relay traffic) reach the disabled channel now.
   assert.ok(up.requests.every((r, i) => i < n || r.body.max_tokens === 1));
   up.keys!.add('revoked');
-  // Recovered in the database and in this node's channel index (the reload follows the commit).
-  await waitFor(async () => (await channelRow(gw, id)).status === 1 && gw.services.relay.channels.all().some((ch) => ch.id === id && ch.status === 1), 5000, 'channel recovery');
+  await waitFor(async () => (await channelRow(gw, id)).status === 1, 5000, 'channel recovery');
+  // The in-memory index reloads after the revision bump: wait for it too.
+  await waitFor(() => gw.services.relay.channels.candidates('default', 'fo-chan').some((ch) => ch.id === id && !ch.keyState['0']), 5000, 'index reload');
   const relayed = () => up.requests.filter((r) => r.body.max_tokens !== 1).length;
   const m = relayed();
   await ask(c.key, 'fo-chan');

@@ -36,9 +36,22 @@ const ANTHROPIC_TYPE: Record<number, string> = {
 export function errorBody(family: Family, e: GatewayError, requestId?: string): unknown {
   switch (family) {
     case 'anthropic':
-      return { type: 'error', error: { type: ANTHROPIC_TYPE[e.status] ?? 'api_error', message: e.message }, request_id: requestId };
+      return {
+        type: 'error',
+        error: {
+          type: e.code === 'insufficient_quota' ? 'billing_error' : (ANTHROPIC_TYPE[e.status] ?? 'api_error'),
+          message: e.message,
+          details: { error_code: e.code },
+        },
+        request_id: requestId,
+      };
     case 'gemini':
-      return { error: { code: e.status, message: e.message, status: GEMINI_STATUS[e.status] ?? 'UNKNOWN' } };
+      return {
+        error: {
+          code: e.status, message: e.message, status: GEMINI_STATUS[e.status] ?? 'UNKNOWN',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: e.code, domain: 'gatehouse' }],
+        },
+      };
     case 'admin':
       return { success: false, message: e.message, data: null };
     case 'task':

@@ -213,6 +213,12 @@ export function buildOpenApi(serverUrl: string): Schema {
     '/v1/embeddings': { post: op('model calls', 'Embeddings', ref('EmbeddingList'), { security: 'key', body: ref('EmbeddingRequest') }) },
     '/v1/models': { get: op('model calls', 'Models this key may use', ref('ModelList'), { security: 'key' }) },
     '/v1/models/{model}': { get: op('model calls', 'One model (404 model_not_found when absent)', ref('Model'), { security: 'key', params: [{ name: 'model', in: 'path', required: true, schema: str() }] }) },
+    '/pg/chat/completions': { post: op('model calls', 'Playground chat completion with the login session; billed to the user', ref('ChatCompletion'), { body: ref('ChatCompletionRequest') }) },
+    '/v1/messages': { post: op('model calls', 'Messages-style API (key in x-api-key or Bearer; requires model, max_tokens, messages)', { type: 'object' }, { security: 'key', body: obj({ model: str(), max_tokens: int(), messages: arr({ type: 'object' }) }, ['model', 'max_tokens', 'messages']) }) },
+    '/v1/messages/count_tokens': { post: op('model calls', 'Prompt tokens counted locally ({input_tokens}); no charge', obj({ input_tokens: int() }), { security: 'key', body: obj({ model: str(), messages: arr({ type: 'object' }) }, ['model', 'messages']) }) },
+    '/v1beta/models/{model}:{action}': { post: op('model calls', 'Gemini-native action: generateContent, streamGenerateContent (?alt=sse), countTokens, embedContent, batchEmbedContents (key in ?key= or x-goog-api-key); also under /v1/models', { type: 'object' }, { security: 'key', params: [{ name: 'model', in: 'path', required: true, schema: str() }, { name: 'action', in: 'path', required: true, schema: str() }], body: { type: 'object' } }) },
+    '/v1beta/models': { get: op('model calls', 'Gemini-style model list ({models, nextPageToken}; pageSize, pageToken)', { type: 'object' }, { security: 'key', params: [q('pageSize', int()), q('pageToken', str())] }) },
+    '/v1beta/openai/models': { get: op('model calls', 'OpenAI-style model list', ref('ModelList'), { security: 'key' }) },
   };
   return {
     openapi: '3.1.0',

@@ -1,13 +1,18 @@
 /**
- * OpenAI-format model-call endpoints (SPEC §4.6): chat completions, completions, embeddings, model
- * list and model detail. Thin: decode, call the relay, let it answer.
+ * OpenAI-format model-call endpoints (SPEC §4.6): chat completions, completions, embeddings, the web
+ * playground chat, model list and model detail (in the caller's family). Thin: decode, call the relay,
+ * let it answer. The messages-style and Gemini-native endpoints are in relay-family-routes.ts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../platform/errors.ts';
 import type { RelayKind } from '../relay/providers.ts';
 import type { AppDeps } from './app.ts';
-import { requireKey } from './auth.ts';
-import { familyErrorHandler } from './errors.ts';
+import { requireKey, requireUser } from './auth.ts';
+import { familyErrorHandler, sendError, type Family } from './errors.ts';
+import {
+  anthropicModel, anthropicModelList, geminiModel, geminiModelList, listFamily, openaiModel, openaiModelList,
+} from './model-lists.ts';
+import { relayFamilyRoutes } from './relay-family-routes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,37 +20,50 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Sets up an encapsulated scope for model calls: the family's error envelope, a JSON parser that keeps
+ * the body bytes (an unchanged request is sent upstream as received), and the gateway-time header on
+ * answers the relay did not write itself.
+ */
+export function prepareRelayScope(scope: FastifyInstance, family: Family): void {
+  scope.setErrorHandler(familyErrorHandler(family));
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) => {
+    const buf = body as Buffer;
+    (req as FastifyRequest).rawBody = buf;
+    if (buf.length === 0) return done(new GatewayError(400, 'invalid_json', 'request body is empty; a JSON body is required'));
+    try {
+      done(null, JSON.parse(buf.toString('utf8')));
+    } catch (e) {
+      done(new GatewayError(400, 'invalid_json', `invalid JSON body: ${(e as Error).message}`));
+    }
+  });
+  scope.addHook('onSend', async (req, reply, payload) => {
+    if (!reply.hasHeader('x-gatehouse-time-ms')) reply.header('x-gatehouse-time-ms', (Number(process.hrtime.bigint() - req.startedAt) / 1e6).toFixed(2));
+    return payload;
+  });
+}
+
+/** The JSON object body of a model call (400 otherwise). */
+export function objectBody(req: FastifyRequest): Record<string, unknown> {
+  const body = req.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new GatewayError(400, 'invalid_json', 'the request body must be a JSON object');
+  }
+  return body as Record<string, unknown>;
+}
+
 export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   await app.register(async (scope) => {
-    scope.setErrorHandler(familyErrorHandler('openai'));
-    // Keep the body bytes: an unchanged request is sent upstream as received.
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) => {
-      const buf = body as Buffer;
-      (req as FastifyRequest).rawBody = buf;
-      if (buf.length === 0) return done(new GatewayError(400, 'invalid_json', 'request body is empty; a JSON body is required'));
-      try {
-        done(null, JSON.parse(buf.toString('utf8')));
-      } catch (e) {
-        done(new GatewayError(400, 'invalid_json', `invalid JSON body: ${(e as Error).message}`));
-      }
-    });
-    // Answers the relay did not write itself (errors, model lists) carry the gateway's time too.
-    scope.addHook('onSend', async (req, reply, payload) => {
-      if (!reply.hasHeader('x-gatehouse-time-ms')) reply.header('x-gatehouse-time-ms', (Number(process.hrtime.bigint() - req.startedAt) / 1e6).toFixed(2));
-      return payload;
-    });
+    prepareRelayScope(scope, 'openai');
     const auth = requireKey(deps);
     const relay = () => deps.services.relay.relay;
 
     const call = (kind: RelayKind, endpoint: string) => async (req: FastifyRequest, reply: FastifyReply) => {
-      const body = req.body;
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        throw new GatewayError(400, 'invalid_json', 'the request body must be a JSON object');
-      }
+      const body = objectBody(req);
       const params = req.params as { model?: string };
       await relay().handle({
-        kind, endpoint, principal: req.principal!, body: body as Record<string, unknown>, raw: req.rawBody ?? Buffer.from(JSON.stringify(body)),
+        kind, endpoint, principal: req.principal!, body, raw: req.rawBody ?? Buffer.from(JSON.stringify(body)),
         requestId: req.requestId, startedAt: req.startedAt, modelFromPath: params.model,
         client: { res: reply.raw, hijack: () => reply.hijack() },
       });
@@ -56,20 +74,42 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     scope.post('/v1/embeddings', { preHandler: auth }, call('embeddings', '/v1/embeddings'));
     scope.post('/v1/engines/:model/embeddings', { preHandler: auth }, call('embeddings', '/v1/engines/{model}/embeddings'));
 
-    scope.get('/v1/models', { preHandler: auth }, async (req) => {
-      const models = relay().listModels(req.principal!);
-      return { object: 'list', data: models.map(modelObject) };
+    // Web playground: the login session instead of a key; the user's group; billed to the user (no key).
+    scope.post('/pg/chat/completions', { preHandler: requireUser(deps) }, async (req, reply) => {
+      const u = req.user!;
+      let body = objectBody(req);
+      let raw = req.rawBody ?? Buffer.from(JSON.stringify(body));
+      if (body.group !== undefined) {
+        if (body.group !== u.group) throw new GatewayError(403, 'group_not_allowed', `the playground uses your group "${u.group}"`);
+        const { group: _g, ...rest } = body;
+        body = rest;
+        raw = Buffer.from(JSON.stringify(body));
+      }
+      await relay().handle({
+        kind: 'chat', endpoint: '/pg/chat/completions', body, raw, requestId: req.requestId, startedAt: req.startedAt,
+        principal: { keyId: null, keyName: null, userId: u.id, username: u.username, userRole: u.role, group: u.group, unlimitedQuota: true, models: null },
+        client: { res: reply.raw, hijack: () => reply.hijack() },
+      });
     });
-    scope.get('/v1/models/:model', { preHandler: auth }, async (req) => {
+
+    // The model list answers in the family the request looks like (SPEC §4.6).
+    const listErrors = (err: unknown, req: FastifyRequest, reply: FastifyReply) => sendError(reply, listFamily(req), err);
+    scope.get('/v1/models', { preHandler: auth, errorHandler: listErrors }, async (req) => {
+      const models = relay().listModels(req.principal!);
+      const fam = listFamily(req);
+      if (fam === 'anthropic') return anthropicModelList(models, req.query as Record<string, unknown>);
+      if (fam === 'gemini') return geminiModelList(models, req.query as Record<string, unknown>);
+      return openaiModelList(models);
+    });
+    scope.get('/v1/models/:model', { preHandler: auth, errorHandler: listErrors }, async (req) => {
       const { model } = req.params as { model: string };
-      if (!relay().listModels(req.principal!).includes(model)) {
+      const id = model.replace(/^models\//, '');
+      if (!relay().listModels(req.principal!).includes(id)) {
         throw new GatewayError(404, 'model_not_found', `the model "${model}" does not exist or this key may not use it`);
       }
-      return modelObject(model);
+      const fam = listFamily(req);
+      return fam === 'anthropic' ? anthropicModel(id) : fam === 'gemini' ? geminiModel(id) : openaiModel(id);
     });
   });
-}
-
-function modelObject(id: string) {
-  return { id, object: 'model', created: 0, owned_by: 'gatehouse' };
+  await relayFamilyRoutes(app, deps);
 }

@@ -19,9 +19,14 @@ export function channelFormat(type: number): WireFormat {
   return 'openai';
 }
 
-/** Whether a channel can serve a kind of call (Anthropic and Gemini channels serve chat only). */
-export function supportsKind(ch: RuntimeChannel, kind: RelayKind): boolean {
-  return kind === 'chat' || channelFormat(ch.type) === 'openai';
+/**
+ * Whether a channel can serve a kind of call for a caller speaking `inbound`: chat on every channel;
+ * completions and embeddings on OpenAI-format channels; Gemini embedding actions also on Gemini channels.
+ */
+export function supportsKind(ch: RuntimeChannel, kind: RelayKind, inbound: WireFormat = 'openai'): boolean {
+  if (kind === 'chat') return true;
+  const f = channelFormat(ch.type);
+  return f === 'openai' || (kind === 'embeddings' && inbound === 'gemini' && f === 'gemini');
 }
 
 const OPENAI_PATH: Record<RelayKind, string> = { chat: 'chat/completions', completions: 'completions', embeddings: 'embeddings' };
@@ -32,7 +37,8 @@ export function upstreamModel(ch: RuntimeChannel, model: string): string {
   return typeof m === 'string' && m ? m : model;
 }
 
-export function upstreamUrl(ch: RuntimeChannel, kind: RelayKind, model: string, stream: boolean): URL {
+/** `geminiAction` names the Gemini model action for embedding calls (`embedContent`, `batchEmbedContents`). */
+export function upstreamUrl(ch: RuntimeChannel, kind: RelayKind, model: string, stream: boolean, geminiAction?: string): URL {
   const base = ch.baseUrl;
   switch (ch.type) {
     case ChannelType.azure: {
@@ -46,6 +52,7 @@ export function upstreamUrl(ch: RuntimeChannel, kind: RelayKind, model: string, 
     case ChannelType.gemini: {
       const root = /\/v1(beta)?$/.test(base) ? base : `${base}/v1beta`;
       const m = encodeURIComponent(model.replace(/^models\//, ''));
+      if (geminiAction) return new URL(`${root}/models/${m}:${geminiAction}`);
       return new URL(stream ? `${root}/models/${m}:streamGenerateContent?alt=sse` : `${root}/models/${m}:generateContent`);
     }
     default:

@@ -13,6 +13,7 @@ import type { ServerResponse } from 'node:http';
 import type { Core } from '../core.ts';
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
+import { errorBody } from '../http/errors.ts';
 import type { Ledger, Payer } from '../billing/ledger.ts';
 import type { ModelPrice, PriceBook, TokenUsage } from '../billing/prices.ts';
 import { countTokens, estimateTokens, TokenCounter } from '../billing/tokens.ts';
@@ -26,8 +27,9 @@ import { readText, type UpstreamPools, type UpstreamResponse } from './upstream.
 import { SseFramer, type SseEvent } from './sse.ts';
 import {
   createStreamDecoder, createStreamEncoder, decodeRequest, decodeResponse, encodeRequest, encodeResponse, upstreamErrorMessage,
-  usageFromResponse, type CanonicalRequest, type CanonicalStreamEvent, type Usage, type WireFormat,
+  usageFromResponse, type CanonicalRequest, type CanonicalResponse, type CanonicalStreamEvent, type Usage, type WireFormat,
 } from './formats/index.ts';
+import { embedTexts, geminiEmbedFromOpenAI, geminiEmbedPassBody, openaiEmbedFromGemini, type GeminiEmbedAction } from './embed.ts';
 
 /** Output tokens reserved when the caller sets no max_tokens. */
 export const DEFAULT_OUTPUT_ALLOWANCE = 1024;
@@ -39,9 +41,15 @@ export interface ClientConn {
   hijack(): void;
 }
 
+/**
+ * Who pays for a call: an API key, or a logged-in user without a key (the playground: keyId and keyName
+ * null, no key cap, every model the group serves).
+ */
+export type RelayPrincipal = Omit<KeyPrincipal, 'keyId' | 'keyName'> & { keyId: number | null; keyName: string | null };
+
 export interface RelayCall {
   kind: RelayKind;
-  principal: KeyPrincipal;
+  principal: RelayPrincipal;
   body: Record<string, unknown>;
   /** The request body as received (sent unchanged when nothing needs to change). */
   raw: Buffer;
@@ -50,8 +58,16 @@ export interface RelayCall {
   /** process.hrtime.bigint() when the request arrived. */
   startedAt: bigint;
   client: ClientConn;
-  /** Model named by the URL (legacy /v1/engines/{model}/embeddings). */
+  /** Model named by the URL (legacy /v1/engines/{model}/embeddings, Gemini model actions). */
   modelFromPath?: string;
+  /** The wire format the caller speaks (default `openai`). */
+  inbound?: WireFormat;
+  /** Streaming chosen by the URL (Gemini `:streamGenerateContent`); otherwise `body.stream === true`. */
+  stream?: boolean;
+  /** Gemini stream without `alt=sse`: the answer is one JSON array of response chunks. */
+  jsonArrayStream?: boolean;
+  /** Gemini embedding action (kind `embeddings`, inbound `gemini`). */
+  geminiAction?: GeminiEmbedAction;
 }
 
 interface AttemptRecord {
@@ -67,6 +83,8 @@ type AttemptResult =
 
 interface Ctx {
   call: RelayCall;
+  /** The caller's wire format. */
+  cf: WireFormat;
   model: string;
   stream: boolean;
   price: ModelPrice | null;
@@ -109,9 +127,21 @@ export class Relay {
   }
 
   /** Models the key may use and some enabled channel serves for its group. */
-  listModels(p: KeyPrincipal): string[] {
+  listModels(p: Pick<RelayPrincipal, 'group' | 'models'>): string[] {
     const all = this.d.channels.modelsFor(p.group);
     return (p.models ? all.filter((m) => p.models!.has(m)) : all).sort();
+  }
+
+  /**
+   * Counts the prompt tokens of a request in `format` with the local tokenizer (o200k_base), for
+   * `/v1/messages/count_tokens` and Gemini `:countTokens`. No upstream call and no charge; the model
+   * must be one the caller may use. Images count 1000 tokens each (as in the estimate).
+   */
+  async countPromptTokens(p: RelayPrincipal, format: WireFormat, model: string, body: Record<string, unknown>): Promise<number> {
+    if (p.models) checkModelAccess(p as KeyPrincipal, model);
+    if (!this.listModels(p).includes(model)) throw new GatewayError(404, 'model_not_found', `model "${model}" is not available in group "${p.group}"`);
+    const req = decodeRequest(format, body);
+    return (await countTokens(canonicalPromptText(req))) + canonicalImageCount(req) * 1000;
   }
 
   /**
@@ -120,25 +150,42 @@ export class Relay {
    */
   async handle(call: RelayCall): Promise<void> {
     const { body, principal } = call;
+    const cf = call.inbound ?? 'openai';
     const model = call.modelFromPath ?? body.model;
     if (typeof model !== 'string' || !model) throw new GatewayError(400, 'invalid_request', '"model" is required and must be a string');
-    if (call.kind === 'chat' && !Array.isArray(body.messages)) throw new GatewayError(400, 'invalid_request', '"messages" is required and must be an array');
-    if (call.kind === 'completions' && body.prompt === undefined) throw new GatewayError(400, 'invalid_request', '"prompt" is required');
-    if (call.kind === 'embeddings' && body.input === undefined) throw new GatewayError(400, 'invalid_request', '"input" is required');
-    checkModelAccess(principal, model);
-    const candidates = this.d.channels.candidates(principal.group, model).filter((c) => supportsKind(c, call.kind));
+    let canonical: CanonicalRequest | null = null;
+    if (cf === 'openai') {
+      if (call.kind === 'chat' && !Array.isArray(body.messages)) throw new GatewayError(400, 'invalid_request', '"messages" is required and must be an array');
+      if (call.kind === 'completions' && body.prompt === undefined) throw new GatewayError(400, 'invalid_request', '"prompt" is required');
+      if (call.kind === 'embeddings' && body.input === undefined) throw new GatewayError(400, 'invalid_request', '"input" is required');
+    } else if (call.kind === 'chat') {
+      // Other formats are decoded up front: it validates the request and gives the prompt for the estimate.
+      canonical = decodeRequest(cf, body);
+      canonical.model = model;
+      if (call.stream !== undefined) canonical.stream = call.stream;
+    } else if (call.kind === 'embeddings' && cf === 'gemini') {
+      if (embedTexts(body, call.geminiAction ?? 'embedContent') === null) {
+        throw new GatewayError(400, 'invalid_request', call.geminiAction === 'batchEmbedContents' ? '"requests" must be a list of {content:{parts:[{text}]}}' : '"content" must be {parts:[{text}]}');
+      }
+    }
+    if (principal.models) checkModelAccess(principal as KeyPrincipal, model);
+    const candidates = this.d.channels.candidates(principal.group, model).filter((c) => supportsKind(c, call.kind, cf));
     if (candidates.length === 0) {
+      // Callers of the other formats get "not found" for a model nothing serves (their SDKs retry 503s).
+      if (cf !== 'openai' && !this.d.channels.modelsFor(principal.group).includes(model)) {
+        throw new GatewayError(404, 'model_not_found', `model "${model}" is not available in group "${principal.group}"`);
+      }
       throw new GatewayError(503, 'no_available_channel', `no available channel for model "${model}" in group "${principal.group}"`);
     }
     const price = this.d.prices.get(model);
     if (!price && !this.d.core.config.relayAllowUnpricedModels) {
       throw new GatewayError(403, 'model_price_not_set', `model "${model}" has no price set; an administrator must set one before it can be used`);
     }
-    const stream = call.kind !== 'embeddings' && body.stream === true;
+    const stream = call.stream ?? (call.kind !== 'embeddings' && body.stream === true);
     const ctx: Ctx = {
-      call, model, stream, price,
-      payer: { userId: principal.userId, keyId: principal.keyId, unlimitedKey: principal.unlimitedQuota },
-      reserved: 0, attempts: [], upstreamWaitMs: 0, firstByteMs: null, canonical: null, promptText: null, started: false,
+      call, cf, model, stream, price,
+      payer: { userId: principal.userId, keyId: principal.keyId, unlimitedKey: principal.keyId === null || principal.unlimitedQuota },
+      reserved: 0, attempts: [], upstreamWaitMs: 0, firstByteMs: null, canonical, promptText: null, started: false,
     };
     // Reserve the estimate before any upstream work.
     const estimate = this.estimateUsage(ctx);
@@ -217,29 +264,55 @@ export class Relay {
   // ---------- one attempt ----------
 
   private buildBody(ctx: Ctx, ch: RuntimeChannel, fmt: WireFormat, upModel: string): string | Buffer {
-    const { call } = ctx;
-    if (fmt === 'openai') {
-      const addUsage = ctx.stream && !includeUsageAsked(call.body);
-      const modelChanges = call.modelFromPath !== undefined || upModel !== call.body.model;
-      if (!addUsage && !modelChanges && !hasOverride(ch)) return call.raw;
-      const b: Record<string, unknown> = { ...call.body, model: upModel };
-      if (addUsage) b.stream_options = { ...(isObj(b.stream_options) ? b.stream_options : {}), include_usage: true };
+    const { call, cf } = ctx;
+    if (call.kind === 'embeddings' && cf === 'gemini') {
+      const action = call.geminiAction ?? 'embedContent';
+      const b = fmt === 'gemini' ? geminiEmbedPassBody(call.body, action, upModel, ctx.model) : openaiEmbedFromGemini(call.body, action, upModel);
+      if (b === null) return call.raw;
       applyParamOverride(b, ch.paramOverride);
       return JSON.stringify(b);
     }
-    ctx.canonical ??= decodeRequest('openai', call.body);
+    if (fmt === cf) {
+      if (fmt === 'openai') {
+        const addUsage = ctx.stream && !includeUsageAsked(call.body);
+        const modelChanges = call.modelFromPath !== undefined || upModel !== call.body.model;
+        if (!addUsage && !modelChanges && !hasOverride(ch)) return call.raw;
+        const b: Record<string, unknown> = { ...call.body, model: upModel };
+        if (addUsage) b.stream_options = { ...(isObj(b.stream_options) ? b.stream_options : {}), include_usage: true };
+        applyParamOverride(b, ch.paramOverride);
+        return JSON.stringify(b);
+      }
+      // Anthropic → Anthropic and Gemini → Gemini: as received unless the model (Anthropic bodies name it) or an override changes it.
+      const modelChanges = fmt === 'anthropic' && upModel !== call.body.model;
+      if (!modelChanges && !hasOverride(ch)) return call.raw;
+      const b: Record<string, unknown> = { ...call.body };
+      if (fmt === 'anthropic') b.model = upModel;
+      applyParamOverride(b, ch.paramOverride);
+      return JSON.stringify(b);
+    }
+    ctx.canonical ??= decodeRequest(cf, call.body);
     const b = encodeRequest(fmt, { ...ctx.canonical, dropped: [...ctx.canonical.dropped] }, upModel);
     applyParamOverride(b, ch.paramOverride);
     return JSON.stringify(b);
+  }
+
+  /** The body of an upstream 4xx the caller is to see: as it came when the upstream speaks the caller's format. */
+  private clientErrorBody(ctx: Ctx, fmt: WireFormat, status: number, text: string, contentType: string, message: string): AttemptResult {
+    if (fmt === ctx.cf) return { kind: 'client_error', status, body: text, contentType, message };
+    const body = ctx.cf === 'openai'
+      ? { error: { message, type: 'invalid_request_error', param: null, code: 'upstream_error' } }
+      : errorBody(ctx.cf, new GatewayError(status, 'upstream_error', message, 'invalid_request_error'));
+    return { kind: 'client_error', status, contentType: 'application/json', message, body: JSON.stringify(body) };
   }
 
   private async attempt(ctx: Ctx, ch: RuntimeChannel, key: string): Promise<AttemptResult & { retryAfterMs?: number }> {
     const fmt = channelFormat(ch.type);
     const upModel = upstreamModel(ch, ctx.model);
     const body = this.buildBody(ctx, ch, fmt, upModel);
+    const embedGemini = ctx.call.kind === 'embeddings' && ctx.cf === 'gemini';
     const t0 = process.hrtime.bigint();
     const up = await this.d.pools.send({
-      url: upstreamUrl(ch, ctx.call.kind, upModel, ctx.stream),
+      url: upstreamUrl(ch, ctx.call.kind, upModel, ctx.stream, embedGemini ? (ctx.call.geminiAction ?? 'embedContent') : undefined),
       method: 'POST',
       headers: upstreamHeaders(ch, key, ctx.stream),
       body,
@@ -252,11 +325,7 @@ export class Relay {
         return { kind: 'retry', status: s, message, retryAfterMs: s === 429 ? retryAfter(up.headers['retry-after']) : undefined };
       }
       // Other 4xx: the request itself is at fault; the caller sees the upstream's answer.
-      if (fmt === 'openai') return { kind: 'client_error', status: s, body: text, contentType: String(up.headers['content-type'] ?? 'application/json'), message };
-      return {
-        kind: 'client_error', status: s, contentType: 'application/json', message,
-        body: JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code: 'upstream_error' } }),
-      };
+      return this.clientErrorBody(ctx, fmt, s, text, String(up.headers['content-type'] ?? 'application/json'), message);
     }
     const ctype = String(up.headers['content-type'] ?? '');
     if (ctx.stream && ctype.includes('text/event-stream')) {
@@ -274,22 +343,44 @@ export class Relay {
     }
     let out: string;
     let usage: Usage | null;
-    if (fmt === 'openai') {
+    let decoded: CanonicalResponse | null = null;
+    if (embedGemini) {
+      if (fmt === 'gemini') {
+        out = text;
+        usage = null; // Gemini reports no usage for embeddings: the input is counted
+      } else {
+        const conv = geminiEmbedFromOpenAI(json, ctx.call.geminiAction ?? 'embedContent');
+        if (!conv) return { kind: 'retry', status: 502, message: 'upstream embeddings response could not be read' };
+        out = JSON.stringify(conv);
+        usage = usageFromResponse('openai', json);
+      }
+    } else if (fmt === ctx.cf) {
       out = text;
-      usage = usageFromResponse('openai', json);
+      usage = usageFromResponse(fmt, json);
     } else {
-      let res;
       try {
-        res = decodeResponse(fmt, json);
+        decoded = decodeResponse(fmt, json);
       } catch (e) {
         return { kind: 'retry', status: 502, message: `upstream response could not be read: ${(e as Error).message}` };
       }
-      usage = res.usage;
-      out = JSON.stringify(encodeResponse('openai', res, ctx.model, ctx.call.requestId));
+      usage = decoded.usage;
+      out = JSON.stringify(encodeResponse(ctx.cf, decoded, ctx.model, ctx.call.requestId));
     }
     this.begin(ctx, 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(out)) });
     ctx.call.client.res.end(out);
-    const final = usage && (usage.inputTokens > 0 || usage.outputTokens > 0) ? usage : await this.countUsage(ctx, null, json);
+    let final: Usage;
+    if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0)) final = usage;
+    else {
+      let outText = '';
+      if (ctx.call.kind !== 'embeddings') {
+        if (fmt === 'openai') outText = responseText(json);
+        else {
+          try { decoded ??= decodeResponse(fmt, json); } catch { decoded = null; }
+          outText = decoded ? canonicalResponseText(decoded) : '';
+        }
+      }
+      final = await this.countUsage(ctx, null, outText);
+    }
     this.finish(ctx, ch, upModel, final, 200, { upstreamUsage: !!usage });
     return { kind: 'done' };
   }
@@ -318,15 +409,21 @@ export class Relay {
    */
   private streamResponse(ctx: Ctx, ch: RuntimeChannel, fmt: WireFormat, upModel: string, up: UpstreamResponse): Promise<void> {
     const res = ctx.call.client.res;
-    const strip = fmt === 'openai' && !includeUsageAsked(ctx.call.body);
+    const cf = ctx.cf;
+    const oaPass = fmt === 'openai' && cf === 'openai';
+    const strip = oaPass && !includeUsageAsked(ctx.call.body);
     const framer = new SseFramer();
     const counter = new TokenCounter();
     let usage: Partial<Usage> | null = null;
-    const decoder = fmt === 'openai' ? null : createStreamDecoder(fmt);
-    const encoder = fmt === 'openai' ? null : createStreamEncoder('openai', {
-      model: ctx.model, requestId: ctx.call.requestId, includeUsage: ctx.canonical?.includeUsage ?? false,
+    // Same-format streams other than OpenAI are forwarded as they come and only decoded for usage.
+    const decoder = oaPass ? null : createStreamDecoder(fmt);
+    const encoder = fmt === cf ? null : createStreamEncoder(cf, {
+      model: ctx.model, requestId: ctx.call.requestId, includeUsage: cf === 'openai' ? (ctx.canonical?.includeUsage ?? false) : true,
     });
-    this.begin(ctx, 200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    const array = ctx.call.jsonArrayStream ? new JsonArrayStream() : null;
+    this.begin(ctx, 200, array
+      ? { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }
+      : { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
 
     const onCanonical = (evs: CanonicalStreamEvent[]): string => {
       let out = '';
@@ -337,7 +434,7 @@ export class Relay {
         else if (e.type === 'thinking' && e.text) counter.add(e.text);
         else if (e.type === 'tool_call_args') counter.add(e.delta);
         else if (e.type === 'tool_call_start') counter.add(e.name);
-        out += encoder!.push(e);
+        if (encoder) out += encoder.push(e);
       }
       return out;
     };
@@ -374,21 +471,20 @@ export class Relay {
         res.off('close', onClose);
         body.off('data', onData);
         if (!clientGone && !res.writableEnded) {
-          if (upstreamError) {
-            const err = { error: { message: `upstream stream failed: ${upstreamError}`, type: 'upstream_error', param: null, code: 'upstream_stream_error' } };
-            res.write(`data: ${JSON.stringify(err)}\n\n`);
-          }
-          res.end();
+          let tail = upstreamError ? streamErrorEvent(cf, `upstream stream failed: ${upstreamError}`) : '';
+          if (array) tail = array.push(tail) + array.end();
+          res.end(tail);
         }
         const status = clientGone ? 499 : upstreamError ? 502 : 200;
         const u = usage as Partial<Usage> | null;
         const complete = !clientGone && u && ((u.inputTokens ?? 0) > 0 || (u.outputTokens ?? 0) > 0);
         this.track((async () => {
-          const final = complete ? fullUsage(u) : await this.countUsage(ctx, counter, null, u);
+          const final = complete ? fullUsage(u) : await this.countUsage(ctx, counter, '', u);
           this.finish(ctx, ch, upModel, final, status, { upstreamUsage: !!complete, clientGone, upstreamError });
         })()).then(resolve, resolve);
       };
-      const write = (s: string | Buffer) => {
+      const write = (chunk: string | Buffer) => {
+        const s = array ? array.push(chunk) : chunk;
         if (s.length === 0 || clientGone) return;
         if (!res.write(s)) {
           body.pause();
@@ -397,7 +493,10 @@ export class Relay {
       };
       const onData = (chunk: Buffer) => {
         if (clientGone) return;
-        if (decoder) {
+        if (decoder && !encoder) {
+          write(chunk);
+          for (const ev of framer.push(chunk)) onCanonical(decoder.push({ event: ev.event, data: ev.data }));
+        } else if (decoder) {
           let out = '';
           for (const ev of framer.push(chunk)) out += onCanonical(decoder.push({ event: ev.event, data: ev.data }));
           write(out);
@@ -427,8 +526,10 @@ export class Relay {
           let out = '';
           for (const ev of framer.end()) out += onCanonical(decoder.push({ event: ev.event, data: ev.data }));
           out += onCanonical(decoder.end());
-          out += encoder!.end();
-          write(out);
+          if (encoder) {
+            out += encoder.end();
+            write(out);
+          }
         } else {
           let out = '';
           for (const ev of framer.end()) if (onOpenAI(ev) && strip) out += ev.raw;
@@ -445,7 +546,9 @@ export class Relay {
     if (ctx.promptText !== null) return ctx.promptText;
     const b = ctx.call.body;
     let t = '';
-    if (ctx.call.kind === 'chat') {
+    if (ctx.canonical && ctx.cf !== 'openai') t = canonicalPromptText(ctx.canonical);
+    else if (ctx.call.kind === 'embeddings' && ctx.cf === 'gemini') t = (embedTexts(b, ctx.call.geminiAction ?? 'embedContent') ?? []).join('\n');
+    else if (ctx.call.kind === 'chat') {
       for (const m of b.messages as unknown[]) t += textOfContent((m as { content?: unknown })?.content) + '\n';
       if (Array.isArray(b.tools)) t += JSON.stringify(b.tools);
     } else if (ctx.call.kind === 'completions') t = textOfContent(b.prompt);
@@ -458,20 +561,21 @@ export class Relay {
     if (ctx.price?.perRequest !== null && ctx.price?.perRequest !== undefined) return { inputTokens: 0, outputTokens: 0 };
     const b = ctx.call.body;
     const text = this.promptText(ctx);
-    const images = ctx.call.kind === 'chat' ? countImages(b.messages) : 0;
+    const c = ctx.cf !== 'openai' ? ctx.canonical : null;
+    const images = c ? canonicalImageCount(c) : ctx.call.kind === 'chat' ? countImages(b.messages) : 0;
     const input = estimateTokens(text) + images * 1000 + 8;
     if (ctx.call.kind === 'embeddings') return { inputTokens: input, outputTokens: 0 };
-    const max = num(b.max_completion_tokens) ?? num(b.max_tokens) ?? DEFAULT_OUTPUT_ALLOWANCE;
-    const n = Math.max(1, num(b.n) ?? 1);
+    const max = c ? (c.maxTokens ?? DEFAULT_OUTPUT_ALLOWANCE) : (num(b.max_completion_tokens) ?? num(b.max_tokens) ?? DEFAULT_OUTPUT_ALLOWANCE);
+    const n = Math.max(1, (c ? c.n : num(b.n)) ?? 1);
     return { inputTokens: input, outputTokens: max * n };
   }
 
   /** Usage counted locally when the upstream gave none (or the caller left before it came). */
-  private async countUsage(ctx: Ctx, counter: TokenCounter | null, json: unknown, partial?: Partial<Usage> | null): Promise<Usage> {
+  private async countUsage(ctx: Ctx, counter: TokenCounter | null, outputText: string, partial?: Partial<Usage> | null): Promise<Usage> {
     const input = partial?.inputTokens || (await countTokens(this.promptText(ctx)));
     let output = partial?.outputTokens ?? 0;
     if (counter) output = Math.max(output, await counter.total());
-    else if (json && ctx.call.kind !== 'embeddings') output = await countTokens(responseText(json));
+    else if (outputText) output = await countTokens(outputText);
     return { inputTokens: input, outputTokens: output, cachedInputTokens: partial?.cachedInputTokens ?? 0, cacheWriteTokens: 0, reasoningTokens: 0 };
   }
 
@@ -484,7 +588,7 @@ export class Relay {
     const log = (charged: number, extra: Record<string, unknown> = {}) => this.d.logs.write(this.logRow(ctx, ch, upModel, {
       type: 'consume', status_code: status, quota: charged, latency_ms: latency,
       prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, cached_tokens: usage.cachedInputTokens,
-      other: JSON.stringify({ ...other, ...extra, attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens, cache_write_tokens: usage.cacheWriteTokens }),
+      other: JSON.stringify({ ...other, ...extra, ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}), attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens, cache_write_tokens: usage.cacheWriteTokens }),
     }));
     if (reserved === 0 && actual === 0) {
       log(0);
@@ -520,6 +624,72 @@ export class Relay {
 }
 
 // ---------- helpers ----------
+
+/** A mid-stream failure as the caller's format writes it. */
+function streamErrorEvent(cf: WireFormat, message: string): string {
+  if (cf === 'anthropic') return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message } })}\n\n`;
+  if (cf === 'gemini') return `data: ${JSON.stringify({ error: { code: 502, message, status: 'UNAVAILABLE' } })}\n\n`;
+  return `data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code: 'upstream_stream_error' } })}\n\n`;
+}
+
+/**
+ * Re-frames SSE text as the JSON array Gemini's `:streamGenerateContent` answers without `alt=sse`:
+ * `[` + each event's data joined by `,` + `]`, written as events complete.
+ */
+class JsonArrayStream {
+  private readonly framer = new SseFramer();
+  private first = true;
+
+  push(chunk: string | Buffer): string {
+    if (chunk.length === 0) return '';
+    let out = '';
+    for (const ev of this.framer.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) out += this.item(ev.data);
+    return out;
+  }
+
+  end(): string {
+    let out = '';
+    for (const ev of this.framer.end()) out += this.item(ev.data);
+    return out + (this.first ? '[]' : '\n]');
+  }
+
+  private item(data: string): string {
+    const d = data.trim();
+    if (!d || d === '[DONE]') return '';
+    const s = (this.first ? '[' : ',\r\n') + d;
+    this.first = false;
+    return s;
+  }
+}
+
+/** Output text of a decoded response (counted when the upstream reported no usage). */
+function canonicalResponseText(r: CanonicalResponse): string {
+  let t = '';
+  for (const c of r.choices) {
+    for (const p of c.parts) if (p.type === 'text' || p.type === 'thinking') t += p.text;
+    for (const tc of c.toolCalls) t += tc.name + tc.arguments;
+  }
+  return t;
+}
+
+/** Prompt text of a decoded request (for the estimate and for counting). */
+export function canonicalPromptText(r: CanonicalRequest): string {
+  let t = '';
+  for (const m of r.messages) {
+    for (const p of m.parts) if (p.type === 'text' || p.type === 'thinking') t += p.text;
+    if (m.role === 'assistant') for (const tc of m.toolCalls) t += tc.name + tc.arguments;
+    t += '\n';
+  }
+  if (r.tools?.length) t += JSON.stringify(r.tools.map((x) => ({ name: x.name, description: x.description, parameters: x.parameters })));
+  return t;
+}
+
+/** Images in a decoded request. */
+export function canonicalImageCount(r: CanonicalRequest): number {
+  let n = 0;
+  for (const m of r.messages) for (const p of m.parts) if (p.type === 'image') n++;
+  return n;
+}
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

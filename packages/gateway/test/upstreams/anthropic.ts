@@ -1,6 +1,7 @@
 /**
  * A fake Anthropic Messages upstream (POST /v1/messages), stream and not, with tool use when tools are
- * offered on a user turn and a text answer that quotes a tool result.
+ * offered on a user turn, a thinking block when `thinking` is enabled, and a text answer that quotes a
+ * tool result.
  */
 import type { ServerResponse } from 'node:http';
 import { json, sse, startFake, type FakeUpstream, type Recorded } from './common.ts';
@@ -22,23 +23,32 @@ function handle(r: Recorded, res: ServerResponse, up: FakeUpstream): void | Prom
   const toolResult = Array.isArray(last.content) ? last.content.find((c: any) => c.type === 'tool_result') : null;
   const wantsTool = Array.isArray(b.tools) && b.tools.length > 0 && !toolResult;
   const text = toolResult ? `tool said: ${typeof toolResult.content === 'string' ? toolResult.content : toolResult.content?.[0]?.text}` : 'Hello from Claude';
+  const thinking = b.thinking?.type === 'enabled';
   if (!b.stream) {
-    const content = wantsTool
+    const content = thinking ? [{ type: 'thinking', thinking: 'Let me think.', signature: 'sig-abc' }] : [];
+    content.push(...(wantsTool
       ? [{ type: 'tool_use', id: 'toolu_1', name: b.tools[0].name, input: { city: 'Paris' } }]
-      : [{ type: 'text', text }];
+      : [{ type: 'text', text }]) as any[]);
     return json(res, 200, { id: 'msg_1', type: 'message', role: 'assistant', model: b.model, content, stop_reason: wantsTool ? 'tool_use' : 'end_turn', stop_sequence: null, usage: ANTHROPIC_USAGE });
   }
   const ev = (event: string, data: Record<string, unknown>) => ({ event, data: { type: event, ...data } });
   const events = [ev('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: b.model, content: [], stop_reason: null, usage: { input_tokens: ANTHROPIC_USAGE.input_tokens, output_tokens: 1 } } })];
-  if (wantsTool) {
-    events.push(ev('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: b.tools[0].name, input: {} } }));
-    events.push(ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"city":' } }));
-    events.push(ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '"Paris"}' } }));
-  } else {
-    events.push(ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }));
-    for (const piece of text.split(/(?<= )/)) events.push(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } }));
+  const at = thinking ? 1 : 0;
+  if (thinking) {
+    events.push(ev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+    events.push(ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'Let me think.' } }));
+    events.push(ev('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: 'sig-abc' } }));
+    events.push(ev('content_block_stop', { index: 0 }));
   }
-  events.push(ev('content_block_stop', { index: 0 }));
+  if (wantsTool) {
+    events.push(ev('content_block_start', { index: at, content_block: { type: 'tool_use', id: 'toolu_1', name: b.tools[0].name, input: {} } }));
+    events.push(ev('content_block_delta', { index: at, delta: { type: 'input_json_delta', partial_json: '{"city":' } }));
+    events.push(ev('content_block_delta', { index: at, delta: { type: 'input_json_delta', partial_json: '"Paris"}' } }));
+  } else {
+    events.push(ev('content_block_start', { index: at, content_block: { type: 'text', text: '' } }));
+    for (const piece of text.split(/(?<= )/)) events.push(ev('content_block_delta', { index: at, delta: { type: 'text_delta', text: piece } }));
+  }
+  events.push(ev('content_block_stop', { index: at }));
   events.push(ev('message_delta', { delta: { stop_reason: wantsTool ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: ANTHROPIC_USAGE.output_tokens } }));
   events.push(ev('message_stop', {}));
   return sse(res, events, up.delayMs);

@@ -1,6 +1,6 @@
 /**
  * A fake Gemini upstream: POST /v1beta/models/{model}:generateContent and :streamGenerateContent?alt=sse,
- * with a function call when tools are offered on a user turn.
+ * with a function call when tools are offered on a user turn; :embedContent and :batchEmbedContents.
  */
 import type { ServerResponse } from 'node:http';
 import { json, sse, startFake, type FakeUpstream, type Recorded } from './common.ts';
@@ -12,9 +12,11 @@ export function startFakeGemini(): Promise<FakeUpstream> {
 }
 
 function handle(r: Recorded, res: ServerResponse, up: FakeUpstream): void | Promise<void> {
-  const m = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent)/.exec(r.path);
+  const m = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)/.exec(r.path);
   if (!m) return json(res, 404, { error: { code: 404, message: 'not found', status: 'NOT_FOUND' } });
   if (r.headers['x-goog-api-key'] !== 'g-key') return json(res, 403, { error: { code: 403, message: 'API key not valid', status: 'PERMISSION_DENIED' } });
+  if (m[2] === 'embedContent') return json(res, 200, { embedding: { values: [0.5, 0.25] } });
+  if (m[2] === 'batchEmbedContents') return json(res, 200, { embeddings: r.body.requests.map((_: unknown, i: number) => ({ values: [0.5, 0.25, i] })) });
   const b = r.body;
   const last = b.contents[b.contents.length - 1];
   const fnResp = (last.parts ?? []).find((p: any) => p.functionResponse);
