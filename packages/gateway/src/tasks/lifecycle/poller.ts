@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import type { TaskService } from './service.ts';
 import { hookMessage } from './service.ts';
 import { queryContext, type Task } from './context.ts';
-import type { PluginLike } from './port.ts';
+import type { LoadedPlugin } from '../runtime/loader.ts';
 import { NON_TERMINAL, TERMINAL } from './states.ts';
 import { buildRequest, decodeBody, firstHeaders, OutboundError, readLimited, send } from '../outbound/request.ts';
 
@@ -66,7 +66,7 @@ export class Poller {
     if (!claimed.length) return;
     let gen;
     try { gen = this.svc.generation(); } catch { await this.release(claimed); return; }
-    const batches = new Map<string, { plugin: PluginLike; tasks: Task[] }>();
+    const batches = new Map<string, { plugin: LoadedPlugin; tasks: Task[] }>();
     for (const t of claimed) {
       const plugin = gen.plugins.get(t.plugin_key);
       if (!plugin) {
@@ -101,7 +101,7 @@ export class Poller {
     if (Number(r.numUpdatedRows) !== 1) return false;
     const t = await db.selectFrom('tasks').selectAll().where('public_id', '=', publicId).executeTakeFirst();
     if (!t || t.lease_owner !== me) return false;
-    let plugin: PluginLike | undefined;
+    let plugin: LoadedPlugin | undefined;
     try { plugin = this.svc.generation().plugins.get(t.plugin_key); } catch { plugin = undefined; }
     if (!plugin) { await this.release([t]); return false; }
     if (plugin.manifest.fetchMode === 'batch' && plugin.has('buildBatchQueryRequest')) await this.pollBatch(plugin, [t]);
@@ -149,13 +149,13 @@ export class Poller {
     }
   }
 
-  private target(plugin: PluginLike, t: Task) {
+  private target(plugin: LoadedPlugin, t: Task) {
     const ch = this.svc.catalog.channel(t.channel_id);
     const ctx = queryContext(plugin, t, ch);
     return { ch, ctx, target: { baseUrl: String(ctx.baseUrl), allowedHosts: plugin.manifest.allowedHosts ?? [], defaultMethod: 'GET' } };
   }
 
-  async pollOne(plugin: PluginLike, t: Task): Promise<void> {
+  async pollOne(plugin: LoadedPlugin, t: Task): Promise<void> {
     const me = this.svc.nodeId;
     const { ch, ctx, target } = this.target(plugin, t);
     if (!ch) { await this.svc.pollFailed(t, 'the task channel is disabled or gone', me); return; }
@@ -196,7 +196,7 @@ export class Poller {
     await this.svc.applyResult(plugin, t, { ...result, countAsFailure: other4xx }, body, me);
   }
 
-  async pollBatch(plugin: PluginLike, tasks: Task[]): Promise<void> {
+  async pollBatch(plugin: LoadedPlugin, tasks: Task[]): Promise<void> {
     const me = this.svc.nodeId;
     const first = tasks[0];
     const { ch, ctx: firstCtx, target } = this.target(plugin, first);
