@@ -4,7 +4,7 @@
  * produce the normalised manifest the host works with. Every error names the field and the rule.
  */
 import AjvModule, { type ErrorObject } from 'ajv';
-import { manifestSchema, CAPABILITIES, PROTOCOL_ALIASES, RESPONSES_MODES, UPSTREAM_ALIASES, type NativeRoute, type ProtocolName, type ResponsesMode, type UpstreamKind } from '@gatehouse/plugin-sdk';
+import { manifestSchema, CAPABILITIES, PROTOCOL_ALIASES, RESPONSES_MODES, UPSTREAM_ALIASES, type Manifest, type NativeRoute, type ProtocolName, type ResponsesMode, type UpstreamKind } from '@gatehouse/plugin-sdk';
 import { PluginLoadError } from './errors.ts';
 import { parsePath, reservedIntersection, type ParsedPath } from './routes.ts';
 
@@ -45,14 +45,8 @@ export interface NormalisedClaim {
   supports: ResponsesMode[];
 }
 
-export interface NormalisedManifest {
-  apiVersion: 1;
-  key: string;
-  name: string;
-  version: string;
-  author: { name: string; url?: string };
-  models: string[];
-  fetchMode: 'per_task' | 'batch';
+/** The manifest the host works with: the contract's required fields as written, the rest normalised. */
+export interface NormalisedManifest extends Pick<Manifest, 'apiVersion' | 'key' | 'name' | 'version' | 'author' | 'models' | 'fetchMode'> {
   description: LocalizedMap | null;
   icon: string;
   website: string;
@@ -68,7 +62,7 @@ export interface NormalisedManifest {
   usageExamples: UsageExampleN[];
   usageProfiles: UsageProfileN[];
   requiredCapabilities: string[];
-  submitResponseTypes: Array<'json' | 'sse'>;
+  submitResponseTypes: NonNullable<Manifest['submitResponseTypes']>;
 }
 
 const fail = (field: string, rule: string): never => { throw new PluginLoadError(`meta.${field}: ${rule}`, field); };
