@@ -32,8 +32,26 @@ export type ProtocolNameSpelling = ProtocolName | 'openai_image' | 'openai_video
 /** Upstream kinds. `new_api` is accepted as an alias of `gateway_api`. */
 export type UpstreamKind = 'vendor' | 'gateway_api';
 export type UpstreamSpelling = UpstreamKind | 'new_api';
+export const UPSTREAM_ALIASES: Record<string, UpstreamKind> = { new_api: 'gateway_api' };
 
-export type ResponsesMode = 'stream' | 'sync' | 'background';
+/** Responses request modes, in host order. */
+export const RESPONSES_MODES = ['stream', 'sync', 'background'] as const;
+export type ResponsesMode = (typeof RESPONSES_MODES)[number];
+
+/**
+ * Path prefixes the host keeps for itself. A native route must not intersect any of them (compared
+ * segment by segment, ignoring case; a parameter or catch-all at a reserved segment intersects).
+ */
+export const RESERVED_ROUTE_PREFIXES: readonly string[] = [
+  '/api', '/assets', '/setup', '/v1/tasks', '/console', '/login', '/forbidden', '/sign-in', '/sign-up', '/forgot-password',
+  '/oauth', '/otp', '/register', '/reset', '/privacy-policy', '/user-agreement', '/about', '/pricing', '/rankings', '/user',
+  '/401', '/403', '/404', '/500', '/503', '/chat2link', '/system-settings', '/channels', '/chat', '/dashboard', '/errors',
+  '/keys', '/models', '/playground', '/profile', '/redemption-codes', '/subscriptions', '/system-info', '/task-plugins',
+  '/usage-logs', '/users', '/wallet',
+  // Gatehouse's own endpoint families.
+  '/healthz', '/metrics', '/pg', '/v1beta', '/v1/chat', '/v1/completions', '/v1/embeddings', '/v1/images', '/v1/edits', '/v1/audio',
+  '/v1/rerank', '/v1/moderations', '/v1/responses', '/v1/messages', '/v1/realtime', '/v1/models', '/v1/videos', '/v1/engines',
+];
 export type TaskStatus = 'NOT_START' | 'SUBMITTED' | 'QUEUED' | 'IN_PROGRESS' | 'SUCCESS' | 'FAILURE' | 'UNKNOWN';
 export const TASK_STATUSES: readonly TaskStatus[] = ['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'UNKNOWN'];
 

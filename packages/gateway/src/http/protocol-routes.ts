@@ -6,7 +6,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { GatewayError } from '../platform/errors.ts';
-import type { DecodedBody, FileRef, UploadedFile } from '../tasks/protocols/port.ts';
+import type { DecodedBody, UploadedFile } from '../tasks/lifecycle/service.ts';
+import { fileRefOf } from '../tasks/outbound/request.ts';
 import type { ProtocolRequest } from '../tasks/protocols/host.ts';
 import { requestModel } from '../tasks/protocols/host.ts';
 import type { AppDeps } from './app.ts';
@@ -50,8 +51,7 @@ export async function decodeRequestBody(req: FastifyRequest): Promise<{ body: De
         (fields[part.fieldname] ??= []).push(String(part.value ?? ''));
       }
     }
-    const refs: FileRef[] = files.map(({ ref, field, filename, mimeType, size }) => ({ ref, field, filename, mimeType, size }));
-    return { body: { kind: 'multipart', fields, files: refs }, files };
+    return { body: { kind: 'multipart', fields, files: files.map(fileRefOf) }, files };
   }
   const b = req.body as unknown;
   if (b && typeof b === 'object' && '__form' in (b as object)) return { body: { kind: 'form', fields: (b as { __form: Record<string, string[]> }).__form }, files: [] };

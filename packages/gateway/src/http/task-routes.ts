@@ -8,8 +8,8 @@ import type { AppDeps } from './app.ts';
 import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
 import { GatewayError } from '../platform/errors.ts';
-import type { DecodedBody, FileRef } from '../tasks/lifecycle/service.ts';
-import type { UploadedFile } from '../tasks/outbound/request.ts';
+import type { DecodedBody, UploadedFile } from '../tasks/lifecycle/service.ts';
+import { fileRefOf } from '../tasks/outbound/request.ts';
 import { verifyArtifact } from '../tasks/artifacts/links.ts';
 import { listeningUrl } from '../tasks/index.ts';
 
@@ -34,8 +34,7 @@ async function decodeMultipart(req: FastifyRequest): Promise<{ body: DecodedBody
   }
   const requestBody: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields)) requestBody[k] = v.length === 1 ? v[0] : v;
-  const refs: FileRef[] = files.map(({ ref, field, filename, mimeType, size }) => ({ ref, field, filename, mimeType, size }));
-  return { body: { kind: 'multipart', fields, files: refs }, requestBody, files };
+  return { body: { kind: 'multipart', fields, files: files.map(fileRefOf) }, requestBody, files };
 }
 
 function flatQuery(q: unknown): Record<string, string[]> {

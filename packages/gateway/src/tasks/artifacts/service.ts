@@ -14,7 +14,7 @@ import { GatewayError } from '../../platform/errors.ts';
 import type { TaskService } from '../lifecycle/service.ts';
 import { hookMessage } from '../lifecycle/service.ts';
 import { artifactTask, channelAuth, effectiveBaseUrl, type Task } from '../lifecycle/context.ts';
-import type { PluginLike } from '../lifecycle/port.ts';
+import type { LoadedPlugin } from '../runtime/loader.ts';
 import { canonicalHost, hostAllowed } from '../outbound/hosts.ts';
 import { sanitizeHeaders } from '../outbound/request.ts';
 import { artifactUrl, validateArtifacts, type Artifact } from './links.ts';
@@ -36,7 +36,7 @@ export class Artifacts {
 
   close(): Promise<void> { return this.publicAgent.close(); }
 
-  private plugin(t: Task): PluginLike {
+  private plugin(t: Task): LoadedPlugin {
     const p = this.svc.generation().plugins.get(t.plugin_key);
     if (!p || !p.has('listArtifacts') || !p.has('buildContentRequest')) {
       throw new GatewayError(404, 'artifacts_not_supported', `plugin "${t.plugin_key}" does not provide artifacts`);

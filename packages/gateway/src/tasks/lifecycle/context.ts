@@ -2,7 +2,7 @@
 import type { Selectable } from 'kysely';
 import type { TaskRow } from '../../store/schema-tasks.ts';
 import type { TaskChannel } from './catalog.ts';
-import type { PluginLike } from './port.ts';
+import type { LoadedPlugin } from '../runtime/loader.ts';
 import { parseJson } from './states.ts';
 
 export type Task = Selectable<TaskRow>;
@@ -15,24 +15,23 @@ export interface ChannelAuth {
   authError?: string;
 }
 
-export function effectiveBaseUrl(plugin: PluginLike, ch: TaskChannel): string {
+export function effectiveBaseUrl(plugin: LoadedPlugin, ch: TaskChannel): string {
   if (ch.baseUrl) return ch.baseUrl;
   if (ch.type === 61 && plugin.manifest.baseUrl) return plugin.manifest.baseUrl.replace(/\/+$/, '');
   return '';
 }
 
-export function channelAuth(plugin: PluginLike, ch: TaskChannel, keyIndex: number): ChannelAuth {
+export function channelAuth(plugin: LoadedPlugin, ch: TaskChannel, keyIndex: number): ChannelAuth {
   const key = ch.keys[keyIndex] ?? ch.keys[0] ?? '';
   if (ch.type === 60) return { upstream: { kind: 'gateway_api' }, auth: { authHeader: `Bearer ${key}` }, authHeader: `Bearer ${key}`, apiKey: key };
-  const a = plugin.manifest.auth;
-  const kind = typeof a === 'string' ? a : a?.type ?? '';
-  if (kind === 'oauth2_jwt' || kind === 'vertex_oauth') {
+  // The manifest normalises `vertex_oauth` to `oauth2_jwt`.
+  if (plugin.manifest.auth === 'oauth2_jwt') {
     return { upstream: { kind: 'vendor' }, auth: {}, authError: 'service-account (vertex_oauth) credentials are not supported by this host yet' };
   }
   return { upstream: { kind: 'vendor' }, auth: { authHeader: key }, authHeader: key, apiKey: key };
 }
 
-export function queryContext(plugin: PluginLike, t: Task, ch: TaskChannel | undefined): Record<string, unknown> {
+export function queryContext(plugin: LoadedPlugin, t: Task, ch: TaskChannel | undefined): Record<string, unknown> {
   const auth = ch ? channelAuth(plugin, ch, t.channel_key_index) : { upstream: { kind: 'vendor' }, auth: {} };
   return {
     taskId: t.upstream_task_id ?? '',

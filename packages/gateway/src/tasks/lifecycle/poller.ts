@@ -10,11 +10,17 @@ import { sql } from 'kysely';
 import type { TaskService } from './service.ts';
 import { hookMessage } from './service.ts';
 import { queryContext, type Task } from './context.ts';
-import type { PluginLike } from './port.ts';
+import type { LoadedPlugin } from '../runtime/loader.ts';
 import { NON_TERMINAL, TERMINAL } from './states.ts';
-import { buildRequest, decodeBody, firstHeaders, OutboundError, readLimited, send } from '../outbound/request.ts';
+import { buildRequest, decodeBody, firstHeaders, OutboundError, readLimited, send, type OutboundTarget } from '../outbound/request.ts';
 
 const CLAIM_BATCH = 100;
+
+interface QueryAnswer { status: number; headers: Record<string, string[]>; body: unknown }
+/** 404/410: the upstream no longer knows the task (FAILURE and refund). */
+const upstreamGone = (status: number) => status === 404 || status === 410;
+/** Answers counted as a failed poll (retried with back-off). */
+const countedFailure = (status: number) => status === 401 || status === 403 || status === 429 || status >= 500;
 const MAX_IN_FLIGHT = 64;
 
 export class Poller {
@@ -66,7 +72,7 @@ export class Poller {
     if (!claimed.length) return;
     let gen;
     try { gen = this.svc.generation(); } catch { await this.release(claimed); return; }
-    const batches = new Map<string, { plugin: PluginLike; tasks: Task[] }>();
+    const batches = new Map<string, { plugin: LoadedPlugin; tasks: Task[] }>();
     for (const t of claimed) {
       const plugin = gen.plugins.get(t.plugin_key);
       if (!plugin) {
@@ -101,7 +107,7 @@ export class Poller {
     if (Number(r.numUpdatedRows) !== 1) return false;
     const t = await db.selectFrom('tasks').selectAll().where('public_id', '=', publicId).executeTakeFirst();
     if (!t || t.lease_owner !== me) return false;
-    let plugin: PluginLike | undefined;
+    let plugin: LoadedPlugin | undefined;
     try { plugin = this.svc.generation().plugins.get(t.plugin_key); } catch { plugin = undefined; }
     if (!plugin) { await this.release([t]); return false; }
     if (plugin.manifest.fetchMode === 'batch' && plugin.has('buildBatchQueryRequest')) await this.pollBatch(plugin, [t]);
@@ -149,13 +155,19 @@ export class Poller {
     }
   }
 
-  private target(plugin: PluginLike, t: Task) {
+  private target(plugin: LoadedPlugin, t: Task) {
     const ch = this.svc.catalog.channel(t.channel_id);
     const ctx = queryContext(plugin, t, ch);
     return { ch, ctx, target: { baseUrl: String(ctx.baseUrl), allowedHosts: plugin.manifest.allowedHosts ?? [], defaultMethod: 'GET' } };
   }
 
-  async pollOne(plugin: PluginLike, t: Task): Promise<void> {
+  /** Sends a query descriptor and reads its answer within the limits; throws on transport errors. */
+  private async query(desc: unknown, target: OutboundTarget): Promise<QueryAnswer> {
+    const res = await send(buildRequest(desc as never, target, this.svc.limits), this.svc.limits);
+    return { status: res.status, headers: res.headers, body: decodeBody(await readLimited(res.body, this.svc.limits.maxResponseBytes)) };
+  }
+
+  async pollOne(plugin: LoadedPlugin, t: Task): Promise<void> {
     const me = this.svc.nodeId;
     const { ch, ctx, target } = this.target(plugin, t);
     if (!ch) { await this.svc.pollFailed(t, 'the task channel is disabled or gone', me); return; }
@@ -167,20 +179,16 @@ export class Poller {
       await this.svc.pollFailed(t, `buildQueryRequest: ${hookMessage(e)}`, me);
       return;
     }
-    let status: number;
-    let headers: Record<string, string[]>;
-    let body: unknown;
+    let answer: QueryAnswer;
     try {
-      const res = await send(buildRequest(desc as never, target, this.svc.limits), this.svc.limits);
-      status = res.status;
-      headers = res.headers;
-      body = decodeBody(await readLimited(res.body, this.svc.limits.maxResponseBytes));
+      answer = await this.query(desc, target);
     } catch (e) {
       await this.svc.pollFailed(t, e instanceof OutboundError ? e.message : `transport error: ${(e as Error).message}`, me);
       return;
     }
-    if (status === 404 || status === 410) { await this.svc.upstreamGone(t, status, me); return; }
-    if (status === 401 || status === 403 || status === 429 || status >= 500) {
+    const { status, headers, body } = answer;
+    if (upstreamGone(status)) { await this.svc.upstreamGone(t, status, me); return; }
+    if (countedFailure(status)) {
       await this.svc.pollFailed(t, `HTTP ${status}`, me);
       return;
     }
@@ -196,7 +204,7 @@ export class Poller {
     await this.svc.applyResult(plugin, t, { ...result, countAsFailure: other4xx }, body, me);
   }
 
-  async pollBatch(plugin: PluginLike, tasks: Task[]): Promise<void> {
+  async pollBatch(plugin: LoadedPlugin, tasks: Task[]): Promise<void> {
     const me = this.svc.nodeId;
     const first = tasks[0];
     const { ch, ctx: firstCtx, target } = this.target(plugin, first);
@@ -212,17 +220,13 @@ export class Poller {
     try {
       desc = await plugin.call('buildBatchQueryRequest', bctx, items);
     } catch (e) { await fail(`buildBatchQueryRequest: ${hookMessage(e)}`); return; }
-    let status: number;
-    let headers: Record<string, string[]>;
-    let body: unknown;
+    let answer: QueryAnswer;
     try {
-      const res = await send(buildRequest(desc as never, target, this.svc.limits), this.svc.limits);
-      status = res.status;
-      headers = res.headers;
-      body = decodeBody(await readLimited(res.body, this.svc.limits.maxResponseBytes));
+      answer = await this.query(desc, target);
     } catch (e) { await fail(e instanceof OutboundError ? e.message : 'transport error'); return; }
-    if (status === 404 || status === 410) { for (const t of ready) await this.svc.upstreamGone(t, status, me); return; }
-    if (status === 401 || status === 403 || status === 429 || status >= 500) { await fail(`HTTP ${status}`); return; }
+    const { status, headers, body } = answer;
+    if (upstreamGone(status)) { for (const t of ready) await this.svc.upstreamGone(t, status, me); return; }
+    if (countedFailure(status)) { await fail(`HTTP ${status}`); return; }
     let list: unknown;
     try {
       list = await plugin.call('parseBatchResult', bctx, body, { status, headers: firstHeaders(headers) });

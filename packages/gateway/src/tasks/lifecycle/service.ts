@@ -18,21 +18,26 @@ import { compile, type Facts } from '../billing/expr.ts';
 import { validateFacts } from '../billing/facts.ts';
 import { orderChannels, type TaskCatalog, type TaskChannel } from './catalog.ts';
 import { channelAuth, effectiveBaseUrl, queryContext, type Task } from './context.ts';
-import type { GenerationLike, PluginLike, PluginSource, UsageSchemaLike } from './port.ts';
+import type { Generation } from '../runtime/generation.ts';
+import type { PluginHost } from '../runtime/host.ts';
+import type { LoadedPlugin } from '../runtime/loader.ts';
+import type { UsageSchemaN } from '../runtime/manifest.ts';
 import { normalizeProgress, normalizeStatus, parseJson, publicTask, TERMINAL, type PublicTask, type TaskStatus } from './states.ts';
 import {
-  buildRequest, decodeBody, DEFAULT_LIMITS, firstHeaders, OutboundError, readLimited, send,
-  type Descriptor, type OutboundLimits, type UploadedFile,
+  buildRequest, decodeBody, DEFAULT_LIMITS, fileRefOf, firstHeaders, OutboundError, readLimited, send,
+  type Descriptor, type FileRef, type OutboundLimits, type UploadedFile,
 } from '../outbound/request.ts';
 import { checkStateSize, DEFAULT_SSE_LIMITS, DeltaResult, readSse, type SseLimits } from '../outbound/sse.ts';
 
+/** The decoded inbound body (`ctx.body`); multipart files are references, the bytes stay with the host. */
 export type DecodedBody =
   | { kind: 'json'; value: unknown }
   | { kind: 'form'; fields: Record<string, string[]> }
   | { kind: 'multipart'; fields: Record<string, string[]>; files: FileRef[] }
   | { kind: 'none' };
 
-export interface FileRef { ref: string; field: string; filename: string; mimeType: string; size: number }
+/** Where the lifecycle reads the current plugin generation from (the plugin runtime's host). */
+export type PluginSource = Pick<PluginHost, 'current'>;
 
 export interface SubmitInput {
   principal: KeyPrincipal;
@@ -70,7 +75,7 @@ export interface SubmitInput {
   /** Host-protocol facts stored with the task (e.g. `{ background: true }` for Responses). */
   protocol?: Record<string, unknown>;
   /** Pin the request to this generation (default: the current one). */
-  generation?: GenerationLike;
+  generation?: Generation;
   /** Endpoint name for logs. */
   endpoint?: string;
 }
@@ -124,13 +129,13 @@ export class TaskService {
   get log() { return this.core.log; }
   get config() { return this.core.config; }
 
-  generation(): GenerationLike {
+  generation(): Generation {
     const src = this.plugins();
     if (!src) throw new GatewayError(503, 'plugin_runtime_unavailable', 'the task plugin runtime is not available');
     return src.current();
   }
 
-  plugin(key: string, gen: GenerationLike = this.generation()): PluginLike {
+  plugin(key: string, gen: Generation = this.generation()): LoadedPlugin {
     const p = gen.plugins.get(key);
     if (!p) throw new GatewayError(404, 'plugin_not_found', `no task plugin "${key}" is installed and enabled`);
     return p;
@@ -173,7 +178,7 @@ export class TaskService {
     const publicId = `task_${randomId(32)}`;
     const now = Date.now();
     const files = new Map((input.files ?? []).map((f) => [f.ref, f]));
-    const fileRefs: FileRef[] = (input.files ?? []).map(({ ref, field, filename, mimeType, size }) => ({ ref, field, filename, mimeType, size }));
+    const fileRefs: FileRef[] = (input.files ?? []).map(fileRefOf);
     const action = input.action ?? '';
     const payer: Payer = { userId: p.userId, keyId: p.keyId, unlimitedKey: p.unlimitedQuota };
 
@@ -313,7 +318,7 @@ export class TaskService {
     throw err;
   }
 
-  private async readSubmitStream(plugin: PluginLike, ctx: Record<string, unknown>, res: Awaited<ReturnType<typeof send>>): Promise<unknown> {
+  private async readSubmitStream(plugin: LoadedPlugin, ctx: Record<string, unknown>, res: Awaited<ReturnType<typeof send>>): Promise<unknown> {
     const delta = (plugin.manifest.requiredCapabilities ?? []).includes('submit-sse-delta@1');
     let prev: unknown = null;
     const result = new DeltaResult(this.sseLimits.maxResultBytes);
@@ -341,7 +346,7 @@ export class TaskService {
   }
 
   /** Records an accepted submission (and settles an immediate terminal result at once). */
-  private async accept(plugin: PluginLike, row: Task, ctx: Record<string, unknown>, billing: BillingInfo, result: Record<string, unknown>, input: SubmitInput): Promise<SubmitOutcome> {
+  private async accept(plugin: LoadedPlugin, row: Task, ctx: Record<string, unknown>, billing: BillingInfo, result: Record<string, unknown>, input: SubmitInput): Promise<SubmitOutcome> {
     const now = Date.now();
     const imm = result.immediate && typeof result.immediate === 'object' ? result.immediate as Record<string, unknown> : null;
     const taskData = result.taskData === undefined ? null : result.taskData;
@@ -439,7 +444,7 @@ export class TaskService {
   // Billing
   // ------------------------------------------------------------------------------------------
 
-  private async price(plugin: PluginLike, ctx: Record<string, unknown>, model: string, upstreamModel: string, group: string): Promise<BillingInfo> {
+  private async price(plugin: LoadedPlugin, ctx: Record<string, unknown>, model: string, upstreamModel: string, group: string): Promise<BillingInfo> {
     const found = this.catalog.price(plugin.key, model, upstreamModel);
     if (!found) throw new GatewayError(400, 'model_price_error', `no price is set for model "${model}" of plugin "${plugin.key}"`);
     const groupRatio = this.catalog.groupRatio(group);
@@ -475,7 +480,7 @@ export class TaskService {
   }
 
   /** The cost of a successful task: completion facts overlaid on the frozen ones, re-evaluated. */
-  private async finalQuota(plugin: PluginLike, t: Task, billing: BillingInfo, result: unknown, data: unknown): Promise<number> {
+  private async finalQuota(plugin: LoadedPlugin, t: Task, billing: BillingInfo, result: unknown, data: unknown): Promise<number> {
     if (billing.mode !== 'expr') return Number(t.quota_reserved);
     let facts = billing.facts;
     if (plugin.has('extractUsageOnComplete')) {
@@ -562,7 +567,7 @@ export class TaskService {
    * Applies a normalised plugin result to a polled task. `data` is what is stored as the task's
    * snapshot (undefined keeps the old one). Returns the new status.
    */
-  async applyResult(plugin: PluginLike, t: Task, result: Record<string, unknown>, data: unknown, leaseOwner: string): Promise<string> {
+  async applyResult(plugin: LoadedPlugin, t: Task, result: Record<string, unknown>, data: unknown, leaseOwner: string): Promise<string> {
     const now = Date.now();
     let status = normalizeStatus(result.status);
     if (typeof result.reason === 'string' && result.reason && result.fromBatch) status = 'FAILURE';
@@ -685,13 +690,9 @@ function stripPrivate(r: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
-export function usageSchema(plugin: PluginLike, model: string, upstreamModel: string): UsageSchemaLike | null {
+export function usageSchema(plugin: LoadedPlugin, model: string, upstreamModel: string): UsageSchemaN | null {
   try {
-    const r = plugin.usageSchemaFor?.(model, upstreamModel) as unknown;
-    if (r && typeof r === 'object' && 'schema' in r && (r as { schema: unknown }).schema && typeof (r as { schema: unknown }).schema === 'object') {
-      return (r as { schema: UsageSchemaLike }).schema;
-    }
-    return (r as UsageSchemaLike | undefined) ?? (plugin.manifest as { usageSchema?: UsageSchemaLike }).usageSchema ?? null;
+    return plugin.usageSchemaFor(model, upstreamModel).schema;
   } catch {
     return null;
   }
@@ -709,5 +710,5 @@ function upstreamMessage(body: unknown): string {
 }
 
 export { sql };
-export type { TaskChannel, UploadedFile };
+export type { FileRef, TaskChannel, UploadedFile };
 export { firstHeaders };

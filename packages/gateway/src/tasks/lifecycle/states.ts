@@ -1,9 +1,10 @@
 /** Task states (SPEC §3) and the public view of a task. */
 import type { Selectable } from 'kysely';
+import { TASK_STATUSES, type TaskStatus } from '@gatehouse/plugin-sdk';
 import type { TaskRow } from '../../store/schema-tasks.ts';
 
-export const STATUSES = ['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'UNKNOWN'] as const;
-export type TaskStatus = (typeof STATUSES)[number];
+export type { TaskStatus };
+export const STATUSES = TASK_STATUSES;
 export const TERMINAL: ReadonlySet<string> = new Set(['SUCCESS', 'FAILURE']);
 export const NON_TERMINAL: readonly TaskStatus[] = ['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'UNKNOWN'];
 
@@ -45,7 +46,10 @@ export interface PublicTask {
 
 const sec = (ms: number | null) => (ms === null || ms === undefined ? null : Math.floor(Number(ms) / 1000));
 
-export function publicTask(r: Selectable<TaskRow>): PublicTask {
+/** The task row fields the public view reads. */
+export type PublicTaskRow = Pick<Selectable<TaskRow>, 'public_id' | 'plugin_key' | 'status' | 'progress' | 'fail_reason' | 'model' | 'created_at' | 'started_at' | 'finished_at' | 'updated_at'>;
+
+export function publicTask(r: PublicTaskRow): PublicTask {
   return {
     task_id: r.public_id,
     platform: r.plugin_key,

@@ -8,16 +8,17 @@ import { checkModelAccess } from '../../accounts/keys.ts';
 import { GatewayError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { sanitizeHookText } from '../protocols/hook-text.ts';
+import type { Task } from '../lifecycle/context.ts';
+import type { DecodedBody, UploadedFile } from '../lifecycle/service.ts';
+import type { Generation } from '../runtime/generation.ts';
+import type { NormalisedRoute } from '../runtime/manifest.ts';
+import type { RouteMatch } from '../runtime/routes.ts';
 import type { PluginLike } from '../protocols/plugin-like.ts';
-import type { DecodedBody, GenerationLike, TaskRowLike, TasksPort, UploadedFile } from '../protocols/port.ts';
+import type { TasksPort } from '../protocols/port.ts';
 import { taskViewOf } from '../protocols/task-view.ts';
-import { checkNativeIntent, checkRouteModel, defaultNativeErrorBody, isReservedPath, nativeError, type RouteDecl } from './rules.ts';
+import { checkNativeIntent, checkRouteModel, defaultNativeErrorBody, isReservedPath, nativeError } from './rules.ts';
 
-export interface RouteMatchLike { plugin: PluginLike; route: RouteDecl; params: Record<string, string> }
-
-export interface NativeGeneration extends GenerationLike {
-  routes: { match(method: string, path: string): RouteMatchLike | null };
-}
+export type NativeMatch = RouteMatch<PluginLike, NormalisedRoute>;
 
 export interface NativeRequest {
   principal: KeyPrincipal;
@@ -34,7 +35,7 @@ export interface NativeAnswer { status: number; body: unknown }
 
 export interface NativeHostDeps {
   tasks: () => TasksPort | null;
-  generation: () => NativeGeneration | null;
+  generation: () => Generation | null;
   log: Logger;
 }
 
@@ -42,7 +43,7 @@ export class NativeHost {
   constructor(private readonly d: NativeHostDeps) {}
 
   /** The route for a request, pinned to the current generation; null when none (or a reserved path). */
-  match(method: string, path: string): { gen: NativeGeneration; m: RouteMatchLike } | null {
+  match(method: string, path: string): { gen: Generation; m: NativeMatch } | null {
     const gen = this.d.generation();
     if (!gen || typeof gen.routes?.match !== 'function') return null;
     const m = gen.routes.match(method, path);
@@ -51,7 +52,7 @@ export class NativeHost {
   }
 
   /** Serves a matched route; every error is rendered as the plugin's (or the host's) error envelope. */
-  async serve(gen: NativeGeneration, m: RouteMatchLike, req: NativeRequest): Promise<NativeAnswer> {
+  async serve(gen: Generation, m: NativeMatch, req: NativeRequest): Promise<NativeAnswer> {
     const ctx = { path: req.path, method: req.method, params: m.params, query: req.query, body: req.body };
     try {
       return await this.run(gen, m, req, ctx);
@@ -77,7 +78,7 @@ export class NativeHost {
   }
 
   /** The caller's own retained task of this plugin, else 404. */
-  private async ownTask(req: NativeRequest, plugin: PluginLike, publicId: string): Promise<TaskRowLike> {
+  private async ownTask(req: NativeRequest, plugin: PluginLike, publicId: string): Promise<Task> {
     const row = publicId && publicId.length <= 128 ? await this.tasks().byPublicId(publicId) : undefined;
     if (!row || Number(row.user_id) !== req.principal.userId || row.plugin_key !== plugin.key || row.retain !== 1) {
       throw new GatewayError(404, 'task_not_found', 'Task not found');
@@ -93,7 +94,7 @@ export class NativeHost {
     }
   }
 
-  private async run(gen: NativeGeneration, m: RouteMatchLike, req: NativeRequest, ctx: Record<string, unknown>): Promise<NativeAnswer> {
+  private async run(gen: Generation, m: NativeMatch, req: NativeRequest, ctx: Record<string, unknown>): Promise<NativeAnswer> {
     const { plugin, route } = m;
     if (route.type === 'query') {
       if (req.body.kind !== 'none') throw new GatewayError(415, 'unsupported_media_type', 'this route takes no request body');

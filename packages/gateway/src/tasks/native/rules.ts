@@ -1,83 +1,27 @@
 /**
- * Native plugin routes (SPEC §4.5): reserved host namespaces, path shapes, decoder intents,
+ * Native plugin routes (SPEC §4.5): reserved host namespaces, decoder intents,
  * originTaskIds normalisation (ownership and channel checks are the lifecycle's), and the host's error envelopes for these routes. No I/O here.
  */
+import type { NativeRoute } from '@gatehouse/plugin-sdk';
 import { GatewayError } from '../../platform/errors.ts';
+import { parsePath, reservedIntersection } from '../runtime/routes.ts';
 import { foldModel, type PluginLike } from '../protocols/plugin-like.ts';
 import { sanitizeHookText } from '../protocols/hook-text.ts';
 
-/** First path segments the host keeps for itself; a plugin route must not intersect them. */
-export const RESERVED_NAMESPACES = [
-  'api', 'assets', 'setup', 'console', 'login', 'forbidden', 'sign-in', 'sign-up', 'forgot-password', 'oauth', 'otp',
-  'register', 'reset', 'privacy-policy', 'user-agreement', 'about', 'pricing', 'rankings', 'user', '401', '403', '404',
-  '500', '503', 'chat2link', 'system-settings', 'channels', 'chat', 'dashboard', 'errors', 'keys', 'models',
-  'playground', 'profile', 'redemption-codes', 'subscriptions', 'system-info', 'task-plugins', 'usage-logs', 'users',
-  'wallet', 'healthz', 'metrics', 'pg',
-];
-/** Multi-segment reserved prefixes (host task API and host protocol paths). */
-export const RESERVED_PREFIXES = ['/v1/tasks', '/v1/responses', '/v1/videos', '/v1/images', '/v1/edits', '/v1/chat', '/v1/completions', '/v1/embeddings', '/v1/models', '/v1/messages', '/v1/audio', '/v1/realtime', '/v1/moderations', '/v1/rerank', '/v1beta/models'];
-
-/** Whether a route path (with `:params` / `*catchall`) intersects a reserved namespace. */
+/**
+ * Whether a route path (with `:params` / `*catchall`) intersects a path the host keeps for itself
+ * (the SDK's RESERVED_ROUTE_PREFIXES, the same check as at upload). An unparseable path counts as reserved.
+ */
 export function isReservedPath(path: string): boolean {
-  const segs = path.split('/').slice(1);
-  const first = segs[0] ?? '';
-  if (first.startsWith(':') || first.startsWith('*')) return true;
-  if (RESERVED_NAMESPACES.includes(first.toLowerCase())) return true;
-  for (const pre of RESERVED_PREFIXES) {
-    const ps = pre.split('/').slice(1);
-    let hit = true;
-    for (let i = 0; i < ps.length; i++) {
-      const s = segs[i];
-      if (s === undefined) { hit = false; break; }
-      if (s.startsWith(':') || s.startsWith('*')) continue;
-      if (s.toLowerCase() !== ps[i]) { hit = false; break; }
-    }
-    if (hit) return true;
+  try {
+    return reservedIntersection(parsePath(path)) !== null;
+  } catch {
+    return true;
   }
-  return false;
 }
 
-/** The normalised shape of a path: params become `:` and a catch-all `*`. */
-export function pathShape(path: string): string {
-  return path.split('/').map((s) => (s.startsWith(':') ? ':' : s.startsWith('*') ? '*' : s)).join('/');
-}
-
-/** Matches a request path against a route path; returns the params or null. Trailing slash is significant. */
-export function matchPath(routePath: string, reqPath: string): Record<string, string> | null {
-  const rs = routePath.split('/');
-  const qs = reqPath.split('/');
-  const params: Record<string, string> = {};
-  for (let i = 0; i < rs.length; i++) {
-    const r = rs[i];
-    if (r.startsWith('*')) {
-      params[r.slice(1)] = qs.slice(i).map(safeDecode).join('/');
-      return params;
-    }
-    const q = qs[i];
-    if (q === undefined) return null;
-    if (r.startsWith(':')) {
-      if (!q) return null;
-      params[r.slice(1)] = safeDecode(q);
-    } else if (r !== q) return null;
-  }
-  return qs.length === rs.length ? params : null;
-}
-
-function safeDecode(s: string): string {
-  try { return decodeURIComponent(s); } catch { return s; }
-}
-
-export interface RouteDecl {
-  method: string;
-  path: string;
-  type: 'submit' | 'query' | 'dynamic';
-  action?: string;
-  decode?: string;
-  render: string;
-  taskIdParam?: string;
-  models?: string[];
-  retainResult?: boolean;
-}
+/** The route fields these rules read: the contract's NativeRoute. */
+export type RouteDecl = NativeRoute;
 
 export type NativeIntent =
   | { kind: 'submit'; model: string; action?: string; requestBody?: unknown; originTaskIds: string[] }

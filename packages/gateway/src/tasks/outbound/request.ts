@@ -7,17 +7,18 @@
  * retry elsewhere) or may have (`sent: true`, outcome unknown).
  */
 import { request, type Dispatcher } from 'undici';
+import type { FileReference } from '@gatehouse/plugin-sdk';
 import { GatewayError } from '../../platform/errors.ts';
 import { checkHost, parseUpstreamUrl } from './hosts.ts';
 
-export interface UploadedFile {
-  ref: string;
-  field: string;
-  filename: string;
-  mimeType: string;
-  size: number;
-  data: Buffer;
-}
+/** A request file as plugins see it (`request_file:<field>[#i]`); the contract's FileReference. */
+export type FileRef = FileReference;
+
+/** A request file kept by the host (in memory, within limits); plugins only see its FileRef. */
+export interface UploadedFile extends FileRef { data: Buffer }
+
+/** The reference plugins see for a kept file. */
+export const fileRefOf = ({ ref, field, filename, mimeType, size }: UploadedFile): FileRef => ({ ref, field, filename, mimeType, size });
 
 export interface OutboundLimits {
   /** Largest single file put on the wire (and default cap of a placeholder). */

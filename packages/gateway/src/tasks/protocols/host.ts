@@ -11,7 +11,11 @@ import { claimants, canonicalModel, decodeCandidates, decodeWith, filterByMode, 
 import { sanitizeHookText } from './hook-text.ts';
 import { addBase64, shapeImageResult, wantsB64, type ImageResult } from './image.ts';
 import { claimOf, protocolHook, type PluginLike, type ProtocolKind, type ResponsesMode } from './plugin-like.ts';
-import type { ArtifactsPort, ChannelLike, ContentAnswer, DecodedBody, GenerationLike, TaskRowLike, TasksPort, UploadedFile } from './port.ts';
+import type { Task } from '../lifecycle/context.ts';
+import type { DecodedBody, TaskChannel, UploadedFile } from '../lifecycle/service.ts';
+import type { Generation } from '../runtime/generation.ts';
+import type { ContentResponse } from '../artifacts/service.ts';
+import type { ArtifactsPort, TasksPort } from './port.ts';
 import { checkRenderEvents, normalizeFinal, responseIdOf, responseObject, ResponsesEventMapper, sseFrame, SSE_HEARTBEAT, taskIdOfResponse } from './responses.ts';
 import { isTerminal, taskViewOf, type TaskViewLike } from './task-view.ts';
 import { videoFromRender, videoObject } from './video.ts';
@@ -33,7 +37,7 @@ export interface ProtocolRequest {
 export interface ProtocolHostDeps {
   tasks: () => TasksPort | null;
   artifacts: () => ArtifactsPort | null;
-  generation: () => GenerationLike | null;
+  generation: () => Generation | null;
   log: Logger;
   protocolTimeoutMs: () => number;
   tickMs: number;
@@ -42,9 +46,9 @@ export interface ProtocolHostDeps {
 }
 
 interface Prepared {
-  generation: GenerationLike;
+  generation: Generation;
   plugin: PluginLike;
-  channel: ChannelLike;
+  channel: TaskChannel;
   intent: Candidate['intent'];
   model: string;
   decodeCtx: Record<string, unknown>;
@@ -88,9 +92,9 @@ export function orderByPriority<T extends { priority: number; weight: number }>(
  * Channel choice among accepted candidates: every channel bound to a candidate; a channel bound to
  * several candidates runs the first in ascending key order. The chosen channel decides the plugin.
  */
-export function chooseChannel<P extends PluginLike>(accepted: Candidate<P>[], channelsOf: (key: string) => ChannelLike[], rand?: () => number): { channel: ChannelLike; candidate: Candidate<P> } | null {
+export function chooseChannel<P extends PluginLike>(accepted: Candidate<P>[], channelsOf: (key: string) => TaskChannel[], rand?: () => number): { channel: TaskChannel; candidate: Candidate<P> } | null {
   const owner = new Map<number, Candidate<P>>();
-  const list: ChannelLike[] = [];
+  const list: TaskChannel[] = [];
   for (const c of accepted) for (const ch of channelsOf(c.plugin.key)) {
     if (owner.has(ch.id)) continue;
     owner.set(ch.id, c);
@@ -153,7 +157,7 @@ export class ProtocolHost {
     return { generation: gen, plugin, channel: chosen.channel, intent, model, decodeCtx };
   }
 
-  private async submit(p: Prepared, req: ProtocolRequest, endpoint: string, extra: { retainResult?: boolean; expectAsync?: boolean; protocol?: Record<string, unknown> } = {}): Promise<{ row: TaskRowLike; data?: unknown }> {
+  private async submit(p: Prepared, req: ProtocolRequest, endpoint: string, extra: { retainResult?: boolean; expectAsync?: boolean; protocol?: Record<string, unknown> } = {}): Promise<{ row: Task; data?: unknown }> {
     return this.tasks().submit({
       principal: req.principal,
       pluginKey: p.plugin.key,
@@ -178,7 +182,7 @@ export class ProtocolHost {
   }
 
   /** Waits for a terminal state, polling the upstream inside the request when the lifecycle allows it. */
-  private async wait(publicId: string, timeoutMs: number, signal?: AbortSignal): Promise<{ row: TaskRowLike; timedOut: boolean }> {
+  private async wait(publicId: string, timeoutMs: number, signal?: AbortSignal): Promise<{ row: Task; timedOut: boolean }> {
     const tasks = this.tasks();
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -239,7 +243,7 @@ export class ProtocolHost {
   }
 
   /** The caller's own retained task served by a plugin that claims `protocol` in the current generation. */
-  private async ownProtocolTask(principal: KeyPrincipal, publicId: string, protocol: ProtocolKind, notFound: () => GatewayError): Promise<{ row: TaskRowLike; plugin: PluginLike }> {
+  private async ownProtocolTask(principal: KeyPrincipal, publicId: string, protocol: ProtocolKind, notFound: () => GatewayError): Promise<{ row: Task; plugin: PluginLike }> {
     const row = publicId.length <= 64 ? await this.tasks().byPublicId(publicId) : undefined;
     if (!row || row.retain !== 1 || Number(row.user_id) !== principal.userId) throw notFound();
     const plugin = this.d.generation()?.plugins.get(row.plugin_key);
@@ -260,7 +264,7 @@ export class ProtocolHost {
     return videoFromRender(rendered, view, row.model, row.upstream_task_id);
   }
 
-  async videoContent(principal: KeyPrincipal, id: string, method: string, headers: Record<string, string>): Promise<ContentAnswer> {
+  async videoContent(principal: KeyPrincipal, id: string, method: string, headers: Record<string, string>): Promise<ContentResponse> {
     const { row } = await this.ownProtocolTask(principal, id, 'video', () => videoNotFound(id));
     if (row.status !== 'SUCCESS') throw new GatewayError(400, 'task_not_completed', `Task is not completed yet, current status: ${row.status}`);
     const art = this.d.artifacts();
@@ -275,7 +279,7 @@ export class ProtocolHost {
   // Responses
   // ------------------------------------------------------------------------------------------
 
-  private async renderCtx(row: TaskViewLike, base: Record<string, unknown>, rowFull: TaskRowLike): Promise<Record<string, unknown>> {
+  private async renderCtx(row: TaskViewLike, base: Record<string, unknown>, rowFull: Task): Promise<Record<string, unknown>> {
     if (row.status !== 'SUCCESS') return base;
     const art = this.d.artifacts();
     if (!art) return { ...base, artifacts: {} };
@@ -283,7 +287,7 @@ export class ProtocolHost {
     return { ...base, artifacts: Object.fromEntries(links.map((l) => [l.key, { key: l.key, type: l.type, ...(l.mimeType ? { mimeType: l.mimeType } : {}), url: l.url }])) };
   }
 
-  private async finalResponse(plugin: PluginLike, row: TaskRowLike, ctx: Record<string, unknown>, background?: boolean): Promise<Record<string, unknown>> {
+  private async finalResponse(plugin: PluginLike, row: Task, ctx: Record<string, unknown>, background?: boolean): Promise<Record<string, unknown>> {
     const view = taskViewOf(row);
     const base = { task: view, model: row.model, background };
     if (view.status === 'FAILURE') return responseObject(base);
@@ -391,17 +395,11 @@ export interface SseOut {
 }
 
 function claimSpelling(p: PluginLike, protocol: ProtocolKind): string {
-  const c = (p.manifest.protocols ?? []).find((x) => {
-    const n = typeof x === 'string' ? x : (x as { name?: string }).name;
-    return claimOf({ ...p.manifest, protocols: [x] }, protocol) !== null && typeof n === 'string';
-  });
-  if (c && typeof c === 'object' && typeof (c as { spelling?: unknown }).spelling === 'string') return (c as { spelling: string }).spelling;
-  if (typeof c === 'string') return c;
-  return (c as { name?: string } | undefined)?.name ?? `compat_${protocol}`;
+  return claimOf(p.manifest, protocol)?.spelling ?? `compat_${protocol}`;
 }
 
 /** Whether the task was created by a Responses request with `background: true`. */
-export function backgroundOf(row: TaskRowLike): boolean {
+export function backgroundOf(row: Task): boolean {
   if (!row.protocol) return false;
   try { return (JSON.parse(row.protocol) as { background?: unknown }).background === true; } catch { return false; }
 }

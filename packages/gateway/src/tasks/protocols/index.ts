@@ -6,9 +6,9 @@ import type { Area } from '../../areas.ts';
 import type { Services } from '../../services.ts';
 import { protocolRoutes } from '../../http/protocol-routes.ts';
 import { nativeRoutes } from '../../http/native-routes.ts';
-import { NativeHost, type NativeGeneration } from '../native/host.ts';
+import { NativeHost } from '../native/host.ts';
 import { ProtocolHost } from './host.ts';
-import type { ArtifactsPort, GenerationLike, TasksPort } from './port.ts';
+import type { ArtifactsPort, TasksPort } from './port.ts';
 
 export interface Protocols {
   host: ProtocolHost;
@@ -26,15 +26,15 @@ export const protocolsArea: Area = {
   init(core, services: Services) {
     const generation = () => {
       const p = (services as Partial<Services>).plugins;
-      return p ? (p.current() as unknown as GenerationLike) : null;
+      return p ? p.current() : null;
     };
     const tasks = (): TasksPort | null => {
       const t = (services as Partial<Services>).tasks;
       if (!t) return null;
       return {
-        submit: (i) => t.submit(i as Parameters<typeof t.submit>[0]) as unknown as ReturnType<TasksPort['submit']>,
-        byPublicId: (id) => t.service.byPublicId(id) as ReturnType<TasksPort['byPublicId']>,
-        waitForTerminal: (id, ms, sig) => t.waitForTerminal(id, ms, sig) as ReturnType<TasksPort['waitForTerminal']>,
+        submit: (i) => t.submit(i),
+        byPublicId: (id) => t.service.byPublicId(id),
+        waitForTerminal: (id, ms, sig) => t.waitForTerminal(id, ms, sig),
         pollNow: (id) => t.pollNow(id),
         catalog: t.catalog,
       };
@@ -44,7 +44,7 @@ export const protocolsArea: Area = {
       if (!t) return null;
       return {
         links: async (row) => (await t.artifacts.list(Number(row.user_id), row.public_id)).artifacts.map((a) => ({ key: a.key, type: a.type, ...(a.mime_type ? { mimeType: a.mime_type } : {}), url: a.content_url })),
-        content: (row, key, req) => t.artifacts.content(Number(row.user_id), row.public_id, key, req.method === 'HEAD' ? 'HEAD' : 'GET', req.headers) as ReturnType<ArtifactsPort['content']>,
+        content: (row, key, req) => t.artifacts.content(Number(row.user_id), row.public_id, key, req.method === 'HEAD' ? 'HEAD' : 'GET', req.headers),
       };
     };
     const host = new ProtocolHost({
@@ -54,7 +54,7 @@ export const protocolsArea: Area = {
       heartbeatMs: core.config.taskProtocolHeartbeatSeconds * 1000,
       download: { maxBytes: core.config.maxFileDownloadMb * 1024 * 1024, timeoutMs: 60_000, allowPrivate: core.config.contentAllowPrivateAddresses },
     });
-    const native = new NativeHost({ tasks, generation: () => generation() as NativeGeneration | null, log: core.log });
+    const native = new NativeHost({ tasks, generation, log: core.log });
     services.protocols = { host, native };
   },
   async routes(app, deps) {

@@ -2,22 +2,14 @@
  * The task as protocol renderers see it (TaskView of the contract), and the mapping of task states to
  * the states of the OpenAI-shaped objects the host returns.
  */
-export type TaskStatus = 'NOT_START' | 'SUBMITTED' | 'QUEUED' | 'IN_PROGRESS' | 'SUCCESS' | 'FAILURE' | 'UNKNOWN';
+import type { TaskView } from '@gatehouse/plugin-sdk';
+import type { Task } from '../lifecycle/context.ts';
+import { parseJson, publicTask, TERMINAL, type PublicTaskRow } from '../lifecycle/states.ts';
 
-export interface TaskViewLike {
-  task_id: string;
-  platform: string;
-  status: TaskStatus | string;
-  progress: string;
-  fail_reason: string;
-  /** Unix seconds. */
-  created_at: number;
-  updated_at: number;
-  finished_at: number;
-  data: unknown;
-}
+/** The contract's TaskView (times in unix seconds) as the host builds it: status as stored, data not yet JSON-checked. */
+export type TaskViewLike = Omit<TaskView, 'status' | 'data'> & { status: string; data: unknown };
 
-export const isTerminal = (s: string): boolean => s === 'SUCCESS' || s === 'FAILURE';
+export const isTerminal = (s: string): boolean => TERMINAL.has(s);
 
 /** `37%` → 37; clamps to 0..100. */
 export function progressInt(p: unknown): number {
@@ -46,24 +38,14 @@ export function replaceUpstreamId(v: unknown, upstreamId: string | null, publicI
   return v;
 }
 
-export interface RowForView {
-  public_id: string; plugin_key: string; status: string; progress: string; fail_reason: string | null;
-  created_at: number; updated_at: number; finished_at: number | null; data: string | null; upstream_task_id: string | null;
-}
+export type RowForView = PublicTaskRow & Pick<Task, 'data' | 'upstream_task_id'>;
 
-/** The TaskView renderers receive (times in unix seconds; the private upstream id replaced). */
+/** The TaskView renderers receive (the public view's times; the private upstream id replaced). */
 export function taskViewOf(row: RowForView): TaskViewLike {
-  let data: unknown = null;
-  if (row.data) { try { data = JSON.parse(row.data); } catch { data = null; } }
+  const { task_id, platform, status, progress, fail_reason, created_at, updated_at, finished_at } = publicTask(row);
   return {
-    task_id: row.public_id,
-    platform: row.plugin_key,
-    status: row.status,
-    progress: row.progress,
-    fail_reason: row.fail_reason ?? '',
-    created_at: toSec(row.created_at) ?? 0,
-    updated_at: toSec(row.updated_at) ?? 0,
-    finished_at: toSec(row.finished_at) ?? 0,
-    data: replaceUpstreamId(data, row.upstream_task_id, row.public_id),
+    task_id, platform, status, progress, fail_reason, created_at, updated_at,
+    finished_at: finished_at ?? 0,
+    data: replaceUpstreamId(parseJson(row.data), row.upstream_task_id, row.public_id),
   };
 }

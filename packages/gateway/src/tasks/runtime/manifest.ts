@@ -4,7 +4,7 @@
  * produce the normalised manifest the host works with. Every error names the field and the rule.
  */
 import AjvModule, { type ErrorObject } from 'ajv';
-import { manifestSchema, CAPABILITIES, PROTOCOL_ALIASES, type ProtocolName, type ResponsesMode, type UpstreamKind } from '@gatehouse/plugin-sdk';
+import { manifestSchema, CAPABILITIES, PROTOCOL_ALIASES, RESPONSES_MODES, UPSTREAM_ALIASES, type Manifest, type NativeRoute, type ProtocolName, type ResponsesMode, type UpstreamKind } from '@gatehouse/plugin-sdk';
 import { PluginLoadError } from './errors.ts';
 import { parsePath, reservedIntersection, type ParsedPath } from './routes.ts';
 
@@ -27,15 +27,8 @@ export type UsageSchemaN = Record<string, UsageFieldN>;
 export interface UsageExampleN { label: string; facts: Record<string, string | number | boolean> }
 export interface UsageProfileN { models: string[]; schema: UsageSchemaN; examples: UsageExampleN[] }
 
-export interface NormalisedRoute {
-  method: string;
-  path: string;
-  type: 'submit' | 'query' | 'dynamic';
-  action?: string;
-  decode?: string;
-  render: string;
-  taskIdParam?: string;
-  models?: string[];
+/** A route as declared (the contract's NativeRoute), with its default retainResult and parsed path. */
+export interface NormalisedRoute extends Omit<NativeRoute, 'retainResult'> {
   retainResult: boolean;
   parsed: ParsedPath;
 }
@@ -52,14 +45,8 @@ export interface NormalisedClaim {
   supports: ResponsesMode[];
 }
 
-export interface NormalisedManifest {
-  apiVersion: 1;
-  key: string;
-  name: string;
-  version: string;
-  author: { name: string; url?: string };
-  models: string[];
-  fetchMode: 'per_task' | 'batch';
+/** The manifest the host works with: the contract's required fields as written, the rest normalised. */
+export interface NormalisedManifest extends Pick<Manifest, 'apiVersion' | 'key' | 'name' | 'version' | 'author' | 'models' | 'fetchMode'> {
   description: LocalizedMap | null;
   icon: string;
   website: string;
@@ -75,7 +62,7 @@ export interface NormalisedManifest {
   usageExamples: UsageExampleN[];
   usageProfiles: UsageProfileN[];
   requiredCapabilities: string[];
-  submitResponseTypes: Array<'json' | 'sse'>;
+  submitResponseTypes: NonNullable<Manifest['submitResponseTypes']>;
 }
 
 const fail = (field: string, rule: string): never => { throw new PluginLoadError(`meta.${field}: ${rule}`, field); };
@@ -349,7 +336,7 @@ export function validateManifest(raw: unknown): NormalisedManifest {
   if (m.upstreams !== undefined) {
     upstreams.length = 0;
     (m.upstreams as string[]).forEach((u, i) => {
-      const n: UpstreamKind = u === 'new_api' ? 'gateway_api' : (u as UpstreamKind);
+      const n: UpstreamKind = UPSTREAM_ALIASES[u] ?? (u as UpstreamKind);
       if (upstreams.includes(n)) fail(`upstreams[${i}]`, `duplicates "${n}" (new_api and gateway_api are the same upstream)`);
       upstreams.push(n);
     });
@@ -387,7 +374,7 @@ export function validateManifest(raw: unknown): NormalisedManifest {
     if (shapes.has(sk)) fail(`${rf}.path`, `has the same method and shape as routes[${shapes.get(sk)}] (${sk})`);
     shapes.set(sk, i);
     routes.push({
-      method: r.method as string, path: r.path as string, type,
+      method: r.method as NativeRoute['method'], path: r.path as string, type,
       ...(r.action !== undefined ? { action: r.action as string } : {}),
       ...(r.decode !== undefined ? { decode: r.decode as string } : {}),
       render: r.render as string,
@@ -410,10 +397,10 @@ export function validateManifest(raw: unknown): NormalisedManifest {
     if (name === 'compat_responses') {
       if (!obj) {
         if (spelling !== 'openai_responses') fail(pf, 'compat_responses must be declared as an object with "supports"');
-        supports = ['stream', 'sync', 'background'];
+        supports = [...RESPONSES_MODES];
       } else {
         if (!obj.supports) fail(`${pf}.supports`, 'is required for compat_responses (stream, sync, background)');
-        supports = (['stream', 'sync', 'background'] as const).filter((s) => obj.supports!.includes(s));
+        supports = RESPONSES_MODES.filter((s) => obj.supports!.includes(s));
       }
     } else if (obj?.supports !== undefined) fail(`${pf}.supports`, `is only allowed on compat_responses (${name} has no request modes)`);
     if (obj?.models) subsetOfModels(`${pf}.models`, obj.models);

@@ -1,20 +1,9 @@
 /** Native route paths: parsing, reserved namespaces, and the per-generation route index. */
+import { RESERVED_ROUTE_PREFIXES } from '@gatehouse/plugin-sdk';
 
 export interface RouteSegment { kind: 'static' | 'param' | 'catchall'; value: string }
 
 export interface ParsedPath { segments: RouteSegment[]; trailingSlash: boolean; shape: string; params: string[] }
-
-/** Paths the gateway owns; a plugin route must not intersect any of them. */
-export const RESERVED_PREFIXES = [
-  '/api', '/assets', '/setup', '/v1/tasks', '/console', '/login', '/forbidden', '/sign-in', '/sign-up', '/forgot-password',
-  '/oauth', '/otp', '/register', '/reset', '/privacy-policy', '/user-agreement', '/about', '/pricing', '/rankings', '/user',
-  '/401', '/403', '/404', '/500', '/503', '/chat2link', '/system-settings', '/channels', '/chat', '/dashboard', '/errors',
-  '/keys', '/models', '/playground', '/profile', '/redemption-codes', '/subscriptions', '/system-info', '/task-plugins',
-  '/usage-logs', '/users', '/wallet',
-  // Gatehouse's own endpoint families.
-  '/healthz', '/metrics', '/v1beta', '/v1/chat', '/v1/completions', '/v1/embeddings', '/v1/images', '/v1/audio', '/v1/rerank',
-  '/v1/moderations', '/v1/responses', '/v1/messages', '/v1/realtime', '/v1/models', '/v1/videos', '/v1/engines',
-];
 
 const STATIC_RE = /^[A-Za-z0-9._~-]+$/;
 const PARAM_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -49,7 +38,7 @@ export function parsePath(path: string): ParsedPath {
 
 /** The reserved prefix a parsed path intersects, or null. A parameter or catch-all at a reserved segment intersects. */
 export function reservedIntersection(p: ParsedPath): string | null {
-  for (const prefix of RESERVED_PREFIXES) {
+  for (const prefix of RESERVED_ROUTE_PREFIXES) {
     const ps = prefix.slice(1).split('/');
     let hit = true;
     for (let i = 0; i < ps.length; i++) {
