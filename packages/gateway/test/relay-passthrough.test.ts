@@ -148,7 +148,7 @@ test('moderations without a model use the default moderation model', async () =>
   up.requests.length = 0;
   const r = await fetch(`${gw.url}/v1/moderations`, { method: 'POST', headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'hello' }) });
   assert.equal(r.status, 200);
-  assert.equal((await r.json()).results[0].flagged, false);
+  assert.equal(((await r.json()) as any).results[0].flagged, false);
   assert.equal(up.requests.at(-1)!.body.model, 'omni-moderation-latest');
   const m = await client(c.key).moderations.create({ model: 'omni-moderation-latest', input: 'hi' });
   assert.equal(m.results.length, 1);
@@ -175,7 +175,7 @@ test('responses.create: pass-through with unknown params, usage billed; retrieve
   await assert.rejects(client(other.key).responses.retrieve(data.id), (e: unknown) => e instanceof OpenAI.APIError && e.status === 404);
   const del = await fetch(`${gw.url}/v1/responses/${data.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${c.key}` } });
   assert.equal(del.status, 200);
-  assert.equal((await del.json()).deleted, true);
+  assert.equal(((await del.json()) as any).deleted, true);
   assert.equal(await balance(gw, c.userId), 1_000_000 - 73);
 });
 
@@ -200,7 +200,7 @@ test('responses/compact is relayed and billed like text', async () => {
   const c = await createCaller(gw, { quota: 1_000_000 });
   const r = await post(c.key, '/v1/responses/compact', { model: 'resp-test', input: [{ role: 'user', content: 'long history' }] });
   assert.equal(r.status, 200);
-  assert.equal((await r.json()).object, 'response.compaction');
+  assert.equal(((await r.json()) as any).object, 'response.compaction');
   const log = await consumeLog(gw, r.headers.get('x-request-id')!);
   assert.equal(log.endpoint, '/v1/responses/compact');
   assert.equal(Number(log.quota), 73);
@@ -211,13 +211,13 @@ test('rerank: empty query or documents are 400; a good request is billed by toke
   for (const b of [{ model: 'rerank-test', query: '', documents: ['a'] }, { model: 'rerank-test', query: 'q', documents: [] }, { model: 'rerank-test', query: 'q' }]) {
     const r = await post(c.key, '/v1/rerank', b);
     assert.equal(r.status, 400);
-    const e = await r.json();
+    const e = (await r.json()) as any;
     assert.equal(e.error.code, 'invalid_request');
     assert.ok(r.headers.get('x-request-id'));
   }
   const r = await post(c.key, '/v1/rerank', { model: 'rerank-test', query: 'q', documents: ['a', 'b'], top_n: 1 });
   assert.equal(r.status, 200);
-  assert.equal((await r.json()).results.length, 2);
+  assert.equal(((await r.json()) as any).results.length, 2);
   const log = await consumeLog(gw, r.headers.get('x-request-id')!);
   // 40 tokens × $1 / 1M × 500,000
   assert.equal(Number(log.quota), 20);
@@ -228,10 +228,10 @@ test('alpha search: refused without a channel that supports it, served by one th
   const c = await createCaller(gw, { quota: 1_000_000 });
   const no = await post(c.key, '/v1/alpha/search', { model: 'search-test', query: 'x' });
   assert.equal(no.status, 503);
-  assert.match((await no.json()).error.message, /search-test/);
+  assert.match(((await no.json()) as any).error.message, /search-test/);
   const ok = await post(c.key, '/v1/alpha/search', { model: 'search-ok', query: 'x' });
   assert.equal(ok.status, 200);
-  assert.equal((await ok.json()).query, 'x');
+  assert.equal(((await ok.json()) as any).query, 'x');
   const log = await consumeLog(gw, ok.headers.get('x-request-id')!);
   assert.equal(Number(log.quota), 5_000);
   assert.equal(await balance(gw, c.userId), 1_000_000 - 5_000);

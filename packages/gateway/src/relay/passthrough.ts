@@ -483,7 +483,6 @@ export class PassThrough {
 
   /** Binary answers (speech audio): streamed through with the upstream's content type. */
   private pipeBytes(ctx: Ctx, ch: RuntimeChannel, upModel: string, up: UpstreamResponse, ctype: string): Promise<void> {
-    const res = ctx.call.client.res;
     const h: Record<string, string> = { 'content-type': ctype || 'application/octet-stream' };
     const len = up.headers['content-length'];
     if (typeof len === 'string') h['content-length'] = len;
@@ -514,18 +513,16 @@ export class PassThrough {
       }
       usage = passUsage(j) ?? usage;
     };
-    return this.pump(ctx, ch, upModel, up, (chunk) => { for (const ev of framer.push(chunk)) onEvent(ev); }, async (status) => {
+    return this.pump(ctx, ch, upModel, up, (chunk) => { for (const ev of framer.push(chunk)) onEvent(ev); }, async () => {
       for (const ev of framer.end()) onEvent(ev);
-      if (usage) return usage;
-      void status;
-      return this.fallbackUsage(ctx, '', counter);
+      return usage ?? this.fallbackUsage(ctx, '', counter);
     }, () => usage !== null);
   }
 
   /** Copies the upstream body to the caller with backpressure, then bills (status 499 when the caller left). */
   private pump(
     ctx: Ctx, ch: RuntimeChannel, upModel: string, up: UpstreamResponse, onChunk: (b: Buffer) => void,
-    usageAtEnd: (status: number) => Promise<TokenUsage | null>, reported: () => boolean = () => false,
+    usageAtEnd: () => Promise<TokenUsage | null>, reported: () => boolean = () => false,
   ): Promise<void> {
     const res = ctx.call.client.res;
     const body = up.body;
@@ -540,7 +537,7 @@ export class PassThrough {
         if (!clientGone && !res.writableEnded) res.end();
         const status = clientGone ? 499 : upstreamError ? 502 : up.statusCode;
         this.track((async () => {
-          const u = (await usageAtEnd(status)) ?? (await this.fallbackUsage(ctx, ''));
+          const u = (await usageAtEnd()) ?? (await this.fallbackUsage(ctx, ''));
           this.finish(ctx, ch, upModel, u, status, { upstreamUsage: reported(), clientGone, upstreamError });
         })()).then(resolve, resolve);
       };
