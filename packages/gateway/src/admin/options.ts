@@ -30,6 +30,7 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
   CooldownOn429Seconds: { type: 'int', default: '60', doc: 'A 429 from upstream pauses the channel/key for this long instead of disabling it.' },
   LogConsumeEnabled: { type: 'bool', default: 'true', doc: 'Write a log row for each successful model call.' },
   LogErrorEnabled: { type: 'bool', default: 'true', doc: 'Write a log row for each failed model call.' },
+  DefaultModerationModel: { type: 'string', default: 'omni-moderation-latest', doc: 'Model used for POST /v1/moderations when the request names none.' },
   QuotaForNewUser: { type: 'int', default: '0', doc: 'Quota units given to users created without a quota.' },
 };
 

@@ -109,12 +109,22 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
     const toRelay = async (kind: string, endpoint: string, pr: ProtocolRequest, req: FastifyRequest, reply: FastifyReply) => {
       const relay = (deps.services as unknown as { relay?: { relay?: RelayLike } }).relay?.relay;
       const model = requestModel(pr.body) ?? '';
-      if (relay && typeof relay.handles === 'function' && relay.handles(endpoint) && pr.body.kind === 'json') {
-        await relay.handle({
-          kind, endpoint, principal: pr.principal, body: pr.body.value as Record<string, unknown>, raw: Buffer.from(JSON.stringify(pr.body.value)),
-          requestId: req.requestId, startedAt: req.startedAt, client: { res: reply.raw, hijack: () => reply.hijack() },
-        });
-        return reply;
+      if (relay && typeof relay.handles === 'function' && relay.handles(endpoint)) {
+        const common = { kind, endpoint, principal: pr.principal, requestId: req.requestId, startedAt: req.startedAt, client: { res: reply.raw, hijack: () => reply.hijack() } };
+        if (pr.body.kind === 'json' && pr.body.value && typeof pr.body.value === 'object' && !Array.isArray(pr.body.value)) {
+          await relay.handle({ ...common, body: pr.body.value as Record<string, unknown>, raw: Buffer.from(JSON.stringify(pr.body.value)) });
+          return reply;
+        }
+        if (pr.body.kind === 'multipart' || pr.body.kind === 'form') {
+          // Multipart (or form) fields and held files; the relay re-encodes them for the upstream.
+          const fields = pr.body.fields;
+          const body: Record<string, unknown> = {};
+          for (const [k, v] of Object.entries(fields)) if (v.length) body[k] = v[0];
+          const files = (pr.files ?? []).map((f) => ({ field: f.field, filename: f.filename, mimeType: f.mimeType, data: f.data }));
+          await relay.handle({ ...common, body, raw: Buffer.alloc(0), multipart: { fields, files } });
+          return reply;
+        }
+        throw new GatewayError(400, 'invalid_json', 'the request body must be a JSON object or multipart/form-data', 'invalid_request_error');
       }
       throw new GatewayError(503, 'model_not_found', `no channel or task plugin serves model "${model.slice(0, 191)}" on ${endpoint}`, 'invalid_request_error');
     };
@@ -176,9 +186,22 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
       });
       return reply;
     });
-    scope.get('/v1/responses/:id', { preHandler: auth }, async (req) => {
+    scope.get('/v1/responses/:id', { preHandler: auth }, async (req, reply) => {
       const { id } = req.params as { id: string };
-      return host().responsesGet(req.principal!, id, { path: pathOf(req), query: queryOf(req) });
+      try {
+        return await host().responsesGet(req.principal!, id, { path: pathOf(req), query: queryOf(req) });
+      } catch (e) {
+        // Not a plugin-created response: one the relay created is read from the channel that made it.
+        const pass = (deps.services as unknown as { relay?: { relay?: { pass?: { responseOp?: (o: Record<string, unknown>) => Promise<boolean> } } } }).relay?.relay?.pass;
+        if (!(e instanceof GatewayError) || e.status !== 404 || !pass?.responseOp) throw e;
+        const i = req.url.indexOf('?');
+        const served = await pass.responseOp({
+          principal: req.principal!, id, op: 'get', query: i >= 0 ? req.url.slice(i + 1) : '', endpoint: '/v1/responses/{id}',
+          requestId: req.requestId, startedAt: req.startedAt, client: { res: reply.raw, hijack: () => reply.hijack() },
+        });
+        if (!served) throw e;
+        return reply;
+      }
     });
   });
 }

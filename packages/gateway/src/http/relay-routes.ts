@@ -13,6 +13,7 @@ import {
   anthropicModel, anthropicModelList, geminiModel, geminiModelList, listFamily, openaiModel, openaiModelList,
 } from './model-lists.ts';
 import { relayFamilyRoutes } from './relay-family-routes.ts';
+import { relayPassthroughRoutes } from './relay-passthrough-routes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -112,4 +113,5 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     });
   });
   await relayFamilyRoutes(app, deps);
+  await relayPassthroughRoutes(app, deps);
 }

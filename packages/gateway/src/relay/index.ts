@@ -6,12 +6,15 @@ import { LogWriter } from '../logs/writer.ts';
 import { relayRoutes } from '../http/relay-routes.ts';
 import { ChannelIndex, CHANNELS_REVISION } from './channels.ts';
 import { Relay } from './relay.ts';
+import { RealtimeRelay } from './realtime.ts';
 import { UpstreamPools } from './upstream.ts';
 import { probeOnce, testKey, firstUsableKey, type TestResult } from './health.ts';
 import { GatewayError } from '../platform/errors.ts';
 
 export interface RelayService {
   relay: Relay;
+  /** The realtime WebSocket relay (GET /v1/realtime). */
+  realtime: RealtimeRelay;
   channels: ChannelIndex;
   logs: LogWriter;
   pools: UpstreamPools;
@@ -33,7 +36,9 @@ export const relayArea: Area = {
     const channels = new ChannelIndex(core);
     const logs = new LogWriter(core);
     const pools = new UpstreamPools(core.config.relayTimeoutMs);
-    const relay = new Relay({ core, channels, prices: services.billing.prices, ledger: services.billing.ledger, logs, pools });
+    const deps = { core, channels, prices: services.billing.prices, ledger: services.billing.ledger, logs, pools };
+    const relay = new Relay(deps);
+    const realtime = new RealtimeRelay(deps);
     await core.cache.register(CHANNELS_REVISION, () => channels.load());
     let probing: Promise<number> | null = null;
     const probe = () => {
@@ -41,7 +46,7 @@ export const relayArea: Area = {
       return probing;
     };
     services.relay = {
-      relay, channels, logs, pools, probe,
+      relay, realtime, channels, logs, pools, probe,
       async testChannel(id, model) {
         let ch = channels.get(id);
         if (!ch) {
@@ -58,6 +63,7 @@ export const relayArea: Area = {
     core.onClose(() => pools.close());
     core.onClose(() => logs.close());
     core.onClose(() => relay.drain());
+    core.onClose(() => realtime.drain());
     core.onClose(async () => { await probing; });
   },
   start(core, services) {

@@ -30,6 +30,7 @@ import {
   usageFromResponse, type CanonicalRequest, type CanonicalResponse, type CanonicalStreamEvent, type Usage, type WireFormat,
 } from './formats/index.ts';
 import { embedTexts, geminiEmbedFromOpenAI, geminiEmbedPassBody, openaiEmbedFromGemini, type GeminiEmbedAction } from './embed.ts';
+import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passthrough.ts';
 
 /** Output tokens reserved when the caller sets no max_tokens. */
 export const DEFAULT_OUTPUT_ALLOWANCE = 1024;
@@ -112,8 +113,17 @@ const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6
 
 export class Relay {
   private readonly pending = new Set<Promise<unknown>>();
+  /** Images, Responses, audio, rerank, moderations, alpha search (relay/passthrough.ts). */
+  readonly pass: PassThrough;
 
-  constructor(private readonly d: RelayDeps) {}
+  constructor(private readonly d: RelayDeps) {
+    this.pass = new PassThrough(d, (p) => this.track(p));
+  }
+
+  /** Whether the relay serves an endpoint that the task protocols hand over for models no plugin claims. */
+  handles(endpoint: string): boolean {
+    return endpoint in PASS_ENDPOINTS;
+  }
 
   /** Resolves when every in-flight settlement has been written (shutdown). */
   async drain(): Promise<void> {
@@ -148,7 +158,8 @@ export class Relay {
    * Serves one model call. Throws GatewayError (rendered by the route) when it fails before the
    * response started; once started it never throws.
    */
-  async handle(call: RelayCall): Promise<void> {
+  async handle(call: RelayCall | PassCall): Promise<void> {
+    if (isPassCall(call)) return this.pass.handle(call);
     const { body, principal } = call;
     const cf = call.inbound ?? 'openai';
     const model = call.modelFromPath ?? body.model;
@@ -748,7 +759,7 @@ function responseText(json: unknown): string {
   return t;
 }
 
-function retryAfter(v: string | string[] | undefined): number | undefined {
+export function retryAfter(v: string | string[] | undefined): number | undefined {
   const s = Array.isArray(v) ? v[0] : v;
   if (!s) return undefined;
   const n = Number(s);
@@ -757,7 +768,7 @@ function retryAfter(v: string | string[] | undefined): number | undefined {
   return Number.isFinite(d) ? Math.min(Math.max(d - Date.now(), 0), 3600_000) : undefined;
 }
 
-function networkMessage(e: unknown): string {
+export function networkMessage(e: unknown): string {
   const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err?.code ?? err?.cause?.code;
   if (code === 'ECONNREFUSED') return 'upstream refused the connection';

@@ -2,13 +2,14 @@
  * The outbound client for model calls: one undici Pool per upstream origin (keep-alive, no cap on
  * connections so streams never queue behind each other), with connect, header and body timeouts.
  */
+import type { Readable } from 'node:stream';
 import { Pool, type Dispatcher } from 'undici';
 
 export interface UpstreamRequest {
   url: URL;
-  method: 'POST' | 'GET';
+  method: 'POST' | 'GET' | 'DELETE';
   headers: Record<string, string>;
-  body?: string | Buffer;
+  body?: string | Buffer | Readable;
 }
 
 export interface UpstreamResponse {

@@ -154,6 +154,16 @@ export interface LogRow {
   other: string | null;
 }
 
+/** A Responses id created through the relay: the channel and key that hold it upstream. */
+export interface RelayResponseRow {
+  response_id: string;
+  user_id: number;
+  channel_id: number;
+  key_index: number;
+  model: string;
+  created_at: number;
+}
+
 /** Change counters: a node that sees a higher value than it loaded rebuilds that cache. */
 export interface RevisionRow {
   name: string;
@@ -170,5 +180,6 @@ export interface CoreTables {
   options: OptionRow;
   ledger: LedgerRow;
   logs: LogRow;
+  relay_responses: RelayResponseRow;
   revisions: RevisionRow;
 }

@@ -10,6 +10,8 @@ export interface Recorded {
   path: string;
   headers: IncomingMessage['headers'];
   raw: string;
+  /** The body bytes (multipart uploads). */
+  bytes: Buffer;
   body: any;
 }
 
@@ -38,10 +40,11 @@ export async function startFake(handler: Handler): Promise<FakeUpstream> {
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
     req.on('end', async () => {
-      const raw = Buffer.concat(parts).toString('utf8');
+      const bytes = Buffer.concat(parts);
+      const raw = bytes.toString('utf8');
       let body: any = null;
       try { body = raw ? JSON.parse(raw) : null; } catch { body = null; }
-      const r: Recorded = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body };
+      const r: Recorded = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, bytes, body };
       up.requests.push(r);
       try {
         if (up.override && (await up.override(r, res))) return;

@@ -9,6 +9,7 @@ import * as m001 from './001_core.ts';
 import * as m002 from './002_plugins.ts';
 import * as m003 from './003_tasks.ts';
 import * as m004 from './004_task_protocol.ts';
+import * as m005 from './005_relay_responses.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -16,6 +17,7 @@ const STEPS: Record<string, Step> = {
   '002_plugins': m002,
   '003_tasks': m003,
   '004_task_protocol': m004,
+  '005_relay_responses': m005,
 };
 
 export async function migrate(h: DbHandle): Promise<void> {
