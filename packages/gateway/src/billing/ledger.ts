@@ -13,10 +13,10 @@
  *
  * Speed: these run twice per model call, so the statements are fixed SQL text (no query building),
  * each movement is written once as a generator of statements, and two drivers run it:
- *  - SQLite: better-sqlite3 prepared statements (prepared once) inside one synchronous
- *    `BEGIN IMMEDIATE … COMMIT` — a whole movement takes tens of microseconds and nothing else can
- *    interleave with it. When a Kysely transaction is open on the connection (across awaits), the
- *    movement waits for it through the async driver instead.
+ *  - SQLite: better-sqlite3 prepared statements (prepared once), run synchronously — nothing can
+ *    interleave with a movement — and committed in groups: the movements of one event-loop turn
+ *    share one `BEGIN IMMEDIATE … COMMIT`, each in its own savepoint (see SqliteDriver). When a Kysely
+ *    transaction is open on the connection (across awaits), the movements wait for it instead.
  *  - PostgreSQL / MySQL: the same statements as precompiled queries in one Kysely transaction.
  * The statements are merged where the outcome is known in advance: a settle that gives back writes
  * its two ledger rows in one INSERT and changes each balance with its counters in one UPDATE.
@@ -161,23 +161,78 @@ function sqlFor(dialect: Dialect, q: Q): string {
   return dialect === 'postgres' ? numbered(s) : s;
 }
 
-/** Runs movements synchronously on the better-sqlite3 connection, with statements prepared once. */
+interface Pending {
+  ops: Ops<unknown>;
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+  fallback(): Promise<unknown>;
+  done: boolean;
+  value?: unknown;
+  error?: unknown;
+}
+
+/**
+ * Runs movements on the better-sqlite3 connection with statements prepared once, committing them in
+ * groups: the movements asked for during one turn of the event loop run in one `BEGIN IMMEDIATE …
+ * COMMIT`, each inside its own savepoint. A movement that fails (insufficient quota, already done)
+ * is rolled back to its savepoint alone; the others commit. Every promise settles only after the
+ * COMMIT, so a caller never acts on a movement that is not written. One commit (and one write of the
+ * few pages involved) then serves many requests.
+ */
 class SqliteDriver {
   private readonly stmts = new Map<Q, BetterSqlite3.Statement>();
-  private readonly tx: BetterSqlite3.Transaction<(ops: Ops<unknown>) => unknown>;
+  private readonly one: BetterSqlite3.Transaction<(ops: Ops<unknown>) => unknown>;
+  private readonly group: BetterSqlite3.Transaction<(items: Pending[]) => void>;
+  private queue: Pending[] = [];
+  private scheduled = false;
 
   constructor(private readonly conn: BetterSqlite3.Database) {
-    this.tx = conn.transaction((ops: Ops<unknown>) => this.drive(ops));
+    // Called inside `group`, better-sqlite3 runs `one` as a savepoint.
+    this.one = conn.transaction((ops: Ops<unknown>) => this.drive(ops));
+    this.group = conn.transaction((items: Pending[]) => {
+      for (const it of items) {
+        try {
+          it.value = this.one(it.ops);
+          it.done = true;
+        } catch (e) {
+          it.error = e;
+        }
+      }
+    });
   }
 
-  /** False when a transaction is open on the connection (the caller then uses the async driver). */
-  get usable(): boolean {
-    return this.conn.open && !this.conn.inTransaction;
+  /** Queues a movement for the next group commit. `fallback` runs it on its own when the connection is busy. */
+  run<T>(ops: Ops<T>, fallback: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ ops, resolve: resolve as (v: unknown) => void, reject, fallback, done: false });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(this.flush);
+      }
+    });
   }
 
-  run<T>(ops: Ops<T>): T {
-    return this.tx.immediate(ops) as T;
-  }
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    const items = this.queue;
+    this.queue = [];
+    if (!this.conn.open || this.conn.inTransaction) {
+      // A Kysely transaction is open on this connection across awaits: wait for it like any query.
+      for (const it of items) it.fallback().then(it.resolve, it.reject);
+      return;
+    }
+    try {
+      this.group.immediate(items);
+    } catch (e) {
+      // BEGIN or COMMIT failed: nothing of the group is written.
+      for (const it of items) it.reject(e);
+      return;
+    }
+    for (const it of items) {
+      if (it.done) it.resolve(it.value);
+      else it.reject(it.error);
+    }
+  };
 
   private stmt(q: Q): BetterSqlite3.Statement {
     let s = this.stmts.get(q);
@@ -255,9 +310,9 @@ export class Ledger {
    * it back and yields AlreadyDone; any other error (429 included) rolls back and is thrown.
    */
   private async exec<T>(make: () => Ops<T>): Promise<T | typeof AlreadyDone> {
+    const alone = () => withTx(this.core.h, (tx) => this.driveAsync(tx, make()));
     try {
-      if (this.sqlite?.usable) return this.sqlite.run(make());
-      return await withTx(this.core.h, (tx) => this.driveAsync(tx, make()));
+      return await (this.sqlite ? this.sqlite.run(make(), alone) : alone());
     } catch (e) {
       if (isUniqueViolation(e)) return AlreadyDone;
       throw e;
