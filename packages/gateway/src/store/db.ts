@@ -51,6 +51,10 @@ export async function openDb(url: string): Promise<DbHandle> {
     conn.pragma('synchronous = NORMAL');
     conn.pragma('busy_timeout = 10000');
     conn.pragma('foreign_keys = ON');
+    // Every model call writes to the ledger's indexes: keep their pages in memory (64 MB page cache)
+    // and read the file through a memory map instead of a read call per page.
+    conn.pragma('cache_size = -65536');
+    conn.pragma('mmap_size = 268435456');
     raw = conn;
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: conn }) });
   } else if (dialect === 'postgres') {
