@@ -102,9 +102,14 @@ test('a movement started while another transaction is open waits for it and neve
     await assert.rejects(reserve!, (e: { code?: string }) => e.code === 'insufficient_quota');
     assert.equal((await balance()).quota, 100);
     assert.deepEqual(await ledger.movements('during-tx'), {});
-    // And a settle that gives back writes both rows and the counters once.
+    // A settle that gives back writes both rows and the counters once; deferred, it still resolves
+    // only once written, and commits together with a movement asked for meanwhile.
     assert.equal(await ledger.reserve(payer, 'c', 60), true);
-    assert.deepEqual(await ledger.settle(payer, 'c', 60, 20), { charged: 20, shortfall: 0 });
+    const deferred = ledger.settle(payer, 'c', 60, 20, { deferMs: 30 });
+    const other = ledger.reserve(payer, 'd', 10);
+    assert.equal(await other, true);
+    assert.deepEqual(await deferred, { charged: 20, shortfall: 0 });
+    assert.equal(await ledger.refund(payer, 'd', 10), true);
     const u = await gw.core.h.db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', payer.userId).executeTakeFirstOrThrow();
     assert.deepEqual([Number(u.quota), Number(u.used_quota), Number(u.request_count)], [80, 20, 1]);
     assert.deepEqual(await ledger.movements('c'), { reserve: 60, close: 0, settle: -40 });

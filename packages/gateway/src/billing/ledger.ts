@@ -17,6 +17,8 @@
  *    interleave with a movement — and committed in groups: the movements of one event-loop turn
  *    share one `BEGIN IMMEDIATE … COMMIT`, each in its own savepoint (see SqliteDriver). When a Kysely
  *    transaction is open on the connection (across awaits), the movements wait for it instead.
+ *    A settle nobody waits for (the relay's, after the response) may be deferred a few
+ *    milliseconds to share the next commit, usually the next request's reserve.
  *  - PostgreSQL / MySQL: the same statements as precompiled queries in one Kysely transaction.
  * The statements are merged where the outcome is known in advance: a settle that gives back writes
  * its two ledger rows in one INSERT and changes each balance with its counters in one UPDATE.
@@ -35,6 +37,14 @@ export interface Payer {
 }
 
 export type Movement = 'reserve' | 'settle' | 'refund';
+
+export interface MoveOptions {
+  /**
+   * SQLite: the movement may wait up to this long to be committed together with others (a settle
+   * nobody waits for). The promise still resolves only after its COMMIT. Ignored elsewhere.
+   */
+  deferMs?: number;
+}
 
 const LEDGER_COLS = 'INSERT INTO ledger (user_id, key_id, ref, kind, amount, created_at) VALUES ';
 
@@ -184,7 +194,10 @@ class SqliteDriver {
   private readonly one: BetterSqlite3.Transaction<(ops: Ops<unknown>) => unknown>;
   private readonly group: BetterSqlite3.Transaction<(items: Pending[]) => void>;
   private queue: Pending[] = [];
+  /** A flush at the end of this event-loop turn is scheduled. */
   private scheduled = false;
+  /** A deferred flush is scheduled. */
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly conn: BetterSqlite3.Database) {
     // Called inside `group`, better-sqlite3 runs `one` as a savepoint.
@@ -201,19 +214,32 @@ class SqliteDriver {
     });
   }
 
-  /** Queues a movement for the next group commit. `fallback` runs it on its own when the connection is busy. */
-  run<T>(ops: Ops<T>, fallback: () => Promise<T>): Promise<T> {
+  /**
+   * Queues a movement for the next group commit. `fallback` runs it on its own when the connection is
+   * busy. `deferMs` > 0: the movement may wait that long for company (it joins any commit that
+   * happens sooner); 0: it is committed at the end of this event-loop turn.
+   */
+  run<T>(ops: Ops<T>, fallback: () => Promise<T>, deferMs = 0): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ ops, resolve: resolve as (v: unknown) => void, reject, fallback, done: false });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(this.flush);
+      if (deferMs <= 0) {
+        if (!this.scheduled) {
+          this.scheduled = true;
+          setImmediate(this.flush);
+        }
+      } else if (!this.scheduled && !this.timer) {
+        this.timer = setTimeout(this.flush, deferMs);
       }
     });
   }
 
   private readonly flush = (): void => {
     this.scheduled = false;
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (this.queue.length === 0) return;
     const items = this.queue;
     this.queue = [];
     if (!this.conn.open || this.conn.inTransaction) {
@@ -279,10 +305,10 @@ export class Ledger {
    * When more is due than the balance holds, what is there is taken and the shortfall is returned
    * (the balance stays ≥ 0). Returns null when the ref was already settled or refunded.
    */
-  async settle(p: Payer, ref: string, reserved: number, actual: number): Promise<{ charged: number; shortfall: number } | null> {
+  async settle(p: Payer, ref: string, reserved: number, actual: number, opts: MoveOptions = {}): Promise<{ charged: number; shortfall: number } | null> {
     const res = toUnits(reserved);
     const act = toUnits(actual);
-    const out = await this.exec(() => settleOps(p, ref, res, act));
+    const out = await this.exec(() => settleOps(p, ref, res, act), opts.deferMs);
     return out === AlreadyDone ? null : out;
   }
 
@@ -309,10 +335,10 @@ export class Ledger {
    * Runs one movement in one transaction. A unique violation (the movement already happened) rolls
    * it back and yields AlreadyDone; any other error (429 included) rolls back and is thrown.
    */
-  private async exec<T>(make: () => Ops<T>): Promise<T | typeof AlreadyDone> {
+  private async exec<T>(make: () => Ops<T>, deferMs = 0): Promise<T | typeof AlreadyDone> {
     const alone = () => withTx(this.core.h, (tx) => this.driveAsync(tx, make()));
     try {
-      return await (this.sqlite ? this.sqlite.run(make(), alone) : alone());
+      return await (this.sqlite ? this.sqlite.run(make(), alone, deferMs) : alone());
     } catch (e) {
       if (isUniqueViolation(e)) return AlreadyDone;
       throw e;
