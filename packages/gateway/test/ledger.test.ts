@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestGateway } from './harness.ts';
+import { startTestGateway, TEST_DB } from './harness.ts';
 import { insertId, withTx } from '../src/store/db.ts';
 import type { Payer } from '../src/billing/ledger.ts';
 
@@ -116,4 +116,14 @@ test('a movement started while another transaction is open waits for it and neve
   } finally {
     await gw.stop();
   }
+});
+
+// Only SQLite defers movements (PostgreSQL and MySQL run each at once).
+test('a deferred movement still queued when the database closes is rejected, not lost silently', { skip: TEST_DB !== 'sqlite' }, async () => {
+  const { gw, payer, ledger } = await setup(1000, null);
+  assert.equal(await ledger.reserve(payer, 'z', 100), true);
+  const s = ledger.settle(payer, 'z', 100, 50, { deferMs: 20 });
+  await gw.core.h.close();
+  await assert.rejects(s);
+  await gw.stop().catch(() => {});
 });

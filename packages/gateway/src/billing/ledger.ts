@@ -244,7 +244,7 @@ class SqliteDriver {
     this.queue = [];
     if (!this.conn.open || this.conn.inTransaction) {
       // A Kysely transaction is open on this connection across awaits: wait for it like any query.
-      for (const it of items) it.fallback().then(it.resolve, it.reject);
+      for (const it of items) Promise.resolve().then(it.fallback).then(it.resolve, it.reject);
       return;
     }
     try {
