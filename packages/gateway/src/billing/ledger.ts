@@ -247,6 +247,16 @@ class SqliteDriver {
       for (const it of items) Promise.resolve().then(it.fallback).then(it.resolve, it.reject);
       return;
     }
+    if (items.length === 1) {
+      // Alone: its own transaction, no savepoint needed.
+      const it = items[0];
+      try {
+        it.resolve(this.one.immediate(it.ops));
+      } catch (e) {
+        it.reject(e);
+      }
+      return;
+    }
     try {
       this.group.immediate(items);
     } catch (e) {
