@@ -59,9 +59,17 @@ async function run(opts: TaskBenchOptions): Promise<TaskBenchResult> {
   const { startVendor } = await import('../packages/gateway/test/vendor/server.ts');
   const fx = await import('../packages/gateway/test/vendor/fixtures.ts');
   const vendor = await startVendor();
-  const gw = await startTestGateway({
-    env: { TASK_POLL_INTERVAL_SECONDS: '3600', TASK_POLL_BACKOFF_MAX_SECONDS: '1', TASK_POLL_LEASE_SECONDS: '600' },
-  });
+  // The gateway greets a new root account on stdout, where the bench's report goes: send it to stderr.
+  const stdoutWrite = process.stdout.write;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  let gw: Awaited<ReturnType<typeof startTestGateway>>;
+  try {
+    gw = await startTestGateway({
+      env: { TASK_POLL_INTERVAL_SECONDS: '3600', TASK_POLL_BACKOFF_MAX_SECONDS: '1', TASK_POLL_LEASE_SECONDS: '600' },
+    });
+  } finally {
+    process.stdout.write = stdoutWrite;
+  }
   if (prevLevel === undefined) delete process.env.TEST_LOG_LEVEL;
   else process.env.TEST_LOG_LEVEL = prevLevel;
   const pool = new Pool(gw.url, { connections: 64, pipelining: 1 });
