@@ -40,7 +40,7 @@ export interface Proc {
 }
 
 /** Spawns `cmd args`, pinned to `cpu` when possible. stdout and stderr are drained into a short tail. */
-export function spawnProc(name: string, cmd: string, args: string[], opts: { cpu?: number; env?: NodeJS.ProcessEnv; cwd?: string; ipc?: boolean } = {}): Proc {
+export function spawnProc(name: string, cmd: string, args: string[], opts: { cpu?: number; env?: NodeJS.ProcessEnv; cwd?: string; ipc?: boolean; stopTimeoutMs?: number } = {}): Proc {
   const pinned = opts.cpu !== undefined && canPin();
   const file = pinned ? 'taskset' : cmd;
   const argv = pinned ? ['-c', String(opts.cpu), cmd, ...args] : args;
@@ -71,7 +71,7 @@ export function spawnProc(name: string, cmd: string, args: string[], opts: { cpu
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+      const t = setTimeout(() => child.kill('SIGKILL'), opts.stopTimeoutMs ?? 5000);
       await exited;
       clearTimeout(t);
     },

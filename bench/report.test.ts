@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RESULTS_END, RESULTS_START, numbersOf, renderReport, spliceResults, type RunReport, type TargetResult } from './report.ts';
+import { RESULTS_END, RESULTS_START, numbersOf, renderReport, spliceResults, taskTable, type RunReport, type TargetResult } from './report.ts';
 import { checkTargets } from './stats.ts';
 
 const direct: TargetResult = {
@@ -47,4 +47,18 @@ test('spliceResults replaces only the marked section', () => {
   assert.equal(out, `# T\n\nintro\n${RESULTS_START}\n| new |\n${RESULTS_END}\n\nafter\n`);
   assert.equal(spliceResults(out, 'again'), `# T\n\nintro\n${RESULTS_START}\nagain\n${RESULTS_END}\n\nafter\n`);
   assert.throws(() => spliceResults('no markers', 'x'), /no <!-- results:start -->/);
+});
+
+test('the task host table shows every measured number', () => {
+  const t = taskTable({
+    status: 'ok',
+    submitThroughput: { rps: 1234, p50Ms: 20.5, p99Ms: 80, requests: 1000, concurrency: 32 },
+    pollerPerTask: { tasksPerSecond: 800, inFlight: 10_000, seconds: 12.5 },
+    pollerBatch: { tasksPerSecond: 950, inFlight: 10_000, seconds: 10.5 },
+    hookCallUs: { p50: 96, p99: 210, calls: 2000 },
+  });
+  assert.match(t, /1,234 tasks\/s, p50 20.5 ms, p99 80 ms/);
+  assert.match(t, /per_task plugin, 10,000 tasks due \| 800 tasks\/s/);
+  assert.match(t, /batch plugin, 10,000 tasks due \| 950 tasks\/s/);
+  assert.match(t, /p50 96 µs, p99 210 µs/);
 });

@@ -157,8 +157,23 @@ export function renderReport(r: RunReport): string {
   out.push('');
   out.push(`### Task host`);
   out.push('');
-  out.push(r.tasks.status === 'ok' ? '```json\n' + JSON.stringify(r.tasks, null, 2) + '\n```' : `not available: ${r.tasks.reason ?? ''}`);
+  out.push(r.tasks.status === 'ok' ? taskTable(r.tasks) : `not available: ${r.tasks.reason ?? ''}`);
+  out.push('');
   return out.join('\n');
+}
+
+/** The task-host numbers as a table (in-process gateway, SQLite; see bench/tasks.ts). */
+export function taskTable(t: TaskBenchResult): string {
+  const rows: string[] = ['| measurement | value |', '|---|---:|'];
+  const s = t.submitThroughput;
+  if (s) rows.push(`| submit through a per_task plugin (c=${s.concurrency}, ${s.requests} tasks) | ${s.rps.toLocaleString('en-US')} tasks/s, p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms |`);
+  const p = t.pollerPerTask;
+  if (p) rows.push(`| poller, per_task plugin, ${p.inFlight.toLocaleString('en-US')} tasks due | ${p.tasksPerSecond.toLocaleString('en-US')} tasks/s to SUCCESS (${p.seconds} s) |`);
+  const b = t.pollerBatch;
+  if (b) rows.push(`| poller, batch plugin, ${b.inFlight.toLocaleString('en-US')} tasks due | ${b.tasksPerSecond.toLocaleString('en-US')} tasks/s to SUCCESS (${b.seconds} s) |`);
+  const h = t.hookCallUs;
+  if (h) rows.push(`| one plugin hook call (parseTaskResult, ${h.calls} calls) | p50 ${h.p50} µs, p99 ${h.p99} µs |`);
+  return rows.join('\n');
 }
 
 export const RESULTS_START = '<!-- results:start -->';

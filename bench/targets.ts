@@ -146,8 +146,13 @@ export const gatehouse: Target = {
     const config = join(dir, 'gatehouse.yaml');
     writeFileSync(config, gatehouseConfigYaml(ctx.upstream));
     const port = await freePort();
-    const proc = spawnProc('gatehouse', process.execPath, [...TSX, join(ROOT, 'packages/gateway/src/main.ts'), 'serve'], {
+    // BENCH_CPU_PROF=<dir>: write a V8 CPU profile of the gateway there when it stops (open it in Chrome
+    // DevTools or summarise it with `node bench/profile-summary.mjs <file>`).
+    const profDir = process.env.BENCH_CPU_PROF;
+    const prof = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+    const proc = spawnProc('gatehouse', process.execPath, [...prof, ...TSX, join(ROOT, 'packages/gateway/src/main.ts'), 'serve'], {
       cpu: CPU_PROXY,
+      stopTimeoutMs: profDir ? 60_000 : 5000,
       env: {
         PORT: String(port),
         HOST: '127.0.0.1',

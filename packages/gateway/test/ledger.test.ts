@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestGateway } from './harness.ts';
-import { insertId } from '../src/store/db.ts';
+import { startTestGateway, TEST_DB } from './harness.ts';
+import { insertId, withTx } from '../src/store/db.ts';
 import type { Payer } from '../src/billing/ledger.ts';
 
 async function setup(quota: number, keyCap: number | null) {
@@ -85,4 +85,45 @@ test('top-ups move once per ref', async () => {
   } finally {
     await gw.stop();
   }
+});
+
+test('a movement started while another transaction is open waits for it and never joins it', async () => {
+  const { gw, payer, balance, ledger } = await setup(100, null);
+  try {
+    let reserve: Promise<boolean> | null = null;
+    await assert.rejects(withTx(gw.core.h, async (tx) => {
+      await tx.updateTable('users').set({ quota: 1100 }).where('id', '=', payer.userId).execute();
+      // Started while the transaction is open: it must not see (or be rolled back with) its change.
+      reserve = ledger.reserve(payer, 'during-tx', 500);
+      reserve.catch(() => {});
+      await new Promise((r) => setTimeout(r, 50));
+      throw new Error('roll back');
+    }), /roll back/);
+    await assert.rejects(reserve!, (e: { code?: string }) => e.code === 'insufficient_quota');
+    assert.equal((await balance()).quota, 100);
+    assert.deepEqual(await ledger.movements('during-tx'), {});
+    // A settle that gives back writes both rows and the counters once; deferred, it still resolves
+    // only once written, and commits together with a movement asked for meanwhile.
+    assert.equal(await ledger.reserve(payer, 'c', 60), true);
+    const deferred = ledger.settle(payer, 'c', 60, 20, { deferMs: 30 });
+    const other = ledger.reserve(payer, 'd', 10);
+    assert.equal(await other, true);
+    assert.deepEqual(await deferred, { charged: 20, shortfall: 0 });
+    assert.equal(await ledger.refund(payer, 'd', 10), true);
+    const u = await gw.core.h.db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', payer.userId).executeTakeFirstOrThrow();
+    assert.deepEqual([Number(u.quota), Number(u.used_quota), Number(u.request_count)], [80, 20, 1]);
+    assert.deepEqual(await ledger.movements('c'), { reserve: 60, close: 0, settle: -40 });
+  } finally {
+    await gw.stop();
+  }
+});
+
+// Only SQLite defers movements (PostgreSQL and MySQL run each at once).
+test('a deferred movement still queued when the database closes is rejected, not lost silently', { skip: TEST_DB !== 'sqlite' }, async () => {
+  const { gw, payer, ledger } = await setup(1000, null);
+  assert.equal(await ledger.reserve(payer, 'z', 100), true);
+  const s = ledger.settle(payer, 'z', 100, 50, { deferMs: 20 });
+  await gw.core.h.close();
+  await assert.rejects(s);
+  await gw.stop().catch(() => {});
 });

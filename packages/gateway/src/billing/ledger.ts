@@ -8,11 +8,26 @@
  *
  * Movements for one `ref` (a request id or a task id): `reserve` takes an estimate before the work,
  * then exactly one of `settle` (adjusts to the real cost) or `refund` (gives the reserve back).
+ * settle and refund close a ref: besides their own row they write a row of kind `close`, unique per
+ * ref, so only one of them can ever happen.
+ *
+ * Speed: these run twice per model call, so the statements are fixed SQL text (no query building),
+ * each movement is written once as a generator of statements, and two drivers run it:
+ *  - SQLite: better-sqlite3 prepared statements (prepared once), run synchronously — nothing can
+ *    interleave with a movement — and committed in groups: the movements of one event-loop turn
+ *    share one `BEGIN IMMEDIATE … COMMIT`, each in its own savepoint (see SqliteDriver). When a Kysely
+ *    transaction is open on the connection (across awaits), the movements wait for it instead.
+ *    A settle nobody waits for (the relay's, after the response) may be deferred a few
+ *    milliseconds to share the next commit, usually the next request's reserve.
+ *  - PostgreSQL / MySQL: the same statements as precompiled queries in one Kysely transaction.
+ * The statements are merged where the outcome is known in advance: a settle that gives back writes
+ * its two ledger rows in one INSERT and changes each balance with its counters in one UPDATE.
  */
-import { sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Core } from '../core.ts';
 import { GatewayError } from '../platform/errors.ts';
-import { isUniqueViolation, withTx, type Tx } from '../store/db.ts';
+import { isUniqueViolation, withTx, type Dialect, type Tx } from '../store/db.ts';
 
 export interface Payer {
   userId: number;
@@ -23,10 +38,267 @@ export interface Payer {
 
 export type Movement = 'reserve' | 'settle' | 'refund';
 
-class AlreadyDone extends Error {}
+export interface MoveOptions {
+  /**
+   * SQLite: the movement may wait up to this long to be committed together with others (a settle
+   * nobody waits for). The promise still resolves only after its COMMIT. Ignored elsewhere.
+   */
+  deferMs?: number;
+}
+
+const LEDGER_COLS = 'INSERT INTO ledger (user_id, key_id, ref, kind, amount, created_at) VALUES ';
+
+/** Every statement the ledger runs, with `?` placeholders. */
+const SQL = {
+  insertOne: `${LEDGER_COLS}(?, ?, ?, ?, ?, ?)`,
+  insertTwo: `${LEDGER_COLS}(?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)`,
+  takeUser: 'UPDATE users SET quota = quota - ? WHERE id = ? AND quota >= ?',
+  takeKey: 'UPDATE api_keys SET remain_quota = remain_quota - ? WHERE id = ? AND remain_quota >= ?',
+  giveUser: 'UPDATE users SET quota = quota + ? WHERE id = ?',
+  giveKey: 'UPDATE api_keys SET remain_quota = remain_quota + ? WHERE id = ?',
+  /** settle: the balance change and the usage counters in one statement. */
+  settleUserGive: 'UPDATE users SET quota = quota + ?, used_quota = used_quota + ?, request_count = request_count + 1 WHERE id = ?',
+  settleUserTake: 'UPDATE users SET quota = quota - ?, used_quota = used_quota + ?, request_count = request_count + 1 WHERE id = ? AND quota >= ?',
+  settleKeyGive: 'UPDATE api_keys SET remain_quota = remain_quota + ?, used_quota = used_quota + ?, accessed_at = ? WHERE id = ?',
+  settleKeyTake: 'UPDATE api_keys SET remain_quota = remain_quota - ?, used_quota = used_quota + ?, accessed_at = ? WHERE id = ? AND remain_quota >= ?',
+  settleKeyUsed: 'UPDATE api_keys SET used_quota = used_quota + ?, accessed_at = ? WHERE id = ?',
+  userQuota: 'SELECT quota AS v FROM users WHERE id = ?',
+  keyQuota: 'SELECT remain_quota AS v FROM api_keys WHERE id = ?',
+} as const;
+type Q = keyof typeof SQL;
+/** Reads that lock the row on PostgreSQL/MySQL (SQLite's BEGIN IMMEDIATE already excludes writers). */
+const LOCKING: ReadonlySet<Q> = new Set<Q>(['userQuota', 'keyQuota']);
+
+interface Op { q: Q; params: unknown[] }
+interface Res { changes: number; rows: Record<string, unknown>[] }
+type Ops<T> = Generator<Op, T, Res>;
+
+const op = (q: Q, params: unknown[]): Op => ({ q, params });
+
+/** What a movement yields when it already happened (its ledger row exists). */
+const AlreadyDone: unique symbol = Symbol('already done');
+
+function insufficient(which: 'user' | 'key'): GatewayError {
+  return which === 'user'
+    ? new GatewayError(429, 'insufficient_quota', 'quota exhausted: the account balance is too low for this request')
+    : new GatewayError(429, 'insufficient_quota', 'quota exhausted: this API key has used up its quota');
+}
+
+const capped = (p: Payer): p is Payer & { keyId: number } => p.keyId !== null && !p.unlimitedKey;
+
+// ---------- the movements, as statements ----------
+
+/** Takes `n` from the user and the key's cap, all or nothing (429 otherwise). */
+function* takeStrict(p: Payer, n: number): Ops<void> {
+  if (n <= 0) return;
+  if ((yield op('takeUser', [n, p.userId, n])).changes !== 1) throw insufficient('user');
+  if (capped(p) && (yield op('takeKey', [n, p.keyId, n])).changes !== 1) throw insufficient('key');
+}
+
+function* give(p: Payer, n: number): Ops<void> {
+  if (n <= 0) return;
+  yield op('giveUser', [n, p.userId]);
+  if (capped(p)) yield op('giveKey', [n, p.keyId]);
+}
+
+function row(p: Payer, ref: string, kind: string, amount: number, now: number): unknown[] {
+  return [p.userId, p.keyId, ref, kind, amount, now];
+}
+
+function* reserveOps(p: Payer, ref: string, amt: number): Ops<void> {
+  yield op('insertOne', row(p, ref, 'reserve', amt, Date.now()));
+  yield* takeStrict(p, amt);
+}
+
+function* adjustOps(p: Payer, ref: string, kind: string, amt: number): Ops<void> {
+  yield op('insertOne', row(p, ref, kind, -amt, Date.now()));
+  if (amt >= 0) yield* give(p, amt);
+  else yield* takeStrict(p, -amt);
+}
+
+function* refundOps(p: Payer, ref: string, amt: number): Ops<void> {
+  const now = Date.now();
+  yield op('insertTwo', [...row(p, ref, 'close', 0, now), ...row(p, ref, 'refund', -amt, now)]);
+  yield* give(p, amt);
+}
+
+function* settleOps(p: Payer, ref: string, res: number, act: number): Ops<{ charged: number; shortfall: number }> {
+  const now = Date.now();
+  const delta = act - res;
+  if (delta <= 0) {
+    // Gives back (or nothing): the outcome is known, so both ledger rows go in one INSERT.
+    yield op('insertTwo', [...row(p, ref, 'close', 0, now), ...row(p, ref, 'settle', delta, now)]);
+    yield op('settleUserGive', [-delta, act, p.userId]);
+    if (capped(p)) yield op('settleKeyGive', [-delta, act, now, p.keyId]);
+    else if (p.keyId !== null) yield op('settleKeyUsed', [act, now, p.keyId]);
+    return { charged: act, shortfall: 0 };
+  }
+  // More is due than was reserved: take what the balances allow (read under lock), the rest is a shortfall.
+  yield op('insertOne', row(p, ref, 'close', 0, now));
+  let n = delta;
+  const u = yield op('userQuota', [p.userId]);
+  n = Math.min(n, Math.max(0, Number(u.rows[0]?.v ?? 0)));
+  if (capped(p) && n > 0) {
+    const k = yield op('keyQuota', [p.keyId]);
+    n = Math.min(n, Math.max(0, Number(k.rows[0]?.v ?? 0)));
+  }
+  const charged = res + n;
+  if (n > 0) {
+    if ((yield op('settleUserTake', [n, charged, p.userId, n])).changes !== 1) throw insufficient('user');
+  } else {
+    yield op('settleUserGive', [0, charged, p.userId]);
+  }
+  if (capped(p) && n > 0) {
+    if ((yield op('settleKeyTake', [n, charged, now, p.keyId, n])).changes !== 1) throw insufficient('key');
+  } else if (p.keyId !== null) {
+    yield op('settleKeyUsed', [charged, now, p.keyId]);
+  }
+  yield op('insertOne', row(p, ref, 'settle', n, now));
+  return { charged, shortfall: delta - n };
+}
+
+// ---------- drivers ----------
+
+/** Placeholders `?` → `$1, $2, …` for PostgreSQL. */
+function numbered(s: string): string {
+  let i = 0;
+  return s.replace(/\?/g, () => `$${++i}`);
+}
+
+function sqlFor(dialect: Dialect, q: Q): string {
+  let s: string = SQL[q];
+  if (LOCKING.has(q) && dialect !== 'sqlite') s += ' FOR UPDATE';
+  return dialect === 'postgres' ? numbered(s) : s;
+}
+
+interface Pending {
+  ops: Ops<unknown>;
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+  fallback(): Promise<unknown>;
+  done: boolean;
+  value?: unknown;
+  error?: unknown;
+}
+
+/**
+ * Runs movements on the better-sqlite3 connection with statements prepared once, committing them in
+ * groups: the movements asked for during one turn of the event loop run in one `BEGIN IMMEDIATE …
+ * COMMIT`, each inside its own savepoint. A movement that fails (insufficient quota, already done)
+ * is rolled back to its savepoint alone; the others commit. Every promise settles only after the
+ * COMMIT, so a caller never acts on a movement that is not written. One commit (and one write of the
+ * few pages involved) then serves many requests.
+ */
+class SqliteDriver {
+  private readonly stmts = new Map<Q, BetterSqlite3.Statement>();
+  private readonly one: BetterSqlite3.Transaction<(ops: Ops<unknown>) => unknown>;
+  private readonly group: BetterSqlite3.Transaction<(items: Pending[]) => void>;
+  private queue: Pending[] = [];
+  /** A flush at the end of this event-loop turn is scheduled. */
+  private scheduled = false;
+  /** A deferred flush is scheduled. */
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly conn: BetterSqlite3.Database) {
+    // Called inside `group`, better-sqlite3 runs `one` as a savepoint.
+    this.one = conn.transaction((ops: Ops<unknown>) => this.drive(ops));
+    this.group = conn.transaction((items: Pending[]) => {
+      for (const it of items) {
+        try {
+          it.value = this.one(it.ops);
+          it.done = true;
+        } catch (e) {
+          it.error = e;
+        }
+      }
+    });
+  }
+
+  /**
+   * Queues a movement for the next group commit. `fallback` runs it on its own when the connection is
+   * busy. `deferMs` > 0: the movement may wait that long for company (it joins any commit that
+   * happens sooner); 0: it is committed at the end of this event-loop turn.
+   */
+  run<T>(ops: Ops<T>, fallback: () => Promise<T>, deferMs = 0): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ ops, resolve: resolve as (v: unknown) => void, reject, fallback, done: false });
+      if (deferMs <= 0) {
+        if (!this.scheduled) {
+          this.scheduled = true;
+          setImmediate(this.flush);
+        }
+      } else if (!this.scheduled && !this.timer) {
+        this.timer = setTimeout(this.flush, deferMs);
+      }
+    });
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (this.queue.length === 0) return;
+    const items = this.queue;
+    this.queue = [];
+    if (!this.conn.open || this.conn.inTransaction) {
+      // A Kysely transaction is open on this connection across awaits: wait for it like any query.
+      for (const it of items) Promise.resolve().then(it.fallback).then(it.resolve, it.reject);
+      return;
+    }
+    if (items.length === 1) {
+      // Alone: its own transaction, no savepoint needed.
+      const it = items[0];
+      try {
+        it.resolve(this.one.immediate(it.ops));
+      } catch (e) {
+        it.reject(e);
+      }
+      return;
+    }
+    try {
+      this.group.immediate(items);
+    } catch (e) {
+      // BEGIN or COMMIT failed: nothing of the group is written.
+      for (const it of items) it.reject(e);
+      return;
+    }
+    for (const it of items) {
+      if (it.done) it.resolve(it.value);
+      else it.reject(it.error);
+    }
+  };
+
+  private stmt(q: Q): BetterSqlite3.Statement {
+    let s = this.stmts.get(q);
+    if (!s) {
+      s = this.conn.prepare(sqlFor('sqlite', q));
+      this.stmts.set(q, s);
+    }
+    return s;
+  }
+
+  private drive<T>(ops: Ops<T>): T {
+    let r = ops.next();
+    while (!r.done) {
+      const s = this.stmt(r.value.q);
+      const res: Res = s.reader
+        ? { changes: 0, rows: s.all(...r.value.params) as Record<string, unknown>[] }
+        : { changes: s.run(...r.value.params).changes, rows: [] };
+      r = ops.next(res);
+    }
+    return r.value;
+  }
+}
 
 export class Ledger {
-  constructor(private readonly core: Core) {}
+  private readonly sqlite: SqliteDriver | null;
+  private readonly compiled = new Map<Q, string>();
+
+  constructor(private readonly core: Core) {
+    this.sqlite = core.h.sqlite ? new SqliteDriver(core.h.sqlite) : null;
+  }
 
   /**
    * Takes `amount` from the user's balance (and the key's cap) for `ref`. Throws 429
@@ -35,9 +307,7 @@ export class Ledger {
    */
   async reserve(p: Payer, ref: string, amount: number): Promise<boolean> {
     const amt = toUnits(amount);
-    return this.move(p, ref, 'reserve', amt, async (tx) => {
-      await this.take(tx, p, amt, true);
-    });
+    return (await this.exec(() => reserveOps(p, ref, amt))) !== AlreadyDone;
   }
 
   /**
@@ -45,50 +315,24 @@ export class Ledger {
    * When more is due than the balance holds, what is there is taken and the shortfall is returned
    * (the balance stays ≥ 0). Returns null when the ref was already settled or refunded.
    */
-  async settle(p: Payer, ref: string, reserved: number, actual: number): Promise<{ charged: number; shortfall: number } | null> {
+  async settle(p: Payer, ref: string, reserved: number, actual: number, opts: MoveOptions = {}): Promise<{ charged: number; shortfall: number } | null> {
     const res = toUnits(reserved);
     const act = toUnits(actual);
-    let charged = act;
-    let shortfall = 0;
-    const ok = await this.moveExclusive(p, ref, 'settle', async (tx) => {
-      const delta = act - res;
-      let moved = delta;
-      if (delta > 0) {
-        const taken = await this.take(tx, p, delta, false);
-        shortfall = delta - taken;
-        charged = res + taken;
-        moved = taken;
-      } else if (delta < 0) {
-        await this.give(tx, p, -delta);
-      }
-      await tx.updateTable('users')
-        .set({ used_quota: sql`used_quota + ${charged}`, request_count: sql`request_count + 1` })
-        .where('id', '=', p.userId).execute();
-      if (p.keyId !== null) {
-        await tx.updateTable('api_keys').set({ used_quota: sql`used_quota + ${charged}`, accessed_at: Date.now() }).where('id', '=', p.keyId).execute();
-      }
-      return moved;
-    });
-    return ok ? { charged, shortfall } : null;
+    const out = await this.exec(() => settleOps(p, ref, res, act), opts.deferMs);
+    return out === AlreadyDone ? null : out;
   }
 
   /** Gives back what `ref` reserved. Returns false when the ref was already settled or refunded. */
   async refund(p: Payer, ref: string, reserved: number): Promise<boolean> {
     const amt = toUnits(reserved);
-    return this.moveExclusive(p, ref, 'refund', async (tx) => {
-      if (amt > 0) await this.give(tx, p, amt);
-      return -amt;
-    });
+    return (await this.exec(() => refundOps(p, ref, amt))) !== AlreadyDone;
   }
 
   /** Adds (or with a negative amount removes, never below zero) quota by hand, once per ref. */
   async adjust(userId: number, ref: string, amount: number, kind: 'topup' | 'adjust' = 'topup'): Promise<boolean> {
     const amt = toUnits(amount);
     const p: Payer = { userId, keyId: null, unlimitedKey: true };
-    return this.move(p, ref, kind, -amt, async (tx) => {
-      if (amt >= 0) await this.give(tx, p, amt);
-      else await this.take(tx, p, -amt, true);
-    });
+    return (await this.exec(() => adjustOps(p, ref, kind, amt))) !== AlreadyDone;
   }
 
   /** What has moved for `ref`, by kind. */
@@ -97,88 +341,33 @@ export class Ledger {
     return Object.fromEntries(rows.map((r) => [r.kind, Number(r.amount)]));
   }
 
-  private async move(p: Payer, ref: string, kind: string, amount: number, body: (tx: Tx) => Promise<void>): Promise<boolean> {
+  /**
+   * Runs one movement in one transaction. A unique violation (the movement already happened) rolls
+   * it back and yields AlreadyDone; any other error (429 included) rolls back and is thrown.
+   */
+  private async exec<T>(make: () => Ops<T>, deferMs = 0): Promise<T | typeof AlreadyDone> {
+    const alone = () => withTx(this.core.h, (tx) => this.driveAsync(tx, make()));
     try {
-      await withTx(this.core.h, async (tx) => {
-        try {
-          await tx.insertInto('ledger').values({ user_id: p.userId, key_id: p.keyId, ref, kind, amount, created_at: Date.now() }).execute();
-        } catch (e) {
-          if (isUniqueViolation(e)) throw new AlreadyDone();
-          throw e;
-        }
-        await body(tx);
-      });
-      return true;
+      return await (this.sqlite ? this.sqlite.run(make(), alone, deferMs) : alone());
     } catch (e) {
-      if (e instanceof AlreadyDone) return false;
+      if (isUniqueViolation(e)) return AlreadyDone;
       throw e;
     }
   }
 
-  /**
-   * settle and refund close a ref: only one of them may ever happen. The ledger row of the closing
-   * movement is written under the kind `close` (unique per ref) plus the movement itself.
-   */
-  private async moveExclusive(p: Payer, ref: string, kind: Movement, body: (tx: Tx) => Promise<number>): Promise<boolean> {
-    try {
-      await withTx(this.core.h, async (tx) => {
-        try {
-          await tx.insertInto('ledger').values({ user_id: p.userId, key_id: p.keyId, ref, kind: 'close', amount: 0, created_at: Date.now() }).execute();
-        } catch (e) {
-          if (isUniqueViolation(e)) throw new AlreadyDone();
-          throw e;
-        }
-        const moved = await body(tx);
-        await tx.insertInto('ledger').values({ user_id: p.userId, key_id: p.keyId, ref, kind, amount: moved, created_at: Date.now() }).execute();
-      });
-      return true;
-    } catch (e) {
-      if (e instanceof AlreadyDone) return false;
-      throw e;
-    }
-  }
-
-  /**
-   * Takes `amt` from the user and the key's cap. `strict`: all or nothing (throws 429). Not strict:
-   * takes as much as both allow and returns how much.
-   */
-  private async take(tx: Tx, p: Payer, amt: number, strict: boolean): Promise<number> {
-    if (amt <= 0) return 0;
-    let n = amt;
-    if (!strict) {
-      const u = await this.lockRow(tx, 'users', p.userId, 'quota');
-      n = Math.min(n, Math.max(0, u));
-      if (p.keyId !== null && !p.unlimitedKey) {
-        const k = await this.lockRow(tx, 'api_keys', p.keyId, 'remain_quota');
-        n = Math.min(n, Math.max(0, k));
+  private async driveAsync<T>(tx: Tx, ops: Ops<T>): Promise<T> {
+    let r = ops.next();
+    while (!r.done) {
+      const { q, params } = r.value;
+      let text = this.compiled.get(q);
+      if (text === undefined) {
+        text = sqlFor(this.core.h.dialect, q);
+        this.compiled.set(q, text);
       }
-      if (n === 0) return 0;
+      const out = await tx.executeQuery(CompiledQuery.raw(text, params));
+      r = ops.next({ changes: Number(out.numAffectedRows ?? 0n), rows: out.rows as Record<string, unknown>[] });
     }
-    const u = await tx.updateTable('users').set({ quota: sql`quota - ${n}` }).where('id', '=', p.userId).where('quota', '>=', n).executeTakeFirst();
-    if (Number(u.numUpdatedRows) !== 1) {
-      throw new GatewayError(429, 'insufficient_quota', 'quota exhausted: the account balance is too low for this request');
-    }
-    if (p.keyId !== null && !p.unlimitedKey) {
-      const k = await tx.updateTable('api_keys').set({ remain_quota: sql`remain_quota - ${n}` }).where('id', '=', p.keyId).where('remain_quota', '>=', n).executeTakeFirst();
-      if (Number(k.numUpdatedRows) !== 1) {
-        throw new GatewayError(429, 'insufficient_quota', 'quota exhausted: this API key has used up its quota');
-      }
-    }
-    return n;
-  }
-
-  private async give(tx: Tx, p: Payer, amt: number): Promise<void> {
-    await tx.updateTable('users').set({ quota: sql`quota + ${amt}` }).where('id', '=', p.userId).execute();
-    if (p.keyId !== null && !p.unlimitedKey) {
-      await tx.updateTable('api_keys').set({ remain_quota: sql`remain_quota + ${amt}` }).where('id', '=', p.keyId).execute();
-    }
-  }
-
-  private async lockRow(tx: Tx, table: 'users' | 'api_keys', id: number, col: 'quota' | 'remain_quota'): Promise<number> {
-    let q = (tx.selectFrom(table) as any).select(col).where('id', '=', id);
-    if (this.core.h.dialect !== 'sqlite') q = q.forUpdate();
-    const row = await q.executeTakeFirst();
-    return row ? Number(row[col]) : 0;
+    return r.value;
   }
 }
 

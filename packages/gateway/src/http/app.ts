@@ -38,10 +38,12 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
   app.decorateRequest('principal', null);
   app.decorateRequest('user', null);
   app.decorateRequest('startedAt', 0n);
-  app.addHook('onRequest', async (req, reply) => {
+  // Callback style: no promise per request.
+  app.addHook('onRequest', (req, reply, done) => {
     req.startedAt = process.hrtime.bigint();
     req.requestId = requestId();
     reply.header('x-request-id', req.requestId);
+    done();
   });
   app.setErrorHandler(familyErrorHandler('openai'));
   app.setNotFoundHandler((req, reply) => {

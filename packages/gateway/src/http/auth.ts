@@ -31,12 +31,26 @@ export function extractApiKey(req: FastifyRequest): string | null {
   return null;
 }
 
-/** preHandler: authenticates the API key (from the in-memory cache) and sets `req.principal`. */
+/**
+ * preHandler: authenticates the API key (from the in-memory cache) and sets `req.principal`. As a
+ * route hook it runs callback style (the check is synchronous: no promise per request); called
+ * directly without `done`, it returns a promise.
+ */
 export function requireKey(deps: AppDeps) {
   const keys = deps.services.accounts.keys;
-  return async (req: FastifyRequest) => {
-    req.principal = keys.authenticate(extractApiKey(req), req.ip);
-  };
+  function auth(req: FastifyRequest): Promise<void>;
+  function auth(req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void;
+  function auth(req: FastifyRequest, _reply?: FastifyReply, done?: (err?: Error) => void): Promise<void> | void {
+    try {
+      req.principal = keys.authenticate(extractApiKey(req), req.ip);
+    } catch (e) {
+      if (done) return done(e as Error);
+      return Promise.reject(e);
+    }
+    if (done) return done();
+    return Promise.resolve();
+  }
+  return auth;
 }
 
 /** preHandler for /api/*: a session cookie or `Authorization: Bearer <access token>` of a user with at least `minRole`. */

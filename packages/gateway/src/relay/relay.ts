@@ -35,6 +35,11 @@ import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passth
 /** Output tokens reserved when the caller sets no max_tokens. */
 export const DEFAULT_OUTPUT_ALLOWANCE = 1024;
 const CONNECT_FAIL_COOLDOWN_MS = 5_000;
+/**
+ * A settlement is written after the response; it may wait this long to share a commit with other
+ * movements (on SQLite, usually the next request's reserve), so a model call costs about one commit.
+ */
+const SETTLE_DEFER_MS = 5;
 
 /** The caller's connection. `hijack` hands the raw response to the relay (called once, before the first byte). */
 export interface ClientConn {
@@ -605,7 +610,7 @@ export class Relay {
       log(0);
       return;
     }
-    void this.track(this.d.ledger.settle(ctx.payer, call.requestId, reserved, actual).then(
+    void this.track(this.d.ledger.settle(ctx.payer, call.requestId, reserved, actual, { deferMs: SETTLE_DEFER_MS }).then(
       (r) => log(r ? r.charged : actual, r && r.shortfall ? { shortfall: r.shortfall } : {}),
       (e) => {
         this.d.core.log.error({ err: (e as Error).message, requestId: call.requestId }, 'settlement failed');

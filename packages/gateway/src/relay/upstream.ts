@@ -57,14 +57,24 @@ export class UpstreamPools {
   }
 }
 
-/** Reads a whole body as text, up to `max` bytes (the rest is discarded). */
-export async function readText(body: UpstreamResponse['body'], max = 16 * 1024 * 1024): Promise<string> {
-  const parts: Buffer[] = [];
-  let n = 0;
-  for await (const c of body) {
-    const b = c as Buffer;
-    if (n < max) parts.push(n + b.length > max ? b.subarray(0, max - n) : b);
-    n += b.length;
-  }
-  return Buffer.concat(parts).toString('utf8');
+/**
+ * Reads a whole body as text, up to `max` bytes (the rest is discarded). Listens for 'data' directly:
+ * an async iterator over the stream costs noticeably more per response on the hot path.
+ */
+export function readText(body: UpstreamResponse['body'], max = 16 * 1024 * 1024): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let first: Buffer | null = null;
+    let parts: Buffer[] | null = null;
+    let n = 0;
+    body.on('data', (c: Buffer) => {
+      if (n < max) {
+        const b = n + c.length > max ? c.subarray(0, max - n) : c;
+        if (first === null) first = b;
+        else (parts ??= [first]).push(b);
+      }
+      n += c.length;
+    });
+    body.once('end', () => resolve(parts ? Buffer.concat(parts).toString('utf8') : first ? first.toString('utf8') : ''));
+    body.once('error', reject);
+  });
 }

@@ -17,6 +17,12 @@ export interface DbHandle {
   db: Db;
   dialect: Dialect;
   url: string;
+  /**
+   * SQLite only: the better-sqlite3 connection under Kysely, for hot-path code that runs precompiled
+   * statements synchronously (see billing/ledger.ts). It is the same connection Kysely uses, so such
+   * code must not run while `inTransaction` is true (a Kysely transaction is open across awaits).
+   */
+  sqlite?: import('better-sqlite3').Database;
   close(): Promise<void>;
 }
 
@@ -35,6 +41,7 @@ export function sqlitePath(url: string): string {
 export async function openDb(url: string): Promise<DbHandle> {
   const dialect = dialectOf(url);
   let db: Db;
+  let raw: import('better-sqlite3').Database | undefined;
   if (dialect === 'sqlite') {
     const { default: Sqlite } = await import('better-sqlite3');
     const file = sqlitePath(url);
@@ -44,6 +51,11 @@ export async function openDb(url: string): Promise<DbHandle> {
     conn.pragma('synchronous = NORMAL');
     conn.pragma('busy_timeout = 10000');
     conn.pragma('foreign_keys = ON');
+    // Every model call writes to the ledger's indexes: keep their pages in memory (64 MB page cache)
+    // and read the file through a memory map instead of a read call per page.
+    conn.pragma('cache_size = -65536');
+    conn.pragma('mmap_size = 268435456');
+    raw = conn;
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: conn }) });
   } else if (dialect === 'postgres') {
     const pg = (await import('pg')).default;
@@ -71,7 +83,7 @@ export async function openDb(url: string): Promise<DbHandle> {
     });
     db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
   }
-  return { db, dialect, url, close: () => db.destroy() };
+  return { db, dialect, url, sqlite: raw, close: () => db.destroy() };
 }
 
 /** Inserts one row and returns its auto-increment id on every dialect. */
