@@ -29,7 +29,11 @@ export class LogWriter {
   private closed = false;
   private insertMany: BetterSqlite3.Transaction<(rows: NewLog[]) => void> | null = null;
 
-  constructor(private readonly core: Core, private readonly flushMs = FLUSH_MS) {
+  /**
+   * `accept` decides per row whether it is written at all (the relay passes the LogConsumeEnabled /
+   * LogErrorEnabled switches); a refused row is dropped before it is queued.
+   */
+  constructor(private readonly core: Core, private readonly flushMs = FLUSH_MS, private readonly accept?: (row: NewLog) => boolean) {
     const conn = core.h.sqlite;
     if (conn) {
       const stmt = conn.prepare(`INSERT INTO logs (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
@@ -44,6 +48,7 @@ export class LogWriter {
   }
 
   write(row: NewLog): void {
+    if (this.accept && !this.accept(row)) return;
     if (this.closed) {
       this.core.log.warn({ requestId: row.request_id }, 'log written after shutdown; dropped');
       return;

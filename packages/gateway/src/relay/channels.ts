@@ -3,13 +3,12 @@
  * in memory with its unsealed keys and indexed by (group, model). Rebuilt when the `channels` revision
  * changes; nothing here reads the database on the hot path.
  *
- * Health:
- * - A key the upstream refuses (401/403) is disabled alone in `key_state` with the reason; the channel
- *   is auto-disabled (status 3) only when every key is. Both are written to the database and the
- *   revision bumped, so every node agrees. A background probe retries them and re-enables on success.
- * - A 429 (or a rate-limit message) puts that key on cooldown in memory for Retry-After or a default;
- *   it recovers by itself. A channel whose usable keys all cool is skipped while any other candidate
- *   remains.
+ * Health (when, is decided in relay/policy.ts from the admin options):
+ * - `disableKey` disables one key in `key_state` with the reason; the channel is auto-disabled
+ *   (status 3) only when every key is. Both are written to the database and the revision bumped, so
+ *   every node agrees. A background probe retries them and re-enables on success.
+ * - `cooldown` pauses a key in memory (429, connection failures); it recovers by itself. A channel
+ *   whose usable keys all cool is skipped while any other candidate remains.
  */
 import type { Core } from '../core.ts';
 import type { Selectable } from 'kysely';
@@ -20,7 +19,6 @@ import { ChannelType, DEFAULT_BASE_URL, OPENAI_COMPATIBLE_PRESETS } from './chan
 
 export const CHANNELS_REVISION = 'channels';
 export const RELAY_TYPES: ReadonlySet<number> = new Set([ChannelType.openai, ChannelType.azure, ChannelType.anthropic, ChannelType.gemini]);
-export const DEFAULT_COOLDOWN_MS = 30_000;
 
 export interface KeyState {
   status: 'auto_disabled' | 'disabled';

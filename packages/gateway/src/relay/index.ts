@@ -10,6 +10,7 @@ import { RealtimeRelay } from './realtime.ts';
 import { UpstreamPools } from './upstream.ts';
 import { probeOnce, testKey, firstUsableKey, type TestResult } from './health.ts';
 import { GatewayError } from '../platform/errors.ts';
+import { RelayPolicy } from './policy.ts';
 
 export interface RelayService {
   relay: Relay;
@@ -18,6 +19,8 @@ export interface RelayService {
   channels: ChannelIndex;
   logs: LogWriter;
   pools: UpstreamPools;
+  /** Retries, auto-disable, cooldowns, probe and log switches as the admin options say. */
+  policy: RelayPolicy;
   /** Sends a test call through a channel (any status) and records its response time. */
   testChannel(id: number, model?: string): Promise<TestResult>;
   /** Probes auto-disabled keys and channels now; returns how many recovered. */
@@ -34,9 +37,11 @@ export const relayArea: Area = {
   name: 'relay',
   async init(core, services) {
     const channels = new ChannelIndex(core);
-    const logs = new LogWriter(core);
+    // The admin area (and its options) is built after this one: looked up when a value is needed.
+    const policy = new RelayPolicy(core, channels, () => services.admin?.options);
+    const logs = new LogWriter(core, undefined, (row) => policy.logs(row.type));
     const pools = new UpstreamPools(core.config.relayTimeoutMs);
-    const deps = { core, channels, prices: services.billing.prices, ledger: services.billing.ledger, logs, pools };
+    const deps = { core, channels, prices: services.billing.prices, ledger: services.billing.ledger, logs, pools, policy };
     const relay = new Relay(deps);
     const realtime = new RealtimeRelay(deps);
     await core.cache.register(CHANNELS_REVISION, () => channels.load());
@@ -46,7 +51,7 @@ export const relayArea: Area = {
       return probing;
     };
     services.relay = {
-      relay, realtime, channels, logs, pools, probe,
+      relay, realtime, channels, logs, pools, policy, probe,
       async testChannel(id, model) {
         let ch = channels.get(id);
         if (!ch) {
@@ -67,11 +72,28 @@ export const relayArea: Area = {
     core.onClose(async () => { await probing; });
   },
   start(core, services) {
-    const t = setInterval(() => {
-      services.relay.probe().catch((e) => core.log.warn({ err: (e as Error).message }, 'channel probe failed'));
-    }, core.config.relayProbeIntervalMs);
-    t.unref();
-    core.onClose(() => clearInterval(t));
+    // The probe runs every AutoEnableProbeSeconds while AutoEnableEnabled; both are read again before
+    // each round, so a change applies within a few seconds.
+    const { policy } = services.relay;
+    let last = Date.now();
+    let timer: NodeJS.Timeout | null = null;
+    let stopped = false;
+    const tick = async () => {
+      const every = policy.probeIntervalMs();
+      if (policy.autoEnabled() && Date.now() - last >= every) {
+        last = Date.now();
+        await services.relay.probe().catch((e) => core.log.warn({ err: (e as Error).message }, 'channel probe failed'));
+      }
+      if (stopped) return;
+      timer = setTimeout(() => void tick(), Math.min(every, 5000));
+      timer.unref();
+    };
+    timer = setTimeout(() => void tick(), Math.min(policy.probeIntervalMs(), 5000));
+    timer.unref();
+    core.onClose(() => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    });
   },
   routes: relayRoutes,
 };

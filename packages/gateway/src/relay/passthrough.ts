@@ -17,7 +17,7 @@ import { countTokens, estimateTokens, TokenCounter } from '../billing/tokens.ts'
 import { GatewayError } from '../platform/errors.ts';
 import type { NewLog } from '../logs/writer.ts';
 import { ChannelType } from './channel-types.ts';
-import { DEFAULT_COOLDOWN_MS, type RuntimeChannel } from './channels.ts';
+import type { RuntimeChannel } from './channels.ts';
 import { upstreamErrorMessage } from './formats/index.ts';
 import { encodeMultipart, type MultipartBody, type MultipartFile } from './multipart.ts';
 import { applyParamOverride, DEFAULT_AZURE_API_VERSION, hasOverride, upstreamHeaders, upstreamModel } from './providers.ts';
@@ -61,7 +61,6 @@ const STREAMABLE = new Set<PassKind>(['images', 'image_edits', 'responses', 'aud
 export const IMAGE_OUTPUT_ALLOWANCE = 4160;
 const OUTPUT_ALLOWANCE = 1024;
 const DEFAULT_AZURE_RESPONSES_API_VERSION = '2025-04-01-preview';
-const CONNECT_FAIL_COOLDOWN_MS = 5_000;
 const MAX_BODY = 256 * 1024 * 1024;
 
 export interface PassCall {
@@ -343,7 +342,7 @@ export class PassThrough {
     const { call } = ctx;
     const tried = new Set<number>();
     const failedKeys = new Map<number, Set<number>>();
-    const maxAttempts = 1 + Math.max(0, this.d.core.config.relayMaxRetries);
+    const maxAttempts = this.d.policy.maxAttempts();
     let last: { status: number; message: string } | null = null;
     for (let i = 0; i < maxAttempts; i++) {
       const pick = this.d.channels.pick(candidates, tried, failedKeys);
@@ -356,9 +355,11 @@ export class PassThrough {
       } catch (e) {
         if (ctx.started || e instanceof GatewayError) throw e;
         r = { kind: 'retry', status: 0, message: networkMessage(e) };
-        this.d.channels.cooldown(ch.id, keyIndex, CONNECT_FAIL_COOLDOWN_MS);
       }
-      if (r.kind === 'done') return;
+      if (r.kind === 'done') {
+        this.d.policy.succeeded(ch.id, keyIndex);
+        return;
+      }
       ctx.attempts.push({ channel: ch.id, status: r.status, error: r.message });
       this.logError(ctx, ch, r.status, r.message, i + 1);
       if (r.kind === 'client_error') {
@@ -368,15 +369,11 @@ export class PassThrough {
         return;
       }
       last = r;
-      if (r.status === 401 || r.status === 403) {
-        await this.d.channels.disableKey(ch.id, keyIndex, `upstream ${r.status}: ${r.message}`);
-        if (ch.keys.length > 1) {
-          let s = failedKeys.get(ch.id);
-          if (!s) failedKeys.set(ch.id, (s = new Set()));
-          s.add(keyIndex);
-        }
-      } else if (r.status === 429) {
-        this.d.channels.cooldown(ch.id, keyIndex, r.retryAfterMs ?? DEFAULT_COOLDOWN_MS);
+      const { keyFault } = await this.d.policy.failed(ch, keyIndex, r.status, r.message, r.retryAfterMs);
+      if (keyFault && ch.keys.length > 1) {
+        let s = failedKeys.get(ch.id);
+        if (!s) failedKeys.set(ch.id, (s = new Set()));
+        s.add(keyIndex);
       }
     }
     await this.refund(ctx);
@@ -422,7 +419,7 @@ export class PassThrough {
       const text = await readText(up.body, 256 * 1024);
       const message = upstreamErrorMessage('openai', up.statusCode, text);
       const s = up.statusCode;
-      if (s === 401 || s === 403 || s === 408 || s === 429 || s >= 500) {
+      if (s === 401 || s === 403 || s === 408 || s === 429 || s >= 500 || this.d.policy.qualifies(s, message)) {
         return { kind: 'retry', status: s, message, retryAfterMs: s === 429 ? retryAfter(up.headers['retry-after']) : undefined };
       }
       return { kind: 'client_error', status: s, body: text, contentType: String(up.headers['content-type'] ?? 'application/json'), message };

@@ -15,7 +15,8 @@ import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
 import { GatewayError } from '../platform/errors.ts';
 import type { NewLog } from '../logs/writer.ts';
 import { ChannelType } from './channel-types.ts';
-import { DEFAULT_COOLDOWN_MS, type RuntimeChannel } from './channels.ts';
+import type { RuntimeChannel } from './channels.ts';
+import { CONNECT_FAIL_COOLDOWN_MS } from './policy.ts';
 import { passUsage } from './passthrough.ts';
 import { DEFAULT_AZURE_API_VERSION, upstreamModel } from './providers.ts';
 import type { RelayDeps, RelayPrincipal } from './relay.ts';
@@ -121,7 +122,7 @@ export class RealtimeRelay {
 
     const tried = new Set<number>();
     const failedKeys = new Map<number, Set<number>>();
-    const maxAttempts = 1 + Math.max(0, this.d.core.config.relayMaxRetries);
+    const maxAttempts = this.d.policy.maxAttempts();
     const next = async (i: number, lastError: string | null): Promise<void> => {
       if (clientClosed) return;
       const pick = i < maxAttempts ? this.d.channels.pick(s.candidates, tried, failedKeys) : null;
@@ -148,15 +149,16 @@ export class RealtimeRelay {
         ws.terminate();
         s.attempts.push({ channel: ch.id, status, error: message });
         this.d.logs.write(this.logRow(s, ch, upModel, { type: 'error', status_code: status || null, content: message.slice(0, 2000), attempts: s.attempts.length }));
-        if (status === 401 || status === 403) {
-          void this.d.channels.disableKey(ch.id, pick.keyIndex, `upstream ${status}: ${message}`);
-          let set = failedKeys.get(ch.id);
-          if (!set) failedKeys.set(ch.id, (set = new Set()));
-          set.add(pick.keyIndex);
-        } else {
-          this.d.channels.cooldown(ch.id, pick.keyIndex, status === 429 ? DEFAULT_COOLDOWN_MS : 5_000);
-        }
-        void next(i + 1, message);
+        void this.d.policy.failed(ch, pick.keyIndex, status, message).then(({ keyFault, outcome }) => {
+          if (keyFault) {
+            let set = failedKeys.get(ch.id);
+            if (!set) failedKeys.set(ch.id, (set = new Set()));
+            set.add(pick.keyIndex);
+          } else if (outcome === 'none') {
+            this.d.channels.cooldown(ch.id, pick.keyIndex, CONNECT_FAIL_COOLDOWN_MS);
+          }
+          return next(i + 1, message);
+        }, () => next(i + 1, message));
       };
       ws.once('unexpected-response', (_req, res) => {
         res.resume();
@@ -172,6 +174,7 @@ export class RealtimeRelay {
         }
         upstream = ws;
         s.channel = ch;
+        this.d.policy.succeeded(ch.id, pick.keyIndex);
         for (const q of queued.splice(0)) ws.send(q.data, { binary: q.binary });
         ws.on('message', (data, binary) => {
           if (!binary) this.observe(s, data);

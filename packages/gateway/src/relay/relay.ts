@@ -2,10 +2,11 @@
  * The model-call hot path: access check → channel (in memory) → reserve quota → upstream (pooled,
  * streamed; SSE read on the fly only for usage) → settle → log (queued).
  *
- * Retries: on a connection error, timeout, 429, 5xx or a key the upstream refused, the next attempt
- * goes to a channel not yet tried in this request (highest priority tier first, falling to the next
- * tier), up to RELAY_MAX_RETRIES more attempts. Nothing is retried once stream bytes reached the
- * caller. Other upstream 4xx are returned to the caller as they are.
+ * Retries: on a connection error, timeout, 429, 5xx or a failure that counts towards auto-disable
+ * (AutoDisableStatusCodes / AutoDisableKeywords), the next attempt goes to a channel not yet tried in
+ * this request (highest priority tier first, falling to the next tier), up to `RetryTimes` more
+ * attempts; relay/policy.ts decides cooldowns and disabling. Nothing is retried once stream bytes
+ * reached the caller. Other upstream 4xx are returned to the caller as they are.
  *
  * Billing is by the client's model name; a channel's model mapping only changes what is sent upstream.
  */
@@ -19,7 +20,8 @@ import type { ModelPrice, PriceBook, TokenUsage } from '../billing/prices.ts';
 import { countTokens, estimateTokens, TokenCounter } from '../billing/tokens.ts';
 import { GatewayError } from '../platform/errors.ts';
 import type { LogWriter, NewLog } from '../logs/writer.ts';
-import { DEFAULT_COOLDOWN_MS, type ChannelIndex, type RuntimeChannel } from './channels.ts';
+import type { ChannelIndex, RuntimeChannel } from './channels.ts';
+import type { RelayPolicy } from './policy.ts';
 import {
   applyParamOverride, channelFormat, hasOverride, supportsKind, upstreamHeaders, upstreamModel, upstreamUrl, type RelayKind,
 } from './providers.ts';
@@ -34,7 +36,6 @@ import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passth
 
 /** Output tokens reserved when the caller sets no max_tokens. */
 export const DEFAULT_OUTPUT_ALLOWANCE = 1024;
-const CONNECT_FAIL_COOLDOWN_MS = 5_000;
 /**
  * A settlement is written after the response; it may wait this long to share a commit with other
  * movements (on SQLite, usually the next request's reserve), so a model call costs about one commit.
@@ -112,6 +113,7 @@ export interface RelayDeps {
   ledger: Ledger;
   logs: LogWriter;
   pools: UpstreamPools;
+  policy: RelayPolicy;
 }
 
 const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
@@ -224,22 +226,24 @@ export class Relay {
     const { call } = ctx;
     const tried = new Set<number>();
     const failedKeys = new Map<number, Set<number>>();
-    const maxAttempts = 1 + Math.max(0, this.d.core.config.relayMaxRetries);
+    const maxAttempts = this.d.policy.maxAttempts();
     let last: { status: number; message: string } | null = null;
     for (let i = 0; i < maxAttempts; i++) {
       const pick = this.d.channels.pick(candidates, tried, failedKeys);
       if (!pick) break;
       const { channel: ch, keyIndex } = pick;
       tried.add(ch.id);
-      let r: AttemptResult;
+      let r: AttemptResult & { retryAfterMs?: number };
       try {
         r = await this.attempt(ctx, ch, pick.key);
       } catch (e) {
         if (ctx.started || e instanceof GatewayError) throw e;
         r = { kind: 'retry', status: 0, message: networkMessage(e) };
-        this.d.channels.cooldown(ch.id, keyIndex, CONNECT_FAIL_COOLDOWN_MS);
       }
-      if (r.kind === 'done') return;
+      if (r.kind === 'done') {
+        this.d.policy.succeeded(ch.id, keyIndex);
+        return;
+      }
       ctx.attempts.push({ channel: ch.id, status: r.status, error: r.message });
       this.logError(ctx, ch, r.status, r.message, i + 1);
       if (r.kind === 'client_error') {
@@ -249,16 +253,11 @@ export class Relay {
         return;
       }
       last = r;
-      if (r.status === 401 || r.status === 403) {
-        await this.d.channels.disableKey(ch.id, keyIndex, `upstream ${r.status}: ${r.message}`);
-        if (ch.keys.length > 1) {
-          let s = failedKeys.get(ch.id);
-          if (!s) failedKeys.set(ch.id, (s = new Set()));
-          s.add(keyIndex);
-        }
-      } else if (r.status === 429) {
-        const ra = (r as { retryAfterMs?: number }).retryAfterMs;
-        this.d.channels.cooldown(ch.id, keyIndex, ra ?? DEFAULT_COOLDOWN_MS);
+      const { keyFault } = await this.d.policy.failed(ch, keyIndex, r.status, r.message, r.retryAfterMs);
+      if (keyFault && ch.keys.length > 1) {
+        let s = failedKeys.get(ch.id);
+        if (!s) failedKeys.set(ch.id, (s = new Set()));
+        s.add(keyIndex);
       }
     }
     await this.refund(ctx);
@@ -337,7 +336,7 @@ export class Relay {
       const text = await readText(up.body, 256 * 1024);
       const message = upstreamErrorMessage(fmt, up.statusCode, text);
       const s = up.statusCode;
-      if (s === 401 || s === 403 || s === 408 || s === 429 || s >= 500) {
+      if (s === 401 || s === 403 || s === 408 || s === 429 || s >= 500 || this.d.policy.qualifies(s, message)) {
         return { kind: 'retry', status: s, message, retryAfterMs: s === 429 ? retryAfter(up.headers['retry-after']) : undefined };
       }
       // Other 4xx: the request itself is at fault; the caller sees the upstream's answer.
