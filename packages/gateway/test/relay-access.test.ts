@@ -114,6 +114,7 @@ test('restart keeps balances, keys, channels, key state and logs', async () => {
   const fake = await startFakeOpenAI({ keys: ['k-good'] });
   let second: TestGateway | null = null;
   try {
+    await own.services.admin.options.set('AutoDisableFailureThreshold', 1); // the first refusal disables the key
     const chId = await createChannel(own, { baseUrl: fake.url, models: ['rs-model'], keys: ['k-good', 'k-bad'], keyMode: 'round_robin' });
     await setPrice(own, 'rs-model', { per_request: 0.0001 }); // 50 units
     const c = await createCaller(own, { quota: 10_000 });

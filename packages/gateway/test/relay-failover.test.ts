@@ -12,6 +12,9 @@ const fakes: FakeOpenAI[] = [];
 
 before(async () => {
   gw = await startTestGateway({ env: { RELAY_PROBE_INTERVAL_SECONDS: '0.3' } });
+  // These tests check what happens once a key is disabled: the first refusal is enough here
+  // (the threshold itself is tested in relay-options.test.ts).
+  await gw.services.admin.options.set('AutoDisableFailureThreshold', 1);
 });
 after(async () => {
   await gw?.stop();

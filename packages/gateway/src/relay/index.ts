@@ -73,7 +73,7 @@ export const relayArea: Area = {
   },
   start(core, services) {
     // The probe runs every AutoEnableProbeSeconds while AutoEnableEnabled; both are read again before
-    // each round, so a change applies within a few seconds.
+    // each round, so a change applies within a second.
     const { policy } = services.relay;
     let last = Date.now();
     let timer: NodeJS.Timeout | null = null;
@@ -85,10 +85,10 @@ export const relayArea: Area = {
         await services.relay.probe().catch((e) => core.log.warn({ err: (e as Error).message }, 'channel probe failed'));
       }
       if (stopped) return;
-      timer = setTimeout(() => void tick(), Math.min(every, 5000));
+      timer = setTimeout(() => void tick(), Math.min(every, 1000));
       timer.unref();
     };
-    timer = setTimeout(() => void tick(), Math.min(policy.probeIntervalMs(), 5000));
+    timer = setTimeout(() => void tick(), Math.min(policy.probeIntervalMs(), 1000));
     timer.unref();
     core.onClose(() => {
       stopped = true;
