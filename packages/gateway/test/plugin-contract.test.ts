@@ -18,7 +18,7 @@ for (const f of readdirSync(examples).filter((x) => x.endsWith('.js')).sort()) {
     const p = await loadPlugin(readFileSync(new URL(f, examples), 'utf8'), opts);
     loaded.push(p);
     const fx = new URL(f.replace(/\.js$/, '.fixture.json'), examples);
-    if (!existsSync(fx)) return;
+    assert.ok(existsSync(fx), `${f} has no recorded cases: add ${f.replace(/\.js$/, '.fixture.json')} beside it`);
     const cases = fixtureCases(JSON.parse(readFileSync(fx, 'utf8')));
     const results = await runFixtureCases(p, cases);
     for (const r of results) assert.ok(r.ok, `${f} ${r.name}: ${r.detail}`);
