@@ -36,6 +36,8 @@ export interface Vendor {
   submits: number;
   polls: number;
   batchPolls: number;
+  /** How many task ids each batch query carried, in order. */
+  batchSizes: number[];
   /** Authorization headers seen. */
   auth: string[];
   mediaRequests: Array<{ method: string; range?: string; auth?: string }>;
@@ -70,7 +72,7 @@ export async function startVendor(): Promise<Vendor> {
   const hung: ServerResponse[] = [];
   const inflight = new Map<string, number>();
   const v: Vendor = {
-    url: '', port: 0, tasks: new Map(), submits: 0, polls: 0, batchPolls: 0, auth: [], mediaRequests: [], advancing: true, pollDelayMs: 0, maxOverlap: 0,
+    url: '', port: 0, tasks: new Map(), submits: 0, polls: 0, batchPolls: 0, batchSizes: [], auth: [], mediaRequests: [], advancing: true, pollDelayMs: 0, maxOverlap: 0,
     close: async () => {
       for (const r of hung) r.destroy();
       server.closeAllConnections();
@@ -128,6 +130,7 @@ export async function startVendor(): Promise<Vendor> {
       if (req.method === 'POST' && p === '/v1/batch/query') {
         v.batchPolls++;
         const b = JSON.parse((await readBody(req)) || '{}');
+        v.batchSizes.push((b.ids as string[]).length);
         const items = (b.ids as string[]).map((id) => {
           const t = v.tasks.get(id);
           if (!t) return { id, status: 'missing' };
