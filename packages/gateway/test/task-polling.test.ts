@@ -102,10 +102,11 @@ test('TASK_TIMEOUT_MINUTES is the outer deadline: a task whose polls hang fails 
 
 test('batch: one request per channel per pass polls every task; success settles, failure refunds', async () => {
   const b = await balance(gw, alice.userId);
-  const sizesBefore = vendor.batchSizes.length;
   const singlePolls = vendor.polls;
-  // Held still while the three are submitted, so that they are all due together on a later pass.
-  vendor.advancing = false;
+  // With the background poller paused, three tasks are submitted and made due together; one pass
+  // must then poll all three with a single batch request.
+  const poller = gw.services.tasks.poller;
+  await poller.stop();
   let ids: string[];
   try {
     ids = [
@@ -113,15 +114,18 @@ test('batch: one request per channel per pass polls every task; success settles,
       await submit('loopback-batch', { model: 'lb-1', steps: 3 }),
       await submit('loopback-batch', { model: 'lb-1', scenario: 'fail' }),
     ];
+    await gw.core.h.db.updateTable('tasks').set({ next_poll_at: Date.now() - 1 }).where('public_id', 'in', ids).execute();
+    const sizesBefore = vendor.batchSizes.length;
+    await poller.tick();
+    await poller.drain();
+    assert.deepEqual(vendor.batchSizes.slice(sizesBefore), [3], 'one pass, one batch request carrying the three tasks');
   } finally {
-    vendor.advancing = true;
+    poller.start();
   }
   const rows = await Promise.all(ids.map((id) => finished(id)));
   assert.deepEqual(rows.map((r) => r.status), ['SUCCESS', 'SUCCESS', 'FAILURE']);
   assert.equal(rows[2].fail_reason, 'content policy violation');
   assert.equal(b - (await balance(gw, alice.userId)), 2 * 0.2 * Q);
-  const sizes = vendor.batchSizes.slice(sizesBefore);
-  assert.ok(sizes.includes(3), `one batch request carried all three tasks (sizes ${sizes.join(',')})`);
   assert.equal(vendor.polls, singlePolls, 'a batch plugin is never polled task by task');
   assert.equal(JSON.parse(rows[0].data!).status, 'succeeded', 'batch item data stored');
 });
