@@ -17,6 +17,7 @@ import { countTokens, estimateTokens, TokenCounter } from '../billing/tokens.ts'
 import { GatewayError } from '../platform/errors.ts';
 import type { NewLog } from '../logs/writer.ts';
 import { ChannelType } from './channel-types.ts';
+import { runAttempts, type AttemptOutcome } from './attempts.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { upstreamErrorMessage } from './formats/index.ts';
 import { encodeMultipart, type MultipartBody, type MultipartFile } from './multipart.ts';
@@ -97,10 +98,6 @@ interface Ctx {
   started: boolean;
 }
 
-type Attempt =
-  | { kind: 'done' }
-  | { kind: 'retry'; status: number; message: string; retryAfterMs?: number }
-  | { kind: 'client_error'; status: number; body: string; contentType: string; message: string };
 
 const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -338,47 +335,14 @@ export class PassThrough {
 
   // ---------- routing and retries ----------
 
-  private async run(ctx: Ctx, candidates: RuntimeChannel[]): Promise<void> {
+  private run(ctx: Ctx, candidates: RuntimeChannel[]): Promise<void> {
     const { call } = ctx;
-    const tried = new Set<number>();
-    const failedKeys = new Map<number, Set<number>>();
-    const maxAttempts = this.d.policy.maxAttempts();
-    let last: { status: number; message: string } | null = null;
-    for (let i = 0; i < maxAttempts; i++) {
-      const pick = this.d.channels.pick(candidates, tried, failedKeys);
-      if (!pick) break;
-      const { channel: ch, keyIndex } = pick;
-      tried.add(ch.id);
-      let r: Attempt;
-      try {
-        r = await this.attempt(ctx, ch, pick.key, keyIndex);
-      } catch (e) {
-        if (ctx.started || e instanceof GatewayError) throw e;
-        r = { kind: 'retry', status: 0, message: networkMessage(e) };
-      }
-      if (r.kind === 'done') {
-        this.d.policy.succeeded(ch.id, keyIndex);
-        return;
-      }
-      ctx.attempts.push({ channel: ch.id, status: r.status, error: r.message });
-      this.logError(ctx, ch, r.status, r.message, i + 1);
-      if (r.kind === 'client_error') {
-        await this.refund(ctx);
-        this.begin(ctx, r.status, { 'content-type': r.contentType });
-        call.client.res.end(r.body);
-        return;
-      }
-      last = r;
-      const { keyFault } = await this.d.policy.failed(ch, keyIndex, r.status, r.message, r.retryAfterMs);
-      if (keyFault && ch.keys.length > 1) {
-        let s = failedKeys.get(ch.id);
-        if (!s) failedKeys.set(ch.id, (s = new Set()));
-        s.add(keyIndex);
-      }
-    }
-    await this.refund(ctx);
-    if (!last) throw new GatewayError(503, 'no_available_channel', `no available channel for model "${ctx.model}" in group "${call.principal.group}"`);
-    throw new GatewayError(502, 'upstream_error', `upstream failed after ${ctx.attempts.length} attempt(s): ${last.message}`);
+    return runAttempts(this.d, ctx, candidates, {
+      attempt: (c, ch, key, keyIndex) => this.attempt(c, ch, key, keyIndex),
+      logError: (c, ch, status, message, n) => this.logError(c, ch, status, message, n),
+      refund: (c) => this.refund(c),
+      begin: (c, status, headers) => this.begin(c, status, headers),
+    }, { model: ctx.model, group: call.principal.group, res: call.client.res });
   }
 
   private buildBody(ctx: Ctx, ch: RuntimeChannel, upModel: string): { body: string | Buffer | Readable; multipart?: MultipartBody } {
@@ -403,7 +367,7 @@ export class PassThrough {
     return { body: JSON.stringify(b) };
   }
 
-  private async attempt(ctx: Ctx, ch: RuntimeChannel, key: string, keyIndex: number): Promise<Attempt> {
+  private async attempt(ctx: Ctx, ch: RuntimeChannel, key: string, keyIndex: number): Promise<AttemptOutcome> {
     const upModel = upstreamModel(ch, ctx.model);
     const { body, multipart } = this.buildBody(ctx, ch, upModel);
     const headers = upstreamHeaders(ch, key, ctx.stream);

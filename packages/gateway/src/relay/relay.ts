@@ -22,6 +22,7 @@ import { GatewayError } from '../platform/errors.ts';
 import type { LogWriter, NewLog } from '../logs/writer.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import type { RelayPolicy } from './policy.ts';
+import { runAttempts, type AttemptOutcome } from './attempts.ts';
 import {
   applyParamOverride, channelFormat, hasOverride, supportsKind, upstreamHeaders, upstreamModel, upstreamUrl, type RelayKind,
 } from './providers.ts';
@@ -83,10 +84,6 @@ interface AttemptRecord {
   error?: string;
 }
 
-type AttemptResult =
-  | { kind: 'done' }
-  | { kind: 'retry'; status: number; message: string }
-  | { kind: 'client_error'; status: number; body: string; contentType: string; message: string };
 
 interface Ctx {
   call: RelayCall;
@@ -222,47 +219,14 @@ export class Relay {
     }
   }
 
-  private async run(ctx: Ctx, candidates: RuntimeChannel[]): Promise<void> {
+  private run(ctx: Ctx, candidates: RuntimeChannel[]): Promise<void> {
     const { call } = ctx;
-    const tried = new Set<number>();
-    const failedKeys = new Map<number, Set<number>>();
-    const maxAttempts = this.d.policy.maxAttempts();
-    let last: { status: number; message: string } | null = null;
-    for (let i = 0; i < maxAttempts; i++) {
-      const pick = this.d.channels.pick(candidates, tried, failedKeys);
-      if (!pick) break;
-      const { channel: ch, keyIndex } = pick;
-      tried.add(ch.id);
-      let r: AttemptResult & { retryAfterMs?: number };
-      try {
-        r = await this.attempt(ctx, ch, pick.key);
-      } catch (e) {
-        if (ctx.started || e instanceof GatewayError) throw e;
-        r = { kind: 'retry', status: 0, message: networkMessage(e) };
-      }
-      if (r.kind === 'done') {
-        this.d.policy.succeeded(ch.id, keyIndex);
-        return;
-      }
-      ctx.attempts.push({ channel: ch.id, status: r.status, error: r.message });
-      this.logError(ctx, ch, r.status, r.message, i + 1);
-      if (r.kind === 'client_error') {
-        await this.refund(ctx);
-        this.begin(ctx, r.status, { 'content-type': r.contentType });
-        call.client.res.end(r.body);
-        return;
-      }
-      last = r;
-      const { keyFault } = await this.d.policy.failed(ch, keyIndex, r.status, r.message, r.retryAfterMs);
-      if (keyFault && ch.keys.length > 1) {
-        let s = failedKeys.get(ch.id);
-        if (!s) failedKeys.set(ch.id, (s = new Set()));
-        s.add(keyIndex);
-      }
-    }
-    await this.refund(ctx);
-    if (!last) throw new GatewayError(503, 'no_available_channel', `no available channel for model "${ctx.model}" in group "${call.principal.group}"`);
-    throw new GatewayError(502, 'upstream_error', `upstream failed after ${ctx.attempts.length} attempt(s): ${last.message}`);
+    return runAttempts(this.d, ctx, candidates, {
+      attempt: (c, ch, key) => this.attempt(c, ch, key),
+      logError: (c, ch, status, message, n) => this.logError(c, ch, status, message, n),
+      refund: (c) => this.refund(c),
+      begin: (c, status, headers) => this.begin(c, status, headers),
+    }, { model: ctx.model, group: call.principal.group, res: call.client.res });
   }
 
   private async refund(ctx: Ctx): Promise<void> {
@@ -312,7 +276,7 @@ export class Relay {
   }
 
   /** The body of an upstream 4xx the caller is to see: as it came when the upstream speaks the caller's format. */
-  private clientErrorBody(ctx: Ctx, fmt: WireFormat, status: number, text: string, contentType: string, message: string): AttemptResult {
+  private clientErrorBody(ctx: Ctx, fmt: WireFormat, status: number, text: string, contentType: string, message: string): AttemptOutcome {
     if (fmt === ctx.cf) return { kind: 'client_error', status, body: text, contentType, message };
     const body = ctx.cf === 'openai'
       ? { error: { message, type: 'invalid_request_error', param: null, code: 'upstream_error' } }
@@ -320,7 +284,7 @@ export class Relay {
     return { kind: 'client_error', status, contentType: 'application/json', message, body: JSON.stringify(body) };
   }
 
-  private async attempt(ctx: Ctx, ch: RuntimeChannel, key: string): Promise<AttemptResult & { retryAfterMs?: number }> {
+  private async attempt(ctx: Ctx, ch: RuntimeChannel, key: string): Promise<AttemptOutcome> {
     const fmt = channelFormat(ch.type);
     const upModel = upstreamModel(ch, ctx.model);
     const body = this.buildBody(ctx, ch, fmt, upModel);
