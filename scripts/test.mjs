@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, mkdtempSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
 
 const root = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);
@@ -37,6 +38,9 @@ function run(cmd, argv, env = {}) {
   return r.status ?? 1;
 }
 
+// See scripts/exit-gc.mjs: test processes that ran plugin isolates must not abort at exit.
+const exitGc = pathToFileURL(join(root, 'scripts/exit-gc.mjs')).href;
+
 let passed = 0, failed = 0, skipped = 0;
 const failures = [];
 const tmp = mkdtempSync(join(tmpdir(), 'gh-test-'));
@@ -46,7 +50,7 @@ function nodeTest(label, files, env) {
   const tap = join(tmp, `${label}.tap`);
   console.log(`\n=== ${label}: ${files.length} file(s) ===`);
   const code = run(process.execPath, [
-    '--no-node-snapshot', '--import', 'tsx', '--test', '--test-concurrency=3',
+    '--no-node-snapshot', '--import', exitGc, '--import', 'tsx', '--test', '--test-concurrency=3',
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
     ...files,

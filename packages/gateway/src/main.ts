@@ -27,7 +27,9 @@ async function serve(argv: string[]): Promise<void> {
 const argv = process.argv.slice(2);
 const cmd = argv[0] && !argv[0].startsWith('-') ? argv[0] : 'serve';
 const rest = cmd === argv[0] ? argv.slice(1) : argv;
-(cmd === 'serve' ? serve(rest) : runCli(cmd, rest)).catch((e) => {
+// A command leaves through process.exit() like the server does: letting the event loop drain would
+// tear the main isolate down under isolated-vm, which can abort the process at exit.
+(cmd === 'serve' ? serve(rest) : runCli(cmd, rest).then(() => process.exit())).catch((e) => {
   process.stderr.write(`gatehouse: ${(e as Error).message}\n`);
   process.exit(1);
 });
