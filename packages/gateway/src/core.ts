@@ -1,5 +1,6 @@
 /**
- * What every area is built on: settings, logger, database, cache sync, secrets, optional Redis.
+ * What every area is built on: settings, logger, database, cache sync, secrets, the outbound HTTP
+ * client, optional Redis.
  */
 import { Redis } from 'ioredis';
 import type { Config } from './platform/config.ts';
@@ -8,6 +9,7 @@ import { SecretBox } from './platform/crypto.ts';
 import { openDb, type DbHandle } from './store/db.ts';
 import { migrate } from './store/migrations/index.ts';
 import { CacheSync } from './cache/sync.ts';
+import { Outbound } from './platform/outbound.ts';
 
 export interface Core {
   config: Config;
@@ -16,6 +18,8 @@ export interface Core {
   cache: CacheSync;
   secrets: SecretBox;
   redis: Redis | null;
+  /** The one outbound HTTP client (platform/outbound.ts). */
+  outbound: Outbound;
   /** Closers run in reverse order on shutdown. */
   onClose(fn: () => Promise<void> | void): void;
   close(): Promise<void>;
@@ -44,12 +48,14 @@ export async function createCore(config: Config, log?: Logger): Promise<Core> {
     cache,
     secrets: new SecretBox(config.cryptoSecret),
     redis,
+    outbound: new Outbound({ relayTimeoutMs: config.relayTimeoutMs, allowPrivateContent: config.contentAllowPrivateAddresses }),
     onClose: (fn) => closers.push(fn),
     async close() {
       await cache.stop();
       for (const fn of closers.reverse()) {
         try { await fn(); } catch (e) { logger.warn({ err: (e as Error).message }, 'close step failed'); }
       }
+      await core.outbound.close();
       if (redis) redis.disconnect();
       await h.close();
     },

@@ -1,61 +1,10 @@
 /**
- * The outbound client for model calls: one undici Pool per upstream origin (keep-alive, no cap on
- * connections so streams never queue behind each other), with connect, header and body timeouts.
+ * Model calls over the outbound client's per-origin pools (platform/outbound.ts): the request and
+ * response shapes the relay uses, and whole-body reads.
  */
-import type { Readable } from 'node:stream';
-import { Pool, type Dispatcher } from 'undici';
+import type { UpstreamResponse } from '../platform/outbound.ts';
 
-export interface UpstreamRequest {
-  url: URL;
-  method: 'POST' | 'GET' | 'DELETE';
-  headers: Record<string, string>;
-  body?: string | Buffer | Readable;
-}
-
-export interface UpstreamResponse {
-  statusCode: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData['body'];
-}
-
-export class UpstreamPools {
-  private pools = new Map<string, Pool>();
-
-  constructor(private readonly timeoutMs: number) {}
-
-  private pool(origin: string): Pool {
-    let p = this.pools.get(origin);
-    if (!p) {
-      p = new Pool(origin, {
-        connections: null,
-        pipelining: 1,
-        keepAliveTimeout: 30_000,
-        connect: { timeout: 10_000 },
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
-      this.pools.set(origin, p);
-    }
-    return p;
-  }
-
-  async send(req: UpstreamRequest, signal?: AbortSignal): Promise<UpstreamResponse> {
-    const res = await this.pool(req.url.origin).request({
-      path: req.url.pathname + req.url.search,
-      method: req.method,
-      headers: req.headers,
-      body: req.body,
-      signal,
-    });
-    return { statusCode: res.statusCode, headers: res.headers, body: res.body };
-  }
-
-  async close(): Promise<void> {
-    const all = [...this.pools.values()];
-    this.pools.clear();
-    await Promise.allSettled(all.map((p) => p.destroy()));
-  }
-}
+export type { UpstreamPools, UpstreamRequest, UpstreamResponse } from '../platform/outbound.ts';
 
 /**
  * Reads a whole body as text, up to `max` bytes (the rest is discarded). Listens for 'data' directly:

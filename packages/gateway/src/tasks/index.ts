@@ -73,7 +73,6 @@ export const tasksArea: Area = {
     };
     core.onClose(async () => {
       await poller.stop();
-      await artifacts.close();
     });
   },
   async routes(app, deps) {

@@ -132,6 +132,8 @@ export interface FakeRealtime {
   handshakes: Array<{ path: string; authorization: string }>;
   /** Frames received from the gateway. */
   frames: string[];
+  /** The usage of every `response.done` (REALTIME_USAGE unless changed). */
+  usage: Record<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -140,7 +142,7 @@ export async function startFakeRealtime(): Promise<FakeRealtime> {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise<void>((r) => wss.once('listening', () => r()));
   const fr: FakeRealtime = {
-    url: `http://127.0.0.1:${(wss.address() as AddressInfo).port}`, handshakes: [], frames: [],
+    url: `http://127.0.0.1:${(wss.address() as AddressInfo).port}`, handshakes: [], frames: [], usage: REALTIME_USAGE,
     close: () => new Promise<void>((r) => { for (const c of wss.clients) c.terminate(); wss.close(() => r()); }),
   };
   wss.on('connection', (ws: WebSocket, req) => {
@@ -152,7 +154,7 @@ export async function startFakeRealtime(): Promise<FakeRealtime> {
       const j = JSON.parse(text);
       if (j.type === 'response.create') {
         ws.send(JSON.stringify({ type: 'response.output_text.delta', delta: 'hi' }));
-        ws.send(JSON.stringify({ type: 'response.done', response: { id: 'r1', status: 'completed', usage: REALTIME_USAGE } }));
+        ws.send(JSON.stringify({ type: 'response.done', response: { id: 'r1', status: 'completed', usage: fr.usage } }));
       }
     });
   });

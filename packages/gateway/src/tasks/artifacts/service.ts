@@ -18,7 +18,7 @@ import type { LoadedPlugin } from '../runtime/loader.ts';
 import { canonicalHost, hostAllowed } from '../outbound/hosts.ts';
 import { sanitizeHeaders } from '../outbound/request.ts';
 import { artifactUrl, validateArtifacts, type Artifact } from './links.ts';
-import { literalBlocked, publicOnlyAgent } from './ssrf.ts';
+import { literalBlocked } from '../../platform/ssrf.ts';
 
 export const PASSED_REQUEST_HEADERS = ['range', 'if-range', 'if-none-match', 'if-modified-since'];
 const PASSED_RESPONSE_HEADERS = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified', 'content-disposition'];
@@ -30,11 +30,7 @@ export interface ContentResponse {
 }
 
 export class Artifacts {
-  private readonly publicAgent = publicOnlyAgent();
-
   constructor(private readonly svc: TaskService, private readonly base: () => string) {}
-
-  close(): Promise<void> { return this.publicAgent.close(); }
 
   private plugin(t: Task): LoadedPlugin {
     const p = this.svc.generation().plugins.get(t.plugin_key);
@@ -134,7 +130,7 @@ export class Artifacts {
         res = await request(url, {
           method: upMethod as Dispatcher.HttpMethod, headers, body,
           headersTimeout: 60_000, bodyTimeout: 120_000,
-          dispatcher: checked ? this.publicAgent : undefined,
+          dispatcher: checked ? this.svc.outbound.content : this.svc.outbound.agent,
         });
       } catch (e) {
         const code = (e as { code?: string; cause?: { code?: string } }).code ?? (e as { cause?: { code?: string } }).cause?.code ?? '';

@@ -163,7 +163,7 @@ export class Poller {
 
   /** Sends a query descriptor and reads its answer within the limits; throws on transport errors. */
   private async query(desc: unknown, target: OutboundTarget): Promise<QueryAnswer> {
-    const res = await send(buildRequest(desc as never, target, this.svc.limits), this.svc.limits);
+    const res = await send(buildRequest(desc as never, target, this.svc.limits), this.svc.limits, this.svc.outbound.agent);
     return { status: res.status, headers: res.headers, body: decodeBody(await readLimited(res.body, this.svc.limits.maxResponseBytes)) };
   }
 

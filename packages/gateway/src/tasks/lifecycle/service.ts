@@ -128,6 +128,8 @@ export class TaskService {
   get db() { return this.core.h.db; }
   get log() { return this.core.log; }
   get config() { return this.core.config; }
+  /** The outbound HTTP client (platform/outbound.ts). */
+  get outbound() { return this.core.outbound; }
 
   generation(): Generation {
     const src = this.plugins();
@@ -255,7 +257,7 @@ export class TaskService {
       let res;
       try {
         const built = buildRequest(desc, { baseUrl, allowedHosts: plugin.manifest.allowedHosts ?? [], files, defaultMethod: 'POST' }, this.limits);
-        res = await send(built, this.limits);
+        res = await send(built, this.limits, this.core.outbound.agent);
       } catch (e) {
         if (e instanceof OutboundError && !e.sent) {
           lastError = e;

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Core } from '../../core.ts';
+import { fetch, type Dispatcher } from 'undici';
 import { GatewayError } from '../../platform/errors.ts';
 import type { PluginAdmin } from '../admin/service.ts';
 
@@ -32,10 +33,10 @@ function httpUrl(v: unknown, what: string): URL {
   return u;
 }
 
-async function fetchBytes(url: URL, max: number): Promise<Buffer> {
-  let res: Response;
+async function fetchBytes(url: URL, max: number, dispatcher: Dispatcher): Promise<Buffer> {
+  let res: Awaited<ReturnType<typeof fetch>>;
   try {
-    res = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'follow' });
+    res = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'follow', dispatcher });
   } catch (e) {
     throw new GatewayError(502, 'market_fetch_failed', `could not fetch ${url.href}: ${(e as Error).message}`);
   }
@@ -85,7 +86,7 @@ export class Marketplace {
   async fetchIndex(q: { source?: unknown; index_url?: unknown }): Promise<{ url: URL; index: MarketIndex }> {
     const url = await this.indexUrl(q);
     let index: MarketIndex;
-    try { index = JSON.parse((await fetchBytes(url, MAX_INDEX_BYTES)).toString('utf8')) as MarketIndex; } catch (e) {
+    try { index = JSON.parse((await fetchBytes(url, MAX_INDEX_BYTES, this.core.outbound.agent)).toString('utf8')) as MarketIndex; } catch (e) {
       if (e instanceof GatewayError) throw e;
       throw new GatewayError(502, 'market_index_invalid', `${url.href} is not valid JSON`);
     }
@@ -104,7 +105,7 @@ export class Marketplace {
     if (v.kind !== undefined && v.kind !== 'task') throw bad(`version ${want} of "${body.key}" is a "${v.kind}" plugin, not a task plugin`);
     if (typeof v.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(v.sha256)) throw new GatewayError(502, 'market_index_invalid', `the index gives no valid sha256 for ${body.key}@${want}`);
     const fileUrl = new URL(v.path, url);
-    const bytes = await fetchBytes(fileUrl, MAX_FILE_BYTES);
+    const bytes = await fetchBytes(fileUrl, MAX_FILE_BYTES, this.core.outbound.agent);
     const got = createHash('sha256').update(bytes).digest('hex');
     if (got !== v.sha256.toLowerCase()) throw new GatewayError(502, 'sha256_mismatch', `${fileUrl.href} hashes to ${got}, the index says ${v.sha256.toLowerCase()}`);
     let icon: string | undefined;
@@ -112,7 +113,7 @@ export class Marketplace {
       try {
         const iconUrl = new URL(entry.iconFile.path, url);
         if (iconUrl.origin === url.origin) {
-          const ib = await fetchBytes(iconUrl, 512 * 1024);
+          const ib = await fetchBytes(iconUrl, 512 * 1024, this.core.outbound.agent);
           if (createHash('sha256').update(ib).digest('hex') === entry.iconFile.sha256.toLowerCase()) {
             icon = `data:${/\.svg$/i.test(iconUrl.pathname) ? 'image/svg+xml' : 'image/png'};base64,${ib.toString('base64')}`;
           }

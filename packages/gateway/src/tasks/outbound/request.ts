@@ -177,8 +177,11 @@ export interface RawResponse {
   body: Dispatcher.ResponseData['body'];
 }
 
-/** Sends a built request; a transport failure is an OutboundError telling whether it was sent. */
-export async function send(b: BuiltRequest, limits: OutboundLimits, dispatcher?: Dispatcher, signal?: AbortSignal): Promise<RawResponse> {
+/**
+ * Sends a built request through `dispatcher` (the outbound client's, core.outbound.agent); a
+ * transport failure is an OutboundError telling whether it was sent.
+ */
+export async function send(b: BuiltRequest, limits: OutboundLimits, dispatcher: Dispatcher, signal?: AbortSignal): Promise<RawResponse> {
   try {
     const res = await request(b.url, {
       method: b.method,
@@ -238,18 +241,4 @@ export function decodeBody(buf: Buffer): unknown {
   const s = buf.toString('utf8');
   if (!s) return null;
   try { return JSON.parse(s); } catch { return s; }
-}
-
-export interface JsonResponse {
-  status: number;
-  headers: Record<string, string[]>;
-  body: unknown;
-}
-
-/** Builds, sends and reads a descriptor whose response is JSON (or text). */
-export async function fetchDescriptor(desc: Descriptor, target: OutboundTarget, limits: OutboundLimits, dispatcher?: Dispatcher): Promise<JsonResponse> {
-  const built = buildRequest(desc, target, limits);
-  const res = await send(built, limits, dispatcher);
-  const buf = await readLimited(res.body, limits.maxResponseBytes);
-  return { status: res.status, headers: res.headers, body: decodeBody(buf) };
 }

@@ -9,7 +9,7 @@ import { GatewayError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { claimants, canonicalModel, decodeCandidates, decodeWith, filterByMode, responsesMode, type Candidate } from './candidates.ts';
 import { sanitizeHookText } from './hook-text.ts';
-import { addBase64, shapeImageResult, wantsB64, type ImageResult } from './image.ts';
+import { addBase64, shapeImageResult, wantsB64, type DownloadLimits, type ImageResult } from './image.ts';
 import { claimOf, protocolHook, type PluginLike, type ProtocolKind, type ResponsesMode } from './plugin-like.ts';
 import type { Task } from '../lifecycle/context.ts';
 import type { DecodedBody, TaskChannel, UploadedFile } from '../lifecycle/service.ts';
@@ -42,7 +42,7 @@ export interface ProtocolHostDeps {
   protocolTimeoutMs: () => number;
   tickMs: number;
   heartbeatMs: number;
-  download: { maxBytes: number; timeoutMs: number; allowPrivate: boolean };
+  download: DownloadLimits;
 }
 
 interface Prepared {

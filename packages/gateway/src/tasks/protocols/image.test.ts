@@ -5,6 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { addBase64, downloadImage, shapeImageResult, wantsB64 } from './image.ts';
 import { createLogger } from '../../platform/logger.ts';
+import { hostname } from 'node:os';
+import { lookup } from 'node:dns/promises';
+import { Outbound } from '../../platform/outbound.ts';
+import { isPrivateAddress } from '../../platform/ssrf.ts';
 
 test('render results are checked and created is added when missing', () => {
   assert.deepEqual(shapeImageResult({ data: [{ url: 'u', revised_prompt: 'r', junk: 1 }] }, 123), { created: 123, data: [{ url: 'u', revised_prompt: 'r' }] });
@@ -40,6 +44,32 @@ test('b64 download keeps the URL, respects the size limit, and warns on failure'
     await assert.rejects(downloadImage(`${base}/ok.png`, { ...lim, allowPrivate: false }), /private address/);
     assert.equal((await downloadImage('data:image/png;base64,QUJD', lim)).toString(), 'ABC');
   } finally {
+    srv.close();
+  }
+});
+
+test('b64 download through the content dispatcher: a name that resolves to a private address is refused', async (t) => {
+  // The machine's own name resolves to a loopback or private address here and is not a literal the
+  // host check can see; only the dispatcher's check after the DNS lookup refuses it.
+  const name = hostname();
+  const addr = await lookup(name).then((a) => a.address, () => null);
+  if (!addr || !isPrivateAddress(addr) || /^(localhost|\d)/.test(name)) {
+    t.skip(`${name} does not resolve to a private address here`);
+    return;
+  }
+  const srv = createServer((_req, res) => res.end(Buffer.from('PNGDATA')));
+  await new Promise<void>((r) => srv.listen(0, addr, r));
+  const url = `http://${name}:${(srv.address() as AddressInfo).port}/ok.png`;
+  const out = new Outbound({ relayTimeoutMs: 5000, allowPrivateContent: false });
+  try {
+    const lim = { maxBytes: 1024, timeoutMs: 5000, allowPrivate: false };
+    assert.equal((await downloadImage(url, lim)).toString(), 'PNGDATA', 'the literal-host check alone lets the name through');
+    await assert.rejects(downloadImage(url, { ...lim, dispatcher: out.content }), /not public/);
+    const open = new Outbound({ relayTimeoutMs: 5000, allowPrivateContent: true });
+    assert.equal((await downloadImage(url, { ...lim, allowPrivate: true, dispatcher: open.content })).toString(), 'PNGDATA');
+    await open.close();
+  } finally {
+    await out.close();
     srv.close();
   }
 });

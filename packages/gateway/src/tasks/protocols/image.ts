@@ -3,7 +3,7 @@
  * `response_format: b64_json` the host downloads each URL and adds Base64 while keeping the URL, and
  * logs a warning when a download fails (the caller then gets the URL only).
  */
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { GatewayError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 
@@ -43,6 +43,11 @@ export interface DownloadLimits {
   timeoutMs: number;
   /** Loopback / private addresses (self-hosted vendors); otherwise refused. */
   allowPrivate: boolean;
+  /**
+   * The outbound client's dispatcher for content (core.outbound.content): it refuses names that
+   * resolve to non-public addresses, which the check of literal hosts above cannot see.
+   */
+  dispatcher?: Dispatcher;
 }
 
 const PRIVATE_HOST = /^(localhost|127\.|10\.|192\.168\.|169\.254\.|172\.(1[6-9]|2\d|3[01])\.|0\.|\[?::1\]?$|\[?f[cd][0-9a-f]{2}:|\[?fe80:)/i;
@@ -61,7 +66,7 @@ export async function downloadImage(url: string, lim: DownloadLimits): Promise<B
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('image URL must be http(s)');
   if (u.username || u.password) throw new Error('image URL must not carry credentials');
   if (!lim.allowPrivate && PRIVATE_HOST.test(u.hostname)) throw new Error('image URL points at a private address');
-  const res = await request(u, { method: 'GET', headersTimeout: lim.timeoutMs, bodyTimeout: lim.timeoutMs });
+  const res = await request(u, { method: 'GET', headersTimeout: lim.timeoutMs, bodyTimeout: lim.timeoutMs, dispatcher: lim.dispatcher });
   if (res.statusCode !== 200) {
     await res.body.dump().catch(() => undefined);
     throw new Error(`image download answered HTTP ${res.statusCode}`);
