@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import WebSocket from 'ws';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import { json, startFake, type FakeUpstream } from './upstreams/common.ts';
-import { AUDIO_BYTES, startFakeMedia, startFakeRealtime, type FakeMedia, type FakeRealtime } from './upstreams/openai-media.ts';
+import { AUDIO_BYTES, REALTIME_USAGE, startFakeMedia, startFakeRealtime, type FakeMedia, type FakeRealtime } from './upstreams/openai-media.ts';
 import { startVendor, type Vendor } from './vendor/server.ts';
 import { createTaskChannel, installPlugins, setTaskPrice } from './vendor/fixtures.ts';
 import { balance, consumeLog, createCaller, createChannel, logsFor, setPrice, waitFor } from './relay-fixtures.ts';
@@ -222,6 +222,70 @@ test('rerank: empty query or documents are 400; a good request is billed by toke
   // 40 tokens × $1 / 1M × 500,000
   assert.equal(Number(log.quota), 20);
   assert.equal(await balance(gw, c.userId), 1_000_000 - 20);
+});
+
+/** Opens a realtime session for `key`; collects the events and resolves `closed` with the close code. */
+async function realtimeSession(key: string) {
+  const ws = new WebSocket(`${gw.url.replace(/^http/, 'ws')}/v1/realtime?model=rt-test`, ['realtime', `openai-insecure-api-key.${key}`]);
+  const got: any[] = [];
+  let requestId = '';
+  ws.on('upgrade', (res) => { requestId = String(res.headers['x-request-id'] ?? ''); });
+  ws.on('message', (d) => got.push(JSON.parse(d.toString())));
+  const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+  await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
+  const respond = async () => {
+    const n = got.filter((m) => m.type === 'response.done').length;
+    ws.send(JSON.stringify({ type: 'response.create' }));
+    await waitFor(() => got.filter((m) => m.type === 'response.done').length > n, 5000, 'response.done');
+  };
+  return { ws, got, closed, respond, requestId: () => requestId };
+}
+
+// A response of 1,000 in and 10,000 out costs (1000 × $4 + 10000 × $16) / 1M × 500,000 = 82,000 units,
+// twice the session's first reserve (4096 in and out: 40,960).
+const BIG_USAGE = { total_tokens: 11_000, input_tokens: 1000, output_tokens: 10_000, input_token_details: { cached_tokens: 0 }, output_token_details: {} };
+
+test('realtime: usage beyond the first reserve extends it; the session is charged exactly its usage', async () => {
+  const c = await createCaller(gw, { quota: 1_000_000 });
+  rt.usage = BIG_USAGE;
+  try {
+    const s = await realtimeSession(c.key);
+    for (let i = 0; i < 3; i++) await s.respond();
+    // Reserved meanwhile: the first reserve and its extensions cover the three responses.
+    await waitFor(async () => (await balance(gw, c.userId)) <= 1_000_000 - 246_000, 5000, 'extensions taken');
+    s.ws.close();
+    await s.closed;
+    const log = await consumeLog(gw, s.requestId());
+    assert.equal(Number(log.quota), 246_000);
+    assert.equal(JSON.parse(log.other ?? '{}').shortfall, undefined);
+    assert.equal(await balance(gw, c.userId), 1_000_000 - 246_000);
+    const kinds = (await gw.core.h.db.selectFrom('ledger').select('kind').where('ref', '=', s.requestId()).execute()).map((r) => r.kind).sort();
+    assert.deepEqual(kinds, ['close', 'extend:1', 'extend:2', 'extend:3', 'reserve', 'settle']);
+  } finally {
+    rt.usage = REALTIME_USAGE;
+    rt.frames.length = 0;
+  }
+});
+
+test('realtime: when the balance cannot cover an extension the caller gets insufficient_quota and the session closes', async () => {
+  const c = await createCaller(gw, { quota: 100_000 });
+  rt.usage = BIG_USAGE;
+  try {
+    const s = await realtimeSession(c.key);
+    await s.respond(); // 82,000: extended to 82,000 (balance 18,000 left)
+    await s.respond(); // 164,000: 82,000 more cannot be taken
+    assert.equal(await s.closed, 1008);
+    const err = s.got.find((m) => m.type === 'error');
+    assert.equal(err?.error?.code, 'insufficient_quota');
+    const log = await consumeLog(gw, s.requestId());
+    // What was left is taken; the rest of the last response is a shortfall.
+    assert.equal(Number(log.quota), 100_000);
+    assert.equal(JSON.parse(log.other ?? '{}').shortfall, 64_000);
+    assert.equal(await balance(gw, c.userId), 0);
+  } finally {
+    rt.usage = REALTIME_USAGE;
+    rt.frames.length = 0;
+  }
 });
 
 test('alpha search: refused without a channel that supports it, served by one that does', async () => {

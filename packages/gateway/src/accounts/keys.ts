@@ -41,8 +41,12 @@ export function parseJsonList(v: string | null): string[] | null {
   return Array.isArray(a) && a.length > 0 ? a.map(String) : null;
 }
 
+/** Presented keys whose hash was found, remembered so a key is hashed once, not on every call. */
+const HASH_MEMO_MAX = 10_000;
+
 export class KeyCache {
   private byHash = new Map<string, CachedKey>();
+  private readonly hashes = new Map<string, string>();
 
   constructor(private readonly core: Core) {}
 
@@ -94,9 +98,12 @@ export class KeyCache {
    */
   authenticate(raw: string | null, ip: string): KeyPrincipal {
     if (!raw) throw new GatewayError(401, 'missing_api_key', 'no API key: send Authorization: Bearer <key>');
-    const key = raw.startsWith('sk-') ? raw : `sk-${raw}`;
-    const hit = this.byHash.get(hashApiKey(key));
+    let h = this.hashes.get(raw);
+    if (h === undefined) h = hashApiKey(raw.startsWith('sk-') ? raw : `sk-${raw}`);
+    const hit = this.byHash.get(h);
     if (!hit) throw new GatewayError(401, 'invalid_api_key', 'invalid API key');
+    if (this.hashes.size < HASH_MEMO_MAX) this.hashes.set(raw, h);
+    else if (!this.hashes.has(raw)) this.hashes.clear();
     if (hit.expiresAt !== null && hit.expiresAt <= Date.now()) throw new GatewayError(401, 'api_key_expired', 'API key has expired');
     if (hit.ips && !hit.ips.matches(ip)) throw new GatewayError(403, 'ip_not_allowed', `API key may not be used from ${ip}`);
     return hit.principal;

@@ -15,9 +15,10 @@ import type { Payer } from '../billing/ledger.ts';
 import { quotaUnits, usdCost, type ModelPrice, type TokenUsage } from '../billing/prices.ts';
 import { countTokens, estimateTokens, TokenCounter } from '../billing/tokens.ts';
 import { GatewayError } from '../platform/errors.ts';
-import type { NewLog } from '../logs/writer.ts';
 import { ChannelType } from './channel-types.ts';
 import { runAttempts, type AttemptOutcome } from './attempts.ts';
+import { callLogRow, logAttemptError, refundGrant, runReserved, settleThenLog } from './accounting.ts';
+import { ledgerGrant } from '../billing/allowance.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { upstreamErrorMessage } from './formats/index.ts';
 import { encodeMultipart, type MultipartBody, type MultipartFile } from './multipart.ts';
@@ -260,17 +261,7 @@ export class PassThrough {
     ctx.estimate = this.estimateUsage(ctx);
     ctx.reserved = this.cost(ctx, ctx.estimate);
     if (ctx.reserved > 0) await this.d.ledger.reserve(ctx.payer, call.requestId, ctx.reserved);
-    try {
-      await this.run(ctx, candidates);
-    } catch (e) {
-      await this.refund(ctx);
-      if (ctx.started) {
-        this.d.core.log.error({ err: (e as Error).message, requestId: call.requestId }, 'relay failed after the response started');
-        if (!call.client.res.writableEnded) call.client.res.end();
-        return;
-      }
-      throw e;
-    }
+    await runReserved(this.d.core, ctx, () => this.run(ctx, candidates), () => this.refund(ctx));
   }
 
   // ---------- billing ----------
@@ -325,12 +316,9 @@ export class PassThrough {
 
   private async refund(ctx: Ctx): Promise<void> {
     if (ctx.reserved <= 0) return;
-    const amt = ctx.reserved;
+    const grant = ledgerGrant(ctx.payer, ctx.call.requestId, ctx.reserved);
     ctx.reserved = 0;
-    await this.track(this.d.ledger.refund(ctx.payer, ctx.call.requestId, amt).catch((e) => {
-      this.d.core.log.error({ err: (e as Error).message, requestId: ctx.call.requestId }, 'refund failed');
-      return false;
-    }));
+    await refundGrant(this.d, this.track, grant);
   }
 
   // ---------- routing and retries ----------
@@ -339,7 +327,7 @@ export class PassThrough {
     const { call } = ctx;
     return runAttempts(this.d, ctx, candidates, {
       attempt: (c, ch, key, keyIndex) => this.attempt(c, ch, key, keyIndex),
-      logError: (c, ch, status, message, n) => this.logError(c, ch, status, message, n),
+      logError: (c, ch, status, message, n) => logAttemptError(this.d.logs, c, ch, status, message, n),
       refund: (c) => this.refund(c),
       begin: (c, status, headers) => this.begin(c, status, headers),
     }, { model: ctx.model, group: call.principal.group, res: call.client.res });
@@ -528,43 +516,13 @@ export class PassThrough {
   private finish(ctx: Ctx, ch: RuntimeChannel, upModel: string, usage: TokenUsage, status: number, other: Record<string, unknown>): void {
     const { call } = ctx;
     const actual = this.cost(ctx, usage);
-    const reserved = ctx.reserved;
+    const grant = ledgerGrant(ctx.payer, call.requestId, ctx.reserved);
     ctx.reserved = 0;
-    const log = (charged: number, extra: Record<string, unknown> = {}) => this.d.logs.write(this.logRow(ctx, ch, upModel, {
+    settleThenLog(this.d, this.track, grant, actual, 0, (charged, extra = {}) => this.d.logs.write(callLogRow(ctx, ch, upModel, {
       type: 'consume', status_code: status, quota: charged, latency_ms: Math.round(msSince(call.startedAt)),
       prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, cached_tokens: usage.cachedInputTokens ?? 0,
       other: JSON.stringify({ ...other, ...extra, ...(ctx.mult > 1 ? { n: ctx.mult } : {}), attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens ?? 0 }),
-    }));
-    if (reserved === 0 && actual === 0) {
-      log(0);
-      return;
-    }
-    void this.track(this.d.ledger.settle(ctx.payer, call.requestId, reserved, actual).then(
-      (r) => log(r ? r.charged : actual, r && r.shortfall ? { shortfall: r.shortfall } : {}),
-      (e) => {
-        this.d.core.log.error({ err: (e as Error).message, requestId: call.requestId }, 'settlement failed');
-        log(0, { settle_error: (e as Error).message });
-      },
-    ));
-  }
-
-  private logRow(ctx: Ctx, ch: RuntimeChannel | null, upModel: string | null, fields: Partial<NewLog>): NewLog {
-    const { call } = ctx;
-    const p = call.principal;
-    return {
-      created_at: Date.now(), type: 'consume', request_id: call.requestId, user_id: p.userId, username: p.username, key_id: p.keyId,
-      key_name: p.keyName, group_name: p.group, model: ctx.model, upstream_model: upModel, channel_id: ch?.id ?? null,
-      endpoint: call.endpoint, status_code: null, prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota: 0,
-      latency_ms: Math.round(msSince(call.startedAt)), first_byte_ms: ctx.firstByteMs, is_stream: ctx.stream ? 1 : 0,
-      attempts: ctx.attempts.length + (fields.type === 'consume' ? 1 : 0), content: null, other: null,
-      ...fields,
-    };
-  }
-
-  private logError(ctx: Ctx, ch: RuntimeChannel, status: number, message: string, attempt: number): void {
-    this.d.logs.write(this.logRow(ctx, ch, upstreamModel(ch, ctx.model), {
-      type: 'error', status_code: status || null, content: message.slice(0, 2000), attempts: attempt,
-    }));
+    })));
   }
 
   // ---------- reads of relay-created responses ----------
@@ -598,7 +556,7 @@ export class PassThrough {
       up = await this.d.pools.send({ url: responseUrl(ch, o.id, suffix, o.query), method, headers });
     } catch (e) {
       const message = networkMessage(e);
-      this.logError(ctx, ch, 0, message, 1);
+      logAttemptError(this.d.logs, ctx, ch, 0, message, 1);
       throw new GatewayError(502, 'upstream_error', message);
     }
     ctx.upstreamWaitMs = msSince(t0);

@@ -38,7 +38,27 @@ export function upstreamModel(ch: RuntimeChannel, model: string): string {
 }
 
 /** `geminiAction` names the Gemini model action for embedding calls (`embedContent`, `batchEmbedContents`). */
-export function upstreamUrl(ch: RuntimeChannel, kind: RelayKind, model: string, stream: boolean, geminiAction?: string): URL {
+/** Upstream URLs by channel (a reloaded channel is a new object) and call shape: parsed once. */
+const urlCache = new WeakMap<RuntimeChannel, Map<string, URL>>();
+
+/** The upstream URL of a call (the same object for the same call shape: read it, do not change it). */
+export function upstreamUrl(ch: RuntimeChannel, kind: RelayKind, model: string, stream: boolean, geminiAction?: string): Readonly<URL> {
+  let m = urlCache.get(ch);
+  if (!m) {
+    m = new Map();
+    urlCache.set(ch, m);
+  }
+  const k = `${kind}\n${model}\n${stream ? 1 : 0}\n${geminiAction ?? ''}`;
+  let u = m.get(k);
+  if (!u) {
+    u = buildUrl(ch, kind, model, stream, geminiAction);
+    if (m.size >= 1000) m.clear();
+    m.set(k, u);
+  }
+  return u;
+}
+
+function buildUrl(ch: RuntimeChannel, kind: RelayKind, model: string, stream: boolean, geminiAction?: string): URL {
   const base = ch.baseUrl;
   switch (ch.type) {
     case ChannelType.azure: {

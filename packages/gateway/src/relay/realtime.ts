@@ -4,7 +4,11 @@
  *
  * Billing: a per-session estimate is reserved before the upgrade (a per-request price, else
  * REALTIME_RESERVE_TOKENS in and out at the token prices); the usage of every upstream
- * `response.done` event is added up and the session is settled once, when either side closes.
+ * `response.done` event is added up, and when it passes what is reserved the reserve is extended
+ * (by the estimate, or what is missing when that is more). When the balance cannot cover an
+ * extension the caller gets an `insufficient_quota` error event and the session is closed, so a
+ * session overruns the balance by at most its last response. It is settled once, when either side
+ * closes, against the reserve and its extensions together.
  * Another channel is tried only while the upstream connection fails before it opens.
  */
 import WebSocket, { type RawData } from 'ws';
@@ -13,7 +17,9 @@ import { checkModelAccess } from '../accounts/keys.ts';
 import type { Payer } from '../billing/ledger.ts';
 import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
 import { GatewayError } from '../platform/errors.ts';
-import type { NewLog } from '../logs/writer.ts';
+import { Pending } from '../platform/pending.ts';
+import { ledgerGrant } from '../billing/allowance.ts';
+import { callLogRow, logAttemptError, refundGrant, settleThenLog, type LoggedCall } from './accounting.ts';
 import { ChannelType } from './channel-types.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { CONNECT_FAIL_COOLDOWN_MS } from './policy.ts';
@@ -24,7 +30,6 @@ import type { RelayDeps, RelayPrincipal } from './relay.ts';
 export const REALTIME_RESERVE_TOKENS = 4096;
 const OPEN_TIMEOUT_MS = 15_000;
 
-const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
 
 export interface RealtimeSession {
   requestId: string;
@@ -45,6 +50,13 @@ interface Session extends RealtimeSession {
   attempts: Array<{ channel: number; status: number; error?: string }>;
   channel: RuntimeChannel | null;
   settled: boolean;
+  /** The first reserve (the size of an extension). */
+  base: number;
+  extensions: number;
+  /** An extension being taken (the settlement waits for it). */
+  extending: Promise<void> | null;
+  /** The balance could not cover an extension: the session is being closed. */
+  exhausted: boolean;
 }
 
 /** The upstream realtime URL: `ws(s)://{base}/v1/realtime?model=` (Azure: `/openai/realtime?deployment=`). */
@@ -59,18 +71,13 @@ export function realtimeUrl(ch: RuntimeChannel, model: string): string {
 }
 
 export class RealtimeRelay {
-  private readonly pending = new Set<Promise<unknown>>();
+  private readonly pending = new Pending();
+  private readonly track = this.pending.track;
 
   constructor(private readonly d: RelayDeps) {}
 
-  async drain(): Promise<void> {
-    while (this.pending.size) await Promise.allSettled([...this.pending]);
-  }
-
-  private track<T>(p: Promise<T>): Promise<T> {
-    this.pending.add(p);
-    void p.finally(() => this.pending.delete(p)).catch(() => {});
-    return p;
+  drain(): Promise<void> {
+    return this.pending.drain();
   }
 
   /**
@@ -91,8 +98,10 @@ export class RealtimeRelay {
       ...s, startedAt, candidates, price,
       payer: { userId: principal.userId, keyId: principal.keyId, unlimitedKey: principal.keyId === null || principal.unlimitedQuota },
       reserved: 0, usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 }, responses: 0, attempts: [], channel: null, settled: false,
+      base: 0, extensions: 0, extending: null, exhausted: false,
     };
     session.reserved = this.d.prices.cost(price, { inputTokens: REALTIME_RESERVE_TOKENS, outputTokens: REALTIME_RESERVE_TOKENS }, principal.group);
+    session.base = session.reserved;
     if (session.reserved > 0) await this.d.ledger.reserve(session.payer, s.requestId, session.reserved);
     return session;
   }
@@ -101,7 +110,7 @@ export class RealtimeRelay {
   abandon(s: Session): void {
     if (s.settled) return;
     s.settled = true;
-    if (s.reserved > 0) void this.track(this.d.ledger.refund(s.payer, s.requestId, s.reserved).catch(() => false));
+    if (s.reserved > 0) void refundGrant(this.d, this.track, ledgerGrant(s.payer, s.requestId, s.reserved));
   }
 
   /** Joins the caller's socket to an upstream socket and relays until one side closes. */
@@ -148,7 +157,7 @@ export class RealtimeRelay {
         ws.on('error', () => {});
         ws.terminate();
         s.attempts.push({ channel: ch.id, status, error: message });
-        this.d.logs.write(this.logRow(s, ch, upModel, { type: 'error', status_code: status || null, content: message.slice(0, 2000), attempts: s.attempts.length }));
+        logAttemptError(this.d.logs, logged(s), ch, status, message, s.attempts.length);
         void this.d.policy.failed(ch, pick.keyIndex, status, message).then(({ keyFault, outcome }) => {
           if (keyFault) {
             let set = failedKeys.get(ch.id);
@@ -177,8 +186,8 @@ export class RealtimeRelay {
         this.d.policy.succeeded(ch.id, pick.keyIndex);
         for (const q of queued.splice(0)) ws.send(q.data, { binary: q.binary });
         ws.on('message', (data, binary) => {
-          if (!binary) this.observe(s, data);
           if (client.readyState === WebSocket.OPEN) client.send(data, { binary });
+          if (!binary && this.observe(s, data)) this.cover(s, client, ws);
         });
         ws.on('close', (code, reason) => {
           if (client.readyState === WebSocket.OPEN) client.close(code >= 1000 && code < 5000 && code !== 1005 && code !== 1006 && code !== 1015 ? code : 1011, reason.subarray(0, 120));
@@ -193,59 +202,91 @@ export class RealtimeRelay {
     void next(0, null);
   }
 
-  /** Adds the usage of `response.done` events. */
-  private observe(s: Session, data: RawData): void {
+  /** Adds the usage of `response.done` events; true when usage was added. */
+  private observe(s: Session, data: RawData): boolean {
     const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
-    if (buf.length < 20 || !buf.subarray(0, 200).toString('utf8').includes('response.done')) return;
+    if (buf.length < 20 || !buf.subarray(0, 200).toString('utf8').includes('response.done')) return false;
     let j: unknown;
-    try { j = JSON.parse(buf.toString('utf8')); } catch { return; }
-    if (!j || typeof j !== 'object' || (j as { type?: unknown }).type !== 'response.done') return;
+    try { j = JSON.parse(buf.toString('utf8')); } catch { return false; }
+    if (!j || typeof j !== 'object' || (j as { type?: unknown }).type !== 'response.done') return false;
     const r = (j as { response?: { usage?: Record<string, unknown> } }).response;
     const u = r?.usage;
     s.responses++;
-    if (!u) return;
+    if (!u) return false;
     // Realtime names the details `input_token_details`; the Responses form is accepted too.
     const normal = passUsage({ usage: { ...u, input_tokens_details: u.input_token_details ?? u.input_tokens_details } });
-    if (!normal) return;
+    if (!normal) return false;
     s.usage.inputTokens += normal.inputTokens;
     s.usage.outputTokens += normal.outputTokens;
     s.usage.cachedInputTokens += normal.cachedInputTokens ?? 0;
+    return true;
+  }
+
+  /**
+   * Keeps the session's usage covered by its reserve: extends it when the usage passed it (one
+   * extension at a time); when the balance cannot, tells the caller and closes both sockets.
+   */
+  private cover(s: Session, client: WebSocket, upstream: WebSocket): void {
+    if (s.settled || s.extending || s.exhausted || s.base <= 0) return;
+    const need = this.d.prices.cost(s.price, s.usage, s.principal.group) - s.reserved;
+    if (need <= 0) return;
+    const sizes = need < s.base ? [s.base, need] : [need];
+    s.extending = (async () => {
+      for (const amt of sizes) {
+        try {
+          await this.d.ledger.extend(s.payer, s.requestId, ++s.extensions, amt);
+          s.reserved += amt;
+          return;
+        } catch (e) {
+          if ((e as GatewayError).code !== 'insufficient_quota') {
+            this.d.core.log.error({ err: (e as Error).message, requestId: s.requestId }, 'realtime reserve extension failed');
+            break;
+          }
+        }
+      }
+      s.exhausted = true;
+      const message = 'quota exhausted: the balance cannot cover this realtime session any further';
+      if (client.readyState === WebSocket.OPEN) {
+        client.send(JSON.stringify({ type: 'error', event_id: `event_${s.requestId}_quota`, error: { type: 'insufficient_quota', code: 'insufficient_quota', message, param: null } }));
+        client.close(1008, 'insufficient quota');
+      }
+      if (upstream.readyState === WebSocket.OPEN || upstream.readyState === WebSocket.CONNECTING) upstream.close(1000);
+    })().finally(() => {
+      s.extending = null;
+      // More usage may have come while the extension was taken.
+      if (!s.settled) this.cover(s, client, upstream);
+    });
   }
 
   private settle(s: Session, status: number): void {
     if (s.settled) return;
     s.settled = true;
-    const ch = s.channel;
-    const actual = this.d.prices.cost(s.price, s.usage, s.principal.group);
-    const reserved = s.reserved;
-    s.reserved = 0;
-    const upModel = ch ? upstreamModel(ch, s.model) : null;
-    const log = (charged: number, extra: Record<string, unknown> = {}) => this.d.logs.write(this.logRow(s, ch, upModel, {
-      type: 'consume', status_code: status, quota: charged, prompt_tokens: s.usage.inputTokens, completion_tokens: s.usage.outputTokens,
-      cached_tokens: s.usage.cachedInputTokens, attempts: s.attempts.length + 1,
-      other: JSON.stringify({ ...extra, responses: s.responses, attempts: s.attempts, upstreamUsage: s.responses > 0 }),
-    }));
-    if (reserved === 0 && actual === 0) {
-      log(0);
+    // An extension under way is part of what is settled.
+    if (s.extending) {
+      void this.track(s.extending.then(() => this.settleNow(s, status)));
       return;
     }
-    void this.track(this.d.ledger.settle(s.payer, s.requestId, reserved, actual).then(
-      (r) => log(r ? r.charged : actual, r && r.shortfall ? { shortfall: r.shortfall } : {}),
-      (e) => {
-        this.d.core.log.error({ err: (e as Error).message, requestId: s.requestId }, 'realtime settlement failed');
-        log(0, { settle_error: (e as Error).message });
-      },
-    ));
+    this.settleNow(s, status);
   }
 
-  private logRow(s: Session, ch: RuntimeChannel | null, upModel: string | null, fields: Partial<NewLog>): NewLog {
-    const p = s.principal;
-    return {
-      created_at: Date.now(), type: 'consume', request_id: s.requestId, user_id: p.userId, username: p.username, key_id: p.keyId,
-      key_name: p.keyName, group_name: p.group, model: s.model, upstream_model: upModel, channel_id: ch?.id ?? null,
-      endpoint: '/v1/realtime', status_code: null, prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota: 0,
-      latency_ms: Math.round(msSince(s.startedAt)), first_byte_ms: null, is_stream: 1, attempts: 1, content: null, other: null,
-      ...fields,
-    };
+  private settleNow(s: Session, status: number): void {
+    const ch = s.channel;
+    const actual = this.d.prices.cost(s.price, s.usage, s.principal.group);
+    const grant = ledgerGrant(s.payer, s.requestId, s.reserved);
+    s.reserved = 0;
+    const upModel = ch ? upstreamModel(ch, s.model) : null;
+    settleThenLog(this.d, this.track, grant, actual, 0, (charged, extra = {}) => this.d.logs.write(callLogRow(logged(s), ch, upModel, {
+      type: 'consume', status_code: status, quota: charged, prompt_tokens: s.usage.inputTokens, completion_tokens: s.usage.outputTokens,
+      cached_tokens: s.usage.cachedInputTokens,
+      other: JSON.stringify({ ...extra, responses: s.responses, attempts: s.attempts, upstreamUsage: s.responses > 0 }),
+    })));
   }
+}
+
+/** A session as its log rows see it. */
+function logged(s: Session): LoggedCall {
+  return {
+    call: { principal: s.principal, requestId: s.requestId, endpoint: '/v1/realtime', startedAt: s.startedAt },
+    model: s.model, stream: true, firstByteMs: null, attempts: s.attempts,
+  };
 }

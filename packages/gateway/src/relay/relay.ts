@@ -16,13 +16,16 @@ import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
 import { errorBody } from '../http/errors.ts';
 import type { Ledger, Payer } from '../billing/ledger.ts';
+import { ledgerGrant, type Grant, type QuotaAllowances } from '../billing/allowance.ts';
 import type { ModelPrice, PriceBook, TokenUsage } from '../billing/prices.ts';
 import { countTokens, estimateTokens, TokenCounter } from '../billing/tokens.ts';
 import { GatewayError } from '../platform/errors.ts';
-import type { LogWriter, NewLog } from '../logs/writer.ts';
+import type { LogWriter } from '../logs/writer.ts';
+import { Pending } from '../platform/pending.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import type { RelayPolicy } from './policy.ts';
 import { runAttempts, type AttemptOutcome } from './attempts.ts';
+import { callLogRow, logAttemptError, refundGrant, runReserved, settleThenLog } from './accounting.ts';
 import {
   applyParamOverride, channelFormat, hasOverride, supportsKind, upstreamHeaders, upstreamModel, upstreamUrl, type RelayKind,
 } from './providers.ts';
@@ -94,6 +97,8 @@ interface Ctx {
   price: ModelPrice | null;
   payer: Payer;
   reserved: number;
+  /** The reserve: from a node-local hold or the ledger (null until reserved). */
+  grant: Grant | null;
   attempts: AttemptRecord[];
   /** Upstream time (ms) spent before the first byte was written (excluded from the gateway's time). */
   upstreamWaitMs: number;
@@ -108,6 +113,7 @@ export interface RelayDeps {
   channels: ChannelIndex;
   prices: PriceBook;
   ledger: Ledger;
+  allowances: QuotaAllowances;
   logs: LogWriter;
   pools: UpstreamPools;
   policy: RelayPolicy;
@@ -116,12 +122,13 @@ export interface RelayDeps {
 const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
 
 export class Relay {
-  private readonly pending = new Set<Promise<unknown>>();
+  private readonly pending = new Pending();
+  private readonly track = this.pending.track;
   /** Images, Responses, audio, rerank, moderations, alpha search (relay/passthrough.ts). */
   readonly pass: PassThrough;
 
   constructor(private readonly d: RelayDeps) {
-    this.pass = new PassThrough(d, (p) => this.track(p));
+    this.pass = new PassThrough(d, this.track);
   }
 
   /** Whether the relay serves an endpoint that the task protocols hand over for models no plugin claims. */
@@ -130,14 +137,8 @@ export class Relay {
   }
 
   /** Resolves when every in-flight settlement has been written (shutdown). */
-  async drain(): Promise<void> {
-    while (this.pending.size) await Promise.allSettled([...this.pending]);
-  }
-
-  private track<T>(p: Promise<T>): Promise<T> {
-    this.pending.add(p);
-    void p.finally(() => this.pending.delete(p)).catch(() => {});
-    return p;
+  drain(): Promise<void> {
+    return this.pending.drain();
   }
 
   /** Models the key may use and some enabled channel serves for its group. */
@@ -200,43 +201,35 @@ export class Relay {
     const ctx: Ctx = {
       call, cf, model, stream, price,
       payer: { userId: principal.userId, keyId: principal.keyId, unlimitedKey: principal.keyId === null || principal.unlimitedQuota },
-      reserved: 0, attempts: [], upstreamWaitMs: 0, firstByteMs: null, canonical, promptText: null, started: false,
+      reserved: 0, grant: null, attempts: [], upstreamWaitMs: 0, firstByteMs: null, canonical, promptText: null, started: false,
     };
     // Reserve the estimate before any upstream work.
     const estimate = this.estimateUsage(ctx);
     ctx.reserved = this.d.prices.cost(price, estimate, principal.group);
-    if (ctx.reserved > 0) await this.d.ledger.reserve(ctx.payer, call.requestId, ctx.reserved);
-    try {
-      await this.run(ctx, candidates);
-    } catch (e) {
-      if (ctx.reserved > 0) await this.track(this.d.ledger.refund(ctx.payer, call.requestId, ctx.reserved).catch(() => false));
-      if (ctx.started) {
-        this.d.core.log.error({ err: (e as Error).message, requestId: call.requestId }, 'relay failed after the response started');
-        if (!call.client.res.writableEnded) call.client.res.end();
-        return;
-      }
-      throw e;
+    if (ctx.reserved > 0) {
+      // From a hold of this node the reserve is synchronous: no await, no turn of the event loop.
+      const g = this.d.allowances.reserve(ctx.payer, call.requestId, ctx.reserved);
+      ctx.grant = g instanceof Promise ? await g : g;
     }
+    await runReserved(this.d.core, ctx, () => this.run(ctx, candidates), () => this.refund(ctx));
   }
 
   private run(ctx: Ctx, candidates: RuntimeChannel[]): Promise<void> {
     const { call } = ctx;
     return runAttempts(this.d, ctx, candidates, {
       attempt: (c, ch, key) => this.attempt(c, ch, key),
-      logError: (c, ch, status, message, n) => this.logError(c, ch, status, message, n),
+      logError: (c, ch, status, message, n) => logAttemptError(this.d.logs, c, ch, status, message, n),
       refund: (c) => this.refund(c),
       begin: (c, status, headers) => this.begin(c, status, headers),
     }, { model: ctx.model, group: call.principal.group, res: call.client.res });
   }
 
   private async refund(ctx: Ctx): Promise<void> {
-    if (ctx.reserved > 0) {
-      const amt = ctx.reserved;
+    const g = ctx.grant;
+    ctx.grant = null;
+    if (ctx.reserved > 0 && g) {
       ctx.reserved = 0;
-      await this.track(this.d.ledger.refund(ctx.payer, ctx.call.requestId, amt).catch((e) => {
-        this.d.core.log.error({ err: (e as Error).message, requestId: ctx.call.requestId }, 'refund failed');
-        return false;
-      }));
+      await refundGrant(this.d, this.track, g);
     }
   }
 
@@ -561,44 +554,15 @@ export class Relay {
   private finish(ctx: Ctx, ch: RuntimeChannel, upModel: string, usage: Usage, status: number, other: Record<string, unknown>): void {
     const { call } = ctx;
     const actual = this.d.prices.cost(ctx.price, usage, call.principal.group);
-    const reserved = ctx.reserved;
+    const grant = ctx.grant ?? ledgerGrant(ctx.payer, call.requestId, 0);
+    ctx.grant = null;
     ctx.reserved = 0;
     const latency = Math.round(msSince(call.startedAt));
-    const log = (charged: number, extra: Record<string, unknown> = {}) => this.d.logs.write(this.logRow(ctx, ch, upModel, {
+    settleThenLog(this.d, this.track, grant, actual, SETTLE_DEFER_MS, (charged, extra = {}) => this.d.logs.write(callLogRow(ctx, ch, upModel, {
       type: 'consume', status_code: status, quota: charged, latency_ms: latency,
       prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, cached_tokens: usage.cachedInputTokens,
       other: JSON.stringify({ ...other, ...extra, ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}), attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens, cache_write_tokens: usage.cacheWriteTokens }),
-    }));
-    if (reserved === 0 && actual === 0) {
-      log(0);
-      return;
-    }
-    void this.track(this.d.ledger.settle(ctx.payer, call.requestId, reserved, actual, { deferMs: SETTLE_DEFER_MS }).then(
-      (r) => log(r ? r.charged : actual, r && r.shortfall ? { shortfall: r.shortfall } : {}),
-      (e) => {
-        this.d.core.log.error({ err: (e as Error).message, requestId: call.requestId }, 'settlement failed');
-        log(0, { settle_error: (e as Error).message });
-      },
-    ));
-  }
-
-  private logRow(ctx: Ctx, ch: RuntimeChannel | null, upModel: string | null, fields: Partial<NewLog>): NewLog {
-    const { call } = ctx;
-    const p = call.principal;
-    return {
-      created_at: Date.now(), type: 'consume', request_id: call.requestId, user_id: p.userId, username: p.username, key_id: p.keyId,
-      key_name: p.keyName, group_name: p.group, model: ctx.model, upstream_model: upModel, channel_id: ch?.id ?? null,
-      endpoint: call.endpoint, status_code: null, prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota: 0,
-      latency_ms: Math.round(msSince(call.startedAt)), first_byte_ms: ctx.firstByteMs, is_stream: ctx.stream ? 1 : 0,
-      attempts: ctx.attempts.length + (fields.type === 'consume' ? 1 : 0), content: null, other: null,
-      ...fields,
-    };
-  }
-
-  private logError(ctx: Ctx, ch: RuntimeChannel, status: number, message: string, attempt: number): void {
-    this.d.logs.write(this.logRow(ctx, ch, upstreamModel(ch, ctx.model), {
-      type: 'error', status_code: status || null, content: message.slice(0, 2000), attempts: attempt,
-    }));
+    })));
   }
 }
 

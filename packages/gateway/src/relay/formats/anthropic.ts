@@ -4,7 +4,7 @@ import type {
   StreamEncoder, StreamEncoderOptions, Tool, ToolCall, ToolChoice, Usage,
 } from './canonical.ts';
 import {
-  GEMINI_SIG_PREFIX, applyExtra, argsObject, argsText, bad, effortForBudget, budgetForEffort, emptyUsage, idWithSignature, int,
+  GEMINI_SIG_PREFIX, applyExtra, argsObject, argsText, bad, effortForBudget, budgetForEffort, emptyUsage, eventJson, idWithSignature, int,
   isObj, n0, newToolCallId, num, splitSignedId, sse, str,
 } from './canonical.ts';
 
@@ -470,9 +470,8 @@ export function createStreamDecoder(): StreamDecoder {
   let tools = 0;
   return {
     push(ev) {
-      let j: any;
-      try { j = JSON.parse(ev.data); } catch { return []; }
-      if (!isObj(j)) return [];
+      const j = eventJson(ev.data);
+      if (!j) return [];
       const out: CanonicalStreamEvent[] = [];
       switch (j.type) {
         case 'message_start': {

@@ -152,6 +152,15 @@ export function bad(field: string, problem: string): GatewayError {
 
 export const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The JSON object an SSE event's data carries; null for `[DONE]`, empty data, non-JSON and non-objects. */
+export function eventJson(data: string): Record<string, any> | null {
+  const d = data.trim();
+  if (!d || d === '[DONE]') return null;
+  let j: unknown;
+  try { j = JSON.parse(d); } catch { return null; }
+  return isObj(j) ? j : null;
+}
+
 export function num(v: unknown, field: string): number | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number' || !Number.isFinite(v)) throw bad(field, 'must be a number');

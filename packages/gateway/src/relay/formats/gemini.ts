@@ -4,7 +4,7 @@ import type {
   StreamDecoder, StreamEncoder, StreamEncoderOptions, Tool, ToolCall, Usage,
 } from './canonical.ts';
 import {
-  applyExtra, argsObject, argsText, bad, budgetForEffort, effortForBudget, emptyUsage, guessMime, int, isObj, n0, newToolCallId,
+  applyExtra, argsObject, argsText, bad, budgetForEffort, effortForBudget, emptyUsage, eventJson, guessMime, int, isObj, n0, newToolCallId,
   num, safeJsonParse, sse, str, textOf,
 } from './canonical.ts';
 
@@ -540,11 +540,8 @@ export function createStreamDecoder(): StreamDecoder {
   const toolCount = new Map<number, number>();
   return {
     push(ev) {
-      const data = ev.data.trim();
-      if (!data || data === '[DONE]') return [];
-      let j: any;
-      try { j = JSON.parse(data); } catch { return []; }
-      if (!isObj(j)) return [];
+      const j = eventJson(ev.data);
+      if (!j) return [];
       const out: CanonicalStreamEvent[] = [];
       if (isObj(j.error)) {
         out.push({ type: 'error', message: String(j.error.message ?? 'upstream error'), code: j.error.status ? String(j.error.status) : undefined });

@@ -4,7 +4,7 @@ import type {
   Message, ResponseFormat, StreamDecoder, StreamEncoder, StreamEncoderOptions, Tool, ToolCall, ToolChoice, Usage,
 } from './canonical.ts';
 import {
-  applyExtra, bad, budgetForEffort, effortForBudget, emptyUsage, idWithSignature, imageFromUrl, imageUrlOf, int, isObj, n0,
+  applyExtra, bad, budgetForEffort, effortForBudget, emptyUsage, eventJson, idWithSignature, imageFromUrl, imageUrlOf, int, isObj, n0,
   newToolCallId, num, parseDataUrl, splitSignedId, sse, str, textOf, unknownFields,
 } from './canonical.ts';
 
@@ -437,11 +437,8 @@ export function createStreamDecoder(): StreamDecoder {
   const seenTools = new Map<string, string>(); // `${choice}:${toolIndex}` → id
   return {
     push(ev) {
-      const data = ev.data.trim();
-      if (!data || data === '[DONE]') return [];
-      let j: any;
-      try { j = JSON.parse(data); } catch { return []; }
-      if (!isObj(j)) return [];
+      const j = eventJson(ev.data);
+      if (!j) return [];
       const out: CanonicalStreamEvent[] = [];
       if (isObj(j.error)) {
         out.push({ type: 'error', message: String(j.error.message ?? 'upstream error'), code: j.error.code ? String(j.error.code) : undefined });
