@@ -1,18 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestGateway, TEST_DB } from './harness.ts';
-import { insertId, withTx } from '../src/store/db.ts';
-import type { Payer } from '../src/billing/ledger.ts';
+import { TEST_DB } from './harness.ts';
+import { withTx } from '../src/store/db.ts';
+import { payerGateway } from './billing-fixtures.ts';
 
 async function setup(quota: number, keyCap: number | null) {
-  const gw = await startTestGateway({ listen: false });
-  const userId = await gw.services.accounts.users.create({ username: 'alice', password: 'alice-password', quota });
-  const keyId = await insertId(gw.core.h.db, gw.core.h.dialect, 'api_keys', {
-    user_id: userId, name: 'k', key_hash: 'h'.repeat(64), key_hint: 'sk-x…', status: 1, expires_at: null,
-    unlimited_quota: keyCap === null ? 1 : 0, remain_quota: keyCap ?? 0, used_quota: 0, models: null, allowed_ips: null,
-    group_name: null, created_at: Date.now(), accessed_at: null,
-  });
-  const payer: Payer = { userId, keyId, unlimitedKey: keyCap === null };
+  const { gw, payer, userId, keyId } = await payerGateway(quota, keyCap);
   const balance = async () => {
     const u = await gw.core.h.db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', userId).executeTakeFirstOrThrow();
     const k = await gw.core.h.db.selectFrom('api_keys').select(['remain_quota']).where('id', '=', keyId).executeTakeFirstOrThrow();

@@ -4,48 +4,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createTestDatabase, startTestGateway, TEST_CRYPTO_SECRET, TEST_ROOT_PASSWORD, type TestDatabase, type TestGateway } from './harness.ts';
+import { createTestDatabase, startTestGateway, type TestDatabase, type TestGateway } from './harness.ts';
+import { startChild as startNode, stopChild, type Child } from './child-gateway.ts';
 import { startVendor, type Vendor } from './vendor/server.ts';
 import { api, balance, createTaskChannel, createUser, installPlugins, movements, setTaskPrice, waitFor, type TestUser } from './vendor/fixtures.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const Q = 500_000;
 
-interface Child { proc: ChildProcess; url: string }
-
-function startChild(db: TestDatabase, nodeId: string, extra: Record<string, string> = {}): Promise<Child> {
-  const proc = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'packages/gateway/src/main.ts', 'serve'], {
-    cwd: ROOT,
-    env: {
-      ...process.env, DATABASE_URL: db.url, CRYPTO_SECRET: TEST_CRYPTO_SECRET, GATEHOUSE_ROOT_PASSWORD: TEST_ROOT_PASSWORD,
-      PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', NODE_ID: nodeId, CACHE_SYNC_INTERVAL_SECONDS: '0.2',
-      TASK_POLL_INTERVAL_SECONDS: '0.05', TASK_POLL_LEASE_SECONDS: '2', ...extra,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    const t = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`gateway did not start: ${out}${err}`)); }, 30_000);
-    proc.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) { clearTimeout(t); resolve({ proc, url: m[1] }); }
-    });
-    proc.stderr!.on('data', (c: Buffer) => { err += c.toString(); });
-    proc.on('exit', (code) => { clearTimeout(t); reject(new Error(`gateway exited (${code}): ${err.slice(0, 2000)}`)); });
-  });
-}
-
-async function stopChild(c: Child | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (!c || c.proc.exitCode !== null || c.proc.signalCode !== null) return;
-  const exited = new Promise((r) => c.proc.once('exit', r));
-  c.proc.kill(signal);
-  await exited;
-}
+/** Child processes poll fast with a short lease. */
+const POLL_ENV = { TASK_POLL_INTERVAL_SECONDS: '0.05', TASK_POLL_LEASE_SECONDS: '2' };
+const startChild = (db: TestDatabase, nodeId: string) => startNode(db, nodeId, POLL_ENV);
 
 async function setup(db: TestDatabase, vendor: Vendor): Promise<{ gw: TestGateway; user: TestUser }> {
   // An in-process gateway prepares the database and reads it back; its own poller is stopped so only

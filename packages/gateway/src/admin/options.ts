@@ -31,6 +31,8 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
   LogConsumeEnabled: { type: 'bool', default: 'true', doc: 'Write a log row for each successful model call.' },
   LogErrorEnabled: { type: 'bool', default: 'true', doc: 'Write a log row for each failed model call.' },
   DefaultModerationModel: { type: 'string', default: 'omni-moderation-latest', doc: 'Model used for POST /v1/moderations when the request names none.' },
+  QuotaAllowanceEnabled: { type: 'bool', default: 'false', doc: 'Serve model calls from node-local quota holds written in batches instead of two ledger movements per call (docs/architecture.md#money).' },
+  QuotaAllowanceLeaseSeconds: { type: 'int', default: '60', doc: 'Lease of a quota hold: a hold its node has not renewed for this long is closed by any node and its remainder given back.' },
   QuotaForNewUser: { type: 'int', default: '0', doc: 'Quota units given to users created without a quota.' },
 };
 

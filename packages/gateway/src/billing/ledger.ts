@@ -64,10 +64,18 @@ const SQL = {
   settleKeyUsed: 'UPDATE api_keys SET used_quota = used_quota + ?, accessed_at = ? WHERE id = ?',
   userQuota: 'SELECT quota AS v FROM users WHERE id = ?',
   keyQuota: 'SELECT remain_quota AS v FROM api_keys WHERE id = ?',
+  // ---- holds (billing/allowance.ts) ----
+  insertHold: 'INSERT INTO quota_holds (ref, user_id, key_id, key_capped, amount, spent, node, expires_at, closed, created_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, 0, ?)',
+  /** A request's row inside a hold; written at most once per request (the dialect's "insert or ignore"). */
+  insertSpend: `${LEDGER_COLS}(?, ?, ?, 'spend', ?, ?)`,
+  spendHold: 'UPDATE quota_holds SET spent = spent + ?, expires_at = ? WHERE ref = ? AND closed = 0',
+  usedUser: 'UPDATE users SET used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?',
+  closeHold: 'UPDATE quota_holds SET closed = 1 WHERE ref = ? AND closed = 0',
+  holdState: 'SELECT amount, spent FROM quota_holds WHERE ref = ?',
 } as const;
 type Q = keyof typeof SQL;
 /** Reads that lock the row on PostgreSQL/MySQL (SQLite's BEGIN IMMEDIATE already excludes writers). */
-const LOCKING: ReadonlySet<Q> = new Set<Q>(['userQuota', 'keyQuota']);
+const LOCKING: ReadonlySet<Q> = new Set<Q>(['userQuota', 'keyQuota', 'holdState']);
 
 interface Op { q: Q; params: unknown[] }
 interface Res { changes: number; rows: Record<string, unknown>[] }
@@ -107,6 +115,12 @@ function row(p: Payer, ref: string, kind: string, amount: number, now: number): 
 
 function* reserveOps(p: Payer, ref: string, amt: number): Ops<void> {
   yield op('insertOne', row(p, ref, 'reserve', amt, Date.now()));
+  yield* takeStrict(p, amt);
+}
+
+/** Takes `amt` more for an open ref (row kind `extend:<n>`, once per n); its settle then counts it as reserved. */
+function* extendOps(p: Payer, ref: string, n: number, amt: number): Ops<void> {
+  yield op('insertOne', row(p, ref, `extend:${n}`, amt, Date.now()));
   yield* takeStrict(p, amt);
 }
 
@@ -157,6 +171,130 @@ function* settleOps(p: Payer, ref: string, res: number, act: number): Ops<{ char
   return { charged, shortfall: delta - n };
 }
 
+// ---------- holds (billing/allowance.ts) ----------
+
+/** Takes up to `n` from the user and a capped key, as far as both go (read under lock); returns what was taken. */
+function* takeAvailable(p: Payer, n: number): Ops<number> {
+  let take = n;
+  const u = yield op('userQuota', [p.userId]);
+  take = Math.min(take, Math.max(0, Number(u.rows[0]?.v ?? 0)));
+  if (capped(p) && take > 0) {
+    const k = yield op('keyQuota', [p.keyId]);
+    take = Math.min(take, Math.max(0, Number(k.rows[0]?.v ?? 0)));
+  }
+  if (take > 0) {
+    yield op('takeUser', [take, p.userId, take]);
+    if (capped(p)) yield op('takeKey', [take, p.keyId, take]);
+  }
+  return take;
+}
+
+/** Thrown inside a hold movement to roll it back when the key's cap does not allow it. */
+class NotEligible extends Error {}
+
+/**
+ * Takes `amount` for a hold when the balance (and the key's cap) hold at least `amount * share`:
+ * the hold never takes more than 1/share of what is there. False (nothing written) otherwise.
+ */
+function* holdOps(p: Payer, ref: string, amount: number, share: number, node: string, expiresAt: number): Ops<boolean> {
+  if ((yield op('takeUser', [amount, p.userId, amount * share])).changes !== 1) return false;
+  if (capped(p) && (yield op('takeKey', [amount, p.keyId, amount * share])).changes !== 1) throw new NotEligible();
+  const now = Date.now();
+  yield op('insertHold', [ref, p.userId, p.keyId, capped(p) ? 1 : 0, amount, node, expiresAt, now]);
+  yield op('insertOne', row(p, ref, 'reserve', amount, now));
+  return true;
+}
+
+/** What a flush of spends did: rows written (requests not seen before) and what could not be taken. */
+export interface SpendResult {
+  written: number;
+  /** Spends charged directly because the hold had been closed (its lease ran out). */
+  late: number;
+  shortfall: number;
+}
+
+/**
+ * Writes the requests' rows of a hold (kind `spend`, once per request), adds them to the hold's
+ * `spent` and renews its lease, and counts them into the user's and key's usage. When the hold was
+ * closed meanwhile (another node reclaimed it), the amount is taken from the balance directly, as
+ * far as it goes, under a `charge` row.
+ */
+function* spendOps(p: Payer, holdRef: string, items: readonly SpendItem[], expiresAt: number): Ops<SpendResult> {
+  const now = Date.now();
+  let sum = 0;
+  let n = 0;
+  for (const it of items) {
+    if ((yield op('insertSpend', [p.userId, p.keyId, it.ref, it.amount, now])).changes === 1) {
+      sum += it.amount;
+      n++;
+    }
+  }
+  if (n === 0) return { written: 0, late: 0, shortfall: 0 };
+  let late = 0;
+  let shortfall = 0;
+  if ((yield op('spendHold', [sum, expiresAt, holdRef])).changes !== 1) {
+    late = sum;
+    const take = yield* takeAvailable(p, sum);
+    shortfall = sum - take;
+    yield op('insertOne', row(p, items[0].ref, 'charge', take, now));
+  }
+  yield op('usedUser', [sum, n, p.userId]);
+  if (p.keyId !== null) yield op('settleKeyUsed', [sum, now, p.keyId]);
+  return { written: n, late, shortfall };
+}
+
+/** Renews a hold's lease. False when it was closed. */
+function* renewOps(holdRef: string, expiresAt: number): Ops<boolean> {
+  return (yield op('spendHold', [0, expiresAt, holdRef])).changes === 1;
+}
+
+/**
+ * Closes a hold once (its owner on release, or any node after its lease ran out): gives back
+ * `amount - spent`, or takes what was spent beyond the hold as far as the balance goes. Null when it
+ * was already closed.
+ */
+function* closeHoldOps(p: Payer, ref: string): Ops<{ returned: number; shortfall: number } | null> {
+  if ((yield op('closeHold', [ref])).changes !== 1) return null;
+  const h = yield op('holdState', [ref]);
+  const amount = Number(h.rows[0]?.amount ?? 0);
+  const spent = Number(h.rows[0]?.spent ?? 0);
+  const now = Date.now();
+  const back = amount - spent;
+  if (back >= 0) {
+    yield op('insertTwo', [...row(p, ref, 'close', 0, now), ...row(p, ref, 'settle', -back, now)]);
+    yield* give(p, back);
+    return { returned: back, shortfall: 0 };
+  }
+  const take = yield* takeAvailable(p, -back);
+  yield op('insertTwo', [...row(p, ref, 'close', 0, now), ...row(p, ref, 'settle', take, now)]);
+  return { returned: 0, shortfall: -back - take };
+}
+
+export interface SpendItem {
+  /** The request id. */
+  ref: string;
+  amount: number;
+}
+
+/** An open hold as the admin API lists it (`held`: what it has not spent, out of the balance until it closes). */
+export interface OpenHold {
+  ref: string;
+  user_id: number;
+  key_id: number | null;
+  amount: number;
+  spent: number;
+  held: number;
+  node: string;
+  expires_at: number;
+  created_at: number;
+}
+
+/** An open hold whose lease ran out, as `Ledger.expiredHolds` lists it. */
+export interface ExpiredHold {
+  ref: string;
+  payer: Payer;
+}
+
 // ---------- drivers ----------
 
 /** Placeholders `?` → `$1, $2, …` for PostgreSQL. */
@@ -168,6 +306,11 @@ function numbered(s: string): string {
 function sqlFor(dialect: Dialect, q: Q): string {
   let s: string = SQL[q];
   if (LOCKING.has(q) && dialect !== 'sqlite') s += ' FOR UPDATE';
+  if (q === 'insertSpend') {
+    if (dialect === 'sqlite') s = s.replace('INSERT INTO', 'INSERT OR IGNORE INTO');
+    else if (dialect === 'mysql') s = s.replace('INSERT INTO', 'INSERT IGNORE INTO');
+    else s += ' ON CONFLICT DO NOTHING';
+  }
   return dialect === 'postgres' ? numbered(s) : s;
 }
 
@@ -311,6 +454,17 @@ export class Ledger {
   }
 
   /**
+   * Takes `amount` more for `ref` while it is open (the n-th extension, once per n), all or nothing:
+   * 429 `insufficient_quota` when the balance or the key's cap cannot cover it. The ref's settle or
+   * refund must then be given the reserve and every extension together. False when this extension
+   * was already taken.
+   */
+  async extend(p: Payer, ref: string, n: number, amount: number): Promise<boolean> {
+    const amt = toUnits(amount);
+    return (await this.exec(() => extendOps(p, ref, n, amt))) !== AlreadyDone;
+  }
+
+  /**
    * Settles `ref` at `actual` after `reserved` was taken: the difference is taken or given back.
    * When more is due than the balance holds, what is there is taken and the shortfall is returned
    * (the balance stays ≥ 0). Returns null when the ref was already settled or refunded.
@@ -333,6 +487,58 @@ export class Ledger {
     const amt = toUnits(amount);
     const p: Payer = { userId, keyId: null, unlimitedKey: true };
     return (await this.exec(() => adjustOps(p, ref, kind, amt))) !== AlreadyDone;
+  }
+
+  /**
+   * Makes a hold of `amount` for `ref` when the balance (and a capped key) hold at least
+   * `amount * share`. False, with nothing written, otherwise.
+   */
+  async hold(p: Payer, ref: string, amount: number, share: number, node: string, expiresAt: number): Promise<boolean> {
+    const amt = toUnits(amount);
+    try {
+      const r = await this.exec(() => holdOps(p, ref, amt, share, node, expiresAt));
+      return r === true;
+    } catch (e) {
+      if (e instanceof NotEligible) return false;
+      throw e;
+    }
+  }
+
+  /** Writes the spends of a hold's requests (see spendOps). `deferMs` as for settle. */
+  async spend(p: Payer, holdRef: string, items: readonly SpendItem[], expiresAt: number, opts: MoveOptions = {}): Promise<SpendResult> {
+    const list = items.map((it) => ({ ref: it.ref, amount: toUnits(it.amount) }));
+    const r = await this.exec(() => spendOps(p, holdRef, list, expiresAt), opts.deferMs);
+    return r === AlreadyDone ? { written: 0, late: 0, shortfall: 0 } : r;
+  }
+
+  /** Renews a hold's lease; false when it was closed (reclaimed). */
+  async renewHold(holdRef: string, expiresAt: number): Promise<boolean> {
+    return (await this.exec(() => renewOps(holdRef, expiresAt))) === true;
+  }
+
+  /** Closes a hold once; null when it was already closed. */
+  async closeHold(p: Payer, ref: string): Promise<{ returned: number; shortfall: number } | null> {
+    const r = await this.exec(() => closeHoldOps(p, ref));
+    return r === AlreadyDone ? null : r;
+  }
+
+  /** Open holds of every node, newest first (at most `limit`), with what each has not spent. */
+  async openHolds(limit = 500): Promise<OpenHold[]> {
+    const rows = await this.core.h.db.selectFrom('quota_holds').selectAll().where('closed', '=', 0).orderBy('created_at', 'desc').limit(limit).execute();
+    return rows.map((r) => ({
+      ref: r.ref, user_id: Number(r.user_id), key_id: r.key_id === null ? null : Number(r.key_id), amount: Number(r.amount),
+      spent: Number(r.spent), held: Math.max(0, Number(r.amount) - Number(r.spent)), node: r.node, expires_at: Number(r.expires_at), created_at: Number(r.created_at),
+    }));
+  }
+
+  /** Open holds whose lease ran out before `now` (at most `limit`). */
+  async expiredHolds(now: number, limit = 100): Promise<ExpiredHold[]> {
+    const rows = await this.core.h.db.selectFrom('quota_holds').select(['ref', 'user_id', 'key_id', 'key_capped'])
+      .where('closed', '=', 0).where('expires_at', '<', now).limit(limit).execute();
+    return rows.map((r) => ({
+      ref: r.ref,
+      payer: { userId: Number(r.user_id), keyId: r.key_id === null ? null : Number(r.key_id), unlimitedKey: Number(r.key_capped) !== 1 },
+    }));
   }
 
   /** What has moved for `ref`, by kind. */

@@ -160,6 +160,9 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       return ok(admin.options.list());
     });
 
+    // ---- quota holds (QuotaAllowanceEnabled) ----
+    api.get('/api/quota/holds', adminOnly, async () => ok(await deps.services.billing.ledger.openHolds()));
+
     // ---- logs ----
     api.get('/api/log', adminOnly, async (req) => {
       const p = admin.logs.parseQuery(q(req), false);

@@ -89,6 +89,7 @@ const schemas: Record<string, Schema> = {
   }),
   GroupRatio: obj({ group: str(), ratio: num() }, ['group', 'ratio']),
   Option: obj({ key: str(), value: str(), default: bool(), doc: str() }),
+  QuotaHold: obj({ ref: str(), user_id: int(), key_id: { type: ['integer', 'null'] }, amount: int(), spent: int(), held: int(), node: str(), expires_at: int(), created_at: int() }),
   Log: obj({
     id: int(), created_at: int(), type: str(), request_id: str(), user_id: nullable(int()), username: nullable(str()), key_id: nullable(int()), key_name: nullable(str()),
     group_name: nullable(str()), model: nullable(str()), channel_id: nullable(int('admins only')), endpoint: nullable(str()), status_code: nullable(int()),
@@ -187,6 +188,9 @@ export function buildOpenApi(serverUrl: string): Schema {
       put: op('options', 'Set one option ({key, value}) or several ({options: {...}})', envelope(arr(ref('Option'))), { role: root, body: { anyOf: [obj({ key: str(), value: {} }, ['key', 'value']), obj({ options: { type: 'object' } }, ['options'])] } }),
     },
     '/api/option/{key}': { delete: op('options', 'Reset an option to its default', envelope(arr(ref('Option'))), { role: root, params: [{ name: 'key', in: 'path', required: true, schema: str() }] }) },
+    '/api/quota/holds': {
+      get: op('options', 'Open quota holds of every node (QuotaAllowanceEnabled): what each has taken, spent and still holds', envelope(arr(ref('QuotaHold'))), { role: admin }),
+    },
     '/api/log': {
       get: op('logs', 'Query logs with totals for the filter', envelope(obj({ items: arr(ref('Log')), total: int(), page: int(), page_size: int(), totals: obj({ count: int(), quota: int(), prompt_tokens: int(), completion_tokens: int() }) })), {
         role: admin,

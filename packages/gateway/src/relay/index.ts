@@ -7,10 +7,11 @@ import { relayRoutes } from '../http/relay-routes.ts';
 import { ChannelIndex, CHANNELS_REVISION } from './channels.ts';
 import { Relay } from './relay.ts';
 import { RealtimeRelay } from './realtime.ts';
-import { UpstreamPools } from './upstream.ts';
 import { probeOnce, testKey, firstUsableKey, type TestResult } from './health.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { RelayPolicy } from './policy.ts';
+import { QuotaAllowances } from '../billing/allowance.ts';
+import type { UpstreamPools } from '../platform/outbound.ts';
 
 export interface RelayService {
   relay: Relay;
@@ -21,6 +22,8 @@ export interface RelayService {
   pools: UpstreamPools;
   /** Retries, auto-disable, cooldowns, probe and log switches as the admin options say. */
   policy: RelayPolicy;
+  /** Node-local quota holds for model calls (option QuotaAllowanceEnabled). */
+  allowances: QuotaAllowances;
   /** Sends a test call through a channel (any status) and records its response time. */
   testChannel(id: number, model?: string): Promise<TestResult>;
   /** Probes auto-disabled keys and channels now; returns how many recovered. */
@@ -40,8 +43,9 @@ export const relayArea: Area = {
     // The admin area (and its options) is built after this one: looked up when a value is needed.
     const policy = new RelayPolicy(core, channels, () => services.admin?.options);
     const logs = new LogWriter(core, undefined, (row) => policy.logs(row.type));
-    const pools = new UpstreamPools(core.config.relayTimeoutMs);
-    const deps = { core, channels, prices: services.billing.prices, ledger: services.billing.ledger, logs, pools, policy };
+    const pools = core.outbound.pools;
+    const allowances = new QuotaAllowances(core, services.billing.ledger, () => policy.allowance());
+    const deps = { core, channels, prices: services.billing.prices, ledger: services.billing.ledger, allowances, logs, pools, policy };
     const relay = new Relay(deps);
     const realtime = new RealtimeRelay(deps);
     await core.cache.register(CHANNELS_REVISION, () => channels.load());
@@ -51,7 +55,7 @@ export const relayArea: Area = {
       return probing;
     };
     services.relay = {
-      relay, realtime, channels, logs, pools, policy, probe,
+      relay, realtime, channels, logs, pools, policy, allowances, probe,
       async testChannel(id, model) {
         let ch = channels.get(id);
         if (!ch) {
@@ -64,9 +68,10 @@ export const relayArea: Area = {
         return r;
       },
     };
-    // Closers run in reverse: stop probing, wait for settlements, write the last logs, close pools.
-    core.onClose(() => pools.close());
+    // Closers run in reverse: stop probing, wait for settlements, close the quota holds, write the
+    // last logs (the core closes the outbound client after every area).
     core.onClose(() => logs.close());
+    core.onClose(() => allowances.close());
     core.onClose(() => relay.drain());
     core.onClose(() => realtime.drain());
     core.onClose(async () => { await probing; });
@@ -75,6 +80,7 @@ export const relayArea: Area = {
     // The probe runs every AutoEnableProbeSeconds while AutoEnableEnabled; both are read again before
     // each round, so a change applies within a second.
     const { policy } = services.relay;
+    services.relay.allowances.start();
     let last = Date.now();
     let timer: NodeJS.Timeout | null = null;
     let stopped = false;

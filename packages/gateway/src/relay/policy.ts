@@ -5,14 +5,15 @@
  *
  * Auto-disable: an upstream failure *qualifies* when its status is in `AutoDisableStatusCodes` or its
  * error text contains one of `AutoDisableKeywords` (case-insensitive). Qualifying failures are counted
- * per channel key in memory on this node; the key is disabled (the channel too when no key is left)
- * at the `AutoDisableFailureThreshold`-th one within `AutoDisableWindowSeconds`. A success of the key
- * resets its count. With auto-disable off a qualifying failure cools the key down instead
+ * per channel key in memory (with Redis, every node counts every node's failures); the key is
+ * disabled (the channel too when no key is left) at the `AutoDisableFailureThreshold`-th one within
+ * `AutoDisableWindowSeconds`, by the node that meets it. A success of the key resets its count. With auto-disable off a qualifying failure cools the key down instead
  * (`CooldownOn429Seconds`). A 429 always cools the key down (Retry-After, else `CooldownOn429Seconds`).
  */
 import type { Core } from '../core.ts';
 import { KNOWN_OPTIONS } from '../admin/options.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
+import type { AllowanceSettings } from '../billing/allowance.ts';
 
 /** What the relay needs of the options service (`services.admin.options`). */
 export interface OptionSource {
@@ -39,8 +40,18 @@ function memo<T>(parse: (raw: string) => T): (raw: string) => T {
 const parseCodes = memo((raw) => new Set(raw.split(/[,\s]+/).filter(Boolean).map(Number).filter(Number.isInteger)));
 const parseKeywords = memo((raw) => raw.split(/[\n,]/).map((s) => s.trim().toLowerCase()).filter(Boolean));
 const truthy = (v: string): boolean => /^(1|true|yes|on)$/i.test(v.trim());
+/** `enabled\nleaseSeconds` → settings (read on every model call: parsed once per distinct text). */
+const parseAllowance = memo((raw): AllowanceSettings => {
+  const [enabled, lease] = raw.split('\n');
+  const n = Number(lease);
+  return { enabled: truthy(enabled), leaseMs: Math.max(1, lease.trim() !== '' && Number.isFinite(n) && n >= 0 ? n : 60) * 1000 };
+});
 
 export type FailureOutcome = 'disabled' | 'counted' | 'cooled' | 'none';
+
+/** Cluster events (with Redis): a qualifying failure of a key, and a success that resets its count. */
+const FAILURE_EVENT = 'key_failure';
+const RESET_EVENT = 'key_reset';
 
 export class RelayPolicy {
   /** `${channelId}:${keyIndex}` → times (unix ms) of recent qualifying failures, oldest first. */
@@ -50,7 +61,22 @@ export class RelayPolicy {
     private readonly core: Core,
     private readonly channels: ChannelIndex,
     private readonly options: () => OptionSource | undefined,
-  ) {}
+  ) {
+    core.cache.onEvent(FAILURE_EVENT, (p) => {
+      const e = p as { k?: unknown; t?: unknown };
+      if (typeof e.k !== 'string' || typeof e.t !== 'number') return;
+      const at = e.t;
+      const threshold = Math.max(1, Math.floor(this.num('AutoDisableFailureThreshold', 3)));
+      const windowMs = this.num('AutoDisableWindowSeconds', 300) * 1000;
+      const times = (this.failures.get(e.k) ?? []).filter((t) => at - t < windowMs);
+      times.push(at);
+      this.failures.set(e.k, times.slice(-threshold));
+    });
+    core.cache.onEvent(RESET_EVENT, (p) => {
+      const e = p as { k?: unknown };
+      if (typeof e.k === 'string') this.failures.delete(e.k);
+    });
+  }
 
   /** The current text of an option: stored, else its default. */
   private raw(key: string): string {
@@ -81,6 +107,11 @@ export class RelayPolicy {
 
   probeIntervalMs(): number {
     return Math.max(MIN_PROBE_MS, this.num('AutoEnableProbeSeconds', this.core.config.relayProbeIntervalMs / 1000) * 1000);
+  }
+
+  /** Node-local quota allowances (billing/allowance.ts). */
+  allowance(): AllowanceSettings {
+    return parseAllowance(`${this.raw('QuotaAllowanceEnabled')}\n${this.raw('QuotaAllowanceLeaseSeconds')}`);
   }
 
   /** Whether a log row of this type is written (`consume` and `error` can be switched off). */
@@ -122,6 +153,7 @@ export class RelayPolicy {
     const now = Date.now();
     const times = (this.failures.get(k) ?? []).filter((t) => now - t < windowMs);
     times.push(now);
+    this.core.cache.broadcast(FAILURE_EVENT, { k, t: now });
     if (times.length >= threshold) {
       this.failures.delete(k);
       await this.channels.disableKey(ch.id, keyIndex, `upstream ${status}: ${message}`);
@@ -134,7 +166,9 @@ export class RelayPolicy {
 
   /** A key answered: its count of qualifying failures starts again. */
   succeeded(channelId: number, keyIndex: number): void {
-    if (this.failures.size !== 0) this.failures.delete(`${channelId}:${keyIndex}`);
+    if (this.failures.size !== 0 && this.failures.delete(`${channelId}:${keyIndex}`)) {
+      this.core.cache.broadcast(RESET_EVENT, { k: `${channelId}:${keyIndex}` });
+    }
   }
 
   /** Qualifying failures counted for a key within the window (for tests and the admin view). */

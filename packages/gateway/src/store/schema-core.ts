@@ -118,10 +118,29 @@ export interface LedgerRow {
   key_id: number | null;
   /** What caused it: a request id, a task id, a top-up id. */
   ref: string;
-  /** reserve | settle | refund | topup | adjust | ... */
+  /** reserve | extend:<n> | settle | refund | close | topup | adjust | spend | charge */
   kind: string;
   /** Signed quota units taken from the user (positive) or given back (negative). */
   amount: number;
+  created_at: number;
+}
+
+/** A part of a payer's balance held by one node for its requests (billing/allowance.ts). */
+export interface QuotaHoldRow {
+  /** Also the ledger ref of the hold's movements. */
+  ref: string;
+  user_id: number;
+  key_id: number | null;
+  /** 1 when the key's own cap was taken as well. */
+  key_capped: number;
+  /** Quota units taken from the balance when the hold was made. */
+  amount: number;
+  /** Units spent by requests, as flushed so far. */
+  spent: number;
+  node: string;
+  /** Unix ms; renewed by the node's flushes. An open hold past it is closed by any node. */
+  expires_at: number;
+  closed: number;
   created_at: number;
 }
 
@@ -179,6 +198,7 @@ export interface CoreTables {
   group_ratios: GroupRatioRow;
   options: OptionRow;
   ledger: LedgerRow;
+  quota_holds: QuotaHoldRow;
   logs: LogRow;
   relay_responses: RelayResponseRow;
   revisions: RevisionRow;

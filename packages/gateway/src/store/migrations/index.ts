@@ -10,6 +10,7 @@ import * as m002 from './002_plugins.ts';
 import * as m003 from './003_tasks.ts';
 import * as m004 from './004_task_protocol.ts';
 import * as m005 from './005_relay_responses.ts';
+import * as m006 from './006_quota_holds.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -18,6 +19,7 @@ const STEPS: Record<string, Step> = {
   '003_tasks': m003,
   '004_task_protocol': m004,
   '005_relay_responses': m005,
+  '006_quota_holds': m006,
 };
 
 export async function migrate(h: DbHandle): Promise<void> {

@@ -1,0 +1,41 @@
+/** Gateway processes for tests of what happens across processes (SIGKILL, two nodes on one database). */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { TEST_CRYPTO_SECRET, TEST_ROOT_PASSWORD, type TestDatabase } from './harness.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+export interface Child { proc: ChildProcess; url: string }
+
+/** Starts `gatehouse serve` on `db` as a child process; resolves when it listens. */
+export function startChild(db: TestDatabase, nodeId: string, extra: Record<string, string> = {}): Promise<Child> {
+  const proc = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'packages/gateway/src/main.ts', 'serve'], {
+    cwd: ROOT,
+    env: {
+      ...process.env, DATABASE_URL: db.url, CRYPTO_SECRET: TEST_CRYPTO_SECRET, GATEHOUSE_ROOT_PASSWORD: TEST_ROOT_PASSWORD,
+      PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', NODE_ID: nodeId, CACHE_SYNC_INTERVAL_SECONDS: '0.2', ...extra,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const t = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`gateway did not start: ${out}${err}`)); }, 30_000);
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) { clearTimeout(t); resolve({ proc, url: m[1] }); }
+    });
+    proc.stderr!.on('data', (c: Buffer) => { err += c.toString(); });
+    proc.on('exit', (code) => { clearTimeout(t); reject(new Error(`gateway exited (${code}): ${err.slice(0, 2000)}`)); });
+  });
+}
+
+/** Stops a child (SIGTERM: a graceful stop; SIGKILL: a crash) and waits for it to exit. */
+export async function stopChild(c: Child | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (!c || c.proc.exitCode !== null || c.proc.signalCode !== null) return;
+  const exited = new Promise((r) => c.proc.once('exit', r));
+  c.proc.kill(signal);
+  await exited;
+}
