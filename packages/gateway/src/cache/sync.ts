@@ -5,14 +5,19 @@
  * and, when Redis is configured, publishes the name so other nodes reload at once. Every node also
  * reads the small revisions table on an interval, so a lost message or a node without Redis only
  * delays a reload, never misses it.
+ *
+ * With Redis, nodes also tell each other of short-lived state that is not worth a database write
+ * (`broadcast` / `onEvent`: a channel key's cooldown). Without Redis such state stays on its node.
+ * The Redis channels carry this deployment's id (a random number kept in `revisions` under
+ * `instance`), so deployments sharing one Redis server do not hear each other.
  */
+import { randomBytes, randomInt } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { DbOrTx, DbHandle } from '../store/db.ts';
 import type { Logger } from '../platform/logger.ts';
 
 type Reload = () => Promise<void>;
-const CHANNEL = 'gatehouse:revisions';
 
 export class CacheSync {
   private readonly seen = new Map<string, number>();
@@ -21,6 +26,11 @@ export class CacheSync {
   private sub: Redis | null = null;
   private pub: Redis | null = null;
   private checking: Promise<void> | null = null;
+  private revisionsChannel = '';
+  private eventsChannel = '';
+  /** This process, so that it skips its own events. */
+  private readonly origin = randomBytes(6).toString('hex');
+  private readonly handlers = new Map<string, (payload: unknown) => void>();
 
   constructor(private readonly h: DbHandle, private readonly log: Logger, private readonly intervalMs: number) {}
 
@@ -50,16 +60,35 @@ export class CacheSync {
   /** Call after the transaction that bumped `name` committed. */
   async afterCommit(name: string): Promise<void> {
     await this.reloadIfChanged(name, true);
-    if (this.pub) this.pub.publish(CHANNEL, name).catch((e) => this.log.warn({ err: e.message }, 'revision publish failed'));
+    if (this.pub) this.pub.publish(this.revisionsChannel, name).catch((e) => this.log.warn({ err: e.message }, 'revision publish failed'));
+  }
+
+  /** Tells the other nodes' `onEvent(topic)` handlers (with Redis; without it, nothing is sent). */
+  broadcast(topic: string, payload: unknown): void {
+    if (!this.pub) return;
+    this.pub.publish(this.eventsChannel, JSON.stringify({ o: this.origin, t: topic, p: payload }))
+      .catch((e) => this.log.warn({ err: e.message, topic }, 'event publish failed'));
+  }
+
+  /** Handles what other nodes broadcast under `topic` (one handler per topic). */
+  onEvent(topic: string, handler: (payload: unknown) => void): void {
+    this.handlers.set(topic, handler);
   }
 
   async start(redis?: { sub: Redis; pub: Redis }): Promise<void> {
     if (redis) {
+      const id = await this.instanceId();
+      this.revisionsChannel = `gatehouse:${id}:revisions`;
+      this.eventsChannel = `gatehouse:${id}:events`;
       this.sub = redis.sub;
       this.pub = redis.pub;
-      await this.sub.subscribe(CHANNEL);
-      this.sub.on('message', (_ch, name: string) => {
-        this.reloadIfChanged(name, false).catch((e) => this.log.warn({ err: e.message, name }, 'cache reload failed'));
+      await this.sub.subscribe(this.revisionsChannel, this.eventsChannel);
+      this.sub.on('message', (ch: string, msg: string) => {
+        if (ch === this.revisionsChannel) {
+          this.reloadIfChanged(msg, false).catch((e) => this.log.warn({ err: e.message, name: msg }, 'cache reload failed'));
+        } else if (ch === this.eventsChannel) {
+          this.event(msg);
+        }
       });
     }
     this.timer = setInterval(() => {
@@ -72,6 +101,29 @@ export class CacheSync {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.checking;
+  }
+
+  private event(msg: string): void {
+    let m: { o?: unknown; t?: unknown; p?: unknown };
+    try { m = JSON.parse(msg); } catch { return; }
+    if (m.o === this.origin || typeof m.t !== 'string') return;
+    const h = this.handlers.get(m.t);
+    if (!h) return;
+    try { h(m.p); } catch (e) { this.log.warn({ err: (e as Error).message, topic: m.t }, 'event handler failed'); }
+  }
+
+  /** This deployment's id, the same for every node of the database (made by the first node). */
+  private async instanceId(): Promise<string> {
+    let v = await this.read('instance');
+    if (v === 0) {
+      try {
+        await this.h.db.insertInto('revisions').values({ name: 'instance', value: randomInt(1, 2 ** 47) }).execute();
+      } catch {
+        // another node made it first
+      }
+      v = await this.read('instance');
+    }
+    return v.toString(36);
   }
 
   private async read(name: string): Promise<number> {

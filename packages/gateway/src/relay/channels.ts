@@ -7,8 +7,9 @@
  * - `disableKey` disables one key in `key_state` with the reason; the channel is auto-disabled
  *   (status 3) only when every key is. Both are written to the database and the revision bumped, so
  *   every node agrees. A background probe retries them and re-enables on success.
- * - `cooldown` pauses a key in memory (429, connection failures); it recovers by itself. A channel
- *   whose usable keys all cool is skipped while any other candidate remains.
+ * - `cooldown` pauses a key in memory (429, connection failures) on this node and, with Redis, on every
+ *   node; it recovers by itself. A channel whose usable keys all cool is skipped while any other
+ *   candidate remains.
  */
 import type { Core } from '../core.ts';
 import type { Selectable } from 'kysely';
@@ -18,6 +19,8 @@ type ChannelRow = Selectable<ChannelTable>;
 import { ChannelType, DEFAULT_BASE_URL, OPENAI_COMPATIBLE_PRESETS } from './channel-types.ts';
 
 export const CHANNELS_REVISION = 'channels';
+/** The cluster event of a key's cooldown (`{c: channel id, k: key index, u: until, unix ms}`). */
+const COOLDOWN_EVENT = 'cooldown';
 export const RELAY_TYPES: ReadonlySet<number> = new Set([ChannelType.openai, ChannelType.azure, ChannelType.anthropic, ChannelType.gemini]);
 
 export interface KeyState {
@@ -76,11 +79,18 @@ export class ChannelIndex {
   private byId = new Map<number, RuntimeChannel>();
   /** group → model → channels (status 1 only). */
   private index = new Map<string, Map<string, RuntimeChannel[]>>();
-  /** `${channelId}:${keyIndex}` → cooldown end (unix ms). In memory only: a rate limit is short-lived. */
+  /** `${channelId}:${keyIndex}` → cooldown end (unix ms). In memory (shared through Redis): a rate limit is short-lived. */
   private cooldowns = new Map<string, number>();
   private writes = new Map<number, Promise<void>>();
 
-  constructor(private readonly core: Core) {}
+  constructor(private readonly core: Core) {
+    // Cooldowns other nodes set (with Redis): applied here as they are, not sent on again.
+    core.cache.onEvent(COOLDOWN_EVENT, (p) => {
+      const e = p as { c?: unknown; k?: unknown; u?: unknown };
+      if (typeof e.c !== 'number' || typeof e.k !== 'number' || typeof e.u !== 'number') return;
+      this.setCooldown(e.c, e.k, e.u);
+    });
+  }
 
   async load(): Promise<void> {
     const rows = await this.core.h.db.selectFrom('channels').selectAll().execute();
@@ -220,9 +230,17 @@ export class ChannelIndex {
     return { channel: ch, keyIndex, key: ch.keys[keyIndex] };
   }
 
-  /** Puts a key on cooldown (429). */
+  /** Puts a key on cooldown (429, connection failures), on every node when Redis is configured. */
   cooldown(channelId: number, keyIndex: number, ms: number): void {
-    this.cooldowns.set(`${channelId}:${keyIndex}`, Date.now() + Math.max(1, ms));
+    const until = Date.now() + Math.max(1, ms);
+    this.setCooldown(channelId, keyIndex, until);
+    this.core.cache.broadcast(COOLDOWN_EVENT, { c: channelId, k: keyIndex, u: until });
+  }
+
+  private setCooldown(channelId: number, keyIndex: number, until: number): void {
+    const k = `${channelId}:${keyIndex}`;
+    if ((this.cooldowns.get(k) ?? 0) >= until) return;
+    this.cooldowns.set(k, until);
     if (this.cooldowns.size > 10_000) {
       const now = Date.now();
       for (const [k, v] of this.cooldowns) if (v <= now) this.cooldowns.delete(k);
