@@ -6,10 +6,11 @@ import { parse } from 'yaml';
 
 test('parseArgs: defaults, --quick, --targets (direct always kept), --portkey', () => {
   const d = parseArgs([]);
-  assert.deepEqual(d.targets, ['direct', 'forwarder', 'portkey', 'gatehouse']);
+  assert.deepEqual(d.targets, ['direct', 'forwarder', 'portkey', 'gatehouse', 'gatehouse-allowance']);
   assert.equal(d.quick, false);
   assert.equal(d.installPortkey, true);
-  assert.equal(d.subject, 'gatehouse');
+  assert.deepEqual(d.subjects, ['gatehouse', 'gatehouse-allowance']);
+  assert.deepEqual(parseArgs(['--subject', 'forwarder']).subjects, ['forwarder']);
 
   const q = parseArgs(['--quick', '--targets', 'forwarder,gatehouse']);
   assert.equal(q.quick, true);
@@ -53,4 +54,6 @@ test('gatehouse seed config parses to the documented shape', () => {
   assert.equal(cfg.channels[0].base_url, 'http://127.0.0.1:9300');
   assert.deepEqual(cfg.channels[0].groups, ['default']);
   assert.deepEqual(cfg.prices['bench-model'], { input: 0.15, output: 0.6 });
+  assert.equal(cfg.options, undefined);
+  assert.deepEqual(parse(gatehouseConfigYaml('http://127.0.0.1:9300', { QuotaAllowanceEnabled: true })).options, { QuotaAllowanceEnabled: true });
 });

@@ -8,8 +8,8 @@ export interface BenchOptions {
   targets: string[];
   /** Install Portkey when it is missing (default: yes in full mode, no in --quick). */
   installPortkey: boolean;
-  /** The target whose numbers are checked against the issue's goals. */
-  subject: string;
+  /** The targets whose numbers are checked against the issue's goals (each that runs). */
+  subjects: string[];
   /** Where the JSON goes; null to skip writing it. */
   outDir: string | null;
   /** Write the report into docs/benchmarks.md (between its results markers). */
@@ -17,10 +17,10 @@ export interface BenchOptions {
   help: boolean;
 }
 
-export const KNOWN_TARGETS = ['direct', 'forwarder', 'portkey', 'gatehouse'];
+export const KNOWN_TARGETS = ['direct', 'forwarder', 'portkey', 'gatehouse', 'gatehouse-allowance'];
 
 export function parseArgs(argv: string[]): BenchOptions {
-  const o: BenchOptions = { quick: false, targets: [...KNOWN_TARGETS], installPortkey: false, subject: 'gatehouse', outDir: 'bench/results', updateDocs: false, help: false };
+  const o: BenchOptions = { quick: false, targets: [...KNOWN_TARGETS], installPortkey: false, subjects: ['gatehouse', 'gatehouse-allowance'], outDir: 'bench/results', updateDocs: false, help: false };
   let portkeyFlag = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -48,7 +48,7 @@ export function parseArgs(argv: string[]): BenchOptions {
         break;
       }
       case '--subject':
-        o.subject = value();
+        o.subjects = value().split(',').map((s) => s.trim()).filter(Boolean);
         break;
       case '--out':
         o.outDir = value();
@@ -72,7 +72,7 @@ export function parseArgs(argv: string[]): BenchOptions {
   return o;
 }
 
-export const USAGE = `npm run bench -- [--quick] [--targets direct,forwarder,portkey,gatehouse] [--portkey] [--subject gatehouse] [--out DIR | --no-json] [--update-docs]`;
+export const USAGE = `npm run bench -- [--quick] [--targets direct,forwarder,portkey,gatehouse,gatehouse-allowance] [--portkey] [--subject gatehouse,gatehouse-allowance] [--out DIR | --no-json] [--update-docs]`;
 
 export interface Plan {
   /** Added latency at concurrency 1: interleaved rounds of `perRound` requests after `warmup`. */
@@ -97,6 +97,9 @@ export interface Plan {
     retries: number;
     /** Search the direct path too (the harness's own ceiling; no check uses it). */
     direct: boolean;
+    /** Pause after a passed probe (twice as long after a failed one), and the warm-up before the search. */
+    pauseMs: number;
+    prewarmMs: number;
   };
   /**
    * Streams of `chunks` events `gapMs` apart. TTFB: `ttfbStreams` short streams one at a time (the first
@@ -113,16 +116,16 @@ export function plan(quick: boolean): Plan {
   if (quick) {
     return {
       latency: { rounds: 3, perRound: 100, warmup: 50 },
-      maxRate: { concurrency: 50, durationMs: 1500, warmupMs: 400 },
-      sustained: { delayMs: 20, probeMs: 1000, warmupMs: 250, precision: 0.25, factor: 1.6, maxProbes: 4, p99Ms: 1000, maxErrorRatio: 0.001, connections: 256, maxInFlight: 4096, retries: 0, direct: false },
-      stream: { chunks: 64, gapMs: 20, ttfbStreams: 30, gapStreams: 4, concurrency: 4, ladder: [64, 256], tolerance: 0.2, retries: 0 },
+      maxRate: { concurrency: 50, durationMs: 1000, warmupMs: 250 },
+      sustained: { delayMs: 20, probeMs: 800, warmupMs: 200, precision: 0.25, factor: 1.6, maxProbes: 3, p99Ms: 1000, maxErrorRatio: 0.001, connections: 256, maxInFlight: 4096, retries: 0, direct: false, pauseMs: 100, prewarmMs: 300 },
+      stream: { chunks: 64, gapMs: 20, ttfbStreams: 30, gapStreams: 4, concurrency: 4, ladder: [256], tolerance: 0.2, retries: 0 },
       timeoutMs: 10_000,
     };
   }
   return {
     latency: { rounds: 7, perRound: 200, warmup: 200 },
     maxRate: { concurrency: 50, durationMs: 8000, warmupMs: 2000 },
-    sustained: { delayMs: 20, probeMs: 4000, warmupMs: 1000, precision: 0.1, factor: 1.5, maxProbes: 9, p99Ms: 1000, maxErrorRatio: 0.001, connections: 256, maxInFlight: 8192, retries: 1, direct: true },
+    sustained: { delayMs: 20, probeMs: 4000, warmupMs: 1000, precision: 0.1, factor: 1.5, maxProbes: 9, p99Ms: 1000, maxErrorRatio: 0.001, connections: 256, maxInFlight: 8192, retries: 1, direct: true, pauseMs: 300, prewarmMs: 500 },
     stream: { chunks: 64, gapMs: 20, ttfbStreams: 200, gapStreams: 20, concurrency: 4, ladder: [8, 16, 32, 64, 128, 256, 512, 1024, 2048], tolerance: 0.2, retries: 1 },
     timeoutMs: 15_000,
   };

@@ -24,11 +24,14 @@ test('report: table marks unavailable targets and open-ended ladders, notes give
   const r: RunReport = {
     startedAt: '2026-01-01T00:00:00.000Z', mode: 'quick', durationS: 42,
     machine: { nproc: 2, cpu: 'Test CPU', node: '20.0.0', kernel: '6.0', pinned: true, loadAvg: 0.1 },
-    plan: {}, subject: 'gatehouse', targets: [direct, fwd, gh], ratios: { 'sustained rps gatehouse/forwarder': null },
-    checks: checkTargets(numbersOf(gh), numbersOf(fwd), null),
+    plan: {}, targets: [direct, fwd, gh],
+    subjects: [{ subject: 'gatehouse', ratios: { 'sustained rps gatehouse/forwarder': null }, checks: checkTargets(numbersOf(gh), numbersOf(fwd), null) }],
     tasks: { status: 'not available', reason: 'later', submitThroughput: null, pollerPerTask: null, pollerBatch: null, hookCallUs: null },
   };
+  assert.doesNotMatch(renderReport(r), /forwarder against Portkey/, 'no section without Portkey');
+  r.forwarderVsPortkey = { 'sustained rps forwarder/portkey': 9.5 };
   const md = renderReport(r);
+  assert.match(md, /\| sustained rps forwarder\/portkey \| 9\.50 \|/);
   assert.match(md, /\| \| direct \| forwarder \| gatehouse \|/);
   assert.match(md, /\*\*added p50 \(µs\)\*\* \| – \| 500 \| unavailable \|/);
   assert.match(md, /concurrent streams held \| ≥ 256 \| 64 \| unavailable \|/);

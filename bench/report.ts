@@ -66,11 +66,21 @@ export interface RunReport {
   durationS: number;
   machine: Machine;
   plan: unknown;
-  subject: string;
   targets: TargetResult[];
+  /** Per subject (a target held to the issue's goals): ratios to the forwarder and Portkey, and the checks. */
+  subjects: SubjectReport[];
+  /**
+   * The forwarder (the limit of Node here) against Portkey: the bounds relative to Portkey are only
+   * reachable by a target when the forwarder itself reaches them.
+   */
+  forwarderVsPortkey?: Record<string, number | null>;
+  tasks: TaskBenchResult;
+}
+
+export interface SubjectReport {
+  subject: string;
   ratios: Record<string, number | null>;
   checks: Check[];
-  tasks: TaskBenchResult;
 }
 
 /** The numbers the issue's checks use, from one target's result. */
@@ -145,16 +155,25 @@ export function renderReport(r: RunReport): string {
     }
   }
   out.push('');
-  out.push(`### Ratios (${r.subject})`);
-  out.push('');
-  out.push('| ratio | value |\n|---|---:|');
-  for (const [k, v] of Object.entries(r.ratios)) out.push(`| ${k} | ${v === null ? dash : v.toFixed(2)} |`);
-  out.push('');
-  out.push(`### Targets of the issue (${r.subject})`);
-  out.push('');
-  out.push('| check | result | detail |\n|---|---|---|');
-  for (const c of r.checks) out.push(`| ${c.name} | ${c.status} | ${c.note ?? ''} |`);
-  out.push('');
+  for (const s of r.subjects) {
+    out.push(`### Ratios (${s.subject})`);
+    out.push('');
+    out.push('| ratio | value |\n|---|---:|');
+    for (const [k, v] of Object.entries(s.ratios)) out.push(`| ${k} | ${v === null ? dash : v.toFixed(2)} |`);
+    out.push('');
+    out.push(`### Targets of the issue (${s.subject})`);
+    out.push('');
+    out.push('| check | result | detail |\n|---|---|---|');
+    for (const c of s.checks) out.push(`| ${c.name} | ${c.status} | ${c.note ?? ''} |`);
+    out.push('');
+  }
+  if (r.forwarderVsPortkey && Object.values(r.forwarderVsPortkey).some((v) => v !== null)) {
+    out.push('### The forwarder against Portkey (how far the bounds relative to Portkey can be reached)');
+    out.push('');
+    out.push('| ratio | value |\n|---|---:|');
+    for (const [k, v] of Object.entries(r.forwarderVsPortkey)) out.push(`| ${k} | ${v === null ? dash : v.toFixed(2)} |`);
+    out.push('');
+  }
   out.push(`### Task host`);
   out.push('');
   out.push(r.tasks.status === 'ok' ? taskTable(r.tasks) : `not available: ${r.tasks.reason ?? ''}`);

@@ -18,7 +18,7 @@ import { USAGE, parseArgs, plan, type Plan } from './config.ts';
 import { LoadClient, ROOT, RssSampler, CPU_LOAD, canPin, cpuSeconds, rssMb, startService, type Proc } from './proc.ts';
 import { ALL_TARGETS, CHAT_PATH, chatBody, verifyTarget, type RunningTarget, type TargetContext } from './targets.ts';
 import { checkTargets, climbLadder, judgeRateProbe, judgeStreamStep, ratio, searchRate, summarize } from './stats.ts';
-import { numbersOf, renderReport, spliceResults, type Machine, type RunReport, type TargetResult } from './report.ts';
+import { numbersOf, renderReport, spliceResults, type Machine, type RunReport, type SubjectReport, type TargetResult } from './report.ts';
 import type { ClosedJob, LoadResult, OpenJob } from './load.ts';
 import { runTaskBench } from './tasks.ts';
 
@@ -159,8 +159,8 @@ async function phaseSustained(live: Live[], load: LoadClient, upstream: string, 
       // Start near the closed-loop maximum: the search then needs a few probes only.
       const hint = l.result.maxRate?.rps ? l.result.maxRate.rps * 0.6 : 500;
       // Warm the target, the pools and the load generator's open-loop path; not recorded.
-      await load.run({ kind: 'open', ...spec(l.running, false, p.timeoutMs), rate: Math.max(50, Math.round(hint / 2)), durationMs: 500, warmupMs: 0, connections: s.connections, maxInFlight: s.maxInFlight, abortLatencyMs: s.p99Ms });
-      await sleep(300);
+      await load.run({ kind: 'open', ...spec(l.running, false, p.timeoutMs), rate: Math.max(50, Math.round(hint / 2)), durationMs: s.prewarmMs, warmupMs: 0, connections: s.connections, maxInFlight: s.maxInFlight, abortLatencyMs: s.p99Ms });
+      await sleep(s.pauseMs);
       const res = await searchRate({ start: Math.max(50, hint), factor: s.factor, precision: s.precision, maxProbes: s.maxProbes, min: 10, retries: s.retries }, async (rate) => {
         const job: OpenJob = {
           kind: 'open',
@@ -177,7 +177,7 @@ async function phaseSustained(live: Live[], load: LoadClient, upstream: string, 
           ? { ok: false, reason: r.aborted }
           : judgeRateProbe({ offered: rate, achieved: r.achieved ?? 0, p99: r.latency.p99, errors: r.errors, total: r.total }, { p99Ms: s.p99Ms, maxErrorRatio: s.maxErrorRatio });
         log(`${l.result.name}: ${rate} req/s offered -> ${Math.round(r.achieved ?? 0)} delivered, p99 ${f(r.latency.p99, 1)} ms, ${r.errors} errors: ${verdict.ok ? 'ok' : verdict.reason}`);
-        await sleep(verdict.ok ? 300 : 700);
+        await sleep(verdict.ok ? s.pauseMs : s.pauseMs * 2);
         return { rate, ok: verdict.ok, reason: verdict.reason, detail: { achieved: r.achieved, p99: r.latency.p99, errors: r.errors, errorSamples: r.errorSamples } };
       });
       l.result.sustained = {
@@ -300,14 +300,23 @@ async function main(): Promise<void> {
     load = await LoadClient.start();
     const ctx: TargetContext = { upstream, installPortkey: opts.installPortkey, log };
 
-    for (const name of opts.targets) {
+    // Started together (start-up is most of a quick run's set-up time), then probed one at a time: the
+    // probe counts requests at the upstream.
+    const started = opts.targets.map((name) => {
       const target = ALL_TARGETS.find((t) => t.name === name)!;
+      log(`starting ${name}`);
+      return target.start(ctx).then((r) => ({ ok: true as const, r }), (e: unknown) => ({ ok: false as const, e }));
+    });
+    // Short probe streams whether or not a target forwards the x-bench-* headers (the phases set their own).
+    await setUpstream(upstream, { delayMs: 0, chunks: 4, gapMs: 1 });
+    for (const [i, name] of opts.targets.entries()) {
       const result: TargetResult = { name, status: 'ok', errors: [] };
       results.push(result);
       let running: RunningTarget | null = null;
       try {
-        log(`starting ${name}`);
-        running = await target.start(ctx);
+        const s = await started[i];
+        if (!s.ok) throw s.e;
+        running = s.r;
         await verifyTarget(running, upstream);
         await sleep(300);
         result.rss = { idleMb: running.pid === null ? null : rssMb(running.pid), loadMb: null };
@@ -333,32 +342,43 @@ async function main(): Promise<void> {
     const tasks = await runTaskBench({ quick: opts.quick, log });
 
     const by = (n: string) => results.find((r) => r.name === n);
-    const subj = by(opts.subject);
     const fwd = by('forwarder');
     const pk = by('portkey');
-    const sn = numbersOf(subj);
+    const subjects = opts.subjects.filter((s) => opts.targets.includes(s)).map((name): SubjectReport => {
+      const subj = by(name);
+      const sn = numbersOf(subj);
+      const checks = checkTargets(sn, numbersOf(fwd), numbersOf(pk));
+      if (!sn) for (const c of checks) c.note = `${name} unavailable`;
+      return {
+        subject: name,
+        ratios: {
+          [`sustained rps ${name}/forwarder`]: ratio(subj?.sustained?.rps, fwd?.sustained?.rps),
+          [`sustained rps ${name}/portkey`]: ratio(subj?.sustained?.rps, pk?.sustained?.rps),
+          [`added p50 ${name}/forwarder`]: ratio(subj?.latency?.addedP50, fwd?.latency?.addedP50),
+          [`added p99 ${name}/forwarder`]: ratio(subj?.latency?.addedP99, fwd?.latency?.addedP99),
+          [`added p50 ${name}/portkey`]: ratio(subj?.latency?.addedP50, pk?.latency?.addedP50),
+          [`added p99 ${name}/portkey`]: ratio(subj?.latency?.addedP99, pk?.latency?.addedP99),
+          [`stream added TTFB ${name}/forwarder`]: ratio(subj?.stream?.addedTtfbP50, fwd?.stream?.addedTtfbP50),
+          [`stream added TTFB ${name}/portkey`]: ratio(subj?.stream?.addedTtfbP50, pk?.stream?.addedTtfbP50),
+        },
+        checks,
+      };
+    });
     const report: RunReport = {
       startedAt,
       mode: opts.quick ? 'quick' : 'full',
       durationS: (Date.now() - t0) / 1000,
       machine: m,
       plan: p,
-      subject: opts.subject,
       targets: results,
-      ratios: {
-        [`sustained rps ${opts.subject}/forwarder`]: ratio(subj?.sustained?.rps, fwd?.sustained?.rps),
-        [`sustained rps ${opts.subject}/portkey`]: ratio(subj?.sustained?.rps, pk?.sustained?.rps),
-        [`added p50 ${opts.subject}/forwarder`]: ratio(subj?.latency?.addedP50, fwd?.latency?.addedP50),
-        [`added p99 ${opts.subject}/forwarder`]: ratio(subj?.latency?.addedP99, fwd?.latency?.addedP99),
-        [`added p50 ${opts.subject}/portkey`]: ratio(subj?.latency?.addedP50, pk?.latency?.addedP50),
-        [`added p99 ${opts.subject}/portkey`]: ratio(subj?.latency?.addedP99, pk?.latency?.addedP99),
-        [`stream added TTFB ${opts.subject}/forwarder`]: ratio(subj?.stream?.addedTtfbP50, fwd?.stream?.addedTtfbP50),
-        [`stream added TTFB ${opts.subject}/portkey`]: ratio(subj?.stream?.addedTtfbP50, pk?.stream?.addedTtfbP50),
+      subjects,
+      forwarderVsPortkey: {
+        'sustained rps forwarder/portkey': ratio(fwd?.sustained?.rps, pk?.sustained?.rps),
+        'added p50 forwarder/portkey': ratio(fwd?.latency?.addedP50, pk?.latency?.addedP50),
+        'added p99 forwarder/portkey': ratio(fwd?.latency?.addedP99, pk?.latency?.addedP99),
       },
-      checks: checkTargets(sn, numbersOf(fwd), numbersOf(pk)),
       tasks,
     };
-    if (!sn) for (const c of report.checks) c.note = subj ? `${opts.subject} unavailable` : `${opts.subject} not selected`;
     process.stdout.write(`${renderReport(report)}\n`);
     if (opts.outDir) {
       const dir = isAbsolute(opts.outDir) ? opts.outDir : join(ROOT, opts.outDir);
@@ -369,7 +389,7 @@ async function main(): Promise<void> {
     }
     if (opts.updateDocs) {
       const doc = join(ROOT, 'docs/benchmarks.md');
-      writeFileSync(doc, spliceResults(readFileSync(doc, 'utf8'), renderReport(report).replace(/^## /, '### ').replace(/^### (Ratios|Targets|Task)/gm, '#### $1')));
+      writeFileSync(doc, spliceResults(readFileSync(doc, 'utf8'), renderReport(report).replace(/^## /, '### ').replace(/^### (Ratios|Targets|Task|The forwarder)/gm, '#### $1')));
       log(`report written into ${doc}`);
     }
   } finally {

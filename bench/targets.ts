@@ -120,8 +120,12 @@ export const portkey: Target = {
   },
 };
 
-/** The YAML the gateway is seeded with: one user, one key with the fixed value, one channel, one price. */
-export function gatehouseConfigYaml(upstream: string): string {
+/**
+ * The YAML the gateway is seeded with: one user, one key with the fixed value, one channel, one price;
+ * `options` are added as given (the `gatehouse-allowance` target turns on QuotaAllowanceEnabled).
+ */
+export function gatehouseConfigYaml(upstream: string, options: Record<string, string | boolean> = {}): string {
+  const opts = Object.entries(options);
   return [
     'users:',
     '  - { username: bench, password: bench-password-1, role: user, group: default, quota_usd: 1000000 }',
@@ -131,55 +135,63 @@ export function gatehouseConfigYaml(upstream: string): string {
     `  - { name: bench-upstream, type: openai, base_url: "${upstream}", keys: [sk-upstream-bench], models: [${BENCH_MODEL}], groups: [default], priority: 0, weight: 1 }`,
     'prices:',
     `  ${BENCH_MODEL}: { input: 0.15, output: 0.6 }`,
+    ...(opts.length ? ['options:', ...opts.map(([k, v]) => `  ${k}: ${v}`)] : []),
     '',
   ].join('\n');
 }
 
 /**
  * Gatehouse itself, as a child process: `node --no-node-snapshot --import tsx packages/gateway/src/main.ts
- * serve` on a fresh SQLite database, seeded from the YAML above.
+ * serve` on a fresh SQLite database, seeded from the YAML above with `options`.
  */
-export const gatehouse: Target = {
-  name: 'gatehouse',
-  async start(ctx) {
-    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
-    const config = join(dir, 'gatehouse.yaml');
-    writeFileSync(config, gatehouseConfigYaml(ctx.upstream));
-    const port = await freePort();
-    // BENCH_CPU_PROF=<dir>: write a V8 CPU profile of the gateway there when it stops (open it in Chrome
-    // DevTools or summarise it with `node bench/profile-summary.mjs <file>`).
-    const profDir = process.env.BENCH_CPU_PROF;
-    const prof = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
-    const proc = spawnProc('gatehouse', process.execPath, [...prof, ...TSX, join(ROOT, 'packages/gateway/src/main.ts'), 'serve'], {
-      cpu: CPU_PROXY,
-      stopTimeoutMs: profDir ? 60_000 : 5000,
-      env: {
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`,
-        CRYPTO_SECRET: randomBytes(32).toString('hex'),
-        GATEHOUSE_ROOT_PASSWORD: randomBytes(12).toString('hex'),
-        GATEHOUSE_CONFIG: config,
-        LOG_LEVEL: process.env.BENCH_GATEHOUSE_LOG_LEVEL || 'warn',
-        NODE_ENV: 'production',
-      },
-    });
-    const cleanup = async () => {
-      await proc.stop();
-      rmSync(dir, { recursive: true, force: true });
-    };
-    let url: string;
-    try {
-      url = (await waitForLine(proc, /listening on (http:\/\/\S+)/, 60_000))[1];
-    } catch (e) {
-      await cleanup();
-      throw e;
-    }
-    return { url, headers: { ...json, authorization: `Bearer ${BENCH_KEY}` }, pid: proc.pid, stop: cleanup };
-  },
-};
+function gatehouseTarget(name: string, options: Record<string, string | boolean>): Target {
+  return {
+    name,
+    async start(ctx) {
+      const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+      const config = join(dir, 'gatehouse.yaml');
+      writeFileSync(config, gatehouseConfigYaml(ctx.upstream, options));
+      const port = await freePort();
+      // BENCH_CPU_PROF=<dir>: write a V8 CPU profile of the gateway there when it stops (open it in Chrome
+      // DevTools or summarise it with `node bench/profile-summary.mjs <file>`).
+      const profDir = process.env.BENCH_CPU_PROF;
+      const prof = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+      const proc = spawnProc('gatehouse', process.execPath, [...prof, ...TSX, join(ROOT, 'packages/gateway/src/main.ts'), 'serve'], {
+        cpu: CPU_PROXY,
+        stopTimeoutMs: profDir ? 60_000 : 5000,
+        env: {
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`,
+          CRYPTO_SECRET: randomBytes(32).toString('hex'),
+          GATEHOUSE_ROOT_PASSWORD: randomBytes(12).toString('hex'),
+          GATEHOUSE_CONFIG: config,
+          LOG_LEVEL: process.env.BENCH_GATEHOUSE_LOG_LEVEL || 'warn',
+          NODE_ENV: 'production',
+        },
+      });
+      const cleanup = async () => {
+        await proc.stop();
+        rmSync(dir, { recursive: true, force: true });
+      };
+      let url: string;
+      try {
+        url = (await waitForLine(proc, /listening on (http:\/\/\S+)/, 60_000))[1];
+      } catch (e) {
+        await cleanup();
+        throw e;
+      }
+      return { url, headers: { ...json, authorization: `Bearer ${BENCH_KEY}` }, pid: proc.pid, stop: cleanup };
+    },
+  };
+}
 
-export const ALL_TARGETS: Target[] = [direct, forwarder, portkey, gatehouse];
+/** Gatehouse as installed: every call reserves and settles through the ledger. */
+export const gatehouse = gatehouseTarget('gatehouse', {});
+/** Gatehouse with node-local quota allowances (billing/allowance.ts). */
+export const gatehouseAllowance = gatehouseTarget('gatehouse-allowance', { QuotaAllowanceEnabled: true });
+
+export const ALL_TARGETS: Target[] = [direct, forwarder, portkey, gatehouse, gatehouseAllowance];
 
 /** The request body every measurement sends (about 1 KB, like a short chat turn). */
 export function chatBody(stream: boolean): string {

@@ -91,7 +91,7 @@ async function run(opts: TaskBenchOptions): Promise<TaskBenchResult> {
     // ---- submit throughput ----
     const conc = 32;
     const warm = opts.quick ? 100 : 300;
-    const total = opts.quick ? 1000 : 4000;
+    const total = opts.quick ? 600 : 4000;
     const lvBody = { model: 'lv-1', prompt: 'a lighthouse at dusk', seconds: 5, steps: 1 };
     for (let i = 0; i < warm; i++) await submit('loopback-video', lvBody);
     log(`task host: ${total} submits at concurrency ${conc}`);
@@ -129,7 +129,7 @@ async function run(opts: TaskBenchOptions): Promise<TaskBenchResult> {
     log(`task host: hook call p50 ${hookCallUs.p50} µs, p99 ${hookCallUs.p99} µs`);
 
     // ---- poller ----
-    const inFlight = opts.quick ? 2000 : 10_000;
+    const inFlight = opts.quick ? 1000 : 10_000;
     const setPollInterval = async (seconds: number) => {
       gw.core.config.taskPollIntervalSeconds = seconds;
       await gw.services.tasks.poller.stop();
