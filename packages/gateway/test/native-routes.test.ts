@@ -211,7 +211,7 @@ test('routes are per generation: a newly activated version serves new requests',
   await gw.services.plugins.admin.upload({ source: v2, enabled: true });
   await waitFor(async () => gw.services.plugins.current().plugins.get('native-demo')?.version === '1.1.0', 5000, 'version 1.1.0');
   const s = await nd(alice, 'POST', '/nd/api/v1/videos', { model: 'nd-video', prompt: 'after' });
-  assert.equal(s.body.generation, 'g2');
+  assert.equal(s.body.generation, 'g2', `${s.status} ${JSON.stringify(s.body)}; warnings: ${JSON.stringify(warnings.slice(-3))}`);
   assert.equal((await completed(alice, old.body.id)).generation, 'g2', 'queries run in the current generation');
   assert.equal((await nd(alice, 'POST', '/nd/api/v1/quick', { model: 'nd-fast', prompt: 'x' })).status, 404);
   const moved = await nd(alice, 'POST', '/nd/api/v2/quick', { model: 'nd-fast', prompt: 'x' });
