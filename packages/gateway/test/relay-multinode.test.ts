@@ -104,3 +104,38 @@ test('without Redis a cooldown stays on its node', async () => {
     await a.stop();
   }
 });
+
+test('two nodes: only the holder of the probe lease runs the recovery probe; the other takes over when it stops', { timeout: 60_000 }, async () => {
+  const db = await createTestDatabase();
+  const running = new Set<TestGateway>();
+  const start = async (node: string) => {
+    const g = await startTestGateway({ db, env: { NODE_ID: node } });
+    running.add(g);
+    return g;
+  };
+  const stop = async (g: TestGateway) => {
+    running.delete(g);
+    await g.stop({ keepDb: true });
+  };
+  try {
+    const a = await start('probe-a');
+    const b = await start('probe-b');
+    // The lease lasts two intervals (4 s) and its holder renews it every round (2 s).
+    await a.services.admin.options.set('AutoEnableProbeSeconds', 2);
+    await a.services.admin.options.set('AutoEnableEnabled', true);
+    const rounds = () => [a.services.relay.probeRounds, b.services.relay.probeRounds];
+    await waitFor(() => rounds().some((n) => n >= 3), 20_000, 'three probe rounds');
+    const [ra, rb] = rounds();
+    assert.ok(ra === 0 || rb === 0, `both nodes probed (${ra}, ${rb})`);
+    const [holder, other] = ra > 0 ? [a, b] : [b, a];
+    const lease = await a.core.h.db.selectFrom('node_leases').selectAll().where('name', '=', 'relay-probe').executeTakeFirstOrThrow();
+    assert.equal(lease.holder, holder.core.config.nodeId);
+
+    // The holder stops and gives the lease up; the other node probes from its next round on.
+    await stop(holder);
+    await waitFor(() => other.services.relay.probeRounds > 0, 10_000, 'the other node probing');
+  } finally {
+    for (const g of running) await g.stop({ keepDb: true });
+    await db.drop();
+  }
+});

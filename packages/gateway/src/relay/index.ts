@@ -11,7 +11,11 @@ import { probeOnce, testKey, firstUsableKey, type TestResult } from './health.ts
 import { GatewayError } from '../platform/errors.ts';
 import { RelayPolicy } from './policy.ts';
 import { QuotaAllowances } from '../billing/allowance.ts';
+import { releaseLease, takeLease } from '../store/leases.ts';
 import type { UpstreamPools } from '../platform/outbound.ts';
+
+/** The lease (store/leases.ts) of the node that runs the recovery probe. */
+const PROBE_LEASE = 'relay-probe';
 
 export interface RelayService {
   relay: Relay;
@@ -26,6 +30,8 @@ export interface RelayService {
   allowances: QuotaAllowances;
   /** Sends a test call through a channel (any status) and records its response time. */
   testChannel(id: number, model?: string): Promise<TestResult>;
+  /** Rounds of the background probe this node ran (one node of a deployment probes: the lease holder). */
+  probeRounds: number;
   /** Probes auto-disabled keys and channels now; returns how many recovered. */
   probe(): Promise<number>;
 }
@@ -55,7 +61,7 @@ export const relayArea: Area = {
       return probing;
     };
     services.relay = {
-      relay, realtime, channels, logs, pools, policy, allowances, probe,
+      relay, realtime, channels, logs, pools, policy, allowances, probe, probeRounds: 0,
       async testChannel(id, model) {
         let ch = channels.get(id);
         if (!ch) {
@@ -84,11 +90,22 @@ export const relayArea: Area = {
     let last = Date.now();
     let timer: NodeJS.Timeout | null = null;
     let stopped = false;
+    // One node of the deployment probes: the holder of the probe lease, which lasts two intervals and
+    // is renewed every round, so another node takes over when the holder stops.
+    const node = core.config.nodeId;
+    let holding = false;
     const tick = async () => {
       const every = policy.probeIntervalMs();
       if (policy.autoEnabled() && Date.now() - last >= every) {
         last = Date.now();
-        await services.relay.probe().catch((e) => core.log.warn({ err: (e as Error).message }, 'channel probe failed'));
+        holding = await takeLease(core.h.db, PROBE_LEASE, node, 2 * every).catch((e) => {
+          core.log.warn({ err: (e as Error).message }, 'probe lease failed');
+          return false;
+        });
+        if (holding && !stopped) {
+          services.relay.probeRounds++;
+          await services.relay.probe().catch((e) => core.log.warn({ err: (e as Error).message }, 'channel probe failed'));
+        }
       }
       if (stopped) return;
       timer = setTimeout(() => void tick(), Math.min(every, 1000));
@@ -96,9 +113,10 @@ export const relayArea: Area = {
     };
     timer = setTimeout(() => void tick(), Math.min(policy.probeIntervalMs(), 1000));
     timer.unref();
-    core.onClose(() => {
+    core.onClose(async () => {
       stopped = true;
       if (timer) clearTimeout(timer);
+      if (holding) await releaseLease(core.h.db, PROBE_LEASE, node).catch(() => {});
     });
   },
   routes: relayRoutes,

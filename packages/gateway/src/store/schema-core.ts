@@ -189,6 +189,13 @@ export interface RevisionRow {
   value: number;
 }
 
+/** A named lease between nodes (store/leases.ts). */
+export interface NodeLeaseRow {
+  name: string;
+  holder: string;
+  expires_at: number;
+}
+
 export interface CoreTables {
   users: UserRow;
   sessions: SessionRow;
@@ -202,4 +209,5 @@ export interface CoreTables {
   logs: LogRow;
   relay_responses: RelayResponseRow;
   revisions: RevisionRow;
+  node_leases: NodeLeaseRow;
 }

@@ -11,6 +11,7 @@ import * as m003 from './003_tasks.ts';
 import * as m004 from './004_task_protocol.ts';
 import * as m005 from './005_relay_responses.ts';
 import * as m006 from './006_quota_holds.ts';
+import * as m007 from './007_node_leases.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -20,6 +21,7 @@ const STEPS: Record<string, Step> = {
   '004_task_protocol': m004,
   '005_relay_responses': m005,
   '006_quota_holds': m006,
+  '007_node_leases': m007,
 };
 
 export async function migrate(h: DbHandle): Promise<void> {
