@@ -116,8 +116,8 @@ export function plan(quick: boolean): Plan {
   if (quick) {
     return {
       latency: { rounds: 3, perRound: 100, warmup: 50 },
-      maxRate: { concurrency: 50, durationMs: 1000, warmupMs: 250 },
-      sustained: { delayMs: 20, probeMs: 800, warmupMs: 200, precision: 0.25, factor: 1.6, maxProbes: 3, p99Ms: 1000, maxErrorRatio: 0.001, connections: 256, maxInFlight: 4096, retries: 0, direct: false, pauseMs: 100, prewarmMs: 300 },
+      maxRate: { concurrency: 50, durationMs: 800, warmupMs: 200 },
+      sustained: { delayMs: 20, probeMs: 600, warmupMs: 150, precision: 0.25, factor: 1.6, maxProbes: 3, p99Ms: 1000, maxErrorRatio: 0.001, connections: 256, maxInFlight: 4096, retries: 0, direct: false, pauseMs: 100, prewarmMs: 200 },
       stream: { chunks: 64, gapMs: 20, ttfbStreams: 30, gapStreams: 4, concurrency: 4, ladder: [256], tolerance: 0.2, retries: 0 },
       timeoutMs: 10_000,
     };
