@@ -104,3 +104,30 @@ test('gemini upstream: model in the URL, key in x-goog-api-key, SSE for streams'
   assert.equal(gem.requests[0].path, '/v1beta/models/gemini-test:streamGenerateContent?alt=sse');
   assert.equal(gem.requests[0].headers['x-goog-api-key'], 'g-key');
 });
+
+test('claude-test: thinking signatures reach an OpenAI SDK caller as thinking_blocks and go back upstream with the next turn (non-stream and stream)', async () => {
+  const oa = client();
+  const ask = { model: 'claude-test', max_tokens: 4096, reasoning_effort: 'low' as const, tools };
+  const r1 = await oa.chat.completions.create({ ...ask, messages: [{ role: 'user', content: 'weather?' }] });
+  const m = r1.choices[0].message as OpenAI.ChatCompletionMessage & { reasoning_content?: string; thinking_blocks?: unknown[] };
+  assert.equal(m.reasoning_content, 'Let me think.');
+  assert.deepEqual(m.thinking_blocks, [{ type: 'thinking', thinking: 'Let me think.', signature: 'sig-abc' }]);
+  const call = m.tool_calls![0];
+  const sent = ant.requests.length;
+  const r2 = await oa.chat.completions.create({ ...ask, messages: [{ role: 'user', content: 'weather?' }, m, { role: 'tool', tool_call_id: call.id, content: 'sunny' }] });
+  assert.match(r2.choices[0].message.content ?? '', /tool said: sunny/);
+  const upstreamTurn = ant.requests[sent].body.messages[1];
+  assert.deepEqual(upstreamTurn.content[0], { type: 'thinking', thinking: 'Let me think.', signature: 'sig-abc' });
+  assert.equal(upstreamTurn.content[1].type, 'tool_use');
+
+  const s = await oa.chat.completions.create({ ...ask, messages: [{ role: 'user', content: 'weather?' }], stream: true });
+  const blocks: unknown[] = [];
+  let reasoning = '';
+  for await (const ch of s) {
+    const d = ch.choices[0]?.delta as { reasoning_content?: string; thinking_blocks?: unknown[] } | undefined;
+    reasoning += d?.reasoning_content ?? '';
+    blocks.push(...(d?.thinking_blocks ?? []));
+  }
+  assert.equal(reasoning, 'Let me think.');
+  assert.deepEqual(blocks, [{ type: 'thinking', thinking: 'Let me think.', signature: 'sig-abc' }]);
+});

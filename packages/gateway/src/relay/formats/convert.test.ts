@@ -205,3 +205,57 @@ test('several system blocks stay separate; tool results with images become text 
   assert.deepEqual(g.systemInstruction, { parts: [{ text: 'Rule one.' }, { text: 'Rule two.' }] });
   assert.deepEqual(g.contents[2].parts[0].functionResponse.response, { content: 'failed' });
 });
+
+test('anthropic thinking signatures reach OpenAI-format callers as thinking_blocks and come back with the next turn', () => {
+  const upstream = fixture('anthropic-response.json');
+  upstream.content.splice(1, 0, { type: 'redacted_thinking', data: 'ENCRYPTED==' });
+  const shown = encodeResponse('openai', decodeResponse('anthropic', upstream), 'claude', 'r1') as any;
+  const m = shown.choices[0].message;
+  assert.equal(m.reasoning_content, 'Need the weather tool.');
+  assert.deepEqual(m.thinking_blocks, [
+    { type: 'thinking', thinking: 'Need the weather tool.', signature: upstream.content[0].signature },
+    { type: 'redacted_thinking', data: 'ENCRYPTED==' },
+  ]);
+  // The caller sends the assistant turn back as it got it; the Anthropic upstream gets its blocks.
+  const next = decodeRequest('openai', {
+    model: 'claude',
+    messages: [{ role: 'user', content: 'weather?' }, { ...m, role: 'assistant' }, { role: 'tool', tool_call_id: m.tool_calls[0].id, content: 'sunny' }],
+  });
+  const body = encodeRequest('anthropic', next, 'claude-up') as any;
+  const assistant = body.messages.find((x: any) => x.role === 'assistant');
+  assert.deepEqual(assistant.content.slice(0, 2), [
+    { type: 'thinking', thinking: 'Need the weather tool.', signature: upstream.content[0].signature },
+    { type: 'redacted_thinking', data: 'ENCRYPTED==' },
+  ]);
+  assert.ok(!next.dropped.some((d) => /thinking/.test(d)), next.dropped.join());
+});
+
+test('malformed thinking_blocks are a 400 naming the field', () => {
+  assert.throws(
+    () => decodeRequest('openai', { model: 'm', messages: [{ role: 'assistant', content: 'x', thinking_blocks: [{ type: 'thinking' }] }] }),
+    (e: Error & { status?: number }) => e.status === 400 && /messages\[0\]\.thinking_blocks\[0\]/.test(e.message),
+  );
+  assert.throws(() => decodeRequest('openai', { model: 'm', messages: [{ role: 'assistant', content: 'x', thinking_blocks: 'no' }] }), /thinking_blocks/);
+});
+
+test('streams: an Anthropic thinking block reaches OpenAI callers whole, with its signature, and an OpenAI-format upstream\'s blocks reach Anthropic callers', () => {
+  const dec = createStreamDecoder('anthropic');
+  const enc = createStreamEncoder('openai', { model: 'c', requestId: 'r5', includeUsage: true });
+  let out = '';
+  for (const e of sseFixture('anthropic-stream-tool.sse')) for (const c of dec.push(e)) out += enc.push(c);
+  out += enc.end();
+  const deltas = sseJson(out).flatMap((j) => j.choices.map((c: any) => c.delta));
+  const blocks = deltas.flatMap((d) => d.thinking_blocks ?? []);
+  assert.deepEqual(blocks, [{ type: 'thinking', thinking: 'I should call the weather tool.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds' }]);
+  assert.equal(deltas.map((d) => d.reasoning_content ?? '').join(''), 'I should call the weather tool.');
+
+  // That OpenAI stream read back (an OpenAI-format upstream that carries blocks) and shown to an Anthropic caller.
+  const dec2 = createStreamDecoder('openai');
+  const enc2 = createStreamEncoder('anthropic', { model: 'c', requestId: 'r6', includeUsage: true });
+  let out2 = '';
+  for (const e of sseJson(out)) for (const c of dec2.push({ data: JSON.stringify(e) })) out2 += enc2.push(c);
+  out2 += enc2.end();
+  const events = sseJson(out2);
+  assert.equal(events.find((e) => e.delta?.type === 'signature_delta')?.delta.signature, 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds');
+  assert.equal(events.filter((e) => e.delta?.type === 'thinking_delta').map((e) => e.delta.thinking).join(''), 'I should call the weather tool.');
+});

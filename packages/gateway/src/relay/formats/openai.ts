@@ -14,6 +14,55 @@ const KNOWN = new Set([
   'reasoning_effort', 'user', 'functions', 'function_call',
 ]);
 
+// ---------- thinking blocks ----------
+//
+// Anthropic thinking comes with a signature (and sometimes as encrypted redacted_thinking), which the
+// vendor wants back with the next turn when tools are in play. The OpenAI format has no field for it,
+// so, as LiteLLM does, messages carry `thinking_blocks` beside `reasoning_content`:
+// `[{ type: 'thinking', thinking, signature } | { type: 'redacted_thinking', data }]`. In a stream,
+// each `thinking_blocks` entry of a delta is one whole block, sent when its signature arrives (the
+// text also streams as `reasoning_content`).
+
+type ThinkingOut = { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string };
+
+/** `thinking_blocks` of a message as thinking parts; `field` set: a malformed entry is a 400. */
+function decodeThinkingBlocks(v: unknown, field?: string): ContentPart[] {
+  if (!Array.isArray(v)) {
+    if (field && v !== undefined && v !== null) throw bad(field, 'must be an array of thinking blocks');
+    return [];
+  }
+  const out: ContentPart[] = [];
+  v.forEach((b, i) => {
+    if (isObj(b) && b.type === 'thinking' && typeof b.thinking === 'string' && (b.signature === undefined || typeof b.signature === 'string')) {
+      out.push({ type: 'thinking', text: b.thinking, ...(b.signature ? { signature: b.signature } : {}), from: 'anthropic' });
+    } else if (isObj(b) && b.type === 'redacted_thinking' && typeof b.data === 'string') {
+      out.push({ type: 'thinking', text: '', redacted: b.data, from: 'anthropic' });
+    } else if (field) {
+      throw bad(`${field}[${i}]`, 'must be {type: "thinking", thinking, signature} or {type: "redacted_thinking", data}');
+    }
+  });
+  return out;
+}
+
+/** The thinking parts that carry an Anthropic signature or redacted data, as `thinking_blocks`. */
+function thinkingBlocksOut(parts: readonly ContentPart[]): ThinkingOut[] {
+  const out: ThinkingOut[] = [];
+  for (const p of parts) {
+    if (p.type !== 'thinking' || p.from === 'gemini') continue;
+    if (p.redacted) out.push({ type: 'redacted_thinking', data: p.redacted });
+    else if (p.signature) out.push({ type: 'thinking', thinking: p.text, signature: p.signature });
+  }
+  return out;
+}
+
+/** Thinking of an assistant message or response: the blocks when given (they hold the text too), else the reasoning text. */
+function thinkingParts(m: Record<string, any>, field?: string): ContentPart[] {
+  const blocks = decodeThinkingBlocks(m.thinking_blocks, field);
+  if (blocks.length) return blocks;
+  const reasoning = typeof m.reasoning_content === 'string' ? m.reasoning_content : typeof m.reasoning === 'string' ? m.reasoning : '';
+  return reasoning ? [{ type: 'thinking', text: reasoning }] : [];
+}
+
 // ---------- request ----------
 
 function decodeContent(content: unknown, field: string): ContentPart[] {
@@ -97,9 +146,7 @@ function decodeMessages(v: unknown, dropped: string[]): Message[] {
         out.push({ role: 'user', parts: decodeContent(m.content, `${f}.content`), ...(typeof m.name === 'string' ? { name: m.name } : {}) });
         break;
       case 'assistant': {
-        const parts: ContentPart[] = [];
-        const reasoning = typeof m.reasoning_content === 'string' ? m.reasoning_content : typeof m.reasoning === 'string' ? m.reasoning : '';
-        if (reasoning) parts.push({ type: 'thinking', text: reasoning });
+        const parts: ContentPart[] = thinkingParts(m, `${f}.thinking_blocks`);
         parts.push(...decodeContent(m.content, `${f}.content`));
         const toolCalls = decodeToolCalls(m.tool_calls, `${f}.tool_calls`);
         if (isObj(m.function_call) && typeof m.function_call.name === 'string') {
@@ -371,9 +418,7 @@ export function decodeResponse(body: unknown): CanonicalResponse {
   const dropped: string[] = [];
   const choices: CanonicalChoice[] = (Array.isArray(body.choices) ? body.choices : []).map((c: any, i: number): CanonicalChoice => {
     const m = isObj(c?.message) ? c.message : {};
-    const parts: ContentPart[] = [];
-    const reasoning = typeof m.reasoning_content === 'string' ? m.reasoning_content : typeof m.reasoning === 'string' ? m.reasoning : '';
-    if (reasoning) parts.push({ type: 'thinking', text: reasoning });
+    const parts: ContentPart[] = thinkingParts(m);
     if (typeof m.content === 'string' && m.content) parts.push({ type: 'text', text: m.content });
     else if (Array.isArray(m.content)) parts.push(...decodeContent(m.content, 'content'));
     if (typeof m.refusal === 'string' && m.refusal) parts.push({ type: 'text', text: m.refusal });
@@ -423,6 +468,8 @@ export function encodeResponse(res: CanonicalResponse, clientModel: string, requ
       const thinking = c.parts.filter((p) => p.type === 'thinking').map((p) => (p as { text: string }).text).join('');
       message.content = text || (c.toolCalls.length ? null : '');
       if (thinking) message.reasoning_content = thinking;
+      const blocks = thinkingBlocksOut(c.parts);
+      if (blocks.length) message.thinking_blocks = blocks;
       if (c.toolCalls.length) message.tool_calls = c.toolCalls.map((t) => toolCallOut(t));
       return { index: c.index, message, logprobs: null, finish_reason: finishToOpenAI(c.finishReason) };
     }),
@@ -453,6 +500,12 @@ export function createStreamDecoder(): StreamDecoder {
         const d = isObj(c?.delta) ? c.delta : {};
         const reasoning = typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof d.reasoning === 'string' ? d.reasoning : '';
         if (reasoning) out.push({ type: 'thinking', index, text: reasoning });
+        // The text of a block came as reasoning_content; the block adds its signature or redacted data.
+        for (const b of decodeThinkingBlocks(d.thinking_blocks)) {
+          if (b.type !== 'thinking') continue;
+          if (b.redacted) out.push({ type: 'thinking', index, redacted: b.redacted, from: 'anthropic' });
+          else if (b.signature) out.push({ type: 'thinking', index, signature: b.signature, from: 'anthropic' });
+        }
         if (typeof d.content === 'string' && d.content) out.push({ type: 'text', index, text: d.content });
         if (typeof d.refusal === 'string' && d.refusal) out.push({ type: 'text', index, text: d.refusal });
         if (Array.isArray(d.tool_calls)) {
@@ -483,6 +536,8 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
   const id = `chatcmpl-${opts.requestId}`;
   const created = opts.created ?? Math.floor(Date.now() / 1000);
   const roleSent = new Set<number>();
+  /** Thinking text of each choice since its last signed block. */
+  const thought = new Map<number, string>();
   let usage: Usage | null = null;
   let ended = false;
   const chunk = (choices: unknown[], extra?: Record<string, unknown>): string => {
@@ -500,7 +555,17 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
       switch (ev.type) {
         case 'start': return '';
         case 'text': return ev.text ? delta(ev.index, { content: ev.text }) : '';
-        case 'thinking': return ev.text ? delta(ev.index, { reasoning_content: ev.text }) : '';
+        case 'thinking': {
+          const d: Record<string, unknown> = {};
+          if (ev.text) d.reasoning_content = ev.text;
+          if (ev.from !== 'gemini') {
+            const text = (thought.get(ev.index) ?? '') + (ev.text ?? '');
+            if (ev.redacted) d.thinking_blocks = [{ type: 'redacted_thinking', data: ev.redacted }];
+            else if (ev.signature) d.thinking_blocks = [{ type: 'thinking', thinking: text, signature: ev.signature }];
+            thought.set(ev.index, ev.redacted || ev.signature ? '' : text);
+          }
+          return d.reasoning_content || d.thinking_blocks ? delta(ev.index, d) : '';
+        }
         case 'tool_call_start':
           return delta(ev.index, {
             tool_calls: [toolCallOut({ id: ev.id, name: ev.name, arguments: '', thoughtSignature: ev.thoughtSignature }, ev.toolIndex)],
