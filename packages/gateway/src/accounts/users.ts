@@ -41,6 +41,10 @@ export function validateRole(r: unknown): Role {
   return r as Role;
 }
 
+let dummy: Promise<string> | null = null;
+/** A hash no password matches in practice, made once, for logins with an unknown name. */
+const dummyHash = () => (dummy ??= hashPassword(randomBytes(24).toString('base64url')));
+
 export class Users {
   constructor(private readonly core: Core) {}
 
@@ -86,7 +90,8 @@ export class Users {
 
   async login(username: string, password: string): Promise<{ user: UserPrincipal; cookie: string }> {
     const row = await this.core.h.db.selectFrom('users').selectAll().where('username', '=', String(username)).executeTakeFirst();
-    const ok = row ? await verifyPassword(String(password), row.password_hash) : false;
+    // An unknown name costs the same hash as a known one, so timing does not tell which names exist.
+    const ok = await verifyPassword(String(password), row ? row.password_hash : await dummyHash());
     if (!row || !ok) throw new GatewayError(401, 'invalid_credentials', 'wrong username or password');
     if (Number(row.status) !== 1) throw new GatewayError(403, 'user_disabled', 'this user is disabled');
     const token = randomBytes(32).toString('base64url');

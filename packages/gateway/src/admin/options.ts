@@ -33,6 +33,8 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
   DefaultModerationModel: { type: 'string', default: 'omni-moderation-latest', doc: 'Model used for POST /v1/moderations when the request names none.' },
   QuotaAllowanceEnabled: { type: 'bool', default: 'false', doc: 'Serve model calls from node-local quota holds written in batches instead of two ledger movements per call (docs/architecture.md#money).' },
   QuotaAllowanceLeaseSeconds: { type: 'int', default: '60', doc: 'Lease of a quota hold: a hold its node has not renewed for this long is closed by any node and its remainder given back.' },
+  LoginAttemptLimit: { type: 'int', default: '10', doc: 'Failed logins allowed from one client address within LoginAttemptWindowSeconds; further logins from it get 429 until the window ends. 0 turns the limit off.' },
+  LoginAttemptWindowSeconds: { type: 'int', default: '600', doc: 'Window of LoginAttemptLimit, starting with the first failure. Shared by all nodes with Redis.' },
   QuotaForNewUser: { type: 'int', default: '0', doc: 'Quota units given to users created without a quota.' },
 };
 

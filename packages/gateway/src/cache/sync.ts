@@ -63,6 +63,9 @@ export class CacheSync {
     if (this.pub) this.pub.publish(this.revisionsChannel, name).catch((e) => this.log.warn({ err: e.message }, 'revision publish failed'));
   }
 
+  /** With Redis: the prefix of this deployment's Redis keys and channels (`gatehouse:<instance id>:`). */
+  redisPrefix: string | null = null;
+
   /** Tells the other nodes' `onEvent(topic)` handlers (with Redis; without it, nothing is sent). */
   broadcast(topic: string, payload: unknown): void {
     if (!this.pub) return;
@@ -78,6 +81,7 @@ export class CacheSync {
   async start(redis?: { sub: Redis; pub: Redis }): Promise<void> {
     if (redis) {
       const id = await this.instanceId();
+      this.redisPrefix = `gatehouse:${id}:`;
       this.revisionsChannel = `gatehouse:${id}:revisions`;
       this.eventsChannel = `gatehouse:${id}:events`;
       this.sub = redis.sub;

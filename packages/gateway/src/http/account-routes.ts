@@ -5,9 +5,14 @@ import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../accounts/users.ts';
 import { GatewayError } from '../platform/errors.ts';
+import { LoginThrottle } from '../accounts/throttle.ts';
 
 export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { users } = deps.services.accounts;
+  const throttle = new LoginThrottle(deps.core, () => {
+    const o = deps.services.admin.options;
+    return { limit: o.getNumber('LoginAttemptLimit', 10), windowMs: o.getNumber('LoginAttemptWindowSeconds', 600) * 1000 };
+  });
   await app.register(async (api) => {
     api.setErrorHandler(familyErrorHandler('admin'));
 
@@ -16,7 +21,19 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
       if (typeof b.username !== 'string' || typeof b.password !== 'string') {
         throw new GatewayError(400, 'invalid_request', 'username and password are required');
       }
-      const { user, cookie } = await users.login(b.username, b.password);
+      const wait = await throttle.blockedFor(req.ip);
+      if (wait > 0) {
+        reply.header('retry-after', String(wait));
+        throw new GatewayError(429, 'too_many_attempts', `too many failed logins from this address: try again in ${wait} s`, 'rate_limit_error');
+      }
+      let login: Awaited<ReturnType<typeof users.login>>;
+      try {
+        login = await users.login(b.username, b.password);
+      } catch (e) {
+        if (e instanceof GatewayError && e.status === 401) await throttle.failed(req.ip);
+        throw e;
+      }
+      const { user, cookie } = login;
       reply.setCookie(SESSION_COOKIE, cookie, {
         path: '/', httpOnly: true, sameSite: 'lax', maxAge: SESSION_TTL_MS / 1000,
         secure: req.protocol === 'https',
