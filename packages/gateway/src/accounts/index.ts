@@ -5,11 +5,14 @@ import type { Core } from '../core.ts';
 import type { Area } from '../areas.ts';
 import { KeyCache, KEYS_REVISION } from './keys.ts';
 import { Users } from './users.ts';
+import { RequestLimiter } from './request-limit.ts';
 import { accountRoutes } from '../http/account-routes.ts';
 
 export interface Accounts {
   keys: KeyCache;
   users: Users;
+  /** Model requests per user (ModelRequestRateLimit* options). */
+  limiter: RequestLimiter;
 }
 
 declare module '../services.ts' {
@@ -23,7 +26,8 @@ export const accountsArea: Area = {
   async init(core: Core, services) {
     const users = new Users(core);
     const keys = new KeyCache(core);
-    services.accounts = { users, keys };
+    // The admin area (and its options) is built after this one: looked up when a value is needed.
+    services.accounts = { users, keys, limiter: new RequestLimiter(core, () => services.admin?.options) };
     const root = await users.ensureRoot();
     if (root.created) {
       core.log.info('root account created');

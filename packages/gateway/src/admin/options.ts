@@ -6,8 +6,9 @@
 import type { Core } from '../core.ts';
 import type { Changes } from './changes.ts';
 import { fieldError } from './validate.ts';
+import { parseGroupCounts } from '../accounts/request-limit.ts';
 
-type OptionType = 'string' | 'int' | 'number' | 'bool' | 'int_list' | 'text_list' | 'url';
+type OptionType = 'string' | 'int' | 'number' | 'bool' | 'int_list' | 'text_list' | 'url' | 'group_counts';
 
 export interface OptionSpec {
   type: OptionType;
@@ -35,6 +36,10 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
   QuotaAllowanceLeaseSeconds: { type: 'int', default: '60', doc: 'Lease of a quota hold: a hold its node has not renewed for this long is closed by any node and its remainder given back.' },
   LoginAttemptLimit: { type: 'int', default: '10', doc: 'Failed logins allowed from one client address within LoginAttemptWindowSeconds; further logins from it get 429 until the window ends. 0 turns the limit off.' },
   LoginAttemptWindowSeconds: { type: 'int', default: '600', doc: 'Window of LoginAttemptLimit, starting with the first failure. Shared by all nodes with Redis.' },
+  ModelRequestRateLimitEnabled: { type: 'bool', default: 'false', doc: 'Limit model requests (calls and task submissions) per user to ModelRequestRateLimitCount per ModelRequestRateLimitDurationMinutes; 429 rate_limit_exceeded beyond.' },
+  ModelRequestRateLimitDurationMinutes: { type: 'int', default: '1', doc: 'Window of the model request limit, in minutes (windows aligned to the clock).' },
+  ModelRequestRateLimitCount: { type: 'int', default: '0', doc: 'Model requests per user and window; 0 = no limit (groups in ModelRequestRateLimitGroup still apply).' },
+  ModelRequestRateLimitGroup: { type: 'group_counts', default: '', doc: 'Per-group counts replacing ModelRequestRateLimitCount, as JSON: {"vip": 600, "free": 20}.' },
   QuotaForNewUser: { type: 'int', default: '0', doc: 'Quota units given to users created without a quota.' },
 };
 
@@ -50,12 +55,15 @@ export interface OptionView {
 
 export class Options {
   private values = new Map<string, string>();
+  /** Moves with every reload: settings derived from options can be kept until it moves. */
+  revision = 0;
 
   constructor(private readonly core: Core, private readonly changes: Changes) {}
 
   async load(): Promise<void> {
     const rows = await this.core.h.db.selectFrom('options').selectAll().execute();
     this.values = new Map(rows.map((r) => [r.key, r.value]));
+    this.revision++;
   }
 
   /** The current value as text: the stored one, else the default of a known key, else undefined. */
@@ -116,6 +124,9 @@ export class Options {
         if (parts.some((p) => !/^\d{3}$/.test(p))) throw fieldError(field, 'must be HTTP status codes separated by commas');
         return parts.join(',');
       }
+      case 'group_counts':
+        try { parseGroupCounts(text); } catch (e) { throw fieldError(field, (e as Error).message); }
+        return text;
       case 'url':
         if (text !== '' && !/^https?:\/\/[^\s/]+/.test(text)) throw fieldError(field, 'must be an http(s) URL');
         return text.replace(/\/+$/, '');

@@ -31,21 +31,46 @@ export function extractApiKey(req: FastifyRequest): string | null {
   return null;
 }
 
+/** Sets `Retry-After` for an error that carries `retryAfter` seconds (a request limit); returns the error. */
+export function refused(e: unknown, reply?: FastifyReply): Error {
+  const after = (e as { retryAfter?: number }).retryAfter;
+  if (after && reply) reply.header('retry-after', String(after));
+  return e as Error;
+}
+
+/** Counts a request towards the user's request limit (accounts/request-limit.ts); 429 with Retry-After beyond it. */
+export async function admitRequest(deps: AppDeps, reply: FastifyReply, userId: number, group: string): Promise<void> {
+  try {
+    await deps.services.accounts.limiter.admit(userId, group);
+  } catch (e) {
+    throw refused(e, reply);
+  }
+}
+
 /**
  * preHandler: authenticates the API key (from the in-memory cache) and sets `req.principal`. As a
  * route hook it runs callback style (the check is synchronous: no promise per request); called
  * directly without `done`, it returns a promise.
  */
 export function requireKey(deps: AppDeps) {
-  const keys = deps.services.accounts.keys;
+  const { keys, limiter } = deps.services.accounts;
   function auth(req: FastifyRequest): Promise<void>;
   function auth(req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void;
-  function auth(req: FastifyRequest, _reply?: FastifyReply, done?: (err?: Error) => void): Promise<void> | void {
+  function auth(req: FastifyRequest, reply?: FastifyReply, done?: (err?: Error) => void): Promise<void> | void {
+    let pending: void | Promise<void> = undefined;
     try {
-      req.principal = keys.authenticate(extractApiKey(req), req.ip);
+      const p = keys.authenticate(extractApiKey(req), req.ip);
+      req.principal = p;
+      // Model calls and task submissions count towards the user's request limit; reads do not.
+      if (req.method === 'POST' || req.headers.upgrade) pending = limiter.admit(p.userId, p.group);
     } catch (e) {
-      if (done) return done(e as Error);
-      return Promise.reject(e);
+      if (done) return done(refused(e, reply));
+      return Promise.reject(refused(e, reply));
+    }
+    if (pending) {
+      const checked = pending.catch((e: unknown) => { throw refused(e, reply); });
+      if (done) { checked.then(() => done(), done); return; }
+      return checked;
     }
     if (done) return done();
     return Promise.resolve();

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../platform/errors.ts';
 import type { AppDeps } from './app.ts';
-import { extractApiKey } from './auth.ts';
+import { admitRequest, extractApiKey } from './auth.ts';
 import { sendError } from './errors.ts';
 import { decodeRequestBody, pathOf, queryOf, registerTaskBodyParsers, requestHeadersOf } from './protocol-routes.ts';
 
@@ -22,6 +22,7 @@ export async function nativeRoutes(app: FastifyInstance, deps: AppDeps): Promise
         return sendError(reply, fam, new GatewayError(404, 'not_found', `no route for ${req.method} ${path}`));
       }
       const principal = deps.services.accounts.keys.authenticate(extractApiKey(req), req.ip);
+      if (req.method !== 'GET') await admitRequest(deps, reply, principal.userId, principal.group);
       const { body, files } = await decodeRequestBody(req);
       const out = await native.serve(hit.gen, hit.m, {
         principal, method: req.method, path, query: queryOf(req), body, files, requestHeaders: requestHeadersOf(req), requestId: req.requestId,

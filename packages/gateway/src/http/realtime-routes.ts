@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { AppDeps } from './app.ts';
-import { extractApiKey } from './auth.ts';
+import { admitRequest, extractApiKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
 
 const KEY_PROTOCOL = 'openai-insecure-api-key.';
@@ -44,13 +44,14 @@ export async function realtimeRoutes(app: FastifyInstance, deps: AppDeps): Promi
 
     scope.get('/v1/realtime', {
       websocket: true,
-      preHandler: async (req) => {
+      preHandler: async (req, reply) => {
         let key = extractApiKey(req);
         if (!key) {
           const p = protocolsOf(req).find((x) => x.startsWith(KEY_PROTOCOL));
           if (p) key = p.slice(KEY_PROTOCOL.length);
         }
         req.principal = keys.authenticate(key, req.ip);
+        await admitRequest(deps, reply, req.principal.userId, req.principal.group);
         const q = req.query as Record<string, unknown>;
         const passHeaders: Record<string, string> = {};
         const beta = req.headers['openai-beta'];

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../platform/errors.ts';
 import type { RelayKind } from '../relay/providers.ts';
 import type { AppDeps } from './app.ts';
-import { requireKey, requireUser } from './auth.ts';
+import { admitRequest, requireKey, requireUser } from './auth.ts';
 import { familyErrorHandler, sendError, type Family } from './errors.ts';
 import {
   anthropicModel, anthropicModelList, geminiModel, geminiModelList, listFamily, openaiModel, openaiModelList,
@@ -78,6 +78,7 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     // Web playground: the login session instead of a key; the user's group; billed to the user (no key).
     scope.post('/pg/chat/completions', { preHandler: requireUser(deps) }, async (req, reply) => {
       const u = req.user!;
+      await admitRequest(deps, reply, u.id, u.group);
       let body = objectBody(req);
       let raw = req.rawBody ?? Buffer.from(JSON.stringify(body));
       if (body.group !== undefined) {
