@@ -10,6 +10,10 @@ import { openDb, type DbHandle } from './store/db.ts';
 import { migrate } from './store/migrations/index.ts';
 import { CacheSync } from './cache/sync.ts';
 import { Outbound } from './platform/outbound.ts';
+import { Metrics } from './platform/metrics.ts';
+import { createRequire } from 'node:module';
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
 export interface Core {
   config: Config;
@@ -20,6 +24,8 @@ export interface Core {
   redis: Redis | null;
   /** The one outbound HTTP client (platform/outbound.ts). */
   outbound: Outbound;
+  /** This node's Prometheus metrics (platform/metrics.ts). */
+  metrics: Metrics;
   /** Closers run in reverse order on shutdown. */
   onClose(fn: () => Promise<void> | void): void;
   close(): Promise<void>;
@@ -49,6 +55,7 @@ export async function createCore(config: Config, log?: Logger): Promise<Core> {
     secrets: new SecretBox(config.cryptoSecret),
     redis,
     outbound: new Outbound({ relayTimeoutMs: config.relayTimeoutMs, allowPrivateContent: config.contentAllowPrivateAddresses }),
+    metrics: new Metrics({ version, node: config.nodeId }),
     onClose: (fn) => closers.push(fn),
     async close() {
       await cache.stop();
@@ -56,6 +63,7 @@ export async function createCore(config: Config, log?: Logger): Promise<Core> {
         try { await fn(); } catch (e) { logger.warn({ err: (e as Error).message }, 'close step failed'); }
       }
       await core.outbound.close();
+      core.metrics.close();
       if (redis) redis.disconnect();
       await h.close();
     },

@@ -8,6 +8,7 @@ import type { Core } from '../core.ts';
 import { requestId } from '../platform/ids.ts';
 import { familyErrorHandler, sendError } from './errors.ts';
 import { GatewayError } from '../platform/errors.ts';
+import { safeEqual } from '../platform/crypto.ts';
 import type { Services } from '../services.ts';
 
 declare module 'fastify' {
@@ -51,6 +52,17 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
     return sendError(reply, fam, new GatewayError(404, 'not_found', `no route for ${req.method} ${req.url.split('?')[0]}`));
   });
   app.get('/healthz', async () => ({ ok: true }));
+  const metricsToken = deps.core.config.metricsToken;
+  if (metricsToken) {
+    // Prometheus scrape of this node (platform/metrics.ts), with METRICS_TOKEN as a bearer token.
+    app.get('/metrics', async (req, reply) => {
+      const auth = req.headers.authorization ?? '';
+      if (!safeEqual(auth.replace(/^Bearer\s+/i, ''), metricsToken)) {
+        return sendError(reply, 'openai', new GatewayError(401, 'unauthorized', 'send Authorization: Bearer <METRICS_TOKEN>'));
+      }
+      return reply.type('text/plain; version=0.0.4; charset=utf-8').send(deps.core.metrics.render());
+    });
+  }
   for (const m of modules) await m(app, deps);
   return app;
 }

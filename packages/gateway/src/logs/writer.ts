@@ -48,6 +48,7 @@ export class LogWriter {
   }
 
   write(row: NewLog): void {
+    this.core.metrics.call(row);
     if (this.accept && !this.accept(row)) return;
     if (this.closed) {
       this.core.log.warn({ requestId: row.request_id }, 'log written after shutdown; dropped');

@@ -19,6 +19,8 @@ export interface Config {
   logLevel: string;
   /** Trust X-Forwarded-For from a reverse proxy when reading the client IP. */
   trustProxy: boolean;
+  /** Bearer token of GET /metrics; null: no metrics endpoint. */
+  metricsToken: string | null;
   /** Quota units per USD. */
   quotaPerUsd: number;
   relayMaxRetries: number;
@@ -108,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     taskPublicAddress: env.TASK_PUBLIC_ADDRESS || null,
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: bool(env, 'TRUST_PROXY', false),
+    metricsToken: env.METRICS_TOKEN || null,
     quotaPerUsd: num(env, 'QUOTA_PER_USD', 500_000),
     relayMaxRetries: num(env, 'RELAY_MAX_RETRIES', 2),
     relayTimeoutMs: num(env, 'RELAY_TIMEOUT_SECONDS', 300) * 1000,

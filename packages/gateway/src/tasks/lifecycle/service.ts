@@ -534,6 +534,7 @@ export class TaskService {
   }
 
   private async logMovement(t: Task, movement: string, quota: number, endpoint?: string, extra?: Record<string, unknown>): Promise<void> {
+    this.core.metrics.task(t.plugin_key, movement, quota);
     try {
       await this.db.insertInto('logs').values({
         created_at: Date.now(), type: 'task', request_id: t.public_id, user_id: t.user_id, username: null,
