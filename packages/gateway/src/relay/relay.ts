@@ -122,6 +122,8 @@ export interface RelayDeps {
 const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
 
 export class Relay {
+  /** Chat, completions and embeddings calls in progress on this node. */
+  private active = 0;
   private readonly pending = new Pending();
   private readonly track = this.pending.track;
   /** Images, Responses, audio, rerank, moderations, alpha search (relay/passthrough.ts). */
@@ -203,6 +205,18 @@ export class Relay {
       payer: { userId: principal.userId, keyId: principal.keyId, unlimitedKey: principal.keyId === null || principal.unlimitedQuota },
       reserved: 0, grant: null, attempts: [], upstreamWaitMs: 0, firstByteMs: null, canonical, promptText: null, started: false,
     };
+    this.active++;
+    try {
+      await this.reserveAndRun(ctx, candidates);
+    } finally {
+      this.active--;
+    }
+  }
+
+  private async reserveAndRun(ctx: Ctx, candidates: RuntimeChannel[]): Promise<void> {
+    const { call } = ctx;
+    const { principal } = call;
+    const price = ctx.price;
     // Reserve the estimate before any upstream work.
     const estimate = this.estimateUsage(ctx);
     ctx.reserved = this.d.prices.cost(price, estimate, principal.group);
@@ -558,7 +572,10 @@ export class Relay {
     ctx.grant = null;
     ctx.reserved = 0;
     const latency = Math.round(msSince(call.startedAt));
-    settleThenLog(this.d, this.track, grant, actual, SETTLE_DEFER_MS, (charged, extra = {}) => this.d.logs.write(callLogRow(ctx, ch, upModel, {
+    // With other calls in flight the settle waits a little to share their commit; alone, it commits
+    // now, while the caller reads the answer, instead of on the next call's path.
+    const defer = this.active > 1 ? SETTLE_DEFER_MS : 0;
+    settleThenLog(this.d, this.track, grant, actual, defer, (charged, extra = {}) => this.d.logs.write(callLogRow(ctx, ch, upModel, {
       type: 'consume', status_code: status, quota: charged, latency_ms: latency,
       prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, cached_tokens: usage.cachedInputTokens,
       other: JSON.stringify({ ...other, ...extra, ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}), attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens, cache_write_tokens: usage.cacheWriteTokens }),
