@@ -1,16 +1,17 @@
 /**
  * Model requests per user (`ModelRequestRateLimit*` options, as new-api names them): at most `count`
- * requests per user in each window of `DurationMinutes` (windows aligned to the clock), with
+ * requests per user in a window of `DurationMinutes` that starts with the user's first request, with
  * `ModelRequestRateLimitGroup` (`{"group": count}`) overriding the count for the users of a group.
  * A refused request gets 429 `rate_limit_exceeded` with `Retry-After` (the end of the window).
  *
- * Counted: model calls and task submissions (POST and WebSocket upgrades on API-key routes); model
- * lists and task reads are not. With Redis the counters are shared by every node (one key per user
- * and window); without it each node counts its own. Off by default: then the check is one comparison.
+ * Counted (by the routes): model calls and task submissions, realtime handshakes, playground calls;
+ * model lists and task reads are not. Counted with a WindowCounter: shared by every node with Redis,
+ * per node (and synchronously) without it. Off by default: then the check is one comparison.
  */
 import type { Core } from '../core.ts';
 import type { Options } from '../admin/options.ts';
 import { GatewayError } from '../platform/errors.ts';
+import { WindowCounter, type WindowCount } from '../platform/window-counter.ts';
 
 export interface RequestLimitSettings {
   enabled: boolean;
@@ -40,11 +41,11 @@ export class RequestLimiter {
   private seen: Options | undefined;
   private revision = -1;
   private settings: RequestLimitSettings = OFF;
-  /** Node-local counts of the current window (without Redis). */
-  private window = -1;
-  private readonly counts = new Map<number, number>();
+  private readonly requests: WindowCounter;
 
-  constructor(private readonly core: Core, private readonly options: () => Options | undefined) {}
+  constructor(private readonly core: Core, private readonly options: () => Options | undefined) {
+    this.requests = new WindowCounter(core, 'requests');
+  }
 
   /** The settings, parsed again only when the options were reloaded. */
   current(): RequestLimitSettings {
@@ -70,32 +71,20 @@ export class RequestLimiter {
   }
 
   /**
-   * Counts one request of `userId`; resolves (or returns, without Redis) when it is admitted, throws a
+   * Counts one request of `userId`; returns (without Redis) or resolves when it is admitted, throws a
    * 429 GatewayError with `retryAfter` seconds when the user's window is used up.
    */
-  admit(userId: number, group: string, now = Date.now()): void | Promise<void> {
+  admit(userId: number, group: string): void | Promise<void> {
     const s = this.current();
     if (!s.enabled) return;
     const limit = s.groups.get(group) ?? s.count;
     if (limit <= 0) return;
-    const window = Math.floor(now / s.windowMs);
-    const retryAfter = Math.max(1, Math.ceil(((window + 1) * s.windowMs - now) / 1000));
-    const client = this.core.redis;
-    const prefix = this.core.cache.redisPrefix;
-    if (client && prefix) {
-      const key = `${prefix}requests:${userId}:${s.windowMs}:${window}`;
-      return client.multi().incr(key).pexpire(key, s.windowMs * 2).exec().then((r) => {
-        const n = Number(r?.[0]?.[1] ?? 0);
-        if (n > limit) throw limited(limit, s.windowMs, retryAfter);
-      });
-    }
-    if (window !== this.window) {
-      this.window = window;
-      this.counts.clear();
-    }
-    const n = this.counts.get(userId) ?? 0;
-    if (n >= limit) throw limited(limit, s.windowMs, retryAfter);
-    this.counts.set(userId, n + 1);
+    const check = (c: WindowCount) => {
+      if (c.n > limit) throw limited(limit, s.windowMs, Math.max(1, Math.ceil(c.leftMs / 1000)));
+    };
+    const c = this.requests.add(String(userId), s.windowMs);
+    if (c instanceof Promise) return c.then(check);
+    check(c);
   }
 }
 

@@ -37,7 +37,7 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
   LoginAttemptLimit: { type: 'int', default: '10', doc: 'Failed logins allowed from one client address within LoginAttemptWindowSeconds; further logins from it get 429 until the window ends. 0 turns the limit off.' },
   LoginAttemptWindowSeconds: { type: 'int', default: '600', doc: 'Window of LoginAttemptLimit, starting with the first failure. Shared by all nodes with Redis.' },
   ModelRequestRateLimitEnabled: { type: 'bool', default: 'false', doc: 'Limit model requests (calls and task submissions) per user to ModelRequestRateLimitCount per ModelRequestRateLimitDurationMinutes; 429 rate_limit_exceeded beyond.' },
-  ModelRequestRateLimitDurationMinutes: { type: 'int', default: '1', doc: 'Window of the model request limit, in minutes (windows aligned to the clock).' },
+  ModelRequestRateLimitDurationMinutes: { type: 'int', default: '1', doc: 'Window of the model request limit, in minutes, from a user\'s first request in it.' },
   ModelRequestRateLimitCount: { type: 'int', default: '0', doc: 'Model requests per user and window; 0 = no limit (groups in ModelRequestRateLimitGroup still apply).' },
   ModelRequestRateLimitGroup: { type: 'group_counts', default: '', doc: 'Per-group counts replacing ModelRequestRateLimitCount, as JSON: {"vip": 600, "free": 20}.' },
   QuotaForNewUser: { type: 'int', default: '0', doc: 'Quota units given to users created without a quota.' },

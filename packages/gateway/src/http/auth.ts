@@ -62,7 +62,7 @@ export function requireKey(deps: AppDeps) {
       const p = keys.authenticate(extractApiKey(req), req.ip);
       req.principal = p;
       // Model calls and task submissions count towards the user's request limit; reads do not.
-      if (req.method === 'POST' || req.headers.upgrade) pending = limiter.admit(p.userId, p.group);
+      if (req.method === 'POST') pending = limiter.admit(p.userId, p.group);
     } catch (e) {
       if (done) return done(refused(e, reply));
       return Promise.reject(refused(e, reply));

@@ -5,7 +5,7 @@
  * rows are kept, and rendered in the text exposition format at `GET /metrics` (http/app.ts).
  *
  * Labels come partly from callers (model names), so each family keeps at most MAX_SERIES label sets;
- * later ones are counted under `model="other"` / `channel="other"`.
+ * later ones are counted under a label set of `"other"` values.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
@@ -42,10 +42,14 @@ class Histogram {
 /** Counters keyed by their label values (joined with \u0000). */
 class Family {
   readonly values = new Map<string, number>();
-  constructor(readonly labels: readonly string[], private readonly overflow: readonly string[]) {}
+  /** The key of the label set that counts what comes past MAX_SERIES: every label "other". */
+  private readonly overflow: string;
+  constructor(readonly labels: readonly string[]) {
+    this.overflow = labels.map(() => 'other').join('\u0000');
+  }
   add(values: string[], by = 1): void {
     let k = values.join('\u0000');
-    if (!this.values.has(k) && this.values.size >= MAX_SERIES) k = this.overflow.join('\u0000');
+    if (!this.values.has(k) && this.values.size >= MAX_SERIES) k = this.overflow;
     this.values.set(k, (this.values.get(k) ?? 0) + by);
   }
 }
@@ -54,13 +58,13 @@ const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace
 const labelText = (names: readonly string[], values: readonly string[]) => names.map((n, i) => `${n}="${esc(values[i] ?? '')}"`).join(',');
 
 export class Metrics {
-  private readonly requests = new Family(['endpoint', 'model', 'status'], ['other', 'other', 'other']);
-  private readonly channels = new Family(['channel', 'status'], ['other', 'other']);
-  private readonly tokens = new Family(['model', 'kind'], ['other', 'other']);
-  private readonly quota = new Family(['model'], ['other']);
-  private readonly attempts = new Family(['endpoint'], ['other']);
-  private readonly taskMoves = new Family(['plugin', 'movement'], ['other', 'other']);
-  private readonly taskQuota = new Family(['plugin', 'movement'], ['other', 'other']);
+  private readonly requests = new Family(['endpoint', 'model', 'status']);
+  private readonly channels = new Family(['channel', 'status']);
+  private readonly tokens = new Family(['model', 'kind']);
+  private readonly quota = new Family(['model']);
+  private readonly attempts = new Family(['endpoint']);
+  private readonly taskMoves = new Family(['plugin', 'movement']);
+  private readonly taskQuota = new Family(['plugin', 'movement']);
   private readonly durations = new Map<string, Histogram>();
   private readonly firstByte = new Map<string, Histogram>();
   private readonly loop = monitorEventLoopDelay({ resolution: 20 });
