@@ -55,7 +55,7 @@ export async function createCore(config: Config, log?: Logger): Promise<Core> {
     secrets: new SecretBox(config.cryptoSecret),
     redis,
     outbound: new Outbound({ relayTimeoutMs: config.relayTimeoutMs, allowPrivateContent: config.contentAllowPrivateAddresses }),
-    metrics: new Metrics({ version, node: config.nodeId }),
+    metrics: new Metrics({ version, node: config.nodeId }, config.metricsToken !== null),
     onClose: (fn) => closers.push(fn),
     async close() {
       await cache.stop();

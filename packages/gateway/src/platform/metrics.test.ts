@@ -42,3 +42,11 @@ test('label sets beyond the cap are counted under "other"', () => {
     m.close();
   }
 });
+
+test('disabled (no METRICS_TOKEN), nothing is counted', () => {
+  const m = new Metrics({ version: '0', node: 'n' }, false);
+  m.call({ type: 'consume', endpoint: '/v1/chat/completions', model: 'm', status_code: 200, latency_ms: 5 });
+  m.task('p', 'settle', 1);
+  assert.doesNotMatch(m.render(), /gatehouse_requests_total\{|gatehouse_task_billing_total\{/);
+  m.close();
+});

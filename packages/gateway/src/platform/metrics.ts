@@ -70,13 +70,14 @@ export class Metrics {
   private readonly loop = monitorEventLoopDelay({ resolution: 20 });
   private readonly startedAt = Date.now();
 
-  constructor(private readonly info: { version: string; node: string }) {
-    this.loop.enable();
+  /** `enabled` false (no METRICS_TOKEN: nobody can scrape): nothing is counted. */
+  constructor(private readonly info: { version: string; node: string }, readonly enabled = true) {
+    if (enabled) this.loop.enable();
   }
 
   /** A model call ended (a `consume` or `error` log row); other row types are not calls. */
   call(r: CallFacts): void {
-    if (r.type !== 'consume' && r.type !== 'error') return;
+    if (!this.enabled || (r.type !== 'consume' && r.type !== 'error')) return;
     const endpoint = r.endpoint ?? '';
     const model = r.model ?? '';
     const status = r.status_code ? String(r.status_code) : r.type === 'error' ? 'error' : '200';
@@ -101,6 +102,7 @@ export class Metrics {
 
   /** A task was charged, settled or refunded (`movement`), moving `quota` units. */
   task(plugin: string, movement: string, quota: number): void {
+    if (!this.enabled) return;
     this.taskMoves.add([plugin, movement]);
     if (quota) this.taskQuota.add([plugin, movement], Math.abs(quota));
   }
