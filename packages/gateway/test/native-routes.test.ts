@@ -20,9 +20,11 @@ before(async () => {
   for (const m of ['nd-video', 'nd-pro', 'nd-fast', 'pm-vid']) await setTaskPrice(gw, m, { perRequest: 0.01 });
   alice = await createUser(gw, { name: 'alice', quota: 100 * 500_000 });
   bob = await createUser(gw, { name: 'bob', quota: 100 * 500_000 });
-  const log = gw.core.log as unknown as { warn: (...a: unknown[]) => void };
+  const log = gw.core.log as unknown as { warn: (...a: unknown[]) => void; error: (...a: unknown[]) => void };
   const warn = log.warn;
   log.warn = function (this: unknown, ...a: unknown[]) { warnings.push(a); return warn.apply(this, a); };
+  const error = log.error;
+  log.error = function (this: unknown, ...a: unknown[]) { warnings.push(a); return error.apply(this, a); };
 });
 
 after(async () => {
