@@ -91,3 +91,17 @@ test('CLI: from a running gateway to a first API key without a browser', { skip:
     await gw.stop();
   }
 });
+
+test('CLI: --help, -h and --version answer without starting the server', { skip: TEST_DB !== 'sqlite' && 'database-independent' }, async () => {
+  // PORT=1 would be refused if the server tried to start, so a served prompt cannot pass for an answer.
+  const env = { PORT: '1', HOST: '127.0.0.1', DATABASE_URL: 'sqlite::memory:' };
+  for (const args of [['--help'], ['-h'], ['serve', '--help'], ['help']]) {
+    const r = await cli(args, env);
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stdout, /^usage: gatehouse/, args.join(' '));
+    assert.match(r.stdout, /HOST and PORT/);
+  }
+  const v = await cli(['--version'], env);
+  assert.equal(v.code, 0, v.stderr);
+  assert.match(v.stdout, /^gatehouse \d+\.\d+\.\d+\n$/);
+});

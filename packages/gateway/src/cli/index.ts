@@ -17,7 +17,10 @@ export async function runCli(cmd: string, args: string[]): Promise<void> {
   const c = COMMANDS[cmd];
   if (!c || cmd === 'help') {
     const lines = Object.entries(COMMANDS).map(([n, v]) => `  ${n.padEnd(10)} ${v.summary}`);
-    process.stdout.write(`usage: gatehouse [serve] [--config FILE]\n       gatehouse <command> ...\n\ncommands:\n  serve      start the gateway (default)\n${lines.join('\n')}\n`);
+    process.stdout.write(
+      `usage: gatehouse [serve] [--config FILE]\n       gatehouse <command> ...\n       gatehouse --version\n\n` +
+        `commands:\n  serve      start the gateway (default; HOST and PORT choose the address, default 0.0.0.0:3000)\n${lines.join('\n')}\n`,
+    );
     if (!c && cmd !== 'help') throw new Error(`unknown command "${cmd}"`);
     return;
   }
