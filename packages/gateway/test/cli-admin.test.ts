@@ -68,6 +68,11 @@ test('CLI: from a running gateway to a first API key without a browser', { skip:
     const sk = /(sk-[A-Za-z0-9]{48})/.exec(key.stdout)?.[1];
     assert.ok(sk, key.stdout);
     assert.equal(gw.services.accounts.keys.authenticate(sk, '127.0.0.1').username, 'newbie');
+    // Right after creating a key for someone else, a plain list says whose keys it shows.
+    const own = await cli(['key', 'list'], env);
+    assert.match(own.stdout, /0 key\(s\) of your own account \(--user NAME or --all/);
+    const theirs = await cli(['key', 'list', '--user', 'newbie'], env);
+    assert.match(theirs.stdout, /first[\s\S]*1 key\(s\) of user newbie/);
     const keys = await cli(['key', 'list', '--all', '--json'], env);
     const listed = JSON.parse(keys.stdout);
     assert.equal(listed.total, 1);

@@ -136,11 +136,14 @@ const key = sub('key', '  gatehouse key create [NAME] [--user USER] [--models a,
     const api = Api.from(a);
     const qs = new URLSearchParams({ page_size: '100' });
     if (hasFlag(a, 'all')) qs.set('all', 'true');
-    if (flag(a, 'user')) qs.set('user_id', String((await findUser(api, flag(a, 'user')!)).id));
+    const who = flag(a, 'user');
+    if (who) qs.set('user_id', String((await findUser(api, who)).id));
     const p = await api.get<Page<Key>>(`/api/token?${qs}`);
     if (hasFlag(a, 'json')) return printJson(p);
     const rows = p.items.map((k) => ({ ...k, quota: k.unlimited_quota ? 'unlimited' : `$${k.remain_quota_usd}`, expires: k.expires_at ? new Date(k.expires_at).toISOString().slice(0, 10) : 'never' }));
-    out(table(rows, ['id', 'name', 'username', 'hint', 'status', 'models', 'quota', 'expires']) + `${p.total} key(s)`);
+    // Say whose keys these are: without --user or --all only the logged-in account's own keys are listed.
+    const whose = hasFlag(a, 'all') ? 'every user' : who ? `user ${who}` : 'your own account (--user NAME or --all for others)';
+    out(table(rows, ['id', 'name', 'username', 'hint', 'status', 'models', 'quota', 'expires']) + `${p.total} key(s) of ${whose}`);
   },
   async revoke(a) {
     const api = Api.from(a);
