@@ -10,6 +10,7 @@ import { familyErrorHandler, sendError } from './errors.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { safeEqual } from '../platform/crypto.ts';
 import type { Services } from '../services.ts';
+import { healthRoutes } from './health-routes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -51,7 +52,7 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
     const fam = req.url.startsWith('/api/') ? 'admin' : req.url.startsWith('/v1beta/') ? 'gemini' : 'openai';
     return sendError(reply, fam, new GatewayError(404, 'not_found', `no route for ${req.method} ${req.url.split('?')[0]}`));
   });
-  app.get('/healthz', async () => ({ ok: true }));
+  healthRoutes(app, deps);
   const metricsToken = deps.core.config.metricsToken;
   if (metricsToken) {
     // Prometheus scrape of this node (platform/metrics.ts), with METRICS_TOKEN as a bearer token.

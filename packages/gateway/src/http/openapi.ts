@@ -45,6 +45,14 @@ function op(tag: string, summary: string, resp: Schema, o: { params?: unknown[];
 }
 
 const schemas: Record<string, Schema> = {
+  Readiness: obj({
+    ready: bool(),
+    checks: obj({
+      database: str(undefined, { enum: ['ok', 'failed'] }), redis: str(undefined, { enum: ['ok', 'failed', 'not configured'] }),
+      plugins: str(undefined, { enum: ['ok', 'not built'] }), shutdown: str(undefined, { enum: ['ok', 'shutting down'] }),
+    }, ['database', 'redis', 'plugins', 'shutdown']),
+    errors: arr(str(), 'what failed, without credentials'),
+  }, ['ready', 'checks']),
   AdminError: obj({ success: { const: false }, message: str(), data: { type: 'null' } }, ['success', 'message']),
   OpenAIError: obj({ error: obj({ message: str(), type: str(), param: nullable(str()), code: nullable(str()) }) }),
   User: obj({
@@ -223,6 +231,18 @@ export function buildOpenApi(serverUrl: string): Schema {
     '/v1beta/models/{model}:{action}': { post: op('model calls', 'Gemini-native action: generateContent, streamGenerateContent (?alt=sse), countTokens, embedContent, batchEmbedContents (key in ?key= or x-goog-api-key); also under /v1/models', { type: 'object' }, { security: 'key', params: [{ name: 'model', in: 'path', required: true, schema: str() }, { name: 'action', in: 'path', required: true, schema: str() }], body: { type: 'object' } }) },
     '/v1beta/models': { get: op('model calls', 'Gemini-style model list ({models, nextPageToken}; pageSize, pageToken)', { type: 'object' }, { security: 'key', params: [q('pageSize', int()), q('pageToken', str())] }) },
     '/v1beta/openai/models': { get: op('model calls', 'OpenAI-style model list', ref('ModelList'), { security: 'key' }) },
+    '/healthz': { get: { tags: ['health'], summary: 'Liveness: the process answers (no I/O)', security: [], responses: { 200: { description: 'alive', content: { 'application/json': { schema: obj({ ok: { const: true } }, ['ok']) } } } } } },
+    '/readyz': {
+      get: {
+        tags: ['health'],
+        summary: 'Readiness: database reachable, Redis when configured, plugin runtime built, not shutting down',
+        security: [],
+        responses: {
+          200: { description: 'ready', content: { 'application/json': { schema: ref('Readiness') } } },
+          503: { description: 'not ready; checks and errors say why', content: { 'application/json': { schema: ref('Readiness') } } },
+        },
+      },
+    },
   };
   return {
     openapi: '3.1.0',
@@ -232,7 +252,7 @@ export function buildOpenApi(serverUrl: string): Schema {
       description: 'Admin API (envelope {success, message, data}; lists put {items, total, page, page_size} in data) and the OpenAI-style model-call endpoints.',
     },
     servers: [{ url: serverUrl }],
-    tags: ['account', 'users', 'keys', 'channels', 'prices', 'options', 'logs', 'model calls'].map((name) => ({ name })),
+    tags: ['account', 'users', 'keys', 'channels', 'prices', 'options', 'logs', 'model calls', 'health'].map((name) => ({ name })),
     paths,
     components: {
       schemas,

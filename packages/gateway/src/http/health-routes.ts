@@ -1,0 +1,64 @@
+/**
+ * Health for load balancers and orchestrators: `GET /healthz` (the process answers; no I/O) and
+ * `GET /readyz` (this node can serve: database reachable, Redis when configured, plugin runtime built,
+ * not shutting down). Both are cheap enough to call every second: readiness runs one `SELECT 1` and
+ * one Redis PING, each bounded by a short time-out, and concurrent probes share one check.
+ */
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import type { AppDeps } from './app.ts';
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+type CheckState = 'ok' | 'failed' | 'not configured' | 'not built' | 'shutting down';
+
+export interface Readiness {
+  ready: boolean;
+  checks: { database: CheckState; redis: CheckState; plugins: CheckState; shutdown: CheckState };
+  /** What failed, without connection strings or credentials. */
+  errors?: string[];
+}
+
+function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}
+
+export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const { core, services } = deps;
+  let closing = false;
+  let inFlight: Promise<Readiness> | null = null;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+
+  async function check(): Promise<Readiness> {
+    const errors: string[] = [];
+    const checks: Readiness['checks'] = { database: 'ok', redis: 'not configured', plugins: 'ok', shutdown: closing ? 'shutting down' : 'ok' };
+    const db = withTimeout(sql`select 1`.execute(core.h.db), 'database').catch((e: Error) => {
+      checks.database = 'failed';
+      errors.push(`database: ${e.message.split('\n')[0]?.replace(/\/\/[^@\s]*@/g, '//***@')}`);
+    });
+    const redis = core.redis
+      ? withTimeout(core.redis.ping(), 'redis').then(
+          () => { checks.redis = 'ok'; },
+          (e: Error) => { checks.redis = 'failed'; errors.push(`redis: ${e.message.split('\n')[0]}`); },
+        )
+      : null;
+    await Promise.all([db, redis]);
+    if (services.plugins.lastRebuild.status === 'never') checks.plugins = 'not built';
+    const ready = Object.values(checks).every((c) => c === 'ok' || c === 'not configured');
+    return { ready, checks, ...(errors.length ? { errors } : {}) };
+  }
+
+  app.get('/healthz', async () => ({ ok: true }));
+  app.get('/readyz', async (_req, reply) => {
+    inFlight ??= check().finally(() => { inFlight = null; });
+    const r = await inFlight;
+    return reply.code(r.ready ? 200 : 503).header('cache-control', 'no-store').send(r);
+  });
+}
