@@ -158,6 +158,11 @@ export class KeyAdmin {
     return this.view(r);
   }
 
+  /** The key with this full value, if any. */
+  async findByValue(key: string) {
+    return this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hashApiKey(key)).executeTakeFirst();
+  }
+
   async findByName(userId: number, name: string) {
     return this.db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).where('name', '=', name).orderBy('id', 'asc').executeTakeFirst();
   }
