@@ -36,7 +36,10 @@ export interface RecoveredReserve {
 export class ReserveRecovery {
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private roundTimer: NodeJS.Timeout | null = null;
+  /** The timers stop re-arming. */
   private stopped = false;
+  /** Shutting down: a round under way stops between reserves. */
+  private closing = false;
   private holdsRecoveryLease = false;
   /** Rounds run and reserves closed by this node (tests, diagnostics). */
   readonly stats = { rounds: 0, closed: 0 };
@@ -86,7 +89,7 @@ export class ReserveRecovery {
     this.roundTimer.unref();
   }
 
-  /** Stops the rounds (the node's lease stays until `release`). */
+  /** Stops the timed rounds (the node's lease stays until `release`; `round` can still be called). */
   stopRounds(): void {
     this.stopped = true;
     if (this.roundTimer) clearTimeout(this.roundTimer);
@@ -98,6 +101,7 @@ export class ReserveRecovery {
    * (a settle that failed) is then recovered by the next round of any node.
    */
   async release(): Promise<void> {
+    this.closing = true;
     this.stopRounds();
     if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
     this.heartbeatTimer = null;
@@ -109,14 +113,14 @@ export class ReserveRecovery {
   /** One round: on the holder of the recovery lease, closes the open reserves of every dead node. */
   async round(now = Date.now()): Promise<RecoveredReserve[]> {
     this.holdsRecoveryLease = await takeLease(this.core.h.db, RECOVERY_LEASE, this.node, 2 * this.core.config.relayRecoveryIntervalMs, now);
-    if (!this.holdsRecoveryLease || this.stopped) return [];
+    if (!this.holdsRecoveryLease || this.closing) return [];
     this.stats.rounds++;
     const out: RecoveredReserve[] = [];
     for (const node of await this.deadNodes(now)) {
       const rows = await this.core.h.db.selectFrom('open_reserves').select(['ref', 'user_id', 'key_id', 'key_capped'])
         .where('node', '=', node).orderBy('created_at').limit(BATCH).execute();
       for (const r of rows) {
-        if (this.stopped) return out;
+        if (this.closing) return out;
         const payer: Payer = { userId: Number(r.user_id), keyId: r.key_id === null ? null : Number(r.key_id), unlimitedKey: Number(r.key_capped) !== 1 };
         const done = await this.close(r.ref, payer);
         this.core.log.info({ requestId: r.ref, node, outcome: done.outcome, charged: done.charged }, 'open relay reserve of a stopped node closed');
