@@ -182,3 +182,38 @@ test('an invalid configuration file fails the start, naming the field', async ()
     await db.drop();
   }
 });
+
+test('what users may change never breaks the next start: a declared key renamed or disabled by its user', async () => {
+  const path = file('user-changes.yaml', `
+users:
+  - username: carol
+    password: carol-password
+keys:
+  - user: carol
+    name: laptop
+    key: sk-carolFixedKey0123456789abcdefghij
+  - user: carol
+    name: ci
+`);
+  const db = await createTestDatabase();
+  let gw = await startTestGateway({ db, env: { GATEHOUSE_CONFIG: path } });
+  try {
+    const carol = await AdminClient.login(gw.url, 'carol', 'carol-password');
+    const mine = (await carol.ok('GET', '/api/token')).items as any[];
+    const laptop = mine.find((k) => k.name === 'laptop');
+    const ci = mine.find((k) => k.name === 'ci');
+    await carol.ok('PUT', `/api/token/${laptop.id}`, { name: 'my laptop' });
+    await carol.ok('PUT', `/api/token/${ci.id}`, { status: 'disabled' });
+    await gw.stop({ keepDb: true });
+
+    gw = await startTestGateway({ db, env: { GATEHOUSE_CONFIG: path } });
+    const p = gw.services.accounts.keys.authenticate('sk-carolFixedKey0123456789abcdefghij', '127.0.0.1');
+    assert.equal(p.username, 'carol');
+    assert.equal(p.keyId, laptop.id, 'the same key, found by its value');
+    const after = await gw.core.h.db.selectFrom('api_keys').select(['id', 'name', 'status']).where('user_id', '=', laptop.user_id).orderBy('id').execute();
+    assert.deepEqual(after.map((k) => [Number(k.id), k.name, Number(k.status)]), [[laptop.id, 'my laptop', 1], [ci.id, 'ci', 2]],
+      'nothing inserted again; the name and the undeclared status stay as the user set them');
+  } finally {
+    await gw.stop();
+  }
+});

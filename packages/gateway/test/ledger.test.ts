@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { TEST_DB } from './harness.ts';
 import { withTx } from '../src/store/db.ts';
 import { payerGateway } from './billing-fixtures.ts';
+import { Ledger } from '../src/billing/ledger.ts';
 
 async function setup(quota: number, keyCap: number | null) {
   const { gw, payer, userId, keyId } = await payerGateway(quota, keyCap);
@@ -119,4 +120,36 @@ test('a deferred movement still queued when the database closes is rejected, not
   await gw.core.h.close();
   await assert.rejects(s);
   await gw.stop().catch(() => {});
+});
+
+test('relay reserves are recorded as open with their node in the reserve\'s transaction, and end with their settle or refund; recovery closes those of a dead node only', async () => {
+  const { gw, payer, balance, ledger } = await setup(1000, null);
+  try {
+    const open = async () => (await gw.core.h.db.selectFrom('open_reserves').select(['ref', 'node']).orderBy('ref').execute()).map((r) => [r.ref, r.node]);
+    assert.equal(await ledger.reserve(payer, 'o1', 300, { open: true }), true);
+    assert.equal(await ledger.reserve(payer, 'o2', 300, { open: true }), true);
+    assert.equal(await ledger.reserve(payer, 'task', 100), true, 'a reserve that is not a relay call is not recorded');
+    await assert.rejects(ledger.reserve(payer, 'o3', 10_000, { open: true }), /quota exhausted/);
+    assert.deepEqual(await open(), [['o1', ledger.node], ['o2', ledger.node]], 'a refused reserve leaves no open row');
+    await ledger.settle(payer, 'o1', 300, 120);
+    assert.deepEqual(await open(), [['o2', ledger.node]]);
+    await ledger.refund(payer, 'o2', 300);
+    assert.deepEqual(await open(), []);
+    assert.deepEqual(await balance(), { quota: 1000 - 120 - 100, used: 120, key: 0 });
+
+    // Another process that never took a lease (it died): its reserve, and an extension of it, go back.
+    gw.services.billing.recovery.stopRounds(); // rounds by hand only
+    const dead = new Ledger(gw.core);
+    assert.equal(await dead.reserve(payer, 'o4', 200, { open: true }), true);
+    assert.equal(await dead.extend(payer, 'o4', 1, 50), true);
+    assert.equal(await ledger.reserve(payer, 'o5', 100, { open: true }), true);
+    const closed = await gw.services.billing.recovery.round();
+    assert.deepEqual(closed, [{ ref: 'o4', outcome: 'refunded', charged: 0 }]);
+    assert.deepEqual(await ledger.movements('o4'), { reserve: 200, 'extend:1': 50, close: 0, refund: -250 });
+    assert.deepEqual(await open(), [['o5', ledger.node]], 'the live node\'s reserve is not touched');
+    assert.deepEqual(await gw.services.billing.recovery.round(), []);
+    assert.equal((await balance()).quota, 1000 - 120 - 100 - 100);
+  } finally {
+    await gw.stop();
+  }
 });

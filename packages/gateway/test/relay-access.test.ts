@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startTestGateway, type TestGateway } from './harness.ts';
+import { AdminClient } from './admin-client.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './upstreams/openai.ts';
 import { balance, channelRow, consumeLog, createCaller, createChannel, logsFor, setPrice, waitFor } from './relay-fixtures.ts';
 
@@ -143,4 +144,30 @@ test('restart keeps balances, keys, channels, key state and logs', async () => {
     else await own.stop();
     await fake.close();
   }
+});
+
+test('a key keeps no group its user lost: moved from vip to default, the vip key is refused (403), never served at the vip price', async () => {
+  await createChannel(gw, { baseUrl: up.url, models: ['acc-vip-only'], groups: ['vip'] });
+  await setPrice(gw, 'acc-vip-only', { input: 1, output: 1 });
+  const root = await AdminClient.login(gw.url);
+  const user = await root.ok('POST', '/api/user', { username: `mover${Date.now().toString(36)}`, password: 'mover-password', group: 'vip', quota_usd: 1 });
+  const made = await root.ok('POST', '/api/token', { user_id: user.id, name: 'vip key', group: 'vip' });
+  assert.equal((await post(made.key, chat('acc-vip-only'))).status, 200);
+
+  await root.ok('PUT', `/api/user/${user.id}`, { group: 'default' });
+  const before = await balance(gw, user.id);
+  const r = await post(made.key, chat('acc-vip-only'));
+  assert.equal(r.status, 403);
+  const body = (await r.json()) as any;
+  assert.equal(body.error.code, 'group_not_allowed');
+  assert.match(body.error.message, /"vip"/);
+  assert.equal(await balance(gw, user.id), before, 'nothing was reserved or charged');
+
+  // A key's group can only be its user's own, for admins too; clearing it makes the key follow its user.
+  await root.fails(400, 'PUT', `/api/token/${made.id}`, { group: 'vip' }, 'group');
+  await root.fails(400, 'POST', '/api/token', { user_id: user.id, name: 'other', group: 'vip' }, 'group');
+  await root.ok('PUT', `/api/token/${made.id}`, { group: null });
+  const r2 = await post(made.key, chat('acc-vip-only'));
+  assert.equal(r2.status, 503, 'the default group has no channel for the vip-only model');
+  assert.equal((await post(made.key, chat('acc-model'))).status, 200);
 });

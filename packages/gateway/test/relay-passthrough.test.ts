@@ -253,9 +253,12 @@ test('realtime: usage beyond the first reserve extends it; the session is charge
     for (let i = 0; i < 3; i++) await s.respond();
     // Reserved meanwhile: the first reserve and its extensions cover the three responses.
     await waitFor(async () => (await balance(gw, c.userId)) <= 1_000_000 - 246_000, 5000, 'extensions taken');
+    const openRow = () => gw.core.h.db.selectFrom('open_reserves').select('node').where('ref', '=', s.requestId()).executeTakeFirst();
+    assert.equal((await openRow())?.node, gw.services.billing.ledger.node, 'an open session is an open reserve of its node (recovered if the node dies)');
     s.ws.close();
     await s.closed;
     const log = await consumeLog(gw, s.requestId());
+    assert.equal(await openRow(), undefined, 'closed with its settle');
     assert.equal(Number(log.quota), 246_000);
     assert.equal(JSON.parse(log.other ?? '{}').shortfall, undefined);
     assert.equal(await balance(gw, c.userId), 1_000_000 - 246_000);

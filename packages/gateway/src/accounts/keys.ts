@@ -2,6 +2,11 @@
  * API keys: generation, hashing, and the in-memory cache the hot path authenticates against.
  * The cache holds every enabled key of every enabled user, indexed by SHA-256 of the key; it is
  * rebuilt when the `keys` revision changes (any key or user change bumps it).
+ *
+ * A key's own group is only valid while its user belongs to it (as in New API, where a key's group
+ * must be one its user may use): a key naming a group its user has left — the user was moved after
+ * the key was made — is refused with 403 until the key's group is changed or cleared. It never
+ * falls back silently to another group, whose price and models differ.
  */
 import { randomBytes } from 'node:crypto';
 import type { Core } from '../core.ts';
@@ -33,6 +38,8 @@ interface CachedKey {
   principal: KeyPrincipal;
   expiresAt: number | null;
   ips: IpMatcher | null;
+  /** The key names a group its user no longer belongs to: refused with this message. */
+  groupLost: string | null;
 }
 
 export function parseJsonList(v: string | null): string[] | null {
@@ -74,9 +81,13 @@ export class KeyCache {
           ips = { matches: () => false };
         }
       }
+      const groupLost = r.group_name && r.group_name !== r.user_group
+        ? `this API key's group "${r.group_name}" is not a group of its user any more; set the key's group to "${r.user_group}" or clear it`
+        : null;
       next.set(r.key_hash, {
         expiresAt: r.expires_at === null ? null : Number(r.expires_at),
         ips,
+        groupLost,
         principal: Object.freeze({
           keyId: Number(r.id),
           keyName: r.name,
@@ -94,7 +105,8 @@ export class KeyCache {
 
   /**
    * Checks a presented key and the caller's address. Throws 401 for an unknown, disabled or expired
-   * key and 403 for an address outside the key's allowed list.
+   * key, 403 for an address outside the key's allowed list and 403 for a key whose group its user
+   * has left.
    */
   authenticate(raw: string | null, ip: string): KeyPrincipal {
     if (!raw) throw new GatewayError(401, 'missing_api_key', 'no API key: send Authorization: Bearer <key>');
@@ -106,6 +118,7 @@ export class KeyCache {
     else if (!this.hashes.has(raw)) this.hashes.clear();
     if (hit.expiresAt !== null && hit.expiresAt <= Date.now()) throw new GatewayError(401, 'api_key_expired', 'API key has expired');
     if (hit.ips && !hit.ips.matches(ip)) throw new GatewayError(403, 'ip_not_allowed', `API key may not be used from ${ip}`);
+    if (hit.groupLost) throw new GatewayError(403, 'group_not_allowed', hit.groupLost);
     return hit.principal;
   }
 

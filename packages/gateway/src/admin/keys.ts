@@ -131,10 +131,11 @@ export class KeyAdmin {
     if (owner && ROLE_RANK[owner.role] >= ROLE_RANK[actor.role]) throw forbidden('only root may manage the keys of admin and root accounts');
   }
 
+  /** A key's group can only be its user's own (a key never reaches beyond its user); only admins set key values. */
   private checkFields(actor: Actor, input: KeyInput, userGroup: string): void {
+    if (input.group && input.group !== userGroup) throw fieldError('group', `must be the user's own group "${userGroup}" (or empty)`);
     if (!actor || ROLE_RANK[actor.role] >= ROLE_RANK.admin) return;
     if (input.key !== undefined) throw forbidden('only admins may set a fixed key value');
-    if (input.group && input.group !== userGroup) throw fieldError('group', `you may only use your own group "${userGroup}"`);
   }
 
   async list(q: { page: number; pageSize: number; offset: number; userId?: number; keyword?: string }): Promise<Page<KeyView>> {
@@ -155,6 +156,11 @@ export class KeyAdmin {
     if (!r) throw notFound(`no API key with id ${id}`, 'key_not_found');
     await this.checkOwner(actor, Number(r.user_id));
     return this.view(r);
+  }
+
+  /** The key with this full value, if any. */
+  async findByValue(key: string) {
+    return this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hashApiKey(key)).executeTakeFirst();
   }
 
   async findByName(userId: number, name: string) {

@@ -265,7 +265,7 @@ export class QuotaAllowances {
   private direct(payer: Payer, ref: string, amount: number): Grant | Promise<Grant> {
     const g = ledgerGrant(payer, ref, amount);
     if (amount <= 0) return g;
-    return this.ledger.reserve(payer, ref, amount).then(() => g);
+    return this.ledger.reserve(payer, ref, amount, { open: true }).then(() => g);
   }
 
   private take(h: Hold, payer: Payer, ref: string, amount: number): Grant {

@@ -1,13 +1,16 @@
 /**
- * The billing area: the quota ledger and the price book.
+ * The billing area: the quota ledger, the price book, and the recovery of relay reserves stranded by
+ * a node that died (billing/recovery.ts).
  */
 import type { Area } from '../areas.ts';
 import { Ledger } from './ledger.ts';
 import { PriceBook, PRICES_REVISION } from './prices.ts';
+import { ReserveRecovery } from './recovery.ts';
 
 export interface Billing {
   ledger: Ledger;
   prices: PriceBook;
+  recovery: ReserveRecovery;
 }
 
 declare module '../services.ts' {
@@ -20,7 +23,17 @@ export const billingArea: Area = {
   name: 'billing',
   async init(core, services) {
     const prices = new PriceBook(core);
-    services.billing = { ledger: new Ledger(core), prices };
+    const ledger = new Ledger(core);
+    const recovery = new ReserveRecovery(core, ledger, prices);
+    services.billing = { ledger, prices, recovery };
     await core.cache.register(PRICES_REVISION, () => prices.load());
+    // The node's lease exists before any reserve names it. Closed after the areas built later (their
+    // closers run first: the relay drains its calls), so this process's reserves are settled by then.
+    await recovery.startHeartbeat();
+    core.onClose(() => recovery.release());
+  },
+  start(core, services) {
+    services.billing.recovery.startRounds();
+    core.onClose(() => services.billing.recovery.stopRounds());
   },
 };

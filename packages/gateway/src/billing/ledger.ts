@@ -11,6 +11,10 @@
  * settle and refund close a ref: besides their own row they write a row of kind `close`, unique per
  * ref, so only one of them can ever happen.
  *
+ * A relay reserve is also recorded as open (`open_reserves`, naming this node process) in its own
+ * transaction, and the settle or refund deletes that row in theirs: a reserve whose node died before
+ * closing it is found and closed by recovery (billing/recovery.ts).
+ *
  * Speed: these run twice per model call, so the statements are fixed SQL text (no query building),
  * each movement is written once as a generator of statements, and two drivers run it:
  *  - SQLite: better-sqlite3 prepared statements (prepared once), run synchronously — nothing can
@@ -23,6 +27,7 @@
  * The statements are merged where the outcome is known in advance: a settle that gives back writes
  * its two ledger rows in one INSERT and changes each balance with its counters in one UPDATE.
  */
+import { randomBytes } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Core } from '../core.ts';
@@ -37,6 +42,14 @@ export interface Payer {
 }
 
 export type Movement = 'reserve' | 'settle' | 'refund';
+
+export interface ReserveOptions {
+  /**
+   * A relay reserve: recorded as an open reserve of this node process in the same transaction, so
+   * recovery closes it if the process dies before it settles or refunds (billing/recovery.ts).
+   */
+  open?: boolean;
+}
 
 export interface MoveOptions {
   /**
@@ -72,6 +85,9 @@ const SQL = {
   usedUser: 'UPDATE users SET used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?',
   closeHold: 'UPDATE quota_holds SET closed = 1 WHERE ref = ? AND closed = 0',
   holdState: 'SELECT amount, spent FROM quota_holds WHERE ref = ?',
+  // ---- open relay reserves (billing/recovery.ts) ----
+  insertOpen: 'INSERT INTO open_reserves (ref, user_id, key_id, key_capped, node, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  dropOpen: 'DELETE FROM open_reserves WHERE ref = ?',
 } as const;
 type Q = keyof typeof SQL;
 /** Reads that lock the row on PostgreSQL/MySQL (SQLite's BEGIN IMMEDIATE already excludes writers). */
@@ -169,6 +185,21 @@ function* settleOps(p: Payer, ref: string, res: number, act: number): Ops<{ char
   }
   yield op('insertOne', row(p, ref, 'settle', n, now));
   return { charged, shortfall: delta - n };
+}
+
+// ---------- open relay reserves (billing/recovery.ts) ----------
+
+/** A reserve recorded as open on `node` in the same transaction: recovery closes it if that node dies first. */
+function* openReserveOps(p: Payer, ref: string, amt: number, node: string): Ops<void> {
+  yield* reserveOps(p, ref, amt);
+  yield op('insertOpen', [ref, p.userId, p.keyId, capped(p) ? 1 : 0, node, Date.now()]);
+}
+
+/** A settle or refund, then the end of the ref's open-reserve row (if any), in the same transaction. */
+function* closingOps<T>(ops: Ops<T>, ref: string): Ops<T> {
+  const r = yield* ops;
+  yield op('dropOpen', [ref]);
+  return r;
 }
 
 // ---------- holds (billing/allowance.ts) ----------
@@ -436,21 +467,28 @@ class SqliteDriver {
 }
 
 export class Ledger {
+  /**
+   * This node process, in the rows of its open reserves: the node id (NODE_ID) and a part new at
+   * every start, so a restarted node never takes the open reserves of its previous process for its own.
+   */
+  readonly node: string;
   private readonly sqlite: SqliteDriver | null;
   private readonly compiled = new Map<Q, string>();
 
   constructor(private readonly core: Core) {
+    this.node = `${core.config.nodeId.slice(0, 48)}.${randomBytes(4).toString('hex')}`;
     this.sqlite = core.h.sqlite ? new SqliteDriver(core.h.sqlite) : null;
   }
 
   /**
    * Takes `amount` from the user's balance (and the key's cap) for `ref`. Throws 429
    * `insufficient_quota` when either would go below zero; nothing is written then. Returns false when
-   * this ref was already reserved (nothing moves twice).
+   * this ref was already reserved (nothing moves twice). `open`: see ReserveOptions.
    */
-  async reserve(p: Payer, ref: string, amount: number): Promise<boolean> {
+  async reserve(p: Payer, ref: string, amount: number, opts: ReserveOptions = {}): Promise<boolean> {
     const amt = toUnits(amount);
-    return (await this.exec(() => reserveOps(p, ref, amt))) !== AlreadyDone;
+    const make = opts.open ? () => openReserveOps(p, ref, amt, this.node) : () => reserveOps(p, ref, amt);
+    return (await this.exec(make)) !== AlreadyDone;
   }
 
   /**
@@ -472,14 +510,14 @@ export class Ledger {
   async settle(p: Payer, ref: string, reserved: number, actual: number, opts: MoveOptions = {}): Promise<{ charged: number; shortfall: number } | null> {
     const res = toUnits(reserved);
     const act = toUnits(actual);
-    const out = await this.exec(() => settleOps(p, ref, res, act), opts.deferMs);
+    const out = await this.exec(() => closingOps(settleOps(p, ref, res, act), ref), opts.deferMs);
     return out === AlreadyDone ? null : out;
   }
 
   /** Gives back what `ref` reserved. Returns false when the ref was already settled or refunded. */
   async refund(p: Payer, ref: string, reserved: number): Promise<boolean> {
     const amt = toUnits(reserved);
-    return (await this.exec(() => refundOps(p, ref, amt))) !== AlreadyDone;
+    return (await this.exec(() => closingOps(refundOps(p, ref, amt), ref))) !== AlreadyDone;
   }
 
   /** Adds (or with a negative amount removes, never below zero) quota by hand, once per ref. */

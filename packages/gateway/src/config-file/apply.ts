@@ -1,8 +1,13 @@
 /**
  * Applies a validated configuration file to the database through the admin services, idempotently:
  * what exists and matches is left alone (no write, no revision bump), what differs is updated, what is
- * missing is created. Nothing absent from the file is deleted. Identity: users by username, keys by
- * (user, name), channels by name, prices by model, group ratios by group, options by key.
+ * missing is created. Nothing absent from the file is deleted. Identity: users by username, keys with
+ * a fixed value by that value (then by user and name), keys without one by (user, name), channels by
+ * name, prices by model, group ratios by group, options by key.
+ *
+ * Applying never fails on what users may change themselves: a key's name is set when the file creates
+ * the key and left as its user renamed it afterwards (a renamed key with a fixed value is still found
+ * by its value, never inserted twice); its status follows the file only when the file states it.
  *
  * Quota: `quota_usd` of a user (or key) sets the starting balance (cap) when the row is created and
  * is ignored afterwards, so restarting never adds money twice; later changes go through top-ups.
@@ -64,7 +69,11 @@ export async function applyConfigDoc(admin: Admin, doc: ConfigDoc, file: string,
       await at(k.at, async () => {
         const owner = await admin.users.findByUsername(k.user);
         if (!owner) throw new GatewayError(400, 'invalid_field', `${k.at}.user: no user "${k.user}" (declare it under users)`);
-        const cur = await admin.keys.findByName(Number(owner.id), k.input.name!);
+        const byValue = k.input.key ? await admin.keys.findByValue(k.input.key) : undefined;
+        if (byValue && Number(byValue.user_id) !== Number(owner.id)) {
+          throw new GatewayError(400, 'invalid_field', `${k.at}.key: this key value belongs to another user`);
+        }
+        const cur = byValue ?? await admin.keys.findByName(Number(owner.id), k.input.name!);
         if (!cur) {
           const made = await admin.keys.create({ ...k.input, user_id: Number(owner.id) }, null);
           if (!k.input.key) say(`Created API key "${k.input.name}" for ${k.user}: ${made.key}  (shown once)`);
@@ -72,6 +81,8 @@ export async function applyConfigDoc(admin: Admin, doc: ConfigDoc, file: string,
         }
         const rest = { ...k.input };
         delete rest.quota;
+        // The name is the user's once the key exists (matched by value, it may have been renamed).
+        if (byValue) delete rest.name;
         const r = await admin.keys.update(Number(cur.id), rest, null);
         count(r.changed);
       });

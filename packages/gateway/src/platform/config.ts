@@ -30,6 +30,10 @@ export interface Config {
   /** How often auto-disabled channels and keys are probed for recovery. */
   relayProbeIntervalMs: number;
   cacheSyncIntervalMs: number;
+  /** How often each node looks for open relay reserves of dead nodes (billing/recovery.ts). */
+  relayRecoveryIntervalMs: number;
+  /** A node's liveness lease, renewed every third of it; its open reserves are recovered once it lapsed. */
+  nodeLeaseMs: number;
   logRetentionDays: number;
   taskPollIntervalSeconds: number;
   taskPollMaxFailures: number;
@@ -117,6 +121,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     relayAllowUnpricedModels: bool(env, 'RELAY_ALLOW_UNPRICED_MODELS', false),
     relayProbeIntervalMs: num(env, 'RELAY_PROBE_INTERVAL_SECONDS', 60) * 1000,
     cacheSyncIntervalMs: num(env, 'CACHE_SYNC_INTERVAL_SECONDS', 1) * 1000,
+    relayRecoveryIntervalMs: positive(num(env, 'RELAY_RECOVERY_INTERVAL_SECONDS', 10), 10) * 1000,
+    nodeLeaseMs: positive(num(env, 'NODE_LEASE_SECONDS', 30), 30) * 1000,
     logRetentionDays: num(env, 'LOG_RETENTION_DAYS', 0),
     taskPollIntervalSeconds: num(env, 'TASK_POLL_INTERVAL_SECONDS', 15),
     taskPollMaxFailures: num(env, 'TASK_POLL_MAX_FAILURES', 20),

@@ -260,7 +260,7 @@ export class PassThrough {
     };
     ctx.estimate = this.estimateUsage(ctx);
     ctx.reserved = this.cost(ctx, ctx.estimate);
-    if (ctx.reserved > 0) await this.d.ledger.reserve(ctx.payer, call.requestId, ctx.reserved);
+    if (ctx.reserved > 0) await this.d.ledger.reserve(ctx.payer, call.requestId, ctx.reserved, { open: true });
     await runReserved(this.d.core, ctx, () => this.run(ctx, candidates), () => this.refund(ctx));
   }
 

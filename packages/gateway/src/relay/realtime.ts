@@ -102,7 +102,7 @@ export class RealtimeRelay {
     };
     session.reserved = this.d.prices.cost(price, { inputTokens: REALTIME_RESERVE_TOKENS, outputTokens: REALTIME_RESERVE_TOKENS }, principal.group);
     session.base = session.reserved;
-    if (session.reserved > 0) await this.d.ledger.reserve(session.payer, s.requestId, session.reserved);
+    if (session.reserved > 0) await this.d.ledger.reserve(session.payer, s.requestId, session.reserved, { open: true });
     return session;
   }
 

@@ -196,6 +196,19 @@ export interface NodeLeaseRow {
   expires_at: number;
 }
 
+/** A relay reserve not yet settled or refunded, and the node process holding it (billing/recovery.ts). */
+export interface OpenReserveRow {
+  /** The request id: the ledger ref of the reserve. */
+  ref: string;
+  user_id: number;
+  key_id: number | null;
+  /** 1 when the key's own cap was taken as well. */
+  key_capped: number;
+  /** The node process (`Ledger.node`); its lease is `node_leases` row `node:<node>`. */
+  node: string;
+  created_at: number;
+}
+
 export interface CoreTables {
   users: UserRow;
   sessions: SessionRow;
@@ -210,4 +223,5 @@ export interface CoreTables {
   relay_responses: RelayResponseRow;
   revisions: RevisionRow;
   node_leases: NodeLeaseRow;
+  open_reserves: OpenReserveRow;
 }
