@@ -3,7 +3,7 @@
  * it received in 400/401/429/500 error bodies (raw, URL-encoded and JSON-escaped), or in a body cut
  * off by a dropped connection, shows none of them to the caller — OpenAI, Azure, Anthropic and Gemini
  * channels, streamed and not, in the channel's own format and converted, and a pass-through
- * endpoint — nor in the log rows
+ * endpoint, and an upstream stream error event converted for the caller — nor in the log rows
  * (admin and user log APIs, and the table itself); nor does a task plugin's vendor through a
  * rejected submit.
  */
@@ -50,6 +50,12 @@ before(async () => {
       const text = `invalid credentials ${key} (sent as ${req.headers.authorization ?? ''}; encoded ${encodeURIComponent(key)})`;
       const anthropic = !!req.headers['x-api-key'];
       const gemini = !!req.headers['x-goog-api-key'];
+      if (/echo-sse/.test(b)) {
+        // A stream that fails with an error event (Anthropic's format) quoting the key.
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: text } })}\n\n`);
+        return;
+      }
       const what = /echo-(\d{3}|drop)/.exec(req.url + b)?.[1] ?? '400';
       const status = what === 'drop' ? 500 : Number(what);
       const body = JSON.stringify(anthropic
@@ -125,6 +131,15 @@ test('upstream error bodies and failures that echo the channel key reach neither
         }
       }
     }
+  }
+  // An upstream stream error event converted for the caller loses the key too.
+  {
+    const model = `echo-sse-${n++}`;
+    await createChannel(gw, { type: TYPES.anthropic, baseUrl: base, keys: [KEYS.anthropic], models: [model] });
+    const r = await call('openai', model, true);
+    assert.equal(r.status, 200);
+    assert.match(r.text, /\[redacted\]/, r.text);
+    assert.equal(leaks(r.text), null, `converted stream error: the caller saw the key: ${r.text}`);
   }
   // A pass-through endpoint (Responses) reads upstream errors the same way.
   for (const what of ['400', '500']) {

@@ -315,7 +315,7 @@ export class Relay {
     const ctype = String(up.headers['content-type'] ?? '');
     if (ctx.stream && ctype.includes('text/event-stream')) {
       ctx.upstreamWaitMs = msSince(t0);
-      await this.streamResponse(ctx, ch, fmt, upModel, up);
+      await this.streamResponse(ctx, ch, fmt, upModel, up, () => sentSecrets([key], headers, url));
       return { kind: 'done' };
     }
     const text = await readText(up.body);
@@ -392,7 +392,7 @@ export class Relay {
    * Gemini events are converted. Usage comes from the upstream; when it is missing (or the caller left
    * early) the produced text is counted.
    */
-  private streamResponse(ctx: Ctx, ch: RuntimeChannel, fmt: WireFormat, upModel: string, up: UpstreamResponse): Promise<void> {
+  private streamResponse(ctx: Ctx, ch: RuntimeChannel, fmt: WireFormat, upModel: string, up: UpstreamResponse, secrets: () => string[]): Promise<void> {
     const res = ctx.call.client.res;
     const cf = ctx.cf;
     const oaPass = fmt === 'openai' && cf === 'openai';
@@ -419,6 +419,8 @@ export class Relay {
         else if (e.type === 'thinking' && e.text) counter.add(e.text);
         else if (e.type === 'tool_call_args') counter.add(e.delta);
         else if (e.type === 'tool_call_start') counter.add(e.name);
+        // An upstream error event being converted loses the credentials it may echo (other events are not scanned).
+        else if (e.type === 'error' && encoder) e.message = redactSecrets(e.message, secrets());
         if (encoder) out += encoder.push(e);
       }
       return out;
