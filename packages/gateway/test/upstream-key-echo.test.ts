@@ -4,14 +4,17 @@
  * off by a dropped connection, shows none of them to the caller — OpenAI, Azure, Anthropic and Gemini
  * channels, streamed and not, in the channel's own format and converted, and a pass-through
  * endpoint, and an upstream stream error event converted for the caller — nor in the log rows
- * (admin and user log APIs, and the table itself); nor does a task plugin's vendor through a
+ * (admin and user log APIs, and the table itself) or the process log; nor does a task plugin's vendor through a
  * rejected submit.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestGateway, type TestGateway } from './harness.ts';
+import { Writable } from 'node:stream';
+import { createTestDatabase, TEST_CRYPTO_SECRET, TEST_ROOT_PASSWORD, type TestDatabase } from './harness.ts';
+import { startGateway, type Gateway } from '../src/gateway.ts';
+import { createLogger } from '../src/platform/logger.ts';
 import { createChannel } from './relay-fixtures.ts';
 import { api, createTaskChannel, createUser, installPlugins, setTaskPrice, type TestUser } from './vendor/fixtures.ts';
 import { AdminClient } from './admin-client.ts';
@@ -33,7 +36,10 @@ function leaks(text: string): string | null {
   return null;
 }
 
-let gw: TestGateway;
+let gw: Gateway;
+let db: TestDatabase;
+/** The gateway's process log, at debug level. */
+const processLog: string[] = [];
 let echo: Server;
 let base = '';
 let user: TestUser;
@@ -74,12 +80,21 @@ before(async () => {
   });
   await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
-  gw = await startTestGateway({ env: { RELAY_ALLOW_UNPRICED_MODELS: 'true', TASK_POLL_INTERVAL_SECONDS: '0.05' } });
+  db = await createTestDatabase();
+  gw = await startGateway({
+    env: {
+      CRYPTO_SECRET: TEST_CRYPTO_SECRET, GATEHOUSE_ROOT_PASSWORD: TEST_ROOT_PASSWORD, CACHE_SYNC_INTERVAL_SECONDS: '0.2', DATABASE_URL: db.url,
+      RELAY_ALLOW_UNPRICED_MODELS: 'true', TASK_POLL_INTERVAL_SECONDS: '0.05',
+    },
+    config: { port: 0, host: '127.0.0.1' },
+    log: createLogger('debug', new Writable({ write(c, _e, cb) { processLog.push(String(c)); cb(); } }) as never),
+  });
   user = await createUser(gw, { name: 'echoer', quota: 1_000_000_000 });
 });
 
 after(async () => {
-  await gw?.stop();
+  await gw?.close();
+  await db?.drop();
   echo?.close();
 });
 
@@ -168,6 +183,8 @@ test('upstream error bodies and failures that echo the channel key reach neither
     assert.equal(leaks(mine.text), null, 'the user log API shows the key');
   }
   assert.ok((await own.call('GET', `/api/log/self?request_id=${requestIds[0]}`)).body.data.total >= 1);
+  assert.ok(processLog.length > 0, 'the process log was captured');
+  assert.equal(leaks(processLog.join('')), null, 'the process log holds the key');
 });
 
 test('a task vendor that echoes the plugin credentials in a rejected submit: neither the caller nor the task shows them', async () => {
@@ -186,4 +203,5 @@ test('a task vendor that echoes the plugin credentials in a rejected submit: nei
   assert.equal(leaks(JSON.stringify(tasks)), null, 'a task row holds the key');
   const list = await api(gw.url, user.key, 'GET', '/v1/tasks?limit=50');
   assert.equal(leaks(list.raw.toString('utf8')), null);
+  assert.equal(leaks(processLog.join('')), null, 'the process log holds the key');
 });
