@@ -5,7 +5,7 @@
  * channels, streamed and not, in the channel's own format and converted, and a pass-through
  * endpoint, and an upstream stream error event converted for the caller — nor in the log rows
  * (admin and user log APIs, and the table itself) or the process log; nor does a task plugin's vendor through a
- * rejected submit.
+ * rejected submit or a failure reason.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -56,6 +56,11 @@ before(async () => {
       const text = `invalid credentials ${key} (sent as ${req.headers.authorization ?? ''}; encoded ${encodeURIComponent(key)})`;
       const anthropic = !!req.headers['x-api-key'];
       const gemini = !!req.headers['x-goog-api-key'];
+      // Task vendor: a submit that is queued and then fails, or fails at once, quoting the key.
+      const json = (status: number, v: unknown) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(v)); };
+      if (/echo-queue/.test(b)) return json(200, { id: 'vt_q', status: 'queued' });
+      if (/echo-immediate/.test(b)) return json(200, { id: 'vt_i', status: 'failed', error: text });
+      if (req.method === 'GET' && /\/v1\/video\/tasks\/vt_q$/.test(req.url ?? '')) return json(200, { id: 'vt_q', status: 'failed', error: text });
       if (/echo-sse/.test(b)) {
         // A stream that fails with an error event (Anthropic's format) quoting the key.
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -198,9 +203,25 @@ test('a task vendor that echoes the plugin credentials in a rejected submit: nei
     assert.match(text, /\[redacted\]/, text);
     assert.equal(leaks(text), null, `the caller saw the key: ${text}`);
   }
+  // Failure reasons the plugin reads from its vendor: at once, and from a poll.
+  for (const prompt of ['echo-immediate', 'echo-queue']) {
+    const r = await api(gw.url, user.key, 'POST', '/v1/tasks/loopback-video', { model: 'lv-1', prompt });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    let t: any = null;
+    for (let i = 0; i < 400 && t?.status !== 'FAILURE'; i++) {
+      t = (await api(gw.url, user.key, 'GET', `/v1/tasks/${r.body.id}`)).body;
+      if (t?.status !== 'FAILURE') await new Promise((res) => setTimeout(res, 25));
+    }
+    assert.equal(t.status, 'FAILURE', JSON.stringify(t));
+    assert.match(t.fail_reason, /\[redacted\]/, t.fail_reason);
+    assert.equal(leaks(JSON.stringify(t)), null, `${prompt}: the task shows the key: ${t.fail_reason}`);
+  }
   const tasks = await gw.core.h.db.selectFrom('tasks').selectAll().execute();
-  assert.ok(tasks.length >= 2);
-  assert.equal(leaks(JSON.stringify(tasks)), null, 'a task row holds the key');
+  assert.ok(tasks.length >= 4);
+  // (A task's stored vendor data is the vendor's own 200 answer, never shown to users: not checked.)
+  assert.equal(leaks(JSON.stringify(tasks.map((t) => [t.fail_reason, t.flag_reason]))), null, 'a task row holds the key');
+  await gw.services.relay.logs.flush();
+  assert.equal(leaks(JSON.stringify(await gw.core.h.db.selectFrom('logs').selectAll().execute())), null, 'a log row holds the key');
   const list = await api(gw.url, user.key, 'GET', '/v1/tasks?limit=50');
   assert.equal(leaks(list.raw.toString('utf8')), null);
   assert.equal(leaks(processLog.join('')), null, 'the process log holds the key');
