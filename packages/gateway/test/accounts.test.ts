@@ -44,7 +44,7 @@ async function login(url: string, from: string, username: string, password: stri
 }
 
 test('failed logins are limited per client address: 429 with Retry-After, even with the right password, until the window ends', async () => {
-  const gw = await startTestGateway({ env: { TRUST_PROXY: 'true' } });
+  const gw = await startTestGateway({ env: { TRUST_PROXY: '1' } });
   try {
     await gw.services.admin.options.set('LoginAttemptLimit', 3);
     await gw.services.admin.options.set('LoginAttemptWindowSeconds', 2);
@@ -72,7 +72,7 @@ test('failed logins are limited per client address: 429 with Retry-After, even w
 });
 
 test('with Redis, failed logins on one node count on the other', async () => {
-  const env = { TRUST_PROXY: 'true', REDIS_URL };
+  const env = { TRUST_PROXY: '1', REDIS_URL };
   const a = await startTestGateway({ env });
   const b = await startTestGateway({ db: a.db, env });
   try {

@@ -24,7 +24,8 @@ function client(url: string, cookie: string) {
 }
 
 test('plugin administration: upload, list, conflicts, versions, activation, generation swap, cascade, dry run, delete, restart', async () => {
-  const gw = await startTestGateway();
+  // The market below is on loopback: market downloads reach it only with private addresses allowed.
+  const gw = await startTestGateway({ env: { CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true' } });
   let gw2: Awaited<ReturnType<typeof startTestGateway>> | null = null;
   try {
     const anon = await fetch(`${gw.url}/api/plugin/task`);
@@ -171,7 +172,7 @@ test('plugin administration: upload, list, conflicts, versions, activation, gene
 
     // The runtime is rebuilt from the database on start.
     await gw.stop({ keepDb: true });
-    gw2 = await startTestGateway({ db: gw.db });
+    gw2 = await startTestGateway({ db: gw.db, env: { CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true' } });
     const g2 = gw2.services.plugins.current();
     assert.deepEqual([...g2.plugins.keys()].sort(), ['clipclash', 'pixelmint']);
   } finally {

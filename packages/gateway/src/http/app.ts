@@ -24,13 +24,18 @@ export interface AppDeps {
   services: Services;
 }
 
+/** TRUST_PROXY as Fastify takes it: a hop count `n` believes the last `n` hops (Fastify's own number option trusts none). */
+function trustProxyOption(tp: false | number | string[]): boolean | string[] | ((addr: string, hop: number) => boolean) {
+  return typeof tp === 'number' ? (_addr, hop) => hop < tp : tp;
+}
+
 export type RouteModule = (app: FastifyInstance, deps: AppDeps) => Promise<void> | void;
 
 export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     bodyLimit: 64 * 1024 * 1024,
-    trustProxy: deps.core.config.trustProxy,
+    trustProxy: trustProxyOption(deps.core.config.trustProxy),
     return503OnClosing: true,
     forceCloseConnections: true,
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },

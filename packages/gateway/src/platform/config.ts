@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { isIP } from 'node:net';
 
 export interface Config {
   port: number;
@@ -17,8 +18,11 @@ export interface Config {
   serverAddress: string | null;
   taskPublicAddress: string | null;
   logLevel: string;
-  /** Trust X-Forwarded-For from a reverse proxy when reading the client IP. */
-  trustProxy: boolean;
+  /**
+   * Which X-Forwarded-For hops to believe when reading the client IP (Fastify's `trustProxy`):
+   * false (none), the number of proxies in front of the gateway, or the proxies' addresses/CIDRs.
+   */
+  trustProxy: false | number | string[];
   /** Bearer token of GET /metrics; null: no metrics endpoint. */
   metricsToken: string | null;
   /** Quota units per USD. */
@@ -76,6 +80,35 @@ function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
   return /^(1|true|yes|on)$/i.test(raw);
 }
 
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: unset/`false`/`0` trusts no hop; a whole number `n` trusts the last `n` hops (the
+ * client is the `n`-th address from the right of X-Forwarded-For); a comma-separated list of
+ * addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal` trusts exactly those proxies. `true`
+ * (every hop, so the client picks its own address) is refused.
+ */
+export function trustProxy(raw: string | undefined): false | number | string[] {
+  const v = (raw ?? '').trim();
+  if (v === '' || /^(false|no|off|0)$/i.test(v)) return false;
+  if (/^(true|yes|on)$/i.test(v)) {
+    throw new Error('TRUST_PROXY=true is not accepted: it trusts every X-Forwarded-For entry, so any client can claim any address. '
+      + 'Set TRUST_PROXY to the number of proxies in front of the gateway (e.g. TRUST_PROXY=1) or to their addresses or CIDRs (e.g. TRUST_PROXY=10.0.0.0/8,127.0.0.1)');
+  }
+  if (/^\d+$/.test(v)) return Number(v);
+  const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+  for (const e of list) {
+    if (PROXY_NAMES.has(e)) continue;
+    const [addr, bits, extra] = e.split('/');
+    const fam = isIP(addr);
+    const max = fam === 4 ? 32 : 128;
+    if (!fam || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= max))) {
+      throw new Error(`TRUST_PROXY: "${e}" is not an address, a CIDR or one of loopback, linklocal, uniquelocal (expected a hop count like 1 or a list like 10.0.0.0/8,127.0.0.1)`);
+    }
+  }
+  return list;
+}
+
 /**
  * CRYPTO_SECRET seals channel keys and signs links, so it must survive restarts and be the same on
  * every node. Without it, a SQLite install keeps a generated one in `crypto-secret` beside the database
@@ -113,7 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     serverAddress: env.SERVER_ADDRESS || null,
     taskPublicAddress: env.TASK_PUBLIC_ADDRESS || null,
     logLevel: env.LOG_LEVEL || 'info',
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     metricsToken: env.METRICS_TOKEN || null,
     quotaPerUsd: num(env, 'QUOTA_PER_USD', 500_000),
     relayMaxRetries: num(env, 'RELAY_MAX_RETRIES', 2),

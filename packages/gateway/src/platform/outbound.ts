@@ -3,11 +3,12 @@
  * owned by the core and closed with it.
  *  - `pools`: model calls (relay) — one Pool per upstream origin, keep-alive, no cap on connections
  *    (streams never queue behind each other), connect, header and body timeouts (RELAY_TIMEOUT).
- *  - `agent`: plugin vendor calls (host-checked descriptors) and market downloads — keep-alive;
+ *  - `agent`: plugin vendor calls (host-checked descriptors) — keep-alive;
  *    callers set per-request time-outs and size caps.
- *  - `publicOnly`: content fetched from places no channel vouches for (credentialless artifact reads,
- *    image downloads for `b64_json`) — connections to non-public addresses are refused after the DNS
- *    lookup (platform/ssrf.ts), unless CONTENT_ALLOW_PRIVATE_ADDRESSES=true.
+ *  - `publicOnly`: content fetched from places no channel vouches for (credentialless artifact
+ *    reads and their redirects, image downloads for `b64_json`, marketplace downloads) — connections
+ *    to non-public addresses, literal or resolved, are refused (platform/ssrf.ts), unless
+ *    CONTENT_ALLOW_PRIVATE_ADDRESSES=true.
  */
 import type { Readable } from 'node:stream';
 import { Agent, Pool, type Dispatcher } from 'undici';

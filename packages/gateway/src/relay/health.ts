@@ -7,6 +7,7 @@ import { GatewayError } from '../platform/errors.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import { encodeRequest, decodeRequest, upstreamErrorMessage } from './formats/index.ts';
 import { applyParamOverride, channelFormat, upstreamHeaders, upstreamModel, upstreamUrl, type RelayKind } from './providers.ts';
+import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { readText, type UpstreamPools } from './upstream.ts';
 
 export interface TestResult {
@@ -30,10 +31,15 @@ export async function testKey(pools: UpstreamPools, ch: RuntimeChannel, keyIndex
   applyParamOverride(body, ch.paramOverride);
   const t0 = performance.now();
   try {
-    const res = await pools.send({ url: upstreamUrl(ch, kind, up, false), method: 'POST', headers: upstreamHeaders(ch, ch.keys[keyIndex], false), body: JSON.stringify(body) });
+    const url = upstreamUrl(ch, kind, up, false);
+    const headers = upstreamHeaders(ch, ch.keys[keyIndex], false);
+    const res = await pools.send({ url, method: 'POST', headers, body: JSON.stringify(body) });
     const text = await readText(res.body, 256 * 1024);
     const timeMs = Math.round(performance.now() - t0);
-    if (res.statusCode >= 400) return { ok: false, status: res.statusCode, timeMs, model: m, message: upstreamErrorMessage(fmt, res.statusCode, text) };
+    if (res.statusCode >= 400) {
+      const message = upstreamErrorMessage(fmt, res.statusCode, redactSecrets(text, sentSecrets([ch.keys[keyIndex]], headers, url)));
+      return { ok: false, status: res.statusCode, timeMs, model: m, message };
+    }
     return { ok: true, status: res.statusCode, timeMs, model: m, message: 'ok' };
   } catch (e) {
     const err = e as { code?: string; message?: string };

@@ -26,6 +26,7 @@ import { applyParamOverride, DEFAULT_AZURE_API_VERSION, hasOverride, upstreamHea
 import { networkMessage, retryAfter, type ClientConn, type RelayDeps, type RelayPrincipal } from './relay.ts';
 import { ResponseStore } from './response-store.ts';
 import { SseFramer, type SseEvent } from './sse.ts';
+import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { readText, type UpstreamResponse } from './upstream.ts';
 
 export type PassKind =
@@ -366,9 +367,11 @@ export class PassThrough {
     if (ctx.kind === 'audio_speech' && !ctx.stream) headers.accept = '*/*';
     else if (ctx.kind === 'audio_transcriptions' || ctx.kind === 'audio_translations') headers.accept = '*/*';
     const t0 = process.hrtime.bigint();
-    const up = await this.d.pools.send({ url: passUrl(ch, ctx.kind, upModel), method: 'POST', headers, body });
+    const url = passUrl(ch, ctx.kind, upModel);
+    const up = await this.d.pools.send({ url, method: 'POST', headers, body });
     if (up.statusCode >= 400) {
-      const text = await readText(up.body, 256 * 1024);
+      // An upstream error may echo the credentials it got: they never go further than here.
+      const text = redactSecrets(await readText(up.body, 256 * 1024), sentSecrets([key], headers, url));
       const message = upstreamErrorMessage('openai', up.statusCode, text);
       const s = up.statusCode;
       if (s === 401 || s === 403 || s === 408 || s === 429 || s >= 500 || this.d.policy.qualifies(s, message)) {
@@ -552,8 +555,9 @@ export class PassThrough {
     };
     const t0 = process.hrtime.bigint();
     let up: UpstreamResponse;
+    const url = responseUrl(ch, o.id, suffix, o.query);
     try {
-      up = await this.d.pools.send({ url: responseUrl(ch, o.id, suffix, o.query), method, headers });
+      up = await this.d.pools.send({ url, method, headers });
     } catch (e) {
       const message = networkMessage(e);
       logAttemptError(this.d.logs, ctx, ch, 0, message, 1);
@@ -566,7 +570,8 @@ export class PassThrough {
       await this.pump(ctx, ch, rec.model, up, () => {}, async () => ({ inputTokens: 0, outputTokens: 0 }));
       return true;
     }
-    const text = await readText(up.body, MAX_BODY);
+    let text = await readText(up.body, MAX_BODY);
+    if (up.statusCode >= 400) text = redactSecrets(text, sentSecrets([key], headers, url));
     ctx.upstreamWaitMs = msSince(t0);
     this.begin(ctx, up.statusCode, { 'content-type': ctype, 'content-length': String(Buffer.byteLength(text)) });
     o.client.res.end(text);

@@ -18,6 +18,7 @@ import type { Payer } from '../billing/ledger.ts';
 import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
+import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { ledgerGrant } from '../billing/allowance.ts';
 import { callLogRow, logAttemptError, refundGrant, settleThenLog, type LoggedCall } from './accounting.ts';
 import { ChannelType } from './channel-types.ts';
@@ -173,7 +174,7 @@ export class RealtimeRelay {
         res.resume();
         failed(res.statusCode ?? 502, `upstream refused the realtime connection (HTTP ${res.statusCode})`);
       });
-      ws.once('error', (e) => failed(0, `upstream realtime connection failed: ${(e as Error).message}`));
+      ws.once('error', (e) => failed(0, redactSecrets(`upstream realtime connection failed: ${(e as Error).message}`, sentSecrets([pick.key], headers, realtimeUrl(ch, upModel)))));
       ws.once('open', () => {
         ws.removeAllListeners('error');
         ws.removeAllListeners('unexpected-response');
@@ -190,7 +191,8 @@ export class RealtimeRelay {
           if (!binary && this.observe(s, data)) this.cover(s, client, ws);
         });
         ws.on('close', (code, reason) => {
-          if (client.readyState === WebSocket.OPEN) client.close(code >= 1000 && code < 5000 && code !== 1005 && code !== 1006 && code !== 1015 ? code : 1011, reason.subarray(0, 120));
+          const why = reason.length ? Buffer.from(redactSecrets(reason.toString('utf8'), sentSecrets([pick.key], headers))).subarray(0, 120) : reason;
+          if (client.readyState === WebSocket.OPEN) client.close(code >= 1000 && code < 5000 && code !== 1005 && code !== 1006 && code !== 1015 ? code : 1011, why);
           this.settle(s, 200);
         });
         ws.on('error', (e) => {

@@ -22,6 +22,7 @@ import { countTokens, estimateTokens, TokenCounter } from '../billing/tokens.ts'
 import { GatewayError } from '../platform/errors.ts';
 import type { LogWriter } from '../logs/writer.ts';
 import { Pending } from '../platform/pending.ts';
+import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import type { RelayPolicy } from './policy.ts';
 import { runAttempts, type AttemptOutcome } from './attempts.ts';
@@ -297,14 +298,12 @@ export class Relay {
     const body = this.buildBody(ctx, ch, fmt, upModel);
     const embedGemini = ctx.call.kind === 'embeddings' && ctx.cf === 'gemini';
     const t0 = process.hrtime.bigint();
-    const up = await this.d.pools.send({
-      url: upstreamUrl(ch, ctx.call.kind, upModel, ctx.stream, embedGemini ? (ctx.call.geminiAction ?? 'embedContent') : undefined),
-      method: 'POST',
-      headers: upstreamHeaders(ch, key, ctx.stream),
-      body,
-    });
+    const url = upstreamUrl(ch, ctx.call.kind, upModel, ctx.stream, embedGemini ? (ctx.call.geminiAction ?? 'embedContent') : undefined);
+    const headers = upstreamHeaders(ch, key, ctx.stream);
+    const up = await this.d.pools.send({ url, method: 'POST', headers, body });
     if (up.statusCode >= 400) {
-      const text = await readText(up.body, 256 * 1024);
+      // An upstream error may echo the credentials it got: they never go further than here.
+      const text = redactSecrets(await readText(up.body, 256 * 1024), sentSecrets([key], headers, url));
       const message = upstreamErrorMessage(fmt, up.statusCode, text);
       const s = up.statusCode;
       if (s === 401 || s === 403 || s === 408 || s === 429 || s >= 500 || this.d.policy.qualifies(s, message)) {
@@ -316,7 +315,7 @@ export class Relay {
     const ctype = String(up.headers['content-type'] ?? '');
     if (ctx.stream && ctype.includes('text/event-stream')) {
       ctx.upstreamWaitMs = msSince(t0);
-      await this.streamResponse(ctx, ch, fmt, upModel, up);
+      await this.streamResponse(ctx, ch, fmt, upModel, up, () => sentSecrets([key], headers, url));
       return { kind: 'done' };
     }
     const text = await readText(up.body);
@@ -347,7 +346,7 @@ export class Relay {
       try {
         decoded = decodeResponse(fmt, json);
       } catch (e) {
-        return { kind: 'retry', status: 502, message: `upstream response could not be read: ${(e as Error).message}` };
+        return { kind: 'retry', status: 502, message: redactSecrets(`upstream response could not be read: ${(e as Error).message}`, sentSecrets([key], headers, url)) };
       }
       usage = decoded.usage;
       out = JSON.stringify(encodeResponse(ctx.cf, decoded, ctx.model, ctx.call.requestId));
@@ -393,7 +392,7 @@ export class Relay {
    * Gemini events are converted. Usage comes from the upstream; when it is missing (or the caller left
    * early) the produced text is counted.
    */
-  private streamResponse(ctx: Ctx, ch: RuntimeChannel, fmt: WireFormat, upModel: string, up: UpstreamResponse): Promise<void> {
+  private streamResponse(ctx: Ctx, ch: RuntimeChannel, fmt: WireFormat, upModel: string, up: UpstreamResponse, secrets: () => string[]): Promise<void> {
     const res = ctx.call.client.res;
     const cf = ctx.cf;
     const oaPass = fmt === 'openai' && cf === 'openai';
@@ -420,6 +419,8 @@ export class Relay {
         else if (e.type === 'thinking' && e.text) counter.add(e.text);
         else if (e.type === 'tool_call_args') counter.add(e.delta);
         else if (e.type === 'tool_call_start') counter.add(e.name);
+        // An upstream error event being converted loses the credentials it may echo (other events are not scanned).
+        else if (e.type === 'error' && encoder) e.message = redactSecrets(e.message, secrets());
         if (encoder) out += encoder.push(e);
       }
       return out;

@@ -18,7 +18,6 @@ import type { LoadedPlugin } from '../runtime/loader.ts';
 import { canonicalHost, hostAllowed } from '../outbound/hosts.ts';
 import { sanitizeHeaders } from '../outbound/request.ts';
 import { artifactUrl, validateArtifacts, type Artifact } from './links.ts';
-import { literalBlocked } from '../../platform/ssrf.ts';
 
 export const PASSED_REQUEST_HEADERS = ['range', 'if-range', 'if-none-match', 'if-modified-since'];
 const PASSED_RESPONSE_HEADERS = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified', 'content-disposition'];
@@ -120,17 +119,14 @@ export class Artifacts {
       }
     }
     if (method === 'HEAD' && upMethod === 'GET') upMethod = 'HEAD';
-    const allowPrivate = this.svc.config.contentAllowPrivateAddresses;
     const origin = url.origin;
     for (let hop = 0; hop <= 10; hop++) {
-      const checked = credentialless && !allowPrivate;
-      if (checked && literalBlocked(url)) throw new GatewayError(502, 'artifact_address_refused', 'the artifact address is not public');
       let res: Dispatcher.ResponseData;
       try {
         res = await request(url, {
           method: upMethod as Dispatcher.HttpMethod, headers, body,
           headersTimeout: 60_000, bodyTimeout: 120_000,
-          dispatcher: checked ? this.svc.outbound.content : this.svc.outbound.agent,
+          dispatcher: credentialless ? this.svc.outbound.content : this.svc.outbound.agent,
         });
       } catch (e) {
         const code = (e as { code?: string; cause?: { code?: string } }).code ?? (e as { cause?: { code?: string } }).cause?.code ?? '';

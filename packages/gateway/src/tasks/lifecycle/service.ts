@@ -13,6 +13,7 @@ import type { KeyPrincipal } from '../../accounts/types.ts';
 import { checkModelAccess } from '../../accounts/keys.ts';
 import type { Ledger, Payer } from '../../billing/ledger.ts';
 import { GatewayError } from '../../platform/errors.ts';
+import { redactSecrets, sentSecrets } from '../../platform/redact.ts';
 import { randomId } from '../../platform/ids.ts';
 import { compile, type Facts } from '../billing/expr.ts';
 import { validateFacts } from '../billing/facts.ts';
@@ -255,8 +256,9 @@ export class TaskService {
 
       // Send. Until the upstream answers we know whether it certainly did not take the request.
       let res;
+      let built: ReturnType<typeof buildRequest> | null = null;
       try {
-        const built = buildRequest(desc, { baseUrl, allowedHosts: plugin.manifest.allowedHosts ?? [], files, defaultMethod: 'POST' }, this.limits);
+        built = buildRequest(desc, { baseUrl, allowedHosts: plugin.manifest.allowedHosts ?? [], files, defaultMethod: 'POST' }, this.limits);
         res = await send(built, this.limits, this.core.outbound.agent);
       } catch (e) {
         if (e instanceof OutboundError && !e.sent) {
@@ -269,7 +271,9 @@ export class TaskService {
 
       if (res.status < 200 || res.status >= 300) {
         const buf = await readLimited(res.body, 64 * 1024).catch(() => Buffer.alloc(0));
-        const detail = upstreamMessage(decodeBody(buf));
+        // An upstream error may echo the credentials it got: they never go further than here.
+        const secrets = sentSecrets([ch.keys[keyIndex], ...ch.keys], built?.headers, built?.url);
+        const detail = upstreamMessage(decodeBody(Buffer.from(redactSecrets(buf.toString('utf8'), secrets))));
         const retryable = res.status === 429 || res.status === 500 || res.status === 502 || res.status === 503;
         lastError = res.status === 429
           ? new GatewayError(429, 'upstream_busy', `the upstream is busy (HTTP 429)${detail}`)
@@ -384,7 +388,7 @@ export class TaskService {
       upd.finished_at = now;
       upd.next_poll_at = null;
       if (status === 'FAILURE') {
-        upd.fail_reason = typeof imm?.reason === 'string' && imm.reason ? imm.reason : 'the upstream reported a failure';
+        upd.fail_reason = typeof imm?.reason === 'string' && imm.reason ? redactSecrets(this.redactReason(row.channel_id, imm.reason), sentSecrets([typeof ctx.apiKey === 'string' ? ctx.apiKey : null])) : 'the upstream reported a failure';
         upd.quota_final = 0;
       } else {
         const view = { ...row, ...upd } as Task;
@@ -590,7 +594,7 @@ export class TaskService {
       set.poll_failures = 0;
       if (t.started_at === null) set.started_at = set.finished_at;
       if (status === 'FAILURE') {
-        set.fail_reason = typeof result.reason === 'string' && result.reason ? result.reason.slice(0, 2000) : 'the upstream reported a failure';
+        set.fail_reason = typeof result.reason === 'string' && result.reason ? this.redactReason(t.channel_id, result.reason).slice(0, 2000) : 'the upstream reported a failure';
         set.quota_final = 0;
       } else {
         const billing = parseJson(t.billing) as BillingInfo | null;
@@ -629,6 +633,12 @@ export class TaskService {
     await this.transition(t, t.status, { ...extra, status, poll_failures: failures, next_poll_at: Date.now() + backoff, lease_owner: null, lease_until: null }, leaseOwner, { pollFailures: seen });
     this.log.warn({ task: t.public_id, failures, reason: reason.slice(0, 512) }, 'task poll failed');
     return status;
+  }
+
+  /** A failure reason a plugin read from its upstream, without the channel's keys (an upstream may echo them). */
+  private redactReason(channelId: number | null, reason: string): string {
+    const ch = channelId === null ? undefined : this.catalog.channel(channelId);
+    return ch ? redactSecrets(reason, sentSecrets(ch.keys)) : reason;
   }
 
   /** Upstream says the task does not exist (404/410): it fails and is refunded. */

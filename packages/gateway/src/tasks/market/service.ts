@@ -86,7 +86,7 @@ export class Marketplace {
   async fetchIndex(q: { source?: unknown; index_url?: unknown }): Promise<{ url: URL; index: MarketIndex }> {
     const url = await this.indexUrl(q);
     let index: MarketIndex;
-    try { index = JSON.parse((await fetchBytes(url, MAX_INDEX_BYTES, this.core.outbound.agent)).toString('utf8')) as MarketIndex; } catch (e) {
+    try { index = JSON.parse((await fetchBytes(url, MAX_INDEX_BYTES, this.core.outbound.content)).toString('utf8')) as MarketIndex; } catch (e) {
       if (e instanceof GatewayError) throw e;
       throw new GatewayError(502, 'market_index_invalid', `${url.href} is not valid JSON`);
     }
@@ -105,7 +105,7 @@ export class Marketplace {
     if (v.kind !== undefined && v.kind !== 'task') throw bad(`version ${want} of "${body.key}" is a "${v.kind}" plugin, not a task plugin`);
     if (typeof v.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(v.sha256)) throw new GatewayError(502, 'market_index_invalid', `the index gives no valid sha256 for ${body.key}@${want}`);
     const fileUrl = new URL(v.path, url);
-    const bytes = await fetchBytes(fileUrl, MAX_FILE_BYTES, this.core.outbound.agent);
+    const bytes = await fetchBytes(fileUrl, MAX_FILE_BYTES, this.core.outbound.content);
     const got = createHash('sha256').update(bytes).digest('hex');
     if (got !== v.sha256.toLowerCase()) throw new GatewayError(502, 'sha256_mismatch', `${fileUrl.href} hashes to ${got}, the index says ${v.sha256.toLowerCase()}`);
     let icon: string | undefined;
@@ -113,7 +113,7 @@ export class Marketplace {
       try {
         const iconUrl = new URL(entry.iconFile.path, url);
         if (iconUrl.origin === url.origin) {
-          const ib = await fetchBytes(iconUrl, 512 * 1024, this.core.outbound.agent);
+          const ib = await fetchBytes(iconUrl, 512 * 1024, this.core.outbound.content);
           if (createHash('sha256').update(ib).digest('hex') === entry.iconFile.sha256.toLowerCase()) {
             icon = `data:${/\.svg$/i.test(iconUrl.pathname) ? 'image/svg+xml' : 'image/png'};base64,${ib.toString('base64')}`;
           }

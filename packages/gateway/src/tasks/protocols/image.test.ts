@@ -33,17 +33,23 @@ test('b64 download keeps the URL, respects the size limit, and warns on failure'
   const base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
   const lines: string[] = [];
   const log = createLogger('warn', new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } }) as never);
+  const open = new Outbound({ relayTimeoutMs: 5000, allowPrivateContent: true });
+  const closed = new Outbound({ relayTimeoutMs: 5000, allowPrivateContent: false });
   try {
-    const lim = { maxBytes: 1024, timeoutMs: 5000, allowPrivate: true };
+    const lim = { maxBytes: 1024, timeoutMs: 5000, dispatcher: open.content };
     const out = await addBase64({ created: 1, data: [{ url: `${base}/ok.png` }, { url: `${base}/big.png` }, { url: `${base}/missing.png` }, { b64_json: 'x' }] }, lim, log, 'task_1');
     assert.deepEqual(out.data[0], { url: `${base}/ok.png`, b64_json: Buffer.from('PNGDATA').toString('base64') });
     assert.deepEqual(out.data[1], { url: `${base}/big.png` });
     assert.deepEqual(out.data[2], { url: `${base}/missing.png` });
     assert.deepEqual(out.data[3], { b64_json: 'x' });
     assert.equal(lines.filter((l) => /b64_json failed/.test(l)).length, 2);
-    await assert.rejects(downloadImage(`${base}/ok.png`, { ...lim, allowPrivate: false }), /private address/);
+    for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', '[::]', '0.0.0.0', '2130706433', 'localhost.']) {
+      await assert.rejects(downloadImage(base.replace('127.0.0.1', host) + '/ok.png', { ...lim, dispatcher: closed.content }), /not public/, host);
+    }
     assert.equal((await downloadImage('data:image/png;base64,QUJD', lim)).toString(), 'ABC');
   } finally {
+    await open.close();
+    await closed.close();
     srv.close();
   }
 });
@@ -62,11 +68,10 @@ test('b64 download through the content dispatcher: a name that resolves to a pri
   const url = `http://${name}:${(srv.address() as AddressInfo).port}/ok.png`;
   const out = new Outbound({ relayTimeoutMs: 5000, allowPrivateContent: false });
   try {
-    const lim = { maxBytes: 1024, timeoutMs: 5000, allowPrivate: false };
-    assert.equal((await downloadImage(url, lim)).toString(), 'PNGDATA', 'the literal-host check alone lets the name through');
-    await assert.rejects(downloadImage(url, { ...lim, dispatcher: out.content }), /not public/);
+    const lim = { maxBytes: 1024, timeoutMs: 5000, dispatcher: out.content };
+    await assert.rejects(downloadImage(url, lim), /not public/);
     const open = new Outbound({ relayTimeoutMs: 5000, allowPrivateContent: true });
-    assert.equal((await downloadImage(url, { ...lim, allowPrivate: true, dispatcher: open.content })).toString(), 'PNGDATA');
+    assert.equal((await downloadImage(url, { ...lim, dispatcher: open.content })).toString(), 'PNGDATA');
     await open.close();
   } finally {
     await out.close();

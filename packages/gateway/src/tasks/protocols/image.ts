@@ -41,16 +41,12 @@ export interface DownloadLimits {
   /** Per image. */
   maxBytes: number;
   timeoutMs: number;
-  /** Loopback / private addresses (self-hosted vendors); otherwise refused. */
-  allowPrivate: boolean;
   /**
-   * The outbound client's dispatcher for content (core.outbound.content): it refuses names that
-   * resolve to non-public addresses, which the check of literal hosts above cannot see.
+   * The outbound client's dispatcher for content (core.outbound.content): it refuses non-public
+   * addresses, literal or resolved (platform/ssrf.ts), unless CONTENT_ALLOW_PRIVATE_ADDRESSES=true.
    */
-  dispatcher?: Dispatcher;
+  dispatcher: Dispatcher;
 }
-
-const PRIVATE_HOST = /^(localhost|127\.|10\.|192\.168\.|169\.254\.|172\.(1[6-9]|2\d|3[01])\.|0\.|\[?::1\]?$|\[?f[cd][0-9a-f]{2}:|\[?fe80:)/i;
 
 /** Downloads one image within the limits; returns its bytes. */
 export async function downloadImage(url: string, lim: DownloadLimits): Promise<Buffer> {
@@ -65,7 +61,6 @@ export async function downloadImage(url: string, lim: DownloadLimits): Promise<B
   try { u = new URL(url); } catch { throw new Error('invalid image URL'); }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('image URL must be http(s)');
   if (u.username || u.password) throw new Error('image URL must not carry credentials');
-  if (!lim.allowPrivate && PRIVATE_HOST.test(u.hostname)) throw new Error('image URL points at a private address');
   const res = await request(u, { method: 'GET', headersTimeout: lim.timeoutMs, bodyTimeout: lim.timeoutMs, dispatcher: lim.dispatcher });
   if (res.statusCode !== 200) {
     await res.body.dump().catch(() => undefined);

@@ -52,7 +52,7 @@ export const protocolsArea: Area = {
       protocolTimeoutMs: () => core.config.taskProtocolTimeoutSeconds * 1000,
       tickMs: core.config.taskProtocolTickMs,
       heartbeatMs: core.config.taskProtocolHeartbeatSeconds * 1000,
-      download: { maxBytes: core.config.maxFileDownloadMb * 1024 * 1024, timeoutMs: 60_000, allowPrivate: core.config.contentAllowPrivateAddresses, dispatcher: core.outbound.content },
+      download: { maxBytes: core.config.maxFileDownloadMb * 1024 * 1024, timeoutMs: 60_000, dispatcher: core.outbound.content },
     });
     const native = new NativeHost({ tasks, generation, log: core.log });
     services.protocols = { host, native };
