@@ -476,6 +476,21 @@ export class Ledger {
     return out === AlreadyDone ? null : out;
   }
 
+  /**
+   * What `p` can spend now: the user's balance, and for a capped key the least of it and the key's
+   * remainder (a read: the relay lowers a call's output to it when the first reserve was refused).
+   */
+  async available(p: Payer): Promise<number> {
+    const db = this.core.h.db;
+    const u = await db.selectFrom('users').select('quota').where('id', '=', p.userId).executeTakeFirst();
+    let n = Math.max(0, Number(u?.quota ?? 0));
+    if (capped(p)) {
+      const k = await db.selectFrom('api_keys').select('remain_quota').where('id', '=', p.keyId).executeTakeFirst();
+      n = Math.min(n, Math.max(0, Number(k?.remain_quota ?? 0)));
+    }
+    return n;
+  }
+
   /** Gives back what `ref` reserved. Returns false when the ref was already settled or refunded. */
   async refund(p: Payer, ref: string, reserved: number): Promise<boolean> {
     const amt = toUnits(reserved);

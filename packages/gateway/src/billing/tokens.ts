@@ -52,6 +52,19 @@ export class TokenCounter {
     }
   }
 
+  /**
+   * Tokens counted so far, all pending text included; null while the tokenizer is not loaded (then
+   * nothing is counted: call again after `loadTokenizer()`).
+   */
+  exact(): number | null {
+    if (!counter) return null;
+    if (this.pending) {
+      this.counted += counter(this.pending);
+      this.pending = '';
+    }
+    return this.counted;
+  }
+
   /** Characters seen so far. */
   get length(): number {
     return this.chars;
