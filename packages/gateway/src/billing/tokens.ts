@@ -25,6 +25,12 @@ export async function countTokens(text: string): Promise<number> {
   return (await loadTokenizer())(text);
 }
 
+/** Counts tokens of `text` when the encoding is loaded; null otherwise. */
+export function countTokensSync(text: string): number | null {
+  if (!text) return 0;
+  return counter ? counter(text) : null;
+}
+
 /** A cheap upper-bound estimate without the tokenizer: about one token per 3 characters. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 3);

@@ -18,7 +18,7 @@ import { errorBody } from '../http/errors.ts';
 import type { Ledger, Payer } from '../billing/ledger.ts';
 import { ledgerGrant, type Grant, type QuotaAllowances } from '../billing/allowance.ts';
 import type { ModelPrice, PriceBook, TokenUsage } from '../billing/prices.ts';
-import { countTokens, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
+import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
 import { GatewayError } from '../platform/errors.ts';
 import type { LogWriter } from '../logs/writer.ts';
 import { Pending } from '../platform/pending.ts';
@@ -513,7 +513,7 @@ export class Relay {
       }
       return true;
     };
-    /** What an upstream chunk becomes for the caller. */
+    /** What an upstream chunk becomes for the caller (unmetered streams: whole chunks). */
     const transform = (chunk: Buffer): string | Buffer => {
       if (decoder && !encoder) {
         for (const ev of framer.push(chunk)) onCanonical(decoder.push({ event: ev.event, data: ev.data }));
@@ -532,29 +532,40 @@ export class Relay {
       for (const ev of framer.push(chunk)) onOpenAI(ev);
       return chunk;
     };
-    /** What is left to write when the upstream ends. */
-    const transformEnd = (): string => {
+    /** What one upstream event becomes for the caller (metered streams: event by event). */
+    const transformEvent = (ev: SseEvent): string => {
       if (decoder) {
-        let out = '';
-        for (const ev of framer.end()) out += onCanonical(decoder.push({ event: ev.event, data: ev.data }));
-        out += onCanonical(decoder.end());
-        return encoder ? out + encoder.end() : '';
+        const out = onCanonical(decoder.push({ event: ev.event, data: ev.data }));
+        return encoder ? out : ev.raw;
       }
-      let out = '';
-      for (const ev of framer.end()) if (onOpenAI(ev) && strip) out += ev.raw;
-      return strip ? out : '';
+      return onOpenAI(ev) ? ev.raw : '';
+    };
+    /** What is left to write when the upstream ends (after its last events). */
+    const transformTail = (): string => {
+      if (!decoder) return '';
+      const out = onCanonical(decoder.end());
+      return encoder ? out + encoder.end() : '';
     };
 
-    // The reserve covers `covered` output tokens (the max_tokens sent × choices). Output text can hold no
-    // more tokens than 3 × its UTF-16 length, so nothing is counted until that passes `covered`; from then
-    // on every chunk is counted before it is written, and the reserve is extended when the output needs
-    // more (an upstream that ignores max_tokens). When the balance cannot cover a chunk, the stream ends
-    // there with the family's error event and the call is charged for what was written.
+    // The reserve covers `covered` output tokens (the max_tokens sent × choices). Output text holds no
+    // more tokens than 3 × its UTF-16 length, so nothing is counted until that passes `covered`; from
+    // then on every event's text is counted before it is written, and the reserve is extended when the
+    // output needs more (an upstream that ignores max_tokens). When the balance cannot cover an event,
+    // the stream ends there with the family's error event and the call is charged for what was written.
     const metered = ctx.maxOut !== null && ctx.grant !== null && ctx.reserved > 0;
     const covered = (ctx.maxOut ?? 0) * ctx.n;
     const group = ctx.call.principal.group;
     const costAt = (out: number) => reserveCost(this.d.prices, ctx.price, { inputTokens: ctx.inputBound, outputTokens: out }, group);
     const step = metered ? Math.max(1, costAt(covered) - costAt(0)) : 0;
+    let gateOpen = false;
+    /** Whether the reserve surely covers the output so far plus `text` (false: count and extend, asynchronously). */
+    const covers = (text: string): boolean => {
+      if (!gateOpen && 3 * (counter.length + text.length) <= covered) return true;
+      gateOpen = true;
+      const before = counter.exact();
+      const more = countTokensSync(text);
+      return before !== null && more !== null && costAt(before + more) <= ctx.reserved;
+    };
 
     return new Promise<void>((resolve) => {
       let done = false;
@@ -562,9 +573,9 @@ export class Relay {
       let upstreamError: string | null = null;
       /** Output tokens written when the stream was cut for want of quota (null: not cut). */
       let cutAt: number | null = null;
-      let gateOpen = false;
       let holding = false;
-      const queue: Array<Buffer | null> = [];
+      /** Metered streams: events not yet handled (null: the upstream ended). */
+      const items: Array<SseEvent | null> = [];
       const body = up.body;
       const finish = () => {
         if (done) return;
@@ -600,44 +611,61 @@ export class Relay {
           res.once('drain', () => { if (!holding) body.resume(); });
         }
       };
-      /** Handles one upstream chunk (null: the upstream ended), in order, holding later ones while the reserve is extended. */
-      const feed = (chunk: Buffer | null) => {
-        if (done || clientGone) return;
-        if (holding) {
-          queue.push(chunk);
+      /** Metered streams: handles the queued events in order; holds the rest while the reserve is extended. */
+      const run = () => {
+        let out = '';
+        while (items.length && !holding && !done && !clientGone) {
+          const ev = items.shift()!;
+          const o = ev ? transformEvent(ev) : transformTail();
+          const text = chunkText;
+          chunkText = '';
+          if (covers(text)) {
+            counter.add(text);
+            out += o;
+            if (!ev) {
+              write(out);
+              finish();
+              return;
+            }
+            continue;
+          }
+          write(out);
+          out = '';
+          holding = true;
+          body.pause();
+          void this.meter(ctx, counter, text, costAt, step).then((ok) => {
+            if (done || clientGone) return;
+            if (!ok) {
+              cutAt = counter.exact() ?? 0;
+              finish();
+              return;
+            }
+            counter.add(text);
+            write(o);
+            holding = false;
+            if (!ev) {
+              finish();
+              return;
+            }
+            run();
+            if (!holding && !done) body.resume();
+          });
           return;
         }
-        const out = chunk ? transform(chunk) : transformEnd();
-        const text = chunkText;
-        chunkText = '';
-        if (!metered || (!gateOpen && 3 * (counter.length + text.length) <= covered)) {
-          counter.add(text);
-          write(out);
-          if (!chunk) finish();
-          return;
-        }
-        gateOpen = true;
-        holding = true;
-        body.pause();
-        void this.meter(ctx, counter, text, costAt, step).then((ok) => {
-          if (done || clientGone) return;
-          if (ok === false) {
-            cutAt = counter.exact() ?? 0;
-            finish();
-            return;
-          }
-          counter.add(text);
-          write(out);
-          holding = false;
-          if (!chunk) {
-            finish();
-            return;
-          }
-          while (queue.length && !holding && !done) feed(queue.shift()!);
-          if (!holding && !done) body.resume();
-        });
+        write(out);
       };
-      const onData = (chunk: Buffer) => feed(chunk);
+      const onData = (chunk: Buffer) => {
+        if (clientGone || done) return;
+        if (metered) {
+          for (const ev of framer.push(chunk)) items.push(ev);
+          if (!holding) run();
+          return;
+        }
+        const out = transform(chunk);
+        counter.add(chunkText);
+        chunkText = '';
+        write(out);
+      };
       const onClose = () => {
         if (res.writableFinished) return;
         clientGone = true;
@@ -650,7 +678,25 @@ export class Relay {
         if (!clientGone && cutAt === null) upstreamError = networkMessage(e);
         finish();
       });
-      body.on('end', () => feed(null));
+      body.on('end', () => {
+        if (metered) {
+          for (const ev of framer.end()) items.push(ev);
+          items.push(null);
+          if (!holding) run();
+          return;
+        }
+        let out = '';
+        if (decoder) {
+          for (const ev of framer.end()) out += onCanonical(decoder.push({ event: ev.event, data: ev.data }));
+          out += transformTail();
+        } else {
+          for (const ev of framer.end()) if (onOpenAI(ev) && strip) out += ev.raw;
+        }
+        counter.add(chunkText);
+        chunkText = '';
+        if (encoder || strip) write(out);
+        finish();
+      });
     });
   }
 
