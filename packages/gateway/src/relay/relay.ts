@@ -557,6 +557,8 @@ export class Relay {
     const group = ctx.call.principal.group;
     const costAt = (out: number) => reserveCost(this.d.prices, ctx.price, { inputTokens: ctx.inputBound, outputTokens: out }, group);
     const step = metered ? Math.max(1, costAt(covered) - costAt(0)) : 0;
+    // Loaded (once per process) while the stream is young, so that counting never waits for it later.
+    if (metered) void loadTokenizer();
     let gateOpen = false;
     /** Whether the reserve surely covers the output so far plus `text` (false: count and extend, asynchronously). */
     const covers = (text: string): boolean => {
