@@ -212,6 +212,13 @@ test('a zero balance with max_tokens of 1e308 is refused in every family and not
   assert.equal(JSON.parse(ge.text).error.status, 'INVALID_ARGUMENT');
   const gn = await post('/v1beta/models/gpt-honest:generateContent', c.key, { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { candidateCount: huge } }, { 'x-goog-api-key': c.key });
   assert.equal(gn.status, 400, gn.text);
+  const resp = await post('/v1/responses', c.key, { model: 'gpt-honest', input: 'hi', max_output_tokens: huge });
+  assert.equal(resp.status, 400, resp.text);
+  assert.match(JSON.parse(resp.text).error.message, /max_output_tokens/);
+  const img = await post('/v1/images/generations', c.key, { model: 'gpt-honest', prompt: 'a cat', n: huge });
+  assert.equal(img.status, 400, img.text);
+  const respNone = await post('/v1/responses', c.key, { model: 'gpt-honest', input: 'hi' });
+  assert.equal(respNone.status, 429, respNone.text);
   // Without max_tokens a zero balance is refused too (the reserve of a priced call is never 0).
   const none = await post('/v1/chat/completions', c.key, { model: 'gpt-honest', messages: [{ role: 'user', content: 'hi' }] });
   assert.equal(none.status, 429, none.text);
