@@ -71,6 +71,12 @@ export class TokenCounter {
     return this.counted;
   }
 
+  /** Adds text whose tokens were already counted (`tokens`). */
+  addCounted(text: string, tokens: number): void {
+    this.counted += tokens;
+    this.chars += text.length;
+  }
+
   /** Characters seen so far. */
   get length(): number {
     return this.chars;

@@ -560,13 +560,21 @@ export class Relay {
     // Loaded (once per process) while the stream is young, so that counting never waits for it later.
     if (metered) void loadTokenizer();
     let gateOpen = false;
-    /** Whether the reserve surely covers the output so far plus `text` (false: count and extend, asynchronously). */
+    /**
+     * Whether the reserve surely covers the output so far plus `text`, which it then adds to the count
+     * (false: nothing added; count and extend, asynchronously).
+     */
     const covers = (text: string): boolean => {
-      if (!gateOpen && 3 * (counter.length + text.length) <= covered) return true;
+      if (!gateOpen && 3 * (counter.length + text.length) <= covered) {
+        counter.add(text);
+        return true;
+      }
       gateOpen = true;
       const before = counter.exact();
       const more = countTokensSync(text);
-      return before !== null && more !== null && costAt(before + more) <= ctx.reserved;
+      if (before === null || more === null || costAt(before + more) > ctx.reserved) return false;
+      counter.addCounted(text, more);
+      return true;
     };
 
     return new Promise<void>((resolve) => {
@@ -622,7 +630,6 @@ export class Relay {
           const text = chunkText;
           chunkText = '';
           if (covers(text)) {
-            counter.add(text);
             out += o;
             if (!ev) {
               write(out);
