@@ -36,6 +36,18 @@ function honestInput(messages: Array<{ content: unknown }>): number {
 
 function answer(r: Recorded, res: ServerResponse): void {
   const b = r.body;
+  if (r.path.includes('/responses')) {
+    // Responses: a stream of output_text deltas, then response.completed with the usage.
+    const out = mode.ignoreMax ? mode.produce : b.max_output_tokens;
+    const usage = { input_tokens: countTokens(String(b.input)) + 3, output_tokens: out, total_tokens: 0 };
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.on('error', () => {});
+    const ev = (o: { type: string }) => `event: ${o.type}\ndata: ${JSON.stringify(o)}\n\n`;
+    let s = ev({ type: 'response.created', response: { id: 'resp_1', status: 'in_progress' } } as never);
+    for (let i = 0; i < out; i += 20) s += ev({ type: 'response.output_text.delta', delta: WORD.repeat(Math.min(20, out - i)) } as never);
+    res.end(s + ev({ type: 'response.completed', response: { id: 'resp_1', status: 'completed', usage } } as never));
+    return;
+  }
   if (r.path.includes('/messages')) {
     // An Anthropic channel: the same counting in that format.
     const out = mode.ignoreMax ? mode.produce : b.max_tokens;
@@ -265,6 +277,39 @@ test('a stream that runs past its reserve on a small balance is cut cleanly and 
     assert.equal(start - end, Number(log.quota));
     const rows = await ledgerRows(r.id);
     assert.ok(rows.some((x) => x.kind.startsWith('extend:')), 'the reserve was extended before it ran out');
+  } finally {
+    mode.ignoreMax = false;
+  }
+});
+
+test('a Responses stream past its max_output_tokens on a small balance is cut and charged what it wrote', async () => {
+  const body = { model: 'gpt-honest', input: 'hi', max_output_tokens: 100, stream: true };
+  const inBound = Buffer.byteLength(JSON.stringify(body)) + 16;
+  const start = cost(inBound, 400);
+  const c = await createCaller(gw, { quota: start });
+  mode.ignoreMax = true;
+  mode.produce = 5000;
+  try {
+    const r = await post('/v1/responses', c.key, body);
+    assert.equal(r.status, 200);
+    let text = '';
+    let error: { code?: string } | null = null;
+    for (const line of r.text.split('\n')) {
+      if (!line.startsWith('data: ')) continue;
+      const j = JSON.parse(line.slice(6));
+      if (j.type === 'error') error = j;
+      else if (j.type === 'response.output_text.delta') text += j.delta;
+    }
+    assert.equal(error?.code, 'insufficient_quota');
+    const produced = countTokens(text);
+    assert.ok(produced >= 100 && produced < 5000, `cut after the reserve ran out (${produced} tokens written)`);
+    const log = await consumeLog(gw, r.id);
+    assert.equal(Number(log.completion_tokens), produced);
+    assert.equal(Number(log.quota), cost(Number(log.prompt_tokens), produced));
+    assert.equal(JSON.parse(log.other ?? '{}').shortfall, undefined);
+    const end = await balance(gw, c.userId);
+    assert.ok(end >= 0);
+    assert.equal(start - end, Number(log.quota));
   } finally {
     mode.ignoreMax = false;
   }

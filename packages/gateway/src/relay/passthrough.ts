@@ -13,7 +13,7 @@ import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
 import type { Payer } from '../billing/ledger.ts';
 import { quotaUnits, usdCost, type ModelPrice, type TokenUsage } from '../billing/prices.ts';
-import { countTokens, TokenCounter } from '../billing/tokens.ts';
+import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { ChannelType } from './channel-types.ts';
 import { runAttempts, type AttemptOutcome } from './attempts.ts';
@@ -540,10 +540,165 @@ export class PassThrough {
       }
       usage = passUsage(j) ?? usage;
     };
+    if (ctx.kind === 'responses' && ctx.maxOut !== null && ctx.reserved > 0) {
+      return this.meteredSse(ctx, ch, upModel, up, framer, counter, onEvent, () => usage);
+    }
     return this.pump(ctx, ch, upModel, up, (chunk) => { for (const ev of framer.push(chunk)) onEvent(ev); }, async () => {
       for (const ev of framer.end()) onEvent(ev);
       return usage ?? this.fallbackUsage(ctx, '', counter);
     }, () => usage !== null);
+  }
+
+  /**
+   * A Responses stream whose output is priced, event by event: as for chat streams (relay.ts), the
+   * output text is counted once 3 × its characters pass the `max_output_tokens` reserved, the reserve
+   * is extended when an upstream goes past it, and when the balance cannot cover an event the stream
+   * ends there with an `error` event (`insufficient_quota`), charged for the output written.
+   */
+  private meteredSse(
+    ctx: Ctx, ch: RuntimeChannel, upModel: string, up: UpstreamResponse, framer: SseFramer, counter: TokenCounter,
+    onEvent: (ev: SseEvent) => void, usage: () => TokenUsage | null,
+  ): Promise<void> {
+    const res = ctx.call.client.res;
+    const body = up.body;
+    const covered = ctx.maxOut ?? 0;
+    const costAt = (out: number) => this.reserveOf(ctx, { inputTokens: ctx.estimate.inputTokens, outputTokens: out });
+    const step = Math.max(1, costAt(covered) - costAt(0));
+    void loadTokenizer();
+    let gateOpen = false;
+    let extensions = 0;
+    const seen = new TokenCounter();
+    return new Promise<void>((resolve) => {
+      let done = false;
+      let clientGone = false;
+      let upstreamError: string | null = null;
+      let cutAt: number | null = null;
+      let holding = false;
+      const items: Array<SseEvent | null> = [];
+      const finish = () => {
+        if (done) return;
+        done = true;
+        res.off('close', onClose);
+        body.off('data', onData);
+        if (cutAt !== null) body.destroy();
+        if (!clientGone && !res.writableEnded) {
+          res.end(cutAt !== null ? `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'insufficient_quota', message: 'quota exhausted: the balance cannot cover more output for this request', param: null })}\n\n` : '');
+        }
+        const status = clientGone ? 499 : upstreamError ? 502 : up.statusCode;
+        this.track((async () => {
+          let u: TokenUsage;
+          if (cutAt !== null) {
+            const reported = usage();
+            u = { inputTokens: reported?.inputTokens || (await countTokens(promptOf(ctx.kind, ctx.call.body))), outputTokens: cutAt, cachedInputTokens: reported?.cachedInputTokens ?? 0 };
+          } else {
+            u = usage() ?? (await this.fallbackUsage(ctx, '', counter));
+          }
+          this.finish(ctx, ch, upModel, u, status, { upstreamUsage: cutAt === null && usage() !== null, clientGone, upstreamError, ...(cutAt !== null ? { cut: 'insufficient_quota' } : {}) });
+        })()).then(resolve, resolve);
+      };
+      const write = (s: string) => {
+        if (!s || clientGone) return;
+        if (!res.write(s)) {
+          body.pause();
+          res.once('drain', () => { if (!holding) body.resume(); });
+        }
+      };
+      /** The output text an event adds (what the counter would be given). */
+      const eventText = (ev: SseEvent): string => {
+        const d = ev.data;
+        if (!d || d[0] !== '{') return '';
+        let j: Record<string, unknown>;
+        try { j = JSON.parse(d) as Record<string, unknown>; } catch { return ''; }
+        const type = str(j.type) || ev.event || '';
+        return type.endsWith('.delta') && typeof j.delta === 'string' && !type.includes('audio') && !type.includes('partial_image') ? j.delta : '';
+      };
+      const covers = (text: string): boolean => {
+        if (!gateOpen && 3 * (seen.length + text.length) <= covered) return true;
+        gateOpen = true;
+        const before = seen.exact();
+        const more = countTokensSync(text);
+        return before !== null && more !== null && costAt(before + more) <= ctx.reserved;
+      };
+      const run = () => {
+        let out = '';
+        while (items.length && !holding && !done && !clientGone) {
+          const ev = items.shift()!;
+          if (!ev) {
+            write(out);
+            finish();
+            return;
+          }
+          const text = eventText(ev);
+          if (covers(text)) {
+            seen.add(text);
+            onEvent(ev);
+            out += ev.raw;
+            continue;
+          }
+          write(out);
+          out = '';
+          holding = true;
+          body.pause();
+          void (async () => {
+            await loadTokenizer();
+            const now = (seen.exact() ?? 0) + (await countTokens(text));
+            const need = costAt(now) - ctx.reserved;
+            if (need <= 0) return true;
+            for (const amt of step > need ? [step, need] : [need]) {
+              try {
+                if (await this.d.ledger.extend(ctx.payer, ctx.call.requestId, ++extensions, amt)) {
+                  ctx.reserved += amt;
+                  return true;
+                }
+              } catch (e) {
+                if ((e as GatewayError).code !== 'insufficient_quota') {
+                  this.d.core.log.error({ err: (e as Error).message, stack: (e as Error).stack, requestId: ctx.call.requestId }, 'reserve extension failed');
+                  return false;
+                }
+              }
+            }
+            return false;
+          })().then((ok) => {
+            if (done || clientGone) return;
+            if (!ok) {
+              cutAt = seen.exact() ?? 0;
+              finish();
+              return;
+            }
+            seen.add(text);
+            onEvent(ev);
+            write(ev.raw);
+            holding = false;
+            run();
+            if (!holding && !done) body.resume();
+          });
+          return;
+        }
+        write(out);
+      };
+      const onData = (chunk: Buffer) => {
+        if (clientGone || done) return;
+        for (const ev of framer.push(chunk)) items.push(ev);
+        if (!holding) run();
+      };
+      const onClose = () => {
+        if (res.writableFinished) return;
+        clientGone = true;
+        body.destroy();
+        finish();
+      };
+      res.on('close', onClose);
+      body.on('data', onData);
+      body.on('error', (e: Error) => {
+        if (!clientGone && cutAt === null) upstreamError = networkMessage(e);
+        finish();
+      });
+      body.on('end', () => {
+        for (const ev of framer.end()) items.push(ev);
+        items.push(null);
+        if (!holding) run();
+      });
+    });
   }
 
   /** Copies the upstream body to the caller with backpressure, then bills (status 499 when the caller left). */
