@@ -149,6 +149,10 @@ test('relay reserves are recorded as open with their node in the reserve\'s tran
     assert.deepEqual(await open(), [['o5', ledger.node]], 'the live node\'s reserve is not touched');
     assert.deepEqual(await gw.services.billing.recovery.round(), []);
     assert.equal((await balance()).quota, 1000 - 120 - 100 - 100);
+    // The stalled process wakes up and extends its closed reserve: refused, nothing taken.
+    await assert.rejects(dead.extend(payer, 'o4', 2, 50), (e: Error & { code?: string }) => e.code === 'reserve_closed');
+    assert.deepEqual(await ledger.movements('o4'), { reserve: 200, 'extend:1': 50, close: 0, refund: -250 });
+    assert.equal((await balance()).quota, 1000 - 120 - 100 - 100);
   } finally {
     await gw.stop();
   }

@@ -35,10 +35,11 @@ test('chat completion, non-stream: pass-through body, usage billed, one consume 
   assert.deepEqual(data.usage, USAGE);
   assert.match(request_id ?? '', /^req_/);
   assert.ok(Number(response.headers.get('x-gatehouse-time-ms')) >= 0);
-  // The unchanged request is sent as received.
+  // The request is sent as received, with the max_tokens the gateway reserved for (the default when none is named).
   assert.equal(up.requests.length, 1);
   assert.equal(up.requests[0].headers.authorization, 'Bearer sk-upstream');
-  assert.deepEqual(up.requests[0].body, { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+  assert.deepEqual(up.requests[0].body, { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 4096 });
+  assert.ok(up.requests[0].raw.endsWith(JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).slice(1)), 'the rest of the body keeps its bytes');
   const log = await consumeLog(gw, request_id!);
   assert.equal(log.model, 'gpt-test');
   assert.equal(Number(log.prompt_tokens), 11);

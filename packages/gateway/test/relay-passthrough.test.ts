@@ -161,7 +161,8 @@ test('responses.create: pass-through with unknown params, usage billed; retrieve
   const body = { model: 'resp-test', input: 'hi', client_metadata: { a: 1 }, some_future_param: true };
   const { data, response } = await client(c.key).responses.create(body as never).withResponse();
   assert.equal((data as { output_text?: string }).output_text, 'Hello there');
-  assert.deepEqual(up.requests[0].body, body);
+  // Sent as received, with the max_output_tokens the gateway reserved for (the default when none is named).
+  assert.deepEqual(up.requests[0].body, { ...body, max_output_tokens: 4096 });
   const log = await consumeLog(gw, response.headers.get('x-request-id')!);
   // (20 uncached × $2 + 10 cached × $1 + 12 × $8) / 1M × 500,000
   assert.equal(Number(log.quota), 73);

@@ -40,6 +40,8 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
   ModelRequestRateLimitDurationMinutes: { type: 'int', default: '1', doc: 'Window of the model request limit, in minutes, from a user\'s first request in it.' },
   ModelRequestRateLimitCount: { type: 'int', default: '0', doc: 'Model requests per user and window; 0 = no limit (groups in ModelRequestRateLimitGroup still apply).' },
   ModelRequestRateLimitGroup: { type: 'group_counts', default: '', doc: 'Per-group counts replacing ModelRequestRateLimitCount, as JSON: {"vip": 600, "free": 20}.' },
+  RelayMaxOutputTokens: { type: 'int', default: '4096', doc: 'max_tokens the gateway sends (and reserves) for a chat or completions call that names none, at most the model\'s limit in ModelMaxOutputTokens (docs/relay.md#billing).' },
+  ModelMaxOutputTokens: { type: 'group_counts', default: '', doc: 'Output limit per model as JSON, {"gpt-4o": 16384}: a larger max_tokens asked for is lowered to it before the call is sent and reserved.' },
   QuotaForNewUser: { type: 'int', default: '0', doc: 'Quota units given to users created without a quota.' },
 };
 

@@ -191,6 +191,34 @@ export class QuotaAllowances {
     return { charged: amt, shortfall: 0 };
   }
 
+  /**
+   * Takes `amount` more for an open grant (its `n`-th extension): from its hold when it has one (what
+   * the hold has not promised), else a ledger extension. False when the balance (or the hold) cannot
+   * cover it; the grant then stays as it was. Its settle counts the extension as reserved.
+   */
+  extend(g: Grant, n: number, amount: number): boolean | Promise<boolean> {
+    if (g.done) return false;
+    const amt = Math.round(amount);
+    if (amt <= 0) return true;
+    const h = g.hold;
+    if (h) {
+      if (h.avail < amt) return false;
+      h.avail -= amt;
+      g.amount += amt;
+      return true;
+    }
+    return this.ledger.extend(g.payer, g.ref, n, amt).then(
+      (ok) => {
+        if (ok) g.amount += amt;
+        return ok;
+      },
+      (e) => {
+        if ((e as { code?: string }).code === 'insufficient_quota') return false;
+        throw e;
+      },
+    );
+  }
+
   /** Gives a grant back (the request failed before any cost). False when the ledger had already closed it. */
   refund(g: Grant): boolean | Promise<boolean> {
     if (g.done) return false;

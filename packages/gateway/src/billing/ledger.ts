@@ -77,6 +77,7 @@ const SQL = {
   settleKeyUsed: 'UPDATE api_keys SET used_quota = used_quota + ?, accessed_at = ? WHERE id = ?',
   userQuota: 'SELECT quota AS v FROM users WHERE id = ?',
   keyQuota: 'SELECT remain_quota AS v FROM api_keys WHERE id = ?',
+  closedRef: "SELECT 1 AS v FROM ledger WHERE ref = ? AND kind = 'close'",
   // ---- holds (billing/allowance.ts) ----
   insertHold: 'INSERT INTO quota_holds (ref, user_id, key_id, key_capped, amount, spent, node, expires_at, closed, created_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, 0, ?)',
   /** A request's row inside a hold; written at most once per request (the dialect's "insert or ignore"). */
@@ -136,6 +137,8 @@ function* reserveOps(p: Payer, ref: string, amt: number): Ops<void> {
 
 /** Takes `amt` more for an open ref (row kind `extend:<n>`, once per n); its settle then counts it as reserved. */
 function* extendOps(p: Payer, ref: string, n: number, amt: number): Ops<void> {
+  // A ref already closed (by recovery, while its node stalled) takes nothing more: the caller ends the call.
+  if ((yield op('closedRef', [ref])).rows.length > 0) throw new GatewayError(409, 'reserve_closed', 'the reserve of this call was already closed');
   yield op('insertOne', row(p, ref, `extend:${n}`, amt, Date.now()));
   yield* takeStrict(p, amt);
 }
@@ -512,6 +515,21 @@ export class Ledger {
     const act = toUnits(actual);
     const out = await this.exec(() => closingOps(settleOps(p, ref, res, act), ref), opts.deferMs);
     return out === AlreadyDone ? null : out;
+  }
+
+  /**
+   * What `p` can spend now: the user's balance, and for a capped key the least of it and the key's
+   * remainder (a read: the relay lowers a call's output to it when the first reserve was refused).
+   */
+  async available(p: Payer): Promise<number> {
+    const db = this.core.h.db;
+    const u = await db.selectFrom('users').select('quota').where('id', '=', p.userId).executeTakeFirst();
+    let n = Math.max(0, Number(u?.quota ?? 0));
+    if (capped(p)) {
+      const k = await db.selectFrom('api_keys').select('remain_quota').where('id', '=', p.keyId).executeTakeFirst();
+      n = Math.min(n, Math.max(0, Number(k?.remain_quota ?? 0)));
+    }
+    return n;
   }
 
   /** Gives back what `ref` reserved. Returns false when the ref was already settled or refunded. */

@@ -82,7 +82,15 @@ export function usdCost(price: ModelPrice | null, u: TokenUsage): number {
   return (uncached * price.input + cached * price.cachedInput + output * price.output) / 1e6;
 }
 
+/**
+ * USD → integer quota units. A cost too large to count (non-finite or beyond 2^53) is never turned
+ * into 0: it becomes Number.MAX_SAFE_INTEGER, which no balance covers; one that is not a number at all
+ * is an error.
+ */
 export function quotaUnits(usd: number, groupRatio: number, quotaPerUsd: number): number {
   const q = usd * groupRatio * quotaPerUsd;
-  return Number.isFinite(q) && q > 0 ? Math.round(q) : 0;
+  if (Number.isNaN(q)) throw new Error('a cost that is not a number');
+  if (q <= 0) return 0;
+  if (q >= Number.MAX_SAFE_INTEGER) return Number.MAX_SAFE_INTEGER;
+  return Math.round(q);
 }

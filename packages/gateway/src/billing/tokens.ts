@@ -25,6 +25,12 @@ export async function countTokens(text: string): Promise<number> {
   return (await loadTokenizer())(text);
 }
 
+/** Counts tokens of `text` when the encoding is loaded; null otherwise. */
+export function countTokensSync(text: string): number | null {
+  if (!text) return 0;
+  return counter ? counter(text) : null;
+}
+
 /** A cheap upper-bound estimate without the tokenizer: about one token per 3 characters. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 3);
@@ -50,6 +56,25 @@ export class TokenCounter {
       this.pending = '';
       void loadTokenizer();
     }
+  }
+
+  /**
+   * Tokens counted so far, all pending text included; null while the tokenizer is not loaded (then
+   * nothing is counted: call again after `loadTokenizer()`).
+   */
+  exact(): number | null {
+    if (!counter) return null;
+    if (this.pending) {
+      this.counted += counter(this.pending);
+      this.pending = '';
+    }
+    return this.counted;
+  }
+
+  /** Adds text whose tokens were already counted (`tokens`). */
+  addCounted(text: string, tokens: number): void {
+    this.counted += tokens;
+    this.chars += text.length;
   }
 
   /** Characters seen so far. */

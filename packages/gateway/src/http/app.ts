@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import type { Core } from '../core.ts';
 import { requestId } from '../platform/ids.ts';
-import { familyErrorHandler, sendError } from './errors.ts';
+import { familyErrorHandler, sendError, toGatewayError } from './errors.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { safeEqual } from '../platform/crypto.ts';
 import type { Services } from '../services.ts';
@@ -50,6 +50,13 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
     req.startedAt = process.hrtime.bigint();
     req.requestId = requestId();
     reply.header('x-request-id', req.requestId);
+    done();
+  });
+  // Every 500 is logged with its stack (whatever the family's handler then answers).
+  app.addHook('onError', (req, _reply, err, done) => {
+    if (toGatewayError(err).status >= 500 && !(err instanceof GatewayError && err.status !== 500)) {
+      deps.core.log.error({ err: err.message, stack: err.stack, requestId: req.requestId, method: req.method, url: req.url.split('?')[0] }, 'request failed with an internal error');
+    }
     done();
   });
   app.setErrorHandler(familyErrorHandler('openai'));

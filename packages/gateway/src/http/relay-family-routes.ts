@@ -36,7 +36,7 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
       if (!Array.isArray(body.messages)) throw new GatewayError(400, 'invalid_request', 'messages: Field required (a list of {role, content})');
       await relay().handle({
         kind: 'chat', inbound: 'anthropic', endpoint: '/v1/messages', principal: req.principal!, body,
-        raw: req.rawBody ?? Buffer.from(JSON.stringify(body)), requestId: req.requestId, startedAt: req.startedAt, client: client(reply),
+        raw: req.rawBody ?? Buffer.from(JSON.stringify(body)), scan: req.bodyScan, requestId: req.requestId, startedAt: req.startedAt, client: client(reply),
       });
     });
     scope.post('/v1/messages/count_tokens', { preHandler: auth }, async (req) => {
@@ -68,7 +68,7 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
       const alt = (req.query as Record<string, unknown>).alt;
       await relay().handle({
         kind: embed ? 'embeddings' : 'chat', inbound: 'gemini', endpoint: `${prefix}/models/{model}:${act}`, principal: req.principal!, body,
-        raw: req.rawBody ?? Buffer.from(JSON.stringify(body)), requestId: req.requestId, startedAt: req.startedAt, client: client(reply),
+        raw: req.rawBody ?? Buffer.from(JSON.stringify(body)), scan: req.bodyScan, requestId: req.requestId, startedAt: req.startedAt, client: client(reply),
         modelFromPath: model, stream, jsonArrayStream: stream && alt !== 'sse', geminiAction: embed ? (act as GeminiEmbedAction) : undefined,
       });
     };

@@ -35,7 +35,7 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
         body = { ...body, model: def };
         raw = Buffer.from(JSON.stringify(body));
       }
-      await relay().handle({ kind, endpoint, principal: req.principal!, body, raw, requestId: req.requestId, startedAt: req.startedAt, client: client(reply) });
+      await relay().handle({ kind, endpoint, principal: req.principal!, body, raw, scan: req.bodyScan, requestId: req.requestId, startedAt: req.startedAt, client: client(reply) });
     };
     scope.post('/v1/audio/speech', { preHandler: auth }, json('audio_speech', '/v1/audio/speech'));
     scope.post('/v1/rerank', { preHandler: auth }, json('rerank', '/v1/rerank'));

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../platform/errors.ts';
 import type { RelayKind } from '../relay/providers.ts';
+import { scanBody, type BodyScan } from '../relay/body-scan.ts';
 import type { AppDeps } from './app.ts';
 import { admitRequest, requireKey, requireUser } from './auth.ts';
 import { familyErrorHandler, sendError, type Family } from './errors.ts';
@@ -18,6 +19,8 @@ import { relayPassthroughRoutes } from './relay-passthrough-routes.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     rawBody?: Buffer;
+    /** The parsed body's media and depth (relay/body-scan.ts), found while parsing. */
+    bodyScan?: BodyScan;
   }
 }
 
@@ -33,11 +36,19 @@ export function prepareRelayScope(scope: FastifyInstance, family: Family): void 
     const buf = body as Buffer;
     (req as FastifyRequest).rawBody = buf;
     if (buf.length === 0) return done(new GatewayError(400, 'invalid_json', 'request body is empty; a JSON body is required'));
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(buf.toString('utf8')));
+      parsed = JSON.parse(buf.toString('utf8'));
     } catch (e) {
-      done(new GatewayError(400, 'invalid_json', `invalid JSON body: ${(e as Error).message}`));
+      return done(new GatewayError(400, 'invalid_json', `invalid JSON body: ${(e as Error).message}`));
     }
+    try {
+      // Refuses bodies nested too deep for the codecs (400) and measures the media for the reserve.
+      (req as FastifyRequest).bodyScan = scanBody(parsed);
+    } catch (e) {
+      return done(e as Error);
+    }
+    done(null, parsed);
   });
   scope.addHook('onSend', async (req, reply, payload) => {
     if (!reply.hasHeader('x-gatehouse-time-ms')) reply.header('x-gatehouse-time-ms', (Number(process.hrtime.bigint() - req.startedAt) / 1e6).toFixed(2));
@@ -64,7 +75,7 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       const body = objectBody(req);
       const params = req.params as { model?: string };
       await relay().handle({
-        kind, endpoint, principal: req.principal!, body, raw: req.rawBody ?? Buffer.from(JSON.stringify(body)),
+        kind, endpoint, principal: req.principal!, body, raw: req.rawBody ?? Buffer.from(JSON.stringify(body)), scan: req.bodyScan,
         requestId: req.requestId, startedAt: req.startedAt, modelFromPath: params.model,
         client: { res: reply.raw, hijack: () => reply.hijack() },
       });

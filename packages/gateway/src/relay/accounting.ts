@@ -57,9 +57,27 @@ export async function runReserved(
   } catch (e) {
     await refund();
     if (!ctx.started) throw e;
-    core.log.error({ err: (e as Error).message, requestId: ctx.call.requestId }, 'relay failed after the response started');
+    core.log.error({ err: (e as Error).message, stack: (e as Error).stack, requestId: ctx.call.requestId }, 'relay failed after the response started');
     if (!ctx.call.client.res.writableEnded) ctx.call.client.res.end();
   }
+}
+
+/**
+ * Extends a call's reserve by what its output now needs (`need` units): a step of `step` first (so a
+ * long output is not extended chunk by chunk), then exactly `need` when the balance cannot give the
+ * step. `seq` numbers the grant's extensions. False when not even `need` is covered.
+ */
+export async function extendReserve(d: { core: Core; allowances: QuotaAllowances }, grant: Grant, seq: () => number, need: number, step: number): Promise<boolean> {
+  const sizes = step > need ? [step, need] : [need];
+  for (const amt of sizes) {
+    try {
+      if (await d.allowances.extend(grant, seq(), amt)) return true;
+    } catch (e) {
+      d.core.log.error({ err: (e as Error).message, stack: (e as Error).stack, requestId: grant.ref }, 'reserve extension failed');
+      return false;
+    }
+  }
+  return false;
 }
 
 /** Gives a reserve back (from a hold or through the ledger); a failure is logged, not thrown. */

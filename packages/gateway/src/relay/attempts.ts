@@ -28,6 +28,18 @@ export interface AttemptHooks<C extends AttemptCall> {
   begin(ctx: C, status: number, headers: Record<string, string>): void;
 }
 
+/**
+ * Whether an error thrown by an attempt is the upstream's: undici's errors (`UND_ERR_*`), system errors
+ * of the connection (`ECONNREFUSED`, `ENOTFOUND`, …, also as a `cause`) and aborts.
+ */
+export function isUpstreamFailure(e: unknown): boolean {
+  const err = e as { code?: unknown; name?: unknown; cause?: { code?: unknown } } | null;
+  if (!err || typeof err !== 'object') return false;
+  if (err.name === 'AbortError' || err.name === 'TimeoutError') return true;
+  const code = typeof err.code === 'string' ? err.code : typeof err.cause?.code === 'string' ? err.cause.code : '';
+  return code.startsWith('UND_ERR') || /^E[A-Z_]{3,}$/.test(code);
+}
+
 export async function runAttempts<C extends AttemptCall>(
   d: { channels: ChannelIndex; policy: RelayPolicy },
   ctx: C,
@@ -48,7 +60,9 @@ export async function runAttempts<C extends AttemptCall>(
     try {
       r = await hooks.attempt(ctx, ch, pick.key, keyIndex);
     } catch (e) {
-      if (ctx.started || e instanceof GatewayError) throw e;
+      // Only a failure of the upstream connection counts against the channel; the gateway's own
+      // errors (a bug, a body it cannot encode) end the call as a 500 and leave the channel alone.
+      if (ctx.started || e instanceof GatewayError || !isUpstreamFailure(e)) throw e;
       r = { kind: 'retry', status: 0, message: networkMessage(e) };
     }
     if (r.kind === 'done') {

@@ -13,7 +13,7 @@ import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
 import type { Payer } from '../billing/ledger.ts';
 import { quotaUnits, usdCost, type ModelPrice, type TokenUsage } from '../billing/prices.ts';
-import { countTokens, estimateTokens, TokenCounter } from '../billing/tokens.ts';
+import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { ChannelType } from './channel-types.ts';
 import { runAttempts, type AttemptOutcome } from './attempts.ts';
@@ -21,6 +21,9 @@ import { callLogRow, logAttemptError, refundGrant, runReserved, settleThenLog } 
 import { ledgerGrant } from '../billing/allowance.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { upstreamErrorMessage } from './formats/index.ts';
+import { choiceCount, tokenCount } from './formats/canonical.ts';
+import { scanBody, type BodyScan } from './body-scan.ts';
+import { AV_CHARS_PER_TOKEN, BASE_OVERHEAD_TOKENS, fitOutput, inputBound, isPriced, MIN_OUTPUT_TOKENS, pricesOutput } from './estimate.ts';
 import { encodeMultipart, type MultipartBody, type MultipartFile } from './multipart.ts';
 import { applyParamOverride, DEFAULT_AZURE_API_VERSION, hasOverride, upstreamHeaders, upstreamModel } from './providers.ts';
 import { networkMessage, retryAfter, type ClientConn, type RelayDeps, type RelayPrincipal } from './relay.ts';
@@ -60,9 +63,10 @@ const UPSTREAM_PATH: Record<PassKind, string> = {
 const AZURE_KINDS = new Set<PassKind>(['images', 'image_edits', 'audio_transcriptions', 'audio_translations', 'audio_speech', 'responses', 'moderations']);
 const STREAMABLE = new Set<PassKind>(['images', 'image_edits', 'responses', 'audio_transcriptions', 'audio_speech']);
 
-/** Output tokens reserved per image for models with token prices (a 1024² high-quality image). */
-export const IMAGE_OUTPUT_ALLOWANCE = 4160;
-const OUTPUT_ALLOWANCE = 1024;
+/** Output tokens reserved per image for models with token prices (gpt-image's largest: high quality, 1536 × 1024). */
+export const IMAGE_OUTPUT_ALLOWANCE = 6240;
+/** Output tokens of speech per UTF-8 byte of its text (speech bills about 1.4 a character; three times that). */
+const SPEECH_TOKENS_PER_BYTE = 4;
 const DEFAULT_AZURE_RESPONSES_API_VERSION = '2025-04-01-preview';
 const MAX_BODY = 256 * 1024 * 1024;
 
@@ -75,6 +79,8 @@ export interface PassCall {
   raw: Buffer;
   /** A multipart request: every field value and the held files. */
   multipart?: { fields: Record<string, string[]>; files: MultipartFile[] };
+  /** The body's media and depth, when the route's parser already walked it (relay/body-scan.ts). */
+  scan?: BodyScan;
   endpoint: string;
   requestId: string;
   startedAt: bigint;
@@ -94,6 +100,8 @@ interface Ctx {
   payer: Payer;
   estimate: TokenUsage;
   reserved: number;
+  /** Responses: max_output_tokens the gateway sends and reserved for (null: sent as the caller wrote it). */
+  maxOut: number | null;
   attempts: Array<{ channel: number; status: number; error?: string }>;
   upstreamWaitMs: number;
   firstByteMs: number | null;
@@ -251,17 +259,27 @@ export class PassThrough {
     if (!price && !this.d.core.config.relayAllowUnpricedModels) {
       throw new GatewayError(403, 'model_price_not_set', `model "${model}" has no price set; an administrator must set one before it can be used`);
     }
-    const nRaw = Number(body.n ?? 1);
-    const mult = (kind === 'images' || kind === 'image_edits') && Number.isFinite(nRaw) ? Math.min(Math.max(1, Math.floor(nRaw)), 128) : 1;
+    const isImages = kind === 'images' || kind === 'image_edits';
+    // Multipart fields are text: a number there is read as one.
+    const nField = call.multipart && typeof body.n === 'string' && body.n.trim() !== '' ? Number(body.n) : body.n;
+    const mult = isImages ? (choiceCount(nField, 'n') ?? 1) : 1;
+    const maxAsked = kind === 'responses' ? tokenCount(body.max_output_tokens, 'max_output_tokens') : undefined;
     const stream = STREAMABLE.has(kind) && (body.stream === true || body.stream === 'true');
     const ctx: Ctx = {
       call, kind, model, stream, price, mult,
       payer: { userId: principal.userId, keyId: principal.keyId, unlimitedKey: principal.keyId === null || principal.unlimitedQuota },
-      estimate: { inputTokens: 0, outputTokens: 0 }, reserved: 0, attempts: [], upstreamWaitMs: 0, firstByteMs: null, started: false,
+      estimate: { inputTokens: 0, outputTokens: 0 }, reserved: 0, maxOut: null, attempts: [], upstreamWaitMs: 0, firstByteMs: null, started: false,
     };
-    ctx.estimate = this.estimateUsage(ctx);
-    ctx.reserved = this.cost(ctx, ctx.estimate);
-    if (ctx.reserved > 0) await this.d.ledger.reserve(ctx.payer, call.requestId, ctx.reserved, { open: true });
+    ctx.estimate = this.estimateUsage(ctx, maxAsked);
+    ctx.reserved = this.reserveOf(ctx, ctx.estimate);
+    if (ctx.reserved > 0) {
+      try {
+        await this.d.ledger.reserve(ctx.payer, call.requestId, ctx.reserved, { open: true });
+      } catch (e) {
+        if ((e as GatewayError).code !== 'insufficient_quota' || ctx.maxOut === null) throw e;
+        await this.reserveWhatFits(ctx, e as GatewayError);
+      }
+    }
     await runReserved(this.d.core, ctx, () => this.run(ctx, candidates), () => this.refund(ctx));
   }
 
@@ -276,25 +294,79 @@ export class PassThrough {
     return quotaUnits(usd, this.d.prices.groupRatio(ctx.call.principal.group), this.d.core.config.quotaPerUsd);
   }
 
-  private estimateUsage(ctx: Ctx): TokenUsage {
-    const b = ctx.call.body;
-    const prompt = promptOf(ctx.kind, b);
+  /** The reserve of a usage: its cost, at least 1 unit for a priced call. */
+  private reserveOf(ctx: Ctx, u: TokenUsage): number {
+    const c = this.cost(ctx, u);
+    return c < 1 && isPriced(ctx.price) ? 1 : c;
+  }
+
+  /**
+   * An upper bound of what the upstream can bill (docs/relay.md#billing): input from the body's bytes
+   * and media (relay/estimate.ts); output per kind — images IMAGE_OUTPUT_ALLOWANCE each, speech
+   * SPEECH_TOKENS_PER_BYTE of its text, transcripts one token per AV_CHARS_PER_TOKEN bytes of audio,
+   * Responses the max_output_tokens the gateway sends (set when absent, like chat's max_tokens).
+   * Per-request prices need no bound: they are exact by construction.
+   */
+  private estimateUsage(ctx: Ctx, maxAsked: number | undefined): TokenUsage {
+    const { call } = ctx;
+    const b = call.body;
+    if (!ctx.price || ctx.price.perRequest !== null) return { inputTokens: 0, outputTokens: 0 };
+    let bytes = call.raw.length;
+    let scan: BodyScan = { inlineChars: 0, images: 0, avChars: 0, fileChars: 0, refs: 0 };
+    if (call.multipart) {
+      bytes = 0;
+      for (const vs of Object.values(call.multipart.fields)) for (const v of vs) bytes += Buffer.byteLength(v) + 8;
+      for (const f of call.multipart.files) {
+        if (f.mimeType.startsWith('image/') || ctx.kind === 'image_edits') scan.images++;
+        else scan = { ...scan, avChars: scan.avChars + f.data.length };
+      }
+    } else {
+      scan = call.scan ?? scanBody(b);
+    }
+    const input = inputBound(bytes, scan, b.tools !== undefined);
     switch (ctx.kind) {
       case 'images': case 'image_edits':
-        return { inputTokens: estimateTokens(prompt) + 8, outputTokens: IMAGE_OUTPUT_ALLOWANCE * ctx.mult };
+        return { inputTokens: input, outputTokens: IMAGE_OUTPUT_ALLOWANCE * ctx.mult };
       case 'audio_speech':
-        return { inputTokens: prompt.length, outputTokens: 0 };
+        return { inputTokens: input, outputTokens: ctx.price.output > 0 ? SPEECH_TOKENS_PER_BYTE * Buffer.byteLength(str(b.input)) : 0 };
       case 'audio_transcriptions': case 'audio_translations':
-        return { inputTokens: 0, outputTokens: OUTPUT_ALLOWANCE };
-      case 'rerank': case 'moderations':
-        return { inputTokens: estimateTokens(prompt) + 8, outputTokens: 0 };
+        return { inputTokens: input, outputTokens: Math.ceil(scan.avChars / AV_CHARS_PER_TOKEN) + BASE_OVERHEAD_TOKENS };
       case 'responses': case 'responses_compact': {
-        const max = Number(b.max_output_tokens);
-        return { inputTokens: estimateTokens(prompt) + 8, outputTokens: Number.isFinite(max) && max > 0 ? max : OUTPUT_ALLOWANCE };
+        if (!pricesOutput(ctx.price)) return { inputTokens: input, outputTokens: 0 };
+        if (ctx.kind === 'responses_compact') return { inputTokens: input, outputTokens: input };
+        const limit = this.d.policy.modelMaxOutput(ctx.model);
+        let out = maxAsked ?? this.d.policy.defaultMaxOutput(ctx.model);
+        if (limit !== undefined && out > limit) out = limit;
+        ctx.maxOut = out;
+        return { inputTokens: input, outputTokens: out };
       }
+      case 'rerank': case 'moderations':
+        return { inputTokens: input, outputTokens: 0 };
       default:
         return { inputTokens: 0, outputTokens: 0 };
     }
+  }
+
+  /** Responses: lowers max_output_tokens to what the balance covers (see Relay.reserveWhatFits). */
+  private async reserveWhatFits(ctx: Ctx, refused: GatewayError): Promise<void> {
+    const group = ctx.call.principal.group;
+    const input = ctx.estimate.inputTokens;
+    for (let i = 0; i < 3; i++) {
+      const available = await this.d.ledger.available(ctx.payer);
+      const out = fitOutput(this.d.prices, ctx.price, group, input, 1, ctx.maxOut!, MIN_OUTPUT_TOKENS, available);
+      if (out === null) break;
+      ctx.maxOut = out;
+      ctx.estimate = { inputTokens: input, outputTokens: out };
+      ctx.reserved = this.reserveOf(ctx, ctx.estimate);
+      try {
+        await this.d.ledger.reserve(ctx.payer, ctx.call.requestId, ctx.reserved, { open: true });
+        return;
+      } catch (e) {
+        if ((e as GatewayError).code !== 'insufficient_quota') throw e;
+      }
+    }
+    ctx.reserved = 0;
+    throw refused;
   }
 
   /** The usage billed when the upstream reported none (see docs/relay.md, "Other OpenAI-format calls"). */
@@ -302,8 +374,11 @@ export class PassThrough {
     const prompt = promptOf(ctx.kind, ctx.call.body);
     const out = async () => (counter ? counter.total() : outputText ? countTokens(outputText) : 0);
     switch (ctx.kind) {
-      case 'images': case 'image_edits': case 'audio_speech':
-        return ctx.estimate;
+      case 'images': case 'image_edits':
+        // A 1024² high-quality image each (the reserve's bound is the largest size).
+        return { inputTokens: (await countTokens(prompt)) + 8, outputTokens: 4160 * ctx.mult };
+      case 'audio_speech':
+        return { inputTokens: prompt.length, outputTokens: 0 };
       case 'audio_transcriptions': case 'audio_translations':
         return { inputTokens: 0, outputTokens: await out() };
       case 'rerank': case 'moderations':
@@ -350,9 +425,12 @@ export class PassThrough {
       const mp = encodeMultipart(fields, call.multipart.files);
       return { body: Readable.from(mp.chunks(), { objectMode: false }), multipart: mp };
     }
-    if (upModel === call.body.model && !hasOverride(ch)) return { body: call.raw };
+    const max = ctx.maxOut;
+    const maxChanges = max !== null && call.body.max_output_tokens !== max;
+    if (upModel === call.body.model && !hasOverride(ch) && !maxChanges) return { body: call.raw };
     const b: Record<string, unknown> = { ...call.body, model: upModel };
     applyParamOverride(b, ch.paramOverride);
+    if (max !== null) b.max_output_tokens = typeof b.max_output_tokens === 'number' && b.max_output_tokens < max ? b.max_output_tokens : max;
     return { body: JSON.stringify(b) };
   }
 
@@ -465,10 +543,165 @@ export class PassThrough {
       }
       usage = passUsage(j) ?? usage;
     };
+    if (ctx.kind === 'responses' && ctx.maxOut !== null && ctx.reserved > 0) {
+      return this.meteredSse(ctx, ch, upModel, up, framer, counter, onEvent, () => usage);
+    }
     return this.pump(ctx, ch, upModel, up, (chunk) => { for (const ev of framer.push(chunk)) onEvent(ev); }, async () => {
       for (const ev of framer.end()) onEvent(ev);
       return usage ?? this.fallbackUsage(ctx, '', counter);
     }, () => usage !== null);
+  }
+
+  /**
+   * A Responses stream whose output is priced, event by event: as for chat streams (relay.ts), the
+   * output text is counted once 3 × its characters pass the `max_output_tokens` reserved, the reserve
+   * is extended when an upstream goes past it, and when the balance cannot cover an event the stream
+   * ends there with an `error` event (`insufficient_quota`), charged for the output written.
+   */
+  private meteredSse(
+    ctx: Ctx, ch: RuntimeChannel, upModel: string, up: UpstreamResponse, framer: SseFramer, counter: TokenCounter,
+    onEvent: (ev: SseEvent) => void, usage: () => TokenUsage | null,
+  ): Promise<void> {
+    const res = ctx.call.client.res;
+    const body = up.body;
+    const covered = ctx.maxOut ?? 0;
+    const costAt = (out: number) => this.reserveOf(ctx, { inputTokens: ctx.estimate.inputTokens, outputTokens: out });
+    const step = Math.max(1, costAt(covered) - costAt(0));
+    void loadTokenizer();
+    let gateOpen = false;
+    let extensions = 0;
+    const seen = new TokenCounter();
+    return new Promise<void>((resolve) => {
+      let done = false;
+      let clientGone = false;
+      let upstreamError: string | null = null;
+      let cutAt: number | null = null;
+      let holding = false;
+      const items: Array<SseEvent | null> = [];
+      const finish = () => {
+        if (done) return;
+        done = true;
+        res.off('close', onClose);
+        body.off('data', onData);
+        if (cutAt !== null) body.destroy();
+        if (!clientGone && !res.writableEnded) {
+          res.end(cutAt !== null ? `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'insufficient_quota', message: 'quota exhausted: the balance cannot cover more output for this request', param: null })}\n\n` : '');
+        }
+        const status = clientGone ? 499 : upstreamError ? 502 : up.statusCode;
+        this.track((async () => {
+          let u: TokenUsage;
+          if (cutAt !== null) {
+            const reported = usage();
+            u = { inputTokens: reported?.inputTokens || (await countTokens(promptOf(ctx.kind, ctx.call.body))), outputTokens: cutAt, cachedInputTokens: reported?.cachedInputTokens ?? 0 };
+          } else {
+            u = usage() ?? (await this.fallbackUsage(ctx, '', counter));
+          }
+          this.finish(ctx, ch, upModel, u, status, { upstreamUsage: cutAt === null && usage() !== null, clientGone, upstreamError, ...(cutAt !== null ? { cut: 'insufficient_quota' } : {}) });
+        })()).then(resolve, resolve);
+      };
+      const write = (s: string) => {
+        if (!s || clientGone) return;
+        if (!res.write(s)) {
+          body.pause();
+          res.once('drain', () => { if (!holding) body.resume(); });
+        }
+      };
+      /** The output text an event adds (what the counter would be given). */
+      const eventText = (ev: SseEvent): string => {
+        const d = ev.data;
+        if (!d || d[0] !== '{') return '';
+        let j: Record<string, unknown>;
+        try { j = JSON.parse(d) as Record<string, unknown>; } catch { return ''; }
+        const type = str(j.type) || ev.event || '';
+        return type.endsWith('.delta') && typeof j.delta === 'string' && !type.includes('audio') && !type.includes('partial_image') ? j.delta : '';
+      };
+      const covers = (text: string): boolean => {
+        if (!gateOpen && 3 * (seen.length + text.length) <= covered) return true;
+        gateOpen = true;
+        const before = seen.exact();
+        const more = countTokensSync(text);
+        return before !== null && more !== null && costAt(before + more) <= ctx.reserved;
+      };
+      const run = () => {
+        let out = '';
+        while (items.length && !holding && !done && !clientGone) {
+          const ev = items.shift()!;
+          if (!ev) {
+            write(out);
+            finish();
+            return;
+          }
+          const text = eventText(ev);
+          if (covers(text)) {
+            seen.add(text);
+            onEvent(ev);
+            out += ev.raw;
+            continue;
+          }
+          write(out);
+          out = '';
+          holding = true;
+          body.pause();
+          void (async () => {
+            await loadTokenizer();
+            const now = (seen.exact() ?? 0) + (await countTokens(text));
+            const need = costAt(now) - ctx.reserved;
+            if (need <= 0) return true;
+            for (const amt of step > need ? [step, need] : [need]) {
+              try {
+                if (await this.d.ledger.extend(ctx.payer, ctx.call.requestId, ++extensions, amt)) {
+                  ctx.reserved += amt;
+                  return true;
+                }
+              } catch (e) {
+                if ((e as GatewayError).code !== 'insufficient_quota') {
+                  this.d.core.log.error({ err: (e as Error).message, stack: (e as Error).stack, requestId: ctx.call.requestId }, 'reserve extension failed');
+                  return false;
+                }
+              }
+            }
+            return false;
+          })().then((ok) => {
+            if (done || clientGone) return;
+            if (!ok) {
+              cutAt = seen.exact() ?? 0;
+              finish();
+              return;
+            }
+            seen.add(text);
+            onEvent(ev);
+            write(ev.raw);
+            holding = false;
+            run();
+            if (!holding && !done) body.resume();
+          });
+          return;
+        }
+        write(out);
+      };
+      const onData = (chunk: Buffer) => {
+        if (clientGone || done) return;
+        for (const ev of framer.push(chunk)) items.push(ev);
+        if (!holding) run();
+      };
+      const onClose = () => {
+        if (res.writableFinished) return;
+        clientGone = true;
+        body.destroy();
+        finish();
+      };
+      res.on('close', onClose);
+      body.on('data', onData);
+      body.on('error', (e: Error) => {
+        if (!clientGone && cutAt === null) upstreamError = networkMessage(e);
+        finish();
+      });
+      body.on('end', () => {
+        for (const ev of framer.end()) items.push(ev);
+        items.push(null);
+        if (!holding) run();
+      });
+    });
   }
 
   /** Copies the upstream body to the caller with backpressure, then bills (status 499 when the caller left). */
@@ -521,11 +754,19 @@ export class PassThrough {
     const actual = this.cost(ctx, usage);
     const grant = ledgerGrant(ctx.payer, call.requestId, ctx.reserved);
     ctx.reserved = 0;
-    settleThenLog(this.d, this.track, grant, actual, 0, (charged, extra = {}) => this.d.logs.write(callLogRow(ctx, ch, upModel, {
-      type: 'consume', status_code: status, quota: charged, latency_ms: Math.round(msSince(call.startedAt)),
-      prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, cached_tokens: usage.cachedInputTokens ?? 0,
-      other: JSON.stringify({ ...other, ...extra, ...(ctx.mult > 1 ? { n: ctx.mult } : {}), attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens ?? 0 }),
-    })));
+    // An upstream that bills more output than the max_output_tokens it was sent is noted against its channel.
+    const overMax = ctx.maxOut !== null && usage.outputTokens > ctx.maxOut
+      ? { upstream_over_max_tokens: { sent: ctx.maxOut, n: 1, billed: usage.outputTokens } } : null;
+    settleThenLog(this.d, this.track, grant, actual, 0, (charged, extra = {}) => {
+      if (overMax || extra.shortfall) {
+        this.d.core.log.warn({ requestId: call.requestId, channel: ch.id, ...overMax, shortfall: extra.shortfall }, 'upstream billed beyond the reserve');
+      }
+      this.d.logs.write(callLogRow(ctx, ch, upModel, {
+        type: 'consume', status_code: status, quota: charged, latency_ms: Math.round(msSince(call.startedAt)),
+        prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, cached_tokens: usage.cachedInputTokens ?? 0,
+        other: JSON.stringify({ ...other, ...extra, ...overMax, ...(ctx.mult > 1 ? { n: ctx.mult } : {}), attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens ?? 0 }),
+      }));
+    });
   }
 
   // ---------- reads of relay-created responses ----------
@@ -550,7 +791,7 @@ export class PassThrough {
     delete headers['content-type'];
     const call: PassCall = { kind: 'responses', principal: o.principal, body: {}, raw: Buffer.alloc(0), endpoint: o.endpoint, requestId: o.requestId, startedAt: o.startedAt, client: o.client };
     const ctx: Ctx = {
-      call, kind: 'responses', model: rec.model, stream: false, price: null, mult: 1, estimate: { inputTokens: 0, outputTokens: 0 },
+      call, kind: 'responses', model: rec.model, stream: false, price: null, mult: 1, estimate: { inputTokens: 0, outputTokens: 0 }, maxOut: null,
       payer: { userId: o.principal.userId, keyId: o.principal.keyId, unlimitedKey: true }, reserved: 0, attempts: [], upstreamWaitMs: 0, firstByteMs: null, started: false,
     };
     const t0 = process.hrtime.bigint();

@@ -12,6 +12,7 @@
  */
 import type { Core } from '../core.ts';
 import { KNOWN_OPTIONS } from '../admin/options.ts';
+import { parseGroupCounts } from '../accounts/request-limit.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import type { AllowanceSettings } from '../billing/allowance.ts';
 
@@ -56,6 +57,9 @@ const RESET_EVENT = 'key_reset';
 export class RelayPolicy {
   /** `${channelId}:${keyIndex}` → times (unix ms) of recent qualifying failures, oldest first. */
   private readonly failures = new Map<string, number[]>();
+  /** ModelMaxOutputTokens as last parsed. */
+  private limitsText = '';
+  private limits = new Map<string, number>();
 
   constructor(
     private readonly core: Core,
@@ -112,6 +116,24 @@ export class RelayPolicy {
   /** Node-local quota allowances (billing/allowance.ts). */
   allowance(): AllowanceSettings {
     return parseAllowance(`${this.raw('QuotaAllowanceEnabled')}\n${this.raw('QuotaAllowanceLeaseSeconds')}`);
+  }
+
+  /** max_tokens sent (and reserved) for `model` when the caller names none. */
+  defaultMaxOutput(model: string): number {
+    const d = Math.max(1, Math.floor(this.num('RelayMaxOutputTokens', 4096)));
+    const limit = this.modelMaxOutput(model);
+    return limit !== undefined ? Math.min(d, limit) : d;
+  }
+
+  /** The output limit set for `model` (ModelMaxOutputTokens), if any. */
+  modelMaxOutput(model: string): number | undefined {
+    const text = this.raw('ModelMaxOutputTokens');
+    if (text !== this.limitsText) {
+      this.limitsText = text;
+      try { this.limits = parseGroupCounts(text); } catch { this.limits = new Map(); }
+    }
+    const n = this.limits.get(model);
+    return n !== undefined && n >= 1 ? n : undefined;
   }
 
   /** Whether a log row of this type is written (`consume` and `error` can be switched off). */

@@ -18,7 +18,7 @@ import { errorBody } from '../http/errors.ts';
 import type { Ledger, Payer } from '../billing/ledger.ts';
 import { ledgerGrant, type Grant, type QuotaAllowances } from '../billing/allowance.ts';
 import type { ModelPrice, PriceBook, TokenUsage } from '../billing/prices.ts';
-import { countTokens, estimateTokens, TokenCounter } from '../billing/tokens.ts';
+import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
 import { GatewayError } from '../platform/errors.ts';
 import type { LogWriter } from '../logs/writer.ts';
 import { Pending } from '../platform/pending.ts';
@@ -26,7 +26,10 @@ import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import type { RelayPolicy } from './policy.ts';
 import { runAttempts, type AttemptOutcome } from './attempts.ts';
-import { callLogRow, logAttemptError, refundGrant, runReserved, settleThenLog } from './accounting.ts';
+import { callLogRow, extendReserve, logAttemptError, refundGrant, runReserved, settleThenLog } from './accounting.ts';
+import { scanBody, type BodyScan } from './body-scan.ts';
+import { fitOutput, inputBound, MIN_OUTPUT_TOKENS, pricesOutput, reserveCost } from './estimate.ts';
+import { choiceCount, tokenCount } from './formats/canonical.ts';
 import {
   applyParamOverride, channelFormat, hasOverride, supportsKind, upstreamHeaders, upstreamModel, upstreamUrl, type RelayKind,
 } from './providers.ts';
@@ -39,8 +42,6 @@ import {
 import { embedTexts, geminiEmbedFromOpenAI, geminiEmbedPassBody, openaiEmbedFromGemini, type GeminiEmbedAction } from './embed.ts';
 import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passthrough.ts';
 
-/** Output tokens reserved when the caller sets no max_tokens. */
-export const DEFAULT_OUTPUT_ALLOWANCE = 1024;
 /**
  * A settlement is written after the response; it may wait this long to share a commit with other
  * movements (on SQLite, usually the next request's reserve), so a model call costs about one commit.
@@ -80,6 +81,8 @@ export interface RelayCall {
   jsonArrayStream?: boolean;
   /** Gemini embedding action (kind `embeddings`, inbound `gemini`). */
   geminiAction?: GeminiEmbedAction;
+  /** The body's media and depth, when the route's parser already walked it (relay/body-scan.ts). */
+  scan?: BodyScan;
 }
 
 interface AttemptRecord {
@@ -107,6 +110,14 @@ interface Ctx {
   canonical: CanonicalRequest | null;
   promptText: string | null;
   started: boolean;
+  /** Upper bound of the input tokens (relay/estimate.ts). */
+  inputBound: number;
+  /** Choices asked for. */
+  n: number;
+  /** max_tokens per choice the gateway sends and reserved for; null: the request is sent as the caller wrote it (output is not priced). */
+  maxOut: number | null;
+  /** Extensions of the reserve taken while streaming. */
+  extensions: number;
 }
 
 export interface RelayDeps {
@@ -205,6 +216,7 @@ export class Relay {
       call, cf, model, stream, price,
       payer: { userId: principal.userId, keyId: principal.keyId, unlimitedKey: principal.keyId === null || principal.unlimitedQuota },
       reserved: 0, grant: null, attempts: [], upstreamWaitMs: 0, firstByteMs: null, canonical, promptText: null, started: false,
+      inputBound: 0, n: 1, maxOut: null, extensions: 0,
     };
     this.active++;
     try {
@@ -218,15 +230,45 @@ export class Relay {
     const { call } = ctx;
     const { principal } = call;
     const price = ctx.price;
-    // Reserve the estimate before any upstream work.
+    // Reserve an upper bound of the cost before any upstream work (relay/estimate.ts).
     const estimate = this.estimateUsage(ctx);
-    ctx.reserved = this.d.prices.cost(price, estimate, principal.group);
+    ctx.reserved = reserveCost(this.d.prices, price, estimate, principal.group);
     if (ctx.reserved > 0) {
-      // From a hold of this node the reserve is synchronous: no await, no turn of the event loop.
-      const g = this.d.allowances.reserve(ctx.payer, call.requestId, ctx.reserved);
-      ctx.grant = g instanceof Promise ? await g : g;
+      try {
+        // From a hold of this node the reserve is synchronous: no await, no turn of the event loop.
+        const g = this.d.allowances.reserve(ctx.payer, call.requestId, ctx.reserved);
+        ctx.grant = g instanceof Promise ? await g : g;
+      } catch (e) {
+        if ((e as GatewayError).code !== 'insufficient_quota' || ctx.maxOut === null) throw e;
+        await this.reserveWhatFits(ctx, e as GatewayError);
+      }
     }
     await runReserved(this.d.core, ctx, () => this.run(ctx, candidates), () => this.refund(ctx));
+  }
+
+  /**
+   * The balance could not cover the output asked for: lowers max_tokens to what it covers (down to
+   * MIN_OUTPUT_TOKENS, else `refused` is thrown). A few tries, as other calls spend the same balance.
+   */
+  private async reserveWhatFits(ctx: Ctx, refused: GatewayError): Promise<void> {
+    const { call } = ctx;
+    const group = call.principal.group;
+    for (let i = 0; i < 3; i++) {
+      const available = await this.d.ledger.available(ctx.payer);
+      const out = fitOutput(this.d.prices, ctx.price, group, ctx.inputBound, ctx.n, ctx.maxOut!, MIN_OUTPUT_TOKENS, available);
+      if (out === null) break;
+      ctx.maxOut = out;
+      ctx.reserved = reserveCost(this.d.prices, ctx.price, { inputTokens: ctx.inputBound, outputTokens: out * ctx.n }, group);
+      try {
+        const g = this.d.allowances.reserve(ctx.payer, call.requestId, ctx.reserved);
+        ctx.grant = g instanceof Promise ? await g : g;
+        return;
+      } catch (e) {
+        if ((e as GatewayError).code !== 'insufficient_quota') throw e;
+      }
+    }
+    ctx.reserved = 0;
+    throw refused;
   }
 
   private run(ctx: Ctx, candidates: RuntimeChannel[]): Promise<void> {
@@ -259,27 +301,51 @@ export class Relay {
       applyParamOverride(b, ch.paramOverride);
       return JSON.stringify(b);
     }
+    const max = ctx.maxOut;
     if (fmt === cf) {
       if (fmt === 'openai') {
         const addUsage = ctx.stream && !includeUsageAsked(call.body);
         const modelChanges = call.modelFromPath !== undefined || upModel !== call.body.model;
-        if (!addUsage && !modelChanges && !hasOverride(ch)) return call.raw;
+        const maxChanges = max !== null && !sendsMax(call.body, max);
+        if (!addUsage && !modelChanges && !hasOverride(ch)) {
+          if (!maxChanges) return call.raw;
+          // Only max_tokens is missing: written into the bytes as received (no parse, no stringify).
+          if (call.body.max_tokens === undefined && call.body.max_completion_tokens === undefined) {
+            return injectField(call.raw, openaiMaxField(ch, call.kind), max);
+          }
+        }
         const b: Record<string, unknown> = { ...call.body, model: upModel };
         if (addUsage) b.stream_options = { ...(isObj(b.stream_options) ? b.stream_options : {}), include_usage: true };
         applyParamOverride(b, ch.paramOverride);
+        if (max !== null) setOpenAIMax(b, max, openaiMaxField(ch, call.kind));
         return JSON.stringify(b);
       }
-      // Anthropic → Anthropic and Gemini → Gemini: as received unless the model (Anthropic bodies name it) or an override changes it.
+      // Anthropic → Anthropic and Gemini → Gemini: as received unless the model (Anthropic bodies name it), max_tokens or an override changes it.
       const modelChanges = fmt === 'anthropic' && upModel !== call.body.model;
-      if (!modelChanges && !hasOverride(ch)) return call.raw;
+      const maxChanges = max !== null && (fmt === 'anthropic' ? call.body.max_tokens !== max : geminiMax(call.body) !== max);
+      if (!modelChanges && !maxChanges && !hasOverride(ch)) return call.raw;
       const b: Record<string, unknown> = { ...call.body };
       if (fmt === 'anthropic') b.model = upModel;
       applyParamOverride(b, ch.paramOverride);
+      if (max !== null) {
+        if (fmt === 'anthropic') b.max_tokens = Math.min(max, typeof b.max_tokens === 'number' ? b.max_tokens : max);
+        else setGeminiMax(b, max);
+      }
       return JSON.stringify(b);
     }
     ctx.canonical ??= decodeRequest(cf, call.body);
-    const b = encodeRequest(fmt, { ...ctx.canonical, dropped: [...ctx.canonical.dropped] }, upModel);
+    const req: CanonicalRequest = { ...ctx.canonical, dropped: [...ctx.canonical.dropped] };
+    if (max !== null) {
+      req.maxTokens = max;
+      if (fmt === 'openai' && !req.openaiMaxTokensField) req.openaiMaxTokensField = openaiMaxField(ch, call.kind);
+    }
+    const b = encodeRequest(fmt, req, upModel);
     applyParamOverride(b, ch.paramOverride);
+    if (max !== null) {
+      if (fmt === 'openai') setOpenAIMax(b, max, req.openaiMaxTokensField ?? 'max_tokens');
+      else if (fmt === 'anthropic') b.max_tokens = Math.min(max, typeof b.max_tokens === 'number' ? b.max_tokens : max);
+      else setGeminiMax(b, max);
+    }
     return JSON.stringify(b);
   }
 
@@ -410,15 +476,17 @@ export class Relay {
       ? { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }
       : { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
 
+    // Text of the chunk being handled: counted (and, past the reserve, metered) before it is written.
+    let chunkText = '';
     const onCanonical = (evs: CanonicalStreamEvent[]): string => {
       let out = '';
       for (const e of evs) {
         if (e.type === 'usage') usage = e.usage;
         else if (e.type === 'start' && e.usage) usage = { ...(usage ?? {}), ...e.usage };
-        else if (e.type === 'text') counter.add(e.text);
-        else if (e.type === 'thinking' && e.text) counter.add(e.text);
-        else if (e.type === 'tool_call_args') counter.add(e.delta);
-        else if (e.type === 'tool_call_start') counter.add(e.name);
+        else if (e.type === 'text') chunkText += e.text;
+        else if (e.type === 'thinking' && e.text) chunkText += e.text;
+        else if (e.type === 'tool_call_args') chunkText += e.delta;
+        else if (e.type === 'tool_call_start') chunkText += e.name;
         // An upstream error event being converted loses the credentials it may echo (other events are not scanned).
         else if (e.type === 'error' && encoder) e.message = redactSecrets(e.message, secrets());
         if (encoder) out += encoder.push(e);
@@ -438,12 +506,75 @@ export class Relay {
         for (const c of j.choices) {
           const dl = c?.delta;
           if (dl) {
-            if (typeof dl.content === 'string') counter.add(dl.content);
-            if (typeof dl.reasoning_content === 'string') counter.add(dl.reasoning_content);
-            if (Array.isArray(dl.tool_calls)) for (const t of dl.tool_calls) counter.add(String(t?.function?.name ?? '') + String(t?.function?.arguments ?? ''));
-          } else if (typeof c?.text === 'string') counter.add(c.text);
+            if (typeof dl.content === 'string') chunkText += dl.content;
+            if (typeof dl.reasoning_content === 'string') chunkText += dl.reasoning_content;
+            if (Array.isArray(dl.tool_calls)) for (const t of dl.tool_calls) chunkText += String(t?.function?.name ?? '') + String(t?.function?.arguments ?? '');
+          } else if (typeof c?.text === 'string') chunkText += c.text;
         }
       }
+      return true;
+    };
+    /** What an upstream chunk becomes for the caller (unmetered streams: whole chunks). */
+    const transform = (chunk: Buffer): string | Buffer => {
+      if (decoder && !encoder) {
+        for (const ev of framer.push(chunk)) onCanonical(decoder.push({ event: ev.event, data: ev.data }));
+        return chunk;
+      }
+      if (decoder) {
+        let out = '';
+        for (const ev of framer.push(chunk)) out += onCanonical(decoder.push({ event: ev.event, data: ev.data }));
+        return out;
+      }
+      if (strip) {
+        let out = '';
+        for (const ev of framer.push(chunk)) if (onOpenAI(ev)) out += ev.raw;
+        return out;
+      }
+      for (const ev of framer.push(chunk)) onOpenAI(ev);
+      return chunk;
+    };
+    /** What one upstream event becomes for the caller (metered streams: event by event). */
+    const transformEvent = (ev: SseEvent): string => {
+      if (decoder) {
+        const out = onCanonical(decoder.push({ event: ev.event, data: ev.data }));
+        return encoder ? out : ev.raw;
+      }
+      return onOpenAI(ev) ? ev.raw : '';
+    };
+    /** What is left to write when the upstream ends (after its last events). */
+    const transformTail = (): string => {
+      if (!decoder) return '';
+      const out = onCanonical(decoder.end());
+      return encoder ? out + encoder.end() : '';
+    };
+
+    // The reserve covers `covered` output tokens (the max_tokens sent × choices). Output text holds no
+    // more tokens than 3 × its UTF-16 length, so nothing is counted until that passes `covered`; from
+    // then on every event's text is counted before it is written, and the reserve is extended when the
+    // output needs more (an upstream that ignores max_tokens). When the balance cannot cover an event,
+    // the stream ends there with the family's error event and the call is charged for what was written.
+    const metered = ctx.maxOut !== null && ctx.grant !== null && ctx.reserved > 0;
+    const covered = (ctx.maxOut ?? 0) * ctx.n;
+    const group = ctx.call.principal.group;
+    const costAt = (out: number) => reserveCost(this.d.prices, ctx.price, { inputTokens: ctx.inputBound, outputTokens: out }, group);
+    const step = metered ? Math.max(1, costAt(covered) - costAt(0)) : 0;
+    // Loaded (once per process) while the stream is young, so that counting never waits for it later.
+    if (metered) void loadTokenizer();
+    let gateOpen = false;
+    /**
+     * Whether the reserve surely covers the output so far plus `text`, which it then adds to the count
+     * (false: nothing added; count and extend, asynchronously).
+     */
+    const covers = (text: string): boolean => {
+      if (!gateOpen && 3 * (counter.length + text.length) <= covered) {
+        counter.add(text);
+        return true;
+      }
+      gateOpen = true;
+      const before = counter.exact();
+      const more = countTokensSync(text);
+      if (before === null || more === null || costAt(before + more) > ctx.reserved) return false;
+      counter.addCounted(text, more);
       return true;
     };
 
@@ -451,23 +582,36 @@ export class Relay {
       let done = false;
       let clientGone = false;
       let upstreamError: string | null = null;
+      /** Output tokens written when the stream was cut for want of quota (null: not cut). */
+      let cutAt: number | null = null;
+      let holding = false;
+      /** Metered streams: events not yet handled (null: the upstream ended). */
+      const items: Array<SseEvent | null> = [];
       const body = up.body;
       const finish = () => {
         if (done) return;
         done = true;
         res.off('close', onClose);
         body.off('data', onData);
+        if (cutAt !== null) body.destroy();
         if (!clientGone && !res.writableEnded) {
-          let tail = upstreamError ? streamErrorEvent(cf, `upstream stream failed: ${upstreamError}`) : '';
+          let tail = cutAt !== null ? quotaStreamEvent(cf) : upstreamError ? streamErrorEvent(cf, `upstream stream failed: ${upstreamError}`) : '';
           if (array) tail = array.push(tail) + array.end();
           res.end(tail);
         }
         const status = clientGone ? 499 : upstreamError ? 502 : 200;
         const u = usage as Partial<Usage> | null;
-        const complete = !clientGone && u && ((u.inputTokens ?? 0) > 0 || (u.outputTokens ?? 0) > 0);
+        const complete = cutAt === null && !clientGone && u && ((u.inputTokens ?? 0) > 0 || (u.outputTokens ?? 0) > 0);
         this.track((async () => {
-          const final = complete ? fullUsage(u) : await this.countUsage(ctx, counter, '', u);
-          this.finish(ctx, ch, upModel, final, status, { upstreamUsage: !!complete, clientGone, upstreamError });
+          let final: Usage;
+          if (cutAt !== null) {
+            final = await this.countUsage(ctx, null, '', u ? { ...u, outputTokens: 0 } : null);
+            final.outputTokens = cutAt;
+          } else {
+            if (chunkText) counter.add(chunkText);
+            final = complete ? fullUsage(u) : await this.countUsage(ctx, counter, '', u);
+          }
+          this.finish(ctx, ch, upModel, final, status, { upstreamUsage: !!complete, clientGone, upstreamError, ...(cutAt !== null ? { cut: 'insufficient_quota' } : {}) });
         })()).then(resolve, resolve);
       };
       const write = (chunk: string | Buffer) => {
@@ -475,26 +619,62 @@ export class Relay {
         if (s.length === 0 || clientGone) return;
         if (!res.write(s)) {
           body.pause();
-          res.once('drain', () => body.resume());
+          res.once('drain', () => { if (!holding) body.resume(); });
         }
       };
-      const onData = (chunk: Buffer) => {
-        if (clientGone) return;
-        if (decoder && !encoder) {
-          write(chunk);
-          for (const ev of framer.push(chunk)) onCanonical(decoder.push({ event: ev.event, data: ev.data }));
-        } else if (decoder) {
-          let out = '';
-          for (const ev of framer.push(chunk)) out += onCanonical(decoder.push({ event: ev.event, data: ev.data }));
+      /** Metered streams: handles the queued events in order; holds the rest while the reserve is extended. */
+      const run = () => {
+        let out = '';
+        while (items.length && !holding && !done && !clientGone) {
+          const ev = items.shift()!;
+          const o = ev ? transformEvent(ev) : transformTail();
+          const text = chunkText;
+          chunkText = '';
+          if (covers(text)) {
+            out += o;
+            if (!ev) {
+              write(out);
+              finish();
+              return;
+            }
+            continue;
+          }
           write(out);
-        } else if (strip) {
-          let out = '';
-          for (const ev of framer.push(chunk)) if (onOpenAI(ev)) out += ev.raw;
-          write(out);
-        } else {
-          write(chunk);
-          for (const ev of framer.push(chunk)) onOpenAI(ev);
+          out = '';
+          holding = true;
+          body.pause();
+          void this.meter(ctx, counter, text, costAt, step).then((ok) => {
+            if (done || clientGone) return;
+            if (!ok) {
+              cutAt = counter.exact() ?? 0;
+              finish();
+              return;
+            }
+            counter.add(text);
+            write(o);
+            holding = false;
+            if (!ev) {
+              finish();
+              return;
+            }
+            run();
+            if (!holding && !done) body.resume();
+          });
+          return;
         }
+        write(out);
+      };
+      const onData = (chunk: Buffer) => {
+        if (clientGone || done) return;
+        if (metered) {
+          for (const ev of framer.push(chunk)) items.push(ev);
+          if (!holding) run();
+          return;
+        }
+        const out = transform(chunk);
+        counter.add(chunkText);
+        chunkText = '';
+        write(out);
       };
       const onClose = () => {
         if (res.writableFinished) return;
@@ -505,26 +685,44 @@ export class Relay {
       res.on('close', onClose);
       body.on('data', onData);
       body.on('error', (e: Error) => {
-        if (!clientGone) upstreamError = networkMessage(e);
+        if (!clientGone && cutAt === null) upstreamError = networkMessage(e);
         finish();
       });
       body.on('end', () => {
-        if (decoder) {
-          let out = '';
-          for (const ev of framer.end()) out += onCanonical(decoder.push({ event: ev.event, data: ev.data }));
-          out += onCanonical(decoder.end());
-          if (encoder) {
-            out += encoder.end();
-            write(out);
-          }
-        } else {
-          let out = '';
-          for (const ev of framer.end()) if (onOpenAI(ev) && strip) out += ev.raw;
-          if (strip) write(out);
+        if (metered) {
+          for (const ev of framer.end()) items.push(ev);
+          items.push(null);
+          if (!holding) run();
+          return;
         }
+        let out = '';
+        if (decoder) {
+          for (const ev of framer.end()) out += onCanonical(decoder.push({ event: ev.event, data: ev.data }));
+          out += transformTail();
+        } else {
+          for (const ev of framer.end()) if (onOpenAI(ev) && strip) out += ev.raw;
+        }
+        counter.add(chunkText);
+        chunkText = '';
+        if (encoder || strip) write(out);
         finish();
       });
     });
+  }
+
+  /**
+   * Whether the reserve covers the output written so far (`counter`) plus `text`: counts them (loading
+   * the tokenizer when needed) and extends the reserve by what is missing. False when the balance
+   * cannot cover it.
+   */
+  private async meter(ctx: Ctx, counter: TokenCounter, text: string, costAt: (out: number) => number, step: number): Promise<boolean> {
+    await loadTokenizer();
+    const now = (counter.exact() ?? 0) + (text ? await countTokens(text) : 0);
+    const need = costAt(now) - ctx.reserved;
+    if (need <= 0 || !ctx.grant) return true;
+    const ok = await extendReserve(this.d, ctx.grant, () => ++ctx.extensions, need, step);
+    if (ok) ctx.reserved = ctx.grant.amount;
+    return ok;
   }
 
   // ---------- usage, billing, logs ----------
@@ -544,17 +742,35 @@ export class Relay {
     return t;
   }
 
+  /**
+   * The usage the reserve covers: an upper bound of the input from the body's bytes and media, and
+   * the output the gateway will ask for (the caller's max_tokens, at most the model's limit, or the
+   * default) times the choices. Sets ctx.inputBound, ctx.n and ctx.maxOut.
+   */
   private estimateUsage(ctx: Ctx): TokenUsage {
-    if (ctx.price?.perRequest !== null && ctx.price?.perRequest !== undefined) return { inputTokens: 0, outputTokens: 0 };
-    const b = ctx.call.body;
-    const text = this.promptText(ctx);
+    const { call } = ctx;
+    const b = call.body;
     const c = ctx.cf !== 'openai' ? ctx.canonical : null;
-    const images = c ? canonicalImageCount(c) : ctx.call.kind === 'chat' ? countImages(b.messages) : 0;
-    const input = estimateTokens(text) + images * 1000 + 8;
-    if (ctx.call.kind === 'embeddings') return { inputTokens: input, outputTokens: 0 };
-    const max = c ? (c.maxTokens ?? DEFAULT_OUTPUT_ALLOWANCE) : (num(b.max_completion_tokens) ?? num(b.max_tokens) ?? DEFAULT_OUTPUT_ALLOWANCE);
-    const n = Math.max(1, (c ? c.n : num(b.n)) ?? 1);
-    return { inputTokens: input, outputTokens: max * n };
+    let asked: number | undefined;
+    if (c) {
+      asked = c.maxTokens;
+      ctx.n = c.n ?? 1;
+    } else if (call.kind !== 'embeddings') {
+      // Checked here for OpenAI bodies (sent as received); other formats were checked by their decoder.
+      const mc = tokenCount(b.max_completion_tokens, 'max_completion_tokens');
+      const mt = tokenCount(b.max_tokens, 'max_tokens');
+      asked = mc ?? mt;
+      ctx.n = choiceCount(b.n, 'n') ?? 1;
+    }
+    if (ctx.price?.perRequest !== null && ctx.price?.perRequest !== undefined) return { inputTokens: 0, outputTokens: 0 };
+    const scan = call.scan ?? scanBody(b);
+    ctx.inputBound = inputBound(call.raw.length, scan, b.tools !== undefined || b.functions !== undefined);
+    if (call.kind === 'embeddings' || !pricesOutput(ctx.price)) return { inputTokens: ctx.inputBound, outputTokens: 0 };
+    const limit = this.d.policy.modelMaxOutput(ctx.model);
+    let out = asked ?? this.d.policy.defaultMaxOutput(ctx.model);
+    if (limit !== undefined && out > limit) out = limit;
+    ctx.maxOut = out;
+    return { inputTokens: ctx.inputBound, outputTokens: out * ctx.n };
   }
 
   /** Usage counted locally when the upstream gave none (or the caller left before it came). */
@@ -576,15 +792,31 @@ export class Relay {
     // With other calls in flight the settle waits a little to share their commit; alone, it commits
     // now, while the caller reads the answer, instead of on the next call's path.
     const defer = this.active > 1 ? SETTLE_DEFER_MS : 0;
-    settleThenLog(this.d, this.track, grant, actual, defer, (charged, extra = {}) => this.d.logs.write(callLogRow(ctx, ch, upModel, {
-      type: 'consume', status_code: status, quota: charged, latency_ms: latency,
-      prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, cached_tokens: usage.cachedInputTokens,
-      other: JSON.stringify({ ...other, ...extra, ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}), attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens, cache_write_tokens: usage.cacheWriteTokens }),
-    })));
+    // An upstream that bills more output than the max_tokens it was sent is noted against its channel.
+    const overMax = ctx.maxOut !== null && usage.outputTokens > ctx.maxOut * ctx.n
+      ? { upstream_over_max_tokens: { sent: ctx.maxOut, n: ctx.n, billed: usage.outputTokens } } : null;
+    settleThenLog(this.d, this.track, grant, actual, defer, (charged, extra = {}) => {
+      if (overMax || extra.shortfall) {
+        this.d.core.log.warn({ requestId: call.requestId, channel: ch.id, ...overMax, shortfall: extra.shortfall }, 'upstream billed beyond the reserve');
+      }
+      this.d.logs.write(callLogRow(ctx, ch, upModel, {
+        type: 'consume', status_code: status, quota: charged, latency_ms: latency,
+        prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, cached_tokens: usage.cachedInputTokens,
+        other: JSON.stringify({ ...other, ...extra, ...overMax, ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}), attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens, cache_write_tokens: usage.cacheWriteTokens }),
+      }));
+    });
   }
 }
 
 // ---------- helpers ----------
+
+/** The end of a stream the balance cannot pay for any further, as the caller's format writes an error. */
+function quotaStreamEvent(cf: WireFormat): string {
+  const message = 'quota exhausted: the balance cannot cover more output for this request';
+  if (cf === 'anthropic') return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'billing_error', message } })}\n\n`;
+  if (cf === 'gemini') return `data: ${JSON.stringify({ error: { code: 429, message, status: 'RESOURCE_EXHAUSTED' } })}\n\n`;
+  return `data: ${JSON.stringify({ error: { message, type: 'insufficient_quota', param: null, code: 'insufficient_quota' } })}\n\n`;
+}
 
 /** A mid-stream failure as the caller's format writes it. */
 function streamErrorEvent(cf: WireFormat, message: string): string {
@@ -658,8 +890,53 @@ function includeUsageAsked(body: Record<string, unknown>): boolean {
   return isObj(body.stream_options) && body.stream_options.include_usage === true;
 }
 
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
+/** Whether an OpenAI body already asks for exactly `max` output tokens. */
+function sendsMax(b: Record<string, unknown>, max: number): boolean {
+  const mc = b.max_completion_tokens;
+  const mt = b.max_tokens;
+  if (mc === undefined && mt === undefined) return false;
+  return (mc === undefined || mc === max) && (mt === undefined || mt === max);
+}
+
+/**
+ * The field an OpenAI upstream reads max_tokens from when the caller named none: a channel's
+ * `settings.max_tokens_field`, else `max_tokens` for completions and `max_completion_tokens` for chat
+ * (every current OpenAI model takes it; reasoning models refuse `max_tokens`).
+ */
+function openaiMaxField(ch: RuntimeChannel, kind: RelayKind): 'max_tokens' | 'max_completion_tokens' {
+  const f = ch.settings.max_tokens_field;
+  if (f === 'max_tokens' || f === 'max_completion_tokens') return f;
+  return kind === 'completions' ? 'max_tokens' : 'max_completion_tokens';
+}
+
+/** Sets the max of an OpenAI body to at most `max` (every max field it has; `field` when it has none). */
+function setOpenAIMax(b: Record<string, unknown>, max: number, field: 'max_tokens' | 'max_completion_tokens'): void {
+  let any = false;
+  for (const k of ['max_tokens', 'max_completion_tokens'] as const) {
+    if (b[k] === undefined || b[k] === null) continue;
+    any = true;
+    b[k] = typeof b[k] === 'number' && (b[k] as number) < max ? b[k] : max;
+  }
+  if (!any) b[field] = max;
+}
+
+function geminiMax(b: Record<string, unknown>): unknown {
+  const g = b.generationConfig ?? b.generation_config;
+  return isObj(g) ? g.maxOutputTokens : undefined;
+}
+
+/** Sets generationConfig.maxOutputTokens of a Gemini body to at most `max`. */
+function setGeminiMax(b: Record<string, unknown>, max: number): void {
+  const key = b.generationConfig === undefined && b.generation_config !== undefined ? 'generation_config' : 'generationConfig';
+  const g = isObj(b[key]) ? { ...(b[key] as Record<string, unknown>) } : {};
+  g.maxOutputTokens = typeof g.maxOutputTokens === 'number' && g.maxOutputTokens < max ? g.maxOutputTokens : max;
+  b[key] = g;
+}
+
+/** `raw` (a JSON object's bytes) with `"key":value,` written after its opening brace. */
+function injectField(raw: Buffer, key: string, value: number): Buffer {
+  const i = raw.indexOf(0x7b);
+  return Buffer.concat([raw.subarray(0, i + 1), Buffer.from(`${JSON.stringify(key)}:${value},`), raw.subarray(i + 1)]);
 }
 
 function fullUsage(u: Partial<Usage>): Usage {
@@ -683,16 +960,6 @@ function textOfContent(c: unknown): string {
     return t;
   }
   return '';
-}
-
-function countImages(messages: unknown): number {
-  let n = 0;
-  if (!Array.isArray(messages)) return 0;
-  for (const m of messages) {
-    const c = (m as { content?: unknown })?.content;
-    if (Array.isArray(c)) for (const p of c) if (isObj(p) && (p.type === 'image_url' || p.type === 'input_image')) n++;
-  }
-  return n;
 }
 
 function responseText(json: unknown): string {

@@ -4,7 +4,7 @@ import type {
   StreamEncoder, StreamEncoderOptions, Tool, ToolCall, ToolChoice, Usage,
 } from './canonical.ts';
 import {
-  GEMINI_SIG_PREFIX, applyExtra, argsObject, argsText, bad, effortForBudget, budgetForEffort, emptyUsage, eventJson, idWithSignature, int,
+  GEMINI_SIG_PREFIX, applyExtra, tokenCount, argsObject, argsText, bad, effortForBudget, budgetForEffort, emptyUsage, eventJson, idWithSignature, int,
   isObj, n0, newToolCallId, num, splitSignedId, sse, str,
 } from './canonical.ts';
 
@@ -164,7 +164,7 @@ export function decodeRequest(body: unknown): CanonicalRequest {
   if (!isObj(body)) throw bad('body', 'must be a JSON object');
   const model = str(body.model, 'model');
   if (!model) throw bad('model', 'is required');
-  const maxTokens = int(body.max_tokens, 'max_tokens');
+  const maxTokens = tokenCount(body.max_tokens, 'max_tokens');
   if (maxTokens === undefined) throw bad('max_tokens', 'is required');
   const dropped: string[] = [];
   const messages = decodeMessages(body.messages, dropped);

@@ -173,6 +173,25 @@ export function int(v: unknown, field: string): number | undefined {
   return n;
 }
 
+/** The most output tokens a request may name (no model comes near it); more is a 400, never a reserve. */
+export const MAX_OUTPUT_TOKENS_LIMIT = 16_777_216;
+/** The most choices (`n`, `candidateCount`) a request may ask for. */
+export const MAX_CHOICES = 128;
+
+/** A count of output tokens: an integer from 1 to MAX_OUTPUT_TOKENS_LIMIT (400 otherwise). */
+export function tokenCount(v: unknown, field: string): number | undefined {
+  const n = int(v, field);
+  if (n !== undefined && (n < 1 || n > MAX_OUTPUT_TOKENS_LIMIT)) throw bad(field, `must be an integer from 1 to ${MAX_OUTPUT_TOKENS_LIMIT}`);
+  return n;
+}
+
+/** A number of choices: an integer from 1 to MAX_CHOICES (400 otherwise). */
+export function choiceCount(v: unknown, field: string): number | undefined {
+  const n = int(v, field);
+  if (n !== undefined && (n < 1 || n > MAX_CHOICES)) throw bad(field, `must be an integer from 1 to ${MAX_CHOICES}`);
+  return n;
+}
+
 export function str(v: unknown, field: string): string | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string') throw bad(field, 'must be a string');

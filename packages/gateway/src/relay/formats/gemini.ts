@@ -4,7 +4,7 @@ import type {
   StreamDecoder, StreamEncoder, StreamEncoderOptions, Tool, ToolCall, Usage,
 } from './canonical.ts';
 import {
-  applyExtra, argsObject, argsText, bad, budgetForEffort, effortForBudget, emptyUsage, eventJson, guessMime, int, isObj, n0, newToolCallId,
+  applyExtra, choiceCount, tokenCount, argsObject, argsText, bad, budgetForEffort, effortForBudget, emptyUsage, eventJson, guessMime, int, isObj, n0, newToolCallId,
   num, safeJsonParse, sse, str, textOf,
 } from './canonical.ts';
 
@@ -174,12 +174,12 @@ export function decodeRequest(body: unknown): CanonicalRequest {
     const t = num(g.temperature, 'generationConfig.temperature'); if (t !== undefined) req.temperature = t;
     const tp = num(g.topP, 'generationConfig.topP'); if (tp !== undefined) req.topP = tp;
     const tk = int(g.topK, 'generationConfig.topK'); if (tk !== undefined) req.topK = tk;
-    const mt = int(g.maxOutputTokens, 'generationConfig.maxOutputTokens'); if (mt !== undefined) req.maxTokens = mt;
+    const mt = tokenCount(g.maxOutputTokens, 'generationConfig.maxOutputTokens'); if (mt !== undefined) req.maxTokens = mt;
     if (g.stopSequences !== undefined) {
       if (!Array.isArray(g.stopSequences)) throw bad('generationConfig.stopSequences', 'must be an array of strings');
       req.stop = g.stopSequences.map(String);
     }
-    const n = int(g.candidateCount, 'generationConfig.candidateCount'); if (n !== undefined) req.n = n;
+    const n = choiceCount(g.candidateCount, 'generationConfig.candidateCount'); if (n !== undefined) req.n = n;
     const seed = int(g.seed, 'generationConfig.seed'); if (seed !== undefined) req.seed = seed;
     const pp = num(g.presencePenalty, 'generationConfig.presencePenalty'); if (pp !== undefined) req.presencePenalty = pp;
     const fp = num(g.frequencyPenalty, 'generationConfig.frequencyPenalty'); if (fp !== undefined) req.frequencyPenalty = fp;

@@ -4,7 +4,7 @@ import type {
   Message, ResponseFormat, StreamDecoder, StreamEncoder, StreamEncoderOptions, Tool, ToolCall, ToolChoice, Usage,
 } from './canonical.ts';
 import {
-  applyExtra, bad, budgetForEffort, effortForBudget, emptyUsage, eventJson, idWithSignature, imageFromUrl, imageUrlOf, int, isObj, n0,
+  applyExtra, choiceCount, tokenCount, bad, budgetForEffort, effortForBudget, emptyUsage, eventJson, idWithSignature, imageFromUrl, imageUrlOf, int, isObj, n0,
   newToolCallId, num, parseDataUrl, splitSignedId, sse, str, textOf, unknownFields,
 } from './canonical.ts';
 
@@ -232,8 +232,8 @@ export function decodeRequest(body: unknown): CanonicalRequest {
   if (typeof body.stop === 'string') stop = [body.stop];
   else if (Array.isArray(body.stop)) stop = body.stop.map((s: unknown, i: number) => str(s, `stop[${i}]`) as string);
   else if (body.stop !== undefined && body.stop !== null) throw bad('stop', 'must be a string or an array of strings');
-  const maxCompletion = int(body.max_completion_tokens, 'max_completion_tokens');
-  const maxTokens = int(body.max_tokens, 'max_tokens');
+  const maxCompletion = tokenCount(body.max_completion_tokens, 'max_completion_tokens');
+  const maxTokens = tokenCount(body.max_tokens, 'max_tokens');
   const stream = body.stream === true;
   const req: CanonicalRequest = {
     model,
@@ -258,7 +258,7 @@ export function decodeRequest(body: unknown): CanonicalRequest {
   if (maxCompletion !== undefined) { req.maxTokens = maxCompletion; req.openaiMaxTokensField = 'max_completion_tokens'; }
   else if (maxTokens !== undefined) { req.maxTokens = maxTokens; req.openaiMaxTokensField = 'max_tokens'; }
   if (stop) req.stop = stop;
-  const n = int(body.n, 'n'); if (n !== undefined) { if (n < 1) throw bad('n', 'must be at least 1'); req.n = n; }
+  const n = choiceCount(body.n, 'n'); if (n !== undefined) req.n = n;
   const rf = decodeResponseFormat(body.response_format); if (rf) req.responseFormat = rf;
   const effort = str(body.reasoning_effort, 'reasoning_effort');
   if (effort) req.reasoning = effort === 'none' ? { enabled: false, effort } : { effort, budgetTokens: budgetForEffort(effort) };

@@ -1,0 +1,76 @@
+/**
+ * The reserve of a model call as an upper bound of what the upstream can bill (docs/relay.md#billing).
+ *
+ * Input: the request's bytes. Byte-level BPE tokenizers (OpenAI, Anthropic, Gemini's SentencePiece
+ * with byte fallback) never make more tokens than UTF-8 bytes, and the JSON body holds every byte of
+ * text the model reads (escapes only add), so the body's length less its inline media data bounds
+ * the text; each medium adds its own bound (images INPUT_TOKENS_PER_IMAGE, audio and video one token
+ * per AV_CHARS_PER_TOKEN characters of base64, documents their base64 length up to a context window,
+ * references a context window) and a request with tools TOOLS_OVERHEAD_TOKENS for the vendor's tool
+ * prompt. Output: the max_tokens the gateway itself sends, times the choices asked for.
+ *
+ * When the balance cannot cover the output asked for (or the default), the output is lowered to what
+ * it covers; below MIN_OUTPUT_TOKENS the call is refused with `insufficient_quota`.
+ */
+import type { ModelPrice, PriceBook, TokenUsage } from '../billing/prices.ts';
+import type { BodyScan } from './body-scan.ts';
+
+/** Input tokens an image can cost (gpt-4o-mini's high-detail tiles reach 48,169). */
+export const INPUT_TOKENS_PER_IMAGE = 50_000;
+/** Base64 characters of audio or video per input token (≥ 60 tokens a second at 6 kbit/s; vendors bill 10–32, Gemini video 263 at far higher rates). */
+export const AV_CHARS_PER_TOKEN = 16;
+/** The largest context window of any model: the bound of a document or a referenced file. */
+export const CONTEXT_TOKENS_BOUND = 1_048_576;
+/** Tokens a vendor adds to a request that declares tools (Anthropic's tool prompt is 346–530). */
+export const TOOLS_OVERHEAD_TOKENS = 1024;
+/** Tokens added to every request (message framing beyond the body's own bytes). */
+export const BASE_OVERHEAD_TOKENS = 16;
+/** The least output worth answering: the call is refused when the balance cannot cover this much. */
+export const MIN_OUTPUT_TOKENS = 16;
+
+/** An upper bound of the input tokens of a request of `bytes` bytes with the media `scan` found. */
+export function inputBound(bytes: number, scan: BodyScan, hasTools: boolean): number {
+  return Math.max(0, bytes - scan.inlineChars)
+    + scan.images * INPUT_TOKENS_PER_IMAGE
+    + Math.ceil(scan.avChars / AV_CHARS_PER_TOKEN)
+    + Math.min(scan.fileChars, CONTEXT_TOKENS_BOUND)
+    + scan.refs * CONTEXT_TOKENS_BOUND
+    + (hasTools ? TOOLS_OVERHEAD_TOKENS : 0)
+    + BASE_OVERHEAD_TOKENS;
+}
+
+/** Whether a price makes a call cost something (its reserve is then never 0). */
+export function isPriced(price: ModelPrice | null): boolean {
+  if (!price) return false;
+  if (price.perRequest !== null) return price.perRequest > 0;
+  return price.input > 0 || price.output > 0 || price.cachedInput > 0;
+}
+
+/** Whether output tokens cost something at this price (then the output asked for must be bounded). */
+export function pricesOutput(price: ModelPrice | null): boolean {
+  return !!price && price.perRequest === null && price.output > 0;
+}
+
+/** The reserve of `usage`: its cost, at least 1 unit for a priced call. */
+export function reserveCost(prices: PriceBook, price: ModelPrice | null, usage: TokenUsage, group: string): number {
+  const c = prices.cost(price, usage, group);
+  return c < 1 && isPriced(price) ? 1 : c;
+}
+
+/**
+ * The most output tokens per choice, from `min` to `want`, whose reserve (with `input` tokens and
+ * `n` choices) fits in `available` units; null when not even `min` fits.
+ */
+export function fitOutput(prices: PriceBook, price: ModelPrice | null, group: string, input: number, n: number, want: number, min: number, available: number): number | null {
+  const cost = (out: number) => reserveCost(prices, price, { inputTokens: input, outputTokens: out * n }, group);
+  const lo0 = Math.min(min, want);
+  if (cost(lo0) > available) return null;
+  let lo = lo0;
+  let hi = want;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (cost(mid) <= available) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
