@@ -314,3 +314,37 @@ test('account: own balance, password change revokes other sessions and the acces
     await gw.stop();
   }
 });
+
+test('openapi: every /api route is in the document the console\'s client is generated from, and nothing else', async () => {
+  const gw = await startTestGateway();
+  try {
+    const doc = (await (await fetch(`${gw.url}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    // Aliases that the document describes once.
+    const alias: Record<string, string> = { 'GET /api/user/logout': 'POST /api/user/logout', 'POST /api/price': 'PUT /api/price' };
+    const served = new Set<string>();
+    for (const r of gw.app.routeTable) {
+      if (!r.url.startsWith('/api/') || r.method === 'HEAD' || r.url === '/api/openapi.json') continue;
+      const path = r.url.replace(/:([A-Za-z_]+)/g, '{$1}').replace(/\/\*$/, '/{model}');
+      const key = `${r.method} ${path}`;
+      served.add(alias[key] ?? key);
+    }
+    assert.ok(served.has('GET /api/usage') && served.has('PUT /api/user/{id}') && served.has('POST /api/plugin/task/{key}/dryrun') && served.size > 50, `routes seen: ${served.size}`);
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      if (!path.startsWith('/api/')) continue;
+      for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`);
+    }
+    assert.deepEqual([...served].filter((k) => !documented.has(k)).sort(), [], 'served but not in the OpenAPI document');
+    assert.deepEqual([...documented].filter((k) => !served.has(k)).sort(), [], 'documented but not served');
+    // Every documented JSON answer has a schema that is not a bare object.
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      if (!path.startsWith('/api/')) continue;
+      for (const [m, o] of Object.entries(ops as Record<string, { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> }>)) {
+        const schema = o.responses['200'].content?.['application/json']?.schema;
+        if (schema) assert.notDeepEqual(schema, { type: 'object' }, `${m} ${path} has a loose response schema`);
+      }
+    }
+  } finally {
+    await gw.stop();
+  }
+});

@@ -17,6 +17,10 @@ declare module 'fastify' {
     requestId: string;
     startedAt: bigint;
   }
+  interface FastifyInstance {
+    /** Every route as registered (method, URL pattern): the OpenAPI document is checked against it. */
+    routeTable: Array<{ method: string; url: string }>;
+  }
 }
 
 export interface AppDeps {
@@ -41,6 +45,11 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
     return503OnClosing: true,
     forceCloseConnections: true,
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
+  });
+  const routeTable: Array<{ method: string; url: string }> = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (r) => {
+    for (const m of [r.method].flat()) routeTable.push({ method: m, url: r.url });
   });
   await app.register(cookie);
   app.decorateRequest('requestId', '');
