@@ -2,8 +2,8 @@
  * Usage reports for the dashboard (`GET /api/usage`, `GET /api/usage/self`): totals, a time series in
  * hour or day buckets and the top groups by quota, read from the hourly roll-ups (logs/rollup.ts),
  * never from the log rows. A query without filters reads the `all` rows (one per hour); a query with
- * one filter reads that dimension's rows; anything else reads the full-key rows through an index on
- * (dim, filter column, hour).
+ * one filter reads that dimension's rows (one per hour); anything else reads the full-key rows through
+ * an index on (filter column, dim, hour).
  *
  * Ranges are whole hours: an hour counts when it starts in [from rounded down to the hour, to). Day
  * buckets sum the hours whose start falls in the day at `tz_offset_minutes` east of UTC.
@@ -16,6 +16,7 @@ import { BUCKETS, HOUR_MS, LAT_COLUMNS, percentile, type Dim } from './rollup.ts
 export const GROUP_BYS = ['model', 'user', 'channel', 'key'] as const;
 export type GroupBy = (typeof GROUP_BYS)[number];
 const DAY_MS = 86_400_000;
+const SERIES_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', ...LAT_COLUMNS];
 export const MAX_RANGE_DAYS = 400;
 
 export interface UsageFilter {
@@ -114,14 +115,23 @@ const point = (s: Sums) => ({
 export class UsageReports {
   constructor(private readonly core: Core) {}
 
-  /** The WHERE clause: the dimension rows that answer `filter` (see the file comment). */
-  private where(filter: UsageFilter, from: number, to: number, forGroup?: GroupBy): RawBuilder<unknown> {
-    const set = ([['user', filter.userId], ['key', filter.keyId], ['model', filter.model], ['channel', filter.channelId]] as const)
+  /** The roll-up rows that answer `filter` (see the file comment): a dimension, or '' for the full-key rows. */
+  private dimFor(filter: UsageFilter, forGroup?: GroupBy): Dim {
+    const set = this.filters(filter);
+    if (set.length === 0) return forGroup ? DIM_COLUMN[forGroup].dim : 'all';
+    if (set.length === 1 && (!forGroup || forGroup === set[0][0])) return DIM_COLUMN[set[0][0]].dim;
+    return '';
+  }
+
+  private filters(filter: UsageFilter): Array<[GroupBy, number | string]> {
+    return ([['user', filter.userId], ['key', filter.keyId], ['model', filter.model], ['channel', filter.channelId]] as const)
       .filter(([, v]) => v !== undefined) as Array<[GroupBy, number | string]>;
-    let dim: Dim;
-    if (set.length === 0) dim = forGroup ? DIM_COLUMN[forGroup].dim : 'all';
-    else if (set.length === 1 && (!forGroup || forGroup === set[0][0])) dim = DIM_COLUMN[set[0][0]].dim;
-    else dim = '';
+  }
+
+  /** The WHERE clause of the rows that answer `filter`. */
+  private where(filter: UsageFilter, from: number, to: number, forGroup?: GroupBy): RawBuilder<unknown> {
+    const set = this.filters(filter);
+    const dim = this.dimFor(filter, forGroup);
     const conds: RawBuilder<unknown>[] = [sql`dim = ${dim}`, sql`hour >= ${from - (from % HOUR_MS)}`, sql`hour < ${to}`];
     for (const [g, v] of set) conds.push(sql`${sql.ref(DIM_COLUMN[g].col)} = ${v}`);
     return sql.join(conds, sql` and `);
@@ -129,9 +139,12 @@ export class UsageReports {
 
   async query(q: UsageQuery): Promise<UsageReport> {
     const db = this.core.h.db;
-    const hist = sql.join(LAT_COLUMNS.map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`));
-    const sums = sql`sum(requests) as requests, sum(errors) as errors, sum(prompt_tokens) as prompt_tokens, sum(completion_tokens) as completion_tokens, sum(quota) as quota`;
-    const rows = (await sql<Record<string, unknown>>`select hour, ${sums}, ${hist} from usage_hourly where ${this.where(q.filter, q.from, q.to)} group by hour order by hour`.execute(db)).rows;
+    const where = this.where(q.filter, q.from, q.to);
+    // A dimension has one row per hour and value: read the rows (the sums are made below, in the
+    // buckets). The full-key rows are many per hour: the database sums them per hour.
+    const rows = this.dimFor(q.filter) !== ''
+      ? (await sql<Record<string, unknown>>`select hour, ${sql.join(SERIES_COLUMNS.map((c) => sql.ref(c)))} from usage_hourly where ${where}`.execute(db)).rows
+      : (await sql<Record<string, unknown>>`select hour, ${sql.join(SERIES_COLUMNS.map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`))} from usage_hourly where ${where} group by hour`.execute(db)).rows;
 
     // Buckets over the whole range (empty ones too), keyed by their start.
     const off = q.tzOffsetMinutes * 60_000;
