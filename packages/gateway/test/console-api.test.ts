@@ -11,6 +11,8 @@ import { AdminClient } from './admin-client.ts';
 import { insertLogs, type NewLog } from '../src/logs/writer.ts';
 import { EXPORT_PAGE } from '../src/admin/logs.ts';
 import { LATENCY_BOUNDS, bucketOf } from '../src/logs/rollup.ts';
+import { backfill } from '../src/store/migrations/009_usage_rollup.ts';
+import { sql } from 'kysely';
 
 const H = 3_600_000;
 const D = 24 * H;
@@ -344,6 +346,39 @@ test('openapi: every /api route is in the document the console\'s client is gene
         if (schema) assert.notDeepEqual(schema, { type: 'object' }, `${m} ${path} has a loose response schema`);
       }
     }
+  } finally {
+    await gw.stop();
+  }
+});
+
+test('migration 009 rolls up the logs already stored exactly as the log writer does', async () => {
+  const gw = await startTestGateway();
+  try {
+    const writer = gw.services.relay.logs;
+    const t0 = Date.UTC(2026, 5, 1, 10);
+    const rows: NewLog[] = [];
+    for (let i = 0; i < 60; i++) {
+      rows.push(log({
+        created_at: t0 + i * 7 * 60_000, user_id: i % 7 === 0 ? null : 1 + (i % 3), key_id: i % 5 === 0 ? null : 10 + (i % 4), model: i % 11 === 0 ? null : `m${i % 3}`,
+        channel_id: i % 6 === 0 ? null : 100 + (i % 2), type: i % 9 === 0 ? 'error' : 'consume', prompt_tokens: i * 3, completion_tokens: i, quota: i * 13,
+        latency_ms: [3, 12, 40, 99, 100, 700, 1499, 30_000, 200_000][i % 9],
+      }));
+    }
+    rows.push(log({ created_at: t0, user_id: 1, type: 'system', quota: 50 }));
+    for (const r of rows) writer.write(r);
+    await writer.flush();
+    await insertLogs(gw.core.h, [
+      log({ created_at: t0 + 5, user_id: 2, type: 'task', model: 'vid', quota: 900, content: 'task reserve' }),
+      log({ created_at: t0 + 6, user_id: 2, type: 'task', model: 'vid', quota: 800, content: 'task settle' }),
+      log({ created_at: t0 + 7, user_id: 2, type: 'task', model: 'vid', quota: -900, content: 'task refund' }),
+    ]);
+    const snapshot = async () => (await sql<Record<string, unknown>>`select * from usage_hourly order by dim, hour, user_id, key_id, model, channel_id`.execute(gw.core.h.db)).rows
+      .map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? v : Number(v)])));
+    const written = await snapshot();
+    assert.ok(written.length > 20);
+    await sql`delete from usage_hourly`.execute(gw.core.h.db);
+    await backfill({ db: gw.core.h.db, dialect: gw.core.h.dialect });
+    assert.deepEqual(await snapshot(), written);
   } finally {
     await gw.stop();
   }

@@ -41,7 +41,11 @@ export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
     await db.schema.createIndex(`usage_hourly_${col}`).on('usage_hourly').columns([col, 'dim', 'hour']).execute();
   }
 
-  // Roll up what is already logged.
+  await backfill({ db, dialect: d });
+}
+
+/** Rolls up the log rows already stored (one INSERT … SELECT … GROUP BY per dimension). */
+export async function backfill({ db }: MigrationCtx): Promise<void> {
   const call = sql`(type = 'consume' or type = 'error')`;
   const counted = sql`(type = 'consume' or type = 'error' or (type = 'task' and (content = 'task settle' or content = 'task reserve')))`;
   const sums = [
