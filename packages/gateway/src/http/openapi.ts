@@ -77,7 +77,10 @@ const schemas: Record<string, Schema> = {
     username: str('1-64 of letters, digits, _ . @ -'), password: str('8-256 characters'), display_name: str(), role: str(undefined, { enum: ['user', 'admin', 'root'] }),
     group: str(undefined, { default: 'default' }), quota: int('starting balance in quota units'), quota_usd: num('starting balance in USD'), status: str(undefined, { enum: ['enabled', 'disabled'] }),
   }, ['username', 'password'], { additionalProperties: false }),
-  UserUpdate: obj({ username: str(), password: str(), display_name: str(), role: str(), group: str(), status: str() }, [], { additionalProperties: false }),
+  UserUpdate: obj({
+    username: str(), password: str('8-256 characters; ends the user\'s sessions'), display_name: str(), role: str(undefined, { enum: ['user', 'admin', 'root'] }),
+    group: str(), status: str(undefined, { enum: ['enabled', 'disabled'] }),
+  }, [], { additionalProperties: false }),
   QuotaChange: obj({ mode: str('add (default; negative amounts deduct) or set', { enum: ['add', 'set'] }), amount: int('quota units'), amount_usd: num('USD') }),
   Key: obj({
     id: int(), user_id: int(), username: str(), name: str(), hint: str('sk-ab…wxyz'), status: str(undefined, { enum: ['enabled', 'disabled', 'expired', 'exhausted'] }),
@@ -108,6 +111,10 @@ const schemas: Record<string, Schema> = {
     model: str(), input: nullable(num('USD per 1M input tokens')), output: nullable(num('USD per 1M output tokens')), cached_input: nullable(num('USD per 1M cached input tokens')),
     per_request: nullable(num('USD per request')), expression: nullable(str('task billing expression, yields USD')), updated_at: int(),
   }),
+  PriceInput: obj({
+    model: str(), input: nullable(num('USD per 1M input tokens')), output: nullable(num('USD per 1M output tokens')), cached_input: nullable(num('USD per 1M cached input tokens')),
+    per_request: nullable(num('USD per request')), expression: nullable(str('task billing expression, yields USD')),
+  }, ['model'], { additionalProperties: false, description: 'a whole price: fields not given are cleared; at least one of input/output, per_request or expression' }),
   GroupRatio: obj({ group: str(), ratio: num() }, ['group', 'ratio']),
   PasswordChange: obj({ old_password: str('the current password'), new_password: str('8-256 characters, not the current one') }, ['old_password', 'new_password'], { additionalProperties: false }),
   GroupModelPrice: obj({
@@ -262,7 +269,7 @@ export function buildOpenApi(serverUrl: string): Schema {
     '/api/channel/{id}/test': { post: op('channels', 'Send a small test request through the channel (success false with the upstream\'s message when it fails)', obj({ success: bool(), message: str(), data: ref('ChannelTest') }, ['success', 'message', 'data']), { role: admin, params: [idParam], body: obj({ model: str() }) }) },
     '/api/price': {
       get: op('prices', 'List model prices', page('Price'), { params: [...pagingParams, q('keyword', str())] }),
-      put: op('prices', 'Set the price of a model (replaces it)', envelope(ref('Price')), { role: admin, body: ref('Price') }),
+      put: op('prices', 'Set the price of a model (replaces it; POST does the same)', envelope(ref('Price')), { role: admin, body: ref('PriceInput') }),
     },
     '/api/price/{model}': {
       get: op('prices', 'Price of one model', envelope(ref('Price')), { params: [{ name: 'model', in: 'path', required: true, schema: str() }] }),
