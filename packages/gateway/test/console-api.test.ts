@@ -267,19 +267,20 @@ test('account: own balance, password change revokes other sessions and the acces
       ...self.data, id: ids.ann, username: 'ann', role: 'user', group: 'default', quota: 12_345, quota_usd: 12_345 / 500_000, used_quota: 0, request_count: 0, status: 'enabled',
     });
 
+    const NEW_PW = ' ann new password ';
     const change = (cookie: string, body: unknown) => fetch(`${gw.url}/api/user/self/password`, { method: 'PUT', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const wrong = await change(s1.cookie, { old_password: 'not-it-at-all', new_password: 'ann-new-password' });
+    const wrong = await change(s1.cookie, { old_password: 'not-it-at-all', new_password: NEW_PW });
     assert.equal(wrong.status, 400, 'not 401: the caller is logged in');
     assert.match(((await wrong.json()) as { message: string }).message, /^old_password:/);
     const short = await change(s1.cookie, { old_password: 'ann-password', new_password: 'short' });
     assert.equal(short.status, 400);
     assert.match(((await short.json()) as { message: string }).message, /^new_password:/);
-    const extra = await change(s1.cookie, { old_password: 'ann-password', new_password: 'ann-new-password', role: 'root' });
+    const extra = await change(s1.cookie, { old_password: 'ann-password', new_password: NEW_PW, role: 'root' });
     assert.equal(extra.status, 400);
     await extra.text();
     assert.equal((await me({ authorization: `Bearer ${tok}` })).status, 200, 'nothing changed by refused attempts');
 
-    const done = await change(s1.cookie, { old_password: 'ann-password', new_password: 'ann-new-password' });
+    const done = await change(s1.cookie, { old_password: 'ann-password', new_password: NEW_PW });
     assert.equal(done.status, 200, await done.clone().text());
     await done.text();
     assert.equal((await me({ cookie: s1.cookie })).status, 200, 'the current session stays');
@@ -288,7 +289,10 @@ test('account: own balance, password change revokes other sessions and the acces
     const oldLogin = await fetch(`${gw.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'ann', password: 'ann-password' }) });
     assert.equal(oldLogin.status, 401);
     await oldLogin.text();
-    await session(gw.url, 'ann', 'ann-new-password');
+    await session(gw.url, 'ann', NEW_PW);
+    const trimmed = await fetch(`${gw.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'ann', password: NEW_PW.trim() }) });
+    assert.equal(trimmed.status, 401, 'the password is kept as sent, spaces included');
+    await trimmed.text();
 
     // Models and prices: the group's channels, the price book times the group ratio.
     await root.ok('PUT', '/api/price', { model: 'm-all', input: 2, output: 8 });
@@ -296,7 +300,7 @@ test('account: own balance, password change revokes other sessions and the acces
     await root.ok('PUT', '/api/group_ratio', { group: 'vip', ratio: 1.5 });
     const annModels = await new AdminClient(gw.url, null).call('GET', '/api/user/models');
     assert.equal(annModels.status, 401);
-    const s3 = await session(gw.url, 'ann', 'ann-new-password');
+    const s3 = await session(gw.url, 'ann', NEW_PW);
     const annList = ((await (await fetch(`${gw.url}/api/user/models`, { headers: { cookie: s3.cookie } })).json()) as { data: unknown }).data;
     assert.deepEqual(annList, {
       group: 'default', group_ratio: 1, items: [

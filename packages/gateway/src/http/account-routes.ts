@@ -9,7 +9,7 @@ import { requireUser } from './auth.ts';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../accounts/users.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { LoginThrottle } from '../accounts/throttle.ts';
-import { Reader } from '../admin/validate.ts';
+import { Reader, fieldError } from '../admin/validate.ts';
 import { groupModelPrices } from '../admin/model-prices.ts';
 
 export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
@@ -57,9 +57,10 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
     api.get('/api/user/self', { preHandler: requireUser(deps) }, async (req) => ({ success: true, message: '', data: await deps.services.admin.users.get(req.user!.id) }));
 
     api.put('/api/user/self/password', { preHandler: requireUser(deps) }, async (req, reply) => {
-      const r = Reader.of(req.body).only(['old_password', 'new_password']);
-      const oldPassword = r.str('old_password', { required: true })!;
-      const newPassword = r.str('new_password', { required: true })!;
+      // Passwords as sent (not trimmed: spaces are part of a password).
+      const { old_password: oldPassword, new_password: newPassword } = Reader.of(req.body).only(['old_password', 'new_password']).obj;
+      if (typeof oldPassword !== 'string' || oldPassword === '') throw fieldError('old_password', 'is required');
+      if (typeof newPassword !== 'string') throw fieldError('new_password', 'is required');
       // A wrong current password counts as a failed login of the address.
       const wait = await throttle.blockedFor(req.ip);
       if (wait > 0) {
