@@ -34,6 +34,7 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
     forceCloseConnections: true,
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
   });
+  app.decorate('gatehouseLog', deps.core.log);
   await app.register(cookie);
   app.decorateRequest('requestId', '');
   app.decorateRequest('principal', null);
