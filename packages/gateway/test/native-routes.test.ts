@@ -10,6 +10,9 @@ let alice: TestUser;
 let bob: TestUser;
 let ndChannel: number;
 const warnings: unknown[][] = [];
+/** Logged errors keep their message and stack when the warnings are printed. */
+const readable = (v: unknown): unknown => v && typeof v === 'object' && 'err' in v && (v as { err: unknown }).err instanceof Error
+  ? { ...v, err: { message: ((v as { err: Error }).err).message, stack: ((v as { err: Error }).err).stack } } : v;
 
 before(async () => {
   vendor = await startVendor();
@@ -24,7 +27,7 @@ before(async () => {
   const warn = log.warn;
   log.warn = function (this: unknown, ...a: unknown[]) { warnings.push(a); return warn.apply(this, a); };
   const error = log.error;
-  log.error = function (this: unknown, ...a: unknown[]) { warnings.push(a); return error.apply(this, a); };
+  log.error = function (this: unknown, ...a: unknown[]) { warnings.push(a.map(readable)); return error.apply(this, a); };
 });
 
 after(async () => {
@@ -217,12 +220,13 @@ test('routes are per generation: a newly activated version serves new requests',
   assert.equal((await completed(alice, old.body.id)).generation, 'g2', 'queries run in the current generation');
   assert.equal((await nd(alice, 'POST', '/nd/api/v1/quick', { model: 'nd-fast', prompt: 'x' })).status, 404);
   const moved = await nd(alice, 'POST', '/nd/api/v2/quick', { model: 'nd-fast', prompt: 'x' });
-  assert.equal(moved.status, 200);
+  assert.equal(moved.status, 200, `${JSON.stringify(moved.body)}; warnings: ${JSON.stringify(warnings.slice(-3))}`);
   assert.equal(moved.body.status, 'succeeded');
 });
 
 test('origin tasks pin their channel for the new task; a disabled origin channel is refused', async () => {
   const a = await nd(alice, 'POST', '/nd/api/v1/videos', { model: 'nd-video', prompt: 'pinned' });
+  assert.equal(a.status, 200, `${JSON.stringify(a.body)}; warnings: ${JSON.stringify(warnings.slice(-3))}`);
   assert.equal(Number((await row(a.body.id)).channel_id), ndChannel);
   // A higher-priority channel now takes new tasks, but the extension stays on the origin's channel.
   const other = await createTaskChannel(gw, { name: 'nd-2', plugin: 'native-demo', baseUrl: vendor.url, priority: 5 });

@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import type { Core } from '../core.ts';
 import { requestId } from '../platform/ids.ts';
-import { familyErrorHandler, sendError, toGatewayError } from './errors.ts';
+import { familyErrorHandler, sendError } from './errors.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { safeEqual } from '../platform/crypto.ts';
 import type { Services } from '../services.ts';
@@ -57,6 +57,7 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
   app.addHook('onRoute', (r) => {
     for (const m of [r.method].flat()) routeTable.push({ method: m, url: r.url });
   });
+  app.decorate('gatehouseLog', deps.core.log);
   await app.register(cookie);
   app.decorateRequest('requestId', '');
   app.decorateRequest('principal', null);
@@ -69,13 +70,7 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
     reply.header('x-request-id', req.requestId);
     done();
   });
-  // Every 500 is logged with its stack (whatever the family's handler then answers).
-  app.addHook('onError', (req, _reply, err, done) => {
-    if (toGatewayError(err).status >= 500 && !(err instanceof GatewayError && err.status !== 500)) {
-      deps.core.log.error({ err: err.message, stack: err.stack, requestId: req.requestId, method: req.method, url: req.url.split('?')[0] }, 'request failed with an internal error');
-    }
-    done();
-  });
+  // Every 500 is logged with its exception by sendError (http/errors.ts), thrown or sent.
   app.setErrorHandler(familyErrorHandler('openai'));
   app.setNotFoundHandler((req, reply) => {
     if (consoleFallback(deps, req, reply)) return reply;

@@ -4,6 +4,14 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The gateway's logger (Fastify's own logger is off); `sendError` logs every 500 with it. */
+    gatehouseLog: Logger | null;
+  }
+}
 
 export type Family = 'openai' | 'anthropic' | 'gemini' | 'task' | 'admin';
 
@@ -66,8 +74,12 @@ export function errorBody(family: Family, e: GatewayError, requestId?: string): 
 
 export function sendError(reply: FastifyReply, family: Family, err: unknown): FastifyReply {
   const e = toGatewayError(err);
-  if (e.status === 500 && !(err instanceof GatewayError)) reply.log?.error?.({ err }, 'unhandled error');
   const rid = (reply.request as FastifyRequest & { requestId?: string }).requestId;
+  if (e.status === 500) {
+    // Every 500 is logged with its exception (stack included): the caller only sees "internal error".
+    const log = reply.server?.gatehouseLog ?? reply.log;
+    log?.error?.({ err, requestId: rid, method: reply.request?.method, path: reply.request?.url?.split('?')[0] }, 'request failed with an internal error');
+  }
   return reply.code(e.status).type('application/json').send(errorBody(family, e, rid));
 }
 

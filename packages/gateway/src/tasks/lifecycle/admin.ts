@@ -263,7 +263,7 @@ export class TaskAdmin {
     if (t.billing_status !== 'reserving') return t;
     const moved = await this.ledger.movements(ledgerRef(t.public_id));
     const to = moved.reserve !== undefined ? 'reserved' : 'none';
-    await this.db.updateTable('tasks').set({ billing_status: to }).where('id', '=', t.id).where('billing_status', '=', 'reserving').execute();
+    await this.svc.updateTask(t.id).set({ billing_status: to }).where('billing_status', '=', 'reserving').execute();
     const fresh = await this.db.selectFrom('tasks').selectAll().where('id', '=', t.id).executeTakeFirstOrThrow();
     return { ...fresh, username: t.username };
   }

@@ -33,9 +33,9 @@ export class Poller {
 
   start(): void {
     this.stopped = false;
-    // A restarted node with the same id takes back its own leases at once.
-    void this.svc.db.updateTable('tasks').set({ lease_owner: null, lease_until: null })
-      .where('lease_owner', '=', this.svc.nodeId).execute().catch(() => {});
+    // A restarted node with the same id takes back its own leases at once (row by row, by primary
+    // key, for the reason given at sweepStaleSubmits).
+    void this.releaseOwnLeases().catch((e) => this.svc.log.warn({ err: (e as Error).message }, 'releasing this node\'s task leases failed'));
     this.schedule(Math.min(200, this.svc.pollIntervalMs()));
   }
 
@@ -98,14 +98,16 @@ export class Poller {
     const db = this.svc.db;
     const now = Date.now();
     const me = this.svc.nodeId;
-    const r = await db.updateTable('tasks').set({ lease_owner: me, lease_until: now + this.svc.config.taskPollLeaseSeconds * 1000 })
-      .where('public_id', '=', publicId).where('status', 'in', NON_TERMINAL as unknown as string[]).where('flagged', '=', 0)
+    const found = await db.selectFrom('tasks').select(['id']).where('public_id', '=', publicId).executeTakeFirst();
+    if (!found) return false;
+    const r = await this.svc.updateTask(found.id).set({ lease_owner: me, lease_until: now + this.svc.config.taskPollLeaseSeconds * 1000 })
+      .where('status', 'in', NON_TERMINAL as unknown as string[]).where('flagged', '=', 0)
       .where('upstream_task_id', 'is not', null).where('next_poll_at', 'is not', null)
       .where((eb) => eb.or([eb('poll_failures', '=', 0), eb('next_poll_at', '<=', now)]))
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       .executeTakeFirst();
     if (Number(r.numUpdatedRows) !== 1) return false;
-    const t = await db.selectFrom('tasks').selectAll().where('public_id', '=', publicId).executeTakeFirst();
+    const t = await db.selectFrom('tasks').selectAll().where('id', '=', found.id).executeTakeFirst();
     if (!t || t.lease_owner !== me) return false;
     let plugin: LoadedPlugin | undefined;
     try { plugin = this.svc.generation().plugins.get(t.plugin_key); } catch { plugin = undefined; }
@@ -136,8 +138,8 @@ export class Poller {
     const leaseUntil = now + this.svc.config.taskPollLeaseSeconds * 1000;
     const out: Task[] = [];
     for (const { id } of due) {
-      const r = await db.updateTable('tasks').set({ lease_owner: me, lease_until: leaseUntil })
-        .where('id', '=', id).where('next_poll_at', '<=', now)
+      const r = await this.svc.updateTask(id).set({ lease_owner: me, lease_until: leaseUntil })
+        .where('next_poll_at', '<=', now)
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) === 1) {
@@ -148,10 +150,18 @@ export class Poller {
     return out;
   }
 
+  private async releaseOwnLeases(): Promise<void> {
+    const me = this.svc.nodeId;
+    const mine = await this.svc.db.selectFrom('tasks').select(['id']).where('lease_owner', '=', me).execute();
+    for (const { id } of mine) {
+      await this.svc.updateTask(id).set({ lease_owner: null, lease_until: null }).where('lease_owner', '=', me).execute();
+    }
+  }
+
   private async release(ts: Task[]): Promise<void> {
     for (const t of ts) {
-      await this.svc.db.updateTable('tasks').set({ lease_owner: null, lease_until: null })
-        .where('id', '=', t.id).where('lease_owner', '=', this.svc.nodeId).execute();
+      await this.svc.updateTask(t.id).set({ lease_owner: null, lease_until: null })
+        .where('lease_owner', '=', this.svc.nodeId).execute();
     }
   }
 
@@ -269,13 +279,27 @@ export class Poller {
     for (const r of rows) await this.svc.settle(r.public_id);
   }
 
-  /** A submission that never finished (its node died mid-call) has an unknown outcome: flag it. */
+  /**
+   * A submission that never finished (its node died mid-call) has an unknown outcome: flag it.
+   *
+   * Found with a plain read, then changed one row at a time through the primary key (the condition
+   * checked again). Never one UPDATE over a range: on MySQL/MariaDB (REPEATABLE READ) that locks every
+   * NOT_START entry of the status index — including the row of a submit in flight on any node —
+   * before it locks the rows themselves, while the submit's own UPDATE by id locks the row first and
+   * the index entry second. The opposite order deadlocks, and the submit's statement can be the
+   * one rolled back: the user would get a 500 for a request that did nothing wrong.
+   */
   private async sweepStaleSubmits(): Promise<void> {
     const grace = this.svc.sseLimits.deadlineMs + this.svc.limits.headersTimeoutMs + 60_000;
-    await this.svc.db.updateTable('tasks').set({
-      status: 'UNKNOWN', flagged: 1, flag_reason: 'submission did not finish (node stopped?); outcome unknown, not refunded automatically',
-      updated_at: Date.now(),
-    }).where('status', '=', 'NOT_START').where('flagged', '=', 0).where('created_at', '<', Date.now() - grace).execute();
+    const cutoff = Date.now() - grace;
+    const stale = await this.svc.db.selectFrom('tasks').select(['id'])
+      .where('status', '=', 'NOT_START').where('flagged', '=', 0).where('created_at', '<', cutoff).limit(100).execute();
+    for (const { id } of stale) {
+      await this.svc.updateTask(id).set({
+        status: 'UNKNOWN', flagged: 1, flag_reason: 'submission did not finish (node stopped?); outcome unknown, not refunded automatically',
+        updated_at: Date.now(),
+      }).where('status', '=', 'NOT_START').where('flagged', '=', 0).where('created_at', '<', cutoff).execute();
+    }
   }
 }
 

@@ -139,6 +139,18 @@ export class TaskService {
     return src.current();
   }
 
+  /**
+   * An UPDATE of the one task `id`, reached through the primary key. On MySQL/MariaDB the key is
+   * forced: on a small table the optimizer may otherwise read the row through an index named in the
+   * compare-and-swap condition (status, billing_status, next_poll_at) and lock the index entries of
+   * other tasks before their rows — the opposite of the order every other single-task write takes
+   * (row, then its index entries), which deadlocks (see Poller.sweepStaleSubmits).
+   */
+  updateTask(id: Task['id']) {
+    const table = this.core.h.dialect === 'mysql' ? (sql`tasks FORCE INDEX (PRIMARY)` as unknown as 'tasks') : 'tasks';
+    return this.db.updateTable(table).where('id', '=', id);
+  }
+
   plugin(key: string, gen: Generation = this.generation()): LoadedPlugin {
     const p = gen.plugins.get(key);
     if (!p) throw new GatewayError(404, 'plugin_not_found', `no task plugin "${key}" is installed and enabled`);
@@ -230,15 +242,15 @@ export class TaskService {
         try {
           await this.ledger.reserve(payer, ledgerRef(publicId), amount);
         } catch (e) {
-          await this.db.updateTable('tasks').set({ status: 'FAILURE', progress: '100%', billing_status: 'none', fail_reason: (e as Error).message, finished_at: Date.now(), updated_at: Date.now() })
-            .where('id', '=', row.id).execute();
+          await this.updateTask(row.id).set({ status: 'FAILURE', progress: '100%', billing_status: 'none', fail_reason: (e as Error).message, finished_at: Date.now(), updated_at: Date.now() })
+            .execute();
           throw e;
         }
-        await this.db.updateTable('tasks').set({ billing_status: 'reserved' }).where('id', '=', row.id).where('billing_status', '=', 'reserving').execute();
+        await this.updateTask(row.id).set({ billing_status: 'reserved' }).where('billing_status', '=', 'reserving').execute();
         await this.logMovement(row, 'reserve', amount, input.endpoint);
       } else {
-        await this.db.updateTable('tasks').set({ channel_id: ch.id, channel_key_index: keyIndex, upstream_model: upstreamModel, updated_at: Date.now() })
-          .where('id', '=', row.id).where('status', '=', 'NOT_START').execute();
+        await this.updateTask(row.id).set({ channel_id: ch.id, channel_key_index: keyIndex, upstream_model: upstreamModel, updated_at: Date.now() })
+          .where('status', '=', 'NOT_START').execute();
       }
 
       let desc: Descriptor;
@@ -438,10 +450,10 @@ export class TaskService {
   private async unknownOutcome(row: Task, e: unknown, endpoint?: string): Promise<never> {
     const g = e instanceof GatewayError ? e : new GatewayError(502, 'upstream_unknown', hookMessage(e));
     const reason = `submit outcome unknown: ${g.message}`;
-    await this.db.updateTable('tasks').set({
+    await this.updateTask(row.id).set({
       status: 'UNKNOWN', fail_reason: reason.slice(0, 1000), flagged: 1, flag_reason: 'submit outcome unknown; not retried and not refunded automatically',
       next_poll_at: null, updated_at: Date.now(),
-    }).where('id', '=', row.id).where('status', '=', 'NOT_START').execute();
+    }).where('status', '=', 'NOT_START').execute();
     this.log.error({ task: row.public_id, plugin: row.plugin_key, channel: row.channel_id, endpoint, code: g.code }, 'task submit outcome unknown; flagged for an administrator');
     throw new GatewayError(502, g.code === 'plugin_submit_response_invalid' ? g.code : 'submit_outcome_unknown',
       `the upstream may have accepted the task but its answer could not be used (${g.message}); task ${row.public_id} is kept for review and was not retried`);
@@ -534,8 +546,8 @@ export class TaskService {
     }
     const moved = await this.ledger.movements(ref);
     const status = moved.settle !== undefined ? 'settled' : moved.refund !== undefined ? 'refunded' : outcome;
-    await this.db.updateTable('tasks').set({ billing_status: status, updated_at: Date.now() })
-      .where('id', '=', t.id).where('billing_status', '=', 'reserved').execute();
+    await this.updateTask(t.id).set({ billing_status: status, updated_at: Date.now() })
+      .where('billing_status', '=', 'reserved').execute();
   }
 
   private async logMovement(t: Task, movement: string, quota: number, endpoint?: string, extra?: Record<string, unknown>): Promise<void> {
@@ -563,7 +575,7 @@ export class TaskService {
    * the failure count seen). Returns whether this call won.
    */
   async transition(t: Task, from: string, set: Record<string, unknown>, leaseOwner?: string, when: { flagged?: 0 | 1; pollFailures?: number } = {}): Promise<boolean> {
-    let q = this.db.updateTable('tasks').set({ ...set, updated_at: Date.now() } as never).where('id', '=', t.id).where('status', '=', from);
+    let q = this.updateTask(t.id).set({ ...set, updated_at: Date.now() } as never).where('status', '=', from);
     if (leaseOwner) q = q.where('lease_owner', '=', leaseOwner);
     if (when.flagged !== undefined) q = q.where('flagged', '=', when.flagged);
     if (when.pollFailures !== undefined) q = q.where('poll_failures', '=', when.pollFailures);

@@ -71,7 +71,8 @@ export class NativeHost {
       return await this.run(gen, m, req, ctx);
     } catch (e) {
       const g = e instanceof GatewayError ? e : new GatewayError(500, 'internal_error', 'internal error');
-      if (!(e instanceof GatewayError)) this.d.log.error({ err: (e as Error)?.message, plugin: m.plugin.key }, 'native route failed');
+      // Every 500 is logged with its exception (stack included): the caller only sees "Task request failed".
+      if (g.status === 500) this.d.log.error({ err: e, plugin: m.plugin.key, requestId: req.requestId, path: req.path }, 'native route failed');
       const info = nativeError(g.status, g.status < 500 ? g.message : null, req.requestId);
       if (m.plugin.has('native.error')) {
         try {
