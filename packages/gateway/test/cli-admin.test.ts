@@ -92,6 +92,20 @@ test('CLI: from a running gateway to a first API key without a browser', { skip:
     const chk2 = await cli(['config', 'check', badFile], env);
     assert.notEqual(chk2.code, 0);
     assert.match(chk2.stderr, /channels\[0\]\.type/);
+
+    // Own password: a wrong current password is refused; a change ends the old token and stores a new one.
+    const credFileBefore = readFileSync(credFile, 'utf8');
+    const wrong = await cli(['password', '--password-stdin'], env, 'not-the-password\nnew-root-password\n');
+    assert.notEqual(wrong.code, 0);
+    assert.match(wrong.stderr, /old_password/);
+    const pw = await cli(['password', '--password-stdin'], env, `${TEST_ROOT_PASSWORD}\nnew-root-password\n`);
+    assert.equal(pw.code, 0, pw.stderr);
+    assert.match(pw.stdout, /Password of root changed/);
+    const oldToken = JSON.parse(credFileBefore).servers[gw.url].token as string;
+    assert.equal((await fetch(`${gw.url}/api/user/self`, { headers: { authorization: `Bearer ${oldToken}` } })).status, 401, 'the old token ended');
+    assert.equal((await cli(['user', 'list'], env)).code, 0, 'the new token works');
+    const oldLogin = await cli(['login', '--username', 'root', '--password-stdin'], env, `${TEST_ROOT_PASSWORD}\n`);
+    assert.notEqual(oldLogin.code, 0);
   } finally {
     await gw.stop();
   }

@@ -74,6 +74,39 @@ const login: Run = async (argv) => {
   out(`Logged in to ${url} as ${username}. Token stored in ${file}`);
 };
 
+// ---- own password ----
+
+/** Logs in with a password and stores a new access token (as `gatehouse login` does). */
+async function storeNewToken(url: string, username: string, password: string): Promise<string> {
+  const anon = new Api(url, null);
+  const r = await anon.call<{ username: string }>('POST', '/api/user/login', { username, password });
+  const cookie = (r.res.headers.get('set-cookie') ?? '').split(';')[0];
+  if (!cookie) throw new CliError('the gateway did not return a session');
+  const t = await anon.call<{ access_token: string }>('POST', '/api/user/token', undefined, { cookie });
+  return saveCredentials(url, t.data.access_token, username);
+}
+
+const password: Run = async (argv) => {
+  const a = parseArgs(argv, BOOLS);
+  if (hasFlag(a, 'help')) {
+    out(`usage: gatehouse password [--password-stdin] [--url URL]\n\nChanges the password of the account you are logged in as. It asks for the current and the new\npassword (with --password-stdin: two lines on standard input, current then new). Other sessions and\naccess tokens of the account end; a new access token is stored for this one.\n`);
+    return;
+  }
+  const api = Api.from(a);
+  const me = await api.get<{ username: string }>('/api/user/self');
+  let oldPassword: string, newPassword: string;
+  if (hasFlag(a, 'password-stdin')) {
+    [oldPassword = '', newPassword = ''] = (await readStdin()).split('\n').map((l) => l.replace(/\r$/, ''));
+  } else {
+    oldPassword = await promptHidden(`Current password for ${me.username}: `);
+    newPassword = await promptHidden('New password: ');
+    if ((await promptHidden('New password again: ')) !== newPassword) throw new CliError('the two new passwords differ');
+  }
+  await api.call('PUT', '/api/user/self/password', { old_password: oldPassword, new_password: newPassword });
+  const file = await storeNewToken(api.url, me.username, newPassword);
+  out(`Password of ${me.username} changed; other sessions and tokens ended. New token stored in ${file}`);
+};
+
 // ---- users ----
 
 const user = sub('user', '  gatehouse user add USERNAME [--password P] [--role user|admin] [--group G] [--quota-usd N]\n  gatehouse user list [--search TEXT] [--page N]\n  gatehouse user topup USER AMOUNT_USD [--set]     (USER = username or id; --set sets the balance)\n', {
@@ -257,6 +290,7 @@ const config = sub('config', '  gatehouse config check FILE     validate a confi
 
 export const ADMIN_COMMANDS: Record<string, { summary: string; run: Run }> = {
   login: { summary: 'log in to a gateway and store an access token', run: login },
+  password: { summary: 'change your own password', run: password },
   user: { summary: 'users: add, list, topup', run: user },
   key: { summary: 'API keys: create, list, revoke', run: key },
   channel: { summary: 'channels: add, list, test, disable, enable', run: channel },
