@@ -50,6 +50,10 @@ export interface Config {
   pluginMemoryLimitMb: number;
   pluginPoolSize: number;
   nodeId: string;
+  /** Time a client has to send a whole request (headers and body), in ms; 0: no limit. */
+  requestTimeoutMs: number;
+  /** Largest total size of the files of one multipart upload (task submissions, image edits, audio). */
+  maxUploadBytes: number;
   /** Where the secret came from when CRYPTO_SECRET was not set: a file beside the SQLite database. */
   cryptoSecretFile: string | null;
 }
@@ -132,6 +136,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pluginMemoryLimitMb: num(env, 'PLUGIN_MEMORY_LIMIT_MB', 64),
     pluginPoolSize: num(env, 'PLUGIN_POOL_SIZE', 2),
     nodeId: env.NODE_ID || `node-${randomBytes(4).toString('hex')}`,
+    requestTimeoutMs: Math.max(0, num(env, 'REQUEST_TIMEOUT_SECONDS', 120)) * 1000,
+    maxUploadBytes: positive(num(env, 'MAX_UPLOAD_MB', 128), 128) * 1024 * 1024,
     cryptoSecretFile,
     ...overrides,
   };
