@@ -21,13 +21,13 @@ interface Sent { status: number; headers: http.IncomingHttpHeaders; body: string
  * Sends `total` body bytes (from `chunk()`) as fast as the server reads them, `delayMs` apart, and
  * stops when the answer arrives. `bytesSent < total` means the server answered before reading the body.
  */
-function sendBody(url: string, path: string, headers: Record<string, string>, total: number, chunk: (i: number) => Buffer, delayMs = 0): Promise<Sent> {
+function sendBody(url: string, path: string, headers: Record<string, string>, total: number, chunk: (i: number) => Buffer, delayMs = 0, agent: http.Agent | false = false): Promise<Sent> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     let bytesSent = 0;
     let answered = false;
     let failed: Error | null = null;
-    const req = http.request({ host: u.hostname, port: u.port, path, method: 'POST', headers: { ...headers, 'content-length': String(total) }, agent: false });
+    const req = http.request({ host: u.hostname, port: u.port, path, method: 'POST', headers: { ...headers, 'content-length': String(total) }, agent });
     req.on('response', (res) => {
       answered = true;
       let body = '';
@@ -96,7 +96,15 @@ test('a bad credential is refused before the body is read, in every family; logi
       assert.equal(r.status, c.status, `${c.path}: ${r.body}`);
       assert.ok(c.envelope(JSON.parse(r.body)), `${c.path}: the family's envelope: ${r.body}`);
       assert.ok(r.bytesSent < total, `${c.path}: answered after the whole body (${r.bytesSent} bytes)`);
+      assert.equal(r.headers.connection, 'close', `${c.path}: the rest of the body is not read either`);
     }
+    // A client that keeps connections alive is told the connection closes too (the body stays unread).
+    const keepAlive = new http.Agent({ keepAlive: true });
+    const r = await sendBody(gw.url, '/v1/chat/completions', cases[0].headers, total, () => filler, 0, keepAlive);
+    keepAlive.destroy();
+    assert.equal(r.status, 401);
+    assert.ok(r.bytesSent < total, `answered after the whole body (${r.bytesSent} bytes)`);
+    assert.equal(r.headers.connection, 'close');
   } finally {
     await gw.stop();
   }

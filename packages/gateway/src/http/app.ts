@@ -113,9 +113,13 @@ function linger(req: FastifyRequest): void {
   socket.once('close', () => clearTimeout(t));
 }
 
-function closeUnreadOnSend(req: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (err: null, p: unknown) => void): void {
+function closeUnreadOnSend(req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, p: unknown) => void): void {
   const socket = req.raw.socket;
-  if (!req.raw.complete && socket) socket.destroySoon = () => linger(req);
+  if (!req.raw.complete && socket) {
+    // Node closes after this answer (destroySoon), lingering instead of resetting.
+    reply.header('connection', 'close');
+    socket.destroySoon = () => linger(req);
+  }
   done(null, payload);
 }
 
