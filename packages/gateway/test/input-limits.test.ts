@@ -164,14 +164,25 @@ test('task uploads: an unknown plugin is refused before the body is read; the fi
   }
 });
 
-test('large count_tokens calls run off the event loop: another tenant\'s chat answers before any of them; limits hold', async () => {
+test('large count_tokens calls run off the event loop: another tenant\'s chat answers before any of them; limits and balance hold', async () => {
   const gw = await startTestGateway();
   const up = await startFakeOpenAI();
   try {
     await createChannel(gw, { baseUrl: up.url, models: ['count-model'] });
     await setPrice(gw, 'count-model', { input: 1, output: 1 });
-    const counter = await createCaller(gw, { quota: 0 });
+    const broke = await createCaller(gw, { quota: 0 });
+    const counter = await createCaller(gw, { quota: 1 });
     const other = await createCaller(gw, { quota: 10_000_000 });
+
+    // Counting is free, but only for a caller who could pay for a call.
+    const refused = await new Anthropic({ apiKey: broke.key, baseURL: gw.url, maxRetries: 0 }).messages
+      .countTokens({ model: 'count-model', messages: [{ role: 'user', content: 'hi' }] }).then(() => null, (e: { status: number }) => e);
+    assert.equal(refused?.status, 429);
+    const brokeGemini = await fetch(`${gw.url}/v1beta/models/count-model:countTokens`, {
+      method: 'POST', headers: { 'x-goog-api-key': broke.key, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+    });
+    assert.equal(brokeGemini.status, 429);
+    assert.equal(((await brokeGemini.json()) as { error: { status: string } }).error.status, 'RESOURCE_EXHAUSTED');
 
     // About 4 M characters of varied text each: a second or more of tokenizing apiece.
     const words = ['alpha', 'beta', 'gamma', 'delta', '入力', 'テスト', '12345', 'foo_bar', '{"x":1}', 'naïve'];

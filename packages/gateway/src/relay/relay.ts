@@ -164,12 +164,27 @@ export class Relay {
   async countPromptTokens(p: RelayPrincipal, format: WireFormat, model: string, body: Record<string, unknown>): Promise<number> {
     if (p.models) checkModelAccess(p as KeyPrincipal, model);
     if (!this.listModels(p).includes(model)) throw new GatewayError(404, 'model_not_found', `model "${echo(model)}" is not available in group "${p.group}"`);
+    await this.assertSomeBalance(p);
     const req = decodeRequest(format, body);
     const text = canonicalPromptText(req);
     if (text.length > COUNT_MAX_CHARS) {
       throw new GatewayError(413, 'request_too_large', `the prompt is too long to count: ${text.length} characters, the limit is ${COUNT_MAX_CHARS}`);
     }
     return (await countTokens(text)) + canonicalImageCount(req) * 1000;
+  }
+
+  /**
+   * Free work (token counting) is for callers who could pay for a call: 429 `insufficient_quota` when
+   * the user's balance, or a capped key's remaining quota, is used up.
+   */
+  private async assertSomeBalance(p: RelayPrincipal): Promise<void> {
+    const db = this.d.core.h.db;
+    const u = await db.selectFrom('users').select('quota').where('id', '=', p.userId).executeTakeFirst();
+    if (!u || Number(u.quota) <= 0) throw new GatewayError(429, 'insufficient_quota', 'quota exhausted: the account balance is too low for this request');
+    if (p.keyId !== null && !p.unlimitedQuota) {
+      const k = await db.selectFrom('api_keys').select('remain_quota').where('id', '=', p.keyId).executeTakeFirst();
+      if (!k || Number(k.remain_quota) <= 0) throw new GatewayError(429, 'insufficient_quota', 'quota exhausted: this API key has used up its quota');
+    }
   }
 
   /**
