@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Core } from '../core.ts';
 import { sha256Hex } from '../platform/crypto.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { echo, GatewayError } from '../platform/errors.ts';
 import { compileIpList, type IpMatcher } from './ip.ts';
 import type { KeyPrincipal, Role } from './types.ts';
 
@@ -130,6 +130,6 @@ export class KeyCache {
 /** Throws 403 when the key may not use `model`. */
 export function checkModelAccess(p: KeyPrincipal, model: string): void {
   if (p.models && !p.models.has(model)) {
-    throw new GatewayError(403, 'model_not_allowed', `this API key may not use model "${model}"`);
+    throw new GatewayError(403, 'model_not_allowed', `this API key may not use model "${echo(model)}"`);
   }
 }

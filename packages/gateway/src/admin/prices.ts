@@ -4,7 +4,7 @@
  */
 import { validateExpression, type SchemaField } from '../tasks/billing/expr.ts';
 import type { Core } from '../core.ts';
-import { notFound } from '../platform/errors.ts';
+import { echo, notFound } from '../platform/errors.ts';
 import type { PriceRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
 import { Reader, fieldError, type Page } from './validate.ts';
@@ -88,7 +88,7 @@ export class PriceAdmin {
 
   async get(model: string): Promise<PriceView> {
     const r = await this.db.selectFrom('prices').selectAll().where('model', '=', model).executeTakeFirst();
-    if (!r) throw notFound(`no price for model "${model}"`, 'price_not_found');
+    if (!r) throw notFound(`no price for model "${echo(model)}"`, 'price_not_found');
     return this.view(r);
   }
 
@@ -106,7 +106,7 @@ export class PriceAdmin {
 
   async remove(model: string): Promise<void> {
     const res = await this.db.deleteFrom('prices').where('model', '=', model).executeTakeFirst();
-    if (Number(res.numDeletedRows) === 0) throw notFound(`no price for model "${model}"`, 'price_not_found');
+    if (Number(res.numDeletedRows) === 0) throw notFound(`no price for model "${echo(model)}"`, 'price_not_found');
     await this.changes.changed('prices');
   }
 

@@ -188,7 +188,11 @@ export class UserAdmin {
     if (input.role !== undefined) set.role = input.role;
     if (input.group !== undefined) set.group_name = input.group;
     if (input.status !== undefined) set.status = input.status;
-    if (input.password !== undefined) set.password_hash = await hashPassword(input.password);
+    if (input.password !== undefined) {
+      // A new password ends every credential issued under the old one: the access token here, sessions below.
+      set.password_hash = await hashPassword(input.password);
+      set.access_token_hash = null;
+    }
     if (Object.keys(set).length === 0) return this.view(cur);
     set.updated_at = Date.now();
     try {

@@ -21,7 +21,8 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
   await app.register(async (api) => {
     api.setErrorHandler(familyErrorHandler('admin'));
 
-    api.post('/api/user/login', async (req, reply) => {
+    // Anyone may call it: a small body limit, so nothing large is read before the credentials are checked.
+    api.post('/api/user/login', { bodyLimit: 64 * 1024 }, async (req, reply) => {
       const b = (req.body ?? {}) as { username?: unknown; password?: unknown };
       if (typeof b.username !== 'string' || typeof b.password !== 'string') {
         throw new GatewayError(400, 'invalid_request', 'username and password are required');
@@ -51,12 +52,12 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return { success: true, message: '', data: null };
     };
-    api.post('/api/user/logout', logout);
-    api.get('/api/user/logout', logout);
+    // POST only: a link or an image on another site must not be able to log the user out.
+    api.post('/api/user/logout', { bodyLimit: 64 * 1024 }, logout);
 
-    api.get('/api/user/self', { preHandler: requireUser(deps) }, async (req) => ({ success: true, message: '', data: await deps.services.admin.users.get(req.user!.id) }));
+    api.get('/api/user/self', { onRequest: requireUser(deps) }, async (req) => ({ success: true, message: '', data: await deps.services.admin.users.get(req.user!.id) }));
 
-    api.put('/api/user/self/password', { preHandler: requireUser(deps) }, async (req, reply) => {
+    api.put('/api/user/self/password', { onRequest: requireUser(deps) }, async (req, reply) => {
       // Passwords as sent (not trimmed: spaces are part of a password).
       const { old_password: oldPassword, new_password: newPassword } = Reader.of(req.body).only(['old_password', 'new_password']).obj;
       if (typeof oldPassword !== 'string' || oldPassword === '') throw fieldError('old_password', 'is required');
@@ -76,13 +77,13 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
       return { success: true, message: 'password changed: other sessions and the personal access token were revoked', data: null };
     });
 
-    api.get('/api/user/models', { preHandler: requireUser(deps) }, async (req) => {
+    api.get('/api/user/models', { onRequest: requireUser(deps) }, async (req) => {
       const group = req.user!.group;
       const models = deps.services.relay.relay.listModels({ group, models: null });
       return { success: true, message: '', data: groupModelPrices(models, deps.services.billing.prices, group) };
     });
 
-    api.post('/api/user/token', { preHandler: requireUser(deps) }, async (req) => {
+    api.post('/api/user/token', { onRequest: requireUser(deps) }, async (req) => {
       const token = await users.issueAccessToken(req.user!.id);
       return { success: true, message: 'shown once: store it now', data: { access_token: token } };
     });

@@ -19,9 +19,9 @@ const ok = (data: unknown, message = '') => ({ success: true, message, data });
 
 export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const admin = deps.services.admin;
-  const anyUser = { preHandler: requireUser(deps, 'user') };
-  const adminOnly = { preHandler: requireUser(deps, 'admin') };
-  const rootOnly = { preHandler: requireUser(deps, 'root') };
+  const anyUser = { onRequest: requireUser(deps, 'user') };
+  const adminOnly = { onRequest: requireUser(deps, 'admin') };
+  const rootOnly = { onRequest: requireUser(deps, 'root') };
   const q = (req: FastifyRequest) => (req.query ?? {}) as Obj;
   const idOf = (req: FastifyRequest) => parseId((req.params as { id: string }).id);
   const isAdmin = (req: FastifyRequest) => ROLE_RANK[req.user!.role] >= ROLE_RANK.admin;

@@ -2,12 +2,13 @@
  * The Fastify app: request ids, the gateway's own time header, body parsers, and one route module per
  * API family. Route modules stay thin: decode, call a service, encode.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { Socket } from 'node:net';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import type { Core } from '../core.ts';
 import { requestId } from '../platform/ids.ts';
 import { familyErrorHandler, sendError } from './errors.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { echo, GatewayError } from '../platform/errors.ts';
 import { safeEqual } from '../platform/crypto.ts';
 import type { Services } from '../services.ts';
 import { healthRoutes } from './health-routes.ts';
@@ -45,6 +46,7 @@ export type RouteModule = (app: FastifyInstance, deps: AppDeps) => Promise<void>
 
 export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<FastifyInstance> {
   const app = Fastify({
+    ...receiveTimeouts(deps.core.config.requestTimeoutMs),
     logger: false,
     bodyLimit: 64 * 1024 * 1024,
     trustProxy: trustProxyOption(deps.core.config.trustProxy),
@@ -71,11 +73,14 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
     done();
   });
   // Every 500 is logged with its exception by sendError (http/errors.ts), thrown or sent.
+  app.addHook('onRequest', apiHeaders);
+  app.addHook('onSend', closeUnreadOnSend);
+  app.addHook('onResponse', closeUnread);
   app.setErrorHandler(familyErrorHandler('openai'));
   app.setNotFoundHandler((req, reply) => {
     if (consoleFallback(deps, req, reply)) return reply;
     const fam = req.url.startsWith('/api/') ? 'admin' : req.url.startsWith('/v1beta/') ? 'gemini' : 'openai';
-    return sendError(reply, fam, new GatewayError(404, 'not_found', `no route for ${req.method} ${req.url.split('?')[0]}`));
+    return sendError(reply, fam, new GatewayError(404, 'not_found', `no route for ${req.method} ${echo(req.url.split('?')[0])}`));
   });
   healthRoutes(app, deps);
   const metricsToken = deps.core.config.metricsToken;
@@ -92,4 +97,60 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
   if (deps.console) registerConsoleRoutes(app, deps.console);
   for (const m of modules) await m(app, deps);
   return app;
+}
+
+/**
+ * A client has `ms` to send a whole request, headers and body (REQUEST_TIMEOUT_SECONDS); a slower one
+ * gets 408 and the connection is closed. Answers (streams) are not limited by it. Node checks open
+ * connections every `connectionsCheckingInterval`, so the check runs at least four times per limit.
+ */
+function receiveTimeouts(ms: number) {
+  if (ms <= 0) return { requestTimeout: 0 };
+  return {
+    requestTimeout: ms,
+    http: { requestTimeout: ms, headersTimeout: Math.min(60_000, ms), connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(ms / 4))) },
+  };
+}
+
+/** Every /api answer (errors included) is not to be sniffed or cached. */
+function apiHeaders(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  if (req.url.startsWith('/api/') || req.url === '/api') reply.header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
+  done();
+}
+
+/** How long the rest of an unread body is drained (and dropped) after the answer, at most. */
+const LINGER_MS = 2000;
+const lingering = new WeakSet<Socket>();
+
+/**
+ * Answered before the body was read (a bad credential, an unknown plugin, an upload over the limit):
+ * the connection is closed rather than the rest of the body read. The close lingers — our side ends,
+ * incoming bytes are dropped for up to LINGER_MS, then the socket is destroyed — because closing with
+ * unread bytes resets the connection, and a reset can reach the client before it read the answer.
+ * Node's own close (for clients that sent `Connection: close`) is made to linger the same way.
+ */
+function linger(req: FastifyRequest): void {
+  const socket = req.raw.socket;
+  if (!socket || socket.destroyed || lingering.has(socket)) return;
+  lingering.add(socket);
+  socket.end();
+  req.raw.resume();
+  const t = setTimeout(() => socket.destroy(), LINGER_MS);
+  t.unref();
+  socket.once('close', () => clearTimeout(t));
+}
+
+function closeUnreadOnSend(req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, p: unknown) => void): void {
+  const socket = req.raw.socket;
+  if (!req.raw.complete && socket) {
+    // Node closes after this answer (destroySoon), lingering instead of resetting.
+    reply.header('connection', 'close');
+    socket.destroySoon = () => linger(req);
+  }
+  done(null, payload);
+}
+
+function closeUnread(req: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  if (!req.raw.complete) linger(req);
+  done();
 }

@@ -48,8 +48,9 @@ export async function admitRequest(deps: AppDeps, reply: FastifyReply, userId: n
 }
 
 /**
- * preHandler: authenticates the API key (from the in-memory cache) and sets `req.principal`. As a
- * route hook it runs callback style (the check is synchronous: no promise per request); called
+ * onRequest hook: authenticates the API key (from the in-memory cache) and sets `req.principal`,
+ * before any of the body is read — a request without a valid key is refused without its body being
+ * buffered or parsed (the connection is then closed, errors.ts). As a route hook it runs callback style (the check is synchronous: no promise per request); called
  * directly without `done`, it returns a promise.
  */
 export function requireKey(deps: AppDeps) {
@@ -78,7 +79,7 @@ export function requireKey(deps: AppDeps) {
   return auth;
 }
 
-/** preHandler for /api/*: a session cookie or `Authorization: Bearer <access token>` of a user with at least `minRole`. */
+/** onRequest hook for /api/* (before the body is read): a session cookie or `Authorization: Bearer <access token>` of a user with at least `minRole`. */
 export function requireUser(deps: AppDeps, minRole: Role = 'user') {
   const users = deps.services.accounts.users;
   return async (req: FastifyRequest, _reply: FastifyReply) => {

@@ -4,33 +4,41 @@
  * (http/console-routes.ts) or the app's 404.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../platform/errors.ts';
+import { echo, GatewayError } from '../platform/errors.ts';
+import type { KeyPrincipal } from '../accounts/types.ts';
 import { consoleFallback, type AppDeps } from './app.ts';
 import { admitRequest, extractApiKey } from './auth.ts';
 import { sendError } from './errors.ts';
-import { decodeRequestBody, pathOf, queryOf, registerTaskBodyParsers, requestHeadersOf } from './protocol-routes.ts';
+import { pathOf, queryOf, requestHeadersOf } from './protocol-routes.ts';
+import { decodeRequestBody, registerUploadParsers } from './uploads.ts';
 
 export async function nativeRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   await app.register(async (scope) => {
-    await registerTaskBodyParsers(scope);
+    const limits = { totalBytes: deps.core.config.maxUploadBytes };
+    await registerUploadParsers(scope, limits);
     scope.setErrorHandler((err, req, reply) => sendError(reply, req.url.startsWith('/api/') ? 'admin' : 'openai', err));
-    const handler = async (req: FastifyRequest, reply: FastifyReply) => {
-      const native = deps.services.protocols.native;
+    // Matched and authenticated before the body is read: nothing is buffered for an unknown route or a bad key.
+    const matched = new WeakMap<FastifyRequest, { hit: NonNullable<ReturnType<typeof deps.services.protocols.native.match>>; principal: KeyPrincipal }>();
+    const admit = async (req: FastifyRequest, reply: FastifyReply) => {
       const path = pathOf(req);
-      const hit = native.match(req.method, path);
+      const hit = deps.services.protocols.native.match(req.method, path);
       if (!hit) {
         if (consoleFallback(deps, req, reply)) return reply;
         const fam = req.url.startsWith('/api/') ? 'admin' : req.url.startsWith('/v1beta/') ? 'gemini' : 'openai';
-        return sendError(reply, fam, new GatewayError(404, 'not_found', `no route for ${req.method} ${path}`));
+        return sendError(reply, fam, new GatewayError(404, 'not_found', `no route for ${req.method} ${echo(path)}`));
       }
       const principal = deps.services.accounts.keys.authenticate(extractApiKey(req), req.ip);
       if (req.method !== 'GET') await admitRequest(deps, reply, principal.userId, principal.group);
-      const { body, files } = await decodeRequestBody(req);
-      const out = await native.serve(hit.gen, hit.m, {
-        principal, method: req.method, path, query: queryOf(req), body, files, requestHeaders: requestHeadersOf(req), requestId: req.requestId,
+      matched.set(req, { hit, principal });
+    };
+    const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+      const { hit, principal } = matched.get(req)!;
+      const { body, files } = await decodeRequestBody(req, limits);
+      const out = await deps.services.protocols.native.serve(hit.gen, hit.m, {
+        principal, method: req.method, path: pathOf(req), query: queryOf(req), body, files, requestHeaders: requestHeadersOf(req), requestId: req.requestId,
       });
       return reply.code(out.status).type('application/json').send(JSON.stringify(out.body ?? null));
     };
-    scope.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', handler });
+    scope.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', onRequest: admit, handler });
   });
 }

@@ -19,7 +19,7 @@ export async function pluginAdminRoutes(app: FastifyInstance, deps: AppDeps): Pr
       if (err instanceof InUseError) return reply.code(409).send({ success: false, message: err.message, data: err.data });
       return familyErrorHandler('admin')(err, req, reply);
     });
-    api.addHook('preHandler', requireUser(deps, 'root'));
+    api.addHook('onRequest', requireUser(deps, 'root'));
     const P = '/api/plugin/task';
     const flag = (q: unknown, name: string) => { const v = (q as Record<string, unknown> | undefined)?.[name]; return v === 'true' || v === '1' || v === true; };
 

@@ -4,60 +4,13 @@
  * the body (files kept by the host, plugins get references), call the protocol host, encode.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import multipart from '@fastify/multipart';
-import { GatewayError } from '../platform/errors.ts';
-import type { DecodedBody, UploadedFile } from '../tasks/lifecycle/service.ts';
-import { fileRefOf } from '../tasks/outbound/request.ts';
+import { echo, GatewayError } from '../platform/errors.ts';
 import type { ProtocolRequest } from '../tasks/protocols/host.ts';
 import { requestModel } from '../tasks/protocols/host.ts';
 import type { AppDeps } from './app.ts';
 import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
-
-export const FILE_LIMITS = { fileSize: 64 * 1024 * 1024, files: 32, parts: 256, fields: 256, fieldSize: 1024 * 1024, totalBytes: 128 * 1024 * 1024 };
-
-/** Registers the body parsers the task surfaces accept: JSON (Fastify's), form and multipart. */
-export async function registerTaskBodyParsers(scope: FastifyInstance): Promise<void> {
-  await scope.register(multipart, { limits: { fileSize: FILE_LIMITS.fileSize, files: FILE_LIMITS.files, parts: FILE_LIMITS.parts, fields: FILE_LIMITS.fields, fieldSize: FILE_LIMITS.fieldSize } });
-  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    const fields: Record<string, string[]> = {};
-    for (const [k, v] of new URLSearchParams(body as string)) (fields[k] ??= []).push(v);
-    done(null, { __form: fields });
-  });
-}
-
-/**
- * The decoded inbound body. Multipart files are read into memory within the limits and named
- * `request_file:<field>`, then `request_file:<field>#1`, `#2`, ... for further files of one field.
- */
-export async function decodeRequestBody(req: FastifyRequest): Promise<{ body: DecodedBody; files: UploadedFile[] }> {
-  if (req.isMultipart()) {
-    const fields: Record<string, string[]> = {};
-    const files: UploadedFile[] = [];
-    const perField = new Map<string, number>();
-    let total = 0;
-    for await (const part of req.parts()) {
-      if (part.type === 'file') {
-        const data = await part.toBuffer();
-        total += data.length;
-        if (total > FILE_LIMITS.totalBytes) throw new GatewayError(413, 'request_too_large', 'the uploaded files are too large together');
-        const n = perField.get(part.fieldname) ?? 0;
-        perField.set(part.fieldname, n + 1);
-        files.push({
-          ref: n === 0 ? `request_file:${part.fieldname}` : `request_file:${part.fieldname}#${n}`,
-          field: part.fieldname, filename: part.filename ?? '', mimeType: part.mimetype || 'application/octet-stream', size: data.length, data,
-        });
-      } else {
-        (fields[part.fieldname] ??= []).push(String(part.value ?? ''));
-      }
-    }
-    return { body: { kind: 'multipart', fields, files: files.map(fileRefOf) }, files };
-  }
-  const b = req.body as unknown;
-  if (b && typeof b === 'object' && '__form' in (b as object)) return { body: { kind: 'form', fields: (b as { __form: Record<string, string[]> }).__form }, files: [] };
-  if (b === undefined || b === null || (typeof b === 'string' && b === '')) return { body: { kind: 'none' }, files: [] };
-  return { body: { kind: 'json', value: b }, files: [] };
-}
+import { decodeRequestBody, registerUploadParsers } from './uploads.ts';
 
 export function queryOf(req: FastifyRequest): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -94,11 +47,12 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
   const host = () => deps.services.protocols.host;
   await app.register(async (scope) => {
     scope.setErrorHandler(familyErrorHandler('openai'));
-    await registerTaskBodyParsers(scope);
+    const limits = { totalBytes: deps.core.config.maxUploadBytes };
+    await registerUploadParsers(scope, limits);
     const auth = requireKey(deps);
 
     const build = async (req: FastifyRequest, reply: FastifyReply, params: Record<string, string> = {}): Promise<ProtocolRequest> => {
-      const { body, files } = await decodeRequestBody(req);
+      const { body, files } = await decodeRequestBody(req, limits);
       return {
         principal: req.principal!, path: pathOf(req), method: req.method, params, query: queryOf(req), body, files,
         requestHeaders: requestHeadersOf(req), requestId: req.requestId, signal: clientGone(req, reply),
@@ -126,7 +80,7 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
         }
         throw new GatewayError(400, 'invalid_json', 'the request body must be a JSON object or multipart/form-data', 'invalid_request_error');
       }
-      throw new GatewayError(503, 'model_not_found', `no channel or task plugin serves model "${model.slice(0, 191)}" on ${endpoint}`, 'invalid_request_error');
+      throw new GatewayError(503, 'model_not_found', `no channel or task plugin serves model "${echo(model)}" on ${endpoint}`, 'invalid_request_error');
     };
 
     const image = (operation: 'generate' | 'edit', endpoint: string) => async (req: FastifyRequest, reply: FastifyReply) => {
@@ -135,17 +89,17 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
       if (!out) return toRelay(operation === 'edit' ? 'image_edits' : 'images', endpoint, pr, req, reply);
       return out;
     };
-    scope.post('/v1/images/generations', { preHandler: auth }, image('generate', '/v1/images/generations'));
-    scope.post('/v1/images/edits', { preHandler: auth }, image('edit', '/v1/images/edits'));
-    scope.post('/v1/edits', { preHandler: auth }, image('edit', '/v1/edits'));
+    scope.post('/v1/images/generations', { onRequest: auth }, image('generate', '/v1/images/generations'));
+    scope.post('/v1/images/edits', { onRequest: auth }, image('edit', '/v1/images/edits'));
+    scope.post('/v1/edits', { onRequest: auth }, image('edit', '/v1/edits'));
 
-    scope.post('/v1/videos', { preHandler: auth }, async (req, reply) => {
+    scope.post('/v1/videos', { onRequest: auth }, async (req, reply) => {
       const pr = await build(req, reply);
       const out = await host().videoCreate(pr);
-      if (!out) throw new GatewayError(503, 'model_not_found', `no task plugin serves video model "${(requestModel(pr.body) ?? '').slice(0, 191)}"`, 'invalid_request_error');
+      if (!out) throw new GatewayError(503, 'model_not_found', `no task plugin serves video model "${echo(requestModel(pr.body) ?? '')}"`, 'invalid_request_error');
       return out;
     });
-    scope.get('/v1/videos/:id', { preHandler: auth }, async (req) => {
+    scope.get('/v1/videos/:id', { onRequest: auth }, async (req) => {
       const { id } = req.params as { id: string };
       return host().videoGet(req.principal!, id, { path: pathOf(req), query: queryOf(req) });
     });
@@ -163,10 +117,10 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
       if (req.method === 'HEAD' || !r.body) return reply.send();
       return reply.send(r.body);
     };
-    scope.get('/v1/videos/:id/content', { preHandler: auth, exposeHeadRoute: false }, content);
-    scope.head('/v1/videos/:id/content', { preHandler: auth }, content);
+    scope.get('/v1/videos/:id/content', { onRequest: auth, exposeHeadRoute: false }, content);
+    scope.head('/v1/videos/:id/content', { onRequest: auth }, content);
 
-    scope.post('/v1/responses', { preHandler: auth }, async (req, reply) => {
+    scope.post('/v1/responses', { onRequest: auth }, async (req, reply) => {
       const pr = await build(req, reply);
       const out = await host().responsesCreate(pr);
       if (!out) return toRelay('responses', '/v1/responses', pr, req, reply);
@@ -186,7 +140,7 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
       });
       return reply;
     });
-    scope.get('/v1/responses/:id', { preHandler: auth }, async (req, reply) => {
+    scope.get('/v1/responses/:id', { onRequest: auth }, async (req, reply) => {
       const { id } = req.params as { id: string };
       try {
         return await host().responsesGet(req.principal!, id, { path: pathOf(req), query: queryOf(req) });

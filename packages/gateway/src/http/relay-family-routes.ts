@@ -5,7 +5,7 @@
  * each family's envelope.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../platform/errors.ts';
+import { echo, GatewayError } from '../platform/errors.ts';
 import type { GeminiEmbedAction } from '../relay/embed.ts';
 import type { AppDeps } from './app.ts';
 import { requireKey } from './auth.ts';
@@ -31,7 +31,7 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
   // ---------- messages-style ----------
   await app.register(async (scope) => {
     prepareRelayScope(scope, 'anthropic');
-    scope.post('/v1/messages', { preHandler: auth }, async (req, reply) => {
+    scope.post('/v1/messages', { onRequest: auth }, async (req, reply) => {
       const body = objectBody(req);
       if (!Array.isArray(body.messages)) throw new GatewayError(400, 'invalid_request', 'messages: Field required (a list of {role, content})');
       await relay().handle({
@@ -39,7 +39,7 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
         raw: req.rawBody ?? Buffer.from(JSON.stringify(body)), scan: req.bodyScan, requestId: req.requestId, startedAt: req.startedAt, client: client(reply),
       });
     });
-    scope.post('/v1/messages/count_tokens', { preHandler: auth }, async (req) => {
+    scope.post('/v1/messages/count_tokens', { onRequest: auth }, async (req) => {
       const body = objectBody(req);
       if (typeof body.model !== 'string' || !body.model) throw new GatewayError(400, 'invalid_request', 'model: Field required');
       if (!Array.isArray(body.messages)) throw new GatewayError(400, 'invalid_request', 'messages: Field required (a list of {role, content})');
@@ -54,7 +54,7 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
     const action = (prefix: string) => async (req: FastifyRequest, reply: FastifyReply) => {
       const { model, action: act } = parseModelAction((req.params as Record<string, string>)['*'] ?? '');
       if (!model || !act || !GEMINI_ACTIONS.has(act)) {
-        throw new GatewayError(404, 'not_found', `unknown model action "${act ?? ''}" (one of ${[...GEMINI_ACTIONS].join(', ')})`);
+        throw new GatewayError(404, 'not_found', `unknown model action "${echo(act ?? '')}" (one of ${[...GEMINI_ACTIONS].join(', ')})`);
       }
       const body = objectBody(req);
       if (act === 'countTokens') {
@@ -72,14 +72,14 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
         modelFromPath: model, stream, jsonArrayStream: stream && alt !== 'sse', geminiAction: embed ? (act as GeminiEmbedAction) : undefined,
       });
     };
-    scope.post('/v1beta/models/*', { preHandler: auth }, action('/v1beta'));
-    scope.post('/v1/models/*', { preHandler: auth }, action('/v1'));
+    scope.post('/v1beta/models/*', { onRequest: auth }, action('/v1beta'));
+    scope.post('/v1/models/*', { onRequest: auth }, action('/v1'));
 
-    scope.get('/v1beta/models', { preHandler: auth }, async (req) => geminiModelList(relay().listModels(req.principal!), req.query as Record<string, unknown>));
-    scope.get('/v1beta/models/*', { preHandler: auth }, async (req) => {
+    scope.get('/v1beta/models', { onRequest: auth }, async (req) => geminiModelList(relay().listModels(req.principal!), req.query as Record<string, unknown>));
+    scope.get('/v1beta/models/*', { onRequest: auth }, async (req) => {
       const { model } = parseModelAction((req.params as Record<string, string>)['*'] ?? '');
       if (!relay().listModels(req.principal!).includes(model)) {
-        throw new GatewayError(404, 'model_not_found', `models/${model} is not found or this key may not use it`);
+        throw new GatewayError(404, 'model_not_found', `models/${echo(model)} is not found or this key may not use it`);
       }
       return geminiModel(model);
     });
@@ -88,6 +88,6 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
   // OpenAI-style list under the Gemini-compatible namespace.
   await app.register(async (scope) => {
     prepareRelayScope(scope, 'openai');
-    scope.get('/v1beta/openai/models', { preHandler: auth }, async (req) => openaiModelList(relay().listModels(req.principal!)));
+    scope.get('/v1beta/openai/models', { onRequest: auth }, async (req) => openaiModelList(relay().listModels(req.principal!)));
   });
 }

@@ -9,7 +9,7 @@ import type { PassKind } from '../relay/passthrough.ts';
 import type { AppDeps } from './app.ts';
 import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
-import { decodeRequestBody, registerTaskBodyParsers } from './protocol-routes.ts';
+import { decodeRequestBody, registerUploadParsers } from './uploads.ts';
 import { objectBody, prepareRelayScope } from './relay-routes.ts';
 import { realtimeRoutes } from './realtime-routes.ts';
 
@@ -37,20 +37,21 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
       }
       await relay().handle({ kind, endpoint, principal: req.principal!, body, raw, scan: req.bodyScan, requestId: req.requestId, startedAt: req.startedAt, client: client(reply) });
     };
-    scope.post('/v1/audio/speech', { preHandler: auth }, json('audio_speech', '/v1/audio/speech'));
-    scope.post('/v1/rerank', { preHandler: auth }, json('rerank', '/v1/rerank'));
-    scope.post('/v1/moderations', { preHandler: auth }, json('moderations', '/v1/moderations'));
-    scope.post('/v1/alpha/search', { preHandler: auth }, json('alpha_search', '/v1/alpha/search'));
-    scope.post('/v1/responses/compact', { preHandler: auth }, json('responses_compact', '/v1/responses/compact'));
+    scope.post('/v1/audio/speech', { onRequest: auth }, json('audio_speech', '/v1/audio/speech'));
+    scope.post('/v1/rerank', { onRequest: auth }, json('rerank', '/v1/rerank'));
+    scope.post('/v1/moderations', { onRequest: auth }, json('moderations', '/v1/moderations'));
+    scope.post('/v1/alpha/search', { onRequest: auth }, json('alpha_search', '/v1/alpha/search'));
+    scope.post('/v1/responses/compact', { onRequest: auth }, json('responses_compact', '/v1/responses/compact'));
   });
 
   // Multipart audio uploads (files held within the host's limits, re-encoded for the upstream).
   await app.register(async (scope) => {
     scope.setErrorHandler(familyErrorHandler('openai'));
-    await registerTaskBodyParsers(scope);
+    const limits = { totalBytes: deps.core.config.maxUploadBytes };
+    await registerUploadParsers(scope, limits);
     timeHeader(scope);
     const audio = (kind: PassKind, endpoint: string) => async (req: FastifyRequest, reply: FastifyReply) => {
-      const { body: decoded, files } = await decodeRequestBody(req);
+      const { body: decoded, files } = await decodeRequestBody(req, limits);
       if (decoded.kind !== 'multipart') throw new GatewayError(400, 'invalid_request', 'the request must be multipart/form-data with a "file" part');
       if (!files.some((f) => f.field === 'file')) throw new GatewayError(400, 'invalid_request', '"file" is required (an audio file part)');
       const body: Record<string, unknown> = {};
@@ -60,8 +61,8 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
         multipart: { fields: decoded.fields, files: files.map((f) => ({ field: f.field, filename: f.filename, mimeType: f.mimeType, data: f.data })) },
       });
     };
-    scope.post('/v1/audio/transcriptions', { preHandler: auth }, audio('audio_transcriptions', '/v1/audio/transcriptions'));
-    scope.post('/v1/audio/translations', { preHandler: auth }, audio('audio_translations', '/v1/audio/translations'));
+    scope.post('/v1/audio/transcriptions', { onRequest: auth }, audio('audio_transcriptions', '/v1/audio/transcriptions'));
+    scope.post('/v1/audio/translations', { onRequest: auth }, audio('audio_translations', '/v1/audio/translations'));
   });
 
   // Reads of relay-created Responses (GET /v1/responses/{id} itself is in the protocol routes: plugins first).
@@ -80,9 +81,9 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
       if (!served) throw new GatewayError(404, 'not_found', `No response found with id '${id.slice(0, 80)}'.`, 'invalid_request_error');
       return reply;
     };
-    scope.delete('/v1/responses/:id', { preHandler: auth }, op('delete', '/v1/responses/{id}'));
-    scope.post('/v1/responses/:id/cancel', { preHandler: auth }, op('cancel', '/v1/responses/{id}/cancel'));
-    scope.get('/v1/responses/:id/input_items', { preHandler: auth }, op('input_items', '/v1/responses/{id}/input_items'));
+    scope.delete('/v1/responses/:id', { onRequest: auth }, op('delete', '/v1/responses/{id}'));
+    scope.post('/v1/responses/:id/cancel', { onRequest: auth }, op('cancel', '/v1/responses/{id}/cancel'));
+    scope.get('/v1/responses/:id/input_items', { onRequest: auth }, op('input_items', '/v1/responses/{id}/input_items'));
   });
 
   await realtimeRoutes(app, deps);

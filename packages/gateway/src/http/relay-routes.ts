@@ -4,7 +4,7 @@
  * let it answer. The messages-style and Gemini-native endpoints are in relay-family-routes.ts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../platform/errors.ts';
+import { echo, GatewayError } from '../platform/errors.ts';
 import type { RelayKind } from '../relay/providers.ts';
 import { scanBody, type BodyScan } from '../relay/body-scan.ts';
 import type { AppDeps } from './app.ts';
@@ -81,13 +81,13 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       });
     };
 
-    scope.post('/v1/chat/completions', { preHandler: auth }, call('chat', '/v1/chat/completions'));
-    scope.post('/v1/completions', { preHandler: auth }, call('completions', '/v1/completions'));
-    scope.post('/v1/embeddings', { preHandler: auth }, call('embeddings', '/v1/embeddings'));
-    scope.post('/v1/engines/:model/embeddings', { preHandler: auth }, call('embeddings', '/v1/engines/{model}/embeddings'));
+    scope.post('/v1/chat/completions', { onRequest: auth }, call('chat', '/v1/chat/completions'));
+    scope.post('/v1/completions', { onRequest: auth }, call('completions', '/v1/completions'));
+    scope.post('/v1/embeddings', { onRequest: auth }, call('embeddings', '/v1/embeddings'));
+    scope.post('/v1/engines/:model/embeddings', { onRequest: auth }, call('embeddings', '/v1/engines/{model}/embeddings'));
 
     // Web playground: the login session instead of a key; the user's group; billed to the user (no key).
-    scope.post('/pg/chat/completions', { preHandler: requireUser(deps) }, async (req, reply) => {
+    scope.post('/pg/chat/completions', { onRequest: requireUser(deps) }, async (req, reply) => {
       const u = req.user!;
       await admitRequest(deps, reply, u.id, u.group);
       let body = objectBody(req);
@@ -107,18 +107,18 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
 
     // The model list answers in the family the request looks like (SPEC §4.6).
     const listErrors = (err: unknown, req: FastifyRequest, reply: FastifyReply) => sendError(reply, listFamily(req), err);
-    scope.get('/v1/models', { preHandler: auth, errorHandler: listErrors }, async (req) => {
+    scope.get('/v1/models', { onRequest: auth, errorHandler: listErrors }, async (req) => {
       const models = relay().listModels(req.principal!);
       const fam = listFamily(req);
       if (fam === 'anthropic') return anthropicModelList(models, req.query as Record<string, unknown>);
       if (fam === 'gemini') return geminiModelList(models, req.query as Record<string, unknown>);
       return openaiModelList(models);
     });
-    scope.get('/v1/models/:model', { preHandler: auth, errorHandler: listErrors }, async (req) => {
+    scope.get('/v1/models/:model', { onRequest: auth, errorHandler: listErrors }, async (req) => {
       const { model } = req.params as { model: string };
       const id = model.replace(/^models\//, '');
       if (!relay().listModels(req.principal!).includes(id)) {
-        throw new GatewayError(404, 'model_not_found', `the model "${model}" does not exist or this key may not use it`);
+        throw new GatewayError(404, 'model_not_found', `the model "${echo(model)}" does not exist or this key may not use it`);
       }
       const fam = listFamily(req);
       return fam === 'anthropic' ? anthropicModel(id) : fam === 'gemini' ? geminiModel(id) : openaiModel(id);

@@ -13,8 +13,8 @@ const ok = (data: unknown, message = '') => ({ success: true, message, data });
 
 export async function taskAdminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const tasks = deps.services.tasks.admin;
-  const anyUser = { preHandler: requireUser(deps, 'user') };
-  const adminOnly = { preHandler: requireUser(deps, 'admin') };
+  const anyUser = { onRequest: requireUser(deps, 'user') };
+  const adminOnly = { onRequest: requireUser(deps, 'admin') };
   const q = (req: FastifyRequest) => (req.query ?? {}) as Obj;
   const idOf = (req: FastifyRequest) => (req.params as { id: string }).id;
 

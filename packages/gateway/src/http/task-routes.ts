@@ -3,39 +3,14 @@
  * decode, call services.tasks, encode. Errors use the task family's OpenAI-style envelope.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import multipart from '@fastify/multipart';
 import type { AppDeps } from './app.ts';
 import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
 import { GatewayError } from '../platform/errors.ts';
-import type { DecodedBody, UploadedFile } from '../tasks/lifecycle/service.ts';
-import { fileRefOf } from '../tasks/outbound/request.ts';
+import type { Generation } from '../tasks/runtime/generation.ts';
 import { verifyArtifact } from '../tasks/artifacts/links.ts';
 import { listeningUrl } from '../tasks/index.ts';
-
-const MAX_FILE_BYTES = 64 * 1024 * 1024;
-
-async function decodeMultipart(req: FastifyRequest): Promise<{ body: DecodedBody; requestBody: Record<string, unknown>; files: UploadedFile[] }> {
-  const fields: Record<string, string[]> = {};
-  const files: UploadedFile[] = [];
-  const perField = new Map<string, number>();
-  for await (const part of req.parts({ limits: { files: 32, fields: 256, parts: 256, fileSize: MAX_FILE_BYTES, fieldSize: 1024 * 1024 } })) {
-    if (part.type === 'file') {
-      const data = await part.toBuffer();
-      const i = perField.get(part.fieldname) ?? 0;
-      perField.set(part.fieldname, i + 1);
-      files.push({
-        ref: i === 0 ? `request_file:${part.fieldname}` : `request_file:${part.fieldname}#${i}`,
-        field: part.fieldname, filename: part.filename, mimeType: part.mimetype || 'application/octet-stream', size: data.length, data,
-      });
-    } else {
-      (fields[part.fieldname] ??= []).push(String(part.value));
-    }
-  }
-  const requestBody: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) requestBody[k] = v.length === 1 ? v[0] : v;
-  return { body: { kind: 'multipart', fields, files: files.map(fileRefOf) }, requestBody, files };
-}
+import { decodeRequestBody, registerUploadParsers } from './uploads.ts';
 
 function flatQuery(q: unknown): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -53,21 +28,36 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
   });
   await app.register(async (scope) => {
     scope.setErrorHandler(familyErrorHandler('task'));
-    await scope.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });
+    const limits = { totalBytes: deps.core.config.maxUploadBytes };
+    await registerUploadParsers(scope, limits);
     const auth = requireKey(deps);
     const tasks = deps.services.tasks;
 
-    scope.post<{ Params: { id: string } }>('/v1/tasks/:id', { preHandler: auth }, async (req, reply) => {
+    // The key, then the plugin, before any of the body is read: nothing is buffered for a bad key or an
+    // unknown plugin. The request keeps the plugin generation it was checked against.
+    const pinned = new WeakMap<FastifyRequest, Generation>();
+    const pluginExists = (req: FastifyRequest<{ Params: { id: string } }>, _reply: FastifyReply, done: (err?: Error) => void) => {
+      try {
+        const gen = tasks.service.generation();
+        tasks.service.plugin(req.params.id, gen);
+        pinned.set(req, gen);
+        done();
+      } catch (e) {
+        done(e as Error);
+      }
+    };
+
+    scope.post<{ Params: { id: string } }>('/v1/tasks/:id', { onRequest: [auth, pluginExists] }, async (req, reply) => {
       const principal = req.principal!;
-      let body: DecodedBody;
-      let requestBody: unknown;
-      let files: UploadedFile[] = [];
-      if (req.isMultipart()) {
-        ({ body, requestBody, files } = await decodeMultipart(req));
+      const { body, files } = await decodeRequestBody(req, limits);
+      let requestBody: Record<string, unknown>;
+      if (body.kind === 'json' && body.value && typeof body.value === 'object' && !Array.isArray(body.value)) {
+        requestBody = body.value as Record<string, unknown>;
+      } else if (body.kind === 'multipart' || body.kind === 'form') {
+        requestBody = {};
+        for (const [k, v] of Object.entries(body.fields)) requestBody[k] = v.length === 1 ? v[0] : v;
       } else {
-        if (!req.body || typeof req.body !== 'object' || Array.isArray(req.body)) throw new GatewayError(400, 'invalid_request', 'the body must be a JSON object with "model"');
-        requestBody = req.body;
-        body = { kind: 'json', value: req.body };
+        throw new GatewayError(400, 'invalid_request', 'the body must be a JSON object with "model"');
       }
       const model = (requestBody as Record<string, unknown>).model;
       if (typeof model !== 'string' || !model) throw new GatewayError(400, 'model_required', 'the request needs a "model" string');
@@ -76,17 +66,17 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       if (typeof ctype === 'string') requestHeaders['Content-Type'] = ctype;
       if (typeof req.headers.accept === 'string') requestHeaders.Accept = req.headers.accept;
       const { task } = await tasks.submit({
-        principal, pluginKey: req.params.id, model, requestBody, body, files,
+        principal, pluginKey: req.params.id, model, requestBody, body, files, generation: pinned.get(req),
         path: req.url.split('?')[0], method: 'POST', params: { pluginKey: req.params.id }, query: flatQuery(req.query), requestHeaders,
       });
       return reply.send({ id: task.task_id, task_id: task.task_id, status: 'queued', model: task.model, created_at: task.created_at });
     });
 
-    scope.get<{ Params: { id: string } }>('/v1/tasks/:id', { preHandler: auth }, async (req) => {
+    scope.get<{ Params: { id: string } }>('/v1/tasks/:id', { onRequest: auth }, async (req) => {
       return tasks.get(req.principal!.userId, req.params.id);
     });
 
-    scope.get<{ Params: { id: string } }>('/v1/tasks/:id/artifacts', { preHandler: auth }, async (req, reply) => {
+    scope.get<{ Params: { id: string } }>('/v1/tasks/:id/artifacts', { onRequest: auth }, async (req, reply) => {
       const out = await tasks.artifacts.list(req.principal!.userId, req.params.id);
       return reply.header('cache-control', 'private, no-store').send(out);
     });

@@ -62,6 +62,10 @@ export interface Config {
   consoleEnabled: boolean;
   /** The console's build directory (CONSOLE_DIR); null: packages/web/dist. */
   consoleDir: string | null;
+  /** Time a client has to send a whole request (headers and body), in ms; 0: no limit. */
+  requestTimeoutMs: number;
+  /** Largest total size of the files of one multipart upload (task submissions, image edits, audio). */
+  maxUploadBytes: number;
   /** Where the secret came from when CRYPTO_SECRET was not set: a file beside the SQLite database. */
   cryptoSecretFile: string | null;
 }
@@ -177,6 +181,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     nodeId: env.NODE_ID || `node-${randomBytes(4).toString('hex')}`,
     consoleEnabled: bool(env, 'CONSOLE_ENABLED', true),
     consoleDir: env.CONSOLE_DIR || null,
+    requestTimeoutMs: Math.max(0, num(env, 'REQUEST_TIMEOUT_SECONDS', 120)) * 1000,
+    maxUploadBytes: positive(num(env, 'MAX_UPLOAD_MB', 128), 128) * 1024 * 1024,
     cryptoSecretFile,
     ...overrides,
   };

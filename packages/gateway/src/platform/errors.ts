@@ -30,3 +30,12 @@ export const badRequest = (message: string, code = 'invalid_request') => new Gat
 export const unauthorized = (message = 'invalid API key', code = 'invalid_api_key') => new GatewayError(401, code, message);
 export const forbidden = (message: string, code = 'forbidden') => new GatewayError(403, code, message);
 export const notFound = (message: string, code = 'not_found') => new GatewayError(404, code, message);
+
+/** Longest piece of caller input (a model name, an action) repeated in an error message. */
+export const ECHO_MAX = 200;
+
+/** Caller input as it may appear in an error message: at most ECHO_MAX characters, longer input cut with `…`. */
+export function echo(s: unknown, max = ECHO_MAX): string {
+  const t = typeof s === 'string' ? s : String(s);
+  return t.length <= max ? t : `${t.slice(0, max)}…`;
+}

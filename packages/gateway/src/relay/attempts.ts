@@ -4,7 +4,7 @@
  * an upstream client error is answered as it is; after the last attempt the reserve is refunded and
  * the caller gets 503 (no channel) or 502 (every attempt failed) with the last upstream message.
  */
-import { GatewayError } from '../platform/errors.ts';
+import { echo, GatewayError } from '../platform/errors.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import type { RelayPolicy } from './policy.ts';
 import { networkMessage } from './relay.ts';
@@ -86,6 +86,6 @@ export async function runAttempts<C extends AttemptCall>(
     }
   }
   await hooks.refund(ctx);
-  if (!last) throw new GatewayError(503, 'no_available_channel', `no available channel for model "${call.model}" in group "${call.group}"`);
+  if (!last) throw new GatewayError(503, 'no_available_channel', `no available channel for model "${echo(call.model)}" in group "${call.group}"`);
   throw new GatewayError(502, 'upstream_error', `upstream failed after ${ctx.attempts.length} attempt(s): ${last.message}`);
 }

@@ -14,7 +14,7 @@ import { checkModelAccess } from '../accounts/keys.ts';
 import type { Payer } from '../billing/ledger.ts';
 import { quotaUnits, usdCost, type ModelPrice, type TokenUsage } from '../billing/prices.ts';
 import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { echo, GatewayError } from '../platform/errors.ts';
 import { ChannelType } from './channel-types.ts';
 import { runAttempts, type AttemptOutcome } from './attempts.ts';
 import { callLogRow, logAttemptError, refundGrant, runReserved, settleThenLog } from './accounting.ts';
@@ -251,13 +251,13 @@ export class PassThrough {
     const candidates = all.filter((c) => servesKind(c, kind));
     if (candidates.length === 0) {
       if (kind === 'alpha_search') {
-        throw new GatewayError(503, 'no_available_channel', `no channel that supports alpha search serves model "${model}" in group "${principal.group}"`);
+        throw new GatewayError(503, 'no_available_channel', `no channel that supports alpha search serves model "${echo(model)}" in group "${principal.group}"`);
       }
-      throw new GatewayError(503, 'no_available_channel', `no available channel for model "${model}" in group "${principal.group}"`);
+      throw new GatewayError(503, 'no_available_channel', `no available channel for model "${echo(model)}" in group "${principal.group}"`);
     }
     const price = this.d.prices.get(model);
     if (!price && !this.d.core.config.relayAllowUnpricedModels) {
-      throw new GatewayError(403, 'model_price_not_set', `model "${model}" has no price set; an administrator must set one before it can be used`);
+      throw new GatewayError(403, 'model_price_not_set', `model "${echo(model)}" has no price set; an administrator must set one before it can be used`);
     }
     const isImages = kind === 'images' || kind === 'image_edits';
     // Multipart fields are text: a number there is read as one.

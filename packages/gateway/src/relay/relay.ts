@@ -19,7 +19,7 @@ import type { Ledger, Payer } from '../billing/ledger.ts';
 import { ledgerGrant, type Grant, type QuotaAllowances } from '../billing/allowance.ts';
 import type { ModelPrice, PriceBook, TokenUsage } from '../billing/prices.ts';
 import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { echo, GatewayError } from '../platform/errors.ts';
 import type { LogWriter } from '../logs/writer.ts';
 import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
@@ -42,6 +42,11 @@ import {
 import { embedTexts, geminiEmbedFromOpenAI, geminiEmbedPassBody, openaiEmbedFromGemini, type GeminiEmbedAction } from './embed.ts';
 import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passthrough.ts';
 
+/**
+ * Longest prompt text the count-tokens endpoints count (more than any model's context). Counting runs
+ * off the event loop (billing/tokens.ts); the bound keeps one request from holding a counter for long.
+ */
+export const COUNT_MAX_CHARS = 8 * 1024 * 1024;
 /**
  * A settlement is written after the response; it may wait this long to share a commit with other
  * movements (on SQLite, usually the next request's reserve), so a model call costs about one commit.
@@ -164,13 +169,33 @@ export class Relay {
   /**
    * Counts the prompt tokens of a request in `format` with the local tokenizer (o200k_base), for
    * `/v1/messages/count_tokens` and Gemini `:countTokens`. No upstream call and no charge; the model
-   * must be one the caller may use. Images count 1000 tokens each (as in the estimate).
+   * must be one the caller may use. Images count 1000 tokens each (as in the estimate). Long prompts are
+   * counted by the tokenizer's worker threads; over COUNT_MAX_CHARS characters the answer is 413.
    */
   async countPromptTokens(p: RelayPrincipal, format: WireFormat, model: string, body: Record<string, unknown>): Promise<number> {
     if (p.models) checkModelAccess(p as KeyPrincipal, model);
-    if (!this.listModels(p).includes(model)) throw new GatewayError(404, 'model_not_found', `model "${model}" is not available in group "${p.group}"`);
+    if (!this.listModels(p).includes(model)) throw new GatewayError(404, 'model_not_found', `model "${echo(model)}" is not available in group "${p.group}"`);
+    await this.assertSomeBalance(p);
     const req = decodeRequest(format, body);
-    return (await countTokens(canonicalPromptText(req))) + canonicalImageCount(req) * 1000;
+    const text = canonicalPromptText(req);
+    if (text.length > COUNT_MAX_CHARS) {
+      throw new GatewayError(413, 'request_too_large', `the prompt is too long to count: ${text.length} characters, the limit is ${COUNT_MAX_CHARS}`);
+    }
+    return (await countTokens(text)) + canonicalImageCount(req) * 1000;
+  }
+
+  /**
+   * Free work (token counting) is for callers who could pay for a call: 429 `insufficient_quota` when
+   * the user's balance, or a capped key's remaining quota, is used up.
+   */
+  private async assertSomeBalance(p: RelayPrincipal): Promise<void> {
+    const db = this.d.core.h.db;
+    const u = await db.selectFrom('users').select('quota').where('id', '=', p.userId).executeTakeFirst();
+    if (!u || Number(u.quota) <= 0) throw new GatewayError(429, 'insufficient_quota', 'quota exhausted: the account balance is too low for this request');
+    if (p.keyId !== null && !p.unlimitedQuota) {
+      const k = await db.selectFrom('api_keys').select('remain_quota').where('id', '=', p.keyId).executeTakeFirst();
+      if (!k || Number(k.remain_quota) <= 0) throw new GatewayError(429, 'insufficient_quota', 'quota exhausted: this API key has used up its quota');
+    }
   }
 
   /**
@@ -203,13 +228,13 @@ export class Relay {
     if (candidates.length === 0) {
       // Callers of the other formats get "not found" for a model nothing serves (their SDKs retry 503s).
       if (cf !== 'openai' && !this.d.channels.modelsFor(principal.group).includes(model)) {
-        throw new GatewayError(404, 'model_not_found', `model "${model}" is not available in group "${principal.group}"`);
+        throw new GatewayError(404, 'model_not_found', `model "${echo(model)}" is not available in group "${principal.group}"`);
       }
-      throw new GatewayError(503, 'no_available_channel', `no available channel for model "${model}" in group "${principal.group}"`);
+      throw new GatewayError(503, 'no_available_channel', `no available channel for model "${echo(model)}" in group "${principal.group}"`);
     }
     const price = this.d.prices.get(model);
     if (!price && !this.d.core.config.relayAllowUnpricedModels) {
-      throw new GatewayError(403, 'model_price_not_set', `model "${model}" has no price set; an administrator must set one before it can be used`);
+      throw new GatewayError(403, 'model_price_not_set', `model "${echo(model)}" has no price set; an administrator must set one before it can be used`);
     }
     const stream = call.stream ?? (call.kind !== 'embeddings' && body.stream === true);
     const ctx: Ctx = {

@@ -13,7 +13,7 @@ import { insertLogs } from '../../logs/writer.ts';
 import type { KeyPrincipal } from '../../accounts/types.ts';
 import { checkModelAccess } from '../../accounts/keys.ts';
 import type { Ledger, Payer } from '../../billing/ledger.ts';
-import { GatewayError } from '../../platform/errors.ts';
+import { echo, GatewayError } from '../../platform/errors.ts';
 import { redactSecrets, sentSecrets } from '../../platform/redact.ts';
 import { randomId } from '../../platform/ids.ts';
 import { compile, type Facts } from '../billing/expr.ts';
@@ -170,11 +170,11 @@ export class TaskService {
     const plugin = this.plugin(input.pluginKey, gen);
     if (typeof input.model !== 'string' || !input.model) throw new GatewayError(400, 'model_required', 'the request needs a "model" string');
     const model = plugin.manifest.models.find((m) => m.toLowerCase() === input.model.toLowerCase());
-    if (!model) throw new GatewayError(400, 'model_not_supported', `plugin "${plugin.key}" does not serve model "${input.model}"`);
+    if (!model) throw new GatewayError(400, 'model_not_supported', `plugin "${plugin.key}" does not serve model "${echo(input.model)}"`);
     const p = input.principal;
     checkModelAccess(p, model);
     let channels = orderChannels(this.catalog.candidates(plugin.key, model, p.group));
-    if (!channels.length) throw new GatewayError(503, 'no_available_channel', `no channel serves model "${model}" of plugin "${plugin.key}" for group "${p.group}"`);
+    if (!channels.length) throw new GatewayError(503, 'no_available_channel', `no channel serves model "${echo(model)}" of plugin "${plugin.key}" for group "${p.group}"`);
     const origins = await this.originTasks(input.originTaskIds ?? [], p.userId, plugin.key);
     const pinnedId = origins.channelId ?? input.channelId;
     if (origins.channelId !== null && input.channelId !== undefined && input.channelId !== origins.channelId) {
@@ -184,8 +184,8 @@ export class TaskService {
       const pinned = channels.find((c) => c.id === pinnedId);
       if (!pinned) {
         throw origins.channelId !== null
-          ? new GatewayError(400, 'origin_task_channel_disabled', `the channel of the origin tasks does not serve model "${model}" for group "${p.group}" (disabled or changed)`)
-          : new GatewayError(503, 'no_available_channel', `the chosen channel no longer serves model "${model}" of plugin "${plugin.key}"`);
+          ? new GatewayError(400, 'origin_task_channel_disabled', `the channel of the origin tasks does not serve model "${echo(model)}" for group "${p.group}" (disabled or changed)`)
+          : new GatewayError(503, 'no_available_channel', `the chosen channel no longer serves model "${echo(model)}" of plugin "${plugin.key}"`);
       }
       // Origin tasks keep their channel for every attempt; a chosen channel may fail over within the plugin.
       channels = origins.channelId !== null ? [pinned] : [pinned, ...channels.filter((c) => c !== pinned)];
@@ -465,7 +465,7 @@ export class TaskService {
 
   private async price(plugin: LoadedPlugin, ctx: Record<string, unknown>, model: string, upstreamModel: string, group: string): Promise<BillingInfo> {
     const found = this.catalog.price(plugin.key, model, upstreamModel);
-    if (!found) throw new GatewayError(400, 'model_price_error', `no price is set for model "${model}" of plugin "${plugin.key}"`);
+    if (!found) throw new GatewayError(400, 'model_price_error', `no price is set for model "${echo(model)}" of plugin "${plugin.key}"`);
     const groupRatio = this.catalog.groupRatio(group);
     const schema = usageSchema(plugin, model, upstreamModel);
     let facts: Facts = {};

@@ -5,7 +5,7 @@
  */
 import type { KeyPrincipal } from '../../accounts/types.ts';
 import { checkModelAccess } from '../../accounts/keys.ts';
-import { GatewayError } from '../../platform/errors.ts';
+import { echo, GatewayError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { claimants, canonicalModel, decodeCandidates, decodeWith, filterByMode, responsesMode, type Candidate } from './candidates.ts';
 import { sanitizeHookText } from './hook-text.ts';
@@ -149,7 +149,7 @@ export class ProtocolHost {
     const accepted = await decodeCandidates(plugins, protocol, (p) => ctxFor(p) as { model: string });
     const tasks = this.tasks();
     const chosen = chooseChannel(accepted, (key) => tasks.catalog.candidates(key, model, req.principal.group));
-    if (!chosen) throw new GatewayError(503, 'no_available_channel', `no channel serves model "${model}" for group "${req.principal.group}"`, 'server_error');
+    if (!chosen) throw new GatewayError(503, 'no_available_channel', `no channel serves model "${echo(model)}" for group "${req.principal.group}"`, 'server_error');
     const plugin = chosen.candidate.plugin;
     // The executing plugin decodes again (decoders are deterministic); its model must be the pinned one.
     const decodeCtx = ctxFor(plugin);
