@@ -89,7 +89,7 @@ before(async () => {
   gw = await startGateway({
     env: {
       CRYPTO_SECRET: TEST_CRYPTO_SECRET, GATEHOUSE_ROOT_PASSWORD: TEST_ROOT_PASSWORD, CACHE_SYNC_INTERVAL_SECONDS: '0.2', DATABASE_URL: db.url,
-      RELAY_ALLOW_UNPRICED_MODELS: 'true', TASK_POLL_INTERVAL_SECONDS: '0.05',
+      RELAY_ALLOW_UNPRICED_MODELS: 'true', TASK_POLL_INTERVAL_SECONDS: '0.05', CONSOLE_ENABLED: 'false',
     },
     config: { port: 0, host: '127.0.0.1' },
     log: createLogger('debug', new Writable({ write(c, _e, cb) { processLog.push(String(c)); cb(); } }) as never),
