@@ -37,7 +37,7 @@ test('users: create, list with search and paging, update, quota with ledger rows
     assert.equal(upd.group, 'default');
 
     // Quota: top-up, deduction, set; each is a ledger row.
-    let u = await root.ok('POST', `/api/user/${alice.id}/quota`, { amount_usd: 1 });
+    let u = await root.ok('POST', `/api/user/${alice.id}/quota`, { amount_usd: 1, reason: 'invoice 2026-11 paid' });
     assert.equal(u.quota, 1_500_000);
     u = await root.ok('POST', `/api/user/${alice.id}/quota`, { amount: -500_000 });
     assert.equal(u.quota, 1_000_000);
@@ -48,6 +48,20 @@ test('users: create, list with search and paging, update, quota with ledger rows
     assert.deepEqual(ledger.map((r) => [r.kind, Number(r.amount)]), [['topup', -1_000_000], ['topup', -500_000], ['adjust', 500_000], ['adjust', 1_000_000 - 42]]);
     const sum = ledger.reduce((s, r) => s - Number(r.amount), 0);
     assert.equal(sum, 42, 'the ledger explains the balance');
+
+    // The ledger history through the API: newest first, signed changes, the reason where one was given.
+    const hist = await root.ok('GET', `/api/user/${alice.id}/ledger?page_size=3`);
+    assert.equal(hist.total, 4);
+    assert.deepEqual(hist.items.map((e: any) => [e.kind, e.change]), [['adjust', -(1_000_000 - 42)], ['adjust', -500_000], ['topup', 500_000]]);
+    const older = await root.ok('GET', `/api/user/${alice.id}/ledger?page=2&page_size=3`);
+    assert.deepEqual(older.items.map((e: any) => [e.kind, e.change, e.change_usd, e.note]), [['topup', 1_000_000, 2, null]], 'the starting balance');
+    assert.equal(hist.items[2].note, 'invoice 2026-11 paid');
+    assert.match(hist.items[1].note, /^deduction of \$1 by root$/);
+    const topupLogs = await root.ok('GET', `/api/log?type=topup&user_id=${alice.id}`);
+    assert.ok(topupLogs.items.some((l: any) => l.content === 'invoice 2026-11 paid' && l.quota === 500_000), 'the reason is in the logs too');
+    await root.fails(400, 'POST', `/api/user/${alice.id}/quota`, { amount: 1, reason: 'x'.repeat(501) }, 'reason');
+    const bob = await AdminClient.login(gw.url, 'bob0', 'bob-password');
+    await bob.fails(403, 'GET', `/api/user/${alice.id}/ledger`);
 
     // Disable: the user cannot log in.
     await root.ok('PUT', `/api/user/${alice.id}`, { status: 'disabled' });

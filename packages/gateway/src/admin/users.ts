@@ -13,6 +13,7 @@ import { insertId, isUniqueViolation, withTx } from '../store/db.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import type { UserRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
+import { insertLogs } from '../logs/writer.ts';
 import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from './validate.ts';
 
 export const USERNAME_RE = /^[A-Za-z0-9_.@-]{1,64}$/;
@@ -21,6 +22,21 @@ const USER_FIELDS = ['username', 'password', 'display_name', 'role', 'group', 'q
 
 /** Who is acting: a logged-in user, or null for the system (configuration file, bootstrap). */
 export type Actor = UserPrincipal | null;
+
+/** One movement of a user's balance (GET /api/user/{id}/ledger). */
+export interface LedgerEntryView {
+  id: number;
+  ref: string;
+  /** reserve | extend:<n> | settle | refund | topup | adjust | charge | spend */
+  kind: string;
+  key_id: number | null;
+  /** Signed change of the balance in quota units (a top-up is positive, a charge negative). */
+  change: number;
+  change_usd: number;
+  /** The reason given with a top-up or adjustment. */
+  note: string | null;
+  created_at: number;
+}
 
 export interface UserView {
   id: number;
@@ -217,8 +233,8 @@ export class UserAdmin {
    * Adds `amount` quota units (negative to take some away; never below zero), or sets the balance.
    * A ledger row of kind `topup` (additions) or `adjust` (deductions, set) commits with the change.
    */
-  async changeQuota(id: number, change: { mode: 'add' | 'set'; amount: number }, actor: Actor, ref?: string): Promise<UserView> {
-    const cur = await this.db.selectFrom('users').select(['role']).where('id', '=', id).executeTakeFirst();
+  async changeQuota(id: number, change: { mode: 'add' | 'set'; amount: number; reason?: string }, actor: Actor, ref?: string): Promise<UserView> {
+    const cur = await this.db.selectFrom('users').select(['role', 'username', 'group_name']).where('id', '=', id).executeTakeFirst();
     if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
     this.checkManage(actor, cur.role);
     const amount = Math.round(change.amount);
@@ -236,8 +252,47 @@ export class UserAdmin {
         if (e instanceof GatewayError && e.code === 'insufficient_quota') throw fieldError('amount', 'would make the balance negative');
         throw e;
       }
+      // The change with its reason, in the user's logs (type topup; the ledger row has the same ref).
+      const usd = quotaToUsd(delta, this.core.config.quotaPerUsd);
+      await insertLogs(this.core.h, [{
+        created_at: Date.now(), type: 'topup', request_id: ledgerRef, user_id: id, username: cur.username, key_id: null, key_name: null,
+        group_name: cur.group_name, model: null, upstream_model: null, channel_id: null, endpoint: null, status_code: null,
+        prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota: delta, latency_ms: 0, first_byte_ms: null, is_stream: 0, attempts: 0,
+        content: change.reason || `${delta > 0 ? 'top-up' : 'deduction'} of $${Math.abs(usd)} by ${actor?.username ?? 'the system'}`,
+        other: JSON.stringify({ by: actor?.username ?? null, mode: change.mode }),
+      }]);
     }
     return this.get(id);
+  }
+
+  /**
+   * A user's ledger, newest first: every movement of their balance (reserves, settles, refunds,
+   * top-ups, adjustments, task charges) with the reason of top-ups and adjustments when one was given.
+   */
+  async ledgerHistory(id: number, q: { page: number; pageSize: number; offset: number }, actor: Actor): Promise<Page<LedgerEntryView>> {
+    const cur = await this.db.selectFrom('users').select(['role']).where('id', '=', id).executeTakeFirst();
+    if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
+    this.checkManage(actor, cur.role);
+    const base = this.db.selectFrom('ledger').where('user_id', '=', id).where('kind', '!=', 'close');
+    const [rows, total] = await Promise.all([
+      base.select(['id', 'ref', 'kind', 'amount', 'key_id', 'created_at']).orderBy('id', 'desc').limit(q.pageSize).offset(q.offset).execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    ]);
+    const refs = rows.filter((r) => r.kind === 'topup' || r.kind === 'adjust').map((r) => r.ref);
+    const notes = new Map<string, string>();
+    if (refs.length) {
+      const logs = await this.db.selectFrom('logs').select(['request_id', 'content']).where('type', '=', 'topup').where('request_id', 'in', refs).execute();
+      for (const l of logs) if (l.content) notes.set(l.request_id, l.content);
+    }
+    const perUsd = this.core.config.quotaPerUsd;
+    return {
+      items: rows.map((r) => ({
+        id: Number(r.id), ref: r.ref, kind: r.kind, key_id: r.key_id === null ? null : Number(r.key_id),
+        // Ledger amounts are taken from the user (positive); the view shows the change of the balance.
+        change: -Number(r.amount), change_usd: quotaToUsd(-Number(r.amount), perUsd), note: notes.get(r.ref) ?? null, created_at: Number(r.created_at),
+      })),
+      total: Number(total?.n ?? 0), page: q.page, page_size: q.pageSize,
+    };
   }
 
   /** Deletes a user with their keys and sessions; ledger rows and logs stay for the record. */

@@ -48,14 +48,16 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       return ok(null, 'user deleted');
     });
     api.post('/api/user/:id/quota', adminOnly, async (req) => {
-      const r = Reader.of(req.body).only(['mode', 'amount', 'amount_usd']);
+      const r = Reader.of(req.body).only(['mode', 'amount', 'amount_usd', 'reason']);
       const mode = r.oneOf('mode', ['add', 'set']) ?? 'add';
+      const reason = r.str('reason', { max: 500 });
       const units = r.num('amount', { int: true, min: -1e15, max: 1e15 });
       const usd = r.num('amount_usd', { min: -1e9, max: 1e9 });
       if (units === undefined && usd === undefined) throw fieldError('amount', 'give amount (quota units) or amount_usd');
       const amount = units ?? usdToQuota(usd!, deps.core.config.quotaPerUsd);
-      return ok(await admin.users.changeQuota(idOf(req), { mode, amount }, req.user));
+      return ok(await admin.users.changeQuota(idOf(req), { mode, amount, reason }, req.user));
     });
+    api.get('/api/user/:id/ledger', adminOnly, async (req) => ok(await admin.users.ledgerHistory(idOf(req), paging(q(req)), req.user)));
 
     // ---- API keys (users: their own; admins: also others) ----
     api.get('/api/token', anyUser, async (req) => {

@@ -89,7 +89,11 @@ const schemas: Record<string, Schema> = {
     username: str(), password: str('8-256 characters; ends the user\'s sessions'), display_name: str(), role: str(undefined, { enum: ['user', 'admin', 'root'] }),
     group: str(), status: str(undefined, { enum: ['enabled', 'disabled'] }),
   }, [], { additionalProperties: false }),
-  QuotaChange: obj({ mode: str('add (default; negative amounts deduct) or set', { enum: ['add', 'set'] }), amount: int('quota units'), amount_usd: num('USD') }),
+  QuotaChange: obj({ mode: str('add (default; negative amounts deduct) or set', { enum: ['add', 'set'] }), amount: int('quota units'), amount_usd: num('USD'), reason: str('why (up to 500 characters); shown in the ledger history and the user\'s logs') }),
+  LedgerEntry: obj({
+    id: int(), ref: str('request id, task id or top-up id'), kind: str('reserve | extend:<n> | settle | refund | topup | adjust | charge | spend'), key_id: nullable(int()),
+    change: int('signed change of the balance in quota units'), change_usd: num(), note: nullable(str('the reason given with a top-up or adjustment')), created_at: int('unix ms'),
+  }, ['id', 'ref', 'kind', 'key_id', 'change', 'change_usd', 'note', 'created_at']),
   Key: obj({
     id: int(), user_id: int(), username: str(), name: str(), hint: str('sk-ab…wxyz'), status: str(undefined, { enum: ['enabled', 'disabled', 'expired', 'exhausted'] }),
     expires_at: nullable(int('unix ms')), unlimited_quota: bool(), remain_quota: int(), remain_quota_usd: num(), used_quota: int(),
@@ -251,6 +255,7 @@ export function buildOpenApi(serverUrl: string): Schema {
       delete: op('users', 'Delete a user and their keys', envelope({ type: 'null' }), { role: admin, params: [idParam] }),
     },
     '/api/user/{id}/quota': { post: op('users', 'Top up, deduct or set the balance (writes a ledger row)', envelope(ref('User')), { role: admin, params: [idParam], body: ref('QuotaChange') }) },
+    '/api/user/{id}/ledger': { get: op('users', 'The user\'s ledger, newest first: every movement of the balance, with the reason of top-ups and adjustments', page('LedgerEntry'), { role: admin, params: [idParam, ...pagingParams] }) },
     '/api/token': {
       get: op('keys', 'List API keys (your own; admins: ?all=true or ?user_id=)', page('Key'), { params: [...pagingParams, q('keyword', str()), q('user_id', int()), q('all', bool())] }),
       post: op('keys', 'Create an API key; the full key is in data.key, shown once', envelope({ allOf: [ref('Key'), obj({ key: str() })] }), { body: ref('KeyInput') }),
