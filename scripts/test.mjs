@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 /**
- * The whole test suite: lint, type-check, unit tests, then the integration suite once per database
+ * The whole test suite: lint, type-check, the web console's checks, unit tests, then the integration suite once per database
  * (SQLite, PostgreSQL, MySQL). Prints one closing line with the totals.
  *
  *   node scripts/test.mjs                 everything
  *   node scripts/test.mjs --unit          lint, type-check and unit tests only
- *   node scripts/test.mjs --no-lint       skip lint and type-check
+ *   node scripts/test.mjs --no-lint       skip lint, type-check and the web console's checks
  *   TEST_DBS=sqlite node scripts/test.mjs integration suite on SQLite only
  *   node scripts/test.mjs --only relay    only test files whose path contains "relay"
  */
@@ -73,6 +73,14 @@ if (!noLint) {
   console.log('=== type-check ===');
   const sdk = existsSync(join(root, 'packages/plugin-sdk/src/index.ts')) ? run('npx', ['tsc', '-p', 'packages/plugin-sdk']) : 0;
   if (sdk !== 0 || run('npx', ['tsc', '-p', 'packages/gateway']) !== 0) { failed++; failures.push('type-check'); }
+  // The web console: its types, its generated API client against the gateway's OpenAPI document, and
+  // the size of what the login page loads (built fresh).
+  console.log('=== web console ===');
+  if (run('npx', ['tsc', '-p', 'packages/web']) !== 0) { failed++; failures.push('web type-check'); }
+  if (run('npm', ['run', '--silent', 'check-api', '-w', '@gatehouse/web']) !== 0) { failed++; failures.push('web API client'); }
+  if (run('npm', ['run', '--silent', 'build', '-w', '@gatehouse/web']) !== 0 || run('npm', ['run', '--silent', 'size', '-w', '@gatehouse/web']) !== 0) {
+    failed++; failures.push('web bundle');
+  }
 }
 
 const all = walk(root).filter((f) => !only || f.includes(only));

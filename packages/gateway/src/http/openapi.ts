@@ -129,6 +129,94 @@ const schemas: Record<string, Schema> = {
   ModelList: obj({ object: { const: 'list' }, data: arr(ref('Model')) }),
 };
 
+// ---- Console endpoints: own account, usage aggregation, CSV export, plugin administration ----
+// (schemas and paths used by the web console, packages/web; its API client is generated from them)
+
+const logFilterParams = [
+  q('type', str(undefined, { enum: ['consume', 'error', 'task', 'system', 'topup'] })), q('user_id', int()), q('username', str()), q('key_name', str()),
+  q('model', str()), q('channel_id', int()), q('request_id', str()), q('start', int(), 'unix ms (or s), or ISO 8601'), q('end', int()),
+];
+const ownLogFilterParams = logFilterParams.filter((p) => p.name !== 'user_id' && p.name !== 'username' && p.name !== 'channel_id');
+const usageParams = [
+  q('from', int('unix ms; default: 24 hours before `to`')), q('to', int('unix ms; default: now')),
+  q('bucket', str(undefined, { enum: ['hour', 'day'], default: 'hour' })), q('group_by', str(undefined, { enum: ['model', 'user', 'channel', 'key'], default: 'model' })),
+];
+const csv = (summary: string, params: unknown[], role?: string): Schema => ({
+  tags: ['logs'], summary: role ? `${summary} (${role})` : summary, parameters: params, security: [{ session: [] }, { accessToken: [] }],
+  responses: { 200: { description: 'CSV, one row per log entry, streamed', content: { 'text/csv': { schema: str() } } }, ...adminErrors },
+});
+const pluginKey = { name: 'key', in: 'path', required: true, schema: str('plugin key') };
+const anyObj: Schema = { type: 'object', additionalProperties: true };
+
+const consoleSchemas: Record<string, Schema> = {
+  PasswordChange: obj({ old_password: str(), new_password: str('8-256 characters') }, ['old_password', 'new_password'], { additionalProperties: false }),
+  UserModel: obj({
+    model: str(), input: nullable(num('USD per 1M input tokens, group ratio applied')), output: nullable(num('USD per 1M output tokens, group ratio applied')),
+    cached_input: nullable(num()), per_request: nullable(num('USD per request, group ratio applied')), expression: nullable(str('task billing expression')),
+  }, ['model']),
+  UserModels: obj({ group: str(), ratio: num('the group ratio, already applied to the prices'), items: arr(ref('UserModel')) }, ['group', 'ratio', 'items']),
+  UsageTotals: obj({
+    requests: int(), errors: int(), prompt_tokens: int(), completion_tokens: int(), quota: int(), quota_usd: num(), p50_ms: nullable(int()), p95_ms: nullable(int()),
+  }, ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', 'quota_usd']),
+  UsagePoint: obj({
+    t: int('bucket start, unix ms'), requests: int(), errors: int(), prompt_tokens: int(), completion_tokens: int(), quota: int(), p50_ms: nullable(int()), p95_ms: nullable(int()),
+  }, ['t', 'requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota']),
+  UsageGroup: obj({ key: str(), label: str(), requests: int(), errors: int(), tokens: int(), quota: int() }, ['key', 'label', 'requests', 'errors', 'tokens', 'quota']),
+  UsageReport: obj({ totals: ref('UsageTotals'), series: arr(ref('UsagePoint')), groups: arr(ref('UsageGroup')) }, ['totals', 'series', 'groups']),
+  Plugin: obj({
+    key: str(), meta: nullable(anyObj), enabled: bool(), active: bool(), active_version: nullable(str()), serving_version: nullable(str()),
+    source_hash: nullable(str()), has_icon: bool(), remark: str(), runtime_status: str(undefined, { enum: ['disabled', 'registered', 'compile_failed', 'not_registered'] }),
+    runtime_error: str(), channel_count: int(), in_flight_count: int(),
+  }, ['key', 'enabled', 'runtime_status']),
+  PluginUpload: obj({
+    source: str('the plugin\'s ESM source, at most 1 MiB'), sourceSha256: str(), enabled: bool(), remark: str(), force: bool(), icon: str('PNG or SVG data URI'),
+  }, ['source'], { additionalProperties: false }),
+  PluginVersion: obj({ version: str(), sha256: str(), uploaded_at: int('unix s'), has_icon: bool(), active: bool(), meta: anyObj }, ['version', 'active']),
+  PluginDetail: obj({
+    key: str(), enabled: bool(), active_version: nullable(str()), remark: str(), version: nullable(str()), meta: nullable(anyObj), normalized_meta: nullable(anyObj),
+    plugin_source: nullable(str()), source_hash: nullable(str()), has_icon: bool(), uploaded_at: nullable(int()), runtime_error: nullable(str()),
+  }, ['key', 'enabled']),
+  RuntimeStatus: obj({
+    current_generation: int(), generation_published_at: nullable(int()), database_revision: nullable(int()), database_error: str(),
+    last_rebuild: anyObj, plugin_errors: { type: 'object', additionalProperties: str() }, plugins: { type: 'object', additionalProperties: anyObj },
+  }),
+  MarketSource: obj({ name: str(), index_url: str() }, ['name', 'index_url']),
+  MarketIndex: obj({
+    index_url: str(),
+    index: obj({ name: str(), plugins: arr(obj({ key: str(), name: str(), latest: str(), versions: arr(obj({ version: str(), sha256: str() }, ['version'])) }, ['key', 'versions'])) }, ['plugins']),
+  }, ['index_url', 'index']),
+};
+
+const consolePaths: Record<string, Record<string, Schema>> = {
+  '/api/user/self/password': { put: op('account', 'Change your own password (other sessions are logged out)', envelope({ type: 'null' }), { body: ref('PasswordChange') }) },
+  '/api/user/models': { get: op('account', 'The models your group may use, with the prices your group pays', envelope(ref('UserModels'))) },
+  '/api/usage': { get: op('usage', 'Usage over a range: totals, a time series and the top groups (model, user, channel or key)', envelope(ref('UsageReport')), { role: 'admin', params: usageParams }) },
+  '/api/usage/self': { get: op('usage', 'Your own usage (same shape; group_by model or key)', envelope(ref('UsageReport')), { params: usageParams }) },
+  '/api/log/export': { get: csv('Logs as CSV (the filters of GET /api/log)', logFilterParams, 'admin') },
+  '/api/log/self/export': { get: csv('Your own logs as CSV', ownLogFilterParams) },
+  '/api/plugin/task': {
+    get: op('plugins', 'Installed task plugins with their runtime state', envelope(arr(ref('Plugin'))), { role: 'root' }),
+    post: op('plugins', 'Upload a plugin version (validated; the message names the manifest field on refusal)', envelope(anyObj), { role: 'root', body: ref('PluginUpload') }),
+  },
+  '/api/plugin/task/runtime/status': { get: op('plugins', 'Plugin runtime: generation, last rebuild, errors, pools', envelope(ref('RuntimeStatus')), { role: 'root' }) },
+  '/api/plugin/task/marketplace/sources': { get: op('plugins', 'Market sources', envelope(arr(ref('MarketSource'))), { role: 'root' }) },
+  '/api/plugin/task/marketplace/index': { get: op('plugins', 'A market\'s index', envelope(ref('MarketIndex')), { role: 'root', params: [q('source', str()), q('index_url', str())] }) },
+  '/api/plugin/task/marketplace/install': {
+    post: op('plugins', 'Install a plugin from a market (hash checked)', envelope(anyObj), { role: 'root', body: obj({ source: str(), index_url: str(), key: str(), version: str(), enabled: bool(), force: bool() }, ['key']) }),
+  },
+  '/api/plugin/task/{key}': { get: op('plugins', 'One plugin (active version or ?version=)', envelope(ref('PluginDetail')), { role: 'root', params: [pluginKey, q('version', str())] }) },
+  '/api/plugin/task/{key}/versions': { get: op('plugins', 'Stored versions, newest first', envelope(arr(ref('PluginVersion'))), { role: 'root', params: [pluginKey] }) },
+  '/api/plugin/task/{key}/activate': { post: op('plugins', 'Make a stored version the active one', envelope(anyObj), { role: 'root', params: [pluginKey, q('force', bool())], body: obj({ version: str(), force: bool() }, ['version']) }) },
+  '/api/plugin/task/{key}/status': {
+    post: op('plugins', 'Enable or disable (409 with bound channels / in-flight tasks unless cascade / force)', envelope(anyObj), { role: 'root', params: [pluginKey, q('cascade', bool()), q('force', bool())], body: obj({ enabled: bool() }, ['enabled']) }),
+  },
+  '/api/plugin/task/{key}/dryrun': { post: op('plugins', 'Run one hook of the active version with given arguments', envelope(anyObj), { role: 'root', params: [pluginKey], body: obj({ hook: str(), member: str(), args: arr({}) }, ['hook']) }) },
+  '/api/plugin/task/{key}/versions/{version}': {
+    delete: op('plugins', 'Delete a stored version', envelope(anyObj), { role: 'root', params: [pluginKey, { name: 'version', in: 'path', required: true, schema: str() }, q('force', bool())] }),
+  },
+};
+// ---- end of console endpoints ----
+
 export function buildOpenApi(serverUrl: string): Schema {
   const admin = 'admin', root = 'root';
   const paths: Record<string, Record<string, Schema>> = {
@@ -197,7 +285,7 @@ export function buildOpenApi(serverUrl: string): Schema {
         params: [...pagingParams, q('type', str(undefined, { enum: ['consume', 'error', 'task', 'system', 'topup'] })), q('user_id', int()), q('username', str()), q('key_name', str()), q('model', str()), q('channel_id', int()), q('request_id', str()), q('start', int(), 'unix ms (or s), or ISO 8601'), q('end', int())],
       }),
     },
-    '/api/log/self': { get: op('logs', 'Your own logs (same filters except user and channel)', envelope(obj({ items: arr(ref('Log')), total: int(), page: int(), page_size: int(), totals: { type: 'object' } }))) },
+    '/api/log/self': { get: op('logs', 'Your own logs (same filters except user and channel)', envelope(obj({ items: arr(ref('Log')), total: int(), page: int(), page_size: int(), totals: obj({ count: int(), quota: int(), prompt_tokens: int(), completion_tokens: int() }) })), { params: [...pagingParams, ...ownLogFilterParams] }) },
     '/api/task': {
       get: op('tasks', 'List tasks (admins: tasks of users and their own; root: all)', page('AdminTask'), {
         role: admin,
@@ -232,10 +320,10 @@ export function buildOpenApi(serverUrl: string): Schema {
       description: 'Admin API (envelope {success, message, data}; lists put {items, total, page, page_size} in data) and the OpenAI-style model-call endpoints.',
     },
     servers: [{ url: serverUrl }],
-    tags: ['account', 'users', 'keys', 'channels', 'prices', 'options', 'logs', 'model calls'].map((name) => ({ name })),
-    paths,
+    tags: ['account', 'users', 'keys', 'channels', 'prices', 'options', 'logs', 'usage', 'tasks', 'plugins', 'model calls'].map((name) => ({ name })),
+    paths: { ...paths, ...consolePaths },
     components: {
-      schemas,
+      schemas: { ...schemas, ...consoleSchemas },
       securitySchemes: {
         session: { type: 'apiKey', in: 'cookie', name: 'gatehouse_session' },
         accessToken: { type: 'http', scheme: 'bearer', description: 'personal access token from POST /api/user/token' },

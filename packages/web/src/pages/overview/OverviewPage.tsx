@@ -1,0 +1,6 @@
+/** Placeholder until the page is written. */
+import { Title } from '@mantine/core';
+
+export default function Page() {
+  return <Title order={2}>OverviewPage</Title>;
+}
