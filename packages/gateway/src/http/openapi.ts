@@ -215,6 +215,16 @@ const consolePaths: Record<string, Record<string, Schema>> = {
     delete: op('plugins', 'Delete a stored version', envelope(anyObj), { role: 'root', params: [pluginKey, { name: 'version', in: 'path', required: true, schema: str() }, q('force', bool())] }),
   },
 };
+/** Response models carry every listed field: mark them required so generated clients need no checks. */
+const COMPLETE_RESPONSES = ['User', 'Key', 'ChannelKey', 'Channel', 'Price', 'Option', 'QuotaHold', 'Log', 'AdminTask', 'OwnTask'];
+function withRequiredFields(all: Record<string, Schema>): Record<string, Schema> {
+  const out = { ...all };
+  for (const name of COMPLETE_RESPONSES) {
+    const s = out[name] as { properties?: Record<string, Schema>; required?: string[] };
+    if (s?.properties && !s.required) out[name] = { ...s, required: Object.keys(s.properties) };
+  }
+  return out;
+}
 // ---- end of console endpoints ----
 
 export function buildOpenApi(serverUrl: string): Schema {
@@ -323,7 +333,7 @@ export function buildOpenApi(serverUrl: string): Schema {
     tags: ['account', 'users', 'keys', 'channels', 'prices', 'options', 'logs', 'usage', 'tasks', 'plugins', 'model calls'].map((name) => ({ name })),
     paths: { ...paths, ...consolePaths },
     components: {
-      schemas: { ...schemas, ...consoleSchemas },
+      schemas: withRequiredFields({ ...schemas, ...consoleSchemas }),
       securitySchemes: {
         session: { type: 'apiKey', in: 'cookie', name: 'gatehouse_session' },
         accessToken: { type: 'http', scheme: 'bearer', description: 'personal access token from POST /api/user/token' },

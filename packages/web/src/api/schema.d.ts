@@ -482,7 +482,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: Record<string, never>;
+                            data: Record<string, unknown>;
                             message: string;
                             success: boolean;
                         };
@@ -1192,7 +1192,7 @@ export interface paths {
                         key: string;
                         value: unknown;
                     } | {
-                        options: Record<string, never>;
+                        options: Record<string, unknown>;
                     };
                 };
             };
@@ -4687,7 +4687,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         max_tokens: number;
-                        messages: Record<string, never>[];
+                        messages: Record<string, unknown>[];
                         model: string;
                     };
                 };
@@ -4699,7 +4699,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": Record<string, never>;
+                        "application/json": Record<string, unknown>;
                     };
                 };
                 /** @description invalid API key */
@@ -4739,7 +4739,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        messages: Record<string, never>[];
+                        messages: Record<string, unknown>[];
                         model: string;
                     };
                 };
@@ -4891,7 +4891,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": Record<string, never>;
+                        "application/json": Record<string, unknown>;
                     };
                 };
                 /** @description invalid API key */
@@ -4935,7 +4935,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": Record<string, unknown>;
                 };
             };
             responses: {
@@ -4945,7 +4945,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": Record<string, never>;
+                        "application/json": Record<string, unknown>;
                     };
                 };
                 /** @description invalid API key */
@@ -5021,40 +5021,40 @@ export interface components {
             success: false;
         };
         AdminTask: {
-            action?: string;
+            action: string;
             /** @enum {string} */
-            billing_status?: "none" | "reserving" | "reserved" | "settled" | "refunded";
-            channel_id?: number | null;
+            billing_status: "none" | "reserving" | "reserved" | "settled" | "refunded";
+            channel_id: number | null;
             /** @description unix ms */
-            created_at?: number;
-            fail_reason?: string | null;
-            finished_at?: number | null;
-            flag_reason?: string | null;
+            created_at: number;
+            fail_reason: string | null;
+            finished_at: number | null;
+            flag_reason: string | null;
             /** @description an administrator must decide (submit outcome unknown) */
-            flagged?: boolean;
-            group?: string;
-            key_id?: number | null;
-            model?: string;
-            next_poll_at?: number | null;
-            plugin?: string;
-            plugin_version?: string;
-            poll_failures?: number;
+            flagged: boolean;
+            group: string;
+            key_id: number | null;
+            model: string;
+            next_poll_at: number | null;
+            plugin: string;
+            plugin_version: string;
+            poll_failures: number;
             /** @description e.g. 30% */
-            progress?: string;
-            quota_final?: number | null;
-            quota_reserved?: number;
-            retained?: boolean;
-            started_at?: number | null;
+            progress: string;
+            quota_final: number | null;
+            quota_reserved: number;
+            retained: boolean;
+            started_at: number | null;
             /** @enum {string} */
-            status?: "NOT_START" | "SUBMITTED" | "QUEUED" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "UNKNOWN";
-            submitted_at?: number | null;
+            status: "NOT_START" | "SUBMITTED" | "QUEUED" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "UNKNOWN";
+            submitted_at: number | null;
             /** @description public id task_… */
-            task_id?: string;
-            updated_at?: number;
-            upstream_model?: string;
-            upstream_task_id?: string | null;
-            user_id?: number;
-            username?: string | null;
+            task_id: string;
+            updated_at: number;
+            upstream_model: string;
+            upstream_task_id: string | null;
+            user_id: number;
+            username: string | null;
         };
         AdminTaskDetail: components["schemas"]["AdminTask"] & {
             /** @description ledger movements of task:<id> by kind (reserve, close, settle | refund) */
@@ -5063,48 +5063,48 @@ export interface components {
             };
         };
         Channel: {
-            base_url?: string;
-            created_at?: number;
-            groups?: string[];
-            header_override?: Record<string, never>;
-            id?: number;
-            key_count?: number;
+            base_url: string;
+            created_at: number;
+            groups: string[];
+            header_override: Record<string, unknown>;
+            id: number;
+            key_count: number;
             /** @enum {string} */
-            key_mode?: "random" | "round_robin";
+            key_mode: "random" | "round_robin";
             /** @description hints and state only; key values are never returned */
-            keys?: components["schemas"]["ChannelKey"][];
-            model_mapping?: Record<string, never>;
-            models?: string[];
-            name?: string;
-            param_override?: Record<string, never>;
-            priority?: number;
-            response_time_ms?: number | null;
+            keys: components["schemas"]["ChannelKey"][];
+            model_mapping: Record<string, unknown>;
+            models: string[];
+            name: string;
+            param_override: Record<string, unknown>;
+            priority: number;
+            response_time_ms: number | null;
             /** @description openai: preset; azure: api_version; task_plugin: plugin; gateway: plugins */
-            settings?: Record<string, never>;
+            settings: Record<string, unknown>;
             /** @enum {string} */
-            status?: "enabled" | "disabled" | "auto_disabled";
-            status_reason?: string | null;
-            test_model?: string | null;
-            tested_at?: number | null;
+            status: "enabled" | "disabled" | "auto_disabled";
+            status_reason: string | null;
+            test_model: string | null;
+            tested_at: number | null;
             /** @description 1 openai, 3 azure, 14 anthropic, 24 gemini, 60 gateway, 61 task_plugin */
-            type?: number;
-            type_name?: string;
-            updated_at?: number;
-            weight?: number;
+            type: number;
+            type_name: string;
+            updated_at: number;
+            weight: number;
         };
         ChannelInput: {
             base_url?: string;
             groups?: string[];
-            header_override?: Record<string, never>;
+            header_override?: Record<string, unknown>;
             key_mode?: string;
             /** @description absent on update = keep the stored keys */
             keys?: string[] | string;
-            model_mapping?: Record<string, never>;
+            model_mapping?: Record<string, unknown>;
             models?: string[];
             name?: string;
-            param_override?: Record<string, never>;
+            param_override?: Record<string, unknown>;
             priority?: number;
-            settings?: Record<string, never>;
+            settings?: Record<string, unknown>;
             status?: string;
             status_reason?: string | null;
             test_model?: string | null;
@@ -5112,15 +5112,15 @@ export interface components {
             weight?: number;
         };
         ChannelKey: {
-            at?: number | null;
-            hint?: string;
-            index?: number;
-            reason?: string | null;
+            at: number | null;
+            hint: string;
+            index: number;
+            reason: string | null;
             /** @enum {string} */
-            status?: "enabled" | "disabled" | "auto_disabled";
+            status: "enabled" | "disabled" | "auto_disabled";
         };
         ChatCompletion: {
-            choices?: Record<string, never>[];
+            choices?: Record<string, unknown>[];
             created?: number;
             id?: string;
             model?: string;
@@ -5131,7 +5131,7 @@ export interface components {
         ChatCompletionRequest: {
             max_tokens?: number;
             messages: {
-                content?: string | Record<string, never>[];
+                content?: string | Record<string, unknown>[];
                 role: string;
             }[];
             model: string;
@@ -5140,10 +5140,10 @@ export interface components {
                 include_usage?: boolean;
             };
             temperature?: number;
-            tools?: Record<string, never>[];
+            tools?: Record<string, unknown>[];
         };
         Completion: {
-            choices?: Record<string, never>[];
+            choices?: Record<string, unknown>[];
             created?: number;
             id?: string;
             model?: string;
@@ -5179,24 +5179,24 @@ export interface components {
             ratio: number;
         };
         Key: {
-            accessed_at?: number | null;
-            allowed_ips?: string[] | null;
-            created_at?: number;
-            expires_at?: number | null;
-            group?: string | null;
+            accessed_at: number | null;
+            allowed_ips: string[] | null;
+            created_at: number;
+            expires_at: number | null;
+            group: string | null;
             /** @description sk-ab…wxyz */
-            hint?: string;
-            id?: number;
-            models?: string[] | null;
-            name?: string;
-            remain_quota?: number;
-            remain_quota_usd?: number;
+            hint: string;
+            id: number;
+            models: string[] | null;
+            name: string;
+            remain_quota: number;
+            remain_quota_usd: number;
             /** @enum {string} */
-            status?: "enabled" | "disabled" | "expired" | "exhausted";
-            unlimited_quota?: boolean;
-            used_quota?: number;
-            user_id?: number;
-            username?: string;
+            status: "enabled" | "disabled" | "expired" | "exhausted";
+            unlimited_quota: boolean;
+            used_quota: number;
+            user_id: number;
+            username: string;
         };
         KeyInput: {
             allowed_ips?: string[] | null;
@@ -5215,28 +5215,28 @@ export interface components {
             user_id?: number;
         };
         Log: {
-            attempts?: number;
-            cached_tokens?: number;
-            channel_id?: number | null;
-            completion_tokens?: number;
-            content?: string | null;
-            created_at?: number;
-            endpoint?: string | null;
-            first_byte_ms?: number | null;
-            group_name?: string | null;
-            id?: number;
-            is_stream?: number;
-            key_id?: number | null;
-            key_name?: string | null;
-            latency_ms?: number;
-            model?: string | null;
-            prompt_tokens?: number;
-            quota?: number;
-            request_id?: string;
-            status_code?: number | null;
-            type?: string;
-            user_id?: number | null;
-            username?: string | null;
+            attempts: number;
+            cached_tokens: number;
+            channel_id: number | null;
+            completion_tokens: number;
+            content: string | null;
+            created_at: number;
+            endpoint: string | null;
+            first_byte_ms: number | null;
+            group_name: string | null;
+            id: number;
+            is_stream: number;
+            key_id: number | null;
+            key_name: string | null;
+            latency_ms: number;
+            model: string | null;
+            prompt_tokens: number;
+            quota: number;
+            request_id: string;
+            status_code: number | null;
+            type: string;
+            user_id: number | null;
+            username: string | null;
         };
         MarketIndex: {
             index: {
@@ -5278,28 +5278,28 @@ export interface components {
             };
         };
         Option: {
-            default?: boolean;
-            doc?: string;
-            key?: string;
-            value?: string;
+            default: boolean;
+            doc: string;
+            key: string;
+            value: string;
         };
         OwnTask: {
-            action?: string;
-            billing_status?: string;
+            action: string;
+            billing_status: string;
             /** @description unix ms */
-            created_at?: number;
-            fail_reason?: string | null;
-            finished_at?: number | null;
-            flagged?: boolean;
-            model?: string;
-            plugin?: string;
-            progress?: string;
-            quota_final?: number | null;
-            quota_reserved?: number;
-            started_at?: number | null;
-            status?: string;
-            task_id?: string;
-            updated_at?: number;
+            created_at: number;
+            fail_reason: string | null;
+            finished_at: number | null;
+            flagged: boolean;
+            model: string;
+            plugin: string;
+            progress: string;
+            quota_final: number | null;
+            quota_reserved: number;
+            started_at: number | null;
+            status: string;
+            task_id: string;
+            updated_at: number;
         };
         PasswordChange: {
             /** @description 8-256 characters */
@@ -5364,13 +5364,13 @@ export interface components {
             version: string;
         };
         Price: {
-            cached_input?: number | null;
-            expression?: string | null;
-            input?: number | null;
-            model?: string;
-            output?: number | null;
-            per_request?: number | null;
-            updated_at?: number;
+            cached_input: number | null;
+            expression: string | null;
+            input: number | null;
+            model: string;
+            output: number | null;
+            per_request: number | null;
+            updated_at: number;
         };
         QuotaChange: {
             /** @description quota units */
@@ -5384,15 +5384,15 @@ export interface components {
             mode?: "add" | "set";
         };
         QuotaHold: {
-            amount?: number;
-            created_at?: number;
-            expires_at?: number;
-            held?: number;
-            key_id?: number | null;
-            node?: string;
-            ref?: string;
-            spent?: number;
-            user_id?: number;
+            amount: number;
+            created_at: number;
+            expires_at: number;
+            held: number;
+            key_id: number | null;
+            node: string;
+            ref: string;
+            spent: number;
+            user_id: number;
         };
         RuntimeStatus: {
             current_generation?: number;
@@ -5468,22 +5468,22 @@ export interface components {
         };
         User: {
             /** @description unix ms */
-            created_at?: number;
-            display_name?: string;
-            group?: string;
-            id?: number;
+            created_at: number;
+            display_name: string;
+            group: string;
+            id: number;
             /** @description remaining balance in quota units (QUOTA_PER_USD per USD) */
-            quota?: number;
-            quota_usd?: number;
-            request_count?: number;
+            quota: number;
+            quota_usd: number;
+            request_count: number;
             /** @enum {string} */
-            role?: "user" | "admin" | "root";
+            role: "user" | "admin" | "root";
             /** @enum {string} */
-            status?: "enabled" | "disabled";
+            status: "enabled" | "disabled";
             /** @description unix ms */
-            updated_at?: number;
-            used_quota?: number;
-            username?: string;
+            updated_at: number;
+            used_quota: number;
+            username: string;
         };
         UserCreate: {
             display_name?: string;
