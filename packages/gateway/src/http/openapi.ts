@@ -290,12 +290,12 @@ export function buildOpenApi(serverUrl: string): Schema {
       get: op('options', 'Open quota holds of every node (QuotaAllowanceEnabled): what each has taken, spent and still holds', envelope(arr(ref('QuotaHold'))), { role: admin }),
     },
     '/api/log': {
-      get: op('logs', 'Query logs with totals for the filter', envelope(obj({ items: arr(ref('Log')), total: int(), page: int(), page_size: int(), totals: obj({ count: int(), quota: int(), prompt_tokens: int(), completion_tokens: int() }) })), {
+      get: op('logs', 'Query logs with totals for the filter', envelope(obj({ items: arr(ref('Log')), total: int(), page: int(), page_size: int(), totals: obj({ count: int(), quota: int(), prompt_tokens: int(), completion_tokens: int() }, ['count', 'quota', 'prompt_tokens', 'completion_tokens']) }, ['items', 'total', 'page', 'page_size', 'totals'])), {
         role: admin,
         params: [...pagingParams, q('type', str(undefined, { enum: ['consume', 'error', 'task', 'system', 'topup'] })), q('user_id', int()), q('username', str()), q('key_name', str()), q('model', str()), q('channel_id', int()), q('request_id', str()), q('start', int(), 'unix ms (or s), or ISO 8601'), q('end', int())],
       }),
     },
-    '/api/log/self': { get: op('logs', 'Your own logs (same filters except user and channel)', envelope(obj({ items: arr(ref('Log')), total: int(), page: int(), page_size: int(), totals: obj({ count: int(), quota: int(), prompt_tokens: int(), completion_tokens: int() }) })), { params: [...pagingParams, ...ownLogFilterParams] }) },
+    '/api/log/self': { get: op('logs', 'Your own logs (same filters except user and channel)', envelope(obj({ items: arr(ref('Log')), total: int(), page: int(), page_size: int(), totals: obj({ count: int(), quota: int(), prompt_tokens: int(), completion_tokens: int() }, ['count', 'quota', 'prompt_tokens', 'completion_tokens']) }, ['items', 'total', 'page', 'page_size', 'totals'])), { params: [...pagingParams, ...ownLogFilterParams] }) },
     '/api/task': {
       get: op('tasks', 'List tasks (admins: tasks of users and their own; root: all)', page('AdminTask'), {
         role: admin,

@@ -788,15 +788,15 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
-                                items?: components["schemas"]["Log"][];
-                                page?: number;
-                                page_size?: number;
-                                total?: number;
-                                totals?: {
-                                    completion_tokens?: number;
-                                    count?: number;
-                                    prompt_tokens?: number;
-                                    quota?: number;
+                                items: components["schemas"]["Log"][];
+                                page: number;
+                                page_size: number;
+                                total: number;
+                                totals: {
+                                    completion_tokens: number;
+                                    count: number;
+                                    prompt_tokens: number;
+                                    quota: number;
                                 };
                             };
                             message: string;
@@ -968,15 +968,15 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
-                                items?: components["schemas"]["Log"][];
-                                page?: number;
-                                page_size?: number;
-                                total?: number;
-                                totals?: {
-                                    completion_tokens?: number;
-                                    count?: number;
-                                    prompt_tokens?: number;
-                                    quota?: number;
+                                items: components["schemas"]["Log"][];
+                                page: number;
+                                page_size: number;
+                                total: number;
+                                totals: {
+                                    completion_tokens: number;
+                                    count: number;
+                                    prompt_tokens: number;
+                                    quota: number;
                                 };
                             };
                             message: string;

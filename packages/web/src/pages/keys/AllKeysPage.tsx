@@ -1,6 +1,6 @@
-/** Placeholder until the page is written. */
-import { Title } from '@mantine/core';
+/** Every user's API keys (admin). */
+import { KeysView } from './KeysView';
 
-export default function Page() {
-  return <Title order={2}>AllKeysPage</Title>;
+export default function AllKeysPage() {
+  return <KeysView scope="all" />;
 }

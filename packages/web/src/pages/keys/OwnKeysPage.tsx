@@ -1,6 +1,6 @@
-/** Placeholder until the page is written. */
-import { Title } from '@mantine/core';
+/** The user's own API keys. */
+import { KeysView } from './KeysView';
 
-export default function Page() {
-  return <Title order={2}>OwnKeysPage</Title>;
+export default function OwnKeysPage() {
+  return <KeysView scope="own" />;
 }

@@ -1,6 +1,6 @@
-/** Placeholder until the page is written. */
-import { Title } from '@mantine/core';
+/** Every log row (admin). */
+import { LogsView } from './LogsView';
 
-export default function Page() {
-  return <Title order={2}>AllLogsPage</Title>;
+export default function AllLogsPage() {
+  return <LogsView scope="all" />;
 }

@@ -1,6 +1,6 @@
-/** Placeholder until the page is written. */
-import { Title } from '@mantine/core';
+/** The user's own log rows. */
+import { LogsView } from './LogsView';
 
-export default function Page() {
-  return <Title order={2}>OwnLogsPage</Title>;
+export default function OwnLogsPage() {
+  return <LogsView scope="own" />;
 }

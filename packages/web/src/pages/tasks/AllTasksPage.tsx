@@ -1,6 +1,6 @@
-/** Placeholder until the page is written. */
-import { Title } from '@mantine/core';
+/** Every task (admin), with details and resolutions. */
+import { TasksView } from './TasksView';
 
-export default function Page() {
-  return <Title order={2}>AllTasksPage</Title>;
+export default function AllTasksPage() {
+  return <TasksView scope="all" />;
 }

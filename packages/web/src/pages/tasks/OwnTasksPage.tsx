@@ -1,6 +1,6 @@
-/** Placeholder until the page is written. */
-import { Title } from '@mantine/core';
+/** The user's own tasks. */
+import { TasksView } from './TasksView';
 
-export default function Page() {
-  return <Title order={2}>OwnTasksPage</Title>;
+export default function OwnTasksPage() {
+  return <TasksView scope="own" />;
 }
