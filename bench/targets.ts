@@ -168,6 +168,8 @@ function gatehouseTarget(name: string, options: Record<string, string | boolean>
           GATEHOUSE_CONFIG: config,
           LOG_LEVEL: process.env.BENCH_GATEHOUSE_LOG_LEVEL || 'warn',
           NODE_ENV: 'production',
+          // The gateway's own speed is measured: no console build needed.
+          CONSOLE_ENABLED: 'false',
         },
       });
       const cleanup = async () => {

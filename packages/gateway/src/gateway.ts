@@ -9,6 +9,7 @@ import { createCore, type Core } from './core.ts';
 import { buildApp } from './http/app.ts';
 import { AREAS } from './areas.ts';
 import type { Services } from './services.ts';
+import { DEFAULT_CONSOLE_DIR, loadConsoleSite } from './http/console-routes.ts';
 
 export interface Gateway {
   core: Core;
@@ -29,11 +30,13 @@ export interface StartOptions {
 
 export async function startGateway(opts: StartOptions = {}): Promise<Gateway> {
   const config = loadConfig(opts.env ?? process.env, opts.config);
+  // A missing or broken console build stops the start here, before anything else is opened.
+  const site = config.consoleEnabled ? loadConsoleSite(config.consoleDir ?? DEFAULT_CONSOLE_DIR) : null;
   const core = await createCore(config, opts.log);
   const services = {} as Services;
   try {
     for (const area of AREAS) await area.init(core, services);
-    const app = await buildApp({ core, services }, AREAS.flatMap((a) => (a.routes ? [a.routes] : [])));
+    const app = await buildApp({ core, services, console: site }, AREAS.flatMap((a) => (a.routes ? [a.routes] : [])));
     let url = '';
     if (opts.listen !== false) {
       await app.listen({ port: config.port, host: config.host });

@@ -14,7 +14,7 @@ export function startChild(db: TestDatabase, nodeId: string, extra: Record<strin
     cwd: ROOT,
     env: {
       ...process.env, DATABASE_URL: db.url, CRYPTO_SECRET: TEST_CRYPTO_SECRET, GATEHOUSE_ROOT_PASSWORD: TEST_ROOT_PASSWORD,
-      PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', NODE_ID: nodeId, CACHE_SYNC_INTERVAL_SECONDS: '0.2', ...extra,
+      PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', NODE_ID: nodeId, CACHE_SYNC_INTERVAL_SECONDS: '0.2', CONSOLE_ENABLED: 'false', ...extra,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -80,6 +80,8 @@ export async function startTestGateway(opts: { db?: TestDatabase; config?: Parti
     CRYPTO_SECRET: TEST_CRYPTO_SECRET,
     GATEHOUSE_ROOT_PASSWORD: TEST_ROOT_PASSWORD,
     CACHE_SYNC_INTERVAL_SECONDS: '0.2',
+    // No console build is needed: a test that serves the console sets CONSOLE_ENABLED/CONSOLE_DIR.
+    CONSOLE_ENABLED: 'false',
     ...opts.env,
     DATABASE_URL: db.url,
   };

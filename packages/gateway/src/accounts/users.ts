@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Core } from '../core.ts';
 import { hashPassword, hmacB64Url, safeEqual, sha256Hex, verifyPassword } from '../platform/crypto.ts';
 import { GatewayError } from '../platform/errors.ts';
-import { insertId } from '../store/db.ts';
+import { insertId, withTx } from '../store/db.ts';
 import type { Role, UserPrincipal } from './types.ts';
 import { KEYS_REVISION } from './keys.ts';
 
@@ -137,6 +137,32 @@ export class Users {
     const token = `gh-${randomBytes(24).toString('base64url')}`;
     await this.core.h.db.updateTable('users').set({ access_token_hash: sha256Hex(token), updated_at: Date.now() }).where('id', '=', userId).execute();
     return token;
+  }
+
+  /**
+   * Changes a user's own password after checking the current one. Every other login session and the
+   * personal access token are revoked; the session `keepCookie` (the caller's) stays. Wrong current
+   * password: 400 on `old_password` (not 401: the caller is logged in).
+   */
+  async changeOwnPassword(userId: number, oldPassword: string, newPassword: string, keepCookie?: string): Promise<{ keptSession: boolean }> {
+    const db = this.core.h.db;
+    const row = await db.selectFrom('users').select(['password_hash']).where('id', '=', userId).executeTakeFirst();
+    if (!row || !(await verifyPassword(String(oldPassword), row.password_hash))) {
+      throw new GatewayError(400, 'invalid_credentials', 'old_password: is not the current password', undefined, { field: 'old_password' });
+    }
+    if (typeof newPassword !== 'string' || newPassword.length < 8 || newPassword.length > 256) {
+      throw new GatewayError(400, 'invalid_password', 'new_password: must be 8-256 characters', undefined, { field: 'new_password' });
+    }
+    if (newPassword === oldPassword) throw new GatewayError(400, 'invalid_password', 'new_password: must differ from the current password', undefined, { field: 'new_password' });
+    const hash = await hashPassword(newPassword);
+    const keep = this.verifyCookie(keepCookie);
+    await withTx(this.core.h, async (tx) => {
+      await tx.updateTable('users').set({ password_hash: hash, access_token_hash: null, updated_at: Date.now() }).where('id', '=', userId).execute();
+      let del = tx.deleteFrom('sessions').where('user_id', '=', userId);
+      if (keep) del = del.where('id_hash', '!=', sha256Hex(keep));
+      await del.execute();
+    });
+    return { keptSession: keep !== null };
   }
 
   async purgeExpiredSessions(): Promise<void> {

@@ -17,6 +17,7 @@ import { checkChannelBinding, type ChannelBindingSettings } from '../tasks/runti
 import { PriceAdmin } from './prices.ts';
 import { Options } from './options.ts';
 import { LogAdmin } from './logs.ts';
+import { UsageReports } from '../logs/usage.ts';
 
 export interface Admin {
   changes: Changes;
@@ -26,6 +27,7 @@ export interface Admin {
   prices: PriceAdmin;
   options: Options;
   logs: LogAdmin;
+  usage: UsageReports;
 }
 
 declare module '../services.ts' {
@@ -51,6 +53,7 @@ export function createAdmin(core: Core, services: Services): Admin {
     }),
     options: new Options(core, changes),
     logs: new LogAdmin(core),
+    usage: new UsageReports(core),
   };
 }
 

@@ -1,9 +1,12 @@
 /**
- * Log queries (filters, paging, totals for the whole filter) and retention: with LOG_RETENTION_DAYS > 0
+ * Log queries (filters, paging, totals for the whole filter), CSV export (streamed in keyset pages,
+ * never the whole result in memory) and retention: with LOG_RETENTION_DAYS > 0
  * a daily job deletes older rows in small batches so the table never grows without bound and no
  * single statement holds a long lock.
  */
+import { Readable } from 'node:stream';
 import type { Core } from '../core.ts';
+import { csvLine } from '../logs/csv.ts';
 import type { LogRow } from '../store/schema-core.ts';
 import { Reader, fieldError, paging, type Obj, type Page } from './validate.ts';
 
@@ -14,6 +17,7 @@ export interface LogFilter {
   userId?: number;
   username?: string;
   keyName?: string;
+  keyId?: number;
   model?: string;
   channelId?: number;
   requestId?: string;
@@ -31,6 +35,14 @@ export interface LogTotals {
 export type LogView = Omit<LogRow, 'id'> & { id: number };
 
 const RETENTION_BATCH = 5000;
+/** Rows per page of a CSV export. */
+export const EXPORT_PAGE = 500;
+const EXPORT_COLUMNS = [
+  'id', 'time', 'created_at', 'type', 'request_id', 'user_id', 'username', 'key_id', 'key_name', 'group_name', 'model', 'upstream_model',
+  'channel_id', 'endpoint', 'status_code', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'quota', 'quota_usd', 'latency_ms',
+  'first_byte_ms', 'is_stream', 'attempts', 'content',
+];
+const ADMIN_ONLY = new Set(['channel_id', 'upstream_model']);
 
 export class LogAdmin {
   private timer: NodeJS.Timeout | null = null;
@@ -48,6 +60,7 @@ export class LogAdmin {
       f.channelId = r.num('channel_id', { int: true, min: 1 });
     }
     f.keyName = r.str('key_name', { max: 128 }) || undefined;
+    f.keyId = r.num('token_id', { int: true, min: 1 }) ?? r.num('key_id', { int: true, min: 1 });
     f.model = r.str('model', { max: 191 }) || undefined;
     f.requestId = r.str('request_id', { max: 64 }) || undefined;
     f.start = r.time('start') ?? undefined;
@@ -62,6 +75,7 @@ export class LogAdmin {
     if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
     if (f.username) q = q.where('username', '=', f.username);
     if (f.keyName) q = q.where('key_name', '=', f.keyName);
+    if (f.keyId !== undefined) q = q.where('key_id', '=', f.keyId);
     if (f.model) q = q.where('model', '=', f.model);
     if (f.channelId !== undefined) q = q.where('channel_id', '=', f.channelId);
     if (f.requestId) q = q.where('request_id', '=', f.requestId);
@@ -99,6 +113,43 @@ export class LogAdmin {
       count: Number(t.count), quota: Number(t.quota), prompt_tokens: Number(t.prompt_tokens), completion_tokens: Number(t.completion_tokens),
     };
     return { items, total: totals.count, page: p.page, page_size: p.pageSize, totals };
+  }
+
+  /**
+   * The rows of a filter as CSV, newest first, read in keyset pages of EXPORT_PAGE rows (created_at,
+   * id) as the consumer asks for them. `self` leaves out what routing did (channel, upstream model).
+   */
+  exportCsv(f: LogFilter, self: boolean): Readable {
+    const cols = self ? EXPORT_COLUMNS.filter((c) => !ADMIN_ONLY.has(c)) : EXPORT_COLUMNS;
+    const perUsd = this.core.config.quotaPerUsd;
+    const base = () => this.base(f);
+    async function* lines(): AsyncGenerator<string> {
+      yield csvLine(cols);
+      let after: { at: number; id: number } | null = null;
+      for (;;) {
+        let q = base().selectAll();
+        if (after) {
+          const a = after;
+          q = q.where((eb) => eb.or([eb('created_at', '<', a.at), eb.and([eb('created_at', '=', a.at), eb('id', '<', a.id)])]));
+        }
+        const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(EXPORT_PAGE).execute();
+        let chunk = '';
+        for (const r of rows) {
+          const v = r as unknown as Record<string, unknown>;
+          chunk += csvLine(cols.map((c) => {
+            if (c === 'time') return new Date(Number(r.created_at)).toISOString();
+            if (c === 'quota_usd') return Math.round((Number(r.quota) / perUsd) * 1e6) / 1e6;
+            const x = v[c];
+            return typeof x === 'bigint' ? Number(x) : x;
+          }));
+        }
+        if (chunk) yield chunk;
+        if (rows.length < EXPORT_PAGE) return;
+        const last = rows[rows.length - 1];
+        after = { at: Number(last.created_at), id: Number(last.id) };
+      }
+    }
+    return Readable.from(lines(), { objectMode: false });
   }
 
   /** Deletes rows older than `days` in batches; returns how many. */

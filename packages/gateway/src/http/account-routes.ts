@@ -1,4 +1,7 @@
-/** /api/user/*: login, logout, who am I, personal access token. Envelope {success, message, data}. */
+/**
+ * /api/user/*: login, logout, who am I (with balance and usage counters), change own password, the
+ * models and prices of the caller's group, personal access token. Envelope {success, message, data}.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from './app.ts';
 import { familyErrorHandler } from './errors.ts';
@@ -6,6 +9,8 @@ import { requireUser } from './auth.ts';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../accounts/users.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { LoginThrottle } from '../accounts/throttle.ts';
+import { Reader } from '../admin/validate.ts';
+import { groupModelPrices } from '../admin/model-prices.ts';
 
 export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { users } = deps.services.accounts;
@@ -49,7 +54,32 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
     api.post('/api/user/logout', logout);
     api.get('/api/user/logout', logout);
 
-    api.get('/api/user/self', { preHandler: requireUser(deps) }, async (req) => ({ success: true, message: '', data: req.user }));
+    api.get('/api/user/self', { preHandler: requireUser(deps) }, async (req) => ({ success: true, message: '', data: await deps.services.admin.users.get(req.user!.id) }));
+
+    api.put('/api/user/self/password', { preHandler: requireUser(deps) }, async (req, reply) => {
+      const r = Reader.of(req.body).only(['old_password', 'new_password']);
+      const oldPassword = r.str('old_password', { required: true })!;
+      const newPassword = r.str('new_password', { required: true })!;
+      // A wrong current password counts as a failed login of the address.
+      const wait = await throttle.blockedFor(req.ip);
+      if (wait > 0) {
+        reply.header('retry-after', String(wait));
+        throw new GatewayError(429, 'too_many_attempts', `too many failed logins from this address: try again in ${wait} s`, 'rate_limit_error');
+      }
+      try {
+        await users.changeOwnPassword(req.user!.id, oldPassword, newPassword, req.cookies?.[SESSION_COOKIE]);
+      } catch (e) {
+        if (e instanceof GatewayError && e.code === 'invalid_credentials') await throttle.failed(req.ip);
+        throw e;
+      }
+      return { success: true, message: 'password changed: other sessions and the personal access token were revoked', data: null };
+    });
+
+    api.get('/api/user/models', { preHandler: requireUser(deps) }, async (req) => {
+      const group = req.user!.group;
+      const models = deps.services.relay.relay.listModels({ group, models: null });
+      return { success: true, message: '', data: groupModelPrices(models, deps.services.billing.prices, group) };
+    });
 
     api.post('/api/user/token', { preHandler: requireUser(deps) }, async (req) => {
       const token = await users.issueAccessToken(req.user!.id);

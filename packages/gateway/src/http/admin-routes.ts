@@ -1,9 +1,10 @@
 /**
  * The admin API under /api/: users, API keys (/api/token), channels, prices, group ratios, options,
- * logs, and the OpenAPI document. Envelope {success, message, data}; lists put {items, total, page,
+ * logs (with CSV export), usage reports, and the OpenAPI document. Envelope {success, message, data}; lists put {items, total, page,
  * page_size} in data. Thin: decode, call services.admin, encode.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from './app.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
@@ -12,6 +13,7 @@ import { Reader, fieldError, paging, parseId, usdToQuota, type Obj } from '../ad
 import { parseChannelType } from '../relay/channel-types.ts';
 import { CHANNEL_STATUS } from '../admin/channels.ts';
 import { buildOpenApi } from './openapi.ts';
+import { parseUsageQuery } from '../logs/usage.ts';
 
 const ok = (data: unknown, message = '') => ({ success: true, message, data });
 
@@ -171,6 +173,23 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     api.get('/api/log/self', anyUser, async (req) => {
       const p = admin.logs.parseQuery(q(req), true);
       return ok(await admin.logs.query({ ...p.filter, userId: req.user!.id }, p, true));
+    });
+    const csv = (reply: FastifyReply, name: string, body: Readable) => reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${name}-${new Date().toISOString().slice(0, 10)}.csv"`)
+      .header('cache-control', 'no-store')
+      .send(body);
+    api.get('/api/log/export', adminOnly, async (req, reply) => csv(reply, 'logs', admin.logs.exportCsv(admin.logs.parseQuery(q(req), false).filter, false)));
+    api.get('/api/log/self/export', anyUser, async (req, reply) => {
+      const p = admin.logs.parseQuery(q(req), true);
+      return csv(reply, 'my-logs', admin.logs.exportCsv({ ...p.filter, userId: req.user!.id }, true));
+    });
+
+    // ---- usage (dashboard) ----
+    api.get('/api/usage', adminOnly, async (req) => ok(await admin.usage.query(parseUsageQuery(q(req), false))));
+    api.get('/api/usage/self', anyUser, async (req) => {
+      const p = parseUsageQuery(q(req), true);
+      return ok(await admin.usage.query({ ...p, filter: { ...p.filter, userId: req.user!.id } }));
     });
   });
 }

@@ -52,8 +52,11 @@ export function errorBody(family: Family, e: GatewayError, requestId?: string): 
           details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: e.code, domain: 'gatehouse' }],
         },
       };
-    case 'admin':
-      return { success: false, message: e.message, data: null };
+    case 'admin': {
+      // The field a 400 is about, when known (the message starts with it too), for forms.
+      const field = typeof e.details?.field === 'string' ? e.details.field : undefined;
+      return field ? { success: false, message: e.message, data: null, field } : { success: false, message: e.message, data: null };
+    }
     case 'task':
     case 'openai':
     default:

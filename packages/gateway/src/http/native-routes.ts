@@ -1,10 +1,11 @@
 /**
  * Plugin native routes (SPEC §4.5). One catch-all route: the current generation's route index
- * decides by method and normalised path shape; anything unmatched answers the app's 404.
+ * decides by method and normalised path shape; anything unmatched is the web console's client route
+ * (http/console-routes.ts) or the app's 404.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../platform/errors.ts';
-import type { AppDeps } from './app.ts';
+import { consoleFallback, type AppDeps } from './app.ts';
 import { admitRequest, extractApiKey } from './auth.ts';
 import { sendError } from './errors.ts';
 import { decodeRequestBody, pathOf, queryOf, registerTaskBodyParsers, requestHeadersOf } from './protocol-routes.ts';
@@ -18,6 +19,7 @@ export async function nativeRoutes(app: FastifyInstance, deps: AppDeps): Promise
       const path = pathOf(req);
       const hit = native.match(req.method, path);
       if (!hit) {
+        if (consoleFallback(deps, req, reply)) return reply;
         const fam = req.url.startsWith('/api/') ? 'admin' : req.url.startsWith('/v1beta/') ? 'gemini' : 'openai';
         return sendError(reply, fam, new GatewayError(404, 'not_found', `no route for ${req.method} ${path}`));
       }

@@ -30,7 +30,7 @@ const adminErrors = {
   404: { description: 'not found', content: { 'application/json': { schema: ref('AdminError') } } },
 };
 
-function op(tag: string, summary: string, resp: Schema, o: { params?: unknown[]; body?: Schema; security?: string; role?: string } = {}): Schema {
+function op(tag: string, summary: string, resp: Schema, o: { params?: unknown[]; body?: Schema; security?: string; role?: string; contentType?: string; extra?: Record<number, Schema> } = {}): Schema {
   return {
     tags: [tag],
     summary: o.role ? `${summary} (${o.role})` : summary,
@@ -38,14 +38,35 @@ function op(tag: string, summary: string, resp: Schema, o: { params?: unknown[];
     ...(o.body ? { requestBody: { required: true, content: { 'application/json': { schema: o.body } } } } : {}),
     security: o.security === 'none' ? [] : o.security === 'key' ? [{ apiKey: [] }] : [{ session: [] }, { accessToken: [] }],
     responses: {
-      200: { description: 'OK', content: { 'application/json': { schema: resp } } },
+      200: { description: 'OK', content: { [o.contentType ?? 'application/json']: { schema: resp } } },
       ...(o.security === 'key' ? { 401: { description: 'invalid API key', content: { 'application/json': { schema: ref('OpenAIError') } } } } : adminErrors),
+      ...(o.extra ?? {}),
     },
   };
 }
 
+const conflict = (schema: Schema, description: string) => ({ 409: { description, content: { 'application/json': { schema } } } });
+const keyParam = { name: 'key', in: 'path', required: true, schema: str('plugin key') };
+const flagParam = (name: string, description: string) => q(name, str(description, { enum: ['true', 'false', '1', '0'] }));
+const logFilters = (self: boolean) => [
+  q('type', str(undefined, { enum: ['consume', 'error', 'task', 'system', 'topup'] })),
+  ...(self ? [] : [q('user_id', int()), q('username', str()), q('channel_id', int())]),
+  q('token_id', int('API key id (alias key_id)')), q('key_name', str()), q('model', str()), q('request_id', str()),
+  q('start', int(), 'unix ms (or s), or ISO 8601'), q('end', int(), 'unix ms (or s), or ISO 8601'),
+];
+const usageParams = (self: boolean) => [
+  q('from', int('unix ms (or s), or ISO 8601; default: to − 24 h; rounded down to the hour')),
+  q('to', int('unix ms (or s), or ISO 8601; default: now; at most 400 days after from')),
+  q('bucket', str('series bucket', { enum: ['hour', 'day'], default: 'hour' })),
+  q('group_by', str('top groups by quota', { enum: self ? ['model', 'key'] : ['model', 'user', 'channel', 'key'] })),
+  q('limit', int('how many groups', { minimum: 1, maximum: 50, default: 10 })),
+  q('tz_offset_minutes', int('day buckets: minutes east of UTC (UTC+8 = 480)', { minimum: -840, maximum: 840, default: 0 })),
+  ...(self ? [] : [q('user_id', int()), q('channel_id', int())]),
+  q('token_id', int('API key id (alias key_id)')), q('model', str()),
+];
+
 const schemas: Record<string, Schema> = {
-  AdminError: obj({ success: { const: false }, message: str(), data: { type: 'null' } }, ['success', 'message']),
+  AdminError: obj({ success: { const: false }, message: str(), data: { type: 'null' }, field: str('the input field a 400 is about, when known') }, ['success', 'message']),
   OpenAIError: obj({ error: obj({ message: str(), type: str(), param: nullable(str()), code: nullable(str()) }) }),
   User: obj({
     id: int(), username: str(), display_name: str(), role: str(undefined, { enum: ['user', 'admin', 'root'] }), group: str(),
@@ -88,6 +109,67 @@ const schemas: Record<string, Schema> = {
     per_request: nullable(num('USD per request')), expression: nullable(str('task billing expression, yields USD')), updated_at: int(),
   }),
   GroupRatio: obj({ group: str(), ratio: num() }, ['group', 'ratio']),
+  PasswordChange: obj({ old_password: str('the current password'), new_password: str('8-256 characters, not the current one') }, ['old_password', 'new_password'], { additionalProperties: false }),
+  GroupModelPrice: obj({
+    model: str(), priced: bool('false: the price book has no price for it'),
+    input: nullable(num('USD per 1M input tokens, group ratio applied')), output: nullable(num('USD per 1M output tokens, group ratio applied')),
+    cached_input: nullable(num('USD per 1M cached input tokens, group ratio applied')), per_request: nullable(num('USD per call, group ratio applied')),
+  }, ['model', 'priced', 'input', 'output', 'cached_input', 'per_request']),
+  GroupModels: obj({ group: str(), group_ratio: num(), items: arr(ref('GroupModelPrice')) }, ['group', 'group_ratio', 'items']),
+  UsagePoint: obj({
+    t: int('bucket start, unix ms'), requests: int(), errors: int(), prompt_tokens: int(), completion_tokens: int(), quota: int(),
+    p50_ms: nullable(int('latency median of model calls, from a histogram of log-scale buckets')), p95_ms: nullable(int()),
+  }, ['t', 'requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', 'p50_ms', 'p95_ms']),
+  UsageGroup: obj({
+    key: str('model name, or user, key or channel id'), label: str('model, username, key name or channel name'),
+    requests: int(), errors: int(), tokens: int('prompt + completion'), quota: int(),
+  }, ['key', 'label', 'requests', 'errors', 'tokens', 'quota']),
+  UsageReport: obj({
+    from: int(), to: int(), bucket: str(undefined, { enum: ['hour', 'day'] }), group_by: nullable(str(undefined, { enum: ['model', 'user', 'channel', 'key'] })),
+    totals: obj({
+      requests: int(), errors: int(), prompt_tokens: int(), completion_tokens: int(), quota: int(), quota_usd: num(), p50_ms: nullable(int()), p95_ms: nullable(int()),
+    }, ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', 'quota_usd', 'p50_ms', 'p95_ms']),
+    series: arr(ref('UsagePoint'), 'every bucket of the range, empty ones included'), groups: arr(ref('UsageGroup'), 'top groups by quota (empty without group_by)'),
+  }, ['from', 'to', 'bucket', 'group_by', 'totals', 'series', 'groups']),
+  LogTotals: obj({ count: int(), quota: int(), prompt_tokens: int(), completion_tokens: int() }, ['count', 'quota', 'prompt_tokens', 'completion_tokens']),
+  LogPage: obj({ items: arr(ref('Log')), total: int(), page: int(), page_size: int(), totals: ref('LogTotals') }, ['items', 'total', 'page', 'page_size', 'totals']),
+  ChannelTest: obj({ time_ms: int(), status: nullable(int('upstream HTTP status')), model: str() }),
+  BoundChannel: obj({ id: int(), name: str(), type: int(), status: int('1 enabled, 2 disabled, 3 auto-disabled'), via: str(undefined, { enum: ['key', 'peer', 'channel_type'] }) }, ['id', 'name', 'type', 'status', 'via']),
+  PluginInUse: obj({ success: { const: false }, message: str(), data: obj({ channels: arr(ref('BoundChannel')), in_flight_count: int() }, ['channels', 'in_flight_count']) }, ['success', 'message', 'data']),
+  PluginManifest: { type: 'object', description: 'the plugin\'s `meta` as uploaded (see the plugin SDK\'s manifest JSON Schema)', additionalProperties: true },
+  PluginSummary: obj({
+    key: str(), meta: nullable(ref('PluginManifest')), source: str(), layer: str(), enabled: bool(), active: bool(), active_version: nullable(str()),
+    serving_version: nullable(str('the version this node runs')), source_hash: nullable(str('sha256 of the active source')), has_icon: bool(), remark: str(),
+    runtime_status: str(undefined, { enum: ['registered', 'disabled', 'compile_failed', 'not_registered'] }), runtime_error: str(),
+    channel_count: int(), in_flight_count: int(),
+  }, ['key', 'meta', 'enabled', 'active', 'active_version', 'serving_version', 'runtime_status', 'channel_count', 'in_flight_count']),
+  PluginUpload: obj({
+    source: str('the plugin module (ESM text, at most 1 MiB)'), enabled: bool('default true'), remark: str(), force: bool('store even when it conflicts with running plugins'),
+    sourceSha256: str('optional integrity check, 64 hex'), icon: str('data: URL of a PNG/SVG/WebP icon'),
+  }, ['source']),
+  PluginUploaded: obj({ plugin: str(), version: str(), meta: ref('PluginManifest'), source: str(), layer: str(), has_icon: bool(), sha256: str(), enabled: bool() }, ['plugin', 'version', 'sha256', 'enabled']),
+  PluginDetail: obj({
+    key: str(), layer: str(), source: str(), enabled: bool(), active_version: nullable(str()), remark: str(), version: nullable(str()),
+    meta: nullable(ref('PluginManifest')), normalized_meta: nullable({ type: 'object', description: 'the manifest as the runtime normalised it (when this version is serving)' }),
+    plugin_source: nullable(str()), source_hash: nullable(str()), has_icon: bool(), uploaded_at: nullable(int('unix s')), runtime_error: nullable(str()),
+  }, ['key', 'enabled', 'active_version', 'version', 'meta']),
+  PluginVersion: obj({ version: str(), sha256: str(), source_hash: str(), uploaded_at: int('unix s'), has_icon: bool(), active: bool(), meta: ref('PluginManifest') }, ['version', 'sha256', 'uploaded_at', 'active']),
+  PluginStatusChange: obj({ plugin_enabled: bool(), disabled_channels: arr(int()), unbound_channels: arr(int()) }, ['plugin_enabled', 'disabled_channels', 'unbound_channels']),
+  PluginRuntimeStatus: obj({
+    current_generation: int(), generation_published_at: nullable(int('unix s')), database_revision: nullable(int()), database_error: str(),
+    last_rebuild: obj({ status: str(undefined, { enum: ['never', 'success', 'partial', 'failed'] }), attempted_at: nullable(int('unix s')), generation: int(), database_revision: int(), plugin_error_count: int(), error: str() }),
+    plugin_errors: { type: 'object', additionalProperties: str() },
+    plugins: { type: 'object', additionalProperties: obj({ version: str(), sha256: str(), pool: { type: 'object' } }) },
+  }, ['current_generation', 'last_rebuild', 'plugin_errors', 'plugins']),
+  MarketSource: obj({ name: str(), index_url: str('http(s) URL of an index.json') }, ['name', 'index_url']),
+  MarketIndex: obj({
+    indexVersion: { const: 1 }, name: str(),
+    plugins: arr(obj({
+      key: str(), name: str(), latest: str(),
+      versions: arr(obj({ version: str(), path: str(), sha256: str(), kind: str(), minApiVersion: int() }, ['version', 'path', 'sha256'])),
+      iconFile: obj({ path: str(), sha256: str() }),
+    }, ['key', 'versions'])),
+  }, ['indexVersion', 'plugins']),
   Option: obj({ key: str(), value: str(), default: bool(), doc: str() }),
   QuotaHold: obj({ ref: str(), user_id: int(), key_id: { type: ['integer', 'null'] }, amount: int(), spent: int(), held: int(), node: str(), expires_at: int(), created_at: int() }),
   Log: obj({
@@ -129,92 +211,6 @@ const schemas: Record<string, Schema> = {
   ModelList: obj({ object: { const: 'list' }, data: arr(ref('Model')) }),
 };
 
-// ---- Console endpoints: own account, usage aggregation, CSV export, plugin administration ----
-// (schemas and paths used by the web console, packages/web; its API client is generated from them)
-
-const logFilterParams = [
-  q('type', str(undefined, { enum: ['consume', 'error', 'task', 'system', 'topup'] })), q('user_id', int()), q('username', str()), q('key_name', str()),
-  q('model', str()), q('channel_id', int()), q('request_id', str()), q('start', int(), 'unix ms (or s), or ISO 8601'), q('end', int()),
-];
-const ownLogFilterParams = logFilterParams.filter((p) => p.name !== 'user_id' && p.name !== 'username' && p.name !== 'channel_id');
-const usageParams = [
-  q('from', int('unix ms; default: 24 hours before `to`')), q('to', int('unix ms; default: now')),
-  q('bucket', str(undefined, { enum: ['hour', 'day'], default: 'hour' })), q('group_by', str(undefined, { enum: ['model', 'user', 'channel', 'key'], default: 'model' })),
-];
-const csv = (summary: string, params: unknown[], role?: string): Schema => ({
-  tags: ['logs'], summary: role ? `${summary} (${role})` : summary, parameters: params, security: [{ session: [] }, { accessToken: [] }],
-  responses: { 200: { description: 'CSV, one row per log entry, streamed', content: { 'text/csv': { schema: str() } } }, ...adminErrors },
-});
-const pluginKey = { name: 'key', in: 'path', required: true, schema: str('plugin key') };
-const anyObj: Schema = { type: 'object', additionalProperties: true };
-
-const consoleSchemas: Record<string, Schema> = {
-  PasswordChange: obj({ old_password: str(), new_password: str('8-256 characters') }, ['old_password', 'new_password'], { additionalProperties: false }),
-  UserModel: obj({
-    model: str(), input: nullable(num('USD per 1M input tokens, group ratio applied')), output: nullable(num('USD per 1M output tokens, group ratio applied')),
-    cached_input: nullable(num()), per_request: nullable(num('USD per request, group ratio applied')), expression: nullable(str('task billing expression')),
-  }, ['model']),
-  UserModels: obj({ group: str(), ratio: num('the group ratio, already applied to the prices'), items: arr(ref('UserModel')) }, ['group', 'ratio', 'items']),
-  UsageTotals: obj({
-    requests: int(), errors: int(), prompt_tokens: int(), completion_tokens: int(), quota: int(), quota_usd: num(), p50_ms: nullable(int()), p95_ms: nullable(int()),
-  }, ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', 'quota_usd']),
-  UsagePoint: obj({
-    t: int('bucket start, unix ms'), requests: int(), errors: int(), prompt_tokens: int(), completion_tokens: int(), quota: int(), p50_ms: nullable(int()), p95_ms: nullable(int()),
-  }, ['t', 'requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota']),
-  UsageGroup: obj({ key: str(), label: str(), requests: int(), errors: int(), tokens: int(), quota: int() }, ['key', 'label', 'requests', 'errors', 'tokens', 'quota']),
-  UsageReport: obj({ totals: ref('UsageTotals'), series: arr(ref('UsagePoint')), groups: arr(ref('UsageGroup')) }, ['totals', 'series', 'groups']),
-  Plugin: obj({
-    key: str(), meta: nullable(anyObj), enabled: bool(), active: bool(), active_version: nullable(str()), serving_version: nullable(str()),
-    source_hash: nullable(str()), has_icon: bool(), remark: str(), runtime_status: str(undefined, { enum: ['disabled', 'registered', 'compile_failed', 'not_registered'] }),
-    runtime_error: str(), channel_count: int(), in_flight_count: int(),
-  }, ['key', 'enabled', 'runtime_status']),
-  PluginUpload: obj({
-    source: str('the plugin\'s ESM source, at most 1 MiB'), sourceSha256: str(), enabled: bool(), remark: str(), force: bool(), icon: str('PNG or SVG data URI'),
-  }, ['source'], { additionalProperties: false }),
-  PluginVersion: obj({ version: str(), sha256: str(), uploaded_at: int('unix s'), has_icon: bool(), active: bool(), meta: anyObj }, ['version', 'active']),
-  PluginDetail: obj({
-    key: str(), enabled: bool(), active_version: nullable(str()), remark: str(), version: nullable(str()), meta: nullable(anyObj), normalized_meta: nullable(anyObj),
-    plugin_source: nullable(str()), source_hash: nullable(str()), has_icon: bool(), uploaded_at: nullable(int()), runtime_error: nullable(str()),
-  }, ['key', 'enabled']),
-  RuntimeStatus: obj({
-    current_generation: int(), generation_published_at: nullable(int()), database_revision: nullable(int()), database_error: str(),
-    last_rebuild: anyObj, plugin_errors: { type: 'object', additionalProperties: str() }, plugins: { type: 'object', additionalProperties: anyObj },
-  }),
-  MarketSource: obj({ name: str(), index_url: str() }, ['name', 'index_url']),
-  MarketIndex: obj({
-    index_url: str(),
-    index: obj({ name: str(), plugins: arr(obj({ key: str(), name: str(), latest: str(), versions: arr(obj({ version: str(), sha256: str() }, ['version'])) }, ['key', 'versions'])) }, ['plugins']),
-  }, ['index_url', 'index']),
-};
-
-const consolePaths: Record<string, Record<string, Schema>> = {
-  '/api/user/self/password': { put: op('account', 'Change your own password (other sessions are logged out)', envelope({ type: 'null' }), { body: ref('PasswordChange') }) },
-  '/api/user/models': { get: op('account', 'The models your group may use, with the prices your group pays', envelope(ref('UserModels'))) },
-  '/api/usage': { get: op('usage', 'Usage over a range: totals, a time series and the top groups (model, user, channel or key)', envelope(ref('UsageReport')), { role: 'admin', params: usageParams }) },
-  '/api/usage/self': { get: op('usage', 'Your own usage (same shape; group_by model or key)', envelope(ref('UsageReport')), { params: usageParams }) },
-  '/api/log/export': { get: csv('Logs as CSV (the filters of GET /api/log)', logFilterParams, 'admin') },
-  '/api/log/self/export': { get: csv('Your own logs as CSV', ownLogFilterParams) },
-  '/api/plugin/task': {
-    get: op('plugins', 'Installed task plugins with their runtime state', envelope(arr(ref('Plugin'))), { role: 'root' }),
-    post: op('plugins', 'Upload a plugin version (validated; the message names the manifest field on refusal)', envelope(anyObj), { role: 'root', body: ref('PluginUpload') }),
-  },
-  '/api/plugin/task/runtime/status': { get: op('plugins', 'Plugin runtime: generation, last rebuild, errors, pools', envelope(ref('RuntimeStatus')), { role: 'root' }) },
-  '/api/plugin/task/marketplace/sources': { get: op('plugins', 'Market sources', envelope(arr(ref('MarketSource'))), { role: 'root' }) },
-  '/api/plugin/task/marketplace/index': { get: op('plugins', 'A market\'s index', envelope(ref('MarketIndex')), { role: 'root', params: [q('source', str()), q('index_url', str())] }) },
-  '/api/plugin/task/marketplace/install': {
-    post: op('plugins', 'Install a plugin from a market (hash checked)', envelope(anyObj), { role: 'root', body: obj({ source: str(), index_url: str(), key: str(), version: str(), enabled: bool(), force: bool() }, ['key']) }),
-  },
-  '/api/plugin/task/{key}': { get: op('plugins', 'One plugin (active version or ?version=)', envelope(ref('PluginDetail')), { role: 'root', params: [pluginKey, q('version', str())] }) },
-  '/api/plugin/task/{key}/versions': { get: op('plugins', 'Stored versions, newest first', envelope(arr(ref('PluginVersion'))), { role: 'root', params: [pluginKey] }) },
-  '/api/plugin/task/{key}/activate': { post: op('plugins', 'Make a stored version the active one', envelope(anyObj), { role: 'root', params: [pluginKey, q('force', bool())], body: obj({ version: str(), force: bool() }, ['version']) }) },
-  '/api/plugin/task/{key}/status': {
-    post: op('plugins', 'Enable or disable (409 with bound channels / in-flight tasks unless cascade / force)', envelope(anyObj), { role: 'root', params: [pluginKey, q('cascade', bool()), q('force', bool())], body: obj({ enabled: bool() }, ['enabled']) }),
-  },
-  '/api/plugin/task/{key}/dryrun': { post: op('plugins', 'Run one hook of the active version with given arguments', envelope(anyObj), { role: 'root', params: [pluginKey], body: obj({ hook: str(), member: str(), args: arr({}) }, ['hook']) }) },
-  '/api/plugin/task/{key}/versions/{version}': {
-    delete: op('plugins', 'Delete a stored version', envelope(anyObj), { role: 'root', params: [pluginKey, { name: 'version', in: 'path', required: true, schema: str() }, q('force', bool())] }),
-  },
-};
 /** Response models carry every listed field: mark them required so generated clients need no checks. */
 const COMPLETE_RESPONSES = ['User', 'Key', 'ChannelKey', 'Channel', 'Price', 'Option', 'QuotaHold', 'Log', 'AdminTask', 'OwnTask'];
 function withRequiredFields(all: Record<string, Schema>): Record<string, Schema> {
@@ -225,14 +221,21 @@ function withRequiredFields(all: Record<string, Schema>): Record<string, Schema>
   }
   return out;
 }
-// ---- end of console endpoints ----
 
 export function buildOpenApi(serverUrl: string): Schema {
   const admin = 'admin', root = 'root';
   const paths: Record<string, Record<string, Schema>> = {
     '/api/user/login': { post: op('account', 'Log in; sets a session cookie', envelope(ref('User')), { body: obj({ username: str(), password: str() }, ['username', 'password']), security: 'none' }) },
     '/api/user/logout': { post: op('account', 'Log out', envelope({ type: 'null' })) },
-    '/api/user/self': { get: op('account', 'The logged-in user', envelope(ref('User'))) },
+    '/api/user/self': { get: op('account', 'The logged-in user with balance (quota, quota_usd), used_quota and request_count', envelope(ref('User'))) },
+    '/api/user/self/password': {
+      put: op('account', 'Change your password (the current one is checked); your other sessions and your personal access token are revoked, this session stays. A wrong old_password is a 400, and counts as a failed login of the address', envelope({ type: 'null' }), { body: ref('PasswordChange') }),
+    },
+    '/api/user/models': { get: op('account', 'The models your group may call, with the prices you pay (group ratio applied)', envelope(ref('GroupModels'))) },
+    '/api/usage': {
+      get: op('usage', 'Usage report for the dashboard: totals, a series in hour or day buckets, top groups by quota (from hourly roll-ups; ranges are whole hours)', envelope(ref('UsageReport')), { role: admin, params: usageParams(false) }),
+    },
+    '/api/usage/self': { get: op('usage', 'Your own usage report (same shape; no user or channel filter, group_by model or key)', envelope(ref('UsageReport')), { params: usageParams(true) }) },
     '/api/user/token': { post: op('account', 'Issue a personal access token (shown once) for scripts and the CLI', envelope(obj({ access_token: str() }))) },
     '/api/user': {
       get: op('users', 'List users', page('User'), { role: admin, params: [...pagingParams, q('keyword', str()), q('role', str()), q('status', str()), q('group', str())] }),
@@ -267,7 +270,7 @@ export function buildOpenApi(serverUrl: string): Schema {
         role: admin, params: [idParam, { name: 'index', in: 'path', required: true, schema: int() }], body: obj({ enabled: bool(), reason: str() }, ['enabled']),
       }),
     },
-    '/api/channel/{id}/test': { post: op('channels', 'Send a small test request through the channel', envelope({ type: 'object' }), { role: admin, params: [idParam], body: obj({ model: str() }) }) },
+    '/api/channel/{id}/test': { post: op('channels', 'Send a small test request through the channel (success false with the upstream\'s message when it fails)', obj({ success: bool(), message: str(), data: ref('ChannelTest') }, ['success', 'message', 'data']), { role: admin, params: [idParam], body: obj({ model: str() }) }) },
     '/api/price': {
       get: op('prices', 'List model prices', page('Price'), { params: [...pagingParams, q('keyword', str())] }),
       put: op('prices', 'Set the price of a model (replaces it)', envelope(ref('Price')), { role: admin, body: ref('Price') }),
@@ -289,13 +292,12 @@ export function buildOpenApi(serverUrl: string): Schema {
     '/api/quota/holds': {
       get: op('options', 'Open quota holds of every node (QuotaAllowanceEnabled): what each has taken, spent and still holds', envelope(arr(ref('QuotaHold'))), { role: admin }),
     },
-    '/api/log': {
-      get: op('logs', 'Query logs with totals for the filter', envelope(obj({ items: arr(ref('Log')), total: int(), page: int(), page_size: int(), totals: obj({ count: int(), quota: int(), prompt_tokens: int(), completion_tokens: int() }, ['count', 'quota', 'prompt_tokens', 'completion_tokens']) }, ['items', 'total', 'page', 'page_size', 'totals'])), {
-        role: admin,
-        params: [...pagingParams, q('type', str(undefined, { enum: ['consume', 'error', 'task', 'system', 'topup'] })), q('user_id', int()), q('username', str()), q('key_name', str()), q('model', str()), q('channel_id', int()), q('request_id', str()), q('start', int(), 'unix ms (or s), or ISO 8601'), q('end', int())],
-      }),
+    '/api/log': { get: op('logs', 'Query logs with totals for the filter (newest first)', envelope(ref('LogPage')), { role: admin, params: [...pagingParams, ...logFilters(false)] }) },
+    '/api/log/self': { get: op('logs', 'Your own logs (same filters except user and channel; no channel or upstream model in the rows)', envelope(ref('LogPage')), { params: [...pagingParams, ...logFilters(true)] }) },
+    '/api/log/export': {
+      get: op('logs', 'The logs of a filter as CSV (newest first), streamed: Content-Disposition attachment', str('CSV with a header row, CRLF line ends'), { role: admin, params: logFilters(false), contentType: 'text/csv' }),
     },
-    '/api/log/self': { get: op('logs', 'Your own logs (same filters except user and channel)', envelope(obj({ items: arr(ref('Log')), total: int(), page: int(), page_size: int(), totals: obj({ count: int(), quota: int(), prompt_tokens: int(), completion_tokens: int() }, ['count', 'quota', 'prompt_tokens', 'completion_tokens']) }, ['items', 'total', 'page', 'page_size', 'totals'])), { params: [...pagingParams, ...ownLogFilterParams] }) },
+    '/api/log/self/export': { get: op('logs', 'Your own logs as CSV (streamed)', str('CSV with a header row, CRLF line ends'), { params: logFilters(true), contentType: 'text/csv' }) },
     '/api/task': {
       get: op('tasks', 'List tasks (admins: tasks of users and their own; root: all)', page('AdminTask'), {
         role: admin,
@@ -308,6 +310,53 @@ export function buildOpenApi(serverUrl: string): Schema {
     '/api/task/{id}/resolve': {
       post: op('tasks', 'Resolve a flagged task (409 when not flagged or resolved differently; a repeat of the same resolution changes nothing)', envelope(ref('AdminTaskDetail')), {
         role: admin, params: [{ name: 'id', in: 'path', required: true, schema: str('public id task_…') }], body: ref('TaskResolve'),
+      }),
+    },
+    '/api/plugin/task': {
+      get: op('plugins', 'Installed task plugins with their runtime state', envelope(arr(ref('PluginSummary'))), { role: root }),
+      post: op('plugins', 'Upload a plugin version (validated; a 400 names the field in `field` and at the start of the message); PUT does the same', envelope(ref('PluginUploaded')), { role: root, body: ref('PluginUpload') }),
+      put: op('plugins', 'Upload a plugin version (same as POST)', envelope(ref('PluginUploaded')), { role: root, body: ref('PluginUpload') }),
+    },
+    '/api/plugin/task/runtime/status': { get: op('plugins', 'The plugin runtime of this node: generation, last rebuild, errors, pools', envelope(ref('PluginRuntimeStatus')), { role: root }) },
+    '/api/plugin/task/marketplace/sources': {
+      get: op('plugins', 'Market sources', envelope(arr(ref('MarketSource'))), { role: root }),
+      put: op('plugins', 'Replace the market sources', envelope(arr(ref('MarketSource'))), { role: root, body: arr(ref('MarketSource')) }),
+    },
+    '/api/plugin/task/marketplace/index': {
+      get: op('plugins', 'Fetch a market index (by source name or URL)', envelope(obj({ index_url: str(), index: ref('MarketIndex') }, ['index_url', 'index'])), { role: root, params: [q('source', str('a source name')), q('index_url', str('or an index URL'))] }),
+    },
+    '/api/plugin/task/marketplace/install': {
+      post: op('plugins', 'Install a plugin version from a market index (checked against its sha256)', envelope(ref('PluginUploaded')), {
+        role: root, body: obj({ key: str(), version: str('default: latest'), source: str(), index_url: str(), enabled: bool(), force: bool() }, ['key']),
+      }),
+    },
+    '/api/plugin/task/{key}': { get: op('plugins', 'One plugin: a version (default the active one) with its source and manifests', envelope(ref('PluginDetail')), { role: root, params: [keyParam, q('version', str())] }) },
+    '/api/plugin/task/{key}/icon': {
+      get: {
+        tags: ['plugins'], summary: 'The plugin\'s icon (root)', parameters: [keyParam, q('version', str())], security: [{ session: [] }, { accessToken: [] }],
+        responses: { 200: { description: 'the icon bytes', content: { 'image/*': { schema: str(undefined, { format: 'binary' }) } } }, ...adminErrors },
+      },
+    },
+    '/api/plugin/task/{key}/versions': { get: op('plugins', 'Stored versions, newest first', envelope(arr(ref('PluginVersion'))), { role: root, params: [keyParam] }) },
+    '/api/plugin/task/{key}/versions/{version}': {
+      delete: op('plugins', 'Delete a stored version (the active one of an enabled plugin in use needs ?force=true)', envelope(obj({ plugin: str(), deleted_version: str(), disabled_channels: arr(int()), unbound_channels: arr(int()) }, ['plugin', 'deleted_version', 'disabled_channels', 'unbound_channels'])), {
+        role: root, params: [keyParam, { name: 'version', in: 'path', required: true, schema: str() }, flagParam('force', 'also when in use')], extra: conflict(ref('PluginInUse'), 'in use: bound channels and tasks in flight'),
+      }),
+    },
+    '/api/plugin/task/{key}/activate': {
+      post: op('plugins', 'Make a stored version the active one', envelope(obj({ plugin: str(), active_version: str(), generation: int() }, ['plugin', 'active_version', 'generation'])), {
+        role: root, params: [keyParam, flagParam('force', 'activate even when it conflicts')], body: obj({ version: str(), force: bool() }, ['version']), extra: conflict(ref('AdminError'), 'conflicts with the running plugins'),
+      }),
+    },
+    '/api/plugin/task/{key}/status': {
+      post: op('plugins', 'Enable or disable a plugin (disabling one in use needs ?cascade=true for bound channels and ?force=true for tasks in flight)', envelope(ref('PluginStatusChange')), {
+        role: root, params: [keyParam, flagParam('cascade', 'disable or unbind the channels bound to it'), flagParam('force', 'also with tasks in flight')], body: obj({ enabled: bool() }, ['enabled']),
+        extra: conflict(ref('PluginInUse'), 'in use: bound channels and tasks in flight'),
+      }),
+    },
+    '/api/plugin/task/{key}/dryrun': {
+      post: op('plugins', 'Call a hook of the active version in a fresh isolate', envelope(obj({ plugin: str(), version: str(), hook: str(), output: {} }, ['plugin', 'version', 'hook', 'output'])), {
+        role: root, params: [keyParam], body: obj({ hook: str('e.g. task.submit'), member: str(), args: arr({}) }, ['hook']),
       }),
     },
     '/v1/chat/completions': { post: op('model calls', 'Chat completion (stream: true gives text/event-stream)', ref('ChatCompletion'), { security: 'key', body: ref('ChatCompletionRequest') }) },
@@ -330,10 +379,10 @@ export function buildOpenApi(serverUrl: string): Schema {
       description: 'Admin API (envelope {success, message, data}; lists put {items, total, page, page_size} in data) and the OpenAI-style model-call endpoints.',
     },
     servers: [{ url: serverUrl }],
-    tags: ['account', 'users', 'keys', 'channels', 'prices', 'options', 'logs', 'usage', 'tasks', 'plugins', 'model calls'].map((name) => ({ name })),
-    paths: { ...paths, ...consolePaths },
+    tags: ['account', 'usage', 'users', 'keys', 'channels', 'prices', 'options', 'logs', 'tasks', 'plugins', 'model calls'].map((name) => ({ name })),
+    paths,
     components: {
-      schemas: withRequiredFields({ ...schemas, ...consoleSchemas }),
+      schemas: withRequiredFields(schemas),
       securitySchemes: {
         session: { type: 'apiKey', in: 'cookie', name: 'gatehouse_session' },
         accessToken: { type: 'http', scheme: 'bearer', description: 'personal access token from POST /api/user/token' },

@@ -2,13 +2,17 @@
  * Request logs written off the hot path: rows are queued in memory and inserted in batches every
  * ~200 ms or when 500 are waiting. `close()` writes what is left (called on shutdown).
  *
- * On SQLite a batch is one transaction of a statement prepared once (no query building per row);
- * elsewhere, and while a Kysely transaction is open on the SQLite connection, one multi-row INSERT.
+ * Each batch is written with its hourly usage roll-ups (logs/rollup.ts) in one transaction: on SQLite
+ * statements prepared once (no query building per row); elsewhere, and while a Kysely transaction is
+ * open on the SQLite connection, one multi-row INSERT and one multi-row upsert. A failed batch is
+ * tried once more (nothing of it was stored, so it cannot count twice).
  */
 import type { Insertable } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Core } from '../core.ts';
 import type { LogRow } from '../store/schema-core.ts';
+import { withTx, type DbHandle } from '../store/db.ts';
+import { prepareSqliteUpsert, rollup, upsertRollups } from './rollup.ts';
 
 export type NewLog = Insertable<LogRow>;
 
@@ -21,6 +25,19 @@ const COLUMNS = [
   'cached_tokens', 'quota', 'latency_ms', 'first_byte_ms', 'is_stream', 'attempts', 'content', 'other',
 ] as const satisfies readonly (keyof NewLog)[];
 const FLUSH_MS = 200;
+
+/**
+ * Inserts log rows and their roll-ups in one transaction, through Kysely (for writers outside the
+ * batch queue: task movements).
+ */
+export async function insertLogs(h: DbHandle, rows: NewLog[]): Promise<void> {
+  if (rows.length === 0) return;
+  const sums = rollup(rows as Parameters<typeof rollup>[0]);
+  await withTx(h, async (tx) => {
+    await tx.insertInto('logs').values(rows).execute();
+    await upsertRollups(tx, h.dialect, sums);
+  });
+}
 
 export class LogWriter {
   private queue: NewLog[] = [];
@@ -37,12 +54,14 @@ export class LogWriter {
     const conn = core.h.sqlite;
     if (conn) {
       const stmt = conn.prepare(`INSERT INTO logs (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
+      const upsert = prepareSqliteUpsert(conn);
       const values = new Array<unknown>(COLUMNS.length);
       this.insertMany = conn.transaction((rows: NewLog[]) => {
         for (const r of rows) {
           for (let i = 0; i < COLUMNS.length; i++) values[i] = r[COLUMNS[i]] ?? null;
           stmt.run(values);
         }
+        for (const r of rollup(rows as Parameters<typeof rollup>[0])) upsert(r);
       });
     }
   }
@@ -70,12 +89,19 @@ export class LogWriter {
     this.flushing = this.flushing.then(async () => {
       for (let i = 0; i < batch.length; i += MAX_BATCH) {
         const part = batch.slice(i, i + MAX_BATCH);
-        try {
-          const conn = this.core.h.sqlite;
-          if (this.insertMany && conn?.open && !conn.inTransaction) this.insertMany.immediate(part);
-          else await this.core.h.db.insertInto('logs').values(part).execute();
-        } catch (e) {
-          this.core.log.error({ err: (e as Error).message, rows: part.length }, 'log batch insert failed');
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const conn = this.core.h.sqlite;
+            if (this.insertMany && conn?.open && !conn.inTransaction) this.insertMany.immediate(part);
+            else await insertLogs(this.core.h, part);
+            break;
+          } catch (e) {
+            // A deadlock or lock time-out between nodes upserting the same roll-ups: the
+            // transaction rolled back whole, so one more try is safe.
+            if (attempt < 2) { await new Promise((r) => setTimeout(r, 50)); continue; }
+            this.core.log.error({ err: (e as Error).message, rows: part.length }, 'log batch insert failed');
+            break;
+          }
         }
       }
     });

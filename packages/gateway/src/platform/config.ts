@@ -50,6 +50,10 @@ export interface Config {
   pluginMemoryLimitMb: number;
   pluginPoolSize: number;
   nodeId: string;
+  /** Serve the web console at `/` (CONSOLE_ENABLED, default true). */
+  consoleEnabled: boolean;
+  /** The console's build directory (CONSOLE_DIR); null: packages/web/dist. */
+  consoleDir: string | null;
   /** Where the secret came from when CRYPTO_SECRET was not set: a file beside the SQLite database. */
   cryptoSecretFile: string | null;
 }
@@ -132,6 +136,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pluginMemoryLimitMb: num(env, 'PLUGIN_MEMORY_LIMIT_MB', 64),
     pluginPoolSize: num(env, 'PLUGIN_POOL_SIZE', 2),
     nodeId: env.NODE_ID || `node-${randomBytes(4).toString('hex')}`,
+    consoleEnabled: bool(env, 'CONSOLE_ENABLED', true),
+    consoleDir: env.CONSOLE_DIR || null,
     cryptoSecretFile,
     ...overrides,
   };

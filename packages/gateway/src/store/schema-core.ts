@@ -196,6 +196,29 @@ export interface NodeLeaseRow {
   expires_at: number;
 }
 
+/**
+ * Hourly usage roll-ups kept by the log writer (logs/rollup.ts). `dim` '' rows carry the full key;
+ * 'all' | 'model' | 'user' | 'key' | 'channel' rows sum over the other dimensions (their other key
+ * columns are 0 / ''). `lat_00`…`lat_19` are the latency histogram of model calls.
+ */
+export interface UsageHourlyRow {
+  dim: string;
+  /** Unix ms of the start of the UTC hour. */
+  hour: number;
+  user_id: number;
+  key_id: number;
+  model: string;
+  channel_id: number;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  quota: number;
+  /** Sum of model-call latencies (ms). */
+  latency_ms: number;
+  [lat: `lat_${string}`]: number;
+}
+
 export interface CoreTables {
   users: UserRow;
   sessions: SessionRow;
@@ -210,4 +233,5 @@ export interface CoreTables {
   relay_responses: RelayResponseRow;
   revisions: RevisionRow;
   node_leases: NodeLeaseRow;
+  usage_hourly: UsageHourlyRow;
 }

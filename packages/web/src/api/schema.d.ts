@@ -457,7 +457,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a small test request through the channel (admin) */
+        /** Send a small test request through the channel (success false with the upstream's message when it fails) (admin) */
         post: {
             parameters: {
                 query?: never;
@@ -482,7 +482,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: Record<string, unknown>;
+                            data: components["schemas"]["ChannelTest"];
                             message: string;
                             success: boolean;
                         };
@@ -757,11 +757,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Query logs with totals for the filter (admin) */
+        /** Query logs with totals for the filter (newest first) (admin) */
         get: {
             parameters: {
                 query?: {
                     channel_id?: number;
+                    /** @description unix ms (or s), or ISO 8601 */
                     end?: number;
                     key_name?: string;
                     model?: string;
@@ -770,6 +771,7 @@ export interface paths {
                     request_id?: string;
                     /** @description unix ms (or s), or ISO 8601 */
                     start?: number;
+                    token_id?: number;
                     type?: "consume" | "error" | "task" | "system" | "topup";
                     user_id?: number;
                     username?: string;
@@ -787,18 +789,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: {
-                                items: components["schemas"]["Log"][];
-                                page: number;
-                                page_size: number;
-                                total: number;
-                                totals: {
-                                    completion_tokens: number;
-                                    count: number;
-                                    prompt_tokens: number;
-                                    quota: number;
-                                };
-                            };
+                            data: components["schemas"]["LogPage"];
                             message: string;
                             success: boolean;
                         };
@@ -857,17 +848,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Logs as CSV (the filters of GET /api/log) (admin) */
+        /** The logs of a filter as CSV (newest first), streamed: Content-Disposition attachment (admin) */
         get: {
             parameters: {
                 query?: {
                     channel_id?: number;
+                    /** @description unix ms (or s), or ISO 8601 */
                     end?: number;
                     key_name?: string;
                     model?: string;
                     request_id?: string;
                     /** @description unix ms (or s), or ISO 8601 */
                     start?: number;
+                    token_id?: number;
                     type?: "consume" | "error" | "task" | "system" | "topup";
                     user_id?: number;
                     username?: string;
@@ -878,7 +871,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description CSV, one row per log entry, streamed */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -940,10 +933,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your own logs (same filters except user and channel) */
+        /** Your own logs (same filters except user and channel; no channel or upstream model in the rows) */
         get: {
             parameters: {
                 query?: {
+                    /** @description unix ms (or s), or ISO 8601 */
                     end?: number;
                     key_name?: string;
                     model?: string;
@@ -952,6 +946,7 @@ export interface paths {
                     request_id?: string;
                     /** @description unix ms (or s), or ISO 8601 */
                     start?: number;
+                    token_id?: number;
                     type?: "consume" | "error" | "task" | "system" | "topup";
                 };
                 header?: never;
@@ -967,18 +962,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: {
-                                items: components["schemas"]["Log"][];
-                                page: number;
-                                page_size: number;
-                                total: number;
-                                totals: {
-                                    completion_tokens: number;
-                                    count: number;
-                                    prompt_tokens: number;
-                                    quota: number;
-                                };
-                            };
+                            data: components["schemas"]["LogPage"];
                             message: string;
                             success: boolean;
                         };
@@ -1037,16 +1021,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your own logs as CSV */
+        /** Your own logs as CSV (streamed) */
         get: {
             parameters: {
                 query?: {
+                    /** @description unix ms (or s), or ISO 8601 */
                     end?: number;
                     key_name?: string;
                     model?: string;
                     request_id?: string;
                     /** @description unix ms (or s), or ISO 8601 */
                     start?: number;
+                    token_id?: number;
                     type?: "consume" | "error" | "task" | "system" | "topup";
                 };
                 header?: never;
@@ -1055,7 +1041,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description CSV, one row per log entry, streamed */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1357,7 +1343,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["Plugin"][];
+                            data: components["schemas"]["PluginSummary"][];
                             message: string;
                             success: boolean;
                         };
@@ -1401,8 +1387,72 @@ export interface paths {
                 };
             };
         };
-        put?: never;
-        /** Upload a plugin version (validated; the message names the manifest field on refusal) (root) */
+        /** Upload a plugin version (same as POST) (root) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PluginUpload"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PluginUploaded"];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        /** Upload a plugin version (validated; a 400 names the field in `field` and at the start of the message); PUT does the same (root) */
         post: {
             parameters: {
                 query?: never;
@@ -1423,9 +1473,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: {
-                                [key: string]: unknown;
-                            };
+                            data: components["schemas"]["PluginUploaded"];
                             message: string;
                             success: boolean;
                         };
@@ -1482,7 +1530,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One plugin (active version or ?version=) (root) */
+        /** One plugin: a version (default the active one) with its source and manifests (root) */
         get: {
             parameters: {
                 query?: {
@@ -1568,7 +1616,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    force?: boolean;
+                    force?: "true" | "false" | "1" | "0";
                 };
                 header?: never;
                 path: {
@@ -1593,7 +1641,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
-                                [key: string]: unknown;
+                                active_version: string;
+                                generation: number;
+                                plugin: string;
                             };
                             message: string;
                             success: boolean;
@@ -1629,6 +1679,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description conflicts with the running plugins */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1653,7 +1712,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run one hook of the active version with given arguments (root) */
+        /** Call a hook of the active version in a fresh isolate (root) */
         post: {
             parameters: {
                 query?: never;
@@ -1667,6 +1726,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         args?: unknown[];
+                        /** @description e.g. task.submit */
                         hook: string;
                         member?: string;
                     };
@@ -1681,7 +1741,10 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
-                                [key: string]: unknown;
+                                hook: string;
+                                output: unknown;
+                                plugin: string;
+                                version: string;
                             };
                             message: string;
                             success: boolean;
@@ -1732,6 +1795,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/plugin/task/{key}/icon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The plugin's icon (root) */
+        get: {
+            parameters: {
+                query?: {
+                    version?: string;
+                };
+                header?: never;
+                path: {
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the icon bytes */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "image/*": string;
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/plugin/task/{key}/status": {
         parameters: {
             query?: never;
@@ -1741,12 +1880,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Enable or disable (409 with bound channels / in-flight tasks unless cascade / force) (root) */
+        /** Enable or disable a plugin (disabling one in use needs ?cascade=true for bound channels and ?force=true for tasks in flight) (root) */
         post: {
             parameters: {
                 query?: {
-                    cascade?: boolean;
-                    force?: boolean;
+                    cascade?: "true" | "false" | "1" | "0";
+                    force?: "true" | "false" | "1" | "0";
                 };
                 header?: never;
                 path: {
@@ -1769,9 +1908,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: {
-                                [key: string]: unknown;
-                            };
+                            data: components["schemas"]["PluginStatusChange"];
                             message: string;
                             success: boolean;
                         };
@@ -1811,6 +1948,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description in use: bound channels and tasks in flight */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PluginInUse"];
                     };
                 };
             };
@@ -1909,11 +2055,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a stored version (root) */
+        /** Delete a stored version (the active one of an enabled plugin in use needs ?force=true) (root) */
         delete: {
             parameters: {
                 query?: {
-                    force?: boolean;
+                    force?: "true" | "false" | "1" | "0";
                 };
                 header?: never;
                 path: {
@@ -1932,7 +2078,10 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
-                                [key: string]: unknown;
+                                deleted_version: string;
+                                disabled_channels: number[];
+                                plugin: string;
+                                unbound_channels: number[];
                             };
                             message: string;
                             success: boolean;
@@ -1975,6 +2124,15 @@ export interface paths {
                         "application/json": components["schemas"]["AdminError"];
                     };
                 };
+                /** @description in use: bound channels and tasks in flight */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PluginInUse"];
+                    };
+                };
             };
         };
         options?: never;
@@ -1989,7 +2147,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A market's index (root) */
+        /** Fetch a market index (by source name or URL) (root) */
         get: {
             parameters: {
                 query?: {
@@ -2009,7 +2167,10 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["MarketIndex"];
+                            data: {
+                                index: components["schemas"]["MarketIndex"];
+                                index_url: string;
+                            };
                             message: string;
                             success: boolean;
                         };
@@ -2070,7 +2231,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Install a plugin from a market (hash checked) (root) */
+        /** Install a plugin version from a market index (checked against its sha256) (root) */
         post: {
             parameters: {
                 query?: never;
@@ -2086,6 +2247,7 @@ export interface paths {
                         index_url?: string;
                         key: string;
                         source?: string;
+                        /** @description default: latest */
                         version?: string;
                     };
                 };
@@ -2098,9 +2260,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: {
-                                [key: string]: unknown;
-                            };
+                            data: components["schemas"]["PluginUploaded"];
                             message: string;
                             success: boolean;
                         };
@@ -2218,7 +2378,71 @@ export interface paths {
                 };
             };
         };
-        put?: never;
+        /** Replace the market sources (root) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MarketSource"][];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketSource"][];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
         post?: never;
         delete?: never;
         options?: never;
@@ -2233,7 +2457,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Plugin runtime: generation, last rebuild, errors, pools (root) */
+        /** The plugin runtime of this node: generation, last rebuild, errors, pools (root) */
         get: {
             parameters: {
                 query?: never;
@@ -2250,7 +2474,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["RuntimeStatus"];
+                            data: components["schemas"]["PluginRuntimeStatus"];
                             message: string;
                             success: boolean;
                         };
@@ -3379,14 +3603,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Usage over a range: totals, a time series and the top groups (model, user, channel or key) (admin) */
+        /** Usage report for the dashboard: totals, a series in hour or day buckets, top groups by quota (from hourly roll-ups; ranges are whole hours) (admin) */
         get: {
             parameters: {
                 query?: {
                     bucket?: "hour" | "day";
+                    channel_id?: number;
                     from?: number;
                     group_by?: "model" | "user" | "channel" | "key";
+                    limit?: number;
+                    model?: string;
                     to?: number;
+                    token_id?: number;
+                    tz_offset_minutes?: number;
+                    user_id?: number;
                 };
                 header?: never;
                 path?: never;
@@ -3460,14 +3690,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your own usage (same shape; group_by model or key) */
+        /** Your own usage report (same shape; no user or channel filter, group_by model or key) */
         get: {
             parameters: {
                 query?: {
                     bucket?: "hour" | "day";
                     from?: number;
-                    group_by?: "model" | "user" | "channel" | "key";
+                    group_by?: "model" | "key";
+                    limit?: number;
+                    model?: string;
                     to?: number;
+                    token_id?: number;
+                    tz_offset_minutes?: number;
                 };
                 header?: never;
                 path?: never;
@@ -4140,7 +4374,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The models your group may use, with the prices your group pays */
+        /** The models your group may call, with the prices you pay (group ratio applied) */
         get: {
             parameters: {
                 query?: never;
@@ -4157,7 +4391,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["UserModels"];
+                            data: components["schemas"]["GroupModels"];
                             message: string;
                             success: boolean;
                         };
@@ -4216,7 +4450,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The logged-in user */
+        /** The logged-in user with balance (quota, quota_usd), used_quota and request_count */
         get: {
             parameters: {
                 query?: never;
@@ -4293,7 +4527,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Change your own password (other sessions are logged out) */
+        /** Change your password (the current one is checked); your other sessions and your personal access token are revoked, this session stays. A wrong old_password is a 400, and counts as a failed login of the address */
         put: {
             parameters: {
                 query?: never;
@@ -5016,6 +5250,8 @@ export interface components {
     schemas: {
         AdminError: {
             data?: null;
+            /** @description the input field a 400 is about, when known */
+            field?: string;
             message: string;
             /** @constant */
             success: false;
@@ -5061,6 +5297,15 @@ export interface components {
             ledger?: {
                 [key: string]: number;
             };
+        };
+        BoundChannel: {
+            id: number;
+            name: string;
+            /** @description 1 enabled, 2 disabled, 3 auto-disabled */
+            status: number;
+            type: number;
+            /** @enum {string} */
+            via: "key" | "peer" | "channel_type";
         };
         Channel: {
             base_url: string;
@@ -5119,6 +5364,11 @@ export interface components {
             /** @enum {string} */
             status: "enabled" | "disabled" | "auto_disabled";
         };
+        ChannelTest: {
+            model?: string;
+            status?: number | null;
+            time_ms?: number;
+        };
         ChatCompletion: {
             choices?: Record<string, unknown>[];
             created?: number;
@@ -5173,6 +5423,20 @@ export interface components {
             encoding_format?: string;
             input: string | string[] | number[] | number[][];
             model?: string;
+        };
+        GroupModelPrice: {
+            cached_input: number | null;
+            input: number | null;
+            model: string;
+            output: number | null;
+            per_request: number | null;
+            /** @description false: the price book has no price for it */
+            priced: boolean;
+        };
+        GroupModels: {
+            group: string;
+            group_ratio: number;
+            items: components["schemas"]["GroupModelPrice"][];
         };
         GroupRatio: {
             group: string;
@@ -5238,22 +5502,42 @@ export interface components {
             user_id: number | null;
             username: string | null;
         };
+        LogPage: {
+            items: components["schemas"]["Log"][];
+            page: number;
+            page_size: number;
+            total: number;
+            totals: components["schemas"]["LogTotals"];
+        };
+        LogTotals: {
+            completion_tokens: number;
+            count: number;
+            prompt_tokens: number;
+            quota: number;
+        };
         MarketIndex: {
-            index: {
+            /** @constant */
+            indexVersion: 1;
+            name?: string;
+            plugins: {
+                iconFile?: {
+                    path?: string;
+                    sha256?: string;
+                };
+                key: string;
+                latest?: string;
                 name?: string;
-                plugins: {
-                    key: string;
-                    latest?: string;
-                    name?: string;
-                    versions: {
-                        sha256?: string;
-                        version: string;
-                    }[];
+                versions: {
+                    kind?: string;
+                    minApiVersion?: number;
+                    path: string;
+                    sha256: string;
+                    version: string;
                 }[];
-            };
-            index_url: string;
+            }[];
         };
         MarketSource: {
+            /** @description http(s) URL of an index.json */
             index_url: string;
             name: string;
         };
@@ -5302,65 +5586,119 @@ export interface components {
             updated_at: number;
         };
         PasswordChange: {
-            /** @description 8-256 characters */
+            /** @description 8-256 characters, not the current one */
             new_password: string;
+            /** @description the current password */
             old_password: string;
         };
-        Plugin: {
-            active?: boolean;
-            active_version?: string | null;
-            channel_count?: number;
-            enabled: boolean;
-            has_icon?: boolean;
-            in_flight_count?: number;
-            key: string;
-            meta?: {
-                [key: string]: unknown;
-            } | null;
-            remark?: string;
-            runtime_error?: string;
-            /** @enum {string} */
-            runtime_status: "disabled" | "registered" | "compile_failed" | "not_registered";
-            serving_version?: string | null;
-            source_hash?: string | null;
-        };
         PluginDetail: {
-            active_version?: string | null;
+            active_version: string | null;
             enabled: boolean;
             has_icon?: boolean;
             key: string;
-            meta?: {
-                [key: string]: unknown;
-            } | null;
-            normalized_meta?: {
-                [key: string]: unknown;
-            } | null;
+            layer?: string;
+            meta: components["schemas"]["PluginManifest"] | null;
+            normalized_meta?: Record<string, unknown> | null;
             plugin_source?: string | null;
             remark?: string;
             runtime_error?: string | null;
+            source?: string;
             source_hash?: string | null;
             uploaded_at?: number | null;
-            version?: string | null;
+            version: string | null;
+        };
+        PluginInUse: {
+            data: {
+                channels: components["schemas"]["BoundChannel"][];
+                in_flight_count: number;
+            };
+            message: string;
+            /** @constant */
+            success: false;
+        };
+        /** @description the plugin's `meta` as uploaded (see the plugin SDK's manifest JSON Schema) */
+        PluginManifest: {
+            [key: string]: unknown;
+        };
+        PluginRuntimeStatus: {
+            current_generation: number;
+            database_error?: string;
+            database_revision?: number | null;
+            generation_published_at?: number | null;
+            last_rebuild: {
+                attempted_at?: number | null;
+                database_revision?: number;
+                error?: string;
+                generation?: number;
+                plugin_error_count?: number;
+                /** @enum {string} */
+                status?: "never" | "success" | "partial" | "failed";
+            };
+            plugin_errors: {
+                [key: string]: string;
+            };
+            plugins: {
+                [key: string]: {
+                    pool?: Record<string, unknown>;
+                    sha256?: string;
+                    version?: string;
+                };
+            };
+        };
+        PluginStatusChange: {
+            disabled_channels: number[];
+            plugin_enabled: boolean;
+            unbound_channels: number[];
+        };
+        PluginSummary: {
+            active: boolean;
+            active_version: string | null;
+            channel_count: number;
+            enabled: boolean;
+            has_icon?: boolean;
+            in_flight_count: number;
+            key: string;
+            layer?: string;
+            meta: components["schemas"]["PluginManifest"] | null;
+            remark?: string;
+            runtime_error?: string;
+            /** @enum {string} */
+            runtime_status: "registered" | "disabled" | "compile_failed" | "not_registered";
+            serving_version: string | null;
+            source?: string;
+            source_hash?: string | null;
         };
         PluginUpload: {
+            /** @description default true */
             enabled?: boolean;
+            /** @description store even when it conflicts with running plugins */
             force?: boolean;
-            /** @description PNG or SVG data URI */
+            /** @description data: URL of a PNG/SVG/WebP icon */
             icon?: string;
             remark?: string;
-            /** @description the plugin's ESM source, at most 1 MiB */
+            /** @description the plugin module (ESM text, at most 1 MiB) */
             source: string;
+            /** @description optional integrity check, 64 hex */
             sourceSha256?: string;
+        };
+        PluginUploaded: {
+            enabled: boolean;
+            has_icon?: boolean;
+            layer?: string;
+            meta?: components["schemas"]["PluginManifest"];
+            plugin: string;
+            sha256: string;
+            source?: string;
+            version: string;
         };
         PluginVersion: {
             active: boolean;
             has_icon?: boolean;
-            meta?: {
-                [key: string]: unknown;
-            };
-            sha256?: string;
+            meta?: components["schemas"]["PluginManifest"];
+            sha256: string;
+            source_hash?: string;
             /** @description unix s */
-            uploaded_at?: number;
+            uploaded_at: number;
             version: string;
         };
         Price: {
@@ -5394,23 +5732,6 @@ export interface components {
             spent: number;
             user_id: number;
         };
-        RuntimeStatus: {
-            current_generation?: number;
-            database_error?: string;
-            database_revision?: number | null;
-            generation_published_at?: number | null;
-            last_rebuild?: {
-                [key: string]: unknown;
-            };
-            plugin_errors?: {
-                [key: string]: string;
-            };
-            plugins?: {
-                [key: string]: {
-                    [key: string]: unknown;
-                };
-            };
-        };
         TaskResolve: {
             /**
              * @description refund | fail: FAILURE and refund; charge: settle at the reserved amount; poll: resume polling with upstream_task_id
@@ -5434,17 +5755,20 @@ export interface components {
         };
         UsageGroup: {
             errors: number;
+            /** @description model name, or user, key or channel id */
             key: string;
+            /** @description model, username, key name or channel name */
             label: string;
             quota: number;
             requests: number;
+            /** @description prompt + completion */
             tokens: number;
         };
         UsagePoint: {
             completion_tokens: number;
             errors: number;
-            p50_ms?: number | null;
-            p95_ms?: number | null;
+            p50_ms: number | null;
+            p95_ms: number | null;
             prompt_tokens: number;
             quota: number;
             requests: number;
@@ -5452,19 +5776,25 @@ export interface components {
             t: number;
         };
         UsageReport: {
+            /** @enum {string} */
+            bucket: "hour" | "day";
+            from: number;
+            group_by: ("model" | "user" | "channel" | "key") | null;
+            /** @description top groups by quota (empty without group_by) */
             groups: components["schemas"]["UsageGroup"][];
+            /** @description every bucket of the range, empty ones included */
             series: components["schemas"]["UsagePoint"][];
-            totals: components["schemas"]["UsageTotals"];
-        };
-        UsageTotals: {
-            completion_tokens: number;
-            errors: number;
-            p50_ms?: number | null;
-            p95_ms?: number | null;
-            prompt_tokens: number;
-            quota: number;
-            quota_usd: number;
-            requests: number;
+            to: number;
+            totals: {
+                completion_tokens: number;
+                errors: number;
+                p50_ms: number | null;
+                p95_ms: number | null;
+                prompt_tokens: number;
+                quota: number;
+                quota_usd: number;
+                requests: number;
+            };
         };
         User: {
             /** @description unix ms */
@@ -5501,20 +5831,6 @@ export interface components {
             status?: "enabled" | "disabled";
             /** @description 1-64 of letters, digits, _ . @ - */
             username: string;
-        };
-        UserModel: {
-            cached_input?: number | null;
-            expression?: string | null;
-            input?: number | null;
-            model: string;
-            output?: number | null;
-            per_request?: number | null;
-        };
-        UserModels: {
-            group: string;
-            items: components["schemas"]["UserModel"][];
-            /** @description the group ratio, already applied to the prices */
-            ratio: number;
         };
         UserUpdate: {
             display_name?: string;

@@ -12,6 +12,7 @@ import * as m004 from './004_task_protocol.ts';
 import * as m005 from './005_relay_responses.ts';
 import * as m006 from './006_quota_holds.ts';
 import * as m007 from './007_node_leases.ts';
+import * as m009 from './009_usage_rollup.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -22,6 +23,7 @@ const STEPS: Record<string, Step> = {
   '005_relay_responses': m005,
   '006_quota_holds': m006,
   '007_node_leases': m007,
+  '009_usage_rollup': m009,
 };
 
 export async function migrate(h: DbHandle): Promise<void> {

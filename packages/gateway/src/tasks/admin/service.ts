@@ -50,7 +50,7 @@ export class PluginAdmin {
     try {
       return await this.host.loadDetached(source);
     } catch (e) {
-      if (e instanceof PluginLoadError) throw new GatewayError(400, 'plugin_invalid', e.message);
+      if (e instanceof PluginLoadError) throw new GatewayError(400, 'plugin_invalid', e.message, undefined, e.field ? { field: e.field } : undefined);
       throw e;
     }
   }

@@ -5,6 +5,7 @@
  * through the ledger exactly as for a polled task and at most once, whoever calls and how often.
  */
 import type { Core } from '../../core.ts';
+import { insertLogs } from '../../logs/writer.ts';
 import type { Ledger } from '../../billing/ledger.ts';
 import type { UserPrincipal } from '../../accounts/types.ts';
 import { GatewayError, notFound } from '../../platform/errors.ts';
@@ -269,7 +270,7 @@ export class TaskAdmin {
 
   private async logResolution(t: Row, input: ResolveInput, tag: string, actor: UserPrincipal): Promise<void> {
     try {
-      await this.db.insertInto('logs').values({
+      await insertLogs(this.core.h, [{
         created_at: Date.now(), type: 'task', request_id: t.public_id, user_id: actor.id, username: actor.username,
         key_id: null, key_name: null, group_name: t.group_name, model: t.model, upstream_model: t.upstream_model,
         channel_id: t.channel_id, endpoint: `/api/task/${t.public_id}/resolve`, status_code: null,
@@ -280,7 +281,7 @@ export class TaskAdmin {
           ...(input.status ? { status: input.status } : {}), ...(input.reason ? { reason: input.reason } : {}),
           ...(input.upstreamTaskId ? { upstream_task_id_set: true } : {}),
         }),
-      }).execute();
+      }]);
     } catch (e) {
       this.core.log.warn({ task: t.public_id, err: (e as Error).message }, 'task resolution log write failed');
     }

@@ -9,6 +9,7 @@
  */
 import { sql } from 'kysely';
 import type { Core } from '../../core.ts';
+import { insertLogs } from '../../logs/writer.ts';
 import type { KeyPrincipal } from '../../accounts/types.ts';
 import { checkModelAccess } from '../../accounts/keys.ts';
 import type { Ledger, Payer } from '../../billing/ledger.ts';
@@ -536,14 +537,14 @@ export class TaskService {
   private async logMovement(t: Task, movement: string, quota: number, endpoint?: string, extra?: Record<string, unknown>): Promise<void> {
     this.core.metrics.task(t.plugin_key, movement, quota);
     try {
-      await this.db.insertInto('logs').values({
+      await insertLogs(this.core.h, [{
         created_at: Date.now(), type: 'task', request_id: t.public_id, user_id: t.user_id, username: null,
         key_id: t.key_id, key_name: null, group_name: t.group_name, model: t.model, upstream_model: t.upstream_model,
         channel_id: t.channel_id, endpoint: endpoint ?? `/v1/tasks/${t.plugin_key}`, status_code: null,
         prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota, latency_ms: 0, first_byte_ms: null,
         is_stream: 0, attempts: 1, content: `task ${movement}`,
         other: JSON.stringify({ movement, plugin: t.plugin_key, status: t.status, ...extra }),
-      }).execute();
+      }]);
     } catch (e) {
       this.log.warn({ task: t.public_id, err: (e as Error).message }, 'task log write failed');
     }

@@ -51,6 +51,19 @@ export class NativeHost {
     return { gen, m };
   }
 
+  /**
+   * Whether a plugin of the current generation has a route under the first segment of `path` (its
+   * prefix, e.g. `/mj`): such paths are the plugin's API, never the web console's.
+   */
+  ownsPrefix(path: string): boolean {
+    const gen = this.d.generation();
+    const entries = gen?.routes?.entries;
+    if (!entries) return false;
+    const first = path.split('?')[0].split('/')[1] ?? '';
+    if (!first) return false;
+    return entries.some((e) => e.parsed.segments[0]?.kind === 'static' && e.parsed.segments[0].value === first);
+  }
+
   /** Serves a matched route; every error is rendered as the plugin's (or the host's) error envelope. */
   async serve(gen: Generation, m: NativeMatch, req: NativeRequest): Promise<NativeAnswer> {
     const ctx = { path: req.path, method: req.method, params: m.params, query: req.query, body: req.body };

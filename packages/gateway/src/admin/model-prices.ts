@@ -1,0 +1,36 @@
+/**
+ * The models a group may call with the prices its members pay: the price book's USD prices times the
+ * group ratio (per 1M tokens, or per call), for `GET /api/user/models`.
+ */
+import type { PriceBook } from '../billing/prices.ts';
+
+export interface GroupModelPrice {
+  model: string;
+  /** False when the price book has no price for the model. */
+  priced: boolean;
+  /** USD per 1M tokens, group ratio applied; null when priced per call or not priced. */
+  input: number | null;
+  output: number | null;
+  cached_input: number | null;
+  /** USD per call, group ratio applied. */
+  per_request: number | null;
+}
+
+export interface GroupModels {
+  group: string;
+  group_ratio: number;
+  items: GroupModelPrice[];
+}
+
+const usd = (v: number) => Math.round(v * 1e9) / 1e9;
+
+export function groupModelPrices(models: readonly string[], book: PriceBook, group: string): GroupModels {
+  const ratio = book.groupRatio(group);
+  const items = [...models].sort().map((model): GroupModelPrice => {
+    const p = book.get(model);
+    if (!p) return { model, priced: false, input: null, output: null, cached_input: null, per_request: null };
+    if (p.perRequest !== null) return { model, priced: true, input: null, output: null, cached_input: null, per_request: usd(p.perRequest * ratio) };
+    return { model, priced: true, input: usd(p.input * ratio), output: usd(p.output * ratio), cached_input: usd(p.cachedInput * ratio), per_request: null };
+  });
+  return { group, group_ratio: ratio, items };
+}

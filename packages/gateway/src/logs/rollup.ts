@@ -1,0 +1,150 @@
+/**
+ * Hourly usage roll-ups (table `usage_hourly`): what each log row adds to the hour it belongs to,
+ * summed per batch and written by an upsert in the same transaction as the log rows, so a batch and
+ * its roll-ups are stored together or not at all (a retried batch cannot count twice).
+ *
+ * What counts: model calls (`consume` and `error` rows: requests, errors, tokens, quota, latency) and
+ * task movements (`task reserve` counts a request, `task settle` the quota charged; reserves and
+ * refunds move no spend). Latency goes into a histogram of fixed log-scale buckets; p50/p95 are read
+ * from summed histograms (`percentile`).
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { DbOrTx, Dialect } from '../store/db.ts';
+
+/** Upper bounds (ms, exclusive) of the latency buckets; the last bucket is open-ended. */
+export const LATENCY_BOUNDS = [10, 25, 50, 100, 150, 250, 400, 600, 1000, 1500, 2500, 4000, 6000, 10000, 15000, 25000, 40000, 60000, 120000] as const;
+export const BUCKETS = LATENCY_BOUNDS.length + 1;
+export const LAT_COLUMNS = Array.from({ length: BUCKETS }, (_, i) => `lat_${String(i).padStart(2, '0')}`);
+export const HOUR_MS = 3_600_000;
+
+export const DIMS = ['', 'all', 'user', 'key', 'model', 'channel'] as const;
+export type Dim = (typeof DIMS)[number];
+
+const KEY_COLUMNS = ['dim', 'hour', 'user_id', 'key_id', 'model', 'channel_id'] as const;
+const SUM_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', 'latency_ms', ...LAT_COLUMNS];
+const COLUMNS = [...KEY_COLUMNS, ...SUM_COLUMNS];
+
+/** The log fields a roll-up reads. */
+export interface RollupSource {
+  created_at: number;
+  type: string;
+  user_id?: number | null;
+  key_id?: number | null;
+  model?: string | null;
+  channel_id?: number | null;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  quota?: number;
+  latency_ms?: number;
+  content?: string | null;
+}
+
+export interface RollupRow {
+  dim: Dim;
+  hour: number;
+  user_id: number;
+  key_id: number;
+  model: string;
+  channel_id: number;
+  /** requests, errors, prompt_tokens, completion_tokens, quota, latency_ms, then the buckets. */
+  sums: number[];
+}
+
+/** The histogram bucket of a latency. */
+export function bucketOf(ms: number): number {
+  let i = 0;
+  while (i < LATENCY_BOUNDS.length && ms >= LATENCY_BOUNDS[i]) i++;
+  return i;
+}
+
+/**
+ * The p-quantile (0 < p ≤ 1) of a histogram, interpolated linearly inside its bucket; null when the
+ * histogram is empty. The answer lies in the bucket holding the true value.
+ */
+export function percentile(hist: ArrayLike<number>, p: number): number | null {
+  let total = 0;
+  for (let i = 0; i < hist.length; i++) total += hist[i];
+  if (total === 0) return null;
+  const rank = p * total;
+  let before = 0;
+  for (let i = 0; i < hist.length; i++) {
+    const c = hist[i];
+    if (c > 0 && before + c >= rank) {
+      const lo = i === 0 ? 0 : LATENCY_BOUNDS[i - 1];
+      if (i >= LATENCY_BOUNDS.length) return lo;
+      const hi = LATENCY_BOUNDS[i];
+      return Math.round(lo + ((hi - lo) * Math.max(0, rank - before)) / c);
+    }
+    before += c;
+  }
+  return LATENCY_BOUNDS[LATENCY_BOUNDS.length - 1];
+}
+
+/** What one log row adds (null: nothing), as the sums of RollupRow. */
+function contribution(r: RollupSource): number[] | null {
+  const isCall = r.type === 'consume' || r.type === 'error';
+  const reserve = r.type === 'task' && r.content === 'task reserve';
+  const settle = r.type === 'task' && r.content === 'task settle';
+  if (!isCall && !reserve && !settle) return null;
+  const s = new Array<number>(SUM_COLUMNS.length).fill(0);
+  s[0] = isCall || reserve ? 1 : 0;
+  s[1] = r.type === 'error' ? 1 : 0;
+  s[2] = Number(r.prompt_tokens ?? 0);
+  s[3] = Number(r.completion_tokens ?? 0);
+  s[4] = reserve ? 0 : Number(r.quota ?? 0);
+  if (isCall) {
+    const ms = Math.max(0, Number(r.latency_ms ?? 0));
+    s[5] = ms;
+    s[6 + bucketOf(ms)] = 1;
+  }
+  return s;
+}
+
+/** Sums a batch of log rows into roll-up rows (every dimension), sorted by key so concurrent writers lock in one order. */
+export function rollup(rows: readonly RollupSource[]): RollupRow[] {
+  const acc = new Map<string, RollupRow>();
+  for (const r of rows) {
+    const s = contribution(r);
+    if (!s) continue;
+    const hour = r.created_at - (r.created_at % HOUR_MS);
+    const u = Number(r.user_id ?? 0), k = Number(r.key_id ?? 0), m = r.model ?? '', c = Number(r.channel_id ?? 0);
+    const keys: Array<[Dim, number, number, string, number]> = [
+      ['', u, k, m, c], ['all', 0, 0, '', 0], ['user', u, 0, '', 0], ['key', 0, k, '', 0], ['model', 0, 0, m, 0], ['channel', 0, 0, '', c],
+    ];
+    for (const [dim, uu, kk, mm, cc] of keys) {
+      const id = `${dim}\u0000${hour}\u0000${uu}\u0000${kk}\u0000${cc}\u0000${mm}`;
+      const row = acc.get(id);
+      if (row) for (let i = 0; i < s.length; i++) row.sums[i] += s[i];
+      else acc.set(id, { dim, hour, user_id: uu, key_id: kk, model: mm, channel_id: cc, sums: s.slice() });
+    }
+  }
+  return [...acc.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((e) => e[1]);
+}
+
+const rowValues = (r: RollupRow): unknown[] => [r.dim, r.hour, r.user_id, r.key_id, r.model, r.channel_id, ...r.sums];
+
+/** `INSERT … ON CONFLICT DO UPDATE` (SQLite, PostgreSQL) adding to an existing row. */
+function conflictClause(dialect: Dialect): string {
+  if (dialect === 'mysql') return `ON DUPLICATE KEY UPDATE ${SUM_COLUMNS.map((c) => `${c} = ${c} + VALUES(${c})`).join(', ')}`;
+  return `ON CONFLICT (${KEY_COLUMNS.join(', ')}) DO UPDATE SET ${SUM_COLUMNS.map((c) => `${c} = usage_hourly.${c} + excluded.${c}`).join(', ')}`;
+}
+
+/** A better-sqlite3 statement that adds one roll-up row (prepared once by the log writer). */
+export function prepareSqliteUpsert(conn: BetterSqlite3.Database): (r: RollupRow) => void {
+  const stmt = conn.prepare(`INSERT INTO usage_hourly (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')}) ${conflictClause('sqlite')}`);
+  return (r) => { stmt.run(rowValues(r)); };
+}
+
+/** Rows per statement: PostgreSQL takes at most 65,535 parameters. */
+const CHUNK = 1000;
+
+/** Adds roll-up rows through Kysely (call inside the transaction that inserts their log rows). */
+export async function upsertRollups(db: DbOrTx, dialect: Dialect, rows: readonly RollupRow[]): Promise<void> {
+  const tail = sql.raw(conflictClause(dialect));
+  const cols = sql.raw(COLUMNS.join(', '));
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const tuples: RawBuilder<unknown>[] = rows.slice(i, i + CHUNK).map((r) => sql`(${sql.join(rowValues(r))})`);
+    await sql`INSERT INTO usage_hourly (${cols}) VALUES ${sql.join(tuples)} ${tail}`.execute(db);
+  }
+}

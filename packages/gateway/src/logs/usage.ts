@@ -1,0 +1,189 @@
+/**
+ * Usage reports for the dashboard (`GET /api/usage`, `GET /api/usage/self`): totals, a time series in
+ * hour or day buckets and the top groups by quota, read from the hourly roll-ups (logs/rollup.ts),
+ * never from the log rows. A query without filters reads the `all` rows (one per hour); a query with
+ * one filter reads that dimension's rows; anything else reads the full-key rows through an index on
+ * (dim, filter column, hour).
+ *
+ * Ranges are whole hours: an hour counts when it starts in [from rounded down to the hour, to). Day
+ * buckets sum the hours whose start falls in the day at `tz_offset_minutes` east of UTC.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { Core } from '../core.ts';
+import { Reader, fieldError, quotaToUsd, type Obj } from '../admin/validate.ts';
+import { BUCKETS, HOUR_MS, LAT_COLUMNS, percentile, type Dim } from './rollup.ts';
+
+export const GROUP_BYS = ['model', 'user', 'channel', 'key'] as const;
+export type GroupBy = (typeof GROUP_BYS)[number];
+const DAY_MS = 86_400_000;
+export const MAX_RANGE_DAYS = 400;
+
+export interface UsageFilter {
+  userId?: number;
+  keyId?: number;
+  model?: string;
+  channelId?: number;
+}
+
+export interface UsageQuery {
+  from: number;
+  to: number;
+  bucket: 'hour' | 'day';
+  groupBy?: GroupBy;
+  /** Minutes east of UTC for day buckets (UTC+8: 480). */
+  tzOffsetMinutes: number;
+  /** How many groups (top by quota). */
+  limit: number;
+  filter: UsageFilter;
+}
+
+export interface UsagePoint {
+  t: number;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  quota: number;
+  p50_ms: number | null;
+  p95_ms: number | null;
+}
+
+export interface UsageGroup {
+  key: string;
+  label: string;
+  requests: number;
+  errors: number;
+  tokens: number;
+  quota: number;
+}
+
+export interface UsageReport {
+  from: number;
+  to: number;
+  bucket: 'hour' | 'day';
+  group_by: GroupBy | null;
+  totals: Omit<UsagePoint, 't'> & { quota_usd: number };
+  series: UsagePoint[];
+  groups: UsageGroup[];
+}
+
+/** Filter column and roll-up dimension of each filter and group. */
+const DIM_COLUMN: Record<GroupBy, { dim: Dim; col: string }> = {
+  user: { dim: 'user', col: 'user_id' }, key: { dim: 'key', col: 'key_id' }, model: { dim: 'model', col: 'model' }, channel: { dim: 'channel', col: 'channel_id' },
+};
+
+/** Reads a usage query from a query string. `self`: no user or channel filters, no grouping by user or channel. */
+export function parseUsageQuery(q: Obj, self: boolean, now = Date.now()): UsageQuery {
+  const r = new Reader(q);
+  const to = r.time('to') ?? now;
+  const from = r.time('from') ?? to - DAY_MS;
+  if (from >= to) throw fieldError('from', 'must be before to');
+  if (to - from > MAX_RANGE_DAYS * DAY_MS) throw fieldError('from', `the range must be at most ${MAX_RANGE_DAYS} days`);
+  const bucket = r.oneOf('bucket', ['hour', 'day'] as const) ?? 'hour';
+  const groupBy = r.oneOf('group_by', self ? (['model', 'key'] as const) : GROUP_BYS);
+  const tzOffsetMinutes = r.num('tz_offset_minutes', { int: true, min: -840, max: 840 }) ?? 0;
+  const limit = r.num('limit', { int: true, min: 1, max: 50 }) ?? 10;
+  const filter: UsageFilter = {};
+  if (!self) {
+    filter.userId = r.num('user_id', { int: true, min: 1 });
+    filter.channelId = r.num('channel_id', { int: true, min: 1 });
+  }
+  filter.keyId = r.num('token_id', { int: true, min: 1 }) ?? r.num('key_id', { int: true, min: 1 });
+  filter.model = r.str('model', { max: 191 }) || undefined;
+  for (const k of Object.keys(filter) as (keyof UsageFilter)[]) if (filter[k] === undefined) delete filter[k];
+  return { from, to, bucket, groupBy, tzOffsetMinutes, limit, filter };
+}
+
+type Sums = { requests: number; errors: number; prompt_tokens: number; completion_tokens: number; quota: number; hist: number[] };
+const emptySums = (): Sums => ({ requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, quota: 0, hist: new Array<number>(BUCKETS).fill(0) });
+
+function add(into: Sums, r: Record<string, unknown>): void {
+  into.requests += Number(r.requests);
+  into.errors += Number(r.errors);
+  into.prompt_tokens += Number(r.prompt_tokens);
+  into.completion_tokens += Number(r.completion_tokens);
+  into.quota += Number(r.quota);
+  for (let i = 0; i < BUCKETS; i++) into.hist[i] += Number(r[LAT_COLUMNS[i]]);
+}
+
+const point = (s: Sums) => ({
+  requests: s.requests, errors: s.errors, prompt_tokens: s.prompt_tokens, completion_tokens: s.completion_tokens, quota: s.quota,
+  p50_ms: percentile(s.hist, 0.5), p95_ms: percentile(s.hist, 0.95),
+});
+
+export class UsageReports {
+  constructor(private readonly core: Core) {}
+
+  /** The WHERE clause: the dimension rows that answer `filter` (see the file comment). */
+  private where(filter: UsageFilter, from: number, to: number, forGroup?: GroupBy): RawBuilder<unknown> {
+    const set = ([['user', filter.userId], ['key', filter.keyId], ['model', filter.model], ['channel', filter.channelId]] as const)
+      .filter(([, v]) => v !== undefined) as Array<[GroupBy, number | string]>;
+    let dim: Dim;
+    if (set.length === 0) dim = forGroup ? DIM_COLUMN[forGroup].dim : 'all';
+    else if (set.length === 1 && (!forGroup || forGroup === set[0][0])) dim = DIM_COLUMN[set[0][0]].dim;
+    else dim = '';
+    const conds: RawBuilder<unknown>[] = [sql`dim = ${dim}`, sql`hour >= ${from - (from % HOUR_MS)}`, sql`hour < ${to}`];
+    for (const [g, v] of set) conds.push(sql`${sql.ref(DIM_COLUMN[g].col)} = ${v}`);
+    return sql.join(conds, sql` and `);
+  }
+
+  async query(q: UsageQuery): Promise<UsageReport> {
+    const db = this.core.h.db;
+    const hist = sql.join(LAT_COLUMNS.map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`));
+    const sums = sql`sum(requests) as requests, sum(errors) as errors, sum(prompt_tokens) as prompt_tokens, sum(completion_tokens) as completion_tokens, sum(quota) as quota`;
+    const rows = (await sql<Record<string, unknown>>`select hour, ${sums}, ${hist} from usage_hourly where ${this.where(q.filter, q.from, q.to)} group by hour order by hour`.execute(db)).rows;
+
+    // Buckets over the whole range (empty ones too), keyed by their start.
+    const off = q.tzOffsetMinutes * 60_000;
+    const bucketOf = (hour: number) => (q.bucket === 'hour' ? hour : Math.floor((hour + off) / DAY_MS) * DAY_MS - off);
+    const buckets = new Map<number, Sums>();
+    const firstHour = q.from - (q.from % HOUR_MS);
+    for (let h = firstHour; h < q.to; h += HOUR_MS) {
+      const b = bucketOf(h);
+      if (!buckets.has(b)) buckets.set(b, emptySums());
+    }
+    const total = emptySums();
+    for (const r of rows) {
+      const b = buckets.get(bucketOf(Number(r.hour)));
+      if (b) add(b, r);
+      add(total, r);
+    }
+    const series = [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([t, s]) => ({ t, ...point(s) }));
+
+    let groups: UsageGroup[] = [];
+    if (q.groupBy) {
+      const col = sql.ref(DIM_COLUMN[q.groupBy].col);
+      const g = (await sql<{ k: string | number; requests: number; errors: number; tokens: number; quota: number }>`
+        select ${col} as k, sum(requests) as requests, sum(errors) as errors, sum(prompt_tokens) + sum(completion_tokens) as tokens, sum(quota) as quota
+        from usage_hourly where ${this.where(q.filter, q.from, q.to, q.groupBy)}
+        group by ${col} order by sum(quota) desc, sum(requests) desc, ${col} asc limit ${q.limit}`.execute(db)).rows;
+      const labels = await this.labels(q.groupBy, g.map((x) => x.k));
+      groups = g.map((x) => ({
+        key: String(x.k), label: labels.get(String(x.k)) ?? String(x.k),
+        requests: Number(x.requests), errors: Number(x.errors), tokens: Number(x.tokens), quota: Number(x.quota),
+      }));
+    }
+    return {
+      from: q.from, to: q.to, bucket: q.bucket, group_by: q.groupBy ?? null,
+      totals: { ...point(total), quota_usd: quotaToUsd(total.quota, this.core.config.quotaPerUsd) },
+      series, groups,
+    };
+  }
+
+  /** Display names of group keys: usernames, key names, channel names; '' / 0 is "(none)". */
+  private async labels(g: GroupBy, keys: Array<string | number>): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const k of keys) if (k === '' || (g !== 'model' && Number(k) === 0)) out.set(String(k), '(none)');
+    const ids = keys.map(Number).filter((n) => Number.isInteger(n) && n > 0);
+    if (g === 'model' || ids.length === 0) return out;
+    const db = this.core.h.db;
+    const rows = g === 'user'
+      ? (await db.selectFrom('users').select(['id', 'username as name']).where('id', 'in', ids).execute())
+      : g === 'key'
+        ? (await db.selectFrom('api_keys').select(['id', 'name']).where('id', 'in', ids).execute())
+        : (await db.selectFrom('channels').select(['id', 'name']).where('id', 'in', ids).execute());
+    for (const r of rows) out.set(String(Number(r.id)), r.name || `#${Number(r.id)}`);
+    for (const id of ids) if (!out.has(String(id))) out.set(String(id), `#${id} (deleted)`);
+    return out;
+  }
+}
