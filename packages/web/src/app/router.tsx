@@ -4,13 +4,15 @@
  */
 import { createBrowserRouter, type RouteObject } from 'react-router';
 import { setUnauthorizedHandler } from '../api/client';
+import { PageLoader } from '../components/PageLoader';
 import { RouteError } from '../components/RouteError';
 import { queryClient } from './query';
 
 type PageModule = { default: React.ComponentType };
-const page = (load: () => Promise<PageModule>): Pick<RouteObject, 'lazy' | 'ErrorBoundary'> => ({
+const page = (load: () => Promise<PageModule>): Pick<RouteObject, 'lazy' | 'ErrorBoundary' | 'HydrateFallback'> => ({
   lazy: async () => ({ Component: (await load()).default }),
   ErrorBoundary: RouteError,
+  HydrateFallback: PageLoader,
 });
 
 export const router = createBrowserRouter([

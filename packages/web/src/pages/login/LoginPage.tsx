@@ -5,7 +5,6 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { call, client } from '../../api/client';
-import { SELF_KEY } from '../../app/session';
 import { HeaderControls } from '../../components/HeaderControls';
 import { Brand } from '../../components/Brand';
 
@@ -28,9 +27,9 @@ export default function LoginPage() {
   });
   const login = useMutation({
     mutationFn: (v: { username: string; password: string }) => call(client.POST('/api/user/login', { body: { username: v.username.trim(), password: v.password } })),
-    onSuccess: (user) => {
+    onSuccess: () => {
+      // the login answer is a short user record: the layout loads the full one
       qc.clear();
-      qc.setQueryData(SELF_KEY, user);
       void navigate(safeNext(params.get('next')), { replace: true });
     },
   });
