@@ -1,6 +1,7 @@
 /**
  * Server-paged list state: filters, page and page size, and the query that fetches one page. A change
- * of filter goes back to page 1; the previous page stays on screen while the next loads.
+ * of filter goes back to page 1; applying the same filters again fetches the page again (Apply is how
+ * a list is refreshed); the previous page stays on screen while the next loads.
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -22,7 +23,10 @@ export function usePagedQuery<T, F extends object, D extends PageData<T> = PageD
     query, filters, page, pageSize,
     setPage,
     setPageSize: (n: number) => { setPageSizeState(n); setPage(1); },
-    setFilters: (f: F) => { setFiltersState(f); setPage(1); },
+    setFilters: (f: F) => {
+      if (page === 1 && JSON.stringify(f) === JSON.stringify(filters)) void query.refetch();
+      else { setFiltersState(f); setPage(1); }
+    },
     /** props for DataTable */
     table: {
       rows: query.data?.items, total: query.data?.total, page, pageSize,
