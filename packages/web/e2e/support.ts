@@ -149,7 +149,7 @@ export async function assertAccessible(page: Page, where: string): Promise<void>
   const r = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(
-    bad.map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`), [],
+    bad.map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => `${n.html.slice(0, 160)} (${n.any[0]?.message ?? n.failureSummary})`).join(' | ')}`), [],
     `${where}: accessibility violations`,
   );
 }
