@@ -14,6 +14,6 @@ const COLORS: Record<string, string> = {
 export function StatusBadge({ status, reason }: { status: string; reason?: string | null }) {
   const { t } = useTranslation();
   const label = t(`status.${status}` as 'status.enabled', { defaultValue: status });
-  const badge = <Badge color={COLORS[status] ?? 'gray'} variant="light" tabIndex={reason ? 0 : undefined}>{label}</Badge>;
+  const badge = <Badge color={COLORS[status] ?? 'gray'} variant="dot" tabIndex={reason ? 0 : undefined}>{label}</Badge>;
   return reason ? <Tooltip label={reason} multiline maw={360} withArrow>{badge}</Tooltip> : badge;
 }
