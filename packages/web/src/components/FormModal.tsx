@@ -12,7 +12,7 @@ export function FormModal({ opened, onClose, title, onSubmit, error, pending, su
 }) {
   const { t } = useTranslation();
   return (
-    <Modal opened={opened} onClose={onClose} title={title} size={size} centered>
+    <Modal closeButtonProps={{ 'aria-label': t('common.close') }} opened={opened} onClose={onClose} title={title} size={size} centered>
       <form onSubmit={onSubmit} noValidate aria-label={title}>
         <Stack>
           {error && <Alert color="red" role="alert" title={t('error.refused')}>{error.message}</Alert>}

@@ -12,7 +12,7 @@ export function ListField(props: TagsInputProps) {
 
 /** A JSON object in a code box; validated with `validJsonObject`. */
 export function JsonField(props: JsonInputProps) {
-  return <JsonInput autosize minRows={3} maxRows={12} formatOnBlur ff="monospace" {...props} />;
+  return <JsonInput autosize minRows={3} maxRows={12} formatOnBlur styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }} {...props} />;
 }
 
 /** A local date and time (the browser's picker); the value is the input's text. */

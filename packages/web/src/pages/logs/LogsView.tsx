@@ -80,7 +80,7 @@ export function LogsView({ scope }: { scope: Scope }) {
         </Group>
       )}
       <DataTable label={t('logs.tableLabel')} columns={columns} rowKey={(l) => l.id} onRowClick={setDetail} {...list.table} />
-      <Drawer opened={!!detail} onClose={() => setDetail(null)} position="right" size="lg" title={t('logs.detail')}>
+      <Drawer closeButtonProps={{ 'aria-label': t('common.close') }} opened={!!detail} onClose={() => setDetail(null)} position="right" size="lg" title={t('logs.detail')}>
         {detail && (
           <DetailList items={[
             [t('logs.time'), fmtTime(detail.created_at)], [t('logs.type'), <StatusBadge key="t" status={detail.type} />],

@@ -65,7 +65,7 @@ function TaskDrawer({ id, onClose }: { id: string | null; onClose: () => void })
   const q = useQuery({ queryKey: ['task', id], enabled: !!id, queryFn: () => call(client.GET('/api/task/{id}', { params: { path: { id: id! } } })) });
   const d = q.data;
   return (
-    <Drawer opened={!!id} onClose={onClose} position="right" size="lg" title={id ?? ''}>
+    <Drawer closeButtonProps={{ 'aria-label': t('common.close') }} opened={!!id} onClose={onClose} position="right" size="lg" title={id ?? ''}>
       {q.error ? <ErrorState error={q.error} onRetry={() => void q.refetch()} /> : d && (
         <Stack>
           {d.flagged && <Alert color="orange" title={t('tasks.flagged')}>{d.flag_reason}</Alert>}
