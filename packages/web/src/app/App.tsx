@@ -13,7 +13,7 @@ const theme = createTheme({
   defaultRadius: 'sm',
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "PingFang SC", "Microsoft YaHei", sans-serif',
 });
-// Dimmed text and light-variant text one shade darker than Mantine's default in the light scheme (AA contrast)
+// Dimmed, error and light-variant text with AA contrast: darker than Mantine's defaults in the light scheme, lighter dimmed text in the dark one
 const COLORS = ['blue', 'green', 'red', 'orange', 'yellow', 'gray', 'teal', 'grape', 'cyan', 'pink', 'violet', 'indigo', 'lime'];
 const cssVariablesResolver: CSSVariablesResolver = () => ({
   variables: {},
@@ -23,7 +23,7 @@ const cssVariablesResolver: CSSVariablesResolver = () => ({
     '--mantine-color-placeholder': 'var(--mantine-color-gray-6)',
     ...Object.fromEntries(COLORS.map((c) => [`--mantine-color-${c}-light-color`, `color-mix(in srgb, var(--mantine-color-${c}-9) 65%, black)`])),
   },
-  dark: {},
+  dark: { '--mantine-color-dimmed': 'var(--mantine-color-dark-1)' },
 });
 const colorSchemeManager = localStorageColorSchemeManager({ key: 'gatehouse.color-scheme' });
 
