@@ -1,6 +1,6 @@
 /**
  * Vite build of the console: output in dist/ (served by the gateway at /), one chunk per page plus
- * shared vendor chunks. `npm run dev -w @gatehouse/web` proxies the API to GATEHOUSE_URL.
+ * shared chunks. `npm run dev -w @gatehouse/web` (and `vite preview`) proxy the API to GATEHOUSE_URL.
  */
 import { defineConfig } from 'vite';
 
@@ -23,5 +23,10 @@ export default defineConfig({
   },
   server: {
     proxy: { '/api': target, '/pg': target, '/v1': target },
+  },
+  // `vite preview` serves the build under the policy the gateway sends, so a violation shows here too
+  preview: {
+    proxy: { '/api': target, '/pg': target, '/v1': target },
+    headers: { 'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'" },
   },
 });

@@ -21,7 +21,7 @@ export default function Layout() {
   const location = useLocation();
   const self = useSelf();
 
-  if (self.isPending) return <Center h="100vh"><Loader aria-label={t('common.loading')} /></Center>;
+  if (self.isPending) return <Center h="100vh"><Loader role="status" aria-label={t('common.loading')} /></Center>;
   if (self.error) {
     if (self.error instanceof ApiError && self.error.status === 401) return <Navigate to={loginPath()} replace />;
     return <Center h="100vh" p="md"><ErrorState error={self.error} onRetry={() => void self.refetch()} /></Center>;

@@ -7,7 +7,7 @@ export function CopyField({ label, value }: { label: string; value: string }) {
   const { t } = useTranslation();
   return (
     <TextInput
-      label={label} value={value} readOnly ff="monospace" onFocus={(e) => e.currentTarget.select()}
+      label={label} value={value} readOnly styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }} onFocus={(e) => e.currentTarget.select()}
       rightSection={
         <CopyButton value={value}>
           {({ copied, copy }) => (

@@ -39,7 +39,7 @@ export function DataTable<T>(p: DataTableProps<T>) {
   return (
     <Box pos="relative">
       {p.error ? <ErrorState error={p.error} onRetry={p.onRetry} /> : null}
-      <LoadingOverlay visible={!!p.loading} zIndex={5} overlayProps={{ blur: 1 }} loaderProps={{ 'aria-label': t('common.loading') } as object} />
+      <LoadingOverlay visible={!!p.loading} zIndex={5} overlayProps={{ blur: 1 }} loaderProps={{ role: 'status', 'aria-label': t('common.loading') } as object} />
       <ScrollArea type="auto">
         <Table striped highlightOnHover={!!p.onRowClick} verticalSpacing="xs" aria-label={p.label}>
           <Table.Thead>

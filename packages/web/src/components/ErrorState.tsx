@@ -4,6 +4,12 @@ import { IconAlertTriangle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
 
+/** The text to show for a failed call: the server's message, or "cannot reach the gateway". */
+export function useErrorText(): (e: unknown) => string {
+  const { t } = useTranslation();
+  return (e) => (e instanceof ApiError && e.isNetwork ? `${t('error.network')}: ${t('error.networkBody')}` : e instanceof Error ? e.message : String(e));
+}
+
 export function ErrorState({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   const { t } = useTranslation();
   const network = error instanceof ApiError ? error.isNetwork : !(error instanceof Error);

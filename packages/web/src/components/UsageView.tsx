@@ -65,12 +65,12 @@ export function UsageView({ report, bucket, perUsd, groupTitle, showLatency = tr
               series={[{ name: t('usage.promptTokens'), color: 'teal.6' }, { name: t('usage.completionTokens'), color: 'grape.6' }]} />
           </ChartCard>
           <ChartCard title={t('usage.spendOverTime')}>
-            <AreaChart h={220} data={data} dataKey="t" curveType="monotone" valueFormatter={(v) => fmtUsd(v)}
+            <AreaChart h={220} data={data} dataKey="t" curveType="monotone" valueFormatter={(v) => fmtUsd(v)} yAxisProps={{ width: 72 }}
               series={[{ name: t('usage.spend'), color: 'orange.6' }]} />
           </ChartCard>
           {showLatency && (
             <ChartCard title={t('usage.latencyOverTime')}>
-              <LineChart h={220} data={data} dataKey="t" withLegend connectNulls valueFormatter={(v) => fmtMs(v)}
+              <LineChart h={220} data={data} dataKey="t" withLegend connectNulls valueFormatter={(v) => fmtMs(v)} yAxisProps={{ width: 72 }}
                 series={[{ name: 'p50', label: t('usage.p50'), color: 'cyan.6' }, { name: 'p95', label: t('usage.p95'), color: 'pink.6' }]} />
             </ChartCard>
           )}

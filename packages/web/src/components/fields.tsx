@@ -2,7 +2,7 @@
  * The console's form fields beyond Mantine's own: lists (tags), JSON objects, date-times, and the
  * validators the forms share.
  */
-import { JsonInput, TagsInput, TextInput, type JsonInputProps, type TagsInputProps, type TextInputProps } from '@mantine/core';
+import { JsonInput, Select, TagsInput, TextInput, type JsonInputProps, type SelectProps, type TagsInputProps, type TextInputProps } from '@mantine/core';
 import type { TFunction } from 'i18next';
 
 /** A list of strings typed as tags (Enter or comma adds one). */
@@ -12,12 +12,17 @@ export function ListField(props: TagsInputProps) {
 
 /** A JSON object in a code box; validated with `validJsonObject`. */
 export function JsonField(props: JsonInputProps) {
-  return <JsonInput autosize minRows={3} maxRows={12} formatOnBlur ff="monospace" {...props} />;
+  return <JsonInput autosize minRows={3} maxRows={12} formatOnBlur styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }} {...props} />;
 }
 
 /** A local date and time (the browser's picker); the value is the input's text. */
 export function DateTimeField(props: TextInputProps) {
   return <TextInput type="datetime-local" {...props} />;
+}
+
+/** An optional choice in a filter: '' means "any" (and shows no clear button). */
+export function FilterSelect({ value, onChange, ...props }: Omit<SelectProps, 'value' | 'onChange'> & { value?: string; onChange?: (v: string) => void }) {
+  return <Select clearable {...props} value={value || null} onChange={(v) => onChange?.(v ?? '')} />;
 }
 
 export const validators = (t: TFunction) => ({

@@ -5,12 +5,14 @@
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
+import { useErrorText } from './ErrorState';
 
 export function useApiMutation<TVars, TData>(fn: (v: TVars) => Promise<TData>, opts: {
   invalidate?: string[]; success?: string | ((d: TData) => string); notifyError?: boolean; onSuccess?: (d: TData, v: TVars) => void;
 } = {}) {
   const qc = useQueryClient();
   const { t } = useTranslation();
+  const errorText = useErrorText();
   return useMutation({
     mutationFn: fn,
     onSuccess: (d, v) => {
@@ -20,7 +22,7 @@ export function useApiMutation<TVars, TData>(fn: (v: TVars) => Promise<TData>, o
       opts.onSuccess?.(d, v);
     },
     onError: (e) => {
-      if (opts.notifyError) notifications.show({ color: 'red', title: t('error.refused'), message: e.message });
+      if (opts.notifyError) notifications.show({ color: 'red', title: t('error.refused'), message: errorText(e) });
     },
   });
 }

@@ -19,7 +19,7 @@ export function ChannelDrawer({ id, onClose }: { id: number | null; onClose: () 
   { invalidate: ['channel', 'channels'], notifyError: true });
   const c = q.data;
   return (
-    <Drawer opened={id !== null} onClose={onClose} position="right" size="lg" title={c ? c.name : t('common.details')}>
+    <Drawer closeButtonProps={{ 'aria-label': t('common.close') }} opened={id !== null} onClose={onClose} position="right" size="lg" title={c ? c.name : t('common.details')}>
       {q.error ? <ErrorState error={q.error} onRetry={() => void q.refetch()} /> : c && (
         <Stack>
           <Group><StatusBadge status={c.status ?? 'enabled'} /><Text size="sm">{c.type_name}</Text></Group>

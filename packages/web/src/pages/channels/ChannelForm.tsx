@@ -84,7 +84,7 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
       {type === 'gateway' && <ListField label={t('channels.plugins')} required {...form.getInputProps('plugins')} />}
       <Textarea
         label={t('channels.keys')} description={channel ? t('channels.keysKeep', { count: channel.key_count }) : t('channels.keysHint')}
-        autosize minRows={2} maxRows={8} ff="monospace" required={!channel} autoComplete="off" {...form.getInputProps('keys')}
+        autosize minRows={2} maxRows={8} styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }} required={!channel} autoComplete="off" {...form.getInputProps('keys')}
       />
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
         <Select label={t('channels.keyMode')} allowDeselect={false} data={[{ value: 'random', label: t('channels.random') }, { value: 'round_robin', label: t('channels.roundRobin') }]} {...form.getInputProps('key_mode')} />

@@ -2,7 +2,7 @@
  * Channels (admin): list with health (status and reason, per-key state), create and edit with the
  * fields of each type, test one or all, enable and disable, per-key switches in the detail drawer.
  */
-import { ActionIcon, Badge, Button, Group, Menu, Select, Text, TextInput, Tooltip } from '@mantine/core';
+import { ActionIcon, Badge, Button, Group, Menu, Text, TextInput, Tooltip } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useDisclosure } from '@mantine/hooks';
 import { IconDots, IconPlayerPlay, IconPlus } from '@tabler/icons-react';
@@ -11,6 +11,7 @@ import { useTranslation } from 'react-i18next';
 import { call, client, type Schemas } from '../../api/client';
 import { ConfirmDialog } from '../../components/ConfirmButton';
 import { DataTable, type Column } from '../../components/DataTable';
+import { FilterSelect } from '../../components/fields';
 import { FilterBar } from '../../components/FilterBar';
 import { PageHeader } from '../../components/PageHeader';
 import { StatusBadge } from '../../components/StatusBadge';
@@ -104,8 +105,8 @@ export default function ChannelsPage() {
       </PageHeader>
       <FilterBar form={filters} onApply={list.setFilters} label={t('channels.filters')}>
         <TextInput label={t('channels.keyword')} {...filters.getInputProps('keyword')} />
-        <Select label={t('channels.type')} clearable data={CHANNEL_TYPES.map((v) => ({ value: v, label: t(`channels.types.${v}`) }))} {...filters.getInputProps('type')} />
-        <Select label={t('channels.status')} clearable data={['enabled', 'disabled', 'auto_disabled'].map((v) => ({ value: v, label: t(`status.${v}` as 'status.enabled') }))} {...filters.getInputProps('status')} />
+        <FilterSelect label={t('channels.type')} data={CHANNEL_TYPES.map((v) => ({ value: v, label: t(`channels.types.${v}`) }))} {...filters.getInputProps('type')} />
+        <FilterSelect label={t('channels.status')} data={['enabled', 'disabled', 'auto_disabled'].map((v) => ({ value: v, label: t(`status.${v}` as 'status.enabled') }))} {...filters.getInputProps('status')} />
         <TextInput label={t('channels.group')} {...filters.getInputProps('group')} />
       </FilterBar>
       <DataTable label={t('nav.channels')} columns={columns} rowKey={(c) => c.id} onRowClick={(c) => setDetail(c.id)} {...list.table} />

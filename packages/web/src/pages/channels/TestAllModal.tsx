@@ -47,7 +47,7 @@ export function TestAllModal({ onClose }: { onClose: () => void }) {
 
   const done = total !== null && results.length >= total;
   return (
-    <Modal opened onClose={onClose} title={t('channels.testAll')} size="lg" centered>
+    <Modal closeButtonProps={{ 'aria-label': t('common.close') }} opened onClose={onClose} title={t('channels.testAll')} size="lg" centered>
       {error && <Text c="red" role="alert">{error}</Text>}
       <Progress value={total ? (results.length / total) * 100 : 0} mb="sm" aria-label={t('channels.testProgress')} animated={!done} />
       <Text size="sm" mb="sm" aria-live="polite">{t('channels.testCount', { done: results.length, total: total ?? '…' })}</Text>

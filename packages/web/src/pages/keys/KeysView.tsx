@@ -116,7 +116,7 @@ export function KeysView({ scope }: { scope: Scope }) {
       </FilterBar>
       <DataTable label={scope === 'all' ? t('nav.allKeys') : t('nav.keys')} columns={columns} rowKey={(k) => k.id} {...list.table} />
       {editing !== undefined && <KeyForm keyRow={editing} scope={scope} onClose={() => setEditing(undefined)} onCreated={setCreated} />}
-      <Modal opened={!!created} onClose={() => setCreated(null)} title={t('keys.createdTitle')} centered size="lg">
+      <Modal closeButtonProps={{ 'aria-label': t('common.close') }} opened={!!created} onClose={() => setCreated(null)} title={t('keys.createdTitle')} centered size="lg">
         <Stack>
           <Alert color="yellow">{t('keys.shownOnce')}</Alert>
           <CopyField label={t('keys.newKey')} value={created ?? ''} />

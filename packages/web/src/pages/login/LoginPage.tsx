@@ -5,6 +5,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { call, client } from '../../api/client';
+import { useErrorText } from '../../components/ErrorState';
 import { HeaderControls } from '../../components/HeaderControls';
 import { Brand } from '../../components/Brand';
 
@@ -18,6 +19,7 @@ export default function LoginPage() {
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const qc = useQueryClient();
+  const errorText = useErrorText();
   const form = useForm({
     initialValues: { username: '', password: '' },
     validate: {
@@ -44,7 +46,7 @@ export default function LoginPage() {
           <form onSubmit={form.onSubmit((v) => login.mutate(v))} noValidate aria-label={t('login.title')}>
             <Stack>
               <Title order={2} size="h3">{t('login.title')}</Title>
-              {login.error && <Alert color="red" role="alert" title={t('login.failed')}>{login.error.message}</Alert>}
+              {login.error && <Alert color="red" role="alert" title={t('login.failed')}>{errorText(login.error)}</Alert>}
               <TextInput label={t('login.username')} autoComplete="username" autoFocus required {...form.getInputProps('username')} />
               <PasswordInput label={t('login.password')} autoComplete="current-password" required {...form.getInputProps('password')} />
               <Button type="submit" loading={login.isPending} fullWidth>{t('login.submit')}</Button>

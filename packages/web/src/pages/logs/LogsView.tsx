@@ -2,7 +2,7 @@
  * Logs, everyone's (admin) or the user's own: filters (user, key, model, channel, type, request id,
  * time), server paging with totals, a detail drawer, and the CSV export of the same filter.
  */
-import { Button, Code, Drawer, Group, Select, Text, TextInput } from '@mantine/core';
+import { Button, Code, Drawer, Group, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { IconDownload } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -11,7 +11,7 @@ import { call, client, urlWithQuery, type Schemas } from '../../api/client';
 import { quotaPerUsd, useSelf } from '../../app/session';
 import { DataTable, type Column } from '../../components/DataTable';
 import { DetailList } from '../../components/DetailList';
-import { DateTimeField } from '../../components/fields';
+import { DateTimeField, FilterSelect } from '../../components/fields';
 import { FilterBar } from '../../components/FilterBar';
 import { PageHeader } from '../../components/PageHeader';
 import { StatusBadge } from '../../components/StatusBadge';
@@ -63,7 +63,7 @@ export function LogsView({ scope }: { scope: Scope }) {
         <Button component="a" href={exportHref} download variant="default" leftSection={<IconDownload size={16} />}>{t('logs.export')}</Button>
       </PageHeader>
       <FilterBar form={filters} onApply={list.setFilters} label={t('logs.filters')}>
-        <Select label={t('logs.type')} clearable w={130} data={['consume', 'error', 'task', 'system', 'topup'].map((x) => ({ value: x, label: t(`status.${x}` as 'status.consume') }))} {...filters.getInputProps('type')} />
+        <FilterSelect label={t('logs.type')} w={130} data={['consume', 'error', 'task', 'system', 'topup'].map((x) => ({ value: x, label: t(`status.${x}` as 'status.consume') }))} {...filters.getInputProps('type')} />
         {scope === 'all' && <TextInput label={t('logs.user')} w={140} {...filters.getInputProps('username')} />}
         <TextInput label={t('logs.key')} w={140} {...filters.getInputProps('key_name')} />
         <TextInput label={t('logs.model')} w={160} {...filters.getInputProps('model')} />
@@ -80,7 +80,7 @@ export function LogsView({ scope }: { scope: Scope }) {
         </Group>
       )}
       <DataTable label={t('logs.tableLabel')} columns={columns} rowKey={(l) => l.id} onRowClick={setDetail} {...list.table} />
-      <Drawer opened={!!detail} onClose={() => setDetail(null)} position="right" size="lg" title={t('logs.detail')}>
+      <Drawer closeButtonProps={{ 'aria-label': t('common.close') }} opened={!!detail} onClose={() => setDetail(null)} position="right" size="lg" title={t('logs.detail')}>
         {detail && (
           <DetailList items={[
             [t('logs.time'), fmtTime(detail.created_at)], [t('logs.type'), <StatusBadge key="t" status={detail.type} />],

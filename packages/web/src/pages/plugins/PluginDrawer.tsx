@@ -53,7 +53,7 @@ export function PluginDrawer({ pluginKey, onClose }: { pluginKey: string | null;
   const d = detail.data;
   const meta = (d?.meta ?? {}) as { name?: unknown; description?: unknown; models?: unknown };
   return (
-    <Drawer opened={!!pluginKey} onClose={onClose} position="right" size="xl" title={pluginKey ?? ''}>
+    <Drawer closeButtonProps={{ 'aria-label': t('common.close') }} opened={!!pluginKey} onClose={onClose} position="right" size="xl" title={pluginKey ?? ''}>
       {detail.error ? <ErrorState error={detail.error} onRetry={() => void detail.refetch()} /> : d && (
         <Stack>
           {d.runtime_error && <Alert color="red" title={t('plugins.runtimeError')}>{d.runtime_error}</Alert>}

@@ -50,7 +50,7 @@ function PriceForm({ price, onClose }: { price: Price | null; onClose: () => voi
         <NumberInput label={t('prices.cachedInput')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('cached_input')} />
         <NumberInput label={t('prices.perRequest')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('per_request')} />
       </SimpleGrid>
-      <Textarea label={t('prices.expression')} description={t('prices.expressionHint')} ff="monospace" autosize minRows={1} {...form.getInputProps('expression')} />
+      <Textarea label={t('prices.expression')} description={t('prices.expressionHint')} styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }} autosize minRows={1} {...form.getInputProps('expression')} />
     </FormModal>
   );
 }

@@ -54,7 +54,7 @@ function AccessToken() {
         {issue.error && <Alert color="red" role="alert">{issue.error.message}</Alert>}
         {token && <><Alert color="yellow">{t('keys.shownOnce')}</Alert><CopyField label={t('profile.token')} value={token} /></>}
         <Group justify="flex-end">
-          <ConfirmButton title={t('profile.issueToken')} message={t('profile.issueConfirm')} color="red.9" loading={issue.isPending} onConfirm={() => issue.mutate(undefined)}>
+          <ConfirmButton title={t('profile.issueToken')} message={t('profile.issueConfirm')} color="red" loading={issue.isPending} onConfirm={() => issue.mutate(undefined)}>
             {t('profile.issueToken')}
           </ConfirmButton>
         </Group>

@@ -13,7 +13,7 @@ import { quotaPerUsd, useSelf } from '../../app/session';
 import { DataTable, type Column } from '../../components/DataTable';
 import { DetailList } from '../../components/DetailList';
 import { ErrorState } from '../../components/ErrorState';
-import { DateTimeField } from '../../components/fields';
+import { DateTimeField, FilterSelect } from '../../components/fields';
 import { FilterBar } from '../../components/FilterBar';
 import { PageHeader } from '../../components/PageHeader';
 import { StatusBadge } from '../../components/StatusBadge';
@@ -53,7 +53,7 @@ function Resolve({ task }: { task: Schemas['AdminTaskDetail'] }) {
         {(a === 'poll' || a === 'charge') && <TextInput label={t('tasks.upstreamId')} required={a === 'poll'} {...form.getInputProps('upstream_task_id')} />}
         {a === 'charge' && <Select label={t('tasks.endStatus')} allowDeselect={false} data={['SUCCESS', 'FAILURE'].map((x) => ({ value: x, label: t(`status.${x}` as 'status.SUCCESS') }))} {...form.getInputProps('status')} />}
         <Textarea label={t('tasks.reason')} autosize minRows={1} {...form.getInputProps('reason')} />
-        <Group justify="flex-end"><Button type="submit" color="orange" loading={resolve.isPending}>{t('tasks.resolve')}</Button></Group>
+        <Group justify="flex-end"><Button type="submit" loading={resolve.isPending}>{t('tasks.resolve')}</Button></Group>
       </Stack>
     </form>
   );
@@ -65,7 +65,7 @@ function TaskDrawer({ id, onClose }: { id: string | null; onClose: () => void })
   const q = useQuery({ queryKey: ['task', id], enabled: !!id, queryFn: () => call(client.GET('/api/task/{id}', { params: { path: { id: id! } } })) });
   const d = q.data;
   return (
-    <Drawer opened={!!id} onClose={onClose} position="right" size="lg" title={id ?? ''}>
+    <Drawer closeButtonProps={{ 'aria-label': t('common.close') }} opened={!!id} onClose={onClose} position="right" size="lg" title={id ?? ''}>
       {q.error ? <ErrorState error={q.error} onRetry={() => void q.refetch()} /> : d && (
         <Stack>
           {d.flagged && <Alert color="orange" title={t('tasks.flagged')}>{d.flag_reason}</Alert>}
@@ -99,7 +99,7 @@ export function TasksView({ scope }: { scope: Scope }) {
   const [detail, setDetail] = useState<string | null>(null);
   const columns: Column<AnyTask>[] = [
     { key: 'id', header: t('tasks.id'), render: (x) => <Code>{x.task_id}</Code> },
-    { key: 'status', header: t('tasks.status'), render: (x) => <Group gap={4}><StatusBadge status={x.status} reason={x.fail_reason} />{x.flagged && <Badge color="orange" variant="filled">{t('tasks.flagged')}</Badge>}</Group> },
+    { key: 'status', header: t('tasks.status'), render: (x) => <Group gap={4}><StatusBadge status={x.status} reason={x.fail_reason} />{x.flagged && <Badge color="orange" variant="dot">{t('tasks.flagged')}</Badge>}</Group> },
     { key: 'progress', header: t('tasks.progress'), render: (x) => x.progress || '—' },
     { key: 'plugin', header: t('tasks.plugin'), render: (x) => x.plugin },
     { key: 'model', header: t('tasks.model'), render: (x) => x.model },
@@ -112,14 +112,14 @@ export function TasksView({ scope }: { scope: Scope }) {
     <>
       <PageHeader title={scope === 'all' ? t('nav.tasks') : t('nav.myTasks')} />
       <FilterBar form={filters} onApply={list.setFilters} label={t('tasks.filters')}>
-        <Select label={t('tasks.status')} clearable w={150} data={STATUSES.map((x) => ({ value: x, label: t(`status.${x}` as 'status.SUCCESS') }))} {...filters.getInputProps('status')} />
+        <FilterSelect label={t('tasks.status')} w={150} data={STATUSES.map((x) => ({ value: x, label: t(`status.${x}` as 'status.SUCCESS') }))} {...filters.getInputProps('status')} />
         <TextInput label={t('tasks.plugin')} w={130} {...filters.getInputProps('plugin')} />
         <TextInput label={t('tasks.model')} w={140} {...filters.getInputProps('model')} />
         <TextInput label={t('tasks.id')} w={170} {...filters.getInputProps('task_id')} />
         {scope === 'all' && <TextInput label={t('tasks.user')} w={130} {...filters.getInputProps('username')} />}
         {scope === 'all' && <TextInput label={t('tasks.channelId')} w={100} inputMode="numeric" {...filters.getInputProps('channel_id')} />}
-        {scope === 'all' && <Select label={t('tasks.flagged')} clearable w={120} data={[{ value: 'true', label: t('common.yes') }, { value: 'false', label: t('common.no') }]} {...filters.getInputProps('flagged')} />}
-        {scope === 'all' && <Select label={t('tasks.billing')} clearable w={130} data={BILLING.map((x) => ({ value: x, label: t(`status.${x}` as 'status.none') }))} {...filters.getInputProps('billing_status')} />}
+        {scope === 'all' && <FilterSelect label={t('tasks.flagged')} w={120} data={[{ value: 'true', label: t('common.yes') }, { value: 'false', label: t('common.no') }]} {...filters.getInputProps('flagged')} />}
+        {scope === 'all' && <FilterSelect label={t('tasks.billing')} w={130} data={BILLING.map((x) => ({ value: x, label: t(`status.${x}` as 'status.none') }))} {...filters.getInputProps('billing_status')} />}
         <DateTimeField label={t('logs.from')} {...filters.getInputProps('start')} />
         <DateTimeField label={t('logs.to')} {...filters.getInputProps('end')} />
       </FilterBar>

@@ -8,7 +8,7 @@ import { call, client, type Schemas } from '../../api/client';
 import { isRoot, useSelf } from '../../app/session';
 import { ConfirmDialog } from '../../components/ConfirmButton';
 import { DataTable, type Column } from '../../components/DataTable';
-import { validators } from '../../components/fields';
+import { FilterSelect, validators } from '../../components/fields';
 import { FilterBar } from '../../components/FilterBar';
 import { FormModal } from '../../components/FormModal';
 import { PageHeader } from '../../components/PageHeader';
@@ -124,8 +124,8 @@ export default function UsersPage() {
       </PageHeader>
       <FilterBar form={filters} onApply={list.setFilters} label={t('users.filters')}>
         <TextInput label={t('users.keyword')} {...filters.getInputProps('keyword')} />
-        <Select label={t('users.role')} clearable data={['user', 'admin', 'root'].map((r) => ({ value: r, label: t(`status.${r}` as 'status.user') }))} {...filters.getInputProps('role')} />
-        <Select label={t('users.status')} clearable data={['enabled', 'disabled'].map((s) => ({ value: s, label: t(`status.${s}` as 'status.enabled') }))} {...filters.getInputProps('status')} />
+        <FilterSelect label={t('users.role')} data={['user', 'admin', 'root'].map((r) => ({ value: r, label: t(`status.${r}` as 'status.user') }))} {...filters.getInputProps('role')} />
+        <FilterSelect label={t('users.status')} data={['enabled', 'disabled'].map((s) => ({ value: s, label: t(`status.${s}` as 'status.enabled') }))} {...filters.getInputProps('status')} />
         <TextInput label={t('users.group')} {...filters.getInputProps('group')} />
       </FilterBar>
       <DataTable label={t('nav.users')} columns={columns} rowKey={(u) => u.id} {...list.table} />
