@@ -21,6 +21,10 @@ const USAGE = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 };
 // $2 per 1M input tokens, $8 per 1M output tokens: 11 × 2 + 7 × 8 = 78 µ$ = $0.000078
 const COST = '$0.000078';
 
+/** The fields of one CSV line (RFC 4180 quoting; no line breaks inside fields in these rows). */
+const csvFields = (line: string): string[] =>
+  [...line.matchAll(/(?:^|,)("(?:[^"]|"")*"|[^,]*)/g)].map((m) => (m[1].startsWith('"') ? m[1].slice(1, -1).replace(/""/g, '"') : m[1]));
+
 let gw: ConsoleGateway;
 let vendor: FakeOpenAI;
 let browser: Browser;
@@ -196,7 +200,7 @@ test('story: channel, price, user with balance → key, streamed playground repl
 
   // ---- CSV export downloads the row
   const [download] = await Promise.all([user.waitForEvent('download'), user.getByRole('link', { name: tr(L, 'logs.export') }).click()]);
-  const csv = readFileSync((await download.path())!, 'utf8').split('\r\n').filter(Boolean).map((l) => l.split(','));
+  const csv = readFileSync((await download.path())!, 'utf8').split('\r\n').filter(Boolean).map(csvFields);
   const [head, ...rows] = csv;
   assert.equal(rows.length, 1, `one row: ${csv.join('\n')}`);
   const row = Object.fromEntries(head.map((h, i) => [h, rows[0][i]]));
