@@ -1,8 +1,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'data/**', 'bench/results/**', '**/dist/**', 'packages/web/**', 'packages/gateway/test/fixtures/plugins/**'] },
+  { ignores: ['**/node_modules/**', 'data/**', 'bench/results/**', '**/dist/**', 'packages/web/src/api/schema.d.ts', 'packages/gateway/test/fixtures/plugins/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -26,5 +27,10 @@ export default tseslint.config(
     // Example plugins run inside the sandbox: they have `utils` and `console` only.
     files: ['examples/plugins/**/*.js', 'packages/gateway/test/fixtures/plugins/**/*.js'],
     languageOptions: { globals: { utils: 'readonly', console: 'readonly' } },
+  },
+  {
+    // The web console (packages/web): React's rules of hooks.
+    files: ['packages/web/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat['recommended-latest'],
   },
 );

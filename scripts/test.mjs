@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 /**
- * The whole test suite: lint, type-check, unit tests, then the integration suite once per database
+ * The whole test suite: lint, type-check, the web console's checks, unit tests, then the integration suite once per database
  * (SQLite, PostgreSQL, MySQL). Prints one closing line with the totals.
  *
  *   node scripts/test.mjs                 everything
  *   node scripts/test.mjs --unit          lint, type-check and unit tests only
- *   node scripts/test.mjs --no-lint       skip lint and type-check
+ *   node scripts/test.mjs --no-lint       skip lint, type-check and the web console's checks
  *   TEST_DBS=sqlite node scripts/test.mjs integration suite on SQLite only
  *   node scripts/test.mjs --only relay    only test files whose path contains "relay"
+ *   node scripts/test.mjs --no-e2e        skip the browser tests of the console (packages/web/e2e)
+ *
+ * The browser tests run once, on SQLite (the console does not depend on the database), after the unit
+ * tests; they build the console first when packages/web/dist is missing and drive Chromium
+ * (CHROMIUM_PATH, default /usr/bin/chromium).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, mkdtempSync } from 'node:fs';
@@ -19,6 +24,7 @@ const root = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);
 const unitOnly = args.includes('--unit');
 const noLint = args.includes('--no-lint');
+const noE2e = args.includes('--no-e2e');
 const onlyIdx = args.indexOf('--only');
 const only = onlyIdx >= 0 ? args[onlyIdx + 1] : null;
 const dbs = (process.env.TEST_DBS || 'sqlite,postgres,mysql').split(',').map((s) => s.trim()).filter(Boolean);
@@ -45,12 +51,12 @@ let passed = 0, failed = 0, skipped = 0;
 const failures = [];
 const tmp = mkdtempSync(join(tmpdir(), 'gh-test-'));
 
-function nodeTest(label, files, env) {
+function nodeTest(label, files, env, concurrency = 3) {
   if (files.length === 0) return;
   const tap = join(tmp, `${label}.tap`);
   console.log(`\n=== ${label}: ${files.length} file(s) ===`);
   const code = run(process.execPath, [
-    '--no-node-snapshot', '--import', exitGc, '--import', 'tsx', '--test', '--test-concurrency=3',
+    '--no-node-snapshot', '--import', exitGc, '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
     ...files,
@@ -73,13 +79,30 @@ if (!noLint) {
   console.log('=== type-check ===');
   const sdk = existsSync(join(root, 'packages/plugin-sdk/src/index.ts')) ? run('npx', ['tsc', '-p', 'packages/plugin-sdk']) : 0;
   if (sdk !== 0 || run('npx', ['tsc', '-p', 'packages/gateway']) !== 0) { failed++; failures.push('type-check'); }
+  // The web console: its types, its generated API client against the gateway's OpenAPI document, and
+  // the size of what the login page loads (built fresh).
+  console.log('=== web console ===');
+  if (run('npx', ['tsc', '-p', 'packages/web']) !== 0 || run('npx', ['tsc', '-p', 'packages/web/e2e']) !== 0) { failed++; failures.push('web type-check'); }
+  if (run('npm', ['run', '--silent', 'check-api', '-w', '@gatehouse/web']) !== 0) { failed++; failures.push('web API client'); }
+  if (run('npm', ['run', '--silent', 'build', '-w', '@gatehouse/web']) !== 0 || run('npm', ['run', '--silent', 'size', '-w', '@gatehouse/web']) !== 0) {
+    failed++; failures.push('web bundle');
+  }
 }
 
 const all = walk(root).filter((f) => !only || f.includes(only));
-const unit = all.filter((f) => !/(^|\/)test\//.test(f) || f.startsWith('packages/plugin-sdk/test/'));
-const integration = all.filter((f) => !unit.includes(f));
+const e2e = all.filter((f) => f.startsWith('packages/web/e2e/'));
+const unit = all.filter((f) => !e2e.includes(f) && (!/(^|\/)test\//.test(f) || f.startsWith('packages/plugin-sdk/test/')));
+const integration = all.filter((f) => !unit.includes(f) && !e2e.includes(f));
 
 nodeTest('unit', unit, {});
+if (!unitOnly && !noE2e && e2e.length) {
+  // The console in a real browser: one file at a time (each starts a gateway and a browser).
+  if (!existsSync(join(root, 'packages/web/dist/index.html')) && run('npm', ['run', '--silent', 'build', '-w', '@gatehouse/web']) !== 0) {
+    failed++; failures.push('web build for browser tests');
+  } else {
+    nodeTest('browser', e2e, { TEST_DB: 'sqlite' }, 1);
+  }
+}
 if (!unitOnly) {
   for (const db of dbs) nodeTest(`integration-${db}`, integration, { TEST_DB: db });
 }

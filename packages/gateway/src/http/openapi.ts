@@ -230,6 +230,17 @@ const schemas: Record<string, Schema> = {
   ModelList: obj({ object: { const: 'list' }, data: arr(ref('Model')) }),
 };
 
+/** Response models carry every listed field: mark them required so generated clients need no checks. */
+const COMPLETE_RESPONSES = ['User', 'Key', 'ChannelKey', 'Channel', 'Price', 'Option', 'QuotaHold', 'Log', 'AdminTask', 'OwnTask'];
+function withRequiredFields(all: Record<string, Schema>): Record<string, Schema> {
+  const out = { ...all };
+  for (const name of COMPLETE_RESPONSES) {
+    const s = out[name] as { properties?: Record<string, Schema>; required?: string[] };
+    if (s?.properties && !s.required) out[name] = { ...s, required: Object.keys(s.properties) };
+  }
+  return out;
+}
+
 export function buildOpenApi(serverUrl: string): Schema {
   const admin = 'admin', root = 'root';
   const paths: Record<string, Record<string, Schema>> = {
@@ -403,7 +414,7 @@ export function buildOpenApi(serverUrl: string): Schema {
     tags: ['account', 'usage', 'users', 'keys', 'channels', 'prices', 'options', 'logs', 'tasks', 'plugins', 'model calls', 'health'].map((name) => ({ name })),
     paths,
     components: {
-      schemas,
+      schemas: withRequiredFields(schemas),
       securitySchemes: {
         session: { type: 'apiKey', in: 'cookie', name: 'gatehouse_session' },
         accessToken: { type: 'http', scheme: 'bearer', description: 'personal access token from POST /api/user/token' },

@@ -1,0 +1,58 @@
+/**
+ * Routes: the login page and the console layout with one lazily loaded chunk per page, each with its
+ * own error boundary. A 401 from any API call returns to /login?next=<where the user was>.
+ */
+import { createBrowserRouter, type RouteObject } from 'react-router';
+import { setUnauthorizedHandler } from '../api/client';
+import { PageLoader } from '../components/PageLoader';
+import { RouteError } from '../components/RouteError';
+import { queryClient } from './query';
+
+type PageModule = { default: React.ComponentType };
+const page = (load: () => Promise<PageModule>): Pick<RouteObject, 'lazy' | 'ErrorBoundary' | 'HydrateFallback'> => ({
+  lazy: async () => ({ Component: (await load()).default }),
+  ErrorBoundary: RouteError,
+  HydrateFallback: PageLoader,
+});
+
+export const router = createBrowserRouter([
+  { path: '/login', ...page(() => import('../pages/login/LoginPage')) },
+  {
+    path: '/',
+    ...page(() => import('./Layout')),
+    children: [
+      { index: true, ...page(() => import('./HomeRedirect')) },
+      // operator pages (admin, root)
+      { path: 'dashboard', ...page(() => import('../pages/dashboard/DashboardPage')) },
+      { path: 'channels', ...page(() => import('../pages/channels/ChannelsPage')) },
+      { path: 'users', ...page(() => import('../pages/users/UsersPage')) },
+      { path: 'all-keys', ...page(() => import('../pages/keys/AllKeysPage')) },
+      { path: 'prices', ...page(() => import('../pages/prices/PricesPage')) },
+      { path: 'logs', ...page(() => import('../pages/logs/AllLogsPage')) },
+      { path: 'tasks', ...page(() => import('../pages/tasks/AllTasksPage')) },
+      { path: 'plugins', ...page(() => import('../pages/plugins/PluginsPage')) },
+      { path: 'settings', ...page(() => import('../pages/settings/SettingsPage')) },
+      // every user
+      { path: 'overview', ...page(() => import('../pages/overview/OverviewPage')) },
+      { path: 'keys', ...page(() => import('../pages/keys/OwnKeysPage')) },
+      { path: 'my-logs', ...page(() => import('../pages/logs/OwnLogsPage')) },
+      { path: 'my-tasks', ...page(() => import('../pages/tasks/OwnTasksPage')) },
+      { path: 'playground', ...page(() => import('../pages/playground/PlaygroundPage')) },
+      { path: 'models', ...page(() => import('../pages/models/ModelsPage')) },
+      { path: 'profile', ...page(() => import('../pages/profile/ProfilePage')) },
+      { path: '*', ...page(() => import('./NotFound')) },
+    ],
+  },
+]);
+
+/** Where to come back to after logging in again. */
+export function loginPath(): string {
+  const here = `${location.pathname}${location.search}`;
+  return here.startsWith('/login') ? here : `/login?next=${encodeURIComponent(here)}`;
+}
+
+setUnauthorizedHandler(() => {
+  if (location.pathname.startsWith('/login')) return;
+  queryClient.clear();
+  void router.navigate(loginPath(), { replace: true });
+});

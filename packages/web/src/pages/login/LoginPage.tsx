@@ -1,0 +1,59 @@
+/** Login: username and password; afterwards back to where the user was (?next=) or home. */
+import { Alert, Button, Center, Group, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { useNavigate, useSearchParams } from 'react-router';
+import { call, client } from '../../api/client';
+import { useErrorText } from '../../components/ErrorState';
+import { HeaderControls } from '../../components/HeaderControls';
+import { Brand } from '../../components/Brand';
+
+/** Only same-origin console paths are followed after login. */
+function safeNext(next: string | null): string {
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/login') ? next : '/';
+}
+
+export default function LoginPage() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const qc = useQueryClient();
+  const errorText = useErrorText();
+  const form = useForm({
+    initialValues: { username: '', password: '' },
+    validate: {
+      username: (v) => (v.trim() ? null : t('login.usernameRequired')),
+      password: (v) => (v ? null : t('login.passwordRequired')),
+    },
+  });
+  const login = useMutation({
+    mutationFn: (v: { username: string; password: string }) => call(client.POST('/api/user/login', { body: { username: v.username.trim(), password: v.password } })),
+    onSuccess: () => {
+      // the login answer is a short user record: the layout loads the full one
+      qc.clear();
+      void navigate(safeNext(params.get('next')), { replace: true });
+    },
+  });
+  return (
+    <Center mih="100vh" p="md">
+      <Stack w={380} maw="100%">
+        <Group justify="space-between">
+          <Title order={1} size="h2"><Brand size={26} /></Title>
+          <HeaderControls />
+        </Group>
+        <Paper withBorder shadow="sm" p="lg" radius="md" component="main">
+          <form onSubmit={form.onSubmit((v) => login.mutate(v))} noValidate aria-label={t('login.title')}>
+            <Stack>
+              <Title order={2} size="h3">{t('login.title')}</Title>
+              {login.error && <Alert color="red" role="alert" title={t('login.failed')}>{errorText(login.error)}</Alert>}
+              <TextInput label={t('login.username')} autoComplete="username" autoFocus required {...form.getInputProps('username')} />
+              <PasswordInput label={t('login.password')} autoComplete="current-password" required {...form.getInputProps('password')} />
+              <Button type="submit" loading={login.isPending} fullWidth>{t('login.submit')}</Button>
+            </Stack>
+          </form>
+        </Paper>
+      </Stack>
+    </Center>
+  );
+}

@@ -1,0 +1,6 @@
+/** The user's own tasks. */
+import { TasksView } from './TasksView';
+
+export default function OwnTasksPage() {
+  return <TasksView scope="own" />;
+}
