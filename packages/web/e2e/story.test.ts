@@ -128,6 +128,24 @@ test('story: channel, price, user with balance → key, streamed playground repl
   await userForm.waitFor({ state: 'hidden' });
   const aliceRow = root.getByRole('table', { name: tr(L, 'nav.users') }).getByRole('row', { name: /alice/ });
   await expectText(aliceRow, '$5.00');
+
+  // ---- tops her up by $1 with a reason, and reads it in her ledger history
+  await root.getByRole('button', { name: tr(L, 'users.actionsFor', { name: 'alice' }) }).click();
+  await root.getByRole('menuitem', { name: tr(L, 'users.topUp') }).click();
+  const quotaForm = root.getByRole('dialog', { name: tr(L, 'users.quotaTitle', { name: 'alice' }) });
+  await quotaForm.getByLabel(label(L, 'users.amountAdd')).fill('1');
+  await quotaForm.getByLabel(label(L, 'users.reason')).fill('welcome credit');
+  await quotaForm.getByRole('button', { name: tr(L, 'common.save') }).click();
+  await quotaForm.waitFor({ state: 'hidden' });
+  await expectText(aliceRow, '$6.00');
+  await root.getByRole('button', { name: tr(L, 'users.actionsFor', { name: 'alice' }) }).click();
+  await root.getByRole('menuitem', { name: tr(L, 'users.ledger') }).click();
+  const ledger = root.getByRole('dialog', { name: tr(L, 'users.ledgerTitle', { name: 'alice' }) });
+  const topupRow = ledger.getByRole('row', { name: /welcome credit/ });
+  await expectText(topupRow, '+$1.00');
+  await expectText(ledger.getByRole('table'), '+$5.00');
+  await ledger.getByRole('button', { name: tr(L, 'common.close') }).click();
+  await ledger.waitFor({ state: 'hidden' });
   rootProblems.assertNone('root: channel, price, user');
 
   // ---- the user logs in, in a second browser profile
@@ -201,9 +219,12 @@ test('story: channel, price, user with balance → key, streamed playground repl
   // ---- CSV export downloads the row
   const [download] = await Promise.all([user.waitForEvent('download'), user.getByRole('link', { name: tr(L, 'logs.export') }).click()]);
   const csv = readFileSync((await download.path())!, 'utf8').split('\r\n').filter(Boolean).map(csvFields);
-  const [head, ...rows] = csv;
-  assert.equal(rows.length, 1, `one row: ${csv.join('\n')}`);
-  const row = Object.fromEntries(head.map((h, i) => [h, rows[0][i]]));
+  const [head, ...lines] = csv;
+  const rows = lines.map((l) => Object.fromEntries(head.map((h, i) => [h, l[i]])));
+  // Her logs: the call, and the top-up with its reason.
+  assert.deepEqual(rows.map((r) => r.type), ['consume', 'topup'], csv.join('\n'));
+  assert.equal(rows[1].content, 'welcome credit');
+  const row = rows[0];
   assert.equal(row.username, 'alice');
   assert.equal(row.model, MODEL);
   assert.equal(row.endpoint, '/pg/chat/completions');

@@ -2603,7 +2603,7 @@ export interface paths {
                 };
             };
         };
-        /** Set the price of a model (replaces it) (admin) */
+        /** Set the price of a model (replaces it; POST does the same) (admin) */
         put: {
             parameters: {
                 query?: never;
@@ -2613,7 +2613,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["Price"];
+                    "application/json": components["schemas"]["PriceInput"];
                 };
             };
             responses: {
@@ -4126,6 +4126,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/user/{id}/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The user's ledger, newest first: every movement of the balance, with the reason of top-ups and adjustments (admin) */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                items: components["schemas"]["LedgerEntry"][];
+                                page: number;
+                                page_size: number;
+                                total: number;
+                            };
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user/{id}/quota": {
         parameters: {
             query?: never;
@@ -4677,6 +4763,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process answers (no I/O) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description alive */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            ok: true;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pg/chat/completions": {
         parameters: {
             query?: never;
@@ -4747,6 +4872,51 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: database reachable, Redis when configured, plugin runtime built, not shutting down */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description ready */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Readiness"];
+                    };
+                };
+                /** @description not ready; checks and errors say why */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Readiness"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5478,6 +5648,20 @@ export interface components {
             /** @description owner (admins only; default: yourself) */
             user_id?: number;
         };
+        LedgerEntry: {
+            /** @description signed change of the balance in quota units */
+            change: number;
+            change_usd: number;
+            /** @description unix ms */
+            created_at: number;
+            id: number;
+            key_id: number | null;
+            /** @description reserve | extend:<n> | settle | refund | topup | adjust | charge | spend */
+            kind: string;
+            note: string | null;
+            /** @description request id, task id or top-up id */
+            ref: string;
+        };
         Log: {
             attempts: number;
             cached_tokens: number;
@@ -5710,6 +5894,15 @@ export interface components {
             per_request: number | null;
             updated_at: number;
         };
+        /** @description a whole price: fields not given are cleared; at least one of input/output, per_request or expression */
+        PriceInput: {
+            cached_input?: number | null;
+            expression?: string | null;
+            input?: number | null;
+            model: string;
+            output?: number | null;
+            per_request?: number | null;
+        };
         QuotaChange: {
             /** @description quota units */
             amount?: number;
@@ -5720,6 +5913,8 @@ export interface components {
              * @enum {string}
              */
             mode?: "add" | "set";
+            /** @description why (up to 500 characters); shown in the ledger history and the user's logs */
+            reason?: string;
         };
         QuotaHold: {
             amount: number;
@@ -5731,6 +5926,21 @@ export interface components {
             ref: string;
             spent: number;
             user_id: number;
+        };
+        Readiness: {
+            checks: {
+                /** @enum {string} */
+                database: "ok" | "failed";
+                /** @enum {string} */
+                plugins: "ok" | "not built";
+                /** @enum {string} */
+                redis: "ok" | "failed" | "not configured";
+                /** @enum {string} */
+                shutdown: "ok" | "shutting down";
+            };
+            /** @description what failed, without credentials */
+            errors?: string[];
+            ready: boolean;
         };
         TaskResolve: {
             /**
@@ -5835,9 +6045,12 @@ export interface components {
         UserUpdate: {
             display_name?: string;
             group?: string;
+            /** @description 8-256 characters; ends the user's sessions */
             password?: string;
-            role?: string;
-            status?: string;
+            /** @enum {string} */
+            role?: "user" | "admin" | "root";
+            /** @enum {string} */
+            status?: "enabled" | "disabled";
             username?: string;
         };
     };

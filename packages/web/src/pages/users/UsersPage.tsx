@@ -1,5 +1,5 @@
-/** Users (admin): list, create, edit role/group/status/password, top up or adjust the balance, delete. */
-import { ActionIcon, Button, Menu, NumberInput, PasswordInput, SegmentedControl, Select, SimpleGrid, Text, TextInput } from '@mantine/core';
+/** Users (admin): list, create, edit role/group/status/password, top up or adjust the balance with a reason, ledger history, delete. */
+import { ActionIcon, Button, Drawer, Menu, NumberInput, PasswordInput, SegmentedControl, Select, SimpleGrid, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { IconDots, IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -18,6 +18,7 @@ import { compact, usePagedQuery } from '../../components/usePagedQuery';
 import { fmtInt, fmtTime, fmtUsd } from '../../lib/format';
 
 type User = Schemas['User'];
+type LedgerEntry = Schemas['LedgerEntry'];
 type Filters = { keyword: string; role: string; status: string; group: string };
 
 function useRoleOptions() {
@@ -67,22 +68,44 @@ function UserForm({ user, onClose }: { user: User | null; onClose: () => void })
 function QuotaForm({ user, onClose }: { user: User; onClose: () => void }) {
   const { t } = useTranslation();
   const form = useForm({
-    initialValues: { mode: 'add', amount_usd: '' as number | string },
+    initialValues: { mode: 'add', amount_usd: '' as number | string, reason: '' },
     validate: {
       amount_usd: (x, all) => (x === '' || Number.isNaN(Number(x)) ? t('validation.number') : all.mode === 'set' && Number(x) < 0 ? t('validation.nonNegative') : null),
+      reason: (x) => (x.length > 500 ? t('users.reasonTooLong') : null),
     },
   });
   const save = useApiMutation((x: typeof form.values) => call(client.POST('/api/user/{id}/quota', {
-    params: { path: { id: user.id } }, body: { mode: x.mode as 'add' | 'set', amount_usd: Number(x.amount_usd) },
-  })), { invalidate: ['users'], success: (u) => t('users.balanceNow', { usd: fmtUsd((u as User).quota_usd) }), onSuccess: onClose });
+    params: { path: { id: user.id } }, body: { mode: x.mode as 'add' | 'set', amount_usd: Number(x.amount_usd), ...(x.reason.trim() ? { reason: x.reason.trim() } : {}) },
+  })), { invalidate: ['users', 'ledger'], success: (u) => t('users.balanceNow', { usd: fmtUsd((u as User).quota_usd) }), onSuccess: onClose });
   return (
     <FormModal opened onClose={onClose} title={t('users.quotaTitle', { name: user.username })} size="md"
       onSubmit={form.onSubmit((x) => save.mutate(x))} error={save.error} pending={save.isPending}>
       <Text size="sm">{t('users.currentBalance')}: <b>{fmtUsd(user.quota_usd)}</b></Text>
       <SegmentedControl aria-label={t('users.quotaMode')} data={[{ value: 'add', label: t('users.add') }, { value: 'set', label: t('users.set') }]} {...form.getInputProps('mode')} />
       <NumberInput label={form.values.mode === 'add' ? t('users.amountAdd') : t('users.amountSet')} prefix="$" decimalScale={6} required {...form.getInputProps('amount_usd')} />
+      <TextInput label={t('users.reason')} description={t('users.reasonHint')} maxLength={500} {...form.getInputProps('reason')} />
       <Text size="xs" c="dimmed">{t('users.ledgerNote')}</Text>
     </FormModal>
+  );
+}
+
+/** A user's ledger: every movement of the balance, newest first, paged on the server. */
+function LedgerDrawer({ user, onClose }: { user: User; onClose: () => void }) {
+  const { t } = useTranslation();
+  const list = usePagedQuery<LedgerEntry, { id: number }>('ledger', { id: user.id }, (q) => call(client.GET('/api/user/{id}/ledger', {
+    params: { path: { id: q.id }, query: { page: q.page, page_size: q.page_size } },
+  })));
+  const columns: Column<LedgerEntry>[] = [
+    { key: 'time', header: t('users.ledgerTime'), render: (e) => fmtTime(e.created_at) },
+    { key: 'kind', header: t('users.ledgerKind'), render: (e) => e.kind },
+    { key: 'change', header: t('users.ledgerChange'), numeric: true, render: (e) => <Text size="sm" c={e.change < 0 ? 'red.9' : undefined}>{e.change > 0 ? '+' : ''}{fmtUsd(e.change_usd)}</Text> },
+    { key: 'note', header: t('users.ledgerNote2'), render: (e) => e.note ?? '' },
+    { key: 'ref', header: t('users.ledgerRef'), render: (e) => <Text size="xs" ff="monospace">{e.ref}</Text> },
+  ];
+  return (
+    <Drawer closeButtonProps={{ 'aria-label': t('common.close') }} opened onClose={onClose} position="right" size="xl" title={t('users.ledgerTitle', { name: user.username })}>
+      <DataTable label={t('users.ledgerTitle', { name: user.username })} columns={columns} rowKey={(e) => e.id} {...list.table} />
+    </Drawer>
   );
 }
 
@@ -92,6 +115,7 @@ export default function UsersPage() {
   const filters = useForm<Filters>({ initialValues: list.filters });
   const [editing, setEditing] = useState<User | null | undefined>(undefined);
   const [quota, setQuota] = useState<User | null>(null);
+  const [ledger, setLedger] = useState<User | null>(null);
   const [deleting, setDeleting] = useState<User | null>(null);
   const remove = useApiMutation((id: number) => call(client.DELETE('/api/user/{id}', { params: { path: { id } } })), { invalidate: ['users'], notifyError: true, success: t('users.deleted') });
   const columns: Column<User>[] = [
@@ -109,6 +133,7 @@ export default function UsersPage() {
           <Menu.Target><ActionIcon variant="subtle" aria-label={t('users.actionsFor', { name: u.username })}><IconDots size={16} /></ActionIcon></Menu.Target>
           <Menu.Dropdown>
             <Menu.Item onClick={() => setQuota(u)}>{t('users.topUp')}</Menu.Item>
+            <Menu.Item onClick={() => setLedger(u)}>{t('users.ledger')}</Menu.Item>
             <Menu.Item onClick={() => setEditing(u)}>{t('common.edit')}</Menu.Item>
             <Menu.Divider />
             <Menu.Item color="red" onClick={() => setDeleting(u)}>{t('common.delete')}</Menu.Item>
@@ -131,6 +156,7 @@ export default function UsersPage() {
       <DataTable label={t('nav.users')} columns={columns} rowKey={(u) => u.id} {...list.table} />
       {editing !== undefined && <UserForm user={editing} onClose={() => setEditing(undefined)} />}
       {quota && <QuotaForm user={quota} onClose={() => setQuota(null)} />}
+      {ledger && <LedgerDrawer user={ledger} onClose={() => setLedger(null)} />}
       <ConfirmDialog opened={!!deleting} onClose={() => setDeleting(null)} title={t('users.deleteTitle')} confirmLabel={t('common.delete')}
         message={t('users.confirmDelete', { name: deleting?.username ?? '' })} onConfirm={() => deleting && remove.mutate(deleting.id)} />
     </>
