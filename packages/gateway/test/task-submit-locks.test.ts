@@ -54,8 +54,13 @@ after(async () => {
   await new Promise((r) => upstream?.close(r));
 });
 
-/** Statements of this test's database waiting for a row lock (MariaDB/MySQL information_schema). */
+/**
+ * Statements of this test's database waiting for a row lock (MariaDB/MySQL information_schema).
+ * InnoDB refreshes the cache behind INNODB_TRX only when it was not read for 0.1 s, so each read
+ * waits that long first: polled faster, the view never changes.
+ */
 async function lockWaits(): Promise<string[]> {
+  await new Promise((r) => setTimeout(r, 150));
   const r = await sql<{ q: string | null }>`
     SELECT t.trx_query AS q FROM information_schema.INNODB_TRX t
     JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id
