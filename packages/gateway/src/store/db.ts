@@ -62,8 +62,10 @@ export async function openDb(url: string): Promise<DbHandle> {
     pg.types.setTypeParser(20, (v: string) => Number(v)); // int8
     pg.types.setTypeParser(1700, (v: string) => Number(v)); // numeric
     const pool = new pg.Pool({ connectionString: url, max: 20 });
-    // An idle connection that the server closes (restart, failover) must not crash the process.
+    // A connection that the server closes (restart, failover) must not crash the process: idle ones
+    // report on the pool, checked-out ones on the client (their query fails and is answered as such).
     pool.on('error', () => {});
+    pool.on('connect', (client) => { client.on('error', () => {}); });
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {
     const mysql = await import('mysql2');
