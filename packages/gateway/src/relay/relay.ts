@@ -189,14 +189,10 @@ export class Relay {
    * the user's balance, or a capped key's remaining quota, is used up.
    */
   private async assertSomeBalance(p: RelayPrincipal): Promise<void> {
-    const db = this.d.core.h.db;
-    const u = await db.selectFrom('users').select('quota').where('id', '=', p.userId).executeTakeFirst();
-    if (!u || Number(u.quota) <= 0) throw new GatewayError(429, 'insufficient_quota', 'quota exhausted: the account balance is too low for this request');
-    if (p.keyId !== null && !p.unlimitedQuota) {
-      const k = await db.selectFrom('api_keys').select('remain_quota').where('id', '=', p.keyId).executeTakeFirst();
-      if (!k || Number(k.remain_quota) <= 0) throw new GatewayError(429, 'insufficient_quota', 'quota exhausted: this API key has used up its quota');
-    }
+    const payer = { userId: p.userId, keyId: p.keyId, unlimitedKey: p.keyId === null || p.unlimitedQuota };
+    if ((await this.d.ledger.available(payer)) <= 0) throw new GatewayError(429, 'insufficient_quota', 'quota exhausted: the balance is too low for this request');
   }
+
 
   /**
    * Serves one model call. Throws GatewayError (rendered by the route) when it fails before the
