@@ -3,6 +3,7 @@
  * LoadedPlugin: immutable facts about one version plus `call()` into its isolate pool.
  */
 import { createHash } from 'node:crypto';
+import { inSpan, tracer } from '../../platform/tracing.ts';
 import { CAPABILITIES, PROTOCOL_ALIASES, type ProtocolName } from '@gatehouse/plugin-sdk';
 import { PluginSandbox, type Describe, type SandboxOptions } from './sandbox.ts';
 import { validateManifest, usageSchemaFor, type NormalisedClaim, type NormalisedManifest } from './manifest.ts';
@@ -188,7 +189,13 @@ export class LoadedPlugin {
    * Calls a hook with JSON arguments (copied in) and returns its JSON result (copied out).
    * Rejects with PluginCallError: unknown hook, timeout, memory, thrown error, invalid result.
    */
-  async call(hook: string, ...args: unknown[]): Promise<unknown> {
+  call(hook: string, ...args: unknown[]): Promise<unknown> {
+    // A span per hook call when tracing is on (platform/tracing.ts).
+    if (tracer) return inSpan(tracer, 'gatehouse.plugin_hook', { 'gatehouse.plugin': this.key, 'gatehouse.plugin.hook': hook }, () => this.callHook(hook, args));
+    return this.callHook(hook, args);
+  }
+
+  private async callHook(hook: string, args: unknown[]): Promise<unknown> {
     const canon = this.canonical(hook);
     if (!this.exports.has(canon)) throw new PluginCallError(this.key, hook, 'not_found', 'the plugin does not export this hook');
     let target = canon;
