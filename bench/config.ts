@@ -8,7 +8,7 @@ export interface BenchOptions {
   targets: string[];
   /** Install Portkey when it is missing (default: yes in full mode, no in --quick). */
   installPortkey: boolean;
-  /** The targets whose numbers are checked against the goals (each that runs). */
+  /** The targets whose numbers are checked against the performance goals (each that runs). */
   subjects: string[];
   /** Where the JSON goes; null to skip writing it. */
   outDir: string | null;

@@ -64,7 +64,7 @@ export interface ExportShape {
   batchStyle: 'contexts' | 'ids';
 }
 
-/** Checks required, paired, forbidden and unknown exports against the manifest (reference §1.5). */
+/** Checks required, paired, forbidden and unknown exports against the manifest. */
 export function validateExports(man: NormalisedManifest, d: Describe): ExportShape {
   const err = (field: string, msg: string): never => { throw new PluginLoadError(`export ${field}: ${msg}`, field); };
   const present = (k: string) => d.exports[k] !== undefined && d.exports[k] !== 'undefined';
