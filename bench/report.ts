@@ -67,7 +67,7 @@ export interface RunReport {
   machine: Machine;
   plan: unknown;
   targets: TargetResult[];
-  /** Per subject (a target held to the issue's goals): ratios to the forwarder and Portkey, and the checks. */
+  /** Per subject (a target held to the performance goals): ratios to the forwarder and Portkey, and the checks. */
   subjects: SubjectReport[];
   /**
    * The forwarder (the limit of Node here) against Portkey: the bounds relative to Portkey are only
@@ -83,7 +83,7 @@ export interface SubjectReport {
   checks: Check[];
 }
 
-/** The numbers the issue's checks use, from one target's result. */
+/** The numbers the performance checks use, from one target's result. */
 export function numbersOf(t: TargetResult | undefined): TargetNumbers | null {
   if (!t || t.status !== 'ok') return null;
   return {
@@ -161,7 +161,7 @@ export function renderReport(r: RunReport): string {
     out.push('| ratio | value |\n|---|---:|');
     for (const [k, v] of Object.entries(s.ratios)) out.push(`| ${k} | ${v === null ? dash : v.toFixed(2)} |`);
     out.push('');
-    out.push(`### Targets of the issue (${s.subject})`);
+    out.push(`### Performance targets (${s.subject})`);
     out.push('');
     out.push('| check | result | detail |\n|---|---|---|');
     for (const c of s.checks) out.push(`| ${c.name} | ${c.status} | ${c.note ?? ''} |`);

@@ -134,7 +134,7 @@ test('judgeStreamStep and climbLadder stop at the first step whose gap grows by 
 
 const nums = (o: Partial<TargetNumbers>): TargetNumbers => ({ addedP50: null, addedP99: null, sustainedRps: null, addedTtfb: null, ...o });
 
-test('checkTargets applies the issue targets', () => {
+test('checkTargets applies the performance targets', () => {
   const fwd = nums({ addedP50: 0.2, addedP99: 1.0, sustainedRps: 10000, addedTtfb: 0.5 });
   const pk = nums({ addedP50: 2.0, addedP99: 6.0, sustainedRps: 500, addedTtfb: 28 });
   const good = nums({ addedP50: 0.3, addedP99: 1.4, sustainedRps: 6000, addedTtfb: 1.4 });

@@ -1,6 +1,6 @@
 /**
  * Pure helpers of the benchmark: percentiles over recorded samples, the sustained-rate search, and the
- * checks of the issue's targets. Nothing here starts a process or opens a socket.
+ * checks of the performance targets. Nothing here starts a process or opens a socket.
  */
 
 /** Summary of a set of samples (milliseconds unless said otherwise). */
@@ -230,7 +230,7 @@ export async function climbLadder(
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Targets of the issue
+// Performance targets
 // ---------------------------------------------------------------------------------------------------------
 
 /** The numbers of one target the checks need (ms and req/s); null when not measured. */
@@ -253,7 +253,7 @@ export interface Check {
 const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toFixed(3));
 
 /**
- * The issue's targets for `subject` against the forwarder and Portkey:
+ * The performance targets for `subject` against the forwarder and Portkey:
  * sustained req/s >= 60 % of the forwarder's and >= 10x Portkey's; added latency at c=1 <= 1.5x the
  * forwarder's (p50 and p99) and <= 1/4 of Portkey's; streaming added TTFB <= forwarder's + 1 ms.
  * Added latencies below `floorMs` are raised to it before the ratio is taken, so measurement noise near

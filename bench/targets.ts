@@ -7,6 +7,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { BENCH, CPU_PROXY, ROOT, TSX, freePort, lastLines, spawnProc, startService, waitForLine, type Proc } from './proc.ts';
 
@@ -144,10 +146,12 @@ export function gatehouseConfigYaml(upstream: string, options: Record<string, st
  * Gatehouse itself, as a child process: `node --no-node-snapshot --import tsx packages/gateway/src/main.ts
  * serve` on a fresh SQLite database, seeded from the YAML above with `options`.
  */
-function gatehouseTarget(name: string, options: Record<string, string | boolean>): Target {
+function gatehouseTarget(name: string, options: Record<string, string | boolean>, traced = false): Target {
   return {
     name,
     async start(ctx) {
+      // The traced target exports every span (OTLP/HTTP) to a loopback sink that drops them.
+      const sink = traced ? await startOtlpSink() : null;
       const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
       const config = join(dir, 'gatehouse.yaml');
       writeFileSync(config, gatehouseConfigYaml(ctx.upstream, options));
@@ -170,10 +174,12 @@ function gatehouseTarget(name: string, options: Record<string, string | boolean>
           NODE_ENV: 'production',
           // The gateway's own speed is measured: no console build needed.
           CONSOLE_ENABLED: 'false',
+          ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'gatehouse-bench' } : {}),
         },
       });
       const cleanup = async () => {
         await proc.stop();
+        await sink?.close();
         rmSync(dir, { recursive: true, force: true });
       };
       let url: string;
@@ -193,7 +199,23 @@ export const gatehouse = gatehouseTarget('gatehouse', {});
 /** Gatehouse with node-local quota allowances (billing/allowance.ts). */
 export const gatehouseAllowance = gatehouseTarget('gatehouse-allowance', { QuotaAllowanceEnabled: true });
 
-export const ALL_TARGETS: Target[] = [direct, forwarder, portkey, gatehouse, gatehouseAllowance];
+/** Gatehouse as installed with OpenTelemetry traces on (platform/tracing.ts): what tracing costs per call. */
+export const gatehouseTraced = gatehouseTarget('gatehouse-traced', {}, true);
+
+export const ALL_TARGETS: Target[] = [direct, forwarder, portkey, gatehouse, gatehouseAllowance, gatehouseTraced];
+
+/** An OTLP/HTTP receiver that accepts and drops what it is sent. */
+async function startOtlpSink(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
 
 /** The request body every measurement sends (about 1 KB, like a short chat turn). */
 export function chatBody(stream: boolean): string {

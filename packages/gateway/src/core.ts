@@ -13,7 +13,8 @@ import { Outbound } from './platform/outbound.ts';
 import { Metrics } from './platform/metrics.ts';
 import { createRequire } from 'node:module';
 
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+/** The gateway's version (its package.json). */
+export const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
 export interface Core {
   config: Config;

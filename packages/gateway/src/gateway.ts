@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from './platform/config.ts';
 import type { Logger } from './platform/logger.ts';
-import { createCore, type Core } from './core.ts';
+import { createCore, version, type Core } from './core.ts';
+import { startTracing, stopTracing } from './platform/tracing.ts';
 import { buildApp } from './http/app.ts';
 import { AREAS } from './areas.ts';
 import type { Services } from './services.ts';
@@ -35,6 +36,8 @@ export async function startGateway(opts: StartOptions = {}): Promise<Gateway> {
   const core = await createCore(config, opts.log);
   const services = {} as Services;
   try {
+    // OpenTelemetry (platform/tracing.ts), when the OTEL_* variables ask for it; flushed last at close.
+    if (await startTracing(opts.env ?? process.env, { version, instance: config.nodeId })) core.onClose(stopTracing);
     for (const area of AREAS) await area.init(core, services);
     const app = await buildApp({ core, services, console: site }, AREAS.flatMap((a) => (a.routes ? [a.routes] : [])));
     let url = '';

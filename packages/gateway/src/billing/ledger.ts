@@ -32,6 +32,7 @@ import { CompiledQuery } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Core } from '../core.ts';
 import { GatewayError } from '../platform/errors.ts';
+import { inSpan, tracer } from '../platform/tracing.ts';
 import { isUniqueViolation, withTx, type Dialect, type Tx } from '../store/db.ts';
 
 export interface Payer {
@@ -491,7 +492,7 @@ export class Ledger {
   async reserve(p: Payer, ref: string, amount: number, opts: ReserveOptions = {}): Promise<boolean> {
     const amt = toUnits(amount);
     const make = opts.open ? () => openReserveOps(p, ref, amt, this.node) : () => reserveOps(p, ref, amt);
-    return (await this.exec(make)) !== AlreadyDone;
+    return (await this.exec(make, 0, 'reserve', ref)) !== AlreadyDone;
   }
 
   /**
@@ -502,7 +503,7 @@ export class Ledger {
    */
   async extend(p: Payer, ref: string, n: number, amount: number): Promise<boolean> {
     const amt = toUnits(amount);
-    return (await this.exec(() => extendOps(p, ref, n, amt))) !== AlreadyDone;
+    return (await this.exec(() => extendOps(p, ref, n, amt), 0, 'extend', ref)) !== AlreadyDone;
   }
 
   /**
@@ -513,7 +514,7 @@ export class Ledger {
   async settle(p: Payer, ref: string, reserved: number, actual: number, opts: MoveOptions = {}): Promise<{ charged: number; shortfall: number } | null> {
     const res = toUnits(reserved);
     const act = toUnits(actual);
-    const out = await this.exec(() => closingOps(settleOps(p, ref, res, act), ref), opts.deferMs);
+    const out = await this.exec(() => closingOps(settleOps(p, ref, res, act), ref), opts.deferMs, 'settle', ref);
     return out === AlreadyDone ? null : out;
   }
 
@@ -535,14 +536,14 @@ export class Ledger {
   /** Gives back what `ref` reserved. Returns false when the ref was already settled or refunded. */
   async refund(p: Payer, ref: string, reserved: number): Promise<boolean> {
     const amt = toUnits(reserved);
-    return (await this.exec(() => closingOps(refundOps(p, ref, amt), ref))) !== AlreadyDone;
+    return (await this.exec(() => closingOps(refundOps(p, ref, amt), ref), 0, 'refund', ref)) !== AlreadyDone;
   }
 
   /** Adds (or with a negative amount removes, never below zero) quota by hand, once per ref. */
   async adjust(userId: number, ref: string, amount: number, kind: 'topup' | 'adjust' = 'topup'): Promise<boolean> {
     const amt = toUnits(amount);
     const p: Payer = { userId, keyId: null, unlimitedKey: true };
-    return (await this.exec(() => adjustOps(p, ref, kind, amt))) !== AlreadyDone;
+    return (await this.exec(() => adjustOps(p, ref, kind, amt), 0, kind, ref)) !== AlreadyDone;
   }
 
   /**
@@ -552,7 +553,7 @@ export class Ledger {
   async hold(p: Payer, ref: string, amount: number, share: number, node: string, expiresAt: number): Promise<boolean> {
     const amt = toUnits(amount);
     try {
-      const r = await this.exec(() => holdOps(p, ref, amt, share, node, expiresAt));
+      const r = await this.exec(() => holdOps(p, ref, amt, share, node, expiresAt), 0, 'hold', ref);
       return r === true;
     } catch (e) {
       if (e instanceof NotEligible) return false;
@@ -563,7 +564,7 @@ export class Ledger {
   /** Writes the spends of a hold's requests (see spendOps). `deferMs` as for settle. */
   async spend(p: Payer, holdRef: string, items: readonly SpendItem[], expiresAt: number, opts: MoveOptions = {}): Promise<SpendResult> {
     const list = items.map((it) => ({ ref: it.ref, amount: toUnits(it.amount) }));
-    const r = await this.exec(() => spendOps(p, holdRef, list, expiresAt), opts.deferMs);
+    const r = await this.exec(() => spendOps(p, holdRef, list, expiresAt), opts.deferMs, 'spend', holdRef);
     return r === AlreadyDone ? { written: 0, late: 0, shortfall: 0 } : r;
   }
 
@@ -574,7 +575,7 @@ export class Ledger {
 
   /** Closes a hold once; null when it was already closed. */
   async closeHold(p: Payer, ref: string): Promise<{ returned: number; shortfall: number } | null> {
-    const r = await this.exec(() => closeHoldOps(p, ref));
+    const r = await this.exec(() => closeHoldOps(p, ref), 0, 'close_hold', ref);
     return r === AlreadyDone ? null : r;
   }
 
@@ -607,7 +608,19 @@ export class Ledger {
    * Runs one movement in one transaction. A unique violation (the movement already happened) rolls
    * it back and yields AlreadyDone; any other error (429 included) rolls back and is thrown.
    */
-  private async exec<T>(make: () => Ops<T>, deferMs = 0): Promise<T | typeof AlreadyDone> {
+  private exec<T>(make: () => Ops<T>, deferMs = 0, movement?: string, ref?: string): Promise<T | typeof AlreadyDone> {
+    // A span per named movement when tracing is on (platform/tracing.ts); nothing otherwise.
+    if (tracer && movement) {
+      return inSpan(tracer, 'gatehouse.ledger', { 'gatehouse.ledger.movement': movement, 'gatehouse.ledger.ref': ref ?? '' }, async (span) => {
+        const out = await this.run(make, deferMs);
+        if (out === AlreadyDone) span.setAttribute('gatehouse.ledger.already_done', true);
+        return out;
+      });
+    }
+    return this.run(make, deferMs);
+  }
+
+  private async run<T>(make: () => Ops<T>, deferMs: number): Promise<T | typeof AlreadyDone> {
     const alone = () => withTx(this.core.h, (tx) => this.driveAsync(tx, make()));
     try {
       return await (this.sqlite ? this.sqlite.run(make(), alone, deferMs) : alone());

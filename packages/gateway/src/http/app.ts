@@ -13,11 +13,17 @@ import { safeEqual } from '../platform/crypto.ts';
 import type { Services } from '../services.ts';
 import { healthRoutes } from './health-routes.ts';
 import { registerConsoleRoutes, serveConsoleFallback, type ConsoleSite } from './console-routes.ts';
+import { contextWith, extractContext, SpanKind, spanError, startSpan, tracer, withContext, type Span } from '../platform/tracing.ts';
+import type { Context } from '@opentelemetry/api';
+import type { Tracer } from '@opentelemetry/api';
 
 declare module 'fastify' {
   interface FastifyRequest {
     requestId: string;
     startedAt: bigint;
+    /** The request's server span and its context, when tracing is on (platform/tracing.ts). */
+    otelSpan?: Span;
+    otelContext?: Context;
   }
   interface FastifyInstance {
     /** Every route as registered (method, URL pattern): the OpenAPI document is checked against it. */
@@ -72,6 +78,7 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
     reply.header('x-request-id', req.requestId);
     done();
   });
+  if (tracer) traceRequests(app, tracer);
   // Every 500 is logged with its exception by sendError (http/errors.ts), thrown or sent.
   app.addHook('onRequest', apiHeaders);
   app.addHook('onSend', closeUnreadOnSend);
@@ -97,6 +104,46 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
   if (deps.console) registerConsoleRoutes(app, deps.console);
   for (const m of modules) await m(app, deps);
   return app;
+}
+
+/**
+ * A server span per request (the caller's `traceparent` as its parent), ended when the answer is sent
+ * or the client goes away; every route handler runs with it active, so the relay's, the ledger's and
+ * the task host's spans are its children. Registered only when tracing is on.
+ */
+function traceRequests(app: FastifyInstance, t: Tracer): void {
+  app.addHook('onRoute', (r) => {
+    const h = r.handler;
+    r.handler = function traced(this: FastifyInstance, req: FastifyRequest, reply: FastifyReply) {
+      const c = req.otelContext;
+      return c ? withContext(c, () => h.call(this, req, reply)) : h.call(this, req, reply);
+    } as typeof h;
+  });
+  app.addHook('onRequest', (req, _reply, done) => {
+    const route = req.routeOptions.url;
+    const span = startSpan(t, route ? `${req.method} ${route}` : req.method, SpanKind.SERVER, {
+      'http.request.method': req.method,
+      'url.path': req.url.split('?')[0],
+      ...(route ? { 'http.route': route } : {}),
+      'gatehouse.request_id': req.requestId,
+    }, extractContext(req.headers));
+    req.otelSpan = span;
+    req.otelContext = contextWith(extractContext(req.headers), span);
+    done();
+  });
+  const end = (req: FastifyRequest, status: number | null): void => {
+    const s = req.otelSpan;
+    if (!s) return;
+    req.otelSpan = undefined;
+    if (status === null) spanError(s, 'the client went away');
+    else {
+      s.setAttribute('http.response.status_code', status);
+      if (status >= 500) spanError(s, `HTTP ${status}`);
+    }
+    s.end();
+  };
+  app.addHook('onResponse', (req, reply, done) => { end(req, reply.statusCode); done(); });
+  app.addHook('onRequestAbort', (req, done) => { end(req, null); done(); });
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Credentials on HTTP requests: API keys for model-call and task endpoints (SPEC §5.1–5.3), login
+ * Credentials on HTTP requests: API keys for model-call and task endpoints (docs/api.md), login
  * sessions and personal access tokens for /api/*.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';

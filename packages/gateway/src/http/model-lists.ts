@@ -1,5 +1,5 @@
 /**
- * The model list and model detail in the three shapes callers expect (SPEC §2.6, §4.6): OpenAI
+ * The model list and model detail in the three shapes callers expect (docs/relay.md): OpenAI
  * (default), messages-style (when `anthropic-version` is sent) and Gemini-style (when the key came in
  * `x-goog-api-key` or `?key=`, and always under /v1beta/models).
  */

@@ -1,5 +1,5 @@
 /**
- * Plugin native routes (SPEC §4.5). One catch-all route: the current generation's route index
+ * Plugin native routes (docs/protocols.md). One catch-all route: the current generation's route index
  * decides by method and normalised path shape; anything unmatched is the web console's client route
  * (http/console-routes.ts) or the app's 404.
  */

@@ -1,5 +1,5 @@
 /**
- * /api/plugin/task: plugin administration for root (contract reference §10), envelope
+ * /api/plugin/task: plugin administration for root (docs/plugins.md), envelope
  * {success, message, data}. Thin: decode, call the plugin admin service, encode.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';

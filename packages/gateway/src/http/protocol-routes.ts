@@ -1,5 +1,5 @@
 /**
- * Host protocol endpoints (SPEC §4.2–4.4): images, videos and Responses served by task plugins.
+ * Host protocol endpoints (docs/protocols.md): images, videos and Responses served by task plugins.
  * Models no plugin claims go to the ordinary relay when it serves the path, else 503. Thin: decode
  * the body (files kept by the host, plugins get references), call the protocol host, encode.
  */

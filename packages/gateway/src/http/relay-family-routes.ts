@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { echo, GatewayError } from '../platform/errors.ts';
 import type { GeminiEmbedAction } from '../relay/embed.ts';
+import { ANTHROPIC_CALLER_HEADERS, callerVendorHeaders } from '../relay/providers.ts';
 import type { AppDeps } from './app.ts';
 import { requireKey } from './auth.ts';
 import { geminiModel, geminiModelList, openaiModelList } from './model-lists.ts';
@@ -37,6 +38,7 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
       await relay().handle({
         kind: 'chat', inbound: 'anthropic', endpoint: '/v1/messages', principal: req.principal!, body,
         raw: req.rawBody ?? Buffer.from(JSON.stringify(body)), scan: req.bodyScan, requestId: req.requestId, startedAt: req.startedAt, client: client(reply),
+        vendorHeaders: callerVendorHeaders(req.headers, ANTHROPIC_CALLER_HEADERS),
       });
     });
     scope.post('/v1/messages/count_tokens', { onRequest: auth }, async (req) => {

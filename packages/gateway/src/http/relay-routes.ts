@@ -1,5 +1,5 @@
 /**
- * OpenAI-format model-call endpoints (SPEC §4.6): chat completions, completions, embeddings, the web
+ * OpenAI-format model-call endpoints (docs/relay.md): chat completions, completions, embeddings, the web
  * playground chat, model list and model detail (in the caller's family). Thin: decode, call the relay,
  * let it answer. The messages-style and Gemini-native endpoints are in relay-family-routes.ts.
  */
@@ -105,7 +105,7 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       });
     });
 
-    // The model list answers in the family the request looks like (SPEC §4.6).
+    // The model list answers in the family the request looks like (docs/relay.md).
     const listErrors = (err: unknown, req: FastifyRequest, reply: FastifyReply) => sendError(reply, listFamily(req), err);
     scope.get('/v1/models', { onRequest: auth, errorHandler: listErrors }, async (req) => {
       const models = relay().listModels(req.principal!);

@@ -1,5 +1,5 @@
 /**
- * The generic task interface (SPEC §4.1): submit, query, artifact list and artifact content. Thin:
+ * The generic task interface (docs/tasks.md): submit, query, artifact list and artifact content. Thin:
  * decode, call services.tasks, encode. Errors use the task family's OpenAI-style envelope.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -13,6 +13,7 @@
 import type { Readable } from 'node:stream';
 import { Agent, Pool, type Dispatcher } from 'undici';
 import { publicOnlyAgent } from './ssrf.ts';
+import { injectContext, tracer } from './tracing.ts';
 
 export interface UpstreamRequest {
   url: Readonly<URL>;
@@ -50,6 +51,8 @@ export class UpstreamPools {
   }
 
   async send(req: UpstreamRequest, signal?: AbortSignal): Promise<UpstreamResponse> {
+    // The active span's W3C trace context goes to the upstream (only when tracing is on).
+    if (tracer) injectContext(req.headers);
     const res = await this.pool(req.url.origin).request({
       path: req.url.pathname + req.url.search,
       method: req.method,

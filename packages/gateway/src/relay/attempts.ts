@@ -8,6 +8,7 @@ import { echo, GatewayError } from '../platform/errors.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import type { RelayPolicy } from './policy.ts';
 import { networkMessage } from './relay.ts';
+import { inSpan, SpanKind, spanError, tracer, type Span } from '../platform/tracing.ts';
 
 export type AttemptOutcome =
   | { kind: 'done' }
@@ -40,12 +41,40 @@ export function isUpstreamFailure(e: unknown): boolean {
   return code.startsWith('UND_ERR') || /^E[A-Z_]{3,}$/.test(code);
 }
 
-export async function runAttempts<C extends AttemptCall>(
+export function runAttempts<C extends AttemptCall>(
   d: { channels: ChannelIndex; policy: RelayPolicy },
   ctx: C,
   candidates: RuntimeChannel[],
   hooks: AttemptHooks<C>,
   call: { model: string; group: string; res: { end(body: string): void } },
+): Promise<void> {
+  // With tracing on (platform/tracing.ts): a routing span over the attempts, a client span per attempt.
+  if (!tracer) return attemptLoop(d, ctx, candidates, hooks, call, null);
+  const attrs = { 'gen_ai.request.model': call.model, 'gatehouse.group': call.group, 'gatehouse.candidates': candidates.length };
+  return inSpan(tracer, 'gatehouse.routing', attrs, (span) => attemptLoop(d, ctx, candidates, hooks, call, span));
+}
+
+/** One attempt in its own span: channel, outcome, status and the reason of a retry. */
+function tracedAttempt<C extends AttemptCall>(hooks: AttemptHooks<C>, ctx: C, ch: RuntimeChannel, key: string, keyIndex: number, n: number): Promise<AttemptOutcome> {
+  const attrs = { 'gatehouse.channel.id': ch.id, 'gatehouse.channel.name': ch.name, 'gatehouse.channel.type': ch.type, 'gatehouse.attempt': n };
+  return inSpan(tracer!, 'gatehouse.upstream_attempt', attrs, async (span) => {
+    const r = await hooks.attempt(ctx, ch, key, keyIndex);
+    span.setAttribute('gatehouse.attempt.outcome', r.kind);
+    if (r.kind !== 'done') {
+      span.setAttribute('http.response.status_code', r.status);
+      if (r.kind === 'retry') { span.setAttribute('gatehouse.retry_reason', r.message.slice(0, 200)); spanError(span, r.message); }
+    }
+    return r;
+  }, SpanKind.CLIENT);
+}
+
+async function attemptLoop<C extends AttemptCall>(
+  d: { channels: ChannelIndex; policy: RelayPolicy },
+  ctx: C,
+  candidates: RuntimeChannel[],
+  hooks: AttemptHooks<C>,
+  call: { model: string; group: string; res: { end(body: string): void } },
+  span: Span | null,
 ): Promise<void> {
   const tried = new Set<number>();
   const failedKeys = new Map<number, Set<number>>();
@@ -58,7 +87,7 @@ export async function runAttempts<C extends AttemptCall>(
     tried.add(ch.id);
     let r: AttemptOutcome;
     try {
-      r = await hooks.attempt(ctx, ch, pick.key, keyIndex);
+      r = await (span ? tracedAttempt(hooks, ctx, ch, pick.key, keyIndex, i + 1) : hooks.attempt(ctx, ch, pick.key, keyIndex));
     } catch (e) {
       // Only a failure of the upstream connection counts against the channel; the gateway's own
       // errors (a bug, a body it cannot encode) end the call as a 500 and leave the channel alone.
@@ -66,6 +95,7 @@ export async function runAttempts<C extends AttemptCall>(
       r = { kind: 'retry', status: 0, message: networkMessage(e) };
     }
     if (r.kind === 'done') {
+      span?.setAttributes({ 'gatehouse.channel.id': ch.id, 'gatehouse.attempts': i + 1 });
       d.policy.succeeded(ch.id, keyIndex);
       return;
     }

@@ -80,7 +80,28 @@ function buildUrl(ch: RuntimeChannel, kind: RelayKind, model: string, stream: bo
   }
 }
 
-export function upstreamHeaders(ch: RuntimeChannel, key: string, stream: boolean): Record<string, string> {
+/**
+ * The caller's headers that mean something to an Anthropic upstream: `anthropic-version` and
+ * `anthropic-beta` (1M context, interleaved thinking, context management … are turned on by betas).
+ */
+export const ANTHROPIC_CALLER_HEADERS = ['anthropic-version', 'anthropic-beta'] as const;
+
+/** Picks the caller's vendor headers of a same-family call (empty: nothing to forward). */
+export function callerVendorHeaders(headers: Record<string, string | string[] | undefined>, names: readonly string[]): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const n of names) {
+    const v = headers[n];
+    const s = Array.isArray(v) ? v.join(',') : v;
+    if (s) (out ??= {})[n] = s;
+  }
+  return out;
+}
+
+/**
+ * The upstream request headers: content type, the channel's auth, `caller` (the caller's own vendor
+ * headers on a call in the upstream's format), then the channel's header override.
+ */
+export function upstreamHeaders(ch: RuntimeChannel, key: string, stream: boolean, caller?: Record<string, string>): Record<string, string> {
   const h: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
   switch (ch.type) {
     case ChannelType.azure: h['api-key'] = key; break;
@@ -88,6 +109,7 @@ export function upstreamHeaders(ch: RuntimeChannel, key: string, stream: boolean
     case ChannelType.gemini: h['x-goog-api-key'] = key; break;
     default: h.authorization = `Bearer ${key}`;
   }
+  if (caller) Object.assign(h, caller);
   for (const [k, v] of Object.entries(ch.headerOverride)) {
     if (typeof v === 'string') h[k.toLowerCase()] = v.replaceAll('{api_key}', key);
   }

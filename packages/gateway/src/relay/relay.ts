@@ -88,6 +88,8 @@ export interface RelayCall {
   geminiAction?: GeminiEmbedAction;
   /** The body's media and depth, when the route's parser already walked it (relay/body-scan.ts). */
   scan?: BodyScan;
+  /** The caller's vendor headers (`anthropic-version`, `anthropic-beta`), sent to upstreams of the caller's format. */
+  vendorHeaders?: Record<string, string>;
 }
 
 interface AttemptRecord {
@@ -386,7 +388,7 @@ export class Relay {
     const embedGemini = ctx.call.kind === 'embeddings' && ctx.cf === 'gemini';
     const t0 = process.hrtime.bigint();
     const url = upstreamUrl(ch, ctx.call.kind, upModel, ctx.stream, embedGemini ? (ctx.call.geminiAction ?? 'embedContent') : undefined);
-    const headers = upstreamHeaders(ch, key, ctx.stream);
+    const headers = upstreamHeaders(ch, key, ctx.stream, fmt === ctx.cf ? ctx.call.vendorHeaders : undefined);
     const up = await this.d.pools.send({ url, method: 'POST', headers, body });
     if (up.statusCode >= 400) {
       // An upstream error may echo the credentials it got: they never go further than here.

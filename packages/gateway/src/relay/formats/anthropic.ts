@@ -76,8 +76,18 @@ function decodeMessages(v: unknown, dropped: string[]): Message[] {
   v.forEach((m, i) => {
     const f = `messages[${i}]`;
     if (!isObj(m)) throw bad(f, 'must be an object');
-    if (m.role !== 'user' && m.role !== 'assistant') throw bad(`${f}.role`, `is not a valid role (${JSON.stringify(m.role)}); expected user or assistant`);
+    if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'system') {
+      throw bad(`${f}.role`, `is not a valid role (${JSON.stringify(m.role)}); expected user, assistant or system`);
+    }
     const blocks = decodeContent(m.content, `${f}.content`);
+    if (m.role === 'system') {
+      // A system entry inside the conversation (a beta Claude Code uses): other formats get it folded into
+      // their system prompt by their encoders; Anthropic upstreams get the body as it came.
+      const parts: ContentPart[] = [];
+      blocks.forEach((b, k) => { const p = decodeBlock(b, `${f}.content[${k}]`); if (p) parts.push(p); });
+      out.push({ role: 'system', parts });
+      return;
+    }
     if (m.role === 'assistant') {
       const parts: ContentPart[] = [];
       const toolCalls: ToolCall[] = [];
@@ -196,6 +206,11 @@ export function decodeRequest(body: unknown): CanonicalRequest {
       req.reasoning = { enabled: true, budgetTokens: budget, effort: budget !== undefined ? effortForBudget(budget) : undefined, includeThoughts: true };
     } else if (th.type === 'disabled') req.reasoning = { enabled: false };
     else req.reasoning = { enabled: true, includeThoughts: true };
+  }
+  // `output_config.effort` (with adaptive or enabled thinking) is the reasoning effort other formats take.
+  if (isObj(body.output_config) && typeof body.output_config.effort === 'string' && req.reasoning?.enabled !== false) {
+    const effort = body.output_config.effort === 'max' ? 'high' : body.output_config.effort;
+    req.reasoning = { ...(req.reasoning ?? { enabled: true }), effort, budgetTokens: req.reasoning?.budgetTokens ?? budgetForEffort(effort) };
   }
   if (isObj(body.metadata) && typeof body.metadata.user_id === 'string') req.user = body.metadata.user_id;
   if (isObj(body.metadata) && Object.keys(body.metadata).some((k) => k !== 'user_id')) req.extra.metadata = body.metadata;

@@ -1,5 +1,5 @@
 /**
- * Plugin administration (contract reference §10): upload, versions, activation, status with the
+ * Plugin administration (docs/plugins.md): upload, versions, activation, status with the
  * cascade/force rules, dry runs, deletion, icons. Every write bumps the plugin revision in the same
  * transaction, so this node and the others rebuild their generation.
  */
@@ -210,7 +210,7 @@ export class PluginAdmin {
     return { plugin: key, active_version: version, generation: this.host.current().revision };
   }
 
-  /** Enables or disables a plugin (reference §10 status rules). */
+  /** Enables or disables a plugin (the status rules of docs/plugins.md). */
   async setStatus(key: string, enabled: unknown, opts: { cascade?: boolean; force?: boolean } = {}) {
     if (typeof enabled !== 'boolean') throw badRequest('enabled must be a boolean');
     const pl = await this.activeRow(key);

@@ -1,4 +1,4 @@
-/** Contexts handed to plugin hooks (SPEC §2.11), built from a channel and a stored task. */
+/** Contexts handed to plugin hooks (docs/plugins.md), built from a channel and a stored task. */
 import type { Selectable } from 'kysely';
 import type { TaskRow } from '../../store/schema-tasks.ts';
 import type { TaskChannel } from './catalog.ts';

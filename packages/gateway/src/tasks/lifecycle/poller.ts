@@ -7,6 +7,7 @@
  * Background polling always uses the newest plugin generation.
  */
 import { sql } from 'kysely';
+import { inSpan, tracer } from '../../platform/tracing.ts';
 import type { TaskService } from './service.ts';
 import { hookMessage } from './service.ts';
 import { queryContext, type Task } from './context.ts';
@@ -177,7 +178,13 @@ export class Poller {
     return { status: res.status, headers: res.headers, body: decodeBody(await readLimited(res.body, this.svc.limits.maxResponseBytes)) };
   }
 
-  async pollOne(plugin: LoadedPlugin, t: Task): Promise<void> {
+  pollOne(plugin: LoadedPlugin, t: Task): Promise<void> {
+    // A span per poll when tracing is on (platform/tracing.ts).
+    if (tracer) return inSpan(tracer, 'gatehouse.task_poll', { 'gatehouse.plugin': plugin.key, 'gatehouse.task.id': t.public_id, 'gatehouse.task.status': t.status }, () => this.pollOneTask(plugin, t));
+    return this.pollOneTask(plugin, t);
+  }
+
+  private async pollOneTask(plugin: LoadedPlugin, t: Task): Promise<void> {
     const me = this.svc.nodeId;
     const { ch, ctx, target } = this.target(plugin, t);
     if (!ch) { await this.svc.pollFailed(t, 'the task channel is disabled or gone', me); return; }
@@ -214,7 +221,12 @@ export class Poller {
     await this.svc.applyResult(plugin, t, { ...result, countAsFailure: other4xx }, body, me);
   }
 
-  async pollBatch(plugin: LoadedPlugin, tasks: Task[]): Promise<void> {
+  pollBatch(plugin: LoadedPlugin, tasks: Task[]): Promise<void> {
+    if (tracer) return inSpan(tracer, 'gatehouse.task_poll', { 'gatehouse.plugin': plugin.key, 'gatehouse.task.batch_size': tasks.length }, () => this.pollTaskBatch(plugin, tasks));
+    return this.pollTaskBatch(plugin, tasks);
+  }
+
+  private async pollTaskBatch(plugin: LoadedPlugin, tasks: Task[]): Promise<void> {
     const me = this.svc.nodeId;
     const first = tasks[0];
     const { ch, ctx: firstCtx, target } = this.target(plugin, first);

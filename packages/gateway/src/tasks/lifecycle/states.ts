@@ -1,4 +1,4 @@
-/** Task states (SPEC §3) and the public view of a task. */
+/** Task states (docs/tasks.md) and the public view of a task. */
 import type { Selectable } from 'kysely';
 import { TASK_STATUSES, type TaskStatus } from '@gatehouse/plugin-sdk';
 import type { TaskRow } from '../../store/schema-tasks.ts';
@@ -30,7 +30,7 @@ export function normalizeProgress(p: unknown, status: TaskStatus, prev: string):
   return DEFAULT_PROGRESS[status];
 }
 
-/** The query response of SPEC §2.1 (times in unix seconds). */
+/** The task query response (docs/tasks.md) (times in unix seconds). */
 export interface PublicTask {
   task_id: string;
   platform: string;

@@ -1,5 +1,5 @@
 /**
- * Plugin marketplaces (contract reference §11): sources are HTTP(S) locations serving an
+ * Plugin marketplaces (docs/plugins.md): sources are HTTP(S) locations serving an
  * `index.json` (indexVersion 1). Installing fetches the version's plugin.js, verifies its sha256 from
  * the index and then goes through the normal upload (validation, conflict preflight). The index is a
  * cache, never a trust anchor: the upload re-verifies the hash of what was fetched.

@@ -1,5 +1,5 @@
 /**
- * Serving plugin native routes (SPEC §4.5): match per generation, authenticate, check ownership (query)
+ * Serving plugin native routes (docs/protocols.md): match per generation, authenticate, check ownership (query)
  * or model scope (submit/dynamic), run the decoder, submit through the task lifecycle, and let the
  * presenter shape only the outgoing envelope. Errors go through `native.error` when the plugin has it.
  */

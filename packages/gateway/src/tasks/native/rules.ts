@@ -1,5 +1,5 @@
 /**
- * Native plugin routes (SPEC §4.5): reserved host namespaces, decoder intents,
+ * Native plugin routes (docs/protocols.md): reserved host namespaces, decoder intents,
  * originTaskIds normalisation (ownership and channel checks are the lifecycle's), and the host's error envelopes for these routes. No I/O here.
  */
 import type { NativeRoute } from '@gatehouse/plugin-sdk';

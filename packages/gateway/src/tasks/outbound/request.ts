@@ -7,6 +7,7 @@
  * retry elsewhere) or may have (`sent: true`, outcome unknown).
  */
 import { request, type Dispatcher } from 'undici';
+import { injectContext, tracer } from '../../platform/tracing.ts';
 import type { FileReference } from '@gatehouse/plugin-sdk';
 import { GatewayError } from '../../platform/errors.ts';
 import { checkHost, parseUpstreamUrl } from './hosts.ts';
@@ -182,6 +183,8 @@ export interface RawResponse {
  * transport failure is an OutboundError telling whether it was sent.
  */
 export async function send(b: BuiltRequest, limits: OutboundLimits, dispatcher: Dispatcher, signal?: AbortSignal): Promise<RawResponse> {
+  // The active span's W3C trace context goes to the vendor (only when tracing is on).
+  if (tracer) injectContext(b.headers);
   try {
     const res = await request(b.url, {
       method: b.method,

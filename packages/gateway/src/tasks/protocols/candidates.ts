@@ -1,5 +1,5 @@
 /**
- * Candidate selection on a protocol path (SPEC §4.4, issue point 1): every plugin that claims the
+ * Candidate selection on a protocol path (docs/protocols.md): every plugin that claims the
  * model is a candidate; a Responses mode a candidate did not declare removes it before any hook runs;
  * each remaining candidate's `decodeRequest` runs, and only those returning a valid submit intent stay.
  * When every candidate refuses, the failures are reported grouped with their plugin keys.

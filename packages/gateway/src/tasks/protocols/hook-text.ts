@@ -1,5 +1,5 @@
 /**
- * Text a plugin hook threw may reach the caller (SPEC §4.5 rule 4, §7). It is made readable and
+ * Text a plugin hook threw may reach the caller (docs/plugins.md). It is made readable and
  * safe here: stack traces are cut, host file paths and things that look like credentials are
  * replaced, control characters become spaces, and the text is capped at 512 characters.
  */

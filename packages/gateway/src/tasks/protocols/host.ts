@@ -1,5 +1,5 @@
 /**
- * The host protocols (SPEC §4.2–4.4): image, video and Responses requests served by task plugins.
+ * The host protocols (docs/protocols.md): image, video and Responses requests served by task plugins.
  * Candidate selection, channel choice deciding the executing plugin, submission through the task
  * lifecycle, in-request waiting, and rendering through the plugin's protocol hooks. No HTTP here.
  */

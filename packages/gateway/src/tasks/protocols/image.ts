@@ -1,5 +1,5 @@
 /**
- * Image results (SPEC §2.3, §4.2): the `render` result is checked and `created` added; for
+ * Image results (docs/protocols.md): the `render` result is checked and `created` added; for
  * `response_format: b64_json` the host downloads each URL and adds Base64 while keeping the URL, and
  * logs a warning when a download fails (the caller then gets the URL only).
  */

@@ -1,5 +1,5 @@
 /**
- * The Responses protocol's host-owned parts (SPEC §4.4): Response ids, the Response object, the
+ * The Responses protocol's host-owned parts (docs/protocols.md): Response ids, the Response object, the
  * normalisation of `renderFinal`, the mapping of `renderEvents` results to OpenAI Responses stream
  * events, and SSE framing. No I/O here; the stream driver lives in responses-stream.ts.
  */

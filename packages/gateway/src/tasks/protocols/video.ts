@@ -1,5 +1,5 @@
 /**
- * The video object (SPEC §2.4, §4.3). The host sets id, object, model, status, progress and the time
+ * The video object (docs/protocols.md). The host sets id, object, model, status, progress and the time
  * fields; vendor fields from the plugin's `render` are kept when they pass the rules below.
  */
 import { GatewayError } from '../../platform/errors.ts';

@@ -1,5 +1,5 @@
 /**
- * Host halves of the sandbox `utils` (contract reference §3.3). Each takes strings (the isolate side
+ * Host halves of the sandbox `utils` (docs/plugins.md). Each takes strings (the isolate side
  * converts its arguments) and returns strings; a thrown error surfaces inside the plugin as an Error.
  */
 import { createHash, createHmac, randomUUID } from 'node:crypto';

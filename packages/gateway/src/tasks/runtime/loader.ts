@@ -3,6 +3,7 @@
  * LoadedPlugin: immutable facts about one version plus `call()` into its isolate pool.
  */
 import { createHash } from 'node:crypto';
+import { inSpan, tracer } from '../../platform/tracing.ts';
 import { CAPABILITIES, PROTOCOL_ALIASES, type ProtocolName } from '@gatehouse/plugin-sdk';
 import { PluginSandbox, type Describe, type SandboxOptions } from './sandbox.ts';
 import { validateManifest, usageSchemaFor, type NormalisedClaim, type NormalisedManifest } from './manifest.ts';
@@ -63,7 +64,7 @@ export interface ExportShape {
   batchStyle: 'contexts' | 'ids';
 }
 
-/** Checks required, paired, forbidden and unknown exports against the manifest (reference §1.5). */
+/** Checks required, paired, forbidden and unknown exports against the manifest. */
 export function validateExports(man: NormalisedManifest, d: Describe): ExportShape {
   const err = (field: string, msg: string): never => { throw new PluginLoadError(`export ${field}: ${msg}`, field); };
   const present = (k: string) => d.exports[k] !== undefined && d.exports[k] !== 'undefined';
@@ -188,7 +189,13 @@ export class LoadedPlugin {
    * Calls a hook with JSON arguments (copied in) and returns its JSON result (copied out).
    * Rejects with PluginCallError: unknown hook, timeout, memory, thrown error, invalid result.
    */
-  async call(hook: string, ...args: unknown[]): Promise<unknown> {
+  call(hook: string, ...args: unknown[]): Promise<unknown> {
+    // A span per hook call when tracing is on (platform/tracing.ts).
+    if (tracer) return inSpan(tracer, 'gatehouse.plugin_hook', { 'gatehouse.plugin': this.key, 'gatehouse.plugin.hook': hook }, () => this.callHook(hook, args));
+    return this.callHook(hook, args);
+  }
+
+  private async callHook(hook: string, args: unknown[]): Promise<unknown> {
     const canon = this.canonical(hook);
     if (!this.exports.has(canon)) throw new PluginCallError(this.key, hook, 'not_found', 'the plugin does not export this hook');
     let target = canon;

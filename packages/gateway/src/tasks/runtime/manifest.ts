@@ -1,5 +1,5 @@
 /**
- * Manifest validation and normalisation (SPEC §2.7–2.9, contract reference §1). The JSON Schema of
+ * Manifest validation and normalisation (docs/plugins.md, "The manifest"). The JSON Schema of
  * @gatehouse/plugin-sdk checks structure first; the rules below check what a schema cannot say and
  * produce the normalised manifest the host works with. Every error names the field and the rule.
  */
@@ -177,7 +177,7 @@ function checkWebsite(v: string): string {
   return s;
 }
 
-/** Normalises a base URL (SPEC §2.7): absolute http(s), no credentials/query/fragment, ASCII host lower-cased, trailing "/" removed. */
+/** Normalises a base URL: absolute http(s), no credentials/query/fragment, ASCII host lower-cased, trailing "/" removed. */
 export function normaliseBaseUrl(v: string, field = 'baseUrl'): string {
   const s = v.trim();
   if (!s) return '';

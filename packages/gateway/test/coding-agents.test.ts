@@ -1,0 +1,115 @@
+/**
+ * The real Claude Code CLI (`claude -p`) through the gateway, offline: against a loopback Anthropic
+ * upstream (same format: the caller's `anthropic-version` and `anthropic-beta` reach the vendor, and
+ * the body with its system entries inside `messages` passes unchanged) and against a loopback OpenAI
+ * chat upstream (converted). Each call is billed to the key that made it.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { startTestGateway, type TestGateway } from './harness.ts';
+import { sse, startFake, type FakeUpstream, type Recorded } from './upstreams/common.ts';
+import { startFakeOpenAI, type FakeOpenAI } from './upstreams/openai.ts';
+import { balance, createCaller, createChannel, setPrice, waitFor } from './relay-fixtures.ts';
+
+const require = createRequire(import.meta.url);
+/** The CLI's native binary, from its package for this platform (an optional dependency of the CLI's package). */
+const CLAUDE = join(dirname(require.resolve(`@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`)), 'claude');
+
+let gw: TestGateway;
+let anthropic: FakeUpstream;
+let openai: FakeOpenAI;
+let home: string;
+
+/** A loopback Messages API that answers every turn with one streamed text. */
+function answerText(r: Recorded, res: import('node:http').ServerResponse) {
+  const ev = (event: string, data: Record<string, unknown>) => ({ event, data: { type: event, ...data } });
+  return sse(res, [
+    ev('message_start', { message: { id: 'msg_cc', type: 'message', role: 'assistant', model: r.body.model, content: [], stop_reason: null, usage: { input_tokens: 1200, output_tokens: 1 } } }),
+    ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hello from the loopback vendor.' } }),
+    ev('content_block_stop', { index: 0 }),
+    ev('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 8 } }),
+    ev('message_stop', {}),
+  ], 0);
+}
+
+before(async () => {
+  anthropic = await startFake((r, res) => {
+    if (!r.path.startsWith('/v1/messages')) { res.writeHead(404).end(); return; }
+    return answerText(r, res);
+  });
+  openai = await startFakeOpenAI();
+  gw = await startTestGateway();
+  await createChannel(gw, { type: 14, baseUrl: anthropic.url, keys: ['sk-ant'], models: ['claude-sonnet-5'], name: 'anthropic' });
+  await createChannel(gw, { type: 1, baseUrl: openai.url, models: ['claude-haiku-4-5-20251001'], name: 'openai' });
+  await setPrice(gw, 'claude-sonnet-5', { input: 3, output: 15 });
+  await setPrice(gw, 'claude-haiku-4-5-20251001', { input: 1, output: 5 });
+  home = mkdtempSync(join(tmpdir(), 'gatehouse-claude-'));
+});
+
+after(async () => {
+  await gw?.stop();
+  await anthropic?.close();
+  await openai?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+/** Runs `claude -p <prompt>` against the gateway with `key`; resolves with its exit code and output. */
+function claude(key: string, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(CLAUDE, ['-p', ...args], {
+      cwd: home,
+      env: {
+        PATH: process.env.PATH, HOME: home, ANTHROPIC_BASE_URL: gw.url, ANTHROPIC_API_KEY: key,
+        DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', CI: 'true',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+    p.stderr.on('data', (c: Buffer) => { err += c.toString(); });
+    const t = setTimeout(() => p.kill('SIGKILL'), 90_000);
+    p.on('close', (code) => { clearTimeout(t); resolve({ code, out, err }); });
+  });
+}
+
+test('Claude Code through an Anthropic channel: its headers and body reach the vendor, the call is billed', async () => {
+  const caller = await createCaller(gw, { quota: 50_000_000 });
+  const before = await balance(gw, caller.userId);
+  const r = await claude(caller.key, ['--model', 'sonnet', 'Say hello.']);
+  assert.equal(r.code, 0, `claude failed: ${r.out}\n${r.err}`);
+  assert.match(r.out, /Hello from the loopback vendor/);
+  const sent = anthropic.requests.filter((q) => q.path.startsWith('/v1/messages'));
+  assert.ok(sent.length >= 1);
+  const last = sent.at(-1)!;
+  assert.equal(last.headers['x-api-key'], 'sk-ant', "the channel's key, never the caller's");
+  assert.ok(last.headers['anthropic-version'], 'anthropic-version forwarded');
+  assert.match(String(last.headers['anthropic-beta'] ?? ''), /interleaved-thinking-2025-05-14/, 'the betas Claude Code asked for reach the vendor');
+  assert.match(String(last.headers['anthropic-beta'] ?? ''), /mid-conversation-system/);
+  assert.ok(last.body.messages.some((m: { role: string }) => m.role === 'system'), 'system entries inside messages pass unchanged');
+  assert.equal(last.body.thinking?.type, 'adaptive');
+  assert.equal(last.body.model, 'claude-sonnet-5');
+  assert.ok(Array.isArray(last.body.tools) && last.body.tools.length > 0, 'the tools pass');
+  await waitFor(async () => (await balance(gw, caller.userId)) < before, 5000, 'the charge');
+});
+
+test('Claude Code through an OpenAI chat channel: converted, answered and billed', async () => {
+  const caller = await createCaller(gw, { quota: 50_000_000 });
+  const before = await balance(gw, caller.userId);
+  const r = await claude(caller.key, ['--model', 'haiku', 'Say hello.']);
+  assert.equal(r.code, 0, `claude failed: ${r.out}\n${r.err}`);
+  const sent = openai.requests.filter((q) => q.path.endsWith('/chat/completions'));
+  assert.ok(sent.length >= 1, 'the OpenAI upstream was called');
+  const body = sent.at(-1)!.body;
+  assert.equal(body.model, 'claude-haiku-4-5-20251001');
+  assert.equal(body.messages[0].role, 'system', 'the system prompt leads the converted messages');
+  assert.ok(typeof body.reasoning_effort === 'string', `output_config.effort becomes reasoning_effort (${JSON.stringify(body.reasoning_effort)})`);
+  assert.ok(r.out.trim().length > 0);
+  await waitFor(async () => (await balance(gw, caller.userId)) < before, 5000, 'the charge');
+});
