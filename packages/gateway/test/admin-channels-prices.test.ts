@@ -129,7 +129,7 @@ test('prices, group ratios and options', async () => {
     await root.fails(400, 'PUT', '/api/price', { input: 1 }, 'model');
     await root.fails(400, 'PUT', '/api/price', { model: 'gpt-4o', input: 'cheap' }, 'input');
     const p = await root.ok('PUT', '/api/price', { model: 'gpt-4o', input: 2.5, output: 10, cached_input: 1.25 });
-    assert.deepEqual({ ...p, updated_at: 0 }, { model: 'gpt-4o', input: 2.5, output: 10, cached_input: 1.25, per_request: null, expression: null, updated_at: 0 });
+    assert.deepEqual({ ...p, updated_at: 0 }, { model: 'gpt-4o', input: 2.5, output: 10, cached_input: 1.25, cache_write_5m: null, cache_write_1h: null, per_request: null, expression: null, updated_at: 0 });
     await root.ok('PUT', '/api/price', { model: 'dall-e-3', per_request: 0.04 });
     // Expressions are checked when saved: syntax, and for <pluginKey>::<model> the plugin's usage facts.
     await root.fails(400, 'PUT', '/api/price', { model: 'org/video-model', expression: 'u("seconds") *' }, 'expression');

@@ -304,16 +304,16 @@ test('account: own balance, password change revokes other sessions and the acces
     const annList = ((await (await fetch(`${gw.url}/api/user/models`, { headers: { cookie: s3.cookie } })).json()) as { data: unknown }).data;
     assert.deepEqual(annList, {
       group: 'default', group_ratio: 1, items: [
-        { model: 'm-all', priced: true, input: 2, output: 8, cached_input: 2, per_request: null },
-        { model: 'm-per-call', priced: true, input: null, output: null, cached_input: null, per_request: 0.04 },
+        { model: 'm-all', priced: true, input: 2, output: 8, cached_input: 2, cache_write_5m: 2.5, cache_write_1h: 4, per_request: null },
+        { model: 'm-per-call', priced: true, input: null, output: null, cached_input: null, cache_write_5m: null, cache_write_1h: null, per_request: 0.04 },
       ],
     });
     const bob = await AdminClient.login(gw.url, 'bob', 'bob-password');
     assert.deepEqual(await bob.ok('GET', '/api/user/models'), {
       group: 'vip', group_ratio: 1.5, items: [
-        { model: 'm-all', priced: true, input: 3, output: 12, cached_input: 3, per_request: null },
-        { model: 'm-per-call', priced: true, input: null, output: null, cached_input: null, per_request: 0.06 },
-        { model: 'm-vip', priced: false, input: null, output: null, cached_input: null, per_request: null },
+        { model: 'm-all', priced: true, input: 3, output: 12, cached_input: 3, cache_write_5m: 3.75, cache_write_1h: 6, per_request: null },
+        { model: 'm-per-call', priced: true, input: null, output: null, cached_input: null, cache_write_5m: null, cache_write_1h: null, per_request: 0.06 },
+        { model: 'm-vip', priced: false, input: null, output: null, cached_input: null, cache_write_5m: null, cache_write_1h: null, per_request: null },
       ],
     });
   } finally {

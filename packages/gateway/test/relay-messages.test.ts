@@ -93,7 +93,7 @@ test('thinking blocks and signatures pass through (non-stream and stream)', asyn
   assert.equal(s.content[1].type === 'text' && s.content[1].text, 'Hello from Claude');
 });
 
-test('cache reads and writes: read tokens priced at cached_input, writes as input', async () => {
+test('cache reads and writes: read tokens priced at cached_input, writes at 1.25× input', async () => {
   ant.override = (r, res) => {
     json(res, 200, { id: 'msg_c', type: 'message', role: 'assistant', model: r.body.model, content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 10, cache_read_input_tokens: 400, cache_creation_input_tokens: 100, output_tokens: 20 } });
     return true;
@@ -103,8 +103,8 @@ test('cache reads and writes: read tokens priced at cached_input, writes as inpu
     const log = await consumeLog(gw, response.headers.get('x-request-id')!);
     assert.equal(Number(log.prompt_tokens), 510);
     assert.equal(Number(log.cached_tokens), 400);
-    // (110 × $2 + 400 × $0.5 + 20 × $2) / 1M × 500,000 = 230
-    assert.equal(Number(log.quota), 230);
+    // (10 × $2 + 400 × $0.5 + 100 × $2.5 + 20 × $2) / 1M × 500,000 = 255
+    assert.equal(Number(log.quota), 255);
     assert.equal(JSON.parse(log.other!).cache_write_tokens, 100);
   } finally {
     ant.override = null;

@@ -12,6 +12,9 @@ export interface GroupModelPrice {
   input: number | null;
   output: number | null;
   cached_input: number | null;
+  /** USD per 1M prompt-cache write tokens kept 5 minutes / 1 hour, group ratio applied. */
+  cache_write_5m: number | null;
+  cache_write_1h: number | null;
   /** USD per call, group ratio applied. */
   per_request: number | null;
 }
@@ -28,9 +31,13 @@ export function groupModelPrices(models: readonly string[], book: PriceBook, gro
   const ratio = book.groupRatio(group);
   const items = [...models].sort().map((model): GroupModelPrice => {
     const p = book.get(model);
-    if (!p) return { model, priced: false, input: null, output: null, cached_input: null, per_request: null };
-    if (p.perRequest !== null) return { model, priced: true, input: null, output: null, cached_input: null, per_request: usd(p.perRequest * ratio) };
-    return { model, priced: true, input: usd(p.input * ratio), output: usd(p.output * ratio), cached_input: usd(p.cachedInput * ratio), per_request: null };
+    const none = { input: null, output: null, cached_input: null, cache_write_5m: null, cache_write_1h: null };
+    if (!p) return { model, priced: false, ...none, per_request: null };
+    if (p.perRequest !== null) return { model, priced: true, ...none, per_request: usd(p.perRequest * ratio) };
+    return {
+      model, priced: true, input: usd(p.input * ratio), output: usd(p.output * ratio), cached_input: usd(p.cachedInput * ratio),
+      cache_write_5m: usd(p.cacheWrite5m * ratio), cache_write_1h: usd(p.cacheWrite1h * ratio), per_request: null,
+    };
   });
   return { group, group_ratio: ratio, items };
 }

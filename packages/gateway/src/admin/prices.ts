@@ -9,13 +9,16 @@ import type { PriceRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
 import { Reader, fieldError, type Page } from './validate.ts';
 
-const PRICE_FIELDS = ['model', 'input', 'output', 'cached_input', 'per_request', 'expression'];
+const PRICE_FIELDS = ['model', 'input', 'output', 'cached_input', 'cache_write_5m', 'cache_write_1h', 'per_request', 'expression'];
 
 export interface PriceInput {
   model: string;
   input: number | null;
   output: number | null;
   cached_input: number | null;
+  /** USD per 1M prompt-cache write tokens kept 5 minutes / 1 hour; null: 1.25× / 2× `input`. */
+  cache_write_5m: number | null;
+  cache_write_1h: number | null;
   per_request: number | null;
   expression: string | null;
 }
@@ -54,10 +57,12 @@ export class PriceAdmin {
       input: n('input'),
       output: n('output'),
       cached_input: n('cached_input'),
+      cache_write_5m: n('cache_write_5m'),
+      cache_write_1h: n('cache_write_1h'),
       per_request: n('per_request'),
       expression: r.nullableStr('expression', { max: 65536 }) ?? null,
     };
-    if (out.input === null && out.output === null && out.cached_input === null && out.per_request === null && out.expression === null) {
+    if (out.input === null && out.output === null && out.cached_input === null && out.cache_write_5m === null && out.cache_write_1h === null && out.per_request === null && out.expression === null) {
       throw fieldError(at || 'body', 'give input/output (USD per 1M tokens), per_request (USD) or expression');
     }
     if (out.expression !== null) {
@@ -74,6 +79,7 @@ export class PriceAdmin {
     const n = (v: number | null) => (v === null ? null : Number(v));
     return {
       model: r.model, input: n(r.input), output: n(r.output), cached_input: n(r.cached_input),
+      cache_write_5m: n(r.cache_write_5m), cache_write_1h: n(r.cache_write_1h),
       per_request: n(r.per_request), expression: r.expression, updated_at: Number(r.updated_at),
     };
   }
@@ -95,7 +101,7 @@ export class PriceAdmin {
   /** Inserts or replaces a price; returns whether anything changed. */
   async set(p: PriceInput): Promise<{ view: PriceView; changed: boolean }> {
     const cur = await this.db.selectFrom('prices').selectAll().where('model', '=', p.model).executeTakeFirst();
-    const same = cur && (['input', 'output', 'cached_input', 'per_request'] as const).every((k) => (cur[k] === null ? null : Number(cur[k])) === p[k]) && cur.expression === p.expression;
+    const same = cur && (['input', 'output', 'cached_input', 'cache_write_5m', 'cache_write_1h', 'per_request'] as const).every((k) => (cur[k] === null ? null : Number(cur[k])) === p[k]) && cur.expression === p.expression;
     if (cur && same) return { view: this.view(cur), changed: false };
     const row = { ...p, updated_at: Date.now() };
     if (cur) await this.db.updateTable('prices').set(row).where('model', '=', p.model).execute();

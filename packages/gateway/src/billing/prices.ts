@@ -17,6 +17,10 @@ export interface ModelPrice {
   output: number;
   /** USD per 1M cached input tokens; defaults to `input` when not set. */
   cachedInput: number;
+  /** USD per 1M prompt-cache write tokens kept 5 minutes; defaults to 1.25 × `input`. */
+  cacheWrite5m: number;
+  /** USD per 1M prompt-cache write tokens kept 1 hour; defaults to 2 × `input`. */
+  cacheWrite1h: number;
   /** USD per call; when set, token prices are not used. */
   perRequest: number | null;
 }
@@ -27,6 +31,8 @@ export interface TokenUsage {
   outputTokens: number;
   cachedInputTokens?: number;
   cacheWriteTokens?: number;
+  /** The part of `cacheWriteTokens` written for one hour (the rest is written for five minutes). */
+  cacheWrite1hTokens?: number;
   reasoningTokens?: number;
 }
 
@@ -49,6 +55,8 @@ export class PriceBook {
         input,
         output: r.output === null ? 0 : Number(r.output),
         cachedInput: r.cached_input === null ? input : Number(r.cached_input),
+        cacheWrite5m: r.cache_write_5m === null ? input * CACHE_WRITE_5M_FACTOR : Number(r.cache_write_5m),
+        cacheWrite1h: r.cache_write_1h === null ? input * CACHE_WRITE_1H_FACTOR : Number(r.cache_write_1h),
         perRequest: r.per_request === null ? null : Number(r.per_request),
       });
     }
@@ -72,14 +80,24 @@ export class PriceBook {
   }
 }
 
-/** Raw USD cost of a usage at a price (before the group ratio). Cache-write tokens are priced as input. */
+/** Default prices of prompt-cache writes, as multiples of the input price (Anthropic's). */
+export const CACHE_WRITE_5M_FACTOR = 1.25;
+export const CACHE_WRITE_1H_FACTOR = 2;
+
+/**
+ * Raw USD cost of a usage at a price (before the group ratio): uncached input, cached input (cache
+ * reads), cache writes (5-minute and 1-hour) and output each at their price.
+ */
 export function usdCost(price: ModelPrice | null, u: TokenUsage): number {
   if (!price) return 0;
   if (price.perRequest !== null) return price.perRequest;
-  const cached = Math.max(0, Math.min(u.cachedInputTokens ?? 0, u.inputTokens));
-  const uncached = Math.max(0, u.inputTokens - cached);
+  const input = Math.max(0, u.inputTokens);
+  const cached = Math.max(0, Math.min(u.cachedInputTokens ?? 0, input));
+  const writes = Math.max(0, Math.min(u.cacheWriteTokens ?? 0, input - cached));
+  const writes1h = Math.max(0, Math.min(u.cacheWrite1hTokens ?? 0, writes));
+  const uncached = input - cached - writes;
   const output = Math.max(0, u.outputTokens);
-  return (uncached * price.input + cached * price.cachedInput + output * price.output) / 1e6;
+  return (uncached * price.input + cached * price.cachedInput + (writes - writes1h) * price.cacheWrite5m + writes1h * price.cacheWrite1h + output * price.output) / 1e6;
 }
 
 /**

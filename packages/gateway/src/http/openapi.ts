@@ -121,10 +121,12 @@ const schemas: Record<string, Schema> = {
   }, [], { additionalProperties: false }),
   Price: obj({
     model: str(), input: nullable(num('USD per 1M input tokens')), output: nullable(num('USD per 1M output tokens')), cached_input: nullable(num('USD per 1M cached input tokens')),
+    cache_write_5m: nullable(num('USD per 1M prompt-cache write tokens kept 5 minutes (null: 1.25 × input)')), cache_write_1h: nullable(num('USD per 1M prompt-cache write tokens kept 1 hour (null: 2 × input)')),
     per_request: nullable(num('USD per request')), expression: nullable(str('task billing expression, yields USD')), updated_at: int(),
   }),
   PriceInput: obj({
     model: str(), input: nullable(num('USD per 1M input tokens')), output: nullable(num('USD per 1M output tokens')), cached_input: nullable(num('USD per 1M cached input tokens')),
+    cache_write_5m: nullable(num('USD per 1M prompt-cache write tokens kept 5 minutes (null: 1.25 × input)')), cache_write_1h: nullable(num('USD per 1M prompt-cache write tokens kept 1 hour (null: 2 × input)')),
     per_request: nullable(num('USD per request')), expression: nullable(str('task billing expression, yields USD')),
   }, ['model'], { additionalProperties: false, description: 'a whole price: fields not given are cleared; at least one of input/output, per_request or expression' }),
   GroupRatio: obj({ group: str(), ratio: num() }, ['group', 'ratio']),
@@ -133,7 +135,9 @@ const schemas: Record<string, Schema> = {
     model: str(), priced: bool('false: the price book has no price for it'),
     input: nullable(num('USD per 1M input tokens, group ratio applied')), output: nullable(num('USD per 1M output tokens, group ratio applied')),
     cached_input: nullable(num('USD per 1M cached input tokens, group ratio applied')), per_request: nullable(num('USD per call, group ratio applied')),
-  }, ['model', 'priced', 'input', 'output', 'cached_input', 'per_request']),
+    cache_write_5m: nullable(num('USD per 1M prompt-cache write tokens kept 5 minutes, group ratio applied')),
+    cache_write_1h: nullable(num('USD per 1M prompt-cache write tokens kept 1 hour, group ratio applied')),
+  }, ['model', 'priced', 'input', 'output', 'cached_input', 'cache_write_5m', 'cache_write_1h', 'per_request']),
   GroupModels: obj({ group: str(), group_ratio: num(), items: arr(ref('GroupModelPrice')) }, ['group', 'group_ratio', 'items']),
   UsagePoint: obj({
     t: int('bucket start, unix ms'), requests: int(), errors: int(), prompt_tokens: int(), completion_tokens: int(), quota: int(),

@@ -51,9 +51,17 @@ export function pricesOutput(price: ModelPrice | null): boolean {
   return !!price && price.perRequest === null && price.output > 0;
 }
 
-/** The reserve of `usage`: its cost, at least 1 unit for a priced call. */
-export function reserveCost(prices: PriceBook, price: ModelPrice | null, usage: TokenUsage, group: string): number {
-  const c = prices.cost(price, usage, group);
+/**
+ * The reserve of `usage`: its cost, at least 1 unit for a priced call. With `cacheWrites` (the request
+ * marks prompt-cache breakpoints, so the vendor may bill its whole input as a cache write) the input is
+ * priced at the dearest of the input and the two cache-write prices.
+ */
+export function reserveCost(prices: PriceBook, price: ModelPrice | null, usage: TokenUsage, group: string, cacheWrites = false): number {
+  let c = prices.cost(price, usage, group);
+  if (cacheWrites && price && price.perRequest === null && Math.max(price.cacheWrite5m, price.cacheWrite1h) > price.input) {
+    const n = usage.inputTokens;
+    c = Math.max(c, prices.cost(price, { ...usage, cacheWriteTokens: n, cacheWrite1hTokens: price.cacheWrite1h >= price.cacheWrite5m ? n : 0 }, group));
+  }
   return c < 1 && isPriced(price) ? 1 : c;
 }
 
@@ -61,8 +69,8 @@ export function reserveCost(prices: PriceBook, price: ModelPrice | null, usage: 
  * The most output tokens per choice, from `min` to `want`, whose reserve (with `input` tokens and
  * `n` choices) fits in `available` units; null when not even `min` fits.
  */
-export function fitOutput(prices: PriceBook, price: ModelPrice | null, group: string, input: number, n: number, want: number, min: number, available: number): number | null {
-  const cost = (out: number) => reserveCost(prices, price, { inputTokens: input, outputTokens: out * n }, group);
+export function fitOutput(prices: PriceBook, price: ModelPrice | null, group: string, input: number, n: number, want: number, min: number, available: number, cacheWrites = false): number | null {
+  const cost = (out: number) => reserveCost(prices, price, { inputTokens: input, outputTokens: out * n }, group, cacheWrites);
   const lo0 = Math.min(min, want);
   if (cost(lo0) > available) return null;
   let lo = lo0;

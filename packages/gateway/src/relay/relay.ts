@@ -119,6 +119,8 @@ interface Ctx {
   started: boolean;
   /** Upper bound of the input tokens (relay/estimate.ts). */
   inputBound: number;
+  /** The body marks prompt-cache breakpoints: the vendor may bill its input as cache writes (relay/estimate.ts). */
+  cacheWrites: boolean;
   /** Choices asked for. */
   n: number;
   /** max_tokens per choice the gateway sends and reserved for; null: the request is sent as the caller wrote it (output is not priced). */
@@ -239,7 +241,7 @@ export class Relay {
       call, cf, model, stream, price,
       payer: { userId: principal.userId, keyId: principal.keyId, unlimitedKey: principal.keyId === null || principal.unlimitedQuota },
       reserved: 0, grant: null, attempts: [], upstreamWaitMs: 0, firstByteMs: null, canonical, promptText: null, started: false,
-      inputBound: 0, n: 1, maxOut: null, extensions: 0,
+      inputBound: 0, cacheWrites: false, n: 1, maxOut: null, extensions: 0,
     };
     this.active++;
     try {
@@ -255,7 +257,7 @@ export class Relay {
     const price = ctx.price;
     // Reserve an upper bound of the cost before any upstream work (relay/estimate.ts).
     const estimate = this.estimateUsage(ctx);
-    ctx.reserved = reserveCost(this.d.prices, price, estimate, principal.group);
+    ctx.reserved = reserveCost(this.d.prices, price, estimate, principal.group, ctx.cacheWrites);
     if (ctx.reserved > 0) {
       try {
         // From a hold of this node the reserve is synchronous: no await, no turn of the event loop.
@@ -278,10 +280,10 @@ export class Relay {
     const group = call.principal.group;
     for (let i = 0; i < 3; i++) {
       const available = await this.d.ledger.available(ctx.payer);
-      const out = fitOutput(this.d.prices, ctx.price, group, ctx.inputBound, ctx.n, ctx.maxOut!, MIN_OUTPUT_TOKENS, available);
+      const out = fitOutput(this.d.prices, ctx.price, group, ctx.inputBound, ctx.n, ctx.maxOut!, MIN_OUTPUT_TOKENS, available, ctx.cacheWrites);
       if (out === null) break;
       ctx.maxOut = out;
-      ctx.reserved = reserveCost(this.d.prices, ctx.price, { inputTokens: ctx.inputBound, outputTokens: out * ctx.n }, group);
+      ctx.reserved = reserveCost(this.d.prices, ctx.price, { inputTokens: ctx.inputBound, outputTokens: out * ctx.n }, group, ctx.cacheWrites);
       try {
         const g = this.d.allowances.reserve(ctx.payer, call.requestId, ctx.reserved);
         ctx.grant = g instanceof Promise ? await g : g;
@@ -579,7 +581,7 @@ export class Relay {
     const metered = ctx.maxOut !== null && ctx.grant !== null && ctx.reserved > 0;
     const covered = (ctx.maxOut ?? 0) * ctx.n;
     const group = ctx.call.principal.group;
-    const costAt = (out: number) => reserveCost(this.d.prices, ctx.price, { inputTokens: ctx.inputBound, outputTokens: out }, group);
+    const costAt = (out: number) => reserveCost(this.d.prices, ctx.price, { inputTokens: ctx.inputBound, outputTokens: out }, group, ctx.cacheWrites);
     const step = metered ? Math.max(1, costAt(covered) - costAt(0)) : 0;
     // Loaded (once per process) while the stream is young, so that counting never waits for it later.
     if (metered) void loadTokenizer();
@@ -788,6 +790,7 @@ export class Relay {
     if (ctx.price?.perRequest !== null && ctx.price?.perRequest !== undefined) return { inputTokens: 0, outputTokens: 0 };
     const scan = call.scan ?? scanBody(b);
     ctx.inputBound = inputBound(call.raw.length, scan, b.tools !== undefined || b.functions !== undefined);
+    ctx.cacheWrites = call.raw.includes('"cache_control"');
     if (call.kind === 'embeddings' || !pricesOutput(ctx.price)) return { inputTokens: ctx.inputBound, outputTokens: 0 };
     const limit = this.d.policy.modelMaxOutput(ctx.model);
     let out = asked ?? this.d.policy.defaultMaxOutput(ctx.model);
@@ -825,7 +828,7 @@ export class Relay {
       this.d.logs.write(callLogRow(ctx, ch, upModel, {
         type: 'consume', status_code: status, quota: charged, latency_ms: latency,
         prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, cached_tokens: usage.cachedInputTokens,
-        other: JSON.stringify({ ...other, ...extra, ...overMax, ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}), attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens, cache_write_tokens: usage.cacheWriteTokens }),
+        other: JSON.stringify({ ...other, ...extra, ...overMax, ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}), attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens, cache_write_tokens: usage.cacheWriteTokens, ...(usage.cacheWrite1hTokens ? { cache_write_1h_tokens: usage.cacheWrite1hTokens } : {}) }),
       }));
     });
   }
@@ -966,6 +969,7 @@ function fullUsage(u: Partial<Usage>): Usage {
   return {
     inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, cachedInputTokens: u.cachedInputTokens ?? 0,
     cacheWriteTokens: u.cacheWriteTokens ?? 0, reasoningTokens: u.reasoningTokens ?? 0,
+    ...(u.cacheWrite1hTokens ? { cacheWrite1hTokens: u.cacheWrite1hTokens } : {}),
   };
 }
 

@@ -94,6 +94,9 @@ export interface PriceRow {
   input: number | null;
   output: number | null;
   cached_input: number | null;
+  /** USD per 1M prompt-cache write tokens (5-minute and 1-hour); null: 1.25× and 2× input. */
+  cache_write_5m: number | null;
+  cache_write_1h: number | null;
   /** USD per call. */
   per_request: number | null;
   /** Task billing expression over usage facts, yielding USD. */

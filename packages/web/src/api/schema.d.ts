@@ -5595,6 +5595,8 @@ export interface components {
             model?: string;
         };
         GroupModelPrice: {
+            cache_write_1h: number | null;
+            cache_write_5m: number | null;
             cached_input: number | null;
             input: number | null;
             model: string;
@@ -5886,6 +5888,8 @@ export interface components {
             version: string;
         };
         Price: {
+            cache_write_1h: number | null;
+            cache_write_5m: number | null;
             cached_input: number | null;
             expression: string | null;
             input: number | null;
@@ -5896,6 +5900,8 @@ export interface components {
         };
         /** @description a whole price: fields not given are cleared; at least one of input/output, per_request or expression */
         PriceInput: {
+            cache_write_1h?: number | null;
+            cache_write_5m?: number | null;
             cached_input?: number | null;
             expression?: string | null;
             input?: number | null;

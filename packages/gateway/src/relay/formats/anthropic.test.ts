@@ -48,12 +48,18 @@ test('anthropic → anthropic re-encodes the same body', () => {
   assert.deepEqual(body, expected);
 });
 
+test('anthropic input: system entries inside messages become system messages in place', () => {
+  const req = decodeRequest('anthropic', { model: 'c', max_tokens: 10, system: 'top', messages: [{ role: 'user', content: 'hi' }, { role: 'system', content: [{ type: 'text', text: 'agents: a, b' }] }] });
+  assert.deepEqual(req.messages.map((m) => m.role), ['system', 'user', 'system']);
+  assert.deepEqual(req.messages[2].parts, [{ type: 'text', text: 'agents: a, b' }]);
+});
+
 test('anthropic input requires max_tokens, messages and valid roles', () => {
   const cases: [unknown, RegExp][] = [
     [{ model: 'c', messages: [{ role: 'user', content: 'x' }] }, /max_tokens is required/],
     [{ model: 'c', max_tokens: 10 }, /messages is required/],
     [{ model: 'c', max_tokens: 10, messages: {} }, /messages must be an array/],
-    [{ model: 'c', max_tokens: 10, messages: [{ role: 'system', content: 'x' }] }, /messages\[0\]\.role/],
+    [{ model: 'c', max_tokens: 10, messages: [{ role: 'tool', content: 'x' }] }, /messages\[0\]\.role/],
     [{ model: 'c', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'tool_result' }] }] }, /messages\[0\]\.content\[0\]\.tool_use_id/],
     [{ model: 'c', max_tokens: 10, messages: [], tool_choice: { type: 'sometimes' } }, /tool_choice\.type/],
   ];

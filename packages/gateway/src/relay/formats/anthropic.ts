@@ -375,7 +375,16 @@ export function usageFromAnthropic(u: unknown): Usage | null {
   if (!isObj(u)) return null;
   const read = n0(u.cache_read_input_tokens);
   const write = n0(u.cache_creation_input_tokens);
-  return { inputTokens: n0(u.input_tokens) + read + write, outputTokens: n0(u.output_tokens), cachedInputTokens: read, cacheWriteTokens: write, reasoningTokens: 0 };
+  const out: Usage = { inputTokens: n0(u.input_tokens) + read + write, outputTokens: n0(u.output_tokens), cachedInputTokens: read, cacheWriteTokens: write, reasoningTokens: 0 };
+  const w1h = writes1h(u, write);
+  if (w1h > 0) out.cacheWrite1hTokens = w1h;
+  return out;
+}
+
+/** The 1-hour part of the cache writes (`cache_creation.ephemeral_1h_input_tokens`), at most `write`. */
+function writes1h(u: Record<string, unknown>, write: number): number {
+  const c = u.cache_creation;
+  return isObj(c) ? Math.min(write, n0(c.ephemeral_1h_input_tokens)) : 0;
 }
 
 export function usageToAnthropic(u: Usage): Record<string, number> {
@@ -402,6 +411,8 @@ function partialUsage(u: unknown): Partial<Usage> | null {
     out.inputTokens = u.input_tokens + read + write;
     out.cachedInputTokens = read;
     out.cacheWriteTokens = write;
+    const w1h = writes1h(u, write);
+    if (w1h > 0) out.cacheWrite1hTokens = w1h;
   }
   return Object.keys(out).length ? out : null;
 }

@@ -14,6 +14,8 @@ export interface Usage {
   outputTokens: number;
   cachedInputTokens: number;
   cacheWriteTokens: number;
+  /** The part of cacheWriteTokens written for one hour (Anthropic's `cache_creation.ephemeral_1h_input_tokens`). */
+  cacheWrite1hTokens?: number;
   reasoningTokens: number;
 }
 

@@ -27,16 +27,18 @@ function PriceForm({ price, onClose }: { price: Price | null; onClose: () => voi
   const form = useForm({
     initialValues: {
       model: price?.model ?? '', input: price?.input ?? '', output: price?.output ?? '', cached_input: price?.cached_input ?? '',
+      cache_write_5m: price?.cache_write_5m ?? '', cache_write_1h: price?.cache_write_1h ?? '',
       per_request: price?.per_request ?? '', expression: price?.expression ?? '',
     } as Record<string, string | number>,
     validate: {
-      model: v.required, input: v.nonNegative, output: v.nonNegative, cached_input: v.nonNegative, per_request: v.nonNegative,
+      model: v.required, input: v.nonNegative, output: v.nonNegative, cached_input: v.nonNegative, cache_write_5m: v.nonNegative, cache_write_1h: v.nonNegative, per_request: v.nonNegative,
       expression: (_x, all) => ([all.input, all.output, all.per_request, all.expression].every((y) => y === '' || y == null) ? t('prices.needOne') : null),
     },
   });
   const save = useApiMutation((x: Record<string, string | number>) => call(client.PUT('/api/price', {
     body: {
-      model: String(x.model).trim(), input: num(x.input), output: num(x.output), cached_input: num(x.cached_input), per_request: num(x.per_request),
+      model: String(x.model).trim(), input: num(x.input), output: num(x.output), cached_input: num(x.cached_input),
+      cache_write_5m: num(x.cache_write_5m), cache_write_1h: num(x.cache_write_1h), per_request: num(x.per_request),
       expression: String(x.expression ?? '').trim() || null,
     } as Price,
   })), { invalidate: ['prices'], success: t('common.saved'), onSuccess: onClose });
@@ -48,6 +50,8 @@ function PriceForm({ price, onClose }: { price: Price | null; onClose: () => voi
         <NumberInput label={t('prices.input')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('input')} />
         <NumberInput label={t('prices.output')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('output')} />
         <NumberInput label={t('prices.cachedInput')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('cached_input')} />
+        <NumberInput label={t('prices.cacheWrite5m')} description={t('prices.cacheWrite5mHint')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('cache_write_5m')} />
+        <NumberInput label={t('prices.cacheWrite1h')} description={t('prices.cacheWrite1hHint')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('cache_write_1h')} />
         <NumberInput label={t('prices.perRequest')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('per_request')} />
       </SimpleGrid>
       <Textarea label={t('prices.expression')} description={t('prices.expressionHint')} styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }} autosize minRows={1} {...form.getInputProps('expression')} />
