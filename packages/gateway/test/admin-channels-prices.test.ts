@@ -33,6 +33,8 @@ test('channels: CRUD, validation naming the field, keys never in any response, p
     await root.fails(400, 'POST', '/api/channel', { ...base, models: [] }, 'models');
     await root.fails(400, 'POST', '/api/channel', { ...base, key_mode: 'lottery' }, 'key_mode');
     await root.fails(400, 'POST', '/api/channel', { ...base, settings: { preset: 'nowhere' } }, 'settings.preset');
+    await root.fails(400, 'POST', '/api/channel', { ...base, base_url: '', settings: { preset: 'cloudflare' } }, 'settings.account_id');
+    await root.fails(400, 'POST', '/api/channel', { ...base, base_url: '', settings: { preset: 'cloudflare', account_id: 'a/b' } }, 'settings.account_id');
     await root.fails(400, 'POST', '/api/channel', { ...base, type: 'azure', base_url: '' }, 'base_url');
     await root.fails(400, 'POST', '/api/channel', { ...base, type: 'azure', settings: { api_version: 'latest' } }, 'settings.api_version');
     await root.fails(400, 'POST', '/api/channel', { name: 'tp', type: 'task_plugin', settings: {} }, 'settings.plugin');

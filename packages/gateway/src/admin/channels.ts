@@ -18,7 +18,6 @@ const CHANNEL_FIELDS = [
   'header_override', 'param_override', 'status', 'status_reason', 'settings', 'test_model',
 ];
 const KEY_MODES = ['random', 'round_robin'] as const;
-const LOCAL_PRESETS = new Set(['ollama', 'vllm']);
 export const CHANNEL_STATUS = { enabled: 1, disabled: 2, auto_disabled: 3 } as const;
 const STATUS_NAME: Record<number, ChannelStatusName> = { 1: 'enabled', 2: 'disabled', 3: 'auto_disabled' };
 export type ChannelStatusName = keyof typeof CHANNEL_STATUS;
@@ -210,6 +209,11 @@ export class ChannelAdmin {
       if (typeof preset !== 'string' || !(preset in OPENAI_COMPATIBLE_PRESETS)) {
         throw fieldError(f('settings.preset'), `must be one of ${Object.keys(OPENAI_COMPATIBLE_PRESETS).join(', ')}`);
       }
+      for (const k of OPENAI_COMPATIBLE_PRESETS[preset].needs ?? []) {
+        if (!c.base_url && (typeof s[k] !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(s[k] as string))) {
+          throw fieldError(f(`settings.${k}`), `is required for preset ${preset} (letters, digits, _ and -)`);
+        }
+      }
     }
     if (c.type === ChannelType.azure) {
       if (!c.base_url) throw fieldError(f('base_url'), 'is required for azure channels (https://NAME.openai.azure.com)');
@@ -229,7 +233,7 @@ export class ChannelAdmin {
         throw fieldError(f('settings.plugins'), 'is required for gateway channels: a list of plugin keys');
       }
     }
-    const keyless = c.type === ChannelType.task_plugin || (c.type === ChannelType.openai && typeof preset === 'string' && LOCAL_PRESETS.has(preset));
+    const keyless = c.type === ChannelType.task_plugin || (c.type === ChannelType.openai && typeof preset === 'string' && OPENAI_COMPATIBLE_PRESETS[preset]?.local === true);
     if (!keyless && c.keys.length === 0) throw fieldError(f('keys'), 'must list at least one key');
     if (!isTaskChannelType(c.type) && c.models.length === 0) throw fieldError(f('models'), 'must list at least one model');
     if (isTaskChannelType(c.type)) {

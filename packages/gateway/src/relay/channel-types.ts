@@ -34,25 +34,58 @@ export function parseChannelType(v: unknown): number {
 
 export const isTaskChannelType = (t: number) => t === ChannelType.gateway || t === ChannelType.task_plugin;
 
+/** An OpenAI-compatible vendor: where its API lives, and what a channel of it needs. */
+export interface OpenAIPreset {
+  /**
+   * The API root from the vendor's own documentation: the paths of the OpenAI API (`chat/completions`,
+   * `embeddings`, …) are appended to it as they are. `{account_id}` is replaced by `settings.account_id`.
+   */
+  root: string;
+  /** A server on the operator's own machine: keys are optional. */
+  local?: boolean;
+  /** Settings the root needs. */
+  needs?: readonly string[];
+}
+
 /**
- * OpenAI-compatible vendors are configuration of the one OpenAI adaptor: a preset gives the base URL.
- * `settings.preset` on an `openai` channel picks one when base_url is empty.
+ * OpenAI-compatible vendors are configuration of the one OpenAI adaptor: a preset gives the API root.
+ * `settings.preset` on an `openai` channel picks one when base_url is empty. A new OpenAI-compatible
+ * vendor is one entry here.
  */
-export const OPENAI_COMPATIBLE_PRESETS: Record<string, string> = {
-  openai: 'https://api.openai.com',
-  deepseek: 'https://api.deepseek.com',
-  mistral: 'https://api.mistral.ai',
-  groq: 'https://api.groq.com/openai',
-  openrouter: 'https://openrouter.ai/api',
-  together: 'https://api.together.xyz',
-  fireworks: 'https://api.fireworks.ai/inference',
-  moonshot: 'https://api.moonshot.cn',
-  siliconflow: 'https://api.siliconflow.cn',
-  xai: 'https://api.x.ai',
-  perplexity: 'https://api.perplexity.ai',
-  ollama: 'http://127.0.0.1:11434',
-  vllm: 'http://127.0.0.1:8000',
+export const OPENAI_COMPATIBLE_PRESETS: Record<string, OpenAIPreset> = {
+  openai: { root: 'https://api.openai.com/v1' },
+  deepseek: { root: 'https://api.deepseek.com' },
+  moonshot: { root: 'https://api.moonshot.cn/v1' },
+  qwen: { root: 'https://dashscope.aliyuncs.com/compatible-mode/v1' },
+  zhipu: { root: 'https://open.bigmodel.cn/api/paas/v4' },
+  volcengine: { root: 'https://ark.cn-beijing.volces.com/api/v3' },
+  qianfan: { root: 'https://qianfan.baidubce.com/v2' },
+  siliconflow: { root: 'https://api.siliconflow.cn/v1' },
+  xai: { root: 'https://api.x.ai/v1' },
+  mistral: { root: 'https://api.mistral.ai/v1' },
+  groq: { root: 'https://api.groq.com/openai/v1' },
+  together: { root: 'https://api.together.xyz/v1' },
+  fireworks: { root: 'https://api.fireworks.ai/inference/v1' },
+  openrouter: { root: 'https://openrouter.ai/api/v1' },
+  perplexity: { root: 'https://api.perplexity.ai' },
+  cloudflare: { root: 'https://api.cloudflare.com/client/v4/accounts/{account_id}/ai/v1', needs: ['account_id'] },
+  ollama: { root: 'http://127.0.0.1:11434/v1', local: true },
+  vllm: { root: 'http://127.0.0.1:8000/v1', local: true },
+  lmstudio: { root: 'http://127.0.0.1:1234/v1', local: true },
 };
+
+/** The API root of a preset with its settings filled in, or null when it is unknown or a setting is missing. */
+export function presetRoot(name: string, settings: Record<string, unknown>): string | null {
+  const p = OPENAI_COMPATIBLE_PRESETS[name];
+  if (!p) return null;
+  let missing = false;
+  const root = p.root.replace(/\{(\w+)\}/g, (_m, k: string) => {
+    const v = settings[k];
+    if (typeof v !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(v)) { missing = true; return ''; }
+    return v;
+  });
+  return missing ? null : root;
+}
 
 export const DEFAULT_BASE_URL: Partial<Record<number, string>> = {
   [ChannelType.openai]: 'https://api.openai.com',

@@ -16,7 +16,7 @@ import type { Selectable } from 'kysely';
 import type { ChannelRow as ChannelTable } from '../store/schema-core.ts';
 
 type ChannelRow = Selectable<ChannelTable>;
-import { ChannelType, DEFAULT_BASE_URL, OPENAI_COMPATIBLE_PRESETS } from './channel-types.ts';
+import { ChannelType, DEFAULT_BASE_URL, presetRoot } from './channel-types.ts';
 
 export const CHANNELS_REVISION = 'channels';
 /** The cluster event of a key's cooldown (`{c: channel id, k: key index, u: until, unix ms}`). */
@@ -35,6 +35,8 @@ export interface RuntimeChannel {
   type: number;
   /** Without a trailing slash. */
   baseUrl: string;
+  /** `baseUrl` is an OpenAI-compatible API root (a preset's): API paths are appended without adding `/v1`. */
+  apiRoot: boolean;
   keys: string[];
   keyMode: 'random' | 'round_robin';
   keyState: Record<string, KeyState>;
@@ -68,11 +70,25 @@ function obj<T>(s: string | null | undefined, dflt: T): T {
   }
 }
 
-export function resolveBaseUrl(type: number, baseUrl: string, settings: Record<string, unknown>): string {
-  let u = baseUrl.trim();
-  if (!u && type === ChannelType.openai && typeof settings.preset === 'string') u = OPENAI_COMPATIBLE_PRESETS[settings.preset] ?? '';
-  if (!u) u = DEFAULT_BASE_URL[type] ?? '';
-  return u.replace(/\/+$/, '');
+/** A channel's base URL: its own, else its preset's API root (`apiRoot`), else its type's default. */
+export function resolveBaseUrl(type: number, baseUrl: string, settings: Record<string, unknown>): { url: string; apiRoot: boolean } {
+  const own = baseUrl.trim();
+  if (own) return { url: own.replace(/\/+$/, ''), apiRoot: false };
+  if (type === ChannelType.openai && typeof settings.preset === 'string') {
+    const root = presetRoot(settings.preset, settings);
+    if (root) return { url: root.replace(/\/+$/, ''), apiRoot: true };
+  }
+  return { url: (DEFAULT_BASE_URL[type] ?? '').replace(/\/+$/, ''), apiRoot: false };
+}
+
+/**
+ * The URL of an OpenAI API path (`chat/completions`, `responses/{id}` …) on an OpenAI-compatible
+ * channel: appended to a preset's API root or to a base URL that ends in a version (`…/v1`, `…/v4`),
+ * else after `/v1`.
+ */
+export function openaiPathUrl(ch: { baseUrl: string; apiRoot: boolean }, path: string): string {
+  const base = ch.baseUrl;
+  return ch.apiRoot || /\/v\d+$/.test(base) ? `${base}/${path}` : `${base}/v1/${path}`;
 }
 
 export class ChannelIndex {
@@ -133,7 +149,7 @@ export class ChannelIndex {
       id: Number(r.id),
       name: r.name,
       type,
-      baseUrl: resolveBaseUrl(type, r.base_url, settings),
+      ...((b) => ({ baseUrl: b.url, apiRoot: b.apiRoot }))(resolveBaseUrl(type, r.base_url, settings)),
       keys,
       keyMode: r.key_mode === 'round_robin' ? 'round_robin' : 'random',
       keyState: obj<Record<string, KeyState>>(r.key_state, {}),

@@ -19,7 +19,7 @@ import { ChannelType } from './channel-types.ts';
 import { runAttempts, type AttemptOutcome } from './attempts.ts';
 import { callLogRow, logAttemptError, refundGrant, runReserved, settleThenLog } from './accounting.ts';
 import { ledgerGrant } from '../billing/allowance.ts';
-import type { RuntimeChannel } from './channels.ts';
+import { openaiPathUrl, type RuntimeChannel } from './channels.ts';
 import { upstreamErrorMessage } from './formats/index.ts';
 import { choiceCount, tokenCount } from './formats/canonical.ts';
 import { scanBody, type BodyScan } from './body-scan.ts';
@@ -126,8 +126,7 @@ export function supportsAlphaSearch(ch: RuntimeChannel): boolean {
 }
 
 function openaiUrl(ch: RuntimeChannel, path: string): URL {
-  const base = ch.baseUrl;
-  return new URL(/\/v\d+$/.test(base) ? `${base}/${path}` : `${base}/v1/${path}`);
+  return new URL(openaiPathUrl(ch, path));
 }
 
 function azureVersion(ch: RuntimeChannel, responses: boolean): string {

@@ -5,7 +5,7 @@
  * are reached through the converters.
  */
 import { ChannelType } from './channel-types.ts';
-import type { RuntimeChannel } from './channels.ts';
+import { openaiPathUrl, type RuntimeChannel } from './channels.ts';
 import type { WireFormat } from './formats/index.ts';
 
 export type RelayKind = 'chat' | 'completions' | 'embeddings';
@@ -76,7 +76,7 @@ function buildUrl(ch: RuntimeChannel, kind: RelayKind, model: string, stream: bo
       return new URL(stream ? `${root}/models/${m}:streamGenerateContent?alt=sse` : `${root}/models/${m}:generateContent`);
     }
     default:
-      return new URL(/\/v\d+$/.test(base) ? `${base}/${OPENAI_PATH[kind]}` : `${base}/v1/${OPENAI_PATH[kind]}`);
+      return new URL(openaiPathUrl(ch, OPENAI_PATH[kind]));
   }
 }
 

@@ -22,7 +22,7 @@ import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { ledgerGrant } from '../billing/allowance.ts';
 import { callLogRow, logAttemptError, refundGrant, settleThenLog, type LoggedCall } from './accounting.ts';
 import { ChannelType } from './channel-types.ts';
-import type { RuntimeChannel } from './channels.ts';
+import { openaiPathUrl, type RuntimeChannel } from './channels.ts';
 import { CONNECT_FAIL_COOLDOWN_MS } from './policy.ts';
 import { passUsage } from './passthrough.ts';
 import { DEFAULT_AZURE_API_VERSION, upstreamModel } from './providers.ts';
@@ -68,7 +68,7 @@ export function realtimeUrl(ch: RuntimeChannel, model: string): string {
     const ver = typeof ch.settings.realtime_api_version === 'string' ? ch.settings.realtime_api_version : typeof ch.settings.api_version === 'string' ? ch.settings.api_version : DEFAULT_AZURE_API_VERSION;
     return `${base}/openai/realtime?api-version=${encodeURIComponent(ver)}&deployment=${encodeURIComponent(deployments[model] ?? model)}`;
   }
-  return /\/v\d+$/.test(base) ? `${base}/realtime?model=${encodeURIComponent(model)}` : `${base}/v1/realtime?model=${encodeURIComponent(model)}`;
+  return openaiPathUrl({ baseUrl: base, apiRoot: ch.apiRoot }, `realtime?model=${encodeURIComponent(model)}`);
 }
 
 export class RealtimeRelay {

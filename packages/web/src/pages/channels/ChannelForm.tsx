@@ -8,12 +8,12 @@ import { FormModal } from '../../components/FormModal';
 import { useApiMutation } from '../../components/useApiMutation';
 import { CHANNEL_TYPES, type Channel } from './ChannelsPage';
 
-const PRESETS = ['', 'deepseek', 'mistral', 'groq', 'openrouter', 'together', 'fireworks', 'moonshot', 'siliconflow', 'xai', 'perplexity', 'ollama', 'vllm'];
+const PRESETS = ['', 'openai', 'deepseek', 'moonshot', 'qwen', 'zhipu', 'volcengine', 'qianfan', 'siliconflow', 'xai', 'mistral', 'groq', 'together', 'fireworks', 'openrouter', 'perplexity', 'cloudflare', 'ollama', 'vllm', 'lmstudio'];
 
 interface Values {
   name: string; type: string; base_url: string; keys: string; key_mode: string; models: string[]; groups: string[];
   priority: number | string; weight: number | string; model_mapping: string; header_override: string; param_override: string;
-  status: string; test_model: string; preset: string; api_version: string; plugin: string; plugins: string[];
+  status: string; test_model: string; preset: string; account_id: string; api_version: string; plugin: string; plugins: string[];
 }
 
 function initial(c: Channel | null): Values {
@@ -23,14 +23,14 @@ function initial(c: Channel | null): Values {
     models: c?.models ?? [], groups: c?.groups ?? ['default'], priority: c?.priority ?? 0, weight: c?.weight ?? 1,
     model_mapping: stringifyJson(c?.model_mapping), header_override: stringifyJson(c?.header_override), param_override: stringifyJson(c?.param_override),
     status: c?.status ?? 'enabled', test_model: c?.test_model ?? '',
-    preset: typeof s.preset === 'string' ? s.preset : '', api_version: typeof s.api_version === 'string' ? s.api_version : '',
+    preset: typeof s.preset === 'string' ? s.preset : '', account_id: typeof s.account_id === 'string' ? s.account_id : '', api_version: typeof s.api_version === 'string' ? s.api_version : '',
     plugin: typeof s.plugin === 'string' ? s.plugin : '', plugins: Array.isArray(s.plugins) ? (s.plugins as string[]) : [],
   };
 }
 
 function settingsOf(v: Values): Record<string, unknown> {
   switch (v.type) {
-    case 'openai': return v.preset ? { preset: v.preset } : {};
+    case 'openai': return v.preset ? { preset: v.preset, ...(v.preset === 'cloudflare' && v.account_id ? { account_id: v.account_id } : {}) } : {};
     case 'azure': return v.api_version ? { api_version: v.api_version } : {};
     case 'task_plugin': return { plugin: v.plugin };
     case 'gateway': return { plugins: v.plugins };
@@ -79,6 +79,7 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
       </SimpleGrid>
       <TextInput label={t('channels.baseUrl')} description={t('channels.baseUrlHint')} placeholder="https://" {...form.getInputProps('base_url')} />
       {type === 'openai' && <Select label={t('channels.preset')} data={PRESETS.map((p) => ({ value: p, label: p || t('channels.noPreset') }))} {...form.getInputProps('preset')} />}
+      {type === 'openai' && form.values.preset === 'cloudflare' && <TextInput label={t('channels.accountId')} required {...form.getInputProps('account_id')} />}
       {type === 'azure' && <TextInput label={t('channels.apiVersion')} placeholder="2024-10-21" {...form.getInputProps('api_version')} />}
       {type === 'task_plugin' && <TextInput label={t('channels.plugin')} required {...form.getInputProps('plugin')} />}
       {type === 'gateway' && <ListField label={t('channels.plugins')} required {...form.getInputProps('plugins')} />}
