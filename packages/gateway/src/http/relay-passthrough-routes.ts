@@ -84,6 +84,15 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
     scope.delete('/v1/responses/:id', { onRequest: auth }, op('delete', '/v1/responses/{id}'));
     scope.post('/v1/responses/:id/cancel', { onRequest: auth }, op('cancel', '/v1/responses/{id}/cancel'));
     scope.get('/v1/responses/:id/input_items', { onRequest: auth }, op('input_items', '/v1/responses/{id}/input_items'));
+    // Responses over a WebSocket (Codex tries it first) is not served: 426 makes a client fall back to
+    // HTTPS at once (a 404 or 501 makes Codex retry the socket several times first).
+    scope.get('/v1/responses', { onRequest: auth }, async (req, reply) => {
+      if (String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket') throw new GatewayError(404, 'not_found', 'list the Responses of a conversation with GET /v1/responses/{id}', 'invalid_request_error');
+      // The socket of an upgrade request has left the HTTP server: it is closed once the answer is written.
+      reply.header('connection', 'close');
+      reply.raw.once('finish', () => req.raw.socket?.end());
+      throw new GatewayError(426, 'websocket_not_supported', 'Responses over a WebSocket are not served here; use POST /v1/responses over HTTPS', 'invalid_request_error');
+    });
   });
 
   await realtimeRoutes(app, deps);

@@ -45,6 +45,8 @@ export interface OpenAIPreset {
   local?: boolean;
   /** Settings the root needs. */
   needs?: readonly string[];
+  /** The vendor serves the Responses API (else Responses calls to it are converted to chat completions). */
+  responses?: boolean;
 }
 
 /**
@@ -53,7 +55,7 @@ export interface OpenAIPreset {
  * vendor is one entry here.
  */
 export const OPENAI_COMPATIBLE_PRESETS: Record<string, OpenAIPreset> = {
-  openai: { root: 'https://api.openai.com/v1' },
+  openai: { root: 'https://api.openai.com/v1', responses: true },
   deepseek: { root: 'https://api.deepseek.com' },
   moonshot: { root: 'https://api.moonshot.cn/v1' },
   qwen: { root: 'https://dashscope.aliyuncs.com/compatible-mode/v1' },
@@ -61,16 +63,16 @@ export const OPENAI_COMPATIBLE_PRESETS: Record<string, OpenAIPreset> = {
   volcengine: { root: 'https://ark.cn-beijing.volces.com/api/v3' },
   qianfan: { root: 'https://qianfan.baidubce.com/v2' },
   siliconflow: { root: 'https://api.siliconflow.cn/v1' },
-  xai: { root: 'https://api.x.ai/v1' },
+  xai: { root: 'https://api.x.ai/v1', responses: true },
   mistral: { root: 'https://api.mistral.ai/v1' },
-  groq: { root: 'https://api.groq.com/openai/v1' },
+  groq: { root: 'https://api.groq.com/openai/v1', responses: true },
   together: { root: 'https://api.together.xyz/v1' },
   fireworks: { root: 'https://api.fireworks.ai/inference/v1' },
-  openrouter: { root: 'https://openrouter.ai/api/v1' },
+  openrouter: { root: 'https://openrouter.ai/api/v1', responses: true },
   perplexity: { root: 'https://api.perplexity.ai' },
   cloudflare: { root: 'https://api.cloudflare.com/client/v4/accounts/{account_id}/ai/v1', needs: ['account_id'] },
   ollama: { root: 'http://127.0.0.1:11434/v1', local: true },
-  vllm: { root: 'http://127.0.0.1:8000/v1', local: true },
+  vllm: { root: 'http://127.0.0.1:8000/v1', local: true, responses: true },
   lmstudio: { root: 'http://127.0.0.1:1234/v1', local: true },
 };
 

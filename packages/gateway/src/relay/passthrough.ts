@@ -15,7 +15,7 @@ import type { Payer } from '../billing/ledger.ts';
 import { quotaUnits, usdCost, type ModelPrice, type TokenUsage } from '../billing/prices.ts';
 import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
 import { echo, GatewayError } from '../platform/errors.ts';
-import { ChannelType } from './channel-types.ts';
+import { ChannelType, OPENAI_COMPATIBLE_PRESETS } from './channel-types.ts';
 import { runAttempts, type AttemptOutcome } from './attempts.ts';
 import { callLogRow, logAttemptError, refundGrant, runReserved, settleThenLog } from './accounting.ts';
 import { ledgerGrant } from '../billing/allowance.ts';
@@ -117,7 +117,20 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 export function servesKind(ch: RuntimeChannel, kind: PassKind): boolean {
   if (ch.type === ChannelType.azure) return AZURE_KINDS.has(kind);
   if (ch.type !== ChannelType.openai) return false;
+  if (kind === 'responses' || kind === 'responses_compact') return hasResponsesApi(ch);
   return kind !== 'alpha_search' || supportsAlphaSearch(ch);
+}
+
+/**
+ * Whether an OpenAI-compatible channel's upstream has the Responses API: `settings.responses_api`, else
+ * its preset's answer (true without a preset: an own base URL is taken to be OpenAI's API).
+ */
+export function hasResponsesApi(ch: RuntimeChannel): boolean {
+  if (ch.type === ChannelType.azure) return true;
+  if (ch.type !== ChannelType.openai) return false;
+  if (typeof ch.settings.responses_api === 'boolean') return ch.settings.responses_api;
+  const preset = typeof ch.settings.preset === 'string' ? OPENAI_COMPATIBLE_PRESETS[ch.settings.preset] : undefined;
+  return preset ? preset.responses === true : true;
 }
 
 export function supportsAlphaSearch(ch: RuntimeChannel): boolean {
@@ -238,6 +251,11 @@ export class PassThrough {
 
   constructor(private readonly d: RelayDeps, private readonly track: <T>(p: Promise<T>) => Promise<T>) {
     this.responses = new ResponseStore(d.core);
+  }
+
+  /** Whether a channel with the Responses API serves `model` in `group` (else Responses calls are converted). */
+  servesResponses(group: string, model: unknown): boolean {
+    return typeof model === 'string' && this.d.channels.candidates(group, model).some((c) => servesKind(c, 'responses'));
   }
 
   async handle(call: PassCall): Promise<void> {

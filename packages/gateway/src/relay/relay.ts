@@ -41,6 +41,9 @@ import {
 } from './formats/index.ts';
 import { embedTexts, geminiEmbedFromOpenAI, geminiEmbedPassBody, openaiEmbedFromGemini, type GeminiEmbedAction } from './embed.ts';
 import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passthrough.ts';
+import { Conversations } from './conversations.ts';
+import * as responses from './formats/responses.ts';
+import type { Message, StreamEncoder } from './formats/index.ts';
 
 /**
  * Longest prompt text the count-tokens endpoints count (more than any model's context). Counting runs
@@ -149,9 +152,12 @@ export class Relay {
   private readonly track = this.pending.track;
   /** Images, Responses, audio, rerank, moderations, alpha search (relay/passthrough.ts). */
   readonly pass: PassThrough;
+  /** Conversations of Responses calls served by conversion (`previous_response_id`). */
+  readonly conversations: Conversations;
 
   constructor(private readonly d: RelayDeps) {
     this.pass = new PassThrough(d, this.track);
+    this.conversations = new Conversations(d.core);
   }
 
   /** Whether the relay serves an endpoint that the task protocols hand over for models no plugin claims. */
@@ -203,7 +209,17 @@ export class Relay {
    * response started; once started it never throws.
    */
   async handle(call: RelayCall | PassCall): Promise<void> {
-    if (isPassCall(call)) return this.pass.handle(call);
+    if (isPassCall(call)) {
+      // A Responses call for a model no channel with the Responses API serves is converted: any chat,
+      // Anthropic or Gemini channel answers it (relay/formats/responses.ts).
+      if (call.kind === 'responses' && !call.multipart && !this.pass.servesResponses(call.principal.group, call.body.model)) {
+        return this.handle({
+          kind: 'chat', inbound: 'responses', principal: call.principal, body: call.body, raw: call.raw, scan: call.scan,
+          endpoint: call.endpoint, requestId: call.requestId, startedAt: call.startedAt, client: call.client,
+        });
+      }
+      return this.pass.handle(call);
+    }
     const { body, principal } = call;
     const cf = call.inbound ?? 'openai';
     const model = call.modelFromPath ?? body.model;
@@ -218,6 +234,12 @@ export class Relay {
       canonical = decodeRequest(cf, body);
       canonical.model = model;
       if (call.stream !== undefined) canonical.stream = call.stream;
+      if (cf === 'responses' && typeof body.previous_response_id === 'string' && body.previous_response_id) {
+        // The earlier turns go after the new instructions and before the new input.
+        const history = await this.conversations.load(body.previous_response_id, principal.userId);
+        const lead = canonical.messages.findIndex((m) => m.role !== 'system');
+        canonical.messages.splice(lead < 0 ? canonical.messages.length : lead, 0, ...history);
+      }
     } else if (call.kind === 'embeddings' && cf === 'gemini') {
       if (embedTexts(body, call.geminiAction ?? 'embedContent') === null) {
         throw new GatewayError(400, 'invalid_request', call.geminiAction === 'batchEmbedContents' ? '"requests" must be a list of {content:{parts:[{text}]}}' : '"content" must be {parts:[{text}]}');
@@ -377,7 +399,7 @@ export class Relay {
   /** The body of an upstream 4xx the caller is to see: as it came when the upstream speaks the caller's format. */
   private clientErrorBody(ctx: Ctx, fmt: WireFormat, status: number, text: string, contentType: string, message: string): AttemptOutcome {
     if (fmt === ctx.cf) return { kind: 'client_error', status, body: text, contentType, message };
-    const body = ctx.cf === 'openai'
+    const body = ctx.cf === 'openai' || ctx.cf === 'responses'
       ? { error: { message, type: 'invalid_request_error', param: null, code: 'upstream_error' } }
       : errorBody(ctx.cf, new GatewayError(status, 'upstream_error', message, 'invalid_request_error'));
     return { kind: 'client_error', status, contentType: 'application/json', message, body: JSON.stringify(body) };
@@ -440,7 +462,11 @@ export class Relay {
         return { kind: 'retry', status: 502, message: redactSecrets(`upstream response could not be read: ${(e as Error).message}`, sentSecrets([key], headers, url)) };
       }
       usage = decoded.usage;
-      out = JSON.stringify(encodeResponse(ctx.cf, decoded, ctx.model, ctx.call.requestId));
+      if (ctx.cf === 'responses') {
+        const r = responses.encodeResponse(decoded, ctx.model, ctx.call.requestId, this.responsesEcho(ctx));
+        this.keepConversation(ctx, r.output as unknown[]);
+        out = JSON.stringify(r);
+      } else out = JSON.stringify(encodeResponse(ctx.cf, decoded, ctx.model, ctx.call.requestId));
     }
     this.begin(ctx, 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(out)) });
     ctx.call.client.res.end(out);
@@ -459,6 +485,25 @@ export class Relay {
     }
     this.finish(ctx, ch, upModel, final, 200, { upstreamUsage: !!usage });
     return { kind: 'done' };
+  }
+
+  /** What a converted Response repeats of its request. */
+  private responsesEcho(ctx: Ctx): responses.ResponseEcho {
+    const b = ctx.call.body;
+    return {
+      customTools: responses.customToolNames(ctx.canonical),
+      previousResponseId: typeof b.previous_response_id === 'string' ? b.previous_response_id : null,
+      store: b.store !== false,
+    };
+  }
+
+  /** Keeps a converted Response's conversation for `previous_response_id` (unless `store: false`). */
+  private keepConversation(ctx: Ctx, output: unknown[]): void {
+    if (ctx.call.body.store === false || !ctx.canonical) return;
+    const messages: Message[] = [...ctx.canonical.messages, ...responses.outputMessages(output)];
+    this.track(this.conversations.keep(responses.responseId(ctx.call.requestId), ctx.call.principal.userId, ctx.model, messages)).catch((e: unknown) => {
+      this.d.core.log.warn({ err: (e as Error).message, requestId: ctx.call.requestId }, 'a Responses conversation could not be kept');
+    });
   }
 
   /** Writes the status line and headers (request id, gateway time) and hands the socket to the relay. */
@@ -493,9 +538,10 @@ export class Relay {
     let usage: Partial<Usage> | null = null;
     // Same-format streams other than OpenAI are forwarded as they come and only decoded for usage.
     const decoder = oaPass ? null : createStreamDecoder(fmt);
-    const encoder = fmt === cf ? null : createStreamEncoder(cf, {
-      model: ctx.model, requestId: ctx.call.requestId, includeUsage: cf === 'openai' ? (ctx.canonical?.includeUsage ?? false) : true,
-    });
+    const encOpts = { model: ctx.model, requestId: ctx.call.requestId, includeUsage: cf === 'openai' ? (ctx.canonical?.includeUsage ?? false) : true };
+    const encoder: StreamEncoder | null = fmt === cf ? null : cf === 'responses'
+      ? responses.createStreamEncoder(encOpts, this.responsesEcho(ctx), (output) => this.keepConversation(ctx, output))
+      : createStreamEncoder(cf, encOpts);
     const array = ctx.call.jsonArrayStream ? new JsonArrayStream() : null;
     this.begin(ctx, 200, array
       ? { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }
@@ -828,7 +874,7 @@ export class Relay {
       this.d.logs.write(callLogRow(ctx, ch, upModel, {
         type: 'consume', status_code: status, quota: charged, latency_ms: latency,
         prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, cached_tokens: usage.cachedInputTokens,
-        other: JSON.stringify({ ...other, ...extra, ...overMax, ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}), attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens, cache_write_tokens: usage.cacheWriteTokens, ...(usage.cacheWrite1hTokens ? { cache_write_1h_tokens: usage.cacheWrite1hTokens } : {}) }),
+        other: JSON.stringify({ ...other, ...extra, ...overMax, ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}), ...(ctx.canonical?.dropped.length ? { dropped: ctx.canonical.dropped.slice(0, 20) } : {}), attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens, cache_write_tokens: usage.cacheWriteTokens, ...(usage.cacheWrite1hTokens ? { cache_write_1h_tokens: usage.cacheWrite1hTokens } : {}) }),
       }));
     });
   }
@@ -839,6 +885,7 @@ export class Relay {
 /** The end of a stream the balance cannot pay for any further, as the caller's format writes an error. */
 function quotaStreamEvent(cf: WireFormat): string {
   const message = 'quota exhausted: the balance cannot cover more output for this request';
+  if (cf === 'responses') return responses.streamError('insufficient_quota', message);
   if (cf === 'anthropic') return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'billing_error', message } })}\n\n`;
   if (cf === 'gemini') return `data: ${JSON.stringify({ error: { code: 429, message, status: 'RESOURCE_EXHAUSTED' } })}\n\n`;
   return `data: ${JSON.stringify({ error: { message, type: 'insufficient_quota', param: null, code: 'insufficient_quota' } })}\n\n`;
@@ -846,6 +893,7 @@ function quotaStreamEvent(cf: WireFormat): string {
 
 /** A mid-stream failure as the caller's format writes it. */
 function streamErrorEvent(cf: WireFormat, message: string): string {
+  if (cf === 'responses') return responses.streamError('upstream_stream_error', message);
   if (cf === 'anthropic') return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message } })}\n\n`;
   if (cf === 'gemini') return `data: ${JSON.stringify({ error: { code: 502, message, status: 'UNAVAILABLE' } })}\n\n`;
   return `data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code: 'upstream_stream_error' } })}\n\n`;

@@ -177,6 +177,16 @@ export interface LogRow {
 }
 
 /** A Responses id created through the relay: the channel and key that hold it upstream. */
+/** A Responses conversation served by conversion (relay/conversations.ts). */
+export interface RelayConversationRow {
+  response_id: string;
+  user_id: number;
+  model: string;
+  /** Canonical messages (JSON): the input and the answer. */
+  messages: string;
+  created_at: number;
+}
+
 export interface RelayResponseRow {
   response_id: string;
   user_id: number;
@@ -247,6 +257,7 @@ export interface CoreTables {
   quota_holds: QuotaHoldRow;
   logs: LogRow;
   relay_responses: RelayResponseRow;
+  relay_conversations: RelayConversationRow;
   revisions: RevisionRow;
   node_leases: NodeLeaseRow;
   open_reserves: OpenReserveRow;

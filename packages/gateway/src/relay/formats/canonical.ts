@@ -6,7 +6,8 @@
 import { GatewayError } from '../../platform/errors.ts';
 import { randomId } from '../../platform/ids.ts';
 
-export type WireFormat = 'openai' | 'anthropic' | 'gemini';
+/** Wire formats of model calls; `responses` (the OpenAI Responses API) is a caller's format only, never an upstream's. */
+export type WireFormat = 'openai' | 'anthropic' | 'gemini' | 'responses';
 
 /** inputTokens includes cached and cache-write input tokens; outputTokens includes reasoning tokens. */
 export interface Usage {

@@ -9,6 +9,7 @@ import type {
 } from './canonical.ts';
 import * as gemini from './gemini.ts';
 import * as openai from './openai.ts';
+import * as responses from './responses.ts';
 
 export type {
   AssistantMessage, AudioPart, CanonicalChoice, CanonicalRequest, CanonicalResponse, CanonicalStreamEvent, ContentPart, FilePart,
@@ -18,7 +19,12 @@ export type {
 export { emptyUsage } from './canonical.ts';
 export { DEFAULT_ANTHROPIC_MAX_TOKENS } from './anthropic.ts';
 
-export const WIRE_FORMATS: readonly WireFormat[] = ['openai', 'anthropic', 'gemini'];
+export const WIRE_FORMATS: readonly WireFormat[] = ['openai', 'anthropic', 'gemini', 'responses'];
+
+/** `responses` is a caller's format only: no channel speaks it (relay/providers.ts channelFormat). */
+function notUpstream(): never {
+  throw new Error('the Responses format is not an upstream format');
+}
 
 /** Decodes a client request; throws GatewayError(400) naming the bad field. For gemini, set `stream` from the URL afterwards. */
 export function decodeRequest(format: WireFormat, body: unknown): CanonicalRequest {
@@ -26,6 +32,7 @@ export function decodeRequest(format: WireFormat, body: unknown): CanonicalReque
     case 'openai': return openai.decodeRequest(body);
     case 'anthropic': return anthropic.decodeRequest(body);
     case 'gemini': return gemini.decodeRequest(body);
+    case 'responses': return responses.decodeRequest(body);
   }
 }
 
@@ -41,6 +48,7 @@ export function encodeRequest(format: WireFormat, req: CanonicalRequest, upstrea
     case 'openai': return openai.encodeRequest(req, upstreamModel);
     case 'anthropic': return anthropic.encodeRequest(req, upstreamModel, opts);
     case 'gemini': return gemini.encodeRequest(req);
+    case 'responses': return notUpstream();
   }
 }
 
@@ -49,6 +57,7 @@ export function decodeResponse(format: WireFormat, body: unknown): CanonicalResp
     case 'openai': return openai.decodeResponse(body);
     case 'anthropic': return anthropic.decodeResponse(body);
     case 'gemini': return gemini.decodeResponse(body);
+    case 'responses': return notUpstream();
   }
 }
 
@@ -57,6 +66,7 @@ export function encodeResponse(format: WireFormat, res: CanonicalResponse, clien
     case 'openai': return openai.encodeResponse(res, clientModel, requestId);
     case 'anthropic': return anthropic.encodeResponse(res, clientModel, requestId);
     case 'gemini': return gemini.encodeResponse(res, clientModel, requestId);
+    case 'responses': return responses.encodeResponse(res, clientModel, requestId);
   }
 }
 
@@ -66,6 +76,7 @@ export function createStreamDecoder(format: WireFormat): StreamDecoder {
     case 'openai': return openai.createStreamDecoder();
     case 'anthropic': return anthropic.createStreamDecoder();
     case 'gemini': return gemini.createStreamDecoder();
+    case 'responses': return notUpstream();
   }
 }
 
@@ -75,6 +86,7 @@ export function createStreamEncoder(format: WireFormat, opts: StreamEncoderOptio
     case 'openai': return openai.createStreamEncoder(opts);
     case 'anthropic': return anthropic.createStreamEncoder(opts);
     case 'gemini': return gemini.createStreamEncoder(opts);
+    case 'responses': return responses.createStreamEncoder(opts);
   }
 }
 
@@ -84,6 +96,7 @@ export function usageFromResponse(format: WireFormat, body: unknown): Usage | nu
     case 'openai': return openai.usageFromResponse(body);
     case 'anthropic': return anthropic.usageFromResponse(body);
     case 'gemini': return gemini.usageFromResponse(body);
+    case 'responses': return notUpstream();
   }
 }
 
@@ -93,6 +106,7 @@ export function usageFromStreamEvent(format: WireFormat, ev: { event?: string; d
     case 'openai': return openai.usageFromStreamEvent(ev);
     case 'anthropic': return anthropic.usageFromStreamEvent(ev);
     case 'gemini': return gemini.usageFromStreamEvent(ev);
+    case 'responses': return notUpstream();
   }
 }
 

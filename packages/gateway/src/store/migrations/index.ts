@@ -15,6 +15,7 @@ import * as m007 from './007_node_leases.ts';
 import * as m008 from './008_open_reserves.ts';
 import * as m009 from './009_usage_rollup.ts';
 import * as m017 from './017_cache_write_prices.ts';
+import * as m018 from './018_relay_conversations.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -28,6 +29,7 @@ const STEPS: Record<string, Step> = {
   '008_open_reserves': m008,
   '009_usage_rollup': m009,
   '017_cache_write_prices': m017,
+  '018_relay_conversations': m018,
 };
 
 export async function migrate(h: DbHandle): Promise<void> {
