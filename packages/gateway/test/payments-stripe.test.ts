@@ -1,62 +1,21 @@
 /**
  * Online top-up with Stripe: the Stripe SDK in the gateway talks to a loopback HTTP server that answers
- * POST /v1/checkout/sessions as Stripe does; webhook events are signed with the SDK's test-header
+ * POST /v1/checkout/sessions as Stripe does (test/upstreams/stripe.ts); webhook events are signed with the SDK's test-header
  * helper. A payment is credited once however often and however concurrently its event is delivered
  * (to one node or two); a bad signature is a 400 and credits nothing; users see only their payments.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Stripe from 'stripe';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import { AdminClient } from './admin-client.ts';
 import { startChild, stopChild } from './child-gateway.ts';
+import { deliverStripe, sessionEvent, signature, startFakeStripe, type FakeStripe } from './upstreams/stripe.ts';
 
 const SECRET_KEY = 'sk_test_gatehouse_0123456789';
 const WEBHOOK_SECRET = 'whsec_gatehouse_test_secret';
 
-/** A loopback Stripe API: checkout sessions only. */
-interface FakeStripe { url: string; server: Server; created: Array<{ auth: string | undefined; params: URLSearchParams; id: string }> }
-
-async function startFakeStripe(): Promise<FakeStripe> {
-  const created: FakeStripe['created'] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => { body += c; });
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/checkout/sessions') {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${req.url})` } }));
-        return;
-      }
-      const params = new URLSearchParams(body);
-      const id = `cs_test_${created.length + 1}_${Math.random().toString(36).slice(2, 10)}`;
-      created.push({ auth: req.headers.authorization, params, id });
-      res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${created.length}` });
-      res.end(JSON.stringify({
-        id, object: 'checkout.session', mode: 'payment', status: 'open', payment_status: 'unpaid',
-        amount_total: Number(params.get('line_items[0][price_data][unit_amount]')), currency: params.get('line_items[0][price_data][currency]'),
-        client_reference_id: params.get('client_reference_id'), metadata: { trade_no: params.get('metadata[trade_no]') },
-        url: `https://checkout.stripe.test/c/pay/${id}`,
-      }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, created };
-}
-
-const signer = new Stripe('sk_test_signer');
-
-function event(type: string, session: Record<string, unknown>): string {
-  return JSON.stringify({ id: `evt_${Math.random().toString(36).slice(2)}`, object: 'event', type, api_version: '2025-01-01', created: Math.floor(Date.now() / 1000), data: { object: { object: 'checkout.session', ...session } } });
-}
-
-async function deliver(url: string, payload: string, secret = WEBHOOK_SECRET, sig?: string) {
-  const header = sig ?? signer.webhooks.generateTestHeaderString({ payload, secret });
-  const res = await fetch(`${url}/api/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': header }, body: payload });
-  return { status: res.status, body: (await res.json()) as { success: boolean; message: string } };
-}
+const event = sessionEvent;
+const deliver = (url: string, payload: string, secret = WEBHOOK_SECRET, sig?: string) => deliverStripe(url, payload, secret, sig);
 
 let fake: FakeStripe;
 let gw: TestGateway;
@@ -71,7 +30,7 @@ before(async () => {
 
 after(async () => {
   await gw?.stop();
-  await new Promise((r) => fake?.server.close(r));
+  await fake?.close();
 });
 
 async function newUser(name: string): Promise<{ id: number; client: AdminClient }> {
@@ -87,7 +46,7 @@ test('checkout: the session is created through the SDK with the amount, currency
   assert.deepEqual(info, { currency: 'usd', quotaPerUnit: 500_000, minAmount: 1, maxAmount: 10000, providers: ['stripe'] });
 
   const started = await alice.client.ok('POST', '/api/user/stripe/pay', { amount: 5 });
-  assert.match(started.url, /^https:\/\/checkout\.stripe\.test\/c\/pay\/cs_test_/);
+  assert.equal(started.url, `${fake.url}/c/pay/${fake.created.at(-1)!.id}`);
   assert.equal(started.pay_link, started.url);
   assert.equal(started.quota, 2_500_000);
   const sent = fake.created.at(-1)!;
@@ -129,7 +88,7 @@ test('webhook: a bad signature is 400 and credits nothing; a paid session delive
 
   // Bad signatures: another secret, a tampered body, garbage, none.
   assert.equal((await deliver(gw.url, paid, 'whsec_someone_else')).status, 400);
-  const goodSig = signer.webhooks.generateTestHeaderString({ payload: paid, secret: WEBHOOK_SECRET });
+  const goodSig = signature(paid, WEBHOOK_SECRET);
   const tampered = paid.replace('"amount_total":300', '"amount_total":301');
   const t = await deliver(gw.url, tampered, WEBHOOK_SECRET, goodSig);
   assert.equal(t.status, 400);
