@@ -175,3 +175,16 @@ test('not configured: no providers, paying is a clear 400, the webhook path is 4
     await bare.stop();
   }
 });
+
+test('Stripe refusing the checkout: a clear 502 with its reason, no payment left behind', async () => {
+  const u = await newUser('refused');
+  fake.refuse = 'Amount must convert to at least 50 cents.';
+  try {
+    const res = await u.client.fails(502, 'POST', '/api/user/stripe/pay', { amount: 5 });
+    assert.match(res.body.message, /Stripe refused to start the checkout: Amount must convert/);
+    assert.ok(!res.text.includes(SECRET_KEY));
+  } finally {
+    fake.refuse = null;
+  }
+  assert.equal((await u.client.ok('GET', '/api/user/payments')).total, 0);
+});

@@ -24,6 +24,10 @@
  *    A settle nobody waits for (the relay's, after the response) may be deferred a few
  *    milliseconds to share the next commit, usually the next request's reserve.
  *  - PostgreSQL / MySQL: the same statements as precompiled queries in one Kysely transaction.
+ * Credits that use something up (a redemption code, a paid checkout: `redeemCode`, `creditPayment`)
+ * change that row under a condition in the same transaction as their `topup` row, so only one of
+ * any number of concurrent attempts credits.
+ *
  * The statements are merged where the outcome is known in advance: a settle that gives back writes
  * its two ledger rows in one INSERT and changes each balance with its counters in one UPDATE.
  */

@@ -12,12 +12,15 @@ export interface FakeStripe {
   url: string;
   server: Server;
   created: Array<{ auth: string | undefined; params: URLSearchParams; id: string }>;
+  /** When set, checkout sessions are refused with this Stripe error (status 400). */
+  refuse: string | null;
   close(): Promise<void>;
 }
 
 export async function startFakeStripe(): Promise<FakeStripe> {
   const created: FakeStripe['created'] = [];
   let base = '';
+  const fake: FakeStripe = { url: '', server: null as unknown as Server, created, refuse: null, close: () => new Promise<void>((r) => fake.server.close(() => r())) };
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => { body += c; });
@@ -34,6 +37,11 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         res.end(JSON.stringify({ error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${req.url})` } }));
         return;
       }
+      if (fake.refuse) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { type: 'invalid_request_error', code: 'amount_too_small', message: fake.refuse } }));
+        return;
+      }
       const params = new URLSearchParams(body);
       const id = `cs_test_${created.length + 1}_${Math.random().toString(36).slice(2, 10)}`;
       created.push({ auth: req.headers.authorization, params, id });
@@ -46,9 +54,11 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       }));
     });
   });
+  fake.server = server;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url: base, server, created, close: () => new Promise<void>((r) => server.close(() => r())) };
+  fake.url = base;
+  return fake;
 }
 
 const signer = new Stripe('sk_test_signer');

@@ -112,11 +112,18 @@ export class Payments {
       status: 'pending', created_at: now, updated_at: now, paid_at: null,
     }).execute();
     const back = returnBase.replace(/\/+$/, '');
-    const checkout = await provider.createCheckout({
-      tradeNo, userId, currency: s.currency, amountMinor: minor,
-      description: `Top-up: ${quotaToUsd(quota, this.core.config.quotaPerUsd)} USD of quota`,
-      successUrl: `${back}/wallet?payment=${encodeURIComponent(tradeNo)}`, cancelUrl: `${back}/wallet?payment=cancelled`,
-    });
+    let checkout;
+    try {
+      checkout = await provider.createCheckout({
+        tradeNo, userId, currency: s.currency, amountMinor: minor,
+        description: `Top-up: ${quotaToUsd(quota, this.core.config.quotaPerUsd)} USD of quota`,
+        successUrl: `${back}/wallet?payment=${encodeURIComponent(tradeNo)}`, cancelUrl: `${back}/wallet?payment=cancelled`,
+      });
+    } catch (e) {
+      // No checkout exists: the row goes, so the history shows no payment that can never happen.
+      await this.db.deleteFrom('payments').where('trade_no', '=', tradeNo).where('status', '=', 'pending').execute();
+      throw e;
+    }
     await this.db.updateTable('payments').set({ provider_ref: checkout.providerRef, updated_at: Date.now() }).where('trade_no', '=', tradeNo).execute();
     return { trade_no: tradeNo, url: checkout.url, currency: s.currency, amount: minor / f, quota };
   }
