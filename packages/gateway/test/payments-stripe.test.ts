@@ -188,3 +188,22 @@ test('Stripe refusing the checkout: a clear 502 with its reason, no payment left
   }
   assert.equal((await u.client.ok('GET', '/api/user/payments')).total, 0);
 });
+
+test('an event that arrives before the checkout id was stored is matched by our trade number, once', async () => {
+  const u = await newUser('early');
+  const started = await u.client.ok('POST', '/api/user/stripe/pay', { amount: 2 });
+  const sid = fake.created.at(-1)!.id;
+  await gw.core.h.db.updateTable('payments').set({ provider_ref: null }).where('trade_no', '=', started.trade_no).execute();
+  const before0 = await balance(u.id);
+  const paid = event('checkout.session.completed', { id: sid, client_reference_id: started.trade_no, payment_status: 'paid', amount_total: 200, currency: 'usd' });
+  const outs = await Promise.all(Array.from({ length: 5 }, () => deliver(gw.url, paid)));
+  assert.equal(outs.filter((o) => o.body.message === 'credited').length, 1);
+  assert.equal(await balance(u.id), before0 + 1_000_000);
+  const row = await gw.core.h.db.selectFrom('payments').selectAll().where('trade_no', '=', started.trade_no).executeTakeFirstOrThrow();
+  assert.equal(row.provider_ref, sid);
+  assert.equal(row.status, 'paid');
+  // Another session naming this trade number is not taken for it.
+  const forged = event('checkout.session.completed', { id: 'cs_test_other', client_reference_id: started.trade_no, payment_status: 'paid', amount_total: 200, currency: 'usd' });
+  assert.equal((await deliver(gw.url, forged)).body.message, 'unknown_payment');
+  assert.equal(await balance(u.id), before0 + 1_000_000);
+});
