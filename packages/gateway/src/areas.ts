@@ -12,6 +12,7 @@ import { billingArea } from './billing/index.ts';
 import { tasksArea } from './tasks/index.ts';
 import { relayArea } from './relay/index.ts';
 import { protocolsArea } from './tasks/protocols/index.ts';
+import { topupArea } from './billing/topup.ts';
 
 export interface Area {
   name: string;
@@ -21,4 +22,4 @@ export interface Area {
   start?(core: Core, services: Services): Promise<void> | void;
 }
 
-export const AREAS: Area[] = [accountsArea, billingArea, relayArea, pluginsArea, adminArea, tasksArea, protocolsArea];
+export const AREAS: Area[] = [accountsArea, billingArea, relayArea, pluginsArea, adminArea, topupArea, tasksArea, protocolsArea];

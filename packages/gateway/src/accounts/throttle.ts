@@ -3,7 +3,8 @@
  * `LoginAttemptWindowSeconds` (a window that starts with the first failure), further logins from that
  * address are refused with 429 until the window ends, whatever the password. Counted with a
  * WindowCounter: shared by every node with Redis, per node without it. A successful login does not
- * reset the count, so guesses cannot be interleaved with a known account's logins.
+ * reset the count, so guesses cannot be interleaved with a known account's logins. Other guessable
+ * secrets (redemption codes) use the same class with their own counter `space` and keys.
  */
 import type { Core } from '../core.ts';
 import { WindowCounter } from '../platform/window-counter.ts';
@@ -17,8 +18,8 @@ export interface ThrottleSettings {
 export class LoginThrottle {
   private readonly failures: WindowCounter;
 
-  constructor(core: Core, private readonly settings: () => ThrottleSettings) {
-    this.failures = new WindowCounter(core, 'login-failures');
+  constructor(core: Core, private readonly settings: () => ThrottleSettings, space = 'login-failures') {
+    this.failures = new WindowCounter(core, space);
   }
 
   /** Seconds until `ip` may try again, or 0 when it may try now. */

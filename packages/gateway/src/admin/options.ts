@@ -43,6 +43,12 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
   RelayMaxOutputTokens: { type: 'int', default: '4096', doc: 'max_tokens the gateway sends (and reserves) for a chat or completions call that names none, at most the model\'s limit in ModelMaxOutputTokens (docs/relay.md#billing).' },
   ModelMaxOutputTokens: { type: 'group_counts', default: '', doc: 'Output limit per model as JSON, {"gpt-4o": 16384}: a larger max_tokens asked for is lowered to it before the call is sent and reserved.' },
   QuotaForNewUser: { type: 'int', default: '0', doc: 'Quota units given to users created without a quota.' },
+  RedemptionAttemptLimit: { type: 'int', default: '10', doc: 'Redemptions of codes that do not exist allowed per user and per client address within RedemptionAttemptWindowSeconds; further redemptions get 429 until the window ends. 0 turns the limit off.' },
+  RedemptionAttemptWindowSeconds: { type: 'int', default: '600', doc: 'Window of RedemptionAttemptLimit, starting with the first failure. Shared by all nodes with Redis.' },
+  TopupCurrency: { type: 'string', default: 'usd', doc: 'Currency of online top-up (ISO code, e.g. usd, eur, cny).' },
+  TopupQuotaPerUnit: { type: 'number', default: (c) => String(c.config.quotaPerUsd), doc: 'Quota units credited per unit of TopupCurrency paid online. Default: QUOTA_PER_USD (1 USD buys 1 USD of quota).' },
+  TopupMinAmount: { type: 'number', default: '1', doc: 'Smallest online top-up, in TopupCurrency.' },
+  TopupMaxAmount: { type: 'number', default: '10000', doc: 'Largest online top-up, in TopupCurrency.' },
 };
 
 const KEY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;

@@ -24,6 +24,10 @@
  *    A settle nobody waits for (the relay's, after the response) may be deferred a few
  *    milliseconds to share the next commit, usually the next request's reserve.
  *  - PostgreSQL / MySQL: the same statements as precompiled queries in one Kysely transaction.
+ * Credits that use something up (a redemption code, a paid checkout: `redeemCode`, `creditPayment`)
+ * change that row under a condition in the same transaction as their `topup` row, so only one of
+ * any number of concurrent attempts credits.
+ *
  * The statements are merged where the outcome is known in advance: a settle that gives back writes
  * its two ledger rows in one INSERT and changes each balance with its counters in one UPDATE.
  */
@@ -90,6 +94,9 @@ const SQL = {
   // ---- open relay reserves (billing/recovery.ts) ----
   insertOpen: 'INSERT INTO open_reserves (ref, user_id, key_id, key_capped, node, created_at) VALUES (?, ?, ?, ?, ?, ?)',
   dropOpen: 'DELETE FROM open_reserves WHERE ref = ?',
+  // ---- credits that use something up (billing/redemption.ts, billing/payments/) ----
+  claimCode: 'UPDATE redemptions SET status = 3, used_user_id = ?, redeemed_at = ? WHERE id = ? AND status = 1 AND (expires_at = 0 OR expires_at > ?)',
+  claimPayment: "UPDATE payments SET status = 'paid', paid_at = ?, updated_at = ? WHERE id = ? AND status <> 'paid'",
 } as const;
 type Q = keyof typeof SQL;
 /** Reads that lock the row on PostgreSQL/MySQL (SQLite's BEGIN IMMEDIATE already excludes writers). */
@@ -303,6 +310,23 @@ function* closeHoldOps(p: Payer, ref: string): Ops<{ returned: number; shortfall
   const take = yield* takeAvailable(p, -back);
   yield op('insertTwo', [...row(p, ref, 'close', 0, now), ...row(p, ref, 'settle', take, now)]);
   return { returned: 0, shortfall: -back - take };
+}
+
+// ---------- credits that use something up ----------
+
+/** Thrown inside a claimed credit when the claim matched no row; nothing is written. */
+class NotClaimed extends Error {}
+
+/**
+ * A `topup` of `amt` for `ref` that first uses up what pays for it (a redemption code: enabled, not
+ * expired → used; a payment: → paid) with a conditional UPDATE in the same transaction. Of any
+ * number of concurrent or repeated calls, one claims the row and credits; the others write nothing.
+ */
+function* claimedCreditOps(userId: number, ref: string, amt: number, claim: Op): Ops<void> {
+  if ((yield claim).changes !== 1) throw new NotClaimed();
+  const p: Payer = { userId, keyId: null, unlimitedKey: true };
+  yield op('insertOne', row(p, ref, 'topup', -amt, Date.now()));
+  yield* give(p, amt);
 }
 
 export interface SpendItem {
@@ -544,6 +568,34 @@ export class Ledger {
     const amt = toUnits(amount);
     const p: Payer = { userId, keyId: null, unlimitedKey: true };
     return (await this.exec(() => adjustOps(p, ref, kind, amt), 0, kind, ref)) !== AlreadyDone;
+  }
+
+  /**
+   * Redeems redemption code `codeId` for `userId`: marks it used (only if it is enabled and not
+   * expired at `now`) and credits its `amount` as a `topup` row with ref `ref`, in one transaction.
+   * False when the code could not be claimed (used, disabled or expired meanwhile): nothing moved.
+   */
+  async redeemCode(userId: number, codeId: number, ref: string, amount: number, now = Date.now()): Promise<boolean> {
+    return this.claimedCredit(userId, ref, amount, op('claimCode', [userId, now, codeId, now]));
+  }
+
+  /**
+   * Credits payment `paymentId` once: marks it paid and credits `amount` as a `topup` row with ref
+   * `ref` (the provider's id of the payment), in one transaction. False when it was already paid.
+   */
+  async creditPayment(userId: number, paymentId: number, ref: string, amount: number, now = Date.now()): Promise<boolean> {
+    return this.claimedCredit(userId, ref, amount, op('claimPayment', [now, now, paymentId]));
+  }
+
+  private async claimedCredit(userId: number, ref: string, amount: number, claim: Op): Promise<boolean> {
+    const amt = toUnits(amount);
+    if (amt <= 0) throw new Error(`invalid credit amount ${amount}`);
+    try {
+      return (await this.exec(() => claimedCreditOps(userId, ref, amt, claim))) !== AlreadyDone;
+    } catch (e) {
+      if (e instanceof NotClaimed) return false;
+      throw e;
+    }
   }
 
   /**

@@ -234,8 +234,81 @@ const schemas: Record<string, Schema> = {
   ModelList: obj({ object: { const: 'list' }, data: arr(ref('Model')) }),
 };
 
+// ---- money in: redemption codes and online top-up (http/topup-routes.ts) ----
+Object.assign(schemas, {
+  RedemptionCode: obj({
+    id: int(), name: str(), note: str(), code: str('the code in full (32 hex characters)'), quota: int('quota units credited'), quota_usd: num(),
+    status: str(undefined, { enum: ['enabled', 'disabled', 'used', 'expired'] }), created_by: nullable(int()), created_at: int('unix ms'),
+    expires_at: int('unix ms; 0 = never'), used_user_id: nullable(int()), redeemed_at: nullable(int('unix ms')),
+  }),
+  RedemptionBatch: obj({
+    name: str(undefined, { maxLength: 128 }), quota: int('quota units per code (or quota_usd)', { minimum: 1 }), quota_usd: num('USD per code'),
+    count: int('codes to create', { minimum: 1, maximum: 1000, default: 1 }), expired_time: int('unix seconds (New API); 0 = never'),
+    expires_at: int('unix ms; 0 = never'), note: str(undefined, { maxLength: 500 }),
+  }, ['name'], { additionalProperties: false }),
+  Redeemed: obj({ quota: int(), quota_usd: num(), balance: int('the balance after the credit') }, ['quota', 'quota_usd', 'balance']),
+  TopupInfo: obj({
+    currency: str('ISO code, lower case'), quotaPerUnit: num('quota units per unit of the currency'), minAmount: num(), maxAmount: num(),
+    providers: arr(str(), 'configured providers, e.g. stripe'),
+  }, ['currency', 'quotaPerUnit', 'minAmount', 'maxAmount', 'providers']),
+  Checkout: obj({ trade_no: str(), url: str('where to pay'), pay_link: str('the same as url'), currency: str(), amount: num(), quota: int() }, ['trade_no', 'url', 'pay_link', 'currency', 'amount', 'quota']),
+  Payment: obj({
+    id: int(), trade_no: str(), provider: str(), currency: str(), amount: num('in units of the currency'), quota: int(), quota_usd: num(),
+    status: str(undefined, { enum: ['pending', 'paid', 'expired'] }), created_at: int(), paid_at: nullable(int()),
+  }),
+});
+
+function topupPaths(admin: string): Record<string, Record<string, Schema>> {
+  const codeFilters = [q('status', str(undefined, { enum: ['enabled', 'disabled', 'used', 'expired'] })), q('keyword', str('part of the name, or a whole code'))];
+  return {
+    '/api/redemption': {
+      get: op('redemption', 'Redemption codes, newest first, with the codes in full', page('RedemptionCode'), { role: admin, params: [...pagingParams, ...codeFilters] }),
+      post: op('redemption', 'Create a batch of codes; data is the list of codes', envelope(arr(str())), { role: admin, body: ref('RedemptionBatch') }),
+      put: op('redemption', 'Enable (status 1) or disable (status 2) an unused code', envelope(ref('RedemptionCode')), {
+        role: admin, body: obj({ id: int(), status: { anyOf: [int(undefined, { enum: [1, 2] }), str(undefined, { enum: ['enabled', 'disabled'] })] } }, ['id', 'status']),
+        extra: conflict(ref('AdminError'), 'the code was already used'),
+      }),
+    },
+    '/api/redemption/search': { get: op('redemption', 'The same list, by keyword (New API path)', page('RedemptionCode'), { role: admin, params: [...pagingParams, ...codeFilters] }) },
+    '/api/redemption/export': { get: op('redemption', 'Codes of a filter as CSV (with the codes): Content-Disposition attachment', str('CSV with a header row, CRLF line ends'), { role: admin, params: codeFilters, contentType: 'text/csv' }) },
+    '/api/redemption/{id}': {
+      get: op('redemption', 'One code', envelope(ref('RedemptionCode')), { role: admin, params: [idParam] }),
+      delete: op('redemption', 'Delete a code (the ledger row of a used one stays)', envelope({ type: 'null' }), { role: admin, params: [idParam] }),
+    },
+    '/api/user/topup': {
+      post: op('top-up', 'Redeem a code: credited once. 400 invalid_code / code_used / code_disabled / code_expired; 429 after too many unknown codes', envelope(ref('Redeemed')), {
+        body: obj({ key: str('the code') }, ['key'], { additionalProperties: false }),
+        extra: { 429: { description: 'too many unknown codes from this user or address (Retry-After)', content: { 'application/json': { schema: ref('AdminError') } } } },
+      }),
+    },
+    '/api/user/topup/info': { get: op('top-up', 'Online top-up settings: currency, rate, limits, configured providers', envelope(ref('TopupInfo'))) },
+    '/api/user/stripe/pay': {
+      post: op('top-up', 'Start a Stripe Checkout for an amount of the top-up currency; pay at data.url', envelope(ref('Checkout')), {
+        body: obj({ amount: num('in units of the currency (e.g. 5 or 5.50)'), payment_method: str('ignored (New API compatibility)') }, ['amount'], { additionalProperties: false }),
+      }),
+    },
+    '/api/user/payments': { get: op('top-up', 'Your payments, newest first', page('Payment'), { params: pagingParams }) },
+    '/api/user/payments/{trade_no}': { get: op('top-up', 'One of your payments', envelope(ref('Payment')), { params: [{ name: 'trade_no', in: 'path', required: true, schema: str() }] }) },
+    '/api/stripe/webhook': {
+      post: {
+        tags: ['top-up'],
+        summary: 'Stripe webhook (checkout.session.completed, async_payment_succeeded, expired); verified by the Stripe-Signature header over the raw body',
+        security: [],
+        parameters: [{ name: 'stripe-signature', in: 'header', required: true, schema: str() }],
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+        responses: {
+          200: { description: 'applied (message: credited, already_credited, expired, ignored, unknown_payment, mismatch)', content: { 'application/json': { schema: envelope({ type: 'null' }) } } },
+          400: { description: 'the signature does not verify: nothing applied', content: { 'application/json': { schema: ref('AdminError') } } },
+          404: { description: 'Stripe is not configured', content: { 'application/json': { schema: ref('AdminError') } } },
+        },
+      },
+    },
+  };
+}
+
 /** Response models carry every listed field: mark them required so generated clients need no checks. */
 const COMPLETE_RESPONSES = ['User', 'Key', 'ChannelKey', 'Channel', 'Price', 'Option', 'QuotaHold', 'Log', 'AdminTask', 'OwnTask'];
+COMPLETE_RESPONSES.push('RedemptionCode', 'Payment');
 function withRequiredFields(all: Record<string, Schema>): Record<string, Schema> {
   const out = { ...all };
   for (const name of COMPLETE_RESPONSES) {
@@ -407,6 +480,7 @@ export function buildOpenApi(serverUrl: string): Schema {
       },
     },
   };
+  Object.assign(paths, topupPaths(admin));
   return {
     openapi: '3.1.0',
     info: {
@@ -415,7 +489,7 @@ export function buildOpenApi(serverUrl: string): Schema {
       description: 'Admin API (envelope {success, message, data}; lists put {items, total, page, page_size} in data) and the OpenAI-style model-call endpoints.',
     },
     servers: [{ url: serverUrl }],
-    tags: ['account', 'usage', 'users', 'keys', 'channels', 'prices', 'options', 'logs', 'tasks', 'plugins', 'model calls', 'health'].map((name) => ({ name })),
+    tags: ['account', 'usage', 'users', 'keys', 'channels', 'prices', 'options', 'logs', 'tasks', 'plugins', 'model calls', 'health', 'redemption', 'top-up'].map((name) => ({ name })),
     paths,
     components: {
       schemas: withRequiredFields(schemas),

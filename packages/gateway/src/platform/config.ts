@@ -68,6 +68,11 @@ export interface Config {
   maxUploadBytes: number;
   /** Where the secret came from when CRYPTO_SECRET was not set: a file beside the SQLite database. */
   cryptoSecretFile: string | null;
+  /** Stripe online top-up: the secret API key and the webhook signing secret (both needed). */
+  stripeSecretKey: string | null;
+  stripeWebhookSecret: string | null;
+  /** Another address for Stripe's API (a proxy); null: api.stripe.com. */
+  stripeApiBase: string | null;
 }
 
 function num(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -184,6 +189,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     requestTimeoutMs: Math.max(0, num(env, 'REQUEST_TIMEOUT_SECONDS', 120)) * 1000,
     maxUploadBytes: positive(num(env, 'MAX_UPLOAD_MB', 128), 128) * 1024 * 1024,
     cryptoSecretFile,
+    stripeSecretKey: env.STRIPE_SECRET_KEY || null,
+    stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || null,
+    stripeApiBase: env.STRIPE_API_BASE || null,
     ...overrides,
   };
   return cfg;

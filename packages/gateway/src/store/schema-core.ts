@@ -262,4 +262,42 @@ export interface CoreTables {
   node_leases: NodeLeaseRow;
   open_reserves: OpenReserveRow;
   usage_hourly: UsageHourlyRow;
+  redemptions: RedemptionRow;
+  payments: PaymentRow;
+}
+
+/** A redemption code (billing/redemption.ts). status 1 enabled, 2 disabled, 3 used. */
+export interface RedemptionRow {
+  id: Generated<number>;
+  name: string;
+  note: string;
+  /** SHA-256 (hex) of the code: how a redeemed code is found. */
+  code_hash: string;
+  /** The code sealed with core.secrets, for admins' lists and exports. */
+  code_sealed: string;
+  quota: number;
+  status: number;
+  created_by: number | null;
+  created_at: number;
+  /** 0 = never. */
+  expires_at: number;
+  used_user_id: number | null;
+  redeemed_at: number | null;
+}
+
+/** A checkout started with a payment provider (billing/payments/). */
+export interface PaymentRow {
+  id: Generated<number>;
+  trade_no: string;
+  user_id: number;
+  provider: string;
+  provider_ref: string | null;
+  currency: string;
+  /** The price in the currency's smallest unit (cents). */
+  amount_minor: number;
+  quota: number;
+  status: 'pending' | 'paid' | 'expired';
+  created_at: number;
+  updated_at: number;
+  paid_at: number | null;
 }

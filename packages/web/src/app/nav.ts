@@ -4,6 +4,7 @@ import {
   IconApps, IconChartBar, IconCoin, IconFileText, IconHome, IconKey, IconListCheck, IconMessageChatbot,
   IconPlugConnected, IconPuzzle, IconSettings, IconUser, IconUsers,
 } from '@tabler/icons-react';
+import { IconTicket, IconWallet } from '@tabler/icons-react';
 
 export type Role = 'user' | 'admin' | 'root';
 export interface NavItem { path: string; label: string; role: Role; icon: ComponentType<{ size?: number; stroke?: number }> }
@@ -16,6 +17,7 @@ export const OPERATOR_NAV: NavItem[] = [
   { path: '/prices', label: 'nav.prices', role: 'admin', icon: IconCoin },
   { path: '/logs', label: 'nav.logs', role: 'admin', icon: IconFileText },
   { path: '/tasks', label: 'nav.tasks', role: 'admin', icon: IconListCheck },
+  { path: '/redemption', label: 'topup.navCodes', role: 'admin', icon: IconTicket },
   { path: '/plugins', label: 'nav.plugins', role: 'root', icon: IconPuzzle },
   { path: '/settings', label: 'nav.settings', role: 'root', icon: IconSettings },
 ];
@@ -27,6 +29,7 @@ export const USER_NAV: NavItem[] = [
   { path: '/my-tasks', label: 'nav.myTasks', role: 'user', icon: IconListCheck },
   { path: '/playground', label: 'nav.playground', role: 'user', icon: IconMessageChatbot },
   { path: '/models', label: 'nav.models', role: 'user', icon: IconApps },
+  { path: '/wallet', label: 'topup.navWallet', role: 'user', icon: IconWallet },
   { path: '/profile', label: 'nav.profile', role: 'user', icon: IconUser },
 ];
 

@@ -40,6 +40,8 @@ export const router = createBrowserRouter([
       { path: 'playground', ...page(() => import('../pages/playground/PlaygroundPage')) },
       { path: 'models', ...page(() => import('../pages/models/ModelsPage')) },
       { path: 'profile', ...page(() => import('../pages/profile/ProfilePage')) },
+      { path: 'wallet', ...page(() => import('../pages/wallet/WalletPage')) },
+      { path: 'redemption', ...page(() => import('../pages/redemption/RedemptionPage')) },
       { path: '*', ...page(() => import('./NotFound')) },
     ],
   },

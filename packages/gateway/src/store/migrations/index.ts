@@ -14,6 +14,7 @@ import * as m006 from './006_quota_holds.ts';
 import * as m007 from './007_node_leases.ts';
 import * as m008 from './008_open_reserves.ts';
 import * as m009 from './009_usage_rollup.ts';
+import * as m012 from './012_redemption_payments.ts';
 import * as m017 from './017_cache_write_prices.ts';
 import * as m018 from './018_relay_conversations.ts';
 
@@ -28,6 +29,7 @@ const STEPS: Record<string, Step> = {
   '007_node_leases': m007,
   '008_open_reserves': m008,
   '009_usage_rollup': m009,
+  '012_redemption_payments': m012,
   '017_cache_write_prices': m017,
   '018_relay_conversations': m018,
 };

@@ -1,0 +1,78 @@
+/**
+ * Stripe as a payment provider: a Checkout Session (mode `payment`, one line item priced in the
+ * configured currency) per top-up, and webhook events verified with the SDK
+ * (`stripe.webhooks.constructEvent`) against STRIPE_WEBHOOK_SECRET. `checkout.session.completed`
+ * with payment_status `paid` and `checkout.session.async_payment_succeeded` are payments;
+ * `checkout.session.expired` ends a pending one. STRIPE_API_BASE points the SDK at another API
+ * address (a proxy, or a test server).
+ */
+import Stripe from 'stripe';
+import type { Config } from '../../platform/config.ts';
+import { GatewayError } from '../../platform/errors.ts';
+import type { Checkout, CheckoutRequest, PaymentEvent, PaymentProvider } from './provider.ts';
+
+export class StripeProvider implements PaymentProvider {
+  readonly name = 'stripe';
+  private client: Stripe | null = null;
+
+  constructor(private readonly config: Pick<Config, 'stripeSecretKey' | 'stripeWebhookSecret' | 'stripeApiBase'>) {}
+
+  configured(): boolean {
+    return Boolean(this.config.stripeSecretKey && this.config.stripeWebhookSecret);
+  }
+
+  private stripe(): Stripe {
+    if (!this.client) {
+      const opts: Stripe.StripeConfig = { maxNetworkRetries: 1, timeout: 30_000 };
+      if (this.config.stripeApiBase) {
+        const u = new URL(this.config.stripeApiBase);
+        opts.protocol = u.protocol === 'http:' ? 'http' : 'https';
+        opts.host = u.hostname;
+        opts.port = Number(u.port || (u.protocol === 'http:' ? 80 : 443));
+      }
+      this.client = new Stripe(this.config.stripeSecretKey ?? '', opts);
+    }
+    return this.client;
+  }
+
+  async createCheckout(req: CheckoutRequest): Promise<Checkout> {
+    let s: Stripe.Checkout.Session;
+    try {
+      s = await this.stripe().checkout.sessions.create({
+        mode: 'payment',
+        line_items: [{ quantity: 1, price_data: { currency: req.currency, unit_amount: req.amountMinor, product_data: { name: req.description } } }],
+        client_reference_id: req.tradeNo,
+        metadata: { trade_no: req.tradeNo, user_id: String(req.userId) },
+        success_url: req.successUrl,
+        cancel_url: req.cancelUrl,
+      }, { idempotencyKey: req.tradeNo });
+    } catch (e) {
+      // Stripe's message may be shown; the request (with the key) is not.
+      const msg = e instanceof Stripe.errors.StripeError ? e.message : 'no answer';
+      throw new GatewayError(502, 'payment_provider_error', `Stripe refused to start the checkout: ${msg.slice(0, 200)}`);
+    }
+    if (!s.url) throw new GatewayError(502, 'payment_provider_error', 'Stripe returned a checkout session without a URL');
+    return { providerRef: s.id, url: s.url };
+  }
+
+  parseWebhook(raw: Buffer, headers: Record<string, string | string[] | undefined>): PaymentEvent {
+    const sig = headers['stripe-signature'];
+    if (typeof sig !== 'string' || !sig) throw new GatewayError(400, 'invalid_signature', 'the Stripe-Signature header is missing');
+    let event: Stripe.Event;
+    try {
+      event = this.stripe().webhooks.constructEvent(raw, sig, this.config.stripeWebhookSecret ?? '');
+    } catch {
+      throw new GatewayError(400, 'invalid_signature', 'the webhook signature does not verify');
+    }
+    if (event.type === 'checkout.session.completed' || event.type === 'checkout.session.async_payment_succeeded') {
+      const s = event.data.object;
+      if (s.payment_status !== 'paid') return { kind: 'ignored', type: `${event.type} (${s.payment_status})` };
+      return { kind: 'paid', providerRef: s.id, tradeNo: s.client_reference_id ?? null, currency: (s.currency ?? '').toLowerCase(), amountMinor: Number(s.amount_total ?? -1) };
+    }
+    if (event.type === 'checkout.session.expired') {
+      const s = event.data.object;
+      return { kind: 'expired', providerRef: s.id, tradeNo: s.client_reference_id ?? null };
+    }
+    return { kind: 'ignored', type: event.type };
+  }
+}

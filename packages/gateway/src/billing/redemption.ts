@@ -1,0 +1,254 @@
+/**
+ * Redemption codes: admins create them in batches (an amount, a count, an optional expiry and note),
+ * list, disable, delete and export them; a user redeems one and its amount is credited exactly once.
+ *
+ * A code is 32 random hex characters (128 bits, node:crypto). It is found by its SHA-256
+ * (`code_hash`); its text is kept sealed with core.secrets so that admins can list and export it, and
+ * it is never written to the process log. Redeeming is one ledger movement (Ledger.redeemCode): the
+ * code's status changes enabled → used under a condition and the `topup` row (ref: the code) is
+ * written in the same transaction, so of many concurrent redemptions on any number of nodes exactly
+ * one credits.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { Selectable } from 'kysely';
+import type { Core } from '../core.ts';
+import type { Ledger } from './ledger.ts';
+import type { RedemptionRow } from '../store/schema-core.ts';
+import { GatewayError, notFound } from '../platform/errors.ts';
+import { csvLine } from '../logs/csv.ts';
+import { insertLogs } from '../logs/writer.ts';
+import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from '../admin/validate.ts';
+
+export type CodeStatus = 'enabled' | 'disabled' | 'used' | 'expired';
+export const CODE_STATUSES: CodeStatus[] = ['enabled', 'disabled', 'used', 'expired'];
+const STATUS_NUM = { enabled: 1, disabled: 2, used: 3 } as const;
+
+/** Most codes one request may create. */
+export const MAX_BATCH = 1000;
+
+export interface RedemptionView {
+  id: number;
+  name: string;
+  note: string;
+  /** The code in full (admins only). */
+  code: string;
+  quota: number;
+  quota_usd: number;
+  status: CodeStatus;
+  created_by: number | null;
+  created_at: number;
+  /** Unix ms; 0 = never. */
+  expires_at: number;
+  used_user_id: number | null;
+  redeemed_at: number | null;
+}
+
+export interface BatchInput {
+  name: string;
+  note: string;
+  quota: number;
+  count: number;
+  /** Unix ms; 0 = never. */
+  expiresAt: number;
+}
+
+export interface CodeQuery {
+  page: number;
+  pageSize: number;
+  offset: number;
+  status?: CodeStatus;
+  /** Part of the name, or a whole code. */
+  keyword?: string;
+}
+
+export interface Redeemed {
+  quota: number;
+  quota_usd: number;
+  /** The balance after the credit. */
+  balance: number;
+}
+
+const CODE_RE = /^[0-9a-f]{32}$/;
+
+export function normaliseCode(raw: string): string {
+  return raw.trim().toLowerCase();
+}
+
+export function hashCode(code: string): string {
+  return createHash('sha256').update(normaliseCode(code)).digest('hex');
+}
+
+const invalid = () => new GatewayError(400, 'invalid_code', 'this redemption code does not exist');
+
+export class RedemptionCodes {
+  constructor(private readonly core: Core, private readonly ledger: () => Ledger) {}
+
+  private get db() {
+    return this.core.h.db;
+  }
+
+  private statusOf(r: Pick<Selectable<RedemptionRow>, 'status' | 'expires_at'>, now = Date.now()): CodeStatus {
+    const s = Number(r.status);
+    if (s === 3) return 'used';
+    if (s === 2) return 'disabled';
+    const exp = Number(r.expires_at);
+    return exp > 0 && exp <= now ? 'expired' : 'enabled';
+  }
+
+  view(r: Selectable<RedemptionRow>): RedemptionView {
+    return {
+      id: Number(r.id), name: r.name, note: r.note, code: this.core.secrets.open(r.code_sealed),
+      quota: Number(r.quota), quota_usd: quotaToUsd(Number(r.quota), this.core.config.quotaPerUsd),
+      status: this.statusOf(r), created_by: r.created_by === null ? null : Number(r.created_by), created_at: Number(r.created_at),
+      expires_at: Number(r.expires_at), used_user_id: r.used_user_id === null ? null : Number(r.used_user_id),
+      redeemed_at: r.redeemed_at === null ? null : Number(r.redeemed_at),
+    };
+  }
+
+  /**
+   * Reads a batch request: `name`, `quota` (units) or `quota_usd`, `count` (1…1000, default 1),
+   * `expired_time` (unix seconds, as New API; 0 or absent = never) or `expires_at` (unix ms), `note`.
+   */
+  parseBatch(raw: unknown, now = Date.now()): BatchInput {
+    const r = Reader.of(raw).only(['name', 'quota', 'quota_usd', 'count', 'expired_time', 'expires_at', 'note']);
+    const name = r.str('name', { required: true, max: 128 })!;
+    const note = r.str('note', { max: 500 }) ?? '';
+    const units = r.num('quota', { int: true, min: 1, max: 1e15 });
+    const usd = r.num('quota_usd', { min: 0, max: 1e9 });
+    if (units === undefined && usd === undefined) throw fieldError('quota', 'is required (quota units, or quota_usd)');
+    const quota = units ?? usdToQuota(usd!, this.core.config.quotaPerUsd);
+    if (quota < 1) throw fieldError('quota_usd', 'is less than one quota unit');
+    const count = r.num('count', { int: true, min: 1, max: MAX_BATCH }) ?? 1;
+    const sec = r.num('expired_time', { int: true, min: 0, max: 1e11 });
+    const ms = r.num('expires_at', { int: true, min: 0, max: 1e14 });
+    const expiresAt = ms ?? (sec ? sec * 1000 : 0);
+    if (expiresAt !== 0 && expiresAt <= now) throw fieldError(ms !== undefined ? 'expires_at' : 'expired_time', 'must be in the future (or 0 for never)');
+    return { name, note, quota, count, expiresAt };
+  }
+
+  /** Creates `count` codes; returns them (shown in full once here, and to admins in lists). */
+  async create(input: BatchInput, actorId: number | null): Promise<RedemptionView[]> {
+    const now = Date.now();
+    const rows = Array.from({ length: input.count }, () => {
+      const code = randomBytes(16).toString('hex');
+      return {
+        name: input.name, note: input.note, code_hash: hashCode(code), code_sealed: this.core.secrets.seal(code), quota: input.quota,
+        status: 1, created_by: actorId, created_at: now, expires_at: input.expiresAt, used_user_id: null, redeemed_at: null,
+      };
+    });
+    const hashes = rows.map((r) => r.code_hash);
+    for (let i = 0; i < rows.length; i += 200) await this.db.insertInto('redemptions').values(rows.slice(i, i + 200)).execute();
+    const made = await this.db.selectFrom('redemptions').selectAll().where('code_hash', 'in', hashes).orderBy('id').execute();
+    return made.map((r) => this.view(r));
+  }
+
+  private filtered(q: Omit<CodeQuery, 'page' | 'pageSize' | 'offset'>, now: number) {
+    let base = this.db.selectFrom('redemptions');
+    if (q.status === 'used') base = base.where('status', '=', 3);
+    else if (q.status === 'disabled') base = base.where('status', '=', 2);
+    else if (q.status === 'enabled') base = base.where('status', '=', 1).where((eb) => eb.or([eb('expires_at', '=', 0), eb('expires_at', '>', now)]));
+    else if (q.status === 'expired') base = base.where('status', '=', 1).where('expires_at', '>', 0).where('expires_at', '<=', now);
+    if (q.keyword) {
+      const kw = q.keyword;
+      const like = `%${kw.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+      const byCode = CODE_RE.test(normaliseCode(kw)) ? hashCode(kw) : null;
+      base = base.where((eb) => (byCode ? eb.or([eb('name', 'like', like), eb('code_hash', '=', byCode)]) : eb('name', 'like', like)));
+    }
+    return base;
+  }
+
+  /** Newest first, filtered by status and by a part of the name (or a whole code). */
+  async list(q: CodeQuery): Promise<Page<RedemptionView>> {
+    const now = Date.now();
+    const base = this.filtered(q, now);
+    const [rows, total] = await Promise.all([
+      base.selectAll().orderBy('id', 'desc').limit(q.pageSize).offset(q.offset).execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { items: rows.map((r) => this.view(r)), total: Number(total.n), page: q.page, page_size: q.pageSize };
+  }
+
+  async get(id: number): Promise<RedemptionView> {
+    const r = await this.db.selectFrom('redemptions').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!r) throw notFound(`no redemption code with id ${id}`, 'code_not_found');
+    return this.view(r);
+  }
+
+  /** Enables or disables an unused code (a used code stays used: 409). */
+  async setStatus(id: number, status: 'enabled' | 'disabled'): Promise<RedemptionView> {
+    const res = await this.db.updateTable('redemptions').set({ status: STATUS_NUM[status] })
+      .where('id', '=', id).where('status', 'in', [1, 2]).executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) {
+      await this.get(id); // 404 when missing
+      throw new GatewayError(409, 'code_used', 'this code was already redeemed: its status cannot change');
+    }
+    return this.get(id);
+  }
+
+  /** Deletes a code (a used one too: its ledger row stays for the record). */
+  async remove(id: number): Promise<void> {
+    const res = await this.db.deleteFrom('redemptions').where('id', '=', id).executeTakeFirst();
+    if (Number(res.numDeletedRows) !== 1) throw notFound(`no redemption code with id ${id}`, 'code_not_found');
+  }
+
+  /** The codes matching a filter as CSV, newest first, read in pages. */
+  exportCsv(q: Omit<CodeQuery, 'page' | 'pageSize' | 'offset'>): Readable {
+    const cols = ['id', 'name', 'code', 'quota', 'quota_usd', 'status', 'note', 'created_at', 'expires_at', 'used_user_id', 'redeemed_at'] as const;
+    const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : '');
+    const page = (before: number) => this.filtered(q, Date.now()).selectAll().where('id', '<', before).orderBy('id', 'desc').limit(500).execute();
+    const view = (r: Selectable<RedemptionRow>) => this.view(r);
+    async function* lines(): AsyncGenerator<string> {
+      yield csvLine(cols);
+      let before = Number.MAX_SAFE_INTEGER;
+      for (;;) {
+        const rows = await page(before);
+        let chunk = '';
+        for (const r of rows) {
+          const v = view(r);
+          chunk += csvLine([v.id, v.name, v.code, v.quota, v.quota_usd, v.status, v.note, iso(v.created_at), iso(v.expires_at), v.used_user_id, iso(v.redeemed_at)]);
+        }
+        if (chunk) yield chunk;
+        if (rows.length < 500) return;
+        before = Number(rows[rows.length - 1].id);
+      }
+    }
+    return Readable.from(lines(), { objectMode: false });
+  }
+
+  /**
+   * Redeems `rawCode` for `userId`. 400 with a code saying why when it cannot be redeemed:
+   * `invalid_code` (no such code: counts as a guess), `code_used`, `code_disabled`, `code_expired`.
+   */
+  async redeem(userId: number, rawCode: string): Promise<Redeemed> {
+    const code = normaliseCode(rawCode);
+    if (!CODE_RE.test(code)) throw invalid();
+    const r = await this.db.selectFrom('redemptions').selectAll().where('code_hash', '=', hashCode(code)).executeTakeFirst();
+    if (!r) throw invalid();
+    const now = Date.now();
+    this.refuse(this.statusOf(r, now));
+    const quota = Number(r.quota);
+    const ok = await this.ledger().redeemCode(userId, Number(r.id), code, quota, now);
+    if (!ok) {
+      // Another request (or node) got there first, or the code was disabled meanwhile.
+      const again = await this.db.selectFrom('redemptions').select(['status', 'expires_at']).where('id', '=', Number(r.id)).executeTakeFirst();
+      this.refuse(again ? this.statusOf(again, now) : 'used');
+      throw new GatewayError(400, 'code_used', 'this redemption code was already used');
+    }
+    const user = await this.db.selectFrom('users').select(['username', 'group_name', 'quota']).where('id', '=', userId).executeTakeFirstOrThrow();
+    // The credit in the user's logs (type topup; the ledger row has the same ref).
+    await insertLogs(this.core.h, [{
+      created_at: now, type: 'topup', request_id: code, user_id: userId, username: user.username, key_id: null, key_name: null,
+      group_name: user.group_name, model: null, upstream_model: null, channel_id: null, endpoint: null, status_code: null,
+      prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota, latency_ms: 0, first_byte_ms: null, is_stream: 0, attempts: 0,
+      content: `redemption code "${r.name}"`, other: JSON.stringify({ redemption_id: Number(r.id) }),
+    }]);
+    return { quota, quota_usd: quotaToUsd(quota, this.core.config.quotaPerUsd), balance: Number(user.quota) };
+  }
+
+  private refuse(s: CodeStatus): void {
+    if (s === 'used') throw new GatewayError(400, 'code_used', 'this redemption code was already used');
+    if (s === 'disabled') throw new GatewayError(400, 'code_disabled', 'this redemption code is disabled');
+    if (s === 'expired') throw new GatewayError(400, 'code_expired', 'this redemption code has expired');
+  }
+}
