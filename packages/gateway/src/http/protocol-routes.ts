@@ -11,6 +11,7 @@ import type { AppDeps } from './app.ts';
 import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
 import { decodeRequestBody, registerUploadParsers } from './uploads.ts';
+import { callerVendorHeaders, OPENAI_CALLER_HEADERS } from '../relay/providers.ts';
 
 export function queryOf(req: FastifyRequest): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -64,7 +65,10 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
       const relay = (deps.services as unknown as { relay?: { relay?: RelayLike } }).relay?.relay;
       const model = requestModel(pr.body) ?? '';
       if (relay && typeof relay.handles === 'function' && relay.handles(endpoint)) {
-        const common = { kind, endpoint, principal: pr.principal, requestId: req.requestId, startedAt: req.startedAt, client: { res: reply.raw, hijack: () => reply.hijack() } };
+        const common = {
+          kind, endpoint, principal: pr.principal, requestId: req.requestId, startedAt: req.startedAt, client: { res: reply.raw, hijack: () => reply.hijack() },
+          vendorHeaders: callerVendorHeaders(req.headers, OPENAI_CALLER_HEADERS),
+        };
         if (pr.body.kind === 'json' && pr.body.value && typeof pr.body.value === 'object' && !Array.isArray(pr.body.value)) {
           await relay.handle({ ...common, body: pr.body.value as Record<string, unknown>, raw: Buffer.from(JSON.stringify(pr.body.value)) });
           return reply;

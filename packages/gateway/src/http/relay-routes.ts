@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { echo, GatewayError } from '../platform/errors.ts';
-import type { RelayKind } from '../relay/providers.ts';
+import { callerVendorHeaders, OPENAI_CALLER_HEADERS, type RelayKind } from '../relay/providers.ts';
 import { scanBody, type BodyScan } from '../relay/body-scan.ts';
 import type { AppDeps } from './app.ts';
 import { admitRequest, requireKey, requireUser } from './auth.ts';
@@ -77,7 +77,7 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       await relay().handle({
         kind, endpoint, principal: req.principal!, body, raw: req.rawBody ?? Buffer.from(JSON.stringify(body)), scan: req.bodyScan,
         requestId: req.requestId, startedAt: req.startedAt, modelFromPath: params.model,
-        client: { res: reply.raw, hijack: () => reply.hijack() },
+        client: { res: reply.raw, hijack: () => reply.hijack() }, vendorHeaders: callerVendorHeaders(req.headers, OPENAI_CALLER_HEADERS),
       });
     };
 

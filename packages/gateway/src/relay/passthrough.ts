@@ -85,6 +85,8 @@ export interface PassCall {
   requestId: string;
   startedAt: bigint;
   client: ClientConn;
+  /** The caller's OpenAI headers (relay/providers.ts OPENAI_CALLER_HEADERS), sent to OpenAI-compatible upstreams. */
+  vendorHeaders?: Record<string, string>;
 }
 
 export const isPassCall = (c: { kind: string }): c is PassCall => KINDS.has(c.kind);
@@ -454,7 +456,7 @@ export class PassThrough {
   private async attempt(ctx: Ctx, ch: RuntimeChannel, key: string, keyIndex: number): Promise<AttemptOutcome> {
     const upModel = upstreamModel(ch, ctx.model);
     const { body, multipart } = this.buildBody(ctx, ch, upModel);
-    const headers = upstreamHeaders(ch, key, ctx.stream);
+    const headers = upstreamHeaders(ch, key, ctx.stream, ch.type === ChannelType.openai ? ctx.call.vendorHeaders : undefined);
     if (multipart) {
       headers['content-type'] = multipart.contentType;
       headers['content-length'] = String(multipart.length);

@@ -86,6 +86,12 @@ function buildUrl(ch: RuntimeChannel, kind: RelayKind, model: string, stream: bo
  */
 export const ANTHROPIC_CALLER_HEADERS = ['anthropic-version', 'anthropic-beta'] as const;
 
+/**
+ * The caller's headers that mean something to an OpenAI upstream: `OpenAI-Beta`, and the session and
+ * client request ids (OpenAI routes prompt-cache hits by them; Codex sends them on every turn).
+ */
+export const OPENAI_CALLER_HEADERS = ['openai-beta', 'session_id', 'session-id', 'thread-id', 'x-client-request-id', 'conversation_id'] as const;
+
 /** Picks the caller's vendor headers of a same-family call (empty: nothing to forward). */
 export function callerVendorHeaders(headers: Record<string, string | string[] | undefined>, names: readonly string[]): Record<string, string> | undefined {
   let out: Record<string, string> | undefined;

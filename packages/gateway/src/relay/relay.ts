@@ -91,7 +91,7 @@ export interface RelayCall {
   geminiAction?: GeminiEmbedAction;
   /** The body's media and depth, when the route's parser already walked it (relay/body-scan.ts). */
   scan?: BodyScan;
-  /** The caller's vendor headers (`anthropic-version`, `anthropic-beta`), sent to upstreams of the caller's format. */
+  /** The caller's vendor headers (`anthropic-version`, `anthropic-beta`; OpenAI's session ids and betas), sent to upstreams of the caller's vendor. */
   vendorHeaders?: Record<string, string>;
 }
 
@@ -215,7 +215,7 @@ export class Relay {
       if (call.kind === 'responses' && !call.multipart && !this.pass.servesResponses(call.principal.group, call.body.model)) {
         return this.handle({
           kind: 'chat', inbound: 'responses', principal: call.principal, body: call.body, raw: call.raw, scan: call.scan,
-          endpoint: call.endpoint, requestId: call.requestId, startedAt: call.startedAt, client: call.client,
+          endpoint: call.endpoint, requestId: call.requestId, startedAt: call.startedAt, client: call.client, vendorHeaders: call.vendorHeaders,
         });
       }
       return this.pass.handle(call);
@@ -412,7 +412,9 @@ export class Relay {
     const embedGemini = ctx.call.kind === 'embeddings' && ctx.cf === 'gemini';
     const t0 = process.hrtime.bigint();
     const url = upstreamUrl(ch, ctx.call.kind, upModel, ctx.stream, embedGemini ? (ctx.call.geminiAction ?? 'embedContent') : undefined);
-    const headers = upstreamHeaders(ch, key, ctx.stream, fmt === ctx.cf ? ctx.call.vendorHeaders : undefined);
+    // The caller's vendor headers go to an upstream of their vendor (OpenAI's also from a converted Responses call).
+    const vendor = fmt === ctx.cf || (fmt === 'openai' && ctx.cf === 'responses') ? ctx.call.vendorHeaders : undefined;
+    const headers = upstreamHeaders(ch, key, ctx.stream, vendor);
     const up = await this.d.pools.send({ url, method: 'POST', headers, body });
     if (up.statusCode >= 400) {
       // An upstream error may echo the credentials it got: they never go further than here.
