@@ -456,7 +456,7 @@ export class PassThrough {
   private async attempt(ctx: Ctx, ch: RuntimeChannel, key: string, keyIndex: number): Promise<AttemptOutcome> {
     const upModel = upstreamModel(ch, ctx.model);
     const { body, multipart } = this.buildBody(ctx, ch, upModel);
-    const headers = upstreamHeaders(ch, key, ctx.stream, ch.type === ChannelType.openai ? ctx.call.vendorHeaders : undefined);
+    const headers = upstreamHeaders(ch, key, ctx.stream, ch.type === ChannelType.openai || ch.type === ChannelType.azure ? ctx.call.vendorHeaders : undefined);
     if (multipart) {
       headers['content-type'] = multipart.contentType;
       headers['content-length'] = String(multipart.length);
