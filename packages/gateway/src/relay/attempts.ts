@@ -6,6 +6,7 @@
  */
 import { echo, GatewayError } from '../platform/errors.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
+import type { Sticky } from './affinity.ts';
 import type { RelayPolicy } from './policy.ts';
 import { networkMessage } from './relay.ts';
 import { inSpan, SpanKind, spanError, tracer, type Span } from '../platform/tracing.ts';
@@ -14,6 +15,15 @@ export type AttemptOutcome =
   | { kind: 'done' }
   | { kind: 'retry'; status: number; message: string; retryAfterMs?: number }
   | { kind: 'client_error'; status: number; body: string; contentType: string; message: string };
+
+/** The call the loop serves: model and group, where a refusal is written, and its conversation's channel. */
+export interface AttemptCallInfo {
+  model: string;
+  group: string;
+  res: { end(body: string): void };
+  /** Session affinity (relay/affinity.ts): the channel and key to try first, and what to tell when it served or failed. */
+  affinity?: { prefer: Sticky | null; served(s: Sticky): void; failed(): void } | null;
+}
 
 /** What the loop needs of one call. */
 export interface AttemptCall {
@@ -46,7 +56,7 @@ export function runAttempts<C extends AttemptCall>(
   ctx: C,
   candidates: RuntimeChannel[],
   hooks: AttemptHooks<C>,
-  call: { model: string; group: string; res: { end(body: string): void } },
+  call: AttemptCallInfo,
 ): Promise<void> {
   // With tracing on (platform/tracing.ts): a routing span over the attempts, a client span per attempt.
   if (!tracer) return attemptLoop(d, ctx, candidates, hooks, call, null);
@@ -73,7 +83,7 @@ async function attemptLoop<C extends AttemptCall>(
   ctx: C,
   candidates: RuntimeChannel[],
   hooks: AttemptHooks<C>,
-  call: { model: string; group: string; res: { end(body: string): void } },
+  call: AttemptCallInfo,
   span: Span | null,
 ): Promise<void> {
   const tried = new Set<number>();
@@ -81,7 +91,8 @@ async function attemptLoop<C extends AttemptCall>(
   const maxAttempts = d.policy.maxAttempts();
   let last: { status: number; message: string } | null = null;
   for (let i = 0; i < maxAttempts; i++) {
-    const pick = d.channels.pick(candidates, tried, failedKeys);
+    const prefer = i === 0 ? call.affinity?.prefer : null;
+    const pick = (prefer && d.channels.pickPreferred(candidates, prefer.channel, prefer.keyIndex)) || d.channels.pick(candidates, tried, failedKeys);
     if (!pick) break;
     const { channel: ch, keyIndex } = pick;
     tried.add(ch.id);
@@ -97,9 +108,11 @@ async function attemptLoop<C extends AttemptCall>(
     if (r.kind === 'done') {
       span?.setAttributes({ 'gatehouse.channel.id': ch.id, 'gatehouse.attempts': i + 1 });
       d.policy.succeeded(ch.id, keyIndex);
+      call.affinity?.served({ channel: ch.id, keyIndex });
       return;
     }
     ctx.attempts.push({ channel: ch.id, status: r.status, error: r.message });
+    if (r.kind === 'retry' && prefer && prefer.channel === ch.id) call.affinity?.failed();
     hooks.logError(ctx, ch, r.status, r.message, i + 1);
     if (r.kind === 'client_error') {
       await hooks.refund(ctx);

@@ -246,6 +246,18 @@ export class ChannelIndex {
     return { channel: ch, keyIndex, key: ch.keys[keyIndex] };
   }
 
+  /**
+   * The remembered channel and key of a conversation (relay/affinity.ts) when it may serve now: among
+   * the candidates, the key enabled and not cooling down. Null otherwise (then `pick` chooses).
+   */
+  pickPreferred(candidates: RuntimeChannel[], channelId: number, keyIndex: number): Pick | null {
+    const ch = candidates.find((c) => c.id === channelId);
+    if (!ch || keyIndex < 0 || keyIndex >= ch.keys.length || ch.keyState[String(keyIndex)]) return null;
+    const until = this.cooldowns.get(`${ch.id}:${keyIndex}`);
+    if (until !== undefined && until > Date.now()) return null;
+    return { channel: ch, keyIndex, key: ch.keys[keyIndex] };
+  }
+
   /** Puts a key on cooldown (429, connection failures), on every node when Redis is configured. */
   cooldown(channelId: number, keyIndex: number, ms: number): void {
     const until = Date.now() + Math.max(1, ms);

@@ -13,6 +13,7 @@ import { RelayPolicy } from './policy.ts';
 import { QuotaAllowances } from '../billing/allowance.ts';
 import { releaseLease, takeLease } from '../store/leases.ts';
 import type { UpstreamPools } from '../platform/outbound.ts';
+import { Affinity } from './affinity.ts';
 
 /** The lease (store/leases.ts) of the node that runs the recovery probe. */
 const PROBE_LEASE = 'relay-probe';
@@ -51,7 +52,8 @@ export const relayArea: Area = {
     const logs = new LogWriter(core, undefined, (row) => policy.logs(row.type));
     const pools = core.outbound.pools;
     const allowances = new QuotaAllowances(core, services.billing.ledger, () => policy.allowance());
-    const deps = { core, channels, prices: services.billing.prices, ledger: services.billing.ledger, allowances, logs, pools, policy };
+    const affinity = core.config.relayAffinityTtlMs > 0 ? new Affinity(core, core.config.relayAffinityTtlMs) : null;
+    const deps = { core, channels, prices: services.billing.prices, ledger: services.billing.ledger, allowances, logs, pools, policy, affinity };
     const relay = new Relay(deps);
     const realtime = new RealtimeRelay(deps);
     await core.cache.register(CHANNELS_REVISION, () => channels.load());

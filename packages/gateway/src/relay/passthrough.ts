@@ -16,7 +16,8 @@ import { quotaUnits, usdCost, type ModelPrice, type TokenUsage } from '../billin
 import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
 import { echo, GatewayError } from '../platform/errors.ts';
 import { ChannelType, OPENAI_COMPATIBLE_PRESETS } from './channel-types.ts';
-import { runAttempts, type AttemptOutcome } from './attempts.ts';
+import { runAttempts, type AttemptCallInfo, type AttemptOutcome } from './attempts.ts';
+import { affinityKey } from './affinity.ts';
 import { callLogRow, logAttemptError, refundGrant, runReserved, settleThenLog } from './accounting.ts';
 import { ledgerGrant } from '../billing/allowance.ts';
 import { openaiPathUrl, type RuntimeChannel } from './channels.ts';
@@ -420,12 +421,17 @@ export class PassThrough {
 
   private run(ctx: Ctx, candidates: RuntimeChannel[]): Promise<void> {
     const { call } = ctx;
-    return runAttempts(this.d, ctx, candidates, {
+    const info: AttemptCallInfo = { model: ctx.model, group: call.principal.group, res: call.client.res };
+    const aff = this.d.affinity;
+    const k = aff && candidates.length > 1 && call.multipart === undefined ? affinityKey(call.principal.userId, ctx.model, call.body, call.vendorHeaders) : null;
+    const start = k ? aff!.get(k).then((prefer) => { info.affinity = { prefer, served: (s) => aff!.set(k, s), failed: () => aff!.drop(k) }; }) : null;
+    const go = () => runAttempts(this.d, ctx, candidates, {
       attempt: (c, ch, key, keyIndex) => this.attempt(c, ch, key, keyIndex),
       logError: (c, ch, status, message, n) => logAttemptError(this.d.logs, c, ch, status, message, n),
       refund: (c) => this.refund(c),
       begin: (c, status, headers) => this.begin(c, status, headers),
-    }, { model: ctx.model, group: call.principal.group, res: call.client.res });
+    }, info);
+    return start ? start.then(go) : go();
   }
 
   private buildBody(ctx: Ctx, ch: RuntimeChannel, upModel: string): { body: string | Buffer | Readable; multipart?: MultipartBody } {

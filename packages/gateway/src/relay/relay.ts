@@ -42,6 +42,8 @@ import {
 import { embedTexts, geminiEmbedFromOpenAI, geminiEmbedPassBody, openaiEmbedFromGemini, type GeminiEmbedAction } from './embed.ts';
 import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passthrough.ts';
 import { Conversations } from './conversations.ts';
+import { affinityKey, type Affinity } from './affinity.ts';
+import type { AttemptCallInfo } from './attempts.ts';
 import * as responses from './formats/responses.ts';
 import type { Message, StreamEncoder } from './formats/index.ts';
 
@@ -141,6 +143,8 @@ export interface RelayDeps {
   logs: LogWriter;
   pools: UpstreamPools;
   policy: RelayPolicy;
+  /** Session affinity (relay/affinity.ts); null when RELAY_AFFINITY_TTL_SECONDS is 0. */
+  affinity: Affinity | null;
 }
 
 const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
@@ -320,12 +324,24 @@ export class Relay {
 
   private run(ctx: Ctx, candidates: RuntimeChannel[]): Promise<void> {
     const { call } = ctx;
+    const info: AttemptCallInfo = { model: ctx.model, group: call.principal.group, res: call.client.res };
+    // A conversation the caller names sticks to the channel that served it (only when there is a choice).
+    const aff = this.d.affinity;
+    const k = aff && candidates.length > 1 ? affinityKey(call.principal.userId, ctx.model, call.body, call.vendorHeaders) : null;
+    if (!k) return this.attempts(ctx, candidates, info);
+    return aff!.get(k).then((prefer) => {
+      info.affinity = { prefer, served: (s) => aff!.set(k, s), failed: () => aff!.drop(k) };
+      return this.attempts(ctx, candidates, info);
+    });
+  }
+
+  private attempts(ctx: Ctx, candidates: RuntimeChannel[], info: AttemptCallInfo): Promise<void> {
     return runAttempts(this.d, ctx, candidates, {
       attempt: (c, ch, key) => this.attempt(c, ch, key),
       logError: (c, ch, status, message, n) => logAttemptError(this.d.logs, c, ch, status, message, n),
       refund: (c) => this.refund(c),
       begin: (c, status, headers) => this.begin(c, status, headers),
-    }, { model: ctx.model, group: call.principal.group, res: call.client.res });
+    }, info);
   }
 
   private async refund(ctx: Ctx): Promise<void> {
