@@ -19,6 +19,13 @@ export interface Gateway {
   /** http://host:port once listening. */
   url: string;
   close(): Promise<void>;
+  /**
+   * A graceful stop (SIGTERM): stop accepting connections and answer `/readyz` with 503, let the
+   * requests and streams in flight finish (up to `timeoutMs`, SHUTDOWN_TIMEOUT_SECONDS by default; then
+   * what is left is cut and charged for what it produced), then close: every reserve settled, the log
+   * writer and quota holds flushed, leases given up.
+   */
+  shutdown(timeoutMs?: number): Promise<void>;
 }
 
 export interface StartOptions {
@@ -51,14 +58,34 @@ export async function startGateway(opts: StartOptions = {}): Promise<Gateway> {
     }
     for (const area of AREAS) await area.start?.(core, services);
     let closing: Promise<void> | null = null;
+    const close = () => {
+      closing ??= (async () => {
+        await app.close();
+        await core.close();
+      })();
+      return closing;
+    };
     return {
-      core, services, app, url,
-      close() {
-        closing ??= (async () => {
-          await app.close();
-          await core.close();
-        })();
-        return closing;
+      core, services, app, url, close,
+      async shutdown(timeoutMs = config.shutdownTimeoutMs) {
+        if (closing) return closing;
+        app.draining = true;
+        const server = app.server;
+        // No new connections; the callback comes when every open one has ended.
+        const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Keep-alive connections are closed as soon as they have no request in progress.
+        server.closeIdleConnections();
+        const sweep = setInterval(() => server.closeIdleConnections(), 100);
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), timeoutMs); });
+        const outcome = await Promise.race([drained.then(() => 'drained' as const), late]);
+        clearInterval(sweep);
+        clearTimeout(timer);
+        if (outcome === 'late') {
+          core.log.warn({ timeoutMs }, 'shutdown: requests still in flight after the timeout are cut');
+          server.closeAllConnections();
+        }
+        await close();
       },
     };
   } catch (e) {

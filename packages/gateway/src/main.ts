@@ -23,9 +23,13 @@ async function serve(argv: string[]): Promise<void> {
   if (c.cryptoSecretFile) {
     process.stdout.write(`CRYPTO_SECRET is not set: using the one kept in ${c.cryptoSecretFile} (keep that file with the database).\n`);
   }
+  // SIGTERM / SIGINT: a graceful stop (gateway.ts `shutdown`); a second signal cuts what is left at once.
   const stop = async (sig: string) => {
-    gw.core.log.info({ sig }, 'shutting down');
-    await gw.close();
+    gw.core.log.info({ sig, timeoutMs: c.shutdownTimeoutMs }, 'shutting down: finishing the requests in flight');
+    const again = () => { gw.core.log.warn({}, 'shutting down now'); gw.app.server.closeAllConnections(); };
+    process.once('SIGINT', again);
+    process.once('SIGTERM', again);
+    await gw.shutdown();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));

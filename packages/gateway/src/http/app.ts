@@ -28,6 +28,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route as registered (method, URL pattern): the OpenAPI document is checked against it. */
     routeTable: Array<{ method: string; url: string }>;
+    /** A graceful stop is under way (gateway.ts `shutdown`): `/readyz` answers 503, new connections are refused. */
+    draining: boolean;
   }
 }
 
@@ -62,6 +64,7 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
   });
   const routeTable: Array<{ method: string; url: string }> = [];
   app.decorate('routeTable', routeTable);
+  app.decorate('draining', false);
   app.addHook('onRoute', (r) => {
     for (const m of [r.method].flat()) routeTable.push({ method: m, url: r.url });
   });

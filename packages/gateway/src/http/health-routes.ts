@@ -38,7 +38,7 @@ export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   async function check(): Promise<Readiness> {
     const errors: string[] = [];
-    const checks: Readiness['checks'] = { database: 'ok', redis: 'not configured', plugins: 'ok', shutdown: closing ? 'shutting down' : 'ok' };
+    const checks: Readiness['checks'] = { database: 'ok', redis: 'not configured', plugins: 'ok', shutdown: closing || app.draining ? 'shutting down' : 'ok' };
     const db = withTimeout(sql`select 1`.execute(core.h.db), 'database').catch((e: Error) => {
       checks.database = 'failed';
       errors.push(`database: ${e.message.split('\n')[0]?.replace(/\/\/[^@\s]*@/g, '//***@')}`);

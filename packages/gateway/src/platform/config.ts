@@ -36,6 +36,8 @@ export interface Config {
   cacheSyncIntervalMs: number;
   /** How often each node looks for open relay reserves of dead nodes (billing/recovery.ts). */
   relayRecoveryIntervalMs: number;
+  /** How long a graceful stop (SIGTERM) lets requests and streams in flight finish before cutting them. */
+  shutdownTimeoutMs: number;
   /** How long a conversation sticks to the channel that served it (relay/affinity.ts); 0 turns it off. */
   relayAffinityTtlMs: number;
   /** A node's liveness lease, renewed every third of it; its open reserves are recovered once it lapsed. */
@@ -171,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     cacheSyncIntervalMs: num(env, 'CACHE_SYNC_INTERVAL_SECONDS', 1) * 1000,
     relayRecoveryIntervalMs: positive(num(env, 'RELAY_RECOVERY_INTERVAL_SECONDS', 10), 10) * 1000,
     relayAffinityTtlMs: Math.max(0, num(env, 'RELAY_AFFINITY_TTL_SECONDS', 300)) * 1000,
+    shutdownTimeoutMs: Math.max(0, num(env, 'SHUTDOWN_TIMEOUT_SECONDS', 30)) * 1000,
     nodeLeaseMs: positive(num(env, 'NODE_LEASE_SECONDS', 30), 30) * 1000,
     logRetentionDays: num(env, 'LOG_RETENTION_DAYS', 0),
     taskPollIntervalSeconds: num(env, 'TASK_POLL_INTERVAL_SECONDS', 15),

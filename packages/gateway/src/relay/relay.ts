@@ -212,12 +212,18 @@ export class Relay {
    * Serves one model call. Throws GatewayError (rendered by the route) when it fails before the
    * response started; once started it never throws.
    */
-  async handle(call: RelayCall | PassCall): Promise<void> {
+  handle(call: RelayCall | PassCall): Promise<void> {
+    // Every call is tracked until it has ended, so that closing the node (drain) waits for the calls a
+    // graceful stop cut to settle what they produced.
+    return this.track(this.serve(call));
+  }
+
+  private async serve(call: RelayCall | PassCall): Promise<void> {
     if (isPassCall(call)) {
       // A Responses call for a model no channel with the Responses API serves is converted: any chat,
       // Anthropic or Gemini channel answers it (relay/formats/responses.ts).
       if (call.kind === 'responses' && !call.multipart && !this.pass.servesResponses(call.principal.group, call.body.model)) {
-        return this.handle({
+        return this.serve({
           kind: 'chat', inbound: 'responses', principal: call.principal, body: call.body, raw: call.raw, scan: call.scan,
           endpoint: call.endpoint, requestId: call.requestId, startedAt: call.startedAt, client: call.client, vendorHeaders: call.vendorHeaders,
         });
