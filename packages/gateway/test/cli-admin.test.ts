@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestGateway, TEST_DB, TEST_ROOT_PASSWORD } from './harness.ts';
+import { AdminClient } from './admin-client.ts';
 
 const BIN = fileURLToPath(new URL('../bin/gatehouse.mjs', import.meta.url));
 
@@ -36,7 +37,7 @@ test('CLI: from a running gateway to a first API key without a browser', { skip:
     const credFile = join(home, '.config', 'gatehouse', 'credentials.json');
     const creds = JSON.parse(readFileSync(credFile, 'utf8'));
     assert.equal(creds.default, gw.url);
-    assert.match(creds.servers[gw.url].token, /^gh-/);
+    assert.match(creds.servers[gw.url].token, /^ghs-/, 'a command-line session of its own');
     assert.equal(statSync(credFile).mode & 0o077, 0, 'credentials are private to the user');
 
     // After login, --url is not needed: the stored default is used.
@@ -123,4 +124,37 @@ test('CLI: --help, -h and --version answer without starting the server', { skip:
   const v = await cli(['--version'], env);
   assert.equal(v.code, 0, v.stderr);
   assert.match(v.stdout, /^gatehouse \d+\.\d+\.\d+\n$/);
+});
+
+test('CLI: several logins of one user are sessions of their own; logout ends only its own', { skip: TEST_DB !== 'sqlite' && 'database-independent' }, async () => {
+  const gw = await startTestGateway();
+  const homes = [mkdtempSync(join(tmpdir(), 'gatehouse-cli-a-')), mkdtempSync(join(tmpdir(), 'gatehouse-cli-b-'))];
+  const envs = homes.map((home) => ({ HOME: home, XDG_CONFIG_HOME: '' }));
+  try {
+    for (const env of envs) {
+      const r = await cli(['login', '--url', gw.url, '--username', 'root', '--password-stdin'], env, `${TEST_ROOT_PASSWORD}\n`);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    // The second login ended nothing: both command lines work.
+    for (const env of envs) assert.equal((await cli(['user', 'list'], env)).code, 0);
+    // A personal access token issued meanwhile (the console's) ends no command-line session either.
+    const root = await AdminClient.login(gw.url);
+    await root.ok('POST', '/api/user/token');
+    assert.equal((await cli(['user', 'list'], envs[0])).code, 0);
+
+    const out = await cli(['logout'], envs[0]);
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /Logged out/);
+    const after = await cli(['user', 'list', '--url', gw.url], envs[0]);
+    assert.notEqual(after.code, 0, 'the first command line is logged out');
+    assert.equal((await cli(['user', 'list'], envs[1])).code, 0, 'the second is still logged in');
+    // The ended session is gone on the gateway too: its token no longer works.
+    const token = JSON.parse(readFileSync(join(homes[1], '.config', 'gatehouse', 'credentials.json'), 'utf8')).servers[gw.url].token as string;
+    assert.equal((await fetch(`${gw.url}/api/user/self`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+    await cli(['logout'], envs[1]);
+    assert.equal((await fetch(`${gw.url}/api/user/self`, { headers: { authorization: `Bearer ${token}` } })).status, 401);
+  } finally {
+    await gw.stop();
+    for (const h of homes) rmSync(h, { recursive: true, force: true });
+  }
 });

@@ -11,6 +11,10 @@ import { KEYS_REVISION } from './keys.ts';
 
 export const SESSION_COOKIE = 'gatehouse_session';
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
+/** A command-line session (`gatehouse login`): one per login, many per user, each ended on its own. */
+export const CLI_SESSION_TTL_MS = 90 * 24 * 3600 * 1000;
+/** Bearer tokens of command-line sessions start with this (personal access tokens with `gh-`). */
+export const CLI_SESSION_PREFIX = 'ghs-';
 const ROLES: Role[] = ['user', 'admin', 'root'];
 
 export interface NewUser {
@@ -100,9 +104,21 @@ export class Users {
     return { user: toPrincipal(row), cookie: `${token}.${hmacB64Url(this.core.config.sessionSecret, token)}` };
   }
 
-  async logout(cookie: string | undefined): Promise<void> {
+  async logout(cookie: string | undefined, bearer?: string): Promise<void> {
     const token = this.verifyCookie(cookie);
     if (token) await this.core.h.db.deleteFrom('sessions').where('id_hash', '=', sha256Hex(token)).execute();
+    if (bearer?.startsWith(CLI_SESSION_PREFIX)) await this.core.h.db.deleteFrom('sessions').where('id_hash', '=', sha256Hex(bearer)).execute();
+  }
+
+  /**
+   * A new command-line session of `userId`: a bearer token (shown once, stored hashed in `sessions`
+   * beside the console's), valid CLI_SESSION_TTL_MS. Other sessions stay; a password change ends all.
+   */
+  async openCliSession(userId: number): Promise<{ token: string; expiresAt: number }> {
+    const token = `${CLI_SESSION_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const now = Date.now();
+    await this.core.h.db.insertInto('sessions').values({ id_hash: sha256Hex(token), user_id: userId, expires_at: now + CLI_SESSION_TTL_MS, created_at: now }).execute();
+    return { token, expiresAt: now + CLI_SESSION_TTL_MS };
   }
 
   private verifyCookie(cookie: string | undefined): string | null {
@@ -122,7 +138,11 @@ export class Users {
       const s = await db.selectFrom('sessions').select(['user_id', 'expires_at']).where('id_hash', '=', sha256Hex(token)).executeTakeFirst();
       if (s && Number(s.expires_at) > Date.now()) userId = Number(s.user_id);
     }
-    if (userId === null && opts.bearer) {
+    if (userId === null && opts.bearer?.startsWith(CLI_SESSION_PREFIX)) {
+      const s = await db.selectFrom('sessions').select(['user_id', 'expires_at']).where('id_hash', '=', sha256Hex(opts.bearer)).executeTakeFirst();
+      if (s && Number(s.expires_at) > Date.now()) userId = Number(s.user_id);
+      else return null;
+    } else if (userId === null && opts.bearer) {
       const u = await db.selectFrom('users').selectAll().where('access_token_hash', '=', sha256Hex(opts.bearer)).executeTakeFirst();
       if (u && Number(u.status) === 1) return toPrincipal(u);
       return null;

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfigFile, ConfigFileError } from '../config-file/load.ts';
 import { loadConfig } from '../platform/config.ts';
 import {
-  Api, CliError, flag, flags, hasFlag, out, parseArgs, promptHidden, readStdin, resolveUrl, saveCredentials, table, type Args,
+  Api, CliError, flag, flags, hasFlag, out, parseArgs, promptHidden, readStdin, resolveUrl, saveCredentials, forgetCredentials, readCredentials, table, type Args,
 } from './client.ts';
 
 type Run = (args: string[]) => Promise<void>;
@@ -57,7 +57,7 @@ async function findUser(api: Api, ref: string): Promise<User> {
 const login: Run = async (argv) => {
   const a = parseArgs(argv, BOOLS);
   if (hasFlag(a, 'help')) {
-    out(`usage: gatehouse login [--username root] [--password P | --password-stdin] [--url URL]\n\nLogs in and stores a personal access token in the credentials file.\n`);
+    out(`usage: gatehouse login [--username root] [--password P | --password-stdin] [--url URL]\n\nLogs in and stores a command-line session (90 days) in the credentials file. Every login is a\nsession of its own: logging in on another machine ends none; "gatehouse logout" ends this one.\n`);
     return;
   }
   const url = resolveUrl(a);
@@ -69,27 +69,49 @@ const login: Run = async (argv) => {
   const r = await anon.call<{ username: string }>('POST', '/api/user/login', { username, password });
   const cookie = (r.res.headers.get('set-cookie') ?? '').split(';')[0];
   if (!cookie) throw new CliError('the gateway did not return a session');
-  const t = await anon.call<{ access_token: string }>('POST', '/api/user/token', undefined, { cookie });
-  const file = saveCredentials(url, t.data.access_token, username);
-  out(`Logged in to ${url} as ${username}. Token stored in ${file}`);
+  const t = await anon.call<{ token: string }>('POST', '/api/user/cli-session', undefined, { cookie });
+  // The console session the password login opened is not needed any more.
+  await anon.call('POST', '/api/user/logout', undefined, { cookie }).catch(() => undefined);
+  const file = saveCredentials(url, t.data.token, username);
+  out(`Logged in to ${url} as ${username}. Session stored in ${file}`);
+};
+
+// ---- logout ----
+
+const logout: Run = async (argv) => {
+  const a = parseArgs(argv, BOOLS);
+  if (hasFlag(a, 'help')) {
+    out('usage: gatehouse logout [--url URL]\n\nEnds this command-line session on the gateway and removes it from the credentials file.\n');
+    return;
+  }
+  const url = resolveUrl(a);
+  const token = readCredentials().servers[url]?.token;
+  if (!token) {
+    out(`Not logged in to ${url}.`);
+    return;
+  }
+  await new Api(url, token).call('POST', '/api/user/logout').catch(() => undefined);
+  forgetCredentials(url);
+  out(`Logged out of ${url}.`);
 };
 
 // ---- own password ----
 
-/** Logs in with a password and stores a new access token (as `gatehouse login` does). */
+/** Logs in with a password and stores a new command-line session (as `gatehouse login` does). */
 async function storeNewToken(url: string, username: string, password: string): Promise<string> {
   const anon = new Api(url, null);
   const r = await anon.call<{ username: string }>('POST', '/api/user/login', { username, password });
   const cookie = (r.res.headers.get('set-cookie') ?? '').split(';')[0];
   if (!cookie) throw new CliError('the gateway did not return a session');
-  const t = await anon.call<{ access_token: string }>('POST', '/api/user/token', undefined, { cookie });
-  return saveCredentials(url, t.data.access_token, username);
+  const t = await anon.call<{ token: string }>('POST', '/api/user/cli-session', undefined, { cookie });
+  await anon.call('POST', '/api/user/logout', undefined, { cookie }).catch(() => undefined);
+  return saveCredentials(url, t.data.token, username);
 }
 
 const password: Run = async (argv) => {
   const a = parseArgs(argv, BOOLS);
   if (hasFlag(a, 'help')) {
-    out(`usage: gatehouse password [--password-stdin] [--url URL]\n\nChanges the password of the account you are logged in as. It asks for the current and the new\npassword (with --password-stdin: two lines on standard input, current then new). Other sessions and\naccess tokens of the account end; a new access token is stored for this one.\n`);
+    out(`usage: gatehouse password [--password-stdin] [--url URL]\n\nChanges the password of the account you are logged in as. It asks for the current and the new\npassword (with --password-stdin: two lines on standard input, current then new). Other sessions and\naccess tokens of the account end; a new session is stored for this command line.\n`);
     return;
   }
   const api = Api.from(a);
@@ -289,7 +311,8 @@ const config = sub('config', '  gatehouse config check FILE     validate a confi
 });
 
 export const ADMIN_COMMANDS: Record<string, { summary: string; run: Run }> = {
-  login: { summary: 'log in to a gateway and store an access token', run: login },
+  login: { summary: 'log in to a gateway and store a session of this command line', run: login },
+  logout: { summary: 'end this command line\'s session on a gateway', run: logout },
   password: { summary: 'change your own password', run: password },
   user: { summary: 'users: add, list, topup', run: user },
   key: { summary: 'API keys: create, list, revoke', run: key },

@@ -79,6 +79,16 @@ export function saveCredentials(url: string, token: string, username: string): s
   return p;
 }
 
+/** Forgets the stored token of `url` (after `gatehouse logout`). Returns whether there was one. */
+export function forgetCredentials(url: string): boolean {
+  const f = readCredentials();
+  if (!f.servers[url]) return false;
+  delete f.servers[url];
+  if (f.default === url) delete f.default;
+  writeFileSync(credentialsPath(), JSON.stringify(f, null, 2) + '\n', { mode: 0o600 });
+  return true;
+}
+
 const normUrl = (u: string) => u.replace(/\/+$/, '');
 
 /** The gateway address: --url, GATEHOUSE_URL, the last `gatehouse login`, else the default. */

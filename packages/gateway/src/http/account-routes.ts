@@ -48,7 +48,8 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
     });
 
     const logout = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
-      await users.logout(req.cookies?.[SESSION_COOKIE]);
+      const auth = req.headers.authorization;
+      await users.logout(req.cookies?.[SESSION_COOKIE], auth && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return { success: true, message: '', data: null };
     };
@@ -81,6 +82,12 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
       const group = req.user!.group;
       const models = deps.services.relay.relay.listModels({ group, models: null });
       return { success: true, message: '', data: groupModelPrices(models, deps.services.billing.prices, group) };
+    });
+
+    // A command-line session (`gatehouse login`): many per user, each ended by its own logout.
+    api.post('/api/user/cli-session', { onRequest: requireUser(deps) }, async (req) => {
+      const s = await users.openCliSession(req.user!.id);
+      return { success: true, message: 'shown once: store it now', data: { token: s.token, expires_at: s.expiresAt } };
     });
 
     api.post('/api/user/token', { onRequest: requireUser(deps) }, async (req) => {

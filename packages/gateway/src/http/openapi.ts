@@ -332,6 +332,7 @@ export function buildOpenApi(serverUrl: string): Schema {
       get: op('usage', 'Usage report for the dashboard: totals, a series in hour or day buckets, top groups by quota (from hourly roll-ups; ranges are whole hours)', envelope(ref('UsageReport')), { role: admin, params: usageParams(false) }),
     },
     '/api/usage/self': { get: op('usage', 'Your own usage report (same shape; no user or channel filter, group_by model or key)', envelope(ref('UsageReport')), { params: usageParams(true) }) },
+    '/api/user/cli-session': { post: op('account', 'Open a command-line session: a bearer token (ghs-…, shown once, 90 days) that other logins do not end; POST /api/user/logout with it ends it', envelope(obj({ token: str(), expires_at: int('unix ms') }, ['token', 'expires_at']))) },
     '/api/user/token': { post: op('account', 'Issue a personal access token (shown once) for scripts and the CLI', envelope(obj({ access_token: str() }))) },
     '/api/user': {
       get: op('users', 'List users', page('User'), { role: admin, params: [...pagingParams, q('keyword', str()), q('role', str()), q('status', str()), q('group', str())] }),
