@@ -83,23 +83,26 @@ after(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-/** Runs `claude -p <prompt>` against the gateway with `key`; resolves with its exit code and output. */
-function claude(key: string, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+interface Run { code: number | null; out: string; err: string }
+
+/** Runs an agent's binary to its end (at most 90 s) and collects its output. */
+function runAgent(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
   return new Promise((resolve) => {
-    const p = spawn(CLAUDE, ['-p', ...args], {
-      cwd: home,
-      env: {
-        PATH: process.env.PATH, HOME: home, ANTHROPIC_BASE_URL: gw.url, ANTHROPIC_API_KEY: key,
-        DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', CI: 'true',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const p = spawn(bin, args, { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     p.stdout.on('data', (c: Buffer) => { out += c.toString(); });
     p.stderr.on('data', (c: Buffer) => { err += c.toString(); });
     const t = setTimeout(() => p.kill('SIGKILL'), 90_000);
     p.on('close', (code) => { clearTimeout(t); resolve({ code, out, err }); });
+  });
+}
+
+/** Runs `claude -p <prompt>` against the gateway with `key`, offline and quiet. */
+function claude(key: string, args: string[]): Promise<Run> {
+  return runAgent(CLAUDE, ['-p', ...args], home, {
+    HOME: home, ANTHROPIC_BASE_URL: gw.url, ANTHROPIC_API_KEY: key,
+    DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', CI: 'true',
   });
 }
 
@@ -143,7 +146,7 @@ test('Claude Code through an OpenAI chat channel: converted, answered and billed
  * retries), or with Codex's built-in OpenAI provider (`openai_base_url`, the key stored by `codex login`),
  * which tries Responses over a WebSocket first (the gateway's 426 sends it to HTTPS at once).
  */
-function codex(key: string, model: string, prompt: string, builtIn = false): Promise<{ code: number | null; out: string; err: string }> {
+function codex(key: string, model: string, prompt: string, builtIn = false): Promise<Run> {
   const codexHome = mkdtempSync(join(tmpdir(), 'gatehouse-codex-'));
   writeFileSync(join(codexHome, 'config.toml'), (builtIn
     ? [`openai_base_url = "${gw.url}/v1"`, `model = "${model}"`, '']
@@ -153,19 +156,8 @@ function codex(key: string, model: string, prompt: string, builtIn = false): Pro
       'request_max_retries = 0', 'stream_max_retries = 0', '',
     ]).join('\n'));
   if (builtIn) execFileSync(CODEX, ['login', '--with-api-key'], { env: { PATH: process.env.PATH, HOME: codexHome, CODEX_HOME: codexHome }, input: `${key}\n`, stdio: ['pipe', 'ignore', 'ignore'] });
-  return new Promise((resolve) => {
-    const p = spawn(CODEX, ['exec', '--skip-git-repo-check', prompt], {
-      cwd: codexHome,
-      env: { PATH: process.env.PATH, HOME: codexHome, CODEX_HOME: codexHome, GW_KEY: key },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-    p.stderr.on('data', (c: Buffer) => { err += c.toString(); });
-    const t = setTimeout(() => p.kill('SIGKILL'), 90_000);
-    p.on('close', (code) => { clearTimeout(t); rmSync(codexHome, { recursive: true, force: true }); resolve({ code, out, err }); });
-  });
+  const env = { HOME: codexHome, CODEX_HOME: codexHome, GW_KEY: key };
+  return runAgent(CODEX, ['exec', '--skip-git-repo-check', prompt], codexHome, env).finally(() => rmSync(codexHome, { recursive: true, force: true }));
 }
 
 for (const [model, upstream, answer] of [['claude-for-codex', 'Anthropic', /Hello from the loopback vendor/], ['chat-for-codex', 'chat-only', /Hello from the chat vendor/]] as const) {

@@ -6,60 +6,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { createTestDatabase, startTestGateway } from './harness.ts';
 import { startChild, type Child } from './child-gateway.ts';
 import { AdminClient } from './admin-client.ts';
-import { startFake, type Recorded } from './upstreams/common.ts';
+import { beginStream, startGatedUpstream } from './upstreams/gated.ts';
 import { createChannel, setPrice, waitFor } from './relay-fixtures.ts';
 import { openDb } from '../src/store/db.ts';
-
-/** Each stream sends its first chunk, waits for the test to open its gate, then the rest with usage. */
-async function startGatedUpstream() {
-  const gates = new Map<string, () => void>();
-  const opened = new Map<string, Promise<void>>();
-  const gate = (name: string) => {
-    if (!opened.has(name)) opened.set(name, new Promise<void>((r) => gates.set(name, r)));
-    return opened.get(name)!;
-  };
-  const up = await startFake(async (r: Recorded, res: ServerResponse) => {
-    const name = String(r.body.messages.at(-1).content);
-    const base = { id: 'chatcmpl-g', object: 'chat.completion.chunk', created: 1, model: r.body.model };
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'first ' }, finish_reason: null }] })}\n\n`);
-    await gate(name);
-    if (res.destroyed) return;
-    res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: 'last' }, finish_reason: 'stop' }] })}\n\n`);
-    res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 1000, completion_tokens: 2000, total_tokens: 3000 } })}\n\n`);
-    res.end('data: [DONE]\n\n');
-  });
-  return { up, open: (name: string) => { void gate(name); gates.get(name)!(); } };
-}
-
-async function beginStream(url: string, key: string, name: string) {
-  const res = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'gs-model', stream: true, stream_options: { include_usage: true }, max_tokens: 4000, messages: [{ role: 'user', content: name }] }),
-  });
-  assert.equal(res.status, 200);
-  const reader = res.body!.getReader();
-  const first = await reader.read();
-  assert.match(new TextDecoder().decode(first.value), /first/);
-  const rest = (async () => {
-    let text = '';
-    try {
-      for (;;) {
-        const c = await reader.read();
-        if (c.done) return text;
-        text += new TextDecoder().decode(c.value);
-      }
-    } catch {
-      return `${text}<cut>`;
-    }
-  })();
-  return { requestId: res.headers.get('x-request-id')!, rest };
-}
 
 const exited = (c: Child) => new Promise<number | null>((r) => { if (c.proc.exitCode !== null) r(c.proc.exitCode); else c.proc.once('exit', (code) => r(code)); });
 
@@ -83,7 +36,7 @@ test('SIGTERM mid-stream: no new connections, the stream finishes whole and is s
   try {
     child = await startChild(db, 'node-g', { SHUTDOWN_TIMEOUT_SECONDS: '60' });
     assert.equal((await request(`${child.url}/readyz`)).statusCode, 200);
-    const s = await beginStream(child.url, key, 'whole');
+    const s = await beginStream(child.url, key, 'whole', 'gs-model');
     const code = exited(child);
     child.proc.kill('SIGTERM');
     // New connections are refused at once.
@@ -117,7 +70,7 @@ test('past SHUTDOWN_TIMEOUT_SECONDS a stream still running is cut, charged what 
   let child: Child | undefined;
   try {
     child = await startChild(db, 'node-t', { SHUTDOWN_TIMEOUT_SECONDS: '1' });
-    const s = await beginStream(child.url, key, 'never');
+    const s = await beginStream(child.url, key, 'never', 'gs-model');
     const code = exited(child);
     child.proc.kill('SIGTERM');
     assert.equal(await code, 0);
@@ -143,7 +96,7 @@ test('while a graceful stop waits for a stream, /readyz answers 503 shutting dow
   const { gated, db, key } = await prepare();
   const gw = await startTestGateway({ db });
   try {
-    const s = await beginStream(gw.url, key, 'probe');
+    const s = await beginStream(gw.url, key, 'probe', 'gs-model');
     const stopping = gw.shutdown(30_000);
     const r = await gw.app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(r.statusCode, 503);

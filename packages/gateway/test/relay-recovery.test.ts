@@ -6,66 +6,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import { createTestDatabase, startTestGateway, type TestGateway } from './harness.ts';
 import { startChild, stopChild, type Child } from './child-gateway.ts';
 import { AdminClient } from './admin-client.ts';
-import { startFake, type Recorded } from './upstreams/common.ts';
+import { beginStream, startGatedUpstream } from './upstreams/gated.ts';
 import { createChannel, setPrice, waitFor } from './relay-fixtures.ts';
 import { openDb, type DbHandle } from '../src/store/db.ts';
 
 /** Short leases and rounds for the test (defaults: 30 s and 10 s). */
 const FAST = { NODE_LEASE_SECONDS: '1', RELAY_RECOVERY_INTERVAL_SECONDS: '0.2' };
-
-/**
- * A slow upstream: each stream sends its first chunk at once, then waits until the test opens its
- * gate (by the user message), then sends the rest with usage. Streams of a killed gateway never end.
- */
-async function startSlowUpstream() {
-  const gates = new Map<string, () => void>();
-  const opened = new Map<string, Promise<void>>();
-  const gate = (name: string) => {
-    if (!opened.has(name)) opened.set(name, new Promise<void>((r) => gates.set(name, r)));
-    return opened.get(name)!;
-  };
-  const up = await startFake(async (r: Recorded, res: ServerResponse) => {
-    const name = String(r.body.messages.at(-1).content);
-    const base = { id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1, model: r.body.model };
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'first ' }, finish_reason: null }] })}\n\n`);
-    await gate(name);
-    if (res.destroyed) return;
-    res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: 'last' }, finish_reason: 'stop' }] })}\n\n`);
-    res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 1000, completion_tokens: 2000, total_tokens: 3000 } })}\n\n`);
-    res.end('data: [DONE]\n\n');
-  });
-  return { up, open: (name: string) => { void gate(name); gates.get(name)!(); } };
-}
-
-/** Starts a stream and resolves once its first chunk arrived (the reserve is taken, the upstream answering). */
-async function beginStream(url: string, key: string, name: string) {
-  const res = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'slow-model', stream: true, stream_options: { include_usage: true }, max_tokens: 4000, messages: [{ role: 'user', content: name }] }),
-  });
-  assert.equal(res.status, 200);
-  const reader = res.body!.getReader();
-  const first = await reader.read();
-  assert.match(new TextDecoder().decode(first.value), /first/);
-  const rest = (async () => {
-    let text = '';
-    try {
-      for (;;) {
-        const c = await reader.read();
-        if (c.done) return text;
-        text += new TextDecoder().decode(c.value);
-      }
-    } catch {
-      return text;
-    }
-  })();
-  return { requestId: res.headers.get('x-request-id')!, rest };
-}
 
 const money = (h: DbHandle, userId: number) => Promise.all([
   h.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow().then((r) => Number(r.quota)),
@@ -78,7 +27,7 @@ const movements = async (h: DbHandle, ref: string) => Object.fromEntries(
 );
 
 test('a gateway killed mid-stream: the next process on the database closes the stranded reserves (refund, or the logged charge); a live node\'s long stream is untouched', { timeout: 120_000 }, async () => {
-  const slow = await startSlowUpstream();
+  const slow = await startGatedUpstream();
   const dbx = await createTestDatabase();
   let a: Child | undefined;
   let b: Child | undefined;
@@ -97,8 +46,8 @@ test('a gateway killed mid-stream: the next process on the database closes the s
     const full = 100 * 500_000;
 
     a = await startChild(dbx, 'node-a', FAST);
-    const s1 = await beginStream(a.url, key, 'refunded');
-    const s2 = await beginStream(a.url, key, 'logged');
+    const s1 = await beginStream(a.url, key, 'refunded', 'slow-model');
+    const s2 = await beginStream(a.url, key, 'logged', 'slow-model');
     const open = await h.db.selectFrom('open_reserves').select(['ref', 'node']).execute();
     assert.deepEqual(open.map((o) => o.ref).sort(), [s1.requestId, s2.requestId].sort(), 'both reserves are recorded as open');
     assert.match(open[0].node, /^node-a\./);
@@ -133,7 +82,7 @@ test('a gateway killed mid-stream: the next process on the database closes the s
     // A long stream on a live node c (in this process; it runs no recovery rounds of its own) outlasts
     // two of its leases while b's rounds look at its open reserve: untouched, its lease is renewed.
     c = await startTestGateway({ db: dbx, env: { NODE_ID: 'node-c', NODE_LEASE_SECONDS: '3', RELAY_RECOVERY_INTERVAL_SECONDS: '600' } });
-    const s3 = await beginStream(c.url, key, 'long');
+    const s3 = await beginStream(c.url, key, 'long', 'slow-model');
     const recoveryLease = () => h!.db.selectFrom('node_leases').select(['holder', 'expires_at']).where('name', '=', 'relay-reserve-recovery').executeTakeFirstOrThrow();
     const from = Number((await recoveryLease()).expires_at);
     await waitFor(async () => Number((await recoveryLease()).expires_at) > from + 6_000, 30_000, 'recovery rounds over two leases of node c');
