@@ -232,3 +232,18 @@ test('GET /v1/models with anthropic-version: the messages-style list, only the k
   assert.equal(one.id, 'gpt-conv');
   await assert.rejects(sdk(limited.key).models.retrieve('claude-mapped'), Anthropic.NotFoundError);
 });
+
+test('a role the gateway does not know passes to an Anthropic upstream as sent; a converted call refuses it clearly', async () => {
+  const body = { model: 'claude-pass', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }, { role: 'critic', content: 'be kind' }, { role: 'user', content: 'again' }] };
+  const n = ant.requests.length;
+  const r = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': caller.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  assert.equal(r.status, 200, await r.clone().text());
+  assert.equal(ant.requests.length, n + 1);
+  assert.deepEqual(ant.requests.at(-1)!.body.messages.map((m: { role: string }) => m.role), ['user', 'critic', 'user'], 'the body as sent');
+
+  const conv = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': caller.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify({ ...body, model: 'gpt-conv' }) });
+  assert.equal(conv.status, 400);
+  const err = (await conv.json()) as { type: string; error: { type: string; message: string } };
+  assert.equal(err.error.type, 'invalid_request_error');
+  assert.match(err.error.message, /messages\[1\]\.role/);
+});

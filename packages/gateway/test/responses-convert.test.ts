@@ -13,7 +13,7 @@ import { startFakeAnthropic } from './upstreams/anthropic.ts';
 import { startFakeGemini } from './upstreams/gemini.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './upstreams/openai.ts';
 import type { FakeUpstream } from './upstreams/common.ts';
-import { balance, consumeLog, createCaller, createChannel, setPrice } from './relay-fixtures.ts';
+import { balance, consumeLog, createCaller, createChannel, setPrice, waitFor } from './relay-fixtures.ts';
 
 let gw: TestGateway;
 let ant: FakeUpstream;
@@ -68,7 +68,7 @@ for (const model of ['claude-r', 'gemini-r', 'chat-r']) {
       ],
     });
     assert.match(second.output_text, /tool said: .*sunny/);
-    assert.ok((await balance(gw, userId)) < before, 'charged');
+    await waitFor(async () => (await balance(gw, userId)) < before, 5000, 'the charge');
     const log = await consumeLog(gw, second._request_id ?? '');
     assert.equal(JSON.parse(String(log.other)).inbound, 'responses');
     const hosted = await client.responses.create({ model, input: 'hi', tools: [{ type: 'web_search' }], store: false });

@@ -10,14 +10,23 @@ import { isUniqueViolation } from '../store/db.ts';
 import type { Message } from './formats/index.ts';
 
 const MAX_BYTES = 8 * 1024 * 1024;
+/** Conversations kept in memory too, so the next turn on this node finds one whose row is still being written. */
+const RECENT = 500;
 
 export class Conversations {
+  private recent = new Map<string, { userId: number; json: string }>();
+
   constructor(private readonly core: Core) {}
 
-  /** Keeps the conversation of `responseId` (input and answer, without system messages). */
+  /**
+   * Keeps the conversation of `responseId` (input and answer, without system messages): in memory at
+   * once (before the caller has the answer), in the database when the write completes.
+   */
   async keep(responseId: string, userId: number, model: string, messages: Message[]): Promise<void> {
     const json = JSON.stringify(messages.filter((m) => m.role !== 'system'));
     if (json.length > MAX_BYTES) return;
+    this.recent.set(responseId, { userId, json });
+    if (this.recent.size > RECENT) this.recent.delete(this.recent.keys().next().value as string);
     try {
       await this.core.h.db.insertInto('relay_conversations').values({ response_id: responseId, user_id: userId, model, messages: json, created_at: Date.now() }).execute();
     } catch (e) {
@@ -27,12 +36,17 @@ export class Conversations {
 
   /** The messages of `responseId` for `userId`; 404 (`previous_response_not_found`) when there is none of theirs. */
   async load(responseId: string, userId: number): Promise<Message[]> {
+    const mem = this.recent.get(responseId);
+    if (mem) {
+      if (mem.userId !== userId) throw notFound(responseId);
+      return JSON.parse(mem.json) as Message[];
+    }
     const row = responseId.length <= 191
       ? await this.core.h.db.selectFrom('relay_conversations').select(['user_id', 'messages']).where('response_id', '=', responseId).executeTakeFirst()
       : undefined;
-    if (!row || Number(row.user_id) !== userId) {
-      throw new GatewayError(404, 'previous_response_not_found', `Previous response with id '${echo(responseId)}' not found.`, 'invalid_request_error');
-    }
+    if (!row || Number(row.user_id) !== userId) throw notFound(responseId);
     return JSON.parse(row.messages) as Message[];
   }
 }
+
+const notFound = (id: string) => new GatewayError(404, 'previous_response_not_found', `Previous response with id '${echo(id)}' not found.`, 'invalid_request_error');

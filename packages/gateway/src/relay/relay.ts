@@ -45,6 +45,7 @@ import { Conversations } from './conversations.ts';
 import { affinityKey, type Affinity } from './affinity.ts';
 import type { AttemptCallInfo } from './attempts.ts';
 import * as responses from './formats/responses.ts';
+import { decodeRequest as anthropicDecode } from './formats/anthropic.ts';
 import type { Message, StreamEncoder } from './formats/index.ts';
 
 /**
@@ -235,13 +236,23 @@ export class Relay {
     const model = call.modelFromPath ?? body.model;
     if (typeof model !== 'string' || !model) throw new GatewayError(400, 'invalid_request', '"model" is required and must be a string');
     let canonical: CanonicalRequest | null = null;
+    /** Set when the body holds what only its own vendor understands: only channels of the caller's format may serve it. */
+    let onlySameFormat: GatewayError | null = null;
     if (cf === 'openai') {
       if (call.kind === 'chat' && !Array.isArray(body.messages)) throw new GatewayError(400, 'invalid_request', '"messages" is required and must be an array');
       if (call.kind === 'completions' && body.prompt === undefined) throw new GatewayError(400, 'invalid_request', '"prompt" is required');
       if (call.kind === 'embeddings' && body.input === undefined) throw new GatewayError(400, 'invalid_request', '"input" is required');
     } else if (call.kind === 'chat') {
       // Other formats are decoded up front: it validates the request and gives the prompt for the estimate.
-      canonical = decodeRequest(cf, body);
+      try {
+        canonical = decodeRequest(cf, body);
+      } catch (e) {
+        // A role the gateway does not know (a new vendor beta): an Anthropic upstream gets the body as
+        // sent; a conversion would lose it, so other channels refuse it with this error.
+        if (cf !== 'anthropic' || !(e instanceof GatewayError) || !/\.role/.test(e.message)) throw e;
+        canonical = anthropicDecode(body, { lenient: true });
+        onlySameFormat = e;
+      }
       canonical.model = model;
       if (call.stream !== undefined) canonical.stream = call.stream;
       if (cf === 'responses' && typeof body.previous_response_id === 'string' && body.previous_response_id) {
@@ -256,7 +267,11 @@ export class Relay {
       }
     }
     if (principal.models) checkModelAccess(principal as KeyPrincipal, model);
-    const candidates = this.d.channels.candidates(principal.group, model).filter((c) => supportsKind(c, call.kind, cf));
+    let candidates = this.d.channels.candidates(principal.group, model).filter((c) => supportsKind(c, call.kind, cf));
+    if (onlySameFormat) {
+      candidates = candidates.filter((c) => channelFormat(c.type) === cf);
+      if (!candidates.length && this.d.channels.modelsFor(principal.group).includes(model)) throw onlySameFormat;
+    }
     if (candidates.length === 0) {
       // Callers of the other formats get "not found" for a model nothing serves (their SDKs retry 503s).
       if (cf !== 'openai' && !this.d.channels.modelsFor(principal.group).includes(model)) {

@@ -68,7 +68,7 @@ function decodeContent(content: unknown, f: string): unknown[] {
   return content;
 }
 
-function decodeMessages(v: unknown, dropped: string[]): Message[] {
+function decodeMessages(v: unknown, dropped: string[], lenient: boolean): Message[] {
   if (v === undefined) throw bad('messages', 'is required');
   if (!Array.isArray(v)) throw bad('messages', 'must be an array');
   const out: Message[] = [];
@@ -77,6 +77,7 @@ function decodeMessages(v: unknown, dropped: string[]): Message[] {
     const f = `messages[${i}]`;
     if (!isObj(m)) throw bad(f, 'must be an object');
     if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'system') {
+      if (lenient) { dropped.push(`${f} (role ${JSON.stringify(m.role)})`); return; }
       throw bad(`${f}.role`, `is not a valid role (${JSON.stringify(m.role)}); expected user, assistant or system`);
     }
     const blocks = decodeContent(m.content, `${f}.content`);
@@ -170,14 +171,19 @@ function decodeToolChoice(v: unknown): { choice?: ToolChoice; parallel?: boolean
   }
 }
 
-export function decodeRequest(body: unknown): CanonicalRequest {
+/**
+ * Decodes a messages request. `lenient`: messages of roles the gateway does not know are left out of
+ * the canonical request (noted in `dropped`) instead of refused — for a body an Anthropic upstream
+ * receives as sent, where the canonical form only serves the estimate.
+ */
+export function decodeRequest(body: unknown, opts: { lenient?: boolean } = {}): CanonicalRequest {
   if (!isObj(body)) throw bad('body', 'must be a JSON object');
   const model = str(body.model, 'model');
   if (!model) throw bad('model', 'is required');
   const maxTokens = tokenCount(body.max_tokens, 'max_tokens');
   if (maxTokens === undefined) throw bad('max_tokens', 'is required');
   const dropped: string[] = [];
-  const messages = decodeMessages(body.messages, dropped);
+  const messages = decodeMessages(body.messages, dropped, opts.lenient === true);
   if (body.system !== undefined && body.system !== null) {
     const blocks = decodeContent(body.system, 'system');
     const parts: ContentPart[] = [];
