@@ -145,3 +145,14 @@ test('Responses over a WebSocket are refused at once with 426, so clients fall b
   const plain = await fetch(`${gw.url}/v1/responses`, { headers: { authorization: `Bearer ${c.key}` } });
   assert.equal(plain.status, 404);
 });
+
+test('a freeform (custom) tool reaches a converted upstream as a function of one string, and its call comes back as custom_tool_call', async () => {
+  const n = ant.requests.length;
+  const r = await client.responses.create({ model: 'claude-r', input: 'patch it', store: false, tools: [{ type: 'custom', name: 'apply_patch', description: 'Apply a patch' }] });
+  const sent = ant.requests[n].body;
+  assert.deepEqual(sent.tools.map((t: { name: string }) => t.name), ['apply_patch']);
+  assert.deepEqual(sent.tools[0].input_schema.required, ['input']);
+  const call = r.output.find((o) => o.type === 'custom_tool_call');
+  assert.ok(call && call.type === 'custom_tool_call', JSON.stringify(r.output));
+  assert.equal(call.name, 'apply_patch');
+});

@@ -8,7 +8,7 @@ import { GatewayError, notFound } from '../platform/errors.ts';
 import { insertId, isUniqueViolation } from '../store/db.ts';
 import type { ChannelRow } from '../store/schema-core.ts';
 import {
-  CHANNEL_TYPE_NAMES, ChannelType, OPENAI_COMPATIBLE_PRESETS, parseChannelType, isTaskChannelType,
+  CHANNEL_TYPE_NAMES, ChannelType, OPENAI_COMPATIBLE_PRESETS, parseChannelType, presetRoot, isTaskChannelType,
 } from '../relay/channel-types.ts';
 import type { Changes } from './changes.ts';
 import { Reader, checkUrl, fieldError, join, jsonList, jsonObj, stableJson, type Obj, type Page } from './validate.ts';
@@ -209,10 +209,9 @@ export class ChannelAdmin {
       if (typeof preset !== 'string' || !(preset in OPENAI_COMPATIBLE_PRESETS)) {
         throw fieldError(f('settings.preset'), `must be one of ${Object.keys(OPENAI_COMPATIBLE_PRESETS).join(', ')}`);
       }
-      for (const k of OPENAI_COMPATIBLE_PRESETS[preset].needs ?? []) {
-        if (!c.base_url && (typeof s[k] !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(s[k] as string))) {
-          throw fieldError(f(`settings.${k}`), `is required for preset ${preset} (letters, digits, _ and -)`);
-        }
+      const needs = OPENAI_COMPATIBLE_PRESETS[preset].needs ?? [];
+      if (!c.base_url && needs.length && presetRoot(preset, s) === null) {
+        throw fieldError(f(`settings.${needs[0]}`), `is required for preset ${preset} (letters, digits, _ and -)`);
       }
     }
     if (c.type === ChannelType.azure) {

@@ -14,8 +14,7 @@ import type { Services } from '../services.ts';
 import { healthRoutes } from './health-routes.ts';
 import { registerConsoleRoutes, serveConsoleFallback, type ConsoleSite } from './console-routes.ts';
 import { contextWith, extractContext, SpanKind, spanError, startSpan, tracer, withContext, type Span } from '../platform/tracing.ts';
-import type { Context } from '@opentelemetry/api';
-import type { Tracer } from '@opentelemetry/api';
+import type { Context, Tracer } from '@opentelemetry/api';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -124,14 +123,15 @@ function traceRequests(app: FastifyInstance, t: Tracer): void {
   });
   app.addHook('onRequest', (req, _reply, done) => {
     const route = req.routeOptions.url;
+    const parent = extractContext(req.headers);
     const span = startSpan(t, route ? `${req.method} ${route}` : req.method, SpanKind.SERVER, {
       'http.request.method': req.method,
       'url.path': req.url.split('?')[0],
       ...(route ? { 'http.route': route } : {}),
       'gatehouse.request_id': req.requestId,
-    }, extractContext(req.headers));
+    }, parent);
     req.otelSpan = span;
-    req.otelContext = contextWith(extractContext(req.headers), span);
+    req.otelContext = contextWith(parent, span);
     done();
   });
   const end = (req: FastifyRequest, status: number | null): void => {

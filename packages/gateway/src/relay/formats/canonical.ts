@@ -60,6 +60,8 @@ export interface Tool {
   parameters?: Record<string, unknown>;
   strict?: boolean;
   cacheControl?: unknown;
+  /** A Responses freeform (custom) tool offered as a function of one string `input`: its calls go back as `custom_tool_call`. */
+  freeform?: boolean;
   /** A vendor-native tool (Anthropic server tool, Gemini googleSearch …): sent only to the same format. */
   native?: { format: WireFormat; value: unknown };
 }

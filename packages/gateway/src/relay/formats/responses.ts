@@ -15,7 +15,7 @@ import type {
   AssistantMessage, CanonicalRequest, CanonicalResponse, ContentPart, FinishReason, Message, ResponseFormat, StreamEncoder,
   StreamEncoderOptions, Tool, ToolChoice, Usage,
 } from './canonical.ts';
-import { bad, budgetForEffort, emptyUsage, imageFromUrl, isObj, n0, newToolCallId, num, parseDataUrl, str, textOf, tokenCount, unknownFields } from './canonical.ts';
+import { bad, budgetForEffort, emptyUsage, imageFromUrl, isObj, newToolCallId, num, parseDataUrl, str, textOf, tokenCount, unknownFields } from './canonical.ts';
 
 const KNOWN = new Set([
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'max_output_tokens', 'temperature', 'top_p',
@@ -25,7 +25,6 @@ const KNOWN = new Set([
 
 /** A freeform (custom) tool is offered to other vendors as a function taking one string. */
 const CUSTOM_TOOL_PARAMETERS = { type: 'object', properties: { input: { type: 'string', description: 'the raw input of the tool' } }, required: ['input'] };
-const CUSTOM_PREFIX = 'custom:';
 
 function decodeContent(content: unknown, f: string, dropped: string[]): ContentPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
@@ -149,7 +148,7 @@ function decodeTools(v: unknown, dropped: string[]): Tool[] | undefined {
       const name = str(t.name, `tools[${i}].name`);
       if (!name) throw bad(`tools[${i}].name`, 'is required');
       const grammar = isObj(t.format) && typeof t.format.definition === 'string' ? `\n\nThe input must follow this ${String(t.format.syntax ?? '')} grammar:\n${t.format.definition}` : '';
-      out.push({ name, description: `${typeof t.description === 'string' ? t.description : ''}${grammar}`, parameters: CUSTOM_TOOL_PARAMETERS, native: { format: 'responses', value: CUSTOM_PREFIX + name } });
+      out.push({ name, description: `${typeof t.description === 'string' ? t.description : ''}${grammar}`, parameters: CUSTOM_TOOL_PARAMETERS, freeform: true });
     } else {
       dropped.push(`tools[${i}] (${String(t.type)})`);
     }
@@ -205,9 +204,6 @@ export function decodeRequest(body: unknown, history: Message[] = []): Canonical
 
 // ---------- the Response object ----------
 
-const isCustom = (req: { tools?: Tool[] } | undefined, name: string): boolean =>
-  !!req?.tools?.some((t) => t.name === name && t.native?.format === 'responses');
-
 export function usageToResponses(u: Usage): Record<string, unknown> {
   return {
     input_tokens: u.inputTokens,
@@ -233,11 +229,7 @@ function statusOf(reason: FinishReason | null): { status: string; incomplete: Re
 }
 
 function callItem(id: string, callId: string, name: string, args: string, custom: boolean, status = 'completed'): Record<string, unknown> {
-  if (custom) {
-    let input = '';
-    try { const v = JSON.parse(args) as unknown; input = isObj(v) && typeof v.input === 'string' ? v.input : args; } catch { input = args; }
-    return { type: 'custom_tool_call', id, call_id: callId, name, input, status };
-  }
+  if (custom) return { type: 'custom_tool_call', id, call_id: callId, name, input: customInput(args), status };
   return { type: 'function_call', id, call_id: callId, name, arguments: args, status };
 }
 
@@ -269,7 +261,7 @@ export function encodeResponse(res: CanonicalResponse, clientModel: string, requ
 
 /** The names of a request's freeform tools (from its decoded tools). */
 export function customToolNames(req: CanonicalRequest | null): Set<string> {
-  return new Set((req?.tools ?? []).filter((t) => isCustom(req ?? undefined, t.name)).map((t) => t.name));
+  return new Set((req?.tools ?? []).filter((t) => t.freeform).map((t) => t.name));
 }
 
 // ---------- the event stream ----------
@@ -422,4 +414,3 @@ export function outputMessages(output: unknown[]): Message[] {
   return decodeInput(output.map((o) => (isObj(o) && o.type === 'message' ? { ...o, role: 'assistant' } : o)), dropped);
 }
 
-export { n0 };
