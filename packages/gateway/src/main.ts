@@ -4,36 +4,49 @@
 import { readFileSync } from 'node:fs';
 import { startGateway } from './gateway.ts';
 import { runCli } from './cli/index.ts';
+import { isWorker, onPrimaryStop, reportListening, runPrimary, workerCount } from './workers.ts';
 
 async function serve(argv: string[]): Promise<void> {
   const env = { ...process.env };
   const i = argv.indexOf('--config');
   if (i >= 0 && argv[i + 1]) env.GATEHOUSE_CONFIG = argv[i + 1];
+  const workers = isWorker() ? 1 : workerCount(env.WORKERS);
+  if (workers > 1) {
+    const url = await runPrimary({ workers, env, say: (line) => process.stdout.write(`${line}\n`) });
+    process.stdout.write(`${listeningLine(url, env.HOST || '0.0.0.0')} (${workers} workers)\n`);
+    return;
+  }
   const gw = await startGateway({ env });
   const c = gw.core.config;
   gw.core.log.info({ url: gw.url, database: c.databaseUrl.replace(/\/\/[^@]*@/, '//***@') }, 'gatehouse listening');
-  const port = new URL(gw.url).port;
-  // Say what the socket is bound to: every interface (the default HOST) is not the same as loopback.
-  const everywhere = c.host === '0.0.0.0' || c.host === '::';
-  process.stdout.write(
-    everywhere
-      ? `Gatehouse listening on every interface, port ${port} (HOST=${c.host}); from this machine: ${gw.url}\n`
-      : `Gatehouse listening on ${gw.url}\n`,
-  );
-  if (c.cryptoSecretFile) {
+  if (isWorker()) reportListening(gw.url);
+  else process.stdout.write(`${listeningLine(gw.url, c.host)}\n`);
+  if (c.cryptoSecretFile && !isWorker()) {
     process.stdout.write(`CRYPTO_SECRET is not set: using the one kept in ${c.cryptoSecretFile} (keep that file with the database).\n`);
   }
-  // SIGTERM / SIGINT: a graceful stop (gateway.ts `shutdown`); a second signal cuts what is left at once.
-  const stop = async (sig: string) => {
-    gw.core.log.info({ sig, timeoutMs: c.shutdownTimeoutMs }, 'shutting down: finishing the requests in flight');
-    const again = () => { gw.core.log.warn({}, 'shutting down now'); gw.app.server.closeAllConnections(); };
-    process.once('SIGINT', again);
-    process.once('SIGTERM', again);
+  // SIGTERM / SIGINT (or, in a worker, the primary's request): a graceful stop (gateway.ts `shutdown`);
+  // a second signal cuts what is left at once.
+  let stopping = false;
+  const now = () => { gw.core.log.warn({}, 'shutting down now'); gw.app.server.closeAllConnections(); };
+  const stop = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    gw.core.log.info({ why, timeoutMs: c.shutdownTimeoutMs }, 'shutting down: finishing the requests in flight');
     await gw.shutdown();
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  const onSignal = (sig: string) => (stopping ? now() : void stop(sig));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  if (isWorker()) onPrimaryStop(() => void stop('primary'), now);
+}
+
+/** Says what the socket is bound to: every interface (the default HOST) is not the same as loopback. */
+function listeningLine(url: string, host: string): string {
+  const port = new URL(url).port;
+  return host === '0.0.0.0' || host === '::'
+    ? `Gatehouse listening on every interface, port ${port} (HOST=${host}); from this machine: ${url}`
+    : `Gatehouse listening on ${url}`;
 }
 
 function version(): string {

@@ -18,8 +18,15 @@ import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
+/** The gateway package's directory, whether this file runs from `src/http/` or compiled into `dist/`. */
+function gatewayPackageDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
 /** Where `npm run build -w @gatehouse/web` writes the console. */
-export const DEFAULT_CONSOLE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../web/dist');
+export const DEFAULT_CONSOLE_DIR = resolve(gatewayPackageDir(), '../web/dist');
 
 export const CONSOLE_CSP = [
   "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data: blob:",

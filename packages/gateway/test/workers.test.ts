@@ -1,0 +1,130 @@
+/**
+ * WORKERS=2: two serving processes behind one port. A worker killed (SIGKILL) in the middle of a stream
+ * is replaced, the other keeps serving, and the dead worker's open reserve is closed by the usual
+ * recovery (refunded: nothing proves what was produced); streams on the live worker finish and are
+ * charged. SIGTERM to the primary stops every worker gracefully and exits 0.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createTestDatabase, startTestGateway } from './harness.ts';
+import { startChild, stopChild, type Child } from './child-gateway.ts';
+import { AdminClient } from './admin-client.ts';
+import { beginStream, startGatedUpstream } from './upstreams/gated.ts';
+import { createChannel, setPrice, waitFor } from './relay-fixtures.ts';
+import { openDb, type DbHandle } from '../src/store/db.ts';
+import { workerCount } from '../src/workers.ts';
+
+const FAST = { NODE_LEASE_SECONDS: '1', RELAY_RECOVERY_INTERVAL_SECONDS: '0.2' };
+
+/** The worker processes of a primary: pid → NODE_ID. */
+function workersOf(primary: number): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== primary) continue;
+      const env = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
+      const id = env.find((e) => e.startsWith('NODE_ID='))?.slice('NODE_ID='.length);
+      // Only the workers: tools the primary runs (a TypeScript loader's helper, say) inherit NODE_ID too.
+      if (id && env.some((e) => e.startsWith('GATEHOUSE_WORKER='))) out.set(Number(name), id);
+    } catch {
+      // the process ended while being read
+    }
+  }
+  return out;
+}
+
+const movements = async (h: DbHandle, ref: string) => Object.fromEntries(
+  (await h.db.selectFrom('ledger').select(['kind', 'amount']).where('ref', '=', ref).execute()).map((r) => [r.kind, Number(r.amount)]),
+);
+
+test('WORKERS reads a count or auto and refuses anything else', () => {
+  assert.equal(workerCount(undefined, 4), 1);
+  assert.equal(workerCount('', 4), 1);
+  assert.equal(workerCount('3', 4), 3);
+  assert.equal(workerCount('auto', 4), 4);
+  assert.equal(workerCount('AUTO', 2), 2);
+  for (const bad of ['0', '-1', '1.5', 'two']) assert.throws(() => workerCount(bad, 4), /WORKERS must be/);
+});
+
+test('two workers on one port: one killed mid-stream is replaced, its reserve recovered; SIGTERM stops both', { timeout: 120_000 }, async () => {
+  const slow = await startGatedUpstream();
+  const dbx = await createTestDatabase();
+  let p: Child | undefined;
+  let h: DbHandle | undefined;
+  try {
+    const setup = await startTestGateway({ db: dbx });
+    const root = await AdminClient.login(setup.url);
+    await createChannel(setup, { baseUrl: slow.up.url, models: ['slow-model'] });
+    await setPrice(setup, 'slow-model', { input: 1, output: 1 });
+    const user = await root.ok('POST', '/api/user', { username: 'streamer', password: 'streamer-password', quota_usd: 100 });
+    const { key } = await root.ok('POST', '/api/token', { user_id: user.id, name: 'k' });
+    await setup.stop({ keepDb: true });
+    h = await openDb(dbx.url);
+    const full = 100 * 500_000;
+
+    p = await startChild(dbx, 'pool', { ...FAST, WORKERS: '2' });
+    const pid = p.proc.pid!;
+    const before = workersOf(pid);
+    assert.deepEqual([...before.values()].sort(), ['pool-1', 'pool-2'], 'two workers, each with a node id of its own');
+
+    // Streams until both workers hold one (connections are handed out in turn).
+    const streams: { requestId: string; rest: Promise<string>; name: string; node: string }[] = [];
+    for (let i = 0; i < 6 && new Set(streams.map((s) => s.node)).size < 2; i++) {
+      const s = await beginStream(p.url, key, `s${i}`, 'slow-model');
+      const row = await h.db.selectFrom('open_reserves').select('node').where('ref', '=', s.requestId).executeTakeFirstOrThrow();
+      streams.push({ ...s, name: `s${i}`, node: row.node.split('.')[0] });
+    }
+    const nodes = new Set(streams.map((s) => s.node));
+    assert.deepEqual([...nodes].sort(), ['pool-1', 'pool-2'], 'both workers serve');
+
+    // Kill the worker of the first stream.
+    const victim = streams[0].node;
+    const victimPid = [...before].find(([, id]) => id === victim)![0];
+    process.kill(victimPid, 'SIGKILL');
+    const dead = streams.filter((s) => s.node === victim);
+    const live = streams.filter((s) => s.node !== victim);
+    for (const s of dead) await s.rest.catch(() => '');
+
+    // The other worker (and the replacement) keep serving on the same port.
+    const after = await beginStream(p.url, key, 'after', 'slow-model');
+    slow.open('after');
+    assert.match(await after.rest, /\[DONE\]/);
+    await waitFor(async () => {
+      const now = workersOf(pid);
+      return now.size === 2 && !now.has(victimPid) && [...now.values()].includes(victim);
+    }, 30_000, 'the killed worker replaced under its number');
+
+    // Its stranded reserves are refunded by recovery; the live worker's streams finish and are charged.
+    await waitFor(async () => {
+      const open = await h!.db.selectFrom('open_reserves').select('ref').where('ref', 'in', dead.map((s) => s.requestId)).execute();
+      return open.length === 0;
+    }, 30_000, 'the dead worker\'s reserves closed');
+    for (const s of dead) {
+      const m = await movements(h, s.requestId);
+      assert.deepEqual(m, { reserve: m.reserve, close: 0, refund: -m.reserve });
+    }
+    for (const s of live) {
+      slow.open(s.name);
+      assert.match(await s.rest, /\[DONE\]/);
+    }
+    await waitFor(async () => (await h!.db.selectFrom('open_reserves').select('ref').execute()).length === 0, 10_000, 'every reserve closed');
+    const charged = (live.length + 1) * 1_500;
+    const bal = Number((await h.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota);
+    assert.equal(bal, full - charged, 'charged the finished streams only: 3,000 tokens at $1 per million each');
+
+    // SIGTERM: every worker stops and the primary exits 0.
+    const workers = [...workersOf(pid).keys()];
+    const code = await new Promise<number | null>((resolve) => { p!.proc.once('exit', resolve); p!.proc.kill('SIGTERM'); });
+    assert.equal(code, 0);
+    await waitFor(async () => workers.every((w) => { try { process.kill(w, 0); return false; } catch { return true; } }), 10_000, 'the workers exited');
+  } finally {
+    await stopChild(p, 'SIGKILL');
+    await h?.close();
+    await slow.up.close();
+    await dbx.drop();
+  }
+});
