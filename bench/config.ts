@@ -17,9 +17,9 @@ export interface BenchOptions {
   help: boolean;
 }
 
-export const KNOWN_TARGETS = ['direct', 'forwarder', 'portkey', 'gatehouse', 'gatehouse-allowance', 'gatehouse-traced'];
+export const KNOWN_TARGETS = ['direct', 'forwarder', 'portkey', 'gatehouse', 'gatehouse-allowance', 'gatehouse-traced', 'gatehouse-workers'];
 /** Targets run only when named with --targets. */
-export const OPT_IN_TARGETS = ['gatehouse-traced'];
+export const OPT_IN_TARGETS = ['gatehouse-traced', 'gatehouse-workers'];
 
 export function parseArgs(argv: string[]): BenchOptions {
   const o: BenchOptions = { quick: false, targets: KNOWN_TARGETS.filter((t) => !OPT_IN_TARGETS.includes(t)), installPortkey: false, subjects: ['gatehouse', 'gatehouse-allowance'], outDir: 'bench/results', updateDocs: false, help: false };
@@ -74,7 +74,7 @@ export function parseArgs(argv: string[]): BenchOptions {
   return o;
 }
 
-export const USAGE = `npm run bench -- [--quick] [--targets direct,forwarder,portkey,gatehouse,gatehouse-allowance,gatehouse-traced] [--portkey] [--subject gatehouse,gatehouse-allowance] [--out DIR | --no-json] [--update-docs]`;
+export const USAGE = `npm run bench -- [--quick] [--targets direct,forwarder,portkey,gatehouse,gatehouse-allowance,gatehouse-traced,gatehouse-workers] [--portkey] [--subject gatehouse,gatehouse-allowance] [--out DIR | --no-json] [--update-docs]`;
 
 export interface Plan {
   /** Added latency at concurrency 1: interleaved rounds of `perRound` requests after `warmup`. */

@@ -4,7 +4,7 @@
  * load generator's IPC.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -40,7 +40,7 @@ export interface Proc {
 }
 
 /** Spawns `cmd args`, pinned to `cpu` when possible. stdout and stderr are drained into a short tail. */
-export function spawnProc(name: string, cmd: string, args: string[], opts: { cpu?: number; env?: NodeJS.ProcessEnv; cwd?: string; ipc?: boolean; stopTimeoutMs?: number } = {}): Proc {
+export function spawnProc(name: string, cmd: string, args: string[], opts: { cpu?: number | string; env?: NodeJS.ProcessEnv; cwd?: string; ipc?: boolean; stopTimeoutMs?: number } = {}): Proc {
   const pinned = opts.cpu !== undefined && canPin();
   const file = pinned ? 'taskset' : cmd;
   const argv = pinned ? ['-c', String(opts.cpu), cmd, ...args] : args;
@@ -142,26 +142,61 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** VmRSS of a process in MB, or null when /proc cannot tell. */
-export function rssMb(pid: number): number | null {
+/** The process and its descendants (the workers of a `WORKERS=N` gateway), read from /proc. */
+function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
   try {
-    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : null;
+    for (const name of readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (!children.has(ppid)) children.set(ppid, []);
+        children.get(ppid)!.push(Number(name));
+      } catch {
+        // ended while being read
+      }
+    }
   } catch {
-    return null;
+    return [pid];
   }
+  const out: number[] = [];
+  const walk = (p: number) => { out.push(p); for (const c of children.get(p) ?? []) walk(c); };
+  walk(pid);
+  return out;
 }
 
-/** CPU time (user + system) a process has used, in seconds, or null when /proc cannot tell. */
-export function cpuSeconds(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 14 and 15 of stat (utime, stime) in clock ticks; USER_HZ is 100 on Linux.
-    return (Number(rest[11]) + Number(rest[12])) / 100;
-  } catch {
-    return null;
+/** VmRSS of a process and its descendants in MB, or null when /proc cannot tell. */
+export function rssMb(pid: number): number | null {
+  let sum: number | null = null;
+  for (const p of processTree(pid)) {
+    try {
+      const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      if (m) sum = (sum ?? 0) + Number(m[1]) / 1024;
+    } catch {
+      // ended
+    }
   }
+  return sum;
+}
+
+/**
+ * CPU time (user + system) a process and its live descendants have used, in seconds, or null when /proc
+ * cannot tell.
+ */
+export function cpuSeconds(pid: number): number | null {
+  let sum: number | null = null;
+  for (const p of processTree(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // Fields 14 and 15 of stat (utime, stime) in clock ticks; USER_HZ is 100 on Linux.
+      sum = (sum ?? 0) + (Number(rest[11]) + Number(rest[12])) / 100;
+    } catch {
+      // ended
+    }
+  }
+  return sum;
 }
 
 /** Samples VmRSS every `intervalMs` and keeps the peak. */

@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { spawnSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { BENCH, CPU_PROXY, ROOT, TSX, freePort, lastLines, spawnProc, startService, waitForLine, type Proc } from './proc.ts';
+import { BENCH, CPU_PROXY, ROOT, freePort, lastLines, spawnProc, startService, waitForLine, type Proc } from './proc.ts';
 
 export const CHAT_PATH = '/v1/chat/completions';
 export const BENCH_MODEL = 'bench-model';
@@ -142,14 +143,26 @@ export function gatehouseConfigYaml(upstream: string, options: Record<string, st
   ].join('\n');
 }
 
+let built = false;
+/** Compiles the gateway once per run (`npm start` serves the same file). */
+function buildGateway(): void {
+  if (built) return;
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts/build-gateway.mjs')], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('scripts/build-gateway.mjs failed');
+  built = true;
+}
+
 /**
- * Gatehouse itself, as a child process: `node --no-node-snapshot --import tsx packages/gateway/src/main.ts
- * serve` on a fresh SQLite database, seeded from the YAML above with `options`.
+ * Gatehouse itself, as `npm start` runs it: `node --no-node-snapshot packages/gateway/dist/main.js serve`
+ * (compiled) on a fresh SQLite database, seeded from the YAML above with `options`. `workers` > 1 runs
+ * that many serving processes (WORKERS) on every CPU instead of pinning the gateway to CPU_PROXY.
  */
-function gatehouseTarget(name: string, options: Record<string, string | boolean>, traced = false): Target {
+function gatehouseTarget(name: string, options: Record<string, string | boolean>, o: { traced?: boolean; workers?: number } = {}): Target {
+  const traced = o.traced ?? false;
   return {
     name,
     async start(ctx) {
+      buildGateway();
       // The traced target exports every span (OTLP/HTTP) to a loopback sink that drops them.
       const sink = traced ? await startOtlpSink() : null;
       const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
@@ -160,8 +173,9 @@ function gatehouseTarget(name: string, options: Record<string, string | boolean>
       // DevTools or summarise it with `node bench/profile-summary.mjs <file>`).
       const profDir = process.env.BENCH_CPU_PROF;
       const prof = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
-      const proc = spawnProc('gatehouse', process.execPath, [...prof, ...TSX, join(ROOT, 'packages/gateway/src/main.ts'), 'serve'], {
-        cpu: CPU_PROXY,
+      const entry = ['--no-node-snapshot', join(ROOT, 'packages/gateway/dist/main.js'), 'serve'];
+      const proc = spawnProc(name, process.execPath, [...prof, ...entry], {
+        cpu: o.workers ? undefined : CPU_PROXY,
         stopTimeoutMs: profDir ? 60_000 : 5000,
         env: {
           PORT: String(port),
@@ -174,6 +188,7 @@ function gatehouseTarget(name: string, options: Record<string, string | boolean>
           NODE_ENV: 'production',
           // The gateway's own speed is measured: no console build needed.
           CONSOLE_ENABLED: 'false',
+          ...(o.workers ? { WORKERS: String(o.workers) } : {}),
           ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'gatehouse-bench' } : {}),
         },
       });
@@ -200,9 +215,12 @@ export const gatehouse = gatehouseTarget('gatehouse', {});
 export const gatehouseAllowance = gatehouseTarget('gatehouse-allowance', { QuotaAllowanceEnabled: true });
 
 /** Gatehouse as installed with OpenTelemetry traces on (platform/tracing.ts): what tracing costs per call. */
-export const gatehouseTraced = gatehouseTarget('gatehouse-traced', {}, true);
+export const gatehouseTraced = gatehouseTarget('gatehouse-traced', {}, { traced: true });
 
-export const ALL_TARGETS: Target[] = [direct, forwarder, portkey, gatehouse, gatehouseAllowance, gatehouseTraced];
+/** Gatehouse as installed with WORKERS=2, unpinned: how serving scales with a second process. */
+export const gatehouseWorkers = gatehouseTarget('gatehouse-workers', {}, { workers: 2 });
+
+export const ALL_TARGETS: Target[] = [direct, forwarder, portkey, gatehouse, gatehouseAllowance, gatehouseTraced, gatehouseWorkers];
 
 /** An OTLP/HTTP receiver that accepts and drops what it is sent. */
 async function startOtlpSink(): Promise<{ url: string; close(): Promise<void> }> {
