@@ -77,6 +77,10 @@ before(async () => {
   vendor = await startVendor();
   gw = await startTestGateway({ env: ENV });
   await setupTasks(gw, vendor);
+  await installPlugins(gw, ['proto-media.js', 'native-demo.js']);
+  await createTaskChannel(gw, { name: 'pm', plugin: 'proto-media', baseUrl: vendor.url, models: ['pm-vid'] });
+  await createTaskChannel(gw, { name: 'nd', plugin: 'native-demo', baseUrl: vendor.url, key: 'nd-vendor-secret' });
+  for (const m of ['pm-vid', 'nd-video']) await setTaskPrice(gw, m, { perRequest: 0.01 });
   alice = await createUser(gw, { name: 'alice', quota: 100 * Q });
   bob = await createUser(gw, { name: 'bob', quota: 100 * Q });
   aliceSecret = await makeSecret(gw, alice, 'alice');
@@ -148,6 +152,27 @@ test('the key\'s callback_url applies without the header; a failed task is deliv
     assert.equal(rx.got[0].path, '/default');
     assert.equal(JSON.parse(rx.got[0].body).status, 'FAILURE');
     await owner.ok('PUT', `/api/token/${alice.keyId}`, { callback_url: null });
+  } finally {
+    await rx.close();
+  }
+});
+
+test('the header works on protocol routes (/v1/videos) and plugin native routes too', async () => {
+  const rx = await startReceiver();
+  try {
+    const hook = { 'X-Callback-URL': `${rx.url}/proto` };
+    const v = await api(gw.url, alice.key, 'POST', '/v1/videos', { model: 'pm-vid', prompt: 'waves', seconds: '4' }, hook);
+    assert.equal(v.status, 200, JSON.stringify(v.body));
+    const n = await api(gw.url, alice.key, 'POST', '/nd/api/v1/videos', { model: 'nd-video', prompt: 'a cat' }, { 'X-Callback-URL': `${rx.url}/native` });
+    assert.equal(n.status, 200, JSON.stringify(n.body));
+    for (const id of [v.body.id, n.body.id]) {
+      const view = await delivered(gw, alice.key, id);
+      assert.equal(view.callback.status, 'delivered', JSON.stringify(view.callback));
+    }
+    assert.deepEqual(rx.got.map((g) => g.path).sort(), ['/native', '/proto']);
+    for (const g of rx.got) assert.equal(g.headers['x-signature'], sign(aliceSecret, g.body));
+    const proto = await gw.core.h.db.selectFrom('tasks').select('plugin_key').where('public_id', '=', v.body.id).executeTakeFirstOrThrow();
+    assert.equal(proto.plugin_key, 'proto-media');
   } finally {
     await rx.close();
   }
