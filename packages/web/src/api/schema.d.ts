@@ -6511,16 +6511,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/tasks/{pluginKey}": {
+    "/v1/tasks/{id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** One of your tasks ({id} is the public task id), with its callback delivery when it has one */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TaskView"];
+                    };
+                };
+                /** @description invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+            };
+        };
         put?: never;
-        /** Submit a task to a plugin (JSON or multipart); X-Callback-URL (or the key's callback_url) gets the task view POSTed when it ends */
+        /** Submit a task to the plugin {id} (JSON or multipart); X-Callback-URL (or the key's callback_url) gets the task view POSTed when it ends */
         post: {
             parameters: {
                 query?: never;
@@ -6529,7 +6560,7 @@ export interface paths {
                     "X-Callback-URL"?: string;
                 };
                 path: {
-                    pluginKey: string;
+                    id: string;
                 };
                 cookie?: never;
             };
@@ -6567,53 +6598,6 @@ export interface paths {
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tasks/{taskId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One of your tasks, with its callback delivery when it has one */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    taskId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TaskView"];
-                    };
-                };
-                /** @description invalid API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OpenAIError"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
