@@ -11,6 +11,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTestDatabase, startTestGateway, type TestDatabase, type TestGateway } from './harness.ts';
 import { AdminClient } from './admin-client.ts';
+import { CallbackWorker } from '../src/tasks/callbacks/worker.ts';
 import { startVendor, type Vendor } from './vendor/server.ts';
 import { api, createTaskChannel, createUser, installPlugins, setTaskPrice, waitFor, type TestUser } from './vendor/fixtures.ts';
 
@@ -220,6 +221,56 @@ test('private callback addresses are refused at submit and at delivery unless al
     assert.equal(rx.got.length, 0, 'nothing reached the private address');
   } finally {
     await closed.stop();
+    await rx.close();
+  }
+});
+
+test('with an injected clock: retries double from 10 s up to an hour and stop a day after the first attempt', { timeout: 60_000 }, async () => {
+  const rx = await startReceiver(new Array(200).fill(500));
+  // Default schedule; the gateway's own worker is stopped and one with a fake clock is driven by hand.
+  const g = await startTestGateway({ env: { TASK_POLL_INTERVAL_SECONDS: '0.05', CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true' } });
+  try {
+    await setupTasks(g, vendor);
+    const erin = await createUser(g, { name: 'erin', quota: 100 * Q });
+    await makeSecret(g, erin, 'erin');
+    await g.services.tasks.callbackWorker.stop();
+    const r = await api(g.url, erin.key, 'POST', '/v1/tasks/loopback-video', { model: 'lv-1', seconds: 1, steps: 1 }, { 'X-Callback-URL': `${rx.url}/slow` });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const task = await g.core.h.db.selectFrom('tasks').select('id').where('public_id', '=', r.body.id).executeTakeFirstOrThrow();
+    const cbs = g.services.tasks.callbacks;
+    await waitFor(async () => ((await cbs.forTask(task.id))?.status === 'pending' ? true : null), 10_000, 'the callback to be due');
+    let now = Date.now() + 1000;
+    const worker = new CallbackWorker(g.core, cbs, () => now);
+    const t0 = now;
+    const delays: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      assert.equal(await worker.pass(), 1, `attempt ${i + 1} was due`);
+      await worker.drain();
+      const row = (await cbs.forTask(task.id))!;
+      assert.equal(row.attempts, i + 1);
+      if (row.status === 'failed') break;
+      assert.equal(row.status, 'pending');
+      delays.push(Number(row.next_attempt_at) - now);
+      // Nothing is due before the delay has passed.
+      now = Number(row.next_attempt_at) - 1;
+      assert.equal(await worker.pass(), 0, 'not due yet');
+      now += 1;
+    }
+    const row = (await cbs.forTask(task.id))!;
+    assert.equal(row.status, 'failed');
+    assert.equal(row.next_attempt_at, null);
+    assert.deepEqual(delays.slice(0, 10), [10, 20, 40, 80, 160, 320, 640, 1280, 2560, 3600].map((x) => x * 1000));
+    assert.ok(delays.every((d) => d <= 3_600_000));
+    // The last attempt was the last one whose retry would still fall within a day of the first.
+    assert.ok(now - t0 <= 86_400_000 && now - t0 + 3_600_000 > 86_400_000, `last attempt ${(now - t0) / 1000} s after the first`);
+    assert.equal(rx.got.length, row.attempts);
+    assert.equal(new Set(rx.got.map((x) => x.headers['x-delivery-id'])).size, 1);
+    const view = (await api(g.url, erin.key, 'GET', `/v1/tasks/${r.body.id}`)).body.callback;
+    assert.equal(view.status, 'failed');
+    assert.equal(view.last_status, 500);
+    assert.equal(view.history.length, 20, 'the latest 20 attempts are kept');
+  } finally {
+    await g.stop();
     await rx.close();
   }
 });
