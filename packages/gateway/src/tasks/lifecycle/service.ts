@@ -420,7 +420,7 @@ export class TaskService {
       upd.next_poll_at = now + this.pollIntervalMs();
     }
     // The callback is recorded before the task can become terminal, so its terminal step always finds it.
-    if (callbackUrl) await this.callbacks!.create(row, callbackUrl);
+    if (callbackUrl) await this.recordCallback(row, callbackUrl);
     const won = await this.transition(row, 'NOT_START', upd);
     if (!won) this.log.warn({ task: row.public_id }, 'task changed while it was being accepted');
     if (terminal) await this.settle(row.public_id);
@@ -458,10 +458,19 @@ export class TaskService {
     return { channelId: bound.id, tasks };
   }
 
+  /** Writes the callback row of an accepted task; a failure loses the callback, never the task. */
+  private async recordCallback(row: Task, url: string): Promise<void> {
+    try {
+      await this.callbacks!.create(row, url);
+    } catch (e) {
+      this.log.error({ task: row.public_id, err: (e as Error).message }, 'the task callback could not be recorded; the task goes on without it');
+    }
+  }
+
   private async unknownOutcome(row: Task, e: unknown, endpoint?: string, callbackUrl: string | null = null): Promise<never> {
     const g = e instanceof GatewayError ? e : new GatewayError(502, 'upstream_unknown', hookMessage(e));
     // The task may still end (an administrator's resolution): its callback goes out then.
-    if (callbackUrl) await this.callbacks!.create(row, callbackUrl);
+    if (callbackUrl) await this.recordCallback(row, callbackUrl);
     const reason = `submit outcome unknown: ${g.message}`;
     await this.updateTask(row.id).set({
       status: 'UNKNOWN', fail_reason: reason.slice(0, 1000), flagged: 1, flag_reason: 'submit outcome unknown; not retried and not refunded automatically',
