@@ -1,11 +1,13 @@
 /**
  * Plugins and tasks in the browser: an upload the gateway refuses shows the refused manifest field, a
  * valid plugin dropped on the upload area is installed and serving, and a task submitted through the
- * API with a user's key shows on the Tasks page with its upstream trail.
+ * API with a user's key shows on the Tasks page with its upstream trail and its callback delivery.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { startVendor, type Vendor } from '../../gateway/test/vendor/server.ts';
@@ -24,7 +26,7 @@ let browser: Browser;
 
 before(async () => {
   vendor = await startVendor();
-  gw = await startConsoleGateway();
+  gw = await startConsoleGateway({ TASK_CALLBACK_RETRY_BASE_SECONDS: '0.2', TASK_CALLBACK_INTERVAL_SECONDS: '0.1' });
   browser = await launchBrowser();
 });
 
@@ -87,8 +89,16 @@ test('plugins: a refused upload names the field; a dropped valid plugin serves; 
   await api.ok('PUT', '/api/price', { model: 'lv-1', expression: 'u("seconds") * 0.1' });
   await api.ok('POST', '/api/user', { username: 'bob', password: 'bob-password-1', quota_usd: 10 });
   const bob = await Api.login(gw.url, 'bob', 'bob-password-1');
-  const key = (await bob.ok<{ key: string }>('POST', '/api/token', { name: 'bob-key' })).key;
-  const submitted = await api.call('POST', '/v1/tasks/loopback-video', { model: 'lv-1', prompt: 'a lighthouse', seconds: 1, steps: 1 }, { authorization: `Bearer ${key}` });
+  const made = await bob.ok<{ id: number; key: string }>('POST', '/api/token', { name: 'bob-key' });
+  const key = made.key;
+  // A callback receiver on loopback that refuses the first delivery and accepts the second.
+  let hits = 0;
+  const receiver = createServer((req, res) => { req.resume(); req.on('end', () => { hits++; res.writeHead(hits === 1 ? 503 : 200).end(); }); });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  after(() => new Promise<void>((r) => { receiver.closeAllConnections(); receiver.close(() => r()); }));
+  await bob.ok('POST', `/api/token/${made.id}/callback-secret`);
+  const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/done`;
+  const submitted = await api.call('POST', '/v1/tasks/loopback-video', { model: 'lv-1', prompt: 'a lighthouse', seconds: 1, steps: 1 }, { authorization: `Bearer ${key}`, 'x-callback-url': hook });
   assert.equal(submitted.status, 200, JSON.stringify(submitted.body));
   const taskId = submitted.body.id as string;
 
@@ -104,12 +114,23 @@ test('plugins: a refused upload names the field; a dropped valid plugin serves; 
     await page.getByRole('button', { name: tr(L, 'common.apply') }).click();
     throw new Error(`task row: ${await taskRow.textContent()}`);
   }, 20_000, 'the task succeeds');
+  // Its callback: refused once, delivered on the retry.
+  await eventually(async () => {
+    const v = await api.call('GET', `/v1/tasks/${taskId}`, undefined, { authorization: `Bearer ${key}` });
+    if (v.body?.callback?.status !== 'delivered') throw new Error(`callback: ${JSON.stringify(v.body?.callback)}`);
+  }, 20_000, 'the callback is delivered');
+  assert.equal(hits, 2);
   await taskRow.click();
   const drawer = page.getByRole('dialog', { name: taskId });
   const upstreamId = [...vendor.tasks.keys()][0];
   await expectText(drawer, upstreamId);
   await expectText(drawer, `loopback-video@1.0.0`);
   await expectText(drawer, tr(L, 'status.settled'));
+  await expectText(drawer, tr(L, 'tasks.callback'));
+  await expectText(drawer, tr(L, 'status.delivered'));
+  await expectText(drawer, hook);
+  await expectText(drawer, 'HTTP 503');
+  await expectText(drawer, 'HTTP 200');
   await screenshot(page, 'tasks-detail');
   problems.assertNone('plugins and tasks');
 });

@@ -63,7 +63,7 @@ export class KeyCache {
       .innerJoin('users as u', 'u.id', 'k.user_id')
       .select([
         'k.id', 'k.name', 'k.key_hash', 'k.status', 'k.expires_at', 'k.unlimited_quota', 'k.models', 'k.allowed_ips',
-        'k.group_name', 'u.id as user_id', 'u.username', 'u.role', 'u.group_name as user_group', 'u.status as user_status',
+        'k.group_name', 'k.callback_url', 'u.id as user_id', 'u.username', 'u.role', 'u.group_name as user_group', 'u.status as user_status',
       ])
       .where('k.status', '=', 1)
       .where('u.status', '=', 1)
@@ -97,6 +97,7 @@ export class KeyCache {
           group: r.group_name || r.user_group,
           unlimitedQuota: Number(r.unlimited_quota) === 1,
           models: models ? new Set(models) : null,
+          callbackUrl: r.callback_url || null,
         }),
       });
     }

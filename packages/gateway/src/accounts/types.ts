@@ -21,4 +21,6 @@ export interface KeyPrincipal {
   unlimitedQuota: boolean;
   /** null = every model. */
   models: ReadonlySet<string> | null;
+  /** The key's default task callback URL (null or absent: none). */
+  callbackUrl?: string | null;
 }

@@ -1,12 +1,15 @@
 /**
  * API key administration. A key (`sk-…`) is shown once when created; the database keeps its SHA-256
  * and a hint. Users manage their own keys; admins manage the keys of users they may manage.
+ * A key may carry a default task callback URL and a callback signing secret (sealed at rest like
+ * channel keys, shown once when it is made).
  */
 import type { Selectable } from 'kysely';
 import type { Core } from '../core.ts';
 import { ROLE_RANK } from '../accounts/types.ts';
 import { compileIpList } from '../accounts/ip.ts';
 import { generateApiKey, hashApiKey, keyHint } from '../accounts/keys.ts';
+import { randomToken } from '../platform/crypto.ts';
 import { GatewayError, forbidden, notFound } from '../platform/errors.ts';
 import { insertId, isUniqueViolation } from '../store/db.ts';
 import type { ApiKeyRow } from '../store/schema-core.ts';
@@ -14,7 +17,8 @@ import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
 import { Reader, fieldError, jsonList, quotaToUsd, usdToQuota, type Page } from './validate.ts';
 
-const KEY_FIELDS = ['user_id', 'name', 'key', 'status', 'expires_at', 'quota', 'quota_usd', 'unlimited_quota', 'models', 'allowed_ips', 'group'];
+const KEY_FIELDS = ['user_id', 'name', 'key', 'status', 'expires_at', 'quota', 'quota_usd', 'unlimited_quota', 'models', 'allowed_ips', 'group', 'callback_url'];
+const CALLBACK_URL_MAX = 2048;
 export const FIXED_KEY_RE = /^sk-[A-Za-z0-9_-]{20,200}$/;
 
 export interface KeyInput {
@@ -29,6 +33,8 @@ export interface KeyInput {
   models?: string[] | null;
   allowed_ips?: string[] | null;
   group?: string | null;
+  /** Default task callback URL (null: none). Its address is checked when a task is submitted. */
+  callback_url?: string | null;
 }
 
 export interface KeyView {
@@ -47,6 +53,9 @@ export interface KeyView {
   models: string[] | null;
   allowed_ips: string[] | null;
   group: string | null;
+  callback_url: string | null;
+  /** Whether the key has a callback signing secret (the secret itself is shown once, when made). */
+  callback_secret_set: boolean;
   created_at: number;
   accessed_at: number | null;
 }
@@ -81,6 +90,8 @@ export class KeyAdmin {
       models: models.length ? models : null,
       allowed_ips: ips.length ? ips : null,
       group: r.group_name,
+      callback_url: r.callback_url ?? null,
+      callback_secret_set: !!r.callback_secret,
       created_at: Number(r.created_at),
       accessed_at: r.accessed_at === null ? null : Number(r.accessed_at),
     };
@@ -118,6 +129,17 @@ export class KeyAdmin {
     }
     if (r.obj.group === null) out.group = null;
     else if (r.has('group')) out.group = r.nullableStr('group', { max: 64 });
+    if (r.obj.callback_url === null) out.callback_url = null;
+    else if (r.has('callback_url')) {
+      const u = r.nullableStr('callback_url', { max: CALLBACK_URL_MAX });
+      if (u) {
+        let url: URL | null = null;
+        try { url = new URL(u); } catch { url = null; }
+        if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || /\s/.test(u)) throw fieldError(r.path('callback_url'), 'must be an http or https URL');
+        if (url.username || url.password) throw fieldError(r.path('callback_url'), 'may not carry a user name or password');
+        out.callback_url = url.toString();
+      } else out.callback_url = null;
+    }
     for (const k of Object.keys(out) as (keyof KeyInput)[]) if (out[k] === undefined) delete out[k];
     if (mode === 'create' && out.quota === undefined) out.quota = null;
     return out;
@@ -192,6 +214,7 @@ export class KeyAdmin {
         models: input.models?.length ? JSON.stringify(input.models) : null,
         allowed_ips: input.allowed_ips?.length ? JSON.stringify(input.allowed_ips) : null,
         group_name: input.group ?? null,
+        callback_url: input.callback_url ?? null,
         created_at: Date.now(),
         accessed_at: null,
       });
@@ -232,6 +255,7 @@ export class KeyAdmin {
     if (input.models !== undefined) diff('models', input.models?.length ? JSON.stringify(input.models) : null);
     if (input.allowed_ips !== undefined) diff('allowed_ips', input.allowed_ips?.length ? JSON.stringify(input.allowed_ips) : null);
     if (input.group !== undefined) diff('group_name', input.group);
+    if (input.callback_url !== undefined) diff('callback_url', input.callback_url);
     if (Object.keys(set).length === 0) return { view: this.view(cur), changed: false };
     try {
       await this.db.updateTable('api_keys').set(set as any).where('id', '=', id).execute();
@@ -241,6 +265,19 @@ export class KeyAdmin {
     }
     await this.changes.changed('keys');
     return { view: this.view((await this.row(id))!), changed: true };
+  }
+
+  /**
+   * Makes a new callback signing secret for the key (replacing the old one at once) and returns it:
+   * the only time it is shown. Stored sealed with CRYPTO_SECRET, like channel keys.
+   */
+  async rotateCallbackSecret(id: number, actor: Actor): Promise<{ callback_secret: string }> {
+    const cur = await this.row(id);
+    if (!cur) throw notFound(`no API key with id ${id}`, 'key_not_found');
+    await this.checkOwner(actor, Number(cur.user_id));
+    const secret = `whsec_${randomToken(32)}`;
+    await this.db.updateTable('api_keys').set({ callback_secret: this.core.secrets.seal(secret) }).where('id', '=', id).execute();
+    return { callback_secret: secret };
   }
 
   async remove(id: number, actor: Actor): Promise<void> {

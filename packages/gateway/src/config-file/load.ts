@@ -119,6 +119,7 @@ export function validateConfigDoc(raw: unknown, config: Pick<Config, 'quotaPerUs
     input.allowed_ips ??= null;
     input.expires_at ??= null;
     input.group ??= null;
+    input.callback_url ??= null;
     seen(keyIds, `${user}\u0000${input.name}`, join(at, 'name'), 'key');
     out.keys.push({ user, input, at });
   });

@@ -81,6 +81,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       await admin.keys.remove(idOf(req), req.user);
       return ok(null, 'key deleted');
     });
+    api.post('/api/token/:id/callback-secret', anyUser, async (req) => ok(await admin.keys.rotateCallbackSecret(idOf(req), req.user), 'the callback secret is shown once: store it now'));
 
     // ---- channels (admin) ----
     api.get('/api/channel', adminOnly, async (req) => {

@@ -9,7 +9,7 @@ import type { KeyPrincipal } from '../accounts/types.ts';
 import { consoleFallback, type AppDeps } from './app.ts';
 import { admitRequest, extractApiKey } from './auth.ts';
 import { sendError } from './errors.ts';
-import { pathOf, queryOf, requestHeadersOf } from './protocol-routes.ts';
+import { callbackUrlOf, pathOf, queryOf, requestHeadersOf } from './protocol-routes.ts';
 import { decodeRequestBody, registerUploadParsers } from './uploads.ts';
 
 export async function nativeRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
@@ -36,6 +36,7 @@ export async function nativeRoutes(app: FastifyInstance, deps: AppDeps): Promise
       const { body, files } = await decodeRequestBody(req, limits);
       const out = await deps.services.protocols.native.serve(hit.gen, hit.m, {
         principal, method: req.method, path: pathOf(req), query: queryOf(req), body, files, requestHeaders: requestHeadersOf(req), requestId: req.requestId,
+        ...(callbackUrlOf(req) !== undefined ? { callbackUrl: callbackUrlOf(req) } : {}),
       });
       return reply.code(out.status).type('application/json').send(JSON.stringify(out.body ?? null));
     };

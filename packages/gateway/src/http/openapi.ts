@@ -97,13 +97,29 @@ const schemas: Record<string, Schema> = {
   Key: obj({
     id: int(), user_id: int(), username: str(), name: str(), hint: str('sk-ab…wxyz'), status: str(undefined, { enum: ['enabled', 'disabled', 'expired', 'exhausted'] }),
     expires_at: nullable(int('unix ms')), unlimited_quota: bool(), remain_quota: int(), remain_quota_usd: num(), used_quota: int(),
-    models: nullable(arr(str())), allowed_ips: nullable(arr(str())), group: nullable(str()), created_at: int(), accessed_at: nullable(int()),
+    models: nullable(arr(str())), allowed_ips: nullable(arr(str())), group: nullable(str()),
+    callback_url: nullable(str('default task callback URL of the key\'s submissions')), callback_secret_set: bool('whether the key has a callback signing secret (shown once, when made)'),
+    created_at: int(), accessed_at: nullable(int()),
   }),
   KeyInput: obj({
     user_id: int('owner (admins only; default: yourself)'), name: str(), key: str('fixed key value sk-… (admins only)'), status: str(undefined, { enum: ['enabled', 'disabled'] }),
     expires_at: nullable({ anyOf: [int('unix ms or s'), str('ISO 8601')] }), quota: nullable(int('own cap in quota units; null = unlimited')), quota_usd: nullable(num()),
     unlimited_quota: bool(), models: nullable(arr(str())), allowed_ips: nullable(arr(str('IP or CIDR'))), group: nullable(str()),
+    callback_url: nullable(str('default task callback URL (http or https; null = none); its address is checked at each submission')),
   }, [], { additionalProperties: false }),
+  CallbackSecret: obj({ callback_secret: str('whsec_…: signs task callbacks (X-Signature: sha256=<hex HMAC-SHA256 of the body>); shown only here') }, ['callback_secret']),
+  TaskCallback: obj({
+    url: str(), delivery_id: str('dlv_…: the same on every attempt (X-Delivery-Id)'),
+    status: str('waiting: the task is not finished; pending: due or retrying; delivered; failed: given up; skipped: the result was not kept', { enum: ['waiting', 'pending', 'delivered', 'failed', 'skipped'] }),
+    attempts: int(), last_status: nullable(int('HTTP status of the last answer')), last_error: nullable(str()),
+    last_attempt_at: nullable(int()), next_attempt_at: nullable(int()), delivered_at: nullable(int()),
+    history: arr(obj({ at: int(), status: nullable(int()), error: nullable(str()), duration_ms: int() }, ['at', 'status', 'error', 'duration_ms']), 'the latest attempts (up to 20)'),
+  }, [], { description: 'a task\'s completion callback; times are unix seconds in GET /v1/tasks/{taskId} and unix ms in /api/task' }),
+  TaskView: obj({
+    task_id: str(), platform: str('plugin key'), status: str(undefined, { enum: ['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'UNKNOWN'] }),
+    progress: str(), fail_reason: str(), model: str(), created_at: int('unix s'), started_at: nullable(int()), finished_at: nullable(int()), updated_at: int(),
+    callback: ref('TaskCallback'),
+  }, ['task_id', 'platform', 'status', 'progress', 'fail_reason', 'model', 'created_at', 'started_at', 'finished_at', 'updated_at']),
   ChannelKey: obj({ index: int(), hint: str(), status: str(undefined, { enum: ['enabled', 'disabled', 'auto_disabled'] }), reason: nullable(str()), at: nullable(int()) }),
   Channel: obj({
     id: int(), name: str(), type: int('1 openai, 3 azure, 14 anthropic, 24 gemini, 60 gateway, 61 task_plugin'), type_name: str(), base_url: str(),
@@ -209,7 +225,11 @@ const schemas: Record<string, Schema> = {
     flagged: bool('an administrator must decide (submit outcome unknown)'), flag_reason: nullable(str('why it was flagged, or "resolved: <action> by <admin>"')), retained: bool(),
     created_at: int('unix ms'), submitted_at: nullable(int()), started_at: nullable(int()), finished_at: nullable(int()), updated_at: int(),
   }),
-  AdminTaskDetail: { allOf: [ref('AdminTask'), obj({ ledger: { type: 'object', additionalProperties: { type: 'integer' }, description: 'ledger movements of task:<id> by kind (reserve, close, settle | refund)' } })] },
+  AdminTaskDetail: { allOf: [ref('AdminTask'), obj({
+    ledger: { type: 'object', additionalProperties: { type: 'integer' }, description: 'ledger movements of task:<id> by kind (reserve, close, settle | refund)' },
+    callback: nullable(ref('TaskCallback')),
+  }, ['ledger', 'callback'])] },
+  OwnTaskDetail: { allOf: [ref('OwnTask'), obj({ callback: nullable(ref('TaskCallback')) }, ['callback'])] },
   OwnTask: obj({
     task_id: str(), plugin: str(), action: str(), status: str(), progress: str(), fail_reason: nullable(str()), model: str(),
     billing_status: str(), quota_reserved: int(), quota_final: nullable(int()), flagged: bool(),
@@ -307,7 +327,7 @@ function topupPaths(admin: string): Record<string, Record<string, Schema>> {
 }
 
 /** Response models carry every listed field: mark them required so generated clients need no checks. */
-const COMPLETE_RESPONSES = ['User', 'Key', 'ChannelKey', 'Channel', 'Price', 'Option', 'QuotaHold', 'Log', 'AdminTask', 'OwnTask'];
+const COMPLETE_RESPONSES = ['User', 'Key', 'ChannelKey', 'Channel', 'Price', 'Option', 'QuotaHold', 'Log', 'AdminTask', 'OwnTask', 'TaskCallback'];
 COMPLETE_RESPONSES.push('RedemptionCode', 'Payment');
 function withRequiredFields(all: Record<string, Schema>): Record<string, Schema> {
   const out = { ...all };
@@ -353,6 +373,9 @@ export function buildOpenApi(serverUrl: string): Schema {
       get: op('keys', 'One API key', envelope(ref('Key')), { params: [idParam] }),
       put: op('keys', 'Update an API key', envelope(ref('Key')), { params: [idParam], body: ref('KeyInput') }),
       delete: op('keys', 'Delete (revoke) an API key', envelope({ type: 'null' }), { params: [idParam] }),
+    },
+    '/api/token/{id}/callback-secret': {
+      post: op('keys', 'Make a new task callback signing secret for the key (the old one stops signing at once); shown only in this answer', envelope(ref('CallbackSecret')), { params: [idParam] }),
     },
     '/api/channel': {
       get: op('channels', 'List channels', page('Channel'), { role: admin, params: [...pagingParams, q('keyword', str()), q('type', str()), q('status', str()), q('group', str())] }),
@@ -404,6 +427,7 @@ export function buildOpenApi(serverUrl: string): Schema {
       }),
     },
     '/api/task/self': { get: op('tasks', 'Your own tasks (no upstream ids, no channels)', page('OwnTask'), { params: [...pagingParams, q('status', str()), q('plugin', str()), q('model', str()), q('task_id', str()), q('start', int()), q('end', int())] }) },
+    '/api/task/self/{id}': { get: op('tasks', 'One of your own tasks with its callback deliveries', envelope(ref('OwnTaskDetail')), { params: [{ name: 'id', in: 'path', required: true, schema: str('public id task_…') }] }) },
     '/api/task/{id}': { get: op('tasks', 'One task with its ledger movements', envelope(ref('AdminTaskDetail')), { role: admin, params: [{ name: 'id', in: 'path', required: true, schema: str('public id task_…') }] }) },
     '/api/task/{id}/resolve': {
       post: op('tasks', 'Resolve a flagged task (409 when not flagged or resolved differently; a repeat of the same resolution changes nothing)', envelope(ref('AdminTaskDetail')), {
@@ -461,6 +485,16 @@ export function buildOpenApi(serverUrl: string): Schema {
     '/v1/completions': { post: op('model calls', 'Text completion', ref('Completion'), { security: 'key', body: ref('CompletionRequest') }) },
     '/v1/embeddings': { post: op('model calls', 'Embeddings', ref('EmbeddingList'), { security: 'key', body: ref('EmbeddingRequest') }) },
     '/v1/models': { get: op('model calls', 'Models this key may use', ref('ModelList'), { security: 'key' }) },
+    '/v1/tasks/{id}': {
+      post: op('tasks', 'Submit a task to the plugin {id} (JSON or multipart); X-Callback-URL (or the key\'s callback_url) gets the task view POSTed when it ends', obj({ id: str(), task_id: str(), status: str(), model: str(), created_at: int() }), {
+        security: 'key', body: obj({ model: str() }, ['model']),
+        params: [{ name: 'id', in: 'path', required: true, schema: str('POST: the plugin key; GET: the public task id task_…') }, {
+          name: 'X-Callback-URL', in: 'header', schema: str('http(s) URL resolving to a public address (unless CONTENT_ALLOW_PRIVATE_ADDRESSES); the key needs a callback secret'),
+          description: 'task completion callback; also accepted on /v1/videos, /v1/images/*, /v1/responses and plugin native submit routes',
+        }],
+      }),
+      get: op('tasks', 'One of your tasks ({id} is the public task id), with its callback delivery when it has one', ref('TaskView'), { security: 'key', params: [{ name: 'id', in: 'path', required: true, schema: str() }] }),
+    },
     '/v1/models/{model}': { get: op('model calls', 'One model (404 model_not_found when absent)', ref('Model'), { security: 'key', params: [{ name: 'model', in: 'path', required: true, schema: str() }] }) },
     '/pg/chat/completions': { post: op('model calls', 'Playground chat completion with the login session; billed to the user', ref('ChatCompletion'), { body: ref('ChatCompletionRequest') }) },
     '/v1/messages': { post: op('model calls', 'Messages-style API (key in x-api-key or Bearer; requires model, max_tokens, messages)', { type: 'object' }, { security: 'key', body: obj({ model: str(), max_tokens: int(), messages: arr({ type: 'object' }) }, ['model', 'max_tokens', 'messages']) }) },

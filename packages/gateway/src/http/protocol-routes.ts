@@ -31,6 +31,12 @@ export function requestHeadersOf(req: FastifyRequest): Record<string, string> {
 
 export const pathOf = (req: FastifyRequest): string => req.url.split('?')[0];
 
+/** The `X-Callback-URL` header of a task submission (never passed to plugins); undefined when absent. */
+export function callbackUrlOf(req: FastifyRequest): string | undefined {
+  const v = req.headers['x-callback-url'];
+  return typeof v === 'string' ? v : Array.isArray(v) ? v[0] : undefined;
+}
+
 /** An AbortSignal that fires when the client goes away before the answer is sent. */
 export function clientGone(req: FastifyRequest, reply: FastifyReply): AbortSignal {
   const ac = new AbortController();
@@ -57,6 +63,7 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
       return {
         principal: req.principal!, path: pathOf(req), method: req.method, params, query: queryOf(req), body, files,
         requestHeaders: requestHeadersOf(req), requestId: req.requestId, signal: clientGone(req, reply),
+        ...(callbackUrlOf(req) !== undefined ? { callbackUrl: callbackUrlOf(req) } : {}),
       };
     };
 

@@ -1,6 +1,7 @@
 /**
  * Task administration under /api/task (admin envelope {success, message, data}): the task list and
- * details for administrators, resolution of flagged tasks, and every user's own task list. Thin:
+ * details for administrators, resolution of flagged tasks, and every user's own task list and task
+ * details (with the task's callback deliveries). Thin:
  * decode, call services.tasks.admin, encode.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -25,6 +26,7 @@ export async function taskAdminRoutes(app: FastifyInstance, deps: AppDeps): Prom
       const p = tasks.parseQuery(q(req), true);
       return ok(await tasks.listOwn(req.user!.id, p.filter, p));
     });
+    api.get('/api/task/self/:id', anyUser, async (req) => ok(await tasks.getOwn(req.user!.id, idOf(req))));
     api.get('/api/task', adminOnly, async (req) => {
       const p = tasks.parseQuery(q(req), false);
       return ok(await tasks.list(p.filter, p, req.user));

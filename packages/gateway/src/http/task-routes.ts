@@ -11,6 +11,7 @@ import type { Generation } from '../tasks/runtime/generation.ts';
 import { verifyArtifact } from '../tasks/artifacts/links.ts';
 import { listeningUrl } from '../tasks/index.ts';
 import { decodeRequestBody, registerUploadParsers } from './uploads.ts';
+import { callbackUrlOf } from './protocol-routes.ts';
 
 function flatQuery(q: unknown): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -68,6 +69,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       const { task } = await tasks.submit({
         principal, pluginKey: req.params.id, model, requestBody, body, files, generation: pinned.get(req),
         path: req.url.split('?')[0], method: 'POST', params: { pluginKey: req.params.id }, query: flatQuery(req.query), requestHeaders,
+        ...(callbackUrlOf(req) !== undefined ? { callbackUrl: callbackUrlOf(req) } : {}),
       });
       return reply.send({ id: task.task_id, task_id: task.task_id, status: 'queued', model: task.model, created_at: task.created_at });
     });

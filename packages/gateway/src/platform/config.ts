@@ -58,6 +58,15 @@ export interface Config {
   /** Largest file the host downloads for a plugin (image b64_json results). */
   maxFileDownloadMb: number;
   contentAllowPrivateAddresses: boolean;
+  /** Task callbacks (tasks/callbacks): how often the lease holder looks for due deliveries. */
+  taskCallbackIntervalMs: number;
+  /** First retry delay of a failed delivery; doubles per attempt up to taskCallbackRetryMaxMs. */
+  taskCallbackRetryBaseMs: number;
+  taskCallbackRetryMaxMs: number;
+  /** A delivery is given up this long after its first attempt. */
+  taskCallbackGiveUpMs: number;
+  /** Time one delivery attempt may take (connect, answer). */
+  taskCallbackTimeoutMs: number;
   pluginCallTimeoutMs: number;
   pluginMemoryLimitMb: number;
   pluginPoolSize: number;
@@ -186,6 +195,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     taskProtocolHeartbeatSeconds: positive(num(env, 'TASK_PLUGIN_PROTOCOL_HEARTBEAT_SECONDS', 15), 15),
     maxFileDownloadMb: positive(num(env, 'MAX_FILE_DOWNLOAD_MB', 64), 64),
     contentAllowPrivateAddresses: bool(env, 'CONTENT_ALLOW_PRIVATE_ADDRESSES', false),
+    taskCallbackIntervalMs: positive(num(env, 'TASK_CALLBACK_INTERVAL_SECONDS', 1), 1) * 1000,
+    taskCallbackRetryBaseMs: positive(num(env, 'TASK_CALLBACK_RETRY_BASE_SECONDS', 10), 10) * 1000,
+    taskCallbackRetryMaxMs: positive(num(env, 'TASK_CALLBACK_RETRY_MAX_SECONDS', 3600), 3600) * 1000,
+    taskCallbackGiveUpMs: positive(num(env, 'TASK_CALLBACK_GIVE_UP_HOURS', 24), 24) * 3_600_000,
+    taskCallbackTimeoutMs: positive(num(env, 'TASK_CALLBACK_TIMEOUT_SECONDS', 10), 10) * 1000,
     pluginCallTimeoutMs: num(env, 'PLUGIN_CALL_TIMEOUT_MS', 5000),
     pluginMemoryLimitMb: num(env, 'PLUGIN_MEMORY_LIMIT_MB', 64),
     pluginPoolSize: num(env, 'PLUGIN_POOL_SIZE', 2),

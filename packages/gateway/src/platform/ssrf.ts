@@ -134,3 +134,18 @@ export function publicOnlyAgent(opts: { connectTimeoutMs?: number } = {}): Agent
   };
   return new Agent({ connect });
 }
+
+/**
+ * Whether a URL's host is public: a literal IP on its value, a name on every address it resolves to
+ * now (`localhost` names never). For checks made ahead of time (a task callback URL at submit); the
+ * connection itself is decided again by `publicOnlyAgent`, since a name may resolve differently later.
+ */
+export async function isPublicHost(hostname: string): Promise<boolean> {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (LOCALHOST.test(host)) return false;
+  if (isIP(host.replace(/%.*$/, '')) !== 0) return !isPrivateAddress(host);
+  const list = await new Promise<LookupAddress[] | null>((resolve) => {
+    dnsLookup(host, { all: true }, (err, addrs) => resolve(err ? null : addrs));
+  });
+  return !!list && list.length > 0 && !list.some((a) => isPrivateAddress(a.address));
+}

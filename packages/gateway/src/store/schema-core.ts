@@ -50,6 +50,10 @@ export interface ApiKeyRow {
   group_name: string | null;
   created_at: number;
   accessed_at: number | null;
+  /** Default task callback URL of the key's submissions (migration 020). */
+  callback_url: string | null;
+  /** The secret that signs task callbacks, sealed like channel keys (null: none yet). */
+  callback_secret: string | null;
 }
 
 export interface ChannelRow {

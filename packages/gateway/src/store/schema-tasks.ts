@@ -61,6 +61,40 @@ export interface TaskRow {
   protocol: string | null;
 }
 
+/**
+ * The completion callback of a task (migration 020): the caller's task view is POSTed to `url` once
+ * the task is terminal, retried with back-off; every attempt carries the same `delivery_id`.
+ */
+export interface TaskCallbackRow {
+  id: Generated<number>;
+  /** tasks.id; one callback per task. */
+  task_id: number;
+  public_task_id: string;
+  /** The submitting key (its secret signs the body). */
+  key_id: number | null;
+  url: string;
+  /** `dlv_` + 32 random characters, the same on every attempt (`X-Delivery-Id`). */
+  delivery_id: string;
+  /** waiting (task not terminal) | pending | delivered | failed (gave up) | skipped (result not retained) */
+  status: string;
+  attempts: number;
+  next_attempt_at: number | null;
+  lease_owner: string | null;
+  lease_until: number | null;
+  first_attempt_at: number | null;
+  last_attempt_at: number | null;
+  /** HTTP status of the last answer (null: no answer). */
+  last_status: number | null;
+  last_error: string | null;
+  /** JSON list of the latest attempts: `[{ at, status, error, ms }]`. */
+  history: string | null;
+  /** The body sent, fixed at the first attempt so that every attempt sends (and signs) the same bytes. */
+  payload: string | null;
+  delivered_at: number | null;
+  created_at: number;
+}
+
 export interface TaskTables {
   tasks: TaskRow;
+  task_callbacks: TaskCallbackRow;
 }

@@ -12,6 +12,8 @@ import { Artifacts } from './artifacts/service.ts';
 import { TaskAdmin } from './lifecycle/admin.ts';
 import { taskRoutes } from '../http/task-routes.ts';
 import { taskAdminRoutes } from '../http/task-admin-routes.ts';
+import { TaskCallbacks } from './callbacks/service.ts';
+import { CallbackWorker } from './callbacks/worker.ts';
 
 export interface Tasks {
   /** submit / get / waitForTerminal / settle ... */
@@ -19,6 +21,9 @@ export interface Tasks {
   poller: Poller;
   artifacts: Artifacts;
   catalog: TaskCatalog;
+  /** Completion callbacks: the delivery rows, and the worker that sends them (on the lease holder). */
+  callbacks: TaskCallbacks;
+  callbackWorker: CallbackWorker;
   /** Task administration: lists, details, resolution of flagged tasks, users' own task lists. */
   admin: TaskAdmin;
   submit: TaskService['submit'];
@@ -54,7 +59,9 @@ export const tasksArea: Area = {
         return Number(r?.n ?? 0);
       };
     }
-    const service = new TaskService(core, services.billing.ledger, catalog, plugins);
+    const callbacks = new TaskCallbacks(core);
+    const callbackWorker = new CallbackWorker(core, callbacks);
+    const service = new TaskService(core, services.billing.ledger, catalog, plugins, { callbacks });
     const poller = new Poller(service);
     let selfUrl = `http://127.0.0.1:${core.config.port}`;
     const options = services.admin?.options;
@@ -63,8 +70,8 @@ export const tasksArea: Area = {
       : core.config.taskPublicAddress || core.config.serverAddress || selfUrl;
     const artifacts = new Artifacts(service, publicBase);
     services.tasks = {
-      service, poller, artifacts, catalog, publicBase,
-      admin: new TaskAdmin(core, service, services.billing.ledger),
+      service, poller, artifacts, catalog, publicBase, callbacks, callbackWorker,
+      admin: new TaskAdmin(core, service, services.billing.ledger, callbacks),
       setListeningUrl: (u) => { selfUrl = u; },
       submit: (i) => service.submit(i),
       get: (u, id) => service.get(u, id),
@@ -73,6 +80,7 @@ export const tasksArea: Area = {
     };
     core.onClose(async () => {
       await poller.stop();
+      await callbackWorker.stop();
     });
   },
   async routes(app, deps) {
@@ -81,6 +89,7 @@ export const tasksArea: Area = {
   },
   start(_core, services) {
     services.tasks.poller.start();
+    services.tasks.callbackWorker.start();
   },
 };
 

@@ -3828,6 +3828,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/task/self/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your own tasks with its callback deliveries */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["OwnTaskDetail"];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/token": {
         parameters: {
             query?: never;
@@ -4182,6 +4260,84 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/token/{id}/callback-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a new task callback signing secret for the key (the old one stops signing at once); shown only in this answer */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CallbackSecret"];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -6355,6 +6511,99 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your tasks ({id} is the public task id), with its callback delivery when it has one */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TaskView"];
+                    };
+                };
+                /** @description invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Submit a task to the plugin {id} (JSON or multipart); X-Callback-URL (or the key's callback_url) gets the task view POSTed when it ends */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description task completion callback; also accepted on /v1/videos, /v1/images/*, /v1/responses and plugin native submit routes */
+                    "X-Callback-URL"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        model: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            created_at?: number;
+                            id?: string;
+                            model?: string;
+                            status?: string;
+                            task_id?: string;
+                        };
+                    };
+                };
+                /** @description invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1beta/models": {
         parameters: {
             query?: never;
@@ -6549,8 +6798,9 @@ export interface components {
             username: string | null;
         };
         AdminTaskDetail: components["schemas"]["AdminTask"] & {
+            callback: components["schemas"]["TaskCallback"] | null;
             /** @description ledger movements of task:<id> by kind (reserve, close, settle | refund) */
-            ledger?: {
+            ledger: {
                 [key: string]: number;
             };
         };
@@ -6562,6 +6812,10 @@ export interface components {
             type: number;
             /** @enum {string} */
             via: "key" | "peer" | "channel_type";
+        };
+        CallbackSecret: {
+            /** @description whsec_…: signs task callbacks (X-Signature: sha256=<hex HMAC-SHA256 of the body>); shown only here */
+            callback_secret: string;
         };
         Channel: {
             base_url: string;
@@ -6713,6 +6967,9 @@ export interface components {
         Key: {
             accessed_at: number | null;
             allowed_ips: string[] | null;
+            /** @description whether the key has a callback signing secret (shown once, when made) */
+            callback_secret_set: boolean;
+            callback_url: string | null;
             created_at: number;
             expires_at: number | null;
             group: string | null;
@@ -6732,6 +6989,7 @@ export interface components {
         };
         KeyInput: {
             allowed_ips?: string[] | null;
+            callback_url?: string | null;
             expires_at?: (number | string) | null;
             group?: string | null;
             /** @description fixed key value sk-… (admins only) */
@@ -6866,6 +7124,9 @@ export interface components {
             status: string;
             task_id: string;
             updated_at: number;
+        };
+        OwnTaskDetail: components["schemas"]["OwnTask"] & {
+            callback: components["schemas"]["TaskCallback"] | null;
         };
         PasswordChange: {
             /** @description 8-256 characters, not the current one */
@@ -7100,6 +7361,30 @@ export interface components {
             status: "enabled" | "disabled" | "used" | "expired";
             used_user_id: number | null;
         };
+        /** @description a task's completion callback; times are unix seconds in GET /v1/tasks/{taskId} and unix ms in /api/task */
+        TaskCallback: {
+            attempts: number;
+            delivered_at: number | null;
+            /** @description dlv_…: the same on every attempt (X-Delivery-Id) */
+            delivery_id: string;
+            /** @description the latest attempts (up to 20) */
+            history: {
+                at: number;
+                duration_ms: number;
+                error: string | null;
+                status: number | null;
+            }[];
+            last_attempt_at: number | null;
+            last_error: string | null;
+            last_status: number | null;
+            next_attempt_at: number | null;
+            /**
+             * @description waiting: the task is not finished; pending: due or retrying; delivered; failed: given up; skipped: the result was not kept
+             * @enum {string}
+             */
+            status: "waiting" | "pending" | "delivered" | "failed" | "skipped";
+            url: string;
+        };
         TaskResolve: {
             /**
              * @description refund | fail: FAILURE and refund; charge: settle at the reserved amount; poll: resume polling with upstream_task_id
@@ -7115,6 +7400,22 @@ export interface components {
             status?: "SUCCESS" | "FAILURE";
             /** @description poll: required; charge: optional */
             upstream_task_id?: string;
+        };
+        TaskView: {
+            callback?: components["schemas"]["TaskCallback"];
+            /** @description unix s */
+            created_at: number;
+            fail_reason: string;
+            finished_at: number | null;
+            model: string;
+            /** @description plugin key */
+            platform: string;
+            progress: string;
+            started_at: number | null;
+            /** @enum {string} */
+            status: "NOT_START" | "SUBMITTED" | "QUEUED" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "UNKNOWN";
+            task_id: string;
+            updated_at: number;
         };
         TopupInfo: {
             /** @description ISO code, lower case */

@@ -9,6 +9,7 @@ const COLORS: Record<string, string> = {
   settled: 'green', refunded: 'gray', reserved: 'blue', reserving: 'cyan', none: 'gray',
   consume: 'blue', error: 'red', task: 'grape', system: 'gray', topup: 'teal',
   root: 'red', admin: 'orange', user: 'blue',
+  waiting: 'gray', pending: 'blue', delivered: 'green', failed: 'red', skipped: 'gray',
 };
 
 export function StatusBadge({ status, reason }: { status: string; reason?: string | null }) {

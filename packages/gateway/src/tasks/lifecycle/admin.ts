@@ -12,6 +12,7 @@ import { GatewayError, notFound } from '../../platform/errors.ts';
 import { Reader, fieldError, paging, type Obj, type Page } from '../../admin/validate.ts';
 import { ledgerRef, type TaskService } from './service.ts';
 import type { Task } from './context.ts';
+import type { CallbackView, TaskCallbacks } from '../callbacks/service.ts';
 import { DEFAULT_PROGRESS, NON_TERMINAL, STATUSES, TERMINAL } from './states.ts';
 
 export const BILLING_STATUSES = ['none', 'reserving', 'reserved', 'settled', 'refunded'] as const;
@@ -97,7 +98,7 @@ export interface ResolveInput {
 export interface ResolveOutcome {
   /** False when an earlier identical resolution already applied (nothing changed now). */
   changed: boolean;
-  task: AdminTaskView & { ledger: Record<string, number> };
+  task: AdminTaskView & { ledger: Record<string, number>; callback: CallbackView | null };
 }
 
 type Row = Task & { username?: string | null };
@@ -106,7 +107,7 @@ const n = (v: unknown): number => Number(v);
 const nn = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 export class TaskAdmin {
-  constructor(private readonly core: Core, private readonly svc: TaskService, private readonly ledger: Ledger) {}
+  constructor(private readonly core: Core, private readonly svc: TaskService, private readonly ledger: Ledger, private readonly callbacks: TaskCallbacks | null = null) {}
 
   private get db() { return this.core.h.db; }
 
@@ -174,9 +175,21 @@ export class TaskAdmin {
   }
 
   /** One task with its ledger movements; 404 when absent or not visible to `actor`. */
-  async get(publicId: string, actor: UserPrincipal | null): Promise<AdminTaskView & { ledger: Record<string, number> }> {
+  async get(publicId: string, actor: UserPrincipal | null): Promise<AdminTaskView & { ledger: Record<string, number>; callback: CallbackView | null }> {
     const t = await this.find(publicId, actor);
-    return { ...adminView(t), ledger: await this.ledger.movements(ledgerRef(t.public_id)) };
+    return { ...adminView(t), ledger: await this.ledger.movements(ledgerRef(t.public_id)), callback: await this.callbackOf(t) };
+  }
+
+  /** One of the user's own tasks with its callback delivery (times in unix ms); 404 for anything else. */
+  async getOwn(userId: number, publicId: string): Promise<SelfTaskView & { callback: CallbackView | null }> {
+    const id = typeof publicId === 'string' ? publicId.trim() : '';
+    const t = id && id.length <= 64 ? await this.db.selectFrom('tasks').selectAll().where('public_id', '=', id).where('user_id', '=', userId).executeTakeFirst() : undefined;
+    if (!t) throw notFound(`no task ${id.slice(0, 64)}`, 'task_not_found');
+    return { ...selfView(t), callback: await this.callbackOf(t) };
+  }
+
+  private async callbackOf(t: Task): Promise<CallbackView | null> {
+    return this.callbacks ? this.callbacks.view(t.id, 'ms') : null;
   }
 
   private async find(publicId: string, actor: UserPrincipal | null): Promise<Row> {

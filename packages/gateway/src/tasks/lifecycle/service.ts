@@ -30,6 +30,7 @@ import {
   type Descriptor, type FileRef, type OutboundLimits, type UploadedFile,
 } from '../outbound/request.ts';
 import { checkStateSize, DEFAULT_SSE_LIMITS, DeltaResult, readSse, type SseLimits } from '../outbound/sse.ts';
+import type { CallbackView, TaskCallbacks } from '../callbacks/service.ts';
 
 /** The decoded inbound body (`ctx.body`); multipart files are references, the bytes stay with the host. */
 export type DecodedBody =
@@ -80,6 +81,8 @@ export interface SubmitInput {
   generation?: Generation;
   /** Endpoint name for logs. */
   endpoint?: string;
+  /** The `X-Callback-URL` header of the submission (absent: the key's default callback URL, if any). */
+  callbackUrl?: string;
 }
 
 /** An origin task as the driver sees it (`ctx.originTasks[]`); `taskId` is the upstream id. */
@@ -100,6 +103,8 @@ export interface BillingInfo {
 export interface TaskServiceOptions {
   limits?: Partial<OutboundLimits>;
   sseLimits?: Partial<SseLimits>;
+  /** Completion callbacks (tasks/callbacks); without it no callback is recorded. */
+  callbacks?: TaskCallbacks;
 }
 
 const HOOK_MSG_MAX = 512;
@@ -114,6 +119,7 @@ export class TaskService {
   readonly limits: OutboundLimits;
   readonly sseLimits: SseLimits;
   readonly nodeId: string;
+  readonly callbacks: TaskCallbacks | null;
 
   constructor(
     private readonly core: Core,
@@ -125,6 +131,7 @@ export class TaskService {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.sseLimits = { ...DEFAULT_SSE_LIMITS, ...opts.sseLimits };
     this.nodeId = core.config.nodeId;
+    this.callbacks = opts.callbacks ?? null;
   }
 
   get db() { return this.core.h.db; }
@@ -176,6 +183,8 @@ export class TaskService {
     let channels = orderChannels(this.catalog.candidates(plugin.key, model, p.group));
     if (!channels.length) throw new GatewayError(503, 'no_available_channel', `no channel serves model "${echo(model)}" of plugin "${plugin.key}" for group "${p.group}"`);
     const origins = await this.originTasks(input.originTaskIds ?? [], p.userId, plugin.key);
+    // Checked before any money moves: a callback URL that cannot be used refuses the submission.
+    const callbackUrl = this.callbacks ? await this.callbacks.resolve(p, input.callbackUrl) : null;
     const pinnedId = origins.channelId ?? input.channelId;
     if (origins.channelId !== null && input.channelId !== undefined && input.channelId !== origins.channelId) {
       throw new GatewayError(400, 'origin_task_channel_conflict', `the origin tasks were made on another channel than the one chosen for this request`);
@@ -279,7 +288,7 @@ export class TaskService {
           if (e.status === 502 || e.status === 504) continue; // unreachable: try another channel
           break;
         }
-        return this.unknownOutcome(row, e, input.endpoint);
+        return this.unknownOutcome(row, e, input.endpoint, callbackUrl);
       }
 
       if (res.status < 200 || res.status >= 300) {
@@ -293,7 +302,7 @@ export class TaskService {
           : res.status >= 500
             ? new GatewayError(502, 'upstream_error', `the upstream failed (HTTP ${res.status})${detail}`)
             : new GatewayError(400, 'upstream_rejected', `the upstream rejected the task (HTTP ${res.status})${detail}`);
-        if (res.status === 504) return this.unknownOutcome(row, lastError, input.endpoint);
+        if (res.status === 504) return this.unknownOutcome(row, lastError, input.endpoint, callbackUrl);
         if (retryable) continue;
         break;
       }
@@ -310,7 +319,7 @@ export class TaskService {
           body = decodeBody(await readLimited(res.body, this.limits.maxResponseBytes));
         }
       } catch (e) {
-        return this.unknownOutcome(row, e, input.endpoint);
+        return this.unknownOutcome(row, e, input.endpoint, callbackUrl);
       }
       let result: Record<string, unknown>;
       try {
@@ -323,9 +332,9 @@ export class TaskService {
           throw new Error('parseSubmitResponse returned no taskId');
         }
       } catch (e) {
-        return this.unknownOutcome(row, new GatewayError(502, 'plugin_submit_response_invalid', hookMessage(e)), input.endpoint);
+        return this.unknownOutcome(row, new GatewayError(502, 'plugin_submit_response_invalid', hookMessage(e)), input.endpoint, callbackUrl);
       }
-      return this.accept(plugin, row, ctx, billing!, result, input);
+      return this.accept(plugin, row, ctx, billing!, result, input, callbackUrl);
     }
 
     // Certainly not accepted anywhere: the task fails and the reserve goes back.
@@ -365,7 +374,7 @@ export class TaskService {
   }
 
   /** Records an accepted submission (and settles an immediate terminal result at once). */
-  private async accept(plugin: LoadedPlugin, row: Task, ctx: Record<string, unknown>, billing: BillingInfo, result: Record<string, unknown>, input: SubmitInput): Promise<SubmitOutcome> {
+  private async accept(plugin: LoadedPlugin, row: Task, ctx: Record<string, unknown>, billing: BillingInfo, result: Record<string, unknown>, input: SubmitInput, callbackUrl: string | null = null): Promise<SubmitOutcome> {
     const now = Date.now();
     const imm = result.immediate && typeof result.immediate === 'object' ? result.immediate as Record<string, unknown> : null;
     const taskData = result.taskData === undefined ? null : result.taskData;
@@ -410,6 +419,8 @@ export class TaskService {
     } else {
       upd.next_poll_at = now + this.pollIntervalMs();
     }
+    // The callback is recorded before the task can become terminal, so its terminal step always finds it.
+    if (callbackUrl) await this.recordCallback(row, callbackUrl);
     const won = await this.transition(row, 'NOT_START', upd);
     if (!won) this.log.warn({ task: row.public_id }, 'task changed while it was being accepted');
     if (terminal) await this.settle(row.public_id);
@@ -447,8 +458,19 @@ export class TaskService {
     return { channelId: bound.id, tasks };
   }
 
-  private async unknownOutcome(row: Task, e: unknown, endpoint?: string): Promise<never> {
+  /** Writes the callback row of an accepted task; a failure loses the callback, never the task. */
+  private async recordCallback(row: Task, url: string): Promise<void> {
+    try {
+      await this.callbacks!.create(row, url);
+    } catch (e) {
+      this.log.error({ task: row.public_id, err: (e as Error).message }, 'the task callback could not be recorded; the task goes on without it');
+    }
+  }
+
+  private async unknownOutcome(row: Task, e: unknown, endpoint?: string, callbackUrl: string | null = null): Promise<never> {
     const g = e instanceof GatewayError ? e : new GatewayError(502, 'upstream_unknown', hookMessage(e));
+    // The task may still end (an administrator's resolution): its callback goes out then.
+    if (callbackUrl) await this.recordCallback(row, callbackUrl);
     const reason = `submit outcome unknown: ${g.message}`;
     await this.updateTask(row.id).set({
       status: 'UNKNOWN', fail_reason: reason.slice(0, 1000), flagged: 1, flag_reason: 'submit outcome unknown; not retried and not refunded automatically',
@@ -528,6 +550,10 @@ export class TaskService {
    */
   async settle(publicId: string): Promise<void> {
     const t = await this.byPublicId(publicId);
+    // Every terminal transition comes through here: its callback (if any) becomes due at this step.
+    if (t && TERMINAL.has(t.status) && this.callbacks) {
+      await this.callbacks.arm(t).catch((e) => this.log.warn({ task: t.public_id, err: (e as Error).message }, 'arming the task callback failed; the callback worker will'));
+    }
     if (!t || !TERMINAL.has(t.status) || t.billing_status !== 'reserved') return;
     const payer: Payer = { userId: Number(t.user_id), keyId: t.key_id === null ? null : Number(t.key_id), unlimitedKey: t.key_unlimited === 1 };
     const ref = ledgerRef(t.public_id);
@@ -680,8 +706,11 @@ export class TaskService {
     return t;
   }
 
-  async get(userId: number, publicId: string): Promise<PublicTask> {
-    return publicTask(await this.own(userId, publicId));
+  /** The caller's task view, with its callback delivery when it has one. */
+  async get(userId: number, publicId: string): Promise<PublicTask & { callback?: CallbackView }> {
+    const t = await this.own(userId, publicId);
+    const callback = this.callbacks ? await this.callbacks.view(t.id) : null;
+    return callback ? { ...publicTask(t), callback } : publicTask(t);
   }
 
   /**

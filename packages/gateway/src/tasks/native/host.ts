@@ -29,6 +29,8 @@ export interface NativeRequest {
   files: UploadedFile[];
   requestHeaders: Record<string, string>;
   requestId: string;
+  /** The `X-Callback-URL` header (a task completion callback; absent: the key's default). */
+  callbackUrl?: string;
 }
 
 export interface NativeAnswer { status: number; body: unknown }
@@ -149,6 +151,7 @@ export class NativeHost {
       retainResult: route.retainResult !== false,
       generation: gen,
       endpoint: route.path,
+      ...(req.callbackUrl !== undefined ? { callbackUrl: req.callbackUrl } : {}),
       ...(intent.originTaskIds.length ? { originTaskIds: intent.originTaskIds } : {}),
     });
     const view = taskViewOf(row);

@@ -30,6 +30,8 @@ export interface ProtocolRequest {
   files: UploadedFile[];
   requestHeaders: Record<string, string>;
   requestId: string;
+  /** The `X-Callback-URL` header (a task completion callback; absent: the key's default). */
+  callbackUrl?: string;
   /** Aborted when the client goes away (waiting stops; the task does not). */
   signal?: AbortSignal;
 }
@@ -178,6 +180,7 @@ export class ProtocolHost {
       generation: p.generation,
       endpoint,
       channelId: p.channel.id,
+      ...(req.callbackUrl !== undefined ? { callbackUrl: req.callbackUrl } : {}),
     });
   }
 

@@ -1,10 +1,11 @@
 /**
  * API keys, the user's own or (admins) everyone's: list, create (the key is shown once, with a copy
- * button), limits (models, IP ranges, expiry, spending cap), enable/disable and revoke.
+ * button), limits (models, IP ranges, expiry, spending cap), the default task callback URL and the
+ * callback signing secret (made here, shown once), enable/disable and revoke.
  */
 import { ActionIcon, Alert, Button, Code, Group, Modal, NumberInput, SimpleGrid, Stack, Switch, Text, TextInput, Tooltip } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
+import { IconPencil, IconPlus, IconTrash, IconWebhook } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -35,7 +36,7 @@ function KeyForm({ keyRow, scope, onClose, onCreated }: { keyRow: Key | null; sc
       name: keyRow?.name ?? '', user_id: '' as number | string,
       expires_at: keyRow?.expires_at ? toLocalInput(keyRow.expires_at) : '',
       cap_usd: keyRow && !keyRow.unlimited_quota ? keyRow.remain_quota_usd : ('' as number | string),
-      models: keyRow?.models ?? [], allowed_ips: keyRow?.allowed_ips ?? [],
+      models: keyRow?.models ?? [], allowed_ips: keyRow?.allowed_ips ?? [], callback_url: keyRow?.callback_url ?? '',
     },
     validate: {
       name: (x) => (x.trim() ? null : t('validation.required')),
@@ -43,6 +44,7 @@ function KeyForm({ keyRow, scope, onClose, onCreated }: { keyRow: Key | null; sc
       cap_usd: (x) => (x !== '' && Number(x) < 0 ? t('validation.nonNegative') : null),
       allowed_ips: (x) => (x.every((ip) => IP_OR_CIDR.test(ip)) ? null : t('keys.badIp')),
       user_id: (x) => (scope === 'all' && !keyRow && x !== '' && !(Number(x) > 0) ? t('validation.number') : null),
+      callback_url: (x) => (x.trim() && !/^https?:\/\/\S+$/i.test(x.trim()) ? t('keys.badCallbackUrl') : null),
     },
   });
   const save = useApiMutation(async (x: typeof form.values) => {
@@ -52,6 +54,7 @@ function KeyForm({ keyRow, scope, onClose, onCreated }: { keyRow: Key | null; sc
       ...(x.cap_usd === '' ? { unlimited_quota: true, quota: null } : { unlimited_quota: false, quota_usd: Number(x.cap_usd) }),
       models: x.models.length ? x.models : null,
       allowed_ips: x.allowed_ips.length ? x.allowed_ips : null,
+      callback_url: x.callback_url.trim() || null,
       ...(scope === 'all' && !keyRow && x.user_id !== '' ? { user_id: Number(x.user_id) } : {}),
     };
     if (keyRow) return { key: undefined, row: await call(client.PUT('/api/token/{id}', { params: { path: { id: keyRow.id } }, body })) };
@@ -69,6 +72,7 @@ function KeyForm({ keyRow, scope, onClose, onCreated }: { keyRow: Key | null; sc
       </SimpleGrid>
       <ListField label={t('keys.models')} description={t('keys.modelsHint')} data={models.data?.items.map((m) => m.model) ?? []} {...form.getInputProps('models')} />
       <ListField label={t('keys.ips')} description={t('keys.ipsHint')} {...form.getInputProps('allowed_ips')} />
+      <TextInput label={t('keys.callbackUrl')} description={t('keys.callbackUrlHint')} placeholder="https://" {...form.getInputProps('callback_url')} />
     </FormModal>
   );
 }
@@ -82,6 +86,11 @@ export function KeysView({ scope }: { scope: Scope }) {
   const [editing, setEditing] = useState<Key | null | undefined>(undefined);
   const [created, setCreated] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<Key | null>(null);
+  const [secretFor, setSecretFor] = useState<Key | null>(null);
+  const [secret, setSecret] = useState<string | null>(null);
+  const makeSecret = useApiMutation((id: number) => call(client.POST('/api/token/{id}/callback-secret', { params: { path: { id } } })), {
+    invalidate: ['keys'], notifyError: true, onSuccess: (d) => { setSecretFor(null); setSecret(d.callback_secret); },
+  });
   const revoke = useApiMutation((id: number) => call(client.DELETE('/api/token/{id}', { params: { path: { id } } })), { invalidate: ['keys'], notifyError: true, success: t('keys.revoked') });
   const toggle = useApiMutation((v: { id: number; enabled: boolean }) => call(client.PUT('/api/token/{id}', { params: { path: { id: v.id } }, body: { status: v.enabled ? 'enabled' : 'disabled' } })), { invalidate: ['keys'], notifyError: true });
   const columns: Column<Key>[] = [
@@ -100,6 +109,7 @@ export function KeysView({ scope }: { scope: Scope }) {
           <Switch size="sm" checked={k.status === 'enabled'} disabled={k.status === 'expired' || k.status === 'exhausted'}
             aria-label={t('keys.enabledNamed', { name: k.name })} onChange={(e) => toggle.mutate({ id: k.id, enabled: e.currentTarget.checked })} />
           <Tooltip label={t('common.edit')}><ActionIcon variant="subtle" aria-label={t('keys.editTitle', { name: k.name })} onClick={() => setEditing(k)}><IconPencil size={16} /></ActionIcon></Tooltip>
+          <Tooltip label={t('keys.callbackSecret')}><ActionIcon variant="subtle" aria-label={t('keys.callbackSecretNamed', { name: k.name })} onClick={() => setSecretFor(k)}><IconWebhook size={16} /></ActionIcon></Tooltip>
           <Tooltip label={t('keys.revoke')}><ActionIcon variant="subtle" color="red" aria-label={t('keys.revokeNamed', { name: k.name })} onClick={() => setRevoking(k)}><IconTrash size={16} /></ActionIcon></Tooltip>
         </Group>
       ),
@@ -121,6 +131,16 @@ export function KeysView({ scope }: { scope: Scope }) {
           <Alert color="yellow">{t('keys.shownOnce')}</Alert>
           <CopyField label={t('keys.newKey')} value={created ?? ''} />
           <Group justify="flex-end"><Button onClick={() => setCreated(null)}>{t('keys.stored')}</Button></Group>
+        </Stack>
+      </Modal>
+      <ConfirmDialog opened={!!secretFor} onClose={() => setSecretFor(null)} title={t('keys.callbackSecret')} confirmLabel={t('keys.makeSecret')}
+        message={secretFor?.callback_secret_set ? t('keys.confirmRotateSecret', { name: secretFor.name }) : t('keys.confirmMakeSecret', { name: secretFor?.name ?? '' })}
+        onConfirm={() => secretFor && makeSecret.mutate(secretFor.id)} />
+      <Modal closeButtonProps={{ 'aria-label': t('common.close') }} opened={!!secret} onClose={() => setSecret(null)} title={t('keys.callbackSecret')} centered size="lg">
+        <Stack>
+          <Alert color="yellow">{t('keys.secretShownOnce')}</Alert>
+          <CopyField label={t('keys.callbackSecret')} value={secret ?? ''} />
+          <Group justify="flex-end"><Button onClick={() => setSecret(null)}>{t('keys.stored')}</Button></Group>
         </Stack>
       </Modal>
       <ConfirmDialog opened={!!revoking} onClose={() => setRevoking(null)} title={t('keys.revokeTitle')} confirmLabel={t('keys.revoke')}

@@ -1,7 +1,7 @@
 /**
- * Tasks, everyone's (admin) or the user's own: filters, server paging, and (admin) a detail drawer with
- * the upstream trail, the ledger movements and, for flagged tasks, the resolutions refund, fail,
- * charge and poll.
+ * Tasks, everyone's (admin) or the user's own: filters, server paging, and a detail drawer — for admins
+ * with the upstream trail, the ledger movements and, for flagged tasks, the resolutions refund, fail,
+ * charge and poll; for everyone with the task's completion callback and its delivery attempts.
  */
 import { Alert, Badge, Button, Code, Drawer, Group, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
@@ -20,6 +20,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { useApiMutation } from '../../components/useApiMutation';
 import { compact, usePagedQuery } from '../../components/usePagedQuery';
 import { fmtQuota, fmtTime, fromLocalInput } from '../../lib/format';
+import { CallbackPanel } from './CallbackPanel';
 
 type Scope = 'own' | 'all';
 type AnyTask = Schemas['AdminTask'] | Schemas['OwnTask'];
@@ -80,7 +81,32 @@ function TaskDrawer({ id, onClose }: { id: string | null; onClose: () => void })
           ]} />
           <Title order={3} size="h5">{t('tasks.ledger')}</Title>
           <Group gap="xs">{Object.entries(d.ledger ?? {}).map(([k, v]) => <Badge key={k} variant="outline">{k}: {fmtQuota(v, perUsd)}</Badge>)}{Object.keys(d.ledger ?? {}).length === 0 && <Text size="sm" c="dimmed">—</Text>}</Group>
+          <CallbackPanel callback={d.callback} />
           {d.flagged && <Resolve task={d} />}
+        </Stack>
+      )}
+    </Drawer>
+  );
+}
+
+/** One of the user's own tasks: its state, cost and callback deliveries. */
+function OwnTaskDrawer({ id, onClose }: { id: string | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  const perUsd = quotaPerUsd(useSelf().data);
+  const q = useQuery({ queryKey: ['own-task', id], enabled: !!id, queryFn: () => call(client.GET('/api/task/self/{id}', { params: { path: { id: id! } } })) });
+  const d = q.data;
+  return (
+    <Drawer closeButtonProps={{ 'aria-label': t('common.close') }} opened={!!id} onClose={onClose} position="right" size="lg" title={id ?? ''}>
+      {q.error ? <ErrorState error={q.error} onRetry={() => void q.refetch()} /> : d && (
+        <Stack>
+          <DetailList items={[
+            [t('tasks.status'), <StatusBadge key="s" status={d.status} reason={d.fail_reason} />], [t('tasks.progress'), d.progress],
+            [t('tasks.plugin'), d.plugin], [t('tasks.model'), d.model], [t('tasks.billing'), <StatusBadge key="b" status={d.billing_status} />],
+            [t('tasks.cost'), fmtQuota(d.quota_final ?? d.quota_reserved, perUsd)],
+            [t('tasks.created'), fmtTime(d.created_at)], [t('tasks.started'), fmtTime(d.started_at)], [t('tasks.finished'), fmtTime(d.finished_at)],
+            [t('tasks.failReason'), d.fail_reason],
+          ]} />
+          <CallbackPanel callback={d.callback} />
         </Stack>
       )}
     </Drawer>
@@ -123,8 +149,8 @@ export function TasksView({ scope }: { scope: Scope }) {
         <DateTimeField label={t('logs.from')} {...filters.getInputProps('start')} />
         <DateTimeField label={t('logs.to')} {...filters.getInputProps('end')} />
       </FilterBar>
-      <DataTable label={t('tasks.tableLabel')} columns={columns} rowKey={(x) => x.task_id} onRowClick={scope === 'all' ? (x) => setDetail(x.task_id) : undefined} {...list.table} />
-      {scope === 'all' && <TaskDrawer id={detail} onClose={() => setDetail(null)} />}
+      <DataTable label={t('tasks.tableLabel')} columns={columns} rowKey={(x) => x.task_id} onRowClick={(x) => setDetail(x.task_id)} {...list.table} />
+      {scope === 'all' ? <TaskDrawer id={detail} onClose={() => setDetail(null)} /> : <OwnTaskDrawer id={detail} onClose={() => setDetail(null)} />}
     </>
   );
 }
