@@ -5,6 +5,8 @@
  */
 import type { Core } from '../core.ts';
 import type { Changes } from './changes.ts';
+import type { Actor } from './users.ts';
+import type { AuditLog } from './audit.ts';
 import { fieldError } from './validate.ts';
 import { parseGroupCounts } from '../accounts/request-limit.ts';
 
@@ -66,7 +68,7 @@ export class Options {
   /** Moves with every reload: settings derived from options can be kept until it moves. */
   revision = 0;
 
-  constructor(private readonly core: Core, private readonly changes: Changes) {}
+  constructor(private readonly core: Core, private readonly changes: Changes, private readonly audit: AuditLog | null = null) {}
 
   async load(): Promise<void> {
     const rows = await this.core.h.db.selectFrom('options').selectAll().execute();
@@ -144,22 +146,29 @@ export class Options {
   }
 
   /** Stores a value (normalised); returns whether it changed. */
-  async set(key: string, value: unknown, field = key): Promise<boolean> {
+  async set(key: string, value: unknown, field = key, actor: Actor = null): Promise<boolean> {
     const text = this.normalise(key, value, field);
     const db = this.core.h.db;
     const cur = await db.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst();
     if (cur && cur.value === text) return false;
+    const before = cur ? cur.value : this.get(key) ?? null;
     if (cur) await db.updateTable('options').set({ value: text }).where('key', '=', key).execute();
     else await db.insertInto('options').values({ key, value: text }).execute();
     await this.changes.changed('options');
+    // Keyed by the option's name, so the value of a secret option (…Secret, …Token) is redacted.
+    await this.audit?.record(actor, 'option.set', { type: 'option', id: key }, { [key]: before }, { [key]: text });
     return true;
   }
 
   /** Removes a stored value, so the default applies again. */
-  async reset(key: string): Promise<boolean> {
+  async reset(key: string, actor: Actor = null): Promise<boolean> {
+    const cur = await this.core.h.db.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst();
     const res = await this.core.h.db.deleteFrom('options').where('key', '=', key).executeTakeFirst();
     if (Number(res.numDeletedRows) === 0) return false;
     await this.changes.changed('options');
+    const spec = KNOWN_OPTIONS[key];
+    const dflt = spec ? (typeof spec.default === 'function' ? spec.default(this.core) : spec.default) : null;
+    await this.audit?.record(actor, 'option.reset', { type: 'option', id: key }, { [key]: cur?.value ?? null }, { [key]: dflt });
     return true;
   }
 }
