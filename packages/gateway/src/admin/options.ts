@@ -10,7 +10,7 @@ import type { AuditLog } from './audit.ts';
 import { fieldError } from './validate.ts';
 import { parseGroupCounts } from '../accounts/request-limit.ts';
 
-type OptionType = 'string' | 'int' | 'number' | 'bool' | 'int_list' | 'text_list' | 'url' | 'group_counts';
+type OptionType = 'string' | 'int' | 'number' | 'bool' | 'int_list' | 'text_list' | 'url' | 'group_counts' | 'secret';
 
 export interface OptionSpec {
   type: OptionType;
@@ -51,9 +51,17 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
   TopupQuotaPerUnit: { type: 'number', default: (c) => String(c.config.quotaPerUsd), doc: 'Quota units credited per unit of TopupCurrency paid online. Default: QUOTA_PER_USD (1 USD buys 1 USD of quota).' },
   TopupMinAmount: { type: 'number', default: '1', doc: 'Smallest online top-up, in TopupCurrency.' },
   TopupMaxAmount: { type: 'number', default: '10000', doc: 'Largest online top-up, in TopupCurrency.' },
+  AlertWebhookUrl: { type: 'url', default: '', doc: 'Operator alerts (channels or keys auto-disabled or enabled again, tasks ending in an unknown outcome) are POSTed here as JSON, signed with AlertWebhookSecret (docs/alerts.md). Empty: no operator webhook.' },
+  AlertWebhookSecret: { type: 'secret', default: '', doc: 'Key of the HMAC-SHA256 signature of operator alert webhooks (header X-Gatehouse-Signature: sha256=<hex>). Never shown: lists give [set] when one is stored.' },
+  AlertEmailTo: { type: 'text_list', default: '', doc: 'E-mail addresses (comma- or newline-separated) that receive operator alerts; needs SMTP_URL.' },
+  AlertDeliveryIntervalSeconds: { type: 'int', default: '5', doc: 'Seconds between rounds of the alert delivery worker (one node of a deployment sends: the lease holder).' },
+  AlertRetryBaseSeconds: { type: 'int', default: '30', doc: 'Wait before the second attempt of a failed alert delivery; doubled after each further failure, at most an hour.' },
+  AlertMaxAttempts: { type: 'int', default: '8', doc: 'Attempts of one alert delivery before it is marked failed.' },
 };
 
 const KEY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
+/** What lists show for a stored secret option; setting it back to this text keeps the secret. */
+export const SECRET_SET = '[set]';
 
 export interface OptionView {
   key: string;
@@ -104,7 +112,8 @@ export class Options {
     const keys = new Set([...Object.keys(KNOWN_OPTIONS), ...this.values.keys()]);
     return [...keys].sort().map((key) => ({
       key,
-      value: this.get(key) ?? '',
+      // A secret option is never shown: `[set]` tells that one is stored.
+      value: KNOWN_OPTIONS[key]?.type === 'secret' ? (this.get(key) ? SECRET_SET : '') : this.get(key) ?? '',
       default: !this.values.has(key),
       ...(KNOWN_OPTIONS[key] ? { doc: KNOWN_OPTIONS[key].doc } : {}),
     }));
@@ -148,6 +157,7 @@ export class Options {
   /** Stores a value (normalised); returns whether it changed. */
   async set(key: string, value: unknown, field = key, actor: Actor = null): Promise<boolean> {
     const text = this.normalise(key, value, field);
+    if (KNOWN_OPTIONS[key]?.type === 'secret' && text === SECRET_SET) return false;
     const db = this.core.h.db;
     const cur = await db.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst();
     if (cur && cur.value === text) return false;
