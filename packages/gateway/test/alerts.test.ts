@@ -17,6 +17,7 @@ import { startFakeOpenAI, type FakeOpenAI } from './upstreams/openai.ts';
 import { createCaller, createChannel, setPrice, waitFor } from './relay-fixtures.ts';
 import { startVendor, type Vendor } from './vendor/server.ts';
 import { api, createTaskChannel, createUser, installPlugins, setTaskPrice } from './vendor/fixtures.ts';
+import { AlertDelivery } from '../src/alerts/delivery.ts';
 
 interface Received { headers: Record<string, string | string[] | undefined>; body: string; status: number }
 interface Receiver { url: string; got: Received[]; failNext: number; server: Server }
@@ -227,4 +228,31 @@ test('low balance: a user\'s threshold and webhook; one alert per crossing below
   assert.equal((await ui.ok('GET', '/api/user/self/alerts')).low_balance_alerted, false);
   // Users see only their own settings; the outbox is for admins.
   assert.equal((await ui.call('GET', '/api/alert')).status, 403);
+});
+
+test('two nodes: one holds the delivery lease and sends; a delivery is sent once', async () => {
+  // This gateway's own worker steps aside (and gives its lease up); two nodes compete for the lease.
+  const { alerts, delivery } = gw.services.alerts;
+  await delivery.stop();
+  const options = () => gw.services.admin.options;
+  const a = new AlertDelivery(gw.core, alerts, options, 'node-a');
+  const b = new AlertDelivery(gw.core, alerts, options, 'node-b');
+  const ev = await alerts.test('root');
+  await Promise.all([a.round(), b.round()]);
+  assert.equal(Number(a.holdsLease) + Number(b.holdsLease), 1, 'exactly one node holds the lease');
+  const holder = a.holdsLease ? a : b;
+  const other = a.holdsLease ? b : a;
+  // The holder keeps it; the other stays out while it is valid.
+  await Promise.all([holder.round(), other.round(), other.round()]);
+  assert.equal(holder.holdsLease, true);
+  assert.equal(other.holdsLease, false);
+  const got = ops.got.filter((g) => g.headers['x-idempotency-id'] === ev.id);
+  assert.equal(got.length, 1, 'sent once');
+  verify(OPS_SECRET, got[0]);
+  assert.equal(JSON.parse(got[0].body).kind, 'test');
+  // The holder stops and gives the lease up: the other node takes over at once.
+  await holder.stop();
+  await other.round();
+  assert.equal(other.holdsLease, true);
+  await other.stop();
 });

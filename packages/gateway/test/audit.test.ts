@@ -1,6 +1,6 @@
 /**
  * The administrative audit log: every admin write (users, top-ups, keys, channels, prices, group
- * ratios, options, plugins, marketplace sources, redemption codes) leaves one row with its actor,
+ * ratios, options, plugins, marketplace sources, redemption codes and their redemption) leaves one row with its actor,
  * target and a diff without secrets; GET /api/audit filters them and is for admins only.
  */
 import { test } from 'node:test';
@@ -128,10 +128,15 @@ test('audit log: one row per admin write with actor, target and a diff without s
     await root.ok('POST', '/api/user', { username: 'bob', password: 'bob-password-1' });
     const bob = await AdminClient.login(gw.url, 'bob', 'bob-password-1');
     assert.equal((await bob.call('GET', '/api/audit')).status, 403);
-    // A user's own key is a write too, recorded with that user as the actor.
+    // A user's own key is a write too, recorded with that user as the actor; so is redeeming a code.
     await bob.ok('POST', '/api/token', { name: 'mine' });
+    const left = (await root.ok('GET', '/api/redemption?status=enabled')).items[0];
+    await bob.ok('POST', '/api/user/topup', { key: left.code });
     const own = await f('actor=bob');
-    assert.deepEqual(own.map((i) => [i.action, i.actor_role]), [['key.create', 'user']]);
+    assert.deepEqual(own.map((i) => [i.action, i.actor_role]), [['redemption.redeem', 'user'], ['key.create', 'user']]);
+    assert.deepEqual(own[0].diff.status, { before: 'enabled', after: 'used' });
+    assert.equal(own[0].diff.quota.after, 100);
+    assert.ok(!JSON.stringify(own).includes(left.code));
   } finally {
     await gw.stop();
   }

@@ -69,7 +69,9 @@ export class AlertDelivery {
     this.timer = null;
     await this.running;
     if (this.holdsLease) await releaseLease(this.core.h.db, ALERTS_LEASE, this.holder).catch(() => {});
+    this.holdsLease = false;
     this.mailer?.close();
+    this.mailer = null;
   }
 
   /** One round, on the lease holder only. Returns the rows attempted. */

@@ -252,7 +252,7 @@ export class RedemptionCodes {
       this.refuse(again ? this.statusOf(again, now) : 'used');
       throw new GatewayError(400, 'code_used', 'this redemption code was already used');
     }
-    const user = await this.db.selectFrom('users').select(['username', 'group_name', 'quota']).where('id', '=', userId).executeTakeFirstOrThrow();
+    const user = await this.db.selectFrom('users').select(['username', 'group_name', 'quota', 'role']).where('id', '=', userId).executeTakeFirstOrThrow();
     // The credit in the user's logs (type topup; the ledger row has the same ref).
     await insertLogs(this.core.h, [{
       created_at: now, type: 'topup', request_id: code, user_id: userId, username: user.username, key_id: null, key_name: null,
@@ -260,6 +260,9 @@ export class RedemptionCodes {
       prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota, latency_ms: 0, first_byte_ms: null, is_stream: 0, attempts: 0,
       content: `redemption code "${r.name}"`, other: JSON.stringify({ redemption_id: Number(r.id) }),
     }]);
+    // A top-up: recorded with the user who redeemed as the actor (the code itself never).
+    await this.audit.record({ id: userId, username: user.username, role: user.role, group: user.group_name }, 'redemption.redeem', { type: 'redemption', id: Number(r.id) },
+      { status: 'enabled', balance: Number(user.quota) - quota }, { status: 'used', used_user_id: userId, quota, balance: Number(user.quota) });
     return { quota, quota_usd: quotaToUsd(quota, this.core.config.quotaPerUsd), balance: Number(user.quota) };
   }
 
