@@ -227,8 +227,10 @@ export class UserAdmin {
     await this.changes.changed('keys');
     const after = await this.get(id);
     // The password itself never reaches the record: only that it changed.
-    await this.audit?.record(actor, 'user.update', { type: 'user', id }, { ...this.view(cur), password: input.password !== undefined ? 'old' : undefined },
-      { ...after, password: input.password !== undefined ? 'new' : undefined });
+    const { updated_at: _b, ...before } = this.view(cur);
+    const { updated_at: _a, ...now } = after;
+    await this.audit?.record(actor, 'user.update', { type: 'user', id }, { ...before, password: input.password !== undefined ? 'old' : undefined },
+      { ...now, password: input.password !== undefined ? 'new' : undefined });
     return after;
   }
 
