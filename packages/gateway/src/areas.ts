@@ -13,6 +13,7 @@ import { tasksArea } from './tasks/index.ts';
 import { relayArea } from './relay/index.ts';
 import { protocolsArea } from './tasks/protocols/index.ts';
 import { topupArea } from './billing/topup.ts';
+import { alertsArea } from './alerts/index.ts';
 
 export interface Area {
   name: string;
@@ -22,4 +23,4 @@ export interface Area {
   start?(core: Core, services: Services): Promise<void> | void;
 }
 
-export const AREAS: Area[] = [accountsArea, billingArea, relayArea, pluginsArea, adminArea, topupArea, tasksArea, protocolsArea];
+export const AREAS: Area[] = [accountsArea, billingArea, relayArea, pluginsArea, adminArea, alertsArea, topupArea, tasksArea, protocolsArea];

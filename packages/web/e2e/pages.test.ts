@@ -22,7 +22,7 @@ const PAGES: Array<[string, string]> = [
   ['/prices', 'nav.prices'], ['/logs', 'nav.logs'], ['/tasks', 'nav.tasks'], ['/plugins', 'nav.plugins'], ['/settings', 'nav.settings'],
   ['/overview', 'nav.overview'], ['/keys', 'nav.keys'], ['/my-logs', 'nav.myLogs'], ['/my-tasks', 'nav.myTasks'],
   ['/playground', 'nav.playground'], ['/models', 'nav.models'], ['/profile', 'nav.profile'],
-  ['/wallet', 'topup.navWallet'], ['/redemption', 'topup.navCodes'],
+  ['/wallet', 'topup.navWallet'], ['/redemption', 'topup.navCodes'], ['/audit', 'nav.audit'],
 ];
 /** The screenshots shown in docs/console.md. */
 const DOCS = ['login', 'dashboard', 'channels', 'logs', 'playground', 'plugins'];

@@ -11,6 +11,8 @@ import {
   CHANNEL_TYPE_NAMES, ChannelType, OPENAI_COMPATIBLE_PRESETS, parseChannelType, presetRoot, isTaskChannelType,
 } from '../relay/channel-types.ts';
 import type { Changes } from './changes.ts';
+import type { Actor } from './users.ts';
+import type { AuditLog } from './audit.ts';
 import { Reader, checkUrl, fieldError, join, jsonList, jsonObj, stableJson, type Obj, type Page } from './validate.ts';
 
 const CHANNEL_FIELDS = [
@@ -103,6 +105,7 @@ export class ChannelAdmin {
     private readonly core: Core,
     private readonly changes: Changes,
     private readonly bindingCheck: () => ChannelBindingCheck | undefined,
+    private readonly audit: AuditLog | null = null,
   ) {}
 
   private get db() {
@@ -276,7 +279,7 @@ export class ChannelAdmin {
    * `at` prefixes field names in errors (a path in the configuration file); `requireInstalled: false`
    * lets a task channel name a plugin that is not installed yet (the configuration file).
    */
-  async create(input: ChannelInput, at = '', opts: { requireInstalled?: boolean } = {}): Promise<ChannelView> {
+  async create(input: ChannelInput, at = '', opts: { requireInstalled?: boolean; actor?: Actor } = {}): Promise<ChannelView> {
     const type = input.type!;
     const c = {
       type,
@@ -317,11 +320,13 @@ export class ChannelAdmin {
       throw e;
     }
     await this.changes.changed('channels');
-    return this.get(id);
+    const made = await this.get(id);
+    await this.audit?.record(opts.actor ?? null, 'channel.create', { type: 'channel', id }, null, auditView(made));
+    return made;
   }
 
   /** Applies the given fields (absent `keys` keep the stored keys). Returns whether anything changed. */
-  async update(id: number, input: ChannelInput, at = '', opts: { requireInstalled?: boolean } = {}): Promise<{ view: ChannelView; changed: boolean }> {
+  async update(id: number, input: ChannelInput, at = '', opts: { requireInstalled?: boolean; actor?: Actor } = {}): Promise<{ view: ChannelView; changed: boolean }> {
     const cur = await this.row(id);
     let curKeys: string[] | null = null;
     try {
@@ -380,18 +385,25 @@ export class ChannelAdmin {
       throw e;
     }
     await this.changes.changed('channels');
-    return { view: await this.get(id), changed: true };
+    const view = await this.get(id);
+    // New keys show as a changed (redacted) `keys` field; their hints change with them.
+    const keysChanged = set.keys_sealed !== undefined;
+    await this.audit?.record(opts.actor ?? null, 'channel.update', { type: 'channel', id },
+      { ...auditView(this.view(cur)), keys: keysChanged ? 'old' : undefined }, { ...auditView(view), keys: keysChanged ? 'new' : undefined });
+    return { view, changed: true };
   }
 
-  async setStatus(id: number, status: 1 | 2 | 3, reason: string | null = null): Promise<ChannelView> {
-    await this.row(id);
+  async setStatus(id: number, status: 1 | 2 | 3, reason: string | null = null, actor: Actor = null): Promise<ChannelView> {
+    const cur = await this.row(id);
     await this.db.updateTable('channels').set({ status, status_reason: status === 1 ? null : reason, updated_at: Date.now() }).where('id', '=', id).execute();
     await this.changes.changed('channels');
-    return this.get(id);
+    const view = await this.get(id);
+    await this.audit?.record(actor, 'channel.status', { type: 'channel', id }, auditView(this.view(cur)), auditView(view));
+    return view;
   }
 
   /** Enables or disables one key of a channel by its index. */
-  async setKeyState(id: number, index: number, enabled: boolean, reason: string | null = null): Promise<ChannelView> {
+  async setKeyState(id: number, index: number, enabled: boolean, reason: string | null = null, actor: Actor = null): Promise<ChannelView> {
     const cur = await this.row(id);
     let count: number;
     try {
@@ -405,13 +417,23 @@ export class ChannelAdmin {
     else state[String(index)] = { status: 'disabled', reason: reason ?? 'disabled by an administrator', at: Date.now() };
     await this.db.updateTable('channels').set({ key_state: stableJson(state), updated_at: Date.now() }).where('id', '=', id).execute();
     await this.changes.changed('channels');
-    return this.get(id);
+    const view = await this.get(id);
+    await this.audit?.record(actor, enabled ? 'channel.key_enable' : 'channel.key_disable', { type: 'channel', id }, auditView(this.view(cur)), auditView(view));
+    return view;
   }
 
-  async remove(id: number): Promise<void> {
-    await this.row(id);
+  async remove(id: number, actor: Actor = null): Promise<void> {
+    const cur = await this.row(id);
     await this.db.deleteFrom('channels').where('id', '=', id).execute();
     await this.changes.changed('channels');
+    await this.audit?.record(actor, 'channel.delete', { type: 'channel', id }, auditView(this.view(cur)), null);
   }
+}
+
+/** A channel as the audit log keeps it: without the fields every write moves (times, test results). */
+function auditView(v: ChannelView): Record<string, unknown> {
+  const { updated_at: _u, created_at: _c, tested_at: _t, response_time_ms: _r, keys, ...rest } = v;
+  // The key list holds hints and states (not secrets): kept under a name the redaction leaves alone.
+  return { ...rest, key_list: keys };
 }
 

@@ -17,6 +17,7 @@ import { checkChannelBinding, type ChannelBindingSettings } from '../tasks/runti
 import { PriceAdmin } from './prices.ts';
 import { Options } from './options.ts';
 import { LogAdmin } from './logs.ts';
+import { AuditLog } from './audit.ts';
 import { UsageReports } from '../logs/usage.ts';
 
 export interface Admin {
@@ -28,6 +29,8 @@ export interface Admin {
   options: Options;
   logs: LogAdmin;
   usage: UsageReports;
+  /** The administrative audit log (every write of the services above records itself here). */
+  audit: AuditLog;
 }
 
 declare module '../services.ts' {
@@ -40,18 +43,20 @@ export function createAdmin(core: Core, services: Services): Admin {
   const bindingCheck: ChannelBindingCheck = (ch, opts) =>
     checkChannelBinding(services.plugins.current(), ch.type, ch.settings as ChannelBindingSettings, opts);
   const changes = new Changes(core);
+  const audit = new AuditLog(core);
   return {
     changes,
-    users: new UserAdmin(core, changes, () => services.billing.ledger),
-    keys: new KeyAdmin(core, changes),
-    channels: new ChannelAdmin(core, changes, () => bindingCheck),
+    audit,
+    users: new UserAdmin(core, changes, () => services.billing.ledger, audit),
+    keys: new KeyAdmin(core, changes, audit),
+    channels: new ChannelAdmin(core, changes, () => bindingCheck, audit),
     prices: new PriceAdmin(core, changes, (model) => {
       const sep = model.indexOf('::');
       if (sep <= 0) return null;
       const plugin = services.plugins.current().plugins.get(model.slice(0, sep));
       return (plugin?.usageSchemaFor(model.slice(sep + 2)).schema as Record<string, SchemaField> | undefined) ?? null;
-    }),
-    options: new Options(core, changes),
+    }, audit),
+    options: new Options(core, changes, audit),
     logs: new LogAdmin(core),
     usage: new UsageReports(core),
   };

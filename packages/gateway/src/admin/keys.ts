@@ -15,6 +15,7 @@ import { insertId, isUniqueViolation } from '../store/db.ts';
 import type { ApiKeyRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
+import type { AuditLog } from './audit.ts';
 import { Reader, fieldError, jsonList, quotaToUsd, usdToQuota, type Page } from './validate.ts';
 
 const KEY_FIELDS = ['user_id', 'name', 'key', 'status', 'expires_at', 'quota', 'quota_usd', 'unlimited_quota', 'models', 'allowed_ips', 'group', 'callback_url'];
@@ -61,7 +62,7 @@ export interface KeyView {
 }
 
 export class KeyAdmin {
-  constructor(private readonly core: Core, private readonly changes: Changes) {}
+  constructor(private readonly core: Core, private readonly changes: Changes, private readonly audit: AuditLog | null = null) {}
 
   private get db() {
     return this.core.h.db;
@@ -224,7 +225,9 @@ export class KeyAdmin {
     }
     await this.changes.changed('keys');
     const r = await this.row(id);
-    return { ...this.view(r!), key };
+    const made = this.view(r!);
+    await this.audit?.record(actor, 'key.create', { type: 'key', id }, null, made);
+    return { ...made, key };
   }
 
   /** Applies the given fields; returns the view, and whether anything changed. */
@@ -264,7 +267,10 @@ export class KeyAdmin {
       throw e;
     }
     await this.changes.changed('keys');
-    return { view: this.view((await this.row(id))!), changed: true };
+    const view = this.view((await this.row(id))!);
+    // A new key value shows as a changed (redacted) `key`, never as its hint alone.
+    await this.audit?.record(actor, 'key.update', { type: 'key', id }, { ...this.view(cur), key: set.key_hash ? 'old' : undefined }, { ...view, key: set.key_hash ? 'new' : undefined });
+    return { view, changed: true };
   }
 
   /**
@@ -286,5 +292,6 @@ export class KeyAdmin {
     await this.checkOwner(actor, Number(cur.user_id));
     await this.db.deleteFrom('api_keys').where('id', '=', id).execute();
     await this.changes.changed('keys');
+    await this.audit?.record(actor, 'key.delete', { type: 'key', id }, this.view(cur), null);
   }
 }

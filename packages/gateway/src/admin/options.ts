@@ -5,10 +5,12 @@
  */
 import type { Core } from '../core.ts';
 import type { Changes } from './changes.ts';
+import type { Actor } from './users.ts';
+import type { AuditLog } from './audit.ts';
 import { fieldError } from './validate.ts';
 import { parseGroupCounts } from '../accounts/request-limit.ts';
 
-type OptionType = 'string' | 'int' | 'number' | 'bool' | 'int_list' | 'text_list' | 'url' | 'group_counts';
+type OptionType = 'string' | 'int' | 'number' | 'bool' | 'int_list' | 'text_list' | 'url' | 'group_counts' | 'secret';
 
 export interface OptionSpec {
   type: OptionType;
@@ -49,9 +51,17 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
   TopupQuotaPerUnit: { type: 'number', default: (c) => String(c.config.quotaPerUsd), doc: 'Quota units credited per unit of TopupCurrency paid online. Default: QUOTA_PER_USD (1 USD buys 1 USD of quota).' },
   TopupMinAmount: { type: 'number', default: '1', doc: 'Smallest online top-up, in TopupCurrency.' },
   TopupMaxAmount: { type: 'number', default: '10000', doc: 'Largest online top-up, in TopupCurrency.' },
+  AlertWebhookUrl: { type: 'url', default: '', doc: 'Operator alerts (channels or keys auto-disabled or enabled again, tasks ending in an unknown outcome) are POSTed here as JSON, signed with AlertWebhookSecret (docs/alerts.md). Empty: no operator webhook.' },
+  AlertWebhookSecret: { type: 'secret', default: '', doc: 'Key of the HMAC-SHA256 signature of operator alert webhooks (header X-Gatehouse-Signature: sha256=<hex>). Never shown: lists give [set] when one is stored.' },
+  AlertEmailTo: { type: 'text_list', default: '', doc: 'E-mail addresses (comma- or newline-separated) that receive operator alerts; needs SMTP_URL.' },
+  AlertDeliveryIntervalSeconds: { type: 'int', default: '5', doc: 'Seconds between rounds of the alert delivery worker (one node of a deployment sends: the lease holder).' },
+  AlertRetryBaseSeconds: { type: 'int', default: '30', doc: 'Wait before the second attempt of a failed alert delivery; doubled after each further failure, at most an hour.' },
+  AlertMaxAttempts: { type: 'int', default: '8', doc: 'Attempts of one alert delivery before it is marked failed.' },
 };
 
 const KEY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
+/** What lists show for a stored secret option; setting it back to this text keeps the secret. */
+export const SECRET_SET = '[set]';
 
 export interface OptionView {
   key: string;
@@ -66,7 +76,7 @@ export class Options {
   /** Moves with every reload: settings derived from options can be kept until it moves. */
   revision = 0;
 
-  constructor(private readonly core: Core, private readonly changes: Changes) {}
+  constructor(private readonly core: Core, private readonly changes: Changes, private readonly audit: AuditLog | null = null) {}
 
   async load(): Promise<void> {
     const rows = await this.core.h.db.selectFrom('options').selectAll().execute();
@@ -102,7 +112,8 @@ export class Options {
     const keys = new Set([...Object.keys(KNOWN_OPTIONS), ...this.values.keys()]);
     return [...keys].sort().map((key) => ({
       key,
-      value: this.get(key) ?? '',
+      // A secret option is never shown: `[set]` tells that one is stored.
+      value: KNOWN_OPTIONS[key]?.type === 'secret' ? (this.get(key) ? SECRET_SET : '') : this.get(key) ?? '',
       default: !this.values.has(key),
       ...(KNOWN_OPTIONS[key] ? { doc: KNOWN_OPTIONS[key].doc } : {}),
     }));
@@ -144,22 +155,30 @@ export class Options {
   }
 
   /** Stores a value (normalised); returns whether it changed. */
-  async set(key: string, value: unknown, field = key): Promise<boolean> {
+  async set(key: string, value: unknown, field = key, actor: Actor = null): Promise<boolean> {
     const text = this.normalise(key, value, field);
+    if (KNOWN_OPTIONS[key]?.type === 'secret' && text === SECRET_SET) return false;
     const db = this.core.h.db;
     const cur = await db.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst();
     if (cur && cur.value === text) return false;
+    const before = cur ? cur.value : this.get(key) ?? null;
     if (cur) await db.updateTable('options').set({ value: text }).where('key', '=', key).execute();
     else await db.insertInto('options').values({ key, value: text }).execute();
     await this.changes.changed('options');
+    // Keyed by the option's name, so the value of a secret option (…Secret, …Token) is redacted.
+    await this.audit?.record(actor, 'option.set', { type: 'option', id: key }, { [key]: before }, { [key]: text });
     return true;
   }
 
   /** Removes a stored value, so the default applies again. */
-  async reset(key: string): Promise<boolean> {
+  async reset(key: string, actor: Actor = null): Promise<boolean> {
+    const cur = await this.core.h.db.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst();
     const res = await this.core.h.db.deleteFrom('options').where('key', '=', key).executeTakeFirst();
     if (Number(res.numDeletedRows) === 0) return false;
     await this.changes.changed('options');
+    const spec = KNOWN_OPTIONS[key];
+    const dflt = spec ? (typeof spec.default === 'function' ? spec.default(this.core) : spec.default) : null;
+    await this.audit?.record(actor, 'option.reset', { type: 'option', id: key }, { [key]: cur?.value ?? null }, { [key]: dflt });
     return true;
   }
 }

@@ -7,6 +7,8 @@ import type { Core } from '../core.ts';
 import { echo, notFound } from '../platform/errors.ts';
 import type { PriceRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
+import type { Actor } from './users.ts';
+import type { AuditLog } from './audit.ts';
 import { Reader, fieldError, type Page } from './validate.ts';
 
 const PRICE_FIELDS = ['model', 'input', 'output', 'cached_input', 'cache_write_5m', 'cache_write_1h', 'per_request', 'expression'];
@@ -40,6 +42,7 @@ export class PriceAdmin {
     private readonly core: Core,
     private readonly changes: Changes,
     private readonly usageSchema: (model: string) => Record<string, SchemaField> | null = () => null,
+    private readonly audit: AuditLog | null = null,
   ) {}
 
   private get db() {
@@ -99,7 +102,7 @@ export class PriceAdmin {
   }
 
   /** Inserts or replaces a price; returns whether anything changed. */
-  async set(p: PriceInput): Promise<{ view: PriceView; changed: boolean }> {
+  async set(p: PriceInput, actor: Actor = null): Promise<{ view: PriceView; changed: boolean }> {
     const cur = await this.db.selectFrom('prices').selectAll().where('model', '=', p.model).executeTakeFirst();
     const same = cur && (['input', 'output', 'cached_input', 'cache_write_5m', 'cache_write_1h', 'per_request'] as const).every((k) => (cur[k] === null ? null : Number(cur[k])) === p[k]) && cur.expression === p.expression;
     if (cur && same) return { view: this.view(cur), changed: false };
@@ -107,13 +110,19 @@ export class PriceAdmin {
     if (cur) await this.db.updateTable('prices').set(row).where('model', '=', p.model).execute();
     else await this.db.insertInto('prices').values(row).execute();
     await this.changes.changed('prices');
-    return { view: await this.get(p.model), changed: true };
+    const view = await this.get(p.model);
+    const strip = ({ updated_at: _u, ...rest }: PriceView) => rest;
+    await this.audit?.record(actor, cur ? 'price.update' : 'price.create', { type: 'price', id: p.model }, cur ? strip(this.view(cur)) : null, strip(view));
+    return { view, changed: true };
   }
 
-  async remove(model: string): Promise<void> {
+  async remove(model: string, actor: Actor = null): Promise<void> {
+    const cur = await this.db.selectFrom('prices').selectAll().where('model', '=', model).executeTakeFirst();
     const res = await this.db.deleteFrom('prices').where('model', '=', model).executeTakeFirst();
-    if (Number(res.numDeletedRows) === 0) throw notFound(`no price for model "${echo(model)}"`, 'price_not_found');
+    if (!cur || Number(res.numDeletedRows) === 0) throw notFound(`no price for model "${echo(model)}"`, 'price_not_found');
     await this.changes.changed('prices');
+    const { updated_at: _u, ...before } = this.view(cur);
+    await this.audit?.record(actor, 'price.delete', { type: 'price', id: model }, before, null);
   }
 
   async listRatios(): Promise<GroupRatioView[]> {
@@ -128,18 +137,21 @@ export class PriceAdmin {
     return { group, ratio };
   }
 
-  async setRatio(v: GroupRatioView): Promise<boolean> {
+  async setRatio(v: GroupRatioView, actor: Actor = null): Promise<boolean> {
     const cur = await this.db.selectFrom('group_ratios').selectAll().where('group_name', '=', v.group).executeTakeFirst();
     if (cur && Number(cur.ratio) === v.ratio) return false;
     if (cur) await this.db.updateTable('group_ratios').set({ ratio: v.ratio }).where('group_name', '=', v.group).execute();
     else await this.db.insertInto('group_ratios').values({ group_name: v.group, ratio: v.ratio }).execute();
     await this.changes.changed('prices');
+    await this.audit?.record(actor, cur ? 'group_ratio.update' : 'group_ratio.create', { type: 'group_ratio', id: v.group }, cur ? { ratio: Number(cur.ratio) } : null, { ratio: v.ratio });
     return true;
   }
 
-  async removeRatio(group: string): Promise<void> {
+  async removeRatio(group: string, actor: Actor = null): Promise<void> {
+    const cur = await this.db.selectFrom('group_ratios').selectAll().where('group_name', '=', group).executeTakeFirst();
     const res = await this.db.deleteFrom('group_ratios').where('group_name', '=', group).executeTakeFirst();
-    if (Number(res.numDeletedRows) === 0) throw notFound(`no ratio for group "${group}"`, 'group_ratio_not_found');
+    if (!cur || Number(res.numDeletedRows) === 0) throw notFound(`no ratio for group "${group}"`, 'group_ratio_not_found');
     await this.changes.changed('prices');
+    await this.audit?.record(actor, 'group_ratio.delete', { type: 'group_ratio', id: group }, { ratio: Number(cur.ratio) }, null);
   }
 }

@@ -13,6 +13,7 @@ import { insertId, isUniqueViolation, withTx } from '../store/db.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import type { UserRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
+import type { AuditLog } from './audit.ts';
 import { insertLogs } from '../logs/writer.ts';
 import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from './validate.ts';
 
@@ -73,6 +74,7 @@ export class UserAdmin {
     private readonly changes: Changes,
     /** The billing ledger: the only code that moves money. */
     private readonly ledger: () => Ledger,
+    private readonly audit: AuditLog | null = null,
   ) {}
 
   private get db() {
@@ -187,7 +189,9 @@ export class UserAdmin {
     await this.changes.committed('keys');
     // The starting balance is a top-up like any other: a ledger row, once (ref names the new user).
     if (quota > 0) await this.ledger().adjust(id, `user_created:${id}`, quota, 'topup');
-    return this.get(id);
+    const made = await this.get(id);
+    await this.audit?.record(actor, 'user.create', { type: 'user', id }, null, made);
+    return made;
   }
 
   async update(id: number, input: UserInput, actor: Actor): Promise<UserView> {
@@ -221,7 +225,13 @@ export class UserAdmin {
       await this.db.deleteFrom('sessions').where('user_id', '=', id).execute();
     }
     await this.changes.changed('keys');
-    return this.get(id);
+    const after = await this.get(id);
+    // The password itself never reaches the record: only that it changed.
+    const { updated_at: _b, ...before } = this.view(cur);
+    const { updated_at: _a, ...now } = after;
+    await this.audit?.record(actor, 'user.update', { type: 'user', id }, { ...before, password: input.password !== undefined ? 'old' : undefined },
+      { ...now, password: input.password !== undefined ? 'new' : undefined });
+    return after;
   }
 
   private async assertAnotherRoot(id: number): Promise<void> {
@@ -262,7 +272,12 @@ export class UserAdmin {
         other: JSON.stringify({ by: actor?.username ?? null, mode: change.mode }),
       }]);
     }
-    return this.get(id);
+    const after = await this.get(id);
+    if (delta !== 0) {
+      await this.audit?.record(actor, delta > 0 && change.mode === 'add' ? 'user.topup' : 'user.adjust', { type: 'user', id },
+        { quota: after.quota - delta }, { quota: after.quota, mode: change.mode, amount: amount, reason: change.reason || undefined, ledger_ref: ledgerRef });
+    }
+    return after;
   }
 
   /**
@@ -297,7 +312,7 @@ export class UserAdmin {
 
   /** Deletes a user with their keys and sessions; ledger rows and logs stay for the record. */
   async remove(id: number, actor: Actor): Promise<void> {
-    const cur = await this.db.selectFrom('users').select(['role']).where('id', '=', id).executeTakeFirst();
+    const cur = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
     this.checkManage(actor, cur.role);
     if (actor && actor.id === id) throw forbidden('you cannot delete yourself');
@@ -309,5 +324,6 @@ export class UserAdmin {
       await this.changes.inTx('keys', tx);
     });
     await this.changes.committed('keys');
+    await this.audit?.record(actor, 'user.delete', { type: 'user', id }, this.view(cur), null);
   }
 }

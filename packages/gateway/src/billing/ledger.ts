@@ -502,10 +502,26 @@ export class Ledger {
   readonly node: string;
   private readonly sqlite: SqliteDriver | null;
   private readonly compiled = new Map<Q, string>();
+  private readonly balanceListeners: Array<(userId: number) => void> = [];
 
   constructor(private readonly core: Core) {
     this.node = `${core.config.nodeId.slice(0, 48)}.${randomBytes(4).toString('hex')}`;
     this.sqlite = core.h.sqlite ? new SqliteDriver(core.h.sqlite) : null;
+  }
+
+  /**
+   * Adds a listener told (after the commit) of each settle, refund, spend, hold close, top-up and
+   * adjustment that changed a user's balance: a read-only observer (the low-balance alerts); it must
+   * not move money and must return at once.
+   */
+  onBalanceMoved(fn: (userId: number) => void): void {
+    this.balanceListeners.push(fn);
+  }
+
+  private moved(userId: number): void {
+    for (const fn of this.balanceListeners) {
+      try { fn(userId); } catch { /* an observer's failure never reaches a movement */ }
+    }
   }
 
   /**
@@ -539,7 +555,9 @@ export class Ledger {
     const res = toUnits(reserved);
     const act = toUnits(actual);
     const out = await this.exec(() => closingOps(settleOps(p, ref, res, act), ref), opts.deferMs, 'settle', ref);
-    return out === AlreadyDone ? null : out;
+    if (out === AlreadyDone) return null;
+    this.moved(p.userId);
+    return out;
   }
 
   /**
@@ -560,14 +578,18 @@ export class Ledger {
   /** Gives back what `ref` reserved. Returns false when the ref was already settled or refunded. */
   async refund(p: Payer, ref: string, reserved: number): Promise<boolean> {
     const amt = toUnits(reserved);
-    return (await this.exec(() => closingOps(refundOps(p, ref, amt), ref), 0, 'refund', ref)) !== AlreadyDone;
+    const done = (await this.exec(() => closingOps(refundOps(p, ref, amt), ref), 0, 'refund', ref)) !== AlreadyDone;
+    if (done) this.moved(p.userId);
+    return done;
   }
 
   /** Adds (or with a negative amount removes, never below zero) quota by hand, once per ref. */
   async adjust(userId: number, ref: string, amount: number, kind: 'topup' | 'adjust' = 'topup'): Promise<boolean> {
     const amt = toUnits(amount);
     const p: Payer = { userId, keyId: null, unlimitedKey: true };
-    return (await this.exec(() => adjustOps(p, ref, kind, amt), 0, kind, ref)) !== AlreadyDone;
+    const done = (await this.exec(() => adjustOps(p, ref, kind, amt), 0, kind, ref)) !== AlreadyDone;
+    if (done) this.moved(userId);
+    return done;
   }
 
   /**
@@ -591,7 +613,9 @@ export class Ledger {
     const amt = toUnits(amount);
     if (amt <= 0) throw new Error(`invalid credit amount ${amount}`);
     try {
-      return (await this.exec(() => claimedCreditOps(userId, ref, amt, claim))) !== AlreadyDone;
+      const done = (await this.exec(() => claimedCreditOps(userId, ref, amt, claim))) !== AlreadyDone;
+      if (done) this.moved(userId);
+      return done;
     } catch (e) {
       if (e instanceof NotClaimed) return false;
       throw e;
@@ -617,7 +641,9 @@ export class Ledger {
   async spend(p: Payer, holdRef: string, items: readonly SpendItem[], expiresAt: number, opts: MoveOptions = {}): Promise<SpendResult> {
     const list = items.map((it) => ({ ref: it.ref, amount: toUnits(it.amount) }));
     const r = await this.exec(() => spendOps(p, holdRef, list, expiresAt), opts.deferMs, 'spend', holdRef);
-    return r === AlreadyDone ? { written: 0, late: 0, shortfall: 0 } : r;
+    if (r === AlreadyDone) return { written: 0, late: 0, shortfall: 0 };
+    this.moved(p.userId);
+    return r;
   }
 
   /** Renews a hold's lease; false when it was closed (reclaimed). */
@@ -628,7 +654,9 @@ export class Ledger {
   /** Closes a hold once; null when it was already closed. */
   async closeHold(p: Payer, ref: string): Promise<{ returned: number; shortfall: number } | null> {
     const r = await this.exec(() => closeHoldOps(p, ref), 0, 'close_hold', ref);
-    return r === AlreadyDone ? null : r;
+    if (r === AlreadyDone) return null;
+    this.moved(p.userId);
+    return r;
   }
 
   /** Open holds of every node, newest first (at most `limit`), with what each has not spent. */

@@ -19,6 +19,7 @@ import { GatewayError, notFound } from '../platform/errors.ts';
 import { csvLine } from '../logs/csv.ts';
 import { insertLogs } from '../logs/writer.ts';
 import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from '../admin/validate.ts';
+import { AuditLog, type AuditActor } from '../admin/audit.ts';
 
 export type CodeStatus = 'enabled' | 'disabled' | 'used' | 'expired';
 export const CODE_STATUSES: CodeStatus[] = ['enabled', 'disabled', 'used', 'expired'];
@@ -82,7 +83,11 @@ export function hashCode(code: string): string {
 const invalid = () => new GatewayError(400, 'invalid_code', 'this redemption code does not exist');
 
 export class RedemptionCodes {
-  constructor(private readonly core: Core, private readonly ledger: () => Ledger) {}
+  private readonly audit: AuditLog;
+
+  constructor(private readonly core: Core, private readonly ledger: () => Ledger) {
+    this.audit = new AuditLog(core);
+  }
 
   private get db() {
     return this.core.h.db;
@@ -128,7 +133,8 @@ export class RedemptionCodes {
   }
 
   /** Creates `count` codes; returns them (shown in full once here, and to admins in lists). */
-  async create(input: BatchInput, actorId: number | null): Promise<RedemptionView[]> {
+  async create(input: BatchInput, actor: AuditActor): Promise<RedemptionView[]> {
+    const actorId = actor?.id ?? null;
     const now = Date.now();
     const rows = Array.from({ length: input.count }, () => {
       const code = randomBytes(16).toString('hex');
@@ -140,7 +146,12 @@ export class RedemptionCodes {
     const hashes = rows.map((r) => r.code_hash);
     for (let i = 0; i < rows.length; i += 200) await this.db.insertInto('redemptions').values(rows.slice(i, i + 200)).execute();
     const made = await this.db.selectFrom('redemptions').selectAll().where('code_hash', 'in', hashes).orderBy('id').execute();
-    return made.map((r) => this.view(r));
+    const views = made.map((r) => this.view(r));
+    // One record per batch: the ids made, never the codes.
+    await this.audit.record(actor, 'redemption.create', { type: 'redemption', id: views.length ? `${views[0].id}-${views[views.length - 1].id}` : '-' }, null, {
+      name: input.name, note: input.note, quota: input.quota, count: views.length, expires_at: input.expiresAt, ids: views.map((v) => v.id),
+    });
+    return views;
   }
 
   private filtered(q: Omit<CodeQuery, 'page' | 'pageSize' | 'offset'>, now: number) {
@@ -176,20 +187,26 @@ export class RedemptionCodes {
   }
 
   /** Enables or disables an unused code (a used code stays used: 409). */
-  async setStatus(id: number, status: 'enabled' | 'disabled'): Promise<RedemptionView> {
+  async setStatus(id: number, status: 'enabled' | 'disabled', actor: AuditActor = null): Promise<RedemptionView> {
+    const before = await this.db.selectFrom('redemptions').select(['status', 'expires_at']).where('id', '=', id).executeTakeFirst();
     const res = await this.db.updateTable('redemptions').set({ status: STATUS_NUM[status] })
       .where('id', '=', id).where('status', 'in', [1, 2]).executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) {
       await this.get(id); // 404 when missing
       throw new GatewayError(409, 'code_used', 'this code was already redeemed: its status cannot change');
     }
-    return this.get(id);
+    const after = await this.get(id);
+    await this.audit.record(actor, 'redemption.status', { type: 'redemption', id }, { status: before ? this.statusOf(before) : null }, { status: after.status });
+    return after;
   }
 
   /** Deletes a code (a used one too: its ledger row stays for the record). */
-  async remove(id: number): Promise<void> {
+  async remove(id: number, actor: AuditActor = null): Promise<void> {
+    const cur = await this.db.selectFrom('redemptions').selectAll().where('id', '=', id).executeTakeFirst();
     const res = await this.db.deleteFrom('redemptions').where('id', '=', id).executeTakeFirst();
-    if (Number(res.numDeletedRows) !== 1) throw notFound(`no redemption code with id ${id}`, 'code_not_found');
+    if (!cur || Number(res.numDeletedRows) !== 1) throw notFound(`no redemption code with id ${id}`, 'code_not_found');
+    const { code: _c, ...before } = this.view(cur);
+    await this.audit.record(actor, 'redemption.delete', { type: 'redemption', id }, before, null);
   }
 
   /** The codes matching a filter as CSV, newest first, read in pages. */
@@ -235,7 +252,7 @@ export class RedemptionCodes {
       this.refuse(again ? this.statusOf(again, now) : 'used');
       throw new GatewayError(400, 'code_used', 'this redemption code was already used');
     }
-    const user = await this.db.selectFrom('users').select(['username', 'group_name', 'quota']).where('id', '=', userId).executeTakeFirstOrThrow();
+    const user = await this.db.selectFrom('users').select(['username', 'group_name', 'quota', 'role']).where('id', '=', userId).executeTakeFirstOrThrow();
     // The credit in the user's logs (type topup; the ledger row has the same ref).
     await insertLogs(this.core.h, [{
       created_at: now, type: 'topup', request_id: code, user_id: userId, username: user.username, key_id: null, key_name: null,
@@ -243,6 +260,9 @@ export class RedemptionCodes {
       prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota, latency_ms: 0, first_byte_ms: null, is_stream: 0, attempts: 0,
       content: `redemption code "${r.name}"`, other: JSON.stringify({ redemption_id: Number(r.id) }),
     }]);
+    // A top-up: recorded with the user who redeemed as the actor (the code itself never).
+    await this.audit.record({ id: userId, username: user.username, role: user.role, group: user.group_name }, 'redemption.redeem', { type: 'redemption', id: Number(r.id) },
+      { status: 'enabled', balance: Number(user.quota) - quota }, { status: 'used', used_user_id: userId, quota, balance: Number(user.quota) });
     return { quota, quota_usd: quotaToUsd(quota, this.core.config.quotaPerUsd), balance: Number(user.quota) };
   }
 

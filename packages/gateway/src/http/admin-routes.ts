@@ -1,6 +1,6 @@
 /**
  * The admin API under /api/: users, API keys (/api/token), channels, prices, group ratios, options,
- * logs (with CSV export), usage reports, and the OpenAPI document. Envelope {success, message, data}; lists put {items, total, page,
+ * logs (with CSV export), usage reports, the audit log (/api/audit), and the OpenAPI document. Envelope {success, message, data}; lists put {items, total, page,
  * page_size} in data. Thin: decode, call services.admin, encode.
  */
 import type { Readable } from 'node:stream';
@@ -98,11 +98,11 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       const st = r.oneOf('status', ['enabled', 'disabled', 'auto_disabled'] as const);
       return ok(await admin.channels.list({ ...paging(qq), keyword: r.str('keyword', { max: 128 }), type, status: st ? CHANNEL_STATUS[st] : undefined, group: r.str('group', { max: 64 }) }));
     });
-    api.post('/api/channel', adminOnly, async (req) => ok(await admin.channels.create(admin.channels.parse(req.body, 'create'))));
+    api.post('/api/channel', adminOnly, async (req) => ok(await admin.channels.create(admin.channels.parse(req.body, 'create'), '', { actor: req.user })));
     api.get('/api/channel/:id', adminOnly, async (req) => ok(await admin.channels.get(idOf(req))));
-    api.put('/api/channel/:id', adminOnly, async (req) => ok((await admin.channels.update(idOf(req), admin.channels.parse(req.body, 'update'))).view));
+    api.put('/api/channel/:id', adminOnly, async (req) => ok((await admin.channels.update(idOf(req), admin.channels.parse(req.body, 'update'), '', { actor: req.user })).view));
     api.delete('/api/channel/:id', adminOnly, async (req) => {
-      await admin.channels.remove(idOf(req));
+      await admin.channels.remove(idOf(req), req.user);
       return ok(null, 'channel deleted');
     });
     api.put('/api/channel/:id/keys/:index', adminOnly, async (req) => {
@@ -110,7 +110,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       const enabled = r.bool('enabled');
       if (enabled === undefined) throw fieldError('enabled', 'is required (true or false)');
       const index = Number((req.params as { index: string }).index);
-      return ok(await admin.channels.setKeyState(idOf(req), index, enabled, r.str('reason', { max: 500 }) ?? null));
+      return ok(await admin.channels.setKeyState(idOf(req), index, enabled, r.str('reason', { max: 500 }) ?? null, req.user));
     });
     api.post('/api/channel/:id/test', adminOnly, async (req) => {
       const id = idOf(req);
@@ -126,22 +126,22 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       const qq = q(req);
       return ok(await admin.prices.list({ ...paging(qq), keyword: new Reader(qq).str('keyword', { max: 191 }) }));
     });
-    const setPrice = async (req: FastifyRequest) => ok((await admin.prices.set(admin.prices.parse(req.body))).view);
+    const setPrice = async (req: FastifyRequest) => ok((await admin.prices.set(admin.prices.parse(req.body), req.user)).view);
     api.put('/api/price', adminOnly, setPrice);
     api.post('/api/price', adminOnly, setPrice);
     api.get('/api/price/*', anyUser, async (req) => ok(await admin.prices.get(decodeURIComponent((req.params as Obj)['*'] as string))));
     api.delete('/api/price/*', adminOnly, async (req) => {
-      await admin.prices.remove(decodeURIComponent((req.params as Obj)['*'] as string));
+      await admin.prices.remove(decodeURIComponent((req.params as Obj)['*'] as string), req.user);
       return ok(null, 'price deleted');
     });
     api.get('/api/group_ratio', anyUser, async () => ok(await admin.prices.listRatios()));
     api.put('/api/group_ratio', adminOnly, async (req) => {
       const v = admin.prices.parseRatio(req.body);
-      await admin.prices.setRatio(v);
+      await admin.prices.setRatio(v, req.user);
       return ok(v);
     });
     api.delete('/api/group_ratio/:group', adminOnly, async (req) => {
-      await admin.prices.removeRatio((req.params as { group: string }).group);
+      await admin.prices.removeRatio((req.params as { group: string }).group, req.user);
       return ok(null, 'group ratio deleted');
     });
 
@@ -152,18 +152,21 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       if (b.has('options')) {
         const map = b.only(['options']).object('options')!;
         for (const [k, v] of Object.entries(map)) admin.options.normalise(k, v, `options.${k}`);
-        for (const [k, v] of Object.entries(map)) await admin.options.set(k, v, `options.${k}`);
+        for (const [k, v] of Object.entries(map)) await admin.options.set(k, v, `options.${k}`, req.user);
       } else {
         b.only(['key', 'value']);
         const key = b.str('key', { required: true, max: 128 })!;
-        await admin.options.set(key, b.obj.value, 'value');
+        await admin.options.set(key, b.obj.value, 'value', req.user);
       }
       return ok(admin.options.list());
     });
     api.delete('/api/option/:key', rootOnly, async (req) => {
-      await admin.options.reset((req.params as { key: string }).key);
+      await admin.options.reset((req.params as { key: string }).key, req.user);
       return ok(admin.options.list());
     });
+
+    // ---- audit log (admin) ----
+    api.get('/api/audit', adminOnly, async (req) => ok(await admin.audit.list(admin.audit.parseQuery(q(req)))));
 
     // ---- quota holds (QuotaAllowanceEnabled) ----
     api.get('/api/quota/holds', adminOnly, async () => ok(await deps.services.billing.ledger.openHolds()));

@@ -210,6 +210,26 @@ const schemas: Record<string, Schema> = {
     }, ['key', 'versions'])),
   }, ['indexVersion', 'plugins']),
   Option: obj({ key: str(), value: str(), default: bool(), doc: str() }),
+  AuditEntry: obj({
+    id: int(), created_at: int('unix ms'), actor_id: nullable(int('null for system writes (configuration file)')), actor: str('username, or system'), actor_role: str(),
+    action: str('<target type>.<verb>, e.g. user.update, channel.key_disable, option.set'), target_type: str(), target_id: str(),
+    diff: { type: 'object', description: 'changed fields: {field: {before?, after?}}; secrets are [redacted]', additionalProperties: obj({ before: {}, after: {} }) },
+  }, ['id', 'created_at', 'actor_id', 'actor', 'actor_role', 'action', 'target_type', 'target_id', 'diff']),
+  AlertSettings: obj({
+    low_balance_threshold: int('quota units; 0 = off'), low_balance_threshold_usd: num(), email: nullable(str()), webhook_url: nullable(str()),
+    webhook_secret_set: bool(), low_balance_alerted: bool('the balance is below the threshold and the alert was sent'),
+    webhook_secret: str('the webhook signing secret: only in the answer that generated it'),
+  }, ['low_balance_threshold', 'low_balance_threshold_usd', 'email', 'webhook_url', 'webhook_secret_set', 'low_balance_alerted']),
+  AlertSettingsInput: obj({
+    low_balance_threshold: int('quota units; 0 = off'), low_balance_threshold_usd: num('alternative to low_balance_threshold'),
+    email: nullable(str('needs SMTP_URL on the gateway')), webhook_url: nullable(str('http(s) URL on a public address')),
+    webhook_secret: nullable(str('at least 16 characters; generated (and shown once) when a webhook has none')),
+  }),
+  Alert: obj({
+    id: str('the idempotency id of every attempt'), kind: str(), target: str('operator or user:<id>'), transport: str(undefined, { enum: ['webhook', 'email'] }),
+    status: str(undefined, { enum: ['pending', 'delivered', 'failed'] }), attempts: int(), next_attempt_at: int(), delivered_at: nullable(int()),
+    last_error: nullable(str()), created_at: int(), payload: {},
+  }, ['id', 'kind', 'target', 'transport', 'status', 'attempts', 'next_attempt_at', 'delivered_at', 'last_error', 'created_at', 'payload']),
   QuotaHold: obj({ ref: str(), user_id: int(), key_id: { type: ['integer', 'null'] }, amount: int(), spent: int(), held: int(), node: str(), expires_at: int(), created_at: int() }),
   Log: obj({
     id: int(), created_at: int(), type: str(), request_id: str(), user_id: nullable(int()), username: nullable(str()), key_id: nullable(int()), key_name: nullable(str()),
@@ -413,6 +433,23 @@ export function buildOpenApi(serverUrl: string): Schema {
     '/api/quota/holds': {
       get: op('options', 'Open quota holds of every node (QuotaAllowanceEnabled): what each has taken, spent and still holds', envelope(arr(ref('QuotaHold'))), { role: admin }),
     },
+    '/api/audit': {
+      get: op('audit', 'The audit log of administrative writes, newest first', page('AuditEntry'), {
+        role: admin,
+        params: [...pagingParams, q('p', int('alias of page')), q('actor', str('username (system for system writes) or user id')), q('target_type', str('user, key, channel, price, group_ratio, option, plugin, marketplace, redemption, task')),
+          q('target_id', str()), q('action', str('exact, or <type>.* for every action on a type')), q('from', int(), 'unix ms (or s), or ISO 8601'), q('to', int(), 'unix ms (or s), or ISO 8601')],
+      }),
+    },
+    '/api/user/self/alerts': {
+      get: op('alerts', 'Your low-balance alert settings', envelope(ref('AlertSettings'))),
+      put: op('alerts', 'Set your low-balance threshold, e-mail and webhook (fields not given are kept); a generated webhook secret is in the answer once', envelope(ref('AlertSettings')), { body: ref('AlertSettingsInput') }),
+    },
+    '/api/alert': {
+      get: op('alerts', 'The alert outbox: every delivery with its status and attempts, newest first', page('Alert'), {
+        role: admin, params: [...pagingParams, q('status', str(undefined, { enum: ['pending', 'delivered', 'failed'] })), q('kind', str()), q('target', str('operator or user:<id>')), q('transport', str(undefined, { enum: ['webhook', 'email'] }))],
+      }),
+    },
+    '/api/alert/test': { post: op('alerts', 'Queue a test operator alert (400 when no operator destination is set)', envelope({ type: 'object' }), { role: root }) },
     '/api/log': { get: op('logs', 'Query logs with totals for the filter (newest first)', envelope(ref('LogPage')), { role: admin, params: [...pagingParams, ...logFilters(false)] }) },
     '/api/log/self': { get: op('logs', 'Your own logs (same filters except user and channel; no channel or upstream model in the rows)', envelope(ref('LogPage')), { params: [...pagingParams, ...logFilters(true)] }) },
     '/api/log/export': {
@@ -524,7 +561,7 @@ export function buildOpenApi(serverUrl: string): Schema {
       description: 'Admin API (envelope {success, message, data}; lists put {items, total, page, page_size} in data) and the OpenAI-style model-call endpoints.',
     },
     servers: [{ url: serverUrl }],
-    tags: ['account', 'usage', 'users', 'keys', 'channels', 'prices', 'options', 'logs', 'tasks', 'plugins', 'model calls', 'health', 'redemption', 'top-up'].map((name) => ({ name })),
+    tags: ['account', 'usage', 'users', 'keys', 'channels', 'prices', 'options', 'audit', 'alerts', 'logs', 'tasks', 'plugins', 'model calls', 'health', 'redemption', 'top-up'].map((name) => ({ name })),
     paths,
     components: {
       schemas: withRequiredFields(schemas),

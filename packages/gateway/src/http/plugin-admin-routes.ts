@@ -24,17 +24,17 @@ export async function pluginAdminRoutes(app: FastifyInstance, deps: AppDeps): Pr
     const flag = (q: unknown, name: string) => { const v = (q as Record<string, unknown> | undefined)?.[name]; return v === 'true' || v === '1' || v === true; };
 
     api.get(P, async () => ok(await admin.list()));
-    const upload = async (req: import('fastify').FastifyRequest) => ok(await admin.upload((req.body ?? {}) as Record<string, unknown>));
+    const upload = async (req: import('fastify').FastifyRequest) => ok(await admin.upload((req.body ?? {}) as Record<string, unknown>, req.user));
     api.post(P, upload);
     api.put(P, upload);
     api.get(`${P}/runtime/status`, async () => ok(await host.runtimeStatus()));
     api.get(`${P}/marketplace/sources`, async () => ok(await market.sources()));
-    api.put(`${P}/marketplace/sources`, async (req) => ok(await market.setSources(req.body)));
+    api.put(`${P}/marketplace/sources`, async (req) => ok(await market.setSources(req.body, req.user)));
     api.get(`${P}/marketplace/index`, async (req) => {
       const { url, index } = await market.fetchIndex((req.query ?? {}) as Record<string, unknown>);
       return ok({ index_url: url.href, index });
     });
-    api.post(`${P}/marketplace/install`, async (req) => ok(await market.install((req.body ?? {}) as Record<string, unknown>)));
+    api.post(`${P}/marketplace/install`, async (req) => ok(await market.install((req.body ?? {}) as Record<string, unknown>, req.user)));
     api.get<{ Params: KeyParams; Querystring: { version?: string } }>(`${P}/:key`, async (req) => ok(await admin.detail(req.params.key, req.query.version)));
     api.get<{ Params: KeyParams; Querystring: { version?: string } }>(`${P}/:key/icon`, async (req, reply) => {
       const icon = await admin.icon(req.params.key, req.query.version);
@@ -49,13 +49,13 @@ export async function pluginAdminRoutes(app: FastifyInstance, deps: AppDeps): Pr
     api.get<{ Params: KeyParams }>(`${P}/:key/versions`, async (req) => ok(await admin.versions(req.params.key)));
     api.post<{ Params: KeyParams }>(`${P}/:key/activate`, async (req) => {
       const b = (req.body ?? {}) as { version?: unknown; force?: unknown };
-      return ok(await admin.activate(req.params.key, b.version, b.force === true || flag(req.query, 'force')));
+      return ok(await admin.activate(req.params.key, b.version, b.force === true || flag(req.query, 'force'), req.user));
     });
     api.post<{ Params: KeyParams }>(`${P}/:key/status`, async (req) => {
       const b = (req.body ?? {}) as { enabled?: unknown };
-      return ok(await admin.setStatus(req.params.key, b.enabled, { cascade: flag(req.query, 'cascade'), force: flag(req.query, 'force') }));
+      return ok(await admin.setStatus(req.params.key, b.enabled, { cascade: flag(req.query, 'cascade'), force: flag(req.query, 'force') }, req.user));
     });
     api.post<{ Params: KeyParams }>(`${P}/:key/dryrun`, async (req) => ok(await admin.dryRun(req.params.key, (req.body ?? {}) as Record<string, unknown>)));
-    api.delete<{ Params: KeyParams & { version: string } }>(`${P}/:key/versions/:version`, async (req) => ok(await admin.deleteVersion(req.params.key, req.params.version, flag(req.query, 'force'))));
+    api.delete<{ Params: KeyParams & { version: string } }>(`${P}/:key/versions/:version`, async (req) => ok(await admin.deleteVersion(req.params.key, req.params.version, flag(req.query, 'force'), req.user)));
   });
 }

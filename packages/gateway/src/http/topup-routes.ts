@@ -39,7 +39,7 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
 
     // ---- redemption codes (admins) ----
     api.post('/api/redemption', adminOnly, async (req) => {
-      const made = await codes.create(codes.parseBatch(req.body), req.user!.id);
+      const made = await codes.create(codes.parseBatch(req.body), req.user);
       // As New API: the codes themselves in data.
       return ok(made.map((c) => c.code), `${made.length} code(s) created`);
     });
@@ -57,10 +57,10 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       const raw = r.obj.status;
       const status = raw === 1 || raw === 'enabled' ? 'enabled' : raw === 2 || raw === 'disabled' ? 'disabled' : null;
       if (!status) throw fieldError('status', 'must be enabled (1) or disabled (2)');
-      return ok(await codes.setStatus(id, status));
+      return ok(await codes.setStatus(id, status, req.user));
     });
     api.delete('/api/redemption/:id', adminOnly, async (req) => {
-      await codes.remove(parseId((req.params as { id: string }).id));
+      await codes.remove(parseId((req.params as { id: string }).id), req.user);
       return ok(null, 'code deleted');
     });
 

@@ -81,6 +81,9 @@ export interface Config {
   maxUploadBytes: number;
   /** Where the secret came from when CRYPTO_SECRET was not set: a file beside the SQLite database. */
   cryptoSecretFile: string | null;
+  /** Alert e-mail: the SMTP server (`smtp://user:pass@host:port`, `smtps://…`; null: no e-mail) and the sender. */
+  smtpUrl: string | null;
+  mailFrom: string;
   /** Stripe online top-up: the secret API key and the webhook signing secret (both needed). */
   stripeSecretKey: string | null;
   stripeWebhookSecret: string | null;
@@ -209,6 +212,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     requestTimeoutMs: Math.max(0, num(env, 'REQUEST_TIMEOUT_SECONDS', 120)) * 1000,
     maxUploadBytes: positive(num(env, 'MAX_UPLOAD_MB', 128), 128) * 1024 * 1024,
     cryptoSecretFile,
+    smtpUrl: env.SMTP_URL || null,
+    mailFrom: env.MAIL_FROM || 'Gatehouse <gatehouse@localhost>',
     stripeSecretKey: env.STRIPE_SECRET_KEY || null,
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || null,
     stripeApiBase: env.STRIPE_API_BASE || null,

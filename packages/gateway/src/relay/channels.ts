@@ -10,6 +10,8 @@
  * - `cooldown` pauses a key in memory (429, connection failures) on this node and, with Redis, on every
  *   node; it recovers by itself. A channel whose usable keys all cool is skipped while any other
  *   candidate remains.
+ * - Listeners of `onHealth` hear each change of state this node wrote to the database (a key or a
+ *   channel auto-disabled, or enabled again by the probe): the operator alerts.
  */
 import type { Core } from '../core.ts';
 import type { Selectable } from 'kysely';
@@ -52,6 +54,16 @@ export interface RuntimeChannel {
   status: number;
   testModel: string | null;
   rr: number;
+}
+
+/** A change of a channel's (or one key's) health, as written to the database. */
+export interface HealthChange {
+  kind: 'key_auto_disabled' | 'channel_auto_disabled' | 'key_enabled' | 'channel_enabled';
+  channelId: number;
+  channelName: string;
+  /** The key's index (key events). */
+  keyIndex?: number;
+  reason?: string;
 }
 
 export interface Pick {
@@ -98,6 +110,7 @@ export class ChannelIndex {
   /** `${channelId}:${keyIndex}` → cooldown end (unix ms). In memory (shared through Redis): a rate limit is short-lived. */
   private cooldowns = new Map<string, number>();
   private writes = new Map<number, Promise<void>>();
+  private healthListeners: Array<(c: HealthChange) => void> = [];
 
   constructor(private readonly core: Core) {
     // Cooldowns other nodes set (with Redis): applied here as they are, not sent on again.
@@ -258,6 +271,19 @@ export class ChannelIndex {
     return { channel: ch, keyIndex, key: ch.keys[keyIndex] };
   }
 
+  /** Adds a listener of the health changes this node writes (see the module comment). */
+  onHealth(fn: (c: HealthChange) => void): void {
+    this.healthListeners.push(fn);
+  }
+
+  private emitHealth(changes: HealthChange[]): void {
+    for (const c of changes) {
+      for (const fn of this.healthListeners) {
+        try { fn(c); } catch (e) { this.core.log.error({ err: (e as Error).message }, 'health listener failed'); }
+      }
+    }
+  }
+
   /** Puts a key on cooldown (429, connection failures), on every node when Redis is configured. */
   cooldown(channelId: number, keyIndex: number, ms: number): void {
     const until = Date.now() + Math.max(1, ms);
@@ -292,16 +318,21 @@ export class ChannelIndex {
     const allOff = ch.keys.every((_, i) => ch.keyState[String(i)]);
     if (allOff) ch.status = 3;
     this.core.log.warn({ channelId, keyIndex, reason: state.reason, channelDisabled: allOff }, 'channel key auto-disabled');
+    const changes: HealthChange[] = [];
     await this.persist(channelId, (row) => {
       const ks = obj<Record<string, KeyState>>(row.key_state, {});
-      if (!ks[String(keyIndex)]) ks[String(keyIndex)] = state;
+      if (!ks[String(keyIndex)]) {
+        ks[String(keyIndex)] = state;
+        changes.push({ kind: 'key_auto_disabled', channelId, channelName: row.name, keyIndex, reason: state.reason });
+      }
       const keyCount = ch.keys.length;
       const off = Array.from({ length: keyCount }, (_, i) => ks[String(i)]).every(Boolean);
+      if (off && Number(row.status) === 1) changes.push({ kind: 'channel_auto_disabled', channelId, channelName: row.name, reason: `all keys refused by the upstream: ${state.reason}` });
       return {
         key_state: JSON.stringify(ks),
         ...(off && Number(row.status) === 1 ? { status: 3, status_reason: `all keys refused by the upstream: ${state.reason}`.slice(0, 1000) } : {}),
       };
-    });
+    }, () => this.emitHealth(changes));
   }
 
   /** Re-enables a key that passed a probe (and its channel when it was auto-disabled). */
@@ -313,23 +344,28 @@ export class ChannelIndex {
       ch.keyState = ks;
     }
     this.core.log.info({ channelId, keyIndex }, 'channel key recovered');
+    const changes: HealthChange[] = [];
     await this.persist(channelId, (row) => {
       const ks = obj<Record<string, KeyState>>(row.key_state, {});
-      if (ks[String(keyIndex)]?.status === 'auto_disabled') delete ks[String(keyIndex)];
+      if (ks[String(keyIndex)]?.status === 'auto_disabled') {
+        delete ks[String(keyIndex)];
+        changes.push({ kind: 'key_enabled', channelId, channelName: row.name, keyIndex });
+      }
+      if (Number(row.status) === 3) changes.push({ kind: 'channel_enabled', channelId, channelName: row.name });
       return { key_state: JSON.stringify(ks), ...(Number(row.status) === 3 ? { status: 1, status_reason: null } : {}) };
-    });
+    }, () => this.emitHealth(changes));
   }
 
-  /** Read-modify-write of one channel's state, one at a time per channel on this node. */
-  private persist(channelId: number, change: (row: ChannelRow) => Record<string, unknown>): Promise<void> {
+  /** Read-modify-write of one channel's state, one at a time per channel on this node; `written` runs after a successful write. */
+  private persist(channelId: number, change: (row: ChannelRow) => Record<string, unknown>, written?: () => void): Promise<void> {
     const prev = this.writes.get(channelId) ?? Promise.resolve();
-    const next = prev.then(() => this.persistNow(channelId, change));
+    const next = prev.then(() => this.persistNow(channelId, change, written));
     this.writes.set(channelId, next);
     void next.finally(() => { if (this.writes.get(channelId) === next) this.writes.delete(channelId); });
     return next;
   }
 
-  private async persistNow(channelId: number, change: (row: ChannelRow) => Record<string, unknown>): Promise<void> {
+  private async persistNow(channelId: number, change: (row: ChannelRow) => Record<string, unknown>, written?: () => void): Promise<void> {
     try {
       const db = this.core.h.db;
       const row = await db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
@@ -337,6 +373,7 @@ export class ChannelIndex {
       const upd = change(row);
       await db.updateTable('channels').set({ ...upd, updated_at: Date.now() } as never).where('id', '=', channelId).execute();
       await this.core.cache.bump(CHANNELS_REVISION);
+      written?.();
     } catch (e) {
       this.core.log.error({ channelId, err: (e as Error).message }, 'channel state update failed');
     }

@@ -5,8 +5,10 @@
 import type { CoreTables } from './schema-core.ts';
 import type { PluginTables } from './schema-plugins.ts';
 import type { TaskTables } from './schema-tasks.ts';
+import type { AuditTables } from './schema-audit.ts';
 
-export interface Database extends CoreTables, PluginTables, TaskTables {}
+export interface Database extends CoreTables, PluginTables, TaskTables, AuditTables {}
 export type * from './schema-core.ts';
 export type * from './schema-plugins.ts';
 export type * from './schema-tasks.ts';
+export type * from './schema-audit.ts';

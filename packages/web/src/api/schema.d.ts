@@ -4,6 +4,263 @@
  */
 
 export interface paths {
+    "/api/alert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The alert outbox: every delivery with its status and attempts, newest first (admin) */
+        get: {
+            parameters: {
+                query?: {
+                    kind?: string;
+                    page?: number;
+                    page_size?: number;
+                    status?: "pending" | "delivered" | "failed";
+                    target?: string;
+                    transport?: "webhook" | "email";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                items: components["schemas"]["Alert"][];
+                                page: number;
+                                page_size: number;
+                                total: number;
+                            };
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/alert/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a test operator alert (400 when no operator destination is set) (root) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: Record<string, unknown>;
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log of administrative writes, newest first (admin) */
+        get: {
+            parameters: {
+                query?: {
+                    action?: string;
+                    actor?: string;
+                    /** @description unix ms (or s), or ISO 8601 */
+                    from?: number;
+                    p?: number;
+                    page?: number;
+                    page_size?: number;
+                    target_id?: string;
+                    target_type?: string;
+                    /** @description unix ms (or s), or ISO 8601 */
+                    to?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                items: components["schemas"]["AuditEntry"][];
+                                page: number;
+                                page_size: number;
+                                total: number;
+                            };
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/channel": {
         parameters: {
             query?: never;
@@ -5594,6 +5851,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/user/self/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your low-balance alert settings */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["AlertSettings"];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        /** Set your low-balance threshold, e-mail and webhook (fields not given are kept); a generated webhook secret is in the answer once */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AlertSettingsInput"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["AlertSettings"];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user/self/password": {
         parameters: {
             query?: never;
@@ -6803,6 +7200,64 @@ export interface components {
             ledger: {
                 [key: string]: number;
             };
+        };
+        Alert: {
+            attempts: number;
+            created_at: number;
+            delivered_at: number | null;
+            /** @description the idempotency id of every attempt */
+            id: string;
+            kind: string;
+            last_error: string | null;
+            next_attempt_at: number;
+            payload: unknown;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            /** @description operator or user:<id> */
+            target: string;
+            /** @enum {string} */
+            transport: "webhook" | "email";
+        };
+        AlertSettings: {
+            email: string | null;
+            /** @description the balance is below the threshold and the alert was sent */
+            low_balance_alerted: boolean;
+            /** @description quota units; 0 = off */
+            low_balance_threshold: number;
+            low_balance_threshold_usd: number;
+            /** @description the webhook signing secret: only in the answer that generated it */
+            webhook_secret?: string;
+            webhook_secret_set: boolean;
+            webhook_url: string | null;
+        };
+        AlertSettingsInput: {
+            email?: string | null;
+            /** @description quota units; 0 = off */
+            low_balance_threshold?: number;
+            /** @description alternative to low_balance_threshold */
+            low_balance_threshold_usd?: number;
+            webhook_secret?: string | null;
+            webhook_url?: string | null;
+        };
+        AuditEntry: {
+            /** @description <target type>.<verb>, e.g. user.update, channel.key_disable, option.set */
+            action: string;
+            /** @description username, or system */
+            actor: string;
+            actor_id: number | null;
+            actor_role: string;
+            /** @description unix ms */
+            created_at: number;
+            /** @description changed fields: {field: {before?, after?}}; secrets are [redacted] */
+            diff: {
+                [key: string]: {
+                    after?: unknown;
+                    before?: unknown;
+                };
+            };
+            id: number;
+            target_id: string;
+            target_type: string;
         };
         BoundChannel: {
             id: number;

@@ -2,7 +2,7 @@
 import type { ComponentType } from 'react';
 import {
   IconApps, IconChartBar, IconCoin, IconFileText, IconHome, IconKey, IconListCheck, IconMessageChatbot,
-  IconPlugConnected, IconPuzzle, IconSettings, IconUser, IconUsers,
+  IconPlugConnected, IconPuzzle, IconSettings, IconUser, IconUsers, IconHistory,
 } from '@tabler/icons-react';
 import { IconTicket, IconWallet } from '@tabler/icons-react';
 
@@ -18,6 +18,7 @@ export const OPERATOR_NAV: NavItem[] = [
   { path: '/logs', label: 'nav.logs', role: 'admin', icon: IconFileText },
   { path: '/tasks', label: 'nav.tasks', role: 'admin', icon: IconListCheck },
   { path: '/redemption', label: 'topup.navCodes', role: 'admin', icon: IconTicket },
+  { path: '/audit', label: 'nav.audit', role: 'admin', icon: IconHistory },
   { path: '/plugins', label: 'nav.plugins', role: 'root', icon: IconPuzzle },
   { path: '/settings', label: 'nav.settings', role: 'root', icon: IconSettings },
 ];

@@ -30,6 +30,7 @@ export const router = createBrowserRouter([
       { path: 'prices', ...page(() => import('../pages/prices/PricesPage')) },
       { path: 'logs', ...page(() => import('../pages/logs/AllLogsPage')) },
       { path: 'tasks', ...page(() => import('../pages/tasks/AllTasksPage')) },
+      { path: 'audit', ...page(() => import('../pages/audit/AuditPage')) },
       { path: 'plugins', ...page(() => import('../pages/plugins/PluginsPage')) },
       { path: 'settings', ...page(() => import('../pages/settings/SettingsPage')) },
       // every user

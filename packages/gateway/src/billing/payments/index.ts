@@ -17,6 +17,7 @@ import { GatewayError, notFound } from '../../platform/errors.ts';
 import { randomId } from '../../platform/ids.ts';
 import { insertLogs } from '../../logs/writer.ts';
 import { quotaToUsd, type Page } from '../../admin/validate.ts';
+import { AuditLog } from '../../admin/audit.ts';
 import { minorFactor, type PaymentEvent, type PaymentProvider } from './provider.ts';
 import { StripeProvider } from './stripe.ts';
 
@@ -169,6 +170,10 @@ export class Payments {
       content: `online top-up (${provider.name}) of ${Number(row.amount_minor) / minorFactor(row.currency)} ${row.currency.toUpperCase()}`,
       other: JSON.stringify({ trade_no: row.trade_no }),
     }]);
+    // A top-up by the payment provider's verified event: a system write in the audit log.
+    await new AuditLog(this.core).record(null, 'payment.credit', { type: 'payment', id: row.trade_no }, { status: 'pending' }, {
+      status: 'paid', user_id: Number(row.user_id), quota: Number(row.quota), amount: Number(row.amount_minor) / minorFactor(row.currency), currency: row.currency, provider: provider.name,
+    });
     return 'credited';
   }
 

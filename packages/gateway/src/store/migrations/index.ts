@@ -18,6 +18,7 @@ import * as m012 from './012_redemption_payments.ts';
 import * as m017 from './017_cache_write_prices.ts';
 import * as m018 from './018_relay_conversations.ts';
 import * as m020 from './020_task_callbacks.ts';
+import * as m021 from './021_audit_alerts.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -34,6 +35,7 @@ const STEPS: Record<string, Step> = {
   '017_cache_write_prices': m017,
   '018_relay_conversations': m018,
   '020_task_callbacks': m020,
+  '021_audit_alerts': m021,
 };
 
 export async function migrate(h: DbHandle): Promise<void> {

@@ -12,6 +12,7 @@ import { GenerationBuilder } from '../runtime/generation.ts';
 import { PluginCallError, PluginLoadError } from '../runtime/errors.ts';
 import { bindingOf, parseSettings, TYPE_PEER_GATEWAY, type BoundChannel } from '../runtime/channels.ts';
 import { parseIcon } from './icon.ts';
+import { AuditLog, type AuditActor } from '../../admin/audit.ts';
 
 export interface UploadInput {
   source?: unknown;
@@ -42,7 +43,11 @@ function semverCompare(a: string, b: string): number {
 }
 
 export class PluginAdmin {
-  constructor(private readonly core: Core, private readonly host: PluginHost) {}
+  private readonly audit: AuditLog;
+
+  constructor(private readonly core: Core, private readonly host: PluginHost) {
+    this.audit = new AuditLog(core);
+  }
 
   private get db() { return this.core.h.db; }
 
@@ -121,7 +126,7 @@ export class PluginAdmin {
     return items.map(({ sortPriority: _s, ...rest }) => rest);
   }
 
-  async upload(input: UploadInput) {
+  async upload(input: UploadInput, actor: AuditActor = null) {
     if (typeof input.source !== 'string' || !input.source.trim()) throw badRequest('source is required');
     const source = input.source;
     if (Buffer.byteLength(source, 'utf8') > MAX_SOURCE_BYTES) throw new GatewayError(413, 'plugin_too_large', 'source is larger than 1 MiB');
@@ -139,6 +144,7 @@ export class PluginAdmin {
     try {
       if (enabled && !force) this.preflight(p);
       const now = Date.now();
+      const before = await this.db.selectFrom('plugins').select(['active_version', 'enabled', 'remark']).where('plugin_key', '=', p.key).executeTakeFirst();
       await this.host.write(async (tx) => {
         const existing = await tx.selectFrom('plugin_versions').select(['sha256']).where('plugin_key', '=', p.key).where('version', '=', p.version).executeTakeFirst();
         if (existing && existing.sha256 !== sha) throw new GatewayError(409, 'version_exists', `${p.key}@${p.version} is already stored with a different source; versions are immutable, publish a new version`);
@@ -156,6 +162,9 @@ export class PluginAdmin {
         }
       });
       const stored = await this.db.selectFrom('plugin_versions').select(['icon']).where('plugin_key', '=', p.key).where('version', '=', p.version).executeTakeFirstOrThrow();
+      await this.audit.record(actor, 'plugin.upload', { type: 'plugin', id: p.key },
+        before ? { active_version: before.active_version, enabled: !!before.enabled, remark: before.remark ?? '' } : null,
+        { active_version: p.version, enabled, remark: remark ?? before?.remark ?? '', sha256: sha });
       return { plugin: p.key, version: p.version, meta: p.rawManifest, source: 'override', layer: 'override', has_icon: !!stored.icon, sha256: sha, enabled };
     } finally {
       p.dispose();
@@ -195,7 +204,7 @@ export class PluginAdmin {
     return rows.map((r) => ({ version: r.version, sha256: r.sha256, source_hash: r.sha256, uploaded_at: Math.floor(r.uploaded_at / 1000), has_icon: !!r.icon, active: r.version === pl?.active_version, meta: JSON.parse(r.manifest) as unknown }));
   }
 
-  async activate(key: string, version: unknown, force = false) {
+  async activate(key: string, version: unknown, force = false, actor: AuditActor = null) {
     if (typeof version !== 'string' || !version) throw badRequest('version is required');
     const pl = await this.db.selectFrom('plugins').selectAll().where('plugin_key', '=', key).executeTakeFirst();
     const row = await this.db.selectFrom('plugin_versions').selectAll().where('plugin_key', '=', key).where('version', '=', version).executeTakeFirst();
@@ -207,11 +216,12 @@ export class PluginAdmin {
     await this.host.write(async (tx) => {
       await tx.updateTable('plugins').set({ active_version: version, updated_at: Date.now() }).where('plugin_key', '=', key).execute();
     });
+    await this.audit.record(actor, 'plugin.activate', { type: 'plugin', id: key }, { active_version: pl.active_version }, { active_version: version });
     return { plugin: key, active_version: version, generation: this.host.current().revision };
   }
 
   /** Enables or disables a plugin (the status rules of docs/plugins.md). */
-  async setStatus(key: string, enabled: unknown, opts: { cascade?: boolean; force?: boolean } = {}) {
+  async setStatus(key: string, enabled: unknown, opts: { cascade?: boolean; force?: boolean } = {}, actor: AuditActor = null) {
     if (typeof enabled !== 'boolean') throw badRequest('enabled must be a boolean');
     const pl = await this.activeRow(key);
     const exists = await this.db.selectFrom('plugins').select(['plugin_key', 'enabled']).where('plugin_key', '=', key).executeTakeFirst();
@@ -223,6 +233,7 @@ export class PluginAdmin {
         try { this.preflight(p); } finally { p.dispose(); }
       }
       await this.host.write(async (tx) => { await tx.updateTable('plugins').set({ enabled: 1, updated_at: Date.now() }).where('plugin_key', '=', key).execute(); });
+      await this.audit.record(actor, 'plugin.enable', { type: 'plugin', id: key }, { enabled: !!exists.enabled }, { enabled: true });
       return { plugin_enabled: true, disabled_channels: [], unbound_channels: [] };
     }
     const cascade = await this.checkInUse(key, opts);
@@ -230,7 +241,9 @@ export class PluginAdmin {
       await tx.updateTable('plugins').set({ enabled: 0, updated_at: Date.now() }).where('plugin_key', '=', key).execute();
       await this.applyCascade(tx, key, cascade.channels);
     });
-    return { plugin_enabled: false, ...summarise(cascade.channels) };
+    const out = { plugin_enabled: false, ...summarise(cascade.channels) };
+    await this.audit.record(actor, 'plugin.disable', { type: 'plugin', id: key }, { enabled: !!exists.enabled }, { enabled: false, disabled_channels: out.disabled_channels, unbound_channels: out.unbound_channels });
+    return out;
   }
 
   /** Bound channels require `cascade`, in-flight tasks require `force`; else InUseError. */
@@ -277,7 +290,7 @@ export class PluginAdmin {
     }
   }
 
-  async deleteVersion(key: string, version: string, force = false) {
+  async deleteVersion(key: string, version: string, force = false, actor: AuditActor = null) {
     const pl = await this.db.selectFrom('plugins').selectAll().where('plugin_key', '=', key).executeTakeFirst();
     const row = await this.db.selectFrom('plugin_versions').select(['version']).where('plugin_key', '=', key).where('version', '=', version).executeTakeFirst();
     if (!pl || !row) throw notFound(`task plugin "${key}" has no version ${version}`);
@@ -291,7 +304,9 @@ export class PluginAdmin {
       else if (isActive) await tx.updateTable('plugins').set({ active_version: null, updated_at: Date.now() }).where('plugin_key', '=', key).execute();
       if (isActive) await this.applyCascade(tx, key, channels);
     });
-    return { plugin: key, deleted_version: version, ...summarise(channels) };
+    const out = { plugin: key, deleted_version: version, ...summarise(channels) };
+    await this.audit.record(actor, 'plugin.delete_version', { type: 'plugin', id: key }, { version, active: isActive }, null);
+    return out;
   }
 
   async icon(key: string, version?: string) {

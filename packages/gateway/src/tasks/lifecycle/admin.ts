@@ -10,6 +10,7 @@ import type { Ledger } from '../../billing/ledger.ts';
 import type { UserPrincipal } from '../../accounts/types.ts';
 import { GatewayError, notFound } from '../../platform/errors.ts';
 import { Reader, fieldError, paging, type Obj, type Page } from '../../admin/validate.ts';
+import { AuditLog } from '../../admin/audit.ts';
 import { ledgerRef, type TaskService } from './service.ts';
 import type { Task } from './context.ts';
 import type { CallbackView, TaskCallbacks } from '../callbacks/service.ts';
@@ -254,6 +255,8 @@ export class TaskAdmin {
     if (!won) return this.already(await this.find(publicId, actor), tag, actor);
     if (input.action !== 'poll') await this.svc.settle(t.public_id);
     await this.logResolution(t, input, tag, actor);
+    await new AuditLog(this.core).record(actor, 'task.resolve', { type: 'task', id: t.public_id },
+      { status: t.status, flagged: true }, { status: set.status, flagged: false, action: tag, reason: input.reason ?? undefined, upstream_task_id: input.upstreamTaskId ?? undefined });
     this.core.log.info({ task: t.public_id, action: tag, admin: actor.username }, 'flagged task resolved');
     return { changed: true, task: await this.get(t.public_id, actor) };
   }

@@ -304,13 +304,15 @@ export class Poller {
   private async sweepStaleSubmits(): Promise<void> {
     const grace = this.svc.sseLimits.deadlineMs + this.svc.limits.headersTimeoutMs + 60_000;
     const cutoff = Date.now() - grace;
-    const stale = await this.svc.db.selectFrom('tasks').select(['id'])
+    const stale = await this.svc.db.selectFrom('tasks').select(['id', 'public_id', 'user_id', 'plugin_key', 'channel_id'])
       .where('status', '=', 'NOT_START').where('flagged', '=', 0).where('created_at', '<', cutoff).limit(100).execute();
-    for (const { id } of stale) {
-      await this.svc.updateTask(id).set({
-        status: 'UNKNOWN', flagged: 1, flag_reason: 'submission did not finish (node stopped?); outcome unknown, not refunded automatically',
+    for (const row of stale) {
+      const reason = 'submission did not finish (node stopped?); outcome unknown, not refunded automatically';
+      const upd = await this.svc.updateTask(row.id).set({
+        status: 'UNKNOWN', flagged: 1, flag_reason: reason,
         updated_at: Date.now(),
-      }).where('status', '=', 'NOT_START').where('flagged', '=', 0).where('created_at', '<', cutoff).execute();
+      }).where('status', '=', 'NOT_START').where('flagged', '=', 0).where('created_at', '<', cutoff).executeTakeFirst();
+      if (Number(upd.numUpdatedRows) === 1) this.svc.flaggedUnknown(row, reason);
     }
   }
 }

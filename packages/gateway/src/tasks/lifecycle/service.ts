@@ -115,11 +115,21 @@ export function hookMessage(e: unknown): string {
   return m.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, HOOK_MSG_MAX);
 }
 
+/** A task that ended in an unknown outcome (flagged for an administrator), as written by this node. */
+export interface UnknownOutcome {
+  taskId: string;
+  userId: number;
+  plugin: string;
+  channelId: number | null;
+  reason: string;
+}
+
 export class TaskService {
   readonly limits: OutboundLimits;
   readonly sseLimits: SseLimits;
   readonly nodeId: string;
   readonly callbacks: TaskCallbacks | null;
+  private unknownListeners: Array<(u: UnknownOutcome) => void> = [];
 
   constructor(
     private readonly core: Core,
@@ -458,6 +468,21 @@ export class TaskService {
     return { channelId: bound.id, tasks };
   }
 
+  /** Adds a listener of the tasks this node flags with an unknown outcome (the operator alerts). */
+  onUnknownOutcome(fn: (u: UnknownOutcome) => void): void {
+    this.unknownListeners.push(fn);
+  }
+
+  /** Tells the listeners that `row` was flagged with an unknown outcome (by this node's write). */
+  flaggedUnknown(row: Pick<Task, 'public_id' | 'user_id' | 'plugin_key' | 'channel_id'>, reason: string): void {
+    const u: UnknownOutcome = {
+      taskId: row.public_id, userId: Number(row.user_id), plugin: row.plugin_key, channelId: row.channel_id === null ? null : Number(row.channel_id), reason,
+    };
+    for (const fn of this.unknownListeners) {
+      try { fn(u); } catch (err) { this.log.error({ err: (err as Error).message }, 'unknown-outcome listener failed'); }
+    }
+  }
+
   /** Writes the callback row of an accepted task; a failure loses the callback, never the task. */
   private async recordCallback(row: Task, url: string): Promise<void> {
     try {
@@ -472,10 +497,11 @@ export class TaskService {
     // The task may still end (an administrator's resolution): its callback goes out then.
     if (callbackUrl) await this.recordCallback(row, callbackUrl);
     const reason = `submit outcome unknown: ${g.message}`;
-    await this.updateTask(row.id).set({
+    const upd = await this.updateTask(row.id).set({
       status: 'UNKNOWN', fail_reason: reason.slice(0, 1000), flagged: 1, flag_reason: 'submit outcome unknown; not retried and not refunded automatically',
       next_poll_at: null, updated_at: Date.now(),
-    }).where('status', '=', 'NOT_START').execute();
+    }).where('status', '=', 'NOT_START').executeTakeFirst();
+    if (Number(upd.numUpdatedRows) === 1) this.flaggedUnknown(row, reason.slice(0, 1000));
     this.log.error({ task: row.public_id, plugin: row.plugin_key, channel: row.channel_id, endpoint, code: g.code }, 'task submit outcome unknown; flagged for an administrator');
     throw new GatewayError(502, g.code === 'plugin_submit_response_invalid' ? g.code : 'submit_outcome_unknown',
       `the upstream may have accepted the task but its answer could not be used (${g.message}); task ${row.public_id} is kept for review and was not retried`);

@@ -9,6 +9,7 @@ import type { Core } from '../../core.ts';
 import { fetch, type Dispatcher } from 'undici';
 import { GatewayError } from '../../platform/errors.ts';
 import type { PluginAdmin } from '../admin/service.ts';
+import { AuditLog, type AuditActor } from '../../admin/audit.ts';
 
 export const SOURCES_OPTION = 'TaskPluginMarketplaceSources';
 export const DEFAULT_SOURCES = [
@@ -60,7 +61,7 @@ export class Marketplace {
     try { return JSON.parse(row.value) as MarketSource[]; } catch { return DEFAULT_SOURCES; }
   }
 
-  async setSources(body: unknown): Promise<MarketSource[]> {
+  async setSources(body: unknown, actor: AuditActor = null): Promise<MarketSource[]> {
     const list = Array.isArray(body) ? body : (body as { sources?: unknown })?.sources;
     if (!Array.isArray(list)) throw bad('body must be an array of { name, index_url }');
     const out: MarketSource[] = list.map((s, i) => {
@@ -70,8 +71,10 @@ export class Marketplace {
     });
     const value = JSON.stringify(out);
     const db = this.core.h.db;
+    const before = await this.sources();
     const upd = await db.updateTable('options').set({ value }).where('key', '=', SOURCES_OPTION).executeTakeFirst();
     if (Number(upd.numUpdatedRows) === 0) await db.insertInto('options').values({ key: SOURCES_OPTION, value }).execute();
+    await new AuditLog(this.core).record(actor, 'marketplace.sources', { type: 'marketplace', id: 'sources' }, { sources: before }, { sources: out });
     return out;
   }
 
@@ -94,7 +97,7 @@ export class Marketplace {
     return { url, index };
   }
 
-  async install(body: { source?: unknown; index_url?: unknown; key?: unknown; version?: unknown; enabled?: unknown; force?: unknown }) {
+  async install(body: { source?: unknown; index_url?: unknown; key?: unknown; version?: unknown; enabled?: unknown; force?: unknown }, actor: AuditActor = null) {
     if (typeof body.key !== 'string' || !body.key) throw bad('key is required');
     const { url, index } = await this.fetchIndex(body);
     const entry = index.plugins.find((p) => p && p.key === body.key);
@@ -120,6 +123,6 @@ export class Marketplace {
         }
       } catch { icon = undefined; }
     }
-    return this.admin.upload({ source: bytes.toString('utf8'), sourceSha256: got, icon, enabled: body.enabled, force: body.force });
+    return this.admin.upload({ source: bytes.toString('utf8'), sourceSha256: got, icon, enabled: body.enabled, force: body.force }, actor);
   }
 }

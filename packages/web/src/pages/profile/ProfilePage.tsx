@@ -1,7 +1,11 @@
-/** Profile: who the user is, change password, and a personal access token for scripts and the CLI. */
-import { Alert, Button, Card, Group, PasswordInput, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+/**
+ * Profile: who the user is, change password, a personal access token for scripts and the CLI, and the
+ * low-balance alert (threshold, e-mail, webhook; GET/PUT /api/user/self/alerts).
+ */
+import { Alert, Button, Card, Group, NumberInput, PasswordInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
 import { useForm } from '@mantine/form';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { call, client } from '../../api/client';
 import { useSelf } from '../../app/session';
@@ -63,6 +67,46 @@ function AccessToken() {
   );
 }
 
+function AlertSettings() {
+  const { t } = useTranslation();
+  const current = useQuery({ queryKey: ['alert-settings'], queryFn: () => call(client.GET('/api/user/self/alerts')) });
+  const [secret, setSecret] = useState<string | null>(null);
+  const form = useForm({ initialValues: { threshold: 0 as number | string, email: '', webhook_url: '', webhook_secret: '' } });
+  const loaded = current.data;
+  useEffect(() => {
+    if (loaded) form.setValues({ threshold: loaded.low_balance_threshold_usd, email: loaded.email ?? '', webhook_url: loaded.webhook_url ?? '', webhook_secret: '' });
+    // Filled once per answer; the form object is stable.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [loaded]);
+  const save = useApiMutation((x: typeof form.values) => call(client.PUT('/api/user/self/alerts', {
+    body: {
+      low_balance_threshold_usd: Number(x.threshold) || 0, email: x.email.trim() || null, webhook_url: x.webhook_url.trim() || null,
+      ...(x.webhook_secret.trim() ? { webhook_secret: x.webhook_secret.trim() } : {}),
+    },
+  })), { success: t('alerts.saved'), invalidate: ['alert-settings'], onSuccess: (d) => { setSecret(d.webhook_secret ?? null); form.setFieldValue('webhook_secret', ''); } });
+  return (
+    <Card withBorder component="section" aria-labelledby="alerts-title" mt="md">
+      <Title order={3} size="h4" id="alerts-title" mb="sm">{t('alerts.title')}</Title>
+      <form onSubmit={form.onSubmit((x) => save.mutate(x))} noValidate aria-label={t('alerts.title')}>
+        <Stack>
+          <Text size="sm">{t('alerts.hint')}</Text>
+          {save.error && <Alert color="red" role="alert">{save.error.message}</Alert>}
+          {current.data?.low_balance_alerted && <Alert color="orange">{t('alerts.alerted')}</Alert>}
+          {secret && <><Alert color="yellow">{t('keys.shownOnce')}</Alert><CopyField label={t('alerts.webhookSecret')} value={secret} /></>}
+          <SimpleGrid cols={{ base: 1, sm: 3 }}>
+            <NumberInput label={t('alerts.threshold')} prefix="$" min={0} decimalScale={6} {...form.getInputProps('threshold')} />
+            <TextInput label={t('alerts.email')} type="email" autoComplete="email" {...form.getInputProps('email')} />
+            <TextInput label={t('alerts.webhookUrl')} placeholder="https://" {...form.getInputProps('webhook_url')} />
+          </SimpleGrid>
+          <PasswordInput label={t('alerts.webhookSecret')} autoComplete="off"
+            description={current.data?.webhook_secret_set ? `${t('alerts.secretSet')} ${t('alerts.secretHint')}` : t('alerts.secretHint')} {...form.getInputProps('webhook_secret')} />
+          <Group justify="flex-end"><Button type="submit" loading={save.isPending}>{t('alerts.save')}</Button></Group>
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
 export default function ProfilePage() {
   const { t } = useTranslation();
   const u = useSelf().data;
@@ -81,6 +125,7 @@ export default function ProfilePage() {
         <PasswordForm />
         <AccessToken />
       </SimpleGrid>
+      <AlertSettings />
     </>
   );
 }

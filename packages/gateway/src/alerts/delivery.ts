@@ -1,0 +1,170 @@
+/**
+ * Delivery of the alert outbox, on the one node holding the `alerts` lease (store/leases.ts), every
+ * AlertDeliveryIntervalSeconds: the low-balance check of every watched user, then each due row.
+ *
+ * - Webhooks: POST of the event as JSON with `X-Gatehouse-Signature: sha256=<hex HMAC-SHA256 of the
+ *   body>` (operator: option AlertWebhookSecret; a user: their webhook's secret), `X-Idempotency-Id`
+ *   (the row's id, the same on every attempt) and `X-Gatehouse-Event` (the kind). A 2xx answer is a
+ *   delivery; anything else is retried. A user's webhook goes through the content client (public
+ *   addresses only, platform/ssrf.ts); the operator's through the plain agent.
+ * - E-mail: through nodemailer to SMTP_URL from MAIL_FROM (operator: AlertEmailTo; a user: their address).
+ * - Retries: at least once. After a failure the next attempt waits AlertRetryBaseSeconds × 2^(n−1)
+ *   (at most an hour); after AlertMaxAttempts the row is `failed`. A row is claimed by moving its
+ *   next attempt ahead before sending, so a node that takes over the lease never sends it at the same time.
+ */
+import { request, type Dispatcher } from 'undici';
+import type { Core } from '../core.ts';
+import type { Options } from '../admin/options.ts';
+import { hmacHex } from '../platform/crypto.ts';
+import { releaseLease, takeLease } from '../store/leases.ts';
+import type { AlertRow } from '../store/schema-audit.ts';
+import type { Alerts, AlertEvent } from './service.ts';
+
+export const ALERTS_LEASE = 'alerts';
+const BATCH = 50;
+const SEND_TIMEOUT_MS = 10_000;
+const MAX_BACKOFF_MS = 3_600_000;
+
+type Mailer = { sendMail(m: { from: string; to: string; subject: string; text: string; headers?: Record<string, string> }): Promise<unknown>; close(): void };
+
+/** The signature header's value for `body` under `secret`. */
+export function signBody(secret: string, body: string): string {
+  return `sha256=${hmacHex(secret, body)}`;
+}
+
+export class AlertDelivery {
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private running: Promise<void> | null = null;
+  private mailer: Mailer | null = null;
+  private readonly holder: string;
+  holdsLease = false;
+  rounds = 0;
+
+  constructor(private readonly core: Core, private readonly alerts: Alerts, private readonly options: () => Options | undefined, holder: string) {
+    this.holder = holder;
+  }
+
+  private intervalMs(): number {
+    return Math.max(1, this.options()?.getNumber('AlertDeliveryIntervalSeconds', 5) ?? 5) * 1000;
+  }
+
+  start(): void {
+    const tick = () => {
+      this.running = this.round().then(() => undefined, (e) => this.core.log.warn({ err: (e as Error).message }, 'alert delivery round failed'))
+        .finally(() => {
+          this.running = null;
+          if (this.stopped) return;
+          this.timer = setTimeout(tick, this.intervalMs());
+          this.timer.unref();
+        });
+    };
+    this.timer = setTimeout(tick, Math.min(1000, this.intervalMs()));
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+    if (this.holdsLease) await releaseLease(this.core.h.db, ALERTS_LEASE, this.holder).catch(() => {});
+    this.holdsLease = false;
+    this.mailer?.close();
+    this.mailer = null;
+  }
+
+  /** One round, on the lease holder only. Returns the rows attempted. */
+  async round(now = Date.now()): Promise<number> {
+    this.holdsLease = await takeLease(this.core.h.db, ALERTS_LEASE, this.holder, Math.max(30_000, 3 * this.intervalMs()), now);
+    if (!this.holdsLease || this.stopped) return 0;
+    this.rounds++;
+    await this.alerts.checkBalances();
+    const due = await this.core.h.db.selectFrom('alerts').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', now)
+      .orderBy('next_attempt_at').limit(BATCH).execute();
+    for (const row of due) {
+      if (this.stopped) break;
+      await this.attempt(row);
+    }
+    return due.length;
+  }
+
+  private async attempt(row: AlertRow): Promise<void> {
+    const db = this.core.h.db;
+    const attempts = Number(row.attempts) + 1;
+    const o = this.options();
+    const base = Math.max(0, o?.getNumber('AlertRetryBaseSeconds', 30) ?? 30) * 1000;
+    const max = Math.max(1, o?.getNumber('AlertMaxAttempts', 8) ?? 8);
+    const backoff = Math.min(MAX_BACKOFF_MS, base * 2 ** (attempts - 1));
+    // Claim: the attempt is counted and the next one scheduled before sending.
+    const claim = await db.updateTable('alerts').set({ attempts, next_attempt_at: Date.now() + Math.max(backoff, SEND_TIMEOUT_MS) })
+      .where('id', '=', row.id).where('status', '=', 'pending').where('attempts', '=', Number(row.attempts)).executeTakeFirst();
+    if (Number(claim.numUpdatedRows) !== 1) return;
+    let error: string | null = null;
+    try {
+      if (row.transport === 'webhook') await this.sendWebhook(row);
+      else await this.sendEmail(row);
+    } catch (e) {
+      error = ((e as Error).message || 'failed').slice(0, 500);
+    }
+    if (error === null) {
+      await db.updateTable('alerts').set({ status: 'delivered', delivered_at: Date.now(), last_error: null }).where('id', '=', row.id).execute();
+      return;
+    }
+    const failed = attempts >= max;
+    await db.updateTable('alerts').set({ status: failed ? 'failed' : 'pending', last_error: error, next_attempt_at: Date.now() + backoff })
+      .where('id', '=', row.id).execute();
+    this.core.log.warn({ alert: row.id, kind: row.kind, transport: row.transport, attempts, err: error, gaveUp: failed }, 'alert delivery failed');
+  }
+
+  private async sendWebhook(row: AlertRow): Promise<void> {
+    let dest: { url: string; secret: string; dispatcher: Dispatcher } | null = null;
+    if (row.target === 'operator') {
+      const o = this.options();
+      const url = o?.get('AlertWebhookUrl') ?? '';
+      if (url) dest = { url, secret: o?.get('AlertWebhookSecret') ?? '', dispatcher: this.core.outbound.agent };
+    } else {
+      const w = await this.alerts.userWebhook(Number(row.target.slice('user:'.length)));
+      if (w) dest = { ...w, dispatcher: this.core.outbound.content };
+    }
+    if (!dest) throw new Error('no webhook is configured for this alert any more');
+    const body = row.payload;
+    const res = await request(dest.url, {
+      method: 'POST',
+      dispatcher: dest.dispatcher,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'Gatehouse-Alerts',
+        'x-gatehouse-event': row.kind,
+        'x-idempotency-id': row.id,
+        ...(dest.secret ? { 'x-gatehouse-signature': signBody(dest.secret, body) } : {}),
+      },
+      body,
+      headersTimeout: SEND_TIMEOUT_MS,
+      bodyTimeout: SEND_TIMEOUT_MS,
+    });
+    await res.body.dump().catch(() => {});
+    if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`webhook answered HTTP ${res.statusCode}`);
+  }
+
+  private async sendEmail(row: AlertRow): Promise<void> {
+    if (!this.core.config.smtpUrl) throw new Error('SMTP_URL is not set');
+    const to = row.target === 'operator'
+      ? (this.options()?.getList('AlertEmailTo') ?? []).join(', ')
+      : await this.alerts.userEmail(Number(row.target.slice('user:'.length)));
+    if (!to) throw new Error('no e-mail address is configured for this alert any more');
+    const ev = JSON.parse(row.payload) as AlertEvent;
+    if (!this.mailer) {
+      const nodemailer = await import('nodemailer');
+      this.mailer = nodemailer.createTransport(this.core.config.smtpUrl) as unknown as Mailer;
+    }
+    const lines = Object.entries(ev.data).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    await this.mailer.sendMail({
+      from: this.core.config.mailFrom,
+      to,
+      subject: `[Gatehouse] ${ev.summary}`,
+      text: `${ev.summary}\n\n${lines.join('\n')}\n\nevent: ${ev.kind}\nid: ${ev.id}\ntime: ${new Date(ev.created_at).toISOString()}\n`,
+      headers: { 'X-Idempotency-Id': row.id, 'X-Gatehouse-Event': ev.kind },
+    });
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The alerts area: operator alerts (channels and keys auto-disabled or enabled again, tasks ending in
+ * an unknown outcome) and users' low-balance alerts, queued in the `alerts` outbox and delivered by
+ * webhook (HMAC-signed) and e-mail from one node at a time (alerts/delivery.ts). Built after admin
+ * (its options hold the operator's destinations); it listens to the relay's channel health, the
+ * ledger's balance movements (read-only) and the task lifecycle.
+ */
+import type { Area } from '../areas.ts';
+import { alertRoutes } from '../http/alert-routes.ts';
+import { Alerts } from './service.ts';
+import { AlertDelivery } from './delivery.ts';
+import type { HealthChange } from '../relay/channels.ts';
+
+export interface AlertsService {
+  alerts: Alerts;
+  delivery: AlertDelivery;
+}
+
+declare module '../services.ts' {
+  interface Services {
+    alerts: AlertsService;
+  }
+}
+
+const HEALTH_KIND = {
+  key_auto_disabled: 'channel.key_auto_disabled',
+  channel_auto_disabled: 'channel.auto_disabled',
+  key_enabled: 'channel.key_enabled',
+  channel_enabled: 'channel.enabled',
+} as const;
+
+function healthSummary(c: HealthChange): string {
+  const ch = `channel ${c.channelName} (#${c.channelId})`;
+  switch (c.kind) {
+    case 'key_auto_disabled': return `Key ${c.keyIndex} of ${ch} was disabled automatically`;
+    case 'channel_auto_disabled': return `${ch[0].toUpperCase()}${ch.slice(1)} was disabled automatically`;
+    case 'key_enabled': return `Key ${c.keyIndex} of ${ch} is enabled again`;
+    default: return `${ch[0].toUpperCase()}${ch.slice(1)} is enabled again`;
+  }
+}
+
+export const alertsArea: Area = {
+  name: 'alerts',
+  init(core, services) {
+    const options = () => services.admin?.options;
+    const alerts = new Alerts(core, options);
+    const delivery = new AlertDelivery(core, alerts, options, services.billing.ledger.node);
+    services.alerts = { alerts, delivery };
+    services.relay?.channels.onHealth((c) => alerts.operator(HEALTH_KIND[c.kind], healthSummary(c), {
+      channel_id: c.channelId, channel_name: c.channelName,
+      ...(c.keyIndex !== undefined ? { key_index: c.keyIndex } : {}),
+      ...(c.reason ? { reason: c.reason } : {}),
+    }));
+    services.billing.ledger.onBalanceMoved((userId) => alerts.balanceMoved(userId));
+  },
+  async start(core, services) {
+    const { alerts, delivery } = services.alerts;
+    services.tasks?.service.onUnknownOutcome((u) => alerts.operator('task.unknown_outcome', `Task ${u.taskId} ended in an unknown outcome and needs review`, {
+      task_id: u.taskId, user_id: u.userId, plugin: u.plugin, channel_id: u.channelId, reason: u.reason,
+    }));
+    await alerts.loadWatched();
+    delivery.start();
+    core.onClose(() => delivery.stop());
+  },
+  routes: alertRoutes,
+};
