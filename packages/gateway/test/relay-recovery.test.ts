@@ -81,11 +81,12 @@ test('a gateway killed mid-stream: the next process on the database closes the s
 
     // A long stream on a live node c (in this process; it runs no recovery rounds of its own) outlasts
     // two of its leases while b's rounds look at its open reserve: untouched, its lease is renewed.
-    c = await startTestGateway({ db: dbx, env: { NODE_ID: 'node-c', NODE_LEASE_SECONDS: '3', RELAY_RECOVERY_INTERVAL_SECONDS: '600' } });
+    // The lease is 6 s, renewed every 2 s: a test process starved of CPU for a few seconds keeps it.
+    c = await startTestGateway({ db: dbx, env: { NODE_ID: 'node-c', NODE_LEASE_SECONDS: '6', RELAY_RECOVERY_INTERVAL_SECONDS: '600' } });
     const s3 = await beginStream(c.url, key, 'long', 'slow-model');
     const recoveryLease = () => h!.db.selectFrom('node_leases').select(['holder', 'expires_at']).where('name', '=', 'relay-reserve-recovery').executeTakeFirstOrThrow();
     const from = Number((await recoveryLease()).expires_at);
-    await waitFor(async () => Number((await recoveryLease()).expires_at) > from + 6_000, 30_000, 'recovery rounds over two leases of node c');
+    await waitFor(async () => Number((await recoveryLease()).expires_at) > from + 12_000, 40_000, 'recovery rounds over two leases of node c');
     assert.match((await recoveryLease()).holder, /^node-a\./, 'node b ran the rounds');
     assert.equal((await h.db.selectFrom('open_reserves').select('node').where('ref', '=', s3.requestId).executeTakeFirstOrThrow()).node, c.services.billing.ledger.node);
     const r3 = (await movements(h, s3.requestId)).reserve;
