@@ -15,6 +15,7 @@ const rounds = Number(process.env.BENCH_START_ROUNDS || 5);
 const variants: { name: string; args: string[] }[] = [
   { name: 'source through tsx', args: ['--no-node-snapshot', '--import', 'tsx', join(ROOT, 'packages/gateway/src/main.ts'), 'serve'] },
   { name: 'compiled (npm start)', args: ['--no-node-snapshot', '--enable-source-maps', join(ROOT, 'packages/gateway/dist/main.js'), 'serve'] },
+  { name: 'compiled, source maps off', args: ['--no-node-snapshot', join(ROOT, 'packages/gateway/dist/main.js'), 'serve'] },
 ];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
