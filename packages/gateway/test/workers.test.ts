@@ -37,6 +37,13 @@ function workersOf(primary: number): Map<number, string> {
   return out;
 }
 
+/** Fails with `what` when `p` has not settled within `ms` (a hang names its step instead of timing the test out). */
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: NodeJS.Timeout;
+  return Promise.race([p, new Promise<never>((_, reject) => { t = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms); })])
+    .finally(() => clearTimeout(t));
+}
+
 const movements = async (h: DbHandle, ref: string) => Object.fromEntries(
   (await h.db.selectFrom('ledger').select(['kind', 'amount']).where('ref', '=', ref).execute()).map((r) => [r.kind, Number(r.amount)]),
 );
@@ -74,7 +81,7 @@ test('two workers on one port: one killed mid-stream is replaced, its reserve re
     // Streams until both workers hold one (connections are handed out in turn).
     const streams: { requestId: string; rest: Promise<string>; name: string; node: string }[] = [];
     for (let i = 0; i < 6 && new Set(streams.map((s) => s.node)).size < 2; i++) {
-      const s = await beginStream(p.url, key, `s${i}`, 'slow-model');
+      const s = await within(beginStream(p.url, key, `s${i}`, 'slow-model'), 20_000, `stream s${i} starts`);
       const row = await h.db.selectFrom('open_reserves').select('node').where('ref', '=', s.requestId).executeTakeFirstOrThrow();
       streams.push({ ...s, name: `s${i}`, node: row.node.split('.')[0] });
     }
@@ -87,12 +94,12 @@ test('two workers on one port: one killed mid-stream is replaced, its reserve re
     process.kill(victimPid, 'SIGKILL');
     const dead = streams.filter((s) => s.node === victim);
     const live = streams.filter((s) => s.node !== victim);
-    for (const s of dead) await s.rest.catch(() => '');
+    for (const s of dead) await within(s.rest, 20_000, `the killed worker's stream ${s.name} ends`);
 
     // The other worker (and the replacement) keep serving on the same port.
-    const after = await beginStream(p.url, key, 'after', 'slow-model');
+    const after = await within(beginStream(p.url, key, 'after', 'slow-model'), 20_000, 'a stream after the kill starts');
     slow.open('after');
-    assert.match(await after.rest, /\[DONE\]/);
+    assert.match(await within(after.rest, 20_000, 'the stream after the kill ends'), /\[DONE\]/);
     await waitFor(async () => {
       const now = workersOf(pid);
       return now.size === 2 && !now.has(victimPid) && [...now.values()].includes(victim);
@@ -109,7 +116,7 @@ test('two workers on one port: one killed mid-stream is replaced, its reserve re
     }
     for (const s of live) {
       slow.open(s.name);
-      assert.match(await s.rest, /\[DONE\]/);
+      assert.match(await within(s.rest, 20_000, `the live worker's stream ${s.name} ends`), /\[DONE\]/);
     }
     await waitFor(async () => (await h!.db.selectFrom('open_reserves').select('ref').execute()).length === 0, 10_000, 'every reserve closed');
     const charged = (live.length + 1) * 1_500;
@@ -118,7 +125,7 @@ test('two workers on one port: one killed mid-stream is replaced, its reserve re
 
     // SIGTERM: every worker stops and the primary exits 0.
     const workers = [...workersOf(pid).keys()];
-    const code = await new Promise<number | null>((resolve) => { p!.proc.once('exit', resolve); p!.proc.kill('SIGTERM'); });
+    const code = await within(new Promise<number | null>((resolve) => { p!.proc.once('exit', resolve); p!.proc.kill('SIGTERM'); }), 40_000, 'the primary exits on SIGTERM');
     assert.equal(code, 0);
     await waitFor(async () => workers.every((w) => { try { process.kill(w, 0); return false; } catch { return true; } }), 10_000, 'the workers exited');
   } finally {
