@@ -35,7 +35,6 @@ export async function startFakeVertex(opts: { project?: string; region?: string 
   const anthropic = await startFakeAnthropic();
   const live = new Set<string>();
   const state = { exchanges: 0, calls: [] as string[] };
-  let self: FakeUpstream;
   const clientEmail = `gatehouse-test@${project}.iam.gserviceaccount.com`;
 
   async function token(r: Recorded, res: ServerResponse, pub: KeyObject): Promise<void> {
@@ -82,7 +81,7 @@ export async function startFakeVertex(opts: { project?: string; region?: string 
     else res.end();
   }
 
-  self = await startFake((r, res) => (r.path === '/token' ? token(r, res, publicKey) : call(r, res)));
+  const self: FakeUpstream = await startFake((r, res) => (r.path === '/token' ? token(r, res, publicKey) : call(r, res)));
   const serviceAccount = JSON.stringify({
     type: 'service_account', project_id: project, private_key_id: 'key-1',
     private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), client_email: clientEmail,
