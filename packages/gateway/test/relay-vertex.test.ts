@@ -3,7 +3,8 @@
  * signed JWT: Gemini models (generateContent, streamGenerateContent) and Anthropic models (rawPredict,
  * streamRawPredict) through the official OpenAI and Anthropic SDKs, one token exchange shared by every
  * call, a refused token exchanged again, a channel created through the admin API with the key's
- * project, and a key that is not a service account refused.
+ * project, a key that is not a service account refused, and a task plugin whose auth is `vertex_oauth`
+ * completing a task with the same credential.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,13 +16,14 @@ import { startFakeVertex, type FakeVertex } from './upstreams/vertex.ts';
 import { GEMINI_USAGE } from './upstreams/gemini.ts';
 import { ANTHROPIC_USAGE } from './upstreams/anthropic.ts';
 import { createCaller, createChannel, setPrice } from './relay-fixtures.ts';
+import { api, createTaskChannel, createUser, installPlugins, setTaskPrice, waitFor } from './vendor/fixtures.ts';
 
 let gw: TestGateway;
 let vx: FakeVertex;
 let caller: { key: string; userId: number; keyId: number };
 
 before(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({ env: { TASK_POLL_INTERVAL_SECONDS: '0.05' } });
   vx = await startFakeVertex();
   await createChannel(gw, { type: 41, baseUrl: vx.up.url, keys: [vx.serviceAccount], models: ['gemini-2.5-pro', 'claude-sonnet-4-5'], settings: { region: 'us-east5' } });
   for (const m of ['gemini-2.5-pro', 'claude-sonnet-4-5']) await setPrice(gw, m, { input: 2, output: 2 });
@@ -97,4 +99,32 @@ test('a Vertex channel through the admin API; a key that is not a service accoun
   } finally {
     await other.close();
   }
+});
+
+test('a task plugin with vertex_oauth auth gets a Bearer token and the project of its service-account key', async () => {
+  await installPlugins(gw, ['loopback-vertex.js']);
+  await createTaskChannel(gw, { name: 'veo', plugin: 'loopback-vertex', baseUrl: vx.up.url, key: vx.serviceAccount, models: ['veo-loop'] });
+  await setTaskPrice(gw, 'veo-loop', { expression: 'u("seconds") * 0.01' });
+  const u = await createUser(gw, { name: 'veo-user', quota: 1_000_000 });
+  const calls = vx.calls.length;
+  const r = await api(gw.url, u.key, 'POST', '/v1/tasks/loopback-vertex', { model: 'veo-loop', prompt: 'a cat', seconds: 4 });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const done = await waitFor(async () => {
+    const q = await api(gw.url, u.key, 'GET', `/v1/tasks/${r.body.id}`);
+    return q.body.status === 'SUCCESS' || q.body.status === 'FAILURE' ? q.body : null;
+  }, 15_000, 'the Vertex task to finish');
+  assert.equal(done.status, 'SUCCESS', JSON.stringify(done));
+  const mine = vx.calls.slice(calls);
+  assert.ok(mine[0].startsWith('/v1/projects/proj-1/locations/us-east5/publishers/google/models/veo-loop:predictLongRunning'), mine[0]);
+  assert.ok(mine.filter((p) => p.endsWith(':fetchPredictOperation')).length >= 2, 'polled with the token until done');
+});
+
+test('a task plugin with vertex_oauth auth and a key that is not a service account is refused at submit', async () => {
+  // Preferred over the good channel of the test before (the last test of the file).
+  await createTaskChannel(gw, { name: 'veo-bad', plugin: 'loopback-vertex', baseUrl: vx.up.url, key: 'not-json', models: ['veo-loop'], priority: 10 });
+  const u = await createUser(gw, { name: 'veo-bad-user', quota: 1_000_000 });
+  const r = await api(gw.url, u.key, 'POST', '/v1/tasks/loopback-vertex', { model: 'veo-loop', prompt: 'a cat' });
+  assert.ok(r.status >= 400, JSON.stringify(r.body));
+  assert.match(JSON.stringify(r.body), /service-account/);
+  assert.doesNotMatch(JSON.stringify(r.body), /not-json/);
 });

@@ -4,7 +4,8 @@
  * and scope) and hands out `ya29.test-<n>` tokens. The model actions
  * `/v1/projects/{project}/locations/{region}/publishers/{google|anthropic}/models/{model}:{action}` accept
  * only a live token, check the Anthropic body shape Vertex wants (no `model`, `anthropic_version`), and
- * answer as the fake Gemini and Anthropic upstreams do (the request is passed on to them).
+ * answer as the fake Gemini and Anthropic upstreams do (the request is passed on to them);
+ * `:predictLongRunning` starts an operation that `:fetchPredictOperation` reports done on its second read.
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -34,6 +35,7 @@ export async function startFakeVertex(opts: { project?: string; region?: string 
   const gemini = await startFakeGemini();
   const anthropic = await startFakeAnthropic();
   const live = new Set<string>();
+  const ops = new Map<string, number>();
   const state = { exchanges: 0, calls: [] as string[] };
   const clientEmail = `gatehouse-test@${project}.iam.gserviceaccount.com`;
 
@@ -60,6 +62,19 @@ export async function startFakeVertex(opts: { project?: string; region?: string 
       return json(res, 401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
     }
     state.calls.push(r.path);
+    // Long-running predictions (Veo): an operation, done on its second read.
+    if (m[3] === 'google' && m[5] === 'predictLongRunning') {
+      const name = `projects/${project}/locations/${region}/publishers/google/models/${m[4]}/operations/op-${state.calls.length}`;
+      ops.set(name, 0);
+      return json(res, 200, { name });
+    }
+    if (m[3] === 'google' && m[5] === 'fetchPredictOperation') {
+      const name = String(r.body?.operationName ?? '');
+      if (!ops.has(name)) return json(res, 404, { error: { code: 404, message: 'operation not found', status: 'NOT_FOUND' } });
+      const reads = ops.get(name)! + 1;
+      ops.set(name, reads);
+      return json(res, 200, reads < 2 ? { name, done: false } : { name, done: true, response: { videos: [{ gcsUri: 'gs://bucket/video.mp4', mimeType: 'video/mp4' }] } });
+    }
     let target: string;
     let headers: Record<string, string>;
     let body = r.raw;
