@@ -2,6 +2,7 @@
  * Channel administration. Keys are sealed with the SecretBox (`seal(JSON.stringify(keys))`) and never
  * leave this module: views carry a count and hints (`sk-ab…wxyz`) with each key's state.
  */
+import { parseServiceAccount } from '../platform/google-token.ts';
 import type { Selectable } from 'kysely';
 import type { Core } from '../core.ts';
 import { GatewayError, notFound } from '../platform/errors.ts';
@@ -222,6 +223,20 @@ export class ChannelAdmin {
       if (s.api_version !== undefined && (typeof s.api_version !== 'string' || !/^\d{4}-\d{2}-\d{2}(-preview)?$/.test(s.api_version))) {
         throw fieldError(f('settings.api_version'), 'must look like 2024-10-21 or 2025-01-01-preview');
       }
+    }
+    if (c.type === ChannelType.vertex) {
+      if (s.region !== undefined && (typeof s.region !== 'string' || !/^[a-z0-9-]{1,40}$/.test(s.region))) {
+        throw fieldError(f('settings.region'), 'must be a Vertex AI location such as global or us-east5');
+      }
+      c.keys.forEach((k, i) => {
+        let project = '';
+        try {
+          project = parseServiceAccount(k).projectId;
+        } catch (e) {
+          throw fieldError(f(`keys[${i}]`), `must be a service-account JSON key (${(e as Error).message})`);
+        }
+        if (!project && typeof s.project_id !== 'string') throw fieldError(f(`keys[${i}]`), 'has no project_id: set settings.project_id');
+      });
     }
     if (c.type === ChannelType.task_plugin) {
       if (typeof s.plugin !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,29}$/.test(s.plugin)) {

@@ -14,6 +14,7 @@ import type { Readable } from 'node:stream';
 import { Agent, Pool, type Dispatcher } from 'undici';
 import { publicOnlyAgent } from './ssrf.ts';
 import { injectContext, tracer } from './tracing.ts';
+import { GoogleTokens } from './google-token.ts';
 
 export interface UpstreamRequest {
   url: Readonly<URL>;
@@ -72,6 +73,8 @@ export class UpstreamPools {
 
 export class Outbound {
   readonly pools: UpstreamPools;
+  /** Access tokens of Google service accounts (Vertex AI channels, `oauth2_jwt` task plugins). */
+  readonly google: GoogleTokens;
   /** undici's keep-alive defaults: an idle connection is kept 4 s (or as the server's hint says). */
   readonly agent: Dispatcher = new Agent({ connect: { timeout: 10_000 } });
   /** `publicOnly`, or `agent` when private addresses are allowed. */
@@ -80,6 +83,7 @@ export class Outbound {
 
   constructor(opts: { relayTimeoutMs: number; allowPrivateContent: boolean }) {
     this.pools = new UpstreamPools(opts.relayTimeoutMs);
+    this.google = new GoogleTokens(this.pools);
     this.publicOnly = opts.allowPrivateContent ? null : publicOnlyAgent();
     this.content = this.publicOnly ?? this.agent;
   }

@@ -7,6 +7,8 @@ export const ChannelType = {
   azure: 3,
   anthropic: 14,
   gemini: 24,
+  /** Google Vertex AI: Gemini and Anthropic models, a service-account key (relay/vertex.ts). */
+  vertex: 41,
   /** A peer gateway (Gatehouse or New API) whose task plugins are used through their native routes. */
   gateway: 60,
   /** A task plugin bound by key. */

@@ -23,7 +23,7 @@ import { ChannelType, DEFAULT_BASE_URL, presetRoot } from './channel-types.ts';
 export const CHANNELS_REVISION = 'channels';
 /** The cluster event of a key's cooldown (`{c: channel id, k: key index, u: until, unix ms}`). */
 const COOLDOWN_EVENT = 'cooldown';
-export const RELAY_TYPES: ReadonlySet<number> = new Set([ChannelType.openai, ChannelType.azure, ChannelType.anthropic, ChannelType.gemini]);
+export const RELAY_TYPES: ReadonlySet<number> = new Set([ChannelType.openai, ChannelType.azure, ChannelType.anthropic, ChannelType.gemini, ChannelType.vertex]);
 
 export interface KeyState {
   status: 'auto_disabled' | 'disabled';

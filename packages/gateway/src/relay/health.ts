@@ -9,6 +9,9 @@ import { encodeRequest, decodeRequest, upstreamErrorMessage } from './formats/in
 import { applyParamOverride, channelFormat, upstreamHeaders, upstreamModel, upstreamUrl, type RelayKind } from './providers.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { readText, type UpstreamPools } from './upstream.ts';
+import { ChannelType } from './channel-types.ts';
+import { toVertexAnthropicBody } from './vertex.ts';
+import { parseServiceAccount, type GoogleTokens } from '../platform/google-token.ts';
 
 export interface TestResult {
   ok: boolean;
@@ -18,21 +21,25 @@ export interface TestResult {
   message: string;
 }
 
-export async function testKey(pools: UpstreamPools, ch: RuntimeChannel, keyIndex: number, model?: string): Promise<TestResult> {
+/** `google` exchanges a Vertex channel's service-account key for the token the upstream wants. */
+export async function testKey(pools: UpstreamPools, ch: RuntimeChannel, keyIndex: number, model?: string, google?: GoogleTokens): Promise<TestResult> {
   const m = model || ch.testModel || ch.models[0];
   if (!m) throw new GatewayError(400, 'invalid_request', 'the channel lists no model to test');
-  const kind: RelayKind = /embed/i.test(m) && channelFormat(ch.type) === 'openai' ? 'embeddings' : 'chat';
-  const fmt = channelFormat(ch.type);
   const up = upstreamModel(ch, m);
+  const fmt = channelFormat(ch.type, up);
+  const kind: RelayKind = /embed/i.test(m) && fmt === 'openai' ? 'embeddings' : 'chat';
   let body: Record<string, unknown>;
   if (kind === 'embeddings') body = { model: up, input: 'hi' };
   else if (fmt === 'openai') body = { model: up, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 };
   else body = encodeRequest(fmt, decodeRequest('openai', { model: up, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }), up);
   applyParamOverride(body, ch.paramOverride);
+  if (ch.type === ChannelType.vertex && fmt === 'anthropic') toVertexAnthropicBody(body);
   const t0 = performance.now();
   try {
     const url = upstreamUrl(ch, kind, up, false);
-    const headers = upstreamHeaders(ch, ch.keys[keyIndex], false);
+    const key = ch.keys[keyIndex];
+    const cred = ch.type === ChannelType.vertex && google ? await google.token(parseServiceAccount(key)) : key;
+    const headers = upstreamHeaders(ch, cred, false);
     const res = await pools.send({ url, method: 'POST', headers, body: JSON.stringify(body) });
     const text = await readText(res.body, 256 * 1024);
     const timeMs = Math.round(performance.now() - t0);
@@ -43,7 +50,10 @@ export async function testKey(pools: UpstreamPools, ch: RuntimeChannel, keyIndex
     return { ok: true, status: res.statusCode, timeMs, model: m, message: 'ok' };
   } catch (e) {
     const err = e as { code?: string; message?: string };
-    return { ok: false, status: 0, timeMs: Math.round(performance.now() - t0), model: m, message: `upstream connection failed${err.code ? ` (${err.code})` : ''}` };
+    const timeMs = Math.round(performance.now() - t0);
+    // A service account whose token exchange failed says why (no secret is in that message).
+    if (e instanceof GatewayError) return { ok: false, status: e.status, timeMs, model: m, message: e.message };
+    return { ok: false, status: 0, timeMs, model: m, message: `upstream connection failed${err.code ? ` (${err.code})` : ''}` };
   }
 }
 
@@ -62,7 +72,7 @@ export async function probeOnce(core: Core, channels: ChannelIndex, pools: Upstr
     if (ch.status === 3 && keys.length === 0) keys.push(0);
     for (const i of keys) {
       if (i >= ch.keys.length) continue;
-      const r = await testKey(pools, ch, i);
+      const r = await testKey(pools, ch, i, undefined, core.outbound.google);
       if (r.ok) {
         await channels.enableKey(ch.id, i);
         recovered++;

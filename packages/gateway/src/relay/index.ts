@@ -71,7 +71,7 @@ export const relayArea: Area = {
           ch = channels.get(id);
         }
         if (!ch) throw new GatewayError(404, 'channel_not_found', `no relay channel ${id}`);
-        const r = await testKey(pools, ch, firstUsableKey(ch), model);
+        const r = await testKey(pools, ch, firstUsableKey(ch), model, core.outbound.google);
         await channels.recordTest(id, r.timeMs);
         return r;
       },

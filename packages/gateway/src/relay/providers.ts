@@ -7,15 +7,18 @@
 import { ChannelType } from './channel-types.ts';
 import { openaiPathUrl, type RuntimeChannel } from './channels.ts';
 import type { WireFormat } from './formats/index.ts';
+import { isVertexAnthropic, vertexUrl } from './vertex.ts';
 
 export type RelayKind = 'chat' | 'completions' | 'embeddings';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
 
-export function channelFormat(type: number): WireFormat {
+/** The wire format of a channel; on Vertex it depends on the (upstream) model: Anthropic's or Google's. */
+export function channelFormat(type: number, model = ''): WireFormat {
   if (type === ChannelType.anthropic) return 'anthropic';
   if (type === ChannelType.gemini) return 'gemini';
+  if (type === ChannelType.vertex) return isVertexAnthropic(model) ? 'anthropic' : 'gemini';
   return 'openai';
 }
 
@@ -25,6 +28,7 @@ export function channelFormat(type: number): WireFormat {
  */
 export function supportsKind(ch: RuntimeChannel, kind: RelayKind, inbound: WireFormat = 'openai'): boolean {
   if (kind === 'chat') return true;
+  if (ch.type === ChannelType.vertex) return false;
   const f = channelFormat(ch.type);
   return f === 'openai' || (kind === 'embeddings' && inbound === 'gemini' && f === 'gemini');
 }
@@ -69,6 +73,8 @@ function buildUrl(ch: RuntimeChannel, kind: RelayKind, model: string, stream: bo
     }
     case ChannelType.anthropic:
       return new URL(/\/v1$/.test(base) ? `${base}/messages` : `${base}/v1/messages`);
+    case ChannelType.vertex:
+      return vertexUrl(ch, model, stream, geminiAction);
     case ChannelType.gemini: {
       const root = /\/v1(beta)?$/.test(base) ? base : `${base}/v1beta`;
       const m = encodeURIComponent(model.replace(/^models\//, ''));

@@ -42,6 +42,9 @@ import {
 import { embedTexts, geminiEmbedFromOpenAI, geminiEmbedPassBody, openaiEmbedFromGemini, type GeminiEmbedAction } from './embed.ts';
 import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passthrough.ts';
 import { Conversations } from './conversations.ts';
+import { ChannelType } from './channel-types.ts';
+import { toVertexAnthropicBody } from './vertex.ts';
+import { parseServiceAccount } from '../platform/google-token.ts';
 import { affinityKey, type Affinity } from './affinity.ts';
 import type { AttemptCallInfo } from './attempts.ts';
 import * as responses from './formats/responses.ts';
@@ -269,7 +272,7 @@ export class Relay {
     if (principal.models) checkModelAccess(principal as KeyPrincipal, model);
     let candidates = this.d.channels.candidates(principal.group, model).filter((c) => supportsKind(c, call.kind, cf));
     if (onlySameFormat) {
-      candidates = candidates.filter((c) => channelFormat(c.type) === cf);
+      candidates = candidates.filter((c) => channelFormat(c.type, upstreamModel(c, model)) === cf);
       if (!candidates.length && this.d.channels.modelsFor(principal.group).includes(model)) throw onlySameFormat;
     }
     if (candidates.length === 0) {
@@ -443,17 +446,23 @@ export class Relay {
   }
 
   private async attempt(ctx: Ctx, ch: RuntimeChannel, key: string): Promise<AttemptOutcome> {
-    const fmt = channelFormat(ch.type);
     const upModel = upstreamModel(ch, ctx.model);
-    const body = this.buildBody(ctx, ch, fmt, upModel);
+    const fmt = channelFormat(ch.type, upModel);
+    const vertex = ch.type === ChannelType.vertex;
+    let body = this.buildBody(ctx, ch, fmt, upModel);
+    if (vertex && fmt === 'anthropic') body = vertexAnthropicBody(body);
     const embedGemini = ctx.call.kind === 'embeddings' && ctx.cf === 'gemini';
     const t0 = process.hrtime.bigint();
     const url = upstreamUrl(ch, ctx.call.kind, upModel, ctx.stream, embedGemini ? (ctx.call.geminiAction ?? 'embedContent') : undefined);
     // The caller's vendor headers go to an upstream of their vendor (OpenAI's also from a converted Responses call).
     const vendor = fmt === ctx.cf || (fmt === 'openai' && ctx.cf === 'responses') ? ctx.call.vendorHeaders : undefined;
-    const headers = upstreamHeaders(ch, key, ctx.stream, vendor);
+    // A Vertex key is a service account: the upstream gets its access token.
+    const sa = vertex ? parseServiceAccount(key) : null;
+    const headers = upstreamHeaders(ch, sa ? await this.d.core.outbound.google.token(sa) : key, ctx.stream, vendor);
     const up = await this.d.pools.send({ url, method: 'POST', headers, body });
     if (up.statusCode >= 400) {
+      // A refused token is exchanged again on the next attempt with this key.
+      if (sa && up.statusCode === 401) this.d.core.outbound.google.invalidate(sa);
       // An upstream error may echo the credentials it got: they never go further than here.
       const text = redactSecrets(await readText(up.body, 256 * 1024), sentSecrets([key], headers, url));
       const message = upstreamErrorMessage(fmt, up.statusCode, text);
@@ -1107,4 +1116,11 @@ export function networkMessage(e: unknown): string {
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'upstream closed the connection';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'upstream host not found';
   return `upstream connection failed${code ? ` (${code})` : ''}`;
+}
+
+/** An Anthropic body for Vertex (relay/vertex.ts). */
+function vertexAnthropicBody(body: string | Buffer): string {
+  const b = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as Record<string, unknown>;
+  toVertexAnthropicBody(b);
+  return JSON.stringify(b);
 }

@@ -79,7 +79,7 @@ export class Artifacts {
       if (typeof s === 'string' && s.length <= 1024 && !/[\r\n]/.test(s)) safe[h] = s;
     }
     const ch = this.svc.catalog.channel(t.channel_id);
-    const auth = ch ? channelAuth(plugin, ch, t.channel_key_index) : { upstream: { kind: 'vendor' }, auth: {} };
+    const auth = ch ? await channelAuth(plugin, ch, t.channel_key_index, this.svc.google) : { upstream: { kind: 'vendor' }, auth: {} };
     const baseUrl = ch ? effectiveBaseUrl(plugin, ch) : '';
     const ctx = {
       ...artifactTask(t), upstreamTaskId: t.upstream_task_id ?? '', artifactKey: key, baseUrl,

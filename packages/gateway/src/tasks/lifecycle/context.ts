@@ -4,12 +4,13 @@ import type { TaskRow } from '../../store/schema-tasks.ts';
 import type { TaskChannel } from './catalog.ts';
 import type { LoadedPlugin } from '../runtime/loader.ts';
 import { parseJson } from './states.ts';
+import { parseServiceAccount, type GoogleTokens } from '../../platform/google-token.ts';
 
 export type Task = Selectable<TaskRow>;
 
 export interface ChannelAuth {
   upstream: { kind: 'vendor' | 'gateway_api' };
-  auth: { authHeader?: string };
+  auth: { authHeader?: string; projectId?: string };
   authHeader?: string;
   apiKey?: string;
   authError?: string;
@@ -21,18 +22,30 @@ export function effectiveBaseUrl(plugin: LoadedPlugin, ch: TaskChannel): string 
   return '';
 }
 
-export function channelAuth(plugin: LoadedPlugin, ch: TaskChannel, keyIndex: number): ChannelAuth {
+/**
+ * The credentials a plugin hook sees. `oauth2_jwt` (the market's `vertex_oauth`): the channel key is a
+ * Google service-account JSON key, exchanged for an access token (platform/google-token.ts, cached and
+ * shared with Vertex AI channels): `authHeader` is `Bearer <token>`, `auth.projectId` the key's project,
+ * and no `apiKey`. A key that cannot be exchanged sets `authError`.
+ */
+export async function channelAuth(plugin: LoadedPlugin, ch: TaskChannel, keyIndex: number, google: GoogleTokens): Promise<ChannelAuth> {
   const key = ch.keys[keyIndex] ?? ch.keys[0] ?? '';
   if (ch.type === 60) return { upstream: { kind: 'gateway_api' }, auth: { authHeader: `Bearer ${key}` }, authHeader: `Bearer ${key}`, apiKey: key };
   // The manifest normalises `vertex_oauth` to `oauth2_jwt`.
   if (plugin.manifest.auth === 'oauth2_jwt') {
-    return { upstream: { kind: 'vendor' }, auth: {}, authError: 'service-account (vertex_oauth) credentials are not supported by this host yet' };
+    try {
+      const sa = parseServiceAccount(key);
+      const authHeader = `Bearer ${await google.token(sa)}`;
+      return { upstream: { kind: 'vendor' }, auth: { authHeader, projectId: sa.projectId }, authHeader };
+    } catch (e) {
+      return { upstream: { kind: 'vendor' }, auth: {}, authError: (e as Error).message };
+    }
   }
   return { upstream: { kind: 'vendor' }, auth: { authHeader: key }, authHeader: key, apiKey: key };
 }
 
-export function queryContext(plugin: LoadedPlugin, t: Task, ch: TaskChannel | undefined): Record<string, unknown> {
-  const auth = ch ? channelAuth(plugin, ch, t.channel_key_index) : { upstream: { kind: 'vendor' }, auth: {} };
+export async function queryContext(plugin: LoadedPlugin, t: Task, ch: TaskChannel | undefined, google: GoogleTokens): Promise<Record<string, unknown>> {
+  const auth = ch ? await channelAuth(plugin, ch, t.channel_key_index, google) : { upstream: { kind: 'vendor' }, auth: {} };
   return {
     taskId: t.upstream_task_id ?? '',
     publicTaskId: t.public_id,

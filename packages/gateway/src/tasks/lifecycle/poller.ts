@@ -166,9 +166,9 @@ export class Poller {
     }
   }
 
-  private target(plugin: LoadedPlugin, t: Task) {
+  private async target(plugin: LoadedPlugin, t: Task) {
     const ch = this.svc.catalog.channel(t.channel_id);
-    const ctx = queryContext(plugin, t, ch);
+    const ctx = await queryContext(plugin, t, ch, this.svc.google);
     return { ch, ctx, target: { baseUrl: String(ctx.baseUrl), allowedHosts: plugin.manifest.allowedHosts ?? [], defaultMethod: 'GET' } };
   }
 
@@ -186,7 +186,7 @@ export class Poller {
 
   private async pollOneTask(plugin: LoadedPlugin, t: Task): Promise<void> {
     const me = this.svc.nodeId;
-    const { ch, ctx, target } = this.target(plugin, t);
+    const { ch, ctx, target } = await this.target(plugin, t);
     if (!ch) { await this.svc.pollFailed(t, 'the task channel is disabled or gone', me); return; }
     if (!t.upstream_task_id) { await this.svc.pollFailed(t, 'the task has no upstream id', me); return; }
     let desc;
@@ -229,12 +229,12 @@ export class Poller {
   private async pollTaskBatch(plugin: LoadedPlugin, tasks: Task[]): Promise<void> {
     const me = this.svc.nodeId;
     const first = tasks[0];
-    const { ch, ctx: firstCtx, target } = this.target(plugin, first);
+    const { ch, ctx: firstCtx, target } = await this.target(plugin, first);
     if (!ch) { for (const t of tasks) await this.svc.pollFailed(t, 'the task channel is disabled or gone', me); return; }
     const ready = tasks.filter((t) => t.upstream_task_id);
     for (const t of tasks) if (!t.upstream_task_id) await this.svc.pollFailed(t, 'the task has no upstream id', me);
     if (!ready.length) return;
-    const items = ready.map((t) => queryContext(plugin, t, ch));
+    const items = await Promise.all(ready.map((t) => queryContext(plugin, t, ch, this.svc.google)));
     const { taskId: _a, publicTaskId: _b, action: _c, model: _d, upstreamModel: _e, data: _f, state: _g, ...chan } = firstCtx;
     const bctx = { ...chan, tasks: items };
     const fail = async (reason: string) => { for (const t of ready) await this.svc.pollFailed(t, reason, me); };

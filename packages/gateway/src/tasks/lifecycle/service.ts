@@ -7,6 +7,7 @@
  * written together with the terminal transition, so whichever node (or restart) performs the
  * settlement afterwards moves the same amount, and the ledger refuses a second movement.
  */
+import type { GoogleTokens } from '../../platform/google-token.ts';
 import { sql } from 'kysely';
 import type { Core } from '../../core.ts';
 import { insertLogs } from '../../logs/writer.ts';
@@ -131,6 +132,11 @@ export class TaskService {
   readonly callbacks: TaskCallbacks | null;
   private unknownListeners: Array<(u: UnknownOutcome) => void> = [];
 
+  /** Access tokens of service-account keys (`oauth2_jwt` plugins). */
+  get google(): GoogleTokens {
+    return this.core.outbound.google;
+  }
+
   constructor(
     private readonly core: Core,
     private readonly ledger: Ledger,
@@ -241,7 +247,7 @@ export class TaskService {
         upstreamModel,
         baseUrl,
         ...(origins.tasks.length ? { originTasks: origins.tasks } : {}),
-        ...channelAuth(plugin, ch, keyIndex),
+        ...(await channelAuth(plugin, ch, keyIndex, this.google)),
       };
 
       // Price and reserve once, before the first upstream call.
@@ -553,7 +559,7 @@ export class TaskService {
     if (plugin.has('extractUsageOnComplete')) {
       try {
         const ch = this.catalog.channel(t.channel_id);
-        const raw = await plugin.call('extractUsageOnComplete', queryContext(plugin, t, ch), result, data);
+        const raw = await plugin.call('extractUsageOnComplete', await queryContext(plugin, t, ch, this.google), result, data);
         const f = validateFacts(raw, usageSchema(plugin, t.model, t.upstream_model), true);
         if (f) facts = { ...facts, ...f };
       } catch (e) {
