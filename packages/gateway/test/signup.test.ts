@@ -166,6 +166,9 @@ test('e-mail verification: the link in the mail verifies the address and credits
     const taken = await post('/api/user/register', { username: 'copycat', password: 'copycat-password', email: 'verifier2@example.com' });
     assert.equal(taken.status, 409);
     assert.match(taken.body.message, /^email: /);
+    // Deleting the account frees its address.
+    await root.ok('DELETE', `/api/user/${id}`);
+    assert.equal((await post('/api/user/register', { username: 'copycat', password: 'copycat-password', email: 'verifier2@example.com' })).status, 200);
   } finally {
     await setOptions({ SignupEmailVerification: false, QuotaForNewUser: 0 });
   }
