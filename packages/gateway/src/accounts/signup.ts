@@ -71,6 +71,8 @@ export class Signup {
   private readonly sending = new Set<Promise<void>>();
 
   constructor(private readonly core: Core, private readonly options: () => Options, private readonly ledger: () => Ledger) {
+    // The mailer is made first so that it closes after the mails still being sent (closers run in reverse).
+    mailer(core);
     core.onClose(async () => { await Promise.allSettled([...this.sending]); });
   }
 
