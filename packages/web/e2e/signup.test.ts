@@ -2,7 +2,7 @@
  * Sign-up through the console: from the login page a visitor opens the sign-up page, creates an
  * account with an e-mail address, opens the verification link from the mail (caught by an SMTP server
  * on loopback) and gets the starting balance; then "forgot password" mails a reset link, the reset
- * page sets a new password and the user logs in with it.
+ * page sets a new password and the user logs in with it; the profile shows the verified address.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -100,6 +100,12 @@ test('a visitor signs up on the sign-up page, verifies the address from the mail
   await login(page, L, 'newcomer', 'newcomer-password-2');
   await expectPage(page, L, 'nav.overview');
   await expectText(page.locator('main'), '$2.00');
+  // The profile shows the verified address.
+  await page.goto('/profile');
+  const card = page.getByRole('region', { name: tr(L, 'signup.emailTitle') });
+  await expectText(card, 'newcomer@example.com');
+  await expectText(card, tr(L, 'signup.emailVerified'));
+  await assertAccessible(page, 'profile with the e-mail card');
   problems.assertNone('sign-up pages');
   await ctx.close();
 });

@@ -23,7 +23,7 @@ export function EmailCard() {
       <Title order={3} size="h4" id="email-title" mb="sm">{t('signup.emailTitle')}</Title>
       <Stack>
         {e ? (
-          <Group gap="xs"><Text>{e.email}</Text><Badge color={e.verified ? 'green' : 'gray'}>{e.verified ? t('signup.emailVerified') : t('signup.emailUnverified')}</Badge></Group>
+          <Group gap="xs"><Text>{e.email}</Text><Badge variant="light" color={e.verified ? 'green' : 'gray'}>{e.verified ? t('signup.emailVerified') : t('signup.emailUnverified')}</Badge></Group>
         ) : <Text size="sm" c="dimmed">{t('signup.emailNone')}</Text>}
         {send.error && <Alert color="red" role="alert">{send.error.message}</Alert>}
         {settings.data?.email_configured && (
