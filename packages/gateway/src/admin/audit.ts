@@ -49,7 +49,7 @@ export interface AuditQuery {
 
 export const REDACTED = '[redacted]';
 /** Field names whose values are secrets (checked at every depth). */
-const SECRET_NAME = /password|passwd|secret|token|api[-_]?key|authorization|cookie|credential|private|signature|^keys?$|^codes?$|_hash$|_sealed$/i;
+const SECRET_NAME = /password|passwd|secret|token|invitationcode|api[-_]?key|authorization|cookie|credential|private|signature|^keys?$|^codes?$|_hash$|_sealed$/i;
 /** Fields whose every value is treated as a secret (header values carry credentials). */
 const SECRET_VALUES = /^header_override$|^headers?$/i;
 /** API keys, access tokens, bearer credentials inside free text. */

@@ -7,7 +7,8 @@
  *   (the row's id, the same on every attempt) and `X-Gatehouse-Event` (the kind). A 2xx answer is a
  *   delivery; anything else is retried. A user's webhook goes through the content client (public
  *   addresses only, platform/ssrf.ts); the operator's through the plain agent.
- * - E-mail: through nodemailer to SMTP_URL from MAIL_FROM (operator: AlertEmailTo; a user: their address).
+ * - E-mail: through the shared mailer (platform/mail.ts: SMTP_URL, from MAIL_FROM) to the operator
+ *   (AlertEmailTo) or the user (their address).
  * - Retries: at least once. After a failure the next attempt waits AlertRetryBaseSeconds × 2^(n−1)
  *   (at most an hour); after AlertMaxAttempts the row is `failed`. A row is claimed by moving its
  *   next attempt ahead before sending, so a node that takes over the lease never sends it at the same time.
@@ -16,6 +17,7 @@ import { request, type Dispatcher } from 'undici';
 import type { Core } from '../core.ts';
 import type { Options } from '../admin/options.ts';
 import { hmacHex } from '../platform/crypto.ts';
+import { mailer } from '../platform/mail.ts';
 import { releaseLease, takeLease } from '../store/leases.ts';
 import type { AlertRow } from '../store/schema-audit.ts';
 import type { Alerts, AlertEvent } from './service.ts';
@@ -24,8 +26,6 @@ export const ALERTS_LEASE = 'alerts';
 const BATCH = 50;
 const SEND_TIMEOUT_MS = 10_000;
 const MAX_BACKOFF_MS = 3_600_000;
-
-type Mailer = { sendMail(m: { from: string; to: string; subject: string; text: string; headers?: Record<string, string> }): Promise<unknown>; close(): void };
 
 /** The signature header's value for `body` under `secret`. */
 export function signBody(secret: string, body: string): string {
@@ -36,7 +36,6 @@ export class AlertDelivery {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private running: Promise<void> | null = null;
-  private mailer: Mailer | null = null;
   private readonly holder: string;
   holdsLease = false;
   rounds = 0;
@@ -70,8 +69,6 @@ export class AlertDelivery {
     await this.running;
     if (this.holdsLease) await releaseLease(this.core.h.db, ALERTS_LEASE, this.holder).catch(() => {});
     this.holdsLease = false;
-    this.mailer?.close();
-    this.mailer = null;
   }
 
   /** One round, on the lease holder only. Returns the rows attempted. */
@@ -148,19 +145,15 @@ export class AlertDelivery {
   }
 
   private async sendEmail(row: AlertRow): Promise<void> {
-    if (!this.core.config.smtpUrl) throw new Error('SMTP_URL is not set');
+    const mail = mailer(this.core);
+    if (!mail.configured) throw new Error('SMTP_URL is not set');
     const to = row.target === 'operator'
       ? (this.options()?.getList('AlertEmailTo') ?? []).join(', ')
       : await this.alerts.userEmail(Number(row.target.slice('user:'.length)));
     if (!to) throw new Error('no e-mail address is configured for this alert any more');
     const ev = JSON.parse(row.payload) as AlertEvent;
-    if (!this.mailer) {
-      const nodemailer = await import('nodemailer');
-      this.mailer = nodemailer.createTransport(this.core.config.smtpUrl) as unknown as Mailer;
-    }
     const lines = Object.entries(ev.data).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
-    await this.mailer.sendMail({
-      from: this.core.config.mailFrom,
+    await mail.send({
       to,
       subject: `[Gatehouse] ${ev.summary}`,
       text: `${ev.summary}\n\n${lines.join('\n')}\n\nevent: ${ev.kind}\nid: ${ev.id}\ntime: ${new Date(ev.created_at).toISOString()}\n`,

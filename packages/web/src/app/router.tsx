@@ -17,6 +17,10 @@ const page = (load: () => Promise<PageModule>): Pick<RouteObject, 'lazy' | 'Erro
 
 export const router = createBrowserRouter([
   { path: '/login', ...page(() => import('../pages/login/LoginPage')) },
+  { path: '/signup', ...page(() => import('../pages/signup/SignupPage')) },
+  { path: '/forgot-password', ...page(() => import('../pages/signup/ForgotPasswordPage')) },
+  { path: '/reset-password', ...page(() => import('../pages/signup/ResetPasswordPage')) },
+  { path: '/verify-email', ...page(() => import('../pages/signup/VerifyEmailPage')) },
   {
     path: '/',
     ...page(() => import('./Layout')),

@@ -8,6 +8,7 @@ import { call, client } from '../../api/client';
 import { useErrorText } from '../../components/ErrorState';
 import { HeaderControls } from '../../components/HeaderControls';
 import { Brand } from '../../components/Brand';
+import { LoginLinks } from './LoginLinks';
 
 /** Only same-origin console paths are followed after login. */
 function safeNext(next: string | null): string {
@@ -50,6 +51,7 @@ export default function LoginPage() {
               <TextInput label={t('login.username')} autoComplete="username" autoFocus required {...form.getInputProps('username')} />
               <PasswordInput label={t('login.password')} autoComplete="current-password" required {...form.getInputProps('password')} />
               <Button type="submit" loading={login.isPending} fullWidth>{t('login.submit')}</Button>
+              <LoginLinks />
             </Stack>
           </form>
         </Paper>

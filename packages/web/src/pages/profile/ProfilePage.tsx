@@ -17,6 +17,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { StatusBadge } from '../../components/StatusBadge';
 import { useApiMutation } from '../../components/useApiMutation';
 import { fmtTime } from '../../lib/format';
+import { EmailCard } from '../signup/EmailCard';
 
 function PasswordForm() {
   const { t } = useTranslation();
@@ -126,6 +127,7 @@ export default function ProfilePage() {
         <AccessToken />
       </SimpleGrid>
       <AlertSettings />
+      <EmailCard />
     </>
   );
 }

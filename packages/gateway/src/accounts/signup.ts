@@ -1,0 +1,311 @@
+/**
+ * Self-service sign-up, e-mail verification and password reset (docs/signup.md).
+ *
+ * - Sign-up (option SignupEnabled, off by default): a user account with role `user` in group
+ *   `default`, optionally behind an invitation code (SignupInvitationCode) and with an e-mail address
+ *   (required with SignupEmailVerification). The starting balance (QuotaForNewUser) is a `topup`
+ *   ledger movement with ref `signup:<user id>`, so it is credited once: at sign-up, or when the
+ *   address is verified if SignupEmailVerification is on.
+ * - Links: a random token mailed inside a console link built from ServerAddress; only its SHA-256 is
+ *   stored (`email_tokens`). A token is used once and not after its expiry; using one marks it used
+ *   in the same statement that checks it, so two uses at the same moment cannot both pass.
+ * - Password reset answers the same whether or not the address belongs to an account, and mails are
+ *   sent after the answer, so neither the answer nor its timing tells which addresses exist.
+ * - Without SMTP_URL or ServerAddress everything that mails is refused with 503 email_not_configured.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Core } from '../core.ts';
+import type { Options } from '../admin/options.ts';
+import type { Ledger } from '../billing/ledger.ts';
+import { hashPassword, safeEqual, sha256Hex } from '../platform/crypto.ts';
+import { GatewayError } from '../platform/errors.ts';
+import { mailer } from '../platform/mail.ts';
+import { insertId, isUniqueViolation, withTx } from '../store/db.ts';
+import { insertLogs } from '../logs/writer.ts';
+import { KEYS_REVISION } from './keys.ts';
+import { validatePassword, validateUsername } from './users.ts';
+
+export interface SignupInput {
+  username: unknown;
+  password: unknown;
+  email?: unknown;
+  invitationCode?: unknown;
+}
+
+export interface SignupSettings {
+  enabled: boolean;
+  invitation_required: boolean;
+  email_required: boolean;
+  /** SMTP_URL and ServerAddress are set: verification and reset links can be mailed. */
+  email_configured: boolean;
+}
+
+export interface SignupResult {
+  id: number;
+  username: string;
+  email: string | null;
+  /** A verification link was queued for sending. */
+  verification_sent: boolean;
+  /** Quota units credited now (0 when none or when they wait for the verification). */
+  credited: number;
+}
+
+type Purpose = 'verify' | 'reset';
+
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function normaliseEmail(v: unknown, field = 'email'): string {
+  if (typeof v !== 'string' || v.trim().length > 254 || !EMAIL_RE.test(v.trim())) {
+    throw new GatewayError(400, 'invalid_email', `${field}: must be an e-mail address`, undefined, { field });
+  }
+  return v.trim().toLowerCase();
+}
+
+export const emailNotConfigured = () => new GatewayError(503, 'email_not_configured',
+  'e-mail is not configured on this gateway (the operator must set SMTP_URL and ServerAddress): verification and password reset links cannot be sent');
+
+const badLink = () => new GatewayError(400, 'invalid_link', 'this link is invalid, already used or expired: ask for a new one');
+
+export class Signup {
+  /** Mails being sent after their answer; awaited on close. */
+  private readonly sending = new Set<Promise<void>>();
+
+  constructor(private readonly core: Core, private readonly options: () => Options, private readonly ledger: () => Ledger) {
+    // The mailer is made first so that it closes after the mails still being sent (closers run in reverse).
+    mailer(core);
+    core.onClose(async () => { await Promise.allSettled([...this.sending]); });
+  }
+
+  private base(): string {
+    return (this.options().get('ServerAddress') ?? '').replace(/\/+$/, '');
+  }
+
+  settings(): SignupSettings {
+    const o = this.options();
+    return {
+      enabled: o.getBool('SignupEnabled', false),
+      invitation_required: (o.get('SignupInvitationCode') ?? '') !== '',
+      email_required: o.getBool('SignupEmailVerification', false),
+      email_configured: this.mailConfigured(),
+    };
+  }
+
+  mailConfigured(): boolean {
+    return mailer(this.core).configured && this.base() !== '';
+  }
+
+  /** Throws 403 signup_disabled unless sign-up is on. */
+  assertOpen(): void {
+    if (!this.options().getBool('SignupEnabled', false)) {
+      throw new GatewayError(403, 'signup_disabled', 'sign-up is turned off on this gateway: ask an administrator for an account');
+    }
+  }
+
+  /** Throws 503 email_not_configured unless links can be mailed. */
+  assertMail(): void {
+    if (!this.mailConfigured()) throw emailNotConfigured();
+  }
+
+  async register(input: SignupInput): Promise<SignupResult> {
+    this.assertOpen();
+    const o = this.options();
+    const code = o.get('SignupInvitationCode') ?? '';
+    if (code !== '') {
+      if (typeof input.invitationCode !== 'string' || input.invitationCode === '') {
+        throw new GatewayError(403, 'invitation_required', 'invitation_code: an invitation code is required to sign up', undefined, { field: 'invitation_code' });
+      }
+      if (!safeEqual(sha256Hex(input.invitationCode.trim()), sha256Hex(code))) {
+        throw new GatewayError(403, 'invalid_invitation_code', 'invitation_code: is not a valid invitation code', undefined, { field: 'invitation_code' });
+      }
+    }
+    const username = validateUsername(input.username);
+    const password = validatePassword(input.password);
+    const verify = o.getBool('SignupEmailVerification', false);
+    const given = input.email !== undefined && input.email !== null && input.email !== '';
+    if (verify && !given) throw new GatewayError(400, 'invalid_email', 'email: is required to sign up', undefined, { field: 'email' });
+    const email = given ? normaliseEmail(input.email) : null;
+    if (verify && !this.mailConfigured()) throw emailNotConfigured();
+    const bonus = Math.max(0, Math.floor(o.getNumber('QuotaForNewUser', 0)));
+    const hash = await hashPassword(password);
+    const now = Date.now();
+    let id: number;
+    try {
+      id = await withTx(this.core.h, async (tx) => {
+        const newId = await insertId(tx, this.core.h.dialect, 'users', {
+          username, password_hash: hash, display_name: username, role: 'user', group_name: 'default',
+          quota: 0, used_quota: 0, request_count: 0, status: 1, access_token_hash: null, created_at: now, updated_at: now,
+        });
+        if (email) {
+          await tx.insertInto('user_emails').values({ user_id: newId, email, verified_at: null, pending_bonus: verify ? bonus : 0, updated_at: now }).execute();
+        }
+        return newId;
+      });
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e;
+      const taken = await this.core.h.db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst();
+      if (taken) throw new GatewayError(409, 'user_exists', `username: "${username}" is taken`, undefined, { field: 'username' });
+      throw new GatewayError(409, 'email_taken', 'email: this address belongs to another account', undefined, { field: 'email' });
+    }
+    await this.core.cache.bump(KEYS_REVISION);
+    let credited = 0;
+    if (!verify && bonus > 0) credited = (await this.credit(id, username, bonus)) ? bonus : 0;
+    let sent = false;
+    if (email && this.mailConfigured()) {
+      await this.queueLink(id, 'verify', email);
+      sent = true;
+    }
+    return { id, username, email, verification_sent: sent, credited };
+  }
+
+  /** Sets (or keeps) the caller's address and mails a new verification link to it. */
+  async requestVerification(userId: number, emailInput: unknown): Promise<{ email: string }> {
+    this.assertMail();
+    const db = this.core.h.db;
+    const cur = await db.selectFrom('user_emails').selectAll().where('user_id', '=', userId).executeTakeFirst();
+    const email = emailInput === undefined || emailInput === null || emailInput === ''
+      ? cur?.email ?? normaliseEmail(emailInput)
+      : normaliseEmail(emailInput);
+    if (cur?.email === email && cur.verified_at !== null) {
+      throw new GatewayError(409, 'email_verified', 'email: this address is already verified', undefined, { field: 'email' });
+    }
+    const now = Date.now();
+    try {
+      if (!cur) await db.insertInto('user_emails').values({ user_id: userId, email, verified_at: null, pending_bonus: 0, updated_at: now }).execute();
+      else if (cur.email !== email) await db.updateTable('user_emails').set({ email, verified_at: null, updated_at: now }).where('user_id', '=', userId).execute();
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new GatewayError(409, 'email_taken', 'email: this address belongs to another account', undefined, { field: 'email' });
+      throw e;
+    }
+    await this.queueLink(userId, 'verify', email);
+    return { email };
+  }
+
+  /** The caller's address and whether it is verified (null: none). */
+  async emailOf(userId: number): Promise<{ email: string; verified: boolean } | null> {
+    const r = await this.core.h.db.selectFrom('user_emails').select(['email', 'verified_at']).where('user_id', '=', userId).executeTakeFirst();
+    return r ? { email: r.email, verified: r.verified_at !== null } : null;
+  }
+
+  /** Follows a verification link: the address is verified and a waiting starting balance credited. */
+  async verify(token: unknown): Promise<{ user_id: number; email: string; credited: number }> {
+    const row = await this.claim(token, 'verify');
+    const db = this.core.h.db;
+    const now = Date.now();
+    const res = await db.updateTable('user_emails').set({ verified_at: now, updated_at: now })
+      .where('user_id', '=', row.user_id).where('email', '=', row.email).executeTakeFirst();
+    // The address was changed after this link was sent.
+    if (Number(res.numUpdatedRows) !== 1) throw badLink();
+    let credited = 0;
+    const cur = await db.selectFrom('user_emails').select('pending_bonus').where('user_id', '=', row.user_id).executeTakeFirst();
+    const bonus = Number(cur?.pending_bonus ?? 0);
+    if (bonus > 0) {
+      const user = await db.selectFrom('users').select('username').where('id', '=', row.user_id).executeTakeFirst();
+      if (user && await this.credit(Number(row.user_id), user.username, bonus)) credited = bonus;
+      await db.updateTable('user_emails').set({ pending_bonus: 0 }).where('user_id', '=', row.user_id).execute();
+    }
+    return { user_id: Number(row.user_id), email: row.email, credited };
+  }
+
+  /**
+   * Asks for a password reset link. The same answer whatever the address: the link is mailed (after
+   * the answer) only when an enabled account has it.
+   */
+  async requestReset(emailInput: unknown): Promise<void> {
+    this.assertMail();
+    const email = normaliseEmail(emailInput);
+    const work = (async () => {
+      const row = await this.core.h.db.selectFrom('user_emails').innerJoin('users', 'users.id', 'user_emails.user_id')
+        .select(['user_emails.user_id', 'users.status']).where('user_emails.email', '=', email).executeTakeFirst();
+      if (row && Number(row.status) === 1) await this.sendLink(Number(row.user_id), 'reset', email);
+    })();
+    this.track(work, 'password reset');
+  }
+
+  /**
+   * Follows a reset link with the new password: the password is set, every session and the personal
+   * access token of the account end, and every other reset link of it stops working.
+   */
+  async reset(token: unknown, password: unknown): Promise<{ user_id: number }> {
+    if (typeof password !== 'string' || password.length < 8 || password.length > 256) {
+      throw new GatewayError(400, 'invalid_password', 'password: must be 8-256 characters', undefined, { field: 'password' });
+    }
+    const hash = await hashPassword(password);
+    const row = await this.claim(token, 'reset');
+    const userId = Number(row.user_id);
+    const now = Date.now();
+    await withTx(this.core.h, async (tx) => {
+      await tx.updateTable('users').set({ password_hash: hash, access_token_hash: null, updated_at: now }).where('id', '=', userId).execute();
+      await tx.deleteFrom('sessions').where('user_id', '=', userId).execute();
+      await tx.updateTable('email_tokens').set({ used_at: now }).where('user_id', '=', userId).where('purpose', '=', 'reset').where('used_at', 'is', null).execute();
+      // The mailbox received the link: the address is proven.
+      await tx.updateTable('user_emails').set({ verified_at: now, updated_at: now }).where('user_id', '=', userId).where('email', '=', row.email)
+        .where('verified_at', 'is', null).where('pending_bonus', '=', 0).execute();
+    });
+    await this.core.cache.bump(KEYS_REVISION);
+    return { user_id: userId };
+  }
+
+  /** Removes links expired for a day. */
+  async purgeExpired(now = Date.now()): Promise<void> {
+    await this.core.h.db.deleteFrom('email_tokens').where('expires_at', '<', now - 86_400_000).execute();
+  }
+
+  /** Marks the link of `token` used if it is valid now; throws otherwise. */
+  private async claim(token: unknown, purpose: Purpose) {
+    if (typeof token !== 'string' || token === '' || token.length > 200) throw badLink();
+    const db = this.core.h.db;
+    const h = sha256Hex(token);
+    const now = Date.now();
+    const res = await db.updateTable('email_tokens').set({ used_at: now })
+      .where('token_hash', '=', h).where('purpose', '=', purpose).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) throw badLink();
+    return db.selectFrom('email_tokens').select(['user_id', 'email']).where('token_hash', '=', h).executeTakeFirstOrThrow();
+  }
+
+  private async credit(userId: number, username: string, amount: number): Promise<boolean> {
+    const ref = `signup:${userId}`;
+    const done = await this.ledger().adjust(userId, ref, amount, 'topup');
+    if (done) {
+      await insertLogs(this.core.h, [{
+        created_at: Date.now(), type: 'topup', request_id: ref, user_id: userId, username, key_id: null, key_name: null,
+        group_name: 'default', model: null, upstream_model: null, channel_id: null, endpoint: null, status_code: null,
+        prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota: amount, latency_ms: 0, first_byte_ms: null, is_stream: 0, attempts: 0,
+        content: 'starting balance of a new account', other: JSON.stringify({ by: 'signup' }),
+      }]);
+    }
+    return done;
+  }
+
+  private async queueLink(userId: number, purpose: Purpose, email: string): Promise<void> {
+    this.track(this.sendLink(userId, purpose, email), purpose === 'verify' ? 'verification' : 'password reset');
+  }
+
+  private track(p: Promise<void>, what: string): void {
+    const t = p.catch((e) => this.core.log.warn({ err: (e as Error).message }, `${what} mail failed`));
+    this.sending.add(t);
+    void t.finally(() => this.sending.delete(t));
+  }
+
+  private async sendLink(userId: number, purpose: Purpose, email: string): Promise<void> {
+    const o = this.options();
+    const token = randomBytes(32).toString('base64url');
+    const now = Date.now();
+    const ttlMs = purpose === 'verify'
+      ? Math.max(1, o.getNumber('EmailVerificationTtlHours', 24)) * 3_600_000
+      : Math.max(1, o.getNumber('PasswordResetTtlMinutes', 30)) * 60_000;
+    await this.core.h.db.insertInto('email_tokens').values({ token_hash: sha256Hex(token), user_id: userId, purpose, email, expires_at: now + ttlMs, used_at: null, created_at: now }).execute();
+    const user = await this.core.h.db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst();
+    const name = user?.username ?? '';
+    const link = `${this.base()}/${purpose === 'verify' ? 'verify-email' : 'reset-password'}?token=${token}`;
+    const hours = Math.round(ttlMs / 360_000) / 10;
+    const valid = ttlMs >= 3_600_000 ? `${hours} hour${hours === 1 ? '' : 's'}` : `${Math.round(ttlMs / 60_000)} minutes`;
+    const text = purpose === 'verify'
+      ? `Hello ${name},\n\nconfirm that this is your e-mail address for your Gatehouse account by opening this link:\n\n${link}\n\nThe link works once and for ${valid}. If you did not sign up, ignore this mail.\n`
+      : `Hello ${name},\n\nsomeone (hopefully you) asked to reset the password of your Gatehouse account. Choose a new password here:\n\n${link}\n\nThe link works once and for ${valid}. If you did not ask for it, ignore this mail: your password stays as it is.\n`;
+    await mailer(this.core).send({
+      to: email,
+      subject: purpose === 'verify' ? '[Gatehouse] Verify your e-mail address' : '[Gatehouse] Reset your password',
+      text,
+    });
+  }
+}
