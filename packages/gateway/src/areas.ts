@@ -14,6 +14,7 @@ import { relayArea } from './relay/index.ts';
 import { protocolsArea } from './tasks/protocols/index.ts';
 import { topupArea } from './billing/topup.ts';
 import { alertsArea } from './alerts/index.ts';
+import { ssoArea } from './accounts/sso-area.ts';
 
 export interface Area {
   name: string;
@@ -23,4 +24,4 @@ export interface Area {
   start?(core: Core, services: Services): Promise<void> | void;
 }
 
-export const AREAS: Area[] = [accountsArea, billingArea, relayArea, pluginsArea, adminArea, alertsArea, topupArea, tasksArea, protocolsArea];
+export const AREAS: Area[] = [accountsArea, billingArea, relayArea, pluginsArea, adminArea, ssoArea, alertsArea, topupArea, tasksArea, protocolsArea];
