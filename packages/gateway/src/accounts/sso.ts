@@ -435,6 +435,8 @@ export class Sso {
     const flow = this.openFlow(row.id, flowCookie);
     const err = callbackUrl.searchParams.get('error');
     if (err) throw new GatewayError(400, 'sso_denied', `the provider refused the login: ${err.slice(0, 100)}`);
+    const state = callbackUrl.searchParams.get('state');
+    if (!state || state !== flow.s) throw new GatewayError(400, 'sso_invalid_state', 'single sign-on refused: the state does not match; start the login again');
     const profile = row.kind === 'oidc' ? await this.oidcProfile(row, flow, callbackUrl) : await this.githubProfile(row, flow, callbackUrl);
     return this.signIn(row, profile);
   }
@@ -453,7 +455,9 @@ export class Sso {
         idTokenExpected: true,
       });
     } catch (e) {
-      throw new GatewayError(400, 'sso_failed', `single sign-on refused: ${(e as Error).message}`);
+      const cause = (e as { cause?: unknown }).cause;
+      const why = cause instanceof Error ? `${(e as Error).message}: ${cause.message}` : (e as Error).message;
+      throw new GatewayError(400, 'sso_failed', `single sign-on refused: ${why}`);
     }
     const claims = tokens.claims();
     if (!claims) throw new GatewayError(400, 'sso_failed', 'single sign-on refused: no ID token');
@@ -476,8 +480,6 @@ export class Sso {
   }
 
   private async githubProfile(row: SsoProviderRow, flow: FlowState, callbackUrl: URL): Promise<SsoProfile> {
-    const state = callbackUrl.searchParams.get('state');
-    if (!state || state !== flow.s) throw new GatewayError(400, 'sso_invalid_state', 'single sign-on refused: the state does not match; start the login again');
     const code = callbackUrl.searchParams.get('code');
     if (!code) throw new GatewayError(400, 'sso_failed', 'single sign-on refused: no authorization code');
     const token = await fetchJson(`${row.issuer}/login/oauth/access_token`, {
