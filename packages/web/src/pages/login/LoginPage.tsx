@@ -8,6 +8,7 @@ import { call, client } from '../../api/client';
 import { useErrorText } from '../../components/ErrorState';
 import { HeaderControls } from '../../components/HeaderControls';
 import { Brand } from '../../components/Brand';
+import { SsoButtons } from '../../components/SsoButtons';
 
 /** Only same-origin console paths are followed after login. */
 function safeNext(next: string | null): string {
@@ -52,6 +53,7 @@ export default function LoginPage() {
               <Button type="submit" loading={login.isPending} fullWidth>{t('login.submit')}</Button>
             </Stack>
           </form>
+          <SsoButtons error={params.get('sso_error')} />
         </Paper>
       </Stack>
     </Center>
