@@ -4,6 +4,8 @@
  * (/login/oauth/authorize, /login/oauth/access_token, /user, /user/emails, PKCE S256), plus a tiny
  * cookie-keeping browser that follows redirects and fills in the provider's forms.
  */
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- the console's browser tests compile this file without the test folder
+/// <reference path="./oidc-provider.d.ts" />
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
