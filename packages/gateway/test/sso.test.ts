@@ -255,6 +255,18 @@ test('single sign-on: the sso: section of the configuration file creates provide
     const root2 = await AdminClient.login(restarted.url);
     const again = await root2.ok('GET', '/api/sso/providers/corp');
     assert.equal(again.updated_at, updatedAt, 'applying the same file again changes nothing');
+    // PUBLIC_URL builds the redirect URI, in the views and in the authorization request.
+    await restarted.stop({ keepDb: true });
+    restarted = await startTestGateway({ db: gw.db, env: { ...env, PUBLIC_URL: 'https://console.example.com/' } });
+    const root3 = await AdminClient.login(restarted.url);
+    assert.equal((await root3.ok('GET', '/api/sso/providers/github')).redirect_uri, 'https://console.example.com/api/sso/github/callback');
+    const start = await fetch(`${restarted.url}/api/sso/github/start`, { redirect: 'manual' });
+    assert.equal(start.status, 302);
+    const authz = new URL(start.headers.get('location')!);
+    assert.equal(authz.origin + authz.pathname, 'https://github.com/login/oauth/authorize');
+    assert.equal(authz.searchParams.get('redirect_uri'), 'https://console.example.com/api/sso/github/callback');
+    assert.equal(authz.searchParams.get('scope'), 'read:user user:email');
+    assert.match(start.headers.get('set-cookie') ?? '', /^gatehouse_sso=v1%3A[^;]+; Max-Age=600; Path=\/api\/sso\/; HttpOnly; SameSite=Lax/);
   } finally {
     if (restarted) await restarted.stop();
     else await gw.stop();
