@@ -28,6 +28,7 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
   ], {
     alice: { email: 'Alice@Example.com', email_verified: true, name: 'Alice Liddell', preferred_username: 'alice' },
     bob: { email: 'bob@example.com', email_verified: false, preferred_username: 'bob' },
+    eve: { email: 'root@example.com', email_verified: true, preferred_username: 'eve' },
   });
   const gh = await startGithubLike({ client_id: 'gh-client', client_secret: GH_SECRET });
   try {
@@ -187,6 +188,16 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
     const bob = await self(b6);
     assert.equal(bob.body.data.username, 'bob');
 
+    // A root account is never linked by e-mail, even a verified one (here from a further source of
+    // verified addresses, as confirmed sign-up addresses would be).
+    const rootRow = await gw.core.h.db.selectFrom('users').select('id').where('username', '=', 'root').executeTakeFirstOrThrow();
+    gw.services.sso.sso.addVerifiedEmailLookup(async (email) => (email === 'root@example.com' ? Number(rootRow.id) : null));
+    const e1 = new MiniBrowser();
+    const toRoot = await e1.get(await e1.driveTo((await e1.get(`${gw.url}/api/sso/corp/start`)).headers.get('location')!, cb('corp'), 'eve'));
+    assert.equal(toRoot.status, 403);
+    assert.match(((await toRoot.json()) as { message: string }).message, /root/);
+    assert.ok(!e1.jar.has('gatehouse_session'));
+
     // --- account_mode create: the same verified e-mail gets a separate account -----------------
     const c1 = new MiniBrowser();
     const cDone = await c1.get(await c1.driveTo((await c1.get(`${gw.url}/api/sso/corp2/start`)).headers.get('location')!, cb('corp2'), 'alice'));
@@ -202,6 +213,9 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
     const pub2 = await (await fetch(`${gw.url}/api/sso/providers/public`)).json() as { data: Array<{ id: string }> };
     assert.deepEqual(pub2.data.map((p) => p.id), ['corp', 'github']);
     await root.fails(400, 'PUT', '/api/sso/providers/corp', { kind: 'github' }, 'kind');
+    await root.fails(400, 'PUT', '/api/sso/providers/corp', { api_url: 'https://api.example.com' }, 'api_url');
+    const ghe = await root.ok('PUT', '/api/sso/providers/github', { issuer: 'https://github.example.com', api_url: null });
+    assert.equal(ghe.api_url, 'https://github.example.com/api/v3');
     await root.fails(400, 'PUT', '/api/sso/providers/corp', { id: 'other' }, 'id');
     await root.ok('DELETE', '/api/sso/providers/corp2');
     await root.fails(404, 'GET', '/api/sso/providers/corp2');

@@ -147,7 +147,10 @@ export function parseSsoProvider(body: unknown, mode: 'create' | 'update', at = 
     if (k !== 'github' && v) throw fieldError(join(at, 'api_url'), 'is for GitHub providers only');
     out.api_url = v ? checkUrl(v, join(at, 'api_url'), insecure) : null;
   }
-  if (creating && k === 'github' && !out.api_url) out.api_url = out.issuer === GITHUB_WEB ? GITHUB_API : `${out.issuer}/api/v3`;
+  if (k === 'github' && (creating || out.api_url === null) && !out.api_url) {
+    const web = out.issuer ?? current?.issuer ?? GITHUB_WEB;
+    out.api_url = web === GITHUB_WEB ? GITHUB_API : `${web}/api/v3`;
+  }
   if (creating && k === 'oidc') out.api_url = null;
   if (r.has('client_id') || creating) out.client_id = r.str('client_id', { required: true, max: 500 })!;
   if (r.has('client_secret') || creating) {
@@ -539,6 +542,11 @@ export class Sso {
         if (owner !== null) {
           if (!p.emailVerified) {
             throw new GatewayError(403, 'sso_email_unverified', 'single sign-on refused: an account with this e-mail exists, but the provider has not verified the address');
+          }
+          // Whoever controls a provider (admins declare them) could otherwise take the root account.
+          const role = await db.selectFrom('users').select('role').where('id', '=', owner).executeTakeFirst();
+          if (role?.role === 'root') {
+            throw new GatewayError(403, 'sso_link_refused', 'single sign-on refused: a root account is never linked by e-mail; log in with the password');
           }
           linkTo = owner;
         }

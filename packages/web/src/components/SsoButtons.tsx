@@ -9,7 +9,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { call, client } from '../api/client';
 
-const KNOWN_ERRORS = ['sso_invalid_state', 'sso_email_unverified', 'sso_denied', 'user_disabled', 'sso_provider_not_found', 'sso_provider_unreachable'] as const;
+const KNOWN_ERRORS = ['sso_invalid_state', 'sso_email_unverified', 'sso_link_refused', 'sso_denied', 'user_disabled', 'sso_provider_not_found', 'sso_provider_unreachable'] as const;
 type KnownError = (typeof KNOWN_ERRORS)[number];
 
 export function SsoButtons({ error }: { error?: string | null }) {
