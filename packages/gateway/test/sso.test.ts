@@ -117,10 +117,11 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
     assert.equal(alice.body.data.username, 'alice');
     assert.equal(alice.body.data.display_name, 'Alice Liddell');
 
-    // The same person again: the same account.
+    // The same person again: the same account, back at the page the login was started from.
     const b1b = new MiniBrowser();
-    const again = await b1b.get(await b1b.driveTo((await b1b.get(`${gw.url}/api/sso/corp/start`)).headers.get('location')!, cb('corp'), 'alice'));
+    const again = await b1b.get(await b1b.driveTo((await b1b.get(`${gw.url}/api/sso/corp/start?next=${encodeURIComponent('/keys?page=2')}`)).headers.get('location')!, cb('corp'), 'alice'));
     assert.equal(again.status, 302);
+    assert.equal(again.headers.get('location'), '/keys?page=2');
     assert.equal((await self(b1b)).body.data.id, alice.body.data.id);
 
     // --- state tampering: the provider's answer with another state is refused ----------------
@@ -158,12 +159,13 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
     // --- GitHub preset: a verified e-mail links to alice's account ---------------------------
     gh.current.user = { id: 4242, login: 'alice-gh', name: 'Alice on GitHub', emails: [{ email: 'old@example.com', primary: false, verified: false }, { email: 'alice@example.com', primary: true, verified: true }] };
     const g1 = new MiniBrowser();
-    const gStart = await g1.get(`${gw.url}/api/sso/github/start`);
+    const gStart = await g1.get(`${gw.url}/api/sso/github/start?next=${encodeURIComponent('//evil.example/x')}`);
     assert.equal(gStart.status, 302);
     const gAuthz = new URL(gStart.headers.get('location')!);
     assert.equal(gAuthz.origin + gAuthz.pathname, `${gh.url}/login/oauth/authorize`);
     const gDone = await g1.get(await g1.driveTo(gAuthz.href, cb('github'), 'unused'));
     assert.equal(gDone.status, 302, await gDone.clone().text());
+    assert.equal(gDone.headers.get('location'), '/', 'only same-origin console paths are followed');
     assert.equal((await self(g1)).body.data.id, alice.body.data.id, 'linked by verified e-mail');
 
     // GitHub state tampering.

@@ -94,7 +94,15 @@ interface FlowState {
   v: string;
   /** redirect_uri used at the start (the callback must send the same). */
   r: string;
+  /** The console path to return to after the login. */
+  t: string;
   e: number;
+}
+
+/** Only same-origin console paths (printable ASCII, as browsers send them) are followed after a login. */
+export function safeReturnPath(next: unknown): string {
+  return typeof next === 'string' && next.length <= 1000 && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\')
+    && !next.startsWith('/login') && !next.startsWith('/api/') && ![...next].some((c) => c.charCodeAt(0) < 0x21 || c.charCodeAt(0) > 0x7e) ? next : '/';
 }
 
 /** Finds the account holding a verified e-mail address; null when none does. */
@@ -378,7 +386,7 @@ export class Sso {
    * Begins a login: the provider's authorization URL to redirect to and the sealed flow cookie to
    * set. `origin` is the request's own address, used when PUBLIC_URL is not set.
    */
-  async start(id: string, origin: string): Promise<{ url: string; cookie: string }> {
+  async start(id: string, origin: string, next?: unknown): Promise<{ url: string; cookie: string }> {
     const row = await this.mustRow(id);
     if (Number(row.enabled) !== 1) throw new GatewayError(404, 'sso_provider_not_found', `no SSO provider "${row.id}"`);
     const redirectUri = this.redirectUri(row.id, origin);
@@ -409,7 +417,7 @@ export class Sso {
         allow_signup: 'false',
       }).toString();
     }
-    const flow: FlowState = { p: row.id, s: state, n: nonce, v: verifier, r: redirectUri, e: Date.now() + SSO_FLOW_TTL_MS };
+    const flow: FlowState = { p: row.id, s: state, n: nonce, v: verifier, r: redirectUri, t: safeReturnPath(next), e: Date.now() + SSO_FLOW_TTL_MS };
     return { url: url.href, cookie: this.core.secrets.seal(JSON.stringify(flow)) };
   }
 
@@ -429,10 +437,11 @@ export class Sso {
 
   /**
    * Completes a login at the callback: checks state (and for OpenID the ID token with its nonce),
-   * exchanges the code with the PKCE verifier, and returns the account signed in to.
+   * exchanges the code with the PKCE verifier, and returns the account signed in to with the console
+   * path to go back to.
    * `callbackUrl` is the full URL the browser came back to.
    */
-  async callback(id: string, callbackUrl: URL, flowCookie: string | undefined): Promise<UserPrincipal> {
+  async callback(id: string, callbackUrl: URL, flowCookie: string | undefined): Promise<{ user: UserPrincipal; returnTo: string }> {
     const row = await this.mustRow(id);
     if (Number(row.enabled) !== 1) throw new GatewayError(404, 'sso_provider_not_found', `no SSO provider "${row.id}"`);
     const flow = this.openFlow(row.id, flowCookie);
@@ -441,7 +450,7 @@ export class Sso {
     const state = callbackUrl.searchParams.get('state');
     if (!state || state !== flow.s) throw new GatewayError(400, 'sso_invalid_state', 'single sign-on refused: the state does not match; start the login again');
     const profile = row.kind === 'oidc' ? await this.oidcProfile(row, flow, callbackUrl) : await this.githubProfile(row, flow, callbackUrl);
-    return this.signIn(row, profile);
+    return { user: await this.signIn(row, profile), returnTo: safeReturnPath(flow.t) };
   }
 
   private async oidcProfile(row: SsoProviderRow, flow: FlowState, callbackUrl: URL): Promise<SsoProfile> {

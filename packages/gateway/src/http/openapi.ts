@@ -384,10 +384,10 @@ function ssoPaths(admin: string): Record<string, Record<string, Schema>> {
       delete: op('sso', 'Delete a provider and its sign-in links (the accounts stay)', envelope({ type: 'null' }), { role: admin, params: [sid] }),
     },
     '/api/sso/{id}/start': {
-      get: op('sso', 'Begin a login: redirects to the provider (sets a short-lived flow cookie)', envelope({ type: 'null' }), { security: 'none', params: [sid], extra: redirect('to the provider\'s authorization page') }),
+      get: op('sso', 'Begin a login: redirects to the provider (sets a short-lived flow cookie)', envelope({ type: 'null' }), { security: 'none', params: [sid, q('next', str('console path to return to after the login (same origin; default /)'))], extra: redirect('to the provider\'s authorization page') }),
     },
     '/api/sso/{id}/callback': {
-      get: op('sso', 'The provider\'s redirect: checks state, nonce and PKCE, signs in (session cookie) and redirects to the console; a browser is sent to /login?sso_error=<code> when refused', envelope({ type: 'null' }), {
+      get: op('sso', 'The provider\'s redirect: checks state, nonce and PKCE, signs in (session cookie) and redirects to the console (the next of the start, default /); a browser is sent to /login?sso_error=<code> when refused', envelope({ type: 'null' }), {
         security: 'none', params: [sid, q('code', str()), q('state', str())], extra: redirect('to the console (/) with a session cookie'),
       }),
     },

@@ -1,7 +1,8 @@
 /**
  * Single sign-on under /api/sso: the providers for admins (GET/POST/PUT/DELETE /api/sso/providers),
  * the login page's buttons (GET /api/sso/providers/public, anyone), and the browser flow
- * (GET /api/sso/{id}/start → the provider, GET /api/sso/{id}/callback → session cookie, console).
+ * (GET /api/sso/{id}/start?next=/path → the provider, GET /api/sso/{id}/callback → session cookie, back to
+ * the console at `next`).
  * Thin: decode, call services.sso, encode. Envelope {success, message, data}.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -49,7 +50,7 @@ export async function ssoRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
 
     api.get('/api/sso/:id/start', async (req, reply) => {
       try {
-        const { url, cookie } = await sso.start(idOf(req), origin(req));
+        const { url, cookie } = await sso.start(idOf(req), origin(req), (req.query as { next?: unknown } | undefined)?.next);
         reply.setCookie(SSO_STATE_COOKIE, cookie, {
           path: FLOW_COOKIE_PATH, httpOnly: true, sameSite: 'lax', maxAge: SSO_FLOW_TTL_MS / 1000, secure: req.protocol === 'https',
         });
@@ -64,12 +65,12 @@ export async function ssoRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
       reply.clearCookie(SSO_STATE_COOKIE, { path: FLOW_COOKIE_PATH });
       try {
         const url = new URL(req.url, origin(req));
-        const user = await sso.callback(idOf(req), url, req.cookies?.[SSO_STATE_COOKIE]);
+        const { user, returnTo } = await sso.callback(idOf(req), url, req.cookies?.[SSO_STATE_COOKIE]);
         const { cookie } = await sso.completeLogin(user);
         reply.setCookie(SESSION_COOKIE, cookie, {
           path: '/', httpOnly: true, sameSite: 'lax', maxAge: SESSION_TTL_MS / 1000, secure: req.protocol === 'https',
         });
-        return reply.redirect('/', 302);
+        return reply.redirect(returnTo, 302);
       } catch (e) {
         return failed(req, reply, e);
       }

@@ -3682,7 +3682,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The provider's redirect: checks state, nonce and PKCE, signs in (session cookie) and redirects to the console; a browser is sent to /login?sso_error=<code> when refused */
+        /** The provider's redirect: checks state, nonce and PKCE, signs in (session cookie) and redirects to the console (the next of the start, default /); a browser is sent to /login?sso_error=<code> when refused */
         get: {
             parameters: {
                 query?: {
@@ -3773,7 +3773,9 @@ export interface paths {
         /** Begin a login: redirects to the provider (sets a short-lived flow cookie) */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    next?: string;
+                };
                 header?: never;
                 path: {
                     id: string;
