@@ -83,7 +83,7 @@ function listOf(doc: Obj, name: string): Obj[] {
 /** Parses validated content (already an object). `config` gives QUOTA_PER_USD. */
 export function validateConfigDoc(raw: unknown, config: Pick<Config, 'quotaPerUsd'> & Partial<Config>, env: NodeJS.ProcessEnv = process.env): ConfigDoc {
   if (raw === null || raw === undefined) raw = {};
-  if (!isObj(raw)) throw fieldError('(top)', 'must be a mapping with users, keys, channels, prices, group_ratios, options');
+  if (!isObj(raw)) throw fieldError('(top)', 'must be a mapping with users, keys, channels, prices, group_ratios, options, sso');
   Reader.of(raw).only(TOP);
   const doc = expandEnv(raw, '', env) as Obj;
   // The validators only read core.config; nothing here touches a database.
