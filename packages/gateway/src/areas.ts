@@ -15,6 +15,7 @@ import { protocolsArea } from './tasks/protocols/index.ts';
 import { topupArea } from './billing/topup.ts';
 import { alertsArea } from './alerts/index.ts';
 import { signupArea } from './accounts/signup-area.ts';
+import { ssoArea } from './accounts/sso-area.ts';
 
 export interface Area {
   name: string;
@@ -24,4 +25,4 @@ export interface Area {
   start?(core: Core, services: Services): Promise<void> | void;
 }
 
-export const AREAS: Area[] = [accountsArea, billingArea, relayArea, pluginsArea, adminArea, signupArea, alertsArea, topupArea, tasksArea, protocolsArea];
+export const AREAS: Area[] = [accountsArea, billingArea, relayArea, pluginsArea, adminArea, signupArea, ssoArea, alertsArea, topupArea, tasksArea, protocolsArea];

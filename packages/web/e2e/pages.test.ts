@@ -23,6 +23,7 @@ const PAGES: Array<[string, string]> = [
   ['/overview', 'nav.overview'], ['/keys', 'nav.keys'], ['/my-logs', 'nav.myLogs'], ['/my-tasks', 'nav.myTasks'],
   ['/playground', 'nav.playground'], ['/models', 'nav.models'], ['/profile', 'nav.profile'],
   ['/wallet', 'topup.navWallet'], ['/redemption', 'topup.navCodes'], ['/audit', 'nav.audit'],
+  ['/sso', 'nav.sso'],
 ];
 /** The screenshots shown in docs/console.md. */
 const DOCS = ['login', 'dashboard', 'channels', 'logs', 'playground', 'plugins'];

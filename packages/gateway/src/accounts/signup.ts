@@ -6,12 +6,13 @@
  *   (required with SignupEmailVerification). The starting balance (QuotaForNewUser) is a `topup`
  *   ledger movement with ref `signup:<user id>`, so it is credited once: at sign-up, or when the
  *   address is verified if SignupEmailVerification is on.
- * - Links: a random token mailed inside a console link built from ServerAddress; only its SHA-256 is
+ * - Links: a random token mailed inside a console link built from PUBLIC_URL (else the ServerAddress
+ *   option); only its SHA-256 is
  *   stored (`email_tokens`). A token is used once and not after its expiry; using one marks it used
  *   in the same statement that checks it, so two uses at the same moment cannot both pass.
  * - Password reset answers the same whether or not the address belongs to an account, and mails are
  *   sent after the answer, so neither the answer nor its timing tells which addresses exist.
- * - Without SMTP_URL or ServerAddress everything that mails is refused with 503 email_not_configured.
+ * - Without SMTP_URL, or without PUBLIC_URL and ServerAddress, everything that mails is refused with 503 email_not_configured.
  */
 import { randomBytes } from 'node:crypto';
 import type { Core } from '../core.ts';
@@ -36,7 +37,7 @@ export interface SignupSettings {
   enabled: boolean;
   invitation_required: boolean;
   email_required: boolean;
-  /** SMTP_URL and ServerAddress are set: verification and reset links can be mailed. */
+  /** SMTP_URL and PUBLIC_URL (or ServerAddress) are set: verification and reset links can be mailed. */
   email_configured: boolean;
 }
 
@@ -62,7 +63,7 @@ export function normaliseEmail(v: unknown, field = 'email'): string {
 }
 
 export const emailNotConfigured = () => new GatewayError(503, 'email_not_configured',
-  'e-mail is not configured on this gateway (the operator must set SMTP_URL and ServerAddress): verification and password reset links cannot be sent');
+  'e-mail is not configured on this gateway (the operator must set SMTP_URL and PUBLIC_URL): verification and password reset links cannot be sent');
 
 const badLink = () => new GatewayError(400, 'invalid_link', 'this link is invalid, already used or expired: ask for a new one');
 
@@ -76,8 +77,9 @@ export class Signup {
     core.onClose(async () => { await Promise.allSettled([...this.sending]); });
   }
 
+  /** Where links in mail point: PUBLIC_URL, else the ServerAddress option. */
   private base(): string {
-    return (this.options().get('ServerAddress') ?? '').replace(/\/+$/, '');
+    return (this.core.config.publicUrl ?? this.options().get('ServerAddress') ?? '').replace(/\/+$/, '');
   }
 
   settings(): SignupSettings {

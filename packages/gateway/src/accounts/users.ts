@@ -98,10 +98,15 @@ export class Users {
     const ok = await verifyPassword(String(password), row ? row.password_hash : await dummyHash());
     if (!row || !ok) throw new GatewayError(401, 'invalid_credentials', 'wrong username or password');
     if (Number(row.status) !== 1) throw new GatewayError(403, 'user_disabled', 'this user is disabled');
+    return { user: toPrincipal(row), cookie: await this.openSession(row.id) };
+  }
+
+  /** A new console login session of `userId` (valid SESSION_TTL_MS); returns the cookie value. */
+  async openSession(userId: number): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
-    await this.core.h.db.insertInto('sessions').values({ id_hash: sha256Hex(token), user_id: row.id, expires_at: now + SESSION_TTL_MS, created_at: now }).execute();
-    return { user: toPrincipal(row), cookie: `${token}.${hmacB64Url(this.core.config.sessionSecret, token)}` };
+    await this.core.h.db.insertInto('sessions').values({ id_hash: sha256Hex(token), user_id: userId, expires_at: now + SESSION_TTL_MS, created_at: now }).execute();
+    return `${token}.${hmacB64Url(this.core.config.sessionSecret, token)}`;
   }
 
   async logout(cookie: string | undefined, bearer?: string): Promise<void> {

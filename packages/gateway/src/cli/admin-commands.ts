@@ -302,7 +302,7 @@ const config = sub('config', '  gatehouse config check FILE     validate a confi
     const file = need(a.pos[0], 'FILE');
     try {
       const doc = loadConfigFile(file, loadConfig(process.env));
-      out(`${file}: OK (${doc.users.length} user(s), ${doc.keys.length} key(s), ${doc.channels.length} channel(s), ${doc.prices.length} price(s), ${doc.groupRatios.length} group ratio(s), ${doc.options.length} option(s))`);
+      out(`${file}: OK (${doc.users.length} user(s), ${doc.keys.length} key(s), ${doc.channels.length} channel(s), ${doc.prices.length} price(s), ${doc.groupRatios.length} group ratio(s), ${doc.options.length} option(s), ${doc.sso.length} SSO provider(s))`);
     } catch (e) {
       if (e instanceof ConfigFileError) throw new CliError(e.message);
       throw e;

@@ -19,6 +19,7 @@ import { GatewayError } from '../platform/errors.ts';
 import type { UserInput } from '../admin/users.ts';
 import type { ConfigDoc } from './load.ts';
 import { ConfigFileError } from './load.ts';
+import type { Sso } from '../accounts/sso.ts';
 
 export interface ApplySummary {
   created: number;
@@ -110,5 +111,31 @@ export async function applyConfigDoc(admin: Admin, doc: ConfigDoc, file: string,
       await at(o.at, async () => count(await admin.options.set(o.key, o.value, o.at)));
     }
   });
+  return sum;
+}
+
+/**
+ * Applies the `sso:` section (after the admin part, by the SSO area): providers by id, created when
+ * missing, updated where they differ (the client secret compared after opening it). Nothing deleted.
+ */
+export async function applySsoProviders(sso: Sso, doc: ConfigDoc, file: string): Promise<ApplySummary> {
+  const sum: ApplySummary = { created: 0, updated: 0, unchanged: 0 };
+  for (const p of doc.sso) {
+    try {
+      if (!(await sso.row(p.input.id!))) {
+        await sso.create(p.input);
+        sum.created++;
+        continue;
+      }
+      const rest = { ...p.input };
+      delete rest.id;
+      delete rest.kind;
+      if ((await sso.update(p.input.id!, rest)).changed) sum.updated++;
+      else sum.unchanged++;
+    } catch (e) {
+      if (e instanceof GatewayError) throw new ConfigFileError(file, p.at, e.message.startsWith(p.at) ? e.message : `${p.at}: ${e.message}`);
+      throw e;
+    }
+  }
   return sum;
 }

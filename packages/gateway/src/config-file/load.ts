@@ -14,6 +14,7 @@ import { ChannelAdmin, type ChannelInput } from '../admin/channels.ts';
 import { PriceAdmin, type PriceInput, type GroupRatioView } from '../admin/prices.ts';
 import { Options } from '../admin/options.ts';
 import { Reader, fieldError, isObj, join, type Obj } from '../admin/validate.ts';
+import { parseSsoProvider, type SsoProviderInput } from '../accounts/sso.ts';
 
 export class ConfigFileError extends Error {
   constructor(readonly file: string, readonly field: string | null, problem: string) {
@@ -47,9 +48,11 @@ export interface ConfigDoc {
   prices: { input: PriceInput; at: string }[];
   groupRatios: { input: GroupRatioView; at: string }[];
   options: { key: string; value: string; at: string }[];
+  /** Single sign-on providers, matched by id. */
+  sso: { input: SsoProviderInput; at: string }[];
 }
 
-const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options'];
+const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options', 'sso'];
 const CHANNEL_SHORTCUTS = ['preset', 'api_version', 'plugin', 'plugins'] as const;
 
 /** `${NAME}` and `${NAME:-default}` in string values come from the environment. */
@@ -80,7 +83,7 @@ function listOf(doc: Obj, name: string): Obj[] {
 /** Parses validated content (already an object). `config` gives QUOTA_PER_USD. */
 export function validateConfigDoc(raw: unknown, config: Pick<Config, 'quotaPerUsd'> & Partial<Config>, env: NodeJS.ProcessEnv = process.env): ConfigDoc {
   if (raw === null || raw === undefined) raw = {};
-  if (!isObj(raw)) throw fieldError('(top)', 'must be a mapping with users, keys, channels, prices, group_ratios, options');
+  if (!isObj(raw)) throw fieldError('(top)', 'must be a mapping with users, keys, channels, prices, group_ratios, options, sso');
   Reader.of(raw).only(TOP);
   const doc = expandEnv(raw, '', env) as Obj;
   // The validators only read core.config; nothing here touches a database.
@@ -91,7 +94,7 @@ export function validateConfigDoc(raw: unknown, config: Pick<Config, 'quotaPerUs
   const prices = new PriceAdmin(core, null as never);
   const options = new Options(core, null as never);
 
-  const out: ConfigDoc = { users: [], keys: [], channels: [], prices: [], groupRatios: [], options: [] };
+  const out: ConfigDoc = { users: [], keys: [], channels: [], prices: [], groupRatios: [], options: [], sso: [] };
   const seen = (set: Set<string>, id: string, at: string, what: string) => {
     if (set.has(id)) throw fieldError(at, `${what} "${id.replace('\u0000', '/')}" is declared twice`);
     set.add(id);
@@ -196,6 +199,14 @@ export function validateConfigDoc(raw: unknown, config: Pick<Config, 'quotaPerUs
   } else if (ov !== undefined && ov !== null) {
     throw fieldError('options', 'must be a mapping of key → value');
   }
+
+  const ssoIds = new Set<string>();
+  listOf(doc, 'sso').forEach((p, i) => {
+    const at = join('sso', i);
+    const input = parseSsoProvider(p, 'create', at);
+    seen(ssoIds, input.id!, join(at, 'id'), 'SSO provider');
+    out.sso.push({ input, at });
+  });
   return out;
 }
 

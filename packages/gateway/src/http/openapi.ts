@@ -398,6 +398,51 @@ function signupPaths(): Record<string, Record<string, Schema>> {
 /** Response models carry every listed field: mark them required so generated clients need no checks. */
 const COMPLETE_RESPONSES = ['User', 'Key', 'ChannelKey', 'Channel', 'Price', 'Option', 'QuotaHold', 'Log', 'AdminTask', 'OwnTask', 'TaskCallback'];
 COMPLETE_RESPONSES.push('RedemptionCode', 'Payment');
+/** Single sign-on (accounts/sso.ts): providers for admins, the login page's list, the browser flow. */
+const ssoSchemas: Record<string, Schema> = {
+  SsoProvider: obj({
+    id: str('slug used in URLs'), kind: str(undefined, { enum: ['oidc', 'github'] }), name: str(), button_label: str(),
+    issuer: str('OpenID issuer (discovery), or the GitHub web address'), api_url: nullable(str('GitHub REST API address')),
+    client_id: str(), client_secret_set: bool('the secret itself is never returned'), scopes: arr(str()),
+    account_mode: str('first login: link to the account with the same verified e-mail (else create), or always create', { enum: ['link', 'create'] }),
+    default_group: str('group of accounts a first login creates'), allow_insecure: bool('http:// addresses beyond loopback'),
+    enabled: bool(), sort: int(), redirect_uri: str('{PUBLIC_URL}/api/sso/{id}/callback: register it with the provider'), created_at: int(), updated_at: int(),
+  }, ['id', 'kind', 'name', 'button_label', 'issuer', 'api_url', 'client_id', 'client_secret_set', 'scopes', 'account_mode', 'default_group', 'allow_insecure', 'enabled', 'sort', 'redirect_uri', 'created_at', 'updated_at']),
+  SsoProviderInput: obj({
+    id: str('create only: lower-case letters, digits, _ and -'), kind: str('create only; default oidc', { enum: ['oidc', 'github'] }), name: str(), button_label: str(),
+    issuer: str('https URL (http for loopback or with allow_insecure); GitHub: default https://github.com'), api_url: nullable(str('GitHub only')),
+    client_id: str(), client_secret: str('write only'), scopes: { anyOf: [arr(str()), str('space separated')] },
+    account_mode: str(undefined, { enum: ['link', 'create'] }), default_group: str(), allow_insecure: bool(), enabled: bool(), sort: int(),
+  }),
+  SsoPublicProvider: obj({ id: str(), name: str(), button_label: str() }, ['id', 'name', 'button_label']),
+};
+Object.assign(schemas, ssoSchemas);
+
+function ssoPaths(admin: string): Record<string, Record<string, Schema>> {
+  const sid = { name: 'id', in: 'path', required: true, schema: str('provider id') };
+  const redirect = (description: string) => ({ 302: { description } });
+  return {
+    '/api/sso/providers': {
+      get: op('sso', 'Single sign-on providers', envelope(arr(ref('SsoProvider'))), { role: admin }),
+      post: op('sso', 'Add a provider (409 when the id exists)', envelope(ref('SsoProvider')), { role: admin, body: ref('SsoProviderInput') }),
+    },
+    '/api/sso/providers/public': { get: op('sso', 'Enabled providers for the login page\'s buttons', envelope(arr(ref('SsoPublicProvider'))), { security: 'none' }) },
+    '/api/sso/providers/{id}': {
+      get: op('sso', 'One provider', envelope(ref('SsoProvider')), { role: admin, params: [sid] }),
+      put: op('sso', 'Change a provider (fields not given are kept; client_secret only when given)', envelope(ref('SsoProvider')), { role: admin, params: [sid], body: ref('SsoProviderInput') }),
+      delete: op('sso', 'Delete a provider and its sign-in links (the accounts stay)', envelope({ type: 'null' }), { role: admin, params: [sid] }),
+    },
+    '/api/sso/{id}/start': {
+      get: op('sso', 'Begin a login: redirects to the provider (sets a short-lived flow cookie)', envelope({ type: 'null' }), { security: 'none', params: [sid, q('next', str('console path to return to after the login (same origin; default /)'))], extra: redirect('to the provider\'s authorization page') }),
+    },
+    '/api/sso/{id}/callback': {
+      get: op('sso', 'The provider\'s redirect: checks state, nonce and PKCE, signs in (session cookie) and redirects to the console (the next of the start, default /); a browser is sent to /login?sso_error=<code> when refused', envelope({ type: 'null' }), {
+        security: 'none', params: [sid, q('code', str()), q('state', str())], extra: redirect('to the console (/) with a session cookie'),
+      }),
+    },
+  };
+}
+
 function withRequiredFields(all: Record<string, Schema>): Record<string, Schema> {
   const out = { ...all };
   for (const name of COMPLETE_RESPONSES) {
@@ -603,6 +648,7 @@ export function buildOpenApi(serverUrl: string): Schema {
   };
   Object.assign(paths, topupPaths(admin));
   Object.assign(paths, signupPaths());
+  Object.assign(paths, ssoPaths(admin));
   return {
     openapi: '3.1.0',
     info: {
@@ -611,7 +657,7 @@ export function buildOpenApi(serverUrl: string): Schema {
       description: 'Admin API (envelope {success, message, data}; lists put {items, total, page, page_size} in data) and the OpenAI-style model-call endpoints.',
     },
     servers: [{ url: serverUrl }],
-    tags: ['account', 'usage', 'users', 'keys', 'channels', 'prices', 'options', 'audit', 'alerts', 'logs', 'tasks', 'plugins', 'model calls', 'health', 'redemption', 'top-up'].map((name) => ({ name })),
+    tags: ['account', 'usage', 'users', 'keys', 'channels', 'prices', 'options', 'audit', 'alerts', 'logs', 'tasks', 'plugins', 'model calls', 'health', 'redemption', 'top-up', 'sso'].map((name) => ({ name })),
     paths,
     components: {
       schemas: withRequiredFields(schemas),

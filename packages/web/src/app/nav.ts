@@ -5,6 +5,7 @@ import {
   IconPlugConnected, IconPuzzle, IconSettings, IconUser, IconUsers, IconHistory,
 } from '@tabler/icons-react';
 import { IconTicket, IconWallet } from '@tabler/icons-react';
+import { IconLogin2 } from '@tabler/icons-react';
 
 export type Role = 'user' | 'admin' | 'root';
 export interface NavItem { path: string; label: string; role: Role; icon: ComponentType<{ size?: number; stroke?: number }> }
@@ -21,6 +22,7 @@ export const OPERATOR_NAV: NavItem[] = [
   { path: '/audit', label: 'nav.audit', role: 'admin', icon: IconHistory },
   { path: '/plugins', label: 'nav.plugins', role: 'root', icon: IconPuzzle },
   { path: '/settings', label: 'nav.settings', role: 'root', icon: IconSettings },
+  { path: '/sso', label: 'nav.sso', role: 'admin', icon: IconLogin2 },
 ];
 
 export const USER_NAV: NavItem[] = [

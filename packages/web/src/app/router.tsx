@@ -37,6 +37,7 @@ export const router = createBrowserRouter([
       { path: 'audit', ...page(() => import('../pages/audit/AuditPage')) },
       { path: 'plugins', ...page(() => import('../pages/plugins/PluginsPage')) },
       { path: 'settings', ...page(() => import('../pages/settings/SettingsPage')) },
+      { path: 'sso', ...page(() => import('../pages/sso/SsoProvidersPage')) },
       // every user
       { path: 'overview', ...page(() => import('../pages/overview/OverviewPage')) },
       { path: 'keys', ...page(() => import('../pages/keys/OwnKeysPage')) },

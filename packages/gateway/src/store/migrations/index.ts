@@ -20,6 +20,7 @@ import * as m018 from './018_relay_conversations.ts';
 import * as m020 from './020_task_callbacks.ts';
 import * as m021 from './021_audit_alerts.ts';
 import * as m022 from './022_signup_email.ts';
+import * as m023 from './023_sso.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -38,6 +39,7 @@ const STEPS: Record<string, Step> = {
   '020_task_callbacks': m020,
   '021_audit_alerts': m021,
   '022_signup_email': m022,
+  '023_sso': m023,
 };
 
 export async function migrate(h: DbHandle): Promise<void> {

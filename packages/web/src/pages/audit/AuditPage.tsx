@@ -16,7 +16,7 @@ import { fmtTime, fromLocalInput } from '../../lib/format';
 
 type Entry = Schemas['AuditEntry'];
 type Filters = { actor: string; target_type: string; action: string; from: string; to: string };
-const TARGET_TYPES = ['user', 'key', 'channel', 'price', 'group_ratio', 'option', 'plugin', 'marketplace', 'redemption', 'task'];
+const TARGET_TYPES = ['user', 'key', 'channel', 'price', 'group_ratio', 'option', 'plugin', 'marketplace', 'redemption', 'task', 'sso_provider'];
 
 const show = (v: unknown): string => (v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
 

@@ -9,6 +9,7 @@ import { useErrorText } from '../../components/ErrorState';
 import { HeaderControls } from '../../components/HeaderControls';
 import { Brand } from '../../components/Brand';
 import { LoginLinks } from './LoginLinks';
+import { SsoButtons } from '../../components/SsoButtons';
 
 /** Only same-origin console paths are followed after login. */
 function safeNext(next: string | null): string {
@@ -54,6 +55,7 @@ export default function LoginPage() {
               <LoginLinks />
             </Stack>
           </form>
+          <SsoButtons error={params.get('sso_error')} />
         </Paper>
       </Stack>
     </Center>
