@@ -2,7 +2,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TEST_CRYPTO_SECRET, TEST_ROOT_PASSWORD, type TestDatabase } from './harness.ts';
+import { startTestGateway, TEST_CRYPTO_SECRET, TEST_ROOT_PASSWORD, type TestDatabase } from './harness.ts';
+import { AdminClient } from './admin-client.ts';
+import { createChannel, setPrice } from './relay-fixtures.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -38,4 +40,19 @@ export async function stopChild(c: Child | undefined, signal: NodeJS.Signals = '
   const exited = new Promise((r) => c.proc.once('exit', r));
   c.proc.kill(signal);
   await exited;
+}
+
+/**
+ * Prepares `db` in-process for tests of streams across processes, then stops: a channel at `upstream`
+ * serving `slow-model` at $1 per million tokens, and a user `streamer` with $100 and a key.
+ */
+export async function prepareStreamingDb(db: TestDatabase, upstream: string): Promise<{ userId: number; key: string }> {
+  const setup = await startTestGateway({ db });
+  const root = await AdminClient.login(setup.url);
+  await createChannel(setup, { baseUrl: upstream, models: ['slow-model'] });
+  await setPrice(setup, 'slow-model', { input: 1, output: 1 });
+  const user = await root.ok('POST', '/api/user', { username: 'streamer', password: 'streamer-password', quota_usd: 100 });
+  const { key } = await root.ok('POST', '/api/token', { user_id: user.id, name: 'k' });
+  await setup.stop({ keepDb: true });
+  return { userId: user.id, key };
 }

@@ -7,10 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase, startTestGateway, type TestGateway } from './harness.ts';
-import { startChild, stopChild, type Child } from './child-gateway.ts';
-import { AdminClient } from './admin-client.ts';
+import { prepareStreamingDb, startChild, stopChild, type Child } from './child-gateway.ts';
 import { beginStream, startGatedUpstream } from './upstreams/gated.ts';
-import { createChannel, setPrice, waitFor } from './relay-fixtures.ts';
+import { waitFor } from './relay-fixtures.ts';
 import { openDb, type DbHandle } from '../src/store/db.ts';
 
 /** Short leases and rounds for the test (defaults: 30 s and 10 s). */
@@ -34,14 +33,7 @@ test('a gateway killed mid-stream: the next process on the database closes the s
   let c: TestGateway | undefined;
   let h: DbHandle | undefined;
   try {
-    // Prepare the database in-process (channel, price, a user with a ledger-backed balance), then stop.
-    const setup = await startTestGateway({ db: dbx });
-    const root = await AdminClient.login(setup.url);
-    await createChannel(setup, { baseUrl: slow.up.url, models: ['slow-model'] });
-    await setPrice(setup, 'slow-model', { input: 1, output: 1 });
-    const user = await root.ok('POST', '/api/user', { username: 'streamer', password: 'streamer-password', quota_usd: 100 });
-    const { key } = await root.ok('POST', '/api/token', { user_id: user.id, name: 'k' });
-    await setup.stop({ keepDb: true });
+    const { userId, key } = await prepareStreamingDb(dbx, slow.up.url);
     h = await openDb(dbx.url);
     const full = 100 * 500_000;
 
@@ -54,7 +46,7 @@ test('a gateway killed mid-stream: the next process on the database closes the s
     const r1 = (await movements(h, s1.requestId)).reserve;
     const r2 = (await movements(h, s2.requestId)).reserve;
     assert.ok(r1 > 0 && r2 > 0);
-    assert.deepEqual(await money(h, user.id), [full - r1 - r2, full - r1 - r2]);
+    assert.deepEqual(await money(h, userId), [full - r1 - r2, full - r1 - r2]);
 
     await stopChild(a, 'SIGKILL');
     await s1.rest;
@@ -62,7 +54,7 @@ test('a gateway killed mid-stream: the next process on the database closes the s
     assert.equal((await h.db.selectFrom('open_reserves').select('ref').execute()).length, 2, 'a killed process closes nothing');
     // What a log row proves was produced (a row with usage whose settle failed): 300,000 + 200,000 tokens at $1/M.
     await h.db.insertInto('logs').values({
-      created_at: Date.now(), type: 'consume', request_id: s2.requestId, user_id: user.id, username: 'streamer', key_id: null, key_name: 'k',
+      created_at: Date.now(), type: 'consume', request_id: s2.requestId, user_id: userId, username: 'streamer', key_id: null, key_name: 'k',
       group_name: 'default', model: 'slow-model', upstream_model: 'slow-model', channel_id: null, endpoint: '/v1/chat/completions', status_code: 200,
       prompt_tokens: 300_000, completion_tokens: 200_000, cached_tokens: 0, quota: 0, latency_ms: 1, first_byte_ms: 1, is_stream: 1, attempts: 1,
       content: null, other: JSON.stringify({ settle_error: 'connection lost' }),
@@ -75,7 +67,7 @@ test('a gateway killed mid-stream: the next process on the database closes the s
     const m2 = await movements(h, s2.requestId);
     assert.equal(m2.close, 0);
     assert.equal(m2.reserve + m2.settle, 250_000, 'charged what the log proves: 500,000 tokens at $1 per million');
-    let [bal, sum] = await money(h, user.id);
+    let [bal, sum] = await money(h, userId);
     assert.equal(bal, full - 250_000);
     assert.equal(bal, sum, 'the balance is the sum of the ledger rows');
 
@@ -97,7 +89,7 @@ test('a gateway killed mid-stream: the next process on the database closes the s
     const m3 = await movements(h, s3.requestId);
     assert.equal(m3.reserve + m3.settle, 1_500, 'charged its usage: 3,000 tokens at $1 per million');
     assert.equal((await h.db.selectFrom('open_reserves').select('ref').execute()).length, 0);
-    [bal, sum] = await money(h, user.id);
+    [bal, sum] = await money(h, userId);
     assert.equal(bal, full - 250_000 - 1_500);
     assert.equal(bal, sum);
   } finally {

@@ -7,11 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createTestDatabase, startTestGateway } from './harness.ts';
-import { startChild, stopChild, type Child } from './child-gateway.ts';
-import { AdminClient } from './admin-client.ts';
+import { createTestDatabase } from './harness.ts';
+import { prepareStreamingDb, startChild, stopChild, type Child } from './child-gateway.ts';
 import { beginStream, startGatedUpstream } from './upstreams/gated.ts';
-import { createChannel, setPrice, waitFor } from './relay-fixtures.ts';
+import { waitFor } from './relay-fixtures.ts';
 import { openDb, type DbHandle } from '../src/store/db.ts';
 import { workerCount } from '../src/workers.ts';
 
@@ -63,13 +62,7 @@ test('two workers on one port: one killed mid-stream is replaced, its reserve re
   let p: Child | undefined;
   let h: DbHandle | undefined;
   try {
-    const setup = await startTestGateway({ db: dbx });
-    const root = await AdminClient.login(setup.url);
-    await createChannel(setup, { baseUrl: slow.up.url, models: ['slow-model'] });
-    await setPrice(setup, 'slow-model', { input: 1, output: 1 });
-    const user = await root.ok('POST', '/api/user', { username: 'streamer', password: 'streamer-password', quota_usd: 100 });
-    const { key } = await root.ok('POST', '/api/token', { user_id: user.id, name: 'k' });
-    await setup.stop({ keepDb: true });
+    const { userId, key } = await prepareStreamingDb(dbx, slow.up.url);
     h = await openDb(dbx.url);
     const full = 100 * 500_000;
 
@@ -120,7 +113,7 @@ test('two workers on one port: one killed mid-stream is replaced, its reserve re
     }
     await waitFor(async () => (await h!.db.selectFrom('open_reserves').select('ref').execute()).length === 0, 10_000, 'every reserve closed');
     const charged = (live.length + 1) * 1_500;
-    const bal = Number((await h.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota);
+    const bal = Number((await h.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow()).quota);
     assert.equal(bal, full - charged, 'charged the finished streams only: 3,000 tokens at $1 per million each');
 
     // SIGTERM: every worker stops and the primary exits 0.
