@@ -93,15 +93,32 @@ export class Users {
   }
 
   async login(username: string, password: string): Promise<{ user: UserPrincipal; cookie: string }> {
+    const user = await this.checkPassword(username, password);
+    return { user, cookie: await this.openSession(user.id) };
+  }
+
+  /** The enabled user with this name and password; 401 `invalid_credentials` or 403 `user_disabled` otherwise. */
+  async checkPassword(username: string, password: string): Promise<UserPrincipal> {
     const row = await this.core.h.db.selectFrom('users').selectAll().where('username', '=', String(username)).executeTakeFirst();
     // An unknown name costs the same hash as a known one, so timing does not tell which names exist.
     const ok = await verifyPassword(String(password), row ? row.password_hash : await dummyHash());
     if (!row || !ok) throw new GatewayError(401, 'invalid_credentials', 'wrong username or password');
     if (Number(row.status) !== 1) throw new GatewayError(403, 'user_disabled', 'this user is disabled');
+    return toPrincipal(row);
+  }
+
+  /** An enabled user by id (null when missing or disabled). */
+  async enabledUser(userId: number): Promise<UserPrincipal | null> {
+    const u = await this.core.h.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+    return u && Number(u.status) === 1 ? toPrincipal(u) : null;
+  }
+
+  /** A new console login session of `userId`: the signed cookie value. */
+  async openSession(userId: number): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
-    await this.core.h.db.insertInto('sessions').values({ id_hash: sha256Hex(token), user_id: row.id, expires_at: now + SESSION_TTL_MS, created_at: now }).execute();
-    return { user: toPrincipal(row), cookie: `${token}.${hmacB64Url(this.core.config.sessionSecret, token)}` };
+    await this.core.h.db.insertInto('sessions').values({ id_hash: sha256Hex(token), user_id: userId, expires_at: now + SESSION_TTL_MS, created_at: now }).execute();
+    return `${token}.${hmacB64Url(this.core.config.sessionSecret, token)}`;
   }
 
   async logout(cookie: string | undefined, bearer?: string): Promise<void> {

@@ -89,6 +89,8 @@ export interface Config {
   stripeWebhookSecret: string | null;
   /** Another address for Stripe's API (a proxy); null: api.stripe.com. */
   stripeApiBase: string | null;
+  /** The console's public address (PUBLIC_URL): the WebAuthn relying party id and origin of passkeys. */
+  publicUrl: string | null;
 }
 
 function num(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -217,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     stripeSecretKey: env.STRIPE_SECRET_KEY || null,
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || null,
     stripeApiBase: env.STRIPE_API_BASE || null,
+    publicUrl: env.PUBLIC_URL || null,
     ...overrides,
   };
   return cfg;

@@ -6,9 +6,11 @@ import type { CoreTables } from './schema-core.ts';
 import type { PluginTables } from './schema-plugins.ts';
 import type { TaskTables } from './schema-tasks.ts';
 import type { AuditTables } from './schema-audit.ts';
+import type { TwoFactorTables } from './schema-two-factor.ts';
 
-export interface Database extends CoreTables, PluginTables, TaskTables, AuditTables {}
+export interface Database extends CoreTables, PluginTables, TaskTables, AuditTables, TwoFactorTables {}
 export type * from './schema-core.ts';
 export type * from './schema-plugins.ts';
 export type * from './schema-tasks.ts';
 export type * from './schema-audit.ts';
+export type * from './schema-two-factor.ts';

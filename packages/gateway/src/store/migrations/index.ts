@@ -19,6 +19,7 @@ import * as m017 from './017_cache_write_prices.ts';
 import * as m018 from './018_relay_conversations.ts';
 import * as m020 from './020_task_callbacks.ts';
 import * as m021 from './021_audit_alerts.ts';
+import * as m024 from './024_two_factor.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -36,6 +37,7 @@ const STEPS: Record<string, Step> = {
   '018_relay_conversations': m018,
   '020_task_callbacks': m020,
   '021_audit_alerts': m021,
+  '024_two_factor': m024,
 };
 
 export async function migrate(h: DbHandle): Promise<void> {
