@@ -22,7 +22,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
   });
   await app.register(async (api) => {
     api.setErrorHandler(familyErrorHandler('admin'));
-    await twoFactorRoutes(api, deps);
+    await twoFactorRoutes(api, deps, throttle);
 
     // Anyone may call it: a small body limit, so nothing large is read before the credentials are checked.
     api.post('/api/user/login', { bodyLimit: 64 * 1024 }, async (req, reply) => {

@@ -7,20 +7,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from './app.ts';
 import { requireUser } from './auth.ts';
 import { GatewayError } from '../platform/errors.ts';
-import { LoginThrottle } from '../accounts/throttle.ts';
+import type { LoginThrottle } from '../accounts/throttle.ts';
 import { PENDING_LOGIN_COOKIE } from '../accounts/two-factor.ts';
 import { Reader } from '../admin/validate.ts';
 import { openConsoleSession, twoFactorRequiredFor } from './login-step.ts';
 
 const ok = <T>(data: T, message = '') => ({ success: true, message, data });
 
-export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps): Promise<void> {
+/** `throttle`: the failed-login counter of POST /api/user/login (wrong codes count with wrong passwords). */
+export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throttle: LoginThrottle): Promise<void> {
   const { twoFactor, passkeys, users } = deps.services.accounts;
-  // Wrong codes and failed passkey assertions count with failed passwords, per client address.
-  const throttle = new LoginThrottle(deps.core, () => {
-    const o = deps.services.admin.options;
-    return { limit: o.getNumber('LoginAttemptLimit', 10), windowMs: o.getNumber('LoginAttemptWindowSeconds', 600) * 1000 };
-  });
   const admit = async (req: FastifyRequest, reply: FastifyReply) => {
     const wait = await throttle.blockedFor(req.ip);
     if (wait > 0) {
