@@ -70,10 +70,10 @@ const schemas: Record<string, Schema> = {
   TwoFactorStatus: obj({
     enabled: bool('a login needs a second factor'), totp_enabled: bool(), totp_pending: bool('an enrolment waits for its first code'), passkeys: int(),
     recovery_codes_left: int(), required: bool('AdminRequireTwoFactor applies to you'), passkeys_available: bool('PUBLIC_URL is set'),
-  }),
-  TotpSetup: obj({ secret: str('base32'), otpauth_uri: str() }),
-  RecoveryCodes: obj({ recovery_codes: arr(str(), 'shown once; empty when unused ones remain') }),
-  Passkey: obj({ id: int(), name: str(), created_at: int('unix ms'), last_used_at: nullable(int('unix ms')) }),
+  }, ['enabled', 'totp_enabled', 'totp_pending', 'passkeys', 'recovery_codes_left', 'required', 'passkeys_available']),
+  TotpSetup: obj({ secret: str('base32'), otpauth_uri: str() }, ['secret', 'otpauth_uri']),
+  RecoveryCodes: obj({ recovery_codes: arr(str(), 'shown once; empty when unused ones remain') }, ['recovery_codes']),
+  Passkey: obj({ id: int(), name: str(), created_at: int('unix ms'), last_used_at: nullable(int('unix ms')) }, ['id', 'name', 'created_at', 'last_used_at']),
   Readiness: obj({
     ready: bool(),
     checks: obj({

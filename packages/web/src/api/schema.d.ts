@@ -8719,10 +8719,10 @@ export interface components {
         };
         Passkey: {
             /** @description unix ms */
-            created_at?: number;
-            id?: number;
-            last_used_at?: number | null;
-            name?: string;
+            created_at: number;
+            id: number;
+            last_used_at: number | null;
+            name: string;
         };
         PasswordChange: {
             /** @description 8-256 characters, not the current one */
@@ -8917,7 +8917,7 @@ export interface components {
         };
         RecoveryCodes: {
             /** @description shown once; empty when unused ones remain */
-            recovery_codes?: string[];
+            recovery_codes: string[];
         };
         Redeemed: {
             /** @description the balance after the credit */
@@ -9028,22 +9028,22 @@ export interface components {
             quotaPerUnit: number;
         };
         TotpSetup: {
-            otpauth_uri?: string;
+            otpauth_uri: string;
             /** @description base32 */
-            secret?: string;
+            secret: string;
         };
         TwoFactorStatus: {
             /** @description a login needs a second factor */
-            enabled?: boolean;
-            passkeys?: number;
+            enabled: boolean;
+            passkeys: number;
             /** @description PUBLIC_URL is set */
-            passkeys_available?: boolean;
-            recovery_codes_left?: number;
+            passkeys_available: boolean;
+            recovery_codes_left: number;
             /** @description AdminRequireTwoFactor applies to you */
-            required?: boolean;
-            totp_enabled?: boolean;
+            required: boolean;
+            totp_enabled: boolean;
             /** @description an enrolment waits for its first code */
-            totp_pending?: boolean;
+            totp_pending: boolean;
         };
         Usage: {
             completion_tokens?: number;
