@@ -7,6 +7,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { generate } from 'otplib';
 import { startTestGateway, TEST_ROOT_PASSWORD, type TestGateway } from './harness.ts';
 import { AdminClient } from './admin-client.ts';
@@ -231,6 +236,41 @@ test('AdminRequireTwoFactor: an admin without a second factor is sent to enrol; 
     assert.equal((await call(gw.url, 'DELETE', `/api/user/${login.body.data.id}/2fa`, undefined, { cookie: rootSession })).status, 200);
     assert.equal((await loginPassword(gw.url, a.username, a.password)).body.data.username, 'ops');
   } finally {
+    await gw.stop();
+  }
+});
+
+const BIN = fileURLToPath(new URL('../bin/gatehouse.mjs', import.meta.url));
+
+function cli(args: string[], home: string, input: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '', GATEHOUSE_TOKEN: '', GATEHOUSE_URL: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    p.stdout.on('data', (d) => { stdout += d; });
+    p.stderr.on('data', (d) => { stderr += d; });
+    p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    p.stdin.end(input);
+  });
+}
+
+test('gatehouse login: an account with an authenticator app logs in with --code; a wrong code is refused', async () => {
+  const gw = await startTestGateway();
+  const home = mkdtempSync(join(tmpdir(), 'gatehouse-2fa-cli-'));
+  try {
+    const admin = await AdminClient.login(gw.url);
+    const u = await newUser(gw, admin, 'erin');
+    const { secret } = await enrolTotp(gw.url, u.session);
+    const bad = await cli(['login', '--url', gw.url, '--username', 'erin', '--password-stdin', '--code', 'zzzzz-zzzzz'], home, `${u.password}\n`);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /wrong or already used code/);
+    const good = await cli(['login', '--url', gw.url, '--username', 'erin', '--password-stdin', '--code', await code(secret, 1)], home, `${u.password}\n`);
+    assert.equal(good.code, 0, good.stderr);
+    // The stored command-line session works.
+    const stored = JSON.parse(readFileSync(join(home, '.config', 'gatehouse', 'credentials.json'), 'utf8')) as { servers: Record<string, { token: string }> };
+    const me = await call(gw.url, 'GET', '/api/user/self', undefined, { authorization: `Bearer ${stored.servers[gw.url].token}` });
+    assert.equal(me.body.data.username, 'erin');
+  } finally {
+    rmSync(home, { recursive: true, force: true });
     await gw.stop();
   }
 });

@@ -26,7 +26,7 @@ export function twoFactorRequiredFor(deps: AppDeps, role: UserPrincipal['role'])
 export async function openConsoleSession(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, user: UserPrincipal): Promise<LoginOutcome> {
   const cookie = await deps.services.accounts.users.openSession(user.id);
   reply.setCookie(SESSION_COOKIE, cookie, { path: '/', httpOnly: true, sameSite: 'lax', maxAge: SESSION_TTL_MS / 1000, secure: req.protocol === 'https' });
-  reply.clearCookie(PENDING_LOGIN_COOKIE, { path: PENDING_COOKIE_PATH });
+  if (req.cookies?.[PENDING_LOGIN_COOKIE]) reply.clearCookie(PENDING_LOGIN_COOKIE, { path: PENDING_COOKIE_PATH });
   if (twoFactorRequiredFor(deps, user.role) && !(await deps.services.accounts.twoFactor.hasSecondFactor(user.id))) {
     return { ...user, require_2fa_setup: true };
   }
