@@ -120,6 +120,11 @@ test('TOTP: enrol, then a login needs a code; wrong and replayed codes are refus
     const replay = await call(gw.url, 'POST', '/api/user/login/2fa', { code: c }, { cookie: `gatehouse_2fa=${second.cookies.gatehouse_2fa}` });
     assert.equal(replay.status, 401);
     assert.equal(replay.body.success, false);
+
+    // Deleting the user deletes its second factors.
+    await admin.ok('DELETE', `/api/user/${u.id}`);
+    assert.equal((await gw.core.h.db.selectFrom('user_totp').select('user_id').where('user_id', '=', u.id).execute()).length, 0);
+    assert.equal((await gw.core.h.db.selectFrom('user_recovery_codes').select('id').where('user_id', '=', u.id).execute()).length, 0);
   } finally {
     await gw.stop();
   }

@@ -92,12 +92,11 @@ export class Users {
     return { created: true, password: given ? null : password };
   }
 
-  async login(username: string, password: string): Promise<{ user: UserPrincipal; cookie: string }> {
-    const user = await this.checkPassword(username, password);
-    return { user, cookie: await this.openSession(user.id) };
-  }
-
-  /** The enabled user with this name and password; 401 `invalid_credentials` or 403 `user_disabled` otherwise. */
+  /**
+   * The enabled user with this name and password; 401 `invalid_credentials` or 403 `user_disabled`
+   * otherwise. A login continues with afterFirstFactor (http/login-step.ts): a session, or a pending
+   * login when the user has a second factor.
+   */
   async checkPassword(username: string, password: string): Promise<UserPrincipal> {
     const row = await this.core.h.db.selectFrom('users').selectAll().where('username', '=', String(username)).executeTakeFirst();
     // An unknown name costs the same hash as a known one, so timing does not tell which names exist.

@@ -310,7 +310,7 @@ export class UserAdmin {
     };
   }
 
-  /** Deletes a user with their keys and sessions; ledger rows and logs stay for the record. */
+  /** Deletes a user with their keys, sessions and second factors; ledger rows and logs stay for the record. */
   async remove(id: number, actor: Actor): Promise<void> {
     const cur = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
@@ -320,6 +320,8 @@ export class UserAdmin {
     await withTx(this.core.h, async (tx) => {
       await tx.deleteFrom('api_keys').where('user_id', '=', id).execute();
       await tx.deleteFrom('sessions').where('user_id', '=', id).execute();
+      // Second factors and logins in progress (docs/two-factor.md).
+      for (const t of ['user_totp', 'user_recovery_codes', 'user_passkeys', 'auth_challenges'] as const) await tx.deleteFrom(t).where('user_id', '=', id).execute();
       await tx.deleteFrom('users').where('id', '=', id).execute();
       await this.changes.inTx('keys', tx);
     });
