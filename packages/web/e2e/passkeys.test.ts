@@ -3,7 +3,8 @@
  * passkey on the profile page (recovery codes shown once), then logs in with the password and the
  * passkey as the second factor, then with the passkey alone (no password). The gateway runs with
  * PUBLIC_URL=http://localhost:<port>, the relying party browsers accept without TLS. An admin who must
- * use a second factor (AdminRequireTwoFactor) is sent to the profile after logging in.
+ * use a second factor (AdminRequireTwoFactor) is sent to the profile after logging in. A user sets up
+ * an authenticator app on the profile and logs in with its code.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -112,6 +113,40 @@ test('a passkey is added on the profile, then completes a password login as the 
   assert.equal(keys.data.length, 1);
   assert.ok(keys.data[0].last_used_at, 'the passkey records its last use');
   problems.assertNone('passkey flows');
+  await ctx.close();
+});
+
+test('an authenticator app is set up on the profile with a code, and the login asks for the next one', async () => {
+  const root = await Api.login(gw.url);
+  await root.ok('POST', '/api/user', { username: 'finn', password: 'finn-password-1' });
+  const ctx = await newContext(browser, origin, L);
+  const page = await ctx.newPage();
+  const problems = new PageProblems(page);
+  await page.goto('/login');
+  await login(page, L, 'finn', 'finn-password-1');
+  await leftLogin(page);
+  await page.goto('/profile');
+  const card = page.getByRole('region', { name: tr(L, 'twoFactor.title') });
+  await card.getByRole('button', { name: tr(L, 'twoFactor.setupApp') }).click();
+  const secret = await card.getByLabel(label(L, 'twoFactor.secret')).inputValue();
+  assert.match(secret, /^[A-Z2-7]{16,}$/);
+  assert.match(await card.getByLabel(label(L, 'twoFactor.uri')).inputValue(), /^otpauth:\/\/totp\/Gatehouse:finn\?/);
+  await card.getByLabel(label(L, 'twoFactor.code')).fill(await generate({ secret }));
+  await card.getByRole('button', { name: tr(L, 'twoFactor.enable') }).click();
+  const codes = card.getByRole('list', { name: tr(L, 'twoFactor.recoveryCodes') });
+  await codes.waitFor();
+  assert.equal(await codes.getByRole('listitem').count(), 10);
+  await expectText(card, tr(L, 'twoFactor.recoveryLeft', { count: 10 }));
+
+  await ctx.clearCookies();
+  await page.goto('/login');
+  await login(page, L, 'finn', 'finn-password-1');
+  await page.getByRole('heading', { name: tr(L, 'twoFactor.stepTitle') }).waitFor();
+  // The code of the next step: the one just used for the enrolment is spent.
+  await page.getByLabel(label(L, 'twoFactor.code')).fill(await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }));
+  await page.getByRole('button', { name: tr(L, 'twoFactor.verify') }).click();
+  await leftLogin(page);
+  problems.assertNone('authenticator app flows');
   await ctx.close();
 });
 
