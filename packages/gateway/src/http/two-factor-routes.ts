@@ -71,7 +71,11 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
 
   // ---- login without a password ----
 
-  api.post('/api/user/passkey/login/options', small, async () => ok(await passkeys.authenticationOptions('passkey_login', null)));
+  // Anyone may ask: an address past the failed-login limit may not (each answer stores a challenge).
+  api.post('/api/user/passkey/login/options', small, async (req, reply) => {
+    await admit(req, reply);
+    return ok(await passkeys.authenticationOptions('passkey_login', null));
+  });
 
   api.post('/api/user/passkey/login', small, async (req, reply) => {
     const { assertion } = Reader.of(req.body).only(['assertion']).obj as { assertion?: unknown };
