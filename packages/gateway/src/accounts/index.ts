@@ -6,6 +6,8 @@ import type { Area } from '../areas.ts';
 import { KeyCache, KEYS_REVISION } from './keys.ts';
 import { Users } from './users.ts';
 import { RequestLimiter } from './request-limit.ts';
+import { TwoFactor } from './two-factor.ts';
+import { Passkeys } from './passkeys.ts';
 import { accountRoutes } from '../http/account-routes.ts';
 
 export interface Accounts {
@@ -13,6 +15,9 @@ export interface Accounts {
   users: Users;
   /** Model requests per user (ModelRequestRateLimit* options). */
   limiter: RequestLimiter;
+  /** TOTP, recovery codes and pending logins (docs/two-factor.md). */
+  twoFactor: TwoFactor;
+  passkeys: Passkeys;
 }
 
 declare module '../services.ts' {
@@ -27,7 +32,8 @@ export const accountsArea: Area = {
     const users = new Users(core);
     const keys = new KeyCache(core);
     // The admin area (and its options) is built after this one: looked up when a value is needed.
-    services.accounts = { users, keys, limiter: new RequestLimiter(core, () => services.admin?.options) };
+    const twoFactor = new TwoFactor(core);
+    services.accounts = { users, keys, limiter: new RequestLimiter(core, () => services.admin?.options), twoFactor, passkeys: new Passkeys(core, twoFactor) };
     const root = await users.ensureRoot();
     if (root.created) {
       core.log.info('root account created');
@@ -39,7 +45,7 @@ export const accountsArea: Area = {
       }
     }
     await core.cache.register(KEYS_REVISION, () => keys.load());
-    const t = setInterval(() => { users.purgeExpiredSessions().catch(() => {}); }, 3600_000);
+    const t = setInterval(() => { users.purgeExpiredSessions().catch(() => {}); twoFactor.purgeExpired().catch(() => {}); }, 3600_000);
     t.unref();
     core.onClose(() => clearInterval(t));
   },

@@ -601,12 +601,4 @@ export class Sso {
     }
     throw new GatewayError(409, 'username_taken', 'no free username for the new account');
   }
-
-  /**
-   * Opens the console session after a successful single sign-on. One place, so further login steps
-   * (a second factor) can be added before the session exists.
-   */
-  async completeLogin(user: UserPrincipal): Promise<{ cookie: string }> {
-    return { cookie: await this.users.openSession(user.id) };
-  }
 }

@@ -92,16 +92,27 @@ export class Users {
     return { created: true, password: given ? null : password };
   }
 
-  async login(username: string, password: string): Promise<{ user: UserPrincipal; cookie: string }> {
+  /**
+   * The enabled user with this name and password; 401 `invalid_credentials` or 403 `user_disabled`
+   * otherwise. A login continues with afterFirstFactor (http/login-step.ts): a session, or a pending
+   * login when the user has a second factor.
+   */
+  async checkPassword(username: string, password: string): Promise<UserPrincipal> {
     const row = await this.core.h.db.selectFrom('users').selectAll().where('username', '=', String(username)).executeTakeFirst();
     // An unknown name costs the same hash as a known one, so timing does not tell which names exist.
     const ok = await verifyPassword(String(password), row ? row.password_hash : await dummyHash());
     if (!row || !ok) throw new GatewayError(401, 'invalid_credentials', 'wrong username or password');
     if (Number(row.status) !== 1) throw new GatewayError(403, 'user_disabled', 'this user is disabled');
-    return { user: toPrincipal(row), cookie: await this.openSession(row.id) };
+    return toPrincipal(row);
   }
 
-  /** A new console login session of `userId` (valid SESSION_TTL_MS); returns the cookie value. */
+  /** An enabled user by id (null when missing or disabled). */
+  async enabledUser(userId: number): Promise<UserPrincipal | null> {
+    const u = await this.core.h.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+    return u && Number(u.status) === 1 ? toPrincipal(u) : null;
+  }
+
+  /** A new console login session of `userId`: the signed cookie value. */
   async openSession(userId: number): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();

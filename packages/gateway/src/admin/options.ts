@@ -38,6 +38,7 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
   QuotaAllowanceLeaseSeconds: { type: 'int', default: '60', doc: 'Lease of a quota hold: a hold its node has not renewed for this long is closed by any node and its remainder given back.' },
   LoginAttemptLimit: { type: 'int', default: '10', doc: 'Failed logins allowed from one client address within LoginAttemptWindowSeconds; further logins from it get 429 until the window ends. 0 turns the limit off.' },
   LoginAttemptWindowSeconds: { type: 'int', default: '600', doc: 'Window of LoginAttemptLimit, starting with the first failure. Shared by all nodes with Redis.' },
+  AdminRequireTwoFactor: { type: 'bool', default: 'false', doc: 'Admins and root must use a second factor (authenticator app or passkey). One without is sent to enrol: until then its console session reaches only its profile, and its access token and command-line sessions are refused (docs/two-factor.md).' },
   ModelRequestRateLimitEnabled: { type: 'bool', default: 'false', doc: 'Limit model requests (calls and task submissions) per user to ModelRequestRateLimitCount per ModelRequestRateLimitDurationMinutes; 429 rate_limit_exceeded beyond.' },
   ModelRequestRateLimitDurationMinutes: { type: 'int', default: '1', doc: 'Window of the model request limit, in minutes, from a user\'s first request in it.' },
   ModelRequestRateLimitCount: { type: 'int', default: '0', doc: 'Model requests per user and window; 0 = no limit (groups in ModelRequestRateLimitGroup still apply).' },

@@ -310,7 +310,7 @@ export class UserAdmin {
     };
   }
 
-  /** Deletes a user with their keys, sessions and e-mail address; ledger rows and logs stay for the record. */
+  /** Deletes a user with their keys, sessions, e-mail address and second factors; ledger rows and logs stay for the record. */
   async remove(id: number, actor: Actor): Promise<void> {
     const cur = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
@@ -323,6 +323,8 @@ export class UserAdmin {
       // Its e-mail address (free for another account) and mailed links.
       await tx.deleteFrom('user_emails').where('user_id', '=', id).execute();
       await tx.deleteFrom('email_tokens').where('user_id', '=', id).execute();
+      // Second factors and logins in progress (docs/two-factor.md).
+      for (const t of ['user_totp', 'user_recovery_codes', 'user_passkeys', 'auth_challenges'] as const) await tx.deleteFrom(t).where('user_id', '=', id).execute();
       await tx.deleteFrom('users').where('id', '=', id).execute();
       await this.changes.inTx('keys', tx);
     });

@@ -54,10 +54,35 @@ async function findUser(api: Api, ref: string): Promise<User> {
 
 // ---- login ----
 
+/** A cookie of a response by name (`name=value`), or ''. */
+function cookieOf(res: Response, name: string): string {
+  const c = res.headers.getSetCookie().find((x) => x.startsWith(`${name}=`));
+  return c ? c.split(';')[0] : '';
+}
+
+/**
+ * Logs in with the password and, when the account has a second factor, a code (`code`, else asked
+ * for): the console session cookie (docs/two-factor.md).
+ */
+async function passwordLogin(anon: Api, username: string, password: string, code?: string): Promise<string> {
+  const r = await anon.call<{ require_2fa?: boolean; methods?: string[] }>('POST', '/api/user/login', { username, password });
+  let session = cookieOf(r.res, 'gatehouse_session');
+  if (r.data?.require_2fa) {
+    if (!r.data.methods?.some((m) => m === 'totp' || m === 'recovery_code')) {
+      throw new CliError('this account logs in with a passkey only: issue a personal access token on the console\'s profile page and pass it with --token or GATEHOUSE_TOKEN');
+    }
+    const given = code ?? await promptHidden('Two-factor code (authenticator app or recovery code): ');
+    const done = await anon.call('POST', '/api/user/login/2fa', { code: given.trim() }, { cookie: cookieOf(r.res, 'gatehouse_2fa') });
+    session = cookieOf(done.res, 'gatehouse_session');
+  }
+  if (!session) throw new CliError('the gateway did not return a session');
+  return session;
+}
+
 const login: Run = async (argv) => {
   const a = parseArgs(argv, BOOLS);
   if (hasFlag(a, 'help')) {
-    out(`usage: gatehouse login [--username root] [--password P | --password-stdin] [--url URL]\n\nLogs in and stores a command-line session (90 days) in the credentials file. Every login is a\nsession of its own: logging in on another machine ends none; "gatehouse logout" ends this one.\n`);
+    out(`usage: gatehouse login [--username root] [--password P | --password-stdin] [--code CODE] [--url URL]\n\nLogs in and stores a command-line session (90 days) in the credentials file. Every login is a\nsession of its own: logging in on another machine ends none; "gatehouse logout" ends this one.\nAn account with an authenticator app is asked for its code (or give --code: a current or recovery code).\n`);
     return;
   }
   const url = resolveUrl(a);
@@ -66,9 +91,7 @@ const login: Run = async (argv) => {
   if (!password && hasFlag(a, 'password-stdin')) password = (await readStdin()).split('\n')[0].trim();
   if (!password) password = await promptHidden(`Password for ${username}@${url}: `);
   const anon = new Api(url, null);
-  const r = await anon.call<{ username: string }>('POST', '/api/user/login', { username, password });
-  const cookie = (r.res.headers.get('set-cookie') ?? '').split(';')[0];
-  if (!cookie) throw new CliError('the gateway did not return a session');
+  const cookie = await passwordLogin(anon, username, password, flag(a, 'code'));
   const t = await anon.call<{ token: string }>('POST', '/api/user/cli-session', undefined, { cookie });
   // The console session the password login opened is not needed any more.
   await anon.call('POST', '/api/user/logout', undefined, { cookie }).catch(() => undefined);
@@ -100,9 +123,7 @@ const logout: Run = async (argv) => {
 /** Logs in with a password and stores a new command-line session (as `gatehouse login` does). */
 async function storeNewToken(url: string, username: string, password: string): Promise<string> {
   const anon = new Api(url, null);
-  const r = await anon.call<{ username: string }>('POST', '/api/user/login', { username, password });
-  const cookie = (r.res.headers.get('set-cookie') ?? '').split(';')[0];
-  if (!cookie) throw new CliError('the gateway did not return a session');
+  const cookie = await passwordLogin(anon, username, password);
   const t = await anon.call<{ token: string }>('POST', '/api/user/cli-session', undefined, { cookie });
   await anon.call('POST', '/api/user/logout', undefined, { cookie }).catch(() => undefined);
   return saveCredentials(url, t.data.token, username);

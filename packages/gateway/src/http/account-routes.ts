@@ -6,11 +6,13 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from './app.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
-import { SESSION_COOKIE, SESSION_TTL_MS } from '../accounts/users.ts';
+import { SESSION_COOKIE } from '../accounts/users.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { LoginThrottle } from '../accounts/throttle.ts';
 import { Reader, fieldError } from '../admin/validate.ts';
 import { groupModelPrices } from '../admin/model-prices.ts';
+import { afterFirstFactor } from './login-step.ts';
+import { twoFactorRoutes } from './two-factor-routes.ts';
 
 export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { users } = deps.services.accounts;
@@ -20,6 +22,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
   });
   await app.register(async (api) => {
     api.setErrorHandler(familyErrorHandler('admin'));
+    await twoFactorRoutes(api, deps, throttle);
 
     // Anyone may call it: a small body limit, so nothing large is read before the credentials are checked.
     api.post('/api/user/login', { bodyLimit: 64 * 1024 }, async (req, reply) => {
@@ -32,19 +35,15 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
         reply.header('retry-after', String(wait));
         throw new GatewayError(429, 'too_many_attempts', `too many failed logins from this address: try again in ${wait} s`, 'rate_limit_error');
       }
-      let login: Awaited<ReturnType<typeof users.login>>;
+      let user: Awaited<ReturnType<typeof users.checkPassword>>;
       try {
-        login = await users.login(b.username, b.password);
+        user = await users.checkPassword(b.username, b.password);
       } catch (e) {
         if (e instanceof GatewayError && e.status === 401) await throttle.failed(req.ip);
         throw e;
       }
-      const { user, cookie } = login;
-      reply.setCookie(SESSION_COOKIE, cookie, {
-        path: '/', httpOnly: true, sameSite: 'lax', maxAge: SESSION_TTL_MS / 1000,
-        secure: req.protocol === 'https',
-      });
-      return { success: true, message: '', data: user };
+      // A session, or a pending login waiting for the second factor (docs/two-factor.md).
+      return { success: true, message: '', data: await afterFirstFactor(deps, req, reply, user) };
     });
 
     const logout = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {

@@ -88,6 +88,27 @@ export function requireUser(deps: AppDeps, minRole: Role = 'user') {
     const user = await users.resolve({ cookie: req.cookies?.[SESSION_COOKIE], bearer });
     if (!user) throw new GatewayError(401, 'unauthorized', 'not logged in: log in at POST /api/user/login or send Authorization: Bearer <access token>');
     if (ROLE_RANK[user.role] < ROLE_RANK[minRole]) throw new GatewayError(403, 'forbidden', `this needs the ${minRole} role`);
+    await checkAdminSecondFactor(deps, req, user, bearer !== undefined);
     req.user = user;
   };
+}
+
+/** What a console session of an admin who must still enrol a second factor may reach. */
+const ENROLMENT_PATHS = /^\/api\/user\/(self|2fa|passkey)(\/|\?|$)/;
+
+/**
+ * AdminRequireTwoFactor (docs/two-factor.md): an admin or root without a second factor reaches only
+ * its own profile and enrolment with a console session (403 `two_factor_setup_required` elsewhere),
+ * and its access token and command-line sessions are refused everywhere (403 `two_factor_required`):
+ * they were issued without a second factor and cannot enrol one.
+ */
+async function checkAdminSecondFactor(deps: AppDeps, req: FastifyRequest, user: UserPrincipal, viaBearer: boolean): Promise<void> {
+  if (ROLE_RANK[user.role] < ROLE_RANK.admin || !deps.services.admin.options.getBool('AdminRequireTwoFactor', false)) return;
+  if (await deps.services.accounts.twoFactor.hasSecondFactor(user.id)) return;
+  if (viaBearer) {
+    throw new GatewayError(403, 'two_factor_required', 'this account must set up a second factor (authenticator app or passkey) in the console before its access token or command-line sessions work');
+  }
+  if (!ENROLMENT_PATHS.test(req.url)) {
+    throw new GatewayError(403, 'two_factor_setup_required', 'set up a second factor (authenticator app or passkey) on your profile first: admins must use one');
+  }
 }

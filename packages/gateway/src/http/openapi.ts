@@ -66,6 +66,14 @@ const usageParams = (self: boolean) => [
 ];
 
 const schemas: Record<string, Schema> = {
+  LoginSecondFactor: obj({ require_2fa: { const: true }, methods: arr(str(undefined, { enum: ['totp', 'passkey', 'recovery_code'] })) }, ['require_2fa', 'methods']),
+  TwoFactorStatus: obj({
+    enabled: bool('a login needs a second factor'), totp_enabled: bool(), totp_pending: bool('an enrolment waits for its first code'), passkeys: int(),
+    recovery_codes_left: int(), required: bool('AdminRequireTwoFactor applies to you'), passkeys_available: bool('PUBLIC_URL is set'),
+  }, ['enabled', 'totp_enabled', 'totp_pending', 'passkeys', 'recovery_codes_left', 'required', 'passkeys_available']),
+  TotpSetup: obj({ secret: str('base32'), otpauth_uri: str() }, ['secret', 'otpauth_uri']),
+  RecoveryCodes: obj({ recovery_codes: arr(str(), 'shown once; empty when unused ones remain') }, ['recovery_codes']),
+  Passkey: obj({ id: int(), name: str(), created_at: int('unix ms'), last_used_at: nullable(int('unix ms')) }, ['id', 'name', 'created_at', 'last_used_at']),
   Readiness: obj({
     ready: bool(),
     checks: obj({
@@ -452,10 +460,43 @@ function withRequiredFields(all: Record<string, Schema>): Record<string, Schema>
   return out;
 }
 
+/** Second factors of console logins (docs/two-factor.md). */
+function twoFactorPaths(admin: string): Record<string, Record<string, Schema>> {
+  const code = obj({ code: str('6-digit code of the authenticator app, or a recovery code') }, ['code']);
+  const webauthn = { type: 'object', description: 'WebAuthn options for @simplewebauthn/browser (startRegistration / startAuthentication)', additionalProperties: true } as Schema;
+  const sessionOrSetup = envelope(ref('User'));
+  return {
+    '/api/user/login/2fa': {
+      post: op('account', 'Complete a pending login (its cookie) with a code or a passkey assertion; sets the session cookie. Wrong codes count as failed logins of the address', sessionOrSetup, {
+        body: obj({ code: str('authenticator app or recovery code'), assertion: { type: 'object', description: 'startAuthentication() result', additionalProperties: true } }), security: 'none',
+      }),
+    },
+    '/api/user/login/2fa/passkey-options': { post: op('account', 'WebAuthn options to complete a pending login with a passkey', envelope(webauthn), { security: 'none' }) },
+    '/api/user/passkey/login/options': { post: op('account', 'WebAuthn options of a login without a password (any passkey of this site, with user verification)', envelope(webauthn), { security: 'none' }) },
+    '/api/user/passkey/login': {
+      post: op('account', 'Log in with a passkey (no password); sets the session cookie', sessionOrSetup, { body: obj({ assertion: { type: 'object', additionalProperties: true } }, ['assertion']), security: 'none' }),
+    },
+    '/api/user/2fa/status': { get: op('account', 'Your second factors, and whether AdminRequireTwoFactor applies to you', envelope(ref('TwoFactorStatus'))) },
+    '/api/user/2fa/setup': { post: op('account', 'Start enrolling an authenticator app: a new secret and its otpauth:// URI (shown once); 409 while TOTP is on', envelope(ref('TotpSetup'))) },
+    '/api/user/2fa/enable': { post: op('account', 'Confirm the enrolment with a current code: TOTP is on; recovery codes in the answer (shown once)', envelope(ref('RecoveryCodes')), { body: code }) },
+    '/api/user/2fa/disable': { post: op('account', 'Turn the authenticator app off (needs a current or recovery code)', envelope({ type: 'null' }), { body: code }) },
+    '/api/user/2fa/backup_codes': { post: op('account', 'New recovery codes, replacing the old ones (needs a current or recovery code)', envelope(ref('RecoveryCodes')), { body: code }) },
+    '/api/user/passkey': { get: op('account', 'Your passkeys', envelope(arr(ref('Passkey')))) },
+    '/api/user/passkey/register/options': { post: op('account', 'WebAuthn options to register a passkey (needs PUBLIC_URL: 503 otherwise)', envelope(webauthn)) },
+    '/api/user/passkey/register': {
+      post: op('account', 'Register a passkey from the startRegistration() result; the first second factor also brings recovery codes (shown once)', envelope(obj({ passkey: ref('Passkey'), recovery_codes: arr(str()) }, ['passkey', 'recovery_codes'])), {
+        body: obj({ response: { type: 'object', additionalProperties: true }, name: str() }, ['response']),
+      }),
+    },
+    '/api/user/passkey/{id}': { delete: op('account', 'Remove one of your passkeys', envelope({ type: 'null' }), { params: [idParam] }) },
+    '/api/user/{id}/2fa': { delete: op('users', 'Remove every second factor of a user (a lost device)', envelope({ type: 'null' }), { role: admin, params: [idParam] }) },
+  };
+}
+
 export function buildOpenApi(serverUrl: string): Schema {
   const admin = 'admin', root = 'root';
   const paths: Record<string, Record<string, Schema>> = {
-    '/api/user/login': { post: op('account', 'Log in; sets a session cookie', envelope(ref('User')), { body: obj({ username: str(), password: str() }, ['username', 'password']), security: 'none' }) },
+    '/api/user/login': { post: op('account', 'Log in; sets a session cookie, or — for a user with a second factor — a pending-login cookie and {require_2fa, methods} (POST /api/user/login/2fa completes it)', envelope({ anyOf: [ref('User'), ref('LoginSecondFactor')] }), { body: obj({ username: str(), password: str() }, ['username', 'password']), security: 'none' }) },
     '/api/user/logout': { post: op('account', 'Log out', envelope({ type: 'null' })) },
     '/api/user/self': { get: op('account', 'The logged-in user with balance (quota, quota_usd), used_quota and request_count', envelope(ref('User'))) },
     '/api/user/self/password': {
@@ -649,6 +690,7 @@ export function buildOpenApi(serverUrl: string): Schema {
   Object.assign(paths, topupPaths(admin));
   Object.assign(paths, signupPaths());
   Object.assign(paths, ssoPaths(admin));
+  Object.assign(paths, twoFactorPaths(admin));
   return {
     openapi: '3.1.0',
     info: {

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from './app.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
-import { SESSION_COOKIE, SESSION_TTL_MS } from '../accounts/users.ts';
+import { afterFirstFactor } from './login-step.ts';
 import { parseSsoProvider, SSO_FLOW_TTL_MS, SSO_STATE_COOKIE } from '../accounts/sso.ts';
 import { GatewayError } from '../platform/errors.ts';
 
@@ -66,11 +66,12 @@ export async function ssoRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
       try {
         const url = new URL(req.url, origin(req));
         const { user, returnTo } = await sso.callback(idOf(req), url, req.cookies?.[SSO_STATE_COOKIE]);
-        const { cookie } = await sso.completeLogin(user);
-        reply.setCookie(SESSION_COOKIE, cookie, {
-          path: '/', httpOnly: true, sameSite: 'lax', maxAge: SESSION_TTL_MS / 1000, secure: req.protocol === 'https',
-        });
-        return reply.redirect(returnTo, 302);
+        // The same step as after a password: a session, or the second factor when the account has one.
+        const out = await afterFirstFactor(deps, req, reply, user);
+        if ('require_2fa' in out && out.require_2fa) {
+          return reply.redirect(`/login?${new URLSearchParams({ second_factor: out.methods.join(','), next: returnTo })}`, 302);
+        }
+        return reply.redirect('require_2fa_setup' in out && out.require_2fa_setup ? '/profile' : returnTo, 302);
       } catch (e) {
         return failed(req, reply, e);
       }

@@ -89,7 +89,7 @@ export interface Config {
   stripeWebhookSecret: string | null;
   /** Another address for Stripe's API (a proxy); null: api.stripe.com. */
   stripeApiBase: string | null;
-  /** The console's public address (PUBLIC_URL, no trailing slash): SSO redirect URIs are built on it; null: from the request. */
+  /** The console's public address (PUBLIC_URL, no trailing slash): SSO redirect URIs, links in mail, the WebAuthn relying party of passkeys; null: from the request where that is allowed. */
   publicUrl: string | null;
 }
 

@@ -8,11 +8,13 @@ import type { TaskTables } from './schema-tasks.ts';
 import type { AuditTables } from './schema-audit.ts';
 import type { SignupTables } from './schema-signup.ts';
 import type { SsoTables } from './schema-sso.ts';
+import type { TwoFactorTables } from './schema-two-factor.ts';
 
-export interface Database extends CoreTables, PluginTables, TaskTables, AuditTables, SignupTables, SsoTables {}
+export interface Database extends CoreTables, PluginTables, TaskTables, AuditTables, SignupTables, SsoTables, TwoFactorTables {}
 export type * from './schema-core.ts';
 export type * from './schema-plugins.ts';
 export type * from './schema-tasks.ts';
 export type * from './schema-audit.ts';
 export type * from './schema-signup.ts';
 export type * from './schema-sso.ts';
+export type * from './schema-two-factor.ts';

@@ -14,6 +14,7 @@ import { Brand } from '../components/Brand';
 import { allows, OPERATOR_NAV, USER_NAV, type NavItem } from './nav';
 import { loginPath } from './router';
 import { isAdmin, useSelf } from './session';
+import { TwoFactorGate } from './TwoFactorGate';
 
 export default function Layout() {
   const { t } = useTranslation();
@@ -62,6 +63,7 @@ export default function Layout() {
         </ScrollArea>
       </AppShell.Navbar>
       <AppShell.Main>
+        <TwoFactorGate user={user} />
         {forbidden ? (
           <Stack>
             <Title order={2}>{t(current.label as 'nav.dashboard')}</Title>

@@ -21,6 +21,7 @@ import * as m020 from './020_task_callbacks.ts';
 import * as m021 from './021_audit_alerts.ts';
 import * as m022 from './022_signup_email.ts';
 import * as m023 from './023_sso.ts';
+import * as m024 from './024_two_factor.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -40,6 +41,7 @@ const STEPS: Record<string, Step> = {
   '021_audit_alerts': m021,
   '022_signup_email': m022,
   '023_sso': m023,
+  '024_two_factor': m024,
 };
 
 export async function migrate(h: DbHandle): Promise<void> {

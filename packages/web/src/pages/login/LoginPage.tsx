@@ -1,8 +1,13 @@
-/** Login: username and password; afterwards back to where the user was (?next=) or home. */
-import { Alert, Button, Center, Group, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+/**
+ * Login: username and password (then a second factor when the account has one, TwoFactorStep) or a
+ * passkey; afterwards back to where the user was (?next=) or home — or to the profile when an admin
+ * must enrol a second factor first.
+ */
+import { Alert, Button, Center, Divider, Group, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
+import { useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { call, client } from '../../api/client';
 import { useErrorText } from '../../components/ErrorState';
@@ -10,6 +15,7 @@ import { HeaderControls } from '../../components/HeaderControls';
 import { Brand } from '../../components/Brand';
 import { LoginLinks } from './LoginLinks';
 import { SsoButtons } from '../../components/SsoButtons';
+import { PasskeyLoginButton, TwoFactorStep, type LoginDone } from './TwoFactorStep';
 
 /** Only same-origin console paths are followed after login. */
 function safeNext(next: string | null): string {
@@ -31,12 +37,19 @@ export default function LoginPage() {
   });
   const login = useMutation({
     mutationFn: (v: { username: string; password: string }) => call(client.POST('/api/user/login', { body: { username: v.username.trim(), password: v.password } })),
-    onSuccess: () => {
-      // the login answer is a short user record: the layout loads the full one
-      qc.clear();
-      void navigate(safeNext(params.get('next')), { replace: true });
+    onSuccess: (d) => {
+      const step = d as { require_2fa?: boolean; methods?: string[] };
+      if (step.require_2fa) setMethods(step.methods ?? []);
+      else done(d as LoginDone);
     },
   });
+  // A single sign-on that needs the second factor comes back with ?second_factor=<methods>.
+  const [methods, setMethods] = useState<string[] | null>(params.get('second_factor')?.split(',').filter(Boolean) ?? null);
+  const done = (d: LoginDone) => {
+    // the login answer is a short user record: the layout loads the full one
+    qc.clear();
+    void navigate(d.require_2fa_setup ? '/profile' : safeNext(params.get('next')), { replace: true });
+  };
   return (
     <Center mih="100vh" p="md">
       <Stack w={380} maw="100%">
@@ -45,6 +58,7 @@ export default function LoginPage() {
           <HeaderControls />
         </Group>
         <Paper withBorder shadow="sm" p="lg" radius="md" component="main">
+          {methods ? <TwoFactorStep methods={methods} onDone={done} onBack={() => { setMethods(null); login.reset(); form.setFieldValue('password', ''); }} /> : <>
           <form onSubmit={form.onSubmit((v) => login.mutate(v))} noValidate aria-label={t('login.title')}>
             <Stack>
               <Title order={2} size="h3">{t('login.title')}</Title>
@@ -56,6 +70,9 @@ export default function LoginPage() {
             </Stack>
           </form>
           <SsoButtons error={params.get('sso_error')} />
+          <Divider my="md" />
+          <PasskeyLoginButton onDone={done} />
+          </>}
         </Paper>
       </Stack>
     </Center>

@@ -1,6 +1,7 @@
 /**
  * Profile: who the user is, change password, a personal access token for scripts and the CLI, and the
- * low-balance alert (threshold, e-mail, webhook; GET/PUT /api/user/self/alerts).
+ * low-balance alert (threshold, e-mail, webhook; GET/PUT /api/user/self/alerts). Two-factor
+ * authentication and passkeys are in SecurityCard.
  */
 import { Alert, Button, Card, Group, NumberInput, PasswordInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
@@ -18,6 +19,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { useApiMutation } from '../../components/useApiMutation';
 import { fmtTime } from '../../lib/format';
 import { EmailCard } from '../signup/EmailCard';
+import { SecurityCard } from './SecurityCard';
 
 function PasswordForm() {
   const { t } = useTranslation();
@@ -126,6 +128,7 @@ export default function ProfilePage() {
         <PasswordForm />
         <AccessToken />
       </SimpleGrid>
+      <SecurityCard />
       <AlertSettings />
       <EmailCard />
     </>
