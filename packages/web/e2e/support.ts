@@ -116,8 +116,8 @@ export function label(lang: Lang, key: string, vars: Record<string, string | num
 }
 
 /**
- * Records what goes wrong on a page: console errors, uncaught exceptions, requests that fail or answer
- * 4xx/5xx. `expected` lets a test allow a response it causes on purpose (a refused upload).
+ * Records what goes wrong on a page: console errors, uncaught exceptions, requests that fail (other than
+ * loads the browser cancelled itself) or answer 4xx/5xx. `expected` lets a test allow a response it causes on purpose (a refused upload).
  */
 export class PageProblems {
   readonly problems: string[] = [];
@@ -126,7 +126,12 @@ export class PageProblems {
   constructor(page: Page) {
     page.on('console', (m) => { if (m.type() === 'error') this.problems.push(`console error: ${m.text()}`); });
     page.on('pageerror', (e) => this.problems.push(`uncaught: ${e.message}`));
-    page.on('requestfailed', (r) => this.problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`));
+    // net::ERR_ABORTED is the browser cancelling a load itself (the page navigated on while the favicon
+    // or a query was loading): not a failure of the gateway, which shows as a status or a connection error.
+    page.on('requestfailed', (r) => {
+      const why = r.failure()?.errorText ?? '';
+      if (why !== 'net::ERR_ABORTED') this.problems.push(`request failed: ${r.method()} ${r.url()} ${why}`);
+    });
     page.on('response', (r) => {
       if (r.status() >= 400 && !this.allowed.some((f) => f(r.url(), r.status()))) this.problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`);
     });
