@@ -6,6 +6,7 @@ import type { Area } from '../areas.ts';
 import { KeyCache, KEYS_REVISION } from './keys.ts';
 import { Users } from './users.ts';
 import { RequestLimiter } from './request-limit.ts';
+import { RateLimiter } from './rate-limits.ts';
 import { accountRoutes } from '../http/account-routes.ts';
 
 export interface Accounts {
@@ -13,6 +14,8 @@ export interface Accounts {
   users: Users;
   /** Model requests per user (ModelRequestRateLimit* options). */
   limiter: RequestLimiter;
+  /** Requests, tokens and calls in flight per key, user and model (accounts/rate-limits.ts). */
+  rateLimits: RateLimiter;
 }
 
 declare module '../services.ts' {
@@ -27,7 +30,9 @@ export const accountsArea: Area = {
     const users = new Users(core);
     const keys = new KeyCache(core);
     // The admin area (and its options) is built after this one: looked up when a value is needed.
-    services.accounts = { users, keys, limiter: new RequestLimiter(core, () => services.admin?.options) };
+    const rateLimits = new RateLimiter(core, () => services.admin?.options);
+    core.onClose(() => rateLimits.close());
+    services.accounts = { users, keys, limiter: new RequestLimiter(core, () => services.admin?.options), rateLimits };
     const root = await users.ensureRoot();
     if (root.created) {
       core.log.info('root account created');

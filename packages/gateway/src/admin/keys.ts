@@ -13,11 +13,12 @@ import type { ApiKeyRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
 import { Reader, fieldError, jsonList, quotaToUsd, usdToQuota, type Page } from './validate.ts';
+import { LIMIT_FIELDS, limitColumns, limitView, parseLimits, type LimitInput, type LimitView } from './limit-fields.ts';
 
-const KEY_FIELDS = ['user_id', 'name', 'key', 'status', 'expires_at', 'quota', 'quota_usd', 'unlimited_quota', 'models', 'allowed_ips', 'group'];
+const KEY_FIELDS = ['user_id', 'name', 'key', 'status', 'expires_at', 'quota', 'quota_usd', 'unlimited_quota', 'models', 'allowed_ips', 'group', ...LIMIT_FIELDS];
 export const FIXED_KEY_RE = /^sk-[A-Za-z0-9_-]{20,200}$/;
 
-export interface KeyInput {
+export interface KeyInput extends LimitInput {
   user_id?: number;
   name?: string;
   /** A fixed key value (configuration file, admins). */
@@ -31,7 +32,7 @@ export interface KeyInput {
   group?: string | null;
 }
 
-export interface KeyView {
+export interface KeyView extends LimitView {
   id: number;
   user_id: number;
   username?: string;
@@ -81,6 +82,7 @@ export class KeyAdmin {
       models: models.length ? models : null,
       allowed_ips: ips.length ? ips : null,
       group: r.group_name,
+      ...limitView(r),
       created_at: Number(r.created_at),
       accessed_at: r.accessed_at === null ? null : Number(r.accessed_at),
     };
@@ -118,6 +120,7 @@ export class KeyAdmin {
     }
     if (r.obj.group === null) out.group = null;
     else if (r.has('group')) out.group = r.nullableStr('group', { max: 64 });
+    parseLimits(r, out);
     for (const k of Object.keys(out) as (keyof KeyInput)[]) if (out[k] === undefined) delete out[k];
     if (mode === 'create' && out.quota === undefined) out.quota = null;
     return out;
@@ -192,6 +195,7 @@ export class KeyAdmin {
         models: input.models?.length ? JSON.stringify(input.models) : null,
         allowed_ips: input.allowed_ips?.length ? JSON.stringify(input.allowed_ips) : null,
         group_name: input.group ?? null,
+        ...limitColumns(input, true),
         created_at: Date.now(),
         accessed_at: null,
       });
@@ -232,6 +236,7 @@ export class KeyAdmin {
     if (input.models !== undefined) diff('models', input.models?.length ? JSON.stringify(input.models) : null);
     if (input.allowed_ips !== undefined) diff('allowed_ips', input.allowed_ips?.length ? JSON.stringify(input.allowed_ips) : null);
     if (input.group !== undefined) diff('group_name', input.group);
+    for (const [col, v] of Object.entries(limitColumns(input, false))) diff(col as keyof ApiKeyRow, v);
     if (Object.keys(set).length === 0) return { view: this.view(cur), changed: false };
     try {
       await this.db.updateTable('api_keys').set(set as any).where('id', '=', id).execute();

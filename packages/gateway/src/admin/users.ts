@@ -15,10 +15,11 @@ import type { UserRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
 import { insertLogs } from '../logs/writer.ts';
 import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from './validate.ts';
+import { LIMIT_FIELDS, limitColumns, limitView, parseLimits, type LimitInput, type LimitView } from './limit-fields.ts';
 
 export const USERNAME_RE = /^[A-Za-z0-9_.@-]{1,64}$/;
 const ROLES: Role[] = ['user', 'admin', 'root'];
-const USER_FIELDS = ['username', 'password', 'display_name', 'role', 'group', 'quota', 'quota_usd', 'status'];
+const USER_FIELDS = ['username', 'password', 'display_name', 'role', 'group', 'quota', 'quota_usd', 'status', ...LIMIT_FIELDS];
 
 /** Who is acting: a logged-in user, or null for the system (configuration file, bootstrap). */
 export type Actor = UserPrincipal | null;
@@ -38,7 +39,7 @@ export interface LedgerEntryView {
   created_at: number;
 }
 
-export interface UserView {
+export interface UserView extends LimitView {
   id: number;
   username: string;
   display_name: string;
@@ -54,7 +55,7 @@ export interface UserView {
   updated_at: number;
 }
 
-export interface UserInput {
+export interface UserInput extends LimitInput {
   username?: string;
   password?: string;
   display_name?: string;
@@ -91,6 +92,7 @@ export class UserAdmin {
       used_quota: Number(r.used_quota),
       request_count: Number(r.request_count),
       status: Number(r.status) === 1 ? 'enabled' : 'disabled',
+      ...limitView(r),
       created_at: Number(r.created_at),
       updated_at: Number(r.updated_at),
     };
@@ -109,6 +111,7 @@ export class UserAdmin {
       out.status = statusOf(r.obj.status);
       if (!out.status) throw fieldError(r.path('status'), 'must be enabled or disabled');
     }
+    parseLimits(r, out);
     if (mode === 'create') {
       const q = r.num('quota', { int: true, min: 0 });
       const usd = r.num('quota_usd', { min: 0 });
@@ -174,6 +177,7 @@ export class UserAdmin {
           request_count: 0,
           status: input.status ?? 1,
           access_token_hash: null,
+          ...limitColumns(input, true),
           created_at: now,
           updated_at: now,
         });
@@ -204,6 +208,7 @@ export class UserAdmin {
     if (input.role !== undefined) set.role = input.role;
     if (input.group !== undefined) set.group_name = input.group;
     if (input.status !== undefined) set.status = input.status;
+    for (const [col, v] of Object.entries(limitColumns(input, false))) if (Number(cur[col as keyof typeof cur]) !== v) set[col as keyof UserRow] = v;
     if (input.password !== undefined) {
       // A new password ends every credential issued under the old one: the access token here, sessions below.
       set.password_hash = await hashPassword(input.password);

@@ -119,6 +119,9 @@ export function validateConfigDoc(raw: unknown, config: Pick<Config, 'quotaPerUs
     input.allowed_ips ??= null;
     input.expires_at ??= null;
     input.group ??= null;
+    input.rpm ??= 0;
+    input.tpm ??= 0;
+    input.max_concurrency ??= 0;
     seen(keyIds, `${user}\u0000${input.name}`, join(at, 'name'), 'key');
     out.keys.push({ user, input, at });
   });

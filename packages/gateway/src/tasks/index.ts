@@ -54,7 +54,7 @@ export const tasksArea: Area = {
         return Number(r?.n ?? 0);
       };
     }
-    const service = new TaskService(core, services.billing.ledger, catalog, plugins);
+    const service = new TaskService(core, services.billing.ledger, catalog, plugins, { rateLimits: services.accounts.rateLimits, budgets: services.billing.budgets });
     const poller = new Poller(service);
     let selfUrl = `http://127.0.0.1:${core.config.port}`;
     const options = services.admin?.options;

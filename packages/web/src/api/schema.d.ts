@@ -6719,12 +6719,15 @@ export interface components {
             /** @description sk-ab…wxyz */
             hint: string;
             id: number;
+            max_concurrency: number | null;
             models: string[] | null;
             name: string;
             remain_quota: number;
             remain_quota_usd: number;
+            rpm: number | null;
             /** @enum {string} */
             status: "enabled" | "disabled" | "expired" | "exhausted";
+            tpm: number | null;
             unlimited_quota: boolean;
             used_quota: number;
             user_id: number;
@@ -6736,12 +6739,15 @@ export interface components {
             group?: string | null;
             /** @description fixed key value sk-… (admins only) */
             key?: string;
+            max_concurrency?: number | null;
             models?: string[] | null;
             name?: string;
             quota?: number | null;
             quota_usd?: number | null;
+            rpm?: number | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";
+            tpm?: number | null;
             unlimited_quota?: boolean;
             /** @description owner (admins only; default: yourself) */
             user_id?: number;
@@ -7180,14 +7186,17 @@ export interface components {
             display_name: string;
             group: string;
             id: number;
+            max_concurrency: number | null;
             /** @description remaining balance in quota units (QUOTA_PER_USD per USD) */
             quota: number;
             quota_usd: number;
             request_count: number;
             /** @enum {string} */
             role: "user" | "admin" | "root";
+            rpm: number | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
+            tpm: number | null;
             /** @description unix ms */
             updated_at: number;
             used_quota: number;
@@ -7197,6 +7206,7 @@ export interface components {
             display_name?: string;
             /** @default default */
             group: string;
+            max_concurrency?: number | null;
             /** @description 8-256 characters */
             password: string;
             /** @description starting balance in quota units */
@@ -7205,20 +7215,25 @@ export interface components {
             quota_usd?: number;
             /** @enum {string} */
             role?: "user" | "admin" | "root";
+            rpm?: number | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";
+            tpm?: number | null;
             /** @description 1-64 of letters, digits, _ . @ - */
             username: string;
         };
         UserUpdate: {
             display_name?: string;
             group?: string;
+            max_concurrency?: number | null;
             /** @description 8-256 characters; ends the user's sessions */
             password?: string;
             /** @enum {string} */
             role?: "user" | "admin" | "root";
+            rpm?: number | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";
+            tpm?: number | null;
             username?: string;
         };
     };

@@ -17,6 +17,7 @@ import * as m009 from './009_usage_rollup.ts';
 import * as m012 from './012_redemption_payments.ts';
 import * as m017 from './017_cache_write_prices.ts';
 import * as m018 from './018_relay_conversations.ts';
+import * as m019 from './019_limits_budgets.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -32,6 +33,7 @@ const STEPS: Record<string, Step> = {
   '012_redemption_payments': m012,
   '017_cache_write_prices': m017,
   '018_relay_conversations': m018,
+  '019_limits_budgets': m019,
 };
 
 export async function migrate(h: DbHandle): Promise<void> {

@@ -12,6 +12,8 @@ import type { Core } from '../../core.ts';
 import { insertLogs } from '../../logs/writer.ts';
 import type { KeyPrincipal } from '../../accounts/types.ts';
 import { checkModelAccess } from '../../accounts/keys.ts';
+import type { HeaderSink, RateLimiter } from '../../accounts/rate-limits.ts';
+import type { Budgets } from '../../billing/budgets.ts';
 import type { Ledger, Payer } from '../../billing/ledger.ts';
 import { echo, GatewayError } from '../../platform/errors.ts';
 import { redactSecrets, sentSecrets } from '../../platform/redact.ts';
@@ -78,6 +80,8 @@ export interface SubmitInput {
   protocol?: Record<string, unknown>;
   /** Pin the request to this generation (default: the current one). */
   generation?: Generation;
+  /** Where the rate-limit headers of the submission go (the HTTP response). */
+  limitHeaders?: HeaderSink;
   /** Endpoint name for logs. */
   endpoint?: string;
 }
@@ -100,6 +104,10 @@ export interface BillingInfo {
 export interface TaskServiceOptions {
   limits?: Partial<OutboundLimits>;
   sseLimits?: Partial<SseLimits>;
+  /** Rate limits per key, user and model: a submission is a request (and a call in flight while it is submitted). */
+  rateLimits?: RateLimiter;
+  /** Period budgets: a task's reserve is taken against them too. */
+  budgets?: Budgets;
 }
 
 const HOOK_MSG_MAX = 512;
@@ -113,6 +121,8 @@ export function hookMessage(e: unknown): string {
 export class TaskService {
   readonly limits: OutboundLimits;
   readonly sseLimits: SseLimits;
+  private readonly rateLimits: RateLimiter | null;
+  private readonly budgets: Budgets | null;
   readonly nodeId: string;
 
   constructor(
@@ -124,6 +134,8 @@ export class TaskService {
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.sseLimits = { ...DEFAULT_SSE_LIMITS, ...opts.sseLimits };
+    this.rateLimits = opts.rateLimits ?? null;
+    this.budgets = opts.budgets ?? null;
     this.nodeId = core.config.nodeId;
   }
 
@@ -173,8 +185,21 @@ export class TaskService {
     if (!model) throw new GatewayError(400, 'model_not_supported', `plugin "${plugin.key}" does not serve model "${echo(input.model)}"`);
     const p = input.principal;
     checkModelAccess(p, model);
-    let channels = orderChannels(this.catalog.candidates(plugin.key, model, p.group));
+    const channels = orderChannels(this.catalog.candidates(plugin.key, model, p.group));
     if (!channels.length) throw new GatewayError(503, 'no_available_channel', `no channel serves model "${echo(model)}" of plugin "${plugin.key}" for group "${p.group}"`);
+    // Rate limits (accounts/rate-limits.ts): before anything is priced or reserved; no tokens are counted.
+    const a = this.rateLimits ? this.rateLimits.admit(p, model, 0, input.limitHeaders ?? null) : null;
+    const admission = a instanceof Promise ? await a : a;
+    try {
+      return await this.submitTo(input, plugin, model, channels);
+    } finally {
+      admission?.end(0);
+    }
+  }
+
+  private async submitTo(input: SubmitInput, plugin: LoadedPlugin, model: string, ordered: TaskChannel[]): Promise<SubmitOutcome> {
+    const p = input.principal;
+    let channels = ordered;
     const origins = await this.originTasks(input.originTaskIds ?? [], p.userId, plugin.key);
     const pinnedId = origins.channelId ?? input.channelId;
     if (origins.channelId !== null && input.channelId !== undefined && input.channelId !== origins.channelId) {
@@ -196,7 +221,7 @@ export class TaskService {
     const files = new Map((input.files ?? []).map((f) => [f.ref, f]));
     const fileRefs: FileRef[] = (input.files ?? []).map(fileRefOf);
     const action = input.action ?? '';
-    const payer: Payer = { userId: p.userId, keyId: p.keyId, unlimitedKey: p.unlimitedQuota };
+    const payer: Payer = this.budgets ? this.budgets.payer(p) : { userId: p.userId, keyId: p.keyId, unlimitedKey: p.unlimitedQuota };
 
     let row: Task | null = null;
     let billing: BillingInfo | null = null;
@@ -529,7 +554,8 @@ export class TaskService {
   async settle(publicId: string): Promise<void> {
     const t = await this.byPublicId(publicId);
     if (!t || !TERMINAL.has(t.status) || t.billing_status !== 'reserved') return;
-    const payer: Payer = { userId: Number(t.user_id), keyId: t.key_id === null ? null : Number(t.key_id), unlimitedKey: t.key_unlimited === 1 };
+    // Budget rows its reserve took (if any) are found by the ref: the settle corrects them.
+    const payer: Payer = { userId: Number(t.user_id), keyId: t.key_id === null ? null : Number(t.key_id), unlimitedKey: t.key_unlimited === 1, budgets: 'recorded' };
     const ref = ledgerRef(t.public_id);
     const reserved = Number(t.quota_reserved);
     let outcome: 'settled' | 'refunded';

@@ -3,6 +3,7 @@
  * or model scope (submit/dynamic), run the decoder, submit through the task lifecycle, and let the
  * presenter shape only the outgoing envelope. Errors go through `native.error` when the plugin has it.
  */
+import type { HeaderSink } from '../../accounts/rate-limits.ts';
 import type { KeyPrincipal } from '../../accounts/types.ts';
 import { checkModelAccess } from '../../accounts/keys.ts';
 import { GatewayError } from '../../platform/errors.ts';
@@ -29,6 +30,8 @@ export interface NativeRequest {
   files: UploadedFile[];
   requestHeaders: Record<string, string>;
   requestId: string;
+  /** Where the rate-limit headers of a submission go (the HTTP response). */
+  limitHeaders?: HeaderSink;
 }
 
 export interface NativeAnswer { status: number; body: unknown }
@@ -145,6 +148,7 @@ export class NativeHost {
       method: req.method,
       params: m.params,
       query: req.query,
+      limitHeaders: req.limitHeaders,
       requestHeaders: req.requestHeaders,
       retainResult: route.retainResult !== false,
       generation: gen,
