@@ -102,6 +102,7 @@ test('requests per minute of a key: headers on every answer, then 429 with Retry
       assert.equal(r.response.headers.get('x-ratelimit-limit-tokens'), null, 'only the limits that apply');
     }
     const upstreamCalls = up.requests.length;
+    await waitFor('the calls to settle', async () => (await gw.core.h.db.selectFrom('open_reserves').select('ref').execute()).length === 0);
     const ledgerRows = (await gw.core.h.db.selectFrom('ledger').select('id').execute()).length;
 
     const r = await refused(ask(gw, c.key));

@@ -42,8 +42,8 @@ export function createAdmin(core: Core, services: Services): Admin {
   const changes = new Changes(core);
   return {
     changes,
-    users: new UserAdmin(core, changes, () => services.billing.ledger),
-    keys: new KeyAdmin(core, changes),
+    users: new UserAdmin(core, changes, () => services.billing.ledger, () => services.billing.budgets),
+    keys: new KeyAdmin(core, changes, () => services.billing.budgets),
     channels: new ChannelAdmin(core, changes, () => bindingCheck),
     prices: new PriceAdmin(core, changes, (model) => {
       const sep = model.indexOf('::');

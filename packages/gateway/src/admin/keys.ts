@@ -13,7 +13,8 @@ import type { ApiKeyRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
 import { Reader, fieldError, jsonList, quotaToUsd, usdToQuota, type Page } from './validate.ts';
-import { LIMIT_FIELDS, limitColumns, limitView, parseLimits, type LimitInput, type LimitView } from './limit-fields.ts';
+import { LIMIT_FIELDS, checkBudgetPair, fillBudgetSpend, limitColumns, limitView, parseLimits, type LimitInput, type LimitView } from './limit-fields.ts';
+import type { Budgets } from '../billing/budgets.ts';
 
 const KEY_FIELDS = ['user_id', 'name', 'key', 'status', 'expires_at', 'quota', 'quota_usd', 'unlimited_quota', 'models', 'allowed_ips', 'group', ...LIMIT_FIELDS];
 export const FIXED_KEY_RE = /^sk-[A-Za-z0-9_-]{20,200}$/;
@@ -53,7 +54,7 @@ export interface KeyView extends LimitView {
 }
 
 export class KeyAdmin {
-  constructor(private readonly core: Core, private readonly changes: Changes) {}
+  constructor(private readonly core: Core, private readonly changes: Changes, private readonly budgets: () => Budgets = () => { throw new Error('no budgets'); }) {}
 
   private get db() {
     return this.core.h.db;
@@ -82,7 +83,7 @@ export class KeyAdmin {
       models: models.length ? models : null,
       allowed_ips: ips.length ? ips : null,
       group: r.group_name,
-      ...limitView(r),
+      ...limitView(r, this.core.config.quotaPerUsd),
       created_at: Number(r.created_at),
       accessed_at: r.accessed_at === null ? null : Number(r.accessed_at),
     };
@@ -120,7 +121,7 @@ export class KeyAdmin {
     }
     if (r.obj.group === null) out.group = null;
     else if (r.has('group')) out.group = r.nullableStr('group', { max: 64 });
-    parseLimits(r, out);
+    parseLimits(r, out, this.core.config.quotaPerUsd, mode);
     for (const k of Object.keys(out) as (keyof KeyInput)[]) if (out[k] === undefined) delete out[k];
     if (mode === 'create' && out.quota === undefined) out.quota = null;
     return out;
@@ -147,7 +148,7 @@ export class KeyAdmin {
     if (q.keyword) base = base.where('k.name', 'like', `%${q.keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const rows = await base.selectAll('k').select('u.username').orderBy('k.id', 'desc').limit(q.pageSize).offset(q.offset).execute();
-    return { items: rows.map((r) => this.view(r)), total: Number(total.n), page: q.page, page_size: q.pageSize };
+    return { items: await this.withSpend(rows.map((r) => this.view(r))), total: Number(total.n), page: q.page, page_size: q.pageSize };
   }
 
   private async row(id: number) {
@@ -158,7 +159,12 @@ export class KeyAdmin {
     const r = await this.row(id);
     if (!r) throw notFound(`no API key with id ${id}`, 'key_not_found');
     await this.checkOwner(actor, Number(r.user_id));
-    return this.view(r);
+    return (await this.withSpend([this.view(r)]))[0];
+  }
+
+  /** The views with what their budgets spent in the current period. */
+  private withSpend(views: KeyView[]): Promise<KeyView[]> {
+    return fillBudgetSpend(this.budgets(), views, 'k', this.core.config.quotaPerUsd);
   }
 
   /** The key with this full value, if any. */
@@ -205,7 +211,7 @@ export class KeyAdmin {
     }
     await this.changes.changed('keys');
     const r = await this.row(id);
-    return { ...this.view(r!), key };
+    return { ...(await this.withSpend([this.view(r!)]))[0], key };
   }
 
   /** Applies the given fields; returns the view, and whether anything changed. */
@@ -214,6 +220,7 @@ export class KeyAdmin {
     if (!cur) throw notFound(`no API key with id ${id}`, 'key_not_found');
     await this.checkOwner(actor, Number(cur.user_id));
     this.checkFields(actor, input, cur.user_group);
+    checkBudgetPair(cur, input);
     if (input.user_id !== undefined && input.user_id !== Number(cur.user_id)) throw fieldError('user_id', 'a key cannot move to another user');
     const set: Partial<Record<keyof ApiKeyRow, unknown>> = {};
     const diff = (col: keyof ApiKeyRow, v: unknown) => {
@@ -237,7 +244,7 @@ export class KeyAdmin {
     if (input.allowed_ips !== undefined) diff('allowed_ips', input.allowed_ips?.length ? JSON.stringify(input.allowed_ips) : null);
     if (input.group !== undefined) diff('group_name', input.group);
     for (const [col, v] of Object.entries(limitColumns(input, false))) diff(col as keyof ApiKeyRow, v);
-    if (Object.keys(set).length === 0) return { view: this.view(cur), changed: false };
+    if (Object.keys(set).length === 0) return { view: (await this.withSpend([this.view(cur)]))[0], changed: false };
     try {
       await this.db.updateTable('api_keys').set(set as any).where('id', '=', id).execute();
     } catch (e) {
@@ -245,7 +252,7 @@ export class KeyAdmin {
       throw e;
     }
     await this.changes.changed('keys');
-    return { view: this.view((await this.row(id))!), changed: true };
+    return { view: (await this.withSpend([this.view((await this.row(id))!)]))[0], changed: true };
   }
 
   async remove(id: number, actor: Actor): Promise<void> {

@@ -11,6 +11,12 @@
  * settle and refund close a ref: besides their own row they write a row of kind `close`, unique per
  * ref, so only one of them can ever happen.
  *
+ * Period budgets (billing/budgets.ts) ride on the same movements: a payer's reserve (and each
+ * extension) also adds its amount to the period rows of its budgets with a conditional UPDATE in the
+ * same transaction — refused like an empty balance when a row would pass its budget — and records
+ * the rows it took (`budget_reserves`); the ref's settle or refund corrects those rows by what was
+ * charged, in its own transaction.
+ *
  * A relay reserve is also recorded as open (`open_reserves`, naming this node process) in its own
  * transaction, and the settle or refund deletes that row in theirs: a reserve whose node died before
  * closing it is found and closed by recovery (billing/recovery.ts).
@@ -586,7 +592,8 @@ export class Ledger {
 
   /**
    * What `p` can spend now: the user's balance, and for a capped key the least of it and the key's
-   * remainder (a read: the relay lowers a call's output to it when the first reserve was refused).
+   * remainder, and of what its budgets have left in their periods (a read: the relay lowers a call's
+   * output to it when the first reserve was refused).
    */
   async available(p: Payer): Promise<number> {
     const db = this.core.h.db;

@@ -122,6 +122,8 @@ export function validateConfigDoc(raw: unknown, config: Pick<Config, 'quotaPerUs
     input.rpm ??= 0;
     input.tpm ??= 0;
     input.max_concurrency ??= 0;
+    input.budget_quota ??= null;
+    input.budget_period ??= null;
     seen(keyIds, `${user}\u0000${input.name}`, join(at, 'name'), 'key');
     out.keys.push({ user, input, at });
   });

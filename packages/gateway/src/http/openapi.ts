@@ -66,13 +66,19 @@ const usageParams = (self: boolean) => [
 ];
 
 /** The limit fields of a key and a user (docs/limits.md): as shown, and as set (null or 0 = none). */
+const PERIODS = { enum: ['day', 'week', 'month'] };
 const limitView = (): Record<string, Schema> => ({
   rpm: nullable(int('requests per minute; null = no limit')), tpm: nullable(int('tokens (input + output) per minute; null = no limit')),
   max_concurrency: nullable(int('calls in flight at once; null = no limit')),
+  budget: nullable(int('what may be spent per budget_period, in quota units; null = no budget')), budget_usd: nullable(num()),
+  budget_period: nullable(str(undefined, PERIODS)), budget_spent: nullable(int('spent in the current period (reserves in flight included)')),
+  budget_spent_usd: nullable(num()), budget_resets_at: nullable(int('unix ms: when the current period ends')),
 });
 const limitInput = (): Record<string, Schema> => ({
   rpm: nullable(int('requests per minute; null or 0 = no limit', { minimum: 0 })), tpm: nullable(int('tokens per minute; null or 0 = no limit', { minimum: 0 })),
   max_concurrency: nullable(int('calls in flight at once; null or 0 = no limit', { minimum: 0 })),
+  budget: nullable(int('quota units per budget_period; null = no budget', { minimum: 0 })), budget_usd: nullable(num('USD per budget_period (or budget)')),
+  budget_period: nullable(str('the budget\'s period (UTC calendar, see BudgetUtcOffsetMinutes)', PERIODS)),
 });
 
 const schemas: Record<string, Schema> = {

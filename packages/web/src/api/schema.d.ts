@@ -6713,6 +6713,12 @@ export interface components {
         Key: {
             accessed_at: number | null;
             allowed_ips: string[] | null;
+            budget: number | null;
+            budget_period: ("day" | "week" | "month") | null;
+            budget_resets_at: number | null;
+            budget_spent: number | null;
+            budget_spent_usd: number | null;
+            budget_usd: number | null;
             created_at: number;
             expires_at: number | null;
             group: string | null;
@@ -6735,6 +6741,9 @@ export interface components {
         };
         KeyInput: {
             allowed_ips?: string[] | null;
+            budget?: number | null;
+            budget_period?: ("day" | "week" | "month") | null;
+            budget_usd?: number | null;
             expires_at?: (number | string) | null;
             group?: string | null;
             /** @description fixed key value sk-… (admins only) */
@@ -7181,6 +7190,12 @@ export interface components {
             };
         };
         User: {
+            budget: number | null;
+            budget_period: ("day" | "week" | "month") | null;
+            budget_resets_at: number | null;
+            budget_spent: number | null;
+            budget_spent_usd: number | null;
+            budget_usd: number | null;
             /** @description unix ms */
             created_at: number;
             display_name: string;
@@ -7203,6 +7218,9 @@ export interface components {
             username: string;
         };
         UserCreate: {
+            budget?: number | null;
+            budget_period?: ("day" | "week" | "month") | null;
+            budget_usd?: number | null;
             display_name?: string;
             /** @default default */
             group: string;
@@ -7223,6 +7241,9 @@ export interface components {
             username: string;
         };
         UserUpdate: {
+            budget?: number | null;
+            budget_period?: ("day" | "week" | "month") | null;
+            budget_usd?: number | null;
             display_name?: string;
             group?: string;
             max_concurrency?: number | null;
