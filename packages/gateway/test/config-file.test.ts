@@ -217,3 +217,52 @@ keys:
     await gw.stop();
   }
 });
+
+test('limits and budgets in the file: on keys and users, per-model options as mappings; a second start changes nothing', async () => {
+  const path = file('limits.yaml', `
+users:
+  - username: dana
+    password: dana-password
+    rpm: 100
+    max_concurrency: 3
+    budget_usd: 20
+    budget_period: month
+keys:
+  - user: dana
+    name: bot
+    key: sk-danaFixedKey0123456789abcdefghijk
+    rpm: 10
+    tpm: 20000
+    budget_usd: 1.5
+    budget_period: day
+options:
+  RateLimitModels: { gpt-4o: { rpm: 60, tpm: 100000 }, "*": { max_concurrency: 2 } }
+  RateLimitGroups:
+    vip: { "*": {} }
+`);
+  assert.throws(() => loadConfigFile(file('bad-budget.yaml', 'users:\n  - username: x\n    password: x-password\n    budget_usd: 3\n'), { quotaPerUsd: 500_000 }), /users\[0\]\.budget_period: is required with a budget/);
+  assert.throws(() => loadConfigFile(file('bad-rpm.yaml', 'keys:\n  - user: x\n    name: k\n    rpm: -1\n'), { quotaPerUsd: 500_000 }), /keys\[0\]\.rpm: must be at least 0/);
+  assert.throws(() => loadConfigFile(file('bad-opt.yaml', 'options:\n  RateLimitModels: { m: { rpm: fast } }\n'), { quotaPerUsd: 500_000 }), /options\.RateLimitModels: m\.rpm/);
+  const db = await createTestDatabase();
+  let gw = await startTestGateway({ db, env: { GATEHOUSE_CONFIG: path } });
+  try {
+    const p = gw.services.accounts.keys.authenticate('sk-danaFixedKey0123456789abcdefghijk', '127.0.0.1');
+    assert.deepEqual(p.keyLimits, { rpm: 10, tpm: 20000, maxConcurrency: 0 });
+    assert.deepEqual(p.userLimits, { rpm: 100, tpm: 0, maxConcurrency: 3 });
+    assert.deepEqual(p.budgets?.map((b) => [b.who, b.quota, b.period]), [['key', 750_000, 'day'], ['user', 10_000_000, 'month']]);
+    assert.deepEqual(gw.services.accounts.rateLimits.modelLimits('default', 'gpt-4o'), { rpm: 60, tpm: 100000, maxConcurrency: 0 });
+    assert.deepEqual(gw.services.accounts.rateLimits.modelLimits('default', 'other'), { rpm: 0, tpm: 0, maxConcurrency: 2 });
+    assert.equal(gw.services.accounts.rateLimits.modelLimits('vip', 'gpt-4o'), null);
+    const admin = await AdminClient.login(gw.url);
+    const key = (await admin.ok('GET', `/api/token/${p.keyId}`));
+    assert.equal(key.budget_usd, 1.5);
+    assert.equal(key.budget_period, 'day');
+    assert.equal(key.budget_spent, 0);
+    const before = await snapshot(gw);
+    await gw.stop({ keepDb: true });
+    gw = await startTestGateway({ db, env: { GATEHOUSE_CONFIG: path } });
+    assert.deepEqual(await snapshot(gw), before, 'applying the same file again changes nothing');
+  } finally {
+    await gw.stop();
+  }
+});

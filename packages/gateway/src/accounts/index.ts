@@ -8,6 +8,7 @@ import { Users } from './users.ts';
 import { RequestLimiter } from './request-limit.ts';
 import { TwoFactor } from './two-factor.ts';
 import { Passkeys } from './passkeys.ts';
+import { RateLimiter } from './rate-limits.ts';
 import { accountRoutes } from '../http/account-routes.ts';
 
 export interface Accounts {
@@ -18,6 +19,8 @@ export interface Accounts {
   /** TOTP, recovery codes and pending logins (docs/two-factor.md). */
   twoFactor: TwoFactor;
   passkeys: Passkeys;
+  /** Requests, tokens and calls in flight per key, user and model (accounts/rate-limits.ts). */
+  rateLimits: RateLimiter;
 }
 
 declare module '../services.ts' {
@@ -33,7 +36,11 @@ export const accountsArea: Area = {
     const keys = new KeyCache(core);
     // The admin area (and its options) is built after this one: looked up when a value is needed.
     const twoFactor = new TwoFactor(core);
-    services.accounts = { users, keys, limiter: new RequestLimiter(core, () => services.admin?.options), twoFactor, passkeys: new Passkeys(core, twoFactor) };
+    const rateLimits = new RateLimiter(core, () => services.admin?.options);
+    core.onClose(() => rateLimits.close());
+    services.accounts = {
+      users, keys, limiter: new RequestLimiter(core, () => services.admin?.options), twoFactor, passkeys: new Passkeys(core, twoFactor), rateLimits,
+    };
     const root = await users.ensureRoot();
     if (root.created) {
       core.log.info('root account created');

@@ -13,7 +13,9 @@ import type { Core } from '../core.ts';
 import { sha256Hex } from '../platform/crypto.ts';
 import { echo, GatewayError } from '../platform/errors.ts';
 import { compileIpList, type IpMatcher } from './ip.ts';
-import type { KeyPrincipal, Role } from './types.ts';
+import type { KeyPrincipal, RateLimits, Role } from './types.ts';
+import { rateLimitsOf } from './rate-limits.ts';
+import { budgetOf, type BudgetSpec } from '../billing/budgets.ts';
 
 export const KEYS_REVISION = 'keys';
 
@@ -51,8 +53,18 @@ export function parseJsonList(v: string | null): string[] | null {
 /** Presented keys whose hash was found, remembered so a key is hashed once, not on every call. */
 const HASH_MEMO_MAX = 10_000;
 
+/** What applies to every call of a user (whichever key, or the playground): rate limits and a budget. */
+export interface UserPolicy {
+  limits: RateLimits | null;
+  budget: BudgetSpec | null;
+}
+
+const NO_POLICY: UserPolicy = Object.freeze({ limits: null, budget: null });
+
 export class KeyCache {
   private byHash = new Map<string, CachedKey>();
+  /** Users with limits (others have none). */
+  private users = new Map<number, UserPolicy>();
   private readonly hashes = new Map<string, string>();
 
   constructor(private readonly core: Core) {}
@@ -63,11 +75,21 @@ export class KeyCache {
       .innerJoin('users as u', 'u.id', 'k.user_id')
       .select([
         'k.id', 'k.name', 'k.key_hash', 'k.status', 'k.expires_at', 'k.unlimited_quota', 'k.models', 'k.allowed_ips',
-        'k.group_name', 'k.callback_url', 'u.id as user_id', 'u.username', 'u.role', 'u.group_name as user_group', 'u.status as user_status',
+        'k.group_name', 'k.callback_url', 'k.rpm', 'k.tpm', 'k.max_concurrency', 'k.budget_quota', 'k.budget_period',
+        'u.id as user_id', 'u.username', 'u.role', 'u.group_name as user_group', 'u.status as user_status',
       ])
       .where('k.status', '=', 1)
       .where('u.status', '=', 1)
       .execute();
+    const perUsd = this.core.config.quotaPerUsd;
+    const limited = await this.core.h.db.selectFrom('users').select(['id', 'rpm', 'tpm', 'max_concurrency', 'budget_quota', 'budget_period'])
+      .where('status', '=', 1)
+      .where((eb) => eb.or([eb('rpm', '>', 0), eb('tpm', '>', 0), eb('max_concurrency', '>', 0), eb('budget_period', 'is not', null)]))
+      .execute();
+    const users = new Map<number, UserPolicy>();
+    for (const u of limited) {
+      users.set(Number(u.id), Object.freeze({ limits: rateLimitsOf(u), budget: budgetOf(`u:${u.id}`, 'user', u, perUsd) }));
+    }
     const next = new Map<string, CachedKey>();
     for (const r of rows) {
       const models = parseJsonList(r.models);
@@ -98,10 +120,19 @@ export class KeyCache {
           unlimitedQuota: Number(r.unlimited_quota) === 1,
           models: models ? new Set(models) : null,
           callbackUrl: r.callback_url || null,
+          keyLimits: rateLimitsOf(r),
+          userLimits: users.get(Number(r.user_id))?.limits ?? null,
+          budgets: budgetsOf(budgetOf(`k:${r.id}`, 'key', r, perUsd), users.get(Number(r.user_id))?.budget ?? null),
         }),
       });
     }
     this.byHash = next;
+    this.users = users;
+  }
+
+  /** The limits of user `id` (for calls without a key: the playground). */
+  userPolicy(id: number): UserPolicy {
+    return this.users.get(id) ?? NO_POLICY;
   }
 
   /**
@@ -126,6 +157,12 @@ export class KeyCache {
   get size(): number {
     return this.byHash.size;
   }
+}
+
+/** A call's budgets: its key's and its user's; null when neither has one. */
+export function budgetsOf(key: BudgetSpec | null, user: BudgetSpec | null): readonly BudgetSpec[] | null {
+  if (!key && !user) return null;
+  return Object.freeze(key && user ? [key, user] : [(key ?? user)!]);
 }
 
 /** Throws 403 when the key may not use `model`. */

@@ -1,3 +1,5 @@
+import type { BudgetSpec } from '../billing/budgets.ts';
+
 export type Role = 'user' | 'admin' | 'root';
 export const ROLE_RANK: Record<Role, number> = { user: 1, admin: 10, root: 100 };
 
@@ -7,6 +9,16 @@ export interface UserPrincipal {
   username: string;
   role: Role;
   group: string;
+}
+
+/** Rate limits of one scope (a key, a user, a model for a user); 0 = no limit of that kind. */
+export interface RateLimits {
+  /** Requests per minute. */
+  rpm: number;
+  /** Tokens (input + output) per minute. */
+  tpm: number;
+  /** Calls in flight at once (a stream until it ends). */
+  maxConcurrency: number;
 }
 
 /** An authenticated API key, as the relay and task host see it. Built from the in-memory key cache. */
@@ -23,4 +35,10 @@ export interface KeyPrincipal {
   models: ReadonlySet<string> | null;
   /** The key's default task callback URL (null or absent: none). */
   callbackUrl?: string | null;
+  /** The key's own rate limits (accounts/rate-limits.ts); null = none. */
+  keyLimits: RateLimits | null;
+  /** The user's rate limits; null = none. */
+  userLimits: RateLimits | null;
+  /** Period budgets of the key and of its user (billing/budgets.ts); null = none. */
+  budgets: readonly BudgetSpec[] | null;
 }

@@ -47,8 +47,8 @@ export function createAdmin(core: Core, services: Services): Admin {
   return {
     changes,
     audit,
-    users: new UserAdmin(core, changes, () => services.billing.ledger, audit),
-    keys: new KeyAdmin(core, changes, audit),
+    users: new UserAdmin(core, changes, () => services.billing.ledger, audit, () => services.billing.budgets),
+    keys: new KeyAdmin(core, changes, audit, () => services.billing.budgets),
     channels: new ChannelAdmin(core, changes, () => bindingCheck, audit),
     prices: new PriceAdmin(core, changes, (model) => {
       const sep = model.indexOf('::');

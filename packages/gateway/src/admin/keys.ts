@@ -17,12 +17,14 @@ import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
 import type { AuditLog } from './audit.ts';
 import { Reader, fieldError, jsonList, quotaToUsd, usdToQuota, type Page } from './validate.ts';
+import { LIMIT_FIELDS, checkBudgetPair, fillBudgetSpend, limitColumns, limitView, parseLimits, type LimitInput, type LimitView } from './limit-fields.ts';
+import type { Budgets } from '../billing/budgets.ts';
 
-const KEY_FIELDS = ['user_id', 'name', 'key', 'status', 'expires_at', 'quota', 'quota_usd', 'unlimited_quota', 'models', 'allowed_ips', 'group', 'callback_url'];
+const KEY_FIELDS = ['user_id', 'name', 'key', 'status', 'expires_at', 'quota', 'quota_usd', 'unlimited_quota', 'models', 'allowed_ips', 'group', 'callback_url', ...LIMIT_FIELDS];
 const CALLBACK_URL_MAX = 2048;
 export const FIXED_KEY_RE = /^sk-[A-Za-z0-9_-]{20,200}$/;
 
-export interface KeyInput {
+export interface KeyInput extends LimitInput {
   user_id?: number;
   name?: string;
   /** A fixed key value (configuration file, admins). */
@@ -38,7 +40,7 @@ export interface KeyInput {
   callback_url?: string | null;
 }
 
-export interface KeyView {
+export interface KeyView extends LimitView {
   id: number;
   user_id: number;
   username?: string;
@@ -62,7 +64,12 @@ export interface KeyView {
 }
 
 export class KeyAdmin {
-  constructor(private readonly core: Core, private readonly changes: Changes, private readonly audit: AuditLog | null = null) {}
+  constructor(
+    private readonly core: Core,
+    private readonly changes: Changes,
+    private readonly audit: AuditLog | null = null,
+    private readonly budgets: () => Budgets = () => { throw new Error('no budgets'); },
+  ) {}
 
   private get db() {
     return this.core.h.db;
@@ -93,6 +100,7 @@ export class KeyAdmin {
       group: r.group_name,
       callback_url: r.callback_url ?? null,
       callback_secret_set: !!r.callback_secret,
+      ...limitView(r, this.core.config.quotaPerUsd),
       created_at: Number(r.created_at),
       accessed_at: r.accessed_at === null ? null : Number(r.accessed_at),
     };
@@ -141,6 +149,7 @@ export class KeyAdmin {
         out.callback_url = url.toString();
       } else out.callback_url = null;
     }
+    parseLimits(r, out, this.core.config.quotaPerUsd, mode);
     for (const k of Object.keys(out) as (keyof KeyInput)[]) if (out[k] === undefined) delete out[k];
     if (mode === 'create' && out.quota === undefined) out.quota = null;
     return out;
@@ -167,7 +176,7 @@ export class KeyAdmin {
     if (q.keyword) base = base.where('k.name', 'like', `%${q.keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const rows = await base.selectAll('k').select('u.username').orderBy('k.id', 'desc').limit(q.pageSize).offset(q.offset).execute();
-    return { items: rows.map((r) => this.view(r)), total: Number(total.n), page: q.page, page_size: q.pageSize };
+    return { items: await this.withSpend(rows.map((r) => this.view(r))), total: Number(total.n), page: q.page, page_size: q.pageSize };
   }
 
   private async row(id: number) {
@@ -178,7 +187,12 @@ export class KeyAdmin {
     const r = await this.row(id);
     if (!r) throw notFound(`no API key with id ${id}`, 'key_not_found');
     await this.checkOwner(actor, Number(r.user_id));
-    return this.view(r);
+    return (await this.withSpend([this.view(r)]))[0];
+  }
+
+  /** The views with what their budgets spent in the current period. */
+  private withSpend(views: KeyView[]): Promise<KeyView[]> {
+    return fillBudgetSpend(this.budgets(), views, 'k', this.core.config.quotaPerUsd);
   }
 
   /** The key with this full value, if any. */
@@ -216,6 +230,7 @@ export class KeyAdmin {
         allowed_ips: input.allowed_ips?.length ? JSON.stringify(input.allowed_ips) : null,
         group_name: input.group ?? null,
         callback_url: input.callback_url ?? null,
+        ...limitColumns(input, true),
         created_at: Date.now(),
         accessed_at: null,
       });
@@ -225,7 +240,7 @@ export class KeyAdmin {
     }
     await this.changes.changed('keys');
     const r = await this.row(id);
-    const made = this.view(r!);
+    const made = (await this.withSpend([this.view(r!)]))[0];
     await this.audit?.record(actor, 'key.create', { type: 'key', id }, null, made);
     return { ...made, key };
   }
@@ -236,6 +251,7 @@ export class KeyAdmin {
     if (!cur) throw notFound(`no API key with id ${id}`, 'key_not_found');
     await this.checkOwner(actor, Number(cur.user_id));
     this.checkFields(actor, input, cur.user_group);
+    checkBudgetPair(cur, input);
     if (input.user_id !== undefined && input.user_id !== Number(cur.user_id)) throw fieldError('user_id', 'a key cannot move to another user');
     const set: Partial<Record<keyof ApiKeyRow, unknown>> = {};
     const diff = (col: keyof ApiKeyRow, v: unknown) => {
@@ -259,7 +275,8 @@ export class KeyAdmin {
     if (input.allowed_ips !== undefined) diff('allowed_ips', input.allowed_ips?.length ? JSON.stringify(input.allowed_ips) : null);
     if (input.group !== undefined) diff('group_name', input.group);
     if (input.callback_url !== undefined) diff('callback_url', input.callback_url);
-    if (Object.keys(set).length === 0) return { view: this.view(cur), changed: false };
+    for (const [col, v] of Object.entries(limitColumns(input, false))) diff(col as keyof ApiKeyRow, v);
+    if (Object.keys(set).length === 0) return { view: (await this.withSpend([this.view(cur)]))[0], changed: false };
     try {
       await this.db.updateTable('api_keys').set(set as any).where('id', '=', id).execute();
     } catch (e) {
@@ -267,7 +284,7 @@ export class KeyAdmin {
       throw e;
     }
     await this.changes.changed('keys');
-    const view = this.view((await this.row(id))!);
+    const view = (await this.withSpend([this.view((await this.row(id))!)]))[0];
     // A new key value shows as a changed (redacted) `key`, never as its hint alone.
     await this.audit?.record(actor, 'key.update', { type: 'key', id }, { ...this.view(cur), key: set.key_hash ? 'old' : undefined }, { ...view, key: set.key_hash ? 'new' : undefined });
     return { view, changed: true };

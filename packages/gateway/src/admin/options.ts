@@ -9,8 +9,9 @@ import type { Actor } from './users.ts';
 import type { AuditLog } from './audit.ts';
 import { fieldError } from './validate.ts';
 import { parseGroupCounts } from '../accounts/request-limit.ts';
+import { parseGroupModelLimits, parseModelLimits } from '../accounts/rate-limits.ts';
 
-type OptionType = 'string' | 'int' | 'number' | 'bool' | 'int_list' | 'text_list' | 'url' | 'group_counts' | 'secret';
+type OptionType = 'string' | 'int' | 'number' | 'bool' | 'int_list' | 'text_list' | 'url' | 'group_counts' | 'secret' | 'model_limits' | 'group_model_limits';
 
 export interface OptionSpec {
   type: OptionType;
@@ -43,6 +44,9 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
   ModelRequestRateLimitDurationMinutes: { type: 'int', default: '1', doc: 'Window of the model request limit, in minutes, from a user\'s first request in it.' },
   ModelRequestRateLimitCount: { type: 'int', default: '0', doc: 'Model requests per user and window; 0 = no limit (groups in ModelRequestRateLimitGroup still apply).' },
   ModelRequestRateLimitGroup: { type: 'group_counts', default: '', doc: 'Per-group counts replacing ModelRequestRateLimitCount, as JSON: {"vip": 600, "free": 20}.' },
+  RateLimitModels: { type: 'model_limits', default: '', doc: 'Rate limits per model, counted for each user on its own (docs/limits.md): JSON {"gpt-4o": {"rpm": 60, "tpm": 200000, "max_concurrency": 4}}; "*" is every model without an entry of its own. 429 rate_limit_exceeded beyond.' },
+  RateLimitGroups: { type: 'group_model_limits', default: '', doc: 'Per-group replacements of RateLimitModels entries for the users of a group, as JSON {"vip": {"gpt-4o": {"rpm": 600}, "*": {}}} (an empty entry lifts the limit).' },
+  BudgetUtcOffsetMinutes: { type: 'number', default: '0', doc: 'Where the days, weeks (from Monday) and months of key and user budgets begin, in minutes from UTC (480 for UTC+8). Changing it starts new periods.' },
   RelayMaxOutputTokens: { type: 'int', default: '4096', doc: 'max_tokens the gateway sends (and reserves) for a chat or completions call that names none, at most the model\'s limit in ModelMaxOutputTokens (docs/relay.md#billing).' },
   ModelMaxOutputTokens: { type: 'group_counts', default: '', doc: 'Output limit per model as JSON, {"gpt-4o": 16384}: a larger max_tokens asked for is lowered to it before the call is sent and reserved.' },
   QuotaForNewUser: { type: 'int', default: '0', doc: 'Starting balance (quota units) of a user who signs up on their own, credited once: at sign-up, or when the address is verified if SignupEmailVerification is on (docs/signup.md).' },
@@ -66,6 +70,9 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
   AlertRetryBaseSeconds: { type: 'int', default: '30', doc: 'Wait before the second attempt of a failed alert delivery; doubled after each further failure, at most an hour.' },
   AlertMaxAttempts: { type: 'int', default: '8', doc: 'Attempts of one alert delivery before it is marked failed.' },
 };
+
+/** Options whose value is JSON text. */
+const JSON_TYPES: ReadonlySet<OptionType> = new Set(['group_counts', 'model_limits', 'group_model_limits']);
 
 const KEY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
 /** What lists show for a stored secret option; setting it back to this text keeps the secret. */
@@ -131,9 +138,11 @@ export class Options {
   normalise(key: string, value: unknown, field = key): string {
     if (!KEY_RE.test(key)) throw fieldError(field, 'option keys are letters, digits, _ . - (starting with a letter)');
     if (value === null || value === undefined) throw fieldError(field, 'needs a value');
+    const spec = KNOWN_OPTIONS[key];
+    // JSON options may be given as a mapping (the configuration file).
+    if (typeof value === 'object' && spec && JSON_TYPES.has(spec.type)) value = JSON.stringify(value);
     if (typeof value === 'object') throw fieldError(field, 'must be text, a number or true/false');
     const text = String(value).trim();
-    const spec = KNOWN_OPTIONS[key];
     if (!spec) return text;
     switch (spec.type) {
       case 'int':
@@ -153,6 +162,12 @@ export class Options {
       }
       case 'group_counts':
         try { parseGroupCounts(text); } catch (e) { throw fieldError(field, (e as Error).message); }
+        return text;
+      case 'model_limits':
+        try { parseModelLimits(text); } catch (e) { throw fieldError(field, (e as Error).message); }
+        return text;
+      case 'group_model_limits':
+        try { parseGroupModelLimits(text); } catch (e) { throw fieldError(field, (e as Error).message); }
         return text;
       case 'url':
         if (text !== '' && !/^https?:\/\/[^\s/]+/.test(text)) throw fieldError(field, 'must be an http(s) URL');

@@ -16,10 +16,12 @@ import type { Changes } from './changes.ts';
 import type { AuditLog } from './audit.ts';
 import { insertLogs } from '../logs/writer.ts';
 import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from './validate.ts';
+import { LIMIT_FIELDS, checkBudgetPair, fillBudgetSpend, limitColumns, limitView, parseLimits, type LimitInput, type LimitView } from './limit-fields.ts';
+import type { Budgets } from '../billing/budgets.ts';
 
 export const USERNAME_RE = /^[A-Za-z0-9_.@-]{1,64}$/;
 const ROLES: Role[] = ['user', 'admin', 'root'];
-const USER_FIELDS = ['username', 'password', 'display_name', 'role', 'group', 'quota', 'quota_usd', 'status'];
+const USER_FIELDS = ['username', 'password', 'display_name', 'role', 'group', 'quota', 'quota_usd', 'status', ...LIMIT_FIELDS];
 
 /** Who is acting: a logged-in user, or null for the system (configuration file, bootstrap). */
 export type Actor = UserPrincipal | null;
@@ -39,7 +41,7 @@ export interface LedgerEntryView {
   created_at: number;
 }
 
-export interface UserView {
+export interface UserView extends LimitView {
   id: number;
   username: string;
   display_name: string;
@@ -55,7 +57,7 @@ export interface UserView {
   updated_at: number;
 }
 
-export interface UserInput {
+export interface UserInput extends LimitInput {
   username?: string;
   password?: string;
   display_name?: string;
@@ -75,6 +77,7 @@ export class UserAdmin {
     /** The billing ledger: the only code that moves money. */
     private readonly ledger: () => Ledger,
     private readonly audit: AuditLog | null = null,
+    private readonly budgets: () => Budgets = () => { throw new Error('no budgets'); },
   ) {}
 
   private get db() {
@@ -93,6 +96,7 @@ export class UserAdmin {
       used_quota: Number(r.used_quota),
       request_count: Number(r.request_count),
       status: Number(r.status) === 1 ? 'enabled' : 'disabled',
+      ...limitView(r, this.core.config.quotaPerUsd),
       created_at: Number(r.created_at),
       updated_at: Number(r.updated_at),
     };
@@ -111,6 +115,7 @@ export class UserAdmin {
       out.status = statusOf(r.obj.status);
       if (!out.status) throw fieldError(r.path('status'), 'must be enabled or disabled');
     }
+    parseLimits(r, out, this.core.config.quotaPerUsd, mode);
     if (mode === 'create') {
       const q = r.num('quota', { int: true, min: 0 });
       const usd = r.num('quota_usd', { min: 0 });
@@ -142,13 +147,18 @@ export class UserAdmin {
     if (q.group) base = base.where('group_name', '=', q.group);
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const rows = await base.selectAll().orderBy('id', 'asc').limit(q.pageSize).offset(q.offset).execute();
-    return { items: rows.map((r) => this.view(r)), total: Number(total.n), page: q.page, page_size: q.pageSize };
+    return { items: await this.withSpend(rows.map((r) => this.view(r))), total: Number(total.n), page: q.page, page_size: q.pageSize };
   }
 
   async get(id: number): Promise<UserView> {
     const r = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     if (!r) throw notFound(`no user with id ${id}`, 'user_not_found');
-    return this.view(r);
+    return (await this.withSpend([this.view(r)]))[0];
+  }
+
+  /** The views with what their budgets spent in the current period. */
+  private withSpend(views: UserView[]): Promise<UserView[]> {
+    return fillBudgetSpend(this.budgets(), views, 'u', this.core.config.quotaPerUsd);
   }
 
   async findByUsername(username: string): Promise<(Selectable<UserRow>) | undefined> {
@@ -176,6 +186,7 @@ export class UserAdmin {
           request_count: 0,
           status: input.status ?? 1,
           access_token_hash: null,
+          ...limitColumns(input, true),
           created_at: now,
           updated_at: now,
         });
@@ -202,18 +213,23 @@ export class UserAdmin {
       throw forbidden('you cannot change your own role or disable yourself');
     }
     if (cur.role === 'root' && ((input.role && input.role !== 'root') || input.status === 2)) await this.assertAnotherRoot(id);
+    checkBudgetPair(cur, input);
     const set: Partial<Record<keyof UserRow, unknown>> = {};
     if (input.username !== undefined && input.username !== cur.username) set.username = input.username;
     if (input.display_name !== undefined) set.display_name = input.display_name;
     if (input.role !== undefined) set.role = input.role;
     if (input.group !== undefined) set.group_name = input.group;
     if (input.status !== undefined) set.status = input.status;
+    for (const [col, v] of Object.entries(limitColumns(input, false))) {
+      const was = cur[col as keyof typeof cur];
+      if (was === null ? v !== null : String(was) !== String(v)) set[col as keyof UserRow] = v;
+    }
     if (input.password !== undefined) {
       // A new password ends every credential issued under the old one: the access token here, sessions below.
       set.password_hash = await hashPassword(input.password);
       set.access_token_hash = null;
     }
-    if (Object.keys(set).length === 0) return this.view(cur);
+    if (Object.keys(set).length === 0) return this.get(id);
     set.updated_at = Date.now();
     try {
       await this.db.updateTable('users').set(set as any).where('id', '=', id).execute();

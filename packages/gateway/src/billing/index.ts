@@ -6,11 +6,14 @@ import type { Area } from '../areas.ts';
 import { Ledger } from './ledger.ts';
 import { PriceBook, PRICES_REVISION } from './prices.ts';
 import { ReserveRecovery } from './recovery.ts';
+import { Budgets } from './budgets.ts';
 
 export interface Billing {
   ledger: Ledger;
   prices: PriceBook;
   recovery: ReserveRecovery;
+  /** Period budgets of keys and users (billing/budgets.ts). */
+  budgets: Budgets;
 }
 
 declare module '../services.ts' {
@@ -25,7 +28,8 @@ export const billingArea: Area = {
     const prices = new PriceBook(core);
     const ledger = new Ledger(core);
     const recovery = new ReserveRecovery(core, ledger, prices);
-    services.billing = { ledger, prices, recovery };
+    // The admin area (and its options) is built after this one: looked up when a value is needed.
+    services.billing = { ledger, prices, recovery, budgets: new Budgets(core, () => services.admin?.options) };
     await core.cache.register(PRICES_REVISION, () => prices.load());
     // The node's lease exists before any reserve names it. Closed after the areas built later (their
     // closers run first: the relay drains its calls), so this process's reserves are settled by then.

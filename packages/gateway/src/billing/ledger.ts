@@ -11,6 +11,12 @@
  * settle and refund close a ref: besides their own row they write a row of kind `close`, unique per
  * ref, so only one of them can ever happen.
  *
+ * Period budgets (billing/budgets.ts) ride on the same movements: a payer's reserve (and each
+ * extension) also adds its amount to the period rows of its budgets with a conditional UPDATE in the
+ * same transaction — refused like an empty balance when a row would pass its budget — and records
+ * the rows it took (`budget_reserves`); the ref's settle or refund corrects those rows by what was
+ * charged, in its own transaction.
+ *
  * A relay reserve is also recorded as open (`open_reserves`, naming this node process) in its own
  * transaction, and the settle or refund deletes that row in theirs: a reserve whose node died before
  * closing it is found and closed by recovery (billing/recovery.ts).
@@ -38,12 +44,19 @@ import type { Core } from '../core.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { inSpan, tracer } from '../platform/tracing.ts';
 import { isUniqueViolation, withTx, type Dialect, type Tx } from '../store/db.ts';
+import { budgetMessage, type BudgetCharge } from './budgets.ts';
 
 export interface Payer {
   userId: number;
   keyId: number | null;
   /** A key with an own cap also has it checked and reduced. */
   unlimitedKey: boolean;
+  /**
+   * Period budgets (billing/budgets.ts) a reserve is also taken against; absent: none. `'recorded'`:
+   * a settle or refund far from its reserve (a task, recovery) corrects whatever budget rows the ref
+   * recorded.
+   */
+  budgets?: readonly BudgetCharge[] | 'recorded';
 }
 
 export type Movement = 'reserve' | 'settle' | 'refund';
@@ -94,6 +107,14 @@ const SQL = {
   // ---- open relay reserves (billing/recovery.ts) ----
   insertOpen: 'INSERT INTO open_reserves (ref, user_id, key_id, key_capped, node, created_at) VALUES (?, ?, ?, ?, ?, ?)',
   dropOpen: 'DELETE FROM open_reserves WHERE ref = ?',
+  // ---- period budgets (billing/budgets.ts) ----
+  /** The period's row, made when missing (the dialect's "insert or ignore"). */
+  budgetRow: 'INSERT INTO budget_spend (owner, period_start, spent) VALUES (?, ?, 0)',
+  budgetTake: 'UPDATE budget_spend SET spent = spent + ? WHERE owner = ? AND period_start = ? AND spent + ? <= ?',
+  budgetRef: 'INSERT INTO budget_reserves (ref, owner, period_start) VALUES (?, ?, ?)',
+  /** settle / refund: the rows the ref's reserve was taken against, corrected by what was charged. */
+  budgetCorrect: 'UPDATE budget_spend SET spent = spent + ? WHERE EXISTS (SELECT 1 FROM budget_reserves r WHERE r.ref = ? AND r.owner = budget_spend.owner AND r.period_start = budget_spend.period_start)',
+  budgetRefsDrop: 'DELETE FROM budget_reserves WHERE ref = ?',
   // ---- credits that use something up (billing/redemption.ts, billing/payments/) ----
   claimCode: 'UPDATE redemptions SET status = 3, used_user_id = ?, redeemed_at = ? WHERE id = ? AND status = 1 AND (expires_at = 0 OR expires_at > ?)',
   claimPayment: "UPDATE payments SET status = 'paid', paid_at = ?, updated_at = ? WHERE id = ? AND status <> 'paid'",
@@ -141,6 +162,7 @@ function row(p: Payer, ref: string, kind: string, amount: number, now: number): 
 function* reserveOps(p: Payer, ref: string, amt: number): Ops<void> {
   yield op('insertOne', row(p, ref, 'reserve', amt, Date.now()));
   yield* takeStrict(p, amt);
+  if (Array.isArray(p.budgets)) yield* budgetTakeOps(p.budgets, amt, ref);
 }
 
 /** Takes `amt` more for an open ref (row kind `extend:<n>`, once per n); its settle then counts it as reserved. */
@@ -149,6 +171,28 @@ function* extendOps(p: Payer, ref: string, n: number, amt: number): Ops<void> {
   if ((yield op('closedRef', [ref])).rows.length > 0) throw new GatewayError(409, 'reserve_closed', 'the reserve of this call was already closed');
   yield op('insertOne', row(p, ref, `extend:${n}`, amt, Date.now()));
   yield* takeStrict(p, amt);
+  if (Array.isArray(p.budgets)) yield* budgetTakeOps(p.budgets, amt, null);
+}
+
+/**
+ * Adds `amt` to each budget's period row, all or nothing: 429 `insufficient_quota` (as for an empty
+ * balance) when a row would pass its budget. A reserve (`ref`) records the rows it took.
+ */
+function* budgetTakeOps(budgets: readonly BudgetCharge[], amt: number, ref: string | null): Ops<void> {
+  for (const b of budgets) {
+    if (ref !== null) yield op('budgetRow', [b.owner, b.start]);
+    if ((yield op('budgetTake', [amt, b.owner, b.start, amt, b.quota])).changes !== 1) {
+      throw new GatewayError(429, 'insufficient_quota', budgetMessage(b));
+    }
+    if (ref !== null) yield op('budgetRef', [ref, b.owner, b.start]);
+  }
+}
+
+/** A settle or refund of a budgeted ref: its rows corrected by `delta` (charged − reserved), then released. */
+function* budgetCloseOps(p: Payer, ref: string, delta: number): Ops<void> {
+  if (!p.budgets) return;
+  if (delta !== 0) yield op('budgetCorrect', [delta, ref]);
+  yield op('budgetRefsDrop', [ref]);
 }
 
 function* adjustOps(p: Payer, ref: string, kind: string, amt: number): Ops<void> {
@@ -161,6 +205,7 @@ function* refundOps(p: Payer, ref: string, amt: number): Ops<void> {
   const now = Date.now();
   yield op('insertTwo', [...row(p, ref, 'close', 0, now), ...row(p, ref, 'refund', -amt, now)]);
   yield* give(p, amt);
+  yield* budgetCloseOps(p, ref, -amt);
 }
 
 function* settleOps(p: Payer, ref: string, res: number, act: number): Ops<{ charged: number; shortfall: number }> {
@@ -172,6 +217,7 @@ function* settleOps(p: Payer, ref: string, res: number, act: number): Ops<{ char
     yield op('settleUserGive', [-delta, act, p.userId]);
     if (capped(p)) yield op('settleKeyGive', [-delta, act, now, p.keyId]);
     else if (p.keyId !== null) yield op('settleKeyUsed', [act, now, p.keyId]);
+    yield* budgetCloseOps(p, ref, delta);
     return { charged: act, shortfall: 0 };
   }
   // More is due than was reserved: take what the balances allow (read under lock), the rest is a shortfall.
@@ -195,6 +241,8 @@ function* settleOps(p: Payer, ref: string, res: number, act: number): Ops<{ char
     yield op('settleKeyUsed', [charged, now, p.keyId]);
   }
   yield op('insertOne', row(p, ref, 'settle', n, now));
+  // The budget counts what was charged, even past its limit: the call has happened.
+  yield* budgetCloseOps(p, ref, n);
   return { charged, shortfall: delta - n };
 }
 
@@ -365,7 +413,7 @@ function numbered(s: string): string {
 function sqlFor(dialect: Dialect, q: Q): string {
   let s: string = SQL[q];
   if (LOCKING.has(q) && dialect !== 'sqlite') s += ' FOR UPDATE';
-  if (q === 'insertSpend') {
+  if (q === 'insertSpend' || q === 'budgetRow') {
     if (dialect === 'sqlite') s = s.replace('INSERT INTO', 'INSERT OR IGNORE INTO');
     else if (dialect === 'mysql') s = s.replace('INSERT INTO', 'INSERT IGNORE INTO');
     else s += ' ON CONFLICT DO NOTHING';
@@ -562,7 +610,8 @@ export class Ledger {
 
   /**
    * What `p` can spend now: the user's balance, and for a capped key the least of it and the key's
-   * remainder (a read: the relay lowers a call's output to it when the first reserve was refused).
+   * remainder, and of what its budgets have left in their periods (a read: the relay lowers a call's
+   * output to it when the first reserve was refused).
    */
   async available(p: Payer): Promise<number> {
     const db = this.core.h.db;
@@ -571,6 +620,12 @@ export class Ledger {
     if (capped(p)) {
       const k = await db.selectFrom('api_keys').select('remain_quota').where('id', '=', p.keyId).executeTakeFirst();
       n = Math.min(n, Math.max(0, Number(k?.remain_quota ?? 0)));
+    }
+    if (Array.isArray(p.budgets)) {
+      for (const b of p.budgets as readonly BudgetCharge[]) {
+        const r = await db.selectFrom('budget_spend').select('spent').where('owner', '=', b.owner).where('period_start', '=', b.start).executeTakeFirst();
+        n = Math.min(n, Math.max(0, b.quota - Number(r?.spent ?? 0)));
+      }
     }
     return n;
   }

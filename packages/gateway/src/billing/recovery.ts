@@ -121,7 +121,8 @@ export class ReserveRecovery {
         .where('node', '=', node).orderBy('created_at').limit(BATCH).execute();
       for (const r of rows) {
         if (this.closing) return out;
-        const payer: Payer = { userId: Number(r.user_id), keyId: r.key_id === null ? null : Number(r.key_id), unlimitedKey: Number(r.key_capped) !== 1 };
+        // Budget rows its reserve took (if any) are found by the ref.
+        const payer: Payer = { userId: Number(r.user_id), keyId: r.key_id === null ? null : Number(r.key_id), unlimitedKey: Number(r.key_capped) !== 1, budgets: 'recorded' };
         const done = await this.close(r.ref, payer);
         this.core.log.info({ requestId: r.ref, node, outcome: done.outcome, charged: done.charged }, 'open relay reserve of a stopped node closed');
         out.push(done);

@@ -59,6 +59,16 @@ export async function applyConfigDoc(admin: Admin, doc: ConfigDoc, file: string,
         if (u.given.has('role') && u.input.role !== cur.role) diff.role = u.input.role;
         if (u.given.has('group') && u.input.group !== cur.group_name) diff.group = u.input.group;
         if (u.given.has('status') && u.input.status !== Number(cur.status)) diff.status = u.input.status;
+        for (const f of ['rpm', 'tpm', 'max_concurrency'] as const) {
+          if (u.given.has(f) && u.input[f] !== Number(cur[f])) diff[f] = u.input[f];
+        }
+        if (['budget', 'budget_usd', 'budget_period'].some((f) => u.given.has(f))) {
+          const quota = cur.budget_quota === null ? null : Number(cur.budget_quota);
+          if ((u.input.budget_quota ?? null) !== quota || (u.input.budget_period ?? null) !== cur.budget_period) {
+            diff.budget_quota = u.input.budget_quota ?? null;
+            diff.budget_period = u.input.budget_period ?? null;
+          }
+        }
         if (u.input.password && !(await verifyPassword(u.input.password, cur.password_hash))) diff.password = u.input.password;
         if (Object.keys(diff).length === 0) return count(false);
         await admin.users.update(Number(cur.id), diff, null);

@@ -123,6 +123,11 @@ export function validateConfigDoc(raw: unknown, config: Pick<Config, 'quotaPerUs
     input.expires_at ??= null;
     input.group ??= null;
     input.callback_url ??= null;
+    input.rpm ??= 0;
+    input.tpm ??= 0;
+    input.max_concurrency ??= 0;
+    input.budget_quota ??= null;
+    input.budget_period ??= null;
     seen(keyIds, `${user}\u0000${input.name}`, join(at, 'name'), 'key');
     out.keys.push({ user, input, at });
   });

@@ -35,7 +35,7 @@ export async function nativeRoutes(app: FastifyInstance, deps: AppDeps): Promise
       const { hit, principal } = matched.get(req)!;
       const { body, files } = await decodeRequestBody(req, limits);
       const out = await deps.services.protocols.native.serve(hit.gen, hit.m, {
-        principal, method: req.method, path: pathOf(req), query: queryOf(req), body, files, requestHeaders: requestHeadersOf(req), requestId: req.requestId,
+        principal, method: req.method, path: pathOf(req), query: queryOf(req), body, files, requestHeaders: requestHeadersOf(req), requestId: req.requestId, limitHeaders: reply.raw,
         ...(callbackUrlOf(req) !== undefined ? { callbackUrl: callbackUrlOf(req) } : {}),
       });
       return reply.code(out.status).type('application/json').send(JSON.stringify(out.body ?? null));

@@ -65,6 +65,22 @@ const usageParams = (self: boolean) => [
   q('token_id', int('API key id (alias key_id)')), q('model', str()),
 ];
 
+/** The limit fields of a key and a user (docs/limits.md): as shown, and as set (null or 0 = none). */
+const PERIODS = { enum: ['day', 'week', 'month'] };
+const limitView = (): Record<string, Schema> => ({
+  rpm: nullable(int('requests per minute; null = no limit')), tpm: nullable(int('tokens (input + output) per minute; null = no limit')),
+  max_concurrency: nullable(int('calls in flight at once; null = no limit')),
+  budget: nullable(int('what may be spent per budget_period, in quota units; null = no budget')), budget_usd: nullable(num()),
+  budget_period: nullable(str(undefined, PERIODS)), budget_spent: nullable(int('spent in the current period (reserves in flight included)')),
+  budget_spent_usd: nullable(num()), budget_resets_at: nullable(int('unix ms: when the current period ends')),
+});
+const limitInput = (): Record<string, Schema> => ({
+  rpm: nullable(int('requests per minute; null or 0 = no limit', { minimum: 0 })), tpm: nullable(int('tokens per minute; null or 0 = no limit', { minimum: 0 })),
+  max_concurrency: nullable(int('calls in flight at once; null or 0 = no limit', { minimum: 0 })),
+  budget: nullable(int('quota units per budget_period; null = no budget', { minimum: 0 })), budget_usd: nullable(num('USD per budget_period (or budget)')),
+  budget_period: nullable(str('the budget\'s period (UTC calendar, see BudgetUtcOffsetMinutes)', PERIODS)),
+});
+
 const schemas: Record<string, Schema> = {
   LoginSecondFactor: obj({ require_2fa: { const: true }, methods: arr(str(undefined, { enum: ['totp', 'passkey', 'recovery_code'] })) }, ['require_2fa', 'methods']),
   TwoFactorStatus: obj({
@@ -85,6 +101,7 @@ const schemas: Record<string, Schema> = {
   AdminError: obj({ success: { const: false }, message: str(), data: { type: 'null' }, field: str('the input field a 400 is about, when known') }, ['success', 'message']),
   OpenAIError: obj({ error: obj({ message: str(), type: str(), param: nullable(str()), code: nullable(str()) }) }),
   User: obj({
+    ...limitView(),
     id: int(), username: str(), display_name: str(), role: str(undefined, { enum: ['user', 'admin', 'root'] }), group: str(),
     quota: int('remaining balance in quota units (QUOTA_PER_USD per USD)'), quota_usd: num(), used_quota: int(), request_count: int(),
     status: str(undefined, { enum: ['enabled', 'disabled'] }), created_at: int('unix ms'), updated_at: int('unix ms'),
@@ -92,10 +109,12 @@ const schemas: Record<string, Schema> = {
   UserCreate: obj({
     username: str('1-64 of letters, digits, _ . @ -'), password: str('8-256 characters'), display_name: str(), role: str(undefined, { enum: ['user', 'admin', 'root'] }),
     group: str(undefined, { default: 'default' }), quota: int('starting balance in quota units'), quota_usd: num('starting balance in USD'), status: str(undefined, { enum: ['enabled', 'disabled'] }),
+    ...limitInput(),
   }, ['username', 'password'], { additionalProperties: false }),
   UserUpdate: obj({
     username: str(), password: str('8-256 characters; ends the user\'s sessions'), display_name: str(), role: str(undefined, { enum: ['user', 'admin', 'root'] }),
     group: str(), status: str(undefined, { enum: ['enabled', 'disabled'] }),
+    ...limitInput(),
   }, [], { additionalProperties: false }),
   QuotaChange: obj({ mode: str('add (default; negative amounts deduct) or set', { enum: ['add', 'set'] }), amount: int('quota units'), amount_usd: num('USD'), reason: str('why (up to 500 characters); shown in the ledger history and the user\'s logs') }),
   LedgerEntry: obj({
@@ -103,6 +122,7 @@ const schemas: Record<string, Schema> = {
     change: int('signed change of the balance in quota units'), change_usd: num(), note: nullable(str('the reason given with a top-up or adjustment')), created_at: int('unix ms'),
   }, ['id', 'ref', 'kind', 'key_id', 'change', 'change_usd', 'note', 'created_at']),
   Key: obj({
+    ...limitView(),
     id: int(), user_id: int(), username: str(), name: str(), hint: str('sk-ab…wxyz'), status: str(undefined, { enum: ['enabled', 'disabled', 'expired', 'exhausted'] }),
     expires_at: nullable(int('unix ms')), unlimited_quota: bool(), remain_quota: int(), remain_quota_usd: num(), used_quota: int(),
     models: nullable(arr(str())), allowed_ips: nullable(arr(str())), group: nullable(str()),
@@ -114,6 +134,7 @@ const schemas: Record<string, Schema> = {
     expires_at: nullable({ anyOf: [int('unix ms or s'), str('ISO 8601')] }), quota: nullable(int('own cap in quota units; null = unlimited')), quota_usd: nullable(num()),
     unlimited_quota: bool(), models: nullable(arr(str())), allowed_ips: nullable(arr(str('IP or CIDR'))), group: nullable(str()),
     callback_url: nullable(str('default task callback URL (http or https; null = none); its address is checked at each submission')),
+    ...limitInput(),
   }, [], { additionalProperties: false }),
   CallbackSecret: obj({ callback_secret: str('whsec_…: signs task callbacks (X-Signature: sha256=<hex HMAC-SHA256 of the body>); shown only here') }, ['callback_secret']),
   TaskCallback: obj({

@@ -62,7 +62,7 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
       const { body, files } = await decodeRequestBody(req, limits);
       return {
         principal: req.principal!, path: pathOf(req), method: req.method, params, query: queryOf(req), body, files,
-        requestHeaders: requestHeadersOf(req), requestId: req.requestId, signal: clientGone(req, reply),
+        requestHeaders: requestHeadersOf(req), requestId: req.requestId, signal: clientGone(req, reply), limitHeaders: reply.raw,
         ...(callbackUrlOf(req) !== undefined ? { callbackUrl: callbackUrlOf(req) } : {}),
       };
     };

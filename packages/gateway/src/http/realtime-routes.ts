@@ -14,7 +14,7 @@ const KEY_PROTOCOL = 'openai-insecure-api-key.';
 const SESSION = Symbol('gatehouse.realtime');
 
 type Prepared = Awaited<ReturnType<AppDeps['services']['relay']['realtime']['prepare']>>;
-type RawWithSession = IncomingMessage & { [SESSION]?: Prepared; gatehouseRequestId?: string };
+type RawWithSession = IncomingMessage & { [SESSION]?: Prepared; gatehouseRequestId?: string; gatehouseHeaders?: string[] };
 
 function protocolsOf(req: IncomingMessage | FastifyRequest): string[] {
   const h = req.headers['sec-websocket-protocol'];
@@ -37,6 +37,7 @@ export async function realtimeRoutes(app: FastifyInstance, deps: AppDeps): Promi
     });
     scope.websocketServer.on('headers', (headers: string[], req: RawWithSession) => {
       if (req.gatehouseRequestId) headers.push(`x-request-id: ${req.gatehouseRequestId}`);
+      if (req.gatehouseHeaders) headers.push(...req.gatehouseHeaders);
       headers.push('x-gatehouse-time-ms: 0.00');
     });
     const keys = deps.services.accounts.keys;
@@ -58,10 +59,13 @@ export async function realtimeRoutes(app: FastifyInstance, deps: AppDeps): Promi
         if (typeof beta === 'string') passHeaders['openai-beta'] = beta;
         else if (protocolsOf(req).includes('openai-beta.realtime-v1')) passHeaders['openai-beta'] = 'realtime=v1';
         const raw = req.raw as RawWithSession;
+        // Rate-limit headers: on the refusal (an HTTP answer), else on the switch to the WebSocket.
+        const limitHeaders: string[] = [];
         raw[SESSION] = await realtime().prepare({
           requestId: req.requestId, model: typeof q.model === 'string' ? q.model : '', principal: req.principal, passHeaders,
-        }, req.startedAt);
+        }, req.startedAt, { setHeader: (name, value) => { reply.raw.setHeader(name, value); limitHeaders.push(`${name}: ${value}`); } });
         raw.gatehouseRequestId = req.requestId;
+        raw.gatehouseHeaders = limitHeaders;
         // Released if the upgrade never completes.
         req.raw.socket.once('close', () => { const s = raw[SESSION]; if (s) realtime().abandon(s); });
       },

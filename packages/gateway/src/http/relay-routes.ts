@@ -9,6 +9,7 @@ import { callerVendorHeaders, OPENAI_CALLER_HEADERS, type RelayKind } from '../r
 import { scanBody, type BodyScan } from '../relay/body-scan.ts';
 import type { AppDeps } from './app.ts';
 import { admitRequest, requireKey, requireUser } from './auth.ts';
+import { budgetsOf } from '../accounts/keys.ts';
 import { familyErrorHandler, sendError, type Family } from './errors.ts';
 import {
   anthropicModel, anthropicModelList, geminiModel, geminiModelList, listFamily, openaiModel, openaiModelList,
@@ -98,9 +99,13 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         body = rest;
         raw = Buffer.from(JSON.stringify(body));
       }
+      const policy = deps.services.accounts.keys.userPolicy(u.id);
       await relay().handle({
         kind: 'chat', endpoint: '/pg/chat/completions', body, raw, requestId: req.requestId, startedAt: req.startedAt,
-        principal: { keyId: null, keyName: null, userId: u.id, username: u.username, userRole: u.role, group: u.group, unlimitedQuota: true, models: null },
+        principal: {
+          keyId: null, keyName: null, userId: u.id, username: u.username, userRole: u.role, group: u.group, unlimitedQuota: true, models: null,
+          keyLimits: null, userLimits: policy.limits, budgets: budgetsOf(null, policy.budget),
+        },
         client: { res: reply.raw, hijack: () => reply.hijack() },
       });
     });

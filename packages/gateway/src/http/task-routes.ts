@@ -70,6 +70,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         principal, pluginKey: req.params.id, model, requestBody, body, files, generation: pinned.get(req),
         path: req.url.split('?')[0], method: 'POST', params: { pluginKey: req.params.id }, query: flatQuery(req.query), requestHeaders,
         ...(callbackUrlOf(req) !== undefined ? { callbackUrl: callbackUrlOf(req) } : {}),
+        limitHeaders: reply.raw,
       });
       return reply.send({ id: task.task_id, task_id: task.task_id, status: 'queued', model: task.model, created_at: task.created_at });
     });

@@ -53,7 +53,7 @@ export const relayArea: Area = {
     const pools = core.outbound.pools;
     const allowances = new QuotaAllowances(core, services.billing.ledger, () => policy.allowance());
     const affinity = core.config.relayAffinityTtlMs > 0 ? new Affinity(core, core.config.relayAffinityTtlMs) : null;
-    const deps = { core, channels, prices: services.billing.prices, ledger: services.billing.ledger, allowances, logs, pools, policy, affinity };
+    const deps = { core, channels, prices: services.billing.prices, ledger: services.billing.ledger, allowances, logs, pools, policy, affinity, rateLimits: services.accounts.rateLimits, budgets: services.billing.budgets };
     const relay = new Relay(deps);
     const realtime = new RealtimeRelay(deps);
     await core.cache.register(CHANNELS_REVISION, () => channels.load());

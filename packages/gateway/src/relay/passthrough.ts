@@ -11,6 +11,7 @@
 import { Readable } from 'node:stream';
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
+import type { Admission } from '../accounts/rate-limits.ts';
 import type { Payer } from '../billing/ledger.ts';
 import { quotaUnits, usdCost, type ModelPrice, type TokenUsage } from '../billing/prices.ts';
 import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
@@ -109,6 +110,8 @@ interface Ctx {
   upstreamWaitMs: number;
   firstByteMs: number | null;
   started: boolean;
+  /** The call's place in its rate limits (accounts/rate-limits.ts); null when none applies. */
+  admission: Admission | null;
 }
 
 
@@ -287,20 +290,28 @@ export class PassThrough {
     const stream = STREAMABLE.has(kind) && (body.stream === true || body.stream === 'true');
     const ctx: Ctx = {
       call, kind, model, stream, price, mult,
-      payer: { userId: principal.userId, keyId: principal.keyId, unlimitedKey: principal.keyId === null || principal.unlimitedQuota },
+      payer: this.d.budgets.payer(principal),
       estimate: { inputTokens: 0, outputTokens: 0 }, reserved: 0, maxOut: null, attempts: [], upstreamWaitMs: 0, firstByteMs: null, started: false,
+      admission: null,
     };
     ctx.estimate = this.estimateUsage(ctx, maxAsked);
-    ctx.reserved = this.reserveOf(ctx, ctx.estimate);
-    if (ctx.reserved > 0) {
-      try {
-        await this.d.ledger.reserve(ctx.payer, call.requestId, ctx.reserved, { open: true });
-      } catch (e) {
-        if ((e as GatewayError).code !== 'insufficient_quota' || ctx.maxOut === null) throw e;
-        await this.reserveWhatFits(ctx, e as GatewayError);
+    // The rate limits count the reserve's estimate, before any routing or billing (429 beyond them).
+    const a = this.d.rateLimits.admit(principal, model, ctx.estimate.inputTokens + ctx.estimate.outputTokens, call.client.res);
+    ctx.admission = a instanceof Promise ? await a : a;
+    try {
+      ctx.reserved = this.reserveOf(ctx, ctx.estimate);
+      if (ctx.reserved > 0) {
+        try {
+          await this.d.ledger.reserve(ctx.payer, call.requestId, ctx.reserved, { open: true });
+        } catch (e) {
+          if ((e as GatewayError).code !== 'insufficient_quota' || ctx.maxOut === null) throw e;
+          await this.reserveWhatFits(ctx, e as GatewayError);
+        }
       }
+      await runReserved(this.d.core, ctx, () => this.run(ctx, candidates), () => this.refund(ctx));
+    } finally {
+      ctx.admission?.end(0);
     }
-    await runReserved(this.d.core, ctx, () => this.run(ctx, candidates), () => this.refund(ctx));
   }
 
   // ---------- billing ----------
@@ -776,6 +787,7 @@ export class PassThrough {
 
   private finish(ctx: Ctx, ch: RuntimeChannel, upModel: string, usage: TokenUsage, status: number, other: Record<string, unknown>): void {
     const { call } = ctx;
+    ctx.admission?.end(usage.inputTokens + usage.outputTokens);
     const actual = this.cost(ctx, usage);
     const grant = ledgerGrant(ctx.payer, call.requestId, ctx.reserved);
     ctx.reserved = 0;
@@ -818,6 +830,7 @@ export class PassThrough {
     const ctx: Ctx = {
       call, kind: 'responses', model: rec.model, stream: false, price: null, mult: 1, estimate: { inputTokens: 0, outputTokens: 0 }, maxOut: null,
       payer: { userId: o.principal.userId, keyId: o.principal.keyId, unlimitedKey: true }, reserved: 0, attempts: [], upstreamWaitMs: 0, firstByteMs: null, started: false,
+      admission: null,
     };
     const t0 = process.hrtime.bigint();
     let up: UpstreamResponse;

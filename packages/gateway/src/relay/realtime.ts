@@ -14,6 +14,7 @@
 import WebSocket, { type RawData } from 'ws';
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
+import type { Admission, HeaderSink } from '../accounts/rate-limits.ts';
 import type { Payer } from '../billing/ledger.ts';
 import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
 import { echo, GatewayError } from '../platform/errors.ts';
@@ -58,6 +59,8 @@ interface Session extends RealtimeSession {
   extending: Promise<void> | null;
   /** The balance could not cover an extension: the session is being closed. */
   exhausted: boolean;
+  /** The session's place in its rate limits (a call in flight until it closes); null when none applies. */
+  admission: Admission | null;
 }
 
 /** The upstream realtime URL: `ws(s)://{base}/v1/realtime?model=` (Azure: `/openai/realtime?deployment=`). */
@@ -82,10 +85,11 @@ export class RealtimeRelay {
   }
 
   /**
-   * Checks access, channels and price and reserves the session estimate; throws GatewayError (answered
-   * over HTTP, before the upgrade) when the session cannot start.
+   * Checks access, channels, price and rate limits (their headers go to `sink`) and reserves the
+   * session estimate; throws GatewayError (answered over HTTP, before the upgrade) when the session
+   * cannot start.
    */
-  async prepare(s: RealtimeSession, startedAt: bigint): Promise<Session> {
+  async prepare(s: RealtimeSession, startedAt: bigint, sink: HeaderSink | null = null): Promise<Session> {
     const { principal, model } = s;
     if (!model) throw new GatewayError(400, 'invalid_request', 'the "model" query parameter is required');
     if (principal.models) checkModelAccess(principal as KeyPrincipal, model);
@@ -97,13 +101,20 @@ export class RealtimeRelay {
     }
     const session: Session = {
       ...s, startedAt, candidates, price,
-      payer: { userId: principal.userId, keyId: principal.keyId, unlimitedKey: principal.keyId === null || principal.unlimitedQuota },
+      payer: this.d.budgets.payer(principal),
       reserved: 0, usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 }, responses: 0, attempts: [], channel: null, settled: false,
-      base: 0, extensions: 0, extending: null, exhausted: false,
+      base: 0, extensions: 0, extending: null, exhausted: false, admission: null,
     };
-    session.reserved = this.d.prices.cost(price, { inputTokens: REALTIME_RESERVE_TOKENS, outputTokens: REALTIME_RESERVE_TOKENS }, principal.group);
-    session.base = session.reserved;
-    if (session.reserved > 0) await this.d.ledger.reserve(session.payer, s.requestId, session.reserved, { open: true });
+    const a = this.d.rateLimits.admit(principal, model, 2 * REALTIME_RESERVE_TOKENS, sink);
+    session.admission = a instanceof Promise ? await a : a;
+    try {
+      session.reserved = this.d.prices.cost(price, { inputTokens: REALTIME_RESERVE_TOKENS, outputTokens: REALTIME_RESERVE_TOKENS }, principal.group);
+      session.base = session.reserved;
+      if (session.reserved > 0) await this.d.ledger.reserve(session.payer, s.requestId, session.reserved, { open: true });
+    } catch (e) {
+      session.admission?.end(0);
+      throw e;
+    }
     return session;
   }
 
@@ -111,6 +122,7 @@ export class RealtimeRelay {
   abandon(s: Session): void {
     if (s.settled) return;
     s.settled = true;
+    s.admission?.end(0);
     if (s.reserved > 0) void refundGrant(this.d, this.track, ledgerGrant(s.payer, s.requestId, s.reserved));
   }
 
@@ -273,6 +285,7 @@ export class RealtimeRelay {
 
   private settleNow(s: Session, status: number): void {
     const ch = s.channel;
+    s.admission?.end(s.usage.inputTokens + s.usage.outputTokens);
     const actual = this.d.prices.cost(s.price, s.usage, s.principal.group);
     const grant = ledgerGrant(s.payer, s.requestId, s.reserved);
     s.reserved = 0;

@@ -14,6 +14,8 @@ import type { ServerResponse } from 'node:http';
 import type { Core } from '../core.ts';
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
+import type { Admission, RateLimiter } from '../accounts/rate-limits.ts';
+import type { Budgets } from '../billing/budgets.ts';
 import { errorBody } from '../http/errors.ts';
 import type { Ledger, Payer } from '../billing/ledger.ts';
 import { ledgerGrant, type Grant, type QuotaAllowances } from '../billing/allowance.ts';
@@ -136,6 +138,8 @@ interface Ctx {
   maxOut: number | null;
   /** Extensions of the reserve taken while streaming. */
   extensions: number;
+  /** The call's place in its rate limits (accounts/rate-limits.ts); null when none applies. */
+  admission: Admission | null;
 }
 
 export interface RelayDeps {
@@ -149,6 +153,10 @@ export interface RelayDeps {
   policy: RelayPolicy;
   /** Session affinity (relay/affinity.ts); null when RELAY_AFFINITY_TTL_SECONDS is 0. */
   affinity: Affinity | null;
+  /** Rate limits per key, user and model (accounts/rate-limits.ts). */
+  rateLimits: RateLimiter;
+  /** Period budgets: they make a call's payer (billing/budgets.ts). */
+  budgets: Budgets;
 }
 
 const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
@@ -207,8 +215,7 @@ export class Relay {
    * the user's balance, or a capped key's remaining quota, is used up.
    */
   private async assertSomeBalance(p: RelayPrincipal): Promise<void> {
-    const payer = { userId: p.userId, keyId: p.keyId, unlimitedKey: p.keyId === null || p.unlimitedQuota };
-    if ((await this.d.ledger.available(payer)) <= 0) throw new GatewayError(429, 'insufficient_quota', 'quota exhausted: the balance is too low for this request');
+    if ((await this.d.ledger.available(this.d.budgets.payer(p))) <= 0) throw new GatewayError(429, 'insufficient_quota', 'quota exhausted: the balance is too low for this request');
   }
 
 
@@ -289,9 +296,9 @@ export class Relay {
     const stream = call.stream ?? (call.kind !== 'embeddings' && body.stream === true);
     const ctx: Ctx = {
       call, cf, model, stream, price,
-      payer: { userId: principal.userId, keyId: principal.keyId, unlimitedKey: principal.keyId === null || principal.unlimitedQuota },
+      payer: this.d.budgets.payer(principal),
       reserved: 0, grant: null, attempts: [], upstreamWaitMs: 0, firstByteMs: null, canonical, promptText: null, started: false,
-      inputBound: 0, cacheWrites: false, n: 1, maxOut: null, extensions: 0,
+      inputBound: 0, cacheWrites: false, n: 1, maxOut: null, extensions: 0, admission: null,
     };
     this.active++;
     try {
@@ -307,18 +314,26 @@ export class Relay {
     const price = ctx.price;
     // Reserve an upper bound of the cost before any upstream work (relay/estimate.ts).
     const estimate = this.estimateUsage(ctx);
-    ctx.reserved = reserveCost(this.d.prices, price, estimate, principal.group, ctx.cacheWrites);
-    if (ctx.reserved > 0) {
-      try {
-        // From a hold of this node the reserve is synchronous: no await, no turn of the event loop.
-        const g = this.d.allowances.reserve(ctx.payer, call.requestId, ctx.reserved);
-        ctx.grant = g instanceof Promise ? await g : g;
-      } catch (e) {
-        if ((e as GatewayError).code !== 'insufficient_quota' || ctx.maxOut === null) throw e;
-        await this.reserveWhatFits(ctx, e as GatewayError);
+    // The rate limits count the same estimate, before any routing or billing (429 beyond them).
+    const a = this.d.rateLimits.admit(principal, ctx.model, estimate.inputTokens + estimate.outputTokens, call.client.res);
+    ctx.admission = a instanceof Promise ? await a : a;
+    try {
+      ctx.reserved = reserveCost(this.d.prices, price, estimate, principal.group, ctx.cacheWrites);
+      if (ctx.reserved > 0) {
+        try {
+          // From a hold of this node the reserve is synchronous: no await, no turn of the event loop.
+          const g = this.d.allowances.reserve(ctx.payer, call.requestId, ctx.reserved);
+          ctx.grant = g instanceof Promise ? await g : g;
+        } catch (e) {
+          if ((e as GatewayError).code !== 'insufficient_quota' || ctx.maxOut === null) throw e;
+          await this.reserveWhatFits(ctx, e as GatewayError);
+        }
       }
+      await runReserved(this.d.core, ctx, () => this.run(ctx, candidates), () => this.refund(ctx));
+    } finally {
+      // A call that ended without an answer (refused, failed) used no tokens; `finish` ended the others.
+      ctx.admission?.end(0);
     }
-    await runReserved(this.d.core, ctx, () => this.run(ctx, candidates), () => this.refund(ctx));
   }
 
   /**
@@ -904,6 +919,7 @@ export class Relay {
 
   private finish(ctx: Ctx, ch: RuntimeChannel, upModel: string, usage: Usage, status: number, other: Record<string, unknown>): void {
     const { call } = ctx;
+    ctx.admission?.end(usage.inputTokens + usage.outputTokens);
     const actual = this.d.prices.cost(ctx.price, usage, call.principal.group);
     const grant = ctx.grant ?? ledgerGrant(ctx.payer, call.requestId, 0);
     ctx.grant = null;

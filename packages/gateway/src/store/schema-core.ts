@@ -15,6 +15,13 @@ export interface UserRow {
   status: number;
   /** SHA-256 of the personal access token for /api/* scripts. */
   access_token_hash: string | null;
+  /** Requests and tokens per minute and calls at once (accounts/rate-limits.ts); 0 = no limit. */
+  rpm: Generated<number>;
+  tpm: Generated<number>;
+  max_concurrency: Generated<number>;
+  /** Spending budget per `budget_period` (day | week | month) in quota units (billing/budgets.ts); null = none. */
+  budget_quota: Generated<number | null>;
+  budget_period: Generated<string | null>;
   created_at: number;
   updated_at: number;
 }
@@ -48,6 +55,13 @@ export interface ApiKeyRow {
   allowed_ips: string | null;
   /** Group override, null = the user's group. */
   group_name: string | null;
+  /** Requests and tokens per minute and calls at once (accounts/rate-limits.ts); 0 = no limit. */
+  rpm: Generated<number>;
+  tpm: Generated<number>;
+  max_concurrency: Generated<number>;
+  /** Spending budget per `budget_period` (day | week | month) in quota units (billing/budgets.ts); null = none. */
+  budget_quota: Generated<number | null>;
+  budget_period: Generated<string | null>;
   created_at: number;
   accessed_at: number | null;
   /** Default task callback URL of the key's submissions (migration 020). */
@@ -249,6 +263,22 @@ export interface UsageHourlyRow {
   [lat: `lat_${string}`]: number;
 }
 
+/** What an owner (`k:<key id>`, `u:<user id>`) spent in one budget period (billing/budgets.ts). */
+export interface BudgetSpendRow {
+  owner: string;
+  /** Unix ms of the period's start (UTC). */
+  period_start: number;
+  /** Quota units: reserves in flight and settled charges. */
+  spent: number;
+}
+
+/** The budget period rows a ledger ref's reserve was taken against (until it settles or is refunded). */
+export interface BudgetReserveRow {
+  ref: string;
+  owner: string;
+  period_start: number;
+}
+
 export interface CoreTables {
   users: UserRow;
   sessions: SessionRow;
@@ -268,6 +298,8 @@ export interface CoreTables {
   usage_hourly: UsageHourlyRow;
   redemptions: RedemptionRow;
   payments: PaymentRow;
+  budget_spend: BudgetSpendRow;
+  budget_reserves: BudgetReserveRow;
 }
 
 /** A redemption code (billing/redemption.ts). status 1 enabled, 2 disabled, 3 used. */

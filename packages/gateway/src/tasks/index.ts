@@ -61,7 +61,7 @@ export const tasksArea: Area = {
     }
     const callbacks = new TaskCallbacks(core);
     const callbackWorker = new CallbackWorker(core, callbacks);
-    const service = new TaskService(core, services.billing.ledger, catalog, plugins, { callbacks });
+    const service = new TaskService(core, services.billing.ledger, catalog, plugins, { callbacks, rateLimits: services.accounts.rateLimits, budgets: services.billing.budgets });
     const poller = new Poller(service);
     let selfUrl = `http://127.0.0.1:${core.config.port}`;
     const options = services.admin?.options;

@@ -9801,6 +9801,12 @@ export interface components {
         Key: {
             accessed_at: number | null;
             allowed_ips: string[] | null;
+            budget: number | null;
+            budget_period: ("day" | "week" | "month") | null;
+            budget_resets_at: number | null;
+            budget_spent: number | null;
+            budget_spent_usd: number | null;
+            budget_usd: number | null;
             /** @description whether the key has a callback signing secret (shown once, when made) */
             callback_secret_set: boolean;
             callback_url: string | null;
@@ -9810,12 +9816,15 @@ export interface components {
             /** @description sk-ab…wxyz */
             hint: string;
             id: number;
+            max_concurrency: number | null;
             models: string[] | null;
             name: string;
             remain_quota: number;
             remain_quota_usd: number;
+            rpm: number | null;
             /** @enum {string} */
             status: "enabled" | "disabled" | "expired" | "exhausted";
+            tpm: number | null;
             unlimited_quota: boolean;
             used_quota: number;
             user_id: number;
@@ -9823,17 +9832,23 @@ export interface components {
         };
         KeyInput: {
             allowed_ips?: string[] | null;
+            budget?: number | null;
+            budget_period?: ("day" | "week" | "month") | null;
+            budget_usd?: number | null;
             callback_url?: string | null;
             expires_at?: (number | string) | null;
             group?: string | null;
             /** @description fixed key value sk-… (admins only) */
             key?: string;
+            max_concurrency?: number | null;
             models?: string[] | null;
             name?: string;
             quota?: number | null;
             quota_usd?: number | null;
+            rpm?: number | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";
+            tpm?: number | null;
             unlimited_quota?: boolean;
             /** @description owner (admins only; default: yourself) */
             user_id?: number;
@@ -10403,28 +10418,41 @@ export interface components {
             };
         };
         User: {
+            budget: number | null;
+            budget_period: ("day" | "week" | "month") | null;
+            budget_resets_at: number | null;
+            budget_spent: number | null;
+            budget_spent_usd: number | null;
+            budget_usd: number | null;
             /** @description unix ms */
             created_at: number;
             display_name: string;
             group: string;
             id: number;
+            max_concurrency: number | null;
             /** @description remaining balance in quota units (QUOTA_PER_USD per USD) */
             quota: number;
             quota_usd: number;
             request_count: number;
             /** @enum {string} */
             role: "user" | "admin" | "root";
+            rpm: number | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
+            tpm: number | null;
             /** @description unix ms */
             updated_at: number;
             used_quota: number;
             username: string;
         };
         UserCreate: {
+            budget?: number | null;
+            budget_period?: ("day" | "week" | "month") | null;
+            budget_usd?: number | null;
             display_name?: string;
             /** @default default */
             group: string;
+            max_concurrency?: number | null;
             /** @description 8-256 characters */
             password: string;
             /** @description starting balance in quota units */
@@ -10433,20 +10461,28 @@ export interface components {
             quota_usd?: number;
             /** @enum {string} */
             role?: "user" | "admin" | "root";
+            rpm?: number | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";
+            tpm?: number | null;
             /** @description 1-64 of letters, digits, _ . @ - */
             username: string;
         };
         UserUpdate: {
+            budget?: number | null;
+            budget_period?: ("day" | "week" | "month") | null;
+            budget_usd?: number | null;
             display_name?: string;
             group?: string;
+            max_concurrency?: number | null;
             /** @description 8-256 characters; ends the user's sessions */
             password?: string;
             /** @enum {string} */
             role?: "user" | "admin" | "root";
+            rpm?: number | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";
+            tpm?: number | null;
             username?: string;
         };
     };

@@ -17,6 +17,7 @@ import * as m009 from './009_usage_rollup.ts';
 import * as m012 from './012_redemption_payments.ts';
 import * as m017 from './017_cache_write_prices.ts';
 import * as m018 from './018_relay_conversations.ts';
+import * as m019 from './019_limits_budgets.ts';
 import * as m020 from './020_task_callbacks.ts';
 import * as m021 from './021_audit_alerts.ts';
 import * as m022 from './022_signup_email.ts';
@@ -37,6 +38,7 @@ const STEPS: Record<string, Step> = {
   '012_redemption_payments': m012,
   '017_cache_write_prices': m017,
   '018_relay_conversations': m018,
+  '019_limits_budgets': m019,
   '020_task_callbacks': m020,
   '021_audit_alerts': m021,
   '022_signup_email': m022,

@@ -13,6 +13,8 @@ import type { Core } from '../../core.ts';
 import { insertLogs } from '../../logs/writer.ts';
 import type { KeyPrincipal } from '../../accounts/types.ts';
 import { checkModelAccess } from '../../accounts/keys.ts';
+import type { HeaderSink, RateLimiter } from '../../accounts/rate-limits.ts';
+import type { Budgets } from '../../billing/budgets.ts';
 import type { Ledger, Payer } from '../../billing/ledger.ts';
 import { echo, GatewayError } from '../../platform/errors.ts';
 import { redactSecrets, sentSecrets } from '../../platform/redact.ts';
@@ -80,6 +82,8 @@ export interface SubmitInput {
   protocol?: Record<string, unknown>;
   /** Pin the request to this generation (default: the current one). */
   generation?: Generation;
+  /** Where the rate-limit headers of the submission go (the HTTP response). */
+  limitHeaders?: HeaderSink;
   /** Endpoint name for logs. */
   endpoint?: string;
   /** The `X-Callback-URL` header of the submission (absent: the key's default callback URL, if any). */
@@ -106,6 +110,10 @@ export interface TaskServiceOptions {
   sseLimits?: Partial<SseLimits>;
   /** Completion callbacks (tasks/callbacks); without it no callback is recorded. */
   callbacks?: TaskCallbacks;
+  /** Rate limits per key, user and model: a submission is a request (and a call in flight while it is submitted). */
+  rateLimits?: RateLimiter;
+  /** Period budgets: a task's reserve is taken against them too. */
+  budgets?: Budgets;
 }
 
 const HOOK_MSG_MAX = 512;
@@ -128,6 +136,8 @@ export interface UnknownOutcome {
 export class TaskService {
   readonly limits: OutboundLimits;
   readonly sseLimits: SseLimits;
+  private readonly rateLimits: RateLimiter | null;
+  private readonly budgets: Budgets | null;
   readonly nodeId: string;
   readonly callbacks: TaskCallbacks | null;
   private unknownListeners: Array<(u: UnknownOutcome) => void> = [];
@@ -146,6 +156,8 @@ export class TaskService {
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.sseLimits = { ...DEFAULT_SSE_LIMITS, ...opts.sseLimits };
+    this.rateLimits = opts.rateLimits ?? null;
+    this.budgets = opts.budgets ?? null;
     this.nodeId = core.config.nodeId;
     this.callbacks = opts.callbacks ?? null;
   }
@@ -196,8 +208,21 @@ export class TaskService {
     if (!model) throw new GatewayError(400, 'model_not_supported', `plugin "${plugin.key}" does not serve model "${echo(input.model)}"`);
     const p = input.principal;
     checkModelAccess(p, model);
-    let channels = orderChannels(this.catalog.candidates(plugin.key, model, p.group));
+    const channels = orderChannels(this.catalog.candidates(plugin.key, model, p.group));
     if (!channels.length) throw new GatewayError(503, 'no_available_channel', `no channel serves model "${echo(model)}" of plugin "${plugin.key}" for group "${p.group}"`);
+    // Rate limits (accounts/rate-limits.ts): before anything is priced or reserved; no tokens are counted.
+    const a = this.rateLimits ? this.rateLimits.admit(p, model, 0, input.limitHeaders ?? null) : null;
+    const admission = a instanceof Promise ? await a : a;
+    try {
+      return await this.submitTo(input, plugin, model, channels);
+    } finally {
+      admission?.end(0);
+    }
+  }
+
+  private async submitTo(input: SubmitInput, plugin: LoadedPlugin, model: string, ordered: TaskChannel[]): Promise<SubmitOutcome> {
+    const p = input.principal;
+    let channels = ordered;
     const origins = await this.originTasks(input.originTaskIds ?? [], p.userId, plugin.key);
     // Checked before any money moves: a callback URL that cannot be used refuses the submission.
     const callbackUrl = this.callbacks ? await this.callbacks.resolve(p, input.callbackUrl) : null;
@@ -221,7 +246,7 @@ export class TaskService {
     const files = new Map((input.files ?? []).map((f) => [f.ref, f]));
     const fileRefs: FileRef[] = (input.files ?? []).map(fileRefOf);
     const action = input.action ?? '';
-    const payer: Payer = { userId: p.userId, keyId: p.keyId, unlimitedKey: p.unlimitedQuota };
+    const payer: Payer = this.budgets ? this.budgets.payer(p) : { userId: p.userId, keyId: p.keyId, unlimitedKey: p.unlimitedQuota };
 
     let row: Task | null = null;
     let billing: BillingInfo | null = null;
@@ -587,7 +612,8 @@ export class TaskService {
       await this.callbacks.arm(t).catch((e) => this.log.warn({ task: t.public_id, err: (e as Error).message }, 'arming the task callback failed; the callback worker will'));
     }
     if (!t || !TERMINAL.has(t.status) || t.billing_status !== 'reserved') return;
-    const payer: Payer = { userId: Number(t.user_id), keyId: t.key_id === null ? null : Number(t.key_id), unlimitedKey: t.key_unlimited === 1 };
+    // Budget rows its reserve took (if any) are found by the ref: the settle corrects them.
+    const payer: Payer = { userId: Number(t.user_id), keyId: t.key_id === null ? null : Number(t.key_id), unlimitedKey: t.key_unlimited === 1, budgets: 'recorded' };
     const ref = ledgerRef(t.public_id);
     const reserved = Number(t.quota_reserved);
     let outcome: 'settled' | 'refunded';

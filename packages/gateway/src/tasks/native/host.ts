@@ -3,6 +3,7 @@
  * or model scope (submit/dynamic), run the decoder, submit through the task lifecycle, and let the
  * presenter shape only the outgoing envelope. Errors go through `native.error` when the plugin has it.
  */
+import type { HeaderSink } from '../../accounts/rate-limits.ts';
 import type { KeyPrincipal } from '../../accounts/types.ts';
 import { checkModelAccess } from '../../accounts/keys.ts';
 import { GatewayError } from '../../platform/errors.ts';
@@ -31,6 +32,8 @@ export interface NativeRequest {
   requestId: string;
   /** The `X-Callback-URL` header (a task completion callback; absent: the key's default). */
   callbackUrl?: string;
+  /** Where the rate-limit headers of a submission go (the HTTP response). */
+  limitHeaders?: HeaderSink;
 }
 
 export interface NativeAnswer { status: number; body: unknown }
@@ -147,6 +150,7 @@ export class NativeHost {
       method: req.method,
       params: m.params,
       query: req.query,
+      limitHeaders: req.limitHeaders,
       requestHeaders: req.requestHeaders,
       retainResult: route.retainResult !== false,
       generation: gen,

@@ -3,6 +3,7 @@
  * Candidate selection, channel choice deciding the executing plugin, submission through the task
  * lifecycle, in-request waiting, and rendering through the plugin's protocol hooks. No HTTP here.
  */
+import type { HeaderSink } from '../../accounts/rate-limits.ts';
 import type { KeyPrincipal } from '../../accounts/types.ts';
 import { checkModelAccess } from '../../accounts/keys.ts';
 import { echo, GatewayError } from '../../platform/errors.ts';
@@ -34,6 +35,8 @@ export interface ProtocolRequest {
   callbackUrl?: string;
   /** Aborted when the client goes away (waiting stops; the task does not). */
   signal?: AbortSignal;
+  /** Where the rate-limit headers of a submission go (the HTTP response). */
+  limitHeaders?: HeaderSink;
 }
 
 export interface ProtocolHostDeps {
@@ -173,6 +176,7 @@ export class ProtocolHost {
       params: req.params,
       query: req.query,
       requestHeaders: req.requestHeaders,
+      limitHeaders: req.limitHeaders,
       retainResult: extra.retainResult ?? true,
       ...(extra.expectAsync ? { expectAsync: true } : {}),
       ...(extra.protocol ? { protocol: extra.protocol } : {}),
