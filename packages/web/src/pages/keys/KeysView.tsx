@@ -1,6 +1,7 @@
 /**
  * API keys, the user's own or (admins) everyone's: list, create (the key is shown once, with a copy
- * button), limits (models, IP ranges, expiry, spending cap), enable/disable and revoke.
+ * button), limits (models, IP ranges, expiry, spending cap, rate limits and a period budget),
+ * enable/disable and revoke.
  */
 import { ActionIcon, Alert, Button, Code, Group, Modal, NumberInput, SimpleGrid, Stack, Switch, Text, TextInput, Tooltip } from '@mantine/core';
 import { useForm } from '@mantine/form';
@@ -20,6 +21,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { useApiMutation } from '../../components/useApiMutation';
 import { compact, usePagedQuery } from '../../components/usePagedQuery';
 import { fmtTime, fmtUsd, fromLocalInput, toLocalInput } from '../../lib/format';
+import { LimitFields, limitBody, limitSummary, limitValidators, limitValues } from '../../components/LimitFields';
 
 type Key = Schemas['Key'];
 type Scope = 'own' | 'all';
@@ -36,8 +38,10 @@ function KeyForm({ keyRow, scope, onClose, onCreated }: { keyRow: Key | null; sc
       expires_at: keyRow?.expires_at ? toLocalInput(keyRow.expires_at) : '',
       cap_usd: keyRow && !keyRow.unlimited_quota ? keyRow.remain_quota_usd : ('' as number | string),
       models: keyRow?.models ?? [], allowed_ips: keyRow?.allowed_ips ?? [],
+      ...limitValues(keyRow),
     },
     validate: {
+      ...limitValidators(t),
       name: (x) => (x.trim() ? null : t('validation.required')),
       expires_at: (x) => (x && (fromLocalInput(x) ?? 0) <= Date.now() ? t('keys.expiryPast') : null),
       cap_usd: (x) => (x !== '' && Number(x) < 0 ? t('validation.nonNegative') : null),
@@ -52,6 +56,7 @@ function KeyForm({ keyRow, scope, onClose, onCreated }: { keyRow: Key | null; sc
       ...(x.cap_usd === '' ? { unlimited_quota: true, quota: null } : { unlimited_quota: false, quota_usd: Number(x.cap_usd) }),
       models: x.models.length ? x.models : null,
       allowed_ips: x.allowed_ips.length ? x.allowed_ips : null,
+      ...limitBody(x),
       ...(scope === 'all' && !keyRow && x.user_id !== '' ? { user_id: Number(x.user_id) } : {}),
     };
     if (keyRow) return { key: undefined, row: await call(client.PUT('/api/token/{id}', { params: { path: { id: keyRow.id } }, body })) };
@@ -69,6 +74,7 @@ function KeyForm({ keyRow, scope, onClose, onCreated }: { keyRow: Key | null; sc
       </SimpleGrid>
       <ListField label={t('keys.models')} description={t('keys.modelsHint')} data={models.data?.items.map((m) => m.model) ?? []} {...form.getInputProps('models')} />
       <ListField label={t('keys.ips')} description={t('keys.ipsHint')} {...form.getInputProps('allowed_ips')} />
+      <LimitFields form={form} row={keyRow} />
     </FormModal>
   );
 }
@@ -92,6 +98,7 @@ export function KeysView({ scope }: { scope: Scope }) {
     { key: 'cap', header: t('keys.remaining'), numeric: true, render: (k) => (k.unlimited_quota ? t('keys.unlimited') : fmtUsd(k.remain_quota_usd)) },
     { key: 'models', header: t('keys.models'), render: (k) => <Text size="sm" lineClamp={1} maw={200}>{k.models?.join(', ') ?? t('keys.anyModel')}</Text> },
     { key: 'ips', header: t('keys.ips'), render: (k) => k.allowed_ips?.join(', ') ?? t('keys.anywhere') },
+    { key: 'limits', header: t('limits.column'), render: (k) => <Text size="sm" lineClamp={2} maw={220}>{limitSummary(t, k)}</Text> },
     { key: 'expires', header: t('keys.expires'), render: (k) => (k.expires_at ? fmtTime(k.expires_at) : t('common.never')) },
     { key: 'used', header: t('keys.lastUsed'), render: (k) => fmtTime(k.accessed_at) },
     {
