@@ -10,11 +10,10 @@ import Anthropic from '@anthropic-ai/sdk';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './upstreams/openai.ts';
 import { startGatedUpstream, type GatedUpstream } from './upstreams/gated.ts';
-import { createCaller, createChannel, createKey, setPrice } from './relay-fixtures.ts';
+import { createCaller, createChannel, createKey, setPrice, waitFor } from './relay-fixtures.ts';
 import { AdminClient } from './admin-client.ts';
 import { periodEnd, periodStart } from '../src/billing/budgets.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Output only, $1000 per 1M tokens: 500 units a token at QUOTA_PER_USD 500,000. */
 const UNITS_PER_TOKEN = 500;
 
@@ -41,14 +40,6 @@ async function setup(gw: TestGateway): Promise<{ up: FakeOpenAI; gated: GatedUps
   return { up, gated, admin: await AdminClient.login(gw.url) };
 }
 
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
 async function spendRows(gw: TestGateway, owner: string): Promise<Array<[number, number]>> {
   const rows = await gw.core.h.db.selectFrom('budget_spend').select(['period_start', 'spent']).where('owner', '=', owner).orderBy('period_start').execute();
   return rows.map((r) => [Number(r.period_start), Number(r.spent)]);
@@ -56,7 +47,7 @@ async function spendRows(gw: TestGateway, owner: string): Promise<Array<[number,
 
 /** Until every settle and log row of the calls so far is written. */
 async function settled(gw: TestGateway): Promise<void> {
-  await waitFor('no reserves open', async () => (await gw.core.h.db.selectFrom('budget_reserves').select('ref').execute()).length === 0);
+  await waitFor(async () => (await gw.core.h.db.selectFrom('budget_reserves').select('ref').execute()).length === 0, 5000, 'no reserves open');
 }
 
 test('periods are calendar days, weeks from Monday and months, at an offset from UTC', () => {
@@ -89,7 +80,7 @@ test('a key\'s daily budget: reserved with the balance, refused like an empty ba
     const view = await admin.ok('PUT', `/api/token/${c.keyId}`, { budget_usd: 0.02, budget_period: 'day' });
     assert.deepEqual([view.budget, view.budget_usd, view.budget_period, view.budget_spent], [10_000, 0.02, 'day', 0]);
     assert.equal(view.budget_resets_at, Date.parse('2026-04-01T00:00:00Z'));
-    await waitFor('the key cache', () => gw.services.accounts.keys.authenticate(c.key, '127.0.0.1').budgets !== null);
+    await waitFor(() => gw.services.accounts.keys.authenticate(c.key, '127.0.0.1').budgets !== null, 5000, 'the key cache');
     const owner = `k:${c.keyId}`;
     const day1 = Date.parse('2026-03-31T00:00:00Z');
 
@@ -124,7 +115,7 @@ test('a key\'s daily budget: reserved with the balance, refused like an empty ba
     now = Date.parse('2026-04-01T00:00:05Z');
     const day2 = Date.parse('2026-04-01T00:00:00Z');
     await ask(gw, c.key);
-    await waitFor('the call to settle', async () => (await spendRows(gw, owner)).some(([start, spent]) => start === day2 && spent === 7 * UNITS_PER_TOKEN));
+    await waitFor(async () => (await spendRows(gw, owner)).some(([start, spent]) => start === day2 && spent === 7 * UNITS_PER_TOKEN), 5000, 'the call to settle');
     const fresh = await admin.ok('GET', `/api/token/${c.keyId}`);
     assert.equal(fresh.budget_spent, 7 * UNITS_PER_TOKEN);
     assert.equal(fresh.budget_resets_at, Date.parse('2026-04-02T00:00:00Z'));
@@ -138,7 +129,7 @@ test('a key\'s daily budget: reserved with the balance, refused like an empty ba
     assert.deepEqual(rows.map(([start]) => start), [day1, day2]);
     assert.equal(rows[1][1], 7 * UNITS_PER_TOKEN);
     const streamLog = () => gw.core.h.db.selectFrom('logs').select('quota').where('model', '=', 'b-stream').where('type', '=', 'consume').executeTakeFirst();
-    await waitFor('the stream\'s log row', async () => !!(await streamLog()));
+    await waitFor(async () => !!(await streamLog()), 5000, 'the stream\'s log row');
     const streamCharge = Number((await streamLog())!.quota);
     assert.ok(streamCharge > 5 * UNITS_PER_TOKEN, String(streamCharge));
     assert.equal(rows[0][1], 2 * 7 * UNITS_PER_TOKEN + streamCharge);
@@ -148,7 +139,7 @@ test('a key\'s daily budget: reserved with the balance, refused like an empty ba
 
     // Lifting the budget: refused calls are served again.
     await admin.ok('PUT', `/api/token/${c.keyId}`, { budget_usd: null });
-    await waitFor('the key cache', () => gw.services.accounts.keys.authenticate(c.key, '127.0.0.1').budgets === null);
+    await waitFor(() => gw.services.accounts.keys.authenticate(c.key, '127.0.0.1').budgets === null, 5000, 'the key cache');
     for (let i = 0; i < 3; i++) await ask(gw, c.key);
   } finally {
     await gw.stop();
@@ -167,7 +158,7 @@ test('a user\'s monthly budget covers all their keys and is exact under concurre
     // 100,000 units a month: at most 12 reserves of 8,000 in flight at once.
     const view = await admin.ok('PUT', `/api/user/${c.userId}`, { budget: 100_000, budget_period: 'month' });
     assert.equal(view.budget_usd, 0.2);
-    await waitFor('the key cache', () => gw.services.accounts.keys.authenticate(second.key, '127.0.0.1').budgets?.length === 1);
+    await waitFor(() => gw.services.accounts.keys.authenticate(second.key, '127.0.0.1').budgets?.length === 1, 5000, 'the key cache');
     const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => ask(gw, i % 2 ? c.key : second.key)));
     const ok = results.filter((r) => r.status === 'fulfilled').length;
     const refused = results.filter((r) => r.status === 'rejected');

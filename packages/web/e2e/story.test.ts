@@ -165,12 +165,22 @@ test('story: channel, price, user with balance → key, streamed playground repl
   await user.getByRole('button', { name: tr(L, 'keys.create') }).click();
   const keyForm = user.getByRole('dialog', { name: tr(L, 'keys.create') });
   await keyForm.getByLabel(label(L, 'keys.name')).fill('laptop');
+  // its own rate limit and daily budget
+  await keyForm.getByLabel(label(L, 'limits.rpm')).fill('600');
+  await keyForm.getByLabel(label(L, 'limits.budget')).fill('1');
+  await keyForm.getByRole('button', { name: tr(L, 'common.save') }).click();
+  await keyForm.getByText(tr(L, 'limits.periodRequired')).waitFor();
+  await keyForm.getByLabel(label(L, 'limits.period')).click();
+  await user.getByRole('option', { name: tr(L, 'limits.day') }).click();
+  await screenshot(user, 'story-key-limits');
   await keyForm.getByRole('button', { name: tr(L, 'common.save') }).click();
   const shown = user.getByRole('dialog', { name: tr(L, 'keys.createdTitle') });
   const key = await shown.getByLabel(label(L, 'keys.newKey')).inputValue();
   assert.match(key, /^sk-/);
   await shown.getByRole('button', { name: tr(L, 'keys.stored') }).click();
   await expectText(user.getByRole('table', { name: tr(L, 'nav.keys') }), 'laptop');
+  await expectText(user.getByRole('table', { name: tr(L, 'nav.keys') }), tr(L, 'limits.rpmShort', { n: 600 }));
+  await expectText(user.getByRole('table', { name: tr(L, 'nav.keys') }), tr(L, 'limits.perDay', { usd: '$1.00' }));
   const models200 = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
   assert.equal(models200.status, 200);
   assert.ok(((await models200.json()) as { data: { id: string }[] }).data.some((m) => m.id === MODEL), 'the key may call the channel\'s model');

@@ -25,18 +25,18 @@ test('local counters: all scopes or none, windows restart, corrections stay in t
   // The user's one place is taken: refused, and the key counted nothing.
   const b = c.acquire([key, user], 40, 't2', 10);
   assert.deepEqual(b, { ok: false, index: 1, dimension: 'concurrency', state: { start: 0, requests: 1, tokens: 40, active: 1 } });
-  c.release(['u:1']);
+  c.end([], [], 0, ['u:1']);
   // Tokens: 40 + 70 > 100.
   assert.deepEqual(c.acquire([key], 70, 't3', 20), { ok: false, index: 0, dimension: 'tokens', state: { start: 0, requests: 1, tokens: 40, active: 0 } });
   // The first call used 5: corrected in its window, then 70 fits.
-  c.adjust(['k:1'], [0], 5 - 40);
+  c.end(['k:1'], [0], 5 - 40, []);
   assert.ok(c.acquire([key], 70, 't4', 30).ok);
   assert.ok(c.acquire([key, user], 0, 't5', 40).ok);
   assert.deepEqual(c.acquire([key, user], 0, 't6', 50), { ok: false, index: 1, dimension: 'requests', state: { start: 0, requests: 2, tokens: 40, active: 1 } });
   // A new window: counts start again; a correction for the old window changes nothing.
   const n = c.acquire([key], 1, 't7', 1000);
   assert.ok(n.ok && n.states[0].requests === 1 && n.states[0].tokens === 1);
-  c.adjust(['k:1'], [0], -1);
+  c.end(['k:1'], [0], -1, []);
   const m = c.acquire([key], 1, 't8', 1001);
   assert.ok(m.ok && m.states[0].tokens === 2);
 });

@@ -27,7 +27,7 @@ import type { Core } from '../core.ts';
 import type { Options } from '../admin/options.ts';
 import { echo, GatewayError } from '../platform/errors.ts';
 import {
-  LocalLimitCounters, RedisLimitCounters, type LimitCounters, type LimitDimension, type LimitEntry, type ScopeState,
+  LocalLimitCounters, RedisLimitCounters, type Acquired, type LimitCounters, type LimitDimension, type LimitEntry, type ScopeState,
 } from '../platform/limit-counters.ts';
 import type { RateLimits } from './types.ts';
 
@@ -221,10 +221,9 @@ export class RateLimiter {
     if (!s.keyLimits && !s.userLimits && !m) return null;
     const now = at ?? Date.now();
     const entries: LimitEntry[] = [];
-    const add = (id: string, l: RateLimits) => entries.push({ id, rpm: l.rpm, tpm: l.tpm, cc: l.maxConcurrency });
-    if (s.keyLimits && s.keyId !== null) add(`k:${s.keyId}`, s.keyLimits);
-    if (s.userLimits) add(`u:${s.userId}`, s.userLimits);
-    if (m) add(`m:${s.userId}:${model}`, m);
+    if (s.keyLimits && s.keyId !== null) entries.push(entryOf(`k:${s.keyId}`, s.keyLimits));
+    if (s.userLimits) entries.push(entryOf(`u:${s.userId}`, s.userLimits));
+    if (m) entries.push(entryOf(`m:${s.userId}:${model}`, m));
     if (!entries.length) return null;
     const need = Math.max(0, Math.ceil(tokens));
     for (const e of entries) {
@@ -232,59 +231,57 @@ export class RateLimiter {
     }
     const ticket = `${this.node}.${++this.seq}`;
     const r = this.counters.acquire(entries, need, ticket, now);
-    const settle = (a: Awaited<typeof r>): Admission => {
-      if (!a.ok) throw this.refusal(entries[a.index], a.dimension, a.state, model, sink, now);
-      if (sink) this.writeHeaders(sink, entries, a.states, now);
-      return new Ticket(this, entries, a.states, need, ticket);
-    };
-    if (!(r instanceof Promise)) return settle(r);
-    return r.then(settle, (e: unknown) => {
-      if (e instanceof GatewayError) throw e;
+    if (!(r instanceof Promise)) return this.admitted(r, entries, need, ticket, model, sink, now);
+    return r.then((a) => this.admitted(a, entries, need, ticket, model, sink, now), (e: unknown) => {
       // Redis unavailable: the call goes through uncounted rather than failing.
       this.core.log.warn({ err: (e as Error).message }, 'rate limit counters unavailable; call admitted without counting');
       return null;
     });
   }
 
-  /** Called by an admission's `end`. */
+  /** The call counted (its headers written), or its refusal thrown. */
+  private admitted(a: Acquired, entries: LimitEntry[], need: number, ticket: string, model: string, sink: HeaderSink | null, now: number): Admission {
+    if (!a.ok) throw this.refusal(entries[a.index], a.dimension, a.state, model, sink, now);
+    if (sink) this.writeHeaders(sink, entries, a.states, now);
+    return new Ticket(this, entries, a.states, need, ticket);
+  }
+
+  /** Called by an admission's `end`: its tokens corrected by `delta`, its places given back. */
   ended(entries: readonly LimitEntry[], states: readonly ScopeState[], delta: number, ticket: string): void {
-    const fail = (e: unknown) => this.core.log.warn({ err: (e as Error).message }, 'rate limit counters could not be updated');
-    if (delta !== 0) {
-      const ids: string[] = [];
-      const starts: number[] = [];
-      for (let i = 0; i < entries.length; i++) {
-        if (entries[i].tpm > 0) {
-          ids.push(entries[i].id);
-          starts.push(states[i].start);
-        }
+    const ids: string[] = [];
+    const starts: number[] = [];
+    const held: string[] = [];
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i];
+      if (delta !== 0 && e.tpm > 0) {
+        ids.push(e.id);
+        starts.push(states[i].start);
       }
-      if (ids.length) {
-        try {
-          const p = this.counters.adjust(ids, starts, delta);
-          if (p) p.catch(fail);
-        } catch (e) { fail(e); }
-      }
+      if (e.cc > 0) held.push(e.id);
     }
-    const held = entries.filter((e) => e.cc > 0).map((e) => e.id);
-    if (held.length) {
-      try {
-        const p = this.counters.release(held, ticket);
-        if (p) p.catch(fail);
-      } catch (e) { fail(e); }
+    if (!ids.length && !held.length) return;
+    try {
+      this.counters.end(ids, starts, delta, held, ticket)?.catch(this.failed);
+    } catch (e) {
+      this.failed(e);
     }
   }
 
+  private readonly failed = (e: unknown): void => {
+    this.core.log.warn({ err: (e as Error).message }, 'rate limit counters could not be updated');
+  };
+
+  /** For each kind, the scope closest to its limit: its headers. */
   private writeHeaders(sink: HeaderSink, entries: readonly LimitEntry[], states: readonly ScopeState[], now: number): void {
     let rq = -1;
     let tk = -1;
     let cc = -1;
-    const closer = (i: number, j: number, limit: (e: LimitEntry) => number, used: (s: ScopeState) => number) =>
-      j < 0 || limit(entries[i]) - used(states[i]) < limit(entries[j]) - used(states[j]);
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i];
-      if (e.rpm > 0 && closer(i, rq, (x) => x.rpm, (x) => x.requests)) rq = i;
-      if (e.tpm > 0 && closer(i, tk, (x) => x.tpm, (x) => x.tokens)) tk = i;
-      if (e.cc > 0 && closer(i, cc, (x) => x.cc, (x) => x.active)) cc = i;
+      const st = states[i];
+      if (e.rpm > 0 && (rq < 0 || e.rpm - st.requests < entries[rq].rpm - states[rq].requests)) rq = i;
+      if (e.tpm > 0 && (tk < 0 || e.tpm - st.tokens < entries[tk].tpm - states[tk].tokens)) tk = i;
+      if (e.cc > 0 && (cc < 0 || e.cc - st.active < entries[cc].cc - states[cc].active)) cc = i;
     }
     if (rq >= 0) this.dimensionHeaders(sink, 'requests', entries[rq].rpm, states[rq].requests, states[rq].start, now);
     if (tk >= 0) this.dimensionHeaders(sink, 'tokens', entries[tk].tpm, states[tk].tokens, states[tk].start, now);
@@ -321,6 +318,10 @@ export class RateLimiter {
       + `more than the limit of ${e.tpm} tokens per minute; send a smaller request or a lower max_tokens`;
     return Object.assign(new GatewayError(429, 'rate_limit_exceeded', message, 'tokens', { scope: e.id.slice(0, 1), dimension: 'tokens' }), { retryAfter });
   }
+}
+
+function entryOf(id: string, l: RateLimits): LimitEntry {
+  return { id, rpm: l.rpm, tpm: l.tpm, cc: l.maxConcurrency };
 }
 
 function scopeText(id: string, model: string): string {

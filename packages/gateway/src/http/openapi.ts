@@ -45,6 +45,26 @@ function op(tag: string, summary: string, resp: Schema, o: { params?: unknown[];
   };
 }
 
+const header = (description: string, schema: Schema = str()) => ({ description, schema });
+/** A model call's 429 (docs/limits.md): a rate limit, the user's request limit, or the balance or a budget. */
+const limited = {
+  429: {
+    description: 'rate_limit_exceeded (a rate limit or request limit; Retry-After) or insufficient_quota (the balance, a key\'s cap or a budget)',
+    headers: {
+      'retry-after': header('seconds until the limit admits the call again', int()),
+      'x-ratelimit-limit-requests': header('requests per minute of the scope closest to its limit (also on successful answers of limited calls)', int()),
+      'x-ratelimit-remaining-requests': header('requests left in its minute', int()),
+      'x-ratelimit-reset-requests': header('when its minute ends, e.g. 41.5s or 1m0s'),
+      'x-ratelimit-limit-tokens': header('tokens per minute (input + output) of the scope closest to its limit', int()),
+      'x-ratelimit-remaining-tokens': header('tokens left in its minute, after the estimates of calls in flight', int()),
+      'x-ratelimit-reset-tokens': header('when its minute ends'),
+      'x-ratelimit-limit-concurrency': header('calls in flight allowed at once', int()),
+      'x-ratelimit-remaining-concurrency': header('calls in flight still allowed', int()),
+    },
+    content: { 'application/json': { schema: ref('OpenAIError') } },
+  },
+};
+
 const conflict = (schema: Schema, description: string) => ({ 409: { description, content: { 'application/json': { schema } } } });
 const keyParam = { name: 'key', in: 'path', required: true, schema: str('plugin key') };
 const flagParam = (name: string, description: string) => q(name, str(description, { enum: ['true', 'false', '1', '0'] }));
@@ -674,9 +694,9 @@ export function buildOpenApi(serverUrl: string): Schema {
         role: root, params: [keyParam], body: obj({ hook: str('e.g. task.submit'), member: str(), args: arr({}) }, ['hook']),
       }),
     },
-    '/v1/chat/completions': { post: op('model calls', 'Chat completion (stream: true gives text/event-stream)', ref('ChatCompletion'), { security: 'key', body: ref('ChatCompletionRequest') }) },
-    '/v1/completions': { post: op('model calls', 'Text completion', ref('Completion'), { security: 'key', body: ref('CompletionRequest') }) },
-    '/v1/embeddings': { post: op('model calls', 'Embeddings', ref('EmbeddingList'), { security: 'key', body: ref('EmbeddingRequest') }) },
+    '/v1/chat/completions': { post: op('model calls', 'Chat completion (stream: true gives text/event-stream)', ref('ChatCompletion'), { security: 'key', body: ref('ChatCompletionRequest') , extra: limited }) },
+    '/v1/completions': { post: op('model calls', 'Text completion', ref('Completion'), { security: 'key', body: ref('CompletionRequest') , extra: limited }) },
+    '/v1/embeddings': { post: op('model calls', 'Embeddings', ref('EmbeddingList'), { security: 'key', body: ref('EmbeddingRequest') , extra: limited }) },
     '/v1/models': { get: op('model calls', 'Models this key may use', ref('ModelList'), { security: 'key' }) },
     '/v1/tasks/{id}': {
       post: op('tasks', 'Submit a task to the plugin {id} (JSON or multipart); X-Callback-URL (or the key\'s callback_url) gets the task view POSTed when it ends', obj({ id: str(), task_id: str(), status: str(), model: str(), created_at: int() }), {

@@ -45,10 +45,11 @@ export type Acquired =
 export interface LimitCounters {
   /** Counts one call of `tokens` (and a ticket in flight where `cc` > 0) in every entry, or in none. */
   acquire(entries: readonly LimitEntry[], tokens: number, ticket: string, now: number): Acquired | Promise<Acquired>;
-  /** Adds `delta` tokens to the windows of `ids` that still started at `starts[i]` (never below zero). */
-  adjust(ids: readonly string[], starts: readonly number[], delta: number): void | Promise<void>;
-  /** Gives back the ticket in flight of `ids`. */
-  release(ids: readonly string[], ticket: string): void | Promise<void>;
+  /**
+   * A call ended: adds `delta` tokens to the windows of `ids` that still started at `starts[i]` (never
+   * below zero), and gives back its ticket in flight of `held`. Either may be empty.
+   */
+  end(ids: readonly string[], starts: readonly number[], delta: number, held: readonly string[], ticket: string): void | Promise<void>;
 }
 
 const MAX_LOCAL = 100_000;
@@ -99,15 +100,12 @@ export class LocalLimitCounters implements LimitCounters {
     return { ok: true, states };
   }
 
-  adjust(ids: readonly string[], starts: readonly number[], delta: number): void {
+  end(ids: readonly string[], starts: readonly number[], delta: number, held: readonly string[]): void {
     for (let i = 0; i < ids.length; i++) {
       const w = this.windows.get(ids[i]);
       if (w && w.start === starts[i]) w.tokens = Math.max(0, w.tokens + delta);
     }
-  }
-
-  release(ids: readonly string[]): void {
-    for (const id of ids) {
+    for (const id of held) {
       const n = (this.active.get(id) ?? 0) - 1;
       if (n > 0) this.active.set(id, n);
       else this.active.delete(id);
@@ -189,10 +187,7 @@ end
 return 0
 `;
 
-type LimitRedis = Redis & {
-  ghLimitAcquire(...args: (string | number)[]): Promise<number[]>;
-  ghLimitAdjust(...args: (string | number)[]): Promise<number>;
-};
+type LimitRedis = Redis & { ghLimitAcquire(...args: (string | number)[]): Promise<number[]> };
 
 /** Counters in Redis, shared by every node (see the top of this file). */
 export class RedisLimitCounters implements LimitCounters {
@@ -242,16 +237,14 @@ export class RedisLimitCounters implements LimitCounters {
     return { ok: true, states };
   }
 
-  async adjust(ids: readonly string[], starts: readonly number[], delta: number): Promise<void> {
-    if (!ids.length || delta === 0) return;
-    await this.redis.ghLimitAdjust(ids.length, ...ids.map((id) => this.windowKey(id)), delta, ...starts);
-  }
-
-  async release(ids: readonly string[], ticket: string): Promise<void> {
+  /** One round trip: the token correction and the tickets given back together. */
+  async end(ids: readonly string[], starts: readonly number[], delta: number, held: readonly string[], ticket: string): Promise<void> {
     this.live.delete(ticket);
-    if (!ids.length) return;
-    const m = this.redis.multi();
-    for (const id of ids) m.zrem(this.ticketsKey(id), ticket);
+    const adjust = ids.length > 0 && delta !== 0;
+    if (!adjust && !held.length) return;
+    const m = this.redis.multi() as ReturnType<Redis['multi']> & { ghLimitAdjust(...args: (string | number)[]): unknown };
+    if (adjust) m.ghLimitAdjust(ids.length, ...ids.map((id) => this.windowKey(id)), delta, ...starts);
+    for (const id of held) m.zrem(this.ticketsKey(id), ticket);
     await m.exec();
   }
 

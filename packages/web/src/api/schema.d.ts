@@ -8982,6 +8982,33 @@ export interface paths {
                         "application/json": components["schemas"]["OpenAIError"];
                     };
                 };
+                /** @description rate_limit_exceeded (a rate limit or request limit; Retry-After) or insufficient_quota (the balance, a key's cap or a budget) */
+                429: {
+                    headers: {
+                        /** @description seconds until the limit admits the call again */
+                        "retry-after"?: number;
+                        /** @description calls in flight allowed at once */
+                        "x-ratelimit-limit-concurrency"?: number;
+                        /** @description requests per minute of the scope closest to its limit (also on successful answers of limited calls) */
+                        "x-ratelimit-limit-requests"?: number;
+                        /** @description tokens per minute (input + output) of the scope closest to its limit */
+                        "x-ratelimit-limit-tokens"?: number;
+                        /** @description calls in flight still allowed */
+                        "x-ratelimit-remaining-concurrency"?: number;
+                        /** @description requests left in its minute */
+                        "x-ratelimit-remaining-requests"?: number;
+                        /** @description tokens left in its minute, after the estimates of calls in flight */
+                        "x-ratelimit-remaining-tokens"?: number;
+                        /** @description when its minute ends, e.g. 41.5s or 1m0s */
+                        "x-ratelimit-reset-requests"?: string;
+                        /** @description when its minute ends */
+                        "x-ratelimit-reset-tokens"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -9031,6 +9058,33 @@ export interface paths {
                         "application/json": components["schemas"]["OpenAIError"];
                     };
                 };
+                /** @description rate_limit_exceeded (a rate limit or request limit; Retry-After) or insufficient_quota (the balance, a key's cap or a budget) */
+                429: {
+                    headers: {
+                        /** @description seconds until the limit admits the call again */
+                        "retry-after"?: number;
+                        /** @description calls in flight allowed at once */
+                        "x-ratelimit-limit-concurrency"?: number;
+                        /** @description requests per minute of the scope closest to its limit (also on successful answers of limited calls) */
+                        "x-ratelimit-limit-requests"?: number;
+                        /** @description tokens per minute (input + output) of the scope closest to its limit */
+                        "x-ratelimit-limit-tokens"?: number;
+                        /** @description calls in flight still allowed */
+                        "x-ratelimit-remaining-concurrency"?: number;
+                        /** @description requests left in its minute */
+                        "x-ratelimit-remaining-requests"?: number;
+                        /** @description tokens left in its minute, after the estimates of calls in flight */
+                        "x-ratelimit-remaining-tokens"?: number;
+                        /** @description when its minute ends, e.g. 41.5s or 1m0s */
+                        "x-ratelimit-reset-requests"?: string;
+                        /** @description when its minute ends */
+                        "x-ratelimit-reset-tokens"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -9074,6 +9128,33 @@ export interface paths {
                 /** @description invalid API key */
                 401: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+                /** @description rate_limit_exceeded (a rate limit or request limit; Retry-After) or insufficient_quota (the balance, a key's cap or a budget) */
+                429: {
+                    headers: {
+                        /** @description seconds until the limit admits the call again */
+                        "retry-after"?: number;
+                        /** @description calls in flight allowed at once */
+                        "x-ratelimit-limit-concurrency"?: number;
+                        /** @description requests per minute of the scope closest to its limit (also on successful answers of limited calls) */
+                        "x-ratelimit-limit-requests"?: number;
+                        /** @description tokens per minute (input + output) of the scope closest to its limit */
+                        "x-ratelimit-limit-tokens"?: number;
+                        /** @description calls in flight still allowed */
+                        "x-ratelimit-remaining-concurrency"?: number;
+                        /** @description requests left in its minute */
+                        "x-ratelimit-remaining-requests"?: number;
+                        /** @description tokens left in its minute, after the estimates of calls in flight */
+                        "x-ratelimit-remaining-tokens"?: number;
+                        /** @description when its minute ends, e.g. 41.5s or 1m0s */
+                        "x-ratelimit-reset-requests"?: string;
+                        /** @description when its minute ends */
+                        "x-ratelimit-reset-tokens"?: string;
                         [name: string]: unknown;
                     };
                     content: {

@@ -1,7 +1,7 @@
 /**
  * API keys, the user's own or (admins) everyone's: list, create (the key is shown once, with a copy
- * button), limits (models, IP ranges, expiry, spending cap), the default task callback URL and the
- * callback signing secret (made here, shown once), enable/disable and revoke.
+ * button), limits (models, IP ranges, expiry, spending cap, rate limits and a period budget), the
+ * default task callback URL and the callback signing secret (made here, shown once), enable/disable and revoke.
  */
 import { ActionIcon, Alert, Button, Code, Group, Modal, NumberInput, SimpleGrid, Stack, Switch, Text, TextInput, Tooltip } from '@mantine/core';
 import { useForm } from '@mantine/form';
@@ -21,6 +21,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { useApiMutation } from '../../components/useApiMutation';
 import { compact, usePagedQuery } from '../../components/usePagedQuery';
 import { fmtTime, fmtUsd, fromLocalInput, toLocalInput } from '../../lib/format';
+import { LimitFields, limitBody, limitSummary, limitValidators, limitValues } from '../../components/LimitFields';
 
 type Key = Schemas['Key'];
 type Scope = 'own' | 'all';
@@ -37,8 +38,10 @@ function KeyForm({ keyRow, scope, onClose, onCreated }: { keyRow: Key | null; sc
       expires_at: keyRow?.expires_at ? toLocalInput(keyRow.expires_at) : '',
       cap_usd: keyRow && !keyRow.unlimited_quota ? keyRow.remain_quota_usd : ('' as number | string),
       models: keyRow?.models ?? [], allowed_ips: keyRow?.allowed_ips ?? [], callback_url: keyRow?.callback_url ?? '',
+      ...limitValues(keyRow),
     },
     validate: {
+      ...limitValidators(t),
       name: (x) => (x.trim() ? null : t('validation.required')),
       expires_at: (x) => (x && (fromLocalInput(x) ?? 0) <= Date.now() ? t('keys.expiryPast') : null),
       cap_usd: (x) => (x !== '' && Number(x) < 0 ? t('validation.nonNegative') : null),
@@ -55,6 +58,7 @@ function KeyForm({ keyRow, scope, onClose, onCreated }: { keyRow: Key | null; sc
       models: x.models.length ? x.models : null,
       allowed_ips: x.allowed_ips.length ? x.allowed_ips : null,
       callback_url: x.callback_url.trim() || null,
+      ...limitBody(x),
       ...(scope === 'all' && !keyRow && x.user_id !== '' ? { user_id: Number(x.user_id) } : {}),
     };
     if (keyRow) return { key: undefined, row: await call(client.PUT('/api/token/{id}', { params: { path: { id: keyRow.id } }, body })) };
@@ -73,6 +77,7 @@ function KeyForm({ keyRow, scope, onClose, onCreated }: { keyRow: Key | null; sc
       <ListField label={t('keys.models')} description={t('keys.modelsHint')} data={models.data?.items.map((m) => m.model) ?? []} {...form.getInputProps('models')} />
       <ListField label={t('keys.ips')} description={t('keys.ipsHint')} {...form.getInputProps('allowed_ips')} />
       <TextInput label={t('keys.callbackUrl')} description={t('keys.callbackUrlHint')} placeholder="https://" {...form.getInputProps('callback_url')} />
+      <LimitFields form={form} row={keyRow} />
     </FormModal>
   );
 }
@@ -101,6 +106,7 @@ export function KeysView({ scope }: { scope: Scope }) {
     { key: 'cap', header: t('keys.remaining'), numeric: true, render: (k) => (k.unlimited_quota ? t('keys.unlimited') : fmtUsd(k.remain_quota_usd)) },
     { key: 'models', header: t('keys.models'), render: (k) => <Text size="sm" lineClamp={1} maw={200}>{k.models?.join(', ') ?? t('keys.anyModel')}</Text> },
     { key: 'ips', header: t('keys.ips'), render: (k) => k.allowed_ips?.join(', ') ?? t('keys.anywhere') },
+    { key: 'limits', header: t('limits.column'), render: (k) => <Text size="sm" lineClamp={2} maw={220}>{limitSummary(t, k)}</Text> },
     { key: 'expires', header: t('keys.expires'), render: (k) => (k.expires_at ? fmtTime(k.expires_at) : t('common.never')) },
     { key: 'used', header: t('keys.lastUsed'), render: (k) => fmtTime(k.accessed_at) },
     {

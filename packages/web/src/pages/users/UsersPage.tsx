@@ -1,4 +1,7 @@
-/** Users (admin): list, create, edit role/group/status/password, top up or adjust the balance with a reason, ledger history, delete. */
+/**
+ * Users (admin): list, create, edit role/group/status/password and rate limits and budget, top up or
+ * adjust the balance with a reason, ledger history, delete.
+ */
 import { ActionIcon, Button, Drawer, Menu, NumberInput, PasswordInput, SegmentedControl, Select, SimpleGrid, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { IconDots, IconPlus } from '@tabler/icons-react';
@@ -16,6 +19,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { useApiMutation } from '../../components/useApiMutation';
 import { compact, usePagedQuery } from '../../components/usePagedQuery';
 import { fmtInt, fmtTime, fmtUsd } from '../../lib/format';
+import { LimitFields, limitBody, limitSummary, limitValidators, limitValues } from '../../components/LimitFields';
 
 type User = Schemas['User'];
 type LedgerEntry = Schemas['LedgerEntry'];
@@ -35,8 +39,10 @@ function UserForm({ user, onClose }: { user: User | null; onClose: () => void })
     initialValues: {
       username: user?.username ?? '', password: '', display_name: user?.display_name ?? '', role: user?.role ?? 'user',
       group: user?.group ?? 'default', status: user?.status ?? 'enabled', quota_usd: 0 as number | string,
+      ...limitValues(user),
     },
     validate: {
+      ...limitValidators(t),
       username: (x) => (/^[A-Za-z0-9_.@-]{1,64}$/.test(x) ? null : t('users.usernameRule')),
       password: (x) => (user && !x ? null : v.password(x)),
       group: v.required,
@@ -44,7 +50,10 @@ function UserForm({ user, onClose }: { user: User | null; onClose: () => void })
     },
   });
   const save = useApiMutation((x: typeof form.values) => {
-    const common = { username: x.username, display_name: x.display_name, role: x.role, group: x.group.trim(), status: x.status, ...(x.password ? { password: x.password } : {}) };
+    const common = {
+      username: x.username, display_name: x.display_name, role: x.role, group: x.group.trim(), status: x.status, ...(x.password ? { password: x.password } : {}),
+      ...limitBody(x),
+    };
     return user
       ? call(client.PUT('/api/user/{id}', { params: { path: { id: user.id } }, body: common }))
       : call(client.POST('/api/user', { body: { ...common, password: x.password, quota_usd: Number(x.quota_usd) || 0 } as Schemas['UserCreate'] }));
@@ -61,6 +70,7 @@ function UserForm({ user, onClose }: { user: User | null; onClose: () => void })
         <Select label={t('users.status')} allowDeselect={false} data={['enabled', 'disabled'].map((s) => ({ value: s, label: t(`status.${s}` as 'status.enabled') }))} {...form.getInputProps('status')} />
         {!user && <NumberInput label={t('users.startBalance')} prefix="$" min={0} decimalScale={6} {...form.getInputProps('quota_usd')} />}
       </SimpleGrid>
+      <LimitFields form={form} row={user} />
     </FormModal>
   );
 }
@@ -126,6 +136,7 @@ export default function UsersPage() {
     { key: 'status', header: t('users.status'), render: (u) => <StatusBadge status={u.status} /> },
     { key: 'balance', header: t('users.balance'), numeric: true, render: (u) => fmtUsd(u.quota_usd) },
     { key: 'requests', header: t('users.requests'), numeric: true, render: (u) => fmtInt(u.request_count) },
+    { key: 'limits', header: t('limits.column'), render: (u) => <Text size="sm" lineClamp={2} maw={220}>{limitSummary(t, u)}</Text> },
     { key: 'created', header: t('users.created'), render: (u) => fmtTime(u.created_at) },
     {
       key: 'actions', header: t('common.actions'), render: (u) => (
