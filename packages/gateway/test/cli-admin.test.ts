@@ -64,11 +64,17 @@ test('CLI: from a running gateway to a first API key without a browser', { skip:
     assert.equal(price.code, 0, price.stderr);
     assert.match(price.stdout, /input \$0\.15\/1M, output \$0\.6\/1M/);
 
-    const key = await cli(['key', 'create', 'first', '--user', 'newbie', '--models', 'gpt-4o-mini'], env);
+    const badBudget = await cli(['key', 'create', 'nope', '--budget-usd', '2'], env);
+    assert.notEqual(badBudget.code, 0);
+    assert.match(badBudget.stderr, /budget_period: is required with a budget/);
+    const key = await cli(['key', 'create', 'first', '--user', 'newbie', '--models', 'gpt-4o-mini', '--rpm', '30', '--budget-usd', '2', '--budget-period', 'day'], env);
     assert.equal(key.code, 0, key.stderr);
     const sk = /(sk-[A-Za-z0-9]{48})/.exec(key.stdout)?.[1];
     assert.ok(sk, key.stdout);
-    assert.equal(gw.services.accounts.keys.authenticate(sk, '127.0.0.1').username, 'newbie');
+    const p = gw.services.accounts.keys.authenticate(sk, '127.0.0.1');
+    assert.equal(p.username, 'newbie');
+    assert.equal(p.keyLimits?.rpm, 30);
+    assert.deepEqual(p.budgets?.map((b) => [b.usd, b.period]), [[2, 'day']]);
     // Right after creating a key for someone else, a plain list says whose keys it shows.
     const own = await cli(['key', 'list'], env);
     assert.match(own.stdout, /0 key\(s\) of your own account \(--user NAME or --all/);

@@ -29,6 +29,16 @@ function sub(name: string, usage: string, subs: Record<string, (a: Args) => Prom
 
 const printJson = (v: unknown) => out(JSON.stringify(v, null, 2));
 const csv = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
+/** Rate limits and a budget (docs/limits.md): --rpm, --tpm, --max-concurrency, --budget-usd with --budget-period. */
+const LIMIT_USAGE = '[--rpm N] [--tpm N] [--max-concurrency N] [--budget-usd N --budget-period day|week|month]';
+function limitFlags(a: Args, body: Record<string, unknown>): void {
+  for (const [f, field] of [['rpm', 'rpm'], ['tpm', 'tpm'], ['max-concurrency', 'max_concurrency'], ['budget-usd', 'budget_usd']] as const) {
+    const n = numFlag(a, f);
+    if (n !== undefined) body[field] = n;
+  }
+  if (flag(a, 'budget-period')) body.budget_period = flag(a, 'budget-period');
+}
+
 const numFlag = (a: Args, k: string): number | undefined => {
   const v = flag(a, k);
   if (v === undefined) return undefined;
@@ -152,7 +162,8 @@ const password: Run = async (argv) => {
 
 // ---- users ----
 
-const user = sub('user', '  gatehouse user add USERNAME [--password P] [--role user|admin] [--group G] [--quota-usd N]\n  gatehouse user list [--search TEXT] [--page N]\n  gatehouse user topup USER AMOUNT_USD [--set]     (USER = username or id; --set sets the balance)\n', {
+const user = sub('user', `  gatehouse user add USERNAME [--password P] [--role user|admin] [--group G] [--quota-usd N]\n        ${LIMIT_USAGE}\n`
+  + '  gatehouse user list [--search TEXT] [--page N]\n  gatehouse user topup USER AMOUNT_USD [--set]     (USER = username or id; --set sets the balance)\n', {
   async add(a) {
     const api = Api.from(a);
     const username = need(a.pos[0], 'USERNAME');
@@ -165,6 +176,7 @@ const user = sub('user', '  gatehouse user add USERNAME [--password P] [--role u
     if (flag(a, 'display-name')) body.display_name = flag(a, 'display-name');
     const q = numFlag(a, 'quota-usd');
     if (q !== undefined) body.quota_usd = q;
+    limitFlags(a, body);
     const { data } = await api.call<User>('POST', '/api/user', body);
     if (hasFlag(a, 'json')) return printJson(data);
     out(`Created user ${data.username} (id ${data.id}, role ${data.role}, group ${data.group}, balance $${data.quota_usd})`);
@@ -193,7 +205,8 @@ const user = sub('user', '  gatehouse user add USERNAME [--password P] [--role u
 
 interface Key { id: number; name: string; username?: string; hint: string; status: string; models: string[] | null; remain_quota_usd: number; unlimited_quota: boolean; expires_at: number | null }
 
-const key = sub('key', '  gatehouse key create [NAME] [--user USER] [--models a,b] [--quota-usd N] [--expires 2026-12-31] [--ips 10.0.0.0/8,...] [--group G]\n  gatehouse key list [--all | --user USER]\n  gatehouse key revoke ID\n', {
+const key = sub('key', `  gatehouse key create [NAME] [--user USER] [--models a,b] [--quota-usd N] [--expires 2026-12-31] [--ips 10.0.0.0/8,...] [--group G]\n        ${LIMIT_USAGE}\n`
+  + '  gatehouse key list [--all | --user USER]\n  gatehouse key revoke ID\n', {
   async create(a) {
     const api = Api.from(a);
     const body: Record<string, unknown> = { name: a.pos[0] ?? flag(a, 'name') ?? 'default' };
@@ -204,6 +217,7 @@ const key = sub('key', '  gatehouse key create [NAME] [--user USER] [--models a,
     if (flag(a, 'expires')) body.expires_at = flag(a, 'expires');
     const q = numFlag(a, 'quota-usd');
     if (q !== undefined) body.quota_usd = q;
+    limitFlags(a, body);
     const { data } = await api.call<Key & { key: string }>('POST', '/api/token', body);
     if (hasFlag(a, 'json')) return printJson(data);
     out(`Created API key "${data.name}" (id ${data.id}). Store it now, it is not shown again:\n\n  ${data.key}\n`);
