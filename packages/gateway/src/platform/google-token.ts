@@ -49,14 +49,34 @@ interface Cached { token: string; expiresAt: number }
 
 export class GoogleTokens {
   private cache = new Map<string, Cached>();
+  /** Channel keys already read: the key text → the parsed account (a call does not parse or hash it again). */
+  private accounts = new Map<string, ServiceAccount>();
   private inFlight = new Map<string, Promise<Cached>>();
   /** Exchanges made (read by tests and metrics). */
   exchanges = 0;
 
   constructor(private readonly pools: UpstreamPools, private readonly now: () => number = Date.now) {}
 
+  /** The cache id of an account, computed once per parsed account. */
+  private static readonly ids = new WeakMap<ServiceAccount, string>();
   private static id(sa: ServiceAccount): string {
-    return createHash('sha256').update(`${sa.clientEmail}\n${sa.tokenUri}\n${sa.privateKey}`).digest('hex');
+    let id = GoogleTokens.ids.get(sa);
+    if (!id) {
+      id = createHash('sha256').update(`${sa.clientEmail}\n${sa.tokenUri}\n${sa.privateKey}`).digest('hex');
+      GoogleTokens.ids.set(sa, id);
+    }
+    return id;
+  }
+
+  /** The service account of a channel key (its JSON text), read once per key; throws as parseServiceAccount. */
+  account(key: string): ServiceAccount {
+    let sa = this.accounts.get(key);
+    if (!sa) {
+      sa = parseServiceAccount(key);
+      if (this.accounts.size >= 1000) this.accounts.clear();
+      this.accounts.set(key, sa);
+    }
+    return sa;
   }
 
   /** An access token for the key (cached, shared, renewed shortly before it expires). */

@@ -11,7 +11,7 @@ import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { readText, type UpstreamPools } from './upstream.ts';
 import { ChannelType } from './channel-types.ts';
 import { toVertexAnthropicBody } from './vertex.ts';
-import { parseServiceAccount, type GoogleTokens } from '../platform/google-token.ts';
+import type { GoogleTokens } from '../platform/google-token.ts';
 
 export interface TestResult {
   ok: boolean;
@@ -38,7 +38,7 @@ export async function testKey(pools: UpstreamPools, ch: RuntimeChannel, keyIndex
   try {
     const url = upstreamUrl(ch, kind, up, false);
     const key = ch.keys[keyIndex];
-    const cred = ch.type === ChannelType.vertex && google ? await google.token(parseServiceAccount(key)) : key;
+    const cred = ch.type === ChannelType.vertex && google ? await google.token(google.account(key)) : key;
     const headers = upstreamHeaders(ch, cred, false);
     const res = await pools.send({ url, method: 'POST', headers, body: JSON.stringify(body) });
     const text = await readText(res.body, 256 * 1024);

@@ -46,7 +46,6 @@ import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passth
 import { Conversations } from './conversations.ts';
 import { ChannelType } from './channel-types.ts';
 import { toVertexAnthropicBody } from './vertex.ts';
-import { parseServiceAccount } from '../platform/google-token.ts';
 import { affinityKey, type Affinity } from './affinity.ts';
 import type { AttemptCallInfo } from './attempts.ts';
 import * as responses from './formats/responses.ts';
@@ -472,7 +471,7 @@ export class Relay {
     // The caller's vendor headers go to an upstream of their vendor (OpenAI's also from a converted Responses call).
     const vendor = fmt === ctx.cf || (fmt === 'openai' && ctx.cf === 'responses') ? ctx.call.vendorHeaders : undefined;
     // A Vertex key is a service account: the upstream gets its access token.
-    const sa = vertex ? parseServiceAccount(key) : null;
+    const sa = vertex ? this.d.core.outbound.google.account(key) : null;
     const headers = upstreamHeaders(ch, sa ? await this.d.core.outbound.google.token(sa) : key, ctx.stream, vendor);
     const up = await this.d.pools.send({ url, method: 'POST', headers, body });
     if (up.statusCode >= 400) {

@@ -4,7 +4,7 @@ import type { TaskRow } from '../../store/schema-tasks.ts';
 import type { TaskChannel } from './catalog.ts';
 import type { LoadedPlugin } from '../runtime/loader.ts';
 import { parseJson } from './states.ts';
-import { parseServiceAccount, type GoogleTokens } from '../../platform/google-token.ts';
+import type { GoogleTokens } from '../../platform/google-token.ts';
 
 export type Task = Selectable<TaskRow>;
 
@@ -34,7 +34,7 @@ export async function channelAuth(plugin: LoadedPlugin, ch: TaskChannel, keyInde
   // The manifest normalises `vertex_oauth` to `oauth2_jwt`.
   if (plugin.manifest.auth === 'oauth2_jwt') {
     try {
-      const sa = parseServiceAccount(key);
+      const sa = google.account(key);
       const authHeader = `Bearer ${await google.token(sa)}`;
       return { upstream: { kind: 'vendor' }, auth: { authHeader, projectId: sa.projectId }, authHeader };
     } catch (e) {
