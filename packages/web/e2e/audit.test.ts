@@ -8,8 +8,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import {
-  Api, assertAccessible, eventually, expectPage, expectText, launchBrowser, login, navLink, label, newContext, PageProblems, ROOT_USER, screenshot,
-  startConsoleGateway, tr, type ConsoleGateway,
+  Api, assertAccessible, eventually, expectPage, expectText, launchBrowser, login, navLink, label, newContext, PageProblems, screenshot,
+  rootSession, startConsoleGateway, tr, type ConsoleGateway,
 } from './support.ts';
 
 const L = 'en';
@@ -34,12 +34,7 @@ test('root reads and filters the audit log; a user sets a low-balance alert on t
   await api.ok('PUT', '/api/option', { key: 'RetryTimes', value: 4 });
   await api.ok('PUT', '/api/option', { key: 'AlertWebhookSecret', value: SECRET });
 
-  const ctx = await newContext(browser, gw.url, L);
-  const page = await ctx.newPage();
-  const problems = new PageProblems(page);
-  await page.goto('/login');
-  await login(page, L, ROOT_USER.username, ROOT_USER.password);
-  await expectPage(page, L, 'nav.dashboard');
+  const { page, problems } = await rootSession(browser, gw.url, L);
   await navLink(page, L, 'nav.audit').click();
   await expectPage(page, L, 'nav.audit');
   const table = page.getByRole('table', { name: tr(L, 'nav.audit') });

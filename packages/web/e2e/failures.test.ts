@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import {
-  expectPage, expectText, launchBrowser, login, navLink, newContext, PageProblems, ROOT_USER, startConsoleGateway, tr,
+  expectPage, expectText, launchBrowser, login, navLink, newContext, ROOT_USER, rootSession, startConsoleGateway, tr,
   type ConsoleGateway,
 } from './support.ts';
 
@@ -26,12 +26,7 @@ after(async () => {
 });
 
 test('an ended session returns to the login page, and back to the page asked for after logging in', async () => {
-  const ctx = await newContext(browser, gw.url, L);
-  const page = await ctx.newPage();
-  const problems = new PageProblems(page);
-  await page.goto('/login');
-  await login(page, L, ROOT_USER.username, ROOT_USER.password);
-  await expectPage(page, L, 'nav.dashboard');
+  const { ctx, page, problems } = await rootSession(browser, gw.url, L);
   await navLink(page, L, 'nav.users').click();
   await expectPage(page, L, 'nav.users');
 

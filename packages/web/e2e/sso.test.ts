@@ -8,8 +8,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import {
-  Api, assertAccessible, expectPage, expectText, launchBrowser, login, navLink, label, newContext, PageProblems, ROOT_USER, screenshot,
-  startConsoleGateway, tr, type ConsoleGateway,
+  Api, assertAccessible, expectPage, expectText, launchBrowser, navLink, label, newContext, screenshot,
+  rootSession, startConsoleGateway, tr, type ConsoleGateway,
 } from './support.ts';
 import { startOidcProvider } from '../../gateway/test/upstreams/sso-providers.ts';
 
@@ -36,12 +36,7 @@ after(async () => {
 
 test('root adds an OpenID provider; its button on the login page completes a sign-in at the provider', async () => {
   // Root adds the provider through the console.
-  const ctx = await newContext(browser, gw.url, L);
-  const page = await ctx.newPage();
-  const problems = new PageProblems(page);
-  await page.goto('/login');
-  await login(page, L, ROOT_USER.username, ROOT_USER.password);
-  await expectPage(page, L, 'nav.dashboard');
+  const { ctx, page, problems } = await rootSession(browser, gw.url, L);
   await navLink(page, L, 'nav.sso').click();
   await expectPage(page, L, 'nav.sso');
   await page.getByRole('button', { name: tr(L, 'sso.create') }).click();

@@ -192,6 +192,17 @@ export async function login(page: Page, lang: Lang, username: string, password: 
   await page.getByRole('button', { name: tr(lang, 'login.submit') }).click();
 }
 
+/** A new browser context logged in as root, on the dashboard, with its page's problems recorded. */
+export async function rootSession(browser: Browser, baseURL: string, lang: Lang = 'en'): Promise<{ ctx: BrowserContext; page: Page; problems: PageProblems }> {
+  const ctx = await newContext(browser, baseURL, lang);
+  const page = await ctx.newPage();
+  const problems = new PageProblems(page);
+  await page.goto('/login');
+  await login(page, lang, ROOT_USER.username, ROOT_USER.password);
+  await expectPage(page, lang, 'nav.dashboard');
+  return { ctx, page, problems };
+}
+
 /** The main navigation's link to a page. */
 export function navLink(page: Page, lang: Lang, key: string): Locator {
   return page.getByRole('navigation').getByRole('link', { name: tr(lang, key), exact: true });
