@@ -125,22 +125,7 @@ export class CallbackWorker {
   }
 
   private async claim(limit: number, now: number): Promise<CallbackRow[]> {
-    const due = await this.db.selectFrom('task_callbacks').select(['id', 'attempts'])
-      .where('status', '=', 'pending').where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .orderBy('next_attempt_at').limit(limit).execute();
-    const leaseUntil = now + this.cfg.taskCallbackTimeoutMs + 30_000;
-    const out: CallbackRow[] = [];
-    for (const d of due) {
-      const r = await this.db.updateTable('task_callbacks').set({ lease_owner: this.node, lease_until: leaseUntil })
-        .where('id', '=', d.id).where('status', '=', 'pending').where('attempts', '=', d.attempts)
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) !== 1) continue;
-      const row = await this.db.selectFrom('task_callbacks').selectAll().where('id', '=', d.id).executeTakeFirst();
-      if (row && row.lease_owner === this.node && row.status === 'pending') out.push(row);
-    }
-    return out;
+    return this.callbacks.claimDue(this.node, limit, now, now + this.cfg.taskCallbackTimeoutMs + 30_000);
   }
 
   /** The body of a delivery: the caller's task view, fixed at the first attempt. */
@@ -208,9 +193,7 @@ export class CallbackWorker {
       if (giveUp || next > first + this.cfg.taskCallbackGiveUpMs) Object.assign(set, { status: 'failed', next_attempt_at: null });
       else set.next_attempt_at = next;
     }
-    const r = await this.db.updateTable('task_callbacks').set(set as never)
-      .where('id', '=', row.id).where('lease_owner', '=', this.node).where('attempts', '=', seen).executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) return;
+    if (!(await this.callbacks.recordAttempt(row.id, this.node, seen, set))) return;
     if (set.status === 'delivered') this.stats.delivered++;
     else if (set.status === 'failed') {
       this.stats.failed++;
