@@ -139,20 +139,7 @@ export class Submission {
       const upstreamModel = ch.modelMapping[model] ?? model;
       const baseUrl = effectiveBaseUrl(plugin, ch);
       const ctx: Record<string, unknown> = {
-        path: input.path ?? `/v1/tasks/${plugin.key}`,
-        method: input.method ?? 'POST',
-        params: input.params ?? {},
-        query: input.query ?? {},
-        body: input.body ?? { kind: 'json', value: input.requestBody ?? null },
-        requestBody: input.requestBody ?? null,
-        requestHeaders: input.requestHeaders ?? {},
-        files: fileRefs,
-        action,
-        publicTaskId: publicId,
-        model,
-        upstreamModel,
-        baseUrl,
-        ...(origins.tasks.length ? { originTasks: origins.tasks } : {}),
+        ...driverContext(input, plugin, { files: fileRefs, action, publicTaskId: publicId, model, upstreamModel, baseUrl, originTasks: origins.tasks }),
         ...(await channelAuth(plugin, ch, keyIndex, this.env.google)),
       };
 
@@ -202,33 +189,9 @@ export class Submission {
       }
 
       // Accepted (2xx): from here on nothing is retried.
-      let body: unknown;
-      try {
-        const ctype = String(res.headers['content-type']?.[0] ?? '');
-        if (wantsSse) {
-          if (!/^text\/event-stream/i.test(ctype)) throw new OutboundError(502, 'plugin_submit_response_invalid', 'the upstream did not answer with an event stream', true);
-          body = await this.readSubmitStream(plugin, ctx, res);
-        } else {
-          if (/^text\/event-stream/i.test(ctype)) throw new OutboundError(502, 'plugin_submit_response_invalid', 'the upstream answered with an event stream to a JSON submission', true);
-          body = decodeBody(await readLimited(res.body, this.env.limits.maxResponseBytes));
-        }
-      } catch (e) {
-        return this.unknownOutcome(row, e, input.endpoint, callbackUrl);
-      }
-      let result: Record<string, unknown>;
-      try {
-        result = (await plugin.call('parseSubmitResponse', ctx, { statusCode: res.status, headers: res.headers, body })) as Record<string, unknown>;
-        if (!result || typeof result !== 'object') throw new Error('parseSubmitResponse returned no object');
-        if ('clientResponse' in result) throw new Error('parseSubmitResponse may not return clientResponse');
-        const imm = result.immediate as Record<string, unknown> | undefined;
-        if (typeof result.taskId === 'number') result.taskId = String(result.taskId);
-        if ((typeof result.taskId !== 'string' || !result.taskId) && !(imm && TERMINAL.has(normalizeStatus(imm.status)))) {
-          throw new Error('parseSubmitResponse returned no taskId');
-        }
-      } catch (e) {
-        return this.unknownOutcome(row, new GatewayError(502, 'plugin_submit_response_invalid', hookMessage(e)), input.endpoint, callbackUrl);
-      }
-      return this.accept(plugin, row, ctx, billing!, result, input, callbackUrl);
+      const answer = await this.readAnswer(plugin, ctx, res, wantsSse);
+      if (!answer.ok) return this.unknownOutcome(row, answer.error, input.endpoint, callbackUrl);
+      return this.accept(plugin, row, ctx, billing!, answer.result, input, callbackUrl);
     }
 
     // Certainly not accepted anywhere: the task fails and the reserve goes back.
@@ -265,6 +228,40 @@ export class Submission {
     await this.env.store.markReserved(row.id);
     await this.money.logMovement(row, 'reserve', amount, input.endpoint);
     return row;
+  }
+
+  /**
+   * Reads the 2xx answer to a submission and the plugin's `parseSubmitResponse` of it. Not ok: the
+   * answer cannot be used, and the upstream may have taken the task (outcome unknown).
+   */
+  private async readAnswer(plugin: LoadedPlugin, ctx: Record<string, unknown>, res: Awaited<ReturnType<typeof send>>, wantsSse: boolean): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; error: unknown }> {
+    let body: unknown;
+    try {
+      const ctype = String(res.headers['content-type']?.[0] ?? '');
+      if (wantsSse) {
+        if (!/^text\/event-stream/i.test(ctype)) throw new OutboundError(502, 'plugin_submit_response_invalid', 'the upstream did not answer with an event stream', true);
+        body = await this.readSubmitStream(plugin, ctx, res);
+      } else {
+        if (/^text\/event-stream/i.test(ctype)) throw new OutboundError(502, 'plugin_submit_response_invalid', 'the upstream answered with an event stream to a JSON submission', true);
+        body = decodeBody(await readLimited(res.body, this.env.limits.maxResponseBytes));
+      }
+    } catch (e) {
+      return { ok: false, error: e };
+    }
+    let result: Record<string, unknown>;
+    try {
+      result = (await plugin.call('parseSubmitResponse', ctx, { statusCode: res.status, headers: res.headers, body })) as Record<string, unknown>;
+      if (!result || typeof result !== 'object') throw new Error('parseSubmitResponse returned no object');
+      if ('clientResponse' in result) throw new Error('parseSubmitResponse may not return clientResponse');
+      const imm = result.immediate as Record<string, unknown> | undefined;
+      if (typeof result.taskId === 'number') result.taskId = String(result.taskId);
+      if ((typeof result.taskId !== 'string' || !result.taskId) && !(imm && TERMINAL.has(normalizeStatus(imm.status)))) {
+        throw new Error('parseSubmitResponse returned no taskId');
+      }
+    } catch (e) {
+      return { ok: false, error: new GatewayError(502, 'plugin_submit_response_invalid', hookMessage(e)) };
+    }
+    return { ok: true, result };
   }
 
   private async readSubmitStream(plugin: LoadedPlugin, ctx: Record<string, unknown>, res: Awaited<ReturnType<typeof send>>): Promise<unknown> {
@@ -444,4 +441,24 @@ async function rejection(res: Awaited<ReturnType<typeof send>>, keys: string[], 
     : res.status >= 500
       ? new GatewayError(502, 'upstream_error', `the upstream failed (HTTP ${res.status})${detail}`)
       : new GatewayError(400, 'upstream_rejected', `the upstream rejected the task (HTTP ${res.status})${detail}`);
+}
+
+/** The DriverContext of a submission before the channel's credentials are added (docs/plugins.md). */
+function driverContext(input: SubmitInput, plugin: LoadedPlugin, at: { files: FileRef[]; action: string; publicTaskId: string; model: string; upstreamModel: string; baseUrl: string; originTasks: OriginTask[] }): Record<string, unknown> {
+  return {
+    path: input.path ?? `/v1/tasks/${plugin.key}`,
+    method: input.method ?? 'POST',
+    params: input.params ?? {},
+    query: input.query ?? {},
+    body: input.body ?? { kind: 'json', value: input.requestBody ?? null },
+    requestBody: input.requestBody ?? null,
+    requestHeaders: input.requestHeaders ?? {},
+    files: at.files,
+    action: at.action,
+    publicTaskId: at.publicTaskId,
+    model: at.model,
+    upstreamModel: at.upstreamModel,
+    baseUrl: at.baseUrl,
+    ...(at.originTasks.length ? { originTasks: at.originTasks } : {}),
+  };
 }
