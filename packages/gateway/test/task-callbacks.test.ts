@@ -240,7 +240,7 @@ test('with an injected clock: retries double from 10 s up to an hour and stop a 
     const cbs = g.services.tasks.callbacks;
     await waitFor(async () => ((await cbs.forTask(task.id))?.status === 'pending' ? true : null), 10_000, 'the callback to be due');
     let now = Date.now() + 1000;
-    const worker = new CallbackWorker(g.core, cbs, () => now);
+    const worker = new CallbackWorker(g.core, cbs, g.services.tasks.store, () => now);
     const t0 = now;
     const delays: number[] = [];
     for (let i = 0; i < 100; i++) {

@@ -7,6 +7,7 @@
 import { Readable } from 'node:stream';
 import type { Core } from '../core.ts';
 import { csvLine } from '../logs/csv.ts';
+import { purgeLogs } from '../logs/writer.ts';
 import type { LogRow } from '../store/schema-core.ts';
 import { Reader, fieldError, paging, type Obj, type Page } from './validate.ts';
 
@@ -34,7 +35,6 @@ export interface LogTotals {
 
 export type LogView = Omit<LogRow, 'id'> & { id: number };
 
-const RETENTION_BATCH = 5000;
 /** Rows per page of a CSV export. */
 export const EXPORT_PAGE = 500;
 const EXPORT_COLUMNS = [
@@ -154,18 +154,7 @@ export class LogAdmin {
 
   /** Deletes rows older than `days` in batches; returns how many. */
   async purgeOlderThan(days: number, now = Date.now()): Promise<number> {
-    const cutoff = now - days * 86_400_000;
-    const db = this.core.h.db;
-    let deleted = 0;
-    for (;;) {
-      const ids = await db.selectFrom('logs').select('id').where('created_at', '<', cutoff).orderBy('id', 'asc').limit(RETENTION_BATCH).execute();
-      if (ids.length === 0) break;
-      const res = await db.deleteFrom('logs').where('id', 'in', ids.map((r) => Number(r.id))).executeTakeFirst();
-      deleted += Number(res.numDeletedRows);
-      if (ids.length < RETENTION_BATCH) break;
-      await new Promise((r) => setImmediate(r));
-    }
-    return deleted;
+    return purgeLogs(this.core.h, now - days * 86_400_000);
   }
 
   /** Starts the daily retention job when LOG_RETENTION_DAYS > 0 (first run a minute after start). */

@@ -77,8 +77,7 @@ export class AlertDelivery {
     if (!this.holdsLease || this.stopped) return 0;
     this.rounds++;
     await this.alerts.checkBalances();
-    const due = await this.core.h.db.selectFrom('alerts').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', now)
-      .orderBy('next_attempt_at').limit(BATCH).execute();
+    const due = await this.alerts.due(now, BATCH);
     for (const row of due) {
       if (this.stopped) break;
       await this.attempt(row);
@@ -87,16 +86,13 @@ export class AlertDelivery {
   }
 
   private async attempt(row: AlertRow): Promise<void> {
-    const db = this.core.h.db;
     const attempts = Number(row.attempts) + 1;
     const o = this.options();
     const base = Math.max(0, o?.getNumber('AlertRetryBaseSeconds', 30) ?? 30) * 1000;
     const max = Math.max(1, o?.getNumber('AlertMaxAttempts', 8) ?? 8);
     const backoff = Math.min(MAX_BACKOFF_MS, base * 2 ** (attempts - 1));
     // Claim: the attempt is counted and the next one scheduled before sending.
-    const claim = await db.updateTable('alerts').set({ attempts, next_attempt_at: Date.now() + Math.max(backoff, SEND_TIMEOUT_MS) })
-      .where('id', '=', row.id).where('status', '=', 'pending').where('attempts', '=', Number(row.attempts)).executeTakeFirst();
-    if (Number(claim.numUpdatedRows) !== 1) return;
+    if (!(await this.alerts.claimAttempt(row.id, Number(row.attempts), Date.now() + Math.max(backoff, SEND_TIMEOUT_MS)))) return;
     let error: string | null = null;
     try {
       if (row.transport === 'webhook') await this.sendWebhook(row);
@@ -105,12 +101,11 @@ export class AlertDelivery {
       error = ((e as Error).message || 'failed').slice(0, 500);
     }
     if (error === null) {
-      await db.updateTable('alerts').set({ status: 'delivered', delivered_at: Date.now(), last_error: null }).where('id', '=', row.id).execute();
+      await this.alerts.markDelivered(row.id);
       return;
     }
     const failed = attempts >= max;
-    await db.updateTable('alerts').set({ status: failed ? 'failed' : 'pending', last_error: error, next_attempt_at: Date.now() + backoff })
-      .where('id', '=', row.id).execute();
+    await this.alerts.markAttemptFailed(row.id, failed, error, Date.now() + backoff);
     this.core.log.warn({ alert: row.id, kind: row.kind, transport: row.transport, attempts, err: error, gaveUp: failed }, 'alert delivery failed');
   }
 

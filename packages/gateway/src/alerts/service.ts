@@ -83,6 +83,36 @@ export class Alerts {
     return this.core.h.db;
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // Delivery records (the delivery worker, alerts/delivery.ts)
+  // ---------------------------------------------------------------------------------------------
+
+  /** Pending rows whose next attempt is due at `now`, the most overdue first. */
+  async due(now: number, limit: number): Promise<AlertRow[]> {
+    return this.db.selectFrom('alerts').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', now)
+      .orderBy('next_attempt_at').limit(limit).execute();
+  }
+
+  /**
+   * Claims the next attempt of a pending row: counts it and moves its next attempt to `nextAt`, a
+   * compare-and-swap on the attempt count `seenAttempts`. Returns whether this call won.
+   */
+  async claimAttempt(id: AlertRow['id'], seenAttempts: number, nextAt: number): Promise<boolean> {
+    const claim = await this.db.updateTable('alerts').set({ attempts: seenAttempts + 1, next_attempt_at: nextAt })
+      .where('id', '=', id).where('status', '=', 'pending').where('attempts', '=', seenAttempts).executeTakeFirst();
+    return Number(claim.numUpdatedRows) === 1;
+  }
+
+  async markDelivered(id: AlertRow['id']): Promise<void> {
+    await this.db.updateTable('alerts').set({ status: 'delivered', delivered_at: Date.now(), last_error: null }).where('id', '=', id).execute();
+  }
+
+  /** Records a failed attempt: `failed` gives up (status `failed`), else the next attempt is at `nextAt`. */
+  async markAttemptFailed(id: AlertRow['id'], failed: boolean, error: string, nextAt: number): Promise<void> {
+    await this.db.updateTable('alerts').set({ status: failed ? 'failed' : 'pending', last_error: error, next_attempt_at: nextAt })
+      .where('id', '=', id).execute();
+  }
+
   /** SMTP is configured (SMTP_URL). */
   get mailEnabled(): boolean {
     return !!this.core.config.smtpUrl;

@@ -16,7 +16,7 @@
  * a new lease; the reserves of its previous process are recovered once that process's lease lapses.
  */
 import type { Core } from '../core.ts';
-import { releaseLease, takeLease } from '../store/leases.ts';
+import { dropExpiredLeases, liveLeases, releaseLease, takeLease } from '../store/leases.ts';
 import type { Ledger, Payer } from './ledger.ts';
 import type { PriceBook } from './prices.ts';
 
@@ -130,8 +130,7 @@ export class ReserveRecovery {
     }
     this.stats.closed += out.length;
     // Leases of node processes that stopped long ago (nothing left to recover: no row means dead too).
-    await this.core.h.db.deleteFrom('node_leases').where('name', 'like', 'node:%')
-      .where('expires_at', '<', now - Math.max(this.core.config.nodeLeaseMs, 3_600_000)).execute();
+    await dropExpiredLeases(this.core.h.db, 'node:', now - Math.max(this.core.config.nodeLeaseMs, 3_600_000));
     return out;
   }
 
@@ -140,9 +139,7 @@ export class ReserveRecovery {
     const db = this.core.h.db;
     const nodes = (await db.selectFrom('open_reserves').select('node').distinct().where('node', '!=', this.node).execute()).map((r) => r.node);
     if (nodes.length === 0) return [];
-    const live = new Set((await db.selectFrom('node_leases').select(['name', 'expires_at'])
-      .where('name', 'in', nodes.map(nodeLeaseName)).execute())
-      .filter((l) => Number(l.expires_at) >= now).map((l) => l.name));
+    const live = await liveLeases(db, nodes.map(nodeLeaseName), now);
     return nodes.filter((n) => !live.has(nodeLeaseName(n)));
   }
 

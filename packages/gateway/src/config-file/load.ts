@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import type { Core } from '../core.ts';
 import type { Config } from '../platform/config.ts';
 import { GatewayError } from '../platform/errors.ts';
+import { ChannelType } from '../relay/channel-types.ts';
 import { UserAdmin, type UserInput } from '../admin/users.ts';
 import { KeyAdmin, type KeyInput } from '../admin/keys.ts';
 import { ChannelAdmin, type ChannelInput } from '../admin/channels.ts';
@@ -146,8 +147,8 @@ export function validateConfigDoc(raw: unknown, config: Pick<Config, 'quotaPerUs
     }
     rest.settings = settings;
     const input = channels.parse(rest, 'create', at);
-    if (input.type === 60 && settings.plugins === undefined) throw fieldError(join(at, 'plugins'), 'is required for gateway channels');
-    if (input.type === 61 && settings.plugin === undefined) throw fieldError(join(at, 'plugin'), 'is required for task_plugin channels');
+    if (input.type === ChannelType.gateway && settings.plugins === undefined) throw fieldError(join(at, 'plugins'), 'is required for gateway channels');
+    if (input.type === ChannelType.task_plugin && settings.plugin === undefined) throw fieldError(join(at, 'plugin'), 'is required for task_plugin channels');
     // The file states the whole channel: absent fields take their defaults.
     input.keys ??= [];
     input.models ??= [];

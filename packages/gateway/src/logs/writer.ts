@@ -6,6 +6,8 @@
  * statements prepared once (no query building per row); elsewhere, and while a Kysely transaction is
  * open on the SQLite connection, one multi-row INSERT and one multi-row upsert. A failed batch is
  * tried once more (nothing of it was stored, so it cannot count twice).
+ *
+ * The one writer of the `logs` table: inserts here, and the retention's deletes (`purgeLogs`).
  */
 import type { Insertable } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -37,6 +39,23 @@ export async function insertLogs(h: DbHandle, rows: NewLog[]): Promise<void> {
     await tx.insertInto('logs').values(rows).execute();
     await upsertRollups(tx, h.dialect, sums);
   });
+}
+
+const RETENTION_BATCH = 5000;
+
+/** Deletes log rows created before `cutoff` (unix ms) in batches, yielding between them; returns how many. */
+export async function purgeLogs(h: DbHandle, cutoff: number): Promise<number> {
+  const db = h.db;
+  let deleted = 0;
+  for (;;) {
+    const ids = await db.selectFrom('logs').select('id').where('created_at', '<', cutoff).orderBy('id', 'asc').limit(RETENTION_BATCH).execute();
+    if (ids.length === 0) break;
+    const res = await db.deleteFrom('logs').where('id', 'in', ids.map((r) => Number(r.id))).executeTakeFirst();
+    deleted += Number(res.numDeletedRows);
+    if (ids.length < RETENTION_BATCH) break;
+    await new Promise((r) => setImmediate(r));
+  }
+  return deleted;
 }
 
 export class LogWriter {

@@ -19,6 +19,7 @@ import type { ChannelRow as ChannelTable } from '../store/schema-core.ts';
 
 type ChannelRow = Selectable<ChannelTable>;
 import { ChannelType, DEFAULT_BASE_URL, presetRoot } from './channel-types.ts';
+import { pickRanked } from './channel-pick.ts';
 
 export const CHANNELS_REVISION = 'channels';
 /** The cluster event of a key's cooldown (`{c: channel id, k: key index, u: until, unix ms}`). */
@@ -212,8 +213,9 @@ export class ChannelIndex {
   }
 
   /**
-   * Chooses a channel and key for an attempt: the highest priority tier with an untried, usable
-   * channel; weighted random within it (zero-weight channels only when no weighted one is left).
+   * Chooses a channel and key for an attempt: among the untried, usable channels by the rule of
+   * `relay/channel-pick.ts` (highest priority tier; weighted random within it, zero-weight channels
+   * only when no weighted one is left).
    * `tried` channels are never drawn again, except a multi-key channel whose key was refused
    * (`failedKeys`): it may serve again with another key. Cooling channels are used only when nothing
    * else is left (the one that recovers first).
@@ -237,20 +239,7 @@ export class ChannelIndex {
     if (open.length === 0) {
       return coolBest ? { channel: coolBest.ch, keyIndex: coolBest.key, key: coolBest.ch.keys[coolBest.key] } : null;
     }
-    let top = -Infinity;
-    for (const o of open) if (o.ch.priority > top) top = o.ch.priority;
-    const tier = open.filter((o) => o.ch.priority === top);
-    const weighted = tier.filter((o) => o.ch.weight > 0);
-    const pool = weighted.length ? weighted : tier;
-    let chosen = pool[0];
-    if (pool.length > 1) {
-      const total = weighted.length ? pool.reduce((s, o) => s + o.ch.weight, 0) : pool.length;
-      let r = Math.random() * total;
-      for (const o of pool) {
-        r -= weighted.length ? o.ch.weight : 1;
-        if (r < 0) { chosen = o; break; }
-      }
-    }
+    const chosen = pickRanked(open, (o) => o.ch)!;
     const ch = chosen.ch;
     let keyIndex: number;
     if (chosen.keys.length === 1) keyIndex = chosen.keys[0];

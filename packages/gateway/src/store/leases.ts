@@ -24,6 +24,18 @@ export async function takeLease(db: Db, name: string, holder: string, ttlMs: num
   }
 }
 
+/** The names among `names` whose lease has not expired at `now`. */
+export async function liveLeases(db: Db, names: string[], now: number): Promise<Set<string>> {
+  if (names.length === 0) return new Set();
+  const rows = await db.selectFrom('node_leases').select(['name', 'expires_at']).where('name', 'in', names).execute();
+  return new Set(rows.filter((l) => Number(l.expires_at) >= now).map((l) => l.name));
+}
+
+/** Deletes the leases whose name starts with `prefix` and that expired before `before`. */
+export async function dropExpiredLeases(db: Db, prefix: string, before: number): Promise<void> {
+  await db.deleteFrom('node_leases').where('name', 'like', `${prefix}%`).where('expires_at', '<', before).execute();
+}
+
 /** Gives the lease up (a node that stops), so another node need not wait for it to expire. */
 export async function releaseLease(db: Db, name: string, holder: string): Promise<void> {
   await db.deleteFrom('node_leases').where('name', '=', name).where('holder', '=', holder).execute();

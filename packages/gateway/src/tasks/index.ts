@@ -8,6 +8,7 @@ import type { Services } from '../services.ts';
 import { TaskCatalog } from './lifecycle/catalog.ts';
 import { TaskService, type PluginSource } from './lifecycle/service.ts';
 import { Poller } from './lifecycle/poller.ts';
+import { TaskStore } from './lifecycle/store.ts';
 import { Artifacts } from './artifacts/service.ts';
 import { TaskAdmin } from './lifecycle/admin.ts';
 import { taskRoutes } from '../http/task-routes.ts';
@@ -18,6 +19,8 @@ import { CallbackWorker } from './callbacks/worker.ts';
 export interface Tasks {
   /** submit / get / waitForTerminal / settle ... */
   service: TaskService;
+  /** Every SQL statement on the `tasks` table. */
+  store: TaskStore;
   poller: Poller;
   artifacts: Artifacts;
   catalog: TaskCatalog;
@@ -52,17 +55,12 @@ export const tasksArea: Area = {
     const catalog = new TaskCatalog(core);
     await catalog.register();
     const plugins = (): PluginSource | undefined => (services as { plugins?: PluginSource }).plugins;
-    if (services.plugins) {
-      services.plugins.inFlightCounter = async (key: string) => {
-        const r = await core.h.db.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('plugin_key', '=', key).where('status', 'not in', ['SUCCESS', 'FAILURE']).executeTakeFirst();
-        return Number(r?.n ?? 0);
-      };
-    }
+    const store = new TaskStore(core.h);
+    if (services.plugins) services.plugins.inFlightCounter = (key: string) => store.countUnfinished(key);
     const callbacks = new TaskCallbacks(core);
-    const callbackWorker = new CallbackWorker(core, callbacks);
-    const service = new TaskService(core, services.billing.ledger, catalog, plugins, { callbacks, rateLimits: services.accounts.rateLimits, budgets: services.billing.budgets });
-    const poller = new Poller(service);
+    const callbackWorker = new CallbackWorker(core, callbacks, store);
+    const service = new TaskService(core, store, services.billing.ledger, catalog, plugins, { callbacks, rateLimits: services.accounts.rateLimits, budgets: services.billing.budgets });
+    const poller = new Poller(service, store, core.log);
     let selfUrl = `http://127.0.0.1:${core.config.port}`;
     const options = services.admin?.options;
     const publicBase = () => options
@@ -70,8 +68,8 @@ export const tasksArea: Area = {
       : core.config.taskPublicAddress || core.config.serverAddress || selfUrl;
     const artifacts = new Artifacts(service, publicBase);
     services.tasks = {
-      service, poller, artifacts, catalog, publicBase, callbacks, callbackWorker,
-      admin: new TaskAdmin(core, service, services.billing.ledger, callbacks),
+      service, store, poller, artifacts, catalog, publicBase, callbacks, callbackWorker,
+      admin: new TaskAdmin(core, service, store, services.billing.ledger, callbacks),
       setListeningUrl: (u) => { selfUrl = u; },
       submit: (i) => service.submit(i),
       get: (u, id) => service.get(u, id),

@@ -124,6 +124,38 @@ export class TaskCallbacks {
     return armed;
   }
 
+  /**
+   * Leases up to `limit` due deliveries to `node` until `leaseUntil`: a compare-and-swap per row on its
+   * status, attempt count and lease, so two nodes never hold one delivery at a time.
+   */
+  async claimDue(node: string, limit: number, now: number, leaseUntil: number): Promise<CallbackRow[]> {
+    const due = await this.db.selectFrom('task_callbacks').select(['id', 'attempts'])
+      .where('status', '=', 'pending').where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .orderBy('next_attempt_at').limit(limit).execute();
+    const out: CallbackRow[] = [];
+    for (const d of due) {
+      const r = await this.db.updateTable('task_callbacks').set({ lease_owner: node, lease_until: leaseUntil })
+        .where('id', '=', d.id).where('status', '=', 'pending').where('attempts', '=', d.attempts)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) continue;
+      const row = await this.db.selectFrom('task_callbacks').selectAll().where('id', '=', d.id).executeTakeFirst();
+      if (row && row.lease_owner === node && row.status === 'pending') out.push(row);
+    }
+    return out;
+  }
+
+  /**
+   * Records an attempt of a claimed delivery: a compare-and-swap on the lease `node` holds and the
+   * attempt count `seenAttempts` it read. Returns whether the record was written.
+   */
+  async recordAttempt(id: CallbackRow['id'], node: string, seenAttempts: number, set: Record<string, unknown>): Promise<boolean> {
+    const r = await this.db.updateTable('task_callbacks').set(set as never)
+      .where('id', '=', id).where('lease_owner', '=', node).where('attempts', '=', seenAttempts).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
   async forTask(taskId: number): Promise<CallbackRow | undefined> {
     return this.db.selectFrom('task_callbacks').selectAll().where('task_id', '=', taskId).executeTakeFirst();
   }

@@ -14,7 +14,8 @@
 import { request } from 'undici';
 import type { Core } from '../../core.ts';
 import { releaseLease, takeLease } from '../../store/leases.ts';
-import { TERMINAL, publicTask } from '../lifecycle/states.ts';
+import { publicTask } from '../lifecycle/states.ts';
+import type { TaskStore } from '../lifecycle/store.ts';
 import { HISTORY_MAX, parseHistory, retryDelay, signBody, type CallbackRow, type TaskCallbacks } from './service.ts';
 
 export const CALLBACK_LEASE = 'task-callbacks';
@@ -38,8 +39,13 @@ export class CallbackWorker {
   private readonly inFlight = new Set<Promise<void>>();
   readonly stats: CallbackWorkerStats = { passes: 0, attempts: 0, delivered: 0, failed: 0 };
 
-  /** `now` is the worker's clock (tests may inject one). */
-  constructor(private readonly core: Core, private readonly callbacks: TaskCallbacks, private readonly now: () => number = Date.now) {}
+  /** `tasks` reads the tasks the deliveries belong to; `now` is the worker's clock (tests may inject one). */
+  constructor(
+    private readonly core: Core,
+    private readonly callbacks: TaskCallbacks,
+    private readonly tasks: Pick<TaskStore, 'byId' | 'terminalWithWaitingCallback'>,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   private get db() { return this.core.h.db; }
   private get node() { return this.core.config.nodeId; }
@@ -115,34 +121,17 @@ export class CallbackWorker {
 
   /** Callbacks still waiting although their task is terminal (the node that finished it stopped first). */
   private async armLeftovers(now: number): Promise<void> {
-    const rows = await this.db.selectFrom('task_callbacks as c').innerJoin('tasks as t', 't.id', 'c.task_id')
-      .select(['t.id', 't.retain']).where('c.status', '=', 'waiting').where('t.status', 'in', [...TERMINAL]).limit(100).execute();
-    for (const r of rows) await this.callbacks.arm({ id: r.id, retain: Number(r.retain) }, now);
+    for (const r of await this.tasks.terminalWithWaitingCallback(100)) await this.callbacks.arm(r, now);
   }
 
   private async claim(limit: number, now: number): Promise<CallbackRow[]> {
-    const due = await this.db.selectFrom('task_callbacks').select(['id', 'attempts'])
-      .where('status', '=', 'pending').where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .orderBy('next_attempt_at').limit(limit).execute();
-    const leaseUntil = now + this.cfg.taskCallbackTimeoutMs + 30_000;
-    const out: CallbackRow[] = [];
-    for (const d of due) {
-      const r = await this.db.updateTable('task_callbacks').set({ lease_owner: this.node, lease_until: leaseUntil })
-        .where('id', '=', d.id).where('status', '=', 'pending').where('attempts', '=', d.attempts)
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) !== 1) continue;
-      const row = await this.db.selectFrom('task_callbacks').selectAll().where('id', '=', d.id).executeTakeFirst();
-      if (row && row.lease_owner === this.node && row.status === 'pending') out.push(row);
-    }
-    return out;
+    return this.callbacks.claimDue(this.node, limit, now, now + this.cfg.taskCallbackTimeoutMs + 30_000);
   }
 
   /** The body of a delivery: the caller's task view, fixed at the first attempt. */
   private async payload(row: CallbackRow): Promise<string | null> {
     if (row.payload) return row.payload;
-    const t = await this.db.selectFrom('tasks').selectAll().where('id', '=', row.task_id).executeTakeFirst();
+    const t = await this.tasks.byId(row.task_id);
     if (!t) return null;
     return JSON.stringify(publicTask(t));
   }
@@ -204,9 +193,7 @@ export class CallbackWorker {
       if (giveUp || next > first + this.cfg.taskCallbackGiveUpMs) Object.assign(set, { status: 'failed', next_attempt_at: null });
       else set.next_attempt_at = next;
     }
-    const r = await this.db.updateTable('task_callbacks').set(set as never)
-      .where('id', '=', row.id).where('lease_owner', '=', this.node).where('attempts', '=', seen).executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) return;
+    if (!(await this.callbacks.recordAttempt(row.id, this.node, seen, set))) return;
     if (set.status === 'delivered') this.stats.delivered++;
     else if (set.status === 'failed') {
       this.stats.failed++;

@@ -13,6 +13,7 @@ import { Reader, fieldError, paging, type Obj, type Page } from '../../admin/val
 import { AuditLog } from '../../admin/audit.ts';
 import { ledgerRef, type TaskService } from './service.ts';
 import type { Task } from './context.ts';
+import type { TaskFilter, TaskStore, TaskWithOwner } from './store.ts';
 import type { CallbackView, TaskCallbacks } from '../callbacks/service.ts';
 import { DEFAULT_PROGRESS, NON_TERMINAL, STATUSES, TERMINAL } from './states.ts';
 
@@ -20,19 +21,7 @@ export const BILLING_STATUSES = ['none', 'reserving', 'reserved', 'settled', 're
 export const RESOLVE_ACTIONS = ['refund', 'fail', 'charge', 'poll'] as const;
 export type ResolveAction = (typeof RESOLVE_ACTIONS)[number];
 
-export interface TaskFilter {
-  status?: string;
-  plugin?: string;
-  model?: string;
-  userId?: number;
-  username?: string;
-  channelId?: number;
-  flagged?: boolean;
-  billingStatus?: string;
-  taskId?: string;
-  start?: number;
-  end?: number;
-}
+export type { TaskFilter };
 
 export interface PageQuery { page: number; pageSize: number; offset: number }
 
@@ -102,15 +91,19 @@ export interface ResolveOutcome {
   task: AdminTaskView & { ledger: Record<string, number>; callback: CallbackView | null };
 }
 
-type Row = Task & { username?: string | null };
+type Row = TaskWithOwner;
 
 const n = (v: unknown): number => Number(v);
 const nn = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 export class TaskAdmin {
-  constructor(private readonly core: Core, private readonly svc: TaskService, private readonly ledger: Ledger, private readonly callbacks: TaskCallbacks | null = null) {}
-
-  private get db() { return this.core.h.db; }
+  constructor(
+    private readonly core: Core,
+    private readonly svc: TaskService,
+    private readonly store: TaskStore,
+    private readonly ledger: Ledger,
+    private readonly callbacks: TaskCallbacks | null = null,
+  ) {}
 
   /** Filters and paging from a query string; `self` allows only the filters that make sense for one's own tasks. */
   parseQuery(q: Obj, self: boolean): { filter: TaskFilter } & PageQuery {
@@ -133,33 +126,8 @@ export class TaskAdmin {
     return { filter: f, ...paging(q) };
   }
 
-  /** The base query: tasks with their owner's name, limited to what `actor` may see (root: all; admin: users' and own). */
-  private base(f: TaskFilter, actor: UserPrincipal | null) {
-    let q = this.db.selectFrom('tasks').leftJoin('users', 'users.id', 'tasks.user_id');
-    if (actor && actor.role !== 'root') {
-      const id = actor.id;
-      q = q.where((eb) => eb.or([eb('users.role', '=', 'user'), eb('tasks.user_id', '=', id)]));
-    }
-    if (f.status) q = q.where('tasks.status', '=', f.status);
-    if (f.plugin) q = q.where('tasks.plugin_key', '=', f.plugin);
-    if (f.model) q = q.where('tasks.model', '=', f.model);
-    if (f.taskId) q = q.where('tasks.public_id', '=', f.taskId);
-    if (f.userId !== undefined) q = q.where('tasks.user_id', '=', f.userId);
-    if (f.username) q = q.where('users.username', '=', f.username);
-    if (f.channelId !== undefined) q = q.where('tasks.channel_id', '=', f.channelId);
-    if (f.flagged !== undefined) q = q.where('tasks.flagged', '=', f.flagged ? 1 : 0);
-    if (f.billingStatus) q = q.where('tasks.billing_status', '=', f.billingStatus);
-    if (f.start !== undefined) q = q.where('tasks.created_at', '>=', f.start);
-    if (f.end !== undefined) q = q.where('tasks.created_at', '<=', f.end);
-    return q;
-  }
-
   private async page(f: TaskFilter, p: PageQuery, actor: UserPrincipal | null): Promise<{ rows: Row[]; total: number }> {
-    const base = this.base(f, actor);
-    const t = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    const rows = await base.selectAll('tasks').select('users.username as username')
-      .orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc').limit(p.pageSize).offset(p.offset).execute();
-    return { rows: rows as Row[], total: n(t.n) };
+    return this.store.page(f, p.pageSize, p.offset, actor);
   }
 
   /** Every task `actor` may administer, filtered and paged. */
@@ -184,7 +152,7 @@ export class TaskAdmin {
   /** One of the user's own tasks with its callback delivery (times in unix ms); 404 for anything else. */
   async getOwn(userId: number, publicId: string): Promise<SelfTaskView & { callback: CallbackView | null }> {
     const id = typeof publicId === 'string' ? publicId.trim() : '';
-    const t = id && id.length <= 64 ? await this.db.selectFrom('tasks').selectAll().where('public_id', '=', id).where('user_id', '=', userId).executeTakeFirst() : undefined;
+    const t = id && id.length <= 64 ? await this.store.ownedBy(id, userId) : undefined;
     if (!t) throw notFound(`no task ${id.slice(0, 64)}`, 'task_not_found');
     return { ...selfView(t), callback: await this.callbackOf(t) };
   }
@@ -195,11 +163,9 @@ export class TaskAdmin {
 
   private async find(publicId: string, actor: UserPrincipal | null): Promise<Row> {
     const id = typeof publicId === 'string' ? publicId.trim() : '';
-    const r = id && id.length <= 64
-      ? await this.base({ taskId: id }, actor).selectAll('tasks').select('users.username as username').executeTakeFirst()
-      : undefined;
+    const r = id && id.length <= 64 ? await this.store.findVisible(id, actor) : undefined;
     if (!r) throw notFound(`no task ${String(publicId).slice(0, 64)}`, 'task_not_found');
-    return r as Row;
+    return r;
   }
 
   parseResolve(body: unknown): ResolveInput {
@@ -279,8 +245,9 @@ export class TaskAdmin {
     if (t.billing_status !== 'reserving') return t;
     const moved = await this.ledger.movements(ledgerRef(t.public_id));
     const to = moved.reserve !== undefined ? 'reserved' : 'none';
-    await this.svc.updateTask(t.id).set({ billing_status: to }).where('billing_status', '=', 'reserving').execute();
-    const fresh = await this.db.selectFrom('tasks').selectAll().where('id', '=', t.id).executeTakeFirstOrThrow();
+    await this.store.repairReserving(t.id, to);
+    const fresh = await this.store.byId(t.id);
+    if (!fresh) throw notFound(`no task ${t.public_id}`, 'task_not_found');
     return { ...fresh, username: t.username };
   }
 

@@ -4,8 +4,10 @@
  * `channels`, `prices` or `group_ratios` revision changes on any node.
  */
 import type { Core } from '../../core.ts';
+import { ChannelType } from '../../relay/channel-types.ts';
+import { orderRanked } from '../../relay/channel-pick.ts';
 
-export const TASK_CHANNEL_TYPES = [60, 61];
+export const TASK_CHANNEL_TYPES: number[] = [ChannelType.gateway, ChannelType.task_plugin];
 
 export interface TaskChannel {
   id: number;
@@ -62,7 +64,7 @@ export class TaskCatalog {
       const state = json<Record<string, { status?: string }>>(r.key_state, {});
       keys = keys.filter((_k, i) => !state[i]?.status);
       const settings = json<Record<string, unknown>>(r.settings, {});
-      const plugins = Number(r.type) === 61
+      const plugins = Number(r.type) === ChannelType.task_plugin
         ? [settings.plugin, settings.task_plugin_key].filter((x): x is string => typeof x === 'string' && x !== '')
         : [...(Array.isArray(settings.plugins) ? settings.plugins : []), settings.task_plugin_key, ...(Array.isArray(settings.task_extend_plugin_keys) ? settings.task_extend_plugin_keys : [])]
           .filter((x): x is string => typeof x === 'string' && x !== '');
@@ -115,24 +117,9 @@ export class TaskCatalog {
 
 /**
  * Orders candidates for one submit: highest priority first; within one priority a weighted random
- * order.
+ * order, zero-weight channels after the weighted ones (the rule of `relay/channel-pick.ts`, which
+ * model calls use too).
  */
 export function orderChannels(list: TaskChannel[], rand: () => number = Math.random): TaskChannel[] {
-  const byPrio = new Map<number, TaskChannel[]>();
-  for (const c of list) byPrio.set(c.priority, [...(byPrio.get(c.priority) ?? []), c]);
-  const out: TaskChannel[] = [];
-  for (const p of [...byPrio.keys()].sort((a, b) => b - a)) {
-    const pool = [...byPrio.get(p)!];
-    while (pool.length) {
-      const total = pool.reduce((s, c) => s + Math.max(c.weight, 0) + 0.0001, 0);
-      let r = rand() * total;
-      let i = 0;
-      for (; i < pool.length - 1; i++) {
-        r -= Math.max(pool[i].weight, 0) + 0.0001;
-        if (r < 0) break;
-      }
-      out.push(pool.splice(i, 1)[0]);
-    }
-  }
-  return out;
+  return orderRanked(list, (c) => c, rand);
 }

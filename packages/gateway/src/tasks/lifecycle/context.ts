@@ -5,6 +5,7 @@ import type { TaskChannel } from './catalog.ts';
 import type { LoadedPlugin } from '../runtime/loader.ts';
 import { parseJson } from './states.ts';
 import type { GoogleTokens } from '../../platform/google-token.ts';
+import { ChannelType } from '../../relay/channel-types.ts';
 
 export type Task = Selectable<TaskRow>;
 
@@ -18,7 +19,7 @@ export interface ChannelAuth {
 
 export function effectiveBaseUrl(plugin: LoadedPlugin, ch: TaskChannel): string {
   if (ch.baseUrl) return ch.baseUrl;
-  if (ch.type === 61 && plugin.manifest.baseUrl) return plugin.manifest.baseUrl.replace(/\/+$/, '');
+  if (ch.type === ChannelType.task_plugin && plugin.manifest.baseUrl) return plugin.manifest.baseUrl.replace(/\/+$/, '');
   return '';
 }
 
@@ -30,7 +31,7 @@ export function effectiveBaseUrl(plugin: LoadedPlugin, ch: TaskChannel): string 
  */
 export async function channelAuth(plugin: LoadedPlugin, ch: TaskChannel, keyIndex: number, google: GoogleTokens): Promise<ChannelAuth> {
   const key = ch.keys[keyIndex] ?? ch.keys[0] ?? '';
-  if (ch.type === 60) return { upstream: { kind: 'gateway_api' }, auth: { authHeader: `Bearer ${key}` }, authHeader: `Bearer ${key}`, apiKey: key };
+  if (ch.type === ChannelType.gateway) return { upstream: { kind: 'gateway_api' }, auth: { authHeader: `Bearer ${key}` }, authHeader: `Bearer ${key}`, apiKey: key };
   // The manifest normalises `vertex_oauth` to `oauth2_jwt`.
   if (plugin.manifest.auth === 'oauth2_jwt') {
     try {

@@ -6,18 +6,16 @@
  *
  * Background polling always uses the newest plugin generation.
  */
-import { sql } from 'kysely';
+import type { Core } from '../../core.ts';
 import { inSpan, tracer } from '../../platform/tracing.ts';
-import type { TaskService } from './service.ts';
-import { hookMessage } from './service.ts';
-import { queryContext, type Task } from './context.ts';
+import { hookMessage, type QueryAnswer, type TaskService } from './service.ts';
+import type { Task } from './context.ts';
+import type { TaskStore } from './store.ts';
 import type { LoadedPlugin } from '../runtime/loader.ts';
-import { NON_TERMINAL, TERMINAL } from './states.ts';
-import { buildRequest, decodeBody, firstHeaders, OutboundError, readLimited, send, type OutboundTarget } from '../outbound/request.ts';
+import { firstHeaders, OutboundError, type OutboundTarget } from '../outbound/request.ts';
 
 const CLAIM_BATCH = 100;
 
-interface QueryAnswer { status: number; headers: Record<string, string[]>; body: unknown }
 /** 404/410: the upstream no longer knows the task (FAILURE and refund). */
 const upstreamGone = (status: number) => status === 404 || status === 410;
 /** Answers counted as a failed poll (retried with back-off). */
@@ -30,14 +28,17 @@ export class Poller {
   private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly svc: TaskService) {}
+  constructor(private readonly svc: TaskService, private readonly store: TaskStore, private readonly log: Core['log']) {}
+
+  /** This node's id: the owner of the leases it takes. */
+  private get me(): string { return this.svc.pollSettings().nodeId; }
 
   start(): void {
     this.stopped = false;
     // A restarted node with the same id takes back its own leases at once (row by row, by primary
-    // key, for the reason given at sweepStaleSubmits).
-    void this.releaseOwnLeases().catch((e) => this.svc.log.warn({ err: (e as Error).message }, 'releasing this node\'s task leases failed'));
-    this.schedule(Math.min(200, this.svc.pollIntervalMs()));
+    // key: see store.ts).
+    void this.store.releaseLeasesOf(this.me).catch((e) => this.log.warn({ err: (e as Error).message }, 'releasing this node\'s task leases failed'));
+    this.schedule(Math.min(200, this.svc.pollSettings().intervalMs));
   }
 
   async stop(): Promise<void> {
@@ -52,8 +53,8 @@ export class Poller {
   private schedule(ms: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.tick().catch((e) => this.svc.log.warn({ err: (e as Error).message }, 'task poll pass failed'))
-        .finally(() => { this.running = null; this.schedule(this.svc.pollIntervalMs()); });
+      this.running = this.tick().catch((e) => this.log.warn({ err: (e as Error).message }, 'task poll pass failed'))
+        .finally(() => { this.running = null; this.schedule(this.svc.pollSettings().intervalMs); });
     }, ms);
     this.timer.unref();
   }
@@ -77,7 +78,7 @@ export class Poller {
     for (const t of claimed) {
       const plugin = gen.plugins.get(t.plugin_key);
       if (!plugin) {
-        await this.svc.pollFailed(t, `plugin ${t.plugin_key} is not installed`, this.svc.nodeId);
+        await this.svc.pollFailed(t, `plugin ${t.plugin_key} is not installed`, this.me);
         continue;
       }
       if (plugin.manifest.fetchMode === 'batch' && plugin.has('buildBatchQueryRequest')) {
@@ -96,20 +97,9 @@ export class Poller {
    * is terminal, not yet submitted, flagged, leased by another poll, or backing off after failures.
    */
   async pollNow(publicId: string): Promise<boolean> {
-    const db = this.svc.db;
-    const now = Date.now();
-    const me = this.svc.nodeId;
-    const found = await db.selectFrom('tasks').select(['id']).where('public_id', '=', publicId).executeTakeFirst();
-    if (!found) return false;
-    const r = await this.svc.updateTask(found.id).set({ lease_owner: me, lease_until: now + this.svc.config.taskPollLeaseSeconds * 1000 })
-      .where('status', 'in', NON_TERMINAL as unknown as string[]).where('flagged', '=', 0)
-      .where('upstream_task_id', 'is not', null).where('next_poll_at', 'is not', null)
-      .where((eb) => eb.or([eb('poll_failures', '=', 0), eb('next_poll_at', '<=', now)]))
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) return false;
-    const t = await db.selectFrom('tasks').selectAll().where('id', '=', found.id).executeTakeFirst();
-    if (!t || t.lease_owner !== me) return false;
+    const { nodeId, leaseMs } = this.svc.pollSettings();
+    const t = await this.store.leaseForPoll(publicId, nodeId, leaseMs);
+    if (!t) return false;
     let plugin: LoadedPlugin | undefined;
     try { plugin = this.svc.generation().plugins.get(t.plugin_key); } catch { plugin = undefined; }
     if (!plugin) { await this.release([t]); return false; }
@@ -119,7 +109,7 @@ export class Poller {
   }
 
   private launch(job: () => Promise<void>): void {
-    const p: Promise<void> = job().catch((e) => this.svc.log.warn({ err: (e as Error).message }, 'task poll failed unexpectedly'))
+    const p: Promise<void> = job().catch((e) => this.log.warn({ err: (e as Error).message }, 'task poll failed unexpectedly'))
       .finally(() => { this.inFlight.delete(p); });
     this.inFlight.add(p);
   }
@@ -130,52 +120,23 @@ export class Poller {
   }
 
   private async claim(limit: number): Promise<Task[]> {
-    const db = this.svc.db;
-    const now = Date.now();
-    const me = this.svc.nodeId;
-    const due = await db.selectFrom('tasks').select(['id']).where('next_poll_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .orderBy('next_poll_at').limit(limit).execute();
-    const leaseUntil = now + this.svc.config.taskPollLeaseSeconds * 1000;
-    const out: Task[] = [];
-    for (const { id } of due) {
-      const r = await this.svc.updateTask(id).set({ lease_owner: me, lease_until: leaseUntil })
-        .where('next_poll_at', '<=', now)
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 1) {
-        const t = await db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
-        if (t && t.lease_owner === me && !TERMINAL.has(t.status)) out.push(t);
-      }
-    }
-    return out;
-  }
-
-  private async releaseOwnLeases(): Promise<void> {
-    const me = this.svc.nodeId;
-    const mine = await this.svc.db.selectFrom('tasks').select(['id']).where('lease_owner', '=', me).execute();
-    for (const { id } of mine) {
-      await this.svc.updateTask(id).set({ lease_owner: null, lease_until: null }).where('lease_owner', '=', me).execute();
-    }
+    const { nodeId, leaseMs } = this.svc.pollSettings();
+    return this.store.claimDue(nodeId, limit, leaseMs);
   }
 
   private async release(ts: Task[]): Promise<void> {
-    for (const t of ts) {
-      await this.svc.updateTask(t.id).set({ lease_owner: null, lease_until: null })
-        .where('lease_owner', '=', this.svc.nodeId).execute();
-    }
+    const me = this.me;
+    for (const t of ts) await this.store.releaseLease(t.id, me);
   }
 
   private async target(plugin: LoadedPlugin, t: Task) {
-    const ch = this.svc.catalog.channel(t.channel_id);
-    const ctx = await queryContext(plugin, t, ch, this.svc.google);
+    const { ch, ctx } = await this.svc.pollContext(plugin, t);
     return { ch, ctx, target: { baseUrl: String(ctx.baseUrl), allowedHosts: plugin.manifest.allowedHosts ?? [], defaultMethod: 'GET' } };
   }
 
   /** Sends a query descriptor and reads its answer within the limits; throws on transport errors. */
-  private async query(desc: unknown, target: OutboundTarget): Promise<QueryAnswer> {
-    const res = await send(buildRequest(desc as never, target, this.svc.limits), this.svc.limits, this.svc.outbound.agent);
-    return { status: res.status, headers: res.headers, body: decodeBody(await readLimited(res.body, this.svc.limits.maxResponseBytes)) };
+  private query(desc: unknown, target: OutboundTarget): Promise<QueryAnswer> {
+    return this.svc.query(desc, target);
   }
 
   pollOne(plugin: LoadedPlugin, t: Task): Promise<void> {
@@ -185,7 +146,7 @@ export class Poller {
   }
 
   private async pollOneTask(plugin: LoadedPlugin, t: Task): Promise<void> {
-    const me = this.svc.nodeId;
+    const me = this.me;
     const { ch, ctx, target } = await this.target(plugin, t);
     if (!ch) { await this.svc.pollFailed(t, 'the task channel is disabled or gone', me); return; }
     if (!t.upstream_task_id) { await this.svc.pollFailed(t, 'the task has no upstream id', me); return; }
@@ -227,14 +188,14 @@ export class Poller {
   }
 
   private async pollTaskBatch(plugin: LoadedPlugin, tasks: Task[]): Promise<void> {
-    const me = this.svc.nodeId;
+    const me = this.me;
     const first = tasks[0];
     const { ch, ctx: firstCtx, target } = await this.target(plugin, first);
     if (!ch) { for (const t of tasks) await this.svc.pollFailed(t, 'the task channel is disabled or gone', me); return; }
     const ready = tasks.filter((t) => t.upstream_task_id);
     for (const t of tasks) if (!t.upstream_task_id) await this.svc.pollFailed(t, 'the task has no upstream id', me);
     if (!ready.length) return;
-    const items = await Promise.all(ready.map((t) => queryContext(plugin, t, ch, this.svc.google)));
+    const items = await Promise.all(ready.map(async (t) => (await this.svc.pollContext(plugin, t, ch)).ctx));
     const { taskId: _a, publicTaskId: _b, action: _c, model: _d, upstreamModel: _e, data: _f, state: _g, ...chan } = firstCtx;
     const bctx = { ...chan, tasks: items };
     const fail = async (reason: string) => { for (const t of ready) await this.svc.pollFailed(t, reason, me); };
@@ -258,7 +219,7 @@ export class Poller {
     const seen = new Set<string>();
     for (const item of list as Array<Record<string, unknown>>) {
       const t = item && typeof item.taskId === 'string' ? byUpstream.get(item.taskId) : undefined;
-      if (!t) { this.svc.log.warn({ plugin: plugin.key }, 'batch result names an unknown task; ignored'); continue; }
+      if (!t) { this.log.warn({ plugin: plugin.key }, 'batch result names an unknown task; ignored'); continue; }
       seen.add(t.upstream_task_id!);
       const data = item.data === undefined ? undefined : item.data;
       await this.svc.applyResult(plugin, t, { ...item, fromBatch: true, countAsFailure: status >= 400 }, data, me);
@@ -268,27 +229,15 @@ export class Poller {
 
   /** Tasks past TASK_TIMEOUT_MINUTES fail and are refunded (the outer deadline). */
   private async sweepTimeouts(): Promise<void> {
-    const mins = this.svc.config.taskTimeoutMinutes;
+    const mins = this.svc.pollSettings().timeoutMinutes;
     if (!(mins > 0)) return;
     const cutoff = Date.now() - mins * 60_000;
-    const rows = await this.svc.db.selectFrom('tasks').selectAll()
-      .where('status', 'in', NON_TERMINAL as unknown as string[]).where('flagged', '=', 0)
-      .where('upstream_task_id', 'is not', null).where('submitted_at', '<', cutoff).limit(100).execute();
-    for (const t of rows) {
-      const won = await this.svc.transition(t, t.status, {
-        status: 'FAILURE', progress: '100%', fail_reason: `task timed out after ${mins} minutes`, quota_final: 0,
-        finished_at: Date.now(), next_poll_at: null, lease_owner: null, lease_until: null,
-      });
-      if (won) await this.svc.settle(t.public_id);
-    }
+    for (const t of await this.store.submittedBefore(cutoff, 100)) await this.svc.timedOut(t, mins);
   }
 
   /** Terminal tasks whose settlement did not finish (a node died in between) are settled now. */
   private async sweepSettlements(): Promise<void> {
-    const rows = await this.svc.db.selectFrom('tasks').select(['public_id'])
-      .where('billing_status', '=', 'reserved').where('status', 'in', ['SUCCESS', 'FAILURE'])
-      .where('updated_at', '<', Date.now() - 2000).limit(100).execute();
-    for (const r of rows) await this.svc.settle(r.public_id);
+    for (const id of await this.store.unsettled(Date.now() - 2000, 100)) await this.svc.settle(id);
   }
 
   /**
@@ -302,19 +251,7 @@ export class Poller {
    * one rolled back: the user would get a 500 for a request that did nothing wrong.
    */
   private async sweepStaleSubmits(): Promise<void> {
-    const grace = this.svc.sseLimits.deadlineMs + this.svc.limits.headersTimeoutMs + 60_000;
-    const cutoff = Date.now() - grace;
-    const stale = await this.svc.db.selectFrom('tasks').select(['id', 'public_id', 'user_id', 'plugin_key', 'channel_id'])
-      .where('status', '=', 'NOT_START').where('flagged', '=', 0).where('created_at', '<', cutoff).limit(100).execute();
-    for (const row of stale) {
-      const reason = 'submission did not finish (node stopped?); outcome unknown, not refunded automatically';
-      const upd = await this.svc.updateTask(row.id).set({
-        status: 'UNKNOWN', flagged: 1, flag_reason: reason,
-        updated_at: Date.now(),
-      }).where('status', '=', 'NOT_START').where('flagged', '=', 0).where('created_at', '<', cutoff).executeTakeFirst();
-      if (Number(upd.numUpdatedRows) === 1) this.svc.flaggedUnknown(row, reason);
-    }
+    const cutoff = Date.now() - this.svc.pollSettings().staleSubmitMs;
+    for (const row of await this.store.staleSubmits(cutoff, 100)) await this.svc.flagStaleSubmit(row, cutoff);
   }
 }
-
-export { sql };

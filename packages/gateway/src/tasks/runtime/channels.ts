@@ -4,10 +4,11 @@
  * own legacy channel types (`channelTypes`) serve channels of those types.
  */
 import { GatewayError } from '../../platform/errors.ts';
+import { ChannelType } from '../../relay/channel-types.ts';
 import type { Generation } from './generation.ts';
 
-export const TYPE_PEER_GATEWAY = 60;
-export const TYPE_TASK_PLUGIN = 61;
+export const TYPE_PEER_GATEWAY = ChannelType.gateway;
+export const TYPE_TASK_PLUGIN = ChannelType.task_plugin;
 
 export interface ChannelBindingSettings { plugin?: string; plugins?: string[] }
 
