@@ -136,11 +136,15 @@ async function startRig(type: number, dir: string, expect: Expect): Promise<Rig>
     models.push(model);
   };
   for (const s of ['plain', 'stream', 'tool-call', 'tool-result', 'image-in', 'usage-cache']) await channel(`conf-${s}`, s);
-  for (const s of errorStatuses(dir)) {
-    // With a second channel that answers, and alone.
-    await channel(`conf-error-${s}`, `error-${s}`, 10);
-    await channel(`conf-error-${s}`, 'plain', 0);
-    await channel(`conf-error-${s}-alone`, `error-${s}`);
+  // Each caller's error scenarios have their own channels: a failure cools a key down for the next call.
+  const prefixes = channelFormat(type, expect.model) === 'anthropic' ? ['conf', 'conf-a'] : ['conf'];
+  for (const p of prefixes) {
+    for (const s of errorStatuses(dir)) {
+      // With a second channel that answers, and alone.
+      await channel(`${p}-error-${s}`, `error-${s}`, 10);
+      await channel(`${p}-error-${s}`, 'plain', 0);
+      await channel(`${p}-error-${s}-alone`, `error-${s}`);
+    }
   }
   for (const m of new Set(models)) await setPrice(gw, m, PRICE);
   const caller = await createCaller(gw, { quota: 1000 * Q });
@@ -339,6 +343,35 @@ const ANTHROPIC_CALLER: Record<string, Scenario> = {
   },
 };
 
+/** An error scenario through the Anthropic SDK: the same outcomes, in Anthropic's envelope. */
+function anthropicErrorScenario(status: number): Scenario {
+  return async (rig) => {
+    const upstreamMessage = rig.expect.errors[status]?.trim();
+    assert.ok(upstreamMessage, `expect.json names the message of error-${status}`);
+    const client = new Anthropic({ apiKey: rig.key, baseURL: rig.gw.url, maxRetries: 0 });
+    const ask = (model: string) => client.messages.create({ model, max_tokens: 256, messages: [{ role: 'user', content: 'Say hello.' }] });
+    const fails = async (model: string, want: number) => {
+      const err = await ask(model).then(() => null, (e: unknown) => e);
+      assert.ok(err instanceof Anthropic.APIError, `the call fails with an API error, got ${String(err)}`);
+      assert.equal(err.status, want);
+      const body = err.error as { type?: unknown; error?: { type?: unknown; message?: unknown } };
+      assert.equal(body.type, 'error', `an Anthropic error envelope: ${JSON.stringify(err.error)}`);
+      assert.equal(typeof body.error?.type, 'string', 'the envelope names an error type');
+      assert.ok(String(body.error?.message).includes(upstreamMessage), `the upstream's message in the envelope: ${JSON.stringify(err.error)}`);
+    };
+    const from = rig.replay.requests.length;
+    if (!retried(status)) {
+      await fails(`conf-a-error-${status}`, status);
+      assert.deepEqual(rig.replay.requests.slice(from).map((r) => r.headers[SCENARIO_HEADER]), [`error-${status}`], 'not retried on the second channel');
+      return;
+    }
+    const m = await ask(`conf-a-error-${status}`);
+    assert.equal(m.content[0].type === 'text' ? m.content[0].text : '', rig.expect.plain.text, 'the second channel answered');
+    await fails(`conf-a-error-${status}-alone`, 502);
+    assert.deepEqual(rig.replay.requests.slice(from).map((r) => r.headers[SCENARIO_HEADER]), [`error-${status}`, 'plain', `error-${status}`]);
+  };
+}
+
 assert.ok(PROVIDERS.length >= 5, 'the provider channel types are read from ChannelType');
 
 /**
@@ -373,6 +406,7 @@ for (const [name, type] of PROVIDERS) {
     for (const status of errorStatuses(dir)) test(`conformance ${label}: error ${status}`, run(errorScenario(status)));
     if (channelFormat(type, expect.model) === 'anthropic') {
       for (const [s, fn] of Object.entries(ANTHROPIC_CALLER)) test(`conformance ${label}: ${s}`, run(fn));
+      for (const status of errorStatuses(dir)) test(`conformance ${label}: anthropic caller error ${status}`, run(anthropicErrorScenario(status)));
     }
   }
 }
