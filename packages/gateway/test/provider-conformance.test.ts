@@ -29,7 +29,7 @@ const FIXTURES = join(HERE, 'conformance');
 const REPO = join(HERE, '..', '..', '..');
 
 /** The scenarios every provider records, by file name without extension. */
-const REQUIRED = ['plain', 'stream', 'tool-call', 'tool-result', 'image-in', 'usage-cache', 'error-400', 'error-401', 'error-403', 'error-429', 'error-500', 'error-503'];
+const REQUIRED = ['plain', 'stream', 'tool-call', 'tool-call-stream', 'tool-result', 'image-in', 'usage-cache', 'error-400', 'error-401', 'error-403', 'error-429', 'error-500', 'error-503'];
 
 /** Prices of every scenario model (USD per million tokens). */
 const PRICE = { input: 3, output: 15, cached_input: 0.3 };
@@ -135,7 +135,7 @@ async function startRig(type: number, dir: string, expect: Expect): Promise<Rig>
     });
     models.push(model);
   };
-  for (const s of ['plain', 'stream', 'tool-call', 'tool-result', 'image-in', 'usage-cache']) await channel(`conf-${s}`, s);
+  for (const s of ['plain', 'stream', 'tool-call', 'tool-call-stream', 'tool-result', 'image-in', 'usage-cache']) await channel(`conf-${s}`, s);
   // Each caller's error scenarios have their own channels: a failure cools a key down for the next call.
   const prefixes = channelFormat(type, expect.model) === 'anthropic' ? ['conf', 'conf-a'] : ['conf'];
   for (const p of prefixes) {
@@ -223,6 +223,29 @@ const SCENARIOS: Record<string, Scenario> = {
     assert.deepEqual(JSON.parse(call.function.arguments), e.arguments);
     assert.ok(call.id, 'the tool call has an id');
     assertContains(onlyRequest(rig, from, rig.expect.path).body, e.request, 'the tools the upstream got');
+  },
+
+  async 'tool-call-stream'(rig) {
+    const from = rig.replay.requests.length;
+    const s = await rig.openai.chat.completions.create({ model: 'conf-tool-call-stream', stream: true, tools: TOOLS, messages: [{ role: 'user', content: 'What is the weather in Paris?' }] });
+    const e = rig.expect['tool-call'];
+    const calls: Array<{ id: string; name: string; arguments: string }> = [];
+    let finish: string | null = null;
+    for await (const c of s) {
+      for (const d of c.choices[0]?.delta?.tool_calls ?? []) {
+        const t = (calls[d.index] ??= { id: '', name: '', arguments: '' });
+        if (d.id) t.id = d.id;
+        if (d.function?.name) t.name += d.function.name;
+        if (d.function?.arguments) t.arguments += d.function.arguments;
+      }
+      finish = c.choices[0]?.finish_reason ?? finish;
+    }
+    assert.equal(calls.length, 1, JSON.stringify(calls));
+    assert.ok(calls[0].id, 'the tool call has an id');
+    assert.equal(calls[0].name, e.name);
+    assert.deepEqual(JSON.parse(calls[0].arguments), e.arguments);
+    assert.equal(finish, 'tool_calls');
+    assertContains(onlyRequest(rig, from, rig.expect.streamPath).body, e.request, 'the tools the upstream got');
   },
 
   async 'tool-result'(rig) {
