@@ -397,6 +397,12 @@ function anthropicErrorScenario(status: number): Scenario {
 
 assert.ok(PROVIDERS.length >= 5, 'the provider channel types are read from ChannelType');
 
+test('conformance: every fixture directory names a provider channel type', () => {
+  const names = new Set(PROVIDERS.map(([n]) => n));
+  const dirs = readdirSync(FIXTURES, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  assert.deepEqual(dirs.filter((d) => !names.has(d)), [], `fixture directories in ${relative(REPO, FIXTURES)}/ that name no channel type of ChannelType`);
+});
+
 /**
  * The fixture sets of a channel type: its directory, and each subdirectory with an `expect.json` (a
  * variant: Vertex's Claude models speak Anthropic's format).
