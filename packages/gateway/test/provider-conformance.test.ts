@@ -1,6 +1,6 @@
 /**
  * Provider conformance: every model-call channel type (`ChannelType`, read at run time, task types
- * excepted) passes the same scenarios against its vendor's recorded answers in
+ * excepted) passes the same scenarios against answers stored in its vendor's wire format in
  * `test/conformance/<type name>/`, served by the replay upstream (test/conformance/replay.ts) through a
  * real gateway, with the official OpenAI SDK as the caller (and the Anthropic SDK for plain and streamed
  * calls when the vendor speaks Anthropic's format): a plain answer, a stream, a tool call, the tool
