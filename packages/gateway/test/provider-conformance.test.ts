@@ -2,13 +2,14 @@
  * Provider conformance: every model-call channel type (`ChannelType`, read at run time, task types
  * excepted) passes the same scenarios against answers stored in its vendor's wire format in
  * `test/conformance/<type name>/`, served by the replay upstream (test/conformance/replay.ts) through a
- * real gateway, with the official OpenAI SDK as the caller (and the Anthropic SDK for plain and streamed
- * calls when the vendor speaks Anthropic's format): a plain answer, a stream, a tool call, the tool
- * result's turn (the upstream got the result in its vendor's shape), an image sent as a data URL (the
- * upstream got it in its shape), cached and cache-write input tokens on the log row and in the charge,
- * and each recorded error: a client error answered at once in the caller's envelope, a key or upstream
- * failure retried on a second channel that answers (and, with no second channel, a 502 in the caller's
- * envelope naming the upstream's message). A channel type without a complete fixture directory fails.
+ * real gateway, with the official OpenAI SDK as the caller: a plain answer, a stream, a tool call (plain
+ * and streamed), the tool result's turn (the upstream got the result in its vendor's shape), an image
+ * sent as a data URL (the upstream got it in its shape), cached and cache-write input tokens on the log
+ * row and in the charge, and each stored error: a client error answered at once in the caller's
+ * envelope, a key or upstream failure retried on a second channel that answers (and, with no second
+ * channel, a 502 in the caller's envelope naming the upstream's message). Vendors speaking Anthropic's
+ * format are also called through the Anthropic SDK (plain, streamed, each error). A channel type without
+ * a complete fixture directory fails, and so does a fixture directory that names no channel type.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
