@@ -1,0 +1,103 @@
+/**
+ * The replay upstream of the provider conformance suite: a node:http server that answers every model
+ * request with a recorded file of the scenario the request names (the `x-replay-scenario` header a
+ * channel's header override sets): `<name>.json` is sent with status 200, `error-<status>.json` with
+ * that status, `<name>.sse` as `text/event-stream` one event at a time. Every model request is recorded
+ * for assertions. It also serves Google's service-account token exchange (`POST /token`): the JWT-bearer
+ * grant is verified with the service account's public key, and a Vertex call (a path under
+ * `/v1/projects/`) is answered only with a token it issued.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
+import { jwtVerify } from 'jose';
+import { json, sleep, startFake, type FakeUpstream, type Recorded } from '../upstreams/common.ts';
+
+export const SCENARIO_HEADER = 'x-replay-scenario';
+
+export interface ReplayUpstream {
+  url: string;
+  /** Model requests answered from a file, in arrival order. */
+  requests: Recorded[];
+  /** A service-account JSON key whose tokens this server issues and accepts. */
+  serviceAccount: string;
+  /** Token exchanges served. */
+  exchanges: number;
+  close(): Promise<void>;
+}
+
+/** The recorded file of a scenario in `dir`: its path, or null when there is none. */
+export function scenarioFile(dir: string, scenario: string): string | null {
+  for (const ext of ['.json', '.sse']) {
+    const p = join(dir, scenario + ext);
+    if (existsSync(p)) return p;
+  }
+  return null;
+}
+
+/** Starts a replay upstream serving the scenarios recorded in `dir`. */
+export async function startReplay(dir: string): Promise<ReplayUpstream> {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const clientEmail = 'conformance@proj-conf.iam.gserviceaccount.com';
+  const live = new Set<string>();
+  const state = { exchanges: 0, requests: [] as Recorded[] };
+
+  async function token(r: Recorded, res: ServerResponse): Promise<void> {
+    const form = new URLSearchParams(r.raw);
+    if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') return json(res, 400, { error: 'unsupported_grant_type' });
+    try {
+      const { payload } = await jwtVerify(form.get('assertion') ?? '', publicKey, { issuer: clientEmail, audience: `${up.url}/token`, algorithms: ['RS256'] });
+      if (payload.scope !== 'https://www.googleapis.com/auth/cloud-platform') return json(res, 400, { error: 'invalid_scope' });
+    } catch (e) {
+      return json(res, 400, { error: 'invalid_grant', error_description: `Invalid JWT Signature (${(e as Error).message})` });
+    }
+    state.exchanges++;
+    const t = `ya29.conformance-${state.exchanges}`;
+    live.add(t);
+    return json(res, 200, { access_token: t, expires_in: 3599, token_type: 'Bearer' });
+  }
+
+  async function replay(r: Recorded, res: ServerResponse): Promise<void> {
+    if (r.path.startsWith('/v1/projects/')) {
+      const auth = String(r.headers.authorization ?? '');
+      if (!auth.startsWith('Bearer ') || !live.has(auth.slice(7))) {
+        return json(res, 401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
+      }
+    }
+    const scenario = String(r.headers[SCENARIO_HEADER] ?? '');
+    const file = /^[a-z0-9-]+$/.test(scenario) ? scenarioFile(dir, scenario) : null;
+    if (!file) return json(res, 404, { error: { message: `no recorded answer for scenario "${scenario}" in ${dir}` } });
+    state.requests.push(r);
+    const text = readFileSync(file, 'utf8');
+    if (file.endsWith('.sse')) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      // One event per write, with a pause, so the gateway reads the stream in pieces as it would live.
+      for (const ev of text.split(/\r?\n\r?\n/)) {
+        if (!ev.trim()) continue;
+        if (res.destroyed) return;
+        res.write(`${ev}\n\n`);
+        await sleep(1);
+      }
+      res.end();
+      return;
+    }
+    const m = /^error-(\d{3})$/.exec(scenario);
+    const body = Buffer.from(text);
+    res.writeHead(m ? Number(m[1]) : 200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+    res.end(body);
+  }
+
+  const up: FakeUpstream = await startFake((r, res) => (r.method === 'POST' && r.path === '/token' ? token(r, res) : replay(r, res)));
+  const serviceAccount = JSON.stringify({
+    type: 'service_account', project_id: 'proj-conf', private_key_id: 'key-conf',
+    private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), client_email: clientEmail,
+    token_uri: `${up.url}/token`,
+  });
+  return {
+    url: up.url, serviceAccount,
+    get requests() { return state.requests; },
+    get exchanges() { return state.exchanges; },
+    close: () => up.close(),
+  };
+}
