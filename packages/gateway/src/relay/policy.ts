@@ -11,7 +11,7 @@
  * (`CooldownOn429Seconds`). A 429 always cools the key down (Retry-After, else `CooldownOn429Seconds`).
  */
 import type { Core } from '../core.ts';
-import { KNOWN_OPTIONS } from '../admin/options.ts';
+import { KNOWN_OPTIONS } from '../options/options.ts';
 import { parseGroupCounts } from '../accounts/request-limit.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import type { AllowanceSettings } from '../billing/allowance.ts';
@@ -64,7 +64,7 @@ export class RelayPolicy {
   constructor(
     private readonly core: Core,
     private readonly channels: ChannelIndex,
-    private readonly options: () => OptionSource | undefined,
+    private readonly options: OptionSource,
   ) {
     core.cache.onEvent(FAILURE_EVENT, (p) => {
       const e = p as { k?: unknown; t?: unknown };
@@ -84,7 +84,7 @@ export class RelayPolicy {
 
   /** The current text of an option: stored, else its default. */
   private raw(key: string): string {
-    const v = this.options()?.get(key);
+    const v = this.options.get(key);
     if (v !== undefined) return v;
     const d = KNOWN_OPTIONS[key]?.default;
     return typeof d === 'function' ? d(this.core) : (d ?? '');
