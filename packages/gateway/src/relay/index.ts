@@ -27,7 +27,7 @@ export interface RelayService {
   channels: ChannelIndex;
   logs: LogWriter;
   pools: UpstreamPools;
-  /** Retries, auto-disable, cooldowns, probe and log switches as the admin options say. */
+  /** Retries, auto-disable, cooldowns, probe and log switches as the run-time options say. */
   policy: RelayPolicy;
   /** Node-local quota holds for model calls (option QuotaAllowanceEnabled). */
   allowances: QuotaAllowances;

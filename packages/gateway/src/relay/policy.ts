@@ -1,5 +1,5 @@
 /**
- * The relay's run-time policy, read from the admin options (held in memory, reloaded on the `options`
+ * The relay's run-time policy, read from the run-time options (options/options.ts: held in memory, reloaded on the `options`
  * revision) at call time: retries, auto-disable, 429 cooldown, the recovery probe and which log rows
  * are written. Lists are parsed once per distinct stored text, not per request.
  *
@@ -16,7 +16,7 @@ import { parseGroupCounts } from '../accounts/request-limit.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import type { AllowanceSettings } from '../billing/allowance.ts';
 
-/** What the relay needs of the options service (`services.admin.options`). */
+/** What the relay needs of the run-time options (options/options.ts). */
 export interface OptionSource {
   get(key: string): string | undefined;
 }
