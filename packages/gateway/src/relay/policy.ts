@@ -1,7 +1,7 @@
 /**
- * The relay's run-time policy, read from the run-time options (options/options.ts: held in memory, reloaded on the `options`
- * revision) at call time: retries, auto-disable, 429 cooldown, the recovery probe and which log rows
- * are written. Lists are parsed once per distinct stored text, not per request.
+ * The relay's run-time policy, read from the run-time options (options/options.ts: held in memory,
+ * reloaded on the `options` revision) at call time: retries, auto-disable, 429 cooldown, the recovery
+ * probe and which log rows are written. Lists are parsed once per distinct stored text, not per request.
  *
  * Auto-disable: an upstream failure *qualifies* when its status is in `AutoDisableStatusCodes` or its
  * error text contains one of `AutoDisableKeywords` (case-insensitive). Qualifying failures are counted
