@@ -36,7 +36,7 @@ function layerRules() {
     if (!above.length) return;
     for (const entry of layer) {
       const folder = !entry.endsWith('.ts');
-      for (let depth = folder ? 1 : 0; depth <= (folder ? 4 : 0); depth++) {
+      for (let depth = folder ? 1 : 0; depth <= (folder ? 6 : 0); depth++) {
         const up = depth === 0 ? './' : '../'.repeat(depth);
         const files = folder ? [`${SRC}/${entry}/${'*/'.repeat(depth - 1)}*.ts`] : [`${SRC}/${entry}`];
         const group = above.map((a) => (a.endsWith('.ts') ? `${up}${a}` : `${up}${a}/**`));
