@@ -67,7 +67,6 @@ export async function buildAreas(core: Core): Promise<Services> {
   }
   const signup = signupArea.init(core, { options, ledger: billing.ledger });
   const sso = ssoArea.init(core, accounts.users);
-  // Addresses confirmed through sign-up's mailed links vouch for SSO accounts too (accounts/sso-area.ts).
   if (file && doc && doc.sso.length) {
     const sum = await applySsoProviders(sso.sso, doc, file);
     core.log.info({ file, ...sum }, 'configuration file: sso providers applied');
