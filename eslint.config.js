@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import importX from 'eslint-plugin-import-x';
+import { readdirSync } from 'node:fs';
 
 /*
  * The gateway's layers (docs/architecture.md#layers), top first. A file may import its own layer and
@@ -27,6 +28,10 @@ const LAYERS = [
   ['platform'],
 ];
 const SRC = 'packages/gateway/src';
+
+// Every folder and file of the gateway's source has its place in LAYERS.
+const unplaced = readdirSync(new URL(`./${SRC}`, import.meta.url)).filter((n) => !LAYERS.flat().includes(n));
+if (unplaced.length) throw new Error(`eslint.config.js: give ${unplaced.join(', ')} a place in LAYERS (docs/architecture.md#layers)`);
 
 /** One block per layer and folder depth: the paths of the layers above, as written from that depth. */
 function layerRules() {
