@@ -7,6 +7,7 @@
 import { Redis } from 'ioredis';
 import { RateLimiter, type LimitSubject } from '../packages/gateway/src/accounts/rate-limits.ts';
 import type { Core } from '../packages/gateway/src/core.ts';
+import { Options } from '../packages/gateway/src/options/options.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string, dflt: string) => {
@@ -28,7 +29,8 @@ function perCall(n: number, f: () => void): number {
 }
 
 const rows: Array<[string, string]> = [];
-const local = new RateLimiter({ redis: null, cache: { redisPrefix: null }, log } as unknown as Core, () => undefined);
+const localCore = { redis: null, cache: { redisPrefix: null }, log } as unknown as Core;
+const local = new RateLimiter(localCore, new Options(localCore));
 rows.push(['no limit applies (the check)', `${perCall(5_000_000, () => { local.admit(none, 'm', 100, null); }).toFixed(0)} ns`]);
 rows.push(['key and user limits, in memory (admit and end)', `${(perCall(500_000, () => { (local.admit(limited, 'm', 100, null) as { end(n: number): void }).end(50); }) / 1000).toFixed(2)} µs`]);
 
@@ -37,7 +39,8 @@ if (!args.includes('--no-redis')) {
   try {
     await redis.connect();
     const prefix = `gh-bench-${process.pid}:`;
-    const rl = new RateLimiter({ redis, cache: { redisPrefix: prefix }, log } as unknown as Core, () => undefined);
+    const redisCore = { redis, cache: { redisPrefix: prefix }, log } as unknown as Core;
+    const rl = new RateLimiter(redisCore, new Options(redisCore));
     const N = 2000;
     for (let i = 0; i < 200; i++) await redis.ping();
     let t = process.hrtime.bigint();

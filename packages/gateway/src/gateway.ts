@@ -8,8 +8,8 @@ import type { Logger } from './platform/logger.ts';
 import { createCore, version, type Core } from './core.ts';
 import { startTracing, stopTracing } from './platform/tracing.ts';
 import { buildApp } from './http/app.ts';
-import { AREAS } from './areas.ts';
-import type { Services } from './services.ts';
+import { buildAreas, ROUTES, startAreas } from './areas.ts';
+import type { Services } from './http/deps.ts';
 import { DEFAULT_CONSOLE_DIR, loadConsoleSite } from './http/console-routes.ts';
 
 export interface Gateway {
@@ -41,12 +41,11 @@ export async function startGateway(opts: StartOptions = {}): Promise<Gateway> {
   // A missing or broken console build stops the start here, before anything else is opened.
   const site = config.consoleEnabled ? loadConsoleSite(config.consoleDir ?? DEFAULT_CONSOLE_DIR) : null;
   const core = await createCore(config, opts.log);
-  const services = {} as Services;
   try {
     // OpenTelemetry (platform/tracing.ts), when the OTEL_* variables ask for it; flushed last at close.
     if (await startTracing(opts.env ?? process.env, { version, instance: config.nodeId })) core.onClose(stopTracing);
-    for (const area of AREAS) await area.init(core, services);
-    const app = await buildApp({ core, services, console: site }, AREAS.flatMap((a) => (a.routes ? [a.routes] : [])));
+    const services = await buildAreas(core);
+    const app = await buildApp({ core, services, console: site }, ROUTES);
     let url = '';
     if (opts.listen !== false) {
       await app.listen({ port: config.port, host: config.host });
@@ -56,7 +55,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<Gateway> {
     } else {
       await app.ready();
     }
-    for (const area of AREAS) await area.start?.(core, services);
+    await startAreas(core, services);
     let closing: Promise<void> | null = null;
     const close = () => {
       closing ??= (async () => {

@@ -234,7 +234,7 @@ test('two nodes: one holds the delivery lease and sends; a delivery is sent once
   // This gateway's own worker steps aside (and gives its lease up); two nodes compete for the lease.
   const { alerts, delivery } = gw.services.alerts;
   await delivery.stop();
-  const options = () => gw.services.admin.options;
+  const options = gw.services.admin.options;
   const a = new AlertDelivery(gw.core, alerts, options, 'node-a');
   const b = new AlertDelivery(gw.core, alerts, options, 'node-b');
   const ev = await alerts.test('root');

@@ -2,14 +2,13 @@
  * The accounts area: users, sessions, access tokens and the API key cache.
  */
 import type { Core } from '../core.ts';
-import type { Area } from '../areas.ts';
+import type { Options } from '../options/options.ts';
 import { KeyCache, KEYS_REVISION } from './keys.ts';
 import { Users } from './users.ts';
 import { RequestLimiter } from './request-limit.ts';
 import { TwoFactor } from './two-factor.ts';
 import { Passkeys } from './passkeys.ts';
 import { RateLimiter } from './rate-limits.ts';
-import { accountRoutes } from '../http/account-routes.ts';
 
 export interface Accounts {
   keys: KeyCache;
@@ -23,23 +22,16 @@ export interface Accounts {
   rateLimits: RateLimiter;
 }
 
-declare module '../services.ts' {
-  interface Services {
-    accounts: Accounts;
-  }
-}
-
-export const accountsArea: Area = {
+export const accountsArea = {
   name: 'accounts',
-  async init(core: Core, services) {
+  async init(core: Core, options: Options): Promise<Accounts> {
     const users = new Users(core);
     const keys = new KeyCache(core);
-    // The admin area (and its options) is built after this one: looked up when a value is needed.
     const twoFactor = new TwoFactor(core);
-    const rateLimits = new RateLimiter(core, () => services.admin?.options);
+    const rateLimits = new RateLimiter(core, options);
     core.onClose(() => rateLimits.close());
-    services.accounts = {
-      users, keys, limiter: new RequestLimiter(core, () => services.admin?.options), twoFactor, passkeys: new Passkeys(core, twoFactor), rateLimits,
+    const accounts: Accounts = {
+      users, keys, limiter: new RequestLimiter(core, options), twoFactor, passkeys: new Passkeys(core, twoFactor), rateLimits,
     };
     const root = await users.ensureRoot();
     if (root.created) {
@@ -55,6 +47,6 @@ export const accountsArea: Area = {
     const t = setInterval(() => { users.purgeExpiredSessions().catch(() => {}); twoFactor.purgeExpired().catch(() => {}); }, 3600_000);
     t.unref();
     core.onClose(() => clearInterval(t));
+    return accounts;
   },
-  routes: accountRoutes,
 };

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { RateLimiter, resetText, type LimitSubject } from './rate-limits.ts';
 import { LocalLimitCounters } from '../platform/limit-counters.ts';
 import type { Core } from '../core.ts';
+import { Options } from '../options/options.ts';
 
 const log = { warn() {}, info() {}, error() {}, debug() {} };
 
@@ -51,7 +52,7 @@ test('a call nothing limits costs a few property reads: no counter, no Redis, no
     },
   });
   const core = { redis, cache: { redisPrefix: 'test:' }, log } as unknown as Core;
-  const limiter = new RateLimiter(core, () => undefined);
+  const limiter = new RateLimiter(core, new Options(core));
   const s: LimitSubject = { keyId: 1, userId: 1, group: 'default', keyLimits: null, userLimits: null };
   assert.equal(limiter.admit(s, 'gpt-4o', 1000, null), null);
   const N = 2_000_000;
@@ -65,7 +66,7 @@ test('a call nothing limits costs a few property reads: no counter, no Redis, no
 
 test('a limited call on one node: headers, refusal with Retry-After, and its place back when it ends', () => {
   const core = { redis: null, cache: { redisPrefix: null }, log } as unknown as Core;
-  const limiter = new RateLimiter(core, () => undefined);
+  const limiter = new RateLimiter(core, new Options(core));
   const s: LimitSubject = { keyId: 7, userId: 3, group: 'default', keyLimits: { rpm: 0, tpm: 0, maxConcurrency: 1 }, userLimits: { rpm: 5, tpm: 1000, maxConcurrency: 0 } };
   const headers = new Map<string, string>();
   const sink = { setHeader: (k: string, v: string) => headers.set(k, v) };

@@ -24,7 +24,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Core } from '../core.ts';
-import type { Options } from '../admin/options.ts';
+import type { Options } from '../options/options.ts';
 import { echo, GatewayError } from '../platform/errors.ts';
 import {
   LocalLimitCounters, RedisLimitCounters, type Acquired, type LimitCounters, type LimitDimension, type LimitEntry, type ScopeState,
@@ -157,7 +157,7 @@ export class RateLimiter {
   private revision = -1;
   private settings: ModelLimitSettings = NO_MODEL_LIMITS;
 
-  constructor(private readonly core: Core, private readonly options: () => Options | undefined, readonly windowMs = RATE_WINDOW_MS) {
+  constructor(private readonly core: Core, private readonly options: Options, readonly windowMs = RATE_WINDOW_MS) {
     const redis = core.redis;
     const prefix = core.cache.redisPrefix;
     this.counters = redis && prefix ? new RedisLimitCounters(redis, prefix, windowMs, CONCURRENCY_LEASE_MS) : new LocalLimitCounters(windowMs);
@@ -170,7 +170,7 @@ export class RateLimiter {
 
   /** The per-model settings, parsed again only when the options were reloaded. */
   current(): ModelLimitSettings {
-    const o = this.options();
+    const o = this.options;
     if (!o) return NO_MODEL_LIMITS;
     if (o !== this.seen || o.revision !== this.revision) {
       this.seen = o;

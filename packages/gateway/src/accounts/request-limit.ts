@@ -9,7 +9,7 @@
  * per node (and synchronously) without it. Off by default: then the check is one comparison.
  */
 import type { Core } from '../core.ts';
-import type { Options } from '../admin/options.ts';
+import type { Options } from '../options/options.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { WindowCounter, type WindowCount } from '../platform/window-counter.ts';
 
@@ -43,13 +43,13 @@ export class RequestLimiter {
   private settings: RequestLimitSettings = OFF;
   private readonly requests: WindowCounter;
 
-  constructor(private readonly core: Core, private readonly options: () => Options | undefined) {
+  constructor(private readonly core: Core, private readonly options: Options) {
     this.requests = new WindowCounter(core, 'requests');
   }
 
   /** The settings, parsed again only when the options were reloaded. */
   current(): RequestLimitSettings {
-    const o = this.options();
+    const o = this.options;
     if (!o) return OFF;
     if (o !== this.seen || o.revision !== this.revision) {
       this.seen = o;

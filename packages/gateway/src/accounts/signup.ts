@@ -16,7 +16,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Core } from '../core.ts';
-import type { Options } from '../admin/options.ts';
+import type { Options } from '../options/options.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import { hashPassword, safeEqual, sha256Hex } from '../platform/crypto.ts';
 import { GatewayError } from '../platform/errors.ts';
@@ -71,7 +71,7 @@ export class Signup {
   /** Mails being sent after their answer; awaited on close. */
   private readonly sending = new Set<Promise<void>>();
 
-  constructor(private readonly core: Core, private readonly options: () => Options, private readonly ledger: () => Ledger) {
+  constructor(private readonly core: Core, private readonly options: Options, private readonly ledger: () => Ledger) {
     // The mailer is made first so that it closes after the mails still being sent (closers run in reverse).
     mailer(core);
     core.onClose(async () => { await Promise.allSettled([...this.sending]); });
@@ -79,11 +79,11 @@ export class Signup {
 
   /** Where links in mail point: PUBLIC_URL, else the ServerAddress option. */
   private base(): string {
-    return (this.core.config.publicUrl ?? this.options().get('ServerAddress') ?? '').replace(/\/+$/, '');
+    return (this.core.config.publicUrl ?? this.options.get('ServerAddress') ?? '').replace(/\/+$/, '');
   }
 
   settings(): SignupSettings {
-    const o = this.options();
+    const o = this.options;
     return {
       enabled: o.getBool('SignupEnabled', false),
       invitation_required: (o.get('SignupInvitationCode') ?? '') !== '',
@@ -98,7 +98,7 @@ export class Signup {
 
   /** Throws 403 signup_disabled unless sign-up is on. */
   assertOpen(): void {
-    if (!this.options().getBool('SignupEnabled', false)) {
+    if (!this.options.getBool('SignupEnabled', false)) {
       throw new GatewayError(403, 'signup_disabled', 'sign-up is turned off on this gateway: ask an administrator for an account');
     }
   }
@@ -110,7 +110,7 @@ export class Signup {
 
   async register(input: SignupInput): Promise<SignupResult> {
     this.assertOpen();
-    const o = this.options();
+    const o = this.options;
     const code = o.get('SignupInvitationCode') ?? '';
     if (code !== '') {
       if (typeof input.invitationCode !== 'string' || input.invitationCode === '') {
@@ -289,7 +289,7 @@ export class Signup {
   }
 
   private async sendLink(userId: number, purpose: Purpose, email: string): Promise<void> {
-    const o = this.options();
+    const o = this.options;
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
     const ttlMs = purpose === 'verify'

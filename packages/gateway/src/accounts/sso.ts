@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
 import type { Core } from '../core.ts';
 import { GatewayError } from '../platform/errors.ts';
-import { Reader, fieldError, isObj, join, type Obj } from '../admin/validate.ts';
+import { Reader, fieldError, isObj, join, type Obj } from '../platform/validate.ts';
 import type { SsoProviderRow } from '../store/schema-sso.ts';
 import type { Users } from './users.ts';
 import type { UserPrincipal } from './types.ts';

@@ -13,8 +13,8 @@ import {
 } from '../relay/channel-types.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
-import type { AuditLog } from './audit.ts';
-import { Reader, checkUrl, fieldError, join, jsonList, jsonObj, stableJson, type Obj, type Page } from './validate.ts';
+import type { AuditLog } from '../logs/audit.ts';
+import { Reader, checkUrl, fieldError, join, jsonList, jsonObj, stableJson, type Obj, type Page } from '../platform/validate.ts';
 
 const CHANNEL_FIELDS = [
   'name', 'type', 'base_url', 'keys', 'key_mode', 'models', 'groups', 'priority', 'weight', 'model_mapping',

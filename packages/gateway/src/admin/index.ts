@@ -1,23 +1,21 @@
 /**
- * The administration area: users, API keys, channels, prices, group ratios, options and logs, plus
- * the configuration file applied at every start (after accounts created the root account).
+ * The administration area: users, API keys, channels, prices, group ratios, options and logs. The
+ * composition root (areas.ts) applies the configuration file to it at every start (after accounts
+ * created the root account).
  */
-import type { Area } from '../areas.ts';
 import type { Core } from '../core.ts';
-import type { Services } from '../services.ts';
-import { adminRoutes } from '../http/admin-routes.ts';
-import { loadConfigFile } from '../config-file/load.ts';
-import { applyConfigDoc } from '../config-file/apply.ts';
-import { Changes } from './changes.ts';
+import type { Changes } from './changes.ts';
 import { UserAdmin } from './users.ts';
 import { KeyAdmin } from './keys.ts';
 import { ChannelAdmin, type ChannelBindingCheck } from './channels.ts';
 import type { SchemaField } from '../tasks/billing/expr.ts';
 import { checkChannelBinding, type ChannelBindingSettings } from '../tasks/runtime/channels.ts';
+import type { PluginsService } from '../tasks/runtime/index.ts';
+import type { Billing } from '../billing/index.ts';
 import { PriceAdmin } from './prices.ts';
-import { Options } from './options.ts';
+import type { OptionsAdmin } from './options.ts';
 import { LogAdmin } from './logs.ts';
-import { AuditLog } from './audit.ts';
+import type { AuditLog } from '../logs/audit.ts';
 import { UsageReports } from '../logs/usage.ts';
 
 export interface Admin {
@@ -26,57 +24,54 @@ export interface Admin {
   keys: KeyAdmin;
   channels: ChannelAdmin;
   prices: PriceAdmin;
-  options: Options;
+  options: OptionsAdmin;
   logs: LogAdmin;
   usage: UsageReports;
   /** The administrative audit log (every write of the services above records itself here). */
   audit: AuditLog;
 }
 
-declare module '../services.ts' {
-  interface Services {
-    admin: Admin;
-  }
+/**
+ * What the administration area is built from: the revision bumps, the audit log and the options
+ * (made by the composition root before every area, since every area reads the options), and the
+ * areas it administers.
+ */
+export interface AdminDeps {
+  changes: Changes;
+  audit: AuditLog;
+  options: OptionsAdmin;
+  billing: Billing;
+  plugins: PluginsService;
 }
 
-export function createAdmin(core: Core, services: Services): Admin {
+export function createAdmin(core: Core, deps: AdminDeps): Admin {
+  const { changes, audit, billing, plugins } = deps;
   const bindingCheck: ChannelBindingCheck = (ch, opts) =>
-    checkChannelBinding(services.plugins.current(), ch.type, ch.settings as ChannelBindingSettings, opts);
-  const changes = new Changes(core);
-  const audit = new AuditLog(core);
+    checkChannelBinding(plugins.current(), ch.type, ch.settings as ChannelBindingSettings, opts);
   return {
     changes,
     audit,
-    users: new UserAdmin(core, changes, () => services.billing.ledger, audit, () => services.billing.budgets),
-    keys: new KeyAdmin(core, changes, audit, () => services.billing.budgets),
+    users: new UserAdmin(core, changes, () => billing.ledger, audit, () => billing.budgets),
+    keys: new KeyAdmin(core, changes, audit, () => billing.budgets),
     channels: new ChannelAdmin(core, changes, () => bindingCheck, audit),
     prices: new PriceAdmin(core, changes, (model) => {
       const sep = model.indexOf('::');
       if (sep <= 0) return null;
-      const plugin = services.plugins.current().plugins.get(model.slice(0, sep));
+      const plugin = plugins.current().plugins.get(model.slice(0, sep));
       return (plugin?.usageSchemaFor(model.slice(sep + 2)).schema as Record<string, SchemaField> | undefined) ?? null;
     }, audit),
-    options: new Options(core, changes, audit),
+    options: deps.options,
     logs: new LogAdmin(core),
     usage: new UsageReports(core),
   };
 }
 
-export const adminArea: Area = {
+export const adminArea = {
   name: 'admin',
-  async init(core, services) {
-    const admin = createAdmin(core, services);
-    services.admin = admin;
-    await core.cache.register('options', () => admin.options.load());
-    const file = core.config.configFile;
-    if (file) {
-      const doc = loadConfigFile(file, core.config);
-      const sum = await applyConfigDoc(admin, doc, file, (line) => process.stdout.write(`${line}\n`));
-      core.log.info({ file, ...sum }, 'configuration file applied');
-    }
+  init(core: Core, deps: AdminDeps): Admin {
+    return createAdmin(core, deps);
   },
-  start(core, services) {
-    services.admin.logs.startRetention();
+  start(_core: Core, admin: Admin) {
+    admin.logs.startRetention();
   },
-  routes: adminRoutes,
 };

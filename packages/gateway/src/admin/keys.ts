@@ -15,8 +15,8 @@ import { insertId, isUniqueViolation } from '../store/db.ts';
 import type { ApiKeyRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
-import type { AuditLog } from './audit.ts';
-import { Reader, fieldError, jsonList, quotaToUsd, usdToQuota, type Page } from './validate.ts';
+import type { AuditLog } from '../logs/audit.ts';
+import { Reader, fieldError, jsonList, quotaToUsd, usdToQuota, type Page } from '../platform/validate.ts';
 import { LIMIT_FIELDS, checkBudgetPair, fillBudgetSpend, limitColumns, limitView, parseLimits, type LimitInput, type LimitView } from './limit-fields.ts';
 import type { Budgets } from '../billing/budgets.ts';
 

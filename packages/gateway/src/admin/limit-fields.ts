@@ -4,7 +4,7 @@
  * `budget` (quota units) or `budget_usd` with `budget_period` (`day`, `week`, `month`; null = none).
  */
 import { BUDGET_PERIODS, budgetOf, type BudgetPeriod, type Budgets } from '../billing/budgets.ts';
-import { fieldError, quotaToUsd, usdToQuota, type Reader } from './validate.ts';
+import { fieldError, quotaToUsd, usdToQuota, type Reader } from '../platform/validate.ts';
 
 export const LIMIT_FIELDS = ['rpm', 'tpm', 'max_concurrency', 'budget', 'budget_usd', 'budget_period'];
 

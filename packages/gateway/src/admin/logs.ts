@@ -9,7 +9,7 @@ import type { Core } from '../core.ts';
 import { csvLine } from '../logs/csv.ts';
 import { purgeLogs } from '../logs/writer.ts';
 import type { LogRow } from '../store/schema-core.ts';
-import { Reader, fieldError, paging, type Obj, type Page } from './validate.ts';
+import { Reader, fieldError, paging, type Obj, type Page } from '../platform/validate.ts';
 
 export const LOG_TYPES = ['consume', 'error', 'task', 'system', 'topup'] as const;
 

@@ -8,8 +8,8 @@ import { echo, notFound } from '../platform/errors.ts';
 import type { PriceRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
-import type { AuditLog } from './audit.ts';
-import { Reader, fieldError, type Page } from './validate.ts';
+import type { AuditLog } from '../logs/audit.ts';
+import { Reader, fieldError, type Page } from '../platform/validate.ts';
 
 const PRICE_FIELDS = ['model', 'input', 'output', 'cached_input', 'cache_write_5m', 'cache_write_1h', 'per_request', 'expression'];
 

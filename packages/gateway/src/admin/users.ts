@@ -13,9 +13,9 @@ import { insertId, isUniqueViolation, withTx } from '../store/db.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import type { UserRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
-import type { AuditLog } from './audit.ts';
+import type { AuditLog } from '../logs/audit.ts';
 import { insertLogs } from '../logs/writer.ts';
-import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from './validate.ts';
+import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from '../platform/validate.ts';
 import { LIMIT_FIELDS, checkBudgetPair, fillBudgetSpend, limitColumns, limitView, parseLimits, type LimitInput, type LimitView } from './limit-fields.ts';
 import type { Budgets } from '../billing/budgets.ts';
 

@@ -15,7 +15,7 @@
  */
 import { request, type Dispatcher } from 'undici';
 import type { Core } from '../core.ts';
-import type { Options } from '../admin/options.ts';
+import type { Options } from '../options/options.ts';
 import { hmacHex } from '../platform/crypto.ts';
 import { mailer } from '../platform/mail.ts';
 import { releaseLease, takeLease } from '../store/leases.ts';
@@ -40,12 +40,12 @@ export class AlertDelivery {
   holdsLease = false;
   rounds = 0;
 
-  constructor(private readonly core: Core, private readonly alerts: Alerts, private readonly options: () => Options | undefined, holder: string) {
+  constructor(private readonly core: Core, private readonly alerts: Alerts, private readonly options: Options, holder: string) {
     this.holder = holder;
   }
 
   private intervalMs(): number {
-    return Math.max(1, this.options()?.getNumber('AlertDeliveryIntervalSeconds', 5) ?? 5) * 1000;
+    return Math.max(1, this.options.getNumber('AlertDeliveryIntervalSeconds', 5) ?? 5) * 1000;
   }
 
   start(): void {
@@ -87,7 +87,7 @@ export class AlertDelivery {
 
   private async attempt(row: AlertRow): Promise<void> {
     const attempts = Number(row.attempts) + 1;
-    const o = this.options();
+    const o = this.options;
     const base = Math.max(0, o?.getNumber('AlertRetryBaseSeconds', 30) ?? 30) * 1000;
     const max = Math.max(1, o?.getNumber('AlertMaxAttempts', 8) ?? 8);
     const backoff = Math.min(MAX_BACKOFF_MS, base * 2 ** (attempts - 1));
@@ -112,7 +112,7 @@ export class AlertDelivery {
   private async sendWebhook(row: AlertRow): Promise<void> {
     let dest: { url: string; secret: string; dispatcher: Dispatcher } | null = null;
     if (row.target === 'operator') {
-      const o = this.options();
+      const o = this.options;
       const url = o?.get('AlertWebhookUrl') ?? '';
       if (url) dest = { url, secret: o?.get('AlertWebhookSecret') ?? '', dispatcher: this.core.outbound.agent };
     } else {
@@ -143,7 +143,7 @@ export class AlertDelivery {
     const mail = mailer(this.core);
     if (!mail.configured) throw new Error('SMTP_URL is not set');
     const to = row.target === 'operator'
-      ? (this.options()?.getList('AlertEmailTo') ?? []).join(', ')
+      ? (this.options.getList('AlertEmailTo') ?? []).join(', ')
       : await this.alerts.userEmail(Number(row.target.slice('user:'.length)));
     if (!to) throw new Error('no e-mail address is configured for this alert any more');
     const ev = JSON.parse(row.payload) as AlertEvent;

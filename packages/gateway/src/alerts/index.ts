@@ -5,21 +5,18 @@
  * (its options hold the operator's destinations); it listens to the relay's channel health, the
  * ledger's balance movements (read-only) and the task lifecycle.
  */
-import type { Area } from '../areas.ts';
-import { alertRoutes } from '../http/alert-routes.ts';
+import type { Core } from '../core.ts';
+import type { Options } from '../options/options.ts';
 import { Alerts } from './service.ts';
 import { AlertDelivery } from './delivery.ts';
 import type { HealthChange } from '../relay/channels.ts';
+import type { RelayService } from '../relay/index.ts';
+import type { Billing } from '../billing/index.ts';
+import type { Tasks } from '../tasks/index.ts';
 
 export interface AlertsService {
   alerts: Alerts;
   delivery: AlertDelivery;
-}
-
-declare module '../services.ts' {
-  interface Services {
-    alerts: AlertsService;
-  }
 }
 
 const HEALTH_KIND = {
@@ -39,28 +36,27 @@ function healthSummary(c: HealthChange): string {
   }
 }
 
-export const alertsArea: Area = {
+export const alertsArea = {
   name: 'alerts',
-  init(core, services) {
-    const options = () => services.admin?.options;
+  init(core: Core, deps: { options: Options; relay: RelayService; billing: Billing }): AlertsService {
+    const { options } = deps;
     const alerts = new Alerts(core, options);
-    const delivery = new AlertDelivery(core, alerts, options, services.billing.ledger.node);
-    services.alerts = { alerts, delivery };
-    services.relay?.channels.onHealth((c) => alerts.operator(HEALTH_KIND[c.kind], healthSummary(c), {
+    const delivery = new AlertDelivery(core, alerts, options, deps.billing.ledger.node);
+    deps.relay.channels.onHealth((c) => alerts.operator(HEALTH_KIND[c.kind], healthSummary(c), {
       channel_id: c.channelId, channel_name: c.channelName,
       ...(c.keyIndex !== undefined ? { key_index: c.keyIndex } : {}),
       ...(c.reason ? { reason: c.reason } : {}),
     }));
-    services.billing.ledger.onBalanceMoved((userId) => alerts.balanceMoved(userId));
+    deps.billing.ledger.onBalanceMoved((userId) => alerts.balanceMoved(userId));
+    return { alerts, delivery };
   },
-  async start(core, services) {
-    const { alerts, delivery } = services.alerts;
-    services.tasks?.service.onUnknownOutcome((u) => alerts.operator('task.unknown_outcome', `Task ${u.taskId} ended in an unknown outcome and needs review`, {
+  async start(core: Core, service: AlertsService, tasks: Tasks) {
+    const { alerts, delivery } = service;
+    tasks.service.onUnknownOutcome((u) => alerts.operator('task.unknown_outcome', `Task ${u.taskId} ended in an unknown outcome and needs review`, {
       task_id: u.taskId, user_id: u.userId, plugin: u.plugin, channel_id: u.channelId, reason: u.reason,
     }));
     await alerts.loadWatched();
     delivery.start();
     core.onClose(() => delivery.stop());
   },
-  routes: alertRoutes,
 };

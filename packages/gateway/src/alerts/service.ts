@@ -11,11 +11,11 @@
  * threshold arms it again.
  */
 import type { Core } from '../core.ts';
-import type { Options } from '../admin/options.ts';
+import type { Options } from '../options/options.ts';
 import { GatewayError, notFound } from '../platform/errors.ts';
 import { randomId } from '../platform/ids.ts';
 import { randomToken } from '../platform/crypto.ts';
-import { Reader, checkUrl, fieldError, paging, quotaToUsd, usdToQuota, type Obj, type Page } from '../admin/validate.ts';
+import { Reader, checkUrl, fieldError, paging, quotaToUsd, usdToQuota, type Obj, type Page } from '../platform/validate.ts';
 import type { AlertRow } from '../store/schema-audit.ts';
 
 export type AlertKind =
@@ -77,7 +77,7 @@ export class Alerts {
   private watchedLoadedAt = 0;
   private checking = new Map<number, Promise<void>>();
 
-  constructor(private readonly core: Core, private readonly options: () => Options | undefined) {}
+  constructor(private readonly core: Core, private readonly options: Options) {}
 
   private get db() {
     return this.core.h.db;
@@ -147,7 +147,7 @@ export class Alerts {
   private async transportsOf(target: string): Promise<Array<'webhook' | 'email'>> {
     const out: Array<'webhook' | 'email'> = [];
     if (target === 'operator') {
-      const o = this.options();
+      const o = this.options;
       if (o?.get('AlertWebhookUrl')) out.push('webhook');
       if (this.mailEnabled && o?.getList('AlertEmailTo').length) out.push('email');
       return out;

@@ -15,8 +15,7 @@
  * from Monday 00:00, a month from the 1st 00:00.
  */
 import type { Core } from '../core.ts';
-import type { Options } from '../admin/options.ts';
-import type { Payer } from './ledger.ts';
+import type { Options } from '../options/options.ts';
 
 export type BudgetPeriod = 'day' | 'week' | 'month';
 export const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
@@ -77,6 +76,20 @@ export function budgetOf(owner: string, who: 'key' | 'user', r: { budget_quota?:
 
 const PERIOD_NAME: Record<BudgetPeriod, string> = { day: 'daily', week: 'weekly', month: 'monthly' };
 
+/** Who a ledger movement (ledger.ts) charges: a user, and the key the call came through when there is one. */
+export interface Payer {
+  userId: number;
+  keyId: number | null;
+  /** A key with an own cap also has it checked and reduced. */
+  unlimitedKey: boolean;
+  /**
+   * Period budgets (billing/budgets.ts) a reserve is also taken against; absent: none. `'recorded'`:
+   * a settle or refund far from its reserve (a task, recovery) corrects whatever budget rows the ref
+   * recorded.
+   */
+  budgets?: readonly BudgetCharge[] | 'recorded';
+}
+
 /** The refusal of a call its budget cannot cover (as an empty balance is refused). */
 export function budgetMessage(c: BudgetCharge): string {
   const until = new Date(c.end).toISOString().replace('.000Z', 'Z');
@@ -88,11 +101,11 @@ export class Budgets {
   /** The clock budgets are read with (tests move it across period boundaries). */
   now: () => number = Date.now;
 
-  constructor(private readonly core: Core, private readonly options: () => Options | undefined) {}
+  constructor(private readonly core: Core, private readonly options: Options) {}
 
   /** How far the periods are from UTC (option BudgetUtcOffsetMinutes). */
   offsetMs(): number {
-    const o = this.options();
+    const o = this.options;
     return o ? o.getNumber('BudgetUtcOffsetMinutes', 0) * 60_000 : 0;
   }
 

@@ -2,7 +2,8 @@
  * The billing area: the quota ledger, the price book, and the recovery of relay reserves stranded by
  * a node that died (billing/recovery.ts).
  */
-import type { Area } from '../areas.ts';
+import type { Core } from '../core.ts';
+import type { Options } from '../options/options.ts';
 import { Ledger } from './ledger.ts';
 import { PriceBook, PRICES_REVISION } from './prices.ts';
 import { ReserveRecovery } from './recovery.ts';
@@ -16,28 +17,22 @@ export interface Billing {
   budgets: Budgets;
 }
 
-declare module '../services.ts' {
-  interface Services {
-    billing: Billing;
-  }
-}
-
-export const billingArea: Area = {
+export const billingArea = {
   name: 'billing',
-  async init(core, services) {
+  async init(core: Core, options: Options): Promise<Billing> {
     const prices = new PriceBook(core);
     const ledger = new Ledger(core);
     const recovery = new ReserveRecovery(core, ledger, prices);
-    // The admin area (and its options) is built after this one: looked up when a value is needed.
-    services.billing = { ledger, prices, recovery, budgets: new Budgets(core, () => services.admin?.options) };
+    const billing: Billing = { ledger, prices, recovery, budgets: new Budgets(core, options) };
     await core.cache.register(PRICES_REVISION, () => prices.load());
     // The node's lease exists before any reserve names it. Closed after the areas built later (their
     // closers run first: the relay drains its calls), so this process's reserves are settled by then.
     await recovery.startHeartbeat();
     core.onClose(() => recovery.release());
+    return billing;
   },
-  start(core, services) {
-    services.billing.recovery.startRounds();
-    core.onClose(() => services.billing.recovery.stopRounds());
+  start(core: Core, billing: Billing) {
+    billing.recovery.startRounds();
+    core.onClose(() => billing.recovery.stopRounds());
   },
 };

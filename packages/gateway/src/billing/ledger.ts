@@ -44,20 +44,9 @@ import type { Core } from '../core.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { inSpan, tracer } from '../platform/tracing.ts';
 import { isUniqueViolation, withTx, type Dialect, type Tx } from '../store/db.ts';
-import { budgetMessage, type BudgetCharge } from './budgets.ts';
+import { budgetMessage, type BudgetCharge, type Payer } from './budgets.ts';
 
-export interface Payer {
-  userId: number;
-  keyId: number | null;
-  /** A key with an own cap also has it checked and reduced. */
-  unlimitedKey: boolean;
-  /**
-   * Period budgets (billing/budgets.ts) a reserve is also taken against; absent: none. `'recorded'`:
-   * a settle or refund far from its reserve (a task, recovery) corrects whatever budget rows the ref
-   * recorded.
-   */
-  budgets?: readonly BudgetCharge[] | 'recorded';
-}
+export type { Payer } from './budgets.ts';
 
 export type Movement = 'reserve' | 'settle' | 'refund';
 

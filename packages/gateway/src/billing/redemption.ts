@@ -18,8 +18,8 @@ import type { RedemptionRow } from '../store/schema-core.ts';
 import { GatewayError, notFound } from '../platform/errors.ts';
 import { csvLine } from '../logs/csv.ts';
 import { insertLogs } from '../logs/writer.ts';
-import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from '../admin/validate.ts';
-import { AuditLog, type AuditActor } from '../admin/audit.ts';
+import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from '../platform/validate.ts';
+import { AuditLog, type AuditActor } from '../logs/audit.ts';
 
 export type CodeStatus = 'enabled' | 'disabled' | 'used' | 'expired';
 export const CODE_STATUSES: CodeStatus[] = ['enabled', 'disabled', 'used', 'expired'];

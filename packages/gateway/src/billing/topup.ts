@@ -1,9 +1,10 @@
 /**
  * The top-up area: money in besides an admin's top-up — redemption codes (billing/redemption.ts) and
- * online payments (billing/payments/). Built after admin, whose options set the limits and rates.
+ * online payments (billing/payments/). The run-time options (options/options.ts) set the limits and rates.
  */
-import type { Area } from '../areas.ts';
-import { topupRoutes } from '../http/topup-routes.ts';
+import type { Core } from '../core.ts';
+import type { Options } from '../options/options.ts';
+import type { Ledger } from './ledger.ts';
 import { RedemptionCodes } from './redemption.ts';
 import { Payments } from './payments/index.ts';
 
@@ -12,18 +13,12 @@ export interface Topup {
   payments: Payments;
 }
 
-declare module '../services.ts' {
-  interface Services {
-    topup: Topup;
-  }
-}
-
-export const topupArea: Area = {
+export const topupArea = {
   name: 'topup',
-  init(core, services) {
-    const ledger = () => services.billing.ledger;
-    const o = () => services.admin.options;
-    services.topup = {
+  init(core: Core, deps: { options: Options; ledger: Ledger }): Topup {
+    const ledger = () => deps.ledger;
+    const o = () => deps.options;
+    return {
       codes: new RedemptionCodes(core, ledger),
       payments: new Payments(core, ledger, () => {
         const cur = (o().get('TopupCurrency') ?? '').trim().toLowerCase();
@@ -36,5 +31,4 @@ export const topupArea: Area = {
       }),
     };
   },
-  routes: topupRoutes,
 };

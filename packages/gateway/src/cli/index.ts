@@ -3,10 +3,10 @@
  * and registers itself in COMMANDS.
  */
 import { ADMIN_COMMANDS } from './admin-commands.ts';
-
-export type Command = (args: string[]) => Promise<void>;
-
+import type { Command } from './command.ts';
 import { pluginCommand } from './plugin.ts';
+
+export type { Command } from './command.ts';
 
 export const COMMANDS: Record<string, { summary: string; run: Command }> = {
   ...ADMIN_COMMANDS,

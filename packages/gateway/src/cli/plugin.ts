@@ -3,7 +3,7 @@
  * `gatehouse plugin test FILE --fixture F` — runs hooks against recorded cases.
  */
 import { readFileSync } from 'node:fs';
-import type { Command } from './index.ts';
+import type { Command } from './command.ts';
 import { loadPlugin } from '../tasks/runtime/loader.ts';
 import { fixtureCases, runFixtureCases } from '../tasks/runtime/fixtures.ts';
 

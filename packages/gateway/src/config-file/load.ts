@@ -13,8 +13,8 @@ import { UserAdmin, type UserInput } from '../admin/users.ts';
 import { KeyAdmin, type KeyInput } from '../admin/keys.ts';
 import { ChannelAdmin, type ChannelInput } from '../admin/channels.ts';
 import { PriceAdmin, type PriceInput, type GroupRatioView } from '../admin/prices.ts';
-import { Options } from '../admin/options.ts';
-import { Reader, fieldError, isObj, join, type Obj } from '../admin/validate.ts';
+import { OptionsAdmin } from '../admin/options.ts';
+import { Reader, fieldError, isObj, join, type Obj } from '../platform/validate.ts';
 import { parseSsoProvider, type SsoProviderInput } from '../accounts/sso.ts';
 
 export class ConfigFileError extends Error {
@@ -93,7 +93,7 @@ export function validateConfigDoc(raw: unknown, config: Pick<Config, 'quotaPerUs
   const keys = new KeyAdmin(core, null as never);
   const channels = new ChannelAdmin(core, null as never, () => undefined);
   const prices = new PriceAdmin(core, null as never);
-  const options = new Options(core, null as never);
+  const options = new OptionsAdmin(core, null as never);
 
   const out: ConfigDoc = { users: [], keys: [], channels: [], prices: [], groupRatios: [], options: [], sso: [] };
   const seen = (set: Set<string>, id: string, at: string, what: string) => {

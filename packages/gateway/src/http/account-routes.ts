@@ -3,13 +3,13 @@
  * models and prices of the caller's group, personal access token. Envelope {success, message, data}.
  */
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { SESSION_COOKIE } from '../accounts/users.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { LoginThrottle } from '../accounts/throttle.ts';
-import { Reader, fieldError } from '../admin/validate.ts';
+import { Reader, fieldError } from '../platform/validate.ts';
 import { groupModelPrices } from '../admin/model-prices.ts';
 import { afterFirstFactor } from './login-step.ts';
 import { twoFactorRoutes } from './two-factor-routes.ts';

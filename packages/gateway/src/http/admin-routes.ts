@@ -5,11 +5,11 @@
  */
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { ROLE_RANK } from '../accounts/types.ts';
-import { Reader, fieldError, paging, parseId, usdToQuota, type Obj } from '../admin/validate.ts';
+import { Reader, fieldError, paging, parseId, usdToQuota, type Obj } from '../platform/validate.ts';
 import { parseChannelType } from '../relay/channel-types.ts';
 import { CHANNEL_STATUS } from '../admin/channels.ts';
 import { buildOpenApi } from './openapi.ts';

@@ -4,10 +4,10 @@
  * (POST /api/alert/test). Envelope {success, message, data}. Thin: decode, call services.alerts, encode.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
-import type { Obj } from '../admin/validate.ts';
+import type { Obj } from '../platform/validate.ts';
 
 const ok = (data: unknown, message = '') => ({ success: true, message, data });
 

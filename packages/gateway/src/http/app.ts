@@ -5,14 +5,13 @@
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
-import type { Core } from '../core.ts';
 import { requestId } from '../platform/ids.ts';
 import { familyErrorHandler, sendError } from './errors.ts';
 import { echo, GatewayError } from '../platform/errors.ts';
 import { safeEqual } from '../platform/crypto.ts';
-import type { Services } from '../services.ts';
+import type { AppDeps, RouteModule } from './deps.ts';
 import { healthRoutes } from './health-routes.ts';
-import { registerConsoleRoutes, serveConsoleFallback, type ConsoleSite } from './console-routes.ts';
+import { registerConsoleRoutes, serveConsoleFallback } from './console-routes.ts';
 import { contextWith, extractContext, SpanKind, spanError, startSpan, tracer, withContext, type Span } from '../platform/tracing.ts';
 import type { Context, Tracer } from '@opentelemetry/api';
 
@@ -32,13 +31,6 @@ declare module 'fastify' {
   }
 }
 
-export interface AppDeps {
-  core: Core;
-  services: Services;
-  /** The web console's build (http/console-routes.ts); null or absent: no console. */
-  console?: ConsoleSite | null;
-}
-
 /** Serves the console for a request no route took (GET of a client route, a top-level build file). */
 export function consoleFallback(deps: AppDeps, req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply): boolean {
   return serveConsoleFallback(deps.console, req, reply, (path) => deps.services.protocols?.native.ownsPrefix(path) ?? false);
@@ -48,8 +40,6 @@ export function consoleFallback(deps: AppDeps, req: import('fastify').FastifyReq
 function trustProxyOption(tp: false | number | string[]): boolean | string[] | ((addr: string, hop: number) => boolean) {
   return typeof tp === 'number' ? (_addr, hop) => hop < tp : tp;
 }
-
-export type RouteModule = (app: FastifyInstance, deps: AppDeps) => Promise<void> | void;
 
 export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<FastifyInstance> {
   const app = Fastify({

@@ -7,7 +7,7 @@ import type { KeyPrincipal, Role, UserPrincipal } from '../accounts/types.ts';
 import { ROLE_RANK } from '../accounts/types.ts';
 import { SESSION_COOKIE } from '../accounts/users.ts';
 import { GatewayError } from '../platform/errors.ts';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

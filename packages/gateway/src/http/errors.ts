@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
+import { errorBody, type Family } from '../platform/error-envelopes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -13,7 +14,7 @@ declare module 'fastify' {
   }
 }
 
-export type Family = 'openai' | 'anthropic' | 'gemini' | 'task' | 'admin';
+export type { Family } from '../platform/error-envelopes.ts';
 
 export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
@@ -28,48 +29,6 @@ export function toGatewayError(err: unknown): GatewayError {
     return new GatewayError(fe.statusCode, fe.code ?? 'invalid_request', fe.message);
   }
   return new GatewayError(500, 'internal_error', 'internal error');
-}
-
-const GEMINI_STATUS: Record<number, string> = {
-  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND',
-  402: 'RESOURCE_EXHAUSTED', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 502: 'UNAVAILABLE', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
-};
-
-const ANTHROPIC_TYPE: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error',
-  404: 'not_found_error', 413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 502: 'api_error',
-  503: 'overloaded_error', 504: 'api_error', 529: 'overloaded_error',
-};
-
-export function errorBody(family: Family, e: GatewayError, requestId?: string): unknown {
-  switch (family) {
-    case 'anthropic':
-      return {
-        type: 'error',
-        error: {
-          type: e.code === 'insufficient_quota' ? 'billing_error' : (ANTHROPIC_TYPE[e.status] ?? 'api_error'),
-          message: e.message,
-          details: { error_code: e.code },
-        },
-        request_id: requestId,
-      };
-    case 'gemini':
-      return {
-        error: {
-          code: e.status, message: e.message, status: GEMINI_STATUS[e.status] ?? 'UNKNOWN',
-          details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: e.code, domain: 'gatehouse' }],
-        },
-      };
-    case 'admin': {
-      // The field a 400 is about, when known (the message starts with it too), for forms.
-      const field = typeof e.details?.field === 'string' ? e.details.field : undefined;
-      return field ? { success: false, message: e.message, data: null, field } : { success: false, message: e.message, data: null };
-    }
-    case 'task':
-    case 'openai':
-    default:
-      return { error: { message: e.message, type: e.type, param: null, code: e.code } };
-  }
 }
 
 export function sendError(reply: FastifyReply, family: Family, err: unknown): FastifyReply {

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 
 const CHECK_TIMEOUT_MS = 2_000;
 

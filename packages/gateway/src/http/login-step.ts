@@ -4,7 +4,7 @@
  * short-lived httpOnly cookie that POST /api/user/login/2fa completes (docs/two-factor.md).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import type { UserPrincipal } from '../accounts/types.ts';
 import { ROLE_RANK } from '../accounts/types.ts';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../accounts/users.ts';

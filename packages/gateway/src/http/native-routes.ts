@@ -6,7 +6,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { echo, GatewayError } from '../platform/errors.ts';
 import type { KeyPrincipal } from '../accounts/types.ts';
-import { consoleFallback, type AppDeps } from './app.ts';
+import { consoleFallback } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { admitRequest, extractApiKey } from './auth.ts';
 import { sendError } from './errors.ts';
 import { callbackUrlOf, pathOf, queryOf, requestHeadersOf } from './protocol-routes.ts';

@@ -3,7 +3,7 @@
  * {success, message, data}. Thin: decode, call the plugin admin service, encode.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { InUseError } from '../tasks/admin/service.ts';

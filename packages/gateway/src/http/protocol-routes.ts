@@ -7,11 +7,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { echo, GatewayError } from '../platform/errors.ts';
 import type { ProtocolRequest } from '../tasks/protocols/host.ts';
 import { requestModel } from '../tasks/protocols/host.ts';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
 import { decodeRequestBody, registerUploadParsers } from './uploads.ts';
 import { callerVendorHeaders, OPENAI_CALLER_HEADERS } from '../relay/providers.ts';
+import type { PassKind } from '../relay/passthrough.ts';
 
 export function queryOf(req: FastifyRequest): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -45,11 +46,6 @@ export function clientGone(req: FastifyRequest, reply: FastifyReply): AbortSigna
   return ac.signal;
 }
 
-interface RelayLike {
-  handles?(endpoint: string): boolean;
-  handle(i: Record<string, unknown>): Promise<void>;
-}
-
 export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const host = () => deps.services.protocols.host;
   await app.register(async (scope) => {
@@ -68,10 +64,10 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
     };
 
     /** No plugin claims the model: the ordinary relay when it serves the path, else 503. */
-    const toRelay = async (kind: string, endpoint: string, pr: ProtocolRequest, req: FastifyRequest, reply: FastifyReply) => {
-      const relay = (deps.services as unknown as { relay?: { relay?: RelayLike } }).relay?.relay;
+    const toRelay = async (kind: PassKind, endpoint: string, pr: ProtocolRequest, req: FastifyRequest, reply: FastifyReply) => {
+      const relay = deps.services.relay.relay;
       const model = requestModel(pr.body) ?? '';
-      if (relay && typeof relay.handles === 'function' && relay.handles(endpoint)) {
+      if (relay.handles(endpoint)) {
         const common = {
           kind, endpoint, principal: pr.principal, requestId: req.requestId, startedAt: req.startedAt, client: { res: reply.raw, hijack: () => reply.hijack() },
           vendorHeaders: callerVendorHeaders(req.headers, OPENAI_CALLER_HEADERS),
@@ -157,8 +153,8 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
         return await host().responsesGet(req.principal!, id, { path: pathOf(req), query: queryOf(req) });
       } catch (e) {
         // Not a plugin-created response: one the relay created is read from the channel that made it.
-        const pass = (deps.services as unknown as { relay?: { relay?: { pass?: { responseOp?: (o: Record<string, unknown>) => Promise<boolean> } } } }).relay?.relay?.pass;
-        if (!(e instanceof GatewayError) || e.status !== 404 || !pass?.responseOp) throw e;
+        const pass = deps.services.relay.relay.pass;
+        if (!(e instanceof GatewayError) || e.status !== 404) throw e;
         const i = req.url.indexOf('?');
         const served = await pass.responseOp({
           principal: req.principal!, id, op: 'get', query: i >= 0 ? req.url.slice(i + 1) : '', endpoint: '/v1/responses/{id}',

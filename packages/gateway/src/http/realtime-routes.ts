@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import websocket from '@fastify/websocket';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { admitRequest, extractApiKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
 

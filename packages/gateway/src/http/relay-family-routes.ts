@@ -8,10 +8,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { echo, GatewayError } from '../platform/errors.ts';
 import type { GeminiEmbedAction } from '../relay/embed.ts';
 import { ANTHROPIC_CALLER_HEADERS, callerVendorHeaders } from '../relay/providers.ts';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { requireKey } from './auth.ts';
 import { geminiModel, geminiModelList, openaiModelList } from './model-lists.ts';
-import { objectBody, prepareRelayScope } from './relay-routes.ts';
+import { objectBody, prepareRelayScope } from './relay-scope.ts';
 
 const GEMINI_ACTIONS = new Set(['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents']);
 

@@ -6,11 +6,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../platform/errors.ts';
 import type { PassKind } from '../relay/passthrough.ts';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
 import { decodeRequestBody, registerUploadParsers } from './uploads.ts';
-import { objectBody, prepareRelayScope } from './relay-routes.ts';
+import { objectBody, prepareRelayScope } from './relay-scope.ts';
 import { realtimeRoutes } from './realtime-routes.ts';
 
 export const DEFAULT_MODERATION_MODEL = 'omni-moderation-latest';

@@ -6,65 +6,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { echo, GatewayError } from '../platform/errors.ts';
 import { callerVendorHeaders, OPENAI_CALLER_HEADERS, type RelayKind } from '../relay/providers.ts';
-import { scanBody, type BodyScan } from '../relay/body-scan.ts';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { admitRequest, requireKey, requireUser } from './auth.ts';
 import { budgetsOf } from '../accounts/keys.ts';
-import { familyErrorHandler, sendError, type Family } from './errors.ts';
+import { sendError } from './errors.ts';
+import { objectBody, prepareRelayScope } from './relay-scope.ts';
 import {
   anthropicModel, anthropicModelList, geminiModel, geminiModelList, listFamily, openaiModel, openaiModelList,
 } from './model-lists.ts';
 import { relayFamilyRoutes } from './relay-family-routes.ts';
 import { relayPassthroughRoutes } from './relay-passthrough-routes.ts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    rawBody?: Buffer;
-    /** The parsed body's media and depth (relay/body-scan.ts), found while parsing. */
-    bodyScan?: BodyScan;
-  }
-}
-
-/**
- * Sets up an encapsulated scope for model calls: the family's error envelope, a JSON parser that keeps
- * the body bytes (an unchanged request is sent upstream as received), and the gateway-time header on
- * answers the relay did not write itself.
- */
-export function prepareRelayScope(scope: FastifyInstance, family: Family): void {
-  scope.setErrorHandler(familyErrorHandler(family));
-  scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) => {
-    const buf = body as Buffer;
-    (req as FastifyRequest).rawBody = buf;
-    if (buf.length === 0) return done(new GatewayError(400, 'invalid_json', 'request body is empty; a JSON body is required'));
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(buf.toString('utf8'));
-    } catch (e) {
-      return done(new GatewayError(400, 'invalid_json', `invalid JSON body: ${(e as Error).message}`));
-    }
-    try {
-      // Refuses bodies nested too deep for the codecs (400) and measures the media for the reserve.
-      (req as FastifyRequest).bodyScan = scanBody(parsed);
-    } catch (e) {
-      return done(e as Error);
-    }
-    done(null, parsed);
-  });
-  scope.addHook('onSend', async (req, reply, payload) => {
-    if (!reply.hasHeader('x-gatehouse-time-ms')) reply.header('x-gatehouse-time-ms', (Number(process.hrtime.bigint() - req.startedAt) / 1e6).toFixed(2));
-    return payload;
-  });
-}
-
-/** The JSON object body of a model call (400 otherwise). */
-export function objectBody(req: FastifyRequest): Record<string, unknown> {
-  const body = req.body;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new GatewayError(400, 'invalid_json', 'the request body must be a JSON object');
-  }
-  return body as Record<string, unknown>;
-}
 
 export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   await app.register(async (scope) => {

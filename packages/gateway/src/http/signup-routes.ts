@@ -5,12 +5,12 @@
  * limits, and every sign-up or mail asked for counts against the client address (SignupAttemptLimit).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { LoginThrottle } from '../accounts/throttle.ts';
-import { Reader } from '../admin/validate.ts';
+import { Reader } from '../platform/validate.ts';
 
 const SMALL = { bodyLimit: 64 * 1024 };
 

@@ -6,7 +6,7 @@
  * Thin: decode, call services.sso, encode. Envelope {success, message, data}.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { afterFirstFactor } from './login-step.ts';

@@ -5,10 +5,10 @@
  * decode, call services.tasks.admin, encode.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
-import type { Obj } from '../admin/validate.ts';
+import type { Obj } from '../platform/validate.ts';
 
 const ok = (data: unknown, message = '') => ({ success: true, message, data });
 

@@ -2,14 +2,14 @@
  * The generic task interface (docs/tasks.md): submit, query, artifact list and artifact content. Thin:
  * decode, call services.tasks, encode. Errors use the task family's OpenAI-style envelope.
  */
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
 import { GatewayError } from '../platform/errors.ts';
 import type { Generation } from '../tasks/runtime/generation.ts';
 import { verifyArtifact } from '../tasks/artifacts/links.ts';
-import { listeningUrl } from '../tasks/index.ts';
 import { decodeRequestBody, registerUploadParsers } from './uploads.ts';
 import { callbackUrlOf } from './protocol-routes.ts';
 
@@ -102,4 +102,11 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     };
     scope.route({ method: ['GET', 'HEAD'], url: '/v1/tasks/:id/artifacts/:key/content', exposeHeadRoute: false, handler: content as never });
   });
+}
+
+/** Records the address the server listens on (used for links when no public address is set). */
+export function listeningUrl(addr: AddressInfo | string | null): string | null {
+  if (!addr || typeof addr === 'string') return null;
+  const host = addr.address === '0.0.0.0' || addr.address === '::' ? '127.0.0.1' : addr.address;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
 }

@@ -6,12 +6,12 @@
  * {success, message, data}. Thin: decode, call services.topup, encode.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { LoginThrottle } from '../accounts/throttle.ts';
-import { Reader, fieldError, paging, parseId, type Obj } from '../admin/validate.ts';
+import { Reader, fieldError, paging, parseId, type Obj } from '../platform/validate.ts';
 import { CODE_STATUSES } from '../billing/redemption.ts';
 
 const ok = (data: unknown, message = '') => ({ success: true, message, data });

@@ -4,12 +4,12 @@
  * the login without a password (/api/user/passkey/*). Envelope {success, message, data}.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { requireUser } from './auth.ts';
 import { GatewayError } from '../platform/errors.ts';
 import type { LoginThrottle } from '../accounts/throttle.ts';
 import { PENDING_LOGIN_COOKIE } from '../accounts/two-factor.ts';
-import { Reader } from '../admin/validate.ts';
+import { Reader } from '../platform/validate.ts';
 import { openConsoleSession, twoFactorRequiredFor } from './login-step.ts';
 
 const ok = <T>(data: T, message = '') => ({ success: true, message, data });

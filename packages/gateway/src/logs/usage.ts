@@ -10,7 +10,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Core } from '../core.ts';
-import { Reader, fieldError, quotaToUsd, type Obj } from '../admin/validate.ts';
+import { Reader, fieldError, quotaToUsd, type Obj } from '../platform/validate.ts';
 import { BUCKETS, HOUR_MS, LAT_COLUMNS, percentile, type Dim } from './rollup.ts';
 
 export const GROUP_BYS = ['model', 'user', 'channel', 'key'] as const;

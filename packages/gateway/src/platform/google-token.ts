@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { SignJWT, importPKCS8 } from 'jose';
-import type { UpstreamPools } from './outbound.ts';
+import type { UpstreamPools } from './upstream-pools.ts';
 import { GatewayError } from './errors.ts';
 
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';

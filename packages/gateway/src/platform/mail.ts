@@ -3,7 +3,13 @@
  * MAIL_FROM, closed with the core. Used by alert delivery and by sign-up (verification and password
  * reset links). `mailer(core).configured` is false when SMTP_URL is not set: callers refuse clearly.
  */
-import type { Core } from '../core.ts';
+import type { Config } from './config.ts';
+
+/** What the mailer needs of the core (core.ts): its settings and its closers. */
+export interface MailCore {
+  config: Pick<Config, 'smtpUrl' | 'mailFrom'>;
+  onClose(fn: () => Promise<void> | void): void;
+}
 
 export interface MailMessage {
   to: string;
@@ -17,7 +23,7 @@ type Transport = { sendMail(m: MailMessage & { from: string }): Promise<unknown>
 export class Mailer {
   private transport: Promise<Transport> | null = null;
 
-  constructor(private readonly core: Core) {}
+  constructor(private readonly core: MailCore) {}
 
   /** True when SMTP_URL is set. */
   get configured(): boolean {
@@ -38,10 +44,10 @@ export class Mailer {
   }
 }
 
-const mailers = new WeakMap<Core, Mailer>();
+const mailers = new WeakMap<MailCore, Mailer>();
 
 /** The process's mailer for `core`, made on first call and closed when the core closes. */
-export function mailer(core: Core): Mailer {
+export function mailer(core: MailCore): Mailer {
   let m = mailers.get(core);
   if (!m) {
     const made = new Mailer(core);

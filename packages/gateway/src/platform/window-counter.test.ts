@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WindowCounter } from './window-counter.ts';
-import type { Core } from '../core.ts';
+import type { CounterCore } from './window-counter.ts';
 
 // Without Redis the counter lives in memory and answers synchronously.
-const core = { redis: null, cache: { redisPrefix: null } } as unknown as Core;
+const core = { redis: null, cache: { redisPrefix: null } } satisfies CounterCore;
 
 test('a window starts with the first count, reads add nothing, and the count restarts when it ends', () => {
   const c = new WindowCounter(core, 't');

@@ -4,7 +4,13 @@
  * name, expiring with its window); without it they live in this node's memory and `add` answers
  * synchronously. Used for failed logins per address and model requests per user.
  */
-import type { Core } from '../core.ts';
+import type { Redis } from 'ioredis';
+
+/** What the counter needs of the core (core.ts): its Redis client and the deployment's key prefix. */
+export interface CounterCore {
+  redis: Redis | null;
+  cache: { redisPrefix: string | null };
+}
 
 export interface WindowCount {
   /** The count in the current window, this addition included. */
@@ -19,7 +25,7 @@ export class WindowCounter {
   private readonly local = new Map<string, { n: number; resetAt: number }>();
 
   /** `space` keeps the names of different counters apart. */
-  constructor(private readonly core: Core, private readonly space: string) {}
+  constructor(private readonly core: CounterCore, private readonly space: string) {}
 
   /** Adds `by` (0 reads) to `name`, starting a window of `windowMs` when none is running. */
   add(name: string, windowMs: number, by = 1, now = Date.now()): WindowCount | Promise<WindowCount> {

@@ -8,7 +8,7 @@ import type { Grant, QuotaAllowances } from '../billing/allowance.ts';
 import type { LogWriter, NewLog } from '../logs/writer.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { upstreamModel } from './providers.ts';
-import type { ClientConn, RelayPrincipal } from './relay.ts';
+import type { ClientConn, RelayPrincipal } from './call.ts';
 
 /** What a log row needs of a call. */
 export interface LoggedCall {

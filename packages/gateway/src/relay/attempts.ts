@@ -8,7 +8,7 @@ import { echo, GatewayError } from '../platform/errors.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import type { Sticky } from './affinity.ts';
 import type { RelayPolicy } from './policy.ts';
-import { networkMessage } from './relay.ts';
+import { networkMessage } from './upstream.ts';
 import { inSpan, SpanKind, spanError, tracer, type Span } from '../platform/tracing.ts';
 
 export type AttemptOutcome =

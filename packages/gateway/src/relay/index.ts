@@ -1,9 +1,11 @@
 /**
  * The relay area: channels at runtime, the model-call hot path, channel tests and the recovery probe.
  */
-import type { Area } from '../areas.ts';
+import type { Core } from '../core.ts';
+import type { Options } from '../options/options.ts';
+import type { Accounts } from '../accounts/index.ts';
+import type { Billing } from '../billing/index.ts';
 import { LogWriter } from '../logs/writer.ts';
-import { relayRoutes } from '../http/relay-routes.ts';
 import { ChannelIndex, CHANNELS_REVISION } from './channels.ts';
 import { Relay } from './relay.ts';
 import { RealtimeRelay } from './realtime.ts';
@@ -25,7 +27,7 @@ export interface RelayService {
   channels: ChannelIndex;
   logs: LogWriter;
   pools: UpstreamPools;
-  /** Retries, auto-disable, cooldowns, probe and log switches as the admin options say. */
+  /** Retries, auto-disable, cooldowns, probe and log switches as the run-time options say. */
   policy: RelayPolicy;
   /** Node-local quota holds for model calls (option QuotaAllowanceEnabled). */
   allowances: QuotaAllowances;
@@ -37,32 +39,25 @@ export interface RelayService {
   probe(): Promise<number>;
 }
 
-declare module '../services.ts' {
-  interface Services {
-    relay: RelayService;
-  }
-}
-
-export const relayArea: Area = {
+export const relayArea = {
   name: 'relay',
-  async init(core, services) {
+  async init(core: Core, deps: { options: Options; billing: Billing; accounts: Accounts }): Promise<RelayService> {
     const channels = new ChannelIndex(core);
-    // The admin area (and its options) is built after this one: looked up when a value is needed.
-    const policy = new RelayPolicy(core, channels, () => services.admin?.options);
+    const policy = new RelayPolicy(core, channels, deps.options);
     const logs = new LogWriter(core, undefined, (row) => policy.logs(row.type));
     const pools = core.outbound.pools;
-    const allowances = new QuotaAllowances(core, services.billing.ledger, () => policy.allowance());
+    const allowances = new QuotaAllowances(core, deps.billing.ledger, () => policy.allowance());
     const affinity = core.config.relayAffinityTtlMs > 0 ? new Affinity(core, core.config.relayAffinityTtlMs) : null;
-    const deps = { core, channels, prices: services.billing.prices, ledger: services.billing.ledger, allowances, logs, pools, policy, affinity, rateLimits: services.accounts.rateLimits, budgets: services.billing.budgets };
-    const relay = new Relay(deps);
-    const realtime = new RealtimeRelay(deps);
+    const relayDeps = { core, channels, prices: deps.billing.prices, ledger: deps.billing.ledger, allowances, logs, pools, policy, affinity, rateLimits: deps.accounts.rateLimits, budgets: deps.billing.budgets };
+    const relay = new Relay(relayDeps);
+    const realtime = new RealtimeRelay(relayDeps);
     await core.cache.register(CHANNELS_REVISION, () => channels.load());
     let probing: Promise<number> | null = null;
     const probe = () => {
       probing ??= probeOnce(core, channels, pools).finally(() => { probing = null; });
       return probing;
     };
-    services.relay = {
+    const service: RelayService = {
       relay, realtime, channels, logs, pools, policy, allowances, probe, probeRounds: 0,
       async testChannel(id, model) {
         let ch = channels.get(id);
@@ -83,12 +78,13 @@ export const relayArea: Area = {
     core.onClose(() => relay.drain());
     core.onClose(() => realtime.drain());
     core.onClose(async () => { await probing; });
+    return service;
   },
-  start(core, services) {
+  start(core: Core, service: RelayService) {
     // The probe runs every AutoEnableProbeSeconds while AutoEnableEnabled; both are read again before
     // each round, so a change applies within a second.
-    const { policy } = services.relay;
-    services.relay.allowances.start();
+    const { policy } = service;
+    service.allowances.start();
     let last = Date.now();
     let timer: NodeJS.Timeout | null = null;
     let stopped = false;
@@ -105,8 +101,8 @@ export const relayArea: Area = {
           return false;
         });
         if (holding && !stopped) {
-          services.relay.probeRounds++;
-          await services.relay.probe().catch((e) => core.log.warn({ err: (e as Error).message }, 'channel probe failed'));
+          service.probeRounds++;
+          await service.probe().catch((e) => core.log.warn({ err: (e as Error).message }, 'channel probe failed'));
         }
       }
       if (stopped) return;
@@ -121,5 +117,4 @@ export const relayArea: Area = {
       if (holding) await releaseLease(core.h.db, PROBE_LEASE, node).catch(() => {});
     });
   },
-  routes: relayRoutes,
 };

@@ -1,7 +1,7 @@
 /**
- * The relay's run-time policy, read from the admin options (held in memory, reloaded on the `options`
- * revision) at call time: retries, auto-disable, 429 cooldown, the recovery probe and which log rows
- * are written. Lists are parsed once per distinct stored text, not per request.
+ * The relay's run-time policy, read from the run-time options (options/options.ts: held in memory,
+ * reloaded on the `options` revision) at call time: retries, auto-disable, 429 cooldown, the recovery
+ * probe and which log rows are written. Lists are parsed once per distinct stored text, not per request.
  *
  * Auto-disable: an upstream failure *qualifies* when its status is in `AutoDisableStatusCodes` or its
  * error text contains one of `AutoDisableKeywords` (case-insensitive). Qualifying failures are counted
@@ -11,12 +11,12 @@
  * (`CooldownOn429Seconds`). A 429 always cools the key down (Retry-After, else `CooldownOn429Seconds`).
  */
 import type { Core } from '../core.ts';
-import { KNOWN_OPTIONS } from '../admin/options.ts';
+import { KNOWN_OPTIONS } from '../options/options.ts';
 import { parseGroupCounts } from '../accounts/request-limit.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import type { AllowanceSettings } from '../billing/allowance.ts';
 
-/** What the relay needs of the options service (`services.admin.options`). */
+/** What the relay needs of the run-time options (options/options.ts). */
 export interface OptionSource {
   get(key: string): string | undefined;
 }
@@ -64,7 +64,7 @@ export class RelayPolicy {
   constructor(
     private readonly core: Core,
     private readonly channels: ChannelIndex,
-    private readonly options: () => OptionSource | undefined,
+    private readonly options: OptionSource,
   ) {
     core.cache.onEvent(FAILURE_EVENT, (p) => {
       const e = p as { k?: unknown; t?: unknown };
@@ -84,7 +84,7 @@ export class RelayPolicy {
 
   /** The current text of an option: stored, else its default. */
   private raw(key: string): string {
-    const v = this.options()?.get(key);
+    const v = this.options.get(key);
     if (v !== undefined) return v;
     const d = KNOWN_OPTIONS[key]?.default;
     return typeof d === 'function' ? d(this.core) : (d ?? '');

@@ -27,7 +27,7 @@ import { openaiPathUrl, type RuntimeChannel } from './channels.ts';
 import { CONNECT_FAIL_COOLDOWN_MS } from './policy.ts';
 import { passUsage } from './passthrough.ts';
 import { DEFAULT_AZURE_API_VERSION, upstreamModel } from './providers.ts';
-import type { RelayDeps, RelayPrincipal } from './relay.ts';
+import type { RelayDeps, RelayPrincipal } from './call.ts';
 
 export const REALTIME_RESERVE_TOKENS = 4096;
 const OPEN_TIMEOUT_MS = 15_000;

@@ -10,23 +10,18 @@
  *
  * Billing is by the client's model name; a channel's model mapping only changes what is sent upstream.
  */
-import type { ServerResponse } from 'node:http';
-import type { Core } from '../core.ts';
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
-import type { Admission, RateLimiter } from '../accounts/rate-limits.ts';
-import type { Budgets } from '../billing/budgets.ts';
-import { errorBody } from '../http/errors.ts';
-import type { Ledger, Payer } from '../billing/ledger.ts';
-import { ledgerGrant, type Grant, type QuotaAllowances } from '../billing/allowance.ts';
-import type { ModelPrice, PriceBook, TokenUsage } from '../billing/prices.ts';
+import type { Admission } from '../accounts/rate-limits.ts';
+import { errorBody } from '../platform/error-envelopes.ts';
+import type { Payer } from '../billing/ledger.ts';
+import { ledgerGrant, type Grant } from '../billing/allowance.ts';
+import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
 import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
 import { echo, GatewayError } from '../platform/errors.ts';
-import type { LogWriter } from '../logs/writer.ts';
 import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
-import type { ChannelIndex, RuntimeChannel } from './channels.ts';
-import type { RelayPolicy } from './policy.ts';
+import type { RuntimeChannel } from './channels.ts';
 import { runAttempts, type AttemptOutcome } from './attempts.ts';
 import { callLogRow, extendReserve, logAttemptError, refundGrant, runReserved, settleThenLog } from './accounting.ts';
 import { scanBody, type BodyScan } from './body-scan.ts';
@@ -35,7 +30,8 @@ import { choiceCount, tokenCount } from './formats/canonical.ts';
 import {
   applyParamOverride, channelFormat, hasOverride, supportsKind, upstreamHeaders, upstreamModel, upstreamUrl, type RelayKind,
 } from './providers.ts';
-import { readText, type UpstreamPools, type UpstreamResponse } from './upstream.ts';
+import { networkMessage, readText, retryAfter, type UpstreamResponse } from './upstream.ts';
+import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import { SseFramer, type SseEvent } from './sse.ts';
 import {
   createStreamDecoder, createStreamEncoder, decodeRequest, decodeResponse, encodeRequest, encodeResponse, upstreamErrorMessage,
@@ -46,7 +42,7 @@ import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passth
 import { Conversations } from './conversations.ts';
 import { ChannelType } from './channel-types.ts';
 import { toVertexAnthropicBody } from './vertex.ts';
-import { affinityKey, type Affinity } from './affinity.ts';
+import { affinityKey } from './affinity.ts';
 import type { AttemptCallInfo } from './attempts.ts';
 import * as responses from './formats/responses.ts';
 import { decodeRequest as anthropicDecode } from './formats/anthropic.ts';
@@ -62,18 +58,6 @@ export const COUNT_MAX_CHARS = 8 * 1024 * 1024;
  * movements (on SQLite, usually the next request's reserve), so a model call costs about one commit.
  */
 const SETTLE_DEFER_MS = 5;
-
-/** The caller's connection. `hijack` hands the raw response to the relay (called once, before the first byte). */
-export interface ClientConn {
-  res: ServerResponse;
-  hijack(): void;
-}
-
-/**
- * Who pays for a call: an API key, or a logged-in user without a key (the playground: keyId and keyName
- * null, no key cap, every model the group serves).
- */
-export type RelayPrincipal = Omit<KeyPrincipal, 'keyId' | 'keyName'> & { keyId: number | null; keyName: string | null };
 
 export interface RelayCall {
   kind: RelayKind;
@@ -139,23 +123,6 @@ interface Ctx {
   extensions: number;
   /** The call's place in its rate limits (accounts/rate-limits.ts); null when none applies. */
   admission: Admission | null;
-}
-
-export interface RelayDeps {
-  core: Core;
-  channels: ChannelIndex;
-  prices: PriceBook;
-  ledger: Ledger;
-  allowances: QuotaAllowances;
-  logs: LogWriter;
-  pools: UpstreamPools;
-  policy: RelayPolicy;
-  /** Session affinity (relay/affinity.ts); null when RELAY_AFFINITY_TTL_SECONDS is 0. */
-  affinity: Affinity | null;
-  /** Rate limits per key, user and model (accounts/rate-limits.ts). */
-  rateLimits: RateLimiter;
-  /** Period budgets: they make a call's payer (billing/budgets.ts). */
-  budgets: Budgets;
 }
 
 const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
@@ -1112,25 +1079,6 @@ function responseText(json: unknown): string {
     }
   }
   return t;
-}
-
-export function retryAfter(v: string | string[] | undefined): number | undefined {
-  const s = Array.isArray(v) ? v[0] : v;
-  if (!s) return undefined;
-  const n = Number(s);
-  if (Number.isFinite(n)) return Math.min(Math.max(n, 0) * 1000, 3600_000);
-  const d = Date.parse(s);
-  return Number.isFinite(d) ? Math.min(Math.max(d - Date.now(), 0), 3600_000) : undefined;
-}
-
-export function networkMessage(e: unknown): string {
-  const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = err?.code ?? err?.cause?.code;
-  if (code === 'ECONNREFUSED') return 'upstream refused the connection';
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'upstream timed out';
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'upstream closed the connection';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'upstream host not found';
-  return `upstream connection failed${code ? ` (${code})` : ''}`;
 }
 
 /** An Anthropic body for Vertex (relay/vertex.ts). */

@@ -2,17 +2,17 @@
  * The task area: lifecycle (submit, poll, settle), outbound execution, artifacts and the generic
  * task endpoints. Other areas (image/video/Responses protocols, native routes) use `services.tasks`.
  */
-import type { AddressInfo } from 'node:net';
-import type { Area } from '../areas.ts';
-import type { Services } from '../services.ts';
+import type { Core } from '../core.ts';
+import type { Options } from '../options/options.ts';
+import type { Accounts } from '../accounts/index.ts';
+import type { Billing } from '../billing/index.ts';
+import type { PluginsService } from './runtime/index.ts';
 import { TaskCatalog } from './lifecycle/catalog.ts';
 import { TaskService, type PluginSource } from './lifecycle/service.ts';
 import { Poller } from './lifecycle/poller.ts';
 import { TaskStore } from './lifecycle/store.ts';
 import { Artifacts } from './artifacts/service.ts';
 import { TaskAdmin } from './lifecycle/admin.ts';
-import { taskRoutes } from '../http/task-routes.ts';
-import { taskAdminRoutes } from '../http/task-admin-routes.ts';
 import { TaskCallbacks } from './callbacks/service.ts';
 import { CallbackWorker } from './callbacks/worker.ts';
 
@@ -43,33 +43,32 @@ export interface Tasks {
   setListeningUrl(url: string): void;
 }
 
-declare module '../services.ts' {
-  interface Services {
-    tasks: Tasks;
-  }
+export interface TasksDeps {
+  options: Options;
+  accounts: Accounts;
+  billing: Billing;
+  plugins: PluginsService;
 }
 
-export const tasksArea: Area = {
+export const tasksArea = {
   name: 'tasks',
-  async init(core, services: Services) {
+  async init(core: Core, deps: TasksDeps): Promise<Tasks> {
     const catalog = new TaskCatalog(core);
     await catalog.register();
-    const plugins = (): PluginSource | undefined => (services as { plugins?: PluginSource }).plugins;
+    const plugins = (): PluginSource => deps.plugins;
     const store = new TaskStore(core.h);
-    if (services.plugins) services.plugins.inFlightCounter = (key: string) => store.countUnfinished(key);
+    deps.plugins.inFlightCounter = (key: string) => store.countUnfinished(key);
     const callbacks = new TaskCallbacks(core);
     const callbackWorker = new CallbackWorker(core, callbacks, store);
-    const service = new TaskService(core, store, services.billing.ledger, catalog, plugins, { callbacks, rateLimits: services.accounts.rateLimits, budgets: services.billing.budgets });
+    const service = new TaskService(core, store, deps.billing.ledger, catalog, plugins, { callbacks, rateLimits: deps.accounts.rateLimits, budgets: deps.billing.budgets });
     const poller = new Poller(service, store, core.log);
     let selfUrl = `http://127.0.0.1:${core.config.port}`;
-    const options = services.admin?.options;
-    const publicBase = () => options
-      ? options.get('TaskPublicAddress') || options.get('ServerAddress') || selfUrl
-      : core.config.taskPublicAddress || core.config.serverAddress || selfUrl;
+    const { options } = deps;
+    const publicBase = () => options.get('TaskPublicAddress') || options.get('ServerAddress') || selfUrl;
     const artifacts = new Artifacts(service, publicBase);
-    services.tasks = {
+    const tasks: Tasks = {
       service, store, poller, artifacts, catalog, publicBase, callbacks, callbackWorker,
-      admin: new TaskAdmin(core, service, store, services.billing.ledger, callbacks),
+      admin: new TaskAdmin(core, service, store, deps.billing.ledger, callbacks),
       setListeningUrl: (u) => { selfUrl = u; },
       submit: (i) => service.submit(i),
       get: (u, id) => service.get(u, id),
@@ -80,20 +79,10 @@ export const tasksArea: Area = {
       await poller.stop();
       await callbackWorker.stop();
     });
+    return tasks;
   },
-  async routes(app, deps) {
-    await taskRoutes(app, deps);
-    await taskAdminRoutes(app, deps);
-  },
-  start(_core, services) {
-    services.tasks.poller.start();
-    services.tasks.callbackWorker.start();
+  start(_core: Core, tasks: Tasks) {
+    tasks.poller.start();
+    tasks.callbackWorker.start();
   },
 };
-
-/** Records the address the server listens on (used for links when no public address is set). */
-export function listeningUrl(addr: AddressInfo | string | null): string | null {
-  if (!addr || typeof addr === 'string') return null;
-  const host = addr.address === '0.0.0.0' || addr.address === '::' ? '127.0.0.1' : addr.address;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
-}

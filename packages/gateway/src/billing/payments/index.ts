@@ -16,8 +16,8 @@ import type { PaymentRow } from '../../store/schema-core.ts';
 import { GatewayError, notFound } from '../../platform/errors.ts';
 import { randomId } from '../../platform/ids.ts';
 import { insertLogs } from '../../logs/writer.ts';
-import { quotaToUsd, type Page } from '../../admin/validate.ts';
-import { AuditLog } from '../../admin/audit.ts';
+import { quotaToUsd, type Page } from '../../platform/validate.ts';
+import { AuditLog } from '../../logs/audit.ts';
 import { minorFactor, type PaymentEvent, type PaymentProvider } from './provider.ts';
 import { StripeProvider } from './stripe.ts';
 

@@ -9,7 +9,7 @@ import type { Core } from '../../core.ts';
 import { fetch, type Dispatcher } from 'undici';
 import { GatewayError } from '../../platform/errors.ts';
 import type { PluginAdmin } from '../admin/service.ts';
-import { AuditLog, type AuditActor } from '../../admin/audit.ts';
+import { AuditLog, type AuditActor } from '../../logs/audit.ts';
 
 export const SOURCES_OPTION = 'TaskPluginMarketplaceSources';
 export const DEFAULT_SOURCES = [

@@ -2,10 +2,9 @@
  * The protocols area: image, video and Responses protocols and plugin native routes, on top of the
  * task lifecycle (`services.tasks`) and the plugin runtime (`services.plugins`).
  */
-import type { Area } from '../../areas.ts';
-import type { Services } from '../../services.ts';
-import { protocolRoutes } from '../../http/protocol-routes.ts';
-import { nativeRoutes } from '../../http/native-routes.ts';
+import type { Core } from '../../core.ts';
+import type { Tasks } from '../index.ts';
+import type { PluginsService } from '../runtime/index.ts';
 import { NativeHost } from '../native/host.ts';
 import { ProtocolHost } from './host.ts';
 import type { ArtifactsPort, TasksPort } from './port.ts';
@@ -15,22 +14,12 @@ export interface Protocols {
   native: NativeHost;
 }
 
-declare module '../../services.ts' {
-  interface Services {
-    protocols: Protocols;
-  }
-}
-
-export const protocolsArea: Area = {
+export const protocolsArea = {
   name: 'protocols',
-  init(core, services: Services) {
-    const generation = () => {
-      const p = (services as Partial<Services>).plugins;
-      return p ? p.current() : null;
-    };
+  init(core: Core, deps: { plugins: PluginsService; tasks: Tasks }): Protocols {
+    const generation = () => deps.plugins.current();
     const tasks = (): TasksPort | null => {
-      const t = (services as Partial<Services>).tasks;
-      if (!t) return null;
+      const t = deps.tasks;
       return {
         submit: (i) => t.submit(i),
         byPublicId: (id) => t.service.byPublicId(id),
@@ -40,8 +29,7 @@ export const protocolsArea: Area = {
       };
     };
     const artifacts = (): ArtifactsPort | null => {
-      const t = (services as Partial<Services>).tasks;
-      if (!t) return null;
+      const t = deps.tasks;
       return {
         links: async (row) => (await t.artifacts.list(Number(row.user_id), row.public_id)).artifacts.map((a) => ({ key: a.key, type: a.type, ...(a.mime_type ? { mimeType: a.mime_type } : {}), url: a.content_url })),
         content: (row, key, req) => t.artifacts.content(Number(row.user_id), row.public_id, key, req.method === 'HEAD' ? 'HEAD' : 'GET', req.headers),
@@ -55,10 +43,6 @@ export const protocolsArea: Area = {
       download: { maxBytes: core.config.maxFileDownloadMb * 1024 * 1024, timeoutMs: 60_000, dispatcher: core.outbound.content },
     });
     const native = new NativeHost({ tasks, generation, log: core.log });
-    services.protocols = { host, native };
-  },
-  async routes(app, deps) {
-    await protocolRoutes(app, deps);
-    await nativeRoutes(app, deps);
+    return { host, native };
   },
 };

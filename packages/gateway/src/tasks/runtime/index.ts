@@ -3,11 +3,9 @@
  * rebuilt from the database at start and whenever the plugin revision changes on any node.
  */
 import type { Core } from '../../core.ts';
-import type { Area } from '../../areas.ts';
 import { PluginHost, PLUGINS_REVISION } from './host.ts';
 import { PluginAdmin } from '../admin/service.ts';
 import { Marketplace } from '../market/service.ts';
-import { pluginAdminRoutes } from '../../http/plugin-admin-routes.ts';
 
 export { PluginHost, PLUGINS_REVISION } from './host.ts';
 export { PluginCallError, PluginLoadError } from './errors.ts';
@@ -23,15 +21,9 @@ export interface PluginsService extends PluginHost {
   market: Marketplace;
 }
 
-declare module '../../services.ts' {
-  interface Services {
-    plugins: PluginsService;
-  }
-}
-
-export const pluginsArea: Area = {
+export const pluginsArea = {
   name: 'plugins',
-  async init(core: Core, services) {
+  async init(core: Core): Promise<PluginsService> {
     const host = new PluginHost(core, {
       timeoutMs: core.config.pluginCallTimeoutMs,
       memoryMb: core.config.pluginMemoryLimitMb,
@@ -39,9 +31,8 @@ export const pluginsArea: Area = {
     }) as PluginsService;
     host.admin = new PluginAdmin(core, host);
     host.market = new Marketplace(core, host.admin);
-    services.plugins = host;
     await core.cache.register(PLUGINS_REVISION, async () => { await host.rebuild(); });
     core.onClose(() => host.shutdown());
+    return host;
   },
-  routes: pluginAdminRoutes,
 };

@@ -2,7 +2,7 @@
  * Field validation shared by the admin API and the configuration file. Every error names the field
  * by its path (`models`, `channels[2].type`), so a 400 answer or a failed start says what to fix.
  */
-import { GatewayError } from '../platform/errors.ts';
+import { GatewayError } from './errors.ts';
 
 export class FieldError extends GatewayError {
   constructor(readonly field: string, problem: string) {

@@ -6,11 +6,13 @@
  * `[redacted]` (a changed secret still shows that it changed). Read by GET /api/audit.
  */
 import type { Core } from '../core.ts';
-import type { UserPrincipal } from '../accounts/types.ts';
-import { Reader, fieldError, isObj, paging, stableJson, type Obj, type Page } from './validate.ts';
+import { Reader, fieldError, isObj, paging, stableJson, type Obj, type Page } from '../platform/validate.ts';
 
-/** Who wrote: a logged-in user, or null for the system (configuration file, bootstrap). */
-export type AuditActor = UserPrincipal | null;
+/**
+ * Who wrote: a logged-in user (accounts/types.ts `UserPrincipal`, of which the log keeps the id, name
+ * and role), or null for the system (configuration file, bootstrap).
+ */
+export type AuditActor = { id: number; username: string; role: string; group?: string } | null;
 
 export interface AuditTarget {
   /** user, key, channel, price, group_ratio, option, plugin, marketplace, redemption, task … */
