@@ -2,8 +2,10 @@
  * The replay upstream of the provider conformance suite: a node:http server that answers every model
  * request with a recorded file of the scenario the request names (the `x-replay-scenario` header a
  * channel's header override sets): `<name>.json` is sent with status 200, `error-<status>.json` with
- * that status, `<name>.sse` as `text/event-stream` one event at a time. Every model request is recorded
- * for assertions. It also serves Google's service-account token exchange (`POST /token`): the JWT-bearer
+ * that status, `<name>.sse` as `text/event-stream` one event at a time, `<name>.eventstream.json` (a list
+ * of `{event, data}`, or `{exception, data}`) as AWS's binary event stream (`application/vnd.amazon.eventstream`,
+ * encoded with AWS's codec) one message at a time; `<name>.headers.json`, when present, adds its headers to
+ * the answer (AWS's `x-amzn-errortype`). Every model request is recorded for assertions. It also serves Google's service-account token exchange (`POST /token`): the JWT-bearer
  * grant is verified with the service account's public key, and a Vertex call (a path under
  * `/v1/projects/`) is answered only with a token it issued.
  */
@@ -12,6 +14,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { jwtVerify } from 'jose';
+import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { json, sleep, startFake, type FakeUpstream, type Recorded } from '../upstreams/common.ts';
 
 export const SCENARIO_HEADER = 'x-replay-scenario';
@@ -29,11 +33,26 @@ export interface ReplayUpstream {
 
 /** The recorded file of a scenario in `dir`: its path, or null when there is none. */
 export function scenarioFile(dir: string, scenario: string): string | null {
-  for (const ext of ['.json', '.sse']) {
+  for (const ext of ['.json', '.sse', '.eventstream.json']) {
     const p = join(dir, scenario + ext);
     if (existsSync(p)) return p;
   }
   return null;
+}
+
+const codec = new EventStreamCodec(toUtf8, fromUtf8);
+
+/** One message of an AWS event stream: an event (`:event-type`) or an exception (`:exception-type`). */
+function awsMessage(m: { event?: string; exception?: string; data: unknown }): Uint8Array {
+  const kind = m.exception ? 'exception' : 'event';
+  return codec.encode({
+    headers: {
+      ':message-type': { type: 'string', value: kind },
+      [kind === 'event' ? ':event-type' : ':exception-type']: { type: 'string', value: String(m.exception ?? m.event) },
+      ':content-type': { type: 'string', value: 'application/json' },
+    },
+    body: fromUtf8(JSON.stringify(m.data)),
+  });
 }
 
 /** Starts a replay upstream serving the scenarios recorded in `dir`. */
@@ -70,8 +89,20 @@ export async function startReplay(dir: string): Promise<ReplayUpstream> {
     if (!file) return json(res, 404, { error: { message: `no recorded answer for scenario "${scenario}" in ${dir}` } });
     state.requests.push(r);
     const text = readFileSync(file, 'utf8');
+    const extraFile = join(dir, `${scenario}.headers.json`);
+    const extra: Record<string, string> = existsSync(extraFile) ? JSON.parse(readFileSync(extraFile, 'utf8')) : {};
+    if (file.endsWith('.eventstream.json')) {
+      res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', ...extra });
+      for (const m of JSON.parse(text) as Array<{ event?: string; exception?: string; data: unknown }>) {
+        if (res.destroyed) return;
+        res.write(awsMessage(m));
+        await sleep(1);
+      }
+      res.end();
+      return;
+    }
     if (file.endsWith('.sse')) {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...extra });
       // One event per write, with a pause, so the gateway reads the stream in pieces as it would live.
       for (const ev of text.split(/\r?\n\r?\n/)) {
         if (!ev.trim()) continue;
@@ -84,7 +115,7 @@ export async function startReplay(dir: string): Promise<ReplayUpstream> {
     }
     const m = /^error-(\d{3})$/.exec(scenario);
     const body = Buffer.from(text);
-    res.writeHead(m ? Number(m[1]) : 200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+    res.writeHead(m ? Number(m[1]) : 200, { 'content-type': 'application/json', 'content-length': String(body.length), ...extra });
     res.end(body);
   }
 
