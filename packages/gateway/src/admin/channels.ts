@@ -3,6 +3,7 @@
  * leave this module: views carry a count and hints (`sk-ab…wxyz`) with each key's state.
  */
 import { parseServiceAccount } from '../platform/google-token.ts';
+import { AWS_REGION, parseBedrockKey } from '../relay/bedrock.ts';
 import type { Selectable } from 'kysely';
 import type { Core } from '../core.ts';
 import { GatewayError, notFound } from '../platform/errors.ts';
@@ -236,6 +237,18 @@ export class ChannelAdmin {
           throw fieldError(f(`keys[${i}]`), `must be a service-account JSON key (${(e as Error).message})`);
         }
         if (!project && typeof s.project_id !== 'string') throw fieldError(f(`keys[${i}]`), 'has no project_id: set settings.project_id');
+      });
+    }
+    if (c.type === ChannelType.bedrock) {
+      if (s.region !== undefined && (typeof s.region !== 'string' || !AWS_REGION.test(s.region))) {
+        throw fieldError(f('settings.region'), 'must be an AWS region such as us-east-1');
+      }
+      c.keys.forEach((k, i) => {
+        try {
+          parseBedrockKey(k, s.region);
+        } catch (e) {
+          throw fieldError(f(`keys[${i}]`), `must be ACCESS_KEY_ID|SECRET_ACCESS_KEY|REGION[|SESSION_TOKEN] or a Bedrock API key with settings.region (${(e as Error).message})`);
+        }
       });
     }
     if (c.type === ChannelType.task_plugin) {

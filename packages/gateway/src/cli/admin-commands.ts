@@ -247,7 +247,7 @@ const key = sub('key', `  gatehouse key create [NAME] [--user USER] [--models a,
 
 interface Channel { id: number; name: string; type_name: string; base_url: string; key_count: number; models: string[]; groups: string[]; priority: number; weight: number; status: string; status_reason: string | null }
 
-const channel = sub('channel', '  gatehouse channel add NAME --type openai|azure|anthropic|gemini|task_plugin|gateway --key KEY [--key KEY2 | --key-stdin]\n        [--base-url URL] [--models a,b] [--groups default] [--priority N] [--weight N] [--preset deepseek]\n        [--api-version 2024-10-21] [--plugin KEY] [--plugins a,b] [--mapping \'{"from":"to"}\']\n  gatehouse channel list\n  gatehouse channel test ID [--model M]\n  gatehouse channel disable ID [--reason TEXT]\n  gatehouse channel enable ID\n', {
+const channel = sub('channel', '  gatehouse channel add NAME --type openai|azure|anthropic|gemini|bedrock|vertex|task_plugin|gateway --key KEY [--key KEY2 | --key-stdin]\n        [--base-url URL] [--models a,b] [--groups default] [--priority N] [--weight N] [--preset deepseek]\n        [--api-version 2024-10-21] [--region us-east-1] [--plugin KEY] [--plugins a,b] [--mapping \'{"from":"to"}\']\n  gatehouse channel list\n  gatehouse channel test ID [--model M]\n  gatehouse channel disable ID [--reason TEXT]\n  gatehouse channel enable ID\n', {
   async add(a) {
     const api = Api.from(a);
     const keys = [...flags(a, 'key')];
@@ -255,6 +255,7 @@ const channel = sub('channel', '  gatehouse channel add NAME --type openai|azure
     const settings: Record<string, unknown> = {};
     if (flag(a, 'preset')) settings.preset = flag(a, 'preset');
     if (flag(a, 'api-version')) settings.api_version = flag(a, 'api-version');
+    if (flag(a, 'region')) settings.region = flag(a, 'region');
     if (flag(a, 'plugin')) settings.plugin = flag(a, 'plugin');
     if (flag(a, 'plugins')) settings.plugins = csv(flag(a, 'plugins'));
     const body: Record<string, unknown> = { name: need(a.pos[0], 'NAME'), type: flag(a, 'type') ?? 'openai', keys, settings };

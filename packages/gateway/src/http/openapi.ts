@@ -171,15 +171,15 @@ const schemas: Record<string, Schema> = {
   }, ['task_id', 'platform', 'status', 'progress', 'fail_reason', 'model', 'created_at', 'started_at', 'finished_at', 'updated_at']),
   ChannelKey: obj({ index: int(), hint: str(), status: str(undefined, { enum: ['enabled', 'disabled', 'auto_disabled'] }), reason: nullable(str()), at: nullable(int()) }),
   Channel: obj({
-    id: int(), name: str(), type: int('1 openai, 3 azure, 14 anthropic, 24 gemini, 41 vertex, 60 gateway, 61 task_plugin'), type_name: str(), base_url: str(),
+    id: int(), name: str(), type: int('1 openai, 3 azure, 14 anthropic, 24 gemini, 33 bedrock, 41 vertex, 60 gateway, 61 task_plugin'), type_name: str(), base_url: str(),
     key_count: int(), keys: arr(ref('ChannelKey'), 'hints and state only; key values are never returned'), key_mode: str(undefined, { enum: ['random', 'round_robin'] }),
     models: arr(str()), groups: arr(str()), priority: int(), weight: int(), model_mapping: { type: 'object' }, header_override: { type: 'object' },
     param_override: { type: 'object' }, status: str(undefined, { enum: ['enabled', 'disabled', 'auto_disabled'] }), status_reason: nullable(str()),
-    settings: { type: 'object', description: 'openai: preset; azure: api_version; vertex: region, project_id; task_plugin: plugin; gateway: plugins' }, test_model: nullable(str()),
+    settings: { type: 'object', description: 'openai: preset; azure: api_version; vertex: region, project_id; bedrock: region (of Bedrock API keys); task_plugin: plugin; gateway: plugins' }, test_model: nullable(str()),
     response_time_ms: nullable(int()), tested_at: nullable(int()), created_at: int(), updated_at: int(),
   }),
   ChannelInput: obj({
-    name: str(), type: { anyOf: [int(), str('openai, azure, anthropic, gemini, vertex, gateway, task_plugin')] }, base_url: str(),
+    name: str(), type: { anyOf: [int(), str('openai, azure, anthropic, gemini, bedrock, vertex, gateway, task_plugin')] }, base_url: str(),
     keys: { anyOf: [arr(str()), str('newline-separated')], description: 'absent on update = keep the stored keys' }, key_mode: str(), models: arr(str()), groups: arr(str()),
     priority: int(), weight: int(), model_mapping: { type: 'object' }, header_override: { type: 'object' }, param_override: { type: 'object' },
     status: str(), status_reason: nullable(str()), settings: { type: 'object' }, test_model: nullable(str()),

@@ -7,6 +7,8 @@ export const ChannelType = {
   azure: 3,
   anthropic: 14,
   gemini: 24,
+  /** Amazon Bedrock: the Converse API, SigV4-signed access keys or a Bedrock API key (relay/bedrock.ts). */
+  bedrock: 33,
   /** Google Vertex AI: Gemini and Anthropic models, a service-account key (relay/vertex.ts). */
   vertex: 41,
   /** A peer gateway (Gatehouse or New API) whose task plugins are used through their native routes. */

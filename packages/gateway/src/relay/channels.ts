@@ -1,5 +1,5 @@
 /**
- * Channels at runtime: every enabled relay channel (OpenAI-compatible, Azure, Anthropic, Gemini) held
+ * Channels at runtime: every enabled relay channel (OpenAI-compatible, Azure, Anthropic, Gemini, Vertex AI, Bedrock) held
  * in memory with its unsealed keys and indexed by (group, model). Rebuilt when the `channels` revision
  * changes; nothing here reads the database on the hot path.
  *
@@ -24,7 +24,9 @@ import { pickRanked } from './channel-pick.ts';
 export const CHANNELS_REVISION = 'channels';
 /** The cluster event of a key's cooldown (`{c: channel id, k: key index, u: until, unix ms}`). */
 const COOLDOWN_EVENT = 'cooldown';
-export const RELAY_TYPES: ReadonlySet<number> = new Set([ChannelType.openai, ChannelType.azure, ChannelType.anthropic, ChannelType.gemini, ChannelType.vertex]);
+export const RELAY_TYPES: ReadonlySet<number> = new Set([
+  ChannelType.openai, ChannelType.azure, ChannelType.anthropic, ChannelType.gemini, ChannelType.vertex, ChannelType.bedrock,
+]);
 
 export interface KeyState {
   status: 'auto_disabled' | 'disabled';

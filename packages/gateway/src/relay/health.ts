@@ -11,7 +11,9 @@ import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { readText, type UpstreamPools } from './upstream.ts';
 import { ChannelType } from './channel-types.ts';
 import { toVertexAnthropicBody } from './vertex.ts';
+import { errorType as bedrockErrorType } from './formats/bedrock.ts';
 import type { GoogleTokens } from '../platform/google-token.ts';
+import { bedrockCredential, bedrockHeaders, bedrockUrl } from './bedrock.ts';
 
 export interface TestResult {
   ok: boolean;
@@ -36,22 +38,35 @@ export async function testKey(pools: UpstreamPools, ch: RuntimeChannel, keyIndex
   if (ch.type === ChannelType.vertex && fmt === 'anthropic') toVertexAnthropicBody(body);
   const t0 = performance.now();
   try {
-    const url = upstreamUrl(ch, kind, up, false);
     const key = ch.keys[keyIndex];
-    const cred = ch.type === ChannelType.vertex && google ? await google.token(google.account(key)) : key;
-    const headers = upstreamHeaders(ch, cred, false);
-    const res = await pools.send({ url, method: 'POST', headers, body: JSON.stringify(body) });
-    const text = await readText(res.body, 256 * 1024);
+    const text = JSON.stringify(body);
+    let url: Readonly<URL>;
+    let headers: Record<string, string>;
+    let secrets: readonly string[] = [key];
+    if (ch.type === ChannelType.bedrock) {
+      // Access keys sign the request (SigV4); a Bedrock API key is a bearer token.
+      const c = bedrockCredential(key, ch);
+      url = bedrockUrl(ch, c, up, false);
+      headers = await bedrockHeaders(ch, c, url, text, false);
+      secrets = c.secrets;
+    } else {
+      url = upstreamUrl(ch, kind, up, false);
+      const cred = ch.type === ChannelType.vertex && google ? await google.token(google.account(key)) : key;
+      headers = upstreamHeaders(ch, cred, false);
+    }
+    const res = await pools.send({ url, method: 'POST', headers, body: text });
+    const answer = await readText(res.body, 256 * 1024);
     const timeMs = Math.round(performance.now() - t0);
     if (res.statusCode >= 400) {
-      const message = upstreamErrorMessage(fmt, res.statusCode, redactSecrets(text, sentSecrets([ch.keys[keyIndex]], headers, url)));
+      const type = ch.type === ChannelType.bedrock ? bedrockErrorType(res.headers['x-amzn-errortype']) : undefined;
+      const message = upstreamErrorMessage(fmt, res.statusCode, redactSecrets(answer, sentSecrets(secrets, headers, url)), type);
       return { ok: false, status: res.statusCode, timeMs, model: m, message };
     }
     return { ok: true, status: res.statusCode, timeMs, model: m, message: 'ok' };
   } catch (e) {
     const err = e as { code?: string; message?: string };
     const timeMs = Math.round(performance.now() - t0);
-    // A service account whose token exchange failed says why (no secret is in that message).
+    // A service account whose token exchange failed, or a Bedrock key that cannot be read, says why (no secret is in that message).
     if (e instanceof GatewayError) return { ok: false, status: e.status, timeMs, model: m, message: e.message };
     return { ok: false, status: 0, timeMs, model: m, message: `upstream connection failed${err.code ? ` (${err.code})` : ''}` };
   }

@@ -2,7 +2,8 @@
  * Upstream adaptors: where a channel's request goes, how it authenticates and which wire format it
  * speaks. OpenAI-compatible vendors are configuration of one adaptor (base URL or `settings.preset`);
  * Azure OpenAI differs only in URL and auth header; Anthropic and Gemini speak their own formats and
- * are reached through the converters.
+ * are reached through the converters; Vertex AI speaks Anthropic's or Gemini's by model; Bedrock speaks
+ * Converse (relay/bedrock.ts: its URL and signed headers depend on the key, so the relay asks it directly).
  */
 import { ChannelType } from './channel-types.ts';
 import { openaiPathUrl, type RuntimeChannel } from './channels.ts';
@@ -19,6 +20,7 @@ export function channelFormat(type: number, model = ''): WireFormat {
   if (type === ChannelType.anthropic) return 'anthropic';
   if (type === ChannelType.gemini) return 'gemini';
   if (type === ChannelType.vertex) return isVertexAnthropic(model) ? 'anthropic' : 'gemini';
+  if (type === ChannelType.bedrock) return 'bedrock';
   return 'openai';
 }
 
@@ -28,7 +30,7 @@ export function channelFormat(type: number, model = ''): WireFormat {
  */
 export function supportsKind(ch: RuntimeChannel, kind: RelayKind, inbound: WireFormat = 'openai'): boolean {
   if (kind === 'chat') return true;
-  if (ch.type === ChannelType.vertex) return false;
+  if (ch.type === ChannelType.vertex || ch.type === ChannelType.bedrock) return false;
   const f = channelFormat(ch.type);
   return f === 'openai' || (kind === 'embeddings' && inbound === 'gemini' && f === 'gemini');
 }
@@ -75,6 +77,9 @@ function buildUrl(ch: RuntimeChannel, kind: RelayKind, model: string, stream: bo
       return new URL(/\/v1$/.test(base) ? `${base}/messages` : `${base}/v1/messages`);
     case ChannelType.vertex:
       return vertexUrl(ch, model, stream, geminiAction);
+    case ChannelType.bedrock:
+      // The key's region picks the endpoint: the relay and the channel test use bedrockUrl with the key.
+      throw new Error('bedrock URLs depend on the key: use bedrockUrl');
     case ChannelType.gemini: {
       const root = /\/v1(beta)?$/.test(base) ? base : `${base}/v1beta`;
       const m = encodeURIComponent(model.replace(/^models\//, ''));

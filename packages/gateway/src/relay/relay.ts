@@ -32,7 +32,7 @@ import {
 } from './providers.ts';
 import { networkMessage, readText, retryAfter, type UpstreamResponse } from './upstream.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
-import { SseFramer, type SseEvent } from './sse.ts';
+import { SseFramer, type EventFramer, type SseEvent } from './sse.ts';
 import {
   createStreamDecoder, createStreamEncoder, decodeRequest, decodeResponse, encodeRequest, encodeResponse, upstreamErrorMessage,
   usageFromResponse, type CanonicalRequest, type CanonicalResponse, type CanonicalStreamEvent, type Usage, type WireFormat,
@@ -42,6 +42,8 @@ import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passth
 import { Conversations } from './conversations.ts';
 import { ChannelType } from './channel-types.ts';
 import { toVertexAnthropicBody } from './vertex.ts';
+import { bedrockCredential, bedrockHeaders, bedrockUrl, EVENT_STREAM_TYPE, EventStreamFramer, type BedrockCredential } from './bedrock.ts';
+import { betaList, errorType as bedrockErrorType } from './formats/bedrock.ts';
 import { affinityKey } from './affinity.ts';
 import type { AttemptCallInfo } from './attempts.ts';
 import * as responses from './formats/responses.ts';
@@ -407,11 +409,13 @@ export class Relay {
       req.maxTokens = max;
       if (fmt === 'openai' && !req.openaiMaxTokensField) req.openaiMaxTokensField = openaiMaxField(ch, call.kind);
     }
-    const b = encodeRequest(fmt, req, upModel);
+    // Anthropic models on Bedrock get the caller's Anthropic betas in the body.
+    const b = encodeRequest(fmt, req, upModel, fmt === 'bedrock' ? { anthropicBeta: betaList(call.vendorHeaders?.['anthropic-beta']) } : {});
     applyParamOverride(b, ch.paramOverride);
     if (max !== null) {
       if (fmt === 'openai') setOpenAIMax(b, max, req.openaiMaxTokensField ?? 'max_tokens');
       else if (fmt === 'anthropic') b.max_tokens = Math.min(max, typeof b.max_tokens === 'number' ? b.max_tokens : max);
+      else if (fmt === 'bedrock') setBedrockMax(b, max);
       else setGeminiMax(b, max);
     }
     return JSON.stringify(b);
@@ -420,7 +424,7 @@ export class Relay {
   /** The body of an upstream 4xx the caller is to see: as it came when the upstream speaks the caller's format. */
   private clientErrorBody(ctx: Ctx, fmt: WireFormat, status: number, text: string, contentType: string, message: string): AttemptOutcome {
     if (fmt === ctx.cf) return { kind: 'client_error', status, body: text, contentType, message };
-    const body = ctx.cf === 'openai' || ctx.cf === 'responses'
+    const body = ctx.cf === 'openai' || ctx.cf === 'responses' || ctx.cf === 'bedrock'
       ? { error: { message, type: 'invalid_request_error', param: null, code: 'upstream_error' } }
       : errorBody(ctx.cf, new GatewayError(status, 'upstream_error', message, 'invalid_request_error'));
     return { kind: 'client_error', status, contentType: 'application/json', message, body: JSON.stringify(body) };
@@ -434,19 +438,36 @@ export class Relay {
     if (vertex && fmt === 'anthropic') body = vertexAnthropicBody(body);
     const embedGemini = ctx.call.kind === 'embeddings' && ctx.cf === 'gemini';
     const t0 = process.hrtime.bigint();
-    const url = upstreamUrl(ch, ctx.call.kind, upModel, ctx.stream, embedGemini ? (ctx.call.geminiAction ?? 'embedContent') : undefined);
-    // The caller's vendor headers go to an upstream of their vendor (OpenAI's also from a converted Responses call).
-    const vendor = fmt === ctx.cf || (fmt === 'openai' && ctx.cf === 'responses') ? ctx.call.vendorHeaders : undefined;
-    // A Vertex key is a service account: the upstream gets its access token.
-    const sa = vertex ? this.d.core.outbound.google.account(key) : null;
-    const headers = upstreamHeaders(ch, sa ? await this.d.core.outbound.google.token(sa) : key, ctx.stream, vendor);
+    let url: Readonly<URL>;
+    let headers: Record<string, string>;
+    /** The secrets this request carries: an upstream error never repeats them to anyone. */
+    let keys: readonly string[] = [key];
+    if (ch.type === ChannelType.bedrock) {
+      // A Bedrock key is an access key (each request signed with SigV4) or an API key; its region picks the endpoint.
+      let cred: BedrockCredential;
+      try {
+        cred = bedrockCredential(key, ch);
+      } catch (e) {
+        return { kind: 'retry', status: 401, message: `the channel's key cannot be used: ${(e as Error).message}` };
+      }
+      url = bedrockUrl(ch, cred, upModel, ctx.stream);
+      headers = await bedrockHeaders(ch, cred, url, body, ctx.stream);
+      keys = cred.secrets;
+    } else {
+      url = upstreamUrl(ch, ctx.call.kind, upModel, ctx.stream, embedGemini ? (ctx.call.geminiAction ?? 'embedContent') : undefined);
+      // The caller's vendor headers go to an upstream of their vendor (OpenAI's also from a converted Responses call).
+      const vendor = fmt === ctx.cf || (fmt === 'openai' && ctx.cf === 'responses') ? ctx.call.vendorHeaders : undefined;
+      // A Vertex key is a service account: the upstream gets its access token.
+      const sa = vertex ? this.d.core.outbound.google.account(key) : null;
+      headers = upstreamHeaders(ch, sa ? await this.d.core.outbound.google.token(sa) : key, ctx.stream, vendor);
+    }
     const up = await this.d.pools.send({ url, method: 'POST', headers, body });
     if (up.statusCode >= 400) {
       // A refused token is exchanged again on the next attempt with this key.
-      if (sa && up.statusCode === 401) this.d.core.outbound.google.invalidate(sa);
+      if (vertex && up.statusCode === 401) this.d.core.outbound.google.invalidate(this.d.core.outbound.google.account(key));
       // An upstream error may echo the credentials it got: they never go further than here.
-      const text = redactSecrets(await readText(up.body, 256 * 1024), sentSecrets([key], headers, url));
-      const message = upstreamErrorMessage(fmt, up.statusCode, text);
+      const text = redactSecrets(await readText(up.body, 256 * 1024), sentSecrets(keys, headers, url));
+      const message = upstreamErrorMessage(fmt, up.statusCode, text, fmt === 'bedrock' ? bedrockErrorType(up.headers['x-amzn-errortype']) : undefined);
       const s = up.statusCode;
       if (s === 401 || s === 403 || s === 408 || s === 429 || s >= 500 || this.d.policy.qualifies(s, message)) {
         return { kind: 'retry', status: s, message, retryAfterMs: s === 429 ? retryAfter(up.headers['retry-after']) : undefined };
@@ -455,9 +476,9 @@ export class Relay {
       return this.clientErrorBody(ctx, fmt, s, text, String(up.headers['content-type'] ?? 'application/json'), message);
     }
     const ctype = String(up.headers['content-type'] ?? '');
-    if (ctx.stream && ctype.includes('text/event-stream')) {
+    if (ctx.stream && (fmt === 'bedrock' ? ctype.includes(EVENT_STREAM_TYPE) : ctype.includes('text/event-stream'))) {
       ctx.upstreamWaitMs = msSince(t0);
-      await this.streamResponse(ctx, ch, fmt, upModel, up, () => sentSecrets([key], headers, url));
+      await this.streamResponse(ctx, ch, fmt, upModel, up, () => sentSecrets(keys, headers, url));
       return { kind: 'done' };
     }
     const text = await readText(up.body);
@@ -488,7 +509,7 @@ export class Relay {
       try {
         decoded = decodeResponse(fmt, json);
       } catch (e) {
-        return { kind: 'retry', status: 502, message: redactSecrets(`upstream response could not be read: ${(e as Error).message}`, sentSecrets([key], headers, url)) };
+        return { kind: 'retry', status: 502, message: redactSecrets(`upstream response could not be read: ${(e as Error).message}`, sentSecrets(keys, headers, url)) };
       }
       usage = decoded.usage;
       if (ctx.cf === 'responses') {
@@ -562,7 +583,8 @@ export class Relay {
     const cf = ctx.cf;
     const oaPass = fmt === 'openai' && cf === 'openai';
     const strip = oaPass && !includeUsageAsked(ctx.call.body);
-    const framer = new SseFramer();
+    // Bedrock streams AWS event-stream messages: read into the same events as SSE (relay/bedrock.ts).
+    const framer: EventFramer = fmt === 'bedrock' ? new EventStreamFramer() : new SseFramer();
     const counter = new TokenCounter();
     let usage: Partial<Usage> | null = null;
     // Same-format streams other than OpenAI are forwarded as they come and only decoded for usage.
@@ -1022,6 +1044,13 @@ function setOpenAIMax(b: Record<string, unknown>, max: number, field: 'max_token
     b[k] = typeof b[k] === 'number' && (b[k] as number) < max ? b[k] : max;
   }
   if (!any) b[field] = max;
+}
+
+/** Sets inferenceConfig.maxTokens of a Bedrock Converse body to at most `max`. */
+function setBedrockMax(b: Record<string, unknown>, max: number): void {
+  const c = isObj(b.inferenceConfig) ? { ...b.inferenceConfig } : {};
+  c.maxTokens = typeof c.maxTokens === 'number' && c.maxTokens < max ? c.maxTokens : max;
+  b.inferenceConfig = c;
 }
 
 function geminiMax(b: Record<string, unknown>): unknown {

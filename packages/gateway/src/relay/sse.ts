@@ -13,7 +13,13 @@ export interface SseEvent {
 
 const BOUNDARY = /\r\n\r\n|\n\n|\r\r/;
 
-export class SseFramer {
+/** Splits a streamed body into events as its bytes arrive (SSE here; AWS event streams in relay/bedrock.ts). */
+export interface EventFramer {
+  push(chunk: Buffer): SseEvent[];
+  end(): SseEvent[];
+}
+
+export class SseFramer implements EventFramer {
   private buf = '';
   private readonly dec = new StringDecoder('utf8');
 

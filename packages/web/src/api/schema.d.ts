@@ -9749,14 +9749,14 @@ export interface components {
             param_override: Record<string, unknown>;
             priority: number;
             response_time_ms: number | null;
-            /** @description openai: preset; azure: api_version; vertex: region, project_id; task_plugin: plugin; gateway: plugins */
+            /** @description openai: preset; azure: api_version; vertex: region, project_id; bedrock: region (of Bedrock API keys); task_plugin: plugin; gateway: plugins */
             settings: Record<string, unknown>;
             /** @enum {string} */
             status: "enabled" | "disabled" | "auto_disabled";
             status_reason: string | null;
             test_model: string | null;
             tested_at: number | null;
-            /** @description 1 openai, 3 azure, 14 anthropic, 24 gemini, 41 vertex, 60 gateway, 61 task_plugin */
+            /** @description 1 openai, 3 azure, 14 anthropic, 24 gemini, 33 bedrock, 41 vertex, 60 gateway, 61 task_plugin */
             type: number;
             type_name: string;
             updated_at: number;

@@ -6,8 +6,11 @@
 import { GatewayError } from '../../platform/errors.ts';
 import { randomId } from '../../platform/ids.ts';
 
-/** Wire formats of model calls; `responses` (the OpenAI Responses API) is a caller's format only, never an upstream's. */
-export type WireFormat = 'openai' | 'anthropic' | 'gemini' | 'responses';
+/**
+ * Wire formats of model calls; `responses` (the OpenAI Responses API) is a caller's format only, never an
+ * upstream's; `bedrock` (Amazon Bedrock Converse) is an upstream's only, never a caller's.
+ */
+export type WireFormat = 'openai' | 'anthropic' | 'gemini' | 'responses' | 'bedrock';
 
 /** inputTokens includes cached and cache-write input tokens; outputTokens includes reasoning tokens. */
 export interface Usage {

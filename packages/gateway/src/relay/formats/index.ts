@@ -4,6 +4,8 @@
  */
 import * as anthropic from './anthropic.ts';
 import type { AnthropicEncodeOptions } from './anthropic.ts';
+import * as bedrock from './bedrock.ts';
+import type { BedrockEncodeOptions } from './bedrock.ts';
 import type {
   CanonicalRequest, CanonicalResponse, StreamDecoder, StreamEncoder, StreamEncoderOptions, Usage, WireFormat,
 } from './canonical.ts';
@@ -19,11 +21,16 @@ export type {
 export { emptyUsage } from './canonical.ts';
 export { DEFAULT_ANTHROPIC_MAX_TOKENS } from './anthropic.ts';
 
-export const WIRE_FORMATS: readonly WireFormat[] = ['openai', 'anthropic', 'gemini', 'responses'];
+export const WIRE_FORMATS: readonly WireFormat[] = ['openai', 'anthropic', 'gemini', 'responses', 'bedrock'];
 
 /** `responses` is a caller's format only: no channel speaks it (relay/providers.ts channelFormat). */
 function notUpstream(): never {
   throw new Error('the Responses format is not an upstream format');
+}
+
+/** `bedrock` is an upstream's format only: no route takes Converse bodies from callers. */
+function notCaller(): never {
+  throw new Error('the Bedrock format is not a caller format');
 }
 
 /** Decodes a client request; throws GatewayError(400) naming the bad field. For gemini, set `stream` from the URL afterwards. */
@@ -33,10 +40,11 @@ export function decodeRequest(format: WireFormat, body: unknown): CanonicalReque
     case 'anthropic': return anthropic.decodeRequest(body);
     case 'gemini': return gemini.decodeRequest(body);
     case 'responses': return responses.decodeRequest(body);
+    case 'bedrock': return notCaller();
   }
 }
 
-export type EncodeRequestOptions = AnthropicEncodeOptions;
+export type EncodeRequestOptions = AnthropicEncodeOptions & BedrockEncodeOptions;
 
 /**
  * Builds the upstream JSON body. Appends lossy steps to `req.dropped`. Gemini bodies carry no model and no
@@ -48,6 +56,7 @@ export function encodeRequest(format: WireFormat, req: CanonicalRequest, upstrea
     case 'openai': return openai.encodeRequest(req, upstreamModel);
     case 'anthropic': return anthropic.encodeRequest(req, upstreamModel, opts);
     case 'gemini': return gemini.encodeRequest(req);
+    case 'bedrock': return bedrock.encodeRequest(req, upstreamModel, opts);
     case 'responses': return notUpstream();
   }
 }
@@ -57,6 +66,7 @@ export function decodeResponse(format: WireFormat, body: unknown): CanonicalResp
     case 'openai': return openai.decodeResponse(body);
     case 'anthropic': return anthropic.decodeResponse(body);
     case 'gemini': return gemini.decodeResponse(body);
+    case 'bedrock': return bedrock.decodeResponse(body);
     case 'responses': return notUpstream();
   }
 }
@@ -67,6 +77,7 @@ export function encodeResponse(format: WireFormat, res: CanonicalResponse, clien
     case 'anthropic': return anthropic.encodeResponse(res, clientModel, requestId);
     case 'gemini': return gemini.encodeResponse(res, clientModel, requestId);
     case 'responses': return responses.encodeResponse(res, clientModel, requestId);
+    case 'bedrock': return notCaller();
   }
 }
 
@@ -76,6 +87,7 @@ export function createStreamDecoder(format: WireFormat): StreamDecoder {
     case 'openai': return openai.createStreamDecoder();
     case 'anthropic': return anthropic.createStreamDecoder();
     case 'gemini': return gemini.createStreamDecoder();
+    case 'bedrock': return bedrock.createStreamDecoder();
     case 'responses': return notUpstream();
   }
 }
@@ -87,6 +99,7 @@ export function createStreamEncoder(format: WireFormat, opts: StreamEncoderOptio
     case 'anthropic': return anthropic.createStreamEncoder(opts);
     case 'gemini': return gemini.createStreamEncoder(opts);
     case 'responses': return responses.createStreamEncoder(opts);
+    case 'bedrock': return notCaller();
   }
 }
 
@@ -96,6 +109,7 @@ export function usageFromResponse(format: WireFormat, body: unknown): Usage | nu
     case 'openai': return openai.usageFromResponse(body);
     case 'anthropic': return anthropic.usageFromResponse(body);
     case 'gemini': return gemini.usageFromResponse(body);
+    case 'bedrock': return bedrock.usageFromResponse(body);
     case 'responses': return notUpstream();
   }
 }
@@ -106,24 +120,32 @@ export function usageFromStreamEvent(format: WireFormat, ev: { event?: string; d
     case 'openai': return openai.usageFromStreamEvent(ev);
     case 'anthropic': return anthropic.usageFromStreamEvent(ev);
     case 'gemini': return gemini.usageFromStreamEvent(ev);
+    case 'bedrock': return bedrock.usageFromStreamEvent(ev);
     case 'responses': return notUpstream();
   }
 }
 
 /** The vendor's message from an upstream error body of any family; falls back to the trimmed text (≤ 500 chars). */
-export function upstreamErrorMessage(format: WireFormat, status: number, body: string): string {
+export function upstreamErrorMessage(format: WireFormat, status: number, body: string, errorType?: string): string {
+  const m = vendorMessage(format, body);
+  // Bedrock names the error in a header (`x-amzn-errortype`) and only describes it in the body.
+  if (format === 'bedrock' && errorType) return `${errorType}: ${m ?? `upstream returned status ${status}`}`.slice(0, 500);
+  return m ?? `upstream returned status ${status}`;
+}
+
+function vendorMessage(format: WireFormat, body: string): string | undefined {
   let j: unknown;
   try { j = JSON.parse(body); } catch { j = undefined; }
   if (j !== undefined) {
     const order = format === 'anthropic' ? [anthropic.errorMessage, openai.errorMessage, gemini.errorMessage]
       : format === 'gemini' ? [gemini.errorMessage, openai.errorMessage, anthropic.errorMessage]
-        : [openai.errorMessage, anthropic.errorMessage, gemini.errorMessage];
+        : format === 'bedrock' ? [bedrock.errorMessage, openai.errorMessage, anthropic.errorMessage, gemini.errorMessage]
+          : [openai.errorMessage, anthropic.errorMessage, gemini.errorMessage];
     for (const f of order) {
       const m = f(j);
       if (m && m.trim()) return m.trim().slice(0, 500);
     }
   }
   const text = body.trim();
-  if (text) return text.slice(0, 500);
-  return `upstream returned status ${status}`;
+  return text ? text.slice(0, 500) : undefined;
 }

@@ -13,7 +13,7 @@ const PRESETS = ['', 'openai', 'deepseek', 'moonshot', 'qwen', 'zhipu', 'volceng
 interface Values {
   name: string; type: string; base_url: string; keys: string; key_mode: string; models: string[]; groups: string[];
   priority: number | string; weight: number | string; model_mapping: string; header_override: string; param_override: string;
-  status: string; test_model: string; preset: string; account_id: string; api_version: string; plugin: string; plugins: string[];
+  status: string; test_model: string; preset: string; account_id: string; api_version: string; region: string; plugin: string; plugins: string[];
 }
 
 function initial(c: Channel | null): Values {
@@ -24,6 +24,7 @@ function initial(c: Channel | null): Values {
     model_mapping: stringifyJson(c?.model_mapping), header_override: stringifyJson(c?.header_override), param_override: stringifyJson(c?.param_override),
     status: c?.status ?? 'enabled', test_model: c?.test_model ?? '',
     preset: typeof s.preset === 'string' ? s.preset : '', account_id: typeof s.account_id === 'string' ? s.account_id : '', api_version: typeof s.api_version === 'string' ? s.api_version : '',
+    region: typeof s.region === 'string' ? s.region : '',
     plugin: typeof s.plugin === 'string' ? s.plugin : '', plugins: Array.isArray(s.plugins) ? (s.plugins as string[]) : [],
   };
 }
@@ -32,6 +33,7 @@ function settingsOf(v: Values): Record<string, unknown> {
   switch (v.type) {
     case 'openai': return v.preset ? { preset: v.preset, ...(v.preset === 'cloudflare' && v.account_id ? { account_id: v.account_id } : {}) } : {};
     case 'azure': return v.api_version ? { api_version: v.api_version } : {};
+    case 'bedrock': return v.region.trim() ? { region: v.region.trim() } : {};
     case 'task_plugin': return { plugin: v.plugin };
     case 'gateway': return { plugins: v.plugins };
     default: return {};
@@ -81,10 +83,11 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
       {type === 'openai' && <Select label={t('channels.preset')} data={PRESETS.map((p) => ({ value: p, label: p || t('channels.noPreset') }))} {...form.getInputProps('preset')} />}
       {type === 'openai' && form.values.preset === 'cloudflare' && <TextInput label={t('channels.accountId')} required {...form.getInputProps('account_id')} />}
       {type === 'azure' && <TextInput label={t('channels.apiVersion')} placeholder="2024-10-21" {...form.getInputProps('api_version')} />}
+      {type === 'bedrock' && <TextInput label={t('channels.region')} description={t('channels.bedrockRegionHint')} placeholder="us-east-1" {...form.getInputProps('region')} />}
       {type === 'task_plugin' && <TextInput label={t('channels.plugin')} required {...form.getInputProps('plugin')} />}
       {type === 'gateway' && <ListField label={t('channels.plugins')} required {...form.getInputProps('plugins')} />}
       <Textarea
-        label={t('channels.keys')} description={channel ? t('channels.keysKeep', { count: channel.key_count }) : t('channels.keysHint')}
+        label={t('channels.keys')} description={channel ? t('channels.keysKeep', { count: channel.key_count }) : t(type === 'bedrock' ? 'channels.bedrockKeysHint' : 'channels.keysHint')}
         autosize minRows={2} maxRows={8} styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }} required={!channel} autoComplete="off" {...form.getInputProps('keys')}
       />
       <SimpleGrid cols={{ base: 1, sm: 3 }}>

@@ -23,7 +23,7 @@ import { ChannelForm } from './ChannelForm';
 import { TestAllModal } from './TestAllModal';
 
 export type Channel = Schemas['Channel'];
-export const CHANNEL_TYPES = ['openai', 'azure', 'anthropic', 'gemini', 'vertex', 'gateway', 'task_plugin'] as const;
+export const CHANNEL_TYPES = ['openai', 'azure', 'anthropic', 'gemini', 'vertex', 'bedrock', 'gateway', 'task_plugin'] as const;
 
 type Filters = { keyword: string; type: string; status: string; group: string };
 
