@@ -5,7 +5,8 @@
  * that status, `<name>.sse` as `text/event-stream` one event at a time, `<name>.eventstream.json` (a list
  * of `{event, data}`, or `{exception, data}`) as AWS's binary event stream (`application/vnd.amazon.eventstream`,
  * encoded with AWS's codec) one message at a time; `<name>.headers.json`, when present, adds its headers to
- * the answer (AWS's `x-amzn-errortype`). Every model request is recorded for assertions. It also serves Google's service-account token exchange (`POST /token`): the JWT-bearer
+ * the answer (AWS's `x-amzn-errortype`). Every model request is recorded for assertions. A Bedrock call (a
+ * path under `/model/`) is answered only when its SigV4 signature is the one `BEDROCK_CREDENTIAL` gives. It also serves Google's service-account token exchange (`POST /token`): the JWT-bearer
  * grant is verified with the service account's public key, and a Vertex call (a path under
  * `/v1/projects/`) is answered only with a token it issued.
  */
@@ -13,12 +14,19 @@ import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
+import { verifySigV4, type AwsCredential } from '../upstreams/bedrock.ts';
 import { jwtVerify } from 'jose';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { json, sleep, startFake, type FakeUpstream, type Recorded } from '../upstreams/common.ts';
 
 export const SCENARIO_HEADER = 'x-replay-scenario';
+
+/** The AWS credential Bedrock calls must be signed with (bedrock/expect.json names it as the channel key). */
+export const BEDROCK_CREDENTIAL: AwsCredential = {
+  accessKeyId: 'AKIACONFORMANCE00001', secretAccessKey: 'conformance/Secret+Key0000000000000000', region: 'us-east-1',
+};
+const BEDROCK_CREDENTIALS = new Map([[BEDROCK_CREDENTIAL.accessKeyId, BEDROCK_CREDENTIAL]]);
 
 export interface ReplayUpstream {
   url: string;
@@ -83,6 +91,10 @@ export async function startReplay(dir: string): Promise<ReplayUpstream> {
       if (!auth.startsWith('Bearer ') || !live.has(auth.slice(7))) {
         return json(res, 401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
       }
+    }
+    if (r.path.startsWith('/model/')) {
+      const v = await verifySigV4(r, BEDROCK_CREDENTIALS);
+      if ('type' in v) return json(res, 403, { message: v.message }, { 'x-amzn-errortype': `${v.type}:http://internal.amazon.com/coral/com.amazon.coral.service/` });
     }
     const scenario = String(r.headers[SCENARIO_HEADER] ?? '');
     const file = /^[a-z0-9-]+$/.test(scenario) ? scenarioFile(dir, scenario) : null;

@@ -76,7 +76,7 @@ const header = (r: Recorded, name: string): string => {
  * Recomputes the SigV4 signature of a request; returns the refusal (type and message) or null when the
  * signature is the one the known secret gives.
  */
-async function verifySigV4(r: Recorded, creds: Map<string, AwsCredential>): Promise<{ type: string; message: string; cred?: AwsCredential } | { cred: AwsCredential; signed: string[] }> {
+export async function verifySigV4(r: Recorded, creds: Map<string, AwsCredential>): Promise<{ type: string; message: string; cred?: AwsCredential } | { cred: AwsCredential; signed: string[] }> {
   const auth = header(r, 'authorization');
   const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/.exec(auth);
   if (!m) return { type: 'IncompleteSignatureException', message: `Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters. Authorization=${auth}` };
