@@ -48,9 +48,14 @@ function layerRules() {
         blocks.push({
           files,
           rules: {
-            'no-restricted-imports': ['error', {
-              patterns: [{ group, message: `${entry} may import only its own layer and the layers below it (docs/architecture.md#layers).` }],
-            }],
+            'no-restricted-imports': [
+              'error',
+              {
+                patterns: [
+                  { group, message: `${entry} may import only its own layer and the layers below it (docs/architecture.md#layers).` },
+                ],
+              },
+            ],
           },
         });
       }
@@ -60,18 +65,45 @@ function layerRules() {
 }
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'data/**', 'bench/results/**', '**/dist/**', 'packages/web/src/api/schema.d.ts', 'packages/gateway/test/fixtures/plugins/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      'data/**',
+      'bench/results/**',
+      '**/dist/**',
+      'packages/web/src/api/schema.d.ts',
+      'packages/gateway/test/fixtures/plugins/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     languageOptions: {
       globals: {
-        process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly',
-        setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',
-        setImmediate: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextEncoder: 'readonly',
-        TextDecoder: 'readonly', fetch: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly',
-        performance: 'readonly', URLSearchParams: 'readonly', Blob: 'readonly', FormData: 'readonly',
-        Response: 'readonly', Request: 'readonly', Headers: 'readonly', File: 'readonly',
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        fetch: 'readonly',
+        structuredClone: 'readonly',
+        queueMicrotask: 'readonly',
+        performance: 'readonly',
+        URLSearchParams: 'readonly',
+        Blob: 'readonly',
+        FormData: 'readonly',
+        Response: 'readonly',
+        Request: 'readonly',
+        Headers: 'readonly',
+        File: 'readonly',
       },
     },
     rules: {

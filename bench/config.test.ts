@@ -55,5 +55,7 @@ test('gatehouse seed config parses to the documented shape', () => {
   assert.deepEqual(cfg.channels[0].groups, ['default']);
   assert.deepEqual(cfg.prices['bench-model'], { input: 0.15, output: 0.6 });
   assert.equal(cfg.options, undefined);
-  assert.deepEqual(parse(gatehouseConfigYaml('http://127.0.0.1:9300', { QuotaAllowanceEnabled: true })).options, { QuotaAllowanceEnabled: true });
+  assert.deepEqual(parse(gatehouseConfigYaml('http://127.0.0.1:9300', { QuotaAllowanceEnabled: true })).options, {
+    QuotaAllowanceEnabled: true,
+  });
 });

@@ -17,12 +17,28 @@ export interface BenchOptions {
   help: boolean;
 }
 
-export const KNOWN_TARGETS = ['direct', 'forwarder', 'portkey', 'gatehouse', 'gatehouse-allowance', 'gatehouse-traced', 'gatehouse-workers'];
+export const KNOWN_TARGETS = [
+  'direct',
+  'forwarder',
+  'portkey',
+  'gatehouse',
+  'gatehouse-allowance',
+  'gatehouse-traced',
+  'gatehouse-workers',
+];
 /** Targets run only when named with --targets. */
 export const OPT_IN_TARGETS = ['gatehouse-traced', 'gatehouse-workers'];
 
 export function parseArgs(argv: string[]): BenchOptions {
-  const o: BenchOptions = { quick: false, targets: KNOWN_TARGETS.filter((t) => !OPT_IN_TARGETS.includes(t)), installPortkey: false, subjects: ['gatehouse', 'gatehouse-allowance'], outDir: 'bench/results', updateDocs: false, help: false };
+  const o: BenchOptions = {
+    quick: false,
+    targets: KNOWN_TARGETS.filter((t) => !OPT_IN_TARGETS.includes(t)),
+    installPortkey: false,
+    subjects: ['gatehouse', 'gatehouse-allowance'],
+    outDir: 'bench/results',
+    updateDocs: false,
+    help: false,
+  };
   let portkeyFlag = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -42,7 +58,10 @@ export function parseArgs(argv: string[]): BenchOptions {
         portkeyFlag = true;
         break;
       case '--targets': {
-        const list = value().split(',').map((s) => s.trim()).filter(Boolean);
+        const list = value()
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         const unknown = list.filter((t) => !KNOWN_TARGETS.includes(t));
         if (unknown.length) throw new Error(`unknown target(s): ${unknown.join(', ')} (known: ${KNOWN_TARGETS.join(', ')})`);
         if (list.length === 0) throw new Error('--targets needs at least one target');
@@ -50,7 +69,10 @@ export function parseArgs(argv: string[]): BenchOptions {
         break;
       }
       case '--subject':
-        o.subjects = value().split(',').map((s) => s.trim()).filter(Boolean);
+        o.subjects = value()
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         break;
       case '--out':
         o.outDir = value();
@@ -109,7 +131,16 @@ export interface Plan {
    * the ladder of concurrent streams, each step held if the effective gap (stream duration over the
    * number of gaps) grows by at most `tolerance`.
    */
-  stream: { chunks: number; gapMs: number; ttfbStreams: number; gapStreams: number; concurrency: number; ladder: number[]; tolerance: number; retries: number };
+  stream: {
+    chunks: number;
+    gapMs: number;
+    ttfbStreams: number;
+    gapStreams: number;
+    concurrency: number;
+    ladder: number[];
+    tolerance: number;
+    retries: number;
+  };
   /** Per-request timeout (ms). */
   timeoutMs: number;
 }
@@ -119,7 +150,22 @@ export function plan(quick: boolean): Plan {
     return {
       latency: { rounds: 3, perRound: 100, warmup: 50 },
       maxRate: { concurrency: 50, durationMs: 800, warmupMs: 200 },
-      sustained: { delayMs: 20, probeMs: 600, warmupMs: 150, precision: 0.25, factor: 1.6, maxProbes: 3, p99Ms: 1000, maxErrorRatio: 0.001, connections: 256, maxInFlight: 4096, retries: 0, direct: false, pauseMs: 100, prewarmMs: 200 },
+      sustained: {
+        delayMs: 20,
+        probeMs: 600,
+        warmupMs: 150,
+        precision: 0.25,
+        factor: 1.6,
+        maxProbes: 3,
+        p99Ms: 1000,
+        maxErrorRatio: 0.001,
+        connections: 256,
+        maxInFlight: 4096,
+        retries: 0,
+        direct: false,
+        pauseMs: 100,
+        prewarmMs: 200,
+      },
       stream: { chunks: 64, gapMs: 20, ttfbStreams: 30, gapStreams: 4, concurrency: 4, ladder: [256], tolerance: 0.2, retries: 0 },
       timeoutMs: 10_000,
     };
@@ -127,8 +173,32 @@ export function plan(quick: boolean): Plan {
   return {
     latency: { rounds: 7, perRound: 200, warmup: 200 },
     maxRate: { concurrency: 50, durationMs: 8000, warmupMs: 2000 },
-    sustained: { delayMs: 20, probeMs: 4000, warmupMs: 1000, precision: 0.1, factor: 1.5, maxProbes: 9, p99Ms: 1000, maxErrorRatio: 0.001, connections: 256, maxInFlight: 8192, retries: 1, direct: true, pauseMs: 300, prewarmMs: 500 },
-    stream: { chunks: 64, gapMs: 20, ttfbStreams: 200, gapStreams: 20, concurrency: 4, ladder: [8, 16, 32, 64, 128, 256, 512, 1024, 2048], tolerance: 0.2, retries: 1 },
+    sustained: {
+      delayMs: 20,
+      probeMs: 4000,
+      warmupMs: 1000,
+      precision: 0.1,
+      factor: 1.5,
+      maxProbes: 9,
+      p99Ms: 1000,
+      maxErrorRatio: 0.001,
+      connections: 256,
+      maxInFlight: 8192,
+      retries: 1,
+      direct: true,
+      pauseMs: 300,
+      prewarmMs: 500,
+    },
+    stream: {
+      chunks: 64,
+      gapMs: 20,
+      ttfbStreams: 200,
+      gapStreams: 20,
+      concurrency: 4,
+      ladder: [8, 16, 32, 64, 128, 256, 512, 1024, 2048],
+      tolerance: 0.2,
+      retries: 1,
+    },
     timeoutMs: 15_000,
   };
 }

@@ -7,15 +7,32 @@
 import http from 'node:http';
 import { Pool } from 'undici';
 
-const opt = (name: string) => { const i = process.argv.indexOf(`--${name}`); return i >= 0 ? process.argv[i + 1] : undefined; };
+const opt = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
 const pool = new Pool(opt('upstream') ?? 'http://127.0.0.1:9300', { connections: null, pipelining: 1 });
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'host', 'expect']);
 const strip = (h: Record<string, unknown>) => Object.fromEntries(Object.entries(h).filter(([k]) => !HOP.has(k))) as Record<string, string>;
 
 const server = http.createServer((req, res) => {
-  pool.stream({ path: req.url ?? '/', method: req.method as 'POST', headers: strip(req.headers), body: req.method === 'GET' || req.method === 'HEAD' ? null : req },
-    ({ statusCode, headers }) => { res.writeHead(statusCode, strip(headers)); return res; },
-    (err) => { if (err && !res.headersSent) { res.writeHead(502).end(); } else if (err) res.destroy(); });
+  pool.stream(
+    {
+      path: req.url ?? '/',
+      method: req.method as 'POST',
+      headers: strip(req.headers),
+      body: req.method === 'GET' || req.method === 'HEAD' ? null : req,
+    },
+    ({ statusCode, headers }) => {
+      res.writeHead(statusCode, strip(headers));
+      return res;
+    },
+    (err) => {
+      if (err && !res.headersSent) {
+        res.writeHead(502).end();
+      } else if (err) res.destroy();
+    },
+  );
 });
 server.keepAliveTimeout = 60_000;
 server.listen({ port: Number(opt('port') ?? 0), host: '127.0.0.1', backlog: 4096 }, () => {

@@ -17,8 +17,11 @@ const arg = (name: string, dflt: string) => {
 const log = { warn() {}, info() {}, error() {}, debug() {} };
 const none: LimitSubject = { keyId: 1, userId: 1, group: 'default', keyLimits: null, userLimits: null };
 const limited: LimitSubject = {
-  keyId: 1, userId: 1, group: 'default',
-  keyLimits: { rpm: 1e9, tpm: 1e12, maxConcurrency: 1e6 }, userLimits: { rpm: 1e9, tpm: 0, maxConcurrency: 0 },
+  keyId: 1,
+  userId: 1,
+  group: 'default',
+  keyLimits: { rpm: 1e9, tpm: 1e12, maxConcurrency: 1e6 },
+  userLimits: { rpm: 1e9, tpm: 0, maxConcurrency: 0 },
 };
 
 function perCall(n: number, f: () => void): number {
@@ -31,11 +34,26 @@ function perCall(n: number, f: () => void): number {
 const rows: Array<[string, string]> = [];
 const localCore = { redis: null, cache: { redisPrefix: null }, log } as unknown as Core;
 const local = new RateLimiter(localCore, new Options(localCore));
-rows.push(['no limit applies (the check)', `${perCall(5_000_000, () => { local.admit(none, 'm', 100, null); }).toFixed(0)} ns`]);
-rows.push(['key and user limits, in memory (admit and end)', `${(perCall(500_000, () => { (local.admit(limited, 'm', 100, null) as { end(n: number): void }).end(50); }) / 1000).toFixed(2)} µs`]);
+rows.push([
+  'no limit applies (the check)',
+  `${perCall(5_000_000, () => {
+    local.admit(none, 'm', 100, null);
+  }).toFixed(0)} ns`,
+]);
+rows.push([
+  'key and user limits, in memory (admit and end)',
+  `${(
+    perCall(500_000, () => {
+      (local.admit(limited, 'm', 100, null) as { end(n: number): void }).end(50);
+    }) / 1000
+  ).toFixed(2)} µs`,
+]);
 
 if (!args.includes('--no-redis')) {
-  const redis = new Redis(arg('redis', process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379'), { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const redis = new Redis(arg('redis', process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379'), {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+  });
   try {
     await redis.connect();
     const prefix = `gh-bench-${process.pid}:`;
@@ -49,7 +67,10 @@ if (!args.includes('--no-redis')) {
     for (let i = 0; i < 200; i++) (await rl.admit(limited, 'm', 100, null))!.end(50);
     t = process.hrtime.bigint();
     for (let i = 0; i < N; i++) (await rl.admit(limited, 'm', 100, null))!.end(50);
-    rows.push(['key and user limits, Redis: admission (one script), then the end (one more round trip, not waited for)', `${(Number(process.hrtime.bigint() - t) / N / 1000).toFixed(0)} µs`]);
+    rows.push([
+      'key and user limits, Redis: admission (one script), then the end (one more round trip, not waited for)',
+      `${(Number(process.hrtime.bigint() - t) / N / 1000).toFixed(0)} µs`,
+    ]);
     rl.close();
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length) await redis.del(...keys);

@@ -40,7 +40,12 @@ export interface Proc {
 }
 
 /** Spawns `cmd args`, pinned to `cpu` when possible. stdout and stderr are drained into a short tail. */
-export function spawnProc(name: string, cmd: string, args: string[], opts: { cpu?: number | string; env?: NodeJS.ProcessEnv; cwd?: string; ipc?: boolean; stopTimeoutMs?: number } = {}): Proc {
+export function spawnProc(
+  name: string,
+  cmd: string,
+  args: string[],
+  opts: { cpu?: number | string; env?: NodeJS.ProcessEnv; cwd?: string; ipc?: boolean; stopTimeoutMs?: number } = {},
+): Proc {
   const pinned = opts.cpu !== undefined && canPin();
   const file = pinned ? 'taskset' : cmd;
   const argv = pinned ? ['-c', String(opts.cpu), cmd, ...args] : args;
@@ -161,7 +166,10 @@ function processTree(pid: number): number[] {
     return [pid];
   }
   const out: number[] = [];
-  const walk = (p: number) => { out.push(p); for (const c of children.get(p) ?? []) walk(c); };
+  const walk = (p: number) => {
+    out.push(p);
+    for (const c of children.get(p) ?? []) walk(c);
+  };
   walk(pid);
   return out;
 }
@@ -204,7 +212,10 @@ export class RssSampler {
   private peak: number | null = null;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private pid: number, private intervalMs = 200) {}
+  constructor(
+    private pid: number,
+    private intervalMs = 200,
+  ) {}
 
   start(): this {
     this.sample();

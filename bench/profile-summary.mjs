@@ -39,7 +39,11 @@ for (let i = 0; i < prof.samples.length; i++) {
   self.set(prof.samples[i], (self.get(prof.samples[i]) ?? 0) + (dts[i] ?? 0));
 }
 const total = [...self.values()].reduce((a, b) => a + b, 0);
-const short = (u) => u.replace(/^file:\/\//, '').replace(/.*node_modules\//, 'nm:').replace(/.*\/packages\//, '');
+const short = (u) =>
+  u
+    .replace(/^file:\/\//, '')
+    .replace(/.*node_modules\//, 'nm:')
+    .replace(/.*\/packages\//, '');
 const label = (n) => `${n.callFrame.functionName || '(anon)'} ${short(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
 const agg = (keyOf) => {
   const m = new Map();

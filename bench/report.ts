@@ -46,7 +46,10 @@ export interface TargetResult {
     addedGapP50: number | null;
     addedGapP99: number | null;
   };
-  streamsHeld?: { held: number; steps: { streams: number; ok: boolean; reason?: string; ttfbP99?: number; meanGapP99?: number; effectiveGapP99?: number }[] };
+  streamsHeld?: {
+    held: number;
+    steps: { streams: number; ok: boolean; reason?: string; ttfbP99?: number; meanGapP99?: number; effectiveGapP99?: number }[];
+  };
   rss?: { idleMb: number | null; loadMb: number | null };
 }
 
@@ -118,19 +121,34 @@ export function renderTable(r: RunReport): string {
     ['**added p99 (µs)**', (t) => (t.name === 'direct' ? dash : us(t.latency?.addedP99))],
     [`max req/s, c=${ts.find((t) => t.maxRate)?.maxRate?.concurrency ?? 50}, no delay`, (t) => int(t.maxRate?.rps)],
     ['  p50 / p99 at max (ms)', (t) => (t.maxRate ? `${ms(t.maxRate.p50)} / ${ms(t.maxRate.p99)}` : dash)],
-    ['  proxy CPU at max (%) / req per CPU-second', (t) => (t.maxRate?.cpu != null ? `${Math.round(t.maxRate.cpu * 100)} / ${int(t.maxRate.perCpuSecond)}` : dash)],
-    [`**sustained req/s, ${ts.find((t) => t.sustained)?.sustained?.delayMs ?? 20} ms upstream** (p99 < 1 s, < 0.1 % errors)`, (t) => int(t.sustained?.rps)],
+    [
+      '  proxy CPU at max (%) / req per CPU-second',
+      (t) => (t.maxRate?.cpu != null ? `${Math.round(t.maxRate.cpu * 100)} / ${int(t.maxRate.perCpuSecond)}` : dash),
+    ],
+    [
+      `**sustained req/s, ${ts.find((t) => t.sustained)?.sustained?.delayMs ?? 20} ms upstream** (p99 < 1 s, < 0.1 % errors)`,
+      (t) => int(t.sustained?.rps),
+    ],
     ['stream TTFB p50 / p99 (ms)', (t) => (t.stream ? `${ms(t.stream.ttfbP50)} / ${ms(t.stream.ttfbP99)}` : dash)],
-    ['**stream added TTFB p50 / p99 (ms)**', (t) => (t.stream && t.name !== 'direct' ? `${ms(t.stream.addedTtfbP50)} / ${ms(t.stream.addedTtfbP99)}` : dash)],
+    [
+      '**stream added TTFB p50 / p99 (ms)**',
+      (t) => (t.stream && t.name !== 'direct' ? `${ms(t.stream.addedTtfbP50)} / ${ms(t.stream.addedTtfbP99)}` : dash),
+    ],
     ['stream gap p50 / p99 (ms)', (t) => (t.stream ? `${ms(t.stream.gapP50)} / ${ms(t.stream.gapP99)}` : dash)],
-    ['stream added gap p50 / p99 (ms)', (t) => (t.stream && t.name !== 'direct' ? `${ms(t.stream.addedGapP50)} / ${ms(t.stream.addedGapP99)}` : dash)],
-    ['concurrent streams held', (t) => {
-      const s = t.streamsHeld;
-      if (!s) return dash;
-      const last = s.steps[s.steps.length - 1];
-      if (last && last.ok) return `≥ ${s.held}`;
-      return s.held === 0 && s.steps.length ? `< ${s.steps[0].streams}` : `${s.held}`;
-    }],
+    [
+      'stream added gap p50 / p99 (ms)',
+      (t) => (t.stream && t.name !== 'direct' ? `${ms(t.stream.addedGapP50)} / ${ms(t.stream.addedGapP99)}` : dash),
+    ],
+    [
+      'concurrent streams held',
+      (t) => {
+        const s = t.streamsHeld;
+        if (!s) return dash;
+        const last = s.steps[s.steps.length - 1];
+        if (last && last.ok) return `≥ ${s.held}`;
+        return s.held === 0 && s.steps.length ? `< ${s.steps[0].streams}` : `${s.held}`;
+      },
+    ],
     ['RSS idle / under load (MB)', (t) => (t.rss && t.name !== 'direct' ? `${ms(t.rss.idleMb, 0)} / ${ms(t.rss.loadMb, 0)}` : dash)],
   ];
   const head = `| | ${ts.map((t) => t.name).join(' | ')} |\n|---|${ts.map(() => '---:').join('|')}|`;
@@ -143,7 +161,9 @@ export function renderReport(r: RunReport): string {
   const m = r.machine;
   out.push(`## Gatehouse benchmarks (${r.mode}, ${r.startedAt}, ${r.durationS.toFixed(0)} s)`);
   out.push('');
-  out.push(`Machine: ${m.nproc} CPU (${m.cpu}), Node ${m.node}, Linux ${m.kernel}; load average ${m.loadAvg.toFixed(2)} before the run; ${m.pinned ? 'proxy pinned to CPU 0, load generator and upstream to CPU 1' : 'not pinned (taskset unavailable or one CPU)'}.`);
+  out.push(
+    `Machine: ${m.nproc} CPU (${m.cpu}), Node ${m.node}, Linux ${m.kernel}; load average ${m.loadAvg.toFixed(2)} before the run; ${m.pinned ? 'proxy pinned to CPU 0, load generator and upstream to CPU 1' : 'not pinned (taskset unavailable or one CPU)'}.`,
+  );
   out.push('');
   out.push(renderTable(r));
   const notes = r.targets.filter((t) => t.status !== 'ok' || t.errors.length);
@@ -185,11 +205,20 @@ export function renderReport(r: RunReport): string {
 export function taskTable(t: TaskBenchResult): string {
   const rows: string[] = ['| measurement | value |', '|---|---:|'];
   const s = t.submitThroughput;
-  if (s) rows.push(`| submit through a per_task plugin (c=${s.concurrency}, ${s.requests} tasks) | ${s.rps.toLocaleString('en-US')} tasks/s, p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms |`);
+  if (s)
+    rows.push(
+      `| submit through a per_task plugin (c=${s.concurrency}, ${s.requests} tasks) | ${s.rps.toLocaleString('en-US')} tasks/s, p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms |`,
+    );
   const p = t.pollerPerTask;
-  if (p) rows.push(`| poller, per_task plugin, ${p.inFlight.toLocaleString('en-US')} tasks due | ${p.tasksPerSecond.toLocaleString('en-US')} tasks/s to SUCCESS (${p.seconds} s) |`);
+  if (p)
+    rows.push(
+      `| poller, per_task plugin, ${p.inFlight.toLocaleString('en-US')} tasks due | ${p.tasksPerSecond.toLocaleString('en-US')} tasks/s to SUCCESS (${p.seconds} s) |`,
+    );
   const b = t.pollerBatch;
-  if (b) rows.push(`| poller, batch plugin, ${b.inFlight.toLocaleString('en-US')} tasks due | ${b.tasksPerSecond.toLocaleString('en-US')} tasks/s to SUCCESS (${b.seconds} s) |`);
+  if (b)
+    rows.push(
+      `| poller, batch plugin, ${b.inFlight.toLocaleString('en-US')} tasks due | ${b.tasksPerSecond.toLocaleString('en-US')} tasks/s to SUCCESS (${b.seconds} s) |`,
+    );
   const h = t.hookCallUs;
   if (h) rows.push(`| one plugin hook call (parseTaskResult, ${h.calls} calls) | p50 ${h.p50} µs, p99 ${h.p99} µs |`);
   return rows.join('\n');

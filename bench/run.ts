@@ -42,7 +42,11 @@ function machine(): Machine {
 }
 
 async function setUpstream(upstream: string, s: { delayMs?: number; chunks?: number; gapMs?: number }): Promise<void> {
-  const r = await request(`${upstream}/__bench/config`, { method: 'POST', body: JSON.stringify(s), headers: { 'content-type': 'application/json' } });
+  const r = await request(`${upstream}/__bench/config`, {
+    method: 'POST',
+    body: JSON.stringify(s),
+    headers: { 'content-type': 'application/json' },
+  });
   await r.body.dump();
   if (r.statusCode !== 200) throw new Error(`upstream config: HTTP ${r.statusCode}`);
 }
@@ -140,7 +144,9 @@ async function phaseMaxRate(live: Live[], load: LoadClient, upstream: string, p:
         cpu: share,
         perCpuSecond: share ? r.rps / share : null,
       };
-      log(`${l.result.name}: max ${Math.round(r.rps)} req/s at c=${p.maxRate.concurrency}, p99 ${f(r.latency.p99, 2)} ms${share === null ? '' : `, proxy CPU ${Math.round(share * 100)} %`} ${errText(r)}`);
+      log(
+        `${l.result.name}: max ${Math.round(r.rps)} req/s at c=${p.maxRate.concurrency}, p99 ${f(r.latency.p99, 2)} ms${share === null ? '' : `, proxy CPU ${Math.round(share * 100)} %`} ${errText(r)}`,
+      );
       if (r.errors) l.result.errors.push(`max rate: ${errText(r)}`);
     } finally {
       done();
@@ -159,27 +165,49 @@ async function phaseSustained(live: Live[], load: LoadClient, upstream: string, 
       // Start near the closed-loop maximum: the search then needs a few probes only.
       const hint = l.result.maxRate?.rps ? l.result.maxRate.rps * 0.6 : 500;
       // Warm the target, the pools and the load generator's open-loop path; not recorded.
-      await load.run({ kind: 'open', ...spec(l.running, false, p.timeoutMs), rate: Math.max(50, Math.round(hint / 2)), durationMs: s.prewarmMs, warmupMs: 0, connections: s.connections, maxInFlight: s.maxInFlight, abortLatencyMs: s.p99Ms });
-      await sleep(s.pauseMs);
-      const res = await searchRate({ start: Math.max(50, hint), factor: s.factor, precision: s.precision, maxProbes: s.maxProbes, min: 10, retries: s.retries }, async (rate) => {
-        const job: OpenJob = {
-          kind: 'open',
-          ...spec(l.running, false, p.timeoutMs),
-          rate,
-          durationMs: s.probeMs,
-          warmupMs: s.warmupMs,
-          connections: s.connections,
-          maxInFlight: s.maxInFlight,
-          abortLatencyMs: s.p99Ms,
-        };
-        const r = await load.run(job);
-        const verdict = r.aborted
-          ? { ok: false, reason: r.aborted }
-          : judgeRateProbe({ offered: rate, achieved: r.achieved ?? 0, p99: r.latency.p99, errors: r.errors, total: r.total }, { p99Ms: s.p99Ms, maxErrorRatio: s.maxErrorRatio });
-        log(`${l.result.name}: ${rate} req/s offered -> ${Math.round(r.achieved ?? 0)} delivered, p99 ${f(r.latency.p99, 1)} ms, ${r.errors} errors: ${verdict.ok ? 'ok' : verdict.reason}`);
-        await sleep(verdict.ok ? s.pauseMs : s.pauseMs * 2);
-        return { rate, ok: verdict.ok, reason: verdict.reason, detail: { achieved: r.achieved, p99: r.latency.p99, errors: r.errors, errorSamples: r.errorSamples } };
+      await load.run({
+        kind: 'open',
+        ...spec(l.running, false, p.timeoutMs),
+        rate: Math.max(50, Math.round(hint / 2)),
+        durationMs: s.prewarmMs,
+        warmupMs: 0,
+        connections: s.connections,
+        maxInFlight: s.maxInFlight,
+        abortLatencyMs: s.p99Ms,
       });
+      await sleep(s.pauseMs);
+      const res = await searchRate(
+        { start: Math.max(50, hint), factor: s.factor, precision: s.precision, maxProbes: s.maxProbes, min: 10, retries: s.retries },
+        async (rate) => {
+          const job: OpenJob = {
+            kind: 'open',
+            ...spec(l.running, false, p.timeoutMs),
+            rate,
+            durationMs: s.probeMs,
+            warmupMs: s.warmupMs,
+            connections: s.connections,
+            maxInFlight: s.maxInFlight,
+            abortLatencyMs: s.p99Ms,
+          };
+          const r = await load.run(job);
+          const verdict = r.aborted
+            ? { ok: false, reason: r.aborted }
+            : judgeRateProbe(
+                { offered: rate, achieved: r.achieved ?? 0, p99: r.latency.p99, errors: r.errors, total: r.total },
+                { p99Ms: s.p99Ms, maxErrorRatio: s.maxErrorRatio },
+              );
+          log(
+            `${l.result.name}: ${rate} req/s offered -> ${Math.round(r.achieved ?? 0)} delivered, p99 ${f(r.latency.p99, 1)} ms, ${r.errors} errors: ${verdict.ok ? 'ok' : verdict.reason}`,
+          );
+          await sleep(verdict.ok ? s.pauseMs : s.pauseMs * 2);
+          return {
+            rate,
+            ok: verdict.ok,
+            reason: verdict.reason,
+            detail: { achieved: r.achieved, p99: r.latency.p99, errors: r.errors, errorSamples: r.errorSamples },
+          };
+        },
+      );
       l.result.sustained = {
         delayMs: s.delayMs,
         rps: res.best,
@@ -201,7 +229,14 @@ async function phaseStreams(live: Live[], load: LoadClient, upstream: string, p:
   // TTFB at concurrency 1 on short streams.
   await setUpstream(upstream, { delayMs: 0, chunks: 2, gapMs: st.gapMs });
   await each(live, 'stream TTFB', async (l) => {
-    const r = await load.run({ kind: 'closed', ...spec(l.running, true, timeoutMs), concurrency: 1, count: st.ttfbStreams, warmupCount: 5, raw: true });
+    const r = await load.run({
+      kind: 'closed',
+      ...spec(l.running, true, timeoutMs),
+      concurrency: 1,
+      count: st.ttfbStreams,
+      warmupCount: 5,
+      raw: true,
+    });
     if (r.errors) throw new Error(errText(r));
     raw.set(l.result.name, { ttfb: r.rawTtfb ?? [], gaps: [] });
   });
@@ -210,7 +245,14 @@ async function phaseStreams(live: Live[], load: LoadClient, upstream: string, p:
   await each(live, 'stream gaps', async (l) => {
     const done = sampleLoad(l);
     try {
-      const r = await load.run({ kind: 'closed', ...spec(l.running, true, timeoutMs), concurrency: st.concurrency, count: st.gapStreams, warmupCount: st.gapStreams > st.concurrency ? st.concurrency : 0, raw: true });
+      const r = await load.run({
+        kind: 'closed',
+        ...spec(l.running, true, timeoutMs),
+        concurrency: st.concurrency,
+        count: st.gapStreams,
+        warmupCount: st.gapStreams > st.concurrency ? st.concurrency : 0,
+        raw: true,
+      });
       if (r.errors) throw new Error(errText(r));
       const prev = raw.get(l.result.name);
       if (prev) prev.gaps = r.rawGaps ?? [];
@@ -244,16 +286,26 @@ async function phaseStreams(live: Live[], load: LoadClient, upstream: string, p:
     const done = sampleLoad(l);
     try {
       const details = new Map<number, { ttfbP99?: number; meanGapP99?: number; effectiveGapP99?: number }>();
-      const res = await climbLadder(st.ladder, async (n) => {
-        const r = await load.run({ kind: 'closed', ...spec(l.running, true, timeoutMs), concurrency: n, connections: n, count: n });
-        // Effective gap: stream duration (request to last event) over the number of gaps.
-        const effGapP99 = r.latency.p99 / (st.chunks - 1);
-        const step = judgeStreamStep({ streams: n, errors: r.errors - (r.incomplete ?? 0), incomplete: r.incomplete ?? 0, gapP99: effGapP99 }, st.gapMs, st.tolerance);
-        details.set(n, { ttfbP99: r.ttfb?.p99, meanGapP99: r.streamMeanGap?.p99, effectiveGapP99: effGapP99 });
-        log(`${l.result.name}: ${n} streams: effective gap p99 ${f(effGapP99, 2)} ms, TTFB p99 ${f(r.ttfb?.p99, 1)} ms${r.errors ? `, ${errText(r)}` : ''}: ${step.ok ? 'held' : step.reason}`);
-        await sleep(300);
-        return step;
-      }, st.retries);
+      const res = await climbLadder(
+        st.ladder,
+        async (n) => {
+          const r = await load.run({ kind: 'closed', ...spec(l.running, true, timeoutMs), concurrency: n, connections: n, count: n });
+          // Effective gap: stream duration (request to last event) over the number of gaps.
+          const effGapP99 = r.latency.p99 / (st.chunks - 1);
+          const step = judgeStreamStep(
+            { streams: n, errors: r.errors - (r.incomplete ?? 0), incomplete: r.incomplete ?? 0, gapP99: effGapP99 },
+            st.gapMs,
+            st.tolerance,
+          );
+          details.set(n, { ttfbP99: r.ttfb?.p99, meanGapP99: r.streamMeanGap?.p99, effectiveGapP99: effGapP99 });
+          log(
+            `${l.result.name}: ${n} streams: effective gap p99 ${f(effGapP99, 2)} ms, TTFB p99 ${f(r.ttfb?.p99, 1)} ms${r.errors ? `, ${errText(r)}` : ''}: ${step.ok ? 'held' : step.reason}`,
+          );
+          await sleep(300);
+          return step;
+        },
+        st.retries,
+      );
       l.result.streamsHeld = { held: res.held, steps: res.steps.map((s) => ({ ...s, ...details.get(s.streams) })) };
     } finally {
       done();
@@ -277,7 +329,9 @@ async function main(): Promise<void> {
   const m = machine();
   const startedAt = new Date().toISOString();
   if (m.loadAvg > m.nproc / 2) log(`warning: load average ${f(m.loadAvg, 2)} on ${m.nproc} CPU; other work will skew the numbers`);
-  log(`${opts.quick ? 'quick' : 'full'} run of ${opts.targets.join(', ')} on ${m.nproc} CPU, Node ${m.node}${m.pinned ? '' : ' (not pinned: taskset unavailable or one CPU)'}`);
+  log(
+    `${opts.quick ? 'quick' : 'full'} run of ${opts.targets.join(', ')} on ${m.nproc} CPU, Node ${m.node}${m.pinned ? '' : ' (not pinned: taskset unavailable or one CPU)'}`,
+  );
 
   const procs: Proc[] = [];
   const live: Live[] = [];
@@ -305,7 +359,10 @@ async function main(): Promise<void> {
     const started = opts.targets.map((name) => {
       const target = ALL_TARGETS.find((t) => t.name === name)!;
       log(`starting ${name}`);
-      return target.start(ctx).then((r) => ({ ok: true as const, r }), (e: unknown) => ({ ok: false as const, e }));
+      return target.start(ctx).then(
+        (r) => ({ ok: true as const, r }),
+        (e: unknown) => ({ ok: false as const, e }),
+      );
     });
     // Short probe streams whether or not a target forwards the x-bench-* headers (the phases set their own).
     await setUpstream(upstream, { delayMs: 0, chunks: 4, gapMs: 1 });
@@ -344,26 +401,28 @@ async function main(): Promise<void> {
     const by = (n: string) => results.find((r) => r.name === n);
     const fwd = by('forwarder');
     const pk = by('portkey');
-    const subjects = opts.subjects.filter((s) => opts.targets.includes(s)).map((name): SubjectReport => {
-      const subj = by(name);
-      const sn = numbersOf(subj);
-      const checks = checkTargets(sn, numbersOf(fwd), numbersOf(pk));
-      if (!sn) for (const c of checks) c.note = `${name} unavailable`;
-      return {
-        subject: name,
-        ratios: {
-          [`sustained rps ${name}/forwarder`]: ratio(subj?.sustained?.rps, fwd?.sustained?.rps),
-          [`sustained rps ${name}/portkey`]: ratio(subj?.sustained?.rps, pk?.sustained?.rps),
-          [`added p50 ${name}/forwarder`]: ratio(subj?.latency?.addedP50, fwd?.latency?.addedP50),
-          [`added p99 ${name}/forwarder`]: ratio(subj?.latency?.addedP99, fwd?.latency?.addedP99),
-          [`added p50 ${name}/portkey`]: ratio(subj?.latency?.addedP50, pk?.latency?.addedP50),
-          [`added p99 ${name}/portkey`]: ratio(subj?.latency?.addedP99, pk?.latency?.addedP99),
-          [`stream added TTFB ${name}/forwarder`]: ratio(subj?.stream?.addedTtfbP50, fwd?.stream?.addedTtfbP50),
-          [`stream added TTFB ${name}/portkey`]: ratio(subj?.stream?.addedTtfbP50, pk?.stream?.addedTtfbP50),
-        },
-        checks,
-      };
-    });
+    const subjects = opts.subjects
+      .filter((s) => opts.targets.includes(s))
+      .map((name): SubjectReport => {
+        const subj = by(name);
+        const sn = numbersOf(subj);
+        const checks = checkTargets(sn, numbersOf(fwd), numbersOf(pk));
+        if (!sn) for (const c of checks) c.note = `${name} unavailable`;
+        return {
+          subject: name,
+          ratios: {
+            [`sustained rps ${name}/forwarder`]: ratio(subj?.sustained?.rps, fwd?.sustained?.rps),
+            [`sustained rps ${name}/portkey`]: ratio(subj?.sustained?.rps, pk?.sustained?.rps),
+            [`added p50 ${name}/forwarder`]: ratio(subj?.latency?.addedP50, fwd?.latency?.addedP50),
+            [`added p99 ${name}/forwarder`]: ratio(subj?.latency?.addedP99, fwd?.latency?.addedP99),
+            [`added p50 ${name}/portkey`]: ratio(subj?.latency?.addedP50, pk?.latency?.addedP50),
+            [`added p99 ${name}/portkey`]: ratio(subj?.latency?.addedP99, pk?.latency?.addedP99),
+            [`stream added TTFB ${name}/forwarder`]: ratio(subj?.stream?.addedTtfbP50, fwd?.stream?.addedTtfbP50),
+            [`stream added TTFB ${name}/portkey`]: ratio(subj?.stream?.addedTtfbP50, pk?.stream?.addedTtfbP50),
+          },
+          checks,
+        };
+      });
     const report: RunReport = {
       startedAt,
       mode: opts.quick ? 'quick' : 'full',
@@ -389,13 +448,21 @@ async function main(): Promise<void> {
     }
     if (opts.updateDocs) {
       const doc = join(ROOT, 'docs/benchmarks.md');
-      writeFileSync(doc, spliceResults(readFileSync(doc, 'utf8'), renderReport(report).replace(/^## /, '### ').replace(/^### (Ratios|Targets|Task|The forwarder)/gm, '#### $1')));
+      writeFileSync(
+        doc,
+        spliceResults(
+          readFileSync(doc, 'utf8'),
+          renderReport(report)
+            .replace(/^## /, '### ')
+            .replace(/^### (Ratios|Targets|Task|The forwarder)/gm, '#### $1'),
+        ),
+      );
       log(`report written into ${doc}`);
     }
   } finally {
     await cleanup();
   }
-  log(`done in ${f(((Date.now() - t0) / 1000), 0)} s`);
+  log(`done in ${f((Date.now() - t0) / 1000, 0)} s`);
 }
 
 main().catch((e) => {

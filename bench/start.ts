@@ -14,7 +14,10 @@ import { ROOT, freePort, rssMb } from './proc.ts';
 const rounds = Number(process.env.BENCH_START_ROUNDS || 5);
 const variants: { name: string; args: string[] }[] = [
   { name: 'source through tsx', args: ['--no-node-snapshot', '--import', 'tsx', join(ROOT, 'packages/gateway/src/main.ts'), 'serve'] },
-  { name: 'compiled (npm start)', args: ['--no-node-snapshot', '--enable-source-maps', join(ROOT, 'packages/gateway/dist/main.js'), 'serve'] },
+  {
+    name: 'compiled (npm start)',
+    args: ['--no-node-snapshot', '--enable-source-maps', join(ROOT, 'packages/gateway/dist/main.js'), 'serve'],
+  },
   { name: 'compiled, source maps off', args: ['--no-node-snapshot', join(ROOT, 'packages/gateway/dist/main.js'), 'serve'] },
 ];
 
@@ -26,10 +29,17 @@ async function once(args: string[]): Promise<{ firstMs: number; rss: number }> {
   const port = await freePort();
   const t0 = performance.now();
   const child = spawn(process.execPath, args, {
-    cwd: ROOT, stdio: 'ignore',
+    cwd: ROOT,
+    stdio: 'ignore',
     env: {
-      ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${join(dir, 'gh.db')}`, CRYPTO_SECRET: randomBytes(32).toString('hex'),
-      GATEHOUSE_ROOT_PASSWORD: randomBytes(12).toString('hex'), LOG_LEVEL: 'warn', NODE_ENV: 'production',
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: `sqlite:${join(dir, 'gh.db')}`,
+      CRYPTO_SECRET: randomBytes(32).toString('hex'),
+      GATEHOUSE_ROOT_PASSWORD: randomBytes(12).toString('hex'),
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
     },
   });
   try {

@@ -1,6 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Recorder, checkTargets, climbLadder, judgeRateProbe, judgeStreamStep, percentile, ratio, searchRate, summarize, type RateProbe, type TargetNumbers } from './stats.ts';
+import {
+  Recorder,
+  checkTargets,
+  climbLadder,
+  judgeRateProbe,
+  judgeStreamStep,
+  percentile,
+  ratio,
+  searchRate,
+  summarize,
+  type RateProbe,
+  type TargetNumbers,
+} from './stats.ts';
 
 test('percentile: nearest rank on sorted samples', () => {
   const a = Array.from({ length: 100 }, (_, i) => i + 1); // 1..100
@@ -114,22 +126,40 @@ test('judgeStreamStep and climbLadder stop at the first step whose gap grows by 
   assert.equal(judgeStreamStep({ streams: 8, errors: 0, incomplete: 1, gapP99: 20 }, 20, 0.2).ok, false);
   assert.equal(judgeStreamStep({ streams: 8, errors: 0, incomplete: 0, gapP99: NaN }, 20, 0.2).ok, false);
   const gapAt: Record<number, number> = { 8: 20, 16: 21, 32: 23, 64: 30, 128: 20 };
-  const r = await climbLadder([8, 16, 32, 64, 128], async (n) => judgeStreamStep({ streams: n, errors: 0, incomplete: 0, gapP99: gapAt[n] }, 20, 0.2));
+  const r = await climbLadder([8, 16, 32, 64, 128], async (n) =>
+    judgeStreamStep({ streams: n, errors: 0, incomplete: 0, gapP99: gapAt[n] }, 20, 0.2),
+  );
   assert.equal(r.held, 32);
-  assert.deepEqual(r.steps.map((s) => s.streams), [8, 16, 32, 64]);
+  assert.deepEqual(
+    r.steps.map((s) => s.streams),
+    [8, 16, 32, 64],
+  );
   const none = await climbLadder([8], async (n) => ({ streams: n, ok: false }));
   assert.equal(none.held, 0);
   // With a retry, a step that fails once and then holds does not end the climb.
   const failedOnce = new Set<number>();
-  const flaky = await climbLadder([8, 16, 32], async (n) => {
-    if (n === 16 && !failedOnce.has(n)) {
-      failedOnce.add(n);
-      return { streams: n, ok: false };
-    }
-    return { streams: n, ok: n <= 16 };
-  }, 1);
+  const flaky = await climbLadder(
+    [8, 16, 32],
+    async (n) => {
+      if (n === 16 && !failedOnce.has(n)) {
+        failedOnce.add(n);
+        return { streams: n, ok: false };
+      }
+      return { streams: n, ok: n <= 16 };
+    },
+    1,
+  );
   assert.equal(flaky.held, 16);
-  assert.deepEqual(flaky.steps.map((x) => [x.streams, x.ok]), [[8, true], [16, false], [16, true], [32, false], [32, false]]);
+  assert.deepEqual(
+    flaky.steps.map((x) => [x.streams, x.ok]),
+    [
+      [8, true],
+      [16, false],
+      [16, true],
+      [32, false],
+      [32, false],
+    ],
+  );
 });
 
 const nums = (o: Partial<TargetNumbers>): TargetNumbers => ({ addedP50: null, addedP99: null, sustainedRps: null, addedTtfb: null, ...o });
@@ -140,7 +170,10 @@ test('checkTargets applies the performance targets', () => {
   const good = nums({ addedP50: 0.3, addedP99: 1.4, sustainedRps: 6000, addedTtfb: 1.4 });
   const checks = checkTargets(good, fwd, pk);
   assert.equal(checks.length, 7);
-  assert.deepEqual(checks.map((c) => c.status), ['PASS', 'PASS', 'PASS', 'PASS', 'PASS', 'PASS', 'PASS']);
+  assert.deepEqual(
+    checks.map((c) => c.status),
+    ['PASS', 'PASS', 'PASS', 'PASS', 'PASS', 'PASS', 'PASS'],
+  );
 
   const bad = nums({ addedP50: 0.31, addedP99: 1.6, sustainedRps: 4999, addedTtfb: 1.6 });
   const badChecks = checkTargets(bad, fwd, pk);

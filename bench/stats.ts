@@ -114,10 +114,7 @@ export interface RateSearchResult {
  * Finds the highest offered rate that passes `probe`: grows geometrically from `start` while probes pass (or
  * shrinks while they fail), then bisects (geometric mean) between the last pass and the first failure.
  */
-export async function searchRate(
-  opts: RateSearchOptions,
-  probe: (rate: number) => Promise<RateProbe>,
-): Promise<RateSearchResult> {
+export async function searchRate(opts: RateSearchOptions, probe: (rate: number) => Promise<RateProbe>): Promise<RateSearchResult> {
   const factor = opts.factor ?? 2;
   const precision = opts.precision ?? 0.1;
   const maxProbes = opts.maxProbes ?? 12;
@@ -201,7 +198,8 @@ export function judgeStreamStep(
   if (m.errors > 0) return { streams: m.streams, ok: false, reason: `${m.errors} errors` };
   if (m.incomplete > 0) return { streams: m.streams, ok: false, reason: `${m.incomplete} incomplete streams` };
   const limit = nominalGapMs * (1 + tolerance);
-  if (!(m.gapP99 <= limit)) return { streams: m.streams, ok: false, reason: `effective gap p99 ${m.gapP99.toFixed(1)} ms > ${limit.toFixed(1)} ms` };
+  if (!(m.gapP99 <= limit))
+    return { streams: m.streams, ok: false, reason: `effective gap p99 ${m.gapP99.toFixed(1)} ms > ${limit.toFixed(1)} ms` };
   return { streams: m.streams, ok: true };
 }
 
@@ -287,7 +285,13 @@ export function checkTargets(
   add('added p99 (c=1) <= 1.5x forwarder', floor(subject?.addedP99 ?? null), mul(floor(forwarder?.addedP99 ?? null), 1.5), false, noFwd);
   add('added p50 (c=1) <= 1/4 portkey', floor(subject?.addedP50 ?? null), mul(floor(portkey?.addedP50 ?? null), 0.25), false, noPk);
   add('added p99 (c=1) <= 1/4 portkey', floor(subject?.addedP99 ?? null), mul(floor(portkey?.addedP99 ?? null), 0.25), false, noPk);
-  add('stream added TTFB <= forwarder + 1 ms', subject?.addedTtfb, forwarder?.addedTtfb == null ? null : forwarder.addedTtfb + 1, false, noFwd);
+  add(
+    'stream added TTFB <= forwarder + 1 ms',
+    subject?.addedTtfb,
+    forwarder?.addedTtfb == null ? null : forwarder.addedTtfb + 1,
+    false,
+    noFwd,
+  );
   return checks;
 }
 

@@ -54,7 +54,12 @@ export const forwarder: Target = {
   name: 'forwarder',
   async start(ctx) {
     const { proc, port } = await startService('forwarder', 'forwarder.ts', ['--upstream', ctx.upstream], CPU_PROXY);
-    return { url: `http://127.0.0.1:${port}`, headers: { ...json, authorization: `Bearer ${BENCH_KEY}` }, pid: proc.pid, stop: () => proc.stop() };
+    return {
+      url: `http://127.0.0.1:${port}`,
+      headers: { ...json, authorization: `Bearer ${BENCH_KEY}` },
+      pid: proc.pid,
+      stop: () => proc.stop(),
+    };
   },
 };
 
@@ -93,7 +98,8 @@ export const portkey: Target = {
   name: 'portkey',
   async start(ctx) {
     if (!portkeyInstalled()) {
-      if (!ctx.installPortkey) throw new Error('not installed (bench/portkey/node_modules missing; run without --quick, or with --portkey)');
+      if (!ctx.installPortkey)
+        throw new Error('not installed (bench/portkey/node_modules missing; run without --quick, or with --portkey)');
       await installPortkey(ctx);
     }
     const port = await freePort();
@@ -231,7 +237,11 @@ async function startOtlpSink(): Promise<{ url: string; close(): Promise<void> }>
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -240,7 +250,10 @@ export function chatBody(stream: boolean): string {
   const content = 'Summarise the following paragraph in one sentence. '.repeat(18).trim();
   const body: Record<string, unknown> = {
     model: BENCH_MODEL,
-    messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content }],
+    messages: [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content },
+    ],
     max_tokens: 64,
   };
   if (stream) {
@@ -261,7 +274,13 @@ async function upstreamCount(upstream: string): Promise<number> {
  */
 export async function verifyTarget(t: RunningTarget, upstream: string): Promise<void> {
   const before = await upstreamCount(upstream);
-  const r = await request(`${t.url}${CHAT_PATH}`, { method: 'POST', headers: t.headers, body: chatBody(false), headersTimeout: 10_000, bodyTimeout: 10_000 });
+  const r = await request(`${t.url}${CHAT_PATH}`, {
+    method: 'POST',
+    headers: t.headers,
+    body: chatBody(false),
+    headersTimeout: 10_000,
+    bodyTimeout: 10_000,
+  });
   const text = await r.body.text();
   if (r.statusCode !== 200) throw new Error(`probe: HTTP ${r.statusCode} ${text.slice(0, 200)}`);
   let parsed: { choices?: { message?: { content?: string } }[] };
@@ -280,7 +299,9 @@ export async function verifyTarget(t: RunningTarget, upstream: string): Promise<
   });
   const stext = await s.body.text();
   if (s.statusCode !== 200) throw new Error(`stream probe: HTTP ${s.statusCode} ${stext.slice(0, 200)}`);
-  if (!stext.includes('data: [DONE]') && !stext.includes('data:[DONE]')) throw new Error(`stream probe: no [DONE] in ${stext.slice(0, 200)}`);
+  if (!stext.includes('data: [DONE]') && !stext.includes('data:[DONE]'))
+    throw new Error(`stream probe: no [DONE] in ${stext.slice(0, 200)}`);
   const after = await upstreamCount(upstream);
-  if (t.pid !== null && after - before < 2) throw new Error(`probe: the upstream saw ${after - before} of 2 requests (answered without relaying?)`);
+  if (t.pid !== null && after - before < 2)
+    throw new Error(`probe: the upstream saw ${after - before} of 2 requests (answered without relaying?)`);
 }

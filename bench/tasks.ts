@@ -36,7 +36,12 @@ export interface TaskBenchResult {
 }
 
 const empty = (reason: string): TaskBenchResult => ({
-  status: 'not available', reason, submitThroughput: null, pollerPerTask: null, pollerBatch: null, hookCallUs: null,
+  status: 'not available',
+  reason,
+  submitThroughput: null,
+  pollerPerTask: null,
+  pollerBatch: null,
+  hookCallUs: null,
 });
 
 export async function runTaskBench(opts: TaskBenchOptions): Promise<TaskBenchResult> {
@@ -98,17 +103,25 @@ async function run(opts: TaskBenchOptions): Promise<TaskBenchResult> {
     const lat: number[] = [];
     let next = 0;
     const t0 = process.hrtime.bigint();
-    await Promise.all(Array.from({ length: conc }, async () => {
-      while (next < total) {
-        next++;
-        const s = process.hrtime.bigint();
-        await submit('loopback-video', lvBody);
-        lat.push(Number(process.hrtime.bigint() - s) / 1e6);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: conc }, async () => {
+        while (next < total) {
+          next++;
+          const s = process.hrtime.bigint();
+          await submit('loopback-video', lvBody);
+          lat.push(Number(process.hrtime.bigint() - s) / 1e6);
+        }
+      }),
+    );
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
     lat.sort((a, b) => a - b);
-    const submitThroughput = { rps: Math.round(total / secs), p50Ms: round2(percentile(lat, 50)), p99Ms: round2(percentile(lat, 99)), requests: total, concurrency: conc };
+    const submitThroughput = {
+      rps: Math.round(total / secs),
+      p50Ms: round2(percentile(lat, 50)),
+      p99Ms: round2(percentile(lat, 99)),
+      requests: total,
+      concurrency: conc,
+    };
     log(`task host: submit ${submitThroughput.rps}/s, p50 ${submitThroughput.p50Ms} ms, p99 ${submitThroughput.p99Ms} ms`);
 
     // ---- one hook call ----
@@ -144,9 +157,14 @@ async function run(opts: TaskBenchOptions): Promise<TaskBenchResult> {
       const deadline = Date.now() + (opts.quick ? 15_000 : 90_000);
       let done = 0;
       for (;;) {
-        const r = await gw.core.h.db.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('plugin_key', '=', pluginKey).where('public_id', 'like', `${ids.prefix}%`)
-          .where('status', '=', 'SUCCESS').where('billing_status', '!=', 'reserved').executeTakeFirstOrThrow();
+        const r = await gw.core.h.db
+          .selectFrom('tasks')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('plugin_key', '=', pluginKey)
+          .where('public_id', 'like', `${ids.prefix}%`)
+          .where('status', '=', 'SUCCESS')
+          .where('billing_status', '!=', 'reserved')
+          .executeTakeFirstOrThrow();
         done = Number(r.n);
         if (done >= inFlight || Date.now() > deadline) break;
         await new Promise((res) => setTimeout(res, 50));
@@ -198,12 +216,25 @@ async function cloneTasks(
       const publicId = `${prefix}${j}`;
       const upstreamId = `vt_bench_${tag}_${j}`;
       vendor.tasks.set(upstreamId, { ...vt, id: upstreamId, polls: vt.steps });
-      rows.push({ ...base, public_id: publicId, upstream_task_id: upstreamId, next_poll_at: now, lease_owner: null, lease_until: null, created_at: now, updated_at: now });
+      rows.push({
+        ...base,
+        public_id: publicId,
+        upstream_task_id: upstreamId,
+        next_poll_at: now,
+        lease_owner: null,
+        lease_until: null,
+        created_at: now,
+        updated_at: now,
+      });
       moves.push({ user_id: t.user_id, key_id: t.key_id, ref: `task:${publicId}`, kind: 'reserve', amount: reserved, created_at: now });
     }
     await db.insertInto('tasks').values(rows).execute();
     await db.insertInto('ledger').values(moves).execute();
   }
-  await db.updateTable('users').set((eb) => ({ quota: eb('quota', '-', reserved * n) })).where('id', '=', t.user_id).execute();
+  await db
+    .updateTable('users')
+    .set((eb) => ({ quota: eb('quota', '-', reserved * n) }))
+    .where('id', '=', t.user_id)
+    .execute();
   return { prefix };
 }

@@ -137,16 +137,22 @@ const server = http.createServer((req, res) => {
     return;
   }
   if (req.method === 'GET' && path === '/v1/models') {
-    return send(res, 200, JSON.stringify({ object: 'list', data: [{ id: 'bench-model', object: 'model', created: 0, owned_by: 'bench' }] }));
+    return send(
+      res,
+      200,
+      JSON.stringify({ object: 'list', data: [{ id: 'bench-model', object: 'model', created: 0, owned_by: 'bench' }] }),
+    );
   }
   if (req.method === 'POST' && path === '/__bench/config') {
-    readBody(req).then((raw) => {
-      const next = JSON.parse(raw || '{}') as Partial<UpstreamSettings>;
-      for (const k of ['delayMs', 'chunks', 'gapMs'] as const) {
-        if (typeof next[k] === 'number' && next[k] >= 0) settings[k] = next[k];
-      }
-      send(res, 200, JSON.stringify(settings));
-    }).catch(() => send(res, 400, '{"error":"bad config"}'));
+    readBody(req)
+      .then((raw) => {
+        const next = JSON.parse(raw || '{}') as Partial<UpstreamSettings>;
+        for (const k of ['delayMs', 'chunks', 'gapMs'] as const) {
+          if (typeof next[k] === 'number' && next[k] >= 0) settings[k] = next[k];
+        }
+        send(res, 200, JSON.stringify(settings));
+      })
+      .catch(() => send(res, 400, '{"error":"bad config"}'));
     return;
   }
   if (req.method === 'GET' && path === '/__bench/stats') return send(res, 200, JSON.stringify({ requests: served }));

@@ -33,7 +33,9 @@ const ROWS = Number(arg('rows', '1000000'));
 const RUNS = Number(arg('runs', '5'));
 const SQLITE_FILE = arg('sqlite-file', '');
 const DAY = 86_400_000;
-const USERS = 50, KEYS_PER_USER = 2, MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet', 'claude-haiku', 'gemini-pro', 'gemini-flash', 'o3', 'embed-3'];
+const USERS = 50,
+  KEYS_PER_USER = 2,
+  MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet', 'claude-haiku', 'gemini-pro', 'gemini-flash', 'o3', 'embed-3'];
 const CHANNELS = 6;
 
 /** Deterministic pseudo-random numbers (mulberry32). */
@@ -52,13 +54,32 @@ function makeRow(i: number, now: number, r: () => number): NewLog {
   const m = Math.floor(r() * MODELS.length);
   const error = r() < 0.03;
   const latency = Math.round(Math.exp(5 + r() * 3 + r() * 1.5)); // ~150 ms … ~13 s
-  const prompt = Math.floor(r() * 4000), completion = error ? 0 : Math.floor(r() * 1000);
+  const prompt = Math.floor(r() * 4000),
+    completion = error ? 0 : Math.floor(r() * 1000);
   return {
-    created_at: now - 30 * DAY + Math.floor((i / ROWS) * 30 * DAY), type: error ? 'error' : 'consume', request_id: `req_${i}`,
-    user_id: user, username: `user${user}`, key_id: key, key_name: `key${key}`, group_name: 'default', model: MODELS[m], upstream_model: MODELS[m],
-    channel_id: 1 + ((m + (r() < 0.3 ? 1 : 0)) % CHANNELS), endpoint: '/v1/chat/completions', status_code: error ? 502 : 200,
-    prompt_tokens: prompt, completion_tokens: completion, cached_tokens: 0, quota: error ? 0 : prompt * 2 + completion * 8, latency_ms: latency,
-    first_byte_ms: null, is_stream: 1, attempts: 1, content: null, other: null,
+    created_at: now - 30 * DAY + Math.floor((i / ROWS) * 30 * DAY),
+    type: error ? 'error' : 'consume',
+    request_id: `req_${i}`,
+    user_id: user,
+    username: `user${user}`,
+    key_id: key,
+    key_name: `key${key}`,
+    group_name: 'default',
+    model: MODELS[m],
+    upstream_model: MODELS[m],
+    channel_id: 1 + ((m + (r() < 0.3 ? 1 : 0)) % CHANNELS),
+    endpoint: '/v1/chat/completions',
+    status_code: error ? 502 : 200,
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    cached_tokens: 0,
+    quota: error ? 0 : prompt * 2 + completion * 8,
+    latency_ms: latency,
+    first_byte_ms: null,
+    is_stream: 1,
+    attempts: 1,
+    content: null,
+    other: null,
   };
 }
 
@@ -113,22 +134,36 @@ async function benchOne(kind: TestDbKind): Promise<string[]> {
   const h = await openDb(tdb.url);
   try {
     await migrate(h);
-    const now = reuse ? Number((await h.db.selectFrom('logs').select((eb) => eb.fn.max('created_at').as('t')).executeTakeFirstOrThrow()).t) + 1 : Date.now();
+    const now = reuse
+      ? Number(
+          (
+            await h.db
+              .selectFrom('logs')
+              .select((eb) => eb.fn.max('created_at').as('t'))
+              .executeTakeFirstOrThrow()
+          ).t,
+        ) + 1
+      : Date.now();
     const loadS = reuse ? 0 : await load(h, now);
-    const count = await h.db.selectFrom('usage_hourly').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const count = await h.db
+      .selectFrom('usage_hourly')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     process.stderr.write(`${kind}: ${ROWS} log rows and ${Number(count.n)} roll-up rows loaded in ${loadS.toFixed(0)} s\n`);
     const reports = new UsageReports({ h, config: { quotaPerUsd: 500_000 } } as unknown as Core);
     const range = { from: String(now - 30 * DAY), to: String(now) };
     const q = (extra: Record<string, string>) => parseUsageQuery({ ...range, ...extra }, false, now);
-    const dashboard = async () => Promise.all([
-      reports.query(q({ bucket: 'day' })),
-      reports.query(q({ bucket: 'day', group_by: 'model' })),
-      reports.query(q({ bucket: 'day', group_by: 'user' })),
-      reports.query(q({ bucket: 'day', group_by: 'channel' })),
-      reports.query(q({ bucket: 'day', group_by: 'key' })),
-    ]);
+    const dashboard = async () =>
+      Promise.all([
+        reports.query(q({ bucket: 'day' })),
+        reports.query(q({ bucket: 'day', group_by: 'model' })),
+        reports.query(q({ bucket: 'day', group_by: 'user' })),
+        reports.query(q({ bucket: 'day', group_by: 'channel' })),
+        reports.query(q({ bucket: 'day', group_by: 'key' })),
+      ]);
     const sequential = async () => {
-      for (const g of ['', 'model', 'user', 'channel', 'key']) await reports.query(q(g ? { bucket: 'day', group_by: g } : { bucket: 'day' }));
+      for (const g of ['', 'model', 'user', 'channel', 'key'])
+        await reports.query(q(g ? { bucket: 'day', group_by: g } : { bucket: 'day' }));
     };
     const results: Array<[string, number]> = [
       ['series + totals + p50/p95, day buckets', await time(() => reports.query(q({ bucket: 'day' })))],
@@ -137,11 +172,19 @@ async function benchOne(kind: TestDbKind): Promise<string[]> {
       ['top 10 keys', await time(() => reports.query(q({ bucket: 'day', group_by: 'key' })))],
       ['whole dashboard (5 queries, one after another)', await time(sequential)],
       ['whole dashboard (5 queries at once)', await time(dashboard)],
-      ['one user\'s overview, hour buckets', await time(() => reports.query({ ...q({ bucket: 'hour', group_by: 'model' }), filter: { userId: 7 } }))],
-      ['admin filter user + model, day buckets', await time(() => reports.query({ ...q({ bucket: 'day' }), filter: { userId: 3, model: 'gpt-4o' } }))],
+      [
+        "one user's overview, hour buckets",
+        await time(() => reports.query({ ...q({ bucket: 'hour', group_by: 'model' }), filter: { userId: 7 } })),
+      ],
+      [
+        'admin filter user + model, day buckets',
+        await time(() => reports.query({ ...q({ bucket: 'day' }), filter: { userId: 3, model: 'gpt-4o' } })),
+      ],
     ];
-    const raw = await time(() => sql`select created_at - (created_at % 3600000) as h, count(*) as n, sum(quota) as q, sum(prompt_tokens) as p
-      from logs where created_at >= ${now - 30 * DAY} group by created_at - (created_at % 3600000)`.execute(h.db));
+    const raw = await time(() =>
+      sql`select created_at - (created_at % 3600000) as h, count(*) as n, sum(quota) as q, sum(prompt_tokens) as p
+      from logs where created_at >= ${now - 30 * DAY} group by created_at - (created_at % 3600000)`.execute(h.db),
+    );
     results.push(['for comparison: raw GROUP BY hour over the log rows (no percentiles)', raw]);
     return results.map(([name, ms]) => `| ${kind} | ${name} | ${ms.toFixed(1)} |`);
   } finally {

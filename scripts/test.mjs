@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 /**
- * The whole test suite: lint, type-check, the web console's checks, unit tests, then the integration suite once per database
+ * The whole test suite: lint, format check (Prettier), type-check, the web console's checks, unit tests, then the integration suite once per database
  * (SQLite, PostgreSQL, MySQL). Prints one closing line with the totals.
  *
  *   node scripts/test.mjs                 everything
- *   node scripts/test.mjs --unit          lint, type-check and unit tests only
- *   node scripts/test.mjs --no-lint       skip lint, type-check and the web console's checks
+ *   node scripts/test.mjs --unit          lint, format check, type-check and unit tests only
+ *   node scripts/test.mjs --no-lint       skip lint, the format check, type-check and the web console's checks
  *   TEST_DBS=sqlite node scripts/test.mjs integration suite on SQLite only
  *   node scripts/test.mjs --only relay    only test files whose path contains "relay"
  *   node scripts/test.mjs --no-e2e        skip the browser tests of the console (packages/web/e2e)
@@ -27,7 +27,10 @@ const noLint = args.includes('--no-lint');
 const noE2e = args.includes('--no-e2e');
 const onlyIdx = args.indexOf('--only');
 const only = onlyIdx >= 0 ? args[onlyIdx + 1] : null;
-const dbs = (process.env.TEST_DBS || 'sqlite,postgres,mysql').split(',').map((s) => s.trim()).filter(Boolean);
+const dbs = (process.env.TEST_DBS || 'sqlite,postgres,mysql')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 
 function walk(dir, out = []) {
   for (const name of readdirSync(dir)) {
@@ -47,7 +50,9 @@ function run(cmd, argv, env = {}) {
 // See scripts/exit-gc.mjs: test processes that ran plugin isolates must not abort at exit.
 const exitGc = pathToFileURL(join(root, 'scripts/exit-gc.mjs')).href;
 
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 const failures = [];
 const tmp = mkdtempSync(join(tmpdir(), 'gh-test-'));
 
@@ -55,13 +60,27 @@ function nodeTest(label, files, env, concurrency = 3) {
   if (files.length === 0) return;
   const tap = join(tmp, `${label}.tap`);
   console.log(`\n=== ${label}: ${files.length} file(s) ===`);
-  const code = run(process.execPath, [
-    '--no-node-snapshot', '--import', exitGc, '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`,
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=tap', `--test-reporter-destination=${tap}`,
-    ...files,
-  ], env);
-  let p = 0, f = 0, s = 0;
+  const code = run(
+    process.execPath,
+    [
+      '--no-node-snapshot',
+      '--import',
+      exitGc,
+      '--import',
+      'tsx',
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=tap',
+      `--test-reporter-destination=${tap}`,
+      ...files,
+    ],
+    env,
+  );
+  let p = 0,
+    f = 0,
+    s = 0;
   try {
     const txt = readFileSync(tap, 'utf8');
     p = Number(/^# pass (\d+)/m.exec(txt)?.[1] ?? 0);
@@ -69,23 +88,47 @@ function nodeTest(label, files, env, concurrency = 3) {
     s = Number(/^# skipped (\d+)/m.exec(txt)?.[1] ?? 0);
   } catch {}
   if (code !== 0 && f === 0) f = 1;
-  passed += p; failed += f; skipped += s;
+  passed += p;
+  failed += f;
+  skipped += s;
   if (f) failures.push(label);
 }
 
 if (!noLint) {
   console.log('=== lint ===');
-  if (run('npx', ['eslint', '.']) !== 0) { failed++; failures.push('lint'); }
+  if (run('npx', ['eslint', '.']) !== 0) {
+    failed++;
+    failures.push('lint');
+  }
+  console.log('=== format ===');
+  if (run('npx', ['prettier', '--check', '--log-level', 'warn', '.']) !== 0) {
+    console.log('Files above are not formatted: run "npm run format".');
+    failed++;
+    failures.push('format');
+  }
   console.log('=== type-check ===');
   const sdk = existsSync(join(root, 'packages/plugin-sdk/src/index.ts')) ? run('npx', ['tsc', '-p', 'packages/plugin-sdk']) : 0;
-  if (sdk !== 0 || run('npx', ['tsc', '-p', 'packages/gateway']) !== 0) { failed++; failures.push('type-check'); }
+  if (sdk !== 0 || run('npx', ['tsc', '-p', 'packages/gateway']) !== 0) {
+    failed++;
+    failures.push('type-check');
+  }
   // The web console: its types, its generated API client against the gateway's OpenAPI document, and
   // the size of what the login page loads (built fresh).
   console.log('=== web console ===');
-  if (run('npx', ['tsc', '-p', 'packages/web']) !== 0 || run('npx', ['tsc', '-p', 'packages/web/e2e']) !== 0) { failed++; failures.push('web type-check'); }
-  if (run('npm', ['run', '--silent', 'check-api', '-w', '@gatehouse/web']) !== 0) { failed++; failures.push('web API client'); }
-  if (run('npm', ['run', '--silent', 'build', '-w', '@gatehouse/web']) !== 0 || run('npm', ['run', '--silent', 'size', '-w', '@gatehouse/web']) !== 0) {
-    failed++; failures.push('web bundle');
+  if (run('npx', ['tsc', '-p', 'packages/web']) !== 0 || run('npx', ['tsc', '-p', 'packages/web/e2e']) !== 0) {
+    failed++;
+    failures.push('web type-check');
+  }
+  if (run('npm', ['run', '--silent', 'check-api', '-w', '@gatehouse/web']) !== 0) {
+    failed++;
+    failures.push('web API client');
+  }
+  if (
+    run('npm', ['run', '--silent', 'build', '-w', '@gatehouse/web']) !== 0 ||
+    run('npm', ['run', '--silent', 'size', '-w', '@gatehouse/web']) !== 0
+  ) {
+    failed++;
+    failures.push('web bundle');
   }
 }
 
@@ -98,7 +141,8 @@ nodeTest('unit', unit, {});
 if (!unitOnly && !noE2e && e2e.length) {
   // The console in a real browser: one file at a time (each starts a gateway and a browser).
   if (!existsSync(join(root, 'packages/web/dist/index.html')) && run('npm', ['run', '--silent', 'build', '-w', '@gatehouse/web']) !== 0) {
-    failed++; failures.push('web build for browser tests');
+    failed++;
+    failures.push('web build for browser tests');
   } else {
     nodeTest('browser', e2e, { TEST_DB: 'sqlite' }, 1);
   }
@@ -107,5 +151,7 @@ if (!unitOnly) {
   for (const db of dbs) nodeTest(`integration-${db}`, integration, { TEST_DB: db });
 }
 
-console.log(`\n${failures.length ? `failed parts: ${failures.join(', ')}\n` : ''}Total: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+console.log(
+  `\n${failures.length ? `failed parts: ${failures.join(', ')}\n` : ''}Total: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`,
+);
 process.exit(failed ? 1 : 0);

@@ -27,6 +27,9 @@ export default defineConfig({
   // `vite preview` serves the build under the policy the gateway sends, so a violation shows here too
   preview: {
     proxy: { '/api': target, '/pg': target, '/v1': target },
-    headers: { 'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'" },
+    headers: {
+      'content-security-policy':
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'",
+    },
   },
 });

@@ -27,8 +27,6 @@ try {
 } catch {
   // never built
 }
-const entry = built && built >= newest(source)
-  ? ['--enable-source-maps', compiled]
-  : ['--import', 'tsx', join(source, 'main.ts')];
+const entry = built && built >= newest(source) ? ['--enable-source-maps', compiled] : ['--import', 'tsx', join(source, 'main.ts')];
 const r = spawnSync(process.execPath, ['--no-node-snapshot', ...entry, ...process.argv.slice(2)], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

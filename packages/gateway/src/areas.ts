@@ -37,8 +37,18 @@ import { nativeRoutes } from './http/native-routes.ts';
 
 /** Every route module, registered in this order. */
 export const ROUTES: RouteModule[] = [
-  accountRoutes, relayRoutes, pluginAdminRoutes, adminRoutes, signupRoutes, ssoRoutes, alertRoutes, topupRoutes,
-  taskRoutes, taskAdminRoutes, protocolRoutes, nativeRoutes,
+  accountRoutes,
+  relayRoutes,
+  pluginAdminRoutes,
+  adminRoutes,
+  signupRoutes,
+  ssoRoutes,
+  alertRoutes,
+  topupRoutes,
+  taskRoutes,
+  taskAdminRoutes,
+  protocolRoutes,
+  nativeRoutes,
 ];
 
 /**

@@ -44,7 +44,9 @@ export async function createCore(config: Config, log?: Logger): Promise<Core> {
     await redis.connect();
     const sub = redis.duplicate();
     await cache.start({ sub, pub: redis });
-    closers.push(() => { sub.disconnect(); });
+    closers.push(() => {
+      sub.disconnect();
+    });
   } else {
     await cache.start();
   }
@@ -61,7 +63,11 @@ export async function createCore(config: Config, log?: Logger): Promise<Core> {
     async close() {
       await cache.stop();
       for (const fn of closers.reverse()) {
-        try { await fn(); } catch (e) { logger.warn({ err: (e as Error).message }, 'close step failed'); }
+        try {
+          await fn();
+        } catch (e) {
+          logger.warn({ err: (e as Error).message }, 'close step failed');
+        }
       }
       await core.outbound.close();
       core.metrics.close();

@@ -65,7 +65,11 @@ export async function startGateway(opts: StartOptions = {}): Promise<Gateway> {
       return closing;
     };
     return {
-      core, services, app, url, close,
+      core,
+      services,
+      app,
+      url,
+      close,
       async shutdown(timeoutMs = config.shutdownTimeoutMs) {
         if (closing) return closing;
         app.draining = true;
@@ -76,7 +80,9 @@ export async function startGateway(opts: StartOptions = {}): Promise<Gateway> {
         server.closeIdleConnections();
         const sweep = setInterval(() => server.closeIdleConnections(), 100);
         let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), timeoutMs); });
+        const late = new Promise<'late'>((resolve) => {
+          timer = setTimeout(() => resolve('late'), timeoutMs);
+        });
         const outcome = await Promise.race([drained.then(() => 'drained' as const), late]);
         clearInterval(sweep);
         clearTimeout(timer);

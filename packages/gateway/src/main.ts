@@ -27,7 +27,10 @@ async function serve(argv: string[]): Promise<void> {
   // SIGTERM / SIGINT (or, in a worker, the primary's request): a graceful stop (gateway.ts `shutdown`);
   // a second signal cuts what is left at once.
   let stopping = false;
-  const now = () => { gw.core.log.warn({}, 'shutting down now'); gw.app.server.closeAllConnections(); };
+  const now = () => {
+    gw.core.log.warn({}, 'shutting down now');
+    gw.app.server.closeAllConnections();
+  };
   const stop = async (why: string) => {
     if (stopping) return;
     stopping = true;
@@ -59,10 +62,15 @@ const first = argv[0] ?? '';
 const wantsHelp = (a: string[]) => a.includes('--help') || a.includes('-h');
 // `--help`, `-h` and `--version` answer and never start the server (`serve --help` too).
 const cmd =
-  first === '--version' || first === '-v' ? 'version'
-  : first && !first.startsWith('-') ? (first === 'serve' && wantsHelp(argv) ? 'help' : first)
-  : wantsHelp(argv) ? 'help'
-  : 'serve';
+  first === '--version' || first === '-v'
+    ? 'version'
+    : first && !first.startsWith('-')
+      ? first === 'serve' && wantsHelp(argv)
+        ? 'help'
+        : first
+      : wantsHelp(argv)
+        ? 'help'
+        : 'serve';
 const rest = cmd === first ? argv.slice(1) : cmd === 'serve' ? argv : [];
 if (cmd === 'version') {
   process.stdout.write(`gatehouse ${version()}\n`);

@@ -106,9 +106,12 @@ export async function runPrimary(opts: PrimaryOptions): Promise<string> {
     }
     opts.say(`worker ${n} (pid ${w.process.pid}) exited (${signal ?? `code ${code}`}); starting another`);
     const quick = Date.now() - (startedAt.get(n) ?? 0) < 5000;
-    setTimeout(() => {
-      if (!stopping) fork(n).catch((e: Error) => opts.say(e.message));
-    }, quick ? restartDelayMs : 0);
+    setTimeout(
+      () => {
+        if (!stopping) fork(n).catch((e: Error) => opts.say(e.message));
+      },
+      quick ? restartDelayMs : 0,
+    );
   });
 
   const stop = () => {

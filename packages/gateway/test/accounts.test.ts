@@ -5,11 +5,19 @@ import { startTestGateway, TEST_ROOT_PASSWORD } from './harness.ts';
 test('root logs in with a session cookie, gets an access token, logs out', async () => {
   const gw = await startTestGateway();
   try {
-    const bad = await fetch(`${gw.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'wrong-password' }) });
+    const bad = await fetch(`${gw.url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'root', password: 'wrong-password' }),
+    });
     assert.equal(bad.status, 401);
     assert.equal(((await bad.json()) as { success: boolean }).success, false);
 
-    const res = await fetch(`${gw.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: TEST_ROOT_PASSWORD }) });
+    const res = await fetch(`${gw.url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'root', password: TEST_ROOT_PASSWORD }),
+    });
     assert.equal(res.status, 200);
     const cookie = res.headers.get('set-cookie')!.split(';')[0];
     const self = await fetch(`${gw.url}/api/user/self`, { headers: { cookie } });
@@ -38,7 +46,9 @@ const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
 async function login(url: string, from: string, username: string, password: string) {
   const r = await fetch(`${url}/api/user/login`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': from }, body: JSON.stringify({ username, password }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+    body: JSON.stringify({ username, password }),
   });
   return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as { success: boolean; message: string } };
 }

@@ -34,18 +34,42 @@ test('channels: CRUD, validation naming the field, keys never in any response, p
     await root.fails(400, 'POST', '/api/channel', { ...base, key_mode: 'lottery' }, 'key_mode');
     await root.fails(400, 'POST', '/api/channel', { ...base, settings: { preset: 'nowhere' } }, 'settings.preset');
     await root.fails(400, 'POST', '/api/channel', { ...base, base_url: '', settings: { preset: 'cloudflare' } }, 'settings.account_id');
-    await root.fails(400, 'POST', '/api/channel', { ...base, base_url: '', settings: { preset: 'cloudflare', account_id: 'a/b' } }, 'settings.account_id');
+    await root.fails(
+      400,
+      'POST',
+      '/api/channel',
+      { ...base, base_url: '', settings: { preset: 'cloudflare', account_id: 'a/b' } },
+      'settings.account_id',
+    );
     await root.fails(400, 'POST', '/api/channel', { ...base, type: 'azure', base_url: '' }, 'base_url');
     await root.fails(400, 'POST', '/api/channel', { ...base, type: 'azure', settings: { api_version: 'latest' } }, 'settings.api_version');
     await root.fails(400, 'POST', '/api/channel', { name: 'tp', type: 'task_plugin', settings: {} }, 'settings.plugin');
-    await root.fails(400, 'POST', '/api/channel', { name: 'gw', type: 'gateway', base_url: 'https://peer.example.com', keys: [K3], settings: { plugins: [] } }, 'settings.plugins');
+    await root.fails(
+      400,
+      'POST',
+      '/api/channel',
+      { name: 'gw', type: 'gateway', base_url: 'https://peer.example.com', keys: [K3], settings: { plugins: [] } },
+      'settings.plugins',
+    );
 
-    const ch = await keep('POST', '/api/channel', { ...base, key_mode: 'round_robin', model_mapping: { 'gpt-4o': 'gpt-4o-2024-08-06' }, header_override: { 'x-org': 'acme' }, param_override: { temperature: 0.2 }, groups: 'default,vip', priority: 5, weight: 3 });
+    const ch = await keep('POST', '/api/channel', {
+      ...base,
+      key_mode: 'round_robin',
+      model_mapping: { 'gpt-4o': 'gpt-4o-2024-08-06' },
+      header_override: { 'x-org': 'acme' },
+      param_override: { temperature: 0.2 },
+      groups: 'default,vip',
+      priority: 5,
+      weight: 3,
+    });
     assert.equal(ch.type, 1);
     assert.equal(ch.type_name, 'openai');
     assert.equal(ch.base_url, 'https://api.example.com');
     assert.equal(ch.key_count, 2);
-    assert.deepEqual(ch.keys.map((k: any) => k.hint), ['sk-up…mnop', 'sk-up…2345']);
+    assert.deepEqual(
+      ch.keys.map((k: any) => k.hint),
+      ['sk-up…mnop', 'sk-up…2345'],
+    );
     assert.deepEqual(ch.groups, ['default', 'vip']);
     assert.equal(ch.status, 'enabled');
     await root.fails(409, 'POST', '/api/channel', base);
@@ -64,17 +88,38 @@ test('channels: CRUD, validation naming the field, keys never in any response, p
     assert.equal(after.keys_sealed, row.keys_sealed, 'keys not resealed when not given');
 
     const dis = await keep('PUT', `/api/channel/${ch.id}/keys/1`, { enabled: false, reason: 'rotating' });
-    assert.deepEqual(dis.keys.map((k: any) => [k.status, k.reason]), [['enabled', null], ['disabled', 'rotating']]);
+    assert.deepEqual(
+      dis.keys.map((k: any) => [k.status, k.reason]),
+      [
+        ['enabled', null],
+        ['disabled', 'rotating'],
+      ],
+    );
     await root.fails(400, 'PUT', `/api/channel/${ch.id}/keys/5`, { enabled: false }, 'index');
     // An auto-disabled key (written by the relay) is shown with its reason.
-    await gw.core.h.db.updateTable('channels').set({ key_state: JSON.stringify({ 0: { status: 'auto_disabled', reason: 'upstream 401', at: 123 }, 1: { status: 'disabled', reason: 'rotating', at: 1 } }) }).where('id', '=', ch.id).execute();
+    await gw.core.h.db
+      .updateTable('channels')
+      .set({
+        key_state: JSON.stringify({
+          0: { status: 'auto_disabled', reason: 'upstream 401', at: 123 },
+          1: { status: 'disabled', reason: 'rotating', at: 1 },
+        }),
+      })
+      .where('id', '=', ch.id)
+      .execute();
     const auto = await keep('GET', `/api/channel/${ch.id}`);
     assert.deepEqual(auto.keys[0], { index: 0, hint: 'sk-up…mnop', status: 'auto_disabled', reason: 'upstream 401', at: 123 });
     // Replacing the keys keeps the state of keys that stay (K2 moves to index 0).
     const rep = await keep('PUT', `/api/channel/${ch.id}`, { keys: `${K2}\n${K3}` });
-    assert.deepEqual(rep.keys.map((k: any) => k.status), ['disabled', 'enabled']);
+    assert.deepEqual(
+      rep.keys.map((k: any) => k.status),
+      ['disabled', 'enabled'],
+    );
     const en = await keep('PUT', `/api/channel/${ch.id}/keys/0`, { enabled: true });
-    assert.deepEqual(en.keys.map((k: any) => k.status), ['enabled', 'enabled']);
+    assert.deepEqual(
+      en.keys.map((k: any) => k.status),
+      ['enabled', 'enabled'],
+    );
 
     // Status with reason; enabling clears the reason.
     const off = await keep('PUT', `/api/channel/${ch.id}`, { status: 'disabled', status_reason: 'maintenance' });
@@ -84,19 +129,51 @@ test('channels: CRUD, validation naming the field, keys never in any response, p
     assert.equal(on.status_reason, null);
 
     // Other types.
-    const az = await keep('POST', '/api/channel', { name: 'az', type: 'azure', base_url: 'https://acme.openai.azure.com', keys: [K3], models: ['gpt-4o'], model_mapping: { 'gpt-4o': 'my-deployment' }, settings: { api_version: '2024-10-21' } });
+    const az = await keep('POST', '/api/channel', {
+      name: 'az',
+      type: 'azure',
+      base_url: 'https://acme.openai.azure.com',
+      keys: [K3],
+      models: ['gpt-4o'],
+      model_mapping: { 'gpt-4o': 'my-deployment' },
+      settings: { api_version: '2024-10-21' },
+    });
     assert.equal(az.type, 3);
     // Task channels bind installed plugins only; a type 60 channel only plugins with the peer upstream.
     await root.fails(400, 'POST', '/api/channel', { name: 'video', type: 61, settings: { plugin: 'kling' } }, 'settings.plugin');
-    await gw.services.plugins.admin.upload({ source: readFileSync(new URL('../../../examples/plugins/example-video.js', import.meta.url), 'utf8') });
-    await gw.services.plugins.admin.upload({ source: readFileSync(new URL('../../../examples/plugins/example-image.js', import.meta.url), 'utf8') });
+    await gw.services.plugins.admin.upload({
+      source: readFileSync(new URL('../../../examples/plugins/example-video.js', import.meta.url), 'utf8'),
+    });
+    await gw.services.plugins.admin.upload({
+      source: readFileSync(new URL('../../../examples/plugins/example-image.js', import.meta.url), 'utf8'),
+    });
     const tp = await keep('POST', '/api/channel', { name: 'video', type: 61, settings: { plugin: 'clipforge' } });
     assert.equal(tp.key_count, 0);
-    const imageKey = gw.services.plugins.current().plugins.has('pixelwave') ? 'pixelwave' : [...gw.services.plugins.current().plugins.keys()].find((k) => k !== 'clipforge')!;
-    await root.fails(400, 'POST', '/api/channel', { name: 'peer', type: 'gateway', base_url: 'https://peer.example.com', keys: [K1], settings: { plugins: [imageKey] } }, 'settings.plugins');
-    const peer = await keep('POST', '/api/channel', { name: 'peer', type: 'gateway', base_url: 'https://peer.example.com', keys: [K1], settings: { plugins: ['clipforge'] } });
+    const imageKey = gw.services.plugins.current().plugins.has('pixelwave')
+      ? 'pixelwave'
+      : [...gw.services.plugins.current().plugins.keys()].find((k) => k !== 'clipforge')!;
+    await root.fails(
+      400,
+      'POST',
+      '/api/channel',
+      { name: 'peer', type: 'gateway', base_url: 'https://peer.example.com', keys: [K1], settings: { plugins: [imageKey] } },
+      'settings.plugins',
+    );
+    const peer = await keep('POST', '/api/channel', {
+      name: 'peer',
+      type: 'gateway',
+      base_url: 'https://peer.example.com',
+      keys: [K1],
+      settings: { plugins: ['clipforge'] },
+    });
     assert.equal(peer.type, 60);
-    const ds = await keep('POST', '/api/channel', { name: 'ds', type: 'openai', keys: [K1], models: ['deepseek-chat'], settings: { preset: 'deepseek' } });
+    const ds = await keep('POST', '/api/channel', {
+      name: 'ds',
+      type: 'openai',
+      keys: [K1],
+      models: ['deepseek-chat'],
+      settings: { preset: 'deepseek' },
+    });
     assert.deepEqual(ds.settings, { preset: 'deepseek' });
     await keep('POST', '/api/channel', { name: 'claude', type: 'anthropic', keys: [K2], models: ['claude-sonnet-4'] });
     await keep('POST', '/api/channel', { name: 'gem', type: 'gemini', keys: [K3], models: ['gemini-2.5-flash'] });
@@ -125,25 +202,50 @@ test('prices, group ratios and options', async () => {
   const gw = await startTestGateway();
   try {
     const root = await AdminClient.login(gw.url);
-    await gw.services.plugins.admin.upload({ source: readFileSync(new URL('../../../examples/plugins/example-video.js', import.meta.url), 'utf8') });
+    await gw.services.plugins.admin.upload({
+      source: readFileSync(new URL('../../../examples/plugins/example-video.js', import.meta.url), 'utf8'),
+    });
     await root.fails(400, 'PUT', '/api/price', { model: 'gpt-4o' }, 'body');
     await root.fails(400, 'PUT', '/api/price', { model: 'gpt-4o', input: -1 }, 'input');
     await root.fails(400, 'PUT', '/api/price', { input: 1 }, 'model');
     await root.fails(400, 'PUT', '/api/price', { model: 'gpt-4o', input: 'cheap' }, 'input');
     const p = await root.ok('PUT', '/api/price', { model: 'gpt-4o', input: 2.5, output: 10, cached_input: 1.25 });
-    assert.deepEqual({ ...p, updated_at: 0 }, { model: 'gpt-4o', input: 2.5, output: 10, cached_input: 1.25, cache_write_5m: null, cache_write_1h: null, per_request: null, expression: null, updated_at: 0 });
+    assert.deepEqual(
+      { ...p, updated_at: 0 },
+      {
+        model: 'gpt-4o',
+        input: 2.5,
+        output: 10,
+        cached_input: 1.25,
+        cache_write_5m: null,
+        cache_write_1h: null,
+        per_request: null,
+        expression: null,
+        updated_at: 0,
+      },
+    );
     await root.ok('PUT', '/api/price', { model: 'dall-e-3', per_request: 0.04 });
     // Expressions are checked when saved: syntax, and for <pluginKey>::<model> the plugin's usage facts.
     await root.fails(400, 'PUT', '/api/price', { model: 'org/video-model', expression: 'u("seconds") *' }, 'expression');
     await root.ok('PUT', '/api/price', { model: 'org/video-model', expression: 'u("seconds") * 0.1' });
     await root.fails(400, 'PUT', '/api/price', { model: 'clipforge::clip-1', expression: 'u("frames") * 0.1' }, 'expression');
-    await root.ok('PUT', '/api/price', { model: 'clipforge::clip-1', expression: 'u("seconds") * (u("resolution") == "1080p" ? 0.2 : 0.1)' });
-    const rev1 = Number((await gw.core.h.db.selectFrom('revisions').select('value').where('name', '=', 'prices').executeTakeFirstOrThrow()).value);
+    await root.ok('PUT', '/api/price', {
+      model: 'clipforge::clip-1',
+      expression: 'u("seconds") * (u("resolution") == "1080p" ? 0.2 : 0.1)',
+    });
+    const rev1 = Number(
+      (await gw.core.h.db.selectFrom('revisions').select('value').where('name', '=', 'prices').executeTakeFirstOrThrow()).value,
+    );
     await root.ok('PUT', '/api/price', { model: 'gpt-4o', input: 2.5, output: 10, cached_input: 1.25 });
-    const rev2 = Number((await gw.core.h.db.selectFrom('revisions').select('value').where('name', '=', 'prices').executeTakeFirstOrThrow()).value);
+    const rev2 = Number(
+      (await gw.core.h.db.selectFrom('revisions').select('value').where('name', '=', 'prices').executeTakeFirstOrThrow()).value,
+    );
     assert.equal(rev2, rev1, 'an unchanged price bumps nothing');
     const list = await root.ok('GET', '/api/price');
-    assert.deepEqual(list.items.map((x: any) => x.model), ['clipforge::clip-1', 'dall-e-3', 'gpt-4o', 'org/video-model']);
+    assert.deepEqual(
+      list.items.map((x: any) => x.model),
+      ['clipforge::clip-1', 'dall-e-3', 'gpt-4o', 'org/video-model'],
+    );
     assert.equal((await root.ok('GET', `/api/price/${encodeURIComponent('org/video-model')}`)).expression, 'u("seconds") * 0.1');
     await root.ok('DELETE', '/api/price/org/video-model');
     await root.fails(404, 'GET', '/api/price/org/video-model');
@@ -170,10 +272,22 @@ test('prices, group ratios and options', async () => {
     await root.ok('DELETE', '/api/option/RetryTimes');
     assert.equal(opts.get('RetryTimes'), String(gw.core.config.relayMaxRetries));
 
-    const doc = await (await fetch(`${gw.url}/api/openapi.json`)).json() as any;
+    const doc = (await (await fetch(`${gw.url}/api/openapi.json`)).json()) as any;
     assert.equal(doc.openapi, '3.1.0');
     assert.equal(doc.servers[0].url, 'https://gw.example.com');
-    for (const path of ['/api/user', '/api/token', '/api/channel', '/api/price', '/api/group_ratio', '/api/option', '/api/log', '/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/models']) {
+    for (const path of [
+      '/api/user',
+      '/api/token',
+      '/api/channel',
+      '/api/price',
+      '/api/group_ratio',
+      '/api/option',
+      '/api/log',
+      '/v1/chat/completions',
+      '/v1/completions',
+      '/v1/embeddings',
+      '/v1/models',
+    ]) {
       assert.ok(doc.paths[path], `OpenAPI describes ${path}`);
     }
   } finally {

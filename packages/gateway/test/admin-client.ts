@@ -9,10 +9,17 @@ export interface Reply<T = any> {
 }
 
 export class AdminClient {
-  constructor(readonly url: string, readonly token: string | null) {}
+  constructor(
+    readonly url: string,
+    readonly token: string | null,
+  ) {}
 
   static async login(url: string, username = 'root', password = TEST_ROOT_PASSWORD): Promise<AdminClient> {
-    const res = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+    const res = await fetch(`${url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+    });
     assert.equal(res.status, 200, `login of ${username} failed: ${await res.clone().text()}`);
     const cookie = res.headers.get('set-cookie')!.split(';')[0];
     const tok = await fetch(`${url}/api/user/token`, { method: 'POST', headers: { cookie } });
@@ -23,7 +30,10 @@ export class AdminClient {
   async call<T = any>(method: string, path: string, body?: unknown): Promise<Reply<T>> {
     const res = await fetch(this.url + path, {
       method,
-      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(this.token ? { authorization: `Bearer ${this.token}` } : {}) },
+      headers: {
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+      },
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();

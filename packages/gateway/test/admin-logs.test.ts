@@ -53,7 +53,10 @@ test('logs: filters, paging, totals for the filter, own logs for users, retentio
     const f = await root.ok('GET', `/api/log?model=gpt-4o&user_id=${u.id}&type=consume`);
     // i < 10, not multiple of 5, not 3: 1,2,4,6,7,8,9
     assert.equal(f.total, 7);
-    assert.equal(f.totals.quota, [1, 2, 4, 6, 7, 8, 9].reduce((s, i) => s + 100 + i, 0));
+    assert.equal(
+      f.totals.quota,
+      [1, 2, 4, 6, 7, 8, 9].reduce((s, i) => s + 100 + i, 0),
+    );
     assert.equal((await root.ok('GET', '/api/log?channel_id=7')).total, 9);
     assert.equal((await root.ok('GET', '/api/log?key_name=odd')).total, 12);
     assert.equal((await root.ok('GET', '/api/log?request_id=req_3')).items[0].type, 'error');

@@ -29,7 +29,10 @@ test('users: create, list with search and paging, update, quota with ledger rows
     const p3 = await root.ok('GET', '/api/user?page=3&page_size=2');
     assert.equal(p3.items.length, 1);
     const search = await root.ok('GET', '/api/user?keyword=bob');
-    assert.deepEqual(search.items.map((u: any) => u.username), ['bob0', 'bob1', 'bob2']);
+    assert.deepEqual(
+      search.items.map((u: any) => u.username),
+      ['bob0', 'bob1', 'bob2'],
+    );
     await root.fails(400, 'GET', '/api/user?page_size=500', undefined, 'page_size');
 
     const upd = await root.ok('PUT', `/api/user/${alice.id}`, { display_name: 'Alice A.', group: 'default' });
@@ -45,27 +48,53 @@ test('users: create, list with search and paging, update, quota with ledger rows
     u = await root.ok('POST', `/api/user/${alice.id}/quota`, { mode: 'set', amount: 42 });
     assert.equal(u.quota, 42);
     const ledger = await gw.core.h.db.selectFrom('ledger').selectAll().where('user_id', '=', alice.id).orderBy('id').execute();
-    assert.deepEqual(ledger.map((r) => [r.kind, Number(r.amount)]), [['topup', -1_000_000], ['topup', -500_000], ['adjust', 500_000], ['adjust', 1_000_000 - 42]]);
+    assert.deepEqual(
+      ledger.map((r) => [r.kind, Number(r.amount)]),
+      [
+        ['topup', -1_000_000],
+        ['topup', -500_000],
+        ['adjust', 500_000],
+        ['adjust', 1_000_000 - 42],
+      ],
+    );
     const sum = ledger.reduce((s, r) => s - Number(r.amount), 0);
     assert.equal(sum, 42, 'the ledger explains the balance');
 
     // The ledger history through the API: newest first, signed changes, the reason where one was given.
     const hist = await root.ok('GET', `/api/user/${alice.id}/ledger?page_size=3`);
     assert.equal(hist.total, 4);
-    assert.deepEqual(hist.items.map((e: any) => [e.kind, e.change]), [['adjust', -(1_000_000 - 42)], ['adjust', -500_000], ['topup', 500_000]]);
+    assert.deepEqual(
+      hist.items.map((e: any) => [e.kind, e.change]),
+      [
+        ['adjust', -(1_000_000 - 42)],
+        ['adjust', -500_000],
+        ['topup', 500_000],
+      ],
+    );
     const older = await root.ok('GET', `/api/user/${alice.id}/ledger?page=2&page_size=3`);
-    assert.deepEqual(older.items.map((e: any) => [e.kind, e.change, e.change_usd, e.note]), [['topup', 1_000_000, 2, null]], 'the starting balance');
+    assert.deepEqual(
+      older.items.map((e: any) => [e.kind, e.change, e.change_usd, e.note]),
+      [['topup', 1_000_000, 2, null]],
+      'the starting balance',
+    );
     assert.equal(hist.items[2].note, 'invoice 2026-11 paid');
     assert.match(hist.items[1].note, /^deduction of \$1 by root$/);
     const topupLogs = await root.ok('GET', `/api/log?type=topup&user_id=${alice.id}`);
-    assert.ok(topupLogs.items.some((l: any) => l.content === 'invoice 2026-11 paid' && l.quota === 500_000), 'the reason is in the logs too');
+    assert.ok(
+      topupLogs.items.some((l: any) => l.content === 'invoice 2026-11 paid' && l.quota === 500_000),
+      'the reason is in the logs too',
+    );
     await root.fails(400, 'POST', `/api/user/${alice.id}/quota`, { amount: 1, reason: 'x'.repeat(501) }, 'reason');
     const bob = await AdminClient.login(gw.url, 'bob0', 'bob-password');
     await bob.fails(403, 'GET', `/api/user/${alice.id}/ledger`);
 
     // Disable: the user cannot log in.
     await root.ok('PUT', `/api/user/${alice.id}`, { status: 'disabled' });
-    const login = await fetch(`${gw.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: 'alice-password' }) });
+    const login = await fetch(`${gw.url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'alice', password: 'alice-password' }),
+    });
     assert.equal(login.status, 403);
 
     await root.ok('DELETE', `/api/user/${alice.id}`);
@@ -80,7 +109,13 @@ test('permissions: anonymous 401, user 403 on admin routes, admin cannot manage 
   try {
     const root = await AdminClient.login(gw.url);
     const anon = new AdminClient(gw.url, null);
-    for (const [m, p] of [['GET', '/api/user'], ['GET', '/api/channel'], ['GET', '/api/token'], ['GET', '/api/log'], ['GET', '/api/option']] as const) {
+    for (const [m, p] of [
+      ['GET', '/api/user'],
+      ['GET', '/api/channel'],
+      ['GET', '/api/token'],
+      ['GET', '/api/log'],
+      ['GET', '/api/option'],
+    ] as const) {
       await anon.fails(401, m, p);
     }
     await root.ok('POST', '/api/user', { username: 'carol', password: 'carol-password' });
@@ -89,7 +124,13 @@ test('permissions: anonymous 401, user 403 on admin routes, admin cannot manage 
     const carol = await AdminClient.login(gw.url, 'carol', 'carol-password');
     const adam = await AdminClient.login(gw.url, 'adam', 'adam-password');
 
-    for (const [m, p, b] of [['GET', '/api/user'], ['POST', '/api/channel', { name: 'x' }], ['GET', '/api/log'], ['PUT', '/api/price', { model: 'm', input: 1 }], ['GET', '/api/option']] as const) {
+    for (const [m, p, b] of [
+      ['GET', '/api/user'],
+      ['POST', '/api/channel', { name: 'x' }],
+      ['GET', '/api/log'],
+      ['PUT', '/api/price', { model: 'm', input: 1 }],
+      ['GET', '/api/option'],
+    ] as const) {
       const r = await carol.fails(403, m, p, b);
       assert.match(r.body.message, /role/);
     }
@@ -136,7 +177,13 @@ test('API keys: shown once, stored as a hash, usable at once, validated; list, u
     await kim.fails(400, 'POST', '/api/token', { name: 'k', quota: -5 }, 'quota');
     await kim.fails(400, 'POST', '/api/token', {}, 'name');
 
-    const made = await kim.ok('POST', '/api/token', { name: 'laptop', models: ['gpt-4o-mini'], allowed_ips: ['127.0.0.1', '10.0.0.0/8'], quota_usd: 1, expires_at: '2099-01-01T00:00:00Z' });
+    const made = await kim.ok('POST', '/api/token', {
+      name: 'laptop',
+      models: ['gpt-4o-mini'],
+      allowed_ips: ['127.0.0.1', '10.0.0.0/8'],
+      quota_usd: 1,
+      expires_at: '2099-01-01T00:00:00Z',
+    });
     assert.match(made.key, /^sk-[A-Za-z0-9]{48}$/);
     assert.equal(made.hint, `${made.key.slice(0, 5)}…${made.key.slice(-4)}`);
     assert.equal(made.remain_quota, 500_000);

@@ -19,8 +19,17 @@ import { startVendor, type Vendor } from './vendor/server.ts';
 import { api, createTaskChannel, createUser, installPlugins, setTaskPrice } from './vendor/fixtures.ts';
 import { AlertDelivery } from '../src/alerts/delivery.ts';
 
-interface Received { headers: Record<string, string | string[] | undefined>; body: string; status: number }
-interface Receiver { url: string; got: Received[]; failNext: number; server: Server }
+interface Received {
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  status: number;
+}
+interface Receiver {
+  url: string;
+  got: Received[];
+  failNext: number;
+  server: Server;
+}
 
 async function receiver(): Promise<Receiver> {
   const r: Receiver = { url: '', got: [], failNext: 0, server: null as never };
@@ -39,7 +48,11 @@ async function receiver(): Promise<Receiver> {
   return r;
 }
 
-interface Mail { from: string; to: string[]; text: string }
+interface Mail {
+  from: string;
+  to: string[];
+  text: string;
+}
 
 const OPS_SECRET = 'ops-signing-secret-0123456789';
 const Q = 500_000;
@@ -57,19 +70,29 @@ const verify = (secret: string, r: Received) => {
   const want = `sha256=${createHmac('sha256', secret).update(r.body).digest('hex')}`;
   assert.equal(r.headers['x-gatehouse-signature'], want, 'signature over the body');
 };
-const events = (r: Receiver, kind: string) => r.got.filter((g) => g.status === 200 && JSON.parse(g.body).kind === kind).map((g) => ({ ...JSON.parse(g.body), raw: g }));
+const events = (r: Receiver, kind: string) =>
+  r.got.filter((g) => g.status === 200 && JSON.parse(g.body).kind === kind).map((g) => ({ ...JSON.parse(g.body), raw: g }));
 
 before(async () => {
   ops = await receiver();
   users = await receiver();
   smtp = new SMTPServer({
-    authOptional: true, allowInsecureAuth: true, disabledCommands: ['STARTTLS'], logger: false,
-    onAuth(auth, _s, cb) { cb(auth.username === 'mailer' && auth.password === 'mail-pass' ? null : new Error('bad login'), { user: auth.username }); },
+    authOptional: true,
+    allowInsecureAuth: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onAuth(auth, _s, cb) {
+      cb(auth.username === 'mailer' && auth.password === 'mail-pass' ? null : new Error('bad login'), { user: auth.username });
+    },
     onData(stream, session, cb) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((x) => x.address), text: Buffer.concat(chunks).toString('utf8') });
+        mails.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((x) => x.address),
+          text: Buffer.concat(chunks).toString('utf8'),
+        });
         cb();
       });
     },
@@ -79,15 +102,22 @@ before(async () => {
   vendor = await startVendor();
   gw = await startTestGateway({
     env: {
-      RELAY_PROBE_INTERVAL_SECONDS: '0.3', CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true', TASK_POLL_INTERVAL_SECONDS: '0.05',
-      SMTP_URL: `smtp://mailer:mail-pass@127.0.0.1:${smtpPort}`, MAIL_FROM: 'Gatehouse Alerts <alerts@gatehouse.test>',
+      RELAY_PROBE_INTERVAL_SECONDS: '0.3',
+      CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true',
+      TASK_POLL_INTERVAL_SECONDS: '0.05',
+      SMTP_URL: `smtp://mailer:mail-pass@127.0.0.1:${smtpPort}`,
+      MAIL_FROM: 'Gatehouse Alerts <alerts@gatehouse.test>',
     },
   });
   root = await AdminClient.login(gw.url);
   await root.ok('PUT', '/api/option', {
     options: {
-      AutoDisableFailureThreshold: 1, AlertWebhookUrl: ops.url, AlertWebhookSecret: OPS_SECRET, AlertEmailTo: 'ops@example.com',
-      AlertDeliveryIntervalSeconds: 1, AlertRetryBaseSeconds: 1,
+      AutoDisableFailureThreshold: 1,
+      AlertWebhookUrl: ops.url,
+      AlertWebhookSecret: OPS_SECRET,
+      AlertEmailTo: 'ops@example.com',
+      AlertDeliveryIntervalSeconds: 1,
+      AlertRetryBaseSeconds: 1,
     },
   });
 });
@@ -119,7 +149,11 @@ test('operator alerts: a key and its channel auto-disabled, then enabled again; 
   const client = new OpenAI({ apiKey: c.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
   await client.chat.completions.create({ model: 'al-chan', messages: [{ role: 'user', content: 'hi' }] });
 
-  await waitFor(() => events(ops, 'channel.auto_disabled').length === 1 && events(ops, 'channel.key_auto_disabled').length === 1, 15_000, 'disable alerts');
+  await waitFor(
+    () => events(ops, 'channel.auto_disabled').length === 1 && events(ops, 'channel.key_auto_disabled').length === 1,
+    15_000,
+    'disable alerts',
+  );
   const keyEv = events(ops, 'channel.key_auto_disabled')[0];
   assert.equal(keyEv.data.channel_id, id);
   assert.equal(keyEv.data.key_index, 0);
@@ -135,13 +169,20 @@ test('operator alerts: a key and its channel auto-disabled, then enabled again; 
   const failed = ops.got.find((g) => g.status === 500)!;
   assert.ok(failed);
   const retry = ops.got.filter((g) => g.headers['x-idempotency-id'] === failed.headers['x-idempotency-id']);
-  assert.deepEqual(retry.map((g) => g.status), [500, 200]);
+  assert.deepEqual(
+    retry.map((g) => g.status),
+    [500, 200],
+  );
   assert.equal(retry[0].body, retry[1].body);
   assert.equal(JSON.parse(failed.body).id, failed.headers['x-idempotency-id']);
 
   // The upstream takes the key again: the probe enables key and channel, and says so.
   up.keys!.add('revoked');
-  await waitFor(() => events(ops, 'channel.enabled').length === 1 && events(ops, 'channel.key_enabled').length === 1, 15_000, 'recovery alerts');
+  await waitFor(
+    () => events(ops, 'channel.enabled').length === 1 && events(ops, 'channel.key_enabled').length === 1,
+    15_000,
+    'recovery alerts',
+  );
   assert.equal(events(ops, 'channel.enabled')[0].data.channel_id, id);
 
   // The same events by e-mail, each with its own idempotency id.
@@ -153,7 +194,14 @@ test('operator alerts: a key and its channel auto-disabled, then enabled again; 
   const outbox = await root.ok('GET', '/api/alert?target=operator&transport=webhook&page_size=100');
   const hooks = outbox.items.filter((a: any) => a.transport === 'webhook' && a.kind.startsWith('channel.'));
   assert.equal(hooks.length, 4);
-  await waitFor(async () => (await root.ok('GET', '/api/alert?target=operator&page_size=100')).items.filter((a: any) => a.kind.startsWith('channel.')).every((a: any) => a.status === 'delivered'), 15_000, 'every channel alert delivered');
+  await waitFor(
+    async () =>
+      (await root.ok('GET', '/api/alert?target=operator&page_size=100')).items
+        .filter((a: any) => a.kind.startsWith('channel.'))
+        .every((a: any) => a.status === 'delivered'),
+    15_000,
+    'every channel alert delivered',
+  );
   const retried = (await root.ok('GET', '/api/alert?page_size=100')).items.find((a: any) => a.id === failed.headers['x-idempotency-id']);
   assert.equal(retried.attempts, 2);
   assert.equal(retried.last_error, null);
@@ -182,16 +230,25 @@ test('operator alert: a task that ends in an unknown outcome', async () => {
   verify(OPS_SECRET, ev.raw);
 });
 
-test('low balance: a user\'s threshold and webhook; one alert per crossing below, signed with the user\'s secret', async () => {
+test("low balance: a user's threshold and webhook; one alert per crossing below, signed with the user's secret", async () => {
   const alice = await createUser(gw, { name: 'alice', quota: 10 * Q });
   const ui = await AdminClient.login(gw.url, 'alice', 'alice-password');
   assert.deepEqual(await ui.ok('GET', '/api/user/self/alerts'), {
-    low_balance_threshold: 0, low_balance_threshold_usd: 0, email: null, webhook_url: null, webhook_secret_set: false, low_balance_alerted: false,
+    low_balance_threshold: 0,
+    low_balance_threshold_usd: 0,
+    email: null,
+    webhook_url: null,
+    webhook_secret_set: false,
+    low_balance_alerted: false,
   });
   await ui.fails(400, 'PUT', '/api/user/self/alerts', { webhook_url: 'ftp://x' }, 'webhook_url');
   await ui.fails(400, 'PUT', '/api/user/self/alerts', { email: 'not-an-address' }, 'email');
   await ui.fails(400, 'PUT', '/api/user/self/alerts', { low_balance_threshold: -1 }, 'low_balance_threshold');
-  const saved = await ui.call('PUT', '/api/user/self/alerts', { low_balance_threshold_usd: 5, webhook_url: users.url, email: 'alice@example.com' });
+  const saved = await ui.call('PUT', '/api/user/self/alerts', {
+    low_balance_threshold_usd: 5,
+    webhook_url: users.url,
+    email: 'alice@example.com',
+  });
   assert.equal(saved.status, 200, saved.text);
   const secret = saved.body.data.webhook_secret as string;
   assert.match(secret, /^whsec_/);
@@ -200,7 +257,8 @@ test('low balance: a user\'s threshold and webhook; one alert per crossing below
   assert.equal((await ui.ok('GET', '/api/user/self/alerts')).webhook_secret, undefined, 'the secret is shown once');
 
   const lowEvents = () => events(users, 'user.low_balance').filter((e) => e.data.user_id === alice.userId);
-  const alerted = async (v: boolean) => waitFor(async () => (await ui.ok('GET', '/api/user/self/alerts')).low_balance_alerted === v, 15_000, `alerted=${v}`);
+  const alerted = async (v: boolean) =>
+    waitFor(async () => (await ui.ok('GET', '/api/user/self/alerts')).low_balance_alerted === v, 15_000, `alerted=${v}`);
 
   // 10 → 4 USD: below 5, one alert.
   await root.ok('POST', `/api/user/${alice.userId}/quota`, { mode: 'set', amount: 4 * Q });

@@ -16,12 +16,25 @@ async function setup(quota: number, keyCap: number | null) {
   await gw.services.relay.allowances.close();
   const db = gw.core.h.db;
   const balance = async () => {
-    const u = await db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', userId).executeTakeFirstOrThrow();
+    const u = await db
+      .selectFrom('users')
+      .select(['quota', 'used_quota', 'request_count'])
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
     const k = await db.selectFrom('api_keys').select(['remain_quota', 'used_quota']).where('id', '=', keyId).executeTakeFirstOrThrow();
-    return { quota: Number(u.quota), used: Number(u.used_quota), requests: Number(u.request_count), key: Number(k.remain_quota), keyUsed: Number(k.used_quota) };
+    return {
+      quota: Number(u.quota),
+      used: Number(u.used_quota),
+      requests: Number(u.request_count),
+      key: Number(k.remain_quota),
+      keyUsed: Number(k.used_quota),
+    };
   };
-  const rows = async (kind: string) => (await db.selectFrom('ledger').select(['ref', 'amount']).where('kind', '=', kind).orderBy('ref').execute())
-    .map((r) => ({ ref: r.ref, amount: Number(r.amount) }));
+  const rows = async (kind: string) =>
+    (await db.selectFrom('ledger').select(['ref', 'amount']).where('kind', '=', kind).orderBy('ref').execute()).map((r) => ({
+      ref: r.ref,
+      amount: Number(r.amount),
+    }));
   const settings: AllowanceSettings = { enabled: true, leaseMs: 60_000 };
   const node = () => new QuotaAllowances(gw.core, gw.services.billing.ledger, () => settings);
   return { gw, payer, balance, rows, settings, node };
@@ -31,7 +44,16 @@ async function grant(g: Grant | Promise<Grant>): Promise<Grant> {
   return g instanceof Promise ? g : g;
 }
 
-const openHolds = async (gw: TestGateway) => Number((await gw.core.h.db.selectFrom('quota_holds').select((e) => e.fn.countAll().as('n')).where('closed', '=', 0).executeTakeFirstOrThrow()).n);
+const openHolds = async (gw: TestGateway) =>
+  Number(
+    (
+      await gw.core.h.db
+        .selectFrom('quota_holds')
+        .select((e) => e.fn.countAll().as('n'))
+        .where('closed', '=', 0)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 test('a hold serves requests in memory; each request is written once; closing gives back the rest', async () => {
   const { gw, payer, balance, rows, node } = await setup(1_000_000, null);
@@ -52,7 +74,10 @@ test('a hold serves requests in memory; each request is written once; closing gi
     const g3 = await grant(a.reserve(payer, 'req-3', 100));
     assert.equal(a.refund(g3), true);
     await waitFor(async () => (await rows('spend')).length === 2, 5000, 'spends flushed');
-    assert.deepEqual(await rows('spend'), [{ ref: 'req-1', amount: 80 }, { ref: 'req-2', amount: 130 }]);
+    assert.deepEqual(await rows('spend'), [
+      { ref: 'req-1', amount: 80 },
+      { ref: 'req-2', amount: 130 },
+    ]);
     const mid = await balance();
     assert.equal(mid.quota, 1_000_000 - hold, 'spends inside the hold do not move the balance');
     assert.equal(mid.used, 210);
@@ -62,8 +87,20 @@ test('a hold serves requests in memory; each request is written once; closing gi
     const end = await balance();
     assert.equal(end.quota, 1_000_000 - 210, 'the unspent rest came back');
     assert.equal(await openHolds(gw), 0);
-    const holdRows = await gw.core.h.db.selectFrom('ledger').select(['kind', 'amount']).where('ref', 'like', 'hold:%').orderBy('kind').execute();
-    assert.deepEqual(holdRows.map((r) => [r.kind, Number(r.amount)]), [['close', 0], ['reserve', hold], ['settle', -(hold - 210)]]);
+    const holdRows = await gw.core.h.db
+      .selectFrom('ledger')
+      .select(['kind', 'amount'])
+      .where('ref', 'like', 'hold:%')
+      .orderBy('kind')
+      .execute();
+    assert.deepEqual(
+      holdRows.map((r) => [r.kind, Number(r.amount)]),
+      [
+        ['close', 0],
+        ['reserve', hold],
+        ['settle', -(hold - 210)],
+      ],
+    );
   } finally {
     await a.close();
     await gw.stop();
@@ -93,7 +130,10 @@ test('a capped key: the hold needs the cap too, and the cap pays for what was sp
   const a = node();
   try {
     const gs = await Promise.all(Array.from({ length: 20 }, (_, i) => grant(a.reserve(payer, `c${i}`, 100))));
-    assert.ok(gs.every((g) => g.hold), 'served from holds');
+    assert.ok(
+      gs.every((g) => g.hold),
+      'served from holds',
+    );
     gs.forEach((g, i) => a.settle(g, 50 + i));
     await a.close();
     const spent = Array.from({ length: 20 }, (_, i) => 50 + i).reduce((x, y) => x + y, 0);

@@ -31,7 +31,14 @@ test('audit log: one row per admin write with actor, target and a diff without s
     const k = await root.ok('POST', '/api/token', { name: 'k1', user_id: u.id, key: FIXED_KEY });
     await root.ok('PUT', `/api/token/${k.id}`, { name: 'k1-renamed' });
     // channels
-    const ch = await root.ok('POST', '/api/channel', { name: 'c1', type: 'openai', base_url: 'https://api.example.com', keys: [CH_KEY], models: ['gpt-4o'], header_override: { authorization: 'Bearer hdr-secret-123456789' } });
+    const ch = await root.ok('POST', '/api/channel', {
+      name: 'c1',
+      type: 'openai',
+      base_url: 'https://api.example.com',
+      keys: [CH_KEY],
+      models: ['gpt-4o'],
+      header_override: { authorization: 'Bearer hdr-secret-123456789' },
+    });
     await root.ok('PUT', `/api/channel/${ch.id}`, { keys: [CH_KEY, CH_KEY2], priority: 3 });
     await root.ok('PUT', `/api/channel/${ch.id}/keys/1`, { enabled: false, reason: 'rotating' });
     // prices and ratios
@@ -65,13 +72,32 @@ test('audit log: one row per admin write with actor, target and a diff without s
     const items = all.body.data.items as any[];
     const actions = items.map((i) => i.action).reverse();
     assert.deepEqual(actions, [
-      'user.create', 'user.update', 'user.topup', 'user.adjust', 'key.create', 'key.update',
-      'channel.create', 'channel.update', 'channel.key_disable',
-      'price.create', 'price.update', 'price.delete', 'group_ratio.create', 'group_ratio.delete',
-      'option.set', 'option.set', 'option.reset',
-      'redemption.create', 'redemption.status', 'redemption.delete',
-      'plugin.upload', 'plugin.enable', 'marketplace.sources',
-      'key.delete', 'channel.delete', 'user.delete',
+      'user.create',
+      'user.update',
+      'user.topup',
+      'user.adjust',
+      'key.create',
+      'key.update',
+      'channel.create',
+      'channel.update',
+      'channel.key_disable',
+      'price.create',
+      'price.update',
+      'price.delete',
+      'group_ratio.create',
+      'group_ratio.delete',
+      'option.set',
+      'option.set',
+      'option.reset',
+      'redemption.create',
+      'redemption.status',
+      'redemption.delete',
+      'plugin.upload',
+      'plugin.enable',
+      'marketplace.sources',
+      'key.delete',
+      'channel.delete',
+      'user.delete',
     ]);
     for (const i of items) {
       assert.equal(i.actor, 'root');
@@ -112,7 +138,10 @@ test('audit log: one row per admin write with actor, target and a diff without s
     const f = async (qs: string) => (await root.ok('GET', `/api/audit?${qs}`)).items as any[];
     assert.ok((await f('target_type=channel')).every((i) => i.target_type === 'channel'));
     assert.equal((await f('target_type=channel')).length, 4);
-    assert.deepEqual((await f('action=price.update')).map((i) => i.target_id), ['gpt-4o']);
+    assert.deepEqual(
+      (await f('action=price.update')).map((i) => i.target_id),
+      ['gpt-4o'],
+    );
     assert.equal((await f('action=price.*')).length, 3);
     assert.equal((await f('actor=root&page_size=100')).length, items.length);
     assert.equal((await f(`actor=${items[0].actor_id}&page_size=100`)).length, items.length);
@@ -121,7 +150,10 @@ test('audit log: one row per admin write with actor, target and a diff without s
     assert.equal((await f(`to=${since - 1}`)).length, 0);
     const p2 = await root.ok('GET', '/api/audit?page_size=5&p=2');
     assert.equal(p2.page, 2);
-    assert.deepEqual(p2.items.map((i: any) => i.id), items.slice(5, 10).map((i) => i.id));
+    assert.deepEqual(
+      p2.items.map((i: any) => i.id),
+      items.slice(5, 10).map((i) => i.id),
+    );
     await root.fails(400, 'GET', '/api/audit?from=tomorrow', undefined, 'from');
 
     // Admins only.
@@ -133,7 +165,13 @@ test('audit log: one row per admin write with actor, target and a diff without s
     const left = (await root.ok('GET', '/api/redemption?status=enabled')).items[0];
     await bob.ok('POST', '/api/user/topup', { key: left.code });
     const own = await f('actor=bob');
-    assert.deepEqual(own.map((i) => [i.action, i.actor_role]), [['redemption.redeem', 'user'], ['key.create', 'user']]);
+    assert.deepEqual(
+      own.map((i) => [i.action, i.actor_role]),
+      [
+        ['redemption.redeem', 'user'],
+        ['key.create', 'user'],
+      ],
+    );
     assert.deepEqual(own[0].diff.status, { before: 'enabled', after: 'used' });
     assert.equal(own[0].diff.quota.after, 100);
     assert.ok(!JSON.stringify(own).includes(left.code));

@@ -17,8 +17,12 @@ import { periodEnd, periodStart } from '../src/billing/budgets.ts';
 /** Output only, $1000 per 1M tokens: 500 units a token at QUOTA_PER_USD 500,000. */
 const UNITS_PER_TOKEN = 500;
 
-const ask = (gw: TestGateway, key: string, maxTokens = 16) => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 })
-  .chat.completions.create({ model: 'b-model', max_tokens: maxTokens, messages: [{ role: 'user', content: 'hi' }] });
+const ask = (gw: TestGateway, key: string, maxTokens = 16) =>
+  new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 }).chat.completions.create({
+    model: 'b-model',
+    max_tokens: maxTokens,
+    messages: [{ role: 'user', content: 'hi' }],
+  });
 
 async function refusal(p: Promise<unknown>): Promise<{ status: number; code?: string; message: string }> {
   try {
@@ -41,13 +45,22 @@ async function setup(gw: TestGateway): Promise<{ up: FakeOpenAI; gated: GatedUps
 }
 
 async function spendRows(gw: TestGateway, owner: string): Promise<Array<[number, number]>> {
-  const rows = await gw.core.h.db.selectFrom('budget_spend').select(['period_start', 'spent']).where('owner', '=', owner).orderBy('period_start').execute();
+  const rows = await gw.core.h.db
+    .selectFrom('budget_spend')
+    .select(['period_start', 'spent'])
+    .where('owner', '=', owner)
+    .orderBy('period_start')
+    .execute();
   return rows.map((r) => [Number(r.period_start), Number(r.spent)]);
 }
 
 /** Until every settle and log row of the calls so far is written. */
 async function settled(gw: TestGateway): Promise<void> {
-  await waitFor(async () => (await gw.core.h.db.selectFrom('budget_reserves').select('ref').execute()).length === 0, 5000, 'no reserves open');
+  await waitFor(
+    async () => (await gw.core.h.db.selectFrom('budget_reserves').select('ref').execute()).length === 0,
+    5000,
+    'no reserves open',
+  );
 }
 
 test('periods are calendar days, weeks from Monday and months, at an offset from UTC', () => {
@@ -56,8 +69,16 @@ test('periods are calendar days, weeks from Monday and months, at an offset from
   assert.equal(new Date(periodStart('week', t)).toISOString(), '2026-03-02T00:00:00.000Z');
   assert.equal(new Date(periodStart('month', t)).toISOString(), '2026-03-01T00:00:00.000Z');
   assert.equal(new Date(periodEnd('month', periodStart('month', t))).toISOString(), '2026-04-01T00:00:00.000Z');
-  assert.equal(new Date(periodStart('week', Date.parse('2026-03-02T00:00:00Z'))).toISOString(), '2026-03-02T00:00:00.000Z', 'Monday starts its own week');
-  assert.equal(new Date(periodStart('week', Date.parse('2026-03-01T23:59:59Z'))).toISOString(), '2026-02-23T00:00:00.000Z', 'Sunday ends the week');
+  assert.equal(
+    new Date(periodStart('week', Date.parse('2026-03-02T00:00:00Z'))).toISOString(),
+    '2026-03-02T00:00:00.000Z',
+    'Monday starts its own week',
+  );
+  assert.equal(
+    new Date(periodStart('week', Date.parse('2026-03-01T23:59:59Z'))).toISOString(),
+    '2026-02-23T00:00:00.000Z',
+    'Sunday ends the week',
+  );
   // UTC+8: 20:00 UTC on the 31st is 04:00 on the 1st there.
   const off = 8 * 3600_000;
   const late = Date.parse('2026-03-31T20:00:00Z');
@@ -66,7 +87,7 @@ test('periods are calendar days, weeks from Monday and months, at an offset from
   assert.equal(new Date(periodEnd('month', periodStart('month', late, off), off)).toISOString(), '2026-04-30T16:00:00.000Z');
 });
 
-test('a key\'s daily budget: reserved with the balance, refused like an empty balance, corrected at settle; a new day is a new row', async () => {
+test("a key's daily budget: reserved with the balance, refused like an empty balance, corrected at settle; a new day is a new row", async () => {
   const gw = await startTestGateway();
   const { up, gated, admin } = await setup(gw);
   const budgets = gw.services.billing.budgets;
@@ -93,8 +114,13 @@ test('a key\'s daily budget: reserved with the balance, refused like an empty ba
     assert.equal(r.status, 429);
     assert.equal(r.code, 'insufficient_quota');
     assert.match(r.message, /daily budget of this API key \(\$0\.02\) is used up until 2026-04-01T00:00:00Z/);
-    const viaAnthropic = await refusal(new Anthropic({ apiKey: c.key, baseURL: gw.url, maxRetries: 0 })
-      .messages.create({ model: 'b-model', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }));
+    const viaAnthropic = await refusal(
+      new Anthropic({ apiKey: c.key, baseURL: gw.url, maxRetries: 0 }).messages.create({
+        model: 'b-model',
+        max_tokens: 16,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    );
     assert.equal(viaAnthropic.status, 429);
     assert.match(viaAnthropic.message, /billing_error/);
     assert.equal(up.requests.length, before, 'refused before the upstream');
@@ -105,7 +131,8 @@ test('a key\'s daily budget: reserved with the balance, refused like an empty ba
 
     // A stream started before midnight is charged to the day it started in, whenever it ends.
     const stream = await fetch(`${gw.url}/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'b-stream', stream: true, max_tokens: 5, messages: [{ role: 'user', content: 'late' }] }),
     });
     assert.equal(stream.status, 200);
@@ -115,7 +142,11 @@ test('a key\'s daily budget: reserved with the balance, refused like an empty ba
     now = Date.parse('2026-04-01T00:00:05Z');
     const day2 = Date.parse('2026-04-01T00:00:00Z');
     await ask(gw, c.key);
-    await waitFor(async () => (await spendRows(gw, owner)).some(([start, spent]) => start === day2 && spent === 7 * UNITS_PER_TOKEN), 5000, 'the call to settle');
+    await waitFor(
+      async () => (await spendRows(gw, owner)).some(([start, spent]) => start === day2 && spent === 7 * UNITS_PER_TOKEN),
+      5000,
+      'the call to settle',
+    );
     const fresh = await admin.ok('GET', `/api/token/${c.keyId}`);
     assert.equal(fresh.budget_spent, 7 * UNITS_PER_TOKEN);
     assert.equal(fresh.budget_resets_at, Date.parse('2026-04-02T00:00:00Z'));
@@ -126,10 +157,14 @@ test('a key\'s daily budget: reserved with the balance, refused like an empty ba
     // is charged what is due, and the budget of the day the stream started in counts it (past its
     // limit: the call has happened). The new day's row is untouched.
     const rows = await spendRows(gw, owner);
-    assert.deepEqual(rows.map(([start]) => start), [day1, day2]);
+    assert.deepEqual(
+      rows.map(([start]) => start),
+      [day1, day2],
+    );
     assert.equal(rows[1][1], 7 * UNITS_PER_TOKEN);
-    const streamLog = () => gw.core.h.db.selectFrom('logs').select('quota').where('model', '=', 'b-stream').where('type', '=', 'consume').executeTakeFirst();
-    await waitFor(async () => !!(await streamLog()), 5000, 'the stream\'s log row');
+    const streamLog = () =>
+      gw.core.h.db.selectFrom('logs').select('quota').where('model', '=', 'b-stream').where('type', '=', 'consume').executeTakeFirst();
+    await waitFor(async () => !!(await streamLog()), 5000, "the stream's log row");
     const streamCharge = Number((await streamLog())!.quota);
     assert.ok(streamCharge > 5 * UNITS_PER_TOKEN, String(streamCharge));
     assert.equal(rows[0][1], 2 * 7 * UNITS_PER_TOKEN + streamCharge);
@@ -148,7 +183,7 @@ test('a key\'s daily budget: reserved with the balance, refused like an empty ba
   }
 });
 
-test('a user\'s monthly budget covers all their keys and is exact under concurrency, quota allowances on or not', async () => {
+test("a user's monthly budget covers all their keys and is exact under concurrency, quota allowances on or not", async () => {
   const gw = await startTestGateway();
   const { up, gated, admin } = await setup(gw);
   try {

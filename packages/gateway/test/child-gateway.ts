@@ -8,29 +8,52 @@ import { createChannel, setPrice } from './relay-fixtures.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-export interface Child { proc: ChildProcess; url: string }
+export interface Child {
+  proc: ChildProcess;
+  url: string;
+}
 
 /** Starts `gatehouse serve` on `db` as a child process; resolves when it listens. */
 export function startChild(db: TestDatabase, nodeId: string, extra: Record<string, string> = {}): Promise<Child> {
   const proc = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'packages/gateway/src/main.ts', 'serve'], {
     cwd: ROOT,
     env: {
-      ...process.env, DATABASE_URL: db.url, CRYPTO_SECRET: TEST_CRYPTO_SECRET, GATEHOUSE_ROOT_PASSWORD: TEST_ROOT_PASSWORD,
-      PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', NODE_ID: nodeId, CACHE_SYNC_INTERVAL_SECONDS: '0.2', CONSOLE_ENABLED: 'false', ...extra,
+      ...process.env,
+      DATABASE_URL: db.url,
+      CRYPTO_SECRET: TEST_CRYPTO_SECRET,
+      GATEHOUSE_ROOT_PASSWORD: TEST_ROOT_PASSWORD,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      NODE_ID: nodeId,
+      CACHE_SYNC_INTERVAL_SECONDS: '0.2',
+      CONSOLE_ENABLED: 'false',
+      ...extra,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
-    const t = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`gateway did not start: ${out}${err}`)); }, 30_000);
+    const t = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`gateway did not start: ${out}${err}`));
+    }, 30_000);
     proc.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) { clearTimeout(t); resolve({ proc, url: m[1] }); }
+      if (m) {
+        clearTimeout(t);
+        resolve({ proc, url: m[1] });
+      }
     });
-    proc.stderr!.on('data', (c: Buffer) => { err += c.toString(); });
-    proc.on('exit', (code) => { clearTimeout(t); reject(new Error(`gateway exited (${code}): ${err.slice(0, 2000)}`)); });
+    proc.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(t);
+      reject(new Error(`gateway exited (${code}): ${err.slice(0, 2000)}`));
+    });
   });
 }
 

@@ -91,7 +91,9 @@ async function snapshot(gw: TestGateway): Promise<Record<string, unknown[]>> {
   for (const t of TABLES) {
     let rows = await (gw.core.h.db.selectFrom(t) as any).selectAll().execute();
     if (t === 'revisions') rows = rows.filter((r: any) => ['keys', 'channels', 'prices', 'options'].includes(r.name));
-    out[t] = rows.map((r: any) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])))).sort();
+    out[t] = rows
+      .map((r: any) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]))))
+      .sort();
   }
   return out;
 }
@@ -109,7 +111,7 @@ test('the configuration file is applied at start, twice changes nothing, restart
     assert.equal(first.group_ratios.length, 2);
     assert.equal(first.options.length, 3);
 
-    const alice = (await gw.core.h.db.selectFrom('users').selectAll().where('username', '=', 'alice').executeTakeFirstOrThrow());
+    const alice = await gw.core.h.db.selectFrom('users').selectAll().where('username', '=', 'alice').executeTakeFirstOrThrow();
     assert.equal(Number(alice.quota), 5 * 500_000);
     assert.equal(alice.group_name, 'vip');
     const p = gw.services.accounts.keys.authenticate('sk-aliceFixedKey0123456789abcdefghij', '10.1.2.3');
@@ -159,32 +161,50 @@ test('the configuration file is applied at start, twice changes nothing, restart
 
 test('an invalid configuration file fails the start, naming the field', async () => {
   const cases: [string, string][] = [
-    ['channels:\n  - name: a\n    type: openai\n    keys: [k-0123456789]\n    models: [m]\n  - name: b\n    type: teleport\n', 'channels[1].type'],
+    [
+      'channels:\n  - name: a\n    type: openai\n    keys: [k-0123456789]\n    models: [m]\n  - name: b\n    type: teleport\n',
+      'channels[1].type',
+    ],
     ['users:\n  - username: x\n    password: short\n', 'users[0].password'],
     ['keys:\n  - user: alice\n    name: k\n    allowed_ips: [not-an-ip]\n', 'keys[0].allowed_ips'],
     ['prices:\n  gpt-4o: { input: -1 }\n', 'prices.gpt-4o.input'],
     ['options:\n  RetryTimes: lots\n', 'options.RetryTimes'],
     ['channels:\n  - name: v\n    type: task_plugin\n', 'channels[0].plugin'],
-    ['channels:\n  - name: v\n    type: openai\n    keys: [k]\n    models: [m]\n    base_url: "' + '${GH_TEST_SURELY_UNSET}"\n', 'channels[0].base_url'],
+    [
+      'channels:\n  - name: v\n    type: openai\n    keys: [k]\n    models: [m]\n    base_url: "' + '${GH_TEST_SURELY_UNSET}"\n',
+      'channels[0].base_url',
+    ],
     ['colour: blue\n', 'colour'],
     ['users: [\n', 'not valid YAML'],
   ];
   for (const [text, field] of cases) {
     const p = file('bad.yaml', text);
-    assert.throws(() => loadConfigFile(p, { quotaPerUsd: 500_000 }), (e: Error) => e.message.includes(p) && e.message.includes(field), `${field}`);
+    assert.throws(
+      () => loadConfigFile(p, { quotaPerUsd: 500_000 }),
+      (e: Error) => e.message.includes(p) && e.message.includes(field),
+      `${field}`,
+    );
   }
   // At start: the gateway refuses to start and names the field; a reference to an unknown user too.
   const db = await createTestDatabase();
   try {
-    await assert.rejects(startTestGateway({ db, env: { GATEHOUSE_CONFIG: file('bad1.yaml', cases[0][0]) } }), /bad1\.yaml: channels\[1\]\.type/);
-    await assert.rejects(startTestGateway({ db, env: { GATEHOUSE_CONFIG: file('bad2.yaml', 'keys:\n  - user: nobody\n    name: k\n') } }), /bad2\.yaml: keys\[0\]\.user: no user "nobody"/);
+    await assert.rejects(
+      startTestGateway({ db, env: { GATEHOUSE_CONFIG: file('bad1.yaml', cases[0][0]) } }),
+      /bad1\.yaml: channels\[1\]\.type/,
+    );
+    await assert.rejects(
+      startTestGateway({ db, env: { GATEHOUSE_CONFIG: file('bad2.yaml', 'keys:\n  - user: nobody\n    name: k\n') } }),
+      /bad2\.yaml: keys\[0\]\.user: no user "nobody"/,
+    );
   } finally {
     await db.drop();
   }
 });
 
 test('what users may change never breaks the next start: a declared key renamed or disabled by its user', async () => {
-  const path = file('user-changes.yaml', `
+  const path = file(
+    'user-changes.yaml',
+    `
 users:
   - username: carol
     password: carol-password
@@ -194,7 +214,8 @@ keys:
     key: sk-carolFixedKey0123456789abcdefghij
   - user: carol
     name: ci
-`);
+`,
+  );
   const db = await createTestDatabase();
   let gw = await startTestGateway({ db, env: { GATEHOUSE_CONFIG: path } });
   try {
@@ -210,16 +231,29 @@ keys:
     const p = gw.services.accounts.keys.authenticate('sk-carolFixedKey0123456789abcdefghij', '127.0.0.1');
     assert.equal(p.username, 'carol');
     assert.equal(p.keyId, laptop.id, 'the same key, found by its value');
-    const after = await gw.core.h.db.selectFrom('api_keys').select(['id', 'name', 'status']).where('user_id', '=', laptop.user_id).orderBy('id').execute();
-    assert.deepEqual(after.map((k) => [Number(k.id), k.name, Number(k.status)]), [[laptop.id, 'my laptop', 1], [ci.id, 'ci', 2]],
-      'nothing inserted again; the name and the undeclared status stay as the user set them');
+    const after = await gw.core.h.db
+      .selectFrom('api_keys')
+      .select(['id', 'name', 'status'])
+      .where('user_id', '=', laptop.user_id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      after.map((k) => [Number(k.id), k.name, Number(k.status)]),
+      [
+        [laptop.id, 'my laptop', 1],
+        [ci.id, 'ci', 2],
+      ],
+      'nothing inserted again; the name and the undeclared status stay as the user set them',
+    );
   } finally {
     await gw.stop();
   }
 });
 
 test('limits and budgets in the file: on keys and users, per-model options as mappings; a second start changes nothing', async () => {
-  const path = file('limits.yaml', `
+  const path = file(
+    'limits.yaml',
+    `
 users:
   - username: dana
     password: dana-password
@@ -239,22 +273,41 @@ options:
   RateLimitModels: { gpt-4o: { rpm: 60, tpm: 100000 }, "*": { max_concurrency: 2 } }
   RateLimitGroups:
     vip: { "*": {} }
-`);
-  assert.throws(() => loadConfigFile(file('bad-budget.yaml', 'users:\n  - username: x\n    password: x-password\n    budget_usd: 3\n'), { quotaPerUsd: 500_000 }), /users\[0\]\.budget_period: is required with a budget/);
-  assert.throws(() => loadConfigFile(file('bad-rpm.yaml', 'keys:\n  - user: x\n    name: k\n    rpm: -1\n'), { quotaPerUsd: 500_000 }), /keys\[0\]\.rpm: must be at least 0/);
-  assert.throws(() => loadConfigFile(file('bad-opt.yaml', 'options:\n  RateLimitModels: { m: { rpm: fast } }\n'), { quotaPerUsd: 500_000 }), /options\.RateLimitModels: m\.rpm/);
+`,
+  );
+  assert.throws(
+    () =>
+      loadConfigFile(file('bad-budget.yaml', 'users:\n  - username: x\n    password: x-password\n    budget_usd: 3\n'), {
+        quotaPerUsd: 500_000,
+      }),
+    /users\[0\]\.budget_period: is required with a budget/,
+  );
+  assert.throws(
+    () => loadConfigFile(file('bad-rpm.yaml', 'keys:\n  - user: x\n    name: k\n    rpm: -1\n'), { quotaPerUsd: 500_000 }),
+    /keys\[0\]\.rpm: must be at least 0/,
+  );
+  assert.throws(
+    () => loadConfigFile(file('bad-opt.yaml', 'options:\n  RateLimitModels: { m: { rpm: fast } }\n'), { quotaPerUsd: 500_000 }),
+    /options\.RateLimitModels: m\.rpm/,
+  );
   const db = await createTestDatabase();
   let gw = await startTestGateway({ db, env: { GATEHOUSE_CONFIG: path } });
   try {
     const p = gw.services.accounts.keys.authenticate('sk-danaFixedKey0123456789abcdefghijk', '127.0.0.1');
     assert.deepEqual(p.keyLimits, { rpm: 10, tpm: 20000, maxConcurrency: 0 });
     assert.deepEqual(p.userLimits, { rpm: 100, tpm: 0, maxConcurrency: 3 });
-    assert.deepEqual(p.budgets?.map((b) => [b.who, b.quota, b.period]), [['key', 750_000, 'day'], ['user', 10_000_000, 'month']]);
+    assert.deepEqual(
+      p.budgets?.map((b) => [b.who, b.quota, b.period]),
+      [
+        ['key', 750_000, 'day'],
+        ['user', 10_000_000, 'month'],
+      ],
+    );
     assert.deepEqual(gw.services.accounts.rateLimits.modelLimits('default', 'gpt-4o'), { rpm: 60, tpm: 100000, maxConcurrency: 0 });
     assert.deepEqual(gw.services.accounts.rateLimits.modelLimits('default', 'other'), { rpm: 0, tpm: 0, maxConcurrency: 2 });
     assert.equal(gw.services.accounts.rateLimits.modelLimits('vip', 'gpt-4o'), null);
     const admin = await AdminClient.login(gw.url);
-    const key = (await admin.ok('GET', `/api/token/${p.keyId}`));
+    const key = await admin.ok('GET', `/api/token/${p.keyId}`);
     assert.equal(key.budget_usd, 1.5);
     assert.equal(key.budget_period, 'day');
     assert.equal(key.budget_spent, 0);

@@ -14,7 +14,8 @@ import { createTestDatabase, startTestGateway } from './harness.ts';
 import { startChild, stopChild } from './child-gateway.ts';
 import { CONSOLE_CSP, acceptsEncoding, loadConsoleSite, serveConsoleFallback } from '../src/http/console-routes.ts';
 
-const INDEX = '<!doctype html><html lang="en"><head><link rel="icon" href="/favicon.svg"><link rel="stylesheet" href="/assets/index-Bx12.css">' +
+const INDEX =
+  '<!doctype html><html lang="en"><head><link rel="icon" href="/favicon.svg"><link rel="stylesheet" href="/assets/index-Bx12.css">' +
   '<script type="module" crossorigin src="/assets/index-Ab34.js"></script></head><body><div id="root"></div></body></html>';
 const JS = 'console.log("gatehouse console");'.repeat(50);
 
@@ -47,7 +48,10 @@ test('console: index uncached with CSP, hashed assets immutable, content types, 
     assert.equal(await root.text(), INDEX);
     const csp = root.headers.get('content-security-policy')!;
     assert.equal(csp, CONSOLE_CSP);
-    const scriptSrc = csp.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src'))!;
+    const scriptSrc = csp
+      .split(';')
+      .map((d) => d.trim())
+      .find((d) => d.startsWith('script-src'))!;
     assert.equal(scriptSrc, "script-src 'self'", 'no inline or eval scripts');
     assert.ok(!/unsafe-eval/.test(csp));
     assert.match(csp, /frame-ancestors 'none'/);
@@ -69,7 +73,11 @@ test('console: index uncached with CSP, hashed assets immutable, content types, 
     assert.equal(js.headers.get('content-type'), 'text/javascript; charset=utf-8');
     assert.equal(js.headers.get('content-encoding'), null);
     assert.equal(await js.text(), JS);
-    for (const [path, type] of [['/assets/index-Bx12.css', 'text/css; charset=utf-8'], ['/assets/logo-9f.svg', 'image/svg+xml'], ['/assets/font-77.woff2', 'font/woff2']]) {
+    for (const [path, type] of [
+      ['/assets/index-Bx12.css', 'text/css; charset=utf-8'],
+      ['/assets/logo-9f.svg', 'image/svg+xml'],
+      ['/assets/font-77.woff2', 'font/woff2'],
+    ]) {
       const r = await fetch(gw.url + path);
       assert.equal(r.status, 200, path);
       assert.equal(r.headers.get('content-type'), type, path);
@@ -85,7 +93,9 @@ test('console: index uncached with CSP, hashed assets immutable, content types, 
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
-        }).on('error', reject).end();
+        })
+          .on('error', reject)
+          .end();
       });
     };
     const br = await raw('gzip, deflate, br');
@@ -132,7 +142,15 @@ test('console: index uncached with CSP, hashed assets immutable, content types, 
     const unknownApi = await fetch(`${gw.url}/api/nothing-here`, { headers: html });
     assert.equal(unknownApi.status, 404);
     assert.deepEqual(await unknownApi.json(), { success: false, message: 'no route for GET /api/nothing-here', data: null });
-    for (const path of ['/v1/models', '/v1/no-such-endpoint', '/v1beta/models', '/pg/chat/completions', '/mj/task/1/fetch', '/metrics', '/v1']) {
+    for (const path of [
+      '/v1/models',
+      '/v1/no-such-endpoint',
+      '/v1beta/models',
+      '/pg/chat/completions',
+      '/mj/task/1/fetch',
+      '/metrics',
+      '/v1',
+    ]) {
       const r = await fetch(gw.url + path, { headers: html });
       assert.notEqual(r.status, 200, path);
       assert.match(r.headers.get('content-type') ?? '', /application\/json/, path);
@@ -146,7 +164,7 @@ test('console: index uncached with CSP, hashed assets immutable, content types, 
   }
 });
 
-test('console: a plugin\'s native route prefix is never the console\'s', async () => {
+test("console: a plugin's native route prefix is never the console's", async () => {
   const site = loadConsoleSite(fakeBuild());
   const app = Fastify();
   app.setNotFoundHandler((req, reply) => {
@@ -183,18 +201,33 @@ test('console: a missing or broken build stops the start with a message that say
   const broken = fakeBuild({ js: false });
   const noScript = fakeBuild({ index: '<!doctype html><html><body></body></html>' });
   try {
-    await assert.rejects(startTestGateway({ env: { CONSOLE_ENABLED: 'true', CONSOLE_DIR: empty } }),
-      (e: Error) => /the web console is not built/.test(e.message) && e.message.includes('npm run build -w @gatehouse/web') && e.message.includes('CONSOLE_ENABLED=false'));
-    await assert.rejects(startTestGateway({ env: { CONSOLE_ENABLED: 'true', CONSOLE_DIR: broken } }),
-      (e: Error) => e.message.includes('index.html refers to /assets/index-Ab34.js, which is not in the build') && e.message.includes('npm install'));
+    await assert.rejects(
+      startTestGateway({ env: { CONSOLE_ENABLED: 'true', CONSOLE_DIR: empty } }),
+      (e: Error) =>
+        /the web console is not built/.test(e.message) &&
+        e.message.includes('npm run build -w @gatehouse/web') &&
+        e.message.includes('CONSOLE_ENABLED=false'),
+    );
+    await assert.rejects(
+      startTestGateway({ env: { CONSOLE_ENABLED: 'true', CONSOLE_DIR: broken } }),
+      (e: Error) =>
+        e.message.includes('index.html refers to /assets/index-Ab34.js, which is not in the build') && e.message.includes('npm install'),
+    );
     assert.throws(() => loadConsoleSite(noScript), /is broken: index.html has no <html> or <script>/);
 
     // `gatehouse serve` itself: exits with the message instead of serving a blank page.
     const db = await createTestDatabase();
     try {
       let child;
-      await assert.rejects((async () => { child = await startChild(db, 'console-check', { CONSOLE_ENABLED: 'true', CONSOLE_DIR: empty }); })(),
-        (e: Error) => /gateway exited \(1\)/.test(e.message) && /the web console is not built/.test(e.message) && e.message.includes('npm run build -w @gatehouse/web'));
+      await assert.rejects(
+        (async () => {
+          child = await startChild(db, 'console-check', { CONSOLE_ENABLED: 'true', CONSOLE_DIR: empty });
+        })(),
+        (e: Error) =>
+          /gateway exited \(1\)/.test(e.message) &&
+          /the web console is not built/.test(e.message) &&
+          e.message.includes('npm run build -w @gatehouse/web'),
+      );
       await stopChild(child);
     } finally {
       await db.drop();

@@ -28,7 +28,10 @@ function credentiallessPlugin(): string {
     .replace("models: ['lv-1', 'lv-2']", "models: ['cdn-1']");
   const i = src.indexOf('export function buildContentRequest');
   assert.ok(i > 0);
-  return src.slice(0, i) + 'export function buildContentRequest(ctx) {\n  return { url: ctx.data.video_url, method: ctx.clientRequest.method, credentialless: true };\n}\n';
+  return (
+    src.slice(0, i) +
+    'export function buildContentRequest(ctx) {\n  return { url: ctx.data.video_url, method: ctx.clientRequest.method, credentialless: true };\n}\n'
+  );
 }
 
 async function listen(s: Server, host: string): Promise<number> {
@@ -38,7 +41,10 @@ async function listen(s: Server, host: string): Promise<number> {
 
 before(async () => {
   // A service only reachable from the gateway's host, on every loopback address (dual stack).
-  internal = createServer((_req, res) => { internalHits++; res.end(SECRET); });
+  internal = createServer((_req, res) => {
+    internalHits++;
+    res.end(SECRET);
+  });
   internalPort = await listen(internal, '::');
   // The vendor finishes every task at once and names the prompt as the video's URL.
   vendor = createServer((req, res) => {
@@ -47,7 +53,9 @@ before(async () => {
     req.on('end', () => {
       const body = JSON.parse(b || '{}');
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: `vt_${Math.random().toString(36).slice(2)}`, status: 'succeeded', duration: 1, video_url: body.prompt }));
+      res.end(
+        JSON.stringify({ id: `vt_${Math.random().toString(36).slice(2)}`, status: 'succeeded', duration: 1, video_url: body.prompt }),
+      );
     });
   });
   const vendorPort = await listen(vendor, '127.0.0.1');
@@ -65,7 +73,20 @@ after(async () => {
 });
 
 test('a signed artifact link to a loopback service is refused in every spelling; the body never reaches the user', async () => {
-  const spellings = ['[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[0:0:0:0:0:ffff:127.0.0.1]', '127.0.0.1', '127.1', '2130706433', '0x7f.1', '[::1]', '[::]', '0.0.0.0', 'localhost', 'localhost.'];
+  const spellings = [
+    '[::ffff:127.0.0.1]',
+    '[::ffff:7f00:1]',
+    '[0:0:0:0:0:ffff:127.0.0.1]',
+    '127.0.0.1',
+    '127.1',
+    '2130706433',
+    '0x7f.1',
+    '[::1]',
+    '[::]',
+    '0.0.0.0',
+    'localhost',
+    'localhost.',
+  ];
   for (const host of spellings) {
     const target = `http://${host}:${internalPort}/admin/secret`;
     const sub = await api(gw.url, alice.key, 'POST', '/v1/tasks/cdn-video', { model: 'cdn-1', prompt: target });
@@ -93,7 +114,10 @@ test('a marketplace on a loopback address is refused', async () => {
   const r = await admin.call('POST', '/api/plugin/task/marketplace/install', { source: 'inside', key: 'anything' });
   assert.equal(r.status, 502, r.text);
   assert.ok(!r.text.includes(SECRET));
-  const idx = await admin.call('POST', '/api/plugin/task/marketplace/install', { index_url: `http://127.1:${internalPort}/index.json`, key: 'anything' });
+  const idx = await admin.call('POST', '/api/plugin/task/marketplace/install', {
+    index_url: `http://127.1:${internalPort}/index.json`,
+    key: 'anything',
+  });
   assert.equal(idx.status, 502, idx.text);
   assert.equal(internalHits, 0, 'the internal service was never contacted');
 });

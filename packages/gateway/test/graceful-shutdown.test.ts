@@ -14,7 +14,11 @@ import { beginStream, startGatedUpstream } from './upstreams/gated.ts';
 import { createChannel, setPrice, waitFor } from './relay-fixtures.ts';
 import { openDb } from '../src/store/db.ts';
 
-const exited = (c: Child) => new Promise<number | null>((r) => { if (c.proc.exitCode !== null) r(c.proc.exitCode); else c.proc.once('exit', (code) => r(code)); });
+const exited = (c: Child) =>
+  new Promise<number | null>((r) => {
+    if (c.proc.exitCode !== null) r(c.proc.exitCode);
+    else c.proc.once('exit', (code) => r(code));
+  });
 
 async function prepare() {
   const gated = await startGatedUpstream();
@@ -40,9 +44,18 @@ test('SIGTERM mid-stream: no new connections, the stream finishes whole and is s
     const code = exited(child);
     child.proc.kill('SIGTERM');
     // New connections are refused at once.
-    await waitFor(async () => {
-      try { await fetch(`${child!.url}/healthz`); return false; } catch { return true; }
-    }, 10_000, 'the listener closed');
+    await waitFor(
+      async () => {
+        try {
+          await fetch(`${child!.url}/healthz`);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      10_000,
+      'the listener closed',
+    );
     assert.equal(child.proc.exitCode, null, 'the process waits for the stream');
     gated.open('whole');
     const text = await s.rest;
@@ -64,33 +77,45 @@ test('SIGTERM mid-stream: no new connections, the stream finishes whole and is s
   }
 });
 
-test('past SHUTDOWN_TIMEOUT_SECONDS a stream still running is cut, charged what it produced, and the process exits 0', { timeout: 120_000 }, async () => {
-  const { gated, db, key } = await prepare();
-  const h = await openDb(db.url);
-  let child: Child | undefined;
-  try {
-    child = await startChild(db, 'node-t', { SHUTDOWN_TIMEOUT_SECONDS: '1' });
-    const s = await beginStream(child.url, key, 'never', 'gs-model');
-    const code = exited(child);
-    child.proc.kill('SIGTERM');
-    assert.equal(await code, 0);
-    const text = await s.rest;
-    assert.doesNotMatch(text, /\[DONE\]/);
-    const rows = await h.db.selectFrom('ledger').select(['kind', 'amount']).where('ref', '=', s.requestId).execute();
-    const kinds = rows.map((r) => r.kind).sort();
-    assert.ok(kinds.includes('close'), `the reserve was closed before the exit (${kinds})`);
-    const log = await h.db.selectFrom('logs').select(['status_code', 'quota']).where('request_id', '=', s.requestId).executeTakeFirstOrThrow();
-    assert.equal(log.status_code, 499, 'logged as cut');
-    assert.equal(Number(rows.find((r) => r.kind === 'reserve')!.amount) + Number(rows.find((r) => r.kind === 'settle')!.amount), Number(log.quota), 'charged what it produced');
-    assert.equal((await h.db.selectFrom('open_reserves').select('ref').execute()).length, 0);
-  } finally {
-    if (child && child.proc.exitCode === null) child.proc.kill('SIGKILL');
-    gated.open('never');
-    await h.close();
-    await gated.up.close();
-    await db.drop();
-  }
-});
+test(
+  'past SHUTDOWN_TIMEOUT_SECONDS a stream still running is cut, charged what it produced, and the process exits 0',
+  { timeout: 120_000 },
+  async () => {
+    const { gated, db, key } = await prepare();
+    const h = await openDb(db.url);
+    let child: Child | undefined;
+    try {
+      child = await startChild(db, 'node-t', { SHUTDOWN_TIMEOUT_SECONDS: '1' });
+      const s = await beginStream(child.url, key, 'never', 'gs-model');
+      const code = exited(child);
+      child.proc.kill('SIGTERM');
+      assert.equal(await code, 0);
+      const text = await s.rest;
+      assert.doesNotMatch(text, /\[DONE\]/);
+      const rows = await h.db.selectFrom('ledger').select(['kind', 'amount']).where('ref', '=', s.requestId).execute();
+      const kinds = rows.map((r) => r.kind).sort();
+      assert.ok(kinds.includes('close'), `the reserve was closed before the exit (${kinds})`);
+      const log = await h.db
+        .selectFrom('logs')
+        .select(['status_code', 'quota'])
+        .where('request_id', '=', s.requestId)
+        .executeTakeFirstOrThrow();
+      assert.equal(log.status_code, 499, 'logged as cut');
+      assert.equal(
+        Number(rows.find((r) => r.kind === 'reserve')!.amount) + Number(rows.find((r) => r.kind === 'settle')!.amount),
+        Number(log.quota),
+        'charged what it produced',
+      );
+      assert.equal((await h.db.selectFrom('open_reserves').select('ref').execute()).length, 0);
+    } finally {
+      if (child && child.proc.exitCode === null) child.proc.kill('SIGKILL');
+      gated.open('never');
+      await h.close();
+      await gated.up.close();
+      await db.drop();
+    }
+  },
+);
 
 test('while a graceful stop waits for a stream, /readyz answers 503 shutting down', { timeout: 60_000 }, async () => {
   const { gated, db, key } = await prepare();

@@ -49,7 +49,12 @@ export async function createTestDatabase(kind: TestDbKind = TEST_DB): Promise<Te
   }
   const mysql = await import('mysql2/promise');
   const u = new URL(MY_ADMIN);
-  const opts = { host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username || 'root'), password: decodeURIComponent(u.password) };
+  const opts = {
+    host: u.hostname,
+    port: Number(u.port || 3306),
+    user: decodeURIComponent(u.username || 'root'),
+    password: decodeURIComponent(u.password),
+  };
   const c = await mysql.createConnection(opts);
   await c.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
   await c.end();
@@ -74,7 +79,9 @@ export interface TestGateway extends Gateway {
 }
 
 /** Starts a gateway on a free loopback port over `db` (a fresh one when omitted). */
-export async function startTestGateway(opts: { db?: TestDatabase; config?: Partial<Config>; env?: NodeJS.ProcessEnv } & Pick<StartOptions, 'listen'> = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  opts: { db?: TestDatabase; config?: Partial<Config>; env?: NodeJS.ProcessEnv } & Pick<StartOptions, 'listen'> = {},
+): Promise<TestGateway> {
   const db = opts.db ?? (await createTestDatabase());
   const env: NodeJS.ProcessEnv = {
     CRYPTO_SECRET: TEST_CRYPTO_SECRET,

@@ -42,7 +42,9 @@ class TcpRelay {
   }
 }
 
-async function readyz(url: string): Promise<{ status: number; body: { ready: boolean; checks: Record<string, string>; errors?: string[] } }> {
+async function readyz(
+  url: string,
+): Promise<{ status: number; body: { ready: boolean; checks: Record<string, string>; errors?: string[] } }> {
   const r = await fetch(`${url}/readyz`);
   return { status: r.status, body: (await r.json()) as { ready: boolean; checks: Record<string, string>; errors?: string[] } };
 }
@@ -71,31 +73,35 @@ test('/healthz answers and /readyz reports every check', async () => {
   }
 });
 
-test('/readyz turns unready when the database stops and ready again when it returns', { skip: TEST_DB === 'sqlite' && 'needs a database server' }, async () => {
-  const db = await createTestDatabase();
-  const real = new URL(db.url);
-  const relay = new TcpRelay({ host: real.hostname, port: Number(real.port || (TEST_DB === 'postgres' ? 5432 : 3306)) });
-  await relay.listen();
-  const viaRelay = new URL(db.url);
-  viaRelay.port = String(relay.port);
-  const gw = await startTestGateway({ db: { url: viaRelay.toString(), drop: db.drop } });
-  try {
-    assert.equal((await readyz(gw.url)).status, 200);
-    await relay.stop();
-    const down = await until(gw.url, false);
-    assert.equal(down.status, 503);
-    assert.equal(down.body.checks.database, 'failed');
-    assert.equal(down.body.checks.plugins, 'ok');
-    assert.ok(down.body.errors?.[0]?.startsWith('database: '), JSON.stringify(down.body));
-    assert.doesNotMatch(JSON.stringify(down.body), /:\/\/[^*]/, 'no connection string in the answer');
-    // Liveness does not depend on the database.
-    assert.equal((await fetch(`${gw.url}/healthz`)).status, 200);
+test(
+  '/readyz turns unready when the database stops and ready again when it returns',
+  { skip: TEST_DB === 'sqlite' && 'needs a database server' },
+  async () => {
+    const db = await createTestDatabase();
+    const real = new URL(db.url);
+    const relay = new TcpRelay({ host: real.hostname, port: Number(real.port || (TEST_DB === 'postgres' ? 5432 : 3306)) });
     await relay.listen();
-    const up = await until(gw.url, true);
-    assert.equal(up.status, 200, JSON.stringify(up.body));
-  } finally {
-    await relay.listen();
-    await gw.stop();
-    await relay.stop();
-  }
-});
+    const viaRelay = new URL(db.url);
+    viaRelay.port = String(relay.port);
+    const gw = await startTestGateway({ db: { url: viaRelay.toString(), drop: db.drop } });
+    try {
+      assert.equal((await readyz(gw.url)).status, 200);
+      await relay.stop();
+      const down = await until(gw.url, false);
+      assert.equal(down.status, 503);
+      assert.equal(down.body.checks.database, 'failed');
+      assert.equal(down.body.checks.plugins, 'ok');
+      assert.ok(down.body.errors?.[0]?.startsWith('database: '), JSON.stringify(down.body));
+      assert.doesNotMatch(JSON.stringify(down.body), /:\/\/[^*]/, 'no connection string in the answer');
+      // Liveness does not depend on the database.
+      assert.equal((await fetch(`${gw.url}/healthz`)).status, 200);
+      await relay.listen();
+      const up = await until(gw.url, true);
+      assert.equal(up.status, 200, JSON.stringify(up.body));
+    } finally {
+      await relay.listen();
+      await gw.stop();
+      await relay.stop();
+    }
+  },
+);

@@ -15,32 +15,60 @@ import { createCaller, createChannel, setPrice } from './relay-fixtures.ts';
 import { AdminClient } from './admin-client.ts';
 import { installPlugins } from './vendor/fixtures.ts';
 
-interface Sent { status: number; headers: http.IncomingHttpHeaders; body: string; bytesSent: number; total: number }
+interface Sent {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  bytesSent: number;
+  total: number;
+}
 
 /**
  * Sends `total` body bytes (from `chunk()`) as fast as the server reads them, `delayMs` apart, and
  * stops when the answer arrives. `bytesSent < total` means the server answered before reading the body.
  */
-function sendBody(url: string, path: string, headers: Record<string, string>, total: number, chunk: (i: number) => Buffer, delayMs = 0, agent: http.Agent | false = false): Promise<Sent> {
+function sendBody(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  total: number,
+  chunk: (i: number) => Buffer,
+  delayMs = 0,
+  agent: http.Agent | false = false,
+): Promise<Sent> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     let bytesSent = 0;
     let answered = false;
     let failed: Error | null = null;
-    const req = http.request({ host: u.hostname, port: u.port, path, method: 'POST', headers: { ...headers, 'content-length': String(total) }, agent });
+    const req = http.request({
+      host: u.hostname,
+      port: u.port,
+      path,
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(total) },
+      agent,
+    });
     req.on('response', (res) => {
       answered = true;
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
-      res.on('end', () => { resolve({ status: res.statusCode ?? 0, headers: res.headers, body, bytesSent, total }); req.destroy(); });
+      res.on('data', (c: string) => {
+        body += c;
+      });
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, bytesSent, total });
+        req.destroy();
+      });
       res.on('error', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, bytesSent, total }));
     });
     req.on('error', (e) => {
       // The server closing the connection while we still write is expected once it answered.
       if (!answered) failed = e;
     });
-    req.on('close', () => { if (!answered) reject(failed ?? new Error(`closed without an answer after ${bytesSent} of ${total} bytes`)); });
+    req.on('close', () => {
+      if (!answered) reject(failed ?? new Error(`closed without an answer after ${bytesSent} of ${total} bytes`));
+    });
     let i = 0;
     const pump = () => {
       while (!answered && !req.destroyed && bytesSent < total) {
@@ -48,8 +76,14 @@ function sendBody(url: string, path: string, headers: Record<string, string>, to
         if (bytesSent + c.length > total) c = c.subarray(0, total - bytesSent);
         bytesSent += c.length;
         const more = req.write(c);
-        if (delayMs > 0) { setTimeout(pump, delayMs); return; }
-        if (!more) { req.once('drain', pump); return; }
+        if (delayMs > 0) {
+          setTimeout(pump, delayMs);
+          return;
+        }
+        if (!more) {
+          req.once('drain', pump);
+          return;
+        }
       }
       if (bytesSent >= total && !answered) req.end();
     };
@@ -58,15 +92,29 @@ function sendBody(url: string, path: string, headers: Record<string, string>, to
 }
 
 /** POSTs a JSON body; `sent` resolves when all of it was handed to the connection. */
-function postJson(url: string, path: string, headers: Record<string, string>, body: string): { sent: Promise<void>; answer: Promise<{ status: number; body: string }> } {
+function postJson(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+): { sent: Promise<void>; answer: Promise<{ status: number; body: string }> } {
   const u = new URL(url);
-  const req = http.request({ host: u.hostname, port: u.port, path, method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, agent: false });
+  const req = http.request({
+    host: u.hostname,
+    port: u.port,
+    path,
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+    agent: false,
+  });
   const sent = new Promise<void>((resolve) => req.on('finish', () => resolve()));
   const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
     req.on('response', (res) => {
       let text = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
+      res.on('data', (c: string) => {
+        text += c;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
     });
     req.on('error', reject);
@@ -83,13 +131,48 @@ test('a bad credential is refused before the body is read, in every family; logi
   try {
     const total = 60 * MB;
     const cases: Array<{ path: string; headers: Record<string, string>; status: number; envelope: (b: any) => unknown }> = [
-      { path: '/v1/chat/completions', headers: { authorization: 'Bearer sk-wrong', 'content-type': 'application/json' }, status: 401, envelope: (b) => b.error.code },
-      { path: '/v1/messages', headers: { 'x-api-key': 'sk-wrong', 'content-type': 'application/json' }, status: 401, envelope: (b) => b.type === 'error' && b.error.type },
-      { path: '/v1beta/models/m:generateContent', headers: { 'x-goog-api-key': 'sk-wrong', 'content-type': 'application/json' }, status: 401, envelope: (b) => b.error.status },
-      { path: '/v1/images/edits', headers: { authorization: 'Bearer sk-wrong', 'content-type': 'multipart/form-data; boundary=x' }, status: 401, envelope: (b) => b.error.code },
-      { path: '/v1/tasks/anything', headers: { authorization: 'Bearer sk-wrong', 'content-type': 'multipart/form-data; boundary=x' }, status: 401, envelope: (b) => b.error.code },
-      { path: '/api/channel', headers: { authorization: 'Bearer gh-wrong', 'content-type': 'application/json' }, status: 401, envelope: (b) => b.success === false && b.message },
-      { path: '/api/user/login', headers: { 'content-type': 'application/json' }, status: 413, envelope: (b) => b.success === false && b.message },
+      {
+        path: '/v1/chat/completions',
+        headers: { authorization: 'Bearer sk-wrong', 'content-type': 'application/json' },
+        status: 401,
+        envelope: (b) => b.error.code,
+      },
+      {
+        path: '/v1/messages',
+        headers: { 'x-api-key': 'sk-wrong', 'content-type': 'application/json' },
+        status: 401,
+        envelope: (b) => b.type === 'error' && b.error.type,
+      },
+      {
+        path: '/v1beta/models/m:generateContent',
+        headers: { 'x-goog-api-key': 'sk-wrong', 'content-type': 'application/json' },
+        status: 401,
+        envelope: (b) => b.error.status,
+      },
+      {
+        path: '/v1/images/edits',
+        headers: { authorization: 'Bearer sk-wrong', 'content-type': 'multipart/form-data; boundary=x' },
+        status: 401,
+        envelope: (b) => b.error.code,
+      },
+      {
+        path: '/v1/tasks/anything',
+        headers: { authorization: 'Bearer sk-wrong', 'content-type': 'multipart/form-data; boundary=x' },
+        status: 401,
+        envelope: (b) => b.error.code,
+      },
+      {
+        path: '/api/channel',
+        headers: { authorization: 'Bearer gh-wrong', 'content-type': 'application/json' },
+        status: 401,
+        envelope: (b) => b.success === false && b.message,
+      },
+      {
+        path: '/api/user/login',
+        headers: { 'content-type': 'application/json' },
+        status: 413,
+        envelope: (b) => b.success === false && b.message,
+      },
     ];
     for (const c of cases) {
       const r = await sendBody(gw.url, c.path, c.headers, total, () => filler);
@@ -115,7 +198,14 @@ test('a body sent too slowly is cut off with 408 (REQUEST_TIMEOUT_SECONDS)', asy
   try {
     const c = await createCaller(gw, { quota: 1_000_000 });
     // A valid key: the gateway waits for the body, one byte every 50 ms — 1,000 bytes would take 50 s.
-    const r = await sendBody(gw.url, '/v1/chat/completions', { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' }, 1000, () => Buffer.from(' '), 50);
+    const r = await sendBody(
+      gw.url,
+      '/v1/chat/completions',
+      { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
+      1000,
+      () => Buffer.from(' '),
+      50,
+    );
     assert.equal(r.status, 408);
     assert.ok(r.bytesSent < r.total);
   } finally {
@@ -139,9 +229,14 @@ test('task uploads: an unknown plugin is refused before the body is read; the fi
 
     // Many files, each under the per-file limit, together past the total: 413 in the task envelope
     // while the client is still sending (the rest is neither buffered nor read).
-    const part = (i: number) => Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="image"; filename="f${i}.bin"\r\ncontent-type: application/octet-stream\r\n\r\n${'x'.repeat(512 * 1024)}\r\n`);
+    const part = (i: number) =>
+      Buffer.from(
+        `--${boundary}\r\ncontent-disposition: form-data; name="image"; filename="f${i}.bin"\r\ncontent-type: application/octet-stream\r\n\r\n${'x'.repeat(512 * 1024)}\r\n`,
+      );
     const head = Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="model"\r\n\r\nlv-1\r\n`);
-    const big = await sendBody(gw.url, '/v1/tasks/loopback-video', multipart, 32 * 520 * 1024 + head.length, (i) => (i === 0 ? head : part(i)));
+    const big = await sendBody(gw.url, '/v1/tasks/loopback-video', multipart, 32 * 520 * 1024 + head.length, (i) =>
+      i === 0 ? head : part(i),
+    );
     assert.equal(big.status, 413, big.body);
     const e = JSON.parse(big.body).error;
     assert.equal(e.code, 'request_too_large');
@@ -150,7 +245,9 @@ test('task uploads: an unknown plugin is refused before the body is read; the fi
 
     // One file past the limit is refused at the first byte over it, not at the end of the part.
     const oneFile = Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="video"; filename="v.bin"\r\n\r\n`);
-    const single = await sendBody(gw.url, '/v1/tasks/loopback-video', multipart, 200 * MB, (i) => (i === 0 ? Buffer.concat([head, oneFile]) : filler));
+    const single = await sendBody(gw.url, '/v1/tasks/loopback-video', multipart, 200 * MB, (i) =>
+      i === 0 ? Buffer.concat([head, oneFile]) : filler,
+    );
     assert.equal(single.status, 413, single.body);
     assert.match(JSON.parse(single.body).error.message, /per file/);
     assert.ok(single.bytesSent < single.total, `read all ${single.bytesSent} bytes`);
@@ -164,7 +261,7 @@ test('task uploads: an unknown plugin is refused before the body is read; the fi
   }
 });
 
-test('large count_tokens calls run off the event loop: another tenant\'s chat answers before any of them; limits and balance hold', async () => {
+test("large count_tokens calls run off the event loop: another tenant's chat answers before any of them; limits and balance hold", async () => {
   const gw = await startTestGateway();
   const up = await startFakeOpenAI();
   try {
@@ -176,10 +273,16 @@ test('large count_tokens calls run off the event loop: another tenant\'s chat an
 
     // Counting is free, but only for a caller who could pay for a call.
     const refused = await new Anthropic({ apiKey: broke.key, baseURL: gw.url, maxRetries: 0 }).messages
-      .countTokens({ model: 'count-model', messages: [{ role: 'user', content: 'hi' }] }).then(() => null, (e: { status: number }) => e);
+      .countTokens({ model: 'count-model', messages: [{ role: 'user', content: 'hi' }] })
+      .then(
+        () => null,
+        (e: { status: number }) => e,
+      );
     assert.equal(refused?.status, 429);
     const brokeGemini = await fetch(`${gw.url}/v1beta/models/count-model:countTokens`, {
-      method: 'POST', headers: { 'x-goog-api-key': broke.key, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+      method: 'POST',
+      headers: { 'x-goog-api-key': broke.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
     });
     assert.equal(brokeGemini.status, 429);
     assert.equal(((await brokeGemini.json()) as { error: { status: string } }).error.status, 'RESOURCE_EXHAUSTED');
@@ -187,19 +290,30 @@ test('large count_tokens calls run off the event loop: another tenant\'s chat an
     // About 4 M characters of varied text each: a second or more of tokenizing apiece.
     const words = ['alpha', 'beta', 'gamma', 'delta', '入力', 'テスト', '12345', 'foo_bar', '{"x":1}', 'naïve'];
     const parts: string[] = [];
-    for (let i = 0, n = 0; n < 4_000_000; i++) { const w = words[(i * 7919) % words.length]; parts.push(w); n += w.length + 1; }
+    for (let i = 0, n = 0; n < 4_000_000; i++) {
+      const w = words[(i * 7919) % words.length];
+      parts.push(w);
+      n += w.length + 1;
+    }
     const text = parts.join(' ');
     const body = JSON.stringify({ model: 'count-model', messages: [{ role: 'user', content: text }] });
     // A first small count loads the tokenizer, so the large ones below start counting at once.
     const warm = await fetch(`${gw.url}/v1/messages/count_tokens`, {
-      method: 'POST', headers: { 'x-api-key': counter.key, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'x-api-key': counter.key, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'count-model', messages: [{ role: 'user', content: 'hello' }] }),
     });
     assert.equal(warm.status, 200);
     const order: string[] = [];
     const count = (i: number) => {
       const r = postJson(gw.url, '/v1/messages/count_tokens', { 'x-api-key': counter.key, 'anthropic-version': '2023-06-01' }, body);
-      return { sent: r.sent, answer: r.answer.then((a) => { order.push(`count${i}`); return { status: a.status, body: JSON.parse(a.body) as { input_tokens: number } }; }) };
+      return {
+        sent: r.sent,
+        answer: r.answer.then((a) => {
+          order.push(`count${i}`);
+          return { status: a.status, body: JSON.parse(a.body) as { input_tokens: number } };
+        }),
+      };
     };
     const started = [count(1), count(2), count(3)];
     const counts = started.map((c) => c.answer);
@@ -209,7 +323,10 @@ test('large count_tokens calls run off the event loop: another tenant\'s chat an
     await new Promise((r) => setTimeout(r, 200));
     const chat = new OpenAI({ apiKey: other.key, baseURL: `${gw.url}/v1`, maxRetries: 0 }).chat.completions
       .create({ model: 'count-model', messages: [{ role: 'user', content: 'hi' }] })
-      .then((r) => { order.push('chat'); return r; });
+      .then((r) => {
+        order.push('chat');
+        return r;
+      });
     const [answer, ...done] = await Promise.all([chat, ...counts]);
     assert.ok(answer.choices.length > 0);
     assert.equal(order[0], 'chat', `the chat waited for the counts: ${order.join(', ')}`);
@@ -222,11 +339,16 @@ test('large count_tokens calls run off the event loop: another tenant\'s chat an
     // Past the bound: 413 in the caller's envelope, before counting.
     const huge = { role: 'user', content: 'a '.repeat(4_300_000) };
     const tooLong = await new Anthropic({ apiKey: counter.key, baseURL: gw.url, maxRetries: 0 }).messages
-      .countTokens({ model: 'count-model', messages: [huge as never] }).then(() => null, (e: unknown) => e as { status: number; error: { error: { type: string } } });
+      .countTokens({ model: 'count-model', messages: [huge as never] })
+      .then(
+        () => null,
+        (e: unknown) => e as { status: number; error: { error: { type: string } } },
+      );
     assert.equal(tooLong?.status, 413);
     assert.equal(tooLong?.error.error.type, 'request_too_large');
     const gem = await fetch(`${gw.url}/v1beta/models/count-model:countTokens`, {
-      method: 'POST', headers: { 'x-goog-api-key': counter.key, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'x-goog-api-key': counter.key, 'content-type': 'application/json' },
       body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'a '.repeat(4_300_000) }] }] }),
     });
     assert.equal(gem.status, 413);
@@ -236,10 +358,12 @@ test('large count_tokens calls run off the event loop: another tenant\'s chat an
     const o = gw.services.admin.options;
     await o.set('ModelRequestRateLimitCount', 2);
     await o.set('ModelRequestRateLimitEnabled', true);
-    const small = () => fetch(`${gw.url}/v1/messages/count_tokens`, {
-      method: 'POST', headers: { 'x-api-key': counter.key, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'count-model', messages: [{ role: 'user', content: 'hello' }] }),
-    });
+    const small = () =>
+      fetch(`${gw.url}/v1/messages/count_tokens`, {
+        method: 'POST',
+        headers: { 'x-api-key': counter.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'count-model', messages: [{ role: 'user', content: 'hello' }] }),
+      });
     assert.equal((await small()).status, 200);
     assert.equal((await small()).status, 200);
     assert.equal((await small()).status, 429);
@@ -255,7 +379,11 @@ test('a new password ends access tokens and sessions; logout is POST only; /api 
   try {
     const root = await AdminClient.login(gw.url);
     const id = (await root.ok<{ id: number }>('POST', '/api/user', { username: 'pat-user', password: 'first-password-1', quota: 1000 })).id;
-    const login = await fetch(`${gw.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'pat-user', password: 'first-password-1' }) });
+    const login = await fetch(`${gw.url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'pat-user', password: 'first-password-1' }),
+    });
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
     const issued = await fetch(`${gw.url}/api/user/token`, { method: 'POST', headers: { cookie } });
     const token = ((await issued.json()) as { data: { access_token: string } }).data.access_token;
@@ -284,22 +412,38 @@ test('a new password ends access tokens and sessions; logout is POST only; /api 
     const caller = await createCaller(gw, { quota: 1_000_000 });
     const name = 'm'.repeat(1024 * 1024);
     const openaiErr = await new OpenAI({ apiKey: caller.key, baseURL: `${gw.url}/v1`, maxRetries: 0 }).chat.completions
-      .create({ model: name, messages: [{ role: 'user', content: 'hi' }] }).then(() => null, (e: { status: number; message: string }) => e);
+      .create({ model: name, messages: [{ role: 'user', content: 'hi' }] })
+      .then(
+        () => null,
+        (e: { status: number; message: string }) => e,
+      );
     const anthropicErr = await new Anthropic({ apiKey: caller.key, baseURL: gw.url, maxRetries: 0 }).messages
-      .create({ model: name, max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }).then(() => null, (e: { status: number; message: string }) => e);
+      .create({ model: name, max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] })
+      .then(
+        () => null,
+        (e: { status: number; message: string }) => e,
+      );
     const countErr = await fetch(`${gw.url}/v1/messages/count_tokens`, {
-      method: 'POST', headers: { 'x-api-key': caller.key, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'x-api-key': caller.key, 'content-type': 'application/json' },
       body: JSON.stringify({ model: name, messages: [{ role: 'user', content: 'hi' }] }),
     });
     const taskErr = await fetch(`${gw.url}/v1/images/generations`, {
-      method: 'POST', headers: { authorization: `Bearer ${caller.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: name, prompt: 'x' }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${caller.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: name, prompt: 'x' }),
     });
     for (const [what, status, text] of [
-      ['openai', openaiErr?.status, openaiErr?.message], ['anthropic', anthropicErr?.status, anthropicErr?.message],
-      ['count_tokens', countErr.status, await countErr.text()], ['images', taskErr.status, await taskErr.text()],
+      ['openai', openaiErr?.status, openaiErr?.message],
+      ['anthropic', anthropicErr?.status, anthropicErr?.message],
+      ['count_tokens', countErr.status, await countErr.text()],
+      ['images', taskErr.status, await taskErr.text()],
     ] as Array<[string, number | undefined, string | undefined]>) {
       assert.ok(status && status >= 400, `${what}: ${status}`);
-      assert.ok(text && text.includes('m'.repeat(200)) && !text.includes('m'.repeat(201)), `${what}: the model name is cut to 200 characters (${text?.length} characters)`);
+      assert.ok(
+        text && text.includes('m'.repeat(200)) && !text.includes('m'.repeat(201)),
+        `${what}: the model name is cut to 200 characters (${text?.length} characters)`,
+      );
     }
   } finally {
     await gw.stop();

@@ -85,14 +85,17 @@ test('a movement started while another transaction is open waits for it and neve
   const { gw, payer, balance, ledger } = await setup(100, null);
   try {
     let reserve: Promise<boolean> | null = null;
-    await assert.rejects(withTx(gw.core.h, async (tx) => {
-      await tx.updateTable('users').set({ quota: 1100 }).where('id', '=', payer.userId).execute();
-      // Started while the transaction is open: it must not see (or be rolled back with) its change.
-      reserve = ledger.reserve(payer, 'during-tx', 500);
-      reserve.catch(() => {});
-      await new Promise((r) => setTimeout(r, 50));
-      throw new Error('roll back');
-    }), /roll back/);
+    await assert.rejects(
+      withTx(gw.core.h, async (tx) => {
+        await tx.updateTable('users').set({ quota: 1100 }).where('id', '=', payer.userId).execute();
+        // Started while the transaction is open: it must not see (or be rolled back with) its change.
+        reserve = ledger.reserve(payer, 'during-tx', 500);
+        reserve.catch(() => {});
+        await new Promise((r) => setTimeout(r, 50));
+        throw new Error('roll back');
+      }),
+      /roll back/,
+    );
     await assert.rejects(reserve!, (e: { code?: string }) => e.code === 'insufficient_quota');
     assert.equal((await balance()).quota, 100);
     assert.deepEqual(await ledger.movements('during-tx'), {});
@@ -104,7 +107,11 @@ test('a movement started while another transaction is open waits for it and neve
     assert.equal(await other, true);
     assert.deepEqual(await deferred, { charged: 20, shortfall: 0 });
     assert.equal(await ledger.refund(payer, 'd', 10), true);
-    const u = await gw.core.h.db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', payer.userId).executeTakeFirstOrThrow();
+    const u = await gw.core.h.db
+      .selectFrom('users')
+      .select(['quota', 'used_quota', 'request_count'])
+      .where('id', '=', payer.userId)
+      .executeTakeFirstOrThrow();
     assert.deepEqual([Number(u.quota), Number(u.used_quota), Number(u.request_count)], [80, 20, 1]);
     assert.deepEqual(await ledger.movements('c'), { reserve: 60, close: 0, settle: -40 });
   } finally {
@@ -113,24 +120,36 @@ test('a movement started while another transaction is open waits for it and neve
 });
 
 // Only SQLite defers movements (PostgreSQL and MySQL run each at once).
-test('a deferred movement still queued when the database closes is rejected, not lost silently', { skip: TEST_DB !== 'sqlite' }, async () => {
-  const { gw, payer, ledger } = await setup(1000, null);
-  assert.equal(await ledger.reserve(payer, 'z', 100), true);
-  const s = ledger.settle(payer, 'z', 100, 50, { deferMs: 20 });
-  await gw.core.h.close();
-  await assert.rejects(s);
-  await gw.stop().catch(() => {});
-});
+test(
+  'a deferred movement still queued when the database closes is rejected, not lost silently',
+  { skip: TEST_DB !== 'sqlite' },
+  async () => {
+    const { gw, payer, ledger } = await setup(1000, null);
+    assert.equal(await ledger.reserve(payer, 'z', 100), true);
+    const s = ledger.settle(payer, 'z', 100, 50, { deferMs: 20 });
+    await gw.core.h.close();
+    await assert.rejects(s);
+    await gw.stop().catch(() => {});
+  },
+);
 
-test('relay reserves are recorded as open with their node in the reserve\'s transaction, and end with their settle or refund; recovery closes those of a dead node only', async () => {
+test("relay reserves are recorded as open with their node in the reserve's transaction, and end with their settle or refund; recovery closes those of a dead node only", async () => {
   const { gw, payer, balance, ledger } = await setup(1000, null);
   try {
-    const open = async () => (await gw.core.h.db.selectFrom('open_reserves').select(['ref', 'node']).orderBy('ref').execute()).map((r) => [r.ref, r.node]);
+    const open = async () =>
+      (await gw.core.h.db.selectFrom('open_reserves').select(['ref', 'node']).orderBy('ref').execute()).map((r) => [r.ref, r.node]);
     assert.equal(await ledger.reserve(payer, 'o1', 300, { open: true }), true);
     assert.equal(await ledger.reserve(payer, 'o2', 300, { open: true }), true);
     assert.equal(await ledger.reserve(payer, 'task', 100), true, 'a reserve that is not a relay call is not recorded');
     await assert.rejects(ledger.reserve(payer, 'o3', 10_000, { open: true }), /quota exhausted/);
-    assert.deepEqual(await open(), [['o1', ledger.node], ['o2', ledger.node]], 'a refused reserve leaves no open row');
+    assert.deepEqual(
+      await open(),
+      [
+        ['o1', ledger.node],
+        ['o2', ledger.node],
+      ],
+      'a refused reserve leaves no open row',
+    );
     await ledger.settle(payer, 'o1', 300, 120);
     assert.deepEqual(await open(), [['o2', ledger.node]]);
     await ledger.refund(payer, 'o2', 300);
@@ -146,7 +165,7 @@ test('relay reserves are recorded as open with their node in the reserve\'s tran
     const closed = await gw.services.billing.recovery.round();
     assert.deepEqual(closed, [{ ref: 'o4', outcome: 'refunded', charged: 0 }]);
     assert.deepEqual(await ledger.movements('o4'), { reserve: 200, 'extend:1': 50, close: 0, refund: -250 });
-    assert.deepEqual(await open(), [['o5', ledger.node]], 'the live node\'s reserve is not touched');
+    assert.deepEqual(await open(), [['o5', ledger.node]], "the live node's reserve is not touched");
     assert.deepEqual(await gw.services.billing.recovery.round(), []);
     assert.equal((await balance()).quota, 1000 - 120 - 100 - 100);
     // The stalled process wakes up and extends its closed reserve: refused, nothing taken.

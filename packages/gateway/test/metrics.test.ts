@@ -29,7 +29,9 @@ test('metrics: off by default; with METRICS_TOKEN the scrape needs it and counts
     const oa = new OpenAI({ apiKey: c.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
     await oa.chat.completions.create({ model: 'mx-model', messages: [{ role: 'user', content: 'hi' }] });
     const s = await oa.chat.completions.create({ model: 'mx-model', messages: [{ role: 'user', content: 'hi' }], stream: true });
-    for await (const _ of s) { /* drain */ }
+    for await (const _ of s) {
+      /* drain */
+    }
     await assert.rejects(oa.chat.completions.create({ model: 'mx-broken', messages: [{ role: 'user', content: 'hi' }] }));
 
     assert.equal((await fetch(`${gw.url}/metrics`)).status, 401);

@@ -2,7 +2,17 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import { startVendor, type Vendor } from './vendor/server.ts';
-import { api, createTaskChannel, createUser, exampleSource, installPlugins, movements, setTaskPrice, waitFor, type TestUser } from './vendor/fixtures.ts';
+import {
+  api,
+  createTaskChannel,
+  createUser,
+  exampleSource,
+  installPlugins,
+  movements,
+  setTaskPrice,
+  waitFor,
+  type TestUser,
+} from './vendor/fixtures.ts';
 
 let gw: TestGateway;
 let vendor: Vendor;
@@ -11,8 +21,10 @@ let bob: TestUser;
 let ndChannel: number;
 const warnings: unknown[][] = [];
 /** Logged errors keep their message and stack when the warnings are printed. */
-const readable = (v: unknown): unknown => v && typeof v === 'object' && 'err' in v && (v as { err: unknown }).err instanceof Error
-  ? { ...v, err: { message: ((v as { err: Error }).err).message, stack: ((v as { err: Error }).err).stack } } : v;
+const readable = (v: unknown): unknown =>
+  v && typeof v === 'object' && 'err' in v && (v as { err: unknown }).err instanceof Error
+    ? { ...v, err: { message: (v as { err: Error }).err.message, stack: (v as { err: Error }).err.stack } }
+    : v;
 
 before(async () => {
   vendor = await startVendor();
@@ -25,9 +37,15 @@ before(async () => {
   bob = await createUser(gw, { name: 'bob', quota: 100 * 500_000 });
   const log = gw.core.log as unknown as { warn: (...a: unknown[]) => void; error: (...a: unknown[]) => void };
   const warn = log.warn;
-  log.warn = function (this: unknown, ...a: unknown[]) { warnings.push(a); return warn.apply(this, a); };
+  log.warn = function (this: unknown, ...a: unknown[]) {
+    warnings.push(a);
+    return warn.apply(this, a);
+  };
   const error = log.error;
-  log.error = function (this: unknown, ...a: unknown[]) { warnings.push(a.map(readable)); return error.apply(this, a); };
+  log.error = function (this: unknown, ...a: unknown[]) {
+    warnings.push(a.map(readable));
+    return error.apply(this, a);
+  };
 });
 
 after(async () => {
@@ -39,10 +57,14 @@ const nd = (user: TestUser | null, method: string, path: string, body?: unknown)
 
 /** Waits for a terminal task whose money has moved (settlement follows the terminal transition). */
 async function completed(user: TestUser, id: string): Promise<Record<string, unknown>> {
-  const body = await waitFor(async () => {
-    const r = await nd(user, 'GET', `/nd/api/v1/videos/${id}`);
-    return r.status === 200 && (r.body.status === 'succeeded' || r.body.status === 'failed') ? r.body : null;
-  }, 10_000, `task ${id} to finish`);
+  const body = await waitFor(
+    async () => {
+      const r = await nd(user, 'GET', `/nd/api/v1/videos/${id}`);
+      return r.status === 200 && (r.body.status === 'succeeded' || r.body.status === 'failed') ? r.body : null;
+    },
+    10_000,
+    `task ${id} to finish`,
+  );
   await waitFor(async () => !['reserved', 'reserving'].includes((await row(id)).billing_status), 10_000, `task ${id} to settle`);
   return body;
 }
@@ -68,9 +90,15 @@ test('submit and query routes: matched by method and path shape with :params; th
   noUpstreamIds(s.body);
 
   const done = await completed(alice, s.body.id);
-  assert.deepEqual({ ...done, created: 0 }, { id: s.body.id, object: 'nd.video', status: 'succeeded', progress: 100, created: 0, generation: 'g1', seconds: 4 });
+  assert.deepEqual(
+    { ...done, created: 0 },
+    { id: s.body.id, object: 'nd.video', status: 'succeeded', progress: 100, created: 0, generation: 'g1', seconds: 4 },
+  );
   noUpstreamIds(done);
-  assert.deepEqual((await movements(gw, s.body.id)).map((m) => m.kind), ['reserve', 'close', 'settle']);
+  assert.deepEqual(
+    (await movements(gw, s.body.id)).map((m) => m.kind),
+    ['reserve', 'close', 'settle'],
+  );
 
   // Method and shape decide: no GET on the submit path, no DELETE, trailing slash is another shape.
   assert.equal((await nd(alice, 'GET', '/nd/api/v1/videos')).status, 404);
@@ -132,7 +160,10 @@ test('retainResult false: an immediate result is rendered once and later reads c
   assert.equal(r.retain, 0);
   assert.equal(r.data, null);
   assert.equal(r.status, 'SUCCESS');
-  assert.deepEqual((await movements(gw, q.body.id)).map((m) => m.kind), ['reserve', 'close', 'settle']);
+  assert.deepEqual(
+    (await movements(gw, q.body.id)).map((m) => m.kind),
+    ['reserve', 'close', 'settle'],
+  );
   assert.equal((await nd(alice, 'GET', `/nd/api/v1/videos/${q.body.id}`)).status, 404);
   assert.equal((await api(gw.url, alice.key, 'GET', `/v1/tasks/${q.body.id}`)).status, 404);
   assert.equal((await api(gw.url, alice.key, 'GET', `/v1/tasks/${q.body.id}/artifacts`)).status, 404);
@@ -143,13 +174,16 @@ test('retainResult false, but the upstream answers asynchronously: the result is
   const q = await nd(alice, 'POST', '/nd/api/v1/quick', { model: 'nd-fast', prompt: 'later', later: true });
   assert.equal(q.status, 200);
   assert.equal(q.body.status, 'queued');
-  assert.ok(warnings.slice(n).some((w) => /does not retain results .* asynchronous task/.test(String(w[1]))), 'a warning was logged');
+  assert.ok(
+    warnings.slice(n).some((w) => /does not retain results .* asynchronous task/.test(String(w[1]))),
+    'a warning was logged',
+  );
   const done = await completed(alice, q.body.id);
   assert.equal(done.status, 'succeeded');
   assert.equal((await row(q.body.id)).retain, 1);
 });
 
-test('dynamic route: a query intent presents the caller\'s tasks as an array; otherwise it submits', async () => {
+test("dynamic route: a query intent presents the caller's tasks as an array; otherwise it submits", async () => {
   const a = await nd(alice, 'POST', '/nd/api/v1/videos', { model: 'nd-video', prompt: 'one' });
   const b = await nd(alice, 'POST', '/nd/api/v1/videos/lookup', { model: 'nd-pro', prompt: 'two' });
   assert.equal(b.status, 200, JSON.stringify(b.body));
@@ -158,7 +192,10 @@ test('dynamic route: a query intent presents the caller\'s tasks as an array; ot
   const list = await nd(alice, 'POST', '/nd/api/v1/videos/lookup', { ids: [a.body.id, b.body.id] });
   assert.equal(list.status, 200);
   assert.equal(list.body.object, 'list');
-  assert.deepEqual(list.body.data.map((x: { id: string }) => x.id), [a.body.id, b.body.id]);
+  assert.deepEqual(
+    list.body.data.map((x: { id: string }) => x.id),
+    [a.body.id, b.body.id],
+  );
   noUpstreamIds(list.body);
   const foreign = await nd(bob, 'POST', '/nd/api/v1/videos/lookup', { ids: [a.body.id] });
   assert.equal(foreign.status, 404);
@@ -196,9 +233,18 @@ test('originTaskIds: owned, same plugin, one channel; upstream ids reach the dri
 });
 
 test('reserved host namespaces are refused at upload', async () => {
-  const base = exampleSource('native-demo.js').replace("key: 'native-demo'", "key: 'nd-reserved'").replace(/models: \['nd-video', 'nd-pro', 'nd-fast', 'shared-img'\]/, "models: ['nd-video', 'nd-pro', 'nd-fast']")
+  const base = exampleSource('native-demo.js')
+    .replace("key: 'native-demo'", "key: 'nd-reserved'")
+    .replace(/models: \['nd-video', 'nd-pro', 'nd-fast', 'shared-img'\]/, "models: ['nd-video', 'nd-pro', 'nd-fast']")
     .replace("  protocols: [{ name: 'compat_image', models: ['shared-img'] }],\n", '');
-  for (const path of ['/v1/tasks/render', '/api/v1/videos', '/v1/images/generations/x', '/v1/responses/:task_id/more', '/:vendor/api/v1/videos', '/models/x']) {
+  for (const path of [
+    '/v1/tasks/render',
+    '/api/v1/videos',
+    '/v1/images/generations/x',
+    '/v1/responses/:task_id/more',
+    '/:vendor/api/v1/videos',
+    '/models/x',
+  ]) {
     const src = base.replace("path: '/nd/api/v1/videos/lookup'", `path: '${path}'`);
     await assert.rejects(gw.services.plugins.admin.upload({ source: src, enabled: true }), (e: Error & { status?: number }) => {
       assert.equal(e.status, 400, `${path}: ${e.message}`);
@@ -211,7 +257,9 @@ test('reserved host namespaces are refused at upload', async () => {
 
 test('routes are per generation: a newly activated version serves new requests', async () => {
   const old = await nd(alice, 'POST', '/nd/api/v1/videos', { model: 'nd-video', prompt: 'before' });
-  const v2 = exampleSource('native-demo.js').replace("version: '1.0.0'", "version: '1.1.0'").replace("const MARK = 'g1'", "const MARK = 'g2'")
+  const v2 = exampleSource('native-demo.js')
+    .replace("version: '1.0.0'", "version: '1.1.0'")
+    .replace("const MARK = 'g1'", "const MARK = 'g2'")
     .replace("path: '/nd/api/v1/quick'", "path: '/nd/api/v2/quick'");
   await gw.services.plugins.admin.upload({ source: v2, enabled: true });
   await waitFor(async () => gw.services.plugins.current().plugins.get('native-demo')?.version === '1.1.0', 5000, 'version 1.1.0');

@@ -37,7 +37,8 @@ async function newUser(name: string): Promise<{ id: number; client: AdminClient 
   const u = await root.ok('POST', '/api/user', { username: name, password: `${name}-password` });
   return { id: u.id, client: await AdminClient.login(gw.url, name, `${name}-password`) };
 }
-const balance = async (id: number) => Number((await gw.core.h.db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow()).quota);
+const balance = async (id: number) =>
+  Number((await gw.core.h.db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow()).quota);
 const ledgerRows = (ref: string) => gw.core.h.db.selectFrom('ledger').selectAll().where('ref', '=', ref).execute();
 
 test('checkout: the session is created through the SDK with the amount, currency and our trade number; limits are checked', async () => {
@@ -74,16 +75,26 @@ test('checkout: the session is created through the SDK with the amount, currency
 
   const hist = await alice.client.ok('GET', '/api/user/payments');
   assert.equal(hist.total, 2);
-  assert.deepEqual(hist.items.map((p: any) => [p.trade_no, p.status, p.amount, p.currency, p.quota]), [
-    [eur.trade_no, 'pending', 2.5, 'eur', 250_000], [started.trade_no, 'pending', 5, 'usd', 2_500_000],
-  ]);
+  assert.deepEqual(
+    hist.items.map((p: any) => [p.trade_no, p.status, p.amount, p.currency, p.quota]),
+    [
+      [eur.trade_no, 'pending', 2.5, 'eur', 250_000],
+      [started.trade_no, 'pending', 5, 'usd', 2_500_000],
+    ],
+  );
 });
 
 test('webhook: a bad signature is 400 and credits nothing; a paid session delivered twice and 10 at once credits once', async () => {
   const alice = await newUser('alice2');
   const started = await alice.client.ok('POST', '/api/user/stripe/pay', { amount: 3 });
   const sessionId = fake.created.at(-1)!.id;
-  const paid = event('checkout.session.completed', { id: sessionId, client_reference_id: started.trade_no, payment_status: 'paid', amount_total: 300, currency: 'usd' });
+  const paid = event('checkout.session.completed', {
+    id: sessionId,
+    client_reference_id: started.trade_no,
+    payment_status: 'paid',
+    amount_total: 300,
+    currency: 'usd',
+  });
   const before0 = await balance(alice.id);
 
   // Bad signatures: another secret, a tampered body, garbage, none.
@@ -108,7 +119,10 @@ test('webhook: a bad signature is 400 and credits nothing; a paid session delive
   assert.equal((await deliver(gw.url, paid)).status, 200);
   assert.equal(await balance(alice.id), before0 + 1_500_000);
   const rows = await ledgerRows(sessionId);
-  assert.deepEqual(rows.map((r) => [r.kind, Number(r.amount), Number(r.user_id)]), [['topup', -1_500_000, alice.id]]);
+  assert.deepEqual(
+    rows.map((r) => [r.kind, Number(r.amount), Number(r.user_id)]),
+    [['topup', -1_500_000, alice.id]],
+  );
   const p = await alice.client.ok('GET', `/api/user/payments/${started.trade_no}`);
   assert.equal(p.status, 'paid');
   assert.ok(p.paid_at > 0);
@@ -119,21 +133,78 @@ test('webhook: a bad signature is 400 and credits nothing; a paid session delive
   // Not paid yet (an async method): nothing; amount differing from the checkout: nothing.
   const second = await alice.client.ok('POST', '/api/user/stripe/pay', { amount: 4 });
   const s2 = fake.created.at(-1)!.id;
-  assert.equal((await deliver(gw.url, event('checkout.session.completed', { id: s2, client_reference_id: second.trade_no, payment_status: 'unpaid', amount_total: 400, currency: 'usd' }))).body.message, 'ignored');
-  assert.equal((await deliver(gw.url, event('checkout.session.async_payment_succeeded', { id: s2, client_reference_id: second.trade_no, payment_status: 'paid', amount_total: 1, currency: 'usd' }))).body.message, 'mismatch');
+  assert.equal(
+    (
+      await deliver(
+        gw.url,
+        event('checkout.session.completed', {
+          id: s2,
+          client_reference_id: second.trade_no,
+          payment_status: 'unpaid',
+          amount_total: 400,
+          currency: 'usd',
+        }),
+      )
+    ).body.message,
+    'ignored',
+  );
+  assert.equal(
+    (
+      await deliver(
+        gw.url,
+        event('checkout.session.async_payment_succeeded', {
+          id: s2,
+          client_reference_id: second.trade_no,
+          payment_status: 'paid',
+          amount_total: 1,
+          currency: 'usd',
+        }),
+      )
+    ).body.message,
+    'mismatch',
+  );
   assert.equal((await ledgerRows(s2)).length, 0);
   // Expired: the payment is marked so; a later expiry never undoes a paid one.
-  assert.equal((await deliver(gw.url, event('checkout.session.expired', { id: s2, client_reference_id: second.trade_no, payment_status: 'unpaid' }))).body.message, 'expired');
+  assert.equal(
+    (await deliver(gw.url, event('checkout.session.expired', { id: s2, client_reference_id: second.trade_no, payment_status: 'unpaid' })))
+      .body.message,
+    'expired',
+  );
   assert.equal((await alice.client.ok('GET', `/api/user/payments/${second.trade_no}`)).status, 'expired');
-  await deliver(gw.url, event('checkout.session.expired', { id: sessionId, client_reference_id: started.trade_no, payment_status: 'paid' }));
+  await deliver(
+    gw.url,
+    event('checkout.session.expired', { id: sessionId, client_reference_id: started.trade_no, payment_status: 'paid' }),
+  );
   assert.equal((await alice.client.ok('GET', `/api/user/payments/${started.trade_no}`)).status, 'paid');
   // Unknown sessions and other events are acknowledged and change nothing.
-  assert.equal((await deliver(gw.url, event('checkout.session.completed', { id: 'cs_test_unknown', client_reference_id: 'pay_nope', payment_status: 'paid', amount_total: 100, currency: 'usd' }))).body.message, 'unknown_payment');
-  assert.equal((await deliver(gw.url, JSON.stringify({ id: 'evt_x', object: 'event', type: 'customer.created', data: { object: { object: 'customer' } } }))).body.message, 'ignored');
+  assert.equal(
+    (
+      await deliver(
+        gw.url,
+        event('checkout.session.completed', {
+          id: 'cs_test_unknown',
+          client_reference_id: 'pay_nope',
+          payment_status: 'paid',
+          amount_total: 100,
+          currency: 'usd',
+        }),
+      )
+    ).body.message,
+    'unknown_payment',
+  );
+  assert.equal(
+    (
+      await deliver(
+        gw.url,
+        JSON.stringify({ id: 'evt_x', object: 'event', type: 'customer.created', data: { object: { object: 'customer' } } }),
+      )
+    ).body.message,
+    'ignored',
+  );
   assert.equal(await balance(alice.id), before0 + 1_500_000);
 });
 
-test("payments are private: a user sees only their own", async () => {
+test('payments are private: a user sees only their own', async () => {
   const a = await newUser('alice3');
   const b = await newUser('bob3');
   const started = await a.client.ok('POST', '/api/user/stripe/pay', { amount: 1 });
@@ -151,7 +222,13 @@ test('two gateway processes: the same paid event delivered concurrently to both 
     const before0 = await balance(u.id);
     const started = await u.client.ok('POST', '/api/user/stripe/pay', { amount: 7 });
     const sid = fake.created.at(-1)!.id;
-    const paid = event('checkout.session.completed', { id: sid, client_reference_id: started.trade_no, payment_status: 'paid', amount_total: 700, currency: 'usd' });
+    const paid = event('checkout.session.completed', {
+      id: sid,
+      client_reference_id: started.trade_no,
+      payment_status: 'paid',
+      amount_total: 700,
+      currency: 'usd',
+    });
     const outs = await Promise.all(Array.from({ length: 20 }, (_, i) => deliver(i % 2 ? child.url : gw.url, paid)));
     for (const o of outs) assert.equal(o.status, 200);
     assert.equal(outs.filter((o) => o.body.message === 'credited').length, 1);
@@ -169,7 +246,11 @@ test('not configured: no providers, paying is a clear 400, the webhook path is 4
     assert.deepEqual((await r.ok('GET', '/api/user/topup/info')).providers, []);
     const res = await r.fails(400, 'POST', '/api/user/stripe/pay', { amount: 5 });
     assert.match(res.body.message, /not configured/);
-    const hook = await fetch(`${bare.url}/api/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=x' }, body: '{}' });
+    const hook = await fetch(`${bare.url}/api/stripe/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=x' },
+      body: '{}',
+    });
     assert.equal(hook.status, 404);
   } finally {
     await bare.stop();
@@ -195,7 +276,13 @@ test('an event that arrives before the checkout id was stored is matched by our 
   const sid = fake.created.at(-1)!.id;
   await gw.core.h.db.updateTable('payments').set({ provider_ref: null }).where('trade_no', '=', started.trade_no).execute();
   const before0 = await balance(u.id);
-  const paid = event('checkout.session.completed', { id: sid, client_reference_id: started.trade_no, payment_status: 'paid', amount_total: 200, currency: 'usd' });
+  const paid = event('checkout.session.completed', {
+    id: sid,
+    client_reference_id: started.trade_no,
+    payment_status: 'paid',
+    amount_total: 200,
+    currency: 'usd',
+  });
   const outs = await Promise.all(Array.from({ length: 5 }, () => deliver(gw.url, paid)));
   assert.equal(outs.filter((o) => o.body.message === 'credited').length, 1);
   assert.equal(await balance(u.id), before0 + 1_000_000);
@@ -203,7 +290,13 @@ test('an event that arrives before the checkout id was stored is matched by our 
   assert.equal(row.provider_ref, sid);
   assert.equal(row.status, 'paid');
   // Another session naming this trade number is not taken for it.
-  const forged = event('checkout.session.completed', { id: 'cs_test_other', client_reference_id: started.trade_no, payment_status: 'paid', amount_total: 200, currency: 'usd' });
+  const forged = event('checkout.session.completed', {
+    id: 'cs_test_other',
+    client_reference_id: started.trade_no,
+    payment_status: 'paid',
+    amount_total: 200,
+    currency: 'usd',
+  });
   assert.equal((await deliver(gw.url, forged)).body.message, 'unknown_payment');
   assert.equal(await balance(u.id), before0 + 1_000_000);
 });

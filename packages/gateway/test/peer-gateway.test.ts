@@ -8,7 +8,17 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import { startVendor, MEDIA, type Vendor } from './vendor/server.ts';
-import { api, balance, createTaskChannel, createUser, installPlugins, movements, setTaskPrice, waitFor, type TestUser } from './vendor/fixtures.ts';
+import {
+  api,
+  balance,
+  createTaskChannel,
+  createUser,
+  installPlugins,
+  movements,
+  setTaskPrice,
+  waitFor,
+  type TestUser,
+} from './vendor/fixtures.ts';
 
 let vendor: Vendor;
 let origin: TestGateway;
@@ -59,10 +69,14 @@ test('a type 60 peer: submit through the edge, poll to success, read artifacts; 
   assert.ok(vendor.auth.includes('Bearer vendor-key'));
   assert.ok(!vendor.auth.some((a) => a.includes(peerUser.key)));
 
-  const done = await waitFor(async () => {
-    const r = await api(edge.url, edgeUser.key, 'GET', `/nd/api/v1/videos/${edgeId}`);
-    return r.status === 200 && r.body.status === 'succeeded' ? r.body : null;
-  }, 15_000, 'the edge task to succeed');
+  const done = await waitFor(
+    async () => {
+      const r = await api(edge.url, edgeUser.key, 'GET', `/nd/api/v1/videos/${edgeId}`);
+      return r.status === 200 && r.body.status === 'succeeded' ? r.body : null;
+    },
+    15_000,
+    'the edge task to succeed',
+  );
   assert.equal(done.id, edgeId);
   assert.doesNotMatch(JSON.stringify(done), new RegExp(`${originId}|vt_\\d`));
   const generic = await api(edge.url, edgeUser.key, 'GET', `/v1/tasks/${edgeId}`);
@@ -79,13 +93,31 @@ test('a type 60 peer: submit through the edge, poll to success, read artifacts; 
   assert.equal(ranged.raw.equals(MEDIA.subarray(0, 10)), true);
 
   // Both sides settle exactly once, each at its own price.
-  await waitFor(async () => (await origin.core.h.db.selectFrom('tasks').select('billing_status').where('public_id', '=', originId).executeTakeFirstOrThrow()).billing_status === 'settled', 5000, 'origin settled');
-  await waitFor(async () => (await edge.core.h.db.selectFrom('tasks').select('billing_status').where('public_id', '=', edgeId).executeTakeFirstOrThrow()).billing_status === 'settled', 5000, 'edge settled');
+  await waitFor(
+    async () =>
+      (await origin.core.h.db.selectFrom('tasks').select('billing_status').where('public_id', '=', originId).executeTakeFirstOrThrow())
+        .billing_status === 'settled',
+    5000,
+    'origin settled',
+  );
+  await waitFor(
+    async () =>
+      (await edge.core.h.db.selectFrom('tasks').select('billing_status').where('public_id', '=', edgeId).executeTakeFirstOrThrow())
+        .billing_status === 'settled',
+    5000,
+    'edge settled',
+  );
   await new Promise((r) => setTimeout(r, 300));
-  assert.deepEqual((await movements(origin, originId)).map((m) => m.kind), ['reserve', 'close', 'settle']);
-  assert.deepEqual((await movements(edge, edgeId)).map((m) => m.kind), ['reserve', 'close', 'settle']);
-  assert.equal(peerBefore - await balance(origin, peerUser.userId), 0.02 * 500_000);
-  assert.equal(edgeBefore - await balance(edge, edgeUser.userId), 0.05 * 500_000);
+  assert.deepEqual(
+    (await movements(origin, originId)).map((m) => m.kind),
+    ['reserve', 'close', 'settle'],
+  );
+  assert.deepEqual(
+    (await movements(edge, edgeId)).map((m) => m.kind),
+    ['reserve', 'close', 'settle'],
+  );
+  assert.equal(peerBefore - (await balance(origin, peerUser.userId)), 0.02 * 500_000);
+  assert.equal(edgeBefore - (await balance(edge, edgeUser.userId)), 0.05 * 500_000);
 });
 
 test('a peer failure reaches the edge as a failure and both sides refund', async () => {
@@ -93,10 +125,18 @@ test('a peer failure reaches the edge as a failure and both sides refund', async
   const peerBefore = await balance(origin, peerUser.userId);
   const s = await api(edge.url, edgeUser.key, 'POST', '/nd/api/v1/videos', { model: 'nd-video', prompt: 'doomed', scenario: 'fail' });
   assert.equal(s.status, 200, JSON.stringify(s.body));
-  const done = await waitFor(async () => {
-    const r = await api(edge.url, edgeUser.key, 'GET', `/nd/api/v1/videos/${s.body.id}`);
-    return r.body.status === 'failed' ? r.body : null;
-  }, 15_000, 'the edge task to fail');
+  const done = await waitFor(
+    async () => {
+      const r = await api(edge.url, edgeUser.key, 'GET', `/nd/api/v1/videos/${s.body.id}`);
+      return r.body.status === 'failed' ? r.body : null;
+    },
+    15_000,
+    'the edge task to fail',
+  );
   assert.match(done.error, /content policy violation/);
-  await waitFor(async () => (await balance(edge, edgeUser.userId)) === edgeBefore && (await balance(origin, peerUser.userId)) === peerBefore, 5000, 'refunds on both gateways');
+  await waitFor(
+    async () => (await balance(edge, edgeUser.userId)) === edgeBefore && (await balance(origin, peerUser.userId)) === peerBefore,
+    5000,
+    'refunds on both gateways',
+  );
 });

@@ -11,13 +11,21 @@ const ex = (f: string) => readFileSync(new URL(`../../../examples/plugins/${f}`,
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 async function login(url: string) {
-  const r = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: TEST_ROOT_PASSWORD }) });
+  const r = await fetch(`${url}/api/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'root', password: TEST_ROOT_PASSWORD }),
+  });
   return r.headers.get('set-cookie')!.split(';')[0];
 }
 
 function client(url: string, cookie: string) {
   return async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${url}/api/plugin/task${path}`, { method, headers: { cookie, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body !== undefined ? JSON.stringify(body) : undefined });
+    const r = await fetch(`${url}/api/plugin/task${path}`, {
+      method,
+      headers: { cookie, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
     const json = (await r.json()) as { success: boolean; message: string; data: any };
     return { status: r.status, ...json };
   };
@@ -52,7 +60,10 @@ test('plugin administration: upload, list, conflicts, versions, activation, gene
     assert.match(rejected.message, /meta\.apiVersion: is required/);
 
     // A second plugin with the same route shape is refused naming the counterpart, unless stored disabled.
-    const clash = video.replace("key: 'clipforge'", "key: 'clipclash'").replace("models: ['clip-1', 'clip-1-pro']", "models: ['other']").replace(/models: \['clip-1', 'clip-1-pro'\] \}/, '}');
+    const clash = video
+      .replace("key: 'clipforge'", "key: 'clipclash'")
+      .replace("models: ['clip-1', 'clip-1-pro']", "models: ['other']")
+      .replace(/models: \['clip-1', 'clip-1-pro'\] \}/, '}');
     const c1 = await api('POST', '', { source: clash });
     assert.equal(c1.status, 409);
     assert.match(c1.message, /route POST \/clipforge\/v1\/videos .* of plugin "clipforge"/);
@@ -79,24 +90,43 @@ test('plugin administration: upload, list, conflicts, versions, activation, gene
     const calls: Promise<unknown>[] = [];
     for (let i = 0; i < 200; i++) calls.push(pinned.call('buildQueryRequest', { baseUrl: 'https://a', taskId: `t${i}` }));
     const upload2 = api('POST', '', { source: v2 });
-    for (let i = 0; i < 200; i++) calls.push(host.current().plugins.get('clipforge')!.call('buildQueryRequest', { baseUrl: 'https://a', taskId: `u${i}` }));
+    for (let i = 0; i < 200; i++)
+      calls.push(
+        host
+          .current()
+          .plugins.get('clipforge')!
+          .call('buildQueryRequest', { baseUrl: 'https://a', taskId: `u${i}` }),
+      );
     assert.equal((await upload2).status, 200);
     const results = await Promise.allSettled(calls);
     assert.equal(results.filter((r) => r.status === 'rejected').length, 0);
     assert.equal(host.current().plugins.get('clipforge')!.version, '1.3.0');
     assert.ok(host.current().revision > gen1.revision);
     assert.equal(gen1.plugins.get('clipforge')!.version, '1.2.0', 'an old generation is immutable');
-    assert.ok(await pinned.call('buildQueryRequest', { baseUrl: 'https://a', taskId: 'late' }), 'a pinned request can still call its version');
+    assert.ok(
+      await pinned.call('buildQueryRequest', { baseUrl: 'https://a', taskId: 'late' }),
+      'a pinned request can still call its version',
+    );
 
     const versions = await api('GET', '/clipforge/versions');
-    assert.deepEqual(versions.data.map((v: any) => [v.version, v.active]), [['1.3.0', true], ['1.2.0', false]]);
+    assert.deepEqual(
+      versions.data.map((v: any) => [v.version, v.active]),
+      [
+        ['1.3.0', true],
+        ['1.2.0', false],
+      ],
+    );
     const act = await api('POST', '/clipforge/activate', { version: '1.2.0' });
     assert.equal(act.status, 200, act.message);
     assert.equal(host.current().plugins.get('clipforge')!.version, '1.2.0');
     const detail = await api('GET', '/clipforge?version=1.3.0');
     assert.equal(detail.data.meta.name, 'Clipforge Video X');
 
-    const dry = await api('POST', '/clipforge/dryrun', { hook: 'native', member: 'decodeSubmit', args: [{ body: { kind: 'json', value: { prompt: 'p' } } }] });
+    const dry = await api('POST', '/clipforge/dryrun', {
+      hook: 'native',
+      member: 'decodeSubmit',
+      args: [{ body: { kind: 'json', value: { prompt: 'p' } } }],
+    });
     assert.equal(dry.status, 200, dry.message);
     assert.equal(dry.data.output.kind, 'submit');
     const dryErr = await api('POST', '/clipforge/dryrun', { hook: 'native.decodeSubmit', args: [{ body: { kind: 'json', value: {} } }] });
@@ -111,10 +141,34 @@ test('plugin administration: upload, list, conflicts, versions, activation, gene
     checkChannelBinding(gen, 60, { plugins: ['clipforge'] });
     assert.throws(() => checkChannelBinding(gen, 1, { plugin: 'clipforge' }), /does not bind plugins/);
     assert.equal(effectiveBaseUrl(gen, { type: 61, base_url: '', settings: '{"plugin":"clipforge"}' }), 'https://api.clipforge.example');
-    assert.equal(effectiveBaseUrl(gen, { type: 61, base_url: 'http://10.0.0.2:8080/', settings: '{"plugin":"clipforge"}' }), 'http://10.0.0.2:8080');
+    assert.equal(
+      effectiveBaseUrl(gen, { type: 61, base_url: 'http://10.0.0.2:8080/', settings: '{"plugin":"clipforge"}' }),
+      'http://10.0.0.2:8080',
+    );
     const now = Date.now();
-    const ch = (name: string, type: number, settings: unknown) => ({ name, type, base_url: '', keys_sealed: 'x', key_mode: 'random', status: 1, priority: 0, weight: 1, key_state: '{}', models: '[]', groups: '[]', model_mapping: '{}', header_override: '{}', param_override: '{}', settings: JSON.stringify(settings), created_at: now, updated_at: now });
-    await gw.core.h.db.insertInto('channels').values([ch('c61', 61, { plugin: 'clipforge' }), ch('c60', 60, { plugins: ['clipforge', 'other'] })]).execute();
+    const ch = (name: string, type: number, settings: unknown) => ({
+      name,
+      type,
+      base_url: '',
+      keys_sealed: 'x',
+      key_mode: 'random',
+      status: 1,
+      priority: 0,
+      weight: 1,
+      key_state: '{}',
+      models: '[]',
+      groups: '[]',
+      model_mapping: '{}',
+      header_override: '{}',
+      param_override: '{}',
+      settings: JSON.stringify(settings),
+      created_at: now,
+      updated_at: now,
+    });
+    await gw.core.h.db
+      .insertInto('channels')
+      .values([ch('c61', 61, { plugin: 'clipforge' }), ch('c60', 60, { plugins: ['clipforge', 'other'] })])
+      .execute();
     const inUse = await api('POST', '/clipforge/status', { enabled: false });
     assert.equal(inUse.status, 409);
     assert.equal(inUse.message, 'task plugin is still in use');
@@ -138,7 +192,10 @@ test('plugin administration: upload, list, conflicts, versions, activation, gene
 
     const del = await api('DELETE', '/clipforge/versions/1.3.0');
     assert.equal(del.status, 200, del.message);
-    assert.deepEqual((await api('GET', '/clipforge/versions')).data.map((v: any) => v.version), ['1.2.0']);
+    assert.deepEqual(
+      (await api('GET', '/clipforge/versions')).data.map((v: any) => v.version),
+      ['1.2.0'],
+    );
 
     // Market install from a local index, sha256 verified.
     const img = ex('example-image.js');
@@ -148,12 +205,30 @@ test('plugin administration: upload, list, conflicts, versions, activation, gene
       '/market/plugins/tasks/pixelmint/icon.svg': svg,
       '/market/plugins/tasks/tampered/1.0.0/plugin.js': img,
     };
-    const index = { indexVersion: 1, name: 'local', plugins: [
-      { key: 'pixelmint', latest: '2.0.1', iconFile: { path: 'plugins/tasks/pixelmint/icon.svg', sha256: sha(svg) }, versions: [{ version: '2.0.1', path: 'plugins/tasks/pixelmint/2.0.1/plugin.js', sha256: sha(img), minApiVersion: 1, kind: 'task' }] },
-      { key: 'tampered', versions: [{ version: '1.0.0', path: 'plugins/tasks/tampered/1.0.0/plugin.js', sha256: '1'.repeat(64), kind: 'task' }] },
-    ] };
+    const index = {
+      indexVersion: 1,
+      name: 'local',
+      plugins: [
+        {
+          key: 'pixelmint',
+          latest: '2.0.1',
+          iconFile: { path: 'plugins/tasks/pixelmint/icon.svg', sha256: sha(svg) },
+          versions: [
+            { version: '2.0.1', path: 'plugins/tasks/pixelmint/2.0.1/plugin.js', sha256: sha(img), minApiVersion: 1, kind: 'task' },
+          ],
+        },
+        {
+          key: 'tampered',
+          versions: [{ version: '1.0.0', path: 'plugins/tasks/tampered/1.0.0/plugin.js', sha256: '1'.repeat(64), kind: 'task' }],
+        },
+      ],
+    };
     files['/market/index.json'] = JSON.stringify(index);
-    const srv = createServer((req, res) => { const f = files[req.url!]; res.writeHead(f ? 200 : 404); res.end(f ?? ''); });
+    const srv = createServer((req, res) => {
+      const f = files[req.url!];
+      res.writeHead(f ? 200 : 404);
+      res.end(f ?? '');
+    });
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     try {
       const indexUrl = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/market/index.json`;
@@ -168,7 +243,9 @@ test('plugin administration: upload, list, conflicts, versions, activation, gene
       const icon = await fetch(`${gw.url}/api/plugin/task/pixelmint/icon`, { headers: { cookie: await login(gw.url) } });
       assert.equal(icon.headers.get('content-type'), 'image/svg+xml');
       assert.equal(await icon.text(), svg);
-    } finally { srv.close(); }
+    } finally {
+      srv.close();
+    }
 
     // The runtime is rebuilt from the database on start.
     await gw.stop({ keepDb: true });
@@ -176,6 +253,7 @@ test('plugin administration: upload, list, conflicts, versions, activation, gene
     const g2 = gw2.services.plugins.current();
     assert.deepEqual([...g2.plugins.keys()].sort(), ['clipclash', 'pixelmint']);
   } finally {
-    if (gw2) await gw2.stop(); else await gw.stop();
+    if (gw2) await gw2.stop();
+    else await gw.stop();
   }
 });

@@ -11,9 +11,13 @@ const examples = new URL('examples/plugins/', root);
 const rejected = new URL('packages/gateway/test/fixtures/plugins/rejected/', root);
 const opts = { timeoutMs: 2000, memoryMb: 32, poolSize: 1 };
 const loaded: LoadedPlugin[] = [];
-after(() => { for (const p of loaded) p.dispose(); });
+after(() => {
+  for (const p of loaded) p.dispose();
+});
 
-for (const f of readdirSync(examples).filter((x) => x.endsWith('.js')).sort()) {
+for (const f of readdirSync(examples)
+  .filter((x) => x.endsWith('.js'))
+  .sort()) {
   test(`example ${f} loads, validates, and every hook returns well-formed results for its recorded cases`, async () => {
     const p = await loadPlugin(readFileSync(new URL(f, examples), 'utf8'), opts);
     loaded.push(p);
@@ -32,8 +36,15 @@ test('the example set covers per_task, batch, native routes, the three protocols
   const all = loaded.length ? loaded : [];
   assert.ok(all.some((p) => p.manifest.fetchMode === 'batch'));
   assert.ok(all.some((p) => p.manifest.fetchMode === 'per_task'));
-  assert.ok(all.some((p) => p.manifest.routes.some((r) => r.type === 'query')) && all.some((p) => p.manifest.routes.some((r) => r.type === 'dynamic')));
-  for (const c of ['image', 'video', 'responses'] as const) assert.ok(all.some((p) => p.claims[c]), c);
+  assert.ok(
+    all.some((p) => p.manifest.routes.some((r) => r.type === 'query')) &&
+      all.some((p) => p.manifest.routes.some((r) => r.type === 'dynamic')),
+  );
+  for (const c of ['image', 'video', 'responses'] as const)
+    assert.ok(
+      all.some((p) => p.claims[c]),
+      c,
+    );
   assert.ok(all.some((p) => p.has('listArtifacts')));
   assert.ok(all.some((p) => p.manifest.submitResponseTypes.includes('sse')));
 });
@@ -52,10 +63,15 @@ test('market spellings are accepted and normalised, the original kept in the raw
   assert.equal(img.usageSchemaFor('mint-image').profile, null);
   const video = loaded.find((x) => x.key === 'clipforge')!;
   assert.equal(video.manifest.baseUrl, 'https://api.clipforge.example');
-  assert.deepEqual(video.manifest.description, { en: 'Text-to-video through the Clipforge API.', 'zh-CN': '通过 Clipforge API 生成视频。' });
+  assert.deepEqual(video.manifest.description, {
+    en: 'Text-to-video through the Clipforge API.',
+    'zh-CN': '通过 Clipforge API 生成视频。',
+  });
 });
 
-for (const f of readdirSync(rejected).filter((x) => x.endsWith('.js')).sort()) {
+for (const f of readdirSync(rejected)
+  .filter((x) => x.endsWith('.js'))
+  .sort()) {
   test(`rejected: ${f}`, async () => {
     const src = readFileSync(new URL(f, rejected), 'utf8');
     const expect = /^\/\/ expect: (.*)$/m.exec(src)![1];
@@ -99,7 +115,10 @@ test('utils: base64, base64URL, base64URLDecode (strict), hmacSHA256, uuid, unix
   await assert.rejects(u('base64URLDecode', 'a+b/'), /illegal base64url/);
   await assert.rejects(u('base64URLDecode', 'abcde'), /illegal base64url/);
   assert.equal(await u('base64', null), '');
-  assert.equal(await u('hmacSHA256', 'The quick brown fox jumps over the lazy dog', 'key'), 'f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8');
+  assert.equal(
+    await u('hmacSHA256', 'The quick brown fox jumps over the lazy dog', 'key'),
+    'f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8',
+  );
   assert.match(String(await u('uuid')), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   assert.equal(await u('unixNow'), fixedNow);
   assert.deepEqual(await probe.call('native.caps'), [true, true, false]);
@@ -117,7 +136,17 @@ test('utils.jwtSignHS256 produces a token jose verifies, with the golang-jwt hea
 });
 
 /** Volcengine V4, computed here step by step from the published algorithm. */
-function volcReference(method: string, url: string, headers: Record<string, string>, body: string, ak: string, sk: string, region: string, service: string, ts: number) {
+function volcReference(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  ak: string,
+  sk: string,
+  region: string,
+  service: string,
+  ts: number,
+) {
   const sha = (s: string) => createHash('sha256').update(s).digest('hex');
   const mac = (k: Buffer | string, s: string) => createHmac('sha256', k).update(s).digest();
   const d = new Date(ts * 1000);
@@ -127,26 +156,66 @@ function volcReference(method: string, url: string, headers: Record<string, stri
   const bodyHash = sha(body);
   const h: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) h[k.toLowerCase()] = v.trim();
-  h.host = u.host; h['x-date'] = xdate; h['x-content-sha256'] = bodyHash;
+  h.host = u.host;
+  h['x-date'] = xdate;
+  h['x-content-sha256'] = bodyHash;
   const names = Object.keys(h).sort();
   const enc = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
-  const query = [...u.searchParams.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
+  const query = [...u.searchParams.entries()]
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map(([k, v]) => `${enc(k)}=${enc(v)}`)
+    .join('&');
   const creq = `${method}\n${u.pathname}\n${query}\n${names.map((n) => `${n}:${h[n]}\n`).join('')}\n${names.join(';')}\n${bodyHash}`;
   const scope = `${xdate.slice(0, 8)}/${region}/${service}/request`;
   const sts = `HMAC-SHA256\n${xdate}\n${scope}\n${sha(creq)}`;
   const key = mac(mac(mac(mac(sk, xdate.slice(0, 8)), region), service), 'request');
-  return { Authorization: `HMAC-SHA256 Credential=${ak}/${scope}, SignedHeaders=${names.join(';')}, Signature=${createHmac('sha256', key).update(sts).digest('hex')}`, 'X-Date': xdate, 'X-Content-Sha256': bodyHash };
+  return {
+    Authorization: `HMAC-SHA256 Credential=${ak}/${scope}, SignedHeaders=${names.join(';')}, Signature=${createHmac('sha256', key).update(sts).digest('hex')}`,
+    'X-Date': xdate,
+    'X-Content-Sha256': bodyHash,
+  };
 }
 
 test('utils.volcSignV4 matches an independent computation, with capitalised and lowercase field names', async () => {
   const url = 'https://visual.volcengineapi.com/?Version=2022-08-31&Action=CVSync2AsyncSubmitTask';
   const body = '{"req_key":"jimeng_vgfm_t2v_l20","prompt":"a cat"}';
-  const want = volcReference('POST', url, { 'Content-Type': 'application/json' }, body, 'AKLTtest', 'c2VjcmV0', 'cn-north-1', 'cv', 1_720_000_000);
-  const goCased = await u('volcSignV4', { Method: 'POST', URL: url, Headers: { 'Content-Type': 'application/json' }, Body: body, AccessKey: 'AKLTtest', SecretKey: 'c2VjcmV0', Region: 'cn-north-1', Service: 'cv', Timestamp: 1_720_000_000 });
+  const want = volcReference(
+    'POST',
+    url,
+    { 'Content-Type': 'application/json' },
+    body,
+    'AKLTtest',
+    'c2VjcmV0',
+    'cn-north-1',
+    'cv',
+    1_720_000_000,
+  );
+  const goCased = await u('volcSignV4', {
+    Method: 'POST',
+    URL: url,
+    Headers: { 'Content-Type': 'application/json' },
+    Body: body,
+    AccessKey: 'AKLTtest',
+    SecretKey: 'c2VjcmV0',
+    Region: 'cn-north-1',
+    Service: 'cv',
+    Timestamp: 1_720_000_000,
+  });
   assert.deepEqual(goCased, want);
-  const lower = await u('volcSignV4', { method: 'POST', url, headers: { 'Content-Type': 'application/json' }, body, accessKey: 'AKLTtest', secretKey: 'c2VjcmV0', timestamp: 1_720_000_000 });
+  const lower = await u('volcSignV4', {
+    method: 'POST',
+    url,
+    headers: { 'Content-Type': 'application/json' },
+    body,
+    accessKey: 'AKLTtest',
+    secretKey: 'c2VjcmV0',
+    timestamp: 1_720_000_000,
+  });
   assert.deepEqual(lower, want, 'region and service default to cn-north-1 and cv');
-  const now = (await u('volcSignV4', { method: 'GET', url: 'https://a.example/x', accessKey: 'a', secretKey: 'b' })) as Record<string, string>;
+  const now = (await u('volcSignV4', { method: 'GET', url: 'https://a.example/x', accessKey: 'a', secretKey: 'b' })) as Record<
+    string,
+    string
+  >;
   assert.equal(now['X-Date'], volcReference('GET', 'https://a.example/x', {}, '', 'a', 'b', 'cn-north-1', 'cv', fixedNow)['X-Date']);
 });
 

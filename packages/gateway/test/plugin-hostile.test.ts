@@ -7,16 +7,27 @@ const dir = new URL('./fixtures/plugins/hostile/', import.meta.url);
 const opts = { timeoutMs: 300, memoryMb: 32, poolSize: 2 };
 const hostile = await loadPlugin(readFileSync(new URL('hostile.js', dir), 'utf8'), opts);
 const good = await loadPlugin(readFileSync(new URL('../../../../../../examples/plugins/example-video.js', dir), 'utf8'), opts);
-after(() => { hostile.dispose(); good.dispose(); });
+after(() => {
+  hostile.dispose();
+  good.dispose();
+});
 
 async function callError(p: LoadedPlugin, hook: string, ...args: unknown[]): Promise<PluginCallError> {
-  try { await p.call(hook, ...args); } catch (e) { assert.ok(e instanceof PluginCallError, `expected PluginCallError, got ${String(e)}`); return e; }
+  try {
+    await p.call(hook, ...args);
+  } catch (e) {
+    assert.ok(e instanceof PluginCallError, `expected PluginCallError, got ${String(e)}`);
+    return e;
+  }
   assert.fail(`${hook} should have failed`);
 }
 
 const healthy = async () => {
   assert.equal(await hostile.call('native.ok'), 'ok');
-  assert.equal(((await good.call('buildQueryRequest', { baseUrl: 'https://a', taskId: 't' })) as { url: string }).url, 'https://a/v1/videos/t');
+  assert.equal(
+    ((await good.call('buildQueryRequest', { baseUrl: 'https://a', taskId: 't' })) as { url: string }).url,
+    'https://a/v1/videos/t',
+  );
 };
 
 test('an infinite loop times out, the isolate is replaced, other plugins keep serving', async () => {
@@ -67,11 +78,29 @@ test('thrown values become readable messages capped near 500 characters', async 
 
 test('no escape through the constructors of utils functions, eval or Function; no host globals', async () => {
   const out = (await hostile.call('native.escapes')) as Record<string, unknown>;
-  for (const k of ['ctorOfUtilsFn', 'ctorOfUtils', 'ctorOfConsole', 'globalFunction', 'eval', 'indirectEval', 'generatorCtor', 'arrowCtor']) {
+  for (const k of [
+    'ctorOfUtilsFn',
+    'ctorOfUtils',
+    'ctorOfConsole',
+    'globalFunction',
+    'eval',
+    'indirectEval',
+    'generatorCtor',
+    'arrowCtor',
+  ]) {
     assert.equal(out[k], 'blocked: EvalError', k);
   }
-  for (const k of ['typeofProcess', 'typeofRequire', 'typeofSetTimeout', 'typeofFetch', 'typeofWebAssembly']) assert.equal(out[k], 'undefined', k);
-  assert.deepEqual((out.globals as string[]).filter((g) => !/^(decodeURI|decodeURIComponent|encodeURI|encodeURIComponent|escape|unescape|isFinite|isNaN|parseFloat|parseInt|globalThis|undefined|eval)$/.test(g)), ['console', 'utils']);
+  for (const k of ['typeofProcess', 'typeofRequire', 'typeofSetTimeout', 'typeofFetch', 'typeofWebAssembly'])
+    assert.equal(out[k], 'undefined', k);
+  assert.deepEqual(
+    (out.globals as string[]).filter(
+      (g) =>
+        !/^(decodeURI|decodeURIComponent|encodeURI|encodeURIComponent|escape|unescape|isFinite|isNaN|parseFloat|parseInt|globalThis|undefined|eval)$/.test(
+          g,
+        ),
+    ),
+    ['console', 'utils'],
+  );
 });
 
 test('prototype tampering breaks only the tampering isolate; the dispatcher and other plugins are intact', async () => {
@@ -96,13 +125,23 @@ test('a module that never finishes evaluating is refused at load', async () => {
 });
 
 test('bounded concurrency: calls beyond the pool wait, then fail admission after the time limit', async () => {
-  const p = await loadPlugin(readFileSync(new URL('hostile.js', dir), 'utf8'), { ...opts, poolSize: 1, timeoutMs: 2000, admissionTimeoutMs: 100 });
+  const p = await loadPlugin(readFileSync(new URL('hostile.js', dir), 'utf8'), {
+    ...opts,
+    poolSize: 1,
+    timeoutMs: 2000,
+    admissionTimeoutMs: 100,
+  });
   try {
     const slow = p.call('native.slowButFine', { ms: 400 });
     const waiting = p.call('native.ok');
-    const e = await waiting.then(() => null, (x: PluginCallError) => x);
+    const e = await waiting.then(
+      () => null,
+      (x: PluginCallError) => x,
+    );
     assert.equal(e?.kind, 'admission');
     assert.equal(await slow, 'done');
     assert.equal(await p.call('native.ok'), 'ok');
-  } finally { p.dispose(); }
+  } finally {
+    p.dispose();
+  }
 });

@@ -12,10 +12,14 @@ let client: OpenAI;
 
 before(async () => {
   vendor = await startVendor();
-  gw = await startTestGateway({ env: {
-    TASK_POLL_INTERVAL_SECONDS: '0.05', CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true',
-    TASK_PLUGIN_PROTOCOL_TICK_MILLISECONDS: '50', TASK_PLUGIN_PROTOCOL_HEARTBEAT_SECONDS: '0.2',
-  } });
+  gw = await startTestGateway({
+    env: {
+      TASK_POLL_INTERVAL_SECONDS: '0.05',
+      CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true',
+      TASK_PLUGIN_PROTOCOL_TICK_MILLISECONDS: '50',
+      TASK_PLUGIN_PROTOCOL_HEARTBEAT_SECONDS: '0.2',
+    },
+  });
   await installPlugins(gw, ['proto-media.js']);
   await createTaskChannel(gw, { name: 'pm', plugin: 'proto-media', baseUrl: vendor.url });
   for (const m of ['pm-img', 'pm-vid', 'pm-resp']) await setTaskPrice(gw, m, { perRequest: 0.01 });
@@ -49,7 +53,10 @@ test('images.edit with multipart image[] files; failure is 400 with the reason; 
     assert.match(e.message, /content policy violation/);
     return true;
   });
-  await assert.rejects(client.images.generate({ model: 'pm-img', prompt: '' }), (e: unknown) => e instanceof OpenAI.APIError && e.status === 400 && /prompt is required/.test(e.message));
+  await assert.rejects(
+    client.images.generate({ model: 'pm-img', prompt: '' }),
+    (e: unknown) => e instanceof OpenAI.APIError && e.status === 400 && /prompt is required/.test(e.message),
+  );
   const none = await api(gw.url, user.key, 'POST', '/v1/images/generations', { model: 'nobody-claims', prompt: 'x' });
   assert.equal(none.status, 503);
   assert.match(none.body.error.message, /nobody-claims/);

@@ -26,9 +26,17 @@ after(async () => {
 });
 
 async function priorities(p: Record<number, number>): Promise<void> {
-  for (const [id, priority] of Object.entries(p)) await gw.core.h.db.updateTable('channels').set({ priority }).where('id', '=', Number(id)).execute();
+  for (const [id, priority] of Object.entries(p))
+    await gw.core.h.db.updateTable('channels').set({ priority }).where('id', '=', Number(id)).execute();
   await gw.core.cache.bump('channels');
-  await waitFor(async () => Object.entries(p).every(([id, pr]) => (gw.services.tasks.catalog.channel(Number(id)) as { priority: number } | undefined)?.priority === pr), 5000, 'channel priorities');
+  await waitFor(
+    async () =>
+      Object.entries(p).every(
+        ([id, pr]) => (gw.services.tasks.catalog.channel(Number(id)) as { priority: number } | undefined)?.priority === pr,
+      ),
+    5000,
+    'channel priorities',
+  );
 }
 
 async function lastTask() {
@@ -54,7 +62,7 @@ test('two plugins claim one image model: the selected channel decides the execut
   assert.equal(Number(t.channel_id), nd);
 });
 
-test('a candidate that refuses drops out: the other plugin\'s channel runs even at lower priority', async () => {
+test("a candidate that refuses drops out: the other plugin's channel runs even at lower priority", async () => {
   await priorities({ [pm]: 0, [nd]: 10 });
   const r = await generate({ model: 'shared-img', prompt: 'nobody' });
   assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -71,7 +79,13 @@ test('when every candidate refuses, the error groups the failures with their plu
 });
 
 test('a chosen channel that cannot be reached fails over only to channels of the same plugin', async () => {
-  const dead = await createTaskChannel(gw, { name: 'nd-dead', plugin: 'native-demo', baseUrl: 'http://127.0.0.1:1', models: ['shared-img'], priority: 20 });
+  const dead = await createTaskChannel(gw, {
+    name: 'nd-dead',
+    plugin: 'native-demo',
+    baseUrl: 'http://127.0.0.1:1',
+    models: ['shared-img'],
+    priority: 20,
+  });
   await priorities({ [dead]: 20, [pm]: 15, [nd]: 10 });
   const r = await generate({ model: 'shared-img', prompt: 'fail over' });
   assert.equal(r.status, 200, JSON.stringify(r.body));

@@ -30,7 +30,21 @@ const FIXTURES = join(HERE, 'conformance');
 const REPO = join(HERE, '..', '..', '..');
 
 /** The scenarios every provider records, by file name without extension. */
-const REQUIRED = ['plain', 'stream', 'tool-call', 'tool-call-stream', 'tool-result', 'image-in', 'usage-cache', 'error-400', 'error-401', 'error-403', 'error-429', 'error-500', 'error-503'];
+const REQUIRED = [
+  'plain',
+  'stream',
+  'tool-call',
+  'tool-call-stream',
+  'tool-result',
+  'image-in',
+  'usage-cache',
+  'error-400',
+  'error-401',
+  'error-403',
+  'error-429',
+  'error-500',
+  'error-503',
+];
 
 /** Prices of every scenario model (USD per million tokens). */
 const PRICE = { input: 3, output: 15, cached_input: 0.3 };
@@ -39,10 +53,16 @@ const Q = 500_000; // quota units per USD
 const TOOL_CALL_ID = 'call_conf_weather_1';
 const TOOL_OUTPUT = '{"temperature":18,"unit":"celsius"}';
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
-const TOOLS: OpenAI.ChatCompletionTool[] = [{
-  type: 'function',
-  function: { name: 'get_weather', description: 'The current weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
-}];
+const TOOLS: OpenAI.ChatCompletionTool[] = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'The current weather of a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  },
+];
 
 /** What a provider's `expect.json` says its recorded answers hold and its requests must look like. */
 interface Expect {
@@ -64,7 +84,13 @@ interface Expect {
   'tool-call': { name: string; arguments: unknown; request: unknown };
   'tool-result': { text: string; request: unknown };
   'image-in': { text: string; request: unknown };
-  'usage-cache': { prompt_tokens: number; completion_tokens: number; cached_tokens: number; cache_write_tokens: number; cache_write_1h_tokens?: number };
+  'usage-cache': {
+    prompt_tokens: number;
+    completion_tokens: number;
+    cached_tokens: number;
+    cache_write_tokens: number;
+    cache_write_1h_tokens?: number;
+  };
   /** The upstream's error message in each `error-<status>` file. */
   errors: Record<string, string>;
 }
@@ -77,7 +103,8 @@ function mismatch(actual: unknown, expected: unknown, at = '$'): string | null {
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return `${at}: expected an array, got ${JSON.stringify(actual)}`;
     for (const [i, e] of expected.entries()) {
-      if (!actual.some((a) => mismatch(a, e) === null)) return `${at}[${i}]: no element contains ${JSON.stringify(e)} in ${JSON.stringify(actual)}`;
+      if (!actual.some((a) => mismatch(a, e) === null))
+        return `${at}[${i}]: no element contains ${JSON.stringify(e)} in ${JSON.stringify(actual)}`;
     }
     return null;
   }
@@ -99,7 +126,11 @@ function assertContains(actual: unknown, expected: unknown, what: string): void 
 
 /** The error scenarios a provider recorded: the required ones and any further `error-<status>` files. */
 function errorStatuses(dir: string): number[] {
-  return readdirSync(dir).map((f) => /^error-(\d{3})\.json$/.exec(f)?.[1]).filter((s): s is string => !!s).map(Number).sort((a, b) => a - b);
+  return readdirSync(dir)
+    .map((f) => /^error-(\d{3})\.json$/.exec(f)?.[1])
+    .filter((s): s is string => !!s)
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 /** The relay's policy: a key or upstream failure is tried on another channel; other 4xx are the request's fault. */
@@ -127,16 +158,24 @@ async function startRig(type: number, dir: string, expect: Expect): Promise<Rig>
   const gw = await startTestGateway();
   const rig: Rig = { gw, replay, key: '', openai: null as never, expect };
   rigs.push(rig);
-  const key = expect.channel.key === 'service-account' ? replay.serviceAccount : expect.channel.key ?? 'sk-conformance-upstream';
+  const key = expect.channel.key === 'service-account' ? replay.serviceAccount : (expect.channel.key ?? 'sk-conformance-upstream');
   const models: string[] = [];
   const channel = async (model: string, scenario: string, priority = 0) => {
     await createChannel(gw, {
-      type, baseUrl: replay.url, keys: [key], models: [model], priority, name: `${model}-${scenario}-${priority}`,
-      modelMapping: { [model]: expect.model }, settings: expect.channel.settings ?? {}, headerOverride: { [SCENARIO_HEADER]: scenario },
+      type,
+      baseUrl: replay.url,
+      keys: [key],
+      models: [model],
+      priority,
+      name: `${model}-${scenario}-${priority}`,
+      modelMapping: { [model]: expect.model },
+      settings: expect.channel.settings ?? {},
+      headerOverride: { [SCENARIO_HEADER]: scenario },
     });
     models.push(model);
   };
-  for (const s of ['plain', 'stream', 'tool-call', 'tool-call-stream', 'tool-result', 'image-in', 'usage-cache']) await channel(`conf-${s}`, s);
+  for (const s of ['plain', 'stream', 'tool-call', 'tool-call-stream', 'tool-result', 'image-in', 'usage-cache'])
+    await channel(`conf-${s}`, s);
   // Each caller's error scenarios have their own channels: a failure cools a key down for the next call.
   const prefixes = channelFormat(type, expect.model) === 'anthropic' ? ['conf', 'conf-a'] : ['conf'];
   for (const p of prefixes) {
@@ -160,7 +199,11 @@ function onlyRequest(rig: Rig, from: number, path: string): Recorded {
   assert.equal(got.length, 1, `one upstream request, got ${got.map((r) => r.path).join(', ')}`);
   const r = got[0];
   assert.match(r.path, new RegExp(path), 'the upstream path');
-  assert.match(String(r.headers[rig.expect.auth.header] ?? ''), new RegExp(rig.expect.auth.value), `the upstream's ${rig.expect.auth.header} header`);
+  assert.match(
+    String(r.headers[rig.expect.auth.header] ?? ''),
+    new RegExp(rig.expect.auth.value),
+    `the upstream's ${rig.expect.auth.header} header`,
+  );
   if (rig.expect.body) assertContains(r.body, rig.expect.body, 'the upstream request body');
   for (const k of rig.expect.bodyWithout ?? []) assert.ok(!(k in r.body), `the upstream request body has no "${k}"`);
   return r;
@@ -178,7 +221,9 @@ type Scenario = (rig: Rig) => Promise<void>;
 const SCENARIOS: Record<string, Scenario> = {
   async plain(rig) {
     const from = rig.replay.requests.length;
-    const { data, response } = await rig.openai.chat.completions.create({ model: 'conf-plain', messages: [{ role: 'user', content: 'Say hello.' }] }).withResponse();
+    const { data, response } = await rig.openai.chat.completions
+      .create({ model: 'conf-plain', messages: [{ role: 'user', content: 'Say hello.' }] })
+      .withResponse();
     const e = rig.expect.plain;
     assert.equal(data.choices[0].message.content, e.text);
     assert.equal(data.choices[0].finish_reason, 'stop');
@@ -190,9 +235,14 @@ const SCENARIOS: Record<string, Scenario> = {
 
   async stream(rig) {
     const from = rig.replay.requests.length;
-    const { data: s, response } = await rig.openai.chat.completions.create({
-      model: 'conf-stream', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Say hello.' }],
-    }).withResponse();
+    const { data: s, response } = await rig.openai.chat.completions
+      .create({
+        model: 'conf-stream',
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: 'Say hello.' }],
+      })
+      .withResponse();
     let text = '';
     let finish: string | null = null;
     let usage: OpenAI.CompletionUsage | null = null;
@@ -215,7 +265,11 @@ const SCENARIOS: Record<string, Scenario> = {
 
   async 'tool-call'(rig) {
     const from = rig.replay.requests.length;
-    const r = await rig.openai.chat.completions.create({ model: 'conf-tool-call', tools: TOOLS, messages: [{ role: 'user', content: 'What is the weather in Paris?' }] });
+    const r = await rig.openai.chat.completions.create({
+      model: 'conf-tool-call',
+      tools: TOOLS,
+      messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
+    });
     const e = rig.expect['tool-call'];
     assert.equal(r.choices[0].finish_reason, 'tool_calls');
     const call = r.choices[0].message.tool_calls?.[0];
@@ -228,7 +282,12 @@ const SCENARIOS: Record<string, Scenario> = {
 
   async 'tool-call-stream'(rig) {
     const from = rig.replay.requests.length;
-    const s = await rig.openai.chat.completions.create({ model: 'conf-tool-call-stream', stream: true, tools: TOOLS, messages: [{ role: 'user', content: 'What is the weather in Paris?' }] });
+    const s = await rig.openai.chat.completions.create({
+      model: 'conf-tool-call-stream',
+      stream: true,
+      tools: TOOLS,
+      messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
+    });
     const e = rig.expect['tool-call'];
     const calls: Array<{ id: string; name: string; arguments: string }> = [];
     let finish: string | null = null;
@@ -252,9 +311,15 @@ const SCENARIOS: Record<string, Scenario> = {
   async 'tool-result'(rig) {
     const from = rig.replay.requests.length;
     const r = await rig.openai.chat.completions.create({
-      model: 'conf-tool-result', tools: TOOLS, messages: [
+      model: 'conf-tool-result',
+      tools: TOOLS,
+      messages: [
         { role: 'user', content: 'What is the weather in Paris?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: TOOL_CALL_ID, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: TOOL_CALL_ID, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+        },
         { role: 'tool', tool_call_id: TOOL_CALL_ID, content: TOOL_OUTPUT },
       ],
     });
@@ -266,10 +331,16 @@ const SCENARIOS: Record<string, Scenario> = {
   async 'image-in'(rig) {
     const from = rig.replay.requests.length;
     const r = await rig.openai.chat.completions.create({
-      model: 'conf-image-in', messages: [{ role: 'user', content: [
-        { type: 'text', text: 'What is in this image?' },
-        { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
-      ] }],
+      model: 'conf-image-in',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in this image?' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+          ],
+        },
+      ],
     });
     const e = rig.expect['image-in'];
     assert.equal(r.choices[0].message.content, e.text);
@@ -279,7 +350,9 @@ const SCENARIOS: Record<string, Scenario> = {
   async 'usage-cache'(rig) {
     const e = rig.expect['usage-cache'];
     assert.ok(e.cached_tokens > 0, 'the recorded answer reports cached input tokens');
-    const { data, response } = await rig.openai.chat.completions.create({ model: 'conf-usage-cache', messages: [{ role: 'user', content: 'When does the contract renew?' }] }).withResponse();
+    const { data, response } = await rig.openai.chat.completions
+      .create({ model: 'conf-usage-cache', messages: [{ role: 'user', content: 'When does the contract renew?' }] })
+      .withResponse();
     assert.equal(data.usage?.prompt_tokens, e.prompt_tokens, 'prompt tokens include cache reads and writes');
     assert.equal(data.usage?.prompt_tokens_details?.cached_tokens, e.cached_tokens, 'cached tokens reach the caller');
     const row = await expectLogUsage(rig, response.headers.get('x-request-id')!, e);
@@ -290,8 +363,13 @@ const SCENARIOS: Record<string, Scenario> = {
     // Uncached input at the input price, reads at the cached price, 5-minute writes at 1.25× and 1-hour writes at 2× input.
     const w1h = e.cache_write_1h_tokens ?? 0;
     const uncached = e.prompt_tokens - e.cached_tokens - e.cache_write_tokens;
-    const usd = (uncached * PRICE.input + e.cached_tokens * PRICE.cached_input + (e.cache_write_tokens - w1h) * PRICE.input * 1.25
-      + w1h * PRICE.input * 2 + e.completion_tokens * PRICE.output) / 1e6;
+    const usd =
+      (uncached * PRICE.input +
+        e.cached_tokens * PRICE.cached_input +
+        (e.cache_write_tokens - w1h) * PRICE.input * 1.25 +
+        w1h * PRICE.input * 2 +
+        e.completion_tokens * PRICE.output) /
+      1e6;
     assert.equal(Number(row.quota), Math.round(usd * Q), 'the charge prices reads and writes at their own prices');
   },
 };
@@ -301,9 +379,13 @@ function errorScenario(status: number): Scenario {
   return async (rig) => {
     const upstreamMessage = rig.expect.errors[status]?.trim();
     assert.ok(upstreamMessage, `expect.json names the message of error-${status}`);
-    const ask = (model: string) => rig.openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Say hello.' }] }).withResponse();
+    const ask = (model: string) =>
+      rig.openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Say hello.' }] }).withResponse();
     const fails = async (model: string) => {
-      const err = await ask(model).then(() => null, (e: unknown) => e);
+      const err = await ask(model).then(
+        () => null,
+        (e: unknown) => e,
+      );
       assert.ok(err instanceof OpenAI.APIError, `the call fails with an API error, got ${String(err)}`);
       return err;
     };
@@ -321,7 +403,11 @@ function errorScenario(status: number): Scenario {
     }
     const { data, response } = await ask(`conf-error-${status}`);
     assert.equal(data.choices[0].message.content, rig.expect.plain.text, 'the second channel answered');
-    assert.deepEqual(rig.replay.requests.slice(from).map((r) => r.headers[SCENARIO_HEADER]), [`error-${status}`, 'plain'], 'retried once on the second channel');
+    assert.deepEqual(
+      rig.replay.requests.slice(from).map((r) => r.headers[SCENARIO_HEADER]),
+      [`error-${status}`, 'plain'],
+      'retried once on the second channel',
+    );
     const requestId = response.headers.get('x-request-id')!;
     const row = await consumeLog(rig.gw, requestId);
     assert.equal(Number(row.attempts), 2);
@@ -375,24 +461,37 @@ function anthropicErrorScenario(status: number): Scenario {
     const client = new Anthropic({ apiKey: rig.key, baseURL: rig.gw.url, maxRetries: 0 });
     const ask = (model: string) => client.messages.create({ model, max_tokens: 256, messages: [{ role: 'user', content: 'Say hello.' }] });
     const fails = async (model: string, want: number) => {
-      const err = await ask(model).then(() => null, (e: unknown) => e);
+      const err = await ask(model).then(
+        () => null,
+        (e: unknown) => e,
+      );
       assert.ok(err instanceof Anthropic.APIError, `the call fails with an API error, got ${String(err)}`);
       assert.equal(err.status, want);
       const body = err.error as { type?: unknown; error?: { type?: unknown; message?: unknown } };
       assert.equal(body.type, 'error', `an Anthropic error envelope: ${JSON.stringify(err.error)}`);
       assert.equal(typeof body.error?.type, 'string', 'the envelope names an error type');
-      assert.ok(String(body.error?.message).includes(upstreamMessage), `the upstream's message in the envelope: ${JSON.stringify(err.error)}`);
+      assert.ok(
+        String(body.error?.message).includes(upstreamMessage),
+        `the upstream's message in the envelope: ${JSON.stringify(err.error)}`,
+      );
     };
     const from = rig.replay.requests.length;
     if (!retried(status)) {
       await fails(`conf-a-error-${status}`, status);
-      assert.deepEqual(rig.replay.requests.slice(from).map((r) => r.headers[SCENARIO_HEADER]), [`error-${status}`], 'not retried on the second channel');
+      assert.deepEqual(
+        rig.replay.requests.slice(from).map((r) => r.headers[SCENARIO_HEADER]),
+        [`error-${status}`],
+        'not retried on the second channel',
+      );
       return;
     }
     const m = await ask(`conf-a-error-${status}`);
     assert.equal(m.content[0].type === 'text' ? m.content[0].text : '', rig.expect.plain.text, 'the second channel answered');
     await fails(`conf-a-error-${status}-alone`, 502);
-    assert.deepEqual(rig.replay.requests.slice(from).map((r) => r.headers[SCENARIO_HEADER]), [`error-${status}`, 'plain', `error-${status}`]);
+    assert.deepEqual(
+      rig.replay.requests.slice(from).map((r) => r.headers[SCENARIO_HEADER]),
+      [`error-${status}`, 'plain', `error-${status}`],
+    );
   };
 }
 
@@ -400,8 +499,14 @@ assert.ok(PROVIDERS.length >= 5, 'the provider channel types are read from Chann
 
 test('conformance: every fixture directory names a provider channel type', () => {
   const names = new Set(PROVIDERS.map(([n]) => n));
-  const dirs = readdirSync(FIXTURES, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-  assert.deepEqual(dirs.filter((d) => !names.has(d)), [], `fixture directories in ${relative(REPO, FIXTURES)}/ that name no channel type of ChannelType`);
+  const dirs = readdirSync(FIXTURES, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
+  assert.deepEqual(
+    dirs.filter((d) => !names.has(d)),
+    [],
+    `fixture directories in ${relative(REPO, FIXTURES)}/ that name no channel type of ChannelType`,
+  );
 });
 
 /**
@@ -413,7 +518,8 @@ function fixtureSets(name: string): Array<{ label: string; dir: string }> {
   const sets = [{ label: name, dir }];
   if (existsSync(dir)) {
     for (const d of readdirSync(dir, { withFileTypes: true })) {
-      if (d.isDirectory() && existsSync(join(dir, d.name, 'expect.json'))) sets.push({ label: `${name}/${d.name}`, dir: join(dir, d.name) });
+      if (d.isDirectory() && existsSync(join(dir, d.name, 'expect.json')))
+        sets.push({ label: `${name}/${d.name}`, dir: join(dir, d.name) });
     }
   }
   return sets;
@@ -422,9 +528,14 @@ function fixtureSets(name: string): Array<{ label: string; dir: string }> {
 for (const [name, type] of PROVIDERS) {
   for (const { label, dir } of fixtureSets(name)) {
     const where = `${relative(REPO, dir)}/`;
-    const missing = existsSync(dir) ? [...REQUIRED.filter((s) => !scenarioFile(dir, s)), ...(existsSync(join(dir, 'expect.json')) ? [] : ['expect'])] : null;
+    const missing = existsSync(dir)
+      ? [...REQUIRED.filter((s) => !scenarioFile(dir, s)), ...(existsSync(join(dir, 'expect.json')) ? [] : ['expect'])]
+      : null;
     test(`conformance ${label}: fixtures`, () => {
-      assert.ok(missing !== null, `channel type ${name} has no conformance fixtures in ${where} (docs/relay.md, "Provider conformance", says how to record them)`);
+      assert.ok(
+        missing !== null,
+        `channel type ${name} has no conformance fixtures in ${where} (docs/relay.md, "Provider conformance", says how to record them)`,
+      );
       assert.deepEqual(missing, [], `channel type ${label} is missing conformance fixtures in ${where}: ${missing.join(', ')}`);
     });
     if (missing === null || missing.length) continue;
@@ -436,7 +547,8 @@ for (const [name, type] of PROVIDERS) {
     for (const status of errorStatuses(dir)) test(`conformance ${label}: error ${status}`, run(errorScenario(status)));
     if (channelFormat(type, expect.model) === 'anthropic') {
       for (const [s, fn] of Object.entries(ANTHROPIC_CALLER)) test(`conformance ${label}: ${s}`, run(fn));
-      for (const status of errorStatuses(dir)) test(`conformance ${label}: anthropic caller error ${status}`, run(anthropicErrorScenario(status)));
+      for (const status of errorStatuses(dir))
+        test(`conformance ${label}: anthropic caller error ${status}`, run(anthropicErrorScenario(status)));
     }
   }
 }

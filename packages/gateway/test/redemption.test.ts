@@ -15,7 +15,8 @@ async function newUser(root: AdminClient, gw: TestGateway, name: string): Promis
   return { id: u.id, client: await AdminClient.login(gw.url, name, `${name}-password`) };
 }
 
-const balance = async (gw: TestGateway, id: number) => Number((await gw.core.h.db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow()).quota);
+const balance = async (gw: TestGateway, id: number) =>
+  Number((await gw.core.h.db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow()).quota);
 const topupRows = (gw: TestGateway, ref: string) => gw.core.h.db.selectFrom('ledger').selectAll().where('ref', '=', ref).execute();
 
 test('codes: create a batch, list with filters and search, redeem once, refuse used/disabled/expired, export, delete', async () => {
@@ -33,11 +34,20 @@ test('codes: create a batch, list with filters and search, redeem once, refuse u
     await alice.client.fails(403, 'POST', '/api/redemption', { name: 'mine', quota: 1e9 });
     await alice.client.fails(403, 'GET', '/api/redemption');
 
-    const codes: string[] = await root.ok('POST', '/api/redemption', { name: 'launch', quota_usd: 2, count: 3, note: 'for the launch party' });
+    const codes: string[] = await root.ok('POST', '/api/redemption', {
+      name: 'launch',
+      quota_usd: 2,
+      count: 3,
+      note: 'for the launch party',
+    });
     assert.equal(codes.length, 3);
     for (const c of codes) assert.match(c, /^[0-9a-f]{32}$/);
     assert.equal(new Set(codes).size, 3);
-    const [other] = await root.ok('POST', '/api/redemption', { name: 'other', quota: 1000, expired_time: Math.floor(Date.now() / 1000) + 3600 });
+    const [other] = await root.ok('POST', '/api/redemption', {
+      name: 'other',
+      quota: 1000,
+      expired_time: Math.floor(Date.now() / 1000) + 3600,
+    });
 
     // Stored hashed and sealed: the code's text is nowhere in the row.
     const rows = await gw.core.h.db.selectFrom('redemptions').selectAll().execute();
@@ -46,15 +56,25 @@ test('codes: create a batch, list with filters and search, redeem once, refuse u
 
     const all = await root.ok('GET', '/api/redemption?page_size=10');
     assert.equal(all.total, 4);
-    assert.deepEqual(all.items.map((i: any) => i.name), ['other', 'launch', 'launch', 'launch']);
-    assert.deepEqual(new Set(all.items.filter((i: any) => i.name === 'launch').map((i: any) => i.code)), new Set(codes), 'admins see the codes in full');
+    assert.deepEqual(
+      all.items.map((i: any) => i.name),
+      ['other', 'launch', 'launch', 'launch'],
+    );
+    assert.deepEqual(
+      new Set(all.items.filter((i: any) => i.name === 'launch').map((i: any) => i.code)),
+      new Set(codes),
+      'admins see the codes in full',
+    );
     assert.equal(all.items[1].quota, 1_000_000);
     assert.equal(all.items[1].note, 'for the launch party');
     assert.equal(all.items[1].status, 'enabled');
     const search = await root.ok('GET', '/api/redemption/search?keyword=launch');
     assert.equal(search.total, 3);
     const byCode = await root.ok('GET', `/api/redemption/search?keyword=${codes[1].toUpperCase()}`);
-    assert.deepEqual(byCode.items.map((i: any) => i.code), [codes[1]]);
+    assert.deepEqual(
+      byCode.items.map((i: any) => i.code),
+      [codes[1]],
+    );
     await root.fails(400, 'GET', '/api/redemption?status=lost', undefined, 'status');
 
     // Redeem with the personal access token: credited once, a topup row whose ref is the code.
@@ -65,7 +85,10 @@ test('codes: create a batch, list with filters and search, redeem once, refuse u
     assert.equal(r.balance, before + 1_000_000);
     assert.equal(await balance(gw, alice.id), before + 1_000_000);
     const led = await topupRows(gw, codes[0]);
-    assert.deepEqual(led.map((l) => [l.kind, Number(l.amount), Number(l.user_id)]), [['topup', -1_000_000, alice.id]]);
+    assert.deepEqual(
+      led.map((l) => [l.kind, Number(l.amount), Number(l.user_id)]),
+      [['topup', -1_000_000, alice.id]],
+    );
     const used = (await root.ok('GET', '/api/redemption?status=used')).items;
     assert.equal(used.length, 1);
     assert.equal(used[0].code, codes[0]);
@@ -91,15 +114,26 @@ test('codes: create a batch, list with filters and search, redeem once, refuse u
 
     // Expired: refused, listed as expired.
     const otherId = all.items[0].id;
-    await gw.core.h.db.updateTable('redemptions').set({ expires_at: Date.now() - 1000 }).where('id', '=', otherId).execute();
+    await gw.core.h.db
+      .updateTable('redemptions')
+      .set({ expires_at: Date.now() - 1000 })
+      .where('id', '=', otherId)
+      .execute();
     assert.match((await alice.client.fails(400, 'POST', '/api/user/topup', { key: other })).body.message, /expired/);
-    assert.deepEqual((await root.ok('GET', '/api/redemption?status=expired')).items.map((i: any) => i.id), [otherId]);
+    assert.deepEqual(
+      (await root.ok('GET', '/api/redemption?status=expired')).items.map((i: any) => i.id),
+      [otherId],
+    );
     assert.equal((await topupRows(gw, other)).length, 0);
 
     // Unknown codes and malformed bodies.
     assert.match((await alice.client.fails(400, 'POST', '/api/user/topup', { key: 'f'.repeat(32) })).body.message, /does not exist/);
     await alice.client.fails(400, 'POST', '/api/user/topup', {}, 'key');
-    const anon = await fetch(`${gw.url}/api/user/topup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: codes[2] }) });
+    const anon = await fetch(`${gw.url}/api/user/topup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: codes[2] }),
+    });
     assert.equal(anon.status, 401);
 
     // CSV export (with a filter) has the codes; delete removes a code, the ledger row of a used one stays.
@@ -137,11 +171,16 @@ test('guesses: unknown codes are limited per user and address; used codes are no
 
     // Refusals of a code that exists (used) do not count.
     await carol.client.ok('POST', '/api/user/topup', { key: first });
-    for (let i = 0; i < 5; i++) assert.match((await carol.client.fails(400, 'POST', '/api/user/topup', { key: first })).body.message, /already used/);
+    for (let i = 0; i < 5; i++)
+      assert.match((await carol.client.fails(400, 'POST', '/api/user/topup', { key: first })).body.message, /already used/);
 
     // Three unknown codes: then 429 with Retry-After, even for a valid code; nothing is redeemed.
     for (let i = 0; i < 3; i++) await bob.client.fails(400, 'POST', '/api/user/topup', { key: `${i}`.repeat(32) });
-    const blocked = await fetch(`${gw.url}/api/user/topup`, { method: 'POST', headers: { authorization: `Bearer ${bob.client.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ key: code }) });
+    const blocked = await fetch(`${gw.url}/api/user/topup`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bob.client.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ key: code }),
+    });
     assert.equal(blocked.status, 429);
     assert.ok(Number(blocked.headers.get('retry-after')) > 0);
     assert.equal((await topupRows(gw, code)).length, 0, 'nothing redeemed while blocked');
@@ -158,13 +197,17 @@ test('guesses: unknown codes are limited per user and address; used codes are no
 
 /** Fires `n` redemptions of `code` at once, spread over `urls` and `clients`; returns the answers. */
 async function storm(urls: string[], clients: AdminClient[], code: string, n: number) {
-  return Promise.all(Array.from({ length: n }, async (_, i) => {
-    const c = clients[i % clients.length];
-    const res = await fetch(`${urls[i % urls.length]}/api/user/topup`, {
-      method: 'POST', headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ key: code }),
-    });
-    return { status: res.status, body: (await res.json()) as { success: boolean; message: string } };
-  }));
+  return Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const c = clients[i % clients.length];
+      const res = await fetch(`${urls[i % urls.length]}/api/user/topup`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ key: code }),
+      });
+      return { status: res.status, body: (await res.json()) as { success: boolean; message: string } };
+    }),
+  );
 }
 
 test('50 concurrent redemptions of one code credit once; the 49 others get a clear 400', async () => {
@@ -173,7 +216,12 @@ test('50 concurrent redemptions of one code credit once; the 49 others get a cle
     const root = await AdminClient.login(gw.url);
     const users = await Promise.all(['u1', 'u2', 'u3', 'u4', 'u5'].map((n) => newUser(root, gw, n)));
     const [code] = await root.ok('POST', '/api/redemption', { name: 'race', quota: 7777 });
-    const res = await storm([gw.url], users.map((u) => u.client), code, 50);
+    const res = await storm(
+      [gw.url],
+      users.map((u) => u.client),
+      code,
+      50,
+    );
     assert.equal(res.filter((r) => r.status === 200).length, 1, JSON.stringify(res.filter((r) => r.status !== 400)));
     const refused = res.filter((r) => r.status === 400);
     assert.equal(refused.length, 49);
@@ -183,7 +231,10 @@ test('50 concurrent redemptions of one code credit once; the 49 others get a cle
     let total = 0;
     for (const u of users) total += await balance(gw, u.id);
     assert.equal(total, 7777);
-    assert.ok(users.some((u) => u.id === Number(rows[0].user_id)), "one of the users got it");
+    assert.ok(
+      users.some((u) => u.id === Number(rows[0].user_id)),
+      'one of the users got it',
+    );
   } finally {
     await gw.stop();
   }
@@ -198,7 +249,12 @@ test('two gateway processes on one database: 50 concurrent redemptions of one co
     const users = await Promise.all(['m1', 'm2', 'm3'].map((n) => newUser(root, gw, n)));
     for (let round = 0; round < 2; round++) {
       const [code] = await root.ok('POST', '/api/redemption', { name: `race-${round}`, quota: 1234 });
-      const res = await storm([gw.url, child.url], users.map((u) => u.client), code, 50);
+      const res = await storm(
+        [gw.url, child.url],
+        users.map((u) => u.client),
+        code,
+        50,
+      );
       assert.equal(res.filter((r) => r.status === 200).length, 1, JSON.stringify(res.filter((r) => r.status !== 400)));
       assert.equal(res.filter((r) => r.status === 400 && /already used/.test(r.body.message)).length, 49);
       assert.equal((await topupRows(gw, code)).length, 1);

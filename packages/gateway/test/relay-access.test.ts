@@ -23,9 +23,12 @@ after(async () => {
   await up?.close();
 });
 
-const post = (key: string, body: unknown) => fetch(`${gw.url}/v1/chat/completions`, {
-  method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-});
+const post = (key: string, body: unknown) =>
+  fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 const chat = (model: string) => ({ model, messages: [{ role: 'user', content: 'hi' }] });
 
 test('an expired key is refused with 401', async () => {
@@ -56,18 +59,27 @@ test('a key restricted to some addresses gets 403 elsewhere', async () => {
 
 test('100 concurrent requests against a quota that fits 10: exactly 10 succeed, balance never negative', async () => {
   const c = await createCaller(gw, { quota: 5000 });
-  const results = await Promise.all(Array.from({ length: 100 }, () => post(c.key, chat('acc-flat')).then(async (r) => ({ status: r.status, body: await r.json() as any }))));
+  const results = await Promise.all(
+    Array.from({ length: 100 }, () =>
+      post(c.key, chat('acc-flat')).then(async (r) => ({ status: r.status, body: (await r.json()) as any })),
+    ),
+  );
   const ok = results.filter((r) => r.status === 200);
   assert.equal(ok.length, 10);
-  for (const r of results) if (r.status !== 200) {
-    assert.equal(r.status, 429);
-    assert.equal(r.body.error.code, 'insufficient_quota');
-  }
-  await waitFor(async () => {
-    await gw.services.relay.logs.flush();
-    const n = await gw.core.h.db.selectFrom('logs').select('id').where('user_id', '=', c.userId).where('type', '=', 'consume').execute();
-    return n.length === 10;
-  }, 5000, '10 consume logs');
+  for (const r of results)
+    if (r.status !== 200) {
+      assert.equal(r.status, 429);
+      assert.equal(r.body.error.code, 'insufficient_quota');
+    }
+  await waitFor(
+    async () => {
+      await gw.services.relay.logs.flush();
+      const n = await gw.core.h.db.selectFrom('logs').select('id').where('user_id', '=', c.userId).where('type', '=', 'consume').execute();
+      return n.length === 10;
+    },
+    5000,
+    '10 consume logs',
+  );
   assert.equal(await balance(gw, c.userId), 0);
 });
 
@@ -85,7 +97,9 @@ test('a caller that disconnects mid-stream is billed for what was produced', asy
     up.requests.length = 0;
     const ac = new AbortController();
     const r = await fetch(`${gw.url}/v1/chat/completions`, {
-      method: 'POST', signal: ac.signal, headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
+      method: 'POST',
+      signal: ac.signal,
+      headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'acc-long', stream: true, max_tokens: 5000, messages: [{ role: 'user', content: 'long:400' }] }),
     });
     const rid = r.headers.get('x-request-id')!;
@@ -129,7 +143,12 @@ test('restart keeps balances, keys, channels, key state and logs', async () => {
     await own.stop({ keepDb: true });
     second = await startTestGateway({ db: own.db });
     assert.equal(await balance(second, c.userId), 10_000 - 150);
-    const logs = await second.core.h.db.selectFrom('logs').select('id').where('user_id', '=', c.userId).where('type', '=', 'consume').execute();
+    const logs = await second.core.h.db
+      .selectFrom('logs')
+      .select('id')
+      .where('user_id', '=', c.userId)
+      .where('type', '=', 'consume')
+      .execute();
     assert.equal(logs.length, 3, 'logs queued before shutdown were written');
     const n = fake.requests.filter((r) => r.headers.authorization === 'Bearer k-bad').length;
     const oa = new OpenAI({ apiKey: c.key, baseURL: `${second.url}/v1`, maxRetries: 0 });
@@ -150,7 +169,12 @@ test('a key keeps no group its user lost: moved from vip to default, the vip key
   await createChannel(gw, { baseUrl: up.url, models: ['acc-vip-only'], groups: ['vip'] });
   await setPrice(gw, 'acc-vip-only', { input: 1, output: 1 });
   const root = await AdminClient.login(gw.url);
-  const user = await root.ok('POST', '/api/user', { username: `mover${Date.now().toString(36)}`, password: 'mover-password', group: 'vip', quota_usd: 1 });
+  const user = await root.ok('POST', '/api/user', {
+    username: `mover${Date.now().toString(36)}`,
+    password: 'mover-password',
+    group: 'vip',
+    quota_usd: 1,
+  });
   const made = await root.ok('POST', '/api/token', { user_id: user.id, name: 'vip key', group: 'vip' });
   assert.equal((await post(made.key, chat('acc-vip-only'))).status, 200);
 

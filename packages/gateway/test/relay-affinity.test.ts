@@ -45,7 +45,11 @@ const served = (...ups: FakeUpstream[]) => ups.map((u) => u.requests.length);
 test('one prompt_cache_key sticks to one channel; calls without one are spread', async () => {
   const before = served(a, b);
   for (let i = 0; i < 20; i++) {
-    await client.chat.completions.create({ model: 'aff-model', messages: [{ role: 'user', content: `turn ${i}` }], prompt_cache_key: 'conv-1' });
+    await client.chat.completions.create({
+      model: 'aff-model',
+      messages: [{ role: 'user', content: `turn ${i}` }],
+      prompt_cache_key: 'conv-1',
+    });
   }
   const after1 = served(a, b);
   const got = [after1[0] - before[0], after1[1] - before[1]];
@@ -59,31 +63,54 @@ test('one prompt_cache_key sticks to one channel; calls without one are spread',
 test('a session_id header and Anthropic metadata.user_id name conversations too', async () => {
   const withSession = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0, defaultHeaders: { session_id: 'sess-7' } });
   const before = served(a, b);
-  for (let i = 0; i < 12; i++) await withSession.chat.completions.create({ model: 'aff-model', messages: [{ role: 'user', content: 'x' }] });
+  for (let i = 0; i < 12; i++)
+    await withSession.chat.completions.create({ model: 'aff-model', messages: [{ role: 'user', content: 'x' }] });
   const after = served(a, b);
   assert.ok([after[0] - before[0], after[1] - before[1]].includes(12));
 
   const ant = new Anthropic({ apiKey: key, baseURL: gw.url, maxRetries: 0 });
   const b0 = served(antA, antB);
-  for (let i = 0; i < 12; i++) await ant.messages.create({ model: 'aff-claude', max_tokens: 50, metadata: { user_id: 'user_x_session_42' }, messages: [{ role: 'user', content: 'hi' }] });
+  for (let i = 0; i < 12; i++)
+    await ant.messages.create({
+      model: 'aff-claude',
+      max_tokens: 50,
+      metadata: { user_id: 'user_x_session_42' },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
   const b1 = served(antA, antB);
   assert.ok([b1[0] - b0[0], b1[1] - b0[1]].includes(12));
 });
 
 test('when the sticky channel fails the conversation moves to the other and stays there', async () => {
-  await client.chat.completions.create({ model: 'aff-model', messages: [{ role: 'user', content: 'first' }], prompt_cache_key: 'conv-move' });
+  await client.chat.completions.create({
+    model: 'aff-model',
+    messages: [{ role: 'user', content: 'first' }],
+    prompt_cache_key: 'conv-move',
+  });
   const sticky = a.requests.at(-1)?.body?.prompt_cache_key === 'conv-move' ? a : b;
   const other = sticky === a ? b : a;
-  sticky.override = (_r, res) => { json(res, 500, { error: { message: 'down', type: 'server_error' } }); return true; };
+  sticky.override = (_r, res) => {
+    json(res, 500, { error: { message: 'down', type: 'server_error' } });
+    return true;
+  };
   try {
     const n = other.requests.length;
-    await client.chat.completions.create({ model: 'aff-model', messages: [{ role: 'user', content: 'second' }], prompt_cache_key: 'conv-move' });
+    await client.chat.completions.create({
+      model: 'aff-model',
+      messages: [{ role: 'user', content: 'second' }],
+      prompt_cache_key: 'conv-move',
+    });
     assert.equal(other.requests.length, n + 1, 'failed over');
   } finally {
     sticky.override = null;
   }
   const n = other.requests.length;
-  for (let i = 0; i < 8; i++) await client.chat.completions.create({ model: 'aff-model', messages: [{ role: 'user', content: 'again' }], prompt_cache_key: 'conv-move' });
+  for (let i = 0; i < 8; i++)
+    await client.chat.completions.create({
+      model: 'aff-model',
+      messages: [{ role: 'user', content: 'again' }],
+      prompt_cache_key: 'conv-move',
+    });
   assert.equal(other.requests.length, n + 8, 'stays on the channel that served it last');
 });
 
@@ -107,7 +134,11 @@ test('with Redis, two nodes send one conversation to the same channel', async ()
       const where: string[] = [];
       for (let i = 0; i < 4; i++) {
         const before = served(a, b);
-        await clients[i % 2].chat.completions.create({ model: 'aff-multi', messages: [{ role: 'user', content: 'x' }], prompt_cache_key: `shared-${k}` });
+        await clients[i % 2].chat.completions.create({
+          model: 'aff-multi',
+          messages: [{ role: 'user', content: 'x' }],
+          prompt_cache_key: `shared-${k}`,
+        });
         const after = served(a, b);
         where.push(after[0] > before[0] ? 'A' : 'B');
       }

@@ -19,7 +19,12 @@ import { balance, consumeLog, createCaller, createChannel, setPrice } from './re
 
 const Q = 500_000; // quota units per USD
 const AK = { accessKeyId: 'AKIAGATEHOUSETEST001', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYgatehouse01', region: 'us-east-1' };
-const TEMP = { accessKeyId: 'ASIAGATEHOUSETEST002', secretAccessKey: 'temporarySecretKeyForTheGatehouseTests02', region: 'eu-west-1', sessionToken: 'IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQ+test=' };
+const TEMP = {
+  accessKeyId: 'ASIAGATEHOUSETEST002',
+  secretAccessKey: 'temporarySecretKeyForTheGatehouseTests02',
+  region: 'eu-west-1',
+  sessionToken: 'IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQ+test=',
+};
 const API_KEY = 'ABSKQmVkcm9ja0FQSUtleS1nYXRlaG91c2UtdGVzdA==';
 const CLAUDE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const PRICE = { input: 4, output: 10, cached_input: 0.4 };
@@ -40,18 +45,74 @@ before(async () => {
   br.allow(TEMP);
   br.allowApiKey(API_KEY, 'us-west-2');
   await createChannel(gw, {
-    type: 33, baseUrl: br.up.url, keys: [akKey(AK)], models: ['claude-br', 'nova-br'],
+    type: 33,
+    baseUrl: br.up.url,
+    keys: [akKey(AK)],
+    models: ['claude-br', 'nova-br'],
     modelMapping: { 'claude-br': CLAUDE, 'nova-br': 'amazon.nova-pro-v1:0' },
   });
-  await createChannel(gw, { type: 33, baseUrl: br.up.url, keys: [akKey(TEMP)], models: ['claude-temp'], modelMapping: { 'claude-temp': CLAUDE } });
-  await createChannel(gw, { type: 33, baseUrl: br.up.url, keys: [API_KEY], models: ['claude-apikey'], modelMapping: { 'claude-apikey': CLAUDE }, settings: { region: 'us-west-2' } });
-  await createChannel(gw, { type: 33, baseUrl: br.up.url, keys: [akKey({ ...AK, secretAccessKey: 'TheWrongSecretKeyOfTheGatehouseTests999' })], models: ['claude-wrong'] });
+  await createChannel(gw, {
+    type: 33,
+    baseUrl: br.up.url,
+    keys: [akKey(TEMP)],
+    models: ['claude-temp'],
+    modelMapping: { 'claude-temp': CLAUDE },
+  });
+  await createChannel(gw, {
+    type: 33,
+    baseUrl: br.up.url,
+    keys: [API_KEY],
+    models: ['claude-apikey'],
+    modelMapping: { 'claude-apikey': CLAUDE },
+    settings: { region: 'us-west-2' },
+  });
+  await createChannel(gw, {
+    type: 33,
+    baseUrl: br.up.url,
+    keys: [akKey({ ...AK, secretAccessKey: 'TheWrongSecretKeyOfTheGatehouseTests999' })],
+    models: ['claude-wrong'],
+  });
   // A throttled channel first, a healthy one after it.
-  await createChannel(gw, { type: 33, baseUrl: br.up.url, keys: [akKey(AK)], models: ['claude-retry'], modelMapping: { 'claude-retry': 'anthropic.claude-throttle-v1:0' }, priority: 10 });
-  await createChannel(gw, { type: 33, baseUrl: br.up.url, keys: [akKey(AK)], models: ['claude-retry'], modelMapping: { 'claude-retry': CLAUDE } });
-  await createChannel(gw, { type: 33, baseUrl: br.up.url, keys: [akKey(AK)], models: ['claude-invalid'], modelMapping: { 'claude-invalid': 'anthropic.claude-invalid-v1:0' } });
-  await createChannel(gw, { type: 33, baseUrl: br.up.url, keys: [akKey(AK)], models: ['claude-fault'], modelMapping: { 'claude-fault': 'anthropic.claude-stream-fault-v1:0' } });
-  for (const m of ['claude-br', 'nova-br', 'claude-temp', 'claude-apikey', 'claude-wrong', 'claude-retry', 'claude-invalid', 'claude-fault']) await setPrice(gw, m, PRICE);
+  await createChannel(gw, {
+    type: 33,
+    baseUrl: br.up.url,
+    keys: [akKey(AK)],
+    models: ['claude-retry'],
+    modelMapping: { 'claude-retry': 'anthropic.claude-throttle-v1:0' },
+    priority: 10,
+  });
+  await createChannel(gw, {
+    type: 33,
+    baseUrl: br.up.url,
+    keys: [akKey(AK)],
+    models: ['claude-retry'],
+    modelMapping: { 'claude-retry': CLAUDE },
+  });
+  await createChannel(gw, {
+    type: 33,
+    baseUrl: br.up.url,
+    keys: [akKey(AK)],
+    models: ['claude-invalid'],
+    modelMapping: { 'claude-invalid': 'anthropic.claude-invalid-v1:0' },
+  });
+  await createChannel(gw, {
+    type: 33,
+    baseUrl: br.up.url,
+    keys: [akKey(AK)],
+    models: ['claude-fault'],
+    modelMapping: { 'claude-fault': 'anthropic.claude-stream-fault-v1:0' },
+  });
+  for (const m of [
+    'claude-br',
+    'nova-br',
+    'claude-temp',
+    'claude-apikey',
+    'claude-wrong',
+    'claude-retry',
+    'claude-invalid',
+    'claude-fault',
+  ])
+    await setPrice(gw, m, PRICE);
   caller = await createCaller(gw);
 });
 after(async () => {
@@ -60,26 +121,47 @@ after(async () => {
 });
 
 const openai = () => new OpenAI({ apiKey: caller.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
-const anthropic = (headers?: Record<string, string>) => new Anthropic({ apiKey: caller.key, baseURL: gw.url, maxRetries: 0, defaultHeaders: headers });
+const anthropic = (headers?: Record<string, string>) =>
+  new Anthropic({ apiKey: caller.key, baseURL: gw.url, maxRetries: 0, defaultHeaders: headers });
 const lastCall = () => br.calls[br.calls.length - 1];
 
 test('OpenAI SDK: plain and streamed, SigV4-signed, the model id in the path, usage with cache reads and writes', async () => {
-  const c = await openai().chat.completions.create({ model: 'claude-br', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }] });
+  const c = await openai().chat.completions.create({
+    model: 'claude-br',
+    messages: [
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'hi' },
+    ],
+  });
   assert.equal(c.choices[0].message.content, 'Hello from Bedrock');
   assert.equal(c.choices[0].finish_reason, 'stop');
-  assert.equal(c.usage?.prompt_tokens, BEDROCK_USAGE.inputTokens + BEDROCK_USAGE.cacheReadInputTokens + BEDROCK_USAGE.cacheWriteInputTokens);
+  assert.equal(
+    c.usage?.prompt_tokens,
+    BEDROCK_USAGE.inputTokens + BEDROCK_USAGE.cacheReadInputTokens + BEDROCK_USAGE.cacheWriteInputTokens,
+  );
   assert.equal(c.usage?.completion_tokens, BEDROCK_USAGE.outputTokens);
   assert.equal(c.usage?.prompt_tokens_details?.cached_tokens, BEDROCK_USAGE.cacheReadInputTokens);
   const call = lastCall();
-  assert.deepEqual([call.model, call.stream, call.auth, call.principal, call.region], [CLAUDE, false, 'sigv4', AK.accessKeyId, 'us-east-1']);
+  assert.deepEqual(
+    [call.model, call.stream, call.auth, call.principal, call.region],
+    [CLAUDE, false, 'sigv4', AK.accessKeyId, 'us-east-1'],
+  );
   assert.ok(call.signedHeaders!.includes('x-amz-content-sha256') && call.signedHeaders!.includes('host'), call.signedHeaders!.join(';'));
   assert.deepEqual(call.body.system, [{ text: 'be brief' }]);
   assert.deepEqual(call.body.messages, [{ role: 'user', content: [{ text: 'hi' }] }]);
   assert.equal(typeof call.body.inferenceConfig.maxTokens, 'number', 'the reserve caps maxTokens');
-  assert.ok(br.up.requests.some((r) => r.path === `/model/${encodeURIComponent(CLAUDE)}/converse`), 'the model id is URL-encoded in the path');
+  assert.ok(
+    br.up.requests.some((r) => r.path === `/model/${encodeURIComponent(CLAUDE)}/converse`),
+    'the model id is URL-encoded in the path',
+  );
 
   for (const model of ['claude-br', 'nova-br']) {
-    const s = await openai().chat.completions.create({ model, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] });
+    const s = await openai().chat.completions.create({
+      model,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined;
     let finish: string | null = null;
@@ -101,10 +183,16 @@ test('OpenAI SDK: plain and streamed, SigV4-signed, the model id in the path, us
 test('Anthropic SDK: thinking and the anthropic-beta header reach Bedrock in additionalModelRequestFields; plain and streamed', async () => {
   const client = anthropic({ 'anthropic-beta': 'interleaved-thinking-2025-05-14' });
   const m = await client.messages.create({
-    model: 'claude-br', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2000 }, messages: [{ role: 'user', content: 'think' }],
+    model: 'claude-br',
+    max_tokens: 4000,
+    thinking: { type: 'enabled', budget_tokens: 2000 },
+    messages: [{ role: 'user', content: 'think' }],
   });
   const call = lastCall();
-  assert.deepEqual(call.body.additionalModelRequestFields, { thinking: { type: 'enabled', budget_tokens: 2000 }, anthropic_beta: ['interleaved-thinking-2025-05-14'] });
+  assert.deepEqual(call.body.additionalModelRequestFields, {
+    thinking: { type: 'enabled', budget_tokens: 2000 },
+    anthropic_beta: ['interleaved-thinking-2025-05-14'],
+  });
   assert.equal(call.body.inferenceConfig.maxTokens, 4000);
   assert.equal(m.content[0].type, 'thinking');
   if (m.content[0].type === 'thinking') {
@@ -118,12 +206,20 @@ test('Anthropic SDK: thinking and the anthropic-beta header reach Bedrock in add
     [BEDROCK_USAGE.inputTokens, BEDROCK_USAGE.cacheReadInputTokens, BEDROCK_USAGE.cacheWriteInputTokens, BEDROCK_USAGE.outputTokens],
   );
 
-  const s = client.messages.stream({ model: 'claude-br', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2000 }, messages: [{ role: 'user', content: 'think' }] });
+  const s = client.messages.stream({
+    model: 'claude-br',
+    max_tokens: 4000,
+    thinking: { type: 'enabled', budget_tokens: 2000 },
+    messages: [{ role: 'user', content: 'think' }],
+  });
   const f = await s.finalMessage();
   assert.equal(lastCall().stream, true);
   assert.deepEqual(lastCall().body.additionalModelRequestFields.anthropic_beta, ['interleaved-thinking-2025-05-14']);
   const thinking = f.content.find((b) => b.type === 'thinking');
-  assert.ok(thinking && thinking.type === 'thinking' && thinking.thinking === 'Let me think.' && thinking.signature === 'sig-bedrock', JSON.stringify(f.content));
+  assert.ok(
+    thinking && thinking.type === 'thinking' && thinking.thinking === 'Let me think.' && thinking.signature === 'sig-bedrock',
+    JSON.stringify(f.content),
+  );
   const text = f.content.find((b) => b.type === 'text');
   assert.equal(text && text.type === 'text' ? text.text : '', 'Hello from Bedrock');
   assert.equal(f.usage.output_tokens, BEDROCK_USAGE.outputTokens);
@@ -131,8 +227,14 @@ test('Anthropic SDK: thinking and the anthropic-beta header reach Bedrock in add
 
   // A later turn sends the signed reasoning back as Bedrock's reasoningContent.
   await client.messages.create({
-    model: 'claude-br', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2000 },
-    messages: [{ role: 'user', content: 'think' }, { role: 'assistant', content: f.content as Anthropic.ContentBlockParam[] }, { role: 'user', content: 'again' }],
+    model: 'claude-br',
+    max_tokens: 4000,
+    thinking: { type: 'enabled', budget_tokens: 2000 },
+    messages: [
+      { role: 'user', content: 'think' },
+      { role: 'assistant', content: f.content as Anthropic.ContentBlockParam[] },
+      { role: 'user', content: 'again' },
+    ],
   });
   const back = lastCall().body.messages[1].content;
   assert.deepEqual(back[0], { reasoningContent: { reasoningText: { text: 'Let me think.', signature: 'sig-bedrock' } } });
@@ -140,14 +242,16 @@ test('Anthropic SDK: thinking and the anthropic-beta header reach Bedrock in add
 
 test('Gemini-native and Responses callers reach a Bedrock channel too', async () => {
   const g = await fetch(`${gw.url}/v1beta/models/claude-br:generateContent`, {
-    method: 'POST', headers: { 'x-goog-api-key': caller.key, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'x-goog-api-key': caller.key, 'content-type': 'application/json' },
     body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
   });
   const gj = (await g.json()) as any;
   assert.equal(gj.candidates[0].content.parts[0].text, 'Hello from Bedrock');
   assert.equal(gj.usageMetadata.promptTokenCount, 420);
   const gs = await fetch(`${gw.url}/v1beta/models/claude-br:streamGenerateContent?alt=sse`, {
-    method: 'POST', headers: { 'x-goog-api-key': caller.key, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'x-goog-api-key': caller.key, 'content-type': 'application/json' },
     body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
   });
   const text = [...(await gs.text()).matchAll(/"text":"([^"]*)"/g)].map((m) => m[1]).join('');
@@ -157,7 +261,12 @@ test('Gemini-native and Responses callers reach a Bedrock channel too', async ()
 });
 
 test('tool calls: a call and its result through the OpenAI SDK, and a streamed call', async () => {
-  const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', description: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+  const tools: OpenAI.ChatCompletionTool[] = [
+    {
+      type: 'function',
+      function: { name: 'get_weather', description: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+    },
+  ];
   const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'weather in Paris?' }];
   const r1 = await openai().chat.completions.create({ model: 'claude-br', messages, tools, tool_choice: 'required' });
   const tc = r1.choices[0].message.tool_calls?.[0];
@@ -166,7 +275,15 @@ test('tool calls: a call and its result through the OpenAI SDK, and a streamed c
   assert.equal(tc.function.name, 'get_weather');
   assert.deepEqual(JSON.parse(tc.function.arguments), { city: 'Paris' });
   assert.deepEqual(lastCall().body.toolConfig, {
-    tools: [{ toolSpec: { name: 'get_weather', description: 'weather', inputSchema: { json: tools[0].type === 'function' ? tools[0].function.parameters : {} } } }],
+    tools: [
+      {
+        toolSpec: {
+          name: 'get_weather',
+          description: 'weather',
+          inputSchema: { json: tools[0].type === 'function' ? tools[0].function.parameters : {} },
+        },
+      },
+    ],
     toolChoice: { any: {} },
   });
 
@@ -174,10 +291,18 @@ test('tool calls: a call and its result through the OpenAI SDK, and a streamed c
   const r2 = await openai().chat.completions.create({ model: 'claude-br', messages, tools });
   assert.equal(r2.choices[0].message.content, 'tool said: sunny');
   const sent = lastCall().body.messages;
-  assert.deepEqual(sent[1], { role: 'assistant', content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'get_weather', input: { city: 'Paris' } } }] });
+  assert.deepEqual(sent[1], {
+    role: 'assistant',
+    content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'get_weather', input: { city: 'Paris' } } }],
+  });
   assert.deepEqual(sent[2], { role: 'user', content: [{ toolResult: { toolUseId: 'tooluse_1', content: [{ text: 'sunny' }] } }] });
 
-  const s = await openai().chat.completions.create({ model: 'claude-br', stream: true, messages: [{ role: 'user', content: 'weather?' }], tools });
+  const s = await openai().chat.completions.create({
+    model: 'claude-br',
+    stream: true,
+    messages: [{ role: 'user', content: 'weather?' }],
+    tools,
+  });
   let name = '';
   let args = '';
   let id = '';
@@ -198,7 +323,9 @@ test('cache reads and writes are charged at their prices, plain and streamed', a
     const c = await createCaller(gw, { quota: 100 * Q });
     const client = new Anthropic({ apiKey: c.key, baseURL: gw.url, maxRetries: 0 });
     const before = await balance(gw, c.userId);
-    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: 'a long shared prefix', cache_control: { type: 'ephemeral' } }] }];
+    const messages: Anthropic.MessageParam[] = [
+      { role: 'user', content: [{ type: 'text', text: 'a long shared prefix', cache_control: { type: 'ephemeral' } }] },
+    ];
     let requestId: string;
     if (stream) {
       const s = client.messages.stream({ model: 'claude-br', max_tokens: 100, messages });
@@ -222,12 +349,16 @@ test('cache reads and writes are charged at their prices, plain and streamed', a
 test('a wrong secret is refused by the signature check; the caller sees neither the secret nor the signature', async () => {
   const before = br.refused.length;
   const r = await fetch(`${gw.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${caller.key}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${caller.key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'claude-wrong', messages: [{ role: 'user', content: 'hi' }] }),
   });
   const text = await r.text();
   assert.ok(r.status >= 400, text);
-  assert.deepEqual(br.refused.slice(before).map((x) => x.type), ['InvalidSignatureException']);
+  assert.deepEqual(
+    br.refused.slice(before).map((x) => x.type),
+    ['InvalidSignatureException'],
+  );
   assert.match(text, /InvalidSignatureException/);
   assert.doesNotMatch(text, /TheWrongSecretKey|wJalrXUtnFEMI/, 'no secret');
   assert.doesNotMatch(text, /Signature=[0-9a-f]{64}/, 'no signature');
@@ -258,12 +389,16 @@ test('a throttled channel (429) is retried on another channel', async () => {
   const before = br.calls.length;
   const c = await openai().chat.completions.create({ model: 'claude-retry', messages: [{ role: 'user', content: 'hi' }] });
   assert.equal(c.choices[0].message.content, 'Hello from Bedrock');
-  assert.deepEqual(br.calls.slice(before).map((x) => x.model), ['anthropic.claude-throttle-v1:0', CLAUDE]);
+  assert.deepEqual(
+    br.calls.slice(before).map((x) => x.model),
+    ['anthropic.claude-throttle-v1:0', CLAUDE],
+  );
 });
 
 test("an upstream validation error (400) reaches the caller with Bedrock's message, in the caller's format", async () => {
   const r = await fetch(`${gw.url}/v1/messages`, {
-    method: 'POST', headers: { 'x-api-key': caller.key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+    method: 'POST',
+    headers: { 'x-api-key': caller.key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
     body: JSON.stringify({ model: 'claude-invalid', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
   });
   assert.equal(r.status, 400);
@@ -274,7 +409,8 @@ test("an upstream validation error (400) reaches the caller with Bedrock's messa
 
 test('an exception inside the event stream ends the stream with an error event', async () => {
   const r = await fetch(`${gw.url}/v1/messages`, {
-    method: 'POST', headers: { 'x-api-key': caller.key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+    method: 'POST',
+    headers: { 'x-api-key': caller.key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
     body: JSON.stringify({ model: 'claude-fault', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
   });
   const text = await r.text();
@@ -284,17 +420,37 @@ test('an exception inside the event stream ends the stream with an error event',
 
 test('bedrock channels through the admin API: the channel test signs its call; a malformed key is refused', async () => {
   const root = await AdminClient.login(gw.url);
-  const made = await root.ok('POST', '/api/channel', { name: 'br-admin', type: 'bedrock', base_url: br.up.url, keys: [akKey(AK)], models: ['claude-admin'], model_mapping: { 'claude-admin': CLAUDE } });
+  const made = await root.ok('POST', '/api/channel', {
+    name: 'br-admin',
+    type: 'bedrock',
+    base_url: br.up.url,
+    keys: [akKey(AK)],
+    models: ['claude-admin'],
+    model_mapping: { 'claude-admin': CLAUDE },
+  });
   assert.equal(made.type, 33);
   const t = await root.ok('POST', `/api/channel/${made.id}/test`, {});
   assert.equal(t.status, 200, JSON.stringify(t));
   assert.equal(lastCall().model, CLAUDE);
-  const key = await root.ok('POST', '/api/channel', { name: 'br-admin-key', type: 'bedrock', base_url: br.up.url, keys: [API_KEY], models: ['claude-admin-key'], settings: { region: 'us-west-2' } });
+  const key = await root.ok('POST', '/api/channel', {
+    name: 'br-admin-key',
+    type: 'bedrock',
+    base_url: br.up.url,
+    keys: [API_KEY],
+    models: ['claude-admin-key'],
+    settings: { region: 'us-west-2' },
+  });
   const t2 = await root.ok('POST', `/api/channel/${key.id}/test`, {});
   assert.equal(t2.status, 200, JSON.stringify(t2));
 
   const bad = async (keys: string[], settings?: Record<string, unknown>, field = 'keys[0]') => {
-    const r = await root.fails(400, 'POST', '/api/channel', { name: `br-bad-${Math.random()}`, type: 'bedrock', keys, models: ['x'], ...(settings ? { settings } : {}) }, field);
+    const r = await root.fails(
+      400,
+      'POST',
+      '/api/channel',
+      { name: `br-bad-${Math.random()}`, type: 'bedrock', keys, models: ['x'], ...(settings ? { settings } : {}) },
+      field,
+    );
     assert.doesNotMatch(r.text, /wJalrXUtnFEMI|SECRETPART/, 'the refusal does not repeat the key');
     return r;
   };

@@ -11,7 +11,11 @@ let up: FakeOpenAI;
 before(async () => {
   gw = await startTestGateway();
   up = await startFakeOpenAI();
-  await createChannel(gw, { baseUrl: up.url, models: ['gpt-test', 'text-embedding-test', 'gpt-mapped', 'gpt-instruct'], modelMapping: { 'gpt-mapped': 'upstream-real-model' } });
+  await createChannel(gw, {
+    baseUrl: up.url,
+    models: ['gpt-test', 'text-embedding-test', 'gpt-mapped', 'gpt-instruct'],
+    modelMapping: { 'gpt-mapped': 'upstream-real-model' },
+  });
   await setPrice(gw, 'gpt-test', { input: 2, output: 10 });
   await setPrice(gw, 'gpt-mapped', { input: 2, output: 10 });
   await setPrice(gw, 'gpt-instruct', { input: 2, output: 10 });
@@ -30,7 +34,9 @@ const CHAT_COST = 46;
 test('chat completion, non-stream: pass-through body, usage billed, one consume log, gateway headers', async () => {
   const c = await createCaller(gw, { quota: 1_000_000 });
   up.requests.length = 0;
-  const { data, response, request_id } = await client(c.key).chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+  const { data, response, request_id } = await client(c.key)
+    .chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] })
+    .withResponse();
   assert.equal(data.choices[0].message.content, 'Hello world');
   assert.deepEqual(data.usage, USAGE);
   assert.match(request_id ?? '', /^req_/);
@@ -39,7 +45,10 @@ test('chat completion, non-stream: pass-through body, usage billed, one consume 
   assert.equal(up.requests.length, 1);
   assert.equal(up.requests[0].headers.authorization, 'Bearer sk-upstream');
   assert.deepEqual(up.requests[0].body, { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 4096 });
-  assert.ok(up.requests[0].raw.endsWith(JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).slice(1)), 'the rest of the body keeps its bytes');
+  assert.ok(
+    up.requests[0].raw.endsWith(JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).slice(1)),
+    'the rest of the body keeps its bytes',
+  );
   const log = await consumeLog(gw, request_id!);
   assert.equal(log.model, 'gpt-test');
   assert.equal(Number(log.prompt_tokens), 11);
@@ -53,7 +62,14 @@ test('chat completion, non-stream: pass-through body, usage billed, one consume 
 
 test('chat completion, stream with usage: chunks arrive, usage chunk kept when asked', async () => {
   const c = await createCaller(gw, { quota: 1_000_000 });
-  const { data: s, response } = await client(c.key).chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'echo:one two three' }], stream: true, stream_options: { include_usage: true } }).withResponse();
+  const { data: s, response } = await client(c.key)
+    .chat.completions.create({
+      model: 'gpt-test',
+      messages: [{ role: 'user', content: 'echo:one two three' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    })
+    .withResponse();
   let text = '';
   let usage: unknown = null;
   for await (const ch of s) {
@@ -71,11 +87,16 @@ test('chat completion, stream with usage: chunks arrive, usage chunk kept when a
 test('stream without include_usage: the gateway asks upstream for usage and strips the extra chunk', async () => {
   const c = await createCaller(gw, { quota: 1_000_000 });
   up.requests.length = 0;
-  const { data: s, response } = await client(c.key).chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], stream: true }).withResponse();
+  const { data: s, response } = await client(c.key)
+    .chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], stream: true })
+    .withResponse();
   const chunks = [];
   for await (const ch of s) chunks.push(ch);
   assert.ok(chunks.length >= 3);
-  assert.ok(chunks.every((ch) => ch.choices.length > 0 && !ch.usage), 'no usage-only chunk reaches a caller that did not ask');
+  assert.ok(
+    chunks.every((ch) => ch.choices.length > 0 && !ch.usage),
+    'no usage-only chunk reaches a caller that did not ask',
+  );
   assert.deepEqual(up.requests[0].body.stream_options, { include_usage: true });
   const log = await consumeLog(gw, response.headers.get('x-request-id')!);
   assert.equal(Number(log.completion_tokens), 7);
@@ -84,14 +105,20 @@ test('stream without include_usage: the gateway asks upstream for usage and stri
 
 test('tools round trip (non-stream and stream)', async () => {
   const c = await createCaller(gw);
-  const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+  const tools = [
+    {
+      type: 'function' as const,
+      function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+    },
+  ];
   const oa = client(c.key);
   const r1 = await oa.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'weather?' }], tools });
   const call = r1.choices[0].message.tool_calls![0];
   assert.equal(call.type, 'function');
   assert.equal(call.type === 'function' && call.function.name, 'get_weather');
   const r2 = await oa.chat.completions.create({
-    model: 'gpt-test', tools,
+    model: 'gpt-test',
+    tools,
     messages: [{ role: 'user', content: 'weather?' }, r1.choices[0].message, { role: 'tool', tool_call_id: call.id, content: 'sunny' }],
   });
   assert.equal(r2.choices[0].message.content, 'tool said: sunny');
@@ -111,8 +138,17 @@ test('multimodal content and n are passed through', async () => {
   const c = await createCaller(gw);
   up.requests.length = 0;
   const r = await client(c.key).chat.completions.create({
-    model: 'gpt-test', n: 2,
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }],
+    model: 'gpt-test',
+    n: 2,
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is this' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+        ],
+      },
+    ],
   });
   assert.equal(r.choices.length, 2);
   assert.equal(up.requests[0].body.messages[0].content[1].type, 'image_url');
@@ -122,12 +158,17 @@ test('embeddings (both paths) and completions', async () => {
   const c = await createCaller(gw, { quota: 1_000_000 });
   const e = await client(c.key).embeddings.create({ model: 'text-embedding-test', input: ['a', 'b'] });
   assert.equal(e.data.length, 2);
-  assert.deepEqual(e.data[0].embedding.map((x) => Math.round(x * 10) / 10), [0.1, 0.2, 0.3]);
+  assert.deepEqual(
+    e.data[0].embedding.map((x) => Math.round(x * 10) / 10),
+    [0.1, 0.2, 0.3],
+  );
   const legacy = await fetch(`${gw.url}/v1/engines/text-embedding-test/embeddings`, {
-    method: 'POST', headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'x' }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ input: 'x' }),
   });
   assert.equal(legacy.status, 200);
-  const lj = await legacy.json() as { data: unknown[] };
+  const lj = (await legacy.json()) as { data: unknown[] };
   assert.equal(lj.data.length, 1);
   const rid = legacy.headers.get('x-request-id')!;
   const log = await consumeLog(gw, rid);
@@ -140,12 +181,17 @@ test('embeddings (both paths) and completions', async () => {
 test('model mapping: upstream gets the mapped name; billing and logs use the client name; overrides apply', async () => {
   const c = await createCaller(gw, { quota: 1_000_000 });
   const id = await createChannel(gw, {
-    baseUrl: up.url, models: ['gpt-over'], modelMapping: { 'gpt-over': 'real-over' },
-    headerOverride: { 'x-custom': 'yes' }, paramOverride: { temperature: 0.1, user: null },
+    baseUrl: up.url,
+    models: ['gpt-over'],
+    modelMapping: { 'gpt-over': 'real-over' },
+    headerOverride: { 'x-custom': 'yes' },
+    paramOverride: { temperature: 0.1, user: null },
   });
   await setPrice(gw, 'gpt-over', { input: 2, output: 10 });
   up.requests.length = 0;
-  const { data, request_id } = await client(c.key).chat.completions.create({ model: 'gpt-over', messages: [{ role: 'user', content: 'hi' }], user: 'drop-me', temperature: 1 }).withResponse();
+  const { data, request_id } = await client(c.key)
+    .chat.completions.create({ model: 'gpt-over', messages: [{ role: 'user', content: 'hi' }], user: 'drop-me', temperature: 1 })
+    .withResponse();
   assert.equal(data.choices[0].message.content, 'Hello world');
   const sent = up.requests[0];
   assert.equal(sent.body.model, 'real-over');
@@ -163,7 +209,9 @@ test('group ratio multiplies the cost', async () => {
   await setGroupRatio(gw, 'vip', 0.5);
   await createChannel(gw, { baseUrl: up.url, models: ['gpt-test'], groups: ['vip'] });
   const c = await createCaller(gw, { quota: 1_000_000, group: 'vip' });
-  const { request_id } = await client(c.key).chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+  const { request_id } = await client(c.key)
+    .chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] })
+    .withResponse();
   const log = await consumeLog(gw, request_id!);
   assert.equal(Number(log.quota), CHAT_COST / 2);
 });
@@ -183,7 +231,12 @@ test('model list holds only models the key may use and a channel serves; detail 
 
 test('errors: bad JSON 400, bad key 401, unpriced model 403, unknown model 503, upstream 400 returned as is', async () => {
   const c = await createCaller(gw);
-  const post = (body: string, key = c.key) => fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+  const post = (body: string, key = c.key) =>
+    fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body,
+    });
   let r = await post('{"model":');
   assert.equal(r.status, 400);
   assert.equal(((await r.json()) as any).error.code, 'invalid_json');
@@ -218,7 +271,14 @@ test('errors: bad JSON 400, bad key 401, unpriced model 403, unknown model 503, 
 });
 
 test('Azure OpenAI channel: deployment URL, api-version and api-key header', async () => {
-  await createChannel(gw, { type: 3, baseUrl: up.url, keys: ['az-key'], models: ['gpt-az'], modelMapping: { 'gpt-az': 'my-deploy' }, settings: { api_version: '2024-06-01' } });
+  await createChannel(gw, {
+    type: 3,
+    baseUrl: up.url,
+    keys: ['az-key'],
+    models: ['gpt-az'],
+    modelMapping: { 'gpt-az': 'my-deploy' },
+    settings: { api_version: '2024-06-01' },
+  });
   await setPrice(gw, 'gpt-az', { input: 1, output: 1 });
   const c = await createCaller(gw);
   up.requests.length = 0;
@@ -233,10 +293,18 @@ test('channel test call: admin only, records the response time', async () => {
   const id = await createChannel(gw, { baseUrl: up.url, models: ['gpt-probe'] });
   const anon = await fetch(`${gw.url}/api/channel/${id}/test`, { method: 'POST' });
   assert.equal(anon.status, 401);
-  const login = await fetch(`${gw.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: TEST_ROOT_PASSWORD }) });
+  const login = await fetch(`${gw.url}/api/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'root', password: TEST_ROOT_PASSWORD }),
+  });
   const cookie = login.headers.get('set-cookie')!.split(';')[0];
   up.requests.length = 0;
-  const r = await fetch(`${gw.url}/api/channel/${id}/test`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-probe' }) });
+  const r = await fetch(`${gw.url}/api/channel/${id}/test`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-probe' }),
+  });
   assert.equal(r.status, 200);
   const j = (await r.json()) as { success: boolean; data: { time_ms: number; model: string } };
   assert.equal(j.success, true);

@@ -16,7 +16,13 @@ before(async () => {
   gw = await startTestGateway();
   ant = await startFakeAnthropic();
   gem = await startFakeGemini();
-  await createChannel(gw, { type: 14, baseUrl: ant.url, keys: ['sk-ant'], models: ['claude-test'], modelMapping: { 'claude-test': 'claude-upstream-1' } });
+  await createChannel(gw, {
+    type: 14,
+    baseUrl: ant.url,
+    keys: ['sk-ant'],
+    models: ['claude-test'],
+    modelMapping: { 'claude-test': 'claude-upstream-1' },
+  });
   await createChannel(gw, { type: 24, baseUrl: gem.url, keys: ['g-key'], models: ['gemini-test'] });
   await setPrice(gw, 'claude-test', { input: 2, output: 2 }); // 1 unit per token
   await setPrice(gw, 'gemini-test', { input: 2, output: 2 });
@@ -29,11 +35,28 @@ after(async () => {
 });
 
 const client = () => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
-const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+const tools = [
+  {
+    type: 'function' as const,
+    function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+  },
+];
 
-for (const [model, expect, usage] of [['claude-test', 'Hello from Claude', [21, 9]], ['gemini-test', 'Hello from Gemini', [13, 6]]] as const) {
+for (const [model, expect, usage] of [
+  ['claude-test', 'Hello from Claude', [21, 9]],
+  ['gemini-test', 'Hello from Gemini', [13, 6]],
+] as const) {
   test(`${model}: chat completion through the converter, non-stream`, async () => {
-    const { data, request_id } = await client().chat.completions.create({ model, messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }], max_tokens: 50 }).withResponse();
+    const { data, request_id } = await client()
+      .chat.completions.create({
+        model,
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'hi' },
+        ],
+        max_tokens: 50,
+      })
+      .withResponse();
     assert.equal(data.choices[0].message.content, expect);
     assert.equal(data.model, model, 'the caller sees its own model name');
     assert.equal(data.usage?.prompt_tokens, usage[0]);
@@ -43,7 +66,14 @@ for (const [model, expect, usage] of [['claude-test', 'Hello from Claude', [21, 
   });
 
   test(`${model}: streaming through the converter, with usage`, async () => {
-    const { data: s, response } = await client().chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } }).withResponse();
+    const { data: s, response } = await client()
+      .chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      })
+      .withResponse();
     let text = '';
     let u: any = null;
     let finish: string | null = null;
@@ -70,7 +100,13 @@ for (const [model, expect, usage] of [['claude-test', 'Hello from Claude', [21, 
     assert.deepEqual(JSON.parse(call.function.arguments), { city: 'Paris' });
     assert.equal(r1.choices[0].finish_reason, 'tool_calls');
     const r2 = await oa.chat.completions.create({
-      model, tools, messages: [{ role: 'user', content: 'weather?' }, r1.choices[0].message, { role: 'tool', tool_call_id: call.id, content: '{"temp":"sunny"}' }],
+      model,
+      tools,
+      messages: [
+        { role: 'user', content: 'weather?' },
+        r1.choices[0].message,
+        { role: 'tool', tool_call_id: call.id, content: '{"temp":"sunny"}' },
+      ],
     });
     assert.match(r2.choices[0].message.content ?? '', /tool said: .*sunny/);
     const s = await oa.chat.completions.create({ model, messages: [{ role: 'user', content: 'weather?' }], tools, stream: true });
@@ -100,7 +136,9 @@ test('anthropic upstream gets the mapped model, its auth headers and a max_token
 test('gemini upstream: model in the URL, key in x-goog-api-key, SSE for streams', async () => {
   gem.requests.length = 0;
   const s = await client().chat.completions.create({ model: 'gemini-test', messages: [{ role: 'user', content: 'hi' }], stream: true });
-  for await (const _ of s) { /* drain */ }
+  for await (const _ of s) {
+    /* drain */
+  }
   assert.equal(gem.requests[0].path, '/v1beta/models/gemini-test:streamGenerateContent?alt=sse');
   assert.equal(gem.requests[0].headers['x-goog-api-key'], 'g-key');
 });
@@ -114,7 +152,10 @@ test('claude-test: thinking signatures reach an OpenAI SDK caller as thinking_bl
   assert.deepEqual(m.thinking_blocks, [{ type: 'thinking', thinking: 'Let me think.', signature: 'sig-abc' }]);
   const call = m.tool_calls![0];
   const sent = ant.requests.length;
-  const r2 = await oa.chat.completions.create({ ...ask, messages: [{ role: 'user', content: 'weather?' }, m, { role: 'tool', tool_call_id: call.id, content: 'sunny' }] });
+  const r2 = await oa.chat.completions.create({
+    ...ask,
+    messages: [{ role: 'user', content: 'weather?' }, m, { role: 'tool', tool_call_id: call.id, content: 'sunny' }],
+  });
   assert.match(r2.choices[0].message.content ?? '', /tool said: sunny/);
   const upstreamTurn = ant.requests[sent].body.messages[1];
   assert.deepEqual(upstreamTurn.content[0], { type: 'thinking', thinking: 'Let me think.', signature: 'sig-abc' });

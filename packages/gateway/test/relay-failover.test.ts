@@ -36,12 +36,18 @@ async function freePort(): Promise<number> {
 }
 
 const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
-const ask = (key: string, model: string) => client(key).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+const ask = (key: string, model: string) =>
+  client(key)
+    .chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })
+    .withResponse();
 
 test('a channel answering 500 fails over to the next tier; the failed attempt is logged', async () => {
   const bad = await fake();
   const good = await fake();
-  bad.override = (_r, res) => { json(res, 500, { error: { message: 'boom' } }); return true; };
+  bad.override = (_r, res) => {
+    json(res, 500, { error: { message: 'boom' } });
+    return true;
+  };
   const badId = await createChannel(gw, { baseUrl: bad.url, models: ['fo-500'], priority: 10 });
   const goodId = await createChannel(gw, { baseUrl: good.url, models: ['fo-500'], priority: 0 });
   await setPrice(gw, 'fo-500', { input: 1, output: 1 });
@@ -75,14 +81,21 @@ test('a channel refusing connections fails over', async () => {
 test('retries never redraw a tried channel; when all fail the caller gets 502 with the last message and the reserve back', async () => {
   const a = await fake();
   const b = await fake();
-  a.override = (_r, res) => { json(res, 503, { error: { message: 'a is down' } }); return true; };
-  b.override = (_r, res) => { json(res, 502, { error: { message: 'b is down' } }); return true; };
+  a.override = (_r, res) => {
+    json(res, 503, { error: { message: 'a is down' } });
+    return true;
+  };
+  b.override = (_r, res) => {
+    json(res, 502, { error: { message: 'b is down' } });
+    return true;
+  };
   await createChannel(gw, { baseUrl: a.url, models: ['fo-all'] });
   await createChannel(gw, { baseUrl: b.url, models: ['fo-all'] });
   await setPrice(gw, 'fo-all', { input: 1, output: 1 });
   const c = await createCaller(gw, { quota: 100_000 });
   const r = await fetch(`${gw.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'fo-all', messages: [{ role: 'user', content: 'hi' }] }),
   });
   assert.equal(r.status, 502);
@@ -99,7 +112,9 @@ test('no retry once stream bytes reached the caller', async () => {
   const b = await fake();
   a.override = (_r, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'partial ' }, finish_reason: null }] })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'partial ' }, finish_reason: null }] })}\n\n`,
+    );
     setTimeout(() => res.socket?.destroy(), 50);
     return true;
   };
@@ -108,7 +123,8 @@ test('no retry once stream bytes reached the caller', async () => {
   await setPrice(gw, 'fo-stream', { input: 1, output: 1 });
   const c = await createCaller(gw);
   const r = await fetch(`${gw.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'fo-stream', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
   });
   assert.equal(r.status, 200);
@@ -169,7 +185,14 @@ test('a refused key is disabled alone, the channel keeps serving, and the probe 
   assert.equal(relayedWithBad(), before, 'the disabled key is not used for traffic');
   // The upstream accepts the key again: the background probe re-enables it.
   up.keys!.add('bad-key');
-  row = await waitFor(async () => { const r = await channelRow(gw, id); return JSON.parse(r.key_state)['1'] ? null : r; }, 5000, 'key recovery');
+  row = await waitFor(
+    async () => {
+      const r = await channelRow(gw, id);
+      return JSON.parse(r.key_state)['1'] ? null : r;
+    },
+    5000,
+    'key recovery',
+  );
   assert.equal(row.status, 1);
 });
 
@@ -192,7 +215,11 @@ test('a channel whose only key is refused is auto-disabled (status 3) and recove
   up.keys!.add('revoked');
   await waitFor(async () => (await channelRow(gw, id)).status === 1, 5000, 'channel recovery');
   // The in-memory index reloads after the revision bump: wait for it too.
-  await waitFor(() => gw.services.relay.channels.candidates('default', 'fo-chan').some((ch) => ch.id === id && !ch.keyState['0']), 5000, 'index reload');
+  await waitFor(
+    () => gw.services.relay.channels.candidates('default', 'fo-chan').some((ch) => ch.id === id && !ch.keyState['0']),
+    5000,
+    'index reload',
+  );
   const relayed = () => up.requests.filter((r) => r.body.max_tokens !== 1).length;
   const m = relayed();
   await ask(c.key, 'fo-chan');

@@ -12,8 +12,18 @@ const uniq = (p: string) => `${p}${Date.now().toString(36)}${(seq++).toString(36
 export async function createUser(gw: Gateway, o: { quota?: number; group?: string; username?: string } = {}): Promise<number> {
   const now = Date.now();
   const id = await insertId(gw.core.h.db, gw.core.h.dialect, 'users', {
-    username: o.username ?? uniq('u'), password_hash: 'x', display_name: 'test', role: 'user', group_name: o.group ?? 'default',
-    quota: o.quota ?? 1_000_000_000, used_quota: 0, request_count: 0, status: 1, access_token_hash: null, created_at: now, updated_at: now,
+    username: o.username ?? uniq('u'),
+    password_hash: 'x',
+    display_name: 'test',
+    role: 'user',
+    group_name: o.group ?? 'default',
+    quota: o.quota ?? 1_000_000_000,
+    used_quota: 0,
+    request_count: 0,
+    status: 1,
+    access_token_hash: null,
+    created_at: now,
+    updated_at: now,
   });
   await gw.core.cache.bump('keys');
   return id;
@@ -31,10 +41,20 @@ export interface KeyOpts {
 export async function createKey(gw: Gateway, userId: number, o: KeyOpts = {}): Promise<{ key: string; id: number }> {
   const key = generateApiKey();
   const id = await insertId(gw.core.h.db, gw.core.h.dialect, 'api_keys', {
-    user_id: userId, name: uniq('k'), key_hash: hashApiKey(key), key_hint: keyHint(key), status: 1, expires_at: o.expiresAt ?? null,
-    unlimited_quota: o.cap === undefined ? 1 : 0, remain_quota: o.cap ?? 0, used_quota: 0,
-    models: o.models ? JSON.stringify(o.models) : null, allowed_ips: o.allowedIps ? JSON.stringify(o.allowedIps) : null,
-    group_name: o.group ?? null, created_at: Date.now(), accessed_at: null,
+    user_id: userId,
+    name: uniq('k'),
+    key_hash: hashApiKey(key),
+    key_hint: keyHint(key),
+    status: 1,
+    expires_at: o.expiresAt ?? null,
+    unlimited_quota: o.cap === undefined ? 1 : 0,
+    remain_quota: o.cap ?? 0,
+    used_quota: 0,
+    models: o.models ? JSON.stringify(o.models) : null,
+    allowed_ips: o.allowedIps ? JSON.stringify(o.allowedIps) : null,
+    group_name: o.group ?? null,
+    created_at: Date.now(),
+    accessed_at: null,
   });
   await gw.core.cache.bump('keys');
   return { key, id };
@@ -68,23 +88,50 @@ export interface ChannelOpts {
 export async function createChannel(gw: Gateway, o: ChannelOpts): Promise<number> {
   const now = Date.now();
   const id = await insertId(gw.core.h.db, gw.core.h.dialect, 'channels', {
-    name: o.name ?? uniq('ch'), type: o.type ?? 1, base_url: o.baseUrl, keys_sealed: gw.core.secrets.seal(JSON.stringify(o.keys ?? ['sk-upstream'])),
-    key_mode: o.keyMode ?? 'random', key_state: '{}', models: JSON.stringify(o.models), groups: JSON.stringify(o.groups ?? ['default']),
-    priority: o.priority ?? 0, weight: o.weight ?? 1, model_mapping: JSON.stringify(o.modelMapping ?? {}),
-    header_override: JSON.stringify(o.headerOverride ?? {}), param_override: JSON.stringify(o.paramOverride ?? {}), status: o.status ?? 1,
-    status_reason: null, settings: JSON.stringify(o.settings ?? {}), test_model: o.testModel ?? null, response_time_ms: null, tested_at: null,
-    created_at: now, updated_at: now,
+    name: o.name ?? uniq('ch'),
+    type: o.type ?? 1,
+    base_url: o.baseUrl,
+    keys_sealed: gw.core.secrets.seal(JSON.stringify(o.keys ?? ['sk-upstream'])),
+    key_mode: o.keyMode ?? 'random',
+    key_state: '{}',
+    models: JSON.stringify(o.models),
+    groups: JSON.stringify(o.groups ?? ['default']),
+    priority: o.priority ?? 0,
+    weight: o.weight ?? 1,
+    model_mapping: JSON.stringify(o.modelMapping ?? {}),
+    header_override: JSON.stringify(o.headerOverride ?? {}),
+    param_override: JSON.stringify(o.paramOverride ?? {}),
+    status: o.status ?? 1,
+    status_reason: null,
+    settings: JSON.stringify(o.settings ?? {}),
+    test_model: o.testModel ?? null,
+    response_time_ms: null,
+    tested_at: null,
+    created_at: now,
+    updated_at: now,
   });
   await gw.core.cache.bump('channels');
   return id;
 }
 
-export async function setPrice(gw: Gateway, model: string, p: { input?: number; output?: number; cached_input?: number; per_request?: number }): Promise<void> {
+export async function setPrice(
+  gw: Gateway,
+  model: string,
+  p: { input?: number; output?: number; cached_input?: number; per_request?: number },
+): Promise<void> {
   await gw.core.h.db.deleteFrom('prices').where('model', '=', model).execute();
-  await gw.core.h.db.insertInto('prices').values({
-    model, input: p.input ?? null, output: p.output ?? null, cached_input: p.cached_input ?? null, per_request: p.per_request ?? null,
-    expression: null, updated_at: Date.now(),
-  }).execute();
+  await gw.core.h.db
+    .insertInto('prices')
+    .values({
+      model,
+      input: p.input ?? null,
+      output: p.output ?? null,
+      cached_input: p.cached_input ?? null,
+      per_request: p.per_request ?? null,
+      expression: null,
+      updated_at: Date.now(),
+    })
+    .execute();
   await gw.core.cache.bump('prices');
 }
 

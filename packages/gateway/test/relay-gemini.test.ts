@@ -38,7 +38,11 @@ const rid = (r: { sdkHttpResponse?: { headers?: Record<string, string> } }) => r
 test('generateContent, Gemini upstream: passed through as received, usage billed', async () => {
   gem.requests.length = 0;
   const before = await balance(gw, caller.userId);
-  const r = await sdk().models.generateContent({ model: 'gemini-pass', contents: 'hi', config: { systemInstruction: 'be brief', maxOutputTokens: 50 } });
+  const r = await sdk().models.generateContent({
+    model: 'gemini-pass',
+    contents: 'hi',
+    config: { systemInstruction: 'be brief', maxOutputTokens: 50 },
+  });
   assert.equal(r.text, 'Hello from Gemini');
   assert.equal(r.usageMetadata?.promptTokenCount, GEMINI_USAGE.promptTokenCount);
   const up = gem.requests[0];
@@ -67,13 +71,20 @@ test('generateContentStream, Gemini upstream: SSE passed through, usage billed',
 
 test('generateContent and stream, OpenAI upstream: converted both ways, usage billed', async () => {
   oa.requests.length = 0;
-  const r = await sdk().models.generateContent({ model: 'gpt-g', contents: 'hi', config: { systemInstruction: 'be brief', temperature: 0.2 } });
+  const r = await sdk().models.generateContent({
+    model: 'gpt-g',
+    contents: 'hi',
+    config: { systemInstruction: 'be brief', temperature: 0.2 },
+  });
   assert.equal(r.text, 'Hello world');
   assert.equal(r.usageMetadata?.promptTokenCount, USAGE.prompt_tokens);
   assert.equal(r.usageMetadata?.candidatesTokenCount, USAGE.completion_tokens);
   const b = oa.requests[0].body;
   assert.equal(b.model, 'gpt-g');
-  assert.deepEqual(b.messages.map((m: any) => m.role), ['system', 'user']);
+  assert.deepEqual(
+    b.messages.map((m: any) => m.role),
+    ['system', 'user'],
+  );
   assert.equal(b.temperature, 0.2);
   assert.equal(Number((await consumeLog(gw, rid(r))).quota), USAGE.total_tokens);
 
@@ -92,14 +103,17 @@ test('generateContent and stream, OpenAI upstream: converted both ways, usage bi
 
 test('function calling round trip through an OpenAI upstream', async () => {
   const ai = sdk();
-  const tools = [{ functionDeclarations: [{ name: 'get_weather', parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING } } } }] }];
+  const tools = [
+    { functionDeclarations: [{ name: 'get_weather', parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING } } } }] },
+  ];
   const r1 = await ai.models.generateContent({ model: 'gpt-g', contents: 'weather?', config: { tools } });
   const call = r1.functionCalls?.[0];
   assert.ok(call);
   assert.equal(call.name, 'get_weather');
   assert.deepEqual(call.args, { city: 'Paris' });
   const r2 = await ai.models.generateContent({
-    model: 'gpt-g', config: { tools },
+    model: 'gpt-g',
+    config: { tools },
     contents: [
       { role: 'user', parts: [{ text: 'weather?' }] },
       { role: 'model', parts: [{ functionCall: call }] },
@@ -110,18 +124,30 @@ test('function calling round trip through an OpenAI upstream', async () => {
 });
 
 test('streamGenerateContent without alt=sse answers one JSON array; /v1/models/{model}:action works too', async () => {
-  const r = await fetch(`${gw.url}/v1beta/models/gemini-pass:streamGenerateContent?key=${caller.key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }) });
+  const r = await fetch(`${gw.url}/v1beta/models/gemini-pass:streamGenerateContent?key=${caller.key}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+  });
   assert.equal(r.status, 200);
   assert.match(r.headers.get('content-type') ?? '', /application\/json/);
   const arr = (await r.json()) as any[];
   assert.ok(Array.isArray(arr) && arr.length > 1);
   assert.equal(arr.map((c) => c.candidates[0].content.parts.map((p: any) => p.text).join('')).join(''), 'Hello from Gemini');
-  const conv = await fetch(`${gw.url}/v1beta/models/gpt-g:streamGenerateContent`, { method: 'POST', headers: { 'x-goog-api-key': caller.key, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ parts: [{ text: 'echo:a b' }] }] }) });
+  const conv = await fetch(`${gw.url}/v1beta/models/gpt-g:streamGenerateContent`, {
+    method: 'POST',
+    headers: { 'x-goog-api-key': caller.key, 'content-type': 'application/json' },
+    body: JSON.stringify({ contents: [{ parts: [{ text: 'echo:a b' }] }] }),
+  });
   const carr = (await conv.json()) as any[];
   assert.equal(carr.map((c) => (c.candidates?.[0]?.content?.parts ?? []).map((p: any) => p.text ?? '').join('')).join(''), 'a b');
   assert.equal(carr[carr.length - 1].usageMetadata.promptTokenCount, USAGE.prompt_tokens);
 
-  const v1 = await fetch(`${gw.url}/v1/models/gemini-pass:generateContent?key=${caller.key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }) });
+  const v1 = await fetch(`${gw.url}/v1/models/gemini-pass:generateContent?key=${caller.key}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+  });
   assert.equal(((await v1.json()) as any).candidates[0].content.parts[0].text, 'Hello from Gemini');
   const detail = await fetch(`${gw.url}/v1/models/gpt-g`, { headers: { authorization: `Bearer ${caller.key}` } });
   assert.equal(((await detail.json()) as any).id, 'gpt-g');
@@ -141,18 +167,34 @@ test('countTokens: counted locally, no upstream call, nothing billed', async () 
 test('embedContent: Gemini upstream passes through (input counted), OpenAI upstream through the embeddings call', async () => {
   gem.requests.length = 0;
   const g = await sdk().models.embedContent({ model: 'gemini-embed', contents: ['hello', 'world'] });
-  assert.deepEqual(g.embeddings?.map((e) => e.values), [[0.5, 0.25, 0], [0.5, 0.25, 1]]);
+  assert.deepEqual(
+    g.embeddings?.map((e) => e.values),
+    [
+      [0.5, 0.25, 0],
+      [0.5, 0.25, 1],
+    ],
+  );
   assert.equal(gem.requests[0].path, '/v1beta/models/gemini-embed:batchEmbedContents');
   const glog = await consumeLog(gw, rid(g));
   assert.ok(Number(glog.prompt_tokens) >= 2 && Number(glog.quota) >= 2, 'Gemini reports no usage: the input is counted');
 
   oa.requests.length = 0;
   const o = await sdk().models.embedContent({ model: 'text-embed-g', contents: ['hello', 'world'], config: { outputDimensionality: 3 } });
-  assert.deepEqual(o.embeddings?.map((e) => e.values), [[0.1, 0.2, 0.3], [0.1, 0.2, 0.3]]);
+  assert.deepEqual(
+    o.embeddings?.map((e) => e.values),
+    [
+      [0.1, 0.2, 0.3],
+      [0.1, 0.2, 0.3],
+    ],
+  );
   assert.deepEqual(oa.requests[0].body, { model: 'text-embed-g', input: ['hello', 'world'], dimensions: 3 });
   assert.equal(Number((await consumeLog(gw, rid(o))).quota), 5);
 
-  const single = await fetch(`${gw.url}/v1beta/models/text-embed-g:embedContent?key=${caller.key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: { parts: [{ text: 'hi' }] } }) });
+  const single = await fetch(`${gw.url}/v1beta/models/text-embed-g:embedContent?key=${caller.key}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ content: { parts: [{ text: 'hi' }] } }),
+  });
   assert.deepEqual(((await single.json()) as any).embedding.values, [0.1, 0.2, 0.3]);
 });
 
@@ -164,10 +206,19 @@ test('model lists: OpenAI by default, Gemini-style by key placement, /v1beta pag
   };
   const oaList = await get('/v1/models', { authorization: `Bearer ${limited.key}` });
   assert.equal(oaList.body.object, 'list');
-  assert.deepEqual(oaList.body.data.map((m: any) => m.id), ['gemini-pass', 'gpt-g', 'text-embed-g']);
-  for (const [path, headers] of [[`/v1/models`, { 'x-goog-api-key': limited.key }], [`/v1/models?key=${limited.key}`, {}]] as const) {
+  assert.deepEqual(
+    oaList.body.data.map((m: any) => m.id),
+    ['gemini-pass', 'gpt-g', 'text-embed-g'],
+  );
+  for (const [path, headers] of [
+    [`/v1/models`, { 'x-goog-api-key': limited.key }],
+    [`/v1/models?key=${limited.key}`, {}],
+  ] as const) {
     const g = await get(path, headers);
-    assert.deepEqual(g.body.models.map((m: any) => m.name), ['models/gemini-pass', 'models/gpt-g', 'models/text-embed-g']);
+    assert.deepEqual(
+      g.body.models.map((m: any) => m.name),
+      ['models/gemini-pass', 'models/gpt-g', 'models/text-embed-g'],
+    );
     assert.ok(g.body.models[0].supportedGenerationMethods.includes('generateContent'));
     assert.ok(g.body.models[2].supportedGenerationMethods.includes('embedContent'));
   }
@@ -175,7 +226,10 @@ test('model lists: OpenAI by default, Gemini-style by key placement, /v1beta pag
   assert.equal(p1.body.models.length, 2);
   assert.ok(p1.body.nextPageToken);
   const p2 = await get(`/v1beta/models?pageSize=2&pageToken=${p1.body.nextPageToken}&key=${limited.key}`);
-  assert.deepEqual(p2.body.models.map((m: any) => m.name), ['models/text-embed-g']);
+  assert.deepEqual(
+    p2.body.models.map((m: any) => m.name),
+    ['models/text-embed-g'],
+  );
   assert.equal(p2.body.nextPageToken, undefined);
   // The SDK pager walks every page.
   const names: string[] = [];
@@ -188,7 +242,10 @@ test('model lists: OpenAI by default, Gemini-style by key placement, /v1beta pag
   assert.equal(missing.body.error.status, 'NOT_FOUND');
   assert.equal(missing.body.error.details[0].reason, 'model_not_found');
   const oaNs = await get('/v1beta/openai/models', { authorization: `Bearer ${limited.key}` });
-  assert.deepEqual(oaNs.body.data.map((m: any) => m.id), ['gemini-pass', 'gpt-g', 'text-embed-g']);
+  assert.deepEqual(
+    oaNs.body.data.map((m: any) => m.id),
+    ['gemini-pass', 'gpt-g', 'text-embed-g'],
+  );
 });
 
 test('errors in the Gemini envelope: bad key, unknown model, quota exhausted, bad action', async () => {
@@ -204,7 +261,11 @@ test('errors in the Gemini envelope: bad key, unknown model, quota exhausted, ba
   await expectApi(sdk().models.generateContent({ model: 'no-such-model', contents: 'hi' }), 404, 'NOT_FOUND');
   const poor = await createCaller(gw, { quota: 5 });
   await expectApi(sdk(poor.key).models.generateContent({ model: 'gemini-pass', contents: 'hi' }), 429, 'RESOURCE_EXHAUSTED');
-  const r = await fetch(`${gw.url}/v1beta/models/gemini-pass:explode?key=${caller.key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const r = await fetch(`${gw.url}/v1beta/models/gemini-pass:explode?key=${caller.key}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   assert.equal(r.status, 404);
   const j = (await r.json()) as any;
   assert.equal(j.error.code, 404);

@@ -23,7 +23,13 @@ before(async () => {
   ant = await startFakeAnthropic();
   oa = await startFakeOpenAI();
   await createChannel(gw, { type: 14, baseUrl: ant.url, keys: ['sk-ant'], models: ['claude-pass'] });
-  await createChannel(gw, { type: 14, baseUrl: ant.url, keys: ['sk-ant'], models: ['claude-mapped'], modelMapping: { 'claude-mapped': 'claude-up' } });
+  await createChannel(gw, {
+    type: 14,
+    baseUrl: ant.url,
+    keys: ['sk-ant'],
+    models: ['claude-mapped'],
+    modelMapping: { 'claude-mapped': 'claude-up' },
+  });
   await createChannel(gw, { baseUrl: oa.url, models: ['gpt-conv'] });
   // 1 quota unit per token; cached input at a quarter.
   for (const m of ['claude-pass', 'claude-mapped', 'gpt-conv']) await setPrice(gw, m, { input: 2, output: 2, cached_input: 0.5 });
@@ -36,15 +42,22 @@ after(async () => {
 });
 
 const sdk = (key = caller.key) => new Anthropic({ apiKey: key, baseURL: gw.url, maxRetries: 0 });
-const tools = [{ name: 'get_weather', description: 'weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }];
+const tools = [
+  { name: 'get_weather', description: 'weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } },
+];
 
 test('pass-through, non-stream: the body goes upstream as sent, the answer comes back as it was, usage billed', async () => {
   ant.requests.length = 0;
   const before = await balance(gw, caller.userId);
-  const { data, response } = await sdk().messages.create({ model: 'claude-pass', max_tokens: 100, system: 'be brief', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+  const { data, response } = await sdk()
+    .messages.create({ model: 'claude-pass', max_tokens: 100, system: 'be brief', messages: [{ role: 'user', content: 'hi' }] })
+    .withResponse();
   assert.equal(data.id, 'msg_1', 'the upstream answer is passed through');
   assert.equal(data.content[0].type === 'text' && data.content[0].text, 'Hello from Claude');
-  assert.deepEqual({ i: data.usage.input_tokens, o: data.usage.output_tokens }, { i: ANTHROPIC_USAGE.input_tokens, o: ANTHROPIC_USAGE.output_tokens });
+  assert.deepEqual(
+    { i: data.usage.input_tokens, o: data.usage.output_tokens },
+    { i: ANTHROPIC_USAGE.input_tokens, o: ANTHROPIC_USAGE.output_tokens },
+  );
   const rid = response.headers.get('x-request-id')!;
   assert.match(rid, /^req_/);
   assert.ok(Number(response.headers.get('x-gatehouse-time-ms')) >= 0);
@@ -60,7 +73,11 @@ test('pass-through, non-stream: the body goes upstream as sent, the answer comes
 test('pass-through keeps the raw bytes when nothing changes, and rewrites only the model when mapped', async () => {
   ant.requests.length = 0;
   const raw = '{"model":"claude-pass","max_tokens":10,  "messages":[{"role":"user","content":"hi"}]}';
-  const r = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': caller.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: raw });
+  const r = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': caller.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    body: raw,
+  });
   assert.equal(r.status, 200);
   assert.equal(ant.requests[0].raw, raw);
   const m = await sdk().messages.create({ model: 'claude-mapped', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
@@ -71,7 +88,9 @@ test('pass-through keeps the raw bytes when nothing changes, and rewrites only t
 test('pass-through stream: events forwarded, usage read on the fly and billed', async () => {
   const stream = sdk().messages.stream({ model: 'claude-pass', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
   let text = '';
-  stream.on('text', (t) => { text += t; });
+  stream.on('text', (t) => {
+    text += t;
+  });
   const final = await stream.finalMessage();
   const rid = (await stream.withResponse()).response.headers.get('x-request-id')!;
   assert.equal(text, 'Hello from Claude');
@@ -85,21 +104,44 @@ test('pass-through stream: events forwarded, usage read on the fly and billed', 
 });
 
 test('thinking blocks and signatures pass through (non-stream and stream)', async () => {
-  const r = await sdk().messages.create({ model: 'claude-pass', max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'think' }] });
+  const r = await sdk().messages.create({
+    model: 'claude-pass',
+    max_tokens: 2000,
+    thinking: { type: 'enabled', budget_tokens: 1024 },
+    messages: [{ role: 'user', content: 'think' }],
+  });
   assert.equal(r.content[0].type, 'thinking');
   assert.equal(r.content[0].type === 'thinking' && r.content[0].signature, 'sig-abc');
-  const s = await sdk().messages.stream({ model: 'claude-pass', max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'think' }] }).finalMessage();
+  const s = await sdk()
+    .messages.stream({
+      model: 'claude-pass',
+      max_tokens: 2000,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      messages: [{ role: 'user', content: 'think' }],
+    })
+    .finalMessage();
   assert.equal(s.content[0].type === 'thinking' && s.content[0].thinking, 'Let me think.');
   assert.equal(s.content[1].type === 'text' && s.content[1].text, 'Hello from Claude');
 });
 
 test('cache reads and writes: read tokens priced at cached_input, writes at 1.25× input', async () => {
   ant.override = (r, res) => {
-    json(res, 200, { id: 'msg_c', type: 'message', role: 'assistant', model: r.body.model, content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 10, cache_read_input_tokens: 400, cache_creation_input_tokens: 100, output_tokens: 20 } });
+    json(res, 200, {
+      id: 'msg_c',
+      type: 'message',
+      role: 'assistant',
+      model: r.body.model,
+      content: [{ type: 'text', text: 'ok' }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: 10, cache_read_input_tokens: 400, cache_creation_input_tokens: 100, output_tokens: 20 },
+    });
     return true;
   };
   try {
-    const { response } = await sdk().messages.create({ model: 'claude-pass', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const { response } = await sdk()
+      .messages.create({ model: 'claude-pass', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
     const log = await consumeLog(gw, response.headers.get('x-request-id')!);
     assert.equal(Number(log.prompt_tokens), 510);
     assert.equal(Number(log.cached_tokens), 400);
@@ -111,7 +153,10 @@ test('cache reads and writes: read tokens priced at cached_input, writes at 1.25
   }
 });
 
-for (const [model, label] of [['claude-pass', 'anthropic upstream'], ['gpt-conv', 'openai upstream (converted)']] as const) {
+for (const [model, label] of [
+  ['claude-pass', 'anthropic upstream'],
+  ['gpt-conv', 'openai upstream (converted)'],
+] as const) {
   test(`tools round trip, non-stream and stream: ${label}`, async () => {
     const c = sdk();
     const r1 = await c.messages.create({ model, max_tokens: 200, tools, messages: [{ role: 'user', content: 'weather?' }] });
@@ -121,8 +166,14 @@ for (const [model, label] of [['claude-pass', 'anthropic upstream'], ['gpt-conv'
     assert.equal(use.name, 'get_weather');
     assert.deepEqual(use.input, { city: 'Paris' });
     const r2 = await c.messages.create({
-      model, max_tokens: 200, tools,
-      messages: [{ role: 'user', content: 'weather?' }, { role: 'assistant', content: r1.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny' }] }],
+      model,
+      max_tokens: 200,
+      tools,
+      messages: [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: r1.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny' }] },
+      ],
     });
     assert.match(r2.content[0].type === 'text' ? r2.content[0].text : '', /tool said: sunny/);
     const s = await c.messages.stream({ model, max_tokens: 200, tools, messages: [{ role: 'user', content: 'weather?' }] }).finalMessage();
@@ -135,10 +186,22 @@ for (const [model, label] of [['claude-pass', 'anthropic upstream'], ['gpt-conv'
 
 test('converted to an OpenAI upstream, non-stream: system, images and max_tokens mapped; usage billed', async () => {
   oa.requests.length = 0;
-  const { data, response } = await sdk().messages.create({
-    model: 'gpt-conv', max_tokens: 64, system: 'be brief',
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }],
-  }).withResponse();
+  const { data, response } = await sdk()
+    .messages.create({
+      model: 'gpt-conv',
+      max_tokens: 64,
+      system: 'be brief',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          ],
+        },
+      ],
+    })
+    .withResponse();
   assert.equal(data.content[0].type === 'text' && data.content[0].text, 'Hello world');
   assert.equal(data.model, 'gpt-conv');
   assert.equal(data.usage.input_tokens, USAGE.prompt_tokens);
@@ -156,7 +219,9 @@ test('converted to an OpenAI upstream, non-stream: system, images and max_tokens
 test('converted to an OpenAI upstream, stream: Anthropic events, usage from the upstream', async () => {
   const stream = sdk().messages.stream({ model: 'gpt-conv', max_tokens: 64, messages: [{ role: 'user', content: 'echo:one two three' }] });
   let text = '';
-  stream.on('text', (t) => { text += t; });
+  stream.on('text', (t) => {
+    text += t;
+  });
   const final = await stream.finalMessage();
   assert.equal(text, 'one two three');
   assert.equal(final.stop_reason, 'end_turn');
@@ -169,9 +234,16 @@ test('converted to an OpenAI upstream, stream: Anthropic events, usage from the 
 test('count_tokens: counted locally, no upstream call, nothing billed', async () => {
   ant.requests.length = 0;
   const c = await createCaller(gw, { quota: 1000 });
-  const r = await sdk(c.key).messages.countTokens({ model: 'claude-pass', messages: [{ role: 'user', content: 'hello there, how are you today?' }] });
+  const r = await sdk(c.key).messages.countTokens({
+    model: 'claude-pass',
+    messages: [{ role: 'user', content: 'hello there, how are you today?' }],
+  });
   assert.ok(r.input_tokens > 5 && r.input_tokens < 20, `got ${r.input_tokens}`);
-  const withTools = await sdk(c.key).messages.countTokens({ model: 'claude-pass', tools, messages: [{ role: 'user', content: 'hello there, how are you today?' }] });
+  const withTools = await sdk(c.key).messages.countTokens({
+    model: 'claude-pass',
+    tools,
+    messages: [{ role: 'user', content: 'hello there, how are you today?' }],
+  });
   assert.ok(withTools.input_tokens > r.input_tokens);
   assert.equal(ant.requests.length, 0);
   assert.equal(await balance(gw, c.userId), 1000);
@@ -179,26 +251,39 @@ test('count_tokens: counted locally, no upstream call, nothing billed', async ()
 });
 
 test('errors in the Anthropic envelope: bad key, unknown model, quota exhausted, missing max_tokens, upstream 400', async () => {
-  await assert.rejects(sdk('sk-wrong').messages.create({ model: 'claude-pass', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => {
-    assert.ok(e instanceof Anthropic.AuthenticationError);
-    assert.equal(e.status, 401);
-    assert.equal(e.type, 'authentication_error');
-    assert.equal(e.errorCode, 'invalid_api_key');
-    return true;
-  });
-  await assert.rejects(sdk().messages.create({ model: 'no-such-model', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => {
-    assert.ok(e instanceof Anthropic.NotFoundError);
-    assert.equal(e.type, 'not_found_error');
-    return true;
-  });
+  await assert.rejects(
+    sdk('sk-wrong').messages.create({ model: 'claude-pass', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }),
+    (e: unknown) => {
+      assert.ok(e instanceof Anthropic.AuthenticationError);
+      assert.equal(e.status, 401);
+      assert.equal(e.type, 'authentication_error');
+      assert.equal(e.errorCode, 'invalid_api_key');
+      return true;
+    },
+  );
+  await assert.rejects(
+    sdk().messages.create({ model: 'no-such-model', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }),
+    (e: unknown) => {
+      assert.ok(e instanceof Anthropic.NotFoundError);
+      assert.equal(e.type, 'not_found_error');
+      return true;
+    },
+  );
   const poor = await createCaller(gw, { quota: 5 });
-  await assert.rejects(sdk(poor.key).messages.create({ model: 'claude-pass', max_tokens: 1000, messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => {
-    assert.ok(e instanceof Anthropic.RateLimitError);
-    assert.equal(e.type, 'billing_error');
-    assert.equal(e.errorCode, 'insufficient_quota');
-    return true;
+  await assert.rejects(
+    sdk(poor.key).messages.create({ model: 'claude-pass', max_tokens: 1000, messages: [{ role: 'user', content: 'x' }] }),
+    (e: unknown) => {
+      assert.ok(e instanceof Anthropic.RateLimitError);
+      assert.equal(e.type, 'billing_error');
+      assert.equal(e.errorCode, 'insufficient_quota');
+      return true;
+    },
+  );
+  const r = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': caller.key, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'claude-pass', messages: [] }),
   });
-  const r = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': caller.key, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-pass', messages: [] }) });
   assert.equal(r.status, 400);
   const j = (await r.json()) as any;
   assert.equal(j.type, 'error');
@@ -206,19 +291,25 @@ test('errors in the Anthropic envelope: bad key, unknown model, quota exhausted,
   assert.match(j.error.message, /max_tokens/);
   assert.ok(r.headers.get('x-request-id') && r.headers.get('x-gatehouse-time-ms'));
   // An OpenAI upstream's 400 reaches a messages-style caller in the Anthropic envelope.
-  oa.override = (_r, res) => { json(res, 400, { error: { message: 'context too long', type: 'invalid_request_error', code: 'context_length_exceeded' } }); return true; };
+  oa.override = (_r, res) => {
+    json(res, 400, { error: { message: 'context too long', type: 'invalid_request_error', code: 'context_length_exceeded' } });
+    return true;
+  };
   try {
-    await assert.rejects(sdk().messages.create({ model: 'gpt-conv', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => {
-      assert.ok(e instanceof Anthropic.BadRequestError);
-      assert.match(String(e.apiMessage ?? e.message), /context too long/);
-      return true;
-    });
+    await assert.rejects(
+      sdk().messages.create({ model: 'gpt-conv', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }),
+      (e: unknown) => {
+        assert.ok(e instanceof Anthropic.BadRequestError);
+        assert.match(String(e.apiMessage ?? e.message), /context too long/);
+        return true;
+      },
+    );
   } finally {
     oa.override = null;
   }
 });
 
-test('GET /v1/models with anthropic-version: the messages-style list, only the key\'s models', async () => {
+test("GET /v1/models with anthropic-version: the messages-style list, only the key's models", async () => {
   const limited = await createCaller(gw, { models: ['claude-pass', 'gpt-conv'] });
   const page = await sdk(limited.key).models.list();
   const ids = page.data.map((m) => m.id);
@@ -227,21 +318,44 @@ test('GET /v1/models with anthropic-version: the messages-style list, only the k
   assert.equal(page.data[0].display_name, 'claude-pass');
   const r = await fetch(`${gw.url}/v1/models?limit=1`, { headers: { 'x-api-key': limited.key, 'anthropic-version': '2023-06-01' } });
   const j = (await r.json()) as any;
-  assert.deepEqual({ ids: j.data.map((m: any) => m.id), more: j.has_more, first: j.first_id, last: j.last_id }, { ids: ['claude-pass'], more: true, first: 'claude-pass', last: 'claude-pass' });
+  assert.deepEqual(
+    { ids: j.data.map((m: any) => m.id), more: j.has_more, first: j.first_id, last: j.last_id },
+    { ids: ['claude-pass'], more: true, first: 'claude-pass', last: 'claude-pass' },
+  );
   const one = await sdk(limited.key).models.retrieve('gpt-conv');
   assert.equal(one.id, 'gpt-conv');
   await assert.rejects(sdk(limited.key).models.retrieve('claude-mapped'), Anthropic.NotFoundError);
 });
 
 test('a role the gateway does not know passes to an Anthropic upstream as sent; a converted call refuses it clearly', async () => {
-  const body = { model: 'claude-pass', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }, { role: 'critic', content: 'be kind' }, { role: 'user', content: 'again' }] };
+  const body = {
+    model: 'claude-pass',
+    max_tokens: 50,
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'critic', content: 'be kind' },
+      { role: 'user', content: 'again' },
+    ],
+  };
   const n = ant.requests.length;
-  const r = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': caller.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const r = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': caller.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   assert.equal(r.status, 200, await r.clone().text());
   assert.equal(ant.requests.length, n + 1);
-  assert.deepEqual(ant.requests.at(-1)!.body.messages.map((m: { role: string }) => m.role), ['user', 'critic', 'user'], 'the body as sent');
+  assert.deepEqual(
+    ant.requests.at(-1)!.body.messages.map((m: { role: string }) => m.role),
+    ['user', 'critic', 'user'],
+    'the body as sent',
+  );
 
-  const conv = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': caller.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify({ ...body, model: 'gpt-conv' }) });
+  const conv = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': caller.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, model: 'gpt-conv' }),
+  });
   assert.equal(conv.status, 400);
   const err = (await conv.json()) as { type: string; error: { type: string; message: string } };
   assert.equal(err.error.type, 'invalid_request_error');

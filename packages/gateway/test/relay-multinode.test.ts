@@ -71,14 +71,26 @@ test('two nodes with Redis: qualifying failures on either node count towards one
     const badId = await createChannel(a, { baseUrl: refusing.url, models: ['mn-auth'], keys: ['revoked'], priority: 10 });
     await createChannel(a, { baseUrl: good.url, models: ['mn-auth'], priority: 0 });
     await waitFor(() => b!.services.relay.channels.candidates('default', 'mn-auth').length === 2, 3000, 'both channels on node b');
-    await waitFor(() => b!.services.accounts.keys.size > 0 && b!.services.admin.options.get('AutoDisableFailureThreshold') === '2', 3000, 'key and option on node b');
-    const ask = (gw: TestGateway) => new OpenAI({ apiKey: c.key, baseURL: `${gw.url}/v1`, maxRetries: 0 })
-      .chat.completions.create({ model: 'mn-auth', messages: [{ role: 'user', content: 'hi' }] });
+    await waitFor(
+      () => b!.services.accounts.keys.size > 0 && b!.services.admin.options.get('AutoDisableFailureThreshold') === '2',
+      3000,
+      'key and option on node b',
+    );
+    const ask = (gw: TestGateway) =>
+      new OpenAI({ apiKey: c.key, baseURL: `${gw.url}/v1`, maxRetries: 0 }).chat.completions.create({
+        model: 'mn-auth',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
     // One 401 on node a (counted there and on node b), one on node b: the threshold of 2 is met on b.
     assert.equal((await ask(a)).choices[0].message.content, 'Hello world');
-    await waitFor(() => b!.services.relay.policy.failureCount(badId, 0) === 1, 3000, 'node a\'s failure counted on node b');
+    await waitFor(() => b!.services.relay.policy.failureCount(badId, 0) === 1, 3000, "node a's failure counted on node b");
     assert.equal((await ask(b)).choices[0].message.content, 'Hello world');
-    await waitFor(async () => Number((await a.core.h.db.selectFrom('channels').select('status').where('id', '=', badId).executeTakeFirstOrThrow()).status) === 3, 5000, 'the refusing channel disabled');
+    await waitFor(
+      async () =>
+        Number((await a.core.h.db.selectFrom('channels').select('status').where('id', '=', badId).executeTakeFirstOrThrow()).status) === 3,
+      5000,
+      'the refusing channel disabled',
+    );
     assert.equal(refusing.requests.length, 2);
   } finally {
     if (b) await b.stop({ keepDb: true });
@@ -105,37 +117,41 @@ test('without Redis a cooldown stays on its node', async () => {
   }
 });
 
-test('two nodes: only the holder of the probe lease runs the recovery probe; the other takes over when it stops', { timeout: 60_000 }, async () => {
-  const db = await createTestDatabase();
-  const running = new Set<TestGateway>();
-  const start = async (node: string) => {
-    const g = await startTestGateway({ db, env: { NODE_ID: node } });
-    running.add(g);
-    return g;
-  };
-  const stop = async (g: TestGateway) => {
-    running.delete(g);
-    await g.stop({ keepDb: true });
-  };
-  try {
-    const a = await start('probe-a');
-    const b = await start('probe-b');
-    // The lease lasts two intervals (4 s) and its holder renews it every round (2 s).
-    await a.services.admin.options.set('AutoEnableProbeSeconds', 2);
-    await a.services.admin.options.set('AutoEnableEnabled', true);
-    const rounds = () => [a.services.relay.probeRounds, b.services.relay.probeRounds];
-    await waitFor(() => rounds().some((n) => n >= 3), 20_000, 'three probe rounds');
-    const [ra, rb] = rounds();
-    assert.ok(ra === 0 || rb === 0, `both nodes probed (${ra}, ${rb})`);
-    const [holder, other] = ra > 0 ? [a, b] : [b, a];
-    const lease = await a.core.h.db.selectFrom('node_leases').selectAll().where('name', '=', 'relay-probe').executeTakeFirstOrThrow();
-    assert.equal(lease.holder, holder.core.config.nodeId);
+test(
+  'two nodes: only the holder of the probe lease runs the recovery probe; the other takes over when it stops',
+  { timeout: 60_000 },
+  async () => {
+    const db = await createTestDatabase();
+    const running = new Set<TestGateway>();
+    const start = async (node: string) => {
+      const g = await startTestGateway({ db, env: { NODE_ID: node } });
+      running.add(g);
+      return g;
+    };
+    const stop = async (g: TestGateway) => {
+      running.delete(g);
+      await g.stop({ keepDb: true });
+    };
+    try {
+      const a = await start('probe-a');
+      const b = await start('probe-b');
+      // The lease lasts two intervals (4 s) and its holder renews it every round (2 s).
+      await a.services.admin.options.set('AutoEnableProbeSeconds', 2);
+      await a.services.admin.options.set('AutoEnableEnabled', true);
+      const rounds = () => [a.services.relay.probeRounds, b.services.relay.probeRounds];
+      await waitFor(() => rounds().some((n) => n >= 3), 20_000, 'three probe rounds');
+      const [ra, rb] = rounds();
+      assert.ok(ra === 0 || rb === 0, `both nodes probed (${ra}, ${rb})`);
+      const [holder, other] = ra > 0 ? [a, b] : [b, a];
+      const lease = await a.core.h.db.selectFrom('node_leases').selectAll().where('name', '=', 'relay-probe').executeTakeFirstOrThrow();
+      assert.equal(lease.holder, holder.core.config.nodeId);
 
-    // The holder stops and gives the lease up; the other node probes from its next round on.
-    await stop(holder);
-    await waitFor(() => other.services.relay.probeRounds > 0, 10_000, 'the other node probing');
-  } finally {
-    for (const g of running) await g.stop({ keepDb: true });
-    await db.drop();
-  }
-});
+      // The holder stops and gives the lease up; the other node probes from its next round on.
+      await stop(holder);
+      await waitFor(() => other.services.relay.probeRounds > 0, 10_000, 'the other node probing');
+    } finally {
+      for (const g of running) await g.stop({ keepDb: true });
+      await db.drop();
+    }
+  },
+);

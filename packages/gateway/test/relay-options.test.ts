@@ -42,11 +42,16 @@ async function fake(keys?: string[]) {
 }
 
 const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
-const ask = (key: string, model: string) => client(key).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
-const post = (key: string, model: string) => fetch(`${gw.url}/v1/chat/completions`, {
-  method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
-});
+const ask = (key: string, model: string) =>
+  client(key)
+    .chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })
+    .withResponse();
+const post = (key: string, model: string) =>
+  fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+  });
 /** Requests the relay sent (probes send max_tokens 1). */
 const relayed = (f: FakeOpenAI) => f.requests.filter((r) => r.body.max_tokens !== 1).length;
 
@@ -105,7 +110,10 @@ test('a keyword in the upstream error text qualifies a non-401 status (case-inse
   const bad = await fake();
   const good = await fake();
   let message = 'Your credit balance is too low to access the API';
-  bad.override = (_r, res) => { json(res, 400, { error: { message, type: 'invalid_request_error' } }); return true; };
+  bad.override = (_r, res) => {
+    json(res, 400, { error: { message, type: 'invalid_request_error' } });
+    return true;
+  };
   const badId = await createChannel(gw, { baseUrl: bad.url, models: ['op-kw'], priority: 10 });
   await createChannel(gw, { baseUrl: good.url, models: ['op-kw'], priority: 0 });
   await setPrice(gw, 'op-kw', { input: 1, output: 1 });
@@ -145,7 +153,10 @@ test('RetryTimes 0 means no failover; raising it brings failover back', async ()
   await setOptions({ RetryTimes: 0 });
   const bad = await fake();
   const good = await fake();
-  bad.override = (_r, res) => { json(res, 500, { error: { message: 'boom' } }); return true; };
+  bad.override = (_r, res) => {
+    json(res, 500, { error: { message: 'boom' } });
+    return true;
+  };
   await createChannel(gw, { baseUrl: bad.url, models: ['op-retry'], priority: 10 });
   await createChannel(gw, { baseUrl: good.url, models: ['op-retry'], priority: 0 });
   await setPrice(gw, 'op-retry', { input: 1, output: 1 });
@@ -180,7 +191,10 @@ test('a 429 without Retry-After cools the key for CooldownOn429Seconds and never
   const t1 = Date.now();
   // The 429 arrived between t0 and t1, so the cooldown ends 1 s after a moment in that interval.
   const until = gw.services.relay.channels.coolingUntil(aId, 0);
-  assert.ok(until !== null && until >= t0 + 1000 && until <= t1 + 1000, `cooldown of 1 s from the 429 (${until === null ? 'none' : `${until - t0} ms after the call began, ${t1 - t0} ms call`})`);
+  assert.ok(
+    until !== null && until >= t0 + 1000 && until <= t1 + 1000,
+    `cooldown of 1 s from the 429 (${until === null ? 'none' : `${until - t0} ms after the call began, ${t1 - t0} ms call`})`,
+  );
   await ask(c.key, 'op-429');
   assert.equal(a.requests.length, 1, 'cooling channel skipped');
   assert.equal((await channelRow(gw, aId)).status, 1, '429 does not disable');

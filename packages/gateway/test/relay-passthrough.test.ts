@@ -4,7 +4,14 @@ import OpenAI from 'openai';
 import WebSocket from 'ws';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import { json, startFake, type FakeUpstream } from './upstreams/common.ts';
-import { AUDIO_BYTES, REALTIME_USAGE, startFakeMedia, startFakeRealtime, type FakeMedia, type FakeRealtime } from './upstreams/openai-media.ts';
+import {
+  AUDIO_BYTES,
+  REALTIME_USAGE,
+  startFakeMedia,
+  startFakeRealtime,
+  type FakeMedia,
+  type FakeRealtime,
+} from './upstreams/openai-media.ts';
 import { startVendor, type Vendor } from './vendor/server.ts';
 import { createTaskChannel, installPlugins, setTaskPrice } from './vendor/fixtures.ts';
 import { balance, consumeLog, createCaller, createChannel, logsFor, setPrice, waitFor } from './relay-fixtures.ts';
@@ -17,13 +24,29 @@ let vendor: Vendor;
 
 before(async () => {
   vendor = await startVendor();
-  gw = await startTestGateway({ env: { TASK_POLL_INTERVAL_SECONDS: '0.05', CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true', TASK_PLUGIN_PROTOCOL_TICK_MILLISECONDS: '50' } });
+  gw = await startTestGateway({
+    env: { TASK_POLL_INTERVAL_SECONDS: '0.05', CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true', TASK_PLUGIN_PROTOCOL_TICK_MILLISECONDS: '50' },
+  });
   up = await startFakeMedia();
   broken = await startFake((_r, res) => json(res, 500, { error: { message: 'upstream exploded' } }));
   rt = await startFakeRealtime();
   await createChannel(gw, {
-    baseUrl: up.url, keys: ['sk-media'],
-    models: ['dall-e-test', 'gpt-image-test', 'img-edit', 'whisper-test', 'transcribe-test', 'tts-test', 'rerank-test', 'omni-moderation-latest', 'mod-test', 'resp-test', 'search-test', 'img-failover'],
+    baseUrl: up.url,
+    keys: ['sk-media'],
+    models: [
+      'dall-e-test',
+      'gpt-image-test',
+      'img-edit',
+      'whisper-test',
+      'transcribe-test',
+      'tts-test',
+      'rerank-test',
+      'omni-moderation-latest',
+      'mod-test',
+      'resp-test',
+      'search-test',
+      'img-failover',
+    ],
     modelMapping: { 'img-edit': 'upstream-edit' },
   });
   await createChannel(gw, { baseUrl: up.url, models: ['search-ok'], settings: { supports: ['alpha_search'] } });
@@ -57,7 +80,12 @@ after(async () => {
 });
 
 const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
-const post = (key: string, path: string, body: unknown) => fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (key: string, path: string, body: unknown) =>
+  fetch(`${gw.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 test('images.generate: unclaimed model through the relay, per_request × n; a plugin-claimed model still goes to the plugin', async () => {
   const c = await createCaller(gw, { quota: 1_000_000 });
@@ -91,7 +119,9 @@ test('images.edit with image[] files: multipart re-encoded with the mapped model
   const c = await createCaller(gw, { quota: 1_000_000 });
   const f1 = await OpenAI.toFile(Buffer.from('one'), 'a.png', { type: 'image/png' });
   const f2 = await OpenAI.toFile(Buffer.from('two'), 'b.png', { type: 'image/png' });
-  const { data, response } = await client(c.key).images.edit({ model: 'img-edit', prompt: 'edit it', image: [f1, f2] }).withResponse();
+  const { data, response } = await client(c.key)
+    .images.edit({ model: 'img-edit', prompt: 'edit it', image: [f1, f2] })
+    .withResponse();
   assert.equal(data.data![0].revised_prompt, 'model=upstream-edit');
   assert.equal(Buffer.from(data.data![0].b64_json!, 'base64').toString(), 'image[]:a.png:one|image[]:b.png:two');
   const log = await consumeLog(gw, response.headers.get('x-request-id')!);
@@ -146,7 +176,11 @@ test('audio.speech: bytes streamed back with the upstream content type; billed p
 test('moderations without a model use the default moderation model', async () => {
   const c = await createCaller(gw, { quota: 1_000_000 });
   up.requests.length = 0;
-  const r = await fetch(`${gw.url}/v1/moderations`, { method: 'POST', headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'hello' }) });
+  const r = await fetch(`${gw.url}/v1/moderations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ input: 'hello' }),
+  });
   assert.equal(r.status, 200);
   assert.equal(((await r.json()) as any).results[0].flagged, false);
   assert.equal(up.requests.at(-1)!.body.model, 'omni-moderation-latest');
@@ -159,7 +193,9 @@ test('responses.create: pass-through with unknown params, usage billed; retrieve
   const c = await createCaller(gw, { quota: 1_000_000 });
   up.requests.length = 0;
   const body = { model: 'resp-test', input: 'hi', client_metadata: { a: 1 }, some_future_param: true };
-  const { data, response } = await client(c.key).responses.create(body as never).withResponse();
+  const { data, response } = await client(c.key)
+    .responses.create(body as never)
+    .withResponse();
   assert.equal((data as { output_text?: string }).output_text, 'Hello there');
   // Sent as received, with the max_output_tokens the gateway reserved for (the default when none is named).
   assert.deepEqual(up.requests[0].body, { ...body, max_output_tokens: 4096 });
@@ -193,7 +229,14 @@ test('responses.create stream: events pass through, usage from response.complete
   const log = await consumeLog(gw, response.headers.get('x-request-id')!);
   assert.equal(Number(log.quota), 73);
   assert.equal(Number(log.is_stream), 1);
-  const got = await waitFor(async () => client(c.key).responses.retrieve(id).catch(() => null), 3000, 'retrieve');
+  const got = await waitFor(
+    async () =>
+      client(c.key)
+        .responses.retrieve(id)
+        .catch(() => null),
+    3000,
+    'retrieve',
+  );
   assert.equal(got.id, id);
 });
 
@@ -209,7 +252,11 @@ test('responses/compact is relayed and billed like text', async () => {
 
 test('rerank: empty query or documents are 400; a good request is billed by tokens', async () => {
   const c = await createCaller(gw, { quota: 1_000_000 });
-  for (const b of [{ model: 'rerank-test', query: '', documents: ['a'] }, { model: 'rerank-test', query: 'q', documents: [] }, { model: 'rerank-test', query: 'q' }]) {
+  for (const b of [
+    { model: 'rerank-test', query: '', documents: ['a'] },
+    { model: 'rerank-test', query: 'q', documents: [] },
+    { model: 'rerank-test', query: 'q' },
+  ]) {
     const r = await post(c.key, '/v1/rerank', b);
     assert.equal(r.status, 400);
     const e = (await r.json()) as any;
@@ -230,10 +277,15 @@ async function realtimeSession(key: string) {
   const ws = new WebSocket(`${gw.url.replace(/^http/, 'ws')}/v1/realtime?model=rt-test`, ['realtime', `openai-insecure-api-key.${key}`]);
   const got: any[] = [];
   let requestId = '';
-  ws.on('upgrade', (res) => { requestId = String(res.headers['x-request-id'] ?? ''); });
+  ws.on('upgrade', (res) => {
+    requestId = String(res.headers['x-request-id'] ?? '');
+  });
   ws.on('message', (d) => got.push(JSON.parse(d.toString())));
   const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
-  await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
   const respond = async () => {
     const n = got.filter((m) => m.type === 'response.done').length;
     ws.send(JSON.stringify({ type: 'response.create' }));
@@ -244,7 +296,13 @@ async function realtimeSession(key: string) {
 
 // A response of 1,000 in and 10,000 out costs (1000 × $4 + 10000 × $16) / 1M × 500,000 = 82,000 units,
 // twice the session's first reserve (4096 in and out: 40,960).
-const BIG_USAGE = { total_tokens: 11_000, input_tokens: 1000, output_tokens: 10_000, input_token_details: { cached_tokens: 0 }, output_token_details: {} };
+const BIG_USAGE = {
+  total_tokens: 11_000,
+  input_tokens: 1000,
+  output_tokens: 10_000,
+  input_token_details: { cached_tokens: 0 },
+  output_token_details: {},
+};
 
 test('realtime: usage beyond the first reserve extends it; the session is charged exactly its usage', async () => {
   const c = await createCaller(gw, { quota: 1_000_000 });
@@ -255,7 +313,11 @@ test('realtime: usage beyond the first reserve extends it; the session is charge
     // Reserved meanwhile: the first reserve and its extensions cover the three responses.
     await waitFor(async () => (await balance(gw, c.userId)) <= 1_000_000 - 246_000, 5000, 'extensions taken');
     const openRow = () => gw.core.h.db.selectFrom('open_reserves').select('node').where('ref', '=', s.requestId()).executeTakeFirst();
-    assert.equal((await openRow())?.node, gw.services.billing.ledger.node, 'an open session is an open reserve of its node (recovered if the node dies)');
+    assert.equal(
+      (await openRow())?.node,
+      gw.services.billing.ledger.node,
+      'an open session is an open reserve of its node (recovered if the node dies)',
+    );
     s.ws.close();
     await s.closed;
     const log = await consumeLog(gw, s.requestId());
@@ -263,7 +325,9 @@ test('realtime: usage beyond the first reserve extends it; the session is charge
     assert.equal(Number(log.quota), 246_000);
     assert.equal(JSON.parse(log.other ?? '{}').shortfall, undefined);
     assert.equal(await balance(gw, c.userId), 1_000_000 - 246_000);
-    const kinds = (await gw.core.h.db.selectFrom('ledger').select('kind').where('ref', '=', s.requestId()).execute()).map((r) => r.kind).sort();
+    const kinds = (await gw.core.h.db.selectFrom('ledger').select('kind').where('ref', '=', s.requestId()).execute())
+      .map((r) => r.kind)
+      .sort();
     assert.deepEqual(kinds, ['close', 'extend:1', 'extend:2', 'extend:3', 'reserve', 'settle']);
   } finally {
     rt.usage = REALTIME_USAGE;
@@ -307,12 +371,21 @@ test('alpha search: refused without a channel that supports it, served by one th
 
 test('realtime: frames both ways, key via subprotocol, billed once at close from response.done', async () => {
   const c = await createCaller(gw, { quota: 1_000_000 });
-  const ws = new WebSocket(`${gw.url.replace(/^http/, 'ws')}/v1/realtime?model=rt-test`, ['realtime', `openai-insecure-api-key.${c.key}`, 'openai-beta.realtime-v1']);
+  const ws = new WebSocket(`${gw.url.replace(/^http/, 'ws')}/v1/realtime?model=rt-test`, [
+    'realtime',
+    `openai-insecure-api-key.${c.key}`,
+    'openai-beta.realtime-v1',
+  ]);
   const got: any[] = [];
   let requestId = '';
-  ws.on('upgrade', (res) => { requestId = String(res.headers['x-request-id'] ?? ''); });
+  ws.on('upgrade', (res) => {
+    requestId = String(res.headers['x-request-id'] ?? '');
+  });
   ws.on('message', (d) => got.push(JSON.parse(d.toString())));
-  await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
   assert.equal(ws.protocol, 'realtime');
   assert.match(requestId, /^req_/);
   ws.send(JSON.stringify({ type: 'session.update', session: { instructions: 'be brief' } }));
@@ -321,7 +394,10 @@ test('realtime: frames both ways, key via subprotocol, billed once at close from
   assert.equal(got[0].type, 'session.created');
   ws.close();
   await new Promise((r) => ws.once('close', r));
-  assert.deepEqual(rt.frames.map((f) => JSON.parse(f).type), ['session.update', 'response.create']);
+  assert.deepEqual(
+    rt.frames.map((f) => JSON.parse(f).type),
+    ['session.update', 'response.create'],
+  );
   assert.equal(rt.handshakes.at(-1)!.authorization, 'Bearer sk-rt');
   assert.equal(rt.handshakes.at(-1)!.path, '/v1/realtime?model=rt-test');
   const log = await consumeLog(gw, requestId);
@@ -333,7 +409,10 @@ test('realtime: frames both ways, key via subprotocol, billed once at close from
 
   const status = await new Promise<number>((resolve) => {
     const w = new WebSocket(`${gw.url.replace(/^http/, 'ws')}/v1/realtime?model=rt-test`);
-    w.on('unexpected-response', (_req, res) => { resolve(res.statusCode ?? 0); res.resume(); });
+    w.on('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      res.resume();
+    });
     w.on('error', () => {});
   });
   assert.equal(status, 401);

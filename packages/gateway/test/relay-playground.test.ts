@@ -32,8 +32,16 @@ before(async () => {
   for (const m of ['pg-model', 'pg-claude', 'pg-default-only']) await setPrice(gw, m, { input: 2, output: 2 });
   userId = await createUser(gw, { group: 'vip', quota: 1_000_000, username: `pguser${Date.now().toString(36)}` });
   const username = (await gw.core.h.db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirstOrThrow()).username;
-  await gw.core.h.db.updateTable('users').set({ password_hash: await hashPassword('pg-password-1') }).where('id', '=', userId).execute();
-  const login = await fetch(`${gw.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: 'pg-password-1' }) });
+  await gw.core.h.db
+    .updateTable('users')
+    .set({ password_hash: await hashPassword('pg-password-1') })
+    .where('id', '=', userId)
+    .execute();
+  const login = await fetch(`${gw.url}/api/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password: 'pg-password-1' }),
+  });
   assert.equal(login.status, 200);
   cookie = login.headers.get('set-cookie')!.split(';')[0];
 });
@@ -44,11 +52,14 @@ after(async () => {
   await ant?.close();
 });
 
-const pg = (headers: Record<string, string> = {}) => new OpenAI({ apiKey: 'unused', baseURL: `${gw.url}/pg`, maxRetries: 0, defaultHeaders: { cookie, ...headers } });
+const pg = (headers: Record<string, string> = {}) =>
+  new OpenAI({ apiKey: 'unused', baseURL: `${gw.url}/pg`, maxRetries: 0, defaultHeaders: { cookie, ...headers } });
 
-test('playground chat with the session cookie: the user\'s group, billed to the user, logged without a key', async () => {
+test("playground chat with the session cookie: the user's group, billed to the user, logged without a key", async () => {
   const before = await balance(gw, userId);
-  const { data, response } = await pg().chat.completions.create({ model: 'pg-model', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+  const { data, response } = await pg()
+    .chat.completions.create({ model: 'pg-model', messages: [{ role: 'user', content: 'hi' }] })
+    .withResponse();
   assert.equal(data.choices[0].message.content, 'Hello world');
   assert.ok(Number(response.headers.get('x-gatehouse-time-ms')) >= 0);
   const log = await consumeLog(gw, response.headers.get('x-request-id')!);
@@ -64,9 +75,17 @@ test('playground chat with the session cookie: the user\'s group, billed to the 
 
 test('playground stream, conversion to an Anthropic channel, and failover work as for chat completions', async () => {
   let text = '';
-  for await (const ch of await pg().chat.completions.create({ model: 'pg-claude', messages: [{ role: 'user', content: 'hi' }], stream: true })) text += ch.choices[0]?.delta?.content ?? '';
+  for await (const ch of await pg().chat.completions.create({
+    model: 'pg-claude',
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+  }))
+    text += ch.choices[0]?.delta?.content ?? '';
   assert.equal(text, 'Hello from Claude');
-  oa.override = (_r, res) => { json(res, 500, { error: { message: 'down' } }); return true; };
+  oa.override = (_r, res) => {
+    json(res, 500, { error: { message: 'down' } });
+    return true;
+  };
   try {
     oa2.requests.length = 0;
     const r = await pg().chat.completions.create({ model: 'pg-model', messages: [{ role: 'user', content: 'hi' }] });
@@ -79,12 +98,25 @@ test('playground stream, conversion to an Anthropic channel, and failover work a
 
 test('playground: refused without a session; other groups and their models are not reachable', async () => {
   const anon = new OpenAI({ apiKey: 'unused', baseURL: `${gw.url}/pg`, maxRetries: 0 });
-  await assert.rejects(anon.chat.completions.create({ model: 'pg-model', messages: [{ role: 'user', content: 'hi' }] }), (e: any) => e.status === 401);
+  await assert.rejects(
+    anon.chat.completions.create({ model: 'pg-model', messages: [{ role: 'user', content: 'hi' }] }),
+    (e: any) => e.status === 401,
+  );
   // An API key is not a login.
-  const r = await fetch(`${gw.url}/pg/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-not-a-session', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'pg-model', messages: [] }) });
+  const r = await fetch(`${gw.url}/pg/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer sk-not-a-session', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'pg-model', messages: [] }),
+  });
   assert.equal(r.status, 401);
-  await assert.rejects(pg().chat.completions.create({ model: 'pg-default-only', messages: [{ role: 'user', content: 'hi' }] }), (e: any) => e.status === 503);
-  await assert.rejects(pg().chat.completions.create({ model: 'pg-model', messages: [{ role: 'user', content: 'hi' }], group: 'default' } as any), (e: any) => e.status === 403);
+  await assert.rejects(
+    pg().chat.completions.create({ model: 'pg-default-only', messages: [{ role: 'user', content: 'hi' }] }),
+    (e: any) => e.status === 503,
+  );
+  await assert.rejects(
+    pg().chat.completions.create({ model: 'pg-model', messages: [{ role: 'user', content: 'hi' }], group: 'default' } as any),
+    (e: any) => e.status === 403,
+  );
   const same = await pg().chat.completions.create({ model: 'pg-model', messages: [{ role: 'user', content: 'hi' }], group: 'vip' } as any);
   assert.equal(same.choices[0].message.content, 'Hello world');
 });

@@ -52,10 +52,18 @@ function answer(r: Recorded, res: ServerResponse): void {
     // An Anthropic channel: the same counting in that format.
     const out = mode.ignoreMax ? mode.produce : b.max_tokens;
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({
-      id: 'msg_1', type: 'message', role: 'assistant', model: b.model, content: [{ type: 'text', text: WORD.repeat(out) }],
-      stop_reason: 'max_tokens', stop_sequence: null, usage: { input_tokens: honestInput(b.messages), output_tokens: out },
-    }));
+    res.end(
+      JSON.stringify({
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: b.model,
+        content: [{ type: 'text', text: WORD.repeat(out) }],
+        stop_reason: 'max_tokens',
+        stop_sequence: null,
+        usage: { input_tokens: honestInput(b.messages), output_tokens: out },
+      }),
+    );
     return;
   }
   const max = b.max_completion_tokens ?? b.max_tokens;
@@ -65,10 +73,16 @@ function answer(r: Recorded, res: ServerResponse): void {
   const usage = { prompt_tokens: input, completion_tokens: out, total_tokens: input + out };
   if (!b.stream) {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({
-      id: 'chatcmpl-h', object: 'chat.completion', created: 1, model: b.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: WORD.repeat(out) }, finish_reason: 'length' }], usage,
-    }));
+    res.end(
+      JSON.stringify({
+        id: 'chatcmpl-h',
+        object: 'chat.completion',
+        created: 1,
+        model: b.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: WORD.repeat(out) }, finish_reason: 'length' }],
+        usage,
+      }),
+    );
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -76,10 +90,23 @@ function answer(r: Recorded, res: ServerResponse): void {
   const chunk = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
   let s = '';
   for (let i = 0; i < out; i += 20) {
-    s += chunk({ id: 'c', object: 'chat.completion.chunk', created: 1, model: b.model, choices: [{ index: 0, delta: { content: WORD.repeat(Math.min(20, out - i)) }, finish_reason: null }] });
+    s += chunk({
+      id: 'c',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: b.model,
+      choices: [{ index: 0, delta: { content: WORD.repeat(Math.min(20, out - i)) }, finish_reason: null }],
+    });
   }
-  s += chunk({ id: 'c', object: 'chat.completion.chunk', created: 1, model: b.model, choices: [{ index: 0, delta: {}, finish_reason: 'length' }] });
-  if (b.stream_options?.include_usage) s += chunk({ id: 'c', object: 'chat.completion.chunk', created: 1, model: b.model, choices: [], usage });
+  s += chunk({
+    id: 'c',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: b.model,
+    choices: [{ index: 0, delta: {}, finish_reason: 'length' }],
+  });
+  if (b.stream_options?.include_usage)
+    s += chunk({ id: 'c', object: 'chat.completion.chunk', created: 1, model: b.model, choices: [], usage });
   res.end(s + 'data: [DONE]\n\n');
 }
 
@@ -105,7 +132,9 @@ after(async () => {
 
 async function post(path: string, key: string, body: unknown, headers: Record<string, string> = {}) {
   const r = await fetch(`${gw.url}${path}`, {
-    method: 'POST', headers: { authorization: `Bearer ${key}`, 'x-api-key': key, 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body),
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'x-api-key': key, 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: r.status, id: r.headers.get('x-request-id') ?? '', text: await r.text() };
 }
@@ -124,7 +153,9 @@ test('thirty concurrent CJK calls without max_tokens on a balance worth ten rese
   const c = await createCaller(gw, { quota: start });
   up.requests.length = 0;
   mode.ignoreMax = false;
-  const results = await Promise.all(Array.from({ length: 30 }, () => post('/v1/chat/completions', c.key, { model: 'gpt-honest', messages })));
+  const results = await Promise.all(
+    Array.from({ length: 30 }, () => post('/v1/chat/completions', c.key, { model: 'gpt-honest', messages })),
+  );
   const served = results.filter((r) => r.status === 200);
   const refused = results.filter((r) => r.status !== 200);
   assert.ok(served.length >= 10, `a balance worth ten reserves serves at least ten calls (served ${served.length})`);
@@ -153,13 +184,17 @@ test('thirty concurrent CJK calls without max_tokens on a balance worth ten rese
     assert.ok(reserved >= Number(log.quota), `reserve ${reserved} ≥ charge ${log.quota}`);
     charged += Number(log.quota);
   }
-  for (const q of up.requests) assert.ok(typeof (q.body.max_completion_tokens ?? q.body.max_tokens) === 'number', 'every call sent upstream names max_tokens');
+  for (const q of up.requests)
+    assert.ok(typeof (q.body.max_completion_tokens ?? q.body.max_tokens) === 'number', 'every call sent upstream names max_tokens');
   const end = await balance(gw, c.userId);
   assert.ok(end >= 0);
   assert.equal(start - end, charged, 'the balance moved by exactly the sum of the charges');
   // Every ref is closed and the ledger agrees with the balance.
   const all = await gw.core.h.db.selectFrom('ledger').select(['ref', 'kind', 'amount']).where('user_id', '=', c.userId).execute();
-  assert.equal(all.reduce((s, x) => s + Number(x.amount), 0), start - end);
+  assert.equal(
+    all.reduce((s, x) => s + Number(x.amount), 0),
+    start - end,
+  );
 });
 
 test('a chat sent to an Anthropic channel reserves exactly the max_tokens it sends', async () => {
@@ -192,7 +227,7 @@ test('a max_tokens larger than the balance covers is lowered to what it covers; 
   assert.equal(up.requests[0].body.max_tokens, 1000, 'max_tokens lowered to what the balance covers');
   const log = await consumeLog(gw, r.id);
   assert.equal(Number(log.quota), cost(JSON.parse(r.text).usage.prompt_tokens, 1000));
-  assert.ok(await balance(gw, c.userId) >= 0);
+  assert.ok((await balance(gw, c.userId)) >= 0);
   // Not even 16 output tokens: refused, nothing sent.
   const poor = await createCaller(gw, { quota: cost(inBound, 15) });
   up.requests.length = 0;
@@ -207,22 +242,51 @@ test('a zero balance with max_tokens of 1e308 is refused in every family and not
   const c = await createCaller(gw, { quota: 0 });
   up.requests.length = 0;
   const huge = 1e308;
-  const oa = await post('/v1/chat/completions', c.key, { model: 'gpt-honest', messages: [{ role: 'user', content: 'hi' }], max_tokens: huge });
+  const oa = await post('/v1/chat/completions', c.key, {
+    model: 'gpt-honest',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: huge,
+  });
   assert.equal(oa.status, 400, oa.text);
   assert.equal(JSON.parse(oa.text).error.param, null);
   assert.match(JSON.parse(oa.text).error.message, /max_tokens/);
-  for (const [field, value] of [['max_completion_tokens', huge], ['max_tokens', 1.5], ['max_tokens', -1], ['n', huge], ['n', 0]] as const) {
-    const r = await post('/v1/chat/completions', c.key, { model: 'gpt-honest', messages: [{ role: 'user', content: 'hi' }], [field]: value });
+  for (const [field, value] of [
+    ['max_completion_tokens', huge],
+    ['max_tokens', 1.5],
+    ['max_tokens', -1],
+    ['n', huge],
+    ['n', 0],
+  ] as const) {
+    const r = await post('/v1/chat/completions', c.key, {
+      model: 'gpt-honest',
+      messages: [{ role: 'user', content: 'hi' }],
+      [field]: value,
+    });
     assert.equal(r.status, 400, `${field}=${value}: ${r.text}`);
   }
-  const an = await post('/v1/messages', c.key, { model: 'claude-via', max_tokens: huge, messages: [{ role: 'user', content: 'hi' }] }, { 'anthropic-version': '2023-06-01' });
+  const an = await post(
+    '/v1/messages',
+    c.key,
+    { model: 'claude-via', max_tokens: huge, messages: [{ role: 'user', content: 'hi' }] },
+    { 'anthropic-version': '2023-06-01' },
+  );
   assert.equal(an.status, 400, an.text);
   assert.equal(JSON.parse(an.text).type, 'error');
   assert.equal(JSON.parse(an.text).error.type, 'invalid_request_error');
-  const ge = await post('/v1beta/models/gpt-honest:generateContent', c.key, { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: huge } }, { 'x-goog-api-key': c.key });
+  const ge = await post(
+    '/v1beta/models/gpt-honest:generateContent',
+    c.key,
+    { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: huge } },
+    { 'x-goog-api-key': c.key },
+  );
   assert.equal(ge.status, 400, ge.text);
   assert.equal(JSON.parse(ge.text).error.status, 'INVALID_ARGUMENT');
-  const gn = await post('/v1beta/models/gpt-honest:generateContent', c.key, { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { candidateCount: huge } }, { 'x-goog-api-key': c.key });
+  const gn = await post(
+    '/v1beta/models/gpt-honest:generateContent',
+    c.key,
+    { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { candidateCount: huge } },
+    { 'x-goog-api-key': c.key },
+  );
   assert.equal(gn.status, 400, gn.text);
   const resp = await post('/v1/responses', c.key, { model: 'gpt-honest', input: 'hi', max_output_tokens: huge });
   assert.equal(resp.status, 400, resp.text);
@@ -234,7 +298,11 @@ test('a zero balance with max_tokens of 1e308 is refused in every family and not
   // Without max_tokens a zero balance is refused too (the reserve of a priced call is never 0).
   const none = await post('/v1/chat/completions', c.key, { model: 'gpt-honest', messages: [{ role: 'user', content: 'hi' }] });
   assert.equal(none.status, 429, none.text);
-  const tiny = await post('/v1/chat/completions', c.key, { model: 'gpt-honest', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 });
+  const tiny = await post('/v1/chat/completions', c.key, {
+    model: 'gpt-honest',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 1,
+  });
   assert.equal(tiny.status, 429, tiny.text);
   assert.equal(up.requests.length, 0, 'nothing was served');
   assert.equal(await balance(gw, c.userId), 0);
@@ -257,7 +325,10 @@ test('a stream that runs past its reserve on a small balance is cut cleanly and 
     for (const line of r.text.split('\n')) {
       if (!line.startsWith('data: ')) continue;
       const d = line.slice(6);
-      if (d === '[DONE]') { done = true; continue; }
+      if (d === '[DONE]') {
+        done = true;
+        continue;
+      }
       const j = JSON.parse(d);
       if (j.error) error = j.error;
       else text += j.choices?.[0]?.delta?.content ?? '';
@@ -276,7 +347,10 @@ test('a stream that runs past its reserve on a small balance is cut cleanly and 
     assert.ok(end >= 0);
     assert.equal(start - end, Number(log.quota));
     const rows = await ledgerRows(r.id);
-    assert.ok(rows.some((x) => x.kind.startsWith('extend:')), 'the reserve was extended before it ran out');
+    assert.ok(
+      rows.some((x) => x.kind.startsWith('extend:')),
+      'the reserve was extended before it ran out',
+    );
   } finally {
     mode.ignoreMax = false;
   }
@@ -320,7 +394,12 @@ test('an upstream that ignores max_tokens on a stream: the reserve is extended, 
   mode.ignoreMax = true;
   mode.produce = 700;
   try {
-    const r = await post('/v1/chat/completions', c.key, { model: 'gpt-honest', messages: [{ role: 'user', content: 'hi' }], max_tokens: 50, stream: true });
+    const r = await post('/v1/chat/completions', c.key, {
+      model: 'gpt-honest',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 50,
+      stream: true,
+    });
     assert.equal(r.status, 200);
     assert.ok(r.text.includes('[DONE]'));
     const log = await consumeLog(gw, r.id);
@@ -337,23 +416,35 @@ test('an upstream that ignores max_tokens on a stream: the reserve is extended, 
   }
 });
 
-test('5,000 levels of nesting: 400 in the family\'s envelope, nothing sent, the channel not blamed', async () => {
+test("5,000 levels of nesting: 400 in the family's envelope, nothing sent, the channel not blamed", async () => {
   const c = await createCaller(gw, { quota: 10_000_000 });
   // Built as text: the deep value is more than JSON.stringify itself can take.
   const deep = '{"a":'.repeat(5000) + '"x"' + '}'.repeat(5000);
   up.requests.length = 0;
-  const body = { model: 'claude-via', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 't', input_schema: { type: 'object', properties: { p: 'DEEP' } } }] };
+  const body = {
+    model: 'claude-via',
+    max_tokens: 10,
+    stream: true,
+    messages: [{ role: 'user', content: 'hi' }],
+    tools: [{ name: 't', input_schema: { type: 'object', properties: { p: 'DEEP' } } }],
+  };
   const r = await post('/v1/messages', c.key, JSON.stringify(body).replace('"DEEP"', deep), { 'anthropic-version': '2023-06-01' });
   assert.equal(r.status, 400, r.text);
   assert.equal(JSON.parse(r.text).error.type, 'invalid_request_error');
   assert.match(JSON.parse(r.text).error.message, /deeper than 128/);
-  const oaBody = { model: 'claude-via', stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', extra: 'DEEP' }] }] };
+  const oaBody = {
+    model: 'claude-via',
+    stream: true,
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', extra: 'DEEP' }] }],
+  };
   const oa = await post('/v1/chat/completions', c.key, JSON.stringify(oaBody).replace('"DEEP"', deep));
   assert.equal(oa.status, 400, oa.text);
   assert.equal(up.requests.length, 0);
   assert.equal((await logsFor(gw, r.id)).length, 0, 'no error row against the channel');
   // 100 levels are fine and the channel still serves at once (no cooldown).
   const ok = '{"a":'.repeat(100) + '"x"' + '}'.repeat(100);
-  const fine = await post('/v1/messages', c.key, JSON.stringify({ ...body, stream: false }).replace('"DEEP"', ok), { 'anthropic-version': '2023-06-01' });
+  const fine = await post('/v1/messages', c.key, JSON.stringify({ ...body, stream: false }).replace('"DEEP"', ok), {
+    'anthropic-version': '2023-06-01',
+  });
   assert.equal(fine.status, 200, fine.text);
 });

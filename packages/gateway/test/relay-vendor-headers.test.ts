@@ -21,7 +21,13 @@ let ant: FakeUpstream;
 let client: OpenAI;
 let key: string;
 
-const SENT = { 'OpenAI-Beta': 'responses=v1', session_id: 'sess-123', 'x-client-request-id': 'creq-9', 'x-private-thing': 'mine', 'anthropic-beta': 'context-1m-2025-08-07' };
+const SENT = {
+  'OpenAI-Beta': 'responses=v1',
+  session_id: 'sess-123',
+  'x-client-request-id': 'creq-9',
+  'x-private-thing': 'mine',
+  'anthropic-beta': 'context-1m-2025-08-07',
+};
 
 before(async () => {
   chat = await startFakeOpenAI();

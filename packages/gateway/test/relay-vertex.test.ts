@@ -25,7 +25,13 @@ let caller: { key: string; userId: number; keyId: number };
 before(async () => {
   gw = await startTestGateway({ env: { TASK_POLL_INTERVAL_SECONDS: '0.05' } });
   vx = await startFakeVertex();
-  await createChannel(gw, { type: 41, baseUrl: vx.up.url, keys: [vx.serviceAccount], models: ['gemini-2.5-pro', 'claude-sonnet-4-5'], settings: { region: 'us-east5' } });
+  await createChannel(gw, {
+    type: 41,
+    baseUrl: vx.up.url,
+    keys: [vx.serviceAccount],
+    models: ['gemini-2.5-pro', 'claude-sonnet-4-5'],
+    settings: { region: 'us-east5' },
+  });
   for (const m of ['gemini-2.5-pro', 'claude-sonnet-4-5']) await setPrice(gw, m, { input: 2, output: 2 });
   caller = await createCaller(gw);
 });
@@ -44,7 +50,12 @@ test('Gemini and Claude models on Vertex through the OpenAI SDK, plain and strea
   assert.equal(c.choices[0].message.content, 'Hello from Claude');
   assert.equal(c.usage?.prompt_tokens, ANTHROPIC_USAGE.input_tokens);
   for (const model of ['gemini-2.5-pro', 'claude-sonnet-4-5']) {
-    const s = await client.chat.completions.create({ model, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] });
+    const s = await client.chat.completions.create({
+      model,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     let text = '';
     let usage = 0;
     for await (const ch of s) {
@@ -57,7 +68,10 @@ test('Gemini and Claude models on Vertex through the OpenAI SDK, plain and strea
   assert.equal(vx.exchanges - before, before === 0 ? 1 : 0, 'one token exchange for every call');
   assert.ok(vx.calls.some((p) => p.includes('/publishers/google/models/gemini-2.5-pro:streamGenerateContent')));
   assert.ok(vx.calls.some((p) => p.includes('/publishers/anthropic/models/claude-sonnet-4-5:streamRawPredict')));
-  assert.ok(vx.calls.every((p) => p.startsWith('/v1/projects/proj-1/locations/us-east5/')), 'project from the key, location from the settings');
+  assert.ok(
+    vx.calls.every((p) => p.startsWith('/v1/projects/proj-1/locations/us-east5/')),
+    'project from the key, location from the settings',
+  );
 });
 
 test('Claude on Vertex through the Anthropic SDK keeps the Anthropic format', async () => {
@@ -83,19 +97,34 @@ test('a Vertex channel through the admin API; a key that is not a service accoun
   const root = await AdminClient.login(gw.url);
   const other = await startFakeVertex({ project: 'proj-2', region: 'global' });
   try {
-    const made = await root.ok('POST', '/api/channel', { name: 'vx', type: 'vertex', base_url: other.up.url, keys: [other.serviceAccount], models: ['gemini-admin', 'claude-admin'] });
+    const made = await root.ok('POST', '/api/channel', {
+      name: 'vx',
+      type: 'vertex',
+      base_url: other.up.url,
+      keys: [other.serviceAccount],
+      models: ['gemini-admin', 'claude-admin'],
+    });
     for (const model of ['gemini-admin', 'claude-admin']) {
       const t = await root.ok('POST', `/api/channel/${made.id}/test`, { model });
       assert.equal(t.status, 200, `the channel test of ${model} reaches Vertex with a token: ${JSON.stringify(t)}`);
     }
-    assert.ok(other.calls.some((p) => p.includes('/publishers/anthropic/models/claude-admin:rawPredict')), 'the Claude test went to rawPredict');
+    assert.ok(
+      other.calls.some((p) => p.includes('/publishers/anthropic/models/claude-admin:rawPredict')),
+      'the Claude test went to rawPredict',
+    );
     other.calls.length = 0;
     await setPrice(gw, 'gemini-admin', { input: 2, output: 2 });
     const client = new OpenAI({ apiKey: caller.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
     const g = await client.chat.completions.create({ model: 'gemini-admin', messages: [{ role: 'user', content: 'hi' }] });
     assert.equal(g.choices[0].message.content, 'Hello from Gemini');
     assert.ok(other.calls[0].startsWith('/v1/projects/proj-2/locations/global/publishers/google/'), other.calls[0]);
-    await root.fails(400, 'POST', '/api/channel', { name: 'vx-bad', type: 'vertex', base_url: other.up.url, keys: ['AIza-not-a-service-account'], models: ['gemini-bad'] }, 'keys[0]');
+    await root.fails(
+      400,
+      'POST',
+      '/api/channel',
+      { name: 'vx-bad', type: 'vertex', base_url: other.up.url, keys: ['AIza-not-a-service-account'], models: ['gemini-bad'] },
+      'keys[0]',
+    );
   } finally {
     await other.close();
   }
@@ -109,10 +138,14 @@ test('a task plugin with vertex_oauth auth gets a Bearer token and the project o
   const calls = vx.calls.length;
   const r = await api(gw.url, u.key, 'POST', '/v1/tasks/loopback-vertex', { model: 'veo-loop', prompt: 'a cat', seconds: 4 });
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  const done = await waitFor(async () => {
-    const q = await api(gw.url, u.key, 'GET', `/v1/tasks/${r.body.id}`);
-    return q.body.status === 'SUCCESS' || q.body.status === 'FAILURE' ? q.body : null;
-  }, 15_000, 'the Vertex task to finish');
+  const done = await waitFor(
+    async () => {
+      const q = await api(gw.url, u.key, 'GET', `/v1/tasks/${r.body.id}`);
+      return q.body.status === 'SUCCESS' || q.body.status === 'FAILURE' ? q.body : null;
+    },
+    15_000,
+    'the Vertex task to finish',
+  );
   assert.equal(done.status, 'SUCCESS', JSON.stringify(done));
   const mine = vx.calls.slice(calls);
   assert.ok(mine[0].startsWith('/v1/projects/proj-1/locations/us-east5/publishers/google/models/veo-loop:predictLongRunning'), mine[0]);
@@ -121,7 +154,14 @@ test('a task plugin with vertex_oauth auth gets a Bearer token and the project o
 
 test('a task plugin with vertex_oauth auth and a key that is not a service account is refused at submit', async () => {
   // Preferred over the good channel of the test before (the last test of the file).
-  await createTaskChannel(gw, { name: 'veo-bad', plugin: 'loopback-vertex', baseUrl: vx.up.url, key: 'not-json', models: ['veo-loop'], priority: 10 });
+  await createTaskChannel(gw, {
+    name: 'veo-bad',
+    plugin: 'loopback-vertex',
+    baseUrl: vx.up.url,
+    key: 'not-json',
+    models: ['veo-loop'],
+    priority: 10,
+  });
   const u = await createUser(gw, { name: 'veo-bad-user', quota: 1_000_000 });
   const r = await api(gw.url, u.key, 'POST', '/v1/tasks/loopback-vertex', { model: 'veo-loop', prompt: 'a cat' });
   assert.ok(r.status >= 400, JSON.stringify(r.body));

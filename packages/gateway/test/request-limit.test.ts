@@ -12,8 +12,11 @@ import { startFakeOpenAI } from './upstreams/openai.ts';
 import { createCaller, createChannel, setPrice } from './relay-fixtures.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
-const ask = (gw: TestGateway, key: string) => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 })
-  .chat.completions.create({ model: 'rl-model', messages: [{ role: 'user', content: 'hi' }] });
+const ask = (gw: TestGateway, key: string) =>
+  new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 }).chat.completions.create({
+    model: 'rl-model',
+    messages: [{ role: 'user', content: 'hi' }],
+  });
 
 async function limited(p: Promise<unknown>): Promise<{ status: number; code?: string; retryAfter: number }> {
   try {
@@ -49,7 +52,6 @@ test('requests per user: the limit, a group override, reads not counted, 429 in 
     await o.set('ModelRequestRateLimitGroup', '{"vip": 5}');
     await o.set('ModelRequestRateLimitEnabled', true);
 
-
     const client = new OpenAI({ apiKey: alice.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
     for (let i = 0; i < 3; i++) await ask(gw, alice.key);
     assert.ok((await client.models.list()).data.length > 0, 'model lists do not count');
@@ -57,15 +59,28 @@ test('requests per user: the limit, a group override, reads not counted, 429 in 
     assert.equal(r.status, 429);
     assert.equal(r.code, 'rate_limit_exceeded');
     assert.ok(r.retryAfter >= 1 && r.retryAfter <= 60, String(r.retryAfter));
-    const viaAnthropic = await limited(new Anthropic({ apiKey: alice.key, baseURL: gw.url, maxRetries: 0 })
-      .messages.create({ model: 'rl-model', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }));
+    const viaAnthropic = await limited(
+      new Anthropic({ apiKey: alice.key, baseURL: gw.url, maxRetries: 0 }).messages.create({
+        model: 'rl-model',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    );
     assert.equal(viaAnthropic.status, 429);
     assert.equal(viaAnthropic.code, 'rate_limit_error');
     // A realtime session is a request too: its handshake is refused.
     const handshake = await new Promise<number>((resolve) => {
-      const ws = new WebSocket(`${gw.url.replace('http', 'ws')}/v1/realtime?model=rl-model`, { headers: { authorization: `Bearer ${alice.key}` } });
-      ws.on('unexpected-response', (_req, res) => { resolve(res.statusCode ?? 0); ws.terminate(); });
-      ws.on('open', () => { resolve(101); ws.close(); });
+      const ws = new WebSocket(`${gw.url.replace('http', 'ws')}/v1/realtime?model=rl-model`, {
+        headers: { authorization: `Bearer ${alice.key}` },
+      });
+      ws.on('unexpected-response', (_req, res) => {
+        resolve(res.statusCode ?? 0);
+        ws.terminate();
+      });
+      ws.on('open', () => {
+        resolve(101);
+        ws.close();
+      });
       ws.on('error', () => {});
     });
     assert.equal(handshake, 429);
@@ -86,7 +101,7 @@ test('requests per user: the limit, a group override, reads not counted, 429 in 
   }
 });
 
-test('with Redis, one user\'s requests on two nodes share one count', async () => {
+test("with Redis, one user's requests on two nodes share one count", async () => {
   const env = { REDIS_URL };
   const a = await startTestGateway({ env });
   const b = await startTestGateway({ db: a.db, env });
@@ -95,7 +110,12 @@ test('with Redis, one user\'s requests on two nodes share one count', async () =
     const c = await createCaller(a, { quota: 10_000_000 });
     await a.services.admin.options.set('ModelRequestRateLimitCount', 4);
     await a.services.admin.options.set('ModelRequestRateLimitEnabled', true);
-    for (let i = 0; i < 100 && !(b.services.relay.channels.all().length && b.services.accounts.limiter.current().enabled && b.services.accounts.keys.size > 0); i++) {
+    for (
+      let i = 0;
+      i < 100 &&
+      !(b.services.relay.channels.all().length && b.services.accounts.limiter.current().enabled && b.services.accounts.keys.size > 0);
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 50));
     }
     assert.ok(b.services.accounts.limiter.current().enabled, 'the options reached node b');

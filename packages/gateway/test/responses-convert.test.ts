@@ -23,7 +23,10 @@ let client: OpenAI;
 let userId: number;
 
 const weather: OpenAI.Responses.FunctionTool = {
-  type: 'function', name: 'get_weather', description: 'Weather of a city', strict: false,
+  type: 'function',
+  name: 'get_weather',
+  description: 'Weather of a city',
+  strict: false,
   parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
 };
 
@@ -50,7 +53,13 @@ after(async () => {
 for (const model of ['claude-r', 'gemini-r', 'chat-r']) {
   test(`${model}: a function call and its output over two turns, not streamed, billed`, async () => {
     const before = await balance(gw, userId);
-    const first = await client.responses.create({ model, instructions: 'Be brief.', input: 'Weather in Paris?', tools: [weather], store: false });
+    const first = await client.responses.create({
+      model,
+      instructions: 'Be brief.',
+      input: 'Weather in Paris?',
+      tools: [weather],
+      store: false,
+    });
     assert.equal(first.object, 'response');
     assert.equal(first.status, 'completed');
     const call = first.output.find((o) => o.type === 'function_call');
@@ -60,7 +69,10 @@ for (const model of ['claude-r', 'gemini-r', 'chat-r']) {
     assert.ok(first.usage && first.usage.input_tokens > 0);
     // The next turn sends the whole conversation, as Codex does.
     const second = await client.responses.create({
-      model, instructions: 'Be brief.', tools: [weather], store: false,
+      model,
+      instructions: 'Be brief.',
+      tools: [weather],
+      store: false,
       input: [
         { role: 'user', content: 'Weather in Paris?' },
         { type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments },
@@ -110,7 +122,9 @@ test('previous_response_id continues a converted conversation; another user cann
   assert.ok(call && call.type === 'function_call');
   const n = ant.requests.length;
   const second = await client.responses.create({
-    model: 'claude-r', previous_response_id: first.id, tools: [weather],
+    model: 'claude-r',
+    previous_response_id: first.id,
+    tools: [weather],
     input: [{ type: 'function_call_output', call_id: call.call_id, output: 'rainy' }],
   });
   assert.match(second.output_text, /rainy/);
@@ -120,23 +134,42 @@ test('previous_response_id continues a converted conversation; another user cann
 
   const other = await createCaller(gw, { quota: 1_000_000 });
   const stranger = new OpenAI({ apiKey: other.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
-  await assert.rejects(stranger.responses.create({ model: 'claude-r', previous_response_id: first.id, input: 'hi' }), (e: { status?: number; code?: string }) => e.status === 404 && e.code === 'previous_response_not_found');
+  await assert.rejects(
+    stranger.responses.create({ model: 'claude-r', previous_response_id: first.id, input: 'hi' }),
+    (e: { status?: number; code?: string }) => e.status === 404 && e.code === 'previous_response_not_found',
+  );
 });
 
 test('a model no channel serves is a 404 a client does not retry, not a 503', async () => {
-  await assert.rejects(client.responses.create({ model: 'nowhere-model', input: 'hi' }), (e: { status?: number; code?: string }) => e.status === 404 && e.code === 'model_not_found');
+  await assert.rejects(
+    client.responses.create({ model: 'nowhere-model', input: 'hi' }),
+    (e: { status?: number; code?: string }) => e.status === 404 && e.code === 'model_not_found',
+  );
 });
 
 test('Responses over a WebSocket are refused at once with 426, so clients fall back to HTTPS', async () => {
   const c = await createCaller(gw, { quota: 1000 });
   const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = httpGet(`${gw.url}/v1/responses`, {
-      headers: { authorization: `Bearer ${c.key}`, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'openai-beta': 'responses_websockets=2026-02-06' },
-    }, (res) => {
-      let b = '';
-      res.on('data', (x: Buffer) => { b += x.toString(); });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: b }));
-    });
+    const req = httpGet(
+      `${gw.url}/v1/responses`,
+      {
+        headers: {
+          authorization: `Bearer ${c.key}`,
+          connection: 'Upgrade',
+          upgrade: 'websocket',
+          'sec-websocket-version': '13',
+          'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          'openai-beta': 'responses_websockets=2026-02-06',
+        },
+      },
+      (res) => {
+        let b = '';
+        res.on('data', (x: Buffer) => {
+          b += x.toString();
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: b }));
+      },
+    );
     req.on('upgrade', () => reject(new Error('the socket was upgraded')));
     req.on('error', reject);
   });
@@ -148,9 +181,17 @@ test('Responses over a WebSocket are refused at once with 426, so clients fall b
 
 test('a freeform (custom) tool reaches a converted upstream as a function of one string, and its call comes back as custom_tool_call', async () => {
   const n = ant.requests.length;
-  const r = await client.responses.create({ model: 'claude-r', input: 'patch it', store: false, tools: [{ type: 'custom', name: 'apply_patch', description: 'Apply a patch' }] });
+  const r = await client.responses.create({
+    model: 'claude-r',
+    input: 'patch it',
+    store: false,
+    tools: [{ type: 'custom', name: 'apply_patch', description: 'Apply a patch' }],
+  });
   const sent = ant.requests[n].body;
-  assert.deepEqual(sent.tools.map((t: { name: string }) => t.name), ['apply_patch']);
+  assert.deepEqual(
+    sent.tools.map((t: { name: string }) => t.name),
+    ['apply_patch'],
+  );
   assert.deepEqual(sent.tools[0].input_schema.required, ['input']);
   const call = r.output.find((o) => o.type === 'custom_tool_call');
   assert.ok(call && call.type === 'custom_tool_call', JSON.stringify(r.output));

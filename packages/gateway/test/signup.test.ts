@@ -14,7 +14,10 @@ import { AdminClient } from './admin-client.ts';
 import { waitFor } from './relay-fixtures.ts';
 import { sha256Hex } from '../src/platform/crypto.ts';
 
-interface Mail { to: string[]; raw: string }
+interface Mail {
+  to: string[];
+  raw: string;
+}
 
 let gw: TestGateway;
 let smtp: SMTPServer;
@@ -32,7 +35,11 @@ function body(m: Mail): string {
 
 /** The one link of the mail to `to` whose path is `path`, and its token. */
 async function linkTo(to: string, path: string, seen = 0): Promise<{ url: URL; token: string }> {
-  const m = await waitFor(() => mails.filter((x) => x.to.includes(to) && body(x).includes(`/${path}?token=`))[seen], 10_000, `mail to ${to}`);
+  const m = await waitFor(
+    () => mails.filter((x) => x.to.includes(to) && body(x).includes(`/${path}?token=`))[seen],
+    10_000,
+    `mail to ${to}`,
+  );
   const url = new URL(/https?:\/\/\S+/.exec(body(m).slice(body(m).indexOf('http')))![0]);
   assert.equal(url.pathname, `/${path}`);
   assert.equal(url.origin, gw.url, 'the link is built from ServerAddress');
@@ -40,12 +47,24 @@ async function linkTo(to: string, path: string, seen = 0): Promise<{ url: URL; t
 }
 
 async function post(path: string, payload: unknown, from = nextAddress(), headers: Record<string, string> = {}) {
-  const r = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': from, ...headers }, body: JSON.stringify(payload) });
-  return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as { success: boolean; message: string; data: any } };
+  const r = await fetch(`${gw.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': from, ...headers },
+    body: JSON.stringify(payload),
+  });
+  return {
+    status: r.status,
+    retryAfter: r.headers.get('retry-after'),
+    body: (await r.json()) as { success: boolean; message: string; data: any },
+  };
 }
 
 async function login(username: string, password: string) {
-  const r = await fetch(`${gw.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': nextAddress() }, body: JSON.stringify({ username, password }) });
+  const r = await fetch(`${gw.url}/api/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': nextAddress() },
+    body: JSON.stringify({ username, password }),
+  });
   return { status: r.status, cookie: r.headers.get('set-cookie')?.split(';')[0] ?? '' };
 }
 
@@ -55,7 +74,9 @@ const signupRows = (id: number) => gw.core.h.db.selectFrom('ledger').select(['ki
 
 before(async () => {
   smtp = new SMTPServer({
-    authOptional: true, disabledCommands: ['STARTTLS', 'AUTH'], logger: false,
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
     onData(stream, session, cb) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
@@ -67,7 +88,9 @@ before(async () => {
   });
   await new Promise<void>((ok) => smtp.listen(0, '127.0.0.1', ok));
   const port = (smtp.server.address() as AddressInfo).port;
-  gw = await startTestGateway({ env: { TRUST_PROXY: '1', SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Gatehouse <accounts@gatehouse.test>' } });
+  gw = await startTestGateway({
+    env: { TRUST_PROXY: '1', SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Gatehouse <accounts@gatehouse.test>' },
+  });
   root = await AdminClient.login(gw.url);
   await setOptions({ ServerAddress: gw.url });
 });
@@ -78,7 +101,7 @@ after(async () => {
 });
 
 test('sign-up is off by default and refused with a clear error', async () => {
-  const s = await fetch(`${gw.url}/api/user/signup`).then((r) => r.json()) as { data: { enabled: boolean; email_configured: boolean } };
+  const s = (await fetch(`${gw.url}/api/user/signup`).then((r) => r.json())) as { data: { enabled: boolean; email_configured: boolean } };
   assert.equal(s.data.enabled, false);
   assert.equal(s.data.email_configured, true);
   const r = await post('/api/user/register', { username: 'early', password: 'early-password' });
@@ -101,12 +124,22 @@ test('sign-up with a required invitation code: missing or wrong codes are refuse
     assert.match(wrong.body.message, /^invitation_code: is not a valid invitation code/);
 
     // New API's body: its verification and affiliate codes are accepted and ignored.
-    const ok = await post('/api/user/register', { username: 'invited', password: 'invited-password', invitation_code: 'open-sesame', verification_code: '', aff_code: '' });
+    const ok = await post('/api/user/register', {
+      username: 'invited',
+      password: 'invited-password',
+      invitation_code: 'open-sesame',
+      verification_code: '',
+      aff_code: '',
+    });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     const id = ok.body.data.id as number;
     assert.equal(ok.body.data.credited, 5000);
     assert.equal(await balance(id), 5000);
-    assert.deepEqual((await signupRows(id)).map((r) => [r.kind, Number(r.amount)]), [['topup', -5000]], 'one top-up row (the ledger counts credits negative)');
+    assert.deepEqual(
+      (await signupRows(id)).map((r) => [r.kind, Number(r.amount)]),
+      [['topup', -5000]],
+      'one top-up row (the ledger counts credits negative)',
+    );
     const user = await root.ok<{ role: string; group: string }>('GET', `/api/user/${id}`);
     assert.equal(user.role, 'user');
     assert.equal(user.group, 'default');
@@ -150,7 +183,9 @@ test('e-mail verification: the link in the mail verifies the address and credits
 
     // A second link for the same account (the address changed and back) credits nothing more.
     const { cookie } = await login('verifier', 'verifier-password');
-    const me = await fetch(`${gw.url}/api/user/self/email`, { headers: { cookie } }).then((x) => x.json()) as { data: { email: string; verified: boolean } };
+    const me = (await fetch(`${gw.url}/api/user/self/email`, { headers: { cookie } }).then((x) => x.json())) as {
+      data: { email: string; verified: boolean };
+    };
     assert.deepEqual(me.data, { email: 'verifier@example.com', verified: true });
     const already = await post('/api/user/self/email', {}, nextAddress(), { cookie });
     assert.equal(already.status, 409);
@@ -161,14 +196,20 @@ test('e-mail verification: the link in the mail verifies the address and credits
     assert.equal(v2.status, 200);
     assert.equal(v2.body.data.credited, 0);
     assert.equal(await balance(id), 7000);
-    assert.deepEqual((await signupRows(id)).map((x) => [x.kind, Number(x.amount)]), [['topup', -7000]]);
+    assert.deepEqual(
+      (await signupRows(id)).map((x) => [x.kind, Number(x.amount)]),
+      [['topup', -7000]],
+    );
 
     const taken = await post('/api/user/register', { username: 'copycat', password: 'copycat-password', email: 'verifier2@example.com' });
     assert.equal(taken.status, 409);
     assert.match(taken.body.message, /^email: /);
     // Deleting the account frees its address.
     await root.ok('DELETE', `/api/user/${id}`);
-    assert.equal((await post('/api/user/register', { username: 'copycat', password: 'copycat-password', email: 'verifier2@example.com' })).status, 200);
+    assert.equal(
+      (await post('/api/user/register', { username: 'copycat', password: 'copycat-password', email: 'verifier2@example.com' })).status,
+      200,
+    );
   } finally {
     await setOptions({ SignupEmailVerification: false, QuotaForNewUser: 0 });
   }
@@ -207,7 +248,11 @@ test('password reset: the link sets a new password, ends sessions, works once; a
 test('an expired reset link is refused', async () => {
   await post('/api/user/password/forgot', { email: 'forgetful@example.com' });
   const { token } = await linkTo('forgetful@example.com', 'reset-password', 1);
-  await gw.core.h.db.updateTable('email_tokens').set({ expires_at: Date.now() - 1 }).where('token_hash', '=', sha256Hex(token)).execute();
+  await gw.core.h.db
+    .updateTable('email_tokens')
+    .set({ expires_at: Date.now() - 1 })
+    .where('token_hash', '=', sha256Hex(token))
+    .execute();
   const r = await post('/api/user/password/reset', { token, password: 'expired-password' });
   assert.equal(r.status, 400);
   assert.match(r.body.message, /invalid, already used or expired/);
@@ -221,7 +266,11 @@ test('sign-ups are throttled per client address like failed logins', async () =>
   try {
     const a = nextAddress();
     assert.equal((await post('/api/user/register', { username: 'flood1', password: 'flood-password' }, a)).status, 200);
-    assert.equal((await post('/api/user/register', { username: 'bad name!', password: 'flood-password' }, a)).status, 400, 'a refused sign-up counts too');
+    assert.equal(
+      (await post('/api/user/register', { username: 'bad name!', password: 'flood-password' }, a)).status,
+      400,
+      'a refused sign-up counts too',
+    );
     const blocked = await post('/api/user/register', { username: 'flood3', password: 'flood-password' }, a);
     assert.equal(blocked.status, 429);
     assert.match(blocked.body.message, /too many sign-ups/);
@@ -238,7 +287,7 @@ test('sign-ups are throttled per client address like failed logins', async () =>
 test('without mail configured, what needs mail is refused clearly', async () => {
   await setOptions({ SignupEnabled: true, ServerAddress: '' });
   try {
-    const s = await fetch(`${gw.url}/api/user/signup`).then((r) => r.json()) as { data: { email_configured: boolean } };
+    const s = (await fetch(`${gw.url}/api/user/signup`).then((r) => r.json())) as { data: { email_configured: boolean } };
     assert.equal(s.data.email_configured, false);
     const forgot = await post('/api/user/password/forgot', { email: 'forgetful@example.com' });
     assert.equal(forgot.status, 503);

@@ -22,24 +22,45 @@ const GH_SECRET = 'github-client-secret-fedcba9876543210';
 test('single sign-on: OpenID and GitHub providers at once, link or create by verified e-mail, tampering refused, secrets sealed', async () => {
   const gw = await startTestGateway();
   const cb = (id: string) => `${gw.url}/api/sso/${id}/callback`;
-  const op = await startOidcProvider([
-    { client_id: 'gatehouse', client_secret: CORP_SECRET, redirect_uris: [cb('corp')] },
-    { client_id: 'gatehouse-2', client_secret: CORP2_SECRET, redirect_uris: [cb('corp2')] },
-  ], {
-    alice: { email: 'Alice@Example.com', email_verified: true, name: 'Alice Liddell', preferred_username: 'alice' },
-    bob: { email: 'bob@example.com', email_verified: false, preferred_username: 'bob' },
-    eve: { email: 'root@example.com', email_verified: true, preferred_username: 'eve' },
-  });
+  const op = await startOidcProvider(
+    [
+      { client_id: 'gatehouse', client_secret: CORP_SECRET, redirect_uris: [cb('corp')] },
+      { client_id: 'gatehouse-2', client_secret: CORP2_SECRET, redirect_uris: [cb('corp2')] },
+    ],
+    {
+      alice: { email: 'Alice@Example.com', email_verified: true, name: 'Alice Liddell', preferred_username: 'alice' },
+      bob: { email: 'bob@example.com', email_verified: false, preferred_username: 'bob' },
+      eve: { email: 'root@example.com', email_verified: true, preferred_username: 'eve' },
+    },
+  );
   const gh = await startGithubLike({ client_id: 'gh-client', client_secret: GH_SECRET });
   try {
     const root = await AdminClient.login(gw.url);
 
     // --- providers through the admin API -----------------------------------------------------
-    await root.fails(400, 'POST', '/api/sso/providers', { id: 'corp', name: 'Corp', issuer: 'http://idp.example.com', client_id: 'x', client_secret: 'y' }, 'issuer');
-    await root.fails(400, 'POST', '/api/sso/providers', { id: 'Bad Id', name: 'Corp', issuer: op.issuer, client_id: 'x', client_secret: 'y' }, 'id');
+    await root.fails(
+      400,
+      'POST',
+      '/api/sso/providers',
+      { id: 'corp', name: 'Corp', issuer: 'http://idp.example.com', client_id: 'x', client_secret: 'y' },
+      'issuer',
+    );
+    await root.fails(
+      400,
+      'POST',
+      '/api/sso/providers',
+      { id: 'Bad Id', name: 'Corp', issuer: op.issuer, client_id: 'x', client_secret: 'y' },
+      'id',
+    );
     await root.fails(400, 'POST', '/api/sso/providers', { id: 'corp', name: 'Corp', issuer: op.issuer, client_id: 'x' }, 'client_secret');
     const created = await root.call('POST', '/api/sso/providers', {
-      id: 'corp', name: 'Corp ID', issuer: op.issuer, client_id: 'gatehouse', client_secret: CORP_SECRET, scopes: 'email profile', button_label: 'Sign in with Corp',
+      id: 'corp',
+      name: 'Corp ID',
+      issuer: op.issuer,
+      client_id: 'gatehouse',
+      client_secret: CORP_SECRET,
+      scopes: 'email profile',
+      button_label: 'Sign in with Corp',
     });
     assert.equal(created.status, 200, created.text);
     const corp = created.body.data;
@@ -48,14 +69,34 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
     assert.equal(corp.account_mode, 'link');
     assert.equal(corp.client_secret_set, true);
     assert.equal(corp.redirect_uri, '/api/sso/corp/callback');
-    await root.fails(409, 'POST', '/api/sso/providers', { id: 'corp', name: 'Again', issuer: op.issuer, client_id: 'x', client_secret: 'y' });
+    await root.fails(409, 'POST', '/api/sso/providers', {
+      id: 'corp',
+      name: 'Again',
+      issuer: op.issuer,
+      client_id: 'x',
+      client_secret: 'y',
+    });
     const ghView = await root.ok('POST', '/api/sso/providers', {
-      id: 'github', kind: 'github', name: 'GitHub', issuer: gh.url, api_url: gh.url, client_id: 'gh-client', client_secret: GH_SECRET, sort: 1,
+      id: 'github',
+      kind: 'github',
+      name: 'GitHub',
+      issuer: gh.url,
+      api_url: gh.url,
+      client_id: 'gh-client',
+      client_secret: GH_SECRET,
+      sort: 1,
     });
     assert.deepEqual(ghView.scopes, ['read:user', 'user:email']);
     assert.equal(ghView.button_label, 'Sign in with GitHub');
     await root.ok('POST', '/api/sso/providers', {
-      id: 'corp2', name: 'Corp (separate accounts)', issuer: op.issuer, client_id: 'gatehouse-2', client_secret: CORP2_SECRET, account_mode: 'create', default_group: 'sso', sort: 2,
+      id: 'corp2',
+      name: 'Corp (separate accounts)',
+      issuer: op.issuer,
+      client_id: 'gatehouse-2',
+      client_secret: CORP2_SECRET,
+      account_mode: 'create',
+      default_group: 'sso',
+      sort: 2,
     });
 
     // Sealed at rest, never in an answer.
@@ -72,12 +113,13 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
       (await root.call('GET', '/api/audit?target_type=sso_provider')).text,
       await (await fetch(`${gw.url}/api/sso/providers/public`)).text(),
     ];
-    for (const a of answers) for (const s of [CORP_SECRET, CORP2_SECRET, GH_SECRET]) assert.ok(!a.includes(s), `secret leaked in ${a.slice(0, 200)}`);
+    for (const a of answers)
+      for (const s of [CORP_SECRET, CORP2_SECRET, GH_SECRET]) assert.ok(!a.includes(s), `secret leaked in ${a.slice(0, 200)}`);
     const audit = JSON.parse(answers[3]).data.items as Array<{ action: string }>;
     assert.ok(audit.some((e) => e.action === 'sso_provider.create'));
 
     // The login page's list: enabled providers, id, name and label only.
-    const pub = await (await fetch(`${gw.url}/api/sso/providers/public`)).json() as { data: Array<Record<string, unknown>> };
+    const pub = (await (await fetch(`${gw.url}/api/sso/providers/public`)).json()) as { data: Array<Record<string, unknown>> };
     assert.deepEqual(pub.data, [
       { id: 'corp', name: 'Corp ID', button_label: 'Sign in with Corp' },
       { id: 'github', name: 'GitHub', button_label: 'Sign in with GitHub' },
@@ -94,7 +136,10 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
 
     const self = async (b: MiniBrowser) => {
       const r = await b.get(`${gw.url}/api/user/self`);
-      return { status: r.status, body: await r.json() as { data: { id: number; username: string; group: string; display_name: string } } };
+      return {
+        status: r.status,
+        body: (await r.json()) as { data: { id: number; username: string; group: string; display_name: string } },
+      };
     };
 
     // --- a real authorization-code flow with the OpenID provider: first login creates --------
@@ -119,7 +164,13 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
 
     // The same person again: the same account, back at the page the login was started from.
     const b1b = new MiniBrowser();
-    const again = await b1b.get(await b1b.driveTo((await b1b.get(`${gw.url}/api/sso/corp/start?next=${encodeURIComponent('/keys?page=2')}`)).headers.get('location')!, cb('corp'), 'alice'));
+    const again = await b1b.get(
+      await b1b.driveTo(
+        (await b1b.get(`${gw.url}/api/sso/corp/start?next=${encodeURIComponent('/keys?page=2')}`)).headers.get('location')!,
+        cb('corp'),
+        'alice',
+      ),
+    );
     assert.equal(again.status, 302);
     assert.equal(again.headers.get('location'), '/keys?page=2');
     assert.equal((await self(b1b)).body.data.id, alice.body.data.id);
@@ -157,7 +208,15 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
     assert.equal((await b5.get(`${cb('corp')}?code=x&state=y`)).status, 400);
 
     // --- GitHub preset: a verified e-mail links to alice's account ---------------------------
-    gh.current.user = { id: 4242, login: 'alice-gh', name: 'Alice on GitHub', emails: [{ email: 'old@example.com', primary: false, verified: false }, { email: 'alice@example.com', primary: true, verified: true }] };
+    gh.current.user = {
+      id: 4242,
+      login: 'alice-gh',
+      name: 'Alice on GitHub',
+      emails: [
+        { email: 'old@example.com', primary: false, verified: false },
+        { email: 'alice@example.com', primary: true, verified: true },
+      ],
+    };
     const g1 = new MiniBrowser();
     const gStart = await g1.get(`${gw.url}/api/sso/github/start?next=${encodeURIComponent('//evil.example/x')}`);
     assert.equal(gStart.status, 302);
@@ -170,7 +229,9 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
 
     // GitHub state tampering.
     const g2 = new MiniBrowser();
-    const gBack2 = new URL(await g2.driveTo((await g2.get(`${gw.url}/api/sso/github/start`)).headers.get('location')!, cb('github'), 'unused'));
+    const gBack2 = new URL(
+      await g2.driveTo((await g2.get(`${gw.url}/api/sso/github/start`)).headers.get('location')!, cb('github'), 'unused'),
+    );
     gBack2.searchParams.set('state', 'forged');
     assert.equal((await g2.get(gBack2.href)).status, 400);
     assert.ok(!g2.jar.has('gatehouse_session'));
@@ -178,7 +239,9 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
     // An unverified address that would link is refused.
     gh.current.user = { id: 666, login: 'mallory', emails: [{ email: 'alice@example.com', primary: true, verified: false }] };
     const g3 = new MiniBrowser();
-    const refused = await g3.get(await g3.driveTo((await g3.get(`${gw.url}/api/sso/github/start`)).headers.get('location')!, cb('github'), 'unused'));
+    const refused = await g3.get(
+      await g3.driveTo((await g3.get(`${gw.url}/api/sso/github/start`)).headers.get('location')!, cb('github'), 'unused'),
+    );
     assert.equal(refused.status, 403);
     assert.equal(((await refused.json()) as { message: string }).message.includes('verified'), true);
     assert.ok(!g3.jar.has('gatehouse_session'));
@@ -186,7 +249,10 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
 
     // An unverified address that matches nobody: a new account (the address cannot link later).
     const b6 = new MiniBrowser();
-    assert.equal((await b6.get(await b6.driveTo((await b6.get(`${gw.url}/api/sso/corp/start`)).headers.get('location')!, cb('corp'), 'bob'))).status, 302);
+    assert.equal(
+      (await b6.get(await b6.driveTo((await b6.get(`${gw.url}/api/sso/corp/start`)).headers.get('location')!, cb('corp'), 'bob'))).status,
+      302,
+    );
     const bob = await self(b6);
     assert.equal(bob.body.data.username, 'bob');
 
@@ -195,14 +261,18 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
     const rootRow = await gw.core.h.db.selectFrom('users').select('id').where('username', '=', 'root').executeTakeFirstOrThrow();
     gw.services.sso.sso.addVerifiedEmailLookup(async (email) => (email === 'root@example.com' ? Number(rootRow.id) : null));
     const e1 = new MiniBrowser();
-    const toRoot = await e1.get(await e1.driveTo((await e1.get(`${gw.url}/api/sso/corp/start`)).headers.get('location')!, cb('corp'), 'eve'));
+    const toRoot = await e1.get(
+      await e1.driveTo((await e1.get(`${gw.url}/api/sso/corp/start`)).headers.get('location')!, cb('corp'), 'eve'),
+    );
     assert.equal(toRoot.status, 403);
     assert.match(((await toRoot.json()) as { message: string }).message, /root/);
     assert.ok(!e1.jar.has('gatehouse_session'));
 
     // --- account_mode create: the same verified e-mail gets a separate account -----------------
     const c1 = new MiniBrowser();
-    const cDone = await c1.get(await c1.driveTo((await c1.get(`${gw.url}/api/sso/corp2/start`)).headers.get('location')!, cb('corp2'), 'alice'));
+    const cDone = await c1.get(
+      await c1.driveTo((await c1.get(`${gw.url}/api/sso/corp2/start`)).headers.get('location')!, cb('corp2'), 'alice'),
+    );
     assert.equal(cDone.status, 302);
     const alice2 = await self(c1);
     assert.notEqual(alice2.body.data.id, alice.body.data.id);
@@ -212,8 +282,11 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
     // --- changes, disabling and deleting ------------------------------------------------------
     await root.ok('PUT', '/api/sso/providers/corp2', { enabled: false });
     assert.equal((await fetch(`${gw.url}/api/sso/corp2/start`, { redirect: 'manual' })).status, 404);
-    const pub2 = await (await fetch(`${gw.url}/api/sso/providers/public`)).json() as { data: Array<{ id: string }> };
-    assert.deepEqual(pub2.data.map((p) => p.id), ['corp', 'github']);
+    const pub2 = (await (await fetch(`${gw.url}/api/sso/providers/public`)).json()) as { data: Array<{ id: string }> };
+    assert.deepEqual(
+      pub2.data.map((p) => p.id),
+      ['corp', 'github'],
+    );
     await root.fails(400, 'PUT', '/api/sso/providers/corp', { kind: 'github' }, 'kind');
     await root.fails(400, 'PUT', '/api/sso/providers/corp', { api_url: 'https://api.example.com' }, 'api_url');
     const ghe = await root.ok('PUT', '/api/sso/providers/github', { issuer: 'https://github.example.com', api_url: null });
@@ -224,7 +297,10 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
     assert.equal((await fetch(`${gw.url}/api/sso/nope/start`, { redirect: 'manual' })).status, 404);
     // The accounts stay; the sign-in links of the deleted provider are gone.
     assert.equal((await self(c1)).status, 200);
-    assert.equal(await gw.core.h.db.selectFrom('sso_identities').select('id').where('provider_id', '=', 'corp2').executeTakeFirst(), undefined);
+    assert.equal(
+      await gw.core.h.db.selectFrom('sso_identities').select('id').where('provider_id', '=', 'corp2').executeTakeFirst(),
+      undefined,
+    );
   } finally {
     await gw.stop();
     await op.close();
@@ -235,22 +311,25 @@ test('single sign-on: OpenID and GitHub providers at once, link or create by ver
 test('single sign-on: the sso: section of the configuration file creates providers with sealed secrets, idempotently', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gh-sso-'));
   const file = join(dir, 'gatehouse.yaml');
-  writeFileSync(file, [
-    'sso:',
-    '  - id: corp',
-    '    name: Corp ID',
-    '    issuer: https://id.example.com',
-    '    client_id: gatehouse',
-    '    client_secret: file-corp-secret-value-456',
-    '    scopes: [openid, email]',
-    '    account_mode: create',
-    '  - id: github',
-    '    kind: github',
-    '    name: GitHub',
-    '    client_id: gh-client',
-    '    client_secret: gh-secret-value-123',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    file,
+    [
+      'sso:',
+      '  - id: corp',
+      '    name: Corp ID',
+      '    issuer: https://id.example.com',
+      '    client_id: gatehouse',
+      '    client_secret: file-corp-secret-value-456',
+      '    scopes: [openid, email]',
+      '    account_mode: create',
+      '  - id: github',
+      '    kind: github',
+      '    name: GitHub',
+      '    client_id: gh-client',
+      '    client_secret: gh-secret-value-123',
+      '',
+    ].join('\n'),
+  );
   const env = { GATEHOUSE_CONFIG: file };
   const gw = await startTestGateway({ env });
   let restarted: Awaited<ReturnType<typeof startTestGateway>> | null = null;
@@ -258,12 +337,19 @@ test('single sign-on: the sso: section of the configuration file creates provide
     const root = await AdminClient.login(gw.url);
     const list = await root.call('GET', '/api/sso/providers');
     assert.ok(!list.text.includes('file-corp-secret-value-456') && !list.text.includes('gh-secret-value-123'));
-    const byId = Object.fromEntries((list.body.data as Array<{ id: string }>).map((p) => [p.id, p])) as Record<string, Record<string, unknown>>;
+    const byId = Object.fromEntries((list.body.data as Array<{ id: string }>).map((p) => [p.id, p])) as Record<
+      string,
+      Record<string, unknown>
+    >;
     assert.equal(byId.corp.account_mode, 'create');
     assert.deepEqual(byId.corp.scopes, ['openid', 'email']);
     assert.equal(byId.github.issuer, 'https://github.com');
     assert.equal(byId.github.api_url, 'https://api.github.com');
-    const sealed = await gw.core.h.db.selectFrom('sso_providers').select('client_secret_sealed').where('id', '=', 'corp').executeTakeFirstOrThrow();
+    const sealed = await gw.core.h.db
+      .selectFrom('sso_providers')
+      .select('client_secret_sealed')
+      .where('id', '=', 'corp')
+      .executeTakeFirstOrThrow();
     assert.equal(gw.core.secrets.open(sealed.client_secret_sealed), 'file-corp-secret-value-456');
     const updatedAt = byId.corp.updated_at;
     await gw.stop({ keepDb: true });
@@ -282,7 +368,10 @@ test('single sign-on: the sso: section of the configuration file creates provide
     assert.equal(authz.origin + authz.pathname, 'https://github.com/login/oauth/authorize');
     assert.equal(authz.searchParams.get('redirect_uri'), 'https://console.example.com/api/sso/github/callback');
     assert.equal(authz.searchParams.get('scope'), 'read:user user:email');
-    assert.match(start.headers.get('set-cookie') ?? '', /^gatehouse_sso=v1%3A[^;]+; Max-Age=600; Path=\/api\/sso\/; HttpOnly; SameSite=Lax/);
+    assert.match(
+      start.headers.get('set-cookie') ?? '',
+      /^gatehouse_sso=v1%3A[^;]+; Max-Age=600; Path=\/api\/sso\/; HttpOnly; SameSite=Lax/,
+    );
   } finally {
     if (restarted) await restarted.stop();
     else await gw.stop();

@@ -3,7 +3,17 @@ import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import { startVendor, type Vendor } from './vendor/server.ts';
 import { AdminClient } from './admin-client.ts';
-import { api, balance, createTaskChannel, createUser, installPlugins, movements, setTaskPrice, waitFor, type TestUser } from './vendor/fixtures.ts';
+import {
+  api,
+  balance,
+  createTaskChannel,
+  createUser,
+  installPlugins,
+  movements,
+  setTaskPrice,
+  waitFor,
+  type TestUser,
+} from './vendor/fixtures.ts';
 
 let gw: TestGateway;
 let vendor: Vendor;
@@ -47,10 +57,14 @@ async function submitOk(user: TestUser, body: Record<string, unknown> = {}): Pro
 }
 
 async function settled(id: string) {
-  return waitFor(async () => {
-    const r = await row(id);
-    return (r.status === 'SUCCESS' || r.status === 'FAILURE') && r.billing_status !== 'reserved' ? r : null;
-  }, 10_000, `task ${id} to settle`);
+  return waitFor(
+    async () => {
+      const r = await row(id);
+      return (r.status === 'SUCCESS' || r.status === 'FAILURE') && r.billing_status !== 'reserved' ? r : null;
+    },
+    10_000,
+    `task ${id} to settle`,
+  );
 }
 
 /** A task whose submit outcome is unknown: the vendor takes the request and never answers. */
@@ -74,7 +88,13 @@ async function flaggedTask(user: TestUser = alice): Promise<string> {
 }
 
 async function resolveLogs(id: string) {
-  return gw.core.h.db.selectFrom('logs').selectAll().where('request_id', '=', id).where('type', '=', 'task').where('content', 'like', 'task resolved%').execute();
+  return gw.core.h.db
+    .selectFrom('logs')
+    .selectAll()
+    .where('request_id', '=', id)
+    .where('type', '=', 'task')
+    .where('content', 'like', 'task resolved%')
+    .execute();
 }
 
 test('permissions: users get 403, anonymous 401, admins and root are served', async () => {
@@ -90,11 +110,12 @@ test('permissions: users get 403, anonymous 401, admins and root are served', as
   assert.ok(page.items.some((t: any) => t.task_id === id));
   await root.ok('GET', `/api/task/${id}`);
   await admin.fails(404, 'GET', '/api/task/task_doesnotexist');
-  const doc = await (await fetch(`${gw.url}/api/openapi.json`)).json() as any;
-  for (const path of ['/api/task', '/api/task/self', '/api/task/{id}', '/api/task/{id}/resolve']) assert.ok(doc.paths[path], `OpenAPI lists ${path}`);
+  const doc = (await (await fetch(`${gw.url}/api/openapi.json`)).json()) as any;
+  for (const path of ['/api/task', '/api/task/self', '/api/task/{id}', '/api/task/{id}/resolve'])
+    assert.ok(doc.paths[path], `OpenAPI lists ${path}`);
 });
 
-test('listing: filters, paging, and what an admin may see (users\' tasks; root: all)', async () => {
+test("listing: filters, paging, and what an admin may see (users' tasks; root: all)", async () => {
   const t0 = Date.now();
   const ok1 = await submitOk(alice);
   const ok2 = await submitOk(bob);
@@ -105,7 +126,11 @@ test('listing: filters, paging, and what an admin may see (users\' tasks; root: 
   const ids = (p: any) => p.items.map((t: any) => t.task_id) as string[];
   const since = `start=${t0}`;
   assert.deepEqual(ids(await root.ok('GET', `/api/task?${since}`)).sort(), [ok1, ok2, bossTask, fl].sort());
-  assert.deepEqual(ids(await admin.ok('GET', `/api/task?${since}`)).sort(), [ok1, ok2, fl].sort(), 'an admin does not see another admin\'s tasks');
+  assert.deepEqual(
+    ids(await admin.ok('GET', `/api/task?${since}`)).sort(),
+    [ok1, ok2, fl].sort(),
+    "an admin does not see another admin's tasks",
+  );
   await admin.fails(404, 'GET', `/api/task/${bossTask}`);
   assert.deepEqual(ids(await root.ok('GET', `/api/task?${since}&user_id=${alice.userId}`)).sort(), [ok1, fl].sort());
   assert.deepEqual(ids(await root.ok('GET', `/api/task?${since}&username=bob`)), [ok2]);
@@ -161,12 +186,18 @@ test('details for administrators; the own list for users hides upstream ids and 
   assert.equal(v.task_id, id);
   assert.equal(v.status, 'SUCCESS');
   assert.equal(v.quota_final, RESERVE);
-  for (const k of ['upstream_task_id', 'channel_id', 'upstream_model', 'flag_reason', 'username']) assert.ok(!(k in v), `no ${k} in the own view`);
+  for (const k of ['upstream_task_id', 'channel_id', 'upstream_model', 'flag_reason', 'username'])
+    assert.ok(!(k in v), `no ${k} in the own view`);
   assert.ok(!JSON.stringify(mine).includes(d.upstream_task_id));
   const all = await aliceUi.ok('GET', '/api/task/self?page_size=100');
   assert.ok(all.items.length >= 1 && all.items.every((t: any) => t.task_id.startsWith('task_')));
-  const ownIds = new Set((await gw.core.h.db.selectFrom('tasks').select('public_id').where('user_id', '=', alice.userId).execute()).map((r) => r.public_id));
-  assert.ok(all.items.every((t: any) => ownIds.has(t.task_id)), 'only her own tasks');
+  const ownIds = new Set(
+    (await gw.core.h.db.selectFrom('tasks').select('public_id').where('user_id', '=', alice.userId).execute()).map((r) => r.public_id),
+  );
+  assert.ok(
+    all.items.every((t: any) => ownIds.has(t.task_id)),
+    'only her own tasks',
+  );
   const bobUi = await AdminClient.login(gw.url, 'bob', 'bob-password');
   assert.equal((await bobUi.ok('GET', `/api/task/self?task_id=${id}`)).total, 0, 'another user does not see it');
   // admin-only filters are not part of the own list
@@ -184,7 +215,10 @@ test('resolve refund: FAILURE, the reserve goes back once, a log row names the a
   assert.equal(d.fail_reason, 'vendor console shows no such job');
   assert.equal(d.billing_status, 'refunded');
   assert.equal(await balance(gw, alice.userId), b);
-  assert.deepEqual((await movements(gw, id)).map((m) => m.kind), ['reserve', 'close', 'refund']);
+  assert.deepEqual(
+    (await movements(gw, id)).map((m) => m.kind),
+    ['reserve', 'close', 'refund'],
+  );
   const logs = await resolveLogs(id);
   assert.equal(logs.length, 1);
   assert.equal(logs[0].username, 'adm');
@@ -218,15 +252,25 @@ test('resolve charge: settled at the reserved amount, as SUCCESS or as FAILURE',
   assert.equal(d.quota_final, RESERVE);
   assert.equal(d.upstream_task_id, 'vt_console_1');
   assert.equal(b - (await balance(gw, alice.userId)), RESERVE);
-  assert.deepEqual((await movements(gw, s)).map((m) => m.kind), ['reserve', 'close', 'settle']);
+  assert.deepEqual(
+    (await movements(gw, s)).map((m) => m.kind),
+    ['reserve', 'close', 'settle'],
+  );
 
   const f = await flaggedTask();
-  const e = await admin.ok('POST', `/api/task/${f}/resolve`, { action: 'charge', status: 'FAILURE', reason: 'the vendor billed a failed render' });
+  const e = await admin.ok('POST', `/api/task/${f}/resolve`, {
+    action: 'charge',
+    status: 'FAILURE',
+    reason: 'the vendor billed a failed render',
+  });
   assert.equal(e.status, 'FAILURE');
   assert.equal(e.fail_reason, 'the vendor billed a failed render');
   assert.equal(e.billing_status, 'settled');
   assert.equal(b - (await balance(gw, alice.userId)), 2 * RESERVE);
-  assert.deepEqual((await movements(gw, f)).map((m) => m.kind), ['reserve', 'close', 'settle']);
+  assert.deepEqual(
+    (await movements(gw, f)).map((m) => m.kind),
+    ['reserve', 'close', 'settle'],
+  );
   const u = await gw.core.h.db.selectFrom('users').select('used_quota').where('id', '=', alice.userId).executeTakeFirstOrThrow();
   assert.ok(Number(u.used_quota) >= 2 * RESERVE);
 });
@@ -249,10 +293,16 @@ test('concurrent resolutions move money once', async () => {
   const b = await balance(gw, alice.userId);
   const id = await flaggedTask();
   const same = await Promise.all([1, 2, 3].map(() => admin.call('POST', `/api/task/${id}/resolve`, { action: 'refund' })));
-  assert.deepEqual(same.map((r) => r.status), [200, 200, 200]);
+  assert.deepEqual(
+    same.map((r) => r.status),
+    [200, 200, 200],
+  );
   assert.equal(same.filter((r) => r.body.message === 'task resolved').length, 1, 'one call resolved, the others found it done');
   assert.equal(await balance(gw, alice.userId), b);
-  assert.deepEqual((await movements(gw, id)).map((m) => m.kind), ['reserve', 'close', 'refund']);
+  assert.deepEqual(
+    (await movements(gw, id)).map((m) => m.kind),
+    ['reserve', 'close', 'refund'],
+  );
   assert.equal((await resolveLogs(id)).length, 1);
 
   const id2 = await flaggedTask();
@@ -265,7 +315,10 @@ test('concurrent resolutions move money once', async () => {
   assert.equal(kinds.length, 3);
   assert.equal(kinds.filter((k) => k === 'settle' || k === 'refund').length, 1);
   const winner = mixed.find((r) => r.status === 200)!;
-  assert.equal(await balance(gw, alice.userId), winner.body.data.status === 'FAILURE' && winner.body.data.billing_status === 'refunded' ? b : b - RESERVE);
+  assert.equal(
+    await balance(gw, alice.userId),
+    winner.body.data.status === 'FAILURE' && winner.body.data.billing_status === 'refunded' ? b : b - RESERVE,
+  );
   assert.equal((await resolveLogs(id2)).length, 1);
 });
 
@@ -284,7 +337,10 @@ test('resolve poll: the upstream id from the vendor console resumes polling to S
   assert.equal(r.billing_status, 'settled');
   assert.equal(vendor.tasks.get('vt_console_9')!.polls >= 2, true, 'polled at the vendor');
   assert.equal(b - (await balance(gw, alice.userId)), RESERVE);
-  assert.deepEqual((await movements(gw, id)).map((m) => m.kind), ['reserve', 'close', 'settle']);
+  assert.deepEqual(
+    (await movements(gw, id)).map((m) => m.kind),
+    ['reserve', 'close', 'settle'],
+  );
   const pub = await api(gw.url, alice.key, 'GET', `/v1/tasks/${id}`);
   assert.equal(pub.body.status, 'SUCCESS');
   assert.ok(!JSON.stringify(pub.body).includes('vt_console_9'));
@@ -300,9 +356,17 @@ test('signed artifact links use the TaskPublicAddress / ServerAddress options ov
   assert.ok((await link()).startsWith(`${gw.url}/v1/tasks/${id}/artifacts/`), 'this node by default');
 
   await root.ok('PUT', '/api/option', { key: 'ServerAddress', value: 'https://gw.example.test/' });
-  await waitFor(async () => (await link()).startsWith(`https://gw.example.test/v1/tasks/${id}/artifacts/video/content?access=`), 5000, 'ServerAddress in links');
+  await waitFor(
+    async () => (await link()).startsWith(`https://gw.example.test/v1/tasks/${id}/artifacts/video/content?access=`),
+    5000,
+    'ServerAddress in links',
+  );
   await root.ok('PUT', '/api/option', { key: 'TaskPublicAddress', value: 'https://media.example.test' });
-  await waitFor(async () => (await link()).startsWith(`https://media.example.test/v1/tasks/${id}/artifacts/video/content?access=`), 5000, 'TaskPublicAddress in links');
+  await waitFor(
+    async () => (await link()).startsWith(`https://media.example.test/v1/tasks/${id}/artifacts/video/content?access=`),
+    5000,
+    'TaskPublicAddress in links',
+  );
   assert.equal(gw.services.tasks.publicBase(), 'https://media.example.test');
   // The signature does not depend on the address: the same path works here.
   const signed = new URL(await link());

@@ -19,11 +19,18 @@ const Q = 500_000;
 const BASE_MS = 50;
 /** Fast polls and deliveries; retries start at 50 ms and double. */
 const ENV = {
-  TASK_POLL_INTERVAL_SECONDS: '0.05', CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true',
-  TASK_CALLBACK_INTERVAL_SECONDS: '0.05', TASK_CALLBACK_RETRY_BASE_SECONDS: String(BASE_MS / 1000), TASK_CALLBACK_TIMEOUT_SECONDS: '5',
+  TASK_POLL_INTERVAL_SECONDS: '0.05',
+  CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true',
+  TASK_CALLBACK_INTERVAL_SECONDS: '0.05',
+  TASK_CALLBACK_RETRY_BASE_SECONDS: String(BASE_MS / 1000),
+  TASK_CALLBACK_TIMEOUT_SECONDS: '5',
 };
 
-interface Received { headers: IncomingHttpHeaders; body: string; path: string }
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  path: string;
+}
 
 /** A loopback receiver: answers `plan[i]` to its i-th request (200 once the plan runs out). */
 async function startReceiver(plan: number[] = []): Promise<{ url: string; got: Received[]; close(): Promise<void>; server: Server }> {
@@ -39,7 +46,16 @@ async function startReceiver(plan: number[] = []): Promise<{ url: string; got: R
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, got, server, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    got,
+    server,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 async function setupTasks(gw: TestGateway, vendor: Vendor): Promise<void> {
@@ -62,10 +78,14 @@ async function makeSecret(gw: TestGateway, user: TestUser, name: string): Promis
 }
 
 async function delivered(gw: TestGateway, key: string, id: string) {
-  return waitFor(async () => {
-    const r = await api(gw.url, key, 'GET', `/v1/tasks/${id}`);
-    return r.body.callback?.status === 'delivered' || r.body.callback?.status === 'failed' ? r.body : null;
-  }, 20_000, `the callback of ${id}`);
+  return waitFor(
+    async () => {
+      const r = await api(gw.url, key, 'GET', `/v1/tasks/${id}`);
+      return r.body.callback?.status === 'delivered' || r.body.callback?.status === 'failed' ? r.body : null;
+    },
+    20_000,
+    `the callback of ${id}`,
+  );
 }
 
 let vendor: Vendor;
@@ -95,7 +115,14 @@ after(async () => {
 test('a receiver that fails twice then accepts gets one logical delivery: same id and body, signed, with back-off', async () => {
   const rx = await startReceiver([500, 503]);
   try {
-    const r = await api(gw.url, alice.key, 'POST', '/v1/tasks/loopback-video', { model: 'lv-1', seconds: 2, steps: 2 }, { 'X-Callback-URL': `${rx.url}/hook?x=1` });
+    const r = await api(
+      gw.url,
+      alice.key,
+      'POST',
+      '/v1/tasks/loopback-video',
+      { model: 'lv-1', seconds: 2, steps: 2 },
+      { 'X-Callback-URL': `${rx.url}/hook?x=1` },
+    );
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const id = r.body.id as string;
     const view = await delivered(gw, alice.key, id);
@@ -106,11 +133,17 @@ test('a receiver that fails twice then accepts gets one logical delivery: same i
     assert.equal(cb.last_status, 200);
     assert.equal(cb.url, `${rx.url}/hook?x=1`);
     assert.match(cb.delivery_id, /^dlv_[A-Za-z0-9]{32}$/);
-    assert.deepEqual(cb.history.map((a: { status: number }) => a.status), [500, 503, 200]);
+    assert.deepEqual(
+      cb.history.map((a: { status: number }) => a.status),
+      [500, 503, 200],
+    );
 
     assert.equal(rx.got.length, 3, 'three attempts reached the receiver');
     assert.deepEqual(new Set(rx.got.map((g) => g.headers['x-delivery-id'])), new Set([cb.delivery_id]), 'one delivery id');
-    assert.deepEqual(rx.got.map((g) => g.headers['x-delivery-attempt']), ['1', '2', '3']);
+    assert.deepEqual(
+      rx.got.map((g) => g.headers['x-delivery-attempt']),
+      ['1', '2', '3'],
+    );
     assert.equal(new Set(rx.got.map((g) => g.body)).size, 1, 'every attempt sends the same bytes');
     for (const g of rx.got) {
       assert.equal(g.path, '/hook?x=1');
@@ -137,13 +170,17 @@ test('a receiver that fails twice then accepts gets one logical delivery: same i
   }
 });
 
-test('the key\'s callback_url applies without the header; a failed task is delivered too', async () => {
+test("the key's callback_url applies without the header; a failed task is delivered too", async () => {
   const rx = await startReceiver();
   try {
     const owner = await AdminClient.login(gw.url, 'alice', 'alice-password');
     const k = await owner.ok('PUT', `/api/token/${alice.keyId}`, { callback_url: `${rx.url}/default` });
     assert.equal(k.callback_url, `${rx.url}/default`);
-    await waitFor(async () => (gw.services.accounts.keys.authenticate(alice.key, '127.0.0.1').callbackUrl ? true : null), 5000, 'the key cache');
+    await waitFor(
+      async () => (gw.services.accounts.keys.authenticate(alice.key, '127.0.0.1').callbackUrl ? true : null),
+      5000,
+      'the key cache',
+    );
     const r = await api(gw.url, alice.key, 'POST', '/v1/tasks/loopback-video', { model: 'lv-1', seconds: 1, steps: 1, scenario: 'fail' });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const view = await delivered(gw, alice.key, r.body.id);
@@ -164,7 +201,14 @@ test('the header works on protocol routes (/v1/videos) and plugin native routes 
     const hook = { 'X-Callback-URL': `${rx.url}/proto` };
     const v = await api(gw.url, alice.key, 'POST', '/v1/videos', { model: 'pm-vid', prompt: 'waves', seconds: '4' }, hook);
     assert.equal(v.status, 200, JSON.stringify(v.body));
-    const n = await api(gw.url, alice.key, 'POST', '/nd/api/v1/videos', { model: 'nd-video', prompt: 'a cat' }, { 'X-Callback-URL': `${rx.url}/native` });
+    const n = await api(
+      gw.url,
+      alice.key,
+      'POST',
+      '/nd/api/v1/videos',
+      { model: 'nd-video', prompt: 'a cat' },
+      { 'X-Callback-URL': `${rx.url}/native` },
+    );
     assert.equal(n.status, 200, JSON.stringify(n.body));
     for (const id of [v.body.id, n.body.id]) {
       const view = await delivered(gw, alice.key, id);
@@ -180,16 +224,41 @@ test('the header works on protocol routes (/v1/videos) and plugin native routes 
 });
 
 test('submissions with an unusable callback are refused before anything is reserved', async () => {
-  const bad = await api(gw.url, alice.key, 'POST', '/v1/tasks/loopback-video', { model: 'lv-1' }, { 'X-Callback-URL': 'ftp://example.com/x' });
+  const bad = await api(
+    gw.url,
+    alice.key,
+    'POST',
+    '/v1/tasks/loopback-video',
+    { model: 'lv-1' },
+    { 'X-Callback-URL': 'ftp://example.com/x' },
+  );
   assert.equal(bad.status, 400);
   assert.equal(bad.body.error.code, 'callback_url_invalid');
-  const creds = await api(gw.url, alice.key, 'POST', '/v1/tasks/loopback-video', { model: 'lv-1' }, { 'X-Callback-URL': 'https://u:p@example.com/x' });
+  const creds = await api(
+    gw.url,
+    alice.key,
+    'POST',
+    '/v1/tasks/loopback-video',
+    { model: 'lv-1' },
+    { 'X-Callback-URL': 'https://u:p@example.com/x' },
+  );
   assert.equal(creds.body.error.code, 'callback_url_invalid');
   // Bob's key has no secret: nothing could be signed.
-  const unsigned = await api(gw.url, bob.key, 'POST', '/v1/tasks/loopback-video', { model: 'lv-1' }, { 'X-Callback-URL': 'http://127.0.0.1:9/x' });
+  const unsigned = await api(
+    gw.url,
+    bob.key,
+    'POST',
+    '/v1/tasks/loopback-video',
+    { model: 'lv-1' },
+    { 'X-Callback-URL': 'http://127.0.0.1:9/x' },
+  );
   assert.equal(unsigned.status, 400);
   assert.equal(unsigned.body.error.code, 'callback_secret_missing');
-  const n = await gw.core.h.db.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', bob.userId).executeTakeFirstOrThrow();
+  const n = await gw.core.h.db
+    .selectFrom('tasks')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', bob.userId)
+    .executeTakeFirstOrThrow();
   assert.equal(Number(n.n), 0, 'no task was made');
 });
 
@@ -200,7 +269,14 @@ test('private callback addresses are refused at submit and at delivery unless al
     await setupTasks(closed, vendor);
     const carol = await createUser(closed, { name: 'carol', quota: 100 * Q });
     await makeSecret(closed, carol, 'carol');
-    for (const url of [`${rx.url}/x`, 'http://localhost:8080/x', 'http://[::1]:8080/x', 'http://2130706433/x', 'http://10.1.2.3/x', 'http://169.254.169.254/latest']) {
+    for (const url of [
+      `${rx.url}/x`,
+      'http://localhost:8080/x',
+      'http://[::1]:8080/x',
+      'http://2130706433/x',
+      'http://10.1.2.3/x',
+      'http://169.254.169.254/latest',
+    ]) {
       const r = await api(closed.url, carol.key, 'POST', '/v1/tasks/loopback-video', { model: 'lv-1' }, { 'X-Callback-URL': url });
       assert.equal(r.status, 400, `${url}: ${JSON.stringify(r.body)}`);
       assert.equal(r.body.error.code, 'callback_url_not_public', url);
@@ -209,12 +285,20 @@ test('private callback addresses are refused at submit and at delivery unless al
     // when connecting: a delivery row pointing at the receiver is never sent.
     const r = await api(closed.url, carol.key, 'POST', '/v1/tasks/loopback-video', { model: 'lv-1', seconds: 1, steps: 1 });
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    const task = await closed.core.h.db.selectFrom('tasks').select(['id', 'public_id', 'key_id']).where('public_id', '=', r.body.id).executeTakeFirstOrThrow();
+    const task = await closed.core.h.db
+      .selectFrom('tasks')
+      .select(['id', 'public_id', 'key_id'])
+      .where('public_id', '=', r.body.id)
+      .executeTakeFirstOrThrow();
     await closed.services.tasks.callbacks.create(task, `${rx.url}/rebound`);
-    const row = await waitFor(async () => {
-      const c = await closed.services.tasks.callbacks.forTask(task.id);
-      return c && c.attempts > 0 ? c : null;
-    }, 10_000, 'a delivery attempt');
+    const row = await waitFor(
+      async () => {
+        const c = await closed.services.tasks.callbacks.forTask(task.id);
+        return c && c.attempts > 0 ? c : null;
+      },
+      10_000,
+      'a delivery attempt',
+    );
     assert.notEqual(row.status, 'delivered');
     assert.equal(row.last_status, null);
     assert.match(row.last_error ?? '', /not public/);
@@ -225,55 +309,69 @@ test('private callback addresses are refused at submit and at delivery unless al
   }
 });
 
-test('with an injected clock: retries double from 10 s up to an hour and stop a day after the first attempt', { timeout: 60_000 }, async () => {
-  const rx = await startReceiver(new Array(200).fill(500));
-  // Default schedule; the gateway's own worker is stopped and one with a fake clock is driven by hand.
-  const g = await startTestGateway({ env: { TASK_POLL_INTERVAL_SECONDS: '0.05', CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true' } });
-  try {
-    await setupTasks(g, vendor);
-    const erin = await createUser(g, { name: 'erin', quota: 100 * Q });
-    await makeSecret(g, erin, 'erin');
-    await g.services.tasks.callbackWorker.stop();
-    const r = await api(g.url, erin.key, 'POST', '/v1/tasks/loopback-video', { model: 'lv-1', seconds: 1, steps: 1 }, { 'X-Callback-URL': `${rx.url}/slow` });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    const task = await g.core.h.db.selectFrom('tasks').select('id').where('public_id', '=', r.body.id).executeTakeFirstOrThrow();
-    const cbs = g.services.tasks.callbacks;
-    await waitFor(async () => ((await cbs.forTask(task.id))?.status === 'pending' ? true : null), 10_000, 'the callback to be due');
-    let now = Date.now() + 1000;
-    const worker = new CallbackWorker(g.core, cbs, g.services.tasks.store, () => now);
-    const t0 = now;
-    const delays: number[] = [];
-    for (let i = 0; i < 100; i++) {
-      assert.equal(await worker.pass(), 1, `attempt ${i + 1} was due`);
-      await worker.drain();
+test(
+  'with an injected clock: retries double from 10 s up to an hour and stop a day after the first attempt',
+  { timeout: 60_000 },
+  async () => {
+    const rx = await startReceiver(new Array(200).fill(500));
+    // Default schedule; the gateway's own worker is stopped and one with a fake clock is driven by hand.
+    const g = await startTestGateway({ env: { TASK_POLL_INTERVAL_SECONDS: '0.05', CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true' } });
+    try {
+      await setupTasks(g, vendor);
+      const erin = await createUser(g, { name: 'erin', quota: 100 * Q });
+      await makeSecret(g, erin, 'erin');
+      await g.services.tasks.callbackWorker.stop();
+      const r = await api(
+        g.url,
+        erin.key,
+        'POST',
+        '/v1/tasks/loopback-video',
+        { model: 'lv-1', seconds: 1, steps: 1 },
+        { 'X-Callback-URL': `${rx.url}/slow` },
+      );
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      const task = await g.core.h.db.selectFrom('tasks').select('id').where('public_id', '=', r.body.id).executeTakeFirstOrThrow();
+      const cbs = g.services.tasks.callbacks;
+      await waitFor(async () => ((await cbs.forTask(task.id))?.status === 'pending' ? true : null), 10_000, 'the callback to be due');
+      let now = Date.now() + 1000;
+      const worker = new CallbackWorker(g.core, cbs, g.services.tasks.store, () => now);
+      const t0 = now;
+      const delays: number[] = [];
+      for (let i = 0; i < 100; i++) {
+        assert.equal(await worker.pass(), 1, `attempt ${i + 1} was due`);
+        await worker.drain();
+        const row = (await cbs.forTask(task.id))!;
+        assert.equal(row.attempts, i + 1);
+        if (row.status === 'failed') break;
+        assert.equal(row.status, 'pending');
+        delays.push(Number(row.next_attempt_at) - now);
+        // Nothing is due before the delay has passed.
+        now = Number(row.next_attempt_at) - 1;
+        assert.equal(await worker.pass(), 0, 'not due yet');
+        now += 1;
+      }
       const row = (await cbs.forTask(task.id))!;
-      assert.equal(row.attempts, i + 1);
-      if (row.status === 'failed') break;
-      assert.equal(row.status, 'pending');
-      delays.push(Number(row.next_attempt_at) - now);
-      // Nothing is due before the delay has passed.
-      now = Number(row.next_attempt_at) - 1;
-      assert.equal(await worker.pass(), 0, 'not due yet');
-      now += 1;
+      assert.equal(row.status, 'failed');
+      assert.equal(row.next_attempt_at, null);
+      assert.deepEqual(
+        delays.slice(0, 10),
+        [10, 20, 40, 80, 160, 320, 640, 1280, 2560, 3600].map((x) => x * 1000),
+      );
+      assert.ok(delays.every((d) => d <= 3_600_000));
+      // The last attempt was the last one whose retry would still fall within a day of the first.
+      assert.ok(now - t0 <= 86_400_000 && now - t0 + 3_600_000 > 86_400_000, `last attempt ${(now - t0) / 1000} s after the first`);
+      assert.equal(rx.got.length, row.attempts);
+      assert.equal(new Set(rx.got.map((x) => x.headers['x-delivery-id'])).size, 1);
+      const view = (await api(g.url, erin.key, 'GET', `/v1/tasks/${r.body.id}`)).body.callback;
+      assert.equal(view.status, 'failed');
+      assert.equal(view.last_status, 500);
+      assert.equal(view.history.length, 20, 'the latest 20 attempts are kept');
+    } finally {
+      await g.stop();
+      await rx.close();
     }
-    const row = (await cbs.forTask(task.id))!;
-    assert.equal(row.status, 'failed');
-    assert.equal(row.next_attempt_at, null);
-    assert.deepEqual(delays.slice(0, 10), [10, 20, 40, 80, 160, 320, 640, 1280, 2560, 3600].map((x) => x * 1000));
-    assert.ok(delays.every((d) => d <= 3_600_000));
-    // The last attempt was the last one whose retry would still fall within a day of the first.
-    assert.ok(now - t0 <= 86_400_000 && now - t0 + 3_600_000 > 86_400_000, `last attempt ${(now - t0) / 1000} s after the first`);
-    assert.equal(rx.got.length, row.attempts);
-    assert.equal(new Set(rx.got.map((x) => x.headers['x-delivery-id'])).size, 1);
-    const view = (await api(g.url, erin.key, 'GET', `/v1/tasks/${r.body.id}`)).body.callback;
-    assert.equal(view.status, 'failed');
-    assert.equal(view.last_status, 500);
-    assert.equal(view.history.length, 20, 'the latest 20 attempts are kept');
-  } finally {
-    await g.stop();
-    await rx.close();
-  }
-});
+  },
+);
 
 test('two nodes on one database: deliveries come from the lease holder only, once each', { timeout: 60_000 }, async () => {
   const rx = await startReceiver();
@@ -290,8 +388,26 @@ test('two nodes on one database: deliveries come from the lease holder only, onc
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
       const node = i % 2 === 0 ? a : b;
-      await waitFor(async () => { try { node.services.accounts.keys.authenticate(dave.key, '127.0.0.1'); return true; } catch { return null; } }, 5000, 'the key');
-      const r = await api(node.url, dave.key, 'POST', '/v1/tasks/loopback-video', { model: 'lv-1', seconds: 1, steps: 1 }, { 'X-Callback-URL': `${rx.url}/n${i}` });
+      await waitFor(
+        async () => {
+          try {
+            node.services.accounts.keys.authenticate(dave.key, '127.0.0.1');
+            return true;
+          } catch {
+            return null;
+          }
+        },
+        5000,
+        'the key',
+      );
+      const r = await api(
+        node.url,
+        dave.key,
+        'POST',
+        '/v1/tasks/loopback-video',
+        { model: 'lv-1', seconds: 1, steps: 1 },
+        { 'X-Callback-URL': `${rx.url}/n${i}` },
+      );
       assert.equal(r.status, 200, JSON.stringify(r.body));
       ids.push(r.body.id);
     }
@@ -302,7 +418,11 @@ test('two nodes on one database: deliveries come from the lease holder only, onc
     const sb = b.services.tasks.callbackWorker.stats.attempts;
     assert.equal(sa + sb, 6, `attempts a=${sa} b=${sb}`);
     assert.ok(sa === 0 || sb === 0, `one node delivered: a=${sa} b=${sb}`);
-    const lease = await a.core.h.db.selectFrom('node_leases').select('holder').where('name', '=', 'task-callbacks').executeTakeFirstOrThrow();
+    const lease = await a.core.h.db
+      .selectFrom('node_leases')
+      .select('holder')
+      .where('name', '=', 'task-callbacks')
+      .executeTakeFirstOrThrow();
     assert.equal(lease.holder, sa > 0 ? 'cb-node-a' : 'cb-node-b');
   } finally {
     await b?.stop({ keepDb: true });

@@ -2,7 +2,17 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import { startVendor, MEDIA, type Vendor } from './vendor/server.ts';
-import { api, balance, createTaskChannel, createUser, installPlugins, movements, setTaskPrice, waitFor, type TestUser } from './vendor/fixtures.ts';
+import {
+  api,
+  balance,
+  createTaskChannel,
+  createUser,
+  installPlugins,
+  movements,
+  setTaskPrice,
+  waitFor,
+  type TestUser,
+} from './vendor/fixtures.ts';
 
 let gw: TestGateway;
 let vendor: Vendor;
@@ -32,19 +42,27 @@ async function submit(user: TestUser, body: Record<string, unknown>) {
 
 /** Waits for a terminal state and for its settlement (which follows the state change). */
 async function terminal(user: TestUser, id: string) {
-  const body = await waitFor(async () => {
-    const r = await api(gw.url, user.key, 'GET', `/v1/tasks/${id}`);
-    return r.body.status === 'SUCCESS' || r.body.status === 'FAILURE' ? r.body : null;
-  }, 10_000, `task ${id} to finish`);
+  const body = await waitFor(
+    async () => {
+      const r = await api(gw.url, user.key, 'GET', `/v1/tasks/${id}`);
+      return r.body.status === 'SUCCESS' || r.body.status === 'FAILURE' ? r.body : null;
+    },
+    10_000,
+    `task ${id} to finish`,
+  );
   await settled(id);
   return body;
 }
 
 async function settled(id: string) {
-  await waitFor(async () => {
-    const t = await gw.core.h.db.selectFrom('tasks').select('billing_status').where('public_id', '=', id).executeTakeFirstOrThrow();
-    return t.billing_status === 'settled' || t.billing_status === 'refunded';
-  }, 10_000, `task ${id} to settle`);
+  await waitFor(
+    async () => {
+      const t = await gw.core.h.db.selectFrom('tasks').select('billing_status').where('public_id', '=', id).executeTakeFirstOrThrow();
+      return t.billing_status === 'settled' || t.billing_status === 'refunded';
+    },
+    10_000,
+    `task ${id} to settle`,
+  );
 }
 
 test('per_task lifecycle: queued → in progress → success; reserve at submit, settle from completion facts', async () => {
@@ -115,7 +133,10 @@ test('failure refunds the reserve exactly once', async () => {
   assert.equal(done.fail_reason, 'content policy violation');
   assert.equal(await balance(gw, alice.userId), before);
   const m = await movements(gw, r.body.id);
-  assert.deepEqual(m.map((x) => x.kind), ['reserve', 'close', 'refund']);
+  assert.deepEqual(
+    m.map((x) => x.kind),
+    ['reserve', 'close', 'refund'],
+  );
 });
 
 test('immediate success settles at submit and is never polled; immediate failure refunds at submit', async () => {
@@ -126,7 +147,10 @@ test('immediate success settles at submit and is never polled; immediate failure
   const q = await api(gw.url, alice.key, 'GET', `/v1/tasks/${r.body.id}`);
   assert.equal(q.body.status, 'SUCCESS');
   assert.equal(before - (await balance(gw, alice.userId)), 0.2 * Q);
-  assert.deepEqual((await movements(gw, r.body.id)).map((x) => x.kind), ['reserve', 'close', 'settle']);
+  assert.deepEqual(
+    (await movements(gw, r.body.id)).map((x) => x.kind),
+    ['reserve', 'close', 'settle'],
+  );
 
   const f = await submit(alice, { model: 'lv-1', scenario: 'immediate-fail' });
   assert.equal(f.status, 200);
@@ -141,14 +165,24 @@ test('immediate success settles at submit and is never polled; immediate failure
 test('retainResult false: the immediate result is not stored, the row stays for billing, reads are 404', async () => {
   const principal = gw.services.accounts.keys.authenticate(alice.key, '127.0.0.1');
   const before = await balance(gw, alice.userId);
-  const { task } = await gw.services.tasks.submit({ principal, pluginKey: 'loopback-video', model: 'lv-1', requestBody: { scenario: 'immediate-success', seconds: 3 }, retainResult: false });
+  const { task } = await gw.services.tasks.submit({
+    principal,
+    pluginKey: 'loopback-video',
+    model: 'lv-1',
+    requestBody: { scenario: 'immediate-success', seconds: 3 },
+    retainResult: false,
+  });
   assert.equal(task.status, 'SUCCESS');
   const row = await gw.core.h.db.selectFrom('tasks').selectAll().where('public_id', '=', task.task_id).executeTakeFirstOrThrow();
   assert.equal(row.retain, 0);
   assert.equal(row.data, null);
   assert.equal(row.billing_status, 'settled');
   assert.equal(before - (await balance(gw, alice.userId)), 0.3 * Q);
-  for (const path of [`/v1/tasks/${task.task_id}`, `/v1/tasks/${task.task_id}/artifacts`, `/v1/tasks/${task.task_id}/artifacts/video/content`]) {
+  for (const path of [
+    `/v1/tasks/${task.task_id}`,
+    `/v1/tasks/${task.task_id}/artifacts`,
+    `/v1/tasks/${task.task_id}/artifacts/video/content`,
+  ]) {
     const r = await api(gw.url, alice.key, 'GET', path);
     assert.equal(r.status, 404, path);
   }
@@ -196,10 +230,15 @@ test('artifacts: signed content_url, Range and conditional reads, API-key downlo
   const whole = await api(gw.url, alice.key, 'GET', `/v1/tasks/${r.body.id}/artifacts/video/content`);
   assert.equal(whole.status, 200);
   assert.deepEqual(whole.raw, MEDIA);
-  const head = await fetch(`${gw.url}/v1/tasks/${r.body.id}/artifacts/video/content`, { method: 'HEAD', headers: { authorization: `Bearer ${alice.key}` } });
+  const head = await fetch(`${gw.url}/v1/tasks/${r.body.id}/artifacts/video/content`, {
+    method: 'HEAD',
+    headers: { authorization: `Bearer ${alice.key}` },
+  });
   assert.equal(head.status, 200);
   assert.equal(head.headers.get('content-length'), String(MEDIA.length));
-  const cond = await api(gw.url, alice.key, 'GET', `/v1/tasks/${r.body.id}/artifacts/video/content`, undefined, { 'if-none-match': '"media-1"' });
+  const cond = await api(gw.url, alice.key, 'GET', `/v1/tasks/${r.body.id}/artifacts/video/content`, undefined, {
+    'if-none-match': '"media-1"',
+  });
   assert.equal(cond.status, 304);
 
   // Tampered links.

@@ -7,7 +7,17 @@ import assert from 'node:assert/strict';
 import { createTestDatabase, startTestGateway, type TestDatabase, type TestGateway } from './harness.ts';
 import { startChild as startNode, stopChild, type Child } from './child-gateway.ts';
 import { startVendor, type Vendor } from './vendor/server.ts';
-import { api, balance, createTaskChannel, createUser, installPlugins, movements, setTaskPrice, waitFor, type TestUser } from './vendor/fixtures.ts';
+import {
+  api,
+  balance,
+  createTaskChannel,
+  createUser,
+  installPlugins,
+  movements,
+  setTaskPrice,
+  waitFor,
+  type TestUser,
+} from './vendor/fixtures.ts';
 
 const Q = 500_000;
 
@@ -57,21 +67,34 @@ test('SIGKILL with tasks in flight, then a restart: polling resumes, nothing cha
     const ids: string[] = [];
     const fail = new Set<string>();
     for (let i = 0; i < 6; i++) {
-      const r = await api(a.url, user.key, 'POST', '/v1/tasks/loopback-video', { model: 'lv-1', seconds: i + 1, steps: 2, scenario: i % 3 === 2 ? 'fail' : 'success' });
+      const r = await api(a.url, user.key, 'POST', '/v1/tasks/loopback-video', {
+        model: 'lv-1',
+        seconds: i + 1,
+        steps: 2,
+        scenario: i % 3 === 2 ? 'fail' : 'success',
+      });
       assert.equal(r.status, 200, JSON.stringify(r.body));
       ids.push(r.body.id);
       if (i % 3 === 2) fail.add(r.body.id);
     }
     await waitFor(async () => vendor.polls >= 12, 10_000, 'polls before the kill');
     await stopChild(a, 'SIGKILL');
-    const unfinished = await gw.core.h.db.selectFrom('tasks').select('public_id').where('status', 'not in', ['SUCCESS', 'FAILURE']).execute();
+    const unfinished = await gw.core.h.db
+      .selectFrom('tasks')
+      .select('public_id')
+      .where('status', 'not in', ['SUCCESS', 'FAILURE'])
+      .execute();
     assert.equal(unfinished.length, 6, 'every task was in flight when the gateway died');
     vendor.advancing = true;
     b = await startChild(db, 'node-a');
-    await waitFor(async () => {
-      const rows = await gw.core.h.db.selectFrom('tasks').select(['status', 'billing_status']).execute();
-      return rows.every((r) => (r.status === 'SUCCESS' || r.status === 'FAILURE') && r.billing_status !== 'reserved');
-    }, 30_000, 'every task to finish after the restart');
+    await waitFor(
+      async () => {
+        const rows = await gw.core.h.db.selectFrom('tasks').select(['status', 'billing_status']).execute();
+        return rows.every((r) => (r.status === 'SUCCESS' || r.status === 'FAILURE') && r.billing_status !== 'reserved');
+      },
+      30_000,
+      'every task to finish after the restart',
+    );
     await checkExactlyOnce(gw, user, ids, fail);
     // A second restart moves nothing.
     await stopChild(b);
@@ -86,37 +109,50 @@ test('SIGKILL with tasks in flight, then a restart: polling resumes, nothing cha
   }
 });
 
-test('two gateway processes polling one PostgreSQL database: each task polled by one node at a time, money moves once', { timeout: 120_000 }, async () => {
-  const vendor = await startVendor();
-  vendor.pollDelayMs = 80;
-  const db = await createTestDatabase('postgres');
-  const { gw, user } = await setup(db, vendor);
-  let a: Child | undefined;
-  let b: Child | undefined;
-  try {
-    [a, b] = await Promise.all([startChild(db, 'node-a'), startChild(db, 'node-b')]);
-    const ids: string[] = [];
-    const fail = new Set<string>();
-    for (let i = 0; i < 10; i++) {
-      const via = i % 2 ? a : b;
-      const r = await api(via.url, user.key, 'POST', '/v1/tasks/loopback-video', { model: 'lv-1', seconds: 2, steps: 3, scenario: i % 4 === 3 ? 'fail' : 'success' });
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-      ids.push(r.body.id);
-      if (i % 4 === 3) fail.add(r.body.id);
+test(
+  'two gateway processes polling one PostgreSQL database: each task polled by one node at a time, money moves once',
+  { timeout: 120_000 },
+  async () => {
+    const vendor = await startVendor();
+    vendor.pollDelayMs = 80;
+    const db = await createTestDatabase('postgres');
+    const { gw, user } = await setup(db, vendor);
+    let a: Child | undefined;
+    let b: Child | undefined;
+    try {
+      [a, b] = await Promise.all([startChild(db, 'node-a'), startChild(db, 'node-b')]);
+      const ids: string[] = [];
+      const fail = new Set<string>();
+      for (let i = 0; i < 10; i++) {
+        const via = i % 2 ? a : b;
+        const r = await api(via.url, user.key, 'POST', '/v1/tasks/loopback-video', {
+          model: 'lv-1',
+          seconds: 2,
+          steps: 3,
+          scenario: i % 4 === 3 ? 'fail' : 'success',
+        });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        ids.push(r.body.id);
+        if (i % 4 === 3) fail.add(r.body.id);
+      }
+      await waitFor(
+        async () => {
+          const rows = await gw.core.h.db.selectFrom('tasks').select(['status', 'billing_status']).execute();
+          return rows.every((r) => (r.status === 'SUCCESS' || r.status === 'FAILURE') && r.billing_status !== 'reserved');
+        },
+        40_000,
+        'every task to finish',
+      );
+      await checkExactlyOnce(gw, user, ids, fail);
+      assert.equal(vendor.maxOverlap, 1, 'no task was polled by two nodes at once');
+      // Both nodes read each other's tasks.
+      const q = await api(a.url, user.key, 'GET', `/v1/tasks/${ids[0]}`);
+      assert.equal(q.body.status, 'SUCCESS');
+    } finally {
+      await stopChild(a);
+      await stopChild(b);
+      await gw.stop();
+      await vendor.close();
     }
-    await waitFor(async () => {
-      const rows = await gw.core.h.db.selectFrom('tasks').select(['status', 'billing_status']).execute();
-      return rows.every((r) => (r.status === 'SUCCESS' || r.status === 'FAILURE') && r.billing_status !== 'reserved');
-    }, 40_000, 'every task to finish');
-    await checkExactlyOnce(gw, user, ids, fail);
-    assert.equal(vendor.maxOverlap, 1, 'no task was polled by two nodes at once');
-    // Both nodes read each other's tasks.
-    const q = await api(a.url, user.key, 'GET', `/v1/tasks/${ids[0]}`);
-    assert.equal(q.body.status, 'SUCCESS');
-  } finally {
-    await stopChild(a);
-    await stopChild(b);
-    await gw.stop();
-    await vendor.close();
-  }
-});
+  },
+);

@@ -2,7 +2,17 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import { startVendor, type Vendor } from './vendor/server.ts';
-import { api, balance, createTaskChannel, createUser, installPlugins, movements, setTaskPrice, waitFor, type TestUser } from './vendor/fixtures.ts';
+import {
+  api,
+  balance,
+  createTaskChannel,
+  createUser,
+  installPlugins,
+  movements,
+  setTaskPrice,
+  waitFor,
+  type TestUser,
+} from './vendor/fixtures.ts';
 
 let gw: TestGateway;
 let vendor: Vendor;
@@ -36,10 +46,14 @@ after(async () => {
 const row = (id: string) => gw.core.h.db.selectFrom('tasks').selectAll().where('public_id', '=', id).executeTakeFirstOrThrow();
 
 async function finished(id: string, timeout = 10_000) {
-  return waitFor(async () => {
-    const r = await row(id);
-    return (r.status === 'SUCCESS' || r.status === 'FAILURE') && r.billing_status !== 'reserved' ? r : null;
-  }, timeout, `task ${id}`);
+  return waitFor(
+    async () => {
+      const r = await row(id);
+      return (r.status === 'SUCCESS' || r.status === 'FAILURE') && r.billing_status !== 'reserved' ? r : null;
+    },
+    timeout,
+    `task ${id}`,
+  );
 }
 
 async function submit(plugin: string, body: Record<string, unknown>) {
@@ -62,20 +76,37 @@ for (const scenario of ['e401', 'e403', 'e429', 'e500', 'e503', 'reset']) {
   test(`poll error ${scenario} is counted; at TASK_POLL_MAX_FAILURES the task fails and is refunded`, async () => {
     const b = await balance(gw, alice.userId);
     const id = await submit('loopback-video', { model: 'lv-1', scenario });
-    const mid = await waitFor(async () => { const r = await row(id); return Number(r.poll_failures) >= 1 ? r : null; }, 5000, 'a counted failure');
+    const mid = await waitFor(
+      async () => {
+        const r = await row(id);
+        return Number(r.poll_failures) >= 1 ? r : null;
+      },
+      5000,
+      'a counted failure',
+    );
     assert.ok(mid.status === 'SUBMITTED' || mid.status === 'FAILURE', `status unchanged while counting (${mid.status})`);
     const r = await finished(id);
     assert.equal(r.status, 'FAILURE');
     assert.equal(Number(r.poll_failures), 3);
     assert.match(r.fail_reason!, scenario === 'reset' ? /poll failed 3 times/ : new RegExp(`HTTP ${scenario.slice(1)}`));
     assert.equal(await balance(gw, alice.userId), b);
-    assert.deepEqual((await movements(gw, id)).map((m) => m.kind), ['reserve', 'close', 'refund']);
+    assert.deepEqual(
+      (await movements(gw, id)).map((m) => m.kind),
+      ['reserve', 'close', 'refund'],
+    );
   });
 }
 
 test('an unrecognised upstream status is UNKNOWN, never in progress, and counts as a poll failure', async () => {
   const id = await submit('loopback-video', { model: 'lv-1', scenario: 'weird' });
-  const mid = await waitFor(async () => { const r = await row(id); return r.status === 'UNKNOWN' ? r : null; }, 5000, 'UNKNOWN');
+  const mid = await waitFor(
+    async () => {
+      const r = await row(id);
+      return r.status === 'UNKNOWN' ? r : null;
+    },
+    5000,
+    'UNKNOWN',
+  );
   assert.equal(mid.started_at, null);
   assert.notEqual(mid.progress, '30%');
   const q = await api(gw.url, alice.key, 'GET', `/v1/tasks/${id}`);
@@ -94,7 +125,10 @@ test('TASK_TIMEOUT_MINUTES is the outer deadline: a task whose polls hang fails 
     assert.equal(r.status, 'FAILURE');
     assert.match(r.fail_reason!, /timed out/);
     assert.equal(await balance(gw, alice.userId), b);
-    assert.deepEqual((await movements(gw, id)).map((m) => m.kind), ['reserve', 'close', 'refund']);
+    assert.deepEqual(
+      (await movements(gw, id)).map((m) => m.kind),
+      ['reserve', 'close', 'refund'],
+    );
   } finally {
     gw.core.config.taskTimeoutMinutes = 1440;
   }
@@ -114,7 +148,11 @@ test('batch: one request per channel per pass polls every task; success settles,
       await submit('loopback-batch', { model: 'lb-1', steps: 3 }),
       await submit('loopback-batch', { model: 'lb-1', scenario: 'fail' }),
     ];
-    await gw.core.h.db.updateTable('tasks').set({ next_poll_at: Date.now() - 1 }).where('public_id', 'in', ids).execute();
+    await gw.core.h.db
+      .updateTable('tasks')
+      .set({ next_poll_at: Date.now() - 1 })
+      .where('public_id', 'in', ids)
+      .execute();
     const sizesBefore = vendor.batchSizes.length;
     await poller.tick();
     await poller.drain();
@@ -123,7 +161,10 @@ test('batch: one request per channel per pass polls every task; success settles,
     poller.start();
   }
   const rows = await Promise.all(ids.map((id) => finished(id)));
-  assert.deepEqual(rows.map((r) => r.status), ['SUCCESS', 'SUCCESS', 'FAILURE']);
+  assert.deepEqual(
+    rows.map((r) => r.status),
+    ['SUCCESS', 'SUCCESS', 'FAILURE'],
+  );
   assert.equal(rows[2].fail_reason, 'content policy violation');
   assert.equal(b - (await balance(gw, alice.userId)), 2 * 0.2 * Q);
   assert.equal(vendor.polls, singlePolls, 'a batch plugin is never polled task by task');
@@ -142,7 +183,12 @@ test('SSE submit, snapshot mode: the final state is the submit body; an immediat
   const bad = await api(gw.url, alice.key, 'POST', '/v1/tasks/loopback-sse', { model: 'ls-1', mode: 'eof' });
   assert.equal(bad.status, 502);
   assert.equal(vendor.submits, submits + 1, 'not retried');
-  const flagged = await gw.core.h.db.selectFrom('tasks').selectAll().where('flagged', '=', 1).where('plugin_key', '=', 'loopback-sse').execute();
+  const flagged = await gw.core.h.db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('flagged', '=', 1)
+    .where('plugin_key', '=', 'loopback-sse')
+    .execute();
   assert.equal(flagged.length, 1);
   assert.equal(flagged[0].billing_status, 'reserved', 'unknown outcome is not refunded automatically');
 });

@@ -34,7 +34,11 @@ before(async () => {
   gw = await startTestGateway({ env: { TASK_POLL_INTERVAL_SECONDS: '3600', CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true' } });
   await gw.services.tasks.poller.stop();
   await installPlugins(gw, ['native-demo.js']);
-  await createTaskChannel(gw, { name: 'gated', plugin: 'native-demo', baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` });
+  await createTaskChannel(gw, {
+    name: 'gated',
+    plugin: 'native-demo',
+    baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+  });
   await setTaskPrice(gw, 'nd-fast', { perRequest: 0.01 });
   alice = await createUser(gw, { name: 'alice', quota: 100 * 500_000 });
   const log = gw.core.log as unknown as Record<'warn' | 'error', (...a: unknown[]) => void>;
@@ -75,10 +79,26 @@ async function lockWaits(): Promise<string[]> {
 async function earlierTasks(): Promise<void> {
   const now = Date.now();
   const row = (i: number, status: string, age: number) => ({
-    public_id: `task_earlier${i}`, plugin_key: 'native-demo', plugin_version: '1.0.0', user_id: alice.userId, key_id: alice.keyId,
-    key_unlimited: 1, channel_key_index: 0, group_name: 'default', model: 'nd-fast', upstream_model: 'nd-fast', action: 'generate',
-    status, progress: status === 'NOT_START' ? '0%' : '100%', retain: 1, quota_reserved: 0, billing_status: 'none', poll_failures: 0,
-    flagged: 0, created_at: now - age, updated_at: now - age,
+    public_id: `task_earlier${i}`,
+    plugin_key: 'native-demo',
+    plugin_version: '1.0.0',
+    user_id: alice.userId,
+    key_id: alice.keyId,
+    key_unlimited: 1,
+    channel_key_index: 0,
+    group_name: 'default',
+    model: 'nd-fast',
+    upstream_model: 'nd-fast',
+    action: 'generate',
+    status,
+    progress: status === 'NOT_START' ? '0%' : '100%',
+    retain: 1,
+    quota_reserved: 0,
+    billing_status: 'none',
+    poll_failures: 0,
+    flagged: 0,
+    created_at: now - age,
+    updated_at: now - age,
   });
   const rows = [
     ...Array.from({ length: 64 }, (_x, i) => row(i, i % 2 ? 'SUCCESS' : 'FAILURE', (100 - i) * 1000)),
@@ -94,7 +114,11 @@ test('a submit accepted while the poller sweeps unfinished submissions is not ro
   // 1. The submit reaches the upstream: its task row is NOT_START and its money reserved.
   const submit = api(gw.url, alice.key, 'POST', '/nd/api/v1/quick', { model: 'nd-fast', prompt: 'x' });
   await waitFor(async () => held.length === 1, 10_000, 'the submit to reach the upstream');
-  const task = await db.selectFrom('tasks').select(['id', 'status']).where('public_id', 'not like', 'task_earlier%').executeTakeFirstOrThrow();
+  const task = await db
+    .selectFrom('tasks')
+    .select(['id', 'status'])
+    .where('public_id', 'not like', 'task_earlier%')
+    .executeTakeFirstOrThrow();
   assert.equal(task.status, 'NOT_START');
 
   // 2. Another transaction holds the task row, so each statement stops at the point where it wants it.
@@ -104,11 +128,25 @@ test('a submit accepted while the poller sweeps unfinished submissions is not ro
       await sql`SELECT id FROM tasks WHERE id = ${task.id} FOR UPDATE`.execute(conn);
       // 3. The upstream answers (a final result): the submit's accept UPDATE waits for the row.
       const { res } = held.shift()!;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'vt_gated', status: 'succeeded', duration: 4, video_url: 'http://127.0.0.1:1/v.mp4' }));
-      await waitFor(async () => (await lockWaits()).some((q) => /^update .*\bset `status` = 'SUCCESS'/i.test(q)), 30_000, 'the accept UPDATE to wait for the task row');
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ id: 'vt_gated', status: 'succeeded', duration: 4, video_url: 'http://127.0.0.1:1/v.mp4' }));
+      await waitFor(
+        async () => (await lockWaits()).some((q) => /^update .*\bset `status` = 'SUCCESS'/i.test(q)),
+        30_000,
+        'the accept UPDATE to wait for the task row',
+      );
       // 4. A poller pass: its sweep either finishes without touching the row, or waits for it too.
       let sweepDone = false;
-      const sweep = gw.services.tasks.poller.tick().then(() => null, (e: Error) => e).finally(() => { sweepDone = true; });
+      const sweep = gw.services.tasks.poller
+        .tick()
+        .then(
+          () => null,
+          (e: Error) => e,
+        )
+        .finally(() => {
+          sweepDone = true;
+        });
       await waitFor(async () => sweepDone || (await lockWaits()).length >= 2, 30_000, 'the poller pass to finish or wait');
       // 5. The row is free: the waiters go on in the order they queued.
       await sql`COMMIT`.execute(conn);
@@ -123,10 +161,21 @@ test('a submit accepted while the poller sweeps unfinished submissions is not ro
   const r = await submit;
   assert.equal(r.status, 200, `${JSON.stringify(r.body)}; logged: ${logged.join(' | ')}`);
   assert.equal(r.body.status, 'succeeded');
-  const row = await db.selectFrom('tasks').select(['status', 'billing_status', 'flagged']).where('id', '=', task.id).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('tasks')
+    .select(['status', 'billing_status', 'flagged'])
+    .where('id', '=', task.id)
+    .executeTakeFirstOrThrow();
   assert.deepEqual({ ...row, flagged: Number(row.flagged) }, { status: 'SUCCESS', billing_status: 'settled', flagged: 0 });
   // The sweep did its work: the abandoned submissions are flagged.
-  const abandoned = await db.selectFrom('tasks').select(['status', 'flagged']).where('created_at', '<', Date.now() - 3_000_000).execute();
+  const abandoned = await db
+    .selectFrom('tasks')
+    .select(['status', 'flagged'])
+    .where('created_at', '<', Date.now() - 3_000_000)
+    .execute();
   assert.equal(abandoned.length, 10);
-  assert.ok(abandoned.every((t) => t.status === 'UNKNOWN' && Number(t.flagged) === 1), JSON.stringify(abandoned));
+  assert.ok(
+    abandoned.every((t) => t.status === 'UNKNOWN' && Number(t.flagged) === 1),
+    JSON.stringify(abandoned),
+  );
 });

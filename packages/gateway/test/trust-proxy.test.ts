@@ -12,19 +12,32 @@ import { KEYS_REVISION } from '../src/accounts/keys.ts';
 
 test('TRUST_PROXY: true is refused naming the alternatives; hop counts and proxy lists are read', () => {
   const base = { DATABASE_URL: 'sqlite::memory:' };
-  assert.throws(() => loadConfig({ ...base, TRUST_PROXY: 'true' }), /TRUST_PROXY=true is not accepted.*TRUST_PROXY=1.*10\.0\.0\.0\/8,127\.0\.0\.1/s);
+  assert.throws(
+    () => loadConfig({ ...base, TRUST_PROXY: 'true' }),
+    /TRUST_PROXY=true is not accepted.*TRUST_PROXY=1.*10\.0\.0\.0\/8,127\.0\.0\.1/s,
+  );
   assert.equal(loadConfig({ ...base }).trustProxy, false);
   assert.equal(loadConfig({ ...base, TRUST_PROXY: 'false' }).trustProxy, false);
   assert.equal(loadConfig({ ...base, TRUST_PROXY: '0' }).trustProxy, false);
   assert.equal(loadConfig({ ...base, TRUST_PROXY: '2' }).trustProxy, 2);
-  assert.deepEqual(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1,fd00::/8,loopback' }).trustProxy, ['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8', 'loopback']);
+  assert.deepEqual(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1,fd00::/8,loopback' }).trustProxy, [
+    '10.0.0.0/8',
+    '127.0.0.1',
+    '::1',
+    'fd00::/8',
+    'loopback',
+  ]);
   for (const bad of ['10.0.0.0/33', 'proxy.example.com', '10.0.0.1/8/1', '-1']) {
     assert.throws(() => loadConfig({ ...base, TRUST_PROXY: bad }), /TRUST_PROXY/, bad);
   }
 });
 
 async function restrictKey(gw: TestGateway, keyId: number, ips: string[]): Promise<void> {
-  await gw.core.h.db.updateTable('api_keys').set({ allowed_ips: JSON.stringify(ips) }).where('id', '=', keyId).execute();
+  await gw.core.h.db
+    .updateTable('api_keys')
+    .set({ allowed_ips: JSON.stringify(ips) })
+    .where('id', '=', keyId)
+    .execute();
   await gw.core.cache.bump(KEYS_REVISION);
 }
 
@@ -36,7 +49,9 @@ async function models(gw: TestGateway, key: string, xff: string): Promise<number
 
 async function login(gw: TestGateway, xff: string, password: string): Promise<number> {
   const r = await fetch(`${gw.url}/api/user/login`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': xff }, body: JSON.stringify({ username: 'root', password }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': xff },
+    body: JSON.stringify({ username: 'root', password }),
   });
   await r.arrayBuffer();
   return r.status;
@@ -58,7 +73,7 @@ test('TRUST_PROXY=1: a spoofed leftmost X-Forwarded-For entry neither passes a k
     await restrictKey(gw, u.keyId, ['203.0.113.7']);
     // The proxy (this loopback connection) appends the address it saw: the last entry is the client.
     await until(async () => (await models(gw, u.key, '198.51.100.9')) === 403);
-    assert.equal(await models(gw, u.key, '203.0.113.7, 198.51.100.9'), 403, 'the allowed address at the left is the client\'s own claim');
+    assert.equal(await models(gw, u.key, '203.0.113.7, 198.51.100.9'), 403, "the allowed address at the left is the client's own claim");
     assert.equal(await models(gw, u.key, '198.51.100.9, 203.0.113.7'), 200, 'the client the proxy saw is allowed');
 
     await gw.services.admin.options.set('LoginAttemptLimit', 2);
@@ -76,7 +91,7 @@ test('TRUST_PROXY=1: a spoofed leftmost X-Forwarded-For entry neither passes a k
   }
 });
 
-test('TRUST_PROXY as a list: only the listed proxies\' X-Forwarded-For is believed', async () => {
+test("TRUST_PROXY as a list: only the listed proxies' X-Forwarded-For is believed", async () => {
   // Loopback (this connection) is a listed proxy, and so is 10.0.0.0/8.
   const listed = await startTestGateway({ env: { TRUST_PROXY: '10.0.0.0/8,127.0.0.1,::1' } });
   try {

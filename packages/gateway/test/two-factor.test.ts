@@ -16,11 +16,16 @@ import { generate } from 'otplib';
 import { startTestGateway, TEST_ROOT_PASSWORD, type TestGateway } from './harness.ts';
 import { AdminClient } from './admin-client.ts';
 
-interface Res { status: number; body: { success: boolean; message: string; data: any }; cookies: Record<string, string> }
+interface Res {
+  status: number;
+  body: { success: boolean; message: string; data: any };
+  cookies: Record<string, string>;
+}
 
 async function call(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res> {
   const r = await fetch(url + path, {
-    method, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    method,
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
   const cookies: Record<string, string> = {};
@@ -75,7 +80,13 @@ test('TOTP: enrol, then a login needs a code; wrong and replayed codes are refus
     // A wrong code does not confirm the enrolment.
     const setup = await call(gw.url, 'POST', '/api/user/2fa/setup', undefined, { cookie: u.session });
     const secret = setup.body.data.secret as string;
-    const wrongEnable = await call(gw.url, 'POST', '/api/user/2fa/enable', { code: '000000' === (await code(secret)) ? '111111' : '000000' }, { cookie: u.session });
+    const wrongEnable = await call(
+      gw.url,
+      'POST',
+      '/api/user/2fa/enable',
+      { code: '000000' === (await code(secret)) ? '111111' : '000000' },
+      { cookie: u.session },
+    );
     assert.equal(wrongEnable.status, 400);
     assert.equal((await call(gw.url, 'GET', '/api/user/2fa/status', undefined, { cookie: u.session })).body.data.totp_pending, true);
 
@@ -100,7 +111,11 @@ test('TOTP: enrol, then a login needs a code; wrong and replayed codes are refus
     assert.equal(first.cookies.gatehouse_session, undefined);
     const pending = `gatehouse_2fa=${first.cookies.gatehouse_2fa}`;
     assert.ok(first.cookies.gatehouse_2fa);
-    assert.equal((await call(gw.url, 'GET', '/api/user/self', undefined, { cookie: pending })).status, 401, 'the pending cookie is not a session');
+    assert.equal(
+      (await call(gw.url, 'GET', '/api/user/self', undefined, { cookie: pending })).status,
+      401,
+      'the pending cookie is not a session',
+    );
 
     const wrong = await call(gw.url, 'POST', '/api/user/login/2fa', { code: '12345' }, { cookie: pending });
     assert.equal(wrong.status, 401);
@@ -117,7 +132,13 @@ test('TOTP: enrol, then a login needs a code; wrong and replayed codes are refus
 
     // The same code again, in a new login: refused (its time step is spent).
     const second = await loginPassword(gw.url, u.username, u.password);
-    const replay = await call(gw.url, 'POST', '/api/user/login/2fa', { code: c }, { cookie: `gatehouse_2fa=${second.cookies.gatehouse_2fa}` });
+    const replay = await call(
+      gw.url,
+      'POST',
+      '/api/user/login/2fa',
+      { code: c },
+      { cookie: `gatehouse_2fa=${second.cookies.gatehouse_2fa}` },
+    );
     assert.equal(replay.status, 401);
     assert.equal(replay.body.success, false);
 
@@ -138,10 +159,22 @@ test('TOTP: a recovery code completes a login once; disabling needs a code', asy
     const { secret, codes } = await enrolTotp(gw.url, u.session);
 
     const one = await loginPassword(gw.url, u.username, u.password);
-    const ok = await call(gw.url, 'POST', '/api/user/login/2fa', { code: codes[0].toUpperCase() }, { cookie: `gatehouse_2fa=${one.cookies.gatehouse_2fa}` });
+    const ok = await call(
+      gw.url,
+      'POST',
+      '/api/user/login/2fa',
+      { code: codes[0].toUpperCase() },
+      { cookie: `gatehouse_2fa=${one.cookies.gatehouse_2fa}` },
+    );
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     const two = await loginPassword(gw.url, u.username, u.password);
-    const reused = await call(gw.url, 'POST', '/api/user/login/2fa', { code: codes[0] }, { cookie: `gatehouse_2fa=${two.cookies.gatehouse_2fa}` });
+    const reused = await call(
+      gw.url,
+      'POST',
+      '/api/user/login/2fa',
+      { code: codes[0] },
+      { cookie: `gatehouse_2fa=${two.cookies.gatehouse_2fa}` },
+    );
     assert.equal(reused.status, 401, 'a recovery code works once');
     assert.equal((await call(gw.url, 'GET', '/api/user/2fa/status', undefined, { cookie: u.session })).body.data.recovery_codes_left, 9);
 
@@ -149,7 +182,12 @@ test('TOTP: a recovery code completes a login once; disabling needs a code', asy
     const fresh = await call(gw.url, 'POST', '/api/user/2fa/backup_codes', { code: codes[1] }, { cookie: u.session });
     assert.equal(fresh.status, 200);
     const three = await loginPassword(gw.url, u.username, u.password);
-    assert.equal((await call(gw.url, 'POST', '/api/user/login/2fa', { code: codes[2] }, { cookie: `gatehouse_2fa=${three.cookies.gatehouse_2fa}` })).status, 401, 'old codes are void');
+    assert.equal(
+      (await call(gw.url, 'POST', '/api/user/login/2fa', { code: codes[2] }, { cookie: `gatehouse_2fa=${three.cookies.gatehouse_2fa}` }))
+        .status,
+      401,
+      'old codes are void',
+    );
 
     // Disable: without a code or with a wrong one, refused; with a current code, done.
     assert.equal((await call(gw.url, 'POST', '/api/user/2fa/disable', {}, { cookie: u.session })).status, 400);
@@ -176,10 +214,15 @@ test('wrong second-factor codes count as failed logins of the address', async ()
     const from = { 'x-forwarded-for': '203.0.113.9' };
     const first = await loginPassword(gw.url, u.username, u.password, from);
     const pending = { ...from, cookie: `gatehouse_2fa=${first.cookies.gatehouse_2fa}` };
-    for (let i = 0; i < 3; i++) assert.equal((await call(gw.url, 'POST', '/api/user/login/2fa', { code: 'zzzzz-zzzzz' }, pending)).status, 401);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await call(gw.url, 'POST', '/api/user/login/2fa', { code: 'zzzzz-zzzzz' }, pending)).status, 401);
     const blocked = await call(gw.url, 'POST', '/api/user/login/2fa', { code: 'zzzzz-zzzzz' }, pending);
     assert.equal(blocked.status, 429);
-    assert.equal((await loginPassword(gw.url, u.username, u.password, from)).status, 429, 'the password login of the address is blocked too');
+    assert.equal(
+      (await loginPassword(gw.url, u.username, u.password, from)).status,
+      429,
+      'the password login of the address is blocked too',
+    );
   } finally {
     await gw.stop();
   }
@@ -218,7 +261,11 @@ test('AdminRequireTwoFactor: an admin without a second factor is sent to enrol; 
         assert.equal(r.status, 403, `${path} with ${bearer.slice(0, 4)}`);
       }
     }
-    assert.equal((await call(gw.url, 'POST', '/api/user/2fa/setup', undefined, { authorization: `Bearer ${token}` })).status, 403, 'no enrolment with a token');
+    assert.equal(
+      (await call(gw.url, 'POST', '/api/user/2fa/setup', undefined, { authorization: `Bearer ${token}` })).status,
+      403,
+      'no enrolment with a token',
+    );
     // Ordinary users are not affected.
     assert.equal((await call(gw.url, 'GET', '/api/user/models', undefined, { cookie: plainUser.session })).status, 200);
 
@@ -228,7 +275,13 @@ test('AdminRequireTwoFactor: an admin without a second factor is sent to enrol; 
     assert.equal((await call(gw.url, 'GET', '/api/channel/', undefined, { authorization: `Bearer ${cliToken}` })).status, 200);
     const next = await loginPassword(gw.url, a.username, a.password);
     assert.equal(next.body.data.require_2fa, true);
-    const done = await call(gw.url, 'POST', '/api/user/login/2fa', { code: await code(secret, 1) }, { cookie: `gatehouse_2fa=${next.cookies.gatehouse_2fa}` });
+    const done = await call(
+      gw.url,
+      'POST',
+      '/api/user/login/2fa',
+      { code: await code(secret, 1) },
+      { cookie: `gatehouse_2fa=${next.cookies.gatehouse_2fa}` },
+    );
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.equal(done.body.data.require_2fa_setup, undefined);
 
@@ -236,7 +289,11 @@ test('AdminRequireTwoFactor: an admin without a second factor is sent to enrol; 
     const rootLogin = await loginPassword(gw.url, 'root', TEST_ROOT_PASSWORD);
     const rootSession = `gatehouse_session=${rootLogin.cookies.gatehouse_session}`;
     assert.equal(rootLogin.body.data.require_2fa_setup, true);
-    assert.equal((await call(gw.url, 'DELETE', `/api/user/${login.body.data.id}/2fa`, undefined, { cookie: rootSession })).status, 403, 'root must enrol first too');
+    assert.equal(
+      (await call(gw.url, 'DELETE', `/api/user/${login.body.data.id}/2fa`, undefined, { cookie: rootSession })).status,
+      403,
+      'root must enrol first too',
+    );
     await gw.services.admin.options.set('AdminRequireTwoFactor', false);
     assert.equal((await call(gw.url, 'DELETE', `/api/user/${login.body.data.id}/2fa`, undefined, { cookie: rootSession })).status, 200);
     assert.equal((await loginPassword(gw.url, a.username, a.password)).body.data.username, 'ops');
@@ -249,10 +306,18 @@ const BIN = fileURLToPath(new URL('../bin/gatehouse.mjs', import.meta.url));
 
 function cli(args: string[], home: string, input: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '', GATEHOUSE_TOKEN: '', GATEHOUSE_URL: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
-    p.stdout.on('data', (d) => { stdout += d; });
-    p.stderr.on('data', (d) => { stderr += d; });
+    const p = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '', GATEHOUSE_TOKEN: '', GATEHOUSE_URL: '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '',
+      stderr = '';
+    p.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    p.stderr.on('data', (d) => {
+      stderr += d;
+    });
     p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
     p.stdin.end(input);
   });
@@ -265,13 +330,23 @@ test('gatehouse login: an account with an authenticator app logs in with --code;
     const admin = await AdminClient.login(gw.url);
     const u = await newUser(gw, admin, 'erin');
     const { secret } = await enrolTotp(gw.url, u.session);
-    const bad = await cli(['login', '--url', gw.url, '--username', 'erin', '--password-stdin', '--code', 'zzzzz-zzzzz'], home, `${u.password}\n`);
+    const bad = await cli(
+      ['login', '--url', gw.url, '--username', 'erin', '--password-stdin', '--code', 'zzzzz-zzzzz'],
+      home,
+      `${u.password}\n`,
+    );
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /wrong or already used code/);
-    const good = await cli(['login', '--url', gw.url, '--username', 'erin', '--password-stdin', '--code', await code(secret, 1)], home, `${u.password}\n`);
+    const good = await cli(
+      ['login', '--url', gw.url, '--username', 'erin', '--password-stdin', '--code', await code(secret, 1)],
+      home,
+      `${u.password}\n`,
+    );
     assert.equal(good.code, 0, good.stderr);
     // The stored command-line session works.
-    const stored = JSON.parse(readFileSync(join(home, '.config', 'gatehouse', 'credentials.json'), 'utf8')) as { servers: Record<string, { token: string }> };
+    const stored = JSON.parse(readFileSync(join(home, '.config', 'gatehouse', 'credentials.json'), 'utf8')) as {
+      servers: Record<string, { token: string }>;
+    };
     const me = await call(gw.url, 'GET', '/api/user/self', undefined, { authorization: `Bearer ${stored.servers[gw.url].token}` });
     assert.equal(me.body.data.username, 'erin');
   } finally {

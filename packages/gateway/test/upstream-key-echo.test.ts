@@ -52,15 +52,21 @@ before(async () => {
     let b = '';
     req.on('data', (c) => (b += c));
     req.on('end', () => {
-      const key = String(req.headers['x-api-key'] ?? req.headers['x-goog-api-key'] ?? req.headers['api-key'] ?? req.headers.authorization ?? '').replace(/^Bearer /, '');
+      const key = String(
+        req.headers['x-api-key'] ?? req.headers['x-goog-api-key'] ?? req.headers['api-key'] ?? req.headers.authorization ?? '',
+      ).replace(/^Bearer /, '');
       const text = `invalid credentials ${key} (sent as ${req.headers.authorization ?? ''}; encoded ${encodeURIComponent(key)})`;
       const anthropic = !!req.headers['x-api-key'];
       const gemini = !!req.headers['x-goog-api-key'];
       // Task vendor: a submit that is queued and then fails, or fails at once, quoting the key.
-      const json = (status: number, v: unknown) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(v)); };
+      const json = (status: number, v: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(v));
+      };
       if (/echo-queue/.test(b)) return json(200, { id: 'vt_q', status: 'queued' });
       if (/echo-immediate/.test(b)) return json(200, { id: 'vt_i', status: 'failed', error: text });
-      if (req.method === 'GET' && /\/v1\/video\/tasks\/vt_q$/.test(req.url ?? '')) return json(200, { id: 'vt_q', status: 'failed', error: text });
+      if (req.method === 'GET' && /\/v1\/video\/tasks\/vt_q$/.test(req.url ?? ''))
+        return json(200, { id: 'vt_q', status: 'failed', error: text });
       if (/echo-sse/.test(b)) {
         // A stream that fails with an error event (Anthropic's format) quoting the key.
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -69,10 +75,13 @@ before(async () => {
       }
       const what = /echo-(\d{3}|drop)/.exec(req.url + b)?.[1] ?? '400';
       const status = what === 'drop' ? 500 : Number(what);
-      const body = JSON.stringify(anthropic
-        ? { type: 'error', error: { type: 'invalid_request_error', message: text }, echo: key }
-        : gemini ? { error: { code: status, message: text, status: 'INVALID_ARGUMENT' }, echo: key }
-          : { error: { message: text, type: 'invalid_request_error', code: key }, echo: key });
+      const body = JSON.stringify(
+        anthropic
+          ? { type: 'error', error: { type: 'invalid_request_error', message: text }, echo: key }
+          : gemini
+            ? { error: { code: status, message: text, status: 'INVALID_ARGUMENT' }, echo: key }
+            : { error: { message: text, type: 'invalid_request_error', code: key }, echo: key },
+      );
       if (what === 'drop') {
         res.writeHead(500, { 'content-type': 'application/json', 'content-length': String(body.length + 1000) });
         res.write(body);
@@ -88,11 +97,24 @@ before(async () => {
   db = await createTestDatabase();
   gw = await startGateway({
     env: {
-      CRYPTO_SECRET: TEST_CRYPTO_SECRET, GATEHOUSE_ROOT_PASSWORD: TEST_ROOT_PASSWORD, CACHE_SYNC_INTERVAL_SECONDS: '0.2', DATABASE_URL: db.url,
-      RELAY_ALLOW_UNPRICED_MODELS: 'true', TASK_POLL_INTERVAL_SECONDS: '0.05', CONSOLE_ENABLED: 'false',
+      CRYPTO_SECRET: TEST_CRYPTO_SECRET,
+      GATEHOUSE_ROOT_PASSWORD: TEST_ROOT_PASSWORD,
+      CACHE_SYNC_INTERVAL_SECONDS: '0.2',
+      DATABASE_URL: db.url,
+      RELAY_ALLOW_UNPRICED_MODELS: 'true',
+      TASK_POLL_INTERVAL_SECONDS: '0.05',
+      CONSOLE_ENABLED: 'false',
     },
     config: { port: 0, host: '127.0.0.1' },
-    log: createLogger('debug', new Writable({ write(c, _e, cb) { processLog.push(String(c)); cb(); } }) as never),
+    log: createLogger(
+      'debug',
+      new Writable({
+        write(c, _e, cb) {
+          processLog.push(String(c));
+          cb();
+        },
+      }) as never,
+    ),
   });
   user = await createUser(gw, { name: 'echoer', quota: 1_000_000_000 });
 });
@@ -137,7 +159,10 @@ test('upstream error bodies and failures that echo the channel key reach neither
           // One channel per call: failures put channels in cooldown or disable their key.
           const model = `echo-${what}-${type}-${n++}`;
           await createChannel(gw, {
-            type: TYPES[type], baseUrl: base, keys: [KEYS[type]], models: [model],
+            type: TYPES[type],
+            baseUrl: base,
+            keys: [KEYS[type]],
+            models: [model],
             headerOverride: { 'x-extra-auth': 'Token {api_key}' },
           });
           const r = await call(caller, model, stream);
@@ -166,7 +191,9 @@ test('upstream error bodies and failures that echo the channel key reach neither
     const model = `echo-${what}-responses-${n++}`;
     await createChannel(gw, { type: TYPES.openai, baseUrl: base, keys: [KEYS.openai], models: [model] });
     const r = await fetch(`${gw.url}/v1/responses`, {
-      method: 'POST', headers: { authorization: `Bearer ${user.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, input: 'hi' }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, input: 'hi' }),
     });
     const text = await r.text();
     assert.ok(r.status >= 400, text);

@@ -43,14 +43,67 @@ export type ResponsesMode = (typeof RESPONSES_MODES)[number];
  * segment by segment, ignoring case; a parameter or catch-all at a reserved segment intersects).
  */
 export const RESERVED_ROUTE_PREFIXES: readonly string[] = [
-  '/api', '/assets', '/setup', '/v1/tasks', '/console', '/login', '/forbidden', '/sign-in', '/sign-up', '/forgot-password',
-  '/oauth', '/otp', '/register', '/reset', '/privacy-policy', '/user-agreement', '/about', '/pricing', '/rankings', '/user',
-  '/401', '/403', '/404', '/500', '/503', '/chat2link', '/system-settings', '/channels', '/chat', '/dashboard', '/errors',
-  '/keys', '/models', '/playground', '/profile', '/redemption-codes', '/subscriptions', '/system-info', '/task-plugins',
-  '/usage-logs', '/users', '/wallet',
+  '/api',
+  '/assets',
+  '/setup',
+  '/v1/tasks',
+  '/console',
+  '/login',
+  '/forbidden',
+  '/sign-in',
+  '/sign-up',
+  '/forgot-password',
+  '/oauth',
+  '/otp',
+  '/register',
+  '/reset',
+  '/privacy-policy',
+  '/user-agreement',
+  '/about',
+  '/pricing',
+  '/rankings',
+  '/user',
+  '/401',
+  '/403',
+  '/404',
+  '/500',
+  '/503',
+  '/chat2link',
+  '/system-settings',
+  '/channels',
+  '/chat',
+  '/dashboard',
+  '/errors',
+  '/keys',
+  '/models',
+  '/playground',
+  '/profile',
+  '/redemption-codes',
+  '/subscriptions',
+  '/system-info',
+  '/task-plugins',
+  '/usage-logs',
+  '/users',
+  '/wallet',
   // Gatehouse's own endpoint families.
-  '/healthz', '/metrics', '/pg', '/v1beta', '/v1/chat', '/v1/completions', '/v1/embeddings', '/v1/images', '/v1/edits', '/v1/audio',
-  '/v1/rerank', '/v1/moderations', '/v1/responses', '/v1/messages', '/v1/realtime', '/v1/models', '/v1/videos', '/v1/engines',
+  '/healthz',
+  '/metrics',
+  '/pg',
+  '/v1beta',
+  '/v1/chat',
+  '/v1/completions',
+  '/v1/embeddings',
+  '/v1/images',
+  '/v1/edits',
+  '/v1/audio',
+  '/v1/rerank',
+  '/v1/moderations',
+  '/v1/responses',
+  '/v1/messages',
+  '/v1/realtime',
+  '/v1/models',
+  '/v1/videos',
+  '/v1/engines',
 ];
 export type TaskStatus = 'NOT_START' | 'SUBMITTED' | 'QUEUED' | 'IN_PROGRESS' | 'SUCCESS' | 'FAILURE' | 'UNKNOWN';
 export const TASK_STATUSES: readonly TaskStatus[] = ['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'UNKNOWN'];
@@ -95,8 +148,15 @@ export type UsageField =
   | { enum: string[]; enumLabels?: Record<string, LocalizedText>; description?: LocalizedText };
 
 export type UsageSchema = Record<string, UsageField>;
-export interface UsageExample { label: string; facts: Record<string, string | number | boolean> }
-export interface UsageProfile { models: string[]; schema: UsageSchema; examples?: UsageExample[] }
+export interface UsageExample {
+  label: string;
+  facts: Record<string, string | number | boolean>;
+}
+export interface UsageProfile {
+  models: string[];
+  schema: UsageSchema;
+  examples?: UsageExample[];
+}
 
 export type AuthKind = 'none' | 'api_key' | 'oauth2_jwt' | 'vertex_oauth';
 
@@ -137,7 +197,13 @@ export interface Manifest {
 // Bodies, files, descriptors
 // ---------------------------------------------------------------------------------------------
 
-export interface FileReference { ref: string; field: string; filename: string; mimeType: string; size: number }
+export interface FileReference {
+  ref: string;
+  field: string;
+  filename: string;
+  mimeType: string;
+  size: number;
+}
 
 export type DecodedBody =
   | { kind: 'json'; value: JsonValue }
@@ -150,7 +216,12 @@ export type FilePlaceholder =
   | { __fileRef: string; encoding: 'base64'; maxBytes?: number }
   | { __fileRef: string; encoding: 'dataUrl'; mimeType?: string; maxBytes?: number };
 
-export interface MultipartPart { name: string; value?: string; fileRef?: string; filename?: string }
+export interface MultipartPart {
+  name: string;
+  value?: string;
+  fileRef?: string;
+  filename?: string;
+}
 
 export interface RequestDescriptor {
   url: string;
@@ -169,9 +240,14 @@ export interface RequestDescriptor {
   rewriteModel?: string;
 }
 
-export interface UpstreamInfo { kind: UpstreamKind | 'new_api' }
+export interface UpstreamInfo {
+  kind: UpstreamKind | 'new_api';
+}
 
-export interface AuthData { authHeader?: string; projectId?: string }
+export interface AuthData {
+  authHeader?: string;
+  projectId?: string;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Contexts
@@ -193,8 +269,15 @@ export interface ProtocolDecodeContext extends NativeDecodeContext {
   stream?: boolean;
 }
 
-export interface ArtifactLink { key: string; type: ArtifactType; mimeType?: string; url: string }
-export interface RenderContext extends ProtocolDecodeContext { artifacts?: Record<string, ArtifactLink> }
+export interface ArtifactLink {
+  key: string;
+  type: ArtifactType;
+  mimeType?: string;
+  url: string;
+}
+export interface RenderContext extends ProtocolDecodeContext {
+  artifacts?: Record<string, ArtifactLink>;
+}
 
 /** An earlier task this one continues (native `originTaskIds`): driver contexts only, never renderers. */
 export interface OriginTask {
@@ -253,8 +336,15 @@ export interface BatchQueryContext {
   apiKey?: string;
 }
 
-export interface HookHTTPResponse { status: number; headers: Record<string, string> }
-export interface SubmitHTTPResponse { statusCode: number; headers: Record<string, string[]>; body: JsonValue }
+export interface HookHTTPResponse {
+  status: number;
+  headers: Record<string, string>;
+}
+export interface SubmitHTTPResponse {
+  statusCode: number;
+  headers: Record<string, string[]>;
+  body: JsonValue;
+}
 
 export interface TaskView {
   task_id: string;
@@ -269,8 +359,19 @@ export interface TaskView {
 }
 
 export type ArtifactType = 'video' | 'audio' | 'image' | 'file';
-export interface ArtifactDescriptor { key: string; type: ArtifactType; mimeType?: string }
-export interface ArtifactTask { taskId: string; status: TaskStatus; action: string; data: JsonValue; state: JsonValue; producerVersion: string }
+export interface ArtifactDescriptor {
+  key: string;
+  type: ArtifactType;
+  mimeType?: string;
+}
+export interface ArtifactTask {
+  taskId: string;
+  status: TaskStatus;
+  action: string;
+  data: JsonValue;
+  state: JsonValue;
+  producerVersion: string;
+}
 export interface ContentRequestContext extends ArtifactTask {
   upstreamTaskId: string;
   artifactKey: string;
@@ -286,9 +387,20 @@ export interface ContentRequestContext extends ArtifactTask {
 // Hook results
 // ---------------------------------------------------------------------------------------------
 
-export interface ImmediateResult { status: TaskStatus; progress?: string; reason?: string; url?: string; remoteUrl?: string }
+export interface ImmediateResult {
+  status: TaskStatus;
+  progress?: string;
+  reason?: string;
+  url?: string;
+  remoteUrl?: string;
+}
 
-export interface SubmitResult { taskId: string; taskData?: JsonValue; immediate?: ImmediateResult; state?: JsonValue }
+export interface SubmitResult {
+  taskId: string;
+  taskData?: JsonValue;
+  immediate?: ImmediateResult;
+  state?: JsonValue;
+}
 
 export interface NormalizedTaskResult {
   taskId?: string;
@@ -318,18 +430,43 @@ export type TaskIntent =
   | { kind: 'submit'; model: string; action?: string; requestBody?: JsonValue; originTaskIds?: string[] }
   | { kind: 'query'; taskIds: string[] };
 
-export interface SubmitEvent { event: string; id: string; data: string }
-export interface SnapshotEventResult { state: JsonValue; done: boolean }
-export interface DeltaChange { op: 'set' | 'append' | 'appendText'; path: Array<string | number>; value: JsonValue }
-export interface DeltaEventResult { changes: DeltaChange[]; state: JsonValue; done: boolean }
+export interface SubmitEvent {
+  event: string;
+  id: string;
+  data: string;
+}
+export interface SnapshotEventResult {
+  state: JsonValue;
+  done: boolean;
+}
+export interface DeltaChange {
+  op: 'set' | 'append' | 'appendText';
+  path: Array<string | number>;
+  value: JsonValue;
+}
+export interface DeltaEventResult {
+  changes: DeltaChange[];
+  state: JsonValue;
+  done: boolean;
+}
 
 export type RenderEvent =
   | { type: 'progress'; progress?: number; message?: string }
   | { type: 'output'; data: JsonValue }
   | { type: 'error'; message: string; code?: string };
-export interface RenderEventsResult { events: RenderEvent[]; state?: JsonValue; done: boolean }
+export interface RenderEventsResult {
+  events: RenderEvent[];
+  state?: JsonValue;
+  done: boolean;
+}
 
-export interface NativeErrorInfo { code: string; message: string; httpStatus: number; retryable: boolean; requestId: string }
+export interface NativeErrorInfo {
+  code: string;
+  message: string;
+  httpStatus: number;
+  retryable: boolean;
+  requestId: string;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Exports
@@ -398,10 +535,24 @@ export interface PluginModule extends DriverHooks {
 // ---------------------------------------------------------------------------------------------
 
 export interface VolcSignRequest {
-  method?: string; url?: string; headers?: Record<string, string>; body?: string;
-  accessKey?: string; secretKey?: string; region?: string; service?: string; timestamp?: number;
-  Method?: string; URL?: string; Headers?: Record<string, string>; Body?: string;
-  AccessKey?: string; SecretKey?: string; Region?: string; Service?: string; Timestamp?: number;
+  method?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  accessKey?: string;
+  secretKey?: string;
+  region?: string;
+  service?: string;
+  timestamp?: number;
+  Method?: string;
+  URL?: string;
+  Headers?: Record<string, string>;
+  Body?: string;
+  AccessKey?: string;
+  SecretKey?: string;
+  Region?: string;
+  Service?: string;
+  Timestamp?: number;
 }
 
 export interface PluginUtils {

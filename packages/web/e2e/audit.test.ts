@@ -8,8 +8,22 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import {
-  Api, assertAccessible, eventually, expectPage, expectText, launchBrowser, login, navLink, label, newContext, PageProblems, screenshot,
-  rootSession, startConsoleGateway, tr, type ConsoleGateway,
+  Api,
+  assertAccessible,
+  eventually,
+  expectPage,
+  expectText,
+  launchBrowser,
+  login,
+  navLink,
+  label,
+  newContext,
+  PageProblems,
+  screenshot,
+  rootSession,
+  startConsoleGateway,
+  tr,
+  type ConsoleGateway,
 } from './support.ts';
 
 const L = 'en';
@@ -49,10 +63,14 @@ test('root reads and filters the audit log; a user sets a low-balance alert on t
   const filters = page.getByRole('search', { name: tr(L, 'audit.filters') });
   await filters.getByLabel(label(L, 'audit.action')).fill('option.*');
   await filters.getByRole('button', { name: tr(L, 'common.apply') }).click();
-  await eventually(async () => {
-    const text = (await table.textContent()) ?? '';
-    if (text.includes('user.create') || !text.includes('option.set')) throw new Error(`not filtered yet: ${text.slice(0, 200)}`);
-  }, undefined, 'filtered table');
+  await eventually(
+    async () => {
+      const text = (await table.textContent()) ?? '';
+      if (text.includes('user.create') || !text.includes('option.set')) throw new Error(`not filtered yet: ${text.slice(0, 200)}`);
+    },
+    undefined,
+    'filtered table',
+  );
   problems.assertNone('audit page');
 
   // ---- carol: the low-balance alert on the profile page ----
@@ -70,10 +88,18 @@ test('root reads and filters the audit log; a user sets a low-balance alert on t
   await form.getByLabel(label(L, 'alerts.threshold')).fill('5');
   await form.getByLabel(label(L, 'alerts.webhookUrl')).fill('https://hooks.example.com/gatehouse');
   await form.getByRole('button', { name: tr(L, 'alerts.save') }).click();
-  await eventually(async () => {
-    const v = await form.getByRole('textbox', { name: tr(L, 'alerts.webhookSecret') }).first().inputValue().catch(() => '');
-    if (!/^whsec_/.test(v)) throw new Error(`no secret shown yet (${v})`);
-  }, undefined, 'generated secret');
+  await eventually(
+    async () => {
+      const v = await form
+        .getByRole('textbox', { name: tr(L, 'alerts.webhookSecret') })
+        .first()
+        .inputValue()
+        .catch(() => '');
+      if (!/^whsec_/.test(v)) throw new Error(`no secret shown yet (${v})`);
+    },
+    undefined,
+    'generated secret',
+  );
   const saved = await (await Api.login(gw.url, 'carol', 'carol-password-1')).ok('GET', '/api/user/self/alerts');
   assert.equal(saved.low_balance_threshold_usd, 5);
   assert.equal(saved.webhook_url, 'https://hooks.example.com/gatehouse');

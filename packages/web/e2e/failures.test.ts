@@ -7,7 +7,16 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import {
-  expectPage, expectText, launchBrowser, login, navLink, newContext, ROOT_USER, rootSession, startConsoleGateway, tr,
+  expectPage,
+  expectText,
+  launchBrowser,
+  login,
+  navLink,
+  newContext,
+  ROOT_USER,
+  rootSession,
+  startConsoleGateway,
+  tr,
   type ConsoleGateway,
 } from './support.ts';
 

@@ -12,17 +12,43 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../../gateway/test/upstreams/openai.ts';
 import {
-  Api, assertAccessible, expectPage, launchBrowser, login, newContext, PageProblems, ROOT, ROOT_USER, screenshot,
-  startConsoleGateway, tr, type ConsoleGateway, type Lang,
+  Api,
+  assertAccessible,
+  expectPage,
+  launchBrowser,
+  login,
+  newContext,
+  PageProblems,
+  ROOT,
+  ROOT_USER,
+  screenshot,
+  startConsoleGateway,
+  tr,
+  type ConsoleGateway,
+  type Lang,
 } from './support.ts';
 
 /** Path → the i18n key of its title. */
 const PAGES: Array<[string, string]> = [
-  ['/dashboard', 'nav.dashboard'], ['/channels', 'nav.channels'], ['/users', 'nav.users'], ['/all-keys', 'nav.allKeys'],
-  ['/prices', 'nav.prices'], ['/logs', 'nav.logs'], ['/tasks', 'nav.tasks'], ['/plugins', 'nav.plugins'], ['/settings', 'nav.settings'],
-  ['/overview', 'nav.overview'], ['/keys', 'nav.keys'], ['/my-logs', 'nav.myLogs'], ['/my-tasks', 'nav.myTasks'],
-  ['/playground', 'nav.playground'], ['/models', 'nav.models'], ['/profile', 'nav.profile'],
-  ['/wallet', 'topup.navWallet'], ['/redemption', 'topup.navCodes'], ['/audit', 'nav.audit'],
+  ['/dashboard', 'nav.dashboard'],
+  ['/channels', 'nav.channels'],
+  ['/users', 'nav.users'],
+  ['/all-keys', 'nav.allKeys'],
+  ['/prices', 'nav.prices'],
+  ['/logs', 'nav.logs'],
+  ['/tasks', 'nav.tasks'],
+  ['/plugins', 'nav.plugins'],
+  ['/settings', 'nav.settings'],
+  ['/overview', 'nav.overview'],
+  ['/keys', 'nav.keys'],
+  ['/my-logs', 'nav.myLogs'],
+  ['/my-tasks', 'nav.myTasks'],
+  ['/playground', 'nav.playground'],
+  ['/models', 'nav.models'],
+  ['/profile', 'nav.profile'],
+  ['/wallet', 'topup.navWallet'],
+  ['/redemption', 'topup.navCodes'],
+  ['/audit', 'nav.audit'],
   ['/sso', 'nav.sso'],
 ];
 /** The screenshots shown in docs/console.md. */
@@ -37,7 +63,14 @@ before(async () => {
   gw = await startConsoleGateway();
   // something on every page: a channel with a price, a user and a few calls, a plugin
   const api = await Api.login(gw.url);
-  await api.ok('POST', '/api/channel', { name: 'loopback', type: 'openai', base_url: `${vendor.url}/v1`, keys: ['sk-vendor'], models: ['gpt-4o-mini', 'gpt-4o'], groups: ['default'] });
+  await api.ok('POST', '/api/channel', {
+    name: 'loopback',
+    type: 'openai',
+    base_url: `${vendor.url}/v1`,
+    keys: ['sk-vendor'],
+    models: ['gpt-4o-mini', 'gpt-4o'],
+    groups: ['default'],
+  });
   await api.ok('PUT', '/api/price', { model: 'gpt-4o-mini', input: 0.15, output: 0.6 });
   await api.ok('PUT', '/api/price', { model: 'gpt-4o', input: 2.5, output: 10 });
   await api.ok('POST', '/api/user', { username: 'alice', password: 'alice-password-1', quota_usd: 20 });
@@ -45,7 +78,12 @@ before(async () => {
   const key = (await alice.ok<{ key: string }>('POST', '/api/token', { name: 'laptop' })).key;
   await api.ok('POST', '/api/token', { name: 'ops' });
   for (const model of ['gpt-4o-mini', 'gpt-4o-mini', 'gpt-4o']) {
-    const r = await alice.call('POST', '/v1/chat/completions', { model, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${key}` });
+    const r = await alice.call(
+      'POST',
+      '/v1/chat/completions',
+      { model, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${key}` },
+    );
     assert.equal(r.status, 200, JSON.stringify(r.body));
   }
   await api.ok('POST', '/api/plugin/task', { source: readFileSync(join(ROOT, 'examples/plugins/loopback-video.js'), 'utf8') });
@@ -86,9 +124,16 @@ async function everyPage(lang: Lang): Promise<void> {
     await expectPage(page, lang, title);
     await page.waitForLoadState('networkidle');
     await page.locator('.mantine-LoadingOverlay-root, .mantine-Skeleton-root').first().waitFor({ state: 'detached' });
-    const checks = [async () => problems.assertNone(`${lang} ${path}`), ...(lang === 'en' ? [() => assertAccessible(page, `${lang} ${path}`)] : [])];
+    const checks = [
+      async () => problems.assertNone(`${lang} ${path}`),
+      ...(lang === 'en' ? [() => assertAccessible(page, `${lang} ${path}`)] : []),
+    ];
     for (const check of checks) {
-      try { await check(); } catch (e) { failures.push((e as Error).message); }
+      try {
+        await check();
+      } catch (e) {
+        failures.push((e as Error).message);
+      }
     }
     problems.clear();
     await shot(path.slice(1));

@@ -12,8 +12,19 @@ import { createServer } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { generate } from 'otplib';
 import {
-  Api, assertAccessible, expectPage, expectText, launchBrowser, login, label, newContext, PageProblems, screenshot,
-  startConsoleGateway, tr, type ConsoleGateway,
+  Api,
+  assertAccessible,
+  expectPage,
+  expectText,
+  launchBrowser,
+  login,
+  label,
+  newContext,
+  PageProblems,
+  screenshot,
+  startConsoleGateway,
+  tr,
+  type ConsoleGateway,
 } from './support.ts';
 
 const L = 'en';
@@ -53,7 +64,14 @@ async function pageWithAuthenticator(ctx: BrowserContext): Promise<Page> {
   const cdp = await ctx.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return page;
 }
@@ -109,7 +127,9 @@ test('a passkey is added on the profile, then completes a password login as the 
 
   const me = await page.evaluate(async () => (await (await fetch('/api/user/self')).json()) as { data: { username: string } });
   assert.equal(me.data.username, USER.username);
-  const keys = await page.evaluate(async () => (await (await fetch('/api/user/passkey')).json()) as { data: Array<{ name: string; last_used_at: number | null }> });
+  const keys = await page.evaluate(
+    async () => (await (await fetch('/api/user/passkey')).json()) as { data: Array<{ name: string; last_used_at: number | null }> },
+  );
   assert.equal(keys.data.length, 1);
   assert.ok(keys.data[0].last_used_at, 'the passkey records its last use');
   problems.assertNone('passkey flows');

@@ -12,8 +12,21 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { startVendor, type Vendor } from '../../gateway/test/vendor/server.ts';
 import {
-  Api, eventually, expectPage, expectText, launchBrowser, login, navLink, newContext, PageProblems, ROOT, ROOT_USER, screenshot,
-  startConsoleGateway, tr, type ConsoleGateway,
+  Api,
+  eventually,
+  expectPage,
+  expectText,
+  launchBrowser,
+  login,
+  navLink,
+  newContext,
+  PageProblems,
+  ROOT,
+  ROOT_USER,
+  screenshot,
+  startConsoleGateway,
+  tr,
+  type ConsoleGateway,
 } from './support.ts';
 
 const L = 'en';
@@ -85,7 +98,14 @@ test('plugins: a refused upload names the field; a dropped valid plugin serves; 
 
   // ---- a task channel, a price and a user with a key (through the API), then a task submitted with the key
   const api = await Api.login(gw.url);
-  await api.ok('POST', '/api/channel', { name: 'videos', type: 'task_plugin', base_url: vendor.url, keys: ['vendor-key'], groups: ['default'], settings: { plugin: 'loopback-video' } });
+  await api.ok('POST', '/api/channel', {
+    name: 'videos',
+    type: 'task_plugin',
+    base_url: vendor.url,
+    keys: ['vendor-key'],
+    groups: ['default'],
+    settings: { plugin: 'loopback-video' },
+  });
   await api.ok('PUT', '/api/price', { model: 'lv-1', expression: 'u("seconds") * 0.1' });
   await api.ok('POST', '/api/user', { username: 'bob', password: 'bob-password-1', quota_usd: 10 });
   const bob = await Api.login(gw.url, 'bob', 'bob-password-1');
@@ -93,12 +113,29 @@ test('plugins: a refused upload names the field; a dropped valid plugin serves; 
   const key = made.key;
   // A callback receiver on loopback that refuses the first delivery and accepts the second.
   let hits = 0;
-  const receiver = createServer((req, res) => { req.resume(); req.on('end', () => { hits++; res.writeHead(hits === 1 ? 503 : 200).end(); }); });
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      hits++;
+      res.writeHead(hits === 1 ? 503 : 200).end();
+    });
+  });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  after(() => new Promise<void>((r) => { receiver.closeAllConnections(); receiver.close(() => r()); }));
+  after(
+    () =>
+      new Promise<void>((r) => {
+        receiver.closeAllConnections();
+        receiver.close(() => r());
+      }),
+  );
   await bob.ok('POST', `/api/token/${made.id}/callback-secret`);
   const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/done`;
-  const submitted = await api.call('POST', '/v1/tasks/loopback-video', { model: 'lv-1', prompt: 'a lighthouse', seconds: 1, steps: 1 }, { authorization: `Bearer ${key}`, 'x-callback-url': hook });
+  const submitted = await api.call(
+    'POST',
+    '/v1/tasks/loopback-video',
+    { model: 'lv-1', prompt: 'a lighthouse', seconds: 1, steps: 1 },
+    { authorization: `Bearer ${key}`, 'x-callback-url': hook },
+  );
   assert.equal(submitted.status, 200, JSON.stringify(submitted.body));
   const taskId = submitted.body.id as string;
 
@@ -109,16 +146,24 @@ test('plugins: a refused upload names the field; a dropped valid plugin serves; 
   await expectText(taskRow, 'bob');
   await expectText(taskRow, 'lv-1');
   // polled to its end by the gateway: Apply fetches the list again
-  await eventually(async () => {
-    if (((await taskRow.textContent()) ?? '').includes(tr(L, 'status.SUCCESS'))) return;
-    await page.getByRole('button', { name: tr(L, 'common.apply') }).click();
-    throw new Error(`task row: ${await taskRow.textContent()}`);
-  }, 20_000, 'the task succeeds');
+  await eventually(
+    async () => {
+      if (((await taskRow.textContent()) ?? '').includes(tr(L, 'status.SUCCESS'))) return;
+      await page.getByRole('button', { name: tr(L, 'common.apply') }).click();
+      throw new Error(`task row: ${await taskRow.textContent()}`);
+    },
+    20_000,
+    'the task succeeds',
+  );
   // Its callback: refused once, delivered on the retry.
-  await eventually(async () => {
-    const v = await api.call('GET', `/v1/tasks/${taskId}`, undefined, { authorization: `Bearer ${key}` });
-    if (v.body?.callback?.status !== 'delivered') throw new Error(`callback: ${JSON.stringify(v.body?.callback)}`);
-  }, 20_000, 'the callback is delivered');
+  await eventually(
+    async () => {
+      const v = await api.call('GET', `/v1/tasks/${taskId}`, undefined, { authorization: `Bearer ${key}` });
+      if (v.body?.callback?.status !== 'delivered') throw new Error(`callback: ${JSON.stringify(v.body?.callback)}`);
+    },
+    20_000,
+    'the callback is delivered',
+  );
   assert.equal(hits, 2);
   await taskRow.click();
   const drawer = page.getByRole('dialog', { name: taskId });

@@ -10,8 +10,20 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
 import {
-  Api, assertAccessible, expectPage, expectText, launchBrowser, login, label, newContext, PageProblems, screenshot,
-  startConsoleGateway, tr, eventually, type ConsoleGateway,
+  Api,
+  assertAccessible,
+  expectPage,
+  expectText,
+  launchBrowser,
+  login,
+  label,
+  newContext,
+  PageProblems,
+  screenshot,
+  startConsoleGateway,
+  tr,
+  eventually,
+  type ConsoleGateway,
 } from './support.ts';
 
 const L = 'en';
@@ -23,27 +35,39 @@ const mails: { to: string[]; raw: string }[] = [];
 
 /** The link to `path` in the `n`th mail to `to` (quoted-printable undone). */
 async function linkIn(to: string, path: string, n = 0): Promise<string> {
-  return eventually(async () => {
-    const m = mails.filter((x) => x.to.includes(to))[n];
-    assert.ok(m, `no mail ${n} to ${to} yet`);
-    const text = m.raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
-    const link = new RegExp(`https?://\\S+/${path}\\?token=[A-Za-z0-9_-]+`).exec(text);
-    assert.ok(link, `no ${path} link in the mail`);
-    return link[0];
-  }, 20_000, `mail to ${to}`);
+  return eventually(
+    async () => {
+      const m = mails.filter((x) => x.to.includes(to))[n];
+      assert.ok(m, `no mail ${n} to ${to} yet`);
+      const text = m.raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+      const link = new RegExp(`https?://\\S+/${path}\\?token=[A-Za-z0-9_-]+`).exec(text);
+      assert.ok(link, `no ${path} link in the mail`);
+      return link[0];
+    },
+    20_000,
+    `mail to ${to}`,
+  );
 }
 
 before(async () => {
   smtp = new SMTPServer({
-    authOptional: true, disabledCommands: ['STARTTLS', 'AUTH'], logger: false,
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
     onData(stream, session, cb) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => { mails.push({ to: session.envelope.rcptTo.map((x) => x.address), raw: Buffer.concat(chunks).toString('utf8') }); cb(); });
+      stream.on('end', () => {
+        mails.push({ to: session.envelope.rcptTo.map((x) => x.address), raw: Buffer.concat(chunks).toString('utf8') });
+        cb();
+      });
     },
   });
   await new Promise<void>((ok) => smtp.listen(0, '127.0.0.1', ok));
-  gw = await startConsoleGateway({ SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`, MAIL_FROM: 'Gatehouse <accounts@gatehouse.test>' });
+  gw = await startConsoleGateway({
+    SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+    MAIL_FROM: 'Gatehouse <accounts@gatehouse.test>',
+  });
   browser = await launchBrowser();
 });
 
@@ -55,7 +79,9 @@ after(async () => {
 
 test('a visitor signs up on the sign-up page, verifies the address from the mail, resets the password and logs in with the new one', async () => {
   const api = await Api.login(gw.url);
-  await api.ok('PUT', '/api/option', { options: { ServerAddress: gw.url, SignupEnabled: true, SignupEmailVerification: true, QuotaForNewUser: 1_000_000 } });
+  await api.ok('PUT', '/api/option', {
+    options: { ServerAddress: gw.url, SignupEnabled: true, SignupEmailVerification: true, QuotaForNewUser: 1_000_000 },
+  });
 
   const ctx = await newContext(browser, gw.url, L);
   const page = await ctx.newPage();

@@ -8,8 +8,19 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import {
-  Api, assertAccessible, expectPage, expectText, launchBrowser, navLink, label, newContext, screenshot,
-  rootSession, startConsoleGateway, tr, type ConsoleGateway,
+  Api,
+  assertAccessible,
+  expectPage,
+  expectText,
+  launchBrowser,
+  navLink,
+  label,
+  newContext,
+  screenshot,
+  rootSession,
+  startConsoleGateway,
+  tr,
+  type ConsoleGateway,
 } from './support.ts';
 import { startOidcProvider } from '../../gateway/test/upstreams/sso-providers.ts';
 
@@ -51,7 +62,7 @@ test('root adds an OpenID provider; its button on the login page completes a sig
   const table = page.getByRole('table', { name: tr(L, 'sso.tableLabel') });
   await expectText(table, 'Corp ID');
   await expectText(table, `${gw.url}/api/sso/corp/callback`);
-  assert.ok(!((await page.content()).includes(SECRET)), 'the client secret is never shown');
+  assert.ok(!(await page.content()).includes(SECRET), 'the client secret is never shown');
   // Afresh, without the "saved" notification.
   await page.reload();
   await expectText(table, 'Corp ID');

@@ -11,8 +11,20 @@ import type { ServerResponse } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../../gateway/test/upstreams/openai.ts';
 import {
-  expectPage, expectText, eventually, launchBrowser, login, navLink, label, newContext, PageProblems, ROOT_USER, screenshot,
-  startConsoleGateway, tr, type ConsoleGateway,
+  expectPage,
+  expectText,
+  eventually,
+  launchBrowser,
+  login,
+  navLink,
+  label,
+  newContext,
+  PageProblems,
+  ROOT_USER,
+  screenshot,
+  startConsoleGateway,
+  tr,
+  type ConsoleGateway,
 } from './support.ts';
 
 const L = 'en';
@@ -36,12 +48,21 @@ before(async () => {
   // The reply streams in two halves; the second waits until the test has seen the first on screen.
   vendor.override = async (r, res: ServerResponse) => {
     if (!r.path.endsWith('/chat/completions') || !r.body?.stream) return false;
-    const gate = new Promise<void>((resolve) => { releaseStream = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      releaseStream = resolve;
+    });
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const chunk = (delta: object, finish: string | null = null, usage?: object) => res.write(`data: ${JSON.stringify({
-      id: 'chatcmpl-e2e', object: 'chat.completion.chunk', created: 1, model: r.body.model,
-      choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}),
-    })}\n\n`);
+    const chunk = (delta: object, finish: string | null = null, usage?: object) =>
+      res.write(
+        `data: ${JSON.stringify({
+          id: 'chatcmpl-e2e',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: r.body.model,
+          choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }],
+          ...(usage ? { usage } : {}),
+        })}\n\n`,
+      );
     chunk({ role: 'assistant', content: 'Hello from ' });
     await gate;
     chunk({ content: 'the loopback vendor' });
@@ -183,13 +204,16 @@ test('story: channel, price, user with balance → key, streamed playground repl
   await expectText(user.getByRole('table', { name: tr(L, 'nav.keys') }), tr(L, 'limits.perDay', { usd: '$1.00' }));
   const models200 = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
   assert.equal(models200.status, 200);
-  assert.ok(((await models200.json()) as { data: { id: string }[] }).data.some((m) => m.id === MODEL), 'the key may call the channel\'s model');
+  assert.ok(
+    ((await models200.json()) as { data: { id: string }[] }).data.some((m) => m.id === MODEL),
+    "the key may call the channel's model",
+  );
 
   // ---- the playground streams a reply
   await navLink(user, L, 'nav.playground').click();
   await expectPage(user, L, 'nav.playground');
   const modelPicker = user.getByRole('region', { name: tr(L, 'playground.settings') }).getByLabel(label(L, 'playground.model'));
-  await eventually(async () => assert.equal(await modelPicker.inputValue(), MODEL), undefined, 'model picker offers the group\'s model');
+  await eventually(async () => assert.equal(await modelPicker.inputValue(), MODEL), undefined, "model picker offers the group's model");
   await user.getByLabel(label(L, 'playground.message')).fill('Say hello');
   await user.getByRole('button', { name: tr(L, 'playground.send') }).click();
   const conversation = user.getByRole('log', { name: tr(L, 'playground.conversation') });
@@ -203,7 +227,7 @@ test('story: channel, price, user with balance → key, streamed playground repl
   await user.getByRole('button', { name: tr(L, 'playground.send') }).waitFor();
   await expectText(user.getByText(tr(L, 'playground.usage', { prompt: 11, completion: 7 })), '11');
   const upstreamCall = vendor.requests.find((r) => r.path.endsWith('/chat/completions'));
-  assert.equal(upstreamCall?.headers.authorization, 'Bearer sk-vendor-e2e', 'the vendor got the channel\'s key');
+  assert.equal(upstreamCall?.headers.authorization, 'Bearer sk-vendor-e2e', "the vendor got the channel's key");
   assert.equal(upstreamCall?.body.messages.at(-1).content, 'Say hello');
   await screenshot(user, 'story-playground');
 
@@ -211,12 +235,16 @@ test('story: channel, price, user with balance → key, streamed playground repl
   await navLink(user, L, 'nav.myLogs').click();
   await expectPage(user, L, 'nav.myLogs');
   const logRows = user.getByRole('table', { name: tr(L, 'logs.tableLabel') }).getByRole('row', { name: new RegExp(MODEL) });
-  await eventually(async () => {
-    if (await logRows.count() === 0) {
-      await user.getByRole('button', { name: tr(L, 'common.apply') }).click();
-      throw new Error('no log row yet');
-    }
-  }, 20_000, 'log row of the playground call');
+  await eventually(
+    async () => {
+      if ((await logRows.count()) === 0) {
+        await user.getByRole('button', { name: tr(L, 'common.apply') }).click();
+        throw new Error('no log row yet');
+      }
+    },
+    20_000,
+    'log row of the playground call',
+  );
   await expectText(logRows.first(), COST);
   await expectText(logRows.first(), '11 / 7');
   await logRows.first().click();
@@ -228,11 +256,18 @@ test('story: channel, price, user with balance → key, streamed playground repl
 
   // ---- CSV export downloads the row
   const [download] = await Promise.all([user.waitForEvent('download'), user.getByRole('link', { name: tr(L, 'logs.export') }).click()]);
-  const csv = readFileSync((await download.path())!, 'utf8').split('\r\n').filter(Boolean).map(csvFields);
+  const csv = readFileSync((await download.path())!, 'utf8')
+    .split('\r\n')
+    .filter(Boolean)
+    .map(csvFields);
   const [head, ...lines] = csv;
   const rows = lines.map((l) => Object.fromEntries(head.map((h, i) => [h, l[i]])));
   // Her logs: the call, and the top-up with its reason.
-  assert.deepEqual(rows.map((r) => r.type), ['consume', 'topup'], csv.join('\n'));
+  assert.deepEqual(
+    rows.map((r) => r.type),
+    ['consume', 'topup'],
+    csv.join('\n'),
+  );
   assert.equal(rows[1].content, 'welcome credit');
   const row = rows[0];
   assert.equal(row.username, 'alice');
@@ -241,34 +276,45 @@ test('story: channel, price, user with balance → key, streamed playground repl
   assert.equal(row.prompt_tokens, '11');
   assert.equal(row.completion_tokens, '7');
   assert.equal(row.quota_usd, '0.000078');
-  assert.equal(head.includes('channel_id'), false, 'a user\'s export has no channel');
+  assert.equal(head.includes('channel_id'), false, "a user's export has no channel");
   userProblems.assertNone('user: key, playground, logs, export');
 
   // ---- root's dashboard: the call is in the totals, the top models and the requests chart
   await navLink(root, L, 'nav.dashboard').click();
   await expectPage(root, L, 'nav.dashboard');
   const requestsCard = root.getByRole('group', { name: tr(L, 'usage.requests'), exact: true });
-  await eventually(async () => {
-    const n = (await requestsCard.innerText()).replace(/\D+/g, '');
-    if (n !== '1') {
-      await root.getByRole('button', { name: tr(L, 'common.refresh') }).click();
-      throw new Error(`requests card says ${n}`);
-    }
-  }, 20_000, 'dashboard counts the call');
+  await eventually(
+    async () => {
+      const n = (await requestsCard.innerText()).replace(/\D+/g, '');
+      if (n !== '1') {
+        await root.getByRole('button', { name: tr(L, 'common.refresh') }).click();
+        throw new Error(`requests card says ${n}`);
+      }
+    },
+    20_000,
+    'dashboard counts the call',
+  );
   const topModels = root.getByRole('table', { name: tr(L, 'usage.top.model') });
   await expectText(topModels.getByRole('row', { name: new RegExp(MODEL) }), COST);
   // hovering the requests chart near its right end shows the bucket with the call
-  const chart = root.getByRole('region', { name: tr(L, 'usage.requestsOverTime') }).locator('.recharts-surface').first();
+  const chart = root
+    .getByRole('region', { name: tr(L, 'usage.requestsOverTime') })
+    .locator('.recharts-surface')
+    .first();
   const box = (await chart.boundingBox())!;
   const tooltip = root.locator('.recharts-tooltip-wrapper').first();
-  await eventually(async () => {
-    for (const dx of [4, 0.04 * box.width, 0.08 * box.width]) {
-      await root.mouse.move(box.x + box.width - dx, box.y + box.height / 2);
-      const text = await tooltip.innerText().catch(() => '');
-      if (new RegExp(`${tr(L, 'usage.requests')}\\s*1\\b`).test(text)) return;
-    }
-    throw new Error('no chart bucket with one request');
-  }, 10_000, 'chart tooltip');
+  await eventually(
+    async () => {
+      for (const dx of [4, 0.04 * box.width, 0.08 * box.width]) {
+        await root.mouse.move(box.x + box.width - dx, box.y + box.height / 2);
+        const text = await tooltip.innerText().catch(() => '');
+        if (new RegExp(`${tr(L, 'usage.requests')}\\s*1\\b`).test(text)) return;
+      }
+      throw new Error('no chart bucket with one request');
+    },
+    10_000,
+    'chart tooltip',
+  );
   await screenshot(root, 'story-dashboard');
   rootProblems.assertNone('root: dashboard');
 });

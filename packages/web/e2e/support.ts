@@ -39,36 +39,65 @@ export interface ConsoleGateway {
 export async function startConsoleGateway(env: Record<string, string> = {}): Promise<ConsoleGateway> {
   assert.ok(existsSync(join(DIST, 'index.html')), 'packages/web/dist is missing: run `npm run build -w @gatehouse/web`');
   const db = await createTestDatabase('sqlite');
-  const extra = { CONSOLE_ENABLED: 'true', CONSOLE_DIR: DIST, TASK_POLL_INTERVAL_SECONDS: '0.1', CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true', ...env };
+  const extra = {
+    CONSOLE_ENABLED: 'true',
+    CONSOLE_DIR: DIST,
+    TASK_POLL_INTERVAL_SECONDS: '0.1',
+    CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true',
+    ...env,
+  };
   let child = await startChild(db, 'e2e', extra);
   const port = new URL(child.url).port;
   const gw: ConsoleGateway = {
-    url: child.url, db, child,
+    url: child.url,
+    db,
+    child,
     stop: () => stopChild(gw.child),
-    async restart() { child = await startChild(db, 'e2e', { ...extra, PORT: port }); gw.child = child; },
-    async close() { await stopChild(gw.child); await db.drop(); },
+    async restart() {
+      child = await startChild(db, 'e2e', { ...extra, PORT: port });
+      gw.child = child;
+    },
+    async close() {
+      await stopChild(gw.child);
+      await db.drop();
+    },
   };
   return gw;
 }
 
 /** A logged-in API client (session cookie) for setting up what a test does not drive through the UI. */
 export class Api {
-  private constructor(readonly url: string, readonly cookie: string) {}
+  private constructor(
+    readonly url: string,
+    readonly cookie: string,
+  ) {}
 
   static async login(url: string, username = ROOT_USER.username, password = ROOT_USER.password): Promise<Api> {
-    const res = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+    const res = await fetch(`${url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+    });
     assert.equal(res.status, 200, `login of ${username}: ${await res.text()}`);
     return new Api(url, res.headers.get('set-cookie')!.split(';')[0]);
   }
 
-  async call(method: string, path: string, body?: unknown, auth: Record<string, string> = { cookie: this.cookie }): Promise<{ status: number; body: any }> {
+  async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    auth: Record<string, string> = { cookie: this.cookie },
+  ): Promise<{ status: number; body: any }> {
     const res = await fetch(this.url + path, {
-      method, headers: { ...auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      method,
+      headers: { ...auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();
     let parsed: unknown = text;
-    try { parsed = JSON.parse(text); } catch {}
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
     return { status: res.status, body: parsed };
   }
 
@@ -83,8 +112,14 @@ export class Api {
 // ---- the browser ----
 
 const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 export function launchBrowser(): Promise<Browser> {
@@ -95,7 +130,13 @@ export type Lang = 'en' | 'zh-CN';
 
 /** A fresh browser profile (its own cookies) whose browser language is `lang`. */
 export async function newContext(browser: Browser, baseURL: string, lang: Lang = 'en'): Promise<BrowserContext> {
-  const ctx = await browser.newContext({ baseURL, locale: lang, viewport: { width: 1366, height: 900 }, colorScheme: 'light', acceptDownloads: true });
+  const ctx = await browser.newContext({
+    baseURL,
+    locale: lang,
+    viewport: { width: 1366, height: 900 },
+    colorScheme: 'light',
+    acceptDownloads: true,
+  });
   ctx.setDefaultTimeout(STEP_MS);
   return ctx;
 }
@@ -124,7 +165,9 @@ export class PageProblems {
   private allowed: Array<(url: string, status: number) => boolean> = [];
 
   constructor(page: Page) {
-    page.on('console', (m) => { if (m.type() === 'error') this.problems.push(`console error: ${m.text()}`); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') this.problems.push(`console error: ${m.text()}`);
+    });
     page.on('pageerror', (e) => this.problems.push(`uncaught: ${e.message}`));
     // net::ERR_ABORTED is the browser cancelling a load itself (the page navigated on while the favicon
     // or a query was loading): not a failure of the gateway, which shows as a status or a connection error.
@@ -133,12 +176,15 @@ export class PageProblems {
       if (why !== 'net::ERR_ABORTED') this.problems.push(`request failed: ${r.method()} ${r.url()} ${why}`);
     });
     page.on('response', (r) => {
-      if (r.status() >= 400 && !this.allowed.some((f) => f(r.url(), r.status()))) this.problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`);
+      if (r.status() >= 400 && !this.allowed.some((f) => f(r.url(), r.status())))
+        this.problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`);
     });
   }
 
   /** Responses with this status to URLs containing `path` are part of the test. */
-  allow(path: string, status: number): void { this.allowed.push((u, s) => s === status && u.includes(path)); }
+  allow(path: string, status: number): void {
+    this.allowed.push((u, s) => s === status && u.includes(path));
+  }
 
   /** A refused response also logs "Failed to load resource" in the console: allowed with it. */
   assertNone(where: string): void {
@@ -146,7 +192,9 @@ export class PageProblems {
     assert.deepEqual(real, [], `${where}: ${real.join('\n')}`);
   }
 
-  clear(): void { this.problems.length = 0; }
+  clear(): void {
+    this.problems.length = 0;
+  }
 }
 
 /** Runs axe-core on the page and fails on any serious or critical violation. */
@@ -154,7 +202,14 @@ export async function assertAccessible(page: Page, where: string): Promise<void>
   const r = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(
-    bad.map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => `${n.html.slice(0, 160)} (${n.any[0]?.message ?? n.failureSummary})`).join(' | ')}`), [],
+    bad.map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} — ${v.nodes
+          .slice(0, 3)
+          .map((n) => `${n.html.slice(0, 160)} (${n.any[0]?.message ?? n.failureSummary})`)
+          .join(' | ')}`,
+    ),
+    [],
     `${where}: accessibility violations`,
   );
 }
@@ -171,7 +226,11 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = STEP_MS
   const end = Date.now() + timeoutMs;
   let last: unknown;
   for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
-    try { return await check(); } catch (e) { last = e; }
+    try {
+      return await check();
+    } catch (e) {
+      last = e;
+    }
     if (Date.now() > end) throw new Error(`${what}: ${(last as Error)?.message ?? last}`);
     await new Promise((r) => setTimeout(r, delay));
   }
@@ -179,10 +238,15 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = STEP_MS
 
 /** Waits until the locator's text matches. */
 export async function expectText(loc: Locator, expected: string | RegExp, timeoutMs = STEP_MS): Promise<void> {
-  await eventually(async () => {
-    const text = ((await loc.textContent({ timeout: 1000 })) ?? '').trim();
-    if (typeof expected === 'string' ? !text.includes(expected) : !expected.test(text)) throw new Error(`text is ${JSON.stringify(text.slice(0, 300))}, expected ${expected}`);
-  }, timeoutMs, `text of ${loc}`);
+  await eventually(
+    async () => {
+      const text = ((await loc.textContent({ timeout: 1000 })) ?? '').trim();
+      if (typeof expected === 'string' ? !text.includes(expected) : !expected.test(text))
+        throw new Error(`text is ${JSON.stringify(text.slice(0, 300))}, expected ${expected}`);
+    },
+    timeoutMs,
+    `text of ${loc}`,
+  );
 }
 
 /** Logs in through the login page. */
@@ -193,7 +257,11 @@ export async function login(page: Page, lang: Lang, username: string, password: 
 }
 
 /** A new browser context logged in as root, on the dashboard, with its page's problems recorded. */
-export async function rootSession(browser: Browser, baseURL: string, lang: Lang = 'en'): Promise<{ ctx: BrowserContext; page: Page; problems: PageProblems }> {
+export async function rootSession(
+  browser: Browser,
+  baseURL: string,
+  lang: Lang = 'en',
+): Promise<{ ctx: BrowserContext; page: Page; problems: PageProblems }> {
   const ctx = await newContext(browser, baseURL, lang);
   const page = await ctx.newPage();
   const problems = new PageProblems(page);

@@ -11,8 +11,21 @@ import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { deliverStripe, sessionEvent, startFakeStripe, type FakeStripe } from '../../gateway/test/upstreams/stripe.ts';
 import {
-  Api, assertAccessible, expectPage, expectText, launchBrowser, login, navLink, label, newContext, PageProblems, ROOT_USER, screenshot,
-  startConsoleGateway, tr, type ConsoleGateway,
+  Api,
+  assertAccessible,
+  expectPage,
+  expectText,
+  launchBrowser,
+  login,
+  navLink,
+  label,
+  newContext,
+  PageProblems,
+  ROOT_USER,
+  screenshot,
+  startConsoleGateway,
+  tr,
+  type ConsoleGateway,
 } from './support.ts';
 
 const L = 'en';
@@ -24,7 +37,11 @@ let browser: Browser;
 
 before(async () => {
   stripe = await startFakeStripe();
-  gw = await startConsoleGateway({ STRIPE_SECRET_KEY: 'sk_test_console', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url });
+  gw = await startConsoleGateway({
+    STRIPE_SECRET_KEY: 'sk_test_console',
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_API_BASE: stripe.url,
+  });
   browser = await launchBrowser();
 });
 
@@ -110,7 +127,11 @@ test('admin creates codes, a user redeems one and sees the balance change, then 
   await expectText(history, tr(L, 'topup.payment.pending'));
   const session = stripe.created.at(-1)!;
   const paid = sessionEvent('checkout.session.completed', {
-    id: session.id, client_reference_id: session.params.get('client_reference_id'), payment_status: 'paid', amount_total: 1000, currency: 'usd',
+    id: session.id,
+    client_reference_id: session.params.get('client_reference_id'),
+    payment_status: 'paid',
+    amount_total: 1000,
+    currency: 'usd',
   });
   assert.equal((await deliverStripe(gw.url, paid, WEBHOOK_SECRET)).body.message, 'credited');
   assert.equal((await deliverStripe(gw.url, paid, WEBHOOK_SECRET)).body.message, 'already_credited');

@@ -21,7 +21,10 @@ if (!existsSync(join(dist, 'index.html'))) {
 }
 const html = readFileSync(join(dist, 'index.html'), 'utf8');
 const entry = /<script[^>]*type="module"[^>]*src="\/([^"]+)"/.exec(html)?.[1];
-if (!entry) { console.error('no module entry script in dist/index.html'); process.exit(1); }
+if (!entry) {
+  console.error('no module entry script in dist/index.html');
+  process.exit(1);
+}
 
 // static imports and re-exports only: `import("…")` (a lazy chunk) is not followed
 const STATIC = /(?:^|[;\s}])(?:import|export)\s*(?:[\w$*{}\s,]*?\s*from\s*)?["'](\.{1,2}\/[^"']+\.js)["']/g;
@@ -40,17 +43,29 @@ function closure(start, seen = new Set()) {
 
 const files = closure(entry);
 const login = readdirSync(join(dist, 'assets')).find((f) => /^LoginPage-.*\.js$/.test(f));
-if (!login) { console.error('no LoginPage chunk in dist/assets'); process.exit(1); }
+if (!login) {
+  console.error('no LoginPage chunk in dist/assets');
+  process.exit(1);
+}
 closure(`assets/${login}`, files);
 
-let raw = 0, gz = 0;
-const rows = [...files].map((f) => {
-  const buf = readFileSync(join(dist, f));
-  const g = gzipSync(buf, { level: 9 }).length;
-  raw += buf.length; gz += g;
-  return { f, raw: buf.length, g };
-}).sort((a, b) => b.g - a.g);
+let raw = 0,
+  gz = 0;
+const rows = [...files]
+  .map((f) => {
+    const buf = readFileSync(join(dist, f));
+    const g = gzipSync(buf, { level: 9 }).length;
+    raw += buf.length;
+    gz += g;
+    return { f, raw: buf.length, g };
+  })
+  .sort((a, b) => b.g - a.g);
 for (const r of rows) console.log(`${(r.g / 1024).toFixed(1).padStart(8)} KB gz  ${(r.raw / 1024).toFixed(1).padStart(8)} KB  ${r.f}`);
 const kb = gz / 1024;
-console.log(`login page initial JS: ${files.size} files, ${(raw / 1024).toFixed(1)} KB, ${kb.toFixed(1)} KB gzipped (budget ${budgetKb} KB)`);
-if (kb > budgetKb) { console.error(`over budget by ${(kb - budgetKb).toFixed(1)} KB`); process.exit(1); }
+console.log(
+  `login page initial JS: ${files.size} files, ${(raw / 1024).toFixed(1)} KB, ${kb.toFixed(1)} KB gzipped (budget ${budgetKb} KB)`,
+);
+if (kb > budgetKb) {
+  console.error(`over budget by ${(kb - budgetKb).toFixed(1)} KB`);
+  process.exit(1);
+}

@@ -11,14 +11,17 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApi } from '../../gateway/src/http/openapi.ts';
 
 const target = fileURLToPath(new URL('../src/api/schema.d.ts', import.meta.url));
-const header = '/**\n * The gateway\'s API types, generated from its OpenAPI document by scripts/gen-api.ts.\n * Do not edit: run `npm run gen-api -w @gatehouse/web`.\n */\n\n';
+const header =
+  "/**\n * The gateway's API types, generated from its OpenAPI document by scripts/gen-api.ts.\n * Do not edit: run `npm run gen-api -w @gatehouse/web`.\n */\n\n";
 
 const doc = buildOpenApi('http://localhost') as Parameters<typeof openapiTS>[0];
 const text = header + astToString(await openapiTS(doc, { alphabetize: true, emptyObjectsUnknown: true }));
 
 if (process.argv.includes('--check')) {
   let current = '';
-  try { current = readFileSync(target, 'utf8'); } catch {}
+  try {
+    current = readFileSync(target, 'utf8');
+  } catch {}
   if (current !== text) {
     console.error('packages/web/src/api/schema.d.ts is stale: run `npm run gen-api -w @gatehouse/web` and commit it');
     process.exit(1);

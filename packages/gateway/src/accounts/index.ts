@@ -31,20 +31,30 @@ export const accountsArea = {
     const rateLimits = new RateLimiter(core, options);
     core.onClose(() => rateLimits.close());
     const accounts: Accounts = {
-      users, keys, limiter: new RequestLimiter(core, options), twoFactor, passkeys: new Passkeys(core, twoFactor), rateLimits,
+      users,
+      keys,
+      limiter: new RequestLimiter(core, options),
+      twoFactor,
+      passkeys: new Passkeys(core, twoFactor),
+      rateLimits,
     };
     const root = await users.ensureRoot();
     if (root.created) {
       core.log.info('root account created');
       if (root.password) {
         // Shown once, on the terminal only; never written to the log.
-        process.stdout.write(`\nCreated the root account. Log in with  username: root  password: ${root.password}\n(set GATEHOUSE_ROOT_PASSWORD to choose it; change it after logging in)\n\n`);
+        process.stdout.write(
+          `\nCreated the root account. Log in with  username: root  password: ${root.password}\n(set GATEHOUSE_ROOT_PASSWORD to choose it; change it after logging in)\n\n`,
+        );
       } else {
         process.stdout.write('\nCreated the root account: username root, password from GATEHOUSE_ROOT_PASSWORD.\n\n');
       }
     }
     await core.cache.register(KEYS_REVISION, () => keys.load());
-    const t = setInterval(() => { users.purgeExpiredSessions().catch(() => {}); twoFactor.purgeExpired().catch(() => {}); }, 3600_000);
+    const t = setInterval(() => {
+      users.purgeExpiredSessions().catch(() => {});
+      twoFactor.purgeExpired().catch(() => {});
+    }, 3600_000);
     t.unref();
     core.onClose(() => clearInterval(t));
     return accounts;

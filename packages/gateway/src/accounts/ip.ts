@@ -22,7 +22,8 @@ export function compileIpList(entries: string[]): IpMatcher {
     if (bits === undefined) list.addAddress(addr, type);
     else {
       const n = Number(bits);
-      if (!Number.isInteger(n) || n < 0 || n > (fam === 4 ? 32 : 128)) throw new Error(`allowed_ips: "${raw}" has an invalid prefix length`);
+      if (!Number.isInteger(n) || n < 0 || n > (fam === 4 ? 32 : 128))
+        throw new Error(`allowed_ips: "${raw}" has an invalid prefix length`);
       list.addSubnet(addr, n, type);
     }
   }

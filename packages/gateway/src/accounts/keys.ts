@@ -74,15 +74,34 @@ export class KeyCache {
       .selectFrom('api_keys as k')
       .innerJoin('users as u', 'u.id', 'k.user_id')
       .select([
-        'k.id', 'k.name', 'k.key_hash', 'k.status', 'k.expires_at', 'k.unlimited_quota', 'k.models', 'k.allowed_ips',
-        'k.group_name', 'k.callback_url', 'k.rpm', 'k.tpm', 'k.max_concurrency', 'k.budget_quota', 'k.budget_period',
-        'u.id as user_id', 'u.username', 'u.role', 'u.group_name as user_group', 'u.status as user_status',
+        'k.id',
+        'k.name',
+        'k.key_hash',
+        'k.status',
+        'k.expires_at',
+        'k.unlimited_quota',
+        'k.models',
+        'k.allowed_ips',
+        'k.group_name',
+        'k.callback_url',
+        'k.rpm',
+        'k.tpm',
+        'k.max_concurrency',
+        'k.budget_quota',
+        'k.budget_period',
+        'u.id as user_id',
+        'u.username',
+        'u.role',
+        'u.group_name as user_group',
+        'u.status as user_status',
       ])
       .where('k.status', '=', 1)
       .where('u.status', '=', 1)
       .execute();
     const perUsd = this.core.config.quotaPerUsd;
-    const limited = await this.core.h.db.selectFrom('users').select(['id', 'rpm', 'tpm', 'max_concurrency', 'budget_quota', 'budget_period'])
+    const limited = await this.core.h.db
+      .selectFrom('users')
+      .select(['id', 'rpm', 'tpm', 'max_concurrency', 'budget_quota', 'budget_period'])
       .where('status', '=', 1)
       .where((eb) => eb.or([eb('rpm', '>', 0), eb('tpm', '>', 0), eb('max_concurrency', '>', 0), eb('budget_period', 'is not', null)]))
       .execute();
@@ -103,9 +122,10 @@ export class KeyCache {
           ips = { matches: () => false };
         }
       }
-      const groupLost = r.group_name && r.group_name !== r.user_group
-        ? `this API key's group "${r.group_name}" is not a group of its user any more; set the key's group to "${r.user_group}" or clear it`
-        : null;
+      const groupLost =
+        r.group_name && r.group_name !== r.user_group
+          ? `this API key's group "${r.group_name}" is not a group of its user any more; set the key's group to "${r.user_group}" or clear it`
+          : null;
       next.set(r.key_hash, {
         expiresAt: r.expires_at === null ? null : Number(r.expires_at),
         ips,

@@ -4,8 +4,12 @@
  * credentials with user verification). The relying party id and origin come from PUBLIC_URL.
  */
 import {
-  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type RegistrationResponseJSON,
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Core } from '../core.ts';
 import { GatewayError } from '../platform/errors.ts';
@@ -39,14 +43,19 @@ function invalid(message = 'the passkey response could not be verified'): Gatewa
 }
 
 export class Passkeys {
-  constructor(private readonly core: Core, private readonly twoFactor: TwoFactor) {}
+  constructor(
+    private readonly core: Core,
+    private readonly twoFactor: TwoFactor,
+  ) {}
 
-  private get db() { return this.core.h.db; }
+  private get db() {
+    return this.core.h.db;
+  }
 
   /** Relying party id and origin from PUBLIC_URL; 503 `passkeys_unavailable` without it. */
   rp(): { rpID: string; origin: string } {
     const url = this.core.config.publicUrl;
-    if (!url) throw new GatewayError(503, 'passkeys_unavailable', 'passkeys need PUBLIC_URL (the console\'s public address) to be set');
+    if (!url) throw new GatewayError(503, 'passkeys_unavailable', "passkeys need PUBLIC_URL (the console's public address) to be set");
     const u = new URL(url);
     return { rpID: u.hostname, origin: u.origin };
   }
@@ -56,13 +65,27 @@ export class Passkeys {
   }
 
   async list(userId: number): Promise<PasskeyView[]> {
-    const rows = await this.db.selectFrom('user_passkeys').select(['id', 'name', 'created_at', 'last_used_at']).where('user_id', '=', userId).orderBy('id').execute();
-    return rows.map((r) => ({ id: Number(r.id), name: r.name, created_at: Number(r.created_at), last_used_at: r.last_used_at === null ? null : Number(r.last_used_at) }));
+    const rows = await this.db
+      .selectFrom('user_passkeys')
+      .select(['id', 'name', 'created_at', 'last_used_at'])
+      .where('user_id', '=', userId)
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => ({
+      id: Number(r.id),
+      name: r.name,
+      created_at: Number(r.created_at),
+      last_used_at: r.last_used_at === null ? null : Number(r.last_used_at),
+    }));
   }
 
   async registrationOptions(user: { id: number; username: string }) {
     const { rpID } = this.rp();
-    const existing = await this.db.selectFrom('user_passkeys').select(['credential_id', 'transports']).where('user_id', '=', user.id).execute();
+    const existing = await this.db
+      .selectFrom('user_passkeys')
+      .select(['credential_id', 'transports'])
+      .where('user_id', '=', user.id)
+      .execute();
     const options = await generateRegistrationOptions({
       rpName: RP_NAME,
       rpID,
@@ -81,11 +104,18 @@ export class Passkeys {
     const label = typeof name === 'string' && name.trim() ? name.trim().slice(0, 64) : 'Passkey';
     const r = response as RegistrationResponseJSON;
     const challenge = challengeOf(r);
-    if (!challenge || (await this.twoFactor.takeChallenge(challenge, 'passkey_register')) !== userId) throw invalid('the registration challenge is unknown, used or expired: start again');
+    if (!challenge || (await this.twoFactor.takeChallenge(challenge, 'passkey_register')) !== userId)
+      throw invalid('the registration challenge is unknown, used or expired: start again');
     const { rpID, origin } = this.rp();
     let v;
     try {
-      v = await verifyRegistrationResponse({ response: r, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: false });
+      v = await verifyRegistrationResponse({
+        response: r,
+        expectedChallenge: challenge,
+        expectedOrigin: origin,
+        expectedRPID: rpID,
+        requireUserVerification: false,
+      });
     } catch (e) {
       throw invalid(`the passkey response could not be verified: ${(e as Error).message}`);
     }
@@ -94,11 +124,24 @@ export class Passkeys {
     const now = Date.now();
     const taken = await this.db.selectFrom('user_passkeys').select('id').where('credential_id', '=', cred.id).executeTakeFirst();
     if (taken) throw new GatewayError(409, 'passkey_exists', 'this passkey is already registered');
-    await this.db.insertInto('user_passkeys').values({
-      user_id: userId, credential_id: cred.id, public_key: Buffer.from(cred.publicKey).toString('base64url'), counter: cred.counter,
-      transports: (cred.transports ?? []).join(','), name: label, created_at: now, last_used_at: null,
-    }).execute();
-    const row = await this.db.selectFrom('user_passkeys').select(['id', 'name', 'created_at', 'last_used_at']).where('credential_id', '=', cred.id).executeTakeFirstOrThrow();
+    await this.db
+      .insertInto('user_passkeys')
+      .values({
+        user_id: userId,
+        credential_id: cred.id,
+        public_key: Buffer.from(cred.publicKey).toString('base64url'),
+        counter: cred.counter,
+        transports: (cred.transports ?? []).join(','),
+        name: label,
+        created_at: now,
+        last_used_at: null,
+      })
+      .execute();
+    const row = await this.db
+      .selectFrom('user_passkeys')
+      .select(['id', 'name', 'created_at', 'last_used_at'])
+      .where('credential_id', '=', cred.id)
+      .executeTakeFirstOrThrow();
     return { id: Number(row.id), name: row.name, created_at: Number(row.created_at), last_used_at: null };
   }
 
@@ -114,9 +157,17 @@ export class Passkeys {
    */
   async authenticationOptions(purpose: AssertionPurpose, userId: number | null) {
     const { rpID } = this.rp();
-    const allow = userId === null ? undefined : (await this.db.selectFrom('user_passkeys').select(['credential_id', 'transports']).where('user_id', '=', userId).execute())
-      .map((c) => ({ id: c.credential_id, transports: c.transports ? c.transports.split(',') : undefined }));
-    const options = await generateAuthenticationOptions({ rpID, allowCredentials: allow, userVerification: purpose === 'passkey_login' ? 'required' : 'preferred' });
+    const allow =
+      userId === null
+        ? undefined
+        : (await this.db.selectFrom('user_passkeys').select(['credential_id', 'transports']).where('user_id', '=', userId).execute()).map(
+            (c) => ({ id: c.credential_id, transports: c.transports ? c.transports.split(',') : undefined }),
+          );
+    const options = await generateAuthenticationOptions({
+      rpID,
+      allowCredentials: allow,
+      userVerification: purpose === 'passkey_login' ? 'required' : 'preferred',
+    });
     await this.twoFactor.saveChallenge(options.challenge, purpose, userId);
     return options;
   }
@@ -138,15 +189,27 @@ export class Passkeys {
     let v;
     try {
       v = await verifyAuthenticationResponse({
-        response: r, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID,
-        credential: { id: row.credential_id, publicKey: new Uint8Array(Buffer.from(row.public_key, 'base64url')), counter: Number(row.counter), transports: row.transports ? row.transports.split(',') : undefined },
+        response: r,
+        expectedChallenge: challenge,
+        expectedOrigin: origin,
+        expectedRPID: rpID,
+        credential: {
+          id: row.credential_id,
+          publicKey: new Uint8Array(Buffer.from(row.public_key, 'base64url')),
+          counter: Number(row.counter),
+          transports: row.transports ? row.transports.split(',') : undefined,
+        },
         requireUserVerification: purpose === 'passkey_login',
       });
     } catch (e) {
       throw invalid(`the passkey response could not be verified: ${(e as Error).message}`);
     }
     if (!v.verified) throw invalid();
-    await this.db.updateTable('user_passkeys').set({ counter: v.authenticationInfo.newCounter, last_used_at: Date.now() }).where('id', '=', row.id).execute();
+    await this.db
+      .updateTable('user_passkeys')
+      .set({ counter: v.authenticationInfo.newCounter, last_used_at: Date.now() })
+      .where('id', '=', row.id)
+      .execute();
     return Number(row.user_id);
   }
 }

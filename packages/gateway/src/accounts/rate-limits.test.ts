@@ -22,18 +22,31 @@ test('local counters: all scopes or none, windows restart, corrections stay in t
   const user = { id: 'u:1', rpm: 2, tpm: 0, cc: 1 };
   const a = c.acquire([key, user], 40, 't1', 0);
   assert.ok(a.ok);
-  assert.deepEqual(a.states, [{ start: 0, requests: 1, tokens: 40, active: 0 }, { start: 0, requests: 1, tokens: 40, active: 1 }]);
+  assert.deepEqual(a.states, [
+    { start: 0, requests: 1, tokens: 40, active: 0 },
+    { start: 0, requests: 1, tokens: 40, active: 1 },
+  ]);
   // The user's one place is taken: refused, and the key counted nothing.
   const b = c.acquire([key, user], 40, 't2', 10);
   assert.deepEqual(b, { ok: false, index: 1, dimension: 'concurrency', state: { start: 0, requests: 1, tokens: 40, active: 1 } });
   c.end([], [], 0, ['u:1']);
   // Tokens: 40 + 70 > 100.
-  assert.deepEqual(c.acquire([key], 70, 't3', 20), { ok: false, index: 0, dimension: 'tokens', state: { start: 0, requests: 1, tokens: 40, active: 0 } });
+  assert.deepEqual(c.acquire([key], 70, 't3', 20), {
+    ok: false,
+    index: 0,
+    dimension: 'tokens',
+    state: { start: 0, requests: 1, tokens: 40, active: 0 },
+  });
   // The first call used 5: corrected in its window, then 70 fits.
   c.end(['k:1'], [0], 5 - 40, []);
   assert.ok(c.acquire([key], 70, 't4', 30).ok);
   assert.ok(c.acquire([key, user], 0, 't5', 40).ok);
-  assert.deepEqual(c.acquire([key, user], 0, 't6', 50), { ok: false, index: 1, dimension: 'requests', state: { start: 0, requests: 2, tokens: 40, active: 1 } });
+  assert.deepEqual(c.acquire([key, user], 0, 't6', 50), {
+    ok: false,
+    index: 1,
+    dimension: 'requests',
+    state: { start: 0, requests: 2, tokens: 40, active: 1 },
+  });
   // A new window: counts start again; a correction for the old window changes nothing.
   const n = c.acquire([key], 1, 't7', 1000);
   assert.ok(n.ok && n.states[0].requests === 1 && n.states[0].tokens === 1);
@@ -44,13 +57,16 @@ test('local counters: all scopes or none, windows restart, corrections stay in t
 
 test('a call nothing limits costs a few property reads: no counter, no Redis, no allocation', () => {
   // Redis is there, and any use of it fails the test.
-  const redis = new Proxy({}, {
-    get(_t, p) {
-      if (p === 'defineCommand') return () => {};
-      if (p === 'then' || p === 'ghLimitAcquire') return undefined;
-      throw new Error(`Redis was used: ${String(p)}`);
+  const redis = new Proxy(
+    {},
+    {
+      get(_t, p) {
+        if (p === 'defineCommand') return () => {};
+        if (p === 'then' || p === 'ghLimitAcquire') return undefined;
+        throw new Error(`Redis was used: ${String(p)}`);
+      },
     },
-  });
+  );
   const core = { redis, cache: { redisPrefix: 'test:' }, log } as unknown as Core;
   const limiter = new RateLimiter(core, new Options(core));
   const s: LimitSubject = { keyId: 1, userId: 1, group: 'default', keyLimits: null, userLimits: null };
@@ -67,18 +83,32 @@ test('a call nothing limits costs a few property reads: no counter, no Redis, no
 test('a limited call on one node: headers, refusal with Retry-After, and its place back when it ends', () => {
   const core = { redis: null, cache: { redisPrefix: null }, log } as unknown as Core;
   const limiter = new RateLimiter(core, new Options(core));
-  const s: LimitSubject = { keyId: 7, userId: 3, group: 'default', keyLimits: { rpm: 0, tpm: 0, maxConcurrency: 1 }, userLimits: { rpm: 5, tpm: 1000, maxConcurrency: 0 } };
+  const s: LimitSubject = {
+    keyId: 7,
+    userId: 3,
+    group: 'default',
+    keyLimits: { rpm: 0, tpm: 0, maxConcurrency: 1 },
+    userLimits: { rpm: 5, tpm: 1000, maxConcurrency: 0 },
+  };
   const headers = new Map<string, string>();
   const sink = { setHeader: (k: string, v: string) => headers.set(k, v) };
   const a = limiter.admit(s, 'm', 300, sink, 0);
   assert.ok(a && !(a instanceof Promise));
   assert.deepEqual(Object.fromEntries(headers), {
-    'x-ratelimit-limit-requests': '5', 'x-ratelimit-remaining-requests': '4', 'x-ratelimit-reset-requests': '1m0s',
-    'x-ratelimit-limit-tokens': '1000', 'x-ratelimit-remaining-tokens': '700', 'x-ratelimit-reset-tokens': '1m0s',
-    'x-ratelimit-limit-concurrency': '1', 'x-ratelimit-remaining-concurrency': '0',
+    'x-ratelimit-limit-requests': '5',
+    'x-ratelimit-remaining-requests': '4',
+    'x-ratelimit-reset-requests': '1m0s',
+    'x-ratelimit-limit-tokens': '1000',
+    'x-ratelimit-remaining-tokens': '700',
+    'x-ratelimit-reset-tokens': '1m0s',
+    'x-ratelimit-limit-concurrency': '1',
+    'x-ratelimit-remaining-concurrency': '0',
   });
   headers.clear();
-  assert.throws(() => limiter.admit(s, 'm', 300, sink, 1000), (e: any) => e.status === 429 && e.code === 'rate_limit_exceeded' && e.retryAfter === 1);
+  assert.throws(
+    () => limiter.admit(s, 'm', 300, sink, 1000),
+    (e: any) => e.status === 429 && e.code === 'rate_limit_exceeded' && e.retryAfter === 1,
+  );
   assert.equal(headers.get('retry-after'), '1');
   a.end(20);
   const b = limiter.admit(s, 'm', 300, sink, 30_000);

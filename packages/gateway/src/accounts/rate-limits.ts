@@ -27,7 +27,13 @@ import type { Core } from '../core.ts';
 import type { Options } from '../options/options.ts';
 import { echo, GatewayError } from '../platform/errors.ts';
 import {
-  LocalLimitCounters, RedisLimitCounters, type Acquired, type LimitCounters, type LimitDimension, type LimitEntry, type ScopeState,
+  LocalLimitCounters,
+  RedisLimitCounters,
+  type Acquired,
+  type LimitCounters,
+  type LimitDimension,
+  type LimitEntry,
+  type ScopeState,
 } from '../platform/limit-counters.ts';
 import type { RateLimits } from './types.ts';
 
@@ -71,7 +77,8 @@ function limitsEntry(v: unknown, where: string): RateLimits | null {
 }
 
 function modelTable(v: unknown, where: string): ModelLimitTable {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error(`${where ? `${where} ` : ''}must be a JSON object of model names to limits`);
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw new Error(`${where ? `${where} ` : ''}must be a JSON object of model names to limits`);
   const models = new Map<string, RateLimits | null>();
   let any: RateLimits | null | undefined;
   for (const [model, l] of Object.entries(v)) {
@@ -129,7 +136,11 @@ export function resetText(ms: number): string {
 }
 
 const SCOPE_TEXT = { k: 'this API key', u: 'this user', m: 'this model for this user' } as const;
-const DIM_TEXT: Record<LimitDimension, string> = { requests: 'requests per minute (RPM)', tokens: 'tokens per minute (TPM)', concurrency: 'calls at once' };
+const DIM_TEXT: Record<LimitDimension, string> = {
+  requests: 'requests per minute (RPM)',
+  tokens: 'tokens per minute (TPM)',
+  concurrency: 'calls at once',
+};
 
 class Ticket implements Admission {
   private ended = false;
@@ -157,10 +168,15 @@ export class RateLimiter {
   private revision = -1;
   private settings: ModelLimitSettings = NO_MODEL_LIMITS;
 
-  constructor(private readonly core: Core, private readonly options: Options, readonly windowMs = RATE_WINDOW_MS) {
+  constructor(
+    private readonly core: Core,
+    private readonly options: Options,
+    readonly windowMs = RATE_WINDOW_MS,
+  ) {
     const redis = core.redis;
     const prefix = core.cache.redisPrefix;
-    this.counters = redis && prefix ? new RedisLimitCounters(redis, prefix, windowMs, CONCURRENCY_LEASE_MS) : new LocalLimitCounters(windowMs);
+    this.counters =
+      redis && prefix ? new RedisLimitCounters(redis, prefix, windowMs, CONCURRENCY_LEASE_MS) : new LocalLimitCounters(windowMs);
   }
 
   /** Stops renewing the leases of calls in flight (shutdown). */
@@ -216,7 +232,13 @@ export class RateLimiter {
    * limits the call. Throws 429 `rate_limit_exceeded` (with `retryAfter` seconds, and Retry-After on
    * `sink`) when a scope is used up. Synchronous without Redis.
    */
-  admit(s: LimitSubject, model: string, tokens: number, sink: HeaderSink | null, at?: number): Admission | null | Promise<Admission | null> {
+  admit(
+    s: LimitSubject,
+    model: string,
+    tokens: number,
+    sink: HeaderSink | null,
+    at?: number,
+  ): Admission | null | Promise<Admission | null> {
     const m = this.modelLimits(s.group, model);
     if (!s.keyLimits && !s.userLimits && !m) return null;
     const now = at ?? Date.now();
@@ -232,15 +254,26 @@ export class RateLimiter {
     const ticket = `${this.node}.${++this.seq}`;
     const r = this.counters.acquire(entries, need, ticket, now);
     if (!(r instanceof Promise)) return this.admitted(r, entries, need, ticket, model, sink, now);
-    return r.then((a) => this.admitted(a, entries, need, ticket, model, sink, now), (e: unknown) => {
-      // Redis unavailable: the call goes through uncounted rather than failing.
-      this.core.log.warn({ err: (e as Error).message }, 'rate limit counters unavailable; call admitted without counting');
-      return null;
-    });
+    return r.then(
+      (a) => this.admitted(a, entries, need, ticket, model, sink, now),
+      (e: unknown) => {
+        // Redis unavailable: the call goes through uncounted rather than failing.
+        this.core.log.warn({ err: (e as Error).message }, 'rate limit counters unavailable; call admitted without counting');
+        return null;
+      },
+    );
   }
 
   /** The call counted (its headers written), or its refusal thrown. */
-  private admitted(a: Acquired, entries: LimitEntry[], need: number, ticket: string, model: string, sink: HeaderSink | null, now: number): Admission {
+  private admitted(
+    a: Acquired,
+    entries: LimitEntry[],
+    need: number,
+    ticket: string,
+    model: string,
+    sink: HeaderSink | null,
+    now: number,
+  ): Admission {
     if (!a.ok) throw this.refusal(entries[a.index], a.dimension, a.state, model, sink, now);
     if (sink) this.writeHeaders(sink, entries, a.states, now);
     return new Ticket(this, entries, a.states, need, ticket);
@@ -305,18 +338,25 @@ export class RateLimiter {
       sink.setHeader('retry-after', String(retryAfter));
     }
     const who = scopeText(e.id, model);
-    const message = dim === 'concurrency'
-      ? `rate limit reached for ${who}: ${limit} calls at once are in flight; try again when one has ended`
-      : `rate limit reached for ${who} on ${DIM_TEXT[dim]}: limit ${limit}, used ${used}; try again in ${retryAfter} s`;
-    return Object.assign(new GatewayError(429, 'rate_limit_exceeded', message, dim, { scope: e.id.slice(0, 1), dimension: dim }), { retryAfter });
+    const message =
+      dim === 'concurrency'
+        ? `rate limit reached for ${who}: ${limit} calls at once are in flight; try again when one has ended`
+        : `rate limit reached for ${who} on ${DIM_TEXT[dim]}: limit ${limit}, used ${used}; try again in ${retryAfter} s`;
+    return Object.assign(new GatewayError(429, 'rate_limit_exceeded', message, dim, { scope: e.id.slice(0, 1), dimension: dim }), {
+      retryAfter,
+    });
   }
 
   private tooLarge(e: LimitEntry, need: number, model: string, sink: HeaderSink | null): GatewayError {
     const retryAfter = Math.ceil(this.windowMs / 1000);
     if (sink) sink.setHeader('retry-after', String(retryAfter));
-    const message = `request too large for ${scopeText(e.id, model)}: it may use up to ${need} tokens (its input and max_tokens), `
-      + `more than the limit of ${e.tpm} tokens per minute; send a smaller request or a lower max_tokens`;
-    return Object.assign(new GatewayError(429, 'rate_limit_exceeded', message, 'tokens', { scope: e.id.slice(0, 1), dimension: 'tokens' }), { retryAfter });
+    const message =
+      `request too large for ${scopeText(e.id, model)}: it may use up to ${need} tokens (its input and max_tokens), ` +
+      `more than the limit of ${e.tpm} tokens per minute; send a smaller request or a lower max_tokens`;
+    return Object.assign(
+      new GatewayError(429, 'rate_limit_exceeded', message, 'tokens', { scope: e.id.slice(0, 1), dimension: 'tokens' }),
+      { retryAfter },
+    );
   }
 }
 

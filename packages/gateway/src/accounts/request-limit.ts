@@ -43,7 +43,10 @@ export class RequestLimiter {
   private settings: RequestLimitSettings = OFF;
   private readonly requests: WindowCounter;
 
-  constructor(private readonly core: Core, private readonly options: Options) {
+  constructor(
+    private readonly core: Core,
+    private readonly options: Options,
+  ) {
     this.requests = new WindowCounter(core, 'requests');
   }
 
@@ -90,6 +93,11 @@ export class RequestLimiter {
 
 function limited(limit: number, windowMs: number, retryAfter: number): GatewayError & { retryAfter: number } {
   const minutes = windowMs / 60_000;
-  const e = new GatewayError(429, 'rate_limit_exceeded', `rate limit reached: ${limit} requests per ${minutes === 1 ? 'minute' : `${minutes} minutes`}; try again in ${retryAfter} s`, 'rate_limit_error');
+  const e = new GatewayError(
+    429,
+    'rate_limit_exceeded',
+    `rate limit reached: ${limit} requests per ${minutes === 1 ? 'minute' : `${minutes} minutes`}; try again in ${retryAfter} s`,
+    'rate_limit_error',
+  );
   return Object.assign(e, { retryAfter });
 }

@@ -11,7 +11,9 @@ export const signupArea = {
   name: 'signup',
   init(core: Core, deps: { options: Options; ledger: Ledger }): Signup {
     const signup = new Signup(core, deps.options, () => deps.ledger);
-    const t = setInterval(() => { signup.purgeExpired().catch(() => {}); }, 3600_000);
+    const t = setInterval(() => {
+      signup.purgeExpired().catch(() => {});
+    }, 3600_000);
     t.unref();
     core.onClose(() => clearInterval(t));
     return signup;

@@ -62,8 +62,12 @@ export function normaliseEmail(v: unknown, field = 'email'): string {
   return v.trim().toLowerCase();
 }
 
-export const emailNotConfigured = () => new GatewayError(503, 'email_not_configured',
-  'e-mail is not configured on this gateway (the operator must set SMTP_URL and PUBLIC_URL): verification and password reset links cannot be sent');
+export const emailNotConfigured = () =>
+  new GatewayError(
+    503,
+    'email_not_configured',
+    'e-mail is not configured on this gateway (the operator must set SMTP_URL and PUBLIC_URL): verification and password reset links cannot be sent',
+  );
 
 const badLink = () => new GatewayError(400, 'invalid_link', 'this link is invalid, already used or expired: ask for a new one');
 
@@ -71,10 +75,16 @@ export class Signup {
   /** Mails being sent after their answer; awaited on close. */
   private readonly sending = new Set<Promise<void>>();
 
-  constructor(private readonly core: Core, private readonly options: Options, private readonly ledger: () => Ledger) {
+  constructor(
+    private readonly core: Core,
+    private readonly options: Options,
+    private readonly ledger: () => Ledger,
+  ) {
     // The mailer is made first so that it closes after the mails still being sent (closers run in reverse).
     mailer(core);
-    core.onClose(async () => { await Promise.allSettled([...this.sending]); });
+    core.onClose(async () => {
+      await Promise.allSettled([...this.sending]);
+    });
   }
 
   /** Where links in mail point: PUBLIC_URL, else the ServerAddress option. */
@@ -114,10 +124,14 @@ export class Signup {
     const code = o.get('SignupInvitationCode') ?? '';
     if (code !== '') {
       if (typeof input.invitationCode !== 'string' || input.invitationCode === '') {
-        throw new GatewayError(403, 'invitation_required', 'invitation_code: an invitation code is required to sign up', undefined, { field: 'invitation_code' });
+        throw new GatewayError(403, 'invitation_required', 'invitation_code: an invitation code is required to sign up', undefined, {
+          field: 'invitation_code',
+        });
       }
       if (!safeEqual(sha256Hex(input.invitationCode.trim()), sha256Hex(code))) {
-        throw new GatewayError(403, 'invalid_invitation_code', 'invitation_code: is not a valid invitation code', undefined, { field: 'invitation_code' });
+        throw new GatewayError(403, 'invalid_invitation_code', 'invitation_code: is not a valid invitation code', undefined, {
+          field: 'invitation_code',
+        });
       }
     }
     const username = validateUsername(input.username);
@@ -134,11 +148,24 @@ export class Signup {
     try {
       id = await withTx(this.core.h, async (tx) => {
         const newId = await insertId(tx, this.core.h.dialect, 'users', {
-          username, password_hash: hash, display_name: username, role: 'user', group_name: 'default',
-          quota: 0, used_quota: 0, request_count: 0, status: 1, access_token_hash: null, created_at: now, updated_at: now,
+          username,
+          password_hash: hash,
+          display_name: username,
+          role: 'user',
+          group_name: 'default',
+          quota: 0,
+          used_quota: 0,
+          request_count: 0,
+          status: 1,
+          access_token_hash: null,
+          created_at: now,
+          updated_at: now,
         });
         if (email) {
-          await tx.insertInto('user_emails').values({ user_id: newId, email, verified_at: null, pending_bonus: verify ? bonus : 0, updated_at: now }).execute();
+          await tx
+            .insertInto('user_emails')
+            .values({ user_id: newId, email, verified_at: null, pending_bonus: verify ? bonus : 0, updated_at: now })
+            .execute();
         }
         return newId;
       });
@@ -164,18 +191,25 @@ export class Signup {
     this.assertMail();
     const db = this.core.h.db;
     const cur = await db.selectFrom('user_emails').selectAll().where('user_id', '=', userId).executeTakeFirst();
-    const email = emailInput === undefined || emailInput === null || emailInput === ''
-      ? cur?.email ?? normaliseEmail(emailInput)
-      : normaliseEmail(emailInput);
+    const email =
+      emailInput === undefined || emailInput === null || emailInput === ''
+        ? (cur?.email ?? normaliseEmail(emailInput))
+        : normaliseEmail(emailInput);
     if (cur?.email === email && cur.verified_at !== null) {
       throw new GatewayError(409, 'email_verified', 'email: this address is already verified', undefined, { field: 'email' });
     }
     const now = Date.now();
     try {
-      if (!cur) await db.insertInto('user_emails').values({ user_id: userId, email, verified_at: null, pending_bonus: 0, updated_at: now }).execute();
-      else if (cur.email !== email) await db.updateTable('user_emails').set({ email, verified_at: null, updated_at: now }).where('user_id', '=', userId).execute();
+      if (!cur)
+        await db
+          .insertInto('user_emails')
+          .values({ user_id: userId, email, verified_at: null, pending_bonus: 0, updated_at: now })
+          .execute();
+      else if (cur.email !== email)
+        await db.updateTable('user_emails').set({ email, verified_at: null, updated_at: now }).where('user_id', '=', userId).execute();
     } catch (e) {
-      if (isUniqueViolation(e)) throw new GatewayError(409, 'email_taken', 'email: this address belongs to another account', undefined, { field: 'email' });
+      if (isUniqueViolation(e))
+        throw new GatewayError(409, 'email_taken', 'email: this address belongs to another account', undefined, { field: 'email' });
       throw e;
     }
     await this.queueLink(userId, 'verify', email);
@@ -184,7 +218,11 @@ export class Signup {
 
   /** The caller's address and whether it is verified (null: none). */
   async emailOf(userId: number): Promise<{ email: string; verified: boolean } | null> {
-    const r = await this.core.h.db.selectFrom('user_emails').select(['email', 'verified_at']).where('user_id', '=', userId).executeTakeFirst();
+    const r = await this.core.h.db
+      .selectFrom('user_emails')
+      .select(['email', 'verified_at'])
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return r ? { email: r.email, verified: r.verified_at !== null } : null;
   }
 
@@ -193,8 +231,12 @@ export class Signup {
     const row = await this.claim(token, 'verify');
     const db = this.core.h.db;
     const now = Date.now();
-    const res = await db.updateTable('user_emails').set({ verified_at: now, updated_at: now })
-      .where('user_id', '=', row.user_id).where('email', '=', row.email).executeTakeFirst();
+    const res = await db
+      .updateTable('user_emails')
+      .set({ verified_at: now, updated_at: now })
+      .where('user_id', '=', row.user_id)
+      .where('email', '=', row.email)
+      .executeTakeFirst();
     // The address was changed after this link was sent.
     if (Number(res.numUpdatedRows) !== 1) throw badLink();
     let credited = 0;
@@ -202,7 +244,7 @@ export class Signup {
     const bonus = Number(cur?.pending_bonus ?? 0);
     if (bonus > 0) {
       const user = await db.selectFrom('users').select('username').where('id', '=', row.user_id).executeTakeFirst();
-      if (user && await this.credit(Number(row.user_id), user.username, bonus)) credited = bonus;
+      if (user && (await this.credit(Number(row.user_id), user.username, bonus))) credited = bonus;
       await db.updateTable('user_emails').set({ pending_bonus: 0 }).where('user_id', '=', row.user_id).execute();
     }
     return { user_id: Number(row.user_id), email: row.email, credited };
@@ -216,8 +258,12 @@ export class Signup {
     this.assertMail();
     const email = normaliseEmail(emailInput);
     const work = (async () => {
-      const row = await this.core.h.db.selectFrom('user_emails').innerJoin('users', 'users.id', 'user_emails.user_id')
-        .select(['user_emails.user_id', 'users.status']).where('user_emails.email', '=', email).executeTakeFirst();
+      const row = await this.core.h.db
+        .selectFrom('user_emails')
+        .innerJoin('users', 'users.id', 'user_emails.user_id')
+        .select(['user_emails.user_id', 'users.status'])
+        .where('user_emails.email', '=', email)
+        .executeTakeFirst();
       if (row && Number(row.status) === 1) await this.sendLink(Number(row.user_id), 'reset', email);
     })();
     this.track(work, 'password reset');
@@ -236,12 +282,28 @@ export class Signup {
     const userId = Number(row.user_id);
     const now = Date.now();
     await withTx(this.core.h, async (tx) => {
-      await tx.updateTable('users').set({ password_hash: hash, access_token_hash: null, updated_at: now }).where('id', '=', userId).execute();
+      await tx
+        .updateTable('users')
+        .set({ password_hash: hash, access_token_hash: null, updated_at: now })
+        .where('id', '=', userId)
+        .execute();
       await tx.deleteFrom('sessions').where('user_id', '=', userId).execute();
-      await tx.updateTable('email_tokens').set({ used_at: now }).where('user_id', '=', userId).where('purpose', '=', 'reset').where('used_at', 'is', null).execute();
+      await tx
+        .updateTable('email_tokens')
+        .set({ used_at: now })
+        .where('user_id', '=', userId)
+        .where('purpose', '=', 'reset')
+        .where('used_at', 'is', null)
+        .execute();
       // The mailbox received the link: the address is proven.
-      await tx.updateTable('user_emails').set({ verified_at: now, updated_at: now }).where('user_id', '=', userId).where('email', '=', row.email)
-        .where('verified_at', 'is', null).where('pending_bonus', '=', 0).execute();
+      await tx
+        .updateTable('user_emails')
+        .set({ verified_at: now, updated_at: now })
+        .where('user_id', '=', userId)
+        .where('email', '=', row.email)
+        .where('verified_at', 'is', null)
+        .where('pending_bonus', '=', 0)
+        .execute();
     });
     await this.core.cache.bump(KEYS_REVISION);
     return { user_id: userId };
@@ -249,7 +311,10 @@ export class Signup {
 
   /** Removes links expired for a day. */
   async purgeExpired(now = Date.now()): Promise<void> {
-    await this.core.h.db.deleteFrom('email_tokens').where('expires_at', '<', now - 86_400_000).execute();
+    await this.core.h.db
+      .deleteFrom('email_tokens')
+      .where('expires_at', '<', now - 86_400_000)
+      .execute();
   }
 
   /** Marks the link of `token` used if it is valid now; throws otherwise. */
@@ -258,8 +323,14 @@ export class Signup {
     const db = this.core.h.db;
     const h = sha256Hex(token);
     const now = Date.now();
-    const res = await db.updateTable('email_tokens').set({ used_at: now })
-      .where('token_hash', '=', h).where('purpose', '=', purpose).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
+    const res = await db
+      .updateTable('email_tokens')
+      .set({ used_at: now })
+      .where('token_hash', '=', h)
+      .where('purpose', '=', purpose)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) throw badLink();
     return db.selectFrom('email_tokens').select(['user_id', 'email']).where('token_hash', '=', h).executeTakeFirstOrThrow();
   }
@@ -268,12 +339,33 @@ export class Signup {
     const ref = `signup:${userId}`;
     const done = await this.ledger().adjust(userId, ref, amount, 'topup');
     if (done) {
-      await insertLogs(this.core.h, [{
-        created_at: Date.now(), type: 'topup', request_id: ref, user_id: userId, username, key_id: null, key_name: null,
-        group_name: 'default', model: null, upstream_model: null, channel_id: null, endpoint: null, status_code: null,
-        prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota: amount, latency_ms: 0, first_byte_ms: null, is_stream: 0, attempts: 0,
-        content: 'starting balance of a new account', other: JSON.stringify({ by: 'signup' }),
-      }]);
+      await insertLogs(this.core.h, [
+        {
+          created_at: Date.now(),
+          type: 'topup',
+          request_id: ref,
+          user_id: userId,
+          username,
+          key_id: null,
+          key_name: null,
+          group_name: 'default',
+          model: null,
+          upstream_model: null,
+          channel_id: null,
+          endpoint: null,
+          status_code: null,
+          prompt_tokens: 0,
+          completion_tokens: 0,
+          cached_tokens: 0,
+          quota: amount,
+          latency_ms: 0,
+          first_byte_ms: null,
+          is_stream: 0,
+          attempts: 0,
+          content: 'starting balance of a new account',
+          other: JSON.stringify({ by: 'signup' }),
+        },
+      ]);
     }
     return done;
   }
@@ -292,18 +384,23 @@ export class Signup {
     const o = this.options;
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
-    const ttlMs = purpose === 'verify'
-      ? Math.max(1, o.getNumber('EmailVerificationTtlHours', 24)) * 3_600_000
-      : Math.max(1, o.getNumber('PasswordResetTtlMinutes', 30)) * 60_000;
-    await this.core.h.db.insertInto('email_tokens').values({ token_hash: sha256Hex(token), user_id: userId, purpose, email, expires_at: now + ttlMs, used_at: null, created_at: now }).execute();
+    const ttlMs =
+      purpose === 'verify'
+        ? Math.max(1, o.getNumber('EmailVerificationTtlHours', 24)) * 3_600_000
+        : Math.max(1, o.getNumber('PasswordResetTtlMinutes', 30)) * 60_000;
+    await this.core.h.db
+      .insertInto('email_tokens')
+      .values({ token_hash: sha256Hex(token), user_id: userId, purpose, email, expires_at: now + ttlMs, used_at: null, created_at: now })
+      .execute();
     const user = await this.core.h.db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst();
     const name = user?.username ?? '';
     const link = `${this.base()}/${purpose === 'verify' ? 'verify-email' : 'reset-password'}?token=${token}`;
     const hours = Math.round(ttlMs / 360_000) / 10;
     const valid = ttlMs >= 3_600_000 ? `${hours} hour${hours === 1 ? '' : 's'}` : `${Math.round(ttlMs / 60_000)} minutes`;
-    const text = purpose === 'verify'
-      ? `Hello ${name},\n\nconfirm that this is your e-mail address for your Gatehouse account by opening this link:\n\n${link}\n\nThe link works once and for ${valid}. If you did not sign up, ignore this mail.\n`
-      : `Hello ${name},\n\nsomeone (hopefully you) asked to reset the password of your Gatehouse account. Choose a new password here:\n\n${link}\n\nThe link works once and for ${valid}. If you did not ask for it, ignore this mail: your password stays as it is.\n`;
+    const text =
+      purpose === 'verify'
+        ? `Hello ${name},\n\nconfirm that this is your e-mail address for your Gatehouse account by opening this link:\n\n${link}\n\nThe link works once and for ${valid}. If you did not sign up, ignore this mail.\n`
+        : `Hello ${name},\n\nsomeone (hopefully you) asked to reset the password of your Gatehouse account. Choose a new password here:\n\n${link}\n\nThe link works once and for ${valid}. If you did not ask for it, ignore this mail: your password stays as it is.\n`;
     await mailer(this.core).send({
       to: email,
       subject: purpose === 'verify' ? '[Gatehouse] Verify your e-mail address' : '[Gatehouse] Reset your password',

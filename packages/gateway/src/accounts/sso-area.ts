@@ -16,8 +16,12 @@ export const ssoArea = {
     const sso = new Sso(core, users);
     // Addresses confirmed through sign-up's mailed links vouch for their accounts too.
     sso.addVerifiedEmailLookup(async (email) => {
-      const r = await core.h.db.selectFrom('user_emails').select('user_id')
-        .where('email', '=', email.toLowerCase()).where('verified_at', 'is not', null).executeTakeFirst();
+      const r = await core.h.db
+        .selectFrom('user_emails')
+        .select('user_id')
+        .where('email', '=', email.toLowerCase())
+        .where('verified_at', 'is not', null)
+        .executeTakeFirst();
       return r ? Number(r.user_id) : null;
     });
     return { sso };

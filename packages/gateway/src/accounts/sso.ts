@@ -25,7 +25,22 @@ const MODES = ['link', 'create'] as const;
 const GITHUB_WEB = 'https://github.com';
 const GITHUB_API = 'https://api.github.com';
 const DEFAULT_SCOPES = { oidc: ['openid', 'email', 'profile'], github: ['read:user', 'user:email'] };
-const FIELDS = ['id', 'kind', 'name', 'button_label', 'issuer', 'api_url', 'client_id', 'client_secret', 'scopes', 'account_mode', 'default_group', 'allow_insecure', 'enabled', 'sort'];
+const FIELDS = [
+  'id',
+  'kind',
+  'name',
+  'button_label',
+  'issuer',
+  'api_url',
+  'client_id',
+  'client_secret',
+  'scopes',
+  'account_mode',
+  'default_group',
+  'allow_insecure',
+  'enabled',
+  'sort',
+];
 /** How long a provider's discovery document is reused. */
 const DISCOVERY_TTL_MS = 10 * 60 * 1000;
 const HTTP_TIMEOUT_MS = 15_000;
@@ -101,8 +116,16 @@ interface FlowState {
 
 /** Only same-origin console paths (printable ASCII, as browsers send them) are followed after a login. */
 export function safeReturnPath(next: unknown): string {
-  return typeof next === 'string' && next.length <= 1000 && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\')
-    && !next.startsWith('/login') && !next.startsWith('/api/') && ![...next].some((c) => c.charCodeAt(0) < 0x21 || c.charCodeAt(0) > 0x7e) ? next : '/';
+  return typeof next === 'string' &&
+    next.length <= 1000 &&
+    next.startsWith('/') &&
+    !next.startsWith('//') &&
+    !next.startsWith('/\\') &&
+    !next.startsWith('/login') &&
+    !next.startsWith('/api/') &&
+    ![...next].some((c) => c.charCodeAt(0) < 0x21 || c.charCodeAt(0) > 0x7e)
+    ? next
+    : '/';
 }
 
 /** Finds the account holding a verified e-mail address; null when none does. */
@@ -135,7 +158,8 @@ export function parseSsoProvider(body: unknown, mode: 'create' | 'update', at = 
   const r = new Reader(body, at).only(FIELDS);
   const out: SsoProviderInput = {};
   const creating = mode === 'create';
-  if (creating) out.id = r.str('id', { required: true, max: 64, pattern: /^[a-z0-9][a-z0-9_-]{0,63}$/, hint: 'lower-case letters, digits, _ and -' })!;
+  if (creating)
+    out.id = r.str('id', { required: true, max: 64, pattern: /^[a-z0-9][a-z0-9_-]{0,63}$/, hint: 'lower-case letters, digits, _ and -' })!;
   else if (r.has('id') && body.id !== current?.id) throw fieldError(join(at, 'id'), 'cannot be changed');
   const kind = r.has('kind') ? r.str('kind', { required: true }) : creating ? 'oidc' : current!.kind;
   if (!KINDS.includes(kind as never)) throw fieldError(join(at, 'kind'), `must be one of ${KINDS.join(', ')}`);
@@ -163,13 +187,20 @@ export function parseSsoProvider(body: unknown, mode: 'create' | 'update', at = 
   if (r.has('client_id') || creating) out.client_id = r.str('client_id', { required: true, max: 500 })!;
   if (r.has('client_secret') || creating) {
     const v = body.client_secret;
-    if (typeof v !== 'string' || v === '' || v.length > 2000) throw fieldError(join(at, 'client_secret'), 'is required (1-2000 characters)');
+    if (typeof v !== 'string' || v === '' || v.length > 2000)
+      throw fieldError(join(at, 'client_secret'), 'is required (1-2000 characters)');
     out.client_secret = v;
   }
   if (r.has('scopes') || creating) {
     const raw = body.scopes;
-    const list = typeof raw === 'string' ? raw.split(/[\s,]+/).filter(Boolean) : raw === undefined || raw === null ? DEFAULT_SCOPES[k] : r.list('scopes', { max: 32 })!;
-    for (const s of list) if (!/^[\x21\x23-\x5B\x5D-\x7E]{1,200}$/.test(s)) throw fieldError(join(at, 'scopes'), `"${s}" is not a valid scope`);
+    const list =
+      typeof raw === 'string'
+        ? raw.split(/[\s,]+/).filter(Boolean)
+        : raw === undefined || raw === null
+          ? DEFAULT_SCOPES[k]
+          : r.list('scopes', { max: 32 })!;
+    for (const s of list)
+      if (!/^[\x21\x23-\x5B\x5D-\x7E]{1,200}$/.test(s)) throw fieldError(join(at, 'scopes'), `"${s}" is not a valid scope`);
     const scopes = [...new Set(list)];
     if (k === 'oidc' && !scopes.includes('openid')) scopes.unshift('openid');
     out.scopes = scopes;
@@ -179,7 +210,9 @@ export function parseSsoProvider(body: unknown, mode: 'create' | 'update', at = 
     if (!MODES.includes(m as never)) throw fieldError(join(at, 'account_mode'), `must be one of ${MODES.join(', ')}`);
     out.account_mode = m as SsoProviderInput['account_mode'];
   }
-  if (r.has('default_group') || creating) out.default_group = r.str('default_group', { max: 64, pattern: /^[A-Za-z0-9_.-]{1,64}$/, hint: '1-64 letters, digits, _ . -' }) ?? 'default';
+  if (r.has('default_group') || creating)
+    out.default_group =
+      r.str('default_group', { max: 64, pattern: /^[A-Za-z0-9_.-]{1,64}$/, hint: '1-64 letters, digits, _ . -' }) ?? 'default';
   if (r.has('enabled') || creating) out.enabled = r.bool('enabled') ?? true;
   if (r.has('sort') || creating) out.sort = r.num('sort', { int: true, min: -1e6, max: 1e6 }) ?? 0;
   return out;
@@ -218,8 +251,13 @@ export class Sso {
   ) {
     // Accounts that signed in before with a provider that vouched for the address.
     this.emailLookups.push(async (email) => {
-      const row = await this.core.h.db.selectFrom('sso_identities').select('user_id')
-        .where('email', '=', email).where('email_verified', '=', 1).orderBy('id').executeTakeFirst();
+      const row = await this.core.h.db
+        .selectFrom('sso_identities')
+        .select('user_id')
+        .where('email', '=', email)
+        .where('email_verified', '=', 1)
+        .orderBy('id')
+        .executeTakeFirst();
       return row ? Number(row.user_id) : null;
     });
   }
@@ -279,32 +317,41 @@ export class Sso {
 
   /** The enabled providers, for the login page's buttons. */
   async listPublic(): Promise<SsoPublicProvider[]> {
-    const rows = await this.core.h.db.selectFrom('sso_providers').select(['id', 'name', 'button_label'])
-      .where('enabled', '=', 1).orderBy('sort').orderBy('id').execute();
+    const rows = await this.core.h.db
+      .selectFrom('sso_providers')
+      .select(['id', 'name', 'button_label'])
+      .where('enabled', '=', 1)
+      .orderBy('sort')
+      .orderBy('id')
+      .execute();
     return rows.map((r) => ({ id: r.id, name: r.name, button_label: r.button_label }));
   }
 
   async create(input: SsoProviderInput): Promise<SsoProviderView> {
-    if (await this.row(input.id!)) throw new GatewayError(409, 'sso_provider_exists', `id: an SSO provider "${input.id}" already exists`, undefined, { field: 'id' });
+    if (await this.row(input.id!))
+      throw new GatewayError(409, 'sso_provider_exists', `id: an SSO provider "${input.id}" already exists`, undefined, { field: 'id' });
     const now = Date.now();
-    await this.core.h.db.insertInto('sso_providers').values({
-      id: input.id!,
-      kind: input.kind!,
-      name: input.name!,
-      button_label: input.button_label!,
-      issuer: input.issuer!,
-      api_url: input.api_url ?? null,
-      client_id: input.client_id!,
-      client_secret_sealed: this.core.secrets.seal(input.client_secret!),
-      scopes: input.scopes!.join(' '),
-      account_mode: input.account_mode!,
-      default_group: input.default_group!,
-      allow_insecure: input.allow_insecure ? 1 : 0,
-      enabled: input.enabled ? 1 : 0,
-      sort: input.sort ?? 0,
-      created_at: now,
-      updated_at: now,
-    }).execute();
+    await this.core.h.db
+      .insertInto('sso_providers')
+      .values({
+        id: input.id!,
+        kind: input.kind!,
+        name: input.name!,
+        button_label: input.button_label!,
+        issuer: input.issuer!,
+        api_url: input.api_url ?? null,
+        client_id: input.client_id!,
+        client_secret_sealed: this.core.secrets.seal(input.client_secret!),
+        scopes: input.scopes!.join(' '),
+        account_mode: input.account_mode!,
+        default_group: input.default_group!,
+        allow_insecure: input.allow_insecure ? 1 : 0,
+        enabled: input.enabled ? 1 : 0,
+        sort: input.sort ?? 0,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
     return this.get(input.id!);
   }
 
@@ -326,7 +373,8 @@ export class Sso {
     put('allow_insecure', input.allow_insecure === undefined ? undefined : input.allow_insecure ? 1 : 0);
     put('enabled', input.enabled === undefined ? undefined : input.enabled ? 1 : 0);
     put('sort', input.sort);
-    if (input.client_secret !== undefined && input.client_secret !== this.secretOf(cur)) set.client_secret_sealed = this.core.secrets.seal(input.client_secret);
+    if (input.client_secret !== undefined && input.client_secret !== this.secretOf(cur))
+      set.client_secret_sealed = this.core.secrets.seal(input.client_secret);
     // An http:// address saved earlier must still pass when allow_insecure is turned off.
     if (set.allow_insecure === 0) {
       checkUrl(set.issuer ?? cur.issuer, 'issuer', false);
@@ -371,7 +419,9 @@ export class Sso {
       const entry = { at: Number(row.updated_at), config };
       hit = entry;
       this.discovered.set(key, entry);
-      const forget = () => { if (this.discovered.get(key) === entry) this.discovered.delete(key); };
+      const forget = () => {
+        if (this.discovered.get(key) === entry) this.discovered.delete(key);
+      };
       config.catch(forget);
       setTimeout(forget, DISCOVERY_TTL_MS).unref();
     }
@@ -417,7 +467,15 @@ export class Sso {
         allow_signup: 'false',
       }).toString();
     }
-    const flow: FlowState = { p: row.id, s: state, n: nonce, v: verifier, r: redirectUri, t: safeReturnPath(next), e: Date.now() + SSO_FLOW_TTL_MS };
+    const flow: FlowState = {
+      p: row.id,
+      s: state,
+      n: nonce,
+      v: verifier,
+      r: redirectUri,
+      t: safeReturnPath(next),
+      e: Date.now() + SSO_FLOW_TTL_MS,
+    };
     return { url: url.href, cookie: this.core.secrets.seal(JSON.stringify(flow)) };
   }
 
@@ -448,7 +506,8 @@ export class Sso {
     const err = callbackUrl.searchParams.get('error');
     if (err) throw new GatewayError(400, 'sso_denied', `the provider refused the login: ${err.slice(0, 100)}`);
     const state = callbackUrl.searchParams.get('state');
-    if (!state || state !== flow.s) throw new GatewayError(400, 'sso_invalid_state', 'single sign-on refused: the state does not match; start the login again');
+    if (!state || state !== flow.s)
+      throw new GatewayError(400, 'sso_invalid_state', 'single sign-on refused: the state does not match; start the login again');
     const profile = row.kind === 'oidc' ? await this.oidcProfile(row, flow, callbackUrl) : await this.githubProfile(row, flow, callbackUrl);
     return { user: await this.signIn(row, profile), returnTo: safeReturnPath(flow.t) };
   }
@@ -494,24 +553,42 @@ export class Sso {
   private async githubProfile(row: SsoProviderRow, flow: FlowState, callbackUrl: URL): Promise<SsoProfile> {
     const code = callbackUrl.searchParams.get('code');
     if (!code) throw new GatewayError(400, 'sso_failed', 'single sign-on refused: no authorization code');
-    const token = await fetchJson(`${row.issuer}/login/oauth/access_token`, {
-      method: 'POST',
-      headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ client_id: row.client_id, client_secret: this.secretOf(row), code, redirect_uri: flow.r, code_verifier: flow.v }).toString(),
-    }, 'GitHub token exchange') as Obj;
+    const token = (await fetchJson(
+      `${row.issuer}/login/oauth/access_token`,
+      {
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          client_id: row.client_id,
+          client_secret: this.secretOf(row),
+          code,
+          redirect_uri: flow.r,
+          code_verifier: flow.v,
+        }).toString(),
+      },
+      'GitHub token exchange',
+    )) as Obj;
     if (typeof token.access_token !== 'string') {
-      throw new GatewayError(400, 'sso_failed', `single sign-on refused: ${typeof token.error === 'string' ? token.error.slice(0, 100) : 'no access token'}`);
+      throw new GatewayError(
+        400,
+        'sso_failed',
+        `single sign-on refused: ${typeof token.error === 'string' ? token.error.slice(0, 100) : 'no access token'}`,
+      );
     }
     const headers = { authorization: `Bearer ${token.access_token}`, accept: 'application/vnd.github+json', 'user-agent': 'gatehouse' };
     const api = row.api_url ?? GITHUB_API;
-    const user = await fetchJson(`${api}/user`, { headers }, 'GitHub /user') as Obj;
-    if (typeof user.id !== 'number' && typeof user.id !== 'string') throw new GatewayError(502, 'sso_provider_error', 'GitHub /user: no id');
+    const user = (await fetchJson(`${api}/user`, { headers }, 'GitHub /user')) as Obj;
+    if (typeof user.id !== 'number' && typeof user.id !== 'string')
+      throw new GatewayError(502, 'sso_provider_error', 'GitHub /user: no id');
     let email: string | null = null;
     let verified = false;
     const emails = await fetchJson(`${api}/user/emails`, { headers }, 'GitHub /user/emails').catch(() => null);
     if (Array.isArray(emails)) {
       const list = emails.filter(isObj).filter((e) => typeof e.email === 'string');
-      const pick = list.find((e) => e.primary === true && e.verified === true) ?? list.find((e) => e.verified === true) ?? list.find((e) => e.primary === true);
+      const pick =
+        list.find((e) => e.primary === true && e.verified === true) ??
+        list.find((e) => e.verified === true) ??
+        list.find((e) => e.primary === true);
       if (pick) {
         email = pick.email as string;
         verified = pick.verified === true;
@@ -539,42 +616,79 @@ export class Sso {
   async signIn(row: SsoProviderRow, p: SsoProfile): Promise<UserPrincipal> {
     const db = this.core.h.db;
     const now = Date.now();
-    const known = await db.selectFrom('sso_identities').select(['id', 'user_id']).where('provider_id', '=', row.id).where('subject', '=', p.subject).executeTakeFirst();
+    const known = await db
+      .selectFrom('sso_identities')
+      .select(['id', 'user_id'])
+      .where('provider_id', '=', row.id)
+      .where('subject', '=', p.subject)
+      .executeTakeFirst();
     let userId: number;
     if (known) {
       userId = Number(known.user_id);
-      await db.updateTable('sso_identities').set({ email: p.email, email_verified: p.emailVerified ? 1 : 0, last_login_at: now }).where('id', '=', known.id).execute();
+      await db
+        .updateTable('sso_identities')
+        .set({ email: p.email, email_verified: p.emailVerified ? 1 : 0, last_login_at: now })
+        .where('id', '=', known.id)
+        .execute();
     } else {
       let linkTo: number | null = null;
       if (row.account_mode === 'link' && p.email) {
         const owner = await this.findByVerifiedEmail(p.email);
         if (owner !== null) {
           if (!p.emailVerified) {
-            throw new GatewayError(403, 'sso_email_unverified', 'single sign-on refused: an account with this e-mail exists, but the provider has not verified the address');
+            throw new GatewayError(
+              403,
+              'sso_email_unverified',
+              'single sign-on refused: an account with this e-mail exists, but the provider has not verified the address',
+            );
           }
           // Whoever controls a provider (admins declare them) could otherwise take the root account.
           const role = await db.selectFrom('users').select('role').where('id', '=', owner).executeTakeFirst();
           if (role?.role === 'root') {
-            throw new GatewayError(403, 'sso_link_refused', 'single sign-on refused: a root account is never linked by e-mail; log in with the password');
+            throw new GatewayError(
+              403,
+              'sso_link_refused',
+              'single sign-on refused: a root account is never linked by e-mail; log in with the password',
+            );
           }
           linkTo = owner;
         }
       }
-      userId = linkTo ?? await this.createAccount(row, p);
+      userId = linkTo ?? (await this.createAccount(row, p));
       try {
-        await db.insertInto('sso_identities').values({
-          provider_id: row.id, subject: p.subject, user_id: userId, email: p.email,
-          email_verified: p.emailVerified ? 1 : 0, created_at: now, last_login_at: now,
-        }).execute();
+        await db
+          .insertInto('sso_identities')
+          .values({
+            provider_id: row.id,
+            subject: p.subject,
+            user_id: userId,
+            email: p.email,
+            email_verified: p.emailVerified ? 1 : 0,
+            created_at: now,
+            last_login_at: now,
+          })
+          .execute();
       } catch (e) {
         // The same person finishing two logins at once: the first link wins.
-        const again = await db.selectFrom('sso_identities').select('user_id').where('provider_id', '=', row.id).where('subject', '=', p.subject).executeTakeFirst();
+        const again = await db
+          .selectFrom('sso_identities')
+          .select('user_id')
+          .where('provider_id', '=', row.id)
+          .where('subject', '=', p.subject)
+          .executeTakeFirst();
         if (!again) throw e;
         userId = Number(again.user_id);
       }
-      this.core.log.info({ provider: row.id, user_id: userId, linked: linkTo !== null }, linkTo !== null ? 'sso identity linked to an account' : 'sso account created');
+      this.core.log.info(
+        { provider: row.id, user_id: userId, linked: linkTo !== null },
+        linkTo !== null ? 'sso identity linked to an account' : 'sso account created',
+      );
     }
-    const u = await db.selectFrom('users').select(['id', 'username', 'role', 'group_name', 'status']).where('id', '=', userId).executeTakeFirst();
+    const u = await db
+      .selectFrom('users')
+      .select(['id', 'username', 'role', 'group_name', 'status'])
+      .where('id', '=', userId)
+      .executeTakeFirst();
     if (!u) throw new GatewayError(403, 'user_disabled', 'the account linked to this sign-in no longer exists');
     if (Number(u.status) !== 1) throw new GatewayError(403, 'user_disabled', 'this user is disabled');
     return { id: Number(u.id), username: u.username, role: u.role, group: u.group_name };

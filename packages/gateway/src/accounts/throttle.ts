@@ -18,7 +18,11 @@ export interface ThrottleSettings {
 export class LoginThrottle {
   private readonly failures: WindowCounter;
 
-  constructor(core: Core, private readonly settings: () => ThrottleSettings, space = 'login-failures') {
+  constructor(
+    core: Core,
+    private readonly settings: () => ThrottleSettings,
+    space = 'login-failures',
+  ) {
     this.failures = new WindowCounter(core, space);
   }
 

@@ -46,7 +46,9 @@ function recoveryCode(): string {
 export class TwoFactor {
   constructor(private readonly core: Core) {}
 
-  private get db() { return this.core.h.db; }
+  private get db() {
+    return this.core.h.db;
+  }
 
   private hashRecovery(code: string): string {
     return hmacHex(this.core.config.sessionSecret, `recovery-code:${code.toLowerCase().replace(/[\s-]/g, '')}`);
@@ -56,8 +58,17 @@ export class TwoFactor {
   async methods(userId: number): Promise<SecondFactor[]> {
     const [totp, pk, rc] = await Promise.all([
       this.db.selectFrom('user_totp').select('enabled').where('user_id', '=', userId).executeTakeFirst(),
-      this.db.selectFrom('user_passkeys').select((e) => e.fn.countAll<number>().as('n')).where('user_id', '=', userId).executeTakeFirst(),
-      this.db.selectFrom('user_recovery_codes').select((e) => e.fn.countAll<number>().as('n')).where('user_id', '=', userId).where('used_at', 'is', null).executeTakeFirst(),
+      this.db
+        .selectFrom('user_passkeys')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('user_id', '=', userId)
+        .executeTakeFirst(),
+      this.db
+        .selectFrom('user_recovery_codes')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('user_id', '=', userId)
+        .where('used_at', 'is', null)
+        .executeTakeFirst(),
     ]);
     const out: SecondFactor[] = [];
     const hasTotp = Number(totp?.enabled ?? 0) === 1;
@@ -74,8 +85,17 @@ export class TwoFactor {
 
   async status(userId: number, required: boolean): Promise<TwoFactorStatus> {
     const totp = await this.db.selectFrom('user_totp').select('enabled').where('user_id', '=', userId).executeTakeFirst();
-    const pk = await this.db.selectFrom('user_passkeys').select((e) => e.fn.countAll<number>().as('n')).where('user_id', '=', userId).executeTakeFirst();
-    const rc = await this.db.selectFrom('user_recovery_codes').select((e) => e.fn.countAll<number>().as('n')).where('user_id', '=', userId).where('used_at', 'is', null).executeTakeFirst();
+    const pk = await this.db
+      .selectFrom('user_passkeys')
+      .select((e) => e.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    const rc = await this.db
+      .selectFrom('user_recovery_codes')
+      .select((e) => e.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
     const totpEnabled = Number(totp?.enabled ?? 0) === 1;
     const passkeys = Number(pk?.n ?? 0);
     return {
@@ -96,13 +116,21 @@ export class TwoFactor {
    */
   async setupTotp(userId: number, username: string): Promise<{ secret: string; otpauth_uri: string }> {
     const cur = await this.db.selectFrom('user_totp').select('enabled').where('user_id', '=', userId).executeTakeFirst();
-    if (cur && Number(cur.enabled) === 1) throw new GatewayError(409, 'totp_already_enabled', 'two-factor authentication with an authenticator app is already on: disable it first');
+    if (cur && Number(cur.enabled) === 1)
+      throw new GatewayError(
+        409,
+        'totp_already_enabled',
+        'two-factor authentication with an authenticator app is already on: disable it first',
+      );
     const secret = generateSecret();
     const sealed = this.core.secrets.seal(secret);
     const now = Date.now();
     await withTx(this.core.h, async (tx) => {
       await tx.deleteFrom('user_totp').where('user_id', '=', userId).execute();
-      await tx.insertInto('user_totp').values({ user_id: userId, secret_sealed: sealed, enabled: 0, last_time_step: 0, created_at: now, updated_at: now }).execute();
+      await tx
+        .insertInto('user_totp')
+        .values({ user_id: userId, secret_sealed: sealed, enabled: 0, last_time_step: 0, created_at: now, updated_at: now })
+        .execute();
     });
     return { secret, otpauth_uri: generateURI({ issuer: ISSUER, label: username, secret }) };
   }
@@ -117,8 +145,12 @@ export class TwoFactor {
     const r = await verifyTotp({ secret, token: code, epochTolerance: 30, ...(last > 0 ? { afterTimeStep: last } : {}) });
     if (!r.valid || !('timeStep' in r)) return false;
     // Only one request may spend this time step (two nodes, two tabs).
-    const u = await this.db.updateTable('user_totp').set({ last_time_step: r.timeStep, updated_at: Date.now() })
-      .where('user_id', '=', userId).where('last_time_step', '<', r.timeStep).executeTakeFirst();
+    const u = await this.db
+      .updateTable('user_totp')
+      .set({ last_time_step: r.timeStep, updated_at: Date.now() })
+      .where('user_id', '=', userId)
+      .where('last_time_step', '<', r.timeStep)
+      .executeTakeFirst();
     return Number(u.numUpdatedRows) === 1;
   }
 
@@ -127,9 +159,20 @@ export class TwoFactor {
     const norm = code.toLowerCase().replace(/[\s-]/g, '');
     if (!/^[a-z0-9]{10}$/.test(norm)) return false;
     const hash = this.hashRecovery(norm);
-    const row = await this.db.selectFrom('user_recovery_codes').select('id').where('user_id', '=', userId).where('code_hash', '=', hash).where('used_at', 'is', null).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('user_recovery_codes')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('code_hash', '=', hash)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
     if (!row) return false;
-    const u = await this.db.updateTable('user_recovery_codes').set({ used_at: Date.now() }).where('id', '=', row.id).where('used_at', 'is', null).executeTakeFirst();
+    const u = await this.db
+      .updateTable('user_recovery_codes')
+      .set({ used_at: Date.now() })
+      .where('id', '=', row.id)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
     return Number(u.numUpdatedRows) === 1;
   }
 
@@ -149,20 +192,28 @@ export class TwoFactor {
   async enableTotp(userId: number, code: unknown): Promise<string[]> {
     const row = await this.db.selectFrom('user_totp').select('enabled').where('user_id', '=', userId).executeTakeFirst();
     if (!row) throw new GatewayError(409, 'totp_not_set_up', 'start with POST /api/user/2fa/setup');
-    if (Number(row.enabled) === 1) throw new GatewayError(409, 'totp_already_enabled', 'two-factor authentication with an authenticator app is already on');
+    if (Number(row.enabled) === 1)
+      throw new GatewayError(409, 'totp_already_enabled', 'two-factor authentication with an authenticator app is already on');
     if (typeof code !== 'string' || !(await this.checkTotp(userId, code.trim().replace(/\s/g, ''), false))) {
       throw new GatewayError(400, 'invalid_code', 'code: is not the current code of the authenticator app', undefined, { field: 'code' });
     }
     await this.db.updateTable('user_totp').set({ enabled: 1, updated_at: Date.now() }).where('user_id', '=', userId).execute();
-    const left = await this.db.selectFrom('user_recovery_codes').select('id').where('user_id', '=', userId).where('used_at', 'is', null).executeTakeFirst();
+    const left = await this.db
+      .selectFrom('user_recovery_codes')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
     return left ? [] : this.replaceRecoveryCodes(userId);
   }
 
   /** Turns TOTP off after a TOTP or recovery code; recovery codes go too when no passkey is left. */
   async disableTotp(userId: number, code: unknown): Promise<void> {
     const row = await this.db.selectFrom('user_totp').select('enabled').where('user_id', '=', userId).executeTakeFirst();
-    if (!row || Number(row.enabled) !== 1) throw new GatewayError(409, 'totp_not_enabled', 'two-factor authentication with an authenticator app is not on');
-    if (!(await this.verifyCode(userId, code))) throw new GatewayError(400, 'invalid_code', 'code: is not a current or recovery code', undefined, { field: 'code' });
+    if (!row || Number(row.enabled) !== 1)
+      throw new GatewayError(409, 'totp_not_enabled', 'two-factor authentication with an authenticator app is not on');
+    if (!(await this.verifyCode(userId, code)))
+      throw new GatewayError(400, 'invalid_code', 'code: is not a current or recovery code', undefined, { field: 'code' });
     await this.db.deleteFrom('user_totp').where('user_id', '=', userId).execute();
     await this.dropRecoveryCodesIfUnused(userId);
   }
@@ -170,13 +221,19 @@ export class TwoFactor {
   /** New recovery codes (the old ones stop working) after a TOTP or recovery code. */
   async regenerateRecoveryCodes(userId: number, code: unknown): Promise<string[]> {
     if (!(await this.hasSecondFactor(userId))) throw new GatewayError(409, 'two_factor_not_enabled', 'two-factor authentication is not on');
-    if (!(await this.verifyCode(userId, code))) throw new GatewayError(400, 'invalid_code', 'code: is not a current or recovery code', undefined, { field: 'code' });
+    if (!(await this.verifyCode(userId, code)))
+      throw new GatewayError(400, 'invalid_code', 'code: is not a current or recovery code', undefined, { field: 'code' });
     return this.replaceRecoveryCodes(userId);
   }
 
   /** Recovery codes for a user whose first passkey was just added and who has none. */
   async recoveryCodesIfNone(userId: number): Promise<string[]> {
-    const left = await this.db.selectFrom('user_recovery_codes').select('id').where('user_id', '=', userId).where('used_at', 'is', null).executeTakeFirst();
+    const left = await this.db
+      .selectFrom('user_recovery_codes')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
     return left ? [] : this.replaceRecoveryCodes(userId);
   }
 
@@ -189,7 +246,10 @@ export class TwoFactor {
     const now = Date.now();
     await withTx(this.core.h, async (tx) => {
       await tx.deleteFrom('user_recovery_codes').where('user_id', '=', userId).execute();
-      await tx.insertInto('user_recovery_codes').values(codes.map((c) => ({ user_id: userId, code_hash: this.hashRecovery(c), used_at: null, created_at: now }))).execute();
+      await tx
+        .insertInto('user_recovery_codes')
+        .values(codes.map((c) => ({ user_id: userId, code_hash: this.hashRecovery(c), used_at: null, created_at: now })))
+        .execute();
     });
     return codes;
   }
@@ -215,32 +275,53 @@ export class TwoFactor {
   /** The user of a pending login (null when unknown or expired). */
   async pendingLogin(token: string | undefined): Promise<number | null> {
     if (!token) return null;
-    const row = await this.db.selectFrom('auth_challenges').select(['user_id', 'expires_at']).where('id_hash', '=', sha256Hex(token)).where('purpose', '=', 'login_2fa').executeTakeFirst();
+    const row = await this.db
+      .selectFrom('auth_challenges')
+      .select(['user_id', 'expires_at'])
+      .where('id_hash', '=', sha256Hex(token))
+      .where('purpose', '=', 'login_2fa')
+      .executeTakeFirst();
     return row && Number(row.expires_at) > Date.now() && row.user_id !== null ? Number(row.user_id) : null;
   }
 
   /** Counts a wrong code of a pending login; drops it after PENDING_LOGIN_MAX_ATTEMPTS. */
   async pendingLoginFailed(token: string): Promise<void> {
     const id = sha256Hex(token);
-    await this.db.updateTable('auth_challenges').set((e) => ({ attempts: e('attempts', '+', 1) })).where('id_hash', '=', id).execute();
+    await this.db
+      .updateTable('auth_challenges')
+      .set((e) => ({ attempts: e('attempts', '+', 1) }))
+      .where('id_hash', '=', id)
+      .execute();
     await this.db.deleteFrom('auth_challenges').where('id_hash', '=', id).where('attempts', '>=', PENDING_LOGIN_MAX_ATTEMPTS).execute();
   }
 
   /** Ends a pending login; true when this call ended it (so only one request completes it). */
   async endPendingLogin(token: string): Promise<boolean> {
-    const d = await this.db.deleteFrom('auth_challenges').where('id_hash', '=', sha256Hex(token)).where('purpose', '=', 'login_2fa').executeTakeFirst();
+    const d = await this.db
+      .deleteFrom('auth_challenges')
+      .where('id_hash', '=', sha256Hex(token))
+      .where('purpose', '=', 'login_2fa')
+      .executeTakeFirst();
     return Number(d.numDeletedRows) === 1;
   }
 
   async saveChallenge(value: string, purpose: string, userId: number | null, ttlMs = CHALLENGE_TTL_MS): Promise<void> {
     const now = Date.now();
-    await this.db.insertInto('auth_challenges').values({ id_hash: sha256Hex(value), purpose, user_id: userId, attempts: 0, expires_at: now + ttlMs, created_at: now }).execute();
+    await this.db
+      .insertInto('auth_challenges')
+      .values({ id_hash: sha256Hex(value), purpose, user_id: userId, attempts: 0, expires_at: now + ttlMs, created_at: now })
+      .execute();
   }
 
   /** Takes (uses up) a challenge of `purpose`; returns its user id (null for none) or undefined when unknown or expired. */
   async takeChallenge(value: string, purpose: string): Promise<number | null | undefined> {
     const id = sha256Hex(value);
-    const row = await this.db.selectFrom('auth_challenges').select(['user_id', 'expires_at']).where('id_hash', '=', id).where('purpose', '=', purpose).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('auth_challenges')
+      .select(['user_id', 'expires_at'])
+      .where('id_hash', '=', id)
+      .where('purpose', '=', purpose)
+      .executeTakeFirst();
     if (!row) return undefined;
     const d = await this.db.deleteFrom('auth_challenges').where('id_hash', '=', id).executeTakeFirst();
     if (Number(d.numDeletedRows) !== 1 || Number(row.expires_at) <= Date.now()) return undefined;

@@ -116,14 +116,18 @@ export class Users {
   async openSession(userId: number): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
-    await this.core.h.db.insertInto('sessions').values({ id_hash: sha256Hex(token), user_id: userId, expires_at: now + SESSION_TTL_MS, created_at: now }).execute();
+    await this.core.h.db
+      .insertInto('sessions')
+      .values({ id_hash: sha256Hex(token), user_id: userId, expires_at: now + SESSION_TTL_MS, created_at: now })
+      .execute();
     return `${token}.${hmacB64Url(this.core.config.sessionSecret, token)}`;
   }
 
   async logout(cookie: string | undefined, bearer?: string): Promise<void> {
     const token = this.verifyCookie(cookie);
     if (token) await this.core.h.db.deleteFrom('sessions').where('id_hash', '=', sha256Hex(token)).execute();
-    if (bearer?.startsWith(CLI_SESSION_PREFIX)) await this.core.h.db.deleteFrom('sessions').where('id_hash', '=', sha256Hex(bearer)).execute();
+    if (bearer?.startsWith(CLI_SESSION_PREFIX))
+      await this.core.h.db.deleteFrom('sessions').where('id_hash', '=', sha256Hex(bearer)).execute();
   }
 
   /**
@@ -133,7 +137,10 @@ export class Users {
   async openCliSession(userId: number): Promise<{ token: string; expiresAt: number }> {
     const token = `${CLI_SESSION_PREFIX}${randomBytes(32).toString('base64url')}`;
     const now = Date.now();
-    await this.core.h.db.insertInto('sessions').values({ id_hash: sha256Hex(token), user_id: userId, expires_at: now + CLI_SESSION_TTL_MS, created_at: now }).execute();
+    await this.core.h.db
+      .insertInto('sessions')
+      .values({ id_hash: sha256Hex(token), user_id: userId, expires_at: now + CLI_SESSION_TTL_MS, created_at: now })
+      .execute();
     return { token, expiresAt: now + CLI_SESSION_TTL_MS };
   }
 
@@ -151,11 +158,19 @@ export class Users {
     let userId: number | null = null;
     const token = this.verifyCookie(opts.cookie);
     if (token) {
-      const s = await db.selectFrom('sessions').select(['user_id', 'expires_at']).where('id_hash', '=', sha256Hex(token)).executeTakeFirst();
+      const s = await db
+        .selectFrom('sessions')
+        .select(['user_id', 'expires_at'])
+        .where('id_hash', '=', sha256Hex(token))
+        .executeTakeFirst();
       if (s && Number(s.expires_at) > Date.now()) userId = Number(s.user_id);
     }
     if (userId === null && opts.bearer?.startsWith(CLI_SESSION_PREFIX)) {
-      const s = await db.selectFrom('sessions').select(['user_id', 'expires_at']).where('id_hash', '=', sha256Hex(opts.bearer)).executeTakeFirst();
+      const s = await db
+        .selectFrom('sessions')
+        .select(['user_id', 'expires_at'])
+        .where('id_hash', '=', sha256Hex(opts.bearer))
+        .executeTakeFirst();
       if (s && Number(s.expires_at) > Date.now()) userId = Number(s.user_id);
       else return null;
     } else if (userId === null && opts.bearer) {
@@ -171,7 +186,11 @@ export class Users {
   /** Issues a new personal access token (replacing the old one) and returns it once. */
   async issueAccessToken(userId: number): Promise<string> {
     const token = `gh-${randomBytes(24).toString('base64url')}`;
-    await this.core.h.db.updateTable('users').set({ access_token_hash: sha256Hex(token), updated_at: Date.now() }).where('id', '=', userId).execute();
+    await this.core.h.db
+      .updateTable('users')
+      .set({ access_token_hash: sha256Hex(token), updated_at: Date.now() })
+      .where('id', '=', userId)
+      .execute();
     return token;
   }
 
@@ -180,7 +199,12 @@ export class Users {
    * personal access token are revoked; the session `keepCookie` (the caller's) stays. Wrong current
    * password: 400 on `old_password` (not 401: the caller is logged in).
    */
-  async changeOwnPassword(userId: number, oldPassword: string, newPassword: string, keepCookie?: string): Promise<{ keptSession: boolean }> {
+  async changeOwnPassword(
+    userId: number,
+    oldPassword: string,
+    newPassword: string,
+    keepCookie?: string,
+  ): Promise<{ keptSession: boolean }> {
     const db = this.core.h.db;
     const row = await db.selectFrom('users').select(['password_hash']).where('id', '=', userId).executeTakeFirst();
     if (!row || !(await verifyPassword(String(oldPassword), row.password_hash))) {
@@ -189,11 +213,18 @@ export class Users {
     if (typeof newPassword !== 'string' || newPassword.length < 8 || newPassword.length > 256) {
       throw new GatewayError(400, 'invalid_password', 'new_password: must be 8-256 characters', undefined, { field: 'new_password' });
     }
-    if (newPassword === oldPassword) throw new GatewayError(400, 'invalid_password', 'new_password: must differ from the current password', undefined, { field: 'new_password' });
+    if (newPassword === oldPassword)
+      throw new GatewayError(400, 'invalid_password', 'new_password: must differ from the current password', undefined, {
+        field: 'new_password',
+      });
     const hash = await hashPassword(newPassword);
     const keep = this.verifyCookie(keepCookie);
     await withTx(this.core.h, async (tx) => {
-      await tx.updateTable('users').set({ password_hash: hash, access_token_hash: null, updated_at: Date.now() }).where('id', '=', userId).execute();
+      await tx
+        .updateTable('users')
+        .set({ password_hash: hash, access_token_hash: null, updated_at: Date.now() })
+        .where('id', '=', userId)
+        .execute();
       let del = tx.deleteFrom('sessions').where('user_id', '=', userId);
       if (keep) del = del.where('id_hash', '!=', sha256Hex(keep));
       await del.execute();

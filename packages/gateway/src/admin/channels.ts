@@ -10,7 +10,12 @@ import { GatewayError, notFound } from '../platform/errors.ts';
 import { insertId, isUniqueViolation } from '../store/db.ts';
 import type { ChannelRow } from '../store/schema-core.ts';
 import {
-  CHANNEL_TYPE_NAMES, ChannelType, OPENAI_COMPATIBLE_PRESETS, parseChannelType, presetRoot, isTaskChannelType,
+  CHANNEL_TYPE_NAMES,
+  ChannelType,
+  OPENAI_COMPATIBLE_PRESETS,
+  parseChannelType,
+  presetRoot,
+  isTaskChannelType,
 } from '../relay/channel-types.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
@@ -18,8 +23,22 @@ import type { AuditLog } from '../logs/audit.ts';
 import { Reader, checkUrl, fieldError, join, jsonList, jsonObj, stableJson, type Obj, type Page } from '../platform/validate.ts';
 
 const CHANNEL_FIELDS = [
-  'name', 'type', 'base_url', 'keys', 'key_mode', 'models', 'groups', 'priority', 'weight', 'model_mapping',
-  'header_override', 'param_override', 'status', 'status_reason', 'settings', 'test_model',
+  'name',
+  'type',
+  'base_url',
+  'keys',
+  'key_mode',
+  'models',
+  'groups',
+  'priority',
+  'weight',
+  'model_mapping',
+  'header_override',
+  'param_override',
+  'status',
+  'status_reason',
+  'settings',
+  'test_model',
 ];
 const KEY_MODES = ['random', 'round_robin'] as const;
 export const CHANNEL_STATUS = { enabled: 1, disabled: 2, auto_disabled: 3 } as const;
@@ -89,7 +108,10 @@ export interface ChannelView {
 }
 
 /** Optional hook of the plugin runtime: validates the binding of a type 60/61 channel. */
-export type ChannelBindingCheck = (ch: { type: number; settings: Obj; models: string[]; base_url: string }, opts: { requireInstalled: boolean }) => void | Promise<void>;
+export type ChannelBindingCheck = (
+  ch: { type: number; settings: Obj; models: string[]; base_url: string },
+  opts: { requireInstalled: boolean },
+) => void | Promise<void>;
 
 export function hintOf(key: string): string {
   return key.length <= 12 ? '*'.repeat(Math.min(key.length, 6)) : `${key.slice(0, 5)}…${key.slice(-4)}`;
@@ -181,7 +203,13 @@ export class ChannelAdmin {
     if (base !== undefined) out.base_url = checkUrl(base, r.path('base_url'));
     if (r.has('keys')) {
       const v = r.obj.keys;
-      const arr = typeof v === 'string' ? v.split('\n').map((s) => s.trim()).filter(Boolean) : v;
+      const arr =
+        typeof v === 'string'
+          ? v
+              .split('\n')
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : v;
       if (!Array.isArray(arr)) throw fieldError(r.path('keys'), 'must be a list of strings (or newline-separated text)');
       out.keys = arr.map((k, i) => {
         if (typeof k !== 'string' || k.trim() === '') throw fieldError(join(r.path('keys'), i), 'must be a non-empty string');
@@ -206,7 +234,11 @@ export class ChannelAdmin {
   }
 
   /** Type-specific rules on the whole channel (after merging an update onto the stored row). */
-  private async checkWhole(c: Required<Pick<ChannelInput, 'type' | 'base_url' | 'keys' | 'models' | 'settings'>>, at: string, requireInstalled: boolean): Promise<void> {
+  private async checkWhole(
+    c: Required<Pick<ChannelInput, 'type' | 'base_url' | 'keys' | 'models' | 'settings'>>,
+    at: string,
+    requireInstalled: boolean,
+  ): Promise<void> {
     const f = (k: string) => join(at, k);
     const s = c.settings;
     const preset = s.preset;
@@ -247,7 +279,10 @@ export class ChannelAdmin {
         try {
           parseBedrockKey(k, s.region);
         } catch (e) {
-          throw fieldError(f(`keys[${i}]`), `must be ACCESS_KEY_ID|SECRET_ACCESS_KEY|REGION[|SESSION_TOKEN] or a Bedrock API key with settings.region (${(e as Error).message})`);
+          throw fieldError(
+            f(`keys[${i}]`),
+            `must be ACCESS_KEY_ID|SECRET_ACCESS_KEY|REGION[|SESSION_TOKEN] or a Bedrock API key with settings.region (${(e as Error).message})`,
+          );
         }
       });
     }
@@ -263,7 +298,9 @@ export class ChannelAdmin {
         throw fieldError(f('settings.plugins'), 'is required for gateway channels: a list of plugin keys');
       }
     }
-    const keyless = c.type === ChannelType.task_plugin || (c.type === ChannelType.openai && typeof preset === 'string' && OPENAI_COMPATIBLE_PRESETS[preset]?.local === true);
+    const keyless =
+      c.type === ChannelType.task_plugin ||
+      (c.type === ChannelType.openai && typeof preset === 'string' && OPENAI_COMPATIBLE_PRESETS[preset]?.local === true);
     if (!keyless && c.keys.length === 0) throw fieldError(f('keys'), 'must list at least one key');
     if (!isTaskChannelType(c.type) && c.models.length === 0) throw fieldError(f('models'), 'must list at least one model');
     if (isTaskChannelType(c.type)) {
@@ -278,7 +315,15 @@ export class ChannelAdmin {
     }
   }
 
-  async list(q: { page: number; pageSize: number; offset: number; keyword?: string; type?: number; status?: number; group?: string }): Promise<Page<ChannelView>> {
+  async list(q: {
+    page: number;
+    pageSize: number;
+    offset: number;
+    keyword?: string;
+    type?: number;
+    status?: number;
+    group?: string;
+  }): Promise<Page<ChannelView>> {
     let base = this.db.selectFrom('channels');
     if (q.keyword) base = base.where('name', 'like', `%${q.keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
     if (q.type !== undefined) base = base.where('type', '=', q.type);
@@ -344,7 +389,8 @@ export class ChannelAdmin {
         updated_at: now,
       });
     } catch (e) {
-      if (isUniqueViolation(e)) throw new GatewayError(409, 'channel_exists', `${join(at, 'name')}: a channel named "${input.name}" already exists`);
+      if (isUniqueViolation(e))
+        throw new GatewayError(409, 'channel_exists', `${join(at, 'name')}: a channel named "${input.name}" already exists`);
       throw e;
     }
     await this.changes.changed('channels');
@@ -354,13 +400,19 @@ export class ChannelAdmin {
   }
 
   /** Applies the given fields (absent `keys` keep the stored keys). Returns whether anything changed. */
-  async update(id: number, input: ChannelInput, at = '', opts: { requireInstalled?: boolean; actor?: Actor } = {}): Promise<{ view: ChannelView; changed: boolean }> {
+  async update(
+    id: number,
+    input: ChannelInput,
+    at = '',
+    opts: { requireInstalled?: boolean; actor?: Actor } = {},
+  ): Promise<{ view: ChannelView; changed: boolean }> {
     const cur = await this.row(id);
     let curKeys: string[] | null = null;
     try {
       curKeys = this.openKeys(cur.keys_sealed);
     } catch {
-      if (!input.keys) throw fieldError(join(at, 'keys'), 'the stored keys cannot be decrypted with this CRYPTO_SECRET; give the keys again');
+      if (!input.keys)
+        throw fieldError(join(at, 'keys'), 'the stored keys cannot be decrypted with this CRYPTO_SECRET; give the keys again');
     }
     const merged = {
       type: input.type ?? Number(cur.type),
@@ -407,23 +459,37 @@ export class ChannelAdmin {
     if (Object.keys(set).length === 0) return { view: this.view(cur), changed: false };
     set.updated_at = Date.now();
     try {
-      await this.db.updateTable('channels').set(set as any).where('id', '=', id).execute();
+      await this.db
+        .updateTable('channels')
+        .set(set as any)
+        .where('id', '=', id)
+        .execute();
     } catch (e) {
-      if (isUniqueViolation(e)) throw new GatewayError(409, 'channel_exists', `${join(at, 'name')}: a channel named "${input.name}" already exists`);
+      if (isUniqueViolation(e))
+        throw new GatewayError(409, 'channel_exists', `${join(at, 'name')}: a channel named "${input.name}" already exists`);
       throw e;
     }
     await this.changes.changed('channels');
     const view = await this.get(id);
     // New keys show as a changed (redacted) `keys` field; their hints change with them.
     const keysChanged = set.keys_sealed !== undefined;
-    await this.audit?.record(opts.actor ?? null, 'channel.update', { type: 'channel', id },
-      { ...auditView(this.view(cur)), keys: keysChanged ? 'old' : undefined }, { ...auditView(view), keys: keysChanged ? 'new' : undefined });
+    await this.audit?.record(
+      opts.actor ?? null,
+      'channel.update',
+      { type: 'channel', id },
+      { ...auditView(this.view(cur)), keys: keysChanged ? 'old' : undefined },
+      { ...auditView(view), keys: keysChanged ? 'new' : undefined },
+    );
     return { view, changed: true };
   }
 
   async setStatus(id: number, status: 1 | 2 | 3, reason: string | null = null, actor: Actor = null): Promise<ChannelView> {
     const cur = await this.row(id);
-    await this.db.updateTable('channels').set({ status, status_reason: status === 1 ? null : reason, updated_at: Date.now() }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('channels')
+      .set({ status, status_reason: status === 1 ? null : reason, updated_at: Date.now() })
+      .where('id', '=', id)
+      .execute();
     await this.changes.changed('channels');
     const view = await this.get(id);
     await this.audit?.record(actor, 'channel.status', { type: 'channel', id }, auditView(this.view(cur)), auditView(view));
@@ -443,10 +509,20 @@ export class ChannelAdmin {
     const state = jsonObj(cur.key_state) as Record<string, KeyStateEntry>;
     if (enabled) delete state[String(index)];
     else state[String(index)] = { status: 'disabled', reason: reason ?? 'disabled by an administrator', at: Date.now() };
-    await this.db.updateTable('channels').set({ key_state: stableJson(state), updated_at: Date.now() }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('channels')
+      .set({ key_state: stableJson(state), updated_at: Date.now() })
+      .where('id', '=', id)
+      .execute();
     await this.changes.changed('channels');
     const view = await this.get(id);
-    await this.audit?.record(actor, enabled ? 'channel.key_enable' : 'channel.key_disable', { type: 'channel', id }, auditView(this.view(cur)), auditView(view));
+    await this.audit?.record(
+      actor,
+      enabled ? 'channel.key_enable' : 'channel.key_disable',
+      { type: 'channel', id },
+      auditView(this.view(cur)),
+      auditView(view),
+    );
     return view;
   }
 
@@ -464,4 +540,3 @@ function auditView(v: ChannelView): Record<string, unknown> {
   // The key list holds hints and states (not secrets): kept under a name the redaction leaves alone.
   return { ...rest, key_list: keys };
 }
-

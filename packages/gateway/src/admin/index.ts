@@ -51,15 +51,26 @@ export function createAdmin(core: Core, deps: AdminDeps): Admin {
   return {
     changes,
     audit,
-    users: new UserAdmin(core, changes, () => billing.ledger, audit, () => billing.budgets),
+    users: new UserAdmin(
+      core,
+      changes,
+      () => billing.ledger,
+      audit,
+      () => billing.budgets,
+    ),
     keys: new KeyAdmin(core, changes, audit, () => billing.budgets),
     channels: new ChannelAdmin(core, changes, () => bindingCheck, audit),
-    prices: new PriceAdmin(core, changes, (model) => {
-      const sep = model.indexOf('::');
-      if (sep <= 0) return null;
-      const plugin = plugins.current().plugins.get(model.slice(0, sep));
-      return (plugin?.usageSchemaFor(model.slice(sep + 2)).schema as Record<string, SchemaField> | undefined) ?? null;
-    }, audit),
+    prices: new PriceAdmin(
+      core,
+      changes,
+      (model) => {
+        const sep = model.indexOf('::');
+        if (sep <= 0) return null;
+        const plugin = plugins.current().plugins.get(model.slice(0, sep));
+        return (plugin?.usageSchemaFor(model.slice(sep + 2)).schema as Record<string, SchemaField> | undefined) ?? null;
+      },
+      audit,
+    ),
     options: deps.options,
     logs: new LogAdmin(core),
     usage: new UsageReports(core),

@@ -17,10 +17,33 @@ import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
 import type { AuditLog } from '../logs/audit.ts';
 import { Reader, fieldError, jsonList, quotaToUsd, usdToQuota, type Page } from '../platform/validate.ts';
-import { LIMIT_FIELDS, checkBudgetPair, fillBudgetSpend, limitColumns, limitView, parseLimits, type LimitInput, type LimitView } from './limit-fields.ts';
+import {
+  LIMIT_FIELDS,
+  checkBudgetPair,
+  fillBudgetSpend,
+  limitColumns,
+  limitView,
+  parseLimits,
+  type LimitInput,
+  type LimitView,
+} from './limit-fields.ts';
 import type { Budgets } from '../billing/budgets.ts';
 
-const KEY_FIELDS = ['user_id', 'name', 'key', 'status', 'expires_at', 'quota', 'quota_usd', 'unlimited_quota', 'models', 'allowed_ips', 'group', 'callback_url', ...LIMIT_FIELDS];
+const KEY_FIELDS = [
+  'user_id',
+  'name',
+  'key',
+  'status',
+  'expires_at',
+  'quota',
+  'quota_usd',
+  'unlimited_quota',
+  'models',
+  'allowed_ips',
+  'group',
+  'callback_url',
+  ...LIMIT_FIELDS,
+];
 const CALLBACK_URL_MAX = 2048;
 export const FIXED_KEY_RE = /^sk-[A-Za-z0-9_-]{20,200}$/;
 
@@ -68,7 +91,9 @@ export class KeyAdmin {
     private readonly core: Core,
     private readonly changes: Changes,
     private readonly audit: AuditLog | null = null,
-    private readonly budgets: () => Budgets = () => { throw new Error('no budgets'); },
+    private readonly budgets: () => Budgets = () => {
+      throw new Error('no budgets');
+    },
   ) {}
 
   private get db() {
@@ -143,8 +168,13 @@ export class KeyAdmin {
       const u = r.nullableStr('callback_url', { max: CALLBACK_URL_MAX });
       if (u) {
         let url: URL | null = null;
-        try { url = new URL(u); } catch { url = null; }
-        if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || /\s/.test(u)) throw fieldError(r.path('callback_url'), 'must be an http or https URL');
+        try {
+          url = new URL(u);
+        } catch {
+          url = null;
+        }
+        if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || /\s/.test(u))
+          throw fieldError(r.path('callback_url'), 'must be an http or https URL');
         if (url.username || url.password) throw fieldError(r.path('callback_url'), 'may not carry a user name or password');
         out.callback_url = url.toString();
       } else out.callback_url = null;
@@ -160,7 +190,8 @@ export class KeyAdmin {
     if (!actor || actor.role === 'root' || actor.id === userId) return;
     if (ROLE_RANK[actor.role] < ROLE_RANK.admin) throw notFound('no such API key', 'key_not_found');
     const owner = await this.db.selectFrom('users').select('role').where('id', '=', userId).executeTakeFirst();
-    if (owner && ROLE_RANK[owner.role] >= ROLE_RANK[actor.role]) throw forbidden('only root may manage the keys of admin and root accounts');
+    if (owner && ROLE_RANK[owner.role] >= ROLE_RANK[actor.role])
+      throw forbidden('only root may manage the keys of admin and root accounts');
   }
 
   /** A key's group can only be its user's own (a key never reaches beyond its user); only admins set key values. */
@@ -180,7 +211,13 @@ export class KeyAdmin {
   }
 
   private async row(id: number) {
-    return this.db.selectFrom('api_keys as k').innerJoin('users as u', 'u.id', 'k.user_id').selectAll('k').select(['u.username', 'u.group_name as user_group']).where('k.id', '=', id).executeTakeFirst();
+    return this.db
+      .selectFrom('api_keys as k')
+      .innerJoin('users as u', 'u.id', 'k.user_id')
+      .selectAll('k')
+      .select(['u.username', 'u.group_name as user_group'])
+      .where('k.id', '=', id)
+      .executeTakeFirst();
   }
 
   async get(id: number, actor: Actor): Promise<KeyView> {
@@ -201,7 +238,13 @@ export class KeyAdmin {
   }
 
   async findByName(userId: number, name: string) {
-    return this.db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).where('name', '=', name).orderBy('id', 'asc').executeTakeFirst();
+    return this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('name', '=', name)
+      .orderBy('id', 'asc')
+      .executeTakeFirst();
   }
 
   /** Creates a key for `input.user_id` (default: the actor). Returns the full key once. */
@@ -252,7 +295,8 @@ export class KeyAdmin {
     await this.checkOwner(actor, Number(cur.user_id));
     this.checkFields(actor, input, cur.user_group);
     checkBudgetPair(cur, input);
-    if (input.user_id !== undefined && input.user_id !== Number(cur.user_id)) throw fieldError('user_id', 'a key cannot move to another user');
+    if (input.user_id !== undefined && input.user_id !== Number(cur.user_id))
+      throw fieldError('user_id', 'a key cannot move to another user');
     const set: Partial<Record<keyof ApiKeyRow, unknown>> = {};
     const diff = (col: keyof ApiKeyRow, v: unknown) => {
       if ((cur as any)[col] === null ? v !== null : String((cur as any)[col]) !== String(v)) set[col] = v;
@@ -278,7 +322,11 @@ export class KeyAdmin {
     for (const [col, v] of Object.entries(limitColumns(input, false))) diff(col as keyof ApiKeyRow, v);
     if (Object.keys(set).length === 0) return { view: (await this.withSpend([this.view(cur)]))[0], changed: false };
     try {
-      await this.db.updateTable('api_keys').set(set as any).where('id', '=', id).execute();
+      await this.db
+        .updateTable('api_keys')
+        .set(set as any)
+        .where('id', '=', id)
+        .execute();
     } catch (e) {
       if (isUniqueViolation(e)) throw new GatewayError(409, 'key_exists', 'key: this key value is already in use');
       throw e;
@@ -286,7 +334,13 @@ export class KeyAdmin {
     await this.changes.changed('keys');
     const view = (await this.withSpend([this.view((await this.row(id))!)]))[0];
     // A new key value shows as a changed (redacted) `key`, never as its hint alone.
-    await this.audit?.record(actor, 'key.update', { type: 'key', id }, { ...this.view(cur), key: set.key_hash ? 'old' : undefined }, { ...view, key: set.key_hash ? 'new' : undefined });
+    await this.audit?.record(
+      actor,
+      'key.update',
+      { type: 'key', id },
+      { ...this.view(cur), key: set.key_hash ? 'old' : undefined },
+      { ...view, key: set.key_hash ? 'new' : undefined },
+    );
     return { view, changed: true };
   }
 
@@ -299,7 +353,11 @@ export class KeyAdmin {
     if (!cur) throw notFound(`no API key with id ${id}`, 'key_not_found');
     await this.checkOwner(actor, Number(cur.user_id));
     const secret = `whsec_${randomToken(32)}`;
-    await this.db.updateTable('api_keys').set({ callback_secret: this.core.secrets.seal(secret) }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('api_keys')
+      .set({ callback_secret: this.core.secrets.seal(secret) })
+      .where('id', '=', id)
+      .execute();
     return { callback_secret: secret };
   }
 

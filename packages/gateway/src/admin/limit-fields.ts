@@ -83,24 +83,42 @@ export function limitColumns(input: LimitInput, all: boolean): Partial<LimitColu
 export function checkBudgetPair(cur: { budget_quota: unknown; budget_period: unknown }, input: LimitInput, path = (k: string) => k): void {
   const quota = input.budget_quota !== undefined ? input.budget_quota : cur.budget_quota;
   const period = input.budget_period !== undefined ? input.budget_period : cur.budget_period;
-  if (quota !== null && quota !== undefined && !period) throw fieldError(path('budget_period'), 'is required with a budget (day, week or month)');
+  if (quota !== null && quota !== undefined && !period)
+    throw fieldError(path('budget_period'), 'is required with a budget (day, week or month)');
   if (period && (quota === null || quota === undefined)) throw fieldError(path('budget'), 'is required with a budget_period');
 }
 
-type LimitRow = { rpm?: number | null; tpm?: number | null; max_concurrency?: number | null; budget_quota?: number | null; budget_period?: string | null };
+type LimitRow = {
+  rpm?: number | null;
+  tpm?: number | null;
+  max_concurrency?: number | null;
+  budget_quota?: number | null;
+  budget_period?: string | null;
+};
 
 export function limitView(r: LimitRow, quotaPerUsd: number): LimitView {
   const v = (n: unknown) => (Number(n ?? 0) > 0 ? Number(n) : null);
   const b = budgetOf('', 'key', r, quotaPerUsd);
   return {
-    rpm: v(r.rpm), tpm: v(r.tpm), max_concurrency: v(r.max_concurrency),
-    budget: b ? b.quota : null, budget_usd: b ? b.usd : null, budget_period: b ? b.period : null,
-    budget_spent: null, budget_spent_usd: null, budget_resets_at: null,
+    rpm: v(r.rpm),
+    tpm: v(r.tpm),
+    max_concurrency: v(r.max_concurrency),
+    budget: b ? b.quota : null,
+    budget_usd: b ? b.usd : null,
+    budget_period: b ? b.period : null,
+    budget_spent: null,
+    budget_spent_usd: null,
+    budget_resets_at: null,
   };
 }
 
 /** Fills in what each view's budget has spent in its current period (one query for all of them). */
-export async function fillBudgetSpend<T extends LimitView & { id: number }>(budgets: Budgets, views: T[], prefix: 'k' | 'u', quotaPerUsd: number): Promise<T[]> {
+export async function fillBudgetSpend<T extends LimitView & { id: number }>(
+  budgets: Budgets,
+  views: T[],
+  prefix: 'k' | 'u',
+  quotaPerUsd: number,
+): Promise<T[]> {
   const specs = [];
   for (const v of views) {
     if (v.budget !== null && v.budget_period) {

@@ -38,9 +38,31 @@ export type LogView = Omit<LogRow, 'id'> & { id: number };
 /** Rows per page of a CSV export. */
 export const EXPORT_PAGE = 500;
 const EXPORT_COLUMNS = [
-  'id', 'time', 'created_at', 'type', 'request_id', 'user_id', 'username', 'key_id', 'key_name', 'group_name', 'model', 'upstream_model',
-  'channel_id', 'endpoint', 'status_code', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'quota', 'quota_usd', 'latency_ms',
-  'first_byte_ms', 'is_stream', 'attempts', 'content',
+  'id',
+  'time',
+  'created_at',
+  'type',
+  'request_id',
+  'user_id',
+  'username',
+  'key_id',
+  'key_name',
+  'group_name',
+  'model',
+  'upstream_model',
+  'channel_id',
+  'endpoint',
+  'status_code',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'quota',
+  'quota_usd',
+  'latency_ms',
+  'first_byte_ms',
+  'is_stream',
+  'attempts',
+  'content',
 ];
 const ADMIN_ONLY = new Set(['channel_id', 'upstream_model']);
 
@@ -84,7 +106,11 @@ export class LogAdmin {
     return q;
   }
 
-  async query(f: LogFilter, p: { page: number; pageSize: number; offset: number }, self: boolean): Promise<Page<LogView> & { totals: LogTotals }> {
+  async query(
+    f: LogFilter,
+    p: { page: number; pageSize: number; offset: number },
+    self: boolean,
+  ): Promise<Page<LogView> & { totals: LogTotals }> {
     const base = this.base(f);
     const t = await base
       .select((eb) => [
@@ -98,7 +124,22 @@ export class LogAdmin {
     const items = rows.map((r) => {
       const v: Record<string, unknown> = {};
       for (const [k, val] of Object.entries(r)) v[k] = typeof val === 'bigint' ? Number(val) : val;
-      for (const k of ['id', 'created_at', 'user_id', 'key_id', 'channel_id', 'status_code', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'quota', 'latency_ms', 'first_byte_ms', 'is_stream', 'attempts']) {
+      for (const k of [
+        'id',
+        'created_at',
+        'user_id',
+        'key_id',
+        'channel_id',
+        'status_code',
+        'prompt_tokens',
+        'completion_tokens',
+        'cached_tokens',
+        'quota',
+        'latency_ms',
+        'first_byte_ms',
+        'is_stream',
+        'attempts',
+      ]) {
         if (v[k] !== null && v[k] !== undefined) v[k] = Number(v[k]);
       }
       if (self) {
@@ -110,7 +151,10 @@ export class LogAdmin {
       return v as unknown as LogView;
     });
     const totals: LogTotals = {
-      count: Number(t.count), quota: Number(t.quota), prompt_tokens: Number(t.prompt_tokens), completion_tokens: Number(t.completion_tokens),
+      count: Number(t.count),
+      quota: Number(t.quota),
+      prompt_tokens: Number(t.prompt_tokens),
+      completion_tokens: Number(t.completion_tokens),
     };
     return { items, total: totals.count, page: p.page, page_size: p.pageSize, totals };
   }
@@ -136,12 +180,14 @@ export class LogAdmin {
         let chunk = '';
         for (const r of rows) {
           const v = r as unknown as Record<string, unknown>;
-          chunk += csvLine(cols.map((c) => {
-            if (c === 'time') return new Date(Number(r.created_at)).toISOString();
-            if (c === 'quota_usd') return Math.round((Number(r.quota) / perUsd) * 1e6) / 1e6;
-            const x = v[c];
-            return typeof x === 'bigint' ? Number(x) : x;
-          }));
+          chunk += csvLine(
+            cols.map((c) => {
+              if (c === 'time') return new Date(Number(r.created_at)).toISOString();
+              if (c === 'quota_usd') return Math.round((Number(r.quota) / perUsd) * 1e6) / 1e6;
+              const x = v[c];
+              return typeof x === 'bigint' ? Number(x) : x;
+            }),
+          );
         }
         if (chunk) yield chunk;
         if (rows.length < EXPORT_PAGE) return;
@@ -163,7 +209,9 @@ export class LogAdmin {
     if (!(days > 0)) return;
     const run = () => {
       this.purgeOlderThan(days)
-        .then((n) => { if (n > 0) this.core.log.info({ deleted: n, days }, 'old log rows deleted'); })
+        .then((n) => {
+          if (n > 0) this.core.log.info({ deleted: n, days }, 'old log rows deleted');
+        })
         .catch((e) => this.core.log.warn({ err: (e as Error).message }, 'log retention failed'));
     };
     const first = setTimeout(() => {

@@ -35,8 +35,14 @@ export function groupModelPrices(models: readonly string[], book: PriceBook, gro
     if (!p) return { model, priced: false, ...none, per_request: null };
     if (p.perRequest !== null) return { model, priced: true, ...none, per_request: usd(p.perRequest * ratio) };
     return {
-      model, priced: true, input: usd(p.input * ratio), output: usd(p.output * ratio), cached_input: usd(p.cachedInput * ratio),
-      cache_write_5m: usd(p.cacheWrite5m * ratio), cache_write_1h: usd(p.cacheWrite1h * ratio), per_request: null,
+      model,
+      priced: true,
+      input: usd(p.input * ratio),
+      output: usd(p.output * ratio),
+      cached_input: usd(p.cachedInput * ratio),
+      cache_write_5m: usd(p.cacheWrite5m * ratio),
+      cache_write_1h: usd(p.cacheWrite1h * ratio),
+      per_request: null,
     };
   });
   return { group, group_ratio: ratio, items };

@@ -17,7 +17,11 @@ const JSON_TYPES: ReadonlySet<OptionType> = new Set(['group_counts', 'model_limi
 const KEY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
 
 export class OptionsAdmin extends Options {
-  constructor(core: Core, private readonly changes: Changes, private readonly audit: AuditLog | null = null) {
+  constructor(
+    core: Core,
+    private readonly changes: Changes,
+    private readonly audit: AuditLog | null = null,
+  ) {
     super(core);
   }
 
@@ -48,13 +52,25 @@ export class OptionsAdmin extends Options {
         return parts.join(',');
       }
       case 'group_counts':
-        try { parseGroupCounts(text); } catch (e) { throw fieldError(field, (e as Error).message); }
+        try {
+          parseGroupCounts(text);
+        } catch (e) {
+          throw fieldError(field, (e as Error).message);
+        }
         return text;
       case 'model_limits':
-        try { parseModelLimits(text); } catch (e) { throw fieldError(field, (e as Error).message); }
+        try {
+          parseModelLimits(text);
+        } catch (e) {
+          throw fieldError(field, (e as Error).message);
+        }
         return text;
       case 'group_model_limits':
-        try { parseGroupModelLimits(text); } catch (e) { throw fieldError(field, (e as Error).message); }
+        try {
+          parseGroupModelLimits(text);
+        } catch (e) {
+          throw fieldError(field, (e as Error).message);
+        }
         return text;
       case 'url':
         if (text !== '' && !/^https?:\/\/[^\s/]+/.test(text)) throw fieldError(field, 'must be an http(s) URL');
@@ -71,7 +87,7 @@ export class OptionsAdmin extends Options {
     const db = this.core.h.db;
     const cur = await db.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst();
     if (cur && cur.value === text) return false;
-    const before = cur ? cur.value : this.get(key) ?? null;
+    const before = cur ? cur.value : (this.get(key) ?? null);
     if (cur) await db.updateTable('options').set({ value: text }).where('key', '=', key).execute();
     else await db.insertInto('options').values({ key, value: text }).execute();
     await this.changes.changed('options');

@@ -65,7 +65,15 @@ export class PriceAdmin {
       per_request: n('per_request'),
       expression: r.nullableStr('expression', { max: 65536 }) ?? null,
     };
-    if (out.input === null && out.output === null && out.cached_input === null && out.cache_write_5m === null && out.cache_write_1h === null && out.per_request === null && out.expression === null) {
+    if (
+      out.input === null &&
+      out.output === null &&
+      out.cached_input === null &&
+      out.cache_write_5m === null &&
+      out.cache_write_1h === null &&
+      out.per_request === null &&
+      out.expression === null
+    ) {
       throw fieldError(at || 'body', 'give input/output (USD per 1M tokens), per_request (USD) or expression');
     }
     if (out.expression !== null) {
@@ -81,9 +89,15 @@ export class PriceAdmin {
   view(r: PriceRow): PriceView {
     const n = (v: number | null) => (v === null ? null : Number(v));
     return {
-      model: r.model, input: n(r.input), output: n(r.output), cached_input: n(r.cached_input),
-      cache_write_5m: n(r.cache_write_5m), cache_write_1h: n(r.cache_write_1h),
-      per_request: n(r.per_request), expression: r.expression, updated_at: Number(r.updated_at),
+      model: r.model,
+      input: n(r.input),
+      output: n(r.output),
+      cached_input: n(r.cached_input),
+      cache_write_5m: n(r.cache_write_5m),
+      cache_write_1h: n(r.cache_write_1h),
+      per_request: n(r.per_request),
+      expression: r.expression,
+      updated_at: Number(r.updated_at),
     };
   }
 
@@ -104,7 +118,12 @@ export class PriceAdmin {
   /** Inserts or replaces a price; returns whether anything changed. */
   async set(p: PriceInput, actor: Actor = null): Promise<{ view: PriceView; changed: boolean }> {
     const cur = await this.db.selectFrom('prices').selectAll().where('model', '=', p.model).executeTakeFirst();
-    const same = cur && (['input', 'output', 'cached_input', 'cache_write_5m', 'cache_write_1h', 'per_request'] as const).every((k) => (cur[k] === null ? null : Number(cur[k])) === p[k]) && cur.expression === p.expression;
+    const same =
+      cur &&
+      (['input', 'output', 'cached_input', 'cache_write_5m', 'cache_write_1h', 'per_request'] as const).every(
+        (k) => (cur[k] === null ? null : Number(cur[k])) === p[k],
+      ) &&
+      cur.expression === p.expression;
     if (cur && same) return { view: this.view(cur), changed: false };
     const row = { ...p, updated_at: Date.now() };
     if (cur) await this.db.updateTable('prices').set(row).where('model', '=', p.model).execute();
@@ -112,7 +131,13 @@ export class PriceAdmin {
     await this.changes.changed('prices');
     const view = await this.get(p.model);
     const strip = ({ updated_at: _u, ...rest }: PriceView) => rest;
-    await this.audit?.record(actor, cur ? 'price.update' : 'price.create', { type: 'price', id: p.model }, cur ? strip(this.view(cur)) : null, strip(view));
+    await this.audit?.record(
+      actor,
+      cur ? 'price.update' : 'price.create',
+      { type: 'price', id: p.model },
+      cur ? strip(this.view(cur)) : null,
+      strip(view),
+    );
     return { view, changed: true };
   }
 
@@ -143,7 +168,13 @@ export class PriceAdmin {
     if (cur) await this.db.updateTable('group_ratios').set({ ratio: v.ratio }).where('group_name', '=', v.group).execute();
     else await this.db.insertInto('group_ratios').values({ group_name: v.group, ratio: v.ratio }).execute();
     await this.changes.changed('prices');
-    await this.audit?.record(actor, cur ? 'group_ratio.update' : 'group_ratio.create', { type: 'group_ratio', id: v.group }, cur ? { ratio: Number(cur.ratio) } : null, { ratio: v.ratio });
+    await this.audit?.record(
+      actor,
+      cur ? 'group_ratio.update' : 'group_ratio.create',
+      { type: 'group_ratio', id: v.group },
+      cur ? { ratio: Number(cur.ratio) } : null,
+      { ratio: v.ratio },
+    );
     return true;
   }
 

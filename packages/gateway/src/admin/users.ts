@@ -16,7 +16,16 @@ import type { Changes } from './changes.ts';
 import type { AuditLog } from '../logs/audit.ts';
 import { insertLogs } from '../logs/writer.ts';
 import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from '../platform/validate.ts';
-import { LIMIT_FIELDS, checkBudgetPair, fillBudgetSpend, limitColumns, limitView, parseLimits, type LimitInput, type LimitView } from './limit-fields.ts';
+import {
+  LIMIT_FIELDS,
+  checkBudgetPair,
+  fillBudgetSpend,
+  limitColumns,
+  limitView,
+  parseLimits,
+  type LimitInput,
+  type LimitView,
+} from './limit-fields.ts';
 import type { Budgets } from '../billing/budgets.ts';
 
 export const USERNAME_RE = /^[A-Za-z0-9_.@-]{1,64}$/;
@@ -77,7 +86,9 @@ export class UserAdmin {
     /** The billing ledger: the only code that moves money. */
     private readonly ledger: () => Ledger,
     private readonly audit: AuditLog | null = null,
-    private readonly budgets: () => Budgets = () => { throw new Error('no budgets'); },
+    private readonly budgets: () => Budgets = () => {
+      throw new Error('no budgets');
+    },
   ) {}
 
   private get db() {
@@ -106,7 +117,11 @@ export class UserAdmin {
   parse(raw: unknown, mode: 'create' | 'update', at = ''): UserInput {
     const r = Reader.of(raw, at).only(mode === 'create' ? USER_FIELDS : USER_FIELDS.filter((f) => f !== 'quota' && f !== 'quota_usd'));
     const out: UserInput = {};
-    out.username = r.str('username', { required: mode === 'create', pattern: USERNAME_RE, hint: 'must be 1-64 characters of letters, digits, _ . @ -' });
+    out.username = r.str('username', {
+      required: mode === 'create',
+      pattern: USERNAME_RE,
+      hint: 'must be 1-64 characters of letters, digits, _ . @ -',
+    });
     out.password = r.str('password', { required: mode === 'create', min: 8, max: 256 });
     out.display_name = r.str('display_name', { max: 128 });
     out.role = r.oneOf('role', ROLES);
@@ -136,7 +151,15 @@ export class UserAdmin {
     }
   }
 
-  async list(q: { page: number; pageSize: number; offset: number; keyword?: string; role?: string; status?: string; group?: string }): Promise<Page<UserView>> {
+  async list(q: {
+    page: number;
+    pageSize: number;
+    offset: number;
+    keyword?: string;
+    role?: string;
+    status?: string;
+    group?: string;
+  }): Promise<Page<UserView>> {
     let base = this.db.selectFrom('users');
     if (q.keyword) {
       const like = `%${q.keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
@@ -161,7 +184,7 @@ export class UserAdmin {
     return fillBudgetSpend(this.budgets(), views, 'u', this.core.config.quotaPerUsd);
   }
 
-  async findByUsername(username: string): Promise<(Selectable<UserRow>) | undefined> {
+  async findByUsername(username: string): Promise<Selectable<UserRow> | undefined> {
     return this.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
   }
 
@@ -194,7 +217,8 @@ export class UserAdmin {
         return newId;
       });
     } catch (e) {
-      if (isUniqueViolation(e)) throw new GatewayError(409, 'user_exists', `${at ? `${at}.` : ''}username: a user named "${input.username}" already exists`);
+      if (isUniqueViolation(e))
+        throw new GatewayError(409, 'user_exists', `${at ? `${at}.` : ''}username: a user named "${input.username}" already exists`);
       throw e;
     }
     await this.changes.committed('keys');
@@ -209,7 +233,7 @@ export class UserAdmin {
     const cur = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
     this.checkManage(actor, cur.role, input.role);
-    if (actor && actor.id === id && (input.role !== undefined && input.role !== cur.role || input.status === 2)) {
+    if (actor && actor.id === id && ((input.role !== undefined && input.role !== cur.role) || input.status === 2)) {
       throw forbidden('you cannot change your own role or disable yourself');
     }
     if (cur.role === 'root' && ((input.role && input.role !== 'root') || input.status === 2)) await this.assertAnotherRoot(id);
@@ -232,7 +256,11 @@ export class UserAdmin {
     if (Object.keys(set).length === 0) return this.get(id);
     set.updated_at = Date.now();
     try {
-      await this.db.updateTable('users').set(set as any).where('id', '=', id).execute();
+      await this.db
+        .updateTable('users')
+        .set(set as any)
+        .where('id', '=', id)
+        .execute();
     } catch (e) {
       if (isUniqueViolation(e)) throw new GatewayError(409, 'user_exists', `username: a user named "${input.username}" already exists`);
       throw e;
@@ -245,13 +273,24 @@ export class UserAdmin {
     // The password itself never reaches the record: only that it changed.
     const { updated_at: _b, ...before } = this.view(cur);
     const { updated_at: _a, ...now } = after;
-    await this.audit?.record(actor, 'user.update', { type: 'user', id }, { ...before, password: input.password !== undefined ? 'old' : undefined },
-      { ...now, password: input.password !== undefined ? 'new' : undefined });
+    await this.audit?.record(
+      actor,
+      'user.update',
+      { type: 'user', id },
+      { ...before, password: input.password !== undefined ? 'old' : undefined },
+      { ...now, password: input.password !== undefined ? 'new' : undefined },
+    );
     return after;
   }
 
   private async assertAnotherRoot(id: number): Promise<void> {
-    const other = await this.db.selectFrom('users').select('id').where('role', '=', 'root').where('status', '=', 1).where('id', '!=', id).executeTakeFirst();
+    const other = await this.db
+      .selectFrom('users')
+      .select('id')
+      .where('role', '=', 'root')
+      .where('status', '=', 1)
+      .where('id', '!=', id)
+      .executeTakeFirst();
     if (!other) throw forbidden('the last enabled root account cannot be demoted or disabled');
   }
 
@@ -259,7 +298,12 @@ export class UserAdmin {
    * Adds `amount` quota units (negative to take some away; never below zero), or sets the balance.
    * A ledger row of kind `topup` (additions) or `adjust` (deductions, set) commits with the change.
    */
-  async changeQuota(id: number, change: { mode: 'add' | 'set'; amount: number; reason?: string }, actor: Actor, ref?: string): Promise<UserView> {
+  async changeQuota(
+    id: number,
+    change: { mode: 'add' | 'set'; amount: number; reason?: string },
+    actor: Actor,
+    ref?: string,
+  ): Promise<UserView> {
     const cur = await this.db.selectFrom('users').select(['role', 'username', 'group_name']).where('id', '=', id).executeTakeFirst();
     if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
     this.checkManage(actor, cur.role);
@@ -280,18 +324,43 @@ export class UserAdmin {
       }
       // The change with its reason, in the user's logs (type topup; the ledger row has the same ref).
       const usd = quotaToUsd(delta, this.core.config.quotaPerUsd);
-      await insertLogs(this.core.h, [{
-        created_at: Date.now(), type: 'topup', request_id: ledgerRef, user_id: id, username: cur.username, key_id: null, key_name: null,
-        group_name: cur.group_name, model: null, upstream_model: null, channel_id: null, endpoint: null, status_code: null,
-        prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota: delta, latency_ms: 0, first_byte_ms: null, is_stream: 0, attempts: 0,
-        content: change.reason || `${delta > 0 ? 'top-up' : 'deduction'} of $${Math.abs(usd)} by ${actor?.username ?? 'the system'}`,
-        other: JSON.stringify({ by: actor?.username ?? null, mode: change.mode }),
-      }]);
+      await insertLogs(this.core.h, [
+        {
+          created_at: Date.now(),
+          type: 'topup',
+          request_id: ledgerRef,
+          user_id: id,
+          username: cur.username,
+          key_id: null,
+          key_name: null,
+          group_name: cur.group_name,
+          model: null,
+          upstream_model: null,
+          channel_id: null,
+          endpoint: null,
+          status_code: null,
+          prompt_tokens: 0,
+          completion_tokens: 0,
+          cached_tokens: 0,
+          quota: delta,
+          latency_ms: 0,
+          first_byte_ms: null,
+          is_stream: 0,
+          attempts: 0,
+          content: change.reason || `${delta > 0 ? 'top-up' : 'deduction'} of $${Math.abs(usd)} by ${actor?.username ?? 'the system'}`,
+          other: JSON.stringify({ by: actor?.username ?? null, mode: change.mode }),
+        },
+      ]);
     }
     const after = await this.get(id);
     if (delta !== 0) {
-      await this.audit?.record(actor, delta > 0 && change.mode === 'add' ? 'user.topup' : 'user.adjust', { type: 'user', id },
-        { quota: after.quota - delta }, { quota: after.quota, mode: change.mode, amount: amount, reason: change.reason || undefined, ledger_ref: ledgerRef });
+      await this.audit?.record(
+        actor,
+        delta > 0 && change.mode === 'add' ? 'user.topup' : 'user.adjust',
+        { type: 'user', id },
+        { quota: after.quota - delta },
+        { quota: after.quota, mode: change.mode, amount: amount, reason: change.reason || undefined, ledger_ref: ledgerRef },
+      );
     }
     return after;
   }
@@ -306,23 +375,41 @@ export class UserAdmin {
     this.checkManage(actor, cur.role);
     const base = this.db.selectFrom('ledger').where('user_id', '=', id).where('kind', '!=', 'close');
     const [rows, total] = await Promise.all([
-      base.select(['id', 'ref', 'kind', 'amount', 'key_id', 'created_at']).orderBy('id', 'desc').limit(q.pageSize).offset(q.offset).execute(),
+      base
+        .select(['id', 'ref', 'kind', 'amount', 'key_id', 'created_at'])
+        .orderBy('id', 'desc')
+        .limit(q.pageSize)
+        .offset(q.offset)
+        .execute(),
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
     ]);
     const refs = rows.filter((r) => r.kind === 'topup' || r.kind === 'adjust').map((r) => r.ref);
     const notes = new Map<string, string>();
     if (refs.length) {
-      const logs = await this.db.selectFrom('logs').select(['request_id', 'content']).where('type', '=', 'topup').where('request_id', 'in', refs).execute();
+      const logs = await this.db
+        .selectFrom('logs')
+        .select(['request_id', 'content'])
+        .where('type', '=', 'topup')
+        .where('request_id', 'in', refs)
+        .execute();
       for (const l of logs) if (l.content) notes.set(l.request_id, l.content);
     }
     const perUsd = this.core.config.quotaPerUsd;
     return {
       items: rows.map((r) => ({
-        id: Number(r.id), ref: r.ref, kind: r.kind, key_id: r.key_id === null ? null : Number(r.key_id),
+        id: Number(r.id),
+        ref: r.ref,
+        kind: r.kind,
+        key_id: r.key_id === null ? null : Number(r.key_id),
         // Ledger amounts are taken from the user (positive); the view shows the change of the balance.
-        change: -Number(r.amount), change_usd: quotaToUsd(-Number(r.amount), perUsd), note: notes.get(r.ref) ?? null, created_at: Number(r.created_at),
+        change: -Number(r.amount),
+        change_usd: quotaToUsd(-Number(r.amount), perUsd),
+        note: notes.get(r.ref) ?? null,
+        created_at: Number(r.created_at),
       })),
-      total: Number(total?.n ?? 0), page: q.page, page_size: q.pageSize,
+      total: Number(total?.n ?? 0),
+      page: q.page,
+      page_size: q.pageSize,
     };
   }
 
@@ -340,7 +427,8 @@ export class UserAdmin {
       await tx.deleteFrom('user_emails').where('user_id', '=', id).execute();
       await tx.deleteFrom('email_tokens').where('user_id', '=', id).execute();
       // Second factors and logins in progress (docs/two-factor.md).
-      for (const t of ['user_totp', 'user_recovery_codes', 'user_passkeys', 'auth_challenges'] as const) await tx.deleteFrom(t).where('user_id', '=', id).execute();
+      for (const t of ['user_totp', 'user_recovery_codes', 'user_passkeys', 'auth_challenges'] as const)
+        await tx.deleteFrom(t).where('user_id', '=', id).execute();
       await tx.deleteFrom('users').where('id', '=', id).execute();
       await this.changes.inTx('keys', tx);
     });

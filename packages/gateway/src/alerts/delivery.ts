@@ -40,7 +40,12 @@ export class AlertDelivery {
   holdsLease = false;
   rounds = 0;
 
-  constructor(private readonly core: Core, private readonly alerts: Alerts, private readonly options: Options, holder: string) {
+  constructor(
+    private readonly core: Core,
+    private readonly alerts: Alerts,
+    private readonly options: Options,
+    holder: string,
+  ) {
     this.holder = holder;
   }
 
@@ -50,7 +55,11 @@ export class AlertDelivery {
 
   start(): void {
     const tick = () => {
-      this.running = this.round().then(() => undefined, (e) => this.core.log.warn({ err: (e as Error).message }, 'alert delivery round failed'))
+      this.running = this.round()
+        .then(
+          () => undefined,
+          (e) => this.core.log.warn({ err: (e as Error).message }, 'alert delivery round failed'),
+        )
         .finally(() => {
           this.running = null;
           if (this.stopped) return;
@@ -106,7 +115,10 @@ export class AlertDelivery {
     }
     const failed = attempts >= max;
     await this.alerts.markAttemptFailed(row.id, failed, error, Date.now() + backoff);
-    this.core.log.warn({ alert: row.id, kind: row.kind, transport: row.transport, attempts, err: error, gaveUp: failed }, 'alert delivery failed');
+    this.core.log.warn(
+      { alert: row.id, kind: row.kind, transport: row.transport, attempts, err: error, gaveUp: failed },
+      'alert delivery failed',
+    );
   }
 
   private async sendWebhook(row: AlertRow): Promise<void> {
@@ -142,9 +154,10 @@ export class AlertDelivery {
   private async sendEmail(row: AlertRow): Promise<void> {
     const mail = mailer(this.core);
     if (!mail.configured) throw new Error('SMTP_URL is not set');
-    const to = row.target === 'operator'
-      ? (this.options.getList('AlertEmailTo') ?? []).join(', ')
-      : await this.alerts.userEmail(Number(row.target.slice('user:'.length)));
+    const to =
+      row.target === 'operator'
+        ? (this.options.getList('AlertEmailTo') ?? []).join(', ')
+        : await this.alerts.userEmail(Number(row.target.slice('user:'.length)));
     if (!to) throw new Error('no e-mail address is configured for this alert any more');
     const ev = JSON.parse(row.payload) as AlertEvent;
     const lines = Object.entries(ev.data).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);

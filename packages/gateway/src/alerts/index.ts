@@ -29,10 +29,14 @@ const HEALTH_KIND = {
 function healthSummary(c: HealthChange): string {
   const ch = `channel ${c.channelName} (#${c.channelId})`;
   switch (c.kind) {
-    case 'key_auto_disabled': return `Key ${c.keyIndex} of ${ch} was disabled automatically`;
-    case 'channel_auto_disabled': return `${ch[0].toUpperCase()}${ch.slice(1)} was disabled automatically`;
-    case 'key_enabled': return `Key ${c.keyIndex} of ${ch} is enabled again`;
-    default: return `${ch[0].toUpperCase()}${ch.slice(1)} is enabled again`;
+    case 'key_auto_disabled':
+      return `Key ${c.keyIndex} of ${ch} was disabled automatically`;
+    case 'channel_auto_disabled':
+      return `${ch[0].toUpperCase()}${ch.slice(1)} was disabled automatically`;
+    case 'key_enabled':
+      return `Key ${c.keyIndex} of ${ch} is enabled again`;
+    default:
+      return `${ch[0].toUpperCase()}${ch.slice(1)} is enabled again`;
   }
 }
 
@@ -42,19 +46,28 @@ export const alertsArea = {
     const { options } = deps;
     const alerts = new Alerts(core, options);
     const delivery = new AlertDelivery(core, alerts, options, deps.billing.ledger.node);
-    deps.relay.channels.onHealth((c) => alerts.operator(HEALTH_KIND[c.kind], healthSummary(c), {
-      channel_id: c.channelId, channel_name: c.channelName,
-      ...(c.keyIndex !== undefined ? { key_index: c.keyIndex } : {}),
-      ...(c.reason ? { reason: c.reason } : {}),
-    }));
+    deps.relay.channels.onHealth((c) =>
+      alerts.operator(HEALTH_KIND[c.kind], healthSummary(c), {
+        channel_id: c.channelId,
+        channel_name: c.channelName,
+        ...(c.keyIndex !== undefined ? { key_index: c.keyIndex } : {}),
+        ...(c.reason ? { reason: c.reason } : {}),
+      }),
+    );
     deps.billing.ledger.onBalanceMoved((userId) => alerts.balanceMoved(userId));
     return { alerts, delivery };
   },
   async start(core: Core, service: AlertsService, tasks: Tasks) {
     const { alerts, delivery } = service;
-    tasks.service.onUnknownOutcome((u) => alerts.operator('task.unknown_outcome', `Task ${u.taskId} ended in an unknown outcome and needs review`, {
-      task_id: u.taskId, user_id: u.userId, plugin: u.plugin, channel_id: u.channelId, reason: u.reason,
-    }));
+    tasks.service.onUnknownOutcome((u) =>
+      alerts.operator('task.unknown_outcome', `Task ${u.taskId} ended in an unknown outcome and needs review`, {
+        task_id: u.taskId,
+        user_id: u.userId,
+        plugin: u.plugin,
+        channel_id: u.channelId,
+        reason: u.reason,
+      }),
+    );
     await alerts.loadWatched();
     delivery.start();
     core.onClose(() => delivery.stop());

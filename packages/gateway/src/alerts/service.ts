@@ -19,8 +19,13 @@ import { Reader, checkUrl, fieldError, paging, quotaToUsd, usdToQuota, type Obj,
 import type { AlertRow } from '../store/schema-audit.ts';
 
 export type AlertKind =
-  | 'channel.key_auto_disabled' | 'channel.auto_disabled' | 'channel.key_enabled' | 'channel.enabled'
-  | 'task.unknown_outcome' | 'user.low_balance' | 'test';
+  | 'channel.key_auto_disabled'
+  | 'channel.auto_disabled'
+  | 'channel.key_enabled'
+  | 'channel.enabled'
+  | 'task.unknown_outcome'
+  | 'user.low_balance'
+  | 'test';
 
 /** What a webhook receives (the JSON body) and an e-mail describes. */
 export interface AlertEvent {
@@ -77,7 +82,10 @@ export class Alerts {
   private watchedLoadedAt = 0;
   private checking = new Map<number, Promise<void>>();
 
-  constructor(private readonly core: Core, private readonly options: Options) {}
+  constructor(
+    private readonly core: Core,
+    private readonly options: Options,
+  ) {}
 
   private get db() {
     return this.core.h.db;
@@ -89,8 +97,14 @@ export class Alerts {
 
   /** Pending rows whose next attempt is due at `now`, the most overdue first. */
   async due(now: number, limit: number): Promise<AlertRow[]> {
-    return this.db.selectFrom('alerts').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', now)
-      .orderBy('next_attempt_at').limit(limit).execute();
+    return this.db
+      .selectFrom('alerts')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .orderBy('next_attempt_at')
+      .limit(limit)
+      .execute();
   }
 
   /**
@@ -98,19 +112,31 @@ export class Alerts {
    * compare-and-swap on the attempt count `seenAttempts`. Returns whether this call won.
    */
   async claimAttempt(id: AlertRow['id'], seenAttempts: number, nextAt: number): Promise<boolean> {
-    const claim = await this.db.updateTable('alerts').set({ attempts: seenAttempts + 1, next_attempt_at: nextAt })
-      .where('id', '=', id).where('status', '=', 'pending').where('attempts', '=', seenAttempts).executeTakeFirst();
+    const claim = await this.db
+      .updateTable('alerts')
+      .set({ attempts: seenAttempts + 1, next_attempt_at: nextAt })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .where('attempts', '=', seenAttempts)
+      .executeTakeFirst();
     return Number(claim.numUpdatedRows) === 1;
   }
 
   async markDelivered(id: AlertRow['id']): Promise<void> {
-    await this.db.updateTable('alerts').set({ status: 'delivered', delivered_at: Date.now(), last_error: null }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('alerts')
+      .set({ status: 'delivered', delivered_at: Date.now(), last_error: null })
+      .where('id', '=', id)
+      .execute();
   }
 
   /** Records a failed attempt: `failed` gives up (status `failed`), else the next attempt is at `nextAt`. */
   async markAttemptFailed(id: AlertRow['id'], failed: boolean, error: string, nextAt: number): Promise<void> {
-    await this.db.updateTable('alerts').set({ status: failed ? 'failed' : 'pending', last_error: error, next_attempt_at: nextAt })
-      .where('id', '=', id).execute();
+    await this.db
+      .updateTable('alerts')
+      .set({ status: failed ? 'failed' : 'pending', last_error: error, next_attempt_at: nextAt })
+      .where('id', '=', id)
+      .execute();
   }
 
   /** SMTP is configured (SMTP_URL). */
@@ -132,16 +158,32 @@ export class Alerts {
     const now = Date.now();
     const ev: AlertEvent = { id: `alr_${randomId(24)}`, kind, created_at: now, target, summary, data };
     const payload = JSON.stringify(ev);
-    await this.db.insertInto('alerts').values(transports.map((t) => ({
-      id: t === 'webhook' ? ev.id : `${ev.id}:email`, kind, target, transport: t, payload, status: 'pending' as const,
-      attempts: 0, next_attempt_at: now, delivered_at: null, last_error: null, created_at: now,
-    }))).execute();
+    await this.db
+      .insertInto('alerts')
+      .values(
+        transports.map((t) => ({
+          id: t === 'webhook' ? ev.id : `${ev.id}:email`,
+          kind,
+          target,
+          transport: t,
+          payload,
+          status: 'pending' as const,
+          attempts: 0,
+          next_attempt_at: now,
+          delivered_at: null,
+          last_error: null,
+          created_at: now,
+        })),
+      )
+      .execute();
     return ev;
   }
 
   /** An operator alert; failures are logged (the event that caused it has happened). */
   operator(kind: AlertKind, summary: string, data: Record<string, unknown>): void {
-    void this.enqueue('operator', kind, summary, data).catch((e) => this.core.log.error({ kind, err: (e as Error).message }, 'operator alert could not be queued'));
+    void this.enqueue('operator', kind, summary, data).catch((e) =>
+      this.core.log.error({ kind, err: (e as Error).message }, 'operator alert could not be queued'),
+    );
   }
 
   private async transportsOf(target: string): Promise<Array<'webhook' | 'email'>> {
@@ -181,13 +223,17 @@ export class Alerts {
 
   /** Checks one user, or (no id) every user whose state is due a change; returns the alerts queued. */
   async checkBalances(userId?: number): Promise<number> {
-    let q = this.db.selectFrom('user_alert_settings as s').innerJoin('users as u', 'u.id', 's.user_id')
+    let q = this.db
+      .selectFrom('user_alert_settings as s')
+      .innerJoin('users as u', 'u.id', 's.user_id')
       .select(['s.user_id', 's.low_balance_threshold', 's.low_balance_armed', 'u.quota', 'u.username'])
       .where('s.low_balance_threshold', '>', 0)
-      .where((eb) => eb.or([
-        eb.and([eb('s.low_balance_armed', '=', 1), eb('u.quota', '<', eb.ref('s.low_balance_threshold'))]),
-        eb.and([eb('s.low_balance_armed', '=', 0), eb('u.quota', '>=', eb.ref('s.low_balance_threshold'))]),
-      ]));
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('s.low_balance_armed', '=', 1), eb('u.quota', '<', eb.ref('s.low_balance_threshold'))]),
+          eb.and([eb('s.low_balance_armed', '=', 0), eb('u.quota', '>=', eb.ref('s.low_balance_threshold'))]),
+        ]),
+      );
     if (userId !== undefined) q = q.where('s.user_id', '=', userId);
     const rows = await q.limit(500).execute();
     let queued = 0;
@@ -197,17 +243,30 @@ export class Alerts {
       const balance = Number(r.quota);
       if (Number(r.low_balance_armed) === 1) {
         // Once per crossing: only the update that disarms sends.
-        const won = await this.db.updateTable('user_alert_settings').set({ low_balance_armed: 0 })
-          .where('user_id', '=', id).where('low_balance_armed', '=', 1).executeTakeFirst();
+        const won = await this.db
+          .updateTable('user_alert_settings')
+          .set({ low_balance_armed: 0 })
+          .where('user_id', '=', id)
+          .where('low_balance_armed', '=', 1)
+          .executeTakeFirst();
         if (Number(won.numUpdatedRows) !== 1) continue;
         const perUsd = this.core.config.quotaPerUsd;
         const ev = await this.enqueue(`user:${id}`, 'user.low_balance', `The balance of ${r.username} is below the alert threshold`, {
-          user_id: id, username: r.username, balance, balance_usd: quotaToUsd(balance, perUsd), threshold, threshold_usd: quotaToUsd(threshold, perUsd),
+          user_id: id,
+          username: r.username,
+          balance,
+          balance_usd: quotaToUsd(balance, perUsd),
+          threshold,
+          threshold_usd: quotaToUsd(threshold, perUsd),
         });
         if (ev) queued++;
       } else {
-        await this.db.updateTable('user_alert_settings').set({ low_balance_armed: 1 })
-          .where('user_id', '=', id).where('low_balance_armed', '=', 0).execute();
+        await this.db
+          .updateTable('user_alert_settings')
+          .set({ low_balance_armed: 1 })
+          .where('user_id', '=', id)
+          .where('low_balance_armed', '=', 0)
+          .execute();
       }
     }
     return queued;
@@ -266,8 +325,13 @@ export class Alerts {
     const user = await this.db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
     if (!user) throw notFound(`no user with id ${userId}`, 'user_not_found');
     const cur = await this.db.selectFrom('user_alert_settings').selectAll().where('user_id', '=', userId).executeTakeFirst();
-    const url = input.webhookUrl !== undefined ? input.webhookUrl : cur?.webhook_url ?? null;
-    let sealed = input.webhookSecret !== undefined ? (input.webhookSecret ? this.core.secrets.seal(input.webhookSecret) : null) : cur?.webhook_secret_sealed ?? null;
+    const url = input.webhookUrl !== undefined ? input.webhookUrl : (cur?.webhook_url ?? null);
+    let sealed =
+      input.webhookSecret !== undefined
+        ? input.webhookSecret
+          ? this.core.secrets.seal(input.webhookSecret)
+          : null
+        : (cur?.webhook_secret_sealed ?? null);
     let generated: string | undefined;
     if (url && !sealed) {
       generated = `whsec_${randomToken(24)}`;
@@ -275,7 +339,7 @@ export class Alerts {
     }
     const row = {
       low_balance_threshold: input.threshold ?? Number(cur?.low_balance_threshold ?? 0),
-      email: input.email !== undefined ? input.email : cur?.email ?? null,
+      email: input.email !== undefined ? input.email : (cur?.email ?? null),
       webhook_url: url,
       webhook_secret_sealed: sealed,
       updated_at: Date.now(),
@@ -283,9 +347,16 @@ export class Alerts {
     if (cur) {
       // A new threshold is a new watch: armed again, the next check decides.
       const rearm = row.low_balance_threshold !== Number(cur.low_balance_threshold) ? { low_balance_armed: 1 } : {};
-      await this.db.updateTable('user_alert_settings').set({ ...row, ...rearm }).where('user_id', '=', userId).execute();
+      await this.db
+        .updateTable('user_alert_settings')
+        .set({ ...row, ...rearm })
+        .where('user_id', '=', userId)
+        .execute();
     } else {
-      await this.db.insertInto('user_alert_settings').values({ user_id: userId, ...row, low_balance_armed: 1 }).execute();
+      await this.db
+        .insertInto('user_alert_settings')
+        .values({ user_id: userId, ...row, low_balance_armed: 1 })
+        .execute();
     }
     if (row.low_balance_threshold > 0) this.watched.add(userId);
     else this.watched.delete(userId);
@@ -296,7 +367,11 @@ export class Alerts {
 
   /** The signing secret of a user's webhook (delivery only). */
   async userWebhook(userId: number): Promise<{ url: string; secret: string } | null> {
-    const s = await this.db.selectFrom('user_alert_settings').select(['webhook_url', 'webhook_secret_sealed']).where('user_id', '=', userId).executeTakeFirst();
+    const s = await this.db
+      .selectFrom('user_alert_settings')
+      .select(['webhook_url', 'webhook_secret_sealed'])
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     if (!s?.webhook_url || !s.webhook_secret_sealed) return null;
     return { url: s.webhook_url, secret: this.core.secrets.open(s.webhook_secret_sealed) };
   }
@@ -310,10 +385,20 @@ export class Alerts {
   // The outbox (admins)
   // ---------------------------------------------------------------------------------------------
 
-  parseQuery(q: Obj): { status?: (typeof ALERT_STATUSES)[number]; kind?: string; target?: string; transport?: 'webhook' | 'email'; page: number; pageSize: number; offset: number } {
+  parseQuery(q: Obj): {
+    status?: (typeof ALERT_STATUSES)[number];
+    kind?: string;
+    target?: string;
+    transport?: 'webhook' | 'email';
+    page: number;
+    pageSize: number;
+    offset: number;
+  } {
     const r = new Reader(q);
     return {
-      status: r.oneOf('status', ALERT_STATUSES), kind: r.str('kind', { max: 64 }) || undefined, target: r.str('target', { max: 64 }) || undefined,
+      status: r.oneOf('status', ALERT_STATUSES),
+      kind: r.str('kind', { max: 64 }) || undefined,
+      target: r.str('target', { max: 64 }) || undefined,
       transport: r.oneOf('transport', ['webhook', 'email'] as const),
       ...paging(q.p !== undefined && q.page === undefined ? { ...q, page: q.p } : q),
     };
@@ -335,17 +420,34 @@ export class Alerts {
   /** Queues a `test` operator alert (to check the webhook and e-mail settings). */
   async test(by: string): Promise<AlertEvent> {
     const ev = await this.enqueue('operator', 'test', `Test alert sent by ${by}`, { by });
-    if (!ev) throw new GatewayError(400, 'alerts_not_configured', 'no operator alert destination is set (options AlertWebhookUrl, or AlertEmailTo with SMTP_URL)');
+    if (!ev)
+      throw new GatewayError(
+        400,
+        'alerts_not_configured',
+        'no operator alert destination is set (options AlertWebhookUrl, or AlertEmailTo with SMTP_URL)',
+      );
     return ev;
   }
 }
 
 export function alertView(r: AlertRow): AlertView {
   let payload: unknown = null;
-  try { payload = JSON.parse(r.payload); } catch { payload = null; }
+  try {
+    payload = JSON.parse(r.payload);
+  } catch {
+    payload = null;
+  }
   return {
-    id: r.id, kind: r.kind, target: r.target, transport: r.transport, status: r.status, attempts: Number(r.attempts),
-    next_attempt_at: Number(r.next_attempt_at), delivered_at: r.delivered_at === null ? null : Number(r.delivered_at),
-    last_error: r.last_error, created_at: Number(r.created_at), payload,
+    id: r.id,
+    kind: r.kind,
+    target: r.target,
+    transport: r.transport,
+    status: r.status,
+    attempts: Number(r.attempts),
+    next_attempt_at: Number(r.next_attempt_at),
+    delivered_at: r.delivered_at === null ? null : Number(r.delivered_at),
+    last_error: r.last_error,
+    created_at: Number(r.created_at),
+    payload,
   };
 }

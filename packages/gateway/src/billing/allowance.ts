@@ -128,7 +128,8 @@ export class QuotaAllowances {
   start(everyMs = 500): void {
     if (this.maintTimer) return;
     const tick = () => {
-      void this.maintain().catch((e) => this.core.log.warn({ err: (e as Error).message }, 'quota allowance maintenance failed'))
+      void this.maintain()
+        .catch((e) => this.core.log.warn({ err: (e as Error).message }, 'quota allowance maintenance failed'))
         .finally(() => {
           if (this.closed) return;
           this.maintTimer = setTimeout(tick, everyMs);
@@ -247,7 +248,13 @@ export class QuotaAllowances {
 
   /** Holds of this node and what they have not promised (tests, diagnostics). */
   snapshot(): { ref: string; userId: number; avail: number; inflight: number; pending: number }[] {
-    return [...this.holds].map((h) => ({ ref: h.ref, userId: h.payer.userId, avail: h.avail, inflight: h.inflight, pending: h.pending.length }));
+    return [...this.holds].map((h) => ({
+      ref: h.ref,
+      userId: h.payer.userId,
+      avail: h.avail,
+      inflight: h.inflight,
+      pending: h.pending.length,
+    }));
   }
 
   /** One maintenance pass (also called by tests). */
@@ -265,7 +272,11 @@ export class QuotaAllowances {
       if (!h.current && h.inflight === 0) jobs.push(this.release(h));
       else if (!h.flushP && h.pending.length === 0 && now - h.lastWrite >= s.leaseMs / 3) {
         h.lastWrite = now;
-        jobs.push(this.ledger.renewHold(h.ref, now + s.leaseMs).then((ok) => { if (!ok) this.lost(h); }));
+        jobs.push(
+          this.ledger.renewHold(h.ref, now + s.leaseMs).then((ok) => {
+            if (!ok) this.lost(h);
+          }),
+        );
       }
     }
     for (const [k, st] of this.payers) if (!st.current && !st.acquiring && now >= st.ineligibleUntil) this.payers.delete(k);
@@ -331,21 +342,34 @@ export class QuotaAllowances {
       }
       return 0;
     };
-    const p = attempt().then((size) => {
-      if (size === 0 || this.closed) {
-        st.ineligibleUntil = Date.now() + INELIGIBLE_MS;
-        if (size > 0) void this.track(this.ledger.closeHold(payer, ref));
-        return null;
-      }
-      const h: Hold = {
-        ref, payer, avail: size, inflight: 0, pending: [], createdAt: now, lastUse: Date.now(), lastWrite: now, flushP: null,
-        current: true, closing: false,
-      };
-      this.holds.add(h);
-      if (st.current) st.current.current = false;
-      st.current = h;
-      return h;
-    }).finally(() => { st.acquiring = null; });
+    const p = attempt()
+      .then((size) => {
+        if (size === 0 || this.closed) {
+          st.ineligibleUntil = Date.now() + INELIGIBLE_MS;
+          if (size > 0) void this.track(this.ledger.closeHold(payer, ref));
+          return null;
+        }
+        const h: Hold = {
+          ref,
+          payer,
+          avail: size,
+          inflight: 0,
+          pending: [],
+          createdAt: now,
+          lastUse: Date.now(),
+          lastWrite: now,
+          flushP: null,
+          current: true,
+          closing: false,
+        };
+        this.holds.add(h);
+        if (st.current) st.current.current = false;
+        st.current = h;
+        return h;
+      })
+      .finally(() => {
+        st.acquiring = null;
+      });
     st.acquiring = p;
     return this.track(p);
   }
@@ -386,7 +410,10 @@ export class QuotaAllowances {
       const r = await this.track(this.ledger.spend(h.payer, h.ref, items, now + this.settings().leaseMs));
       h.lastWrite = now;
       if (r.late > 0) {
-        this.core.log.warn({ hold: h.ref, late: r.late, shortfall: r.shortfall }, 'quota hold was closed before its spends were written; charged directly');
+        this.core.log.warn(
+          { hold: h.ref, late: r.late, shortfall: r.shortfall },
+          'quota hold was closed before its spends were written; charged directly',
+        );
         this.lost(h);
       }
     } catch (e) {

@@ -48,7 +48,7 @@ export function periodStart(period: BudgetPeriod, at: number, offsetMs = 0): num
   if (period === 'week') {
     const days = Math.floor(local / DAY);
     // 1970-01-01 was a Thursday: Monday is 3 days before.
-    const monday = days - ((days + 3) % 7 + 7) % 7;
+    const monday = days - ((((days + 3) % 7) + 7) % 7);
     return monday * DAY - offsetMs;
   }
   const d = new Date(local);
@@ -68,7 +68,12 @@ export function isBudgetPeriod(v: unknown): v is BudgetPeriod {
 }
 
 /** A row's budget (`budget_quota`, `budget_period`); null when it has none. */
-export function budgetOf(owner: string, who: 'key' | 'user', r: { budget_quota?: unknown; budget_period?: unknown }, quotaPerUsd: number): BudgetSpec | null {
+export function budgetOf(
+  owner: string,
+  who: 'key' | 'user',
+  r: { budget_quota?: unknown; budget_period?: unknown },
+  quotaPerUsd: number,
+): BudgetSpec | null {
   if (r.budget_quota === null || r.budget_quota === undefined || !isBudgetPeriod(r.budget_period)) return null;
   const quota = Math.max(0, Number(r.budget_quota) || 0);
   return Object.freeze({ owner, who, quota, usd: Math.round((quota / quotaPerUsd) * 1e6) / 1e6, period: r.budget_period });
@@ -101,7 +106,10 @@ export class Budgets {
   /** The clock budgets are read with (tests move it across period boundaries). */
   now: () => number = Date.now;
 
-  constructor(private readonly core: Core, private readonly options: Options) {}
+  constructor(
+    private readonly core: Core,
+    private readonly options: Options,
+  ) {}
 
   /** How far the periods are from UTC (option BudgetUtcOffsetMinutes). */
   offsetMs(): number {
@@ -137,8 +145,11 @@ export class Budgets {
       const start = periodStart(s.period, now, off);
       out.set(s.owner, { spent: 0, start, end: periodEnd(s.period, start, off) });
     }
-    const rows = await this.core.h.db.selectFrom('budget_spend').select(['owner', 'period_start', 'spent'])
-      .where('owner', 'in', [...out.keys()]).execute();
+    const rows = await this.core.h.db
+      .selectFrom('budget_spend')
+      .select(['owner', 'period_start', 'spent'])
+      .where('owner', 'in', [...out.keys()])
+      .execute();
     for (const r of rows) {
       const cur = out.get(r.owner);
       if (cur && Number(r.period_start) === cur.start) cur.spent = Math.max(0, Number(r.spent));

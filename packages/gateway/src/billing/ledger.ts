@@ -78,15 +78,18 @@ const SQL = {
   giveKey: 'UPDATE api_keys SET remain_quota = remain_quota + ? WHERE id = ?',
   /** settle: the balance change and the usage counters in one statement. */
   settleUserGive: 'UPDATE users SET quota = quota + ?, used_quota = used_quota + ?, request_count = request_count + 1 WHERE id = ?',
-  settleUserTake: 'UPDATE users SET quota = quota - ?, used_quota = used_quota + ?, request_count = request_count + 1 WHERE id = ? AND quota >= ?',
+  settleUserTake:
+    'UPDATE users SET quota = quota - ?, used_quota = used_quota + ?, request_count = request_count + 1 WHERE id = ? AND quota >= ?',
   settleKeyGive: 'UPDATE api_keys SET remain_quota = remain_quota + ?, used_quota = used_quota + ?, accessed_at = ? WHERE id = ?',
-  settleKeyTake: 'UPDATE api_keys SET remain_quota = remain_quota - ?, used_quota = used_quota + ?, accessed_at = ? WHERE id = ? AND remain_quota >= ?',
+  settleKeyTake:
+    'UPDATE api_keys SET remain_quota = remain_quota - ?, used_quota = used_quota + ?, accessed_at = ? WHERE id = ? AND remain_quota >= ?',
   settleKeyUsed: 'UPDATE api_keys SET used_quota = used_quota + ?, accessed_at = ? WHERE id = ?',
   userQuota: 'SELECT quota AS v FROM users WHERE id = ?',
   keyQuota: 'SELECT remain_quota AS v FROM api_keys WHERE id = ?',
   closedRef: "SELECT 1 AS v FROM ledger WHERE ref = ? AND kind = 'close'",
   // ---- holds (billing/allowance.ts) ----
-  insertHold: 'INSERT INTO quota_holds (ref, user_id, key_id, key_capped, amount, spent, node, expires_at, closed, created_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, 0, ?)',
+  insertHold:
+    'INSERT INTO quota_holds (ref, user_id, key_id, key_capped, amount, spent, node, expires_at, closed, created_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, 0, ?)',
   /** A request's row inside a hold; written at most once per request (the dialect's "insert or ignore"). */
   insertSpend: `${LEDGER_COLS}(?, ?, ?, 'spend', ?, ?)`,
   spendHold: 'UPDATE quota_holds SET spent = spent + ?, expires_at = ? WHERE ref = ? AND closed = 0',
@@ -102,18 +105,26 @@ const SQL = {
   budgetTake: 'UPDATE budget_spend SET spent = spent + ? WHERE owner = ? AND period_start = ? AND spent + ? <= ?',
   budgetRef: 'INSERT INTO budget_reserves (ref, owner, period_start) VALUES (?, ?, ?)',
   /** settle / refund: the rows the ref's reserve was taken against, corrected by what was charged. */
-  budgetCorrect: 'UPDATE budget_spend SET spent = spent + ? WHERE EXISTS (SELECT 1 FROM budget_reserves r WHERE r.ref = ? AND r.owner = budget_spend.owner AND r.period_start = budget_spend.period_start)',
+  budgetCorrect:
+    'UPDATE budget_spend SET spent = spent + ? WHERE EXISTS (SELECT 1 FROM budget_reserves r WHERE r.ref = ? AND r.owner = budget_spend.owner AND r.period_start = budget_spend.period_start)',
   budgetRefsDrop: 'DELETE FROM budget_reserves WHERE ref = ?',
   // ---- credits that use something up (billing/redemption.ts, billing/payments/) ----
-  claimCode: 'UPDATE redemptions SET status = 3, used_user_id = ?, redeemed_at = ? WHERE id = ? AND status = 1 AND (expires_at = 0 OR expires_at > ?)',
+  claimCode:
+    'UPDATE redemptions SET status = 3, used_user_id = ?, redeemed_at = ? WHERE id = ? AND status = 1 AND (expires_at = 0 OR expires_at > ?)',
   claimPayment: "UPDATE payments SET status = 'paid', paid_at = ?, updated_at = ? WHERE id = ? AND status <> 'paid'",
 } as const;
 type Q = keyof typeof SQL;
 /** Reads that lock the row on PostgreSQL/MySQL (SQLite's BEGIN IMMEDIATE already excludes writers). */
 const LOCKING: ReadonlySet<Q> = new Set<Q>(['userQuota', 'keyQuota', 'holdState']);
 
-interface Op { q: Q; params: unknown[] }
-interface Res { changes: number; rows: Record<string, unknown>[] }
+interface Op {
+  q: Q;
+  params: unknown[];
+}
+interface Res {
+  changes: number;
+  rows: Record<string, unknown>[];
+}
 type Ops<T> = Generator<Op, T, Res>;
 
 const op = (q: Q, params: unknown[]): Op => ({ q, params });
@@ -157,7 +168,8 @@ function* reserveOps(p: Payer, ref: string, amt: number): Ops<void> {
 /** Takes `amt` more for an open ref (row kind `extend:<n>`, once per n); its settle then counts it as reserved. */
 function* extendOps(p: Payer, ref: string, n: number, amt: number): Ops<void> {
   // A ref already closed (by recovery, while its node stalled) takes nothing more: the caller ends the call.
-  if ((yield op('closedRef', [ref])).rows.length > 0) throw new GatewayError(409, 'reserve_closed', 'the reserve of this call was already closed');
+  if ((yield op('closedRef', [ref])).rows.length > 0)
+    throw new GatewayError(409, 'reserve_closed', 'the reserve of this call was already closed');
   yield op('insertOne', row(p, ref, `extend:${n}`, amt, Date.now()));
   yield* takeStrict(p, amt);
   if (Array.isArray(p.budgets)) yield* budgetTakeOps(p.budgets, amt, null);
@@ -557,7 +569,11 @@ export class Ledger {
 
   private moved(userId: number): void {
     for (const fn of this.balanceListeners) {
-      try { fn(userId); } catch { /* an observer's failure never reaches a movement */ }
+      try {
+        fn(userId);
+      } catch {
+        /* an observer's failure never reaches a movement */
+      }
     }
   }
 
@@ -588,7 +604,13 @@ export class Ledger {
    * When more is due than the balance holds, what is there is taken and the shortfall is returned
    * (the balance stays ≥ 0). Returns null when the ref was already settled or refunded.
    */
-  async settle(p: Payer, ref: string, reserved: number, actual: number, opts: MoveOptions = {}): Promise<{ charged: number; shortfall: number } | null> {
+  async settle(
+    p: Payer,
+    ref: string,
+    reserved: number,
+    actual: number,
+    opts: MoveOptions = {},
+  ): Promise<{ charged: number; shortfall: number } | null> {
     const res = toUnits(reserved);
     const act = toUnits(actual);
     const out = await this.exec(() => closingOps(settleOps(p, ref, res, act), ref), opts.deferMs, 'settle', ref);
@@ -612,7 +634,12 @@ export class Ledger {
     }
     if (Array.isArray(p.budgets)) {
       for (const b of p.budgets as readonly BudgetCharge[]) {
-        const r = await db.selectFrom('budget_spend').select('spent').where('owner', '=', b.owner).where('period_start', '=', b.start).executeTakeFirst();
+        const r = await db
+          .selectFrom('budget_spend')
+          .select('spent')
+          .where('owner', '=', b.owner)
+          .where('period_start', '=', b.start)
+          .executeTakeFirst();
         n = Math.min(n, Math.max(0, b.quota - Number(r?.spent ?? 0)));
       }
     }
@@ -705,17 +732,35 @@ export class Ledger {
 
   /** Open holds of every node, newest first (at most `limit`), with what each has not spent. */
   async openHolds(limit = 500): Promise<OpenHold[]> {
-    const rows = await this.core.h.db.selectFrom('quota_holds').selectAll().where('closed', '=', 0).orderBy('created_at', 'desc').limit(limit).execute();
+    const rows = await this.core.h.db
+      .selectFrom('quota_holds')
+      .selectAll()
+      .where('closed', '=', 0)
+      .orderBy('created_at', 'desc')
+      .limit(limit)
+      .execute();
     return rows.map((r) => ({
-      ref: r.ref, user_id: Number(r.user_id), key_id: r.key_id === null ? null : Number(r.key_id), amount: Number(r.amount),
-      spent: Number(r.spent), held: Math.max(0, Number(r.amount) - Number(r.spent)), node: r.node, expires_at: Number(r.expires_at), created_at: Number(r.created_at),
+      ref: r.ref,
+      user_id: Number(r.user_id),
+      key_id: r.key_id === null ? null : Number(r.key_id),
+      amount: Number(r.amount),
+      spent: Number(r.spent),
+      held: Math.max(0, Number(r.amount) - Number(r.spent)),
+      node: r.node,
+      expires_at: Number(r.expires_at),
+      created_at: Number(r.created_at),
     }));
   }
 
   /** Open holds whose lease ran out before `now` (at most `limit`). */
   async expiredHolds(now: number, limit = 100): Promise<ExpiredHold[]> {
-    const rows = await this.core.h.db.selectFrom('quota_holds').select(['ref', 'user_id', 'key_id', 'key_capped'])
-      .where('closed', '=', 0).where('expires_at', '<', now).limit(limit).execute();
+    const rows = await this.core.h.db
+      .selectFrom('quota_holds')
+      .select(['ref', 'user_id', 'key_id', 'key_capped'])
+      .where('closed', '=', 0)
+      .where('expires_at', '<', now)
+      .limit(limit)
+      .execute();
     return rows.map((r) => ({
       ref: r.ref,
       payer: { userId: Number(r.user_id), keyId: r.key_id === null ? null : Number(r.key_id), unlimitedKey: Number(r.key_capped) !== 1 },
@@ -735,11 +780,16 @@ export class Ledger {
   private exec<T>(make: () => Ops<T>, deferMs = 0, movement?: string, ref?: string): Promise<T | typeof AlreadyDone> {
     // A span per named movement when tracing is on (platform/tracing.ts); nothing otherwise.
     if (tracer && movement) {
-      return inSpan(tracer, 'gatehouse.ledger', { 'gatehouse.ledger.movement': movement, 'gatehouse.ledger.ref': ref ?? '' }, async (span) => {
-        const out = await this.run(make, deferMs);
-        if (out === AlreadyDone) span.setAttribute('gatehouse.ledger.already_done', true);
-        return out;
-      });
+      return inSpan(
+        tracer,
+        'gatehouse.ledger',
+        { 'gatehouse.ledger.movement': movement, 'gatehouse.ledger.ref': ref ?? '' },
+        async (span) => {
+          const out = await this.run(make, deferMs);
+          if (out === AlreadyDone) span.setAttribute('gatehouse.ledger.already_done', true);
+          return out;
+        },
+      );
     }
     return this.run(make, deferMs);
   }

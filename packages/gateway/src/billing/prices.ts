@@ -97,7 +97,14 @@ export function usdCost(price: ModelPrice | null, u: TokenUsage): number {
   const writes1h = Math.max(0, Math.min(u.cacheWrite1hTokens ?? 0, writes));
   const uncached = input - cached - writes;
   const output = Math.max(0, u.outputTokens);
-  return (uncached * price.input + cached * price.cachedInput + (writes - writes1h) * price.cacheWrite5m + writes1h * price.cacheWrite1h + output * price.output) / 1e6;
+  return (
+    (uncached * price.input +
+      cached * price.cachedInput +
+      (writes - writes1h) * price.cacheWrite5m +
+      writes1h * price.cacheWrite1h +
+      output * price.output) /
+    1e6
+  );
 }
 
 /**

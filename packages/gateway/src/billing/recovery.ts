@@ -59,7 +59,8 @@ export class ReserveRecovery {
     await this.heartbeat();
     const every = Math.max(50, Math.floor(this.core.config.nodeLeaseMs / 3));
     const tick = () => {
-      void this.heartbeat().catch((e) => this.core.log.warn({ err: (e as Error).message }, 'node lease renewal failed'))
+      void this.heartbeat()
+        .catch((e) => this.core.log.warn({ err: (e as Error).message }, 'node lease renewal failed'))
         .finally(() => {
           if (this.stopped) return;
           this.heartbeatTimer = setTimeout(tick, every);
@@ -78,7 +79,8 @@ export class ReserveRecovery {
   startRounds(): void {
     const every = this.core.config.relayRecoveryIntervalMs;
     const tick = () => {
-      void this.round().catch((e) => this.core.log.warn({ err: (e as Error).message }, 'relay reserve recovery failed'))
+      void this.round()
+        .catch((e) => this.core.log.warn({ err: (e as Error).message }, 'relay reserve recovery failed'))
         .finally(() => {
           if (this.stopped) return;
           this.roundTimer = setTimeout(tick, every);
@@ -117,14 +119,27 @@ export class ReserveRecovery {
     this.stats.rounds++;
     const out: RecoveredReserve[] = [];
     for (const node of await this.deadNodes(now)) {
-      const rows = await this.core.h.db.selectFrom('open_reserves').select(['ref', 'user_id', 'key_id', 'key_capped'])
-        .where('node', '=', node).orderBy('created_at').limit(BATCH).execute();
+      const rows = await this.core.h.db
+        .selectFrom('open_reserves')
+        .select(['ref', 'user_id', 'key_id', 'key_capped'])
+        .where('node', '=', node)
+        .orderBy('created_at')
+        .limit(BATCH)
+        .execute();
       for (const r of rows) {
         if (this.closing) return out;
         // Budget rows its reserve took (if any) are found by the ref.
-        const payer: Payer = { userId: Number(r.user_id), keyId: r.key_id === null ? null : Number(r.key_id), unlimitedKey: Number(r.key_capped) !== 1, budgets: 'recorded' };
+        const payer: Payer = {
+          userId: Number(r.user_id),
+          keyId: r.key_id === null ? null : Number(r.key_id),
+          unlimitedKey: Number(r.key_capped) !== 1,
+          budgets: 'recorded',
+        };
         const done = await this.close(r.ref, payer);
-        this.core.log.info({ requestId: r.ref, node, outcome: done.outcome, charged: done.charged }, 'open relay reserve of a stopped node closed');
+        this.core.log.info(
+          { requestId: r.ref, node, outcome: done.outcome, charged: done.charged },
+          'open relay reserve of a stopped node closed',
+        );
         out.push(done);
       }
     }
@@ -137,7 +152,9 @@ export class ReserveRecovery {
   /** Nodes other than this one with open reserves whose lease lapsed or is gone. */
   private async deadNodes(now: number): Promise<string[]> {
     const db = this.core.h.db;
-    const nodes = (await db.selectFrom('open_reserves').select('node').distinct().where('node', '!=', this.node).execute()).map((r) => r.node);
+    const nodes = (await db.selectFrom('open_reserves').select('node').distinct().where('node', '!=', this.node).execute()).map(
+      (r) => r.node,
+    );
     if (nodes.length === 0) return [];
     const live = await liveLeases(db, nodes.map(nodeLeaseName), now);
     return nodes.filter((n) => !live.has(nodeLeaseName(n)));
@@ -164,9 +181,12 @@ export class ReserveRecovery {
 
   /** What the call's `consume` log rows prove was produced, in quota units (0: nothing). */
   private async produced(ref: string): Promise<number> {
-    const rows = await this.core.h.db.selectFrom('logs')
+    const rows = await this.core.h.db
+      .selectFrom('logs')
       .select(['quota', 'model', 'group_name', 'prompt_tokens', 'completion_tokens', 'cached_tokens'])
-      .where('request_id', '=', ref).where('type', '=', 'consume').execute();
+      .where('request_id', '=', ref)
+      .where('type', '=', 'consume')
+      .execute();
     let sum = 0;
     for (const r of rows) {
       const q = Number(r.quota);
@@ -175,7 +195,11 @@ export class ReserveRecovery {
         continue;
       }
       // A row with usage but no charge (its settle failed): the usage at the model's price.
-      const usage = { inputTokens: Number(r.prompt_tokens), outputTokens: Number(r.completion_tokens), cachedInputTokens: Number(r.cached_tokens) };
+      const usage = {
+        inputTokens: Number(r.prompt_tokens),
+        outputTokens: Number(r.completion_tokens),
+        cachedInputTokens: Number(r.cached_tokens),
+      };
       if (usage.inputTokens + usage.outputTokens <= 0) continue;
       const price = r.model ? this.prices.get(r.model) : null;
       if (!price) continue;

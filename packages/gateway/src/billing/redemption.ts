@@ -85,7 +85,10 @@ const invalid = () => new GatewayError(400, 'invalid_code', 'this redemption cod
 export class RedemptionCodes {
   private readonly audit: AuditLog;
 
-  constructor(private readonly core: Core, private readonly ledger: () => Ledger) {
+  constructor(
+    private readonly core: Core,
+    private readonly ledger: () => Ledger,
+  ) {
     this.audit = new AuditLog(core);
   }
 
@@ -103,10 +106,17 @@ export class RedemptionCodes {
 
   view(r: Selectable<RedemptionRow>): RedemptionView {
     return {
-      id: Number(r.id), name: r.name, note: r.note, code: this.core.secrets.open(r.code_sealed),
-      quota: Number(r.quota), quota_usd: quotaToUsd(Number(r.quota), this.core.config.quotaPerUsd),
-      status: this.statusOf(r), created_by: r.created_by === null ? null : Number(r.created_by), created_at: Number(r.created_at),
-      expires_at: Number(r.expires_at), used_user_id: r.used_user_id === null ? null : Number(r.used_user_id),
+      id: Number(r.id),
+      name: r.name,
+      note: r.note,
+      code: this.core.secrets.open(r.code_sealed),
+      quota: Number(r.quota),
+      quota_usd: quotaToUsd(Number(r.quota), this.core.config.quotaPerUsd),
+      status: this.statusOf(r),
+      created_by: r.created_by === null ? null : Number(r.created_by),
+      created_at: Number(r.created_at),
+      expires_at: Number(r.expires_at),
+      used_user_id: r.used_user_id === null ? null : Number(r.used_user_id),
       redeemed_at: r.redeemed_at === null ? null : Number(r.redeemed_at),
     };
   }
@@ -128,7 +138,8 @@ export class RedemptionCodes {
     const sec = r.num('expired_time', { int: true, min: 0, max: 1e11 });
     const ms = r.num('expires_at', { int: true, min: 0, max: 1e14 });
     const expiresAt = ms ?? (sec ? sec * 1000 : 0);
-    if (expiresAt !== 0 && expiresAt <= now) throw fieldError(ms !== undefined ? 'expires_at' : 'expired_time', 'must be in the future (or 0 for never)');
+    if (expiresAt !== 0 && expiresAt <= now)
+      throw fieldError(ms !== undefined ? 'expires_at' : 'expired_time', 'must be in the future (or 0 for never)');
     return { name, note, quota, count, expiresAt };
   }
 
@@ -139,18 +150,42 @@ export class RedemptionCodes {
     const rows = Array.from({ length: input.count }, () => {
       const code = randomBytes(16).toString('hex');
       return {
-        name: input.name, note: input.note, code_hash: hashCode(code), code_sealed: this.core.secrets.seal(code), quota: input.quota,
-        status: 1, created_by: actorId, created_at: now, expires_at: input.expiresAt, used_user_id: null, redeemed_at: null,
+        name: input.name,
+        note: input.note,
+        code_hash: hashCode(code),
+        code_sealed: this.core.secrets.seal(code),
+        quota: input.quota,
+        status: 1,
+        created_by: actorId,
+        created_at: now,
+        expires_at: input.expiresAt,
+        used_user_id: null,
+        redeemed_at: null,
       };
     });
     const hashes = rows.map((r) => r.code_hash);
-    for (let i = 0; i < rows.length; i += 200) await this.db.insertInto('redemptions').values(rows.slice(i, i + 200)).execute();
+    for (let i = 0; i < rows.length; i += 200)
+      await this.db
+        .insertInto('redemptions')
+        .values(rows.slice(i, i + 200))
+        .execute();
     const made = await this.db.selectFrom('redemptions').selectAll().where('code_hash', 'in', hashes).orderBy('id').execute();
     const views = made.map((r) => this.view(r));
     // One record per batch: the ids made, never the codes.
-    await this.audit.record(actor, 'redemption.create', { type: 'redemption', id: views.length ? `${views[0].id}-${views[views.length - 1].id}` : '-' }, null, {
-      name: input.name, note: input.note, quota: input.quota, count: views.length, expires_at: input.expiresAt, ids: views.map((v) => v.id),
-    });
+    await this.audit.record(
+      actor,
+      'redemption.create',
+      { type: 'redemption', id: views.length ? `${views[0].id}-${views[views.length - 1].id}` : '-' },
+      null,
+      {
+        name: input.name,
+        note: input.note,
+        quota: input.quota,
+        count: views.length,
+        expires_at: input.expiresAt,
+        ids: views.map((v) => v.id),
+      },
+    );
     return views;
   }
 
@@ -158,7 +193,8 @@ export class RedemptionCodes {
     let base = this.db.selectFrom('redemptions');
     if (q.status === 'used') base = base.where('status', '=', 3);
     else if (q.status === 'disabled') base = base.where('status', '=', 2);
-    else if (q.status === 'enabled') base = base.where('status', '=', 1).where((eb) => eb.or([eb('expires_at', '=', 0), eb('expires_at', '>', now)]));
+    else if (q.status === 'enabled')
+      base = base.where('status', '=', 1).where((eb) => eb.or([eb('expires_at', '=', 0), eb('expires_at', '>', now)]));
     else if (q.status === 'expired') base = base.where('status', '=', 1).where('expires_at', '>', 0).where('expires_at', '<=', now);
     if (q.keyword) {
       const kw = q.keyword;
@@ -189,14 +225,24 @@ export class RedemptionCodes {
   /** Enables or disables an unused code (a used code stays used: 409). */
   async setStatus(id: number, status: 'enabled' | 'disabled', actor: AuditActor = null): Promise<RedemptionView> {
     const before = await this.db.selectFrom('redemptions').select(['status', 'expires_at']).where('id', '=', id).executeTakeFirst();
-    const res = await this.db.updateTable('redemptions').set({ status: STATUS_NUM[status] })
-      .where('id', '=', id).where('status', 'in', [1, 2]).executeTakeFirst();
+    const res = await this.db
+      .updateTable('redemptions')
+      .set({ status: STATUS_NUM[status] })
+      .where('id', '=', id)
+      .where('status', 'in', [1, 2])
+      .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) {
       await this.get(id); // 404 when missing
       throw new GatewayError(409, 'code_used', 'this code was already redeemed: its status cannot change');
     }
     const after = await this.get(id);
-    await this.audit.record(actor, 'redemption.status', { type: 'redemption', id }, { status: before ? this.statusOf(before) : null }, { status: after.status });
+    await this.audit.record(
+      actor,
+      'redemption.status',
+      { type: 'redemption', id },
+      { status: before ? this.statusOf(before) : null },
+      { status: after.status },
+    );
     return after;
   }
 
@@ -211,9 +257,22 @@ export class RedemptionCodes {
 
   /** The codes matching a filter as CSV, newest first, read in pages. */
   exportCsv(q: Omit<CodeQuery, 'page' | 'pageSize' | 'offset'>): Readable {
-    const cols = ['id', 'name', 'code', 'quota', 'quota_usd', 'status', 'note', 'created_at', 'expires_at', 'used_user_id', 'redeemed_at'] as const;
+    const cols = [
+      'id',
+      'name',
+      'code',
+      'quota',
+      'quota_usd',
+      'status',
+      'note',
+      'created_at',
+      'expires_at',
+      'used_user_id',
+      'redeemed_at',
+    ] as const;
     const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : '');
-    const page = (before: number) => this.filtered(q, Date.now()).selectAll().where('id', '<', before).orderBy('id', 'desc').limit(500).execute();
+    const page = (before: number) =>
+      this.filtered(q, Date.now()).selectAll().where('id', '<', before).orderBy('id', 'desc').limit(500).execute();
     const view = (r: Selectable<RedemptionRow>) => this.view(r);
     async function* lines(): AsyncGenerator<string> {
       yield csvLine(cols);
@@ -223,7 +282,19 @@ export class RedemptionCodes {
         let chunk = '';
         for (const r of rows) {
           const v = view(r);
-          chunk += csvLine([v.id, v.name, v.code, v.quota, v.quota_usd, v.status, v.note, iso(v.created_at), iso(v.expires_at), v.used_user_id, iso(v.redeemed_at)]);
+          chunk += csvLine([
+            v.id,
+            v.name,
+            v.code,
+            v.quota,
+            v.quota_usd,
+            v.status,
+            v.note,
+            iso(v.created_at),
+            iso(v.expires_at),
+            v.used_user_id,
+            iso(v.redeemed_at),
+          ]);
         }
         if (chunk) yield chunk;
         if (rows.length < 500) return;
@@ -248,21 +319,55 @@ export class RedemptionCodes {
     const ok = await this.ledger().redeemCode(userId, Number(r.id), code, quota, now);
     if (!ok) {
       // Another request (or node) got there first, or the code was disabled meanwhile.
-      const again = await this.db.selectFrom('redemptions').select(['status', 'expires_at']).where('id', '=', Number(r.id)).executeTakeFirst();
+      const again = await this.db
+        .selectFrom('redemptions')
+        .select(['status', 'expires_at'])
+        .where('id', '=', Number(r.id))
+        .executeTakeFirst();
       this.refuse(again ? this.statusOf(again, now) : 'used');
       throw new GatewayError(400, 'code_used', 'this redemption code was already used');
     }
-    const user = await this.db.selectFrom('users').select(['username', 'group_name', 'quota', 'role']).where('id', '=', userId).executeTakeFirstOrThrow();
+    const user = await this.db
+      .selectFrom('users')
+      .select(['username', 'group_name', 'quota', 'role'])
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
     // The credit in the user's logs (type topup; the ledger row has the same ref).
-    await insertLogs(this.core.h, [{
-      created_at: now, type: 'topup', request_id: code, user_id: userId, username: user.username, key_id: null, key_name: null,
-      group_name: user.group_name, model: null, upstream_model: null, channel_id: null, endpoint: null, status_code: null,
-      prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota, latency_ms: 0, first_byte_ms: null, is_stream: 0, attempts: 0,
-      content: `redemption code "${r.name}"`, other: JSON.stringify({ redemption_id: Number(r.id) }),
-    }]);
+    await insertLogs(this.core.h, [
+      {
+        created_at: now,
+        type: 'topup',
+        request_id: code,
+        user_id: userId,
+        username: user.username,
+        key_id: null,
+        key_name: null,
+        group_name: user.group_name,
+        model: null,
+        upstream_model: null,
+        channel_id: null,
+        endpoint: null,
+        status_code: null,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        cached_tokens: 0,
+        quota,
+        latency_ms: 0,
+        first_byte_ms: null,
+        is_stream: 0,
+        attempts: 0,
+        content: `redemption code "${r.name}"`,
+        other: JSON.stringify({ redemption_id: Number(r.id) }),
+      },
+    ]);
     // A top-up: recorded with the user who redeemed as the actor (the code itself never).
-    await this.audit.record({ id: userId, username: user.username, role: user.role, group: user.group_name }, 'redemption.redeem', { type: 'redemption', id: Number(r.id) },
-      { status: 'enabled', balance: Number(user.quota) - quota }, { status: 'used', used_user_id: userId, quota, balance: Number(user.quota) });
+    await this.audit.record(
+      { id: userId, username: user.username, role: user.role, group: user.group_name },
+      'redemption.redeem',
+      { type: 'redemption', id: Number(r.id) },
+      { status: 'enabled', balance: Number(user.quota) - quota },
+      { status: 'used', used_user_id: userId, quota, balance: Number(user.quota) },
+    );
     return { quota, quota_usd: quotaToUsd(quota, this.core.config.quotaPerUsd), balance: Number(user.quota) };
   }
 

@@ -10,7 +10,9 @@ test('a long text is counted off the event loop with the same result as in place
   const expected = inline(text);
   // While the pool counts, this thread keeps running: a timer scheduled now fires before the count ends.
   let ticks = 0;
-  const timer = setInterval(() => { ticks++; }, 0);
+  const timer = setInterval(() => {
+    ticks++;
+  }, 0);
   const pool = new TokenizerPool(1);
   const big = text.repeat(40);
   const [a, b, n] = await Promise.all([pool.count(text), pool.count(text), pool.count(big)]);

@@ -57,7 +57,12 @@ parentPort.on('message', async ({ id, text }) => {
 });
 `;
 
-interface Job { id: number; text: string; resolve(n: number): void; reject(e: Error): void }
+interface Job {
+  id: number;
+  text: string;
+  resolve(n: number): void;
+  reject(e: Error): void;
+}
 
 /**
  * Worker threads that tokenize long texts, one text at a time each, in the order asked. The workers
@@ -97,7 +102,11 @@ export class TokenizerPool {
 
   private spawn(): Worker {
     this.workers++;
-    const w = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { encoding: import.meta.resolve('gpt-tokenizer/encoding/o200k_base') } });
+    const w = new Worker(WORKER_SOURCE, {
+      eval: true,
+      execArgv: [],
+      workerData: { encoding: import.meta.resolve('gpt-tokenizer/encoding/o200k_base') },
+    });
     w.on('message', (m: { id: number; n?: number; error?: string }) => {
       const job = this.busy.get(w);
       this.busy.delete(w);
@@ -119,7 +128,9 @@ export class TokenizerPool {
       this.dispatch();
     };
     w.on('error', gone);
-    w.on('exit', (code) => { if (this.busy.has(w) || this.idle.includes(w)) gone(new Error(`token counter exited (${code})`)); });
+    w.on('exit', (code) => {
+      if (this.busy.has(w) || this.idle.includes(w)) gone(new Error(`token counter exited (${code})`));
+    });
     w.unref();
     return w;
   }

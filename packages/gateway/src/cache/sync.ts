@@ -32,7 +32,11 @@ export class CacheSync {
   private readonly origin = randomBytes(6).toString('hex');
   private readonly handlers = new Map<string, (payload: unknown) => void>();
 
-  constructor(private readonly h: DbHandle, private readonly log: Logger, private readonly intervalMs: number) {}
+  constructor(
+    private readonly h: DbHandle,
+    private readonly log: Logger,
+    private readonly intervalMs: number,
+  ) {}
 
   /** Registers a loader for a named snapshot and runs it once now. */
   async register(name: string, reload: Reload): Promise<void> {
@@ -46,12 +50,20 @@ export class CacheSync {
   /** Marks `name` as changed: in `tx` when given, so the bump commits with the change. Reloads locally. */
   async bump(name: string, tx?: DbOrTx): Promise<void> {
     const db = tx ?? this.h.db;
-    const upd = await db.updateTable('revisions').set({ value: sql`value + 1` }).where('name', '=', name).executeTakeFirst();
+    const upd = await db
+      .updateTable('revisions')
+      .set({ value: sql`value + 1` })
+      .where('name', '=', name)
+      .executeTakeFirst();
     if (Number(upd.numUpdatedRows) === 0) {
       try {
         await db.insertInto('revisions').values({ name, value: 1 }).execute();
       } catch {
-        await db.updateTable('revisions').set({ value: sql`value + 1` }).where('name', '=', name).execute();
+        await db
+          .updateTable('revisions')
+          .set({ value: sql`value + 1` })
+          .where('name', '=', name)
+          .execute();
       }
     }
     if (!tx) await this.afterCommit(name);
@@ -69,7 +81,8 @@ export class CacheSync {
   /** Tells the other nodes' `onEvent(topic)` handlers (with Redis; without it, nothing is sent). */
   broadcast(topic: string, payload: unknown): void {
     if (!this.pub) return;
-    this.pub.publish(this.eventsChannel, JSON.stringify({ o: this.origin, t: topic, p: payload }))
+    this.pub
+      .publish(this.eventsChannel, JSON.stringify({ o: this.origin, t: topic, p: payload }))
       .catch((e) => this.log.warn({ err: e.message, topic }, 'event publish failed'));
   }
 
@@ -109,11 +122,19 @@ export class CacheSync {
 
   private event(msg: string): void {
     let m: { o?: unknown; t?: unknown; p?: unknown };
-    try { m = JSON.parse(msg); } catch { return; }
+    try {
+      m = JSON.parse(msg);
+    } catch {
+      return;
+    }
     if (m.o === this.origin || typeof m.t !== 'string') return;
     const h = this.handlers.get(m.t);
     if (!h) return;
-    try { h(m.p); } catch (e) { this.log.warn({ err: (e as Error).message, topic: m.t }, 'event handler failed'); }
+    try {
+      h(m.p);
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message, topic: m.t }, 'event handler failed');
+    }
   }
 
   /** This deployment's id, the same for every node of the database (made by the first node). */
@@ -121,7 +142,10 @@ export class CacheSync {
     let v = await this.read('instance');
     if (v === 0) {
       try {
-        await this.h.db.insertInto('revisions').values({ name: 'instance', value: randomInt(1, 2 ** 47) }).execute();
+        await this.h.db
+          .insertInto('revisions')
+          .values({ name: 'instance', value: randomInt(1, 2 ** 47) })
+          .execute();
       } catch {
         // another node made it first
       }
@@ -143,7 +167,9 @@ export class CacheSync {
         if (!this.reloaders.has(r.name)) continue;
         if (Number(r.value) !== this.seen.get(r.name)) await this.runReload(r.name, Number(r.value));
       }
-    })().finally(() => { this.checking = null; });
+    })().finally(() => {
+      this.checking = null;
+    });
     return this.checking;
   }
 

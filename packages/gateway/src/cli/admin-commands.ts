@@ -6,13 +6,28 @@ import { randomBytes } from 'node:crypto';
 import { loadConfigFile, ConfigFileError } from '../config-file/load.ts';
 import { loadConfig } from '../platform/config.ts';
 import {
-  Api, CliError, flag, flags, hasFlag, out, parseArgs, promptHidden, readStdin, resolveUrl, saveCredentials, forgetCredentials, readCredentials, table, type Args,
+  Api,
+  CliError,
+  flag,
+  flags,
+  hasFlag,
+  out,
+  parseArgs,
+  promptHidden,
+  readStdin,
+  resolveUrl,
+  saveCredentials,
+  forgetCredentials,
+  readCredentials,
+  table,
+  type Args,
 } from './client.ts';
 
 type Run = (args: string[]) => Promise<void>;
 const BOOLS = ['json', 'all', 'password-stdin', 'key-stdin', 'set', 'unlimited', 'help'];
 
-const GLOBAL = '  --url URL        gateway address (default: last login, GATEHOUSE_URL, http://127.0.0.1:3000)\n  --token TOKEN    access token (default: GATEHOUSE_TOKEN, or the one stored by "gatehouse login")\n  --json           print the raw JSON data\n';
+const GLOBAL =
+  '  --url URL        gateway address (default: last login, GATEHOUSE_URL, http://127.0.0.1:3000)\n  --token TOKEN    access token (default: GATEHOUSE_TOKEN, or the one stored by "gatehouse login")\n  --json           print the raw JSON data\n';
 
 function sub(name: string, usage: string, subs: Record<string, (a: Args) => Promise<void>>): Run {
   return async (argv) => {
@@ -28,11 +43,22 @@ function sub(name: string, usage: string, subs: Record<string, (a: Args) => Prom
 }
 
 const printJson = (v: unknown) => out(JSON.stringify(v, null, 2));
-const csv = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
+const csv = (v: string | undefined) =>
+  v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 /** Rate limits and a budget (docs/limits.md): --rpm, --tpm, --max-concurrency, --budget-usd with --budget-period. */
 const LIMIT_USAGE = '[--rpm N] [--tpm N] [--max-concurrency N] [--budget-usd N --budget-period day|week|month]';
 function limitFlags(a: Args, body: Record<string, unknown>): void {
-  for (const [f, field] of [['rpm', 'rpm'], ['tpm', 'tpm'], ['max-concurrency', 'max_concurrency'], ['budget-usd', 'budget_usd']] as const) {
+  for (const [f, field] of [
+    ['rpm', 'rpm'],
+    ['tpm', 'tpm'],
+    ['max-concurrency', 'max_concurrency'],
+    ['budget-usd', 'budget_usd'],
+  ] as const) {
     const n = numFlag(a, f);
     if (n !== undefined) body[field] = n;
   }
@@ -51,8 +77,20 @@ const need = (v: string | undefined, what: string): string => {
   return v;
 };
 
-interface Page<T> { items: T[]; total: number; page: number; page_size: number }
-interface User { id: number; username: string; role: string; group: string; quota_usd: number; status: string }
+interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  page_size: number;
+}
+interface User {
+  id: number;
+  username: string;
+  role: string;
+  group: string;
+  quota_usd: number;
+  status: string;
+}
 
 async function findUser(api: Api, ref: string): Promise<User> {
   if (/^\d+$/.test(ref)) return api.get<User>(`/api/user/${ref}`);
@@ -79,9 +117,11 @@ async function passwordLogin(anon: Api, username: string, password: string, code
   let session = cookieOf(r.res, 'gatehouse_session');
   if (r.data?.require_2fa) {
     if (!r.data.methods?.some((m) => m === 'totp' || m === 'recovery_code')) {
-      throw new CliError('this account logs in with a passkey only: issue a personal access token on the console\'s profile page and pass it with --token or GATEHOUSE_TOKEN');
+      throw new CliError(
+        "this account logs in with a passkey only: issue a personal access token on the console's profile page and pass it with --token or GATEHOUSE_TOKEN",
+      );
     }
-    const given = code ?? await promptHidden('Two-factor code (authenticator app or recovery code): ');
+    const given = code ?? (await promptHidden('Two-factor code (authenticator app or recovery code): '));
     const done = await anon.call('POST', '/api/user/login/2fa', { code: given.trim() }, { cookie: cookieOf(r.res, 'gatehouse_2fa') });
     session = cookieOf(done.res, 'gatehouse_session');
   }
@@ -92,7 +132,9 @@ async function passwordLogin(anon: Api, username: string, password: string, code
 const login: Run = async (argv) => {
   const a = parseArgs(argv, BOOLS);
   if (hasFlag(a, 'help')) {
-    out(`usage: gatehouse login [--username root] [--password P | --password-stdin] [--code CODE] [--url URL]\n\nLogs in and stores a command-line session (90 days) in the credentials file. Every login is a\nsession of its own: logging in on another machine ends none; "gatehouse logout" ends this one.\nAn account with an authenticator app is asked for its code (or give --code: a current or recovery code).\n`);
+    out(
+      `usage: gatehouse login [--username root] [--password P | --password-stdin] [--code CODE] [--url URL]\n\nLogs in and stores a command-line session (90 days) in the credentials file. Every login is a\nsession of its own: logging in on another machine ends none; "gatehouse logout" ends this one.\nAn account with an authenticator app is asked for its code (or give --code: a current or recovery code).\n`,
+    );
     return;
   }
   const url = resolveUrl(a);
@@ -142,7 +184,9 @@ async function storeNewToken(url: string, username: string, password: string): P
 const password: Run = async (argv) => {
   const a = parseArgs(argv, BOOLS);
   if (hasFlag(a, 'help')) {
-    out(`usage: gatehouse password [--password-stdin] [--url URL]\n\nChanges the password of the account you are logged in as. It asks for the current and the new\npassword (with --password-stdin: two lines on standard input, current then new). Other sessions and\naccess tokens of the account end; a new session is stored for this command line.\n`);
+    out(
+      `usage: gatehouse password [--password-stdin] [--url URL]\n\nChanges the password of the account you are logged in as. It asks for the current and the new\npassword (with --password-stdin: two lines on standard input, current then new). Other sessions and\naccess tokens of the account end; a new session is stored for this command line.\n`,
+    );
     return;
   }
   const api = Api.from(a);
@@ -162,164 +206,255 @@ const password: Run = async (argv) => {
 
 // ---- users ----
 
-const user = sub('user', `  gatehouse user add USERNAME [--password P] [--role user|admin] [--group G] [--quota-usd N]\n        ${LIMIT_USAGE}\n`
-  + '  gatehouse user list [--search TEXT] [--page N]\n  gatehouse user topup USER AMOUNT_USD [--set]     (USER = username or id; --set sets the balance)\n', {
-  async add(a) {
-    const api = Api.from(a);
-    const username = need(a.pos[0], 'USERNAME');
-    let password = flag(a, 'password');
-    const generated = !password;
-    if (!password) password = randomBytes(12).toString('base64url');
-    const body: Record<string, unknown> = { username, password };
-    if (flag(a, 'role')) body.role = flag(a, 'role');
-    if (flag(a, 'group')) body.group = flag(a, 'group');
-    if (flag(a, 'display-name')) body.display_name = flag(a, 'display-name');
-    const q = numFlag(a, 'quota-usd');
-    if (q !== undefined) body.quota_usd = q;
-    limitFlags(a, body);
-    const { data } = await api.call<User>('POST', '/api/user', body);
-    if (hasFlag(a, 'json')) return printJson(data);
-    out(`Created user ${data.username} (id ${data.id}, role ${data.role}, group ${data.group}, balance $${data.quota_usd})`);
-    if (generated) out(`Password: ${password}   (shown once)`);
+const user = sub(
+  'user',
+  `  gatehouse user add USERNAME [--password P] [--role user|admin] [--group G] [--quota-usd N]\n        ${LIMIT_USAGE}\n` +
+    '  gatehouse user list [--search TEXT] [--page N]\n  gatehouse user topup USER AMOUNT_USD [--set]     (USER = username or id; --set sets the balance)\n',
+  {
+    async add(a) {
+      const api = Api.from(a);
+      const username = need(a.pos[0], 'USERNAME');
+      let password = flag(a, 'password');
+      const generated = !password;
+      if (!password) password = randomBytes(12).toString('base64url');
+      const body: Record<string, unknown> = { username, password };
+      if (flag(a, 'role')) body.role = flag(a, 'role');
+      if (flag(a, 'group')) body.group = flag(a, 'group');
+      if (flag(a, 'display-name')) body.display_name = flag(a, 'display-name');
+      const q = numFlag(a, 'quota-usd');
+      if (q !== undefined) body.quota_usd = q;
+      limitFlags(a, body);
+      const { data } = await api.call<User>('POST', '/api/user', body);
+      if (hasFlag(a, 'json')) return printJson(data);
+      out(`Created user ${data.username} (id ${data.id}, role ${data.role}, group ${data.group}, balance $${data.quota_usd})`);
+      if (generated) out(`Password: ${password}   (shown once)`);
+    },
+    async list(a) {
+      const api = Api.from(a);
+      const qs = new URLSearchParams({ page: flag(a, 'page') ?? '1', page_size: flag(a, 'page-size') ?? '100' });
+      if (flag(a, 'search')) qs.set('keyword', flag(a, 'search')!);
+      const p = await api.get<Page<User>>(`/api/user?${qs}`);
+      if (hasFlag(a, 'json')) return printJson(p);
+      out(
+        table(p.items as unknown as Record<string, unknown>[], ['id', 'username', 'role', 'group', 'quota_usd', 'status']) +
+          `${p.total} user(s)`,
+      );
+    },
+    async topup(a) {
+      const api = Api.from(a);
+      const u = await findUser(api, need(a.pos[0], 'USER'));
+      const amount = Number(need(a.pos[1], 'AMOUNT_USD'));
+      if (!Number.isFinite(amount)) throw new CliError('AMOUNT_USD must be a number');
+      const { data } = await api.call<User>('POST', `/api/user/${u.id}/quota`, {
+        mode: hasFlag(a, 'set') ? 'set' : 'add',
+        amount_usd: amount,
+      });
+      if (hasFlag(a, 'json')) return printJson(data);
+      out(`${data.username}: balance now $${data.quota_usd}`);
+    },
   },
-  async list(a) {
-    const api = Api.from(a);
-    const qs = new URLSearchParams({ page: flag(a, 'page') ?? '1', page_size: flag(a, 'page-size') ?? '100' });
-    if (flag(a, 'search')) qs.set('keyword', flag(a, 'search')!);
-    const p = await api.get<Page<User>>(`/api/user?${qs}`);
-    if (hasFlag(a, 'json')) return printJson(p);
-    out(table(p.items as unknown as Record<string, unknown>[], ['id', 'username', 'role', 'group', 'quota_usd', 'status']) + `${p.total} user(s)`);
-  },
-  async topup(a) {
-    const api = Api.from(a);
-    const u = await findUser(api, need(a.pos[0], 'USER'));
-    const amount = Number(need(a.pos[1], 'AMOUNT_USD'));
-    if (!Number.isFinite(amount)) throw new CliError('AMOUNT_USD must be a number');
-    const { data } = await api.call<User>('POST', `/api/user/${u.id}/quota`, { mode: hasFlag(a, 'set') ? 'set' : 'add', amount_usd: amount });
-    if (hasFlag(a, 'json')) return printJson(data);
-    out(`${data.username}: balance now $${data.quota_usd}`);
-  },
-});
+);
 
 // ---- keys ----
 
-interface Key { id: number; name: string; username?: string; hint: string; status: string; models: string[] | null; remain_quota_usd: number; unlimited_quota: boolean; expires_at: number | null }
+interface Key {
+  id: number;
+  name: string;
+  username?: string;
+  hint: string;
+  status: string;
+  models: string[] | null;
+  remain_quota_usd: number;
+  unlimited_quota: boolean;
+  expires_at: number | null;
+}
 
-const key = sub('key', `  gatehouse key create [NAME] [--user USER] [--models a,b] [--quota-usd N] [--expires 2026-12-31] [--ips 10.0.0.0/8,...] [--group G]\n        ${LIMIT_USAGE}\n`
-  + '  gatehouse key list [--all | --user USER]\n  gatehouse key revoke ID\n', {
-  async create(a) {
-    const api = Api.from(a);
-    const body: Record<string, unknown> = { name: a.pos[0] ?? flag(a, 'name') ?? 'default' };
-    if (flag(a, 'user')) body.user_id = (await findUser(api, flag(a, 'user')!)).id;
-    if (flag(a, 'models')) body.models = csv(flag(a, 'models'));
-    if (flag(a, 'ips')) body.allowed_ips = csv(flag(a, 'ips'));
-    if (flag(a, 'group')) body.group = flag(a, 'group');
-    if (flag(a, 'expires')) body.expires_at = flag(a, 'expires');
-    const q = numFlag(a, 'quota-usd');
-    if (q !== undefined) body.quota_usd = q;
-    limitFlags(a, body);
-    const { data } = await api.call<Key & { key: string }>('POST', '/api/token', body);
-    if (hasFlag(a, 'json')) return printJson(data);
-    out(`Created API key "${data.name}" (id ${data.id}). Store it now, it is not shown again:\n\n  ${data.key}\n`);
+const key = sub(
+  'key',
+  `  gatehouse key create [NAME] [--user USER] [--models a,b] [--quota-usd N] [--expires 2026-12-31] [--ips 10.0.0.0/8,...] [--group G]\n        ${LIMIT_USAGE}\n` +
+    '  gatehouse key list [--all | --user USER]\n  gatehouse key revoke ID\n',
+  {
+    async create(a) {
+      const api = Api.from(a);
+      const body: Record<string, unknown> = { name: a.pos[0] ?? flag(a, 'name') ?? 'default' };
+      if (flag(a, 'user')) body.user_id = (await findUser(api, flag(a, 'user')!)).id;
+      if (flag(a, 'models')) body.models = csv(flag(a, 'models'));
+      if (flag(a, 'ips')) body.allowed_ips = csv(flag(a, 'ips'));
+      if (flag(a, 'group')) body.group = flag(a, 'group');
+      if (flag(a, 'expires')) body.expires_at = flag(a, 'expires');
+      const q = numFlag(a, 'quota-usd');
+      if (q !== undefined) body.quota_usd = q;
+      limitFlags(a, body);
+      const { data } = await api.call<Key & { key: string }>('POST', '/api/token', body);
+      if (hasFlag(a, 'json')) return printJson(data);
+      out(`Created API key "${data.name}" (id ${data.id}). Store it now, it is not shown again:\n\n  ${data.key}\n`);
+    },
+    async list(a) {
+      const api = Api.from(a);
+      const qs = new URLSearchParams({ page_size: '100' });
+      if (hasFlag(a, 'all')) qs.set('all', 'true');
+      const who = flag(a, 'user');
+      if (who) qs.set('user_id', String((await findUser(api, who)).id));
+      const p = await api.get<Page<Key>>(`/api/token?${qs}`);
+      if (hasFlag(a, 'json')) return printJson(p);
+      const rows = p.items.map((k) => ({
+        ...k,
+        quota: k.unlimited_quota ? 'unlimited' : `$${k.remain_quota_usd}`,
+        expires: k.expires_at ? new Date(k.expires_at).toISOString().slice(0, 10) : 'never',
+      }));
+      // Say whose keys these are: without --user or --all only the logged-in account's own keys are listed.
+      const whose = hasFlag(a, 'all') ? 'every user' : who ? `user ${who}` : 'your own account (--user NAME or --all for others)';
+      out(table(rows, ['id', 'name', 'username', 'hint', 'status', 'models', 'quota', 'expires']) + `${p.total} key(s) of ${whose}`);
+    },
+    async revoke(a) {
+      const api = Api.from(a);
+      const id = need(a.pos[0], 'ID');
+      await api.call('DELETE', `/api/token/${encodeURIComponent(id)}`);
+      out(`Revoked API key ${id}`);
+    },
   },
-  async list(a) {
-    const api = Api.from(a);
-    const qs = new URLSearchParams({ page_size: '100' });
-    if (hasFlag(a, 'all')) qs.set('all', 'true');
-    const who = flag(a, 'user');
-    if (who) qs.set('user_id', String((await findUser(api, who)).id));
-    const p = await api.get<Page<Key>>(`/api/token?${qs}`);
-    if (hasFlag(a, 'json')) return printJson(p);
-    const rows = p.items.map((k) => ({ ...k, quota: k.unlimited_quota ? 'unlimited' : `$${k.remain_quota_usd}`, expires: k.expires_at ? new Date(k.expires_at).toISOString().slice(0, 10) : 'never' }));
-    // Say whose keys these are: without --user or --all only the logged-in account's own keys are listed.
-    const whose = hasFlag(a, 'all') ? 'every user' : who ? `user ${who}` : 'your own account (--user NAME or --all for others)';
-    out(table(rows, ['id', 'name', 'username', 'hint', 'status', 'models', 'quota', 'expires']) + `${p.total} key(s) of ${whose}`);
-  },
-  async revoke(a) {
-    const api = Api.from(a);
-    const id = need(a.pos[0], 'ID');
-    await api.call('DELETE', `/api/token/${encodeURIComponent(id)}`);
-    out(`Revoked API key ${id}`);
-  },
-});
+);
 
 // ---- channels ----
 
-interface Channel { id: number; name: string; type_name: string; base_url: string; key_count: number; models: string[]; groups: string[]; priority: number; weight: number; status: string; status_reason: string | null }
+interface Channel {
+  id: number;
+  name: string;
+  type_name: string;
+  base_url: string;
+  key_count: number;
+  models: string[];
+  groups: string[];
+  priority: number;
+  weight: number;
+  status: string;
+  status_reason: string | null;
+}
 
-const channel = sub('channel', '  gatehouse channel add NAME --type openai|azure|anthropic|gemini|bedrock|vertex|task_plugin|gateway --key KEY [--key KEY2 | --key-stdin]\n        [--base-url URL] [--models a,b] [--groups default] [--priority N] [--weight N] [--preset deepseek]\n        [--api-version 2024-10-21] [--region us-east-1] [--plugin KEY] [--plugins a,b] [--mapping \'{"from":"to"}\']\n  gatehouse channel list\n  gatehouse channel test ID [--model M]\n  gatehouse channel disable ID [--reason TEXT]\n  gatehouse channel enable ID\n', {
-  async add(a) {
-    const api = Api.from(a);
-    const keys = [...flags(a, 'key')];
-    if (hasFlag(a, 'key-stdin')) keys.push(...(await readStdin()).split('\n').map((s) => s.trim()).filter(Boolean));
-    const settings: Record<string, unknown> = {};
-    if (flag(a, 'preset')) settings.preset = flag(a, 'preset');
-    if (flag(a, 'api-version')) settings.api_version = flag(a, 'api-version');
-    if (flag(a, 'region')) settings.region = flag(a, 'region');
-    if (flag(a, 'plugin')) settings.plugin = flag(a, 'plugin');
-    if (flag(a, 'plugins')) settings.plugins = csv(flag(a, 'plugins'));
-    const body: Record<string, unknown> = { name: need(a.pos[0], 'NAME'), type: flag(a, 'type') ?? 'openai', keys, settings };
-    if (flag(a, 'base-url')) body.base_url = flag(a, 'base-url');
-    if (flag(a, 'models')) body.models = csv(flag(a, 'models'));
-    if (flag(a, 'groups')) body.groups = csv(flag(a, 'groups'));
-    if (flag(a, 'priority')) body.priority = numFlag(a, 'priority');
-    if (flag(a, 'weight')) body.weight = numFlag(a, 'weight');
-    if (flag(a, 'key-mode')) body.key_mode = flag(a, 'key-mode');
-    if (flag(a, 'mapping')) body.model_mapping = flag(a, 'mapping');
-    const { data } = await api.call<Channel>('POST', '/api/channel', body);
-    if (hasFlag(a, 'json')) return printJson(data);
-    out(`Created channel "${data.name}" (id ${data.id}, ${data.type_name}, ${data.key_count} key(s), models ${data.models.join(',') || '-'})`);
+const channel = sub(
+  'channel',
+  '  gatehouse channel add NAME --type openai|azure|anthropic|gemini|bedrock|vertex|task_plugin|gateway --key KEY [--key KEY2 | --key-stdin]\n        [--base-url URL] [--models a,b] [--groups default] [--priority N] [--weight N] [--preset deepseek]\n        [--api-version 2024-10-21] [--region us-east-1] [--plugin KEY] [--plugins a,b] [--mapping \'{"from":"to"}\']\n  gatehouse channel list\n  gatehouse channel test ID [--model M]\n  gatehouse channel disable ID [--reason TEXT]\n  gatehouse channel enable ID\n',
+  {
+    async add(a) {
+      const api = Api.from(a);
+      const keys = [...flags(a, 'key')];
+      if (hasFlag(a, 'key-stdin'))
+        keys.push(
+          ...(await readStdin())
+            .split('\n')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        );
+      const settings: Record<string, unknown> = {};
+      if (flag(a, 'preset')) settings.preset = flag(a, 'preset');
+      if (flag(a, 'api-version')) settings.api_version = flag(a, 'api-version');
+      if (flag(a, 'region')) settings.region = flag(a, 'region');
+      if (flag(a, 'plugin')) settings.plugin = flag(a, 'plugin');
+      if (flag(a, 'plugins')) settings.plugins = csv(flag(a, 'plugins'));
+      const body: Record<string, unknown> = { name: need(a.pos[0], 'NAME'), type: flag(a, 'type') ?? 'openai', keys, settings };
+      if (flag(a, 'base-url')) body.base_url = flag(a, 'base-url');
+      if (flag(a, 'models')) body.models = csv(flag(a, 'models'));
+      if (flag(a, 'groups')) body.groups = csv(flag(a, 'groups'));
+      if (flag(a, 'priority')) body.priority = numFlag(a, 'priority');
+      if (flag(a, 'weight')) body.weight = numFlag(a, 'weight');
+      if (flag(a, 'key-mode')) body.key_mode = flag(a, 'key-mode');
+      if (flag(a, 'mapping')) body.model_mapping = flag(a, 'mapping');
+      const { data } = await api.call<Channel>('POST', '/api/channel', body);
+      if (hasFlag(a, 'json')) return printJson(data);
+      out(
+        `Created channel "${data.name}" (id ${data.id}, ${data.type_name}, ${data.key_count} key(s), models ${data.models.join(',') || '-'})`,
+      );
+    },
+    async list(a) {
+      const api = Api.from(a);
+      const p = await api.get<Page<Channel>>('/api/channel?page_size=100');
+      if (hasFlag(a, 'json')) return printJson(p);
+      out(
+        table(p.items.map((c) => ({ ...c, type: c.type_name, keys: c.key_count })) as unknown as Record<string, unknown>[], [
+          'id',
+          'name',
+          'type',
+          'status',
+          'keys',
+          'models',
+          'groups',
+          'priority',
+          'weight',
+          'base_url',
+        ]) + `${p.total} channel(s)`,
+      );
+    },
+    async test(a) {
+      const api = Api.from(a);
+      const id = need(a.pos[0], 'ID');
+      const { data } = await api.call<Record<string, unknown>>(
+        'POST',
+        `/api/channel/${encodeURIComponent(id)}/test`,
+        flag(a, 'model') ? { model: flag(a, 'model') } : {},
+      );
+      printJson(data);
+    },
+    async disable(a) {
+      const api = Api.from(a);
+      const id = need(a.pos[0], 'ID');
+      const { data } = await api.call<Channel>('PUT', `/api/channel/${encodeURIComponent(id)}`, {
+        status: 'disabled',
+        status_reason: flag(a, 'reason') ?? 'disabled from the command line',
+      });
+      out(`Channel "${data.name}" is ${data.status}`);
+    },
+    async enable(a) {
+      const api = Api.from(a);
+      const id = need(a.pos[0], 'ID');
+      const { data } = await api.call<Channel>('PUT', `/api/channel/${encodeURIComponent(id)}`, { status: 'enabled' });
+      out(`Channel "${data.name}" is ${data.status}`);
+    },
   },
-  async list(a) {
-    const api = Api.from(a);
-    const p = await api.get<Page<Channel>>('/api/channel?page_size=100');
-    if (hasFlag(a, 'json')) return printJson(p);
-    out(table(p.items.map((c) => ({ ...c, type: c.type_name, keys: c.key_count })) as unknown as Record<string, unknown>[], ['id', 'name', 'type', 'status', 'keys', 'models', 'groups', 'priority', 'weight', 'base_url']) + `${p.total} channel(s)`);
-  },
-  async test(a) {
-    const api = Api.from(a);
-    const id = need(a.pos[0], 'ID');
-    const { data } = await api.call<Record<string, unknown>>('POST', `/api/channel/${encodeURIComponent(id)}/test`, flag(a, 'model') ? { model: flag(a, 'model') } : {});
-    printJson(data);
-  },
-  async disable(a) {
-    const api = Api.from(a);
-    const id = need(a.pos[0], 'ID');
-    const { data } = await api.call<Channel>('PUT', `/api/channel/${encodeURIComponent(id)}`, { status: 'disabled', status_reason: flag(a, 'reason') ?? 'disabled from the command line' });
-    out(`Channel "${data.name}" is ${data.status}`);
-  },
-  async enable(a) {
-    const api = Api.from(a);
-    const id = need(a.pos[0], 'ID');
-    const { data } = await api.call<Channel>('PUT', `/api/channel/${encodeURIComponent(id)}`, { status: 'enabled' });
-    out(`Channel "${data.name}" is ${data.status}`);
-  },
-});
+);
 
 // ---- prices ----
 
-interface Price { model: string; input: number | null; output: number | null; cached_input: number | null; per_request: number | null; expression: string | null }
+interface Price {
+  model: string;
+  input: number | null;
+  output: number | null;
+  cached_input: number | null;
+  per_request: number | null;
+  expression: string | null;
+}
 
-const price = sub('price', '  gatehouse price set MODEL [--input USD --output USD [--cached-input USD]] [--per-request USD] [--expression EXPR]\n      (token prices are USD per 1M tokens)\n  gatehouse price list\n', {
-  async set(a) {
-    const api = Api.from(a);
-    const body: Record<string, unknown> = { model: need(a.pos[0], 'MODEL') };
-    for (const [f, k] of [['input', 'input'], ['output', 'output'], ['cached-input', 'cached_input'], ['per-request', 'per_request']] as const) {
-      const v = numFlag(a, f);
-      if (v !== undefined) body[k] = v;
-    }
-    if (flag(a, 'expression')) body.expression = flag(a, 'expression');
-    const { data } = await api.call<Price>('PUT', '/api/price', body);
-    if (hasFlag(a, 'json')) return printJson(data);
-    out(`Price of ${data.model}: ${describePrice(data)}`);
+const price = sub(
+  'price',
+  '  gatehouse price set MODEL [--input USD --output USD [--cached-input USD]] [--per-request USD] [--expression EXPR]\n      (token prices are USD per 1M tokens)\n  gatehouse price list\n',
+  {
+    async set(a) {
+      const api = Api.from(a);
+      const body: Record<string, unknown> = { model: need(a.pos[0], 'MODEL') };
+      for (const [f, k] of [
+        ['input', 'input'],
+        ['output', 'output'],
+        ['cached-input', 'cached_input'],
+        ['per-request', 'per_request'],
+      ] as const) {
+        const v = numFlag(a, f);
+        if (v !== undefined) body[k] = v;
+      }
+      if (flag(a, 'expression')) body.expression = flag(a, 'expression');
+      const { data } = await api.call<Price>('PUT', '/api/price', body);
+      if (hasFlag(a, 'json')) return printJson(data);
+      out(`Price of ${data.model}: ${describePrice(data)}`);
+    },
+    async list(a) {
+      const api = Api.from(a);
+      const p = await api.get<Page<Price>>('/api/price?page_size=100');
+      if (hasFlag(a, 'json')) return printJson(p);
+      out(
+        table(p.items as unknown as Record<string, unknown>[], ['model', 'input', 'output', 'cached_input', 'per_request', 'expression']) +
+          '(token prices in USD per 1M tokens)',
+      );
+    },
   },
-  async list(a) {
-    const api = Api.from(a);
-    const p = await api.get<Page<Price>>('/api/price?page_size=100');
-    if (hasFlag(a, 'json')) return printJson(p);
-    out(table(p.items as unknown as Record<string, unknown>[], ['model', 'input', 'output', 'cached_input', 'per_request', 'expression']) + '(token prices in USD per 1M tokens)');
-  },
-});
+);
 
 function describePrice(p: Price): string {
   const parts: string[] = [];
@@ -338,7 +473,9 @@ const config = sub('config', '  gatehouse config check FILE     validate a confi
     const file = need(a.pos[0], 'FILE');
     try {
       const doc = loadConfigFile(file, loadConfig(process.env));
-      out(`${file}: OK (${doc.users.length} user(s), ${doc.keys.length} key(s), ${doc.channels.length} channel(s), ${doc.prices.length} price(s), ${doc.groupRatios.length} group ratio(s), ${doc.options.length} option(s), ${doc.sso.length} SSO provider(s))`);
+      out(
+        `${file}: OK (${doc.users.length} user(s), ${doc.keys.length} key(s), ${doc.channels.length} channel(s), ${doc.prices.length} price(s), ${doc.groupRatios.length} group ratio(s), ${doc.options.length} option(s), ${doc.sso.length} SSO provider(s))`,
+      );
     } catch (e) {
       if (e instanceof ConfigFileError) throw new CliError(e.message);
       throw e;
@@ -348,7 +485,7 @@ const config = sub('config', '  gatehouse config check FILE     validate a confi
 
 export const ADMIN_COMMANDS: Record<string, { summary: string; run: Run }> = {
   login: { summary: 'log in to a gateway and store a session of this command line', run: login },
-  logout: { summary: 'end this command line\'s session on a gateway', run: logout },
+  logout: { summary: "end this command line's session on a gateway", run: logout },
   password: { summary: 'change your own password', run: password },
   user: { summary: 'users: add, list, topup', run: user },
   key: { summary: 'API keys: create, list, revoke', run: key },

@@ -110,7 +110,10 @@ export interface Envelope<T> {
 }
 
 export class Api {
-  constructor(readonly url: string, private readonly token: string | null) {}
+  constructor(
+    readonly url: string,
+    private readonly token: string | null,
+  ) {}
 
   static from(a: Args, needToken = true): Api {
     const url = resolveUrl(a);
@@ -119,7 +122,12 @@ export class Api {
     return new Api(url, token);
   }
 
-  async call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ data: T; message: string; res: Response }> {
+  async call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ data: T; message: string; res: Response }> {
     let res: Response;
     try {
       res = await fetch(this.url + path, {
@@ -155,9 +163,14 @@ export class Api {
 
 export function table(rows: Record<string, unknown>[], cols: string[]): string {
   if (rows.length === 0) return '(none)\n';
-  const cell = (v: unknown) => (v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const cell = (v: unknown) =>
+    v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') : typeof v === 'object' ? JSON.stringify(v) : String(v);
   const w = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(w[i])).join('  ').trimEnd();
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.padEnd(w[i]))
+      .join('  ')
+      .trimEnd();
   return [line(cols.map((c) => c.toUpperCase())), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n') + '\n';
 }
 

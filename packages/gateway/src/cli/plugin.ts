@@ -11,16 +11,24 @@ const USAGE = 'usage: gatehouse plugin validate FILE\n       gatehouse plugin te
 
 async function run(args: string[]): Promise<void> {
   const [sub, file] = args;
-  if ((sub !== 'validate' && sub !== 'lint' && sub !== 'test') || !file) { process.stdout.write(USAGE); throw new Error('missing arguments'); }
+  if ((sub !== 'validate' && sub !== 'lint' && sub !== 'test') || !file) {
+    process.stdout.write(USAGE);
+    throw new Error('missing arguments');
+  }
   const p = await loadPlugin(readFileSync(file, 'utf8'));
   try {
     if (sub !== 'test') {
       const m = p.manifest;
-      process.stdout.write(`ok ${m.key}@${m.version} (${m.fetchMode}; models ${m.models.join(', ')}; ${m.routes.length} route(s); protocols ${m.protocols.map((c) => c.name).join(', ') || 'none'}; sha256 ${p.sha256})\n`);
+      process.stdout.write(
+        `ok ${m.key}@${m.version} (${m.fetchMode}; models ${m.models.join(', ')}; ${m.routes.length} route(s); protocols ${m.protocols.map((c) => c.name).join(', ') || 'none'}; sha256 ${p.sha256})\n`,
+      );
       return;
     }
     const fi = args.indexOf('--fixture');
-    if (fi < 0 || !args[fi + 1]) { process.stdout.write(USAGE); throw new Error('--fixture is required'); }
+    if (fi < 0 || !args[fi + 1]) {
+      process.stdout.write(USAGE);
+      throw new Error('--fixture is required');
+    }
     const results = await runFixtureCases(p, fixtureCases(JSON.parse(readFileSync(args[fi + 1], 'utf8'))));
     for (const r of results) process.stdout.write(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name}${r.ok ? '' : `\n     ${r.detail}`}\n`);
     const failed = results.filter((r) => !r.ok).length;
@@ -31,4 +39,7 @@ async function run(args: string[]): Promise<void> {
   }
 }
 
-export const pluginCommand: { summary: string; run: Command } = { summary: 'validate a task plugin file, or run its hooks against a fixture', run };
+export const pluginCommand: { summary: string; run: Command } = {
+  summary: 'validate a task plugin file, or run its hooks against a fixture',
+  run,
+};

@@ -27,7 +27,12 @@ export interface ApplySummary {
   unchanged: number;
 }
 
-export async function applyConfigDoc(admin: Admin, doc: ConfigDoc, file: string, say: (line: string) => void = () => {}): Promise<ApplySummary> {
+export async function applyConfigDoc(
+  admin: Admin,
+  doc: ConfigDoc,
+  file: string,
+  say: (line: string) => void = () => {},
+): Promise<ApplySummary> {
   const sum: ApplySummary = { created: 0, updated: 0, unchanged: 0 };
   const count = (changed: boolean | 'created') => {
     if (changed === 'created') sum.created++;
@@ -84,7 +89,7 @@ export async function applyConfigDoc(admin: Admin, doc: ConfigDoc, file: string,
         if (byValue && Number(byValue.user_id) !== Number(owner.id)) {
           throw new GatewayError(400, 'invalid_field', `${k.at}.key: this key value belongs to another user`);
         }
-        const cur = byValue ?? await admin.keys.findByName(Number(owner.id), k.input.name!);
+        const cur = byValue ?? (await admin.keys.findByName(Number(owner.id), k.input.name!));
         if (!cur) {
           const made = await admin.keys.create({ ...k.input, user_id: Number(owner.id) }, null);
           if (!k.input.key) say(`Created API key "${k.input.name}" for ${k.user}: ${made.key}  (shown once)`);
@@ -143,7 +148,8 @@ export async function applySsoProviders(sso: Sso, doc: ConfigDoc, file: string):
       if ((await sso.update(p.input.id!, rest)).changed) sum.updated++;
       else sum.unchanged++;
     } catch (e) {
-      if (e instanceof GatewayError) throw new ConfigFileError(file, p.at, e.message.startsWith(p.at) ? e.message : `${p.at}: ${e.message}`);
+      if (e instanceof GatewayError)
+        throw new ConfigFileError(file, p.at, e.message.startsWith(p.at) ? e.message : `${p.at}: ${e.message}`);
       throw e;
     }
   }

@@ -11,7 +11,12 @@ import { fileURLToPath } from 'node:url';
 import { loadConfigFile } from './load.ts';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const DOCS = [join(ROOT, 'README.md'), ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(ROOT, 'docs', f))];
+const DOCS = [
+  join(ROOT, 'README.md'),
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(ROOT, 'docs', f)),
+];
 
 function yamlBlocks(md: string): string[] {
   return [...md.matchAll(/^```ya?ml\n([\s\S]*?)^```/gm)].map((m) => m[1] as string);

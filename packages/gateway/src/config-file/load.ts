@@ -18,7 +18,11 @@ import { Reader, fieldError, isObj, join, type Obj } from '../platform/validate.
 import { parseSsoProvider, type SsoProviderInput } from '../accounts/sso.ts';
 
 export class ConfigFileError extends Error {
-  constructor(readonly file: string, readonly field: string | null, problem: string) {
+  constructor(
+    readonly file: string,
+    readonly field: string | null,
+    problem: string,
+  ) {
     super(`config file ${file}: ${problem}`);
     this.name = 'ConfigFileError';
   }
@@ -82,7 +86,11 @@ function listOf(doc: Obj, name: string): Obj[] {
 }
 
 /** Parses validated content (already an object). `config` gives QUOTA_PER_USD. */
-export function validateConfigDoc(raw: unknown, config: Pick<Config, 'quotaPerUsd'> & Partial<Config>, env: NodeJS.ProcessEnv = process.env): ConfigDoc {
+export function validateConfigDoc(
+  raw: unknown,
+  config: Pick<Config, 'quotaPerUsd'> & Partial<Config>,
+  env: NodeJS.ProcessEnv = process.env,
+): ConfigDoc {
   if (raw === null || raw === undefined) raw = {};
   if (!isObj(raw)) throw fieldError('(top)', 'must be a mapping with users, keys, channels, prices, group_ratios, options, sso');
   Reader.of(raw).only(TOP);
@@ -147,8 +155,10 @@ export function validateConfigDoc(raw: unknown, config: Pick<Config, 'quotaPerUs
     }
     rest.settings = settings;
     const input = channels.parse(rest, 'create', at);
-    if (input.type === ChannelType.gateway && settings.plugins === undefined) throw fieldError(join(at, 'plugins'), 'is required for gateway channels');
-    if (input.type === ChannelType.task_plugin && settings.plugin === undefined) throw fieldError(join(at, 'plugin'), 'is required for task_plugin channels');
+    if (input.type === ChannelType.gateway && settings.plugins === undefined)
+      throw fieldError(join(at, 'plugins'), 'is required for gateway channels');
+    if (input.type === ChannelType.task_plugin && settings.plugin === undefined)
+      throw fieldError(join(at, 'plugin'), 'is required for task_plugin channels');
     // The file states the whole channel: absent fields take their defaults.
     input.keys ??= [];
     input.models ??= [];
@@ -217,7 +227,11 @@ export function validateConfigDoc(raw: unknown, config: Pick<Config, 'quotaPerUs
 }
 
 /** Reads, parses and validates a configuration file; throws ConfigFileError naming the file and field. */
-export function loadConfigFile(file: string, config: Pick<Config, 'quotaPerUsd'> & Partial<Config>, env: NodeJS.ProcessEnv = process.env): ConfigDoc {
+export function loadConfigFile(
+  file: string,
+  config: Pick<Config, 'quotaPerUsd'> & Partial<Config>,
+  env: NodeJS.ProcessEnv = process.env,
+): ConfigDoc {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

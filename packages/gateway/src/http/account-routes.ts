@@ -33,7 +33,12 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
       const wait = await throttle.blockedFor(req.ip);
       if (wait > 0) {
         reply.header('retry-after', String(wait));
-        throw new GatewayError(429, 'too_many_attempts', `too many failed logins from this address: try again in ${wait} s`, 'rate_limit_error');
+        throw new GatewayError(
+          429,
+          'too_many_attempts',
+          `too many failed logins from this address: try again in ${wait} s`,
+          'rate_limit_error',
+        );
       }
       let user: Awaited<ReturnType<typeof users.checkPassword>>;
       try {
@@ -48,14 +53,21 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
 
     const logout = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
       const auth = req.headers.authorization;
-      await users.logout(req.cookies?.[SESSION_COOKIE], auth && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined);
+      await users.logout(
+        req.cookies?.[SESSION_COOKIE],
+        auth && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined,
+      );
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return { success: true, message: '', data: null };
     };
     // POST only: a link or an image on another site must not be able to log the user out.
     api.post('/api/user/logout', { bodyLimit: 64 * 1024 }, logout);
 
-    api.get('/api/user/self', { onRequest: requireUser(deps) }, async (req) => ({ success: true, message: '', data: await deps.services.admin.users.get(req.user!.id) }));
+    api.get('/api/user/self', { onRequest: requireUser(deps) }, async (req) => ({
+      success: true,
+      message: '',
+      data: await deps.services.admin.users.get(req.user!.id),
+    }));
 
     api.put('/api/user/self/password', { onRequest: requireUser(deps) }, async (req, reply) => {
       // Passwords as sent (not trimmed: spaces are part of a password).
@@ -66,7 +78,12 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
       const wait = await throttle.blockedFor(req.ip);
       if (wait > 0) {
         reply.header('retry-after', String(wait));
-        throw new GatewayError(429, 'too_many_attempts', `too many failed logins from this address: try again in ${wait} s`, 'rate_limit_error');
+        throw new GatewayError(
+          429,
+          'too_many_attempts',
+          `too many failed logins from this address: try again in ${wait} s`,
+          'rate_limit_error',
+        );
       }
       try {
         await users.changeOwnPassword(req.user!.id, oldPassword, newPassword, req.cookies?.[SESSION_COOKIE]);

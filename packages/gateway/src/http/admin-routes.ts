@@ -35,14 +35,21 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     api.get('/api/user', adminOnly, async (req) => {
       const qq = q(req);
       const r = new Reader(qq);
-      return ok(await admin.users.list({
-        ...paging(qq), keyword: r.str('keyword', { max: 64 }), role: r.oneOf('role', ['user', 'admin', 'root']),
-        status: r.oneOf('status', ['enabled', 'disabled']), group: r.str('group', { max: 64 }),
-      }));
+      return ok(
+        await admin.users.list({
+          ...paging(qq),
+          keyword: r.str('keyword', { max: 64 }),
+          role: r.oneOf('role', ['user', 'admin', 'root']),
+          status: r.oneOf('status', ['enabled', 'disabled']),
+          group: r.str('group', { max: 64 }),
+        }),
+      );
     });
     api.post('/api/user', adminOnly, async (req) => ok(await admin.users.create(admin.users.parse(req.body, 'create'), req.user)));
     api.get('/api/user/:id', adminOnly, async (req) => ok(await admin.users.get(idOf(req))));
-    api.put('/api/user/:id', adminOnly, async (req) => ok(await admin.users.update(idOf(req), admin.users.parse(req.body, 'update'), req.user)));
+    api.put('/api/user/:id', adminOnly, async (req) =>
+      ok(await admin.users.update(idOf(req), admin.users.parse(req.body, 'update'), req.user)),
+    );
     api.delete('/api/user/:id', adminOnly, async (req) => {
       await admin.users.remove(idOf(req), req.user);
       return ok(null, 'user deleted');
@@ -76,12 +83,16 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       return ok(made, 'the key is shown once: store it now');
     });
     api.get('/api/token/:id', anyUser, async (req) => ok(await admin.keys.get(idOf(req), req.user)));
-    api.put('/api/token/:id', anyUser, async (req) => ok((await admin.keys.update(idOf(req), admin.keys.parse(req.body, 'update'), req.user)).view));
+    api.put('/api/token/:id', anyUser, async (req) =>
+      ok((await admin.keys.update(idOf(req), admin.keys.parse(req.body, 'update'), req.user)).view),
+    );
     api.delete('/api/token/:id', anyUser, async (req) => {
       await admin.keys.remove(idOf(req), req.user);
       return ok(null, 'key deleted');
     });
-    api.post('/api/token/:id/callback-secret', anyUser, async (req) => ok(await admin.keys.rotateCallbackSecret(idOf(req), req.user), 'the callback secret is shown once: store it now'));
+    api.post('/api/token/:id/callback-secret', anyUser, async (req) =>
+      ok(await admin.keys.rotateCallbackSecret(idOf(req), req.user), 'the callback secret is shown once: store it now'),
+    );
 
     // ---- channels (admin) ----
     api.get('/api/channel', adminOnly, async (req) => {
@@ -96,11 +107,23 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         }
       }
       const st = r.oneOf('status', ['enabled', 'disabled', 'auto_disabled'] as const);
-      return ok(await admin.channels.list({ ...paging(qq), keyword: r.str('keyword', { max: 128 }), type, status: st ? CHANNEL_STATUS[st] : undefined, group: r.str('group', { max: 64 }) }));
+      return ok(
+        await admin.channels.list({
+          ...paging(qq),
+          keyword: r.str('keyword', { max: 128 }),
+          type,
+          status: st ? CHANNEL_STATUS[st] : undefined,
+          group: r.str('group', { max: 64 }),
+        }),
+      );
     });
-    api.post('/api/channel', adminOnly, async (req) => ok(await admin.channels.create(admin.channels.parse(req.body, 'create'), '', { actor: req.user })));
+    api.post('/api/channel', adminOnly, async (req) =>
+      ok(await admin.channels.create(admin.channels.parse(req.body, 'create'), '', { actor: req.user })),
+    );
     api.get('/api/channel/:id', adminOnly, async (req) => ok(await admin.channels.get(idOf(req))));
-    api.put('/api/channel/:id', adminOnly, async (req) => ok((await admin.channels.update(idOf(req), admin.channels.parse(req.body, 'update'), '', { actor: req.user })).view));
+    api.put('/api/channel/:id', adminOnly, async (req) =>
+      ok((await admin.channels.update(idOf(req), admin.channels.parse(req.body, 'update'), '', { actor: req.user })).view),
+    );
     api.delete('/api/channel/:id', adminOnly, async (req) => {
       await admin.channels.remove(idOf(req), req.user);
       return ok(null, 'channel deleted');
@@ -180,12 +203,15 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       const p = admin.logs.parseQuery(q(req), true);
       return ok(await admin.logs.query({ ...p.filter, userId: req.user!.id }, p, true));
     });
-    const csv = (reply: FastifyReply, name: string, body: Readable) => reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${name}-${new Date().toISOString().slice(0, 10)}.csv"`)
-      .header('cache-control', 'no-store')
-      .send(body);
-    api.get('/api/log/export', adminOnly, async (req, reply) => csv(reply, 'logs', admin.logs.exportCsv(admin.logs.parseQuery(q(req), false).filter, false)));
+    const csv = (reply: FastifyReply, name: string, body: Readable) =>
+      reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${name}-${new Date().toISOString().slice(0, 10)}.csv"`)
+        .header('cache-control', 'no-store')
+        .send(body);
+    api.get('/api/log/export', adminOnly, async (req, reply) =>
+      csv(reply, 'logs', admin.logs.exportCsv(admin.logs.parseQuery(q(req), false).filter, false)),
+    );
     api.get('/api/log/self/export', anyUser, async (req, reply) => {
       const p = admin.logs.parseQuery(q(req), true);
       return csv(reply, 'my-logs', admin.logs.exportCsv({ ...p.filter, userId: req.user!.id }, true));

@@ -114,12 +114,18 @@ function traceRequests(app: FastifyInstance, t: Tracer): void {
   app.addHook('onRequest', (req, _reply, done) => {
     const route = req.routeOptions.url;
     const parent = extractContext(req.headers);
-    const span = startSpan(t, route ? `${req.method} ${route}` : req.method, SpanKind.SERVER, {
-      'http.request.method': req.method,
-      'url.path': req.url.split('?')[0],
-      ...(route ? { 'http.route': route } : {}),
-      'gatehouse.request_id': req.requestId,
-    }, parent);
+    const span = startSpan(
+      t,
+      route ? `${req.method} ${route}` : req.method,
+      SpanKind.SERVER,
+      {
+        'http.request.method': req.method,
+        'url.path': req.url.split('?')[0],
+        ...(route ? { 'http.route': route } : {}),
+        'gatehouse.request_id': req.requestId,
+      },
+      parent,
+    );
     req.otelSpan = span;
     req.otelContext = contextWith(parent, span);
     done();
@@ -135,8 +141,14 @@ function traceRequests(app: FastifyInstance, t: Tracer): void {
     }
     s.end();
   };
-  app.addHook('onResponse', (req, reply, done) => { end(req, reply.statusCode); done(); });
-  app.addHook('onRequestAbort', (req, done) => { end(req, null); done(); });
+  app.addHook('onResponse', (req, reply, done) => {
+    end(req, reply.statusCode);
+    done();
+  });
+  app.addHook('onRequestAbort', (req, done) => {
+    end(req, null);
+    done();
+  });
 }
 
 /**
@@ -148,13 +160,18 @@ function receiveTimeouts(ms: number) {
   if (ms <= 0) return { requestTimeout: 0 };
   return {
     requestTimeout: ms,
-    http: { requestTimeout: ms, headersTimeout: Math.min(60_000, ms), connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(ms / 4))) },
+    http: {
+      requestTimeout: ms,
+      headersTimeout: Math.min(60_000, ms),
+      connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(ms / 4))),
+    },
   };
 }
 
 /** Every /api answer (errors included) is not to be sniffed or cached. */
 function apiHeaders(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
-  if (req.url.startsWith('/api/') || req.url === '/api') reply.header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
+  if (req.url.startsWith('/api/') || req.url === '/api')
+    reply.header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
   done();
 }
 

@@ -69,8 +69,13 @@ export function requireKey(deps: AppDeps) {
       return Promise.reject(refused(e, reply));
     }
     if (pending) {
-      const checked = pending.catch((e: unknown) => { throw refused(e, reply); });
-      if (done) { checked.then(() => done(), done); return; }
+      const checked = pending.catch((e: unknown) => {
+        throw refused(e, reply);
+      });
+      if (done) {
+        checked.then(() => done(), done);
+        return;
+      }
       return checked;
     }
     if (done) return done();
@@ -86,7 +91,12 @@ export function requireUser(deps: AppDeps, minRole: Role = 'user') {
     const auth = req.headers.authorization;
     const bearer = auth && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined;
     const user = await users.resolve({ cookie: req.cookies?.[SESSION_COOKIE], bearer });
-    if (!user) throw new GatewayError(401, 'unauthorized', 'not logged in: log in at POST /api/user/login or send Authorization: Bearer <access token>');
+    if (!user)
+      throw new GatewayError(
+        401,
+        'unauthorized',
+        'not logged in: log in at POST /api/user/login or send Authorization: Bearer <access token>',
+      );
     if (ROLE_RANK[user.role] < ROLE_RANK[minRole]) throw new GatewayError(403, 'forbidden', `this needs the ${minRole} role`);
     await checkAdminSecondFactor(deps, req, user, bearer !== undefined);
     req.user = user;
@@ -106,9 +116,17 @@ async function checkAdminSecondFactor(deps: AppDeps, req: FastifyRequest, user: 
   if (ROLE_RANK[user.role] < ROLE_RANK.admin || !deps.services.admin.options.getBool('AdminRequireTwoFactor', false)) return;
   if (await deps.services.accounts.twoFactor.hasSecondFactor(user.id)) return;
   if (viaBearer) {
-    throw new GatewayError(403, 'two_factor_required', 'this account must set up a second factor (authenticator app or passkey) in the console before its access token or command-line sessions work');
+    throw new GatewayError(
+      403,
+      'two_factor_required',
+      'this account must set up a second factor (authenticator app or passkey) in the console before its access token or command-line sessions work',
+    );
   }
   if (!ENROLMENT_PATHS.test(req.url)) {
-    throw new GatewayError(403, 'two_factor_setup_required', 'set up a second factor (authenticator app or passkey) on your profile first: admins must use one');
+    throw new GatewayError(
+      403,
+      'two_factor_setup_required',
+      'set up a second factor (authenticator app or passkey) on your profile first: admins must use one',
+    );
   }
 }

@@ -29,8 +29,15 @@ function gatewayPackageDir(): string {
 export const DEFAULT_CONSOLE_DIR = resolve(gatewayPackageDir(), '../web/dist');
 
 export const CONSOLE_CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data: blob:",
-  "font-src 'self' data:", "connect-src 'self'", "object-src 'none'", "base-uri 'self'", "form-action 'self'",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
 
@@ -47,12 +54,28 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 const API_SEGMENTS = new Set(['api', 'v1', 'v1beta', 'pg', 'mj', 'metrics', 'healthz', 'assets']);
 
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8', '.json': 'application/json; charset=utf-8', '.map': 'application/json; charset=utf-8',
-  '.webmanifest': 'application/manifest+json', '.svg': 'image/svg+xml', '.png': 'image/png', '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.avif': 'image/avif', '.ico': 'image/x-icon',
-  '.woff': 'font/woff', '.woff2': 'font/woff2', '.ttf': 'font/ttf', '.otf': 'font/otf', '.txt': 'text/plain; charset=utf-8',
-  '.wasm': 'application/wasm', '.xml': 'application/xml',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.avif': 'image/avif',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.ttf': 'font/ttf',
+  '.otf': 'font/otf',
+  '.txt': 'text/plain; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.xml': 'application/xml',
 };
 
 export function contentTypeOf(path: string): string {
@@ -83,7 +106,8 @@ export class ConsoleBuildError extends Error {
   }
 }
 
-const HOW_TO_BUILD = 'Build it with "npm run build -w @gatehouse/web" (or run "npm install", which builds it), point CONSOLE_DIR at a build, or set CONSOLE_ENABLED=false to run the gateway without the console.';
+const HOW_TO_BUILD =
+  'Build it with "npm run build -w @gatehouse/web" (or run "npm install", which builds it), point CONSOLE_DIR at a build, or set CONSOLE_ENABLED=false to run the gateway without the console.';
 
 function walk(dir: string, base: string, out: string[]): void {
   for (const name of readdirSync(dir)) {
@@ -94,7 +118,8 @@ function walk(dir: string, base: string, out: string[]): void {
   }
 }
 
-const etagOf = (path: string, size: number, mtime: number) => `"${createHash('sha1').update(`${path}:${size}:${mtime}`).digest('base64url').slice(0, 20)}"`;
+const etagOf = (path: string, size: number, mtime: number) =>
+  `"${createHash('sha1').update(`${path}:${size}:${mtime}`).digest('base64url').slice(0, 20)}"`;
 
 /** Reads and checks a console build; throws ConsoleBuildError saying what is wrong and how to build it. */
 export function loadConsoleSite(dirIn: string): ConsoleSite {
@@ -126,7 +151,9 @@ export function loadConsoleSite(dirIn: string): ConsoleSite {
     if (!ref.startsWith('/') || ref.startsWith('//')) continue;
     const path = ref.split(/[?#]/)[0];
     if (!files.has(path)) {
-      throw new ConsoleBuildError(`the web console build in ${dir} is broken: index.html refers to ${path}, which is not in the build. ${HOW_TO_BUILD}`);
+      throw new ConsoleBuildError(
+        `the web console build in ${dir} is broken: index.html refers to ${path}, which is not in the build. ${HOW_TO_BUILD}`,
+      );
     }
   }
   return { dir, files, index: files.get('/index.html')! };
@@ -150,27 +177,42 @@ function sendFile(req: FastifyRequest, reply: FastifyReply, f: SiteFile, cache: 
   const inm = req.headers['if-none-match'];
   if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === f.etag)) return reply.code(304).send();
   let body = { path: f.path, size: f.size };
-  if (f.br && acceptsEncoding(req.headers['accept-encoding'], 'br')) { body = f.br; reply.header('content-encoding', 'br'); }
-  else if (f.gz && acceptsEncoding(req.headers['accept-encoding'], 'gzip')) { body = f.gz; reply.header('content-encoding', 'gzip'); }
+  if (f.br && acceptsEncoding(req.headers['accept-encoding'], 'br')) {
+    body = f.br;
+    reply.header('content-encoding', 'br');
+  } else if (f.gz && acceptsEncoding(req.headers['accept-encoding'], 'gzip')) {
+    body = f.gz;
+    reply.header('content-encoding', 'gzip');
+  }
   reply.type(f.type).header('content-length', String(body.size));
   if (req.method === 'HEAD') return reply.send();
   return reply.send(createReadStream(body.path));
 }
 
-const sendIndex = (req: FastifyRequest, reply: FastifyReply, site: ConsoleSite) => sendFile(req, reply, site.index, 'no-cache', HTML_HEADERS);
+const sendIndex = (req: FastifyRequest, reply: FastifyReply, site: ConsoleSite) =>
+  sendFile(req, reply, site.index, 'no-cache', HTML_HEADERS);
 
 /**
  * For requests no route took (the native-route catch-all's misses and the app's 404): serves a build
  * file at the top level or, for a client route, `index.html`. Returns false when the request is not
  * the console's (the caller answers its 404).
  */
-export function serveConsoleFallback(site: ConsoleSite | null | undefined, req: FastifyRequest, reply: FastifyReply, ownsPrefix: (path: string) => boolean): boolean {
+export function serveConsoleFallback(
+  site: ConsoleSite | null | undefined,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  ownsPrefix: (path: string) => boolean,
+): boolean {
   if (!site || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
   const path = req.url.split('?')[0];
   const first = path.split('/')[1] ?? '';
   if (API_SEGMENTS.has(first) || ownsPrefix(path)) return false;
   let decoded: string;
-  try { decoded = decodeURIComponent(path); } catch { return false; }
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return false;
+  }
   const file = site.files.get(decoded);
   if (file && file !== site.index && !decoded.slice(1).includes('/')) {
     sendFile(req, reply, file, 'no-cache');
@@ -189,7 +231,11 @@ export function registerConsoleRoutes(app: FastifyInstance, site: ConsoleSite): 
   app.get('/assets/*', (req, reply) => {
     const path = req.url.split('?')[0];
     let decoded: string | null = null;
-    try { decoded = decodeURIComponent(path); } catch { /* a malformed escape is a 404 */ }
+    try {
+      decoded = decodeURIComponent(path);
+    } catch {
+      /* a malformed escape is a 404 */
+    }
     const f = decoded ? site.files.get(decoded) : undefined;
     if (!f) return reply.code(404).type('text/plain; charset=utf-8').header('cache-control', 'no-cache').send('not found');
     return sendFile(req, reply, f, IMMUTABLE);

@@ -22,7 +22,8 @@ export function toGatewayError(err: unknown): GatewayError {
   if (fe && typeof fe.statusCode === 'number' && fe.statusCode < 500) {
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new GatewayError(415, 'unsupported_media_type', fe.message);
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new GatewayError(413, 'request_too_large', 'request body too large');
-    if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new GatewayError(400, 'invalid_json', 'request body is empty; a JSON body is required');
+    if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+      return new GatewayError(400, 'invalid_json', 'request body is empty; a JSON body is required');
     if (fe instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || /JSON/.test(fe.message)) {
       return new GatewayError(400, 'invalid_json', `invalid JSON body: ${fe.message}`);
     }
@@ -37,9 +38,15 @@ export function sendError(reply: FastifyReply, family: Family, err: unknown): Fa
   if (e.status === 500) {
     // Every 500 is logged with its exception (stack included): the caller only sees "internal error".
     const log = reply.server?.gatehouseLog ?? reply.log;
-    log?.error?.({ err, requestId: rid, method: reply.request?.method, path: reply.request?.url?.split('?')[0] }, 'request failed with an internal error');
+    log?.error?.(
+      { err, requestId: rid, method: reply.request?.method, path: reply.request?.url?.split('?')[0] },
+      'request failed with an internal error',
+    );
   }
-  return reply.code(e.status).type('application/json').send(errorBody(family, e, rid));
+  return reply
+    .code(e.status)
+    .type('application/json')
+    .send(errorBody(family, e, rid));
 }
 
 /** Sets the error handler of an encapsulated Fastify scope to a family's envelope. */

@@ -38,15 +38,25 @@ export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   async function check(): Promise<Readiness> {
     const errors: string[] = [];
-    const checks: Readiness['checks'] = { database: 'ok', redis: 'not configured', plugins: 'ok', shutdown: closing || app.draining ? 'shutting down' : 'ok' };
+    const checks: Readiness['checks'] = {
+      database: 'ok',
+      redis: 'not configured',
+      plugins: 'ok',
+      shutdown: closing || app.draining ? 'shutting down' : 'ok',
+    };
     const db = withTimeout(sql`select 1`.execute(core.h.db), 'database').catch((e: Error) => {
       checks.database = 'failed';
       errors.push(`database: ${e.message.split('\n')[0]?.replace(/\/\/[^@\s]*@/g, '//***@')}`);
     });
     const redis = core.redis
       ? withTimeout(core.redis.ping(), 'redis').then(
-          () => { checks.redis = 'ok'; },
-          (e: Error) => { checks.redis = 'failed'; errors.push(`redis: ${e.message.split('\n')[0]}`); },
+          () => {
+            checks.redis = 'ok';
+          },
+          (e: Error) => {
+            checks.redis = 'failed';
+            errors.push(`redis: ${e.message.split('\n')[0]}`);
+          },
         )
       : null;
     await Promise.all([db, redis]);
@@ -57,8 +67,13 @@ export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.get('/healthz', async () => ({ ok: true }));
   app.get('/readyz', async (_req, reply) => {
-    inFlight ??= check().finally(() => { inFlight = null; });
+    inFlight ??= check().finally(() => {
+      inFlight = null;
+    });
     const r = await inFlight;
-    return reply.code(r.ready ? 200 : 503).header('cache-control', 'no-store').send(r);
+    return reply
+      .code(r.ready ? 200 : 503)
+      .header('cache-control', 'no-store')
+      .send(r);
   });
 }

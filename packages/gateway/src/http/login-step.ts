@@ -13,9 +13,7 @@ import { PENDING_LOGIN_COOKIE, PENDING_LOGIN_TTL_MS, type SecondFactor } from '.
 /** Where the pending-login cookie is sent: the login endpoints only. */
 export const PENDING_COOKIE_PATH = '/api/user/login';
 
-export type LoginOutcome =
-  | { require_2fa: true; methods: SecondFactor[] }
-  | (UserPrincipal & { require_2fa_setup?: true });
+export type LoginOutcome = { require_2fa: true; methods: SecondFactor[] } | (UserPrincipal & { require_2fa_setup?: true });
 
 /** Whether the AdminRequireTwoFactor option applies to a user of this role. */
 export function twoFactorRequiredFor(deps: AppDeps, role: UserPrincipal['role']): boolean {
@@ -23,9 +21,20 @@ export function twoFactorRequiredFor(deps: AppDeps, role: UserPrincipal['role'])
 }
 
 /** Opens a console session for `user` (its cookie set on `reply`); says when the user must enrol a second factor first. */
-export async function openConsoleSession(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, user: UserPrincipal): Promise<LoginOutcome> {
+export async function openConsoleSession(
+  deps: AppDeps,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  user: UserPrincipal,
+): Promise<LoginOutcome> {
   const cookie = await deps.services.accounts.users.openSession(user.id);
-  reply.setCookie(SESSION_COOKIE, cookie, { path: '/', httpOnly: true, sameSite: 'lax', maxAge: SESSION_TTL_MS / 1000, secure: req.protocol === 'https' });
+  reply.setCookie(SESSION_COOKIE, cookie, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    maxAge: SESSION_TTL_MS / 1000,
+    secure: req.protocol === 'https',
+  });
   if (req.cookies?.[PENDING_LOGIN_COOKIE]) reply.clearCookie(PENDING_LOGIN_COOKIE, { path: PENDING_COOKIE_PATH });
   if (twoFactorRequiredFor(deps, user.role) && !(await deps.services.accounts.twoFactor.hasSecondFactor(user.id))) {
     return { ...user, require_2fa_setup: true };
@@ -37,13 +46,22 @@ export async function openConsoleSession(deps: AppDeps, req: FastifyRequest, rep
  * The first factor of `user` is checked: a session when the user has no second factor, else a
  * pending login (cookie) and `{require_2fa: true, methods}`.
  */
-export async function afterFirstFactor(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, user: UserPrincipal): Promise<LoginOutcome> {
+export async function afterFirstFactor(
+  deps: AppDeps,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  user: UserPrincipal,
+): Promise<LoginOutcome> {
   const tf = deps.services.accounts.twoFactor;
   const methods = await tf.methods(user.id);
   if (methods.length === 0) return openConsoleSession(deps, req, reply, user);
   const token = await tf.startPendingLogin(user.id);
   reply.setCookie(PENDING_LOGIN_COOKIE, token, {
-    path: PENDING_COOKIE_PATH, httpOnly: true, sameSite: 'strict', maxAge: PENDING_LOGIN_TTL_MS / 1000, secure: req.protocol === 'https',
+    path: PENDING_COOKIE_PATH,
+    httpOnly: true,
+    sameSite: 'strict',
+    maxAge: PENDING_LOGIN_TTL_MS / 1000,
+    secure: req.protocol === 'https',
   });
   return { require_2fa: true, methods };
 }

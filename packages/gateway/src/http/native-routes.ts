@@ -19,7 +19,10 @@ export async function nativeRoutes(app: FastifyInstance, deps: AppDeps): Promise
     await registerUploadParsers(scope, limits);
     scope.setErrorHandler((err, req, reply) => sendError(reply, req.url.startsWith('/api/') ? 'admin' : 'openai', err));
     // Matched and authenticated before the body is read: nothing is buffered for an unknown route or a bad key.
-    const matched = new WeakMap<FastifyRequest, { hit: NonNullable<ReturnType<typeof deps.services.protocols.native.match>>; principal: KeyPrincipal }>();
+    const matched = new WeakMap<
+      FastifyRequest,
+      { hit: NonNullable<ReturnType<typeof deps.services.protocols.native.match>>; principal: KeyPrincipal }
+    >();
     const admit = async (req: FastifyRequest, reply: FastifyReply) => {
       const path = pathOf(req);
       const hit = deps.services.protocols.native.match(req.method, path);
@@ -36,10 +39,21 @@ export async function nativeRoutes(app: FastifyInstance, deps: AppDeps): Promise
       const { hit, principal } = matched.get(req)!;
       const { body, files } = await decodeRequestBody(req, limits);
       const out = await deps.services.protocols.native.serve(hit.gen, hit.m, {
-        principal, method: req.method, path: pathOf(req), query: queryOf(req), body, files, requestHeaders: requestHeadersOf(req), requestId: req.requestId, limitHeaders: reply.raw,
+        principal,
+        method: req.method,
+        path: pathOf(req),
+        query: queryOf(req),
+        body,
+        files,
+        requestHeaders: requestHeadersOf(req),
+        requestId: req.requestId,
+        limitHeaders: reply.raw,
         ...(callbackUrlOf(req) !== undefined ? { callbackUrl: callbackUrlOf(req) } : {}),
       });
-      return reply.code(out.status).type('application/json').send(JSON.stringify(out.body ?? null));
+      return reply
+        .code(out.status)
+        .type('application/json')
+        .send(JSON.stringify(out.body ?? null));
     };
     scope.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', onRequest: admit, handler });
   });

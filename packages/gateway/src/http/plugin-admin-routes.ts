@@ -21,10 +21,14 @@ export async function pluginAdminRoutes(app: FastifyInstance, deps: AppDeps): Pr
     });
     api.addHook('onRequest', requireUser(deps, 'root'));
     const P = '/api/plugin/task';
-    const flag = (q: unknown, name: string) => { const v = (q as Record<string, unknown> | undefined)?.[name]; return v === 'true' || v === '1' || v === true; };
+    const flag = (q: unknown, name: string) => {
+      const v = (q as Record<string, unknown> | undefined)?.[name];
+      return v === 'true' || v === '1' || v === true;
+    };
 
     api.get(P, async () => ok(await admin.list()));
-    const upload = async (req: import('fastify').FastifyRequest) => ok(await admin.upload((req.body ?? {}) as Record<string, unknown>, req.user));
+    const upload = async (req: import('fastify').FastifyRequest) =>
+      ok(await admin.upload((req.body ?? {}) as Record<string, unknown>, req.user));
     api.post(P, upload);
     api.put(P, upload);
     api.get(`${P}/runtime/status`, async () => ok(await host.runtimeStatus()));
@@ -35,7 +39,9 @@ export async function pluginAdminRoutes(app: FastifyInstance, deps: AppDeps): Pr
       return ok({ index_url: url.href, index });
     });
     api.post(`${P}/marketplace/install`, async (req) => ok(await market.install((req.body ?? {}) as Record<string, unknown>, req.user)));
-    api.get<{ Params: KeyParams; Querystring: { version?: string } }>(`${P}/:key`, async (req) => ok(await admin.detail(req.params.key, req.query.version)));
+    api.get<{ Params: KeyParams; Querystring: { version?: string } }>(`${P}/:key`, async (req) =>
+      ok(await admin.detail(req.params.key, req.query.version)),
+    );
     api.get<{ Params: KeyParams; Querystring: { version?: string } }>(`${P}/:key/icon`, async (req, reply) => {
       const icon = await admin.icon(req.params.key, req.query.version);
       if (!icon) return reply.code(404).send({ success: false, message: 'no icon', data: null });
@@ -53,9 +59,20 @@ export async function pluginAdminRoutes(app: FastifyInstance, deps: AppDeps): Pr
     });
     api.post<{ Params: KeyParams }>(`${P}/:key/status`, async (req) => {
       const b = (req.body ?? {}) as { enabled?: unknown };
-      return ok(await admin.setStatus(req.params.key, b.enabled, { cascade: flag(req.query, 'cascade'), force: flag(req.query, 'force') }, req.user));
+      return ok(
+        await admin.setStatus(
+          req.params.key,
+          b.enabled,
+          { cascade: flag(req.query, 'cascade'), force: flag(req.query, 'force') },
+          req.user,
+        ),
+      );
     });
-    api.post<{ Params: KeyParams }>(`${P}/:key/dryrun`, async (req) => ok(await admin.dryRun(req.params.key, (req.body ?? {}) as Record<string, unknown>)));
-    api.delete<{ Params: KeyParams & { version: string } }>(`${P}/:key/versions/:version`, async (req) => ok(await admin.deleteVersion(req.params.key, req.params.version, flag(req.query, 'force'), req.user)));
+    api.post<{ Params: KeyParams }>(`${P}/:key/dryrun`, async (req) =>
+      ok(await admin.dryRun(req.params.key, (req.body ?? {}) as Record<string, unknown>)),
+    );
+    api.delete<{ Params: KeyParams & { version: string } }>(`${P}/:key/versions/:version`, async (req) =>
+      ok(await admin.deleteVersion(req.params.key, req.params.version, flag(req.query, 'force'), req.user)),
+    );
   });
 }

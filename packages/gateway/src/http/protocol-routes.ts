@@ -41,7 +41,9 @@ export function callbackUrlOf(req: FastifyRequest): string | undefined {
 /** An AbortSignal that fires when the client goes away before the answer is sent. */
 export function clientGone(req: FastifyRequest, reply: FastifyReply): AbortSignal {
   const ac = new AbortController();
-  reply.raw.on('close', () => { if (!reply.raw.writableFinished) ac.abort(); });
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) ac.abort();
+  });
   req.raw.on('aborted', () => ac.abort());
   return ac.signal;
 }
@@ -57,8 +59,17 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
     const build = async (req: FastifyRequest, reply: FastifyReply, params: Record<string, string> = {}): Promise<ProtocolRequest> => {
       const { body, files } = await decodeRequestBody(req, limits);
       return {
-        principal: req.principal!, path: pathOf(req), method: req.method, params, query: queryOf(req), body, files,
-        requestHeaders: requestHeadersOf(req), requestId: req.requestId, signal: clientGone(req, reply), limitHeaders: reply.raw,
+        principal: req.principal!,
+        path: pathOf(req),
+        method: req.method,
+        params,
+        query: queryOf(req),
+        body,
+        files,
+        requestHeaders: requestHeadersOf(req),
+        requestId: req.requestId,
+        signal: clientGone(req, reply),
+        limitHeaders: reply.raw,
         ...(callbackUrlOf(req) !== undefined ? { callbackUrl: callbackUrlOf(req) } : {}),
       };
     };
@@ -69,11 +80,20 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
       const model = requestModel(pr.body) ?? '';
       if (relay.handles(endpoint)) {
         const common = {
-          kind, endpoint, principal: pr.principal, requestId: req.requestId, startedAt: req.startedAt, client: { res: reply.raw, hijack: () => reply.hijack() },
+          kind,
+          endpoint,
+          principal: pr.principal,
+          requestId: req.requestId,
+          startedAt: req.startedAt,
+          client: { res: reply.raw, hijack: () => reply.hijack() },
           vendorHeaders: callerVendorHeaders(req.headers, OPENAI_CALLER_HEADERS),
         };
         if (pr.body.kind === 'json' && pr.body.value && typeof pr.body.value === 'object' && !Array.isArray(pr.body.value)) {
-          await relay.handle({ ...common, body: pr.body.value as Record<string, unknown>, raw: Buffer.from(JSON.stringify(pr.body.value)) });
+          await relay.handle({
+            ...common,
+            body: pr.body.value as Record<string, unknown>,
+            raw: Buffer.from(JSON.stringify(pr.body.value)),
+          });
           return reply;
         }
         if (pr.body.kind === 'multipart' || pr.body.kind === 'form') {
@@ -85,9 +105,19 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
           await relay.handle({ ...common, body, raw: Buffer.alloc(0), multipart: { fields, files } });
           return reply;
         }
-        throw new GatewayError(400, 'invalid_json', 'the request body must be a JSON object or multipart/form-data', 'invalid_request_error');
+        throw new GatewayError(
+          400,
+          'invalid_json',
+          'the request body must be a JSON object or multipart/form-data',
+          'invalid_request_error',
+        );
       }
-      throw new GatewayError(503, 'model_not_found', `no channel or task plugin serves model "${echo(model)}" on ${endpoint}`, 'invalid_request_error');
+      throw new GatewayError(
+        503,
+        'model_not_found',
+        `no channel or task plugin serves model "${echo(model)}" on ${endpoint}`,
+        'invalid_request_error',
+      );
     };
 
     const image = (operation: 'generate' | 'edit', endpoint: string) => async (req: FastifyRequest, reply: FastifyReply) => {
@@ -103,7 +133,13 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
     scope.post('/v1/videos', { onRequest: auth }, async (req, reply) => {
       const pr = await build(req, reply);
       const out = await host().videoCreate(pr);
-      if (!out) throw new GatewayError(503, 'model_not_found', `no task plugin serves video model "${echo(requestModel(pr.body) ?? '')}"`, 'invalid_request_error');
+      if (!out)
+        throw new GatewayError(
+          503,
+          'model_not_found',
+          `no task plugin serves video model "${echo(requestModel(pr.body) ?? '')}"`,
+          'invalid_request_error',
+        );
       return out;
     });
     scope.get('/v1/videos/:id', { onRequest: auth }, async (req) => {
@@ -134,17 +170,30 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
       if (out.kind === 'json') return out.body;
       reply.hijack();
       const res = reply.raw;
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': req.requestId });
-      let closed = false;
-      res.on('close', () => { closed = true; });
-      await out.run({
-        write: (s) => { if (!closed) res.write(s); },
-        closed: () => closed,
-        end: () => { if (!closed) res.end(); },
-      }).catch((e: unknown) => {
-        deps.core.log.warn({ err: (e as Error).message, requestId: req.requestId }, 'responses stream ended with an error');
-        if (!closed) res.end();
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'x-request-id': req.requestId,
       });
+      let closed = false;
+      res.on('close', () => {
+        closed = true;
+      });
+      await out
+        .run({
+          write: (s) => {
+            if (!closed) res.write(s);
+          },
+          closed: () => closed,
+          end: () => {
+            if (!closed) res.end();
+          },
+        })
+        .catch((e: unknown) => {
+          deps.core.log.warn({ err: (e as Error).message, requestId: req.requestId }, 'responses stream ended with an error');
+          if (!closed) res.end();
+        });
       return reply;
     });
     scope.get('/v1/responses/:id', { onRequest: auth }, async (req, reply) => {
@@ -157,8 +206,14 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
         if (!(e instanceof GatewayError) || e.status !== 404) throw e;
         const i = req.url.indexOf('?');
         const served = await pass.responseOp({
-          principal: req.principal!, id, op: 'get', query: i >= 0 ? req.url.slice(i + 1) : '', endpoint: '/v1/responses/{id}',
-          requestId: req.requestId, startedAt: req.startedAt, client: { res: reply.raw, hijack: () => reply.hijack() },
+          principal: req.principal!,
+          id,
+          op: 'get',
+          query: i >= 0 ? req.url.slice(i + 1) : '',
+          endpoint: '/v1/responses/{id}',
+          requestId: req.requestId,
+          startedAt: req.startedAt,
+          client: { res: reply.raw, hijack: () => reply.hijack() },
         });
         if (!served) throw e;
         return reply;

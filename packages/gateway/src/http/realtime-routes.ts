@@ -18,7 +18,12 @@ type RawWithSession = IncomingMessage & { [SESSION]?: Prepared; gatehouseRequest
 
 function protocolsOf(req: IncomingMessage | FastifyRequest): string[] {
   const h = req.headers['sec-websocket-protocol'];
-  return typeof h === 'string' ? h.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  return typeof h === 'string'
+    ? h
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 }
 
 export async function realtimeRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
@@ -43,41 +48,60 @@ export async function realtimeRoutes(app: FastifyInstance, deps: AppDeps): Promi
     const keys = deps.services.accounts.keys;
     const realtime = () => deps.services.relay.realtime;
 
-    scope.get('/v1/realtime', {
-      websocket: true,
-      preHandler: async (req, reply) => {
-        let key = extractApiKey(req);
-        if (!key) {
-          const p = protocolsOf(req).find((x) => x.startsWith(KEY_PROTOCOL));
-          if (p) key = p.slice(KEY_PROTOCOL.length);
-        }
-        req.principal = keys.authenticate(key, req.ip);
-        await admitRequest(deps, reply, req.principal.userId, req.principal.group);
-        const q = req.query as Record<string, unknown>;
-        const passHeaders: Record<string, string> = {};
-        const beta = req.headers['openai-beta'];
-        if (typeof beta === 'string') passHeaders['openai-beta'] = beta;
-        else if (protocolsOf(req).includes('openai-beta.realtime-v1')) passHeaders['openai-beta'] = 'realtime=v1';
-        const raw = req.raw as RawWithSession;
-        // Rate-limit headers: on the refusal (an HTTP answer), else on the switch to the WebSocket.
-        const limitHeaders: string[] = [];
-        raw[SESSION] = await realtime().prepare({
-          requestId: req.requestId, model: typeof q.model === 'string' ? q.model : '', principal: req.principal, passHeaders,
-        }, req.startedAt, { setHeader: (name, value) => { reply.raw.setHeader(name, value); limitHeaders.push(`${name}: ${value}`); } });
-        raw.gatehouseRequestId = req.requestId;
-        raw.gatehouseHeaders = limitHeaders;
-        // Released if the upgrade never completes.
-        req.raw.socket.once('close', () => { const s = raw[SESSION]; if (s) realtime().abandon(s); });
+    scope.get(
+      '/v1/realtime',
+      {
+        websocket: true,
+        preHandler: async (req, reply) => {
+          let key = extractApiKey(req);
+          if (!key) {
+            const p = protocolsOf(req).find((x) => x.startsWith(KEY_PROTOCOL));
+            if (p) key = p.slice(KEY_PROTOCOL.length);
+          }
+          req.principal = keys.authenticate(key, req.ip);
+          await admitRequest(deps, reply, req.principal.userId, req.principal.group);
+          const q = req.query as Record<string, unknown>;
+          const passHeaders: Record<string, string> = {};
+          const beta = req.headers['openai-beta'];
+          if (typeof beta === 'string') passHeaders['openai-beta'] = beta;
+          else if (protocolsOf(req).includes('openai-beta.realtime-v1')) passHeaders['openai-beta'] = 'realtime=v1';
+          const raw = req.raw as RawWithSession;
+          // Rate-limit headers: on the refusal (an HTTP answer), else on the switch to the WebSocket.
+          const limitHeaders: string[] = [];
+          raw[SESSION] = await realtime().prepare(
+            {
+              requestId: req.requestId,
+              model: typeof q.model === 'string' ? q.model : '',
+              principal: req.principal,
+              passHeaders,
+            },
+            req.startedAt,
+            {
+              setHeader: (name, value) => {
+                reply.raw.setHeader(name, value);
+                limitHeaders.push(`${name}: ${value}`);
+              },
+            },
+          );
+          raw.gatehouseRequestId = req.requestId;
+          raw.gatehouseHeaders = limitHeaders;
+          // Released if the upgrade never completes.
+          req.raw.socket.once('close', () => {
+            const s = raw[SESSION];
+            if (s) realtime().abandon(s);
+          });
+        },
       },
-    }, (socket, req) => {
-      const raw = req.raw as RawWithSession;
-      const s = raw[SESSION];
-      raw[SESSION] = undefined;
-      if (!s) {
-        socket.close(1011, 'session not prepared');
-        return;
-      }
-      realtime().run(s, socket);
-    });
+      (socket, req) => {
+        const raw = req.raw as RawWithSession;
+        const s = raw[SESSION];
+        raw[SESSION] = undefined;
+        if (!s) {
+          socket.close(1011, 'session not prepared');
+          return;
+        }
+        realtime().run(s, socket);
+      },
+    );
   });
 }

@@ -18,7 +18,11 @@ const GEMINI_ACTIONS = new Set(['generateContent', 'streamGenerateContent', 'cou
 /** `{model}:{action}` from the rest of a path (`gemini-2.0-flash:generateContent`). */
 export function parseModelAction(rest: string): { model: string; action: string | null } {
   let s = rest;
-  try { s = decodeURIComponent(rest); } catch { /* keep as is */ }
+  try {
+    s = decodeURIComponent(rest);
+  } catch {
+    /* keep as is */
+  }
   s = s.replace(/^models\//, '');
   const i = s.lastIndexOf(':');
   return i < 0 ? { model: s, action: null } : { model: s.slice(0, i), action: s.slice(i + 1) };
@@ -34,17 +38,27 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
     prepareRelayScope(scope, 'anthropic');
     scope.post('/v1/messages', { onRequest: auth }, async (req, reply) => {
       const body = objectBody(req);
-      if (!Array.isArray(body.messages)) throw new GatewayError(400, 'invalid_request', 'messages: Field required (a list of {role, content})');
+      if (!Array.isArray(body.messages))
+        throw new GatewayError(400, 'invalid_request', 'messages: Field required (a list of {role, content})');
       await relay().handle({
-        kind: 'chat', inbound: 'anthropic', endpoint: '/v1/messages', principal: req.principal!, body,
-        raw: req.rawBody ?? Buffer.from(JSON.stringify(body)), scan: req.bodyScan, requestId: req.requestId, startedAt: req.startedAt, client: client(reply),
+        kind: 'chat',
+        inbound: 'anthropic',
+        endpoint: '/v1/messages',
+        principal: req.principal!,
+        body,
+        raw: req.rawBody ?? Buffer.from(JSON.stringify(body)),
+        scan: req.bodyScan,
+        requestId: req.requestId,
+        startedAt: req.startedAt,
+        client: client(reply),
         vendorHeaders: callerVendorHeaders(req.headers, ANTHROPIC_CALLER_HEADERS),
       });
     });
     scope.post('/v1/messages/count_tokens', { onRequest: auth }, async (req) => {
       const body = objectBody(req);
       if (typeof body.model !== 'string' || !body.model) throw new GatewayError(400, 'invalid_request', 'model: Field required');
-      if (!Array.isArray(body.messages)) throw new GatewayError(400, 'invalid_request', 'messages: Field required (a list of {role, content})');
+      if (!Array.isArray(body.messages))
+        throw new GatewayError(400, 'invalid_request', 'messages: Field required (a list of {role, content})');
       const n = await relay().countPromptTokens(req.principal!, 'anthropic', body.model, { ...body, max_tokens: 1 });
       return { input_tokens: n };
     });
@@ -66,18 +80,32 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
       }
       const embed = act === 'embedContent' || act === 'batchEmbedContents';
       const stream = act === 'streamGenerateContent';
-      if (!embed && !Array.isArray(body.contents)) throw new GatewayError(400, 'invalid_request', '"contents" is required and must be a list');
+      if (!embed && !Array.isArray(body.contents))
+        throw new GatewayError(400, 'invalid_request', '"contents" is required and must be a list');
       const alt = (req.query as Record<string, unknown>).alt;
       await relay().handle({
-        kind: embed ? 'embeddings' : 'chat', inbound: 'gemini', endpoint: `${prefix}/models/{model}:${act}`, principal: req.principal!, body,
-        raw: req.rawBody ?? Buffer.from(JSON.stringify(body)), scan: req.bodyScan, requestId: req.requestId, startedAt: req.startedAt, client: client(reply),
-        modelFromPath: model, stream, jsonArrayStream: stream && alt !== 'sse', geminiAction: embed ? (act as GeminiEmbedAction) : undefined,
+        kind: embed ? 'embeddings' : 'chat',
+        inbound: 'gemini',
+        endpoint: `${prefix}/models/{model}:${act}`,
+        principal: req.principal!,
+        body,
+        raw: req.rawBody ?? Buffer.from(JSON.stringify(body)),
+        scan: req.bodyScan,
+        requestId: req.requestId,
+        startedAt: req.startedAt,
+        client: client(reply),
+        modelFromPath: model,
+        stream,
+        jsonArrayStream: stream && alt !== 'sse',
+        geminiAction: embed ? (act as GeminiEmbedAction) : undefined,
       });
     };
     scope.post('/v1beta/models/*', { onRequest: auth }, action('/v1beta'));
     scope.post('/v1/models/*', { onRequest: auth }, action('/v1'));
 
-    scope.get('/v1beta/models', { onRequest: auth }, async (req) => geminiModelList(relay().listModels(req.principal!), req.query as Record<string, unknown>));
+    scope.get('/v1beta/models', { onRequest: auth }, async (req) =>
+      geminiModelList(relay().listModels(req.principal!), req.query as Record<string, unknown>),
+    );
     scope.get('/v1beta/models/*', { onRequest: auth }, async (req) => {
       const { model } = parseModelAction((req.params as Record<string, string>)['*'] ?? '');
       if (!relay().listModels(req.principal!).includes(model)) {

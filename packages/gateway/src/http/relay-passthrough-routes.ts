@@ -19,10 +19,12 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
   const relay = () => deps.services.relay.relay;
   const auth = requireKey(deps);
   const client = (reply: FastifyReply) => ({ res: reply.raw, hijack: () => reply.hijack() });
-  const timeHeader = (scope: FastifyInstance) => scope.addHook('onSend', async (req, reply, payload) => {
-    if (!reply.hasHeader('x-gatehouse-time-ms')) reply.header('x-gatehouse-time-ms', (Number(process.hrtime.bigint() - req.startedAt) / 1e6).toFixed(2));
-    return payload;
-  });
+  const timeHeader = (scope: FastifyInstance) =>
+    scope.addHook('onSend', async (req, reply, payload) => {
+      if (!reply.hasHeader('x-gatehouse-time-ms'))
+        reply.header('x-gatehouse-time-ms', (Number(process.hrtime.bigint() - req.startedAt) / 1e6).toFixed(2));
+      return payload;
+    });
 
   // JSON bodies (kept as received).
   await app.register(async (scope) => {
@@ -35,7 +37,17 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
         body = { ...body, model: def };
         raw = Buffer.from(JSON.stringify(body));
       }
-      await relay().handle({ kind, endpoint, principal: req.principal!, body, raw, scan: req.bodyScan, requestId: req.requestId, startedAt: req.startedAt, client: client(reply) });
+      await relay().handle({
+        kind,
+        endpoint,
+        principal: req.principal!,
+        body,
+        raw,
+        scan: req.bodyScan,
+        requestId: req.requestId,
+        startedAt: req.startedAt,
+        client: client(reply),
+      });
     };
     scope.post('/v1/audio/speech', { onRequest: auth }, json('audio_speech', '/v1/audio/speech'));
     scope.post('/v1/rerank', { onRequest: auth }, json('rerank', '/v1/rerank'));
@@ -52,13 +64,24 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
     timeHeader(scope);
     const audio = (kind: PassKind, endpoint: string) => async (req: FastifyRequest, reply: FastifyReply) => {
       const { body: decoded, files } = await decodeRequestBody(req, limits);
-      if (decoded.kind !== 'multipart') throw new GatewayError(400, 'invalid_request', 'the request must be multipart/form-data with a "file" part');
+      if (decoded.kind !== 'multipart')
+        throw new GatewayError(400, 'invalid_request', 'the request must be multipart/form-data with a "file" part');
       if (!files.some((f) => f.field === 'file')) throw new GatewayError(400, 'invalid_request', '"file" is required (an audio file part)');
       const body: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(decoded.fields)) if (v.length) body[k] = v[0];
       await relay().handle({
-        kind, endpoint, principal: req.principal!, body, raw: Buffer.alloc(0), requestId: req.requestId, startedAt: req.startedAt, client: client(reply),
-        multipart: { fields: decoded.fields, files: files.map((f) => ({ field: f.field, filename: f.filename, mimeType: f.mimeType, data: f.data })) },
+        kind,
+        endpoint,
+        principal: req.principal!,
+        body,
+        raw: Buffer.alloc(0),
+        requestId: req.requestId,
+        startedAt: req.startedAt,
+        client: client(reply),
+        multipart: {
+          fields: decoded.fields,
+          files: files.map((f) => ({ field: f.field, filename: f.filename, mimeType: f.mimeType, data: f.data })),
+        },
       });
     };
     scope.post('/v1/audio/transcriptions', { onRequest: auth }, audio('audio_transcriptions', '/v1/audio/transcriptions'));
@@ -75,8 +98,14 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
       const { id } = req.params as { id: string };
       const i = req.url.indexOf('?');
       const served = await relay().pass.responseOp({
-        principal: req.principal!, id, op: kind, query: i >= 0 ? req.url.slice(i + 1) : '', endpoint,
-        requestId: req.requestId, startedAt: req.startedAt, client: client(reply),
+        principal: req.principal!,
+        id,
+        op: kind,
+        query: i >= 0 ? req.url.slice(i + 1) : '',
+        endpoint,
+        requestId: req.requestId,
+        startedAt: req.startedAt,
+        client: client(reply),
       });
       if (!served) throw new GatewayError(404, 'not_found', `No response found with id '${id.slice(0, 80)}'.`, 'invalid_request_error');
       return reply;
@@ -87,11 +116,22 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
     // Responses over a WebSocket (Codex tries it first) is not served: 426 makes a client fall back to
     // HTTPS at once (a 404 or 501 makes Codex retry the socket several times first).
     scope.get('/v1/responses', { onRequest: auth }, async (req, reply) => {
-      if (String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket') throw new GatewayError(404, 'not_found', 'list the Responses of a conversation with GET /v1/responses/{id}', 'invalid_request_error');
+      if (String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket')
+        throw new GatewayError(
+          404,
+          'not_found',
+          'list the Responses of a conversation with GET /v1/responses/{id}',
+          'invalid_request_error',
+        );
       // The socket of an upgrade request has left the HTTP server: it is closed once the answer is written.
       reply.header('connection', 'close');
       reply.raw.once('finish', () => req.raw.socket?.end());
-      throw new GatewayError(426, 'websocket_not_supported', 'Responses over a WebSocket are not served here; use POST /v1/responses over HTTPS', 'invalid_request_error');
+      throw new GatewayError(
+        426,
+        'websocket_not_supported',
+        'Responses over a WebSocket are not served here; use POST /v1/responses over HTTPS',
+        'invalid_request_error',
+      );
     });
   });
 

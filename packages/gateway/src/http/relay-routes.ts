@@ -12,7 +12,13 @@ import { budgetsOf } from '../accounts/keys.ts';
 import { sendError } from './errors.ts';
 import { objectBody, prepareRelayScope } from './relay-scope.ts';
 import {
-  anthropicModel, anthropicModelList, geminiModel, geminiModelList, listFamily, openaiModel, openaiModelList,
+  anthropicModel,
+  anthropicModelList,
+  geminiModel,
+  geminiModelList,
+  listFamily,
+  openaiModel,
+  openaiModelList,
 } from './model-lists.ts';
 import { relayFamilyRoutes } from './relay-family-routes.ts';
 import { relayPassthroughRoutes } from './relay-passthrough-routes.ts';
@@ -27,9 +33,17 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       const body = objectBody(req);
       const params = req.params as { model?: string };
       await relay().handle({
-        kind, endpoint, principal: req.principal!, body, raw: req.rawBody ?? Buffer.from(JSON.stringify(body)), scan: req.bodyScan,
-        requestId: req.requestId, startedAt: req.startedAt, modelFromPath: params.model,
-        client: { res: reply.raw, hijack: () => reply.hijack() }, vendorHeaders: callerVendorHeaders(req.headers, OPENAI_CALLER_HEADERS),
+        kind,
+        endpoint,
+        principal: req.principal!,
+        body,
+        raw: req.rawBody ?? Buffer.from(JSON.stringify(body)),
+        scan: req.bodyScan,
+        requestId: req.requestId,
+        startedAt: req.startedAt,
+        modelFromPath: params.model,
+        client: { res: reply.raw, hijack: () => reply.hijack() },
+        vendorHeaders: callerVendorHeaders(req.headers, OPENAI_CALLER_HEADERS),
       });
     };
 
@@ -52,10 +66,24 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       }
       const policy = deps.services.accounts.keys.userPolicy(u.id);
       await relay().handle({
-        kind: 'chat', endpoint: '/pg/chat/completions', body, raw, requestId: req.requestId, startedAt: req.startedAt,
+        kind: 'chat',
+        endpoint: '/pg/chat/completions',
+        body,
+        raw,
+        requestId: req.requestId,
+        startedAt: req.startedAt,
         principal: {
-          keyId: null, keyName: null, userId: u.id, username: u.username, userRole: u.role, group: u.group, unlimitedQuota: true, models: null,
-          keyLimits: null, userLimits: policy.limits, budgets: budgetsOf(null, policy.budget),
+          keyId: null,
+          keyName: null,
+          userId: u.id,
+          username: u.username,
+          userRole: u.role,
+          group: u.group,
+          unlimitedQuota: true,
+          models: null,
+          keyLimits: null,
+          userLimits: policy.limits,
+          budgets: budgetsOf(null, policy.budget),
         },
         client: { res: reply.raw, hijack: () => reply.hijack() },
       });

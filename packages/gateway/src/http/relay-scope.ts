@@ -43,7 +43,8 @@ export function prepareRelayScope(scope: FastifyInstance, family: Family): void 
     done(null, parsed);
   });
   scope.addHook('onSend', async (req, reply, payload) => {
-    if (!reply.hasHeader('x-gatehouse-time-ms')) reply.header('x-gatehouse-time-ms', (Number(process.hrtime.bigint() - req.startedAt) / 1e6).toFixed(2));
+    if (!reply.hasHeader('x-gatehouse-time-ms'))
+      reply.header('x-gatehouse-time-ms', (Number(process.hrtime.bigint() - req.startedAt) / 1e6).toFixed(2));
     return payload;
   });
 }

@@ -16,16 +16,25 @@ const SMALL = { bodyLimit: 64 * 1024 };
 
 export async function signupRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const signup = deps.services.signup;
-  const throttle = new LoginThrottle(deps.core, () => {
-    const o = deps.services.admin.options;
-    return { limit: o.getNumber('SignupAttemptLimit', 10), windowMs: o.getNumber('SignupAttemptWindowSeconds', 3600) * 1000 };
-  }, 'signup-attempts');
+  const throttle = new LoginThrottle(
+    deps.core,
+    () => {
+      const o = deps.services.admin.options;
+      return { limit: o.getNumber('SignupAttemptLimit', 10), windowMs: o.getNumber('SignupAttemptWindowSeconds', 3600) * 1000 };
+    },
+    'signup-attempts',
+  );
   /** Counts an attempt of the client address; 429 once it has made too many. */
   const attempt = async (req: FastifyRequest, reply: FastifyReply) => {
     const wait = await throttle.blockedFor(req.ip);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
-      throw new GatewayError(429, 'too_many_attempts', `too many sign-ups or mails asked for from this address: try again in ${wait} s`, 'rate_limit_error');
+      throw new GatewayError(
+        429,
+        'too_many_attempts',
+        `too many sign-ups or mails asked for from this address: try again in ${wait} s`,
+        'rate_limit_error',
+      );
     }
     await throttle.failed(req.ip);
   };
@@ -41,7 +50,9 @@ export async function signupRoutes(app: FastifyInstance, deps: AppDeps): Promise
       signup.assertOpen();
       await attempt(req, reply);
       const made = await signup.register({ username: b.username, password: b.password, email: b.email, invitationCode: b.invitation_code });
-      const message = made.verification_sent ? 'account created: a verification link was sent to your e-mail address' : 'account created: you can log in now';
+      const message = made.verification_sent
+        ? 'account created: a verification link was sent to your e-mail address'
+        : 'account created: you can log in now';
       return { success: true, message, data: made };
     });
 
@@ -65,14 +76,22 @@ export async function signupRoutes(app: FastifyInstance, deps: AppDeps): Promise
       return { success: true, message: 'password changed: log in with the new one', data: null };
     });
 
-    api.get('/api/user/self/email', { onRequest: requireUser(deps) }, async (req) => ({ success: true, message: '', data: await signup.emailOf(req.user!.id) }));
+    api.get('/api/user/self/email', { onRequest: requireUser(deps) }, async (req) => ({
+      success: true,
+      message: '',
+      data: await signup.emailOf(req.user!.id),
+    }));
 
     api.post('/api/user/self/email', { ...SMALL, onRequest: requireUser(deps) }, async (req, reply) => {
       const { email } = Reader.of(req.body ?? {}).only(['email']).obj;
       signup.assertMail();
       await attempt(req, reply);
       const done = await signup.requestVerification(req.user!.id, email);
-      return { success: true, message: 'a verification link was sent to your e-mail address', data: { email: done.email, verified: false } };
+      return {
+        success: true,
+        message: 'a verification link was sent to your e-mail address',
+        data: { email: done.email, verified: false },
+      };
     });
   });
 }

@@ -33,7 +33,10 @@ export async function ssoRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
     api.post('/api/sso/providers', { ...adminOnly, bodyLimit: 64 * 1024 }, async (req) => {
       const view = await sso.create(parseSsoProvider(req.body, 'create'));
       await audit().record(req.user!, 'sso_provider.create', { type: 'sso_provider', id: view.id }, null, view);
-      return ok(view, `register ${view.redirect_uri.startsWith('/') ? 'PUBLIC_URL + ' : ''}${view.redirect_uri} as the redirect URI with the provider`);
+      return ok(
+        view,
+        `register ${view.redirect_uri.startsWith('/') ? 'PUBLIC_URL + ' : ''}${view.redirect_uri} as the redirect URI with the provider`,
+      );
     });
     api.put('/api/sso/providers/:id', { ...adminOnly, bodyLimit: 64 * 1024 }, async (req) => {
       const before = await sso.get(idOf(req));
@@ -52,7 +55,11 @@ export async function ssoRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
       try {
         const { url, cookie } = await sso.start(idOf(req), origin(req), (req.query as { next?: unknown } | undefined)?.next);
         reply.setCookie(SSO_STATE_COOKIE, cookie, {
-          path: FLOW_COOKIE_PATH, httpOnly: true, sameSite: 'lax', maxAge: SSO_FLOW_TTL_MS / 1000, secure: req.protocol === 'https',
+          path: FLOW_COOKIE_PATH,
+          httpOnly: true,
+          sameSite: 'lax',
+          maxAge: SSO_FLOW_TTL_MS / 1000,
+          secure: req.protocol === 'https',
         });
         return reply.redirect(url, 302);
       } catch (e) {

@@ -67,8 +67,18 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       if (typeof ctype === 'string') requestHeaders['Content-Type'] = ctype;
       if (typeof req.headers.accept === 'string') requestHeaders.Accept = req.headers.accept;
       const { task } = await tasks.submit({
-        principal, pluginKey: req.params.id, model, requestBody, body, files, generation: pinned.get(req),
-        path: req.url.split('?')[0], method: 'POST', params: { pluginKey: req.params.id }, query: flatQuery(req.query), requestHeaders,
+        principal,
+        pluginKey: req.params.id,
+        model,
+        requestBody,
+        body,
+        files,
+        generation: pinned.get(req),
+        path: req.url.split('?')[0],
+        method: 'POST',
+        params: { pluginKey: req.params.id },
+        query: flatQuery(req.query),
+        requestHeaders,
         ...(callbackUrlOf(req) !== undefined ? { callbackUrl: callbackUrlOf(req) } : {}),
         limitHeaders: reply.raw,
       });
@@ -84,12 +94,16 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       return reply.header('cache-control', 'private, no-store').send(out);
     });
 
-    const content = async (req: FastifyRequest<{ Params: { id: string; key: string }; Querystring: { access?: string; download?: string } }>, reply: FastifyReply) => {
+    const content = async (
+      req: FastifyRequest<{ Params: { id: string; key: string }; Querystring: { access?: string; download?: string } }>,
+      reply: FastifyReply,
+    ) => {
       const { id, key } = req.params;
       let userId: number | null;
       const access = req.query.access;
       if (access !== undefined) {
-        if (!verifyArtifact(deps.core.config.cryptoSecret, id, key, access)) throw new GatewayError(404, 'artifact_not_found', 'artifact not found');
+        if (!verifyArtifact(deps.core.config.cryptoSecret, id, key, access))
+          throw new GatewayError(404, 'artifact_not_found', 'artifact not found');
         userId = null;
       } else {
         await auth(req);
@@ -100,7 +114,12 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       if (req.query.download === '1') reply.header('content-disposition', `attachment; filename="${key.replace(/["\\]/g, '_')}"`);
       return reply.send(res.body ?? undefined);
     };
-    scope.route({ method: ['GET', 'HEAD'], url: '/v1/tasks/:id/artifacts/:key/content', exposeHeadRoute: false, handler: content as never });
+    scope.route({
+      method: ['GET', 'HEAD'],
+      url: '/v1/tasks/:id/artifacts/:key/content',
+      exposeHeadRoute: false,
+      handler: content as never,
+    });
   });
 }
 

@@ -26,9 +26,14 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
   const q = (req: FastifyRequest) => (req.query ?? {}) as Obj;
   const options = () => deps.services.admin.options;
   // Guesses of codes that do not exist, per user and per client address.
-  const guesses = new LoginThrottle(deps.core, () => ({
-    limit: options().getNumber('RedemptionAttemptLimit', 10), windowMs: options().getNumber('RedemptionAttemptWindowSeconds', 600) * 1000,
-  }), 'redeem-failures');
+  const guesses = new LoginThrottle(
+    deps.core,
+    () => ({
+      limit: options().getNumber('RedemptionAttemptLimit', 10),
+      windowMs: options().getNumber('RedemptionAttemptWindowSeconds', 600) * 1000,
+    }),
+    'redeem-failures',
+  );
   const filter = (req: FastifyRequest) => {
     const r = new Reader(q(req));
     return { status: r.oneOf('status', CODE_STATUSES), keyword: r.str('keyword', { max: 128 }) || undefined };
@@ -41,15 +46,20 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     api.post('/api/redemption', adminOnly, async (req) => {
       const made = await codes.create(codes.parseBatch(req.body), req.user);
       // As New API: the codes themselves in data.
-      return ok(made.map((c) => c.code), `${made.length} code(s) created`);
+      return ok(
+        made.map((c) => c.code),
+        `${made.length} code(s) created`,
+      );
     });
     api.get('/api/redemption', adminOnly, async (req) => ok(await codes.list({ ...paging(q(req)), ...filter(req) })));
     api.get('/api/redemption/search', adminOnly, async (req) => ok(await codes.list({ ...paging(q(req)), ...filter(req) })));
-    api.get('/api/redemption/export', adminOnly, async (req, reply) => reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="redemption-codes-${new Date().toISOString().slice(0, 10)}.csv"`)
-      .header('cache-control', 'no-store')
-      .send(codes.exportCsv(filter(req))));
+    api.get('/api/redemption/export', adminOnly, async (req, reply) =>
+      reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="redemption-codes-${new Date().toISOString().slice(0, 10)}.csv"`)
+        .header('cache-control', 'no-store')
+        .send(codes.exportCsv(filter(req))),
+    );
     api.get('/api/redemption/:id', adminOnly, async (req) => ok(await codes.get(parseId((req.params as { id: string }).id))));
     api.put('/api/redemption', adminOnly, async (req) => {
       const r = Reader.of(req.body).only(['id', 'status']);
@@ -73,7 +83,12 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       for (const k of keys) wait = Math.max(wait, await guesses.blockedFor(k));
       if (wait > 0) {
         reply.header('retry-after', String(wait));
-        throw new GatewayError(429, 'too_many_attempts', `too many redemptions of unknown codes: try again in ${wait} s`, 'rate_limit_error');
+        throw new GatewayError(
+          429,
+          'too_many_attempts',
+          `too many redemptions of unknown codes: try again in ${wait} s`,
+          'rate_limit_error',
+        );
       }
       try {
         const r = await codes.redeem(user.id, key);
@@ -96,7 +111,9 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     };
     for (const name of payments.providers.keys()) api.post(`/api/user/${name}/pay`, anyUser, pay(name));
     api.get('/api/user/payments', anyUser, async (req) => ok(await payments.history(req.user!.id, paging(q(req)))));
-    api.get('/api/user/payments/:trade_no', anyUser, async (req) => ok(await payments.get(req.user!.id, (req.params as { trade_no: string }).trade_no)));
+    api.get('/api/user/payments/:trade_no', anyUser, async (req) =>
+      ok(await payments.get(req.user!.id, (req.params as { trade_no: string }).trade_no)),
+    );
   });
 
   // ---- providers' webhooks: the raw body (the signature is over its bytes), no credentials ----

@@ -21,7 +21,12 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
     const wait = await throttle.blockedFor(req.ip);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
-      throw new GatewayError(429, 'too_many_attempts', `too many failed logins from this address: try again in ${wait} s`, 'rate_limit_error');
+      throw new GatewayError(
+        429,
+        'too_many_attempts',
+        `too many failed logins from this address: try again in ${wait} s`,
+        'rate_limit_error',
+      );
     }
   };
   /** Runs `fn`; a wrong code or a refused passkey counts as a failed login of the address. */
@@ -41,7 +46,12 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
   const pending = async (req: FastifyRequest): Promise<{ token: string; userId: number }> => {
     const token = req.cookies?.[PENDING_LOGIN_COOKIE];
     const userId = await twoFactor.pendingLogin(token);
-    if (!token || userId === null) throw new GatewayError(401, 'no_pending_login', 'no login is waiting for a second factor (or it expired): log in with the password again');
+    if (!token || userId === null)
+      throw new GatewayError(
+        401,
+        'no_pending_login',
+        'no login is waiting for a second factor (or it expired): log in with the password again',
+      );
     return { token, userId };
   };
 
@@ -52,7 +62,8 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
 
   api.post('/api/user/login/2fa', small, async (req, reply) => {
     const b = Reader.of(req.body).only(['code', 'assertion']).obj as { code?: unknown; assertion?: unknown };
-    if (b.code === undefined && b.assertion === undefined) throw new GatewayError(400, 'invalid_request', 'send {code} (authenticator app or recovery code) or {assertion} (passkey)');
+    if (b.code === undefined && b.assertion === undefined)
+      throw new GatewayError(400, 'invalid_request', 'send {code} (authenticator app or recovery code) or {assertion} (passkey)');
     await admit(req, reply);
     const { token, userId } = await pending(req);
     await counted(req, async () => {
@@ -63,7 +74,8 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
         throw new GatewayError(401, 'invalid_code', 'wrong or already used code', undefined, { field: 'code' });
       }
     });
-    if (!(await twoFactor.endPendingLogin(token))) throw new GatewayError(401, 'no_pending_login', 'this login was already completed: log in again');
+    if (!(await twoFactor.endPendingLogin(token)))
+      throw new GatewayError(401, 'no_pending_login', 'this login was already completed: log in again');
     const u = await users.enabledUser(userId);
     if (!u) throw new GatewayError(403, 'user_disabled', 'this user is disabled');
     return ok(await openConsoleSession(deps, req, reply, u));
@@ -89,12 +101,19 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
 
   // ---- the user's own second factors ----
 
-  api.get('/api/user/2fa/status', { onRequest: user }, async (req) => ok({
-    ...(await twoFactor.status(req.user!.id, twoFactorRequiredFor(deps, req.user!.role))),
-    passkeys_available: passkeys.available(),
-  }));
+  api.get('/api/user/2fa/status', { onRequest: user }, async (req) =>
+    ok({
+      ...(await twoFactor.status(req.user!.id, twoFactorRequiredFor(deps, req.user!.role))),
+      passkeys_available: passkeys.available(),
+    }),
+  );
 
-  api.post('/api/user/2fa/setup', { onRequest: user, ...small }, async (req) => ok(await twoFactor.setupTotp(req.user!.id, req.user!.username), 'shown once: add it to the authenticator app, then confirm with a code'));
+  api.post('/api/user/2fa/setup', { onRequest: user, ...small }, async (req) =>
+    ok(
+      await twoFactor.setupTotp(req.user!.id, req.user!.username),
+      'shown once: add it to the authenticator app, then confirm with a code',
+    ),
+  );
 
   api.post('/api/user/2fa/enable', { onRequest: user, ...small }, async (req, reply) => {
     const { code } = Reader.of(req.body).only(['code']).obj;
@@ -119,7 +138,9 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
 
   api.get('/api/user/passkey', { onRequest: user }, async (req) => ok(await passkeys.list(req.user!.id)));
 
-  api.post('/api/user/passkey/register/options', { onRequest: user, ...small }, async (req) => ok(await passkeys.registrationOptions(req.user!)));
+  api.post('/api/user/passkey/register/options', { onRequest: user, ...small }, async (req) =>
+    ok(await passkeys.registrationOptions(req.user!)),
+  );
 
   api.post('/api/user/passkey/register', { onRequest: user, ...small }, async (req) => {
     const b = Reader.of(req.body).only(['response', 'name']).obj as { response?: unknown; name?: unknown };
@@ -145,7 +166,13 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
     admin.users.checkManage(req.user, target.role);
     const before = await twoFactor.status(id, false);
     await twoFactor.reset(id);
-    await admin.audit.record(req.user, 'user.reset_2fa', { type: 'user', id }, { totp_enabled: before.totp_enabled, passkeys: before.passkeys }, { totp_enabled: false, passkeys: 0 });
+    await admin.audit.record(
+      req.user,
+      'user.reset_2fa',
+      { type: 'user', id },
+      { totp_enabled: before.totp_enabled, passkeys: before.passkeys },
+      { totp_enabled: false, passkeys: 0 },
+    );
     return ok(null);
   });
 }

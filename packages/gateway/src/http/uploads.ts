@@ -62,7 +62,11 @@ export async function decodeRequestBody(req: FastifyRequest, limits: UploadLimit
         perField.set(part.fieldname, n + 1);
         files.push({
           ref: n === 0 ? `request_file:${part.fieldname}` : `request_file:${part.fieldname}#${n}`,
-          field: part.fieldname, filename: part.filename ?? '', mimeType: part.mimetype || 'application/octet-stream', size: data.length, data,
+          field: part.fieldname,
+          filename: part.filename ?? '',
+          mimeType: part.mimetype || 'application/octet-stream',
+          size: data.length,
+          data,
         });
       } else {
         (fields[part.fieldname] ??= []).push(String(part.value ?? ''));
@@ -71,7 +75,8 @@ export async function decodeRequestBody(req: FastifyRequest, limits: UploadLimit
     return { body: { kind: 'multipart', fields, files: files.map(fileRefOf) }, files };
   }
   const b = req.body as unknown;
-  if (b && typeof b === 'object' && '__form' in (b as object)) return { body: { kind: 'form', fields: (b as { __form: Record<string, string[]> }).__form }, files: [] };
+  if (b && typeof b === 'object' && '__form' in (b as object))
+    return { body: { kind: 'form', fields: (b as { __form: Record<string, string[]> }).__form }, files: [] };
   if (b === undefined || b === null || (typeof b === 'string' && b === '')) return { body: { kind: 'none' }, files: [] };
   return { body: { kind: 'json', value: b }, files: [] };
 }

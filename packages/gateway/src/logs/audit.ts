@@ -51,7 +51,8 @@ export interface AuditQuery {
 
 export const REDACTED = '[redacted]';
 /** Field names whose values are secrets (checked at every depth). */
-const SECRET_NAME = /password|passwd|secret|token|invitationcode|api[-_]?key|authorization|cookie|credential|private|signature|^keys?$|^codes?$|_hash$|_sealed$/i;
+const SECRET_NAME =
+  /password|passwd|secret|token|invitationcode|api[-_]?key|authorization|cookie|credential|private|signature|^keys?$|^codes?$|_hash$|_sealed$/i;
 /** Fields whose every value is treated as a secret (header values carry credentials). */
 const SECRET_VALUES = /^header_override$|^headers?$/i;
 /** API keys, access tokens, bearer credentials inside free text. */
@@ -104,16 +105,19 @@ export class AuditLog {
     const diff = auditDiff(before, after);
     if (Object.keys(diff).length === 0 && before !== null && after !== null) return;
     try {
-      await this.core.h.db.insertInto('audit_log').values({
-        created_at: Date.now(),
-        actor_id: actor?.id ?? null,
-        actor_name: (actor?.username ?? 'system').slice(0, 64),
-        actor_role: actor?.role ?? 'system',
-        action: action.slice(0, 64),
-        target_type: target.type.slice(0, 32),
-        target_id: String(target.id).slice(0, 191),
-        diff: JSON.stringify(diff),
-      }).execute();
+      await this.core.h.db
+        .insertInto('audit_log')
+        .values({
+          created_at: Date.now(),
+          actor_id: actor?.id ?? null,
+          actor_name: (actor?.username ?? 'system').slice(0, 64),
+          actor_role: actor?.role ?? 'system',
+          action: action.slice(0, 64),
+          target_type: target.type.slice(0, 32),
+          target_id: String(target.id).slice(0, 191),
+          diff: JSON.stringify(diff),
+        })
+        .execute();
     } catch (e) {
       this.core.log.error({ action, target: target.type, err: (e as Error).message }, 'audit row could not be written');
     }
@@ -156,10 +160,19 @@ export class AuditLog {
     ]);
     return {
       items: rows.map((r) => ({
-        id: Number(r.id), created_at: Number(r.created_at), actor_id: r.actor_id === null ? null : Number(r.actor_id), actor: r.actor_name,
-        actor_role: r.actor_role, action: r.action, target_type: r.target_type, target_id: r.target_id, diff: parseDiff(r.diff),
+        id: Number(r.id),
+        created_at: Number(r.created_at),
+        actor_id: r.actor_id === null ? null : Number(r.actor_id),
+        actor: r.actor_name,
+        actor_role: r.actor_role,
+        action: r.action,
+        target_type: r.target_type,
+        target_id: r.target_id,
+        diff: parseDiff(r.diff),
       })),
-      total: Number(total?.n ?? 0), page: q.page, page_size: q.pageSize,
+      total: Number(total?.n ?? 0),
+      page: q.page,
+      page_size: q.pageSize,
     };
   }
 }

@@ -36,8 +36,30 @@ test('rollup: calls, errors, task reserve and settle, six dimensions per row, ho
   const H = 3_600_000;
   const t0 = 1_700_000_000_000 - (1_700_000_000_000 % H);
   const rows = rollup([
-    { created_at: t0 + 5, type: 'consume', user_id: 1, key_id: 2, model: 'm', channel_id: 3, prompt_tokens: 10, completion_tokens: 5, quota: 100, latency_ms: 120 },
-    { created_at: t0 + 6, type: 'error', user_id: 1, key_id: 2, model: 'm', channel_id: 3, prompt_tokens: 0, completion_tokens: 0, quota: 0, latency_ms: 30 },
+    {
+      created_at: t0 + 5,
+      type: 'consume',
+      user_id: 1,
+      key_id: 2,
+      model: 'm',
+      channel_id: 3,
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      quota: 100,
+      latency_ms: 120,
+    },
+    {
+      created_at: t0 + 6,
+      type: 'error',
+      user_id: 1,
+      key_id: 2,
+      model: 'm',
+      channel_id: 3,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      quota: 0,
+      latency_ms: 30,
+    },
     { created_at: t0 + H, type: 'task', user_id: 1, key_id: 2, model: 'v', channel_id: 4, quota: 500, content: 'task reserve' },
     { created_at: t0 + H + 1, type: 'task', user_id: 1, key_id: 2, model: 'v', channel_id: 4, quota: 400, content: 'task settle' },
     { created_at: t0 + H + 2, type: 'task', user_id: 1, key_id: 2, model: 'v', channel_id: 4, quota: -500, content: 'task refund' },
@@ -49,7 +71,11 @@ test('rollup: calls, errors, task reserve and settle, six dimensions per row, ho
   assert.equal(all0.sums[6 + bucketOf(30)], 1);
   const all1 = rows.find((r) => r.dim === 'all' && r.hour === t0 + H)!;
   assert.deepEqual(all1.sums.slice(0, 6), [1, 0, 0, 0, 400, 0]);
-  assert.equal(all1.sums.slice(6).reduce((a, b) => a + b, 0), 0, 'tasks have no latency');
+  assert.equal(
+    all1.sums.slice(6).reduce((a, b) => a + b, 0),
+    0,
+    'tasks have no latency',
+  );
   assert.equal(rows.length, 12, 'two hours × six dimensions');
   const full = rows.find((r) => r.dim === '' && r.hour === t0)!;
   assert.deepEqual([full.user_id, full.key_id, full.model, full.channel_id], [1, 2, 'm', 3]);

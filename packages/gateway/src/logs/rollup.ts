@@ -13,7 +13,9 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { DbOrTx, Dialect } from '../store/db.ts';
 
 /** Upper bounds (ms, exclusive) of the latency buckets; the last bucket is open-ended. */
-export const LATENCY_BOUNDS = [10, 25, 50, 100, 150, 250, 400, 600, 1000, 1500, 2500, 4000, 6000, 10000, 15000, 25000, 40000, 60000, 120000] as const;
+export const LATENCY_BOUNDS = [
+  10, 25, 50, 100, 150, 250, 400, 600, 1000, 1500, 2500, 4000, 6000, 10000, 15000, 25000, 40000, 60000, 120000,
+] as const;
 export const BUCKETS = LATENCY_BOUNDS.length + 1;
 export const LAT_COLUMNS = Array.from({ length: BUCKETS }, (_, i) => `lat_${String(i).padStart(2, '0')}`);
 export const HOUR_MS = 3_600_000;
@@ -108,9 +110,17 @@ export function rollup(rows: readonly RollupSource[]): RollupRow[] {
     const s = contribution(r);
     if (!s) continue;
     const hour = r.created_at - (r.created_at % HOUR_MS);
-    const u = Number(r.user_id ?? 0), k = Number(r.key_id ?? 0), m = r.model ?? '', c = Number(r.channel_id ?? 0);
+    const u = Number(r.user_id ?? 0),
+      k = Number(r.key_id ?? 0),
+      m = r.model ?? '',
+      c = Number(r.channel_id ?? 0);
     const keys: Array<[Dim, number, number, string, number]> = [
-      ['', u, k, m, c], ['all', 0, 0, '', 0], ['user', u, 0, '', 0], ['key', 0, k, '', 0], ['model', 0, 0, m, 0], ['channel', 0, 0, '', c],
+      ['', u, k, m, c],
+      ['all', 0, 0, '', 0],
+      ['user', u, 0, '', 0],
+      ['key', 0, k, '', 0],
+      ['model', 0, 0, m, 0],
+      ['channel', 0, 0, '', c],
     ];
     for (const [dim, uu, kk, mm, cc] of keys) {
       const id = `${dim}\u0000${hour}\u0000${uu}\u0000${kk}\u0000${cc}\u0000${mm}`;
@@ -132,8 +142,12 @@ function conflictClause(dialect: Dialect): string {
 
 /** A better-sqlite3 statement that adds one roll-up row (prepared once by the log writer). */
 export function prepareSqliteUpsert(conn: BetterSqlite3.Database): (r: RollupRow) => void {
-  const stmt = conn.prepare(`INSERT INTO usage_hourly (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')}) ${conflictClause('sqlite')}`);
-  return (r) => { stmt.run(rowValues(r)); };
+  const stmt = conn.prepare(
+    `INSERT INTO usage_hourly (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')}) ${conflictClause('sqlite')}`,
+  );
+  return (r) => {
+    stmt.run(rowValues(r));
+  };
 }
 
 /** Rows per statement: PostgreSQL takes at most 65,535 parameters. */

@@ -70,7 +70,10 @@ export interface UsageReport {
 
 /** Filter column and roll-up dimension of each filter and group. */
 const DIM_COLUMN: Record<GroupBy, { dim: Dim; col: string }> = {
-  user: { dim: 'user', col: 'user_id' }, key: { dim: 'key', col: 'key_id' }, model: { dim: 'model', col: 'model' }, channel: { dim: 'channel', col: 'channel_id' },
+  user: { dim: 'user', col: 'user_id' },
+  key: { dim: 'key', col: 'key_id' },
+  model: { dim: 'model', col: 'model' },
+  channel: { dim: 'channel', col: 'channel_id' },
 };
 
 /** Reads a usage query from a query string. `self`: no user or channel filters, no grouping by user or channel. */
@@ -96,7 +99,14 @@ export function parseUsageQuery(q: Obj, self: boolean, now = Date.now()): UsageQ
 }
 
 type Sums = { requests: number; errors: number; prompt_tokens: number; completion_tokens: number; quota: number; hist: number[] };
-const emptySums = (): Sums => ({ requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, quota: 0, hist: new Array<number>(BUCKETS).fill(0) });
+const emptySums = (): Sums => ({
+  requests: 0,
+  errors: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  quota: 0,
+  hist: new Array<number>(BUCKETS).fill(0),
+});
 
 function add(into: Sums, r: Record<string, unknown>): void {
   into.requests += Number(r.requests);
@@ -108,8 +118,13 @@ function add(into: Sums, r: Record<string, unknown>): void {
 }
 
 const point = (s: Sums) => ({
-  requests: s.requests, errors: s.errors, prompt_tokens: s.prompt_tokens, completion_tokens: s.completion_tokens, quota: s.quota,
-  p50_ms: percentile(s.hist, 0.5), p95_ms: percentile(s.hist, 0.95),
+  requests: s.requests,
+  errors: s.errors,
+  prompt_tokens: s.prompt_tokens,
+  completion_tokens: s.completion_tokens,
+  quota: s.quota,
+  p50_ms: percentile(s.hist, 0.5),
+  p95_ms: percentile(s.hist, 0.95),
 });
 
 export class UsageReports {
@@ -124,8 +139,14 @@ export class UsageReports {
   }
 
   private filters(filter: UsageFilter): Array<[GroupBy, number | string]> {
-    return ([['user', filter.userId], ['key', filter.keyId], ['model', filter.model], ['channel', filter.channelId]] as const)
-      .filter(([, v]) => v !== undefined) as Array<[GroupBy, number | string]>;
+    return (
+      [
+        ['user', filter.userId],
+        ['key', filter.keyId],
+        ['model', filter.model],
+        ['channel', filter.channelId],
+      ] as const
+    ).filter(([, v]) => v !== undefined) as Array<[GroupBy, number | string]>;
   }
 
   /** The WHERE clause of the rows that answer `filter`. */
@@ -142,9 +163,20 @@ export class UsageReports {
     const where = this.where(q.filter, q.from, q.to);
     // A dimension has one row per hour and value: read the rows (the sums are made below, in the
     // buckets). The full-key rows are many per hour: the database sums them per hour.
-    const rows = this.dimFor(q.filter) !== ''
-      ? (await sql<Record<string, unknown>>`select hour, ${sql.join(SERIES_COLUMNS.map((c) => sql.ref(c)))} from usage_hourly where ${where}`.execute(db)).rows
-      : (await sql<Record<string, unknown>>`select hour, ${sql.join(SERIES_COLUMNS.map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`))} from usage_hourly where ${where} group by hour`.execute(db)).rows;
+    const rows =
+      this.dimFor(q.filter) !== ''
+        ? (
+            await sql<
+              Record<string, unknown>
+            >`select hour, ${sql.join(SERIES_COLUMNS.map((c) => sql.ref(c)))} from usage_hourly where ${where}`.execute(db)
+          ).rows
+        : (
+            await sql<
+              Record<string, unknown>
+            >`select hour, ${sql.join(SERIES_COLUMNS.map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`))} from usage_hourly where ${where} group by hour`.execute(
+              db,
+            )
+          ).rows;
 
     // Buckets over the whole range (empty ones too), keyed by their start.
     const off = q.tzOffsetMinutes * 60_000;
@@ -166,20 +198,33 @@ export class UsageReports {
     let groups: UsageGroup[] = [];
     if (q.groupBy) {
       const col = sql.ref(DIM_COLUMN[q.groupBy].col);
-      const g = (await sql<{ k: string | number; requests: number; errors: number; tokens: number; quota: number }>`
+      const g = (
+        await sql<{ k: string | number; requests: number; errors: number; tokens: number; quota: number }>`
         select ${col} as k, sum(requests) as requests, sum(errors) as errors, sum(prompt_tokens) + sum(completion_tokens) as tokens, sum(quota) as quota
         from usage_hourly where ${this.where(q.filter, q.from, q.to, q.groupBy)}
-        group by ${col} order by sum(quota) desc, sum(requests) desc, ${col} asc limit ${q.limit}`.execute(db)).rows;
-      const labels = await this.labels(q.groupBy, g.map((x) => x.k));
+        group by ${col} order by sum(quota) desc, sum(requests) desc, ${col} asc limit ${q.limit}`.execute(db)
+      ).rows;
+      const labels = await this.labels(
+        q.groupBy,
+        g.map((x) => x.k),
+      );
       groups = g.map((x) => ({
-        key: String(x.k), label: labels.get(String(x.k)) ?? String(x.k),
-        requests: Number(x.requests), errors: Number(x.errors), tokens: Number(x.tokens), quota: Number(x.quota),
+        key: String(x.k),
+        label: labels.get(String(x.k)) ?? String(x.k),
+        requests: Number(x.requests),
+        errors: Number(x.errors),
+        tokens: Number(x.tokens),
+        quota: Number(x.quota),
       }));
     }
     return {
-      from: q.from, to: q.to, bucket: q.bucket, group_by: q.groupBy ?? null,
+      from: q.from,
+      to: q.to,
+      bucket: q.bucket,
+      group_by: q.groupBy ?? null,
       totals: { ...point(total), quota_usd: quotaToUsd(total.quota, this.core.config.quotaPerUsd) },
-      series, groups,
+      series,
+      groups,
     };
   }
 
@@ -190,11 +235,12 @@ export class UsageReports {
     const ids = keys.map(Number).filter((n) => Number.isInteger(n) && n > 0);
     if (g === 'model' || ids.length === 0) return out;
     const db = this.core.h.db;
-    const rows = g === 'user'
-      ? (await db.selectFrom('users').select(['id', 'username as name']).where('id', 'in', ids).execute())
-      : g === 'key'
-        ? (await db.selectFrom('api_keys').select(['id', 'name']).where('id', 'in', ids).execute())
-        : (await db.selectFrom('channels').select(['id', 'name']).where('id', 'in', ids).execute());
+    const rows =
+      g === 'user'
+        ? await db.selectFrom('users').select(['id', 'username as name']).where('id', 'in', ids).execute()
+        : g === 'key'
+          ? await db.selectFrom('api_keys').select(['id', 'name']).where('id', 'in', ids).execute()
+          : await db.selectFrom('channels').select(['id', 'name']).where('id', 'in', ids).execute();
     for (const r of rows) out.set(String(Number(r.id)), r.name || `#${Number(r.id)}`);
     for (const id of ids) if (!out.has(String(id))) out.set(String(id), `#${id} (deleted)`);
     return out;

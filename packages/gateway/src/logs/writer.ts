@@ -22,9 +22,29 @@ const MAX_BATCH = 500;
 
 /** Every column of `logs` but the id, in the order of the prepared statement. */
 const COLUMNS = [
-  'created_at', 'type', 'request_id', 'user_id', 'username', 'key_id', 'key_name', 'group_name', 'model',
-  'upstream_model', 'channel_id', 'endpoint', 'status_code', 'prompt_tokens', 'completion_tokens',
-  'cached_tokens', 'quota', 'latency_ms', 'first_byte_ms', 'is_stream', 'attempts', 'content', 'other',
+  'created_at',
+  'type',
+  'request_id',
+  'user_id',
+  'username',
+  'key_id',
+  'key_name',
+  'group_name',
+  'model',
+  'upstream_model',
+  'channel_id',
+  'endpoint',
+  'status_code',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'quota',
+  'latency_ms',
+  'first_byte_ms',
+  'is_stream',
+  'attempts',
+  'content',
+  'other',
 ] as const satisfies readonly (keyof NewLog)[];
 const FLUSH_MS = 200;
 
@@ -48,9 +68,22 @@ export async function purgeLogs(h: DbHandle, cutoff: number): Promise<number> {
   const db = h.db;
   let deleted = 0;
   for (;;) {
-    const ids = await db.selectFrom('logs').select('id').where('created_at', '<', cutoff).orderBy('id', 'asc').limit(RETENTION_BATCH).execute();
+    const ids = await db
+      .selectFrom('logs')
+      .select('id')
+      .where('created_at', '<', cutoff)
+      .orderBy('id', 'asc')
+      .limit(RETENTION_BATCH)
+      .execute();
     if (ids.length === 0) break;
-    const res = await db.deleteFrom('logs').where('id', 'in', ids.map((r) => Number(r.id))).executeTakeFirst();
+    const res = await db
+      .deleteFrom('logs')
+      .where(
+        'id',
+        'in',
+        ids.map((r) => Number(r.id)),
+      )
+      .executeTakeFirst();
     deleted += Number(res.numDeletedRows);
     if (ids.length < RETENTION_BATCH) break;
     await new Promise((r) => setImmediate(r));
@@ -69,7 +102,11 @@ export class LogWriter {
    * `accept` decides per row whether it is written at all (the relay passes the LogConsumeEnabled /
    * LogErrorEnabled switches); a refused row is dropped before it is queued.
    */
-  constructor(private readonly core: Core, private readonly flushMs = FLUSH_MS, private readonly accept?: (row: NewLog) => boolean) {
+  constructor(
+    private readonly core: Core,
+    private readonly flushMs = FLUSH_MS,
+    private readonly accept?: (row: NewLog) => boolean,
+  ) {
     const conn = core.h.sqlite;
     if (conn) {
       const stmt = conn.prepare(`INSERT INTO logs (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
@@ -95,14 +132,20 @@ export class LogWriter {
     this.queue.push(row);
     if (this.queue.length >= MAX_BATCH) void this.flush();
     else if (!this.timer) {
-      this.timer = setTimeout(() => { this.timer = null; void this.flush(); }, this.flushMs);
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        void this.flush();
+      }, this.flushMs);
       this.timer.unref();
     }
   }
 
   /** Writes everything queued so far; resolves when it is in the database. */
   flush(): Promise<void> {
-    if (this.timer) { clearTimeout(this.timer); this.timer = null; }
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
     const batch = this.queue;
     this.queue = [];
     this.flushing = this.flushing.then(async () => {
@@ -117,7 +160,10 @@ export class LogWriter {
           } catch (e) {
             // A deadlock or lock time-out between nodes upserting the same roll-ups: the
             // transaction rolled back whole, so one more try is safe.
-            if (attempt < 2) { await new Promise((r) => setTimeout(r, 50)); continue; }
+            if (attempt < 2) {
+              await new Promise((r) => setTimeout(r, 50));
+              continue;
+            }
             this.core.log.error({ err: (e as Error).message, rows: part.length }, 'log batch insert failed');
             break;
           }

@@ -6,7 +6,18 @@
  */
 import type { Core } from '../core.ts';
 
-export type OptionType = 'string' | 'int' | 'number' | 'bool' | 'int_list' | 'text_list' | 'url' | 'group_counts' | 'secret' | 'model_limits' | 'group_model_limits';
+export type OptionType =
+  | 'string'
+  | 'int'
+  | 'number'
+  | 'bool'
+  | 'int_list'
+  | 'text_list'
+  | 'url'
+  | 'group_counts'
+  | 'secret'
+  | 'model_limits'
+  | 'group_model_limits';
 
 export interface OptionSpec {
   type: OptionType;
@@ -16,53 +27,201 @@ export interface OptionSpec {
 }
 
 export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
-  ServerAddress: { type: 'url', default: (c) => c.config.serverAddress ?? '', doc: 'Public address of this gateway (links, OpenAPI servers). Default: SERVER_ADDRESS.' },
-  TaskPublicAddress: { type: 'url', default: (c) => c.config.taskPublicAddress ?? '', doc: 'Public address used in signed task artifact links; falls back to ServerAddress. Default: TASK_PUBLIC_ADDRESS.' },
-  RetryTimes: { type: 'int', default: (c) => String(c.config.relayMaxRetries), doc: 'Further channels tried after a failed attempt. Default: RELAY_MAX_RETRIES.' },
+  ServerAddress: {
+    type: 'url',
+    default: (c) => c.config.serverAddress ?? '',
+    doc: 'Public address of this gateway (links, OpenAPI servers). Default: SERVER_ADDRESS.',
+  },
+  TaskPublicAddress: {
+    type: 'url',
+    default: (c) => c.config.taskPublicAddress ?? '',
+    doc: 'Public address used in signed task artifact links; falls back to ServerAddress. Default: TASK_PUBLIC_ADDRESS.',
+  },
+  RetryTimes: {
+    type: 'int',
+    default: (c) => String(c.config.relayMaxRetries),
+    doc: 'Further channels tried after a failed attempt. Default: RELAY_MAX_RETRIES.',
+  },
   AutoDisableEnabled: { type: 'bool', default: 'true', doc: 'Disable a channel (or one key of it) automatically after repeated failures.' },
   AutoDisableStatusCodes: { type: 'int_list', default: '401,403', doc: 'Upstream HTTP statuses that count towards auto-disable.' },
-  AutoDisableKeywords: { type: 'text_list', default: 'invalid api key\nincorrect api key\naccount deactivated\ninsufficient_quota\nbilling', doc: 'Upstream error texts (one per line, case-insensitive) that count towards auto-disable.' },
-  AutoDisableFailureThreshold: { type: 'int', default: '3', doc: 'Qualifying failures within AutoDisableWindowSeconds before a key or channel is disabled.' },
+  AutoDisableKeywords: {
+    type: 'text_list',
+    default: 'invalid api key\nincorrect api key\naccount deactivated\ninsufficient_quota\nbilling',
+    doc: 'Upstream error texts (one per line, case-insensitive) that count towards auto-disable.',
+  },
+  AutoDisableFailureThreshold: {
+    type: 'int',
+    default: '3',
+    doc: 'Qualifying failures within AutoDisableWindowSeconds before a key or channel is disabled.',
+  },
   AutoDisableWindowSeconds: { type: 'int', default: '300', doc: 'Window for counting qualifying failures.' },
-  AutoEnableEnabled: { type: 'bool', default: 'true', doc: 'Probe auto-disabled channels and keys and enable them again when a probe succeeds.' },
-  AutoEnableProbeSeconds: { type: 'int', default: (c) => String(c.config.relayProbeIntervalMs / 1000), doc: 'Seconds between probe rounds over auto-disabled channels and keys. Default: RELAY_PROBE_INTERVAL_SECONDS.' },
-  CooldownOn429Seconds: { type: 'int', default: '60', doc: 'A 429 from upstream without Retry-After pauses the key for this long (a 429 never disables unless its text matches AutoDisableKeywords).' },
+  AutoEnableEnabled: {
+    type: 'bool',
+    default: 'true',
+    doc: 'Probe auto-disabled channels and keys and enable them again when a probe succeeds.',
+  },
+  AutoEnableProbeSeconds: {
+    type: 'int',
+    default: (c) => String(c.config.relayProbeIntervalMs / 1000),
+    doc: 'Seconds between probe rounds over auto-disabled channels and keys. Default: RELAY_PROBE_INTERVAL_SECONDS.',
+  },
+  CooldownOn429Seconds: {
+    type: 'int',
+    default: '60',
+    doc: 'A 429 from upstream without Retry-After pauses the key for this long (a 429 never disables unless its text matches AutoDisableKeywords).',
+  },
   LogConsumeEnabled: { type: 'bool', default: 'true', doc: 'Write a log row for each successful model call.' },
   LogErrorEnabled: { type: 'bool', default: 'true', doc: 'Write a log row for each failed model call.' },
-  DefaultModerationModel: { type: 'string', default: 'omni-moderation-latest', doc: 'Model used for POST /v1/moderations when the request names none.' },
-  QuotaAllowanceEnabled: { type: 'bool', default: 'false', doc: 'Serve model calls from node-local quota holds written in batches instead of two ledger movements per call (docs/architecture.md#money).' },
-  QuotaAllowanceLeaseSeconds: { type: 'int', default: '60', doc: 'Lease of a quota hold: a hold its node has not renewed for this long is closed by any node and its remainder given back.' },
-  LoginAttemptLimit: { type: 'int', default: '10', doc: 'Failed logins allowed from one client address within LoginAttemptWindowSeconds; further logins from it get 429 until the window ends. 0 turns the limit off.' },
-  LoginAttemptWindowSeconds: { type: 'int', default: '600', doc: 'Window of LoginAttemptLimit, starting with the first failure. Shared by all nodes with Redis.' },
-  AdminRequireTwoFactor: { type: 'bool', default: 'false', doc: 'Admins and root must use a second factor (authenticator app or passkey). One without is sent to enrol: until then its console session reaches only its profile, and its access token and command-line sessions are refused (docs/two-factor.md).' },
-  ModelRequestRateLimitEnabled: { type: 'bool', default: 'false', doc: 'Limit model requests (calls and task submissions) per user to ModelRequestRateLimitCount per ModelRequestRateLimitDurationMinutes; 429 rate_limit_exceeded beyond.' },
-  ModelRequestRateLimitDurationMinutes: { type: 'int', default: '1', doc: 'Window of the model request limit, in minutes, from a user\'s first request in it.' },
-  ModelRequestRateLimitCount: { type: 'int', default: '0', doc: 'Model requests per user and window; 0 = no limit (groups in ModelRequestRateLimitGroup still apply).' },
-  ModelRequestRateLimitGroup: { type: 'group_counts', default: '', doc: 'Per-group counts replacing ModelRequestRateLimitCount, as JSON: {"vip": 600, "free": 20}.' },
-  RateLimitModels: { type: 'model_limits', default: '', doc: 'Rate limits per model, counted for each user on its own (docs/limits.md): JSON {"gpt-4o": {"rpm": 60, "tpm": 200000, "max_concurrency": 4}}; "*" is every model without an entry of its own. 429 rate_limit_exceeded beyond.' },
-  RateLimitGroups: { type: 'group_model_limits', default: '', doc: 'Per-group replacements of RateLimitModels entries for the users of a group, as JSON {"vip": {"gpt-4o": {"rpm": 600}, "*": {}}} (an empty entry lifts the limit).' },
-  BudgetUtcOffsetMinutes: { type: 'number', default: '0', doc: 'Where the days, weeks (from Monday) and months of key and user budgets begin, in minutes from UTC (480 for UTC+8). Changing it starts new periods.' },
-  RelayMaxOutputTokens: { type: 'int', default: '4096', doc: 'max_tokens the gateway sends (and reserves) for a chat or completions call that names none, at most the model\'s limit in ModelMaxOutputTokens (docs/relay.md#billing).' },
-  ModelMaxOutputTokens: { type: 'group_counts', default: '', doc: 'Output limit per model as JSON, {"gpt-4o": 16384}: a larger max_tokens asked for is lowered to it before the call is sent and reserved.' },
-  QuotaForNewUser: { type: 'int', default: '0', doc: 'Starting balance (quota units) of a user who signs up on their own, credited once: at sign-up, or when the address is verified if SignupEmailVerification is on (docs/signup.md).' },
-  SignupEnabled: { type: 'bool', default: 'false', doc: 'Let people create their own account (POST /api/user/register, the console\'s sign-up page). Off: sign-up is refused with 403 signup_disabled.' },
-  SignupInvitationCode: { type: 'secret', default: '', doc: 'When set, sign-up needs this invitation code. Never shown: lists give [set] when one is stored.' },
-  SignupEmailVerification: { type: 'bool', default: 'false', doc: 'Sign-up needs an e-mail address; a verification link is mailed and the starting balance is credited when it is followed. Needs SMTP_URL and ServerAddress.' },
-  SignupAttemptLimit: { type: 'int', default: '10', doc: 'Sign-ups, password-reset and verification mails asked for from one client address within SignupAttemptWindowSeconds; further ones get 429 until the window ends. 0 turns the limit off.' },
-  SignupAttemptWindowSeconds: { type: 'int', default: '3600', doc: 'Window of SignupAttemptLimit, starting with the first attempt. Shared by all nodes with Redis.' },
+  DefaultModerationModel: {
+    type: 'string',
+    default: 'omni-moderation-latest',
+    doc: 'Model used for POST /v1/moderations when the request names none.',
+  },
+  QuotaAllowanceEnabled: {
+    type: 'bool',
+    default: 'false',
+    doc: 'Serve model calls from node-local quota holds written in batches instead of two ledger movements per call (docs/architecture.md#money).',
+  },
+  QuotaAllowanceLeaseSeconds: {
+    type: 'int',
+    default: '60',
+    doc: 'Lease of a quota hold: a hold its node has not renewed for this long is closed by any node and its remainder given back.',
+  },
+  LoginAttemptLimit: {
+    type: 'int',
+    default: '10',
+    doc: 'Failed logins allowed from one client address within LoginAttemptWindowSeconds; further logins from it get 429 until the window ends. 0 turns the limit off.',
+  },
+  LoginAttemptWindowSeconds: {
+    type: 'int',
+    default: '600',
+    doc: 'Window of LoginAttemptLimit, starting with the first failure. Shared by all nodes with Redis.',
+  },
+  AdminRequireTwoFactor: {
+    type: 'bool',
+    default: 'false',
+    doc: 'Admins and root must use a second factor (authenticator app or passkey). One without is sent to enrol: until then its console session reaches only its profile, and its access token and command-line sessions are refused (docs/two-factor.md).',
+  },
+  ModelRequestRateLimitEnabled: {
+    type: 'bool',
+    default: 'false',
+    doc: 'Limit model requests (calls and task submissions) per user to ModelRequestRateLimitCount per ModelRequestRateLimitDurationMinutes; 429 rate_limit_exceeded beyond.',
+  },
+  ModelRequestRateLimitDurationMinutes: {
+    type: 'int',
+    default: '1',
+    doc: "Window of the model request limit, in minutes, from a user's first request in it.",
+  },
+  ModelRequestRateLimitCount: {
+    type: 'int',
+    default: '0',
+    doc: 'Model requests per user and window; 0 = no limit (groups in ModelRequestRateLimitGroup still apply).',
+  },
+  ModelRequestRateLimitGroup: {
+    type: 'group_counts',
+    default: '',
+    doc: 'Per-group counts replacing ModelRequestRateLimitCount, as JSON: {"vip": 600, "free": 20}.',
+  },
+  RateLimitModels: {
+    type: 'model_limits',
+    default: '',
+    doc: 'Rate limits per model, counted for each user on its own (docs/limits.md): JSON {"gpt-4o": {"rpm": 60, "tpm": 200000, "max_concurrency": 4}}; "*" is every model without an entry of its own. 429 rate_limit_exceeded beyond.',
+  },
+  RateLimitGroups: {
+    type: 'group_model_limits',
+    default: '',
+    doc: 'Per-group replacements of RateLimitModels entries for the users of a group, as JSON {"vip": {"gpt-4o": {"rpm": 600}, "*": {}}} (an empty entry lifts the limit).',
+  },
+  BudgetUtcOffsetMinutes: {
+    type: 'number',
+    default: '0',
+    doc: 'Where the days, weeks (from Monday) and months of key and user budgets begin, in minutes from UTC (480 for UTC+8). Changing it starts new periods.',
+  },
+  RelayMaxOutputTokens: {
+    type: 'int',
+    default: '4096',
+    doc: "max_tokens the gateway sends (and reserves) for a chat or completions call that names none, at most the model's limit in ModelMaxOutputTokens (docs/relay.md#billing).",
+  },
+  ModelMaxOutputTokens: {
+    type: 'group_counts',
+    default: '',
+    doc: 'Output limit per model as JSON, {"gpt-4o": 16384}: a larger max_tokens asked for is lowered to it before the call is sent and reserved.',
+  },
+  QuotaForNewUser: {
+    type: 'int',
+    default: '0',
+    doc: 'Starting balance (quota units) of a user who signs up on their own, credited once: at sign-up, or when the address is verified if SignupEmailVerification is on (docs/signup.md).',
+  },
+  SignupEnabled: {
+    type: 'bool',
+    default: 'false',
+    doc: "Let people create their own account (POST /api/user/register, the console's sign-up page). Off: sign-up is refused with 403 signup_disabled.",
+  },
+  SignupInvitationCode: {
+    type: 'secret',
+    default: '',
+    doc: 'When set, sign-up needs this invitation code. Never shown: lists give [set] when one is stored.',
+  },
+  SignupEmailVerification: {
+    type: 'bool',
+    default: 'false',
+    doc: 'Sign-up needs an e-mail address; a verification link is mailed and the starting balance is credited when it is followed. Needs SMTP_URL and ServerAddress.',
+  },
+  SignupAttemptLimit: {
+    type: 'int',
+    default: '10',
+    doc: 'Sign-ups, password-reset and verification mails asked for from one client address within SignupAttemptWindowSeconds; further ones get 429 until the window ends. 0 turns the limit off.',
+  },
+  SignupAttemptWindowSeconds: {
+    type: 'int',
+    default: '3600',
+    doc: 'Window of SignupAttemptLimit, starting with the first attempt. Shared by all nodes with Redis.',
+  },
   EmailVerificationTtlHours: { type: 'int', default: '24', doc: 'How long an e-mail verification link stays valid.' },
   PasswordResetTtlMinutes: { type: 'int', default: '30', doc: 'How long a password reset link stays valid.' },
-  RedemptionAttemptLimit: { type: 'int', default: '10', doc: 'Redemptions of codes that do not exist allowed per user and per client address within RedemptionAttemptWindowSeconds; further redemptions get 429 until the window ends. 0 turns the limit off.' },
-  RedemptionAttemptWindowSeconds: { type: 'int', default: '600', doc: 'Window of RedemptionAttemptLimit, starting with the first failure. Shared by all nodes with Redis.' },
+  RedemptionAttemptLimit: {
+    type: 'int',
+    default: '10',
+    doc: 'Redemptions of codes that do not exist allowed per user and per client address within RedemptionAttemptWindowSeconds; further redemptions get 429 until the window ends. 0 turns the limit off.',
+  },
+  RedemptionAttemptWindowSeconds: {
+    type: 'int',
+    default: '600',
+    doc: 'Window of RedemptionAttemptLimit, starting with the first failure. Shared by all nodes with Redis.',
+  },
   TopupCurrency: { type: 'string', default: 'usd', doc: 'Currency of online top-up (ISO code, e.g. usd, eur, cny).' },
-  TopupQuotaPerUnit: { type: 'number', default: (c) => String(c.config.quotaPerUsd), doc: 'Quota units credited per unit of TopupCurrency paid online. Default: QUOTA_PER_USD (1 USD buys 1 USD of quota).' },
+  TopupQuotaPerUnit: {
+    type: 'number',
+    default: (c) => String(c.config.quotaPerUsd),
+    doc: 'Quota units credited per unit of TopupCurrency paid online. Default: QUOTA_PER_USD (1 USD buys 1 USD of quota).',
+  },
   TopupMinAmount: { type: 'number', default: '1', doc: 'Smallest online top-up, in TopupCurrency.' },
   TopupMaxAmount: { type: 'number', default: '10000', doc: 'Largest online top-up, in TopupCurrency.' },
-  AlertWebhookUrl: { type: 'url', default: '', doc: 'Operator alerts (channels or keys auto-disabled or enabled again, tasks ending in an unknown outcome) are POSTed here as JSON, signed with AlertWebhookSecret (docs/alerts.md). Empty: no operator webhook.' },
-  AlertWebhookSecret: { type: 'secret', default: '', doc: 'Key of the HMAC-SHA256 signature of operator alert webhooks (header X-Gatehouse-Signature: sha256=<hex>). Never shown: lists give [set] when one is stored.' },
-  AlertEmailTo: { type: 'text_list', default: '', doc: 'E-mail addresses (comma- or newline-separated) that receive operator alerts; needs SMTP_URL.' },
-  AlertDeliveryIntervalSeconds: { type: 'int', default: '5', doc: 'Seconds between rounds of the alert delivery worker (one node of a deployment sends: the lease holder).' },
-  AlertRetryBaseSeconds: { type: 'int', default: '30', doc: 'Wait before the second attempt of a failed alert delivery; doubled after each further failure, at most an hour.' },
+  AlertWebhookUrl: {
+    type: 'url',
+    default: '',
+    doc: 'Operator alerts (channels or keys auto-disabled or enabled again, tasks ending in an unknown outcome) are POSTed here as JSON, signed with AlertWebhookSecret (docs/alerts.md). Empty: no operator webhook.',
+  },
+  AlertWebhookSecret: {
+    type: 'secret',
+    default: '',
+    doc: 'Key of the HMAC-SHA256 signature of operator alert webhooks (header X-Gatehouse-Signature: sha256=<hex>). Never shown: lists give [set] when one is stored.',
+  },
+  AlertEmailTo: {
+    type: 'text_list',
+    default: '',
+    doc: 'E-mail addresses (comma- or newline-separated) that receive operator alerts; needs SMTP_URL.',
+  },
+  AlertDeliveryIntervalSeconds: {
+    type: 'int',
+    default: '5',
+    doc: 'Seconds between rounds of the alert delivery worker (one node of a deployment sends: the lease holder).',
+  },
+  AlertRetryBaseSeconds: {
+    type: 'int',
+    default: '30',
+    doc: 'Wait before the second attempt of a failed alert delivery; doubled after each further failure, at most an hour.',
+  },
   AlertMaxAttempts: { type: 'int', default: '8', doc: 'Attempts of one alert delivery before it is marked failed.' },
 };
 
@@ -111,7 +270,10 @@ export class Options {
 
   /** A list option: comma- or newline-separated entries. */
   getList(key: string): string[] {
-    return (this.get(key) ?? '').split(/[,\n]/).map((s) => s.trim()).filter(Boolean);
+    return (this.get(key) ?? '')
+      .split(/[,\n]/)
+      .map((s) => s.trim())
+      .filter(Boolean);
   }
 
   list(): OptionView[] {
@@ -119,7 +281,7 @@ export class Options {
     return [...keys].sort().map((key) => ({
       key,
       // A secret option is never shown: `[set]` tells that one is stored.
-      value: KNOWN_OPTIONS[key]?.type === 'secret' ? (this.get(key) ? SECRET_SET : '') : this.get(key) ?? '',
+      value: KNOWN_OPTIONS[key]?.type === 'secret' ? (this.get(key) ? SECRET_SET : '') : (this.get(key) ?? ''),
       default: !this.values.has(key),
       ...(KNOWN_OPTIONS[key] ? { doc: KNOWN_OPTIONS[key].doc } : {}),
     }));

@@ -123,18 +123,25 @@ export function trustProxy(raw: string | undefined): false | number | string[] {
   const v = (raw ?? '').trim();
   if (v === '' || /^(false|no|off|0)$/i.test(v)) return false;
   if (/^(true|yes|on)$/i.test(v)) {
-    throw new Error('TRUST_PROXY=true is not accepted: it trusts every X-Forwarded-For entry, so any client can claim any address. '
-      + 'Set TRUST_PROXY to the number of proxies in front of the gateway (e.g. TRUST_PROXY=1) or to their addresses or CIDRs (e.g. TRUST_PROXY=10.0.0.0/8,127.0.0.1)');
+    throw new Error(
+      'TRUST_PROXY=true is not accepted: it trusts every X-Forwarded-For entry, so any client can claim any address. ' +
+        'Set TRUST_PROXY to the number of proxies in front of the gateway (e.g. TRUST_PROXY=1) or to their addresses or CIDRs (e.g. TRUST_PROXY=10.0.0.0/8,127.0.0.1)',
+    );
   }
   if (/^\d+$/.test(v)) return Number(v);
-  const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+  const list = v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   for (const e of list) {
     if (PROXY_NAMES.has(e)) continue;
     const [addr, bits, extra] = e.split('/');
     const fam = isIP(addr);
     const max = fam === 4 ? 32 : 128;
     if (!fam || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= max))) {
-      throw new Error(`TRUST_PROXY: "${e}" is not an address, a CIDR or one of loopback, linklocal, uniquelocal (expected a hop count like 1 or a list like 10.0.0.0/8,127.0.0.1)`);
+      throw new Error(
+        `TRUST_PROXY: "${e}" is not an address, a CIDR or one of loopback, linklocal, uniquelocal (expected a hop count like 1 or a list like 10.0.0.0/8,127.0.0.1)`,
+      );
     }
   }
   return list;

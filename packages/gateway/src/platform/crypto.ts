@@ -32,7 +32,9 @@ export function randomToken(bytes = 24): string {
 export class SecretBox {
   private readonly key: Buffer;
   constructor(secret: string) {
-    this.key = createHash('sha256').update('gatehouse:secretbox:' + secret).digest();
+    this.key = createHash('sha256')
+      .update('gatehouse:secretbox:' + secret)
+      .digest();
   }
   seal(plain: string): string {
     const iv = randomBytes(12);
@@ -52,7 +54,9 @@ export class SecretBox {
 /** Password hashing with scrypt: `scrypt$N$r$p$salt$hash`. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const N = 16384, r = 8, p = 1;
+  const N = 16384,
+    r = 8,
+    p = 1;
   const hash = await scrypt(password, salt, 32, { N, r, p, maxmem: 64 * 1024 * 1024 });
   return `scrypt$${N}$${r}$${p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
@@ -62,7 +66,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, N, r, p, salt, hash] = parts;
   const expect = Buffer.from(hash, 'base64');
-  const got = await scrypt(password, Buffer.from(salt, 'base64'), expect.length, { N: Number(N), r: Number(r), p: Number(p), maxmem: 64 * 1024 * 1024 });
+  const got = await scrypt(password, Buffer.from(salt, 'base64'), expect.length, {
+    N: Number(N),
+    r: Number(r),
+    p: Number(p),
+    maxmem: 64 * 1024 * 1024,
+  });
   return got.length === expect.length && timingSafeEqual(got, expect);
 }
 

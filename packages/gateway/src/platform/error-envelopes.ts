@@ -10,14 +10,31 @@ import type { GatewayError } from './errors.ts';
 export type Family = 'openai' | 'anthropic' | 'gemini' | 'task' | 'admin';
 
 const GEMINI_STATUS: Record<number, string> = {
-  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND',
-  402: 'RESOURCE_EXHAUSTED', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 502: 'UNAVAILABLE', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  402: 'RESOURCE_EXHAUSTED',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  502: 'UNAVAILABLE',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
 };
 
 const ANTHROPIC_TYPE: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error',
-  404: 'not_found_error', 413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 502: 'api_error',
-  503: 'overloaded_error', 504: 'api_error', 529: 'overloaded_error',
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  502: 'api_error',
+  503: 'overloaded_error',
+  504: 'api_error',
+  529: 'overloaded_error',
 };
 
 export function errorBody(family: Family, e: GatewayError, requestId?: string): unknown {
@@ -35,7 +52,9 @@ export function errorBody(family: Family, e: GatewayError, requestId?: string): 
     case 'gemini':
       return {
         error: {
-          code: e.status, message: e.message, status: GEMINI_STATUS[e.status] ?? 'UNKNOWN',
+          code: e.status,
+          message: e.message,
+          status: GEMINI_STATUS[e.status] ?? 'UNKNOWN',
           details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: e.code, domain: 'gatehouse' }],
         },
       };

@@ -37,15 +37,21 @@ export function parseServiceAccount(text: string): ServiceAccount {
     throw new GatewayError(400, 'invalid_service_account', 'the service-account key needs "client_email" and "private_key"');
   }
   return {
-    clientEmail: s('client_email'), privateKey: s('private_key'), privateKeyId: s('private_key_id') || undefined,
-    tokenUri: s('token_uri') || DEFAULT_TOKEN_URI, projectId: s('project_id'),
+    clientEmail: s('client_email'),
+    privateKey: s('private_key'),
+    privateKeyId: s('private_key_id') || undefined,
+    tokenUri: s('token_uri') || DEFAULT_TOKEN_URI,
+    projectId: s('project_id'),
   };
 }
 
 /** Whether a channel key looks like a service-account JSON key (rather than an API key). */
 export const isServiceAccountKey = (key: string): boolean => key.trimStart().startsWith('{');
 
-interface Cached { token: string; expiresAt: number }
+interface Cached {
+  token: string;
+  expiresAt: number;
+}
 
 export class GoogleTokens {
   private cache = new Map<string, Cached>();
@@ -55,7 +61,10 @@ export class GoogleTokens {
   /** Exchanges made (read by tests and metrics). */
   exchanges = 0;
 
-  constructor(private readonly pools: UpstreamPools, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly pools: UpstreamPools,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The cache id of an account, computed once per parsed account. */
   private static readonly ids = new WeakMap<ServiceAccount, string>();
@@ -110,8 +119,11 @@ export class GoogleTokens {
     const iat = Math.floor(this.now() / 1000);
     const jwt = await new SignJWT({ scope })
       .setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...(sa.privateKeyId ? { kid: sa.privateKeyId } : {}) })
-      .setIssuer(sa.clientEmail).setSubject(sa.clientEmail).setAudience(sa.tokenUri)
-      .setIssuedAt(iat).setExpirationTime(iat + 3600)
+      .setIssuer(sa.clientEmail)
+      .setSubject(sa.clientEmail)
+      .setAudience(sa.tokenUri)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 3600)
       .sign(key);
     let url: URL;
     try {
@@ -120,7 +132,9 @@ export class GoogleTokens {
       throw new GatewayError(400, 'invalid_service_account', 'the service-account "token_uri" is not a URL');
     }
     const res = await this.pools.send({
-      url, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      url,
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: jwt }).toString(),
     });
     const text = await res.body.text();
@@ -131,7 +145,8 @@ export class GoogleTokens {
       // not JSON: reported below
     }
     if (res.statusCode !== 200 || typeof j.access_token !== 'string') {
-      const why = typeof j.error_description === 'string' ? j.error_description : typeof j.error === 'string' ? j.error : `HTTP ${res.statusCode}`;
+      const why =
+        typeof j.error_description === 'string' ? j.error_description : typeof j.error === 'string' ? j.error : `HTTP ${res.statusCode}`;
       throw new GatewayError(502, 'upstream_auth_failed', `the service account's token exchange failed: ${why.slice(0, 200)}`);
     }
     const ttl = typeof j.expires_in === 'number' && j.expires_in > 0 ? j.expires_in : 3600;

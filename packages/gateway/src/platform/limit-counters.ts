@@ -38,9 +38,7 @@ export interface ScopeState {
 
 export type LimitDimension = 'requests' | 'tokens' | 'concurrency';
 
-export type Acquired =
-  | { ok: true; states: ScopeState[] }
-  | { ok: false; index: number; dimension: LimitDimension; state: ScopeState };
+export type Acquired = { ok: true; states: ScopeState[] } | { ok: false; index: number; dimension: LimitDimension; state: ScopeState };
 
 export interface LimitCounters {
   /** Counts one call of `tokens` (and a ticket in flight where `cc` > 0) in every entry, or in none. */
@@ -73,7 +71,12 @@ export class LocalLimitCounters implements LimitCounters {
       const e = entries[i];
       const w = e.rpm > 0 || e.tpm > 0 ? this.windows.get(e.id) : undefined;
       const fresh = !w || w.start + this.windowMs <= now;
-      const st: ScopeState = { start: fresh ? now : w.start, requests: fresh ? 0 : w.requests, tokens: fresh ? 0 : w.tokens, active: e.cc > 0 ? (this.active.get(e.id) ?? 0) : 0 };
+      const st: ScopeState = {
+        start: fresh ? now : w.start,
+        requests: fresh ? 0 : w.requests,
+        tokens: fresh ? 0 : w.tokens,
+        active: e.cc > 0 ? (this.active.get(e.id) ?? 0) : 0,
+      };
       if (e.rpm > 0 && st.requests + 1 > e.rpm) return { ok: false, index: i, dimension: 'requests', state: st };
       if (e.tpm > 0 && st.tokens + tokens > e.tpm) return { ok: false, index: i, dimension: 'tokens', state: st };
       if (e.cc > 0 && st.active + 1 > e.cc) return { ok: false, index: i, dimension: 'concurrency', state: st };
@@ -196,7 +199,12 @@ export class RedisLimitCounters implements LimitCounters {
   private readonly live = new Map<string, readonly string[]>();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(redis: Redis, private readonly prefix: string, private readonly windowMs: number, private readonly leaseMs: number) {
+  constructor(
+    redis: Redis,
+    private readonly prefix: string,
+    private readonly windowMs: number,
+    private readonly leaseMs: number,
+  ) {
     const r = redis as LimitRedis;
     if (typeof r.ghLimitAcquire !== 'function') {
       r.defineCommand('ghLimitAcquire', { lua: ACQUIRE });
@@ -223,11 +231,21 @@ export class RedisLimitCounters implements LimitCounters {
     const r = await this.redis.ghLimitAcquire(keys.length, ...keys, ...args);
     if (Number(r[0]) !== 1) {
       const dim: LimitDimension = r[2] === 1 ? 'requests' : r[2] === 2 ? 'tokens' : 'concurrency';
-      return { ok: false, index: Number(r[1]) - 1, dimension: dim, state: { start: Number(r[3]), requests: Number(r[4]), tokens: Number(r[5]), active: Number(r[6]) } };
+      return {
+        ok: false,
+        index: Number(r[1]) - 1,
+        dimension: dim,
+        state: { start: Number(r[3]), requests: Number(r[4]), tokens: Number(r[5]), active: Number(r[6]) },
+      };
     }
     const states: ScopeState[] = [];
     for (let i = 0; i < entries.length; i++) {
-      states.push({ start: Number(r[1 + 4 * i]), requests: Number(r[2 + 4 * i]), tokens: Number(r[3 + 4 * i]), active: Number(r[4 + 4 * i]) });
+      states.push({
+        start: Number(r[1 + 4 * i]),
+        requests: Number(r[2 + 4 * i]),
+        tokens: Number(r[3 + 4 * i]),
+        active: Number(r[4 + 4 * i]),
+      });
     }
     const held = entries.filter((e) => e.cc > 0).map((e) => this.ticketsKey(e.id));
     if (held.length) {
@@ -251,10 +269,15 @@ export class RedisLimitCounters implements LimitCounters {
   /** Renews the leases of this node's tickets in flight (every third of the lease while there are any). */
   private schedule(): void {
     if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.renew().finally(() => { if (this.live.size) this.schedule(); });
-    }, Math.max(100, Math.floor(this.leaseMs / 3)));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        void this.renew().finally(() => {
+          if (this.live.size) this.schedule();
+        });
+      },
+      Math.max(100, Math.floor(this.leaseMs / 3)),
+    );
     this.timer.unref();
   }
 

@@ -40,7 +40,10 @@ export class Mailer {
   close(): void {
     const t = this.transport;
     this.transport = null;
-    void t?.then((x) => x.close(), () => {});
+    void t?.then(
+      (x) => x.close(),
+      () => {},
+    );
   }
 }
 

@@ -5,7 +5,19 @@ import { Metrics } from './metrics.ts';
 test('calls become counters and histograms; label values are escaped; non-call rows are ignored', () => {
   const m = new Metrics({ version: '1.2.3', node: 'n"1' });
   try {
-    m.call({ type: 'consume', endpoint: '/v1/chat/completions', model: 'gpt "x"\n', channel_id: 7, status_code: 200, latency_ms: 300, first_byte_ms: 40, prompt_tokens: 10, completion_tokens: 5, quota: 15, attempts: 2 });
+    m.call({
+      type: 'consume',
+      endpoint: '/v1/chat/completions',
+      model: 'gpt "x"\n',
+      channel_id: 7,
+      status_code: 200,
+      latency_ms: 300,
+      first_byte_ms: 40,
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      quota: 15,
+      attempts: 2,
+    });
     m.call({ type: 'error', endpoint: '/v1/chat/completions', model: 'm', channel_id: 7, status_code: 502, latency_ms: 2000, attempts: 3 });
     m.call({ type: 'topup', endpoint: null, quota: 1000 });
     m.task('video', 'settle', 40);

@@ -35,7 +35,11 @@ class Histogram {
   observe(seconds: number): void {
     this.sum += seconds;
     this.n++;
-    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]) { this.counts[i]++; return; }
+    for (let i = 0; i < BUCKETS.length; i++)
+      if (seconds <= BUCKETS[i]) {
+        this.counts[i]++;
+        return;
+      }
   }
 }
 
@@ -71,7 +75,10 @@ export class Metrics {
   private readonly startedAt = Date.now();
 
   /** `enabled` false (no METRICS_TOKEN: nobody can scrape): nothing is counted. */
-  constructor(private readonly info: { version: string; node: string }, readonly enabled = true) {
+  constructor(
+    private readonly info: { version: string; node: string },
+    readonly enabled = true,
+  ) {
     if (enabled) this.loop.enable();
   }
 
@@ -119,16 +126,32 @@ export class Metrics {
       for (const [endpoint, h] of m) {
         const l = `endpoint="${esc(endpoint)}"`;
         let acc = 0;
-        BUCKETS.forEach((b, i) => { acc += h.counts[i]; out.push(`${name}_bucket{${l},le="${b}"} ${acc}`); });
+        BUCKETS.forEach((b, i) => {
+          acc += h.counts[i];
+          out.push(`${name}_bucket{${l},le="${b}"} ${acc}`);
+        });
         out.push(`${name}_bucket{${l},le="+Inf"} ${h.n}`, `${name}_sum{${l}} ${h.sum}`, `${name}_count{${l}} ${h.n}`);
       }
     };
-    const gauge = (name: string, help: string, v: number, type = 'gauge') => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${v}`);
+    const gauge = (name: string, help: string, v: number, type = 'gauge') =>
+      out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${v}`);
 
-    out.push('# HELP gatehouse_info Version and node id of this gateway.', '# TYPE gatehouse_info gauge', `gatehouse_info{${labelText(['version', 'node'], [this.info.version, this.info.node])}} 1`);
-    counter('gatehouse_requests_total', 'Model calls by endpoint, client model and status (200, or for a failed call the last upstream status; "error" when no upstream answered).', this.requests);
-    counter('gatehouse_channel_requests_total', 'Model calls by the channel of their last attempt, and status as in gatehouse_requests_total.', this.channels);
-    histogram('gatehouse_request_duration_seconds', 'Time from a model call\'s arrival to its end.', this.durations);
+    out.push(
+      '# HELP gatehouse_info Version and node id of this gateway.',
+      '# TYPE gatehouse_info gauge',
+      `gatehouse_info{${labelText(['version', 'node'], [this.info.version, this.info.node])}} 1`,
+    );
+    counter(
+      'gatehouse_requests_total',
+      'Model calls by endpoint, client model and status (200, or for a failed call the last upstream status; "error" when no upstream answered).',
+      this.requests,
+    );
+    counter(
+      'gatehouse_channel_requests_total',
+      'Model calls by the channel of their last attempt, and status as in gatehouse_requests_total.',
+      this.channels,
+    );
+    histogram('gatehouse_request_duration_seconds', "Time from a model call's arrival to its end.", this.durations);
     histogram('gatehouse_time_to_first_byte_seconds', 'Time to the first byte sent to the caller, for streams.', this.firstByte);
     counter('gatehouse_tokens_total', 'Tokens of model calls by client model and kind (prompt, completion, cached).', this.tokens);
     counter('gatehouse_quota_used_total', 'Quota units charged for model calls, by client model.', this.quota);

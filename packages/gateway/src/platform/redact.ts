@@ -13,9 +13,15 @@ const MIN_SECRET = 4;
  * The secrets of one upstream request: the given keys, and the values of credential-looking headers
  * (with the scheme of `Authorization` removed and Basic credentials decoded) and query parameters.
  */
-export function sentSecrets(keys: ReadonlyArray<string | null | undefined>, headers?: Record<string, unknown> | null, url?: URL | string | null): string[] {
+export function sentSecrets(
+  keys: ReadonlyArray<string | null | undefined>,
+  headers?: Record<string, unknown> | null,
+  url?: URL | string | null,
+): string[] {
   const out = new Set<string>();
-  const add = (v: unknown) => { if (typeof v === 'string' && v.length >= MIN_SECRET) out.add(v); };
+  const add = (v: unknown) => {
+    if (typeof v === 'string' && v.length >= MIN_SECRET) out.add(v);
+  };
   for (const k of keys) add(k);
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (!CREDENTIAL_NAME.test(name)) continue;
@@ -29,14 +35,19 @@ export function sentSecrets(keys: ReadonlyArray<string | null | undefined>, head
         const plain = Buffer.from(m[2], 'base64').toString('utf8');
         add(plain);
         const i = plain.indexOf(':');
-        if (i >= 0) { add(plain.slice(0, i)); add(plain.slice(i + 1)); }
+        if (i >= 0) {
+          add(plain.slice(0, i));
+          add(plain.slice(i + 1));
+        }
       }
     }
   }
   if (url) {
     try {
       for (const [name, value] of new URL(String(url)).searchParams) if (CREDENTIAL_NAME.test(name)) add(value);
-    } catch { /* not a URL: nothing to add */ }
+    } catch {
+      /* not a URL: nothing to add */
+    }
   }
   return [...out];
 }

@@ -55,7 +55,10 @@ function groups(ip: string): number[] | null {
   const dot = s.lastIndexOf(':');
   let tail: number[] = [];
   if (s.includes('.', dot)) {
-    const q = s.slice(dot + 1).split('.').map(Number);
+    const q = s
+      .slice(dot + 1)
+      .split('.')
+      .map(Number);
     if (q.length !== 4 || q.some((n) => !(n >= 0 && n <= 255))) return null;
     tail = [(q[0] << 8) | q[1], (q[2] << 8) | q[3]];
     s = s.slice(0, dot + 1) + '0';
@@ -109,7 +112,8 @@ function checkedLookup(hostname: string, options: object, cb: LookupCb): void {
   dnsLookup(hostname, { ...options, all: true }, (err, addrs) => {
     if (err) return cb(err, '');
     const list = addrs as LookupAddress[];
-    if (!list.length || list.some((a) => isPrivateAddress(a.address))) return cb(new BlockedAddressError(`address of ${hostname} is not public`), '');
+    if (!list.length || list.some((a) => isPrivateAddress(a.address)))
+      return cb(new BlockedAddressError(`address of ${hostname} is not public`), '');
     if ((options as { all?: boolean }).all) cb(null, list);
     else cb(null, list[0].address, list[0].family);
   });

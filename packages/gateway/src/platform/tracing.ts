@@ -10,7 +10,20 @@
  * `OTEL_RESOURCE_ATTRIBUTES`, AsyncLocalStorage for the active span, and W3C trace context in and out
  * (`traceparent` / `tracestate`: accepted from callers, sent to upstreams).
  */
-import { context, defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type TextMapPropagator,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { Sampler, TracerProvider } from '@opentelemetry/sdk-trace';
 
 export { SpanKind, type Span };
@@ -23,7 +36,10 @@ let w3c: TextMapPropagator | null = null;
 /** Whether the environment asks for traces. */
 export function tracingWanted(env: NodeJS.ProcessEnv): boolean {
   if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
-  const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   if (exporters.includes('none')) return false;
   if (exporters.length && !exporters.includes('otlp')) return false;
   return exporters.includes('otlp') || !!(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
@@ -42,12 +58,18 @@ function samplerFrom(env: NodeJS.ProcessEnv, sdk: typeof import('@opentelemetry/
   const arg = num(env, 'OTEL_TRACES_SAMPLER_ARG');
   const ratio = arg === undefined ? 1 : Math.min(1, arg);
   switch ((env.OTEL_TRACES_SAMPLER ?? '').trim().toLowerCase()) {
-    case 'always_on': return new AlwaysOnSampler();
-    case 'always_off': return new AlwaysOffSampler();
-    case 'traceidratio': return new TraceIdRatioBasedSampler(ratio);
-    case 'parentbased_always_off': return new ParentBasedSampler({ root: new AlwaysOffSampler() });
-    case 'parentbased_traceidratio': return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
-    default: return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(ratio);
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
   }
 }
 
@@ -57,7 +79,11 @@ function headerList(v: string | undefined): Record<string, string> {
   for (const part of (v ?? '').split(',')) {
     const i = part.indexOf('=');
     if (i <= 0) continue;
-    try { out[decodeURIComponent(part.slice(0, i).trim())] = decodeURIComponent(part.slice(i + 1).trim()); } catch { /* a malformed pair is skipped */ }
+    try {
+      out[decodeURIComponent(part.slice(0, i).trim())] = decodeURIComponent(part.slice(i + 1).trim());
+    } catch {
+      /* a malformed pair is skipped */
+    }
   }
   return out;
 }
@@ -82,13 +108,14 @@ function exporterConfig(env: NodeJS.ProcessEnv): { url?: string; headers: Record
  */
 export async function startTracing(env: NodeJS.ProcessEnv, service: { version: string; instance: string }): Promise<boolean> {
   if (provider || !tracingWanted(env)) return false;
-  const [sdk, { OTLPTraceExporter }, { resourceFromAttributes }, { AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }] = await Promise.all([
-    import('@opentelemetry/sdk-trace'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
-    import('@opentelemetry/resources'),
-    import('@opentelemetry/context-async-hooks'),
-    import('@opentelemetry/core'),
-  ]);
+  const [sdk, { OTLPTraceExporter }, { resourceFromAttributes }, { AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }] =
+    await Promise.all([
+      import('@opentelemetry/sdk-trace'),
+      import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/context-async-hooks'),
+      import('@opentelemetry/core'),
+    ]);
   if (provider) return false;
   const resource = resourceFromAttributes({
     'service.version': service.version,
@@ -99,13 +126,15 @@ export async function startTracing(env: NodeJS.ProcessEnv, service: { version: s
   provider = new sdk.TracerProvider({
     resource,
     sampler: samplerFrom(env, sdk),
-    spanProcessors: [new sdk.BatchSpanProcessor({
-      exporter: new OTLPTraceExporter(exporterConfig(env)),
-      scheduledDelayMillis: num(env, 'OTEL_BSP_SCHEDULE_DELAY'),
-      exportTimeoutMillis: num(env, 'OTEL_BSP_EXPORT_TIMEOUT'),
-      maxQueueSize: num(env, 'OTEL_BSP_MAX_QUEUE_SIZE'),
-      maxExportBatchSize: num(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
-    })],
+    spanProcessors: [
+      new sdk.BatchSpanProcessor({
+        exporter: new OTLPTraceExporter(exporterConfig(env)),
+        scheduledDelayMillis: num(env, 'OTEL_BSP_SCHEDULE_DELAY'),
+        exportTimeoutMillis: num(env, 'OTEL_BSP_EXPORT_TIMEOUT'),
+        maxQueueSize: num(env, 'OTEL_BSP_MAX_QUEUE_SIZE'),
+        maxExportBatchSize: num(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
+      }),
+    ],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   w3c = new W3CTraceContextPropagator();
@@ -155,7 +184,13 @@ export function contextWith(ctx: Context, span: Span): Context {
  * span as an error (its message, never a secret: GatewayError messages are written for callers).
  * Callers test `tracer` first so that nothing is allocated when tracing is off.
  */
-export function inSpan<T>(t: Tracer, name: string, attributes: Attributes, fn: (span: Span) => Promise<T>, kind: SpanKind = SpanKind.INTERNAL): Promise<T> {
+export function inSpan<T>(
+  t: Tracer,
+  name: string,
+  attributes: Attributes,
+  fn: (span: Span) => Promise<T>,
+  kind: SpanKind = SpanKind.INTERNAL,
+): Promise<T> {
   return t.startActiveSpan(name, { kind, attributes }, async (span) => {
     try {
       return await fn(span);

@@ -5,7 +5,10 @@
 import { GatewayError } from './errors.ts';
 
 export class FieldError extends GatewayError {
-  constructor(readonly field: string, problem: string) {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
     super(400, 'invalid_field', `${field}: ${problem}`, undefined, { field });
     this.name = 'FieldError';
   }
@@ -26,7 +29,10 @@ export function join(base: string, key: string | number): string {
 
 /** Reads fields of an input object; `at` prefixes the field names in errors. */
 export class Reader {
-  constructor(readonly obj: Obj, readonly at = '') {}
+  constructor(
+    readonly obj: Obj,
+    readonly at = '',
+  ) {}
 
   static of(v: unknown, at = ''): Reader {
     if (!isObj(v)) throw fieldError(at || 'body', 'must be a JSON object');
@@ -100,7 +106,10 @@ export class Reader {
   }
 
   /** A list of non-empty strings: a JSON array, or a comma/newline separated string. */
-  list(k: string, o: { required?: boolean; nonEmpty?: boolean; max?: number; item?: (s: string, path: string) => void } = {}): string[] | undefined {
+  list(
+    k: string,
+    o: { required?: boolean; nonEmpty?: boolean; max?: number; item?: (s: string, path: string) => void } = {},
+  ): string[] | undefined {
     const v = this.obj[k];
     if (v === undefined || v === null) {
       if (o.required) throw fieldError(this.path(k), 'is required');
@@ -242,6 +251,11 @@ export function stableJson(v: unknown): string {
 
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (isObj(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+  if (isObj(v))
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys(v[k])]),
+    );
   return v;
 }

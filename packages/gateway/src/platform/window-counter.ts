@@ -25,7 +25,10 @@ export class WindowCounter {
   private readonly local = new Map<string, { n: number; resetAt: number }>();
 
   /** `space` keeps the names of different counters apart. */
-  constructor(private readonly core: CounterCore, private readonly space: string) {}
+  constructor(
+    private readonly core: CounterCore,
+    private readonly space: string,
+  ) {}
 
   /** Adds `by` (0 reads) to `name`, starting a window of `windowMs` when none is running. */
   add(name: string, windowMs: number, by = 1, now = Date.now()): WindowCount | Promise<WindowCount> {
@@ -34,10 +37,16 @@ export class WindowCounter {
     if (client && prefix) {
       const key = `${prefix}${this.space}:${name}`;
       // The key (and its expiry) is made only when missing; INCRBY keeps the expiry.
-      return client.multi().set(key, '0', 'PX', windowMs, 'NX').incrby(key, by).pttl(key).exec().then((r) => ({
-        n: Number(r?.[1]?.[1] ?? 0),
-        leftMs: Math.max(0, Number(r?.[2]?.[1] ?? 0)),
-      }));
+      return client
+        .multi()
+        .set(key, '0', 'PX', windowMs, 'NX')
+        .incrby(key, by)
+        .pttl(key)
+        .exec()
+        .then((r) => ({
+          n: Number(r?.[1]?.[1] ?? 0),
+          leftMs: Math.max(0, Number(r?.[2]?.[1] ?? 0)),
+        }));
     }
     let e = this.local.get(name);
     if (!e || e.resetAt <= now) {

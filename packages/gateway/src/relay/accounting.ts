@@ -26,20 +26,50 @@ export function callLogRow(ctx: LoggedCall, ch: RuntimeChannel | null, upModel: 
   const { call } = ctx;
   const p = call.principal;
   return {
-    created_at: Date.now(), type: 'consume', request_id: call.requestId, user_id: p.userId, username: p.username, key_id: p.keyId,
-    key_name: p.keyName, group_name: p.group, model: ctx.model, upstream_model: upModel, channel_id: ch?.id ?? null,
-    endpoint: call.endpoint, status_code: null, prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota: 0,
-    latency_ms: Math.round(msSince(call.startedAt)), first_byte_ms: ctx.firstByteMs, is_stream: ctx.stream ? 1 : 0,
-    attempts: ctx.attempts.length + (fields.type === 'consume' ? 1 : 0), content: null, other: null,
+    created_at: Date.now(),
+    type: 'consume',
+    request_id: call.requestId,
+    user_id: p.userId,
+    username: p.username,
+    key_id: p.keyId,
+    key_name: p.keyName,
+    group_name: p.group,
+    model: ctx.model,
+    upstream_model: upModel,
+    channel_id: ch?.id ?? null,
+    endpoint: call.endpoint,
+    status_code: null,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cached_tokens: 0,
+    quota: 0,
+    latency_ms: Math.round(msSince(call.startedAt)),
+    first_byte_ms: ctx.firstByteMs,
+    is_stream: ctx.stream ? 1 : 0,
+    attempts: ctx.attempts.length + (fields.type === 'consume' ? 1 : 0),
+    content: null,
+    other: null,
     ...fields,
   };
 }
 
 /** The `error` row of a failed attempt. */
-export function logAttemptError(logs: LogWriter, ctx: LoggedCall, ch: RuntimeChannel, status: number, message: string, attempt: number): void {
-  logs.write(callLogRow(ctx, ch, upstreamModel(ch, ctx.model), {
-    type: 'error', status_code: status || null, content: message.slice(0, 2000), attempts: attempt,
-  }));
+export function logAttemptError(
+  logs: LogWriter,
+  ctx: LoggedCall,
+  ch: RuntimeChannel,
+  status: number,
+  message: string,
+  attempt: number,
+): void {
+  logs.write(
+    callLogRow(ctx, ch, upstreamModel(ch, ctx.model), {
+      type: 'error',
+      status_code: status || null,
+      content: message.slice(0, 2000),
+      attempts: attempt,
+    }),
+  );
 }
 
 /**
@@ -57,7 +87,10 @@ export async function runReserved(
   } catch (e) {
     await refund();
     if (!ctx.started) throw e;
-    core.log.error({ err: (e as Error).message, stack: (e as Error).stack, requestId: ctx.call.requestId }, 'relay failed after the response started');
+    core.log.error(
+      { err: (e as Error).message, stack: (e as Error).stack, requestId: ctx.call.requestId },
+      'relay failed after the response started',
+    );
     if (!ctx.call.client.res.writableEnded) ctx.call.client.res.end();
   }
 }
@@ -67,7 +100,13 @@ export async function runReserved(
  * long output is not extended chunk by chunk), then exactly `need` when the balance cannot give the
  * step. `seq` numbers the grant's extensions. False when not even `need` is covered.
  */
-export async function extendReserve(d: { core: Core; allowances: QuotaAllowances }, grant: Grant, seq: () => number, need: number, step: number): Promise<boolean> {
+export async function extendReserve(
+  d: { core: Core; allowances: QuotaAllowances },
+  grant: Grant,
+  seq: () => number,
+  need: number,
+  step: number,
+): Promise<boolean> {
   const sizes = step > need ? [step, need] : [need];
   for (const amt of sizes) {
     try {
@@ -81,13 +120,19 @@ export async function extendReserve(d: { core: Core; allowances: QuotaAllowances
 }
 
 /** Gives a reserve back (from a hold or through the ledger); a failure is logged, not thrown. */
-export async function refundGrant(d: { core: Core; allowances: QuotaAllowances }, track: <T>(p: Promise<T>) => Promise<T>, grant: Grant): Promise<void> {
+export async function refundGrant(
+  d: { core: Core; allowances: QuotaAllowances },
+  track: <T>(p: Promise<T>) => Promise<T>,
+  grant: Grant,
+): Promise<void> {
   const r = d.allowances.refund(grant);
   if (!(r instanceof Promise)) return;
-  await track(r.catch((e) => {
-    d.core.log.error({ err: (e as Error).message, requestId: grant.ref }, 'refund failed');
-    return false;
-  }));
+  await track(
+    r.catch((e) => {
+      d.core.log.error({ err: (e as Error).message, requestId: grant.ref }, 'refund failed');
+      return false;
+    }),
+  );
 }
 
 /**
@@ -108,11 +153,13 @@ export function settleThenLog(
     log(r ? r.charged : actual, r?.shortfall ? { shortfall: r.shortfall } : {});
     return;
   }
-  void track(r.then(
-    (s) => log(s ? s.charged : actual, s && s.shortfall ? { shortfall: s.shortfall } : {}),
-    (e) => {
-      d.core.log.error({ err: (e as Error).message, requestId: grant.ref }, 'settlement failed');
-      log(0, { settle_error: (e as Error).message });
-    },
-  ));
+  void track(
+    r.then(
+      (s) => log(s ? s.charged : actual, s && s.shortfall ? { shortfall: s.shortfall } : {}),
+      (e) => {
+        d.core.log.error({ err: (e as Error).message, requestId: grant.ref }, 'settlement failed');
+        log(0, { settle_error: (e as Error).message });
+      },
+    ),
+  );
 }

@@ -10,7 +10,10 @@
 import { createHash } from 'node:crypto';
 import type { Core } from '../core.ts';
 
-export interface Sticky { channel: number; keyIndex: number }
+export interface Sticky {
+  channel: number;
+  keyIndex: number;
+}
 
 const MAX_LOCAL = 100_000;
 
@@ -30,7 +33,10 @@ export function affinityKey(userId: number, model: string, body: Record<string, 
 export class Affinity {
   private local = new Map<string, Sticky & { exp: number }>();
 
-  constructor(private readonly core: Core, private readonly ttlMs: number) {}
+  constructor(
+    private readonly core: Core,
+    private readonly ttlMs: number,
+  ) {}
 
   private redisKey(k: string): string | null {
     const p = this.core.cache.redisPrefix;
@@ -59,7 +65,9 @@ export class Affinity {
   set(k: string, s: Sticky): void {
     const rk = this.redisKey(k);
     if (rk) {
-      this.core.redis!.set(rk, `${s.channel}:${s.keyIndex}`, 'PX', this.ttlMs).catch(() => { /* a lost write only costs a cache miss */ });
+      this.core.redis!.set(rk, `${s.channel}:${s.keyIndex}`, 'PX', this.ttlMs).catch(() => {
+        /* a lost write only costs a cache miss */
+      });
       return;
     }
     if (this.local.size >= MAX_LOCAL && !this.local.has(k)) this.local.delete(this.local.keys().next().value as string);
@@ -69,7 +77,10 @@ export class Affinity {
   /** Forgets the conversation `k` (its channel failed). */
   drop(k: string): void {
     const rk = this.redisKey(k);
-    if (rk) this.core.redis!.del(rk).catch(() => { /* the entry expires anyway */ });
+    if (rk)
+      this.core.redis!.del(rk).catch(() => {
+        /* the entry expires anyway */
+      });
     else this.local.delete(k);
   }
 }

@@ -65,17 +65,38 @@ export function runAttempts<C extends AttemptCall>(
 }
 
 /** One attempt in its own span: channel, outcome, status and the reason of a retry. */
-function tracedAttempt<C extends AttemptCall>(hooks: AttemptHooks<C>, ctx: C, ch: RuntimeChannel, key: string, keyIndex: number, n: number): Promise<AttemptOutcome> {
-  const attrs = { 'gatehouse.channel.id': ch.id, 'gatehouse.channel.name': ch.name, 'gatehouse.channel.type': ch.type, 'gatehouse.attempt': n };
-  return inSpan(tracer!, 'gatehouse.upstream_attempt', attrs, async (span) => {
-    const r = await hooks.attempt(ctx, ch, key, keyIndex);
-    span.setAttribute('gatehouse.attempt.outcome', r.kind);
-    if (r.kind !== 'done') {
-      span.setAttribute('http.response.status_code', r.status);
-      if (r.kind === 'retry') { span.setAttribute('gatehouse.retry_reason', r.message.slice(0, 200)); spanError(span, r.message); }
-    }
-    return r;
-  }, SpanKind.CLIENT);
+function tracedAttempt<C extends AttemptCall>(
+  hooks: AttemptHooks<C>,
+  ctx: C,
+  ch: RuntimeChannel,
+  key: string,
+  keyIndex: number,
+  n: number,
+): Promise<AttemptOutcome> {
+  const attrs = {
+    'gatehouse.channel.id': ch.id,
+    'gatehouse.channel.name': ch.name,
+    'gatehouse.channel.type': ch.type,
+    'gatehouse.attempt': n,
+  };
+  return inSpan(
+    tracer!,
+    'gatehouse.upstream_attempt',
+    attrs,
+    async (span) => {
+      const r = await hooks.attempt(ctx, ch, key, keyIndex);
+      span.setAttribute('gatehouse.attempt.outcome', r.kind);
+      if (r.kind !== 'done') {
+        span.setAttribute('http.response.status_code', r.status);
+        if (r.kind === 'retry') {
+          span.setAttribute('gatehouse.retry_reason', r.message.slice(0, 200));
+          spanError(span, r.message);
+        }
+      }
+      return r;
+    },
+    SpanKind.CLIENT,
+  );
 }
 
 async function attemptLoop<C extends AttemptCall>(
@@ -92,7 +113,8 @@ async function attemptLoop<C extends AttemptCall>(
   let last: { status: number; message: string } | null = null;
   for (let i = 0; i < maxAttempts; i++) {
     const prefer = i === 0 ? call.affinity?.prefer : null;
-    const pick = (prefer && d.channels.pickPreferred(candidates, prefer.channel, prefer.keyIndex)) || d.channels.pick(candidates, tried, failedKeys);
+    const pick =
+      (prefer && d.channels.pickPreferred(candidates, prefer.channel, prefer.keyIndex)) || d.channels.pick(candidates, tried, failedKeys);
     if (!pick) break;
     const { channel: ch, keyIndex } = pick;
     tried.add(ch.id);
@@ -129,6 +151,7 @@ async function attemptLoop<C extends AttemptCall>(
     }
   }
   await hooks.refund(ctx);
-  if (!last) throw new GatewayError(503, 'no_available_channel', `no available channel for model "${echo(call.model)}" in group "${call.group}"`);
+  if (!last)
+    throw new GatewayError(503, 'no_available_channel', `no available channel for model "${echo(call.model)}" in group "${call.group}"`);
   throw new GatewayError(502, 'upstream_error', `upstream failed after ${ctx.attempts.length} attempt(s): ${last.message}`);
 }

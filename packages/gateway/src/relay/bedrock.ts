@@ -47,7 +47,8 @@ export function parseBedrockKey(key: string, region?: unknown): BedrockKey {
   if (!k) throw invalid('the key is empty');
   if (!k.includes('|')) {
     if (/\s/.test(k)) throw invalid('a Bedrock API key has no spaces');
-    if (typeof region !== 'string' || !AWS_REGION.test(region)) throw invalid('a Bedrock API key needs settings.region (an AWS region such as us-east-1)');
+    if (typeof region !== 'string' || !AWS_REGION.test(region))
+      throw invalid('a Bedrock API key needs settings.region (an AWS region such as us-east-1)');
     return { kind: 'api_key', apiKey: k, region };
   }
   const parts = k.split('|').map((s) => s.trim());
@@ -80,18 +81,25 @@ export function bedrockCredential(key: string, ch: Pick<RuntimeChannel, 'setting
   let c = credentials.get(id);
   if (c) return c;
   const k = parseBedrockKey(key, region);
-  c = k.kind === 'api_key'
-    ? { region: k.region, signer: null, apiKey: k.apiKey, secrets: [key, k.apiKey], urls: new Map() }
-    : {
-      region: k.region,
-      signer: new SignatureV4({
-        service: BEDROCK_SERVICE, region: k.region, sha256: Sha256,
-        credentials: { accessKeyId: k.accessKeyId, secretAccessKey: k.secretAccessKey, ...(k.sessionToken ? { sessionToken: k.sessionToken } : {}) },
-      }),
-      apiKey: null,
-      secrets: [key, k.accessKeyId, k.secretAccessKey, ...(k.sessionToken ? [k.sessionToken] : [])],
-      urls: new Map(),
-    };
+  c =
+    k.kind === 'api_key'
+      ? { region: k.region, signer: null, apiKey: k.apiKey, secrets: [key, k.apiKey], urls: new Map() }
+      : {
+          region: k.region,
+          signer: new SignatureV4({
+            service: BEDROCK_SERVICE,
+            region: k.region,
+            sha256: Sha256,
+            credentials: {
+              accessKeyId: k.accessKeyId,
+              secretAccessKey: k.secretAccessKey,
+              ...(k.sessionToken ? { sessionToken: k.sessionToken } : {}),
+            },
+          }),
+          apiKey: null,
+          secrets: [key, k.accessKeyId, k.secretAccessKey, ...(k.sessionToken ? [k.sessionToken] : [])],
+          urls: new Map(),
+        };
   if (credentials.size >= 1000) credentials.clear();
   credentials.set(id, c);
   return c;
@@ -115,7 +123,13 @@ export function bedrockUrl(ch: Pick<RuntimeChannel, 'baseUrl'>, cred: BedrockCre
  * override, then the credential: `Authorization: Bearer` for an API key, else a SigV4 signature over
  * every header (the body's SHA-256 is sent as `x-amz-content-sha256`, hashed natively once).
  */
-export async function bedrockHeaders(ch: Pick<RuntimeChannel, 'headerOverride'>, cred: BedrockCredential, url: Readonly<URL>, body: string | Buffer, stream: boolean): Promise<Record<string, string>> {
+export async function bedrockHeaders(
+  ch: Pick<RuntimeChannel, 'headerOverride'>,
+  cred: BedrockCredential,
+  url: Readonly<URL>,
+  body: string | Buffer,
+  stream: boolean,
+): Promise<Record<string, string>> {
   const h: Record<string, string> = { 'content-type': 'application/json', accept: stream ? EVENT_STREAM_TYPE : 'application/json' };
   for (const [k, v] of Object.entries(ch.headerOverride)) {
     if (typeof v === 'string') h[k.toLowerCase()] = cred.apiKey ? v.replaceAll('{api_key}', cred.apiKey) : v;
@@ -127,8 +141,14 @@ export async function bedrockHeaders(ch: Pick<RuntimeChannel, 'headerOverride'>,
   h.host = url.host;
   h['x-amz-content-sha256'] = createHash('sha256').update(body).digest('hex');
   const signed = await cred.signer!.sign({
-    method: 'POST', protocol: url.protocol, hostname: url.hostname, ...(url.port ? { port: Number(url.port) } : {}),
-    path: url.pathname, query: {}, headers: h, body,
+    method: 'POST',
+    protocol: url.protocol,
+    hostname: url.hostname,
+    ...(url.port ? { port: Number(url.port) } : {}),
+    path: url.pathname,
+    query: {},
+    headers: h,
+    body,
   });
   return signed.headers;
 }
@@ -195,6 +215,7 @@ function toEvent(msg: ReturnType<EventStreamCodec['decode']>): SseEvent {
     const code = headerString(msg.headers[':error-code']) || 'error';
     return { raw: '', event: code, data: JSON.stringify({ message: headerString(msg.headers[':error-message']) || code }) };
   }
-  const name = type === 'exception' ? headerString(msg.headers[':exception-type']) || 'exception' : headerString(msg.headers[':event-type']);
+  const name =
+    type === 'exception' ? headerString(msg.headers[':exception-type']) || 'exception' : headerString(msg.headers[':event-type']);
   return { raw: '', event: name, data: toUtf8(msg.body) };
 }

@@ -79,13 +79,22 @@ export function scanBody(body: unknown): BodyScan {
     }
     if (typeof v !== 'object' || v === null) continue;
     if (depth > MAX_JSON_DEPTH) {
-      throw new GatewayError(400, 'invalid_request', `invalid request: the body nests deeper than ${MAX_JSON_DEPTH} levels`, 'invalid_request_error');
+      throw new GatewayError(
+        400,
+        'invalid_request',
+        `invalid request: the body nests deeper than ${MAX_JSON_DEPTH} levels`,
+        'invalid_request_error',
+      );
     }
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
         const x = v[i];
         if (typeof x === 'object' && x !== null) {
-          vals.push(x); depths.push(depth + 1); keys.push(key); parents.push(parent); grand.push(parentKey);
+          vals.push(x);
+          depths.push(depth + 1);
+          keys.push(key);
+          parents.push(parent);
+          grand.push(parentKey);
         }
       }
       continue;
@@ -94,7 +103,11 @@ export function scanBody(body: unknown): BodyScan {
     for (const k in o) {
       const x = o[k];
       if ((typeof x === 'object' && x !== null) || (typeof x === 'string' && (INLINE_KEYS.has(k) || URL_KEYS.has(k) || REF_KEYS.has(k)))) {
-        vals.push(x); depths.push(depth + 1); keys.push(k); parents.push(o); grand.push(key);
+        vals.push(x);
+        depths.push(depth + 1);
+        keys.push(k);
+        parents.push(o);
+        grand.push(key);
       }
     }
   }

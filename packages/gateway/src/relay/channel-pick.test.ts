@@ -3,7 +3,9 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { orderRanked, pickRanked, type Ranked } from './channel-pick.ts';
 
-interface Ch extends Ranked { id: string }
+interface Ch extends Ranked {
+  id: string;
+}
 const ch = (id: string, priority: number, weight: number): Ch => ({ id, priority, weight });
 const self = (c: Ch) => c;
 
@@ -57,6 +59,12 @@ test('an order: tiers from the highest, weighted channels before zero-weight one
 test('the first of an order follows the weights', () => {
   const list = [ch('a', 0, 1), ch('b', 0, 2), ch('z', 0, 0)];
   // Weights 1 and 2: draws below 1/3 take a, the rest b; z comes last either way.
-  assert.deepEqual(orderRanked(list, self, () => 0.2).map((c) => c.id), ['a', 'b', 'z']);
-  assert.deepEqual(orderRanked(list, self, () => 0.5).map((c) => c.id), ['b', 'a', 'z']);
+  assert.deepEqual(
+    orderRanked(list, self, () => 0.2).map((c) => c.id),
+    ['a', 'b', 'z'],
+  );
+  assert.deepEqual(
+    orderRanked(list, self, () => 0.5).map((c) => c.id),
+    ['b', 'a', 'z'],
+  );
 });

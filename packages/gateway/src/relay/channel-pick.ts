@@ -30,7 +30,10 @@ export function pickRanked<T>(items: readonly T[], of: (item: T) => Ranked, rand
     let r = rand() * total;
     for (const it of pool) {
       r -= w(it);
-      if (r < 0) { chosen = it; break; }
+      if (r < 0) {
+        chosen = it;
+        break;
+      }
     }
   }
   return chosen;

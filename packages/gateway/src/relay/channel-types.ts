@@ -87,7 +87,10 @@ export function presetRoot(name: string, settings: Record<string, unknown>): str
   let missing = false;
   const root = p.root.replace(/\{(\w+)\}/g, (_m, k: string) => {
     const v = settings[k];
-    if (typeof v !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(v)) { missing = true; return ''; }
+    if (typeof v !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(v)) {
+      missing = true;
+      return '';
+    }
     return v;
   });
   return missing ? null : root;

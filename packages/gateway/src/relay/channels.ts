@@ -25,7 +25,12 @@ export const CHANNELS_REVISION = 'channels';
 /** The cluster event of a key's cooldown (`{c: channel id, k: key index, u: until, unix ms}`). */
 const COOLDOWN_EVENT = 'cooldown';
 export const RELAY_TYPES: ReadonlySet<number> = new Set([
-  ChannelType.openai, ChannelType.azure, ChannelType.anthropic, ChannelType.gemini, ChannelType.vertex, ChannelType.bedrock,
+  ChannelType.openai,
+  ChannelType.azure,
+  ChannelType.anthropic,
+  ChannelType.gemini,
+  ChannelType.vertex,
+  ChannelType.bedrock,
 ]);
 
 export interface KeyState {
@@ -270,7 +275,11 @@ export class ChannelIndex {
   private emitHealth(changes: HealthChange[]): void {
     for (const c of changes) {
       for (const fn of this.healthListeners) {
-        try { fn(c); } catch (e) { this.core.log.error({ err: (e as Error).message }, 'health listener failed'); }
+        try {
+          fn(c);
+        } catch (e) {
+          this.core.log.error({ err: (e as Error).message }, 'health listener failed');
+        }
       }
     }
   }
@@ -310,20 +319,32 @@ export class ChannelIndex {
     if (allOff) ch.status = 3;
     this.core.log.warn({ channelId, keyIndex, reason: state.reason, channelDisabled: allOff }, 'channel key auto-disabled');
     const changes: HealthChange[] = [];
-    await this.persist(channelId, (row) => {
-      const ks = obj<Record<string, KeyState>>(row.key_state, {});
-      if (!ks[String(keyIndex)]) {
-        ks[String(keyIndex)] = state;
-        changes.push({ kind: 'key_auto_disabled', channelId, channelName: row.name, keyIndex, reason: state.reason });
-      }
-      const keyCount = ch.keys.length;
-      const off = Array.from({ length: keyCount }, (_, i) => ks[String(i)]).every(Boolean);
-      if (off && Number(row.status) === 1) changes.push({ kind: 'channel_auto_disabled', channelId, channelName: row.name, reason: `all keys refused by the upstream: ${state.reason}` });
-      return {
-        key_state: JSON.stringify(ks),
-        ...(off && Number(row.status) === 1 ? { status: 3, status_reason: `all keys refused by the upstream: ${state.reason}`.slice(0, 1000) } : {}),
-      };
-    }, () => this.emitHealth(changes));
+    await this.persist(
+      channelId,
+      (row) => {
+        const ks = obj<Record<string, KeyState>>(row.key_state, {});
+        if (!ks[String(keyIndex)]) {
+          ks[String(keyIndex)] = state;
+          changes.push({ kind: 'key_auto_disabled', channelId, channelName: row.name, keyIndex, reason: state.reason });
+        }
+        const keyCount = ch.keys.length;
+        const off = Array.from({ length: keyCount }, (_, i) => ks[String(i)]).every(Boolean);
+        if (off && Number(row.status) === 1)
+          changes.push({
+            kind: 'channel_auto_disabled',
+            channelId,
+            channelName: row.name,
+            reason: `all keys refused by the upstream: ${state.reason}`,
+          });
+        return {
+          key_state: JSON.stringify(ks),
+          ...(off && Number(row.status) === 1
+            ? { status: 3, status_reason: `all keys refused by the upstream: ${state.reason}`.slice(0, 1000) }
+            : {}),
+        };
+      },
+      () => this.emitHealth(changes),
+    );
   }
 
   /** Re-enables a key that passed a probe (and its channel when it was auto-disabled). */
@@ -336,15 +357,19 @@ export class ChannelIndex {
     }
     this.core.log.info({ channelId, keyIndex }, 'channel key recovered');
     const changes: HealthChange[] = [];
-    await this.persist(channelId, (row) => {
-      const ks = obj<Record<string, KeyState>>(row.key_state, {});
-      if (ks[String(keyIndex)]?.status === 'auto_disabled') {
-        delete ks[String(keyIndex)];
-        changes.push({ kind: 'key_enabled', channelId, channelName: row.name, keyIndex });
-      }
-      if (Number(row.status) === 3) changes.push({ kind: 'channel_enabled', channelId, channelName: row.name });
-      return { key_state: JSON.stringify(ks), ...(Number(row.status) === 3 ? { status: 1, status_reason: null } : {}) };
-    }, () => this.emitHealth(changes));
+    await this.persist(
+      channelId,
+      (row) => {
+        const ks = obj<Record<string, KeyState>>(row.key_state, {});
+        if (ks[String(keyIndex)]?.status === 'auto_disabled') {
+          delete ks[String(keyIndex)];
+          changes.push({ kind: 'key_enabled', channelId, channelName: row.name, keyIndex });
+        }
+        if (Number(row.status) === 3) changes.push({ kind: 'channel_enabled', channelId, channelName: row.name });
+        return { key_state: JSON.stringify(ks), ...(Number(row.status) === 3 ? { status: 1, status_reason: null } : {}) };
+      },
+      () => this.emitHealth(changes),
+    );
   }
 
   /** Read-modify-write of one channel's state, one at a time per channel on this node; `written` runs after a successful write. */
@@ -352,7 +377,9 @@ export class ChannelIndex {
     const prev = this.writes.get(channelId) ?? Promise.resolve();
     const next = prev.then(() => this.persistNow(channelId, change, written));
     this.writes.set(channelId, next);
-    void next.finally(() => { if (this.writes.get(channelId) === next) this.writes.delete(channelId); });
+    void next.finally(() => {
+      if (this.writes.get(channelId) === next) this.writes.delete(channelId);
+    });
     return next;
   }
 
@@ -362,7 +389,11 @@ export class ChannelIndex {
       const row = await db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
       if (!row) return;
       const upd = change(row);
-      await db.updateTable('channels').set({ ...upd, updated_at: Date.now() } as never).where('id', '=', channelId).execute();
+      await db
+        .updateTable('channels')
+        .set({ ...upd, updated_at: Date.now() } as never)
+        .where('id', '=', channelId)
+        .execute();
       await this.core.cache.bump(CHANNELS_REVISION);
       written?.();
     } catch (e) {
@@ -372,6 +403,10 @@ export class ChannelIndex {
 
   /** Records a test result. */
   async recordTest(channelId: number, ms: number): Promise<void> {
-    await this.core.h.db.updateTable('channels').set({ response_time_ms: Math.round(ms), tested_at: Date.now() }).where('id', '=', channelId).execute();
+    await this.core.h.db
+      .updateTable('channels')
+      .set({ response_time_ms: Math.round(ms), tested_at: Date.now() })
+      .where('id', '=', channelId)
+      .execute();
   }
 }

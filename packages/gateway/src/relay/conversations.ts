@@ -28,7 +28,10 @@ export class Conversations {
     this.recent.set(responseId, { userId, json });
     if (this.recent.size > RECENT) this.recent.delete(this.recent.keys().next().value as string);
     try {
-      await this.core.h.db.insertInto('relay_conversations').values({ response_id: responseId, user_id: userId, model, messages: json, created_at: Date.now() }).execute();
+      await this.core.h.db
+        .insertInto('relay_conversations')
+        .values({ response_id: responseId, user_id: userId, model, messages: json, created_at: Date.now() })
+        .execute();
     } catch (e) {
       if (!isUniqueViolation(e)) throw e;
     }
@@ -41,12 +44,18 @@ export class Conversations {
       if (mem.userId !== userId) throw notFound(responseId);
       return JSON.parse(mem.json) as Message[];
     }
-    const row = responseId.length <= 191
-      ? await this.core.h.db.selectFrom('relay_conversations').select(['user_id', 'messages']).where('response_id', '=', responseId).executeTakeFirst()
-      : undefined;
+    const row =
+      responseId.length <= 191
+        ? await this.core.h.db
+            .selectFrom('relay_conversations')
+            .select(['user_id', 'messages'])
+            .where('response_id', '=', responseId)
+            .executeTakeFirst()
+        : undefined;
     if (!row || Number(row.user_id) !== userId) throw notFound(responseId);
     return JSON.parse(row.messages) as Message[];
   }
 }
 
-const notFound = (id: string) => new GatewayError(404, 'previous_response_not_found', `Previous response with id '${echo(id)}' not found.`, 'invalid_request_error');
+const notFound = (id: string) =>
+  new GatewayError(404, 'previous_response_not_found', `Previous response with id '${echo(id)}' not found.`, 'invalid_request_error');

@@ -33,7 +33,12 @@ export function embedTexts(body: Record<string, unknown>, action: GeminiEmbedAct
  * The body for a Gemini channel: null (send as received) unless the channel maps the model, in which
  * case batch requests name the upstream model.
  */
-export function geminiEmbedPassBody(body: Record<string, unknown>, action: GeminiEmbedAction, upModel: string, model: string): Record<string, unknown> | null {
+export function geminiEmbedPassBody(
+  body: Record<string, unknown>,
+  action: GeminiEmbedAction,
+  upModel: string,
+  model: string,
+): Record<string, unknown> | null {
   if (upModel === model) return null;
   const b: Record<string, unknown> = { ...body };
   if (action === 'batchEmbedContents' && Array.isArray(b.requests)) {
@@ -46,9 +51,12 @@ export function geminiEmbedPassBody(body: Record<string, unknown>, action: Gemin
 export function openaiEmbedFromGemini(body: Record<string, unknown>, action: GeminiEmbedAction, upModel: string): Record<string, unknown> {
   const texts = embedTexts(body, action) ?? [];
   const out: Record<string, unknown> = { model: upModel, input: action === 'embedContent' ? texts[0] : texts };
-  const dims = action === 'embedContent'
-    ? body.outputDimensionality
-    : (Array.isArray(body.requests) && isObj(body.requests[0]) ? body.requests[0].outputDimensionality : undefined);
+  const dims =
+    action === 'embedContent'
+      ? body.outputDimensionality
+      : Array.isArray(body.requests) && isObj(body.requests[0])
+        ? body.requests[0].outputDimensionality
+        : undefined;
   if (typeof dims === 'number') out.dimensions = dims;
   return out;
 }

@@ -13,7 +13,10 @@ test('scanBody refuses deep nesting without recursing and accepts the limit', ()
   for (let i = 1; i < MAX_JSON_DEPTH; i++) ok = [ok];
   assert.doesNotThrow(() => scanBody({ a: ok }));
   const deep = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000));
-  assert.throws(() => scanBody(deep), (e: { status?: number }) => e.status === 400);
+  assert.throws(
+    () => scanBody(deep),
+    (e: { status?: number }) => e.status === 400,
+  );
 });
 
 test('scanBody finds inline and referenced media in every family', () => {
@@ -21,12 +24,25 @@ test('scanBody finds inline and referenced media in every family', () => {
   const wav = 'UklGR' + 'B'.repeat(16_000);
   const s = scanBody({
     messages: [
-      { role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+          { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+        ],
+      },
       { role: 'user', content: [{ type: 'input_audio', input_audio: { data: wav, format: 'wav' } }] },
       { role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'C'.repeat(3000) } }] },
       { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'D'.repeat(3000) } }] },
     ],
-    contents: [{ parts: [{ inlineData: { mimeType: 'video/mp4', data: 'E'.repeat(1600) } }, { fileData: { fileUri: 'gs://b/f', mimeType: 'audio/mp3' } }] }],
+    contents: [
+      {
+        parts: [
+          { inlineData: { mimeType: 'video/mp4', data: 'E'.repeat(1600) } },
+          { fileData: { fileUri: 'gs://b/f', mimeType: 'audio/mp3' } },
+        ],
+      },
+    ],
   });
   assert.equal(s.images, 3);
   assert.equal(s.avChars, 16_005 + 1600);
@@ -40,12 +56,17 @@ test('the input bound is at least the tokens of any text, CJK included', () => {
   const raw = Buffer.from(JSON.stringify({ model: 'm', messages: [{ role: 'user', content: cjk }] }));
   const bound = inputBound(raw.length, scanBody(JSON.parse(raw.toString())), false);
   assert.ok(bound >= countTokens(cjk) + 6, `${bound} ≥ ${countTokens(cjk)}`);
-  assert.equal(inputBound(10, { inlineChars: 0, images: 1, avChars: 0, fileChars: 0, refs: 0 }, false), 10 + INPUT_TOKENS_PER_IMAGE + BASE_OVERHEAD_TOKENS);
+  assert.equal(
+    inputBound(10, { inlineChars: 0, images: 1, avChars: 0, fileChars: 0, refs: 0 }, false),
+    10 + INPUT_TOKENS_PER_IMAGE + BASE_OVERHEAD_TOKENS,
+  );
 });
 
 test('fitOutput gives the most output the balance covers, or null below the minimum', () => {
   // 1 unit an input token, 5 an output token.
-  const prices = { cost: (_p: unknown, u: { inputTokens: number; outputTokens: number }) => u.inputTokens + 5 * u.outputTokens } as unknown as PriceBook;
+  const prices = {
+    cost: (_p: unknown, u: { inputTokens: number; outputTokens: number }) => u.inputTokens + 5 * u.outputTokens,
+  } as unknown as PriceBook;
   const price = { model: 'm', input: 2, output: 10, cachedInput: 2, cacheWrite5m: 2.5, cacheWrite1h: 4, perRequest: null };
   assert.equal(fitOutput(prices, price, 'g', 100, 1, 4096, 16, 100 + 5 * 1000), 1000);
   assert.equal(fitOutput(prices, price, 'g', 100, 2, 4096, 16, 100 + 5 * 1001), 500);
@@ -62,7 +83,7 @@ test('quotaUnits never turns a huge or non-finite cost into 0', () => {
   assert.equal(quotaUnits(0, 1, 500_000), 0);
 });
 
-test('only connection failures are the upstream\'s; the gateway\'s own errors are not', () => {
+test("only connection failures are the upstream's; the gateway's own errors are not", () => {
   assert.equal(isUpstreamFailure(new RangeError('Maximum call stack size exceeded')), false);
   assert.equal(isUpstreamFailure(new TypeError('x is undefined')), false);
   assert.equal(isUpstreamFailure(Object.assign(new Error('connect'), { code: 'ECONNREFUSED' })), true);

@@ -30,13 +30,15 @@ export const MIN_OUTPUT_TOKENS = 16;
 
 /** An upper bound of the input tokens of a request of `bytes` bytes with the media `scan` found. */
 export function inputBound(bytes: number, scan: BodyScan, hasTools: boolean): number {
-  return Math.max(0, bytes - scan.inlineChars)
-    + scan.images * INPUT_TOKENS_PER_IMAGE
-    + Math.ceil(scan.avChars / AV_CHARS_PER_TOKEN)
-    + Math.min(scan.fileChars, CONTEXT_TOKENS_BOUND)
-    + scan.refs * CONTEXT_TOKENS_BOUND
-    + (hasTools ? TOOLS_OVERHEAD_TOKENS : 0)
-    + BASE_OVERHEAD_TOKENS;
+  return (
+    Math.max(0, bytes - scan.inlineChars) +
+    scan.images * INPUT_TOKENS_PER_IMAGE +
+    Math.ceil(scan.avChars / AV_CHARS_PER_TOKEN) +
+    Math.min(scan.fileChars, CONTEXT_TOKENS_BOUND) +
+    scan.refs * CONTEXT_TOKENS_BOUND +
+    (hasTools ? TOOLS_OVERHEAD_TOKENS : 0) +
+    BASE_OVERHEAD_TOKENS
+  );
 }
 
 /** Whether a price makes a call cost something (its reserve is then never 0). */
@@ -60,7 +62,10 @@ export function reserveCost(prices: PriceBook, price: ModelPrice | null, usage: 
   let c = prices.cost(price, usage, group);
   if (cacheWrites && price && price.perRequest === null && Math.max(price.cacheWrite5m, price.cacheWrite1h) > price.input) {
     const n = usage.inputTokens;
-    c = Math.max(c, prices.cost(price, { ...usage, cacheWriteTokens: n, cacheWrite1hTokens: price.cacheWrite1h >= price.cacheWrite5m ? n : 0 }, group));
+    c = Math.max(
+      c,
+      prices.cost(price, { ...usage, cacheWriteTokens: n, cacheWrite1hTokens: price.cacheWrite1h >= price.cacheWrite5m ? n : 0 }, group),
+    );
   }
   return c < 1 && isPriced(price) ? 1 : c;
 }
@@ -69,7 +74,17 @@ export function reserveCost(prices: PriceBook, price: ModelPrice | null, usage: 
  * The most output tokens per choice, from `min` to `want`, whose reserve (with `input` tokens and
  * `n` choices) fits in `available` units; null when not even `min` fits.
  */
-export function fitOutput(prices: PriceBook, price: ModelPrice | null, group: string, input: number, n: number, want: number, min: number, available: number, cacheWrites = false): number | null {
+export function fitOutput(
+  prices: PriceBook,
+  price: ModelPrice | null,
+  group: string,
+  input: number,
+  n: number,
+  want: number,
+  min: number,
+  available: number,
+  cacheWrites = false,
+): number | null {
   const cost = (out: number) => reserveCost(prices, price, { inputTokens: input, outputTokens: out * n }, group, cacheWrites);
   const lo0 = Math.min(min, want);
   if (cost(lo0) > available) return null;

@@ -24,7 +24,13 @@ export interface TestResult {
 }
 
 /** `google` exchanges a Vertex channel's service-account key for the token the upstream wants. */
-export async function testKey(pools: UpstreamPools, ch: RuntimeChannel, keyIndex: number, model?: string, google?: GoogleTokens): Promise<TestResult> {
+export async function testKey(
+  pools: UpstreamPools,
+  ch: RuntimeChannel,
+  keyIndex: number,
+  model?: string,
+  google?: GoogleTokens,
+): Promise<TestResult> {
   const m = model || ch.testModel || ch.models[0];
   if (!m) throw new GatewayError(400, 'invalid_request', 'the channel lists no model to test');
   const up = upstreamModel(ch, m);
@@ -83,7 +89,9 @@ export async function probeOnce(core: Core, channels: ChannelIndex, pools: Upstr
   let recovered = 0;
   for (const ch of channels.all()) {
     if (ch.status === 2) continue;
-    const keys = Object.entries(ch.keyState).filter(([, s]) => s.status === 'auto_disabled').map(([i]) => Number(i));
+    const keys = Object.entries(ch.keyState)
+      .filter(([, s]) => s.status === 'auto_disabled')
+      .map(([i]) => Number(i));
     if (ch.status === 3 && keys.length === 0) keys.push(0);
     for (const i of keys) {
       if (i >= ch.keys.length) continue;

@@ -48,17 +48,39 @@ export const relayArea = {
     const pools = core.outbound.pools;
     const allowances = new QuotaAllowances(core, deps.billing.ledger, () => policy.allowance());
     const affinity = core.config.relayAffinityTtlMs > 0 ? new Affinity(core, core.config.relayAffinityTtlMs) : null;
-    const relayDeps = { core, channels, prices: deps.billing.prices, ledger: deps.billing.ledger, allowances, logs, pools, policy, affinity, rateLimits: deps.accounts.rateLimits, budgets: deps.billing.budgets };
+    const relayDeps = {
+      core,
+      channels,
+      prices: deps.billing.prices,
+      ledger: deps.billing.ledger,
+      allowances,
+      logs,
+      pools,
+      policy,
+      affinity,
+      rateLimits: deps.accounts.rateLimits,
+      budgets: deps.billing.budgets,
+    };
     const relay = new Relay(relayDeps);
     const realtime = new RealtimeRelay(relayDeps);
     await core.cache.register(CHANNELS_REVISION, () => channels.load());
     let probing: Promise<number> | null = null;
     const probe = () => {
-      probing ??= probeOnce(core, channels, pools).finally(() => { probing = null; });
+      probing ??= probeOnce(core, channels, pools).finally(() => {
+        probing = null;
+      });
       return probing;
     };
     const service: RelayService = {
-      relay, realtime, channels, logs, pools, policy, allowances, probe, probeRounds: 0,
+      relay,
+      realtime,
+      channels,
+      logs,
+      pools,
+      policy,
+      allowances,
+      probe,
+      probeRounds: 0,
       async testChannel(id, model) {
         let ch = channels.get(id);
         if (!ch) {
@@ -77,7 +99,9 @@ export const relayArea = {
     core.onClose(() => allowances.close());
     core.onClose(() => relay.drain());
     core.onClose(() => realtime.drain());
-    core.onClose(async () => { await probing; });
+    core.onClose(async () => {
+      await probing;
+    });
     return service;
   },
   start(core: Core, service: RelayService) {

@@ -28,7 +28,11 @@ export function encodeMultipart(fields: Array<[string, string]>, files: Multipar
     parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${quoted(name)}"\r\n\r\n${value}\r\n`));
   }
   for (const f of files) {
-    parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${quoted(f.field)}"; filename="${quoted(f.filename || 'file')}"\r\ncontent-type: ${f.mimeType.replace(/[\r\n]/g, '') || 'application/octet-stream'}\r\n\r\n`));
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\ncontent-disposition: form-data; name="${quoted(f.field)}"; filename="${quoted(f.filename || 'file')}"\r\ncontent-type: ${f.mimeType.replace(/[\r\n]/g, '') || 'application/octet-stream'}\r\n\r\n`,
+      ),
+    );
     parts.push(f.data);
     parts.push(Buffer.from('\r\n'));
   }

@@ -36,8 +36,16 @@ import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { readText, type UpstreamResponse } from './upstream.ts';
 
 export type PassKind =
-  | 'images' | 'image_edits' | 'responses' | 'responses_compact' | 'audio_transcriptions' | 'audio_translations'
-  | 'audio_speech' | 'rerank' | 'moderations' | 'alpha_search';
+  | 'images'
+  | 'image_edits'
+  | 'responses'
+  | 'responses_compact'
+  | 'audio_transcriptions'
+  | 'audio_translations'
+  | 'audio_speech'
+  | 'rerank'
+  | 'moderations'
+  | 'alpha_search';
 
 /** Endpoint → kind, for `Relay.handles(endpoint)`. */
 export const PASS_ENDPOINTS: Record<string, PassKind> = {
@@ -57,13 +65,28 @@ export const PASS_ENDPOINTS: Record<string, PassKind> = {
 const KINDS = new Set<string>(Object.values(PASS_ENDPOINTS));
 
 const UPSTREAM_PATH: Record<PassKind, string> = {
-  images: 'images/generations', image_edits: 'images/edits', responses: 'responses', responses_compact: 'responses/compact',
-  audio_transcriptions: 'audio/transcriptions', audio_translations: 'audio/translations', audio_speech: 'audio/speech',
-  rerank: 'rerank', moderations: 'moderations', alpha_search: 'alpha/search',
+  images: 'images/generations',
+  image_edits: 'images/edits',
+  responses: 'responses',
+  responses_compact: 'responses/compact',
+  audio_transcriptions: 'audio/transcriptions',
+  audio_translations: 'audio/translations',
+  audio_speech: 'audio/speech',
+  rerank: 'rerank',
+  moderations: 'moderations',
+  alpha_search: 'alpha/search',
 };
 
 /** Kinds Azure OpenAI serves (deployment URLs; Responses at `/openai/responses`). */
-const AZURE_KINDS = new Set<PassKind>(['images', 'image_edits', 'audio_transcriptions', 'audio_translations', 'audio_speech', 'responses', 'moderations']);
+const AZURE_KINDS = new Set<PassKind>([
+  'images',
+  'image_edits',
+  'audio_transcriptions',
+  'audio_translations',
+  'audio_speech',
+  'responses',
+  'moderations',
+]);
 const STREAMABLE = new Set<PassKind>(['images', 'image_edits', 'responses', 'audio_transcriptions', 'audio_speech']);
 
 /** Output tokens reserved per image for models with token prices (gpt-image's largest: high quality, 1536 × 1024). */
@@ -115,7 +138,6 @@ interface Ctx {
   admission: Admission | null;
 }
 
-
 const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -160,14 +182,18 @@ export function passUrl(ch: RuntimeChannel, kind: PassKind, model: string): URL 
   if (kind === 'responses') return new URL(`${ch.baseUrl}/openai/responses?api-version=${encodeURIComponent(azureVersion(ch, true))}`);
   const deployments = (ch.settings.deployments ?? {}) as Record<string, string>;
   const dep = deployments[model] ?? model;
-  return new URL(`${ch.baseUrl}/openai/deployments/${encodeURIComponent(dep)}/${UPSTREAM_PATH[kind]}?api-version=${encodeURIComponent(azureVersion(ch, false))}`);
+  return new URL(
+    `${ch.baseUrl}/openai/deployments/${encodeURIComponent(dep)}/${UPSTREAM_PATH[kind]}?api-version=${encodeURIComponent(azureVersion(ch, false))}`,
+  );
 }
 
 /** Where a read of a stored response goes (`suffix` '' | '/cancel' | '/input_items'). */
 function responseUrl(ch: RuntimeChannel, id: string, suffix: string, query: string): URL {
   const q = query ? query.replace(/^\?/, '') : '';
   if (ch.type === ChannelType.azure) {
-    return new URL(`${ch.baseUrl}/openai/responses/${encodeURIComponent(id)}${suffix}?api-version=${encodeURIComponent(azureVersion(ch, true))}${q ? `&${q}` : ''}`);
+    return new URL(
+      `${ch.baseUrl}/openai/responses/${encodeURIComponent(id)}${suffix}?api-version=${encodeURIComponent(azureVersion(ch, true))}${q ? `&${q}` : ''}`,
+    );
   }
   const u = openaiUrl(ch, `responses/${encodeURIComponent(id)}${suffix}`);
   if (q) u.search = q;
@@ -196,7 +222,8 @@ function checkBody(kind: PassKind, b: Record<string, unknown>, multipart: boolea
       break;
     }
     case 'moderations':
-      if (b.input === undefined || b.input === null || b.input === '' || (Array.isArray(b.input) && b.input.length === 0)) throw bad('"input" is required');
+      if (b.input === undefined || b.input === null || b.input === '' || (Array.isArray(b.input) && b.input.length === 0))
+        throw bad('"input" is required');
       break;
     default:
   }
@@ -218,12 +245,20 @@ function textOf(v: unknown, depth = 0): string {
 
 function promptOf(kind: PassKind, b: Record<string, unknown>): string {
   switch (kind) {
-    case 'images': case 'image_edits': return str(b.prompt);
-    case 'responses': case 'responses_compact': return str(b.instructions) + '\n' + textOf(b.input);
-    case 'rerank': return textOf(b.query) + '\n' + textOf(b.documents);
-    case 'moderations': return textOf(b.input);
-    case 'audio_speech': return str(b.input);
-    default: return '';
+    case 'images':
+    case 'image_edits':
+      return str(b.prompt);
+    case 'responses':
+    case 'responses_compact':
+      return str(b.instructions) + '\n' + textOf(b.input);
+    case 'rerank':
+      return textOf(b.query) + '\n' + textOf(b.documents);
+    case 'moderations':
+      return textOf(b.input);
+    case 'audio_speech':
+      return str(b.input);
+    default:
+      return '';
   }
 }
 
@@ -246,17 +281,31 @@ export function passUsage(j: unknown): TokenUsage | null {
   if (!u) return null;
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.round(v) : 0);
   const inDet = isObj(u.input_tokens_details) ? u.input_tokens_details : isObj(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
-  const outDet = isObj(u.output_tokens_details) ? u.output_tokens_details : isObj(u.completion_tokens_details) ? u.completion_tokens_details : {};
-  const input = n(u.input_tokens) || n(u.prompt_tokens) || (u.output_tokens === undefined && u.completion_tokens === undefined ? n(u.total_tokens) : 0);
+  const outDet = isObj(u.output_tokens_details)
+    ? u.output_tokens_details
+    : isObj(u.completion_tokens_details)
+      ? u.completion_tokens_details
+      : {};
+  const input =
+    n(u.input_tokens) || n(u.prompt_tokens) || (u.output_tokens === undefined && u.completion_tokens === undefined ? n(u.total_tokens) : 0);
   const output = n(u.output_tokens) || n(u.completion_tokens);
   if (!input && !output) return null;
-  return { inputTokens: input, outputTokens: output, cachedInputTokens: n(inDet.cached_tokens), cacheWriteTokens: 0, reasoningTokens: n(outDet.reasoning_tokens) };
+  return {
+    inputTokens: input,
+    outputTokens: output,
+    cachedInputTokens: n(inDet.cached_tokens),
+    cacheWriteTokens: 0,
+    reasoningTokens: n(outDet.reasoning_tokens),
+  };
 }
 
 export class PassThrough {
   readonly responses: ResponseStore;
 
-  constructor(private readonly d: RelayDeps, private readonly track: <T>(p: Promise<T>) => Promise<T>) {
+  constructor(
+    private readonly d: RelayDeps,
+    private readonly track: <T>(p: Promise<T>) => Promise<T>,
+  ) {
     this.responses = new ResponseStore(d.core);
   }
 
@@ -275,13 +324,21 @@ export class PassThrough {
     const candidates = all.filter((c) => servesKind(c, kind));
     if (candidates.length === 0) {
       if (kind === 'alpha_search') {
-        throw new GatewayError(503, 'no_available_channel', `no channel that supports alpha search serves model "${echo(model)}" in group "${principal.group}"`);
+        throw new GatewayError(
+          503,
+          'no_available_channel',
+          `no channel that supports alpha search serves model "${echo(model)}" in group "${principal.group}"`,
+        );
       }
       throw new GatewayError(503, 'no_available_channel', `no available channel for model "${echo(model)}" in group "${principal.group}"`);
     }
     const price = this.d.prices.get(model);
     if (!price && !this.d.core.config.relayAllowUnpricedModels) {
-      throw new GatewayError(403, 'model_price_not_set', `model "${echo(model)}" has no price set; an administrator must set one before it can be used`);
+      throw new GatewayError(
+        403,
+        'model_price_not_set',
+        `model "${echo(model)}" has no price set; an administrator must set one before it can be used`,
+      );
     }
     const isImages = kind === 'images' || kind === 'image_edits';
     // Multipart fields are text: a number there is read as one.
@@ -290,9 +347,20 @@ export class PassThrough {
     const maxAsked = kind === 'responses' ? tokenCount(body.max_output_tokens, 'max_output_tokens') : undefined;
     const stream = STREAMABLE.has(kind) && (body.stream === true || body.stream === 'true');
     const ctx: Ctx = {
-      call, kind, model, stream, price, mult,
+      call,
+      kind,
+      model,
+      stream,
+      price,
+      mult,
       payer: this.d.budgets.payer(principal),
-      estimate: { inputTokens: 0, outputTokens: 0 }, reserved: 0, maxOut: null, attempts: [], upstreamWaitMs: 0, firstByteMs: null, started: false,
+      estimate: { inputTokens: 0, outputTokens: 0 },
+      reserved: 0,
+      maxOut: null,
+      attempts: [],
+      upstreamWaitMs: 0,
+      firstByteMs: null,
+      started: false,
       admission: null,
     };
     ctx.estimate = this.estimateUsage(ctx, maxAsked);
@@ -309,7 +377,12 @@ export class PassThrough {
           await this.reserveWhatFits(ctx, e as GatewayError);
         }
       }
-      await runReserved(this.d.core, ctx, () => this.run(ctx, candidates), () => this.refund(ctx));
+      await runReserved(
+        this.d.core,
+        ctx,
+        () => this.run(ctx, candidates),
+        () => this.refund(ctx),
+      );
     } finally {
       ctx.admission?.end(0);
     }
@@ -357,13 +430,16 @@ export class PassThrough {
     }
     const input = inputBound(bytes, scan, b.tools !== undefined);
     switch (ctx.kind) {
-      case 'images': case 'image_edits':
+      case 'images':
+      case 'image_edits':
         return { inputTokens: input, outputTokens: IMAGE_OUTPUT_ALLOWANCE * ctx.mult };
       case 'audio_speech':
         return { inputTokens: input, outputTokens: ctx.price.output > 0 ? SPEECH_TOKENS_PER_BYTE * Buffer.byteLength(str(b.input)) : 0 };
-      case 'audio_transcriptions': case 'audio_translations':
+      case 'audio_transcriptions':
+      case 'audio_translations':
         return { inputTokens: input, outputTokens: Math.ceil(scan.avChars / AV_CHARS_PER_TOKEN) + BASE_OVERHEAD_TOKENS };
-      case 'responses': case 'responses_compact': {
+      case 'responses':
+      case 'responses_compact': {
         if (!pricesOutput(ctx.price)) return { inputTokens: input, outputTokens: 0 };
         if (ctx.kind === 'responses_compact') return { inputTokens: input, outputTokens: input };
         const limit = this.d.policy.modelMaxOutput(ctx.model);
@@ -372,7 +448,8 @@ export class PassThrough {
         ctx.maxOut = out;
         return { inputTokens: input, outputTokens: out };
       }
-      case 'rerank': case 'moderations':
+      case 'rerank':
+      case 'moderations':
         return { inputTokens: input, outputTokens: 0 };
       default:
         return { inputTokens: 0, outputTokens: 0 };
@@ -406,16 +483,20 @@ export class PassThrough {
     const prompt = promptOf(ctx.kind, ctx.call.body);
     const out = async () => (counter ? counter.total() : outputText ? countTokens(outputText) : 0);
     switch (ctx.kind) {
-      case 'images': case 'image_edits':
+      case 'images':
+      case 'image_edits':
         // A 1024² high-quality image each (the reserve's bound is the largest size).
         return { inputTokens: (await countTokens(prompt)) + 8, outputTokens: 4160 * ctx.mult };
       case 'audio_speech':
         return { inputTokens: prompt.length, outputTokens: 0 };
-      case 'audio_transcriptions': case 'audio_translations':
+      case 'audio_transcriptions':
+      case 'audio_translations':
         return { inputTokens: 0, outputTokens: await out() };
-      case 'rerank': case 'moderations':
+      case 'rerank':
+      case 'moderations':
         return { inputTokens: await countTokens(prompt), outputTokens: 0 };
-      case 'responses': case 'responses_compact':
+      case 'responses':
+      case 'responses_compact':
         return { inputTokens: await countTokens(prompt), outputTokens: await out() };
       default:
         return { inputTokens: 0, outputTokens: 0 };
@@ -435,14 +516,28 @@ export class PassThrough {
     const { call } = ctx;
     const info: AttemptCallInfo = { model: ctx.model, group: call.principal.group, res: call.client.res };
     const aff = this.d.affinity;
-    const k = aff && candidates.length > 1 && call.multipart === undefined ? affinityKey(call.principal.userId, ctx.model, call.body, call.vendorHeaders) : null;
-    const start = k ? aff!.get(k).then((prefer) => { info.affinity = { prefer, served: (s) => aff!.set(k, s), failed: () => aff!.drop(k) }; }) : null;
-    const go = () => runAttempts(this.d, ctx, candidates, {
-      attempt: (c, ch, key, keyIndex) => this.attempt(c, ch, key, keyIndex),
-      logError: (c, ch, status, message, n) => logAttemptError(this.d.logs, c, ch, status, message, n),
-      refund: (c) => this.refund(c),
-      begin: (c, status, headers) => this.begin(c, status, headers),
-    }, info);
+    const k =
+      aff && candidates.length > 1 && call.multipart === undefined
+        ? affinityKey(call.principal.userId, ctx.model, call.body, call.vendorHeaders)
+        : null;
+    const start = k
+      ? aff!.get(k).then((prefer) => {
+          info.affinity = { prefer, served: (s) => aff!.set(k, s), failed: () => aff!.drop(k) };
+        })
+      : null;
+    const go = () =>
+      runAttempts(
+        this.d,
+        ctx,
+        candidates,
+        {
+          attempt: (c, ch, key, keyIndex) => this.attempt(c, ch, key, keyIndex),
+          logError: (c, ch, status, message, n) => logAttemptError(this.d.logs, c, ch, status, message, n),
+          refund: (c) => this.refund(c),
+          begin: (c, status, headers) => this.begin(c, status, headers),
+        },
+        info,
+      );
     return start ? start.then(go) : go();
   }
 
@@ -467,14 +562,20 @@ export class PassThrough {
     if (upModel === call.body.model && !hasOverride(ch) && !maxChanges) return { body: call.raw };
     const b: Record<string, unknown> = { ...call.body, model: upModel };
     applyParamOverride(b, ch.paramOverride);
-    if (max !== null) b.max_output_tokens = typeof b.max_output_tokens === 'number' && b.max_output_tokens < max ? b.max_output_tokens : max;
+    if (max !== null)
+      b.max_output_tokens = typeof b.max_output_tokens === 'number' && b.max_output_tokens < max ? b.max_output_tokens : max;
     return { body: JSON.stringify(b) };
   }
 
   private async attempt(ctx: Ctx, ch: RuntimeChannel, key: string, keyIndex: number): Promise<AttemptOutcome> {
     const upModel = upstreamModel(ch, ctx.model);
     const { body, multipart } = this.buildBody(ctx, ch, upModel);
-    const headers = upstreamHeaders(ch, key, ctx.stream, ch.type === ChannelType.openai || ch.type === ChannelType.azure ? ctx.call.vendorHeaders : undefined);
+    const headers = upstreamHeaders(
+      ch,
+      key,
+      ctx.stream,
+      ch.type === ChannelType.openai || ch.type === ChannelType.azure ? ctx.call.vendorHeaders : undefined,
+    );
     if (multipart) {
       headers['content-type'] = multipart.contentType;
       headers['content-length'] = String(multipart.length);
@@ -492,7 +593,13 @@ export class PassThrough {
       if (s === 401 || s === 403 || s === 408 || s === 429 || s >= 500 || this.d.policy.qualifies(s, message)) {
         return { kind: 'retry', status: s, message, retryAfterMs: s === 429 ? retryAfter(up.headers['retry-after']) : undefined };
       }
-      return { kind: 'client_error', status: s, body: text, contentType: String(up.headers['content-type'] ?? 'application/json'), message };
+      return {
+        kind: 'client_error',
+        status: s,
+        body: text,
+        contentType: String(up.headers['content-type'] ?? 'application/json'),
+        message,
+      };
     }
     const ctype = String(up.headers['content-type'] ?? '');
     ctx.upstreamWaitMs = msSince(t0);
@@ -519,9 +626,12 @@ export class PassThrough {
     ctx.call.client.res.end(text);
     if (ctx.kind === 'responses' && isObj(json) && typeof json.id === 'string') this.remember(ctx, json.id, ch, keyIndex);
     const reported = passUsage(json);
-    const outText = ctx.kind === 'responses' || ctx.kind === 'responses_compact'
-      ? responseOutputText(json)
-      : jsonish ? str((json as { text?: unknown } | null)?.text) : text;
+    const outText =
+      ctx.kind === 'responses' || ctx.kind === 'responses_compact'
+        ? responseOutputText(json)
+        : jsonish
+          ? str((json as { text?: unknown } | null)?.text)
+          : text;
     const usage = reported ?? (await this.fallbackUsage(ctx, outText));
     this.finish(ctx, ch, upModel, usage, up.statusCode, { upstreamUsage: !!reported });
     return { kind: 'done' };
@@ -529,9 +639,11 @@ export class PassThrough {
 
   private remember(ctx: Ctx, id: string, ch: RuntimeChannel, keyIndex: number): void {
     if (ctx.call.body.store === false) return;
-    void this.track(this.responses.remember(id, { userId: ctx.call.principal.userId, channelId: ch.id, keyIndex, model: ctx.model }).catch((e) => {
-      this.d.core.log.warn({ err: (e as Error).message, requestId: ctx.call.requestId }, 'could not record the response id');
-    }));
+    void this.track(
+      this.responses.remember(id, { userId: ctx.call.principal.userId, channelId: ch.id, keyIndex, model: ctx.model }).catch((e) => {
+        this.d.core.log.warn({ err: (e as Error).message, requestId: ctx.call.requestId }, 'could not record the response id');
+      }),
+    );
   }
 
   private begin(ctx: Ctx, status: number, headers: Record<string, string>): void {
@@ -554,7 +666,14 @@ export class PassThrough {
     const len = up.headers['content-length'];
     if (typeof len === 'string') h['content-length'] = len;
     this.begin(ctx, up.statusCode, h);
-    return this.pump(ctx, ch, upModel, up, () => {}, async () => null);
+    return this.pump(
+      ctx,
+      ch,
+      upModel,
+      up,
+      () => {},
+      async () => null,
+    );
   }
 
   /**
@@ -571,9 +690,14 @@ export class PassThrough {
       const data = ev.data;
       if (!data || data[0] !== '{') return;
       let j: Record<string, unknown>;
-      try { j = JSON.parse(data) as Record<string, unknown>; } catch { return; }
+      try {
+        j = JSON.parse(data) as Record<string, unknown>;
+      } catch {
+        return;
+      }
       const type = str(j.type) || ev.event || '';
-      if (type.endsWith('.delta') && typeof j.delta === 'string' && !type.includes('audio') && !type.includes('partial_image')) counter.add(j.delta);
+      if (type.endsWith('.delta') && typeof j.delta === 'string' && !type.includes('audio') && !type.includes('partial_image'))
+        counter.add(j.delta);
       if (!idSeen && ctx.kind === 'responses' && isObj(j.response) && typeof j.response.id === 'string') {
         idSeen = true;
         this.remember(ctx, j.response.id, ch, keyIndex);
@@ -583,10 +707,20 @@ export class PassThrough {
     if (ctx.kind === 'responses' && ctx.maxOut !== null && ctx.reserved > 0) {
       return this.meteredSse(ctx, ch, upModel, up, framer, counter, onEvent, () => usage);
     }
-    return this.pump(ctx, ch, upModel, up, (chunk) => { for (const ev of framer.push(chunk)) onEvent(ev); }, async () => {
-      for (const ev of framer.end()) onEvent(ev);
-      return usage ?? this.fallbackUsage(ctx, '', counter);
-    }, () => usage !== null);
+    return this.pump(
+      ctx,
+      ch,
+      upModel,
+      up,
+      (chunk) => {
+        for (const ev of framer.push(chunk)) onEvent(ev);
+      },
+      async () => {
+        for (const ev of framer.end()) onEvent(ev);
+        return usage ?? this.fallbackUsage(ctx, '', counter);
+      },
+      () => usage !== null,
+    );
   }
 
   /**
@@ -596,8 +730,14 @@ export class PassThrough {
    * ends there with an `error` event (`insufficient_quota`), charged for the output written.
    */
   private meteredSse(
-    ctx: Ctx, ch: RuntimeChannel, upModel: string, up: UpstreamResponse, framer: SseFramer, counter: TokenCounter,
-    onEvent: (ev: SseEvent) => void, usage: () => TokenUsage | null,
+    ctx: Ctx,
+    ch: RuntimeChannel,
+    upModel: string,
+    up: UpstreamResponse,
+    framer: SseFramer,
+    counter: TokenCounter,
+    onEvent: (ev: SseEvent) => void,
+    usage: () => TokenUsage | null,
   ): Promise<void> {
     const res = ctx.call.client.res;
     const body = up.body;
@@ -622,25 +762,42 @@ export class PassThrough {
         body.off('data', onData);
         if (cutAt !== null) body.destroy();
         if (!clientGone && !res.writableEnded) {
-          res.end(cutAt !== null ? `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'insufficient_quota', message: 'quota exhausted: the balance cannot cover more output for this request', param: null })}\n\n` : '');
+          res.end(
+            cutAt !== null
+              ? `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'insufficient_quota', message: 'quota exhausted: the balance cannot cover more output for this request', param: null })}\n\n`
+              : '',
+          );
         }
         const status = clientGone ? 499 : upstreamError ? 502 : up.statusCode;
-        this.track((async () => {
-          let u: TokenUsage;
-          if (cutAt !== null) {
-            const reported = usage();
-            u = { inputTokens: reported?.inputTokens || (await countTokens(promptOf(ctx.kind, ctx.call.body))), outputTokens: cutAt, cachedInputTokens: reported?.cachedInputTokens ?? 0 };
-          } else {
-            u = usage() ?? (await this.fallbackUsage(ctx, '', counter));
-          }
-          this.finish(ctx, ch, upModel, u, status, { upstreamUsage: cutAt === null && usage() !== null, clientGone, upstreamError, ...(cutAt !== null ? { cut: 'insufficient_quota' } : {}) });
-        })()).then(resolve, resolve);
+        this.track(
+          (async () => {
+            let u: TokenUsage;
+            if (cutAt !== null) {
+              const reported = usage();
+              u = {
+                inputTokens: reported?.inputTokens || (await countTokens(promptOf(ctx.kind, ctx.call.body))),
+                outputTokens: cutAt,
+                cachedInputTokens: reported?.cachedInputTokens ?? 0,
+              };
+            } else {
+              u = usage() ?? (await this.fallbackUsage(ctx, '', counter));
+            }
+            this.finish(ctx, ch, upModel, u, status, {
+              upstreamUsage: cutAt === null && usage() !== null,
+              clientGone,
+              upstreamError,
+              ...(cutAt !== null ? { cut: 'insufficient_quota' } : {}),
+            });
+          })(),
+        ).then(resolve, resolve);
       };
       const write = (s: string) => {
         if (!s || clientGone) return;
         if (!res.write(s)) {
           body.pause();
-          res.once('drain', () => { if (!holding) body.resume(); });
+          res.once('drain', () => {
+            if (!holding) body.resume();
+          });
         }
       };
       /** The output text an event adds (what the counter would be given). */
@@ -648,9 +805,15 @@ export class PassThrough {
         const d = ev.data;
         if (!d || d[0] !== '{') return '';
         let j: Record<string, unknown>;
-        try { j = JSON.parse(d) as Record<string, unknown>; } catch { return ''; }
+        try {
+          j = JSON.parse(d) as Record<string, unknown>;
+        } catch {
+          return '';
+        }
         const type = str(j.type) || ev.event || '';
-        return type.endsWith('.delta') && typeof j.delta === 'string' && !type.includes('audio') && !type.includes('partial_image') ? j.delta : '';
+        return type.endsWith('.delta') && typeof j.delta === 'string' && !type.includes('audio') && !type.includes('partial_image')
+          ? j.delta
+          : '';
       };
       const covers = (text: string): boolean => {
         if (!gateOpen && 3 * (seen.length + text.length) <= covered) return true;
@@ -692,7 +855,10 @@ export class PassThrough {
                 }
               } catch (e) {
                 if ((e as GatewayError).code !== 'insufficient_quota') {
-                  this.d.core.log.error({ err: (e as Error).message, stack: (e as Error).stack, requestId: ctx.call.requestId }, 'reserve extension failed');
+                  this.d.core.log.error(
+                    { err: (e as Error).message, stack: (e as Error).stack, requestId: ctx.call.requestId },
+                    'reserve extension failed',
+                  );
                   return false;
                 }
               }
@@ -743,8 +909,13 @@ export class PassThrough {
 
   /** Copies the upstream body to the caller with backpressure, then bills (status 499 when the caller left). */
   private pump(
-    ctx: Ctx, ch: RuntimeChannel, upModel: string, up: UpstreamResponse, onChunk: (b: Buffer) => void,
-    usageAtEnd: () => Promise<TokenUsage | null>, reported: () => boolean = () => false,
+    ctx: Ctx,
+    ch: RuntimeChannel,
+    upModel: string,
+    up: UpstreamResponse,
+    onChunk: (b: Buffer) => void,
+    usageAtEnd: () => Promise<TokenUsage | null>,
+    reported: () => boolean = () => false,
   ): Promise<void> {
     const res = ctx.call.client.res;
     const body = up.body;
@@ -758,10 +929,12 @@ export class PassThrough {
         res.off('close', onClose);
         if (!clientGone && !res.writableEnded) res.end();
         const status = clientGone ? 499 : upstreamError ? 502 : up.statusCode;
-        this.track((async () => {
-          const u = (await usageAtEnd()) ?? (await this.fallbackUsage(ctx, ''));
-          this.finish(ctx, ch, upModel, u, status, { upstreamUsage: reported(), clientGone, upstreamError });
-        })()).then(resolve, resolve);
+        this.track(
+          (async () => {
+            const u = (await usageAtEnd()) ?? (await this.fallbackUsage(ctx, ''));
+            this.finish(ctx, ch, upModel, u, status, { upstreamUsage: reported(), clientGone, upstreamError });
+          })(),
+        ).then(resolve, resolve);
       };
       const onClose = () => {
         if (res.writableFinished) return;
@@ -793,17 +966,36 @@ export class PassThrough {
     const grant = ledgerGrant(ctx.payer, call.requestId, ctx.reserved);
     ctx.reserved = 0;
     // An upstream that bills more output than the max_output_tokens it was sent is noted against its channel.
-    const overMax = ctx.maxOut !== null && usage.outputTokens > ctx.maxOut
-      ? { upstream_over_max_tokens: { sent: ctx.maxOut, n: 1, billed: usage.outputTokens } } : null;
+    const overMax =
+      ctx.maxOut !== null && usage.outputTokens > ctx.maxOut
+        ? { upstream_over_max_tokens: { sent: ctx.maxOut, n: 1, billed: usage.outputTokens } }
+        : null;
     settleThenLog(this.d, this.track, grant, actual, 0, (charged, extra = {}) => {
       if (overMax || extra.shortfall) {
-        this.d.core.log.warn({ requestId: call.requestId, channel: ch.id, ...overMax, shortfall: extra.shortfall }, 'upstream billed beyond the reserve');
+        this.d.core.log.warn(
+          { requestId: call.requestId, channel: ch.id, ...overMax, shortfall: extra.shortfall },
+          'upstream billed beyond the reserve',
+        );
       }
-      this.d.logs.write(callLogRow(ctx, ch, upModel, {
-        type: 'consume', status_code: status, quota: charged, latency_ms: Math.round(msSince(call.startedAt)),
-        prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, cached_tokens: usage.cachedInputTokens ?? 0,
-        other: JSON.stringify({ ...other, ...extra, ...overMax, ...(ctx.mult > 1 ? { n: ctx.mult } : {}), attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens ?? 0 }),
-      }));
+      this.d.logs.write(
+        callLogRow(ctx, ch, upModel, {
+          type: 'consume',
+          status_code: status,
+          quota: charged,
+          latency_ms: Math.round(msSince(call.startedAt)),
+          prompt_tokens: usage.inputTokens,
+          completion_tokens: usage.outputTokens,
+          cached_tokens: usage.cachedInputTokens ?? 0,
+          other: JSON.stringify({
+            ...other,
+            ...extra,
+            ...overMax,
+            ...(ctx.mult > 1 ? { n: ctx.mult } : {}),
+            attempts: ctx.attempts,
+            reasoning_tokens: usage.reasoningTokens ?? 0,
+          }),
+        }),
+      );
     });
   }
 
@@ -815,22 +1007,55 @@ export class PassThrough {
    * false when the id is not one of the caller's relay-created responses.
    */
   async responseOp(o: {
-    principal: RelayPrincipal; id: string; op: 'get' | 'delete' | 'cancel' | 'input_items'; query: string;
-    endpoint: string; requestId: string; startedAt: bigint; client: ClientConn;
+    principal: RelayPrincipal;
+    id: string;
+    op: 'get' | 'delete' | 'cancel' | 'input_items';
+    query: string;
+    endpoint: string;
+    requestId: string;
+    startedAt: bigint;
+    client: ClientConn;
   }): Promise<boolean> {
     const rec = await this.responses.lookup(o.id, o.principal.userId);
     if (!rec) return false;
     const ch = this.d.channels.get(rec.channelId);
-    if (!ch) throw new GatewayError(404, 'not_found', `No response found with id '${o.id.slice(0, 80)}' (its channel no longer exists).`, 'invalid_request_error');
+    if (!ch)
+      throw new GatewayError(
+        404,
+        'not_found',
+        `No response found with id '${o.id.slice(0, 80)}' (its channel no longer exists).`,
+        'invalid_request_error',
+      );
     const key = ch.keys[rec.keyIndex] ?? ch.keys[0] ?? '';
     const suffix = o.op === 'cancel' ? '/cancel' : o.op === 'input_items' ? '/input_items' : '';
     const method = o.op === 'delete' ? 'DELETE' : o.op === 'cancel' ? 'POST' : 'GET';
     const headers = upstreamHeaders(ch, key, /[?&]stream=true/.test(o.query));
     delete headers['content-type'];
-    const call: PassCall = { kind: 'responses', principal: o.principal, body: {}, raw: Buffer.alloc(0), endpoint: o.endpoint, requestId: o.requestId, startedAt: o.startedAt, client: o.client };
+    const call: PassCall = {
+      kind: 'responses',
+      principal: o.principal,
+      body: {},
+      raw: Buffer.alloc(0),
+      endpoint: o.endpoint,
+      requestId: o.requestId,
+      startedAt: o.startedAt,
+      client: o.client,
+    };
     const ctx: Ctx = {
-      call, kind: 'responses', model: rec.model, stream: false, price: null, mult: 1, estimate: { inputTokens: 0, outputTokens: 0 }, maxOut: null,
-      payer: { userId: o.principal.userId, keyId: o.principal.keyId, unlimitedKey: true }, reserved: 0, attempts: [], upstreamWaitMs: 0, firstByteMs: null, started: false,
+      call,
+      kind: 'responses',
+      model: rec.model,
+      stream: false,
+      price: null,
+      mult: 1,
+      estimate: { inputTokens: 0, outputTokens: 0 },
+      maxOut: null,
+      payer: { userId: o.principal.userId, keyId: o.principal.keyId, unlimitedKey: true },
+      reserved: 0,
+      attempts: [],
+      upstreamWaitMs: 0,
+      firstByteMs: null,
+      started: false,
       admission: null,
     };
     const t0 = process.hrtime.bigint();
@@ -847,7 +1072,14 @@ export class PassThrough {
     const ctype = String(up.headers['content-type'] ?? 'application/json');
     if (ctype.includes('text/event-stream')) {
       this.begin(ctx, up.statusCode, { 'content-type': ctype, 'cache-control': 'no-cache' });
-      await this.pump(ctx, ch, rec.model, up, () => {}, async () => ({ inputTokens: 0, outputTokens: 0 }));
+      await this.pump(
+        ctx,
+        ch,
+        rec.model,
+        up,
+        () => {},
+        async () => ({ inputTokens: 0, outputTokens: 0 }),
+      );
       return true;
     }
     let text = await readText(up.body, MAX_BODY);

@@ -38,8 +38,22 @@ function memo<T>(parse: (raw: string) => T): (raw: string) => T {
   };
 }
 
-const parseCodes = memo((raw) => new Set(raw.split(/[,\s]+/).filter(Boolean).map(Number).filter(Number.isInteger)));
-const parseKeywords = memo((raw) => raw.split(/[\n,]/).map((s) => s.trim().toLowerCase()).filter(Boolean));
+const parseCodes = memo(
+  (raw) =>
+    new Set(
+      raw
+        .split(/[,\s]+/)
+        .filter(Boolean)
+        .map(Number)
+        .filter(Number.isInteger),
+    ),
+);
+const parseKeywords = memo((raw) =>
+  raw
+    .split(/[\n,]/)
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean),
+);
 const truthy = (v: string): boolean => /^(1|true|yes|on)$/i.test(v.trim());
 /** `enabled\nleaseSeconds` → settings (read on every model call: parsed once per distinct text). */
 const parseAllowance = memo((raw): AllowanceSettings => {
@@ -130,7 +144,11 @@ export class RelayPolicy {
     const text = this.raw('ModelMaxOutputTokens');
     if (text !== this.limitsText) {
       this.limitsText = text;
-      try { this.limits = parseGroupCounts(text); } catch { this.limits = new Map(); }
+      try {
+        this.limits = parseGroupCounts(text);
+      } catch {
+        this.limits = new Map();
+      }
     }
     const n = this.limits.get(model);
     return n !== undefined && n >= 1 ? n : undefined;
@@ -157,7 +175,13 @@ export class RelayPolicy {
    * Applies the policy to a failed attempt with an upstream status (0: no answer). Returns whether the
    * key itself was at fault (the request should try another key of the same channel).
    */
-  async failed(ch: RuntimeChannel, keyIndex: number, status: number, message: string, retryAfterMs?: number): Promise<{ keyFault: boolean; outcome: FailureOutcome }> {
+  async failed(
+    ch: RuntimeChannel,
+    keyIndex: number,
+    status: number,
+    message: string,
+    retryAfterMs?: number,
+  ): Promise<{ keyFault: boolean; outcome: FailureOutcome }> {
     if (status === 0) {
       this.channels.cooldown(ch.id, keyIndex, CONNECT_FAIL_COOLDOWN_MS);
       return { keyFault: false, outcome: 'cooled' };

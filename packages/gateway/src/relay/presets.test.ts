@@ -35,7 +35,15 @@ const DOCUMENTED_CHAT: Record<string, string> = {
 
 function channel(settings: Record<string, unknown>, baseUrl = ''): RuntimeChannel {
   const b = resolveBaseUrl(ChannelType.openai, baseUrl, settings);
-  return { id: 1, name: 'c', type: ChannelType.openai, baseUrl: b.url, apiRoot: b.apiRoot, settings, modelMapping: {} } as unknown as RuntimeChannel;
+  return {
+    id: 1,
+    name: 'c',
+    type: ChannelType.openai,
+    baseUrl: b.url,
+    apiRoot: b.apiRoot,
+    settings,
+    modelMapping: {},
+  } as unknown as RuntimeChannel;
 }
 
 test('every preset has its documented chat URL, and every documented vendor has a preset', () => {

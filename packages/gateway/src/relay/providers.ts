@@ -70,7 +70,8 @@ function buildUrl(ch: RuntimeChannel, kind: RelayKind, model: string, stream: bo
     case ChannelType.azure: {
       const deployments = (ch.settings.deployments ?? {}) as Record<string, string>;
       const dep = deployments[model] ?? model;
-      const ver = typeof ch.settings.api_version === 'string' && ch.settings.api_version ? ch.settings.api_version : DEFAULT_AZURE_API_VERSION;
+      const ver =
+        typeof ch.settings.api_version === 'string' && ch.settings.api_version ? ch.settings.api_version : DEFAULT_AZURE_API_VERSION;
       return new URL(`${base}/openai/deployments/${encodeURIComponent(dep)}/${OPENAI_PATH[kind]}?api-version=${encodeURIComponent(ver)}`);
     }
     case ChannelType.anthropic:
@@ -101,10 +102,20 @@ export const ANTHROPIC_CALLER_HEADERS = ['anthropic-version', 'anthropic-beta'] 
  * The caller's headers that mean something to an OpenAI upstream: `OpenAI-Beta`, and the session and
  * client request ids (OpenAI routes prompt-cache hits by them; Codex sends them on every turn).
  */
-export const OPENAI_CALLER_HEADERS = ['openai-beta', 'session_id', 'session-id', 'thread-id', 'x-client-request-id', 'conversation_id'] as const;
+export const OPENAI_CALLER_HEADERS = [
+  'openai-beta',
+  'session_id',
+  'session-id',
+  'thread-id',
+  'x-client-request-id',
+  'conversation_id',
+] as const;
 
 /** Picks the caller's vendor headers of a same-family call (empty: nothing to forward). */
-export function callerVendorHeaders(headers: Record<string, string | string[] | undefined>, names: readonly string[]): Record<string, string> | undefined {
+export function callerVendorHeaders(
+  headers: Record<string, string | string[] | undefined>,
+  names: readonly string[],
+): Record<string, string> | undefined {
   let out: Record<string, string> | undefined;
   for (const n of names) {
     const v = headers[n];
@@ -121,10 +132,18 @@ export function callerVendorHeaders(headers: Record<string, string | string[] | 
 export function upstreamHeaders(ch: RuntimeChannel, key: string, stream: boolean, caller?: Record<string, string>): Record<string, string> {
   const h: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
   switch (ch.type) {
-    case ChannelType.azure: h['api-key'] = key; break;
-    case ChannelType.anthropic: h['x-api-key'] = key; h['anthropic-version'] = ANTHROPIC_VERSION; break;
-    case ChannelType.gemini: h['x-goog-api-key'] = key; break;
-    default: h.authorization = `Bearer ${key}`;
+    case ChannelType.azure:
+      h['api-key'] = key;
+      break;
+    case ChannelType.anthropic:
+      h['x-api-key'] = key;
+      h['anthropic-version'] = ANTHROPIC_VERSION;
+      break;
+    case ChannelType.gemini:
+      h['x-goog-api-key'] = key;
+      break;
+    default:
+      h.authorization = `Bearer ${key}`;
   }
   if (caller) Object.assign(h, caller);
   for (const [k, v] of Object.entries(ch.headerOverride)) {

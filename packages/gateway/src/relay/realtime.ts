@@ -32,7 +32,6 @@ import type { RelayDeps, RelayPrincipal } from './call.ts';
 export const REALTIME_RESERVE_TOKENS = 4096;
 const OPEN_TIMEOUT_MS = 15_000;
 
-
 export interface RealtimeSession {
   requestId: string;
   model: string;
@@ -68,7 +67,12 @@ export function realtimeUrl(ch: RuntimeChannel, model: string): string {
   const base = ch.baseUrl.replace(/^http/, 'ws');
   if (ch.type === ChannelType.azure) {
     const deployments = (ch.settings.deployments ?? {}) as Record<string, string>;
-    const ver = typeof ch.settings.realtime_api_version === 'string' ? ch.settings.realtime_api_version : typeof ch.settings.api_version === 'string' ? ch.settings.api_version : DEFAULT_AZURE_API_VERSION;
+    const ver =
+      typeof ch.settings.realtime_api_version === 'string'
+        ? ch.settings.realtime_api_version
+        : typeof ch.settings.api_version === 'string'
+          ? ch.settings.api_version
+          : DEFAULT_AZURE_API_VERSION;
     return `${base}/openai/realtime?api-version=${encodeURIComponent(ver)}&deployment=${encodeURIComponent(deployments[model] ?? model)}`;
   }
   return openaiPathUrl({ baseUrl: base, apiRoot: ch.apiRoot }, `realtime?model=${encodeURIComponent(model)}`);
@@ -93,22 +97,45 @@ export class RealtimeRelay {
     const { principal, model } = s;
     if (!model) throw new GatewayError(400, 'invalid_request', 'the "model" query parameter is required');
     if (principal.models) checkModelAccess(principal as KeyPrincipal, model);
-    const candidates = this.d.channels.candidates(principal.group, model).filter((c) => c.type === ChannelType.openai || c.type === ChannelType.azure);
-    if (!candidates.length) throw new GatewayError(503, 'no_available_channel', `no available channel for model "${echo(model)}" in group "${principal.group}"`);
+    const candidates = this.d.channels
+      .candidates(principal.group, model)
+      .filter((c) => c.type === ChannelType.openai || c.type === ChannelType.azure);
+    if (!candidates.length)
+      throw new GatewayError(503, 'no_available_channel', `no available channel for model "${echo(model)}" in group "${principal.group}"`);
     const price = this.d.prices.get(model);
     if (!price && !this.d.core.config.relayAllowUnpricedModels) {
-      throw new GatewayError(403, 'model_price_not_set', `model "${echo(model)}" has no price set; an administrator must set one before it can be used`);
+      throw new GatewayError(
+        403,
+        'model_price_not_set',
+        `model "${echo(model)}" has no price set; an administrator must set one before it can be used`,
+      );
     }
     const session: Session = {
-      ...s, startedAt, candidates, price,
+      ...s,
+      startedAt,
+      candidates,
+      price,
       payer: this.d.budgets.payer(principal),
-      reserved: 0, usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 }, responses: 0, attempts: [], channel: null, settled: false,
-      base: 0, extensions: 0, extending: null, exhausted: false, admission: null,
+      reserved: 0,
+      usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 },
+      responses: 0,
+      attempts: [],
+      channel: null,
+      settled: false,
+      base: 0,
+      extensions: 0,
+      extending: null,
+      exhausted: false,
+      admission: null,
     };
     const a = this.d.rateLimits.admit(principal, model, 2 * REALTIME_RESERVE_TOKENS, sink);
     session.admission = a instanceof Promise ? await a : a;
     try {
-      session.reserved = this.d.prices.cost(price, { inputTokens: REALTIME_RESERVE_TOKENS, outputTokens: REALTIME_RESERVE_TOKENS }, principal.group);
+      session.reserved = this.d.prices.cost(
+        price,
+        { inputTokens: REALTIME_RESERVE_TOKENS, outputTokens: REALTIME_RESERVE_TOKENS },
+        principal.group,
+      );
       session.base = session.reserved;
       if (session.reserved > 0) await this.d.ledger.reserve(session.payer, s.requestId, session.reserved, { open: true });
     } catch (e) {
@@ -151,7 +178,13 @@ export class RealtimeRelay {
       if (!pick) {
         const message = `upstream failed after ${s.attempts.length} attempt(s): ${lastError ?? 'no channel left'}`;
         if (client.readyState === WebSocket.OPEN) {
-          client.send(JSON.stringify({ type: 'error', event_id: `event_${s.requestId}`, error: { type: 'server_error', code: 'upstream_error', message, param: null } }));
+          client.send(
+            JSON.stringify({
+              type: 'error',
+              event_id: `event_${s.requestId}`,
+              error: { type: 'server_error', code: 'upstream_error', message, param: null },
+            }),
+          );
           client.close(1011, 'upstream unavailable');
         }
         this.abandon(s);
@@ -163,7 +196,8 @@ export class RealtimeRelay {
       const headers: Record<string, string> = { ...s.passHeaders };
       if (ch.type === ChannelType.azure) headers['api-key'] = pick.key;
       else headers.authorization = `Bearer ${pick.key}`;
-      for (const [k, v] of Object.entries(ch.headerOverride)) if (typeof v === 'string') headers[k.toLowerCase()] = v.replaceAll('{api_key}', pick.key);
+      for (const [k, v] of Object.entries(ch.headerOverride))
+        if (typeof v === 'string') headers[k.toLowerCase()] = v.replaceAll('{api_key}', pick.key);
       const ws = new WebSocket(realtimeUrl(ch, upModel), { headers, handshakeTimeout: OPEN_TIMEOUT_MS, perMessageDeflate: false });
       const failed = (status: number, message: string) => {
         ws.removeAllListeners();
@@ -171,22 +205,33 @@ export class RealtimeRelay {
         ws.terminate();
         s.attempts.push({ channel: ch.id, status, error: message });
         logAttemptError(this.d.logs, logged(s), ch, status, message, s.attempts.length);
-        void this.d.policy.failed(ch, pick.keyIndex, status, message).then(({ keyFault, outcome }) => {
-          if (keyFault) {
-            let set = failedKeys.get(ch.id);
-            if (!set) failedKeys.set(ch.id, (set = new Set()));
-            set.add(pick.keyIndex);
-          } else if (outcome === 'none') {
-            this.d.channels.cooldown(ch.id, pick.keyIndex, CONNECT_FAIL_COOLDOWN_MS);
-          }
-          return next(i + 1, message);
-        }, () => next(i + 1, message));
+        void this.d.policy.failed(ch, pick.keyIndex, status, message).then(
+          ({ keyFault, outcome }) => {
+            if (keyFault) {
+              let set = failedKeys.get(ch.id);
+              if (!set) failedKeys.set(ch.id, (set = new Set()));
+              set.add(pick.keyIndex);
+            } else if (outcome === 'none') {
+              this.d.channels.cooldown(ch.id, pick.keyIndex, CONNECT_FAIL_COOLDOWN_MS);
+            }
+            return next(i + 1, message);
+          },
+          () => next(i + 1, message),
+        );
       };
       ws.once('unexpected-response', (_req, res) => {
         res.resume();
         failed(res.statusCode ?? 502, `upstream refused the realtime connection (HTTP ${res.statusCode})`);
       });
-      ws.once('error', (e) => failed(0, redactSecrets(`upstream realtime connection failed: ${(e as Error).message}`, sentSecrets([pick.key], headers, realtimeUrl(ch, upModel)))));
+      ws.once('error', (e) =>
+        failed(
+          0,
+          redactSecrets(
+            `upstream realtime connection failed: ${(e as Error).message}`,
+            sentSecrets([pick.key], headers, realtimeUrl(ch, upModel)),
+          ),
+        ),
+      );
       ws.once('open', () => {
         ws.removeAllListeners('error');
         ws.removeAllListeners('unexpected-response');
@@ -203,8 +248,11 @@ export class RealtimeRelay {
           if (!binary && this.observe(s, data)) this.cover(s, client, ws);
         });
         ws.on('close', (code, reason) => {
-          const why = reason.length ? Buffer.from(redactSecrets(reason.toString('utf8'), sentSecrets([pick.key], headers))).subarray(0, 120) : reason;
-          if (client.readyState === WebSocket.OPEN) client.close(code >= 1000 && code < 5000 && code !== 1005 && code !== 1006 && code !== 1015 ? code : 1011, why);
+          const why = reason.length
+            ? Buffer.from(redactSecrets(reason.toString('utf8'), sentSecrets([pick.key], headers))).subarray(0, 120)
+            : reason;
+          if (client.readyState === WebSocket.OPEN)
+            client.close(code >= 1000 && code < 5000 && code !== 1005 && code !== 1006 && code !== 1015 ? code : 1011, why);
           this.settle(s, 200);
         });
         ws.on('error', (e) => {
@@ -221,7 +269,11 @@ export class RealtimeRelay {
     const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
     if (buf.length < 20 || !buf.subarray(0, 200).toString('utf8').includes('response.done')) return false;
     let j: unknown;
-    try { j = JSON.parse(buf.toString('utf8')); } catch { return false; }
+    try {
+      j = JSON.parse(buf.toString('utf8'));
+    } catch {
+      return false;
+    }
     if (!j || typeof j !== 'object' || (j as { type?: unknown }).type !== 'response.done') return false;
     const r = (j as { response?: { usage?: Record<string, unknown> } }).response;
     const u = r?.usage;
@@ -261,7 +313,13 @@ export class RealtimeRelay {
       s.exhausted = true;
       const message = 'quota exhausted: the balance cannot cover this realtime session any further';
       if (client.readyState === WebSocket.OPEN) {
-        client.send(JSON.stringify({ type: 'error', event_id: `event_${s.requestId}_quota`, error: { type: 'insufficient_quota', code: 'insufficient_quota', message, param: null } }));
+        client.send(
+          JSON.stringify({
+            type: 'error',
+            event_id: `event_${s.requestId}_quota`,
+            error: { type: 'insufficient_quota', code: 'insufficient_quota', message, param: null },
+          }),
+        );
         client.close(1008, 'insufficient quota');
       }
       if (upstream.readyState === WebSocket.OPEN || upstream.readyState === WebSocket.CONNECTING) upstream.close(1000);
@@ -290,11 +348,19 @@ export class RealtimeRelay {
     const grant = ledgerGrant(s.payer, s.requestId, s.reserved);
     s.reserved = 0;
     const upModel = ch ? upstreamModel(ch, s.model) : null;
-    settleThenLog(this.d, this.track, grant, actual, 0, (charged, extra = {}) => this.d.logs.write(callLogRow(logged(s), ch, upModel, {
-      type: 'consume', status_code: status, quota: charged, prompt_tokens: s.usage.inputTokens, completion_tokens: s.usage.outputTokens,
-      cached_tokens: s.usage.cachedInputTokens,
-      other: JSON.stringify({ ...extra, responses: s.responses, attempts: s.attempts, upstreamUsage: s.responses > 0 }),
-    })));
+    settleThenLog(this.d, this.track, grant, actual, 0, (charged, extra = {}) =>
+      this.d.logs.write(
+        callLogRow(logged(s), ch, upModel, {
+          type: 'consume',
+          status_code: status,
+          quota: charged,
+          prompt_tokens: s.usage.inputTokens,
+          completion_tokens: s.usage.outputTokens,
+          cached_tokens: s.usage.cachedInputTokens,
+          other: JSON.stringify({ ...extra, responses: s.responses, attempts: s.attempts, upstreamUsage: s.responses > 0 }),
+        }),
+      ),
+    );
   }
 }
 
@@ -302,6 +368,9 @@ export class RealtimeRelay {
 function logged(s: Session): LoggedCall {
   return {
     call: { principal: s.principal, requestId: s.requestId, endpoint: '/v1/realtime', startedAt: s.startedAt },
-    model: s.model, stream: true, firstByteMs: null, attempts: s.attempts,
+    model: s.model,
+    stream: true,
+    firstByteMs: null,
+    attempts: s.attempts,
   };
 }

@@ -28,14 +28,32 @@ import { scanBody, type BodyScan } from './body-scan.ts';
 import { fitOutput, inputBound, MIN_OUTPUT_TOKENS, pricesOutput, reserveCost } from './estimate.ts';
 import { choiceCount, tokenCount } from './formats/canonical.ts';
 import {
-  applyParamOverride, channelFormat, hasOverride, supportsKind, upstreamHeaders, upstreamModel, upstreamUrl, type RelayKind,
+  applyParamOverride,
+  channelFormat,
+  hasOverride,
+  supportsKind,
+  upstreamHeaders,
+  upstreamModel,
+  upstreamUrl,
+  type RelayKind,
 } from './providers.ts';
 import { networkMessage, readText, retryAfter, type UpstreamResponse } from './upstream.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import { SseFramer, type EventFramer, type SseEvent } from './sse.ts';
 import {
-  createStreamDecoder, createStreamEncoder, decodeRequest, decodeResponse, encodeRequest, encodeResponse, upstreamErrorMessage,
-  usageFromResponse, type CanonicalRequest, type CanonicalResponse, type CanonicalStreamEvent, type Usage, type WireFormat,
+  createStreamDecoder,
+  createStreamEncoder,
+  decodeRequest,
+  decodeResponse,
+  encodeRequest,
+  encodeResponse,
+  upstreamErrorMessage,
+  usageFromResponse,
+  type CanonicalRequest,
+  type CanonicalResponse,
+  type CanonicalStreamEvent,
+  type Usage,
+  type WireFormat,
 } from './formats/index.ts';
 import { embedTexts, geminiEmbedFromOpenAI, geminiEmbedPassBody, openaiEmbedFromGemini, type GeminiEmbedAction } from './embed.ts';
 import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passthrough.ts';
@@ -93,7 +111,6 @@ interface AttemptRecord {
   status: number;
   error?: string;
 }
-
 
 interface Ctx {
   call: RelayCall;
@@ -168,12 +185,17 @@ export class Relay {
    */
   async countPromptTokens(p: RelayPrincipal, format: WireFormat, model: string, body: Record<string, unknown>): Promise<number> {
     if (p.models) checkModelAccess(p as KeyPrincipal, model);
-    if (!this.listModels(p).includes(model)) throw new GatewayError(404, 'model_not_found', `model "${echo(model)}" is not available in group "${p.group}"`);
+    if (!this.listModels(p).includes(model))
+      throw new GatewayError(404, 'model_not_found', `model "${echo(model)}" is not available in group "${p.group}"`);
     await this.assertSomeBalance(p);
     const req = decodeRequest(format, body);
     const text = canonicalPromptText(req);
     if (text.length > COUNT_MAX_CHARS) {
-      throw new GatewayError(413, 'request_too_large', `the prompt is too long to count: ${text.length} characters, the limit is ${COUNT_MAX_CHARS}`);
+      throw new GatewayError(
+        413,
+        'request_too_large',
+        `the prompt is too long to count: ${text.length} characters, the limit is ${COUNT_MAX_CHARS}`,
+      );
     }
     return (await countTokens(text)) + canonicalImageCount(req) * 1000;
   }
@@ -183,9 +205,9 @@ export class Relay {
    * the user's balance, or a capped key's remaining quota, is used up.
    */
   private async assertSomeBalance(p: RelayPrincipal): Promise<void> {
-    if ((await this.d.ledger.available(this.d.budgets.payer(p))) <= 0) throw new GatewayError(429, 'insufficient_quota', 'quota exhausted: the balance is too low for this request');
+    if ((await this.d.ledger.available(this.d.budgets.payer(p))) <= 0)
+      throw new GatewayError(429, 'insufficient_quota', 'quota exhausted: the balance is too low for this request');
   }
-
 
   /**
    * Serves one model call. Throws GatewayError (rendered by the route) when it fails before the
@@ -203,8 +225,17 @@ export class Relay {
       // Anthropic or Gemini channel answers it (relay/formats/responses.ts).
       if (call.kind === 'responses' && !call.multipart && !this.pass.servesResponses(call.principal.group, call.body.model)) {
         return this.serve({
-          kind: 'chat', inbound: 'responses', principal: call.principal, body: call.body, raw: call.raw, scan: call.scan,
-          endpoint: call.endpoint, requestId: call.requestId, startedAt: call.startedAt, client: call.client, vendorHeaders: call.vendorHeaders,
+          kind: 'chat',
+          inbound: 'responses',
+          principal: call.principal,
+          body: call.body,
+          raw: call.raw,
+          scan: call.scan,
+          endpoint: call.endpoint,
+          requestId: call.requestId,
+          startedAt: call.startedAt,
+          client: call.client,
+          vendorHeaders: call.vendorHeaders,
         });
       }
       return this.pass.handle(call);
@@ -217,7 +248,8 @@ export class Relay {
     /** Set when the body holds what only its own vendor understands: only channels of the caller's format may serve it. */
     let onlySameFormat: GatewayError | null = null;
     if (cf === 'openai') {
-      if (call.kind === 'chat' && !Array.isArray(body.messages)) throw new GatewayError(400, 'invalid_request', '"messages" is required and must be an array');
+      if (call.kind === 'chat' && !Array.isArray(body.messages))
+        throw new GatewayError(400, 'invalid_request', '"messages" is required and must be an array');
       if (call.kind === 'completions' && body.prompt === undefined) throw new GatewayError(400, 'invalid_request', '"prompt" is required');
       if (call.kind === 'embeddings' && body.input === undefined) throw new GatewayError(400, 'invalid_request', '"input" is required');
     } else if (call.kind === 'chat') {
@@ -241,7 +273,13 @@ export class Relay {
       }
     } else if (call.kind === 'embeddings' && cf === 'gemini') {
       if (embedTexts(body, call.geminiAction ?? 'embedContent') === null) {
-        throw new GatewayError(400, 'invalid_request', call.geminiAction === 'batchEmbedContents' ? '"requests" must be a list of {content:{parts:[{text}]}}' : '"content" must be {parts:[{text}]}');
+        throw new GatewayError(
+          400,
+          'invalid_request',
+          call.geminiAction === 'batchEmbedContents'
+            ? '"requests" must be a list of {content:{parts:[{text}]}}'
+            : '"content" must be {parts:[{text}]}',
+        );
       }
     }
     if (principal.models) checkModelAccess(principal as KeyPrincipal, model);
@@ -259,14 +297,34 @@ export class Relay {
     }
     const price = this.d.prices.get(model);
     if (!price && !this.d.core.config.relayAllowUnpricedModels) {
-      throw new GatewayError(403, 'model_price_not_set', `model "${echo(model)}" has no price set; an administrator must set one before it can be used`);
+      throw new GatewayError(
+        403,
+        'model_price_not_set',
+        `model "${echo(model)}" has no price set; an administrator must set one before it can be used`,
+      );
     }
     const stream = call.stream ?? (call.kind !== 'embeddings' && body.stream === true);
     const ctx: Ctx = {
-      call, cf, model, stream, price,
+      call,
+      cf,
+      model,
+      stream,
+      price,
       payer: this.d.budgets.payer(principal),
-      reserved: 0, grant: null, attempts: [], upstreamWaitMs: 0, firstByteMs: null, canonical, promptText: null, started: false,
-      inputBound: 0, cacheWrites: false, n: 1, maxOut: null, extensions: 0, admission: null,
+      reserved: 0,
+      grant: null,
+      attempts: [],
+      upstreamWaitMs: 0,
+      firstByteMs: null,
+      canonical,
+      promptText: null,
+      started: false,
+      inputBound: 0,
+      cacheWrites: false,
+      n: 1,
+      maxOut: null,
+      extensions: 0,
+      admission: null,
     };
     this.active++;
     try {
@@ -297,7 +355,12 @@ export class Relay {
           await this.reserveWhatFits(ctx, e as GatewayError);
         }
       }
-      await runReserved(this.d.core, ctx, () => this.run(ctx, candidates), () => this.refund(ctx));
+      await runReserved(
+        this.d.core,
+        ctx,
+        () => this.run(ctx, candidates),
+        () => this.refund(ctx),
+      );
     } finally {
       // A call that ended without an answer (refused, failed) used no tokens; `finish` ended the others.
       ctx.admission?.end(0);
@@ -313,10 +376,26 @@ export class Relay {
     const group = call.principal.group;
     for (let i = 0; i < 3; i++) {
       const available = await this.d.ledger.available(ctx.payer);
-      const out = fitOutput(this.d.prices, ctx.price, group, ctx.inputBound, ctx.n, ctx.maxOut!, MIN_OUTPUT_TOKENS, available, ctx.cacheWrites);
+      const out = fitOutput(
+        this.d.prices,
+        ctx.price,
+        group,
+        ctx.inputBound,
+        ctx.n,
+        ctx.maxOut!,
+        MIN_OUTPUT_TOKENS,
+        available,
+        ctx.cacheWrites,
+      );
       if (out === null) break;
       ctx.maxOut = out;
-      ctx.reserved = reserveCost(this.d.prices, ctx.price, { inputTokens: ctx.inputBound, outputTokens: out * ctx.n }, group, ctx.cacheWrites);
+      ctx.reserved = reserveCost(
+        this.d.prices,
+        ctx.price,
+        { inputTokens: ctx.inputBound, outputTokens: out * ctx.n },
+        group,
+        ctx.cacheWrites,
+      );
       try {
         const g = this.d.allowances.reserve(ctx.payer, call.requestId, ctx.reserved);
         ctx.grant = g instanceof Promise ? await g : g;
@@ -343,12 +422,18 @@ export class Relay {
   }
 
   private attempts(ctx: Ctx, candidates: RuntimeChannel[], info: AttemptCallInfo): Promise<void> {
-    return runAttempts(this.d, ctx, candidates, {
-      attempt: (c, ch, key) => this.attempt(c, ch, key),
-      logError: (c, ch, status, message, n) => logAttemptError(this.d.logs, c, ch, status, message, n),
-      refund: (c) => this.refund(c),
-      begin: (c, status, headers) => this.begin(c, status, headers),
-    }, info);
+    return runAttempts(
+      this.d,
+      ctx,
+      candidates,
+      {
+        attempt: (c, ch, key) => this.attempt(c, ch, key),
+        logError: (c, ch, status, message, n) => logAttemptError(this.d.logs, c, ch, status, message, n),
+        refund: (c) => this.refund(c),
+        begin: (c, status, headers) => this.begin(c, status, headers),
+      },
+      info,
+    );
   }
 
   private async refund(ctx: Ctx): Promise<void> {
@@ -366,7 +451,8 @@ export class Relay {
     const { call, cf } = ctx;
     if (call.kind === 'embeddings' && cf === 'gemini') {
       const action = call.geminiAction ?? 'embedContent';
-      const b = fmt === 'gemini' ? geminiEmbedPassBody(call.body, action, upModel, ctx.model) : openaiEmbedFromGemini(call.body, action, upModel);
+      const b =
+        fmt === 'gemini' ? geminiEmbedPassBody(call.body, action, upModel, ctx.model) : openaiEmbedFromGemini(call.body, action, upModel);
       if (b === null) return call.raw;
       applyParamOverride(b, ch.paramOverride);
       return JSON.stringify(b);
@@ -410,7 +496,12 @@ export class Relay {
       if (fmt === 'openai' && !req.openaiMaxTokensField) req.openaiMaxTokensField = openaiMaxField(ch, call.kind);
     }
     // Anthropic models on Bedrock get the caller's Anthropic betas in the body.
-    const b = encodeRequest(fmt, req, upModel, fmt === 'bedrock' ? { anthropicBeta: betaList(call.vendorHeaders?.['anthropic-beta']) } : {});
+    const b = encodeRequest(
+      fmt,
+      req,
+      upModel,
+      fmt === 'bedrock' ? { anthropicBeta: betaList(call.vendorHeaders?.['anthropic-beta']) } : {},
+    );
     applyParamOverride(b, ch.paramOverride);
     if (max !== null) {
       if (fmt === 'openai') setOpenAIMax(b, max, req.openaiMaxTokensField ?? 'max_tokens');
@@ -424,9 +515,10 @@ export class Relay {
   /** The body of an upstream 4xx the caller is to see: as it came when the upstream speaks the caller's format. */
   private clientErrorBody(ctx: Ctx, fmt: WireFormat, status: number, text: string, contentType: string, message: string): AttemptOutcome {
     if (fmt === ctx.cf) return { kind: 'client_error', status, body: text, contentType, message };
-    const body = ctx.cf === 'openai' || ctx.cf === 'responses' || ctx.cf === 'bedrock'
-      ? { error: { message, type: 'invalid_request_error', param: null, code: 'upstream_error' } }
-      : errorBody(ctx.cf, new GatewayError(status, 'upstream_error', message, 'invalid_request_error'));
+    const body =
+      ctx.cf === 'openai' || ctx.cf === 'responses' || ctx.cf === 'bedrock'
+        ? { error: { message, type: 'invalid_request_error', param: null, code: 'upstream_error' } }
+        : errorBody(ctx.cf, new GatewayError(status, 'upstream_error', message, 'invalid_request_error'));
     return { kind: 'client_error', status, contentType: 'application/json', message, body: JSON.stringify(body) };
   }
 
@@ -467,7 +559,12 @@ export class Relay {
       if (vertex && up.statusCode === 401) this.d.core.outbound.google.invalidate(this.d.core.outbound.google.account(key));
       // An upstream error may echo the credentials it got: they never go further than here.
       const text = redactSecrets(await readText(up.body, 256 * 1024), sentSecrets(keys, headers, url));
-      const message = upstreamErrorMessage(fmt, up.statusCode, text, fmt === 'bedrock' ? bedrockErrorType(up.headers['x-amzn-errortype']) : undefined);
+      const message = upstreamErrorMessage(
+        fmt,
+        up.statusCode,
+        text,
+        fmt === 'bedrock' ? bedrockErrorType(up.headers['x-amzn-errortype']) : undefined,
+      );
       const s = up.statusCode;
       if (s === 401 || s === 403 || s === 408 || s === 429 || s >= 500 || this.d.policy.qualifies(s, message)) {
         return { kind: 'retry', status: s, message, retryAfterMs: s === 429 ? retryAfter(up.headers['retry-after']) : undefined };
@@ -509,7 +606,11 @@ export class Relay {
       try {
         decoded = decodeResponse(fmt, json);
       } catch (e) {
-        return { kind: 'retry', status: 502, message: redactSecrets(`upstream response could not be read: ${(e as Error).message}`, sentSecrets(keys, headers, url)) };
+        return {
+          kind: 'retry',
+          status: 502,
+          message: redactSecrets(`upstream response could not be read: ${(e as Error).message}`, sentSecrets(keys, headers, url)),
+        };
       }
       usage = decoded.usage;
       if (ctx.cf === 'responses') {
@@ -527,7 +628,11 @@ export class Relay {
       if (ctx.call.kind !== 'embeddings') {
         if (fmt === 'openai') outText = responseText(json);
         else {
-          try { decoded ??= decodeResponse(fmt, json); } catch { decoded = null; }
+          try {
+            decoded ??= decodeResponse(fmt, json);
+          } catch {
+            decoded = null;
+          }
           outText = decoded ? canonicalResponseText(decoded) : '';
         }
       }
@@ -551,9 +656,11 @@ export class Relay {
   private keepConversation(ctx: Ctx, output: unknown[]): void {
     if (ctx.call.body.store === false || !ctx.canonical) return;
     const messages: Message[] = [...ctx.canonical.messages, ...responses.outputMessages(output)];
-    this.track(this.conversations.keep(responses.responseId(ctx.call.requestId), ctx.call.principal.userId, ctx.model, messages)).catch((e: unknown) => {
-      this.d.core.log.warn({ err: (e as Error).message, requestId: ctx.call.requestId }, 'a Responses conversation could not be kept');
-    });
+    this.track(this.conversations.keep(responses.responseId(ctx.call.requestId), ctx.call.principal.userId, ctx.model, messages)).catch(
+      (e: unknown) => {
+        this.d.core.log.warn({ err: (e as Error).message, requestId: ctx.call.requestId }, 'a Responses conversation could not be kept');
+      },
+    );
   }
 
   /** Writes the status line and headers (request id, gateway time) and hands the socket to the relay. */
@@ -578,7 +685,14 @@ export class Relay {
    * Gemini events are converted. Usage comes from the upstream; when it is missing (or the caller left
    * early) the produced text is counted.
    */
-  private streamResponse(ctx: Ctx, ch: RuntimeChannel, fmt: WireFormat, upModel: string, up: UpstreamResponse, secrets: () => string[]): Promise<void> {
+  private streamResponse(
+    ctx: Ctx,
+    ch: RuntimeChannel,
+    fmt: WireFormat,
+    upModel: string,
+    up: UpstreamResponse,
+    secrets: () => string[],
+  ): Promise<void> {
     const res = ctx.call.client.res;
     const cf = ctx.cf;
     const oaPass = fmt === 'openai' && cf === 'openai';
@@ -589,14 +703,25 @@ export class Relay {
     let usage: Partial<Usage> | null = null;
     // Same-format streams other than OpenAI are forwarded as they come and only decoded for usage.
     const decoder = oaPass ? null : createStreamDecoder(fmt);
-    const encOpts = { model: ctx.model, requestId: ctx.call.requestId, includeUsage: cf === 'openai' ? (ctx.canonical?.includeUsage ?? false) : true };
-    const encoder: StreamEncoder | null = fmt === cf ? null : cf === 'responses'
-      ? responses.createStreamEncoder(encOpts, this.responsesEcho(ctx), (output) => this.keepConversation(ctx, output))
-      : createStreamEncoder(cf, encOpts);
+    const encOpts = {
+      model: ctx.model,
+      requestId: ctx.call.requestId,
+      includeUsage: cf === 'openai' ? (ctx.canonical?.includeUsage ?? false) : true,
+    };
+    const encoder: StreamEncoder | null =
+      fmt === cf
+        ? null
+        : cf === 'responses'
+          ? responses.createStreamEncoder(encOpts, this.responsesEcho(ctx), (output) => this.keepConversation(ctx, output))
+          : createStreamEncoder(cf, encOpts);
     const array = ctx.call.jsonArrayStream ? new JsonArrayStream() : null;
-    this.begin(ctx, 200, array
-      ? { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }
-      : { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    this.begin(
+      ctx,
+      200,
+      array
+        ? { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }
+        : { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' },
+    );
 
     // Text of the chunk being handled: counted (and, past the reserve, metered) before it is written.
     let chunkText = '';
@@ -619,7 +744,11 @@ export class Relay {
       const data = ev.data;
       if (!data || data === '[DONE]' || data[0] !== '{') return true;
       let j: any;
-      try { j = JSON.parse(data); } catch { return true; }
+      try {
+        j = JSON.parse(data);
+      } catch {
+        return true;
+      }
       if (j.usage && typeof j.usage === 'object') {
         usage = usageFromResponse('openai', j) ?? usage;
         if (strip && Array.isArray(j.choices) && j.choices.length === 0) return false;
@@ -630,7 +759,8 @@ export class Relay {
           if (dl) {
             if (typeof dl.content === 'string') chunkText += dl.content;
             if (typeof dl.reasoning_content === 'string') chunkText += dl.reasoning_content;
-            if (Array.isArray(dl.tool_calls)) for (const t of dl.tool_calls) chunkText += String(t?.function?.name ?? '') + String(t?.function?.arguments ?? '');
+            if (Array.isArray(dl.tool_calls))
+              for (const t of dl.tool_calls) chunkText += String(t?.function?.name ?? '') + String(t?.function?.arguments ?? '');
           } else if (typeof c?.text === 'string') chunkText += c.text;
         }
       }
@@ -678,7 +808,8 @@ export class Relay {
     const metered = ctx.maxOut !== null && ctx.grant !== null && ctx.reserved > 0;
     const covered = (ctx.maxOut ?? 0) * ctx.n;
     const group = ctx.call.principal.group;
-    const costAt = (out: number) => reserveCost(this.d.prices, ctx.price, { inputTokens: ctx.inputBound, outputTokens: out }, group, ctx.cacheWrites);
+    const costAt = (out: number) =>
+      reserveCost(this.d.prices, ctx.price, { inputTokens: ctx.inputBound, outputTokens: out }, group, ctx.cacheWrites);
     const step = metered ? Math.max(1, costAt(covered) - costAt(0)) : 0;
     // Loaded (once per process) while the stream is young, so that counting never waits for it later.
     if (metered) void loadTokenizer();
@@ -717,31 +848,41 @@ export class Relay {
         body.off('data', onData);
         if (cutAt !== null) body.destroy();
         if (!clientGone && !res.writableEnded) {
-          let tail = cutAt !== null ? quotaStreamEvent(cf) : upstreamError ? streamErrorEvent(cf, `upstream stream failed: ${upstreamError}`) : '';
+          let tail =
+            cutAt !== null ? quotaStreamEvent(cf) : upstreamError ? streamErrorEvent(cf, `upstream stream failed: ${upstreamError}`) : '';
           if (array) tail = array.push(tail) + array.end();
           res.end(tail);
         }
         const status = clientGone ? 499 : upstreamError ? 502 : 200;
         const u = usage as Partial<Usage> | null;
         const complete = cutAt === null && !clientGone && u && ((u.inputTokens ?? 0) > 0 || (u.outputTokens ?? 0) > 0);
-        this.track((async () => {
-          let final: Usage;
-          if (cutAt !== null) {
-            final = await this.countUsage(ctx, null, '', u ? { ...u, outputTokens: 0 } : null);
-            final.outputTokens = cutAt;
-          } else {
-            if (chunkText) counter.add(chunkText);
-            final = complete ? fullUsage(u) : await this.countUsage(ctx, counter, '', u);
-          }
-          this.finish(ctx, ch, upModel, final, status, { upstreamUsage: !!complete, clientGone, upstreamError, ...(cutAt !== null ? { cut: 'insufficient_quota' } : {}) });
-        })()).then(resolve, resolve);
+        this.track(
+          (async () => {
+            let final: Usage;
+            if (cutAt !== null) {
+              final = await this.countUsage(ctx, null, '', u ? { ...u, outputTokens: 0 } : null);
+              final.outputTokens = cutAt;
+            } else {
+              if (chunkText) counter.add(chunkText);
+              final = complete ? fullUsage(u) : await this.countUsage(ctx, counter, '', u);
+            }
+            this.finish(ctx, ch, upModel, final, status, {
+              upstreamUsage: !!complete,
+              clientGone,
+              upstreamError,
+              ...(cutAt !== null ? { cut: 'insufficient_quota' } : {}),
+            });
+          })(),
+        ).then(resolve, resolve);
       };
       const write = (chunk: string | Buffer) => {
         const s = array ? array.push(chunk) : chunk;
         if (s.length === 0 || clientGone) return;
         if (!res.write(s)) {
           body.pause();
-          res.once('drain', () => { if (!holding) body.resume(); });
+          res.once('drain', () => {
+            if (!holding) body.resume();
+          });
         }
       };
       /** Metered streams: handles the queued events in order; holds the rest while the reserve is extended. */
@@ -854,7 +995,8 @@ export class Relay {
     const b = ctx.call.body;
     let t = '';
     if (ctx.canonical && ctx.cf !== 'openai') t = canonicalPromptText(ctx.canonical);
-    else if (ctx.call.kind === 'embeddings' && ctx.cf === 'gemini') t = (embedTexts(b, ctx.call.geminiAction ?? 'embedContent') ?? []).join('\n');
+    else if (ctx.call.kind === 'embeddings' && ctx.cf === 'gemini')
+      t = (embedTexts(b, ctx.call.geminiAction ?? 'embedContent') ?? []).join('\n');
     else if (ctx.call.kind === 'chat') {
       for (const m of b.messages as unknown[]) t += textOfContent((m as { content?: unknown })?.content) + '\n';
       if (Array.isArray(b.tools)) t += JSON.stringify(b.tools);
@@ -902,7 +1044,13 @@ export class Relay {
     let output = partial?.outputTokens ?? 0;
     if (counter) output = Math.max(output, await counter.total());
     else if (outputText) output = await countTokens(outputText);
-    return { inputTokens: input, outputTokens: output, cachedInputTokens: partial?.cachedInputTokens ?? 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+    return {
+      inputTokens: input,
+      outputTokens: output,
+      cachedInputTokens: partial?.cachedInputTokens ?? 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+    };
   }
 
   private finish(ctx: Ctx, ch: RuntimeChannel, upModel: string, usage: Usage, status: number, other: Record<string, unknown>): void {
@@ -917,17 +1065,39 @@ export class Relay {
     // now, while the caller reads the answer, instead of on the next call's path.
     const defer = this.active > 1 ? SETTLE_DEFER_MS : 0;
     // An upstream that bills more output than the max_tokens it was sent is noted against its channel.
-    const overMax = ctx.maxOut !== null && usage.outputTokens > ctx.maxOut * ctx.n
-      ? { upstream_over_max_tokens: { sent: ctx.maxOut, n: ctx.n, billed: usage.outputTokens } } : null;
+    const overMax =
+      ctx.maxOut !== null && usage.outputTokens > ctx.maxOut * ctx.n
+        ? { upstream_over_max_tokens: { sent: ctx.maxOut, n: ctx.n, billed: usage.outputTokens } }
+        : null;
     settleThenLog(this.d, this.track, grant, actual, defer, (charged, extra = {}) => {
       if (overMax || extra.shortfall) {
-        this.d.core.log.warn({ requestId: call.requestId, channel: ch.id, ...overMax, shortfall: extra.shortfall }, 'upstream billed beyond the reserve');
+        this.d.core.log.warn(
+          { requestId: call.requestId, channel: ch.id, ...overMax, shortfall: extra.shortfall },
+          'upstream billed beyond the reserve',
+        );
       }
-      this.d.logs.write(callLogRow(ctx, ch, upModel, {
-        type: 'consume', status_code: status, quota: charged, latency_ms: latency,
-        prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, cached_tokens: usage.cachedInputTokens,
-        other: JSON.stringify({ ...other, ...extra, ...overMax, ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}), ...(ctx.canonical?.dropped.length ? { dropped: ctx.canonical.dropped.slice(0, 20) } : {}), attempts: ctx.attempts, reasoning_tokens: usage.reasoningTokens, cache_write_tokens: usage.cacheWriteTokens, ...(usage.cacheWrite1hTokens ? { cache_write_1h_tokens: usage.cacheWrite1hTokens } : {}) }),
-      }));
+      this.d.logs.write(
+        callLogRow(ctx, ch, upModel, {
+          type: 'consume',
+          status_code: status,
+          quota: charged,
+          latency_ms: latency,
+          prompt_tokens: usage.inputTokens,
+          completion_tokens: usage.outputTokens,
+          cached_tokens: usage.cachedInputTokens,
+          other: JSON.stringify({
+            ...other,
+            ...extra,
+            ...overMax,
+            ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}),
+            ...(ctx.canonical?.dropped.length ? { dropped: ctx.canonical.dropped.slice(0, 20) } : {}),
+            attempts: ctx.attempts,
+            reasoning_tokens: usage.reasoningTokens,
+            cache_write_tokens: usage.cacheWriteTokens,
+            ...(usage.cacheWrite1hTokens ? { cache_write_1h_tokens: usage.cacheWrite1hTokens } : {}),
+          }),
+        }),
+      );
     });
   }
 }
@@ -1074,8 +1244,11 @@ function injectField(raw: Buffer, key: string, value: number): Buffer {
 
 function fullUsage(u: Partial<Usage>): Usage {
   return {
-    inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, cachedInputTokens: u.cachedInputTokens ?? 0,
-    cacheWriteTokens: u.cacheWriteTokens ?? 0, reasoningTokens: u.reasoningTokens ?? 0,
+    inputTokens: u.inputTokens ?? 0,
+    outputTokens: u.outputTokens ?? 0,
+    cachedInputTokens: u.cachedInputTokens ?? 0,
+    cacheWriteTokens: u.cacheWriteTokens ?? 0,
+    reasoningTokens: u.reasoningTokens ?? 0,
     ...(u.cacheWrite1hTokens ? { cacheWrite1hTokens: u.cacheWrite1hTokens } : {}),
   };
 }
@@ -1104,7 +1277,8 @@ function responseText(json: unknown): string {
     const m = c?.message;
     if (m) {
       if (typeof m.content === 'string') t += m.content;
-      if (Array.isArray(m.tool_calls)) for (const tc of m.tool_calls) t += String(tc?.function?.name ?? '') + String(tc?.function?.arguments ?? '');
+      if (Array.isArray(m.tool_calls))
+        for (const tc of m.tool_calls) t += String(tc?.function?.name ?? '') + String(tc?.function?.arguments ?? '');
     }
   }
   return t;

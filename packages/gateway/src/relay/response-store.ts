@@ -25,9 +25,17 @@ export class ResponseStore {
     this.recent.set(id, r);
     if (this.recent.size > MEMORY) this.recent.delete(this.recent.keys().next().value as string);
     try {
-      await this.core.h.db.insertInto('relay_responses').values({
-        response_id: id, user_id: r.userId, channel_id: r.channelId, key_index: r.keyIndex, model: r.model, created_at: Date.now(),
-      }).execute();
+      await this.core.h.db
+        .insertInto('relay_responses')
+        .values({
+          response_id: id,
+          user_id: r.userId,
+          channel_id: r.channelId,
+          key_index: r.keyIndex,
+          model: r.model,
+          created_at: Date.now(),
+        })
+        .execute();
     } catch (e) {
       if (!isUniqueViolation(e)) throw e;
     }

@@ -41,7 +41,8 @@ export function networkMessage(e: unknown): string {
   const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err?.code ?? err?.cause?.code;
   if (code === 'ECONNREFUSED') return 'upstream refused the connection';
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'upstream timed out';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+    return 'upstream timed out';
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'upstream closed the connection';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'upstream host not found';
   return `upstream connection failed${code ? ` (${code})` : ''}`;

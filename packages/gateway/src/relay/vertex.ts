@@ -38,8 +38,10 @@ export function vertexUrl(ch: RuntimeChannel, model: string, stream: boolean, ge
   const host = ch.baseUrl || (region === 'global' ? 'https://aiplatform.googleapis.com' : `https://${region}-aiplatform.googleapis.com`);
   const anthropic = isVertexAnthropic(model);
   const action = anthropic
-    ? (stream ? 'streamRawPredict' : 'rawPredict')
-    : geminiAction ?? (stream ? 'streamGenerateContent?alt=sse' : 'generateContent');
+    ? stream
+      ? 'streamRawPredict'
+      : 'rawPredict'
+    : (geminiAction ?? (stream ? 'streamGenerateContent?alt=sse' : 'generateContent'));
   const m = encodeURIComponent(model.replace(/^models\//, ''));
   const path = `/v1/projects/${encodeURIComponent(vertexProject(ch))}/locations/${encodeURIComponent(region)}/publishers/${anthropic ? 'anthropic' : 'google'}/models/${m}`;
   return new URL(`${host.replace(/\/+$/, '')}${path}:${action}`);

@@ -65,7 +65,9 @@ export async function openDb(url: string): Promise<DbHandle> {
     // A connection that the server closes (restart, failover) must not crash the process: idle ones
     // report on the pool, checked-out ones on the client (their query fails and is answered as such).
     pool.on('error', () => {});
-    pool.on('connect', (client) => { client.on('error', () => {}); });
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+    });
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {
     const mysql = await import('mysql2');
@@ -106,9 +108,14 @@ export async function insertId<T extends keyof Database & string>(
 /** True when an error is a unique-constraint violation on any dialect. */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; errno?: number; message?: string };
-  return e?.code === '23505' || e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062 ||
-    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
-    /UNIQUE constraint failed|duplicate key/i.test(e?.message ?? '');
+  return (
+    e?.code === '23505' ||
+    e?.code === 'ER_DUP_ENTRY' ||
+    e?.errno === 1062 ||
+    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    /UNIQUE constraint failed|duplicate key/i.test(e?.message ?? '')
+  );
 }
 
 /**

@@ -7,14 +7,18 @@ import { isUniqueViolation, type Db } from './db.ts';
 
 /** Takes or renews the lease `name` for `holder` until `now + ttlMs`; false while another node holds it. */
 export async function takeLease(db: Db, name: string, holder: string, ttlMs: number, now = Date.now()): Promise<boolean> {
-  const r = await db.updateTable('node_leases')
+  const r = await db
+    .updateTable('node_leases')
     .set({ holder, expires_at: now + ttlMs })
     .where('name', '=', name)
     .where((eb) => eb.or([eb('expires_at', '<', now), eb('holder', '=', holder)]))
     .executeTakeFirst();
   if (Number(r.numUpdatedRows) > 0) return true;
   try {
-    await db.insertInto('node_leases').values({ name, holder, expires_at: now + ttlMs }).execute();
+    await db
+      .insertInto('node_leases')
+      .values({ name, holder, expires_at: now + ttlMs })
+      .execute();
     return true;
   } catch (e) {
     if (!isUniqueViolation(e)) throw e;

@@ -60,16 +60,29 @@ export const tasksArea = {
     deps.plugins.inFlightCounter = (key: string) => store.countUnfinished(key);
     const callbacks = new TaskCallbacks(core);
     const callbackWorker = new CallbackWorker(core, callbacks, store);
-    const service = new TaskService(core, store, deps.billing.ledger, catalog, plugins, { callbacks, rateLimits: deps.accounts.rateLimits, budgets: deps.billing.budgets });
+    const service = new TaskService(core, store, deps.billing.ledger, catalog, plugins, {
+      callbacks,
+      rateLimits: deps.accounts.rateLimits,
+      budgets: deps.billing.budgets,
+    });
     const poller = new Poller(service, store, core.log);
     let selfUrl = `http://127.0.0.1:${core.config.port}`;
     const { options } = deps;
     const publicBase = () => options.get('TaskPublicAddress') || options.get('ServerAddress') || selfUrl;
     const artifacts = new Artifacts(service, publicBase);
     const tasks: Tasks = {
-      service, store, poller, artifacts, catalog, publicBase, callbacks, callbackWorker,
+      service,
+      store,
+      poller,
+      artifacts,
+      catalog,
+      publicBase,
+      callbacks,
+      callbackWorker,
       admin: new TaskAdmin(core, service, store, deps.billing.ledger, callbacks),
-      setListeningUrl: (u) => { selfUrl = u; },
+      setListeningUrl: (u) => {
+        selfUrl = u;
+      },
       submit: (i) => service.submit(i),
       get: (u, id) => service.get(u, id),
       waitForTerminal: (id, ms, sig) => service.waitForTerminal(id, ms, sig),

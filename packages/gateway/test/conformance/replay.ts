@@ -24,7 +24,9 @@ export const SCENARIO_HEADER = 'x-replay-scenario';
 
 /** The AWS credential Bedrock calls must be signed with (bedrock/expect.json names it as the channel key). */
 export const BEDROCK_CREDENTIAL: AwsCredential = {
-  accessKeyId: 'AKIACONFORMANCE00001', secretAccessKey: 'conformance/Secret+Key0000000000000000', region: 'us-east-1',
+  accessKeyId: 'AKIACONFORMANCE00001',
+  secretAccessKey: 'conformance/Secret+Key0000000000000000',
+  region: 'us-east-1',
 };
 const BEDROCK_CREDENTIALS = new Map([[BEDROCK_CREDENTIAL.accessKeyId, BEDROCK_CREDENTIAL]]);
 
@@ -72,9 +74,14 @@ export async function startReplay(dir: string): Promise<ReplayUpstream> {
 
   async function token(r: Recorded, res: ServerResponse): Promise<void> {
     const form = new URLSearchParams(r.raw);
-    if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') return json(res, 400, { error: 'unsupported_grant_type' });
+    if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer')
+      return json(res, 400, { error: 'unsupported_grant_type' });
     try {
-      const { payload } = await jwtVerify(form.get('assertion') ?? '', publicKey, { issuer: clientEmail, audience: `${up.url}/token`, algorithms: ['RS256'] });
+      const { payload } = await jwtVerify(form.get('assertion') ?? '', publicKey, {
+        issuer: clientEmail,
+        audience: `${up.url}/token`,
+        algorithms: ['RS256'],
+      });
       if (payload.scope !== 'https://www.googleapis.com/auth/cloud-platform') return json(res, 400, { error: 'invalid_scope' });
     } catch (e) {
       return json(res, 400, { error: 'invalid_grant', error_description: `Invalid JWT Signature (${(e as Error).message})` });
@@ -89,12 +96,20 @@ export async function startReplay(dir: string): Promise<ReplayUpstream> {
     if (r.path.startsWith('/v1/projects/')) {
       const auth = String(r.headers.authorization ?? '');
       if (!auth.startsWith('Bearer ') || !live.has(auth.slice(7))) {
-        return json(res, 401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
+        return json(res, 401, {
+          error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' },
+        });
       }
     }
     if (r.path.startsWith('/model/')) {
       const v = await verifySigV4(r, BEDROCK_CREDENTIALS);
-      if ('type' in v) return json(res, 403, { message: v.message }, { 'x-amzn-errortype': `${v.type}:http://internal.amazon.com/coral/com.amazon.coral.service/` });
+      if ('type' in v)
+        return json(
+          res,
+          403,
+          { message: v.message },
+          { 'x-amzn-errortype': `${v.type}:http://internal.amazon.com/coral/com.amazon.coral.service/` },
+        );
     }
     const scenario = String(r.headers[SCENARIO_HEADER] ?? '');
     const file = /^[a-z0-9-]+$/.test(scenario) ? scenarioFile(dir, scenario) : null;
@@ -133,14 +148,22 @@ export async function startReplay(dir: string): Promise<ReplayUpstream> {
 
   const up: FakeUpstream = await startFake((r, res) => (r.method === 'POST' && r.path === '/token' ? token(r, res) : replay(r, res)));
   const serviceAccount = JSON.stringify({
-    type: 'service_account', project_id: 'proj-conf', private_key_id: 'key-conf',
-    private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), client_email: clientEmail,
+    type: 'service_account',
+    project_id: 'proj-conf',
+    private_key_id: 'key-conf',
+    private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    client_email: clientEmail,
     token_uri: `${up.url}/token`,
   });
   return {
-    url: up.url, serviceAccount,
-    get requests() { return state.requests; },
-    get exchanges() { return state.exchanges; },
+    url: up.url,
+    serviceAccount,
+    get requests() {
+      return state.requests;
+    },
+    get exchanges() {
+      return state.exchanges;
+    },
     close: () => up.close(),
   };
 }

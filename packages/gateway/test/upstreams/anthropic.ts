@@ -13,26 +13,53 @@ export function startFakeAnthropic(): Promise<FakeUpstream> {
 }
 
 function handle(r: Recorded, res: ServerResponse, up: FakeUpstream): void | Promise<void> {
-  if (!r.path.startsWith('/v1/messages')) return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'not found' } });
+  if (!r.path.startsWith('/v1/messages'))
+    return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'not found' } });
   if (r.headers['x-api-key'] !== 'sk-ant' || !r.headers['anthropic-version']) {
     return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
   }
   const b = r.body;
-  if (typeof b.max_tokens !== 'number') return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } });
+  if (typeof b.max_tokens !== 'number')
+    return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } });
   const last = b.messages[b.messages.length - 1];
   const toolResult = Array.isArray(last.content) ? last.content.find((c: any) => c.type === 'tool_result') : null;
   const wantsTool = Array.isArray(b.tools) && b.tools.length > 0 && !toolResult;
-  const text = toolResult ? `tool said: ${typeof toolResult.content === 'string' ? toolResult.content : toolResult.content?.[0]?.text}` : 'Hello from Claude';
+  const text = toolResult
+    ? `tool said: ${typeof toolResult.content === 'string' ? toolResult.content : toolResult.content?.[0]?.text}`
+    : 'Hello from Claude';
   const thinking = b.thinking?.type === 'enabled';
   if (!b.stream) {
     const content = thinking ? [{ type: 'thinking', thinking: 'Let me think.', signature: 'sig-abc' }] : [];
-    content.push(...(wantsTool
-      ? [{ type: 'tool_use', id: 'toolu_1', name: b.tools[0].name, input: { city: 'Paris' } }]
-      : [{ type: 'text', text }]) as any[]);
-    return json(res, 200, { id: 'msg_1', type: 'message', role: 'assistant', model: b.model, content, stop_reason: wantsTool ? 'tool_use' : 'end_turn', stop_sequence: null, usage: ANTHROPIC_USAGE });
+    content.push(
+      ...((wantsTool
+        ? [{ type: 'tool_use', id: 'toolu_1', name: b.tools[0].name, input: { city: 'Paris' } }]
+        : [{ type: 'text', text }]) as any[]),
+    );
+    return json(res, 200, {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: b.model,
+      content,
+      stop_reason: wantsTool ? 'tool_use' : 'end_turn',
+      stop_sequence: null,
+      usage: ANTHROPIC_USAGE,
+    });
   }
   const ev = (event: string, data: Record<string, unknown>) => ({ event, data: { type: event, ...data } });
-  const events = [ev('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: b.model, content: [], stop_reason: null, usage: { input_tokens: ANTHROPIC_USAGE.input_tokens, output_tokens: 1 } } })];
+  const events = [
+    ev('message_start', {
+      message: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: b.model,
+        content: [],
+        stop_reason: null,
+        usage: { input_tokens: ANTHROPIC_USAGE.input_tokens, output_tokens: 1 },
+      },
+    }),
+  ];
   const at = thinking ? 1 : 0;
   if (thinking) {
     events.push(ev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }));
@@ -41,15 +68,23 @@ function handle(r: Recorded, res: ServerResponse, up: FakeUpstream): void | Prom
     events.push(ev('content_block_stop', { index: 0 }));
   }
   if (wantsTool) {
-    events.push(ev('content_block_start', { index: at, content_block: { type: 'tool_use', id: 'toolu_1', name: b.tools[0].name, input: {} } }));
+    events.push(
+      ev('content_block_start', { index: at, content_block: { type: 'tool_use', id: 'toolu_1', name: b.tools[0].name, input: {} } }),
+    );
     events.push(ev('content_block_delta', { index: at, delta: { type: 'input_json_delta', partial_json: '{"city":' } }));
     events.push(ev('content_block_delta', { index: at, delta: { type: 'input_json_delta', partial_json: '"Paris"}' } }));
   } else {
     events.push(ev('content_block_start', { index: at, content_block: { type: 'text', text: '' } }));
-    for (const piece of text.split(/(?<= )/)) events.push(ev('content_block_delta', { index: at, delta: { type: 'text_delta', text: piece } }));
+    for (const piece of text.split(/(?<= )/))
+      events.push(ev('content_block_delta', { index: at, delta: { type: 'text_delta', text: piece } }));
   }
   events.push(ev('content_block_stop', { index: at }));
-  events.push(ev('message_delta', { delta: { stop_reason: wantsTool ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: ANTHROPIC_USAGE.output_tokens } }));
+  events.push(
+    ev('message_delta', {
+      delta: { stop_reason: wantsTool ? 'tool_use' : 'end_turn', stop_sequence: null },
+      usage: { output_tokens: ANTHROPIC_USAGE.output_tokens },
+    }),
+  );
   events.push(ev('message_stop', {}));
   return sse(res, events, up.delayMs);
 }

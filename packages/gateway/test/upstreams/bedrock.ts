@@ -29,7 +29,12 @@ import { json, sleep, startFake, type FakeUpstream, type Recorded } from './comm
 /** What every answer reports: 20 uncached input tokens, 300 read from the cache, 100 written to it, 12 out. */
 export const BEDROCK_USAGE = { inputTokens: 20, outputTokens: 12, totalTokens: 432, cacheReadInputTokens: 300, cacheWriteInputTokens: 100 };
 
-export interface AwsCredential { accessKeyId: string; secretAccessKey: string; region: string; sessionToken?: string }
+export interface AwsCredential {
+  accessKeyId: string;
+  secretAccessKey: string;
+  region: string;
+  sessionToken?: string;
+}
 
 /** A model call the server accepted. */
 export interface BedrockCall {
@@ -58,7 +63,12 @@ export interface FakeBedrock {
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
 
 function awsError(res: ServerResponse, status: number, type: string, message: string): void {
-  json(res, status, { message }, { 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': 'req-fake' });
+  json(
+    res,
+    status,
+    { message },
+    { 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': 'req-fake' },
+  );
 }
 
 /** `20260102T030405Z` → the Date. */
@@ -76,14 +86,28 @@ const header = (r: Recorded, name: string): string => {
  * Recomputes the SigV4 signature of a request; returns the refusal (type and message) or null when the
  * signature is the one the known secret gives.
  */
-export async function verifySigV4(r: Recorded, creds: Map<string, AwsCredential>): Promise<{ type: string; message: string; cred?: AwsCredential } | { cred: AwsCredential; signed: string[] }> {
+export async function verifySigV4(
+  r: Recorded,
+  creds: Map<string, AwsCredential>,
+): Promise<{ type: string; message: string; cred?: AwsCredential } | { cred: AwsCredential; signed: string[] }> {
   const auth = header(r, 'authorization');
-  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/.exec(auth);
-  if (!m) return { type: 'IncompleteSignatureException', message: `Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters. Authorization=${auth}` };
+  const m =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/.exec(
+      auth,
+    );
+  if (!m)
+    return {
+      type: 'IncompleteSignatureException',
+      message: `Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters. Authorization=${auth}`,
+    };
   const [, keyId, day, region, service, signedList] = m;
   const cred = creds.get(keyId);
   if (!cred) return { type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' };
-  const fail = (why: string) => ({ type: 'InvalidSignatureException', cred, message: `The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. (${why}; Authorization=${auth})` });
+  const fail = (why: string) => ({
+    type: 'InvalidSignatureException',
+    cred,
+    message: `The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. (${why}; Authorization=${auth})`,
+  });
   if (service !== 'bedrock') return fail(`credential should be scoped to correct service: 'bedrock', not '${service}'`);
   if (region !== cred.region) return fail(`credential should be scoped to a valid region: '${cred.region}', not '${region}'`);
   const date = amzDate(header(r, 'x-amz-date'));
@@ -95,7 +119,8 @@ export async function verifySigV4(r: Recorded, creds: Map<string, AwsCredential>
     return { type: 'UnrecognizedClientException', cred, message: 'The security token included in the request is invalid.' };
   }
   const bodyHash = createHash('sha256').update(r.bytes).digest('hex');
-  if (r.headers['x-amz-content-sha256'] !== undefined && header(r, 'x-amz-content-sha256') !== bodyHash) return fail('x-amz-content-sha256 does not match the body');
+  if (r.headers['x-amz-content-sha256'] !== undefined && header(r, 'x-amz-content-sha256') !== bodyHash)
+    return fail('x-amz-content-sha256 does not match the body');
   const headers: Record<string, string> = {};
   for (const h of signed) {
     if (r.headers[h] === undefined) return fail(`signed header ${h} is missing`);
@@ -106,8 +131,15 @@ export async function verifySigV4(r: Recorded, creds: Map<string, AwsCredential>
   const query = Object.fromEntries(new URLSearchParams(q < 0 ? '' : r.path.slice(q + 1)));
   const [hostname, port] = headers.host.split(':');
   const signer = new SignatureV4({
-    service: 'bedrock', region: cred.region, sha256: Sha256, applyChecksum: false,
-    credentials: { accessKeyId: cred.accessKeyId, secretAccessKey: cred.secretAccessKey, ...(cred.sessionToken ? { sessionToken: cred.sessionToken } : {}) },
+    service: 'bedrock',
+    region: cred.region,
+    sha256: Sha256,
+    applyChecksum: false,
+    credentials: {
+      accessKeyId: cred.accessKeyId,
+      secretAccessKey: cred.secretAccessKey,
+      ...(cred.sessionToken ? { sessionToken: cred.sessionToken } : {}),
+    },
   });
   const expected = await signer.sign(
     { method: r.method, protocol: 'http:', hostname, ...(port ? { port: Number(port) } : {}), path, query, headers, body: r.bytes },
@@ -123,16 +155,19 @@ function invalidBody(b: any): string | null {
   let toolBlocks = false;
   for (let i = 0; i < b.messages.length; i++) {
     const m = b.messages[i];
-    if (m.role !== (i % 2 === 0 ? 'user' : 'assistant')) return `messages.${i}.role: a conversation must alternate between user and assistant roles, starting with user`;
+    if (m.role !== (i % 2 === 0 ? 'user' : 'assistant'))
+      return `messages.${i}.role: a conversation must alternate between user and assistant roles, starting with user`;
     if (!Array.isArray(m.content) || m.content.length === 0) return `messages.${i}.content: at least one content block is required`;
     for (const c of m.content) {
       const kinds = Object.keys(c);
       if (kinds.length !== 1) return `messages.${i}.content: a content block has exactly one member, not ${kinds.join(',')}`;
-      if ('text' in c && (typeof c.text !== 'string' || !c.text.trim())) return `messages.${i}: the text field in the ContentBlock object is blank`;
+      if ('text' in c && (typeof c.text !== 'string' || !c.text.trim()))
+        return `messages.${i}: the text field in the ContentBlock object is blank`;
       if ('toolUse' in c || 'toolResult' in c) toolBlocks = true;
     }
   }
-  if (toolBlocks && !Array.isArray(b.toolConfig?.tools)) return 'The toolConfig field must be defined when using toolUse and toolResult content blocks.';
+  if (toolBlocks && !Array.isArray(b.toolConfig?.tools))
+    return 'The toolConfig field must be defined when using toolUse and toolResult content blocks.';
   for (const s of b.system ?? []) if (!('text' in s) && !('cachePoint' in s)) return 'system: only text and cachePoint blocks';
   const th = b.additionalModelRequestFields?.thinking;
   if (th?.type === 'enabled' && !(typeof b.inferenceConfig?.maxTokens === 'number' && th.budget_tokens < b.inferenceConfig.maxTokens)) {
@@ -142,7 +177,10 @@ function invalidBody(b: any): string | null {
   return null;
 }
 
-interface Answer { content: any[]; stopReason: string }
+interface Answer {
+  content: any[];
+  stopReason: string;
+}
 
 function answer(b: any): Answer {
   const last = b.messages[b.messages.length - 1];
@@ -150,9 +188,15 @@ function answer(b: any): Answer {
   const tools = (b.toolConfig?.tools ?? []).filter((t: any) => t.toolSpec);
   const wantsTool = tools.length > 0 && !toolResult;
   const content: any[] = [];
-  if (b.additionalModelRequestFields?.thinking?.type === 'enabled') content.push({ reasoningContent: { reasoningText: { text: 'Let me think.', signature: 'sig-bedrock' } } });
+  if (b.additionalModelRequestFields?.thinking?.type === 'enabled')
+    content.push({ reasoningContent: { reasoningText: { text: 'Let me think.', signature: 'sig-bedrock' } } });
   if (wantsTool) content.push({ toolUse: { toolUseId: 'tooluse_1', name: tools[0].toolSpec.name, input: { city: 'Paris' } } });
-  else content.push({ text: toolResult ? `tool said: ${toolResult.content?.[0]?.text ?? JSON.stringify(toolResult.content?.[0]?.json)}` : 'Hello from Bedrock' });
+  else
+    content.push({
+      text: toolResult
+        ? `tool said: ${toolResult.content?.[0]?.text ?? JSON.stringify(toolResult.content?.[0]?.json)}`
+        : 'Hello from Bedrock',
+    });
   return { content, stopReason: wantsTool ? 'tool_use' : 'end_turn' };
 }
 
@@ -176,7 +220,9 @@ function streamFrames(a: Answer, fault: boolean): Uint8Array[] {
     if (c.reasoningContent) {
       out.push(frame('contentBlockDelta', { ...at, delta: { reasoningContent: { text: 'Let me ' } } }));
       out.push(frame('contentBlockDelta', { ...at, delta: { reasoningContent: { text: 'think.' } } }));
-      out.push(frame('contentBlockDelta', { ...at, delta: { reasoningContent: { signature: c.reasoningContent.reasoningText.signature } } }));
+      out.push(
+        frame('contentBlockDelta', { ...at, delta: { reasoningContent: { signature: c.reasoningContent.reasoningText.signature } } }),
+      );
     } else if (c.toolUse) {
       out.push(frame('contentBlockStart', { ...at, start: { toolUse: { toolUseId: c.toolUse.toolUseId, name: c.toolUse.name } } }));
       out.push(frame('contentBlockDelta', { ...at, delta: { toolUse: { input: '{"city":' } } }));
@@ -223,7 +269,8 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
       }
       call = { model, stream, auth: 'sigv4', principal: v.cred.accessKeyId, region: v.cred.region, signedHeaders: v.signed, body: r.body };
     }
-    if (header(r, 'content-type') !== 'application/json') return awsError(res, 415, 'UnsupportedMediaTypeException', 'content type must be application/json');
+    if (header(r, 'content-type') !== 'application/json')
+      return awsError(res, 415, 'UnsupportedMediaTypeException', 'content type must be application/json');
     const invalid = invalidBody(r.body);
     if (invalid) return awsError(res, 400, 'ValidationException', invalid);
     calls.push(call);
@@ -232,7 +279,12 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
     if (model.includes('broken')) return awsError(res, 500, 'InternalServerException', 'The server encountered an internal error.');
     const a = answer(r.body);
     if (!stream) {
-      return json(res, 200, { output: { message: { role: 'assistant', content: a.content } }, stopReason: a.stopReason, usage: BEDROCK_USAGE, metrics: { latencyMs: 42 } });
+      return json(res, 200, {
+        output: { message: { role: 'assistant', content: a.content } },
+        stopReason: a.stopReason,
+        usage: BEDROCK_USAGE,
+        metrics: { latencyMs: 42 },
+      });
     }
     res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'req-fake' });
     for (const f of streamFrames(a, model.includes('stream-fault'))) {
@@ -248,9 +300,15 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
 
   const up = await startFake(handle);
   return {
-    up, calls, refused,
-    allow: (c) => { creds.set(c.accessKeyId, c); },
-    allowApiKey: (key, region) => { apiKeys.set(key, region); },
+    up,
+    calls,
+    refused,
+    allow: (c) => {
+      creds.set(c.accessKeyId, c);
+    },
+    allowApiKey: (key, region) => {
+      apiKeys.set(key, region);
+    },
     close: () => up.close(),
   };
 }

@@ -33,8 +33,16 @@ export type Handler = (r: Recorded, res: ServerResponse, up: FakeUpstream) => vo
 
 export async function startFake(handler: Handler): Promise<FakeUpstream> {
   const up: FakeUpstream = {
-    url: '', port: 0, requests: [], override: null, delayMs: 0,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    url: '',
+    port: 0,
+    requests: [],
+    override: null,
+    delayMs: 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server = createServer((req, res) => {
     const parts: Buffer[] = [];
@@ -43,7 +51,11 @@ export async function startFake(handler: Handler): Promise<FakeUpstream> {
       const bytes = Buffer.concat(parts);
       const raw = bytes.toString('utf8');
       let body: any = null;
-      try { body = raw ? JSON.parse(raw) : null; } catch { body = null; }
+      try {
+        body = raw ? JSON.parse(raw) : null;
+      } catch {
+        body = null;
+      }
       const r: Recorded = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, bytes, body };
       up.requests.push(r);
       try {

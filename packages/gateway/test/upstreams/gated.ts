@@ -25,24 +25,46 @@ export async function startGatedUpstream(): Promise<GatedUpstream> {
     const name = String(r.body.messages.at(-1).content);
     const base = { id: 'chatcmpl-gated', object: 'chat.completion.chunk', created: 1, model: r.body.model };
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'first ' }, finish_reason: null }] })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'first ' }, finish_reason: null }] })}\n\n`,
+    );
     await gate(name);
     if (res.destroyed) return;
     res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: 'last' }, finish_reason: 'stop' }] })}\n\n`);
-    res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 1000, completion_tokens: 2000, total_tokens: 3000 } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 1000, completion_tokens: 2000, total_tokens: 3000 } })}\n\n`,
+    );
     res.end('data: [DONE]\n\n');
   });
-  return { up, open: (name: string) => { void gate(name); gates.get(name)!(); } };
+  return {
+    up,
+    open: (name: string) => {
+      void gate(name);
+      gates.get(name)!();
+    },
+  };
 }
 
 /**
  * Starts a stream of `model` named `name` and resolves once its first chunk arrived (the reserve is
  * taken, the upstream answering); `rest` is the text that follows, up to the end or the cut.
  */
-export async function beginStream(url: string, key: string, name: string, model: string): Promise<{ requestId: string; rest: Promise<string> }> {
+export async function beginStream(
+  url: string,
+  key: string,
+  name: string,
+  model: string,
+): Promise<{ requestId: string; rest: Promise<string> }> {
   const res = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model, stream: true, stream_options: { include_usage: true }, max_tokens: 4000, messages: [{ role: 'user', content: name }] }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model,
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 4000,
+      messages: [{ role: 'user', content: name }],
+    }),
   });
   assert.equal(res.status, 200);
   const reader = res.body!.getReader();

@@ -8,10 +8,13 @@ declare module 'oidc-provider' {
   }
 
   export default class Provider {
-    constructor(issuer: string, configuration: {
-      findAccount?: (ctx: unknown, id: string) => Promise<Account | undefined>;
-      [option: string]: unknown;
-    });
+    constructor(
+      issuer: string,
+      configuration: {
+        findAccount?: (ctx: unknown, id: string) => Promise<Account | undefined>;
+        [option: string]: unknown;
+      },
+    );
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     on(event: string, listener: (...args: unknown[]) => void): this;
   }

@@ -9,11 +9,27 @@ import type { AddressInfo } from 'node:net';
 import { json, sse, startFake, type FakeUpstream, type Recorded } from './common.ts';
 
 export const AUDIO_BYTES = Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 251));
-export const IMAGE_USAGE = { input_tokens: 50, output_tokens: 4160, total_tokens: 4210, input_tokens_details: { text_tokens: 50, image_tokens: 0 } };
-export const RESPONSE_USAGE = { input_tokens: 30, output_tokens: 12, total_tokens: 42, input_tokens_details: { cached_tokens: 10 }, output_tokens_details: { reasoning_tokens: 0 } };
+export const IMAGE_USAGE = {
+  input_tokens: 50,
+  output_tokens: 4160,
+  total_tokens: 4210,
+  input_tokens_details: { text_tokens: 50, image_tokens: 0 },
+};
+export const RESPONSE_USAGE = {
+  input_tokens: 30,
+  output_tokens: 12,
+  total_tokens: 42,
+  input_tokens_details: { cached_tokens: 10 },
+  output_tokens_details: { reasoning_tokens: 0 },
+};
 export const RERANK_USAGE = { total_tokens: 40 };
 
-export interface MultipartPart { name: string; filename?: string; contentType?: string; data: Buffer }
+export interface MultipartPart {
+  name: string;
+  filename?: string;
+  contentType?: string;
+  data: Buffer;
+}
 
 /** Splits a multipart/form-data body. */
 export function parseMultipart(r: Recorded): MultipartPart[] {
@@ -59,7 +75,10 @@ export async function startFakeMedia(): Promise<FakeMedia> {
       const parts = parseMultipart(r);
       const files = parts.filter((x) => x.filename !== undefined).map((x) => `${x.name}:${x.filename}:${x.data.toString('utf8')}`);
       const model = parts.find((x) => x.name === 'model')?.data.toString() ?? r.body?.model;
-      return json(res, 200, { created: 1, data: [{ b64_json: Buffer.from(files.join('|')).toString('base64'), revised_prompt: `model=${model}` }] });
+      return json(res, 200, {
+        created: 1,
+        data: [{ b64_json: Buffer.from(files.join('|')).toString('base64'), revised_prompt: `model=${model}` }],
+      });
     }
     if (p.endsWith('/audio/transcriptions') || p.endsWith('/audio/translations')) {
       const parts = parseMultipart(r);
@@ -79,7 +98,12 @@ export async function startFakeMedia(): Promise<FakeMedia> {
       return void res.end(AUDIO_BYTES.subarray(1000));
     }
     if (p.endsWith('/responses/compact')) {
-      return json(res, 200, { id: 'cmp_1', object: 'response.compaction', output: [{ type: 'compaction', encrypted_content: 'x' }], usage: RESPONSE_USAGE });
+      return json(res, 200, {
+        id: 'cmp_1',
+        object: 'response.compaction',
+        output: [{ type: 'compaction', encrypted_content: 'x' }],
+        usage: RESPONSE_USAGE,
+      });
     }
     const rm = /\/responses\/([^/]+)(\/cancel|\/input_items)?$/.exec(p);
     if (rm) {
@@ -96,22 +120,63 @@ export async function startFakeMedia(): Promise<FakeMedia> {
     if (p.endsWith('/responses')) {
       const id = `resp_up${++seq}${Date.now()}`;
       const obj = {
-        id, object: 'response', created_at: 1, status: 'completed', model: r.body.model,
-        output: [{ type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hello there', annotations: [] }] }],
-        usage: RESPONSE_USAGE, key: String(r.headers.authorization ?? ''),
+        id,
+        object: 'response',
+        created_at: 1,
+        status: 'completed',
+        model: r.body.model,
+        output: [
+          {
+            type: 'message',
+            id: 'msg_1',
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: 'Hello there', annotations: [] }],
+          },
+        ],
+        usage: RESPONSE_USAGE,
+        key: String(r.headers.authorization ?? ''),
       };
       fake.responses.set(id, obj);
       if (!r.body.stream) return json(res, 200, obj);
       const base = { ...obj, status: 'in_progress', output: [], usage: null };
-      return sse(res, [
-        { event: 'response.created', data: { type: 'response.created', sequence_number: 0, response: base } },
-        { event: 'response.output_text.delta', data: { type: 'response.output_text.delta', sequence_number: 1, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Hello ' } },
-        { event: 'response.output_text.delta', data: { type: 'response.output_text.delta', sequence_number: 2, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'there' } },
-        { event: 'response.completed', data: { type: 'response.completed', sequence_number: 3, response: obj } },
-      ], up.delayMs);
+      return sse(
+        res,
+        [
+          { event: 'response.created', data: { type: 'response.created', sequence_number: 0, response: base } },
+          {
+            event: 'response.output_text.delta',
+            data: {
+              type: 'response.output_text.delta',
+              sequence_number: 1,
+              item_id: 'msg_1',
+              output_index: 0,
+              content_index: 0,
+              delta: 'Hello ',
+            },
+          },
+          {
+            event: 'response.output_text.delta',
+            data: {
+              type: 'response.output_text.delta',
+              sequence_number: 2,
+              item_id: 'msg_1',
+              output_index: 0,
+              content_index: 0,
+              delta: 'there',
+            },
+          },
+          { event: 'response.completed', data: { type: 'response.completed', sequence_number: 3, response: obj } },
+        ],
+        up.delayMs,
+      );
     }
     if (p.endsWith('/rerank')) {
-      return json(res, 200, { model: r.body.model, results: r.body.documents.map((_: unknown, i: number) => ({ index: i, relevance_score: 1 / (i + 1) })), usage: RERANK_USAGE });
+      return json(res, 200, {
+        model: r.body.model,
+        results: r.body.documents.map((_: unknown, i: number) => ({ index: i, relevance_score: 1 / (i + 1) })),
+        usage: RERANK_USAGE,
+      });
     }
     if (p.endsWith('/moderations')) {
       return json(res, 200, { id: 'modr-1', model: r.body.model, results: [{ flagged: false, categories: {}, category_scores: {} }] });
@@ -124,7 +189,13 @@ export async function startFakeMedia(): Promise<FakeMedia> {
   return fake;
 }
 
-export const REALTIME_USAGE = { total_tokens: 150, input_tokens: 100, output_tokens: 50, input_token_details: { cached_tokens: 0, text_tokens: 100, audio_tokens: 0 }, output_token_details: { text_tokens: 50, audio_tokens: 0 } };
+export const REALTIME_USAGE = {
+  total_tokens: 150,
+  input_tokens: 100,
+  output_tokens: 50,
+  input_token_details: { cached_tokens: 0, text_tokens: 100, audio_tokens: 0 },
+  output_token_details: { text_tokens: 50, audio_tokens: 0 },
+};
 
 export interface FakeRealtime {
   url: string;
@@ -142,8 +213,15 @@ export async function startFakeRealtime(): Promise<FakeRealtime> {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise<void>((r) => wss.once('listening', () => r()));
   const fr: FakeRealtime = {
-    url: `http://127.0.0.1:${(wss.address() as AddressInfo).port}`, handshakes: [], frames: [], usage: REALTIME_USAGE,
-    close: () => new Promise<void>((r) => { for (const c of wss.clients) c.terminate(); wss.close(() => r()); }),
+    url: `http://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+    handshakes: [],
+    frames: [],
+    usage: REALTIME_USAGE,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close(() => r());
+      }),
   };
   wss.on('connection', (ws: WebSocket, req) => {
     fr.handshakes.push({ path: req.url ?? '', authorization: String(req.headers.authorization ?? '') });

@@ -23,11 +23,30 @@ export async function startFakeOpenAI(opts: { keys?: string[] } = {}): Promise<F
     const p = r.path.split('?')[0];
     if (p.endsWith('/chat/completions')) return chat(r, res, up);
     if (p.endsWith('/completions')) {
-      return json(res, 200, { id: 'cmpl-1', object: 'text_completion', created: 1, model: r.body.model, choices: [{ index: 0, text: 'Hello world', finish_reason: 'stop' }], usage: USAGE });
+      return json(res, 200, {
+        id: 'cmpl-1',
+        object: 'text_completion',
+        created: 1,
+        model: r.body.model,
+        choices: [{ index: 0, text: 'Hello world', finish_reason: 'stop' }],
+        usage: USAGE,
+      });
     }
     if (p.endsWith('/embeddings')) {
       const inputs = Array.isArray(r.body.input) ? r.body.input : [r.body.input];
-      return json(res, 200, { object: 'list', model: r.body.model, data: inputs.map((_: unknown, i: number) => ({ object: 'embedding', index: i, embedding: r.body.encoding_format === 'base64' ? Buffer.from(new Float32Array([0.1, 0.2, 0.3]).buffer).toString('base64') : [0.1, 0.2, 0.3] })), usage: { prompt_tokens: 5, total_tokens: 5 } });
+      return json(res, 200, {
+        object: 'list',
+        model: r.body.model,
+        data: inputs.map((_: unknown, i: number) => ({
+          object: 'embedding',
+          index: i,
+          embedding:
+            r.body.encoding_format === 'base64'
+              ? Buffer.from(new Float32Array([0.1, 0.2, 0.3]).buffer).toString('base64')
+              : [0.1, 0.2, 0.3],
+        })),
+        usage: { prompt_tokens: 5, total_tokens: 5 },
+      });
     }
     return json(res, 404, { error: { message: 'not found' } });
   }
@@ -48,17 +67,47 @@ async function chat(r: Recorded, res: ServerResponse, up: FakeUpstream): Promise
   const text = last.role === 'tool' ? `tool said: ${last.content}` : replyText(b);
   const n = b.n ?? 1;
   if (!b.stream) {
-    const choices = Array.from({ length: n }, (_, i) => wantsTool
-      ? { index: i, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: b.tools[0].function.name, arguments: '{"city":"Paris"}' } }] }, finish_reason: 'tool_calls' }
-      : { index: i, message: { role: 'assistant', content: text }, finish_reason: 'stop' });
+    const choices = Array.from({ length: n }, (_, i) =>
+      wantsTool
+        ? {
+            index: i,
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'call_1', type: 'function', function: { name: b.tools[0].function.name, arguments: '{"city":"Paris"}' } }],
+            },
+            finish_reason: 'tool_calls',
+          }
+        : { index: i, message: { role: 'assistant', content: text }, finish_reason: 'stop' },
+    );
     return json(res, 200, { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model, choices, usage: USAGE });
   }
   const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model };
-  const events: Array<{ data: unknown }> = [{ data: { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] } }];
+  const events: Array<{ data: unknown }> = [
+    { data: { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] } },
+  ];
   const long = /^long:(\d+)/.exec(lastUserText(b.messages));
   if (wantsTool) {
-    events.push({ data: { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: b.tools[0].function.name, arguments: '' } }] }, finish_reason: null }] } });
-    events.push({ data: { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"city":"Paris"}' } }] }, finish_reason: null }] } });
+    events.push({
+      data: {
+        ...base,
+        choices: [
+          {
+            index: 0,
+            delta: {
+              tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: b.tools[0].function.name, arguments: '' } }],
+            },
+            finish_reason: null,
+          },
+        ],
+      },
+    });
+    events.push({
+      data: {
+        ...base,
+        choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"city":"Paris"}' } }] }, finish_reason: null }],
+      },
+    });
     events.push({ data: { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] } });
   } else {
     const pieces = long ? Array.from({ length: Number(long[1]) }, (_, i) => `word${i} `) : text.split(/(?<= )/);

@@ -31,14 +31,25 @@ async function listen(server: Server): Promise<string> {
 }
 
 /** An OpenID provider at http://127.0.0.1:port. Accounts are logins of `people` (any password). */
-export async function startOidcProvider(clients: OidcClient[], people: Record<string, OidcPerson>): Promise<{ issuer: string; close(): Promise<void> }> {
-  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_q, s) => { s.statusCode = 503; s.end(); };
+export async function startOidcProvider(
+  clients: OidcClient[],
+  people: Record<string, OidcPerson>,
+): Promise<{ issuer: string; close(): Promise<void> }> {
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_q, s) => {
+    s.statusCode = 503;
+    s.end();
+  };
   const server = createServer((req, res) => handler(req, res));
   const issuer = await listen(server);
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig', kid: 'test' };
   const provider = new Provider(issuer, {
-    clients: clients.map((c) => ({ ...c, grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' })),
+    clients: clients.map((c) => ({
+      ...c,
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    })),
     jwks: { keys: [jwk] },
     cookies: { keys: [randomBytes(16).toString('hex')] },
     pkce: { required: () => true },
@@ -47,13 +58,25 @@ export async function startOidcProvider(clients: OidcClient[], people: Record<st
     async findAccount(_ctx, id) {
       const p = people[id];
       if (!p) return undefined;
-      return { accountId: id, async claims() { return { sub: id, ...p }; } };
+      return {
+        accountId: id,
+        async claims() {
+          return { sub: id, ...p };
+        },
+      };
     },
   });
   // The development forms log their own notice: keep the test output quiet.
   provider.on('server_error', () => {});
   handler = provider.callback();
-  return { issuer, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    issuer,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 export interface GithubUser {
@@ -67,7 +90,10 @@ export interface GithubUser {
  * A GitHub-shaped OAuth server: the authorize page approves at once for `current.user` (set by the
  * test), the token endpoint checks client secret, redirect URI and the PKCE verifier.
  */
-export async function startGithubLike(client: { client_id: string; client_secret: string }): Promise<{ url: string; current: { user: GithubUser | null }; close(): Promise<void> }> {
+export async function startGithubLike(client: {
+  client_id: string;
+  client_secret: string;
+}): Promise<{ url: string; current: { user: GithubUser | null }; close(): Promise<void> }> {
   const current: { user: GithubUser | null } = { user: null };
   const codes = new Map<string, { user: GithubUser; redirect: string; challenge: string }>();
   const tokens = new Map<string, GithubUser>();
@@ -79,7 +105,8 @@ export async function startGithubLike(client: { client_id: string; client_secret
     const url = new URL(req.url ?? '/', 'http://x');
     if (req.method === 'GET' && url.pathname === '/login/oauth/authorize') {
       const p = url.searchParams;
-      if (p.get('client_id') !== client.client_id || !current.user || p.get('code_challenge_method') !== 'S256') return json(res, 400, { error: 'bad_request' });
+      if (p.get('client_id') !== client.client_id || !current.user || p.get('code_challenge_method') !== 'S256')
+        return json(res, 400, { error: 'bad_request' });
       const code = randomBytes(12).toString('hex');
       codes.set(code, { user: current.user, redirect: p.get('redirect_uri')!, challenge: p.get('code_challenge')! });
       const back = new URL(p.get('redirect_uri')!);
@@ -90,13 +117,18 @@ export async function startGithubLike(client: { client_id: string; client_secret
     }
     if (req.method === 'POST' && url.pathname === '/login/oauth/access_token') {
       let body = '';
-      req.on('data', (c: Buffer) => { body += c.toString(); });
+      req.on('data', (c: Buffer) => {
+        body += c.toString();
+      });
       req.on('end', () => {
         const f = new URLSearchParams(body);
         const c = codes.get(f.get('code') ?? '');
         codes.delete(f.get('code') ?? '');
-        const pkce = createHash('sha256').update(f.get('code_verifier') ?? '').digest('base64url');
-        if (f.get('client_id') !== client.client_id || f.get('client_secret') !== client.client_secret) return json(res, 200, { error: 'incorrect_client_credentials' });
+        const pkce = createHash('sha256')
+          .update(f.get('code_verifier') ?? '')
+          .digest('base64url');
+        if (f.get('client_id') !== client.client_id || f.get('client_secret') !== client.client_secret)
+          return json(res, 200, { error: 'incorrect_client_credentials' });
         if (!c || c.redirect !== f.get('redirect_uri') || c.challenge !== pkce) return json(res, 200, { error: 'bad_verification_code' });
         const token = `gho_${randomBytes(12).toString('hex')}`;
         tokens.set(token, c.user);
@@ -111,12 +143,24 @@ export async function startGithubLike(client: { client_id: string; client_secret
     }
     if (req.method === 'GET' && url.pathname === '/user/emails') {
       if (!user) return json(res, 401, { message: 'Bad credentials' });
-      return json(res, 200, user.emails.map((e) => ({ ...e, visibility: null })));
+      return json(
+        res,
+        200,
+        user.emails.map((e) => ({ ...e, visibility: null })),
+      );
     }
     json(res, 404, { message: 'Not Found' });
   });
   const url = await listen(server);
-  return { url, current, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url,
+    current,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 /** A cookie-keeping client (one jar for every loopback port, as a browser keeps per host). */
@@ -147,7 +191,8 @@ export class MiniBrowser {
 
   async post(url: string, form: Record<string, string>): Promise<Response> {
     const res = await fetch(url, {
-      method: 'POST', redirect: 'manual',
+      method: 'POST',
+      redirect: 'manual',
       headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams(form).toString(),
     });
@@ -174,7 +219,8 @@ export class MiniBrowser {
       if (res.status !== 200 || !action || !prompt) throw new Error(`unexpected page at ${next}: HTTP ${res.status} ${html.slice(0, 300)}`);
       const target = new URL(action.replace(/&amp;/g, '&'), next).href;
       const posted = await this.post(target, prompt === 'login' ? { prompt, login, password: 'any-password' } : { prompt });
-      if (posted.status < 300 || posted.status >= 400) throw new Error(`form at ${target} answered HTTP ${posted.status}: ${(await posted.text()).slice(0, 300)}`);
+      if (posted.status < 300 || posted.status >= 400)
+        throw new Error(`form at ${target} answered HTTP ${posted.status}: ${(await posted.text()).slice(0, 300)}`);
       next = new URL(posted.headers.get('location')!, target).href;
     }
     throw new Error('too many redirects');

@@ -20,10 +20,18 @@ export interface FakeStripe {
 export async function startFakeStripe(): Promise<FakeStripe> {
   const created: FakeStripe['created'] = [];
   let base = '';
-  const fake: FakeStripe = { url: '', server: null as unknown as Server, created, refuse: null, close: () => new Promise<void>((r) => fake.server.close(() => r())) };
+  const fake: FakeStripe = {
+    url: '',
+    server: null as unknown as Server,
+    created,
+    refuse: null,
+    close: () => new Promise<void>((r) => fake.server.close(() => r())),
+  };
   const server = createServer((req, res) => {
     let body = '';
-    req.on('data', (c) => { body += c; });
+    req.on('data', (c) => {
+      body += c;
+    });
     req.on('end', () => {
       const page = /^\/c\/pay\/([\w-]+)$/.exec(req.url ?? '');
       if (req.method === 'GET' && page) {
@@ -34,7 +42,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       }
       if (req.method !== 'POST' || req.url !== '/v1/checkout/sessions') {
         res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${req.url})` } }));
+        res.end(
+          JSON.stringify({ error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${req.url})` } }),
+        );
         return;
       }
       if (fake.refuse) {
@@ -46,12 +56,20 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       const id = `cs_test_${created.length + 1}_${Math.random().toString(36).slice(2, 10)}`;
       created.push({ auth: req.headers.authorization, params, id });
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${created.length}` });
-      res.end(JSON.stringify({
-        id, object: 'checkout.session', mode: 'payment', status: 'open', payment_status: 'unpaid',
-        amount_total: Number(params.get('line_items[0][price_data][unit_amount]')), currency: params.get('line_items[0][price_data][currency]'),
-        client_reference_id: params.get('client_reference_id'), metadata: { trade_no: params.get('metadata[trade_no]') },
-        url: `${base}/c/pay/${id}`,
-      }));
+      res.end(
+        JSON.stringify({
+          id,
+          object: 'checkout.session',
+          mode: 'payment',
+          status: 'open',
+          payment_status: 'unpaid',
+          amount_total: Number(params.get('line_items[0][price_data][unit_amount]')),
+          currency: params.get('line_items[0][price_data][currency]'),
+          client_reference_id: params.get('client_reference_id'),
+          metadata: { trade_no: params.get('metadata[trade_no]') },
+          url: `${base}/c/pay/${id}`,
+        }),
+      );
     });
   });
   fake.server = server;
@@ -65,7 +83,14 @@ const signer = new Stripe('sk_test_signer');
 
 /** A Stripe event about a Checkout Session, as JSON text. */
 export function sessionEvent(type: string, session: Record<string, unknown>): string {
-  return JSON.stringify({ id: `evt_${Math.random().toString(36).slice(2)}`, object: 'event', type, api_version: '2025-01-01', created: Math.floor(Date.now() / 1000), data: { object: { object: 'checkout.session', ...session } } });
+  return JSON.stringify({
+    id: `evt_${Math.random().toString(36).slice(2)}`,
+    object: 'event',
+    type,
+    api_version: '2025-01-01',
+    created: Math.floor(Date.now() / 1000),
+    data: { object: { object: 'checkout.session', ...session } },
+  });
 }
 
 /** The Stripe-Signature header of `payload` under `secret`. */
@@ -74,7 +99,16 @@ export function signature(payload: string, secret: string): string {
 }
 
 /** Posts `payload` to the gateway's Stripe webhook, signed with `secret` (or with the header `sig`). */
-export async function deliverStripe(gatewayUrl: string, payload: string, secret: string, sig?: string): Promise<{ status: number; body: { success: boolean; message: string } }> {
-  const res = await fetch(`${gatewayUrl}/api/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': sig ?? signature(payload, secret) }, body: payload });
+export async function deliverStripe(
+  gatewayUrl: string,
+  payload: string,
+  secret: string,
+  sig?: string,
+): Promise<{ status: number; body: { success: boolean; message: string } }> {
+  const res = await fetch(`${gatewayUrl}/api/stripe/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': sig ?? signature(payload, secret) },
+    body: payload,
+  });
   return { status: res.status, body: (await res.json()) as { success: boolean; message: string } };
 }

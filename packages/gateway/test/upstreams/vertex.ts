@@ -41,9 +41,14 @@ export async function startFakeVertex(opts: { project?: string; region?: string 
 
   async function token(r: Recorded, res: ServerResponse, pub: KeyObject): Promise<void> {
     const form = new URLSearchParams(r.raw);
-    if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') return json(res, 400, { error: 'unsupported_grant_type' });
+    if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer')
+      return json(res, 400, { error: 'unsupported_grant_type' });
     try {
-      const { payload } = await jwtVerify(form.get('assertion') ?? '', pub, { issuer: clientEmail, audience: `${self.url}/token`, algorithms: ['RS256'] });
+      const { payload } = await jwtVerify(form.get('assertion') ?? '', pub, {
+        issuer: clientEmail,
+        audience: `${self.url}/token`,
+        algorithms: ['RS256'],
+      });
       if (payload.scope !== 'https://www.googleapis.com/auth/cloud-platform') return json(res, 400, { error: 'invalid_scope' });
     } catch (e) {
       return json(res, 400, { error: 'invalid_grant', error_description: `Invalid JWT Signature (${(e as Error).message})` });
@@ -56,10 +61,13 @@ export async function startFakeVertex(opts: { project?: string; region?: string 
 
   async function call(r: Recorded, res: ServerResponse): Promise<void> {
     const m = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^:/]+):(\w+)/.exec(r.path);
-    if (!m || m[1] !== project || m[2] !== region) return json(res, 404, { error: { code: 404, message: `not found: ${r.path}`, status: 'NOT_FOUND' } });
+    if (!m || m[1] !== project || m[2] !== region)
+      return json(res, 404, { error: { code: 404, message: `not found: ${r.path}`, status: 'NOT_FOUND' } });
     const auth = String(r.headers.authorization ?? '');
     if (!auth.startsWith('Bearer ') || !live.has(auth.slice(7))) {
-      return json(res, 401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
+      return json(res, 401, {
+        error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' },
+      });
     }
     state.calls.push(r.path);
     // Long-running predictions (Veo): an operation, done on its second read.
@@ -73,14 +81,26 @@ export async function startFakeVertex(opts: { project?: string; region?: string 
       if (!ops.has(name)) return json(res, 404, { error: { code: 404, message: 'operation not found', status: 'NOT_FOUND' } });
       const reads = ops.get(name)! + 1;
       ops.set(name, reads);
-      return json(res, 200, reads < 2 ? { name, done: false } : { name, done: true, response: { videos: [{ gcsUri: 'gs://bucket/video.mp4', mimeType: 'video/mp4' }] } });
+      return json(
+        res,
+        200,
+        reads < 2
+          ? { name, done: false }
+          : { name, done: true, response: { videos: [{ gcsUri: 'gs://bucket/video.mp4', mimeType: 'video/mp4' }] } },
+      );
     }
     let target: string;
     let headers: Record<string, string>;
     let body = r.raw;
     if (m[3] === 'anthropic') {
       if ('model' in r.body || r.body.anthropic_version !== 'vertex-2023-10-16') {
-        return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'model must be in the URL and anthropic_version "vertex-2023-10-16" in the body' } });
+        return json(res, 400, {
+          type: 'error',
+          error: {
+            type: 'invalid_request_error',
+            message: 'model must be in the URL and anthropic_version "vertex-2023-10-16" in the body',
+          },
+        });
       }
       if (m[5] !== 'rawPredict' && m[5] !== 'streamRawPredict') return json(res, 404, { error: { code: 404, message: 'unknown action' } });
       target = `${anthropic.url}/v1/messages`;
@@ -98,15 +118,25 @@ export async function startFakeVertex(opts: { project?: string; region?: string 
 
   const self: FakeUpstream = await startFake((r, res) => (r.path === '/token' ? token(r, res, publicKey) : call(r, res)));
   const serviceAccount = JSON.stringify({
-    type: 'service_account', project_id: project, private_key_id: 'key-1',
-    private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), client_email: clientEmail,
+    type: 'service_account',
+    project_id: project,
+    private_key_id: 'key-1',
+    private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    client_email: clientEmail,
     token_uri: `${self.url}/token`,
   });
   return {
-    up: self, serviceAccount,
-    get exchanges() { return state.exchanges; },
-    get calls() { return state.calls; },
+    up: self,
+    serviceAccount,
+    get exchanges() {
+      return state.exchanges;
+    },
+    get calls() {
+      return state.calls;
+    },
     revokeAll: () => live.clear(),
-    close: async () => { await Promise.all([self.close(), gemini.close(), anthropic.close()]); },
+    close: async () => {
+      await Promise.all([self.close(), gemini.close(), anthropic.close()]);
+    },
   };
 }

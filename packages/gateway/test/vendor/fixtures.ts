@@ -20,44 +20,97 @@ export async function installPlugins(gw: Gateway, files: string[]): Promise<void
   for (const f of files) await gw.services.plugins.admin.upload({ source: exampleSource(f), enabled: true });
   for (const f of files) {
     const key = /key:\s*'([^']+)'/.exec(exampleSource(f))![1];
-    if (!gw.services.plugins.current().plugins.has(key)) throw new Error(`plugin ${key} did not load: ${JSON.stringify(gw.services.plugins.lastRebuild)}`);
+    if (!gw.services.plugins.current().plugins.has(key))
+      throw new Error(`plugin ${key} did not load: ${JSON.stringify(gw.services.plugins.lastRebuild)}`);
   }
 }
 
-export interface TestUser { userId: number; keyId: number; key: string }
+export interface TestUser {
+  userId: number;
+  keyId: number;
+  key: string;
+}
 
 export async function createUser(gw: Gateway, opts: { name: string; quota: number; group?: string; models?: string[] }): Promise<TestUser> {
   const userId = await gw.services.accounts.users.create({ username: opts.name, password: `${opts.name}-password`, quota: opts.quota });
   if (opts.group) await gw.core.h.db.updateTable('users').set({ group_name: opts.group }).where('id', '=', userId).execute();
   const key = generateApiKey();
   const keyId = await insertId(gw.core.h.db, gw.core.h.dialect, 'api_keys', {
-    user_id: userId, name: `${opts.name}-key`, key_hash: hashApiKey(key), key_hint: 'sk-…', status: 1, expires_at: null,
-    unlimited_quota: 1, remain_quota: 0, used_quota: 0, models: opts.models ? JSON.stringify(opts.models) : null, allowed_ips: null,
-    group_name: null, created_at: Date.now(), accessed_at: null,
+    user_id: userId,
+    name: `${opts.name}-key`,
+    key_hash: hashApiKey(key),
+    key_hint: 'sk-…',
+    status: 1,
+    expires_at: null,
+    unlimited_quota: 1,
+    remain_quota: 0,
+    used_quota: 0,
+    models: opts.models ? JSON.stringify(opts.models) : null,
+    allowed_ips: null,
+    group_name: null,
+    created_at: Date.now(),
+    accessed_at: null,
   });
   await gw.core.cache.bump(KEYS_REVISION);
   return { userId, keyId, key };
 }
 
-export async function createTaskChannel(gw: Gateway, opts: { name: string; plugin: string; baseUrl: string; models?: string[]; priority?: number; weight?: number; key?: string; modelMapping?: Record<string, string>; type?: number }): Promise<number> {
+export async function createTaskChannel(
+  gw: Gateway,
+  opts: {
+    name: string;
+    plugin: string;
+    baseUrl: string;
+    models?: string[];
+    priority?: number;
+    weight?: number;
+    key?: string;
+    modelMapping?: Record<string, string>;
+    type?: number;
+  },
+): Promise<number> {
   const now = Date.now();
   const type = opts.type ?? 61;
   const id = await insertId(gw.core.h.db, gw.core.h.dialect, 'channels', {
-    name: opts.name, type, base_url: opts.baseUrl, keys_sealed: gw.core.secrets.seal(JSON.stringify([opts.key ?? 'vendor-secret-key'])),
-    key_mode: 'random', key_state: '{}', models: JSON.stringify(opts.models ?? []), groups: JSON.stringify([]),
-    priority: opts.priority ?? 0, weight: opts.weight ?? 1, model_mapping: JSON.stringify(opts.modelMapping ?? {}),
-    header_override: '{}', param_override: '{}', status: 1, status_reason: null,
+    name: opts.name,
+    type,
+    base_url: opts.baseUrl,
+    keys_sealed: gw.core.secrets.seal(JSON.stringify([opts.key ?? 'vendor-secret-key'])),
+    key_mode: 'random',
+    key_state: '{}',
+    models: JSON.stringify(opts.models ?? []),
+    groups: JSON.stringify([]),
+    priority: opts.priority ?? 0,
+    weight: opts.weight ?? 1,
+    model_mapping: JSON.stringify(opts.modelMapping ?? {}),
+    header_override: '{}',
+    param_override: '{}',
+    status: 1,
+    status_reason: null,
     settings: JSON.stringify(type === 61 ? { plugin: opts.plugin } : { plugins: [opts.plugin] }),
-    test_model: null, response_time_ms: null, tested_at: null, created_at: now, updated_at: now,
+    test_model: null,
+    response_time_ms: null,
+    tested_at: null,
+    created_at: now,
+    updated_at: now,
   });
   await gw.core.cache.bump('channels');
   return id;
 }
 
 export async function setTaskPrice(gw: Gateway, model: string, price: { expression?: string; perRequest?: number }): Promise<void> {
-  await gw.core.h.db.insertInto('prices').values({
-    model, input: null, output: null, cached_input: null, per_request: price.perRequest ?? null, expression: price.expression ?? null, updated_at: Date.now(),
-  }).execute();
+  await gw.core.h.db
+    .insertInto('prices')
+    .values({
+      model,
+      input: null,
+      output: null,
+      cached_input: null,
+      per_request: price.perRequest ?? null,
+      expression: price.expression ?? null,
+      updated_at: Date.now(),
+    })
+    .execute();
   await gw.core.cache.bump('prices');
 }
 
@@ -67,19 +120,39 @@ export async function balance(gw: Gateway, userId: number): Promise<number> {
 }
 
 export async function movements(gw: Gateway, publicId: string): Promise<Array<{ kind: string; amount: number }>> {
-  const rows = await gw.core.h.db.selectFrom('ledger').select(['kind', 'amount']).where('ref', '=', `task:${publicId}`).orderBy('id').execute();
+  const rows = await gw.core.h.db
+    .selectFrom('ledger')
+    .select(['kind', 'amount'])
+    .where('ref', '=', `task:${publicId}`)
+    .orderBy('id')
+    .execute();
   return rows.map((r) => ({ kind: r.kind, amount: Number(r.amount) }));
 }
 
-export async function api(base: string, key: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers; raw: Buffer }> {
+export async function api(
+  base: string,
+  key: string | null,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers; raw: Buffer }> {
   const res = await fetch(base + path, {
     method,
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
   const raw = Buffer.from(await res.arrayBuffer());
   let parsed: unknown = null;
-  try { parsed = JSON.parse(raw.toString('utf8')); } catch { parsed = raw.toString('utf8'); }
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    parsed = raw.toString('utf8');
+  }
   return { status: res.status, body: parsed, headers: res.headers, raw };
 }
 

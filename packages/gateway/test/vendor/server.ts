@@ -72,7 +72,18 @@ export async function startVendor(): Promise<Vendor> {
   const hung: ServerResponse[] = [];
   const inflight = new Map<string, number>();
   const v: Vendor = {
-    url: '', port: 0, tasks: new Map(), submits: 0, polls: 0, batchPolls: 0, batchSizes: [], auth: [], mediaRequests: [], advancing: true, pollDelayMs: 0, maxOverlap: 0,
+    url: '',
+    port: 0,
+    tasks: new Map(),
+    submits: 0,
+    polls: 0,
+    batchPolls: 0,
+    batchSizes: [],
+    auth: [],
+    mediaRequests: [],
+    advancing: true,
+    pollDelayMs: 0,
+    maxOverlap: 0,
     close: async () => {
       for (const r of hung) r.destroy();
       server.closeAllConnections();
@@ -82,7 +93,8 @@ export async function startVendor(): Promise<Vendor> {
 
   const view = (t: VendorTask) => {
     const base = { id: t.id, model: t.model };
-    if (t.scenario === 'fail') return t.polls >= 1 ? { ...base, status: 'failed', error: 'content policy violation' } : { ...base, status: 'queued' };
+    if (t.scenario === 'fail')
+      return t.polls >= 1 ? { ...base, status: 'failed', error: 'content policy violation' } : { ...base, status: 'queued' };
     if (t.scenario === 'weird') return { ...base, status: 'mystery' };
     if (t.polls === 0) return { ...base, status: 'queued' };
     if (t.polls < t.steps) return { ...base, status: 'running', progress: Math.round((t.polls / t.steps) * 100) };
@@ -100,10 +112,22 @@ export async function startVendor(): Promise<Vendor> {
         const scenario = String(b.scenario ?? 'success');
         if (scenario === 'reject') return json(res, 400, { error: { message: 'prompt rejected' } });
         if (scenario === 'busy') return json(res, 503, { error: { message: 'overloaded' } });
-        if (scenario === 'hang-submit') { hung.push(res); return; }
-        const t: VendorTask = { id: `vt_${++seq}`, scenario, model: String(b.model), polls: 0, steps: Number(b.steps ?? 2), seconds: Number(b.seconds ?? 5), prompt: String(b.prompt ?? '') };
+        if (scenario === 'hang-submit') {
+          hung.push(res);
+          return;
+        }
+        const t: VendorTask = {
+          id: `vt_${++seq}`,
+          scenario,
+          model: String(b.model),
+          polls: 0,
+          steps: Number(b.steps ?? 2),
+          seconds: Number(b.seconds ?? 5),
+          prompt: String(b.prompt ?? ''),
+        };
         v.tasks.set(t.id, t);
-        if (scenario === 'immediate-success') return json(res, 200, { id: t.id, status: 'succeeded', duration: t.seconds, video_url: `${v.url}/media/${t.id}.mp4` });
+        if (scenario === 'immediate-success')
+          return json(res, 200, { id: t.id, status: 'succeeded', duration: t.seconds, video_url: `${v.url}/media/${t.id}.mp4` });
         if (scenario === 'immediate-fail') return json(res, 200, { id: t.id, status: 'failed', error: 'refused at once' });
         return json(res, 200, { id: t.id, status: 'queued' });
       }
@@ -121,8 +145,14 @@ export async function startVendor(): Promise<Vendor> {
         if (!t || t.scenario === 'gone') return json(res, 404, { error: 'no such task' });
         const code = /^e(\d{3})$/.exec(t.scenario);
         if (code) return json(res, Number(code[1]), { error: 'nope' });
-        if (t.scenario === 'hang-poll') { hung.push(res); return; }
-        if (t.scenario === 'reset') { req.socket.destroy(); return; }
+        if (t.scenario === 'hang-poll') {
+          hung.push(res);
+          return;
+        }
+        if (t.scenario === 'reset') {
+          req.socket.destroy();
+          return;
+        }
         const out = view(t);
         if (v.advancing) t.polls++;
         return json(res, 200, out);
@@ -143,7 +173,15 @@ export async function startVendor(): Promise<Vendor> {
       if (req.method === 'POST' && p === '/v1/sse/submit') {
         v.submits++;
         const b = JSON.parse((await readBody(req)) || '{}');
-        const t: VendorTask = { id: `vt_${++seq}`, scenario: 'success', model: String(b.model), polls: 0, steps: 1, seconds: 4, prompt: String(b.prompt ?? '') };
+        const t: VendorTask = {
+          id: `vt_${++seq}`,
+          scenario: 'success',
+          model: String(b.model),
+          polls: 0,
+          steps: 1,
+          seconds: 4,
+          prompt: String(b.prompt ?? ''),
+        };
         v.tasks.set(t.id, t);
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         const send = (ev: string, data: unknown) => res.write(`event: ${ev}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -151,8 +189,14 @@ export async function startVendor(): Promise<Vendor> {
         send('created', { id: t.id });
         send('delta', { text: 'Hello ' });
         send('delta', { text: 'world' });
-        if (b.mode === 'eof') { res.end(); return; }
-        if (b.mode === 'stall') { hung.push(res); return; }
+        if (b.mode === 'eof') {
+          res.end();
+          return;
+        }
+        if (b.mode === 'stall') {
+          hung.push(res);
+          return;
+        }
         send('done', { id: t.id, status: b.final === 'queued' ? 'queued' : 'succeeded' });
         res.end();
         return;
@@ -166,13 +210,27 @@ export async function startVendor(): Promise<Vendor> {
           return;
         }
         const etag = '"media-1"';
-        if (req.headers['if-none-match'] === etag) { res.writeHead(304, { etag }); res.end(); return; }
+        if (req.headers['if-none-match'] === etag) {
+          res.writeHead(304, { etag });
+          res.end();
+          return;
+        }
         const range = /^bytes=(\d+)-(\d*)$/.exec(String(req.headers.range ?? ''));
         if (range) {
           const start = Number(range[1]);
           const end = range[2] ? Math.min(Number(range[2]), MEDIA.length - 1) : MEDIA.length - 1;
-          if (start >= MEDIA.length) { res.writeHead(416, { 'content-range': `bytes */${MEDIA.length}` }); res.end(); return; }
-          res.writeHead(206, { 'content-type': 'video/mp4', 'content-length': end - start + 1, 'content-range': `bytes ${start}-${end}/${MEDIA.length}`, 'accept-ranges': 'bytes', etag });
+          if (start >= MEDIA.length) {
+            res.writeHead(416, { 'content-range': `bytes */${MEDIA.length}` });
+            res.end();
+            return;
+          }
+          res.writeHead(206, {
+            'content-type': 'video/mp4',
+            'content-length': end - start + 1,
+            'content-range': `bytes ${start}-${end}/${MEDIA.length}`,
+            'accept-ranges': 'bytes',
+            etag,
+          });
           res.end(req.method === 'HEAD' ? undefined : MEDIA.subarray(start, end + 1));
           return;
         }

@@ -18,12 +18,16 @@ export class ApiError extends Error {
     this.name = 'ApiError';
     this.status = status;
   }
-  get isNetwork(): boolean { return this.status === 0; }
+  get isNetwork(): boolean {
+    return this.status === 0;
+  }
 }
 
 let onUnauthorized: (() => void) | null = null;
 /** Set by the app: what to do when a call answers 401 (the session ended). */
-export function setUnauthorizedHandler(fn: (() => void) | null): void { onUnauthorized = fn; }
+export function setUnauthorizedHandler(fn: (() => void) | null): void {
+  onUnauthorized = fn;
+}
 
 const authMiddleware: Middleware = {
   onResponse({ request, response }) {
@@ -54,16 +58,25 @@ export async function call<T extends Envelope<unknown>>(p: Promise<FetchResult<T
   } catch (e) {
     throw new ApiError(0, (e as Error).message || 'network error');
   }
-  if (!r.response.ok || r.error !== undefined) throw new ApiError(r.response.status, messageOf(r.error, r.response.statusText || `HTTP ${r.response.status}`));
+  if (!r.response.ok || r.error !== undefined)
+    throw new ApiError(r.response.status, messageOf(r.error, r.response.statusText || `HTTP ${r.response.status}`));
   const body = r.data as Envelope<unknown> | undefined;
   if (body && body.success === false) throw new ApiError(r.response.status, messageOf(body, 'refused'));
   return body?.data as NonNullable<T['data']>;
 }
 
 /** Like `call`, plus the envelope's message (e.g. "shown once: store it now"). */
-export async function callWithMessage<T extends Envelope<unknown>>(p: Promise<FetchResult<T>>): Promise<{ data: NonNullable<T['data']>; message: string }> {
+export async function callWithMessage<T extends Envelope<unknown>>(
+  p: Promise<FetchResult<T>>,
+): Promise<{ data: NonNullable<T['data']>; message: string }> {
   let message = '';
-  const data = await call((async () => { const r = await p; message = (r.data as Envelope<unknown> | undefined)?.message ?? ''; return r; })());
+  const data = await call(
+    (async () => {
+      const r = await p;
+      message = (r.data as Envelope<unknown> | undefined)?.message ?? '';
+      return r;
+    })(),
+  );
   return { data, message };
 }
 

@@ -22,21 +22,39 @@ export default function Layout() {
   const location = useLocation();
   const self = useSelf();
 
-  if (self.isPending) return <Center h="100vh"><Loader role="status" aria-label={t('common.loading')} /></Center>;
+  if (self.isPending)
+    return (
+      <Center h="100vh">
+        <Loader role="status" aria-label={t('common.loading')} />
+      </Center>
+    );
   if (self.error) {
     if (self.error instanceof ApiError && self.error.status === 401) return <Navigate to={loginPath()} replace />;
-    return <Center h="100vh" p="md"><ErrorState error={self.error} onRetry={() => void self.refetch()} /></Center>;
+    return (
+      <Center h="100vh" p="md">
+        <ErrorState error={self.error} onRetry={() => void self.refetch()} />
+      </Center>
+    );
   }
   const user = self.data;
   const current = [...OPERATOR_NAV, ...USER_NAV].find((n) => location.pathname === n.path || location.pathname.startsWith(`${n.path}/`));
   const forbidden = current && !allows(user.role, current.role);
 
-  const links = (items: NavItem[]) => items.filter((n) => allows(user.role, n.role)).map((n) => (
-    <NavLink
-      key={n.path} component={Link} to={n.path} label={t(n.label as 'nav.dashboard')} leftSection={<n.icon size={18} stroke={1.6} />}
-      active={current?.path === n.path} aria-current={current?.path === n.path ? 'page' : undefined} onClick={close}
-    />
-  ));
+  const links = (items: NavItem[]) =>
+    items
+      .filter((n) => allows(user.role, n.role))
+      .map((n) => (
+        <NavLink
+          key={n.path}
+          component={Link}
+          to={n.path}
+          label={t(n.label as 'nav.dashboard')}
+          leftSection={<n.icon size={18} stroke={1.6} />}
+          active={current?.path === n.path}
+          aria-current={current?.path === n.path ? 'page' : undefined}
+          onClick={close}
+        />
+      ));
 
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 230, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
@@ -55,9 +73,15 @@ export default function Layout() {
       <AppShell.Navbar p="xs" aria-label={t('layout.navigation')}>
         <ScrollArea type="auto">
           <Stack gap={2}>
-            {isAdmin(user) && <Text size="xs" c="dimmed" fw={700} tt="uppercase" px="sm" pt="xs">{t('layout.operator')}</Text>}
+            {isAdmin(user) && (
+              <Text size="xs" c="dimmed" fw={700} tt="uppercase" px="sm" pt="xs">
+                {t('layout.operator')}
+              </Text>
+            )}
             {isAdmin(user) && links(OPERATOR_NAV)}
-            <Text size="xs" c="dimmed" fw={700} tt="uppercase" px="sm" pt="sm">{t('layout.account')}</Text>
+            <Text size="xs" c="dimmed" fw={700} tt="uppercase" px="sm" pt="sm">
+              {t('layout.account')}
+            </Text>
             {links(USER_NAV)}
           </Stack>
         </ScrollArea>
@@ -67,9 +91,13 @@ export default function Layout() {
         {forbidden ? (
           <Stack>
             <Title order={2}>{t(current.label as 'nav.dashboard')}</Title>
-            <Alert color="yellow" title={t('layout.forbiddenTitle')}>{t('layout.forbidden')}</Alert>
+            <Alert color="yellow" title={t('layout.forbiddenTitle')}>
+              {t('layout.forbidden')}
+            </Alert>
           </Stack>
-        ) : <Outlet />}
+        ) : (
+          <Outlet />
+        )}
       </AppShell.Main>
     </AppShell>
   );

@@ -9,7 +9,9 @@ export default function NotFound() {
     <Stack align="flex-start">
       <Title order={2}>{t('notFound.title')}</Title>
       <Text>{t('notFound.body')}</Text>
-      <Button component={Link} to="/">{t('notFound.home')}</Button>
+      <Button component={Link} to="/">
+        {t('notFound.home')}
+      </Button>
     </Stack>
   );
 }

@@ -11,7 +11,12 @@ import { isAdmin, type SelfUser } from './session';
 export function TwoFactorGate({ user }: { user: SelfUser }) {
   const location = useLocation();
   const admin = isAdmin(user);
-  const status = useQuery({ queryKey: [TWO_FACTOR_KEY], queryFn: () => call(client.GET('/api/user/2fa/status')), enabled: admin, staleTime: 30_000 });
+  const status = useQuery({
+    queryKey: [TWO_FACTOR_KEY],
+    queryFn: () => call(client.GET('/api/user/2fa/status')),
+    enabled: admin,
+    staleTime: 30_000,
+  });
   if (!admin || !status.data || location.pathname === '/profile') return null;
   return status.data.required && !status.data.enabled ? <Navigate to="/profile" replace /> : null;
 }

@@ -1,14 +1,31 @@
 /** The console's pages in the navigation, with the role each needs. */
 import type { ComponentType } from 'react';
 import {
-  IconApps, IconChartBar, IconCoin, IconFileText, IconHome, IconKey, IconListCheck, IconMessageChatbot,
-  IconPlugConnected, IconPuzzle, IconSettings, IconUser, IconUsers, IconHistory,
+  IconApps,
+  IconChartBar,
+  IconCoin,
+  IconFileText,
+  IconHome,
+  IconKey,
+  IconListCheck,
+  IconMessageChatbot,
+  IconPlugConnected,
+  IconPuzzle,
+  IconSettings,
+  IconUser,
+  IconUsers,
+  IconHistory,
 } from '@tabler/icons-react';
 import { IconTicket, IconWallet } from '@tabler/icons-react';
 import { IconLogin2 } from '@tabler/icons-react';
 
 export type Role = 'user' | 'admin' | 'root';
-export interface NavItem { path: string; label: string; role: Role; icon: ComponentType<{ size?: number; stroke?: number }> }
+export interface NavItem {
+  path: string;
+  label: string;
+  role: Role;
+  icon: ComponentType<{ size?: number; stroke?: number }>;
+}
 
 export const OPERATOR_NAV: NavItem[] = [
   { path: '/dashboard', label: 'nav.dashboard', role: 'admin', icon: IconChartBar },

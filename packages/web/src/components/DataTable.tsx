@@ -39,12 +39,21 @@ export function DataTable<T>(p: DataTableProps<T>) {
   return (
     <Box pos="relative">
       {p.error ? <ErrorState error={p.error} onRetry={p.onRetry} /> : null}
-      <LoadingOverlay visible={!!p.loading} zIndex={5} overlayProps={{ blur: 1 }} loaderProps={{ role: 'status', 'aria-label': t('common.loading') } as object} />
+      <LoadingOverlay
+        visible={!!p.loading}
+        zIndex={5}
+        overlayProps={{ blur: 1 }}
+        loaderProps={{ role: 'status', 'aria-label': t('common.loading') } as object}
+      />
       <ScrollArea type="auto">
         <Table striped highlightOnHover={!!p.onRowClick} verticalSpacing="xs" aria-label={p.label}>
           <Table.Thead>
             <Table.Tr>
-              {p.columns.map((c) => <Table.Th key={c.key} ta={c.numeric ? 'right' : undefined} scope="col">{c.header}</Table.Th>)}
+              {p.columns.map((c) => (
+                <Table.Th key={c.key} ta={c.numeric ? 'right' : undefined} scope="col">
+                  {c.header}
+                </Table.Th>
+              ))}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -52,31 +61,58 @@ export function DataTable<T>(p: DataTableProps<T>) {
               <Table.Tr
                 key={p.rowKey(row)}
                 onClick={p.onRowClick ? () => p.onRowClick!(row) : undefined}
-                onKeyDown={p.onRowClick ? (e) => { if (e.key === 'Enter') p.onRowClick!(row); } : undefined}
+                onKeyDown={
+                  p.onRowClick
+                    ? (e) => {
+                        if (e.key === 'Enter') p.onRowClick!(row);
+                      }
+                    : undefined
+                }
                 tabIndex={p.onRowClick ? 0 : undefined}
                 style={p.onRowClick ? { cursor: 'pointer' } : undefined}
               >
-                {p.columns.map((c) => <Table.Td key={c.key} ta={c.numeric ? 'right' : undefined}>{c.render(row)}</Table.Td>)}
+                {p.columns.map((c) => (
+                  <Table.Td key={c.key} ta={c.numeric ? 'right' : undefined}>
+                    {c.render(row)}
+                  </Table.Td>
+                ))}
               </Table.Tr>
             ))}
             {p.rows && p.rows.length === 0 && (
-              <Table.Tr><Table.Td colSpan={p.columns.length}><Text c="dimmed" ta="center" py="md">{p.empty ?? t('common.empty')}</Text></Table.Td></Table.Tr>
+              <Table.Tr>
+                <Table.Td colSpan={p.columns.length}>
+                  <Text c="dimmed" ta="center" py="md">
+                    {p.empty ?? t('common.empty')}
+                  </Text>
+                </Table.Td>
+              </Table.Tr>
             )}
           </Table.Tbody>
         </Table>
       </ScrollArea>
       {p.onPage && p.total !== undefined && (
         <Group justify="space-between" mt="sm">
-          <Text size="sm" c="dimmed">{t('common.totalRows', { count: p.total })}</Text>
+          <Text size="sm" c="dimmed">
+            {t('common.totalRows', { count: p.total })}
+          </Text>
           <Group gap="xs">
             {p.onPageSize && (
               <Select
-                aria-label={t('common.pageSize')} size="xs" w={90} allowDeselect={false}
-                data={['10', '20', '50', '100']} value={String(p.pageSize)} onChange={(v) => v && p.onPageSize!(Number(v))}
+                aria-label={t('common.pageSize')}
+                size="xs"
+                w={90}
+                allowDeselect={false}
+                data={['10', '20', '50', '100']}
+                value={String(p.pageSize)}
+                onChange={(v) => v && p.onPageSize!(Number(v))}
               />
             )}
             <Pagination
-              total={pages} value={p.page} onChange={p.onPage} size="sm" siblings={1}
+              total={pages}
+              value={p.page}
+              onChange={p.onPage}
+              size="sm"
+              siblings={1}
               getControlProps={(control) => ({ 'aria-label': t(`common.pager.${control}`) })}
               getItemProps={(n) => ({ 'aria-label': t('common.pager.page', { n }) })}
             />

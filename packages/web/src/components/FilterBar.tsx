@@ -7,8 +7,16 @@ import type { UseFormReturnType } from '@mantine/form';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 
-export function FilterBar<V extends Record<string, unknown>>({ form, onApply, children, label }: {
-  form: UseFormReturnType<V>; onApply: (v: V) => void; children: ReactNode; label: string;
+export function FilterBar<V extends Record<string, unknown>>({
+  form,
+  onApply,
+  children,
+  label,
+}: {
+  form: UseFormReturnType<V>;
+  onApply: (v: V) => void;
+  children: ReactNode;
+  label: string;
 }) {
   const { t } = useTranslation();
   return (
@@ -17,8 +25,18 @@ export function FilterBar<V extends Record<string, unknown>>({ form, onApply, ch
         <Group align="flex-end" gap="sm" wrap="wrap">
           {children}
           <Group gap="xs">
-            <Button type="submit" variant="light">{t('common.apply')}</Button>
-            <Button variant="default" onClick={() => { form.reset(); onApply(form.getInitialValues()); }}>{t('common.reset')}</Button>
+            <Button type="submit" variant="light">
+              {t('common.apply')}
+            </Button>
+            <Button
+              variant="default"
+              onClick={() => {
+                form.reset();
+                onApply(form.getInitialValues());
+              }}
+            >
+              {t('common.reset')}
+            </Button>
           </Group>
         </Group>
       </form>

@@ -11,12 +11,19 @@ export function HeaderControls() {
   return (
     <Group gap="xs" wrap="nowrap">
       <Select
-        aria-label={t('layout.language')} size="xs" w={120} allowDeselect={false} comboboxProps={{ withinPortal: true }}
-        data={LANGUAGES.map((l) => ({ value: l.value, label: l.label }))} value={i18n.language}
+        aria-label={t('layout.language')}
+        size="xs"
+        w={120}
+        allowDeselect={false}
+        comboboxProps={{ withinPortal: true }}
+        data={LANGUAGES.map((l) => ({ value: l.value, label: l.label }))}
+        value={i18n.language}
         onChange={(v) => v && setLanguage(v as Language)}
       />
       <ActionIcon
-        variant="default" size="lg" onClick={() => setColorScheme(scheme === 'dark' ? 'light' : 'dark')}
+        variant="default"
+        size="lg"
+        onClick={() => setColorScheme(scheme === 'dark' ? 'light' : 'dark')}
         aria-label={scheme === 'dark' ? t('layout.lightTheme') : t('layout.darkTheme')}
       >
         {scheme === 'dark' ? <IconSun size={18} /> : <IconMoon size={18} />}

@@ -10,7 +10,10 @@ import type { Schemas } from '../api/client';
 import { fmtInt, fmtTime, fmtUsd } from '../lib/format';
 
 type Period = 'day' | 'week' | 'month';
-type Row = Pick<Schemas['Key'], 'rpm' | 'tpm' | 'max_concurrency' | 'budget_usd' | 'budget_period' | 'budget_spent_usd' | 'budget_resets_at'>;
+type Row = Pick<
+  Schemas['Key'],
+  'rpm' | 'tpm' | 'max_concurrency' | 'budget_usd' | 'budget_period' | 'budget_spent_usd' | 'budget_resets_at'
+>;
 
 export interface LimitValues {
   rpm: number | string;
@@ -21,16 +24,23 @@ export interface LimitValues {
 }
 
 export const limitValues = (row: Row | null | undefined): LimitValues => ({
-  rpm: row?.rpm ?? '', tpm: row?.tpm ?? '', max_concurrency: row?.max_concurrency ?? '',
-  budget_usd: row?.budget_usd ?? '', budget_period: row?.budget_period ?? '',
+  rpm: row?.rpm ?? '',
+  tpm: row?.tpm ?? '',
+  max_concurrency: row?.max_concurrency ?? '',
+  budget_usd: row?.budget_usd ?? '',
+  budget_period: row?.budget_period ?? '',
 });
 
 const orNull = (v: number | string) => (v === '' || Number(v) <= 0 ? null : Number(v));
 
 /** The request fields of the values: empty is "no limit", no budget clears its period too. */
 export const limitBody = (v: LimitValues) => ({
-  rpm: orNull(v.rpm), tpm: orNull(v.tpm), max_concurrency: orNull(v.max_concurrency),
-  ...(v.budget_usd === '' ? { budget_usd: null, budget_period: null } : { budget_usd: Number(v.budget_usd), budget_period: (v.budget_period || null) as Period | null }),
+  rpm: orNull(v.rpm),
+  tpm: orNull(v.tpm),
+  max_concurrency: orNull(v.max_concurrency),
+  ...(v.budget_usd === ''
+    ? { budget_usd: null, budget_period: null }
+    : { budget_usd: Number(v.budget_usd), budget_period: (v.budget_period || null) as Period | null }),
 });
 
 export const limitValidators = (t: TFunction) => ({
@@ -48,7 +58,9 @@ export function LimitFields<T extends LimitValues>({ form, row }: { form: UseFor
   const period = form.getInputProps('budget_period');
   return (
     <Fieldset legend={t('limits.section')}>
-      <Text size="xs" c="dimmed" mb="xs">{t('limits.sectionHint')}</Text>
+      <Text size="xs" c="dimmed" mb="xs">
+        {t('limits.sectionHint')}
+      </Text>
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
         <NumberInput label={t('limits.rpm')} min={0} allowDecimal={false} thousandSeparator="," {...form.getInputProps('rpm')} />
         <NumberInput label={t('limits.tpm')} min={0} allowDecimal={false} thousandSeparator="," {...form.getInputProps('tpm')} />
@@ -56,11 +68,19 @@ export function LimitFields<T extends LimitValues>({ form, row }: { form: UseFor
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, sm: 2 }} mt="sm">
         <NumberInput label={t('limits.budget')} prefix="$" min={0} decimalScale={6} {...form.getInputProps('budget_usd')} />
-        <Select label={t('limits.period')} clearable data={periods.map((p) => ({ value: p, label: t(`limits.${p}`) }))} {...period}
-          value={period.value || null} onChange={(v) => period.onChange(v ?? '')} />
+        <Select
+          label={t('limits.period')}
+          clearable
+          data={periods.map((p) => ({ value: p, label: t(`limits.${p}`) }))}
+          {...period}
+          value={period.value || null}
+          onChange={(v) => period.onChange(v ?? '')}
+        />
       </SimpleGrid>
       {row?.budget_usd != null && row.budget_spent_usd != null && (
-        <Text size="sm" mt="xs">{t('limits.spent', { spent: fmtUsd(row.budget_spent_usd), budget: fmtUsd(row.budget_usd), at: fmtTime(row.budget_resets_at) })}</Text>
+        <Text size="sm" mt="xs">
+          {t('limits.spent', { spent: fmtUsd(row.budget_spent_usd), budget: fmtUsd(row.budget_usd), at: fmtTime(row.budget_resets_at) })}
+        </Text>
       )}
     </Fieldset>
   );

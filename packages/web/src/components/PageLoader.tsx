@@ -4,5 +4,9 @@ import { useTranslation } from 'react-i18next';
 
 export function PageLoader() {
   const { t } = useTranslation();
-  return <Center h="60vh"><Loader role="status" aria-label={t('common.loading')} /></Center>;
+  return (
+    <Center h="60vh">
+      <Loader role="status" aria-label={t('common.loading')} />
+    </Center>
+  );
 }

@@ -12,10 +12,14 @@ export function RouteError() {
       <Stack role="alert">
         <Title order={2}>{t('error.pageTitle')}</Title>
         <Text>{t('error.pageBody')}</Text>
-        <Text size="sm" c="dimmed" ff="monospace">{message}</Text>
+        <Text size="sm" c="dimmed" ff="monospace">
+          {message}
+        </Text>
         <Group>
           <Button onClick={() => location.reload()}>{t('common.reload')}</Button>
-          <Button variant="default" component="a" href="/">{t('notFound.home')}</Button>
+          <Button variant="default" component="a" href="/">
+            {t('notFound.home')}
+          </Button>
         </Group>
       </Stack>
     </Container>

@@ -11,7 +11,15 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { call, client } from '../api/client';
 
-const KNOWN_ERRORS = ['sso_invalid_state', 'sso_email_unverified', 'sso_link_refused', 'sso_denied', 'user_disabled', 'sso_provider_not_found', 'sso_provider_unreachable'] as const;
+const KNOWN_ERRORS = [
+  'sso_invalid_state',
+  'sso_email_unverified',
+  'sso_link_refused',
+  'sso_denied',
+  'user_disabled',
+  'sso_provider_not_found',
+  'sso_provider_unreachable',
+] as const;
 type KnownError = (typeof KNOWN_ERRORS)[number];
 
 export function SsoButtons({ error }: { error?: string | null }) {
@@ -20,7 +28,12 @@ export function SsoButtons({ error }: { error?: string | null }) {
   const [params] = useSearchParams();
   const next = params.get('next');
   const query = next ? `?next=${encodeURIComponent(next)}` : '';
-  const q = useQuery({ queryKey: ['sso-public'], queryFn: () => call(client.GET('/api/sso/providers/public')), staleTime: 60_000, retry: false });
+  const q = useQuery({
+    queryKey: ['sso-public'],
+    queryFn: () => call(client.GET('/api/sso/providers/public')),
+    staleTime: 60_000,
+    retry: false,
+  });
   const providers = q.data ?? [];
   if (!providers.length && !error) return null;
   return (
@@ -32,7 +45,14 @@ export function SsoButtons({ error }: { error?: string | null }) {
       )}
       {providers.length > 0 && <Divider label={t('sso.or')} labelPosition="center" />}
       {providers.map((p) => (
-        <Button key={p.id} component="a" href={`/api/sso/${encodeURIComponent(p.id)}/start${query}`} variant="default" fullWidth leftSection={<IconLogin2 size={16} />}>
+        <Button
+          key={p.id}
+          component="a"
+          href={`/api/sso/${encodeURIComponent(p.id)}/start${query}`}
+          variant="default"
+          fullWidth
+          leftSection={<IconLogin2 size={16} />}
+        >
           {p.button_label || t('sso.signInWith', { name: p.name })}
         </Button>
       ))}

@@ -3,18 +3,54 @@ import { Badge, Tooltip } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 
 const COLORS: Record<string, string> = {
-  enabled: 'green', disabled: 'gray', auto_disabled: 'orange', expired: 'gray', exhausted: 'red',
-  SUCCESS: 'green', FAILURE: 'red', UNKNOWN: 'orange', IN_PROGRESS: 'blue', QUEUED: 'cyan', SUBMITTED: 'cyan', NOT_START: 'gray',
-  registered: 'green', compile_failed: 'red', not_registered: 'orange',
-  settled: 'green', refunded: 'gray', reserved: 'blue', reserving: 'cyan', none: 'gray',
-  consume: 'blue', error: 'red', task: 'grape', system: 'gray', topup: 'teal',
-  root: 'red', admin: 'orange', user: 'blue',
-  waiting: 'gray', pending: 'blue', delivered: 'green', failed: 'red', skipped: 'gray',
+  enabled: 'green',
+  disabled: 'gray',
+  auto_disabled: 'orange',
+  expired: 'gray',
+  exhausted: 'red',
+  SUCCESS: 'green',
+  FAILURE: 'red',
+  UNKNOWN: 'orange',
+  IN_PROGRESS: 'blue',
+  QUEUED: 'cyan',
+  SUBMITTED: 'cyan',
+  NOT_START: 'gray',
+  registered: 'green',
+  compile_failed: 'red',
+  not_registered: 'orange',
+  settled: 'green',
+  refunded: 'gray',
+  reserved: 'blue',
+  reserving: 'cyan',
+  none: 'gray',
+  consume: 'blue',
+  error: 'red',
+  task: 'grape',
+  system: 'gray',
+  topup: 'teal',
+  root: 'red',
+  admin: 'orange',
+  user: 'blue',
+  waiting: 'gray',
+  pending: 'blue',
+  delivered: 'green',
+  failed: 'red',
+  skipped: 'gray',
 };
 
 export function StatusBadge({ status, reason }: { status: string; reason?: string | null }) {
   const { t } = useTranslation();
   const label = t(`status.${status}` as 'status.enabled', { defaultValue: status });
-  const badge = <Badge color={COLORS[status] ?? 'gray'} variant="dot" tabIndex={reason ? 0 : undefined}>{label}</Badge>;
-  return reason ? <Tooltip label={reason} multiline maw={360} withArrow>{badge}</Tooltip> : badge;
+  const badge = (
+    <Badge color={COLORS[status] ?? 'gray'} variant="dot" tabIndex={reason ? 0 : undefined}>
+      {label}
+    </Badge>
+  );
+  return reason ? (
+    <Tooltip label={reason} multiline maw={360} withArrow>
+      {badge}
+    </Tooltip>
+  ) : (
+    badge
+  );
 }

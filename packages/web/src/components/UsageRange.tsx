@@ -17,8 +17,14 @@ export function useUsageRange(initial: RangeKey = '24h') {
     return { from: to - RANGES[range] * 3_600_000, to };
   }, [range, anchor]);
   return {
-    range, bucket, ...window,
-    setRange: (r: RangeKey) => { setRange(r); setBucket(r === '24h' || r === '7d' ? 'hour' : 'day'); setAnchor(Date.now()); },
+    range,
+    bucket,
+    ...window,
+    setRange: (r: RangeKey) => {
+      setRange(r);
+      setBucket(r === '24h' || r === '7d' ? 'hour' : 'day');
+      setAnchor(Date.now());
+    },
     setBucket,
     refresh: () => setAnchor(Date.now()),
   };
@@ -29,12 +35,19 @@ export function UsageRangePicker({ state }: { state: ReturnType<typeof useUsageR
   return (
     <Group gap="xs">
       <SegmentedControl
-        aria-label={t('usage.range')} value={state.range} onChange={(v) => state.setRange(v as RangeKey)}
+        aria-label={t('usage.range')}
+        value={state.range}
+        onChange={(v) => state.setRange(v as RangeKey)}
         data={(Object.keys(RANGES) as RangeKey[]).map((k) => ({ value: k, label: t(`usage.ranges.${k}`) }))}
       />
       <SegmentedControl
-        aria-label={t('usage.bucket')} value={state.bucket} onChange={(v) => state.setBucket(v as Bucket)}
-        data={[{ value: 'hour', label: t('usage.hour') }, { value: 'day', label: t('usage.day') }]}
+        aria-label={t('usage.bucket')}
+        value={state.bucket}
+        onChange={(v) => state.setBucket(v as Bucket)}
+        data={[
+          { value: 'hour', label: t('usage.hour') },
+          { value: 'day', label: t('usage.day') },
+        ]}
       />
     </Group>
   );

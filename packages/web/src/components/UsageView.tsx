@@ -14,9 +14,17 @@ import type { Bucket } from './UsageRange';
 export function StatCard({ label, value, hint }: { label: string; value: ReactNode; hint?: ReactNode }) {
   return (
     <Card withBorder padding="md" role="group" aria-label={label}>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>{label}</Text>
-      <Text fz={24} fw={700} mt={4}>{value}</Text>
-      {hint && <Text size="xs" c="dimmed">{hint}</Text>}
+      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+        {label}
+      </Text>
+      <Text fz={24} fw={700} mt={4}>
+        {value}
+      </Text>
+      {hint && (
+        <Text size="xs" c="dimmed">
+          {hint}
+        </Text>
+      )}
     </Card>
   );
 }
@@ -24,23 +32,38 @@ export function StatCard({ label, value, hint }: { label: string; value: ReactNo
 function ChartCard({ title, children }: { title: string; children: ReactNode }) {
   return (
     <Card withBorder padding="md" component="section" aria-label={title}>
-      <Title order={3} size="h5" mb="sm">{title}</Title>
+      <Title order={3} size="h5" mb="sm">
+        {title}
+      </Title>
       {children}
     </Card>
   );
 }
 
-export function UsageView({ report, bucket, perUsd, groupTitle, showLatency = true }: {
-  report: Schemas['UsageReport']; bucket: Bucket; perUsd: number; groupTitle: string; showLatency?: boolean;
+export function UsageView({
+  report,
+  bucket,
+  perUsd,
+  groupTitle,
+  showLatency = true,
+}: {
+  report: Schemas['UsageReport'];
+  bucket: Bucket;
+  perUsd: number;
+  groupTitle: string;
+  showLatency?: boolean;
 }) {
   const { t } = useTranslation();
   const { totals, series, groups } = report;
   const data = series.map((p) => ({
     t: fmtBucket(p.t, bucket),
-    [t('usage.requests')]: p.requests, [t('usage.errors')]: p.errors,
-    [t('usage.promptTokens')]: p.prompt_tokens, [t('usage.completionTokens')]: p.completion_tokens,
+    [t('usage.requests')]: p.requests,
+    [t('usage.errors')]: p.errors,
+    [t('usage.promptTokens')]: p.prompt_tokens,
+    [t('usage.completionTokens')]: p.completion_tokens,
     [t('usage.spend')]: Number((p.quota / perUsd).toFixed(6)),
-    p50: p.p50_ms ?? null, p95: p.p95_ms ?? null,
+    p50: p.p50_ms ?? null,
+    p95: p.p95_ms ?? null,
   }));
   const errorRate = totals.requests ? totals.errors / totals.requests : 0;
   const noData = series.length === 0;
@@ -48,30 +71,74 @@ export function UsageView({ report, bucket, perUsd, groupTitle, showLatency = tr
     <>
       <SimpleGrid cols={{ base: 2, md: showLatency ? 6 : 4 }} mb="md">
         <StatCard label={t('usage.requests')} value={fmtInt(totals.requests)} />
-        <StatCard label={t('usage.tokens')} value={fmtInt(totals.prompt_tokens + totals.completion_tokens)} hint={`${fmtInt(totals.prompt_tokens)} / ${fmtInt(totals.completion_tokens)}`} />
+        <StatCard
+          label={t('usage.tokens')}
+          value={fmtInt(totals.prompt_tokens + totals.completion_tokens)}
+          hint={`${fmtInt(totals.prompt_tokens)} / ${fmtInt(totals.completion_tokens)}`}
+        />
         <StatCard label={t('usage.spend')} value={fmtUsd(totals.quota_usd)} />
         <StatCard label={t('usage.errorRate')} value={fmtPct(errorRate)} hint={t('usage.errorsCount', { count: totals.errors })} />
         {showLatency && <StatCard label={t('usage.p50')} value={fmtMs(totals.p50_ms)} />}
         {showLatency && <StatCard label={t('usage.p95')} value={fmtMs(totals.p95_ms)} />}
       </SimpleGrid>
-      {noData ? <Text c="dimmed" mb="md">{t('usage.noData')}</Text> : (
+      {noData ? (
+        <Text c="dimmed" mb="md">
+          {t('usage.noData')}
+        </Text>
+      ) : (
         <SimpleGrid cols={{ base: 1, lg: 2 }} mb="md">
           <ChartCard title={t('usage.requestsOverTime')}>
-            <AreaChart h={220} data={data} dataKey="t" withLegend curveType="monotone"
-              series={[{ name: t('usage.requests'), color: 'blue.6' }, { name: t('usage.errors'), color: 'red.6' }]} />
+            <AreaChart
+              h={220}
+              data={data}
+              dataKey="t"
+              withLegend
+              curveType="monotone"
+              series={[
+                { name: t('usage.requests'), color: 'blue.6' },
+                { name: t('usage.errors'), color: 'red.6' },
+              ]}
+            />
           </ChartCard>
           <ChartCard title={t('usage.tokensOverTime')}>
-            <BarChart h={220} data={data} dataKey="t" type="stacked" withLegend
-              series={[{ name: t('usage.promptTokens'), color: 'teal.6' }, { name: t('usage.completionTokens'), color: 'grape.6' }]} />
+            <BarChart
+              h={220}
+              data={data}
+              dataKey="t"
+              type="stacked"
+              withLegend
+              series={[
+                { name: t('usage.promptTokens'), color: 'teal.6' },
+                { name: t('usage.completionTokens'), color: 'grape.6' },
+              ]}
+            />
           </ChartCard>
           <ChartCard title={t('usage.spendOverTime')}>
-            <AreaChart h={220} data={data} dataKey="t" curveType="monotone" valueFormatter={(v) => fmtUsd(v)} yAxisProps={{ width: 72 }}
-              series={[{ name: t('usage.spend'), color: 'orange.6' }]} />
+            <AreaChart
+              h={220}
+              data={data}
+              dataKey="t"
+              curveType="monotone"
+              valueFormatter={(v) => fmtUsd(v)}
+              yAxisProps={{ width: 72 }}
+              series={[{ name: t('usage.spend'), color: 'orange.6' }]}
+            />
           </ChartCard>
           {showLatency && (
             <ChartCard title={t('usage.latencyOverTime')}>
-              <LineChart h={220} data={data} dataKey="t" withLegend connectNulls valueFormatter={(v) => fmtMs(v)} yAxisProps={{ width: 72 }}
-                series={[{ name: 'p50', label: t('usage.p50'), color: 'cyan.6' }, { name: 'p95', label: t('usage.p95'), color: 'pink.6' }]} />
+              <LineChart
+                h={220}
+                data={data}
+                dataKey="t"
+                withLegend
+                connectNulls
+                valueFormatter={(v) => fmtMs(v)}
+                yAxisProps={{ width: 72 }}
+                series={[
+                  { name: 'p50', label: t('usage.p50'), color: 'cyan.6' },
+                  { name: 'p95', label: t('usage.p95'), color: 'pink.6' },
+                ]}
+              />
             </ChartCard>
           )}
         </SimpleGrid>
@@ -81,10 +148,18 @@ export function UsageView({ report, bucket, perUsd, groupTitle, showLatency = tr
           <Table.Thead>
             <Table.Tr>
               <Table.Th scope="col">{t('usage.name')}</Table.Th>
-              <Table.Th scope="col" ta="right">{t('usage.requests')}</Table.Th>
-              <Table.Th scope="col" ta="right">{t('usage.errors')}</Table.Th>
-              <Table.Th scope="col" ta="right">{t('usage.tokens')}</Table.Th>
-              <Table.Th scope="col" ta="right">{t('usage.spend')}</Table.Th>
+              <Table.Th scope="col" ta="right">
+                {t('usage.requests')}
+              </Table.Th>
+              <Table.Th scope="col" ta="right">
+                {t('usage.errors')}
+              </Table.Th>
+              <Table.Th scope="col" ta="right">
+                {t('usage.tokens')}
+              </Table.Th>
+              <Table.Th scope="col" ta="right">
+                {t('usage.spend')}
+              </Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -97,15 +172,28 @@ export function UsageView({ report, bucket, perUsd, groupTitle, showLatency = tr
                 <Table.Td ta="right">{fmtQuota(g.quota, perUsd)}</Table.Td>
               </Table.Tr>
             ))}
-            {groups.length === 0 && <Table.Tr><Table.Td colSpan={5}><Text c="dimmed" ta="center">{t('usage.noData')}</Text></Table.Td></Table.Tr>}
+            {groups.length === 0 && (
+              <Table.Tr>
+                <Table.Td colSpan={5}>
+                  <Text c="dimmed" ta="center">
+                    {t('usage.noData')}
+                  </Text>
+                </Table.Td>
+              </Table.Tr>
+            )}
           </Table.Tbody>
         </Table>
       </ChartCard>
       {groups.length > 0 && (
         <ChartCard title={t('usage.topChart', { what: groupTitle })}>
-          <BarChart h={Math.max(160, groups.slice(0, 10).length * 32)} orientation="vertical" dataKey="name" yAxisProps={{ width: 140 }}
+          <BarChart
+            h={Math.max(160, groups.slice(0, 10).length * 32)}
+            orientation="vertical"
+            dataKey="name"
+            yAxisProps={{ width: 140 }}
             data={groups.slice(0, 10).map((g) => ({ name: g.label || g.key, [t('usage.requests')]: g.requests }))}
-            series={[{ name: t('usage.requests'), color: 'blue.6' }]} />
+            series={[{ name: t('usage.requests'), color: 'blue.6' }]}
+          />
         </ChartCard>
       )}
     </>

@@ -12,7 +12,9 @@ export function UserMenu({ user }: { user: SelfUser }) {
   const qc = useQueryClient();
   const navigate = useNavigate();
   const logout = async () => {
-    try { await client.POST('/api/user/logout'); } catch {}
+    try {
+      await client.POST('/api/user/logout');
+    } catch {}
     qc.clear();
     void navigate('/login', { replace: true });
   };
@@ -24,8 +26,12 @@ export function UserMenu({ user }: { user: SelfUser }) {
         </Button>
       </Menu.Target>
       <Menu.Dropdown>
-        <Menu.Item component={Link} to="/profile" leftSection={<IconUser size={14} />}>{t('nav.profile')}</Menu.Item>
-        <Menu.Item leftSection={<IconLogout size={14} />} onClick={() => void logout()}>{t('layout.logout')}</Menu.Item>
+        <Menu.Item component={Link} to="/profile" leftSection={<IconUser size={14} />}>
+          {t('nav.profile')}
+        </Menu.Item>
+        <Menu.Item leftSection={<IconLogout size={14} />} onClick={() => void logout()}>
+          {t('layout.logout')}
+        </Menu.Item>
       </Menu.Dropdown>
     </Menu>
   );

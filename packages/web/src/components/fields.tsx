@@ -2,7 +2,16 @@
  * The console's form fields beyond Mantine's own: lists (tags), JSON objects, date-times, and the
  * validators the forms share.
  */
-import { JsonInput, Select, TagsInput, TextInput, type JsonInputProps, type SelectProps, type TagsInputProps, type TextInputProps } from '@mantine/core';
+import {
+  JsonInput,
+  Select,
+  TagsInput,
+  TextInput,
+  type JsonInputProps,
+  type SelectProps,
+  type TagsInputProps,
+  type TextInputProps,
+} from '@mantine/core';
 import type { TFunction } from 'i18next';
 
 /** A list of strings typed as tags (Enter or comma adds one). */
@@ -12,7 +21,16 @@ export function ListField(props: TagsInputProps) {
 
 /** A JSON object in a code box; validated with `validJsonObject`. */
 export function JsonField(props: JsonInputProps) {
-  return <JsonInput autosize minRows={3} maxRows={12} formatOnBlur styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }} {...props} />;
+  return (
+    <JsonInput
+      autosize
+      minRows={3}
+      maxRows={12}
+      formatOnBlur
+      styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+      {...props}
+    />
+  );
 }
 
 /** A local date and time (the browser's picker); the value is the input's text. */
@@ -21,18 +39,27 @@ export function DateTimeField(props: TextInputProps) {
 }
 
 /** An optional choice in a filter: '' means "any" (and shows no clear button). */
-export function FilterSelect({ value, onChange, ...props }: Omit<SelectProps, 'value' | 'onChange'> & { value?: string; onChange?: (v: string) => void }) {
+export function FilterSelect({
+  value,
+  onChange,
+  ...props
+}: Omit<SelectProps, 'value' | 'onChange'> & { value?: string; onChange?: (v: string) => void }) {
   return <Select clearable {...props} value={value || null} onChange={(v) => onChange?.(v ?? '')} />;
 }
 
 export const validators = (t: TFunction) => ({
-  required: (v: unknown) => (v === undefined || v === null || (typeof v === 'string' && !v.trim()) || (Array.isArray(v) && v.length === 0) ? t('validation.required') : null),
+  required: (v: unknown) =>
+    v === undefined || v === null || (typeof v === 'string' && !v.trim()) || (Array.isArray(v) && v.length === 0)
+      ? t('validation.required')
+      : null,
   jsonObject: (v: string) => {
     if (!v.trim()) return null;
     try {
       const o = JSON.parse(v) as unknown;
       return o && typeof o === 'object' && !Array.isArray(o) ? null : t('validation.jsonObject');
-    } catch { return t('validation.json'); }
+    } catch {
+      return t('validation.json');
+    }
   },
   url: (v: string) => (!v.trim() || /^https?:\/\/[^\s]+$/i.test(v.trim()) ? null : t('validation.url')),
   nonNegative: (v: number | string | null | undefined) => (v === '' || v == null || Number(v) >= 0 ? null : t('validation.nonNegative')),
@@ -40,4 +67,5 @@ export const validators = (t: TFunction) => ({
 });
 
 export const parseJsonObject = (v: string): Record<string, unknown> => (v.trim() ? (JSON.parse(v) as Record<string, unknown>) : {});
-export const stringifyJson = (o: unknown): string => (o && typeof o === 'object' && Object.keys(o).length ? JSON.stringify(o, null, 2) : '');
+export const stringifyJson = (o: unknown): string =>
+  o && typeof o === 'object' && Object.keys(o).length ? JSON.stringify(o, null, 2) : '';

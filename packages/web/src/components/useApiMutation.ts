@@ -7,9 +7,15 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useErrorText } from './ErrorState';
 
-export function useApiMutation<TVars, TData>(fn: (v: TVars) => Promise<TData>, opts: {
-  invalidate?: string[]; success?: string | ((d: TData) => string); notifyError?: boolean; onSuccess?: (d: TData, v: TVars) => void;
-} = {}) {
+export function useApiMutation<TVars, TData>(
+  fn: (v: TVars) => Promise<TData>,
+  opts: {
+    invalidate?: string[];
+    success?: string | ((d: TData) => string);
+    notifyError?: boolean;
+    onSuccess?: (d: TData, v: TVars) => void;
+  } = {},
+) {
   const qc = useQueryClient();
   const { t } = useTranslation();
   const errorText = useErrorText();

@@ -6,10 +6,17 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 
-export interface PageData<T> { items: T[]; total: number; page: number; page_size: number }
+export interface PageData<T> {
+  items: T[];
+  total: number;
+  page: number;
+  page_size: number;
+}
 
 export function usePagedQuery<T, F extends object, D extends PageData<T> = PageData<T>>(
-  key: string, initialFilters: F, fetchPage: (q: F & { page: number; page_size: number }) => Promise<D>,
+  key: string,
+  initialFilters: F,
+  fetchPage: (q: F & { page: number; page_size: number }) => Promise<D>,
 ) {
   const [filters, setFiltersState] = useState<F>(initialFilters);
   const [page, setPage] = useState(1);
@@ -20,18 +27,36 @@ export function usePagedQuery<T, F extends object, D extends PageData<T> = PageD
     placeholderData: keepPreviousData,
   });
   return {
-    query, filters, page, pageSize,
+    query,
+    filters,
+    page,
+    pageSize,
     setPage,
-    setPageSize: (n: number) => { setPageSizeState(n); setPage(1); },
+    setPageSize: (n: number) => {
+      setPageSizeState(n);
+      setPage(1);
+    },
     setFilters: (f: F) => {
       if (page === 1 && JSON.stringify(f) === JSON.stringify(filters)) void query.refetch();
-      else { setFiltersState(f); setPage(1); }
+      else {
+        setFiltersState(f);
+        setPage(1);
+      }
     },
     /** props for DataTable */
     table: {
-      rows: query.data?.items, total: query.data?.total, page, pageSize,
-      onPage: setPage, onPageSize: (n: number) => { setPageSizeState(n); setPage(1); },
-      loading: query.isFetching, error: query.error, onRetry: () => void query.refetch(),
+      rows: query.data?.items,
+      total: query.data?.total,
+      page,
+      pageSize,
+      onPage: setPage,
+      onPageSize: (n: number) => {
+        setPageSizeState(n);
+        setPage(1);
+      },
+      loading: query.isFetching,
+      error: query.error,
+      onRetry: () => void query.refetch(),
     },
   };
 }

@@ -49,7 +49,9 @@ void i18n.use(initReactI18next).init({
 });
 
 export function setLanguage(lang: Language): void {
-  try { localStorage.setItem(STORAGE_KEY, lang); } catch {}
+  try {
+    localStorage.setItem(STORAGE_KEY, lang);
+  } catch {}
   document.documentElement.lang = lang;
   void i18n.changeLanguage(lang);
 }

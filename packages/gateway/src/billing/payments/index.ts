@@ -65,7 +65,11 @@ export type WebhookOutcome = 'credited' | 'already_credited' | 'expired' | 'igno
 export class Payments {
   readonly providers = new Map<string, PaymentProvider>();
 
-  constructor(private readonly core: Core, private readonly ledger: () => Ledger, private readonly settings: () => TopupSettings) {
+  constructor(
+    private readonly core: Core,
+    private readonly ledger: () => Ledger,
+    private readonly settings: () => TopupSettings,
+  ) {
     for (const p of [new StripeProvider(core.config)]) this.providers.set(p.name, p);
   }
 
@@ -79,16 +83,24 @@ export class Payments {
 
   provider(name: string): PaymentProvider {
     const p = this.providers.get(name);
-    if (!p || !p.configured()) throw new GatewayError(400, 'payments_disabled', `online top-up with ${name} is not configured on this gateway`);
+    if (!p || !p.configured())
+      throw new GatewayError(400, 'payments_disabled', `online top-up with ${name} is not configured on this gateway`);
     return p;
   }
 
   view(r: Selectable<PaymentRow>): PaymentView {
     const f = minorFactor(r.currency);
     return {
-      id: Number(r.id), trade_no: r.trade_no, provider: r.provider, currency: r.currency, amount: Number(r.amount_minor) / f,
-      quota: Number(r.quota), quota_usd: quotaToUsd(Number(r.quota), this.core.config.quotaPerUsd), status: r.status,
-      created_at: Number(r.created_at), paid_at: r.paid_at === null ? null : Number(r.paid_at),
+      id: Number(r.id),
+      trade_no: r.trade_no,
+      provider: r.provider,
+      currency: r.currency,
+      amount: Number(r.amount_minor) / f,
+      quota: Number(r.quota),
+      quota_usd: quotaToUsd(Number(r.quota), this.core.config.quotaPerUsd),
+      status: r.status,
+      created_at: Number(r.created_at),
+      paid_at: r.paid_at === null ? null : Number(r.paid_at),
     };
   }
 
@@ -99,52 +111,100 @@ export class Payments {
     const f = minorFactor(s.currency);
     const minor = Math.round(amount * f);
     if (!Number.isFinite(amount) || Math.abs(amount * f - minor) > 1e-6) {
-      throw new GatewayError(400, 'invalid_field', `amount: must be a whole number of ${f === 1 ? s.currency.toUpperCase() : `cents of ${s.currency.toUpperCase()}`}`, undefined, { field: 'amount' });
+      throw new GatewayError(
+        400,
+        'invalid_field',
+        `amount: must be a whole number of ${f === 1 ? s.currency.toUpperCase() : `cents of ${s.currency.toUpperCase()}`}`,
+        undefined,
+        { field: 'amount' },
+      );
     }
     if (amount < s.minAmount || amount > s.maxAmount) {
-      throw new GatewayError(400, 'invalid_field', `amount: must be between ${s.minAmount} and ${s.maxAmount} ${s.currency.toUpperCase()}`, undefined, { field: 'amount' });
+      throw new GatewayError(
+        400,
+        'invalid_field',
+        `amount: must be between ${s.minAmount} and ${s.maxAmount} ${s.currency.toUpperCase()}`,
+        undefined,
+        { field: 'amount' },
+      );
     }
     const quota = Math.round((minor / f) * s.quotaPerUnit);
     if (quota < 1) throw new GatewayError(400, 'invalid_field', 'amount: buys less than one quota unit', undefined, { field: 'amount' });
     const tradeNo = `pay_${randomId(24)}`;
     const now = Date.now();
-    await this.db.insertInto('payments').values({
-      trade_no: tradeNo, user_id: userId, provider: provider.name, provider_ref: null, currency: s.currency, amount_minor: minor, quota,
-      status: 'pending', created_at: now, updated_at: now, paid_at: null,
-    }).execute();
+    await this.db
+      .insertInto('payments')
+      .values({
+        trade_no: tradeNo,
+        user_id: userId,
+        provider: provider.name,
+        provider_ref: null,
+        currency: s.currency,
+        amount_minor: minor,
+        quota,
+        status: 'pending',
+        created_at: now,
+        updated_at: now,
+        paid_at: null,
+      })
+      .execute();
     const back = returnBase.replace(/\/+$/, '');
     let checkout;
     try {
       checkout = await provider.createCheckout({
-        tradeNo, userId, currency: s.currency, amountMinor: minor,
+        tradeNo,
+        userId,
+        currency: s.currency,
+        amountMinor: minor,
         description: `Top-up: ${quotaToUsd(quota, this.core.config.quotaPerUsd)} USD of quota`,
-        successUrl: `${back}/wallet?payment=${encodeURIComponent(tradeNo)}`, cancelUrl: `${back}/wallet?payment=cancelled`,
+        successUrl: `${back}/wallet?payment=${encodeURIComponent(tradeNo)}`,
+        cancelUrl: `${back}/wallet?payment=cancelled`,
       });
     } catch (e) {
       // No checkout exists: the row goes, so the history shows no payment that can never happen.
       await this.db.deleteFrom('payments').where('trade_no', '=', tradeNo).where('status', '=', 'pending').execute();
       throw e;
     }
-    await this.db.updateTable('payments').set({ provider_ref: checkout.providerRef, updated_at: Date.now() }).where('trade_no', '=', tradeNo).execute();
+    await this.db
+      .updateTable('payments')
+      .set({ provider_ref: checkout.providerRef, updated_at: Date.now() })
+      .where('trade_no', '=', tradeNo)
+      .execute();
     return { trade_no: tradeNo, url: checkout.url, currency: s.currency, amount: minor / f, quota };
   }
 
   /** A webhook delivery to provider `name` (raw body and headers): verified, then applied once. */
   async webhook(name: string, raw: Buffer, headers: Record<string, string | string[] | undefined>): Promise<WebhookOutcome> {
     const provider = this.providers.get(name);
-    if (!provider || !provider.configured()) throw new GatewayError(404, 'payments_disabled', `online top-up with ${name} is not configured on this gateway`);
+    if (!provider || !provider.configured())
+      throw new GatewayError(404, 'payments_disabled', `online top-up with ${name} is not configured on this gateway`);
     const event = provider.parseWebhook(raw, headers);
     return this.apply(provider, event);
   }
 
   private async apply(provider: PaymentProvider, ev: PaymentEvent): Promise<WebhookOutcome> {
     if (ev.kind === 'ignored') return 'ignored';
-    let row = await this.db.selectFrom('payments').selectAll().where('provider', '=', provider.name).where('provider_ref', '=', ev.providerRef).executeTakeFirst();
+    let row = await this.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('provider', '=', provider.name)
+      .where('provider_ref', '=', ev.providerRef)
+      .executeTakeFirst();
     if (!row && ev.tradeNo) {
       // The event came before the checkout's id was stored with the row.
-      row = await this.db.selectFrom('payments').selectAll().where('trade_no', '=', ev.tradeNo).where('provider', '=', provider.name).executeTakeFirst();
+      row = await this.db
+        .selectFrom('payments')
+        .selectAll()
+        .where('trade_no', '=', ev.tradeNo)
+        .where('provider', '=', provider.name)
+        .executeTakeFirst();
       if (row && row.provider_ref === null) {
-        await this.db.updateTable('payments').set({ provider_ref: ev.providerRef }).where('id', '=', row.id).where('provider_ref', 'is', null).execute();
+        await this.db
+          .updateTable('payments')
+          .set({ provider_ref: ev.providerRef })
+          .where('id', '=', row.id)
+          .where('provider_ref', 'is', null)
+          .execute();
       } else if (row && row.provider_ref !== ev.providerRef) row = undefined;
     }
     if (!row) {
@@ -153,27 +213,70 @@ export class Payments {
     }
     const now = Date.now();
     if (ev.kind === 'expired') {
-      await this.db.updateTable('payments').set({ status: 'expired', updated_at: now }).where('id', '=', row.id).where('status', '=', 'pending').execute();
+      await this.db
+        .updateTable('payments')
+        .set({ status: 'expired', updated_at: now })
+        .where('id', '=', row.id)
+        .where('status', '=', 'pending')
+        .execute();
       return 'expired';
     }
     if (ev.currency !== row.currency || ev.amountMinor !== Number(row.amount_minor)) {
-      this.core.log.error({ provider: provider.name, ref: ev.providerRef, paid: ev.amountMinor, currency: ev.currency, expected: Number(row.amount_minor) }, 'payment amount differs from the checkout: not credited');
+      this.core.log.error(
+        { provider: provider.name, ref: ev.providerRef, paid: ev.amountMinor, currency: ev.currency, expected: Number(row.amount_minor) },
+        'payment amount differs from the checkout: not credited',
+      );
       return 'mismatch';
     }
     const credited = await this.ledger().creditPayment(Number(row.user_id), Number(row.id), ev.providerRef, Number(row.quota), now);
     if (!credited) return 'already_credited';
-    const user = await this.db.selectFrom('users').select(['username', 'group_name']).where('id', '=', Number(row.user_id)).executeTakeFirst();
-    await insertLogs(this.core.h, [{
-      created_at: now, type: 'topup', request_id: ev.providerRef, user_id: Number(row.user_id), username: user?.username ?? null, key_id: null, key_name: null,
-      group_name: user?.group_name ?? null, model: null, upstream_model: null, channel_id: null, endpoint: null, status_code: null,
-      prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota: Number(row.quota), latency_ms: 0, first_byte_ms: null, is_stream: 0, attempts: 0,
-      content: `online top-up (${provider.name}) of ${Number(row.amount_minor) / minorFactor(row.currency)} ${row.currency.toUpperCase()}`,
-      other: JSON.stringify({ trade_no: row.trade_no }),
-    }]);
+    const user = await this.db
+      .selectFrom('users')
+      .select(['username', 'group_name'])
+      .where('id', '=', Number(row.user_id))
+      .executeTakeFirst();
+    await insertLogs(this.core.h, [
+      {
+        created_at: now,
+        type: 'topup',
+        request_id: ev.providerRef,
+        user_id: Number(row.user_id),
+        username: user?.username ?? null,
+        key_id: null,
+        key_name: null,
+        group_name: user?.group_name ?? null,
+        model: null,
+        upstream_model: null,
+        channel_id: null,
+        endpoint: null,
+        status_code: null,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        cached_tokens: 0,
+        quota: Number(row.quota),
+        latency_ms: 0,
+        first_byte_ms: null,
+        is_stream: 0,
+        attempts: 0,
+        content: `online top-up (${provider.name}) of ${Number(row.amount_minor) / minorFactor(row.currency)} ${row.currency.toUpperCase()}`,
+        other: JSON.stringify({ trade_no: row.trade_no }),
+      },
+    ]);
     // A top-up by the payment provider's verified event: a system write in the audit log.
-    await new AuditLog(this.core).record(null, 'payment.credit', { type: 'payment', id: row.trade_no }, { status: 'pending' }, {
-      status: 'paid', user_id: Number(row.user_id), quota: Number(row.quota), amount: Number(row.amount_minor) / minorFactor(row.currency), currency: row.currency, provider: provider.name,
-    });
+    await new AuditLog(this.core).record(
+      null,
+      'payment.credit',
+      { type: 'payment', id: row.trade_no },
+      { status: 'pending' },
+      {
+        status: 'paid',
+        user_id: Number(row.user_id),
+        quota: Number(row.quota),
+        amount: Number(row.amount_minor) / minorFactor(row.currency),
+        currency: row.currency,
+        provider: provider.name,
+      },
+    );
     return 'credited';
   }
 
@@ -189,7 +292,12 @@ export class Payments {
 
   /** One payment of `userId` (404 for another user's). */
   async get(userId: number, tradeNo: string): Promise<PaymentView> {
-    const r = await this.db.selectFrom('payments').selectAll().where('trade_no', '=', tradeNo).where('user_id', '=', userId).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('trade_no', '=', tradeNo)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     if (!r) throw notFound('no such payment', 'payment_not_found');
     return this.view(r);
   }

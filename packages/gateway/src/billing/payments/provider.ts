@@ -47,7 +47,24 @@ export interface PaymentProvider {
 }
 
 /** Currencies whose smallest unit is the unit itself (Stripe's zero-decimal list). */
-const ZERO_DECIMAL = new Set(['bif', 'clp', 'djf', 'gnf', 'jpy', 'kmf', 'krw', 'mga', 'pyg', 'rwf', 'ugx', 'vnd', 'vuv', 'xaf', 'xof', 'xpf']);
+const ZERO_DECIMAL = new Set([
+  'bif',
+  'clp',
+  'djf',
+  'gnf',
+  'jpy',
+  'kmf',
+  'krw',
+  'mga',
+  'pyg',
+  'rwf',
+  'ugx',
+  'vnd',
+  'vuv',
+  'xaf',
+  'xof',
+  'xpf',
+]);
 
 /** Smallest units per unit of `currency` (100 for USD, 1 for JPY). */
 export function minorFactor(currency: string): number {

@@ -38,14 +38,19 @@ export class StripeProvider implements PaymentProvider {
   async createCheckout(req: CheckoutRequest): Promise<Checkout> {
     let s: Stripe.Checkout.Session;
     try {
-      s = await this.stripe().checkout.sessions.create({
-        mode: 'payment',
-        line_items: [{ quantity: 1, price_data: { currency: req.currency, unit_amount: req.amountMinor, product_data: { name: req.description } } }],
-        client_reference_id: req.tradeNo,
-        metadata: { trade_no: req.tradeNo, user_id: String(req.userId) },
-        success_url: req.successUrl,
-        cancel_url: req.cancelUrl,
-      }, { idempotencyKey: req.tradeNo });
+      s = await this.stripe().checkout.sessions.create(
+        {
+          mode: 'payment',
+          line_items: [
+            { quantity: 1, price_data: { currency: req.currency, unit_amount: req.amountMinor, product_data: { name: req.description } } },
+          ],
+          client_reference_id: req.tradeNo,
+          metadata: { trade_no: req.tradeNo, user_id: String(req.userId) },
+          success_url: req.successUrl,
+          cancel_url: req.cancelUrl,
+        },
+        { idempotencyKey: req.tradeNo },
+      );
     } catch (e) {
       // Stripe's message may be shown; the request (with the key) is not.
       const msg = e instanceof Stripe.errors.StripeError ? e.message : 'no answer';
@@ -67,7 +72,13 @@ export class StripeProvider implements PaymentProvider {
     if (event.type === 'checkout.session.completed' || event.type === 'checkout.session.async_payment_succeeded') {
       const s = event.data.object;
       if (s.payment_status !== 'paid') return { kind: 'ignored', type: `${event.type} (${s.payment_status})` };
-      return { kind: 'paid', providerRef: s.id, tradeNo: s.client_reference_id ?? null, currency: (s.currency ?? '').toLowerCase(), amountMinor: Number(s.amount_total ?? -1) };
+      return {
+        kind: 'paid',
+        providerRef: s.id,
+        tradeNo: s.client_reference_id ?? null,
+        currency: (s.currency ?? '').toLowerCase(),
+        amountMinor: Number(s.amount_total ?? -1),
+      };
     }
     if (event.type === 'checkout.session.expired') {
       const s = event.data.object;

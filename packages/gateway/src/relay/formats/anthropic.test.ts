@@ -2,8 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../../platform/errors.ts';
 import {
-  DEFAULT_ANTHROPIC_MAX_TOKENS, createStreamDecoder, createStreamEncoder, decodeRequest, decodeResponse, encodeRequest, encodeResponse,
-  usageFromResponse, usageFromStreamEvent,
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  createStreamDecoder,
+  createStreamEncoder,
+  decodeRequest,
+  decodeResponse,
+  encodeRequest,
+  encodeResponse,
+  usageFromResponse,
+  usageFromStreamEvent,
 } from './index.ts';
 import type { Usage } from './index.ts';
 import { fixture, sseFixture, sseJson } from './fixtures/load.ts';
@@ -12,7 +19,10 @@ test('anthropic request decodes system blocks, images, thinking, tool use and to
   const req = decodeRequest('anthropic', fixture('anthropic-request.json'));
   assert.equal(req.model, 'claude-sonnet-4-5');
   assert.equal(req.maxTokens, 2048);
-  assert.deepEqual(req.messages.map((m) => m.role), ['system', 'user', 'assistant', 'tool', 'user']);
+  assert.deepEqual(
+    req.messages.map((m) => m.role),
+    ['system', 'user', 'assistant', 'tool', 'user'],
+  );
   assert.deepEqual(req.messages[0].parts, [{ type: 'text', text: 'You are a careful assistant.', cacheControl: { type: 'ephemeral' } }]);
   assert.deepEqual(req.messages[1].parts.slice(0, 2), [
     { type: 'image', source: { kind: 'base64', mediaType: 'image/jpeg', data: '/9j/4AAQSkZJRg==' } },
@@ -20,7 +30,12 @@ test('anthropic request decodes system blocks, images, thinking, tool use and to
   ]);
   const a = req.messages[2];
   assert.ok(a.role === 'assistant');
-  assert.deepEqual(a.parts[0], { type: 'thinking', text: 'The user wants breed info.', signature: 'EqQBCkYIBxgCKkBsig==', from: 'anthropic' });
+  assert.deepEqual(a.parts[0], {
+    type: 'thinking',
+    text: 'The user wants breed info.',
+    signature: 'EqQBCkYIBxgCKkBsig==',
+    from: 'anthropic',
+  });
   assert.deepEqual(a.toolCalls, [{ id: 'toolu_01A09q90qw90lq917835lq9', name: 'lookup_breed', arguments: '{"query":"tabby"}' }]);
   const t = req.messages[3];
   assert.ok(t.role === 'tool');
@@ -49,8 +64,19 @@ test('anthropic → anthropic re-encodes the same body', () => {
 });
 
 test('anthropic input: system entries inside messages become system messages in place', () => {
-  const req = decodeRequest('anthropic', { model: 'c', max_tokens: 10, system: 'top', messages: [{ role: 'user', content: 'hi' }, { role: 'system', content: [{ type: 'text', text: 'agents: a, b' }] }] });
-  assert.deepEqual(req.messages.map((m) => m.role), ['system', 'user', 'system']);
+  const req = decodeRequest('anthropic', {
+    model: 'c',
+    max_tokens: 10,
+    system: 'top',
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'system', content: [{ type: 'text', text: 'agents: a, b' }] },
+    ],
+  });
+  assert.deepEqual(
+    req.messages.map((m) => m.role),
+    ['system', 'user', 'system'],
+  );
   assert.deepEqual(req.messages[2].parts, [{ type: 'text', text: 'agents: a, b' }]);
 });
 
@@ -60,11 +86,18 @@ test('anthropic input requires max_tokens, messages and valid roles', () => {
     [{ model: 'c', max_tokens: 10 }, /messages is required/],
     [{ model: 'c', max_tokens: 10, messages: {} }, /messages must be an array/],
     [{ model: 'c', max_tokens: 10, messages: [{ role: 'tool', content: 'x' }] }, /messages\[0\]\.role/],
-    [{ model: 'c', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'tool_result' }] }] }, /messages\[0\]\.content\[0\]\.tool_use_id/],
+    [
+      { model: 'c', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'tool_result' }] }] },
+      /messages\[0\]\.content\[0\]\.tool_use_id/,
+    ],
     [{ model: 'c', max_tokens: 10, messages: [], tool_choice: { type: 'sometimes' } }, /tool_choice\.type/],
   ];
   for (const [body, re] of cases) {
-    assert.throws(() => decodeRequest('anthropic', body), (e: unknown) => e instanceof GatewayError && e.status === 400 && re.test(e.message), String(re));
+    assert.throws(
+      () => decodeRequest('anthropic', body),
+      (e: unknown) => e instanceof GatewayError && e.status === 400 && re.test(e.message),
+      String(re),
+    );
   }
 });
 
@@ -76,8 +109,14 @@ test('openai → anthropic request: system, max_tokens default, tool results gro
   assert.equal(body.max_tokens, DEFAULT_ANTHROPIC_MAX_TOKENS);
   assert.equal(encodeRequest('anthropic', { ...req, dropped: [] }, 'claude-x', { defaultMaxTokens: 1000 }).max_tokens, 1000);
   assert.equal(body.system, 'You are a weather bot.');
-  assert.deepEqual(body.messages.map((m: any) => m.role), ['user', 'assistant', 'user', 'assistant', 'user']);
-  assert.deepEqual(body.messages[0].content[1], { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUg==' } });
+  assert.deepEqual(
+    body.messages.map((m: any) => m.role),
+    ['user', 'assistant', 'user', 'assistant', 'user'],
+  );
+  assert.deepEqual(body.messages[0].content[1], {
+    type: 'image',
+    source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUg==' },
+  });
   assert.deepEqual(body.messages[1].content, [
     { type: 'tool_use', id: 'call_paris01', name: 'get_weather', input: { city: 'Paris', unit: 'c' } },
     { type: 'tool_use', id: 'call_berlin02', name: 'get_weather', input: { city: 'Berlin' } },
@@ -95,7 +134,13 @@ test('openai → anthropic request: system, max_tokens default, tool results gro
 });
 
 test('reasoning effort becomes a thinking budget below max_tokens', () => {
-  const req = decodeRequest('openai', { model: 'm', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'medium', max_tokens: 20000, temperature: 0.2 });
+  const req = decodeRequest('openai', {
+    model: 'm',
+    messages: [{ role: 'user', content: 'hi' }],
+    reasoning_effort: 'medium',
+    max_tokens: 20000,
+    temperature: 0.2,
+  });
   const body = encodeRequest('anthropic', req, 'claude') as any;
   assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 8192 });
   assert.equal(body.temperature, undefined);
@@ -128,7 +173,13 @@ test('anthropic response → openai response: text, reasoning, tool calls, finis
   const m = oa.choices[0].message;
   assert.equal(m.content, 'Let me check the weather.');
   assert.equal(m.reasoning_content, 'Need the weather tool.');
-  assert.deepEqual(m.tool_calls, [{ id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', type: 'function', function: { name: 'get_weather', arguments: '{"city":"San Francisco","unit":"c"}' } }]);
+  assert.deepEqual(m.tool_calls, [
+    {
+      id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6',
+      type: 'function',
+      function: { name: 'get_weather', arguments: '{"city":"San Francisco","unit":"c"}' },
+    },
+  ]);
   assert.equal(oa.choices[0].finish_reason, 'tool_calls');
   const back = encodeResponse('anthropic', res, 'claude-client', 'r9') as any;
   assert.equal(back.id, 'msg_013Zva2CMHLNnXjNJJKqJ2EF');
@@ -161,11 +212,10 @@ test('anthropic stream transcript → openai chunks: reasoning, text, tool argum
 });
 
 test('anthropic pass-through usage from stream events', () => {
-  const parts = sseFixture('anthropic-stream-tool.sse').map((e) => usageFromStreamEvent('anthropic', e)).filter(Boolean);
-  assert.deepEqual(parts, [
-    { inputTokens: 2572, cachedInputTokens: 2000, cacheWriteTokens: 100, outputTokens: 2 },
-    { outputTokens: 89 },
-  ]);
+  const parts = sseFixture('anthropic-stream-tool.sse')
+    .map((e) => usageFromStreamEvent('anthropic', e))
+    .filter(Boolean);
+  assert.deepEqual(parts, [{ inputTokens: 2572, cachedInputTokens: 2000, cacheWriteTokens: 100, outputTokens: 2 }, { outputTokens: 89 }]);
   const merged = Object.assign({}, ...parts);
   assert.equal(merged.inputTokens, 2572);
   assert.equal(merged.outputTokens, 89);
@@ -178,13 +228,25 @@ test('openai stream transcript → anthropic SSE events', () => {
   for (const e of sseFixture('openai-stream-tool.sse')) for (const c of dec.push(e)) out += enc.push(c);
   out += enc.end();
   const events = sseJson(out);
-  assert.deepEqual(events.map((e) => e.type), [
-    'message_start',
-    'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop',
-    'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop',
-    'content_block_start', 'content_block_delta', 'content_block_stop',
-    'message_delta', 'message_stop',
-  ]);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    [
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ],
+  );
   assert.equal(events[0].message.model, 'claude-client');
   assert.deepEqual(events[1], { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
   assert.deepEqual(events[5].content_block, { type: 'tool_use', id: 'call_DdmO9pD3xa9XTPNJ32zg2hcA', name: 'get_weather', input: {} });
@@ -208,8 +270,18 @@ test('anthropic SSE round trip keeps thinking signatures', () => {
   const events = sseJson(out);
   const sig = events.find((e) => e.delta?.type === 'signature_delta');
   assert.equal(sig.delta.signature, 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds');
-  assert.deepEqual(events[0].message.usage, { input_tokens: 472, output_tokens: 2, cache_creation_input_tokens: 100, cache_read_input_tokens: 2000 });
-  assert.deepEqual(events.find((e) => e.type === 'message_delta').usage, { input_tokens: 472, output_tokens: 89, cache_creation_input_tokens: 100, cache_read_input_tokens: 2000 });
+  assert.deepEqual(events[0].message.usage, {
+    input_tokens: 472,
+    output_tokens: 2,
+    cache_creation_input_tokens: 100,
+    cache_read_input_tokens: 2000,
+  });
+  assert.deepEqual(events.find((e) => e.type === 'message_delta').usage, {
+    input_tokens: 472,
+    output_tokens: 89,
+    cache_creation_input_tokens: 100,
+    cache_read_input_tokens: 2000,
+  });
 });
 
 test('anthropic stream error event becomes a canonical error', () => {

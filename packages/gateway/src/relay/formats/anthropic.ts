@@ -1,19 +1,59 @@
 /** Anthropic Messages ⇄ canonical. */
 import type {
-  CanonicalChoice, CanonicalRequest, CanonicalResponse, CanonicalStreamEvent, ContentPart, FinishReason, Message, StreamDecoder,
-  StreamEncoder, StreamEncoderOptions, Tool, ToolCall, ToolChoice, Usage,
+  CanonicalChoice,
+  CanonicalRequest,
+  CanonicalResponse,
+  CanonicalStreamEvent,
+  ContentPart,
+  FinishReason,
+  Message,
+  StreamDecoder,
+  StreamEncoder,
+  StreamEncoderOptions,
+  Tool,
+  ToolCall,
+  ToolChoice,
+  Usage,
 } from './canonical.ts';
 import {
-  GEMINI_SIG_PREFIX, applyExtra, tokenCount, argsObject, argsText, bad, effortForBudget, budgetForEffort, emptyUsage, eventJson, idWithSignature, int,
-  isObj, n0, newToolCallId, num, splitSignedId, sse, str,
+  GEMINI_SIG_PREFIX,
+  applyExtra,
+  tokenCount,
+  argsObject,
+  argsText,
+  bad,
+  effortForBudget,
+  budgetForEffort,
+  emptyUsage,
+  eventJson,
+  idWithSignature,
+  int,
+  isObj,
+  n0,
+  newToolCallId,
+  num,
+  splitSignedId,
+  sse,
+  str,
 } from './canonical.ts';
 
 /** max_tokens sent to Anthropic when the caller gave none. */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
 const KNOWN = new Set([
-  'model', 'messages', 'system', 'max_tokens', 'stop_sequences', 'stream', 'temperature', 'top_p', 'top_k', 'tools', 'tool_choice',
-  'thinking', 'metadata',
+  'model',
+  'messages',
+  'system',
+  'max_tokens',
+  'stop_sequences',
+  'stream',
+  'temperature',
+  'top_p',
+  'top_k',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'metadata',
 ]);
 
 // ---------- request ----------
@@ -40,10 +80,16 @@ function decodeBlock(b: unknown, f: string): ContentPart | null {
       if (s.type === 'base64') {
         if (typeof s.data !== 'string') throw bad(`${f}.source.data`, 'is required');
         const mediaType = typeof s.media_type === 'string' ? s.media_type : b.type === 'image' ? 'image/png' : 'application/pdf';
-        part = b.type === 'image' ? { type: 'image', source: { kind: 'base64', mediaType, data: s.data } } : { type: 'file', mediaType, data: s.data };
+        part =
+          b.type === 'image'
+            ? { type: 'image', source: { kind: 'base64', mediaType, data: s.data } }
+            : { type: 'file', mediaType, data: s.data };
       } else if (s.type === 'url') {
         if (typeof s.url !== 'string') throw bad(`${f}.source.url`, 'is required');
-        part = b.type === 'image' ? { type: 'image', source: { kind: 'url', url: s.url } } : { type: 'file', url: s.url, mediaType: 'application/pdf' };
+        part =
+          b.type === 'image'
+            ? { type: 'image', source: { kind: 'url', url: s.url } }
+            : { type: 'file', url: s.url, mediaType: 'application/pdf' };
       } else if (s.type === 'text' && b.type === 'document') {
         part = { type: 'text', text: String(s.data ?? '') };
       } else throw bad(`${f}.source.type`, `is not supported (${String(s.type)})`);
@@ -77,7 +123,10 @@ function decodeMessages(v: unknown, dropped: string[], lenient: boolean): Messag
     const f = `messages[${i}]`;
     if (!isObj(m)) throw bad(f, 'must be an object');
     if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'system') {
-      if (lenient) { dropped.push(`${f} (role ${JSON.stringify(m.role)})`); return; }
+      if (lenient) {
+        dropped.push(`${f} (role ${JSON.stringify(m.role)})`);
+        return;
+      }
       throw bad(`${f}.role`, `is not a valid role (${JSON.stringify(m.role)}); expected user, assistant or system`);
     }
     const blocks = decodeContent(m.content, `${f}.content`);
@@ -85,7 +134,10 @@ function decodeMessages(v: unknown, dropped: string[], lenient: boolean): Messag
       // A system entry inside the conversation (a beta Claude Code uses): other formats get it folded into
       // their system prompt by their encoders; Anthropic upstreams get the body as it came.
       const parts: ContentPart[] = [];
-      blocks.forEach((b, k) => { const p = decodeBlock(b, `${f}.content[${k}]`); if (p) parts.push(p); });
+      blocks.forEach((b, k) => {
+        const p = decodeBlock(b, `${f}.content[${k}]`);
+        if (p) parts.push(p);
+      });
       out.push({ role: 'system', parts });
       return;
     }
@@ -95,7 +147,10 @@ function decodeMessages(v: unknown, dropped: string[], lenient: boolean): Messag
       blocks.forEach((b, k) => {
         const bf = `${f}.content[${k}]`;
         if (isObj(b) && (b.type === 'tool_use' || b.type === 'server_tool_use')) {
-          if (b.type === 'server_tool_use') { dropped.push(`${bf} (server_tool_use)`); return; }
+          if (b.type === 'server_tool_use') {
+            dropped.push(`${bf} (server_tool_use)`);
+            return;
+          }
           const rawId = str(b.id, `${bf}.id`) ?? newToolCallId();
           const { id, signature } = splitSignedId(rawId);
           const name = str(b.name, `${bf}.name`);
@@ -124,10 +179,17 @@ function decodeMessages(v: unknown, dropped: string[], lenient: boolean): Messag
         const id = splitSignedId(rawId).id;
         const rc = b.content === undefined ? [] : decodeContent(b.content, `${bf}.content`);
         const rparts: ContentPart[] = [];
-        rc.forEach((x, j) => { const p = decodeBlock(x, `${bf}.content[${j}]`); if (p) rparts.push(p); });
+        rc.forEach((x, j) => {
+          const p = decodeBlock(x, `${bf}.content[${j}]`);
+          if (p) rparts.push(p);
+        });
         out.push({
-          role: 'tool', toolCallId: id, name: names.get(id), parts: rparts,
-          ...(b.is_error === true ? { isError: true } : {}), ...(b.cache_control ? { cacheControl: b.cache_control } : {}),
+          role: 'tool',
+          toolCallId: id,
+          name: names.get(id),
+          parts: rparts,
+          ...(b.is_error === true ? { isError: true } : {}),
+          ...(b.cache_control ? { cacheControl: b.cache_control } : {}),
         });
         return;
       }
@@ -161,13 +223,17 @@ function decodeToolChoice(v: unknown): { choice?: ToolChoice; parallel?: boolean
   if (!isObj(v)) throw bad('tool_choice', 'must be an object');
   const parallel = v.disable_parallel_tool_use === true ? false : undefined;
   switch (v.type) {
-    case 'auto': return { choice: 'auto', parallel };
-    case 'any': return { choice: 'required', parallel };
-    case 'none': return { choice: 'none', parallel };
+    case 'auto':
+      return { choice: 'auto', parallel };
+    case 'any':
+      return { choice: 'required', parallel };
+    case 'none':
+      return { choice: 'none', parallel };
     case 'tool':
       if (typeof v.name !== 'string') throw bad('tool_choice.name', 'is required');
       return { choice: { name: v.name }, parallel };
-    default: throw bad('tool_choice.type', 'must be auto, any, tool or none');
+    default:
+      throw bad('tool_choice.type', 'must be auto, any, tool or none');
   }
 }
 
@@ -187,7 +253,10 @@ export function decodeRequest(body: unknown, opts: { lenient?: boolean } = {}): 
   if (body.system !== undefined && body.system !== null) {
     const blocks = decodeContent(body.system, 'system');
     const parts: ContentPart[] = [];
-    blocks.forEach((b, k) => { const p = decodeBlock(b, `system[${k}]`); if (p) parts.push(p); });
+    blocks.forEach((b, k) => {
+      const p = decodeBlock(b, `system[${k}]`);
+      if (p) parts.push(p);
+    });
     messages.unshift({ role: 'system', parts });
   }
   const stream = body.stream === true;
@@ -198,10 +267,14 @@ export function decodeRequest(body: unknown, opts: { lenient?: boolean } = {}): 
     if (!Array.isArray(body.stop_sequences)) throw bad('stop_sequences', 'must be an array of strings');
     req.stop = body.stop_sequences.map((s: unknown, i: number) => str(s, `stop_sequences[${i}]`) as string);
   }
-  const t = num(body.temperature, 'temperature'); if (t !== undefined) req.temperature = t;
-  const tp = num(body.top_p, 'top_p'); if (tp !== undefined) req.topP = tp;
-  const tk = int(body.top_k, 'top_k'); if (tk !== undefined) req.topK = tk;
-  const tools = decodeTools(body.tools); if (tools) req.tools = tools;
+  const t = num(body.temperature, 'temperature');
+  if (t !== undefined) req.temperature = t;
+  const tp = num(body.top_p, 'top_p');
+  if (tp !== undefined) req.topP = tp;
+  const tk = int(body.top_k, 'top_k');
+  if (tk !== undefined) req.topK = tk;
+  const tools = decodeTools(body.tools);
+  if (tools) req.tools = tools;
   const tc = decodeToolChoice(body.tool_choice);
   if (tc.choice) req.toolChoice = tc.choice;
   if (tc.parallel !== undefined) req.parallelToolCalls = tc.parallel;
@@ -209,14 +282,23 @@ export function decodeRequest(body: unknown, opts: { lenient?: boolean } = {}): 
     const th = body.thinking;
     if (th.type === 'enabled') {
       const budget = int(th.budget_tokens, 'thinking.budget_tokens');
-      req.reasoning = { enabled: true, budgetTokens: budget, effort: budget !== undefined ? effortForBudget(budget) : undefined, includeThoughts: true };
+      req.reasoning = {
+        enabled: true,
+        budgetTokens: budget,
+        effort: budget !== undefined ? effortForBudget(budget) : undefined,
+        includeThoughts: true,
+      };
     } else if (th.type === 'disabled') req.reasoning = { enabled: false };
     else req.reasoning = { enabled: true, includeThoughts: true };
   }
   // `output_config.effort` (with adaptive or enabled thinking) is the reasoning effort other formats take.
   if (isObj(body.output_config) && typeof body.output_config.effort === 'string' && req.reasoning?.enabled !== false) {
     const effort = body.output_config.effort === 'max' ? 'high' : body.output_config.effort;
-    req.reasoning = { ...(req.reasoning ?? { enabled: true }), effort, budgetTokens: req.reasoning?.budgetTokens ?? budgetForEffort(effort) };
+    req.reasoning = {
+      ...(req.reasoning ?? { enabled: true }),
+      effort,
+      budgetTokens: req.reasoning?.budgetTokens ?? budgetForEffort(effort),
+    };
   }
   if (isObj(body.metadata) && typeof body.metadata.user_id === 'string') req.user = body.metadata.user_id;
   if (isObj(body.metadata) && Object.keys(body.metadata).some((k) => k !== 'user_id')) req.extra.metadata = body.metadata;
@@ -234,11 +316,22 @@ function encodeBlocks(parts: ContentPart[], dropped: string[], where: string, ke
         break;
       case 'image':
         if (p.detail) dropped.push(`${where}: image detail`);
-        b = { type: 'image', source: p.source.kind === 'base64' ? { type: 'base64', media_type: p.source.mediaType, data: p.source.data } : { type: 'url', url: p.source.url } };
+        b = {
+          type: 'image',
+          source:
+            p.source.kind === 'base64'
+              ? { type: 'base64', media_type: p.source.mediaType, data: p.source.data }
+              : { type: 'url', url: p.source.url },
+        };
         break;
       case 'file':
-        if (p.data && (p.mediaType ?? 'application/pdf') === 'application/pdf') b = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: p.data } };
-        else if (p.data && p.mediaType?.startsWith('text/')) b = { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(p.data, 'base64').toString('utf8') } };
+        if (p.data && (p.mediaType ?? 'application/pdf') === 'application/pdf')
+          b = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: p.data } };
+        else if (p.data && p.mediaType?.startsWith('text/'))
+          b = {
+            type: 'document',
+            source: { type: 'text', media_type: 'text/plain', data: Buffer.from(p.data, 'base64').toString('utf8') },
+          };
         else if (p.url && /^https?:/i.test(p.url)) b = { type: 'document', source: { type: 'url', url: p.url } };
         else dropped.push(`${where}: file (${p.mediaType ?? 'unknown type'})`);
         break;
@@ -249,7 +342,10 @@ function encodeBlocks(parts: ContentPart[], dropped: string[], where: string, ke
         if (!keepSignatures) continue;
         if (p.redacted) b = { type: 'redacted_thinking', data: p.redacted };
         else if (p.signature && p.from !== 'gemini') b = { type: 'thinking', thinking: p.text, signature: p.signature };
-        else { dropped.push(`${where}: thinking without an Anthropic signature`); continue; }
+        else {
+          dropped.push(`${where}: thinking without an Anthropic signature`);
+          continue;
+        }
         break;
     }
     if (!b) continue;
@@ -259,7 +355,9 @@ function encodeBlocks(parts: ContentPart[], dropped: string[], where: string, ke
   return out;
 }
 
-export interface AnthropicEncodeOptions { defaultMaxTokens?: number }
+export interface AnthropicEncodeOptions {
+  defaultMaxTokens?: number;
+}
 
 export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts: AnthropicEncodeOptions = {}): Record<string, unknown> {
   const system: Record<string, unknown>[] = [];
@@ -271,7 +369,10 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
       // tool results must lead a user turn
       if (role === 'user' && blocks[0].type === 'tool_result') {
         const i = last.content.findIndex((b) => b.type !== 'tool_result');
-        if (i >= 0) { last.content.splice(i, 0, ...blocks); return; }
+        if (i >= 0) {
+          last.content.splice(i, 0, ...blocks);
+          return;
+        }
       }
       last.content.push(...blocks);
     } else msgs.push({ role, content: blocks });
@@ -288,7 +389,12 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
       case 'assistant': {
         const blocks = encodeBlocks(m.parts, req.dropped, where, true);
         for (const c of m.toolCalls) {
-          const b: Record<string, unknown> = { type: 'tool_use', id: c.id, name: c.name, input: argsObject(c.arguments, req.dropped, where) };
+          const b: Record<string, unknown> = {
+            type: 'tool_use',
+            id: c.id,
+            name: c.name,
+            input: argsObject(c.arguments, req.dropped, where),
+          };
           if (c.cacheControl) b.cache_control = c.cacheControl;
           blocks.push(b);
         }
@@ -337,7 +443,13 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
   if (body.tools && (req.toolChoice || req.parallelToolCalls === false)) {
     const tc = req.toolChoice ?? 'auto';
     const o: Record<string, unknown> =
-      tc === 'auto' ? { type: 'auto' } : tc === 'required' ? { type: 'any' } : tc === 'none' ? { type: 'none' } : { type: 'tool', name: tc.name };
+      tc === 'auto'
+        ? { type: 'auto' }
+        : tc === 'required'
+          ? { type: 'any' }
+          : tc === 'none'
+            ? { type: 'none' }
+            : { type: 'tool', name: tc.name };
     if (req.parallelToolCalls === false && tc !== 'none') o.disable_parallel_tool_use = true;
     body.tool_choice = o;
   }
@@ -363,14 +475,21 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
           body.thinking = { type: 'enabled', budget_tokens: budget };
           // Anthropic rejects sampling changes with thinking; a native caller's body is left as sent.
           if (req.sourceFormat !== 'anthropic') {
-            if (body.temperature !== undefined && body.temperature !== 1) { delete body.temperature; req.dropped.push('temperature (not allowed with thinking)'); }
-            if (body.top_k !== undefined) { delete body.top_k; req.dropped.push('top_k (not allowed with thinking)'); }
+            if (body.temperature !== undefined && body.temperature !== 1) {
+              delete body.temperature;
+              req.dropped.push('temperature (not allowed with thinking)');
+            }
+            if (body.top_k !== undefined) {
+              delete body.top_k;
+              req.dropped.push('top_k (not allowed with thinking)');
+            }
           }
         } else req.dropped.push('reasoning (max_tokens too small for a thinking budget)');
       }
     }
   }
-  if (req.user) body.metadata = { ...(isObj(req.extra.metadata) && req.sourceFormat === 'anthropic' ? req.extra.metadata : {}), user_id: req.user };
+  if (req.user)
+    body.metadata = { ...(isObj(req.extra.metadata) && req.sourceFormat === 'anthropic' ? req.extra.metadata : {}), user_id: req.user };
   applyExtra('anthropic', req, body);
   return body;
 }
@@ -381,7 +500,13 @@ export function usageFromAnthropic(u: unknown): Usage | null {
   if (!isObj(u)) return null;
   const read = n0(u.cache_read_input_tokens);
   const write = n0(u.cache_creation_input_tokens);
-  const out: Usage = { inputTokens: n0(u.input_tokens) + read + write, outputTokens: n0(u.output_tokens), cachedInputTokens: read, cacheWriteTokens: write, reasoningTokens: 0 };
+  const out: Usage = {
+    inputTokens: n0(u.input_tokens) + read + write,
+    outputTokens: n0(u.output_tokens),
+    cachedInputTokens: read,
+    cacheWriteTokens: write,
+    reasoningTokens: 0,
+  };
   const w1h = writes1h(u, write);
   if (w1h > 0) out.cacheWrite1hTokens = w1h;
   return out;
@@ -436,11 +561,22 @@ export function usageFromStreamEvent(ev: { event?: string; data: string }): Part
 // ---------- response ----------
 
 const STOP_IN: Record<string, FinishReason> = {
-  end_turn: 'stop', stop_sequence: 'stop', pause_turn: 'stop', max_tokens: 'length', model_context_window_exceeded: 'length',
-  tool_use: 'tool_calls', refusal: 'content_filter',
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  pause_turn: 'stop',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool_calls',
+  refusal: 'content_filter',
 };
 export const finishFromAnthropic = (r: unknown): FinishReason => (typeof r === 'string' && STOP_IN[r]) || 'stop';
-const STOP_OUT: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use', content_filter: 'refusal', error: 'end_turn' };
+const STOP_OUT: Record<FinishReason, string> = {
+  stop: 'end_turn',
+  length: 'max_tokens',
+  tool_calls: 'tool_use',
+  content_filter: 'refusal',
+  error: 'end_turn',
+};
 
 export function decodeResponse(body: unknown): CanonicalResponse {
   if (!isObj(body)) throw bad('upstream response', 'is not a JSON object');
@@ -449,9 +585,16 @@ export function decodeResponse(body: unknown): CanonicalResponse {
   const dropped: string[] = [];
   for (const b of Array.isArray(body.content) ? body.content : []) {
     if (!isObj(b)) continue;
-    if (b.type === 'tool_use') toolCalls.push({ id: String(b.id ?? newToolCallId()), name: String(b.name ?? ''), arguments: argsText(b.input ?? {}) });
+    if (b.type === 'tool_use')
+      toolCalls.push({ id: String(b.id ?? newToolCallId()), name: String(b.name ?? ''), arguments: argsText(b.input ?? {}) });
     else if (b.type === 'text') parts.push({ type: 'text', text: String(b.text ?? '') });
-    else if (b.type === 'thinking') parts.push({ type: 'thinking', text: String(b.thinking ?? ''), ...(b.signature ? { signature: String(b.signature) } : {}), from: 'anthropic' });
+    else if (b.type === 'thinking')
+      parts.push({
+        type: 'thinking',
+        text: String(b.thinking ?? ''),
+        ...(b.signature ? { signature: String(b.signature) } : {}),
+        from: 'anthropic',
+      });
     else if (b.type === 'redacted_thinking') parts.push({ type: 'thinking', text: '', redacted: String(b.data ?? ''), from: 'anthropic' });
     else dropped.push(`content block ${String(b.type)}`);
   }
@@ -478,10 +621,19 @@ export function encodeResponse(res: CanonicalResponse, clientModel: string, requ
     if (p.type === 'thinking') content.push(thinkingBlock(p));
     else if (p.type === 'text' && p.text) content.push({ type: 'text', text: p.text });
     else if (p.type === 'image') {
-      content.push({ type: 'text', text: p.source.kind === 'url' ? `![image](${p.source.url})` : `![image](data:${p.source.mediaType};base64,${p.source.data})` });
+      content.push({
+        type: 'text',
+        text: p.source.kind === 'url' ? `![image](${p.source.url})` : `![image](data:${p.source.mediaType};base64,${p.source.data})`,
+      });
     }
   }
-  for (const t of c.toolCalls) content.push({ type: 'tool_use', id: idWithSignature(t.id, t.thoughtSignature), name: t.name, input: argsObject(t.arguments, undefined, '') });
+  for (const t of c.toolCalls)
+    content.push({
+      type: 'tool_use',
+      id: idWithSignature(t.id, t.thoughtSignature),
+      name: t.name,
+      input: argsObject(t.arguments, undefined, ''),
+    });
   return {
     id: res.id && res.id.startsWith('msg_') ? res.id : `msg_${requestId}`,
     type: 'message',
@@ -521,11 +673,26 @@ export function createStreamDecoder(): StreamDecoder {
             const toolIndex = tools++;
             blockTool.set(j.index, toolIndex);
             const { id, signature } = splitSignedId(String(b.id ?? newToolCallId()));
-            out.push({ type: 'tool_call_start', index: 0, toolIndex, id, name: String(b.name ?? ''), ...(signature ? { thoughtSignature: signature } : {}) });
-            if (isObj(b.input) && Object.keys(b.input).length) out.push({ type: 'tool_call_args', index: 0, toolIndex, delta: JSON.stringify(b.input) });
+            out.push({
+              type: 'tool_call_start',
+              index: 0,
+              toolIndex,
+              id,
+              name: String(b.name ?? ''),
+              ...(signature ? { thoughtSignature: signature } : {}),
+            });
+            if (isObj(b.input) && Object.keys(b.input).length)
+              out.push({ type: 'tool_call_args', index: 0, toolIndex, delta: JSON.stringify(b.input) });
           } else if (b.type === 'thinking') {
-            out.push({ type: 'thinking', index: 0, text: String(b.thinking ?? ''), from: 'anthropic', ...(b.signature ? { signature: b.signature } : {}) });
-          } else if (b.type === 'redacted_thinking') out.push({ type: 'thinking', index: 0, redacted: String(b.data ?? ''), from: 'anthropic' });
+            out.push({
+              type: 'thinking',
+              index: 0,
+              text: String(b.thinking ?? ''),
+              from: 'anthropic',
+              ...(b.signature ? { signature: b.signature } : {}),
+            });
+          } else if (b.type === 'redacted_thinking')
+            out.push({ type: 'thinking', index: 0, redacted: String(b.data ?? ''), from: 'anthropic' });
           break;
         }
         case 'content_block_delta': {
@@ -533,9 +700,12 @@ export function createStreamDecoder(): StreamDecoder {
           if (d.type === 'text_delta') out.push({ type: 'text', index: 0, text: String(d.text ?? '') });
           else if (d.type === 'input_json_delta') {
             const toolIndex = blockTool.get(j.index);
-            if (toolIndex !== undefined && d.partial_json) out.push({ type: 'tool_call_args', index: 0, toolIndex, delta: String(d.partial_json) });
-          } else if (d.type === 'thinking_delta') out.push({ type: 'thinking', index: 0, text: String(d.thinking ?? ''), from: 'anthropic' });
-          else if (d.type === 'signature_delta') out.push({ type: 'thinking', index: 0, signature: String(d.signature ?? ''), from: 'anthropic' });
+            if (toolIndex !== undefined && d.partial_json)
+              out.push({ type: 'tool_call_args', index: 0, toolIndex, delta: String(d.partial_json) });
+          } else if (d.type === 'thinking_delta')
+            out.push({ type: 'thinking', index: 0, text: String(d.thinking ?? ''), from: 'anthropic' });
+          else if (d.type === 'signature_delta')
+            out.push({ type: 'thinking', index: 0, signature: String(d.signature ?? ''), from: 'anthropic' });
           break;
         }
         case 'message_delta': {
@@ -546,14 +716,20 @@ export function createStreamDecoder(): StreamDecoder {
           break;
         }
         case 'error':
-          out.push({ type: 'error', message: String(j.error?.message ?? 'upstream error'), code: j.error?.type ? String(j.error.type) : undefined });
+          out.push({
+            type: 'error',
+            message: String(j.error?.message ?? 'upstream error'),
+            code: j.error?.type ? String(j.error.type) : undefined,
+          });
           break;
         default:
           break; // ping, content_block_stop, message_stop
       }
       return out;
     },
-    end() { return []; },
+    end() {
+      return [];
+    },
   };
 }
 
@@ -572,18 +748,28 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
     if (started) return '';
     started = true;
     const u = { ...emptyUsage(), ...startUsage };
-    return sse({
-      type: 'message_start',
-      message: {
-        id: `msg_${opts.requestId}`, type: 'message', role: 'assistant', model: opts.model, content: [], stop_reason: null, stop_sequence: null,
-        usage: { ...usageToAnthropic(u), output_tokens: Math.max(1, u.outputTokens) },
+    return sse(
+      {
+        type: 'message_start',
+        message: {
+          id: `msg_${opts.requestId}`,
+          type: 'message',
+          role: 'assistant',
+          model: opts.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...usageToAnthropic(u), output_tokens: Math.max(1, u.outputTokens) },
+        },
       },
-    }, 'message_start');
+      'message_start',
+    );
   };
   const close = (): string => {
     if (block < 0) return '';
     const s = sse({ type: 'content_block_stop', index: block }, 'content_block_stop');
-    block = -1; blockKind = null;
+    block = -1;
+    blockKind = null;
     return s;
   };
   const open = (kind: 'text' | 'thinking' | 'tool', contentBlock: Record<string, unknown>): string => {
@@ -593,15 +779,25 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
     s += sse({ type: 'content_block_start', index: block, content_block: contentBlock }, 'content_block_start');
     return s;
   };
-  const delta = (d: Record<string, unknown>, index = block): string => sse({ type: 'content_block_delta', index, delta: d }, 'content_block_delta');
+  const delta = (d: Record<string, unknown>, index = block): string =>
+    sse({ type: 'content_block_delta', index, delta: d }, 'content_block_delta');
 
   return {
     push(ev) {
       if (ended) return '';
-      if (ev.type === 'start') { if (ev.usage) startUsage = ev.usage; return start(); }
-      if (ev.type === 'usage') { usage = ev.usage; return ''; }
+      if (ev.type === 'start') {
+        if (ev.usage) startUsage = ev.usage;
+        return start();
+      }
+      if (ev.type === 'usage') {
+        usage = ev.usage;
+        return '';
+      }
       if (ev.type === 'error') {
-        return start() + sse({ type: 'error', error: { type: ev.code && /_error$/.test(ev.code) ? ev.code : 'api_error', message: ev.message } }, 'error');
+        return (
+          start() +
+          sse({ type: 'error', error: { type: ev.code && /_error$/.test(ev.code) ? ev.code : 'api_error', message: ev.message } }, 'error')
+        );
       }
       if (ev.index !== 0) return ''; // Anthropic has one choice
       let s = start();
@@ -614,7 +810,8 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
           if (ev.redacted) return s + open('thinking', { type: 'redacted_thinking', data: ev.redacted }) + close();
           if (blockKind !== 'thinking') s += open('thinking', { type: 'thinking', thinking: '', signature: '' });
           if (ev.text) s += delta({ type: 'thinking_delta', thinking: ev.text });
-          if (ev.signature) s += delta({ type: 'signature_delta', signature: ev.from === 'gemini' ? GEMINI_SIG_PREFIX + ev.signature : ev.signature });
+          if (ev.signature)
+            s += delta({ type: 'signature_delta', signature: ev.from === 'gemini' ? GEMINI_SIG_PREFIX + ev.signature : ev.signature });
           return s;
         case 'tool_call_start':
           s += open('tool', { type: 'tool_use', id: idWithSignature(ev.id, ev.thoughtSignature), name: ev.name, input: {} });
@@ -636,7 +833,14 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
       if (ended) return '';
       let s = start() + close();
       ended = true;
-      s += sse({ type: 'message_delta', delta: { stop_reason: STOP_OUT[stopReason ?? 'stop'], stop_sequence: null }, usage: usageToAnthropic(usage) }, 'message_delta');
+      s += sse(
+        {
+          type: 'message_delta',
+          delta: { stop_reason: STOP_OUT[stopReason ?? 'stop'], stop_sequence: null },
+          usage: usageToAnthropic(usage),
+        },
+        'message_delta',
+      );
       s += sse({ type: 'message_stop' }, 'message_stop');
       return s;
     },

@@ -12,7 +12,15 @@
  * request fields through `additionalModelRequestFields`: `thinking`, `top_k` and `anthropic_beta`.
  */
 import type {
-  CanonicalChoice, CanonicalRequest, CanonicalResponse, CanonicalStreamEvent, ContentPart, FinishReason, StreamDecoder, ToolCall, Usage,
+  CanonicalChoice,
+  CanonicalRequest,
+  CanonicalResponse,
+  CanonicalStreamEvent,
+  ContentPart,
+  FinishReason,
+  StreamDecoder,
+  ToolCall,
+  Usage,
 } from './canonical.ts';
 import { createHash } from 'node:crypto';
 import { argsObject, argsText, bad, budgetForEffort, emptyUsage, eventJson, isObj, n0, newToolCallId } from './canonical.ts';
@@ -31,22 +39,42 @@ const CACHE_POINT: Block = { cachePoint: { type: 'default' } };
 /** max_tokens Anthropic models get with thinking when the caller named none (as the Anthropic encoder does). */
 const THINKING_HEADROOM = 4096;
 
-const IMAGE_FORMATS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
+const IMAGE_FORMATS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/jpg': 'jpeg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
 const DOCUMENT_FORMATS: Record<string, string> = {
-  'application/pdf': 'pdf', 'text/csv': 'csv', 'application/msword': 'doc',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx', 'application/vnd.ms-excel': 'xls',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx', 'text/html': 'html', 'text/plain': 'txt', 'text/markdown': 'md',
+  'application/pdf': 'pdf',
+  'text/csv': 'csv',
+  'application/msword': 'doc',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/vnd.ms-excel': 'xls',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'text/html': 'html',
+  'text/plain': 'txt',
+  'text/markdown': 'md',
 };
 
 // ---------- request ----------
 
 /** A document name Bedrock accepts (letters, digits, single spaces, hyphens, parentheses, brackets), unique in the request. */
 function documentName(filename: string | undefined, n: number): string {
-  const base = (filename ?? '').replace(/\.[A-Za-z0-9]+$/, '').replace(/[^A-Za-z0-9 ()[\]-]+/g, '-').replace(/\s+/g, ' ').trim().slice(0, 100);
+  const base = (filename ?? '')
+    .replace(/\.[A-Za-z0-9]+$/, '')
+    .replace(/[^A-Za-z0-9 ()[\]-]+/g, '-')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 100);
   return `${base || 'document'}-${n}`;
 }
 
-interface EncodeState { dropped: string[]; documents: number }
+interface EncodeState {
+  dropped: string[];
+  documents: number;
+}
 
 function encodeParts(parts: ContentPart[], st: EncodeState, where: string, role: 'user' | 'assistant'): Block[] {
   const out: Block[] = [];
@@ -63,14 +91,20 @@ function encodeParts(parts: ContentPart[], st: EncodeState, where: string, role:
           continue;
         }
         const format = IMAGE_FORMATS[p.source.mediaType.toLowerCase()];
-        if (!format) { st.dropped.push(`${where}: image of type ${p.source.mediaType}`); continue; }
+        if (!format) {
+          st.dropped.push(`${where}: image of type ${p.source.mediaType}`);
+          continue;
+        }
         if (p.detail) st.dropped.push(`${where}: image detail`);
         b = { image: { format, source: { bytes: p.source.data } } };
         break;
       }
       case 'file': {
         const format = DOCUMENT_FORMATS[(p.mediaType ?? 'application/pdf').toLowerCase()];
-        if (!p.data || !format) { st.dropped.push(`${where}: file (${p.data ? p.mediaType ?? 'unknown type' : 'by URL'})`); continue; }
+        if (!p.data || !format) {
+          st.dropped.push(`${where}: file (${p.data ? (p.mediaType ?? 'unknown type') : 'by URL'})`);
+          continue;
+        }
         b = { document: { format, name: documentName(p.filename, ++st.documents), source: { bytes: p.data } } };
         break;
       }
@@ -81,7 +115,10 @@ function encodeParts(parts: ContentPart[], st: EncodeState, where: string, role:
         if (role !== 'assistant') continue;
         if (p.redacted) b = { reasoningContent: { redactedContent: p.redacted } };
         else if (p.signature && p.from !== 'gemini') b = { reasoningContent: { reasoningText: { text: p.text, signature: p.signature } } };
-        else { if (p.text) st.dropped.push(`${where}: thinking without a signature`); continue; }
+        else {
+          if (p.text) st.dropped.push(`${where}: thinking without a signature`);
+          continue;
+        }
         break;
     }
     if (!b) continue;
@@ -94,7 +131,10 @@ function encodeParts(parts: ContentPart[], st: EncodeState, where: string, role:
 /** The betas of an `anthropic-beta` header value or an `anthropic_beta` body field. */
 export function betaList(v: unknown): string[] {
   const list = Array.isArray(v) ? v : typeof v === 'string' ? v.split(',') : [];
-  return list.filter((x): x is string => typeof x === 'string').map((x) => x.trim()).filter(Boolean);
+  return list
+    .filter((x): x is string => typeof x === 'string')
+    .map((x) => x.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -124,7 +164,10 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
       // tool results lead a user turn
       if (role === 'user' && 'toolResult' in blocks[0]) {
         const i = last.content.findIndex((b) => !('toolResult' in b) && !('cachePoint' in b));
-        if (i >= 0) { last.content.splice(i, 0, ...blocks); return; }
+        if (i >= 0) {
+          last.content.splice(i, 0, ...blocks);
+          return;
+        }
       }
       last.content.push(...blocks);
     } else messages.push({ role, content: blocks });
@@ -193,8 +236,14 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
         extra.thinking = { type: 'enabled', budget_tokens: budget };
         // Thinking refuses changed sampling; a native caller's body is left as sent.
         if (req.sourceFormat !== 'anthropic') {
-          if (inference.temperature !== undefined && inference.temperature !== 1) { delete inference.temperature; req.dropped.push('temperature (not allowed with thinking)'); }
-          if (extra.top_k !== undefined) { delete extra.top_k; req.dropped.push('top_k (not allowed with thinking)'); }
+          if (inference.temperature !== undefined && inference.temperature !== 1) {
+            delete inference.temperature;
+            req.dropped.push('temperature (not allowed with thinking)');
+          }
+          if (extra.top_k !== undefined) {
+            delete extra.top_k;
+            req.dropped.push('top_k (not allowed with thinking)');
+          }
         }
       } else req.dropped.push('reasoning (max_tokens too small for a thinking budget)');
     }
@@ -208,7 +257,10 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
   if (Object.keys(extra).length) body.additionalModelRequestFields = extra;
   const tools: Block[] = [];
   for (const t of req.tools ?? []) {
-    if (t.native) { req.dropped.push(`tools.${t.name} (native ${t.native.format} tool)`); continue; }
+    if (t.native) {
+      req.dropped.push(`tools.${t.name} (native ${t.native.format} tool)`);
+      continue;
+    }
     const spec: Record<string, unknown> = { name: t.name };
     if (t.description) spec.description = t.description;
     spec.inputSchema = { json: t.parameters ?? { type: 'object', properties: {} } };
@@ -230,7 +282,8 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
   }
   for (const k of Object.keys(req.extra)) if (k !== 'anthropic_beta') req.dropped.push(k);
   if (req.geminiGenerationConfig) {
-    for (const k of Object.keys(req.geminiGenerationConfig)) if (k !== 'thinkingConfig' && k !== 'responseSchema') req.dropped.push(`generationConfig.${k}`);
+    for (const k of Object.keys(req.geminiGenerationConfig))
+      if (k !== 'thinkingConfig' && k !== 'responseSchema') req.dropped.push(`generationConfig.${k}`);
   }
   return body;
 }
@@ -242,7 +295,13 @@ export function usageFromBedrock(u: unknown): Usage | null {
   if (!isObj(u)) return null;
   const read = n0(u.cacheReadInputTokens);
   const write = n0(u.cacheWriteInputTokens);
-  return { inputTokens: n0(u.inputTokens) + read + write, outputTokens: n0(u.outputTokens), cachedInputTokens: read, cacheWriteTokens: write, reasoningTokens: 0 };
+  return {
+    inputTokens: n0(u.inputTokens) + read + write,
+    outputTokens: n0(u.outputTokens),
+    cachedInputTokens: read,
+    cacheWriteTokens: write,
+    reasoningTokens: 0,
+  };
 }
 
 export function usageFromResponse(body: unknown): Usage | null {
@@ -258,8 +317,13 @@ export function usageFromStreamEvent(ev: { event?: string; data: string }): Part
 // ---------- response ----------
 
 const STOP_IN: Record<string, FinishReason> = {
-  end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', model_context_window_exceeded: 'length', tool_use: 'tool_calls',
-  guardrail_intervened: 'content_filter', content_filtered: 'content_filter',
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool_calls',
+  guardrail_intervened: 'content_filter',
+  content_filtered: 'content_filter',
 };
 export const finishFromBedrock = (r: unknown): FinishReason => (typeof r === 'string' && STOP_IN[r]) || 'stop';
 
@@ -274,12 +338,22 @@ export function decodeResponse(body: unknown): CanonicalResponse {
     if (!isObj(b)) continue;
     if (typeof b.text === 'string') parts.push({ type: 'text', text: b.text });
     else if (isObj(b.toolUse)) {
-      toolCalls.push({ id: String(b.toolUse.toolUseId ?? newToolCallId()), name: String(b.toolUse.name ?? ''), arguments: argsText(b.toolUse.input ?? {}) });
+      toolCalls.push({
+        id: String(b.toolUse.toolUseId ?? newToolCallId()),
+        name: String(b.toolUse.name ?? ''),
+        arguments: argsText(b.toolUse.input ?? {}),
+      });
     } else if (isObj(b.reasoningContent)) {
       const rc = b.reasoningContent;
       if (isObj(rc.reasoningText)) {
-        parts.push({ type: 'thinking', text: String(rc.reasoningText.text ?? ''), ...(rc.reasoningText.signature ? { signature: String(rc.reasoningText.signature) } : {}), from: 'bedrock' });
-      } else if (typeof rc.redactedContent === 'string') parts.push({ type: 'thinking', text: '', redacted: rc.redactedContent, from: 'bedrock' });
+        parts.push({
+          type: 'thinking',
+          text: String(rc.reasoningText.text ?? ''),
+          ...(rc.reasoningText.signature ? { signature: String(rc.reasoningText.signature) } : {}),
+          from: 'bedrock',
+        });
+      } else if (typeof rc.redactedContent === 'string')
+        parts.push({ type: 'thinking', text: '', redacted: rc.redactedContent, from: 'bedrock' });
     } else dropped.push(`content block ${Object.keys(b).join(',')}`);
   }
   const choice: CanonicalChoice = { index: 0, parts, toolCalls, finishReason: finishFromBedrock(body.stopReason) };
@@ -296,7 +370,10 @@ export function createStreamDecoder(): StreamDecoder {
   let tools = 0;
   let started = false;
   const start = (out: CanonicalStreamEvent[]) => {
-    if (!started) { started = true; out.push({ type: 'start' }); }
+    if (!started) {
+      started = true;
+      out.push({ type: 'start' });
+    }
   };
   return {
     push(ev) {
@@ -306,7 +383,8 @@ export function createStreamDecoder(): StreamDecoder {
       const name = ev.event ?? '';
       if (!STREAM_EVENTS.has(name)) {
         const message = typeof j.message === 'string' ? j.message : typeof j.Message === 'string' ? j.Message : '';
-        if (message || /exception|error/i.test(name)) out.push({ type: 'error', message: message || 'upstream error', ...(name ? { code: name } : {}) });
+        if (message || /exception|error/i.test(name))
+          out.push({ type: 'error', message: message || 'upstream error', ...(name ? { code: name } : {}) });
         return out;
       }
       start(out);
@@ -316,21 +394,31 @@ export function createStreamDecoder(): StreamDecoder {
           if (isObj(s.toolUse)) {
             const toolIndex = tools++;
             blockTool.set(n0(j.contentBlockIndex), toolIndex);
-            out.push({ type: 'tool_call_start', index: 0, toolIndex, id: String(s.toolUse.toolUseId ?? newToolCallId()), name: String(s.toolUse.name ?? '') });
+            out.push({
+              type: 'tool_call_start',
+              index: 0,
+              toolIndex,
+              id: String(s.toolUse.toolUseId ?? newToolCallId()),
+              name: String(s.toolUse.name ?? ''),
+            });
           }
           break;
         }
         case 'contentBlockDelta': {
           const d = isObj(j.delta) ? j.delta : {};
-          if (typeof d.text === 'string') { if (d.text) out.push({ type: 'text', index: 0, text: d.text }); }
-          else if (isObj(d.toolUse)) {
+          if (typeof d.text === 'string') {
+            if (d.text) out.push({ type: 'text', index: 0, text: d.text });
+          } else if (isObj(d.toolUse)) {
             const toolIndex = blockTool.get(n0(j.contentBlockIndex));
-            if (toolIndex !== undefined && typeof d.toolUse.input === 'string' && d.toolUse.input) out.push({ type: 'tool_call_args', index: 0, toolIndex, delta: d.toolUse.input });
+            if (toolIndex !== undefined && typeof d.toolUse.input === 'string' && d.toolUse.input)
+              out.push({ type: 'tool_call_args', index: 0, toolIndex, delta: d.toolUse.input });
           } else if (isObj(d.reasoningContent)) {
             const rc = d.reasoningContent;
             if (typeof rc.text === 'string' && rc.text) out.push({ type: 'thinking', index: 0, text: rc.text, from: 'bedrock' });
-            if (typeof rc.signature === 'string' && rc.signature) out.push({ type: 'thinking', index: 0, signature: rc.signature, from: 'bedrock' });
-            if (typeof rc.redactedContent === 'string' && rc.redactedContent) out.push({ type: 'thinking', index: 0, redacted: rc.redactedContent, from: 'bedrock' });
+            if (typeof rc.signature === 'string' && rc.signature)
+              out.push({ type: 'thinking', index: 0, signature: rc.signature, from: 'bedrock' });
+            if (typeof rc.redactedContent === 'string' && rc.redactedContent)
+              out.push({ type: 'thinking', index: 0, redacted: rc.redactedContent, from: 'bedrock' });
           }
           break;
         }
@@ -347,7 +435,9 @@ export function createStreamDecoder(): StreamDecoder {
       }
       return out;
     },
-    end() { return []; },
+    end() {
+      return [];
+    },
   };
 }
 

@@ -27,16 +27,43 @@ export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' |
 
 export type ImageSource = { kind: 'base64'; mediaType: string; data: string } | { kind: 'url'; url: string };
 
-export interface TextPart { type: 'text'; text: string; cacheControl?: unknown; /** Gemini thoughtSignature on a text part. */ signature?: string }
-export interface ImagePart { type: 'image'; source: ImageSource; detail?: string; cacheControl?: unknown }
-export interface AudioPart { type: 'audio'; data: string; format: string }
+export interface TextPart {
+  type: 'text';
+  text: string;
+  cacheControl?: unknown;
+  /** Gemini thoughtSignature on a text part. */ signature?: string;
+}
+export interface ImagePart {
+  type: 'image';
+  source: ImageSource;
+  detail?: string;
+  cacheControl?: unknown;
+}
+export interface AudioPart {
+  type: 'audio';
+  data: string;
+  format: string;
+}
 /** A document or other file: inline base64 data or a URL. */
-export interface FilePart { type: 'file'; mediaType?: string; data?: string; url?: string; filename?: string; cacheControl?: unknown }
+export interface FilePart {
+  type: 'file';
+  mediaType?: string;
+  data?: string;
+  url?: string;
+  filename?: string;
+  cacheControl?: unknown;
+}
 /**
  * Model reasoning. `signature` is opaque and only valid for the vendor that issued it (`from`);
  * `redacted` holds Anthropic's encrypted redacted_thinking data.
  */
-export interface ThinkingPart { type: 'thinking'; text: string; signature?: string; redacted?: string; from?: WireFormat }
+export interface ThinkingPart {
+  type: 'thinking';
+  text: string;
+  signature?: string;
+  redacted?: string;
+  from?: WireFormat;
+}
 
 export type ContentPart = TextPart | ImagePart | AudioPart | FilePart | ThinkingPart;
 
@@ -50,10 +77,29 @@ export interface ToolCall {
   cacheControl?: unknown;
 }
 
-export interface SystemMessage { role: 'system'; parts: ContentPart[] }
-export interface UserMessage { role: 'user'; parts: ContentPart[]; name?: string }
-export interface AssistantMessage { role: 'assistant'; parts: ContentPart[]; toolCalls: ToolCall[]; name?: string }
-export interface ToolMessage { role: 'tool'; toolCallId: string; name?: string; parts: ContentPart[]; isError?: boolean; cacheControl?: unknown }
+export interface SystemMessage {
+  role: 'system';
+  parts: ContentPart[];
+}
+export interface UserMessage {
+  role: 'user';
+  parts: ContentPart[];
+  name?: string;
+}
+export interface AssistantMessage {
+  role: 'assistant';
+  parts: ContentPart[];
+  toolCalls: ToolCall[];
+  name?: string;
+}
+export interface ToolMessage {
+  role: 'tool';
+  toolCallId: string;
+  name?: string;
+  parts: ContentPart[];
+  isError?: boolean;
+  cacheControl?: unknown;
+}
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
 
 export interface Tool {
@@ -146,9 +192,20 @@ export type CanonicalStreamEvent =
   | { type: 'usage'; usage: Usage }
   | { type: 'error'; message: string; code?: string };
 
-export interface StreamDecoder { push(ev: { event?: string; data: string }): CanonicalStreamEvent[]; end(): CanonicalStreamEvent[] }
-export interface StreamEncoder { push(ev: CanonicalStreamEvent): string; end(): string }
-export interface StreamEncoderOptions { model: string; requestId: string; includeUsage: boolean; created?: number }
+export interface StreamDecoder {
+  push(ev: { event?: string; data: string }): CanonicalStreamEvent[];
+  end(): CanonicalStreamEvent[];
+}
+export interface StreamEncoder {
+  push(ev: CanonicalStreamEvent): string;
+  end(): string;
+}
+export interface StreamEncoderOptions {
+  model: string;
+  requestId: string;
+  includeUsage: boolean;
+  created?: number;
+}
 
 // ---------- helpers shared by the codecs ----------
 
@@ -165,7 +222,11 @@ export function eventJson(data: string): Record<string, any> | null {
   const d = data.trim();
   if (!d || d === '[DONE]') return null;
   let j: unknown;
-  try { j = JSON.parse(d); } catch { return null; }
+  try {
+    j = JSON.parse(d);
+  } catch {
+    return null;
+  }
   return isObj(j) ? j : null;
 }
 
@@ -189,7 +250,8 @@ export const MAX_CHOICES = 128;
 /** A count of output tokens: an integer from 1 to MAX_OUTPUT_TOKENS_LIMIT (400 otherwise). */
 export function tokenCount(v: unknown, field: string): number | undefined {
   const n = int(v, field);
-  if (n !== undefined && (n < 1 || n > MAX_OUTPUT_TOKENS_LIMIT)) throw bad(field, `must be an integer from 1 to ${MAX_OUTPUT_TOKENS_LIMIT}`);
+  if (n !== undefined && (n < 1 || n > MAX_OUTPUT_TOKENS_LIMIT))
+    throw bad(field, `must be an integer from 1 to ${MAX_OUTPUT_TOKENS_LIMIT}`);
   return n;
 }
 
@@ -220,10 +282,13 @@ export function unknownFields(body: Record<string, unknown>, known: Set<string>)
 /** Adds `extra` to an upstream body when the target is the source format, notes it as dropped otherwise. */
 export function applyExtra(target: WireFormat, req: CanonicalRequest, body: Record<string, unknown>): void {
   for (const [k, v] of Object.entries(req.extra)) {
-    if (req.sourceFormat === target) { if (!(k in body)) body[k] = v; } else req.dropped.push(k);
+    if (req.sourceFormat === target) {
+      if (!(k in body)) body[k] = v;
+    } else req.dropped.push(k);
   }
   if (target !== 'gemini' && req.geminiGenerationConfig) {
-    for (const k of Object.keys(req.geminiGenerationConfig)) if (k !== 'thinkingConfig' && k !== 'responseSchema') req.dropped.push(`generationConfig.${k}`);
+    for (const k of Object.keys(req.geminiGenerationConfig))
+      if (k !== 'thinkingConfig' && k !== 'responseSchema') req.dropped.push(`generationConfig.${k}`);
   }
 }
 
@@ -247,8 +312,16 @@ export function imageUrlOf(src: ImageSource): string {
 export function guessMime(url: string, fallback = 'image/jpeg'): string {
   const ext = /\.([a-z0-9]+)(?:$|[?#])/i.exec(url)?.[1]?.toLowerCase();
   const map: Record<string, string> = {
-    png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', pdf: 'application/pdf',
-    mp3: 'audio/mp3', wav: 'audio/wav', mp4: 'video/mp4', txt: 'text/plain',
+    png: 'image/png',
+    jpg: 'image/jpeg',
+    jpeg: 'image/jpeg',
+    gif: 'image/gif',
+    webp: 'image/webp',
+    pdf: 'application/pdf',
+    mp3: 'audio/mp3',
+    wav: 'audio/wav',
+    mp4: 'video/mp4',
+    txt: 'text/plain',
   };
   return (ext && map[ext]) || fallback;
 }
@@ -322,11 +395,16 @@ export function sse(data: unknown, event?: string): string {
 /** Thinking budget for a reasoning effort, and back. */
 export function budgetForEffort(effort: string | undefined): number | undefined {
   switch (effort) {
-    case 'minimal': return 1024;
-    case 'low': return 2048;
-    case 'medium': return 8192;
-    case 'high': return 24576;
-    default: return undefined;
+    case 'minimal':
+      return 1024;
+    case 'low':
+      return 2048;
+    case 'medium':
+      return 8192;
+    case 'high':
+      return 24576;
+    default:
+      return undefined;
   }
 }
 

@@ -1,7 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  createStreamDecoder, createStreamEncoder, decodeRequest, decodeResponse, encodeRequest, encodeResponse, upstreamErrorMessage,
+  createStreamDecoder,
+  createStreamEncoder,
+  decodeRequest,
+  decodeResponse,
+  encodeRequest,
+  encodeResponse,
+  upstreamErrorMessage,
 } from './index.ts';
 import type { CanonicalRequest, WireFormat } from './index.ts';
 import { fixture, sseFixture, sseJson } from './fixtures/load.ts';
@@ -41,7 +47,11 @@ test('anthropic → gemini → anthropic round trip keeps tool ids, inputs and r
   const back = encodeRequest('anthropic', decodeRequest('gemini', JSON.parse(JSON.stringify(g))), 'claude') as any;
   const tu = back.messages[1].content.find((b: any) => b.type === 'tool_use');
   assert.deepEqual(tu, { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'lookup_breed', input: { query: 'tabby' } });
-  assert.deepEqual(back.messages[2].content[0], { type: 'tool_result', tool_use_id: 'toolu_01A09q90qw90lq917835lq9', content: 'Tabby is a coat pattern.' });
+  assert.deepEqual(back.messages[2].content[0], {
+    type: 'tool_result',
+    tool_use_id: 'toolu_01A09q90qw90lq917835lq9',
+    content: 'Tabby is a coat pattern.',
+  });
   assert.deepEqual(back.messages[2].content[1], { type: 'text', text: 'Summarise please.' });
   // the Anthropic thinking signature cannot go to Gemini: it is dropped and noted
   assert.ok(!JSON.stringify(g).includes('EqQBCkYIBxgCKkBsig=='));
@@ -57,7 +67,11 @@ test('gemini thought signatures survive a round trip through the OpenAI format',
     model: 'gemini-2.5-flash',
     messages: [
       { role: 'user', content: 'Plan Rome' },
-      { role: 'assistant', content: oa.choices[0].message.content, tool_calls: [{ id: call.id, type: 'function', function: call.function }] },
+      {
+        role: 'assistant',
+        content: oa.choices[0].message.content,
+        tool_calls: [{ id: call.id, type: 'function', function: call.function }],
+      },
       { role: 'tool', tool_call_id: call.id, content: '{"open":"09:00"}' },
     ],
   };
@@ -88,12 +102,18 @@ test('gemini thought signatures survive a round trip through the Anthropic forma
   out += enc.end();
   const events = sseJson(out);
   const tu = events.find((e) => e.type === 'content_block_start' && e.content_block.type === 'tool_use').content_block;
-  const input = JSON.parse(events.filter((e) => e.delta?.type === 'input_json_delta').map((e) => e.delta.partial_json).join(''));
+  const input = JSON.parse(
+    events
+      .filter((e) => e.delta?.type === 'input_json_delta')
+      .map((e) => e.delta.partial_json)
+      .join(''),
+  );
   assert.deepEqual(input, { site: 'Colosseum' });
   assert.match(tu.id, /^[a-zA-Z0-9_-]+$/);
   assert.equal(events.find((e) => e.type === 'message_delta').delta.stop_reason, 'tool_use');
   const next = {
-    model: 'claude-client', max_tokens: 100,
+    model: 'claude-client',
+    max_tokens: 100,
     messages: [
       { role: 'user', content: 'Plan Rome' },
       { role: 'assistant', content: [{ type: 'tool_use', id: tu.id, name: tu.name, input }] },
@@ -102,7 +122,11 @@ test('gemini thought signatures survive a round trip through the Anthropic forma
   };
   const body = encodeRequest('gemini', decodeRequest('anthropic', next), 'g') as any;
   assert.equal(body.contents[1].parts[0].thoughtSignature, 'CsUCAXLI2nyTnU+Ypx/Vr1Ba2zU=');
-  assert.deepEqual(body.contents[2].parts[0].functionResponse, { name: 'opening_hours', response: { content: 'open 9-19' }, id: body.contents[1].parts[0].functionCall.id });
+  assert.deepEqual(body.contents[2].parts[0].functionResponse, {
+    name: 'opening_hours',
+    response: { content: 'open 9-19' },
+    id: body.contents[1].parts[0].functionCall.id,
+  });
   // the same history sent to Anthropic carries a plain id on both sides
   const toClaude = encodeRequest('anthropic', decodeRequest('anthropic', next), 'claude') as any;
   assert.equal(toClaude.messages[1].content[0].id, toClaude.messages[2].content[0].tool_use_id);
@@ -112,10 +136,15 @@ test('gemini thought signatures survive a round trip through the Anthropic forma
 test('image parts: data URL ⇄ base64 block ⇄ inlineData, and http URLs', () => {
   const req = decodeRequest('openai', {
     model: 'm',
-    messages: [{ role: 'user', content: [
-      { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/AAAA' } },
-      { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
-    ] }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/AAAA' } },
+          { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+        ],
+      },
+    ],
   });
   const a = encodeRequest('anthropic', req, 'c') as any;
   assert.deepEqual(a.messages[0].content, [
@@ -137,7 +166,19 @@ test('image parts: data URL ⇄ base64 block ⇄ inlineData, and http URLs', () 
 });
 
 test('audio input parts go to Gemini as inlineData and are noted as dropped for Anthropic', () => {
-  const mk = (): CanonicalRequest => decodeRequest('openai', { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'listen' }, { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } }] }] });
+  const mk = (): CanonicalRequest =>
+    decodeRequest('openai', {
+      model: 'm',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'listen' },
+            { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
+          ],
+        },
+      ],
+    });
   const g = encodeRequest('gemini', mk(), 'g') as any;
   assert.deepEqual(g.contents[0].parts[1], { inlineData: { mimeType: 'audio/wav', data: 'UklGRg==' } });
   const r = mk();
@@ -149,12 +190,19 @@ test('audio input parts go to Gemini as inlineData and are noted as dropped for 
 });
 
 test('response_format and tool_choice convert between formats', () => {
-  const req = () => decodeRequest('openai', {
-    model: 'm', messages: [{ role: 'user', content: 'x' }],
-    tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { a: { type: ['string', 'null'] } } } } }],
-    tool_choice: { type: 'function', function: { name: 'f' } },
-    response_format: { type: 'json_schema', json_schema: { name: 'out', schema: { type: 'object', properties: { x: { type: 'number' } } }, strict: true } },
-  });
+  const req = () =>
+    decodeRequest('openai', {
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [
+        { type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { a: { type: ['string', 'null'] } } } } },
+      ],
+      tool_choice: { type: 'function', function: { name: 'f' } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'out', schema: { type: 'object', properties: { x: { type: 'number' } } }, strict: true },
+      },
+    });
   const g = encodeRequest('gemini', req(), 'g') as any;
   assert.deepEqual(g.toolConfig, { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['f'] } });
   assert.deepEqual(g.tools[0].functionDeclarations[0].parameters.properties.a, { type: 'string', nullable: true });
@@ -168,10 +216,26 @@ test('response_format and tool_choice convert between formats', () => {
 });
 
 test('upstream error messages are extracted from each family envelope', () => {
-  assert.equal(upstreamErrorMessage('openai', 400, '{"error":{"message":"Invalid model","type":"invalid_request_error","param":"model","code":null}}'), 'Invalid model');
-  assert.equal(upstreamErrorMessage('anthropic', 529, '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_1"}'), 'Overloaded');
-  assert.equal(upstreamErrorMessage('gemini', 400, '{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}'), 'API key not valid.');
-  assert.equal(upstreamErrorMessage('gemini', 429, '[{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED"}}]'), 'Quota exceeded');
+  assert.equal(
+    upstreamErrorMessage('openai', 400, '{"error":{"message":"Invalid model","type":"invalid_request_error","param":"model","code":null}}'),
+    'Invalid model',
+  );
+  assert.equal(
+    upstreamErrorMessage(
+      'anthropic',
+      529,
+      '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_1"}',
+    ),
+    'Overloaded',
+  );
+  assert.equal(
+    upstreamErrorMessage('gemini', 400, '{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}'),
+    'API key not valid.',
+  );
+  assert.equal(
+    upstreamErrorMessage('gemini', 429, '[{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED"}}]'),
+    'Quota exceeded',
+  );
   assert.equal(upstreamErrorMessage('openai', 502, '  <html>Bad Gateway</html>\n'), '<html>Bad Gateway</html>');
   assert.equal(upstreamErrorMessage('openai', 500, 'x'.repeat(800)).length, 500);
   assert.equal(upstreamErrorMessage('anthropic', 503, ''), 'upstream returned status 503');
@@ -187,18 +251,42 @@ test('OpenAI n > 1 to Anthropic is noted as dropped; Gemini gets candidateCount'
 });
 
 test('several system blocks stay separate; tool results with images become text for OpenAI with a note', () => {
-  const req = () => decodeRequest('anthropic', {
-    model: 'c', max_tokens: 50,
-    system: [{ type: 'text', text: 'Rule one.' }, { type: 'text', text: 'Rule two.' }],
-    messages: [
-      { role: 'user', content: 'draw' },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'render', input: {} }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true, content: [{ type: 'text', text: 'failed' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] }] },
-    ],
-  });
+  const req = () =>
+    decodeRequest('anthropic', {
+      model: 'c',
+      max_tokens: 50,
+      system: [
+        { type: 'text', text: 'Rule one.' },
+        { type: 'text', text: 'Rule two.' },
+      ],
+      messages: [
+        { role: 'user', content: 'draw' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'render', input: {} }] },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_1',
+              is_error: true,
+              content: [
+                { type: 'text', text: 'failed' },
+                { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+              ],
+            },
+          ],
+        },
+      ],
+    });
   const r = req();
   const o = encodeRequest('openai', r, 'gpt') as any;
-  assert.deepEqual(o.messages[0], { role: 'system', content: [{ type: 'text', text: 'Rule one.' }, { type: 'text', text: 'Rule two.' }] });
+  assert.deepEqual(o.messages[0], {
+    role: 'system',
+    content: [
+      { type: 'text', text: 'Rule one.' },
+      { type: 'text', text: 'Rule two.' },
+    ],
+  });
   assert.deepEqual(o.messages[3], { role: 'tool', tool_call_id: 'toolu_1', content: 'Error: failed' });
   assert.ok(r.dropped.includes('messages[3]: non-text tool result content'));
   const g = encodeRequest('gemini', req(), 'g') as any;
@@ -219,7 +307,11 @@ test('anthropic thinking signatures reach OpenAI-format callers as thinking_bloc
   // The caller sends the assistant turn back as it got it; the Anthropic upstream gets its blocks.
   const next = decodeRequest('openai', {
     model: 'claude',
-    messages: [{ role: 'user', content: 'weather?' }, { ...m, role: 'assistant' }, { role: 'tool', tool_call_id: m.tool_calls[0].id, content: 'sunny' }],
+    messages: [
+      { role: 'user', content: 'weather?' },
+      { ...m, role: 'assistant' },
+      { role: 'tool', tool_call_id: m.tool_calls[0].id, content: 'sunny' },
+    ],
   });
   const body = encodeRequest('anthropic', next, 'claude-up') as any;
   const assistant = body.messages.find((x: any) => x.role === 'assistant');
@@ -235,10 +327,13 @@ test('malformed thinking_blocks are a 400 naming the field', () => {
     () => decodeRequest('openai', { model: 'm', messages: [{ role: 'assistant', content: 'x', thinking_blocks: [{ type: 'thinking' }] }] }),
     (e: Error & { status?: number }) => e.status === 400 && /messages\[0\]\.thinking_blocks\[0\]/.test(e.message),
   );
-  assert.throws(() => decodeRequest('openai', { model: 'm', messages: [{ role: 'assistant', content: 'x', thinking_blocks: 'no' }] }), /thinking_blocks/);
+  assert.throws(
+    () => decodeRequest('openai', { model: 'm', messages: [{ role: 'assistant', content: 'x', thinking_blocks: 'no' }] }),
+    /thinking_blocks/,
+  );
 });
 
-test('streams: an Anthropic thinking block reaches OpenAI callers whole, with its signature, and an OpenAI-format upstream\'s blocks reach Anthropic callers', () => {
+test("streams: an Anthropic thinking block reaches OpenAI callers whole, with its signature, and an OpenAI-format upstream's blocks reach Anthropic callers", () => {
   const dec = createStreamDecoder('anthropic');
   const enc = createStreamEncoder('openai', { model: 'c', requestId: 'r5', includeUsage: true });
   let out = '';
@@ -246,7 +341,9 @@ test('streams: an Anthropic thinking block reaches OpenAI callers whole, with it
   out += enc.end();
   const deltas = sseJson(out).flatMap((j) => j.choices.map((c: any) => c.delta));
   const blocks = deltas.flatMap((d) => d.thinking_blocks ?? []);
-  assert.deepEqual(blocks, [{ type: 'thinking', thinking: 'I should call the weather tool.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds' }]);
+  assert.deepEqual(blocks, [
+    { type: 'thinking', thinking: 'I should call the weather tool.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds' },
+  ]);
   assert.equal(deltas.map((d) => d.reasoning_content ?? '').join(''), 'I should call the weather tool.');
 
   // That OpenAI stream read back (an OpenAI-format upstream that carries blocks) and shown to an Anthropic caller.
@@ -256,6 +353,15 @@ test('streams: an Anthropic thinking block reaches OpenAI callers whole, with it
   for (const e of sseJson(out)) for (const c of dec2.push({ data: JSON.stringify(e) })) out2 += enc2.push(c);
   out2 += enc2.end();
   const events = sseJson(out2);
-  assert.equal(events.find((e) => e.delta?.type === 'signature_delta')?.delta.signature, 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds');
-  assert.equal(events.filter((e) => e.delta?.type === 'thinking_delta').map((e) => e.delta.thinking).join(''), 'I should call the weather tool.');
+  assert.equal(
+    events.find((e) => e.delta?.type === 'signature_delta')?.delta.signature,
+    'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds',
+  );
+  assert.equal(
+    events
+      .filter((e) => e.delta?.type === 'thinking_delta')
+      .map((e) => e.delta.thinking)
+      .join(''),
+    'I should call the weather tool.',
+  );
 });

@@ -2,7 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../../platform/errors.ts';
 import {
-  createStreamDecoder, createStreamEncoder, decodeRequest, decodeResponse, encodeRequest, encodeResponse, usageFromResponse,
+  createStreamDecoder,
+  createStreamEncoder,
+  decodeRequest,
+  decodeResponse,
+  encodeRequest,
+  encodeResponse,
+  usageFromResponse,
   usageFromStreamEvent,
 } from './index.ts';
 import { fixture, sseFixture, sseJson } from './fixtures/load.ts';
@@ -11,7 +17,10 @@ test('gemini request decodes contents, pairs function responses with calls, keep
   const req = decodeRequest('gemini', fixture('gemini-request.json'));
   assert.equal(req.model, '');
   assert.equal(req.stream, false);
-  assert.deepEqual(req.messages.map((m) => m.role), ['system', 'user', 'assistant', 'tool', 'tool']);
+  assert.deepEqual(
+    req.messages.map((m) => m.role),
+    ['system', 'user', 'assistant', 'tool', 'tool'],
+  );
   assert.deepEqual(req.messages[1].parts.slice(1), [
     { type: 'image', source: { kind: 'base64', mediaType: 'image/webp', data: 'UklGRiQAAABXRUJQ' } },
     { type: 'file', mediaType: 'application/pdf', url: 'https://generativelanguage.googleapis.com/v1beta/files/abc123' },
@@ -67,7 +76,11 @@ test('gemini → gemini keeps signatures, native tools and unknown generationCon
   assert.deepEqual(body.safetySettings, src.safetySettings);
   assert.deepEqual(body.generationConfig.responseSchema, src.generationConfig.responseSchema);
   assert.equal(body.generationConfig.responseJsonSchema, undefined);
-  const lvl = encodeRequest('gemini', decodeRequest('gemini', { contents: [{ parts: [{ text: 'x' }] }], generationConfig: { thinkingConfig: { thinkingLevel: 'LOW' } } }), 'g') as any;
+  const lvl = encodeRequest(
+    'gemini',
+    decodeRequest('gemini', { contents: [{ parts: [{ text: 'x' }] }], generationConfig: { thinkingConfig: { thinkingLevel: 'LOW' } } }),
+    'g',
+  ) as any;
   assert.deepEqual(lvl.generationConfig, { thinkingConfig: { thinkingLevel: 'LOW' } });
 });
 
@@ -80,7 +93,11 @@ test('gemini input requires contents; bad roles are named', () => {
     [{ contents: [{ role: 'user', parts: [] }], generationConfig: { temperature: 'x' } }, /generationConfig\.temperature/],
   ];
   for (const [body, re] of cases) {
-    assert.throws(() => decodeRequest('gemini', body), (e: unknown) => e instanceof GatewayError && e.status === 400 && re.test(e.message), String(re));
+    assert.throws(
+      () => decodeRequest('gemini', body),
+      (e: unknown) => e instanceof GatewayError && e.status === 400 && re.test(e.message),
+      String(re),
+    );
   }
 });
 
@@ -88,11 +105,24 @@ test('openai → gemini request: systemInstruction, roles, inlineData images, fu
   const req = decodeRequest('openai', fixture('openai-request-tools.json'));
   const body = encodeRequest('gemini', req, 'gemini-2.5-pro') as any;
   assert.deepEqual(body.systemInstruction, { parts: [{ text: 'You are a weather bot.' }] });
-  assert.deepEqual(body.contents.map((c: any) => c.role), ['user', 'model', 'user', 'model', 'user']);
+  assert.deepEqual(
+    body.contents.map((c: any) => c.role),
+    ['user', 'model', 'user', 'model', 'user'],
+  );
   assert.deepEqual(body.contents[0].parts[1], { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUg==' } });
-  assert.deepEqual(body.contents[2].parts.map((p: any) => p.functionResponse.name), ['get_weather', 'get_weather']);
+  assert.deepEqual(
+    body.contents[2].parts.map((p: any) => p.functionResponse.name),
+    ['get_weather', 'get_weather'],
+  );
   assert.deepEqual(body.contents[2].parts[0].functionResponse.response, { temp: 21, sky: 'sunny' });
-  assert.deepEqual(body.generationConfig, { temperature: 0.3, topP: 0.9, maxOutputTokens: 512, stopSequences: ['END'], responseMimeType: 'text/plain', thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } });
+  assert.deepEqual(body.generationConfig, {
+    temperature: 0.3,
+    topP: 0.9,
+    maxOutputTokens: 512,
+    stopSequences: ['END'],
+    responseMimeType: 'text/plain',
+    thinkingConfig: { thinkingBudget: 2048, includeThoughts: true },
+  });
   const decl = body.tools[0].functionDeclarations[0];
   assert.equal(decl.parameters.additionalProperties, undefined);
   assert.deepEqual(body.toolConfig, { functionCallingConfig: { mode: 'AUTO' } });
@@ -100,8 +130,17 @@ test('openai → gemini request: systemInstruction, roles, inlineData images, fu
 });
 
 test('a tool result whose call is unknown is rejected when the upstream needs the function name', () => {
-  const req = decodeRequest('openai', { model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'tool', tool_call_id: 'nope', content: 'r' }] });
-  assert.throws(() => encodeRequest('gemini', req, 'g'), (e: unknown) => e instanceof GatewayError && e.status === 400 && /messages\[1\]\.tool_call_id/.test(e.message));
+  const req = decodeRequest('openai', {
+    model: 'm',
+    messages: [
+      { role: 'user', content: 'x' },
+      { role: 'tool', tool_call_id: 'nope', content: 'r' },
+    ],
+  });
+  assert.throws(
+    () => encodeRequest('gemini', req, 'g'),
+    (e: unknown) => e instanceof GatewayError && e.status === 400 && /messages\[1\]\.tool_call_id/.test(e.message),
+  );
 });
 
 test('gemini usage counts thoughts as output and cached content inside input', () => {
@@ -114,7 +153,13 @@ test('gemini usage counts thoughts as output and cached content inside input', (
   assert.equal(oa.usage.completion_tokens, 130);
   assert.equal(oa.usage.completion_tokens_details.reasoning_tokens, 100);
   const back = encodeResponse('gemini', res, 'gemini-2.5-flash', 'r') as any;
-  assert.deepEqual(back.usageMetadata, { promptTokenCount: 120, candidatesTokenCount: 30, totalTokenCount: 250, cachedContentTokenCount: 64, thoughtsTokenCount: 100 });
+  assert.deepEqual(back.usageMetadata, {
+    promptTokenCount: 120,
+    candidatesTokenCount: 30,
+    totalTokenCount: 250,
+    cachedContentTokenCount: 64,
+    thoughtsTokenCount: 100,
+  });
 });
 
 test('gemini response → openai response: thoughts as reasoning, function call with signature, finish tool_calls', () => {
@@ -135,7 +180,9 @@ test('gemini response → openai response: thoughts as reasoning, function call 
 });
 
 test('gemini finish reasons map to canonical terms', () => {
-  const mk = (finishReason: string) => decodeResponse('gemini', { candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] }, finishReason }] }).choices[0].finishReason;
+  const mk = (finishReason: string) =>
+    decodeResponse('gemini', { candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] }, finishReason }] }).choices[0]
+      .finishReason;
   assert.equal(mk('STOP'), 'stop');
   assert.equal(mk('MAX_TOKENS'), 'length');
   assert.equal(mk('SAFETY'), 'content_filter');
@@ -161,8 +208,16 @@ test('gemini stream transcript → openai chunks with tool call, signature and u
   assert.equal(tc[0].extra_content.google.thought_signature, 'CsUCAXLI2nyTnU+Ypx/Vr1Ba2zU=');
   assert.equal(chunks.flatMap((c) => c.choices).find((x: any) => x.finish_reason)?.finish_reason, 'tool_calls');
   const last = chunks[chunks.length - 1];
-  assert.deepEqual(last.usage, { prompt_tokens: 40, completion_tokens: 70, total_tokens: 110, prompt_tokens_details: { cached_tokens: 8 }, completion_tokens_details: { reasoning_tokens: 50 } });
-  const pass = sseFixture('gemini-stream-tool.sse').map((e) => usageFromStreamEvent('gemini', e)).filter(Boolean);
+  assert.deepEqual(last.usage, {
+    prompt_tokens: 40,
+    completion_tokens: 70,
+    total_tokens: 110,
+    prompt_tokens_details: { cached_tokens: 8 },
+    completion_tokens_details: { reasoning_tokens: 50 },
+  });
+  const pass = sseFixture('gemini-stream-tool.sse')
+    .map((e) => usageFromStreamEvent('gemini', e))
+    .filter(Boolean);
   assert.equal(pass.length, 4);
   assert.deepEqual(pass[3], { inputTokens: 40, outputTokens: 70, cachedInputTokens: 8, cacheWriteTokens: 0, reasoningTokens: 50 });
 });
@@ -176,22 +231,42 @@ test('openai stream transcript → gemini SSE: whole function calls, final chunk
   assert.ok(!out.includes('[DONE]'));
   const chunks = sseJson(out);
   const parts = chunks.flatMap((c) => c.candidates.flatMap((x: any) => x.content.parts));
-  assert.equal(parts.filter((p: any) => p.text).map((p: any) => p.text).join(''), 'Checking now.');
+  assert.equal(
+    parts
+      .filter((p: any) => p.text)
+      .map((p: any) => p.text)
+      .join(''),
+    'Checking now.',
+  );
   const calls = parts.filter((p: any) => p.functionCall).map((p: any) => p.functionCall);
-  assert.deepEqual(calls.map((c: any) => [c.id, c.name, c.args]), [
-    ['call_DdmO9pD3xa9XTPNJ32zg2hcA', 'get_weather', { city: 'Paris' }],
-    ['call_second', 'get_weather', { city: 'Rome' }],
-  ]);
+  assert.deepEqual(
+    calls.map((c: any) => [c.id, c.name, c.args]),
+    [
+      ['call_DdmO9pD3xa9XTPNJ32zg2hcA', 'get_weather', { city: 'Paris' }],
+      ['call_second', 'get_weather', { city: 'Rome' }],
+    ],
+  );
   const last = chunks[chunks.length - 1];
   assert.equal(last.candidates[0].finishReason, 'STOP');
-  assert.deepEqual(last.usageMetadata, { promptTokenCount: 82, candidatesTokenCount: 40, totalTokenCount: 122, cachedContentTokenCount: 64 });
+  assert.deepEqual(last.usageMetadata, {
+    promptTokenCount: 82,
+    candidatesTokenCount: 40,
+    totalTokenCount: 122,
+    cachedContentTokenCount: 64,
+  });
   assert.ok(chunks.every((c) => c.modelVersion === 'gemini-client'));
 });
 
 test('gemini streamGenerateContent JSON array (no alt=sse) folds into one response', () => {
   const chunks = sseFixture('gemini-stream-tool.sse').map((e) => JSON.parse(e.data));
   const res = decodeResponse('gemini', chunks);
-  assert.equal(res.choices[0].parts.filter((p) => p.type === 'text').map((p) => (p as any).text).join(''), 'Let me check the hours.');
+  assert.equal(
+    res.choices[0].parts
+      .filter((p) => p.type === 'text')
+      .map((p) => (p as any).text)
+      .join(''),
+    'Let me check the hours.',
+  );
   assert.equal(res.choices[0].toolCalls[0].arguments, '{"site":"Colosseum"}');
   assert.equal(res.usage.outputTokens, 70);
   assert.equal(usageFromResponse('gemini', chunks)?.inputTokens, 40);

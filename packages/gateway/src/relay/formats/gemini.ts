@@ -1,24 +1,75 @@
 /** Gemini generateContent / streamGenerateContent ⇄ canonical. */
 import type {
-  AssistantMessage, CanonicalChoice, CanonicalRequest, CanonicalResponse, CanonicalStreamEvent, ContentPart, FinishReason, Message,
-  StreamDecoder, StreamEncoder, StreamEncoderOptions, Tool, ToolCall, Usage,
+  AssistantMessage,
+  CanonicalChoice,
+  CanonicalRequest,
+  CanonicalResponse,
+  CanonicalStreamEvent,
+  ContentPart,
+  FinishReason,
+  Message,
+  StreamDecoder,
+  StreamEncoder,
+  StreamEncoderOptions,
+  Tool,
+  ToolCall,
+  Usage,
 } from './canonical.ts';
 import {
-  applyExtra, choiceCount, tokenCount, argsObject, argsText, bad, budgetForEffort, effortForBudget, emptyUsage, eventJson, guessMime, int, isObj, n0, newToolCallId,
-  num, safeJsonParse, sse, str, textOf,
+  applyExtra,
+  choiceCount,
+  tokenCount,
+  argsObject,
+  argsText,
+  bad,
+  budgetForEffort,
+  effortForBudget,
+  emptyUsage,
+  eventJson,
+  guessMime,
+  int,
+  isObj,
+  n0,
+  newToolCallId,
+  num,
+  safeJsonParse,
+  sse,
+  str,
+  textOf,
 } from './canonical.ts';
 
-const KNOWN = new Set(['contents', 'systemInstruction', 'system_instruction', 'tools', 'toolConfig', 'tool_config', 'generationConfig', 'generation_config']);
+const KNOWN = new Set([
+  'contents',
+  'systemInstruction',
+  'system_instruction',
+  'tools',
+  'toolConfig',
+  'tool_config',
+  'generationConfig',
+  'generation_config',
+]);
 const KNOWN_GEN = new Set([
-  'temperature', 'topP', 'topK', 'maxOutputTokens', 'stopSequences', 'candidateCount', 'seed', 'presencePenalty', 'frequencyPenalty',
-  'responseMimeType', 'responseSchema', 'responseJsonSchema', 'thinkingConfig',
+  'temperature',
+  'topP',
+  'topK',
+  'maxOutputTokens',
+  'stopSequences',
+  'candidateCount',
+  'seed',
+  'presencePenalty',
+  'frequencyPenalty',
+  'responseMimeType',
+  'responseSchema',
+  'responseJsonSchema',
+  'thinkingConfig',
 ]);
 
 // ---------- request ----------
 
 function decodePart(p: Record<string, any>, f: string): ContentPart | null {
   if (typeof p.text === 'string') {
-    if (p.thought === true) return { type: 'thinking', text: p.text, from: 'gemini', ...(p.thoughtSignature ? { signature: p.thoughtSignature } : {}) };
+    if (p.thought === true)
+      return { type: 'thinking', text: p.text, from: 'gemini', ...(p.thoughtSignature ? { signature: p.thoughtSignature } : {}) };
     return { type: 'text', text: p.text, ...(p.thoughtSignature ? { signature: p.thoughtSignature } : {}) };
   }
   const inline = p.inlineData ?? p.inline_data;
@@ -26,7 +77,8 @@ function decodePart(p: Record<string, any>, f: string): ContentPart | null {
     const mime = String(inline.mimeType ?? inline.mime_type ?? 'application/octet-stream');
     if (typeof inline.data !== 'string') throw bad(`${f}.inlineData.data`, 'is required');
     if (mime.startsWith('image/')) return { type: 'image', source: { kind: 'base64', mediaType: mime, data: inline.data } };
-    if (mime.startsWith('audio/')) return { type: 'audio', data: inline.data, format: mime.slice(6).replace(/^x-|^mpeg$/, (m) => (m === 'mpeg' ? 'mp3' : '')) };
+    if (mime.startsWith('audio/'))
+      return { type: 'audio', data: inline.data, format: mime.slice(6).replace(/^x-|^mpeg$/, (m) => (m === 'mpeg' ? 'mp3' : '')) };
     return { type: 'file', mediaType: mime, data: inline.data };
   }
   const file = p.fileData ?? p.file_data;
@@ -44,7 +96,8 @@ function decodePart(p: Record<string, any>, f: string): ContentPart | null {
 function responseText(resp: unknown): string {
   if (isObj(resp)) {
     const keys = Object.keys(resp);
-    if (keys.length === 1 && (keys[0] === 'content' || keys[0] === 'result' || keys[0] === 'output') && typeof resp[keys[0]] === 'string') return resp[keys[0]];
+    if (keys.length === 1 && (keys[0] === 'content' || keys[0] === 'result' || keys[0] === 'output') && typeof resp[keys[0]] === 'string')
+      return resp[keys[0]];
   }
   return JSON.stringify(resp ?? {});
 }
@@ -59,7 +112,8 @@ function decodeContents(v: unknown, dropped: string[]): Message[] {
     const f = `contents[${i}]`;
     if (!isObj(c)) throw bad(f, 'must be an object');
     const role = c.role ?? 'user';
-    if (role !== 'user' && role !== 'model' && role !== 'function') throw bad(`${f}.role`, `is not a valid role (${JSON.stringify(role)}); expected user or model`);
+    if (role !== 'user' && role !== 'model' && role !== 'function')
+      throw bad(`${f}.role`, `is not a valid role (${JSON.stringify(role)}); expected user or model`);
     if (!Array.isArray(c.parts)) throw bad(`${f}.parts`, 'must be an array');
     if (role === 'model') {
       const msg: AssistantMessage = { role: 'assistant', parts: [], toolCalls: [] };
@@ -69,7 +123,11 @@ function decodeContents(v: unknown, dropped: string[]): Message[] {
         const fc = p.functionCall ?? p.function_call;
         if (isObj(fc)) {
           if (typeof fc.name !== 'string' || !fc.name) throw bad(`${pf}.functionCall.name`, 'is required');
-          const call: ToolCall = { id: typeof fc.id === 'string' && fc.id ? fc.id : `call_${++seq}`, name: fc.name, arguments: argsText(fc.args ?? {}) };
+          const call: ToolCall = {
+            id: typeof fc.id === 'string' && fc.id ? fc.id : `call_${++seq}`,
+            name: fc.name,
+            arguments: argsText(fc.args ?? {}),
+          };
           const sig = p.thoughtSignature ?? p.thought_signature ?? fc.thoughtSignature;
           if (typeof sig === 'string' && sig) call.thoughtSignature = sig;
           msg.toolCalls.push(call);
@@ -123,7 +181,8 @@ function decodeTools(v: unknown): Tool[] | undefined {
       });
     }
     for (const k of Object.keys(t)) {
-      if (k !== 'functionDeclarations' && k !== 'function_declarations') tools.push({ name: k, native: { format: 'gemini', value: { [k]: t[k] } } });
+      if (k !== 'functionDeclarations' && k !== 'function_declarations')
+        tools.push({ name: k, native: { format: 'gemini', value: { [k]: t[k] } } });
     }
   });
   return tools.length ? tools : undefined;
@@ -151,40 +210,65 @@ export function decodeRequest(body: unknown): CanonicalRequest {
   if (sys !== undefined && sys !== null) {
     const parts: ContentPart[] = [];
     if (typeof sys === 'string') parts.push({ type: 'text', text: sys });
-    else if (isObj(sys) && Array.isArray(sys.parts)) sys.parts.forEach((p: unknown, k: number) => { if (isObj(p)) { const x = decodePart(p, `systemInstruction.parts[${k}]`); if (x) parts.push(x); } });
+    else if (isObj(sys) && Array.isArray(sys.parts))
+      sys.parts.forEach((p: unknown, k: number) => {
+        if (isObj(p)) {
+          const x = decodePart(p, `systemInstruction.parts[${k}]`);
+          if (x) parts.push(x);
+        }
+      });
     else throw bad('systemInstruction', 'must be a Content object with parts');
     messages.unshift({ role: 'system', parts });
   }
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) if (!KNOWN.has(k)) extra[k] = v;
-  const req: CanonicalRequest = { model: typeof body.model === 'string' ? body.model.replace(/^models\//, '') : '', messages, stream: false, includeUsage: true, extra, sourceFormat: 'gemini', dropped };
-  const tools = decodeTools(body.tools); if (tools) req.tools = tools;
+  const req: CanonicalRequest = {
+    model: typeof body.model === 'string' ? body.model.replace(/^models\//, '') : '',
+    messages,
+    stream: false,
+    includeUsage: true,
+    extra,
+    sourceFormat: 'gemini',
+    dropped,
+  };
+  const tools = decodeTools(body.tools);
+  if (tools) req.tools = tools;
   const tc = body.toolConfig ?? body.tool_config;
   const fcc = isObj(tc) ? (tc.functionCallingConfig ?? tc.function_calling_config) : undefined;
   if (isObj(fcc)) {
     const allowed = Array.isArray(fcc.allowedFunctionNames) ? fcc.allowedFunctionNames : [];
     if (fcc.mode === 'NONE') req.toolChoice = 'none';
-    else if (fcc.mode === 'ANY' || fcc.mode === 'VALIDATED') req.toolChoice = allowed.length === 1 ? { name: String(allowed[0]) } : 'required';
+    else if (fcc.mode === 'ANY' || fcc.mode === 'VALIDATED')
+      req.toolChoice = allowed.length === 1 ? { name: String(allowed[0]) } : 'required';
     else if (fcc.mode === 'AUTO') req.toolChoice = 'auto';
     if (allowed.length > 1) dropped.push('toolConfig.functionCallingConfig.allowedFunctionNames');
   }
   const g = body.generationConfig ?? body.generation_config;
   if (g !== undefined && g !== null) {
     if (!isObj(g)) throw bad('generationConfig', 'must be an object');
-    const t = num(g.temperature, 'generationConfig.temperature'); if (t !== undefined) req.temperature = t;
-    const tp = num(g.topP, 'generationConfig.topP'); if (tp !== undefined) req.topP = tp;
-    const tk = int(g.topK, 'generationConfig.topK'); if (tk !== undefined) req.topK = tk;
-    const mt = tokenCount(g.maxOutputTokens, 'generationConfig.maxOutputTokens'); if (mt !== undefined) req.maxTokens = mt;
+    const t = num(g.temperature, 'generationConfig.temperature');
+    if (t !== undefined) req.temperature = t;
+    const tp = num(g.topP, 'generationConfig.topP');
+    if (tp !== undefined) req.topP = tp;
+    const tk = int(g.topK, 'generationConfig.topK');
+    if (tk !== undefined) req.topK = tk;
+    const mt = tokenCount(g.maxOutputTokens, 'generationConfig.maxOutputTokens');
+    if (mt !== undefined) req.maxTokens = mt;
     if (g.stopSequences !== undefined) {
       if (!Array.isArray(g.stopSequences)) throw bad('generationConfig.stopSequences', 'must be an array of strings');
       req.stop = g.stopSequences.map(String);
     }
-    const n = choiceCount(g.candidateCount, 'generationConfig.candidateCount'); if (n !== undefined) req.n = n;
-    const seed = int(g.seed, 'generationConfig.seed'); if (seed !== undefined) req.seed = seed;
-    const pp = num(g.presencePenalty, 'generationConfig.presencePenalty'); if (pp !== undefined) req.presencePenalty = pp;
-    const fp = num(g.frequencyPenalty, 'generationConfig.frequencyPenalty'); if (fp !== undefined) req.frequencyPenalty = fp;
+    const n = choiceCount(g.candidateCount, 'generationConfig.candidateCount');
+    if (n !== undefined) req.n = n;
+    const seed = int(g.seed, 'generationConfig.seed');
+    if (seed !== undefined) req.seed = seed;
+    const pp = num(g.presencePenalty, 'generationConfig.presencePenalty');
+    if (pp !== undefined) req.presencePenalty = pp;
+    const fp = num(g.frequencyPenalty, 'generationConfig.frequencyPenalty');
+    if (fp !== undefined) req.frequencyPenalty = fp;
     const schema = g.responseJsonSchema ?? (isObj(g.responseSchema) ? lowerSchemaTypes(g.responseSchema) : undefined);
-    if (g.responseMimeType === 'application/json') req.responseFormat = isObj(schema) ? { type: 'json_schema', name: 'response', schema } : { type: 'json_object' };
+    if (g.responseMimeType === 'application/json')
+      req.responseFormat = isObj(schema) ? { type: 'json_schema', name: 'response', schema } : { type: 'json_object' };
     else if (g.responseMimeType === 'text/plain') req.responseFormat = { type: 'text' };
     if (isObj(g.thinkingConfig)) {
       const tcfg = g.thinkingConfig;
@@ -192,7 +276,10 @@ export function decodeRequest(body: unknown): CanonicalRequest {
       if (budget === 0) req.reasoning = { enabled: false };
       else {
         req.reasoning = {};
-        if (budget !== undefined && budget > 0) { req.reasoning.budgetTokens = budget; req.reasoning.effort = effortForBudget(budget); }
+        if (budget !== undefined && budget > 0) {
+          req.reasoning.budgetTokens = budget;
+          req.reasoning.effort = effortForBudget(budget);
+        }
         if (typeof tcfg.thinkingLevel === 'string') req.reasoning.effort = tcfg.thinkingLevel.toLowerCase();
         if (typeof tcfg.includeThoughts === 'boolean') req.reasoning.includeThoughts = tcfg.includeThoughts;
       }
@@ -254,7 +341,17 @@ function cleanSchema(s: unknown): unknown {
   if (!isObj(s)) return s;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s)) {
-    if (k === '$schema' || k === 'additionalProperties' || k === 'default' || k === 'exclusiveMinimum' || k === 'exclusiveMaximum' || k === '$id' || k === 'title' || k === 'strict') continue;
+    if (
+      k === '$schema' ||
+      k === 'additionalProperties' ||
+      k === 'default' ||
+      k === 'exclusiveMinimum' ||
+      k === 'exclusiveMaximum' ||
+      k === '$id' ||
+      k === 'title' ||
+      k === 'strict'
+    )
+      continue;
     if (k === 'type' && Array.isArray(v)) {
       const types = v.filter((x) => x !== 'null');
       out.type = types[0] ?? 'string';
@@ -359,7 +456,8 @@ export function encodeRequest(req: CanonicalRequest): Record<string, unknown> {
       const d: Record<string, unknown> = { name: t.name };
       if (t.description !== undefined) d.description = t.description;
       const params = t.parameters;
-      if (params && !(isObj(params.properties) && Object.keys(params.properties).length === 0 && params.type === 'object')) d.parameters = cleanSchema(params);
+      if (params && !(isObj(params.properties) && Object.keys(params.properties).length === 0 && params.type === 'object'))
+        d.parameters = cleanSchema(params);
       decls.push(d);
     }
     if (decls.length) tools.unshift({ functionDeclarations: decls });
@@ -368,7 +466,14 @@ export function encodeRequest(req: CanonicalRequest): Record<string, unknown> {
   if (req.toolChoice && body.tools) {
     const tc = req.toolChoice;
     body.toolConfig = {
-      functionCallingConfig: tc === 'auto' ? { mode: 'AUTO' } : tc === 'none' ? { mode: 'NONE' } : tc === 'required' ? { mode: 'ANY' } : { mode: 'ANY', allowedFunctionNames: [tc.name] },
+      functionCallingConfig:
+        tc === 'auto'
+          ? { mode: 'AUTO' }
+          : tc === 'none'
+            ? { mode: 'NONE' }
+            : tc === 'required'
+              ? { mode: 'ANY' }
+              : { mode: 'ANY', allowedFunctionNames: [tc.name] },
     };
   }
   if (req.parallelToolCalls === false) req.dropped.push('parallel_tool_calls');
@@ -420,15 +525,31 @@ export function usageFromStreamEvent(ev: { event?: string; data: string }): Part
 // ---------- response ----------
 
 const FINISH_IN: Record<string, FinishReason> = {
-  STOP: 'stop', FINISH_REASON_UNSPECIFIED: 'stop', MAX_TOKENS: 'length', SAFETY: 'content_filter', RECITATION: 'content_filter',
-  BLOCKLIST: 'content_filter', PROHIBITED_CONTENT: 'content_filter', SPII: 'content_filter', IMAGE_SAFETY: 'content_filter',
-  LANGUAGE: 'content_filter', MALFORMED_FUNCTION_CALL: 'error', UNEXPECTED_TOOL_CALL: 'error', OTHER: 'error',
+  STOP: 'stop',
+  FINISH_REASON_UNSPECIFIED: 'stop',
+  MAX_TOKENS: 'length',
+  SAFETY: 'content_filter',
+  RECITATION: 'content_filter',
+  BLOCKLIST: 'content_filter',
+  PROHIBITED_CONTENT: 'content_filter',
+  SPII: 'content_filter',
+  IMAGE_SAFETY: 'content_filter',
+  LANGUAGE: 'content_filter',
+  MALFORMED_FUNCTION_CALL: 'error',
+  UNEXPECTED_TOOL_CALL: 'error',
+  OTHER: 'error',
 };
 export const finishFromGemini = (r: unknown, hasCalls: boolean): FinishReason => {
   const f = (typeof r === 'string' && FINISH_IN[r]) || 'stop';
   return f === 'stop' && hasCalls ? 'tool_calls' : f;
 };
-const FINISH_OUT: Record<FinishReason, string> = { stop: 'STOP', tool_calls: 'STOP', length: 'MAX_TOKENS', content_filter: 'SAFETY', error: 'OTHER' };
+const FINISH_OUT: Record<FinishReason, string> = {
+  stop: 'STOP',
+  tool_calls: 'STOP',
+  length: 'MAX_TOKENS',
+  content_filter: 'SAFETY',
+  error: 'OTHER',
+};
 
 function decodeCandidate(c: Record<string, any>, i: number, dropped: string[]): CanonicalChoice {
   const parts: ContentPart[] = [];
@@ -436,7 +557,11 @@ function decodeCandidate(c: Record<string, any>, i: number, dropped: string[]): 
   for (const p of Array.isArray(c.content?.parts) ? c.content.parts : []) {
     if (!isObj(p)) continue;
     if (isObj(p.functionCall)) {
-      const call: ToolCall = { id: typeof p.functionCall.id === 'string' && p.functionCall.id ? p.functionCall.id : newToolCallId(), name: String(p.functionCall.name ?? ''), arguments: argsText(p.functionCall.args ?? {}) };
+      const call: ToolCall = {
+        id: typeof p.functionCall.id === 'string' && p.functionCall.id ? p.functionCall.id : newToolCallId(),
+        name: String(p.functionCall.name ?? ''),
+        arguments: argsText(p.functionCall.args ?? {}),
+      };
       const sig = p.thoughtSignature ?? p.functionCall.thoughtSignature;
       if (typeof sig === 'string' && sig) call.thoughtSignature = sig;
       toolCalls.push(call);
@@ -444,18 +569,30 @@ function decodeCandidate(c: Record<string, any>, i: number, dropped: string[]): 
     }
     const part = decodePart(p, 'part');
     if (part) parts.push(part);
-    else if (isObj(p.executableCode)) parts.push({ type: 'text', text: `\n\`\`\`${String(p.executableCode.language ?? '').toLowerCase()}\n${p.executableCode.code ?? ''}\n\`\`\`\n` });
-    else if (isObj(p.codeExecutionResult)) parts.push({ type: 'text', text: `\n\`\`\`output\n${p.codeExecutionResult.output ?? ''}\n\`\`\`\n` });
+    else if (isObj(p.executableCode))
+      parts.push({
+        type: 'text',
+        text: `\n\`\`\`${String(p.executableCode.language ?? '').toLowerCase()}\n${p.executableCode.code ?? ''}\n\`\`\`\n`,
+      });
+    else if (isObj(p.codeExecutionResult))
+      parts.push({ type: 'text', text: `\n\`\`\`output\n${p.codeExecutionResult.output ?? ''}\n\`\`\`\n` });
     else dropped.push(`part ${Object.keys(p).join(',')}`);
   }
-  return { index: typeof c.index === 'number' ? c.index : i, parts, toolCalls, finishReason: finishFromGemini(c.finishReason, toolCalls.length > 0) };
+  return {
+    index: typeof c.index === 'number' ? c.index : i,
+    parts,
+    toolCalls,
+    finishReason: finishFromGemini(c.finishReason, toolCalls.length > 0),
+  };
 }
 
 export function decodeResponse(body: unknown): CanonicalResponse {
   if (Array.isArray(body)) return mergeArrayResponse(body);
   if (!isObj(body)) throw bad('upstream response', 'is not a JSON object');
   const dropped: string[] = [];
-  let choices: CanonicalChoice[] = (Array.isArray(body.candidates) ? body.candidates : []).map((c: any, i: number) => decodeCandidate(isObj(c) ? c : {}, i, dropped));
+  let choices: CanonicalChoice[] = (Array.isArray(body.candidates) ? body.candidates : []).map((c: any, i: number) =>
+    decodeCandidate(isObj(c) ? c : {}, i, dropped),
+  );
   if (!choices.length && body.promptFeedback?.blockReason) {
     choices = [{ index: 0, parts: [], toolCalls: [], finishReason: 'content_filter' }];
     dropped.push(`prompt blocked: ${String(body.promptFeedback.blockReason)}`);
@@ -482,25 +619,66 @@ export function responseFromEvents(events: CanonicalStreamEvent[]): CanonicalRes
   const res: CanonicalResponse = { id: '', choices: [], usage: emptyUsage() };
   const choice = (i: number): CanonicalChoice => {
     let c = res.choices.find((x) => x.index === i);
-    if (!c) { c = { index: i, parts: [], toolCalls: [], finishReason: 'stop' }; res.choices.push(c); }
+    if (!c) {
+      c = { index: i, parts: [], toolCalls: [], finishReason: 'stop' };
+      res.choices.push(c);
+    }
     return c;
   };
   const tools = new Map<string, ToolCall>();
   for (const e of events) {
     switch (e.type) {
-      case 'start': res.id = e.id ?? ''; res.model = e.model; break;
-      case 'text': { const c = choice(e.index); const last = c.parts[c.parts.length - 1]; if (last?.type === 'text') last.text += e.text; else c.parts.push({ type: 'text', text: e.text }); break; }
-      case 'thinking': {
-        const c = choice(e.index); const last = c.parts[c.parts.length - 1];
-        if (last?.type === 'thinking' && !last.redacted && !e.redacted) { last.text += e.text ?? ''; if (e.signature) last.signature = (last.signature ?? '') + e.signature; }
-        else c.parts.push({ type: 'thinking', text: e.text ?? '', ...(e.signature ? { signature: e.signature } : {}), ...(e.redacted ? { redacted: e.redacted } : {}), ...(e.from ? { from: e.from } : {}) });
+      case 'start':
+        res.id = e.id ?? '';
+        res.model = e.model;
+        break;
+      case 'text': {
+        const c = choice(e.index);
+        const last = c.parts[c.parts.length - 1];
+        if (last?.type === 'text') last.text += e.text;
+        else c.parts.push({ type: 'text', text: e.text });
         break;
       }
-      case 'tool_call_start': { const t: ToolCall = { id: e.id, name: e.name, arguments: '', ...(e.thoughtSignature ? { thoughtSignature: e.thoughtSignature } : {}) }; tools.set(`${e.index}:${e.toolIndex}`, t); choice(e.index).toolCalls.push(t); break; }
-      case 'tool_call_args': { const t = tools.get(`${e.index}:${e.toolIndex}`); if (t) t.arguments += e.delta; break; }
-      case 'finish': choice(e.index).finishReason = e.reason; break;
-      case 'usage': res.usage = e.usage; break;
-      case 'error': break;
+      case 'thinking': {
+        const c = choice(e.index);
+        const last = c.parts[c.parts.length - 1];
+        if (last?.type === 'thinking' && !last.redacted && !e.redacted) {
+          last.text += e.text ?? '';
+          if (e.signature) last.signature = (last.signature ?? '') + e.signature;
+        } else
+          c.parts.push({
+            type: 'thinking',
+            text: e.text ?? '',
+            ...(e.signature ? { signature: e.signature } : {}),
+            ...(e.redacted ? { redacted: e.redacted } : {}),
+            ...(e.from ? { from: e.from } : {}),
+          });
+        break;
+      }
+      case 'tool_call_start': {
+        const t: ToolCall = {
+          id: e.id,
+          name: e.name,
+          arguments: '',
+          ...(e.thoughtSignature ? { thoughtSignature: e.thoughtSignature } : {}),
+        };
+        tools.set(`${e.index}:${e.toolIndex}`, t);
+        choice(e.index).toolCalls.push(t);
+        break;
+      }
+      case 'tool_call_args': {
+        const t = tools.get(`${e.index}:${e.toolIndex}`);
+        if (t) t.arguments += e.delta;
+        break;
+      }
+      case 'finish':
+        choice(e.index).finishReason = e.reason;
+        break;
+      case 'usage':
+        res.usage = e.usage;
+        break;
+      case 'error':
+        break;
     }
   }
   res.choices.sort((a, b) => a.index - b.index);
@@ -510,9 +688,12 @@ export function responseFromEvents(events: CanonicalStreamEvent[]): CanonicalRes
 function candidateParts(c: CanonicalChoice): Record<string, unknown>[] {
   const parts: Record<string, unknown>[] = [];
   for (const p of c.parts) {
-    if (p.type === 'thinking') { if (!p.redacted) parts.push({ text: p.text, thought: true, ...(p.signature && p.from === 'gemini' ? { thoughtSignature: p.signature } : {}) }); }
-    else if (p.type === 'text') parts.push({ text: p.text, ...(p.signature ? { thoughtSignature: p.signature } : {}) });
-    else if (p.type === 'image' && p.source.kind === 'base64') parts.push({ inlineData: { mimeType: p.source.mediaType, data: p.source.data } });
+    if (p.type === 'thinking') {
+      if (!p.redacted)
+        parts.push({ text: p.text, thought: true, ...(p.signature && p.from === 'gemini' ? { thoughtSignature: p.signature } : {}) });
+    } else if (p.type === 'text') parts.push({ text: p.text, ...(p.signature ? { thoughtSignature: p.signature } : {}) });
+    else if (p.type === 'image' && p.source.kind === 'base64')
+      parts.push({ inlineData: { mimeType: p.source.mediaType, data: p.source.data } });
   }
   for (const t of c.toolCalls) parts.push(functionCallPart(t));
   return parts;
@@ -526,7 +707,11 @@ function functionCallPart(t: ToolCall): Record<string, unknown> {
 
 export function encodeResponse(res: CanonicalResponse, clientModel: string, requestId: string): Record<string, unknown> {
   return {
-    candidates: res.choices.map((c) => ({ content: { role: 'model', parts: candidateParts(c) }, finishReason: FINISH_OUT[c.finishReason], index: c.index })),
+    candidates: res.choices.map((c) => ({
+      content: { role: 'model', parts: candidateParts(c) },
+      finishReason: FINISH_OUT[c.finishReason],
+      index: c.index,
+    })),
     usageMetadata: usageToGemini(res.usage),
     modelVersion: clientModel,
     responseId: res.id || requestId,
@@ -544,12 +729,20 @@ export function createStreamDecoder(): StreamDecoder {
       if (!j) return [];
       const out: CanonicalStreamEvent[] = [];
       if (isObj(j.error)) {
-        out.push({ type: 'error', message: String(j.error.message ?? 'upstream error'), code: j.error.status ? String(j.error.status) : undefined });
+        out.push({
+          type: 'error',
+          message: String(j.error.message ?? 'upstream error'),
+          code: j.error.status ? String(j.error.status) : undefined,
+        });
         return out;
       }
       if (!started) {
         started = true;
-        out.push({ type: 'start', id: typeof j.responseId === 'string' ? j.responseId : undefined, model: typeof j.modelVersion === 'string' ? j.modelVersion : undefined });
+        out.push({
+          type: 'start',
+          id: typeof j.responseId === 'string' ? j.responseId : undefined,
+          model: typeof j.modelVersion === 'string' ? j.modelVersion : undefined,
+        });
       }
       const cands = Array.isArray(j.candidates) ? j.candidates : [];
       cands.forEach((c: any, i: number) => {
@@ -562,10 +755,23 @@ export function createStreamDecoder(): StreamDecoder {
             toolCount.set(index, toolIndex + 1);
             const id = typeof p.functionCall.id === 'string' && p.functionCall.id ? p.functionCall.id : newToolCallId();
             const sig = p.thoughtSignature ?? p.functionCall.thoughtSignature;
-            out.push({ type: 'tool_call_start', index, toolIndex, id, name: String(p.functionCall.name ?? ''), ...(typeof sig === 'string' && sig ? { thoughtSignature: sig } : {}) });
+            out.push({
+              type: 'tool_call_start',
+              index,
+              toolIndex,
+              id,
+              name: String(p.functionCall.name ?? ''),
+              ...(typeof sig === 'string' && sig ? { thoughtSignature: sig } : {}),
+            });
             out.push({ type: 'tool_call_args', index, toolIndex, delta: argsText(p.functionCall.args ?? {}) });
           } else if (typeof p.text === 'string' && p.thought === true) {
-            out.push({ type: 'thinking', index, text: p.text, from: 'gemini', ...(p.thoughtSignature ? { signature: p.thoughtSignature } : {}) });
+            out.push({
+              type: 'thinking',
+              index,
+              text: p.text,
+              from: 'gemini',
+              ...(p.thoughtSignature ? { signature: p.thoughtSignature } : {}),
+            });
           } else if (typeof p.text === 'string') {
             if (p.text) out.push({ type: 'text', index, text: p.text });
             if (p.thoughtSignature) out.push({ type: 'thinking', index, text: '', signature: p.thoughtSignature, from: 'gemini' });
@@ -582,7 +788,9 @@ export function createStreamDecoder(): StreamDecoder {
       if (u) out.push({ type: 'usage', usage: u });
       return out;
     },
-    end() { return []; },
+    end() {
+      return [];
+    },
   };
 }
 
@@ -592,7 +800,10 @@ export function createStreamDecoder(): StreamDecoder {
  * reasons and usageMetadata.
  */
 export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
-  interface Pending { call: ToolCall; sent: boolean }
+  interface Pending {
+    call: ToolCall;
+    sent: boolean;
+  }
   const tools = new Map<number, Pending[]>();
   const byKey = new Map<string, Pending>();
   const finished = new Map<number, FinishReason>();
@@ -613,23 +824,36 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
   const flushTools = (index: number): Record<string, unknown>[] => {
     const list = tools.get(index) ?? [];
     const parts: Record<string, unknown>[] = [];
-    for (const t of list) if (!t.sent) { t.sent = true; parts.push(functionCallPart(t.call)); }
+    for (const t of list)
+      if (!t.sent) {
+        t.sent = true;
+        parts.push(functionCallPart(t.call));
+      }
     return parts;
   };
   return {
     push(ev) {
       if (ended) return '';
       switch (ev.type) {
-        case 'start': return '';
-        case 'text': return ev.text ? chunk([cand(ev.index, [{ text: ev.text }])]) : '';
+        case 'start':
+          return '';
+        case 'text':
+          return ev.text ? chunk([cand(ev.index, [{ text: ev.text }])]) : '';
         case 'thinking':
           if (ev.redacted || (!ev.text && !(ev.signature && ev.from === 'gemini'))) return '';
-          return chunk([cand(ev.index, [{ text: ev.text ?? '', thought: true, ...(ev.signature && ev.from === 'gemini' ? { thoughtSignature: ev.signature } : {}) }])]);
+          return chunk([
+            cand(ev.index, [
+              { text: ev.text ?? '', thought: true, ...(ev.signature && ev.from === 'gemini' ? { thoughtSignature: ev.signature } : {}) },
+            ]),
+          ]);
         case 'tool_call_start': {
           // a new call completes the previous ones of this choice
           const prev = flushTools(ev.index);
           const list = tools.get(ev.index) ?? [];
-          const pending: Pending = { call: { id: ev.id, name: ev.name, arguments: '', ...(ev.thoughtSignature ? { thoughtSignature: ev.thoughtSignature } : {}) }, sent: false };
+          const pending: Pending = {
+            call: { id: ev.id, name: ev.name, arguments: '', ...(ev.thoughtSignature ? { thoughtSignature: ev.thoughtSignature } : {}) },
+            sent: false,
+          };
           list.push(pending);
           tools.set(ev.index, list);
           byKey.set(`${ev.index}:${ev.toolIndex}`, pending);
@@ -640,9 +864,14 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
           if (t && !t.sent) t.call.arguments += ev.delta;
           return '';
         }
-        case 'finish': finished.set(ev.index, ev.reason); return '';
-        case 'usage': usage = ev.usage; return '';
-        case 'error': return sse({ error: { code: 500, message: ev.message, status: ev.code ?? 'INTERNAL' } });
+        case 'finish':
+          finished.set(ev.index, ev.reason);
+          return '';
+        case 'usage':
+          usage = ev.usage;
+          return '';
+        case 'error':
+          return sse({ error: { code: 500, message: ev.message, status: ev.code ?? 'INTERNAL' } });
       }
       return '';
     },

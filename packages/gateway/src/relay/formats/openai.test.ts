@@ -2,7 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../../platform/errors.ts';
 import {
-  createStreamDecoder, createStreamEncoder, decodeRequest, decodeResponse, encodeRequest, encodeResponse, usageFromResponse,
+  createStreamDecoder,
+  createStreamEncoder,
+  decodeRequest,
+  decodeResponse,
+  encodeRequest,
+  encodeResponse,
+  usageFromResponse,
   usageFromStreamEvent,
 } from './index.ts';
 import type { CanonicalStreamEvent } from './index.ts';
@@ -11,15 +17,25 @@ import { fixture, parseSse, sseFixture, sseJson } from './fixtures/load.ts';
 test('openai request decodes into the canonical model', () => {
   const req = decodeRequest('openai', fixture('openai-request-tools.json'));
   assert.equal(req.model, 'gpt-4o');
-  assert.deepEqual(req.messages.map((m) => m.role), ['system', 'user', 'assistant', 'tool', 'tool', 'assistant', 'user']);
+  assert.deepEqual(
+    req.messages.map((m) => m.role),
+    ['system', 'user', 'assistant', 'tool', 'tool', 'assistant', 'user'],
+  );
   const user = req.messages[1];
-  assert.deepEqual(user.parts[1], { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUg==' }, detail: 'low' });
+  assert.deepEqual(user.parts[1], {
+    type: 'image',
+    source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUg==' },
+    detail: 'low',
+  });
   const asst = req.messages[2];
   assert.ok(asst.role === 'assistant');
-  assert.deepEqual(asst.toolCalls.map((c) => [c.id, c.name, c.arguments]), [
-    ['call_paris01', 'get_weather', '{"city":"Paris","unit":"c"}'],
-    ['call_berlin02', 'get_weather', '{"city":"Berlin"}'],
-  ]);
+  assert.deepEqual(
+    asst.toolCalls.map((c) => [c.id, c.name, c.arguments]),
+    [
+      ['call_paris01', 'get_weather', '{"city":"Paris","unit":"c"}'],
+      ['call_berlin02', 'get_weather', '{"city":"Berlin"}'],
+    ],
+  );
   const tool = req.messages[3];
   assert.ok(tool.role === 'tool');
   assert.equal(tool.toolCallId, 'call_paris01');
@@ -63,7 +79,11 @@ test('invalid openai requests are rejected with 400 naming the field', () => {
     [{ model: 'm', messages: [], tool_choice: 'sometimes' }, /tool_choice/],
   ];
   for (const [body, re] of cases) {
-    assert.throws(() => decodeRequest('openai', body), (e: unknown) => e instanceof GatewayError && e.status === 400 && re.test(e.message), String(re));
+    assert.throws(
+      () => decodeRequest('openai', body),
+      (e: unknown) => e instanceof GatewayError && e.status === 400 && re.test(e.message),
+      String(re),
+    );
   }
 });
 
@@ -82,20 +102,43 @@ test('openai response decodes choices, tool calls and usage; logprobs noted as d
   assert.equal(out.object, 'chat.completion');
   assert.equal(out.choices[0].message.content, "I'll check both cities.");
   assert.deepEqual(out.choices[0].message.tool_calls, body.choices[0].message.tool_calls);
-  assert.deepEqual(out.usage, { prompt_tokens: 1117, completion_tokens: 46, total_tokens: 1163, prompt_tokens_details: { cached_tokens: 1024 }, completion_tokens_details: { reasoning_tokens: 12 } });
+  assert.deepEqual(out.usage, {
+    prompt_tokens: 1117,
+    completion_tokens: 46,
+    total_tokens: 1163,
+    prompt_tokens_details: { cached_tokens: 1024 },
+    completion_tokens_details: { reasoning_tokens: 12 },
+  });
 });
 
 test('openai stream decodes text, tool call argument deltas and the final usage chunk', () => {
   const dec = createStreamDecoder('openai');
   const events = sseFixture('openai-stream-tool.sse').flatMap((e) => dec.push(e));
-  assert.deepEqual(events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text), ['Checking', ' now.']);
-  assert.deepEqual(events.filter((e) => e.type === 'tool_call_start').map((e) => [(e as any).toolIndex, (e as any).id]), [[0, 'call_DdmO9pD3xa9XTPNJ32zg2hcA'], [1, 'call_second']]);
-  const args0 = events.filter((e) => e.type === 'tool_call_args' && e.toolIndex === 0).map((e) => (e as any).delta).join('');
+  assert.deepEqual(
+    events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text),
+    ['Checking', ' now.'],
+  );
+  assert.deepEqual(
+    events.filter((e) => e.type === 'tool_call_start').map((e) => [(e as any).toolIndex, (e as any).id]),
+    [
+      [0, 'call_DdmO9pD3xa9XTPNJ32zg2hcA'],
+      [1, 'call_second'],
+    ],
+  );
+  const args0 = events
+    .filter((e) => e.type === 'tool_call_args' && e.toolIndex === 0)
+    .map((e) => (e as any).delta)
+    .join('');
   assert.equal(args0, '{"city": "Paris"}');
-  assert.deepEqual(events.find((e) => e.type === 'finish'), { type: 'finish', index: 0, reason: 'tool_calls' });
+  assert.deepEqual(
+    events.find((e) => e.type === 'finish'),
+    { type: 'finish', index: 0, reason: 'tool_calls' },
+  );
   const usage = events.filter((e) => e.type === 'usage').pop() as Extract<CanonicalStreamEvent, { type: 'usage' }>;
   assert.deepEqual(usage.usage, { inputTokens: 82, outputTokens: 40, cachedInputTokens: 64, cacheWriteTokens: 0, reasoningTokens: 0 });
-  const passUsage = sseFixture('openai-stream-tool.sse').map((e) => usageFromStreamEvent('openai', e)).filter(Boolean);
+  const passUsage = sseFixture('openai-stream-tool.sse')
+    .map((e) => usageFromStreamEvent('openai', e))
+    .filter(Boolean);
   assert.deepEqual(passUsage, [usage.usage]);
 });
 
@@ -107,11 +150,22 @@ test('openai stream with n=2 keeps choices apart through decode and encode', () 
   text += enc.end();
   assert.ok(text.endsWith('data: [DONE]\n\n'));
   const chunks = sseJson(text);
-  const content = (i: number) => chunks.flatMap((c) => c.choices).filter((c: any) => c.index === i).map((c: any) => c.delta.content ?? '').join('');
+  const content = (i: number) =>
+    chunks
+      .flatMap((c) => c.choices)
+      .filter((c: any) => c.index === i)
+      .map((c: any) => c.delta.content ?? '')
+      .join('');
   assert.equal(content(0), 'Hello');
   assert.equal(content(1), 'Hi');
-  const finishes = chunks.flatMap((c) => c.choices).filter((c: any) => c.finish_reason).map((c: any) => [c.index, c.finish_reason]);
-  assert.deepEqual(finishes, [[0, 'stop'], [1, 'length']]);
+  const finishes = chunks
+    .flatMap((c) => c.choices)
+    .filter((c: any) => c.finish_reason)
+    .map((c: any) => [c.index, c.finish_reason]);
+  assert.deepEqual(finishes, [
+    [0, 'stop'],
+    [1, 'length'],
+  ]);
   assert.ok(chunks.every((c) => c.model === 'client-model' && c.id === 'chatcmpl-r1' && !('usage' in c)));
   assert.equal(chunks.filter((c) => c.choices.some((x: any) => x.delta.role === 'assistant')).length, 2);
 });
@@ -120,7 +174,10 @@ test('openai stream encoder sends the usage chunk only when asked, before [DONE]
   const usage = { inputTokens: 10, outputTokens: 5, cachedInputTokens: 2, cacheWriteTokens: 0, reasoningTokens: 1 };
   for (const includeUsage of [true, false]) {
     const enc = createStreamEncoder('openai', { model: 'm', requestId: 'r', includeUsage });
-    let s = enc.push({ type: 'start' }) + enc.push({ type: 'text', index: 0, text: 'hi' }) + enc.push({ type: 'finish', index: 0, reason: 'stop' });
+    let s =
+      enc.push({ type: 'start' }) +
+      enc.push({ type: 'text', index: 0, text: 'hi' }) +
+      enc.push({ type: 'finish', index: 0, reason: 'stop' });
     s += enc.push({ type: 'usage', usage }) + enc.end();
     const events = parseSse(s);
     assert.equal(events[events.length - 1].data, '[DONE]');

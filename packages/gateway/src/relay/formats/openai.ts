@@ -1,17 +1,70 @@
 /** OpenAI chat completions ⇄ canonical. */
 import type {
-  AssistantMessage, CanonicalChoice, CanonicalRequest, CanonicalResponse, CanonicalStreamEvent, ContentPart, FinishReason,
-  Message, ResponseFormat, StreamDecoder, StreamEncoder, StreamEncoderOptions, Tool, ToolCall, ToolChoice, Usage,
+  AssistantMessage,
+  CanonicalChoice,
+  CanonicalRequest,
+  CanonicalResponse,
+  CanonicalStreamEvent,
+  ContentPart,
+  FinishReason,
+  Message,
+  ResponseFormat,
+  StreamDecoder,
+  StreamEncoder,
+  StreamEncoderOptions,
+  Tool,
+  ToolCall,
+  ToolChoice,
+  Usage,
 } from './canonical.ts';
 import {
-  applyExtra, choiceCount, tokenCount, bad, budgetForEffort, effortForBudget, emptyUsage, eventJson, idWithSignature, imageFromUrl, imageUrlOf, int, isObj, n0,
-  newToolCallId, num, parseDataUrl, splitSignedId, sse, str, textOf, unknownFields,
+  applyExtra,
+  choiceCount,
+  tokenCount,
+  bad,
+  budgetForEffort,
+  effortForBudget,
+  emptyUsage,
+  eventJson,
+  idWithSignature,
+  imageFromUrl,
+  imageUrlOf,
+  int,
+  isObj,
+  n0,
+  newToolCallId,
+  num,
+  parseDataUrl,
+  splitSignedId,
+  sse,
+  str,
+  textOf,
+  unknownFields,
 } from './canonical.ts';
 
 const KNOWN = new Set([
-  'model', 'messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'temperature', 'top_p', 'top_k', 'seed', 'presence_penalty',
-  'frequency_penalty', 'max_tokens', 'max_completion_tokens', 'stop', 'n', 'stream', 'stream_options', 'response_format',
-  'reasoning_effort', 'user', 'functions', 'function_call',
+  'model',
+  'messages',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'temperature',
+  'top_p',
+  'top_k',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'max_tokens',
+  'max_completion_tokens',
+  'stop',
+  'n',
+  'stream',
+  'stream_options',
+  'response_format',
+  'reasoning_effort',
+  'user',
+  'functions',
+  'function_call',
 ]);
 
 // ---------- thinking blocks ----------
@@ -33,7 +86,12 @@ function decodeThinkingBlocks(v: unknown, field?: string): ContentPart[] {
   }
   const out: ContentPart[] = [];
   v.forEach((b, i) => {
-    if (isObj(b) && b.type === 'thinking' && typeof b.thinking === 'string' && (b.signature === undefined || typeof b.signature === 'string')) {
+    if (
+      isObj(b) &&
+      b.type === 'thinking' &&
+      typeof b.thinking === 'string' &&
+      (b.signature === undefined || typeof b.signature === 'string')
+    ) {
       out.push({ type: 'thinking', text: b.thinking, ...(b.signature ? { signature: b.signature } : {}), from: 'anthropic' });
     } else if (isObj(b) && b.type === 'redacted_thinking' && typeof b.data === 'string') {
       out.push({ type: 'thinking', text: '', redacted: b.data, from: 'anthropic' });
@@ -94,7 +152,12 @@ function decodeContent(content: unknown, field: string): ContentPart[] {
         const fl = isObj(p.file) ? p.file : {};
         if (typeof fl.file_data === 'string') {
           const d = parseDataUrl(fl.file_data);
-          parts.push({ type: 'file', mediaType: d?.mediaType ?? 'application/pdf', data: d ? d.data : fl.file_data, filename: fl.filename });
+          parts.push({
+            type: 'file',
+            mediaType: d?.mediaType ?? 'application/pdf',
+            data: d ? d.data : fl.file_data,
+            filename: fl.filename,
+          });
         } else if (typeof fl.file_id === 'string') {
           parts.push({ type: 'file', url: fl.file_id, filename: fl.filename });
         } else throw bad(`${f}.file`, 'needs file_data or file_id');
@@ -143,7 +206,11 @@ function decodeMessages(v: unknown, dropped: string[]): Message[] {
         out.push({ role: 'system', parts: decodeContent(m.content, `${f}.content`) });
         break;
       case 'user':
-        out.push({ role: 'user', parts: decodeContent(m.content, `${f}.content`), ...(typeof m.name === 'string' ? { name: m.name } : {}) });
+        out.push({
+          role: 'user',
+          parts: decodeContent(m.content, `${f}.content`),
+          ...(typeof m.name === 'string' ? { name: m.name } : {}),
+        });
         break;
       case 'assistant': {
         const parts: ContentPart[] = thinkingParts(m, `${f}.thinking_blocks`);
@@ -198,7 +265,8 @@ function decodeTools(body: Record<string, any>): Tool[] | undefined {
     });
   }
   if (Array.isArray(body.functions)) {
-    for (const fn of body.functions) if (isObj(fn) && typeof fn.name === 'string') tools.push({ name: fn.name, description: fn.description, parameters: fn.parameters });
+    for (const fn of body.functions)
+      if (isObj(fn) && typeof fn.name === 'string') tools.push({ name: fn.name, description: fn.description, parameters: fn.parameters });
   }
   return tools.length ? tools : undefined;
 }
@@ -217,7 +285,13 @@ function decodeResponseFormat(v: unknown): ResponseFormat | undefined {
   if (v.type === 'text' || v.type === 'json_object') return { type: v.type };
   if (v.type === 'json_schema') {
     const js = isObj(v.json_schema) ? v.json_schema : {};
-    return { type: 'json_schema', name: js.name, description: js.description, schema: isObj(js.schema) ? js.schema : undefined, strict: js.strict };
+    return {
+      type: 'json_schema',
+      name: js.name,
+      description: js.description,
+      schema: isObj(js.schema) ? js.schema : undefined,
+      strict: js.strict,
+    };
   }
   throw bad('response_format.type', 'must be text, json_object or json_schema');
 }
@@ -249,17 +323,30 @@ export function decodeRequest(body: unknown): CanonicalRequest {
   const tc = decodeToolChoice(body.tool_choice ?? body.function_call);
   if (tc) req.toolChoice = tc;
   if (typeof body.parallel_tool_calls === 'boolean') req.parallelToolCalls = body.parallel_tool_calls;
-  const t = num(body.temperature, 'temperature'); if (t !== undefined) req.temperature = t;
-  const tp = num(body.top_p, 'top_p'); if (tp !== undefined) req.topP = tp;
-  const tk = int(body.top_k, 'top_k'); if (tk !== undefined) req.topK = tk;
-  const seed = int(body.seed, 'seed'); if (seed !== undefined) req.seed = seed;
-  const pp = num(body.presence_penalty, 'presence_penalty'); if (pp !== undefined) req.presencePenalty = pp;
-  const fp = num(body.frequency_penalty, 'frequency_penalty'); if (fp !== undefined) req.frequencyPenalty = fp;
-  if (maxCompletion !== undefined) { req.maxTokens = maxCompletion; req.openaiMaxTokensField = 'max_completion_tokens'; }
-  else if (maxTokens !== undefined) { req.maxTokens = maxTokens; req.openaiMaxTokensField = 'max_tokens'; }
+  const t = num(body.temperature, 'temperature');
+  if (t !== undefined) req.temperature = t;
+  const tp = num(body.top_p, 'top_p');
+  if (tp !== undefined) req.topP = tp;
+  const tk = int(body.top_k, 'top_k');
+  if (tk !== undefined) req.topK = tk;
+  const seed = int(body.seed, 'seed');
+  if (seed !== undefined) req.seed = seed;
+  const pp = num(body.presence_penalty, 'presence_penalty');
+  if (pp !== undefined) req.presencePenalty = pp;
+  const fp = num(body.frequency_penalty, 'frequency_penalty');
+  if (fp !== undefined) req.frequencyPenalty = fp;
+  if (maxCompletion !== undefined) {
+    req.maxTokens = maxCompletion;
+    req.openaiMaxTokensField = 'max_completion_tokens';
+  } else if (maxTokens !== undefined) {
+    req.maxTokens = maxTokens;
+    req.openaiMaxTokensField = 'max_tokens';
+  }
   if (stop) req.stop = stop;
-  const n = choiceCount(body.n, 'n'); if (n !== undefined) req.n = n;
-  const rf = decodeResponseFormat(body.response_format); if (rf) req.responseFormat = rf;
+  const n = choiceCount(body.n, 'n');
+  if (n !== undefined) req.n = n;
+  const rf = decodeResponseFormat(body.response_format);
+  if (rf) req.responseFormat = rf;
   const effort = str(body.reasoning_effort, 'reasoning_effort');
   if (effort) req.reasoning = effort === 'none' ? { enabled: false, effort } : { effort, budgetTokens: budgetForEffort(effort) };
   if (typeof body.user === 'string') req.user = body.user;
@@ -272,11 +359,24 @@ function encodeParts(parts: ContentPart[], dropped: string[], where: string): st
   const out: Record<string, unknown>[] = [];
   for (const p of visible) {
     switch (p.type) {
-      case 'text': out.push({ type: 'text', text: p.text }); break;
-      case 'image': out.push({ type: 'image_url', image_url: { url: imageUrlOf(p.source), ...(p.detail ? { detail: p.detail } : {}) } }); break;
-      case 'audio': out.push({ type: 'input_audio', input_audio: { data: p.data, format: p.format } }); break;
+      case 'text':
+        out.push({ type: 'text', text: p.text });
+        break;
+      case 'image':
+        out.push({ type: 'image_url', image_url: { url: imageUrlOf(p.source), ...(p.detail ? { detail: p.detail } : {}) } });
+        break;
+      case 'audio':
+        out.push({ type: 'input_audio', input_audio: { data: p.data, format: p.format } });
+        break;
       case 'file':
-        if (p.data) out.push({ type: 'file', file: { file_data: `data:${p.mediaType ?? 'application/pdf'};base64,${p.data}`, ...(p.filename ? { filename: p.filename } : {}) } });
+        if (p.data)
+          out.push({
+            type: 'file',
+            file: {
+              file_data: `data:${p.mediaType ?? 'application/pdf'};base64,${p.data}`,
+              ...(p.filename ? { filename: p.filename } : {}),
+            },
+          });
         else if (p.url && !/^https?:/i.test(p.url)) out.push({ type: 'file', file: { file_id: p.url } });
         else dropped.push(`${where}: file by URL (${p.mediaType ?? 'unknown type'})`);
         break;
@@ -312,7 +412,11 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string): Rec
         // OpenAI tool results carry text only
         const texts = m.parts.filter((p) => p.type === 'text');
         if (texts.length < m.parts.length) req.dropped.push(`${where}: non-text tool result content`);
-        messages.push({ role: 'tool', tool_call_id: m.toolCallId, content: m.isError && texts.length ? `Error: ${textOf(texts)}` : textOf(texts) });
+        messages.push({
+          role: 'tool',
+          tool_call_id: m.toolCallId,
+          content: m.isError && texts.length ? `Error: ${textOf(texts)}` : textOf(texts),
+        });
         break;
       }
     }
@@ -338,7 +442,10 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string): Rec
   if (req.tools?.length) {
     const tools: Record<string, unknown>[] = [];
     for (const t of req.tools) {
-      if (t.native) { req.dropped.push(`tools.${t.name} (native ${t.native.format} tool)`); continue; }
+      if (t.native) {
+        req.dropped.push(`tools.${t.name} (native ${t.native.format} tool)`);
+        continue;
+      }
       const fn: Record<string, unknown> = { name: t.name };
       if (t.description !== undefined) fn.description = t.description;
       fn.parameters = t.parameters ?? { type: 'object', properties: {} };
@@ -347,7 +454,8 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string): Rec
     }
     if (tools.length) body.tools = tools;
   }
-  if (req.toolChoice && body.tools) body.tool_choice = typeof req.toolChoice === 'string' ? req.toolChoice : { type: 'function', function: { name: req.toolChoice.name } };
+  if (req.toolChoice && body.tools)
+    body.tool_choice = typeof req.toolChoice === 'string' ? req.toolChoice : { type: 'function', function: { name: req.toolChoice.name } };
   if (req.parallelToolCalls !== undefined && body.tools) body.parallel_tool_calls = req.parallelToolCalls;
   if (req.responseFormat) {
     const rf = req.responseFormat;
@@ -360,7 +468,8 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string): Rec
   }
   if (req.reasoning) {
     const r = req.reasoning;
-    const effort = r.effort ?? (r.enabled === false ? undefined : r.budgetTokens !== undefined ? effortForBudget(r.budgetTokens) : undefined);
+    const effort =
+      r.effort ?? (r.enabled === false ? undefined : r.budgetTokens !== undefined ? effortForBudget(r.budgetTokens) : undefined);
     if (effort) body.reasoning_effort = effort;
     else if (r.enabled === false && req.sourceFormat !== 'openai') req.dropped.push('thinking disabled (no OpenAI equivalent)');
   }
@@ -408,7 +517,13 @@ export function usageFromStreamEvent(ev: { event?: string; data: string }): Part
 
 // ---------- response ----------
 
-const FINISH_IN: Record<string, FinishReason> = { stop: 'stop', length: 'length', tool_calls: 'tool_calls', function_call: 'tool_calls', content_filter: 'content_filter' };
+const FINISH_IN: Record<string, FinishReason> = {
+  stop: 'stop',
+  length: 'length',
+  tool_calls: 'tool_calls',
+  function_call: 'tool_calls',
+  content_filter: 'content_filter',
+};
 
 export const finishFromOpenAI = (r: unknown): FinishReason => (typeof r === 'string' && FINISH_IN[r]) || 'stop';
 const finishToOpenAI = (r: FinishReason): string => (r === 'error' ? 'stop' : r);
@@ -424,7 +539,11 @@ export function decodeResponse(body: unknown): CanonicalResponse {
     if (typeof m.refusal === 'string' && m.refusal) parts.push({ type: 'text', text: m.refusal });
     if (c?.logprobs) dropped.push('logprobs');
     let toolCalls: ToolCall[] = [];
-    try { toolCalls = decodeToolCalls(m.tool_calls, 'tool_calls'); } catch { toolCalls = []; }
+    try {
+      toolCalls = decodeToolCalls(m.tool_calls, 'tool_calls');
+    } catch {
+      toolCalls = [];
+    }
     return { index: typeof c?.index === 'number' ? c.index : i, parts, toolCalls, finishReason: finishFromOpenAI(c?.finish_reason) };
   });
   return {
@@ -465,7 +584,10 @@ export function encodeResponse(res: CanonicalResponse, clientModel: string, requ
     choices: res.choices.map((c) => {
       const message: Record<string, unknown> = { role: 'assistant', content: null };
       const text = visibleText(c.parts);
-      const thinking = c.parts.filter((p) => p.type === 'thinking').map((p) => (p as { text: string }).text).join('');
+      const thinking = c.parts
+        .filter((p) => p.type === 'thinking')
+        .map((p) => (p as { text: string }).text)
+        .join('');
       message.content = text || (c.toolCalls.length ? null : '');
       if (thinking) message.reasoning_content = thinking;
       const blocks = thinkingBlocksOut(c.parts);
@@ -488,17 +610,26 @@ export function createStreamDecoder(): StreamDecoder {
       if (!j) return [];
       const out: CanonicalStreamEvent[] = [];
       if (isObj(j.error)) {
-        out.push({ type: 'error', message: String(j.error.message ?? 'upstream error'), code: j.error.code ? String(j.error.code) : undefined });
+        out.push({
+          type: 'error',
+          message: String(j.error.message ?? 'upstream error'),
+          code: j.error.code ? String(j.error.code) : undefined,
+        });
         return out;
       }
       if (!started) {
         started = true;
-        out.push({ type: 'start', id: typeof j.id === 'string' ? j.id : undefined, model: typeof j.model === 'string' ? j.model : undefined });
+        out.push({
+          type: 'start',
+          id: typeof j.id === 'string' ? j.id : undefined,
+          model: typeof j.model === 'string' ? j.model : undefined,
+        });
       }
       for (const c of Array.isArray(j.choices) ? j.choices : []) {
         const index = typeof c?.index === 'number' ? c.index : 0;
         const d = isObj(c?.delta) ? c.delta : {};
-        const reasoning = typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof d.reasoning === 'string' ? d.reasoning : '';
+        const reasoning =
+          typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof d.reasoning === 'string' ? d.reasoning : '';
         if (reasoning) out.push({ type: 'thinking', index, text: reasoning });
         // The text of a block came as reasoning_content; the block adds its signature or redacted data.
         for (const b of decodeThinkingBlocks(d.thinking_blocks)) {
@@ -516,7 +647,14 @@ export function createStreamDecoder(): StreamDecoder {
               const { id, signature } = splitSignedId(typeof tc.id === 'string' && tc.id ? tc.id : newToolCallId());
               seenTools.set(key, id);
               const sig = tc.extra_content?.google?.thought_signature ?? signature;
-              out.push({ type: 'tool_call_start', index, toolIndex, id, name: String(tc.function?.name ?? ''), ...(sig ? { thoughtSignature: sig } : {}) });
+              out.push({
+                type: 'tool_call_start',
+                index,
+                toolIndex,
+                id,
+                name: String(tc.function?.name ?? ''),
+                ...(sig ? { thoughtSignature: sig } : {}),
+              });
             }
             const args = tc?.function?.arguments;
             if (typeof args === 'string' && args) out.push({ type: 'tool_call_args', index, toolIndex, delta: args });
@@ -528,7 +666,9 @@ export function createStreamDecoder(): StreamDecoder {
       if (u) out.push({ type: 'usage', usage: u });
       return out;
     },
-    end() { return []; },
+    end() {
+      return [];
+    },
   };
 }
 
@@ -547,14 +687,19 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
     return sse(c);
   };
   const delta = (index: number, d: Record<string, unknown>, finish: string | null = null): string => {
-    if (!roleSent.has(index)) { roleSent.add(index); d = { role: 'assistant', ...d }; }
+    if (!roleSent.has(index)) {
+      roleSent.add(index);
+      d = { role: 'assistant', ...d };
+    }
     return chunk([{ index, delta: d, logprobs: null, finish_reason: finish }]);
   };
   return {
     push(ev) {
       switch (ev.type) {
-        case 'start': return '';
-        case 'text': return ev.text ? delta(ev.index, { content: ev.text }) : '';
+        case 'start':
+          return '';
+        case 'text':
+          return ev.text ? delta(ev.index, { content: ev.text }) : '';
         case 'thinking': {
           const d: Record<string, unknown> = {};
           if (ev.text) d.reasoning_content = ev.text;
@@ -570,10 +715,15 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
           return delta(ev.index, {
             tool_calls: [toolCallOut({ id: ev.id, name: ev.name, arguments: '', thoughtSignature: ev.thoughtSignature }, ev.toolIndex)],
           });
-        case 'tool_call_args': return ev.delta ? delta(ev.index, { tool_calls: [{ index: ev.toolIndex, function: { arguments: ev.delta } }] }) : '';
-        case 'finish': return delta(ev.index, {}, finishToOpenAI(ev.reason));
-        case 'usage': usage = ev.usage; return '';
-        case 'error': return sse({ error: { message: ev.message, type: 'upstream_error', code: ev.code ?? null } });
+        case 'tool_call_args':
+          return ev.delta ? delta(ev.index, { tool_calls: [{ index: ev.toolIndex, function: { arguments: ev.delta } }] }) : '';
+        case 'finish':
+          return delta(ev.index, {}, finishToOpenAI(ev.reason));
+        case 'usage':
+          usage = ev.usage;
+          return '';
+        case 'error':
+          return sse({ error: { message: ev.message, type: 'upstream_error', code: ev.code ?? null } });
       }
       return '';
     },

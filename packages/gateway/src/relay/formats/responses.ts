@@ -12,19 +12,67 @@
  * equivalent on other vendors and are left out, noted in the log.
  */
 import type {
-  AssistantMessage, CanonicalRequest, CanonicalResponse, ContentPart, FinishReason, Message, ResponseFormat, StreamEncoder,
-  StreamEncoderOptions, Tool, ToolChoice, Usage,
+  AssistantMessage,
+  CanonicalRequest,
+  CanonicalResponse,
+  ContentPart,
+  FinishReason,
+  Message,
+  ResponseFormat,
+  StreamEncoder,
+  StreamEncoderOptions,
+  Tool,
+  ToolChoice,
+  Usage,
 } from './canonical.ts';
-import { bad, budgetForEffort, emptyUsage, imageFromUrl, isObj, newToolCallId, num, parseDataUrl, str, textOf, tokenCount, unknownFields } from './canonical.ts';
+import {
+  bad,
+  budgetForEffort,
+  emptyUsage,
+  imageFromUrl,
+  isObj,
+  newToolCallId,
+  num,
+  parseDataUrl,
+  str,
+  textOf,
+  tokenCount,
+  unknownFields,
+} from './canonical.ts';
 
 const KNOWN = new Set([
-  'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'max_output_tokens', 'temperature', 'top_p',
-  'reasoning', 'text', 'stream', 'stream_options', 'store', 'previous_response_id', 'user', 'metadata', 'include',
-  'prompt_cache_key', 'safety_identifier', 'service_tier', 'truncation', 'client_metadata', 'background',
+  'model',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'max_output_tokens',
+  'temperature',
+  'top_p',
+  'reasoning',
+  'text',
+  'stream',
+  'stream_options',
+  'store',
+  'previous_response_id',
+  'user',
+  'metadata',
+  'include',
+  'prompt_cache_key',
+  'safety_identifier',
+  'service_tier',
+  'truncation',
+  'client_metadata',
+  'background',
 ]);
 
 /** A freeform (custom) tool is offered to other vendors as a function taking one string. */
-const CUSTOM_TOOL_PARAMETERS = { type: 'object', properties: { input: { type: 'string', description: 'the raw input of the tool' } }, required: ['input'] };
+const CUSTOM_TOOL_PARAMETERS = {
+  type: 'object',
+  properties: { input: { type: 'string', description: 'the raw input of the tool' } },
+  required: ['input'],
+};
 
 function decodeContent(content: unknown, f: string, dropped: string[]): ContentPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
@@ -45,14 +93,24 @@ function decodeContent(content: unknown, f: string, dropped: string[]): ContentP
         return;
       case 'input_image': {
         const url = str(p.image_url, `${pf}.image_url`);
-        if (!url) { dropped.push(`${pf} (input_image without image_url)`); return; }
+        if (!url) {
+          dropped.push(`${pf} (input_image without image_url)`);
+          return;
+        }
         out.push(imageFromUrl(url, typeof p.detail === 'string' ? p.detail : undefined));
         return;
       }
       case 'input_file': {
         const data = typeof p.file_data === 'string' ? parseDataUrl(p.file_data) : null;
-        if (data) out.push({ type: 'file', mediaType: data.mediaType, data: data.data, ...(typeof p.filename === 'string' ? { filename: p.filename } : {}) });
-        else if (typeof p.file_url === 'string') out.push({ type: 'file', url: p.file_url, ...(typeof p.filename === 'string' ? { filename: p.filename } : {}) });
+        if (data)
+          out.push({
+            type: 'file',
+            mediaType: data.mediaType,
+            data: data.data,
+            ...(typeof p.filename === 'string' ? { filename: p.filename } : {}),
+          });
+        else if (typeof p.file_url === 'string')
+          out.push({ type: 'file', url: p.file_url, ...(typeof p.filename === 'string' ? { filename: p.filename } : {}) });
         else dropped.push(`${pf} (input_file by id)`);
         return;
       }
@@ -92,11 +150,18 @@ function decodeInput(input: unknown, dropped: string[]): Message[] {
       case 'message': {
         const parts = decodeContent(item.content, `${f}.content`, dropped);
         switch (item.role) {
-          case 'user': out.push({ role: 'user', parts }); return;
+          case 'user':
+            out.push({ role: 'user', parts });
+            return;
           case 'system':
-          case 'developer': out.push({ role: 'system', parts }); return;
-          case 'assistant': assistant().parts.push(...parts); return;
-          default: throw bad(`${f}.role`, 'must be user, assistant, system or developer');
+          case 'developer':
+            out.push({ role: 'system', parts });
+            return;
+          case 'assistant':
+            assistant().parts.push(...parts);
+            return;
+          default:
+            throw bad(`${f}.role`, 'must be user, assistant, system or developer');
         }
       }
       case 'function_call':
@@ -104,9 +169,12 @@ function decodeInput(input: unknown, dropped: string[]): Message[] {
         const name = str(item.name, `${f}.name`);
         if (!name) throw bad(`${f}.name`, 'is required');
         const id = str(item.call_id, `${f}.call_id`) ?? newToolCallId();
-        const args = type === 'custom_tool_call'
-          ? JSON.stringify({ input: typeof item.input === 'string' ? item.input : '' })
-          : typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {});
+        const args =
+          type === 'custom_tool_call'
+            ? JSON.stringify({ input: typeof item.input === 'string' ? item.input : '' })
+            : typeof item.arguments === 'string'
+              ? item.arguments
+              : JSON.stringify(item.arguments ?? {});
         assistant().toolCalls.push({ id, name, arguments: args });
         return;
       }
@@ -147,8 +215,16 @@ function decodeTools(v: unknown, dropped: string[]): Tool[] | undefined {
     } else if (t.type === 'custom') {
       const name = str(t.name, `tools[${i}].name`);
       if (!name) throw bad(`tools[${i}].name`, 'is required');
-      const grammar = isObj(t.format) && typeof t.format.definition === 'string' ? `\n\nThe input must follow this ${String(t.format.syntax ?? '')} grammar:\n${t.format.definition}` : '';
-      out.push({ name, description: `${typeof t.description === 'string' ? t.description : ''}${grammar}`, parameters: CUSTOM_TOOL_PARAMETERS, freeform: true });
+      const grammar =
+        isObj(t.format) && typeof t.format.definition === 'string'
+          ? `\n\nThe input must follow this ${String(t.format.syntax ?? '')} grammar:\n${t.format.definition}`
+          : '';
+      out.push({
+        name,
+        description: `${typeof t.description === 'string' ? t.description : ''}${grammar}`,
+        parameters: CUSTOM_TOOL_PARAMETERS,
+        freeform: true,
+      });
     } else {
       dropped.push(`tools[${i}] (${String(t.type)})`);
     }
@@ -168,7 +244,12 @@ function decodeTextFormat(v: unknown): ResponseFormat | undefined {
   if (!isObj(v) || !isObj(v.format)) return undefined;
   const f = v.format;
   if (f.type === 'json_schema') {
-    return { type: 'json_schema', ...(typeof f.name === 'string' ? { name: f.name } : {}), ...(isObj(f.schema) ? { schema: f.schema } : {}), ...(typeof f.strict === 'boolean' ? { strict: f.strict } : {}) };
+    return {
+      type: 'json_schema',
+      ...(typeof f.name === 'string' ? { name: f.name } : {}),
+      ...(isObj(f.schema) ? { schema: f.schema } : {}),
+      ...(typeof f.strict === 'boolean' ? { strict: f.strict } : {}),
+    };
   }
   if (f.type === 'json_object') return { type: 'json_object' };
   return undefined;
@@ -185,18 +266,39 @@ export function decodeRequest(body: unknown, history: Message[] = []): Canonical
   if (instructions) messages.push({ role: 'system', parts: [{ type: 'text', text: instructions }] });
   messages.push(...history, ...decodeInput(body.input, dropped));
   const stream = body.stream === true;
-  const req: CanonicalRequest = { model, messages, stream, includeUsage: true, extra: unknownFields(body, KNOWN), sourceFormat: 'responses', dropped };
-  const tools = decodeTools(body.tools, dropped); if (tools) req.tools = tools;
-  const tc = decodeToolChoice(body.tool_choice); if (tc) req.toolChoice = tc;
+  const req: CanonicalRequest = {
+    model,
+    messages,
+    stream,
+    includeUsage: true,
+    extra: unknownFields(body, KNOWN),
+    sourceFormat: 'responses',
+    dropped,
+  };
+  const tools = decodeTools(body.tools, dropped);
+  if (tools) req.tools = tools;
+  const tc = decodeToolChoice(body.tool_choice);
+  if (tc) req.toolChoice = tc;
   if (typeof body.parallel_tool_calls === 'boolean') req.parallelToolCalls = body.parallel_tool_calls;
-  const max = tokenCount(body.max_output_tokens, 'max_output_tokens'); if (max !== undefined) req.maxTokens = max;
-  const t = num(body.temperature, 'temperature'); if (t !== undefined) req.temperature = t;
-  const tp = num(body.top_p, 'top_p'); if (tp !== undefined) req.topP = tp;
+  const max = tokenCount(body.max_output_tokens, 'max_output_tokens');
+  if (max !== undefined) req.maxTokens = max;
+  const t = num(body.temperature, 'temperature');
+  if (t !== undefined) req.temperature = t;
+  const tp = num(body.top_p, 'top_p');
+  if (tp !== undefined) req.topP = tp;
   if (isObj(body.reasoning) && typeof body.reasoning.effort === 'string') {
     const effort = body.reasoning.effort;
-    req.reasoning = effort === 'none' ? { enabled: false } : { effort: effort === 'xhigh' ? 'high' : effort, budgetTokens: budgetForEffort(effort === 'xhigh' ? 'high' : effort), includeThoughts: true };
+    req.reasoning =
+      effort === 'none'
+        ? { enabled: false }
+        : {
+            effort: effort === 'xhigh' ? 'high' : effort,
+            budgetTokens: budgetForEffort(effort === 'xhigh' ? 'high' : effort),
+            includeThoughts: true,
+          };
   }
-  const rf = decodeTextFormat(body.text); if (rf) req.responseFormat = rf;
+  const rf = decodeTextFormat(body.text);
+  if (rf) req.responseFormat = rf;
   if (typeof body.user === 'string') req.user = body.user;
   else if (typeof body.safety_identifier === 'string') req.user = body.safety_identifier;
   return req;
@@ -233,30 +335,76 @@ function callItem(id: string, callId: string, name: string, args: string, custom
   return { type: 'function_call', id, call_id: callId, name, arguments: args, status };
 }
 
-function responseObject(id: string, created: number, model: string, output: unknown[], usage: Usage | null, reason: FinishReason | null, echo: ResponseEcho, status?: string): Record<string, unknown> {
+function responseObject(
+  id: string,
+  created: number,
+  model: string,
+  output: unknown[],
+  usage: Usage | null,
+  reason: FinishReason | null,
+  echo: ResponseEcho,
+  status?: string,
+): Record<string, unknown> {
   const s = statusOf(reason);
   return {
-    id, object: 'response', created_at: created, status: status ?? s.status, error: null, incomplete_details: status ? null : s.incomplete,
-    model, output, parallel_tool_calls: true, previous_response_id: echo.previousResponseId ?? null, store: echo.store ?? true,
-    text: { format: { type: 'text' } }, tool_choice: 'auto', tools: [], usage: usage ? usageToResponses(usage) : null, metadata: {},
+    id,
+    object: 'response',
+    created_at: created,
+    status: status ?? s.status,
+    error: null,
+    incomplete_details: status ? null : s.incomplete,
+    model,
+    output,
+    parallel_tool_calls: true,
+    previous_response_id: echo.previousResponseId ?? null,
+    store: echo.store ?? true,
+    text: { format: { type: 'text' } },
+    tool_choice: 'auto',
+    tools: [],
+    usage: usage ? usageToResponses(usage) : null,
+    metadata: {},
   };
 }
 
 export const responseId = (requestId: string): string => `resp_${requestId}`;
 
-export function encodeResponse(res: CanonicalResponse, clientModel: string, requestId: string, echo: ResponseEcho = {}): Record<string, unknown> {
+export function encodeResponse(
+  res: CanonicalResponse,
+  clientModel: string,
+  requestId: string,
+  echo: ResponseEcho = {},
+): Record<string, unknown> {
   const c = res.choices[0];
   const output: unknown[] = [];
   if (c) {
-    const thinking = c.parts.filter((p) => p.type === 'thinking').map((p) => (p as { text: string }).text).join('');
+    const thinking = c.parts
+      .filter((p) => p.type === 'thinking')
+      .map((p) => (p as { text: string }).text)
+      .join('');
     if (thinking) output.push({ type: 'reasoning', id: `rs_${requestId}`, summary: [{ type: 'summary_text', text: thinking }] });
     const text = textOf(c.parts.filter((p) => p.type === 'text'));
     if (text || !c.toolCalls.length) {
-      output.push({ type: 'message', id: `msg_${requestId}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] });
+      output.push({
+        type: 'message',
+        id: `msg_${requestId}`,
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+      });
     }
-    c.toolCalls.forEach((t, i) => output.push(callItem(`fc_${requestId}_${i}`, t.id, t.name, t.arguments, !!echo.customTools?.has(t.name))));
+    c.toolCalls.forEach((t, i) =>
+      output.push(callItem(`fc_${requestId}_${i}`, t.id, t.name, t.arguments, !!echo.customTools?.has(t.name))),
+    );
   }
-  return responseObject(responseId(requestId), res.created ?? Math.floor(Date.now() / 1000), clientModel, output, res.usage ?? emptyUsage(), c?.finishReason ?? 'stop', echo);
+  return responseObject(
+    responseId(requestId),
+    res.created ?? Math.floor(Date.now() / 1000),
+    clientModel,
+    output,
+    res.usage ?? emptyUsage(),
+    c?.finishReason ?? 'stop',
+    echo,
+  );
 }
 
 /** The names of a request's freeform tools (from its decoded tools). */
@@ -266,13 +414,25 @@ export function customToolNames(req: CanonicalRequest | null): Set<string> {
 
 // ---------- the event stream ----------
 
-interface OpenItem { kind: 'message' | 'reasoning' | 'call'; index: number; id: string; text: string; callId?: string; name?: string; custom?: boolean }
+interface OpenItem {
+  kind: 'message' | 'reasoning' | 'call';
+  index: number;
+  id: string;
+  text: string;
+  callId?: string;
+  name?: string;
+  custom?: boolean;
+}
 
 /**
  * Canonical stream events → the Responses event stream (`event: <type>` + JSON with `sequence_number`).
  * `echo` carries what the final Response repeats; `onDone` receives the output items and the usage.
  */
-export function createStreamEncoder(opts: StreamEncoderOptions, echo: ResponseEcho = {}, onDone?: (output: unknown[], usage: Usage) => void): StreamEncoder {
+export function createStreamEncoder(
+  opts: StreamEncoderOptions,
+  echo: ResponseEcho = {},
+  onDone?: (output: unknown[], usage: Usage) => void,
+): StreamEncoder {
   const id = responseId(opts.requestId);
   const created = opts.created ?? Math.floor(Date.now() / 1000);
   let seq = 0;
@@ -283,7 +443,8 @@ export function createStreamEncoder(opts: StreamEncoderOptions, echo: ResponseEc
   const output: unknown[] = [];
   let open: OpenItem | null = null;
   const toolItems = new Map<number, OpenItem>();
-  const ev = (type: string, data: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`;
+  const ev = (type: string, data: Record<string, unknown>): string =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`;
   const start = (): string => {
     if (started) return '';
     started = true;
@@ -323,8 +484,16 @@ export function createStreamEncoder(opts: StreamEncoderOptions, echo: ResponseEc
     let s = close();
     open = { kind: 'message', index: output.length, id: `msg_${opts.requestId}_${output.length}`, text: '' };
     output.push(null);
-    s += ev('response.output_item.added', { output_index: open.index, item: { type: 'message', id: open.id, status: 'in_progress', role: 'assistant', content: [] } });
-    s += ev('response.content_part.added', { item_id: open.id, output_index: open.index, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
+    s += ev('response.output_item.added', {
+      output_index: open.index,
+      item: { type: 'message', id: open.id, status: 'in_progress', role: 'assistant', content: [] },
+    });
+    s += ev('response.content_part.added', {
+      item_id: open.id,
+      output_index: open.index,
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+    });
     return s;
   };
   const openReasoning = (): string => {
@@ -333,7 +502,12 @@ export function createStreamEncoder(opts: StreamEncoderOptions, echo: ResponseEc
     open = { kind: 'reasoning', index: output.length, id: `rs_${opts.requestId}_${output.length}`, text: '' };
     output.push(null);
     s += ev('response.output_item.added', { output_index: open.index, item: { type: 'reasoning', id: open.id, summary: [] } });
-    s += ev('response.reasoning_summary_part.added', { item_id: open.id, output_index: open.index, summary_index: 0, part: { type: 'summary_text', text: '' } });
+    s += ev('response.reasoning_summary_part.added', {
+      item_id: open.id,
+      output_index: open.index,
+      summary_index: 0,
+      part: { type: 'summary_text', text: '' },
+    });
     return s;
   };
   return {
@@ -341,26 +515,50 @@ export function createStreamEncoder(opts: StreamEncoderOptions, echo: ResponseEc
       if (ended) return '';
       let s = start();
       switch (e.type) {
-        case 'start': return s;
+        case 'start':
+          return s;
         case 'text':
           if (e.index !== 0 || !e.text) return s;
           s += openMessage();
           open!.text += e.text;
-          return s + ev('response.output_text.delta', { item_id: open!.id, output_index: open!.index, content_index: 0, delta: e.text, logprobs: [] });
+          return (
+            s +
+            ev('response.output_text.delta', {
+              item_id: open!.id,
+              output_index: open!.index,
+              content_index: 0,
+              delta: e.text,
+              logprobs: [],
+            })
+          );
         case 'thinking':
           if (e.index !== 0 || !e.text) return s;
           s += openReasoning();
           open!.text += e.text;
-          return s + ev('response.reasoning_summary_text.delta', { item_id: open!.id, output_index: open!.index, summary_index: 0, delta: e.text });
+          return (
+            s +
+            ev('response.reasoning_summary_text.delta', { item_id: open!.id, output_index: open!.index, summary_index: 0, delta: e.text })
+          );
         case 'tool_call_start': {
           if (e.index !== 0) return s;
           s += close();
           const custom = !!echo.customTools?.has(e.name);
-          const item: OpenItem = { kind: 'call', index: output.length, id: `fc_${opts.requestId}_${output.length}`, text: '', callId: e.id, name: e.name, custom };
+          const item: OpenItem = {
+            kind: 'call',
+            index: output.length,
+            id: `fc_${opts.requestId}_${output.length}`,
+            text: '',
+            callId: e.id,
+            name: e.name,
+            custom,
+          };
           output.push(null);
           open = item;
           toolItems.set(e.toolIndex, item);
-          return s + ev('response.output_item.added', { output_index: item.index, item: callItem(item.id, e.id, e.name, '', custom, 'in_progress') });
+          return (
+            s +
+            ev('response.output_item.added', { output_index: item.index, item: callItem(item.id, e.id, e.name, '', custom, 'in_progress') })
+          );
         }
         case 'tool_call_args': {
           const item = toolItems.get(e.toolIndex);
@@ -368,7 +566,12 @@ export function createStreamEncoder(opts: StreamEncoderOptions, echo: ResponseEc
           item.text += e.delta;
           // Arguments of a call that is no longer the open item (interleaved calls) are kept for its done event only.
           if (open !== item) return s;
-          return s + (item.custom ? '' : ev('response.function_call_arguments.delta', { item_id: item.id, output_index: item.index, delta: e.delta }));
+          return (
+            s +
+            (item.custom
+              ? ''
+              : ev('response.function_call_arguments.delta', { item_id: item.id, output_index: item.index, delta: e.delta }))
+          );
         }
         case 'finish':
           if (e.index === 0) reason = e.reason;
@@ -378,8 +581,16 @@ export function createStreamEncoder(opts: StreamEncoderOptions, echo: ResponseEc
           return s;
         case 'error':
           ended = true;
-          return s + ev('error', { code: e.code ?? 'upstream_error', message: e.message, param: null })
-            + ev('response.failed', { response: { ...responseObject(id, created, opts.model, output.filter(Boolean), usage, null, echo, 'failed'), error: { code: 'server_error', message: e.message } } });
+          return (
+            s +
+            ev('error', { code: e.code ?? 'upstream_error', message: e.message, param: null }) +
+            ev('response.failed', {
+              response: {
+                ...responseObject(id, created, opts.model, output.filter(Boolean), usage, null, echo, 'failed'),
+                error: { code: 'server_error', message: e.message },
+              },
+            })
+          );
       }
       return s;
     },
@@ -388,7 +599,8 @@ export function createStreamEncoder(opts: StreamEncoderOptions, echo: ResponseEc
       ended = true;
       let s = start() + close();
       // Calls that were interleaved and not closed in order.
-      for (const item of toolItems.values()) if (output[item.index] === null) output[item.index] = callItem(item.id, item.callId!, item.name!, item.text, !!item.custom);
+      for (const item of toolItems.values())
+        if (output[item.index] === null) output[item.index] = callItem(item.id, item.callId!, item.name!, item.text, !!item.custom);
       const items = output.filter(Boolean);
       const u = usage ?? emptyUsage();
       onDone?.(items, u);
@@ -400,7 +612,12 @@ export function createStreamEncoder(opts: StreamEncoderOptions, echo: ResponseEc
 }
 
 function customInput(args: string): string {
-  try { const v = JSON.parse(args) as unknown; return isObj(v) && typeof v.input === 'string' ? v.input : args; } catch { return args; }
+  try {
+    const v = JSON.parse(args) as unknown;
+    return isObj(v) && typeof v.input === 'string' ? v.input : args;
+  } catch {
+    return args;
+  }
 }
 
 /** The stream's error event in the Responses family (a balance that ran out mid-stream, an upstream failure). */
@@ -411,6 +628,8 @@ export function streamError(code: string, message: string): string {
 /** Output items of a Response as canonical messages (for `previous_response_id`). */
 export function outputMessages(output: unknown[]): Message[] {
   const dropped: string[] = [];
-  return decodeInput(output.map((o) => (isObj(o) && o.type === 'message' ? { ...o, role: 'assistant' } : o)), dropped);
+  return decodeInput(
+    output.map((o) => (isObj(o) && o.type === 'message' ? { ...o, role: 'assistant' } : o)),
+    dropped,
+  );
 }
-

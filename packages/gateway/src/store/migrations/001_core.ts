@@ -16,7 +16,8 @@ export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
     .addColumn('updated_at', bigint(d), (c) => c.notNull())
     .execute();
 
-  await db.schema.createTable('sessions')
+  await db.schema
+    .createTable('sessions')
     .addColumn('id_hash', str(64), (c) => c.primaryKey())
     .addColumn('user_id', bigint(d), (c) => c.notNull())
     .addColumn('expires_at', bigint(d), (c) => c.notNull())
@@ -65,7 +66,8 @@ export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
     .addColumn('updated_at', bigint(d), (c) => c.notNull())
     .execute();
 
-  await db.schema.createTable('prices')
+  await db.schema
+    .createTable('prices')
     .addColumn('model', str(191), (c) => c.primaryKey())
     .addColumn('input', double(d))
     .addColumn('output', double(d))
@@ -75,12 +77,14 @@ export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
     .addColumn('updated_at', bigint(d), (c) => c.notNull())
     .execute();
 
-  await db.schema.createTable('group_ratios')
+  await db.schema
+    .createTable('group_ratios')
     .addColumn('group_name', str(64), (c) => c.primaryKey())
     .addColumn('ratio', double(d), (c) => c.notNull())
     .execute();
 
-  await db.schema.createTable('options')
+  await db.schema
+    .createTable('options')
     .addColumn('key', str(128), (c) => c.primaryKey())
     .addColumn('value', text(d), (c) => c.notNull())
     .execute();
@@ -125,7 +129,8 @@ export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
   await db.schema.createIndex('logs_user_created').on('logs').columns(['user_id', 'created_at']).execute();
   await db.schema.createIndex('logs_request').on('logs').column('request_id').execute();
 
-  await db.schema.createTable('revisions')
+  await db.schema
+    .createTable('revisions')
     .addColumn('name', str(64), (c) => c.primaryKey())
     .addColumn('value', bigint(d), (c) => c.notNull())
     .execute();

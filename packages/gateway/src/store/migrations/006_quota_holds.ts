@@ -7,7 +7,8 @@ import { bigint, str, type MigrationCtx } from './util.ts';
  * `amount - spent`.
  */
 export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
-  await db.schema.createTable('quota_holds')
+  await db.schema
+    .createTable('quota_holds')
     .addColumn('ref', str(128), (c) => c.primaryKey())
     .addColumn('user_id', bigint(d), (c) => c.notNull())
     .addColumn('key_id', bigint(d))

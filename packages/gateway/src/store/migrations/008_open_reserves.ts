@@ -7,7 +7,8 @@ import { bigint, str, type MigrationCtx } from './util.ts';
  * recovery closes the reserve once that node's lease (`node_leases`, `node:<node>`) has expired.
  */
 export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
-  await db.schema.createTable('open_reserves')
+  await db.schema
+    .createTable('open_reserves')
     .addColumn('ref', str(128), (c) => c.primaryKey())
     .addColumn('user_id', bigint(d), (c) => c.notNull())
     .addColumn('key_id', bigint(d))

@@ -17,7 +17,8 @@ const BOUNDS = [10, 25, 50, 100, 150, 250, 400, 600, 1000, 1500, 2500, 4000, 600
 export const LAT_COLUMNS = Array.from({ length: BOUNDS.length + 1 }, (_, i) => `lat_${String(i).padStart(2, '0')}`);
 
 export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
-  let t = db.schema.createTable('usage_hourly')
+  let t = db.schema
+    .createTable('usage_hourly')
     .addColumn('dim', str(8), (c) => c.notNull())
     .addColumn('hour', bigint(d), (c) => c.notNull())
     .addColumn('user_id', bigint(d), (c) => c.notNull())
@@ -62,13 +63,35 @@ export async function backfill({ db }: MigrationCtx): Promise<void> {
     }),
   ];
   const hour = sql`(created_at - (created_at % 3600000))`;
-  const u = sql`coalesce(user_id, 0)`, k = sql`coalesce(key_id, 0)`, m = sql`coalesce(model, '')`, c = sql`coalesce(channel_id, 0)`;
-  const zero = sql`0`, none = sql`''`;
+  const u = sql`coalesce(user_id, 0)`,
+    k = sql`coalesce(key_id, 0)`,
+    m = sql`coalesce(model, '')`,
+    c = sql`coalesce(channel_id, 0)`;
+  const zero = sql`0`,
+    none = sql`''`;
   const dims: Array<[string, ReturnType<typeof sql>[]]> = [
-    ['', [u, k, m, c]], ['all', [zero, zero, none, zero]], ['user', [u, zero, none, zero]],
-    ['key', [zero, k, none, zero]], ['model', [zero, zero, m, zero]], ['channel', [zero, zero, none, c]],
+    ['', [u, k, m, c]],
+    ['all', [zero, zero, none, zero]],
+    ['user', [u, zero, none, zero]],
+    ['key', [zero, k, none, zero]],
+    ['model', [zero, zero, m, zero]],
+    ['channel', [zero, zero, none, c]],
   ];
-  const cols = ['dim', 'hour', 'user_id', 'key_id', 'model', 'channel_id', 'requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', 'latency_ms', ...LAT_COLUMNS];
+  const cols = [
+    'dim',
+    'hour',
+    'user_id',
+    'key_id',
+    'model',
+    'channel_id',
+    'requests',
+    'errors',
+    'prompt_tokens',
+    'completion_tokens',
+    'quota',
+    'latency_ms',
+    ...LAT_COLUMNS,
+  ];
   for (const [dim, keys] of dims) {
     const groupBy = [hour, ...keys.filter((x) => x !== zero && x !== none)];
     await sql`insert into usage_hourly (${sql.join(cols.map((x) => sql.ref(x)))})

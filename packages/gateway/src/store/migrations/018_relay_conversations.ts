@@ -5,7 +5,8 @@ import { bigint, str, text, type MigrationCtx } from './util.ts';
  * and the answer out, canonical JSON) so that a later `previous_response_id` can continue it.
  */
 export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
-  await db.schema.createTable('relay_conversations')
+  await db.schema
+    .createTable('relay_conversations')
     .addColumn('response_id', str(191), (c) => c.primaryKey())
     .addColumn('user_id', bigint(d), (c) => c.notNull())
     .addColumn('model', str(191), (c) => c.notNull())

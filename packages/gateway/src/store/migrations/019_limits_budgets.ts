@@ -14,19 +14,30 @@ import { bigint, str, type MigrationCtx } from './util.ts';
  */
 export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
   for (const table of ['api_keys', 'users']) {
-    await db.schema.alterTable(table).addColumn('rpm', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-    await db.schema.alterTable(table).addColumn('tpm', bigint(d), (c) => c.notNull().defaultTo(0)).execute();
-    await db.schema.alterTable(table).addColumn('max_concurrency', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable(table)
+      .addColumn('rpm', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema
+      .alterTable(table)
+      .addColumn('tpm', bigint(d), (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema
+      .alterTable(table)
+      .addColumn('max_concurrency', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
     await db.schema.alterTable(table).addColumn('budget_quota', bigint(d)).execute();
     await db.schema.alterTable(table).addColumn('budget_period', str(8)).execute();
   }
-  await db.schema.createTable('budget_spend')
+  await db.schema
+    .createTable('budget_spend')
     .addColumn('owner', str(32), (c) => c.notNull())
     .addColumn('period_start', bigint(d), (c) => c.notNull())
     .addColumn('spent', bigint(d), (c) => c.notNull())
     .addPrimaryKeyConstraint('budget_spend_pk', ['owner', 'period_start'])
     .execute();
-  await db.schema.createTable('budget_reserves')
+  await db.schema
+    .createTable('budget_reserves')
     .addColumn('ref', str(128), (c) => c.notNull())
     .addColumn('owner', str(32), (c) => c.notNull())
     .addColumn('period_start', bigint(d), (c) => c.notNull())

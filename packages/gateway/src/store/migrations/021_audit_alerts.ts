@@ -32,7 +32,8 @@ export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
   await db.schema.createIndex('audit_log_target').on('audit_log').columns(['target_type', 'created_at']).execute();
   await db.schema.createIndex('audit_log_action').on('audit_log').columns(['action', 'created_at']).execute();
 
-  await db.schema.createTable('alerts')
+  await db.schema
+    .createTable('alerts')
     .addColumn('id', str(64), (c) => c.primaryKey())
     .addColumn('kind', str(64), (c) => c.notNull())
     .addColumn('target', str(64), (c) => c.notNull())
@@ -48,7 +49,8 @@ export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
   await db.schema.createIndex('alerts_due').on('alerts').columns(['status', 'next_attempt_at']).execute();
   await db.schema.createIndex('alerts_created').on('alerts').columns(['created_at']).execute();
 
-  await db.schema.createTable('user_alert_settings')
+  await db.schema
+    .createTable('user_alert_settings')
     .addColumn('user_id', bigint(d), (c) => c.primaryKey())
     .addColumn('low_balance_threshold', bigint(d), (c) => c.notNull().defaultTo(0))
     .addColumn('email', str(254))

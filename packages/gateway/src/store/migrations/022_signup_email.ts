@@ -12,7 +12,8 @@ import { bigint, str, type MigrationCtx } from './util.ts';
  * not after `expires_at`. `email` is the address the link was sent to.
  */
 export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
-  await db.schema.createTable('user_emails')
+  await db.schema
+    .createTable('user_emails')
     .addColumn('user_id', bigint(d), (c) => c.primaryKey())
     .addColumn('email', str(254), (c) => c.notNull())
     .addColumn('verified_at', bigint(d))
@@ -21,7 +22,8 @@ export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
     .execute();
   await db.schema.createIndex('user_emails_email').on('user_emails').column('email').unique().execute();
 
-  await db.schema.createTable('email_tokens')
+  await db.schema
+    .createTable('email_tokens')
     .addColumn('token_hash', str(64), (c) => c.primaryKey())
     .addColumn('user_id', bigint(d), (c) => c.notNull())
     .addColumn('purpose', str(16), (c) => c.notNull())

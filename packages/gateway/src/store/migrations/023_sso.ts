@@ -14,7 +14,8 @@ import { bigint, str, text, withId, type MigrationCtx } from './util.ts';
  * last reported and whether it said the address was verified (linking looks only at verified ones).
  */
 export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
-  await db.schema.createTable('sso_providers')
+  await db.schema
+    .createTable('sso_providers')
     .addColumn('id', str(64), (c) => c.primaryKey())
     .addColumn('kind', str(16), (c) => c.notNull())
     .addColumn('name', str(128), (c) => c.notNull())

@@ -17,7 +17,8 @@ import { bigint, str, text, withId, type MigrationCtx } from './util.ts';
  * (keyed by the hash of the challenge), each used once.
  */
 export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
-  await db.schema.createTable('user_totp')
+  await db.schema
+    .createTable('user_totp')
     .addColumn('user_id', bigint(d), (c) => c.primaryKey())
     .addColumn('secret_sealed', text(d), (c) => c.notNull())
     .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(0))
@@ -46,7 +47,8 @@ export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
     .execute();
   await db.schema.createIndex('user_passkeys_user').on('user_passkeys').column('user_id').execute();
 
-  await db.schema.createTable('auth_challenges')
+  await db.schema
+    .createTable('auth_challenges')
     .addColumn('id_hash', str(64), (c) => c.primaryKey())
     .addColumn('purpose', str(32), (c) => c.notNull())
     .addColumn('user_id', bigint(d))

@@ -35,7 +35,10 @@ const notFound = (m: string) => new GatewayError(404, 'not_found', m);
 function semverCompare(a: string, b: string): number {
   const pa = /^(\d+)\.(\d+)\.(\d+)(?:-([^+]*))?/.exec(a) ?? [];
   const pb = /^(\d+)\.(\d+)\.(\d+)(?:-([^+]*))?/.exec(b) ?? [];
-  for (let i = 1; i <= 3; i++) { const d = Number(pa[i] ?? 0) - Number(pb[i] ?? 0); if (d) return d; }
+  for (let i = 1; i <= 3; i++) {
+    const d = Number(pa[i] ?? 0) - Number(pb[i] ?? 0);
+    if (d) return d;
+  }
   if (pa[4] === pb[4]) return 0;
   if (!pa[4]) return 1;
   if (!pb[4]) return -1;
@@ -45,17 +48,23 @@ function semverCompare(a: string, b: string): number {
 export class PluginAdmin {
   private readonly audit: AuditLog;
 
-  constructor(private readonly core: Core, private readonly host: PluginHost) {
+  constructor(
+    private readonly core: Core,
+    private readonly host: PluginHost,
+  ) {
     this.audit = new AuditLog(core);
   }
 
-  private get db() { return this.core.h.db; }
+  private get db() {
+    return this.core.h.db;
+  }
 
   private async loadChecked(source: string): Promise<LoadedPlugin> {
     try {
       return await this.host.loadDetached(source);
     } catch (e) {
-      if (e instanceof PluginLoadError) throw new GatewayError(400, 'plugin_invalid', e.message, undefined, e.field ? { field: e.field } : undefined);
+      if (e instanceof PluginLoadError)
+        throw new GatewayError(400, 'plugin_invalid', e.message, undefined, e.field ? { field: e.field } : undefined);
       throw e;
     }
   }
@@ -76,52 +85,95 @@ export class PluginAdmin {
     if (p) return p.manifest.channelTypes;
     const row = await this.activeRow(key);
     if (!row) return [];
-    try { const m = JSON.parse(row.manifest) as { channelTypes?: number[] }; return Array.isArray(m.channelTypes) ? m.channelTypes : []; } catch { return []; }
+    try {
+      const m = JSON.parse(row.manifest) as { channelTypes?: number[] };
+      return Array.isArray(m.channelTypes) ? m.channelTypes : [];
+    } catch {
+      return [];
+    }
   }
 
   private async activeRow(key: string) {
-    return this.db.selectFrom('plugins').innerJoin('plugin_versions', (j) => j.onRef('plugin_versions.plugin_key', '=', 'plugins.plugin_key').onRef('plugin_versions.version', '=', 'plugins.active_version'))
-      .selectAll('plugin_versions').select(['plugins.enabled', 'plugins.remark']).where('plugins.plugin_key', '=', key).executeTakeFirst();
+    return this.db
+      .selectFrom('plugins')
+      .innerJoin('plugin_versions', (j) =>
+        j.onRef('plugin_versions.plugin_key', '=', 'plugins.plugin_key').onRef('plugin_versions.version', '=', 'plugins.active_version'),
+      )
+      .selectAll('plugin_versions')
+      .select(['plugins.enabled', 'plugins.remark'])
+      .where('plugins.plugin_key', '=', key)
+      .executeTakeFirst();
   }
 
   /** Refuses a plugin that conflicts with the live generation (other keys), naming the counterpart. */
   preflight(p: LoadedPlugin): void {
     const c = GenerationBuilder.from(this.host.current(), p.key).conflict(p);
-    if (c) throw new GatewayError(409, 'plugin_conflict', `${p.key}@${p.version} conflicts with the running plugins: ${c} (upload with force or disabled to store it anyway)`);
+    if (c)
+      throw new GatewayError(
+        409,
+        'plugin_conflict',
+        `${p.key}@${p.version} conflicts with the running plugins: ${c} (upload with force or disabled to store it anyway)`,
+      );
   }
 
   async list() {
     const gen = this.host.current();
-    const rows = await this.db.selectFrom('plugins').leftJoin('plugin_versions', (j) => j.onRef('plugin_versions.plugin_key', '=', 'plugins.plugin_key').onRef('plugin_versions.version', '=', 'plugins.active_version'))
-      .select(['plugins.plugin_key', 'plugins.enabled', 'plugins.remark', 'plugins.active_version', 'plugin_versions.manifest', 'plugin_versions.sha256', 'plugin_versions.icon'])
+    const rows = await this.db
+      .selectFrom('plugins')
+      .leftJoin('plugin_versions', (j) =>
+        j.onRef('plugin_versions.plugin_key', '=', 'plugins.plugin_key').onRef('plugin_versions.version', '=', 'plugins.active_version'),
+      )
+      .select([
+        'plugins.plugin_key',
+        'plugins.enabled',
+        'plugins.remark',
+        'plugins.active_version',
+        'plugin_versions.manifest',
+        'plugin_versions.sha256',
+        'plugin_versions.icon',
+      ])
       .execute();
     const channels = await this.db.selectFrom('channels').select(['id', 'type', 'settings']).execute();
-    const items = await Promise.all(rows.map(async (r) => {
-      const live = gen.plugins.get(r.plugin_key);
-      let meta: Record<string, unknown> | null = null;
-      try { meta = r.manifest ? (JSON.parse(r.manifest) as Record<string, unknown>) : null; } catch { meta = null; }
-      const owned = Array.isArray(meta?.channelTypes) ? (meta!.channelTypes as number[]) : [];
-      const err = gen.errors[r.plugin_key];
-      const runtime_status = !r.enabled ? 'disabled' : live && live.sha256 === r.sha256 ? 'registered' : live ? 'compile_failed' : err ? 'compile_failed' : 'not_registered';
-      return {
-        key: r.plugin_key,
-        meta,
-        source: 'override',
-        layer: 'override',
-        enabled: !!r.enabled,
-        active: !!r.active_version,
-        active_version: r.active_version,
-        serving_version: live?.version ?? null,
-        source_hash: r.sha256 ?? null,
-        has_icon: !!r.icon,
-        remark: r.remark ?? '',
-        runtime_status,
-        ...(err ? { runtime_error: err } : {}),
-        channel_count: channels.filter((c) => bindingOf(c, r.plugin_key, owned)).length,
-        in_flight_count: await this.host.inFlightCounter(r.plugin_key),
-        sortPriority: typeof meta?.sortPriority === 'number' ? meta.sortPriority : 0,
-      };
-    }));
+    const items = await Promise.all(
+      rows.map(async (r) => {
+        const live = gen.plugins.get(r.plugin_key);
+        let meta: Record<string, unknown> | null = null;
+        try {
+          meta = r.manifest ? (JSON.parse(r.manifest) as Record<string, unknown>) : null;
+        } catch {
+          meta = null;
+        }
+        const owned = Array.isArray(meta?.channelTypes) ? (meta!.channelTypes as number[]) : [];
+        const err = gen.errors[r.plugin_key];
+        const runtime_status = !r.enabled
+          ? 'disabled'
+          : live && live.sha256 === r.sha256
+            ? 'registered'
+            : live
+              ? 'compile_failed'
+              : err
+                ? 'compile_failed'
+                : 'not_registered';
+        return {
+          key: r.plugin_key,
+          meta,
+          source: 'override',
+          layer: 'override',
+          enabled: !!r.enabled,
+          active: !!r.active_version,
+          active_version: r.active_version,
+          serving_version: live?.version ?? null,
+          source_hash: r.sha256 ?? null,
+          has_icon: !!r.icon,
+          remark: r.remark ?? '',
+          runtime_status,
+          ...(err ? { runtime_error: err } : {}),
+          channel_count: channels.filter((c) => bindingOf(c, r.plugin_key, owned)).length,
+          in_flight_count: await this.host.inFlightCounter(r.plugin_key),
+          sortPriority: typeof meta?.sortPriority === 'number' ? meta.sortPriority : 0,
+        };
+      }),
+    );
     items.sort((a, b) => b.sortPriority - a.sortPriority || (a.key < b.key ? -1 : 1));
     return items.map(({ sortPriority: _s, ...rest }) => rest);
   }
@@ -129,11 +181,14 @@ export class PluginAdmin {
   async upload(input: UploadInput, actor: AuditActor = null) {
     if (typeof input.source !== 'string' || !input.source.trim()) throw badRequest('source is required');
     const source = input.source;
-    if (Buffer.byteLength(source, 'utf8') > MAX_SOURCE_BYTES) throw new GatewayError(413, 'plugin_too_large', 'source is larger than 1 MiB');
+    if (Buffer.byteLength(source, 'utf8') > MAX_SOURCE_BYTES)
+      throw new GatewayError(413, 'plugin_too_large', 'source is larger than 1 MiB');
     const sha = sha256Hex(source);
     if (input.sourceSha256 !== undefined && input.sourceSha256 !== null && input.sourceSha256 !== '') {
-      if (typeof input.sourceSha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(input.sourceSha256)) throw badRequest('sourceSha256 must be 64 hex characters');
-      if (input.sourceSha256.toLowerCase() !== sha) throw badRequest(`sourceSha256 does not match the source (source hashes to ${sha})`, 'sha256_mismatch');
+      if (typeof input.sourceSha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(input.sourceSha256))
+        throw badRequest('sourceSha256 must be 64 hex characters');
+      if (input.sourceSha256.toLowerCase() !== sha)
+        throw badRequest(`sourceSha256 does not match the source (source hashes to ${sha})`, 'sha256_mismatch');
     }
     const enabled = input.enabled === undefined ? true : input.enabled === true;
     if (input.enabled !== undefined && typeof input.enabled !== 'boolean') throw badRequest('enabled must be a boolean');
@@ -144,28 +199,76 @@ export class PluginAdmin {
     try {
       if (enabled && !force) this.preflight(p);
       const now = Date.now();
-      const before = await this.db.selectFrom('plugins').select(['active_version', 'enabled', 'remark']).where('plugin_key', '=', p.key).executeTakeFirst();
+      const before = await this.db
+        .selectFrom('plugins')
+        .select(['active_version', 'enabled', 'remark'])
+        .where('plugin_key', '=', p.key)
+        .executeTakeFirst();
       await this.host.write(async (tx) => {
-        const existing = await tx.selectFrom('plugin_versions').select(['sha256']).where('plugin_key', '=', p.key).where('version', '=', p.version).executeTakeFirst();
-        if (existing && existing.sha256 !== sha) throw new GatewayError(409, 'version_exists', `${p.key}@${p.version} is already stored with a different source; versions are immutable, publish a new version`);
+        const existing = await tx
+          .selectFrom('plugin_versions')
+          .select(['sha256'])
+          .where('plugin_key', '=', p.key)
+          .where('version', '=', p.version)
+          .executeTakeFirst();
+        if (existing && existing.sha256 !== sha)
+          throw new GatewayError(
+            409,
+            'version_exists',
+            `${p.key}@${p.version} is already stored with a different source; versions are immutable, publish a new version`,
+          );
         if (!existing) {
-          await tx.insertInto('plugin_versions').values({
-            plugin_key: p.key, version: p.version, source, sha256: sha, manifest: JSON.stringify(p.rawManifest),
-            icon: icon ? icon.bytes.toString('base64') : null, icon_type: icon?.type ?? null, uploaded_at: now,
-          }).execute();
+          await tx
+            .insertInto('plugin_versions')
+            .values({
+              plugin_key: p.key,
+              version: p.version,
+              source,
+              sha256: sha,
+              manifest: JSON.stringify(p.rawManifest),
+              icon: icon ? icon.bytes.toString('base64') : null,
+              icon_type: icon?.type ?? null,
+              uploaded_at: now,
+            })
+            .execute();
         }
         const row = await tx.selectFrom('plugins').select('plugin_key').where('plugin_key', '=', p.key).executeTakeFirst();
         if (row) {
-          await tx.updateTable('plugins').set({ active_version: p.version, enabled: enabled ? 1 : 0, ...(remark !== null ? { remark } : {}), updated_at: now }).where('plugin_key', '=', p.key).execute();
+          await tx
+            .updateTable('plugins')
+            .set({ active_version: p.version, enabled: enabled ? 1 : 0, ...(remark !== null ? { remark } : {}), updated_at: now })
+            .where('plugin_key', '=', p.key)
+            .execute();
         } else {
-          await tx.insertInto('plugins').values({ plugin_key: p.key, active_version: p.version, enabled: enabled ? 1 : 0, remark, created_at: now, updated_at: now }).execute();
+          await tx
+            .insertInto('plugins')
+            .values({ plugin_key: p.key, active_version: p.version, enabled: enabled ? 1 : 0, remark, created_at: now, updated_at: now })
+            .execute();
         }
       });
-      const stored = await this.db.selectFrom('plugin_versions').select(['icon']).where('plugin_key', '=', p.key).where('version', '=', p.version).executeTakeFirstOrThrow();
-      await this.audit.record(actor, 'plugin.upload', { type: 'plugin', id: p.key },
+      const stored = await this.db
+        .selectFrom('plugin_versions')
+        .select(['icon'])
+        .where('plugin_key', '=', p.key)
+        .where('version', '=', p.version)
+        .executeTakeFirstOrThrow();
+      await this.audit.record(
+        actor,
+        'plugin.upload',
+        { type: 'plugin', id: p.key },
         before ? { active_version: before.active_version, enabled: !!before.enabled, remark: before.remark ?? '' } : null,
-        { active_version: p.version, enabled, remark: remark ?? before?.remark ?? '', sha256: sha });
-      return { plugin: p.key, version: p.version, meta: p.rawManifest, source: 'override', layer: 'override', has_icon: !!stored.icon, sha256: sha, enabled };
+        { active_version: p.version, enabled, remark: remark ?? before?.remark ?? '', sha256: sha },
+      );
+      return {
+        plugin: p.key,
+        version: p.version,
+        meta: p.rawManifest,
+        source: 'override',
+        layer: 'override',
+        has_icon: !!stored.icon,
+        sha256: sha,
+        enabled,
+      };
     } finally {
       p.dispose();
     }
@@ -175,7 +278,9 @@ export class PluginAdmin {
     const pl = await this.db.selectFrom('plugins').selectAll().where('plugin_key', '=', key).executeTakeFirst();
     if (!pl) throw notFound(`task plugin "${key}" is not installed`);
     const v = version || pl.active_version;
-    const row = v ? await this.db.selectFrom('plugin_versions').selectAll().where('plugin_key', '=', key).where('version', '=', v).executeTakeFirst() : undefined;
+    const row = v
+      ? await this.db.selectFrom('plugin_versions').selectAll().where('plugin_key', '=', key).where('version', '=', v).executeTakeFirst()
+      : undefined;
     if (version && !row) throw notFound(`task plugin "${key}" has no version ${version}`);
     const live = this.host.current().plugins.get(key);
     return {
@@ -198,25 +303,50 @@ export class PluginAdmin {
 
   async versions(key: string) {
     const pl = await this.db.selectFrom('plugins').select(['active_version']).where('plugin_key', '=', key).executeTakeFirst();
-    const rows = await this.db.selectFrom('plugin_versions').select(['version', 'sha256', 'uploaded_at', 'icon', 'manifest']).where('plugin_key', '=', key).execute();
+    const rows = await this.db
+      .selectFrom('plugin_versions')
+      .select(['version', 'sha256', 'uploaded_at', 'icon', 'manifest'])
+      .where('plugin_key', '=', key)
+      .execute();
     if (!pl && rows.length === 0) throw notFound(`task plugin "${key}" is not installed`);
     rows.sort((a, b) => semverCompare(b.version, a.version));
-    return rows.map((r) => ({ version: r.version, sha256: r.sha256, source_hash: r.sha256, uploaded_at: Math.floor(r.uploaded_at / 1000), has_icon: !!r.icon, active: r.version === pl?.active_version, meta: JSON.parse(r.manifest) as unknown }));
+    return rows.map((r) => ({
+      version: r.version,
+      sha256: r.sha256,
+      source_hash: r.sha256,
+      uploaded_at: Math.floor(r.uploaded_at / 1000),
+      has_icon: !!r.icon,
+      active: r.version === pl?.active_version,
+      meta: JSON.parse(r.manifest) as unknown,
+    }));
   }
 
   async activate(key: string, version: unknown, force = false, actor: AuditActor = null) {
     if (typeof version !== 'string' || !version) throw badRequest('version is required');
     const pl = await this.db.selectFrom('plugins').selectAll().where('plugin_key', '=', key).executeTakeFirst();
-    const row = await this.db.selectFrom('plugin_versions').selectAll().where('plugin_key', '=', key).where('version', '=', version).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('plugin_versions')
+      .selectAll()
+      .where('plugin_key', '=', key)
+      .where('version', '=', version)
+      .executeTakeFirst();
     if (!pl || !row) throw notFound(`task plugin "${key}" has no version ${version}`);
     const p = await this.loadChecked(row.source);
     try {
       if (pl.enabled && !force) this.preflight(p);
-    } finally { p.dispose(); }
+    } finally {
+      p.dispose();
+    }
     await this.host.write(async (tx) => {
       await tx.updateTable('plugins').set({ active_version: version, updated_at: Date.now() }).where('plugin_key', '=', key).execute();
     });
-    await this.audit.record(actor, 'plugin.activate', { type: 'plugin', id: key }, { active_version: pl.active_version }, { active_version: version });
+    await this.audit.record(
+      actor,
+      'plugin.activate',
+      { type: 'plugin', id: key },
+      { active_version: pl.active_version },
+      { active_version: version },
+    );
     return { plugin: key, active_version: version, generation: this.host.current().revision };
   }
 
@@ -230,9 +360,15 @@ export class PluginAdmin {
       if (!pl) throw badRequest(`task plugin "${key}" has no active version to enable`);
       if (!opts.force) {
         const p = await this.loadChecked(pl.source);
-        try { this.preflight(p); } finally { p.dispose(); }
+        try {
+          this.preflight(p);
+        } finally {
+          p.dispose();
+        }
       }
-      await this.host.write(async (tx) => { await tx.updateTable('plugins').set({ enabled: 1, updated_at: Date.now() }).where('plugin_key', '=', key).execute(); });
+      await this.host.write(async (tx) => {
+        await tx.updateTable('plugins').set({ enabled: 1, updated_at: Date.now() }).where('plugin_key', '=', key).execute();
+      });
       await this.audit.record(actor, 'plugin.enable', { type: 'plugin', id: key }, { enabled: !!exists.enabled }, { enabled: true });
       return { plugin_enabled: true, disabled_channels: [], unbound_channels: [] };
     }
@@ -242,7 +378,13 @@ export class PluginAdmin {
       await this.applyCascade(tx, key, cascade.channels);
     });
     const out = { plugin_enabled: false, ...summarise(cascade.channels) };
-    await this.audit.record(actor, 'plugin.disable', { type: 'plugin', id: key }, { enabled: !!exists.enabled }, { enabled: false, disabled_channels: out.disabled_channels, unbound_channels: out.unbound_channels });
+    await this.audit.record(
+      actor,
+      'plugin.disable',
+      { type: 'plugin', id: key },
+      { enabled: !!exists.enabled },
+      { enabled: false, disabled_channels: out.disabled_channels, unbound_channels: out.unbound_channels },
+    );
     return out;
   }
 
@@ -263,9 +405,17 @@ export class PluginAdmin {
         const row = await tx.selectFrom('channels').select('settings').where('id', '=', c.id).executeTakeFirst();
         const s = parseSettings(row?.settings) as Record<string, unknown>;
         s.plugins = ((s.plugins as string[] | undefined) ?? []).filter((k) => k !== key);
-        await tx.updateTable('channels').set({ settings: JSON.stringify(s), updated_at: now }).where('id', '=', c.id).execute();
+        await tx
+          .updateTable('channels')
+          .set({ settings: JSON.stringify(s), updated_at: now })
+          .where('id', '=', c.id)
+          .execute();
       } else {
-        await tx.updateTable('channels').set({ status: 2, status_reason: `task plugin ${key} was disabled`, updated_at: now }).where('id', '=', c.id).execute();
+        await tx
+          .updateTable('channels')
+          .set({ status: 2, status_reason: `task plugin ${key} was disabled`, updated_at: now })
+          .where('id', '=', c.id)
+          .execute();
       }
     }
     await this.core.cache.bump(CHANNELS_REVISION, tx);
@@ -292,7 +442,12 @@ export class PluginAdmin {
 
   async deleteVersion(key: string, version: string, force = false, actor: AuditActor = null) {
     const pl = await this.db.selectFrom('plugins').selectAll().where('plugin_key', '=', key).executeTakeFirst();
-    const row = await this.db.selectFrom('plugin_versions').select(['version']).where('plugin_key', '=', key).where('version', '=', version).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('plugin_versions')
+      .select(['version'])
+      .where('plugin_key', '=', key)
+      .where('version', '=', version)
+      .executeTakeFirst();
     if (!pl || !row) throw notFound(`task plugin "${key}" has no version ${version}`);
     const isActive = pl.active_version === version;
     let channels: BoundChannel[] = [];
@@ -301,7 +456,8 @@ export class PluginAdmin {
       await tx.deleteFrom('plugin_versions').where('plugin_key', '=', key).where('version', '=', version).execute();
       const left = await tx.selectFrom('plugin_versions').select('version').where('plugin_key', '=', key).executeTakeFirst();
       if (!left) await tx.deleteFrom('plugins').where('plugin_key', '=', key).execute();
-      else if (isActive) await tx.updateTable('plugins').set({ active_version: null, updated_at: Date.now() }).where('plugin_key', '=', key).execute();
+      else if (isActive)
+        await tx.updateTable('plugins').set({ active_version: null, updated_at: Date.now() }).where('plugin_key', '=', key).execute();
       if (isActive) await this.applyCascade(tx, key, channels);
     });
     const out = { plugin: key, deleted_version: version, ...summarise(channels) };
@@ -313,7 +469,12 @@ export class PluginAdmin {
     const pl = await this.db.selectFrom('plugins').select('active_version').where('plugin_key', '=', key).executeTakeFirst();
     const v = version || pl?.active_version;
     if (!v) return null;
-    const row = await this.db.selectFrom('plugin_versions').select(['icon', 'icon_type']).where('plugin_key', '=', key).where('version', '=', v).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('plugin_versions')
+      .select(['icon', 'icon_type'])
+      .where('plugin_key', '=', key)
+      .where('version', '=', v)
+      .executeTakeFirst();
     if (!row?.icon || !row.icon_type) return null;
     return { type: row.icon_type, bytes: Buffer.from(row.icon, 'base64') };
   }

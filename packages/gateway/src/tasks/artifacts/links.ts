@@ -22,7 +22,11 @@ export function artifactUrl(base: string, secret: string, taskId: string, key: s
 export const ARTIFACT_KEY = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
 export const ARTIFACT_TYPES = new Set(['video', 'audio', 'image', 'file']);
 
-export interface Artifact { key: string; type: string; mimeType?: string }
+export interface Artifact {
+  key: string;
+  type: string;
+  mimeType?: string;
+}
 
 /** Validates what listArtifacts returned. */
 export function validateArtifacts(v: unknown): Artifact[] {
@@ -36,7 +40,8 @@ export function validateArtifacts(v: unknown): Artifact[] {
     if (seen.has(a.key)) throw new Error(`artifact key "${a.key}" is repeated`);
     seen.add(a.key);
     if (typeof a.type !== 'string' || !ARTIFACT_TYPES.has(a.type)) throw new Error('artifact type must be video, audio, image or file');
-    if (a.mimeType !== undefined && (typeof a.mimeType !== 'string' || a.mimeType.length > 255 || /[\r\n]/.test(a.mimeType))) throw new Error('artifact mimeType is invalid');
+    if (a.mimeType !== undefined && (typeof a.mimeType !== 'string' || a.mimeType.length > 255 || /[\r\n]/.test(a.mimeType)))
+      throw new Error('artifact mimeType is invalid');
     return { key: a.key, type: a.type, ...(a.mimeType ? { mimeType: a.mimeType as string } : {}) };
   });
 }

@@ -20,7 +20,15 @@ import { sanitizeHeaders } from '../outbound/request.ts';
 import { artifactUrl, validateArtifacts, type Artifact } from './links.ts';
 
 export const PASSED_REQUEST_HEADERS = ['range', 'if-range', 'if-none-match', 'if-modified-since'];
-const PASSED_RESPONSE_HEADERS = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified', 'content-disposition'];
+const PASSED_RESPONSE_HEADERS = [
+  'content-type',
+  'content-length',
+  'content-range',
+  'accept-ranges',
+  'etag',
+  'last-modified',
+  'content-disposition',
+];
 
 export interface ContentResponse {
   status: number;
@@ -29,7 +37,10 @@ export interface ContentResponse {
 }
 
 export class Artifacts {
-  constructor(private readonly svc: TaskService, private readonly base: () => string) {}
+  constructor(
+    private readonly svc: TaskService,
+    private readonly base: () => string,
+  ) {}
 
   private plugin(t: Task): LoadedPlugin {
     const p = this.svc.generation().plugins.get(t.plugin_key);
@@ -58,15 +69,25 @@ export class Artifacts {
     return {
       task_id: t.public_id,
       artifacts: items.map((a) => ({
-        key: a.key, type: a.type, ...(a.mimeType ? { mime_type: a.mimeType } : {}),
+        key: a.key,
+        type: a.type,
+        ...(a.mimeType ? { mime_type: a.mimeType } : {}),
         content_url: artifactUrl(this.base(), secret, t.public_id, a.key),
       })),
     };
   }
 
   /** Streams one artifact. `userId` null means a verified signed link. */
-  async content(userId: number | null, taskId: string, key: string, method: 'GET' | 'HEAD', clientHeaders: Record<string, string | string[] | undefined>): Promise<ContentResponse> {
-    const t = await this.svc.own(userId, taskId).catch(() => { throw new GatewayError(404, 'artifact_not_found', 'artifact not found'); });
+  async content(
+    userId: number | null,
+    taskId: string,
+    key: string,
+    method: 'GET' | 'HEAD',
+    clientHeaders: Record<string, string | string[] | undefined>,
+  ): Promise<ContentResponse> {
+    const t = await this.svc.own(userId, taskId).catch(() => {
+      throw new GatewayError(404, 'artifact_not_found', 'artifact not found');
+    });
     const plugin = this.plugin(t);
     if (t.status !== 'SUCCESS') throw new GatewayError(409, 'artifact_not_ready', `the task is not finished (status ${t.status})`);
     const items = await this.describe(t);
@@ -82,8 +103,12 @@ export class Artifacts {
     const auth = ch ? await channelAuth(plugin, ch, t.channel_key_index, this.svc.google) : { upstream: { kind: 'vendor' }, auth: {} };
     const baseUrl = ch ? effectiveBaseUrl(plugin, ch) : '';
     const ctx = {
-      ...artifactTask(t), upstreamTaskId: t.upstream_task_id ?? '', artifactKey: key, baseUrl,
-      clientRequest: { method, headers: safe }, ...auth,
+      ...artifactTask(t),
+      upstreamTaskId: t.upstream_task_id ?? '',
+      artifactKey: key,
+      baseUrl,
+      clientRequest: { method, headers: safe },
+      ...auth,
     };
     let desc: Record<string, unknown>;
     try {
@@ -93,7 +118,11 @@ export class Artifacts {
       throw new GatewayError(502, 'plugin_content_request_invalid', hookMessage(e));
     }
     let url: URL;
-    try { url = new URL(String(desc.url)); } catch { throw new GatewayError(502, 'plugin_content_request_invalid', 'content url is not absolute'); }
+    try {
+      url = new URL(String(desc.url));
+    } catch {
+      throw new GatewayError(502, 'plugin_content_request_invalid', 'content url is not absolute');
+    }
     if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
       throw new GatewayError(502, 'plugin_content_request_invalid', 'content url must be http(s) without credentials');
     }
@@ -103,19 +132,26 @@ export class Artifacts {
     let headers: Record<string, string>;
     let body: string | undefined;
     if (credentialless) {
-      if (upMethod !== 'GET' && upMethod !== 'HEAD') throw new GatewayError(502, 'plugin_content_request_invalid', 'credentialless content reads allow GET and HEAD only');
+      if (upMethod !== 'GET' && upMethod !== 'HEAD')
+        throw new GatewayError(502, 'plugin_content_request_invalid', 'credentialless content reads allow GET and HEAD only');
       headers = { ...safe };
     } else {
-      if (!['GET', 'HEAD', 'POST'].includes(upMethod)) throw new GatewayError(502, 'plugin_content_request_invalid', 'content requests allow GET, HEAD and POST only');
+      if (!['GET', 'HEAD', 'POST'].includes(upMethod))
+        throw new GatewayError(502, 'plugin_content_request_invalid', 'content requests allow GET, HEAD and POST only');
       if (!hostAllowed(url, baseUrl, plugin.manifest.allowedHosts ?? [])) {
-        throw new GatewayError(502, 'plugin_host_not_allowed', `content request to ${canonicalHost(url)} is not allowed: credentials go only to the channel host and allowedHosts`);
+        throw new GatewayError(
+          502,
+          'plugin_host_not_allowed',
+          `content request to ${canonicalHost(url)} is not allowed: credentials go only to the channel host and allowedHosts`,
+        );
       }
       headers = sanitizeHeaders(desc.headers);
       for (const k of Object.keys(headers)) if (k.toLowerCase() in safe) delete headers[k];
       Object.assign(headers, safe);
       if (desc.body !== undefined && desc.body !== null) {
         body = typeof desc.body === 'string' ? desc.body : JSON.stringify(desc.body);
-        if (Buffer.byteLength(body) > 1024 * 1024) throw new GatewayError(502, 'plugin_content_request_invalid', 'content request body is larger than 1 MiB');
+        if (Buffer.byteLength(body) > 1024 * 1024)
+          throw new GatewayError(502, 'plugin_content_request_invalid', 'content request body is larger than 1 MiB');
       }
     }
     if (method === 'HEAD' && upMethod === 'GET') upMethod = 'HEAD';
@@ -124,13 +160,17 @@ export class Artifacts {
       let res: Dispatcher.ResponseData;
       try {
         res = await request(url, {
-          method: upMethod as Dispatcher.HttpMethod, headers, body,
-          headersTimeout: 60_000, bodyTimeout: 120_000,
+          method: upMethod as Dispatcher.HttpMethod,
+          headers,
+          body,
+          headersTimeout: 60_000,
+          bodyTimeout: 120_000,
           dispatcher: credentialless ? this.svc.outbound.content : this.svc.outbound.agent,
         });
       } catch (e) {
         const code = (e as { code?: string; cause?: { code?: string } }).code ?? (e as { cause?: { code?: string } }).cause?.code ?? '';
-        if (code === 'ERR_BLOCKED_ADDRESS' || /not public/.test((e as Error).message)) throw new GatewayError(502, 'artifact_address_refused', 'the artifact address is not public');
+        if (code === 'ERR_BLOCKED_ADDRESS' || /not public/.test((e as Error).message))
+          throw new GatewayError(502, 'artifact_address_refused', 'the artifact address is not public');
         if (/TIMEOUT/.test(code)) throw new GatewayError(504, 'artifact_upstream_timeout', 'the artifact upstream timed out');
         throw new GatewayError(502, 'artifact_upstream_error', 'the artifact upstream could not be reached');
       }
@@ -141,13 +181,25 @@ export class Artifacts {
         const l = Array.isArray(loc) ? loc[0] : loc;
         if (!l) throw new GatewayError(502, 'artifact_upstream_error', 'redirect without a location');
         let next: URL;
-        try { next = new URL(l, url); } catch { throw new GatewayError(502, 'artifact_upstream_error', 'redirect to an invalid address'); }
+        try {
+          next = new URL(l, url);
+        } catch {
+          throw new GatewayError(502, 'artifact_upstream_error', 'redirect to an invalid address');
+        }
         if ((next.protocol !== 'http:' && next.protocol !== 'https:') || next.username || next.password || next.hash) {
           throw new GatewayError(502, 'artifact_redirect_refused', 'redirect to a refused address');
         }
-        if (!credentialless && next.origin !== origin) throw new GatewayError(502, 'artifact_redirect_refused', 'a credentialed content request may not be redirected to another origin');
+        if (!credentialless && next.origin !== origin)
+          throw new GatewayError(
+            502,
+            'artifact_redirect_refused',
+            'a credentialed content request may not be redirected to another origin',
+          );
         this.refuseLoop(next);
-        if (s === 303 && upMethod === 'POST') { upMethod = 'GET'; body = undefined; }
+        if (s === 303 && upMethod === 'POST') {
+          upMethod = 'GET';
+          body = undefined;
+        }
         url = next;
         continue;
       }
@@ -159,11 +211,15 @@ export class Artifacts {
           if (typeof str === 'string') out[h] = str;
         }
         if (!out['content-type'] && art.mimeType) out['content-type'] = art.mimeType;
-        if (method === 'HEAD' || s === 304) { res.body.resume(); return { status: s, headers: out, body: null }; }
+        if (method === 'HEAD' || s === 304) {
+          res.body.resume();
+          return { status: s, headers: out, body: null };
+        }
         return { status: s, headers: out, body: res.body };
       }
       res.body.resume();
-      if (s === 401 || s === 403) throw new GatewayError(502, 'artifact_upstream_auth_failed', 'the artifact upstream refused the credentials');
+      if (s === 401 || s === 403)
+        throw new GatewayError(502, 'artifact_upstream_auth_failed', 'the artifact upstream refused the credentials');
       if (s === 404 || s === 410) throw new GatewayError(410, 'artifact_gone', 'the artifact is no longer available upstream');
       if (s === 429) throw new GatewayError(503, 'artifact_upstream_busy', 'the artifact upstream is busy');
       throw new GatewayError(502, 'artifact_upstream_error', `the artifact upstream failed (HTTP ${s})`);
@@ -175,6 +231,8 @@ export class Artifacts {
     if (!/^\/v1\/tasks\/[^/]+\/artifacts\/[^/]+\/content$/.test(u.pathname)) return;
     try {
       if (new URL(this.base()).host === u.host) throw new GatewayError(502, 'artifact_proxy_loop', 'artifact proxy loop was rejected');
-    } catch (e) { if (e instanceof GatewayError) throw e; }
+    } catch (e) {
+      if (e instanceof GatewayError) throw e;
+    }
   }
 }

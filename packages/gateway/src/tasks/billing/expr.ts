@@ -27,14 +27,21 @@ const FUNCS = new Set(['u', 'has', 'tier', 'min', 'max', 'abs', 'ceil', 'floor',
 const MAX_LEN = 4096;
 const MAX_NODES = 512;
 
-interface Tok { k: 'num' | 'str' | 'id' | 'op' | 'end'; v: string; pos: number }
+interface Tok {
+  k: 'num' | 'str' | 'id' | 'op' | 'end';
+  v: string;
+  pos: number;
+}
 
 function tokenize(src: string): Tok[] {
   const out: Tok[] = [];
   let i = 0;
   while (i < src.length) {
     const c = src[i];
-    if (/\s/.test(c)) { i++; continue; }
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
     if (/[0-9.]/.test(c)) {
       const m = /^(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/.exec(src.slice(i));
       if (!m) throw new ExprError(`bad number at ${i}`);
@@ -46,7 +53,11 @@ function tokenize(src: string): Tok[] {
       let j = i + 1;
       let s = '';
       while (j < src.length && src[j] !== c) {
-        if (src[j] === '\\' && j + 1 < src.length) { s += src[j + 1]; j += 2; continue; }
+        if (src[j] === '\\' && j + 1 < src.length) {
+          s += src[j + 1];
+          j += 2;
+          continue;
+        }
         s += src[j++];
       }
       if (j >= src.length) throw new ExprError(`unterminated string at ${i}`);
@@ -67,7 +78,11 @@ function tokenize(src: string): Tok[] {
       i += 2;
       continue;
     }
-    if ('+-*/%<>!?:(),'.includes(c)) { out.push({ k: 'op', v: c, pos: i }); i++; continue; }
+    if ('+-*/%<>!?:(),'.includes(c)) {
+      out.push({ k: 'op', v: c, pos: i });
+      i++;
+      continue;
+    }
     throw new ExprError(`unexpected character "${c}" at ${i}`);
   }
   out.push({ k: 'end', v: '', pos: src.length });
@@ -78,9 +93,16 @@ class Parser {
   private i = 0;
   nodes = 0;
   constructor(private readonly toks: Tok[]) {}
-  private peek(): Tok { return this.toks[this.i]; }
-  private next(): Tok { return this.toks[this.i++]; }
-  private isOp(v: string): boolean { const t = this.peek(); return t.k === 'op' && t.v === v; }
+  private peek(): Tok {
+    return this.toks[this.i];
+  }
+  private next(): Tok {
+    return this.toks[this.i++];
+  }
+  private isOp(v: string): boolean {
+    const t = this.peek();
+    return t.k === 'op' && t.v === v;
+  }
   private expect(v: string): void {
     const t = this.next();
     if (t.k !== 'op' || t.v !== v) throw new ExprError(`expected "${v}" at ${t.pos}`);
@@ -105,7 +127,21 @@ class Parser {
     }
     return c;
   }
-  private static PREC: Record<string, number> = { '||': 1, '&&': 2, '==': 3, '!=': 3, '<': 4, '<=': 4, '>': 4, '>=': 4, '+': 5, '-': 5, '*': 6, '/': 6, '%': 6 };
+  private static PREC: Record<string, number> = {
+    '||': 1,
+    '&&': 2,
+    '==': 3,
+    '!=': 3,
+    '<': 4,
+    '<=': 4,
+    '>': 4,
+    '>=': 4,
+    '+': 5,
+    '-': 5,
+    '*': 6,
+    '/': 6,
+    '%': 6,
+  };
   private binary(min: number): Node {
     let a = this.unary();
     for (;;) {
@@ -142,7 +178,10 @@ class Parser {
       if (!this.isOp(')')) {
         for (;;) {
           args.push(this.ternary());
-          if (this.isOp(',')) { this.next(); continue; }
+          if (this.isOp(',')) {
+            this.next();
+            continue;
+          }
           break;
         }
       }
@@ -156,10 +195,8 @@ class Parser {
 
 function checkArity(fn: string, args: Node[]): void {
   const n = args.length;
-  const ok = fn === 'u' || fn === 'has' ? n === 1 && args[0].t === 'str'
-    : fn === 'tier' ? n === 2
-      : fn === 'min' || fn === 'max' ? n >= 1
-        : n === 1;
+  const ok =
+    fn === 'u' || fn === 'has' ? n === 1 && args[0].t === 'str' : fn === 'tier' ? n === 2 : fn === 'min' || fn === 'max' ? n >= 1 : n === 1;
   if (!ok) throw new ExprError(fn === 'u' || fn === 'has' ? `${fn}() takes one string literal` : `wrong number of arguments to ${fn}()`);
 }
 
@@ -180,7 +217,14 @@ export function compile(source: string): Compiled {
       if ((n.fn === 'u' || n.fn === 'has') && n.args[0].t === 'str') facts.add(n.args[0].v);
       n.args.forEach(walk);
     } else if (n.t === 'un') walk(n.a);
-    else if (n.t === 'bin') { walk(n.a); walk(n.b); } else if (n.t === 'cond') { walk(n.c); walk(n.a); walk(n.b); }
+    else if (n.t === 'bin') {
+      walk(n.a);
+      walk(n.b);
+    } else if (n.t === 'cond') {
+      walk(n.c);
+      walk(n.a);
+      walk(n.b);
+    }
   };
   walk(root);
   return {
@@ -203,29 +247,50 @@ function num(v: Value): number {
 
 function evaluate(n: Node, f: Facts): Value {
   switch (n.t) {
-    case 'num': case 'str': case 'bool': return n.v;
+    case 'num':
+    case 'str':
+    case 'bool':
+      return n.v;
     case 'un': {
       const a = evaluate(n.a, f);
       return n.op === '-' ? -num(a) : !truthy(a);
     }
-    case 'cond': return truthy(evaluate(n.c, f)) ? evaluate(n.a, f) : evaluate(n.b, f);
+    case 'cond':
+      return truthy(evaluate(n.c, f)) ? evaluate(n.a, f) : evaluate(n.b, f);
     case 'bin': {
       if (n.op === '&&') return truthy(evaluate(n.a, f)) && truthy(evaluate(n.b, f));
       if (n.op === '||') return truthy(evaluate(n.a, f)) || truthy(evaluate(n.b, f));
       const a = evaluate(n.a, f);
       const b = evaluate(n.b, f);
       switch (n.op) {
-        case '==': return a === b;
-        case '!=': return a !== b;
-        case '<': return num(a) < num(b);
-        case '<=': return num(a) <= num(b);
-        case '>': return num(a) > num(b);
-        case '>=': return num(a) >= num(b);
-        case '+': return num(a) + num(b);
-        case '-': return num(a) - num(b);
-        case '*': return num(a) * num(b);
-        case '/': { const d = num(b); if (d === 0) throw new ExprError('division by zero'); return num(a) / d; }
-        case '%': { const d = num(b); if (d === 0) throw new ExprError('division by zero'); return num(a) % d; }
+        case '==':
+          return a === b;
+        case '!=':
+          return a !== b;
+        case '<':
+          return num(a) < num(b);
+        case '<=':
+          return num(a) <= num(b);
+        case '>':
+          return num(a) > num(b);
+        case '>=':
+          return num(a) >= num(b);
+        case '+':
+          return num(a) + num(b);
+        case '-':
+          return num(a) - num(b);
+        case '*':
+          return num(a) * num(b);
+        case '/': {
+          const d = num(b);
+          if (d === 0) throw new ExprError('division by zero');
+          return num(a) / d;
+        }
+        case '%': {
+          const d = num(b);
+          if (d === 0) throw new ExprError('division by zero');
+          return num(a) % d;
+        }
       }
       throw new ExprError(`bad operator ${n.op}`);
     }
@@ -236,14 +301,22 @@ function evaluate(n: Node, f: Facts): Value {
           const k = (args[0] as { v: string }).v;
           return Object.prototype.hasOwnProperty.call(f, k) ? f[k] : 0;
         }
-        case 'has': return Object.prototype.hasOwnProperty.call(f, (args[0] as { v: string }).v);
-        case 'tier': return num(evaluate(args[1], f));
-        case 'min': return Math.min(...args.map((a) => num(evaluate(a, f))));
-        case 'max': return Math.max(...args.map((a) => num(evaluate(a, f))));
-        case 'abs': return Math.abs(num(evaluate(args[0], f)));
-        case 'ceil': return Math.ceil(num(evaluate(args[0], f)));
-        case 'floor': return Math.floor(num(evaluate(args[0], f)));
-        case 'round': return Math.round(num(evaluate(args[0], f)));
+        case 'has':
+          return Object.prototype.hasOwnProperty.call(f, (args[0] as { v: string }).v);
+        case 'tier':
+          return num(evaluate(args[1], f));
+        case 'min':
+          return Math.min(...args.map((a) => num(evaluate(a, f))));
+        case 'max':
+          return Math.max(...args.map((a) => num(evaluate(a, f))));
+        case 'abs':
+          return Math.abs(num(evaluate(args[0], f)));
+        case 'ceil':
+          return Math.ceil(num(evaluate(args[0], f)));
+        case 'floor':
+          return Math.floor(num(evaluate(args[0], f)));
+        case 'round':
+          return Math.round(num(evaluate(args[0], f)));
       }
     }
   }
@@ -257,7 +330,11 @@ function truthy(v: Value): boolean {
 /** Highest value a fact of each unit may take. */
 export const UNIT_CEILING: Record<string, number> = { second: 3600, count: 128, token: 2_147_483_647, credit: 2_147_483_647 };
 
-export interface SchemaField { type?: string; unit?: string; enum?: string[] }
+export interface SchemaField {
+  type?: string;
+  unit?: string;
+  enum?: string[];
+}
 
 /**
  * Checks an expression when it is saved: it parses, reads only declared facts (when a schema is

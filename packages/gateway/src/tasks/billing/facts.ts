@@ -11,7 +11,9 @@ const CANON_SECONDS = new Set(['duration', 'durationseconds', 'second', 'seconds
 /** Validates facts; throws 400 `plugin_usage_invalid` (or returns null when `lenient`). */
 export function validateFacts(raw: unknown, schema: Record<string, SchemaField> | null | undefined, lenient = false): Facts | null {
   if (raw === null || raw === undefined) return null;
-  const fail = (msg: string): never => { throw new GatewayError(400, 'plugin_usage_invalid', msg); };
+  const fail = (msg: string): never => {
+    throw new GatewayError(400, 'plugin_usage_invalid', msg);
+  };
   try {
     if (typeof raw !== 'object' || Array.isArray(raw)) fail('usage facts must be an object');
     const out: Facts = {};
@@ -37,8 +39,13 @@ export function validateFacts(raw: unknown, schema: Record<string, SchemaField> 
       if (typeof v !== 'number') continue; // undeclared non-numeric facts are ignored
       if (!Number.isFinite(v) || v < 0) fail(`usage fact "${k}" must be a non-negative number`);
       const canon = k.toLowerCase().replace(/[_-]/g, '');
-      const ceil = CANON_COUNT.has(canon) ? 128 : CANON_SECONDS.has(canon) ? 3600
-        : ['upstreamunits', 'completiontokens', 'totaltokens'].includes(canon) ? UNIT_CEILING.token : 3600;
+      const ceil = CANON_COUNT.has(canon)
+        ? 128
+        : CANON_SECONDS.has(canon)
+          ? 3600
+          : ['upstreamunits', 'completiontokens', 'totaltokens'].includes(canon)
+            ? UNIT_CEILING.token
+            : 3600;
       if (v > ceil) fail(`usage fact "${k}" is above ${ceil}`);
       out[k] = v;
     }

@@ -22,7 +22,12 @@ export const HISTORY_MAX = 20;
 export type CallbackRow = Selectable<TaskCallbackRow>;
 
 /** One delivery attempt as recorded (`at` unix ms; `status` the HTTP status, null without an answer). */
-export interface CallbackAttempt { at: number; status: number | null; error: string | null; ms: number }
+export interface CallbackAttempt {
+  at: number;
+  status: number | null;
+  error: string | null;
+  ms: number;
+}
 
 /** The callback of a task as its owner sees it (`GET /v1/tasks/{id}`; times in unix seconds). */
 export interface CallbackView {
@@ -40,7 +45,8 @@ export interface CallbackView {
 }
 
 type Unit = 's' | 'ms';
-const at = (ms: number | null, unit: Unit) => (ms === null || ms === undefined ? null : unit === 'ms' ? Number(ms) : Math.floor(Number(ms) / 1000));
+const at = (ms: number | null, unit: Unit) =>
+  ms === null || ms === undefined ? null : unit === 'ms' ? Number(ms) : Math.floor(Number(ms) / 1000);
 
 /** `sha256=<hex HMAC-SHA256 of the raw body>` with the key's callback secret (`X-Signature`). */
 export function signBody(secret: string, body: string): string {
@@ -57,7 +63,11 @@ export function parseCallbackUrl(raw: string, field = 'X-Callback-URL'): URL {
   const s = raw.trim();
   let u: URL | null = null;
   if (s.length <= CALLBACK_URL_MAX && !/\s/.test(s)) {
-    try { u = new URL(s); } catch { u = null; }
+    try {
+      u = new URL(s);
+    } catch {
+      u = null;
+    }
   }
   if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) {
     throw new GatewayError(400, 'callback_url_invalid', `${field} must be an http or https URL of at most ${CALLBACK_URL_MAX} characters`);
@@ -77,7 +87,9 @@ export class TaskCallbacks {
 
   constructor(private readonly core: Core) {}
 
-  private get db() { return this.core.h.db; }
+  private get db() {
+    return this.core.h.db;
+  }
 
   /**
    * The callback URL of a submission, checked, or null when there is none. `header` is the value of
@@ -85,16 +97,20 @@ export class TaskCallbacks {
    */
   async resolve(p: KeyPrincipal, header: string | undefined): Promise<string | null> {
     const given = typeof header === 'string' && header.trim() !== '';
-    const raw = given ? header : p.callbackUrl ?? null;
+    const raw = given ? header : (p.callbackUrl ?? null);
     if (!raw) return null;
-    const field = given ? 'X-Callback-URL' : 'the API key\'s callback_url';
+    const field = given ? 'X-Callback-URL' : "the API key's callback_url";
     const u = parseCallbackUrl(raw, field);
     if (!this.core.config.contentAllowPrivateAddresses && !(await isPublicHost(u.hostname))) {
       throw new GatewayError(400, 'callback_url_not_public', `${field} must resolve to a public address`);
     }
     const key = await this.db.selectFrom('api_keys').select('callback_secret').where('id', '=', p.keyId).executeTakeFirst();
     if (!key?.callback_secret) {
-      throw new GatewayError(400, 'callback_secret_missing', 'this API key has no callback signing secret yet: create one with POST /api/token/{id}/callback-secret');
+      throw new GatewayError(
+        400,
+        'callback_secret_missing',
+        'this API key has no callback signing secret yet: create one with POST /api/token/{id}/callback-secret',
+      );
     }
     return u.toString();
   }
@@ -102,11 +118,29 @@ export class TaskCallbacks {
   /** Records the callback of an accepted task (waiting until the task is terminal). */
   async create(task: Pick<Selectable<TaskRow>, 'id' | 'public_id' | 'key_id'>, url: string): Promise<void> {
     try {
-      await this.db.insertInto('task_callbacks').values({
-        task_id: task.id, public_task_id: task.public_id, key_id: task.key_id, url, delivery_id: `dlv_${randomId(32)}`,
-        status: 'waiting', attempts: 0, next_attempt_at: null, lease_owner: null, lease_until: null, first_attempt_at: null,
-        last_attempt_at: null, last_status: null, last_error: null, history: null, payload: null, delivered_at: null, created_at: Date.now(),
-      }).execute();
+      await this.db
+        .insertInto('task_callbacks')
+        .values({
+          task_id: task.id,
+          public_task_id: task.public_id,
+          key_id: task.key_id,
+          url,
+          delivery_id: `dlv_${randomId(32)}`,
+          status: 'waiting',
+          attempts: 0,
+          next_attempt_at: null,
+          lease_owner: null,
+          lease_until: null,
+          first_attempt_at: null,
+          last_attempt_at: null,
+          last_status: null,
+          last_error: null,
+          history: null,
+          payload: null,
+          delivered_at: null,
+          created_at: Date.now(),
+        })
+        .execute();
     } catch (e) {
       if (!isUniqueViolation(e)) throw e;
     }
@@ -118,7 +152,12 @@ export class TaskCallbacks {
    */
   async arm(task: Pick<Selectable<TaskRow>, 'id' | 'retain'>, now = Date.now()): Promise<boolean> {
     const set = task.retain === 1 ? { status: 'pending', next_attempt_at: now } : { status: 'skipped', next_attempt_at: null };
-    const r = await this.db.updateTable('task_callbacks').set(set).where('task_id', '=', task.id).where('status', '=', 'waiting').executeTakeFirst();
+    const r = await this.db
+      .updateTable('task_callbacks')
+      .set(set)
+      .where('task_id', '=', task.id)
+      .where('status', '=', 'waiting')
+      .executeTakeFirst();
     const armed = Number(r.numUpdatedRows) > 0 && set.status === 'pending';
     if (armed) this.onArmed?.();
     return armed;
@@ -129,14 +168,23 @@ export class TaskCallbacks {
    * status, attempt count and lease, so two nodes never hold one delivery at a time.
    */
   async claimDue(node: string, limit: number, now: number, leaseUntil: number): Promise<CallbackRow[]> {
-    const due = await this.db.selectFrom('task_callbacks').select(['id', 'attempts'])
-      .where('status', '=', 'pending').where('next_attempt_at', '<=', now)
+    const due = await this.db
+      .selectFrom('task_callbacks')
+      .select(['id', 'attempts'])
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .orderBy('next_attempt_at').limit(limit).execute();
+      .orderBy('next_attempt_at')
+      .limit(limit)
+      .execute();
     const out: CallbackRow[] = [];
     for (const d of due) {
-      const r = await this.db.updateTable('task_callbacks').set({ lease_owner: node, lease_until: leaseUntil })
-        .where('id', '=', d.id).where('status', '=', 'pending').where('attempts', '=', d.attempts)
+      const r = await this.db
+        .updateTable('task_callbacks')
+        .set({ lease_owner: node, lease_until: leaseUntil })
+        .where('id', '=', d.id)
+        .where('status', '=', 'pending')
+        .where('attempts', '=', d.attempts)
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) !== 1) continue;
@@ -151,8 +199,13 @@ export class TaskCallbacks {
    * attempt count `seenAttempts` it read. Returns whether the record was written.
    */
   async recordAttempt(id: CallbackRow['id'], node: string, seenAttempts: number, set: Record<string, unknown>): Promise<boolean> {
-    const r = await this.db.updateTable('task_callbacks').set(set as never)
-      .where('id', '=', id).where('lease_owner', '=', node).where('attempts', '=', seenAttempts).executeTakeFirst();
+    const r = await this.db
+      .updateTable('task_callbacks')
+      .set(set as never)
+      .where('id', '=', id)
+      .where('lease_owner', '=', node)
+      .where('attempts', '=', seenAttempts)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 
@@ -183,7 +236,7 @@ export function parseHistory(s: string | null): CallbackAttempt[] {
   if (!s) return [];
   try {
     const a = JSON.parse(s);
-    return Array.isArray(a) ? a as CallbackAttempt[] : [];
+    return Array.isArray(a) ? (a as CallbackAttempt[]) : [];
   } catch {
     return [];
   }

@@ -47,9 +47,15 @@ export class CallbackWorker {
     private readonly now: () => number = Date.now,
   ) {}
 
-  private get db() { return this.core.h.db; }
-  private get node() { return this.core.config.nodeId; }
-  private get cfg() { return this.core.config; }
+  private get db() {
+    return this.core.h.db;
+  }
+  private get node() {
+    return this.core.config.nodeId;
+  }
+  private get cfg() {
+    return this.core.config;
+  }
 
   start(): void {
     this.stopped = false;
@@ -72,7 +78,10 @@ export class CallbackWorker {
   /** Runs a pass soon (a callback was armed on this node). */
   kick(): void {
     if (this.stopped) return;
-    if (this.running) { this.kicked = true; return; }
+    if (this.running) {
+      this.kicked = true;
+      return;
+    }
     if (this.timer) clearTimeout(this.timer);
     this.schedule(0);
   }
@@ -81,7 +90,9 @@ export class CallbackWorker {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.running = this.pass().then(() => undefined).catch((e) => this.core.log.warn({ err: (e as Error).message }, 'task callback pass failed'))
+      this.running = this.pass()
+        .then(() => undefined)
+        .catch((e) => this.core.log.warn({ err: (e as Error).message }, 'task callback pass failed'))
         .finally(() => {
           this.running = null;
           const again = this.kicked;
@@ -93,7 +104,9 @@ export class CallbackWorker {
   }
 
   /** Whether this node holds the delivery lease (after its last pass). */
-  get holdsLease(): boolean { return this.holding; }
+  get holdsLease(): boolean {
+    return this.holding;
+  }
 
   /** One pass; returns how many deliveries it started (0 on a node without the lease). */
   async pass(): Promise<number> {
@@ -107,8 +120,13 @@ export class CallbackWorker {
     if (free <= 0) return 0;
     const claimed = await this.claim(Math.min(free, CLAIM_BATCH), now);
     for (const row of claimed) {
-      const p: Promise<void> = this.deliver(row).catch((e) => this.core.log.warn({ task: row.public_task_id, err: (e as Error).message }, 'task callback delivery failed unexpectedly'))
-        .finally(() => { this.inFlight.delete(p); });
+      const p: Promise<void> = this.deliver(row)
+        .catch((e) =>
+          this.core.log.warn({ task: row.public_task_id, err: (e as Error).message }, 'task callback delivery failed unexpectedly'),
+        )
+        .finally(() => {
+          this.inFlight.delete(p);
+        });
       this.inFlight.add(p);
     }
     return claimed.length;
@@ -144,9 +162,13 @@ export class CallbackWorker {
     let status: number | null = null;
     let error: string | null = null;
     let giveUp = false;
-    if (body === null) { error = 'the task is gone'; giveUp = true; }
-    else if (secret === null) { error = 'the API key or its callback secret was removed'; giveUp = true; }
-    else {
+    if (body === null) {
+      error = 'the task is gone';
+      giveUp = true;
+    } else if (secret === null) {
+      error = 'the API key or its callback secret was removed';
+      giveUp = true;
+    } else {
       this.stats.attempts++;
       try {
         const res = await request(row.url, {
@@ -175,15 +197,26 @@ export class CallbackWorker {
     await this.record(row, body, { at: started, status, error, ms: Math.max(0, this.now() - started) }, giveUp);
   }
 
-  private async record(row: CallbackRow, body: string | null, a: { at: number; status: number | null; error: string | null; ms: number }, giveUp: boolean): Promise<void> {
+  private async record(
+    row: CallbackRow,
+    body: string | null,
+    a: { at: number; status: number | null; error: string | null; ms: number },
+    giveUp: boolean,
+  ): Promise<void> {
     const now = this.now();
     const seen = Number(row.attempts);
     const attempts = seen + 1;
     const first = row.first_attempt_at === null ? a.at : Number(row.first_attempt_at);
     const history = [...parseHistory(row.history), a].slice(-HISTORY_MAX);
     const set: Record<string, unknown> = {
-      attempts, first_attempt_at: first, last_attempt_at: a.at, last_status: a.status, last_error: a.error,
-      history: JSON.stringify(history), lease_owner: null, lease_until: null,
+      attempts,
+      first_attempt_at: first,
+      last_attempt_at: a.at,
+      last_status: a.status,
+      last_error: a.error,
+      history: JSON.stringify(history),
+      lease_owner: null,
+      lease_until: null,
     };
     if (body !== null && row.payload === null) set.payload = body;
     if (a.error === null) {
@@ -207,7 +240,8 @@ function describe(e: unknown): string {
   const err = e as Error & { cause?: Error & { code?: string }; code?: string };
   const inner = err.cause ?? err;
   let m = inner?.message || err?.message || String(e);
-  if (err?.name === 'TimeoutError' || err?.name === 'AbortError' || inner?.code === 'UND_ERR_HEADERS_TIMEOUT') m = 'the receiver did not answer in time';
+  if (err?.name === 'TimeoutError' || err?.name === 'AbortError' || inner?.code === 'UND_ERR_HEADERS_TIMEOUT')
+    m = 'the receiver did not answer in time';
   // eslint-disable-next-line no-control-regex
   return m.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, ERROR_MAX);
 }

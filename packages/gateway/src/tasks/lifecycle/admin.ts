@@ -23,7 +23,11 @@ export type ResolveAction = (typeof RESOLVE_ACTIONS)[number];
 
 export type { TaskFilter };
 
-export interface PageQuery { page: number; pageSize: number; offset: number }
+export interface PageQuery {
+  page: number;
+  pageSize: number;
+  offset: number;
+}
 
 /** A task as administrators see it (times in unix ms). */
 export interface AdminTaskView {
@@ -144,7 +148,10 @@ export class TaskAdmin {
   }
 
   /** One task with its ledger movements; 404 when absent or not visible to `actor`. */
-  async get(publicId: string, actor: UserPrincipal | null): Promise<AdminTaskView & { ledger: Record<string, number>; callback: CallbackView | null }> {
+  async get(
+    publicId: string,
+    actor: UserPrincipal | null,
+  ): Promise<AdminTaskView & { ledger: Record<string, number>; callback: CallbackView | null }> {
     const t = await this.find(publicId, actor);
     return { ...adminView(t), ledger: await this.ledger.movements(ledgerRef(t.public_id)), callback: await this.callbackOf(t) };
   }
@@ -174,9 +181,11 @@ export class TaskAdmin {
     const upstreamTaskId = r.str('upstream_task_id', { max: 191 }) || undefined;
     const status = r.oneOf('status', ['SUCCESS', 'FAILURE'] as const);
     const reason = r.str('reason', { max: 1000 }) || undefined;
-    if (action === 'poll' && !upstreamTaskId) throw fieldError('upstream_task_id', 'is required for action poll (the id the vendor gave the task)');
+    if (action === 'poll' && !upstreamTaskId)
+      throw fieldError('upstream_task_id', 'is required for action poll (the id the vendor gave the task)');
     if (status && action !== 'charge') throw fieldError('status', 'is only used with action charge');
-    if (upstreamTaskId && (action === 'refund' || action === 'fail')) throw fieldError('upstream_task_id', `is not used with action ${action}`);
+    if (upstreamTaskId && (action === 'refund' || action === 'fail'))
+      throw fieldError('upstream_task_id', `is not used with action ${action}`);
     return { action, upstreamTaskId, status, reason };
   }
 
@@ -193,7 +202,11 @@ export class TaskAdmin {
     const tag = resolutionTag(input.action, input.status);
     if (t.flagged !== 1) return this.already(t, tag, actor);
     if (TERMINAL.has(t.status) || !(NON_TERMINAL as readonly string[]).includes(t.status)) {
-      throw new GatewayError(409, 'task_not_resolvable', `task ${t.public_id} is ${t.status}; only unfinished flagged tasks can be resolved`);
+      throw new GatewayError(
+        409,
+        'task_not_resolvable',
+        `task ${t.public_id} is ${t.status}; only unfinished flagged tasks can be resolved`,
+      );
     }
     t = await this.repairBilling(t);
     const now = Date.now();
@@ -202,18 +215,34 @@ export class TaskAdmin {
     let set: Record<string, unknown>;
     if (input.action === 'poll') {
       set = {
-        status: 'SUBMITTED', progress: DEFAULT_PROGRESS.SUBMITTED, upstream_task_id: input.upstreamTaskId, fail_reason: null,
-        flagged: 0, flag_reason: flagReason, poll_failures: 0, next_poll_at: now, lease_owner: null, lease_until: null,
+        status: 'SUBMITTED',
+        progress: DEFAULT_PROGRESS.SUBMITTED,
+        upstream_task_id: input.upstreamTaskId,
+        fail_reason: null,
+        flagged: 0,
+        flag_reason: flagReason,
+        poll_failures: 0,
+        next_poll_at: now,
+        lease_owner: null,
+        lease_until: null,
         submitted_at: t.submitted_at ?? now,
       };
     } else {
       const failed = input.action !== 'charge' || input.status === 'FAILURE';
       set = {
-        status: failed ? 'FAILURE' : 'SUCCESS', progress: '100%',
-        fail_reason: failed ? (input.reason ?? `resolved by an administrator (${tag}): ${t.fail_reason ?? 'submit outcome unknown'}`).slice(0, 2000) : null,
+        status: failed ? 'FAILURE' : 'SUCCESS',
+        progress: '100%',
+        fail_reason: failed
+          ? (input.reason ?? `resolved by an administrator (${tag}): ${t.fail_reason ?? 'submit outcome unknown'}`).slice(0, 2000)
+          : null,
         quota_final: input.action === 'charge' ? n(t.quota_reserved) : 0,
-        finished_at: now, started_at: t.started_at ?? now, next_poll_at: null, lease_owner: null, lease_until: null,
-        flagged: 0, flag_reason: flagReason,
+        finished_at: now,
+        started_at: t.started_at ?? now,
+        next_poll_at: null,
+        lease_owner: null,
+        lease_until: null,
+        flagged: 0,
+        flag_reason: flagReason,
         ...(input.upstreamTaskId ? { upstream_task_id: input.upstreamTaskId } : {}),
       };
     }
@@ -221,8 +250,19 @@ export class TaskAdmin {
     if (!won) return this.already(await this.find(publicId, actor), tag, actor);
     if (input.action !== 'poll') await this.svc.settle(t.public_id);
     await this.logResolution(t, input, tag, actor);
-    await new AuditLog(this.core).record(actor, 'task.resolve', { type: 'task', id: t.public_id },
-      { status: t.status, flagged: true }, { status: set.status, flagged: false, action: tag, reason: input.reason ?? undefined, upstream_task_id: input.upstreamTaskId ?? undefined });
+    await new AuditLog(this.core).record(
+      actor,
+      'task.resolve',
+      { type: 'task', id: t.public_id },
+      { status: t.status, flagged: true },
+      {
+        status: set.status,
+        flagged: false,
+        action: tag,
+        reason: input.reason ?? undefined,
+        upstream_task_id: input.upstreamTaskId ?? undefined,
+      },
+    );
     this.core.log.info({ task: t.public_id, action: tag, admin: actor.username }, 'flagged task resolved');
     return { changed: true, task: await this.get(t.public_id, actor) };
   }
@@ -232,9 +272,13 @@ export class TaskAdmin {
     if (t.flagged === 1) throw new GatewayError(409, 'task_changed', `task ${t.public_id} changed while it was being resolved; try again`);
     const prev = /^resolved: (\S+) by /.exec(t.flag_reason ?? '')?.[1];
     if (prev === tag) return { changed: false, task: await this.get(t.public_id, actor) };
-    throw new GatewayError(409, 'task_not_flagged', prev
-      ? `task ${t.public_id} was already resolved (${prev})`
-      : `task ${t.public_id} is not flagged; only tasks whose submit outcome is unknown can be resolved`);
+    throw new GatewayError(
+      409,
+      'task_not_flagged',
+      prev
+        ? `task ${t.public_id} was already resolved (${prev})`
+        : `task ${t.public_id} is not flagged; only tasks whose submit outcome is unknown can be resolved`,
+    );
   }
 
   /**
@@ -253,18 +297,42 @@ export class TaskAdmin {
 
   private async logResolution(t: Row, input: ResolveInput, tag: string, actor: UserPrincipal): Promise<void> {
     try {
-      await insertLogs(this.core.h, [{
-        created_at: Date.now(), type: 'task', request_id: t.public_id, user_id: actor.id, username: actor.username,
-        key_id: null, key_name: null, group_name: t.group_name, model: t.model, upstream_model: t.upstream_model,
-        channel_id: t.channel_id, endpoint: `/api/task/${t.public_id}/resolve`, status_code: null,
-        prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota: 0, latency_ms: 0, first_byte_ms: null,
-        is_stream: 0, attempts: 1, content: `task resolved: ${tag}`,
-        other: JSON.stringify({
-          movement: 'resolve', action: input.action, plugin: t.plugin_key, task_user_id: n(t.user_id), admin: actor.username,
-          ...(input.status ? { status: input.status } : {}), ...(input.reason ? { reason: input.reason } : {}),
-          ...(input.upstreamTaskId ? { upstream_task_id_set: true } : {}),
-        }),
-      }]);
+      await insertLogs(this.core.h, [
+        {
+          created_at: Date.now(),
+          type: 'task',
+          request_id: t.public_id,
+          user_id: actor.id,
+          username: actor.username,
+          key_id: null,
+          key_name: null,
+          group_name: t.group_name,
+          model: t.model,
+          upstream_model: t.upstream_model,
+          channel_id: t.channel_id,
+          endpoint: `/api/task/${t.public_id}/resolve`,
+          status_code: null,
+          prompt_tokens: 0,
+          completion_tokens: 0,
+          cached_tokens: 0,
+          quota: 0,
+          latency_ms: 0,
+          first_byte_ms: null,
+          is_stream: 0,
+          attempts: 1,
+          content: `task resolved: ${tag}`,
+          other: JSON.stringify({
+            movement: 'resolve',
+            action: input.action,
+            plugin: t.plugin_key,
+            task_user_id: n(t.user_id),
+            admin: actor.username,
+            ...(input.status ? { status: input.status } : {}),
+            ...(input.reason ? { reason: input.reason } : {}),
+            ...(input.upstreamTaskId ? { upstream_task_id_set: true } : {}),
+          }),
+        },
+      ]);
     } catch (e) {
       this.core.log.warn({ task: t.public_id, err: (e as Error).message }, 'task resolution log write failed');
     }
@@ -278,23 +346,53 @@ function resolutionTag(action: ResolveAction, status?: 'SUCCESS' | 'FAILURE'): s
 
 export function adminView(r: Row): AdminTaskView {
   return {
-    task_id: r.public_id, plugin: r.plugin_key, plugin_version: r.plugin_version, action: r.action,
-    status: r.status, progress: r.progress, fail_reason: r.fail_reason,
-    user_id: n(r.user_id), username: r.username ?? null, key_id: nn(r.key_id), group: r.group_name,
-    channel_id: nn(r.channel_id), model: r.model, upstream_model: r.upstream_model, upstream_task_id: r.upstream_task_id,
-    poll_failures: n(r.poll_failures), next_poll_at: nn(r.next_poll_at),
-    billing_status: r.billing_status, quota_reserved: n(r.quota_reserved), quota_final: nn(r.quota_final),
-    flagged: n(r.flagged) === 1, flag_reason: r.flag_reason, retained: n(r.retain) === 1,
-    created_at: n(r.created_at), submitted_at: nn(r.submitted_at), started_at: nn(r.started_at),
-    finished_at: nn(r.finished_at), updated_at: n(r.updated_at),
+    task_id: r.public_id,
+    plugin: r.plugin_key,
+    plugin_version: r.plugin_version,
+    action: r.action,
+    status: r.status,
+    progress: r.progress,
+    fail_reason: r.fail_reason,
+    user_id: n(r.user_id),
+    username: r.username ?? null,
+    key_id: nn(r.key_id),
+    group: r.group_name,
+    channel_id: nn(r.channel_id),
+    model: r.model,
+    upstream_model: r.upstream_model,
+    upstream_task_id: r.upstream_task_id,
+    poll_failures: n(r.poll_failures),
+    next_poll_at: nn(r.next_poll_at),
+    billing_status: r.billing_status,
+    quota_reserved: n(r.quota_reserved),
+    quota_final: nn(r.quota_final),
+    flagged: n(r.flagged) === 1,
+    flag_reason: r.flag_reason,
+    retained: n(r.retain) === 1,
+    created_at: n(r.created_at),
+    submitted_at: nn(r.submitted_at),
+    started_at: nn(r.started_at),
+    finished_at: nn(r.finished_at),
+    updated_at: n(r.updated_at),
   };
 }
 
 export function selfView(r: Row): SelfTaskView {
   return {
-    task_id: r.public_id, plugin: r.plugin_key, action: r.action, status: r.status, progress: r.progress,
-    fail_reason: r.fail_reason, model: r.model, billing_status: r.billing_status,
-    quota_reserved: n(r.quota_reserved), quota_final: nn(r.quota_final), flagged: n(r.flagged) === 1,
-    created_at: n(r.created_at), started_at: nn(r.started_at), finished_at: nn(r.finished_at), updated_at: n(r.updated_at),
+    task_id: r.public_id,
+    plugin: r.plugin_key,
+    action: r.action,
+    status: r.status,
+    progress: r.progress,
+    fail_reason: r.fail_reason,
+    model: r.model,
+    billing_status: r.billing_status,
+    quota_reserved: n(r.quota_reserved),
+    quota_final: nn(r.quota_final),
+    flagged: n(r.flagged) === 1,
+    created_at: n(r.created_at),
+    started_at: nn(r.started_at),
+    finished_at: nn(r.finished_at),
+    updated_at: n(r.updated_at),
   };
 }

@@ -32,7 +32,11 @@ export interface TaskPrice {
 
 function json<T>(s: string | null | undefined, dflt: T): T {
   if (!s) return dflt;
-  try { return JSON.parse(s) as T; } catch { return dflt; }
+  try {
+    return JSON.parse(s) as T;
+  } catch {
+    return dflt;
+  }
 }
 
 export class TaskCatalog {
@@ -50,8 +54,12 @@ export class TaskCatalog {
   }
 
   async loadChannels(): Promise<void> {
-    const rows = await this.core.h.db.selectFrom('channels').selectAll()
-      .where('type', 'in', TASK_CHANNEL_TYPES).where('status', '=', 1).execute();
+    const rows = await this.core.h.db
+      .selectFrom('channels')
+      .selectAll()
+      .where('type', 'in', TASK_CHANNEL_TYPES)
+      .where('status', '=', 1)
+      .execute();
     const list: TaskChannel[] = [];
     for (const r of rows) {
       let keys: string[] = [];
@@ -64,15 +72,27 @@ export class TaskCatalog {
       const state = json<Record<string, { status?: string }>>(r.key_state, {});
       keys = keys.filter((_k, i) => !state[i]?.status);
       const settings = json<Record<string, unknown>>(r.settings, {});
-      const plugins = Number(r.type) === ChannelType.task_plugin
-        ? [settings.plugin, settings.task_plugin_key].filter((x): x is string => typeof x === 'string' && x !== '')
-        : [...(Array.isArray(settings.plugins) ? settings.plugins : []), settings.task_plugin_key, ...(Array.isArray(settings.task_extend_plugin_keys) ? settings.task_extend_plugin_keys : [])]
-          .filter((x): x is string => typeof x === 'string' && x !== '');
+      const plugins =
+        Number(r.type) === ChannelType.task_plugin
+          ? [settings.plugin, settings.task_plugin_key].filter((x): x is string => typeof x === 'string' && x !== '')
+          : [
+              ...(Array.isArray(settings.plugins) ? settings.plugins : []),
+              settings.task_plugin_key,
+              ...(Array.isArray(settings.task_extend_plugin_keys) ? settings.task_extend_plugin_keys : []),
+            ].filter((x): x is string => typeof x === 'string' && x !== '');
       list.push({
-        id: Number(r.id), name: r.name, type: Number(r.type), baseUrl: r.base_url.replace(/\/+$/, ''),
-        keys, models: json<string[]>(r.models, []), groups: json<string[]>(r.groups, []),
-        priority: Number(r.priority), weight: Math.max(0, Number(r.weight)),
-        modelMapping: json<Record<string, string>>(r.model_mapping, {}), plugins: [...new Set(plugins)], settings,
+        id: Number(r.id),
+        name: r.name,
+        type: Number(r.type),
+        baseUrl: r.base_url.replace(/\/+$/, ''),
+        keys,
+        models: json<string[]>(r.models, []),
+        groups: json<string[]>(r.groups, []),
+        priority: Number(r.priority),
+        weight: Math.max(0, Number(r.weight)),
+        modelMapping: json<Record<string, string>>(r.model_mapping, {}),
+        plugins: [...new Set(plugins)],
+        settings,
       });
     }
     this.channels = list;
@@ -81,7 +101,9 @@ export class TaskCatalog {
 
   async loadPrices(): Promise<void> {
     const rows = await this.core.h.db.selectFrom('prices').select(['model', 'expression', 'per_request']).execute();
-    this.prices = new Map(rows.map((r) => [r.model, { expression: r.expression || null, perRequest: r.per_request === null ? null : Number(r.per_request) }]));
+    this.prices = new Map(
+      rows.map((r) => [r.model, { expression: r.expression || null, perRequest: r.per_request === null ? null : Number(r.per_request) }]),
+    );
   }
 
   async loadRatios(): Promise<void> {
@@ -91,10 +113,13 @@ export class TaskCatalog {
 
   /** Enabled channels bound to `pluginKey` that serve `model` to `group`. */
   candidates(pluginKey: string, model: string, group: string): TaskChannel[] {
-    return this.channels.filter((c) => c.plugins.includes(pluginKey)
-      && (c.models.length === 0 || c.models.includes(model))
-      && (c.groups.length === 0 || c.groups.includes(group))
-      && c.keys.length > 0);
+    return this.channels.filter(
+      (c) =>
+        c.plugins.includes(pluginKey) &&
+        (c.models.length === 0 || c.models.includes(model)) &&
+        (c.groups.length === 0 || c.groups.includes(group)) &&
+        c.keys.length > 0,
+    );
   }
 
   channel(id: number | null): TaskChannel | undefined {

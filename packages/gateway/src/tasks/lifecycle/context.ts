@@ -31,7 +31,8 @@ export function effectiveBaseUrl(plugin: LoadedPlugin, ch: TaskChannel): string 
  */
 export async function channelAuth(plugin: LoadedPlugin, ch: TaskChannel, keyIndex: number, google: GoogleTokens): Promise<ChannelAuth> {
   const key = ch.keys[keyIndex] ?? ch.keys[0] ?? '';
-  if (ch.type === ChannelType.gateway) return { upstream: { kind: 'gateway_api' }, auth: { authHeader: `Bearer ${key}` }, authHeader: `Bearer ${key}`, apiKey: key };
+  if (ch.type === ChannelType.gateway)
+    return { upstream: { kind: 'gateway_api' }, auth: { authHeader: `Bearer ${key}` }, authHeader: `Bearer ${key}`, apiKey: key };
   // The manifest normalises `vertex_oauth` to `oauth2_jwt`.
   if (plugin.manifest.auth === 'oauth2_jwt') {
     try {
@@ -45,7 +46,12 @@ export async function channelAuth(plugin: LoadedPlugin, ch: TaskChannel, keyInde
   return { upstream: { kind: 'vendor' }, auth: { authHeader: key }, authHeader: key, apiKey: key };
 }
 
-export async function queryContext(plugin: LoadedPlugin, t: Task, ch: TaskChannel | undefined, google: GoogleTokens): Promise<Record<string, unknown>> {
+export async function queryContext(
+  plugin: LoadedPlugin,
+  t: Task,
+  ch: TaskChannel | undefined,
+  google: GoogleTokens,
+): Promise<Record<string, unknown>> {
   const auth = ch ? await channelAuth(plugin, ch, t.channel_key_index, google) : { upstream: { kind: 'vendor' }, auth: {} };
   return {
     taskId: t.upstream_task_id ?? '',

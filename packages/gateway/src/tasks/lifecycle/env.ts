@@ -16,7 +16,13 @@ import type { Generation } from '../runtime/generation.ts';
 import type { PluginHost } from '../runtime/host.ts';
 import type { LoadedPlugin } from '../runtime/loader.ts';
 import {
-  buildRequest, decodeBody, DEFAULT_LIMITS, readLimited, send, type OutboundLimits, type OutboundTarget,
+  buildRequest,
+  decodeBody,
+  DEFAULT_LIMITS,
+  readLimited,
+  send,
+  type OutboundLimits,
+  type OutboundTarget,
 } from '../outbound/request.ts';
 import { DEFAULT_SSE_LIMITS, type SseLimits } from '../outbound/sse.ts';
 import type { TaskCallbacks } from '../callbacks/service.ts';
@@ -36,7 +42,11 @@ export interface TaskServiceOptions {
 }
 
 /** An upstream's answer to a poll query, read within the limits. */
-export interface QueryAnswer { status: number; headers: Record<string, string[]>; body: unknown }
+export interface QueryAnswer {
+  status: number;
+  headers: Record<string, string[]>;
+  body: unknown;
+}
 
 const HOOK_MSG_MAX = 512;
 
@@ -67,10 +77,16 @@ export class TaskEnv {
     this.callbacks = opts.callbacks ?? null;
   }
 
-  get log() { return this.core.log; }
-  get config() { return this.core.config; }
+  get log() {
+    return this.core.log;
+  }
+  get config() {
+    return this.core.config;
+  }
   /** Access tokens of service-account keys (`oauth2_jwt` plugins). */
-  get google(): GoogleTokens { return this.core.outbound.google; }
+  get google(): GoogleTokens {
+    return this.core.outbound.google;
+  }
 
   generation(): Generation {
     const src = this.plugins();
@@ -89,7 +105,11 @@ export class TaskEnv {
   }
 
   /** The channel of a stored task (undefined when disabled or gone; `ch` when given) and the context its query hooks get. */
-  async pollContext(plugin: LoadedPlugin, t: Task, ch: TaskChannel | undefined = this.catalog.channel(t.channel_id)): Promise<{ ch: TaskChannel | undefined; ctx: Record<string, unknown> }> {
+  async pollContext(
+    plugin: LoadedPlugin,
+    t: Task,
+    ch: TaskChannel | undefined = this.catalog.channel(t.channel_id),
+  ): Promise<{ ch: TaskChannel | undefined; ctx: Record<string, unknown> }> {
     return { ch, ctx: await queryContext(plugin, t, ch, this.google) };
   }
 

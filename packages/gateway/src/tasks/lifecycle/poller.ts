@@ -28,16 +28,24 @@ export class Poller {
   private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly svc: TaskService, private readonly store: TaskStore, private readonly log: Core['log']) {}
+  constructor(
+    private readonly svc: TaskService,
+    private readonly store: TaskStore,
+    private readonly log: Core['log'],
+  ) {}
 
   /** This node's id: the owner of the leases it takes. */
-  private get me(): string { return this.svc.pollSettings().nodeId; }
+  private get me(): string {
+    return this.svc.pollSettings().nodeId;
+  }
 
   start(): void {
     this.stopped = false;
     // A restarted node with the same id takes back its own leases at once (row by row, by primary
     // key: see store.ts).
-    void this.store.releaseLeasesOf(this.me).catch((e) => this.log.warn({ err: (e as Error).message }, 'releasing this node\'s task leases failed'));
+    void this.store
+      .releaseLeasesOf(this.me)
+      .catch((e) => this.log.warn({ err: (e as Error).message }, "releasing this node's task leases failed"));
     this.schedule(Math.min(200, this.svc.pollSettings().intervalMs));
   }
 
@@ -53,8 +61,12 @@ export class Poller {
   private schedule(ms: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.tick().catch((e) => this.log.warn({ err: (e as Error).message }, 'task poll pass failed'))
-        .finally(() => { this.running = null; this.schedule(this.svc.pollSettings().intervalMs); });
+      this.running = this.tick()
+        .catch((e) => this.log.warn({ err: (e as Error).message }, 'task poll pass failed'))
+        .finally(() => {
+          this.running = null;
+          this.schedule(this.svc.pollSettings().intervalMs);
+        });
     }, ms);
     this.timer.unref();
   }
@@ -73,7 +85,12 @@ export class Poller {
     const claimed = await this.claim(Math.min(free, CLAIM_BATCH));
     if (!claimed.length) return;
     let gen;
-    try { gen = this.svc.generation(); } catch { await this.release(claimed); return; }
+    try {
+      gen = this.svc.generation();
+    } catch {
+      await this.release(claimed);
+      return;
+    }
     const batches = new Map<string, { plugin: LoadedPlugin; tasks: Task[] }>();
     for (const t of claimed) {
       const plugin = gen.plugins.get(t.plugin_key);
@@ -101,16 +118,26 @@ export class Poller {
     const t = await this.store.leaseForPoll(publicId, nodeId, leaseMs);
     if (!t) return false;
     let plugin: LoadedPlugin | undefined;
-    try { plugin = this.svc.generation().plugins.get(t.plugin_key); } catch { plugin = undefined; }
-    if (!plugin) { await this.release([t]); return false; }
+    try {
+      plugin = this.svc.generation().plugins.get(t.plugin_key);
+    } catch {
+      plugin = undefined;
+    }
+    if (!plugin) {
+      await this.release([t]);
+      return false;
+    }
     if (plugin.manifest.fetchMode === 'batch' && plugin.has('buildBatchQueryRequest')) await this.pollBatch(plugin, [t]);
     else await this.pollOne(plugin, t);
     return true;
   }
 
   private launch(job: () => Promise<void>): void {
-    const p: Promise<void> = job().catch((e) => this.log.warn({ err: (e as Error).message }, 'task poll failed unexpectedly'))
-      .finally(() => { this.inFlight.delete(p); });
+    const p: Promise<void> = job()
+      .catch((e) => this.log.warn({ err: (e as Error).message }, 'task poll failed unexpectedly'))
+      .finally(() => {
+        this.inFlight.delete(p);
+      });
     this.inFlight.add(p);
   }
 
@@ -141,15 +168,27 @@ export class Poller {
 
   pollOne(plugin: LoadedPlugin, t: Task): Promise<void> {
     // A span per poll when tracing is on (platform/tracing.ts).
-    if (tracer) return inSpan(tracer, 'gatehouse.task_poll', { 'gatehouse.plugin': plugin.key, 'gatehouse.task.id': t.public_id, 'gatehouse.task.status': t.status }, () => this.pollOneTask(plugin, t));
+    if (tracer)
+      return inSpan(
+        tracer,
+        'gatehouse.task_poll',
+        { 'gatehouse.plugin': plugin.key, 'gatehouse.task.id': t.public_id, 'gatehouse.task.status': t.status },
+        () => this.pollOneTask(plugin, t),
+      );
     return this.pollOneTask(plugin, t);
   }
 
   private async pollOneTask(plugin: LoadedPlugin, t: Task): Promise<void> {
     const me = this.me;
     const { ch, ctx, target } = await this.target(plugin, t);
-    if (!ch) { await this.svc.pollFailed(t, 'the task channel is disabled or gone', me); return; }
-    if (!t.upstream_task_id) { await this.svc.pollFailed(t, 'the task has no upstream id', me); return; }
+    if (!ch) {
+      await this.svc.pollFailed(t, 'the task channel is disabled or gone', me);
+      return;
+    }
+    if (!t.upstream_task_id) {
+      await this.svc.pollFailed(t, 'the task has no upstream id', me);
+      return;
+    }
     let desc;
     try {
       desc = await plugin.call('buildQueryRequest', ctx);
@@ -165,7 +204,10 @@ export class Poller {
       return;
     }
     const { status, headers, body } = answer;
-    if (upstreamGone(status)) { await this.svc.upstreamGone(t, status, me); return; }
+    if (upstreamGone(status)) {
+      await this.svc.upstreamGone(t, status, me);
+      return;
+    }
     if (countedFailure(status)) {
       await this.svc.pollFailed(t, `HTTP ${status}`, me);
       return;
@@ -183,7 +225,10 @@ export class Poller {
   }
 
   pollBatch(plugin: LoadedPlugin, tasks: Task[]): Promise<void> {
-    if (tracer) return inSpan(tracer, 'gatehouse.task_poll', { 'gatehouse.plugin': plugin.key, 'gatehouse.task.batch_size': tasks.length }, () => this.pollTaskBatch(plugin, tasks));
+    if (tracer)
+      return inSpan(tracer, 'gatehouse.task_poll', { 'gatehouse.plugin': plugin.key, 'gatehouse.task.batch_size': tasks.length }, () =>
+        this.pollTaskBatch(plugin, tasks),
+      );
     return this.pollTaskBatch(plugin, tasks);
   }
 
@@ -191,40 +236,64 @@ export class Poller {
     const me = this.me;
     const first = tasks[0];
     const { ch, ctx: firstCtx, target } = await this.target(plugin, first);
-    if (!ch) { for (const t of tasks) await this.svc.pollFailed(t, 'the task channel is disabled or gone', me); return; }
+    if (!ch) {
+      for (const t of tasks) await this.svc.pollFailed(t, 'the task channel is disabled or gone', me);
+      return;
+    }
     const ready = tasks.filter((t) => t.upstream_task_id);
     for (const t of tasks) if (!t.upstream_task_id) await this.svc.pollFailed(t, 'the task has no upstream id', me);
     if (!ready.length) return;
     const items = await Promise.all(ready.map(async (t) => (await this.svc.pollContext(plugin, t, ch)).ctx));
     const { taskId: _a, publicTaskId: _b, action: _c, model: _d, upstreamModel: _e, data: _f, state: _g, ...chan } = firstCtx;
     const bctx = { ...chan, tasks: items };
-    const fail = async (reason: string) => { for (const t of ready) await this.svc.pollFailed(t, reason, me); };
+    const fail = async (reason: string) => {
+      for (const t of ready) await this.svc.pollFailed(t, reason, me);
+    };
     let desc;
     try {
       desc = await plugin.call('buildBatchQueryRequest', bctx, items);
-    } catch (e) { await fail(`buildBatchQueryRequest: ${hookMessage(e)}`); return; }
+    } catch (e) {
+      await fail(`buildBatchQueryRequest: ${hookMessage(e)}`);
+      return;
+    }
     let answer: QueryAnswer;
     try {
       answer = await this.query(desc, target);
-    } catch (e) { await fail(e instanceof OutboundError ? e.message : 'transport error'); return; }
+    } catch (e) {
+      await fail(e instanceof OutboundError ? e.message : 'transport error');
+      return;
+    }
     const { status, headers, body } = answer;
-    if (upstreamGone(status)) { for (const t of ready) await this.svc.upstreamGone(t, status, me); return; }
-    if (countedFailure(status)) { await fail(`HTTP ${status}`); return; }
+    if (upstreamGone(status)) {
+      for (const t of ready) await this.svc.upstreamGone(t, status, me);
+      return;
+    }
+    if (countedFailure(status)) {
+      await fail(`HTTP ${status}`);
+      return;
+    }
     let list: unknown;
     try {
       list = await plugin.call('parseBatchResult', bctx, body, { status, headers: firstHeaders(headers) });
       if (!Array.isArray(list)) throw new Error('parseBatchResult must return an array');
-    } catch (e) { await fail(`parseBatchResult: ${hookMessage(e)}`); return; }
+    } catch (e) {
+      await fail(`parseBatchResult: ${hookMessage(e)}`);
+      return;
+    }
     const byUpstream = new Map(ready.map((t) => [t.upstream_task_id!, t]));
     const seen = new Set<string>();
     for (const item of list as Array<Record<string, unknown>>) {
       const t = item && typeof item.taskId === 'string' ? byUpstream.get(item.taskId) : undefined;
-      if (!t) { this.log.warn({ plugin: plugin.key }, 'batch result names an unknown task; ignored'); continue; }
+      if (!t) {
+        this.log.warn({ plugin: plugin.key }, 'batch result names an unknown task; ignored');
+        continue;
+      }
       seen.add(t.upstream_task_id!);
       const data = item.data === undefined ? undefined : item.data;
       await this.svc.applyResult(plugin, t, { ...item, fromBatch: true, countAsFailure: status >= 400 }, data, me);
     }
-    for (const t of ready) if (!seen.has(t.upstream_task_id!)) await this.svc.pollFailed(t, 'the batch result did not include this task', me);
+    for (const t of ready)
+      if (!seen.has(t.upstream_task_id!)) await this.svc.pollFailed(t, 'the batch result did not include this task', me);
   }
 
   /** Tasks past TASK_TIMEOUT_MINUTES fail and are refunded (the outer deadline). */

@@ -59,7 +59,14 @@ export class TaskService {
   private readonly reads: TaskReads;
   private readonly submission: Submission;
 
-  constructor(core: Core, store: TaskStore, ledger: Ledger, catalog: TaskCatalog, plugins: () => PluginSource | undefined, opts: TaskServiceOptions = {}) {
+  constructor(
+    core: Core,
+    store: TaskStore,
+    ledger: Ledger,
+    catalog: TaskCatalog,
+    plugins: () => PluginSource | undefined,
+    opts: TaskServiceOptions = {},
+  ) {
     this.env = new TaskEnv(core, store, ledger, catalog, plugins, opts);
     this.money = new Settlement(this.env);
     this.states = new Transitions(this.env, this.money);
@@ -68,19 +75,39 @@ export class TaskService {
   }
 
   /** Limits of plugin vendor calls (the object is shared: changing a field changes later calls). */
-  get limits(): OutboundLimits { return this.env.limits; }
-  get sseLimits(): SseLimits { return this.env.sseLimits; }
-  get catalog(): TaskCatalog { return this.env.catalog; }
-  get callbacks(): TaskCallbacks | null { return this.env.callbacks; }
-  get config() { return this.env.config; }
+  get limits(): OutboundLimits {
+    return this.env.limits;
+  }
+  get sseLimits(): SseLimits {
+    return this.env.sseLimits;
+  }
+  get catalog(): TaskCatalog {
+    return this.env.catalog;
+  }
+  get callbacks(): TaskCallbacks | null {
+    return this.env.callbacks;
+  }
+  get config() {
+    return this.env.config;
+  }
   /** The outbound HTTP client (platform/outbound.ts). */
-  get outbound() { return this.env.core.outbound; }
+  get outbound() {
+    return this.env.core.outbound;
+  }
   /** Access tokens of service-account keys (`oauth2_jwt` plugins). */
-  get google(): GoogleTokens { return this.env.google; }
+  get google(): GoogleTokens {
+    return this.env.google;
+  }
 
-  generation(): Generation { return this.env.generation(); }
-  plugin(key: string, gen?: Generation): LoadedPlugin { return this.env.plugin(key, gen); }
-  pollIntervalMs(): number { return this.env.pollIntervalMs(); }
+  generation(): Generation {
+    return this.env.generation();
+  }
+  plugin(key: string, gen?: Generation): LoadedPlugin {
+    return this.env.plugin(key, gen);
+  }
+  pollIntervalMs(): number {
+    return this.env.pollIntervalMs();
+  }
 
   pollSettings(): PollSettings {
     const c = this.env.config;
@@ -94,12 +121,20 @@ export class TaskService {
   }
 
   // Submit
-  submit(input: SubmitInput): Promise<SubmitOutcome> { return this.submission.submit(input); }
-  originTasks(ids: string[], userId: number, pluginKey: string) { return this.submission.originTasks(ids, userId, pluginKey); }
+  submit(input: SubmitInput): Promise<SubmitOutcome> {
+    return this.submission.submit(input);
+  }
+  originTasks(ids: string[], userId: number, pluginKey: string) {
+    return this.submission.originTasks(ids, userId, pluginKey);
+  }
 
   // Money
-  settle(publicId: string): Promise<void> { return this.money.settle(publicId); }
-  quotaOf(b: BillingInfo): number { return this.money.quotaOf(b); }
+  settle(publicId: string): Promise<void> {
+    return this.money.settle(publicId);
+  }
+  quotaOf(b: BillingInfo): number {
+    return this.money.quotaOf(b);
+  }
 
   // Status changes
   transition(t: Task, from: string, set: TaskChanges, leaseOwner?: string, when: Omit<SwapCondition, 'leaseOwner'> = {}): Promise<boolean> {
@@ -111,21 +146,41 @@ export class TaskService {
   pollFailed(t: Task, reason: string, leaseOwner: string, extra?: Record<string, unknown>): Promise<string> {
     return this.states.pollFailed(t, reason, leaseOwner, extra);
   }
-  upstreamGone(t: Task, httpStatus: number, leaseOwner: string): Promise<void> { return this.states.upstreamGone(t, httpStatus, leaseOwner); }
-  timedOut(t: Task, minutes: number): Promise<void> { return this.states.timedOut(t, minutes); }
+  upstreamGone(t: Task, httpStatus: number, leaseOwner: string): Promise<void> {
+    return this.states.upstreamGone(t, httpStatus, leaseOwner);
+  }
+  timedOut(t: Task, minutes: number): Promise<void> {
+    return this.states.timedOut(t, minutes);
+  }
   flagStaleSubmit(row: Pick<Task, 'id' | 'public_id' | 'user_id' | 'plugin_key' | 'channel_id'>, cutoff: number): Promise<void> {
     return this.states.flagStaleSubmit(row, cutoff);
   }
-  onUnknownOutcome(fn: (u: UnknownOutcome) => void): void { this.states.onUnknownOutcome(fn); }
-  flaggedUnknown(row: Pick<Task, 'public_id' | 'user_id' | 'plugin_key' | 'channel_id'>, reason: string): void { this.states.flaggedUnknown(row, reason); }
+  onUnknownOutcome(fn: (u: UnknownOutcome) => void): void {
+    this.states.onUnknownOutcome(fn);
+  }
+  flaggedUnknown(row: Pick<Task, 'public_id' | 'user_id' | 'plugin_key' | 'channel_id'>, reason: string): void {
+    this.states.flaggedUnknown(row, reason);
+  }
 
   // Polling
-  pollContext(plugin: LoadedPlugin, t: Task, ch?: TaskChannel) { return ch ? this.env.pollContext(plugin, t, ch) : this.env.pollContext(plugin, t); }
-  query(desc: unknown, target: OutboundTarget): Promise<QueryAnswer> { return this.env.query(desc, target); }
+  pollContext(plugin: LoadedPlugin, t: Task, ch?: TaskChannel) {
+    return ch ? this.env.pollContext(plugin, t, ch) : this.env.pollContext(plugin, t);
+  }
+  query(desc: unknown, target: OutboundTarget): Promise<QueryAnswer> {
+    return this.env.query(desc, target);
+  }
 
   // Reads
-  byPublicId(publicId: string): Promise<Task | undefined> { return this.reads.byPublicId(publicId); }
-  own(userId: number | null, publicId: string): Promise<Task> { return this.reads.own(userId, publicId); }
-  get(userId: number, publicId: string): Promise<PublicTask & { callback?: CallbackView }> { return this.reads.get(userId, publicId); }
-  waitForTerminal(publicId: string, timeoutMs: number, signal?: AbortSignal) { return this.reads.waitForTerminal(publicId, timeoutMs, signal); }
+  byPublicId(publicId: string): Promise<Task | undefined> {
+    return this.reads.byPublicId(publicId);
+  }
+  own(userId: number | null, publicId: string): Promise<Task> {
+    return this.reads.own(userId, publicId);
+  }
+  get(userId: number, publicId: string): Promise<PublicTask & { callback?: CallbackView }> {
+    return this.reads.get(userId, publicId);
+  }
+  waitForTerminal(publicId: string, timeoutMs: number, signal?: AbortSignal) {
+    return this.reads.waitForTerminal(publicId, timeoutMs, signal);
+  }
 }

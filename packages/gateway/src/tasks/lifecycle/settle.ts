@@ -25,7 +25,9 @@ export interface BillingInfo {
   facts: Facts;
 }
 
-export function ledgerRef(publicId: string): string { return `task:${publicId}`; }
+export function ledgerRef(publicId: string): string {
+  return `task:${publicId}`;
+}
 
 export function usageSchema(plugin: LoadedPlugin, model: string, upstreamModel: string): UsageSchemaN | null {
   try {
@@ -38,10 +40,18 @@ export function usageSchema(plugin: LoadedPlugin, model: string, upstreamModel: 
 export class Settlement {
   constructor(private readonly env: TaskEnv) {}
 
-  private get log() { return this.env.log; }
+  private get log() {
+    return this.env.log;
+  }
 
   /** The billing snapshot of a submission: its price entry, group ratio and the plugin's usage facts. */
-  async price(plugin: LoadedPlugin, ctx: Record<string, unknown>, model: string, upstreamModel: string, group: string): Promise<BillingInfo> {
+  async price(
+    plugin: LoadedPlugin,
+    ctx: Record<string, unknown>,
+    model: string,
+    upstreamModel: string,
+    group: string,
+  ): Promise<BillingInfo> {
     const found = this.env.catalog.price(plugin.key, model, upstreamModel);
     if (!found) throw new GatewayError(400, 'model_price_error', `no price is set for model "${echo(model)}" of plugin "${plugin.key}"`);
     const groupRatio = this.env.catalog.groupRatio(group);
@@ -109,11 +119,20 @@ export class Settlement {
     const t = await store.byPublicId(publicId);
     // Every terminal transition comes through here: its callback (if any) becomes due at this step.
     if (t && TERMINAL.has(t.status) && callbacks) {
-      await callbacks.arm(t).catch((e) => this.log.warn({ task: t.public_id, err: (e as Error).message }, 'arming the task callback failed; the callback worker will'));
+      await callbacks
+        .arm(t)
+        .catch((e) =>
+          this.log.warn({ task: t.public_id, err: (e as Error).message }, 'arming the task callback failed; the callback worker will'),
+        );
     }
     if (!t || !TERMINAL.has(t.status) || t.billing_status !== 'reserved') return;
     // Budget rows its reserve took (if any) are found by the ref: the settle corrects them.
-    const payer: Payer = { userId: Number(t.user_id), keyId: t.key_id === null ? null : Number(t.key_id), unlimitedKey: t.key_unlimited === 1, budgets: 'recorded' };
+    const payer: Payer = {
+      userId: Number(t.user_id),
+      keyId: t.key_id === null ? null : Number(t.key_id),
+      unlimitedKey: t.key_unlimited === 1,
+      budgets: 'recorded',
+    };
     const ref = ledgerRef(t.public_id);
     const reserved = Number(t.quota_reserved);
     let outcome: 'settled' | 'refunded';
@@ -137,14 +156,33 @@ export class Settlement {
   async logMovement(t: Task, movement: string, quota: number, endpoint?: string, extra?: Record<string, unknown>): Promise<void> {
     this.env.core.metrics.task(t.plugin_key, movement, quota);
     try {
-      await insertLogs(this.env.core.h, [{
-        created_at: Date.now(), type: 'task', request_id: t.public_id, user_id: t.user_id, username: null,
-        key_id: t.key_id, key_name: null, group_name: t.group_name, model: t.model, upstream_model: t.upstream_model,
-        channel_id: t.channel_id, endpoint: endpoint ?? `/v1/tasks/${t.plugin_key}`, status_code: null,
-        prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota, latency_ms: 0, first_byte_ms: null,
-        is_stream: 0, attempts: 1, content: `task ${movement}`,
-        other: JSON.stringify({ movement, plugin: t.plugin_key, status: t.status, ...extra }),
-      }]);
+      await insertLogs(this.env.core.h, [
+        {
+          created_at: Date.now(),
+          type: 'task',
+          request_id: t.public_id,
+          user_id: t.user_id,
+          username: null,
+          key_id: t.key_id,
+          key_name: null,
+          group_name: t.group_name,
+          model: t.model,
+          upstream_model: t.upstream_model,
+          channel_id: t.channel_id,
+          endpoint: endpoint ?? `/v1/tasks/${t.plugin_key}`,
+          status_code: null,
+          prompt_tokens: 0,
+          completion_tokens: 0,
+          cached_tokens: 0,
+          quota,
+          latency_ms: 0,
+          first_byte_ms: null,
+          is_stream: 0,
+          attempts: 1,
+          content: `task ${movement}`,
+          other: JSON.stringify({ movement, plugin: t.plugin_key, status: t.status, ...extra }),
+        },
+      ]);
     } catch (e) {
       this.log.warn({ task: t.public_id, err: (e as Error).message }, 'task log write failed');
     }

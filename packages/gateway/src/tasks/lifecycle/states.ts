@@ -16,7 +16,13 @@ export function normalizeStatus(s: unknown): TaskStatus {
 
 /** Default progress by state; a plugin's progress overrides it (UNKNOWN never advances it). */
 export const DEFAULT_PROGRESS: Record<TaskStatus, string> = {
-  NOT_START: '0%', SUBMITTED: '10%', QUEUED: '20%', IN_PROGRESS: '30%', SUCCESS: '100%', FAILURE: '100%', UNKNOWN: '0%',
+  NOT_START: '0%',
+  SUBMITTED: '10%',
+  QUEUED: '20%',
+  IN_PROGRESS: '30%',
+  SUCCESS: '100%',
+  FAILURE: '100%',
+  UNKNOWN: '0%',
 };
 
 export function normalizeProgress(p: unknown, status: TaskStatus, prev: string): string {
@@ -47,7 +53,10 @@ export interface PublicTask {
 const sec = (ms: number | null) => (ms === null || ms === undefined ? null : Math.floor(Number(ms) / 1000));
 
 /** The task row fields the public view reads. */
-export type PublicTaskRow = Pick<Selectable<TaskRow>, 'public_id' | 'plugin_key' | 'status' | 'progress' | 'fail_reason' | 'model' | 'created_at' | 'started_at' | 'finished_at' | 'updated_at'>;
+export type PublicTaskRow = Pick<
+  Selectable<TaskRow>,
+  'public_id' | 'plugin_key' | 'status' | 'progress' | 'fail_reason' | 'model' | 'created_at' | 'started_at' | 'finished_at' | 'updated_at'
+>;
 
 export function publicTask(r: PublicTaskRow): PublicTask {
   return {
@@ -66,5 +75,9 @@ export function publicTask(r: PublicTaskRow): PublicTask {
 
 export function parseJson(s: string | null): unknown {
   if (s === null || s === undefined) return null;
-  try { return JSON.parse(s); } catch { return null; }
+  try {
+    return JSON.parse(s);
+  } catch {
+    return null;
+  }
 }

@@ -54,7 +54,9 @@ export type TaskWithOwner = Task & { username?: string | null };
 export class TaskStore {
   constructor(private readonly h: DbHandle) {}
 
-  private get db() { return this.h.db; }
+  private get db() {
+    return this.h.db;
+  }
 
   /**
    * An UPDATE of the one task `id`, reached through the primary key. On MySQL/MariaDB the key is
@@ -86,15 +88,25 @@ export class TaskStore {
 
   /** How many tasks of `pluginKey` are not terminal (a plugin with tasks in flight cannot be removed). */
   async countUnfinished(pluginKey: string): Promise<number> {
-    const r = await this.db.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('plugin_key', '=', pluginKey).where('status', 'not in', ['SUCCESS', 'FAILURE']).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('tasks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('plugin_key', '=', pluginKey)
+      .where('status', 'not in', ['SUCCESS', 'FAILURE'])
+      .executeTakeFirst();
     return Number(r?.n ?? 0);
   }
 
   /** Terminal tasks whose callback still waits (the node that finished them stopped first). */
   async terminalWithWaitingCallback(limit: number): Promise<Array<{ id: number; retain: number }>> {
-    const rows = await this.db.selectFrom('task_callbacks as c').innerJoin('tasks as t', 't.id', 'c.task_id')
-      .select(['t.id', 't.retain']).where('c.status', '=', 'waiting').where('t.status', 'in', [...TERMINAL]).limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('task_callbacks as c')
+      .innerJoin('tasks as t', 't.id', 'c.task_id')
+      .select(['t.id', 't.retain'])
+      .where('c.status', '=', 'waiting')
+      .where('t.status', 'in', [...TERMINAL])
+      .limit(limit)
+      .execute();
     return rows.map((r) => ({ id: r.id, retain: Number(r.retain) }));
   }
 
@@ -123,8 +135,14 @@ export class TaskStore {
   async page(f: TaskFilter, limit: number, offset: number, actor: UserPrincipal | null): Promise<{ rows: TaskWithOwner[]; total: number }> {
     const base = this.visible(f, actor);
     const t = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    const rows = await base.selectAll('tasks').select('users.username as username')
-      .orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc').limit(limit).offset(offset).execute();
+    const rows = await base
+      .selectAll('tasks')
+      .select('users.username as username')
+      .orderBy('tasks.created_at', 'desc')
+      .orderBy('tasks.id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
     return { rows: rows as TaskWithOwner[], total: Number(t.n) };
   }
 
@@ -146,7 +164,15 @@ export class TaskStore {
 
   /** The reserve of a task that was just inserted was refused: it fails with the ledger's reason. */
   async failReserve(id: Task['id'], reason: string): Promise<void> {
-    await this.update(id).set({ status: 'FAILURE', progress: '100%', billing_status: 'none', fail_reason: reason, finished_at: Date.now(), updated_at: Date.now() })
+    await this.update(id)
+      .set({
+        status: 'FAILURE',
+        progress: '100%',
+        billing_status: 'none',
+        fail_reason: reason,
+        finished_at: Date.now(),
+        updated_at: Date.now(),
+      })
       .execute();
   }
 
@@ -162,22 +188,30 @@ export class TaskStore {
 
   /** `reserved` → `settled` or `refunded` once the ledger closed the reserve. */
   async closeBilling(id: Task['id'], status: 'settled' | 'refunded'): Promise<void> {
-    await this.update(id).set({ billing_status: status, updated_at: Date.now() })
-      .where('billing_status', '=', 'reserved').execute();
+    await this.update(id).set({ billing_status: status, updated_at: Date.now() }).where('billing_status', '=', 'reserved').execute();
   }
 
   /** A submission moves to another channel (or key) before it was sent there; only while NOT_START. */
   async moveToChannel(id: Task['id'], channelId: number, keyIndex: number, upstreamModel: string): Promise<void> {
-    await this.update(id).set({ channel_id: channelId, channel_key_index: keyIndex, upstream_model: upstreamModel, updated_at: Date.now() })
-      .where('status', '=', 'NOT_START').execute();
+    await this.update(id)
+      .set({ channel_id: channelId, channel_key_index: keyIndex, upstream_model: upstreamModel, updated_at: Date.now() })
+      .where('status', '=', 'NOT_START')
+      .execute();
   }
 
   /** NOT_START → UNKNOWN and flagged: the upstream may have taken the task. Returns whether this call won. */
   async flagUnknownSubmit(id: Task['id'], failReason: string, flagReason: string): Promise<boolean> {
-    const upd = await this.update(id).set({
-      status: 'UNKNOWN', fail_reason: failReason, flagged: 1, flag_reason: flagReason,
-      next_poll_at: null, updated_at: Date.now(),
-    }).where('status', '=', 'NOT_START').executeTakeFirst();
+    const upd = await this.update(id)
+      .set({
+        status: 'UNKNOWN',
+        fail_reason: failReason,
+        flagged: 1,
+        flag_reason: flagReason,
+        next_poll_at: null,
+        updated_at: Date.now(),
+      })
+      .where('status', '=', 'NOT_START')
+      .executeTakeFirst();
     return Number(upd.numUpdatedRows) === 1;
   }
 
@@ -190,7 +224,9 @@ export class TaskStore {
    * Returns whether this call won.
    */
   async swap(id: Task['id'], from: string, set: TaskChanges, cond: SwapCondition = {}): Promise<boolean> {
-    let q = this.update(id).set({ ...set, updated_at: Date.now() } as never).where('status', '=', from);
+    let q = this.update(id)
+      .set({ ...set, updated_at: Date.now() } as never)
+      .where('status', '=', from);
     if (cond.leaseOwner) q = q.where('lease_owner', '=', cond.leaseOwner);
     if (cond.flagged !== undefined) q = q.where('flagged', '=', cond.flagged);
     if (cond.pollFailures !== undefined) q = q.where('poll_failures', '=', cond.pollFailures);
@@ -210,9 +246,12 @@ export class TaskStore {
     const now = Date.now();
     const found = await this.db.selectFrom('tasks').select(['id']).where('public_id', '=', publicId).executeTakeFirst();
     if (!found) return null;
-    const r = await this.update(found.id).set({ lease_owner: owner, lease_until: now + leaseMs })
-      .where('status', 'in', NON_TERMINAL as unknown as string[]).where('flagged', '=', 0)
-      .where('upstream_task_id', 'is not', null).where('next_poll_at', 'is not', null)
+    const r = await this.update(found.id)
+      .set({ lease_owner: owner, lease_until: now + leaseMs })
+      .where('status', 'in', NON_TERMINAL as unknown as string[])
+      .where('flagged', '=', 0)
+      .where('upstream_task_id', 'is not', null)
+      .where('next_poll_at', 'is not', null)
       .where((eb) => eb.or([eb('poll_failures', '=', 0), eb('next_poll_at', '<=', now)]))
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       .executeTakeFirst();
@@ -224,13 +263,19 @@ export class TaskStore {
   /** Leases up to `limit` due, unleased tasks to `owner`, one by one through the primary key. */
   async claimDue(owner: string, limit: number, leaseMs: number): Promise<Task[]> {
     const now = Date.now();
-    const due = await this.db.selectFrom('tasks').select(['id']).where('next_poll_at', '<=', now)
+    const due = await this.db
+      .selectFrom('tasks')
+      .select(['id'])
+      .where('next_poll_at', '<=', now)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .orderBy('next_poll_at').limit(limit).execute();
+      .orderBy('next_poll_at')
+      .limit(limit)
+      .execute();
     const leaseUntil = now + leaseMs;
     const out: Task[] = [];
     for (const { id } of due) {
-      const r = await this.update(id).set({ lease_owner: owner, lease_until: leaseUntil })
+      const r = await this.update(id)
+        .set({ lease_owner: owner, lease_until: leaseUntil })
         .where('next_poll_at', '<=', now)
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
         .executeTakeFirst();
@@ -259,31 +304,58 @@ export class TaskStore {
 
   /** Submitted, unflagged, unfinished tasks submitted before `cutoff` (the outer deadline). */
   async submittedBefore(cutoff: number, limit: number): Promise<Task[]> {
-    return this.db.selectFrom('tasks').selectAll()
-      .where('status', 'in', NON_TERMINAL as unknown as string[]).where('flagged', '=', 0)
-      .where('upstream_task_id', 'is not', null).where('submitted_at', '<', cutoff).limit(limit).execute();
+    return this.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('status', 'in', NON_TERMINAL as unknown as string[])
+      .where('flagged', '=', 0)
+      .where('upstream_task_id', 'is not', null)
+      .where('submitted_at', '<', cutoff)
+      .limit(limit)
+      .execute();
   }
 
   /** Public ids of terminal tasks still `reserved` and unchanged since `before` (settlement left half-done). */
   async unsettled(before: number, limit: number): Promise<string[]> {
-    const rows = await this.db.selectFrom('tasks').select(['public_id'])
-      .where('billing_status', '=', 'reserved').where('status', 'in', ['SUCCESS', 'FAILURE'])
-      .where('updated_at', '<', before).limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('tasks')
+      .select(['public_id'])
+      .where('billing_status', '=', 'reserved')
+      .where('status', 'in', ['SUCCESS', 'FAILURE'])
+      .where('updated_at', '<', before)
+      .limit(limit)
+      .execute();
     return rows.map((r) => r.public_id);
   }
 
   /** Unflagged NOT_START tasks created before `cutoff` (their submission never finished). */
-  async staleSubmits(cutoff: number, limit: number): Promise<Array<Pick<Task, 'id' | 'public_id' | 'user_id' | 'plugin_key' | 'channel_id'>>> {
-    return this.db.selectFrom('tasks').select(['id', 'public_id', 'user_id', 'plugin_key', 'channel_id'])
-      .where('status', '=', 'NOT_START').where('flagged', '=', 0).where('created_at', '<', cutoff).limit(limit).execute();
+  async staleSubmits(
+    cutoff: number,
+    limit: number,
+  ): Promise<Array<Pick<Task, 'id' | 'public_id' | 'user_id' | 'plugin_key' | 'channel_id'>>> {
+    return this.db
+      .selectFrom('tasks')
+      .select(['id', 'public_id', 'user_id', 'plugin_key', 'channel_id'])
+      .where('status', '=', 'NOT_START')
+      .where('flagged', '=', 0)
+      .where('created_at', '<', cutoff)
+      .limit(limit)
+      .execute();
   }
 
   /** Flags one stale submission as UNKNOWN, the condition of `staleSubmits` checked again. Returns whether this call won. */
   async flagStaleSubmit(id: Task['id'], cutoff: number, reason: string): Promise<boolean> {
-    const upd = await this.update(id).set({
-      status: 'UNKNOWN', flagged: 1, flag_reason: reason,
-      updated_at: Date.now(),
-    }).where('status', '=', 'NOT_START').where('flagged', '=', 0).where('created_at', '<', cutoff).executeTakeFirst();
+    const upd = await this.update(id)
+      .set({
+        status: 'UNKNOWN',
+        flagged: 1,
+        flag_reason: reason,
+        updated_at: Date.now(),
+      })
+      .where('status', '=', 'NOT_START')
+      .where('flagged', '=', 0)
+      .where('created_at', '<', cutoff)
+      .executeTakeFirst();
     return Number(upd.numUpdatedRows) === 1;
   }
 }

@@ -22,8 +22,15 @@ import type { Generation } from '../runtime/generation.ts';
 import type { LoadedPlugin } from '../runtime/loader.ts';
 import { normalizeProgress, normalizeStatus, parseJson, publicTask, TERMINAL, type PublicTask, type TaskStatus } from './states.ts';
 import {
-  buildRequest, decodeBody, fileRefOf, OutboundError, readLimited, send,
-  type Descriptor, type FileRef, type UploadedFile,
+  buildRequest,
+  decodeBody,
+  fileRefOf,
+  OutboundError,
+  readLimited,
+  send,
+  type Descriptor,
+  type FileRef,
+  type UploadedFile,
 } from '../outbound/request.ts';
 import { checkStateSize, DeltaResult, readSse } from '../outbound/sse.ts';
 
@@ -80,10 +87,20 @@ export interface SubmitInput {
 }
 
 /** An origin task as the driver sees it (`ctx.originTasks[]`); `taskId` is the upstream id. */
-export interface OriginTask { taskId: string; publicTaskId: string; action: string; status: string; data: unknown }
+export interface OriginTask {
+  taskId: string;
+  publicTaskId: string;
+  action: string;
+  status: string;
+  data: unknown;
+}
 
 /** A submit's outcome; `data` is the submit-time taskData, also when it was not retained. */
-export interface SubmitOutcome { task: PublicTask; row: Task; data: unknown }
+export interface SubmitOutcome {
+  task: PublicTask;
+  row: Task;
+  data: unknown;
+}
 
 export class Submission {
   constructor(
@@ -94,18 +111,26 @@ export class Submission {
     private readonly budgets: Budgets | null,
   ) {}
 
-  private get log() { return this.env.log; }
+  private get log() {
+    return this.env.log;
+  }
 
   async submit(input: SubmitInput): Promise<SubmitOutcome> {
     const gen = input.generation ?? this.env.generation();
     const plugin = this.env.plugin(input.pluginKey, gen);
-    if (typeof input.model !== 'string' || !input.model) throw new GatewayError(400, 'model_required', 'the request needs a "model" string');
+    if (typeof input.model !== 'string' || !input.model)
+      throw new GatewayError(400, 'model_required', 'the request needs a "model" string');
     const model = plugin.manifest.models.find((m) => m.toLowerCase() === input.model.toLowerCase());
     if (!model) throw new GatewayError(400, 'model_not_supported', `plugin "${plugin.key}" does not serve model "${echo(input.model)}"`);
     const p = input.principal;
     checkModelAccess(p, model);
     const channels = orderChannels(this.env.catalog.candidates(plugin.key, model, p.group));
-    if (!channels.length) throw new GatewayError(503, 'no_available_channel', `no channel serves model "${echo(model)}" of plugin "${plugin.key}" for group "${p.group}"`);
+    if (!channels.length)
+      throw new GatewayError(
+        503,
+        'no_available_channel',
+        `no channel serves model "${echo(model)}" of plugin "${plugin.key}" for group "${p.group}"`,
+      );
     // Rate limits (accounts/rate-limits.ts): before anything is priced or reserved; no tokens are counted.
     const a = this.rateLimits ? this.rateLimits.admit(p, model, 0, input.limitHeaders ?? null) : null;
     const admission = a instanceof Promise ? await a : a;
@@ -139,7 +164,15 @@ export class Submission {
       const upstreamModel = ch.modelMapping[model] ?? model;
       const baseUrl = effectiveBaseUrl(plugin, ch);
       const ctx: Record<string, unknown> = {
-        ...driverContext(input, plugin, { files: fileRefs, action, publicTaskId: publicId, model, upstreamModel, baseUrl, originTasks: origins.tasks }),
+        ...driverContext(input, plugin, {
+          files: fileRefs,
+          action,
+          publicTaskId: publicId,
+          model,
+          upstreamModel,
+          baseUrl,
+          originTasks: origins.tasks,
+        }),
         ...(await channelAuth(plugin, ch, keyIndex, this.env.google)),
       };
 
@@ -161,7 +194,11 @@ export class Submission {
       if (desc && typeof desc.action === 'string' && desc.action) ctx.action = desc.action;
       const wantsSse = desc?.responseType === 'sse';
       if (wantsSse && !(plugin.manifest.submitResponseTypes ?? ['json']).includes('sse')) {
-        lastError = new GatewayError(502, 'plugin_request_invalid', 'plugin asked for an SSE response without declaring it in submitResponseTypes');
+        lastError = new GatewayError(
+          502,
+          'plugin_request_invalid',
+          'plugin asked for an SSE response without declaring it in submitResponseTypes',
+        );
         break;
       }
 
@@ -169,7 +206,11 @@ export class Submission {
       let res;
       let built: ReturnType<typeof buildRequest> | null = null;
       try {
-        built = buildRequest(desc, { baseUrl, allowedHosts: plugin.manifest.allowedHosts ?? [], files, defaultMethod: 'POST' }, this.env.limits);
+        built = buildRequest(
+          desc,
+          { baseUrl, allowedHosts: plugin.manifest.allowedHosts ?? [], files, defaultMethod: 'POST' },
+          this.env.limits,
+        );
         res = await send(built, this.env.limits, this.env.core.outbound.agent);
       } catch (e) {
         if (e instanceof OutboundError && !e.sent) {
@@ -197,26 +238,64 @@ export class Submission {
     // Certainly not accepted anywhere: the task fails and the reserve goes back.
     const err = lastError ?? new GatewayError(502, 'upstream_error', 'no channel accepted the task');
     if (row) {
-      const won = await this.states.transition(row, 'NOT_START', { status: 'FAILURE', progress: '100%', fail_reason: err.message, quota_final: 0, finished_at: Date.now() });
+      const won = await this.states.transition(row, 'NOT_START', {
+        status: 'FAILURE',
+        progress: '100%',
+        fail_reason: err.message,
+        quota_final: 0,
+        finished_at: Date.now(),
+      });
       if (won) await this.money.settle(row.public_id);
     }
     throw err;
   }
 
   /** Records the task (NOT_START, billing `reserving`) and takes its reserve; a refused reserve fails the task. */
-  private async reserve(input: SubmitInput, plugin: LoadedPlugin, at: { publicId: string; now: number; action: string; model: string; upstreamModel: string; channelId: number; keyIndex: number }, billing: BillingInfo): Promise<Task> {
+  private async reserve(
+    input: SubmitInput,
+    plugin: LoadedPlugin,
+    at: { publicId: string; now: number; action: string; model: string; upstreamModel: string; channelId: number; keyIndex: number },
+    billing: BillingInfo,
+  ): Promise<Task> {
     const p = input.principal;
     const payer: Payer = this.budgets ? this.budgets.payer(p) : { userId: p.userId, keyId: p.keyId, unlimitedKey: p.unlimitedQuota };
     const { publicId, now } = at;
     const amount = this.money.quotaOf(billing);
     const row = await this.env.store.insert({
-      public_id: publicId, plugin_key: plugin.key, plugin_version: plugin.version, user_id: p.userId, key_id: p.keyId,
-      key_unlimited: p.unlimitedQuota ? 1 : 0, channel_id: at.channelId, channel_key_index: at.keyIndex, group_name: p.group,
-      model: at.model, upstream_model: at.upstreamModel, action: at.action, status: 'NOT_START', progress: '0%', fail_reason: null,
-      upstream_task_id: null, data: null, state: null, retain: 1, quota_reserved: amount, quota_final: null,
-      billing_status: 'reserving', billing: JSON.stringify(billing), poll_failures: 0, next_poll_at: null,
-      lease_owner: null, lease_until: null, submitted_at: null, started_at: null, finished_at: null,
-      created_at: now, updated_at: now, flagged: 0, flag_reason: null,
+      public_id: publicId,
+      plugin_key: plugin.key,
+      plugin_version: plugin.version,
+      user_id: p.userId,
+      key_id: p.keyId,
+      key_unlimited: p.unlimitedQuota ? 1 : 0,
+      channel_id: at.channelId,
+      channel_key_index: at.keyIndex,
+      group_name: p.group,
+      model: at.model,
+      upstream_model: at.upstreamModel,
+      action: at.action,
+      status: 'NOT_START',
+      progress: '0%',
+      fail_reason: null,
+      upstream_task_id: null,
+      data: null,
+      state: null,
+      retain: 1,
+      quota_reserved: amount,
+      quota_final: null,
+      billing_status: 'reserving',
+      billing: JSON.stringify(billing),
+      poll_failures: 0,
+      next_poll_at: null,
+      lease_owner: null,
+      lease_until: null,
+      submitted_at: null,
+      started_at: null,
+      finished_at: null,
+      created_at: now,
+      updated_at: now,
+      flagged: 0,
+      flag_reason: null,
       protocol: input.protocol ? JSON.stringify(input.protocol) : null,
     });
     try {
@@ -234,15 +313,27 @@ export class Submission {
    * Reads the 2xx answer to a submission and the plugin's `parseSubmitResponse` of it. Not ok: the
    * answer cannot be used, and the upstream may have taken the task (outcome unknown).
    */
-  private async readAnswer(plugin: LoadedPlugin, ctx: Record<string, unknown>, res: Awaited<ReturnType<typeof send>>, wantsSse: boolean): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; error: unknown }> {
+  private async readAnswer(
+    plugin: LoadedPlugin,
+    ctx: Record<string, unknown>,
+    res: Awaited<ReturnType<typeof send>>,
+    wantsSse: boolean,
+  ): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; error: unknown }> {
     let body: unknown;
     try {
       const ctype = String(res.headers['content-type']?.[0] ?? '');
       if (wantsSse) {
-        if (!/^text\/event-stream/i.test(ctype)) throw new OutboundError(502, 'plugin_submit_response_invalid', 'the upstream did not answer with an event stream', true);
+        if (!/^text\/event-stream/i.test(ctype))
+          throw new OutboundError(502, 'plugin_submit_response_invalid', 'the upstream did not answer with an event stream', true);
         body = await this.readSubmitStream(plugin, ctx, res);
       } else {
-        if (/^text\/event-stream/i.test(ctype)) throw new OutboundError(502, 'plugin_submit_response_invalid', 'the upstream answered with an event stream to a JSON submission', true);
+        if (/^text\/event-stream/i.test(ctype))
+          throw new OutboundError(
+            502,
+            'plugin_submit_response_invalid',
+            'the upstream answered with an event stream to a JSON submission',
+            true,
+          );
         body = decodeBody(await readLimited(res.body, this.env.limits.maxResponseBytes));
       }
     } catch (e) {
@@ -250,7 +341,10 @@ export class Submission {
     }
     let result: Record<string, unknown>;
     try {
-      result = (await plugin.call('parseSubmitResponse', ctx, { statusCode: res.status, headers: res.headers, body })) as Record<string, unknown>;
+      result = (await plugin.call('parseSubmitResponse', ctx, { statusCode: res.status, headers: res.headers, body })) as Record<
+        string,
+        unknown
+      >;
       if (!result || typeof result !== 'object') throw new Error('parseSubmitResponse returned no object');
       if ('clientResponse' in result) throw new Error('parseSubmitResponse may not return clientResponse');
       const imm = result.immediate as Record<string, unknown> | undefined;
@@ -264,7 +358,11 @@ export class Submission {
     return { ok: true, result };
   }
 
-  private async readSubmitStream(plugin: LoadedPlugin, ctx: Record<string, unknown>, res: Awaited<ReturnType<typeof send>>): Promise<unknown> {
+  private async readSubmitStream(
+    plugin: LoadedPlugin,
+    ctx: Record<string, unknown>,
+    res: Awaited<ReturnType<typeof send>>,
+  ): Promise<unknown> {
     const delta = (plugin.manifest.requiredCapabilities ?? []).includes('submit-sse-delta@1');
     let prev: unknown = null;
     const result = new DeltaResult(this.env.sseLimits.maxResultBytes);
@@ -280,7 +378,13 @@ export class Submission {
       }
       if (delta) {
         const keys = Object.keys(out).sort().join(',');
-        if (keys !== 'changes,done,state') throw new OutboundError(502, 'plugin_submit_event_invalid', 'parseSubmitEventDelta must return exactly { changes, state, done }', true);
+        if (keys !== 'changes,done,state')
+          throw new OutboundError(
+            502,
+            'plugin_submit_event_invalid',
+            'parseSubmitEventDelta must return exactly { changes, state, done }',
+            true,
+          );
         checkStateSize(out.state, 64 * 1024);
         result.apply(out.changes);
       } else {
@@ -292,9 +396,17 @@ export class Submission {
   }
 
   /** Records an accepted submission (and settles an immediate terminal result at once). */
-  private async accept(plugin: LoadedPlugin, row: Task, ctx: Record<string, unknown>, billing: BillingInfo, result: Record<string, unknown>, input: SubmitInput, callbackUrl: string | null = null): Promise<SubmitOutcome> {
+  private async accept(
+    plugin: LoadedPlugin,
+    row: Task,
+    ctx: Record<string, unknown>,
+    billing: BillingInfo,
+    result: Record<string, unknown>,
+    input: SubmitInput,
+    callbackUrl: string | null = null,
+  ): Promise<SubmitOutcome> {
     const now = Date.now();
-    const imm = result.immediate && typeof result.immediate === 'object' ? result.immediate as Record<string, unknown> : null;
+    const imm = result.immediate && typeof result.immediate === 'object' ? (result.immediate as Record<string, unknown>) : null;
     const taskData = result.taskData === undefined ? null : result.taskData;
     const schema = usageSchema(plugin, String(ctx.model), String(ctx.upstreamModel));
     if (plugin.has('extractUsageOnSubmit')) {
@@ -310,7 +422,10 @@ export class Submission {
     const terminal = TERMINAL.has(status);
     const retain = !(input.retainResult === false && terminal);
     if (input.retainResult === false && !terminal && !input.expectAsync) {
-      this.log.warn({ task: row.public_id, plugin: plugin.key }, 'route does not retain results but the upstream returned an asynchronous task; its result is kept');
+      this.log.warn(
+        { task: row.public_id, plugin: plugin.key },
+        'route does not retain results but the upstream returned an asynchronous task; its result is kept',
+      );
     }
     const upd: Record<string, unknown> = {
       status,
@@ -328,7 +443,13 @@ export class Submission {
       upd.finished_at = now;
       upd.next_poll_at = null;
       if (status === 'FAILURE') {
-        upd.fail_reason = typeof imm?.reason === 'string' && imm.reason ? redactSecrets(this.states.redactReason(row.channel_id, imm.reason), sentSecrets([typeof ctx.apiKey === 'string' ? ctx.apiKey : null])) : 'the upstream reported a failure';
+        upd.fail_reason =
+          typeof imm?.reason === 'string' && imm.reason
+            ? redactSecrets(
+                this.states.redactReason(row.channel_id, imm.reason),
+                sentSecrets([typeof ctx.apiKey === 'string' ? ctx.apiKey : null]),
+              )
+            : 'the upstream reported a failure';
         upd.quota_final = 0;
       } else {
         const view = { ...row, ...upd } as Task;
@@ -360,29 +481,44 @@ export class Submission {
       const shown = JSON.stringify(String(raw).slice(0, 128));
       const t = id && id.length <= 128 ? await this.env.store.byPublicId(id) : undefined;
       if (!t || Number(t.user_id) !== userId) throw new GatewayError(400, 'origin_task_not_found', `origin task ${shown} was not found`);
-      if (t.plugin_key !== pluginKey) throw new GatewayError(400, 'origin_task_platform_mismatch', `origin task ${shown} was made by another plugin`);
+      if (t.plugin_key !== pluginKey)
+        throw new GatewayError(400, 'origin_task_platform_mismatch', `origin task ${shown} was made by another plugin`);
       const ch = t.channel_id === null ? null : Number(t.channel_id);
       if (channelId === undefined) channelId = ch;
-      else if (channelId !== ch) throw new GatewayError(400, 'origin_task_channel_conflict', `origin task ${shown} was made on another channel than the other origin tasks`);
+      else if (channelId !== ch)
+        throw new GatewayError(
+          400,
+          'origin_task_channel_conflict',
+          `origin task ${shown} was made on another channel than the other origin tasks`,
+        );
       tasks.push({
-        taskId: t.upstream_task_id ?? '', publicTaskId: t.public_id, action: t.action, status: t.status,
+        taskId: t.upstream_task_id ?? '',
+        publicTaskId: t.public_id,
+        action: t.action,
+        status: t.status,
         data: t.retain === 1 ? parseJson(t.data) : null,
       });
     }
     const bound = channelId === null || channelId === undefined ? undefined : this.env.catalog.channel(channelId);
     if (!bound || !bound.plugins.includes(pluginKey)) {
-      throw new GatewayError(400, 'origin_task_channel_disabled', `the channel of origin task ${JSON.stringify(ids[0].slice(0, 128))} is disabled or no longer runs this plugin`);
+      throw new GatewayError(
+        400,
+        'origin_task_channel_disabled',
+        `the channel of origin task ${JSON.stringify(ids[0].slice(0, 128))} is disabled or no longer runs this plugin`,
+      );
     }
     return { channelId: bound.id, tasks };
   }
-
 
   /** Writes the callback row of an accepted task; a failure loses the callback, never the task. */
   private async recordCallback(row: Task, url: string): Promise<void> {
     try {
       await this.env.callbacks!.create(row, url);
     } catch (e) {
-      this.log.error({ task: row.public_id, err: (e as Error).message }, 'the task callback could not be recorded; the task goes on without it');
+      this.log.error(
+        { task: row.public_id, err: (e as Error).message },
+        'the task callback could not be recorded; the task goes on without it',
+      );
     }
   }
 
@@ -391,11 +527,21 @@ export class Submission {
     // The task may still end (an administrator's resolution): its callback goes out then.
     if (callbackUrl) await this.recordCallback(row, callbackUrl);
     const reason = `submit outcome unknown: ${g.message}`;
-    const won = await this.env.store.flagUnknownSubmit(row.id, reason.slice(0, 1000), 'submit outcome unknown; not retried and not refunded automatically');
+    const won = await this.env.store.flagUnknownSubmit(
+      row.id,
+      reason.slice(0, 1000),
+      'submit outcome unknown; not retried and not refunded automatically',
+    );
     if (won) this.states.flaggedUnknown(row, reason.slice(0, 1000));
-    this.log.error({ task: row.public_id, plugin: row.plugin_key, channel: row.channel_id, endpoint, code: g.code }, 'task submit outcome unknown; flagged for an administrator');
-    throw new GatewayError(502, g.code === 'plugin_submit_response_invalid' ? g.code : 'submit_outcome_unknown',
-      `the upstream may have accepted the task but its answer could not be used (${g.message}); task ${row.public_id} is kept for review and was not retried`);
+    this.log.error(
+      { task: row.public_id, plugin: row.plugin_key, channel: row.channel_id, endpoint, code: g.code },
+      'task submit outcome unknown; flagged for an administrator',
+    );
+    throw new GatewayError(
+      502,
+      g.code === 'plugin_submit_response_invalid' ? g.code : 'submit_outcome_unknown',
+      `the upstream may have accepted the task but its answer could not be used (${g.message}); task ${row.public_id} is kept for review and was not retried`,
+    );
   }
 }
 
@@ -414,24 +560,47 @@ function upstreamMessage(body: unknown): string {
  * The channels a submission may try, in order: with origin tasks only their channel; with a chosen
  * channel that one first, then the others of the plugin.
  */
-function pinChannels(channels: TaskChannel[], originChannelId: number | null, chosenId: number | undefined, model: string, pluginKey: string, group: string): TaskChannel[] {
+function pinChannels(
+  channels: TaskChannel[],
+  originChannelId: number | null,
+  chosenId: number | undefined,
+  model: string,
+  pluginKey: string,
+  group: string,
+): TaskChannel[] {
   const pinnedId = originChannelId ?? chosenId;
   if (originChannelId !== null && chosenId !== undefined && chosenId !== originChannelId) {
-    throw new GatewayError(400, 'origin_task_channel_conflict', `the origin tasks were made on another channel than the one chosen for this request`);
+    throw new GatewayError(
+      400,
+      'origin_task_channel_conflict',
+      `the origin tasks were made on another channel than the one chosen for this request`,
+    );
   }
   if (pinnedId === undefined || pinnedId === null) return channels;
   const pinned = channels.find((c) => c.id === pinnedId);
   if (!pinned) {
     throw originChannelId !== null
-      ? new GatewayError(400, 'origin_task_channel_disabled', `the channel of the origin tasks does not serve model "${echo(model)}" for group "${group}" (disabled or changed)`)
-      : new GatewayError(503, 'no_available_channel', `the chosen channel no longer serves model "${echo(model)}" of plugin "${pluginKey}"`);
+      ? new GatewayError(
+          400,
+          'origin_task_channel_disabled',
+          `the channel of the origin tasks does not serve model "${echo(model)}" for group "${group}" (disabled or changed)`,
+        )
+      : new GatewayError(
+          503,
+          'no_available_channel',
+          `the chosen channel no longer serves model "${echo(model)}" of plugin "${pluginKey}"`,
+        );
   }
   // Origin tasks keep their channel for every attempt; a chosen channel may fail over within the plugin.
   return originChannelId !== null ? [pinned] : [pinned, ...channels.filter((c) => c !== pinned)];
 }
 
 /** The error for a non-2xx answer to a submission, with the upstream's message (credentials it echoes removed). */
-async function rejection(res: Awaited<ReturnType<typeof send>>, keys: string[], built: ReturnType<typeof buildRequest> | null): Promise<GatewayError> {
+async function rejection(
+  res: Awaited<ReturnType<typeof send>>,
+  keys: string[],
+  built: ReturnType<typeof buildRequest> | null,
+): Promise<GatewayError> {
   const buf = await readLimited(res.body, 64 * 1024).catch(() => Buffer.alloc(0));
   // An upstream error may echo the credentials it got: they never go further than here.
   const secrets = sentSecrets(keys, built?.headers, built?.url);
@@ -444,7 +613,19 @@ async function rejection(res: Awaited<ReturnType<typeof send>>, keys: string[], 
 }
 
 /** The DriverContext of a submission before the channel's credentials are added (docs/plugins.md). */
-function driverContext(input: SubmitInput, plugin: LoadedPlugin, at: { files: FileRef[]; action: string; publicTaskId: string; model: string; upstreamModel: string; baseUrl: string; originTasks: OriginTask[] }): Record<string, unknown> {
+function driverContext(
+  input: SubmitInput,
+  plugin: LoadedPlugin,
+  at: {
+    files: FileRef[];
+    action: string;
+    publicTaskId: string;
+    model: string;
+    upstreamModel: string;
+    baseUrl: string;
+    originTasks: OriginTask[];
+  },
+): Record<string, unknown> {
   return {
     path: input.path ?? `/v1/tasks/${plugin.key}`,
     method: input.method ?? 'POST',

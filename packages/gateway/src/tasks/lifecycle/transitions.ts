@@ -21,9 +21,13 @@ export interface UnknownOutcome {
   reason: string;
 }
 
-function NON_TERMINAL_RESULT(s: TaskStatus): boolean { return !TERMINAL.has(s); }
+function NON_TERMINAL_RESULT(s: TaskStatus): boolean {
+  return !TERMINAL.has(s);
+}
 
-function toMs(v: number): number { return v < 1e12 ? v * 1000 : v; }
+function toMs(v: number): number {
+  return v < 1e12 ? v * 1000 : v;
+}
 
 function stripPrivate(r: Record<string, unknown>): Record<string, unknown> {
   const { countAsFailure: _a, fromBatch: _b, ...rest } = r;
@@ -33,15 +37,26 @@ function stripPrivate(r: Record<string, unknown>): Record<string, unknown> {
 export class Transitions {
   private unknownListeners: Array<(u: UnknownOutcome) => void> = [];
 
-  constructor(private readonly env: TaskEnv, private readonly money: Settlement) {}
+  constructor(
+    private readonly env: TaskEnv,
+    private readonly money: Settlement,
+  ) {}
 
-  private get log() { return this.env.log; }
+  private get log() {
+    return this.env.log;
+  }
 
   /**
    * Compare-and-swap on the previous status (and, for a poll, on the lease; `when` adds the flag or
    * the failure count seen). Returns whether this call won.
    */
-  async transition(t: Task, from: string, set: TaskChanges, leaseOwner?: string, when: Omit<SwapCondition, 'leaseOwner'> = {}): Promise<boolean> {
+  async transition(
+    t: Task,
+    from: string,
+    set: TaskChanges,
+    leaseOwner?: string,
+    when: Omit<SwapCondition, 'leaseOwner'> = {},
+  ): Promise<boolean> {
     return this.env.store.swap(t.id, from, set, { leaseOwner, ...when });
   }
 
@@ -62,18 +77,24 @@ export class Transitions {
     }
     set.status = status;
     set.progress = normalizeProgress(result.progress, status, t.progress);
-    if (status === 'IN_PROGRESS' && t.started_at === null) set.started_at = typeof result.startTime === 'number' && result.startTime > 0 ? toMs(result.startTime) : now;
+    if (status === 'IN_PROGRESS' && t.started_at === null)
+      set.started_at = typeof result.startTime === 'number' && result.startTime > 0 ? toMs(result.startTime) : now;
     if (TERMINAL.has(status)) {
       set.finished_at = typeof result.finishTime === 'number' && result.finishTime > 0 ? toMs(result.finishTime) : now;
       set.next_poll_at = null;
       set.poll_failures = 0;
       if (t.started_at === null) set.started_at = set.finished_at;
       if (status === 'FAILURE') {
-        set.fail_reason = typeof result.reason === 'string' && result.reason ? this.redactReason(t.channel_id, result.reason).slice(0, 2000) : 'the upstream reported a failure';
+        set.fail_reason =
+          typeof result.reason === 'string' && result.reason
+            ? this.redactReason(t.channel_id, result.reason).slice(0, 2000)
+            : 'the upstream reported a failure';
         set.quota_final = 0;
       } else {
         const billing = parseJson(t.billing) as BillingInfo | null;
-        set.quota_final = billing ? await this.money.finalQuota(plugin, { ...t, ...set } as Task, billing, stripPrivate(result), data ?? parseJson(t.data)) : Number(t.quota_reserved);
+        set.quota_final = billing
+          ? await this.money.finalQuota(plugin, { ...t, ...set } as Task, billing, stripPrivate(result), data ?? parseJson(t.data))
+          : Number(t.quota_reserved);
       }
     } else {
       set.poll_failures = 0;
@@ -96,17 +117,40 @@ export class Transitions {
     const failures = seen + 1;
     const max = this.env.config.taskPollMaxFailures;
     if (max > 0 && failures >= max) {
-      const won = await this.transition(t, t.status, {
-        ...extra, status: 'FAILURE', progress: '100%', poll_failures: failures, fail_reason: `poll failed ${failures} times: ${reason}`.slice(0, 2000),
-        quota_final: 0, finished_at: Date.now(), next_poll_at: null, lease_owner: null, lease_until: null,
-      }, leaseOwner, { pollFailures: seen });
+      const won = await this.transition(
+        t,
+        t.status,
+        {
+          ...extra,
+          status: 'FAILURE',
+          progress: '100%',
+          poll_failures: failures,
+          fail_reason: `poll failed ${failures} times: ${reason}`.slice(0, 2000),
+          quota_final: 0,
+          finished_at: Date.now(),
+          next_poll_at: null,
+          lease_owner: null,
+          lease_until: null,
+        },
+        leaseOwner,
+        { pollFailures: seen },
+      );
       if (won) await this.money.settle(t.public_id);
       return won ? 'FAILURE' : t.status;
     }
     const interval = this.env.pollIntervalMs();
-    const backoff = Math.min(interval * 2 ** Math.min(failures - 1, 8), Math.max(interval, this.env.config.taskPollBackoffMaxSeconds * 1000));
+    const backoff = Math.min(
+      interval * 2 ** Math.min(failures - 1, 8),
+      Math.max(interval, this.env.config.taskPollBackoffMaxSeconds * 1000),
+    );
     const status = (extra.status as string | undefined) ?? t.status;
-    await this.transition(t, t.status, { ...extra, status, poll_failures: failures, next_poll_at: Date.now() + backoff, lease_owner: null, lease_until: null }, leaseOwner, { pollFailures: seen });
+    await this.transition(
+      t,
+      t.status,
+      { ...extra, status, poll_failures: failures, next_poll_at: Date.now() + backoff, lease_owner: null, lease_until: null },
+      leaseOwner,
+      { pollFailures: seen },
+    );
     this.log.warn({ task: t.public_id, failures, reason: reason.slice(0, 512) }, 'task poll failed');
     return status;
   }
@@ -119,18 +163,35 @@ export class Transitions {
 
   /** Upstream says the task does not exist (404/410): it fails and is refunded. */
   async upstreamGone(t: Task, httpStatus: number, leaseOwner: string): Promise<void> {
-    const won = await this.transition(t, t.status, {
-      status: 'FAILURE', progress: '100%', fail_reason: `upstream task not found (HTTP ${httpStatus})`, quota_final: 0,
-      finished_at: Date.now(), next_poll_at: null, lease_owner: null, lease_until: null,
-    }, leaseOwner);
+    const won = await this.transition(
+      t,
+      t.status,
+      {
+        status: 'FAILURE',
+        progress: '100%',
+        fail_reason: `upstream task not found (HTTP ${httpStatus})`,
+        quota_final: 0,
+        finished_at: Date.now(),
+        next_poll_at: null,
+        lease_owner: null,
+        lease_until: null,
+      },
+      leaseOwner,
+    );
     if (won) await this.money.settle(t.public_id);
   }
 
   /** A task past TASK_TIMEOUT_MINUTES (`minutes`) fails and is refunded (the outer deadline). */
   async timedOut(t: Task, minutes: number): Promise<void> {
     const won = await this.transition(t, t.status, {
-      status: 'FAILURE', progress: '100%', fail_reason: `task timed out after ${minutes} minutes`, quota_final: 0,
-      finished_at: Date.now(), next_poll_at: null, lease_owner: null, lease_until: null,
+      status: 'FAILURE',
+      progress: '100%',
+      fail_reason: `task timed out after ${minutes} minutes`,
+      quota_final: 0,
+      finished_at: Date.now(),
+      next_poll_at: null,
+      lease_owner: null,
+      lease_until: null,
     });
     if (won) await this.money.settle(t.public_id);
   }
@@ -152,10 +213,18 @@ export class Transitions {
   /** Tells the listeners that `row` was flagged with an unknown outcome (by this node's write). */
   flaggedUnknown(row: Pick<Task, 'public_id' | 'user_id' | 'plugin_key' | 'channel_id'>, reason: string): void {
     const u: UnknownOutcome = {
-      taskId: row.public_id, userId: Number(row.user_id), plugin: row.plugin_key, channelId: row.channel_id === null ? null : Number(row.channel_id), reason,
+      taskId: row.public_id,
+      userId: Number(row.user_id),
+      plugin: row.plugin_key,
+      channelId: row.channel_id === null ? null : Number(row.channel_id),
+      reason,
     };
     for (const fn of this.unknownListeners) {
-      try { fn(u); } catch (err) { this.log.error({ err: (err as Error).message }, 'unknown-outcome listener failed'); }
+      try {
+        fn(u);
+      } catch (err) {
+        this.log.error({ err: (err as Error).message }, 'unknown-outcome listener failed');
+      }
     }
   }
 }

@@ -35,13 +35,18 @@ export class TaskReads {
    * Resolves when the task reaches SUCCESS or FAILURE, or with its current view at `timeoutMs`.
    * Background polling keeps going regardless of the caller.
    */
-  async waitForTerminal(publicId: string, timeoutMs: number, signal?: AbortSignal): Promise<{ task: PublicTask; row: Task; timedOut: boolean }> {
+  async waitForTerminal(
+    publicId: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<{ task: PublicTask; row: Task; timedOut: boolean }> {
     const deadline = Date.now() + timeoutMs;
     const step = Math.max(20, Math.min(this.env.pollIntervalMs(), 1000));
     for (;;) {
       const t = await this.byPublicId(publicId);
       if (!t) throw new GatewayError(404, 'task_not_found', `task ${publicId} not found`);
-      if (TERMINAL.has(t.status) || Date.now() >= deadline || signal?.aborted) return { task: publicTask(t), row: t, timedOut: !TERMINAL.has(t.status) };
+      if (TERMINAL.has(t.status) || Date.now() >= deadline || signal?.aborted)
+        return { task: publicTask(t), row: t, timedOut: !TERMINAL.has(t.status) };
       await new Promise((r) => setTimeout(r, Math.min(step, Math.max(1, deadline - Date.now()))));
     }
   }

@@ -20,16 +20,39 @@ const MAX_INDEX_BYTES = 8 * 1024 * 1024;
 const MAX_FILE_BYTES = 1024 * 1024 + 1;
 const FETCH_TIMEOUT_MS = 15_000;
 
-export interface MarketSource { name: string; index_url: string }
-interface IndexVersion { version: string; path: string; sha256: string; kind?: string; minApiVersion?: number }
-interface IndexPlugin { key: string; name?: string; latest?: string; versions: IndexVersion[]; iconFile?: { path: string; sha256: string } }
-export interface MarketIndex { indexVersion: 1; name?: string; plugins: IndexPlugin[] }
+export interface MarketSource {
+  name: string;
+  index_url: string;
+}
+interface IndexVersion {
+  version: string;
+  path: string;
+  sha256: string;
+  kind?: string;
+  minApiVersion?: number;
+}
+interface IndexPlugin {
+  key: string;
+  name?: string;
+  latest?: string;
+  versions: IndexVersion[];
+  iconFile?: { path: string; sha256: string };
+}
+export interface MarketIndex {
+  indexVersion: 1;
+  name?: string;
+  plugins: IndexPlugin[];
+}
 
 const bad = (m: string, code = 'invalid_request') => new GatewayError(400, code, m);
 
 function httpUrl(v: unknown, what: string): URL {
   let u: URL;
-  try { u = new URL(String(v)); } catch { throw bad(`${what} must be an absolute http(s) URL`); }
+  try {
+    u = new URL(String(v));
+  } catch {
+    throw bad(`${what} must be an absolute http(s) URL`);
+  }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad(`${what} must be an absolute http(s) URL`);
   return u;
 }
@@ -53,12 +76,19 @@ async function fetchBytes(url: URL, max: number, dispatcher: Dispatcher): Promis
 }
 
 export class Marketplace {
-  constructor(private readonly core: Core, private readonly admin: PluginAdmin) {}
+  constructor(
+    private readonly core: Core,
+    private readonly admin: PluginAdmin,
+  ) {}
 
   async sources(): Promise<MarketSource[]> {
     const row = await this.core.h.db.selectFrom('options').select('value').where('key', '=', SOURCES_OPTION).executeTakeFirst();
     if (!row) return DEFAULT_SOURCES;
-    try { return JSON.parse(row.value) as MarketSource[]; } catch { return DEFAULT_SOURCES; }
+    try {
+      return JSON.parse(row.value) as MarketSource[];
+    } catch {
+      return DEFAULT_SOURCES;
+    }
   }
 
   async setSources(body: unknown, actor: AuditActor = null): Promise<MarketSource[]> {
@@ -74,7 +104,13 @@ export class Marketplace {
     const before = await this.sources();
     const upd = await db.updateTable('options').set({ value }).where('key', '=', SOURCES_OPTION).executeTakeFirst();
     if (Number(upd.numUpdatedRows) === 0) await db.insertInto('options').values({ key: SOURCES_OPTION, value }).execute();
-    await new AuditLog(this.core).record(actor, 'marketplace.sources', { type: 'marketplace', id: 'sources' }, { sources: before }, { sources: out });
+    await new AuditLog(this.core).record(
+      actor,
+      'marketplace.sources',
+      { type: 'marketplace', id: 'sources' },
+      { sources: before },
+      { sources: out },
+    );
     return out;
   }
 
@@ -89,28 +125,37 @@ export class Marketplace {
   async fetchIndex(q: { source?: unknown; index_url?: unknown }): Promise<{ url: URL; index: MarketIndex }> {
     const url = await this.indexUrl(q);
     let index: MarketIndex;
-    try { index = JSON.parse((await fetchBytes(url, MAX_INDEX_BYTES, this.core.outbound.content)).toString('utf8')) as MarketIndex; } catch (e) {
+    try {
+      index = JSON.parse((await fetchBytes(url, MAX_INDEX_BYTES, this.core.outbound.content)).toString('utf8')) as MarketIndex;
+    } catch (e) {
       if (e instanceof GatewayError) throw e;
       throw new GatewayError(502, 'market_index_invalid', `${url.href} is not valid JSON`);
     }
-    if (!index || index.indexVersion !== 1 || !Array.isArray(index.plugins)) throw new GatewayError(502, 'market_index_invalid', `${url.href} is not a version 1 plugin index`);
+    if (!index || index.indexVersion !== 1 || !Array.isArray(index.plugins))
+      throw new GatewayError(502, 'market_index_invalid', `${url.href} is not a version 1 plugin index`);
     return { url, index };
   }
 
-  async install(body: { source?: unknown; index_url?: unknown; key?: unknown; version?: unknown; enabled?: unknown; force?: unknown }, actor: AuditActor = null) {
+  async install(
+    body: { source?: unknown; index_url?: unknown; key?: unknown; version?: unknown; enabled?: unknown; force?: unknown },
+    actor: AuditActor = null,
+  ) {
     if (typeof body.key !== 'string' || !body.key) throw bad('key is required');
     const { url, index } = await this.fetchIndex(body);
     const entry = index.plugins.find((p) => p && p.key === body.key);
-    if (!entry || !Array.isArray(entry.versions) || !entry.versions.length) throw new GatewayError(404, 'not_found', `the index has no plugin "${body.key}"`);
-    const want = typeof body.version === 'string' && body.version ? body.version : entry.latest ?? entry.versions[0].version;
+    if (!entry || !Array.isArray(entry.versions) || !entry.versions.length)
+      throw new GatewayError(404, 'not_found', `the index has no plugin "${body.key}"`);
+    const want = typeof body.version === 'string' && body.version ? body.version : (entry.latest ?? entry.versions[0].version);
     const v = entry.versions.find((x) => x.version === want);
     if (!v) throw new GatewayError(404, 'not_found', `the index has no version ${want} of "${body.key}"`);
     if (v.kind !== undefined && v.kind !== 'task') throw bad(`version ${want} of "${body.key}" is a "${v.kind}" plugin, not a task plugin`);
-    if (typeof v.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(v.sha256)) throw new GatewayError(502, 'market_index_invalid', `the index gives no valid sha256 for ${body.key}@${want}`);
+    if (typeof v.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(v.sha256))
+      throw new GatewayError(502, 'market_index_invalid', `the index gives no valid sha256 for ${body.key}@${want}`);
     const fileUrl = new URL(v.path, url);
     const bytes = await fetchBytes(fileUrl, MAX_FILE_BYTES, this.core.outbound.content);
     const got = createHash('sha256').update(bytes).digest('hex');
-    if (got !== v.sha256.toLowerCase()) throw new GatewayError(502, 'sha256_mismatch', `${fileUrl.href} hashes to ${got}, the index says ${v.sha256.toLowerCase()}`);
+    if (got !== v.sha256.toLowerCase())
+      throw new GatewayError(502, 'sha256_mismatch', `${fileUrl.href} hashes to ${got}, the index says ${v.sha256.toLowerCase()}`);
     let icon: string | undefined;
     if (entry.iconFile?.path && entry.iconFile.sha256) {
       try {
@@ -121,7 +166,9 @@ export class Marketplace {
             icon = `data:${/\.svg$/i.test(iconUrl.pathname) ? 'image/svg+xml' : 'image/png'};base64,${ib.toString('base64')}`;
           }
         }
-      } catch { icon = undefined; }
+      } catch {
+        icon = undefined;
+      }
     }
     return this.admin.upload({ source: bytes.toString('utf8'), sourceSha256: got, icon, enabled: body.enabled, force: body.force }, actor);
   }

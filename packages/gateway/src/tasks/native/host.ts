@@ -36,7 +36,10 @@ export interface NativeRequest {
   limitHeaders?: HeaderSink;
 }
 
-export interface NativeAnswer { status: number; body: unknown }
+export interface NativeAnswer {
+  status: number;
+  body: unknown;
+}
 
 export interface NativeHostDeps {
   tasks: () => TasksPort | null;
@@ -77,7 +80,8 @@ export class NativeHost {
     } catch (e) {
       const g = e instanceof GatewayError ? e : new GatewayError(500, 'internal_error', 'internal error');
       // Every 500 is logged with its exception (stack included): the caller only sees "Task request failed".
-      if (g.status === 500) this.d.log.error({ err: e, plugin: m.plugin.key, requestId: req.requestId, path: req.path }, 'native route failed');
+      if (g.status === 500)
+        this.d.log.error({ err: e, plugin: m.plugin.key, requestId: req.requestId, path: req.path }, 'native route failed');
       const info = nativeError(g.status, g.status < 500 ? g.message : null, req.requestId);
       if (m.plugin.has('native.error')) {
         try {
@@ -122,7 +126,10 @@ export class NativeHost {
       return { status: 200, body: await this.present(plugin, route.render, ctx, taskViewOf(row)) };
     }
     if (req.body.kind === 'none') throw new GatewayError(400, 'invalid_request', 'this route needs a request body');
-    const top = req.body.kind === 'json' ? req.body.value : Object.fromEntries(Object.entries((req.body as { fields: Record<string, string[]> }).fields).map(([k, v]) => [k, v[0]]));
+    const top =
+      req.body.kind === 'json'
+        ? req.body.value
+        : Object.fromEntries(Object.entries((req.body as { fields: Record<string, string[]> }).fields).map(([k, v]) => [k, v[0]]));
     checkRouteModel(route, top);
     let raw: unknown;
     try {
@@ -163,8 +170,14 @@ export class NativeHost {
     try {
       return { status: 200, body: await plugin.call(`native.${route.render}`, ctx, view) };
     } catch (e) {
-      this.d.log.warn({ plugin: plugin.key, task: row.public_id, err: sanitizeHookText(e) }, 'native presenter failed; host submit body used');
-      return { status: 200, body: { id: row.public_id, task_id: row.public_id, status: 'queued', model: row.model, created_at: view.created_at } };
+      this.d.log.warn(
+        { plugin: plugin.key, task: row.public_id, err: sanitizeHookText(e) },
+        'native presenter failed; host submit body used',
+      );
+      return {
+        status: 200,
+        body: { id: row.public_id, task_id: row.public_id, status: 'queued', model: row.model, created_at: view.created_at },
+      };
     }
   }
 }

@@ -24,8 +24,7 @@ export function isReservedPath(path: string): boolean {
 export type RouteDecl = NativeRoute;
 
 export type NativeIntent =
-  | { kind: 'submit'; model: string; action?: string; requestBody?: unknown; originTaskIds: string[] }
-  | { kind: 'query'; taskIds: string[] };
+  { kind: 'submit'; model: string; action?: string; requestBody?: unknown; originTaskIds: string[] } | { kind: 'query'; taskIds: string[] };
 
 const invalidResult = () => new GatewayError(400, 'invalid_request', 'plugin returned an invalid route result');
 
@@ -34,7 +33,11 @@ export function checkRouteModel(route: RouteDecl, body: unknown): void {
   if (!route.models || route.models.length === 0) return;
   const m = body && typeof body === 'object' && !Array.isArray(body) ? (body as { model?: unknown }).model : undefined;
   if (typeof m !== 'string' || !route.models.some((x) => foldModel(x) === foldModel(m))) {
-    throw new GatewayError(400, 'model_not_allowed', `model ${JSON.stringify(typeof m === 'string' ? m : '')} is not allowed on this route`);
+    throw new GatewayError(
+      400,
+      'model_not_allowed',
+      `model ${JSON.stringify(typeof m === 'string' ? m : '')} is not allowed on this route`,
+    );
   }
 }
 
@@ -46,7 +49,8 @@ export function normalizeOriginIds(v: unknown): string[] {
   for (const x of v) {
     if (typeof x !== 'string') throw invalidResult();
     const t = x.trim();
-    if (!t || Array.from(t).length > 128) throw new GatewayError(400, 'invalid_request', 'originTaskIds entries must be non-empty ids of at most 128 characters');
+    if (!t || Array.from(t).length > 128)
+      throw new GatewayError(400, 'invalid_request', 'originTaskIds entries must be non-empty ids of at most 128 characters');
     if (!out.includes(t)) out.push(t);
   }
   if (out.length > 16) throw new GatewayError(400, 'invalid_request', 'at most 16 originTaskIds are allowed');
@@ -84,7 +88,13 @@ export function checkNativeIntent(value: unknown, route: RouteDecl, plugin: Plug
   };
 }
 
-export interface NativeErrorInfo { code: string; message: string; httpStatus: number; retryable: boolean; requestId: string }
+export interface NativeErrorInfo {
+  code: string;
+  message: string;
+  httpStatus: number;
+  retryable: boolean;
+  requestId: string;
+}
 
 /** The host's error description for a native route: codes by status; detail only for 4xx. */
 export function nativeError(status: number, detail: string | null, requestId: string): NativeErrorInfo {
@@ -98,7 +108,8 @@ export function nativeError(status: number, detail: string | null, requestId: st
     415: ['unsupported_media_type', 'Unsupported media type', false],
     429: ['rate_limit_exceeded', 'Too many requests', true],
   };
-  const [code, msg, retryable] = status >= 500 ? ['server_error', 'Task request failed', true] : (table[status] ?? ['invalid_request', 'Invalid request', false]);
+  const [code, msg, retryable] =
+    status >= 500 ? ['server_error', 'Task request failed', true] : (table[status] ?? ['invalid_request', 'Invalid request', false]);
   const message = status < 500 && detail ? sanitizeHookText(detail) : msg;
   return { code, message, httpStatus: status, retryable, requestId };
 }

@@ -16,7 +16,9 @@ import { checkHost, parseUpstreamUrl } from './hosts.ts';
 export type FileRef = FileReference;
 
 /** A request file kept by the host (in memory, within limits); plugins only see its FileRef. */
-export interface UploadedFile extends FileRef { data: Buffer }
+export interface UploadedFile extends FileRef {
+  data: Buffer;
+}
 
 /** The reference plugins see for a kept file. */
 export const fileRefOf = ({ ref, field, filename, mimeType, size }: UploadedFile): FileRef => ({ ref, field, filename, mimeType, size });
@@ -71,12 +73,29 @@ export interface BuiltRequest {
 }
 
 export class OutboundError extends GatewayError {
-  constructor(status: number, code: string, message: string, readonly sent: boolean) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    readonly sent: boolean,
+  ) {
     super(status, code, message);
   }
 }
 
-const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'accept-encoding']);
+const FORBIDDEN_HEADERS = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'accept-encoding',
+]);
 
 const invalid = (msg: string) => new OutboundError(502, 'plugin_request_invalid', msg, false);
 
@@ -115,12 +134,14 @@ export function buildRequest(desc: Descriptor, target: OutboundTarget, limits: O
   const files = target.files ?? new Map<string, UploadedFile>();
   let total = 0;
   const useFile = (ref: unknown, cap?: number): UploadedFile => {
-    if (typeof ref !== 'string' || !files.has(ref)) throw new OutboundError(400, 'unknown_file_reference', `unknown file reference "${String(ref).slice(0, 80)}"`, false);
+    if (typeof ref !== 'string' || !files.has(ref))
+      throw new OutboundError(400, 'unknown_file_reference', `unknown file reference "${String(ref).slice(0, 80)}"`, false);
     const f = files.get(ref)!;
     const limit = Math.min(cap ?? limits.maxFileBytes, limits.maxFileBytes);
     if (f.size > limit) throw new OutboundError(413, 'file_too_large', `file ${f.filename} is larger than ${limit} bytes`, false);
     total += f.size;
-    if (total > limits.maxTotalFileBytes) throw new OutboundError(413, 'files_too_large', `files together are larger than ${limits.maxTotalFileBytes} bytes`, false);
+    if (total > limits.maxTotalFileBytes)
+      throw new OutboundError(413, 'files_too_large', `files together are larger than ${limits.maxTotalFileBytes} bytes`, false);
     return f;
   };
   if (desc.bodyType === 'multipart') {
@@ -133,7 +154,10 @@ export function buildRequest(desc: Descriptor, target: OutboundTarget, limits: O
         const blob = new Blob([f.data], { type: f.mimeType || 'application/octet-stream' });
         form.append(p.name, blob, typeof p.filename === 'string' && p.filename ? p.filename : f.filename);
       } else {
-        form.append(p.name, p.value === undefined || p.value === null ? '' : typeof p.value === 'string' ? p.value : JSON.stringify(p.value));
+        form.append(
+          p.name,
+          p.value === undefined || p.value === null ? '' : typeof p.value === 'string' ? p.value : JSON.stringify(p.value),
+        );
       }
     }
     for (const k of Object.keys(headers)) if (k.toLowerCase() === 'content-type') delete headers[k];
@@ -152,8 +176,10 @@ function replacePlaceholders(v: unknown, useFile: (ref: unknown, cap?: number) =
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
     if ('__fileRef' in o) {
-      for (const k of Object.keys(o)) if (!['__fileRef', 'encoding', 'mimeType', 'maxBytes'].includes(k)) throw invalid('invalid file placeholder');
-      if (o.maxBytes !== undefined && !(Number.isInteger(o.maxBytes) && (o.maxBytes as number) > 0)) throw invalid('invalid file placeholder: maxBytes');
+      for (const k of Object.keys(o))
+        if (!['__fileRef', 'encoding', 'mimeType', 'maxBytes'].includes(k)) throw invalid('invalid file placeholder');
+      if (o.maxBytes !== undefined && !(Number.isInteger(o.maxBytes) && (o.maxBytes as number) > 0))
+        throw invalid('invalid file placeholder: maxBytes');
       const f = useFile(o.__fileRef, o.maxBytes as number | undefined);
       const b64 = f.data.toString('base64');
       if (o.encoding === 'base64' || o.encoding === undefined) return b64;
@@ -170,7 +196,15 @@ function replacePlaceholders(v: unknown, useFile: (ref: unknown, cap?: number) =
   return v;
 }
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_INVALID_URL',
+]);
 
 export interface RawResponse {
   status: number;
@@ -201,8 +235,12 @@ export async function send(b: BuiltRequest, limits: OutboundLimits, dispatcher: 
     const code = err.code ?? err.cause?.code ?? '';
     const sent = !NOT_SENT_CODES.has(code);
     const timeout = /TIMEOUT/.test(code);
-    throw new OutboundError(timeout ? 504 : 502, timeout ? 'upstream_timeout' : 'upstream_unreachable',
-      `upstream ${timeout ? 'timed out' : 'could not be reached'} (${code || 'transport error'})`, sent);
+    throw new OutboundError(
+      timeout ? 504 : 502,
+      timeout ? 'upstream_timeout' : 'upstream_unreachable',
+      `upstream ${timeout ? 'timed out' : 'could not be reached'} (${code || 'transport error'})`,
+      sent,
+    );
   }
 }
 
@@ -234,7 +272,12 @@ export async function readLimited(body: RawResponse['body'], max: number): Promi
   } catch (e) {
     if (e instanceof OutboundError) throw e;
     const code = (e as { code?: string }).code ?? '';
-    throw new OutboundError(/TIMEOUT/.test(code) ? 504 : 502, 'upstream_read_failed', `reading the upstream response failed (${code || 'error'})`, true);
+    throw new OutboundError(
+      /TIMEOUT/.test(code) ? 504 : 502,
+      'upstream_read_failed',
+      `reading the upstream response failed (${code || 'error'})`,
+      true,
+    );
   }
   return Buffer.concat(chunks);
 }
@@ -243,5 +286,9 @@ export async function readLimited(body: RawResponse['body'], max: number): Promi
 export function decodeBody(buf: Buffer): unknown {
   const s = buf.toString('utf8');
   if (!s) return null;
-  try { return JSON.parse(s); } catch { return s; }
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
+  }
 }

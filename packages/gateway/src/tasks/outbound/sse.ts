@@ -29,7 +29,11 @@ export const DEFAULT_SSE_LIMITS: SseLimits = {
   deadlineMs: 600_000,
 };
 
-export interface SubmitEvent { event: string; id: string; data: string }
+export interface SubmitEvent {
+  event: string;
+  id: string;
+  data: string;
+}
 
 const fail = (msg: string) => new OutboundError(502, 'plugin_submit_stream_failed', msg, true);
 
@@ -37,7 +41,11 @@ const fail = (msg: string) => new OutboundError(502, 'plugin_submit_stream_faile
  * Reads events from `res.body` and hands each to `onEvent` in order; resolves with what `onEvent`
  * returned for the event that said done.
  */
-export async function readSse<T>(res: RawResponse, limits: SseLimits, onEvent: (ev: SubmitEvent) => Promise<{ done: boolean; value: T }>): Promise<T> {
+export async function readSse<T>(
+  res: RawResponse,
+  limits: SseLimits,
+  onEvent: (ev: SubmitEvent) => Promise<{ done: boolean; value: T }>,
+): Promise<T> {
   const queue: SubmitEvent[] = [];
   let lastId = '';
   let parseError: Error | null = null;
@@ -47,7 +55,9 @@ export async function readSse<T>(res: RawResponse, limits: SseLimits, onEvent: (
       if (m.id !== undefined && !m.id.includes('\0')) lastId = m.id;
       queue.push({ event: m.event || 'message', id: lastId, data: m.data });
     },
-    onError(e) { if ((e as { type?: string }).type === 'max-buffer-size-exceeded') parseError = e; },
+    onError(e) {
+      if ((e as { type?: string }).type === 'max-buffer-size-exceeded') parseError = e;
+    },
   });
   const body = res.body;
   const started = Date.now();
@@ -58,7 +68,10 @@ export async function readSse<T>(res: RawResponse, limits: SseLimits, onEvent: (
     if (idle) clearTimeout(idle);
     const left = limits.deadlineMs - (Date.now() - started);
     const wait = Math.max(1, Math.min(limits.idleTimeoutMs, left));
-    idle = setTimeout(() => { timedOut = left <= limits.idleTimeoutMs ? 'deadline' : 'idle'; body.destroy(); }, wait);
+    idle = setTimeout(() => {
+      timedOut = left <= limits.idleTimeoutMs ? 'deadline' : 'idle';
+      body.destroy();
+    }, wait);
   };
   const decoder = new TextDecoder();
   let first = true;
@@ -69,7 +82,10 @@ export async function readSse<T>(res: RawResponse, limits: SseLimits, onEvent: (
       total += (chunk as Buffer).length;
       if (total > limits.maxTotalBytes) throw fail(`event stream is larger than ${limits.maxTotalBytes} bytes`);
       let text = decoder.decode(chunk as Buffer, { stream: true });
-      if (first) { text = text.replace(/^\uFEFF/, ''); first = false; }
+      if (first) {
+        text = text.replace(/^\uFEFF/, '');
+        first = false;
+      }
       parser.feed(text);
       if (parseError) throw fail(`an event is larger than ${limits.maxEventBytes} bytes`);
       while (queue.length) {
@@ -89,7 +105,13 @@ export async function readSse<T>(res: RawResponse, limits: SseLimits, onEvent: (
     }
     throw fail('event stream ended before the plugin reported done');
   } catch (e) {
-    if (timedOut) throw new OutboundError(504, 'plugin_submit_stream_timeout', `event stream ${timedOut === 'idle' ? 'was idle too long' : 'passed its deadline'}`, true);
+    if (timedOut)
+      throw new OutboundError(
+        504,
+        'plugin_submit_stream_timeout',
+        `event stream ${timedOut === 'idle' ? 'was idle too long' : 'passed its deadline'}`,
+        true,
+      );
     if (e instanceof OutboundError) throw e;
     throw fail(`reading the event stream failed: ${(e as Error).message}`.slice(0, 300));
   } finally {
@@ -97,7 +119,11 @@ export async function readSse<T>(res: RawResponse, limits: SseLimits, onEvent: (
   }
 }
 
-export interface DeltaChange { op: string; path: Array<string | number>; value: unknown }
+export interface DeltaChange {
+  op: string;
+  path: Array<string | number>;
+  value: unknown;
+}
 
 /** The result a delta stream builds. Limits: 256 changes per event, depth 32, 32768 nodes, size. */
 export class DeltaResult {
@@ -108,9 +134,13 @@ export class DeltaResult {
     if (!Array.isArray(changes)) throw fail('changes must be an array');
     if (changes.length > 256) throw fail('too many changes in one event');
     for (const c of changes as DeltaChange[]) {
-      if (!c || typeof c !== 'object' || Object.keys(c).sort().join(',') !== 'op,path,value') throw fail('each change has exactly op, path and value');
+      if (!c || typeof c !== 'object' || Object.keys(c).sort().join(',') !== 'op,path,value')
+        throw fail('each change has exactly op, path and value');
       if (!Array.isArray(c.path) || c.path.length > 32) throw fail('change path must be an array of at most 32 segments');
-      if (c.op === 'set' && c.path.length === 0) { this.value = clone(c.value); continue; }
+      if (c.op === 'set' && c.path.length === 0) {
+        this.value = clone(c.value);
+        continue;
+      }
       const { parent, last } = this.locate(c.path);
       if (c.op === 'set') {
         if (Array.isArray(parent)) {
@@ -122,7 +152,11 @@ export class DeltaResult {
         }
         continue;
       }
-      const cur = Array.isArray(parent) ? (typeof last === 'number' ? parent[last] : undefined) : (parent as Record<string, unknown>)[last as string];
+      const cur = Array.isArray(parent)
+        ? typeof last === 'number'
+          ? parent[last]
+          : undefined
+        : (parent as Record<string, unknown>)[last as string];
       if (c.op === 'append') {
         if (!Array.isArray(cur)) throw fail('append needs an array target');
         cur.push(clone(c.value));
@@ -148,7 +182,8 @@ function step(cur: unknown, seg: string | number): unknown {
     if (typeof seg !== 'number' || !Number.isInteger(seg) || seg < 0 || seg >= cur.length) throw fail('change path does not exist');
     return cur[seg];
   }
-  if (cur && typeof cur === 'object' && typeof seg === 'string' && Object.prototype.hasOwnProperty.call(cur, seg)) return (cur as Record<string, unknown>)[seg];
+  if (cur && typeof cur === 'object' && typeof seg === 'string' && Object.prototype.hasOwnProperty.call(cur, seg))
+    return (cur as Record<string, unknown>)[seg];
   throw fail('change path does not exist');
 }
 
@@ -169,5 +204,6 @@ function check(v: unknown, maxBytes: number): void {
 }
 
 export function checkStateSize(state: unknown, max: number): void {
-  if (state !== undefined && Buffer.byteLength(JSON.stringify(state) ?? 'null') > max) throw fail(`plugin state is larger than ${max} bytes`);
+  if (state !== undefined && Buffer.byteLength(JSON.stringify(state) ?? 'null') > max)
+    throw fail(`plugin state is larger than ${max} bytes`);
 }

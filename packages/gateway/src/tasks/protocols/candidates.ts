@@ -43,8 +43,10 @@ export function canonicalModel(plugins: PluginLike[], protocol: ProtocolKind, mo
 }
 
 export function responsesMode(body: { stream?: unknown; background?: unknown }): ResponsesMode {
-  if (body.stream !== undefined && typeof body.stream !== 'boolean') throw new GatewayError(400, 'invalid_request_error', 'stream must be a boolean');
-  if (body.background !== undefined && typeof body.background !== 'boolean') throw new GatewayError(400, 'invalid_request_error', 'background must be a boolean');
+  if (body.stream !== undefined && typeof body.stream !== 'boolean')
+    throw new GatewayError(400, 'invalid_request_error', 'stream must be a boolean');
+  if (body.background !== undefined && typeof body.background !== 'boolean')
+    throw new GatewayError(400, 'invalid_request_error', 'background must be a boolean');
   if (body.stream === true) return 'stream';
   if (body.background === true) return 'background';
   return 'sync';
@@ -71,7 +73,8 @@ export function checkSubmitIntent(value: unknown, plugin: PluginLike, pinnedMode
   if (v.kind !== 'submit') return 'plugin returned an invalid request intent (kind must be "submit")';
   if (typeof v.model !== 'string' || !v.model.trim()) return 'plugin returned an intent without a model';
   if (foldModel(v.model) !== foldModel(pinnedModel)) return `plugin resolved model "${v.model}", not the requested "${pinnedModel}"`;
-  if (!plugin.manifest.models.some((m) => foldModel(m) === foldModel(v.model as string))) return `model "${v.model}" is not declared by the plugin`;
+  if (!plugin.manifest.models.some((m) => foldModel(m) === foldModel(v.model as string)))
+    return `model "${v.model}" is not declared by the plugin`;
   if (v.action !== undefined && (typeof v.action !== 'string' || v.action !== v.action.trim())) return 'plugin returned an invalid action';
   if (v.originTaskIds !== undefined && (!Array.isArray(v.originTaskIds) || v.originTaskIds.some((x) => typeof x !== 'string'))) {
     return 'originTaskIds must be an array of strings';
@@ -110,7 +113,11 @@ export function groupRefusals(fails: Array<{ key: string; message: string }>): s
  * Runs every candidate's decoder (they must be deterministic: the executing plugin decodes again after
  * channel choice). Returns the accepted candidates in key order; 400 with grouped reasons when none.
  */
-export async function decodeCandidates<P extends PluginLike>(plugins: P[], protocol: ProtocolKind, ctx: { model: string } | ((p: P) => { model: string })): Promise<Candidate<P>[]> {
+export async function decodeCandidates<P extends PluginLike>(
+  plugins: P[],
+  protocol: ProtocolKind,
+  ctx: { model: string } | ((p: P) => { model: string }),
+): Promise<Candidate<P>[]> {
   const accepted: Candidate<P>[] = [];
   const fails: Array<{ key: string; message: string }> = [];
   for (const plugin of plugins) {

@@ -4,9 +4,20 @@ import { validateManifest } from '../runtime/manifest.ts';
 import type { PluginLike } from './plugin-like.ts';
 
 /** `manifest`: the fields a test cares about; the rest gets valid defaults and the host's normalisation. */
-export function fakePlugin(manifest: Partial<Manifest> & { key: string }, hooks: Record<string, (...a: unknown[]) => unknown>): PluginLike & { calls: string[] } {
+export function fakePlugin(
+  manifest: Partial<Manifest> & { key: string },
+  hooks: Record<string, (...a: unknown[]) => unknown>,
+): PluginLike & { calls: string[] } {
   const calls: string[] = [];
-  const normalised = validateManifest({ apiVersion: 1, name: manifest.key, version: '1.0.0', author: { name: 'test' }, models: [], fetchMode: 'per_task', ...manifest });
+  const normalised = validateManifest({
+    apiVersion: 1,
+    name: manifest.key,
+    version: '1.0.0',
+    author: { name: 'test' },
+    models: [],
+    fetchMode: 'per_task',
+    ...manifest,
+  });
   return {
     key: normalised.key,
     version: normalised.version,

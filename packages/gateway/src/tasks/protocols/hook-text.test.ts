@@ -21,8 +21,14 @@ test('empty messages get a readable default', () => {
 });
 
 test('stack traces are cut and host paths replaced; URLs are kept', () => {
-  const s = sanitizeHookText(new Error('failed reading /home/gw/app/plugins/x.js:3 (see https://docs.example/a/b)\n    at run (/srv/gw/sandbox.js:10:2)\n    at node:internal/process:1:1'));
+  const s = sanitizeHookText(
+    new Error(
+      'failed reading /home/gw/app/plugins/x.js:3 (see https://docs.example/a/b)\n    at run (/srv/gw/sandbox.js:10:2)\n    at node:internal/process:1:1',
+    ),
+  );
   assert.equal(s, 'failed reading [path] (see https://docs.example/a/b)');
-  const flat = sanitizeHookText('boom at decode (/work/x/y.js:1:2) at async run (node:internal/q:1:1) in file:///opt/a.js and C:\\srv\\p.js');
+  const flat = sanitizeHookText(
+    'boom at decode (/work/x/y.js:1:2) at async run (node:internal/q:1:1) in file:///opt/a.js and C:\\srv\\p.js',
+  );
   assert.equal(flat, 'boom in [path] and [path]');
 });

@@ -17,13 +17,19 @@ const SECRET_PATTERNS: Array<[RegExp, string]> = [
 const PATH_PATTERNS: Array<[RegExp, string]> = [
   [/file:\/\/\S+/gi, '[path]'],
   [/\bnode:internal\/[^\s)]*/g, '[internal]'],
-  [/(?<![\w.:/~-])\/(?:home|root|work|usr|opt|srv|var|tmp|etc|app|apps|mnt|proc|Users|private|snap|data|nix|workspace)\/[^\s"'`),]*/g, '[path]'],
+  [
+    /(?<![\w.:/~-])\/(?:home|root|work|usr|opt|srv|var|tmp|etc|app|apps|mnt|proc|Users|private|snap|data|nix|workspace)\/[^\s"'`),]*/g,
+    '[path]',
+  ],
   [/\b[A-Za-z]:\\[^\s"'`),]+/g, '[path]'],
 ];
 
 /** The message of a thrown hook error (or any value), sanitised and capped. */
 export function sanitizeHookText(input: unknown, max = HOOK_TEXT_MAX): string {
-  const detail = input && typeof input === 'object' && typeof (input as { detail?: unknown }).detail === 'string' ? (input as { detail: string }).detail : null;
+  const detail =
+    input && typeof input === 'object' && typeof (input as { detail?: unknown }).detail === 'string'
+      ? (input as { detail: string }).detail
+      : null;
   let s = detail ?? (input instanceof Error ? input.message : typeof input === 'string' ? input : String(input ?? ''));
   s = s.replace(/^(?:PluginCallError:\s*)/, '');
   // A stack trace starts at the first "at ..." frame line; nothing from there on is shown.

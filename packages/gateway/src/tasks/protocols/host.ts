@@ -17,7 +17,16 @@ import type { DecodedBody, TaskChannel, UploadedFile } from '../lifecycle/servic
 import type { Generation } from '../runtime/generation.ts';
 import type { ContentResponse } from '../artifacts/service.ts';
 import type { ArtifactsPort, TasksPort } from './port.ts';
-import { checkRenderEvents, normalizeFinal, responseIdOf, responseObject, ResponsesEventMapper, sseFrame, SSE_HEARTBEAT, taskIdOfResponse } from './responses.ts';
+import {
+  checkRenderEvents,
+  normalizeFinal,
+  responseIdOf,
+  responseObject,
+  ResponsesEventMapper,
+  sseFrame,
+  SSE_HEARTBEAT,
+  taskIdOfResponse,
+} from './responses.ts';
 import { isTerminal, taskViewOf, type TaskViewLike } from './task-view.ts';
 import { videoFromRender, videoObject } from './video.ts';
 
@@ -70,7 +79,8 @@ export function requestModel(body: DecodedBody): string | null {
 }
 
 function withModel(body: DecodedBody, model: string): DecodedBody {
-  if (body.kind === 'json' && body.value && typeof body.value === 'object' && !Array.isArray(body.value)) return { kind: 'json', value: { ...(body.value as object), model } };
+  if (body.kind === 'json' && body.value && typeof body.value === 'object' && !Array.isArray(body.value))
+    return { kind: 'json', value: { ...(body.value as object), model } };
   if (body.kind === 'form') return { kind: 'form', fields: { ...body.fields, model: [model] } };
   if (body.kind === 'multipart') return { ...body, fields: { ...body.fields, model: [model] } };
   return body;
@@ -86,7 +96,10 @@ export function orderByPriority<T extends { priority: number; weight: number }>(
       const total = pool.reduce((s, c) => s + Math.max(c.weight, 0) + 0.0001, 0);
       let r = rand() * total;
       let i = 0;
-      for (; i < pool.length - 1; i++) { r -= Math.max(pool[i].weight, 0) + 0.0001; if (r < 0) break; }
+      for (; i < pool.length - 1; i++) {
+        r -= Math.max(pool[i].weight, 0) + 0.0001;
+        if (r < 0) break;
+      }
       out.push(pool.splice(i, 1)[0]);
     }
   }
@@ -97,23 +110,36 @@ export function orderByPriority<T extends { priority: number; weight: number }>(
  * Channel choice among accepted candidates: every channel bound to a candidate; a channel bound to
  * several candidates runs the first in ascending key order. The chosen channel decides the plugin.
  */
-export function chooseChannel<P extends PluginLike>(accepted: Candidate<P>[], channelsOf: (key: string) => TaskChannel[], rand?: () => number): { channel: TaskChannel; candidate: Candidate<P> } | null {
+export function chooseChannel<P extends PluginLike>(
+  accepted: Candidate<P>[],
+  channelsOf: (key: string) => TaskChannel[],
+  rand?: () => number,
+): { channel: TaskChannel; candidate: Candidate<P> } | null {
   const owner = new Map<number, Candidate<P>>();
   const list: TaskChannel[] = [];
-  for (const c of accepted) for (const ch of channelsOf(c.plugin.key)) {
-    if (owner.has(ch.id)) continue;
-    owner.set(ch.id, c);
-    list.push(ch);
-  }
+  for (const c of accepted)
+    for (const ch of channelsOf(c.plugin.key)) {
+      if (owner.has(ch.id)) continue;
+      owner.set(ch.id, c);
+      list.push(ch);
+    }
   const ordered = orderByPriority(list, rand);
   if (!ordered.length) return null;
   return { channel: ordered[0], candidate: owner.get(ordered[0].id)! };
 }
 
-const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((r) => {
-  const t = setTimeout(r, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(t); r(); }, { once: true });
-});
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((r) => {
+    const t = setTimeout(r, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        r();
+      },
+      { once: true },
+    );
+  });
 
 export class ProtocolHost {
   constructor(private readonly d: ProtocolHostDeps) {}
@@ -147,14 +173,26 @@ export class ProtocolHost {
     if (protocol === 'responses') plugins = filterByMode(plugins, mode ?? 'sync');
     const body = withModel(req.body, model);
     const ctxFor = (p: PluginLike): Record<string, unknown> => ({
-      path: req.path, method: req.method, params: req.params, query: req.query, body,
-      protocol: claimSpelling(p, protocol), operation, model,
+      path: req.path,
+      method: req.method,
+      params: req.params,
+      query: req.query,
+      body,
+      protocol: claimSpelling(p, protocol),
+      operation,
+      model,
       ...(protocol === 'responses' ? { stream: mode === 'stream' } : {}),
     });
     const accepted = await decodeCandidates(plugins, protocol, (p) => ctxFor(p) as { model: string });
     const tasks = this.tasks();
     const chosen = chooseChannel(accepted, (key) => tasks.catalog.candidates(key, model, req.principal.group));
-    if (!chosen) throw new GatewayError(503, 'no_available_channel', `no channel serves model "${echo(model)}" for group "${req.principal.group}"`, 'server_error');
+    if (!chosen)
+      throw new GatewayError(
+        503,
+        'no_available_channel',
+        `no channel serves model "${echo(model)}" for group "${req.principal.group}"`,
+        'server_error',
+      );
     const plugin = chosen.candidate.plugin;
     // The executing plugin decodes again (decoders are deterministic); its model must be the pinned one.
     const decodeCtx = ctxFor(plugin);
@@ -162,7 +200,12 @@ export class ProtocolHost {
     return { generation: gen, plugin, channel: chosen.channel, intent, model, decodeCtx };
   }
 
-  private async submit(p: Prepared, req: ProtocolRequest, endpoint: string, extra: { retainResult?: boolean; expectAsync?: boolean; protocol?: Record<string, unknown> } = {}): Promise<{ row: Task; data?: unknown }> {
+  private async submit(
+    p: Prepared,
+    req: ProtocolRequest,
+    endpoint: string,
+    extra: { retainResult?: boolean; expectAsync?: boolean; protocol?: Record<string, unknown> } = {},
+  ): Promise<{ row: Task; data?: unknown }> {
     return this.tasks().submit({
       principal: req.principal,
       pluginKey: p.plugin.key,
@@ -194,7 +237,11 @@ export class ProtocolHost {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const left = deadline - Date.now();
-      try { await tasks.pollNow(publicId); } catch (e) { this.d.log.debug({ task: publicId, err: (e as Error).message }, 'in-request poll failed'); }
+      try {
+        await tasks.pollNow(publicId);
+      } catch (e) {
+        this.d.log.debug({ task: publicId, err: (e as Error).message }, 'in-request poll failed');
+      }
       const r = await tasks.waitForTerminal(publicId, Math.max(0, Math.min(left, this.d.tickMs)), signal);
       if (!r.timedOut || Date.now() >= deadline || signal?.aborted) return { row: r.row, timedOut: r.timedOut };
     }
@@ -210,13 +257,21 @@ export class ProtocolHost {
     if (!p) return null;
     // An immediate terminal result is not stored (its data comes back from submit for rendering);
     // a result completed by in-request polling keeps its polling snapshot.
-    const sub = await this.submit(p, req, operation === 'edit' ? '/v1/images/edits' : '/v1/images/generations', { retainResult: false, expectAsync: true });
+    const sub = await this.submit(p, req, operation === 'edit' ? '/v1/images/edits' : '/v1/images/generations', {
+      retainResult: false,
+      expectAsync: true,
+    });
     let row = sub.row;
     let data: unknown = sub.data;
     if (!isTerminal(row.status)) {
       const w = await this.wait(row.public_id, this.d.protocolTimeoutMs(), req.signal);
       if (w.timedOut) {
-        throw new GatewayError(504, 'task_timeout', `image generation is still running; task ${row.public_id} settles when it completes (request id: ${req.requestId})`, 'server_error');
+        throw new GatewayError(
+          504,
+          'task_timeout',
+          `image generation is still running; task ${row.public_id} settles when it completes (request id: ${req.requestId})`,
+          'server_error',
+        );
       }
       row = w.row;
       data = undefined;
@@ -250,7 +305,12 @@ export class ProtocolHost {
   }
 
   /** The caller's own retained task served by a plugin that claims `protocol` in the current generation. */
-  private async ownProtocolTask(principal: KeyPrincipal, publicId: string, protocol: ProtocolKind, notFound: () => GatewayError): Promise<{ row: Task; plugin: PluginLike }> {
+  private async ownProtocolTask(
+    principal: KeyPrincipal,
+    publicId: string,
+    protocol: ProtocolKind,
+    notFound: () => GatewayError,
+  ): Promise<{ row: Task; plugin: PluginLike }> {
     const row = publicId.length <= 64 ? await this.tasks().byPublicId(publicId) : undefined;
     if (!row || row.retain !== 1 || Number(row.user_id) !== principal.userId) throw notFound();
     const plugin = this.d.generation()?.plugins.get(row.plugin_key);
@@ -258,10 +318,23 @@ export class ProtocolHost {
     return { row, plugin };
   }
 
-  async videoGet(principal: KeyPrincipal, id: string, http: { path: string; query: Record<string, string[]> }): Promise<Record<string, unknown>> {
+  async videoGet(
+    principal: KeyPrincipal,
+    id: string,
+    http: { path: string; query: Record<string, string[]> },
+  ): Promise<Record<string, unknown>> {
     const { row, plugin } = await this.ownProtocolTask(principal, id, 'video', () => videoNotFound(id));
     const view = taskViewOf(row);
-    const ctx = { path: http.path, method: 'GET', params: { video_id: id }, query: http.query, body: { kind: 'none' }, protocol: claimSpelling(plugin, 'video'), operation: 'retrieve', model: row.model };
+    const ctx = {
+      path: http.path,
+      method: 'GET',
+      params: { video_id: id },
+      query: http.query,
+      body: { kind: 'none' },
+      protocol: claimSpelling(plugin, 'video'),
+      operation: 'retrieve',
+      model: row.model,
+    };
     let rendered: unknown;
     try {
       rendered = await plugin.call(protocolHook(plugin, 'video', 'render'), ctx, view);
@@ -273,7 +346,8 @@ export class ProtocolHost {
 
   async videoContent(principal: KeyPrincipal, id: string, method: string, headers: Record<string, string>): Promise<ContentResponse> {
     const { row } = await this.ownProtocolTask(principal, id, 'video', () => videoNotFound(id));
-    if (row.status !== 'SUCCESS') throw new GatewayError(400, 'task_not_completed', `Task is not completed yet, current status: ${row.status}`);
+    if (row.status !== 'SUCCESS')
+      throw new GatewayError(400, 'task_not_completed', `Task is not completed yet, current status: ${row.status}`);
     const art = this.d.artifacts();
     if (!art) throw new GatewayError(503, 'artifacts_unavailable', 'artifact content is not available');
     const links = await art.links(row);
@@ -291,10 +365,20 @@ export class ProtocolHost {
     const art = this.d.artifacts();
     if (!art) return { ...base, artifacts: {} };
     const links = await art.links(rowFull);
-    return { ...base, artifacts: Object.fromEntries(links.map((l) => [l.key, { key: l.key, type: l.type, ...(l.mimeType ? { mimeType: l.mimeType } : {}), url: l.url }])) };
+    return {
+      ...base,
+      artifacts: Object.fromEntries(
+        links.map((l) => [l.key, { key: l.key, type: l.type, ...(l.mimeType ? { mimeType: l.mimeType } : {}), url: l.url }]),
+      ),
+    };
   }
 
-  private async finalResponse(plugin: PluginLike, row: Task, ctx: Record<string, unknown>, background?: boolean): Promise<Record<string, unknown>> {
+  private async finalResponse(
+    plugin: PluginLike,
+    row: Task,
+    ctx: Record<string, unknown>,
+    background?: boolean,
+  ): Promise<Record<string, unknown>> {
     const view = taskViewOf(row);
     const base = { task: view, model: row.model, background };
     if (view.status === 'FAILURE') return responseObject(base);
@@ -322,7 +406,9 @@ export class ProtocolHost {
    * POST /v1/responses. null: no plugin claims the model. `json`: sync or background Response.
    * `stream`: a host-managed SSE run that writes frames until the response is finished.
    */
-  async responsesCreate(req: ProtocolRequest): Promise<null | { kind: 'json'; body: Record<string, unknown> } | { kind: 'stream'; run: (out: SseOut) => Promise<void> }> {
+  async responsesCreate(
+    req: ProtocolRequest,
+  ): Promise<null | { kind: 'json'; body: Record<string, unknown> } | { kind: 'stream'; run: (out: SseOut) => Promise<void> }> {
     if (req.body.kind !== 'json' || !req.body.value || typeof req.body.value !== 'object') {
       throw new GatewayError(400, 'invalid_request_error', 'the request body must be a JSON object', 'invalid_request_error');
     }
@@ -348,8 +434,12 @@ export class ProtocolHost {
     const tasks = this.tasks();
     const first = await tasks.byPublicId(publicId);
     const mapper = new ResponsesEventMapper({ model: p.model, taskId: publicId });
-    const write = (evs: ReturnType<ResponsesEventMapper['created']>) => { for (const e of evs) out.write(sseFrame(e)); };
-    const hb = setInterval(() => { if (!out.closed()) out.write(SSE_HEARTBEAT); }, this.d.heartbeatMs);
+    const write = (evs: ReturnType<ResponsesEventMapper['created']>) => {
+      for (const e of evs) out.write(sseFrame(e));
+    };
+    const hb = setInterval(() => {
+      if (!out.closed()) out.write(SSE_HEARTBEAT);
+    }, this.d.heartbeatMs);
     const deadline = Date.now() + this.d.protocolTimeoutMs();
     let state: unknown;
     let hasState = false;
@@ -358,10 +448,17 @@ export class ProtocolHost {
       write(mapper.created(view));
       while (!mapper.finished && !out.closed() && !signal?.aborted) {
         if (!isTerminal(view.status)) {
-          try { await tasks.pollNow(publicId); } catch { /* counted by the lifecycle */ }
+          try {
+            await tasks.pollNow(publicId);
+          } catch {
+            /* counted by the lifecycle */
+          }
         }
         const row = await tasks.byPublicId(publicId);
-        if (!row) { write(mapper.fail(view, 'The task could not be observed.')); break; }
+        if (!row) {
+          write(mapper.fail(view, 'The task could not be observed.'));
+          break;
+        }
         view = taskViewOf(row);
         let r;
         try {
@@ -373,10 +470,16 @@ export class ProtocolHost {
           write(mapper.fail(view, 'The task could not be observed.'));
           break;
         }
-        if (r.state !== undefined) { state = r.state; hasState = true; }
+        if (r.state !== undefined) {
+          state = r.state;
+          hasState = true;
+        }
         write(mapper.map(view, r));
         if (mapper.finished) break;
-        if (Date.now() >= deadline) { write(mapper.finish({ ...view, status: 'IN_PROGRESS' })); break; }
+        if (Date.now() >= deadline) {
+          write(mapper.finish({ ...view, status: 'IN_PROGRESS' }));
+          break;
+        }
         await sleep(this.d.tickMs, signal);
       }
     } finally {
@@ -385,12 +488,26 @@ export class ProtocolHost {
     }
   }
 
-  async responsesGet(principal: KeyPrincipal, id: string, http: { path: string; query: Record<string, string[]> }): Promise<Record<string, unknown>> {
+  async responsesGet(
+    principal: KeyPrincipal,
+    id: string,
+    http: { path: string; query: Record<string, string[]> },
+  ): Promise<Record<string, unknown>> {
     const tid = taskIdOfResponse(id);
     const nf = () => new GatewayError(404, 'not_found', `No response found with id '${id.slice(0, 80)}'.`, 'invalid_request_error');
     if (!tid) throw nf();
     const { row, plugin } = await this.ownProtocolTask(principal, tid, 'responses', nf);
-    const ctx = { path: http.path, method: 'GET', params: { response_id: id }, query: http.query, body: { kind: 'none' }, protocol: claimSpelling(plugin, 'responses'), operation: 'retrieve', model: row.model, stream: false };
+    const ctx = {
+      path: http.path,
+      method: 'GET',
+      params: { response_id: id },
+      query: http.query,
+      body: { kind: 'none' },
+      protocol: claimSpelling(plugin, 'responses'),
+      operation: 'retrieve',
+      model: row.model,
+      stream: false,
+    };
     return this.finalResponse(plugin, row, ctx, backgroundOf(row));
   }
 }
@@ -408,7 +525,11 @@ function claimSpelling(p: PluginLike, protocol: ProtocolKind): string {
 /** Whether the task was created by a Responses request with `background: true`. */
 export function backgroundOf(row: Task): boolean {
   if (!row.protocol) return false;
-  try { return (JSON.parse(row.protocol) as { background?: unknown }).background === true; } catch { return false; }
+  try {
+    return (JSON.parse(row.protocol) as { background?: unknown }).background === true;
+  } catch {
+    return false;
+  }
 }
 
 function videoNotFound(id: string): GatewayError {
@@ -420,8 +541,11 @@ export function failureOf(reason: string | null): { code?: string; message: stri
   const r = reason ?? 'the task failed';
   try {
     const j = JSON.parse(r) as { code?: unknown; message?: unknown };
-    if (j && typeof j === 'object' && typeof j.message === 'string') return { code: typeof j.code === 'string' ? j.code : undefined, message: j.message };
-  } catch { /* plain text */ }
+    if (j && typeof j === 'object' && typeof j.message === 'string')
+      return { code: typeof j.code === 'string' ? j.code : undefined, message: j.message };
+  } catch {
+    /* plain text */
+  }
   return { message: r };
 }
 

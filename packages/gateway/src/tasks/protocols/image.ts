@@ -7,8 +7,17 @@ import { request, type Dispatcher } from 'undici';
 import { GatewayError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 
-export interface ImageItem { url?: string; b64_json?: string; revised_prompt?: string; [k: string]: unknown }
-export interface ImageResult { created: number; data: ImageItem[]; [k: string]: unknown }
+export interface ImageItem {
+  url?: string;
+  b64_json?: string;
+  revised_prompt?: string;
+  [k: string]: unknown;
+}
+export interface ImageResult {
+  created: number;
+  data: ImageItem[];
+  [k: string]: unknown;
+}
 
 function invalid(msg: string): GatewayError {
   return new GatewayError(502, 'plugin_render_invalid', msg, 'server_error');
@@ -16,7 +25,8 @@ function invalid(msg: string): GatewayError {
 
 /** Checks a render result: `{data: [{url} | {b64_json}, ...]}`; adds `created` when missing. */
 export function shapeImageResult(rendered: unknown, createdSec: number): ImageResult {
-  if (!rendered || typeof rendered !== 'object' || Array.isArray(rendered)) throw invalid('the image render hook must return an object with a data array');
+  if (!rendered || typeof rendered !== 'object' || Array.isArray(rendered))
+    throw invalid('the image render hook must return an object with a data array');
   const r = rendered as Record<string, unknown>;
   if (!Array.isArray(r.data)) throw invalid('the image render hook must return an object with a data array');
   const data = r.data.map((it, i) => {
@@ -58,7 +68,11 @@ export async function downloadImage(url: string, lim: DownloadLimits): Promise<B
     return buf;
   }
   let u: URL;
-  try { u = new URL(url); } catch { throw new Error('invalid image URL'); }
+  try {
+    u = new URL(url);
+  } catch {
+    throw new Error('invalid image URL');
+  }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('image URL must be http(s)');
   if (u.username || u.password) throw new Error('image URL must not carry credentials');
   const res = await request(u, { method: 'GET', headersTimeout: lim.timeoutMs, bodyTimeout: lim.timeoutMs, dispatcher: lim.dispatcher });
@@ -88,22 +102,37 @@ export async function downloadImage(url: string, lim: DownloadLimits): Promise<B
  * Adds `b64_json` to every item that has a URL but no Base64, keeping the URL. A failed download
  * leaves the item as it is and logs a warning (with the task id, never the URL's query string).
  */
-export async function addBase64(result: ImageResult, lim: DownloadLimits, log: Logger, taskId: string, download = downloadImage): Promise<ImageResult> {
-  const data = await Promise.all(result.data.map(async (item, i) => {
-    if (item.b64_json || !item.url) return item;
-    try {
-      const buf = await download(item.url, lim);
-      return { ...item, b64_json: buf.toString('base64') };
-    } catch (e) {
-      log.warn({ taskId, index: i, host: safeHost(item.url), err: (e as Error).message }, 'image download for b64_json failed; returning the URL only');
-      return item;
-    }
-  }));
+export async function addBase64(
+  result: ImageResult,
+  lim: DownloadLimits,
+  log: Logger,
+  taskId: string,
+  download = downloadImage,
+): Promise<ImageResult> {
+  const data = await Promise.all(
+    result.data.map(async (item, i) => {
+      if (item.b64_json || !item.url) return item;
+      try {
+        const buf = await download(item.url, lim);
+        return { ...item, b64_json: buf.toString('base64') };
+      } catch (e) {
+        log.warn(
+          { taskId, index: i, host: safeHost(item.url), err: (e as Error).message },
+          'image download for b64_json failed; returning the URL only',
+        );
+        return item;
+      }
+    }),
+  );
   return { ...result, data };
 }
 
 function safeHost(url: string): string {
-  try { return new URL(url).host; } catch { return 'data'; }
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'data';
+  }
 }
 
 /** `response_format` of a JSON body or form fields. */

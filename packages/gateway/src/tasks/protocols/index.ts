@@ -31,12 +31,22 @@ export const protocolsArea = {
     const artifacts = (): ArtifactsPort | null => {
       const t = deps.tasks;
       return {
-        links: async (row) => (await t.artifacts.list(Number(row.user_id), row.public_id)).artifacts.map((a) => ({ key: a.key, type: a.type, ...(a.mime_type ? { mimeType: a.mime_type } : {}), url: a.content_url })),
-        content: (row, key, req) => t.artifacts.content(Number(row.user_id), row.public_id, key, req.method === 'HEAD' ? 'HEAD' : 'GET', req.headers),
+        links: async (row) =>
+          (await t.artifacts.list(Number(row.user_id), row.public_id)).artifacts.map((a) => ({
+            key: a.key,
+            type: a.type,
+            ...(a.mime_type ? { mimeType: a.mime_type } : {}),
+            url: a.content_url,
+          })),
+        content: (row, key, req) =>
+          t.artifacts.content(Number(row.user_id), row.public_id, key, req.method === 'HEAD' ? 'HEAD' : 'GET', req.headers),
       };
     };
     const host = new ProtocolHost({
-      tasks, artifacts, generation, log: core.log,
+      tasks,
+      artifacts,
+      generation,
+      log: core.log,
       protocolTimeoutMs: () => core.config.taskProtocolTimeoutSeconds * 1000,
       tickMs: core.config.taskProtocolTickMs,
       heartbeatMs: core.config.taskProtocolHeartbeatSeconds * 1000,

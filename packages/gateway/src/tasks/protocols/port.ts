@@ -9,7 +9,12 @@ import type { TaskService } from '../lifecycle/service.ts';
 
 export type TasksPort = Pick<TaskService, 'submit' | 'byPublicId' | 'waitForTerminal' | 'catalog'> & Pick<Poller, 'pollNow'>;
 
-export interface ArtifactLinkLike { key: string; type: string; mimeType?: string; url: string }
+export interface ArtifactLinkLike {
+  key: string;
+  type: string;
+  mimeType?: string;
+  url: string;
+}
 
 export interface ArtifactsPort {
   /** Artifacts of a SUCCESS task with signed content URLs. */

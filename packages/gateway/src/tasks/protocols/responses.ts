@@ -15,10 +15,15 @@ export type ResponseStatus = 'queued' | 'in_progress' | 'completed' | 'failed' |
 
 export function responseStatusOf(taskStatus: string): ResponseStatus {
   switch (taskStatus) {
-    case 'SUCCESS': return 'completed';
-    case 'FAILURE': return 'failed';
-    case 'IN_PROGRESS': case 'UNKNOWN': return 'in_progress';
-    default: return 'queued';
+    case 'SUCCESS':
+      return 'completed';
+    case 'FAILURE':
+      return 'failed';
+    case 'IN_PROGRESS':
+    case 'UNKNOWN':
+      return 'in_progress';
+    default:
+      return 'queued';
   }
 }
 
@@ -31,12 +36,18 @@ export interface ResponseBase {
 }
 
 const ZERO_USAGE = {
-  input_tokens: 0, input_tokens_details: { cached_tokens: 0 },
-  output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0,
+  input_tokens: 0,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 0,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 0,
 };
 
 /** The host-owned Response object for a task; `status`/`output` override the task-derived ones. */
-export function responseObject(b: ResponseBase, over: { status?: ResponseStatus; output?: unknown[]; error?: unknown } = {}): Record<string, unknown> {
+export function responseObject(
+  b: ResponseBase,
+  over: { status?: ResponseStatus; output?: unknown[]; error?: unknown } = {},
+): Record<string, unknown> {
   const status = over.status ?? responseStatusOf(b.task.status);
   const id = responseIdOf(b.task.task_id);
   const terminal = status === 'completed' || status === 'failed' || status === 'incomplete';
@@ -99,7 +110,12 @@ export function normalizeFinal(rendered: unknown, b: ResponseBase): Record<strin
     const content = item.content.map((p, j) => {
       const part = p as Record<string, unknown>;
       if (part?.type === 'output_text' && typeof part.text === 'string') {
-        return { type: 'output_text', text: part.text, annotations: Array.isArray(part.annotations) ? part.annotations : [], logprobs: Array.isArray(part.logprobs) ? part.logprobs : [] };
+        return {
+          type: 'output_text',
+          text: part.text,
+          annotations: Array.isArray(part.annotations) ? part.annotations : [],
+          logprobs: Array.isArray(part.logprobs) ? part.logprobs : [],
+        };
       }
       if (part?.type === 'refusal' && typeof part.refusal === 'string') return { type: 'refusal', refusal: part.refusal };
       throw renderError(`renderFinal output[${i}].content[${j}] must be output_text or refusal`);
@@ -149,13 +165,18 @@ export type SemanticEvent =
   | { type: 'output'; data: unknown }
   | { type: 'error'; message: string; code?: string };
 
-export interface RenderEventsResult { events: SemanticEvent[]; state?: unknown; done: boolean }
+export interface RenderEventsResult {
+  events: SemanticEvent[];
+  state?: unknown;
+  done: boolean;
+}
 
 /** Validates a renderEvents result against the contract limits. */
 export function checkRenderEvents(v: unknown): RenderEventsResult {
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw renderError('renderEvents must return {events, done}');
   const r = v as Record<string, unknown>;
-  for (const k of Object.keys(r)) if (!['events', 'state', 'done'].includes(k)) throw renderError(`renderEvents returned unknown field "${k}"`);
+  for (const k of Object.keys(r))
+    if (!['events', 'state', 'done'].includes(k)) throw renderError(`renderEvents returned unknown field "${k}"`);
   if (!Array.isArray(r.events) || typeof r.done !== 'boolean') throw renderError('renderEvents must return {events: [], done: boolean}');
   if (r.events.length > 16) throw renderError('renderEvents returned more than 16 events');
   if (JSON.stringify(r.events).length > 64 * 1024) throw renderError('renderEvents events exceed 64 KiB');
@@ -165,11 +186,15 @@ export function checkRenderEvents(v: unknown): RenderEventsResult {
     const ev = e as Record<string, unknown>;
     if (!ev || typeof ev !== 'object') throw renderError(`renderEvents event ${i} is not an object`);
     if (JSON.stringify(ev).length > 32 * 1024) throw renderError(`renderEvents event ${i} exceeds 32 KiB`);
-    const allow = (keys: string[]) => { for (const k of Object.keys(ev)) if (!keys.includes(k)) throw renderError(`renderEvents event ${i} has unknown field "${k}"`); };
+    const allow = (keys: string[]) => {
+      for (const k of Object.keys(ev)) if (!keys.includes(k)) throw renderError(`renderEvents event ${i} has unknown field "${k}"`);
+    };
     if (ev.type === 'progress') {
       allow(['type', 'progress', 'message']);
-      if (ev.progress !== undefined && (typeof ev.progress !== 'number' || ev.progress < 0 || ev.progress > 100)) throw renderError('progress must be 0..100');
-      if (ev.message !== undefined && (typeof ev.message !== 'string' || Buffer.byteLength(ev.message) > 512)) throw renderError('progress message must be a string of at most 512 bytes');
+      if (ev.progress !== undefined && (typeof ev.progress !== 'number' || ev.progress < 0 || ev.progress > 100))
+        throw renderError('progress must be 0..100');
+      if (ev.message !== undefined && (typeof ev.message !== 'string' || Buffer.byteLength(ev.message) > 512))
+        throw renderError('progress message must be a string of at most 512 bytes');
       return { type: 'progress', progress: ev.progress as number | undefined, message: ev.message as string | undefined };
     }
     if (ev.type === 'output') {
@@ -179,8 +204,10 @@ export function checkRenderEvents(v: unknown): RenderEventsResult {
     }
     if (ev.type === 'error') {
       allow(['type', 'message', 'code']);
-      if (typeof ev.message !== 'string' || !ev.message || Buffer.byteLength(ev.message) > 4096) throw renderError('error event needs a message of at most 4 KiB');
-      if (ev.code !== undefined && (typeof ev.code !== 'string' || Buffer.byteLength(ev.code) > 128)) throw renderError('error code must be a string of at most 128 bytes');
+      if (typeof ev.message !== 'string' || !ev.message || Buffer.byteLength(ev.message) > 4096)
+        throw renderError('error event needs a message of at most 4 KiB');
+      if (ev.code !== undefined && (typeof ev.code !== 'string' || Buffer.byteLength(ev.code) > 128))
+        throw renderError('error code must be a string of at most 128 bytes');
       return { type: 'error', message: ev.message, code: ev.code as string | undefined };
     }
     throw renderError(`renderEvents event ${i} has unknown type`);
@@ -188,7 +215,10 @@ export function checkRenderEvents(v: unknown): RenderEventsResult {
   return { events, state: r.state, done: r.done };
 }
 
-export interface WireEvent { type: string; [k: string]: unknown }
+export interface WireEvent {
+  type: string;
+  [k: string]: unknown;
+}
 
 const MAX_OUTPUTS = 64;
 const MAX_TEXT = 1024 * 1024;
@@ -211,12 +241,17 @@ export class ResponsesEventMapper {
   }
 
   private resp(task: TaskViewLike, status?: ResponseStatus, error?: unknown): Record<string, unknown> {
-    return responseObject({ model: this.base.model, background: this.base.background, task, extraMetadata: this.meta }, { status, output: this.outputs, error });
+    return responseObject(
+      { model: this.base.model, background: this.base.background, task, extraMetadata: this.meta },
+      { status, output: this.outputs, error },
+    );
   }
 
   created(task: TaskViewLike): WireEvent[] {
     const status = responseStatusOf(task.status);
-    return [this.ev('response.created', { response: this.resp(task, status === 'completed' || status === 'failed' ? 'in_progress' : status) })];
+    return [
+      this.ev('response.created', { response: this.resp(task, status === 'completed' || status === 'failed' ? 'in_progress' : status) }),
+    ];
   }
 
   /** Maps one renderEvents result; `task` is the snapshot it was rendered from. */
@@ -272,7 +307,8 @@ export class ResponsesEventMapper {
   finish(task: TaskViewLike): WireEvent[] {
     this.finished = true;
     if (task.status === 'SUCCESS') return [this.ev('response.completed', { response: this.resp(task, 'completed') })];
-    if (task.status === 'FAILURE') return [this.ev('response.failed', { response: this.resp(task, 'failed', { code: 'server_error', message: 'The task failed.' }) })];
+    if (task.status === 'FAILURE')
+      return [this.ev('response.failed', { response: this.resp(task, 'failed', { code: 'server_error', message: 'The task failed.' }) })];
     return [this.ev('response.incomplete', { response: this.resp(task, 'incomplete') })];
   }
 }

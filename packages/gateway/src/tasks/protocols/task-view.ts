@@ -32,7 +32,8 @@ export function replaceUpstreamId(v: unknown, upstreamId: string | null, publicI
   if (Array.isArray(v)) return v.map((x) => replaceUpstreamId(x, upstreamId, publicId, depth + 1));
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = ID_FIELDS.has(k) && x === upstreamId ? publicId : replaceUpstreamId(x, upstreamId, publicId, depth + 1);
+    for (const [k, x] of Object.entries(v))
+      out[k] = ID_FIELDS.has(k) && x === upstreamId ? publicId : replaceUpstreamId(x, upstreamId, publicId, depth + 1);
     return out;
   }
   return v;
@@ -44,7 +45,13 @@ export type RowForView = PublicTaskRow & Pick<Task, 'data' | 'upstream_task_id'>
 export function taskViewOf(row: RowForView): TaskViewLike {
   const { task_id, platform, status, progress, fail_reason, created_at, updated_at, finished_at } = publicTask(row);
   return {
-    task_id, platform, status, progress, fail_reason, created_at, updated_at,
+    task_id,
+    platform,
+    status,
+    progress,
+    fail_reason,
+    created_at,
+    updated_at,
     finished_at: finished_at ?? 0,
     data: replaceUpstreamId(parseJson(row.data), row.upstream_task_id, row.public_id),
   };

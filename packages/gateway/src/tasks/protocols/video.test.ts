@@ -4,12 +4,36 @@ import { keepVendorFields, videoFromRender, videoObject } from './video.ts';
 import type { TaskViewLike } from './task-view.ts';
 
 const task = (status: string, over: Partial<TaskViewLike> = {}): TaskViewLike => ({
-  task_id: 'task_v1', platform: 'p', status, progress: '30%', fail_reason: '', created_at: 1700000000, updated_at: 0, finished_at: 0, data: null, ...over,
+  task_id: 'task_v1',
+  platform: 'p',
+  status,
+  progress: '30%',
+  fail_reason: '',
+  created_at: 1700000000,
+  updated_at: 0,
+  finished_at: 0,
+  data: null,
+  ...over,
 });
 
 test('host fields override vendor ones; vendor fields that pass are kept', () => {
-  const v = videoFromRender({ id: 'vendor-id', status: 'done', model: 'x', task_id: 'up-1', seconds: '8', size: '1280x720', 'bad key': 1, prompt: 'cat' }, task('IN_PROGRESS'), 'vid-1', 'up-1');
-  assert.deepEqual(v, { seconds: '8', size: '1280x720', prompt: 'cat', id: 'task_v1', object: 'video', model: 'vid-1', status: 'in_progress', progress: 30, created_at: 1700000000 });
+  const v = videoFromRender(
+    { id: 'vendor-id', status: 'done', model: 'x', task_id: 'up-1', seconds: '8', size: '1280x720', 'bad key': 1, prompt: 'cat' },
+    task('IN_PROGRESS'),
+    'vid-1',
+    'up-1',
+  );
+  assert.deepEqual(v, {
+    seconds: '8',
+    size: '1280x720',
+    prompt: 'cat',
+    id: 'task_v1',
+    object: 'video',
+    model: 'vid-1',
+    status: 'in_progress',
+    progress: 30,
+    created_at: 1700000000,
+  });
 });
 
 test('vendor fields mentioning the private upstream id, too large or too deep are dropped', () => {

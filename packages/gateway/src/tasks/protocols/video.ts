@@ -9,11 +9,16 @@ export type VideoStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'u
 
 export function videoStatusOf(s: string): VideoStatus {
   switch (s) {
-    case 'SUCCESS': return 'completed';
-    case 'FAILURE': return 'failed';
-    case 'IN_PROGRESS': return 'in_progress';
-    case 'UNKNOWN': return 'unknown';
-    default: return 'queued';
+    case 'SUCCESS':
+      return 'completed';
+    case 'FAILURE':
+      return 'failed';
+    case 'IN_PROGRESS':
+      return 'in_progress';
+    case 'UNKNOWN':
+      return 'unknown';
+    default:
+      return 'queued';
   }
 }
 
@@ -48,7 +53,11 @@ export function keepVendorFields(rendered: Record<string, unknown>, privateUpstr
   for (const [k, v] of Object.entries(rendered)) {
     if (HOST_KEYS.has(k) || !KEY_RE.test(k) || v === undefined || typeof v === 'function') continue;
     let enc: string;
-    try { enc = JSON.stringify(v); } catch { continue; }
+    try {
+      enc = JSON.stringify(v);
+    } catch {
+      continue;
+    }
     if (enc === undefined || enc.length > MAX_FIELD_BYTES || depthOf(v) > MAX_DEPTH) continue;
     if (privateUpstreamId && privateUpstreamId.length >= 4 && mentions(v, privateUpstreamId)) continue;
     if (total + enc.length > MAX_TOTAL_BYTES || n >= MAX_FIELDS) break;
@@ -74,12 +83,18 @@ export function videoObject(task: TaskViewLike, model: string, vendor: Record<st
   const done = toSec(task.finished_at);
   if ((status === 'completed' || status === 'failed') && done) obj.completed_at = done;
   else delete obj.completed_at;
-  if (status === 'failed' && obj.error === undefined) obj.error = { code: 'video_generation_failed', message: task.fail_reason || 'The task failed.' };
+  if (status === 'failed' && obj.error === undefined)
+    obj.error = { code: 'video_generation_failed', message: task.fail_reason || 'The task failed.' };
   return obj;
 }
 
 /** Applies the rules to a `render` result: it must be a JSON object. */
-export function videoFromRender(rendered: unknown, task: TaskViewLike, model: string, privateUpstreamId: string | null): Record<string, unknown> {
+export function videoFromRender(
+  rendered: unknown,
+  task: TaskViewLike,
+  model: string,
+  privateUpstreamId: string | null,
+): Record<string, unknown> {
   if (!rendered || typeof rendered !== 'object' || Array.isArray(rendered)) {
     throw new GatewayError(502, 'plugin_render_invalid', 'the video render hook must return a JSON object', 'server_error');
   }

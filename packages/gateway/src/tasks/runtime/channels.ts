@@ -10,7 +10,10 @@ import type { Generation } from './generation.ts';
 export const TYPE_PEER_GATEWAY = ChannelType.gateway;
 export const TYPE_TASK_PLUGIN = ChannelType.task_plugin;
 
-export interface ChannelBindingSettings { plugin?: string; plugins?: string[] }
+export interface ChannelBindingSettings {
+  plugin?: string;
+  plugins?: string[];
+}
 
 /**
  * Throws GatewayError 400 naming the problem when a channel of `type` cannot bind `settings`.
@@ -18,9 +21,16 @@ export interface ChannelBindingSettings { plugin?: string; plugins?: string[] }
  * the shape only and lets a channel name a plugin that is not installed yet; such a channel serves
  * nothing until the plugin is there.
  */
-export function checkChannelBinding(gen: Generation, type: number, settings: ChannelBindingSettings, opts: { requireInstalled?: boolean } = {}): void {
+export function checkChannelBinding(
+  gen: Generation,
+  type: number,
+  settings: ChannelBindingSettings,
+  opts: { requireInstalled?: boolean } = {},
+): void {
   const strict = opts.requireInstalled !== false;
-  const bad = (m: string) => { throw new GatewayError(400, 'invalid_channel_binding', m); };
+  const bad = (m: string) => {
+    throw new GatewayError(400, 'invalid_channel_binding', m);
+  };
   if (type === TYPE_TASK_PLUGIN) {
     if (settings.plugins !== undefined) bad('a type 61 channel binds one plugin: set settings.plugin, not settings.plugins');
     const key = settings.plugin;
@@ -39,15 +49,20 @@ export function checkChannelBinding(gen: Generation, type: number, settings: Cha
         if (strict) bad(`task plugin "${k}" is not installed or is disabled`);
         continue;
       }
-      if (!p.manifest.upstreams.includes('gateway_api')) bad(`task plugin "${k}" does not declare the gateway_api (new_api) upstream, so a type 60 channel cannot bind it`);
+      if (!p.manifest.upstreams.includes('gateway_api'))
+        bad(`task plugin "${k}" does not declare the gateway_api (new_api) upstream, so a type 60 channel cannot bind it`);
     }
     return;
   }
-  if (settings.plugin !== undefined || settings.plugins !== undefined) bad(`channel type ${type} does not bind plugins by key (only types 60 and 61 do)`);
+  if (settings.plugin !== undefined || settings.plugins !== undefined)
+    bad(`channel type ${type} does not bind plugins by key (only types 60 and 61 do)`);
 }
 
 /** The base URL a channel uses: its own, else (type 61) the bound plugin's default `baseUrl`. */
-export function effectiveBaseUrl(gen: Generation, channel: { type: number; base_url: string; settings: string | ChannelBindingSettings }): string {
+export function effectiveBaseUrl(
+  gen: Generation,
+  channel: { type: number; base_url: string; settings: string | ChannelBindingSettings },
+): string {
   const own = (channel.base_url ?? '').trim().replace(/\/+$/, '');
   if (own) return own;
   if (channel.type !== TYPE_TASK_PLUGIN) return '';
@@ -58,10 +73,21 @@ export function effectiveBaseUrl(gen: Generation, channel: { type: number; base_
 export function parseSettings(v: string | ChannelBindingSettings | null | undefined): ChannelBindingSettings {
   if (!v) return {};
   if (typeof v === 'object') return v;
-  try { const o = JSON.parse(v) as unknown; return o && typeof o === 'object' ? (o as ChannelBindingSettings) : {}; } catch { return {}; }
+  try {
+    const o = JSON.parse(v) as unknown;
+    return o && typeof o === 'object' ? (o as ChannelBindingSettings) : {};
+  } catch {
+    return {};
+  }
 }
 
-export interface BoundChannel { id: number; name: string; type: number; status: number; via: 'key' | 'peer' | 'channel_type' }
+export interface BoundChannel {
+  id: number;
+  name: string;
+  type: number;
+  status: number;
+  via: 'key' | 'peer' | 'channel_type';
+}
 
 /** Whether a channel row binds plugin `key` (directly, through a peer list, or as owner of its legacy type). */
 export function bindingOf(row: { type: number; settings: string }, key: string, ownedTypes: readonly number[]): BoundChannel['via'] | null {

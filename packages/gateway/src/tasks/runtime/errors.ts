@@ -18,7 +18,10 @@ export class PluginCallError extends Error {
 
 /** A plugin failed to load or validate. `field` names the manifest field or export at fault. */
 export class PluginLoadError extends Error {
-  constructor(message: string, readonly field?: string) {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
     super(message);
     this.name = 'PluginLoadError';
   }

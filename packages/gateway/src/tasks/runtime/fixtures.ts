@@ -3,7 +3,12 @@ import { isDeepStrictEqual } from 'node:util';
 import type { FixtureCase } from '@gatehouse/plugin-sdk';
 import type { LoadedPlugin } from './loader.ts';
 
-export interface CaseOutcome { name: string; ok: boolean; detail?: string; output?: unknown }
+export interface CaseOutcome {
+  name: string;
+  ok: boolean;
+  detail?: string;
+  output?: unknown;
+}
 
 export function fixtureCases(json: unknown): FixtureCase[] {
   const list = Array.isArray(json) ? json : (json as { cases?: unknown })?.cases;
@@ -13,7 +18,8 @@ export function fixtureCases(json: unknown): FixtureCase[] {
 
 /** Whether `actual` contains `expected` (objects: every expected key matches; arrays: same length, each item). */
 export function subsetMatch(expected: unknown, actual: unknown): boolean {
-  if (Array.isArray(expected)) return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => subsetMatch(e, actual[i]));
+  if (Array.isArray(expected))
+    return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => subsetMatch(e, actual[i]));
   if (expected && typeof expected === 'object') {
     if (!actual || typeof actual !== 'object' || Array.isArray(actual)) return false;
     return Object.entries(expected).every(([k, v]) => subsetMatch(v, (actual as Record<string, unknown>)[k]));
@@ -28,10 +34,15 @@ export async function runFixtureCases(p: LoadedPlugin, cases: FixtureCase[]): Pr
     const name = c.name ?? `#${i + 1} ${hook}`;
     try {
       const output = await p.call(hook, ...(c.args ?? []));
-      if (c.expectedError !== undefined) { out.push({ name, ok: false, detail: `expected an error containing "${c.expectedError}", got a result`, output }); continue; }
+      if (c.expectedError !== undefined) {
+        out.push({ name, ok: false, detail: `expected an error containing "${c.expectedError}", got a result`, output });
+        continue;
+      }
       if (c.expected !== undefined) {
         const ok = c.match === 'exact' ? isDeepStrictEqual(c.expected, output) : subsetMatch(c.expected, output);
-        out.push(ok ? { name, ok, output } : { name, ok, output, detail: `expected ${JSON.stringify(c.expected)}, got ${JSON.stringify(output)}` });
+        out.push(
+          ok ? { name, ok, output } : { name, ok, output, detail: `expected ${JSON.stringify(c.expected)}, got ${JSON.stringify(output)}` },
+        );
       } else out.push({ name, ok: true, output });
     } catch (e) {
       const msg = (e as Error).message;

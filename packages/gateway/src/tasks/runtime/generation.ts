@@ -66,10 +66,11 @@ export class GenerationBuilder {
     const sorted = [...this.plugins.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
     const claims = (n: 'image' | 'video' | 'responses') => sorted.filter((p) => p.claims[n]);
     const models = new Map<string, LoadedPlugin[]>();
-    for (const p of sorted) for (const m of p.manifest.models) {
-      const f = foldModel(m);
-      models.set(f, [...(models.get(f) ?? []), p]);
-    }
+    for (const p of sorted)
+      for (const m of p.manifest.models) {
+        const f = foldModel(m);
+        models.set(f, [...(models.get(f) ?? []), p]);
+      }
     return Object.freeze({
       revision,
       databaseRevision,

@@ -37,7 +37,8 @@ function sortKeys(v: unknown): unknown {
 /** HS256 compact JWT. Claims are encoded with sorted keys, like a Go map. `claimsJson` "null" means {}. */
 export function jwtSignHS256(claimsJson: string, secret: string): string {
   const parsed = JSON.parse(claimsJson) as unknown;
-  if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw new TypeError('jwtSignHS256: claims must be an object');
+  if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed)))
+    throw new TypeError('jwtSignHS256: claims must be an object');
   const header = Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url');
   const payload = Buffer.from(JSON.stringify(sortKeys(parsed ?? {})), 'utf8').toString('base64url');
   const sig = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${header}.${payload}`).digest('base64url');
@@ -48,11 +49,16 @@ export const uuid = () => randomUUID();
 
 /** Go url.QueryEscape: everything but [A-Za-z0-9-_.~] percent-encoded, space as '+'. */
 function queryEscape(s: string): string {
-  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()).replace(/%20/g, '+');
+  return encodeURIComponent(s)
+    .replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
+    .replace(/%20/g, '+');
 }
 
 function xDate(sec: number): string {
-  return new Date(sec * 1000).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return new Date(sec * 1000)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 /**
@@ -64,9 +70,16 @@ export function volcSignV4(reqJson: string, nowSec: number): string {
   if (!req || typeof req !== 'object' || Array.isArray(req)) throw new TypeError('volcSignV4: request must be an object');
   const lower = new Map<string, unknown>();
   for (const [k, v] of Object.entries(req)) if (!lower.has(k.toLowerCase())) lower.set(k.toLowerCase(), v);
-  const str = (k: string, def = '') => { const v = lower.get(k); return v === undefined || v === null || v === '' ? def : String(v); };
+  const str = (k: string, def = '') => {
+    const v = lower.get(k);
+    return v === undefined || v === null || v === '' ? def : String(v);
+  };
   let url: URL;
-  try { url = new URL(str('url')); } catch { throw new Error('volcSignV4: URL must be an absolute URL'); }
+  try {
+    url = new URL(str('url'));
+  } catch {
+    throw new Error('volcSignV4: URL must be an absolute URL');
+  }
   const method = str('method', 'GET').toUpperCase();
   const body = str('body');
   const ak = str('accesskey');
@@ -74,7 +87,8 @@ export function volcSignV4(reqJson: string, nowSec: number): string {
   const region = str('region', 'cn-north-1');
   const service = str('service', 'cv');
   const tsRaw = lower.get('timestamp');
-  const ts = typeof tsRaw === 'number' && tsRaw > 0 ? Math.floor(tsRaw) : typeof tsRaw === 'string' && /^\d+$/.test(tsRaw) ? Number(tsRaw) : nowSec;
+  const ts =
+    typeof tsRaw === 'number' && tsRaw > 0 ? Math.floor(tsRaw) : typeof tsRaw === 'string' && /^\d+$/.test(tsRaw) ? Number(tsRaw) : nowSec;
   const xdate = xDate(ts);
   const date = xdate.slice(0, 8);
   const bodyHash = sha256hex(Buffer.from(body, 'utf8'));

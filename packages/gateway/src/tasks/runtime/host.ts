@@ -33,7 +33,10 @@ export class PluginHost {
   /** Number of unfinished tasks of a plugin; the task lifecycle installs the real counter. */
   inFlightCounter: (key: string) => Promise<number> = async () => 0;
 
-  constructor(private readonly core: Core, readonly loadOptions: LoadOptions) {}
+  constructor(
+    private readonly core: Core,
+    readonly loadOptions: LoadOptions,
+  ) {}
 
   /** The newest published generation (immutable; keep it for the whole request). */
   current(): Generation {
@@ -64,7 +67,10 @@ export class PluginHost {
 
   /** Rebuilds from the database and publishes (serialised; concurrent calls queue). */
   rebuild(): Promise<Generation> {
-    const run = this.chain.then(() => this.rebuildNow(), () => this.rebuildNow());
+    const run = this.chain.then(
+      () => this.rebuildNow(),
+      () => this.rebuildNow(),
+    );
     this.chain = run.catch(() => {});
     return run;
   }
@@ -75,8 +81,11 @@ export class PluginHost {
     let dbRev: number;
     try {
       dbRev = await this.databaseRevision();
-      rows = await this.core.h.db.selectFrom('plugins')
-        .innerJoin('plugin_versions', (j) => j.onRef('plugin_versions.plugin_key', '=', 'plugins.plugin_key').onRef('plugin_versions.version', '=', 'plugins.active_version'))
+      rows = await this.core.h.db
+        .selectFrom('plugins')
+        .innerJoin('plugin_versions', (j) =>
+          j.onRef('plugin_versions.plugin_key', '=', 'plugins.plugin_key').onRef('plugin_versions.version', '=', 'plugins.active_version'),
+        )
         .select(['plugins.plugin_key', 'plugin_versions.version', 'plugin_versions.source', 'plugin_versions.sha256'])
         .where('plugins.enabled', '=', 1)
         .execute();
@@ -108,7 +117,10 @@ export class PluginHost {
       }
       if (p) {
         const c = builder.tryAdd(p);
-        if (c) { errors[r.plugin_key] = `version ${r.version}: ${c}`; p = null; }
+        if (c) {
+          errors[r.plugin_key] = `version ${r.version}: ${c}`;
+          p = null;
+        }
       }
       if (!p && incumbent && incumbent.sha256 !== r.sha256) {
         // A rejected update keeps the incumbent version serving.
@@ -120,10 +132,19 @@ export class PluginHost {
     this.gen = gen;
     const live = new Set([...gen.plugins.values()].map((p) => p.sha256));
     for (const [sha, p] of this.compiled) {
-      if (!live.has(sha)) { this.compiled.delete(sha); p.retire(); }
+      if (!live.has(sha)) {
+        this.compiled.delete(sha);
+        p.retire();
+      }
     }
     const errCount = Object.keys(errors).length;
-    this.lastRebuild = { status: errCount ? 'partial' : 'success', attempted_at: attempted, generation: gen.revision, database_revision: dbRev, plugin_error_count: errCount };
+    this.lastRebuild = {
+      status: errCount ? 'partial' : 'success',
+      attempted_at: attempted,
+      generation: gen.revision,
+      database_revision: dbRev,
+      plugin_error_count: errCount,
+    };
     if (errCount) this.core.log.warn({ errors }, 'some task plugins were not loaded');
     return gen;
   }
@@ -141,15 +162,25 @@ export class PluginHost {
 
   async runtimeStatus() {
     let dbRev: number | null = null;
-    try { dbRev = await this.databaseRevision(); this.databaseError = null; } catch (e) { this.databaseError = cleanMessage((e as Error).message); }
+    try {
+      dbRev = await this.databaseRevision();
+      this.databaseError = null;
+    } catch (e) {
+      this.databaseError = cleanMessage((e as Error).message);
+    }
     return {
       current_generation: this.gen.revision,
       generation_published_at: this.gen.revision ? Math.floor(this.gen.publishedAt / 1000) : null,
       database_revision: dbRev,
       ...(this.databaseError ? { database_error: this.databaseError } : {}),
-      last_rebuild: { ...this.lastRebuild, attempted_at: this.lastRebuild.attempted_at ? Math.floor(this.lastRebuild.attempted_at / 1000) : null },
+      last_rebuild: {
+        ...this.lastRebuild,
+        attempted_at: this.lastRebuild.attempted_at ? Math.floor(this.lastRebuild.attempted_at / 1000) : null,
+      },
       plugin_errors: { ...this.gen.errors },
-      plugins: Object.fromEntries([...this.gen.plugins.values()].map((p) => [p.key, { version: p.version, sha256: p.sha256, pool: p.poolStats }])),
+      plugins: Object.fromEntries(
+        [...this.gen.plugins.values()].map((p) => [p.key, { version: p.version, sha256: p.sha256, pool: p.poolStats }]),
+      ),
     };
   }
 

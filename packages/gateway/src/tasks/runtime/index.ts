@@ -31,7 +31,9 @@ export const pluginsArea = {
     }) as PluginsService;
     host.admin = new PluginAdmin(core, host);
     host.market = new Marketplace(core, host.admin);
-    await core.cache.register(PLUGINS_REVISION, async () => { await host.rebuild(); });
+    await core.cache.register(PLUGINS_REVISION, async () => {
+      await host.rebuild();
+    });
     core.onClose(() => host.shutdown());
     return host;
   },

@@ -13,8 +13,19 @@ import { checkHookResult } from './results.ts';
 export const MAX_SOURCE_BYTES = 1024 * 1024;
 
 export const DRIVER_HOOKS = [
-  'buildSubmitRequest', 'parseSubmitResponse', 'buildQueryRequest', 'parseTaskResult', 'buildBatchQueryRequest', 'parseBatchResult',
-  'extractUsage', 'extractUsageOnSubmit', 'extractUsageOnComplete', 'listArtifacts', 'buildContentRequest', 'parseSubmitEvent', 'parseSubmitEventDelta',
+  'buildSubmitRequest',
+  'parseSubmitResponse',
+  'buildQueryRequest',
+  'parseTaskResult',
+  'buildBatchQueryRequest',
+  'parseBatchResult',
+  'extractUsage',
+  'extractUsageOnSubmit',
+  'extractUsageOnComplete',
+  'listArtifacts',
+  'buildContentRequest',
+  'parseSubmitEvent',
+  'parseSubmitEventDelta',
 ] as const;
 const FORBIDDEN_EXPORTS: Record<string, string> = {
   resolveRequest: 'declare routes and protocols instead',
@@ -40,11 +51,23 @@ export function precheckSyntax(src: string): void {
   while (i < n) {
     const c = src[i];
     const d = src[i + 1];
-    if (c === '/' && d === '/') { while (i < n && src[i] !== '\n') i++; out += ' '; continue; }
-    if (c === '/' && d === '*') { const e = src.indexOf('*/', i + 2); i = e < 0 ? n : e + 2; out += ' '; continue; }
+    if (c === '/' && d === '/') {
+      while (i < n && src[i] !== '\n') i++;
+      out += ' ';
+      continue;
+    }
+    if (c === '/' && d === '*') {
+      const e = src.indexOf('*/', i + 2);
+      i = e < 0 ? n : e + 2;
+      out += ' ';
+      continue;
+    }
     if (c === '"' || c === "'" || c === '`') {
       i++;
-      while (i < n && src[i] !== c) { if (src[i] === '\\') i++; i++; }
+      while (i < n && src[i] !== c) {
+        if (src[i] === '\\') i++;
+        i++;
+      }
       i++;
       out += ' "" ';
       continue;
@@ -54,7 +77,8 @@ export function precheckSyntax(src: string): void {
   }
   const m = /(^|[^A-Za-z0-9_$])(async|await|import)([^A-Za-z0-9_$]|$)/.exec(out);
   if (m) throw new PluginLoadError(`unsupported plugin syntax "${m[2]}": plugins must be synchronous and cannot import modules`, 'source');
-  if (/\bexport\b[^;]*\bfrom\s*""/.test(out)) throw new PluginLoadError('unsupported plugin syntax "export … from": plugins cannot import modules', 'source');
+  if (/\bexport\b[^;]*\bfrom\s*""/.test(out))
+    throw new PluginLoadError('unsupported plugin syntax "export … from": plugins cannot import modules', 'source');
 }
 
 export interface ExportShape {
@@ -66,7 +90,9 @@ export interface ExportShape {
 
 /** Checks required, paired, forbidden and unknown exports against the manifest. */
 export function validateExports(man: NormalisedManifest, d: Describe): ExportShape {
-  const err = (field: string, msg: string): never => { throw new PluginLoadError(`export ${field}: ${msg}`, field); };
+  const err = (field: string, msg: string): never => {
+    throw new PluginLoadError(`export ${field}: ${msg}`, field);
+  };
   const present = (k: string) => d.exports[k] !== undefined && d.exports[k] !== 'undefined';
   const fn = (k: string) => d.exports[k] === 'function';
   const exports = new Set<string>();
@@ -80,14 +106,29 @@ export function validateExports(man: NormalisedManifest, d: Describe): ExportSha
   }
   for (const k of ['buildSubmitRequest', 'parseSubmitResponse', 'parseTaskResult']) if (!fn(k)) err(k, 'is required');
   if (man.fetchMode === 'per_task' && !fn('buildQueryRequest')) err('buildQueryRequest', 'is required for fetchMode "per_task"');
-  if (man.fetchMode === 'batch') for (const k of ['buildBatchQueryRequest', 'parseBatchResult']) if (!fn(k)) err(k, 'is required for fetchMode "batch"');
-  if (present('listArtifacts') !== present('buildContentRequest')) err(present('listArtifacts') ? 'buildContentRequest' : 'listArtifacts', 'listArtifacts and buildContentRequest must be exported together');
+  if (man.fetchMode === 'batch')
+    for (const k of ['buildBatchQueryRequest', 'parseBatchResult']) if (!fn(k)) err(k, 'is required for fetchMode "batch"');
+  if (present('listArtifacts') !== present('buildContentRequest'))
+    err(
+      present('listArtifacts') ? 'buildContentRequest' : 'listArtifacts',
+      'listArtifacts and buildContentRequest must be exported together',
+    );
   const sse = man.submitResponseTypes.includes('sse');
   const delta = man.requiredCapabilities.includes('submit-sse-delta@1');
   if (sse && delta && !fn('parseSubmitEventDelta')) err('parseSubmitEventDelta', 'is required with submit-sse-delta@1');
   if (sse && !delta && !fn('parseSubmitEvent')) err('parseSubmitEvent', 'is required when submitResponseTypes includes "sse"');
-  if (present('parseSubmitEvent') && !(sse && !delta)) err('parseSubmitEvent', sse ? 'is unused with submit-sse-delta@1 (export parseSubmitEventDelta only)' : 'is unused: add "sse" to submitResponseTypes or remove the hook');
-  if (present('parseSubmitEventDelta') && !(sse && delta)) err('parseSubmitEventDelta', 'is unused: declare requiredCapabilities ["submit-sse-delta@1"] and submitResponseTypes ["json","sse"], or remove the hook');
+  if (present('parseSubmitEvent') && !(sse && !delta))
+    err(
+      'parseSubmitEvent',
+      sse
+        ? 'is unused with submit-sse-delta@1 (export parseSubmitEventDelta only)'
+        : 'is unused: add "sse" to submitResponseTypes or remove the hook',
+    );
+  if (present('parseSubmitEventDelta') && !(sse && delta))
+    err(
+      'parseSubmitEventDelta',
+      'is unused: declare requiredCapabilities ["submit-sse-delta@1"] and submitResponseTypes ["json","sse"], or remove the hook',
+    );
 
   // native
   if (present('native')) {
@@ -100,7 +141,8 @@ export function validateExports(man: NormalisedManifest, d: Describe): ExportSha
   man.routes.forEach((r, i) => {
     for (const f of ['decode', 'render'] as const) {
       const name = r[f];
-      if (name && d.native?.[name] !== 'function') err(`native.${name}`, `is named by meta.routes[${i}].${f} but is not a function of the native export`);
+      if (name && d.native?.[name] !== 'function')
+        err(`native.${name}`, `is named by meta.routes[${i}].${f} but is not a function of the native export`);
     }
   });
 
@@ -136,9 +178,11 @@ export function validateExports(man: NormalisedManifest, d: Describe): ExportSha
       if (needEvents && !has('renderEvents')) err(`protocols.${sp}.renderEvents`, 'is required by supports "stream"');
       if (!needEvents && has('renderEvents')) err(`protocols.${sp}.renderEvents`, 'is unused: add "stream" to supports or remove the hook');
       if (needFinal && !has('renderFinal')) err(`protocols.${sp}.renderFinal`, 'is required by supports "sync"/"background"');
-      if (!needFinal && has('renderFinal')) err(`protocols.${sp}.renderFinal`, 'is unused: add "sync" or "background" to supports or remove the hook');
+      if (!needFinal && has('renderFinal'))
+        err(`protocols.${sp}.renderFinal`, 'is unused: add "sync" or "background" to supports or remove the hook');
     }
-    if (c.name === 'compat_video' && !(exports.has('listArtifacts') && exports.has('buildContentRequest'))) err('listArtifacts', 'compat_video needs listArtifacts and buildContentRequest (video content)');
+    if (c.name === 'compat_video' && !(exports.has('listArtifacts') && exports.has('buildContentRequest')))
+      err('listArtifacts', 'compat_video needs listArtifacts and buildContentRequest (video content)');
   }
   const second = (d.batchParams[1] ?? '').trim();
   const batchStyle = /ids$/i.test(second) ? 'ids' : 'contexts';
@@ -183,7 +227,9 @@ export class LoadedPlugin {
   }
 
   /** The batch argument style the plugin expects: TaskQueryContext objects or (older plugins) id strings. */
-  get batchStyle(): 'contexts' | 'ids' { return this.shape.batchStyle; }
+  get batchStyle(): 'contexts' | 'ids' {
+    return this.shape.batchStyle;
+  }
 
   /**
    * Calls a hook with JSON arguments (copied in) and returns its JSON result (copied out).
@@ -191,7 +237,10 @@ export class LoadedPlugin {
    */
   call(hook: string, ...args: unknown[]): Promise<unknown> {
     // A span per hook call when tracing is on (platform/tracing.ts).
-    if (tracer) return inSpan(tracer, 'gatehouse.plugin_hook', { 'gatehouse.plugin': this.key, 'gatehouse.plugin.hook': hook }, () => this.callHook(hook, args));
+    if (tracer)
+      return inSpan(tracer, 'gatehouse.plugin_hook', { 'gatehouse.plugin': this.key, 'gatehouse.plugin.hook': hook }, () =>
+        this.callHook(hook, args),
+      );
     return this.callHook(hook, args);
   }
 
@@ -202,10 +251,16 @@ export class LoadedPlugin {
     const p = canon.split('.');
     if (p[0] === 'protocols') target = ['protocols', this.shape.protocolSpelling[p[1] as ProtocolName] ?? p[1], ...p.slice(2)].join('.');
     if (canon === 'buildBatchQueryRequest' && this.shape.batchStyle === 'ids' && Array.isArray(args[1])) {
-      args = [args[0], (args[1] as unknown[]).map((t) => (t && typeof t === 'object' ? String((t as { taskId?: unknown }).taskId ?? '') : t)), ...args.slice(2)];
+      args = [
+        args[0],
+        (args[1] as unknown[]).map((t) => (t && typeof t === 'object' ? String((t as { taskId?: unknown }).taskId ?? '') : t)),
+        ...args.slice(2),
+      ];
     }
     let argsJson: string;
-    try { argsJson = JSON.stringify(args.map((a) => (a === undefined ? null : a))); } catch (e) {
+    try {
+      argsJson = JSON.stringify(args.map((a) => (a === undefined ? null : a)));
+    } catch (e) {
       throw new PluginCallError(this.key, hook, 'runtime', `the hook arguments are not JSON: ${(e as Error).message}`);
     }
     const out = await this.sandbox.call(target, argsJson);
@@ -232,9 +287,15 @@ export class LoadedPlugin {
     return this.claims[protocol]?.models ?? [];
   }
 
-  retire(): void { this.sandbox.retire(); }
-  dispose(): void { this.sandbox.dispose(); }
-  get poolStats() { return this.sandbox.stats; }
+  retire(): void {
+    this.sandbox.retire();
+  }
+  dispose(): void {
+    this.sandbox.dispose();
+  }
+  get poolStats() {
+    return this.sandbox.stats;
+  }
 }
 
 export const DEFAULT_LOAD: LoadOptions = { timeoutMs: 5000, memoryMb: 64, poolSize: 2 };
@@ -247,19 +308,38 @@ export async function loadPlugin(source: string, opts: LoadOptions = DEFAULT_LOA
   const sha = sha256Hex(source);
   let created: { sandbox: PluginSandbox; describe: Describe };
   try {
-    created = await PluginSandbox.create(source, { ...opts, label: `plugin-${sha.slice(0, 8)}`, key: '(loading)', capabilities: CAPABILITIES });
+    created = await PluginSandbox.create(source, {
+      ...opts,
+      label: `plugin-${sha.slice(0, 8)}`,
+      key: '(loading)',
+      capabilities: CAPABILITIES,
+    });
   } catch (e) {
     throw new PluginLoadError(`the plugin module failed to load: ${(e as Error).message}`, 'source');
   }
   const { sandbox, describe } = created;
   try {
     if (describe.metaError) throw new PluginLoadError(`meta must be JSON: ${describe.metaError}`, 'meta');
-    if (describe.exports.meta === undefined || describe.exports.meta === 'undefined') throw new PluginLoadError('the plugin must export `meta`', 'meta');
+    if (describe.exports.meta === undefined || describe.exports.meta === 'undefined')
+      throw new PluginLoadError('the plugin must export `meta`', 'meta');
     const manifest = validateManifest(describe.meta);
     const shape = validateExports(manifest, describe);
     // The sandbox was created before the key was known; later isolates use the real label.
-    Object.assign((sandbox as unknown as { opts: SandboxOptions }).opts, { label: `${manifest.key}@${manifest.version}`, key: manifest.key });
-    return new LoadedPlugin(manifest.key, manifest.version, sha, manifest, describe.meta as Record<string, unknown>, shape.exports, source, shape, sandbox);
+    Object.assign((sandbox as unknown as { opts: SandboxOptions }).opts, {
+      label: `${manifest.key}@${manifest.version}`,
+      key: manifest.key,
+    });
+    return new LoadedPlugin(
+      manifest.key,
+      manifest.version,
+      sha,
+      manifest,
+      describe.meta as Record<string, unknown>,
+      shape.exports,
+      source,
+      shape,
+      sandbox,
+    );
   } catch (e) {
     sandbox.dispose();
     throw e;

@@ -4,7 +4,18 @@
  * produce the normalised manifest the host works with. Every error names the field and the rule.
  */
 import AjvModule, { type ErrorObject } from 'ajv';
-import { manifestSchema, CAPABILITIES, PROTOCOL_ALIASES, RESPONSES_MODES, UPSTREAM_ALIASES, type Manifest, type NativeRoute, type ProtocolName, type ResponsesMode, type UpstreamKind } from '@gatehouse/plugin-sdk';
+import {
+  manifestSchema,
+  CAPABILITIES,
+  PROTOCOL_ALIASES,
+  RESPONSES_MODES,
+  UPSTREAM_ALIASES,
+  type Manifest,
+  type NativeRoute,
+  type ProtocolName,
+  type ResponsesMode,
+  type UpstreamKind,
+} from '@gatehouse/plugin-sdk';
 import { PluginLoadError } from './errors.ts';
 import { parsePath, reservedIntersection, type ParsedPath } from './routes.ts';
 
@@ -24,8 +35,15 @@ export interface UsageFieldN {
   description?: LocalizedMap;
 }
 export type UsageSchemaN = Record<string, UsageFieldN>;
-export interface UsageExampleN { label: string; facts: Record<string, string | number | boolean> }
-export interface UsageProfileN { models: string[]; schema: UsageSchemaN; examples: UsageExampleN[] }
+export interface UsageExampleN {
+  label: string;
+  facts: Record<string, string | number | boolean>;
+}
+export interface UsageProfileN {
+  models: string[];
+  schema: UsageSchemaN;
+  examples: UsageExampleN[];
+}
 
 /** A route as declared (the contract's NativeRoute), with its default retainResult and parsed path. */
 export interface NormalisedRoute extends Omit<NativeRoute, 'retainResult'> {
@@ -65,7 +83,9 @@ export interface NormalisedManifest extends Pick<Manifest, 'apiVersion' | 'key' 
   submitResponseTypes: NonNullable<Manifest['submitResponseTypes']>;
 }
 
-const fail = (field: string, rule: string): never => { throw new PluginLoadError(`meta.${field}: ${rule}`, field); };
+const fail = (field: string, rule: string): never => {
+  throw new PluginLoadError(`meta.${field}: ${rule}`, field);
+};
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const runes = (s: string) => [...s].length;
@@ -86,7 +106,12 @@ function errorPath(e: ErrorObject): string {
 
 function pointerToField(ptr: string): string {
   if (!ptr.startsWith('/')) return ptr.replace(/\['([^']*)'\]/g, '.$1').replace(/^\./, '');
-  return ptr.split('/').slice(1).map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p.replace(/~1/g, '/').replace(/~0/g, '~')}`)).join('').replace(/^\./, '');
+  return ptr
+    .split('/')
+    .slice(1)
+    .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p.replace(/~1/g, '/').replace(/~0/g, '~')}`))
+    .join('')
+    .replace(/^\./, '');
 }
 
 function schemaMessage(e: ErrorObject): string {
@@ -94,8 +119,11 @@ function schemaMessage(e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'additionalProperties':
-      return errorPath(e) === '' ? `meta has unknown field "${String(p.additionalProperty)}"` : `meta.${field}: unknown field "${String(p.additionalProperty)}"`;
-    case 'required': return `meta.${field === '(root)' ? '' : field + '.'}${String(p.missingProperty)}: is required`;
+      return errorPath(e) === ''
+        ? `meta has unknown field "${String(p.additionalProperty)}"`
+        : `meta.${field}: unknown field "${String(p.additionalProperty)}"`;
+    case 'required':
+      return `meta.${field === '(root)' ? '' : field + '.'}${String(p.missingProperty)}: is required`;
     case 'pattern': {
       const rules: Record<string, string> = {
         key: 'must match ^[a-z0-9][a-z0-9_-]*$ (lowercase letters, digits, "_" and "-")',
@@ -106,18 +134,30 @@ function schemaMessage(e: ErrorObject): string {
       };
       return `meta.${field}: ${rules[field] ?? `must match ${String(p.pattern)}`}`;
     }
-    case 'maxLength': return `meta.${field}: must be at most ${String(p.limit)} characters`;
-    case 'minLength': return `meta.${field}: must not be empty`;
-    case 'const': return `meta.${field}: must be ${JSON.stringify(p.allowedValue)}`;
-    case 'enum': return `meta.${field}: must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-    case 'uniqueItems': return `meta.${field}: must not contain duplicates (items ${String(p.j)} and ${String(p.i)} are equal)`;
-    case 'minItems': return `meta.${field}: must have at least ${String(p.limit)} item(s)`;
-    case 'maxItems': return `meta.${field}: must have at most ${String(p.limit)} items`;
-    case 'maxProperties': return `meta.${field}: must have at most ${String(p.limit)} entries`;
-    case 'not': return `meta.${field}: must not be 60 or 61 (those channel types bind plugins by key)`;
-    case 'type': return `meta.${field}: must be ${String(p.type)}`;
-    case 'oneOf': return `meta.${field}: has an invalid form`;
-    default: return `meta.${field}: ${e.message ?? 'is invalid'}`;
+    case 'maxLength':
+      return `meta.${field}: must be at most ${String(p.limit)} characters`;
+    case 'minLength':
+      return `meta.${field}: must not be empty`;
+    case 'const':
+      return `meta.${field}: must be ${JSON.stringify(p.allowedValue)}`;
+    case 'enum':
+      return `meta.${field}: must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'uniqueItems':
+      return `meta.${field}: must not contain duplicates (items ${String(p.j)} and ${String(p.i)} are equal)`;
+    case 'minItems':
+      return `meta.${field}: must have at least ${String(p.limit)} item(s)`;
+    case 'maxItems':
+      return `meta.${field}: must have at most ${String(p.limit)} items`;
+    case 'maxProperties':
+      return `meta.${field}: must have at most ${String(p.limit)} entries`;
+    case 'not':
+      return `meta.${field}: must not be 60 or 61 (those channel types bind plugins by key)`;
+    case 'type':
+      return `meta.${field}: must be ${String(p.type)}`;
+    case 'oneOf':
+      return `meta.${field}: has an invalid form`;
+    default:
+      return `meta.${field}: ${e.message ?? 'is invalid'}`;
   }
 }
 
@@ -145,7 +185,18 @@ function localized(field: string, v: unknown, maxRunes: number): LocalizedMap {
   if (entries.length > 16) fail(field, 'must have at most 16 languages');
   for (const [tag, text] of entries) {
     if (!/^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/.test(tag)) fail(`${field}.${tag}`, 'is not a valid language tag');
-    const canon = tag.split('-').map((p, i) => (i === 0 ? p.toLowerCase() : p.length === 2 ? p.toUpperCase() : p.length === 4 ? p[0].toUpperCase() + p.slice(1).toLowerCase() : p.toLowerCase())).join('-');
+    const canon = tag
+      .split('-')
+      .map((p, i) =>
+        i === 0
+          ? p.toLowerCase()
+          : p.length === 2
+            ? p.toUpperCase()
+            : p.length === 4
+              ? p[0].toUpperCase() + p.slice(1).toLowerCase()
+              : p.toLowerCase(),
+      )
+      .join('-');
     if (canon in out) fail(`${field}.${tag}`, `duplicates language "${canon}"`);
     if (typeof text !== 'string' || !text.trim()) fail(`${field}.${tag}`, 'must be a non-empty string');
     const t = (text as string).trim();
@@ -169,7 +220,11 @@ function checkWebsite(v: string): string {
   if (!s) return '';
   if (/[\s\\]/.test(s) || CONTROL.test(s)) fail('website', 'must not contain whitespace, control characters or backslashes');
   let u: URL;
-  try { u = new URL(s); } catch { return fail('website', 'must be a valid absolute HTTPS URL'); }
+  try {
+    u = new URL(s);
+  } catch {
+    return fail('website', 'must be a valid absolute HTTPS URL');
+  }
   if (u.protocol !== 'https:') fail('website', 'must be an HTTPS URL');
   if (u.username || u.password) fail('website', 'must not contain credentials');
   const rawHost = /^https:\/\/([^/?#:]+)/i.exec(s)?.[1] ?? '';
@@ -184,7 +239,11 @@ export function normaliseBaseUrl(v: string, field = 'baseUrl'): string {
   if (/\s/.test(v.trim()) || CONTROL.test(s)) fail(field, 'must not contain whitespace or control characters');
   if (/[?#]/.test(s)) fail(field, 'must not contain a query string or fragment');
   let u: URL;
-  try { u = new URL(s); } catch { return fail(field, 'must be an absolute http(s) URL'); }
+  try {
+    u = new URL(s);
+  } catch {
+    return fail(field, 'must be an absolute http(s) URL');
+  }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') fail(field, 'must be an http or https URL');
   if (u.username || u.password || /^[a-z]+:\/\/[^/]*@/i.test(s)) fail(field, 'must not contain credentials');
   const rawHost = /^[a-z]+:\/\/(\[[^\]]+\]|[^/:]+)/i.exec(s)?.[1] ?? '';
@@ -240,9 +299,15 @@ function usageSchemaN(field: string, raw: Record<string, Record<string, unknown>
         if (f.unit !== 'count') fail(`${ff}.unitLabel`, 'is only allowed with unit "count"');
         unitLabel = localized(`${ff}.unitLabel`, f.unitLabel, 256);
       }
-      out[k] = { type: 'number', unit: f.unit as UsageFieldN['unit'], ...(unitLabel ? { unitLabel } : {}), ...(desc ? { description: desc } : {}) };
+      out[k] = {
+        type: 'number',
+        unit: f.unit as UsageFieldN['unit'],
+        ...(unitLabel ? { unitLabel } : {}),
+        ...(desc ? { description: desc } : {}),
+      };
     } else if (f.type === 'boolean') {
-      if (f.unit !== undefined || f.unitLabel !== undefined || f.enumLabels !== undefined) fail(ff, 'a boolean field must not have unit, unitLabel or enumLabels');
+      if (f.unit !== undefined || f.unitLabel !== undefined || f.enumLabels !== undefined)
+        fail(ff, 'a boolean field must not have unit, unitLabel or enumLabels');
       out[k] = { type: 'boolean', ...(desc ? { description: desc } : {}) };
     } else {
       fail(ff, 'must declare type "number" (with unit), type "boolean", or an enum');
@@ -251,7 +316,11 @@ function usageSchemaN(field: string, raw: Record<string, Record<string, unknown>
   return out;
 }
 
-function usageExamplesN(field: string, raw: Array<{ label: string; facts: Record<string, unknown> }>, schema: UsageSchemaN): UsageExampleN[] {
+function usageExamplesN(
+  field: string,
+  raw: Array<{ label: string; facts: Record<string, unknown> }>,
+  schema: UsageSchemaN,
+): UsageExampleN[] {
   if (raw.length > 0 && Object.keys(schema).length === 0) fail(field, 'examples need a non-empty usage schema');
   return raw.map((ex, i) => {
     const ef = `${field}[${i}]`;
@@ -261,25 +330,32 @@ function usageExamplesN(field: string, raw: Array<{ label: string; facts: Record
     for (const [k, f] of Object.entries(schema)) {
       if (!(k in ex.facts)) fail(`${ef}.facts.${k}`, 'is missing (examples must give every declared field)');
       const v = ex.facts[k];
-      if (f.type === 'enum' && !(typeof v === 'string' && f.enum!.includes(v))) fail(`${ef}.facts.${k}`, `must be one of ${f.enum!.join(', ')}`);
+      if (f.type === 'enum' && !(typeof v === 'string' && f.enum!.includes(v)))
+        fail(`${ef}.facts.${k}`, `must be one of ${f.enum!.join(', ')}`);
       if (f.type === 'boolean' && typeof v !== 'boolean') fail(`${ef}.facts.${k}`, 'must be a boolean');
-      if (f.type === 'number' && !(typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= UNIT_LIMIT[f.unit!])) fail(`${ef}.facts.${k}`, `must be a number from 0 to ${UNIT_LIMIT[f.unit!]} (unit ${f.unit})`);
+      if (f.type === 'number' && !(typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= UNIT_LIMIT[f.unit!]))
+        fail(`${ef}.facts.${k}`, `must be a number from 0 to ${UNIT_LIMIT[f.unit!]} (unit ${f.unit})`);
     }
     return { label, facts: { ...ex.facts } as Record<string, string | number | boolean> };
   });
 }
 
 function requireTokenExample(field: string, schema: UsageSchemaN, examples: UsageExampleN[]): void {
-  if (Object.values(schema).some((f) => f.unit === 'token') && examples.length === 0) fail(field, 'at least one example is required when a field has unit "token"');
+  if (Object.values(schema).some((f) => f.unit === 'token') && examples.length === 0)
+    fail(field, 'at least one example is required when a field has unit "token"');
 }
 
 /** Validates and normalises a manifest. Throws PluginLoadError naming the field and the rule. */
 export function validateManifest(raw: unknown): NormalisedManifest {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new PluginLoadError('the plugin must export `meta` as an object', 'meta');
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    throw new PluginLoadError('the plugin must export `meta` as an object', 'meta');
   const m = raw as Record<string, unknown>;
   for (const [k, hint] of Object.entries(LEGACY)) if (k in m) fail(k, `is no longer supported; ${hint}`);
   if (Array.isArray(m.routes)) {
-    m.routes.forEach((r, i) => { if (r && typeof r === 'object' && 'renderer' in r) fail(`routes[${i}].renderer`, 'is no longer supported; name the native presenter in "render"'); });
+    m.routes.forEach((r, i) => {
+      if (r && typeof r === 'object' && 'renderer' in r)
+        fail(`routes[${i}].renderer`, 'is no longer supported; name the native presenter in "render"');
+    });
   }
   if (!validateSchema(m)) {
     const e = mostSpecific(validateSchema.errors!);
@@ -291,8 +367,13 @@ export function validateManifest(raw: unknown): NormalisedManifest {
   const authorOut: { name: string; url?: string } = { name: author.name.trim() };
   if (author.url !== undefined) {
     let u: URL | null = null;
-    try { u = new URL(author.url); } catch { /* below */ }
-    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) fail('author.url', 'must be an absolute http(s) URL with a host');
+    try {
+      u = new URL(author.url);
+    } catch {
+      /* below */
+    }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname)
+      fail('author.url', 'must be an absolute http(s) URL with a host');
     authorOut.url = author.url;
   }
 
@@ -320,7 +401,8 @@ export function validateManifest(raw: unknown): NormalisedManifest {
     icon = m.icon.trim();
     if (CONTROL.test(icon)) fail('icon', 'must not contain control characters');
     if (runes(icon) > 128) fail('icon', 'must be at most 128 characters');
-    if (/^data:/i.test(icon) || icon.includes('://')) fail('icon', 'must be an icon name, "text" or "text:<label>"; remote URLs and inline images are not allowed');
+    if (/^data:/i.test(icon) || icon.includes('://'))
+      fail('icon', 'must be an icon name, "text" or "text:<label>"; remote URLs and inline images are not allowed');
   }
 
   const website = typeof m.website === 'string' ? checkWebsite(m.website) : '';
@@ -344,12 +426,17 @@ export function validateManifest(raw: unknown): NormalisedManifest {
   }
 
   const authRaw = typeof m.auth === 'object' && m.auth ? (m.auth as { type: string }).type : ((m.auth as string | undefined) ?? '');
-  const auth = authRaw === '' || authRaw === 'none' ? 'none' : authRaw === 'vertex_oauth' ? 'oauth2_jwt' : (authRaw as 'api_key' | 'oauth2_jwt');
+  const auth =
+    authRaw === '' || authRaw === 'none' ? 'none' : authRaw === 'vertex_oauth' ? 'oauth2_jwt' : (authRaw as 'api_key' | 'oauth2_jwt');
 
   const caps = (m.requiredCapabilities as string[] | undefined) ?? [];
-  caps.forEach((c, i) => { if (!(CAPABILITIES as readonly string[]).includes(c)) fail(`requiredCapabilities[${i}]`, `"${c}" is not supported by this host (supported: ${CAPABILITIES.join(', ')})`); });
+  caps.forEach((c, i) => {
+    if (!(CAPABILITIES as readonly string[]).includes(c))
+      fail(`requiredCapabilities[${i}]`, `"${c}" is not supported by this host (supported: ${CAPABILITIES.join(', ')})`);
+  });
   const submitResponseTypes = (m.submitResponseTypes as Array<'json' | 'sse'> | undefined) ?? ['json'];
-  if (caps.includes('submit-sse-delta@1') && !submitResponseTypes.includes('sse')) fail('requiredCapabilities', '"submit-sse-delta@1" requires "sse" in submitResponseTypes');
+  if (caps.includes('submit-sse-delta@1') && !submitResponseTypes.includes('sse'))
+    fail('requiredCapabilities', '"submit-sse-delta@1" requires "sse" in submitResponseTypes');
 
   // Routes.
   const routes: NormalisedRoute[] = [];
@@ -357,14 +444,20 @@ export function validateManifest(raw: unknown): NormalisedManifest {
   ((m.routes as Array<Record<string, unknown>> | undefined) ?? []).forEach((r, i) => {
     const rf = `routes[${i}]`;
     let parsed: ParsedPath;
-    try { parsed = parsePath(r.path as string); } catch (e) { return fail(`${rf}.path`, (e as Error).message); }
+    try {
+      parsed = parsePath(r.path as string);
+    } catch (e) {
+      return fail(`${rf}.path`, (e as Error).message);
+    }
     const reserved = reservedIntersection(parsed);
     if (reserved) fail(`${rf}.path`, `intersects the reserved path prefix "${reserved}"`);
     const type = r.type as NormalisedRoute['type'];
     if (type === 'query') {
-      for (const f of ['decode', 'action', 'retainResult', 'models'] as const) if (r[f] !== undefined) fail(`${rf}.${f}`, 'is not allowed on query routes');
+      for (const f of ['decode', 'action', 'retainResult', 'models'] as const)
+        if (r[f] !== undefined) fail(`${rf}.${f}`, 'is not allowed on query routes');
       const tip = (r.taskIdParam as string | undefined) ?? 'task_id';
-      if (!parsed.segments.some((s) => s.kind === 'param' && s.value === tip)) fail(`${rf}.taskIdParam`, `must name a ":${tip}" parameter of the path`);
+      if (!parsed.segments.some((s) => s.kind === 'param' && s.value === tip))
+        fail(`${rf}.taskIdParam`, `must name a ":${tip}" parameter of the path`);
     } else {
       if (r.decode === undefined) fail(`${rf}.decode`, `is required for ${type} routes`);
       if (r.taskIdParam !== undefined) fail(`${rf}.taskIdParam`, 'is only allowed on query routes');
@@ -374,7 +467,9 @@ export function validateManifest(raw: unknown): NormalisedManifest {
     if (shapes.has(sk)) fail(`${rf}.path`, `has the same method and shape as routes[${shapes.get(sk)}] (${sk})`);
     shapes.set(sk, i);
     routes.push({
-      method: r.method as NativeRoute['method'], path: r.path as string, type,
+      method: r.method as NativeRoute['method'],
+      path: r.path as string,
+      type,
       ...(r.action !== undefined ? { action: r.action as string } : {}),
       ...(r.decode !== undefined ? { decode: r.decode as string } : {}),
       render: r.render as string,
@@ -409,15 +504,28 @@ export function validateManifest(raw: unknown): NormalisedManifest {
 
   // Usage metadata.
   const usageSchema = usageSchemaN('usageSchema', (m.usageSchema as Record<string, Record<string, unknown>> | undefined) ?? {});
-  const usageExamples = usageExamplesN('usageExamples', (m.usageExamples as Array<{ label: string; facts: Record<string, unknown> }> | undefined) ?? [], usageSchema);
+  const usageExamples = usageExamplesN(
+    'usageExamples',
+    (m.usageExamples as Array<{ label: string; facts: Record<string, unknown> }> | undefined) ?? [],
+    usageSchema,
+  );
   requireTokenExample('usageExamples', usageSchema, usageExamples);
   const profileOf = new Map<string, number>();
-  const usageProfiles = ((m.usageProfiles as Array<{ models: string[]; schema: Record<string, Record<string, unknown>>; examples?: Array<{ label: string; facts: Record<string, unknown> }> }> | undefined) ?? []).map((p, i) => {
+  const usageProfiles = (
+    (m.usageProfiles as
+      | Array<{
+          models: string[];
+          schema: Record<string, Record<string, unknown>>;
+          examples?: Array<{ label: string; facts: Record<string, unknown> }>;
+        }>
+      | undefined) ?? []
+  ).map((p, i) => {
     const pf = `usageProfiles[${i}]`;
     subsetOfModels(`${pf}.models`, p.models);
     p.models.forEach((x, j) => {
       const f = foldModel(x);
-      if (profileOf.has(f)) fail(`${pf}.models[${j}]`, `"${x}" is already in usageProfiles[${profileOf.get(f)}] (a model belongs to at most one profile)`);
+      if (profileOf.has(f))
+        fail(`${pf}.models[${j}]`, `"${x}" is already in usageProfiles[${profileOf.get(f)}] (a model belongs to at most one profile)`);
       profileOf.set(f, i);
     });
     const schema = usageSchemaN(`${pf}.schema`, p.schema);
@@ -454,7 +562,11 @@ export function validateManifest(raw: unknown): NormalisedManifest {
 }
 
 /** The usage schema and examples for a model: its profile (upstream model first, then client model), else the defaults. */
-export function usageSchemaFor(man: NormalisedManifest, model: string, upstreamModel?: string): { schema: UsageSchemaN; examples: UsageExampleN[]; profile: number | null } {
+export function usageSchemaFor(
+  man: NormalisedManifest,
+  model: string,
+  upstreamModel?: string,
+): { schema: UsageSchemaN; examples: UsageExampleN[]; profile: number | null } {
   for (const name of [upstreamModel, model]) {
     if (!name) continue;
     const f = foldModel(name);

@@ -1,9 +1,17 @@
 /** Native route paths: parsing, reserved namespaces, and the per-generation route index. */
 import { RESERVED_ROUTE_PREFIXES } from '@gatehouse/plugin-sdk';
 
-export interface RouteSegment { kind: 'static' | 'param' | 'catchall'; value: string }
+export interface RouteSegment {
+  kind: 'static' | 'param' | 'catchall';
+  value: string;
+}
 
-export interface ParsedPath { segments: RouteSegment[]; trailingSlash: boolean; shape: string; params: string[] }
+export interface ParsedPath {
+  segments: RouteSegment[];
+  trailingSlash: boolean;
+  shape: string;
+  params: string[];
+}
 
 const STATIC_RE = /^[A-Za-z0-9._~-]+$/;
 const PARAM_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -32,7 +40,8 @@ export function parsePath(path: string): ParsedPath {
       segments.push({ kind: 'static', value: s });
     }
   });
-  const shape = '/' + segments.map((s) => (s.kind === 'static' ? s.value : s.kind === 'param' ? ':' : '*')).join('/') + (trailingSlash ? '/' : '');
+  const shape =
+    '/' + segments.map((s) => (s.kind === 'static' ? s.value : s.kind === 'param' ? ':' : '*')).join('/') + (trailingSlash ? '/' : '');
   return { segments, trailingSlash, shape, params };
 }
 
@@ -43,17 +52,32 @@ export function reservedIntersection(p: ParsedPath): string | null {
     let hit = true;
     for (let i = 0; i < ps.length; i++) {
       const s = p.segments[i];
-      if (!s) { hit = false; break; }
+      if (!s) {
+        hit = false;
+        break;
+      }
       if (s.kind === 'catchall') break;
-      if (s.kind === 'static' && s.value.toLowerCase() !== ps[i].toLowerCase()) { hit = false; break; }
+      if (s.kind === 'static' && s.value.toLowerCase() !== ps[i].toLowerCase()) {
+        hit = false;
+        break;
+      }
     }
     if (hit) return prefix;
   }
   return null;
 }
 
-export interface RouteEntry<P, R> { plugin: P; route: R; parsed: ParsedPath; method: string }
-export interface RouteMatch<P, R> { plugin: P; route: R; params: Record<string, string> }
+export interface RouteEntry<P, R> {
+  plugin: P;
+  route: R;
+  parsed: ParsedPath;
+  method: string;
+}
+export interface RouteMatch<P, R> {
+  plugin: P;
+  route: R;
+  params: Record<string, string>;
+}
 
 /** Method + path → plugin route. Static segments win over parameters, parameters over catch-alls. */
 export class NativeRouteIndex<P = unknown, R = unknown> {
@@ -63,7 +87,8 @@ export class NativeRouteIndex<P = unknown, R = unknown> {
   add(e: RouteEntry<P, R>): void {
     const list = this.byMethod.get(e.method) ?? [];
     list.push(e);
-    const rank = (x: RouteEntry<P, R>) => x.parsed.segments.map((s) => (s.kind === 'static' ? '0' : s.kind === 'param' ? '1' : '2')).join('');
+    const rank = (x: RouteEntry<P, R>) =>
+      x.parsed.segments.map((s) => (s.kind === 'static' ? '0' : s.kind === 'param' ? '1' : '2')).join('');
     list.sort((a, b) => (rank(a) < rank(b) ? -1 : rank(a) > rank(b) ? 1 : 0));
     this.byMethod.set(e.method, list);
     this.entries.push(e);
@@ -89,14 +114,25 @@ export class NativeRouteIndex<P = unknown, R = unknown> {
         const s = segs[i];
         if (s.kind === 'catchall') {
           const rest = parts.slice(i).join('/') + (trailing ? '/' : '');
-          if (!rest) { ok = false; break; }
+          if (!rest) {
+            ok = false;
+            break;
+          }
           params[s.value] = safeDecode(rest);
           i = parts.length;
           break;
         }
         const part = parts[i];
-        if (part === undefined || part === '') { ok = false; break; }
-        if (s.kind === 'static') { if (part !== s.value) { ok = false; break; } } else params[s.value] = safeDecode(part);
+        if (part === undefined || part === '') {
+          ok = false;
+          break;
+        }
+        if (s.kind === 'static') {
+          if (part !== s.value) {
+            ok = false;
+            break;
+          }
+        } else params[s.value] = safeDecode(part);
       }
       if (!ok) continue;
       const endsWithCatchAll = segs.length > 0 && segs[segs.length - 1].kind === 'catchall';
@@ -108,5 +144,9 @@ export class NativeRouteIndex<P = unknown, R = unknown> {
 }
 
 function safeDecode(s: string): string {
-  try { return decodeURIComponent(s); } catch { return s; }
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }

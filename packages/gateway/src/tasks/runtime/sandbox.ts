@@ -50,7 +50,10 @@ export class PluginSandbox {
   /** Isolates replaced after a timeout or memory kill (for status and tests). */
   replaced = 0;
 
-  private constructor(private readonly source: string, private readonly opts: SandboxOptions) {}
+  private constructor(
+    private readonly source: string,
+    private readonly opts: SandboxOptions,
+  ) {}
 
   /** Compiles and evaluates the module once, returning the sandbox and what the module exports. */
   static async create(source: string, opts: SandboxOptions): Promise<{ sandbox: PluginSandbox; describe: Describe }> {
@@ -76,19 +79,23 @@ export class PluginSandbox {
       const context = await isolate.createContext();
       const now = o.now ?? (() => Math.floor(Date.now() / 1000));
       const log = o.log ?? (() => {});
-      const make = context.evalClosureSync(PRELUDE, [
-        new ivm.Callback((m: string, s: string) => hu.hmacSHA256(m, s)),
-        new ivm.Callback((c: string, s: string) => hu.jwtSignHS256(c, s)),
-        new ivm.Callback((s: string) => hu.base64(s)),
-        new ivm.Callback((s: string) => hu.base64URL(s)),
-        new ivm.Callback((s: string) => hu.base64URLDecode(s)),
-        new ivm.Callback((r: string) => hu.volcSignV4(r, now())),
-        new ivm.Callback(() => now()),
-        new ivm.Callback(() => hu.uuid()),
-        new ivm.Callback((line: string) => log(`[plugin:${o.label}] ${line}`)),
-        JSON.stringify(o.capabilities),
-        o.maxResultChars ?? 8 * 1024 * 1024,
-      ], { result: { reference: true }, timeout: 1000 }) as ivm.Reference<(ns: unknown) => unknown>;
+      const make = context.evalClosureSync(
+        PRELUDE,
+        [
+          new ivm.Callback((m: string, s: string) => hu.hmacSHA256(m, s)),
+          new ivm.Callback((c: string, s: string) => hu.jwtSignHS256(c, s)),
+          new ivm.Callback((s: string) => hu.base64(s)),
+          new ivm.Callback((s: string) => hu.base64URL(s)),
+          new ivm.Callback((s: string) => hu.base64URLDecode(s)),
+          new ivm.Callback((r: string) => hu.volcSignV4(r, now())),
+          new ivm.Callback(() => now()),
+          new ivm.Callback(() => hu.uuid()),
+          new ivm.Callback((line: string) => log(`[plugin:${o.label}] ${line}`)),
+          JSON.stringify(o.capabilities),
+          o.maxResultChars ?? 8 * 1024 * 1024,
+        ],
+        { result: { reference: true }, timeout: 1000 },
+      ) as ivm.Reference<(ns: unknown) => unknown>;
       const mod = await isolate.compileModule(this.source, {
         filename: `file:///plugins/${o.label}.js`,
         ...(this.cachedData ? { cachedData: this.cachedData } : { produceCachedData: true }),
@@ -96,13 +103,20 @@ export class PluginSandbox {
       if (!this.cachedData && (mod as unknown as { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData) {
         this.cachedData = (mod as unknown as { cachedData: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
       }
-      await mod.instantiate(context, (spec) => { throw new Error(`plugins cannot import modules ("${spec}")`); });
+      await mod.instantiate(context, (spec) => {
+        throw new Error(`plugins cannot import modules ("${spec}")`);
+      });
       await mod.evaluate({ timeout: o.timeoutMs });
-      const dispatch = make.applySync(undefined, [mod.namespace.derefInto()], { result: { reference: true }, timeout: 1000 }) as unknown as ivm.Reference<(hook: string, args: string) => string>;
+      const dispatch = make.applySync(undefined, [mod.namespace.derefInto()], {
+        result: { reference: true },
+        timeout: 1000,
+      }) as unknown as ivm.Reference<(hook: string, args: string) => string>;
       make.release();
       return { isolate, context, dispatch };
     } catch (e) {
-      const msg = isolate.isDisposed ? 'the module exceeded the memory limit while loading' : cleanMessage((e as Error).message ?? String(e));
+      const msg = isolate.isDisposed
+        ? 'the module exceeded the memory limit while loading'
+        : cleanMessage((e as Error).message ?? String(e));
       if (!isolate.isDisposed) isolate.dispose();
       throw new Error(/timed out/i.test(msg) ? `module evaluation timed out after ${o.timeoutMs} ms` : msg);
     }
@@ -122,7 +136,8 @@ export class PluginSandbox {
     }
     return new Promise((resolve, reject) => {
       const w = {
-        resolve, reject,
+        resolve,
+        reject,
         timer: setTimeout(() => {
           const i = this.waiters.indexOf(w);
           if (i >= 0) this.waiters.splice(i, 1);
@@ -136,8 +151,16 @@ export class PluginSandbox {
 
   private release(slot: Slot): void {
     const w = this.waiters.shift();
-    if (w) { clearTimeout(w.timer); w.resolve(slot); return; }
-    if (this.retired || this.disposed) { this.live--; this.drop(slot); return; }
+    if (w) {
+      clearTimeout(w.timer);
+      w.resolve(slot);
+      return;
+    }
+    if (this.retired || this.disposed) {
+      this.live--;
+      this.drop(slot);
+      return;
+    }
     this.idle.push(slot);
   }
 
@@ -148,12 +171,23 @@ export class PluginSandbox {
     this.waiters.shift();
     clearTimeout(w.timer);
     this.live++;
-    this.newSlot().then(w.resolve, (e) => { this.live--; w.reject(new PluginCallError(this.opts.key, 'call', 'runtime', cleanMessage((e as Error).message))); });
+    this.newSlot().then(w.resolve, (e) => {
+      this.live--;
+      w.reject(new PluginCallError(this.opts.key, 'call', 'runtime', cleanMessage((e as Error).message)));
+    });
   }
 
   private drop(slot: Slot): void {
-    try { slot.dispatch.release(); } catch { /* already gone */ }
-    try { if (!slot.isolate.isDisposed) slot.isolate.dispose(); } catch { /* already gone */ }
+    try {
+      slot.dispatch.release();
+    } catch {
+      /* already gone */
+    }
+    try {
+      if (!slot.isolate.isDisposed) slot.isolate.dispose();
+    } catch {
+      /* already gone */
+    }
   }
 
   /**
@@ -172,31 +206,45 @@ export class PluginSandbox {
       this.replaced++;
       this.drop(slot);
       this.wakeNext();
-      if (dead || /memory limit|disposed/i.test(msg)) throw new PluginCallError(this.opts.key, hook, 'memory', `the hook exceeded the plugin memory limit (${this.opts.memoryMb} MB)`);
-      if (/timed out/i.test(msg)) throw new PluginCallError(this.opts.key, hook, 'timeout', `the hook timed out after ${this.opts.timeoutMs} ms`);
+      if (dead || /memory limit|disposed/i.test(msg))
+        throw new PluginCallError(this.opts.key, hook, 'memory', `the hook exceeded the plugin memory limit (${this.opts.memoryMb} MB)`);
+      if (/timed out/i.test(msg))
+        throw new PluginCallError(this.opts.key, hook, 'timeout', `the hook timed out after ${this.opts.timeoutMs} ms`);
       throw new PluginCallError(this.opts.key, hook, 'runtime', cleanMessage(msg));
     }
     this.release(slot);
     const s = out as string;
     switch (s[0]) {
-      case 'R': return s.slice(1);
-      case 'N': return undefined;
-      case 'E': throw new PluginCallError(this.opts.key, hook, 'thrown', cleanMessage(s.slice(1), 500));
-      default: throw new PluginCallError(this.opts.key, hook, 'invalid_result', cleanMessage(s.slice(1)));
+      case 'R':
+        return s.slice(1);
+      case 'N':
+        return undefined;
+      case 'E':
+        throw new PluginCallError(this.opts.key, hook, 'thrown', cleanMessage(s.slice(1), 500));
+      default:
+        throw new PluginCallError(this.opts.key, hook, 'invalid_result', cleanMessage(s.slice(1)));
     }
   }
 
   /** No longer in the newest generation: calls still work, but isolates are not kept idle. */
   retire(): void {
     this.retired = true;
-    while (this.idle.length) { this.live--; this.drop(this.idle.pop()!); }
+    while (this.idle.length) {
+      this.live--;
+      this.drop(this.idle.pop()!);
+    }
   }
 
   dispose(): void {
     this.disposed = true;
     this.retire();
-    for (const w of this.waiters.splice(0)) { clearTimeout(w.timer); w.reject(new PluginCallError(this.opts.key, 'call', 'runtime', 'the plugin runtime was shut down')); }
+    for (const w of this.waiters.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(new PluginCallError(this.opts.key, 'call', 'runtime', 'the plugin runtime was shut down'));
+    }
   }
 
-  get stats() { return { live: this.live, idle: this.idle.length, waiting: this.waiters.length, replaced: this.replaced, retired: this.retired }; }
+  get stats() {
+    return { live: this.live, idle: this.idle.length, waiting: this.waiters.length, replaced: this.replaced, retired: this.retired };
+  }
 }

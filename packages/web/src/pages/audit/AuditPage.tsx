@@ -16,13 +16,30 @@ import { fmtTime, fromLocalInput } from '../../lib/format';
 
 type Entry = Schemas['AuditEntry'];
 type Filters = { actor: string; target_type: string; action: string; from: string; to: string };
-const TARGET_TYPES = ['user', 'key', 'channel', 'price', 'group_ratio', 'option', 'plugin', 'marketplace', 'redemption', 'task', 'sso_provider'];
+const TARGET_TYPES = [
+  'user',
+  'key',
+  'channel',
+  'price',
+  'group_ratio',
+  'option',
+  'plugin',
+  'marketplace',
+  'redemption',
+  'task',
+  'sso_provider',
+];
 
 const show = (v: unknown): string => (v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
 
 function Diff({ diff }: { diff: Entry['diff'] }) {
   const rows = Object.entries(diff ?? {});
-  if (!rows.length) return <Text size="xs" c="dimmed">—</Text>;
+  if (!rows.length)
+    return (
+      <Text size="xs" c="dimmed">
+        —
+      </Text>
+    );
   return (
     <Stack gap={2}>
       {rows.map(([field, c]) => (
@@ -36,18 +53,38 @@ function Diff({ diff }: { diff: Entry['diff'] }) {
 
 export default function AuditPage() {
   const { t } = useTranslation();
-  const list = usePagedQuery<Entry, Filters>('audit', { actor: '', target_type: '', action: '', from: '', to: '' }, (q) => call(client.GET('/api/audit', {
-    params: {
-      query: compact({
-        actor: q.actor.trim(), target_type: q.target_type, action: q.action.trim(),
-        from: fromLocalInput(q.from), to: fromLocalInput(q.to), page: q.page, page_size: q.page_size,
+  const list = usePagedQuery<Entry, Filters>('audit', { actor: '', target_type: '', action: '', from: '', to: '' }, (q) =>
+    call(
+      client.GET('/api/audit', {
+        params: {
+          query: compact({
+            actor: q.actor.trim(),
+            target_type: q.target_type,
+            action: q.action.trim(),
+            from: fromLocalInput(q.from),
+            to: fromLocalInput(q.to),
+            page: q.page,
+            page_size: q.page_size,
+          }),
+        },
       }),
-    },
-  })));
+    ),
+  );
   const filters = useForm<Filters>({ initialValues: list.filters });
   const columns: Column<Entry>[] = [
     { key: 'time', header: t('audit.time'), render: (e) => fmtTime(e.created_at) },
-    { key: 'actor', header: t('audit.actor'), render: (e) => <Stack gap={0}><Text size="sm">{e.actor}</Text><Text size="xs" c="dimmed">{e.actor_role}</Text></Stack> },
+    {
+      key: 'actor',
+      header: t('audit.actor'),
+      render: (e) => (
+        <Stack gap={0}>
+          <Text size="sm">{e.actor}</Text>
+          <Text size="xs" c="dimmed">
+            {e.actor_role}
+          </Text>
+        </Stack>
+      ),
+    },
     { key: 'action', header: t('audit.action'), render: (e) => <Code>{e.action}</Code> },
     { key: 'target', header: t('audit.target'), render: (e) => `${e.target_type} ${e.target_id}` },
     { key: 'diff', header: t('audit.changes'), render: (e) => <Diff diff={e.diff} /> },

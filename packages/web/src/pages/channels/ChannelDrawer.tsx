@@ -11,45 +11,87 @@ import { fmtMs, fmtTime } from '../../lib/format';
 export function ChannelDrawer({ id, onClose }: { id: number | null; onClose: () => void }) {
   const { t } = useTranslation();
   const q = useQuery({
-    queryKey: ['channel', id], enabled: id !== null,
+    queryKey: ['channel', id],
+    enabled: id !== null,
     queryFn: () => call(client.GET('/api/channel/{id}', { params: { path: { id: id! } } })),
   });
-  const setKey = useApiMutation((v: { index: number; enabled: boolean }) =>
-    call(client.PUT('/api/channel/{id}/keys/{index}', { params: { path: { id: id!, index: v.index } }, body: { enabled: v.enabled, reason: v.enabled ? undefined : 'disabled in the console' } })),
-  { invalidate: ['channel', 'channels'], notifyError: true });
+  const setKey = useApiMutation(
+    (v: { index: number; enabled: boolean }) =>
+      call(
+        client.PUT('/api/channel/{id}/keys/{index}', {
+          params: { path: { id: id!, index: v.index } },
+          body: { enabled: v.enabled, reason: v.enabled ? undefined : 'disabled in the console' },
+        }),
+      ),
+    { invalidate: ['channel', 'channels'], notifyError: true },
+  );
   const c = q.data;
   return (
-    <Drawer closeButtonProps={{ 'aria-label': t('common.close') }} opened={id !== null} onClose={onClose} position="right" size="lg" title={c ? c.name : t('common.details')}>
-      {q.error ? <ErrorState error={q.error} onRetry={() => void q.refetch()} /> : c && (
-        <Stack>
-          <Group><StatusBadge status={c.status ?? 'enabled'} /><Text size="sm">{c.type_name}</Text></Group>
-          {c.status_reason && <Text size="sm" c="orange">{t('channels.reason')}: {c.status_reason}</Text>}
-          <Text size="sm">{t('channels.baseUrl')}: <Code>{c.base_url || t('channels.defaultUrl')}</Code></Text>
-          <Text size="sm">{t('channels.lastTest')}: {fmtTime(c.tested_at)} · {fmtMs(c.response_time_ms)}</Text>
-          <Text size="sm">{t('channels.models')}: {(c.models ?? []).join(', ') || '—'}</Text>
-          <Table aria-label={t('channels.keys')}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th scope="col">#</Table.Th><Table.Th scope="col">{t('channels.key')}</Table.Th><Table.Th scope="col">{t('channels.status')}</Table.Th>
-                <Table.Th scope="col">{t('channels.since')}</Table.Th><Table.Th scope="col">{t('common.enabled')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {(c.keys ?? []).map((k) => (
-                <Table.Tr key={k.index}>
-                  <Table.Td>{k.index}</Table.Td>
-                  <Table.Td><Code>{k.hint}</Code></Table.Td>
-                  <Table.Td><StatusBadge status={k.status ?? 'enabled'} reason={k.reason} /></Table.Td>
-                  <Table.Td>{fmtTime(k.at)}</Table.Td>
-                  <Table.Td>
-                    <Switch checked={k.status === 'enabled'} aria-label={t('channels.keySwitch', { index: k.index })}
-                      onChange={(e) => setKey.mutate({ index: k.index!, enabled: e.currentTarget.checked })} />
-                  </Table.Td>
+    <Drawer
+      closeButtonProps={{ 'aria-label': t('common.close') }}
+      opened={id !== null}
+      onClose={onClose}
+      position="right"
+      size="lg"
+      title={c ? c.name : t('common.details')}
+    >
+      {q.error ? (
+        <ErrorState error={q.error} onRetry={() => void q.refetch()} />
+      ) : (
+        c && (
+          <Stack>
+            <Group>
+              <StatusBadge status={c.status ?? 'enabled'} />
+              <Text size="sm">{c.type_name}</Text>
+            </Group>
+            {c.status_reason && (
+              <Text size="sm" c="orange">
+                {t('channels.reason')}: {c.status_reason}
+              </Text>
+            )}
+            <Text size="sm">
+              {t('channels.baseUrl')}: <Code>{c.base_url || t('channels.defaultUrl')}</Code>
+            </Text>
+            <Text size="sm">
+              {t('channels.lastTest')}: {fmtTime(c.tested_at)} · {fmtMs(c.response_time_ms)}
+            </Text>
+            <Text size="sm">
+              {t('channels.models')}: {(c.models ?? []).join(', ') || '—'}
+            </Text>
+            <Table aria-label={t('channels.keys')}>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th scope="col">#</Table.Th>
+                  <Table.Th scope="col">{t('channels.key')}</Table.Th>
+                  <Table.Th scope="col">{t('channels.status')}</Table.Th>
+                  <Table.Th scope="col">{t('channels.since')}</Table.Th>
+                  <Table.Th scope="col">{t('common.enabled')}</Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Stack>
+              </Table.Thead>
+              <Table.Tbody>
+                {(c.keys ?? []).map((k) => (
+                  <Table.Tr key={k.index}>
+                    <Table.Td>{k.index}</Table.Td>
+                    <Table.Td>
+                      <Code>{k.hint}</Code>
+                    </Table.Td>
+                    <Table.Td>
+                      <StatusBadge status={k.status ?? 'enabled'} reason={k.reason} />
+                    </Table.Td>
+                    <Table.Td>{fmtTime(k.at)}</Table.Td>
+                    <Table.Td>
+                      <Switch
+                        checked={k.status === 'enabled'}
+                        aria-label={t('channels.keySwitch', { index: k.index })}
+                        onChange={(e) => setKey.mutate({ index: k.index!, enabled: e.currentTarget.checked })}
+                      />
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Stack>
+        )
       )}
     </Drawer>
   );

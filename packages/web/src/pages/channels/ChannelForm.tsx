@@ -8,35 +8,92 @@ import { FormModal } from '../../components/FormModal';
 import { useApiMutation } from '../../components/useApiMutation';
 import { CHANNEL_TYPES, type Channel } from './ChannelsPage';
 
-const PRESETS = ['', 'openai', 'deepseek', 'moonshot', 'qwen', 'zhipu', 'volcengine', 'qianfan', 'siliconflow', 'xai', 'mistral', 'groq', 'together', 'fireworks', 'openrouter', 'perplexity', 'cloudflare', 'ollama', 'vllm', 'lmstudio'];
+const PRESETS = [
+  '',
+  'openai',
+  'deepseek',
+  'moonshot',
+  'qwen',
+  'zhipu',
+  'volcengine',
+  'qianfan',
+  'siliconflow',
+  'xai',
+  'mistral',
+  'groq',
+  'together',
+  'fireworks',
+  'openrouter',
+  'perplexity',
+  'cloudflare',
+  'ollama',
+  'vllm',
+  'lmstudio',
+];
 
 interface Values {
-  name: string; type: string; base_url: string; keys: string; key_mode: string; models: string[]; groups: string[];
-  priority: number | string; weight: number | string; model_mapping: string; header_override: string; param_override: string;
-  status: string; test_model: string; preset: string; account_id: string; api_version: string; region: string; plugin: string; plugins: string[];
+  name: string;
+  type: string;
+  base_url: string;
+  keys: string;
+  key_mode: string;
+  models: string[];
+  groups: string[];
+  priority: number | string;
+  weight: number | string;
+  model_mapping: string;
+  header_override: string;
+  param_override: string;
+  status: string;
+  test_model: string;
+  preset: string;
+  account_id: string;
+  api_version: string;
+  region: string;
+  plugin: string;
+  plugins: string[];
 }
 
 function initial(c: Channel | null): Values {
   const s = (c?.settings ?? {}) as Record<string, unknown>;
   return {
-    name: c?.name ?? '', type: c?.type_name ?? 'openai', base_url: c?.base_url ?? '', keys: '', key_mode: c?.key_mode ?? 'random',
-    models: c?.models ?? [], groups: c?.groups ?? ['default'], priority: c?.priority ?? 0, weight: c?.weight ?? 1,
-    model_mapping: stringifyJson(c?.model_mapping), header_override: stringifyJson(c?.header_override), param_override: stringifyJson(c?.param_override),
-    status: c?.status ?? 'enabled', test_model: c?.test_model ?? '',
-    preset: typeof s.preset === 'string' ? s.preset : '', account_id: typeof s.account_id === 'string' ? s.account_id : '', api_version: typeof s.api_version === 'string' ? s.api_version : '',
+    name: c?.name ?? '',
+    type: c?.type_name ?? 'openai',
+    base_url: c?.base_url ?? '',
+    keys: '',
+    key_mode: c?.key_mode ?? 'random',
+    models: c?.models ?? [],
+    groups: c?.groups ?? ['default'],
+    priority: c?.priority ?? 0,
+    weight: c?.weight ?? 1,
+    model_mapping: stringifyJson(c?.model_mapping),
+    header_override: stringifyJson(c?.header_override),
+    param_override: stringifyJson(c?.param_override),
+    status: c?.status ?? 'enabled',
+    test_model: c?.test_model ?? '',
+    preset: typeof s.preset === 'string' ? s.preset : '',
+    account_id: typeof s.account_id === 'string' ? s.account_id : '',
+    api_version: typeof s.api_version === 'string' ? s.api_version : '',
     region: typeof s.region === 'string' ? s.region : '',
-    plugin: typeof s.plugin === 'string' ? s.plugin : '', plugins: Array.isArray(s.plugins) ? (s.plugins as string[]) : [],
+    plugin: typeof s.plugin === 'string' ? s.plugin : '',
+    plugins: Array.isArray(s.plugins) ? (s.plugins as string[]) : [],
   };
 }
 
 function settingsOf(v: Values): Record<string, unknown> {
   switch (v.type) {
-    case 'openai': return v.preset ? { preset: v.preset, ...(v.preset === 'cloudflare' && v.account_id ? { account_id: v.account_id } : {}) } : {};
-    case 'azure': return v.api_version ? { api_version: v.api_version } : {};
-    case 'bedrock': return v.region.trim() ? { region: v.region.trim() } : {};
-    case 'task_plugin': return { plugin: v.plugin };
-    case 'gateway': return { plugins: v.plugins };
-    default: return {};
+    case 'openai':
+      return v.preset ? { preset: v.preset, ...(v.preset === 'cloudflare' && v.account_id ? { account_id: v.account_id } : {}) } : {};
+    case 'azure':
+      return v.api_version ? { api_version: v.api_version } : {};
+    case 'bedrock':
+      return v.region.trim() ? { region: v.region.trim() } : {};
+    case 'task_plugin':
+      return { plugin: v.plugin };
+    case 'gateway':
+      return { plugins: v.plugins };
+    default:
+      return {};
   }
 }
 
@@ -47,61 +104,157 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
     initialValues: initial(channel),
     validate: {
       name: v.required,
-      base_url: (x, all) => v.url(x) ?? ((all.type === 'azure' || all.type === 'gateway') && !x.trim() ? t('channels.baseUrlRequired') : null),
+      base_url: (x, all) =>
+        v.url(x) ?? ((all.type === 'azure' || all.type === 'gateway') && !x.trim() ? t('channels.baseUrlRequired') : null),
       keys: (x) => (!channel && !x.trim() ? t('channels.keysRequired') : null),
       models: (x, all) => (all.type !== 'task_plugin' && all.type !== 'gateway' && x.length === 0 ? t('channels.modelsRequired') : null),
       groups: v.required,
       priority: (x) => (Number.isInteger(Number(x)) ? null : t('validation.number')),
       weight: (x) => v.nonNegative(x),
-      model_mapping: v.jsonObject, header_override: v.jsonObject, param_override: v.jsonObject,
+      model_mapping: v.jsonObject,
+      header_override: v.jsonObject,
+      param_override: v.jsonObject,
       plugin: (x, all) => (all.type === 'task_plugin' && !x.trim() ? t('validation.required') : null),
       plugins: (x, all) => (all.type === 'gateway' && x.length === 0 ? t('validation.required') : null),
     },
   });
-  const save = useApiMutation(async (x: Values) => {
-    const body: Schemas['ChannelInput'] = {
-      name: x.name.trim(), type: x.type, base_url: x.base_url.trim(), key_mode: x.key_mode, models: x.models, groups: x.groups,
-      priority: Number(x.priority), weight: Number(x.weight), model_mapping: parseJsonObject(x.model_mapping),
-      header_override: parseJsonObject(x.header_override), param_override: parseJsonObject(x.param_override),
-      status: x.status, test_model: x.test_model.trim() || null, settings: settingsOf(x),
-      ...(x.keys.trim() ? { keys: x.keys.split('\n').map((k) => k.trim()).filter(Boolean) } : {}),
-    };
-    return channel
-      ? call(client.PUT('/api/channel/{id}', { params: { path: { id: channel.id } }, body }))
-      : call(client.POST('/api/channel', { body }));
-  }, { invalidate: ['channels', 'channel'], success: t('common.saved'), onSuccess: onClose });
+  const save = useApiMutation(
+    async (x: Values) => {
+      const body: Schemas['ChannelInput'] = {
+        name: x.name.trim(),
+        type: x.type,
+        base_url: x.base_url.trim(),
+        key_mode: x.key_mode,
+        models: x.models,
+        groups: x.groups,
+        priority: Number(x.priority),
+        weight: Number(x.weight),
+        model_mapping: parseJsonObject(x.model_mapping),
+        header_override: parseJsonObject(x.header_override),
+        param_override: parseJsonObject(x.param_override),
+        status: x.status,
+        test_model: x.test_model.trim() || null,
+        settings: settingsOf(x),
+        ...(x.keys.trim()
+          ? {
+              keys: x.keys
+                .split('\n')
+                .map((k) => k.trim())
+                .filter(Boolean),
+            }
+          : {}),
+      };
+      return channel
+        ? call(client.PUT('/api/channel/{id}', { params: { path: { id: channel.id } }, body }))
+        : call(client.POST('/api/channel', { body }));
+    },
+    { invalidate: ['channels', 'channel'], success: t('common.saved'), onSuccess: onClose },
+  );
   const type = form.values.type;
 
   return (
-    <FormModal opened onClose={onClose} title={channel ? t('channels.editTitle', { name: channel.name }) : t('channels.create')}
-      onSubmit={form.onSubmit((x) => save.mutate(x))} error={save.error} pending={save.isPending} size="xl">
+    <FormModal
+      opened
+      onClose={onClose}
+      title={channel ? t('channels.editTitle', { name: channel.name }) : t('channels.create')}
+      onSubmit={form.onSubmit((x) => save.mutate(x))}
+      error={save.error}
+      pending={save.isPending}
+      size="xl"
+    >
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <TextInput label={t('channels.name')} required {...form.getInputProps('name')} />
-        <Select label={t('channels.type')} required allowDeselect={false} data={CHANNEL_TYPES.map((x) => ({ value: x, label: t(`channels.types.${x}`) }))} {...form.getInputProps('type')} />
+        <Select
+          label={t('channels.type')}
+          required
+          allowDeselect={false}
+          data={CHANNEL_TYPES.map((x) => ({ value: x, label: t(`channels.types.${x}`) }))}
+          {...form.getInputProps('type')}
+        />
       </SimpleGrid>
-      <TextInput label={t('channels.baseUrl')} description={t('channels.baseUrlHint')} placeholder="https://" {...form.getInputProps('base_url')} />
-      {type === 'openai' && <Select label={t('channels.preset')} data={PRESETS.map((p) => ({ value: p, label: p || t('channels.noPreset') }))} {...form.getInputProps('preset')} />}
-      {type === 'openai' && form.values.preset === 'cloudflare' && <TextInput label={t('channels.accountId')} required {...form.getInputProps('account_id')} />}
+      <TextInput
+        label={t('channels.baseUrl')}
+        description={t('channels.baseUrlHint')}
+        placeholder="https://"
+        {...form.getInputProps('base_url')}
+      />
+      {type === 'openai' && (
+        <Select
+          label={t('channels.preset')}
+          data={PRESETS.map((p) => ({ value: p, label: p || t('channels.noPreset') }))}
+          {...form.getInputProps('preset')}
+        />
+      )}
+      {type === 'openai' && form.values.preset === 'cloudflare' && (
+        <TextInput label={t('channels.accountId')} required {...form.getInputProps('account_id')} />
+      )}
       {type === 'azure' && <TextInput label={t('channels.apiVersion')} placeholder="2024-10-21" {...form.getInputProps('api_version')} />}
-      {type === 'bedrock' && <TextInput label={t('channels.region')} description={t('channels.bedrockRegionHint')} placeholder="us-east-1" {...form.getInputProps('region')} />}
+      {type === 'bedrock' && (
+        <TextInput
+          label={t('channels.region')}
+          description={t('channels.bedrockRegionHint')}
+          placeholder="us-east-1"
+          {...form.getInputProps('region')}
+        />
+      )}
       {type === 'task_plugin' && <TextInput label={t('channels.plugin')} required {...form.getInputProps('plugin')} />}
       {type === 'gateway' && <ListField label={t('channels.plugins')} required {...form.getInputProps('plugins')} />}
       <Textarea
-        label={t('channels.keys')} description={channel ? t('channels.keysKeep', { count: channel.key_count }) : t(type === 'bedrock' ? 'channels.bedrockKeysHint' : 'channels.keysHint')}
-        autosize minRows={2} maxRows={8} styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }} required={!channel} autoComplete="off" {...form.getInputProps('keys')}
+        label={t('channels.keys')}
+        description={
+          channel
+            ? t('channels.keysKeep', { count: channel.key_count })
+            : t(type === 'bedrock' ? 'channels.bedrockKeysHint' : 'channels.keysHint')
+        }
+        autosize
+        minRows={2}
+        maxRows={8}
+        styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+        required={!channel}
+        autoComplete="off"
+        {...form.getInputProps('keys')}
       />
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
-        <Select label={t('channels.keyMode')} allowDeselect={false} data={[{ value: 'random', label: t('channels.random') }, { value: 'round_robin', label: t('channels.roundRobin') }]} {...form.getInputProps('key_mode')} />
-        <NumberInput label={t('channels.priority')} description={t('channels.priorityHint')} allowDecimal={false} {...form.getInputProps('priority')} />
-        <NumberInput label={t('channels.weight')} description={t('channels.weightHint')} allowDecimal={false} min={0} {...form.getInputProps('weight')} />
+        <Select
+          label={t('channels.keyMode')}
+          allowDeselect={false}
+          data={[
+            { value: 'random', label: t('channels.random') },
+            { value: 'round_robin', label: t('channels.roundRobin') },
+          ]}
+          {...form.getInputProps('key_mode')}
+        />
+        <NumberInput
+          label={t('channels.priority')}
+          description={t('channels.priorityHint')}
+          allowDecimal={false}
+          {...form.getInputProps('priority')}
+        />
+        <NumberInput
+          label={t('channels.weight')}
+          description={t('channels.weightHint')}
+          allowDecimal={false}
+          min={0}
+          {...form.getInputProps('weight')}
+        />
       </SimpleGrid>
       <ListField label={t('channels.models')} description={t('channels.listHint')} {...form.getInputProps('models')} />
       <ListField label={t('channels.groups')} description={t('channels.listHint')} required {...form.getInputProps('groups')} />
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
-        <Select label={t('channels.status')} allowDeselect={false} data={['enabled', 'disabled', 'auto_disabled'].map((x) => ({ value: x, label: t(`status.${x}` as 'status.enabled') }))} {...form.getInputProps('status')} />
+        <Select
+          label={t('channels.status')}
+          allowDeselect={false}
+          data={['enabled', 'disabled', 'auto_disabled'].map((x) => ({ value: x, label: t(`status.${x}` as 'status.enabled') }))}
+          {...form.getInputProps('status')}
+        />
         <TextInput label={t('channels.testModel')} {...form.getInputProps('test_model')} />
       </SimpleGrid>
-      <JsonField label={t('channels.modelMapping')} description={t('channels.modelMappingHint')} placeholder='{"gpt-4o": "my-deployment"}' {...form.getInputProps('model_mapping')} />
+      <JsonField
+        label={t('channels.modelMapping')}
+        description={t('channels.modelMappingHint')}
+        placeholder='{"gpt-4o": "my-deployment"}'
+        {...form.getInputProps('model_mapping')}
+      />
       <JsonField label={t('channels.headerOverride')} placeholder='{"x-header": "value"}' {...form.getInputProps('header_override')} />
       <JsonField label={t('channels.paramOverride')} placeholder='{"temperature": 0.2}' {...form.getInputProps('param_override')} />
     </FormModal>

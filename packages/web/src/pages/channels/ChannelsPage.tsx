@@ -29,8 +29,9 @@ type Filters = { keyword: string; type: string; status: string; group: string };
 
 export default function ChannelsPage() {
   const { t } = useTranslation();
-  const list = usePagedQuery<Channel, Filters>('channels', { keyword: '', type: '', status: '', group: '' },
-    (q) => call(client.GET('/api/channel', { params: { query: compact(q) } })));
+  const list = usePagedQuery<Channel, Filters>('channels', { keyword: '', type: '', status: '', group: '' }, (q) =>
+    call(client.GET('/api/channel', { params: { query: compact(q) } })),
+  );
   const filters = useForm<Filters>({ initialValues: list.filters });
   const [editing, setEditing] = useState<Channel | null>(null);
   const [formOpen, form] = useDisclosure();
@@ -39,57 +40,121 @@ export default function ChannelsPage() {
   const [deleting, setDeleting] = useState<Channel | null>(null);
 
   const test = useApiMutation((c: Channel) => call(client.POST('/api/channel/{id}/test', { params: { path: { id: c.id } }, body: {} })), {
-    invalidate: ['channels'], notifyError: true,
+    invalidate: ['channels'],
+    notifyError: true,
     success: (d) => t('channels.testOk', { ms: (d as { time_ms?: number }).time_ms ?? '?' }),
   });
-  const setStatus = useApiMutation((v: { id: number; status: string }) => call(client.PUT('/api/channel/{id}', { params: { path: { id: v.id } }, body: { status: v.status } })), {
-    invalidate: ['channels', 'channel'], notifyError: true, success: t('common.saved'),
-  });
+  const setStatus = useApiMutation(
+    (v: { id: number; status: string }) =>
+      call(client.PUT('/api/channel/{id}', { params: { path: { id: v.id } }, body: { status: v.status } })),
+    {
+      invalidate: ['channels', 'channel'],
+      notifyError: true,
+      success: t('common.saved'),
+    },
+  );
   const remove = useApiMutation((id: number) => call(client.DELETE('/api/channel/{id}', { params: { path: { id } } })), {
-    invalidate: ['channels'], notifyError: true, success: t('channels.deleted'),
+    invalidate: ['channels'],
+    notifyError: true,
+    success: t('channels.deleted'),
   });
 
   const columns: Column<Channel>[] = [
     { key: 'id', header: 'ID', render: (c) => c.id },
-    { key: 'name', header: t('channels.name'), render: (c) => <Text fw={500} size="sm">{c.name}</Text> },
+    {
+      key: 'name',
+      header: t('channels.name'),
+      render: (c) => (
+        <Text fw={500} size="sm">
+          {c.name}
+        </Text>
+      ),
+    },
     { key: 'type', header: t('channels.type'), render: (c) => c.type_name },
     { key: 'status', header: t('channels.status'), render: (c) => <StatusBadge status={c.status ?? 'enabled'} reason={c.status_reason} /> },
     {
-      key: 'keys', header: t('channels.keys'), render: (c) => {
+      key: 'keys',
+      header: t('channels.keys'),
+      render: (c) => {
         const bad = (c.keys ?? []).filter((k) => k.status !== 'enabled').length;
         return (
           <Group gap={4}>
-            <Badge variant="outline" color="gray">{c.key_count}</Badge>
-            {bad > 0 && <Tooltip label={t('channels.keysOff', { count: bad })}><Badge color="orange" variant="light" tabIndex={0}>{t('channels.keysOffShort', { count: bad })}</Badge></Tooltip>}
+            <Badge variant="outline" color="gray">
+              {c.key_count}
+            </Badge>
+            {bad > 0 && (
+              <Tooltip label={t('channels.keysOff', { count: bad })}>
+                <Badge color="orange" variant="light" tabIndex={0}>
+                  {t('channels.keysOffShort', { count: bad })}
+                </Badge>
+              </Tooltip>
+            )}
           </Group>
         );
       },
     },
-    { key: 'models', header: t('channels.models'), render: (c) => <Text size="sm" lineClamp={1} maw={220}>{(c.models ?? []).join(', ')}</Text> },
+    {
+      key: 'models',
+      header: t('channels.models'),
+      render: (c) => (
+        <Text size="sm" lineClamp={1} maw={220}>
+          {(c.models ?? []).join(', ')}
+        </Text>
+      ),
+    },
     { key: 'groups', header: t('channels.groups'), render: (c) => (c.groups ?? []).join(', ') },
     { key: 'priority', header: t('channels.priority'), numeric: true, render: (c) => c.priority },
     { key: 'weight', header: t('channels.weight'), numeric: true, render: (c) => c.weight },
-    { key: 'resp', header: t('channels.responseTime'), numeric: true, render: (c) => <Tooltip label={fmtTime(c.tested_at)} disabled={!c.tested_at}><span>{fmtMs(c.response_time_ms)}</span></Tooltip> },
     {
-      key: 'actions', header: t('common.actions'), render: (c) => (
+      key: 'resp',
+      header: t('channels.responseTime'),
+      numeric: true,
+      render: (c) => (
+        <Tooltip label={fmtTime(c.tested_at)} disabled={!c.tested_at}>
+          <span>{fmtMs(c.response_time_ms)}</span>
+        </Tooltip>
+      ),
+    },
+    {
+      key: 'actions',
+      header: t('common.actions'),
+      render: (c) => (
         <Group gap={4} wrap="nowrap" onClick={(e) => e.stopPropagation()}>
           <Tooltip label={t('channels.test')}>
-            <ActionIcon variant="subtle" aria-label={t('channels.testNamed', { name: c.name })} loading={test.isPending && test.variables?.id === c.id} onClick={() => test.mutate(c)}>
+            <ActionIcon
+              variant="subtle"
+              aria-label={t('channels.testNamed', { name: c.name })}
+              loading={test.isPending && test.variables?.id === c.id}
+              onClick={() => test.mutate(c)}
+            >
               <IconPlayerPlay size={16} />
             </ActionIcon>
           </Tooltip>
           <Menu withinPortal position="bottom-end">
             <Menu.Target>
-              <ActionIcon variant="subtle" aria-label={t('channels.moreNamed', { name: c.name })}><IconDots size={16} /></ActionIcon>
+              <ActionIcon variant="subtle" aria-label={t('channels.moreNamed', { name: c.name })}>
+                <IconDots size={16} />
+              </ActionIcon>
             </Menu.Target>
             <Menu.Dropdown>
               <Menu.Item onClick={() => setDetail(c.id)}>{t('common.details')}</Menu.Item>
-              <Menu.Item onClick={() => { setEditing(c); form.open(); }}>{t('common.edit')}</Menu.Item>
-              {c.status === 'enabled'
-                ? <Menu.Item onClick={() => setStatus.mutate({ id: c.id, status: 'disabled' })}>{t('common.disable')}</Menu.Item>
-                : <Menu.Item onClick={() => setStatus.mutate({ id: c.id, status: 'enabled' })}>{t('common.enable')}</Menu.Item>}
+              <Menu.Item
+                onClick={() => {
+                  setEditing(c);
+                  form.open();
+                }}
+              >
+                {t('common.edit')}
+              </Menu.Item>
+              {c.status === 'enabled' ? (
+                <Menu.Item onClick={() => setStatus.mutate({ id: c.id, status: 'disabled' })}>{t('common.disable')}</Menu.Item>
+              ) : (
+                <Menu.Item onClick={() => setStatus.mutate({ id: c.id, status: 'enabled' })}>{t('common.enable')}</Menu.Item>
+              )}
               <Menu.Divider />
-              <Menu.Item color="red" onClick={() => setDeleting(c)}>{t('common.delete')}</Menu.Item>
+              <Menu.Item color="red" onClick={() => setDeleting(c)}>
+                {t('common.delete')}
+              </Menu.Item>
             </Menu.Dropdown>
           </Menu>
         </Group>
@@ -100,13 +165,31 @@ export default function ChannelsPage() {
   return (
     <>
       <PageHeader title={t('nav.channels')}>
-        <Button variant="default" leftSection={<IconPlayerPlay size={16} />} onClick={testAllModal.open}>{t('channels.testAll')}</Button>
-        <Button leftSection={<IconPlus size={16} />} onClick={() => { setEditing(null); form.open(); }}>{t('channels.create')}</Button>
+        <Button variant="default" leftSection={<IconPlayerPlay size={16} />} onClick={testAllModal.open}>
+          {t('channels.testAll')}
+        </Button>
+        <Button
+          leftSection={<IconPlus size={16} />}
+          onClick={() => {
+            setEditing(null);
+            form.open();
+          }}
+        >
+          {t('channels.create')}
+        </Button>
       </PageHeader>
       <FilterBar form={filters} onApply={list.setFilters} label={t('channels.filters')}>
         <TextInput label={t('channels.keyword')} {...filters.getInputProps('keyword')} />
-        <FilterSelect label={t('channels.type')} data={CHANNEL_TYPES.map((v) => ({ value: v, label: t(`channels.types.${v}`) }))} {...filters.getInputProps('type')} />
-        <FilterSelect label={t('channels.status')} data={['enabled', 'disabled', 'auto_disabled'].map((v) => ({ value: v, label: t(`status.${v}` as 'status.enabled') }))} {...filters.getInputProps('status')} />
+        <FilterSelect
+          label={t('channels.type')}
+          data={CHANNEL_TYPES.map((v) => ({ value: v, label: t(`channels.types.${v}`) }))}
+          {...filters.getInputProps('type')}
+        />
+        <FilterSelect
+          label={t('channels.status')}
+          data={['enabled', 'disabled', 'auto_disabled'].map((v) => ({ value: v, label: t(`status.${v}` as 'status.enabled') }))}
+          {...filters.getInputProps('status')}
+        />
         <TextInput label={t('channels.group')} {...filters.getInputProps('group')} />
       </FilterBar>
       <DataTable label={t('nav.channels')} columns={columns} rowKey={(c) => c.id} onRowClick={(c) => setDetail(c.id)} {...list.table} />
@@ -114,8 +197,12 @@ export default function ChannelsPage() {
       <ChannelDrawer id={detail} onClose={() => setDetail(null)} />
       {testAll && <TestAllModal onClose={testAllModal.close} />}
       <ConfirmDialog
-        opened={!!deleting} onClose={() => setDeleting(null)} title={t('channels.deleteTitle')} confirmLabel={t('common.delete')}
-        message={t('channels.confirmDelete', { name: deleting?.name ?? '' })} onConfirm={() => deleting && remove.mutate(deleting.id)}
+        opened={!!deleting}
+        onClose={() => setDeleting(null)}
+        title={t('channels.deleteTitle')}
+        confirmLabel={t('common.delete')}
+        message={t('channels.confirmDelete', { name: deleting?.name ?? '' })}
+        onConfirm={() => deleting && remove.mutate(deleting.id)}
       />
     </>
   );

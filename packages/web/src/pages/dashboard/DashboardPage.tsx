@@ -20,22 +20,33 @@ export default function DashboardPage() {
   const [groupBy, setGroupBy] = useState<GroupBy>('model');
   const usage = useQuery({
     queryKey: ['usage', range.from, range.to, range.bucket, groupBy],
-    queryFn: () => call(client.GET('/api/usage', { params: { query: { from: range.from, to: range.to, bucket: range.bucket, group_by: groupBy } } })),
+    queryFn: () =>
+      call(client.GET('/api/usage', { params: { query: { from: range.from, to: range.to, bucket: range.bucket, group_by: groupBy } } })),
     placeholderData: keepPreviousData,
   });
   return (
     <Stack gap={0}>
       <PageHeader title={t('nav.dashboard')}>
         <UsageRangePicker state={range} />
-        <Button variant="default" leftSection={<IconRefresh size={16} />} onClick={range.refresh} loading={usage.isFetching}>{t('common.refresh')}</Button>
+        <Button variant="default" leftSection={<IconRefresh size={16} />} onClick={range.refresh} loading={usage.isFetching}>
+          {t('common.refresh')}
+        </Button>
       </PageHeader>
       <SegmentedControl
-        mb="md" aria-label={t('usage.groupBy')} value={groupBy} onChange={(v) => setGroupBy(v as GroupBy)} w="fit-content"
+        mb="md"
+        aria-label={t('usage.groupBy')}
+        value={groupBy}
+        onChange={(v) => setGroupBy(v as GroupBy)}
+        w="fit-content"
         data={(['model', 'user', 'channel', 'key'] as const).map((g) => ({ value: g, label: t(`usage.by.${g}`) }))}
       />
-      {usage.error && !usage.data ? <ErrorState error={usage.error} onRetry={() => void usage.refetch()} />
-        : !usage.data ? <Skeleton h={400} />
-        : <UsageView report={usage.data} bucket={range.bucket} perUsd={quotaPerUsd(self.data)} groupTitle={t(`usage.top.${groupBy}`)} />}
+      {usage.error && !usage.data ? (
+        <ErrorState error={usage.error} onRetry={() => void usage.refetch()} />
+      ) : !usage.data ? (
+        <Skeleton h={400} />
+      ) : (
+        <UsageView report={usage.data} bucket={range.bucket} perUsd={quotaPerUsd(self.data)} groupTitle={t(`usage.top.${groupBy}`)} />
+      )}
     </Stack>
   );
 }

@@ -10,8 +10,18 @@ export function LoginLinks() {
   if (!data || (!data.enabled && !data.email_configured)) return null;
   return (
     <Group justify="space-between" gap="xs">
-      {data.enabled ? <Anchor component={Link} to="/signup" size="sm">{t('signup.createAccount')}</Anchor> : <span />}
-      {data.email_configured && <Anchor component={Link} to="/forgot-password" size="sm">{t('signup.forgotLink')}</Anchor>}
+      {data.enabled ? (
+        <Anchor component={Link} to="/signup" size="sm">
+          {t('signup.createAccount')}
+        </Anchor>
+      ) : (
+        <span />
+      )}
+      {data.email_configured && (
+        <Anchor component={Link} to="/forgot-password" size="sm">
+          {t('signup.forgotLink')}
+        </Anchor>
+      )}
     </Group>
   );
 }

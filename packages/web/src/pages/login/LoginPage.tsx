@@ -36,7 +36,8 @@ export default function LoginPage() {
     },
   });
   const login = useMutation({
-    mutationFn: (v: { username: string; password: string }) => call(client.POST('/api/user/login', { body: { username: v.username.trim(), password: v.password } })),
+    mutationFn: (v: { username: string; password: string }) =>
+      call(client.POST('/api/user/login', { body: { username: v.username.trim(), password: v.password } })),
     onSuccess: (d) => {
       const step = d as { require_2fa?: boolean; methods?: string[] };
       if (step.require_2fa) setMethods(step.methods ?? []);
@@ -54,25 +55,47 @@ export default function LoginPage() {
     <Center mih="100vh" p="md">
       <Stack w={380} maw="100%">
         <Group justify="space-between">
-          <Title order={1} size="h2"><Brand size={26} /></Title>
+          <Title order={1} size="h2">
+            <Brand size={26} />
+          </Title>
           <HeaderControls />
         </Group>
         <Paper withBorder shadow="sm" p="lg" radius="md" component="main">
-          {methods ? <TwoFactorStep methods={methods} onDone={done} onBack={() => { setMethods(null); login.reset(); form.setFieldValue('password', ''); }} /> : <>
-          <form onSubmit={form.onSubmit((v) => login.mutate(v))} noValidate aria-label={t('login.title')}>
-            <Stack>
-              <Title order={2} size="h3">{t('login.title')}</Title>
-              {login.error && <Alert color="red" role="alert" title={t('login.failed')}>{errorText(login.error)}</Alert>}
-              <TextInput label={t('login.username')} autoComplete="username" autoFocus required {...form.getInputProps('username')} />
-              <PasswordInput label={t('login.password')} autoComplete="current-password" required {...form.getInputProps('password')} />
-              <Button type="submit" loading={login.isPending} fullWidth>{t('login.submit')}</Button>
-              <LoginLinks />
-            </Stack>
-          </form>
-          <SsoButtons error={params.get('sso_error')} />
-          <Divider my="md" />
-          <PasskeyLoginButton onDone={done} />
-          </>}
+          {methods ? (
+            <TwoFactorStep
+              methods={methods}
+              onDone={done}
+              onBack={() => {
+                setMethods(null);
+                login.reset();
+                form.setFieldValue('password', '');
+              }}
+            />
+          ) : (
+            <>
+              <form onSubmit={form.onSubmit((v) => login.mutate(v))} noValidate aria-label={t('login.title')}>
+                <Stack>
+                  <Title order={2} size="h3">
+                    {t('login.title')}
+                  </Title>
+                  {login.error && (
+                    <Alert color="red" role="alert" title={t('login.failed')}>
+                      {errorText(login.error)}
+                    </Alert>
+                  )}
+                  <TextInput label={t('login.username')} autoComplete="username" autoFocus required {...form.getInputProps('username')} />
+                  <PasswordInput label={t('login.password')} autoComplete="current-password" required {...form.getInputProps('password')} />
+                  <Button type="submit" loading={login.isPending} fullWidth>
+                    {t('login.submit')}
+                  </Button>
+                  <LoginLinks />
+                </Stack>
+              </form>
+              <SsoButtons error={params.get('sso_error')} />
+              <Divider my="md" />
+              <PasskeyLoginButton onDone={done} />
+            </>
+          )}
         </Paper>
       </Stack>
     </Center>

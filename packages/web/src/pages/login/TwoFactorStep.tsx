@@ -32,21 +32,40 @@ export function TwoFactorStep({ methods, onDone, onBack }: { methods: string[]; 
   const error = withCode.error ?? withPasskey.error;
   return (
     <Stack>
-      <Title order={2} size="h3">{t('twoFactor.stepTitle')}</Title>
-      {error && <Alert color="red" role="alert" title={t('login.failed')}>{errorText(error)}</Alert>}
+      <Title order={2} size="h3">
+        {t('twoFactor.stepTitle')}
+      </Title>
+      {error && (
+        <Alert color="red" role="alert" title={t('login.failed')}>
+          {errorText(error)}
+        </Alert>
+      )}
       {methods.includes('passkey') && (
-        <Button variant={hasCode ? 'light' : 'filled'} onClick={() => withPasskey.mutate()} loading={withPasskey.isPending} fullWidth>{t('twoFactor.usePasskey')}</Button>
+        <Button variant={hasCode ? 'light' : 'filled'} onClick={() => withPasskey.mutate()} loading={withPasskey.isPending} fullWidth>
+          {t('twoFactor.usePasskey')}
+        </Button>
       )}
       {hasCode && (
         <form onSubmit={form.onSubmit((v) => withCode.mutate(v.code.trim()))} noValidate aria-label={t('twoFactor.stepTitle')}>
           <Stack>
             <Text size="sm">{t('twoFactor.stepHint')}</Text>
-            <TextInput label={t('twoFactor.code')} autoComplete="one-time-code" inputMode="text" autoFocus required {...form.getInputProps('code')} />
-            <Button type="submit" loading={withCode.isPending} fullWidth>{t('twoFactor.verify')}</Button>
+            <TextInput
+              label={t('twoFactor.code')}
+              autoComplete="one-time-code"
+              inputMode="text"
+              autoFocus
+              required
+              {...form.getInputProps('code')}
+            />
+            <Button type="submit" loading={withCode.isPending} fullWidth>
+              {t('twoFactor.verify')}
+            </Button>
           </Stack>
         </form>
       )}
-      <Button variant="subtle" onClick={onBack}>{t('twoFactor.back')}</Button>
+      <Button variant="subtle" onClick={onBack}>
+        {t('twoFactor.back')}
+      </Button>
     </Stack>
   );
 }
@@ -65,8 +84,14 @@ export function PasskeyLoginButton({ onDone }: { onDone: (d: LoginDone) => void 
   });
   return (
     <Stack gap="xs">
-      {login.error && <Alert color="red" role="alert">{errorText(login.error)}</Alert>}
-      <Button variant="default" onClick={() => login.mutate()} loading={login.isPending} fullWidth>{t('twoFactor.loginWithPasskey')}</Button>
+      {login.error && (
+        <Alert color="red" role="alert">
+          {errorText(login.error)}
+        </Alert>
+      )}
+      <Button variant="default" onClick={() => login.mutate()} loading={login.isPending} fullWidth>
+        {t('twoFactor.loginWithPasskey')}
+      </Button>
     </Stack>
   );
 }

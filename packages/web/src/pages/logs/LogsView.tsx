@@ -20,14 +20,27 @@ import { fmtInt, fmtMs, fmtQuota, fmtTime, fromLocalInput } from '../../lib/form
 
 type Log = Schemas['Log'];
 type Scope = 'own' | 'all';
-type Filters = { type: string; username: string; key_name: string; model: string; channel_id: string; request_id: string; start: string; end: string };
+type Filters = {
+  type: string;
+  username: string;
+  key_name: string;
+  model: string;
+  channel_id: string;
+  request_id: string;
+  start: string;
+  end: string;
+};
 type Totals = { count?: number; quota?: number; prompt_tokens?: number; completion_tokens?: number };
 const EMPTY: Filters = { type: '', username: '', key_name: '', model: '', channel_id: '', request_id: '', start: '', end: '' };
 
 function toQuery(f: Filters, scope: Scope) {
   return compact({
-    type: f.type as Log['type'], key_name: f.key_name.trim(), model: f.model.trim(), request_id: f.request_id.trim(),
-    start: fromLocalInput(f.start), end: fromLocalInput(f.end),
+    type: f.type as Log['type'],
+    key_name: f.key_name.trim(),
+    model: f.model.trim(),
+    request_id: f.request_id.trim(),
+    start: fromLocalInput(f.start),
+    end: fromLocalInput(f.end),
     ...(scope === 'all' ? { username: f.username.trim(), channel_id: f.channel_id ? Number(f.channel_id) : undefined } : {}),
   });
 }
@@ -40,7 +53,10 @@ export function LogsView({ scope }: { scope: Scope }) {
     const query = { ...toQuery(q, scope), page: q.page, page_size: q.page_size } as never;
     return scope === 'all' ? call(client.GET('/api/log', { params: { query } })) : call(client.GET('/api/log/self', { params: { query } }));
   });
-  const filters = useForm<Filters>({ initialValues: EMPTY, validate: { end: (e, all) => (e && all.start && e < all.start ? t('logs.endBeforeStart') : null) } });
+  const filters = useForm<Filters>({
+    initialValues: EMPTY,
+    validate: { end: (e, all) => (e && all.start && e < all.start ? t('logs.endBeforeStart') : null) },
+  });
   const [detail, setDetail] = useState<Log | null>(null);
   const exportHref = urlWithQuery(scope === 'all' ? '/api/log/export' : '/api/log/self/export', toQuery(list.filters, scope));
   const totals = list.query.data?.totals;
@@ -52,18 +68,39 @@ export function LogsView({ scope }: { scope: Scope }) {
     { key: 'key', header: t('logs.key'), render: (l) => l.key_name ?? '—' },
     { key: 'model', header: t('logs.model'), render: (l) => l.model ?? '—' },
     ...(scope === 'all' ? [{ key: 'channel', header: t('logs.channel'), render: (l: Log) => l.channel_id ?? '—' }] : []),
-    { key: 'status', header: t('logs.status'), numeric: true, render: (l) => <Text size="sm" c={l.status_code && l.status_code >= 400 ? 'red' : undefined}>{l.status_code ?? '—'}</Text> },
-    { key: 'tokens', header: t('logs.tokens'), numeric: true, render: (l) => `${fmtInt(l.prompt_tokens)} / ${fmtInt(l.completion_tokens)}` },
+    {
+      key: 'status',
+      header: t('logs.status'),
+      numeric: true,
+      render: (l) => (
+        <Text size="sm" c={l.status_code && l.status_code >= 400 ? 'red' : undefined}>
+          {l.status_code ?? '—'}
+        </Text>
+      ),
+    },
+    {
+      key: 'tokens',
+      header: t('logs.tokens'),
+      numeric: true,
+      render: (l) => `${fmtInt(l.prompt_tokens)} / ${fmtInt(l.completion_tokens)}`,
+    },
     { key: 'cost', header: t('logs.cost'), numeric: true, render: (l) => fmtQuota(l.quota, perUsd) },
     { key: 'latency', header: t('logs.latency'), numeric: true, render: (l) => fmtMs(l.latency_ms) },
   ];
   return (
     <>
       <PageHeader title={scope === 'all' ? t('nav.logs') : t('nav.myLogs')}>
-        <Button component="a" href={exportHref} download variant="default" leftSection={<IconDownload size={16} />}>{t('logs.export')}</Button>
+        <Button component="a" href={exportHref} download variant="default" leftSection={<IconDownload size={16} />}>
+          {t('logs.export')}
+        </Button>
       </PageHeader>
       <FilterBar form={filters} onApply={list.setFilters} label={t('logs.filters')}>
-        <FilterSelect label={t('logs.type')} w={130} data={['consume', 'error', 'task', 'system', 'topup'].map((x) => ({ value: x, label: t(`status.${x}` as 'status.consume') }))} {...filters.getInputProps('type')} />
+        <FilterSelect
+          label={t('logs.type')}
+          w={130}
+          data={['consume', 'error', 'task', 'system', 'topup'].map((x) => ({ value: x, label: t(`status.${x}` as 'status.consume') }))}
+          {...filters.getInputProps('type')}
+        />
         {scope === 'all' && <TextInput label={t('logs.user')} w={140} {...filters.getInputProps('username')} />}
         <TextInput label={t('logs.key')} w={140} {...filters.getInputProps('key_name')} />
         <TextInput label={t('logs.model')} w={160} {...filters.getInputProps('model')} />
@@ -75,23 +112,54 @@ export function LogsView({ scope }: { scope: Scope }) {
       {totals && (
         <Group gap="lg" mb="xs" aria-live="polite">
           <Text size="sm">{t('logs.totalCount', { count: totals.count ?? 0 })}</Text>
-          <Text size="sm">{t('logs.totalTokens', { prompt: fmtInt(totals.prompt_tokens ?? 0), completion: fmtInt(totals.completion_tokens ?? 0) })}</Text>
+          <Text size="sm">
+            {t('logs.totalTokens', { prompt: fmtInt(totals.prompt_tokens ?? 0), completion: fmtInt(totals.completion_tokens ?? 0) })}
+          </Text>
           <Text size="sm">{t('logs.totalCost', { cost: fmtQuota(totals.quota ?? 0, perUsd) })}</Text>
         </Group>
       )}
       <DataTable label={t('logs.tableLabel')} columns={columns} rowKey={(l) => l.id} onRowClick={setDetail} {...list.table} />
-      <Drawer closeButtonProps={{ 'aria-label': t('common.close') }} opened={!!detail} onClose={() => setDetail(null)} position="right" size="lg" title={t('logs.detail')}>
+      <Drawer
+        closeButtonProps={{ 'aria-label': t('common.close') }}
+        opened={!!detail}
+        onClose={() => setDetail(null)}
+        position="right"
+        size="lg"
+        title={t('logs.detail')}
+      >
         {detail && (
-          <DetailList items={[
-            [t('logs.time'), fmtTime(detail.created_at)], [t('logs.type'), <StatusBadge key="t" status={detail.type} />],
-            [t('logs.requestId'), <Code key="r">{detail.request_id}</Code>], [t('logs.user'), detail.username], [t('logs.key'), detail.key_name],
-            [t('logs.group'), detail.group_name], [t('logs.model'), detail.model], ...(scope === 'all' ? [[t('logs.channel'), detail.channel_id] as [string, number | null]] : []),
-            [t('logs.endpoint'), detail.endpoint], [t('logs.status'), detail.status_code], [t('logs.promptTokens'), fmtInt(detail.prompt_tokens)],
-            [t('logs.completionTokens'), fmtInt(detail.completion_tokens)], [t('logs.cachedTokens'), fmtInt(detail.cached_tokens)],
-            [t('logs.cost'), fmtQuota(detail.quota, perUsd)], [t('logs.latency'), fmtMs(detail.latency_ms)], [t('logs.firstByte'), fmtMs(detail.first_byte_ms)],
-            [t('logs.stream'), detail.is_stream ? t('common.yes') : t('common.no')], [t('logs.attempts'), detail.attempts],
-            [t('logs.content'), detail.content ? <Code key="c" block>{detail.content}</Code> : '—'],
-          ]} />
+          <DetailList
+            items={[
+              [t('logs.time'), fmtTime(detail.created_at)],
+              [t('logs.type'), <StatusBadge key="t" status={detail.type} />],
+              [t('logs.requestId'), <Code key="r">{detail.request_id}</Code>],
+              [t('logs.user'), detail.username],
+              [t('logs.key'), detail.key_name],
+              [t('logs.group'), detail.group_name],
+              [t('logs.model'), detail.model],
+              ...(scope === 'all' ? [[t('logs.channel'), detail.channel_id] as [string, number | null]] : []),
+              [t('logs.endpoint'), detail.endpoint],
+              [t('logs.status'), detail.status_code],
+              [t('logs.promptTokens'), fmtInt(detail.prompt_tokens)],
+              [t('logs.completionTokens'), fmtInt(detail.completion_tokens)],
+              [t('logs.cachedTokens'), fmtInt(detail.cached_tokens)],
+              [t('logs.cost'), fmtQuota(detail.quota, perUsd)],
+              [t('logs.latency'), fmtMs(detail.latency_ms)],
+              [t('logs.firstByte'), fmtMs(detail.first_byte_ms)],
+              [t('logs.stream'), detail.is_stream ? t('common.yes') : t('common.no')],
+              [t('logs.attempts'), detail.attempts],
+              [
+                t('logs.content'),
+                detail.content ? (
+                  <Code key="c" block>
+                    {detail.content}
+                  </Code>
+                ) : (
+                  '—'
+                ),
+              ],
+            ]}
+          />
         )}
       </Drawer>
     </>

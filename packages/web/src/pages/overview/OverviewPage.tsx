@@ -16,7 +16,10 @@ export default function OverviewPage() {
   const range = useUsageRange('7d');
   const usage = useQuery({
     queryKey: ['usage-self', range.from, range.to, range.bucket],
-    queryFn: () => call(client.GET('/api/usage/self', { params: { query: { from: range.from, to: range.to, bucket: range.bucket, group_by: 'model' } } })),
+    queryFn: () =>
+      call(
+        client.GET('/api/usage/self', { params: { query: { from: range.from, to: range.to, bucket: range.bucket, group_by: 'model' } } }),
+      ),
     placeholderData: keepPreviousData,
   });
   const u = self.data;
@@ -29,10 +32,16 @@ export default function OverviewPage() {
         <StatCard label={t('overview.spent')} value={fmtQuota(u?.used_quota, perUsd)} />
         <StatCard label={t('overview.requests')} value={fmtInt(u?.request_count)} />
       </SimpleGrid>
-      <PageHeader title={t('overview.usage')}><UsageRangePicker state={range} /></PageHeader>
-      {usage.error && !usage.data ? <ErrorState error={usage.error} onRetry={() => void usage.refetch()} />
-        : !usage.data ? <Skeleton h={300} />
-        : <UsageView report={usage.data} bucket={range.bucket} perUsd={perUsd} groupTitle={t('usage.top.model')} showLatency={false} />}
+      <PageHeader title={t('overview.usage')}>
+        <UsageRangePicker state={range} />
+      </PageHeader>
+      {usage.error && !usage.data ? (
+        <ErrorState error={usage.error} onRetry={() => void usage.refetch()} />
+      ) : !usage.data ? (
+        <Skeleton h={300} />
+      ) : (
+        <UsageView report={usage.data} bucket={range.bucket} perUsd={perUsd} groupTitle={t('usage.top.model')} showLatency={false} />
+      )}
     </Stack>
   );
 }

@@ -30,9 +30,17 @@ export default function PlaygroundPage() {
   const chosen = model ?? models.data?.items[0]?.model ?? null;
 
   const send = async () => {
-    if (!chosen) { setInputError(t('playground.pickModel')); return; }
-    if (!input.trim()) { setInputError(t('playground.emptyMessage')); return; }
-    setInputError(null); setError(null); setUsage(null);
+    if (!chosen) {
+      setInputError(t('playground.pickModel'));
+      return;
+    }
+    if (!input.trim()) {
+      setInputError(t('playground.emptyMessage'));
+      return;
+    }
+    setInputError(null);
+    setError(null);
+    setUsage(null);
     const history: ChatMessage[] = [...messages, { role: 'user', content: input }];
     setMessages([...history, { role: 'assistant', content: '' }]);
     setInput('');
@@ -40,12 +48,16 @@ export default function PlaygroundPage() {
     const ctl = new AbortController();
     abort.current = ctl;
     try {
-      const u = await streamChat({
-        model: chosen,
-        messages: [...(system.trim() ? [{ role: 'system' as const, content: system }] : []), ...history],
-        ...(temperature !== '' ? { temperature: Number(temperature) } : {}),
-        ...(maxTokens !== '' ? { max_tokens: Number(maxTokens) } : {}),
-      }, (delta) => setMessages((m) => [...m.slice(0, -1), { role: 'assistant', content: m[m.length - 1].content + delta }]), ctl.signal);
+      const u = await streamChat(
+        {
+          model: chosen,
+          messages: [...(system.trim() ? [{ role: 'system' as const, content: system }] : []), ...history],
+          ...(temperature !== '' ? { temperature: Number(temperature) } : {}),
+          ...(maxTokens !== '' ? { max_tokens: Number(maxTokens) } : {}),
+        },
+        (delta) => setMessages((m) => [...m.slice(0, -1), { role: 'assistant', content: m[m.length - 1].content + delta }]),
+        ctl.signal,
+      );
       setUsage(u);
     } catch (e) {
       if ((e as Error).name !== 'AbortError') {
@@ -62,18 +74,58 @@ export default function PlaygroundPage() {
   return (
     <>
       <PageHeader title={t('nav.playground')}>
-        <Button variant="default" onClick={() => { setMessages([]); setUsage(null); setError(null); }} disabled={streaming}>{t('playground.clear')}</Button>
+        <Button
+          variant="default"
+          onClick={() => {
+            setMessages([]);
+            setUsage(null);
+            setError(null);
+          }}
+          disabled={streaming}
+        >
+          {t('playground.clear')}
+        </Button>
       </PageHeader>
       {models.error && <ErrorState error={models.error} onRetry={() => void models.refetch()} />}
       <Grid>
         <Grid.Col span={{ base: 12, md: 4 }}>
           <Card withBorder component="section" aria-label={t('playground.settings')}>
             <Stack>
-              <Select label={t('playground.model')} searchable allowDeselect={false} value={chosen} onChange={setModel}
-                data={models.data?.items.map((m) => m.model) ?? []} nothingFoundMessage={t('playground.noModels')} error={!chosen && inputError ? inputError : undefined} />
-              <Textarea label={t('playground.system')} autosize minRows={3} maxRows={10} value={system} onChange={(e) => setSystem(e.currentTarget.value)} />
-              <NumberInput label={t('playground.temperature')} min={0} max={2} step={0.1} decimalScale={2} value={temperature} onChange={setTemperature} />
-              <NumberInput label={t('playground.maxTokens')} description={t('playground.maxTokensHint')} min={1} allowDecimal={false} value={maxTokens} onChange={setMaxTokens} />
+              <Select
+                label={t('playground.model')}
+                searchable
+                allowDeselect={false}
+                value={chosen}
+                onChange={setModel}
+                data={models.data?.items.map((m) => m.model) ?? []}
+                nothingFoundMessage={t('playground.noModels')}
+                error={!chosen && inputError ? inputError : undefined}
+              />
+              <Textarea
+                label={t('playground.system')}
+                autosize
+                minRows={3}
+                maxRows={10}
+                value={system}
+                onChange={(e) => setSystem(e.currentTarget.value)}
+              />
+              <NumberInput
+                label={t('playground.temperature')}
+                min={0}
+                max={2}
+                step={0.1}
+                decimalScale={2}
+                value={temperature}
+                onChange={setTemperature}
+              />
+              <NumberInput
+                label={t('playground.maxTokens')}
+                description={t('playground.maxTokensHint')}
+                min={1}
+                allowDecimal={false}
+                value={maxTokens}
+                onChange={setMaxTokens}
+              />
             </Stack>
           </Card>
         </Grid.Col>
@@ -81,27 +133,77 @@ export default function PlaygroundPage() {
           <Card withBorder component="section" aria-label={t('playground.conversation')}>
             <ScrollArea h={420} type="auto">
               <Stack gap="sm" role="log" aria-live="polite" aria-label={t('playground.conversation')}>
-                {messages.length === 0 && <Text c="dimmed" ta="center" mt="xl">{t('playground.start')}</Text>}
+                {messages.length === 0 && (
+                  <Text c="dimmed" ta="center" mt="xl">
+                    {t('playground.start')}
+                  </Text>
+                )}
                 {messages.map((m, i) => (
-                  <Paper key={i} p="sm" radius="md" withBorder bg={m.role === 'user' ? 'var(--mantine-color-blue-light)' : undefined}
-                    ml={m.role === 'user' ? 'xl' : 0} mr={m.role === 'user' ? 0 : 'xl'} data-role={m.role}>
-                    <Text size="xs" c="dimmed" fw={700}>{t(`playground.role.${m.role}`)}</Text>
-                    <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>{m.content || (streaming && i === messages.length - 1 ? '…' : '')}</Text>
+                  <Paper
+                    key={i}
+                    p="sm"
+                    radius="md"
+                    withBorder
+                    bg={m.role === 'user' ? 'var(--mantine-color-blue-light)' : undefined}
+                    ml={m.role === 'user' ? 'xl' : 0}
+                    mr={m.role === 'user' ? 0 : 'xl'}
+                    data-role={m.role}
+                  >
+                    <Text size="xs" c="dimmed" fw={700}>
+                      {t(`playground.role.${m.role}`)}
+                    </Text>
+                    <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+                      {m.content || (streaming && i === messages.length - 1 ? '…' : '')}
+                    </Text>
                   </Paper>
                 ))}
               </Stack>
             </ScrollArea>
-            {error && <Alert color="red" role="alert" mt="sm" title={t('playground.failed')}>{error}</Alert>}
-            {usage && <Text size="xs" c="dimmed" mt="xs">{t('playground.usage', { prompt: fmtInt(usage.prompt_tokens), completion: fmtInt(usage.completion_tokens) })}</Text>}
-            <Box component="form" mt="sm" onSubmit={(e) => { e.preventDefault(); void send(); }} aria-label={t('playground.compose')}>
-              <Textarea label={t('playground.message')} autosize minRows={2} maxRows={8} value={input} error={chosen ? inputError : undefined}
+            {error && (
+              <Alert color="red" role="alert" mt="sm" title={t('playground.failed')}>
+                {error}
+              </Alert>
+            )}
+            {usage && (
+              <Text size="xs" c="dimmed" mt="xs">
+                {t('playground.usage', { prompt: fmtInt(usage.prompt_tokens), completion: fmtInt(usage.completion_tokens) })}
+              </Text>
+            )}
+            <Box
+              component="form"
+              mt="sm"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void send();
+              }}
+              aria-label={t('playground.compose')}
+            >
+              <Textarea
+                label={t('playground.message')}
+                autosize
+                minRows={2}
+                maxRows={8}
+                value={input}
+                error={chosen ? inputError : undefined}
                 onChange={(e) => setInput(e.currentTarget.value)}
-                onKeyDown={(e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); void send(); } }} />
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+                    e.preventDefault();
+                    void send();
+                  }
+                }}
+              />
               <Group justify="space-between" mt="xs">
-                <Text size="xs" c="dimmed">{t('playground.sendHint')}</Text>
-                {streaming
-                  ? <Button color="red" variant="light" onClick={() => abort.current?.abort()}>{t('playground.stop')}</Button>
-                  : <Button type="submit">{t('playground.send')}</Button>}
+                <Text size="xs" c="dimmed">
+                  {t('playground.sendHint')}
+                </Text>
+                {streaming ? (
+                  <Button color="red" variant="light" onClick={() => abort.current?.abort()}>
+                    {t('playground.stop')}
+                  </Button>
+                ) : (
+                  <Button type="submit">{t('playground.send')}</Button>
+                )}
               </Group>
             </Box>
           </Card>

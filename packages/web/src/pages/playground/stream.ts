@@ -5,9 +5,20 @@
 import { createParser } from 'eventsource-parser';
 import { ApiError, client } from '../../api/client';
 
-export interface ChatMessage { role: 'system' | 'user' | 'assistant'; content: string }
-export interface ChatParams { model: string; messages: ChatMessage[]; temperature?: number; max_tokens?: number }
-export interface StreamUsage { prompt_tokens: number; completion_tokens: number }
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+export interface ChatParams {
+  model: string;
+  messages: ChatMessage[];
+  temperature?: number;
+  max_tokens?: number;
+}
+export interface StreamUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
 
 function errorMessage(body: unknown, fallback: string): string {
   const b = body as { error?: { message?: string }; message?: string } | undefined;
@@ -19,7 +30,8 @@ export async function streamChat(p: ChatParams, onDelta: (text: string) => void,
   try {
     r = await client.POST('/pg/chat/completions', {
       body: { ...p, stream: true, stream_options: { include_usage: true } },
-      parseAs: 'stream', signal,
+      parseAs: 'stream',
+      signal,
     });
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;
@@ -32,7 +44,11 @@ export async function streamChat(p: ChatParams, onDelta: (text: string) => void,
     onEvent(ev) {
       if (ev.data === '[DONE]') return;
       try {
-        const chunk = JSON.parse(ev.data) as { choices?: { delta?: { content?: string | null } }[]; usage?: StreamUsage | null; error?: { message?: string } };
+        const chunk = JSON.parse(ev.data) as {
+          choices?: { delta?: { content?: string | null } }[];
+          usage?: StreamUsage | null;
+          error?: { message?: string };
+        };
         if (chunk.error) failure = chunk.error.message ?? 'stream error';
         const text = chunk.choices?.[0]?.delta?.content;
         if (text) onDelta(text);

@@ -32,11 +32,25 @@ export function UploadPlugin({ onClose }: { onClose: () => void }) {
       source: (x) => (!x.trim() ? t('plugins.sourceRequired') : new Blob([x]).size > MAX_SOURCE ? t('plugins.sourceTooLarge') : null),
     },
   });
-  const upload = useApiMutation((x: typeof form.values) => call(client.POST('/api/plugin/task', {
-    body: { source: x.source, remark: x.remark || undefined, enabled: x.enabled, force: x.force || undefined, icon: x.icon || undefined },
-  })), {
-    invalidate: ['plugins'], success: (d) => t('plugins.uploaded', { name: `${(d as { plugin?: string }).plugin}@${(d as { version?: string }).version}` }), onSuccess: onClose,
-  });
+  const upload = useApiMutation(
+    (x: typeof form.values) =>
+      call(
+        client.POST('/api/plugin/task', {
+          body: {
+            source: x.source,
+            remark: x.remark || undefined,
+            enabled: x.enabled,
+            force: x.force || undefined,
+            icon: x.icon || undefined,
+          },
+        }),
+      ),
+    {
+      invalidate: ['plugins'],
+      success: (d) => t('plugins.uploaded', { name: `${(d as { plugin?: string }).plugin}@${(d as { version?: string }).version}` }),
+      onSuccess: onClose,
+    },
+  );
   const submit = form.onSubmit((x) => {
     setManifestErrors([]);
     upload.mutate(x, {
@@ -51,41 +65,99 @@ export function UploadPlugin({ onClose }: { onClose: () => void }) {
     const f = files[0];
     if (!f) return;
     const r = new FileReader();
-    r.onload = () => { form.setFieldValue(into, String(r.result ?? '')); if (into === 'source') setFileName(f.name); };
-    if (into === 'source') r.readAsText(f); else r.readAsDataURL(f);
+    r.onload = () => {
+      form.setFieldValue(into, String(r.result ?? ''));
+      if (into === 'source') setFileName(f.name);
+    };
+    if (into === 'source') r.readAsText(f);
+    else r.readAsDataURL(f);
   };
   const [field] = upload.error ? splitFieldError(upload.error.message) : [null];
   return (
-    <FormModal opened onClose={onClose} title={t('plugins.upload')} onSubmit={submit} pending={upload.isPending} submitLabel={t('plugins.uploadSubmit')}
-      error={upload.error && !field ? upload.error : null}>
+    <FormModal
+      opened
+      onClose={onClose}
+      title={t('plugins.upload')}
+      onSubmit={submit}
+      pending={upload.isPending}
+      submitLabel={t('plugins.uploadSubmit')}
+      error={upload.error && !field ? upload.error : null}
+    >
       <Stack gap={4}>
-        <Text size="sm" fw={500} id="plugin-source-label">{t('plugins.source')} <Text span c="red">*</Text></Text>
-        <Dropzone onDrop={(f) => readFile(f, 'source')} maxSize={MAX_SOURCE} multiple={false} aria-labelledby="plugin-source-label" inputProps={{ 'aria-label': t('plugins.source') }}
+        <Text size="sm" fw={500} id="plugin-source-label">
+          {t('plugins.source')}{' '}
+          <Text span c="red">
+            *
+          </Text>
+        </Text>
+        <Dropzone
+          onDrop={(f) => readFile(f, 'source')}
+          maxSize={MAX_SOURCE}
+          multiple={false}
+          aria-labelledby="plugin-source-label"
+          inputProps={{ 'aria-label': t('plugins.source') }}
           accept={{ 'text/javascript': ['.js', '.mjs'], 'application/javascript': ['.js', '.mjs'] }}
-          onReject={() => form.setFieldError('source', t('plugins.sourceRejected'))}>
+          onReject={() => form.setFieldError('source', t('plugins.sourceRejected'))}
+        >
           <Group justify="center" gap="md" mih={90} style={{ pointerEvents: 'none' }}>
-            <Dropzone.Accept><IconUpload size={36} /></Dropzone.Accept>
-            <Dropzone.Reject><IconX size={36} /></Dropzone.Reject>
-            <Dropzone.Idle><IconFileCode size={36} /></Dropzone.Idle>
+            <Dropzone.Accept>
+              <IconUpload size={36} />
+            </Dropzone.Accept>
+            <Dropzone.Reject>
+              <IconX size={36} />
+            </Dropzone.Reject>
+            <Dropzone.Idle>
+              <IconFileCode size={36} />
+            </Dropzone.Idle>
             <div>
               <Text size="sm">{fileName ? t('plugins.fileChosen', { name: fileName }) : t('plugins.dropHere')}</Text>
-              <Text size="xs" c="dimmed">{t('plugins.dropHint')}</Text>
+              <Text size="xs" c="dimmed">
+                {t('plugins.dropHint')}
+              </Text>
             </div>
           </Group>
         </Dropzone>
-        {form.errors.source && <Text size="xs" c="red" role="alert">{form.errors.source}</Text>}
+        {form.errors.source && (
+          <Text size="xs" c="red" role="alert">
+            {form.errors.source}
+          </Text>
+        )}
       </Stack>
       {manifestErrors.length > 0 && (
         <Alert color="red" role="alert" title={t('plugins.manifestInvalid')}>
-          <List size="sm">{manifestErrors.map(([f, m]) => <List.Item key={f}><Text span ff="monospace" fw={600}>{f}</Text>: {m}</List.Item>)}</List>
+          <List size="sm">
+            {manifestErrors.map(([f, m]) => (
+              <List.Item key={f}>
+                <Text span ff="monospace" fw={600}>
+                  {f}
+                </Text>
+                : {m}
+              </List.Item>
+            ))}
+          </List>
         </Alert>
       )}
       <Stack gap={4}>
-        <Text size="sm" fw={500} id="plugin-icon-label">{t('plugins.icon')}</Text>
-        <Dropzone onDrop={(f) => readFile(f, 'icon')} maxSize={512 * 1024} multiple={false} aria-labelledby="plugin-icon-label" inputProps={{ 'aria-label': t('plugins.icon') }} accept={['image/png', 'image/svg+xml']}>
-          <Text size="xs" c="dimmed" ta="center" style={{ pointerEvents: 'none' }}>{form.values.icon ? t('plugins.iconChosen') : t('plugins.iconHint')}</Text>
+        <Text size="sm" fw={500} id="plugin-icon-label">
+          {t('plugins.icon')}
+        </Text>
+        <Dropzone
+          onDrop={(f) => readFile(f, 'icon')}
+          maxSize={512 * 1024}
+          multiple={false}
+          aria-labelledby="plugin-icon-label"
+          inputProps={{ 'aria-label': t('plugins.icon') }}
+          accept={['image/png', 'image/svg+xml']}
+        >
+          <Text size="xs" c="dimmed" ta="center" style={{ pointerEvents: 'none' }}>
+            {form.values.icon ? t('plugins.iconChosen') : t('plugins.iconHint')}
+          </Text>
         </Dropzone>
-        {form.errors.icon && <Text size="xs" c="red" role="alert">{form.errors.icon}</Text>}
+        {form.errors.icon && (
+          <Text size="xs" c="red" role="alert">
+            {form.errors.icon}
+          </Text>
+        )}
       </Stack>
       <TextInput label={t('plugins.remark')} {...form.getInputProps('remark')} />
       <Checkbox label={t('plugins.enableAfter')} {...form.getInputProps('enabled', { type: 'checkbox' })} />

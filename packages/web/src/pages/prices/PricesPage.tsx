@@ -26,46 +26,102 @@ function PriceForm({ price, onClose }: { price: Price | null; onClose: () => voi
   const v = validators(t);
   const form = useForm({
     initialValues: {
-      model: price?.model ?? '', input: price?.input ?? '', output: price?.output ?? '', cached_input: price?.cached_input ?? '',
-      cache_write_5m: price?.cache_write_5m ?? '', cache_write_1h: price?.cache_write_1h ?? '',
-      per_request: price?.per_request ?? '', expression: price?.expression ?? '',
+      model: price?.model ?? '',
+      input: price?.input ?? '',
+      output: price?.output ?? '',
+      cached_input: price?.cached_input ?? '',
+      cache_write_5m: price?.cache_write_5m ?? '',
+      cache_write_1h: price?.cache_write_1h ?? '',
+      per_request: price?.per_request ?? '',
+      expression: price?.expression ?? '',
     } as Record<string, string | number>,
     validate: {
-      model: v.required, input: v.nonNegative, output: v.nonNegative, cached_input: v.nonNegative, cache_write_5m: v.nonNegative, cache_write_1h: v.nonNegative, per_request: v.nonNegative,
-      expression: (_x, all) => ([all.input, all.output, all.per_request, all.expression].every((y) => y === '' || y == null) ? t('prices.needOne') : null),
+      model: v.required,
+      input: v.nonNegative,
+      output: v.nonNegative,
+      cached_input: v.nonNegative,
+      cache_write_5m: v.nonNegative,
+      cache_write_1h: v.nonNegative,
+      per_request: v.nonNegative,
+      expression: (_x, all) =>
+        [all.input, all.output, all.per_request, all.expression].every((y) => y === '' || y == null) ? t('prices.needOne') : null,
     },
   });
-  const save = useApiMutation((x: Record<string, string | number>) => call(client.PUT('/api/price', {
-    body: {
-      model: String(x.model).trim(), input: num(x.input), output: num(x.output), cached_input: num(x.cached_input),
-      cache_write_5m: num(x.cache_write_5m), cache_write_1h: num(x.cache_write_1h), per_request: num(x.per_request),
-      expression: String(x.expression ?? '').trim() || null,
-    } as Price,
-  })), { invalidate: ['prices'], success: t('common.saved'), onSuccess: onClose });
+  const save = useApiMutation(
+    (x: Record<string, string | number>) =>
+      call(
+        client.PUT('/api/price', {
+          body: {
+            model: String(x.model).trim(),
+            input: num(x.input),
+            output: num(x.output),
+            cached_input: num(x.cached_input),
+            cache_write_5m: num(x.cache_write_5m),
+            cache_write_1h: num(x.cache_write_1h),
+            per_request: num(x.per_request),
+            expression: String(x.expression ?? '').trim() || null,
+          } as Price,
+        }),
+      ),
+    { invalidate: ['prices'], success: t('common.saved'), onSuccess: onClose },
+  );
   return (
-    <FormModal opened onClose={onClose} title={price ? t('prices.editTitle', { model: price.model }) : t('prices.create')}
-      onSubmit={form.onSubmit((x) => save.mutate(x))} error={save.error} pending={save.isPending}>
+    <FormModal
+      opened
+      onClose={onClose}
+      title={price ? t('prices.editTitle', { model: price.model }) : t('prices.create')}
+      onSubmit={form.onSubmit((x) => save.mutate(x))}
+      error={save.error}
+      pending={save.isPending}
+    >
       <TextInput label={t('prices.model')} required disabled={!!price} {...form.getInputProps('model')} />
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <NumberInput label={t('prices.input')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('input')} />
         <NumberInput label={t('prices.output')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('output')} />
         <NumberInput label={t('prices.cachedInput')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('cached_input')} />
-        <NumberInput label={t('prices.cacheWrite5m')} description={t('prices.cacheWrite5mHint')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('cache_write_5m')} />
-        <NumberInput label={t('prices.cacheWrite1h')} description={t('prices.cacheWrite1hHint')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('cache_write_1h')} />
+        <NumberInput
+          label={t('prices.cacheWrite5m')}
+          description={t('prices.cacheWrite5mHint')}
+          min={0}
+          decimalScale={6}
+          prefix="$"
+          {...form.getInputProps('cache_write_5m')}
+        />
+        <NumberInput
+          label={t('prices.cacheWrite1h')}
+          description={t('prices.cacheWrite1hHint')}
+          min={0}
+          decimalScale={6}
+          prefix="$"
+          {...form.getInputProps('cache_write_1h')}
+        />
         <NumberInput label={t('prices.perRequest')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('per_request')} />
       </SimpleGrid>
-      <Textarea label={t('prices.expression')} description={t('prices.expressionHint')} styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }} autosize minRows={1} {...form.getInputProps('expression')} />
+      <Textarea
+        label={t('prices.expression')}
+        description={t('prices.expressionHint')}
+        styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+        autosize
+        minRows={1}
+        {...form.getInputProps('expression')}
+      />
     </FormModal>
   );
 }
 
 function PriceList() {
   const { t } = useTranslation();
-  const list = usePagedQuery<Price, { keyword: string }>('prices', { keyword: '' }, (q) => call(client.GET('/api/price', { params: { query: compact(q) } })));
+  const list = usePagedQuery<Price, { keyword: string }>('prices', { keyword: '' }, (q) =>
+    call(client.GET('/api/price', { params: { query: compact(q) } })),
+  );
   const filters = useForm({ initialValues: list.filters });
   const [editing, setEditing] = useState<Price | null | undefined>(undefined);
   const [deleting, setDeleting] = useState<Price | null>(null);
-  const remove = useApiMutation((model: string) => call(client.DELETE('/api/price/{model}', { params: { path: { model } } })), { invalidate: ['prices'], notifyError: true, success: t('prices.deleted') });
+  const remove = useApiMutation((model: string) => call(client.DELETE('/api/price/{model}', { params: { path: { model } } })), {
+    invalidate: ['prices'],
+    notifyError: true,
+    success: t('prices.deleted'),
+  });
   const columns: Column<Price>[] = [
     { key: 'model', header: t('prices.model'), render: (p) => p.model },
     { key: 'input', header: t('prices.inputShort'), numeric: true, render: (p) => show(p.input) },
@@ -75,24 +131,49 @@ function PriceList() {
     { key: 'expr', header: t('prices.expression'), render: (p) => p.expression ?? '—' },
     { key: 'updated', header: t('prices.updated'), render: (p) => fmtTime(p.updated_at) },
     {
-      key: 'actions', header: t('common.actions'), render: (p) => (
+      key: 'actions',
+      header: t('common.actions'),
+      render: (p) => (
         <Group gap={4} wrap="nowrap">
-          <Tooltip label={t('common.edit')}><ActionIcon variant="subtle" aria-label={t('prices.editTitle', { model: p.model })} onClick={() => setEditing(p)}><IconPencil size={16} /></ActionIcon></Tooltip>
-          <Tooltip label={t('common.delete')}><ActionIcon variant="subtle" color="red" aria-label={t('prices.deleteNamed', { model: p.model })} onClick={() => setDeleting(p)}><IconTrash size={16} /></ActionIcon></Tooltip>
+          <Tooltip label={t('common.edit')}>
+            <ActionIcon variant="subtle" aria-label={t('prices.editTitle', { model: p.model })} onClick={() => setEditing(p)}>
+              <IconPencil size={16} />
+            </ActionIcon>
+          </Tooltip>
+          <Tooltip label={t('common.delete')}>
+            <ActionIcon
+              variant="subtle"
+              color="red"
+              aria-label={t('prices.deleteNamed', { model: p.model })}
+              onClick={() => setDeleting(p)}
+            >
+              <IconTrash size={16} />
+            </ActionIcon>
+          </Tooltip>
         </Group>
       ),
     },
   ];
   return (
     <Stack gap={0}>
-      <Group justify="flex-end" mb="sm"><Button leftSection={<IconPlus size={16} />} onClick={() => setEditing(null)}>{t('prices.create')}</Button></Group>
+      <Group justify="flex-end" mb="sm">
+        <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing(null)}>
+          {t('prices.create')}
+        </Button>
+      </Group>
       <FilterBar form={filters} onApply={list.setFilters} label={t('prices.filters')}>
         <TextInput label={t('prices.model')} {...filters.getInputProps('keyword')} />
       </FilterBar>
       <DataTable label={t('prices.tableLabel')} columns={columns} rowKey={(p) => p.model} {...list.table} />
       {editing !== undefined && <PriceForm price={editing} onClose={() => setEditing(undefined)} />}
-      <ConfirmDialog opened={!!deleting} onClose={() => setDeleting(null)} title={t('prices.deleteTitle')} confirmLabel={t('common.delete')}
-        message={t('prices.confirmDelete', { model: deleting?.model ?? '' })} onConfirm={() => deleting && remove.mutate(deleting.model)} />
+      <ConfirmDialog
+        opened={!!deleting}
+        onClose={() => setDeleting(null)}
+        title={t('prices.deleteTitle')}
+        confirmLabel={t('common.delete')}
+        message={t('prices.confirmDelete', { model: deleting?.model ?? '' })}
+        onConfirm={() => deleting && remove.mutate(deleting.model)}
+      />
     </Stack>
   );
 }
@@ -100,18 +181,42 @@ function PriceList() {
 function RatioList() {
   const { t } = useTranslation();
   const q = useQuery({ queryKey: ['ratios'], queryFn: () => call(client.GET('/api/group_ratio')) });
-  const form = useForm({ initialValues: { group: '', ratio: 1 as number | string }, validate: { group: validators(t).required, ratio: (x) => (x === '' || Number(x) < 0 ? t('validation.nonNegative') : null) } });
-  const save = useApiMutation((x: { group: string; ratio: number | string }) => call(client.PUT('/api/group_ratio', { body: { group: x.group.trim(), ratio: Number(x.ratio) } })),
-    { invalidate: ['ratios'], success: t('common.saved'), onSuccess: () => form.reset() });
-  const remove = useApiMutation((group: string) => call(client.DELETE('/api/group_ratio/{group}', { params: { path: { group } } })), { invalidate: ['ratios'], notifyError: true });
+  const form = useForm({
+    initialValues: { group: '', ratio: 1 as number | string },
+    validate: { group: validators(t).required, ratio: (x) => (x === '' || Number(x) < 0 ? t('validation.nonNegative') : null) },
+  });
+  const save = useApiMutation(
+    (x: { group: string; ratio: number | string }) =>
+      call(client.PUT('/api/group_ratio', { body: { group: x.group.trim(), ratio: Number(x.ratio) } })),
+    { invalidate: ['ratios'], success: t('common.saved'), onSuccess: () => form.reset() },
+  );
+  const remove = useApiMutation((group: string) => call(client.DELETE('/api/group_ratio/{group}', { params: { path: { group } } })), {
+    invalidate: ['ratios'],
+    notifyError: true,
+  });
   const columns: Column<Ratio>[] = [
     { key: 'group', header: t('prices.group'), render: (r) => r.group },
     { key: 'ratio', header: t('prices.ratio'), numeric: true, render: (r) => `× ${r.ratio}` },
     {
-      key: 'actions', header: t('common.actions'), render: (r) => (
+      key: 'actions',
+      header: t('common.actions'),
+      render: (r) => (
         <Group gap={4}>
-          <ActionIcon variant="subtle" aria-label={t('prices.editRatio', { group: r.group })} onClick={() => form.setValues({ group: r.group, ratio: r.ratio })}><IconPencil size={16} /></ActionIcon>
-          <ActionIcon variant="subtle" color="red" aria-label={t('prices.deleteRatio', { group: r.group })} onClick={() => remove.mutate(r.group)}><IconTrash size={16} /></ActionIcon>
+          <ActionIcon
+            variant="subtle"
+            aria-label={t('prices.editRatio', { group: r.group })}
+            onClick={() => form.setValues({ group: r.group, ratio: r.ratio })}
+          >
+            <IconPencil size={16} />
+          </ActionIcon>
+          <ActionIcon
+            variant="subtle"
+            color="red"
+            aria-label={t('prices.deleteRatio', { group: r.group })}
+            onClick={() => remove.mutate(r.group)}
+          >
+            <IconTrash size={16} />
+          </ActionIcon>
         </Group>
       ),
     },
@@ -122,11 +227,25 @@ function RatioList() {
         <Group align="flex-end">
           <TextInput label={t('prices.group')} required {...form.getInputProps('group')} />
           <NumberInput label={t('prices.ratio')} min={0} decimalScale={4} required {...form.getInputProps('ratio')} />
-          <Button type="submit" loading={save.isPending}>{t('prices.setRatio')}</Button>
+          <Button type="submit" loading={save.isPending}>
+            {t('prices.setRatio')}
+          </Button>
         </Group>
       </form>
-      {save.error && <Alert color="red" role="alert">{save.error.message}</Alert>}
-      <DataTable label={t('prices.ratios')} columns={columns} rowKey={(r) => r.group} rows={q.data} loading={q.isFetching} error={q.error} onRetry={() => void q.refetch()} />
+      {save.error && (
+        <Alert color="red" role="alert">
+          {save.error.message}
+        </Alert>
+      )}
+      <DataTable
+        label={t('prices.ratios')}
+        columns={columns}
+        rowKey={(r) => r.group}
+        rows={q.data}
+        loading={q.isFetching}
+        error={q.error}
+        onRetry={() => void q.refetch()}
+      />
     </Stack>
   );
 }
@@ -141,8 +260,12 @@ export default function PricesPage() {
           <Tabs.Tab value="prices">{t('prices.models')}</Tabs.Tab>
           <Tabs.Tab value="ratios">{t('prices.ratios')}</Tabs.Tab>
         </Tabs.List>
-        <Tabs.Panel value="prices"><PriceList /></Tabs.Panel>
-        <Tabs.Panel value="ratios"><RatioList /></Tabs.Panel>
+        <Tabs.Panel value="prices">
+          <PriceList />
+        </Tabs.Panel>
+        <Tabs.Panel value="ratios">
+          <RatioList />
+        </Tabs.Panel>
       </Tabs>
     </>
   );

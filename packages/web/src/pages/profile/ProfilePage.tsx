@@ -27,22 +27,47 @@ function PasswordForm() {
   const form = useForm({
     initialValues: { old_password: '', new_password: '', confirm: '' },
     validate: {
-      old_password: v.required, new_password: v.password,
+      old_password: v.required,
+      new_password: v.password,
       confirm: (x, all) => (x === all.new_password ? null : t('validation.passwordsDiffer')),
     },
   });
-  const save = useApiMutation((x: typeof form.values) => call(client.PUT('/api/user/self/password', { body: { old_password: x.old_password, new_password: x.new_password } })),
-    { success: t('profile.passwordChanged'), onSuccess: () => form.reset() });
+  const save = useApiMutation(
+    (x: typeof form.values) =>
+      call(client.PUT('/api/user/self/password', { body: { old_password: x.old_password, new_password: x.new_password } })),
+    { success: t('profile.passwordChanged'), onSuccess: () => form.reset() },
+  );
   return (
     <Card withBorder component="section" aria-labelledby="pw-title">
-      <Title order={3} size="h4" id="pw-title" mb="sm">{t('profile.changePassword')}</Title>
+      <Title order={3} size="h4" id="pw-title" mb="sm">
+        {t('profile.changePassword')}
+      </Title>
       <form onSubmit={form.onSubmit((x) => save.mutate(x))} noValidate aria-label={t('profile.changePassword')}>
         <Stack>
-          {save.error && <Alert color="red" role="alert">{save.error.message}</Alert>}
-          <PasswordInput label={t('profile.oldPassword')} autoComplete="current-password" required {...form.getInputProps('old_password')} />
-          <PasswordInput label={t('profile.newPassword')} description={t('validation.password')} autoComplete="new-password" required {...form.getInputProps('new_password')} />
+          {save.error && (
+            <Alert color="red" role="alert">
+              {save.error.message}
+            </Alert>
+          )}
+          <PasswordInput
+            label={t('profile.oldPassword')}
+            autoComplete="current-password"
+            required
+            {...form.getInputProps('old_password')}
+          />
+          <PasswordInput
+            label={t('profile.newPassword')}
+            description={t('validation.password')}
+            autoComplete="new-password"
+            required
+            {...form.getInputProps('new_password')}
+          />
           <PasswordInput label={t('profile.confirmPassword')} autoComplete="new-password" required {...form.getInputProps('confirm')} />
-          <Group justify="flex-end"><Button type="submit" loading={save.isPending}>{t('profile.changePassword')}</Button></Group>
+          <Group justify="flex-end">
+            <Button type="submit" loading={save.isPending}>
+              {t('profile.changePassword')}
+            </Button>
+          </Group>
         </Stack>
       </form>
     </Card>
@@ -55,13 +80,30 @@ function AccessToken() {
   const issue = useApiMutation(() => call(client.POST('/api/user/token')), { onSuccess: (d) => setToken(d.access_token ?? null) });
   return (
     <Card withBorder component="section" aria-labelledby="pat-title">
-      <Title order={3} size="h4" id="pat-title" mb="sm">{t('profile.token')}</Title>
+      <Title order={3} size="h4" id="pat-title" mb="sm">
+        {t('profile.token')}
+      </Title>
       <Stack>
         <Text size="sm">{t('profile.tokenHint')}</Text>
-        {issue.error && <Alert color="red" role="alert">{issue.error.message}</Alert>}
-        {token && <><Alert color="yellow">{t('keys.shownOnce')}</Alert><CopyField label={t('profile.token')} value={token} /></>}
+        {issue.error && (
+          <Alert color="red" role="alert">
+            {issue.error.message}
+          </Alert>
+        )}
+        {token && (
+          <>
+            <Alert color="yellow">{t('keys.shownOnce')}</Alert>
+            <CopyField label={t('profile.token')} value={token} />
+          </>
+        )}
         <Group justify="flex-end">
-          <ConfirmButton title={t('profile.issueToken')} message={t('profile.issueConfirm')} color="red" loading={issue.isPending} onConfirm={() => issue.mutate(undefined)}>
+          <ConfirmButton
+            title={t('profile.issueToken')}
+            message={t('profile.issueConfirm')}
+            color="red"
+            loading={issue.isPending}
+            onConfirm={() => issue.mutate(undefined)}
+          >
             {t('profile.issueToken')}
           </ConfirmButton>
         </Group>
@@ -77,33 +119,73 @@ function AlertSettings() {
   const form = useForm({ initialValues: { threshold: 0 as number | string, email: '', webhook_url: '', webhook_secret: '' } });
   const loaded = current.data;
   useEffect(() => {
-    if (loaded) form.setValues({ threshold: loaded.low_balance_threshold_usd, email: loaded.email ?? '', webhook_url: loaded.webhook_url ?? '', webhook_secret: '' });
+    if (loaded)
+      form.setValues({
+        threshold: loaded.low_balance_threshold_usd,
+        email: loaded.email ?? '',
+        webhook_url: loaded.webhook_url ?? '',
+        webhook_secret: '',
+      });
     // Filled once per answer; the form object is stable.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [loaded]);
-  const save = useApiMutation((x: typeof form.values) => call(client.PUT('/api/user/self/alerts', {
-    body: {
-      low_balance_threshold_usd: Number(x.threshold) || 0, email: x.email.trim() || null, webhook_url: x.webhook_url.trim() || null,
-      ...(x.webhook_secret.trim() ? { webhook_secret: x.webhook_secret.trim() } : {}),
+  const save = useApiMutation(
+    (x: typeof form.values) =>
+      call(
+        client.PUT('/api/user/self/alerts', {
+          body: {
+            low_balance_threshold_usd: Number(x.threshold) || 0,
+            email: x.email.trim() || null,
+            webhook_url: x.webhook_url.trim() || null,
+            ...(x.webhook_secret.trim() ? { webhook_secret: x.webhook_secret.trim() } : {}),
+          },
+        }),
+      ),
+    {
+      success: t('alerts.saved'),
+      invalidate: ['alert-settings'],
+      onSuccess: (d) => {
+        setSecret(d.webhook_secret ?? null);
+        form.setFieldValue('webhook_secret', '');
+      },
     },
-  })), { success: t('alerts.saved'), invalidate: ['alert-settings'], onSuccess: (d) => { setSecret(d.webhook_secret ?? null); form.setFieldValue('webhook_secret', ''); } });
+  );
   return (
     <Card withBorder component="section" aria-labelledby="alerts-title" mt="md">
-      <Title order={3} size="h4" id="alerts-title" mb="sm">{t('alerts.title')}</Title>
+      <Title order={3} size="h4" id="alerts-title" mb="sm">
+        {t('alerts.title')}
+      </Title>
       <form onSubmit={form.onSubmit((x) => save.mutate(x))} noValidate aria-label={t('alerts.title')}>
         <Stack>
           <Text size="sm">{t('alerts.hint')}</Text>
-          {save.error && <Alert color="red" role="alert">{save.error.message}</Alert>}
+          {save.error && (
+            <Alert color="red" role="alert">
+              {save.error.message}
+            </Alert>
+          )}
           {current.data?.low_balance_alerted && <Alert color="orange">{t('alerts.alerted')}</Alert>}
-          {secret && <><Alert color="yellow">{t('keys.shownOnce')}</Alert><CopyField label={t('alerts.webhookSecret')} value={secret} /></>}
+          {secret && (
+            <>
+              <Alert color="yellow">{t('keys.shownOnce')}</Alert>
+              <CopyField label={t('alerts.webhookSecret')} value={secret} />
+            </>
+          )}
           <SimpleGrid cols={{ base: 1, sm: 3 }}>
             <NumberInput label={t('alerts.threshold')} prefix="$" min={0} decimalScale={6} {...form.getInputProps('threshold')} />
             <TextInput label={t('alerts.email')} type="email" autoComplete="email" {...form.getInputProps('email')} />
             <TextInput label={t('alerts.webhookUrl')} placeholder="https://" {...form.getInputProps('webhook_url')} />
           </SimpleGrid>
-          <PasswordInput label={t('alerts.webhookSecret')} autoComplete="off"
-            description={current.data?.webhook_secret_set ? `${t('alerts.secretSet')} ${t('alerts.secretHint')}` : t('alerts.secretHint')} {...form.getInputProps('webhook_secret')} />
-          <Group justify="flex-end"><Button type="submit" loading={save.isPending}>{t('alerts.save')}</Button></Group>
+          <PasswordInput
+            label={t('alerts.webhookSecret')}
+            autoComplete="off"
+            description={current.data?.webhook_secret_set ? `${t('alerts.secretSet')} ${t('alerts.secretHint')}` : t('alerts.secretHint')}
+            {...form.getInputProps('webhook_secret')}
+          />
+          <Group justify="flex-end">
+            <Button type="submit" loading={save.isPending}>
+              {t('alerts.save')}
+            </Button>
+          </Group>
         </Stack>
       </form>
     </Card>
@@ -118,10 +200,15 @@ export default function ProfilePage() {
       <PageHeader title={t('nav.profile')} />
       {u && (
         <Card withBorder mb="md">
-          <DetailList items={[
-            [t('users.username'), u.username], [t('users.displayName'), u.display_name || '—'], [t('users.role'), <StatusBadge key="r" status={u.role} />],
-            [t('users.group'), u.group], [t('users.created'), fmtTime(u.created_at)],
-          ]} />
+          <DetailList
+            items={[
+              [t('users.username'), u.username],
+              [t('users.displayName'), u.display_name || '—'],
+              [t('users.role'), <StatusBadge key="r" status={u.role} />],
+              [t('users.group'), u.group],
+              [t('users.created'), fmtTime(u.created_at)],
+            ]}
+          />
         </Card>
       )}
       <SimpleGrid cols={{ base: 1, md: 2 }}>

@@ -19,15 +19,25 @@ export default function ForgotPasswordPage() {
     <PublicCard>
       <form onSubmit={form.onSubmit((v) => ask.mutate(v.email.trim()))} noValidate aria-label={t('signup.forgotTitle')}>
         <Stack>
-          <Title order={2} size="h3">{t('signup.forgotTitle')}</Title>
+          <Title order={2} size="h3">
+            {t('signup.forgotTitle')}
+          </Title>
           {ask.isSuccess ? (
-            <Alert color="green" role="status">{t('signup.forgotSent')}</Alert>
+            <Alert color="green" role="status">
+              {t('signup.forgotSent')}
+            </Alert>
           ) : (
             <>
               <Text size="sm">{t('signup.forgotHint')}</Text>
-              {ask.error && <Alert color="red" role="alert">{errorText(ask.error)}</Alert>}
+              {ask.error && (
+                <Alert color="red" role="alert">
+                  {errorText(ask.error)}
+                </Alert>
+              )}
               <TextInput label={t('signup.email')} type="email" autoComplete="email" autoFocus required {...form.getInputProps('email')} />
-              <Button type="submit" loading={ask.isPending} fullWidth>{t('signup.forgotSubmit')}</Button>
+              <Button type="submit" loading={ask.isPending} fullWidth>
+                {t('signup.forgotSubmit')}
+              </Button>
             </>
           )}
         </Stack>

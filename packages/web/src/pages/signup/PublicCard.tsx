@@ -13,11 +13,17 @@ export function PublicCard({ children }: { children: React.ReactNode }) {
     <Center mih="100vh" p="md">
       <Stack w={420} maw="100%">
         <Group justify="space-between">
-          <Title order={1} size="h2"><Brand size={26} /></Title>
+          <Title order={1} size="h2">
+            <Brand size={26} />
+          </Title>
           <HeaderControls />
         </Group>
-        <Paper withBorder shadow="sm" p="lg" radius="md" component="main">{children}</Paper>
-        <Anchor component={Link} to="/login" size="sm" ta="center">{t('signup.backToLogin')}</Anchor>
+        <Paper withBorder shadow="sm" p="lg" radius="md" component="main">
+          {children}
+        </Paper>
+        <Anchor component={Link} to="/login" size="sm" ta="center">
+          {t('signup.backToLogin')}
+        </Anchor>
       </Stack>
     </Center>
   );

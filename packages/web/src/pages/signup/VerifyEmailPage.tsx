@@ -24,12 +24,29 @@ export default function VerifyEmailPage() {
   return (
     <PublicCard>
       <Stack>
-        <Title order={2} size="h3">{t('signup.verifyTitle')}</Title>
-        {!token ? <Alert color="red" role="alert">{t('signup.noToken')}</Alert>
-          : verify.isSuccess ? <Alert color="green" role="status">{t('signup.verified', { email: verify.data.email })}</Alert>
-          : verify.error ? <Alert color="red" role="alert" title={t('signup.verifyFailed')}>{errorText(verify.error)}</Alert>
-          : <Loader aria-label={t('signup.verifying')} />}
-        {verify.isSuccess && <Button component={Link} to="/">{t('signup.goLogin')}</Button>}
+        <Title order={2} size="h3">
+          {t('signup.verifyTitle')}
+        </Title>
+        {!token ? (
+          <Alert color="red" role="alert">
+            {t('signup.noToken')}
+          </Alert>
+        ) : verify.isSuccess ? (
+          <Alert color="green" role="status">
+            {t('signup.verified', { email: verify.data.email })}
+          </Alert>
+        ) : verify.error ? (
+          <Alert color="red" role="alert" title={t('signup.verifyFailed')}>
+            {errorText(verify.error)}
+          </Alert>
+        ) : (
+          <Loader aria-label={t('signup.verifying')} />
+        )}
+        {verify.isSuccess && (
+          <Button component={Link} to="/">
+            {t('signup.goLogin')}
+          </Button>
+        )}
       </Stack>
     </PublicCard>
   );

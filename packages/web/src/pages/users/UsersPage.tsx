@@ -2,7 +2,19 @@
  * Users (admin): list, create, edit role/group/status/password and rate limits and budget, top up or
  * adjust the balance with a reason, ledger history, delete.
  */
-import { ActionIcon, Button, Drawer, Menu, NumberInput, PasswordInput, SegmentedControl, Select, SimpleGrid, Text, TextInput } from '@mantine/core';
+import {
+  ActionIcon,
+  Button,
+  Drawer,
+  Menu,
+  NumberInput,
+  PasswordInput,
+  SegmentedControl,
+  Select,
+  SimpleGrid,
+  Text,
+  TextInput,
+} from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { IconDots, IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -37,8 +49,13 @@ function UserForm({ user, onClose }: { user: User | null; onClose: () => void })
   const roles = useRoleOptions();
   const form = useForm({
     initialValues: {
-      username: user?.username ?? '', password: '', display_name: user?.display_name ?? '', role: user?.role ?? 'user',
-      group: user?.group ?? 'default', status: user?.status ?? 'enabled', quota_usd: 0 as number | string,
+      username: user?.username ?? '',
+      password: '',
+      display_name: user?.display_name ?? '',
+      role: user?.role ?? 'user',
+      group: user?.group ?? 'default',
+      status: user?.status ?? 'enabled',
+      quota_usd: 0 as number | string,
       ...limitValues(user),
     },
     validate: {
@@ -49,25 +66,54 @@ function UserForm({ user, onClose }: { user: User | null; onClose: () => void })
       quota_usd: v.nonNegative,
     },
   });
-  const save = useApiMutation((x: typeof form.values) => {
-    const common = {
-      username: x.username, display_name: x.display_name, role: x.role, group: x.group.trim(), status: x.status, ...(x.password ? { password: x.password } : {}),
-      ...limitBody(x),
-    };
-    return user
-      ? call(client.PUT('/api/user/{id}', { params: { path: { id: user.id } }, body: common }))
-      : call(client.POST('/api/user', { body: { ...common, password: x.password, quota_usd: Number(x.quota_usd) || 0 } as Schemas['UserCreate'] }));
-  }, { invalidate: ['users'], success: t('common.saved'), onSuccess: onClose });
+  const save = useApiMutation(
+    (x: typeof form.values) => {
+      const common = {
+        username: x.username,
+        display_name: x.display_name,
+        role: x.role,
+        group: x.group.trim(),
+        status: x.status,
+        ...(x.password ? { password: x.password } : {}),
+        ...limitBody(x),
+      };
+      return user
+        ? call(client.PUT('/api/user/{id}', { params: { path: { id: user.id } }, body: common }))
+        : call(
+            client.POST('/api/user', {
+              body: { ...common, password: x.password, quota_usd: Number(x.quota_usd) || 0 } as Schemas['UserCreate'],
+            }),
+          );
+    },
+    { invalidate: ['users'], success: t('common.saved'), onSuccess: onClose },
+  );
   return (
-    <FormModal opened onClose={onClose} title={user ? t('users.editTitle', { name: user.username }) : t('users.create')}
-      onSubmit={form.onSubmit((x) => save.mutate(x))} error={save.error} pending={save.isPending}>
+    <FormModal
+      opened
+      onClose={onClose}
+      title={user ? t('users.editTitle', { name: user.username }) : t('users.create')}
+      onSubmit={form.onSubmit((x) => save.mutate(x))}
+      error={save.error}
+      pending={save.isPending}
+    >
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <TextInput label={t('users.username')} required autoComplete="off" {...form.getInputProps('username')} />
         <TextInput label={t('users.displayName')} {...form.getInputProps('display_name')} />
-        <PasswordInput label={t('users.password')} description={user ? t('users.passwordKeep') : t('validation.password')} required={!user} autoComplete="new-password" {...form.getInputProps('password')} />
+        <PasswordInput
+          label={t('users.password')}
+          description={user ? t('users.passwordKeep') : t('validation.password')}
+          required={!user}
+          autoComplete="new-password"
+          {...form.getInputProps('password')}
+        />
         <TextInput label={t('users.group')} required {...form.getInputProps('group')} />
         <Select label={t('users.role')} allowDeselect={false} data={roles} {...form.getInputProps('role')} />
-        <Select label={t('users.status')} allowDeselect={false} data={['enabled', 'disabled'].map((s) => ({ value: s, label: t(`status.${s}` as 'status.enabled') }))} {...form.getInputProps('status')} />
+        <Select
+          label={t('users.status')}
+          allowDeselect={false}
+          data={['enabled', 'disabled'].map((s) => ({ value: s, label: t(`status.${s}` as 'status.enabled') }))}
+          {...form.getInputProps('status')}
+        />
         {!user && <NumberInput label={t('users.startBalance')} prefix="$" min={0} decimalScale={6} {...form.getInputProps('quota_usd')} />}
       </SimpleGrid>
       <LimitFields form={form} row={user} />
@@ -80,21 +126,61 @@ function QuotaForm({ user, onClose }: { user: User; onClose: () => void }) {
   const form = useForm({
     initialValues: { mode: 'add', amount_usd: '' as number | string, reason: '' },
     validate: {
-      amount_usd: (x, all) => (x === '' || Number.isNaN(Number(x)) ? t('validation.number') : all.mode === 'set' && Number(x) < 0 ? t('validation.nonNegative') : null),
+      amount_usd: (x, all) =>
+        x === '' || Number.isNaN(Number(x))
+          ? t('validation.number')
+          : all.mode === 'set' && Number(x) < 0
+            ? t('validation.nonNegative')
+            : null,
       reason: (x) => (x.length > 500 ? t('users.reasonTooLong') : null),
     },
   });
-  const save = useApiMutation((x: typeof form.values) => call(client.POST('/api/user/{id}/quota', {
-    params: { path: { id: user.id } }, body: { mode: x.mode as 'add' | 'set', amount_usd: Number(x.amount_usd), ...(x.reason.trim() ? { reason: x.reason.trim() } : {}) },
-  })), { invalidate: ['users', 'ledger'], success: (u) => t('users.balanceNow', { usd: fmtUsd((u as User).quota_usd) }), onSuccess: onClose });
+  const save = useApiMutation(
+    (x: typeof form.values) =>
+      call(
+        client.POST('/api/user/{id}/quota', {
+          params: { path: { id: user.id } },
+          body: {
+            mode: x.mode as 'add' | 'set',
+            amount_usd: Number(x.amount_usd),
+            ...(x.reason.trim() ? { reason: x.reason.trim() } : {}),
+          },
+        }),
+      ),
+    { invalidate: ['users', 'ledger'], success: (u) => t('users.balanceNow', { usd: fmtUsd((u as User).quota_usd) }), onSuccess: onClose },
+  );
   return (
-    <FormModal opened onClose={onClose} title={t('users.quotaTitle', { name: user.username })} size="md"
-      onSubmit={form.onSubmit((x) => save.mutate(x))} error={save.error} pending={save.isPending}>
-      <Text size="sm">{t('users.currentBalance')}: <b>{fmtUsd(user.quota_usd)}</b></Text>
-      <SegmentedControl aria-label={t('users.quotaMode')} data={[{ value: 'add', label: t('users.add') }, { value: 'set', label: t('users.set') }]} {...form.getInputProps('mode')} />
-      <NumberInput label={form.values.mode === 'add' ? t('users.amountAdd') : t('users.amountSet')} prefix="$" decimalScale={6} required {...form.getInputProps('amount_usd')} />
+    <FormModal
+      opened
+      onClose={onClose}
+      title={t('users.quotaTitle', { name: user.username })}
+      size="md"
+      onSubmit={form.onSubmit((x) => save.mutate(x))}
+      error={save.error}
+      pending={save.isPending}
+    >
+      <Text size="sm">
+        {t('users.currentBalance')}: <b>{fmtUsd(user.quota_usd)}</b>
+      </Text>
+      <SegmentedControl
+        aria-label={t('users.quotaMode')}
+        data={[
+          { value: 'add', label: t('users.add') },
+          { value: 'set', label: t('users.set') },
+        ]}
+        {...form.getInputProps('mode')}
+      />
+      <NumberInput
+        label={form.values.mode === 'add' ? t('users.amountAdd') : t('users.amountSet')}
+        prefix="$"
+        decimalScale={6}
+        required
+        {...form.getInputProps('amount_usd')}
+      />
       <TextInput label={t('users.reason')} description={t('users.reasonHint')} maxLength={500} {...form.getInputProps('reason')} />
-      <Text size="xs" c="dimmed">{t('users.ledgerNote')}</Text>
+      <Text size="xs" c="dimmed">
+        {t('users.ledgerNote')}
+      </Text>
     </FormModal>
   );
 }
@@ -102,18 +188,47 @@ function QuotaForm({ user, onClose }: { user: User; onClose: () => void }) {
 /** A user's ledger: every movement of the balance, newest first, paged on the server. */
 function LedgerDrawer({ user, onClose }: { user: User; onClose: () => void }) {
   const { t } = useTranslation();
-  const list = usePagedQuery<LedgerEntry, { id: number }>('ledger', { id: user.id }, (q) => call(client.GET('/api/user/{id}/ledger', {
-    params: { path: { id: q.id }, query: { page: q.page, page_size: q.page_size } },
-  })));
+  const list = usePagedQuery<LedgerEntry, { id: number }>('ledger', { id: user.id }, (q) =>
+    call(
+      client.GET('/api/user/{id}/ledger', {
+        params: { path: { id: q.id }, query: { page: q.page, page_size: q.page_size } },
+      }),
+    ),
+  );
   const columns: Column<LedgerEntry>[] = [
     { key: 'time', header: t('users.ledgerTime'), render: (e) => fmtTime(e.created_at) },
     { key: 'kind', header: t('users.ledgerKind'), render: (e) => e.kind },
-    { key: 'change', header: t('users.ledgerChange'), numeric: true, render: (e) => <Text size="sm" c={e.change < 0 ? 'red.9' : undefined}>{e.change > 0 ? '+' : ''}{fmtUsd(e.change_usd)}</Text> },
+    {
+      key: 'change',
+      header: t('users.ledgerChange'),
+      numeric: true,
+      render: (e) => (
+        <Text size="sm" c={e.change < 0 ? 'red.9' : undefined}>
+          {e.change > 0 ? '+' : ''}
+          {fmtUsd(e.change_usd)}
+        </Text>
+      ),
+    },
     { key: 'note', header: t('users.ledgerNote2'), render: (e) => e.note ?? '' },
-    { key: 'ref', header: t('users.ledgerRef'), render: (e) => <Text size="xs" ff="monospace">{e.ref}</Text> },
+    {
+      key: 'ref',
+      header: t('users.ledgerRef'),
+      render: (e) => (
+        <Text size="xs" ff="monospace">
+          {e.ref}
+        </Text>
+      ),
+    },
   ];
   return (
-    <Drawer closeButtonProps={{ 'aria-label': t('common.close') }} opened onClose={onClose} position="right" size="xl" title={t('users.ledgerTitle', { name: user.username })}>
+    <Drawer
+      closeButtonProps={{ 'aria-label': t('common.close') }}
+      opened
+      onClose={onClose}
+      position="right"
+      size="xl"
+      title={t('users.ledgerTitle', { name: user.username })}
+    >
       <DataTable label={t('users.ledgerTitle', { name: user.username })} columns={columns} rowKey={(e) => e.id} {...list.table} />
     </Drawer>
   );
@@ -121,33 +236,69 @@ function LedgerDrawer({ user, onClose }: { user: User; onClose: () => void }) {
 
 export default function UsersPage() {
   const { t } = useTranslation();
-  const list = usePagedQuery<User, Filters>('users', { keyword: '', role: '', status: '', group: '' }, (q) => call(client.GET('/api/user', { params: { query: compact(q) } })));
+  const list = usePagedQuery<User, Filters>('users', { keyword: '', role: '', status: '', group: '' }, (q) =>
+    call(client.GET('/api/user', { params: { query: compact(q) } })),
+  );
   const filters = useForm<Filters>({ initialValues: list.filters });
   const [editing, setEditing] = useState<User | null | undefined>(undefined);
   const [quota, setQuota] = useState<User | null>(null);
   const [ledger, setLedger] = useState<User | null>(null);
   const [deleting, setDeleting] = useState<User | null>(null);
-  const remove = useApiMutation((id: number) => call(client.DELETE('/api/user/{id}', { params: { path: { id } } })), { invalidate: ['users'], notifyError: true, success: t('users.deleted') });
+  const remove = useApiMutation((id: number) => call(client.DELETE('/api/user/{id}', { params: { path: { id } } })), {
+    invalidate: ['users'],
+    notifyError: true,
+    success: t('users.deleted'),
+  });
   const columns: Column<User>[] = [
     { key: 'id', header: 'ID', render: (u) => u.id },
-    { key: 'username', header: t('users.username'), render: (u) => <Text size="sm" fw={500}>{u.username}{u.display_name && u.display_name !== u.username ? <Text span c="dimmed" size="xs"> · {u.display_name}</Text> : null}</Text> },
+    {
+      key: 'username',
+      header: t('users.username'),
+      render: (u) => (
+        <Text size="sm" fw={500}>
+          {u.username}
+          {u.display_name && u.display_name !== u.username ? (
+            <Text span c="dimmed" size="xs">
+              {' '}
+              · {u.display_name}
+            </Text>
+          ) : null}
+        </Text>
+      ),
+    },
     { key: 'role', header: t('users.role'), render: (u) => <StatusBadge status={u.role} /> },
     { key: 'group', header: t('users.group'), render: (u) => u.group },
     { key: 'status', header: t('users.status'), render: (u) => <StatusBadge status={u.status} /> },
     { key: 'balance', header: t('users.balance'), numeric: true, render: (u) => fmtUsd(u.quota_usd) },
     { key: 'requests', header: t('users.requests'), numeric: true, render: (u) => fmtInt(u.request_count) },
-    { key: 'limits', header: t('limits.column'), render: (u) => <Text size="sm" lineClamp={2} maw={220}>{limitSummary(t, u)}</Text> },
+    {
+      key: 'limits',
+      header: t('limits.column'),
+      render: (u) => (
+        <Text size="sm" lineClamp={2} maw={220}>
+          {limitSummary(t, u)}
+        </Text>
+      ),
+    },
     { key: 'created', header: t('users.created'), render: (u) => fmtTime(u.created_at) },
     {
-      key: 'actions', header: t('common.actions'), render: (u) => (
+      key: 'actions',
+      header: t('common.actions'),
+      render: (u) => (
         <Menu withinPortal position="bottom-end">
-          <Menu.Target><ActionIcon variant="subtle" aria-label={t('users.actionsFor', { name: u.username })}><IconDots size={16} /></ActionIcon></Menu.Target>
+          <Menu.Target>
+            <ActionIcon variant="subtle" aria-label={t('users.actionsFor', { name: u.username })}>
+              <IconDots size={16} />
+            </ActionIcon>
+          </Menu.Target>
           <Menu.Dropdown>
             <Menu.Item onClick={() => setQuota(u)}>{t('users.topUp')}</Menu.Item>
             <Menu.Item onClick={() => setLedger(u)}>{t('users.ledger')}</Menu.Item>
             <Menu.Item onClick={() => setEditing(u)}>{t('common.edit')}</Menu.Item>
             <Menu.Divider />
-            <Menu.Item color="red" onClick={() => setDeleting(u)}>{t('common.delete')}</Menu.Item>
+            <Menu.Item color="red" onClick={() => setDeleting(u)}>
+              {t('common.delete')}
+            </Menu.Item>
           </Menu.Dropdown>
         </Menu>
       ),
@@ -156,20 +307,36 @@ export default function UsersPage() {
   return (
     <>
       <PageHeader title={t('nav.users')}>
-        <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing(null)}>{t('users.create')}</Button>
+        <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing(null)}>
+          {t('users.create')}
+        </Button>
       </PageHeader>
       <FilterBar form={filters} onApply={list.setFilters} label={t('users.filters')}>
         <TextInput label={t('users.keyword')} {...filters.getInputProps('keyword')} />
-        <FilterSelect label={t('users.role')} data={['user', 'admin', 'root'].map((r) => ({ value: r, label: t(`status.${r}` as 'status.user') }))} {...filters.getInputProps('role')} />
-        <FilterSelect label={t('users.status')} data={['enabled', 'disabled'].map((s) => ({ value: s, label: t(`status.${s}` as 'status.enabled') }))} {...filters.getInputProps('status')} />
+        <FilterSelect
+          label={t('users.role')}
+          data={['user', 'admin', 'root'].map((r) => ({ value: r, label: t(`status.${r}` as 'status.user') }))}
+          {...filters.getInputProps('role')}
+        />
+        <FilterSelect
+          label={t('users.status')}
+          data={['enabled', 'disabled'].map((s) => ({ value: s, label: t(`status.${s}` as 'status.enabled') }))}
+          {...filters.getInputProps('status')}
+        />
         <TextInput label={t('users.group')} {...filters.getInputProps('group')} />
       </FilterBar>
       <DataTable label={t('nav.users')} columns={columns} rowKey={(u) => u.id} {...list.table} />
       {editing !== undefined && <UserForm user={editing} onClose={() => setEditing(undefined)} />}
       {quota && <QuotaForm user={quota} onClose={() => setQuota(null)} />}
       {ledger && <LedgerDrawer user={ledger} onClose={() => setLedger(null)} />}
-      <ConfirmDialog opened={!!deleting} onClose={() => setDeleting(null)} title={t('users.deleteTitle')} confirmLabel={t('common.delete')}
-        message={t('users.confirmDelete', { name: deleting?.username ?? '' })} onConfirm={() => deleting && remove.mutate(deleting.id)} />
+      <ConfirmDialog
+        opened={!!deleting}
+        onClose={() => setDeleting(null)}
+        title={t('users.deleteTitle')}
+        confirmLabel={t('common.delete')}
+        message={t('users.confirmDelete', { name: deleting?.username ?? '' })}
+        onConfirm={() => deleting && remove.mutate(deleting.id)}
+      />
     </>
   );
 }

@@ -34,14 +34,42 @@ function RedeemCard() {
   });
   return (
     <Card withBorder component="section" aria-labelledby="redeem-title">
-      <Title order={3} size="h4" id="redeem-title" mb="sm">{t('topup.redeemTitle')}</Title>
-      <form onSubmit={form.onSubmit((x) => { setDone(null); redeem.mutate(x); })} noValidate aria-label={t('topup.redeemTitle')}>
+      <Title order={3} size="h4" id="redeem-title" mb="sm">
+        {t('topup.redeemTitle')}
+      </Title>
+      <form
+        onSubmit={form.onSubmit((x) => {
+          setDone(null);
+          redeem.mutate(x);
+        })}
+        noValidate
+        aria-label={t('topup.redeemTitle')}
+      >
         <Stack>
           <Text size="sm">{t('topup.redeemHint')}</Text>
-          {redeem.error && <Alert color="red" role="alert">{redeem.error.message}</Alert>}
-          {done && <Alert color="green" role="status">{done}</Alert>}
-          <TextInput label={t('topup.code')} autoComplete="off" spellCheck={false} required styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }} {...form.getInputProps('key')} />
-          <Group justify="flex-end"><Button type="submit" loading={redeem.isPending}>{t('topup.redeem')}</Button></Group>
+          {redeem.error && (
+            <Alert color="red" role="alert">
+              {redeem.error.message}
+            </Alert>
+          )}
+          {done && (
+            <Alert color="green" role="status">
+              {done}
+            </Alert>
+          )}
+          <TextInput
+            label={t('topup.code')}
+            autoComplete="off"
+            spellCheck={false}
+            required
+            styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+            {...form.getInputProps('key')}
+          />
+          <Group justify="flex-end">
+            <Button type="submit" loading={redeem.isPending}>
+              {t('topup.redeem')}
+            </Button>
+          </Group>
         </Stack>
       </form>
     </Card>
@@ -53,22 +81,51 @@ function PayCard({ info, perUsd }: { info: Schemas['TopupInfo']; perUsd: number 
   const cur = info.currency.toUpperCase();
   const form = useForm<{ amount: number | string }>({
     initialValues: { amount: Math.max(info.minAmount, 10) <= info.maxAmount ? Math.max(info.minAmount, 10) : info.minAmount },
-    validate: { amount: (x) => (x === '' || Number(x) < info.minAmount || Number(x) > info.maxAmount ? t('topup.amountRange', { min: info.minAmount, max: info.maxAmount, currency: cur }) : null) },
+    validate: {
+      amount: (x) =>
+        x === '' || Number(x) < info.minAmount || Number(x) > info.maxAmount
+          ? t('topup.amountRange', { min: info.minAmount, max: info.maxAmount, currency: cur })
+          : null,
+    },
   });
-  const pay = useApiMutation((x: { amount: number | string }) => call(client.POST('/api/user/stripe/pay', { body: { amount: Number(x.amount) } })), {
-    onSuccess: (d) => { window.location.assign(d.url); },
-  });
+  const pay = useApiMutation(
+    (x: { amount: number | string }) => call(client.POST('/api/user/stripe/pay', { body: { amount: Number(x.amount) } })),
+    {
+      onSuccess: (d) => {
+        window.location.assign(d.url);
+      },
+    },
+  );
   const amount = Number(form.values.amount) || 0;
   return (
     <Card withBorder component="section" aria-labelledby="pay-title">
-      <Title order={3} size="h4" id="pay-title" mb="sm">{t('topup.payTitle')}</Title>
+      <Title order={3} size="h4" id="pay-title" mb="sm">
+        {t('topup.payTitle')}
+      </Title>
       <form onSubmit={form.onSubmit((x) => pay.mutate(x))} noValidate aria-label={t('topup.payTitle')}>
         <Stack>
           <Text size="sm">{t('topup.payHint', { currency: cur })}</Text>
-          {pay.error && <Alert color="red" role="alert">{pay.error.message}</Alert>}
-          <NumberInput label={t('topup.amount', { currency: cur })} min={info.minAmount} max={info.maxAmount} decimalScale={2} required {...form.getInputProps('amount')} />
-          <Text size="sm" c="dimmed">{t('topup.buys', { amount: fmtQuota(Math.round(amount * info.quotaPerUnit), perUsd) })}</Text>
-          <Group justify="flex-end"><Button type="submit" loading={pay.isPending}>{t('topup.pay')}</Button></Group>
+          {pay.error && (
+            <Alert color="red" role="alert">
+              {pay.error.message}
+            </Alert>
+          )}
+          <NumberInput
+            label={t('topup.amount', { currency: cur })}
+            min={info.minAmount}
+            max={info.maxAmount}
+            decimalScale={2}
+            required
+            {...form.getInputProps('amount')}
+          />
+          <Text size="sm" c="dimmed">
+            {t('topup.buys', { amount: fmtQuota(Math.round(amount * info.quotaPerUnit), perUsd) })}
+          </Text>
+          <Group justify="flex-end">
+            <Button type="submit" loading={pay.isPending}>
+              {t('topup.pay')}
+            </Button>
+          </Group>
         </Stack>
       </form>
     </Card>
@@ -82,15 +139,33 @@ export default function WalletPage() {
   const u = self.data;
   const perUsd = quotaPerUsd(u);
   const info = useQuery({ queryKey: ['topup-info'], queryFn: () => call(client.GET('/api/user/topup/info')) });
-  const list = usePagedQuery<Payment, Record<string, never>>('payments', {}, (q) => call(client.GET('/api/user/payments', { params: { query: { page: q.page, page_size: q.page_size } } })));
+  const list = usePagedQuery<Payment, Record<string, never>>('payments', {}, (q) =>
+    call(client.GET('/api/user/payments', { params: { query: { page: q.page, page_size: q.page_size } } })),
+  );
   const returned = params.get('payment');
   const columns: Column<Payment>[] = [
     { key: 'created', header: t('topup.created'), render: (p) => fmtTime(p.created_at) },
     { key: 'amount', header: t('topup.paid'), numeric: true, render: (p) => `${p.amount} ${p.currency.toUpperCase()}` },
     { key: 'quota', header: t('topup.credit'), numeric: true, render: (p) => fmtQuota(p.quota, perUsd) },
-    { key: 'status', header: t('topup.status'), render: (p) => <Badge variant="dot" color={PAYMENT_COLORS[p.status] ?? 'gray'}>{t(`topup.payment.${p.status}` as 'topup.payment.paid')}</Badge> },
+    {
+      key: 'status',
+      header: t('topup.status'),
+      render: (p) => (
+        <Badge variant="dot" color={PAYMENT_COLORS[p.status] ?? 'gray'}>
+          {t(`topup.payment.${p.status}` as 'topup.payment.paid')}
+        </Badge>
+      ),
+    },
     { key: 'provider', header: t('topup.provider'), render: (p) => p.provider },
-    { key: 'trade', header: t('topup.tradeNo'), render: (p) => <Text size="xs" ff="monospace">{p.trade_no}</Text> },
+    {
+      key: 'trade',
+      header: t('topup.tradeNo'),
+      render: (p) => (
+        <Text size="xs" ff="monospace">
+          {p.trade_no}
+        </Text>
+      ),
+    },
   ];
   const providers = info.data?.providers ?? [];
   return (
@@ -107,14 +182,22 @@ export default function WalletPage() {
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }} mb="lg">
         <RedeemCard />
-        {info.data && providers.includes('stripe') ? <PayCard info={info.data} perUsd={perUsd} /> : (
+        {info.data && providers.includes('stripe') ? (
+          <PayCard info={info.data} perUsd={perUsd} />
+        ) : (
           <Card withBorder component="section" aria-labelledby="pay-title">
-            <Title order={3} size="h4" id="pay-title" mb="sm">{t('topup.payTitle')}</Title>
-            <Text size="sm" c="dimmed">{t('topup.payOff')}</Text>
+            <Title order={3} size="h4" id="pay-title" mb="sm">
+              {t('topup.payTitle')}
+            </Title>
+            <Text size="sm" c="dimmed">
+              {t('topup.payOff')}
+            </Text>
           </Card>
         )}
       </SimpleGrid>
-      <Title order={3} size="h4" mb="sm">{t('topup.history')}</Title>
+      <Title order={3} size="h4" mb="sm">
+        {t('topup.history')}
+      </Title>
       <DataTable label={t('topup.history')} columns={columns} rowKey={(p) => p.id} empty={t('topup.noPayments')} {...list.table} />
     </Stack>
   );
