@@ -32,6 +32,7 @@ import {
   n0,
   newToolCallId,
   num,
+  pushTurn,
   splitSignedId,
   sse,
   str,
@@ -362,21 +363,8 @@ export interface AnthropicEncodeOptions {
 export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts: AnthropicEncodeOptions = {}): Record<string, unknown> {
   const system: Record<string, unknown>[] = [];
   const msgs: { role: 'user' | 'assistant'; content: Record<string, unknown>[] }[] = [];
-  const push = (role: 'user' | 'assistant', blocks: Record<string, unknown>[]) => {
-    if (!blocks.length) return;
-    const last = msgs[msgs.length - 1];
-    if (last && last.role === role) {
-      // tool results must lead a user turn
-      if (role === 'user' && blocks[0].type === 'tool_result') {
-        const i = last.content.findIndex((b) => b.type !== 'tool_result');
-        if (i >= 0) {
-          last.content.splice(i, 0, ...blocks);
-          return;
-        }
-      }
-      last.content.push(...blocks);
-    } else msgs.push({ role, content: blocks });
-  };
+  const push = (role: 'user' | 'assistant', blocks: Record<string, unknown>[]) =>
+    pushTurn(msgs, role, blocks, (b) => b.type === 'tool_result');
   req.messages.forEach((m, i) => {
     const where = `messages[${i}]`;
     switch (m.role) {

@@ -23,7 +23,7 @@ import type {
   Usage,
 } from './canonical.ts';
 import { createHash } from 'node:crypto';
-import { argsObject, argsText, bad, budgetForEffort, emptyUsage, eventJson, isObj, n0, newToolCallId } from './canonical.ts';
+import { argsObject, argsText, bad, budgetForEffort, emptyUsage, eventJson, isObj, n0, newToolCallId, pushTurn } from './canonical.ts';
 
 /** Anthropic's models on Bedrock: `anthropic.claude-…`, with a cross-region prefix (`us.`, `eu.`, `global.` …) or in an ARN. */
 export const isBedrockAnthropic = (model: string): boolean => /(?:^|[.:/])anthropic\.claude/i.test(model);
@@ -157,21 +157,15 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
   const messages: { role: 'user' | 'assistant'; content: Block[] }[] = [];
   /** Tool names used in the conversation: Bedrock wants a toolConfig whenever toolUse or toolResult blocks appear. */
   const usedTools = new Set<string>();
-  const push = (role: 'user' | 'assistant', blocks: Block[]) => {
-    if (!blocks.length) return;
-    const last = messages[messages.length - 1];
-    if (last && last.role === role) {
-      // tool results lead a user turn
-      if (role === 'user' && 'toolResult' in blocks[0]) {
-        const i = last.content.findIndex((b) => !('toolResult' in b) && !('cachePoint' in b));
-        if (i >= 0) {
-          last.content.splice(i, 0, ...blocks);
-          return;
-        }
-      }
-      last.content.push(...blocks);
-    } else messages.push({ role, content: blocks });
-  };
+  // A cache point after tool results stays with them.
+  const push = (role: 'user' | 'assistant', blocks: Block[]) =>
+    pushTurn(
+      messages,
+      role,
+      blocks,
+      (b) => 'toolResult' in b,
+      (b) => 'toolResult' in b || 'cachePoint' in b,
+    );
   req.messages.forEach((m, i) => {
     const where = `messages[${i}]`;
     switch (m.role) {

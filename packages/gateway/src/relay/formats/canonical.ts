@@ -211,6 +211,30 @@ export interface StreamEncoderOptions {
 
 export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
 
+/**
+ * Appends a turn of `role` to `turns` (Anthropic's and Bedrock's messages, which alternate user and
+ * assistant): into the last turn when it has the same role. Tool results lead a user turn, so blocks
+ * that start with one (`isResult`) go before the first block of the merged turn that does not belong
+ * with the results (`withResults`, by default `isResult`).
+ */
+export function pushTurn<B>(
+  turns: { role: 'user' | 'assistant'; content: B[] }[],
+  role: 'user' | 'assistant',
+  blocks: B[],
+  isResult: (b: B) => boolean,
+  withResults: (b: B) => boolean = isResult,
+): void {
+  if (!blocks.length) return;
+  const last = turns[turns.length - 1];
+  if (!last || last.role !== role) {
+    turns.push({ role, content: blocks });
+    return;
+  }
+  const i = role === 'user' && isResult(blocks[0]) ? last.content.findIndex((b) => !withResults(b)) : -1;
+  if (i >= 0) last.content.splice(i, 0, ...blocks);
+  else last.content.push(...blocks);
+}
+
 export function bad(field: string, problem: string): GatewayError {
   return new GatewayError(400, 'invalid_request', `invalid request: ${field} ${problem}`, 'invalid_request_error', { param: field });
 }
