@@ -14,7 +14,12 @@ import { waitFor } from './relay-fixtures.ts';
 import { openDb, type DbHandle } from '../src/store/db.ts';
 import { workerCount } from '../src/workers.ts';
 
-const FAST = { NODE_LEASE_SECONDS: '1', RELAY_RECOVERY_INTERVAL_SECONDS: '0.2' };
+/**
+ * Recovery soon after a worker dies, but a lease a live worker keeps while the machine is busy: the
+ * replacement worker's start takes the CPU for seconds, and a live worker that misses its renewals for a
+ * whole lease would have its own streams' reserves closed under it.
+ */
+const FAST = { NODE_LEASE_SECONDS: '4', RELAY_RECOVERY_INTERVAL_SECONDS: '0.2' };
 
 /** The worker processes of a primary: pid → NODE_ID. */
 function workersOf(primary: number): Map<number, string> {
