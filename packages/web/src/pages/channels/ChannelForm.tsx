@@ -80,12 +80,29 @@ function initial(c: Channel | null): Values {
   };
 }
 
-function settingsOf(v: Values): Record<string, unknown> {
+/** The settings this form edits, by type; a type's other settings are kept as they are. */
+const FORM_SETTINGS = ['preset', 'account_id', 'api_version', 'region', 'plugin', 'plugins'];
+
+/**
+ * The settings to save: on an edit that keeps the type, every setting the form does not show (a Vertex
+ * channel's `project_id`, `responses_api`, settings set through the API or the configuration file) is
+ * kept; the ones it shows are taken from the form.
+ */
+function settingsOf(v: Values, channel: Channel | null): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  if (channel && channel.type_name === v.type) {
+    for (const [k, x] of Object.entries((channel.settings ?? {}) as Record<string, unknown>)) if (!FORM_SETTINGS.includes(k)) kept[k] = x;
+  }
+  return { ...kept, ...formSettings(v) };
+}
+
+function formSettings(v: Values): Record<string, unknown> {
   switch (v.type) {
     case 'openai':
       return v.preset ? { preset: v.preset, ...(v.preset === 'cloudflare' && v.account_id ? { account_id: v.account_id } : {}) } : {};
     case 'azure':
       return v.api_version ? { api_version: v.api_version } : {};
+    case 'vertex':
     case 'bedrock':
       return v.region.trim() ? { region: v.region.trim() } : {};
     case 'task_plugin':
@@ -134,7 +151,7 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
         param_override: parseJsonObject(x.param_override),
         status: x.status,
         test_model: x.test_model.trim() || null,
-        settings: settingsOf(x),
+        settings: settingsOf(x, channel),
         ...(x.keys.trim()
           ? {
               keys: x.keys
@@ -189,11 +206,11 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
         <TextInput label={t('channels.accountId')} required {...form.getInputProps('account_id')} />
       )}
       {type === 'azure' && <TextInput label={t('channels.apiVersion')} placeholder="2024-10-21" {...form.getInputProps('api_version')} />}
-      {type === 'bedrock' && (
+      {(type === 'bedrock' || type === 'vertex') && (
         <TextInput
           label={t('channels.region')}
-          description={t('channels.bedrockRegionHint')}
-          placeholder="us-east-1"
+          description={t(type === 'vertex' ? 'channels.vertexRegionHint' : 'channels.bedrockRegionHint')}
+          placeholder={type === 'vertex' ? 'global' : 'us-east-1'}
           {...form.getInputProps('region')}
         />
       )}

@@ -1,0 +1,66 @@
+/**
+ * Editing a channel in the console keeps what the form does not show: a Vertex AI channel made through
+ * the API with a region and a project is renamed on the Channels page; its region shows in the form,
+ * and the saved channel still has both settings.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import type { Browser } from 'playwright-core';
+import { Api, expectPage, label, launchBrowser, navLink, rootSession, startConsoleGateway, tr, type ConsoleGateway } from './support.ts';
+
+const L = 'en';
+
+let gw: ConsoleGateway;
+let browser: Browser;
+
+before(async () => {
+  gw = await startConsoleGateway();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await gw?.close();
+});
+
+/** A Google service-account key (never used to call Google here). */
+function serviceAccount(): string {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return JSON.stringify({
+    type: 'service_account',
+    project_id: 'proj-key',
+    private_key_id: 'key-e2e',
+    private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    client_email: 'e2e@proj-key.iam.gserviceaccount.com',
+    token_uri: 'https://oauth2.googleapis.com/token',
+  });
+}
+
+test('renaming a Vertex AI channel in the console keeps its region and project', async () => {
+  const api = await Api.login(gw.url);
+  const made = await api.ok('POST', '/api/channel', {
+    name: 'vertex-e2e',
+    type: 'vertex',
+    keys: [serviceAccount()],
+    models: ['gemini-e2e'],
+    settings: { region: 'us-east5', project_id: 'proj-settings' },
+  });
+
+  const { page, problems } = await rootSession(browser, gw.url, L);
+  await navLink(page, L, 'nav.channels').click();
+  await expectPage(page, L, 'nav.channels');
+  await page.getByRole('button', { name: tr(L, 'channels.moreNamed', { name: 'vertex-e2e' }) }).click();
+  await page.getByRole('menuitem', { name: tr(L, 'common.edit') }).click();
+  const form = page.getByRole('dialog', { name: tr(L, 'channels.editTitle', { name: 'vertex-e2e' }) });
+  const region = form.getByLabel(label(L, 'channels.region'));
+  assert.equal(await region.inputValue(), 'us-east5', 'the region shows in the form');
+  await form.getByLabel(label(L, 'channels.name')).fill('vertex-renamed');
+  await form.getByRole('button', { name: tr(L, 'common.save') }).click();
+  await form.waitFor({ state: 'hidden' });
+
+  const saved = await api.ok('GET', `/api/channel/${made.id}`);
+  assert.equal(saved.name, 'vertex-renamed');
+  assert.deepEqual(saved.settings, { region: 'us-east5', project_id: 'proj-settings' }, 'settings the form does not show are kept');
+  problems.assertNone('channels: edit a Vertex channel');
+});
