@@ -12,7 +12,7 @@ import { HeaderControls } from '../components/HeaderControls';
 import { UserMenu } from '../components/UserMenu';
 import { Brand } from '../components/Brand';
 import { allows, OPERATOR_NAV, USER_NAV, type NavItem } from './nav';
-import { loginPath } from './router';
+import { loginPath } from './login-path';
 import { isAdmin, useSelf } from './session';
 import { TwoFactorGate } from './TwoFactorGate';
 

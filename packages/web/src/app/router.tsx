@@ -7,6 +7,7 @@ import { setUnauthorizedHandler } from '../api/client';
 import { PageLoader } from '../components/PageLoader';
 import { RouteError } from '../components/RouteError';
 import { queryClient } from './query';
+import { loginPath } from './login-path';
 
 type PageModule = { default: React.ComponentType };
 const page = (load: () => Promise<PageModule>): Pick<RouteObject, 'lazy' | 'ErrorBoundary' | 'HydrateFallback'> => ({
@@ -52,12 +53,6 @@ export const router = createBrowserRouter([
     ],
   },
 ]);
-
-/** Where to come back to after logging in again. */
-export function loginPath(): string {
-  const here = `${location.pathname}${location.search}`;
-  return here.startsWith('/login') ? here : `/login?next=${encodeURIComponent(here)}`;
-}
 
 setUnauthorizedHandler(() => {
   if (location.pathname.startsWith('/login')) return;

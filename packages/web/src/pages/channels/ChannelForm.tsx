@@ -6,7 +6,7 @@ import { call, client, type Schemas } from '../../api/client';
 import { JsonField, ListField, parseJsonObject, stringifyJson, validators } from '../../components/fields';
 import { FormModal } from '../../components/FormModal';
 import { useApiMutation } from '../../components/useApiMutation';
-import { CHANNEL_TYPES, type Channel } from './ChannelsPage';
+import { CHANNEL_TYPES, type Channel } from './types';
 
 const PRESETS = [
   '',

@@ -8,7 +8,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconDots, IconPlayerPlay, IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { call, client, type Schemas } from '../../api/client';
+import { call, client } from '../../api/client';
 import { ConfirmDialog } from '../../components/ConfirmButton';
 import { DataTable, type Column } from '../../components/DataTable';
 import { FilterSelect } from '../../components/fields';
@@ -21,9 +21,7 @@ import { fmtMs, fmtTime } from '../../lib/format';
 import { ChannelDrawer } from './ChannelDrawer';
 import { ChannelForm } from './ChannelForm';
 import { TestAllModal } from './TestAllModal';
-
-export type Channel = Schemas['Channel'];
-export const CHANNEL_TYPES = ['openai', 'azure', 'anthropic', 'gemini', 'vertex', 'bedrock', 'gateway', 'task_plugin'] as const;
+import { CHANNEL_TYPES, type Channel } from './types';
 
 type Filters = { keyword: string; type: string; status: string; group: string };
 
