@@ -14,10 +14,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import { verifySigV4, type AwsCredential } from '../upstreams/bedrock.ts';
+import { frame, verifySigV4, type AwsCredential } from '../upstreams/bedrock.ts';
 import { jwtVerify } from 'jose';
-import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { json, sleep, startFake, type FakeUpstream, type Recorded } from '../upstreams/common.ts';
 
 export const SCENARIO_HEADER = 'x-replay-scenario';
@@ -48,21 +46,6 @@ export function scenarioFile(dir: string, scenario: string): string | null {
     if (existsSync(p)) return p;
   }
   return null;
-}
-
-const codec = new EventStreamCodec(toUtf8, fromUtf8);
-
-/** One message of an AWS event stream: an event (`:event-type`) or an exception (`:exception-type`). */
-function awsMessage(m: { event?: string; exception?: string; data: unknown }): Uint8Array {
-  const kind = m.exception ? 'exception' : 'event';
-  return codec.encode({
-    headers: {
-      ':message-type': { type: 'string', value: kind },
-      [kind === 'event' ? ':event-type' : ':exception-type']: { type: 'string', value: String(m.exception ?? m.event) },
-      ':content-type': { type: 'string', value: 'application/json' },
-    },
-    body: fromUtf8(JSON.stringify(m.data)),
-  });
 }
 
 /** Starts a replay upstream serving the scenarios recorded in `dir`. */
@@ -122,7 +105,7 @@ export async function startReplay(dir: string): Promise<ReplayUpstream> {
       res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', ...extra });
       for (const m of JSON.parse(text) as Array<{ event?: string; exception?: string; data: unknown }>) {
         if (res.destroyed) return;
-        res.write(awsMessage(m));
+        res.write(m.exception ? frame(m.exception, m.data, 'exception') : frame(String(m.event), m.data));
         await sleep(1);
       }
       res.end();

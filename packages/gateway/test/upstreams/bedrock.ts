@@ -200,7 +200,8 @@ function answer(b: any): Answer {
   return { content, stopReason: wantsTool ? 'tool_use' : 'end_turn' };
 }
 
-function frame(event: string, payload: unknown, type: 'event' | 'exception' = 'event'): Uint8Array {
+/** One AWS event-stream message: an event (or an exception) of the given name with a JSON payload. */
+export function frame(event: string, payload: unknown, type: 'event' | 'exception' = 'event'): Uint8Array {
   const name = type === 'event' ? ':event-type' : ':exception-type';
   return codec.encode({
     headers: {
