@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream';
 import type { Core } from '../core.ts';
 import { csvLine } from '../logs/csv.ts';
-import { purgeLogs } from '../logs/writer.ts';
+import { purgeLogs, purgeRollups } from '../logs/writer.ts';
 import type { LogRow } from '../store/schema-core.ts';
 import { Reader, fieldError, paging, type Obj, type Page } from '../platform/validate.ts';
 
@@ -203,16 +203,31 @@ export class LogAdmin {
     return purgeLogs(this.core.h, now - days * 86_400_000);
   }
 
-  /** Starts the daily retention job when LOG_RETENTION_DAYS > 0 (first run a minute after start). */
+  /** Deletes hourly usage roll-ups of hours that ended more than `days` ago; returns how many. */
+  async purgeRollupsOlderThan(days: number, now = Date.now()): Promise<number> {
+    return purgeRollups(this.core.h, now - days * 86_400_000);
+  }
+
+  /**
+   * Starts the daily retention job when LOG_RETENTION_DAYS or USAGE_RETENTION_DAYS is > 0 (first run a
+   * minute after start). Each node runs it; a delete that another node already made deletes nothing.
+   */
   startRetention(): void {
-    const days = this.core.config.logRetentionDays;
-    if (!(days > 0)) return;
+    const { logRetentionDays: days, usageRetentionDays: usageDays } = this.core.config;
+    if (!(days > 0) && !(usageDays > 0)) return;
     const run = () => {
-      this.purgeOlderThan(days)
-        .then((n) => {
-          if (n > 0) this.core.log.info({ deleted: n, days }, 'old log rows deleted');
-        })
-        .catch((e) => this.core.log.warn({ err: (e as Error).message }, 'log retention failed'));
+      if (days > 0)
+        this.purgeOlderThan(days)
+          .then((n) => {
+            if (n > 0) this.core.log.info({ deleted: n, days }, 'old log rows deleted');
+          })
+          .catch((e) => this.core.log.warn({ err: (e as Error).message }, 'log retention failed'));
+      if (usageDays > 0)
+        this.purgeRollupsOlderThan(usageDays)
+          .then((n) => {
+            if (n > 0) this.core.log.info({ deleted: n, days: usageDays }, 'old usage roll-ups deleted');
+          })
+          .catch((e) => this.core.log.warn({ err: (e as Error).message }, 'usage roll-up retention failed'));
     };
     const first = setTimeout(() => {
       run();

@@ -7,14 +7,15 @@
  * open on the SQLite connection, one multi-row INSERT and one multi-row upsert. A failed batch is
  * tried once more (nothing of it was stored, so it cannot count twice).
  *
- * The one writer of the `logs` table: inserts here, and the retention's deletes (`purgeLogs`).
+ * The one writer of the `logs` table and its hourly roll-ups: inserts here, and the retention's deletes
+ * (`purgeLogs`, `purgeRollups`).
  */
 import type { Insertable } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Core } from '../core.ts';
 import type { LogRow } from '../store/schema-core.ts';
 import { withTx, type DbHandle } from '../store/db.ts';
-import { prepareSqliteUpsert, rollup, upsertRollups } from './rollup.ts';
+import { DIMS, HOUR_MS, prepareSqliteUpsert, rollup, upsertRollups } from './rollup.ts';
 
 export type NewLog = Insertable<LogRow>;
 
@@ -86,6 +87,24 @@ export async function purgeLogs(h: DbHandle, cutoff: number): Promise<number> {
       .executeTakeFirst();
     deleted += Number(res.numDeletedRows);
     if (ids.length < RETENTION_BATCH) break;
+    await new Promise((r) => setImmediate(r));
+  }
+  return deleted;
+}
+
+/**
+ * Deletes the hourly roll-ups of hours that ended before `cutoff` (unix ms), one dimension at a time
+ * (each delete reads a range of the primary key); returns how many rows went.
+ */
+export async function purgeRollups(h: DbHandle, cutoff: number): Promise<number> {
+  let deleted = 0;
+  for (const dim of DIMS) {
+    const res = await h.db
+      .deleteFrom('usage_hourly')
+      .where('dim', '=', dim)
+      .where('hour', '<=', cutoff - HOUR_MS)
+      .executeTakeFirst();
+    deleted += Number(res.numDeletedRows);
     await new Promise((r) => setImmediate(r));
   }
   return deleted;

@@ -43,6 +43,10 @@ export interface Config {
   /** A node's liveness lease, renewed every third of it; its open reserves are recovered once it lapsed. */
   nodeLeaseMs: number;
   logRetentionDays: number;
+  /** Days of hourly usage roll-ups kept (0: forever). */
+  usageRetentionDays: number;
+  /** Days a converted Responses conversation can be continued with `previous_response_id` (0: forever). */
+  responsesRetentionDays: number;
   taskPollIntervalSeconds: number;
   taskPollMaxFailures: number;
   /** How long a node holds a claimed task while polling it. */
@@ -197,6 +201,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownTimeoutMs: Math.max(0, num(env, 'SHUTDOWN_TIMEOUT_SECONDS', 30)) * 1000,
     nodeLeaseMs: positive(num(env, 'NODE_LEASE_SECONDS', 30), 30) * 1000,
     logRetentionDays: num(env, 'LOG_RETENTION_DAYS', 0),
+    usageRetentionDays: num(env, 'USAGE_RETENTION_DAYS', 0),
+    responsesRetentionDays: num(env, 'RESPONSES_RETENTION_DAYS', 30),
     taskPollIntervalSeconds: num(env, 'TASK_POLL_INTERVAL_SECONDS', 15),
     taskPollMaxFailures: num(env, 'TASK_POLL_MAX_FAILURES', 20),
     taskPollLeaseSeconds: num(env, 'TASK_POLL_LEASE_SECONDS', 60),

@@ -2,7 +2,8 @@
  * Conversations of Responses calls served by another vendor's format: the canonical messages in and
  * the answer out, kept under the Response id so that `previous_response_id` can continue them (each
  * call then sends the whole conversation to the upstream, which has no memory of its own). Only the
- * user who made a Response can continue it. Conversations larger than MAX_BYTES are not kept.
+ * user who made a Response can continue it. Conversations larger than MAX_BYTES are not kept; those older
+ * than RESPONSES_RETENTION_DAYS are deleted by a daily job (`startRetention`).
  */
 import type { Core } from '../core.ts';
 import { GatewayError, echo } from '../platform/errors.ts';
@@ -10,6 +11,8 @@ import { isUniqueViolation } from '../store/db.ts';
 import type { Message } from './formats/index.ts';
 
 const MAX_BYTES = 8 * 1024 * 1024;
+const PURGE_BATCH = 500;
+const DAY_MS = 86_400_000;
 /** Conversations kept in memory too, so the next turn on this node finds one whose row is still being written. */
 const RECENT = 500;
 
@@ -54,6 +57,54 @@ export class Conversations {
         : undefined;
     if (!row || Number(row.user_id) !== userId) throw notFound(responseId);
     return JSON.parse(row.messages) as Message[];
+  }
+
+  /** Deletes conversations stored before `cutoff` (unix ms), in batches; returns how many. */
+  async purgeBefore(cutoff: number): Promise<number> {
+    const db = this.core.h.db;
+    let deleted = 0;
+    for (;;) {
+      const ids = await db
+        .selectFrom('relay_conversations')
+        .select('response_id')
+        .where('created_at', '<', cutoff)
+        .limit(PURGE_BATCH)
+        .execute();
+      if (ids.length === 0) break;
+      const res = await db
+        .deleteFrom('relay_conversations')
+        .where(
+          'response_id',
+          'in',
+          ids.map((r) => r.response_id),
+        )
+        .executeTakeFirst();
+      deleted += Number(res.numDeletedRows);
+      if (ids.length < PURGE_BATCH) break;
+      await new Promise((r) => setImmediate(r));
+    }
+    return deleted;
+  }
+
+  /** Starts the daily deletion of conversations older than RESPONSES_RETENTION_DAYS (0: kept forever). */
+  startRetention(): void {
+    const days = this.core.config.responsesRetentionDays;
+    if (!(days > 0)) return;
+    const run = () => {
+      this.purgeBefore(Date.now() - days * DAY_MS)
+        .then((n) => {
+          if (n > 0) this.core.log.info({ deleted: n, days }, 'old Responses conversations deleted');
+        })
+        .catch((e) => this.core.log.warn({ err: (e as Error).message }, 'Responses conversation retention failed'));
+    };
+    const first = setTimeout(() => {
+      run();
+      const every = setInterval(run, DAY_MS);
+      every.unref();
+      this.core.onClose(() => clearInterval(every));
+    }, 60_000);
+    first.unref();
+    this.core.onClose(() => clearTimeout(first));
   }
 }
 

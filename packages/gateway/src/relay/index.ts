@@ -109,6 +109,7 @@ export const relayArea = {
     // each round, so a change applies within a second.
     const { policy } = service;
     service.allowances.start();
+    service.relay.conversations.startRetention();
     let last = Date.now();
     let timer: NodeJS.Timeout | null = null;
     let stopped = false;
