@@ -3,7 +3,8 @@
  * (generations, edits — JSON or multipart), Responses (create, compact, and reads of relay-created
  * ids), audio (transcriptions, translations, speech), rerank, moderations and alpha search.
  *
- * Same routing, retries, health, billing and logs as the chat path (relay.ts): the body is sent as
+ * Same routing, retries, health, billing and logs as the chat path: both run through the call
+ * pipeline (relay/pipeline.ts), this file supplying its strategy. The body is sent as
  * received unless the channel maps the model or overrides parameters; multipart bodies are re-encoded
  * from the held parts; answers (JSON, text, SSE, audio bytes) are passed back as they come and only
  * read on the side for usage.
@@ -11,24 +12,21 @@
 import { Readable } from 'node:stream';
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
-import type { Admission } from '../accounts/rate-limits.ts';
-import type { Payer } from '../billing/ledger.ts';
-import { quotaUnits, usdCost, type ModelPrice, type TokenUsage } from '../billing/prices.ts';
-import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
+import { quotaUnits, usdCost, type TokenUsage } from '../billing/prices.ts';
+import { countTokens, TokenCounter } from '../billing/tokens.ts';
 import { echo, GatewayError } from '../platform/errors.ts';
 import { ChannelType, OPENAI_COMPATIBLE_PRESETS } from './channel-types.ts';
-import { runAttempts, type AttemptCallInfo, type AttemptOutcome } from './attempts.ts';
-import { affinityKey } from './affinity.ts';
-import { callLogRow, logAttemptError, refundGrant, runReserved, settleThenLog } from './accounting.ts';
-import { ledgerGrant } from '../billing/allowance.ts';
+import type { AttemptOutcome } from './attempts.ts';
+import { logAttemptError } from './accounting.ts';
+import { Pipeline, type PipelineCall, type StreamRelay } from './pipeline.ts';
 import { openaiPathUrl, type RuntimeChannel } from './channels.ts';
 import { upstreamErrorMessage } from './formats/index.ts';
 import { choiceCount, tokenCount } from './formats/canonical.ts';
 import { scanBody, type BodyScan } from './body-scan.ts';
-import { AV_CHARS_PER_TOKEN, BASE_OVERHEAD_TOKENS, fitOutput, inputBound, isPriced, MIN_OUTPUT_TOKENS, pricesOutput } from './estimate.ts';
+import { AV_CHARS_PER_TOKEN, BASE_OVERHEAD_TOKENS, inputBound, isPriced, pricesOutput } from './estimate.ts';
 import { encodeMultipart, type MultipartBody, type MultipartFile } from './multipart.ts';
 import { applyParamOverride, DEFAULT_AZURE_API_VERSION, hasOverride, upstreamHeaders, upstreamModel } from './providers.ts';
-import { networkMessage, retryAfter } from './upstream.ts';
+import { networkMessage } from './upstream.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import { ResponseStore } from './response-store.ts';
 import { SseFramer, type SseEvent } from './sse.ts';
@@ -117,25 +115,12 @@ export interface PassCall {
 
 export const isPassCall = (c: { kind: string }): c is PassCall => KINDS.has(c.kind);
 
-interface Ctx {
+/** One pass-through call as the pipeline runs it. */
+interface Ctx extends PipelineCall {
   call: PassCall;
   kind: PassKind;
-  model: string;
-  stream: boolean;
-  price: ModelPrice | null;
   /** Multiplies a per-request price (`n` images). */
   mult: number;
-  payer: Payer;
-  estimate: TokenUsage;
-  reserved: number;
-  /** Responses: max_output_tokens the gateway sends and reserved for (null: sent as the caller wrote it). */
-  maxOut: number | null;
-  attempts: Array<{ channel: number; status: number; error?: string }>;
-  upstreamWaitMs: number;
-  firstByteMs: number | null;
-  started: boolean;
-  /** The call's place in its rate limits (accounts/rate-limits.ts); null when none applies. */
-  admission: Admission | null;
 }
 
 const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
@@ -301,12 +286,27 @@ export function passUsage(j: unknown): TokenUsage | null {
 
 export class PassThrough {
   readonly responses: ResponseStore;
+  /** The call pipeline with this family's strategy (relay/pipeline.ts). */
+  private readonly pipe: Pipeline<Ctx>;
 
   constructor(
     private readonly d: RelayDeps,
     private readonly track: <T>(p: Promise<T>) => Promise<T>,
   ) {
     this.responses = new ResponseStore(d.core);
+    this.pipe = new Pipeline<Ctx>(d, track, {
+      holds: false,
+      attempt: (ctx, ch, key, keyIndex) => this.attempt(ctx, ch, key, keyIndex),
+      sticky: (ctx) => ctx.call.multipart === undefined,
+      reserveOf: (ctx, u) => this.reserveOf(ctx, u),
+      cost: (ctx, u) => this.cost(ctx, u),
+      logDetails: (ctx, u) => ({
+        ...(ctx.mult > 1 ? { n: ctx.mult } : {}),
+        attempts: ctx.attempts,
+        reasoning_tokens: u.reasoningTokens ?? 0,
+      }),
+      settleDeferMs: () => 0,
+    });
   }
 
   /** Whether a channel with the Responses API serves `model` in `group` (else Responses calls are converted). */
@@ -354,38 +354,20 @@ export class PassThrough {
       price,
       mult,
       payer: this.d.budgets.payer(principal),
-      estimate: { inputTokens: 0, outputTokens: 0 },
       reserved: 0,
+      grant: null,
       maxOut: null,
+      n: 1,
+      inputBound: 0,
+      cacheWrites: false,
+      extensions: 0,
       attempts: [],
       upstreamWaitMs: 0,
       firstByteMs: null,
       started: false,
       admission: null,
     };
-    ctx.estimate = this.estimateUsage(ctx, maxAsked);
-    // The rate limits count the reserve's estimate, before any routing or billing (429 beyond them).
-    const a = this.d.rateLimits.admit(principal, model, ctx.estimate.inputTokens + ctx.estimate.outputTokens, call.client.res);
-    ctx.admission = a instanceof Promise ? await a : a;
-    try {
-      ctx.reserved = this.reserveOf(ctx, ctx.estimate);
-      if (ctx.reserved > 0) {
-        try {
-          await this.d.ledger.reserve(ctx.payer, call.requestId, ctx.reserved, { open: true });
-        } catch (e) {
-          if ((e as GatewayError).code !== 'insufficient_quota' || ctx.maxOut === null) throw e;
-          await this.reserveWhatFits(ctx, e as GatewayError);
-        }
-      }
-      await runReserved(
-        this.d.core,
-        ctx,
-        () => this.run(ctx, candidates),
-        () => this.refund(ctx),
-      );
-    } finally {
-      ctx.admission?.end(0);
-    }
+    await this.pipe.run(ctx, candidates, this.estimateUsage(ctx, maxAsked));
   }
 
   // ---------- billing ----------
@@ -429,6 +411,7 @@ export class PassThrough {
       scan = call.scan ?? scanBody(b);
     }
     const input = inputBound(bytes, scan, b.tools !== undefined);
+    ctx.inputBound = input;
     switch (ctx.kind) {
       case 'images':
       case 'image_edits':
@@ -454,91 +437,6 @@ export class PassThrough {
       default:
         return { inputTokens: 0, outputTokens: 0 };
     }
-  }
-
-  /** Responses: lowers max_output_tokens to what the balance covers (see Relay.reserveWhatFits). */
-  private async reserveWhatFits(ctx: Ctx, refused: GatewayError): Promise<void> {
-    const group = ctx.call.principal.group;
-    const input = ctx.estimate.inputTokens;
-    for (let i = 0; i < 3; i++) {
-      const available = await this.d.ledger.available(ctx.payer);
-      const out = fitOutput(this.d.prices, ctx.price, group, input, 1, ctx.maxOut!, MIN_OUTPUT_TOKENS, available);
-      if (out === null) break;
-      ctx.maxOut = out;
-      ctx.estimate = { inputTokens: input, outputTokens: out };
-      ctx.reserved = this.reserveOf(ctx, ctx.estimate);
-      try {
-        await this.d.ledger.reserve(ctx.payer, ctx.call.requestId, ctx.reserved, { open: true });
-        return;
-      } catch (e) {
-        if ((e as GatewayError).code !== 'insufficient_quota') throw e;
-      }
-    }
-    ctx.reserved = 0;
-    throw refused;
-  }
-
-  /** The usage billed when the upstream reported none (see docs/relay.md, "Other OpenAI-format calls"). */
-  private async fallbackUsage(ctx: Ctx, outputText: string, counter?: TokenCounter): Promise<TokenUsage> {
-    const prompt = promptOf(ctx.kind, ctx.call.body);
-    const out = async () => (counter ? counter.total() : outputText ? countTokens(outputText) : 0);
-    switch (ctx.kind) {
-      case 'images':
-      case 'image_edits':
-        // A 1024² high-quality image each (the reserve's bound is the largest size).
-        return { inputTokens: (await countTokens(prompt)) + 8, outputTokens: 4160 * ctx.mult };
-      case 'audio_speech':
-        return { inputTokens: prompt.length, outputTokens: 0 };
-      case 'audio_transcriptions':
-      case 'audio_translations':
-        return { inputTokens: 0, outputTokens: await out() };
-      case 'rerank':
-      case 'moderations':
-        return { inputTokens: await countTokens(prompt), outputTokens: 0 };
-      case 'responses':
-      case 'responses_compact':
-        return { inputTokens: await countTokens(prompt), outputTokens: await out() };
-      default:
-        return { inputTokens: 0, outputTokens: 0 };
-    }
-  }
-
-  private async refund(ctx: Ctx): Promise<void> {
-    if (ctx.reserved <= 0) return;
-    const grant = ledgerGrant(ctx.payer, ctx.call.requestId, ctx.reserved);
-    ctx.reserved = 0;
-    await refundGrant(this.d, this.track, grant);
-  }
-
-  // ---------- routing and retries ----------
-
-  private run(ctx: Ctx, candidates: RuntimeChannel[]): Promise<void> {
-    const { call } = ctx;
-    const info: AttemptCallInfo = { model: ctx.model, group: call.principal.group, res: call.client.res };
-    const aff = this.d.affinity;
-    const k =
-      aff && candidates.length > 1 && call.multipart === undefined
-        ? affinityKey(call.principal.userId, ctx.model, call.body, call.vendorHeaders)
-        : null;
-    const start = k
-      ? aff!.get(k).then((prefer) => {
-          info.affinity = { prefer, served: (s) => aff!.set(k, s), failed: () => aff!.drop(k) };
-        })
-      : null;
-    const go = () =>
-      runAttempts(
-        this.d,
-        ctx,
-        candidates,
-        {
-          attempt: (c, ch, key, keyIndex) => this.attempt(c, ch, key, keyIndex),
-          logError: (c, ch, status, message, n) => logAttemptError(this.d.logs, c, ch, status, message, n),
-          refund: (c) => this.refund(c),
-          begin: (c, status, headers) => this.begin(c, status, headers),
-        },
-        info,
-      );
-    return start ? start.then(go) : go();
   }
 
   private buildBody(ctx: Ctx, ch: RuntimeChannel, upModel: string): { body: string | Buffer | Readable; multipart?: MultipartBody } {
@@ -589,27 +487,37 @@ export class PassThrough {
       // An upstream error may echo the credentials it got: they never go further than here.
       const text = redactSecrets(await readText(up.body, 256 * 1024), sentSecrets([key], headers, url));
       const message = upstreamErrorMessage('openai', up.statusCode, text);
-      const s = up.statusCode;
-      if (s === 401 || s === 403 || s === 408 || s === 429 || s >= 500 || this.d.policy.qualifies(s, message)) {
-        return { kind: 'retry', status: s, message, retryAfterMs: s === 429 ? retryAfter(up.headers['retry-after']) : undefined };
-      }
-      return {
-        kind: 'client_error',
-        status: s,
-        body: text,
-        contentType: String(up.headers['content-type'] ?? 'application/json'),
-        message,
-      };
+      return (
+        this.pipe.refusal(up, message) ?? {
+          kind: 'client_error',
+          status: up.statusCode,
+          body: text,
+          contentType: String(up.headers['content-type'] ?? 'application/json'),
+          message,
+        }
+      );
     }
     const ctype = String(up.headers['content-type'] ?? '');
     ctx.upstreamWaitMs = msSince(t0);
     if (ctype.includes('text/event-stream')) {
-      await this.streamSse(ctx, ch, keyIndex, upModel, up);
+      this.pipe.begin(ctx, 200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
+      const s = new PassSse(ctx.kind === 'responses' ? (id) => this.remember(ctx, id, ch, keyIndex) : null);
+      const metered = ctx.kind === 'responses' && ctx.maxOut !== null && ctx.reserved > 0;
+      await this.pipe.stream(ctx, ch, upModel, up, s, up.statusCode, metered);
       return { kind: 'done' };
     }
     const jsonish = ctype.includes('json');
     if (!jsonish && !ctype.startsWith('text/')) {
-      await this.pipeBytes(ctx, ch, upModel, up, ctype);
+      // Binary answers (speech audio): streamed through with the upstream's content type.
+      const h: Record<string, string> = { 'content-type': ctype || 'application/octet-stream' };
+      const len = up.headers['content-length'];
+      if (typeof len === 'string') h['content-length'] = len;
+      this.pipe.begin(ctx, up.statusCode, h);
+      await this.pipe.stream(ctx, ch, upModel, up, new ByteStream(false), up.statusCode, false);
       return { kind: 'done' };
     }
     const text = await readText(up.body, MAX_BODY);
@@ -622,7 +530,7 @@ export class PassThrough {
         return { kind: 'retry', status: 502, message: `upstream returned a body that is not JSON (status ${up.statusCode})` };
       }
     }
-    this.begin(ctx, up.statusCode, { 'content-type': ctype || 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+    this.pipe.begin(ctx, up.statusCode, { 'content-type': ctype || 'application/json', 'content-length': String(Buffer.byteLength(text)) });
     ctx.call.client.res.end(text);
     if (ctx.kind === 'responses' && isObj(json) && typeof json.id === 'string') this.remember(ctx, json.id, ch, keyIndex);
     const reported = passUsage(json);
@@ -632,8 +540,8 @@ export class PassThrough {
         : jsonish
           ? str((json as { text?: unknown } | null)?.text)
           : text;
-    const usage = reported ?? (await this.fallbackUsage(ctx, outText));
-    this.finish(ctx, ch, upModel, usage, up.statusCode, { upstreamUsage: !!reported });
+    const usage = reported ?? (await fallbackUsage(ctx, outText));
+    this.pipe.settle(ctx, ch, upModel, usage, up.statusCode, { upstreamUsage: !!reported });
     return { kind: 'done' };
   }
 
@@ -644,359 +552,6 @@ export class PassThrough {
         this.d.core.log.warn({ err: (e as Error).message, requestId: ctx.call.requestId }, 'could not record the response id');
       }),
     );
-  }
-
-  private begin(ctx: Ctx, status: number, headers: Record<string, string>): void {
-    const { call } = ctx;
-    if (ctx.started) return;
-    ctx.started = true;
-    call.client.hijack();
-    const total = msSince(call.startedAt);
-    ctx.firstByteMs = Math.round(total);
-    call.client.res.writeHead(status, {
-      ...headers,
-      'x-request-id': call.requestId,
-      'x-gatehouse-time-ms': Math.max(0, total - ctx.upstreamWaitMs).toFixed(2),
-    });
-  }
-
-  /** Binary answers (speech audio): streamed through with the upstream's content type. */
-  private pipeBytes(ctx: Ctx, ch: RuntimeChannel, upModel: string, up: UpstreamResponse, ctype: string): Promise<void> {
-    const h: Record<string, string> = { 'content-type': ctype || 'application/octet-stream' };
-    const len = up.headers['content-length'];
-    if (typeof len === 'string') h['content-length'] = len;
-    this.begin(ctx, up.statusCode, h);
-    return this.pump(
-      ctx,
-      ch,
-      upModel,
-      up,
-      () => {},
-      async () => null,
-    );
-  }
-
-  /**
-   * SSE answers (Responses streams, image and speech events): forwarded byte for byte; events are read
-   * on the side for usage (`response.completed` or any event with `usage`), the response id and output text.
-   */
-  private streamSse(ctx: Ctx, ch: RuntimeChannel, keyIndex: number, upModel: string, up: UpstreamResponse): Promise<void> {
-    this.begin(ctx, 200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    const framer = new SseFramer();
-    const counter = new TokenCounter();
-    let usage: TokenUsage | null = null;
-    let idSeen = false;
-    const onEvent = (ev: SseEvent) => {
-      const data = ev.data;
-      if (!data || data[0] !== '{') return;
-      let j: Record<string, unknown>;
-      try {
-        j = JSON.parse(data) as Record<string, unknown>;
-      } catch {
-        return;
-      }
-      const type = str(j.type) || ev.event || '';
-      if (type.endsWith('.delta') && typeof j.delta === 'string' && !type.includes('audio') && !type.includes('partial_image'))
-        counter.add(j.delta);
-      if (!idSeen && ctx.kind === 'responses' && isObj(j.response) && typeof j.response.id === 'string') {
-        idSeen = true;
-        this.remember(ctx, j.response.id, ch, keyIndex);
-      }
-      usage = passUsage(j) ?? usage;
-    };
-    if (ctx.kind === 'responses' && ctx.maxOut !== null && ctx.reserved > 0) {
-      return this.meteredSse(ctx, ch, upModel, up, framer, counter, onEvent, () => usage);
-    }
-    return this.pump(
-      ctx,
-      ch,
-      upModel,
-      up,
-      (chunk) => {
-        for (const ev of framer.push(chunk)) onEvent(ev);
-      },
-      async () => {
-        for (const ev of framer.end()) onEvent(ev);
-        return usage ?? this.fallbackUsage(ctx, '', counter);
-      },
-      () => usage !== null,
-    );
-  }
-
-  /**
-   * A Responses stream whose output is priced, event by event: as for chat streams (relay.ts), the
-   * output text is counted once 3 × its characters pass the `max_output_tokens` reserved, the reserve
-   * is extended when an upstream goes past it, and when the balance cannot cover an event the stream
-   * ends there with an `error` event (`insufficient_quota`), charged for the output written.
-   */
-  private meteredSse(
-    ctx: Ctx,
-    ch: RuntimeChannel,
-    upModel: string,
-    up: UpstreamResponse,
-    framer: SseFramer,
-    counter: TokenCounter,
-    onEvent: (ev: SseEvent) => void,
-    usage: () => TokenUsage | null,
-  ): Promise<void> {
-    const res = ctx.call.client.res;
-    const body = up.body;
-    const covered = ctx.maxOut ?? 0;
-    const costAt = (out: number) => this.reserveOf(ctx, { inputTokens: ctx.estimate.inputTokens, outputTokens: out });
-    const step = Math.max(1, costAt(covered) - costAt(0));
-    void loadTokenizer();
-    let gateOpen = false;
-    let extensions = 0;
-    const seen = new TokenCounter();
-    return new Promise<void>((resolve) => {
-      let done = false;
-      let clientGone = false;
-      let upstreamError: string | null = null;
-      let cutAt: number | null = null;
-      let holding = false;
-      const items: Array<SseEvent | null> = [];
-      const finish = () => {
-        if (done) return;
-        done = true;
-        res.off('close', onClose);
-        body.off('data', onData);
-        if (cutAt !== null) body.destroy();
-        if (!clientGone && !res.writableEnded) {
-          res.end(
-            cutAt !== null
-              ? `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'insufficient_quota', message: 'quota exhausted: the balance cannot cover more output for this request', param: null })}\n\n`
-              : '',
-          );
-        }
-        const status = clientGone ? 499 : upstreamError ? 502 : up.statusCode;
-        this.track(
-          (async () => {
-            let u: TokenUsage;
-            if (cutAt !== null) {
-              const reported = usage();
-              u = {
-                inputTokens: reported?.inputTokens || (await countTokens(promptOf(ctx.kind, ctx.call.body))),
-                outputTokens: cutAt,
-                cachedInputTokens: reported?.cachedInputTokens ?? 0,
-              };
-            } else {
-              u = usage() ?? (await this.fallbackUsage(ctx, '', counter));
-            }
-            this.finish(ctx, ch, upModel, u, status, {
-              upstreamUsage: cutAt === null && usage() !== null,
-              clientGone,
-              upstreamError,
-              ...(cutAt !== null ? { cut: 'insufficient_quota' } : {}),
-            });
-          })(),
-        ).then(resolve, resolve);
-      };
-      const write = (s: string) => {
-        if (!s || clientGone) return;
-        if (!res.write(s)) {
-          body.pause();
-          res.once('drain', () => {
-            if (!holding) body.resume();
-          });
-        }
-      };
-      /** The output text an event adds (what the counter would be given). */
-      const eventText = (ev: SseEvent): string => {
-        const d = ev.data;
-        if (!d || d[0] !== '{') return '';
-        let j: Record<string, unknown>;
-        try {
-          j = JSON.parse(d) as Record<string, unknown>;
-        } catch {
-          return '';
-        }
-        const type = str(j.type) || ev.event || '';
-        return type.endsWith('.delta') && typeof j.delta === 'string' && !type.includes('audio') && !type.includes('partial_image')
-          ? j.delta
-          : '';
-      };
-      const covers = (text: string): boolean => {
-        if (!gateOpen && 3 * (seen.length + text.length) <= covered) return true;
-        gateOpen = true;
-        const before = seen.exact();
-        const more = countTokensSync(text);
-        return before !== null && more !== null && costAt(before + more) <= ctx.reserved;
-      };
-      const run = () => {
-        let out = '';
-        while (items.length && !holding && !done && !clientGone) {
-          const ev = items.shift()!;
-          if (!ev) {
-            write(out);
-            finish();
-            return;
-          }
-          const text = eventText(ev);
-          if (covers(text)) {
-            seen.add(text);
-            onEvent(ev);
-            out += ev.raw;
-            continue;
-          }
-          write(out);
-          out = '';
-          holding = true;
-          body.pause();
-          void (async () => {
-            await loadTokenizer();
-            const now = (seen.exact() ?? 0) + (await countTokens(text));
-            const need = costAt(now) - ctx.reserved;
-            if (need <= 0) return true;
-            for (const amt of step > need ? [step, need] : [need]) {
-              try {
-                if (await this.d.ledger.extend(ctx.payer, ctx.call.requestId, ++extensions, amt)) {
-                  ctx.reserved += amt;
-                  return true;
-                }
-              } catch (e) {
-                if ((e as GatewayError).code !== 'insufficient_quota') {
-                  this.d.core.log.error(
-                    { err: (e as Error).message, stack: (e as Error).stack, requestId: ctx.call.requestId },
-                    'reserve extension failed',
-                  );
-                  return false;
-                }
-              }
-            }
-            return false;
-          })().then((ok) => {
-            if (done || clientGone) return;
-            if (!ok) {
-              cutAt = seen.exact() ?? 0;
-              finish();
-              return;
-            }
-            seen.add(text);
-            onEvent(ev);
-            write(ev.raw);
-            holding = false;
-            run();
-            if (!holding && !done) body.resume();
-          });
-          return;
-        }
-        write(out);
-      };
-      const onData = (chunk: Buffer) => {
-        if (clientGone || done) return;
-        for (const ev of framer.push(chunk)) items.push(ev);
-        if (!holding) run();
-      };
-      const onClose = () => {
-        if (res.writableFinished) return;
-        clientGone = true;
-        body.destroy();
-        finish();
-      };
-      res.on('close', onClose);
-      body.on('data', onData);
-      body.on('error', (e: Error) => {
-        if (!clientGone && cutAt === null) upstreamError = networkMessage(e);
-        finish();
-      });
-      body.on('end', () => {
-        for (const ev of framer.end()) items.push(ev);
-        items.push(null);
-        if (!holding) run();
-      });
-    });
-  }
-
-  /** Copies the upstream body to the caller with backpressure, then bills (status 499 when the caller left). */
-  private pump(
-    ctx: Ctx,
-    ch: RuntimeChannel,
-    upModel: string,
-    up: UpstreamResponse,
-    onChunk: (b: Buffer) => void,
-    usageAtEnd: () => Promise<TokenUsage | null>,
-    reported: () => boolean = () => false,
-  ): Promise<void> {
-    const res = ctx.call.client.res;
-    const body = up.body;
-    return new Promise<void>((resolve) => {
-      let done = false;
-      let clientGone = false;
-      let upstreamError: string | null = null;
-      const finish = () => {
-        if (done) return;
-        done = true;
-        res.off('close', onClose);
-        if (!clientGone && !res.writableEnded) res.end();
-        const status = clientGone ? 499 : upstreamError ? 502 : up.statusCode;
-        this.track(
-          (async () => {
-            const u = (await usageAtEnd()) ?? (await this.fallbackUsage(ctx, ''));
-            this.finish(ctx, ch, upModel, u, status, { upstreamUsage: reported(), clientGone, upstreamError });
-          })(),
-        ).then(resolve, resolve);
-      };
-      const onClose = () => {
-        if (res.writableFinished) return;
-        clientGone = true;
-        body.destroy();
-        finish();
-      };
-      res.on('close', onClose);
-      body.on('data', (chunk: Buffer) => {
-        if (clientGone) return;
-        onChunk(chunk);
-        if (!res.write(chunk)) {
-          body.pause();
-          res.once('drain', () => body.resume());
-        }
-      });
-      body.on('error', (e: Error) => {
-        if (!clientGone) upstreamError = networkMessage(e);
-        finish();
-      });
-      body.on('end', finish);
-    });
-  }
-
-  private finish(ctx: Ctx, ch: RuntimeChannel, upModel: string, usage: TokenUsage, status: number, other: Record<string, unknown>): void {
-    const { call } = ctx;
-    ctx.admission?.end(usage.inputTokens + usage.outputTokens);
-    const actual = this.cost(ctx, usage);
-    const grant = ledgerGrant(ctx.payer, call.requestId, ctx.reserved);
-    ctx.reserved = 0;
-    // An upstream that bills more output than the max_output_tokens it was sent is noted against its channel.
-    const overMax =
-      ctx.maxOut !== null && usage.outputTokens > ctx.maxOut
-        ? { upstream_over_max_tokens: { sent: ctx.maxOut, n: 1, billed: usage.outputTokens } }
-        : null;
-    settleThenLog(this.d, this.track, grant, actual, 0, (charged, extra = {}) => {
-      if (overMax || extra.shortfall) {
-        this.d.core.log.warn(
-          { requestId: call.requestId, channel: ch.id, ...overMax, shortfall: extra.shortfall },
-          'upstream billed beyond the reserve',
-        );
-      }
-      this.d.logs.write(
-        callLogRow(ctx, ch, upModel, {
-          type: 'consume',
-          status_code: status,
-          quota: charged,
-          latency_ms: Math.round(msSince(call.startedAt)),
-          prompt_tokens: usage.inputTokens,
-          completion_tokens: usage.outputTokens,
-          cached_tokens: usage.cachedInputTokens ?? 0,
-          other: JSON.stringify({
-            ...other,
-            ...extra,
-            ...overMax,
-            ...(ctx.mult > 1 ? { n: ctx.mult } : {}),
-            attempts: ctx.attempts,
-            reasoning_tokens: usage.reasoningTokens ?? 0,
-          }),
-        }),
-      );
-    });
   }
 
   // ---------- reads of relay-created responses ----------
@@ -1048,16 +603,21 @@ export class PassThrough {
       stream: false,
       price: null,
       mult: 1,
-      estimate: { inputTokens: 0, outputTokens: 0 },
       maxOut: null,
+      n: 1,
+      inputBound: 0,
+      cacheWrites: false,
+      extensions: 0,
       payer: { userId: o.principal.userId, keyId: o.principal.keyId, unlimitedKey: true },
       reserved: 0,
+      grant: null,
       attempts: [],
       upstreamWaitMs: 0,
       firstByteMs: null,
       started: false,
       admission: null,
     };
+
     const t0 = process.hrtime.bigint();
     let up: UpstreamResponse;
     const url = responseUrl(ch, o.id, suffix, o.query);
@@ -1071,23 +631,162 @@ export class PassThrough {
     ctx.upstreamWaitMs = msSince(t0);
     const ctype = String(up.headers['content-type'] ?? 'application/json');
     if (ctype.includes('text/event-stream')) {
-      this.begin(ctx, up.statusCode, { 'content-type': ctype, 'cache-control': 'no-cache' });
-      await this.pump(
-        ctx,
-        ch,
-        rec.model,
-        up,
-        () => {},
-        async () => ({ inputTokens: 0, outputTokens: 0 }),
-      );
+      this.pipe.begin(ctx, up.statusCode, { 'content-type': ctype, 'cache-control': 'no-cache' });
+      await this.pipe.stream(ctx, ch, rec.model, up, new ByteStream(true), up.statusCode, false);
       return true;
     }
     let text = await readText(up.body, MAX_BODY);
     if (up.statusCode >= 400) text = redactSecrets(text, sentSecrets([key], headers, url));
     ctx.upstreamWaitMs = msSince(t0);
-    this.begin(ctx, up.statusCode, { 'content-type': ctype, 'content-length': String(Buffer.byteLength(text)) });
+    this.pipe.begin(ctx, up.statusCode, { 'content-type': ctype, 'content-length': String(Buffer.byteLength(text)) });
     o.client.res.end(text);
-    this.finish(ctx, ch, upstreamModel(ch, rec.model), { inputTokens: 0, outputTokens: 0 }, up.statusCode, { op: o.op });
+    this.pipe.settle(ctx, ch, upstreamModel(ch, rec.model), { inputTokens: 0, outputTokens: 0 }, up.statusCode, { op: o.op });
     return true;
+  }
+}
+
+/** The usage billed when the upstream reported none (see docs/relay.md, "Other OpenAI-format calls"). */
+async function fallbackUsage(ctx: Ctx, outputText: string, counter?: TokenCounter): Promise<TokenUsage> {
+  const prompt = promptOf(ctx.kind, ctx.call.body);
+  const out = async () => (counter ? counter.total() : outputText ? countTokens(outputText) : 0);
+  switch (ctx.kind) {
+    case 'images':
+    case 'image_edits':
+      // A 1024² high-quality image each (the reserve's bound is the largest size).
+      return { inputTokens: (await countTokens(prompt)) + 8, outputTokens: 4160 * ctx.mult };
+    case 'audio_speech':
+      return { inputTokens: prompt.length, outputTokens: 0 };
+    case 'audio_transcriptions':
+    case 'audio_translations':
+      return { inputTokens: 0, outputTokens: await out() };
+    case 'rerank':
+    case 'moderations':
+      return { inputTokens: await countTokens(prompt), outputTokens: 0 };
+    case 'responses':
+    case 'responses_compact':
+      return { inputTokens: await countTokens(prompt), outputTokens: await out() };
+    default:
+      return { inputTokens: 0, outputTokens: 0 };
+  }
+}
+
+/**
+ * SSE answers (Responses streams, image and speech events): forwarded byte for byte; events are read
+ * on the side for usage (`response.completed` or any event with `usage`), the response id and output text.
+ * A Responses stream whose output is priced is metered event by event (relay/pipeline.ts); when the
+ * balance cannot cover an event it ends with an `error` event (`insufficient_quota`).
+ */
+class PassSse implements StreamRelay<Ctx> {
+  text = '';
+  readonly framer = new SseFramer();
+  private seen: TokenUsage | null = null;
+  private idSeen = false;
+
+  /** `onId`: told the id of a Responses stream's response. */
+  constructor(private readonly onId: ((id: string) => void) | null) {}
+
+  private onEvent(ev: SseEvent): void {
+    const data = ev.data;
+    if (!data || data[0] !== '{') return;
+    let j: Record<string, unknown>;
+    try {
+      j = JSON.parse(data) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    const type = str(j.type) || ev.event || '';
+    if (type.endsWith('.delta') && typeof j.delta === 'string' && !type.includes('audio') && !type.includes('partial_image'))
+      this.text += j.delta;
+    if (!this.idSeen && this.onId && isObj(j.response) && typeof j.response.id === 'string') {
+      this.idSeen = true;
+      this.onId(j.response.id);
+    }
+    this.seen = passUsage(j) ?? this.seen;
+  }
+
+  chunk(chunk: Buffer): Buffer {
+    for (const ev of this.framer.push(chunk)) this.onEvent(ev);
+    return chunk;
+  }
+
+  end(): string {
+    for (const ev of this.framer.end()) this.onEvent(ev);
+    return '';
+  }
+
+  event(ev: SseEvent): string {
+    this.onEvent(ev);
+    return ev.raw;
+  }
+
+  tail(): string {
+    return '';
+  }
+
+  frame(out: string | Buffer): string | Buffer {
+    return out;
+  }
+
+  close(cut: boolean): string {
+    if (!cut) return '';
+    const message = 'quota exhausted: the balance cannot cover more output for this request';
+    return `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'insufficient_quota', message, param: null })}\n\n`;
+  }
+
+  async usage(
+    ctx: Ctx,
+    cutAt: number | null,
+    _clientGone: boolean,
+    counter: TokenCounter,
+  ): Promise<{ usage: TokenUsage; reported: boolean }> {
+    const reported = this.seen;
+    if (cutAt !== null) {
+      return {
+        usage: {
+          inputTokens: reported?.inputTokens || (await countTokens(promptOf(ctx.kind, ctx.call.body))),
+          outputTokens: cutAt,
+          cachedInputTokens: reported?.cachedInputTokens ?? 0,
+        },
+        reported: false,
+      };
+    }
+    return { usage: reported ?? (await fallbackUsage(ctx, '', counter)), reported: reported !== null };
+  }
+}
+
+/** Other answers streamed through as they are (speech audio, reads of stored responses' event streams). */
+class ByteStream implements StreamRelay<Ctx> {
+  text = '';
+  readonly framer = null;
+
+  /** `free`: nothing is billed (reads of stored responses); else the usage is counted from the request. */
+  constructor(private readonly free: boolean) {}
+
+  chunk(chunk: Buffer): Buffer {
+    return chunk;
+  }
+
+  end(): string {
+    return '';
+  }
+
+  event(): string {
+    return '';
+  }
+
+  tail(): string {
+    return '';
+  }
+
+  frame(out: string | Buffer): string | Buffer {
+    return out;
+  }
+
+  close(): string {
+    return '';
+  }
+
+  async usage(ctx: Ctx): Promise<{ usage: TokenUsage; reported: boolean }> {
+    return { usage: this.free ? { inputTokens: 0, outputTokens: 0 } : await fallbackUsage(ctx, ''), reported: false };
   }
 }

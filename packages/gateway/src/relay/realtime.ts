@@ -14,14 +14,13 @@
 import WebSocket, { type RawData } from 'ws';
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
-import type { Admission, HeaderSink } from '../accounts/rate-limits.ts';
-import type { Payer } from '../billing/ledger.ts';
+import type { HeaderSink } from '../accounts/rate-limits.ts';
 import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
 import { echo, GatewayError } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
-import { ledgerGrant } from '../billing/allowance.ts';
-import { callLogRow, logAttemptError, refundGrant, settleThenLog, type LoggedCall } from './accounting.ts';
+import { extendReserve, logAttemptError, refundGrant } from './accounting.ts';
+import { reserveFor, settleCall, type SettledCall } from './pipeline.ts';
 import { ChannelType } from './channel-types.ts';
 import { openaiPathUrl, type RuntimeChannel } from './channels.ts';
 import { CONNECT_FAIL_COOLDOWN_MS } from './policy.ts';
@@ -40,26 +39,21 @@ export interface RealtimeSession {
   passHeaders: Record<string, string>;
 }
 
-interface Session extends RealtimeSession {
+/** A session as the pipeline settles it (relay/pipeline.ts), with what the relay keeps of it. */
+interface Session extends RealtimeSession, SettledCall {
   startedAt: bigint;
   candidates: RuntimeChannel[];
   price: ModelPrice | null;
-  payer: Payer;
-  reserved: number;
   usage: Required<Pick<TokenUsage, 'inputTokens' | 'outputTokens' | 'cachedInputTokens'>>;
   responses: number;
-  attempts: Array<{ channel: number; status: number; error?: string }>;
   channel: RuntimeChannel | null;
   settled: boolean;
   /** The first reserve (the size of an extension). */
   base: number;
-  extensions: number;
   /** An extension being taken (the settlement waits for it). */
   extending: Promise<void> | null;
   /** The balance could not cover an extension: the session is being closed. */
   exhausted: boolean;
-  /** The session's place in its rate limits (a call in flight until it closes); null when none applies. */
-  admission: Admission | null;
 }
 
 /** The upstream realtime URL: `ws(s)://{base}/v1/realtime?model=` (Azure: `/openai/realtime?deployment=`). */
@@ -112,6 +106,12 @@ export class RealtimeRelay {
     }
     const session: Session = {
       ...s,
+      call: { principal, requestId: s.requestId, endpoint: '/v1/realtime', startedAt },
+      stream: true,
+      firstByteMs: null,
+      grant: null,
+      maxOut: null,
+      n: 1,
       startedAt,
       candidates,
       price,
@@ -137,7 +137,7 @@ export class RealtimeRelay {
         principal.group,
       );
       session.base = session.reserved;
-      if (session.reserved > 0) await this.d.ledger.reserve(session.payer, s.requestId, session.reserved, { open: true });
+      if (session.reserved > 0) session.grant = await reserveFor(this.d, session.payer, s.requestId, session.reserved);
     } catch (e) {
       session.admission?.end(0);
       throw e;
@@ -150,7 +150,9 @@ export class RealtimeRelay {
     if (s.settled) return;
     s.settled = true;
     s.admission?.end(0);
-    if (s.reserved > 0) void refundGrant(this.d, this.track, ledgerGrant(s.payer, s.requestId, s.reserved));
+    const g = s.grant;
+    s.grant = null;
+    if (s.reserved > 0 && g) void refundGrant(this.d, this.track, g);
   }
 
   /** Joins the caller's socket to an upstream socket and relays until one side closes. */
@@ -204,7 +206,7 @@ export class RealtimeRelay {
         ws.on('error', () => {});
         ws.terminate();
         s.attempts.push({ channel: ch.id, status, error: message });
-        logAttemptError(this.d.logs, logged(s), ch, status, message, s.attempts.length);
+        logAttemptError(this.d.logs, s, ch, status, message, s.attempts.length);
         void this.d.policy.failed(ch, pick.keyIndex, status, message).then(
           ({ keyFault, outcome }) => {
             if (keyFault) {
@@ -293,22 +295,15 @@ export class RealtimeRelay {
    * extension at a time); when the balance cannot, tells the caller and closes both sockets.
    */
   private cover(s: Session, client: WebSocket, upstream: WebSocket): void {
-    if (s.settled || s.extending || s.exhausted || s.base <= 0) return;
+    const grant = s.grant;
+    if (s.settled || s.extending || s.exhausted || s.base <= 0 || !grant) return;
     const need = this.d.prices.cost(s.price, s.usage, s.principal.group) - s.reserved;
     if (need <= 0) return;
-    const sizes = need < s.base ? [s.base, need] : [need];
     s.extending = (async () => {
-      for (const amt of sizes) {
-        try {
-          await this.d.ledger.extend(s.payer, s.requestId, ++s.extensions, amt);
-          s.reserved += amt;
-          return;
-        } catch (e) {
-          if ((e as GatewayError).code !== 'insufficient_quota') {
-            this.d.core.log.error({ err: (e as Error).message, requestId: s.requestId }, 'realtime reserve extension failed');
-            break;
-          }
-        }
+      // By the estimate, or what is missing when that is more (relay/accounting.ts).
+      if (await extendReserve(this.d, grant, () => ++s.extensions, need, s.base)) {
+        s.reserved = grant.amount;
+        return;
       }
       s.exhausted = true;
       const message = 'quota exhausted: the balance cannot cover this realtime session any further';
@@ -343,34 +338,24 @@ export class RealtimeRelay {
 
   private settleNow(s: Session, status: number): void {
     const ch = s.channel;
-    s.admission?.end(s.usage.inputTokens + s.usage.outputTokens);
     const actual = this.d.prices.cost(s.price, s.usage, s.principal.group);
-    const grant = ledgerGrant(s.payer, s.requestId, s.reserved);
-    s.reserved = 0;
     const upModel = ch ? upstreamModel(ch, s.model) : null;
-    settleThenLog(this.d, this.track, grant, actual, 0, (charged, extra = {}) =>
-      this.d.logs.write(
-        callLogRow(logged(s), ch, upModel, {
-          type: 'consume',
-          status_code: status,
-          quota: charged,
-          prompt_tokens: s.usage.inputTokens,
-          completion_tokens: s.usage.outputTokens,
-          cached_tokens: s.usage.cachedInputTokens,
-          other: JSON.stringify({ ...extra, responses: s.responses, attempts: s.attempts, upstreamUsage: s.responses > 0 }),
-        }),
-      ),
+    settleCall(
+      this.d,
+      this.track,
+      s,
+      ch,
+      upModel,
+      s.usage,
+      actual,
+      status,
+      0,
+      {},
+      {
+        responses: s.responses,
+        attempts: s.attempts,
+        upstreamUsage: s.responses > 0,
+      },
     );
   }
-}
-
-/** A session as its log rows see it. */
-function logged(s: Session): LoggedCall {
-  return {
-    call: { principal: s.principal, requestId: s.requestId, endpoint: '/v1/realtime', startedAt: s.startedAt },
-    model: s.model,
-    stream: true,
-    firstByteMs: null,
-    attempts: s.attempts,
-  };
 }

@@ -1,6 +1,8 @@
 /**
  * The model-call hot path: access check → channel (in memory) → reserve quota → upstream (pooled,
- * streamed; SSE read on the fly only for usage) → settle → log (queued).
+ * streamed; SSE read on the fly only for usage) → settle → log (queued). The sequence is the call
+ * pipeline's (relay/pipeline.ts); this file is the strategy of chat, completions and embeddings calls
+ * in every caller format: the body for a channel, conversion of answers and streams, usage.
  *
  * Retries: on a connection error, timeout, 429, 5xx or a failure that counts towards auto-disable
  * (AutoDisableStatusCodes / AutoDisableKeywords), the next attempt goes to a channel not yet tried in
@@ -12,20 +14,17 @@
  */
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
-import type { Admission } from '../accounts/rate-limits.ts';
 import { errorBody } from '../platform/error-envelopes.ts';
-import type { Payer } from '../billing/ledger.ts';
-import { ledgerGrant, type Grant } from '../billing/allowance.ts';
-import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
-import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
+import type { TokenUsage } from '../billing/prices.ts';
+import { countTokens, TokenCounter } from '../billing/tokens.ts';
 import { echo, GatewayError } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import type { RuntimeChannel } from './channels.ts';
-import { runAttempts, type AttemptOutcome } from './attempts.ts';
-import { callLogRow, extendReserve, logAttemptError, refundGrant, runReserved, settleThenLog } from './accounting.ts';
+import type { AttemptOutcome } from './attempts.ts';
+import { Pipeline, type PipelineCall, type StreamRelay } from './pipeline.ts';
 import { scanBody, type BodyScan } from './body-scan.ts';
-import { fitOutput, inputBound, MIN_OUTPUT_TOKENS, pricesOutput, reserveCost } from './estimate.ts';
+import { inputBound, pricesOutput, reserveCost } from './estimate.ts';
 import { choiceCount, tokenCount } from './formats/canonical.ts';
 import {
   applyParamOverride,
@@ -37,7 +36,7 @@ import {
   upstreamUrl,
   type RelayKind,
 } from './providers.ts';
-import { networkMessage, readText, retryAfter, type UpstreamResponse } from './upstream.ts';
+import { readText, type UpstreamResponse } from './upstream.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import { SseFramer, type EventFramer, type SseEvent } from './sse.ts';
 import {
@@ -62,8 +61,6 @@ import { ChannelType } from './channel-types.ts';
 import { toVertexAnthropicBody } from './vertex.ts';
 import { bedrockCredential, bedrockHeaders, bedrockUrl, EVENT_STREAM_TYPE, EventStreamFramer, type BedrockCredential } from './bedrock.ts';
 import { betaList, errorType as bedrockErrorType } from './formats/bedrock.ts';
-import { affinityKey } from './affinity.ts';
-import type { AttemptCallInfo } from './attempts.ts';
 import * as responses from './formats/responses.ts';
 import { decodeRequest as anthropicDecode } from './formats/anthropic.ts';
 import type { Message, StreamEncoder } from './formats/index.ts';
@@ -106,42 +103,13 @@ export interface RelayCall {
   vendorHeaders?: Record<string, string>;
 }
 
-interface AttemptRecord {
-  channel: number;
-  status: number;
-  error?: string;
-}
-
-interface Ctx {
+/** One chat, completions or embeddings call as the pipeline runs it. */
+interface Ctx extends PipelineCall {
   call: RelayCall;
   /** The caller's wire format. */
   cf: WireFormat;
-  model: string;
-  stream: boolean;
-  price: ModelPrice | null;
-  payer: Payer;
-  reserved: number;
-  /** The reserve: from a node-local hold or the ledger (null until reserved). */
-  grant: Grant | null;
-  attempts: AttemptRecord[];
-  /** Upstream time (ms) spent before the first byte was written (excluded from the gateway's time). */
-  upstreamWaitMs: number;
-  firstByteMs: number | null;
   canonical: CanonicalRequest | null;
   promptText: string | null;
-  started: boolean;
-  /** Upper bound of the input tokens (relay/estimate.ts). */
-  inputBound: number;
-  /** The body marks prompt-cache breakpoints: the vendor may bill its input as cache writes (relay/estimate.ts). */
-  cacheWrites: boolean;
-  /** Choices asked for. */
-  n: number;
-  /** max_tokens per choice the gateway sends and reserved for; null: the request is sent as the caller wrote it (output is not priced). */
-  maxOut: number | null;
-  /** Extensions of the reserve taken while streaming. */
-  extensions: number;
-  /** The call's place in its rate limits (accounts/rate-limits.ts); null when none applies. */
-  admission: Admission | null;
 }
 
 const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
@@ -155,10 +123,30 @@ export class Relay {
   readonly pass: PassThrough;
   /** Conversations of Responses calls served by conversion (`previous_response_id`). */
   readonly conversations: Conversations;
+  /** The call pipeline with this family's strategy (relay/pipeline.ts). */
+  private readonly pipe: Pipeline<Ctx>;
 
   constructor(private readonly d: RelayDeps) {
     this.pass = new PassThrough(d, this.track);
     this.conversations = new Conversations(d.core);
+    this.pipe = new Pipeline<Ctx>(d, this.track, {
+      holds: true,
+      attempt: (ctx, ch, key) => this.attempt(ctx, ch, key),
+      sticky: () => true,
+      reserveOf: (ctx, u) => reserveCost(d.prices, ctx.price, u, ctx.call.principal.group, ctx.cacheWrites),
+      cost: (ctx, u) => d.prices.cost(ctx.price, u, ctx.call.principal.group),
+      logDetails: (ctx, u) => ({
+        ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}),
+        ...(ctx.canonical?.dropped.length ? { dropped: ctx.canonical.dropped.slice(0, 20) } : {}),
+        attempts: ctx.attempts,
+        reasoning_tokens: u.reasoningTokens,
+        cache_write_tokens: u.cacheWriteTokens,
+        ...(u.cacheWrite1hTokens ? { cache_write_1h_tokens: u.cacheWrite1hTokens } : {}),
+      }),
+      // With other calls in flight the settle waits a little to share their commit; alone, it commits
+      // now, while the caller reads the answer, instead of on the next call's path.
+      settleDeferMs: () => (this.active > 1 ? SETTLE_DEFER_MS : 0),
+    });
   }
 
   /** Whether the relay serves an endpoint that the task protocols hand over for models no plugin claims. */
@@ -328,120 +316,9 @@ export class Relay {
     };
     this.active++;
     try {
-      await this.reserveAndRun(ctx, candidates);
+      await this.pipe.run(ctx, candidates, this.estimateUsage(ctx));
     } finally {
       this.active--;
-    }
-  }
-
-  private async reserveAndRun(ctx: Ctx, candidates: RuntimeChannel[]): Promise<void> {
-    const { call } = ctx;
-    const { principal } = call;
-    const price = ctx.price;
-    // Reserve an upper bound of the cost before any upstream work (relay/estimate.ts).
-    const estimate = this.estimateUsage(ctx);
-    // The rate limits count the same estimate, before any routing or billing (429 beyond them).
-    const a = this.d.rateLimits.admit(principal, ctx.model, estimate.inputTokens + estimate.outputTokens, call.client.res);
-    ctx.admission = a instanceof Promise ? await a : a;
-    try {
-      ctx.reserved = reserveCost(this.d.prices, price, estimate, principal.group, ctx.cacheWrites);
-      if (ctx.reserved > 0) {
-        try {
-          // From a hold of this node the reserve is synchronous: no await, no turn of the event loop.
-          const g = this.d.allowances.reserve(ctx.payer, call.requestId, ctx.reserved);
-          ctx.grant = g instanceof Promise ? await g : g;
-        } catch (e) {
-          if ((e as GatewayError).code !== 'insufficient_quota' || ctx.maxOut === null) throw e;
-          await this.reserveWhatFits(ctx, e as GatewayError);
-        }
-      }
-      await runReserved(
-        this.d.core,
-        ctx,
-        () => this.run(ctx, candidates),
-        () => this.refund(ctx),
-      );
-    } finally {
-      // A call that ended without an answer (refused, failed) used no tokens; `finish` ended the others.
-      ctx.admission?.end(0);
-    }
-  }
-
-  /**
-   * The balance could not cover the output asked for: lowers max_tokens to what it covers (down to
-   * MIN_OUTPUT_TOKENS, else `refused` is thrown). A few tries, as other calls spend the same balance.
-   */
-  private async reserveWhatFits(ctx: Ctx, refused: GatewayError): Promise<void> {
-    const { call } = ctx;
-    const group = call.principal.group;
-    for (let i = 0; i < 3; i++) {
-      const available = await this.d.ledger.available(ctx.payer);
-      const out = fitOutput(
-        this.d.prices,
-        ctx.price,
-        group,
-        ctx.inputBound,
-        ctx.n,
-        ctx.maxOut!,
-        MIN_OUTPUT_TOKENS,
-        available,
-        ctx.cacheWrites,
-      );
-      if (out === null) break;
-      ctx.maxOut = out;
-      ctx.reserved = reserveCost(
-        this.d.prices,
-        ctx.price,
-        { inputTokens: ctx.inputBound, outputTokens: out * ctx.n },
-        group,
-        ctx.cacheWrites,
-      );
-      try {
-        const g = this.d.allowances.reserve(ctx.payer, call.requestId, ctx.reserved);
-        ctx.grant = g instanceof Promise ? await g : g;
-        return;
-      } catch (e) {
-        if ((e as GatewayError).code !== 'insufficient_quota') throw e;
-      }
-    }
-    ctx.reserved = 0;
-    throw refused;
-  }
-
-  private run(ctx: Ctx, candidates: RuntimeChannel[]): Promise<void> {
-    const { call } = ctx;
-    const info: AttemptCallInfo = { model: ctx.model, group: call.principal.group, res: call.client.res };
-    // A conversation the caller names sticks to the channel that served it (only when there is a choice).
-    const aff = this.d.affinity;
-    const k = aff && candidates.length > 1 ? affinityKey(call.principal.userId, ctx.model, call.body, call.vendorHeaders) : null;
-    if (!k) return this.attempts(ctx, candidates, info);
-    return aff!.get(k).then((prefer) => {
-      info.affinity = { prefer, served: (s) => aff!.set(k, s), failed: () => aff!.drop(k) };
-      return this.attempts(ctx, candidates, info);
-    });
-  }
-
-  private attempts(ctx: Ctx, candidates: RuntimeChannel[], info: AttemptCallInfo): Promise<void> {
-    return runAttempts(
-      this.d,
-      ctx,
-      candidates,
-      {
-        attempt: (c, ch, key) => this.attempt(c, ch, key),
-        logError: (c, ch, status, message, n) => logAttemptError(this.d.logs, c, ch, status, message, n),
-        refund: (c) => this.refund(c),
-        begin: (c, status, headers) => this.begin(c, status, headers),
-      },
-      info,
-    );
-  }
-
-  private async refund(ctx: Ctx): Promise<void> {
-    const g = ctx.grant;
-    ctx.grant = null;
-    if (ctx.reserved > 0 && g) {
-      ctx.reserved = 0;
-      await refundGrant(this.d, this.track, g);
     }
   }
 
@@ -565,12 +442,11 @@ export class Relay {
         text,
         fmt === 'bedrock' ? bedrockErrorType(up.headers['x-amzn-errortype']) : undefined,
       );
-      const s = up.statusCode;
-      if (s === 401 || s === 403 || s === 408 || s === 429 || s >= 500 || this.d.policy.qualifies(s, message)) {
-        return { kind: 'retry', status: s, message, retryAfterMs: s === 429 ? retryAfter(up.headers['retry-after']) : undefined };
-      }
       // Other 4xx: the request itself is at fault; the caller sees the upstream's answer.
-      return this.clientErrorBody(ctx, fmt, s, text, String(up.headers['content-type'] ?? 'application/json'), message);
+      return (
+        this.pipe.refusal(up, message) ??
+        this.clientErrorBody(ctx, fmt, up.statusCode, text, String(up.headers['content-type'] ?? 'application/json'), message)
+      );
     }
     const ctype = String(up.headers['content-type'] ?? '');
     if (ctx.stream && (fmt === 'bedrock' ? ctype.includes(EVENT_STREAM_TYPE) : ctype.includes('text/event-stream'))) {
@@ -619,7 +495,7 @@ export class Relay {
         out = JSON.stringify(r);
       } else out = JSON.stringify(encodeResponse(ctx.cf, decoded, ctx.model, ctx.call.requestId));
     }
-    this.begin(ctx, 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(out)) });
+    this.pipe.begin(ctx, 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(out)) });
     ctx.call.client.res.end(out);
     let final: Usage;
     if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0)) final = usage;
@@ -636,9 +512,9 @@ export class Relay {
           outText = decoded ? canonicalResponseText(decoded) : '';
         }
       }
-      final = await this.countUsage(ctx, null, outText);
+      final = await countUsage(ctx, null, outText);
     }
-    this.finish(ctx, ch, upModel, final, 200, { upstreamUsage: !!usage });
+    this.pipe.settle(ctx, ch, upModel, final, 200, { upstreamUsage: !!usage });
     return { kind: 'done' };
   }
 
@@ -663,27 +539,11 @@ export class Relay {
     );
   }
 
-  /** Writes the status line and headers (request id, gateway time) and hands the socket to the relay. */
-  private begin(ctx: Ctx, status: number, headers: Record<string, string>): void {
-    const { call } = ctx;
-    if (ctx.started) return;
-    ctx.started = true;
-    call.client.hijack();
-    const total = msSince(call.startedAt);
-    ctx.firstByteMs = Math.round(total);
-    const own = Math.max(0, total - ctx.upstreamWaitMs);
-    call.client.res.writeHead(status, {
-      ...headers,
-      'x-request-id': call.requestId,
-      'x-gatehouse-time-ms': own.toFixed(2),
-    });
-  }
-
   /**
-   * Streams an SSE response to the caller as it arrives. OpenAI upstreams are passed through byte for
-   * byte (only the usage chunk the gateway asked for is removed when the caller did not); Anthropic and
-   * Gemini events are converted. Usage comes from the upstream; when it is missing (or the caller left
-   * early) the produced text is counted.
+   * Streams an SSE response to the caller as it arrives (the pipeline's pump, relay/pipeline.ts). OpenAI
+   * upstreams are passed through byte for byte (only the usage chunk the gateway asked for is removed
+   * when the caller did not); Anthropic and Gemini events are converted. Usage comes from the upstream;
+   * when it is missing (or the caller left early) the produced text is counted.
    */
   private streamResponse(
     ctx: Ctx,
@@ -693,16 +553,7 @@ export class Relay {
     up: UpstreamResponse,
     secrets: () => string[],
   ): Promise<void> {
-    const res = ctx.call.client.res;
     const cf = ctx.cf;
-    const oaPass = fmt === 'openai' && cf === 'openai';
-    const strip = oaPass && !includeUsageAsked(ctx.call.body);
-    // Bedrock streams AWS event-stream messages: read into the same events as SSE (relay/bedrock.ts).
-    const framer: EventFramer = fmt === 'bedrock' ? new EventStreamFramer() : new SseFramer();
-    const counter = new TokenCounter();
-    let usage: Partial<Usage> | null = null;
-    // Same-format streams other than OpenAI are forwarded as they come and only decoded for usage.
-    const decoder = oaPass ? null : createStreamDecoder(fmt);
     const encOpts = {
       model: ctx.model,
       requestId: ctx.call.requestId,
@@ -714,297 +565,20 @@ export class Relay {
         : cf === 'responses'
           ? responses.createStreamEncoder(encOpts, this.responsesEcho(ctx), (output) => this.keepConversation(ctx, output))
           : createStreamEncoder(cf, encOpts);
-    const array = ctx.call.jsonArrayStream ? new JsonArrayStream() : null;
-    this.begin(
+    const s = new ChatStream(ctx, fmt, encoder, secrets);
+    this.pipe.begin(
       ctx,
       200,
-      array
+      s.array
         ? { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }
         : { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' },
     );
-
-    // Text of the chunk being handled: counted (and, past the reserve, metered) before it is written.
-    let chunkText = '';
-    const onCanonical = (evs: CanonicalStreamEvent[]): string => {
-      let out = '';
-      for (const e of evs) {
-        if (e.type === 'usage') usage = e.usage;
-        else if (e.type === 'start' && e.usage) usage = { ...(usage ?? {}), ...e.usage };
-        else if (e.type === 'text') chunkText += e.text;
-        else if (e.type === 'thinking' && e.text) chunkText += e.text;
-        else if (e.type === 'tool_call_args') chunkText += e.delta;
-        else if (e.type === 'tool_call_start') chunkText += e.name;
-        // An upstream error event being converted loses the credentials it may echo (other events are not scanned).
-        else if (e.type === 'error' && encoder) e.message = redactSecrets(e.message, secrets());
-        if (encoder) out += encoder.push(e);
-      }
-      return out;
-    };
-    const onOpenAI = (ev: SseEvent): boolean => {
-      const data = ev.data;
-      if (!data || data === '[DONE]' || data[0] !== '{') return true;
-      let j: any;
-      try {
-        j = JSON.parse(data);
-      } catch {
-        return true;
-      }
-      if (j.usage && typeof j.usage === 'object') {
-        usage = usageFromResponse('openai', j) ?? usage;
-        if (strip && Array.isArray(j.choices) && j.choices.length === 0) return false;
-      }
-      if (Array.isArray(j.choices)) {
-        for (const c of j.choices) {
-          const dl = c?.delta;
-          if (dl) {
-            if (typeof dl.content === 'string') chunkText += dl.content;
-            if (typeof dl.reasoning_content === 'string') chunkText += dl.reasoning_content;
-            if (Array.isArray(dl.tool_calls))
-              for (const t of dl.tool_calls) chunkText += String(t?.function?.name ?? '') + String(t?.function?.arguments ?? '');
-          } else if (typeof c?.text === 'string') chunkText += c.text;
-        }
-      }
-      return true;
-    };
-    /** What an upstream chunk becomes for the caller (unmetered streams: whole chunks). */
-    const transform = (chunk: Buffer): string | Buffer => {
-      if (decoder && !encoder) {
-        for (const ev of framer.push(chunk)) onCanonical(decoder.push({ event: ev.event, data: ev.data }));
-        return chunk;
-      }
-      if (decoder) {
-        let out = '';
-        for (const ev of framer.push(chunk)) out += onCanonical(decoder.push({ event: ev.event, data: ev.data }));
-        return out;
-      }
-      if (strip) {
-        let out = '';
-        for (const ev of framer.push(chunk)) if (onOpenAI(ev)) out += ev.raw;
-        return out;
-      }
-      for (const ev of framer.push(chunk)) onOpenAI(ev);
-      return chunk;
-    };
-    /** What one upstream event becomes for the caller (metered streams: event by event). */
-    const transformEvent = (ev: SseEvent): string => {
-      if (decoder) {
-        const out = onCanonical(decoder.push({ event: ev.event, data: ev.data }));
-        return encoder ? out : ev.raw;
-      }
-      return onOpenAI(ev) ? ev.raw : '';
-    };
-    /** What is left to write when the upstream ends (after its last events). */
-    const transformTail = (): string => {
-      if (!decoder) return '';
-      const out = onCanonical(decoder.end());
-      return encoder ? out + encoder.end() : '';
-    };
-
-    // The reserve covers `covered` output tokens (the max_tokens sent × choices). Output text holds no
-    // more tokens than 3 × its UTF-16 length, so nothing is counted until that passes `covered`; from
-    // then on every event's text is counted before it is written, and the reserve is extended when the
-    // output needs more (an upstream that ignores max_tokens). When the balance cannot cover an event,
-    // the stream ends there with the family's error event and the call is charged for what was written.
+    // Metered when the output is priced and bounded by the max_tokens sent (relay/pipeline.ts).
     const metered = ctx.maxOut !== null && ctx.grant !== null && ctx.reserved > 0;
-    const covered = (ctx.maxOut ?? 0) * ctx.n;
-    const group = ctx.call.principal.group;
-    const costAt = (out: number) =>
-      reserveCost(this.d.prices, ctx.price, { inputTokens: ctx.inputBound, outputTokens: out }, group, ctx.cacheWrites);
-    const step = metered ? Math.max(1, costAt(covered) - costAt(0)) : 0;
-    // Loaded (once per process) while the stream is young, so that counting never waits for it later.
-    if (metered) void loadTokenizer();
-    let gateOpen = false;
-    /**
-     * Whether the reserve surely covers the output so far plus `text`, which it then adds to the count
-     * (false: nothing added; count and extend, asynchronously).
-     */
-    const covers = (text: string): boolean => {
-      if (!gateOpen && 3 * (counter.length + text.length) <= covered) {
-        counter.add(text);
-        return true;
-      }
-      gateOpen = true;
-      const before = counter.exact();
-      const more = countTokensSync(text);
-      if (before === null || more === null || costAt(before + more) > ctx.reserved) return false;
-      counter.addCounted(text, more);
-      return true;
-    };
-
-    return new Promise<void>((resolve) => {
-      let done = false;
-      let clientGone = false;
-      let upstreamError: string | null = null;
-      /** Output tokens written when the stream was cut for want of quota (null: not cut). */
-      let cutAt: number | null = null;
-      let holding = false;
-      /** Metered streams: events not yet handled (null: the upstream ended). */
-      const items: Array<SseEvent | null> = [];
-      const body = up.body;
-      const finish = () => {
-        if (done) return;
-        done = true;
-        res.off('close', onClose);
-        body.off('data', onData);
-        if (cutAt !== null) body.destroy();
-        if (!clientGone && !res.writableEnded) {
-          let tail =
-            cutAt !== null ? quotaStreamEvent(cf) : upstreamError ? streamErrorEvent(cf, `upstream stream failed: ${upstreamError}`) : '';
-          if (array) tail = array.push(tail) + array.end();
-          res.end(tail);
-        }
-        const status = clientGone ? 499 : upstreamError ? 502 : 200;
-        const u = usage as Partial<Usage> | null;
-        const complete = cutAt === null && !clientGone && u && ((u.inputTokens ?? 0) > 0 || (u.outputTokens ?? 0) > 0);
-        this.track(
-          (async () => {
-            let final: Usage;
-            if (cutAt !== null) {
-              final = await this.countUsage(ctx, null, '', u ? { ...u, outputTokens: 0 } : null);
-              final.outputTokens = cutAt;
-            } else {
-              if (chunkText) counter.add(chunkText);
-              final = complete ? fullUsage(u) : await this.countUsage(ctx, counter, '', u);
-            }
-            this.finish(ctx, ch, upModel, final, status, {
-              upstreamUsage: !!complete,
-              clientGone,
-              upstreamError,
-              ...(cutAt !== null ? { cut: 'insufficient_quota' } : {}),
-            });
-          })(),
-        ).then(resolve, resolve);
-      };
-      const write = (chunk: string | Buffer) => {
-        const s = array ? array.push(chunk) : chunk;
-        if (s.length === 0 || clientGone) return;
-        if (!res.write(s)) {
-          body.pause();
-          res.once('drain', () => {
-            if (!holding) body.resume();
-          });
-        }
-      };
-      /** Metered streams: handles the queued events in order; holds the rest while the reserve is extended. */
-      const run = () => {
-        let out = '';
-        while (items.length && !holding && !done && !clientGone) {
-          const ev = items.shift()!;
-          const o = ev ? transformEvent(ev) : transformTail();
-          const text = chunkText;
-          chunkText = '';
-          if (covers(text)) {
-            out += o;
-            if (!ev) {
-              write(out);
-              finish();
-              return;
-            }
-            continue;
-          }
-          write(out);
-          out = '';
-          holding = true;
-          body.pause();
-          void this.meter(ctx, counter, text, costAt, step).then((ok) => {
-            if (done || clientGone) return;
-            if (!ok) {
-              cutAt = counter.exact() ?? 0;
-              finish();
-              return;
-            }
-            counter.add(text);
-            write(o);
-            holding = false;
-            if (!ev) {
-              finish();
-              return;
-            }
-            run();
-            if (!holding && !done) body.resume();
-          });
-          return;
-        }
-        write(out);
-      };
-      const onData = (chunk: Buffer) => {
-        if (clientGone || done) return;
-        if (metered) {
-          for (const ev of framer.push(chunk)) items.push(ev);
-          if (!holding) run();
-          return;
-        }
-        const out = transform(chunk);
-        counter.add(chunkText);
-        chunkText = '';
-        write(out);
-      };
-      const onClose = () => {
-        if (res.writableFinished) return;
-        clientGone = true;
-        body.destroy();
-        finish();
-      };
-      res.on('close', onClose);
-      body.on('data', onData);
-      body.on('error', (e: Error) => {
-        if (!clientGone && cutAt === null) upstreamError = networkMessage(e);
-        finish();
-      });
-      body.on('end', () => {
-        if (metered) {
-          for (const ev of framer.end()) items.push(ev);
-          items.push(null);
-          if (!holding) run();
-          return;
-        }
-        let out = '';
-        if (decoder) {
-          for (const ev of framer.end()) out += onCanonical(decoder.push({ event: ev.event, data: ev.data }));
-          out += transformTail();
-        } else {
-          for (const ev of framer.end()) if (onOpenAI(ev) && strip) out += ev.raw;
-        }
-        counter.add(chunkText);
-        chunkText = '';
-        if (encoder || strip) write(out);
-        finish();
-      });
-    });
+    return this.pipe.stream(ctx, ch, upModel, up, s, 200, metered);
   }
 
-  /**
-   * Whether the reserve covers the output written so far (`counter`) plus `text`: counts them (loading
-   * the tokenizer when needed) and extends the reserve by what is missing. False when the balance
-   * cannot cover it.
-   */
-  private async meter(ctx: Ctx, counter: TokenCounter, text: string, costAt: (out: number) => number, step: number): Promise<boolean> {
-    await loadTokenizer();
-    const now = (counter.exact() ?? 0) + (text ? await countTokens(text) : 0);
-    const need = costAt(now) - ctx.reserved;
-    if (need <= 0 || !ctx.grant) return true;
-    const ok = await extendReserve(this.d, ctx.grant, () => ++ctx.extensions, need, step);
-    if (ok) ctx.reserved = ctx.grant.amount;
-    return ok;
-  }
-
-  // ---------- usage, billing, logs ----------
-
-  private promptText(ctx: Ctx): string {
-    if (ctx.promptText !== null) return ctx.promptText;
-    const b = ctx.call.body;
-    let t = '';
-    if (ctx.canonical && ctx.cf !== 'openai') t = canonicalPromptText(ctx.canonical);
-    else if (ctx.call.kind === 'embeddings' && ctx.cf === 'gemini')
-      t = (embedTexts(b, ctx.call.geminiAction ?? 'embedContent') ?? []).join('\n');
-    else if (ctx.call.kind === 'chat') {
-      for (const m of b.messages as unknown[]) t += textOfContent((m as { content?: unknown })?.content) + '\n';
-      if (Array.isArray(b.tools)) t += JSON.stringify(b.tools);
-    } else if (ctx.call.kind === 'completions') t = textOfContent(b.prompt);
-    else t = textOfContent(b.input);
-    ctx.promptText = t;
-    return t;
-  }
+  // ---------- usage ----------
 
   /**
    * The usage the reserve covers: an upper bound of the input from the body's bytes and media, and
@@ -1037,69 +611,188 @@ export class Relay {
     ctx.maxOut = out;
     return { inputTokens: ctx.inputBound, outputTokens: out * ctx.n };
   }
+}
 
-  /** Usage counted locally when the upstream gave none (or the caller left before it came). */
-  private async countUsage(ctx: Ctx, counter: TokenCounter | null, outputText: string, partial?: Partial<Usage> | null): Promise<Usage> {
-    const input = partial?.inputTokens || (await countTokens(this.promptText(ctx)));
-    let output = partial?.outputTokens ?? 0;
-    if (counter) output = Math.max(output, await counter.total());
-    else if (outputText) output = await countTokens(outputText);
-    return {
-      inputTokens: input,
-      outputTokens: output,
-      cachedInputTokens: partial?.cachedInputTokens ?? 0,
-      cacheWriteTokens: 0,
-      reasoningTokens: 0,
-    };
+/**
+ * A chat stream on its way to the caller: OpenAI to OpenAI byte for byte (read for usage and output
+ * text; the usage chunk the gateway asked for removed when the caller did not), other same-format
+ * streams forwarded and decoded for usage, the rest decoded and encoded in the caller's format.
+ */
+class ChatStream implements StreamRelay<Ctx> {
+  text = '';
+  readonly framer: EventFramer;
+  /** Gemini stream without `alt=sse`: the events re-framed as one JSON array. */
+  readonly array: JsonArrayStream | null;
+  private usageSeen: Partial<Usage> | null = null;
+  private readonly cf: WireFormat;
+  private readonly strip: boolean;
+  /** Same-format streams other than OpenAI are forwarded as they come and only decoded for usage. */
+  private readonly decoder: ReturnType<typeof createStreamDecoder> | null;
+
+  constructor(
+    ctx: Ctx,
+    fmt: WireFormat,
+    private readonly encoder: StreamEncoder | null,
+    private readonly secrets: () => string[],
+  ) {
+    this.cf = ctx.cf;
+    const oaPass = fmt === 'openai' && ctx.cf === 'openai';
+    this.strip = oaPass && !includeUsageAsked(ctx.call.body);
+    // Bedrock streams AWS event-stream messages: read into the same events as SSE (relay/bedrock.ts).
+    this.framer = fmt === 'bedrock' ? new EventStreamFramer() : new SseFramer();
+    this.decoder = oaPass ? null : createStreamDecoder(fmt);
+    this.array = ctx.call.jsonArrayStream ? new JsonArrayStream() : null;
   }
 
-  private finish(ctx: Ctx, ch: RuntimeChannel, upModel: string, usage: Usage, status: number, other: Record<string, unknown>): void {
-    const { call } = ctx;
-    ctx.admission?.end(usage.inputTokens + usage.outputTokens);
-    const actual = this.d.prices.cost(ctx.price, usage, call.principal.group);
-    const grant = ctx.grant ?? ledgerGrant(ctx.payer, call.requestId, 0);
-    ctx.grant = null;
-    ctx.reserved = 0;
-    const latency = Math.round(msSince(call.startedAt));
-    // With other calls in flight the settle waits a little to share their commit; alone, it commits
-    // now, while the caller reads the answer, instead of on the next call's path.
-    const defer = this.active > 1 ? SETTLE_DEFER_MS : 0;
-    // An upstream that bills more output than the max_tokens it was sent is noted against its channel.
-    const overMax =
-      ctx.maxOut !== null && usage.outputTokens > ctx.maxOut * ctx.n
-        ? { upstream_over_max_tokens: { sent: ctx.maxOut, n: ctx.n, billed: usage.outputTokens } }
-        : null;
-    settleThenLog(this.d, this.track, grant, actual, defer, (charged, extra = {}) => {
-      if (overMax || extra.shortfall) {
-        this.d.core.log.warn(
-          { requestId: call.requestId, channel: ch.id, ...overMax, shortfall: extra.shortfall },
-          'upstream billed beyond the reserve',
-        );
+  private onCanonical(evs: CanonicalStreamEvent[]): string {
+    const encoder = this.encoder;
+    let out = '';
+    for (const e of evs) {
+      if (e.type === 'usage') this.usageSeen = e.usage;
+      else if (e.type === 'start' && e.usage) this.usageSeen = { ...(this.usageSeen ?? {}), ...e.usage };
+      else if (e.type === 'text') this.text += e.text;
+      else if (e.type === 'thinking' && e.text) this.text += e.text;
+      else if (e.type === 'tool_call_args') this.text += e.delta;
+      else if (e.type === 'tool_call_start') this.text += e.name;
+      // An upstream error event being converted loses the credentials it may echo (other events are not scanned).
+      else if (e.type === 'error' && encoder) e.message = redactSecrets(e.message, this.secrets());
+      if (encoder) out += encoder.push(e);
+    }
+    return out;
+  }
+
+  /** Reads an OpenAI event; false when it is the usage chunk to remove. */
+  private onOpenAI(ev: SseEvent): boolean {
+    const data = ev.data;
+    if (!data || data === '[DONE]' || data[0] !== '{') return true;
+    let j: any;
+    try {
+      j = JSON.parse(data);
+    } catch {
+      return true;
+    }
+    if (j.usage && typeof j.usage === 'object') {
+      this.usageSeen = usageFromResponse('openai', j) ?? this.usageSeen;
+      if (this.strip && Array.isArray(j.choices) && j.choices.length === 0) return false;
+    }
+    if (Array.isArray(j.choices)) {
+      for (const c of j.choices) {
+        const dl = c?.delta;
+        if (dl) {
+          if (typeof dl.content === 'string') this.text += dl.content;
+          if (typeof dl.reasoning_content === 'string') this.text += dl.reasoning_content;
+          if (Array.isArray(dl.tool_calls))
+            for (const t of dl.tool_calls) this.text += String(t?.function?.name ?? '') + String(t?.function?.arguments ?? '');
+        } else if (typeof c?.text === 'string') this.text += c.text;
       }
-      this.d.logs.write(
-        callLogRow(ctx, ch, upModel, {
-          type: 'consume',
-          status_code: status,
-          quota: charged,
-          latency_ms: latency,
-          prompt_tokens: usage.inputTokens,
-          completion_tokens: usage.outputTokens,
-          cached_tokens: usage.cachedInputTokens,
-          other: JSON.stringify({
-            ...other,
-            ...extra,
-            ...overMax,
-            ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}),
-            ...(ctx.canonical?.dropped.length ? { dropped: ctx.canonical.dropped.slice(0, 20) } : {}),
-            attempts: ctx.attempts,
-            reasoning_tokens: usage.reasoningTokens,
-            cache_write_tokens: usage.cacheWriteTokens,
-            ...(usage.cacheWrite1hTokens ? { cache_write_1h_tokens: usage.cacheWrite1hTokens } : {}),
-          }),
-        }),
-      );
-    });
+    }
+    return true;
   }
+
+  chunk(chunk: Buffer): string | Buffer {
+    const { decoder, framer } = this;
+    if (decoder && !this.encoder) {
+      for (const ev of framer.push(chunk)) this.onCanonical(decoder.push({ event: ev.event, data: ev.data }));
+      return chunk;
+    }
+    if (decoder) {
+      let out = '';
+      for (const ev of framer.push(chunk)) out += this.onCanonical(decoder.push({ event: ev.event, data: ev.data }));
+      return out;
+    }
+    if (this.strip) {
+      let out = '';
+      for (const ev of framer.push(chunk)) if (this.onOpenAI(ev)) out += ev.raw;
+      return out;
+    }
+    for (const ev of framer.push(chunk)) this.onOpenAI(ev);
+    return chunk;
+  }
+
+  end(): string {
+    let out = '';
+    if (this.decoder) {
+      for (const ev of this.framer.end()) out += this.onCanonical(this.decoder.push({ event: ev.event, data: ev.data }));
+      out += this.tail();
+    } else {
+      for (const ev of this.framer.end()) if (this.onOpenAI(ev) && this.strip) out += ev.raw;
+    }
+    return this.encoder || this.strip ? out : '';
+  }
+
+  event(ev: SseEvent): string {
+    if (this.decoder) {
+      const out = this.onCanonical(this.decoder.push({ event: ev.event, data: ev.data }));
+      return this.encoder ? out : ev.raw;
+    }
+    return this.onOpenAI(ev) ? ev.raw : '';
+  }
+
+  tail(): string {
+    if (!this.decoder) return '';
+    const out = this.onCanonical(this.decoder.end());
+    return this.encoder ? out + this.encoder.end() : '';
+  }
+
+  frame(out: string | Buffer): string | Buffer {
+    return this.array ? this.array.push(out) : out;
+  }
+
+  close(cut: boolean, upstreamError: string | null): string {
+    const tail = cut
+      ? quotaStreamEvent(this.cf)
+      : upstreamError
+        ? streamErrorEvent(this.cf, `upstream stream failed: ${upstreamError}`)
+        : '';
+    return this.array ? this.array.push(tail) + this.array.end() : tail;
+  }
+
+  async usage(
+    ctx: Ctx,
+    cutAt: number | null,
+    clientGone: boolean,
+    counter: TokenCounter,
+  ): Promise<{ usage: TokenUsage; reported: boolean }> {
+    const u = this.usageSeen;
+    if (cutAt !== null) {
+      const final = await countUsage(ctx, null, '', u ? { ...u, outputTokens: 0 } : null);
+      final.outputTokens = cutAt;
+      return { usage: final, reported: false };
+    }
+    const complete = !clientGone && !!u && ((u.inputTokens ?? 0) > 0 || (u.outputTokens ?? 0) > 0);
+    return { usage: complete ? fullUsage(u) : await countUsage(ctx, counter, '', u), reported: complete };
+  }
+}
+
+function promptText(ctx: Ctx): string {
+  if (ctx.promptText !== null) return ctx.promptText;
+  const b = ctx.call.body;
+  let t = '';
+  if (ctx.canonical && ctx.cf !== 'openai') t = canonicalPromptText(ctx.canonical);
+  else if (ctx.call.kind === 'embeddings' && ctx.cf === 'gemini')
+    t = (embedTexts(b, ctx.call.geminiAction ?? 'embedContent') ?? []).join('\n');
+  else if (ctx.call.kind === 'chat') {
+    for (const m of b.messages as unknown[]) t += textOfContent((m as { content?: unknown })?.content) + '\n';
+    if (Array.isArray(b.tools)) t += JSON.stringify(b.tools);
+  } else if (ctx.call.kind === 'completions') t = textOfContent(b.prompt);
+  else t = textOfContent(b.input);
+  ctx.promptText = t;
+  return t;
+}
+
+/** Usage counted locally when the upstream gave none (or the caller left before it came). */
+async function countUsage(ctx: Ctx, counter: TokenCounter | null, outputText: string, partial?: Partial<Usage> | null): Promise<Usage> {
+  const input = partial?.inputTokens || (await countTokens(promptText(ctx)));
+  let output = partial?.outputTokens ?? 0;
+  if (counter) output = Math.max(output, await counter.total());
+  else if (outputText) output = await countTokens(outputText);
+  return {
+    inputTokens: input,
+    outputTokens: output,
+    cachedInputTokens: partial?.cachedInputTokens ?? 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+  };
 }
 
 // ---------- helpers ----------
