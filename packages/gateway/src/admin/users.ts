@@ -10,6 +10,7 @@ import { hashPassword } from '../platform/crypto.ts';
 import { GatewayError, forbidden, notFound } from '../platform/errors.ts';
 import { randomId } from '../platform/ids.ts';
 import { insertId, isUniqueViolation, withTx } from '../store/db.ts';
+import { KeyStore } from '../accounts/key-store.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import type { UserRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
@@ -421,7 +422,7 @@ export class UserAdmin {
     if (actor && actor.id === id) throw forbidden('you cannot delete yourself');
     if (cur.role === 'root') await this.assertAnotherRoot(id);
     await withTx(this.core.h, async (tx) => {
-      await tx.deleteFrom('api_keys').where('user_id', '=', id).execute();
+      await new KeyStore(this.core.h).removeOfUser(id, tx);
       await tx.deleteFrom('sessions').where('user_id', '=', id).execute();
       // Its e-mail address (free for another account) and mailed links.
       await tx.deleteFrom('user_emails').where('user_id', '=', id).execute();
