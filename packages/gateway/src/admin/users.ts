@@ -11,6 +11,7 @@ import { GatewayError, forbidden, notFound } from '../platform/errors.ts';
 import { randomId } from '../platform/ids.ts';
 import { insertId, isUniqueViolation, withTx } from '../store/db.ts';
 import { KeyStore } from '../accounts/key-store.ts';
+import { PasskeyStore } from '../accounts/passkey-store.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import type { UserRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
@@ -428,8 +429,9 @@ export class UserAdmin {
       await tx.deleteFrom('user_emails').where('user_id', '=', id).execute();
       await tx.deleteFrom('email_tokens').where('user_id', '=', id).execute();
       // Second factors and logins in progress (docs/two-factor.md).
-      for (const t of ['user_totp', 'user_recovery_codes', 'user_passkeys', 'auth_challenges'] as const)
-        await tx.deleteFrom(t).where('user_id', '=', id).execute();
+      for (const t of ['user_totp', 'user_recovery_codes'] as const) await tx.deleteFrom(t).where('user_id', '=', id).execute();
+      await new PasskeyStore(this.core.h).removeOfUser(id, tx);
+      await tx.deleteFrom('auth_challenges').where('user_id', '=', id).execute();
       await tx.deleteFrom('users').where('id', '=', id).execute();
       await this.changes.inTx('keys', tx);
     });
