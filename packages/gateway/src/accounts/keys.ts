@@ -16,6 +16,7 @@ import { compileIpList, type IpMatcher } from './ip.ts';
 import type { KeyPrincipal, RateLimits, Role } from './types.ts';
 import { rateLimitsOf } from './rate-limits.ts';
 import { KeyStore } from './key-store.ts';
+import { UserStore } from './user-store.ts';
 import { budgetOf, type BudgetSpec } from '../billing/budgets.ts';
 
 export const KEYS_REVISION = 'keys';
@@ -73,12 +74,7 @@ export class KeyCache {
   async load(): Promise<void> {
     const rows = await new KeyStore(this.core.h).enabledWithUsers();
     const perUsd = this.core.config.quotaPerUsd;
-    const limited = await this.core.h.db
-      .selectFrom('users')
-      .select(['id', 'rpm', 'tpm', 'max_concurrency', 'budget_quota', 'budget_period'])
-      .where('status', '=', 1)
-      .where((eb) => eb.or([eb('rpm', '>', 0), eb('tpm', '>', 0), eb('max_concurrency', '>', 0), eb('budget_period', 'is not', null)]))
-      .execute();
+    const limited = await new UserStore(this.core.h).limitedUsers();
     const users = new Map<number, UserPolicy>();
     for (const u of limited) {
       users.set(Number(u.id), Object.freeze({ limits: rateLimitsOf(u), budget: budgetOf(`u:${u.id}`, 'user', u, perUsd) }));

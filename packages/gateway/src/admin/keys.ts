@@ -13,6 +13,7 @@ import { randomToken } from '../platform/crypto.ts';
 import { GatewayError, forbidden, notFound } from '../platform/errors.ts';
 import { isUniqueViolation } from '../store/db.ts';
 import { KeyStore } from '../accounts/key-store.ts';
+import { UserStore } from '../accounts/user-store.ts';
 import type { ApiKeyRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
@@ -96,10 +97,6 @@ export class KeyAdmin {
       throw new Error('no budgets');
     },
   ) {}
-
-  private get db() {
-    return this.core.h.db;
-  }
 
   private get keys() {
     return new KeyStore(this.core.h);
@@ -194,7 +191,7 @@ export class KeyAdmin {
   private async checkOwner(actor: Actor, userId: number): Promise<void> {
     if (!actor || actor.role === 'root' || actor.id === userId) return;
     if (ROLE_RANK[actor.role] < ROLE_RANK.admin) throw notFound('no such API key', 'key_not_found');
-    const owner = await this.db.selectFrom('users').select('role').where('id', '=', userId).executeTakeFirst();
+    const owner = await new UserStore(this.core.h).byId(userId);
     if (owner && ROLE_RANK[owner.role] >= ROLE_RANK[actor.role])
       throw forbidden('only root may manage the keys of admin and root accounts');
   }
@@ -242,7 +239,7 @@ export class KeyAdmin {
     if (!userId) throw fieldError('user_id', 'is required');
     if (actor && userId !== actor.id && ROLE_RANK[actor.role] < ROLE_RANK.admin) throw forbidden('you may only create keys for yourself');
     await this.checkOwner(actor, userId);
-    const user = await this.db.selectFrom('users').select(['id', 'group_name']).where('id', '=', userId).executeTakeFirst();
+    const user = await new UserStore(this.core.h).byId(userId);
     if (!user) throw fieldError('user_id', `no user with id ${userId}`);
     this.checkFields(actor, input, user.group_name);
     const key = input.key ?? generateApiKey();

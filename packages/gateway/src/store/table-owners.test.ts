@@ -2,7 +2,8 @@
  * One owner per table: every SQL statement on a table listed in OWNERS is written in that table's
  * owner modules and nowhere else in the gateway's source (docs/architecture.md#storage). A statement
  * belongs to the table it selects from, inserts into, updates or deletes from (through the query
- * builder, `insertId` or raw SQL text); a join that reads columns of another table is not counted.
+ * builder, `insertId` or raw SQL text); a join that reads columns of another table is not counted,
+ * nor are the migrations (`store/migrations/`), which make and change every table.
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,7 +33,7 @@ export const OWNERS: Record<string, readonly string[]> = {
 };
 
 /** Tables whose statements are still being gathered into their owner (not checked yet). */
-const PENDING = new Set(['users', 'sessions', 'user_emails', 'email_tokens', 'logs', 'task_callbacks']);
+const PENDING = new Set(['logs', 'task_callbacks']);
 
 function sources(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -45,7 +46,7 @@ function sources(dir: string, out: string[] = []): string[] {
 
 /** The text without comments (a `//` inside a string may cut a line short; that only hides text). */
 function code(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+  return text.replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' ')).replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
 }
 
 /** Patterns that name a statement on `table`. */
@@ -63,6 +64,8 @@ export function strays(files: readonly string[], read: (f: string) => string): s
   const out: string[] = [];
   for (const f of files) {
     const rel = relative(SRC, f).split('\\').join('/');
+    // Migrations make and change every table once, before any owner runs.
+    if (rel.startsWith('store/migrations/')) continue;
     const lines = code(read(f)).split('\n');
     for (const [table, owners] of Object.entries(OWNERS)) {
       if (owners.includes(rel) || PENDING.has(table)) continue;
