@@ -17,7 +17,7 @@ import type { Ledger } from '../billing/ledger.ts';
 import type { UserRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
 import type { AuditLog } from '../logs/audit.ts';
-import { insertLogs } from '../logs/writer.ts';
+import { insertLogs, topupNotes } from '../logs/writer.ts';
 import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from '../platform/validate.ts';
 import {
   LIMIT_FIELDS,
@@ -377,12 +377,7 @@ export class UserAdmin {
     const refs = rows.filter((r) => r.kind === 'topup' || r.kind === 'adjust').map((r) => r.ref);
     const notes = new Map<string, string>();
     if (refs.length) {
-      const logs = await this.db
-        .selectFrom('logs')
-        .select(['request_id', 'content'])
-        .where('type', '=', 'topup')
-        .where('request_id', 'in', refs)
-        .execute();
+      const logs = await topupNotes(this.core.h, refs);
       for (const l of logs) if (l.content) notes.set(l.request_id, l.content);
     }
     const perUsd = this.core.config.quotaPerUsd;
