@@ -13,6 +13,7 @@ import { GatewayError } from '../../platform/errors.ts';
 import { randomId } from '../../platform/ids.ts';
 import { isPublicHost } from '../../platform/ssrf.ts';
 import { isUniqueViolation } from '../../store/db.ts';
+import { TERMINAL } from '../lifecycle/states.ts';
 import { KeyStore } from '../../accounts/key-store.ts';
 import type { TaskCallbackRow, TaskRow } from '../../store/schema-tasks.ts';
 
@@ -90,6 +91,19 @@ export class TaskCallbacks {
 
   private get db() {
     return this.core.h.db;
+  }
+
+  /** Terminal tasks whose callback still waits (the node that finished them stopped first). */
+  async terminalWithWaitingCallback(limit: number): Promise<Array<{ id: number; retain: number }>> {
+    const rows = await this.db
+      .selectFrom('task_callbacks as c')
+      .innerJoin('tasks as t', 't.id', 'c.task_id')
+      .select(['t.id', 't.retain'])
+      .where('c.status', '=', 'waiting')
+      .where('t.status', 'in', [...TERMINAL])
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ id: r.id, retain: Number(r.retain) }));
   }
 
   /**
