@@ -22,6 +22,9 @@ import { prepareSqliteUpsert, rollup } from '../packages/gateway/src/logs/rollup
 import { UsageReports, parseUsageQuery } from '../packages/gateway/src/logs/usage.ts';
 import { createTestDatabase, type TestDbKind } from '../packages/gateway/test/harness.ts';
 import type { Core } from '../packages/gateway/src/core.ts';
+import { UserStore } from '../packages/gateway/src/accounts/user-store.ts';
+import { KeyStore } from '../packages/gateway/src/accounts/key-store.ts';
+import { ChannelStore } from '../packages/gateway/src/relay/channel-store.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string, dflt: string) => {
@@ -150,7 +153,9 @@ async function benchOne(kind: TestDbKind): Promise<string[]> {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     process.stderr.write(`${kind}: ${ROWS} log rows and ${Number(count.n)} roll-up rows loaded in ${loadS.toFixed(0)} s\n`);
-    const reports = new UsageReports({ h, config: { quotaPerUsd: 500_000 } } as unknown as Core);
+    const reports = new UsageReports({ h, config: { quotaPerUsd: 500_000 } } as unknown as Core, (g, ids) =>
+      g === 'user' ? new UserStore(h).names(ids) : g === 'key' ? new KeyStore(h).names(ids) : new ChannelStore(h).names(ids),
+    );
     const range = { from: String(now - 30 * DAY), to: String(now) };
     const q = (extra: Record<string, string>) => parseUsageQuery({ ...range, ...extra }, false, now);
     const dashboard = async () =>

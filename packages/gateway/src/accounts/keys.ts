@@ -15,6 +15,8 @@ import { echo, GatewayError } from '../platform/errors.ts';
 import { compileIpList, type IpMatcher } from './ip.ts';
 import type { KeyPrincipal, RateLimits, Role } from './types.ts';
 import { rateLimitsOf } from './rate-limits.ts';
+import { KeyStore } from './key-store.ts';
+import { UserStore } from './user-store.ts';
 import { budgetOf, type BudgetSpec } from '../billing/budgets.ts';
 
 export const KEYS_REVISION = 'keys';
@@ -70,41 +72,9 @@ export class KeyCache {
   constructor(private readonly core: Core) {}
 
   async load(): Promise<void> {
-    const rows = await this.core.h.db
-      .selectFrom('api_keys as k')
-      .innerJoin('users as u', 'u.id', 'k.user_id')
-      .select([
-        'k.id',
-        'k.name',
-        'k.key_hash',
-        'k.status',
-        'k.expires_at',
-        'k.unlimited_quota',
-        'k.models',
-        'k.allowed_ips',
-        'k.group_name',
-        'k.callback_url',
-        'k.rpm',
-        'k.tpm',
-        'k.max_concurrency',
-        'k.budget_quota',
-        'k.budget_period',
-        'u.id as user_id',
-        'u.username',
-        'u.role',
-        'u.group_name as user_group',
-        'u.status as user_status',
-      ])
-      .where('k.status', '=', 1)
-      .where('u.status', '=', 1)
-      .execute();
+    const rows = await new KeyStore(this.core.h).enabledWithUsers();
     const perUsd = this.core.config.quotaPerUsd;
-    const limited = await this.core.h.db
-      .selectFrom('users')
-      .select(['id', 'rpm', 'tpm', 'max_concurrency', 'budget_quota', 'budget_period'])
-      .where('status', '=', 1)
-      .where((eb) => eb.or([eb('rpm', '>', 0), eb('tpm', '>', 0), eb('max_concurrency', '>', 0), eb('budget_period', 'is not', null)]))
-      .execute();
+    const limited = await new UserStore(this.core.h).limitedUsers();
     const users = new Map<number, UserPolicy>();
     for (const u of limited) {
       users.set(Number(u.id), Object.freeze({ limits: rateLimitsOf(u), budget: budgetOf(`u:${u.id}`, 'user', u, perUsd) }));

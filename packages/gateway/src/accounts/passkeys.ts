@@ -14,6 +14,7 @@ import {
 import type { Core } from '../core.ts';
 import { GatewayError } from '../platform/errors.ts';
 import type { TwoFactor } from './two-factor.ts';
+import { PasskeyStore } from './passkey-store.ts';
 
 export type AssertionPurpose = 'passkey_login' | 'passkey_2fa';
 
@@ -48,8 +49,8 @@ export class Passkeys {
     private readonly twoFactor: TwoFactor,
   ) {}
 
-  private get db() {
-    return this.core.h.db;
+  private get passkeys() {
+    return new PasskeyStore(this.core.h);
   }
 
   /** Relying party id and origin from PUBLIC_URL; 503 `passkeys_unavailable` without it. */
@@ -65,12 +66,7 @@ export class Passkeys {
   }
 
   async list(userId: number): Promise<PasskeyView[]> {
-    const rows = await this.db
-      .selectFrom('user_passkeys')
-      .select(['id', 'name', 'created_at', 'last_used_at'])
-      .where('user_id', '=', userId)
-      .orderBy('id')
-      .execute();
+    const rows = await this.passkeys.listOf(userId);
     return rows.map((r) => ({
       id: Number(r.id),
       name: r.name,
@@ -81,11 +77,7 @@ export class Passkeys {
 
   async registrationOptions(user: { id: number; username: string }) {
     const { rpID } = this.rp();
-    const existing = await this.db
-      .selectFrom('user_passkeys')
-      .select(['credential_id', 'transports'])
-      .where('user_id', '=', user.id)
-      .execute();
+    const existing = await this.passkeys.credentialsOf(user.id);
     const options = await generateRegistrationOptions({
       rpName: RP_NAME,
       rpID,
@@ -122,32 +114,24 @@ export class Passkeys {
     if (!v.verified) throw invalid();
     const cred = v.registrationInfo.credential;
     const now = Date.now();
-    const taken = await this.db.selectFrom('user_passkeys').select('id').where('credential_id', '=', cred.id).executeTakeFirst();
+    const taken = await this.passkeys.byCredential(cred.id);
     if (taken) throw new GatewayError(409, 'passkey_exists', 'this passkey is already registered');
-    await this.db
-      .insertInto('user_passkeys')
-      .values({
-        user_id: userId,
-        credential_id: cred.id,
-        public_key: Buffer.from(cred.publicKey).toString('base64url'),
-        counter: cred.counter,
-        transports: (cred.transports ?? []).join(','),
-        name: label,
-        created_at: now,
-        last_used_at: null,
-      })
-      .execute();
-    const row = await this.db
-      .selectFrom('user_passkeys')
-      .select(['id', 'name', 'created_at', 'last_used_at'])
-      .where('credential_id', '=', cred.id)
-      .executeTakeFirstOrThrow();
+    await this.passkeys.insert({
+      user_id: userId,
+      credential_id: cred.id,
+      public_key: Buffer.from(cred.publicKey).toString('base64url'),
+      counter: cred.counter,
+      transports: (cred.transports ?? []).join(','),
+      name: label,
+      created_at: now,
+      last_used_at: null,
+    });
+    const row = (await this.passkeys.byCredential(cred.id))!;
     return { id: Number(row.id), name: row.name, created_at: Number(row.created_at), last_used_at: null };
   }
 
   async remove(userId: number, id: number): Promise<void> {
-    const d = await this.db.deleteFrom('user_passkeys').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
-    if (Number(d.numDeletedRows) !== 1) throw new GatewayError(404, 'not_found', 'no such passkey');
+    if (!(await this.passkeys.remove(userId, id))) throw new GatewayError(404, 'not_found', 'no such passkey');
     await this.twoFactor.dropRecoveryCodesIfUnused(userId);
   }
 
@@ -160,9 +144,10 @@ export class Passkeys {
     const allow =
       userId === null
         ? undefined
-        : (await this.db.selectFrom('user_passkeys').select(['credential_id', 'transports']).where('user_id', '=', userId).execute()).map(
-            (c) => ({ id: c.credential_id, transports: c.transports ? c.transports.split(',') : undefined }),
-          );
+        : (await this.passkeys.credentialsOf(userId)).map((c) => ({
+            id: c.credential_id,
+            transports: c.transports ? c.transports.split(',') : undefined,
+          }));
     const options = await generateAuthenticationOptions({
       rpID,
       allowCredentials: allow,
@@ -183,7 +168,7 @@ export class Passkeys {
     const owner = await this.twoFactor.takeChallenge(challenge, purpose);
     if (owner === undefined || owner !== userId) throw invalid('the passkey challenge is unknown, used or expired: start again');
     if (typeof r.id !== 'string' || r.id.length > 191) throw invalid();
-    const row = await this.db.selectFrom('user_passkeys').selectAll().where('credential_id', '=', r.id).executeTakeFirst();
+    const row = await this.passkeys.byCredential(r.id);
     if (!row || (userId !== null && Number(row.user_id) !== userId)) throw invalid('this passkey is not registered');
     const { rpID, origin } = this.rp();
     let v;
@@ -205,11 +190,7 @@ export class Passkeys {
       throw invalid(`the passkey response could not be verified: ${(e as Error).message}`);
     }
     if (!v.verified) throw invalid();
-    await this.db
-      .updateTable('user_passkeys')
-      .set({ counter: v.authenticationInfo.newCounter, last_used_at: Date.now() })
-      .where('id', '=', row.id)
-      .execute();
+    await this.passkeys.used(Number(row.id), v.authenticationInfo.newCounter, Date.now());
     return Number(row.user_id);
   }
 }

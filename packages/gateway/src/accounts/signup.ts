@@ -21,7 +21,8 @@ import type { Ledger } from '../billing/ledger.ts';
 import { hashPassword, safeEqual, sha256Hex } from '../platform/crypto.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { mailer } from '../platform/mail.ts';
-import { insertId, isUniqueViolation, withTx } from '../store/db.ts';
+import { isUniqueViolation, withTx } from '../store/db.ts';
+import { UserStore } from './user-store.ts';
 import { insertLogs } from '../logs/writer.ts';
 import { KEYS_REVISION } from './keys.ts';
 import { validatePassword, validateUsername } from './users.ts';
@@ -146,33 +147,33 @@ export class Signup {
     const now = Date.now();
     let id: number;
     try {
+      const store = new UserStore(this.core.h);
       id = await withTx(this.core.h, async (tx) => {
-        const newId = await insertId(tx, this.core.h.dialect, 'users', {
-          username,
-          password_hash: hash,
-          display_name: username,
-          role: 'user',
-          group_name: 'default',
-          quota: 0,
-          used_quota: 0,
-          request_count: 0,
-          status: 1,
-          access_token_hash: null,
-          created_at: now,
-          updated_at: now,
-        });
-        if (email) {
-          await tx
-            .insertInto('user_emails')
-            .values({ user_id: newId, email, verified_at: null, pending_bonus: verify ? bonus : 0, updated_at: now })
-            .execute();
-        }
+        const newId = await store.insert(
+          {
+            username,
+            password_hash: hash,
+            display_name: username,
+            role: 'user',
+            group_name: 'default',
+            quota: 0,
+            used_quota: 0,
+            request_count: 0,
+            status: 1,
+            access_token_hash: null,
+            created_at: now,
+            updated_at: now,
+          },
+          tx,
+        );
+        if (email)
+          await store.insertEmail({ user_id: newId, email, verified_at: null, pending_bonus: verify ? bonus : 0, updated_at: now }, tx);
         return newId;
       });
     } catch (e) {
       if (!isUniqueViolation(e)) throw e;
-      const taken = await this.core.h.db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst();
-      if (taken) throw new GatewayError(409, 'user_exists', `username: "${username}" is taken`, undefined, { field: 'username' });
+      const taken = await new UserStore(this.core.h).idByName(username);
+      if (taken !== null) throw new GatewayError(409, 'user_exists', `username: "${username}" is taken`, undefined, { field: 'username' });
       throw new GatewayError(409, 'email_taken', 'email: this address belongs to another account', undefined, { field: 'email' });
     }
     await this.core.cache.bump(KEYS_REVISION);
@@ -189,8 +190,8 @@ export class Signup {
   /** Sets (or keeps) the caller's address and mails a new verification link to it. */
   async requestVerification(userId: number, emailInput: unknown): Promise<{ email: string }> {
     this.assertMail();
-    const db = this.core.h.db;
-    const cur = await db.selectFrom('user_emails').selectAll().where('user_id', '=', userId).executeTakeFirst();
+    const store = new UserStore(this.core.h);
+    const cur = await store.emailOf(userId);
     const email =
       emailInput === undefined || emailInput === null || emailInput === ''
         ? (cur?.email ?? normaliseEmail(emailInput))
@@ -200,13 +201,8 @@ export class Signup {
     }
     const now = Date.now();
     try {
-      if (!cur)
-        await db
-          .insertInto('user_emails')
-          .values({ user_id: userId, email, verified_at: null, pending_bonus: 0, updated_at: now })
-          .execute();
-      else if (cur.email !== email)
-        await db.updateTable('user_emails').set({ email, verified_at: null, updated_at: now }).where('user_id', '=', userId).execute();
+      if (!cur) await store.insertEmail({ user_id: userId, email, verified_at: null, pending_bonus: 0, updated_at: now });
+      else if (cur.email !== email) await store.updateEmail(userId, { email, verified_at: null, updated_at: now });
     } catch (e) {
       if (isUniqueViolation(e))
         throw new GatewayError(409, 'email_taken', 'email: this address belongs to another account', undefined, { field: 'email' });
@@ -218,34 +214,24 @@ export class Signup {
 
   /** The caller's address and whether it is verified (null: none). */
   async emailOf(userId: number): Promise<{ email: string; verified: boolean } | null> {
-    const r = await this.core.h.db
-      .selectFrom('user_emails')
-      .select(['email', 'verified_at'])
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
+    const r = await new UserStore(this.core.h).emailOf(userId);
     return r ? { email: r.email, verified: r.verified_at !== null } : null;
   }
 
   /** Follows a verification link: the address is verified and a waiting starting balance credited. */
   async verify(token: unknown): Promise<{ user_id: number; email: string; credited: number }> {
     const row = await this.claim(token, 'verify');
-    const db = this.core.h.db;
+    const store = new UserStore(this.core.h);
     const now = Date.now();
-    const res = await db
-      .updateTable('user_emails')
-      .set({ verified_at: now, updated_at: now })
-      .where('user_id', '=', row.user_id)
-      .where('email', '=', row.email)
-      .executeTakeFirst();
     // The address was changed after this link was sent.
-    if (Number(res.numUpdatedRows) !== 1) throw badLink();
+    if (!(await store.verifyEmail(Number(row.user_id), row.email, now))) throw badLink();
     let credited = 0;
-    const cur = await db.selectFrom('user_emails').select('pending_bonus').where('user_id', '=', row.user_id).executeTakeFirst();
+    const cur = await store.emailOf(Number(row.user_id));
     const bonus = Number(cur?.pending_bonus ?? 0);
     if (bonus > 0) {
-      const user = await db.selectFrom('users').select('username').where('id', '=', row.user_id).executeTakeFirst();
+      const user = await store.byId(Number(row.user_id));
       if (user && (await this.credit(Number(row.user_id), user.username, bonus))) credited = bonus;
-      await db.updateTable('user_emails').set({ pending_bonus: 0 }).where('user_id', '=', row.user_id).execute();
+      await store.updateEmail(Number(row.user_id), { pending_bonus: 0 });
     }
     return { user_id: Number(row.user_id), email: row.email, credited };
   }
@@ -258,12 +244,7 @@ export class Signup {
     this.assertMail();
     const email = normaliseEmail(emailInput);
     const work = (async () => {
-      const row = await this.core.h.db
-        .selectFrom('user_emails')
-        .innerJoin('users', 'users.id', 'user_emails.user_id')
-        .select(['user_emails.user_id', 'users.status'])
-        .where('user_emails.email', '=', email)
-        .executeTakeFirst();
+      const row = await new UserStore(this.core.h).emailOwner(email);
       if (row && Number(row.status) === 1) await this.sendLink(Number(row.user_id), 'reset', email);
     })();
     this.track(work, 'password reset');
@@ -281,29 +262,13 @@ export class Signup {
     const row = await this.claim(token, 'reset');
     const userId = Number(row.user_id);
     const now = Date.now();
+    const store = new UserStore(this.core.h);
     await withTx(this.core.h, async (tx) => {
-      await tx
-        .updateTable('users')
-        .set({ password_hash: hash, access_token_hash: null, updated_at: now })
-        .where('id', '=', userId)
-        .execute();
-      await tx.deleteFrom('sessions').where('user_id', '=', userId).execute();
-      await tx
-        .updateTable('email_tokens')
-        .set({ used_at: now })
-        .where('user_id', '=', userId)
-        .where('purpose', '=', 'reset')
-        .where('used_at', 'is', null)
-        .execute();
+      await store.update(userId, { password_hash: hash, access_token_hash: null, updated_at: now }, tx);
+      await store.removeSessionsOf(userId, tx);
+      await store.retireResetTokens(userId, now, tx);
       // The mailbox received the link: the address is proven.
-      await tx
-        .updateTable('user_emails')
-        .set({ verified_at: now, updated_at: now })
-        .where('user_id', '=', userId)
-        .where('email', '=', row.email)
-        .where('verified_at', 'is', null)
-        .where('pending_bonus', '=', 0)
-        .execute();
+      await store.verifyEmailByReset(userId, row.email, now, tx);
     });
     await this.core.cache.bump(KEYS_REVISION);
     return { user_id: userId };
@@ -311,28 +276,16 @@ export class Signup {
 
   /** Removes links expired for a day. */
   async purgeExpired(now = Date.now()): Promise<void> {
-    await this.core.h.db
-      .deleteFrom('email_tokens')
-      .where('expires_at', '<', now - 86_400_000)
-      .execute();
+    await new UserStore(this.core.h).purgeTokens(now - 86_400_000);
   }
 
   /** Marks the link of `token` used if it is valid now; throws otherwise. */
   private async claim(token: unknown, purpose: Purpose) {
     if (typeof token !== 'string' || token === '' || token.length > 200) throw badLink();
-    const db = this.core.h.db;
+    const store = new UserStore(this.core.h);
     const h = sha256Hex(token);
-    const now = Date.now();
-    const res = await db
-      .updateTable('email_tokens')
-      .set({ used_at: now })
-      .where('token_hash', '=', h)
-      .where('purpose', '=', purpose)
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) throw badLink();
-    return db.selectFrom('email_tokens').select(['user_id', 'email']).where('token_hash', '=', h).executeTakeFirstOrThrow();
+    if (!(await store.claimToken(h, purpose, Date.now()))) throw badLink();
+    return store.tokenByHash(h);
   }
 
   private async credit(userId: number, username: string, amount: number): Promise<boolean> {
@@ -388,11 +341,17 @@ export class Signup {
       purpose === 'verify'
         ? Math.max(1, o.getNumber('EmailVerificationTtlHours', 24)) * 3_600_000
         : Math.max(1, o.getNumber('PasswordResetTtlMinutes', 30)) * 60_000;
-    await this.core.h.db
-      .insertInto('email_tokens')
-      .values({ token_hash: sha256Hex(token), user_id: userId, purpose, email, expires_at: now + ttlMs, used_at: null, created_at: now })
-      .execute();
-    const user = await this.core.h.db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst();
+    const store = new UserStore(this.core.h);
+    await store.insertToken({
+      token_hash: sha256Hex(token),
+      user_id: userId,
+      purpose,
+      email,
+      expires_at: now + ttlMs,
+      used_at: null,
+      created_at: now,
+    });
+    const user = await store.byId(userId);
     const name = user?.username ?? '';
     const link = `${this.base()}/${purpose === 'verify' ? 'verify-email' : 'reset-password'}?token=${token}`;
     const hours = Math.round(ttlMs / 360_000) / 10;

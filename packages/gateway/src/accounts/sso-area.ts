@@ -4,6 +4,7 @@
  */
 import type { Core } from '../core.ts';
 import { Sso } from './sso.ts';
+import { UserStore } from './user-store.ts';
 import type { Users } from './users.ts';
 
 export interface SsoService {
@@ -15,15 +16,7 @@ export const ssoArea = {
   init(core: Core, users: Users): SsoService {
     const sso = new Sso(core, users);
     // Addresses confirmed through sign-up's mailed links vouch for their accounts too.
-    sso.addVerifiedEmailLookup(async (email) => {
-      const r = await core.h.db
-        .selectFrom('user_emails')
-        .select('user_id')
-        .where('email', '=', email.toLowerCase())
-        .where('verified_at', 'is not', null)
-        .executeTakeFirst();
-      return r ? Number(r.user_id) : null;
-    });
+    sso.addVerifiedEmailLookup((email) => new UserStore(core.h).verifiedEmailOwner(email.toLowerCase()));
     return { sso };
   },
 };

@@ -15,6 +15,7 @@ import { GatewayError } from '../platform/errors.ts';
 import { Reader, fieldError, isObj, join, type Obj } from '../platform/validate.ts';
 import type { SsoProviderRow } from '../store/schema-sso.ts';
 import type { Users } from './users.ts';
+import { UserStore } from './user-store.ts';
 import type { UserPrincipal } from './types.ts';
 
 export const SSO_STATE_COOKIE = 'gatehouse_sso';
@@ -643,7 +644,7 @@ export class Sso {
             );
           }
           // Whoever controls a provider (admins declare them) could otherwise take the root account.
-          const role = await db.selectFrom('users').select('role').where('id', '=', owner).executeTakeFirst();
+          const role = await new UserStore(this.core.h).byId(owner);
           if (role?.role === 'root') {
             throw new GatewayError(
               403,
@@ -684,11 +685,7 @@ export class Sso {
         linkTo !== null ? 'sso identity linked to an account' : 'sso account created',
       );
     }
-    const u = await db
-      .selectFrom('users')
-      .select(['id', 'username', 'role', 'group_name', 'status'])
-      .where('id', '=', userId)
-      .executeTakeFirst();
+    const u = await new UserStore(this.core.h).byId(userId);
     if (!u) throw new GatewayError(403, 'user_disabled', 'the account linked to this sign-in no longer exists');
     if (Number(u.status) !== 1) throw new GatewayError(403, 'user_disabled', 'this user is disabled');
     return { id: Number(u.id), username: u.username, role: u.role, group: u.group_name };
@@ -698,8 +695,7 @@ export class Sso {
     const base = (p.username ?? `${row.id}-${p.subject}`).replace(/[^A-Za-z0-9_.@-]/g, '').slice(0, 56) || `${row.id}-user`;
     for (let i = 0; i < 20; i++) {
       const username = i === 0 ? base : i < 10 ? `${base}-${i + 1}` : `${base}-${randomBytes(3).toString('hex')}`;
-      const taken = await this.core.h.db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst();
-      if (taken) continue;
+      if ((await new UserStore(this.core.h).idByName(username)) !== null) continue;
       try {
         // No password is known: a random one nobody has; the person signs in with the provider.
         return await this.users.create({
@@ -709,8 +705,7 @@ export class Sso {
           group: row.default_group,
         });
       } catch (e) {
-        const again = await this.core.h.db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst();
-        if (!again) throw e;
+        if ((await new UserStore(this.core.h).idByName(username)) === null) throw e;
       }
     }
     throw new GatewayError(409, 'username_taken', 'no free username for the new account');

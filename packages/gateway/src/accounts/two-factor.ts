@@ -10,6 +10,7 @@ import type { Core } from '../core.ts';
 import { hmacHex, sha256Hex } from '../platform/crypto.ts';
 import { GatewayError } from '../platform/errors.ts';
 import { withTx } from '../store/db.ts';
+import { PasskeyStore } from './passkey-store.ts';
 
 /** Cookie of a login that waits for its second factor (httpOnly, short-lived). */
 export const PENDING_LOGIN_COOKIE = 'gatehouse_2fa';
@@ -58,11 +59,7 @@ export class TwoFactor {
   async methods(userId: number): Promise<SecondFactor[]> {
     const [totp, pk, rc] = await Promise.all([
       this.db.selectFrom('user_totp').select('enabled').where('user_id', '=', userId).executeTakeFirst(),
-      this.db
-        .selectFrom('user_passkeys')
-        .select((e) => e.fn.countAll<number>().as('n'))
-        .where('user_id', '=', userId)
-        .executeTakeFirst(),
+      new PasskeyStore(this.core.h).countOf(userId),
       this.db
         .selectFrom('user_recovery_codes')
         .select((e) => e.fn.countAll<number>().as('n'))
@@ -72,7 +69,7 @@ export class TwoFactor {
     ]);
     const out: SecondFactor[] = [];
     const hasTotp = Number(totp?.enabled ?? 0) === 1;
-    const hasPk = Number(pk?.n ?? 0) > 0;
+    const hasPk = pk > 0;
     if (hasTotp) out.push('totp');
     if (hasPk) out.push('passkey');
     if ((hasTotp || hasPk) && Number(rc?.n ?? 0) > 0) out.push('recovery_code');
@@ -85,11 +82,7 @@ export class TwoFactor {
 
   async status(userId: number, required: boolean): Promise<TwoFactorStatus> {
     const totp = await this.db.selectFrom('user_totp').select('enabled').where('user_id', '=', userId).executeTakeFirst();
-    const pk = await this.db
-      .selectFrom('user_passkeys')
-      .select((e) => e.fn.countAll<number>().as('n'))
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
+    const pk = await new PasskeyStore(this.core.h).countOf(userId);
     const rc = await this.db
       .selectFrom('user_recovery_codes')
       .select((e) => e.fn.countAll<number>().as('n'))
@@ -97,7 +90,7 @@ export class TwoFactor {
       .where('used_at', 'is', null)
       .executeTakeFirst();
     const totpEnabled = Number(totp?.enabled ?? 0) === 1;
-    const passkeys = Number(pk?.n ?? 0);
+    const passkeys = pk;
     return {
       totp_enabled: totpEnabled,
       totp_pending: !!totp && !totpEnabled,
@@ -258,7 +251,7 @@ export class TwoFactor {
   async reset(userId: number): Promise<void> {
     await withTx(this.core.h, async (tx) => {
       await tx.deleteFrom('user_totp').where('user_id', '=', userId).execute();
-      await tx.deleteFrom('user_passkeys').where('user_id', '=', userId).execute();
+      await new PasskeyStore(this.core.h).removeOfUser(userId, tx);
       await tx.deleteFrom('user_recovery_codes').where('user_id', '=', userId).execute();
     });
   }

@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import type { Core } from '../core.ts';
 import { hashPassword, hmacB64Url, safeEqual, sha256Hex, verifyPassword } from '../platform/crypto.ts';
 import { GatewayError } from '../platform/errors.ts';
-import { insertId, withTx } from '../store/db.ts';
+import { withTx } from '../store/db.ts';
+import { UserStore } from './user-store.ts';
 import type { Role, UserPrincipal } from './types.ts';
 import { KEYS_REVISION } from './keys.ts';
 
@@ -52,9 +53,13 @@ const dummyHash = () => (dummy ??= hashPassword(randomBytes(24).toString('base64
 export class Users {
   constructor(private readonly core: Core) {}
 
+  private get store() {
+    return new UserStore(this.core.h);
+  }
+
   async create(u: NewUser): Promise<number> {
     const now = Date.now();
-    const id = await insertId(this.core.h.db, this.core.h.dialect, 'users', {
+    const id = await this.store.insert({
       username: validateUsername(u.username),
       password_hash: await hashPassword(validatePassword(u.password)),
       display_name: u.displayName ?? u.username,
@@ -77,16 +82,14 @@ export class Users {
    * GATEHOUSE_ROOT_PASSWORD (shown once), else null.
    */
   async ensureRoot(): Promise<{ created: boolean; password: string | null }> {
-    const existing = await this.core.h.db.selectFrom('users').select('id').where('role', '=', 'root').executeTakeFirst();
-    if (existing) return { created: false, password: null };
+    if (await this.store.hasRoot()) return { created: false, password: null };
     const given = this.core.config.rootPassword;
     const password = given ?? randomBytes(12).toString('base64url');
     try {
       await this.create({ username: 'root', password, role: 'root', quota: 0, displayName: 'Root' });
     } catch (e) {
       // Another process created it at the same moment.
-      const again = await this.core.h.db.selectFrom('users').select('id').where('role', '=', 'root').executeTakeFirst();
-      if (again) return { created: false, password: null };
+      if (await this.store.hasRoot()) return { created: false, password: null };
       throw e;
     }
     return { created: true, password: given ? null : password };
@@ -98,7 +101,7 @@ export class Users {
    * login when the user has a second factor.
    */
   async checkPassword(username: string, password: string): Promise<UserPrincipal> {
-    const row = await this.core.h.db.selectFrom('users').selectAll().where('username', '=', String(username)).executeTakeFirst();
+    const row = await this.store.byName(String(username));
     // An unknown name costs the same hash as a known one, so timing does not tell which names exist.
     const ok = await verifyPassword(String(password), row ? row.password_hash : await dummyHash());
     if (!row || !ok) throw new GatewayError(401, 'invalid_credentials', 'wrong username or password');
@@ -108,7 +111,7 @@ export class Users {
 
   /** An enabled user by id (null when missing or disabled). */
   async enabledUser(userId: number): Promise<UserPrincipal | null> {
-    const u = await this.core.h.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+    const u = await this.store.byId(userId);
     return u && Number(u.status) === 1 ? toPrincipal(u) : null;
   }
 
@@ -116,18 +119,14 @@ export class Users {
   async openSession(userId: number): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
-    await this.core.h.db
-      .insertInto('sessions')
-      .values({ id_hash: sha256Hex(token), user_id: userId, expires_at: now + SESSION_TTL_MS, created_at: now })
-      .execute();
+    await this.store.insertSession({ id_hash: sha256Hex(token), user_id: userId, expires_at: now + SESSION_TTL_MS, created_at: now });
     return `${token}.${hmacB64Url(this.core.config.sessionSecret, token)}`;
   }
 
   async logout(cookie: string | undefined, bearer?: string): Promise<void> {
     const token = this.verifyCookie(cookie);
-    if (token) await this.core.h.db.deleteFrom('sessions').where('id_hash', '=', sha256Hex(token)).execute();
-    if (bearer?.startsWith(CLI_SESSION_PREFIX))
-      await this.core.h.db.deleteFrom('sessions').where('id_hash', '=', sha256Hex(bearer)).execute();
+    if (token) await this.store.removeSession(sha256Hex(token));
+    if (bearer?.startsWith(CLI_SESSION_PREFIX)) await this.store.removeSession(sha256Hex(bearer));
   }
 
   /**
@@ -137,10 +136,7 @@ export class Users {
   async openCliSession(userId: number): Promise<{ token: string; expiresAt: number }> {
     const token = `${CLI_SESSION_PREFIX}${randomBytes(32).toString('base64url')}`;
     const now = Date.now();
-    await this.core.h.db
-      .insertInto('sessions')
-      .values({ id_hash: sha256Hex(token), user_id: userId, expires_at: now + CLI_SESSION_TTL_MS, created_at: now })
-      .execute();
+    await this.store.insertSession({ id_hash: sha256Hex(token), user_id: userId, expires_at: now + CLI_SESSION_TTL_MS, created_at: now });
     return { token, expiresAt: now + CLI_SESSION_TTL_MS };
   }
 
@@ -154,43 +150,31 @@ export class Users {
 
   /** Resolves a session cookie or a personal access token to an enabled user. */
   async resolve(opts: { cookie?: string; bearer?: string }): Promise<UserPrincipal | null> {
-    const db = this.core.h.db;
+    const store = this.store;
     let userId: number | null = null;
     const token = this.verifyCookie(opts.cookie);
     if (token) {
-      const s = await db
-        .selectFrom('sessions')
-        .select(['user_id', 'expires_at'])
-        .where('id_hash', '=', sha256Hex(token))
-        .executeTakeFirst();
+      const s = await store.sessionByHash(sha256Hex(token));
       if (s && Number(s.expires_at) > Date.now()) userId = Number(s.user_id);
     }
     if (userId === null && opts.bearer?.startsWith(CLI_SESSION_PREFIX)) {
-      const s = await db
-        .selectFrom('sessions')
-        .select(['user_id', 'expires_at'])
-        .where('id_hash', '=', sha256Hex(opts.bearer))
-        .executeTakeFirst();
+      const s = await store.sessionByHash(sha256Hex(opts.bearer));
       if (s && Number(s.expires_at) > Date.now()) userId = Number(s.user_id);
       else return null;
     } else if (userId === null && opts.bearer) {
-      const u = await db.selectFrom('users').selectAll().where('access_token_hash', '=', sha256Hex(opts.bearer)).executeTakeFirst();
+      const u = await store.byAccessToken(sha256Hex(opts.bearer));
       if (u && Number(u.status) === 1) return toPrincipal(u);
       return null;
     }
     if (userId === null) return null;
-    const u = await db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+    const u = await store.byId(userId);
     return u && Number(u.status) === 1 ? toPrincipal(u) : null;
   }
 
   /** Issues a new personal access token (replacing the old one) and returns it once. */
   async issueAccessToken(userId: number): Promise<string> {
     const token = `gh-${randomBytes(24).toString('base64url')}`;
-    await this.core.h.db
-      .updateTable('users')
-      .set({ access_token_hash: sha256Hex(token), updated_at: Date.now() })
-      .where('id', '=', userId)
-      .execute();
+    await this.store.update(userId, { access_token_hash: sha256Hex(token), updated_at: Date.now() });
     return token;
   }
 
@@ -205,8 +189,8 @@ export class Users {
     newPassword: string,
     keepCookie?: string,
   ): Promise<{ keptSession: boolean }> {
-    const db = this.core.h.db;
-    const row = await db.selectFrom('users').select(['password_hash']).where('id', '=', userId).executeTakeFirst();
+    const store = this.store;
+    const row = await store.byId(userId);
     if (!row || !(await verifyPassword(String(oldPassword), row.password_hash))) {
       throw new GatewayError(400, 'invalid_credentials', 'old_password: is not the current password', undefined, { field: 'old_password' });
     }
@@ -220,20 +204,14 @@ export class Users {
     const hash = await hashPassword(newPassword);
     const keep = this.verifyCookie(keepCookie);
     await withTx(this.core.h, async (tx) => {
-      await tx
-        .updateTable('users')
-        .set({ password_hash: hash, access_token_hash: null, updated_at: Date.now() })
-        .where('id', '=', userId)
-        .execute();
-      let del = tx.deleteFrom('sessions').where('user_id', '=', userId);
-      if (keep) del = del.where('id_hash', '!=', sha256Hex(keep));
-      await del.execute();
+      await store.update(userId, { password_hash: hash, access_token_hash: null, updated_at: Date.now() }, tx);
+      await store.removeSessionsOf(userId, tx, keep ? sha256Hex(keep) : undefined);
     });
     return { keptSession: keep !== null };
   }
 
   async purgeExpiredSessions(): Promise<void> {
-    await this.core.h.db.deleteFrom('sessions').where('expires_at', '<', Date.now()).execute();
+    await this.store.purgeExpiredSessions(Date.now());
   }
 }
 

@@ -7,7 +7,8 @@ import { AWS_REGION, parseBedrockKey } from '../relay/bedrock.ts';
 import type { Selectable } from 'kysely';
 import type { Core } from '../core.ts';
 import { GatewayError, notFound } from '../platform/errors.ts';
-import { insertId, isUniqueViolation } from '../store/db.ts';
+import { isUniqueViolation } from '../store/db.ts';
+import { ChannelStore } from '../relay/channel-store.ts';
 import type { ChannelRow } from '../store/schema-core.ts';
 import {
   CHANNEL_TYPE_NAMES,
@@ -132,8 +133,8 @@ export class ChannelAdmin {
     private readonly audit: AuditLog | null = null,
   ) {}
 
-  private get db() {
-    return this.core.h.db;
+  private get store() {
+    return new ChannelStore(this.core.h);
   }
 
   openKeys(sealed: string): string[] {
@@ -324,18 +325,12 @@ export class ChannelAdmin {
     status?: number;
     group?: string;
   }): Promise<Page<ChannelView>> {
-    let base = this.db.selectFrom('channels');
-    if (q.keyword) base = base.where('name', 'like', `%${q.keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
-    if (q.type !== undefined) base = base.where('type', '=', q.type);
-    if (q.status !== undefined) base = base.where('status', '=', q.status);
-    if (q.group) base = base.where('groups', 'like', `%${JSON.stringify(q.group)}%`);
-    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    const rows = await base.selectAll().orderBy('priority', 'desc').orderBy('id', 'asc').limit(q.pageSize).offset(q.offset).execute();
-    return { items: rows.map((r) => this.view(r)), total: Number(total.n), page: q.page, page_size: q.pageSize };
+    const { rows, total } = await this.store.page(q, q.pageSize, q.offset);
+    return { items: rows.map((r) => this.view(r)), total, page: q.page, page_size: q.pageSize };
   }
 
   async row(id: number) {
-    const r = await this.db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
+    const r = await this.store.byId(id);
     if (!r) throw notFound(`no channel with id ${id}`, 'channel_not_found');
     return r;
   }
@@ -345,7 +340,7 @@ export class ChannelAdmin {
   }
 
   async findByName(name: string) {
-    return this.db.selectFrom('channels').selectAll().where('name', '=', name).executeTakeFirst();
+    return this.store.byName(name);
   }
 
   /**
@@ -365,7 +360,7 @@ export class ChannelAdmin {
     const now = Date.now();
     let id: number;
     try {
-      id = await insertId(this.db, this.core.h.dialect, 'channels', {
+      id = await this.store.insert({
         name: input.name!,
         type,
         base_url: c.base_url,
@@ -459,11 +454,7 @@ export class ChannelAdmin {
     if (Object.keys(set).length === 0) return { view: this.view(cur), changed: false };
     set.updated_at = Date.now();
     try {
-      await this.db
-        .updateTable('channels')
-        .set(set as any)
-        .where('id', '=', id)
-        .execute();
+      await this.store.update(id, set as any);
     } catch (e) {
       if (isUniqueViolation(e))
         throw new GatewayError(409, 'channel_exists', `${join(at, 'name')}: a channel named "${input.name}" already exists`);
@@ -485,11 +476,7 @@ export class ChannelAdmin {
 
   async setStatus(id: number, status: 1 | 2 | 3, reason: string | null = null, actor: Actor = null): Promise<ChannelView> {
     const cur = await this.row(id);
-    await this.db
-      .updateTable('channels')
-      .set({ status, status_reason: status === 1 ? null : reason, updated_at: Date.now() })
-      .where('id', '=', id)
-      .execute();
+    await this.store.update(id, { status, status_reason: status === 1 ? null : reason, updated_at: Date.now() });
     await this.changes.changed('channels');
     const view = await this.get(id);
     await this.audit?.record(actor, 'channel.status', { type: 'channel', id }, auditView(this.view(cur)), auditView(view));
@@ -509,11 +496,7 @@ export class ChannelAdmin {
     const state = jsonObj(cur.key_state) as Record<string, KeyStateEntry>;
     if (enabled) delete state[String(index)];
     else state[String(index)] = { status: 'disabled', reason: reason ?? 'disabled by an administrator', at: Date.now() };
-    await this.db
-      .updateTable('channels')
-      .set({ key_state: stableJson(state), updated_at: Date.now() })
-      .where('id', '=', id)
-      .execute();
+    await this.store.update(id, { key_state: stableJson(state), updated_at: Date.now() });
     await this.changes.changed('channels');
     const view = await this.get(id);
     await this.audit?.record(
@@ -528,7 +511,7 @@ export class ChannelAdmin {
 
   async remove(id: number, actor: Actor = null): Promise<void> {
     const cur = await this.row(id);
-    await this.db.deleteFrom('channels').where('id', '=', id).execute();
+    await this.store.remove(id);
     await this.changes.changed('channels');
     await this.audit?.record(actor, 'channel.delete', { type: 'channel', id }, auditView(this.view(cur)), null);
   }

@@ -17,6 +17,9 @@ import type { OptionsAdmin } from './options.ts';
 import { LogAdmin } from './logs.ts';
 import type { AuditLog } from '../logs/audit.ts';
 import { UsageReports } from '../logs/usage.ts';
+import { ChannelStore } from '../relay/channel-store.ts';
+import { UserStore } from '../accounts/user-store.ts';
+import { KeyStore } from '../accounts/key-store.ts';
 
 export interface Admin {
   changes: Changes;
@@ -73,7 +76,9 @@ export function createAdmin(core: Core, deps: AdminDeps): Admin {
     ),
     options: deps.options,
     logs: new LogAdmin(core),
-    usage: new UsageReports(core),
+    usage: new UsageReports(core, (g, ids) =>
+      g === 'user' ? new UserStore(core.h).names(ids) : g === 'key' ? new KeyStore(core.h).names(ids) : new ChannelStore(core.h).names(ids),
+    ),
   };
 }
 

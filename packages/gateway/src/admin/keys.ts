@@ -11,7 +11,9 @@ import { compileIpList } from '../accounts/ip.ts';
 import { generateApiKey, hashApiKey, keyHint } from '../accounts/keys.ts';
 import { randomToken } from '../platform/crypto.ts';
 import { GatewayError, forbidden, notFound } from '../platform/errors.ts';
-import { insertId, isUniqueViolation } from '../store/db.ts';
+import { isUniqueViolation } from '../store/db.ts';
+import { KeyStore } from '../accounts/key-store.ts';
+import { UserStore } from '../accounts/user-store.ts';
 import type { ApiKeyRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
@@ -96,8 +98,8 @@ export class KeyAdmin {
     },
   ) {}
 
-  private get db() {
-    return this.core.h.db;
+  private get keys() {
+    return new KeyStore(this.core.h);
   }
 
   view(r: Selectable<ApiKeyRow> & { username?: string }): KeyView {
@@ -189,7 +191,7 @@ export class KeyAdmin {
   private async checkOwner(actor: Actor, userId: number): Promise<void> {
     if (!actor || actor.role === 'root' || actor.id === userId) return;
     if (ROLE_RANK[actor.role] < ROLE_RANK.admin) throw notFound('no such API key', 'key_not_found');
-    const owner = await this.db.selectFrom('users').select('role').where('id', '=', userId).executeTakeFirst();
+    const owner = await new UserStore(this.core.h).byId(userId);
     if (owner && ROLE_RANK[owner.role] >= ROLE_RANK[actor.role])
       throw forbidden('only root may manage the keys of admin and root accounts');
   }
@@ -202,22 +204,12 @@ export class KeyAdmin {
   }
 
   async list(q: { page: number; pageSize: number; offset: number; userId?: number; keyword?: string }): Promise<Page<KeyView>> {
-    let base = this.db.selectFrom('api_keys as k').innerJoin('users as u', 'u.id', 'k.user_id');
-    if (q.userId !== undefined) base = base.where('k.user_id', '=', q.userId);
-    if (q.keyword) base = base.where('k.name', 'like', `%${q.keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
-    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    const rows = await base.selectAll('k').select('u.username').orderBy('k.id', 'desc').limit(q.pageSize).offset(q.offset).execute();
-    return { items: await this.withSpend(rows.map((r) => this.view(r))), total: Number(total.n), page: q.page, page_size: q.pageSize };
+    const { rows, total } = await this.keys.page(q, q.pageSize, q.offset);
+    return { items: await this.withSpend(rows.map((r) => this.view(r))), total, page: q.page, page_size: q.pageSize };
   }
 
   private async row(id: number) {
-    return this.db
-      .selectFrom('api_keys as k')
-      .innerJoin('users as u', 'u.id', 'k.user_id')
-      .selectAll('k')
-      .select(['u.username', 'u.group_name as user_group'])
-      .where('k.id', '=', id)
-      .executeTakeFirst();
+    return this.keys.withUser(id);
   }
 
   async get(id: number, actor: Actor): Promise<KeyView> {
@@ -234,17 +226,11 @@ export class KeyAdmin {
 
   /** The key with this full value, if any. */
   async findByValue(key: string) {
-    return this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hashApiKey(key)).executeTakeFirst();
+    return this.keys.byHash(hashApiKey(key));
   }
 
   async findByName(userId: number, name: string) {
-    return this.db
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('name', '=', name)
-      .orderBy('id', 'asc')
-      .executeTakeFirst();
+    return this.keys.byName(userId, name);
   }
 
   /** Creates a key for `input.user_id` (default: the actor). Returns the full key once. */
@@ -253,13 +239,13 @@ export class KeyAdmin {
     if (!userId) throw fieldError('user_id', 'is required');
     if (actor && userId !== actor.id && ROLE_RANK[actor.role] < ROLE_RANK.admin) throw forbidden('you may only create keys for yourself');
     await this.checkOwner(actor, userId);
-    const user = await this.db.selectFrom('users').select(['id', 'group_name']).where('id', '=', userId).executeTakeFirst();
+    const user = await new UserStore(this.core.h).byId(userId);
     if (!user) throw fieldError('user_id', `no user with id ${userId}`);
     this.checkFields(actor, input, user.group_name);
     const key = input.key ?? generateApiKey();
     let id: number;
     try {
-      id = await insertId(this.db, this.core.h.dialect, 'api_keys', {
+      id = await this.keys.insert({
         user_id: userId,
         name: input.name ?? '',
         key_hash: hashApiKey(key),
@@ -322,11 +308,7 @@ export class KeyAdmin {
     for (const [col, v] of Object.entries(limitColumns(input, false))) diff(col as keyof ApiKeyRow, v);
     if (Object.keys(set).length === 0) return { view: (await this.withSpend([this.view(cur)]))[0], changed: false };
     try {
-      await this.db
-        .updateTable('api_keys')
-        .set(set as any)
-        .where('id', '=', id)
-        .execute();
+      await this.keys.update(id, set as any);
     } catch (e) {
       if (isUniqueViolation(e)) throw new GatewayError(409, 'key_exists', 'key: this key value is already in use');
       throw e;
@@ -353,11 +335,7 @@ export class KeyAdmin {
     if (!cur) throw notFound(`no API key with id ${id}`, 'key_not_found');
     await this.checkOwner(actor, Number(cur.user_id));
     const secret = `whsec_${randomToken(32)}`;
-    await this.db
-      .updateTable('api_keys')
-      .set({ callback_secret: this.core.secrets.seal(secret) })
-      .where('id', '=', id)
-      .execute();
+    await this.keys.update(id, { callback_secret: this.core.secrets.seal(secret) });
     return { callback_secret: secret };
   }
 
@@ -365,7 +343,7 @@ export class KeyAdmin {
     const cur = await this.row(id);
     if (!cur) throw notFound(`no API key with id ${id}`, 'key_not_found');
     await this.checkOwner(actor, Number(cur.user_id));
-    await this.db.deleteFrom('api_keys').where('id', '=', id).execute();
+    await this.keys.remove(id);
     await this.changes.changed('keys');
     await this.audit?.record(actor, 'key.delete', { type: 'key', id }, this.view(cur), null);
   }

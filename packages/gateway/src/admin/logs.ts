@@ -7,24 +7,14 @@
 import { Readable } from 'node:stream';
 import type { Core } from '../core.ts';
 import { csvLine } from '../logs/csv.ts';
-import { purgeLogs, purgeRollups } from '../logs/writer.ts';
+import { purgeRollups } from '../logs/rollup.ts';
+import { logPage, logTotals, logsBefore, purgeLogs, type LogFilter } from '../logs/writer.ts';
 import type { LogRow } from '../store/schema-core.ts';
 import { Reader, fieldError, paging, type Obj, type Page } from '../platform/validate.ts';
 
 export const LOG_TYPES = ['consume', 'error', 'task', 'system', 'topup'] as const;
 
-export interface LogFilter {
-  type?: string;
-  userId?: number;
-  username?: string;
-  keyName?: string;
-  keyId?: number;
-  model?: string;
-  channelId?: number;
-  requestId?: string;
-  start?: number;
-  end?: number;
-}
+export type { LogFilter };
 
 export interface LogTotals {
   count: number;
@@ -91,36 +81,13 @@ export class LogAdmin {
     return { filter: f, ...paging(q) };
   }
 
-  private base(f: LogFilter) {
-    let q = this.core.h.db.selectFrom('logs');
-    if (f.type) q = q.where('type', '=', f.type);
-    if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
-    if (f.username) q = q.where('username', '=', f.username);
-    if (f.keyName) q = q.where('key_name', '=', f.keyName);
-    if (f.keyId !== undefined) q = q.where('key_id', '=', f.keyId);
-    if (f.model) q = q.where('model', '=', f.model);
-    if (f.channelId !== undefined) q = q.where('channel_id', '=', f.channelId);
-    if (f.requestId) q = q.where('request_id', '=', f.requestId);
-    if (f.start !== undefined) q = q.where('created_at', '>=', f.start);
-    if (f.end !== undefined) q = q.where('created_at', '<=', f.end);
-    return q;
-  }
-
   async query(
     f: LogFilter,
     p: { page: number; pageSize: number; offset: number },
     self: boolean,
   ): Promise<Page<LogView> & { totals: LogTotals }> {
-    const base = this.base(f);
-    const t = await base
-      .select((eb) => [
-        eb.fn.countAll<number>().as('count'),
-        eb.fn.coalesce(eb.fn.sum<number>('quota'), eb.lit(0)).as('quota'),
-        eb.fn.coalesce(eb.fn.sum<number>('prompt_tokens'), eb.lit(0)).as('prompt_tokens'),
-        eb.fn.coalesce(eb.fn.sum<number>('completion_tokens'), eb.lit(0)).as('completion_tokens'),
-      ])
-      .executeTakeFirstOrThrow();
-    const rows = await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p.pageSize).offset(p.offset).execute();
+    const t = await logTotals(this.core.h, f);
+    const rows = await logPage(this.core.h, f, p.pageSize, p.offset);
     const items = rows.map((r) => {
       const v: Record<string, unknown> = {};
       for (const [k, val] of Object.entries(r)) v[k] = typeof val === 'bigint' ? Number(val) : val;
@@ -166,17 +133,12 @@ export class LogAdmin {
   exportCsv(f: LogFilter, self: boolean): Readable {
     const cols = self ? EXPORT_COLUMNS.filter((c) => !ADMIN_ONLY.has(c)) : EXPORT_COLUMNS;
     const perUsd = this.core.config.quotaPerUsd;
-    const base = () => this.base(f);
+    const h = this.core.h;
     async function* lines(): AsyncGenerator<string> {
       yield csvLine(cols);
       let after: { at: number; id: number } | null = null;
       for (;;) {
-        let q = base().selectAll();
-        if (after) {
-          const a = after;
-          q = q.where((eb) => eb.or([eb('created_at', '<', a.at), eb.and([eb('created_at', '=', a.at), eb('id', '<', a.id)])]));
-        }
-        const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(EXPORT_PAGE).execute();
+        const rows = await logsBefore(h, f, after, EXPORT_PAGE);
         let chunk = '';
         for (const r of rows) {
           const v = r as unknown as Record<string, unknown>;

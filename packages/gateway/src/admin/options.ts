@@ -10,6 +10,7 @@ import { fieldError } from '../platform/validate.ts';
 import { parseGroupCounts } from '../accounts/request-limit.ts';
 import { parseGroupModelLimits, parseModelLimits } from '../accounts/rate-limits.ts';
 import { KNOWN_OPTIONS, Options, SECRET_SET, type OptionType } from '../options/options.ts';
+import { OptionStore } from '../options/store.ts';
 
 /** Options whose value is JSON text. */
 const JSON_TYPES: ReadonlySet<OptionType> = new Set(['group_counts', 'model_limits', 'group_model_limits']);
@@ -84,12 +85,12 @@ export class OptionsAdmin extends Options {
   async set(key: string, value: unknown, field = key, actor: Actor = null): Promise<boolean> {
     const text = this.normalise(key, value, field);
     if (KNOWN_OPTIONS[key]?.type === 'secret' && text === SECRET_SET) return false;
-    const db = this.core.h.db;
-    const cur = await db.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst();
-    if (cur && cur.value === text) return false;
-    const before = cur ? cur.value : (this.get(key) ?? null);
-    if (cur) await db.updateTable('options').set({ value: text }).where('key', '=', key).execute();
-    else await db.insertInto('options').values({ key, value: text }).execute();
+    const store = new OptionStore(this.core.h);
+    const cur = await store.value(key);
+    if (cur === text) return false;
+    const before = cur !== undefined ? cur : (this.get(key) ?? null);
+    if (cur !== undefined) await store.update(key, text);
+    else await store.insert(key, text);
     await this.changes.changed('options');
     // Keyed by the option's name, so the value of a secret option (…Secret, …Token) is redacted.
     await this.audit?.record(actor, 'option.set', { type: 'option', id: key }, { [key]: before }, { [key]: text });
@@ -98,13 +99,13 @@ export class OptionsAdmin extends Options {
 
   /** Removes a stored value, so the default applies again. */
   async reset(key: string, actor: Actor = null): Promise<boolean> {
-    const cur = await this.core.h.db.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst();
-    const res = await this.core.h.db.deleteFrom('options').where('key', '=', key).executeTakeFirst();
-    if (Number(res.numDeletedRows) === 0) return false;
+    const store = new OptionStore(this.core.h);
+    const cur = await store.value(key);
+    if ((await store.remove(key)) === 0) return false;
     await this.changes.changed('options');
     const spec = KNOWN_OPTIONS[key];
     const dflt = spec ? (typeof spec.default === 'function' ? spec.default(this.core) : spec.default) : null;
-    await this.audit?.record(actor, 'option.reset', { type: 'option', id: key }, { [key]: cur?.value ?? null }, { [key]: dflt });
+    await this.audit?.record(actor, 'option.reset', { type: 'option', id: key }, { [key]: cur ?? null }, { [key]: dflt });
     return true;
   }
 }

@@ -9,12 +9,15 @@ import { ROLE_RANK } from '../accounts/types.ts';
 import { hashPassword } from '../platform/crypto.ts';
 import { GatewayError, forbidden, notFound } from '../platform/errors.ts';
 import { randomId } from '../platform/ids.ts';
-import { insertId, isUniqueViolation, withTx } from '../store/db.ts';
+import { isUniqueViolation, withTx } from '../store/db.ts';
+import { KeyStore } from '../accounts/key-store.ts';
+import { UserStore } from '../accounts/user-store.ts';
+import { PasskeyStore } from '../accounts/passkey-store.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import type { UserRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
 import type { AuditLog } from '../logs/audit.ts';
-import { insertLogs } from '../logs/writer.ts';
+import { insertLogs, topupNotes } from '../logs/writer.ts';
 import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from '../platform/validate.ts';
 import {
   LIMIT_FIELDS,
@@ -95,6 +98,10 @@ export class UserAdmin {
     return this.core.h.db;
   }
 
+  private get users() {
+    return new UserStore(this.core.h);
+  }
+
   view(r: Selectable<UserRow>): UserView {
     return {
       id: Number(r.id),
@@ -160,21 +167,13 @@ export class UserAdmin {
     status?: string;
     group?: string;
   }): Promise<Page<UserView>> {
-    let base = this.db.selectFrom('users');
-    if (q.keyword) {
-      const like = `%${q.keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
-      base = base.where((eb) => eb.or([eb('username', 'like', like), eb('display_name', 'like', like)]));
-    }
-    if (q.role) base = base.where('role', '=', q.role as Role);
-    if (q.status) base = base.where('status', '=', statusOf(q.status) ?? -1);
-    if (q.group) base = base.where('group_name', '=', q.group);
-    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    const rows = await base.selectAll().orderBy('id', 'asc').limit(q.pageSize).offset(q.offset).execute();
-    return { items: await this.withSpend(rows.map((r) => this.view(r))), total: Number(total.n), page: q.page, page_size: q.pageSize };
+    const filter = { keyword: q.keyword, role: q.role, status: q.status ? (statusOf(q.status) ?? -1) : undefined, group: q.group };
+    const { rows, total } = await this.users.page(filter, q.pageSize, q.offset);
+    return { items: await this.withSpend(rows.map((r) => this.view(r))), total, page: q.page, page_size: q.pageSize };
   }
 
   async get(id: number): Promise<UserView> {
-    const r = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    const r = await this.users.byId(id);
     if (!r) throw notFound(`no user with id ${id}`, 'user_not_found');
     return (await this.withSpend([this.view(r)]))[0];
   }
@@ -185,7 +184,7 @@ export class UserAdmin {
   }
 
   async findByUsername(username: string): Promise<Selectable<UserRow> | undefined> {
-    return this.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+    return this.users.byName(username);
   }
 
   async create(input: UserInput, actor: Actor, at = ''): Promise<UserView> {
@@ -198,21 +197,24 @@ export class UserAdmin {
     let id: number;
     try {
       id = await withTx(this.core.h, async (tx) => {
-        const newId = await insertId(tx, this.core.h.dialect, 'users', {
-          username: input.username,
-          password_hash: hash,
-          display_name: input.display_name ?? input.username,
-          role,
-          group_name: input.group ?? 'default',
-          quota: 0,
-          used_quota: 0,
-          request_count: 0,
-          status: input.status ?? 1,
-          access_token_hash: null,
-          ...limitColumns(input, true),
-          created_at: now,
-          updated_at: now,
-        });
+        const newId = await this.users.insert(
+          {
+            username: input.username!,
+            password_hash: hash,
+            display_name: input.display_name ?? input.username!,
+            role,
+            group_name: input.group ?? 'default',
+            quota: 0,
+            used_quota: 0,
+            request_count: 0,
+            status: input.status ?? 1,
+            access_token_hash: null,
+            ...limitColumns(input, true),
+            created_at: now,
+            updated_at: now,
+          },
+          tx,
+        );
         await this.changes.inTx('keys', tx);
         return newId;
       });
@@ -230,7 +232,7 @@ export class UserAdmin {
   }
 
   async update(id: number, input: UserInput, actor: Actor): Promise<UserView> {
-    const cur = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    const cur = await this.users.byId(id);
     if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
     this.checkManage(actor, cur.role, input.role);
     if (actor && actor.id === id && ((input.role !== undefined && input.role !== cur.role) || input.status === 2)) {
@@ -256,17 +258,13 @@ export class UserAdmin {
     if (Object.keys(set).length === 0) return this.get(id);
     set.updated_at = Date.now();
     try {
-      await this.db
-        .updateTable('users')
-        .set(set as any)
-        .where('id', '=', id)
-        .execute();
+      await this.users.update(id, set as any);
     } catch (e) {
       if (isUniqueViolation(e)) throw new GatewayError(409, 'user_exists', `username: a user named "${input.username}" already exists`);
       throw e;
     }
     if (input.password !== undefined || input.status === 2) {
-      await this.db.deleteFrom('sessions').where('user_id', '=', id).execute();
+      await this.users.removeSessionsOf(id);
     }
     await this.changes.changed('keys');
     const after = await this.get(id);
@@ -284,14 +282,7 @@ export class UserAdmin {
   }
 
   private async assertAnotherRoot(id: number): Promise<void> {
-    const other = await this.db
-      .selectFrom('users')
-      .select('id')
-      .where('role', '=', 'root')
-      .where('status', '=', 1)
-      .where('id', '!=', id)
-      .executeTakeFirst();
-    if (!other) throw forbidden('the last enabled root account cannot be demoted or disabled');
+    if (!(await this.users.hasAnotherEnabledRoot(id))) throw forbidden('the last enabled root account cannot be demoted or disabled');
   }
 
   /**
@@ -304,7 +295,7 @@ export class UserAdmin {
     actor: Actor,
     ref?: string,
   ): Promise<UserView> {
-    const cur = await this.db.selectFrom('users').select(['role', 'username', 'group_name']).where('id', '=', id).executeTakeFirst();
+    const cur = await this.users.byId(id);
     if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
     this.checkManage(actor, cur.role);
     const amount = Math.round(change.amount);
@@ -312,7 +303,7 @@ export class UserAdmin {
     let delta = amount;
     if (change.mode === 'set') {
       if (amount < 0) throw fieldError('amount', 'must be at least 0');
-      const row = await this.db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow();
+      const row = (await this.users.byId(id))!;
       delta = amount - Number(row.quota);
     }
     if (delta !== 0) {
@@ -370,7 +361,7 @@ export class UserAdmin {
    * top-ups, adjustments, task charges) with the reason of top-ups and adjustments when one was given.
    */
   async ledgerHistory(id: number, q: { page: number; pageSize: number; offset: number }, actor: Actor): Promise<Page<LedgerEntryView>> {
-    const cur = await this.db.selectFrom('users').select(['role']).where('id', '=', id).executeTakeFirst();
+    const cur = await this.users.byId(id);
     if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
     this.checkManage(actor, cur.role);
     const base = this.db.selectFrom('ledger').where('user_id', '=', id).where('kind', '!=', 'close');
@@ -386,12 +377,7 @@ export class UserAdmin {
     const refs = rows.filter((r) => r.kind === 'topup' || r.kind === 'adjust').map((r) => r.ref);
     const notes = new Map<string, string>();
     if (refs.length) {
-      const logs = await this.db
-        .selectFrom('logs')
-        .select(['request_id', 'content'])
-        .where('type', '=', 'topup')
-        .where('request_id', 'in', refs)
-        .execute();
+      const logs = await topupNotes(this.core.h, refs);
       for (const l of logs) if (l.content) notes.set(l.request_id, l.content);
     }
     const perUsd = this.core.config.quotaPerUsd;
@@ -415,21 +401,22 @@ export class UserAdmin {
 
   /** Deletes a user with their keys, sessions, e-mail address and second factors; ledger rows and logs stay for the record. */
   async remove(id: number, actor: Actor): Promise<void> {
-    const cur = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    const cur = await this.users.byId(id);
     if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
     this.checkManage(actor, cur.role);
     if (actor && actor.id === id) throw forbidden('you cannot delete yourself');
     if (cur.role === 'root') await this.assertAnotherRoot(id);
     await withTx(this.core.h, async (tx) => {
-      await tx.deleteFrom('api_keys').where('user_id', '=', id).execute();
-      await tx.deleteFrom('sessions').where('user_id', '=', id).execute();
+      await new KeyStore(this.core.h).removeOfUser(id, tx);
+      await this.users.removeSessionsOf(id, tx);
       // Its e-mail address (free for another account) and mailed links.
-      await tx.deleteFrom('user_emails').where('user_id', '=', id).execute();
-      await tx.deleteFrom('email_tokens').where('user_id', '=', id).execute();
+      await this.users.removeEmailOf(id, tx);
+      await this.users.removeTokensOf(id, tx);
       // Second factors and logins in progress (docs/two-factor.md).
-      for (const t of ['user_totp', 'user_recovery_codes', 'user_passkeys', 'auth_challenges'] as const)
-        await tx.deleteFrom(t).where('user_id', '=', id).execute();
-      await tx.deleteFrom('users').where('id', '=', id).execute();
+      for (const t of ['user_totp', 'user_recovery_codes'] as const) await tx.deleteFrom(t).where('user_id', '=', id).execute();
+      await new PasskeyStore(this.core.h).removeOfUser(id, tx);
+      await tx.deleteFrom('auth_challenges').where('user_id', '=', id).execute();
+      await this.users.remove(id, tx);
       await this.changes.inTx('keys', tx);
     });
     await this.changes.committed('keys');

@@ -17,6 +17,7 @@ import { randomId } from '../platform/ids.ts';
 import { randomToken } from '../platform/crypto.ts';
 import { Reader, checkUrl, fieldError, paging, quotaToUsd, usdToQuota, type Obj, type Page } from '../platform/validate.ts';
 import type { AlertRow } from '../store/schema-audit.ts';
+import { UserStore } from '../accounts/user-store.ts';
 
 export type AlertKind =
   | 'channel.key_auto_disabled'
@@ -322,7 +323,7 @@ export class Alerts {
    * once (`webhook_secret`); a given secret is never shown again.
    */
   async saveSettings(userId: number, input: SettingsInput): Promise<AlertSettingsView & { webhook_secret?: string }> {
-    const user = await this.db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+    const user = await new UserStore(this.core.h).byId(userId);
     if (!user) throw notFound(`no user with id ${userId}`, 'user_not_found');
     const cur = await this.db.selectFrom('user_alert_settings').selectAll().where('user_id', '=', userId).executeTakeFirst();
     const url = input.webhookUrl !== undefined ? input.webhookUrl : (cur?.webhook_url ?? null);

@@ -654,6 +654,15 @@ export class Ledger {
     return done;
   }
 
+  /** The name, group, role and balance of a credited user, for the credit's log row and its answer. */
+  creditedUser(userId: number) {
+    return this.core.h.db
+      .selectFrom('users')
+      .select(['username', 'group_name', 'quota', 'role'])
+      .where('id', '=', userId)
+      .executeTakeFirst();
+  }
+
   /** Adds (or with a negative amount removes, never below zero) quota by hand, once per ref. */
   async adjust(userId: number, ref: string, amount: number, kind: 'topup' | 'adjust' = 'topup'): Promise<boolean> {
     const amt = toUnits(amount);

@@ -19,6 +19,7 @@ import type { Core } from '../core.ts';
 import { dropExpiredLeases, liveLeases, releaseLease, takeLease } from '../store/leases.ts';
 import type { Ledger, Payer } from './ledger.ts';
 import type { PriceBook } from './prices.ts';
+import { consumeRowsOf } from '../logs/writer.ts';
 
 /** The lease of the node that runs recovery rounds (one at a time in a deployment). */
 const RECOVERY_LEASE = 'relay-reserve-recovery';
@@ -181,12 +182,7 @@ export class ReserveRecovery {
 
   /** What the call's `consume` log rows prove was produced, in quota units (0: nothing). */
   private async produced(ref: string): Promise<number> {
-    const rows = await this.core.h.db
-      .selectFrom('logs')
-      .select(['quota', 'model', 'group_name', 'prompt_tokens', 'completion_tokens', 'cached_tokens'])
-      .where('request_id', '=', ref)
-      .where('type', '=', 'consume')
-      .execute();
+    const rows = await consumeRowsOf(this.core.h, ref);
     let sum = 0;
     for (const r of rows) {
       const q = Number(r.quota);

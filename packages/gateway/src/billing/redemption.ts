@@ -327,11 +327,8 @@ export class RedemptionCodes {
       this.refuse(again ? this.statusOf(again, now) : 'used');
       throw new GatewayError(400, 'code_used', 'this redemption code was already used');
     }
-    const user = await this.db
-      .selectFrom('users')
-      .select(['username', 'group_name', 'quota', 'role'])
-      .where('id', '=', userId)
-      .executeTakeFirstOrThrow();
+    const user = await this.ledger().creditedUser(userId);
+    if (!user) throw new Error(`no user with id ${userId}`);
     // The credit in the user's logs (type topup; the ledger row has the same ref).
     await insertLogs(this.core.h, [
       {

@@ -6,11 +6,11 @@
  * What counts: model calls (`consume` and `error` rows: requests, errors, tokens, quota, latency) and
  * task movements (`task reserve` counts a request, `task settle` the quota charged; reserves and
  * refunds move no spend). Latency goes into a histogram of fixed log-scale buckets; p50/p95 are read
- * from summed histograms (`percentile`).
+ * from summed histograms (`percentile`). The retention deletes roll-ups of old hours (`purgeRollups`).
  */
 import { sql, type RawBuilder } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { DbOrTx, Dialect } from '../store/db.ts';
+import type { DbHandle, DbOrTx, Dialect } from '../store/db.ts';
 
 /** Upper bounds (ms, exclusive) of the latency buckets; the last bucket is open-ended. */
 export const LATENCY_BOUNDS = [
@@ -161,4 +161,22 @@ export async function upsertRollups(db: DbOrTx, dialect: Dialect, rows: readonly
     const tuples: RawBuilder<unknown>[] = rows.slice(i, i + CHUNK).map((r) => sql`(${sql.join(rowValues(r))})`);
     await sql`INSERT INTO usage_hourly (${cols}) VALUES ${sql.join(tuples)} ${tail}`.execute(db);
   }
+}
+
+/**
+ * Deletes the hourly roll-ups of hours that ended before `cutoff` (unix ms), one dimension at a time
+ * (each delete reads a range of the primary key); returns how many rows went.
+ */
+export async function purgeRollups(h: DbHandle, cutoff: number): Promise<number> {
+  let deleted = 0;
+  for (const dim of DIMS) {
+    const res = await h.db
+      .deleteFrom('usage_hourly')
+      .where('dim', '=', dim)
+      .where('hour', '<=', cutoff - HOUR_MS)
+      .executeTakeFirst();
+    deleted += Number(res.numDeletedRows);
+    await new Promise((r) => setImmediate(r));
+  }
+  return deleted;
 }

@@ -7,17 +7,93 @@
  * open on the SQLite connection, one multi-row INSERT and one multi-row upsert. A failed batch is
  * tried once more (nothing of it was stored, so it cannot count twice).
  *
- * The one writer of the `logs` table and its hourly roll-ups: inserts here, and the retention's deletes
- * (`purgeLogs`, `purgeRollups`).
+ * Every SQL statement on the `logs` table lies in this file: the inserts, the retention's deletes
+ * (`purgeLogs`) and the reads of the log lists, CSV exports, top-up notes and relay recovery.
  */
-import type { Insertable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Core } from '../core.ts';
 import type { LogRow } from '../store/schema-core.ts';
 import { withTx, type DbHandle } from '../store/db.ts';
-import { DIMS, HOUR_MS, prepareSqliteUpsert, rollup, upsertRollups } from './rollup.ts';
+import { prepareSqliteUpsert, rollup, upsertRollups } from './rollup.ts';
 
 export type NewLog = Insertable<LogRow>;
+
+/** Filters of the log lists and exports. */
+export interface LogFilter {
+  type?: string;
+  userId?: number;
+  username?: string;
+  keyName?: string;
+  keyId?: number;
+  model?: string;
+  channelId?: number;
+  requestId?: string;
+  start?: number;
+  end?: number;
+}
+
+function filtered(h: DbHandle, f: LogFilter) {
+  let q = h.db.selectFrom('logs');
+  if (f.type) q = q.where('type', '=', f.type);
+  if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
+  if (f.username) q = q.where('username', '=', f.username);
+  if (f.keyName) q = q.where('key_name', '=', f.keyName);
+  if (f.keyId !== undefined) q = q.where('key_id', '=', f.keyId);
+  if (f.model) q = q.where('model', '=', f.model);
+  if (f.channelId !== undefined) q = q.where('channel_id', '=', f.channelId);
+  if (f.requestId) q = q.where('request_id', '=', f.requestId);
+  if (f.start !== undefined) q = q.where('created_at', '>=', f.start);
+  if (f.end !== undefined) q = q.where('created_at', '<=', f.end);
+  return q;
+}
+
+/** The count and sums of the rows a filter matches. */
+export function logTotals(h: DbHandle, f: LogFilter) {
+  return filtered(h, f)
+    .select((eb) => [
+      eb.fn.countAll<number>().as('count'),
+      eb.fn.coalesce(eb.fn.sum<number>('quota'), eb.lit(0)).as('quota'),
+      eb.fn.coalesce(eb.fn.sum<number>('prompt_tokens'), eb.lit(0)).as('prompt_tokens'),
+      eb.fn.coalesce(eb.fn.sum<number>('completion_tokens'), eb.lit(0)).as('completion_tokens'),
+    ])
+    .executeTakeFirstOrThrow();
+}
+
+/** One page of the rows a filter matches, newest first. */
+export function logPage(h: DbHandle, f: LogFilter, limit: number, offset: number): Promise<Selectable<LogRow>[]> {
+  return filtered(h, f).selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+}
+
+/** Up to `limit` rows a filter matches, newest first, older than the keyset `after` (created_at, id) when given. */
+export function logsBefore(
+  h: DbHandle,
+  f: LogFilter,
+  after: { at: number; id: number } | null,
+  limit: number,
+): Promise<Selectable<LogRow>[]> {
+  let q = filtered(h, f).selectAll();
+  if (after) {
+    const a = after;
+    q = q.where((eb) => eb.or([eb('created_at', '<', a.at), eb.and([eb('created_at', '=', a.at), eb('id', '<', a.id)])]));
+  }
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** The texts of the top-up rows of these refs (a top-up's or adjustment's reason). */
+export function topupNotes(h: DbHandle, refs: string[]) {
+  return h.db.selectFrom('logs').select(['request_id', 'content']).where('type', '=', 'topup').where('request_id', 'in', refs).execute();
+}
+
+/** The `consume` rows of one request (what a call produced and was charged). */
+export function consumeRowsOf(h: DbHandle, ref: string) {
+  return h.db
+    .selectFrom('logs')
+    .select(['quota', 'model', 'group_name', 'prompt_tokens', 'completion_tokens', 'cached_tokens'])
+    .where('request_id', '=', ref)
+    .where('type', '=', 'consume')
+    .execute();
+}
 
 const MAX_BATCH = 500;
 
@@ -87,24 +163,6 @@ export async function purgeLogs(h: DbHandle, cutoff: number): Promise<number> {
       .executeTakeFirst();
     deleted += Number(res.numDeletedRows);
     if (ids.length < RETENTION_BATCH) break;
-    await new Promise((r) => setImmediate(r));
-  }
-  return deleted;
-}
-
-/**
- * Deletes the hourly roll-ups of hours that ended before `cutoff` (unix ms), one dimension at a time
- * (each delete reads a range of the primary key); returns how many rows went.
- */
-export async function purgeRollups(h: DbHandle, cutoff: number): Promise<number> {
-  let deleted = 0;
-  for (const dim of DIMS) {
-    const res = await h.db
-      .deleteFrom('usage_hourly')
-      .where('dim', '=', dim)
-      .where('hour', '<=', cutoff - HOUR_MS)
-      .executeTakeFirst();
-    deleted += Number(res.numDeletedRows);
     await new Promise((r) => setImmediate(r));
   }
   return deleted;

@@ -5,6 +5,7 @@
  * (admin/options.ts) checks and writes them.
  */
 import type { Core } from '../core.ts';
+import { OptionStore } from './store.ts';
 
 export type OptionType =
   | 'string'
@@ -244,7 +245,7 @@ export class Options {
   constructor(protected readonly core: Core) {}
 
   async load(): Promise<void> {
-    const rows = await this.core.h.db.selectFrom('options').selectAll().execute();
+    const rows = await new OptionStore(this.core.h).all();
     this.values = new Map(rows.map((r) => [r.key, r.value]));
     this.revision++;
   }

@@ -20,6 +20,7 @@ import type { ChannelRow as ChannelTable } from '../store/schema-core.ts';
 type ChannelRow = Selectable<ChannelTable>;
 import { ChannelType, DEFAULT_BASE_URL, presetRoot } from './channel-types.ts';
 import { pickRanked } from './channel-pick.ts';
+import { ChannelStore } from './channel-store.ts';
 
 export const CHANNELS_REVISION = 'channels';
 /** The cluster event of a key's cooldown (`{c: channel id, k: key index, u: until, unix ms}`). */
@@ -130,7 +131,7 @@ export class ChannelIndex {
   }
 
   async load(): Promise<void> {
-    const rows = await this.core.h.db.selectFrom('channels').selectAll().execute();
+    const rows = await new ChannelStore(this.core.h).all();
     const byId = new Map<number, RuntimeChannel>();
     const index = new Map<string, Map<string, RuntimeChannel[]>>();
     for (const r of rows) {
@@ -385,15 +386,11 @@ export class ChannelIndex {
 
   private async persistNow(channelId: number, change: (row: ChannelRow) => Record<string, unknown>, written?: () => void): Promise<void> {
     try {
-      const db = this.core.h.db;
-      const row = await db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
+      const store = new ChannelStore(this.core.h);
+      const row = await store.byId(channelId);
       if (!row) return;
       const upd = change(row);
-      await db
-        .updateTable('channels')
-        .set({ ...upd, updated_at: Date.now() } as never)
-        .where('id', '=', channelId)
-        .execute();
+      await store.update(channelId, { ...upd, updated_at: Date.now() } as never);
       await this.core.cache.bump(CHANNELS_REVISION);
       written?.();
     } catch (e) {
@@ -403,10 +400,6 @@ export class ChannelIndex {
 
   /** Records a test result. */
   async recordTest(channelId: number, ms: number): Promise<void> {
-    await this.core.h.db
-      .updateTable('channels')
-      .set({ response_time_ms: Math.round(ms), tested_at: Date.now() })
-      .where('id', '=', channelId)
-      .execute();
+    await new ChannelStore(this.core.h).update(channelId, { response_time_ms: Math.round(ms), tested_at: Date.now() });
   }
 }

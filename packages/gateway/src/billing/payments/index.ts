@@ -230,11 +230,7 @@ export class Payments {
     }
     const credited = await this.ledger().creditPayment(Number(row.user_id), Number(row.id), ev.providerRef, Number(row.quota), now);
     if (!credited) return 'already_credited';
-    const user = await this.db
-      .selectFrom('users')
-      .select(['username', 'group_name'])
-      .where('id', '=', Number(row.user_id))
-      .executeTakeFirst();
+    const user = await this.ledger().creditedUser(Number(row.user_id));
     await insertLogs(this.core.h, [
       {
         created_at: now,

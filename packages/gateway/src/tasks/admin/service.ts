@@ -12,6 +12,7 @@ import { GenerationBuilder } from '../runtime/generation.ts';
 import { PluginCallError, PluginLoadError } from '../runtime/errors.ts';
 import { bindingOf, parseSettings, TYPE_PEER_GATEWAY, type BoundChannel } from '../runtime/channels.ts';
 import { parseIcon } from './icon.ts';
+import { ChannelStore } from '../../relay/channel-store.ts';
 import { AuditLog, type AuditActor } from '../../logs/audit.ts';
 
 export interface UploadInput {
@@ -71,7 +72,7 @@ export class PluginAdmin {
 
   /** Channels bound to a plugin (by key, peer list, or owned legacy channel type). */
   async boundChannels(key: string, ownedTypes: readonly number[]): Promise<BoundChannel[]> {
-    const rows = await this.db.selectFrom('channels').select(['id', 'name', 'type', 'status', 'settings']).execute();
+    const rows = await new ChannelStore(this.core.h).bindings();
     const out: BoundChannel[] = [];
     for (const r of rows) {
       const via = bindingOf(r, key, ownedTypes);
@@ -133,7 +134,7 @@ export class PluginAdmin {
         'plugin_versions.icon',
       ])
       .execute();
-    const channels = await this.db.selectFrom('channels').select(['id', 'type', 'settings']).execute();
+    const channels = await new ChannelStore(this.core.h).bindings();
     const items = await Promise.all(
       rows.map(async (r) => {
         const live = gen.plugins.get(r.plugin_key);
@@ -400,22 +401,15 @@ export class PluginAdmin {
   private async applyCascade(tx: Tx, key: string, channels: BoundChannel[]): Promise<void> {
     if (!channels.length) return;
     const now = Date.now();
+    const store = new ChannelStore(this.core.h);
     for (const c of channels) {
       if (c.type === TYPE_PEER_GATEWAY) {
-        const row = await tx.selectFrom('channels').select('settings').where('id', '=', c.id).executeTakeFirst();
+        const row = await store.byId(c.id, tx);
         const s = parseSettings(row?.settings) as Record<string, unknown>;
         s.plugins = ((s.plugins as string[] | undefined) ?? []).filter((k) => k !== key);
-        await tx
-          .updateTable('channels')
-          .set({ settings: JSON.stringify(s), updated_at: now })
-          .where('id', '=', c.id)
-          .execute();
+        await store.update(c.id, { settings: JSON.stringify(s), updated_at: now }, tx);
       } else {
-        await tx
-          .updateTable('channels')
-          .set({ status: 2, status_reason: `task plugin ${key} was disabled`, updated_at: now })
-          .where('id', '=', c.id)
-          .execute();
+        await store.update(c.id, { status: 2, status_reason: `task plugin ${key} was disabled`, updated_at: now }, tx);
       }
     }
     await this.core.cache.bump(CHANNELS_REVISION, tx);

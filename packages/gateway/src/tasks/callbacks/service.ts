@@ -13,6 +13,8 @@ import { GatewayError } from '../../platform/errors.ts';
 import { randomId } from '../../platform/ids.ts';
 import { isPublicHost } from '../../platform/ssrf.ts';
 import { isUniqueViolation } from '../../store/db.ts';
+import { TERMINAL } from '../lifecycle/states.ts';
+import { KeyStore } from '../../accounts/key-store.ts';
 import type { TaskCallbackRow, TaskRow } from '../../store/schema-tasks.ts';
 
 export const CALLBACK_URL_MAX = 2048;
@@ -91,6 +93,19 @@ export class TaskCallbacks {
     return this.core.h.db;
   }
 
+  /** Terminal tasks whose callback still waits (the node that finished them stopped first). */
+  async terminalWithWaitingCallback(limit: number): Promise<Array<{ id: number; retain: number }>> {
+    const rows = await this.db
+      .selectFrom('task_callbacks as c')
+      .innerJoin('tasks as t', 't.id', 'c.task_id')
+      .select(['t.id', 't.retain'])
+      .where('c.status', '=', 'waiting')
+      .where('t.status', 'in', [...TERMINAL])
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ id: r.id, retain: Number(r.retain) }));
+  }
+
   /**
    * The callback URL of a submission, checked, or null when there is none. `header` is the value of
    * `X-Callback-URL` (undefined when absent); the key's default applies otherwise.
@@ -104,8 +119,8 @@ export class TaskCallbacks {
     if (!this.core.config.contentAllowPrivateAddresses && !(await isPublicHost(u.hostname))) {
       throw new GatewayError(400, 'callback_url_not_public', `${field} must resolve to a public address`);
     }
-    const key = await this.db.selectFrom('api_keys').select('callback_secret').where('id', '=', p.keyId).executeTakeFirst();
-    if (!key?.callback_secret) {
+    const callbackSecret = await new KeyStore(this.core.h).callbackSecret(p.keyId);
+    if (!callbackSecret) {
       throw new GatewayError(
         400,
         'callback_secret_missing',
@@ -222,10 +237,10 @@ export class TaskCallbacks {
   /** The signing secret of a key, opened (null when the key or its secret is gone). */
   async secretOf(keyId: number | null): Promise<string | null> {
     if (keyId === null) return null;
-    const k = await this.db.selectFrom('api_keys').select('callback_secret').where('id', '=', keyId).executeTakeFirst();
-    if (!k?.callback_secret) return null;
+    const sealed = await new KeyStore(this.core.h).callbackSecret(keyId);
+    if (!sealed) return null;
     try {
-      return this.core.secrets.open(k.callback_secret);
+      return this.core.secrets.open(sealed);
     } catch {
       return null;
     }

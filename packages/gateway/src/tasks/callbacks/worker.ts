@@ -43,7 +43,7 @@ export class CallbackWorker {
   constructor(
     private readonly core: Core,
     private readonly callbacks: TaskCallbacks,
-    private readonly tasks: Pick<TaskStore, 'byId' | 'terminalWithWaitingCallback'>,
+    private readonly tasks: Pick<TaskStore, 'byId'>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -139,7 +139,7 @@ export class CallbackWorker {
 
   /** Callbacks still waiting although their task is terminal (the node that finished it stopped first). */
   private async armLeftovers(now: number): Promise<void> {
-    for (const r of await this.tasks.terminalWithWaitingCallback(100)) await this.callbacks.arm(r, now);
+    for (const r of await this.callbacks.terminalWithWaitingCallback(100)) await this.callbacks.arm(r, now);
   }
 
   private async claim(limit: number, now: number): Promise<CallbackRow[]> {

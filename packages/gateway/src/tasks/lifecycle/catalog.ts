@@ -6,6 +6,7 @@
 import type { Core } from '../../core.ts';
 import { ChannelType } from '../../relay/channel-types.ts';
 import { orderRanked } from '../../relay/channel-pick.ts';
+import { ChannelStore } from '../../relay/channel-store.ts';
 
 export const TASK_CHANNEL_TYPES: number[] = [ChannelType.gateway, ChannelType.task_plugin];
 
@@ -54,12 +55,7 @@ export class TaskCatalog {
   }
 
   async loadChannels(): Promise<void> {
-    const rows = await this.core.h.db
-      .selectFrom('channels')
-      .selectAll()
-      .where('type', 'in', TASK_CHANNEL_TYPES)
-      .where('status', '=', 1)
-      .execute();
+    const rows = await new ChannelStore(this.core.h).enabledOfTypes(TASK_CHANNEL_TYPES);
     const list: TaskChannel[] = [];
     for (const r of rows) {
       let keys: string[] = [];

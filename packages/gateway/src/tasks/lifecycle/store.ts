@@ -97,19 +97,6 @@ export class TaskStore {
     return Number(r?.n ?? 0);
   }
 
-  /** Terminal tasks whose callback still waits (the node that finished them stopped first). */
-  async terminalWithWaitingCallback(limit: number): Promise<Array<{ id: number; retain: number }>> {
-    const rows = await this.db
-      .selectFrom('task_callbacks as c')
-      .innerJoin('tasks as t', 't.id', 'c.task_id')
-      .select(['t.id', 't.retain'])
-      .where('c.status', '=', 'waiting')
-      .where('t.status', 'in', [...TERMINAL])
-      .limit(limit)
-      .execute();
-    return rows.map((r) => ({ id: r.id, retain: Number(r.retain) }));
-  }
-
   /** Tasks with their owner's name, limited to what `actor` may see (root: all; admin: users' and own). */
   private visible(f: TaskFilter, actor: UserPrincipal | null) {
     let q = this.db.selectFrom('tasks').leftJoin('users', 'users.id', 'tasks.user_id');

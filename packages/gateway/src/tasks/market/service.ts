@@ -10,6 +10,7 @@ import { fetch, type Dispatcher } from 'undici';
 import { GatewayError } from '../../platform/errors.ts';
 import type { PluginAdmin } from '../admin/service.ts';
 import { AuditLog, type AuditActor } from '../../logs/audit.ts';
+import { OptionStore } from '../../options/store.ts';
 
 export const SOURCES_OPTION = 'TaskPluginMarketplaceSources';
 export const DEFAULT_SOURCES = [
@@ -82,10 +83,10 @@ export class Marketplace {
   ) {}
 
   async sources(): Promise<MarketSource[]> {
-    const row = await this.core.h.db.selectFrom('options').select('value').where('key', '=', SOURCES_OPTION).executeTakeFirst();
-    if (!row) return DEFAULT_SOURCES;
+    const value = await new OptionStore(this.core.h).value(SOURCES_OPTION);
+    if (value === undefined) return DEFAULT_SOURCES;
     try {
-      return JSON.parse(row.value) as MarketSource[];
+      return JSON.parse(value) as MarketSource[];
     } catch {
       return DEFAULT_SOURCES;
     }
@@ -100,10 +101,9 @@ export class Marketplace {
       return { name: o.name.trim(), index_url: httpUrl(o.index_url, `sources[${i}].index_url`).href };
     });
     const value = JSON.stringify(out);
-    const db = this.core.h.db;
+    const store = new OptionStore(this.core.h);
     const before = await this.sources();
-    const upd = await db.updateTable('options').set({ value }).where('key', '=', SOURCES_OPTION).executeTakeFirst();
-    if (Number(upd.numUpdatedRows) === 0) await db.insertInto('options').values({ key: SOURCES_OPTION, value }).execute();
+    if ((await store.update(SOURCES_OPTION, value)) === 0) await store.insert(SOURCES_OPTION, value);
     await new AuditLog(this.core).record(
       actor,
       'marketplace.sources',
