@@ -168,7 +168,9 @@ function gatehouseTarget(name: string, options: Record<string, string | boolean>
   return {
     name,
     async start(ctx) {
-      buildGateway();
+      // BENCH_GATEHOUSE_MAIN=<file>: serve another compiled build (comparing two builds side by side).
+      const main = process.env.BENCH_GATEHOUSE_MAIN || join(ROOT, 'packages/gateway/dist/main.js');
+      if (!process.env.BENCH_GATEHOUSE_MAIN) buildGateway();
       // The traced target exports every span (OTLP/HTTP) to a loopback sink that drops them.
       const sink = traced ? await startOtlpSink() : null;
       const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
@@ -179,7 +181,7 @@ function gatehouseTarget(name: string, options: Record<string, string | boolean>
       // DevTools or summarise it with `node bench/profile-summary.mjs <file>`).
       const profDir = process.env.BENCH_CPU_PROF;
       const prof = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
-      const entry = ['--no-node-snapshot', join(ROOT, 'packages/gateway/dist/main.js'), 'serve'];
+      const entry = ['--no-node-snapshot', main, 'serve'];
       const proc = spawnProc(name, process.execPath, [...prof, ...entry], {
         cpu: o.workers ? undefined : CPU_PROXY,
         stopTimeoutMs: profDir ? 60_000 : 5000,

@@ -25,7 +25,8 @@
  * each movement is written once as a generator of statements, and two drivers run it:
  *  - SQLite: better-sqlite3 prepared statements (prepared once), run synchronously — nothing can
  *    interleave with a movement — and committed in groups: the movements of one event-loop turn
- *    share one `BEGIN IMMEDIATE … COMMIT`, each in its own savepoint (see SqliteDriver). When a Kysely
+ *    share one `BEGIN IMMEDIATE … COMMIT` (a savepoint each only when one fails after a write; see
+ *    SqliteDriver). When a Kysely
  *    transaction is open on the connection (across awaits), the movements wait for it instead.
  *    A settle nobody waits for (the relay's, after the response) may be deferred a few
  *    milliseconds to share the next commit, usually the next request's reserve.
@@ -423,7 +424,7 @@ function sqlFor(dialect: Dialect, q: Q): string {
 }
 
 interface Pending {
-  ops: Ops<unknown>;
+  make(): Ops<unknown>;
   resolve(v: unknown): void;
   reject(e: unknown): void;
   fallback(): Promise<unknown>;
@@ -432,31 +433,55 @@ interface Pending {
   error?: unknown;
 }
 
+/** Thrown inside a group commit when a movement failed after it had written: the group is run again with savepoints. */
+class PartlyWritten extends Error {}
+
 /**
  * Runs movements on the better-sqlite3 connection with statements prepared once, committing them in
  * groups: the movements asked for during one turn of the event loop run in one `BEGIN IMMEDIATE …
- * COMMIT`, each inside its own savepoint. A movement that fails (insufficient quota, already done)
- * is rolled back to its savepoint alone; the others commit. Every promise settles only after the
+ * COMMIT`. A movement that fails (insufficient quota, already done) must leave nothing behind while
+ * the others commit. Most fail, if at all, at their first write — the ledger row that already exists
+ * — and SQLite undoes a failed statement by itself, so the movements run without savepoints; one that
+ * fails after a write has succeeded rolls the whole group back, and the group is run again with each
+ * movement in its own savepoint, rolled back to it alone. Every promise settles only after the
  * COMMIT, so a caller never acts on a movement that is not written. One commit (and one write of the
  * few pages involved) then serves many requests.
  */
 class SqliteDriver {
   private readonly stmts = new Map<Q, BetterSqlite3.Statement>();
   private readonly one: BetterSqlite3.Transaction<(ops: Ops<unknown>) => unknown>;
+  /** The group without savepoints (PartlyWritten when a movement failed after a write). */
   private readonly group: BetterSqlite3.Transaction<(items: Pending[]) => void>;
+  /** The group with a savepoint per movement. */
+  private readonly guarded: BetterSqlite3.Transaction<(items: Pending[]) => void>;
   private queue: Pending[] = [];
   /** A flush at the end of this event-loop turn is scheduled. */
   private scheduled = false;
   /** A deferred flush is scheduled. */
   private timer: NodeJS.Timeout | null = null;
+  /** Write statements completed by the movement being driven. */
+  private writes = 0;
 
   constructor(private readonly conn: BetterSqlite3.Database) {
-    // Called inside `group`, better-sqlite3 runs `one` as a savepoint.
+    // Called inside `guarded`, better-sqlite3 runs `one` as a savepoint.
     this.one = conn.transaction((ops: Ops<unknown>) => this.drive(ops));
     this.group = conn.transaction((items: Pending[]) => {
       for (const it of items) {
+        this.writes = 0;
         try {
-          it.value = this.one(it.ops);
+          it.value = this.drive(it.make());
+          it.done = true;
+        } catch (e) {
+          // Written in part (or the transaction ended under it): nothing of this try may commit.
+          if (this.writes > 0 || !conn.inTransaction) throw this.writes > 0 ? new PartlyWritten() : e;
+          it.error = e;
+        }
+      }
+    });
+    this.guarded = conn.transaction((items: Pending[]) => {
+      for (const it of items) {
+        try {
+          it.value = this.one(it.make());
           it.done = true;
         } catch (e) {
           it.error = e;
@@ -470,9 +495,9 @@ class SqliteDriver {
    * busy. `deferMs` > 0: the movement may wait that long for company (it joins any commit that
    * happens sooner); 0: it is committed at the end of this event-loop turn.
    */
-  run<T>(ops: Ops<T>, fallback: () => Promise<T>, deferMs = 0): Promise<T> {
+  run<T>(make: () => Ops<T>, fallback: () => Promise<T>, deferMs = 0): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ ops, resolve: resolve as (v: unknown) => void, reject, fallback, done: false });
+      this.queue.push({ make, resolve: resolve as (v: unknown) => void, reject, fallback, done: false });
       if (deferMs <= 0) {
         if (!this.scheduled) {
           this.scheduled = true;
@@ -502,14 +527,24 @@ class SqliteDriver {
       // Alone: its own transaction, no savepoint needed.
       const it = items[0];
       try {
-        it.resolve(this.one.immediate(it.ops));
+        it.resolve(this.one.immediate(it.make()));
       } catch (e) {
         it.reject(e);
       }
       return;
     }
     try {
-      this.group.immediate(items);
+      try {
+        this.group.immediate(items);
+      } catch (e) {
+        if (!(e instanceof PartlyWritten)) throw e;
+        // Rolled back whole: again, each movement in a savepoint of its own.
+        for (const it of items) {
+          it.done = false;
+          it.value = it.error = undefined;
+        }
+        this.guarded.immediate(items);
+      }
     } catch (e) {
       // BEGIN or COMMIT failed: nothing of the group is written.
       for (const it of items) it.reject(e);
@@ -534,9 +569,12 @@ class SqliteDriver {
     let r = ops.next();
     while (!r.done) {
       const s = this.stmt(r.value.q);
-      const res: Res = s.reader
-        ? { changes: 0, rows: s.all(...r.value.params) as Record<string, unknown>[] }
-        : { changes: s.run(...r.value.params).changes, rows: [] };
+      let res: Res;
+      if (s.reader) res = { changes: 0, rows: s.all(...r.value.params) as Record<string, unknown>[] };
+      else {
+        res = { changes: s.run(...r.value.params).changes, rows: [] };
+        this.writes++;
+      }
       r = ops.next(res);
     }
     return r.value;
@@ -806,7 +844,7 @@ export class Ledger {
   private async run<T>(make: () => Ops<T>, deferMs: number): Promise<T | typeof AlreadyDone> {
     const alone = () => withTx(this.core.h, (tx) => this.driveAsync(tx, make()));
     try {
-      return await (this.sqlite ? this.sqlite.run(make(), alone, deferMs) : alone());
+      return await (this.sqlite ? this.sqlite.run(make, alone, deferMs) : alone());
     } catch (e) {
       if (isUniqueViolation(e)) return AlreadyDone;
       throw e;
