@@ -12,7 +12,7 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Core } from '../core.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { GatewayError, fail } from '../platform/errors.ts';
 import type { TwoFactor } from './two-factor.ts';
 
 export type AssertionPurpose = 'passkey_login' | 'passkey_2fa';
@@ -39,7 +39,7 @@ function challengeOf(response: { response?: { clientDataJSON?: unknown } }): str
 }
 
 function invalid(message = 'the passkey response could not be verified'): GatewayError {
-  return new GatewayError(400, 'invalid_passkey', message);
+  return fail('invalid_passkey', message);
 }
 
 export class Passkeys {
@@ -55,7 +55,7 @@ export class Passkeys {
   /** Relying party id and origin from PUBLIC_URL; 503 `passkeys_unavailable` without it. */
   rp(): { rpID: string; origin: string } {
     const url = this.core.config.publicUrl;
-    if (!url) throw new GatewayError(503, 'passkeys_unavailable', "passkeys need PUBLIC_URL (the console's public address) to be set");
+    if (!url) throw fail('passkeys_unavailable');
     const u = new URL(url);
     return { rpID: u.hostname, origin: u.origin };
   }
@@ -123,7 +123,7 @@ export class Passkeys {
     const cred = v.registrationInfo.credential;
     const now = Date.now();
     const taken = await this.db.selectFrom('user_passkeys').select('id').where('credential_id', '=', cred.id).executeTakeFirst();
-    if (taken) throw new GatewayError(409, 'passkey_exists', 'this passkey is already registered');
+    if (taken) throw fail('passkey_exists');
     await this.db
       .insertInto('user_passkeys')
       .values({
@@ -147,7 +147,7 @@ export class Passkeys {
 
   async remove(userId: number, id: number): Promise<void> {
     const d = await this.db.deleteFrom('user_passkeys').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
-    if (Number(d.numDeletedRows) !== 1) throw new GatewayError(404, 'not_found', 'no such passkey');
+    if (Number(d.numDeletedRows) !== 1) throw fail('not_found', 'no such passkey');
     await this.twoFactor.dropRecoveryCodesIfUnused(userId);
   }
 

@@ -6,7 +6,7 @@ import { parseServiceAccount } from '../platform/google-token.ts';
 import { AWS_REGION, parseBedrockKey } from '../relay/bedrock.ts';
 import type { Selectable } from 'kysely';
 import type { Core } from '../core.ts';
-import { GatewayError, notFound } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import { insertId, isUniqueViolation } from '../store/db.ts';
 import type { ChannelRow } from '../store/schema-core.ts';
 import {
@@ -336,7 +336,7 @@ export class ChannelAdmin {
 
   async row(id: number) {
     const r = await this.db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!r) throw notFound(`no channel with id ${id}`, 'channel_not_found');
+    if (!r) throw fail('channel_not_found', `no channel with id ${id}`);
     return r;
   }
 
@@ -389,8 +389,7 @@ export class ChannelAdmin {
         updated_at: now,
       });
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw new GatewayError(409, 'channel_exists', `${join(at, 'name')}: a channel named "${input.name}" already exists`);
+      if (isUniqueViolation(e)) throw fail('channel_exists', `${join(at, 'name')}: a channel named "${input.name}" already exists`);
       throw e;
     }
     await this.changes.changed('channels');
@@ -465,8 +464,7 @@ export class ChannelAdmin {
         .where('id', '=', id)
         .execute();
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw new GatewayError(409, 'channel_exists', `${join(at, 'name')}: a channel named "${input.name}" already exists`);
+      if (isUniqueViolation(e)) throw fail('channel_exists', `${join(at, 'name')}: a channel named "${input.name}" already exists`);
       throw e;
     }
     await this.changes.changed('channels');

@@ -7,7 +7,7 @@ import type { Core } from '../core.ts';
 import type { Role, UserPrincipal } from '../accounts/types.ts';
 import { ROLE_RANK } from '../accounts/types.ts';
 import { hashPassword } from '../platform/crypto.ts';
-import { GatewayError, forbidden, notFound } from '../platform/errors.ts';
+import { GatewayError, fail } from '../platform/errors.ts';
 import { randomId } from '../platform/ids.ts';
 import { insertId, isUniqueViolation, withTx } from '../store/db.ts';
 import type { Ledger } from '../billing/ledger.ts';
@@ -144,10 +144,10 @@ export class UserAdmin {
   checkManage(actor: Actor, targetRole: Role, newRole?: Role): void {
     if (!actor) return;
     const rank = ROLE_RANK[actor.role];
-    if (rank < ROLE_RANK.admin) throw forbidden('this needs the admin role');
+    if (rank < ROLE_RANK.admin) throw fail('forbidden', 'this needs the admin role');
     if (actor.role === 'root') return;
     if (ROLE_RANK[targetRole] >= rank || (newRole && ROLE_RANK[newRole] >= rank)) {
-      throw forbidden('only root may manage admin and root accounts');
+      throw fail('forbidden', 'only root may manage admin and root accounts');
     }
   }
 
@@ -175,7 +175,7 @@ export class UserAdmin {
 
   async get(id: number): Promise<UserView> {
     const r = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!r) throw notFound(`no user with id ${id}`, 'user_not_found');
+    if (!r) throw fail('user_not_found', `no user with id ${id}`);
     return (await this.withSpend([this.view(r)]))[0];
   }
 
@@ -217,8 +217,7 @@ export class UserAdmin {
         return newId;
       });
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw new GatewayError(409, 'user_exists', `${at ? `${at}.` : ''}username: a user named "${input.username}" already exists`);
+      if (isUniqueViolation(e)) throw fail('user_exists', `${at ? `${at}.` : ''}username: a user named "${input.username}" already exists`);
       throw e;
     }
     await this.changes.committed('keys');
@@ -231,10 +230,10 @@ export class UserAdmin {
 
   async update(id: number, input: UserInput, actor: Actor): Promise<UserView> {
     const cur = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
+    if (!cur) throw fail('user_not_found', `no user with id ${id}`);
     this.checkManage(actor, cur.role, input.role);
     if (actor && actor.id === id && ((input.role !== undefined && input.role !== cur.role) || input.status === 2)) {
-      throw forbidden('you cannot change your own role or disable yourself');
+      throw fail('forbidden', 'you cannot change your own role or disable yourself');
     }
     if (cur.role === 'root' && ((input.role && input.role !== 'root') || input.status === 2)) await this.assertAnotherRoot(id);
     checkBudgetPair(cur, input);
@@ -262,7 +261,7 @@ export class UserAdmin {
         .where('id', '=', id)
         .execute();
     } catch (e) {
-      if (isUniqueViolation(e)) throw new GatewayError(409, 'user_exists', `username: a user named "${input.username}" already exists`);
+      if (isUniqueViolation(e)) throw fail('user_exists', `username: a user named "${input.username}" already exists`);
       throw e;
     }
     if (input.password !== undefined || input.status === 2) {
@@ -291,7 +290,7 @@ export class UserAdmin {
       .where('status', '=', 1)
       .where('id', '!=', id)
       .executeTakeFirst();
-    if (!other) throw forbidden('the last enabled root account cannot be demoted or disabled');
+    if (!other) throw fail('forbidden', 'the last enabled root account cannot be demoted or disabled');
   }
 
   /**
@@ -305,7 +304,7 @@ export class UserAdmin {
     ref?: string,
   ): Promise<UserView> {
     const cur = await this.db.selectFrom('users').select(['role', 'username', 'group_name']).where('id', '=', id).executeTakeFirst();
-    if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
+    if (!cur) throw fail('user_not_found', `no user with id ${id}`);
     this.checkManage(actor, cur.role);
     const amount = Math.round(change.amount);
     const ledgerRef = ref ?? `admin_${randomId(20)}`;
@@ -371,7 +370,7 @@ export class UserAdmin {
    */
   async ledgerHistory(id: number, q: { page: number; pageSize: number; offset: number }, actor: Actor): Promise<Page<LedgerEntryView>> {
     const cur = await this.db.selectFrom('users').select(['role']).where('id', '=', id).executeTakeFirst();
-    if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
+    if (!cur) throw fail('user_not_found', `no user with id ${id}`);
     this.checkManage(actor, cur.role);
     const base = this.db.selectFrom('ledger').where('user_id', '=', id).where('kind', '!=', 'close');
     const [rows, total] = await Promise.all([
@@ -416,9 +415,9 @@ export class UserAdmin {
   /** Deletes a user with their keys, sessions, e-mail address and second factors; ledger rows and logs stay for the record. */
   async remove(id: number, actor: Actor): Promise<void> {
     const cur = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
+    if (!cur) throw fail('user_not_found', `no user with id ${id}`);
     this.checkManage(actor, cur.role);
-    if (actor && actor.id === id) throw forbidden('you cannot delete yourself');
+    if (actor && actor.id === id) throw fail('forbidden', 'you cannot delete yourself');
     if (cur.role === 'root') await this.assertAnotherRoot(id);
     await withTx(this.core.h, async (tx) => {
       await tx.deleteFrom('api_keys').where('user_id', '=', id).execute();

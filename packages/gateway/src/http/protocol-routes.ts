@@ -4,7 +4,7 @@
  * the body (files kept by the host, plugins get references), call the protocol host, encode.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { echo, GatewayError } from '../platform/errors.ts';
+import { echo, GatewayError, fail } from '../platform/errors.ts';
 import type { ProtocolRequest } from '../tasks/protocols/host.ts';
 import { requestModel } from '../tasks/protocols/host.ts';
 import type { AppDeps } from './deps.ts';
@@ -105,12 +105,7 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
           await relay.handle({ ...common, body, raw: Buffer.alloc(0), multipart: { fields, files } });
           return reply;
         }
-        throw new GatewayError(
-          400,
-          'invalid_json',
-          'the request body must be a JSON object or multipart/form-data',
-          'invalid_request_error',
-        );
+        throw fail('invalid_json', 'the request body must be a JSON object or multipart/form-data');
       }
       throw new GatewayError(
         503,

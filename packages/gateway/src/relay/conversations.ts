@@ -5,7 +5,7 @@
  * user who made a Response can continue it. Conversations larger than MAX_BYTES are not kept.
  */
 import type { Core } from '../core.ts';
-import { GatewayError, echo } from '../platform/errors.ts';
+import { echo, fail } from '../platform/errors.ts';
 import { isUniqueViolation } from '../store/db.ts';
 import type { Message } from './formats/index.ts';
 
@@ -57,5 +57,4 @@ export class Conversations {
   }
 }
 
-const notFound = (id: string) =>
-  new GatewayError(404, 'previous_response_not_found', `Previous response with id '${echo(id)}' not found.`, 'invalid_request_error');
+const notFound = (id: string) => fail('previous_response_not_found', `Previous response with id '${echo(id)}' not found.`);

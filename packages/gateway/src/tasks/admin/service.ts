@@ -4,7 +4,7 @@
  * transaction, so this node and the others rebuild their generation.
  */
 import type { Core } from '../../core.ts';
-import { GatewayError } from '../../platform/errors.ts';
+import { GatewayError, fail } from '../../platform/errors.ts';
 import type { Tx } from '../../store/db.ts';
 import type { PluginHost } from '../runtime/host.ts';
 import { MAX_SOURCE_BYTES, sha256Hex, type LoadedPlugin } from '../runtime/loader.ts';
@@ -30,7 +30,7 @@ export class InUseError extends GatewayError {
 }
 
 const badRequest = (m: string, code = 'invalid_request') => new GatewayError(400, code, m);
-const notFound = (m: string) => new GatewayError(404, 'not_found', m);
+const notFound = (m: string) => fail('not_found', m);
 
 function semverCompare(a: string, b: string): number {
   const pa = /^(\d+)\.(\d+)\.(\d+)(?:-([^+]*))?/.exec(a) ?? [];
@@ -63,8 +63,7 @@ export class PluginAdmin {
     try {
       return await this.host.loadDetached(source);
     } catch (e) {
-      if (e instanceof PluginLoadError)
-        throw new GatewayError(400, 'plugin_invalid', e.message, undefined, e.field ? { field: e.field } : undefined);
+      if (e instanceof PluginLoadError) throw fail('plugin_invalid', e.message, { details: e.field ? { field: e.field } : undefined });
       throw e;
     }
   }
@@ -109,8 +108,7 @@ export class PluginAdmin {
   preflight(p: LoadedPlugin): void {
     const c = GenerationBuilder.from(this.host.current(), p.key).conflict(p);
     if (c)
-      throw new GatewayError(
-        409,
+      throw fail(
         'plugin_conflict',
         `${p.key}@${p.version} conflicts with the running plugins: ${c} (upload with force or disabled to store it anyway)`,
       );
@@ -181,8 +179,7 @@ export class PluginAdmin {
   async upload(input: UploadInput, actor: AuditActor = null) {
     if (typeof input.source !== 'string' || !input.source.trim()) throw badRequest('source is required');
     const source = input.source;
-    if (Buffer.byteLength(source, 'utf8') > MAX_SOURCE_BYTES)
-      throw new GatewayError(413, 'plugin_too_large', 'source is larger than 1 MiB');
+    if (Buffer.byteLength(source, 'utf8') > MAX_SOURCE_BYTES) throw fail('plugin_too_large', 'source is larger than 1 MiB');
     const sha = sha256Hex(source);
     if (input.sourceSha256 !== undefined && input.sourceSha256 !== null && input.sourceSha256 !== '') {
       if (typeof input.sourceSha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(input.sourceSha256))
@@ -212,8 +209,7 @@ export class PluginAdmin {
           .where('version', '=', p.version)
           .executeTakeFirst();
         if (existing && existing.sha256 !== sha)
-          throw new GatewayError(
-            409,
+          throw fail(
             'version_exists',
             `${p.key}@${p.version} is already stored with a different source; versions are immutable, publish a new version`,
           );
@@ -433,7 +429,7 @@ export class PluginAdmin {
       const output = await p.callRaw(hook, (body.args as unknown[]) ?? []);
       return { plugin: key, version: row.version, hook, output };
     } catch (e) {
-      if (e instanceof PluginCallError) throw new GatewayError(400, 'plugin_hook_failed', e.message);
+      if (e instanceof PluginCallError) throw fail('plugin_hook_failed', e.message);
       throw e;
     } finally {
       p.dispose();

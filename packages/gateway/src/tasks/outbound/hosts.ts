@@ -4,7 +4,7 @@
  * http, 443 for https) is dropped, so `host` matches both and `host:80` matches neither default.
  * The plugin's default `baseUrl` is not implied.
  */
-import { GatewayError } from '../../platform/errors.ts';
+import { GatewayError, fail } from '../../platform/errors.ts';
 
 export function canonicalHost(u: URL): string {
   const host = u.hostname.toLowerCase();
@@ -48,8 +48,7 @@ export function hostAllowed(u: URL, channelBaseUrl: string, allowedHosts: readon
 
 export function checkHost(u: URL, channelBaseUrl: string, allowedHosts: readonly string[] = []): void {
   if (!hostAllowed(u, channelBaseUrl, allowedHosts)) {
-    throw new GatewayError(
-      502,
+    throw fail(
       'plugin_host_not_allowed',
       `plugin request to ${canonicalHost(u)} is not allowed: only the channel host and the plugin's allowedHosts may be reached`,
     );
