@@ -169,7 +169,7 @@ export class KeyCache {
     if (this.hashes.size < HASH_MEMO_MAX) this.hashes.set(raw, h);
     else if (!this.hashes.has(raw)) this.hashes.clear();
     if (hit.expiresAt !== null && hit.expiresAt <= Date.now()) throw fail('api_key_expired');
-    if (hit.ips && !hit.ips.matches(ip)) throw fail('ip_not_allowed', `API key may not be used from ${ip}`);
+    if (hit.ips && !hit.ips.matches(ip)) throw fail('ip_not_allowed', { ip });
     if (hit.groupLost) throw fail('group_not_allowed', hit.groupLost);
     return hit.principal;
   }
@@ -188,6 +188,6 @@ export function budgetsOf(key: BudgetSpec | null, user: BudgetSpec | null): read
 /** Throws 403 when the key may not use `model`. */
 export function checkModelAccess(p: KeyPrincipal, model: string): void {
   if (p.models && !p.models.has(model)) {
-    throw fail('model_not_allowed', `this API key may not use model "${echo(model)}"`);
+    throw fail('model_not_allowed', { model: echo(model) });
   }
 }

@@ -171,7 +171,7 @@ export class Signup {
     } catch (e) {
       if (!isUniqueViolation(e)) throw e;
       const taken = await this.core.h.db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst();
-      if (taken) throw fail('user_exists', `username: "${username}" is taken`, { details: { field: 'username' } });
+      if (taken) throw fail('user_exists', { username }, { details: { field: 'username' } });
       throw fail('email_taken', 'email: this address belongs to another account', { details: { field: 'email' } });
     }
     await this.core.cache.bump(KEYS_REVISION);

@@ -302,7 +302,7 @@ export class Sso {
 
   private async mustRow(id: string): Promise<SsoProviderRow> {
     const row = await this.row(id);
-    if (!row) throw fail('sso_provider_not_found', `no SSO provider "${String(id).slice(0, 64)}"`);
+    if (!row) throw fail('sso_provider_not_found', { id: String(id).slice(0, 64) });
     return row;
   }
 
@@ -328,8 +328,7 @@ export class Sso {
   }
 
   async create(input: SsoProviderInput): Promise<SsoProviderView> {
-    if (await this.row(input.id!))
-      throw fail('sso_provider_exists', `id: an SSO provider "${input.id}" already exists`, { details: { field: 'id' } });
+    if (await this.row(input.id!)) throw fail('sso_provider_exists', { id: input.id }, { details: { field: 'id' } });
     const now = Date.now();
     await this.core.h.db
       .insertInto('sso_providers')
@@ -438,7 +437,7 @@ export class Sso {
    */
   async start(id: string, origin: string, next?: unknown): Promise<{ url: string; cookie: string }> {
     const row = await this.mustRow(id);
-    if (Number(row.enabled) !== 1) throw fail('sso_provider_not_found', `no SSO provider "${row.id}"`);
+    if (Number(row.enabled) !== 1) throw fail('sso_provider_not_found', { id: row.id });
     const redirectUri = this.redirectUri(row.id, origin);
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
@@ -480,7 +479,7 @@ export class Sso {
   }
 
   private openFlow(id: string, cookie: string | undefined): FlowState {
-    const refuse = (why: string) => fail('sso_invalid_state', `single sign-on refused: ${why}; start the login again`);
+    const refuse = (why: string) => fail('sso_invalid_state', { reason: why });
     if (!cookie) throw refuse('the login was not started in this browser (no flow cookie)');
     let flow: FlowState;
     try {
@@ -501,10 +500,10 @@ export class Sso {
    */
   async callback(id: string, callbackUrl: URL, flowCookie: string | undefined): Promise<{ user: UserPrincipal; returnTo: string }> {
     const row = await this.mustRow(id);
-    if (Number(row.enabled) !== 1) throw fail('sso_provider_not_found', `no SSO provider "${row.id}"`);
+    if (Number(row.enabled) !== 1) throw fail('sso_provider_not_found', { id: row.id });
     const flow = this.openFlow(row.id, flowCookie);
     const err = callbackUrl.searchParams.get('error');
-    if (err) throw fail('sso_denied', `the provider refused the login: ${err.slice(0, 100)}`);
+    if (err) throw fail('sso_denied', { reason: err.slice(0, 100) });
     const state = callbackUrl.searchParams.get('state');
     if (!state || state !== flow.s)
       throw fail('sso_invalid_state', 'single sign-on refused: the state does not match; start the login again');
@@ -528,7 +527,7 @@ export class Sso {
     } catch (e) {
       const cause = (e as { cause?: unknown }).cause;
       const why = cause instanceof Error ? `${(e as Error).message}: ${cause.message}` : (e as Error).message;
-      throw fail('sso_failed', `single sign-on refused: ${why}`);
+      throw fail('sso_failed', { reason: why });
     }
     const claims = tokens.claims();
     if (!claims) throw fail('sso_failed', 'single sign-on refused: no ID token');
@@ -569,10 +568,7 @@ export class Sso {
       'GitHub token exchange',
     )) as Obj;
     if (typeof token.access_token !== 'string') {
-      throw fail(
-        'sso_failed',
-        `single sign-on refused: ${typeof token.error === 'string' ? token.error.slice(0, 100) : 'no access token'}`,
-      );
+      throw fail('sso_failed', { reason: typeof token.error === 'string' ? token.error.slice(0, 100) : 'no access token' });
     }
     const headers = { authorization: `Bearer ${token.access_token}`, accept: 'application/vnd.github+json', 'user-agent': 'gatehouse' };
     const api = row.api_url ?? GITHUB_API;

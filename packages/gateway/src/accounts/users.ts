@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Core } from '../core.ts';
 import { hashPassword, hmacB64Url, safeEqual, sha256Hex, verifyPassword } from '../platform/crypto.ts';
-import { GatewayError, fail } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import { insertId, withTx } from '../store/db.ts';
 import type { Role, UserPrincipal } from './types.ts';
 import { KEYS_REVISION } from './keys.ts';
@@ -41,7 +41,7 @@ export function validatePassword(p: unknown): string {
 }
 
 export function validateRole(r: unknown): Role {
-  if (!ROLES.includes(r as Role)) throw fail('invalid_role', `role must be one of ${ROLES.join(', ')}`);
+  if (!ROLES.includes(r as Role)) throw fail('invalid_role', { roles: ROLES.join(', ') });
   return r as Role;
 }
 
@@ -208,7 +208,7 @@ export class Users {
     const db = this.core.h.db;
     const row = await db.selectFrom('users').select(['password_hash']).where('id', '=', userId).executeTakeFirst();
     if (!row || !(await verifyPassword(String(oldPassword), row.password_hash))) {
-      throw new GatewayError(400, 'invalid_credentials', 'old_password: is not the current password', undefined, { field: 'old_password' });
+      throw fail('wrong_password', 'old_password: is not the current password', { details: { field: 'old_password' } });
     }
     if (typeof newPassword !== 'string' || newPassword.length < 8 || newPassword.length > 256) {
       throw fail('invalid_password', 'new_password: must be 8-256 characters', { details: { field: 'new_password' } });

@@ -336,7 +336,7 @@ export class ChannelAdmin {
 
   async row(id: number) {
     const r = await this.db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!r) throw fail('channel_not_found', `no channel with id ${id}`);
+    if (!r) throw fail('channel_not_found', { id });
     return r;
   }
 

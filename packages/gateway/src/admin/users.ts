@@ -175,7 +175,7 @@ export class UserAdmin {
 
   async get(id: number): Promise<UserView> {
     const r = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!r) throw fail('user_not_found', `no user with id ${id}`);
+    if (!r) throw fail('user_not_found', { id });
     return (await this.withSpend([this.view(r)]))[0];
   }
 
@@ -230,7 +230,7 @@ export class UserAdmin {
 
   async update(id: number, input: UserInput, actor: Actor): Promise<UserView> {
     const cur = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!cur) throw fail('user_not_found', `no user with id ${id}`);
+    if (!cur) throw fail('user_not_found', { id });
     this.checkManage(actor, cur.role, input.role);
     if (actor && actor.id === id && ((input.role !== undefined && input.role !== cur.role) || input.status === 2)) {
       throw fail('forbidden', 'you cannot change your own role or disable yourself');
@@ -304,7 +304,7 @@ export class UserAdmin {
     ref?: string,
   ): Promise<UserView> {
     const cur = await this.db.selectFrom('users').select(['role', 'username', 'group_name']).where('id', '=', id).executeTakeFirst();
-    if (!cur) throw fail('user_not_found', `no user with id ${id}`);
+    if (!cur) throw fail('user_not_found', { id });
     this.checkManage(actor, cur.role);
     const amount = Math.round(change.amount);
     const ledgerRef = ref ?? `admin_${randomId(20)}`;
@@ -370,7 +370,7 @@ export class UserAdmin {
    */
   async ledgerHistory(id: number, q: { page: number; pageSize: number; offset: number }, actor: Actor): Promise<Page<LedgerEntryView>> {
     const cur = await this.db.selectFrom('users').select(['role']).where('id', '=', id).executeTakeFirst();
-    if (!cur) throw fail('user_not_found', `no user with id ${id}`);
+    if (!cur) throw fail('user_not_found', { id });
     this.checkManage(actor, cur.role);
     const base = this.db.selectFrom('ledger').where('user_id', '=', id).where('kind', '!=', 'close');
     const [rows, total] = await Promise.all([
@@ -415,7 +415,7 @@ export class UserAdmin {
   /** Deletes a user with their keys, sessions, e-mail address and second factors; ledger rows and logs stay for the record. */
   async remove(id: number, actor: Actor): Promise<void> {
     const cur = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!cur) throw fail('user_not_found', `no user with id ${id}`);
+    if (!cur) throw fail('user_not_found', { id });
     this.checkManage(actor, cur.role);
     if (actor && actor.id === id) throw fail('forbidden', 'you cannot delete yourself');
     if (cur.role === 'root') await this.assertAnotherRoot(id);

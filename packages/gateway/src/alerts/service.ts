@@ -323,7 +323,7 @@ export class Alerts {
    */
   async saveSettings(userId: number, input: SettingsInput): Promise<AlertSettingsView & { webhook_secret?: string }> {
     const user = await this.db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
-    if (!user) throw fail('user_not_found', `no user with id ${userId}`);
+    if (!user) throw fail('user_not_found', { id: userId });
     const cur = await this.db.selectFrom('user_alert_settings').selectAll().where('user_id', '=', userId).executeTakeFirst();
     const url = input.webhookUrl !== undefined ? input.webhookUrl : (cur?.webhook_url ?? null);
     let sealed =

@@ -15,7 +15,7 @@ import type { Selectable } from 'kysely';
 import type { Core } from '../core.ts';
 import type { Ledger } from './ledger.ts';
 import type { RedemptionRow } from '../store/schema-core.ts';
-import { GatewayError, fail } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import { csvLine } from '../logs/csv.ts';
 import { insertLogs } from '../logs/writer.ts';
 import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from '../platform/validate.ts';
@@ -218,7 +218,7 @@ export class RedemptionCodes {
 
   async get(id: number): Promise<RedemptionView> {
     const r = await this.db.selectFrom('redemptions').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!r) throw fail('code_not_found', `no redemption code with id ${id}`);
+    if (!r) throw fail('code_not_found', { id });
     return this.view(r);
   }
 
@@ -233,7 +233,7 @@ export class RedemptionCodes {
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) {
       await this.get(id); // 404 when missing
-      throw new GatewayError(409, 'code_used', 'this code was already redeemed: its status cannot change');
+      throw fail('code_redeemed');
     }
     const after = await this.get(id);
     await this.audit.record(
@@ -250,7 +250,7 @@ export class RedemptionCodes {
   async remove(id: number, actor: AuditActor = null): Promise<void> {
     const cur = await this.db.selectFrom('redemptions').selectAll().where('id', '=', id).executeTakeFirst();
     const res = await this.db.deleteFrom('redemptions').where('id', '=', id).executeTakeFirst();
-    if (!cur || Number(res.numDeletedRows) !== 1) throw fail('code_not_found', `no redemption code with id ${id}`);
+    if (!cur || Number(res.numDeletedRows) !== 1) throw fail('code_not_found', { id });
     const { code: _c, ...before } = this.view(cur);
     await this.audit.record(actor, 'redemption.delete', { type: 'redemption', id }, before, null);
   }

@@ -78,7 +78,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
       try {
         await users.changeOwnPassword(req.user!.id, oldPassword, newPassword, req.cookies?.[SESSION_COOKIE]);
       } catch (e) {
-        if (e instanceof GatewayError && e.code === 'invalid_credentials') await throttle.failed(req.ip);
+        if (e instanceof GatewayError && e.code === 'wrong_password') await throttle.failed(req.ip);
         throw e;
       }
       return { success: true, message: 'password changed: other sessions and the personal access token were revoked', data: null };

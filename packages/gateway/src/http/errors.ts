@@ -3,7 +3,7 @@
  * renders it here. Unknown errors become a 500 whose text names no internals.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError, fail } from '../platform/errors.ts';
+import { GatewayError, fail, foreignError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { errorBody, type Family } from '../platform/error-envelopes.ts';
 
@@ -24,9 +24,9 @@ export function toGatewayError(err: unknown): GatewayError {
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail('request_too_large');
     if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return fail('invalid_json', 'request body is empty; a JSON body is required');
     if (fe instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || /JSON/.test(fe.message)) {
-      return fail('invalid_json', `invalid JSON body: ${fe.message}`);
+      return fail('invalid_json', { reason: fe.message });
     }
-    return new GatewayError(fe.statusCode, fe.code ?? 'invalid_request', fe.message);
+    return foreignError(fe.statusCode, fe.code ?? 'invalid_request', fe.message);
   }
   return fail('internal_error');
 }

@@ -107,12 +107,7 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
         }
         throw fail('invalid_json', 'the request body must be a JSON object or multipart/form-data');
       }
-      throw new GatewayError(
-        503,
-        'model_not_found',
-        `no channel or task plugin serves model "${echo(model)}" on ${endpoint}`,
-        'invalid_request_error',
-      );
+      throw fail('model_not_found', `no channel or task plugin serves model "${echo(model)}" on ${endpoint}`);
     };
 
     const image = (operation: 'generate' | 'edit', endpoint: string) => async (req: FastifyRequest, reply: FastifyReply) => {
@@ -128,13 +123,7 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
     scope.post('/v1/videos', { onRequest: auth }, async (req, reply) => {
       const pr = await build(req, reply);
       const out = await host().videoCreate(pr);
-      if (!out)
-        throw new GatewayError(
-          503,
-          'model_not_found',
-          `no task plugin serves video model "${echo(requestModel(pr.body) ?? '')}"`,
-          'invalid_request_error',
-        );
+      if (!out) throw fail('model_not_found', `no task plugin serves video model "${echo(requestModel(pr.body) ?? '')}"`);
       return out;
     });
     scope.get('/v1/videos/:id', { onRequest: auth }, async (req) => {

@@ -102,7 +102,7 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       const { model } = req.params as { model: string };
       const id = model.replace(/^models\//, '');
       if (!relay().listModels(req.principal!).includes(id)) {
-        throw fail('model_not_found', `the model "${echo(model)}" does not exist or this key may not use it`);
+        throw fail('model_not_found', { model: echo(model) });
       }
       const fam = listFamily(req);
       return fam === 'anthropic' ? anthropicModel(id) : fam === 'gemini' ? geminiModel(id) : openaiModel(id);

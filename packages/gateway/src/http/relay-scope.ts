@@ -32,7 +32,7 @@ export function prepareRelayScope(scope: FastifyInstance, family: Family): void 
     try {
       parsed = JSON.parse(buf.toString('utf8'));
     } catch (e) {
-      return done(fail('invalid_json', `invalid JSON body: ${(e as Error).message}`));
+      return done(fail('invalid_json', { reason: (e as Error).message }));
     }
     try {
       // Refuses bodies nested too deep for the codecs (400) and measures the media for the reserve.

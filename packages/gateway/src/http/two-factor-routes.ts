@@ -29,7 +29,8 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
     try {
       return await fn();
     } catch (e) {
-      if (e instanceof GatewayError && (e.code === 'invalid_code' || e.code === 'invalid_passkey')) await throttle.failed(req.ip);
+      if (e instanceof GatewayError && (e.code === 'two_factor_failed' || e.code === 'invalid_code' || e.code === 'invalid_passkey'))
+        await throttle.failed(req.ip);
       throw e;
     }
   };
@@ -62,7 +63,7 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
         await passkeys.verifyAssertion('passkey_2fa', b.assertion, userId);
       } else if (!(await twoFactor.verifyCode(userId, b.code))) {
         await twoFactor.pendingLoginFailed(token);
-        throw new GatewayError(401, 'invalid_code', 'wrong or already used code', undefined, { field: 'code' });
+        throw fail('two_factor_failed', 'wrong or already used code', { details: { field: 'code' } });
       }
     });
     if (!(await twoFactor.endPendingLogin(token))) throw fail('no_pending_login');
@@ -152,7 +153,7 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
     const id = Number((req.params as { id: string }).id);
     const admin = deps.services.admin;
     const target = Number.isInteger(id) && id > 0 ? await admin.users.get(id) : null;
-    if (!target) throw fail('user_not_found', `no user with id ${id}`);
+    if (!target) throw fail('user_not_found', { id });
     admin.users.checkManage(req.user, target.role);
     const before = await twoFactor.status(id, false);
     await twoFactor.reset(id);

@@ -79,9 +79,12 @@ export const ERRORS = {
   },
   email_taken: { status: 409, message: 'email: this address belongs to another account' },
   email_verified: { status: 409, message: 'email: this address is already verified' },
+  file_too_large: { status: 413, message: 'file {file} is larger than {limit} bytes' },
+  files_too_large: { status: 413, message: 'files together are larger than {limit} bytes' },
   forbidden: { status: 403, message: 'this action is not allowed for this account' },
   group_not_allowed: { status: 403, message: 'this key may not use group "{group}"' },
   group_ratio_not_found: { status: 404, message: 'no ratio for group "{group}"' },
+  image_generation_failed: { status: 400, message: 'image generation failed' },
   insufficient_quota: { status: 429, message: 'quota exhausted: this API key has used up its quota' },
   internal_error: { status: 500, message: 'internal error' },
   invalid_api_key: { status: 401, message: 'invalid API key' },
@@ -109,6 +112,7 @@ export const ERRORS = {
   key_not_found: { status: 404, message: 'no such API key' },
   market_fetch_failed: { status: 502, message: 'could not fetch {url}: {reason}' },
   market_index_invalid: { status: 502, message: '{url} is not a valid marketplace index' },
+  market_sha256_mismatch: { status: 502, message: '{file} hashes to {got}, the index says {want}' },
   missing_api_key: { status: 401, message: 'no API key: send Authorization: Bearer <key>' },
   mode_not_supported: { status: 400, message: 'this mode is not supported' },
   model_not_allowed: { status: 403, message: 'this API key may not use model "{model}"' },
@@ -139,6 +143,7 @@ export const ERRORS = {
     status: 502,
     message: "the plugin's request to {url} is not allowed: credentials go only to the channel host and allowedHosts",
   },
+  plugin_in_use: { status: 409, message: 'task plugin is still in use' },
   plugin_invalid: { status: 400, message: 'the plugin source is invalid: {reason}' },
   plugin_not_found: { status: 404, message: 'no task plugin "{plugin}" is installed and enabled' },
   plugin_render_failed: { status: 502, type: 'server_error', message: "the plugin's render hook failed: {reason}" },
@@ -146,7 +151,14 @@ export const ERRORS = {
   plugin_request_invalid: { status: 400, message: 'the plugin refused the request: {reason}' },
   plugin_response_invalid: { status: 502, message: "the plugin's answer is invalid: {reason}" },
   plugin_runtime_unavailable: { status: 503, message: 'the task plugin runtime is not available' },
+  plugin_submit_event_failed: { status: 502, message: 'the plugin failed to read an event of the submission stream: {reason}' },
+  plugin_submit_event_invalid: { status: 502, message: 'the plugin returned an invalid answer for an event of the submission stream' },
   plugin_submit_response_invalid: { status: 502, message: "the upstream's answer to a task submission could not be used: {reason}" },
+  plugin_submit_stream_failed: { status: 502, message: 'the upstream event stream of a task submission failed: {reason}' },
+  plugin_submit_stream_timeout: {
+    status: 504,
+    message: 'the upstream event stream of a task submission was idle too long or passed its deadline',
+  },
   plugin_too_large: { status: 413, message: 'the plugin source is larger than 1 MiB' },
   plugin_usage_invalid: { status: 400, message: "the plugin's usage hook returned an invalid answer: {reason}" },
   previous_response_not_found: { status: 404, type: 'invalid_request_error', message: "Previous response with id '{id}' not found." },
@@ -159,8 +171,8 @@ export const ERRORS = {
   },
   request_too_large: { status: 413, message: 'request body too large' },
   reserve_closed: { status: 409, message: 'the reserve of this call was already closed' },
-  sha256_mismatch: { status: 502, message: '{file} hashes to {got}, the index says {want}' },
   signup_disabled: { status: 403, message: 'sign-up is turned off on this gateway: ask an administrator for an account' },
+  source_sha256_mismatch: { status: 400, message: 'sourceSha256 does not match the source (source hashes to {sha})' },
   sso_denied: { status: 400, message: 'the provider refused the login: {reason}' },
   sso_email_unverified: {
     status: 403,
@@ -204,12 +216,18 @@ export const ERRORS = {
     message: 'set up a second factor (authenticator app or passkey) on your profile first: admins must use one',
   },
   unauthorized: { status: 401, message: 'this route needs a bearer token' },
+  unknown_file_reference: { status: 400, message: 'unknown file reference "{ref}"' },
   unsupported_media_type: { status: 415, message: 'unsupported content type' },
   upstream_auth_failed: { status: 502, message: "the upstream refused the gateway's credentials: {reason}" },
   upstream_busy: { status: 429, message: 'the upstream is busy (HTTP 429)' },
   upstream_error: { status: 502, message: 'the upstream failed: {reason}' },
+  upstream_read_failed: { status: 502, message: 'reading the upstream response failed' },
+  upstream_read_timeout: { status: 504, message: 'reading the upstream response timed out' },
   upstream_rejected: { status: 400, message: 'the upstream rejected the task (HTTP {status})' },
+  upstream_response_too_large: { status: 502, message: 'upstream response is larger than {limit} bytes' },
+  upstream_timeout: { status: 504, message: 'upstream timed out' },
   upstream_unknown: { status: 502, message: "the upstream's answer could not be used" },
+  upstream_unreachable: { status: 502, message: 'upstream could not be reached' },
   user_disabled: { status: 403, message: 'this user is disabled' },
   user_exists: { status: 409, message: 'username: "{username}" is taken' },
   user_not_found: { status: 404, message: 'no user with id {id}' },
@@ -229,8 +247,8 @@ export type ErrorCode = keyof typeof ERRORS;
 /** The placeholder names of a message template: `{model}` gives `model`. */
 type Holes<S extends string> = S extends `${string}{${infer P}}${infer R}` ? P | Holes<R> : never;
 type TemplateOf<C extends ErrorCode> = (typeof ERRORS)[C]['message'];
-/** The params that fill the message template of code `C`. */
-export type ErrorParams<C extends ErrorCode> = { readonly [K in Holes<TemplateOf<C>>]: string | number };
+/** The params that fill the message template of code `C`; each is written as a template literal writes it. */
+export type ErrorParams<C extends ErrorCode> = { readonly [K in Holes<TemplateOf<C>>]: unknown };
 type TypesOf<C extends ErrorCode> = (typeof ERRORS)[C] extends { readonly types: readonly (infer T)[] } ? T : never;
 
 export interface FailOptions<C extends ErrorCode> {
@@ -248,9 +266,9 @@ type FailArgs<C extends ErrorCode> = [Holes<TemplateOf<C>>] extends [never]
 /** The status of a code as the catalog gives it. */
 export const statusOf = (code: ErrorCode): number => ERRORS[code].status;
 
-/** A template with its placeholders filled; caller input is cut by `echo`. */
-export function fillTemplate(template: string, params: Readonly<Record<string, string | number>>): string {
-  return template.replace(/\{(\w+)\}/g, (hole, name: string) => (name in params ? echo(params[name]) : hole));
+/** A template with its placeholders filled (caller input among the params is to be cut by `echo` first). */
+export function fillTemplate(template: string, params: Readonly<Record<string, unknown>>): string {
+  return template.replace(/\{(\w+)\}/g, (hole, name: string) => (name in params ? String(params[name]) : hole));
 }
 
 /**
@@ -265,6 +283,16 @@ export function fail<C extends ErrorCode>(code: C, ...[message, options]: FailAr
   return new GatewayError(entry.status, code, text, type, options?.details);
 }
 
+/** GatewayError's constructor arguments for catalog code `code`, for the error classes that extend GatewayError. */
+export function catalogArgs(
+  code: ErrorCode,
+  message: string,
+  details?: Record<string, unknown>,
+): ConstructorParameters<typeof GatewayError> {
+  const entry: ErrorEntry = ERRORS[code];
+  return [entry.status, code, message, entry.type ?? typeForStatus(entry.status), details];
+}
+
 /**
  * An error another party decided, rendered in the caller's envelope with that party's status and
  * code: an upstream's own 4xx passed on, a task plugin's failure code, Fastify's refusals. Such codes
@@ -273,11 +301,6 @@ export function fail<C extends ErrorCode>(code: C, ...[message, options]: FailAr
 export function foreignError(status: number, code: string, message: string, type?: string): GatewayError {
   return new GatewayError(status, code, message, type);
 }
-
-export const badRequest = (message: string, code = 'invalid_request') => new GatewayError(400, code, message);
-export const unauthorized = (message = 'invalid API key', code = 'invalid_api_key') => new GatewayError(401, code, message);
-export const forbidden = (message: string, code = 'forbidden') => new GatewayError(403, code, message);
-export const notFound = (message: string, code = 'not_found') => new GatewayError(404, code, message);
 
 /** Longest piece of caller input (a model name, an action) repeated in an error message. */
 export const ECHO_MAX = 200;

@@ -151,6 +151,6 @@ async function attemptLoop<C extends AttemptCall>(
     }
   }
   await hooks.refund(ctx);
-  if (!last) throw fail('no_available_channel', `no available channel for model "${echo(call.model)}" in group "${call.group}"`);
+  if (!last) throw fail('no_available_channel', { model: echo(call.model), group: call.group });
   throw fail('upstream_error', `upstream failed after ${ctx.attempts.length} attempt(s): ${last.message}`);
 }

@@ -57,4 +57,4 @@ export class Conversations {
   }
 }
 
-const notFound = (id: string) => fail('previous_response_not_found', `Previous response with id '${echo(id)}' not found.`);
+const notFound = (id: string) => fail('previous_response_not_found', { id: echo(id) });

@@ -329,11 +329,11 @@ export class PassThrough {
           `no channel that supports alpha search serves model "${echo(model)}" in group "${principal.group}"`,
         );
       }
-      throw fail('no_available_channel', `no available channel for model "${echo(model)}" in group "${principal.group}"`);
+      throw fail('no_available_channel', { model: echo(model), group: principal.group });
     }
     const price = this.d.prices.get(model);
     if (!price && !this.d.core.config.relayAllowUnpricedModels) {
-      throw fail('model_price_not_set', `model "${echo(model)}" has no price set; an administrator must set one before it can be used`);
+      throw fail('model_price_not_set', { model: echo(model) });
     }
     const isImages = kind === 'images' || kind === 'image_edits';
     // Multipart fields are text: a number there is read as one.

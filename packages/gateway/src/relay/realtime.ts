@@ -100,11 +100,10 @@ export class RealtimeRelay {
     const candidates = this.d.channels
       .candidates(principal.group, model)
       .filter((c) => c.type === ChannelType.openai || c.type === ChannelType.azure);
-    if (!candidates.length)
-      throw fail('no_available_channel', `no available channel for model "${echo(model)}" in group "${principal.group}"`);
+    if (!candidates.length) throw fail('no_available_channel', { model: echo(model), group: principal.group });
     const price = this.d.prices.get(model);
     if (!price && !this.d.core.config.relayAllowUnpricedModels) {
-      throw fail('model_price_not_set', `model "${echo(model)}" has no price set; an administrator must set one before it can be used`);
+      throw fail('model_price_not_set', { model: echo(model) });
     }
     const session: Session = {
       ...s,

@@ -18,7 +18,7 @@ import type { Payer } from '../billing/ledger.ts';
 import { ledgerGrant, type Grant } from '../billing/allowance.ts';
 import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
 import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
-import { echo, GatewayError, fail } from '../platform/errors.ts';
+import { echo, GatewayError, fail, foreignError } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import type { RuntimeChannel } from './channels.ts';
@@ -287,11 +287,11 @@ export class Relay {
       if (cf !== 'openai' && !this.d.channels.modelsFor(principal.group).includes(model)) {
         throw fail('model_not_found', `model "${echo(model)}" is not available in group "${principal.group}"`);
       }
-      throw fail('no_available_channel', `no available channel for model "${echo(model)}" in group "${principal.group}"`);
+      throw fail('no_available_channel', { model: echo(model), group: principal.group });
     }
     const price = this.d.prices.get(model);
     if (!price && !this.d.core.config.relayAllowUnpricedModels) {
-      throw fail('model_price_not_set', `model "${echo(model)}" has no price set; an administrator must set one before it can be used`);
+      throw fail('model_price_not_set', { model: echo(model) });
     }
     const stream = call.stream ?? (call.kind !== 'embeddings' && body.stream === true);
     const ctx: Ctx = {
@@ -507,8 +507,8 @@ export class Relay {
     if (fmt === ctx.cf) return { kind: 'client_error', status, body: text, contentType, message };
     const body =
       ctx.cf === 'openai' || ctx.cf === 'responses' || ctx.cf === 'bedrock'
-        ? { error: { message, type: 'invalid_request_error', param: null, code: 'upstream_error' } }
-        : errorBody(ctx.cf, new GatewayError(status, 'upstream_error', message, 'invalid_request_error'));
+        ? { error: { message, type: 'invalid_request_error', param: null, code: 'upstream_client_error' } }
+        : errorBody(ctx.cf, foreignError(status, 'upstream_client_error', message, 'invalid_request_error'));
     return { kind: 'client_error', status, contentType: 'application/json', message, body: JSON.stringify(body) };
   }
 

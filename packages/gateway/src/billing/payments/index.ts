@@ -13,7 +13,7 @@ import type { Selectable } from 'kysely';
 import type { Core } from '../../core.ts';
 import type { Ledger } from '../ledger.ts';
 import type { PaymentRow } from '../../store/schema-core.ts';
-import { GatewayError, fail } from '../../platform/errors.ts';
+import { fail } from '../../platform/errors.ts';
 import { randomId } from '../../platform/ids.ts';
 import { insertLogs } from '../../logs/writer.ts';
 import { quotaToUsd, type Page } from '../../platform/validate.ts';
@@ -83,7 +83,7 @@ export class Payments {
 
   provider(name: string): PaymentProvider {
     const p = this.providers.get(name);
-    if (!p || !p.configured()) throw fail('payments_disabled', `online top-up with ${name} is not configured on this gateway`);
+    if (!p || !p.configured()) throw fail('payments_disabled', { name });
     return p;
   }
 
@@ -169,8 +169,7 @@ export class Payments {
   /** A webhook delivery to provider `name` (raw body and headers): verified, then applied once. */
   async webhook(name: string, raw: Buffer, headers: Record<string, string | string[] | undefined>): Promise<WebhookOutcome> {
     const provider = this.providers.get(name);
-    if (!provider || !provider.configured())
-      throw new GatewayError(404, 'payments_disabled', `online top-up with ${name} is not configured on this gateway`);
+    if (!provider || !provider.configured()) throw fail('payment_provider_not_found', { name });
     const event = provider.parseWebhook(raw, headers);
     return this.apply(provider, event);
   }

@@ -6,7 +6,7 @@ const PNG_SIG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 export function parseIcon(dataUri: string): { type: 'image/png' | 'image/svg+xml'; bytes: Buffer } {
   const bad = (m: string): never => {
-    throw fail('invalid_icon', `icon: ${m}`);
+    throw fail('invalid_icon', { problem: m });
   };
   const m = /^data:(image\/png|image\/svg\+xml)(;charset=[\w-]+)?(;base64)?,(.*)$/is.exec(dataUri.trim());
   if (!m) return bad('must be a data URI of image/png or image/svg+xml');

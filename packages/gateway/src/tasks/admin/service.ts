@@ -4,7 +4,7 @@
  * transaction, so this node and the others rebuild their generation.
  */
 import type { Core } from '../../core.ts';
-import { GatewayError, fail } from '../../platform/errors.ts';
+import { ERRORS, GatewayError, catalogArgs, fail } from '../../platform/errors.ts';
 import type { Tx } from '../../store/db.ts';
 import type { PluginHost } from '../runtime/host.ts';
 import { MAX_SOURCE_BYTES, sha256Hex, type LoadedPlugin } from '../runtime/loader.ts';
@@ -25,11 +25,11 @@ export interface UploadInput {
 
 export class InUseError extends GatewayError {
   constructor(readonly data: { channels: BoundChannel[]; in_flight_count: number }) {
-    super(409, 'plugin_in_use', 'task plugin is still in use');
+    super(...catalogArgs('plugin_in_use', ERRORS.plugin_in_use.message));
   }
 }
 
-const badRequest = (m: string, code = 'invalid_request') => new GatewayError(400, code, m);
+const badRequest = (m: string) => fail('invalid_request', m);
 const notFound = (m: string) => fail('not_found', m);
 
 function semverCompare(a: string, b: string): number {
@@ -184,8 +184,7 @@ export class PluginAdmin {
     if (input.sourceSha256 !== undefined && input.sourceSha256 !== null && input.sourceSha256 !== '') {
       if (typeof input.sourceSha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(input.sourceSha256))
         throw badRequest('sourceSha256 must be 64 hex characters');
-      if (input.sourceSha256.toLowerCase() !== sha)
-        throw badRequest(`sourceSha256 does not match the source (source hashes to ${sha})`, 'sha256_mismatch');
+      if (input.sourceSha256.toLowerCase() !== sha) throw fail('source_sha256_mismatch', { sha });
     }
     const enabled = input.enabled === undefined ? true : input.enabled === true;
     if (input.enabled !== undefined && typeof input.enabled !== 'boolean') throw badRequest('enabled must be a boolean');
@@ -208,11 +207,7 @@ export class PluginAdmin {
           .where('plugin_key', '=', p.key)
           .where('version', '=', p.version)
           .executeTakeFirst();
-        if (existing && existing.sha256 !== sha)
-          throw fail(
-            'version_exists',
-            `${p.key}@${p.version} is already stored with a different source; versions are immutable, publish a new version`,
-          );
+        if (existing && existing.sha256 !== sha) throw fail('version_exists', { key: p.key, version: p.version });
         if (!existing) {
           await tx
             .insertInto('plugin_versions')

@@ -45,7 +45,7 @@ export class Artifacts {
   private plugin(t: Task): LoadedPlugin {
     const p = this.svc.generation().plugins.get(t.plugin_key);
     if (!p || !p.has('listArtifacts') || !p.has('buildContentRequest')) {
-      throw fail('artifacts_not_supported', `plugin "${t.plugin_key}" does not provide artifacts`);
+      throw fail('artifacts_not_supported', { plugin: t.plugin_key });
     }
     return p;
   }
@@ -89,7 +89,7 @@ export class Artifacts {
       throw fail('artifact_not_found');
     });
     const plugin = this.plugin(t);
-    if (t.status !== 'SUCCESS') throw fail('artifact_not_ready', `the task is not finished (status ${t.status})`);
+    if (t.status !== 'SUCCESS') throw fail('artifact_not_ready', { status: t.status });
     const items = await this.describe(t);
     const art = items.find((a) => a.key === key);
     if (!art) throw fail('artifact_not_found', `task has no artifact "${key.slice(0, 128)}"`);

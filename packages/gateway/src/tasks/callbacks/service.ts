@@ -102,7 +102,7 @@ export class TaskCallbacks {
     const field = given ? 'X-Callback-URL' : "the API key's callback_url";
     const u = parseCallbackUrl(raw, field);
     if (!this.core.config.contentAllowPrivateAddresses && !(await isPublicHost(u.hostname))) {
-      throw fail('callback_url_not_public', `${field} must resolve to a public address`);
+      throw fail('callback_url_not_public', { field });
     }
     const key = await this.db.selectFrom('api_keys').select('callback_secret').where('id', '=', p.keyId).executeTakeFirst();
     if (!key?.callback_secret) {

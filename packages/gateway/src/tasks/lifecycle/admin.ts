@@ -202,7 +202,7 @@ export class TaskAdmin {
     const tag = resolutionTag(input.action, input.status);
     if (t.flagged !== 1) return this.already(t, tag, actor);
     if (TERMINAL.has(t.status) || !(NON_TERMINAL as readonly string[]).includes(t.status)) {
-      throw fail('task_not_resolvable', `task ${t.public_id} is ${t.status}; only unfinished flagged tasks can be resolved`);
+      throw fail('task_not_resolvable', { task: t.public_id, status: t.status });
     }
     t = await this.repairBilling(t);
     const now = Date.now();
@@ -265,7 +265,7 @@ export class TaskAdmin {
 
   /** A call that lost the race (or came later): fine when the same resolution applied, else 409. */
   private async already(t: Row, tag: string, actor: UserPrincipal): Promise<ResolveOutcome> {
-    if (t.flagged === 1) throw fail('task_changed', `task ${t.public_id} changed while it was being resolved; try again`);
+    if (t.flagged === 1) throw fail('task_changed', { task: t.public_id });
     const prev = /^resolved: (\S+) by /.exec(t.flag_reason ?? '')?.[1];
     if (prev === tag) return { changed: false, task: await this.get(t.public_id, actor) };
     throw fail(

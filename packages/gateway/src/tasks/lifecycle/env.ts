@@ -96,7 +96,7 @@ export class TaskEnv {
 
   plugin(key: string, gen: Generation = this.generation()): LoadedPlugin {
     const p = gen.plugins.get(key);
-    if (!p) throw fail('plugin_not_found', `no task plugin "${key}" is installed and enabled`);
+    if (!p) throw fail('plugin_not_found', { plugin: key });
     return p;
   }
 

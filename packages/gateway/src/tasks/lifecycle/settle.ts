@@ -71,7 +71,7 @@ export class Settlement {
       try {
         this.quotaOf(b);
       } catch (e) {
-        throw fail('model_price_error', `the price of "${found.key}" cannot be computed: ${(e as Error).message}`);
+        throw fail('model_price_error', { model: found.key, reason: (e as Error).message });
       }
       return b;
     }

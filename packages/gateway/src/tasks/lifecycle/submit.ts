@@ -120,7 +120,7 @@ export class Submission {
     const plugin = this.env.plugin(input.pluginKey, gen);
     if (typeof input.model !== 'string' || !input.model) throw fail('model_required');
     const model = plugin.manifest.models.find((m) => m.toLowerCase() === input.model.toLowerCase());
-    if (!model) throw fail('model_not_supported', `plugin "${plugin.key}" does not serve model "${echo(input.model)}"`);
+    if (!model) throw fail('model_not_supported', { plugin: plugin.key, model: echo(input.model) });
     const p = input.principal;
     checkModelAccess(p, model);
     const channels = orderChannels(this.env.catalog.candidates(plugin.key, model, p.group));
@@ -189,11 +189,7 @@ export class Submission {
       if (desc && typeof desc.action === 'string' && desc.action) ctx.action = desc.action;
       const wantsSse = desc?.responseType === 'sse';
       if (wantsSse && !(plugin.manifest.submitResponseTypes ?? ['json']).includes('sse')) {
-        lastError = new GatewayError(
-          502,
-          'plugin_request_invalid',
-          'plugin asked for an SSE response without declaring it in submitResponseTypes',
-        );
+        lastError = fail('plugin_response_invalid', 'plugin asked for an SSE response without declaring it in submitResponseTypes');
         break;
       }
 
@@ -319,12 +315,11 @@ export class Submission {
       const ctype = String(res.headers['content-type']?.[0] ?? '');
       if (wantsSse) {
         if (!/^text\/event-stream/i.test(ctype))
-          throw new OutboundError(502, 'plugin_submit_response_invalid', 'the upstream did not answer with an event stream', true);
+          throw new OutboundError('plugin_submit_response_invalid', 'the upstream did not answer with an event stream', true);
         body = await this.readSubmitStream(plugin, ctx, res);
       } else {
         if (/^text\/event-stream/i.test(ctype))
           throw new OutboundError(
-            502,
             'plugin_submit_response_invalid',
             'the upstream answered with an event stream to a JSON submission',
             true,
@@ -366,16 +361,15 @@ export class Submission {
       try {
         out = (await plugin.call(delta ? 'parseSubmitEventDelta' : 'parseSubmitEvent', ctx, ev, prev)) as Record<string, unknown>;
       } catch (e) {
-        throw new OutboundError(502, 'plugin_submit_event_failed', hookMessage(e), true);
+        throw new OutboundError('plugin_submit_event_failed', hookMessage(e), true);
       }
       if (!out || typeof out !== 'object' || typeof out.done !== 'boolean' || !('state' in out)) {
-        throw new OutboundError(502, 'plugin_submit_event_invalid', 'submit event hook must return { state, done }', true);
+        throw new OutboundError('plugin_submit_event_invalid', 'submit event hook must return { state, done }', true);
       }
       if (delta) {
         const keys = Object.keys(out).sort().join(',');
         if (keys !== 'changes,done,state')
           throw new OutboundError(
-            502,
             'plugin_submit_event_invalid',
             'parseSubmitEventDelta must return exactly { changes, state, done }',
             true,
@@ -475,12 +469,11 @@ export class Submission {
       const id = typeof raw === 'string' ? raw.trim() : '';
       const shown = JSON.stringify(String(raw).slice(0, 128));
       const t = id && id.length <= 128 ? await this.env.store.byPublicId(id) : undefined;
-      if (!t || Number(t.user_id) !== userId) throw fail('origin_task_not_found', `origin task ${shown} was not found`);
-      if (t.plugin_key !== pluginKey) throw fail('origin_task_platform_mismatch', `origin task ${shown} was made by another plugin`);
+      if (!t || Number(t.user_id) !== userId) throw fail('origin_task_not_found', { task: shown });
+      if (t.plugin_key !== pluginKey) throw fail('origin_task_platform_mismatch', { task: shown });
       const ch = t.channel_id === null ? null : Number(t.channel_id);
       if (channelId === undefined) channelId = ch;
-      else if (channelId !== ch)
-        throw fail('origin_task_channel_conflict', `origin task ${shown} was made on another channel than the other origin tasks`);
+      else if (channelId !== ch) throw fail('origin_task_channel_conflict', { task: shown });
       tasks.push({
         taskId: t.upstream_task_id ?? '',
         publicTaskId: t.public_id,
@@ -491,10 +484,7 @@ export class Submission {
     }
     const bound = channelId === null || channelId === undefined ? undefined : this.env.catalog.channel(channelId);
     if (!bound || !bound.plugins.includes(pluginKey)) {
-      throw fail(
-        'origin_task_channel_disabled',
-        `the channel of origin task ${JSON.stringify(ids[0].slice(0, 128))} is disabled or no longer runs this plugin`,
-      );
+      throw fail('origin_task_channel_disabled', { task: JSON.stringify(ids[0].slice(0, 128)) });
     }
     return { channelId: bound.id, tasks };
   }
@@ -526,11 +516,8 @@ export class Submission {
       { task: row.public_id, plugin: row.plugin_key, channel: row.channel_id, endpoint, code: g.code },
       'task submit outcome unknown; flagged for an administrator',
     );
-    throw new GatewayError(
-      502,
-      g.code === 'plugin_submit_response_invalid' ? g.code : 'submit_outcome_unknown',
-      `the upstream may have accepted the task but its answer could not be used (${g.message}); task ${row.public_id} is kept for review and was not retried`,
-    );
+    const text = `the upstream may have accepted the task but its answer could not be used (${g.message}); task ${row.public_id} is kept for review and was not retried`;
+    throw g.code === 'plugin_submit_response_invalid' ? fail('plugin_submit_response_invalid', text) : fail('submit_outcome_unknown', text);
   }
 }
 

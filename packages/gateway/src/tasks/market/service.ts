@@ -44,7 +44,7 @@ export interface MarketIndex {
   plugins: IndexPlugin[];
 }
 
-const bad = (m: string, code = 'invalid_request') => new GatewayError(400, code, m);
+const bad = (m: string) => fail('invalid_request', m);
 
 function httpUrl(v: unknown, what: string): URL {
   let u: URL;
@@ -62,7 +62,7 @@ async function fetchBytes(url: URL, max: number, dispatcher: Dispatcher): Promis
   try {
     res = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'follow', dispatcher });
   } catch (e) {
-    throw fail('market_fetch_failed', `could not fetch ${url.href}: ${(e as Error).message}`);
+    throw fail('market_fetch_failed', { url: url.href, reason: (e as Error).message });
   }
   if (!res.ok) throw fail('market_fetch_failed', `fetching ${url.href} returned HTTP ${res.status}`);
   const chunks: Buffer[] = [];
@@ -154,8 +154,7 @@ export class Marketplace {
     const fileUrl = new URL(v.path, url);
     const bytes = await fetchBytes(fileUrl, MAX_FILE_BYTES, this.core.outbound.content);
     const got = createHash('sha256').update(bytes).digest('hex');
-    if (got !== v.sha256.toLowerCase())
-      throw fail('sha256_mismatch', `${fileUrl.href} hashes to ${got}, the index says ${v.sha256.toLowerCase()}`);
+    if (got !== v.sha256.toLowerCase()) throw fail('market_sha256_mismatch', { file: fileUrl.href, got, want: v.sha256.toLowerCase() });
     let icon: string | undefined;
     if (entry.iconFile?.path && entry.iconFile.sha256) {
       try {

@@ -113,7 +113,7 @@ export class NativeHost {
     try {
       return await plugin.call(`native.${name}`, ctx, view);
     } catch (e) {
-      throw new GatewayError(502, 'plugin_render_failed', sanitizeHookText(e));
+      throw fail('plugin_render_failed', sanitizeHookText(e));
     }
   }
 

@@ -3,7 +3,7 @@
  * originTaskIds normalisation (ownership and channel checks are the lifecycle's), and the host's error envelopes for these routes. No I/O here.
  */
 import type { NativeRoute } from '@gatehouse/plugin-sdk';
-import { echo, GatewayError, fail } from '../../platform/errors.ts';
+import { echo, fail } from '../../platform/errors.ts';
 import { parsePath, reservedIntersection } from '../runtime/routes.ts';
 import { foldModel, type PluginLike } from '../protocols/plugin-like.ts';
 import { sanitizeHookText } from '../protocols/hook-text.ts';
@@ -33,11 +33,7 @@ export function checkRouteModel(route: RouteDecl, body: unknown): void {
   if (!route.models || route.models.length === 0) return;
   const m = body && typeof body === 'object' && !Array.isArray(body) ? (body as { model?: unknown }).model : undefined;
   if (typeof m !== 'string' || !route.models.some((x) => foldModel(x) === foldModel(m))) {
-    throw new GatewayError(
-      400,
-      'model_not_allowed',
-      `model ${JSON.stringify(typeof m === 'string' ? m : '')} is not allowed on this route`,
-    );
+    throw fail('model_not_on_route', `model ${JSON.stringify(typeof m === 'string' ? m : '')} is not allowed on this route`);
   }
 }
 
@@ -73,9 +69,9 @@ export function checkNativeIntent(value: unknown, route: RouteDecl, plugin: Plug
   if (v.kind !== 'submit') throw invalidResult();
   if (typeof v.model !== 'string' || !v.model.trim()) throw fail('invalid_request', 'the route did not name a model');
   const declared = plugin.manifest.models.find((m) => foldModel(m) === foldModel(v.model as string));
-  if (!declared) throw new GatewayError(400, 'model_not_allowed', `model ${JSON.stringify(echo(v.model))} is not served by this route`);
+  if (!declared) throw fail('model_not_on_route', `model ${JSON.stringify(echo(v.model))} is not served by this route`);
   if (route.models?.length && !route.models.some((m) => foldModel(m) === foldModel(declared))) {
-    throw new GatewayError(400, 'model_not_allowed', `model ${JSON.stringify(echo(v.model))} is not allowed on this route`);
+    throw fail('model_not_on_route', `model ${JSON.stringify(echo(v.model))} is not allowed on this route`);
   }
   if (v.action !== undefined && typeof v.action !== 'string') throw invalidResult();
   const action = (typeof v.action === 'string' && v.action.trim()) || route.action;

@@ -6,7 +6,7 @@
 import type { HeaderSink } from '../../accounts/rate-limits.ts';
 import type { KeyPrincipal } from '../../accounts/types.ts';
 import { checkModelAccess } from '../../accounts/keys.ts';
-import { echo, GatewayError, fail } from '../../platform/errors.ts';
+import { echo, GatewayError, fail, foreignError, statusOf } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { claimants, canonicalModel, decodeCandidates, decodeWith, filterByMode, responsesMode, type Candidate } from './candidates.ts';
 import { sanitizeHookText } from './hook-text.ts';
@@ -186,13 +186,7 @@ export class ProtocolHost {
     const accepted = await decodeCandidates(plugins, protocol, (p) => ctxFor(p) as { model: string });
     const tasks = this.tasks();
     const chosen = chooseChannel(accepted, (key) => tasks.catalog.candidates(key, model, req.principal.group));
-    if (!chosen)
-      throw new GatewayError(
-        503,
-        'no_available_channel',
-        `no channel serves model "${echo(model)}" for group "${req.principal.group}"`,
-        'server_error',
-      );
+    if (!chosen) throw fail('no_available_channel', { model: echo(model), group: req.principal.group });
     const plugin = chosen.candidate.plugin;
     // The executing plugin decodes again (decoders are deterministic); its model must be the pinned one.
     const decodeCtx = ctxFor(plugin);
@@ -276,7 +270,8 @@ export class ProtocolHost {
     }
     if (row.status === 'FAILURE') {
       const { code, message } = failureOf(row.fail_reason);
-      throw new GatewayError(400, code ?? 'image_generation_failed', message, 'invalid_request_error');
+      // A failure code the plugin gave is the plugin's own: passed on as it is, with the status of image_generation_failed.
+      throw code ? foreignError(statusOf('image_generation_failed'), code, message) : fail('image_generation_failed', message);
     }
     const view = taskViewOf(row);
     if (data !== undefined && view.data === null) view.data = data;
@@ -284,7 +279,7 @@ export class ProtocolHost {
     try {
       rendered = await p.plugin.call(protocolHook(p.plugin, 'image', 'render'), p.decodeCtx, view);
     } catch (e) {
-      throw new GatewayError(500, 'plugin_render_failed', sanitizeHookText(e), 'server_error');
+      throw fail('plugin_render_failed', sanitizeHookText(e));
     }
     let result = shapeImageResult(rendered, view.created_at || Math.floor(Date.now() / 1000));
     if (wantsB64(req.body)) result = await addBase64(result, this.d.download, this.d.log, row.public_id);
@@ -344,7 +339,7 @@ export class ProtocolHost {
 
   async videoContent(principal: KeyPrincipal, id: string, method: string, headers: Record<string, string>): Promise<ContentResponse> {
     const { row } = await this.ownProtocolTask(principal, id, 'video', () => videoNotFound(id));
-    if (row.status !== 'SUCCESS') throw fail('task_not_completed', `Task is not completed yet, current status: ${row.status}`);
+    if (row.status !== 'SUCCESS') throw fail('task_not_completed', { status: row.status });
     const art = this.d.artifacts();
     if (!art) throw fail('artifacts_unavailable');
     const links = await art.links(row);
@@ -530,7 +525,7 @@ export function backgroundOf(row: Task): boolean {
 }
 
 function videoNotFound(id: string): GatewayError {
-  return fail('video_not_found', `No video found with id '${id.slice(0, 80)}'.`);
+  return fail('video_not_found', { id: id.slice(0, 80) });
 }
 
 /** A failure reason that is JSON `{code, message}` gives both; otherwise the text is the message. */
