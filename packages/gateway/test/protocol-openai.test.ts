@@ -41,7 +41,7 @@ test('images.generate waits for the task, polls inside the request, adds b64_jso
   assert.equal(r.data![0].revised_prompt, 'revised: generate');
 });
 
-test('images.edit with multipart image[] files; failure is 400 with the reason; unclaimed model is 404', async () => {
+test('images.edit with multipart image[] files; failure is 400 with the reason; unclaimed model is 503', async () => {
   const f1 = await OpenAI.toFile(Buffer.from('one'), 'a.png', { type: 'image/png' });
   const f2 = await OpenAI.toFile(Buffer.from('two'), 'b.png', { type: 'image/png' });
   const r = await client.images.edit({ model: 'pm-img', prompt: 'edit it', image: [f1, f2] });
@@ -58,7 +58,7 @@ test('images.edit with multipart image[] files; failure is 400 with the reason; 
     (e: unknown) => e instanceof OpenAI.APIError && e.status === 400 && /prompt is required/.test(e.message),
   );
   const none = await api(gw.url, user.key, 'POST', '/v1/images/generations', { model: 'nobody-claims', prompt: 'x' });
-  assert.equal(none.status, 404);
+  assert.equal(none.status, 503);
   assert.match(none.body.error.message, /nobody-claims/);
 });
 
