@@ -126,6 +126,21 @@ export default tseslint.config(
     settings: { 'import-x/extensions': ['.ts', '.tsx'], 'import-x/resolver': { node: { extensions: ['.ts', '.tsx'] } } },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
+  {
+    // Errors come from the catalog (platform/errors.ts): fail(code, …), never an inline status and code.
+    files: [`${SRC}/**/*.ts`],
+    ignores: [`${SRC}/platform/errors.ts`, `${SRC}/**/*.test.ts`],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='GatewayError']",
+          message:
+            "Build errors with fail('<code>', …) from platform/errors.ts; a new code gets its entry in ERRORS and a row in docs/api.md.",
+        },
+      ],
+    },
+  },
   ...layerRules(),
   {
     // Example plugins run inside the sandbox: they have `utils` and `console` only.

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Core } from '../core.ts';
 import { sha256Hex } from '../platform/crypto.ts';
-import { echo, GatewayError } from '../platform/errors.ts';
+import { echo, fail } from '../platform/errors.ts';
 import { compileIpList, type IpMatcher } from './ip.ts';
 import type { KeyPrincipal, RateLimits, Role } from './types.ts';
 import { rateLimitsOf } from './rate-limits.ts';
@@ -131,16 +131,16 @@ export class KeyCache {
    * has left.
    */
   authenticate(raw: string | null, ip: string): KeyPrincipal {
-    if (!raw) throw new GatewayError(401, 'missing_api_key', 'no API key: send Authorization: Bearer <key>');
+    if (!raw) throw fail('missing_api_key');
     let h = this.hashes.get(raw);
     if (h === undefined) h = hashApiKey(raw.startsWith('sk-') ? raw : `sk-${raw}`);
     const hit = this.byHash.get(h);
-    if (!hit) throw new GatewayError(401, 'invalid_api_key', 'invalid API key');
+    if (!hit) throw fail('invalid_api_key');
     if (this.hashes.size < HASH_MEMO_MAX) this.hashes.set(raw, h);
     else if (!this.hashes.has(raw)) this.hashes.clear();
-    if (hit.expiresAt !== null && hit.expiresAt <= Date.now()) throw new GatewayError(401, 'api_key_expired', 'API key has expired');
-    if (hit.ips && !hit.ips.matches(ip)) throw new GatewayError(403, 'ip_not_allowed', `API key may not be used from ${ip}`);
-    if (hit.groupLost) throw new GatewayError(403, 'group_not_allowed', hit.groupLost);
+    if (hit.expiresAt !== null && hit.expiresAt <= Date.now()) throw fail('api_key_expired');
+    if (hit.ips && !hit.ips.matches(ip)) throw fail('ip_not_allowed', { ip });
+    if (hit.groupLost) throw fail('group_not_allowed', hit.groupLost);
     return hit.principal;
   }
 
@@ -158,6 +158,6 @@ export function budgetsOf(key: BudgetSpec | null, user: BudgetSpec | null): read
 /** Throws 403 when the key may not use `model`. */
 export function checkModelAccess(p: KeyPrincipal, model: string): void {
   if (p.models && !p.models.has(model)) {
-    throw new GatewayError(403, 'model_not_allowed', `this API key may not use model "${echo(model)}"`);
+    throw fail('model_not_allowed', { model: echo(model) });
   }
 }

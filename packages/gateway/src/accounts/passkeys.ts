@@ -12,7 +12,7 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Core } from '../core.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { GatewayError, fail } from '../platform/errors.ts';
 import type { TwoFactor } from './two-factor.ts';
 import { PasskeyStore } from './passkey-store.ts';
 
@@ -40,7 +40,7 @@ function challengeOf(response: { response?: { clientDataJSON?: unknown } }): str
 }
 
 function invalid(message = 'the passkey response could not be verified'): GatewayError {
-  return new GatewayError(400, 'invalid_passkey', message);
+  return fail('invalid_passkey', message);
 }
 
 export class Passkeys {
@@ -56,7 +56,7 @@ export class Passkeys {
   /** Relying party id and origin from PUBLIC_URL; 503 `passkeys_unavailable` without it. */
   rp(): { rpID: string; origin: string } {
     const url = this.core.config.publicUrl;
-    if (!url) throw new GatewayError(503, 'passkeys_unavailable', "passkeys need PUBLIC_URL (the console's public address) to be set");
+    if (!url) throw fail('passkeys_unavailable');
     const u = new URL(url);
     return { rpID: u.hostname, origin: u.origin };
   }
@@ -115,7 +115,7 @@ export class Passkeys {
     const cred = v.registrationInfo.credential;
     const now = Date.now();
     const taken = await this.passkeys.byCredential(cred.id);
-    if (taken) throw new GatewayError(409, 'passkey_exists', 'this passkey is already registered');
+    if (taken) throw fail('passkey_exists');
     await this.passkeys.insert({
       user_id: userId,
       credential_id: cred.id,
@@ -131,7 +131,7 @@ export class Passkeys {
   }
 
   async remove(userId: number, id: number): Promise<void> {
-    if (!(await this.passkeys.remove(userId, id))) throw new GatewayError(404, 'not_found', 'no such passkey');
+    if (!(await this.passkeys.remove(userId, id))) throw fail('not_found', 'no such passkey');
     await this.twoFactor.dropRecoveryCodesIfUnused(userId);
   }
 

@@ -25,7 +25,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Core } from '../core.ts';
 import type { Options } from '../options/options.ts';
-import { echo, GatewayError } from '../platform/errors.ts';
+import { echo, GatewayError, fail } from '../platform/errors.ts';
 import {
   LocalLimitCounters,
   RedisLimitCounters,
@@ -342,7 +342,7 @@ export class RateLimiter {
       dim === 'concurrency'
         ? `rate limit reached for ${who}: ${limit} calls at once are in flight; try again when one has ended`
         : `rate limit reached for ${who} on ${DIM_TEXT[dim]}: limit ${limit}, used ${used}; try again in ${retryAfter} s`;
-    return Object.assign(new GatewayError(429, 'rate_limit_exceeded', message, dim, { scope: e.id.slice(0, 1), dimension: dim }), {
+    return Object.assign(fail('rate_limit_exceeded', message, { type: dim, details: { scope: e.id.slice(0, 1), dimension: dim } }), {
       retryAfter,
     });
   }
@@ -354,7 +354,7 @@ export class RateLimiter {
       `request too large for ${scopeText(e.id, model)}: it may use up to ${need} tokens (its input and max_tokens), ` +
       `more than the limit of ${e.tpm} tokens per minute; send a smaller request or a lower max_tokens`;
     return Object.assign(
-      new GatewayError(429, 'rate_limit_exceeded', message, 'tokens', { scope: e.id.slice(0, 1), dimension: 'tokens' }),
+      fail('rate_limit_exceeded', message, { type: 'tokens', details: { scope: e.id.slice(0, 1), dimension: 'tokens' } }),
       { retryAfter },
     );
   }

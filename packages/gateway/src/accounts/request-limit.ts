@@ -10,7 +10,7 @@
  */
 import type { Core } from '../core.ts';
 import type { Options } from '../options/options.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { GatewayError, fail } from '../platform/errors.ts';
 import { WindowCounter, type WindowCount } from '../platform/window-counter.ts';
 
 export interface RequestLimitSettings {
@@ -93,11 +93,9 @@ export class RequestLimiter {
 
 function limited(limit: number, windowMs: number, retryAfter: number): GatewayError & { retryAfter: number } {
   const minutes = windowMs / 60_000;
-  const e = new GatewayError(
-    429,
+  const e = fail(
     'rate_limit_exceeded',
     `rate limit reached: ${limit} requests per ${minutes === 1 ? 'minute' : `${minutes} minutes`}; try again in ${retryAfter} s`,
-    'rate_limit_error',
   );
   return Object.assign(e, { retryAfter });
 }

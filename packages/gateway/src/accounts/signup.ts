@@ -19,7 +19,7 @@ import type { Core } from '../core.ts';
 import type { Options } from '../options/options.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import { hashPassword, safeEqual, sha256Hex } from '../platform/crypto.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import { mailer } from '../platform/mail.ts';
 import { isUniqueViolation, withTx } from '../store/db.ts';
 import { UserStore } from './user-store.ts';
@@ -58,19 +58,14 @@ const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function normaliseEmail(v: unknown, field = 'email'): string {
   if (typeof v !== 'string' || v.trim().length > 254 || !EMAIL_RE.test(v.trim())) {
-    throw new GatewayError(400, 'invalid_email', `${field}: must be an e-mail address`, undefined, { field });
+    throw fail('invalid_email', `${field}: must be an e-mail address`, { details: { field } });
   }
   return v.trim().toLowerCase();
 }
 
-export const emailNotConfigured = () =>
-  new GatewayError(
-    503,
-    'email_not_configured',
-    'e-mail is not configured on this gateway (the operator must set SMTP_URL and PUBLIC_URL): verification and password reset links cannot be sent',
-  );
+export const emailNotConfigured = () => fail('email_not_configured');
 
-const badLink = () => new GatewayError(400, 'invalid_link', 'this link is invalid, already used or expired: ask for a new one');
+const badLink = () => fail('invalid_link');
 
 export class Signup {
   /** Mails being sent after their answer; awaited on close. */
@@ -110,7 +105,7 @@ export class Signup {
   /** Throws 403 signup_disabled unless sign-up is on. */
   assertOpen(): void {
     if (!this.options.getBool('SignupEnabled', false)) {
-      throw new GatewayError(403, 'signup_disabled', 'sign-up is turned off on this gateway: ask an administrator for an account');
+      throw fail('signup_disabled');
     }
   }
 
@@ -125,13 +120,17 @@ export class Signup {
     const code = o.get('SignupInvitationCode') ?? '';
     if (code !== '') {
       if (typeof input.invitationCode !== 'string' || input.invitationCode === '') {
-        throw new GatewayError(403, 'invitation_required', 'invitation_code: an invitation code is required to sign up', undefined, {
-          field: 'invitation_code',
+        throw fail('invitation_required', 'invitation_code: an invitation code is required to sign up', {
+          details: {
+            field: 'invitation_code',
+          },
         });
       }
       if (!safeEqual(sha256Hex(input.invitationCode.trim()), sha256Hex(code))) {
-        throw new GatewayError(403, 'invalid_invitation_code', 'invitation_code: is not a valid invitation code', undefined, {
-          field: 'invitation_code',
+        throw fail('invalid_invitation_code', 'invitation_code: is not a valid invitation code', {
+          details: {
+            field: 'invitation_code',
+          },
         });
       }
     }
@@ -139,7 +138,7 @@ export class Signup {
     const password = validatePassword(input.password);
     const verify = o.getBool('SignupEmailVerification', false);
     const given = input.email !== undefined && input.email !== null && input.email !== '';
-    if (verify && !given) throw new GatewayError(400, 'invalid_email', 'email: is required to sign up', undefined, { field: 'email' });
+    if (verify && !given) throw fail('invalid_email', 'email: is required to sign up', { details: { field: 'email' } });
     const email = given ? normaliseEmail(input.email) : null;
     if (verify && !this.mailConfigured()) throw emailNotConfigured();
     const bonus = Math.max(0, Math.floor(o.getNumber('QuotaForNewUser', 0)));
@@ -173,8 +172,8 @@ export class Signup {
     } catch (e) {
       if (!isUniqueViolation(e)) throw e;
       const taken = await new UserStore(this.core.h).idByName(username);
-      if (taken !== null) throw new GatewayError(409, 'user_exists', `username: "${username}" is taken`, undefined, { field: 'username' });
-      throw new GatewayError(409, 'email_taken', 'email: this address belongs to another account', undefined, { field: 'email' });
+      if (taken !== null) throw fail('user_exists', { username }, { details: { field: 'username' } });
+      throw fail('email_taken', 'email: this address belongs to another account', { details: { field: 'email' } });
     }
     await this.core.cache.bump(KEYS_REVISION);
     let credited = 0;
@@ -197,7 +196,7 @@ export class Signup {
         ? (cur?.email ?? normaliseEmail(emailInput))
         : normaliseEmail(emailInput);
     if (cur?.email === email && cur.verified_at !== null) {
-      throw new GatewayError(409, 'email_verified', 'email: this address is already verified', undefined, { field: 'email' });
+      throw fail('email_verified', 'email: this address is already verified', { details: { field: 'email' } });
     }
     const now = Date.now();
     try {
@@ -205,7 +204,7 @@ export class Signup {
       else if (cur.email !== email) await store.updateEmail(userId, { email, verified_at: null, updated_at: now });
     } catch (e) {
       if (isUniqueViolation(e))
-        throw new GatewayError(409, 'email_taken', 'email: this address belongs to another account', undefined, { field: 'email' });
+        throw fail('email_taken', 'email: this address belongs to another account', { details: { field: 'email' } });
       throw e;
     }
     await this.queueLink(userId, 'verify', email);
@@ -256,7 +255,7 @@ export class Signup {
    */
   async reset(token: unknown, password: unknown): Promise<{ user_id: number }> {
     if (typeof password !== 'string' || password.length < 8 || password.length > 256) {
-      throw new GatewayError(400, 'invalid_password', 'password: must be 8-256 characters', undefined, { field: 'password' });
+      throw fail('invalid_password', 'password: must be 8-256 characters', { details: { field: 'password' } });
     }
     const hash = await hashPassword(password);
     const row = await this.claim(token, 'reset');

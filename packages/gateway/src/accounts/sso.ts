@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
 import type { Core } from '../core.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import { Reader, fieldError, isObj, join, type Obj } from '../platform/validate.ts';
 import type { SsoProviderRow } from '../store/schema-sso.ts';
 import type { Users } from './users.ts';
@@ -229,16 +229,16 @@ async function fetchJson(url: string, init: RequestInit, what: string): Promise<
   try {
     res = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
   } catch (e) {
-    throw new GatewayError(502, 'sso_provider_unreachable', `${what}: ${(e as Error).message}`);
+    throw fail('sso_provider_unreachable', `${what}: ${(e as Error).message}`);
   }
   const text = await res.text();
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new GatewayError(502, 'sso_provider_error', `${what}: HTTP ${res.status}, not JSON`);
+    throw fail('sso_provider_error', `${what}: HTTP ${res.status}, not JSON`);
   }
-  if (!res.ok) throw new GatewayError(502, 'sso_provider_error', `${what}: HTTP ${res.status}`);
+  if (!res.ok) throw fail('sso_provider_error', `${what}: HTTP ${res.status}`);
   return body;
 }
 
@@ -303,7 +303,7 @@ export class Sso {
 
   private async mustRow(id: string): Promise<SsoProviderRow> {
     const row = await this.row(id);
-    if (!row) throw new GatewayError(404, 'sso_provider_not_found', `no SSO provider "${String(id).slice(0, 64)}"`);
+    if (!row) throw fail('sso_provider_not_found', { id: String(id).slice(0, 64) });
     return row;
   }
 
@@ -329,8 +329,7 @@ export class Sso {
   }
 
   async create(input: SsoProviderInput): Promise<SsoProviderView> {
-    if (await this.row(input.id!))
-      throw new GatewayError(409, 'sso_provider_exists', `id: an SSO provider "${input.id}" already exists`, undefined, { field: 'id' });
+    if (await this.row(input.id!)) throw fail('sso_provider_exists', { id: input.id }, { details: { field: 'id' } });
     const now = Date.now();
     await this.core.h.db
       .insertInto('sso_providers')
@@ -429,7 +428,7 @@ export class Sso {
     try {
       return await hit.config;
     } catch (e) {
-      throw new GatewayError(502, 'sso_provider_unreachable', `discovery at ${row.issuer} failed: ${(e as Error).message}`);
+      throw fail('sso_provider_unreachable', `discovery at ${row.issuer} failed: ${(e as Error).message}`);
     }
   }
 
@@ -439,7 +438,7 @@ export class Sso {
    */
   async start(id: string, origin: string, next?: unknown): Promise<{ url: string; cookie: string }> {
     const row = await this.mustRow(id);
-    if (Number(row.enabled) !== 1) throw new GatewayError(404, 'sso_provider_not_found', `no SSO provider "${row.id}"`);
+    if (Number(row.enabled) !== 1) throw fail('sso_provider_not_found', { id: row.id });
     const redirectUri = this.redirectUri(row.id, origin);
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
@@ -481,7 +480,7 @@ export class Sso {
   }
 
   private openFlow(id: string, cookie: string | undefined): FlowState {
-    const refuse = (why: string) => new GatewayError(400, 'sso_invalid_state', `single sign-on refused: ${why}; start the login again`);
+    const refuse = (why: string) => fail('sso_invalid_state', { reason: why });
     if (!cookie) throw refuse('the login was not started in this browser (no flow cookie)');
     let flow: FlowState;
     try {
@@ -502,13 +501,13 @@ export class Sso {
    */
   async callback(id: string, callbackUrl: URL, flowCookie: string | undefined): Promise<{ user: UserPrincipal; returnTo: string }> {
     const row = await this.mustRow(id);
-    if (Number(row.enabled) !== 1) throw new GatewayError(404, 'sso_provider_not_found', `no SSO provider "${row.id}"`);
+    if (Number(row.enabled) !== 1) throw fail('sso_provider_not_found', { id: row.id });
     const flow = this.openFlow(row.id, flowCookie);
     const err = callbackUrl.searchParams.get('error');
-    if (err) throw new GatewayError(400, 'sso_denied', `the provider refused the login: ${err.slice(0, 100)}`);
+    if (err) throw fail('sso_denied', { reason: err.slice(0, 100) });
     const state = callbackUrl.searchParams.get('state');
     if (!state || state !== flow.s)
-      throw new GatewayError(400, 'sso_invalid_state', 'single sign-on refused: the state does not match; start the login again');
+      throw fail('sso_invalid_state', 'single sign-on refused: the state does not match; start the login again');
     const profile = row.kind === 'oidc' ? await this.oidcProfile(row, flow, callbackUrl) : await this.githubProfile(row, flow, callbackUrl);
     return { user: await this.signIn(row, profile), returnTo: safeReturnPath(flow.t) };
   }
@@ -529,16 +528,16 @@ export class Sso {
     } catch (e) {
       const cause = (e as { cause?: unknown }).cause;
       const why = cause instanceof Error ? `${(e as Error).message}: ${cause.message}` : (e as Error).message;
-      throw new GatewayError(400, 'sso_failed', `single sign-on refused: ${why}`);
+      throw fail('sso_failed', { reason: why });
     }
     const claims = tokens.claims();
-    if (!claims) throw new GatewayError(400, 'sso_failed', 'single sign-on refused: no ID token');
+    if (!claims) throw fail('sso_failed', 'single sign-on refused: no ID token');
     let info: Record<string, unknown> = { ...claims };
     if (claims.email === undefined && config.serverMetadata().userinfo_endpoint) {
       try {
         info = { ...(await oidc.fetchUserInfo(config, tokens.access_token, claims.sub)), ...claims };
       } catch (e) {
-        throw new GatewayError(502, 'sso_provider_error', `userinfo: ${(e as Error).message}`);
+        throw fail('sso_provider_error', `userinfo: ${(e as Error).message}`);
       }
     }
     const email = firstString(info.email);
@@ -553,7 +552,7 @@ export class Sso {
 
   private async githubProfile(row: SsoProviderRow, flow: FlowState, callbackUrl: URL): Promise<SsoProfile> {
     const code = callbackUrl.searchParams.get('code');
-    if (!code) throw new GatewayError(400, 'sso_failed', 'single sign-on refused: no authorization code');
+    if (!code) throw fail('sso_failed', 'single sign-on refused: no authorization code');
     const token = (await fetchJson(
       `${row.issuer}/login/oauth/access_token`,
       {
@@ -570,17 +569,12 @@ export class Sso {
       'GitHub token exchange',
     )) as Obj;
     if (typeof token.access_token !== 'string') {
-      throw new GatewayError(
-        400,
-        'sso_failed',
-        `single sign-on refused: ${typeof token.error === 'string' ? token.error.slice(0, 100) : 'no access token'}`,
-      );
+      throw fail('sso_failed', { reason: typeof token.error === 'string' ? token.error.slice(0, 100) : 'no access token' });
     }
     const headers = { authorization: `Bearer ${token.access_token}`, accept: 'application/vnd.github+json', 'user-agent': 'gatehouse' };
     const api = row.api_url ?? GITHUB_API;
     const user = (await fetchJson(`${api}/user`, { headers }, 'GitHub /user')) as Obj;
-    if (typeof user.id !== 'number' && typeof user.id !== 'string')
-      throw new GatewayError(502, 'sso_provider_error', 'GitHub /user: no id');
+    if (typeof user.id !== 'number' && typeof user.id !== 'string') throw fail('sso_provider_error', 'GitHub /user: no id');
     let email: string | null = null;
     let verified = false;
     const emails = await fetchJson(`${api}/user/emails`, { headers }, 'GitHub /user/emails').catch(() => null);
@@ -637,20 +631,12 @@ export class Sso {
         const owner = await this.findByVerifiedEmail(p.email);
         if (owner !== null) {
           if (!p.emailVerified) {
-            throw new GatewayError(
-              403,
-              'sso_email_unverified',
-              'single sign-on refused: an account with this e-mail exists, but the provider has not verified the address',
-            );
+            throw fail('sso_email_unverified');
           }
           // Whoever controls a provider (admins declare them) could otherwise take the root account.
           const role = await new UserStore(this.core.h).byId(owner);
           if (role?.role === 'root') {
-            throw new GatewayError(
-              403,
-              'sso_link_refused',
-              'single sign-on refused: a root account is never linked by e-mail; log in with the password',
-            );
+            throw fail('sso_link_refused');
           }
           linkTo = owner;
         }
@@ -686,8 +672,8 @@ export class Sso {
       );
     }
     const u = await new UserStore(this.core.h).byId(userId);
-    if (!u) throw new GatewayError(403, 'user_disabled', 'the account linked to this sign-in no longer exists');
-    if (Number(u.status) !== 1) throw new GatewayError(403, 'user_disabled', 'this user is disabled');
+    if (!u) throw fail('user_disabled', 'the account linked to this sign-in no longer exists');
+    if (Number(u.status) !== 1) throw fail('user_disabled');
     return { id: Number(u.id), username: u.username, role: u.role, group: u.group_name };
   }
 
@@ -708,6 +694,6 @@ export class Sso {
         if ((await new UserStore(this.core.h).idByName(username)) === null) throw e;
       }
     }
-    throw new GatewayError(409, 'username_taken', 'no free username for the new account');
+    throw fail('username_taken');
   }
 }

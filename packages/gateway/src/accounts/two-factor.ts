@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { generateSecret, generateURI, verify as verifyTotp } from 'otplib';
 import type { Core } from '../core.ts';
 import { hmacHex, sha256Hex } from '../platform/crypto.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import { withTx } from '../store/db.ts';
 import { PasskeyStore } from './passkey-store.ts';
 
@@ -110,11 +110,7 @@ export class TwoFactor {
   async setupTotp(userId: number, username: string): Promise<{ secret: string; otpauth_uri: string }> {
     const cur = await this.db.selectFrom('user_totp').select('enabled').where('user_id', '=', userId).executeTakeFirst();
     if (cur && Number(cur.enabled) === 1)
-      throw new GatewayError(
-        409,
-        'totp_already_enabled',
-        'two-factor authentication with an authenticator app is already on: disable it first',
-      );
+      throw fail('totp_already_enabled', 'two-factor authentication with an authenticator app is already on: disable it first');
     const secret = generateSecret();
     const sealed = this.core.secrets.seal(secret);
     const now = Date.now();
@@ -184,11 +180,10 @@ export class TwoFactor {
   /** Confirms a TOTP enrolment with a code from the app: TOTP is on; returns new recovery codes (shown once). */
   async enableTotp(userId: number, code: unknown): Promise<string[]> {
     const row = await this.db.selectFrom('user_totp').select('enabled').where('user_id', '=', userId).executeTakeFirst();
-    if (!row) throw new GatewayError(409, 'totp_not_set_up', 'start with POST /api/user/2fa/setup');
-    if (Number(row.enabled) === 1)
-      throw new GatewayError(409, 'totp_already_enabled', 'two-factor authentication with an authenticator app is already on');
+    if (!row) throw fail('totp_not_set_up');
+    if (Number(row.enabled) === 1) throw fail('totp_already_enabled');
     if (typeof code !== 'string' || !(await this.checkTotp(userId, code.trim().replace(/\s/g, ''), false))) {
-      throw new GatewayError(400, 'invalid_code', 'code: is not the current code of the authenticator app', undefined, { field: 'code' });
+      throw fail('invalid_code', 'code: is not the current code of the authenticator app', { details: { field: 'code' } });
     }
     await this.db.updateTable('user_totp').set({ enabled: 1, updated_at: Date.now() }).where('user_id', '=', userId).execute();
     const left = await this.db
@@ -203,19 +198,18 @@ export class TwoFactor {
   /** Turns TOTP off after a TOTP or recovery code; recovery codes go too when no passkey is left. */
   async disableTotp(userId: number, code: unknown): Promise<void> {
     const row = await this.db.selectFrom('user_totp').select('enabled').where('user_id', '=', userId).executeTakeFirst();
-    if (!row || Number(row.enabled) !== 1)
-      throw new GatewayError(409, 'totp_not_enabled', 'two-factor authentication with an authenticator app is not on');
+    if (!row || Number(row.enabled) !== 1) throw fail('totp_not_enabled');
     if (!(await this.verifyCode(userId, code)))
-      throw new GatewayError(400, 'invalid_code', 'code: is not a current or recovery code', undefined, { field: 'code' });
+      throw fail('invalid_code', 'code: is not a current or recovery code', { details: { field: 'code' } });
     await this.db.deleteFrom('user_totp').where('user_id', '=', userId).execute();
     await this.dropRecoveryCodesIfUnused(userId);
   }
 
   /** New recovery codes (the old ones stop working) after a TOTP or recovery code. */
   async regenerateRecoveryCodes(userId: number, code: unknown): Promise<string[]> {
-    if (!(await this.hasSecondFactor(userId))) throw new GatewayError(409, 'two_factor_not_enabled', 'two-factor authentication is not on');
+    if (!(await this.hasSecondFactor(userId))) throw fail('two_factor_not_enabled');
     if (!(await this.verifyCode(userId, code)))
-      throw new GatewayError(400, 'invalid_code', 'code: is not a current or recovery code', undefined, { field: 'code' });
+      throw fail('invalid_code', 'code: is not a current or recovery code', { details: { field: 'code' } });
     return this.replaceRecoveryCodes(userId);
   }
 

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Core } from '../core.ts';
 import { hashPassword, hmacB64Url, safeEqual, sha256Hex, verifyPassword } from '../platform/crypto.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import { withTx } from '../store/db.ts';
 import { UserStore } from './user-store.ts';
 import type { Role, UserPrincipal } from './types.ts';
@@ -29,20 +29,20 @@ export interface NewUser {
 
 export function validateUsername(u: unknown): string {
   if (typeof u !== 'string' || !/^[A-Za-z0-9_.@-]{1,64}$/.test(u)) {
-    throw new GatewayError(400, 'invalid_username', 'username must be 1-64 characters of letters, digits, _ . @ -');
+    throw fail('invalid_username');
   }
   return u;
 }
 
 export function validatePassword(p: unknown): string {
   if (typeof p !== 'string' || p.length < 8 || p.length > 256) {
-    throw new GatewayError(400, 'invalid_password', 'password must be 8-256 characters');
+    throw fail('invalid_password');
   }
   return p;
 }
 
 export function validateRole(r: unknown): Role {
-  if (!ROLES.includes(r as Role)) throw new GatewayError(400, 'invalid_role', `role must be one of ${ROLES.join(', ')}`);
+  if (!ROLES.includes(r as Role)) throw fail('invalid_role', { roles: ROLES.join(', ') });
   return r as Role;
 }
 
@@ -104,8 +104,8 @@ export class Users {
     const row = await this.store.byName(String(username));
     // An unknown name costs the same hash as a known one, so timing does not tell which names exist.
     const ok = await verifyPassword(String(password), row ? row.password_hash : await dummyHash());
-    if (!row || !ok) throw new GatewayError(401, 'invalid_credentials', 'wrong username or password');
-    if (Number(row.status) !== 1) throw new GatewayError(403, 'user_disabled', 'this user is disabled');
+    if (!row || !ok) throw fail('invalid_credentials');
+    if (Number(row.status) !== 1) throw fail('user_disabled');
     return toPrincipal(row);
   }
 
@@ -192,14 +192,16 @@ export class Users {
     const store = this.store;
     const row = await store.byId(userId);
     if (!row || !(await verifyPassword(String(oldPassword), row.password_hash))) {
-      throw new GatewayError(400, 'invalid_credentials', 'old_password: is not the current password', undefined, { field: 'old_password' });
+      throw fail('wrong_password', 'old_password: is not the current password', { details: { field: 'old_password' } });
     }
     if (typeof newPassword !== 'string' || newPassword.length < 8 || newPassword.length > 256) {
-      throw new GatewayError(400, 'invalid_password', 'new_password: must be 8-256 characters', undefined, { field: 'new_password' });
+      throw fail('invalid_password', 'new_password: must be 8-256 characters', { details: { field: 'new_password' } });
     }
     if (newPassword === oldPassword)
-      throw new GatewayError(400, 'invalid_password', 'new_password: must differ from the current password', undefined, {
-        field: 'new_password',
+      throw fail('invalid_password', 'new_password: must differ from the current password', {
+        details: {
+          field: 'new_password',
+        },
       });
     const hash = await hashPassword(newPassword);
     const keep = this.verifyCookie(keepCookie);

@@ -6,7 +6,7 @@ import { parseServiceAccount } from '../platform/google-token.ts';
 import { AWS_REGION, parseBedrockKey } from '../relay/bedrock.ts';
 import type { Selectable } from 'kysely';
 import type { Core } from '../core.ts';
-import { GatewayError, notFound } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import { isUniqueViolation } from '../store/db.ts';
 import { ChannelStore } from '../relay/channel-store.ts';
 import type { ChannelRow } from '../store/schema-core.ts';
@@ -331,7 +331,7 @@ export class ChannelAdmin {
 
   async row(id: number) {
     const r = await this.store.byId(id);
-    if (!r) throw notFound(`no channel with id ${id}`, 'channel_not_found');
+    if (!r) throw fail('channel_not_found', { id });
     return r;
   }
 
@@ -384,8 +384,7 @@ export class ChannelAdmin {
         updated_at: now,
       });
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw new GatewayError(409, 'channel_exists', `${join(at, 'name')}: a channel named "${input.name}" already exists`);
+      if (isUniqueViolation(e)) throw fail('channel_exists', `${join(at, 'name')}: a channel named "${input.name}" already exists`);
       throw e;
     }
     await this.changes.changed('channels');
@@ -456,8 +455,7 @@ export class ChannelAdmin {
     try {
       await this.store.update(id, set as any);
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw new GatewayError(409, 'channel_exists', `${join(at, 'name')}: a channel named "${input.name}" already exists`);
+      if (isUniqueViolation(e)) throw fail('channel_exists', `${join(at, 'name')}: a channel named "${input.name}" already exists`);
       throw e;
     }
     await this.changes.changed('channels');

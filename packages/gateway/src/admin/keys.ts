@@ -10,7 +10,7 @@ import { ROLE_RANK } from '../accounts/types.ts';
 import { compileIpList } from '../accounts/ip.ts';
 import { generateApiKey, hashApiKey, keyHint } from '../accounts/keys.ts';
 import { randomToken } from '../platform/crypto.ts';
-import { GatewayError, forbidden, notFound } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import { isUniqueViolation } from '../store/db.ts';
 import { KeyStore } from '../accounts/key-store.ts';
 import { UserStore } from '../accounts/user-store.ts';
@@ -190,17 +190,17 @@ export class KeyAdmin {
   /** Throws unless `actor` may manage keys of user `userId`. */
   private async checkOwner(actor: Actor, userId: number): Promise<void> {
     if (!actor || actor.role === 'root' || actor.id === userId) return;
-    if (ROLE_RANK[actor.role] < ROLE_RANK.admin) throw notFound('no such API key', 'key_not_found');
+    if (ROLE_RANK[actor.role] < ROLE_RANK.admin) throw fail('key_not_found');
     const owner = await new UserStore(this.core.h).byId(userId);
     if (owner && ROLE_RANK[owner.role] >= ROLE_RANK[actor.role])
-      throw forbidden('only root may manage the keys of admin and root accounts');
+      throw fail('forbidden', 'only root may manage the keys of admin and root accounts');
   }
 
   /** A key's group can only be its user's own (a key never reaches beyond its user); only admins set key values. */
   private checkFields(actor: Actor, input: KeyInput, userGroup: string): void {
     if (input.group && input.group !== userGroup) throw fieldError('group', `must be the user's own group "${userGroup}" (or empty)`);
     if (!actor || ROLE_RANK[actor.role] >= ROLE_RANK.admin) return;
-    if (input.key !== undefined) throw forbidden('only admins may set a fixed key value');
+    if (input.key !== undefined) throw fail('forbidden', 'only admins may set a fixed key value');
   }
 
   async list(q: { page: number; pageSize: number; offset: number; userId?: number; keyword?: string }): Promise<Page<KeyView>> {
@@ -214,7 +214,7 @@ export class KeyAdmin {
 
   async get(id: number, actor: Actor): Promise<KeyView> {
     const r = await this.row(id);
-    if (!r) throw notFound(`no API key with id ${id}`, 'key_not_found');
+    if (!r) throw fail('key_not_found', `no API key with id ${id}`);
     await this.checkOwner(actor, Number(r.user_id));
     return (await this.withSpend([this.view(r)]))[0];
   }
@@ -237,7 +237,8 @@ export class KeyAdmin {
   async create(input: KeyInput, actor: Actor): Promise<KeyView & { key: string }> {
     const userId = input.user_id ?? actor?.id;
     if (!userId) throw fieldError('user_id', 'is required');
-    if (actor && userId !== actor.id && ROLE_RANK[actor.role] < ROLE_RANK.admin) throw forbidden('you may only create keys for yourself');
+    if (actor && userId !== actor.id && ROLE_RANK[actor.role] < ROLE_RANK.admin)
+      throw fail('forbidden', 'you may only create keys for yourself');
     await this.checkOwner(actor, userId);
     const user = await new UserStore(this.core.h).byId(userId);
     if (!user) throw fieldError('user_id', `no user with id ${userId}`);
@@ -264,7 +265,7 @@ export class KeyAdmin {
         accessed_at: null,
       });
     } catch (e) {
-      if (isUniqueViolation(e)) throw new GatewayError(409, 'key_exists', 'key: this key value is already in use');
+      if (isUniqueViolation(e)) throw fail('key_exists');
       throw e;
     }
     await this.changes.changed('keys');
@@ -277,7 +278,7 @@ export class KeyAdmin {
   /** Applies the given fields; returns the view, and whether anything changed. */
   async update(id: number, input: KeyInput, actor: Actor): Promise<{ view: KeyView; changed: boolean }> {
     const cur = await this.row(id);
-    if (!cur) throw notFound(`no API key with id ${id}`, 'key_not_found');
+    if (!cur) throw fail('key_not_found', `no API key with id ${id}`);
     await this.checkOwner(actor, Number(cur.user_id));
     this.checkFields(actor, input, cur.user_group);
     checkBudgetPair(cur, input);
@@ -310,7 +311,7 @@ export class KeyAdmin {
     try {
       await this.keys.update(id, set as any);
     } catch (e) {
-      if (isUniqueViolation(e)) throw new GatewayError(409, 'key_exists', 'key: this key value is already in use');
+      if (isUniqueViolation(e)) throw fail('key_exists');
       throw e;
     }
     await this.changes.changed('keys');
@@ -332,7 +333,7 @@ export class KeyAdmin {
    */
   async rotateCallbackSecret(id: number, actor: Actor): Promise<{ callback_secret: string }> {
     const cur = await this.row(id);
-    if (!cur) throw notFound(`no API key with id ${id}`, 'key_not_found');
+    if (!cur) throw fail('key_not_found', `no API key with id ${id}`);
     await this.checkOwner(actor, Number(cur.user_id));
     const secret = `whsec_${randomToken(32)}`;
     await this.keys.update(id, { callback_secret: this.core.secrets.seal(secret) });
@@ -341,7 +342,7 @@ export class KeyAdmin {
 
   async remove(id: number, actor: Actor): Promise<void> {
     const cur = await this.row(id);
-    if (!cur) throw notFound(`no API key with id ${id}`, 'key_not_found');
+    if (!cur) throw fail('key_not_found', `no API key with id ${id}`);
     await this.checkOwner(actor, Number(cur.user_id));
     await this.keys.remove(id);
     await this.changes.changed('keys');

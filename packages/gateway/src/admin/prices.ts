@@ -4,7 +4,7 @@
  */
 import { validateExpression, type SchemaField } from '../tasks/billing/expr.ts';
 import type { Core } from '../core.ts';
-import { echo, notFound } from '../platform/errors.ts';
+import { echo, fail } from '../platform/errors.ts';
 import type { PriceRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
@@ -111,7 +111,7 @@ export class PriceAdmin {
 
   async get(model: string): Promise<PriceView> {
     const r = await this.db.selectFrom('prices').selectAll().where('model', '=', model).executeTakeFirst();
-    if (!r) throw notFound(`no price for model "${echo(model)}"`, 'price_not_found');
+    if (!r) throw fail('price_not_found', { model: echo(model) });
     return this.view(r);
   }
 
@@ -144,7 +144,7 @@ export class PriceAdmin {
   async remove(model: string, actor: Actor = null): Promise<void> {
     const cur = await this.db.selectFrom('prices').selectAll().where('model', '=', model).executeTakeFirst();
     const res = await this.db.deleteFrom('prices').where('model', '=', model).executeTakeFirst();
-    if (!cur || Number(res.numDeletedRows) === 0) throw notFound(`no price for model "${echo(model)}"`, 'price_not_found');
+    if (!cur || Number(res.numDeletedRows) === 0) throw fail('price_not_found', { model: echo(model) });
     await this.changes.changed('prices');
     const { updated_at: _u, ...before } = this.view(cur);
     await this.audit?.record(actor, 'price.delete', { type: 'price', id: model }, before, null);
@@ -181,7 +181,7 @@ export class PriceAdmin {
   async removeRatio(group: string, actor: Actor = null): Promise<void> {
     const cur = await this.db.selectFrom('group_ratios').selectAll().where('group_name', '=', group).executeTakeFirst();
     const res = await this.db.deleteFrom('group_ratios').where('group_name', '=', group).executeTakeFirst();
-    if (!cur || Number(res.numDeletedRows) === 0) throw notFound(`no ratio for group "${group}"`, 'group_ratio_not_found');
+    if (!cur || Number(res.numDeletedRows) === 0) throw fail('group_ratio_not_found', { group });
     await this.changes.changed('prices');
     await this.audit?.record(actor, 'group_ratio.delete', { type: 'group_ratio', id: group }, { ratio: Number(cur.ratio) }, null);
   }

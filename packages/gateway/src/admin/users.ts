@@ -7,7 +7,7 @@ import type { Core } from '../core.ts';
 import type { Role, UserPrincipal } from '../accounts/types.ts';
 import { ROLE_RANK } from '../accounts/types.ts';
 import { hashPassword } from '../platform/crypto.ts';
-import { GatewayError, forbidden, notFound } from '../platform/errors.ts';
+import { GatewayError, fail } from '../platform/errors.ts';
 import { randomId } from '../platform/ids.ts';
 import { isUniqueViolation, withTx } from '../store/db.ts';
 import { KeyStore } from '../accounts/key-store.ts';
@@ -151,10 +151,10 @@ export class UserAdmin {
   checkManage(actor: Actor, targetRole: Role, newRole?: Role): void {
     if (!actor) return;
     const rank = ROLE_RANK[actor.role];
-    if (rank < ROLE_RANK.admin) throw forbidden('this needs the admin role');
+    if (rank < ROLE_RANK.admin) throw fail('forbidden', 'this needs the admin role');
     if (actor.role === 'root') return;
     if (ROLE_RANK[targetRole] >= rank || (newRole && ROLE_RANK[newRole] >= rank)) {
-      throw forbidden('only root may manage admin and root accounts');
+      throw fail('forbidden', 'only root may manage admin and root accounts');
     }
   }
 
@@ -174,7 +174,7 @@ export class UserAdmin {
 
   async get(id: number): Promise<UserView> {
     const r = await this.users.byId(id);
-    if (!r) throw notFound(`no user with id ${id}`, 'user_not_found');
+    if (!r) throw fail('user_not_found', { id });
     return (await this.withSpend([this.view(r)]))[0];
   }
 
@@ -219,8 +219,7 @@ export class UserAdmin {
         return newId;
       });
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw new GatewayError(409, 'user_exists', `${at ? `${at}.` : ''}username: a user named "${input.username}" already exists`);
+      if (isUniqueViolation(e)) throw fail('user_exists', `${at ? `${at}.` : ''}username: a user named "${input.username}" already exists`);
       throw e;
     }
     await this.changes.committed('keys');
@@ -233,10 +232,10 @@ export class UserAdmin {
 
   async update(id: number, input: UserInput, actor: Actor): Promise<UserView> {
     const cur = await this.users.byId(id);
-    if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
+    if (!cur) throw fail('user_not_found', { id });
     this.checkManage(actor, cur.role, input.role);
     if (actor && actor.id === id && ((input.role !== undefined && input.role !== cur.role) || input.status === 2)) {
-      throw forbidden('you cannot change your own role or disable yourself');
+      throw fail('forbidden', 'you cannot change your own role or disable yourself');
     }
     if (cur.role === 'root' && ((input.role && input.role !== 'root') || input.status === 2)) await this.assertAnotherRoot(id);
     checkBudgetPair(cur, input);
@@ -260,7 +259,7 @@ export class UserAdmin {
     try {
       await this.users.update(id, set as any);
     } catch (e) {
-      if (isUniqueViolation(e)) throw new GatewayError(409, 'user_exists', `username: a user named "${input.username}" already exists`);
+      if (isUniqueViolation(e)) throw fail('user_exists', `username: a user named "${input.username}" already exists`);
       throw e;
     }
     if (input.password !== undefined || input.status === 2) {
@@ -282,7 +281,8 @@ export class UserAdmin {
   }
 
   private async assertAnotherRoot(id: number): Promise<void> {
-    if (!(await this.users.hasAnotherEnabledRoot(id))) throw forbidden('the last enabled root account cannot be demoted or disabled');
+    if (!(await this.users.hasAnotherEnabledRoot(id)))
+      throw fail('forbidden', 'the last enabled root account cannot be demoted or disabled');
   }
 
   /**
@@ -296,7 +296,7 @@ export class UserAdmin {
     ref?: string,
   ): Promise<UserView> {
     const cur = await this.users.byId(id);
-    if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
+    if (!cur) throw fail('user_not_found', { id });
     this.checkManage(actor, cur.role);
     const amount = Math.round(change.amount);
     const ledgerRef = ref ?? `admin_${randomId(20)}`;
@@ -362,7 +362,7 @@ export class UserAdmin {
    */
   async ledgerHistory(id: number, q: { page: number; pageSize: number; offset: number }, actor: Actor): Promise<Page<LedgerEntryView>> {
     const cur = await this.users.byId(id);
-    if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
+    if (!cur) throw fail('user_not_found', { id });
     this.checkManage(actor, cur.role);
     const base = this.db.selectFrom('ledger').where('user_id', '=', id).where('kind', '!=', 'close');
     const [rows, total] = await Promise.all([
@@ -402,9 +402,9 @@ export class UserAdmin {
   /** Deletes a user with their keys, sessions, e-mail address and second factors; ledger rows and logs stay for the record. */
   async remove(id: number, actor: Actor): Promise<void> {
     const cur = await this.users.byId(id);
-    if (!cur) throw notFound(`no user with id ${id}`, 'user_not_found');
+    if (!cur) throw fail('user_not_found', { id });
     this.checkManage(actor, cur.role);
-    if (actor && actor.id === id) throw forbidden('you cannot delete yourself');
+    if (actor && actor.id === id) throw fail('forbidden', 'you cannot delete yourself');
     if (cur.role === 'root') await this.assertAnotherRoot(id);
     await withTx(this.core.h, async (tx) => {
       await new KeyStore(this.core.h).removeOfUser(id, tx);

@@ -12,7 +12,7 @@
  */
 import type { Core } from '../core.ts';
 import type { Options } from '../options/options.ts';
-import { GatewayError, notFound } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import { randomId } from '../platform/ids.ts';
 import { randomToken } from '../platform/crypto.ts';
 import { Reader, checkUrl, fieldError, paging, quotaToUsd, usdToQuota, type Obj, type Page } from '../platform/validate.ts';
@@ -324,7 +324,7 @@ export class Alerts {
    */
   async saveSettings(userId: number, input: SettingsInput): Promise<AlertSettingsView & { webhook_secret?: string }> {
     const user = await new UserStore(this.core.h).byId(userId);
-    if (!user) throw notFound(`no user with id ${userId}`, 'user_not_found');
+    if (!user) throw fail('user_not_found', { id: userId });
     const cur = await this.db.selectFrom('user_alert_settings').selectAll().where('user_id', '=', userId).executeTakeFirst();
     const url = input.webhookUrl !== undefined ? input.webhookUrl : (cur?.webhook_url ?? null);
     let sealed =
@@ -421,12 +421,7 @@ export class Alerts {
   /** Queues a `test` operator alert (to check the webhook and e-mail settings). */
   async test(by: string): Promise<AlertEvent> {
     const ev = await this.enqueue('operator', 'test', `Test alert sent by ${by}`, { by });
-    if (!ev)
-      throw new GatewayError(
-        400,
-        'alerts_not_configured',
-        'no operator alert destination is set (options AlertWebhookUrl, or AlertEmailTo with SMTP_URL)',
-      );
+    if (!ev) throw fail('alerts_not_configured');
     return ev;
   }
 }

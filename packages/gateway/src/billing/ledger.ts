@@ -42,7 +42,7 @@ import { randomBytes } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Core } from '../core.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { GatewayError, fail } from '../platform/errors.ts';
 import { inSpan, tracer } from '../platform/tracing.ts';
 import { isUniqueViolation, withTx, type Dialect, type Tx } from '../store/db.ts';
 import { budgetMessage, type BudgetCharge, type Payer } from './budgets.ts';
@@ -135,8 +135,8 @@ const AlreadyDone: unique symbol = Symbol('already done');
 
 function insufficient(which: 'user' | 'key'): GatewayError {
   return which === 'user'
-    ? new GatewayError(429, 'insufficient_quota', 'quota exhausted: the account balance is too low for this request')
-    : new GatewayError(429, 'insufficient_quota', 'quota exhausted: this API key has used up its quota');
+    ? fail('insufficient_quota', 'quota exhausted: the account balance is too low for this request')
+    : fail('insufficient_quota');
 }
 
 const capped = (p: Payer): p is Payer & { keyId: number } => p.keyId !== null && !p.unlimitedKey;
@@ -169,8 +169,7 @@ function* reserveOps(p: Payer, ref: string, amt: number): Ops<void> {
 /** Takes `amt` more for an open ref (row kind `extend:<n>`, once per n); its settle then counts it as reserved. */
 function* extendOps(p: Payer, ref: string, n: number, amt: number): Ops<void> {
   // A ref already closed (by recovery, while its node stalled) takes nothing more: the caller ends the call.
-  if ((yield op('closedRef', [ref])).rows.length > 0)
-    throw new GatewayError(409, 'reserve_closed', 'the reserve of this call was already closed');
+  if ((yield op('closedRef', [ref])).rows.length > 0) throw fail('reserve_closed');
   yield op('insertOne', row(p, ref, `extend:${n}`, amt, Date.now()));
   yield* takeStrict(p, amt);
   if (Array.isArray(p.budgets)) yield* budgetTakeOps(p.budgets, amt, null);
@@ -184,7 +183,7 @@ function* budgetTakeOps(budgets: readonly BudgetCharge[], amt: number, ref: stri
   for (const b of budgets) {
     if (ref !== null) yield op('budgetRow', [b.owner, b.start]);
     if ((yield op('budgetTake', [amt, b.owner, b.start, amt, b.quota])).changes !== 1) {
-      throw new GatewayError(429, 'insufficient_quota', budgetMessage(b));
+      throw fail('insufficient_quota', budgetMessage(b));
     }
     if (ref !== null) yield op('budgetRef', [ref, b.owner, b.start]);
   }

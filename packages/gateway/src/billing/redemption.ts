@@ -15,7 +15,7 @@ import type { Selectable } from 'kysely';
 import type { Core } from '../core.ts';
 import type { Ledger } from './ledger.ts';
 import type { RedemptionRow } from '../store/schema-core.ts';
-import { GatewayError, notFound } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import { csvLine } from '../logs/csv.ts';
 import { insertLogs } from '../logs/writer.ts';
 import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from '../platform/validate.ts';
@@ -80,7 +80,7 @@ export function hashCode(code: string): string {
   return createHash('sha256').update(normaliseCode(code)).digest('hex');
 }
 
-const invalid = () => new GatewayError(400, 'invalid_code', 'this redemption code does not exist');
+const invalid = () => fail('invalid_code', 'this redemption code does not exist');
 
 export class RedemptionCodes {
   private readonly audit: AuditLog;
@@ -218,7 +218,7 @@ export class RedemptionCodes {
 
   async get(id: number): Promise<RedemptionView> {
     const r = await this.db.selectFrom('redemptions').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!r) throw notFound(`no redemption code with id ${id}`, 'code_not_found');
+    if (!r) throw fail('code_not_found', { id });
     return this.view(r);
   }
 
@@ -233,7 +233,7 @@ export class RedemptionCodes {
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) {
       await this.get(id); // 404 when missing
-      throw new GatewayError(409, 'code_used', 'this code was already redeemed: its status cannot change');
+      throw fail('code_redeemed');
     }
     const after = await this.get(id);
     await this.audit.record(
@@ -250,7 +250,7 @@ export class RedemptionCodes {
   async remove(id: number, actor: AuditActor = null): Promise<void> {
     const cur = await this.db.selectFrom('redemptions').selectAll().where('id', '=', id).executeTakeFirst();
     const res = await this.db.deleteFrom('redemptions').where('id', '=', id).executeTakeFirst();
-    if (!cur || Number(res.numDeletedRows) !== 1) throw notFound(`no redemption code with id ${id}`, 'code_not_found');
+    if (!cur || Number(res.numDeletedRows) !== 1) throw fail('code_not_found', { id });
     const { code: _c, ...before } = this.view(cur);
     await this.audit.record(actor, 'redemption.delete', { type: 'redemption', id }, before, null);
   }
@@ -325,7 +325,7 @@ export class RedemptionCodes {
         .where('id', '=', Number(r.id))
         .executeTakeFirst();
       this.refuse(again ? this.statusOf(again, now) : 'used');
-      throw new GatewayError(400, 'code_used', 'this redemption code was already used');
+      throw fail('code_used');
     }
     const user = await this.ledger().creditedUser(userId);
     if (!user) throw new Error(`no user with id ${userId}`);
@@ -369,8 +369,8 @@ export class RedemptionCodes {
   }
 
   private refuse(s: CodeStatus): void {
-    if (s === 'used') throw new GatewayError(400, 'code_used', 'this redemption code was already used');
-    if (s === 'disabled') throw new GatewayError(400, 'code_disabled', 'this redemption code is disabled');
-    if (s === 'expired') throw new GatewayError(400, 'code_expired', 'this redemption code has expired');
+    if (s === 'used') throw fail('code_used');
+    if (s === 'disabled') throw fail('code_disabled');
+    if (s === 'expired') throw fail('code_expired');
   }
 }

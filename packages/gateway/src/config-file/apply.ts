@@ -15,7 +15,7 @@
  */
 import type { Admin } from '../admin/index.ts';
 import { verifyPassword } from '../platform/crypto.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { GatewayError, fail } from '../platform/errors.ts';
 import type { UserInput } from '../admin/users.ts';
 import type { ConfigDoc } from './load.ts';
 import { ConfigFileError } from './load.ts';
@@ -84,10 +84,10 @@ export async function applyConfigDoc(
     for (const k of doc.keys) {
       await at(k.at, async () => {
         const owner = await admin.users.findByUsername(k.user);
-        if (!owner) throw new GatewayError(400, 'invalid_field', `${k.at}.user: no user "${k.user}" (declare it under users)`);
+        if (!owner) throw fail('invalid_field', `${k.at}.user: no user "${k.user}" (declare it under users)`);
         const byValue = k.input.key ? await admin.keys.findByValue(k.input.key) : undefined;
         if (byValue && Number(byValue.user_id) !== Number(owner.id)) {
-          throw new GatewayError(400, 'invalid_field', `${k.at}.key: this key value belongs to another user`);
+          throw fail('invalid_field', `${k.at}.key: this key value belongs to another user`);
         }
         const cur = byValue ?? (await admin.keys.findByName(Number(owner.id), k.input.name!));
         if (!cur) {

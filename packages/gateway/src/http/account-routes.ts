@@ -7,7 +7,7 @@ import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { SESSION_COOKIE } from '../accounts/users.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { GatewayError, fail } from '../platform/errors.ts';
 import { LoginThrottle } from '../accounts/throttle.ts';
 import { Reader, fieldError } from '../platform/validate.ts';
 import { groupModelPrices } from '../admin/model-prices.ts';
@@ -28,17 +28,12 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
     api.post('/api/user/login', { bodyLimit: 64 * 1024 }, async (req, reply) => {
       const b = (req.body ?? {}) as { username?: unknown; password?: unknown };
       if (typeof b.username !== 'string' || typeof b.password !== 'string') {
-        throw new GatewayError(400, 'invalid_request', 'username and password are required');
+        throw fail('invalid_request', 'username and password are required');
       }
       const wait = await throttle.blockedFor(req.ip);
       if (wait > 0) {
         reply.header('retry-after', String(wait));
-        throw new GatewayError(
-          429,
-          'too_many_attempts',
-          `too many failed logins from this address: try again in ${wait} s`,
-          'rate_limit_error',
-        );
+        throw fail('too_many_attempts', `too many failed logins from this address: try again in ${wait} s`);
       }
       let user: Awaited<ReturnType<typeof users.checkPassword>>;
       try {
@@ -78,17 +73,12 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
       const wait = await throttle.blockedFor(req.ip);
       if (wait > 0) {
         reply.header('retry-after', String(wait));
-        throw new GatewayError(
-          429,
-          'too_many_attempts',
-          `too many failed logins from this address: try again in ${wait} s`,
-          'rate_limit_error',
-        );
+        throw fail('too_many_attempts', `too many failed logins from this address: try again in ${wait} s`);
       }
       try {
         await users.changeOwnPassword(req.user!.id, oldPassword, newPassword, req.cookies?.[SESSION_COOKIE]);
       } catch (e) {
-        if (e instanceof GatewayError && e.code === 'invalid_credentials') await throttle.failed(req.ip);
+        if (e instanceof GatewayError && e.code === 'wrong_password') await throttle.failed(req.ip);
         throw e;
       }
       return { success: true, message: 'password changed: other sessions and the personal access token were revoked', data: null };

@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import cookie from '@fastify/cookie';
 import { requestId } from '../platform/ids.ts';
 import { familyErrorHandler, sendError } from './errors.ts';
-import { echo, GatewayError } from '../platform/errors.ts';
+import { echo, fail } from '../platform/errors.ts';
 import { safeEqual } from '../platform/crypto.ts';
 import type { AppDeps, RouteModule } from './deps.ts';
 import { healthRoutes } from './health-routes.ts';
@@ -79,7 +79,7 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
   app.setNotFoundHandler((req, reply) => {
     if (consoleFallback(deps, req, reply)) return reply;
     const fam = req.url.startsWith('/api/') ? 'admin' : req.url.startsWith('/v1beta/') ? 'gemini' : 'openai';
-    return sendError(reply, fam, new GatewayError(404, 'not_found', `no route for ${req.method} ${echo(req.url.split('?')[0])}`));
+    return sendError(reply, fam, fail('not_found', `no route for ${req.method} ${echo(req.url.split('?')[0])}`));
   });
   healthRoutes(app, deps);
   const metricsToken = deps.core.config.metricsToken;
@@ -88,7 +88,7 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
     app.get('/metrics', async (req, reply) => {
       const auth = req.headers.authorization ?? '';
       if (!safeEqual(auth.replace(/^Bearer\s+/i, ''), metricsToken)) {
-        return sendError(reply, 'openai', new GatewayError(401, 'unauthorized', 'send Authorization: Bearer <METRICS_TOKEN>'));
+        return sendError(reply, 'openai', fail('unauthorized', 'send Authorization: Bearer <METRICS_TOKEN>'));
       }
       return reply.type('text/plain; version=0.0.4; charset=utf-8').send(deps.core.metrics.render());
     });

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyPrincipal, Role, UserPrincipal } from '../accounts/types.ts';
 import { ROLE_RANK } from '../accounts/types.ts';
 import { SESSION_COOKIE } from '../accounts/users.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import type { AppDeps } from './deps.ts';
 
 declare module 'fastify' {
@@ -91,13 +91,8 @@ export function requireUser(deps: AppDeps, minRole: Role = 'user') {
     const auth = req.headers.authorization;
     const bearer = auth && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined;
     const user = await users.resolve({ cookie: req.cookies?.[SESSION_COOKIE], bearer });
-    if (!user)
-      throw new GatewayError(
-        401,
-        'unauthorized',
-        'not logged in: log in at POST /api/user/login or send Authorization: Bearer <access token>',
-      );
-    if (ROLE_RANK[user.role] < ROLE_RANK[minRole]) throw new GatewayError(403, 'forbidden', `this needs the ${minRole} role`);
+    if (!user) throw fail('unauthorized', 'not logged in: log in at POST /api/user/login or send Authorization: Bearer <access token>');
+    if (ROLE_RANK[user.role] < ROLE_RANK[minRole]) throw fail('forbidden', `this needs the ${minRole} role`);
     await checkAdminSecondFactor(deps, req, user, bearer !== undefined);
     req.user = user;
   };
@@ -116,17 +111,9 @@ async function checkAdminSecondFactor(deps: AppDeps, req: FastifyRequest, user: 
   if (ROLE_RANK[user.role] < ROLE_RANK.admin || !deps.services.admin.options.getBool('AdminRequireTwoFactor', false)) return;
   if (await deps.services.accounts.twoFactor.hasSecondFactor(user.id)) return;
   if (viaBearer) {
-    throw new GatewayError(
-      403,
-      'two_factor_required',
-      'this account must set up a second factor (authenticator app or passkey) in the console before its access token or command-line sessions work',
-    );
+    throw fail('two_factor_required');
   }
   if (!ENROLMENT_PATHS.test(req.url)) {
-    throw new GatewayError(
-      403,
-      'two_factor_setup_required',
-      'set up a second factor (authenticator app or passkey) on your profile first: admins must use one',
-    );
+    throw fail('two_factor_setup_required');
   }
 }

@@ -3,7 +3,7 @@
  * renders it here. Unknown errors become a 500 whose text names no internals.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../platform/errors.ts';
+import { GatewayError, fail, foreignError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { errorBody, type Family } from '../platform/error-envelopes.ts';
 
@@ -20,16 +20,15 @@ export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   const fe = err as FastifyError;
   if (fe && typeof fe.statusCode === 'number' && fe.statusCode < 500) {
-    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new GatewayError(415, 'unsupported_media_type', fe.message);
-    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new GatewayError(413, 'request_too_large', 'request body too large');
-    if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
-      return new GatewayError(400, 'invalid_json', 'request body is empty; a JSON body is required');
+    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return fail('unsupported_media_type', fe.message);
+    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail('request_too_large');
+    if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return fail('invalid_json', 'request body is empty; a JSON body is required');
     if (fe instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || /JSON/.test(fe.message)) {
-      return new GatewayError(400, 'invalid_json', `invalid JSON body: ${fe.message}`);
+      return fail('invalid_json', { reason: fe.message });
     }
-    return new GatewayError(fe.statusCode, fe.code ?? 'invalid_request', fe.message);
+    return foreignError(fe.statusCode, fe.code ?? 'invalid_request', fe.message);
   }
-  return new GatewayError(500, 'internal_error', 'internal error');
+  return fail('internal_error');
 }
 
 export function sendError(reply: FastifyReply, family: Family, err: unknown): FastifyReply {

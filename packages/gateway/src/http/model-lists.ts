@@ -4,7 +4,7 @@
  * `x-goog-api-key` or `?key=`, and always under /v1beta/models).
  */
 import type { FastifyRequest } from 'fastify';
-import { GatewayError } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 
 /** Which shape a request to /v1/models expects. */
 export function listFamily(req: FastifyRequest): 'openai' | 'anthropic' | 'gemini' {
@@ -68,7 +68,7 @@ export function geminiModelList(models: string[], q: Record<string, unknown>) {
   let offset = 0;
   if (typeof q.pageToken === 'string' && q.pageToken) {
     const m = /^o(\d+)$/.exec(Buffer.from(q.pageToken, 'base64url').toString('utf8'));
-    if (!m) throw new GatewayError(400, 'invalid_request', 'pageToken is not valid');
+    if (!m) throw fail('invalid_request', 'pageToken is not valid');
     offset = Number(m[1]);
   }
   const page = models.slice(offset, offset + size);
@@ -80,6 +80,6 @@ export function geminiModelList(models: string[], q: Record<string, unknown>) {
 function pageSize(v: unknown, dflt: number, name: string): number {
   if (v === undefined || v === '') return dflt;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new GatewayError(400, 'invalid_request', `${name} must be a non-negative integer`);
+  if (!Number.isInteger(n) || n < 0) throw fail('invalid_request', `${name} must be a non-negative integer`);
   return n === 0 ? dflt : Math.min(n, 1000);
 }

@@ -4,7 +4,7 @@
  * (http/console-routes.ts) or the app's 404.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { echo, GatewayError } from '../platform/errors.ts';
+import { echo, fail } from '../platform/errors.ts';
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { consoleFallback } from './app.ts';
 import type { AppDeps } from './deps.ts';
@@ -29,7 +29,7 @@ export async function nativeRoutes(app: FastifyInstance, deps: AppDeps): Promise
       if (!hit) {
         if (consoleFallback(deps, req, reply)) return reply;
         const fam = req.url.startsWith('/api/') ? 'admin' : req.url.startsWith('/v1beta/') ? 'gemini' : 'openai';
-        return sendError(reply, fam, new GatewayError(404, 'not_found', `no route for ${req.method} ${echo(path)}`));
+        return sendError(reply, fam, fail('not_found', `no route for ${req.method} ${echo(path)}`));
       }
       const principal = deps.services.accounts.keys.authenticate(extractApiKey(req), req.ip);
       if (req.method !== 'GET') await admitRequest(deps, reply, principal.userId, principal.group);

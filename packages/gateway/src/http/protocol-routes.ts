@@ -4,7 +4,7 @@
  * the body (files kept by the host, plugins get references), call the protocol host, encode.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { echo, GatewayError } from '../platform/errors.ts';
+import { echo, GatewayError, fail } from '../platform/errors.ts';
 import type { ProtocolRequest } from '../tasks/protocols/host.ts';
 import { requestModel } from '../tasks/protocols/host.ts';
 import type { AppDeps } from './deps.ts';
@@ -105,19 +105,9 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
           await relay.handle({ ...common, body, raw: Buffer.alloc(0), multipart: { fields, files } });
           return reply;
         }
-        throw new GatewayError(
-          400,
-          'invalid_json',
-          'the request body must be a JSON object or multipart/form-data',
-          'invalid_request_error',
-        );
+        throw fail('invalid_json', 'the request body must be a JSON object or multipart/form-data');
       }
-      throw new GatewayError(
-        503,
-        'model_not_found',
-        `no channel or task plugin serves model "${echo(model)}" on ${endpoint}`,
-        'invalid_request_error',
-      );
+      throw fail('model_not_found', `no channel or task plugin serves model "${echo(model)}" on ${endpoint}`);
     };
 
     const image = (operation: 'generate' | 'edit', endpoint: string) => async (req: FastifyRequest, reply: FastifyReply) => {
@@ -133,13 +123,7 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
     scope.post('/v1/videos', { onRequest: auth }, async (req, reply) => {
       const pr = await build(req, reply);
       const out = await host().videoCreate(pr);
-      if (!out)
-        throw new GatewayError(
-          503,
-          'model_not_found',
-          `no task plugin serves video model "${echo(requestModel(pr.body) ?? '')}"`,
-          'invalid_request_error',
-        );
+      if (!out) throw fail('model_not_found', `no task plugin serves video model "${echo(requestModel(pr.body) ?? '')}"`);
       return out;
     });
     scope.get('/v1/videos/:id', { onRequest: auth }, async (req) => {

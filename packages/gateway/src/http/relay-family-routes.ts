@@ -5,7 +5,7 @@
  * each family's envelope.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { echo, GatewayError } from '../platform/errors.ts';
+import { echo, fail } from '../platform/errors.ts';
 import type { GeminiEmbedAction } from '../relay/embed.ts';
 import { ANTHROPIC_CALLER_HEADERS, callerVendorHeaders } from '../relay/providers.ts';
 import type { AppDeps } from './deps.ts';
@@ -38,8 +38,7 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
     prepareRelayScope(scope, 'anthropic');
     scope.post('/v1/messages', { onRequest: auth }, async (req, reply) => {
       const body = objectBody(req);
-      if (!Array.isArray(body.messages))
-        throw new GatewayError(400, 'invalid_request', 'messages: Field required (a list of {role, content})');
+      if (!Array.isArray(body.messages)) throw fail('invalid_request', 'messages: Field required (a list of {role, content})');
       await relay().handle({
         kind: 'chat',
         inbound: 'anthropic',
@@ -56,9 +55,8 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
     });
     scope.post('/v1/messages/count_tokens', { onRequest: auth }, async (req) => {
       const body = objectBody(req);
-      if (typeof body.model !== 'string' || !body.model) throw new GatewayError(400, 'invalid_request', 'model: Field required');
-      if (!Array.isArray(body.messages))
-        throw new GatewayError(400, 'invalid_request', 'messages: Field required (a list of {role, content})');
+      if (typeof body.model !== 'string' || !body.model) throw fail('invalid_request', 'model: Field required');
+      if (!Array.isArray(body.messages)) throw fail('invalid_request', 'messages: Field required (a list of {role, content})');
       const n = await relay().countPromptTokens(req.principal!, 'anthropic', body.model, { ...body, max_tokens: 1 });
       return { input_tokens: n };
     });
@@ -70,7 +68,7 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
     const action = (prefix: string) => async (req: FastifyRequest, reply: FastifyReply) => {
       const { model, action: act } = parseModelAction((req.params as Record<string, string>)['*'] ?? '');
       if (!model || !act || !GEMINI_ACTIONS.has(act)) {
-        throw new GatewayError(404, 'not_found', `unknown model action "${echo(act ?? '')}" (one of ${[...GEMINI_ACTIONS].join(', ')})`);
+        throw fail('not_found', `unknown model action "${echo(act ?? '')}" (one of ${[...GEMINI_ACTIONS].join(', ')})`);
       }
       const body = objectBody(req);
       if (act === 'countTokens') {
@@ -80,8 +78,7 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
       }
       const embed = act === 'embedContent' || act === 'batchEmbedContents';
       const stream = act === 'streamGenerateContent';
-      if (!embed && !Array.isArray(body.contents))
-        throw new GatewayError(400, 'invalid_request', '"contents" is required and must be a list');
+      if (!embed && !Array.isArray(body.contents)) throw fail('invalid_request', '"contents" is required and must be a list');
       const alt = (req.query as Record<string, unknown>).alt;
       await relay().handle({
         kind: embed ? 'embeddings' : 'chat',
@@ -109,7 +106,7 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
     scope.get('/v1beta/models/*', { onRequest: auth }, async (req) => {
       const { model } = parseModelAction((req.params as Record<string, string>)['*'] ?? '');
       if (!relay().listModels(req.principal!).includes(model)) {
-        throw new GatewayError(404, 'model_not_found', `models/${echo(model)} is not found or this key may not use it`);
+        throw fail('model_not_found', `models/${echo(model)} is not found or this key may not use it`);
       }
       return geminiModel(model);
     });

@@ -4,7 +4,7 @@
  * WebSocket. Images and `POST /v1/responses` arrive through the task protocol routes (plugins first).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import type { PassKind } from '../relay/passthrough.ts';
 import type { AppDeps } from './deps.ts';
 import { requireKey } from './auth.ts';
@@ -64,9 +64,8 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
     timeHeader(scope);
     const audio = (kind: PassKind, endpoint: string) => async (req: FastifyRequest, reply: FastifyReply) => {
       const { body: decoded, files } = await decodeRequestBody(req, limits);
-      if (decoded.kind !== 'multipart')
-        throw new GatewayError(400, 'invalid_request', 'the request must be multipart/form-data with a "file" part');
-      if (!files.some((f) => f.field === 'file')) throw new GatewayError(400, 'invalid_request', '"file" is required (an audio file part)');
+      if (decoded.kind !== 'multipart') throw fail('invalid_request', 'the request must be multipart/form-data with a "file" part');
+      if (!files.some((f) => f.field === 'file')) throw fail('invalid_request', '"file" is required (an audio file part)');
       const body: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(decoded.fields)) if (v.length) body[k] = v[0];
       await relay().handle({
@@ -107,7 +106,7 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
         startedAt: req.startedAt,
         client: client(reply),
       });
-      if (!served) throw new GatewayError(404, 'not_found', `No response found with id '${id.slice(0, 80)}'.`, 'invalid_request_error');
+      if (!served) throw fail('not_found', `No response found with id '${id.slice(0, 80)}'.`, { type: 'invalid_request_error' });
       return reply;
     };
     scope.delete('/v1/responses/:id', { onRequest: auth }, op('delete', '/v1/responses/{id}'));
@@ -117,21 +116,11 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
     // HTTPS at once (a 404 or 501 makes Codex retry the socket several times first).
     scope.get('/v1/responses', { onRequest: auth }, async (req, reply) => {
       if (String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket')
-        throw new GatewayError(
-          404,
-          'not_found',
-          'list the Responses of a conversation with GET /v1/responses/{id}',
-          'invalid_request_error',
-        );
+        throw fail('not_found', 'list the Responses of a conversation with GET /v1/responses/{id}', { type: 'invalid_request_error' });
       // The socket of an upgrade request has left the HTTP server: it is closed once the answer is written.
       reply.header('connection', 'close');
       reply.raw.once('finish', () => req.raw.socket?.end());
-      throw new GatewayError(
-        426,
-        'websocket_not_supported',
-        'Responses over a WebSocket are not served here; use POST /v1/responses over HTTPS',
-        'invalid_request_error',
-      );
+      throw fail('websocket_not_supported');
     });
   });
 

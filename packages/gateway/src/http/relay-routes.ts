@@ -4,7 +4,7 @@
  * let it answer. The messages-style and Gemini-native endpoints are in relay-family-routes.ts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { echo, GatewayError } from '../platform/errors.ts';
+import { echo, fail } from '../platform/errors.ts';
 import { callerVendorHeaders, OPENAI_CALLER_HEADERS, type RelayKind } from '../relay/providers.ts';
 import type { AppDeps } from './deps.ts';
 import { admitRequest, requireKey, requireUser } from './auth.ts';
@@ -59,7 +59,7 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       let body = objectBody(req);
       let raw = req.rawBody ?? Buffer.from(JSON.stringify(body));
       if (body.group !== undefined) {
-        if (body.group !== u.group) throw new GatewayError(403, 'group_not_allowed', `the playground uses your group "${u.group}"`);
+        if (body.group !== u.group) throw fail('group_not_allowed', `the playground uses your group "${u.group}"`);
         const { group: _g, ...rest } = body;
         body = rest;
         raw = Buffer.from(JSON.stringify(body));
@@ -102,7 +102,7 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       const { model } = req.params as { model: string };
       const id = model.replace(/^models\//, '');
       if (!relay().listModels(req.principal!).includes(id)) {
-        throw new GatewayError(404, 'model_not_found', `the model "${echo(model)}" does not exist or this key may not use it`);
+        throw fail('model_not_found', { model: echo(model) });
       }
       const fam = listFamily(req);
       return fam === 'anthropic' ? anthropicModel(id) : fam === 'gemini' ? geminiModel(id) : openaiModel(id);

@@ -4,7 +4,7 @@
  * parser that keeps the body bytes, and the decoding of a call's JSON object body.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { GatewayError } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import { scanBody, type BodyScan } from '../relay/body-scan.ts';
 import { familyErrorHandler, type Family } from './errors.ts';
 
@@ -27,12 +27,12 @@ export function prepareRelayScope(scope: FastifyInstance, family: Family): void 
   scope.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) => {
     const buf = body as Buffer;
     (req as FastifyRequest).rawBody = buf;
-    if (buf.length === 0) return done(new GatewayError(400, 'invalid_json', 'request body is empty; a JSON body is required'));
+    if (buf.length === 0) return done(fail('invalid_json', 'request body is empty; a JSON body is required'));
     let parsed: unknown;
     try {
       parsed = JSON.parse(buf.toString('utf8'));
     } catch (e) {
-      return done(new GatewayError(400, 'invalid_json', `invalid JSON body: ${(e as Error).message}`));
+      return done(fail('invalid_json', { reason: (e as Error).message }));
     }
     try {
       // Refuses bodies nested too deep for the codecs (400) and measures the media for the reserve.
@@ -53,7 +53,7 @@ export function prepareRelayScope(scope: FastifyInstance, family: Family): void 
 export function objectBody(req: FastifyRequest): Record<string, unknown> {
   const body = req.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new GatewayError(400, 'invalid_json', 'the request body must be a JSON object');
+    throw fail('invalid_json', 'the request body must be a JSON object');
   }
   return body as Record<string, unknown>;
 }

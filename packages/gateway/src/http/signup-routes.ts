@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import { LoginThrottle } from '../accounts/throttle.ts';
 import { Reader } from '../platform/validate.ts';
 
@@ -29,12 +29,7 @@ export async function signupRoutes(app: FastifyInstance, deps: AppDeps): Promise
     const wait = await throttle.blockedFor(req.ip);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
-      throw new GatewayError(
-        429,
-        'too_many_attempts',
-        `too many sign-ups or mails asked for from this address: try again in ${wait} s`,
-        'rate_limit_error',
-      );
+      throw fail('too_many_attempts', `too many sign-ups or mails asked for from this address: try again in ${wait} s`);
     }
     await throttle.failed(req.ip);
   };

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from './deps.ts';
 import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import type { Generation } from '../tasks/runtime/generation.ts';
 import { verifyArtifact } from '../tasks/artifacts/links.ts';
 import { decodeRequestBody, registerUploadParsers } from './uploads.ts';
@@ -58,10 +58,10 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         requestBody = {};
         for (const [k, v] of Object.entries(body.fields)) requestBody[k] = v.length === 1 ? v[0] : v;
       } else {
-        throw new GatewayError(400, 'invalid_request', 'the body must be a JSON object with "model"');
+        throw fail('invalid_request', 'the body must be a JSON object with "model"');
       }
       const model = (requestBody as Record<string, unknown>).model;
-      if (typeof model !== 'string' || !model) throw new GatewayError(400, 'model_required', 'the request needs a "model" string');
+      if (typeof model !== 'string' || !model) throw fail('model_required');
       const ctype = req.headers['content-type'];
       const requestHeaders: Record<string, string> = {};
       if (typeof ctype === 'string') requestHeaders['Content-Type'] = ctype;
@@ -102,8 +102,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       let userId: number | null;
       const access = req.query.access;
       if (access !== undefined) {
-        if (!verifyArtifact(deps.core.config.cryptoSecret, id, key, access))
-          throw new GatewayError(404, 'artifact_not_found', 'artifact not found');
+        if (!verifyArtifact(deps.core.config.cryptoSecret, id, key, access)) throw fail('artifact_not_found');
         userId = null;
       } else {
         await auth(req);

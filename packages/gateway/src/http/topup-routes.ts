@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { GatewayError, fail } from '../platform/errors.ts';
 import { LoginThrottle } from '../accounts/throttle.ts';
 import { Reader, fieldError, paging, parseId, type Obj } from '../platform/validate.ts';
 import { CODE_STATUSES } from '../billing/redemption.ts';
@@ -83,12 +83,7 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       for (const k of keys) wait = Math.max(wait, await guesses.blockedFor(k));
       if (wait > 0) {
         reply.header('retry-after', String(wait));
-        throw new GatewayError(
-          429,
-          'too_many_attempts',
-          `too many redemptions of unknown codes: try again in ${wait} s`,
-          'rate_limit_error',
-        );
+        throw fail('too_many_attempts', `too many redemptions of unknown codes: try again in ${wait} s`);
       }
       try {
         const r = await codes.redeem(user.id, key);

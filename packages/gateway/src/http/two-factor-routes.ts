@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from './deps.ts';
 import { requireUser } from './auth.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { GatewayError, fail } from '../platform/errors.ts';
 import type { LoginThrottle } from '../accounts/throttle.ts';
 import { PENDING_LOGIN_COOKIE } from '../accounts/two-factor.ts';
 import { Reader } from '../platform/validate.ts';
@@ -21,12 +21,7 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
     const wait = await throttle.blockedFor(req.ip);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
-      throw new GatewayError(
-        429,
-        'too_many_attempts',
-        `too many failed logins from this address: try again in ${wait} s`,
-        'rate_limit_error',
-      );
+      throw fail('too_many_attempts', `too many failed logins from this address: try again in ${wait} s`);
     }
   };
   /** Runs `fn`; a wrong code or a refused passkey counts as a failed login of the address. */
@@ -34,7 +29,8 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
     try {
       return await fn();
     } catch (e) {
-      if (e instanceof GatewayError && (e.code === 'invalid_code' || e.code === 'invalid_passkey')) await throttle.failed(req.ip);
+      if (e instanceof GatewayError && (e.code === 'two_factor_failed' || e.code === 'invalid_code' || e.code === 'invalid_passkey'))
+        await throttle.failed(req.ip);
       throw e;
     }
   };
@@ -47,11 +43,7 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
     const token = req.cookies?.[PENDING_LOGIN_COOKIE];
     const userId = await twoFactor.pendingLogin(token);
     if (!token || userId === null)
-      throw new GatewayError(
-        401,
-        'no_pending_login',
-        'no login is waiting for a second factor (or it expired): log in with the password again',
-      );
+      throw fail('no_pending_login', 'no login is waiting for a second factor (or it expired): log in with the password again');
     return { token, userId };
   };
 
@@ -63,7 +55,7 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
   api.post('/api/user/login/2fa', small, async (req, reply) => {
     const b = Reader.of(req.body).only(['code', 'assertion']).obj as { code?: unknown; assertion?: unknown };
     if (b.code === undefined && b.assertion === undefined)
-      throw new GatewayError(400, 'invalid_request', 'send {code} (authenticator app or recovery code) or {assertion} (passkey)');
+      throw fail('invalid_request', 'send {code} (authenticator app or recovery code) or {assertion} (passkey)');
     await admit(req, reply);
     const { token, userId } = await pending(req);
     await counted(req, async () => {
@@ -71,13 +63,12 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
         await passkeys.verifyAssertion('passkey_2fa', b.assertion, userId);
       } else if (!(await twoFactor.verifyCode(userId, b.code))) {
         await twoFactor.pendingLoginFailed(token);
-        throw new GatewayError(401, 'invalid_code', 'wrong or already used code', undefined, { field: 'code' });
+        throw fail('two_factor_failed', 'wrong or already used code', { details: { field: 'code' } });
       }
     });
-    if (!(await twoFactor.endPendingLogin(token)))
-      throw new GatewayError(401, 'no_pending_login', 'this login was already completed: log in again');
+    if (!(await twoFactor.endPendingLogin(token))) throw fail('no_pending_login');
     const u = await users.enabledUser(userId);
-    if (!u) throw new GatewayError(403, 'user_disabled', 'this user is disabled');
+    if (!u) throw fail('user_disabled');
     return ok(await openConsoleSession(deps, req, reply, u));
   });
 
@@ -91,11 +82,11 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
 
   api.post('/api/user/passkey/login', small, async (req, reply) => {
     const { assertion } = Reader.of(req.body).only(['assertion']).obj as { assertion?: unknown };
-    if (assertion === undefined) throw new GatewayError(400, 'invalid_request', 'assertion is required');
+    if (assertion === undefined) throw fail('invalid_request', 'assertion is required');
     await admit(req, reply);
     const userId = await counted(req, () => passkeys.verifyAssertion('passkey_login', assertion, null));
     const u = await users.enabledUser(userId);
-    if (!u) throw new GatewayError(403, 'user_disabled', 'this user is disabled');
+    if (!u) throw fail('user_disabled');
     return ok(await openConsoleSession(deps, req, reply, u));
   });
 
@@ -144,7 +135,7 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
 
   api.post('/api/user/passkey/register', { onRequest: user, ...small }, async (req) => {
     const b = Reader.of(req.body).only(['response', 'name']).obj as { response?: unknown; name?: unknown };
-    if (b.response === undefined) throw new GatewayError(400, 'invalid_request', 'response is required');
+    if (b.response === undefined) throw fail('invalid_request', 'response is required');
     const passkey = await passkeys.register(req.user!.id, b.response, b.name);
     const codes = await twoFactor.recoveryCodesIfNone(req.user!.id);
     return ok({ passkey, recovery_codes: codes }, codes.length ? 'recovery codes shown once: store them now' : '');
@@ -152,7 +143,7 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
 
   api.delete('/api/user/passkey/:id', { onRequest: user }, async (req) => {
     const id = Number((req.params as { id: string }).id);
-    if (!Number.isInteger(id) || id <= 0) throw new GatewayError(404, 'not_found', 'no such passkey');
+    if (!Number.isInteger(id) || id <= 0) throw fail('not_found', 'no such passkey');
     await passkeys.remove(req.user!.id, id);
     return ok(null);
   });
@@ -162,7 +153,7 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
     const id = Number((req.params as { id: string }).id);
     const admin = deps.services.admin;
     const target = Number.isInteger(id) && id > 0 ? await admin.users.get(id) : null;
-    if (!target) throw new GatewayError(404, 'user_not_found', `no user with id ${id}`);
+    if (!target) throw fail('user_not_found', { id });
     admin.users.checkManage(req.user, target.role);
     const before = await twoFactor.status(id, false);
     await twoFactor.reset(id);

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import { GatewayError } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import type { DecodedBody, UploadedFile } from '../tasks/lifecycle/service.ts';
 import { fileRefOf } from '../tasks/outbound/request.ts';
 
@@ -21,7 +21,7 @@ export interface UploadLimits {
 const fileLimit = (limits: UploadLimits) => Math.min(FILE_LIMITS.fileSize, limits.totalBytes);
 
 const tooLarge = (what: string, limit: number, per: string) =>
-  new GatewayError(413, 'request_too_large', `${what} too large: the limit is ${+(limit / (1024 * 1024)).toFixed(2)} MiB ${per}`);
+  fail('request_too_large', `${what} too large: the limit is ${+(limit / (1024 * 1024)).toFixed(2)} MiB ${per}`);
 
 /** Registers the body parsers the file-taking endpoints accept: JSON (Fastify's), form and multipart. */
 export async function registerUploadParsers(scope: FastifyInstance, limits: UploadLimits): Promise<void> {

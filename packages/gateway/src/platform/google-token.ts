@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { SignJWT, importPKCS8 } from 'jose';
 import type { UpstreamPools } from './upstream-pools.ts';
-import { GatewayError } from './errors.ts';
+import { fail } from './errors.ts';
 
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 const DEFAULT_TOKEN_URI = 'https://oauth2.googleapis.com/token';
@@ -30,11 +30,11 @@ export function parseServiceAccount(text: string): ServiceAccount {
   try {
     j = JSON.parse(text) as Record<string, unknown>;
   } catch {
-    throw new GatewayError(400, 'invalid_service_account', 'the key is not a service-account JSON key');
+    throw fail('invalid_service_account', 'the key is not a service-account JSON key');
   }
   const s = (k: string) => (typeof j[k] === 'string' ? (j[k] as string) : '');
   if (!s('client_email') || !s('private_key')) {
-    throw new GatewayError(400, 'invalid_service_account', 'the service-account key needs "client_email" and "private_key"');
+    throw fail('invalid_service_account', 'the service-account key needs "client_email" and "private_key"');
   }
   return {
     clientEmail: s('client_email'),
@@ -114,7 +114,7 @@ export class GoogleTokens {
     try {
       key = await importPKCS8(sa.privateKey, 'RS256');
     } catch {
-      throw new GatewayError(400, 'invalid_service_account', 'the service-account private key cannot be read');
+      throw fail('invalid_service_account', 'the service-account private key cannot be read');
     }
     const iat = Math.floor(this.now() / 1000);
     const jwt = await new SignJWT({ scope })
@@ -129,7 +129,7 @@ export class GoogleTokens {
     try {
       url = new URL(sa.tokenUri);
     } catch {
-      throw new GatewayError(400, 'invalid_service_account', 'the service-account "token_uri" is not a URL');
+      throw fail('invalid_service_account', 'the service-account "token_uri" is not a URL');
     }
     const res = await this.pools.send({
       url,
@@ -147,7 +147,7 @@ export class GoogleTokens {
     if (res.statusCode !== 200 || typeof j.access_token !== 'string') {
       const why =
         typeof j.error_description === 'string' ? j.error_description : typeof j.error === 'string' ? j.error : `HTTP ${res.statusCode}`;
-      throw new GatewayError(502, 'upstream_auth_failed', `the service account's token exchange failed: ${why.slice(0, 200)}`);
+      throw fail('upstream_auth_failed', `the service account's token exchange failed: ${why.slice(0, 200)}`);
     }
     const ttl = typeof j.expires_in === 'number' && j.expires_in > 0 ? j.expires_in : 3600;
     return { token: j.access_token, expiresAt: this.now() + ttl * 1000 };

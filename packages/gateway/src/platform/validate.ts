@@ -2,14 +2,14 @@
  * Field validation shared by the admin API and the configuration file. Every error names the field
  * by its path (`models`, `channels[2].type`), so a 400 answer or a failed start says what to fix.
  */
-import { GatewayError } from './errors.ts';
+import { GatewayError, catalogArgs } from './errors.ts';
 
 export class FieldError extends GatewayError {
   constructor(
     readonly field: string,
     problem: string,
   ) {
-    super(400, 'invalid_field', `${field}: ${problem}`, undefined, { field });
+    super(...catalogArgs('invalid_field', `${field}: ${problem}`, { field }));
     this.name = 'FieldError';
   }
 }

@@ -4,7 +4,7 @@
  * an upstream client error is answered as it is; after the last attempt the reserve is refunded and
  * the caller gets 503 (no channel) or 502 (every attempt failed) with the last upstream message.
  */
-import { echo, GatewayError } from '../platform/errors.ts';
+import { echo, GatewayError, fail } from '../platform/errors.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import type { Sticky } from './affinity.ts';
 import type { RelayPolicy } from './policy.ts';
@@ -151,7 +151,6 @@ async function attemptLoop<C extends AttemptCall>(
     }
   }
   await hooks.refund(ctx);
-  if (!last)
-    throw new GatewayError(503, 'no_available_channel', `no available channel for model "${echo(call.model)}" in group "${call.group}"`);
-  throw new GatewayError(502, 'upstream_error', `upstream failed after ${ctx.attempts.length} attempt(s): ${last.message}`);
+  if (!last) throw fail('no_available_channel', { model: echo(call.model), group: call.group });
+  throw fail('upstream_error', `upstream failed after ${ctx.attempts.length} attempt(s): ${last.message}`);
 }

@@ -19,7 +19,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { GatewayError } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import type { RuntimeChannel } from './channels.ts';
 import type { SseEvent } from './sse.ts';
 
@@ -35,7 +35,7 @@ export type BedrockKey =
   | { kind: 'sigv4'; accessKeyId: string; secretAccessKey: string; region: string; sessionToken?: string }
   | { kind: 'api_key'; apiKey: string; region: string };
 
-const invalid = (why: string) => new GatewayError(400, 'invalid_bedrock_key', why);
+const invalid = (why: string) => fail('invalid_bedrock_key', why);
 
 /**
  * Reads a channel key: `ACCESS_KEY_ID|SECRET_ACCESS_KEY|REGION[|SESSION_TOKEN]`, or (no `|`) a Bedrock

@@ -4,7 +4,7 @@
  * the input bound of the reserve (relay/estimate.ts): inline data (data: URLs, base64 `data` /
  * `file_data` fields) is measured and classified by its media type, references (URLs, file ids) counted.
  */
-import { GatewayError } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 
 /** Deepest nesting of objects and arrays a model-call body may have. */
 export const MAX_JSON_DEPTH = 128;
@@ -79,12 +79,7 @@ export function scanBody(body: unknown): BodyScan {
     }
     if (typeof v !== 'object' || v === null) continue;
     if (depth > MAX_JSON_DEPTH) {
-      throw new GatewayError(
-        400,
-        'invalid_request',
-        `invalid request: the body nests deeper than ${MAX_JSON_DEPTH} levels`,
-        'invalid_request_error',
-      );
+      throw fail('invalid_request', `invalid request: the body nests deeper than ${MAX_JSON_DEPTH} levels`);
     }
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {

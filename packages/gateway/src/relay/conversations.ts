@@ -6,7 +6,7 @@
  * than RESPONSES_RETENTION_DAYS are deleted by a daily job (`startRetention`).
  */
 import type { Core } from '../core.ts';
-import { GatewayError, echo } from '../platform/errors.ts';
+import { echo, fail } from '../platform/errors.ts';
 import { isUniqueViolation } from '../store/db.ts';
 import type { Message } from './formats/index.ts';
 
@@ -108,5 +108,4 @@ export class Conversations {
   }
 }
 
-const notFound = (id: string) =>
-  new GatewayError(404, 'previous_response_not_found', `Previous response with id '${echo(id)}' not found.`, 'invalid_request_error');
+const notFound = (id: string) => fail('previous_response_not_found', { id: echo(id) });

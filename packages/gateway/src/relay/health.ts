@@ -3,7 +3,7 @@
  * A test sends a one-token chat request (or a tiny embedding for embedding models) with one key.
  */
 import type { Core } from '../core.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { GatewayError, fail } from '../platform/errors.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import { encodeRequest, decodeRequest, upstreamErrorMessage } from './formats/index.ts';
 import { applyParamOverride, channelFormat, upstreamHeaders, upstreamModel, upstreamUrl, type RelayKind } from './providers.ts';
@@ -32,7 +32,7 @@ export async function testKey(
   google?: GoogleTokens,
 ): Promise<TestResult> {
   const m = model || ch.testModel || ch.models[0];
-  if (!m) throw new GatewayError(400, 'invalid_request', 'the channel lists no model to test');
+  if (!m) throw fail('invalid_request', 'the channel lists no model to test');
   const up = upstreamModel(ch, m);
   const fmt = channelFormat(ch.type, up);
   const kind: RelayKind = /embed/i.test(m) && fmt === 'openai' ? 'embeddings' : 'chat';

@@ -10,7 +10,7 @@ import { ChannelIndex, CHANNELS_REVISION } from './channels.ts';
 import { Relay } from './relay.ts';
 import { RealtimeRelay } from './realtime.ts';
 import { probeOnce, testKey, firstUsableKey, type TestResult } from './health.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import { RelayPolicy } from './policy.ts';
 import { QuotaAllowances } from '../billing/allowance.ts';
 import { releaseLease, takeLease } from '../store/leases.ts';
@@ -87,7 +87,7 @@ export const relayArea = {
           await channels.load();
           ch = channels.get(id);
         }
-        if (!ch) throw new GatewayError(404, 'channel_not_found', `no relay channel ${id}`);
+        if (!ch) throw fail('channel_not_found', `no relay channel ${id}`);
         const r = await testKey(pools, ch, firstUsableKey(ch), model, core.outbound.google);
         await channels.recordTest(id, r.timeMs);
         return r;

@@ -14,7 +14,7 @@ import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
 import { quotaUnits, usdCost, type TokenUsage } from '../billing/prices.ts';
 import { countTokens, TokenCounter } from '../billing/tokens.ts';
-import { echo, GatewayError } from '../platform/errors.ts';
+import { echo, fail } from '../platform/errors.ts';
 import { ChannelType, OPENAI_COMPATIBLE_PRESETS } from './channel-types.ts';
 import type { AttemptOutcome } from './attempts.ts';
 import { logAttemptError } from './accounting.ts';
@@ -186,7 +186,7 @@ function responseUrl(ch: RuntimeChannel, id: string, suffix: string, query: stri
 }
 
 function checkBody(kind: PassKind, b: Record<string, unknown>, multipart: boolean): void {
-  const bad = (m: string) => new GatewayError(400, 'invalid_request', m);
+  const bad = (m: string) => fail('invalid_request', m);
   switch (kind) {
     case 'images':
     case 'image_edits':
@@ -317,28 +317,23 @@ export class PassThrough {
   async handle(call: PassCall): Promise<void> {
     const { body, principal, kind } = call;
     const model = body.model;
-    if (typeof model !== 'string' || !model) throw new GatewayError(400, 'invalid_request', '"model" is required and must be a string');
+    if (typeof model !== 'string' || !model) throw fail('invalid_request', '"model" is required and must be a string');
     checkBody(kind, body, !!call.multipart);
     if (principal.models) checkModelAccess(principal as KeyPrincipal, model);
     const all = this.d.channels.candidates(principal.group, model);
     const candidates = all.filter((c) => servesKind(c, kind));
     if (candidates.length === 0) {
       if (kind === 'alpha_search') {
-        throw new GatewayError(
-          503,
+        throw fail(
           'no_available_channel',
           `no channel that supports alpha search serves model "${echo(model)}" in group "${principal.group}"`,
         );
       }
-      throw new GatewayError(503, 'no_available_channel', `no available channel for model "${echo(model)}" in group "${principal.group}"`);
+      throw fail('no_available_channel', { model: echo(model), group: principal.group });
     }
     const price = this.d.prices.get(model);
     if (!price && !this.d.core.config.relayAllowUnpricedModels) {
-      throw new GatewayError(
-        403,
-        'model_price_not_set',
-        `model "${echo(model)}" has no price set; an administrator must set one before it can be used`,
-      );
+      throw fail('model_price_not_set', { model: echo(model) });
     }
     const isImages = kind === 'images' || kind === 'image_edits';
     // Multipart fields are text: a number there is read as one.
@@ -575,12 +570,9 @@ export class PassThrough {
     if (!rec) return false;
     const ch = this.d.channels.get(rec.channelId);
     if (!ch)
-      throw new GatewayError(
-        404,
-        'not_found',
-        `No response found with id '${o.id.slice(0, 80)}' (its channel no longer exists).`,
-        'invalid_request_error',
-      );
+      throw fail('not_found', `No response found with id '${o.id.slice(0, 80)}' (its channel no longer exists).`, {
+        type: 'invalid_request_error',
+      });
     const key = ch.keys[rec.keyIndex] ?? ch.keys[0] ?? '';
     const suffix = o.op === 'cancel' ? '/cancel' : o.op === 'input_items' ? '/input_items' : '';
     const method = o.op === 'delete' ? 'DELETE' : o.op === 'cancel' ? 'POST' : 'GET';
@@ -626,7 +618,7 @@ export class PassThrough {
     } catch (e) {
       const message = networkMessage(e);
       logAttemptError(this.d.logs, ctx, ch, 0, message, 1);
-      throw new GatewayError(502, 'upstream_error', message);
+      throw fail('upstream_error', message);
     }
     ctx.upstreamWaitMs = msSince(t0);
     const ctype = String(up.headers['content-type'] ?? 'application/json');

@@ -16,7 +16,7 @@ import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
 import type { HeaderSink } from '../accounts/rate-limits.ts';
 import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
-import { echo, GatewayError } from '../platform/errors.ts';
+import { echo, fail } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { extendReserve, logAttemptError, refundGrant } from './accounting.ts';
@@ -84,25 +84,20 @@ export class RealtimeRelay {
 
   /**
    * Checks access, channels, price and rate limits (their headers go to `sink`) and reserves the
-   * session estimate; throws GatewayError (answered over HTTP, before the upgrade) when the session
+   * session estimate; throws a GatewayError (answered over HTTP, before the upgrade) when the session
    * cannot start.
    */
   async prepare(s: RealtimeSession, startedAt: bigint, sink: HeaderSink | null = null): Promise<Session> {
     const { principal, model } = s;
-    if (!model) throw new GatewayError(400, 'invalid_request', 'the "model" query parameter is required');
+    if (!model) throw fail('invalid_request', 'the "model" query parameter is required');
     if (principal.models) checkModelAccess(principal as KeyPrincipal, model);
     const candidates = this.d.channels
       .candidates(principal.group, model)
       .filter((c) => c.type === ChannelType.openai || c.type === ChannelType.azure);
-    if (!candidates.length)
-      throw new GatewayError(503, 'no_available_channel', `no available channel for model "${echo(model)}" in group "${principal.group}"`);
+    if (!candidates.length) throw fail('no_available_channel', { model: echo(model), group: principal.group });
     const price = this.d.prices.get(model);
     if (!price && !this.d.core.config.relayAllowUnpricedModels) {
-      throw new GatewayError(
-        403,
-        'model_price_not_set',
-        `model "${echo(model)}" has no price set; an administrator must set one before it can be used`,
-      );
+      throw fail('model_price_not_set', { model: echo(model) });
     }
     const session: Session = {
       ...s,

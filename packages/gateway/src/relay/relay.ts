@@ -17,7 +17,7 @@ import { checkModelAccess } from '../accounts/keys.ts';
 import { errorBody } from '../platform/error-envelopes.ts';
 import type { TokenUsage } from '../billing/prices.ts';
 import { countTokens, TokenCounter } from '../billing/tokens.ts';
-import { echo, GatewayError } from '../platform/errors.ts';
+import { echo, GatewayError, fail, foreignError } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import type { RuntimeChannel } from './channels.ts';
@@ -173,17 +173,12 @@ export class Relay {
    */
   async countPromptTokens(p: RelayPrincipal, format: WireFormat, model: string, body: Record<string, unknown>): Promise<number> {
     if (p.models) checkModelAccess(p as KeyPrincipal, model);
-    if (!this.listModels(p).includes(model))
-      throw new GatewayError(404, 'model_not_found', `model "${echo(model)}" is not available in group "${p.group}"`);
+    if (!this.listModels(p).includes(model)) throw fail('model_not_found', `model "${echo(model)}" is not available in group "${p.group}"`);
     await this.assertSomeBalance(p);
     const req = decodeRequest(format, body);
     const text = canonicalPromptText(req);
     if (text.length > COUNT_MAX_CHARS) {
-      throw new GatewayError(
-        413,
-        'request_too_large',
-        `the prompt is too long to count: ${text.length} characters, the limit is ${COUNT_MAX_CHARS}`,
-      );
+      throw fail('request_too_large', `the prompt is too long to count: ${text.length} characters, the limit is ${COUNT_MAX_CHARS}`);
     }
     return (await countTokens(text)) + canonicalImageCount(req) * 1000;
   }
@@ -194,7 +189,7 @@ export class Relay {
    */
   private async assertSomeBalance(p: RelayPrincipal): Promise<void> {
     if ((await this.d.ledger.available(this.d.budgets.payer(p))) <= 0)
-      throw new GatewayError(429, 'insufficient_quota', 'quota exhausted: the balance is too low for this request');
+      throw fail('insufficient_quota', 'quota exhausted: the balance is too low for this request');
   }
 
   /**
@@ -231,15 +226,15 @@ export class Relay {
     const { body, principal } = call;
     const cf = call.inbound ?? 'openai';
     const model = call.modelFromPath ?? body.model;
-    if (typeof model !== 'string' || !model) throw new GatewayError(400, 'invalid_request', '"model" is required and must be a string');
+    if (typeof model !== 'string' || !model) throw fail('invalid_request', '"model" is required and must be a string');
     let canonical: CanonicalRequest | null = null;
     /** Set when the body holds what only its own vendor understands: only channels of the caller's format may serve it. */
     let onlySameFormat: GatewayError | null = null;
     if (cf === 'openai') {
       if (call.kind === 'chat' && !Array.isArray(body.messages))
-        throw new GatewayError(400, 'invalid_request', '"messages" is required and must be an array');
-      if (call.kind === 'completions' && body.prompt === undefined) throw new GatewayError(400, 'invalid_request', '"prompt" is required');
-      if (call.kind === 'embeddings' && body.input === undefined) throw new GatewayError(400, 'invalid_request', '"input" is required');
+        throw fail('invalid_request', '"messages" is required and must be an array');
+      if (call.kind === 'completions' && body.prompt === undefined) throw fail('invalid_request', '"prompt" is required');
+      if (call.kind === 'embeddings' && body.input === undefined) throw fail('invalid_request', '"input" is required');
     } else if (call.kind === 'chat') {
       // Other formats are decoded up front: it validates the request and gives the prompt for the estimate.
       try {
@@ -261,8 +256,7 @@ export class Relay {
       }
     } else if (call.kind === 'embeddings' && cf === 'gemini') {
       if (embedTexts(body, call.geminiAction ?? 'embedContent') === null) {
-        throw new GatewayError(
-          400,
+        throw fail(
           'invalid_request',
           call.geminiAction === 'batchEmbedContents'
             ? '"requests" must be a list of {content:{parts:[{text}]}}'
@@ -279,17 +273,13 @@ export class Relay {
     if (candidates.length === 0) {
       // Callers of the other formats get "not found" for a model nothing serves (their SDKs retry 503s).
       if (cf !== 'openai' && !this.d.channels.modelsFor(principal.group).includes(model)) {
-        throw new GatewayError(404, 'model_not_found', `model "${echo(model)}" is not available in group "${principal.group}"`);
+        throw fail('model_not_found', `model "${echo(model)}" is not available in group "${principal.group}"`);
       }
-      throw new GatewayError(503, 'no_available_channel', `no available channel for model "${echo(model)}" in group "${principal.group}"`);
+      throw fail('no_available_channel', { model: echo(model), group: principal.group });
     }
     const price = this.d.prices.get(model);
     if (!price && !this.d.core.config.relayAllowUnpricedModels) {
-      throw new GatewayError(
-        403,
-        'model_price_not_set',
-        `model "${echo(model)}" has no price set; an administrator must set one before it can be used`,
-      );
+      throw fail('model_price_not_set', { model: echo(model) });
     }
     const stream = call.stream ?? (call.kind !== 'embeddings' && body.stream === true);
     const ctx: Ctx = {
@@ -394,8 +384,8 @@ export class Relay {
     if (fmt === ctx.cf) return { kind: 'client_error', status, body: text, contentType, message };
     const body =
       ctx.cf === 'openai' || ctx.cf === 'responses' || ctx.cf === 'bedrock'
-        ? { error: { message, type: 'invalid_request_error', param: null, code: 'upstream_error' } }
-        : errorBody(ctx.cf, new GatewayError(status, 'upstream_error', message, 'invalid_request_error'));
+        ? { error: { message, type: 'invalid_request_error', param: null, code: 'upstream_client_error' } }
+        : errorBody(ctx.cf, foreignError(status, 'upstream_client_error', message, 'invalid_request_error'));
     return { kind: 'client_error', status, contentType: 'application/json', message, body: JSON.stringify(body) };
   }
 

@@ -13,7 +13,7 @@ import type { Selectable } from 'kysely';
 import type { Core } from '../../core.ts';
 import type { Ledger } from '../ledger.ts';
 import type { PaymentRow } from '../../store/schema-core.ts';
-import { GatewayError, notFound } from '../../platform/errors.ts';
+import { fail } from '../../platform/errors.ts';
 import { randomId } from '../../platform/ids.ts';
 import { insertLogs } from '../../logs/writer.ts';
 import { quotaToUsd, type Page } from '../../platform/validate.ts';
@@ -83,8 +83,7 @@ export class Payments {
 
   provider(name: string): PaymentProvider {
     const p = this.providers.get(name);
-    if (!p || !p.configured())
-      throw new GatewayError(400, 'payments_disabled', `online top-up with ${name} is not configured on this gateway`);
+    if (!p || !p.configured()) throw fail('payments_disabled', { name });
     return p;
   }
 
@@ -111,25 +110,19 @@ export class Payments {
     const f = minorFactor(s.currency);
     const minor = Math.round(amount * f);
     if (!Number.isFinite(amount) || Math.abs(amount * f - minor) > 1e-6) {
-      throw new GatewayError(
-        400,
+      throw fail(
         'invalid_field',
         `amount: must be a whole number of ${f === 1 ? s.currency.toUpperCase() : `cents of ${s.currency.toUpperCase()}`}`,
-        undefined,
-        { field: 'amount' },
+        { details: { field: 'amount' } },
       );
     }
     if (amount < s.minAmount || amount > s.maxAmount) {
-      throw new GatewayError(
-        400,
-        'invalid_field',
-        `amount: must be between ${s.minAmount} and ${s.maxAmount} ${s.currency.toUpperCase()}`,
-        undefined,
-        { field: 'amount' },
-      );
+      throw fail('invalid_field', `amount: must be between ${s.minAmount} and ${s.maxAmount} ${s.currency.toUpperCase()}`, {
+        details: { field: 'amount' },
+      });
     }
     const quota = Math.round((minor / f) * s.quotaPerUnit);
-    if (quota < 1) throw new GatewayError(400, 'invalid_field', 'amount: buys less than one quota unit', undefined, { field: 'amount' });
+    if (quota < 1) throw fail('invalid_field', 'amount: buys less than one quota unit', { details: { field: 'amount' } });
     const tradeNo = `pay_${randomId(24)}`;
     const now = Date.now();
     await this.db
@@ -176,8 +169,7 @@ export class Payments {
   /** A webhook delivery to provider `name` (raw body and headers): verified, then applied once. */
   async webhook(name: string, raw: Buffer, headers: Record<string, string | string[] | undefined>): Promise<WebhookOutcome> {
     const provider = this.providers.get(name);
-    if (!provider || !provider.configured())
-      throw new GatewayError(404, 'payments_disabled', `online top-up with ${name} is not configured on this gateway`);
+    if (!provider || !provider.configured()) throw fail('payment_provider_not_found', { name });
     const event = provider.parseWebhook(raw, headers);
     return this.apply(provider, event);
   }
@@ -294,7 +286,7 @@ export class Payments {
       .where('trade_no', '=', tradeNo)
       .where('user_id', '=', userId)
       .executeTakeFirst();
-    if (!r) throw notFound('no such payment', 'payment_not_found');
+    if (!r) throw fail('payment_not_found');
     return this.view(r);
   }
 }

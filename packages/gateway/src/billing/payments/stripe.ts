@@ -8,7 +8,7 @@
  */
 import Stripe from 'stripe';
 import type { Config } from '../../platform/config.ts';
-import { GatewayError } from '../../platform/errors.ts';
+import { fail } from '../../platform/errors.ts';
 import type { Checkout, CheckoutRequest, PaymentEvent, PaymentProvider } from './provider.ts';
 
 export class StripeProvider implements PaymentProvider {
@@ -54,20 +54,20 @@ export class StripeProvider implements PaymentProvider {
     } catch (e) {
       // Stripe's message may be shown; the request (with the key) is not.
       const msg = e instanceof Stripe.errors.StripeError ? e.message : 'no answer';
-      throw new GatewayError(502, 'payment_provider_error', `Stripe refused to start the checkout: ${msg.slice(0, 200)}`);
+      throw fail('payment_provider_error', `Stripe refused to start the checkout: ${msg.slice(0, 200)}`);
     }
-    if (!s.url) throw new GatewayError(502, 'payment_provider_error', 'Stripe returned a checkout session without a URL');
+    if (!s.url) throw fail('payment_provider_error', 'Stripe returned a checkout session without a URL');
     return { providerRef: s.id, url: s.url };
   }
 
   parseWebhook(raw: Buffer, headers: Record<string, string | string[] | undefined>): PaymentEvent {
     const sig = headers['stripe-signature'];
-    if (typeof sig !== 'string' || !sig) throw new GatewayError(400, 'invalid_signature', 'the Stripe-Signature header is missing');
+    if (typeof sig !== 'string' || !sig) throw fail('invalid_signature', 'the Stripe-Signature header is missing');
     let event: Stripe.Event;
     try {
       event = this.stripe().webhooks.constructEvent(raw, sig, this.config.stripeWebhookSecret ?? '');
     } catch {
-      throw new GatewayError(400, 'invalid_signature', 'the webhook signature does not verify');
+      throw fail('invalid_signature');
     }
     if (event.type === 'checkout.session.completed' || event.type === 'checkout.session.async_payment_succeeded') {
       const s = event.data.object;

@@ -3,7 +3,7 @@
  * CanonicalRequest and encoded into the upstream's format; responses and stream events take the way back.
  * Lossy steps are recorded in `dropped` so the relay can log them.
  */
-import { GatewayError } from '../../platform/errors.ts';
+import { GatewayError, fail } from '../../platform/errors.ts';
 import { randomId } from '../../platform/ids.ts';
 
 /**
@@ -236,7 +236,7 @@ export function pushTurn<B>(
 }
 
 export function bad(field: string, problem: string): GatewayError {
-  return new GatewayError(400, 'invalid_request', `invalid request: ${field} ${problem}`, 'invalid_request_error', { param: field });
+  return fail('invalid_request', `invalid request: ${field} ${problem}`, { details: { param: field } });
 }
 
 export const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,12 +1,12 @@
 /** Plugin icons: PNG (signature checked) or a safe SVG, at most 512 KiB, given as a data URI. */
-import { GatewayError } from '../../platform/errors.ts';
+import { fail } from '../../platform/errors.ts';
 
 export const MAX_ICON_BYTES = 512 * 1024;
 const PNG_SIG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 export function parseIcon(dataUri: string): { type: 'image/png' | 'image/svg+xml'; bytes: Buffer } {
   const bad = (m: string): never => {
-    throw new GatewayError(400, 'invalid_icon', `icon: ${m}`);
+    throw fail('invalid_icon', { problem: m });
   };
   const m = /^data:(image\/png|image\/svg\+xml)(;charset=[\w-]+)?(;base64)?,(.*)$/is.exec(dataUri.trim());
   if (!m) return bad('must be a data URI of image/png or image/svg+xml');
@@ -21,7 +21,7 @@ export function parseIcon(dataUri: string): { type: 'image/png' | 'image/svg+xml
 
 export function checkSvg(s: string): void {
   const bad = (m: string): never => {
-    throw new GatewayError(400, 'invalid_icon', `icon: unsafe SVG (${m})`);
+    throw fail('invalid_icon', `icon: unsafe SVG (${m})`);
   };
   if (!/<svg[\s>]/i.test(s)) bad('no <svg> element');
   if (/<\s*(script|foreignObject|iframe|object|embed|audio|video|handler|listener)\b/i.test(s)) bad('active elements are not allowed');

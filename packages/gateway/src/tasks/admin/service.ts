@@ -4,7 +4,7 @@
  * transaction, so this node and the others rebuild their generation.
  */
 import type { Core } from '../../core.ts';
-import { GatewayError } from '../../platform/errors.ts';
+import { ERRORS, GatewayError, catalogArgs, fail } from '../../platform/errors.ts';
 import type { Tx } from '../../store/db.ts';
 import type { PluginHost } from '../runtime/host.ts';
 import { MAX_SOURCE_BYTES, sha256Hex, type LoadedPlugin } from '../runtime/loader.ts';
@@ -26,12 +26,12 @@ export interface UploadInput {
 
 export class InUseError extends GatewayError {
   constructor(readonly data: { channels: BoundChannel[]; in_flight_count: number }) {
-    super(409, 'plugin_in_use', 'task plugin is still in use');
+    super(...catalogArgs('plugin_in_use', ERRORS.plugin_in_use.message));
   }
 }
 
-const badRequest = (m: string, code = 'invalid_request') => new GatewayError(400, code, m);
-const notFound = (m: string) => new GatewayError(404, 'not_found', m);
+const badRequest = (m: string) => fail('invalid_request', m);
+const notFound = (m: string) => fail('not_found', m);
 
 function semverCompare(a: string, b: string): number {
   const pa = /^(\d+)\.(\d+)\.(\d+)(?:-([^+]*))?/.exec(a) ?? [];
@@ -64,8 +64,7 @@ export class PluginAdmin {
     try {
       return await this.host.loadDetached(source);
     } catch (e) {
-      if (e instanceof PluginLoadError)
-        throw new GatewayError(400, 'plugin_invalid', e.message, undefined, e.field ? { field: e.field } : undefined);
+      if (e instanceof PluginLoadError) throw fail('plugin_invalid', e.message, { details: e.field ? { field: e.field } : undefined });
       throw e;
     }
   }
@@ -110,8 +109,7 @@ export class PluginAdmin {
   preflight(p: LoadedPlugin): void {
     const c = GenerationBuilder.from(this.host.current(), p.key).conflict(p);
     if (c)
-      throw new GatewayError(
-        409,
+      throw fail(
         'plugin_conflict',
         `${p.key}@${p.version} conflicts with the running plugins: ${c} (upload with force or disabled to store it anyway)`,
       );
@@ -182,14 +180,12 @@ export class PluginAdmin {
   async upload(input: UploadInput, actor: AuditActor = null) {
     if (typeof input.source !== 'string' || !input.source.trim()) throw badRequest('source is required');
     const source = input.source;
-    if (Buffer.byteLength(source, 'utf8') > MAX_SOURCE_BYTES)
-      throw new GatewayError(413, 'plugin_too_large', 'source is larger than 1 MiB');
+    if (Buffer.byteLength(source, 'utf8') > MAX_SOURCE_BYTES) throw fail('plugin_too_large', 'source is larger than 1 MiB');
     const sha = sha256Hex(source);
     if (input.sourceSha256 !== undefined && input.sourceSha256 !== null && input.sourceSha256 !== '') {
       if (typeof input.sourceSha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(input.sourceSha256))
         throw badRequest('sourceSha256 must be 64 hex characters');
-      if (input.sourceSha256.toLowerCase() !== sha)
-        throw badRequest(`sourceSha256 does not match the source (source hashes to ${sha})`, 'sha256_mismatch');
+      if (input.sourceSha256.toLowerCase() !== sha) throw fail('source_sha256_mismatch', { sha });
     }
     const enabled = input.enabled === undefined ? true : input.enabled === true;
     if (input.enabled !== undefined && typeof input.enabled !== 'boolean') throw badRequest('enabled must be a boolean');
@@ -212,12 +208,7 @@ export class PluginAdmin {
           .where('plugin_key', '=', p.key)
           .where('version', '=', p.version)
           .executeTakeFirst();
-        if (existing && existing.sha256 !== sha)
-          throw new GatewayError(
-            409,
-            'version_exists',
-            `${p.key}@${p.version} is already stored with a different source; versions are immutable, publish a new version`,
-          );
+        if (existing && existing.sha256 !== sha) throw fail('version_exists', { key: p.key, version: p.version });
         if (!existing) {
           await tx
             .insertInto('plugin_versions')
@@ -427,7 +418,7 @@ export class PluginAdmin {
       const output = await p.callRaw(hook, (body.args as unknown[]) ?? []);
       return { plugin: key, version: row.version, hook, output };
     } catch (e) {
-      if (e instanceof PluginCallError) throw new GatewayError(400, 'plugin_hook_failed', e.message);
+      if (e instanceof PluginCallError) throw fail('plugin_hook_failed', e.message);
       throw e;
     } finally {
       p.dispose();

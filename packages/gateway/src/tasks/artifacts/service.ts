@@ -10,7 +10,7 @@
  */
 import { request, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
-import { GatewayError } from '../../platform/errors.ts';
+import { GatewayError, fail } from '../../platform/errors.ts';
 import type { TaskService } from '../lifecycle/service.ts';
 import { hookMessage } from '../lifecycle/service.ts';
 import { artifactTask, channelAuth, effectiveBaseUrl, type Task } from '../lifecycle/context.ts';
@@ -45,7 +45,7 @@ export class Artifacts {
   private plugin(t: Task): LoadedPlugin {
     const p = this.svc.generation().plugins.get(t.plugin_key);
     if (!p || !p.has('listArtifacts') || !p.has('buildContentRequest')) {
-      throw new GatewayError(404, 'artifacts_not_supported', `plugin "${t.plugin_key}" does not provide artifacts`);
+      throw fail('artifacts_not_supported', { plugin: t.plugin_key });
     }
     return p;
   }
@@ -56,7 +56,7 @@ export class Artifacts {
     try {
       return validateArtifacts(await p.call('listArtifacts', artifactTask(t)));
     } catch (e) {
-      throw new GatewayError(502, 'plugin_artifacts_invalid', hookMessage(e));
+      throw fail('plugin_artifacts_invalid', hookMessage(e));
     }
   }
 
@@ -86,13 +86,13 @@ export class Artifacts {
     clientHeaders: Record<string, string | string[] | undefined>,
   ): Promise<ContentResponse> {
     const t = await this.svc.own(userId, taskId).catch(() => {
-      throw new GatewayError(404, 'artifact_not_found', 'artifact not found');
+      throw fail('artifact_not_found');
     });
     const plugin = this.plugin(t);
-    if (t.status !== 'SUCCESS') throw new GatewayError(409, 'artifact_not_ready', `the task is not finished (status ${t.status})`);
+    if (t.status !== 'SUCCESS') throw fail('artifact_not_ready', { status: t.status });
     const items = await this.describe(t);
     const art = items.find((a) => a.key === key);
-    if (!art) throw new GatewayError(404, 'artifact_not_found', `task has no artifact "${key.slice(0, 128)}"`);
+    if (!art) throw fail('artifact_not_found', `task has no artifact "${key.slice(0, 128)}"`);
     const safe: Record<string, string> = {};
     for (const h of PASSED_REQUEST_HEADERS) {
       const v = clientHeaders[h];
@@ -115,16 +115,16 @@ export class Artifacts {
       desc = (await plugin.call('buildContentRequest', ctx)) as Record<string, unknown>;
       if (!desc || typeof desc !== 'object') throw new Error('buildContentRequest returned no descriptor');
     } catch (e) {
-      throw new GatewayError(502, 'plugin_content_request_invalid', hookMessage(e));
+      throw fail('plugin_content_request_invalid', hookMessage(e));
     }
     let url: URL;
     try {
       url = new URL(String(desc.url));
     } catch {
-      throw new GatewayError(502, 'plugin_content_request_invalid', 'content url is not absolute');
+      throw fail('plugin_content_request_invalid', 'content url is not absolute');
     }
     if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
-      throw new GatewayError(502, 'plugin_content_request_invalid', 'content url must be http(s) without credentials');
+      throw fail('plugin_content_request_invalid', 'content url must be http(s) without credentials');
     }
     this.refuseLoop(url);
     const credentialless = desc.credentialless === true;
@@ -133,14 +133,13 @@ export class Artifacts {
     let body: string | undefined;
     if (credentialless) {
       if (upMethod !== 'GET' && upMethod !== 'HEAD')
-        throw new GatewayError(502, 'plugin_content_request_invalid', 'credentialless content reads allow GET and HEAD only');
+        throw fail('plugin_content_request_invalid', 'credentialless content reads allow GET and HEAD only');
       headers = { ...safe };
     } else {
       if (!['GET', 'HEAD', 'POST'].includes(upMethod))
-        throw new GatewayError(502, 'plugin_content_request_invalid', 'content requests allow GET, HEAD and POST only');
+        throw fail('plugin_content_request_invalid', 'content requests allow GET, HEAD and POST only');
       if (!hostAllowed(url, baseUrl, plugin.manifest.allowedHosts ?? [])) {
-        throw new GatewayError(
-          502,
+        throw fail(
           'plugin_host_not_allowed',
           `content request to ${canonicalHost(url)} is not allowed: credentials go only to the channel host and allowedHosts`,
         );
@@ -151,7 +150,7 @@ export class Artifacts {
       if (desc.body !== undefined && desc.body !== null) {
         body = typeof desc.body === 'string' ? desc.body : JSON.stringify(desc.body);
         if (Buffer.byteLength(body) > 1024 * 1024)
-          throw new GatewayError(502, 'plugin_content_request_invalid', 'content request body is larger than 1 MiB');
+          throw fail('plugin_content_request_invalid', 'content request body is larger than 1 MiB');
       }
     }
     if (method === 'HEAD' && upMethod === 'GET') upMethod = 'HEAD';
@@ -169,32 +168,27 @@ export class Artifacts {
         });
       } catch (e) {
         const code = (e as { code?: string; cause?: { code?: string } }).code ?? (e as { cause?: { code?: string } }).cause?.code ?? '';
-        if (code === 'ERR_BLOCKED_ADDRESS' || /not public/.test((e as Error).message))
-          throw new GatewayError(502, 'artifact_address_refused', 'the artifact address is not public');
-        if (/TIMEOUT/.test(code)) throw new GatewayError(504, 'artifact_upstream_timeout', 'the artifact upstream timed out');
-        throw new GatewayError(502, 'artifact_upstream_error', 'the artifact upstream could not be reached');
+        if (code === 'ERR_BLOCKED_ADDRESS' || /not public/.test((e as Error).message)) throw fail('artifact_address_refused');
+        if (/TIMEOUT/.test(code)) throw fail('artifact_upstream_timeout');
+        throw fail('artifact_upstream_error', 'the artifact upstream could not be reached');
       }
       const s = res.statusCode;
       if ([301, 302, 303, 307, 308].includes(s)) {
         res.body.resume();
         const loc = res.headers.location;
         const l = Array.isArray(loc) ? loc[0] : loc;
-        if (!l) throw new GatewayError(502, 'artifact_upstream_error', 'redirect without a location');
+        if (!l) throw fail('artifact_upstream_error', 'redirect without a location');
         let next: URL;
         try {
           next = new URL(l, url);
         } catch {
-          throw new GatewayError(502, 'artifact_upstream_error', 'redirect to an invalid address');
+          throw fail('artifact_upstream_error', 'redirect to an invalid address');
         }
         if ((next.protocol !== 'http:' && next.protocol !== 'https:') || next.username || next.password || next.hash) {
-          throw new GatewayError(502, 'artifact_redirect_refused', 'redirect to a refused address');
+          throw fail('artifact_redirect_refused', 'redirect to a refused address');
         }
         if (!credentialless && next.origin !== origin)
-          throw new GatewayError(
-            502,
-            'artifact_redirect_refused',
-            'a credentialed content request may not be redirected to another origin',
-          );
+          throw fail('artifact_redirect_refused', 'a credentialed content request may not be redirected to another origin');
         this.refuseLoop(next);
         if (s === 303 && upMethod === 'POST') {
           upMethod = 'GET';
@@ -218,19 +212,18 @@ export class Artifacts {
         return { status: s, headers: out, body: res.body };
       }
       res.body.resume();
-      if (s === 401 || s === 403)
-        throw new GatewayError(502, 'artifact_upstream_auth_failed', 'the artifact upstream refused the credentials');
-      if (s === 404 || s === 410) throw new GatewayError(410, 'artifact_gone', 'the artifact is no longer available upstream');
-      if (s === 429) throw new GatewayError(503, 'artifact_upstream_busy', 'the artifact upstream is busy');
-      throw new GatewayError(502, 'artifact_upstream_error', `the artifact upstream failed (HTTP ${s})`);
+      if (s === 401 || s === 403) throw fail('artifact_upstream_auth_failed');
+      if (s === 404 || s === 410) throw fail('artifact_gone');
+      if (s === 429) throw fail('artifact_upstream_busy');
+      throw fail('artifact_upstream_error', `the artifact upstream failed (HTTP ${s})`);
     }
-    throw new GatewayError(502, 'artifact_redirect_refused', 'too many redirects');
+    throw fail('artifact_redirect_refused', 'too many redirects');
   }
 
   private refuseLoop(u: URL): void {
     if (!/^\/v1\/tasks\/[^/]+\/artifacts\/[^/]+\/content$/.test(u.pathname)) return;
     try {
-      if (new URL(this.base()).host === u.host) throw new GatewayError(502, 'artifact_proxy_loop', 'artifact proxy loop was rejected');
+      if (new URL(this.base()).host === u.host) throw fail('artifact_proxy_loop');
     } catch (e) {
       if (e instanceof GatewayError) throw e;
     }

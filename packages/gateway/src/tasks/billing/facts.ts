@@ -2,7 +2,7 @@
  * Usage facts from plugins: validated against the plugin's usage schema before they price anything.
  * Plugins report quantities, never prices.
  */
-import { GatewayError } from '../../platform/errors.ts';
+import { fail as failCode } from '../../platform/errors.ts';
 import { UNIT_CEILING, type Facts, type SchemaField } from './expr.ts';
 
 const CANON_COUNT = new Set(['n', 'count', 'imagecount', 'samplecount', 'batchcount', 'numimages']);
@@ -12,7 +12,7 @@ const CANON_SECONDS = new Set(['duration', 'durationseconds', 'second', 'seconds
 export function validateFacts(raw: unknown, schema: Record<string, SchemaField> | null | undefined, lenient = false): Facts | null {
   if (raw === null || raw === undefined) return null;
   const fail = (msg: string): never => {
-    throw new GatewayError(400, 'plugin_usage_invalid', msg);
+    throw failCode('plugin_usage_invalid', msg);
   };
   try {
     if (typeof raw !== 'object' || Array.isArray(raw)) fail('usage facts must be an object');

@@ -9,7 +9,7 @@ import type { Selectable } from 'kysely';
 import type { Core } from '../../core.ts';
 import type { KeyPrincipal } from '../../accounts/types.ts';
 import { hmacHex, randomToken } from '../../platform/crypto.ts';
-import { GatewayError } from '../../platform/errors.ts';
+import { fail } from '../../platform/errors.ts';
 import { randomId } from '../../platform/ids.ts';
 import { isPublicHost } from '../../platform/ssrf.ts';
 import { isUniqueViolation } from '../../store/db.ts';
@@ -72,9 +72,9 @@ export function parseCallbackUrl(raw: string, field = 'X-Callback-URL'): URL {
     }
   }
   if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) {
-    throw new GatewayError(400, 'callback_url_invalid', `${field} must be an http or https URL of at most ${CALLBACK_URL_MAX} characters`);
+    throw fail('callback_url_invalid', `${field} must be an http or https URL of at most ${CALLBACK_URL_MAX} characters`);
   }
-  if (u.username || u.password) throw new GatewayError(400, 'callback_url_invalid', `${field} may not carry a user name or password`);
+  if (u.username || u.password) throw fail('callback_url_invalid', `${field} may not carry a user name or password`);
   return u;
 }
 
@@ -117,12 +117,11 @@ export class TaskCallbacks {
     const field = given ? 'X-Callback-URL' : "the API key's callback_url";
     const u = parseCallbackUrl(raw, field);
     if (!this.core.config.contentAllowPrivateAddresses && !(await isPublicHost(u.hostname))) {
-      throw new GatewayError(400, 'callback_url_not_public', `${field} must resolve to a public address`);
+      throw fail('callback_url_not_public', { field });
     }
     const callbackSecret = await new KeyStore(this.core.h).callbackSecret(p.keyId);
     if (!callbackSecret) {
-      throw new GatewayError(
-        400,
+      throw fail(
         'callback_secret_missing',
         'this API key has no callback signing secret yet: create one with POST /api/token/{id}/callback-secret',
       );

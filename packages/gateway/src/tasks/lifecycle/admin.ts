@@ -8,7 +8,7 @@ import type { Core } from '../../core.ts';
 import { insertLogs } from '../../logs/writer.ts';
 import type { Ledger } from '../../billing/ledger.ts';
 import type { UserPrincipal } from '../../accounts/types.ts';
-import { GatewayError, notFound } from '../../platform/errors.ts';
+import { fail } from '../../platform/errors.ts';
 import { Reader, fieldError, paging, type Obj, type Page } from '../../platform/validate.ts';
 import { AuditLog } from '../../logs/audit.ts';
 import { ledgerRef, type TaskService } from './service.ts';
@@ -160,7 +160,7 @@ export class TaskAdmin {
   async getOwn(userId: number, publicId: string): Promise<SelfTaskView & { callback: CallbackView | null }> {
     const id = typeof publicId === 'string' ? publicId.trim() : '';
     const t = id && id.length <= 64 ? await this.store.ownedBy(id, userId) : undefined;
-    if (!t) throw notFound(`no task ${id.slice(0, 64)}`, 'task_not_found');
+    if (!t) throw fail('task_not_found', `no task ${id.slice(0, 64)}`);
     return { ...selfView(t), callback: await this.callbackOf(t) };
   }
 
@@ -171,7 +171,7 @@ export class TaskAdmin {
   private async find(publicId: string, actor: UserPrincipal | null): Promise<Row> {
     const id = typeof publicId === 'string' ? publicId.trim() : '';
     const r = id && id.length <= 64 ? await this.store.findVisible(id, actor) : undefined;
-    if (!r) throw notFound(`no task ${String(publicId).slice(0, 64)}`, 'task_not_found');
+    if (!r) throw fail('task_not_found', `no task ${String(publicId).slice(0, 64)}`);
     return r;
   }
 
@@ -202,11 +202,7 @@ export class TaskAdmin {
     const tag = resolutionTag(input.action, input.status);
     if (t.flagged !== 1) return this.already(t, tag, actor);
     if (TERMINAL.has(t.status) || !(NON_TERMINAL as readonly string[]).includes(t.status)) {
-      throw new GatewayError(
-        409,
-        'task_not_resolvable',
-        `task ${t.public_id} is ${t.status}; only unfinished flagged tasks can be resolved`,
-      );
+      throw fail('task_not_resolvable', { task: t.public_id, status: t.status });
     }
     t = await this.repairBilling(t);
     const now = Date.now();
@@ -269,11 +265,10 @@ export class TaskAdmin {
 
   /** A call that lost the race (or came later): fine when the same resolution applied, else 409. */
   private async already(t: Row, tag: string, actor: UserPrincipal): Promise<ResolveOutcome> {
-    if (t.flagged === 1) throw new GatewayError(409, 'task_changed', `task ${t.public_id} changed while it was being resolved; try again`);
+    if (t.flagged === 1) throw fail('task_changed', { task: t.public_id });
     const prev = /^resolved: (\S+) by /.exec(t.flag_reason ?? '')?.[1];
     if (prev === tag) return { changed: false, task: await this.get(t.public_id, actor) };
-    throw new GatewayError(
-      409,
+    throw fail(
       'task_not_flagged',
       prev
         ? `task ${t.public_id} was already resolved (${prev})`
@@ -291,7 +286,7 @@ export class TaskAdmin {
     const to = moved.reserve !== undefined ? 'reserved' : 'none';
     await this.store.repairReserving(t.id, to);
     const fresh = await this.store.byId(t.id);
-    if (!fresh) throw notFound(`no task ${t.public_id}`, 'task_not_found');
+    if (!fresh) throw fail('task_not_found', `no task ${t.public_id}`);
     return { ...fresh, username: t.username };
   }
 

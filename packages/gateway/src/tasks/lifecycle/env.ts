@@ -8,7 +8,7 @@ import type { Core } from '../../core.ts';
 import type { RateLimiter } from '../../accounts/rate-limits.ts';
 import type { Budgets } from '../../billing/budgets.ts';
 import type { Ledger } from '../../billing/ledger.ts';
-import { GatewayError } from '../../platform/errors.ts';
+import { fail } from '../../platform/errors.ts';
 import type { TaskCatalog, TaskChannel } from './catalog.ts';
 import { queryContext, type Task } from './context.ts';
 import type { TaskStore } from './store.ts';
@@ -90,13 +90,13 @@ export class TaskEnv {
 
   generation(): Generation {
     const src = this.plugins();
-    if (!src) throw new GatewayError(503, 'plugin_runtime_unavailable', 'the task plugin runtime is not available');
+    if (!src) throw fail('plugin_runtime_unavailable');
     return src.current();
   }
 
   plugin(key: string, gen: Generation = this.generation()): LoadedPlugin {
     const p = gen.plugins.get(key);
-    if (!p) throw new GatewayError(404, 'plugin_not_found', `no task plugin "${key}" is installed and enabled`);
+    if (!p) throw fail('plugin_not_found', { plugin: key });
     return p;
   }
 

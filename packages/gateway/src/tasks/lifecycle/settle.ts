@@ -7,7 +7,7 @@
  */
 import { insertLogs } from '../../logs/writer.ts';
 import type { Payer } from '../../billing/ledger.ts';
-import { echo, GatewayError } from '../../platform/errors.ts';
+import { echo, fail } from '../../platform/errors.ts';
 import { compile, type Facts } from '../billing/expr.ts';
 import { validateFacts } from '../billing/facts.ts';
 import type { Task } from './context.ts';
@@ -53,7 +53,7 @@ export class Settlement {
     group: string,
   ): Promise<BillingInfo> {
     const found = this.env.catalog.price(plugin.key, model, upstreamModel);
-    if (!found) throw new GatewayError(400, 'model_price_error', `no price is set for model "${echo(model)}" of plugin "${plugin.key}"`);
+    if (!found) throw fail('model_price_error', `no price is set for model "${echo(model)}" of plugin "${plugin.key}"`);
     const groupRatio = this.env.catalog.groupRatio(group);
     const schema = usageSchema(plugin, model, upstreamModel);
     let facts: Facts = {};
@@ -62,7 +62,7 @@ export class Settlement {
       try {
         raw = await plugin.call('extractUsage', { ...ctx, usagePurpose: 'facts' });
       } catch (e) {
-        throw new GatewayError(400, 'plugin_usage_invalid', hookMessage(e));
+        throw fail('plugin_usage_invalid', hookMessage(e));
       }
       facts = validateFacts(raw, schema) ?? {};
     }
@@ -71,7 +71,7 @@ export class Settlement {
       try {
         this.quotaOf(b);
       } catch (e) {
-        throw new GatewayError(400, 'model_price_error', `the price of "${found.key}" cannot be computed: ${(e as Error).message}`);
+        throw fail('model_price_error', { model: found.key, reason: (e as Error).message });
       }
       return b;
     }

@@ -9,7 +9,7 @@ import type { KeyPrincipal } from '../../accounts/types.ts';
 import type { HeaderSink, RateLimiter } from '../../accounts/rate-limits.ts';
 import type { Budgets } from '../../billing/budgets.ts';
 import type { Payer } from '../../billing/ledger.ts';
-import { echo, GatewayError } from '../../platform/errors.ts';
+import { echo, GatewayError, fail } from '../../platform/errors.ts';
 import { redactSecrets, sentSecrets } from '../../platform/redact.ts';
 import { randomId } from '../../platform/ids.ts';
 import { validateFacts } from '../billing/facts.ts';
@@ -118,19 +118,14 @@ export class Submission {
   async submit(input: SubmitInput): Promise<SubmitOutcome> {
     const gen = input.generation ?? this.env.generation();
     const plugin = this.env.plugin(input.pluginKey, gen);
-    if (typeof input.model !== 'string' || !input.model)
-      throw new GatewayError(400, 'model_required', 'the request needs a "model" string');
+    if (typeof input.model !== 'string' || !input.model) throw fail('model_required');
     const model = plugin.manifest.models.find((m) => m.toLowerCase() === input.model.toLowerCase());
-    if (!model) throw new GatewayError(400, 'model_not_supported', `plugin "${plugin.key}" does not serve model "${echo(input.model)}"`);
+    if (!model) throw fail('model_not_supported', { plugin: plugin.key, model: echo(input.model) });
     const p = input.principal;
     checkModelAccess(p, model);
     const channels = orderChannels(this.env.catalog.candidates(plugin.key, model, p.group));
     if (!channels.length)
-      throw new GatewayError(
-        503,
-        'no_available_channel',
-        `no channel serves model "${echo(model)}" of plugin "${plugin.key}" for group "${p.group}"`,
-      );
+      throw fail('no_available_channel', `no channel serves model "${echo(model)}" of plugin "${plugin.key}" for group "${p.group}"`);
     // Rate limits (accounts/rate-limits.ts): before anything is priced or reserved; no tokens are counted.
     const a = this.rateLimits ? this.rateLimits.admit(p, model, 0, input.limitHeaders ?? null) : null;
     const admission = a instanceof Promise ? await a : a;
@@ -188,17 +183,13 @@ export class Submission {
       try {
         desc = (await plugin.call('buildSubmitRequest', ctx)) as Descriptor;
       } catch (e) {
-        lastError = new GatewayError(400, 'plugin_request_invalid', hookMessage(e));
+        lastError = fail('plugin_request_invalid', hookMessage(e));
         break; // the request itself is refused; another channel would refuse it too
       }
       if (desc && typeof desc.action === 'string' && desc.action) ctx.action = desc.action;
       const wantsSse = desc?.responseType === 'sse';
       if (wantsSse && !(plugin.manifest.submitResponseTypes ?? ['json']).includes('sse')) {
-        lastError = new GatewayError(
-          502,
-          'plugin_request_invalid',
-          'plugin asked for an SSE response without declaring it in submitResponseTypes',
-        );
+        lastError = fail('plugin_response_invalid', 'plugin asked for an SSE response without declaring it in submitResponseTypes');
         break;
       }
 
@@ -236,7 +227,7 @@ export class Submission {
     }
 
     // Certainly not accepted anywhere: the task fails and the reserve goes back.
-    const err = lastError ?? new GatewayError(502, 'upstream_error', 'no channel accepted the task');
+    const err = lastError ?? fail('upstream_error', 'no channel accepted the task');
     if (row) {
       const won = await this.states.transition(row, 'NOT_START', {
         status: 'FAILURE',
@@ -324,12 +315,11 @@ export class Submission {
       const ctype = String(res.headers['content-type']?.[0] ?? '');
       if (wantsSse) {
         if (!/^text\/event-stream/i.test(ctype))
-          throw new OutboundError(502, 'plugin_submit_response_invalid', 'the upstream did not answer with an event stream', true);
+          throw new OutboundError('plugin_submit_response_invalid', 'the upstream did not answer with an event stream', true);
         body = await this.readSubmitStream(plugin, ctx, res);
       } else {
         if (/^text\/event-stream/i.test(ctype))
           throw new OutboundError(
-            502,
             'plugin_submit_response_invalid',
             'the upstream answered with an event stream to a JSON submission',
             true,
@@ -353,7 +343,7 @@ export class Submission {
         throw new Error('parseSubmitResponse returned no taskId');
       }
     } catch (e) {
-      return { ok: false, error: new GatewayError(502, 'plugin_submit_response_invalid', hookMessage(e)) };
+      return { ok: false, error: fail('plugin_submit_response_invalid', hookMessage(e)) };
     }
     return { ok: true, result };
   }
@@ -371,16 +361,15 @@ export class Submission {
       try {
         out = (await plugin.call(delta ? 'parseSubmitEventDelta' : 'parseSubmitEvent', ctx, ev, prev)) as Record<string, unknown>;
       } catch (e) {
-        throw new OutboundError(502, 'plugin_submit_event_failed', hookMessage(e), true);
+        throw new OutboundError('plugin_submit_event_failed', hookMessage(e), true);
       }
       if (!out || typeof out !== 'object' || typeof out.done !== 'boolean' || !('state' in out)) {
-        throw new OutboundError(502, 'plugin_submit_event_invalid', 'submit event hook must return { state, done }', true);
+        throw new OutboundError('plugin_submit_event_invalid', 'submit event hook must return { state, done }', true);
       }
       if (delta) {
         const keys = Object.keys(out).sort().join(',');
         if (keys !== 'changes,done,state')
           throw new OutboundError(
-            502,
             'plugin_submit_event_invalid',
             'parseSubmitEventDelta must return exactly { changes, state, done }',
             true,
@@ -473,24 +462,18 @@ export class Submission {
    */
   async originTasks(ids: string[], userId: number, pluginKey: string): Promise<{ channelId: number | null; tasks: OriginTask[] }> {
     if (!ids.length) return { channelId: null, tasks: [] };
-    if (ids.length > 16) throw new GatewayError(400, 'invalid_request', 'at most 16 origin tasks are allowed');
+    if (ids.length > 16) throw fail('invalid_request', 'at most 16 origin tasks are allowed');
     let channelId: number | null | undefined;
     const tasks: OriginTask[] = [];
     for (const raw of ids) {
       const id = typeof raw === 'string' ? raw.trim() : '';
       const shown = JSON.stringify(String(raw).slice(0, 128));
       const t = id && id.length <= 128 ? await this.env.store.byPublicId(id) : undefined;
-      if (!t || Number(t.user_id) !== userId) throw new GatewayError(400, 'origin_task_not_found', `origin task ${shown} was not found`);
-      if (t.plugin_key !== pluginKey)
-        throw new GatewayError(400, 'origin_task_platform_mismatch', `origin task ${shown} was made by another plugin`);
+      if (!t || Number(t.user_id) !== userId) throw fail('origin_task_not_found', { task: shown });
+      if (t.plugin_key !== pluginKey) throw fail('origin_task_platform_mismatch', { task: shown });
       const ch = t.channel_id === null ? null : Number(t.channel_id);
       if (channelId === undefined) channelId = ch;
-      else if (channelId !== ch)
-        throw new GatewayError(
-          400,
-          'origin_task_channel_conflict',
-          `origin task ${shown} was made on another channel than the other origin tasks`,
-        );
+      else if (channelId !== ch) throw fail('origin_task_channel_conflict', { task: shown });
       tasks.push({
         taskId: t.upstream_task_id ?? '',
         publicTaskId: t.public_id,
@@ -501,11 +484,7 @@ export class Submission {
     }
     const bound = channelId === null || channelId === undefined ? undefined : this.env.catalog.channel(channelId);
     if (!bound || !bound.plugins.includes(pluginKey)) {
-      throw new GatewayError(
-        400,
-        'origin_task_channel_disabled',
-        `the channel of origin task ${JSON.stringify(ids[0].slice(0, 128))} is disabled or no longer runs this plugin`,
-      );
+      throw fail('origin_task_channel_disabled', { task: JSON.stringify(ids[0].slice(0, 128)) });
     }
     return { channelId: bound.id, tasks };
   }
@@ -523,7 +502,7 @@ export class Submission {
   }
 
   private async unknownOutcome(row: Task, e: unknown, endpoint?: string, callbackUrl: string | null = null): Promise<never> {
-    const g = e instanceof GatewayError ? e : new GatewayError(502, 'upstream_unknown', hookMessage(e));
+    const g = e instanceof GatewayError ? e : fail('upstream_unknown', hookMessage(e));
     // The task may still end (an administrator's resolution): its callback goes out then.
     if (callbackUrl) await this.recordCallback(row, callbackUrl);
     const reason = `submit outcome unknown: ${g.message}`;
@@ -537,11 +516,8 @@ export class Submission {
       { task: row.public_id, plugin: row.plugin_key, channel: row.channel_id, endpoint, code: g.code },
       'task submit outcome unknown; flagged for an administrator',
     );
-    throw new GatewayError(
-      502,
-      g.code === 'plugin_submit_response_invalid' ? g.code : 'submit_outcome_unknown',
-      `the upstream may have accepted the task but its answer could not be used (${g.message}); task ${row.public_id} is kept for review and was not retried`,
-    );
+    const text = `the upstream may have accepted the task but its answer could not be used (${g.message}); task ${row.public_id} is kept for review and was not retried`;
+    throw g.code === 'plugin_submit_response_invalid' ? fail('plugin_submit_response_invalid', text) : fail('submit_outcome_unknown', text);
   }
 }
 
@@ -570,26 +546,17 @@ function pinChannels(
 ): TaskChannel[] {
   const pinnedId = originChannelId ?? chosenId;
   if (originChannelId !== null && chosenId !== undefined && chosenId !== originChannelId) {
-    throw new GatewayError(
-      400,
-      'origin_task_channel_conflict',
-      `the origin tasks were made on another channel than the one chosen for this request`,
-    );
+    throw fail('origin_task_channel_conflict', `the origin tasks were made on another channel than the one chosen for this request`);
   }
   if (pinnedId === undefined || pinnedId === null) return channels;
   const pinned = channels.find((c) => c.id === pinnedId);
   if (!pinned) {
     throw originChannelId !== null
-      ? new GatewayError(
-          400,
+      ? fail(
           'origin_task_channel_disabled',
           `the channel of the origin tasks does not serve model "${echo(model)}" for group "${group}" (disabled or changed)`,
         )
-      : new GatewayError(
-          503,
-          'no_available_channel',
-          `the chosen channel no longer serves model "${echo(model)}" of plugin "${pluginKey}"`,
-        );
+      : fail('no_available_channel', `the chosen channel no longer serves model "${echo(model)}" of plugin "${pluginKey}"`);
   }
   // Origin tasks keep their channel for every attempt; a chosen channel may fail over within the plugin.
   return originChannelId !== null ? [pinned] : [pinned, ...channels.filter((c) => c !== pinned)];
@@ -606,10 +573,10 @@ async function rejection(
   const secrets = sentSecrets(keys, built?.headers, built?.url);
   const detail = upstreamMessage(decodeBody(Buffer.from(redactSecrets(buf.toString('utf8'), secrets))));
   return res.status === 429
-    ? new GatewayError(429, 'upstream_busy', `the upstream is busy (HTTP 429)${detail}`)
+    ? fail('upstream_busy', `the upstream is busy (HTTP 429)${detail}`)
     : res.status >= 500
-      ? new GatewayError(502, 'upstream_error', `the upstream failed (HTTP ${res.status})${detail}`)
-      : new GatewayError(400, 'upstream_rejected', `the upstream rejected the task (HTTP ${res.status})${detail}`);
+      ? fail('upstream_error', `the upstream failed (HTTP ${res.status})${detail}`)
+      : fail('upstream_rejected', `the upstream rejected the task (HTTP ${res.status})${detail}`);
 }
 
 /** The DriverContext of a submission before the channel's credentials are added (docs/plugins.md). */

@@ -2,7 +2,7 @@
  * Task reads for callers: a task by its public id, the caller's own task (404 for anything else), its
  * public view with the callback delivery, and waiting for a task to end.
  */
-import { GatewayError } from '../../platform/errors.ts';
+import { fail } from '../../platform/errors.ts';
 import type { Task } from './context.ts';
 import type { TaskEnv } from './env.ts';
 import { publicTask, TERMINAL, type PublicTask } from './states.ts';
@@ -19,7 +19,7 @@ export class TaskReads {
   async own(userId: number | null, publicId: string): Promise<Task> {
     const t = typeof publicId === 'string' && publicId.length <= 64 ? await this.byPublicId(publicId) : undefined;
     if (!t || t.retain !== 1 || (userId !== null && Number(t.user_id) !== userId)) {
-      throw new GatewayError(404, 'task_not_found', `task ${String(publicId).slice(0, 64)} not found`);
+      throw fail('task_not_found', `task ${String(publicId).slice(0, 64)} not found`);
     }
     return t;
   }
@@ -44,7 +44,7 @@ export class TaskReads {
     const step = Math.max(20, Math.min(this.env.pollIntervalMs(), 1000));
     for (;;) {
       const t = await this.byPublicId(publicId);
-      if (!t) throw new GatewayError(404, 'task_not_found', `task ${publicId} not found`);
+      if (!t) throw fail('task_not_found', `task ${publicId} not found`);
       if (TERMINAL.has(t.status) || Date.now() >= deadline || signal?.aborted)
         return { task: publicTask(t), row: t, timedOut: !TERMINAL.has(t.status) };
       await new Promise((r) => setTimeout(r, Math.min(step, Math.max(1, deadline - Date.now()))));

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Core } from '../../core.ts';
 import { fetch, type Dispatcher } from 'undici';
-import { GatewayError } from '../../platform/errors.ts';
+import { GatewayError, fail } from '../../platform/errors.ts';
 import type { PluginAdmin } from '../admin/service.ts';
 import { AuditLog, type AuditActor } from '../../logs/audit.ts';
 import { OptionStore } from '../../options/store.ts';
@@ -45,7 +45,7 @@ export interface MarketIndex {
   plugins: IndexPlugin[];
 }
 
-const bad = (m: string, code = 'invalid_request') => new GatewayError(400, code, m);
+const bad = (m: string) => fail('invalid_request', m);
 
 function httpUrl(v: unknown, what: string): URL {
   let u: URL;
@@ -63,14 +63,14 @@ async function fetchBytes(url: URL, max: number, dispatcher: Dispatcher): Promis
   try {
     res = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'follow', dispatcher });
   } catch (e) {
-    throw new GatewayError(502, 'market_fetch_failed', `could not fetch ${url.href}: ${(e as Error).message}`);
+    throw fail('market_fetch_failed', { url: url.href, reason: (e as Error).message });
   }
-  if (!res.ok) throw new GatewayError(502, 'market_fetch_failed', `fetching ${url.href} returned HTTP ${res.status}`);
+  if (!res.ok) throw fail('market_fetch_failed', `fetching ${url.href} returned HTTP ${res.status}`);
   const chunks: Buffer[] = [];
   let n = 0;
   for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) {
     n += c.length;
-    if (n > max) throw new GatewayError(502, 'market_fetch_failed', `${url.href} is larger than ${max} bytes`);
+    if (n > max) throw fail('market_fetch_failed', `${url.href} is larger than ${max} bytes`);
     chunks.push(Buffer.from(c));
   }
   return Buffer.concat(chunks);
@@ -129,10 +129,10 @@ export class Marketplace {
       index = JSON.parse((await fetchBytes(url, MAX_INDEX_BYTES, this.core.outbound.content)).toString('utf8')) as MarketIndex;
     } catch (e) {
       if (e instanceof GatewayError) throw e;
-      throw new GatewayError(502, 'market_index_invalid', `${url.href} is not valid JSON`);
+      throw fail('market_index_invalid', `${url.href} is not valid JSON`);
     }
     if (!index || index.indexVersion !== 1 || !Array.isArray(index.plugins))
-      throw new GatewayError(502, 'market_index_invalid', `${url.href} is not a version 1 plugin index`);
+      throw fail('market_index_invalid', `${url.href} is not a version 1 plugin index`);
     return { url, index };
   }
 
@@ -144,18 +144,17 @@ export class Marketplace {
     const { url, index } = await this.fetchIndex(body);
     const entry = index.plugins.find((p) => p && p.key === body.key);
     if (!entry || !Array.isArray(entry.versions) || !entry.versions.length)
-      throw new GatewayError(404, 'not_found', `the index has no plugin "${body.key}"`);
+      throw fail('not_found', `the index has no plugin "${body.key}"`);
     const want = typeof body.version === 'string' && body.version ? body.version : (entry.latest ?? entry.versions[0].version);
     const v = entry.versions.find((x) => x.version === want);
-    if (!v) throw new GatewayError(404, 'not_found', `the index has no version ${want} of "${body.key}"`);
+    if (!v) throw fail('not_found', `the index has no version ${want} of "${body.key}"`);
     if (v.kind !== undefined && v.kind !== 'task') throw bad(`version ${want} of "${body.key}" is a "${v.kind}" plugin, not a task plugin`);
     if (typeof v.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(v.sha256))
-      throw new GatewayError(502, 'market_index_invalid', `the index gives no valid sha256 for ${body.key}@${want}`);
+      throw fail('market_index_invalid', `the index gives no valid sha256 for ${body.key}@${want}`);
     const fileUrl = new URL(v.path, url);
     const bytes = await fetchBytes(fileUrl, MAX_FILE_BYTES, this.core.outbound.content);
     const got = createHash('sha256').update(bytes).digest('hex');
-    if (got !== v.sha256.toLowerCase())
-      throw new GatewayError(502, 'sha256_mismatch', `${fileUrl.href} hashes to ${got}, the index says ${v.sha256.toLowerCase()}`);
+    if (got !== v.sha256.toLowerCase()) throw fail('market_sha256_mismatch', { file: fileUrl.href, got, want: v.sha256.toLowerCase() });
     let icon: string | undefined;
     if (entry.iconFile?.path && entry.iconFile.sha256) {
       try {

@@ -6,7 +6,7 @@
 import type { HeaderSink } from '../../accounts/rate-limits.ts';
 import type { KeyPrincipal } from '../../accounts/types.ts';
 import { checkModelAccess } from '../../accounts/keys.ts';
-import { GatewayError } from '../../platform/errors.ts';
+import { GatewayError, fail } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { sanitizeHookText } from '../protocols/hook-text.ts';
 import type { Task } from '../lifecycle/context.ts';
@@ -78,7 +78,7 @@ export class NativeHost {
     try {
       return await this.run(gen, m, req, ctx);
     } catch (e) {
-      const g = e instanceof GatewayError ? e : new GatewayError(500, 'internal_error', 'internal error');
+      const g = e instanceof GatewayError ? e : fail('internal_error');
       // Every 500 is logged with its exception (stack included): the caller only sees "Task request failed".
       if (g.status === 500)
         this.d.log.error({ err: e, plugin: m.plugin.key, requestId: req.requestId, path: req.path }, 'native route failed');
@@ -96,7 +96,7 @@ export class NativeHost {
 
   private tasks(): TasksPort {
     const t = this.d.tasks();
-    if (!t) throw new GatewayError(503, 'task_host_unavailable', 'the task host is not available');
+    if (!t) throw fail('task_host_unavailable');
     return t;
   }
 
@@ -104,7 +104,7 @@ export class NativeHost {
   private async ownTask(req: NativeRequest, plugin: PluginLike, publicId: string): Promise<Task> {
     const row = publicId && publicId.length <= 128 ? await this.tasks().byPublicId(publicId) : undefined;
     if (!row || Number(row.user_id) !== req.principal.userId || row.plugin_key !== plugin.key || row.retain !== 1) {
-      throw new GatewayError(404, 'task_not_found', 'Task not found');
+      throw fail('task_not_found');
     }
     return row;
   }
@@ -113,19 +113,19 @@ export class NativeHost {
     try {
       return await plugin.call(`native.${name}`, ctx, view);
     } catch (e) {
-      throw new GatewayError(502, 'plugin_render_failed', sanitizeHookText(e));
+      throw fail('plugin_render_failed', sanitizeHookText(e));
     }
   }
 
   private async run(gen: Generation, m: NativeMatch, req: NativeRequest, ctx: Record<string, unknown>): Promise<NativeAnswer> {
     const { plugin, route } = m;
     if (route.type === 'query') {
-      if (req.body.kind !== 'none') throw new GatewayError(415, 'unsupported_media_type', 'this route takes no request body');
+      if (req.body.kind !== 'none') throw fail('unsupported_media_type', 'this route takes no request body');
       const id = m.params[route.taskIdParam || 'task_id'] ?? '';
       const row = await this.ownTask(req, plugin, id);
       return { status: 200, body: await this.present(plugin, route.render, ctx, taskViewOf(row)) };
     }
-    if (req.body.kind === 'none') throw new GatewayError(400, 'invalid_request', 'this route needs a request body');
+    if (req.body.kind === 'none') throw fail('invalid_request', 'this route needs a request body');
     const top =
       req.body.kind === 'json'
         ? req.body.value
@@ -135,7 +135,7 @@ export class NativeHost {
     try {
       raw = await plugin.call(`native.${route.decode}`, ctx);
     } catch (e) {
-      throw new GatewayError(400, 'invalid_request', sanitizeHookText(e));
+      throw fail('invalid_request', sanitizeHookText(e));
     }
     const intent = checkNativeIntent(raw, route, plugin);
     if (intent.kind === 'query') {

@@ -3,7 +3,7 @@
  * originTaskIds normalisation (ownership and channel checks are the lifecycle's), and the host's error envelopes for these routes. No I/O here.
  */
 import type { NativeRoute } from '@gatehouse/plugin-sdk';
-import { echo, GatewayError } from '../../platform/errors.ts';
+import { echo, fail } from '../../platform/errors.ts';
 import { parsePath, reservedIntersection } from '../runtime/routes.ts';
 import { foldModel, type PluginLike } from '../protocols/plugin-like.ts';
 import { sanitizeHookText } from '../protocols/hook-text.ts';
@@ -26,18 +26,14 @@ export type RouteDecl = NativeRoute;
 export type NativeIntent =
   { kind: 'submit'; model: string; action?: string; requestBody?: unknown; originTaskIds: string[] } | { kind: 'query'; taskIds: string[] };
 
-const invalidResult = () => new GatewayError(400, 'invalid_request', 'plugin returned an invalid route result');
+const invalidResult = () => fail('invalid_request', 'plugin returned an invalid route result');
 
 /** Checks the top-level model of a submit/dynamic body against the route's `models`. */
 export function checkRouteModel(route: RouteDecl, body: unknown): void {
   if (!route.models || route.models.length === 0) return;
   const m = body && typeof body === 'object' && !Array.isArray(body) ? (body as { model?: unknown }).model : undefined;
   if (typeof m !== 'string' || !route.models.some((x) => foldModel(x) === foldModel(m))) {
-    throw new GatewayError(
-      400,
-      'model_not_allowed',
-      `model ${JSON.stringify(typeof m === 'string' ? m : '')} is not allowed on this route`,
-    );
+    throw fail('model_not_on_route', `model ${JSON.stringify(typeof m === 'string' ? m : '')} is not allowed on this route`);
   }
 }
 
@@ -50,10 +46,10 @@ export function normalizeOriginIds(v: unknown): string[] {
     if (typeof x !== 'string') throw invalidResult();
     const t = x.trim();
     if (!t || Array.from(t).length > 128)
-      throw new GatewayError(400, 'invalid_request', 'originTaskIds entries must be non-empty ids of at most 128 characters');
+      throw fail('invalid_request', 'originTaskIds entries must be non-empty ids of at most 128 characters');
     if (!out.includes(t)) out.push(t);
   }
-  if (out.length > 16) throw new GatewayError(400, 'invalid_request', 'at most 16 originTaskIds are allowed');
+  if (out.length > 16) throw fail('invalid_request', 'at most 16 originTaskIds are allowed');
   return out;
 }
 
@@ -63,19 +59,19 @@ export function checkNativeIntent(value: unknown, route: RouteDecl, plugin: Plug
   const v = value as Record<string, unknown>;
   if ('renderer' in v || typeof v.kind !== 'string') throw invalidResult();
   if (v.kind === 'query') {
-    if (route.type !== 'dynamic') throw new GatewayError(400, 'invalid_request', 'a query intent is only allowed on dynamic routes');
+    if (route.type !== 'dynamic') throw fail('invalid_request', 'a query intent is only allowed on dynamic routes');
     const ids = v.taskIds;
     if (!Array.isArray(ids) || ids.length === 0 || ids.length > 100 || ids.some((x) => typeof x !== 'string' || !x.trim())) {
-      throw new GatewayError(400, 'invalid_request', 'taskIds must be 1 to 100 non-empty task ids');
+      throw fail('invalid_request', 'taskIds must be 1 to 100 non-empty task ids');
     }
     return { kind: 'query', taskIds: (ids as string[]).map((x) => x.trim()) };
   }
   if (v.kind !== 'submit') throw invalidResult();
-  if (typeof v.model !== 'string' || !v.model.trim()) throw new GatewayError(400, 'invalid_request', 'the route did not name a model');
+  if (typeof v.model !== 'string' || !v.model.trim()) throw fail('invalid_request', 'the route did not name a model');
   const declared = plugin.manifest.models.find((m) => foldModel(m) === foldModel(v.model as string));
-  if (!declared) throw new GatewayError(400, 'model_not_allowed', `model ${JSON.stringify(echo(v.model))} is not served by this route`);
+  if (!declared) throw fail('model_not_on_route', `model ${JSON.stringify(echo(v.model))} is not served by this route`);
   if (route.models?.length && !route.models.some((m) => foldModel(m) === foldModel(declared))) {
-    throw new GatewayError(400, 'model_not_allowed', `model ${JSON.stringify(echo(v.model))} is not allowed on this route`);
+    throw fail('model_not_on_route', `model ${JSON.stringify(echo(v.model))} is not allowed on this route`);
   }
   if (v.action !== undefined && typeof v.action !== 'string') throw invalidResult();
   const action = (typeof v.action === 'string' && v.action.trim()) || route.action;

@@ -4,7 +4,7 @@
  * http, 443 for https) is dropped, so `host` matches both and `host:80` matches neither default.
  * The plugin's default `baseUrl` is not implied.
  */
-import { GatewayError } from '../../platform/errors.ts';
+import { fail } from '../../platform/errors.ts';
 
 export function canonicalHost(u: URL): string {
   const host = u.hostname.toLowerCase();
@@ -14,16 +14,15 @@ export function canonicalHost(u: URL): string {
 }
 
 export function parseUpstreamUrl(raw: unknown): URL {
-  if (typeof raw !== 'string' || !raw) throw new GatewayError(502, 'plugin_request_invalid', 'plugin request has no url');
+  if (typeof raw !== 'string' || !raw) throw fail('plugin_response_invalid', 'plugin request has no url');
   let u: URL;
   try {
     u = new URL(raw);
   } catch {
-    throw new GatewayError(502, 'plugin_request_invalid', 'plugin request url is not absolute');
+    throw fail('plugin_response_invalid', 'plugin request url is not absolute');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:')
-    throw new GatewayError(502, 'plugin_request_invalid', 'plugin request url must be http(s)');
-  if (u.username || u.password) throw new GatewayError(502, 'plugin_request_invalid', 'plugin request url must not carry credentials');
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw fail('plugin_response_invalid', 'plugin request url must be http(s)');
+  if (u.username || u.password) throw fail('plugin_response_invalid', 'plugin request url must not carry credentials');
   return u;
 }
 
@@ -48,8 +47,7 @@ export function hostAllowed(u: URL, channelBaseUrl: string, allowedHosts: readon
 
 export function checkHost(u: URL, channelBaseUrl: string, allowedHosts: readonly string[] = []): void {
   if (!hostAllowed(u, channelBaseUrl, allowedHosts)) {
-    throw new GatewayError(
-      502,
+    throw fail(
       'plugin_host_not_allowed',
       `plugin request to ${canonicalHost(u)} is not allowed: only the channel host and the plugin's allowedHosts may be reached`,
     );

@@ -9,7 +9,7 @@
 import { request, type Dispatcher } from 'undici';
 import { injectContext, tracer } from '../../platform/tracing.ts';
 import type { FileReference } from '@gatehouse/plugin-sdk';
-import { GatewayError } from '../../platform/errors.ts';
+import { ERRORS, GatewayError, catalogArgs, type ErrorCode } from '../../platform/errors.ts';
 import { checkHost, parseUpstreamUrl } from './hosts.ts';
 
 /** A request file as plugins see it (`request_file:<field>[#i]`); the contract's FileReference. */
@@ -74,12 +74,11 @@ export interface BuiltRequest {
 
 export class OutboundError extends GatewayError {
   constructor(
-    status: number,
-    code: string,
+    code: ErrorCode,
     message: string,
     readonly sent: boolean,
   ) {
-    super(status, code, message);
+    super(...catalogArgs(code, message));
   }
 }
 
@@ -97,7 +96,7 @@ const FORBIDDEN_HEADERS = new Set([
   'accept-encoding',
 ]);
 
-const invalid = (msg: string) => new OutboundError(502, 'plugin_request_invalid', msg, false);
+const invalid = (msg: string) => new OutboundError('plugin_response_invalid', msg, false);
 
 export function sanitizeHeaders(h: unknown): Record<string, string> {
   const out: Record<string, string> = {};
@@ -125,8 +124,8 @@ export function buildRequest(desc: Descriptor, target: OutboundTarget, limits: O
     url = parseUpstreamUrl(desc.url);
     checkHost(url, target.baseUrl, target.allowedHosts);
   } catch (e) {
-    const g = e as GatewayError;
-    throw new OutboundError(g.status ?? 502, g.code ?? 'plugin_request_invalid', g.message, false);
+    const code = e instanceof GatewayError && e.code in ERRORS ? (e.code as ErrorCode) : 'plugin_response_invalid';
+    throw new OutboundError(code, (e as Error).message, false);
   }
   const method = (typeof desc.method === 'string' && desc.method ? desc.method : target.defaultMethod).toUpperCase();
   if (!METHODS.has(method)) throw invalid(`method ${method.slice(0, 16)} is not allowed`);
@@ -135,13 +134,13 @@ export function buildRequest(desc: Descriptor, target: OutboundTarget, limits: O
   let total = 0;
   const useFile = (ref: unknown, cap?: number): UploadedFile => {
     if (typeof ref !== 'string' || !files.has(ref))
-      throw new OutboundError(400, 'unknown_file_reference', `unknown file reference "${String(ref).slice(0, 80)}"`, false);
+      throw new OutboundError('unknown_file_reference', `unknown file reference "${String(ref).slice(0, 80)}"`, false);
     const f = files.get(ref)!;
     const limit = Math.min(cap ?? limits.maxFileBytes, limits.maxFileBytes);
-    if (f.size > limit) throw new OutboundError(413, 'file_too_large', `file ${f.filename} is larger than ${limit} bytes`, false);
+    if (f.size > limit) throw new OutboundError('file_too_large', `file ${f.filename} is larger than ${limit} bytes`, false);
     total += f.size;
     if (total > limits.maxTotalFileBytes)
-      throw new OutboundError(413, 'files_too_large', `files together are larger than ${limits.maxTotalFileBytes} bytes`, false);
+      throw new OutboundError('files_too_large', `files together are larger than ${limits.maxTotalFileBytes} bytes`, false);
     return f;
   };
   if (desc.bodyType === 'multipart') {
@@ -236,7 +235,6 @@ export async function send(b: BuiltRequest, limits: OutboundLimits, dispatcher: 
     const sent = !NOT_SENT_CODES.has(code);
     const timeout = /TIMEOUT/.test(code);
     throw new OutboundError(
-      timeout ? 504 : 502,
       timeout ? 'upstream_timeout' : 'upstream_unreachable',
       `upstream ${timeout ? 'timed out' : 'could not be reached'} (${code || 'transport error'})`,
       sent,
@@ -265,7 +263,7 @@ export async function readLimited(body: RawResponse['body'], max: number): Promi
       n += (c as Buffer).length;
       if (n > max) {
         body.destroy();
-        throw new OutboundError(502, 'upstream_response_too_large', `upstream response is larger than ${max} bytes`, true);
+        throw new OutboundError('upstream_response_too_large', `upstream response is larger than ${max} bytes`, true);
       }
       chunks.push(c as Buffer);
     }
@@ -273,8 +271,7 @@ export async function readLimited(body: RawResponse['body'], max: number): Promi
     if (e instanceof OutboundError) throw e;
     const code = (e as { code?: string }).code ?? '';
     throw new OutboundError(
-      /TIMEOUT/.test(code) ? 504 : 502,
-      'upstream_read_failed',
+      /TIMEOUT/.test(code) ? 'upstream_read_timeout' : 'upstream_read_failed',
       `reading the upstream response failed (${code || 'error'})`,
       true,
     );

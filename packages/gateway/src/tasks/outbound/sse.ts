@@ -35,7 +35,7 @@ export interface SubmitEvent {
   data: string;
 }
 
-const fail = (msg: string) => new OutboundError(502, 'plugin_submit_stream_failed', msg, true);
+const fail = (msg: string) => new OutboundError('plugin_submit_stream_failed', msg, true);
 
 /**
  * Reads events from `res.body` and hands each to `onEvent` in order; resolves with what `onEvent`
@@ -107,7 +107,6 @@ export async function readSse<T>(
   } catch (e) {
     if (timedOut)
       throw new OutboundError(
-        504,
         'plugin_submit_stream_timeout',
         `event stream ${timedOut === 'idle' ? 'was idle too long' : 'passed its deadline'}`,
         true,

@@ -4,7 +4,7 @@
  * each remaining candidate's `decodeRequest` runs, and only those returning a valid submit intent stay.
  * When every candidate refuses, the failures are reported grouped with their plugin keys.
  */
-import { GatewayError } from '../../platform/errors.ts';
+import { GatewayError, fail } from '../../platform/errors.ts';
 import { sanitizeHookText } from './hook-text.ts';
 import { claimOf, foldModel, protocolHook, type PluginLike, type ProtocolKind, type ResponsesMode } from './plugin-like.ts';
 
@@ -43,10 +43,9 @@ export function canonicalModel(plugins: PluginLike[], protocol: ProtocolKind, mo
 }
 
 export function responsesMode(body: { stream?: unknown; background?: unknown }): ResponsesMode {
-  if (body.stream !== undefined && typeof body.stream !== 'boolean')
-    throw new GatewayError(400, 'invalid_request_error', 'stream must be a boolean');
+  if (body.stream !== undefined && typeof body.stream !== 'boolean') throw fail('invalid_request_error', 'stream must be a boolean');
   if (body.background !== undefined && typeof body.background !== 'boolean')
-    throw new GatewayError(400, 'invalid_request_error', 'background must be a boolean');
+    throw fail('invalid_request_error', 'background must be a boolean');
   if (body.stream === true) return 'stream';
   if (body.background === true) return 'background';
   return 'sync';
@@ -61,7 +60,7 @@ const MODE_REFUSAL: Record<ResponsesMode, string> = {
 /** Keeps the claimants that declared `mode`; refuses with 400 (before any hook or billing) when none did. */
 export function filterByMode<P extends PluginLike>(plugins: P[], mode: ResponsesMode): P[] {
   const kept = plugins.filter((p) => claimOf(p.manifest, 'responses')?.supports.includes(mode));
-  if (kept.length === 0) throw new GatewayError(400, 'mode_not_supported', MODE_REFUSAL[mode], 'invalid_request_error');
+  if (kept.length === 0) throw fail('mode_not_supported', MODE_REFUSAL[mode]);
   return kept;
 }
 
@@ -94,10 +93,10 @@ export async function decodeWith(plugin: PluginLike, protocol: ProtocolKind, ctx
   try {
     out = await plugin.call(protocolHook(plugin, protocol, 'decodeRequest'), ctx);
   } catch (e) {
-    throw new GatewayError(400, 'plugin_request_invalid', sanitizeHookText(e), 'invalid_request_error');
+    throw fail('plugin_request_invalid', sanitizeHookText(e));
   }
   const r = checkSubmitIntent(out, plugin, ctx.model);
-  if (typeof r === 'string') throw new GatewayError(400, 'plugin_request_invalid', r, 'invalid_request_error');
+  if (typeof r === 'string') throw fail('plugin_request_invalid', r);
   return r;
 }
 
@@ -127,6 +126,6 @@ export async function decodeCandidates<P extends PluginLike>(
       fails.push({ key: plugin.key, message: e instanceof GatewayError ? e.message : sanitizeHookText(e) });
     }
   }
-  if (accepted.length === 0) throw new GatewayError(400, 'plugin_request_invalid', groupRefusals(fails), 'invalid_request_error');
+  if (accepted.length === 0) throw fail('plugin_request_invalid', groupRefusals(fails));
   return accepted;
 }

@@ -6,7 +6,7 @@
 import type { HeaderSink } from '../../accounts/rate-limits.ts';
 import type { KeyPrincipal } from '../../accounts/types.ts';
 import { checkModelAccess } from '../../accounts/keys.ts';
-import { echo, GatewayError } from '../../platform/errors.ts';
+import { echo, GatewayError, fail, foreignError, statusOf } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { claimants, canonicalModel, decodeCandidates, decodeWith, filterByMode, responsesMode, type Candidate } from './candidates.ts';
 import { sanitizeHookText } from './hook-text.ts';
@@ -146,7 +146,7 @@ export class ProtocolHost {
 
   private tasks(): TasksPort {
     const t = this.d.tasks();
-    if (!t) throw new GatewayError(503, 'task_host_unavailable', 'the task host is not available');
+    if (!t) throw fail('task_host_unavailable');
     return t;
   }
 
@@ -165,7 +165,7 @@ export class ProtocolHost {
     const gen = this.d.generation();
     if (!gen) return null;
     const asked = requestModel(req.body);
-    if (!asked) throw new GatewayError(400, 'invalid_request_error', 'the request needs a "model" string', 'invalid_request_error');
+    if (!asked) throw fail('invalid_request_error', 'the request needs a "model" string');
     let plugins = claimants(gen.plugins.values(), protocol, asked);
     if (!plugins.length) return null;
     const model = canonicalModel(plugins, protocol, asked);
@@ -186,13 +186,7 @@ export class ProtocolHost {
     const accepted = await decodeCandidates(plugins, protocol, (p) => ctxFor(p) as { model: string });
     const tasks = this.tasks();
     const chosen = chooseChannel(accepted, (key) => tasks.catalog.candidates(key, model, req.principal.group));
-    if (!chosen)
-      throw new GatewayError(
-        503,
-        'no_available_channel',
-        `no channel serves model "${echo(model)}" for group "${req.principal.group}"`,
-        'server_error',
-      );
+    if (!chosen) throw fail('no_available_channel', { model: echo(model), group: req.principal.group });
     const plugin = chosen.candidate.plugin;
     // The executing plugin decodes again (decoders are deterministic); its model must be the pinned one.
     const decodeCtx = ctxFor(plugin);
@@ -266,11 +260,9 @@ export class ProtocolHost {
     if (!isTerminal(row.status)) {
       const w = await this.wait(row.public_id, this.d.protocolTimeoutMs(), req.signal);
       if (w.timedOut) {
-        throw new GatewayError(
-          504,
+        throw fail(
           'task_timeout',
           `image generation is still running; task ${row.public_id} settles when it completes (request id: ${req.requestId})`,
-          'server_error',
         );
       }
       row = w.row;
@@ -278,7 +270,8 @@ export class ProtocolHost {
     }
     if (row.status === 'FAILURE') {
       const { code, message } = failureOf(row.fail_reason);
-      throw new GatewayError(400, code ?? 'image_generation_failed', message, 'invalid_request_error');
+      // A failure code the plugin gave is the plugin's own: passed on as it is, with the status of image_generation_failed.
+      throw code ? foreignError(statusOf('image_generation_failed'), code, message) : fail('image_generation_failed', message);
     }
     const view = taskViewOf(row);
     if (data !== undefined && view.data === null) view.data = data;
@@ -286,7 +279,7 @@ export class ProtocolHost {
     try {
       rendered = await p.plugin.call(protocolHook(p.plugin, 'image', 'render'), p.decodeCtx, view);
     } catch (e) {
-      throw new GatewayError(500, 'plugin_render_failed', sanitizeHookText(e), 'server_error');
+      throw fail('plugin_render_failed', sanitizeHookText(e));
     }
     let result = shapeImageResult(rendered, view.created_at || Math.floor(Date.now() / 1000));
     if (wantsB64(req.body)) result = await addBase64(result, this.d.download, this.d.log, row.public_id);
@@ -339,20 +332,19 @@ export class ProtocolHost {
     try {
       rendered = await plugin.call(protocolHook(plugin, 'video', 'render'), ctx, view);
     } catch (e) {
-      throw new GatewayError(502, 'plugin_render_failed', sanitizeHookText(e), 'server_error');
+      throw fail('plugin_render_failed', sanitizeHookText(e));
     }
     return videoFromRender(rendered, view, row.model, row.upstream_task_id);
   }
 
   async videoContent(principal: KeyPrincipal, id: string, method: string, headers: Record<string, string>): Promise<ContentResponse> {
     const { row } = await this.ownProtocolTask(principal, id, 'video', () => videoNotFound(id));
-    if (row.status !== 'SUCCESS')
-      throw new GatewayError(400, 'task_not_completed', `Task is not completed yet, current status: ${row.status}`);
+    if (row.status !== 'SUCCESS') throw fail('task_not_completed', { status: row.status });
     const art = this.d.artifacts();
-    if (!art) throw new GatewayError(503, 'artifacts_unavailable', 'artifact content is not available');
+    if (!art) throw fail('artifacts_unavailable');
     const links = await art.links(row);
     const video = links.find((l) => l.type === 'video') ?? links[0];
-    if (!video) throw new GatewayError(404, 'artifact_not_found', 'the task has no video artifact');
+    if (!video) throw fail('artifact_not_found', 'the task has no video artifact');
     return art.content(row, video.key, { method, headers });
   }
 
@@ -390,7 +382,7 @@ export class ProtocolHost {
       try {
         rendered = await plugin.call(protocolHook(plugin, 'responses', 'renderFinal'), rctx, view);
       } catch (e) {
-        throw new GatewayError(502, 'plugin_render_failed', sanitizeHookText(e), 'server_error');
+        throw fail('plugin_render_failed', sanitizeHookText(e));
       }
       return normalizeFinal(rendered, base);
     }
@@ -410,7 +402,7 @@ export class ProtocolHost {
     req: ProtocolRequest,
   ): Promise<null | { kind: 'json'; body: Record<string, unknown> } | { kind: 'stream'; run: (out: SseOut) => Promise<void> }> {
     if (req.body.kind !== 'json' || !req.body.value || typeof req.body.value !== 'object') {
-      throw new GatewayError(400, 'invalid_request_error', 'the request body must be a JSON object', 'invalid_request_error');
+      throw fail('invalid_request_error', 'the request body must be a JSON object');
     }
     const mode = responsesMode(req.body.value as { stream?: unknown; background?: unknown });
     const p = await this.prepare('responses', 'create', req, mode);
@@ -494,7 +486,7 @@ export class ProtocolHost {
     http: { path: string; query: Record<string, string[]> },
   ): Promise<Record<string, unknown>> {
     const tid = taskIdOfResponse(id);
-    const nf = () => new GatewayError(404, 'not_found', `No response found with id '${id.slice(0, 80)}'.`, 'invalid_request_error');
+    const nf = () => fail('not_found', `No response found with id '${id.slice(0, 80)}'.`, { type: 'invalid_request_error' });
     if (!tid) throw nf();
     const { row, plugin } = await this.ownProtocolTask(principal, tid, 'responses', nf);
     const ctx = {
@@ -533,7 +525,7 @@ export function backgroundOf(row: Task): boolean {
 }
 
 function videoNotFound(id: string): GatewayError {
-  return new GatewayError(404, 'video_not_found', `No video found with id '${id.slice(0, 80)}'.`, 'invalid_request_error');
+  return fail('video_not_found', { id: id.slice(0, 80) });
 }
 
 /** A failure reason that is JSON `{code, message}` gives both; otherwise the text is the message. */

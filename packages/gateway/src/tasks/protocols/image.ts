@@ -4,7 +4,7 @@
  * logs a warning when a download fails (the caller then gets the URL only).
  */
 import { request, type Dispatcher } from 'undici';
-import { GatewayError } from '../../platform/errors.ts';
+import { GatewayError, fail } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 
 export interface ImageItem {
@@ -20,7 +20,7 @@ export interface ImageResult {
 }
 
 function invalid(msg: string): GatewayError {
-  return new GatewayError(502, 'plugin_render_invalid', msg, 'server_error');
+  return fail('plugin_render_invalid', msg);
 }
 
 /** Checks a render result: `{data: [{url} | {b64_json}, ...]}`; adds `created` when missing. */

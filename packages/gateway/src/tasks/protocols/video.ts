@@ -2,7 +2,7 @@
  * The video object (docs/protocols.md). The host sets id, object, model, status, progress and the time
  * fields; vendor fields from the plugin's `render` are kept when they pass the rules below.
  */
-import { GatewayError } from '../../platform/errors.ts';
+import { fail } from '../../platform/errors.ts';
 import { progressInt, toSec, type TaskViewLike } from './task-view.ts';
 
 export type VideoStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'unknown';
@@ -96,7 +96,7 @@ export function videoFromRender(
   privateUpstreamId: string | null,
 ): Record<string, unknown> {
   if (!rendered || typeof rendered !== 'object' || Array.isArray(rendered)) {
-    throw new GatewayError(502, 'plugin_render_invalid', 'the video render hook must return a JSON object', 'server_error');
+    throw fail('plugin_render_invalid', 'the video render hook must return a JSON object');
   }
   return videoObject(task, model, keepVendorFields(rendered as Record<string, unknown>, privateUpstreamId));
 }

@@ -3,7 +3,7 @@
  * gateway) binds plugins that declare the `gateway_api` upstream (`settings.plugins`). Plugins that
  * own legacy channel types (`channelTypes`) serve channels of those types.
  */
-import { GatewayError } from '../../platform/errors.ts';
+import { fail } from '../../platform/errors.ts';
 import { ChannelType } from '../../relay/channel-types.ts';
 import type { Generation } from './generation.ts';
 
@@ -29,7 +29,7 @@ export function checkChannelBinding(
 ): void {
   const strict = opts.requireInstalled !== false;
   const bad = (m: string) => {
-    throw new GatewayError(400, 'invalid_channel_binding', m);
+    throw fail('invalid_channel_binding', m);
   };
   if (type === TYPE_TASK_PLUGIN) {
     if (settings.plugins !== undefined) bad('a type 61 channel binds one plugin: set settings.plugin, not settings.plugins');
