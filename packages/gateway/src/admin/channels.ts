@@ -3,7 +3,7 @@
  * leave this module: views carry a count and hints (`sk-ab…wxyz`) with each key's state.
  */
 import { parseServiceAccount } from '../platform/google-token.ts';
-import { AWS_REGION, parseBedrockKey } from '../relay/bedrock.ts';
+import { AWS_REGION, parseBedrockKey } from '../relay/providers/bedrock/endpoint.ts';
 import type { Selectable } from 'kysely';
 import type { Core } from '../core.ts';
 import { GatewayError, notFound } from '../platform/errors.ts';

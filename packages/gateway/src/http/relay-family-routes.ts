@@ -6,8 +6,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { echo, GatewayError } from '../platform/errors.ts';
-import type { GeminiEmbedAction } from '../relay/embed.ts';
-import { ANTHROPIC_CALLER_HEADERS, callerVendorHeaders } from '../relay/providers.ts';
+import type { GeminiEmbedAction } from '../relay/providers/gemini/embed.ts';
+import { ANTHROPIC_CALLER_HEADERS, callerVendorHeaders } from '../relay/providers/endpoint.ts';
 import type { AppDeps } from './deps.ts';
 import { requireKey } from './auth.ts';
 import { geminiModel, geminiModelList, openaiModelList } from './model-lists.ts';

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { echo, GatewayError } from '../platform/errors.ts';
-import { callerVendorHeaders, OPENAI_CALLER_HEADERS, type RelayKind } from '../relay/providers.ts';
+import { callerVendorHeaders, OPENAI_CALLER_HEADERS, type RelayKind } from '../relay/providers/endpoint.ts';
 import type { AppDeps } from './deps.ts';
 import { admitRequest, requireKey, requireUser } from './auth.ts';
 import { budgetsOf } from '../accounts/keys.ts';

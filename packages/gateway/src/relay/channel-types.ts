@@ -7,9 +7,9 @@ export const ChannelType = {
   azure: 3,
   anthropic: 14,
   gemini: 24,
-  /** Amazon Bedrock: the Converse API, SigV4-signed access keys or a Bedrock API key (relay/bedrock.ts). */
+  /** Amazon Bedrock: the Converse API, SigV4-signed access keys or a Bedrock API key (relay/providers/bedrock/endpoint.ts). */
   bedrock: 33,
-  /** Google Vertex AI: Gemini and Anthropic models, a service-account key (relay/vertex.ts). */
+  /** Google Vertex AI: Gemini and Anthropic models, a service-account key (relay/providers/vertex/endpoint.ts). */
   vertex: 41,
   /** A peer gateway (Gatehouse or New API) whose task plugins are used through their native routes. */
   gateway: 60,

@@ -7,7 +7,7 @@
 import type { Core } from '../core.ts';
 import { GatewayError, echo } from '../platform/errors.ts';
 import { isUniqueViolation } from '../store/db.ts';
-import type { Message } from './formats/index.ts';
+import type { Message } from './providers/index.ts';
 
 const MAX_BYTES = 8 * 1024 * 1024;
 /** Conversations kept in memory too, so the next turn on this node finds one whose row is still being written. */

@@ -22,12 +22,12 @@ import { affinityKey } from './affinity.ts';
 import { callLogRow, logAttemptError, refundGrant, runReserved, settleThenLog } from './accounting.ts';
 import { ledgerGrant } from '../billing/allowance.ts';
 import { openaiPathUrl, type RuntimeChannel } from './channels.ts';
-import { upstreamErrorMessage } from './formats/index.ts';
-import { choiceCount, tokenCount } from './formats/canonical.ts';
+import { upstreamErrorMessage } from './providers/index.ts';
+import { choiceCount, tokenCount } from './providers/canonical.ts';
 import { scanBody, type BodyScan } from './body-scan.ts';
 import { AV_CHARS_PER_TOKEN, BASE_OVERHEAD_TOKENS, fitOutput, inputBound, isPriced, MIN_OUTPUT_TOKENS, pricesOutput } from './estimate.ts';
 import { encodeMultipart, type MultipartBody, type MultipartFile } from './multipart.ts';
-import { applyParamOverride, DEFAULT_AZURE_API_VERSION, hasOverride, upstreamHeaders, upstreamModel } from './providers.ts';
+import { applyParamOverride, DEFAULT_AZURE_API_VERSION, hasOverride, upstreamHeaders, upstreamModel } from './providers/endpoint.ts';
 import { networkMessage, retryAfter } from './upstream.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import { ResponseStore } from './response-store.ts';
@@ -111,7 +111,7 @@ export interface PassCall {
   requestId: string;
   startedAt: bigint;
   client: ClientConn;
-  /** The caller's OpenAI headers (relay/providers.ts OPENAI_CALLER_HEADERS), sent to OpenAI-compatible upstreams. */
+  /** The caller's OpenAI headers (relay/providers/endpoint.ts OPENAI_CALLER_HEADERS), sent to OpenAI-compatible upstreams. */
   vendorHeaders?: Record<string, string>;
 }
 

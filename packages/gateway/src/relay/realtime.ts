@@ -26,7 +26,7 @@ import { ChannelType } from './channel-types.ts';
 import { openaiPathUrl, type RuntimeChannel } from './channels.ts';
 import { CONNECT_FAIL_COOLDOWN_MS } from './policy.ts';
 import { passUsage } from './passthrough.ts';
-import { DEFAULT_AZURE_API_VERSION, upstreamModel } from './providers.ts';
+import { DEFAULT_AZURE_API_VERSION, upstreamModel } from './providers/endpoint.ts';
 import type { RelayDeps, RelayPrincipal } from './call.ts';
 
 export const REALTIME_RESERVE_TOKENS = 4096;

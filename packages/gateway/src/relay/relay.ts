@@ -26,7 +26,7 @@ import { runAttempts, type AttemptOutcome } from './attempts.ts';
 import { callLogRow, extendReserve, logAttemptError, refundGrant, runReserved, settleThenLog } from './accounting.ts';
 import { scanBody, type BodyScan } from './body-scan.ts';
 import { fitOutput, inputBound, MIN_OUTPUT_TOKENS, pricesOutput, reserveCost } from './estimate.ts';
-import { choiceCount, tokenCount } from './formats/canonical.ts';
+import { choiceCount, tokenCount } from './providers/canonical.ts';
 import {
   applyParamOverride,
   channelFormat,
@@ -36,7 +36,7 @@ import {
   upstreamModel,
   upstreamUrl,
   type RelayKind,
-} from './providers.ts';
+} from './providers/endpoint.ts';
 import { networkMessage, readText, retryAfter, type UpstreamResponse } from './upstream.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import { SseFramer, type EventFramer, type SseEvent } from './sse.ts';
@@ -54,19 +54,32 @@ import {
   type CanonicalStreamEvent,
   type Usage,
   type WireFormat,
-} from './formats/index.ts';
-import { embedTexts, geminiEmbedFromOpenAI, geminiEmbedPassBody, openaiEmbedFromGemini, type GeminiEmbedAction } from './embed.ts';
+} from './providers/index.ts';
+import {
+  embedTexts,
+  geminiEmbedFromOpenAI,
+  geminiEmbedPassBody,
+  openaiEmbedFromGemini,
+  type GeminiEmbedAction,
+} from './providers/gemini/embed.ts';
 import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passthrough.ts';
 import { Conversations } from './conversations.ts';
 import { ChannelType } from './channel-types.ts';
-import { toVertexAnthropicBody } from './vertex.ts';
-import { bedrockCredential, bedrockHeaders, bedrockUrl, EVENT_STREAM_TYPE, EventStreamFramer, type BedrockCredential } from './bedrock.ts';
-import { betaList, errorType as bedrockErrorType } from './formats/bedrock.ts';
+import { toVertexAnthropicBody } from './providers/vertex/endpoint.ts';
+import {
+  bedrockCredential,
+  bedrockHeaders,
+  bedrockUrl,
+  EVENT_STREAM_TYPE,
+  EventStreamFramer,
+  type BedrockCredential,
+} from './providers/bedrock/endpoint.ts';
+import { betaList, errorType as bedrockErrorType } from './providers/bedrock/codec.ts';
 import { affinityKey } from './affinity.ts';
 import type { AttemptCallInfo } from './attempts.ts';
-import * as responses from './formats/responses.ts';
-import { decodeRequest as anthropicDecode } from './formats/anthropic.ts';
-import type { Message, StreamEncoder } from './formats/index.ts';
+import * as responses from './providers/responses/codec.ts';
+import { decodeRequest as anthropicDecode } from './providers/anthropic/codec.ts';
+import type { Message, StreamEncoder } from './providers/index.ts';
 
 /**
  * Longest prompt text the count-tokens endpoints count (more than any model's context). Counting runs
@@ -222,7 +235,7 @@ export class Relay {
   private async serve(call: RelayCall | PassCall): Promise<void> {
     if (isPassCall(call)) {
       // A Responses call for a model no channel with the Responses API serves is converted: any chat,
-      // Anthropic or Gemini channel answers it (relay/formats/responses.ts).
+      // Anthropic or Gemini channel answers it (relay/providers/responses/codec.ts).
       if (call.kind === 'responses' && !call.multipart && !this.pass.servesResponses(call.principal.group, call.body.model)) {
         return this.serve({
           kind: 'chat',
@@ -697,7 +710,7 @@ export class Relay {
     const cf = ctx.cf;
     const oaPass = fmt === 'openai' && cf === 'openai';
     const strip = oaPass && !includeUsageAsked(ctx.call.body);
-    // Bedrock streams AWS event-stream messages: read into the same events as SSE (relay/bedrock.ts).
+    // Bedrock streams AWS event-stream messages: read into the same events as SSE (relay/providers/bedrock/endpoint.ts).
     const framer: EventFramer = fmt === 'bedrock' ? new EventStreamFramer() : new SseFramer();
     const counter = new TokenCounter();
     let usage: Partial<Usage> | null = null;
@@ -1284,7 +1297,7 @@ function responseText(json: unknown): string {
   return t;
 }
 
-/** An Anthropic body for Vertex (relay/vertex.ts). */
+/** An Anthropic body for Vertex (relay/providers/vertex/endpoint.ts). */
 function vertexAnthropicBody(body: string | Buffer): string {
   const b = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as Record<string, unknown>;
   toVertexAnthropicBody(b);

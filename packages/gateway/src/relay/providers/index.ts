@@ -2,10 +2,10 @@
  * Protocol conversion for model calls. Every wire format has one codec to and from the canonical model
  * (canonical.ts), so any inbound format reaches any upstream format through it.
  */
-import * as anthropic from './anthropic.ts';
-import type { AnthropicEncodeOptions } from './anthropic.ts';
-import * as bedrock from './bedrock.ts';
-import type { BedrockEncodeOptions } from './bedrock.ts';
+import * as anthropic from './anthropic/codec.ts';
+import type { AnthropicEncodeOptions } from './anthropic/codec.ts';
+import * as bedrock from './bedrock/codec.ts';
+import type { BedrockEncodeOptions } from './bedrock/codec.ts';
 import type {
   CanonicalRequest,
   CanonicalResponse,
@@ -15,9 +15,9 @@ import type {
   Usage,
   WireFormat,
 } from './canonical.ts';
-import * as gemini from './gemini.ts';
-import * as openai from './openai.ts';
-import * as responses from './responses.ts';
+import * as gemini from './gemini/codec.ts';
+import * as openai from './openai/codec.ts';
+import * as responses from './responses/codec.ts';
 
 export type {
   AssistantMessage,
@@ -49,11 +49,11 @@ export type {
   WireFormat,
 } from './canonical.ts';
 export { emptyUsage } from './canonical.ts';
-export { DEFAULT_ANTHROPIC_MAX_TOKENS } from './anthropic.ts';
+export { DEFAULT_ANTHROPIC_MAX_TOKENS } from './anthropic/codec.ts';
 
 export const WIRE_FORMATS: readonly WireFormat[] = ['openai', 'anthropic', 'gemini', 'responses', 'bedrock'];
 
-/** `responses` is a caller's format only: no channel speaks it (relay/providers.ts channelFormat). */
+/** `responses` is a caller's format only: no channel speaks it (relay/providers/endpoint.ts channelFormat). */
 function notUpstream(): never {
   throw new Error('the Responses format is not an upstream format');
 }

@@ -8,8 +8,8 @@
  * location is `settings.region` (default `global`); `base_url`, when set, replaces
  * `https://{region}-aiplatform.googleapis.com`.
  */
-import type { RuntimeChannel } from './channels.ts';
-import { parseServiceAccount } from '../platform/google-token.ts';
+import type { RuntimeChannel } from '../../channels.ts';
+import { parseServiceAccount } from '../../../platform/google-token.ts';
 
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
 

@@ -3,12 +3,12 @@
  * speaks. OpenAI-compatible vendors are configuration of one adaptor (base URL or `settings.preset`);
  * Azure OpenAI differs only in URL and auth header; Anthropic and Gemini speak their own formats and
  * are reached through the converters; Vertex AI speaks Anthropic's or Gemini's by model; Bedrock speaks
- * Converse (relay/bedrock.ts: its URL and signed headers depend on the key, so the relay asks it directly).
+ * Converse (relay/providers/bedrock/endpoint.ts: its URL and signed headers depend on the key, so the relay asks it directly).
  */
-import { ChannelType } from './channel-types.ts';
-import { openaiPathUrl, type RuntimeChannel } from './channels.ts';
-import type { WireFormat } from './formats/index.ts';
-import { isVertexAnthropic, vertexUrl } from './vertex.ts';
+import { ChannelType } from '../channel-types.ts';
+import { openaiPathUrl, type RuntimeChannel } from '../channels.ts';
+import type { WireFormat } from './index.ts';
+import { isVertexAnthropic, vertexUrl } from './vertex/endpoint.ts';
 
 export type RelayKind = 'chat' | 'completions' | 'embeddings';
 

@@ -1,6 +1,6 @@
 /**
  * Amazon Bedrock channels (type `bedrock`): every model through the Converse API
- * (`POST /model/{modelId}/converse`, `/converse-stream`; the wire format of formats/bedrock.ts) at
+ * (`POST /model/{modelId}/converse`, `/converse-stream`; the wire format of bedrock/codec.ts) at
  * `https://bedrock-runtime.{region}.amazonaws.com`, or at `base_url` when it is set.
  *
  * A key is either `ACCESS_KEY_ID|SECRET_ACCESS_KEY|REGION` (New API's form), with an optional fourth part,
@@ -19,11 +19,11 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { GatewayError } from '../platform/errors.ts';
-import type { RuntimeChannel } from './channels.ts';
-import type { SseEvent } from './sse.ts';
+import { GatewayError } from '../../../platform/errors.ts';
+import type { RuntimeChannel } from '../../channels.ts';
+import type { SseEvent } from '../../sse.ts';
 
-export { isBedrockAnthropic } from './formats/bedrock.ts';
+export { isBedrockAnthropic } from './codec.ts';
 
 export const BEDROCK_SERVICE = 'bedrock';
 export const EVENT_STREAM_TYPE = 'application/vnd.amazon.eventstream';
