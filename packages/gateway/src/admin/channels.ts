@@ -9,14 +9,8 @@ import type { Core } from '../core.ts';
 import { GatewayError, notFound } from '../platform/errors.ts';
 import { insertId, isUniqueViolation } from '../store/db.ts';
 import type { ChannelRow } from '../store/schema-core.ts';
-import {
-  CHANNEL_TYPE_NAMES,
-  ChannelType,
-  OPENAI_COMPATIBLE_PRESETS,
-  parseChannelType,
-  presetRoot,
-  isTaskChannelType,
-} from '../relay/channel-types.ts';
+import { CHANNEL_TYPE_NAMES, ChannelType, parseChannelType, isTaskChannelType } from '../relay/channel-types.ts';
+import { OPENAI_COMPATIBLE_PRESETS, presetRoot } from '../relay/providers/openai/presets.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
 import type { AuditLog } from '../logs/audit.ts';

@@ -13,7 +13,6 @@
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
 import type { Admission } from '../accounts/rate-limits.ts';
-import { errorBody } from '../platform/error-envelopes.ts';
 import type { Payer } from '../billing/ledger.ts';
 import { ledgerGrant, type Grant } from '../billing/allowance.ts';
 import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
@@ -47,6 +46,9 @@ import {
   decodeResponse,
   encodeRequest,
   encodeResponse,
+  errorBodyFor,
+  quotaStreamEvent,
+  streamErrorEvent,
   upstreamErrorMessage,
   usageFromResponse,
   type CanonicalRequest,
@@ -65,7 +67,10 @@ import {
 import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passthrough.ts';
 import { Conversations } from './conversations.ts';
 import { ChannelType } from './channel-types.ts';
-import { toVertexAnthropicBody } from './providers/vertex/endpoint.ts';
+import { vertexAnthropicBody } from './providers/vertex/endpoint.ts';
+import { includeUsageAsked, openaiMaxField, responseText, sendsMax, setOpenAIMax, textOfContent } from './providers/openai/body.ts';
+import { geminiMax, JsonArrayStream, setGeminiMax } from './providers/gemini/body.ts';
+import { setBedrockMax } from './providers/bedrock/body.ts';
 import {
   bedrockCredential,
   bedrockHeaders,
@@ -531,7 +536,7 @@ export class Relay {
     const body =
       ctx.cf === 'openai' || ctx.cf === 'responses' || ctx.cf === 'bedrock'
         ? { error: { message, type: 'invalid_request_error', param: null, code: 'upstream_error' } }
-        : errorBody(ctx.cf, new GatewayError(status, 'upstream_error', message, 'invalid_request_error'));
+        : errorBodyFor(ctx.cf, new GatewayError(status, 'upstream_error', message, 'invalid_request_error'));
     return { kind: 'client_error', status, contentType: 'application/json', message, body: JSON.stringify(body) };
   }
 
@@ -1117,53 +1122,6 @@ export class Relay {
 
 // ---------- helpers ----------
 
-/** The end of a stream the balance cannot pay for any further, as the caller's format writes an error. */
-function quotaStreamEvent(cf: WireFormat): string {
-  const message = 'quota exhausted: the balance cannot cover more output for this request';
-  if (cf === 'responses') return responses.streamError('insufficient_quota', message);
-  if (cf === 'anthropic') return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'billing_error', message } })}\n\n`;
-  if (cf === 'gemini') return `data: ${JSON.stringify({ error: { code: 429, message, status: 'RESOURCE_EXHAUSTED' } })}\n\n`;
-  return `data: ${JSON.stringify({ error: { message, type: 'insufficient_quota', param: null, code: 'insufficient_quota' } })}\n\n`;
-}
-
-/** A mid-stream failure as the caller's format writes it. */
-function streamErrorEvent(cf: WireFormat, message: string): string {
-  if (cf === 'responses') return responses.streamError('upstream_stream_error', message);
-  if (cf === 'anthropic') return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message } })}\n\n`;
-  if (cf === 'gemini') return `data: ${JSON.stringify({ error: { code: 502, message, status: 'UNAVAILABLE' } })}\n\n`;
-  return `data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code: 'upstream_stream_error' } })}\n\n`;
-}
-
-/**
- * Re-frames SSE text as the JSON array Gemini's `:streamGenerateContent` answers without `alt=sse`:
- * `[` + each event's data joined by `,` + `]`, written as events complete.
- */
-class JsonArrayStream {
-  private readonly framer = new SseFramer();
-  private first = true;
-
-  push(chunk: string | Buffer): string {
-    if (chunk.length === 0) return '';
-    let out = '';
-    for (const ev of this.framer.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) out += this.item(ev.data);
-    return out;
-  }
-
-  end(): string {
-    let out = '';
-    for (const ev of this.framer.end()) out += this.item(ev.data);
-    return out + (this.first ? '[]' : '\n]');
-  }
-
-  private item(data: string): string {
-    const d = data.trim();
-    if (!d || d === '[DONE]') return '';
-    const s = (this.first ? '[' : ',\r\n') + d;
-    this.first = false;
-    return s;
-  }
-}
-
 /** Output text of a decoded response (counted when the upstream reported no usage). */
 function canonicalResponseText(r: CanonicalResponse): string {
   let t = '';
@@ -1195,60 +1153,6 @@ export function canonicalImageCount(r: CanonicalRequest): number {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function includeUsageAsked(body: Record<string, unknown>): boolean {
-  return isObj(body.stream_options) && body.stream_options.include_usage === true;
-}
-
-/** Whether an OpenAI body already asks for exactly `max` output tokens. */
-function sendsMax(b: Record<string, unknown>, max: number): boolean {
-  const mc = b.max_completion_tokens;
-  const mt = b.max_tokens;
-  if (mc === undefined && mt === undefined) return false;
-  return (mc === undefined || mc === max) && (mt === undefined || mt === max);
-}
-
-/**
- * The field an OpenAI upstream reads max_tokens from when the caller named none: a channel's
- * `settings.max_tokens_field`, else `max_tokens` for completions and `max_completion_tokens` for chat
- * (every current OpenAI model takes it; reasoning models refuse `max_tokens`).
- */
-function openaiMaxField(ch: RuntimeChannel, kind: RelayKind): 'max_tokens' | 'max_completion_tokens' {
-  const f = ch.settings.max_tokens_field;
-  if (f === 'max_tokens' || f === 'max_completion_tokens') return f;
-  return kind === 'completions' ? 'max_tokens' : 'max_completion_tokens';
-}
-
-/** Sets the max of an OpenAI body to at most `max` (every max field it has; `field` when it has none). */
-function setOpenAIMax(b: Record<string, unknown>, max: number, field: 'max_tokens' | 'max_completion_tokens'): void {
-  let any = false;
-  for (const k of ['max_tokens', 'max_completion_tokens'] as const) {
-    if (b[k] === undefined || b[k] === null) continue;
-    any = true;
-    b[k] = typeof b[k] === 'number' && (b[k] as number) < max ? b[k] : max;
-  }
-  if (!any) b[field] = max;
-}
-
-/** Sets inferenceConfig.maxTokens of a Bedrock Converse body to at most `max`. */
-function setBedrockMax(b: Record<string, unknown>, max: number): void {
-  const c = isObj(b.inferenceConfig) ? { ...b.inferenceConfig } : {};
-  c.maxTokens = typeof c.maxTokens === 'number' && c.maxTokens < max ? c.maxTokens : max;
-  b.inferenceConfig = c;
-}
-
-function geminiMax(b: Record<string, unknown>): unknown {
-  const g = b.generationConfig ?? b.generation_config;
-  return isObj(g) ? g.maxOutputTokens : undefined;
-}
-
-/** Sets generationConfig.maxOutputTokens of a Gemini body to at most `max`. */
-function setGeminiMax(b: Record<string, unknown>, max: number): void {
-  const key = b.generationConfig === undefined && b.generation_config !== undefined ? 'generation_config' : 'generationConfig';
-  const g = isObj(b[key]) ? { ...(b[key] as Record<string, unknown>) } : {};
-  g.maxOutputTokens = typeof g.maxOutputTokens === 'number' && g.maxOutputTokens < max ? g.maxOutputTokens : max;
-  b[key] = g;
-}
-
 /** `raw` (a JSON object's bytes) with `"key":value,` written after its opening brace. */
 function injectField(raw: Buffer, key: string, value: number): Buffer {
   const i = raw.indexOf(0x7b);
@@ -1264,42 +1168,4 @@ function fullUsage(u: Partial<Usage>): Usage {
     reasoningTokens: u.reasoningTokens ?? 0,
     ...(u.cacheWrite1hTokens ? { cacheWrite1hTokens: u.cacheWrite1hTokens } : {}),
   };
-}
-
-/** Text of an OpenAI content value: a string, an array of strings/parts, or token arrays (counted by length). */
-function textOfContent(c: unknown): string {
-  if (typeof c === 'string') return c;
-  if (Array.isArray(c)) {
-    let t = '';
-    for (const p of c) {
-      if (typeof p === 'string') t += p;
-      else if (typeof p === 'number') t += 'xxx';
-      else if (Array.isArray(p)) t += 'xxx'.repeat(p.length);
-      else if (isObj(p) && typeof p.text === 'string') t += p.text;
-    }
-    return t;
-  }
-  return '';
-}
-
-function responseText(json: unknown): string {
-  if (!isObj(json) || !Array.isArray(json.choices)) return '';
-  let t = '';
-  for (const c of json.choices as any[]) {
-    if (typeof c?.text === 'string') t += c.text;
-    const m = c?.message;
-    if (m) {
-      if (typeof m.content === 'string') t += m.content;
-      if (Array.isArray(m.tool_calls))
-        for (const tc of m.tool_calls) t += String(tc?.function?.name ?? '') + String(tc?.function?.arguments ?? '');
-    }
-  }
-  return t;
-}
-
-/** An Anthropic body for Vertex (relay/providers/vertex/endpoint.ts). */
-function vertexAnthropicBody(body: string | Buffer): string {
-  const b = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as Record<string, unknown>;
-  toVertexAnthropicBody(b);
-  return JSON.stringify(b);
 }

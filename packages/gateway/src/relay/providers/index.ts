@@ -1,11 +1,9 @@
 /**
  * Protocol conversion for model calls. Every wire format has one codec to and from the canonical model
- * (canonical.ts), so any inbound format reaches any upstream format through it.
+ * (canonical.ts), so any inbound format reaches any upstream format through it. Each codec lives in its
+ * provider's folder and is found through the registry (registry.ts).
  */
-import * as anthropic from './anthropic/codec.ts';
-import type { AnthropicEncodeOptions } from './anthropic/codec.ts';
-import * as bedrock from './bedrock/codec.ts';
-import type { BedrockEncodeOptions } from './bedrock/codec.ts';
+import type { GatewayError } from '../../platform/errors.ts';
 import type {
   CanonicalRequest,
   CanonicalResponse,
@@ -15,9 +13,8 @@ import type {
   Usage,
   WireFormat,
 } from './canonical.ts';
-import * as gemini from './gemini/codec.ts';
-import * as openai from './openai/codec.ts';
-import * as responses from './responses/codec.ts';
+import type { Codec, EncodeRequestOptions } from './provider.ts';
+import { codecOf, COMMON_ERROR_FORMATS, formatProvider } from './registry.ts';
 
 export type {
   AssistantMessage,
@@ -51,35 +48,23 @@ export type {
 export { emptyUsage } from './canonical.ts';
 export { DEFAULT_ANTHROPIC_MAX_TOKENS } from './anthropic/codec.ts';
 
-export const WIRE_FORMATS: readonly WireFormat[] = ['openai', 'anthropic', 'gemini', 'responses', 'bedrock'];
+export { WIRE_FORMATS } from './registry.ts';
+export type { EncodeRequestOptions } from './provider.ts';
 
-/** `responses` is a caller's format only: no channel speaks it (relay/providers/endpoint.ts channelFormat). */
-function notUpstream(): never {
-  throw new Error('the Responses format is not an upstream format');
-}
-
-/** `bedrock` is an upstream's format only: no route takes Converse bodies from callers. */
-function notCaller(): never {
-  throw new Error('the Bedrock format is not a caller format');
+/** A side of a codec the format does not have: `responses` is a caller's format only, `bedrock` an upstream's. */
+function side<K extends keyof Codec>(format: WireFormat, k: K): NonNullable<Codec[K]> {
+  const f = codecOf(format)[k];
+  if (f) return f as NonNullable<Codec[K]>;
+  const p = formatProvider(format);
+  if (k === 'decodeRequest' || k === 'encodeResponse' || k === 'createStreamEncoder')
+    throw new Error(`the ${p.name === 'bedrock' ? 'Bedrock' : p.name} format is not a caller format`);
+  throw new Error(`the ${p.name === 'responses' ? 'Responses' : p.name} format is not an upstream format`);
 }
 
 /** Decodes a client request; throws GatewayError(400) naming the bad field. For gemini, set `stream` from the URL afterwards. */
 export function decodeRequest(format: WireFormat, body: unknown): CanonicalRequest {
-  switch (format) {
-    case 'openai':
-      return openai.decodeRequest(body);
-    case 'anthropic':
-      return anthropic.decodeRequest(body);
-    case 'gemini':
-      return gemini.decodeRequest(body);
-    case 'responses':
-      return responses.decodeRequest(body);
-    case 'bedrock':
-      return notCaller();
-  }
+  return side(format, 'decodeRequest')(body);
 }
-
-export type EncodeRequestOptions = AnthropicEncodeOptions & BedrockEncodeOptions;
 
 /**
  * Builds the upstream JSON body. Appends lossy steps to `req.dropped`. Gemini bodies carry no model and no
@@ -92,33 +77,11 @@ export function encodeRequest(
   upstreamModel: string,
   opts: EncodeRequestOptions = {},
 ): Record<string, unknown> {
-  switch (format) {
-    case 'openai':
-      return openai.encodeRequest(req, upstreamModel);
-    case 'anthropic':
-      return anthropic.encodeRequest(req, upstreamModel, opts);
-    case 'gemini':
-      return gemini.encodeRequest(req);
-    case 'bedrock':
-      return bedrock.encodeRequest(req, upstreamModel, opts);
-    case 'responses':
-      return notUpstream();
-  }
+  return side(format, 'encodeRequest')(req, upstreamModel, opts);
 }
 
 export function decodeResponse(format: WireFormat, body: unknown): CanonicalResponse {
-  switch (format) {
-    case 'openai':
-      return openai.decodeResponse(body);
-    case 'anthropic':
-      return anthropic.decodeResponse(body);
-    case 'gemini':
-      return gemini.decodeResponse(body);
-    case 'bedrock':
-      return bedrock.decodeResponse(body);
-    case 'responses':
-      return notUpstream();
-  }
+  return side(format, 'decodeResponse')(body);
 }
 
 export function encodeResponse(
@@ -127,92 +90,53 @@ export function encodeResponse(
   clientModel: string,
   requestId: string,
 ): Record<string, unknown> {
-  switch (format) {
-    case 'openai':
-      return openai.encodeResponse(res, clientModel, requestId);
-    case 'anthropic':
-      return anthropic.encodeResponse(res, clientModel, requestId);
-    case 'gemini':
-      return gemini.encodeResponse(res, clientModel, requestId);
-    case 'responses':
-      return responses.encodeResponse(res, clientModel, requestId);
-    case 'bedrock':
-      return notCaller();
-  }
+  return side(format, 'encodeResponse')(res, clientModel, requestId);
 }
 
 /** Decodes upstream SSE events (already split by an SSE parser) into canonical events. */
 export function createStreamDecoder(format: WireFormat): StreamDecoder {
-  switch (format) {
-    case 'openai':
-      return openai.createStreamDecoder();
-    case 'anthropic':
-      return anthropic.createStreamDecoder();
-    case 'gemini':
-      return gemini.createStreamDecoder();
-    case 'bedrock':
-      return bedrock.createStreamDecoder();
-    case 'responses':
-      return notUpstream();
-  }
+  return side(format, 'createStreamDecoder')();
 }
 
 /** Encodes canonical events as ready-to-write SSE text for the client. */
 export function createStreamEncoder(format: WireFormat, opts: StreamEncoderOptions): StreamEncoder {
-  switch (format) {
-    case 'openai':
-      return openai.createStreamEncoder(opts);
-    case 'anthropic':
-      return anthropic.createStreamEncoder(opts);
-    case 'gemini':
-      return gemini.createStreamEncoder(opts);
-    case 'responses':
-      return responses.createStreamEncoder(opts);
-    case 'bedrock':
-      return notCaller();
-  }
+  return side(format, 'createStreamEncoder')(opts);
 }
 
 /** Reads only the usage of a response body (same-format pass-through). */
 export function usageFromResponse(format: WireFormat, body: unknown): Usage | null {
-  switch (format) {
-    case 'openai':
-      return openai.usageFromResponse(body);
-    case 'anthropic':
-      return anthropic.usageFromResponse(body);
-    case 'gemini':
-      return gemini.usageFromResponse(body);
-    case 'bedrock':
-      return bedrock.usageFromResponse(body);
-    case 'responses':
-      return notUpstream();
-  }
+  return side(format, 'usageFromResponse')(body);
 }
 
 /** Usage carried by one pass-through SSE event, if any; later events override earlier fields. */
 export function usageFromStreamEvent(format: WireFormat, ev: { event?: string; data: string }): Partial<Usage> | null {
-  switch (format) {
-    case 'openai':
-      return openai.usageFromStreamEvent(ev);
-    case 'anthropic':
-      return anthropic.usageFromStreamEvent(ev);
-    case 'gemini':
-      return gemini.usageFromStreamEvent(ev);
-    case 'bedrock':
-      return bedrock.usageFromStreamEvent(ev);
-    case 'responses':
-      return notUpstream();
-  }
+  return side(format, 'usageFromStreamEvent')(ev);
+}
+
+/** The body of a gateway error in the envelope of a caller's format (OpenAI's for a format without its own). */
+export function errorBodyFor(format: WireFormat, e: GatewayError, requestId?: string): unknown {
+  return (codecOf(format).errorBody ?? codecOf('openai').errorBody!)(e, requestId);
+}
+
+/** The end of a stream the balance cannot pay for any further, as the caller's format writes an error. */
+export function quotaStreamEvent(format: WireFormat): string {
+  const message = 'quota exhausted: the balance cannot cover more output for this request';
+  return (codecOf(format).streamError ?? codecOf('openai').streamError!)('quota', message);
+}
+
+/** A mid-stream failure as the caller's format writes it. */
+export function streamErrorEvent(format: WireFormat, message: string): string {
+  return (codecOf(format).streamError ?? codecOf('openai').streamError!)('upstream', message);
 }
 
 /** The vendor's message from an upstream error body of any family; falls back to the trimmed text (≤ 500 chars). */
 export function upstreamErrorMessage(format: WireFormat, status: number, body: string, errorType?: string): string {
   const m = vendorMessage(format, body);
-  // Bedrock names the error in a header (`x-amzn-errortype`) and only describes it in the body.
-  if (format === 'bedrock' && errorType) return `${errorType}: ${m ?? `upstream returned status ${status}`}`.slice(0, 500);
-  return m ?? `upstream returned status ${status}`;
+  const text = codecOf(format).upstreamErrorText;
+  return text ? text(m, status, errorType) : (m ?? `upstream returned status ${status}`);
 }
 
+/** Reads the body with the format's own error shape first, then the common ones. */
 function vendorMessage(format: WireFormat, body: string): string | undefined {
   let j: unknown;
   try {
@@ -221,16 +145,9 @@ function vendorMessage(format: WireFormat, body: string): string | undefined {
     j = undefined;
   }
   if (j !== undefined) {
-    const order =
-      format === 'anthropic'
-        ? [anthropic.errorMessage, openai.errorMessage, gemini.errorMessage]
-        : format === 'gemini'
-          ? [gemini.errorMessage, openai.errorMessage, anthropic.errorMessage]
-          : format === 'bedrock'
-            ? [bedrock.errorMessage, openai.errorMessage, anthropic.errorMessage, gemini.errorMessage]
-            : [openai.errorMessage, anthropic.errorMessage, gemini.errorMessage];
+    const order = [format, ...COMMON_ERROR_FORMATS.filter((f) => f !== format)];
     for (const f of order) {
-      const m = f(j);
+      const m = codecOf(f).errorMessage?.(j);
       if (m && m.trim()) return m.trim().slice(0, 500);
     }
   }

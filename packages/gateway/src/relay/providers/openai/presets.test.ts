@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChannelType, OPENAI_COMPATIBLE_PRESETS } from '../../channel-types.ts';
+import { ChannelType } from '../../channel-types.ts';
+import { OPENAI_COMPATIBLE_PRESETS } from './presets.ts';
 import { resolveBaseUrl, type RuntimeChannel } from '../../channels.ts';
 import { upstreamUrl } from '../endpoint.ts';
 import { passUrl } from '../../passthrough.ts';
