@@ -20,20 +20,14 @@ import type { ChannelRow as ChannelTable } from '../store/schema-core.ts';
 type ChannelRow = Selectable<ChannelTable>;
 import { ChannelType } from './channel-types.ts';
 import { presetRoot } from './providers/openai/presets.ts';
-import { defaultBaseUrl } from './providers/registry.ts';
+import { defaultBaseUrl, RELAY_CHANNEL_TYPES } from './providers/registry.ts';
 import { pickRanked } from './channel-pick.ts';
 
 export const CHANNELS_REVISION = 'channels';
 /** The cluster event of a key's cooldown (`{c: channel id, k: key index, u: until, unix ms}`). */
 const COOLDOWN_EVENT = 'cooldown';
-export const RELAY_TYPES: ReadonlySet<number> = new Set([
-  ChannelType.openai,
-  ChannelType.azure,
-  ChannelType.anthropic,
-  ChannelType.gemini,
-  ChannelType.vertex,
-  ChannelType.bedrock,
-]);
+/** The channel types of model calls: every type a provider serves (relay/providers/registry.ts). */
+export const RELAY_TYPES: ReadonlySet<number> = RELAY_CHANNEL_TYPES;
 
 export interface KeyState {
   status: 'auto_disabled' | 'disabled';

@@ -82,6 +82,8 @@ export interface Endpoint {
   url(ch: UpstreamChannel, kind: RelayKind, model: string, stream: boolean, action?: string): URL;
   /** The channel's auth headers for a key (a Vertex key is first exchanged for an access token). */
   authHeaders(key: string): Record<string, string>;
+  /** Changes an upstream JSON body needs on this endpoint for a model (Vertex: Anthropic bodies name no model and carry the API version). */
+  prepareBody?(body: Record<string, unknown>, model: string): void;
   /** The caller's headers that mean something to this upstream (forwarded on a call in its format). */
   callerHeaders?: readonly string[];
   /** The realtime WebSocket URL, for channels that have one. */

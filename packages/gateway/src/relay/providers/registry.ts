@@ -33,6 +33,9 @@ for (const p of PROVIDERS) {
   for (const t of p.channelTypes) byChannelType.set(t, p);
 }
 
+/** Every channel type some provider serves: the channels of model calls. */
+export const RELAY_CHANNEL_TYPES: ReadonlySet<number> = new Set(byChannelType.keys());
+
 /** The provider whose codec speaks a wire format. */
 export function formatProvider(format: WireFormat): Provider {
   const p = byFormat.get(format);

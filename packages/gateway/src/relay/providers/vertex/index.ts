@@ -5,7 +5,7 @@
 import { ChannelType } from '../../channel-types.ts';
 import { openaiAuthHeaders } from '../openai/endpoint.ts';
 import type { Provider } from '../provider.ts';
-import { isVertexAnthropic, vertexUrl } from './endpoint.ts';
+import { isVertexAnthropic, toVertexAnthropicBody, vertexUrl } from './endpoint.ts';
 
 export const vertexProvider: Provider = {
   name: 'vertex',
@@ -14,6 +14,9 @@ export const vertexProvider: Provider = {
     format: (model) => (isVertexAnthropic(model) ? 'anthropic' : 'gemini'),
     supportsKind: (kind) => kind === 'chat',
     url: (ch, _kind, model, stream, action) => vertexUrl(ch, model, stream, action),
+    prepareBody: (body, model) => {
+      if (isVertexAnthropic(model)) toVertexAnthropicBody(body);
+    },
     // The key is exchanged for an access token first (platform/google-token.ts).
     authHeaders: openaiAuthHeaders,
   },
