@@ -3,9 +3,9 @@
  * messages-style model list (models.ts).
  */
 import { ChannelType } from '../../channel-types.ts';
-import { errorBody } from '../../../platform/error-envelopes.ts';
 import type { Codec, Provider } from '../provider.ts';
 import * as codec from './codec.ts';
+import { anthropicErrorBody } from './errors.ts';
 import { ANTHROPIC_CALLER_HEADERS, ANTHROPIC_DEFAULT_BASE_URL, anthropicAuthHeaders, anthropicUrl } from './endpoint.ts';
 import { anthropicModel, anthropicModelList } from './models.ts';
 
@@ -15,7 +15,7 @@ export const anthropicCodec: Codec = {
   createStreamEncoder: codec.createStreamEncoder,
   streamError: (reason, message) =>
     `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: reason === 'quota' ? 'billing_error' : 'api_error', message } })}\n\n`,
-  errorBody: (e, requestId) => errorBody('anthropic', e, requestId),
+  errorBody: anthropicErrorBody,
   encodeRequest: codec.encodeRequest,
   decodeResponse: codec.decodeResponse,
   createStreamDecoder: codec.createStreamDecoder,

@@ -3,9 +3,9 @@
  * (embed.ts), Gemini API channels (endpoint.ts) and the Gemini-style model list (models.ts).
  */
 import { ChannelType } from '../../channel-types.ts';
-import { errorBody } from '../../../platform/error-envelopes.ts';
 import type { Codec, Provider } from '../provider.ts';
 import * as codec from './codec.ts';
+import { geminiErrorBody } from './errors.ts';
 import { GEMINI_DEFAULT_BASE_URL, geminiAuthHeaders, geminiUrl } from './endpoint.ts';
 import { geminiModel, geminiModelList } from './models.ts';
 
@@ -15,7 +15,7 @@ export const geminiCodec: Codec = {
   createStreamEncoder: codec.createStreamEncoder,
   streamError: (reason, message) =>
     `data: ${JSON.stringify({ error: reason === 'quota' ? { code: 429, message, status: 'RESOURCE_EXHAUSTED' } : { code: 502, message, status: 'UNAVAILABLE' } })}\n\n`,
-  errorBody: (e, requestId) => errorBody('gemini', e, requestId),
+  errorBody: (e) => geminiErrorBody(e),
   encodeRequest: (req) => codec.encodeRequest(req),
   decodeResponse: codec.decodeResponse,
   createStreamDecoder: codec.createStreamDecoder,

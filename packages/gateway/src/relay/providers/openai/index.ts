@@ -4,9 +4,9 @@
  * (endpoint.ts) and the OpenAI model list shape (models.ts).
  */
 import { ChannelType } from '../../channel-types.ts';
-import { errorBody } from '../../../platform/error-envelopes.ts';
 import type { Codec, Endpoint, Provider } from '../provider.ts';
 import * as codec from './codec.ts';
+import { openaiErrorBody } from './errors.ts';
 import {
   OPENAI_CALLER_HEADERS,
   OPENAI_DEFAULT_BASE_URL,
@@ -34,7 +34,7 @@ export const openaiCodec: Codec = {
   encodeResponse: codec.encodeResponse,
   createStreamEncoder: codec.createStreamEncoder,
   streamError: openaiStreamError,
-  errorBody: (e, requestId) => errorBody('openai', e, requestId),
+  errorBody: (e) => openaiErrorBody(e),
   encodeRequest: (req, model) => codec.encodeRequest(req, model),
   decodeResponse: codec.decodeResponse,
   createStreamDecoder: codec.createStreamDecoder,
