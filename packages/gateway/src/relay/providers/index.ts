@@ -51,14 +51,13 @@ export { DEFAULT_ANTHROPIC_MAX_TOKENS } from './anthropic/codec.ts';
 export { WIRE_FORMATS } from './registry.ts';
 export type { EncodeRequestOptions } from './provider.ts';
 
-/** A side of a codec the format does not have: `responses` is a caller's format only, `bedrock` an upstream's. */
+const CALLER_SIDE = new Set<keyof Codec>(['decodeRequest', 'encodeResponse', 'createStreamEncoder']);
+
+/** A side of a format's codec; a side it does not have throws (`responses` is a caller's format only, `bedrock` an upstream's). */
 function side<K extends keyof Codec>(format: WireFormat, k: K): NonNullable<Codec[K]> {
   const f = codecOf(format)[k];
   if (f) return f as NonNullable<Codec[K]>;
-  const p = formatProvider(format);
-  if (k === 'decodeRequest' || k === 'encodeResponse' || k === 'createStreamEncoder')
-    throw new Error(`the ${p.name === 'bedrock' ? 'Bedrock' : p.name} format is not a caller format`);
-  throw new Error(`the ${p.name === 'responses' ? 'Responses' : p.name} format is not an upstream format`);
+  throw new Error(`the ${formatProvider(format).title} format is not ${CALLER_SIDE.has(k) ? 'a caller' : 'an upstream'} format`);
 }
 
 /** Decodes a client request; throws GatewayError(400) naming the bad field. For gemini, set `stream` from the URL afterwards. */

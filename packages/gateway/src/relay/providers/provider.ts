@@ -106,6 +106,8 @@ export interface ModelListShape {
 export interface Provider {
   /** The folder's name. */
   name: string;
+  /** The vendor's or the API's name as people write it (`OpenAI`, `Vertex AI`, `Responses` …). */
+  title: string;
   /** The wire format the folder's codec speaks; absent for vendors that speak another's (Azure, Vertex). */
   format?: WireFormat;
   codec?: Codec;

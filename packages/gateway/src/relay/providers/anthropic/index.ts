@@ -26,6 +26,7 @@ export const anthropicCodec: Codec = {
 
 export const anthropicProvider: Provider = {
   name: 'anthropic',
+  title: 'Anthropic',
   format: 'anthropic',
   codec: anthropicCodec,
   channelTypes: [ChannelType.anthropic],

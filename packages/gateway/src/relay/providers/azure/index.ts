@@ -9,6 +9,7 @@ import { azureAuthHeaders, azureDeploymentUrl, azurePassUrl, azureRealtimeUrl, a
 
 export const azureProvider: Provider = {
   name: 'azure',
+  title: 'Azure OpenAI',
   channelTypes: [ChannelType.azure],
   endpoint: {
     format: () => 'openai',

@@ -22,6 +22,7 @@ export const bedrockCodec: Codec = {
 
 export const bedrockProvider: Provider = {
   name: 'bedrock',
+  title: 'Bedrock',
   format: 'bedrock',
   codec: bedrockCodec,
   channelTypes: [ChannelType.bedrock],

@@ -26,6 +26,7 @@ export const geminiCodec: Codec = {
 
 export const geminiProvider: Provider = {
   name: 'gemini',
+  title: 'Gemini',
   format: 'gemini',
   codec: geminiCodec,
   channelTypes: [ChannelType.gemini],

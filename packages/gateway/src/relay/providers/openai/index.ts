@@ -58,6 +58,7 @@ export const openaiEndpoint: Endpoint = {
 
 export const openaiProvider: Provider = {
   name: 'openai',
+  title: 'OpenAI',
   format: 'openai',
   codec: openaiCodec,
   channelTypes: [ChannelType.openai],

@@ -15,4 +15,10 @@ export const responsesCodec: Codec = {
   errorBody: openaiCodec.errorBody,
 };
 
-export const responsesProvider: Provider = { name: 'responses', format: 'responses', codec: responsesCodec, channelTypes: [] };
+export const responsesProvider: Provider = {
+  name: 'responses',
+  title: 'Responses',
+  format: 'responses',
+  codec: responsesCodec,
+  channelTypes: [],
+};

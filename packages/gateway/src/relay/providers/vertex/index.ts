@@ -9,6 +9,7 @@ import { isVertexAnthropic, toVertexAnthropicBody, vertexUrl } from './endpoint.
 
 export const vertexProvider: Provider = {
   name: 'vertex',
+  title: 'Vertex AI',
   channelTypes: [ChannelType.vertex],
   endpoint: {
     format: (model) => (isVertexAnthropic(model) ? 'anthropic' : 'gemini'),
