@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { ChannelType, isTaskChannelType } from '../src/relay/channel-types.ts';
-import { channelFormat } from '../src/relay/providers.ts';
+import { channelFormat } from '../src/relay/providers/endpoint.ts';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import { consumeLog, createCaller, createChannel, logsFor, setPrice } from './relay-fixtures.ts';
 import { SCENARIO_HEADER, scenarioFile, startReplay, type ReplayUpstream } from './conformance/replay.ts';

@@ -3,21 +3,15 @@
  * leave this module: views carry a count and hints (`sk-ab…wxyz`) with each key's state.
  */
 import { parseServiceAccount } from '../platform/google-token.ts';
-import { AWS_REGION, parseBedrockKey } from '../relay/bedrock.ts';
+import { AWS_REGION, parseBedrockKey } from '../relay/providers/bedrock/endpoint.ts';
 import type { Selectable } from 'kysely';
 import type { Core } from '../core.ts';
 import { fail } from '../platform/errors.ts';
 import { isUniqueViolation } from '../store/db.ts';
 import { ChannelStore } from '../relay/channel-store.ts';
 import type { ChannelRow } from '../store/schema-core.ts';
-import {
-  CHANNEL_TYPE_NAMES,
-  ChannelType,
-  OPENAI_COMPATIBLE_PRESETS,
-  parseChannelType,
-  presetRoot,
-  isTaskChannelType,
-} from '../relay/channel-types.ts';
+import { CHANNEL_TYPE_NAMES, ChannelType, parseChannelType, isTaskChannelType } from '../relay/channel-types.ts';
+import { OPENAI_COMPATIBLE_PRESETS, presetRoot } from '../relay/providers/openai/presets.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
 import type { AuditLog } from '../logs/audit.ts';

@@ -1,11 +1,14 @@
 /**
  * Error envelopes of each API family. Domain code throws GatewayError; the family's error handler
- * renders it here. Unknown errors become a 500 whose text names no internals.
+ * renders it here: `{success:false,message}` for `/api/*`, OpenAI's envelope for tasks, and each model
+ * API family's own from its provider (relay/providers/<vendor>/errors.ts). Unknown errors become a 500
+ * whose text names no internals.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, fail, foreignError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
-import { errorBody, type Family } from '../platform/error-envelopes.ts';
+import { openaiErrorBody } from '../relay/providers/openai/errors.ts';
+import { formatProvider } from '../relay/providers/registry.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,7 +17,19 @@ declare module 'fastify' {
   }
 }
 
-export type { Family } from '../platform/error-envelopes.ts';
+/** The API families, each with its own error envelope. */
+export type Family = 'openai' | 'anthropic' | 'gemini' | 'task' | 'admin';
+
+/** The body of a gateway error in a family's envelope. */
+export function errorBody(family: Family, e: GatewayError, requestId?: string): unknown {
+  if (family === 'admin') {
+    // The field a 400 is about, when known (the message starts with it too), for forms.
+    const field = typeof e.details?.field === 'string' ? e.details.field : undefined;
+    return field ? { success: false, message: e.message, data: null, field } : { success: false, message: e.message, data: null };
+  }
+  if (family === 'task') return openaiErrorBody(e);
+  return formatProvider(family).codec!.errorBody!(e, requestId);
+}
 
 export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;

@@ -11,7 +11,7 @@ import type { AppDeps } from './deps.ts';
 import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
 import { decodeRequestBody, registerUploadParsers } from './uploads.ts';
-import { callerVendorHeaders, OPENAI_CALLER_HEADERS } from '../relay/providers.ts';
+import { callerVendorHeaders, OPENAI_CALLER_HEADERS } from '../relay/providers/endpoint.ts';
 import type { PassKind } from '../relay/passthrough.ts';
 
 export function queryOf(req: FastifyRequest): Record<string, string[]> {

@@ -6,11 +6,12 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { echo, fail } from '../platform/errors.ts';
-import type { GeminiEmbedAction } from '../relay/embed.ts';
-import { ANTHROPIC_CALLER_HEADERS, callerVendorHeaders } from '../relay/providers.ts';
+import type { GeminiEmbedAction } from '../relay/providers/gemini/embed.ts';
+import { ANTHROPIC_CALLER_HEADERS, callerVendorHeaders } from '../relay/providers/endpoint.ts';
 import type { AppDeps } from './deps.ts';
 import { requireKey } from './auth.ts';
-import { geminiModel, geminiModelList, openaiModelList } from './model-lists.ts';
+import { geminiModel, geminiModelList } from '../relay/providers/gemini/models.ts';
+import { openaiModelList } from '../relay/providers/openai/models.ts';
 import { objectBody, prepareRelayScope } from './relay-scope.ts';
 
 const GEMINI_ACTIONS = new Set(['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents']);

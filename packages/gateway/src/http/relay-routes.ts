@@ -5,21 +5,13 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { echo, fail } from '../platform/errors.ts';
-import { callerVendorHeaders, OPENAI_CALLER_HEADERS, type RelayKind } from '../relay/providers.ts';
+import { callerVendorHeaders, OPENAI_CALLER_HEADERS, type RelayKind } from '../relay/providers/endpoint.ts';
 import type { AppDeps } from './deps.ts';
 import { admitRequest, requireKey, requireUser } from './auth.ts';
 import { budgetsOf } from '../accounts/keys.ts';
 import { sendError } from './errors.ts';
 import { objectBody, prepareRelayScope } from './relay-scope.ts';
-import {
-  anthropicModel,
-  anthropicModelList,
-  geminiModel,
-  geminiModelList,
-  listFamily,
-  openaiModel,
-  openaiModelList,
-} from './model-lists.ts';
+import { listFamily, modelDetail, modelList } from './model-lists.ts';
 import { relayFamilyRoutes } from './relay-family-routes.ts';
 import { relayPassthroughRoutes } from './relay-passthrough-routes.ts';
 
@@ -93,10 +85,7 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     const listErrors = (err: unknown, req: FastifyRequest, reply: FastifyReply) => sendError(reply, listFamily(req), err);
     scope.get('/v1/models', { onRequest: auth, errorHandler: listErrors }, async (req) => {
       const models = relay().listModels(req.principal!);
-      const fam = listFamily(req);
-      if (fam === 'anthropic') return anthropicModelList(models, req.query as Record<string, unknown>);
-      if (fam === 'gemini') return geminiModelList(models, req.query as Record<string, unknown>);
-      return openaiModelList(models);
+      return modelList(listFamily(req), models, req.query as Record<string, unknown>);
     });
     scope.get('/v1/models/:model', { onRequest: auth, errorHandler: listErrors }, async (req) => {
       const { model } = req.params as { model: string };
@@ -104,8 +93,7 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       if (!relay().listModels(req.principal!).includes(id)) {
         throw fail('model_not_found', { model: echo(model) });
       }
-      const fam = listFamily(req);
-      return fam === 'anthropic' ? anthropicModel(id) : fam === 'gemini' ? geminiModel(id) : openaiModel(id);
+      return modelDetail(listFamily(req), id);
     });
   });
   await relayFamilyRoutes(app, deps);

@@ -7,7 +7,7 @@ import type { Core } from '../core.ts';
 import type { Grant, QuotaAllowances } from '../billing/allowance.ts';
 import type { LogWriter, NewLog } from '../logs/writer.ts';
 import type { RuntimeChannel } from './channels.ts';
-import { upstreamModel } from './providers.ts';
+import { upstreamModel } from './providers/endpoint.ts';
 import type { ClientConn, RelayPrincipal } from './call.ts';
 
 /** What a log row needs of a call. */

@@ -18,21 +18,17 @@ import type { Selectable } from 'kysely';
 import type { ChannelRow as ChannelTable } from '../store/schema-core.ts';
 
 type ChannelRow = Selectable<ChannelTable>;
-import { ChannelType, DEFAULT_BASE_URL, presetRoot } from './channel-types.ts';
+import { ChannelType } from './channel-types.ts';
+import { presetRoot } from './providers/openai/presets.ts';
+import { defaultBaseUrl, RELAY_CHANNEL_TYPES } from './providers/registry.ts';
 import { pickRanked } from './channel-pick.ts';
 import { ChannelStore } from './channel-store.ts';
 
 export const CHANNELS_REVISION = 'channels';
 /** The cluster event of a key's cooldown (`{c: channel id, k: key index, u: until, unix ms}`). */
 const COOLDOWN_EVENT = 'cooldown';
-export const RELAY_TYPES: ReadonlySet<number> = new Set([
-  ChannelType.openai,
-  ChannelType.azure,
-  ChannelType.anthropic,
-  ChannelType.gemini,
-  ChannelType.vertex,
-  ChannelType.bedrock,
-]);
+/** The channel types of model calls: every type a provider serves (relay/providers/registry.ts). */
+export const RELAY_TYPES: ReadonlySet<number> = RELAY_CHANNEL_TYPES;
 
 export interface KeyState {
   status: 'auto_disabled' | 'disabled';
@@ -99,17 +95,7 @@ export function resolveBaseUrl(type: number, baseUrl: string, settings: Record<s
     const root = presetRoot(settings.preset, settings);
     if (root) return { url: root.replace(/\/+$/, ''), apiRoot: true };
   }
-  return { url: (DEFAULT_BASE_URL[type] ?? '').replace(/\/+$/, ''), apiRoot: false };
-}
-
-/**
- * The URL of an OpenAI API path (`chat/completions`, `responses/{id}` …) on an OpenAI-compatible
- * channel: appended to a preset's API root or to a base URL that ends in a version (`…/v1`, `…/v4`),
- * else after `/v1`.
- */
-export function openaiPathUrl(ch: { baseUrl: string; apiRoot: boolean }, path: string): string {
-  const base = ch.baseUrl;
-  return ch.apiRoot || /\/v\d+$/.test(base) ? `${base}/${path}` : `${base}/v1/${path}`;
+  return { url: defaultBaseUrl(type).replace(/\/+$/, ''), apiRoot: false };
 }
 
 export class ChannelIndex {

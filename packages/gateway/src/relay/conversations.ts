@@ -8,7 +8,7 @@
 import type { Core } from '../core.ts';
 import { echo, fail } from '../platform/errors.ts';
 import { isUniqueViolation } from '../store/db.ts';
-import type { Message } from './formats/index.ts';
+import type { Message } from './providers/index.ts';
 
 const MAX_BYTES = 8 * 1024 * 1024;
 const PURGE_BATCH = 500;

@@ -5,15 +5,15 @@
 import type { Core } from '../core.ts';
 import { GatewayError, fail } from '../platform/errors.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
-import { encodeRequest, decodeRequest, upstreamErrorMessage } from './formats/index.ts';
-import { applyParamOverride, channelFormat, upstreamHeaders, upstreamModel, upstreamUrl, type RelayKind } from './providers.ts';
+import { encodeRequest, decodeRequest, upstreamErrorMessage } from './providers/index.ts';
+import { applyParamOverride, channelFormat, upstreamHeaders, upstreamModel, upstreamUrl, type RelayKind } from './providers/endpoint.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { readText, type UpstreamPools } from './upstream.ts';
 import { ChannelType } from './channel-types.ts';
-import { toVertexAnthropicBody } from './vertex.ts';
-import { errorType as bedrockErrorType } from './formats/bedrock.ts';
+import { endpointOf } from './providers/registry.ts';
+import { errorType as bedrockErrorType } from './providers/bedrock/codec.ts';
 import type { GoogleTokens } from '../platform/google-token.ts';
-import { bedrockCredential, bedrockHeaders, bedrockUrl } from './bedrock.ts';
+import { bedrockCredential, bedrockHeaders, bedrockUrl } from './providers/bedrock/endpoint.ts';
 
 export interface TestResult {
   ok: boolean;
@@ -41,7 +41,7 @@ export async function testKey(
   else if (fmt === 'openai') body = { model: up, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 };
   else body = encodeRequest(fmt, decodeRequest('openai', { model: up, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }), up);
   applyParamOverride(body, ch.paramOverride);
-  if (ch.type === ChannelType.vertex && fmt === 'anthropic') toVertexAnthropicBody(body);
+  endpointOf(ch.type).prepareBody?.(body, up);
   const t0 = performance.now();
   try {
     const key = ch.keys[keyIndex];

@@ -15,17 +15,18 @@ import { checkModelAccess } from '../accounts/keys.ts';
 import { quotaUnits, usdCost, type TokenUsage } from '../billing/prices.ts';
 import { countTokens, TokenCounter } from '../billing/tokens.ts';
 import { echo, fail } from '../platform/errors.ts';
-import { ChannelType, OPENAI_COMPATIBLE_PRESETS } from './channel-types.ts';
+import { ChannelType } from './channel-types.ts';
 import type { AttemptOutcome } from './attempts.ts';
 import { logAttemptError } from './accounting.ts';
 import { Pipeline, type PipelineCall, type StreamRelay } from './pipeline.ts';
-import { openaiPathUrl, type RuntimeChannel } from './channels.ts';
-import { upstreamErrorMessage } from './formats/index.ts';
-import { choiceCount, tokenCount } from './formats/canonical.ts';
+import type { RuntimeChannel } from './channels.ts';
+import { upstreamErrorMessage } from './providers/index.ts';
+import { choiceCount, tokenCount } from './providers/canonical.ts';
 import { scanBody, type BodyScan } from './body-scan.ts';
 import { AV_CHARS_PER_TOKEN, BASE_OVERHEAD_TOKENS, inputBound, isPriced, pricesOutput } from './estimate.ts';
 import { encodeMultipart, type MultipartBody, type MultipartFile } from './multipart.ts';
-import { applyParamOverride, DEFAULT_AZURE_API_VERSION, hasOverride, upstreamHeaders, upstreamModel } from './providers.ts';
+import { applyParamOverride, hasOverride, upstreamHeaders, upstreamModel } from './providers/endpoint.ts';
+import { passEndpoint, providerOfType } from './providers/registry.ts';
 import { networkMessage } from './upstream.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import { ResponseStore } from './response-store.ts';
@@ -75,23 +76,12 @@ const UPSTREAM_PATH: Record<PassKind, string> = {
   alpha_search: 'alpha/search',
 };
 
-/** Kinds Azure OpenAI serves (deployment URLs; Responses at `/openai/responses`). */
-const AZURE_KINDS = new Set<PassKind>([
-  'images',
-  'image_edits',
-  'audio_transcriptions',
-  'audio_translations',
-  'audio_speech',
-  'responses',
-  'moderations',
-]);
 const STREAMABLE = new Set<PassKind>(['images', 'image_edits', 'responses', 'audio_transcriptions', 'audio_speech']);
 
 /** Output tokens reserved per image for models with token prices (gpt-image's largest: high quality, 1536 × 1024). */
 export const IMAGE_OUTPUT_ALLOWANCE = 6240;
 /** Output tokens of speech per UTF-8 byte of its text (speech bills about 1.4 a character; three times that). */
 const SPEECH_TOKENS_PER_BYTE = 4;
-const DEFAULT_AZURE_RESPONSES_API_VERSION = '2025-04-01-preview';
 const MAX_BODY = 256 * 1024 * 1024;
 
 export interface PassCall {
@@ -109,7 +99,7 @@ export interface PassCall {
   requestId: string;
   startedAt: bigint;
   client: ClientConn;
-  /** The caller's OpenAI headers (relay/providers.ts OPENAI_CALLER_HEADERS), sent to OpenAI-compatible upstreams. */
+  /** The caller's OpenAI headers (relay/providers/endpoint.ts OPENAI_CALLER_HEADERS), sent to OpenAI-compatible upstreams. */
   vendorHeaders?: Record<string, string>;
 }
 
@@ -129,60 +119,16 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** Whether a channel can serve a kind: OpenAI-compatible channels all of them (alpha search only when declared), Azure most. */
 export function servesKind(ch: RuntimeChannel, kind: PassKind): boolean {
-  if (ch.type === ChannelType.azure) return AZURE_KINDS.has(kind);
-  if (ch.type !== ChannelType.openai) return false;
-  if (kind === 'responses' || kind === 'responses_compact') return hasResponsesApi(ch);
-  return kind !== 'alpha_search' || supportsAlphaSearch(ch);
-}
-
-/**
- * Whether an OpenAI-compatible channel's upstream has the Responses API: `settings.responses_api`, else
- * its preset's answer (true without a preset: an own base URL is taken to be OpenAI's API).
- */
-export function hasResponsesApi(ch: RuntimeChannel): boolean {
-  if (ch.type === ChannelType.azure) return true;
-  if (ch.type !== ChannelType.openai) return false;
-  if (typeof ch.settings.responses_api === 'boolean') return ch.settings.responses_api;
-  const preset = typeof ch.settings.preset === 'string' ? OPENAI_COMPATIBLE_PRESETS[ch.settings.preset] : undefined;
-  return preset ? preset.responses === true : true;
-}
-
-export function supportsAlphaSearch(ch: RuntimeChannel): boolean {
-  const s = ch.settings.supports;
-  return Array.isArray(s) && s.includes('alpha_search');
-}
-
-function openaiUrl(ch: RuntimeChannel, path: string): URL {
-  return new URL(openaiPathUrl(ch, path));
-}
-
-function azureVersion(ch: RuntimeChannel, responses: boolean): string {
-  const k = responses ? 'responses_api_version' : 'api_version';
-  const v = ch.settings[k];
-  return typeof v === 'string' && v ? v : responses ? DEFAULT_AZURE_RESPONSES_API_VERSION : DEFAULT_AZURE_API_VERSION;
+  return providerOfType(ch.type)?.endpoint?.servesPass?.(ch, kind) ?? false;
 }
 
 export function passUrl(ch: RuntimeChannel, kind: PassKind, model: string): URL {
-  if (ch.type !== ChannelType.azure) return openaiUrl(ch, UPSTREAM_PATH[kind]);
-  if (kind === 'responses') return new URL(`${ch.baseUrl}/openai/responses?api-version=${encodeURIComponent(azureVersion(ch, true))}`);
-  const deployments = (ch.settings.deployments ?? {}) as Record<string, string>;
-  const dep = deployments[model] ?? model;
-  return new URL(
-    `${ch.baseUrl}/openai/deployments/${encodeURIComponent(dep)}/${UPSTREAM_PATH[kind]}?api-version=${encodeURIComponent(azureVersion(ch, false))}`,
-  );
+  return passEndpoint(ch.type).passUrl!(ch, UPSTREAM_PATH[kind], model, kind === 'responses');
 }
 
 /** Where a read of a stored response goes (`suffix` '' | '/cancel' | '/input_items'). */
 function responseUrl(ch: RuntimeChannel, id: string, suffix: string, query: string): URL {
-  const q = query ? query.replace(/^\?/, '') : '';
-  if (ch.type === ChannelType.azure) {
-    return new URL(
-      `${ch.baseUrl}/openai/responses/${encodeURIComponent(id)}${suffix}?api-version=${encodeURIComponent(azureVersion(ch, true))}${q ? `&${q}` : ''}`,
-    );
-  }
-  const u = openaiUrl(ch, `responses/${encodeURIComponent(id)}${suffix}`);
-  if (q) u.search = q;
-  return u;
+  return passEndpoint(ch.type).responseUrl!(ch, id, suffix, query);
 }
 
 function checkBody(kind: PassKind, b: Record<string, unknown>, multipart: boolean): void {

@@ -21,11 +21,11 @@ import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { extendReserve, logAttemptError, refundGrant } from './accounting.ts';
 import { reserveFor, settleCall, type SettledCall } from './pipeline.ts';
-import { ChannelType } from './channel-types.ts';
-import { openaiPathUrl, type RuntimeChannel } from './channels.ts';
+import type { RuntimeChannel } from './channels.ts';
 import { CONNECT_FAIL_COOLDOWN_MS } from './policy.ts';
 import { passUsage } from './passthrough.ts';
-import { DEFAULT_AZURE_API_VERSION, upstreamModel } from './providers.ts';
+import { upstreamModel } from './providers/endpoint.ts';
+import { endpointOf, passEndpoint, providerOfType } from './providers/registry.ts';
 import type { RelayDeps, RelayPrincipal } from './call.ts';
 
 export const REALTIME_RESERVE_TOKENS = 4096;
@@ -58,18 +58,7 @@ interface Session extends RealtimeSession, SettledCall {
 
 /** The upstream realtime URL: `ws(s)://{base}/v1/realtime?model=` (Azure: `/openai/realtime?deployment=`). */
 export function realtimeUrl(ch: RuntimeChannel, model: string): string {
-  const base = ch.baseUrl.replace(/^http/, 'ws');
-  if (ch.type === ChannelType.azure) {
-    const deployments = (ch.settings.deployments ?? {}) as Record<string, string>;
-    const ver =
-      typeof ch.settings.realtime_api_version === 'string'
-        ? ch.settings.realtime_api_version
-        : typeof ch.settings.api_version === 'string'
-          ? ch.settings.api_version
-          : DEFAULT_AZURE_API_VERSION;
-    return `${base}/openai/realtime?api-version=${encodeURIComponent(ver)}&deployment=${encodeURIComponent(deployments[model] ?? model)}`;
-  }
-  return openaiPathUrl({ baseUrl: base, apiRoot: ch.apiRoot }, `realtime?model=${encodeURIComponent(model)}`);
+  return passEndpoint(ch.type).realtimeUrl!(ch, model);
 }
 
 export class RealtimeRelay {
@@ -93,7 +82,7 @@ export class RealtimeRelay {
     if (principal.models) checkModelAccess(principal as KeyPrincipal, model);
     const candidates = this.d.channels
       .candidates(principal.group, model)
-      .filter((c) => c.type === ChannelType.openai || c.type === ChannelType.azure);
+      .filter((c) => providerOfType(c.type)?.endpoint?.realtimeUrl !== undefined);
     if (!candidates.length) throw fail('no_available_channel', { model: echo(model), group: principal.group });
     const price = this.d.prices.get(model);
     if (!price && !this.d.core.config.relayAllowUnpricedModels) {
@@ -191,8 +180,7 @@ export class RealtimeRelay {
       tried.add(ch.id);
       const upModel = upstreamModel(ch, s.model);
       const headers: Record<string, string> = { ...s.passHeaders };
-      if (ch.type === ChannelType.azure) headers['api-key'] = pick.key;
-      else headers.authorization = `Bearer ${pick.key}`;
+      Object.assign(headers, endpointOf(ch.type).authHeaders(pick.key));
       for (const [k, v] of Object.entries(ch.headerOverride))
         if (typeof v === 'string') headers[k.toLowerCase()] = v.replaceAll('{api_key}', pick.key);
       const ws = new WebSocket(realtimeUrl(ch, upModel), { headers, handshakeTimeout: OPEN_TIMEOUT_MS, perMessageDeflate: false });

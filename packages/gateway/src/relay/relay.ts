@@ -14,7 +14,6 @@
  */
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
-import { errorBody } from '../platform/error-envelopes.ts';
 import type { TokenUsage } from '../billing/prices.ts';
 import { countTokens, TokenCounter } from '../billing/tokens.ts';
 import { echo, GatewayError, fail, foreignError } from '../platform/errors.ts';
@@ -25,7 +24,7 @@ import type { AttemptOutcome } from './attempts.ts';
 import { Pipeline, type PipelineCall, type StreamRelay } from './pipeline.ts';
 import { scanBody, type BodyScan } from './body-scan.ts';
 import { inputBound, pricesOutput, reserveCost } from './estimate.ts';
-import { choiceCount, tokenCount } from './formats/canonical.ts';
+import { choiceCount, tokenCount } from './providers/canonical.ts';
 import {
   applyParamOverride,
   channelFormat,
@@ -35,7 +34,7 @@ import {
   upstreamModel,
   upstreamUrl,
   type RelayKind,
-} from './providers.ts';
+} from './providers/endpoint.ts';
 import { readText, type UpstreamResponse } from './upstream.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import { SseFramer, type EventFramer, type SseEvent } from './sse.ts';
@@ -46,6 +45,9 @@ import {
   decodeResponse,
   encodeRequest,
   encodeResponse,
+  errorBodyFor,
+  quotaStreamEvent,
+  streamErrorEvent,
   upstreamErrorMessage,
   usageFromResponse,
   type CanonicalRequest,
@@ -53,17 +55,33 @@ import {
   type CanonicalStreamEvent,
   type Usage,
   type WireFormat,
-} from './formats/index.ts';
-import { embedTexts, geminiEmbedFromOpenAI, geminiEmbedPassBody, openaiEmbedFromGemini, type GeminiEmbedAction } from './embed.ts';
+} from './providers/index.ts';
+import {
+  embedTexts,
+  geminiEmbedFromOpenAI,
+  geminiEmbedPassBody,
+  openaiEmbedFromGemini,
+  type GeminiEmbedAction,
+} from './providers/gemini/embed.ts';
 import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passthrough.ts';
 import { Conversations } from './conversations.ts';
 import { ChannelType } from './channel-types.ts';
-import { toVertexAnthropicBody } from './vertex.ts';
-import { bedrockCredential, bedrockHeaders, bedrockUrl, EVENT_STREAM_TYPE, EventStreamFramer, type BedrockCredential } from './bedrock.ts';
-import { betaList, errorType as bedrockErrorType } from './formats/bedrock.ts';
-import * as responses from './formats/responses.ts';
-import { decodeRequest as anthropicDecode } from './formats/anthropic.ts';
-import type { Message, StreamEncoder } from './formats/index.ts';
+import { vertexAnthropicBody } from './providers/vertex/endpoint.ts';
+import { includeUsageAsked, openaiMaxField, responseText, sendsMax, setOpenAIMax, textOfContent } from './providers/openai/body.ts';
+import { geminiMax, JsonArrayStream, setGeminiMax } from './providers/gemini/body.ts';
+import { setBedrockMax } from './providers/bedrock/body.ts';
+import {
+  bedrockCredential,
+  bedrockHeaders,
+  bedrockUrl,
+  EVENT_STREAM_TYPE,
+  EventStreamFramer,
+  type BedrockCredential,
+} from './providers/bedrock/endpoint.ts';
+import { betaList, errorType as bedrockErrorType } from './providers/bedrock/codec.ts';
+import * as responses from './providers/responses/codec.ts';
+import { decodeRequest as anthropicDecode } from './providers/anthropic/codec.ts';
+import type { Message, StreamEncoder } from './providers/index.ts';
 
 /**
  * Longest prompt text the count-tokens endpoints count (more than any model's context). Counting runs
@@ -205,7 +223,7 @@ export class Relay {
   private async serve(call: RelayCall | PassCall): Promise<void> {
     if (isPassCall(call)) {
       // A Responses call for a model no channel with the Responses API serves is converted: any chat,
-      // Anthropic or Gemini channel answers it (relay/formats/responses.ts).
+      // Anthropic or Gemini channel answers it (relay/providers/responses/codec.ts).
       if (call.kind === 'responses' && !call.multipart && !this.pass.servesResponses(call.principal.group, call.body.model)) {
         return this.serve({
           kind: 'chat',
@@ -385,7 +403,7 @@ export class Relay {
     const body =
       ctx.cf === 'openai' || ctx.cf === 'responses' || ctx.cf === 'bedrock'
         ? { error: { message, type: 'invalid_request_error', param: null, code: 'upstream_client_error' } }
-        : errorBody(ctx.cf, foreignError(status, 'upstream_client_error', message, 'invalid_request_error'));
+        : errorBodyFor(ctx.cf, foreignError(status, 'upstream_client_error', message, 'invalid_request_error'));
     return { kind: 'client_error', status, contentType: 'application/json', message, body: JSON.stringify(body) };
   }
 
@@ -628,7 +646,7 @@ class ChatStream implements StreamRelay<Ctx> {
     this.cf = ctx.cf;
     const oaPass = fmt === 'openai' && ctx.cf === 'openai';
     this.strip = oaPass && !includeUsageAsked(ctx.call.body);
-    // Bedrock streams AWS event-stream messages: read into the same events as SSE (relay/bedrock.ts).
+    // Bedrock streams AWS event-stream messages: read into the same events as SSE (relay/providers/bedrock/endpoint.ts).
     this.framer = fmt === 'bedrock' ? new EventStreamFramer() : new SseFramer();
     this.decoder = oaPass ? null : createStreamDecoder(fmt);
     this.array = ctx.call.jsonArrayStream ? new JsonArrayStream() : null;
@@ -787,53 +805,6 @@ async function countUsage(ctx: Ctx, counter: TokenCounter | null, outputText: st
 
 // ---------- helpers ----------
 
-/** The end of a stream the balance cannot pay for any further, as the caller's format writes an error. */
-function quotaStreamEvent(cf: WireFormat): string {
-  const message = 'quota exhausted: the balance cannot cover more output for this request';
-  if (cf === 'responses') return responses.streamError('insufficient_quota', message);
-  if (cf === 'anthropic') return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'billing_error', message } })}\n\n`;
-  if (cf === 'gemini') return `data: ${JSON.stringify({ error: { code: 429, message, status: 'RESOURCE_EXHAUSTED' } })}\n\n`;
-  return `data: ${JSON.stringify({ error: { message, type: 'insufficient_quota', param: null, code: 'insufficient_quota' } })}\n\n`;
-}
-
-/** A mid-stream failure as the caller's format writes it. */
-function streamErrorEvent(cf: WireFormat, message: string): string {
-  if (cf === 'responses') return responses.streamError('upstream_stream_error', message);
-  if (cf === 'anthropic') return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message } })}\n\n`;
-  if (cf === 'gemini') return `data: ${JSON.stringify({ error: { code: 502, message, status: 'UNAVAILABLE' } })}\n\n`;
-  return `data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code: 'upstream_stream_error' } })}\n\n`;
-}
-
-/**
- * Re-frames SSE text as the JSON array Gemini's `:streamGenerateContent` answers without `alt=sse`:
- * `[` + each event's data joined by `,` + `]`, written as events complete.
- */
-class JsonArrayStream {
-  private readonly framer = new SseFramer();
-  private first = true;
-
-  push(chunk: string | Buffer): string {
-    if (chunk.length === 0) return '';
-    let out = '';
-    for (const ev of this.framer.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) out += this.item(ev.data);
-    return out;
-  }
-
-  end(): string {
-    let out = '';
-    for (const ev of this.framer.end()) out += this.item(ev.data);
-    return out + (this.first ? '[]' : '\n]');
-  }
-
-  private item(data: string): string {
-    const d = data.trim();
-    if (!d || d === '[DONE]') return '';
-    const s = (this.first ? '[' : ',\r\n') + d;
-    this.first = false;
-    return s;
-  }
-}
-
 /** Output text of a decoded response (counted when the upstream reported no usage). */
 function canonicalResponseText(r: CanonicalResponse): string {
   let t = '';
@@ -865,60 +836,6 @@ export function canonicalImageCount(r: CanonicalRequest): number {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function includeUsageAsked(body: Record<string, unknown>): boolean {
-  return isObj(body.stream_options) && body.stream_options.include_usage === true;
-}
-
-/** Whether an OpenAI body already asks for exactly `max` output tokens. */
-function sendsMax(b: Record<string, unknown>, max: number): boolean {
-  const mc = b.max_completion_tokens;
-  const mt = b.max_tokens;
-  if (mc === undefined && mt === undefined) return false;
-  return (mc === undefined || mc === max) && (mt === undefined || mt === max);
-}
-
-/**
- * The field an OpenAI upstream reads max_tokens from when the caller named none: a channel's
- * `settings.max_tokens_field`, else `max_tokens` for completions and `max_completion_tokens` for chat
- * (every current OpenAI model takes it; reasoning models refuse `max_tokens`).
- */
-function openaiMaxField(ch: RuntimeChannel, kind: RelayKind): 'max_tokens' | 'max_completion_tokens' {
-  const f = ch.settings.max_tokens_field;
-  if (f === 'max_tokens' || f === 'max_completion_tokens') return f;
-  return kind === 'completions' ? 'max_tokens' : 'max_completion_tokens';
-}
-
-/** Sets the max of an OpenAI body to at most `max` (every max field it has; `field` when it has none). */
-function setOpenAIMax(b: Record<string, unknown>, max: number, field: 'max_tokens' | 'max_completion_tokens'): void {
-  let any = false;
-  for (const k of ['max_tokens', 'max_completion_tokens'] as const) {
-    if (b[k] === undefined || b[k] === null) continue;
-    any = true;
-    b[k] = typeof b[k] === 'number' && (b[k] as number) < max ? b[k] : max;
-  }
-  if (!any) b[field] = max;
-}
-
-/** Sets inferenceConfig.maxTokens of a Bedrock Converse body to at most `max`. */
-function setBedrockMax(b: Record<string, unknown>, max: number): void {
-  const c = isObj(b.inferenceConfig) ? { ...b.inferenceConfig } : {};
-  c.maxTokens = typeof c.maxTokens === 'number' && c.maxTokens < max ? c.maxTokens : max;
-  b.inferenceConfig = c;
-}
-
-function geminiMax(b: Record<string, unknown>): unknown {
-  const g = b.generationConfig ?? b.generation_config;
-  return isObj(g) ? g.maxOutputTokens : undefined;
-}
-
-/** Sets generationConfig.maxOutputTokens of a Gemini body to at most `max`. */
-function setGeminiMax(b: Record<string, unknown>, max: number): void {
-  const key = b.generationConfig === undefined && b.generation_config !== undefined ? 'generation_config' : 'generationConfig';
-  const g = isObj(b[key]) ? { ...(b[key] as Record<string, unknown>) } : {};
-  g.maxOutputTokens = typeof g.maxOutputTokens === 'number' && g.maxOutputTokens < max ? g.maxOutputTokens : max;
-  b[key] = g;
-}
-
 /** `raw` (a JSON object's bytes) with `"key":value,` written after its opening brace. */
 function injectField(raw: Buffer, key: string, value: number): Buffer {
   const i = raw.indexOf(0x7b);
@@ -934,42 +851,4 @@ function fullUsage(u: Partial<Usage>): Usage {
     reasoningTokens: u.reasoningTokens ?? 0,
     ...(u.cacheWrite1hTokens ? { cacheWrite1hTokens: u.cacheWrite1hTokens } : {}),
   };
-}
-
-/** Text of an OpenAI content value: a string, an array of strings/parts, or token arrays (counted by length). */
-function textOfContent(c: unknown): string {
-  if (typeof c === 'string') return c;
-  if (Array.isArray(c)) {
-    let t = '';
-    for (const p of c) {
-      if (typeof p === 'string') t += p;
-      else if (typeof p === 'number') t += 'xxx';
-      else if (Array.isArray(p)) t += 'xxx'.repeat(p.length);
-      else if (isObj(p) && typeof p.text === 'string') t += p.text;
-    }
-    return t;
-  }
-  return '';
-}
-
-function responseText(json: unknown): string {
-  if (!isObj(json) || !Array.isArray(json.choices)) return '';
-  let t = '';
-  for (const c of json.choices as any[]) {
-    if (typeof c?.text === 'string') t += c.text;
-    const m = c?.message;
-    if (m) {
-      if (typeof m.content === 'string') t += m.content;
-      if (Array.isArray(m.tool_calls))
-        for (const tc of m.tool_calls) t += String(tc?.function?.name ?? '') + String(tc?.function?.arguments ?? '');
-    }
-  }
-  return t;
-}
-
-/** An Anthropic body for Vertex (relay/vertex.ts). */
-function vertexAnthropicBody(body: string | Buffer): string {
-  const b = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as Record<string, unknown>;
-  toVertexAnthropicBody(b);
-  return JSON.stringify(b);
 }

@@ -13,7 +13,7 @@ export interface SseEvent {
 
 const BOUNDARY = /\r\n\r\n|\n\n|\r\r/;
 
-/** Splits a streamed body into events as its bytes arrive (SSE here; AWS event streams in relay/bedrock.ts). */
+/** Splits a streamed body into events as its bytes arrive (SSE here; AWS event streams in relay/providers/bedrock/endpoint.ts). */
 export interface EventFramer {
   push(chunk: Buffer): SseEvent[];
   end(): SseEvent[];

@@ -4,11 +4,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChannelType, OPENAI_COMPATIBLE_PRESETS } from './channel-types.ts';
-import { resolveBaseUrl, type RuntimeChannel } from './channels.ts';
-import { upstreamUrl } from './providers.ts';
-import { passUrl } from './passthrough.ts';
-import { realtimeUrl } from './realtime.ts';
+import { ChannelType } from '../../channel-types.ts';
+import { OPENAI_COMPATIBLE_PRESETS } from './presets.ts';
+import { resolveBaseUrl, type RuntimeChannel } from '../../channels.ts';
+import { upstreamUrl } from '../endpoint.ts';
+import { passUrl } from '../../passthrough.ts';
+import { realtimeUrl } from '../../realtime.ts';
 
 /** The chat completions URL in each vendor's documentation. */
 const DOCUMENTED_CHAT: Record<string, string> = {

@@ -14,7 +14,7 @@ import type {
   ToolCall,
   ToolChoice,
   Usage,
-} from './canonical.ts';
+} from '../canonical.ts';
 import {
   GEMINI_SIG_PREFIX,
   applyExtra,
@@ -36,7 +36,7 @@ import {
   splitSignedId,
   sse,
   str,
-} from './canonical.ts';
+} from '../canonical.ts';
 
 /** max_tokens sent to Anthropic when the caller gave none. */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;

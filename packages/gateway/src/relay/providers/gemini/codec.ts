@@ -14,7 +14,7 @@ import type {
   Tool,
   ToolCall,
   Usage,
-} from './canonical.ts';
+} from '../canonical.ts';
 import {
   applyExtra,
   choiceCount,
@@ -36,7 +36,7 @@ import {
   sse,
   str,
   textOf,
-} from './canonical.ts';
+} from '../canonical.ts';
 
 const KNOWN = new Set([
   'contents',

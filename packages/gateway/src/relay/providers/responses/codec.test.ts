@@ -1,8 +1,8 @@
 /** The Responses codec: request items to canonical messages, and canonical answers to Response objects and events. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GatewayError } from '../../platform/errors.ts';
-import { createStreamEncoder, customToolNames, decodeRequest, encodeResponse, outputMessages } from './responses.ts';
+import { GatewayError } from '../../../platform/errors.ts';
+import { createStreamEncoder, customToolNames, decodeRequest, encodeResponse, outputMessages } from './codec.ts';
 
 test('input items become canonical messages: instructions, messages, calls and outputs, custom tools', () => {
   const req = decodeRequest({

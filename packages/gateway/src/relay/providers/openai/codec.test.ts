@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GatewayError } from '../../platform/errors.ts';
+import { GatewayError } from '../../../platform/errors.ts';
 import {
   createStreamDecoder,
   createStreamEncoder,
@@ -10,9 +10,9 @@ import {
   encodeResponse,
   usageFromResponse,
   usageFromStreamEvent,
-} from './index.ts';
-import type { CanonicalStreamEvent } from './index.ts';
-import { fixture, parseSse, sseFixture, sseJson } from './fixtures/load.ts';
+} from '../index.ts';
+import type { CanonicalStreamEvent } from '../index.ts';
+import { fixture, parseSse, sseFixture, sseJson } from '../fixtures/load.ts';
 
 test('openai request decodes into the canonical model', () => {
   const req = decodeRequest('openai', fixture('openai-request-tools.json'));

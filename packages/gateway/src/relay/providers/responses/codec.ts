@@ -24,7 +24,7 @@ import type {
   Tool,
   ToolChoice,
   Usage,
-} from './canonical.ts';
+} from '../canonical.ts';
 import {
   bad,
   budgetForEffort,
@@ -38,7 +38,7 @@ import {
   textOf,
   tokenCount,
   unknownFields,
-} from './canonical.ts';
+} from '../canonical.ts';
 
 const KNOWN = new Set([
   'model',

@@ -8,21 +8,21 @@
  * location is `settings.region` (default `global`); `base_url`, when set, replaces
  * `https://{region}-aiplatform.googleapis.com`.
  */
-import type { RuntimeChannel } from './channels.ts';
-import { parseServiceAccount } from '../platform/google-token.ts';
+import type { UpstreamChannel } from '../provider.ts';
+import { parseServiceAccount } from '../../../platform/google-token.ts';
 
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
 
 /** Anthropic's models on Vertex are named `claude-…`; every other model is Google's. */
 export const isVertexAnthropic = (model: string): boolean => /^claude/i.test(model);
 
-export function vertexRegion(ch: RuntimeChannel): string {
+export function vertexRegion(ch: UpstreamChannel): string {
   const r = ch.settings.region;
   return typeof r === 'string' && r.trim() ? r.trim() : 'global';
 }
 
 /** The project of the channel: `settings.project_id`, else the `project_id` of its first key. */
-export function vertexProject(ch: RuntimeChannel): string {
+export function vertexProject(ch: UpstreamChannel): string {
   const p = ch.settings.project_id;
   if (typeof p === 'string' && p.trim()) return p.trim();
   try {
@@ -33,7 +33,7 @@ export function vertexProject(ch: RuntimeChannel): string {
 }
 
 /** The model action URL of a Vertex call. */
-export function vertexUrl(ch: RuntimeChannel, model: string, stream: boolean, geminiAction?: string): URL {
+export function vertexUrl(ch: UpstreamChannel, model: string, stream: boolean, geminiAction?: string): URL {
   const region = vertexRegion(ch);
   const host = ch.baseUrl || (region === 'global' ? 'https://aiplatform.googleapis.com' : `https://${region}-aiplatform.googleapis.com`);
   const anthropic = isVertexAnthropic(model);
@@ -51,4 +51,11 @@ export function vertexUrl(ch: RuntimeChannel, model: string, stream: boolean, ge
 export function toVertexAnthropicBody(b: Record<string, unknown>): void {
   delete b.model;
   b.anthropic_version = VERTEX_ANTHROPIC_VERSION;
+}
+
+/** An Anthropic body (its JSON text) for Vertex. */
+export function vertexAnthropicBody(body: string | Buffer): string {
+  const b = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as Record<string, unknown>;
+  toVertexAnthropicBody(b);
+  return JSON.stringify(b);
 }

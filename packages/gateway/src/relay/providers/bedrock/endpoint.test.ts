@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { bedrockCredential, bedrockHeaders, bedrockUrl, EventStreamFramer, parseBedrockKey } from './bedrock.ts';
+import { bedrockCredential, bedrockHeaders, bedrockUrl, EventStreamFramer, parseBedrockKey } from './endpoint.ts';
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
 const str = (value: string) => ({ type: 'string' as const, value });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GatewayError } from '../../platform/errors.ts';
+import { GatewayError } from '../../../platform/errors.ts';
 import {
   createStreamDecoder,
   createStreamEncoder,
@@ -10,8 +10,8 @@ import {
   encodeResponse,
   usageFromResponse,
   usageFromStreamEvent,
-} from './index.ts';
-import { fixture, sseFixture, sseJson } from './fixtures/load.ts';
+} from '../index.ts';
+import { fixture, sseFixture, sseJson } from '../fixtures/load.ts';
 
 test('gemini request decodes contents, pairs function responses with calls, keeps thought signatures', () => {
   const req = decodeRequest('gemini', fixture('gemini-request.json'));

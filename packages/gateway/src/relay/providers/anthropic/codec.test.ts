@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GatewayError } from '../../platform/errors.ts';
+import { GatewayError } from '../../../platform/errors.ts';
 import {
   DEFAULT_ANTHROPIC_MAX_TOKENS,
   createStreamDecoder,
@@ -11,9 +11,9 @@ import {
   encodeResponse,
   usageFromResponse,
   usageFromStreamEvent,
-} from './index.ts';
-import type { Usage } from './index.ts';
-import { fixture, sseFixture, sseJson } from './fixtures/load.ts';
+} from '../index.ts';
+import type { Usage } from '../index.ts';
+import { fixture, sseFixture, sseJson } from '../fixtures/load.ts';
 
 test('anthropic request decodes system blocks, images, thinking, tool use and tool results', () => {
   const req = decodeRequest('anthropic', fixture('anthropic-request.json'));

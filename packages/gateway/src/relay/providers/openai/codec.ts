@@ -16,7 +16,7 @@ import type {
   ToolCall,
   ToolChoice,
   Usage,
-} from './canonical.ts';
+} from '../canonical.ts';
 import {
   applyExtra,
   choiceCount,
@@ -40,7 +40,7 @@ import {
   str,
   textOf,
   unknownFields,
-} from './canonical.ts';
+} from '../canonical.ts';
 
 const KNOWN = new Set([
   'model',

@@ -3,7 +3,7 @@
  * speaks it. A Converse body is `{messages, system, inferenceConfig, toolConfig,
  * additionalModelRequestFields}`; content blocks are `{text}`, `{image}`, `{document}`, `{toolUse}`,
  * `{toolResult}`, `{reasoningContent}` and `{cachePoint}` (a prompt-cache breakpoint after the block
- * before it). ConverseStream events arrive as AWS event-stream messages (relay/bedrock.ts frames them)
+ * before it). ConverseStream events arrive as AWS event-stream messages (endpoint.ts frames them)
  * named by their `:event-type`: `messageStart`, `contentBlockStart`, `contentBlockDelta`,
  * `contentBlockStop`, `messageStop` (the stop reason) and `metadata` (the usage); an exception
  * (`:exception-type`, e.g. `throttlingException`) carries `{message}`.
@@ -21,9 +21,9 @@ import type {
   StreamDecoder,
   ToolCall,
   Usage,
-} from './canonical.ts';
+} from '../canonical.ts';
 import { createHash } from 'node:crypto';
-import { argsObject, argsText, bad, budgetForEffort, emptyUsage, eventJson, isObj, n0, newToolCallId, pushTurn } from './canonical.ts';
+import { argsObject, argsText, bad, budgetForEffort, emptyUsage, eventJson, isObj, n0, newToolCallId, pushTurn } from '../canonical.ts';
 
 /** Anthropic's models on Bedrock: `anthropic.claude-…`, with a cross-region prefix (`us.`, `eu.`, `global.` …) or in an ARN. */
 export const isBedrockAnthropic = (model: string): boolean => /(?:^|[.:/])anthropic\.claude/i.test(model);

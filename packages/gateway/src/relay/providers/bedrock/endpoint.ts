@@ -1,6 +1,6 @@
 /**
  * Amazon Bedrock channels (type `bedrock`): every model through the Converse API
- * (`POST /model/{modelId}/converse`, `/converse-stream`; the wire format of formats/bedrock.ts) at
+ * (`POST /model/{modelId}/converse`, `/converse-stream`; the wire format of bedrock/codec.ts) at
  * `https://bedrock-runtime.{region}.amazonaws.com`, or at `base_url` when it is set.
  *
  * A key is either `ACCESS_KEY_ID|SECRET_ACCESS_KEY|REGION` (New API's form), with an optional fourth part,
@@ -19,11 +19,11 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { fail } from '../platform/errors.ts';
-import type { RuntimeChannel } from './channels.ts';
-import type { SseEvent } from './sse.ts';
+import { fail } from '../../../platform/errors.ts';
+import type { UpstreamChannel } from '../provider.ts';
+import type { SseEvent } from '../../sse.ts';
 
-export { isBedrockAnthropic } from './formats/bedrock.ts';
+export { isBedrockAnthropic } from './codec.ts';
 
 export const BEDROCK_SERVICE = 'bedrock';
 export const EVENT_STREAM_TYPE = 'application/vnd.amazon.eventstream';
@@ -75,7 +75,7 @@ export interface BedrockCredential {
 const credentials = new Map<string, BedrockCredential>();
 
 /** The credential of a channel key (read and cached on first use); throws as parseBedrockKey. */
-export function bedrockCredential(key: string, ch: Pick<RuntimeChannel, 'settings'>): BedrockCredential {
+export function bedrockCredential(key: string, ch: Pick<UpstreamChannel, 'settings'>): BedrockCredential {
   const region = ch.settings.region;
   const id = `${typeof region === 'string' ? region : ''}\n${key}`;
   let c = credentials.get(id);
@@ -106,7 +106,7 @@ export function bedrockCredential(key: string, ch: Pick<RuntimeChannel, 'setting
 }
 
 /** The Converse (or ConverseStream) URL of a model: `base_url`, else the regional endpoint of the key. */
-export function bedrockUrl(ch: Pick<RuntimeChannel, 'baseUrl'>, cred: BedrockCredential, model: string, stream: boolean): Readonly<URL> {
+export function bedrockUrl(ch: Pick<UpstreamChannel, 'baseUrl'>, cred: BedrockCredential, model: string, stream: boolean): Readonly<URL> {
   const k = `${ch.baseUrl}\n${model}\n${stream ? 1 : 0}`;
   let u = cred.urls.get(k);
   if (!u) {
@@ -124,7 +124,7 @@ export function bedrockUrl(ch: Pick<RuntimeChannel, 'baseUrl'>, cred: BedrockCre
  * every header (the body's SHA-256 is sent as `x-amz-content-sha256`, hashed natively once).
  */
 export async function bedrockHeaders(
-  ch: Pick<RuntimeChannel, 'headerOverride'>,
+  ch: { headerOverride: Record<string, string> },
   cred: BedrockCredential,
   url: Readonly<URL>,
   body: string | Buffer,

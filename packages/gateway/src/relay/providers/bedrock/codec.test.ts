@@ -8,9 +8,9 @@ import {
   encodeRequest,
   upstreamErrorMessage,
   usageFromResponse,
-} from './index.ts';
-import { isBedrockAnthropic, toolUseId } from './bedrock.ts';
-import type { CanonicalStreamEvent } from './canonical.ts';
+} from '../index.ts';
+import { isBedrockAnthropic, toolUseId } from './codec.ts';
+import type { CanonicalStreamEvent } from '../canonical.ts';
 
 const CLAUDE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 

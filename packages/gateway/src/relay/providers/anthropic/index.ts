@@ -1,0 +1,42 @@
+/**
+ * The Anthropic provider: the Messages wire format (codec.ts), Anthropic channels (endpoint.ts) and the
+ * messages-style model list (models.ts).
+ */
+import { ChannelType } from '../../channel-types.ts';
+import type { Codec, Provider } from '../provider.ts';
+import * as codec from './codec.ts';
+import { anthropicErrorBody } from './errors.ts';
+import { ANTHROPIC_CALLER_HEADERS, ANTHROPIC_DEFAULT_BASE_URL, anthropicAuthHeaders, anthropicUrl } from './endpoint.ts';
+import { anthropicModel, anthropicModelList } from './models.ts';
+
+export const anthropicCodec: Codec = {
+  decodeRequest: (body) => codec.decodeRequest(body),
+  encodeResponse: codec.encodeResponse,
+  createStreamEncoder: codec.createStreamEncoder,
+  streamError: (reason, message) =>
+    `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: reason === 'quota' ? 'billing_error' : 'api_error', message } })}\n\n`,
+  errorBody: anthropicErrorBody,
+  encodeRequest: codec.encodeRequest,
+  decodeResponse: codec.decodeResponse,
+  createStreamDecoder: codec.createStreamDecoder,
+  usageFromResponse: codec.usageFromResponse,
+  usageFromStreamEvent: codec.usageFromStreamEvent,
+  errorMessage: codec.errorMessage,
+};
+
+export const anthropicProvider: Provider = {
+  name: 'anthropic',
+  title: 'Anthropic',
+  format: 'anthropic',
+  codec: anthropicCodec,
+  channelTypes: [ChannelType.anthropic],
+  endpoint: {
+    defaultBaseUrl: ANTHROPIC_DEFAULT_BASE_URL,
+    format: () => 'anthropic',
+    supportsKind: (kind) => kind === 'chat',
+    url: (ch) => anthropicUrl(ch),
+    authHeaders: anthropicAuthHeaders,
+    callerHeaders: ANTHROPIC_CALLER_HEADERS,
+  },
+  models: { model: anthropicModel, list: anthropicModelList },
+};

@@ -1,0 +1,118 @@
+/**
+ * The one interface every vendor folder of relay/providers implements (docs/architecture.md#providers):
+ * its wire format's codec (requests, responses, streams, errors, usage), its channels' endpoint (URLs,
+ * auth, API versions, realtime URL) and the model list shape of its callers. The registry
+ * (registry.ts) finds a provider by wire format and by channel type.
+ */
+import type { GatewayError } from '../../platform/errors.ts';
+import type {
+  CanonicalRequest,
+  CanonicalResponse,
+  StreamDecoder,
+  StreamEncoder,
+  StreamEncoderOptions,
+  Usage,
+  WireFormat,
+} from './canonical.ts';
+
+/** The kinds of converted calls (chat and the OpenAI-only completions and embeddings). */
+export type RelayKind = 'chat' | 'completions' | 'embeddings';
+
+/** What an endpoint reads of a channel (relay/channels.ts RuntimeChannel has all of it). */
+export interface UpstreamChannel {
+  type: number;
+  /** Without a trailing slash. */
+  baseUrl: string;
+  /** `baseUrl` is an OpenAI-compatible API root (a preset's): API paths are appended without adding `/v1`. */
+  apiRoot: boolean;
+  keys: readonly string[];
+  settings: Record<string, unknown>;
+}
+
+/** Options of an upstream request body (Anthropic's on Bedrock take the caller's betas). */
+export interface EncodeRequestOptions {
+  /** Anthropic: the max_tokens sent when the request names none. */
+  defaultMaxTokens?: number;
+  /** Bedrock: the caller's `anthropic-beta` values, for Anthropic models. */
+  anthropicBeta?: string[];
+}
+
+/**
+ * A wire format's codec to and from the canonical model (canonical.ts). A caller's format decodes
+ * requests and encodes answers; an upstream's format encodes requests and decodes answers. A side the
+ * format does not have is absent (`responses` is a caller's format only, `bedrock` an upstream's).
+ */
+export interface Codec {
+  /** Decodes a client request; throws GatewayError(400) naming the bad field. */
+  decodeRequest?(body: unknown): CanonicalRequest;
+  /** Encodes the client's answer. */
+  encodeResponse?(res: CanonicalResponse, clientModel: string, requestId: string): Record<string, unknown>;
+  /** Encodes canonical stream events as ready-to-write SSE text for the client. */
+  createStreamEncoder?(opts: StreamEncoderOptions): StreamEncoder;
+  /** A stream's last event when the call fails mid-stream (`quota`: the balance ran out), as this format writes an error. */
+  streamError?(reason: 'quota' | 'upstream', message: string): string;
+  /** The body of a gateway error in this format's envelope, for a caller of this format. */
+  errorBody?(e: GatewayError, requestId?: string): unknown;
+
+  /** Builds the upstream JSON body; appends lossy steps to `req.dropped`. */
+  encodeRequest?(req: CanonicalRequest, upstreamModel: string, opts: EncodeRequestOptions): Record<string, unknown>;
+  /** Decodes an upstream answer. */
+  decodeResponse?(body: unknown): CanonicalResponse;
+  /** Decodes upstream stream events (already split into events) into canonical events. */
+  createStreamDecoder?(): StreamDecoder;
+  /** Reads only the usage of an upstream answer (same-format pass-through). */
+  usageFromResponse?(body: unknown): Usage | null;
+  /** Usage carried by one pass-through stream event, if any; later events override earlier fields. */
+  usageFromStreamEvent?(ev: { event?: string; data: string }): Partial<Usage> | null;
+  /** The vendor's message in a parsed upstream error body, if it has this format's shape. */
+  errorMessage?(j: unknown): string | undefined;
+  /** The message of an upstream error: `errorType` is Bedrock's `x-amzn-errortype` header. */
+  upstreamErrorText?(message: string | undefined, status: number, errorType?: string): string;
+}
+
+/** Where a channel's calls go and how they authenticate. */
+export interface Endpoint {
+  /** The API root of a channel with no base URL. */
+  defaultBaseUrl?: string;
+  /** The wire format the channel speaks for an (upstream) model: Vertex picks Anthropic's or Google's by model. */
+  format(model: string): WireFormat;
+  /** Whether the channel can serve a kind of converted call for a caller speaking `inbound`. */
+  supportsKind(kind: RelayKind, inbound: WireFormat): boolean;
+  /** The upstream URL of a converted call; `action` names a Gemini model action (`embedContent` …). */
+  url(ch: UpstreamChannel, kind: RelayKind, model: string, stream: boolean, action?: string): URL;
+  /** The channel's auth headers for a key (a Vertex key is first exchanged for an access token). */
+  authHeaders(key: string): Record<string, string>;
+  /** Changes an upstream JSON body needs on this endpoint for a model (Vertex: Anthropic bodies name no model and carry the API version). */
+  prepareBody?(body: Record<string, unknown>, model: string): void;
+  /** The caller's headers that mean something to this upstream (forwarded on a call in its format). */
+  callerHeaders?: readonly string[];
+  /** The realtime WebSocket URL, for channels that have one. */
+  realtimeUrl?(ch: UpstreamChannel, model: string): string;
+  /** OpenAI-format pass-through calls (images, audio, Responses …): whether the channel serves `kind`. */
+  servesPass?(ch: UpstreamChannel, kind: string): boolean;
+  /** The URL of a pass-through call: `path` is OpenAI's (`images/generations` …), `responses` a Responses create. */
+  passUrl?(ch: UpstreamChannel, path: string, model: string, responses: boolean): URL;
+  /** The URL of a read of a stored response (`suffix` '' | '/cancel' | '/input_items'). */
+  responseUrl?(ch: UpstreamChannel, id: string, suffix: string, query: string): URL;
+}
+
+/** The model list and model detail as this format's callers read them. */
+export interface ModelListShape {
+  model(id: string): unknown;
+  list(models: string[], query: Record<string, unknown>): unknown;
+}
+
+/** One vendor folder of relay/providers. */
+export interface Provider {
+  /** The folder's name. */
+  name: string;
+  /** The vendor's or the API's name as people write it (`OpenAI`, `Vertex AI`, `Responses` …). */
+  title: string;
+  /** The wire format the folder's codec speaks; absent for vendors that speak another's (Azure, Vertex). */
+  format?: WireFormat;
+  codec?: Codec;
+  /** The channel types (relay/channel-types.ts) whose channels this folder's endpoint serves. */
+  channelTypes: readonly number[];
+  endpoint?: Endpoint;
+  models?: ModelListShape;
+}
