@@ -5,15 +5,13 @@
 import type { Core } from '../core.ts';
 import { GatewayError, fail } from '../platform/errors.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
-import { encodeRequest, decodeRequest, upstreamErrorMessage } from './providers/index.ts';
-import { applyParamOverride, channelFormat, upstreamHeaders, upstreamModel, upstreamUrl, type RelayKind } from './providers/endpoint.ts';
+import { encodeRequest, decodeRequest, UnusableKeyError, upstreamErrorMessage } from './providers/index.ts';
+import { applyParamOverride, channelFormat, prepareUpstream, upstreamModel, type RelayKind } from './providers/endpoint.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { readText, type UpstreamPools } from './upstream.ts';
 import { ChannelType } from './channel-types.ts';
-import { endpointOf } from './providers/registry.ts';
 import { errorType as bedrockErrorType } from './providers/bedrock/codec.ts';
 import type { GoogleTokens } from '../platform/google-token.ts';
-import { bedrockCredential, bedrockHeaders, bedrockUrl } from './providers/bedrock/endpoint.ts';
 
 export interface TestResult {
   ok: boolean;
@@ -41,25 +39,24 @@ export async function testKey(
   else if (fmt === 'openai') body = { model: up, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 };
   else body = encodeRequest(fmt, decodeRequest('openai', { model: up, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }), up);
   applyParamOverride(body, ch.paramOverride);
-  endpointOf(ch.type).prepareBody?.(body, up);
   const t0 = performance.now();
   try {
     const key = ch.keys[keyIndex];
-    const text = JSON.stringify(body);
-    let url: Readonly<URL>;
-    let headers: Record<string, string>;
-    let secrets: readonly string[] = [key];
-    if (ch.type === ChannelType.bedrock) {
-      // Access keys sign the request (SigV4); a Bedrock API key is a bearer token.
-      const c = bedrockCredential(key, ch);
-      url = bedrockUrl(ch, c, up, false);
-      headers = await bedrockHeaders(ch, c, url, text, false);
-      secrets = c.secrets;
-    } else {
-      url = upstreamUrl(ch, kind, up, false);
-      const cred = ch.type === ChannelType.vertex && google ? await google.token(google.account(key)) : key;
-      headers = upstreamHeaders(ch, cred, false);
-    }
+    // The endpoint's URL, headers and body with this key (Bedrock signs the request, Vertex sends an access token).
+    const {
+      url,
+      headers,
+      body: text,
+      secrets,
+    } = await prepareUpstream({
+      channel: ch,
+      key,
+      kind,
+      model: up,
+      stream: false,
+      body: JSON.stringify(body),
+      ...(google ? { google } : {}),
+    });
     const res = await pools.send({ url, method: 'POST', headers, body: text });
     const answer = await readText(res.body, 256 * 1024);
     const timeMs = Math.round(performance.now() - t0);
@@ -69,7 +66,9 @@ export async function testKey(
       return { ok: false, status: res.statusCode, timeMs, model: m, message };
     }
     return { ok: true, status: res.statusCode, timeMs, model: m, message: 'ok' };
-  } catch (e) {
+  } catch (thrown) {
+    // A key that cannot be used says why, as the error of reading it.
+    const e = thrown instanceof UnusableKeyError ? thrown.reason : thrown;
     const err = e as { code?: string; message?: string };
     const timeMs = Math.round(performance.now() - t0);
     // A service account whose token exchange failed, or a Bedrock key that cannot be read, says why (no secret is in that message).

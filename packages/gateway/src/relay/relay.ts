@@ -30,15 +30,16 @@ import {
   channelFormat,
   hasOverride,
   supportsKind,
-  upstreamHeaders,
+  prepareUpstream,
+  upstreamAuthFailed,
   upstreamModel,
-  upstreamUrl,
   type RelayKind,
 } from './providers/endpoint.ts';
 import { readText, type UpstreamResponse } from './upstream.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
-import { SseFramer, type EventFramer, type SseEvent } from './sse.ts';
+import type { EventFramer, SseEvent } from './sse.ts';
 import {
+  bodyEdits,
   createStreamDecoder,
   createStreamEncoder,
   decodeRequest,
@@ -46,8 +47,11 @@ import {
   encodeRequest,
   encodeResponse,
   errorBodyFor,
+  isStreamType,
   quotaStreamEvent,
   streamErrorEvent,
+  streamFramer,
+  UnusableKeyError,
   upstreamErrorMessage,
   usageFromResponse,
   type CanonicalRequest,
@@ -65,19 +69,9 @@ import {
 } from './providers/gemini/embed.ts';
 import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passthrough.ts';
 import { Conversations } from './conversations.ts';
-import { ChannelType } from './channel-types.ts';
-import { vertexAnthropicBody } from './providers/vertex/endpoint.ts';
-import { includeUsageAsked, openaiMaxField, responseText, sendsMax, setOpenAIMax, textOfContent } from './providers/openai/body.ts';
-import { geminiMax, JsonArrayStream, setGeminiMax } from './providers/gemini/body.ts';
-import { setBedrockMax } from './providers/bedrock/body.ts';
-import {
-  bedrockCredential,
-  bedrockHeaders,
-  bedrockUrl,
-  EVENT_STREAM_TYPE,
-  EventStreamFramer,
-  type BedrockCredential,
-} from './providers/bedrock/endpoint.ts';
+import { includeUsageAsked, responseText, sendsMax, textOfContent } from './providers/openai/body.ts';
+import { JsonArrayStream } from './providers/gemini/body.ts';
+import type { UpstreamRequest } from './providers/provider.ts';
 import { betaList, errorType as bedrockErrorType } from './providers/bedrock/codec.ts';
 import * as responses from './providers/responses/codec.ts';
 import { decodeRequest as anthropicDecode } from './providers/anthropic/codec.ts';
@@ -344,6 +338,7 @@ export class Relay {
     }
     const max = ctx.maxOut;
     if (fmt === cf) {
+      const edits = bodyEdits(fmt);
       if (fmt === 'openai') {
         const addUsage = ctx.stream && !includeUsageAsked(call.body);
         const modelChanges = call.modelFromPath !== undefined || upModel !== call.body.model;
@@ -352,33 +347,32 @@ export class Relay {
           if (!maxChanges) return call.raw;
           // Only max_tokens is missing: written into the bytes as received (no parse, no stringify).
           if (call.body.max_tokens === undefined && call.body.max_completion_tokens === undefined) {
-            return injectField(call.raw, openaiMaxField(ch, call.kind), max);
+            return injectField(call.raw, edits.maxOutputField?.(ch, call.kind) ?? 'max_tokens', max);
           }
         }
         const b: Record<string, unknown> = { ...call.body, model: upModel };
         if (addUsage) b.stream_options = { ...(isObj(b.stream_options) ? b.stream_options : {}), include_usage: true };
         applyParamOverride(b, ch.paramOverride);
-        if (max !== null) setOpenAIMax(b, max, openaiMaxField(ch, call.kind));
+        if (max !== null) edits.setMaxOutput(b, max, { field: edits.maxOutputField?.(ch, call.kind) });
         return JSON.stringify(b);
       }
-      // Anthropic → Anthropic and Gemini → Gemini: as received unless the model (Anthropic bodies name it), max_tokens or an override changes it.
-      const modelChanges = fmt === 'anthropic' && upModel !== call.body.model;
-      const maxChanges = max !== null && (fmt === 'anthropic' ? call.body.max_tokens !== max : geminiMax(call.body) !== max);
+      // Anthropic → Anthropic and Gemini → Gemini: as received unless the model (when the body names it), the output limit or an override changes it.
+      const modelChanges = edits.setModel !== undefined && upModel !== call.body.model;
+      const maxChanges = max !== null && edits.maxOutput(call.body) !== max;
       if (!modelChanges && !maxChanges && !hasOverride(ch)) return call.raw;
       const b: Record<string, unknown> = { ...call.body };
-      if (fmt === 'anthropic') b.model = upModel;
+      edits.setModel?.(b, upModel);
       applyParamOverride(b, ch.paramOverride);
-      if (max !== null) {
-        if (fmt === 'anthropic') b.max_tokens = Math.min(max, typeof b.max_tokens === 'number' ? b.max_tokens : max);
-        else setGeminiMax(b, max);
-      }
+      if (max !== null) edits.setMaxOutput(b, max, {});
       return JSON.stringify(b);
     }
     ctx.canonical ??= decodeRequest(cf, call.body);
     const req: CanonicalRequest = { ...ctx.canonical, dropped: [...ctx.canonical.dropped] };
+    const edits = bodyEdits(fmt);
     if (max !== null) {
       req.maxTokens = max;
-      if (fmt === 'openai' && !req.openaiMaxTokensField) req.openaiMaxTokensField = openaiMaxField(ch, call.kind);
+      // The output-token field the channel wants (OpenAI's setting), when the caller's request named none.
+      if (!req.openaiMaxTokensField && edits.maxOutputField) req.openaiMaxTokensField = edits.maxOutputField(ch, call.kind);
     }
     // Anthropic models on Bedrock get the caller's Anthropic betas in the body.
     const b = encodeRequest(
@@ -388,12 +382,7 @@ export class Relay {
       fmt === 'bedrock' ? { anthropicBeta: betaList(call.vendorHeaders?.['anthropic-beta']) } : {},
     );
     applyParamOverride(b, ch.paramOverride);
-    if (max !== null) {
-      if (fmt === 'openai') setOpenAIMax(b, max, req.openaiMaxTokensField ?? 'max_tokens');
-      else if (fmt === 'anthropic') b.max_tokens = Math.min(max, typeof b.max_tokens === 'number' ? b.max_tokens : max);
-      else if (fmt === 'bedrock') setBedrockMax(b, max);
-      else setGeminiMax(b, max);
-    }
+    if (max !== null) edits.setMaxOutput(b, max, { field: req.openaiMaxTokensField });
     return JSON.stringify(b);
   }
 
@@ -410,38 +399,36 @@ export class Relay {
   private async attempt(ctx: Ctx, ch: RuntimeChannel, key: string): Promise<AttemptOutcome> {
     const upModel = upstreamModel(ch, ctx.model);
     const fmt = channelFormat(ch.type, upModel);
-    const vertex = ch.type === ChannelType.vertex;
-    let body = this.buildBody(ctx, ch, fmt, upModel);
-    if (vertex && fmt === 'anthropic') body = vertexAnthropicBody(body);
+    const built = this.buildBody(ctx, ch, fmt, upModel);
     const embedGemini = ctx.call.kind === 'embeddings' && ctx.cf === 'gemini';
     const t0 = process.hrtime.bigint();
-    let url: Readonly<URL>;
-    let headers: Record<string, string>;
-    /** The secrets this request carries: an upstream error never repeats them to anyone. */
-    let keys: readonly string[] = [key];
-    if (ch.type === ChannelType.bedrock) {
-      // A Bedrock key is an access key (each request signed with SigV4) or an API key; its region picks the endpoint.
-      let cred: BedrockCredential;
-      try {
-        cred = bedrockCredential(key, ch);
-      } catch (e) {
-        return { kind: 'retry', status: 401, message: `the channel's key cannot be used: ${(e as Error).message}` };
-      }
-      url = bedrockUrl(ch, cred, upModel, ctx.stream);
-      headers = await bedrockHeaders(ch, cred, url, body, ctx.stream);
-      keys = cred.secrets;
-    } else {
-      url = upstreamUrl(ch, ctx.call.kind, upModel, ctx.stream, embedGemini ? (ctx.call.geminiAction ?? 'embedContent') : undefined);
-      // The caller's vendor headers go to an upstream of their vendor (OpenAI's also from a converted Responses call).
-      const vendor = fmt === ctx.cf || (fmt === 'openai' && ctx.cf === 'responses') ? ctx.call.vendorHeaders : undefined;
-      // A Vertex key is a service account: the upstream gets its access token.
-      const sa = vertex ? this.d.core.outbound.google.account(key) : null;
-      headers = upstreamHeaders(ch, sa ? await this.d.core.outbound.google.token(sa) : key, ctx.stream, vendor);
+    const google = this.d.core.outbound.google;
+    let prepared: UpstreamRequest;
+    try {
+      // The endpoint's URL, headers and body with this key (Bedrock signs the request, Vertex sends an access token).
+      prepared = await prepareUpstream({
+        channel: ch,
+        key,
+        kind: ctx.call.kind,
+        model: upModel,
+        stream: ctx.stream,
+        body: built,
+        ...(embedGemini ? { geminiAction: ctx.call.geminiAction ?? 'embedContent' } : {}),
+        // The caller's vendor headers go to an upstream of their vendor (OpenAI's also from a converted Responses call).
+        ...(fmt === ctx.cf || (fmt === 'openai' && ctx.cf === 'responses') ? { callerHeaders: ctx.call.vendorHeaders } : {}),
+        google,
+      });
+    } catch (e) {
+      if (!(e instanceof UnusableKeyError)) throw e;
+      return { kind: 'retry', status: 401, message: `the channel's key cannot be used: ${e.message}` };
     }
+    const { url, headers, body } = prepared;
+    /** The secrets this request carries: an upstream error never repeats them to anyone. */
+    const keys = prepared.secrets;
     const up = await this.d.pools.send({ url, method: 'POST', headers, body });
     if (up.statusCode >= 400) {
-      // A refused token is exchanged again on the next attempt with this key.
-      if (vertex && up.statusCode === 401) this.d.core.outbound.google.invalidate(this.d.core.outbound.google.account(key));
+      // A refused credential (a Vertex access token) is exchanged again on the next attempt with this key.
+      if (up.statusCode === 401) upstreamAuthFailed(ch, key, google);
       // An upstream error may echo the credentials it got: they never go further than here.
       const text = redactSecrets(await readText(up.body, 256 * 1024), sentSecrets(keys, headers, url));
       const message = upstreamErrorMessage(
@@ -457,7 +444,7 @@ export class Relay {
       );
     }
     const ctype = String(up.headers['content-type'] ?? '');
-    if (ctx.stream && (fmt === 'bedrock' ? ctype.includes(EVENT_STREAM_TYPE) : ctype.includes('text/event-stream'))) {
+    if (ctx.stream && isStreamType(fmt, ctype)) {
       ctx.upstreamWaitMs = msSince(t0);
       await this.streamResponse(ctx, ch, fmt, upModel, up, () => sentSecrets(keys, headers, url));
       return { kind: 'done' };
@@ -646,8 +633,8 @@ class ChatStream implements StreamRelay<Ctx> {
     this.cf = ctx.cf;
     const oaPass = fmt === 'openai' && ctx.cf === 'openai';
     this.strip = oaPass && !includeUsageAsked(ctx.call.body);
-    // Bedrock streams AWS event-stream messages: read into the same events as SSE (relay/providers/bedrock/endpoint.ts).
-    this.framer = fmt === 'bedrock' ? new EventStreamFramer() : new SseFramer();
+    // SSE, or the events of the format's own stream framing (Bedrock's AWS event stream).
+    this.framer = streamFramer(fmt);
     this.decoder = oaPass ? null : createStreamDecoder(fmt);
     this.array = ctx.call.jsonArrayStream ? new JsonArrayStream() : null;
   }

@@ -5,7 +5,8 @@
  */
 import { endpointOf } from './registry.ts';
 import type { WireFormat } from './canonical.ts';
-import type { RelayKind, UpstreamChannel } from './provider.ts';
+import type { RelayKind, UpstreamChannel, UpstreamRequest, UpstreamRequestContext } from './provider.ts';
+import type { GoogleTokens } from '../../platform/google-token.ts';
 
 export type { RelayKind } from './provider.ts';
 export { channelFormat } from './registry.ts';
@@ -87,6 +88,27 @@ export function upstreamHeaders(
     if (typeof v === 'string') h[k.toLowerCase()] = v.replaceAll('{api_key}', key);
   }
   return h;
+}
+
+/**
+ * The URL, headers and body of one upstream request with one key: the endpoint's own `prepare` when it
+ * has one (Bedrock, Vertex), else `upstreamUrl` and `upstreamHeaders` with the key. Throws
+ * UnusableKeyError (provider.ts) when the key cannot be used at all.
+ */
+export function prepareUpstream(ctx: Omit<UpstreamRequestContext, 'standard'>): Promise<UpstreamRequest> {
+  const { channel: ch, kind, model, stream } = ctx;
+  const standard = (credential: string) => ({
+    url: upstreamUrl(ch, kind, model, stream, ctx.geminiAction),
+    headers: upstreamHeaders(ch, credential, stream, ctx.callerHeaders),
+  });
+  const prepare = endpointOf(ch.type).prepare;
+  if (prepare) return prepare({ ...ctx, standard });
+  return Promise.resolve({ ...standard(ctx.key), body: ctx.body, secrets: [ctx.key] });
+}
+
+/** The upstream refused the credential (401) of a request prepared with `key`. */
+export function upstreamAuthFailed(ch: Pick<UpstreamChannel, 'type'>, key: string, google?: GoogleTokens): void {
+  endpointOf(ch.type).onAuthFailure?.(key, google);
 }
 
 /**

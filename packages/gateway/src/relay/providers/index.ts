@@ -13,7 +13,8 @@ import type {
   Usage,
   WireFormat,
 } from './canonical.ts';
-import type { Codec, EncodeRequestOptions } from './provider.ts';
+import type { BodyEdits, Codec, EncodeRequestOptions } from './provider.ts';
+import { SseFramer, type EventFramer } from '../sse.ts';
 import { codecOf, COMMON_ERROR_FORMATS, formatProvider } from './registry.ts';
 
 export type {
@@ -49,7 +50,8 @@ export { emptyUsage } from './canonical.ts';
 export { DEFAULT_ANTHROPIC_MAX_TOKENS } from './anthropic/codec.ts';
 
 export { WIRE_FORMATS } from './registry.ts';
-export type { EncodeRequestOptions } from './provider.ts';
+export type { BodyEdits, EncodeRequestOptions, MaxOutputField } from './provider.ts';
+export { UnusableKeyError } from './provider.ts';
 
 const CALLER_SIDE = new Set<keyof Codec>(['decodeRequest', 'encodeResponse', 'createStreamEncoder']);
 
@@ -93,6 +95,20 @@ export function encodeResponse(
 }
 
 /** Decodes upstream SSE events (already split by an SSE parser) into canonical events. */
+/** How a same-format call edits a body of `format` (its model and its output-token limit). */
+export function bodyEdits(format: WireFormat): BodyEdits {
+  const b = formatProvider(format).body;
+  if (!b) throw new Error(`the ${format} format has no body edits`);
+  return b;
+}
+
+/** Whether an upstream answer of `contentType` is a stream in `format`. */
+export const isStreamType = (format: WireFormat, contentType: string): boolean =>
+  contentType.includes(codecOf(format).streamContentType ?? 'text/event-stream');
+
+/** Splits an upstream stream in `format` into events. */
+export const streamFramer = (format: WireFormat): EventFramer => codecOf(format).streamFramer?.() ?? new SseFramer();
+
 export function createStreamDecoder(format: WireFormat): StreamDecoder {
   return side(format, 'createStreamDecoder')();
 }

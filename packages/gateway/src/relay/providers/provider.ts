@@ -5,6 +5,8 @@
  * (registry.ts) finds a provider by wire format and by channel type.
  */
 import type { GatewayError } from '../../platform/errors.ts';
+import type { GoogleTokens } from '../../platform/google-token.ts';
+import type { EventFramer } from '../sse.ts';
 import type {
   CanonicalRequest,
   CanonicalResponse,
@@ -68,6 +70,61 @@ export interface Codec {
   errorMessage?(j: unknown): string | undefined;
   /** The message of an upstream error: `errorType` is Bedrock's `x-amzn-errortype` header. */
   upstreamErrorText?(message: string | undefined, status: number, errorType?: string): string;
+  /** The content type of an upstream stream in this format; absent: `text/event-stream`. */
+  streamContentType?: string;
+  /** Splits an upstream stream in this format into events; absent: SSE (relay/sse.ts). */
+  streamFramer?(): EventFramer;
+}
+
+/** The output-token field of an OpenAI body. */
+export type MaxOutputField = 'max_tokens' | 'max_completion_tokens';
+
+/** How a JSON body of a wire format names its model and its output-token limit (same-format calls edit bodies in place). */
+export interface BodyEdits {
+  /** Names the upstream model in the body; absent where the model is in the URL (Gemini). */
+  setModel?(b: Record<string, unknown>, model: string): void;
+  /** The output-token limit the body asks for, as written. */
+  maxOutput(b: Record<string, unknown>): unknown;
+  /** Limits the output tokens to `max` (`field`: OpenAI's field, else `max_tokens`). */
+  setMaxOutput(b: Record<string, unknown>, max: number, opts: { field?: MaxOutputField }): void;
+  /** The output-token field a channel wants for a kind of call (OpenAI: by the channel's setting). */
+  maxOutputField?(ch: Pick<UpstreamChannel, 'settings'>, kind: RelayKind): MaxOutputField;
+}
+
+/** What `Endpoint.prepare` gets: one upstream request of a channel with one key. */
+export interface UpstreamRequestContext {
+  channel: UpstreamChannel & { headerOverride: Record<string, string> };
+  key: string;
+  kind: RelayKind;
+  /** The upstream model. */
+  model: string;
+  stream: boolean;
+  /** The JSON body as the format encodes it. */
+  body: string | Buffer;
+  /** A Gemini model action (`embedContent` …). */
+  geminiAction?: string;
+  /** The caller's headers forwarded to this upstream. */
+  callerHeaders?: Record<string, string>;
+  /** Exchanges a service-account key for an access token (Vertex). */
+  google?: GoogleTokens;
+  /** The channel-generic URL and headers of the request, with `credential` in place of the key. */
+  standard(credential: string): { url: Readonly<URL>; headers: Record<string, string> };
+}
+
+/** An upstream request ready to send. */
+export interface UpstreamRequest {
+  url: Readonly<URL>;
+  headers: Record<string, string>;
+  body: string | Buffer;
+  /** The secrets the request carries: an upstream error never repeats them. */
+  secrets: readonly string[];
+}
+
+/** Thrown by `Endpoint.prepare` when the channel's key cannot be used at all; `reason` says why. */
+export class UnusableKeyError extends Error {
+  constructor(readonly reason: Error) {
+    super(reason.message);
+  }
 }
 
 /** Where a channel's calls go and how they authenticate. */
@@ -82,8 +139,14 @@ export interface Endpoint {
   url(ch: UpstreamChannel, kind: RelayKind, model: string, stream: boolean, action?: string): URL;
   /** The channel's auth headers for a key (a Vertex key is first exchanged for an access token). */
   authHeaders(key: string): Record<string, string>;
-  /** Changes an upstream JSON body needs on this endpoint for a model (Vertex: Anthropic bodies name no model and carry the API version). */
-  prepareBody?(body: Record<string, unknown>, model: string): void;
+  /**
+   * The URL, headers and body of an upstream request when they take more than `url` and `authHeaders`
+   * (Bedrock signs each request with its key; Vertex exchanges the key for an access token, and its
+   * Anthropic bodies name no model and carry the API version). Absent: `ctx.standard(key)`.
+   */
+  prepare?(ctx: UpstreamRequestContext): Promise<UpstreamRequest>;
+  /** The upstream refused the credential (401) of a request `prepare` made with `key` (Vertex: the token is exchanged again). */
+  onAuthFailure?(key: string, google: GoogleTokens | undefined): void;
   /** The caller's headers that mean something to this upstream (forwarded on a call in its format). */
   callerHeaders?: readonly string[];
   /** The realtime WebSocket URL, for channels that have one. */
@@ -111,6 +174,8 @@ export interface Provider {
   /** The wire format the folder's codec speaks; absent for vendors that speak another's (Azure, Vertex). */
   format?: WireFormat;
   codec?: Codec;
+  /** How same-format calls edit a body of the format. */
+  body?: BodyEdits;
   /** The channel types (relay/channel-types.ts) whose channels this folder's endpoint serves. */
   channelTypes: readonly number[];
   endpoint?: Endpoint;

@@ -3,7 +3,7 @@
  * messages-style model list (models.ts).
  */
 import { ChannelType } from '../../channel-types.ts';
-import type { Codec, Provider } from '../provider.ts';
+import type { BodyEdits, Codec, Provider } from '../provider.ts';
 import * as codec from './codec.ts';
 import { anthropicErrorBody } from './errors.ts';
 import { ANTHROPIC_CALLER_HEADERS, ANTHROPIC_DEFAULT_BASE_URL, anthropicAuthHeaders, anthropicUrl } from './endpoint.ts';
@@ -24,11 +24,23 @@ export const anthropicCodec: Codec = {
   errorMessage: codec.errorMessage,
 };
 
+/** An Anthropic body names its model; `max_tokens` is lowered to `max`, never raised. */
+export const anthropicBody: BodyEdits = {
+  setModel: (b, model) => {
+    b.model = model;
+  },
+  maxOutput: (b) => b.max_tokens,
+  setMaxOutput: (b, max) => {
+    b.max_tokens = Math.min(max, typeof b.max_tokens === 'number' ? b.max_tokens : max);
+  },
+};
+
 export const anthropicProvider: Provider = {
   name: 'anthropic',
   title: 'Anthropic',
   format: 'anthropic',
   codec: anthropicCodec,
+  body: anthropicBody,
   channelTypes: [ChannelType.anthropic],
   endpoint: {
     defaultBaseUrl: ANTHROPIC_DEFAULT_BASE_URL,

@@ -3,7 +3,8 @@
  * (embed.ts), Gemini API channels (endpoint.ts) and the Gemini-style model list (models.ts).
  */
 import { ChannelType } from '../../channel-types.ts';
-import type { Codec, Provider } from '../provider.ts';
+import type { BodyEdits, Codec, Provider } from '../provider.ts';
+import { geminiMax, setGeminiMax } from './body.ts';
 import * as codec from './codec.ts';
 import { geminiErrorBody } from './errors.ts';
 import { GEMINI_DEFAULT_BASE_URL, geminiAuthHeaders, geminiUrl } from './endpoint.ts';
@@ -24,11 +25,18 @@ export const geminiCodec: Codec = {
   errorMessage: codec.errorMessage,
 };
 
+/** A Gemini body names no model (it is in the URL); its limit is `generationConfig.maxOutputTokens`. */
+export const geminiBody: BodyEdits = {
+  maxOutput: geminiMax,
+  setMaxOutput: (b, max) => setGeminiMax(b, max),
+};
+
 export const geminiProvider: Provider = {
   name: 'gemini',
   title: 'Gemini',
   format: 'gemini',
   codec: geminiCodec,
+  body: geminiBody,
   channelTypes: [ChannelType.gemini],
   endpoint: {
     defaultBaseUrl: GEMINI_DEFAULT_BASE_URL,

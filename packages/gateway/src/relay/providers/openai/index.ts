@@ -4,7 +4,8 @@
  * (endpoint.ts) and the OpenAI model list shape (models.ts).
  */
 import { ChannelType } from '../../channel-types.ts';
-import type { Codec, Endpoint, Provider } from '../provider.ts';
+import type { BodyEdits, Codec, Endpoint, Provider } from '../provider.ts';
+import { openaiMaxField, setOpenAIMax } from './body.ts';
 import * as codec from './codec.ts';
 import { openaiErrorBody } from './errors.ts';
 import {
@@ -56,11 +57,22 @@ export const openaiEndpoint: Endpoint = {
   responseUrl: openaiResponseUrl,
 };
 
+/** An OpenAI body names its model; its limit is `max_tokens` or `max_completion_tokens`, by the channel's setting when it has neither. */
+export const openaiBody: BodyEdits = {
+  setModel: (b, model) => {
+    b.model = model;
+  },
+  maxOutput: (b) => b.max_completion_tokens ?? b.max_tokens,
+  setMaxOutput: (b, max, opts) => setOpenAIMax(b, max, opts.field ?? 'max_tokens'),
+  maxOutputField: openaiMaxField,
+};
+
 export const openaiProvider: Provider = {
   name: 'openai',
   title: 'OpenAI',
   format: 'openai',
   codec: openaiCodec,
+  body: openaiBody,
   channelTypes: [ChannelType.openai],
   endpoint: openaiEndpoint,
   models: { model: openaiModel, list: (models) => openaiModelList(models) },

@@ -5,7 +5,7 @@
 import { ChannelType } from '../../channel-types.ts';
 import { openaiAuthHeaders } from '../openai/endpoint.ts';
 import type { Provider } from '../provider.ts';
-import { isVertexAnthropic, toVertexAnthropicBody, vertexUrl } from './endpoint.ts';
+import { isVertexAnthropic, vertexAnthropicBody, vertexUrl } from './endpoint.ts';
 
 export const vertexProvider: Provider = {
   name: 'vertex',
@@ -15,10 +15,15 @@ export const vertexProvider: Provider = {
     format: (model) => (isVertexAnthropic(model) ? 'anthropic' : 'gemini'),
     supportsKind: (kind) => kind === 'chat',
     url: (ch, _kind, model, stream, action) => vertexUrl(ch, model, stream, action),
-    prepareBody: (body, model) => {
-      if (isVertexAnthropic(model)) toVertexAnthropicBody(body);
-    },
-    // The key is exchanged for an access token first (platform/google-token.ts).
     authHeaders: openaiAuthHeaders,
+    // The key is a service account: the upstream gets its access token (platform/google-token.ts).
+    prepare: async (ctx) => {
+      const body = isVertexAnthropic(ctx.model) ? vertexAnthropicBody(ctx.body) : ctx.body;
+      const google = ctx.google;
+      const { url, headers } = ctx.standard(google ? await google.token(google.account(ctx.key)) : ctx.key);
+      return { url, headers, body, secrets: [ctx.key] };
+    },
+    // A refused token is exchanged again on the next request with this key.
+    onAuthFailure: (key, google) => google?.invalidate(google.account(key)),
   },
 };
