@@ -5,12 +5,10 @@
 import type { Core } from '../core.ts';
 import { GatewayError, fail } from '../platform/errors.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
-import { encodeRequest, decodeRequest, UnusableKeyError, upstreamErrorMessage } from './providers/index.ts';
+import { encodeRequest, decodeRequest, UnusableKeyError, upstreamErrorMessage, upstreamErrorType } from './providers/index.ts';
 import { applyParamOverride, channelFormat, prepareUpstream, upstreamModel, type RelayKind } from './providers/endpoint.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { readText, type UpstreamPools } from './upstream.ts';
-import { ChannelType } from './channel-types.ts';
-import { errorType as bedrockErrorType } from './providers/bedrock/codec.ts';
 import type { GoogleTokens } from '../platform/google-token.ts';
 
 export interface TestResult {
@@ -61,7 +59,7 @@ export async function testKey(
     const answer = await readText(res.body, 256 * 1024);
     const timeMs = Math.round(performance.now() - t0);
     if (res.statusCode >= 400) {
-      const type = ch.type === ChannelType.bedrock ? bedrockErrorType(res.headers['x-amzn-errortype']) : undefined;
+      const type = upstreamErrorType(fmt, res.headers);
       const message = upstreamErrorMessage(fmt, res.statusCode, redactSecrets(answer, sentSecrets(secrets, headers, url)), type);
       return { ok: false, status: res.statusCode, timeMs, model: m, message };
     }

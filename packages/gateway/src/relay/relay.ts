@@ -44,6 +44,7 @@ import {
   createStreamEncoder,
   decodeRequest,
   decodeResponse,
+  encodeOptions,
   encodeRequest,
   encodeResponse,
   errorBodyFor,
@@ -53,6 +54,7 @@ import {
   streamFramer,
   UnusableKeyError,
   upstreamErrorMessage,
+  upstreamErrorType,
   usageFromResponse,
   type CanonicalRequest,
   type CanonicalResponse,
@@ -72,7 +74,6 @@ import { Conversations } from './conversations.ts';
 import { includeUsageAsked, responseText, sendsMax, textOfContent } from './providers/openai/body.ts';
 import { JsonArrayStream } from './providers/gemini/body.ts';
 import type { UpstreamRequest } from './providers/provider.ts';
-import { betaList, errorType as bedrockErrorType } from './providers/bedrock/codec.ts';
 import * as responses from './providers/responses/codec.ts';
 import { decodeRequest as anthropicDecode } from './providers/anthropic/codec.ts';
 import type { Message, StreamEncoder } from './providers/index.ts';
@@ -374,13 +375,8 @@ export class Relay {
       // The output-token field the channel wants (OpenAI's setting), when the caller's request named none.
       if (!req.openaiMaxTokensField && edits.maxOutputField) req.openaiMaxTokensField = edits.maxOutputField(ch, call.kind);
     }
-    // Anthropic models on Bedrock get the caller's Anthropic betas in the body.
-    const b = encodeRequest(
-      fmt,
-      req,
-      upModel,
-      fmt === 'bedrock' ? { anthropicBeta: betaList(call.vendorHeaders?.['anthropic-beta']) } : {},
-    );
+    // Options the caller's vendor headers give the body (the Anthropic betas of Anthropic models on Bedrock).
+    const b = encodeRequest(fmt, req, upModel, encodeOptions(fmt, call.vendorHeaders));
     applyParamOverride(b, ch.paramOverride);
     if (max !== null) edits.setMaxOutput(b, max, { field: req.openaiMaxTokensField });
     return JSON.stringify(b);
@@ -431,12 +427,7 @@ export class Relay {
       if (up.statusCode === 401) upstreamAuthFailed(ch, key, google);
       // An upstream error may echo the credentials it got: they never go further than here.
       const text = redactSecrets(await readText(up.body, 256 * 1024), sentSecrets(keys, headers, url));
-      const message = upstreamErrorMessage(
-        fmt,
-        up.statusCode,
-        text,
-        fmt === 'bedrock' ? bedrockErrorType(up.headers['x-amzn-errortype']) : undefined,
-      );
+      const message = upstreamErrorMessage(fmt, up.statusCode, text, upstreamErrorType(fmt, up.headers));
       // Other 4xx: the request itself is at fault; the caller sees the upstream's answer.
       return (
         this.pipe.refusal(up, message) ??

@@ -95,6 +95,14 @@ export function encodeResponse(
 }
 
 /** Decodes upstream SSE events (already split by an SSE parser) into canonical events. */
+/** Options of an upstream body in `format` taken from the caller's vendor headers. */
+export const encodeOptions = (format: WireFormat, callerHeaders: Record<string, string> | undefined): EncodeRequestOptions =>
+  codecOf(format).encodeOptions?.(callerHeaders) ?? {};
+
+/** The error type an upstream error in `format` names in its headers (Bedrock's), else undefined. */
+export const upstreamErrorType = (format: WireFormat, headers: Record<string, string | string[] | undefined>): string | undefined =>
+  codecOf(format).upstreamErrorType?.(headers);
+
 /** How a same-format call edits a body of `format` (its model and its output-token limit). */
 export function bodyEdits(format: WireFormat): BodyEdits {
   const b = formatProvider(format).body;

@@ -70,6 +70,10 @@ export interface Codec {
   errorMessage?(j: unknown): string | undefined;
   /** The message of an upstream error: `errorType` is Bedrock's `x-amzn-errortype` header. */
   upstreamErrorText?(message: string | undefined, status: number, errorType?: string): string;
+  /** The error type an upstream error names in its headers (Bedrock's `x-amzn-errortype`), for `upstreamErrorText`. */
+  upstreamErrorType?(headers: Record<string, string | string[] | undefined>): string;
+  /** Options of an upstream body taken from the caller's vendor headers (Bedrock: Anthropic betas). */
+  encodeOptions?(callerHeaders: Record<string, string> | undefined): EncodeRequestOptions;
   /** The content type of an upstream stream in this format; absent: `text/event-stream`. */
   streamContentType?: string;
   /** Splits an upstream stream in this format into events; absent: SSE (relay/sse.ts). */

@@ -20,6 +20,9 @@ export const bedrockCodec: Codec = {
   // Bedrock names the error in a header (`x-amzn-errortype`) and only describes it in the body.
   upstreamErrorText: (m, status, errorType) =>
     errorType ? `${errorType}: ${m ?? `upstream returned status ${status}`}`.slice(0, 500) : (m ?? `upstream returned status ${status}`),
+  upstreamErrorType: (headers) => codec.errorType(headers['x-amzn-errortype']),
+  // Anthropic models on Bedrock get the caller's Anthropic betas in the body.
+  encodeOptions: (callerHeaders) => ({ anthropicBeta: codec.betaList(callerHeaders?.['anthropic-beta']) }),
   // Bedrock streams AWS event-stream messages, read into the same events as SSE (endpoint.ts).
   streamContentType: EVENT_STREAM_TYPE,
   streamFramer: () => new EventStreamFramer(),
