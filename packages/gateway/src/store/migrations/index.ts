@@ -23,6 +23,7 @@ import * as m021 from './021_audit_alerts.ts';
 import * as m022 from './022_signup_email.ts';
 import * as m023 from './023_sso.ts';
 import * as m024 from './024_two_factor.ts';
+import * as m025 from './025_call_pages.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -44,9 +45,11 @@ const STEPS: Record<string, Step> = {
   '022_signup_email': m022,
   '023_sso': m023,
   '024_two_factor': m024,
+  '025_call_pages': m025,
 };
 
-export async function migrate(h: DbHandle): Promise<void> {
+/** Brings the schema to the latest migration (or, given `upTo`, to that one: tests of an upgrade). */
+export async function migrate(h: DbHandle, upTo?: string): Promise<void> {
   const provider: MigrationProvider = {
     async getMigrations() {
       const out: Record<string, Migration> = {};
@@ -57,7 +60,7 @@ export async function migrate(h: DbHandle): Promise<void> {
     },
   };
   const migrator = new Migrator({ db: h.db, provider, migrationTableName: 'gh_migrations', migrationLockTableName: 'gh_migrations_lock' });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
