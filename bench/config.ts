@@ -101,8 +101,11 @@ export const USAGE = `npm run bench -- [--quick] [--targets direct,forwarder,por
 export interface Plan {
   /** Added latency at concurrency 1: interleaved rounds of `perRound` requests after `warmup`. */
   latency: { rounds: number; perRound: number; warmup: number };
-  /** Closed-loop maximum rate, no upstream delay. */
-  maxRate: { concurrency: number; durationMs: number; warmupMs: number };
+  /**
+   * Closed-loop maximum rate, no upstream delay: `rounds` interleaved rounds of `durationMs` per target,
+   * after `warmupMs` in the first round and `roundWarmupMs` in the others.
+   */
+  maxRate: { concurrency: number; durationMs: number; warmupMs: number; rounds: number; roundWarmupMs: number };
   /** Open-loop sustained-rate search with an upstream delay, p99 and error bounds. */
   sustained: {
     delayMs: number;
@@ -149,7 +152,7 @@ export function plan(quick: boolean): Plan {
   if (quick) {
     return {
       latency: { rounds: 3, perRound: 100, warmup: 50 },
-      maxRate: { concurrency: 50, durationMs: 800, warmupMs: 200 },
+      maxRate: { concurrency: 50, durationMs: 800, warmupMs: 200, rounds: 1, roundWarmupMs: 200 },
       sustained: {
         delayMs: 20,
         probeMs: 600,
@@ -172,7 +175,7 @@ export function plan(quick: boolean): Plan {
   }
   return {
     latency: { rounds: 7, perRound: 200, warmup: 200 },
-    maxRate: { concurrency: 50, durationMs: 8000, warmupMs: 2000 },
+    maxRate: { concurrency: 50, durationMs: 2500, warmupMs: 2000, rounds: 5, roundWarmupMs: 500 },
     sustained: {
       delayMs: 20,
       probeMs: 4000,

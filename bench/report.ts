@@ -32,6 +32,8 @@ export interface TargetResult {
      * holds up on a busy machine, where the proxy does not get all of its CPU. */
     cpu?: number | null;
     perCpuSecond?: number | null;
+    /** Requests per CPU-second of each interleaved round (the figures above are the rounds' medians). */
+    rounds?: (number | null)[];
   };
   sustained?: { delayMs: number; rps: number; failedAt: number | null; probes: ProbeRecord[] };
   stream?: {

@@ -17,7 +17,7 @@ import { request } from 'undici';
 import { USAGE, parseArgs, plan, type Plan } from './config.ts';
 import { LoadClient, ROOT, RssSampler, CPU_LOAD, canPin, cpuSeconds, rssMb, startService, type Proc } from './proc.ts';
 import { ALL_TARGETS, CHAT_PATH, chatBody, verifyTarget, type RunningTarget, type TargetContext } from './targets.ts';
-import { checkTargets, climbLadder, judgeRateProbe, judgeStreamStep, ratio, searchRate, summarize } from './stats.ts';
+import { checkTargets, climbLadder, judgeRateProbe, judgeStreamStep, median, ratio, searchRate, summarize } from './stats.ts';
 import { numbersOf, renderReport, spliceResults, type Machine, type RunReport, type SubjectReport, type TargetResult } from './report.ts';
 import type { ClosedJob, LoadResult, OpenJob } from './load.ts';
 import { runTaskBench } from './tasks.ts';
@@ -27,6 +27,12 @@ const log = (msg: string) => process.stderr.write(`[bench ${((Date.now() - t0) /
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A number for the progress log (NaN and missing values as '-'). */
 const f = (v: number | null | undefined, digits = 1) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '-');
+
+/** One round of the maximum-rate phase: the load's result and the proxy's CPU share. */
+interface MaxRound {
+  r: LoadResult;
+  share: number | null;
+}
 
 interface Live {
   result: TargetResult;
@@ -116,43 +122,60 @@ async function phaseLatency(live: Live[], load: LoadClient, upstream: string, p:
   }
 }
 
+/**
+ * The maximum rate in `rounds` interleaved rounds (every target once per round, in turn), so that the
+ * machine's drift during the phase hits every target alike. Each figure is the median of the rounds';
+ * `rounds` keeps every round's requests per CPU-second.
+ */
 async function phaseMaxRate(live: Live[], load: LoadClient, upstream: string, p: Plan): Promise<void> {
   await setUpstream(upstream, { delayMs: 0 });
-  await each(live, 'max rate', async (l) => {
-    const done = sampleLoad(l);
-    try {
-      const pid = l.running.pid;
-      // CPU used by the proxy over the whole job (warm-up included), against the job's wall time.
-      const cpu0 = pid === null ? null : cpuSeconds(pid);
-      const w0 = Date.now();
-      const r = await load.run({
-        kind: 'closed',
-        ...spec(l.running, false, p.timeoutMs),
-        concurrency: p.maxRate.concurrency,
-        durationMs: p.maxRate.durationMs,
-        warmupMs: p.maxRate.warmupMs,
-      });
-      const cpu1 = pid === null ? null : cpuSeconds(pid);
-      const share = cpu0 === null || cpu1 === null ? null : (cpu1 - cpu0) / ((Date.now() - w0) / 1000);
-      l.result.maxRate = {
-        concurrency: p.maxRate.concurrency,
-        rps: r.rps,
-        p50: r.latency.p50,
-        p99: r.latency.p99,
-        errors: r.errors,
-        total: r.total,
-        cpu: share,
-        perCpuSecond: share ? r.rps / share : null,
-      };
-      log(
-        `${l.result.name}: max ${Math.round(r.rps)} req/s at c=${p.maxRate.concurrency}, p99 ${f(r.latency.p99, 2)} ms${share === null ? '' : `, proxy CPU ${Math.round(share * 100)} %`} ${errText(r)}`,
-      );
-      if (r.errors) l.result.errors.push(`max rate: ${errText(r)}`);
-    } finally {
-      done();
-    }
-    await sleep(300);
-  });
+  const m = p.maxRate;
+  const rounds = new Map<string, MaxRound[]>();
+  for (let round = 0; round < m.rounds; round++) {
+    await each(live, 'max rate', async (l) => {
+      const done = sampleLoad(l);
+      try {
+        const pid = l.running.pid;
+        // CPU used by the proxy over the whole job (warm-up included), against the job's wall time.
+        const cpu0 = pid === null ? null : cpuSeconds(pid);
+        const w0 = Date.now();
+        const r = await load.run({
+          kind: 'closed',
+          ...spec(l.running, false, p.timeoutMs),
+          concurrency: m.concurrency,
+          durationMs: m.durationMs,
+          warmupMs: round === 0 ? m.warmupMs : m.roundWarmupMs,
+        });
+        const cpu1 = pid === null ? null : cpuSeconds(pid);
+        const share = cpu0 === null || cpu1 === null ? null : (cpu1 - cpu0) / ((Date.now() - w0) / 1000);
+        rounds.set(l.result.name, [...(rounds.get(l.result.name) ?? []), { r, share }]);
+        log(
+          `${l.result.name}: max ${Math.round(r.rps)} req/s at c=${m.concurrency} (round ${round + 1}/${m.rounds}), p99 ${f(r.latency.p99, 2)} ms${share === null ? '' : `, proxy CPU ${Math.round(share * 100)} %`} ${errText(r)}`,
+        );
+        if (r.errors) l.result.errors.push(`max rate: ${errText(r)}`);
+      } finally {
+        done();
+      }
+      await sleep(300);
+    });
+  }
+  for (const l of live) {
+    const rs = rounds.get(l.result.name);
+    if (!rs?.length) continue;
+    const shares = rs.map((x) => x.share);
+    const perCpu = rs.map((x) => (x.share ? x.r.rps / x.share : null));
+    l.result.maxRate = {
+      concurrency: m.concurrency,
+      rps: median(rs.map((x) => x.r.rps)),
+      p50: median(rs.map((x) => x.r.latency.p50)),
+      p99: median(rs.map((x) => x.r.latency.p99)),
+      errors: rs.reduce((n, x) => n + x.r.errors, 0),
+      total: rs.reduce((n, x) => n + x.r.total, 0),
+      cpu: shares.every((x) => x !== null) ? median(shares as number[]) : null,
+      perCpuSecond: perCpu.every((x) => x !== null) ? median(perCpu as number[]) : null,
+      rounds: perCpu.map((x) => (x === null ? null : Math.round(x))),
+    };
+  }
 }
 
 async function phaseSustained(live: Live[], load: LoadClient, upstream: string, p: Plan): Promise<void> {

@@ -6,6 +6,7 @@ import {
   climbLadder,
   judgeRateProbe,
   judgeStreamStep,
+  median,
   percentile,
   ratio,
   searchRate,
@@ -208,4 +209,10 @@ test('ratio', () => {
   assert.equal(ratio(1, 0), null);
   assert.equal(ratio(null, 2), null);
   assert.equal(ratio(2, undefined), null);
+});
+
+test('median: middle value, mean of the middle two, NaN for none', () => {
+  assert.equal(median([3, 1, 2]), 2);
+  assert.equal(median([4, 1, 3, 2]), 2.5);
+  assert.ok(Number.isNaN(median([])));
 });

@@ -28,6 +28,14 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   return sorted[Math.min(n, Math.max(1, rank)) - 1];
 }
 
+/** The median of a few values (the mean of the middle two for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  const a = [...values].sort((x, y) => x - y);
+  const n = a.length;
+  if (n === 0) return NaN;
+  return n % 2 ? a[(n - 1) / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
+}
+
 export function summarize(samples: ArrayLike<number>): Summary {
   const a = Float64Array.from(samples as ArrayLike<number>).sort();
   let sum = 0;
