@@ -1,7 +1,9 @@
 import { test } from 'node:test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import assert from 'node:assert/strict';
 import { TEST_DB } from './harness.ts';
-import { withTx } from '../src/store/db.ts';
+import { sqlitePath, withTx } from '../src/store/db.ts';
 import { payerGateway } from './billing-fixtures.ts';
 import { Ledger } from '../src/billing/ledger.ts';
 
@@ -176,3 +178,44 @@ test("relay reserves are recorded as open with their node in the reserve's trans
     await gw.stop();
   }
 });
+
+test(
+  'a worker among several, another holding the write lock: movements wait without stalling the event loop, then commit once',
+  { skip: TEST_DB !== 'sqlite' },
+  async () => {
+    const { gw, payer, balance } = await setup(1000, null);
+    // A worker among several (WORKERS > 1): other processes write the same file.
+    const ledger = new Ledger({ ...gw.core, config: { ...gw.core.config, sharedWriters: true } } as typeof gw.core);
+    let child: ChildProcess | null = null;
+    try {
+      await new Promise((r) => setTimeout(r, 300)); // the gateway's own start-up writes are done
+      // Another process takes the write lock and lets it go 200 ms later, printing when.
+      const holder = [
+        'const Db = require(process.argv[1]);',
+        'const db = new Db(process.argv[2]);',
+        "db.prepare('BEGIN IMMEDIATE').run();",
+        "process.stdout.write('locked\\n');",
+        "setTimeout(() => { db.prepare('COMMIT').run(); process.stdout.write('released ' + Date.now() + '\\n'); db.close(); }, 200);",
+      ].join('\n');
+      child = spawn(process.execPath, ['-e', holder, createRequire(import.meta.url).resolve('better-sqlite3'), sqlitePath(gw.core.h.url)]);
+      let out = '';
+      child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+      const exited = new Promise((r) => child!.once('exit', r));
+      while (!out.includes('locked')) await new Promise((r) => setTimeout(r, 5));
+
+      const moving = Promise.all([ledger.reserve(payer, 'w1', 100), ledger.reserve(payer, 'w2', 200)]);
+      // A timer due while the lock is held fires on time: nothing sleeps on this thread meanwhile.
+      const timerAt = await new Promise<number>((r) => setTimeout(() => r(Date.now()), 20));
+      assert.deepEqual(await moving, [true, true]);
+      await exited;
+      const releasedAt = Number(/released (\d+)/.exec(out)?.[1]);
+      assert.ok(timerAt < releasedAt, `the timer fired before the lock was released (${timerAt} < ${releasedAt})`);
+      assert.equal((await balance()).quota, 700);
+      assert.deepEqual(await ledger.movements('w1'), { reserve: 100 });
+      assert.deepEqual(await ledger.movements('w2'), { reserve: 200 });
+    } finally {
+      child?.kill();
+      await gw.stop();
+    }
+  },
+);

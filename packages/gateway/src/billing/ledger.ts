@@ -435,6 +435,17 @@ interface Pending {
 /** Thrown inside a group commit when a movement failed after it had written: the group is run again with savepoints. */
 class PartlyWritten extends Error {}
 
+/** How long a group that found another process's write lock waits before it tries again. */
+const BUSY_RETRY_MS = 1;
+
+/** Forgets what a rolled-back run of `items` did (it will run again). */
+function reset(items: Pending[]): void {
+  for (const it of items) {
+    it.done = false;
+    it.value = it.error = undefined;
+  }
+}
+
 /**
  * Runs movements on the better-sqlite3 connection with statements prepared once, committing them in
  * groups: the movements asked for during one turn of the event loop run in one `BEGIN IMMEDIATE …
@@ -445,9 +456,21 @@ class PartlyWritten extends Error {}
  * movement in its own savepoint, rolled back to it alone. Every promise settles only after the
  * COMMIT, so a caller never acts on a movement that is not written. One commit (and one write of the
  * few pages involved) then serves many requests.
+ *
+ * With several workers (`sharedWriters`), the others hold the file's write lock now and then.
+ * SQLite's busy handler would wait for it by sleeping on this thread, stalling every request of the
+ * process for a millisecond or more; the group's `BEGIN IMMEDIATE` therefore does not wait there
+ * (busy_timeout 0 around it), and a group that finds the lock held is queued again and retried
+ * `BUSY_RETRY_MS` later with whatever joined it meanwhile, for as long as the connection's own
+ * busy timeout would have waited. (Setting the pragma twice costs about as much as a small group's
+ * statements, so a process that writes the file alone keeps the busy handler.)
  */
 class SqliteDriver {
   private readonly stmts = new Map<Q, BetterSqlite3.Statement>();
+  /** The connection's busy timeout (store/db.ts), set again after each group. */
+  private readonly busyLimitMs: number;
+  /** When the group being retried first found the write lock held (0: not retrying). */
+  private busySince = 0;
   private readonly one: BetterSqlite3.Transaction<(ops: Ops<unknown>) => unknown>;
   /** The group without savepoints (PartlyWritten when a movement failed after a write). */
   private readonly group: BetterSqlite3.Transaction<(items: Pending[]) => void>;
@@ -461,7 +484,11 @@ class SqliteDriver {
   /** Write statements completed by the movement being driven. */
   private writes = 0;
 
-  constructor(private readonly conn: BetterSqlite3.Database) {
+  constructor(
+    private readonly conn: BetterSqlite3.Database,
+    private readonly shared: boolean,
+  ) {
+    this.busyLimitMs = Number(conn.pragma('busy_timeout', { simple: true })) || 0;
     // Called inside `guarded`, better-sqlite3 runs `one` as a savepoint.
     this.one = conn.transaction((ops: Ops<unknown>) => this.drive(ops));
     this.group = conn.transaction((items: Pending[]) => {
@@ -525,35 +552,75 @@ class SqliteDriver {
     if (items.length === 1) {
       // Alone: its own transaction, no savepoint needed.
       const it = items[0];
+      let value: unknown;
       try {
-        it.resolve(this.one.immediate(it.make()));
+        value = this.unwaited(() => this.one.immediate(it.make()));
       } catch (e) {
+        if (this.retryBusy(items, e)) return;
         it.reject(e);
+        return;
       }
+      this.busySince = 0;
+      it.resolve(value);
       return;
     }
     try {
-      try {
-        this.group.immediate(items);
-      } catch (e) {
-        if (!(e instanceof PartlyWritten)) throw e;
-        // Rolled back whole: again, each movement in a savepoint of its own.
-        for (const it of items) {
-          it.done = false;
-          it.value = it.error = undefined;
+      this.unwaited(() => {
+        try {
+          this.group.immediate(items);
+        } catch (e) {
+          if (!(e instanceof PartlyWritten)) throw e;
+          // Rolled back whole: again, each movement in a savepoint of its own.
+          reset(items);
+          this.guarded.immediate(items);
         }
-        this.guarded.immediate(items);
-      }
+      });
     } catch (e) {
       // BEGIN or COMMIT failed: nothing of the group is written.
+      if (this.retryBusy(items, e)) return;
       for (const it of items) it.reject(e);
       return;
     }
+    this.busySince = 0;
     for (const it of items) {
       if (it.done) it.resolve(it.value);
       else it.reject(it.error);
     }
   };
+
+  /** Runs `fn` with the connection's busy handler off (see the class comment). */
+  private unwaited<T>(fn: () => T): T {
+    if (!this.shared) return fn();
+    // SQLite applies this pragma when it is compiled, so a prepared statement could not be reused.
+    this.conn.pragma('busy_timeout = 0');
+    try {
+      return fn();
+    } finally {
+      this.conn.pragma(`busy_timeout = ${this.busyLimitMs}`);
+    }
+  }
+
+  /**
+   * The write lock was held by another process: queues `items` (nothing of them is written) to be
+   * tried again shortly, ahead of what came since. False when `e` is another error, or when the lock
+   * has been held for longer than the busy timeout.
+   */
+  private retryBusy(items: Pending[], e: unknown): boolean {
+    if ((e as { code?: string }).code !== 'SQLITE_BUSY') return false;
+    const now = Date.now();
+    if (this.busySince === 0) this.busySince = now;
+    else if (now - this.busySince >= this.busyLimitMs) {
+      this.busySince = 0;
+      return false;
+    }
+    reset(items);
+    this.queue = items.concat(this.queue);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setTimeout(this.flush, BUSY_RETRY_MS);
+    }
+    return true;
+  }
 
   private stmt(q: Q): BetterSqlite3.Statement {
     let s = this.stmts.get(q);
@@ -592,7 +659,7 @@ export class Ledger {
 
   constructor(private readonly core: Core) {
     this.node = `${core.config.nodeId.slice(0, 48)}.${randomBytes(4).toString('hex')}`;
-    this.sqlite = core.h.sqlite ? new SqliteDriver(core.h.sqlite) : null;
+    this.sqlite = core.h.sqlite ? new SqliteDriver(core.h.sqlite, core.config.sharedWriters) : null;
   }
 
   /**

@@ -75,6 +75,12 @@ export interface Config {
   pluginMemoryLimitMb: number;
   pluginPoolSize: number;
   nodeId: string;
+  /**
+   * Other serving processes write the same database file: this process is one of `WORKERS` > 1
+   * (the primary sets GATEHOUSE_WORKER for each). The ledger then never waits for SQLite's lock on
+   * its thread (billing/ledger.ts).
+   */
+  sharedWriters: boolean;
   /** Serve the web console at `/` (CONSOLE_ENABLED, default true). */
   consoleEnabled: boolean;
   /** The console's build directory (CONSOLE_DIR); null: packages/web/dist. */
@@ -222,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pluginMemoryLimitMb: num(env, 'PLUGIN_MEMORY_LIMIT_MB', 64),
     pluginPoolSize: num(env, 'PLUGIN_POOL_SIZE', 2),
     nodeId: env.NODE_ID || `node-${randomBytes(4).toString('hex')}`,
+    sharedWriters: !!env.GATEHOUSE_WORKER,
     consoleEnabled: bool(env, 'CONSOLE_ENABLED', true),
     consoleDir: env.CONSOLE_DIR || null,
     requestTimeoutMs: Math.max(0, num(env, 'REQUEST_TIMEOUT_SECONDS', 120)) * 1000,
