@@ -6,6 +6,7 @@
  *
  *   npm run bench:workers [-- --conns 64,128 --rounds 3 --duration 10 --warmup 3 --threads 1]
  *   npm run bench:workers -- --database postgres [--pg postgres://postgres@127.0.0.1:5432]
+ *   npm run bench:workers -- --allowances     (QuotaAllowanceEnabled: the ledger off the call's path)
  *
  * Both gateways (compiled, unpinned, each on a fresh database) run side by side on their own ports;
  * the wrk rounds alternate between them. Every measured round is checked: no non-2xx answer, no socket
@@ -269,6 +270,7 @@ function parseArgs(argv: string[]) {
     warmup: num('warmup', 3),
     threads: num('threads', 1),
     database,
+    allowances: argv.includes('--allowances'),
     pg: arg('pg', process.env.TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432'),
   };
 }
@@ -367,7 +369,7 @@ async function main(): Promise<void> {
   const cleanup = async () => {
     for (const c of cleanups.reverse()) await c();
   };
-  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void cleanup().then(() => process.exit(130)));
   try {
     const load = readFileSync('/proc/loadavg', 'utf8').trim();
     log(`load average before: ${load}`);
@@ -384,7 +386,10 @@ async function main(): Promise<void> {
         cleanups.push(() => psql(`${o.pg}/postgres`, `drop database if exists ${db} with (force)`));
         databaseUrl = `${o.pg}/${db}`;
       }
-      const target = gatehouseTarget(`gatehouse WORKERS=${workers}`, {}, { workers, databaseUrl });
+      const target = gatehouseTarget(`gatehouse WORKERS=${workers}`, o.allowances ? { QuotaAllowanceEnabled: true } : {}, {
+        workers,
+        databaseUrl,
+      });
       const t = await target.start({ upstream: nginx.origin, installPortkey: false, log });
       cleanups.push(() => t.stop());
       await probe(t, nginx.origin);
@@ -444,7 +449,7 @@ async function main(): Promise<void> {
     }
     const loadAfter = readFileSync('/proc/loadavg', 'utf8').trim();
     process.stdout.write(
-      `Database: ${o.database}. wrk -t${o.threads}, ${o.duration} s measured after ${o.warmup} s warm-up, ${o.rounds} rounds each, ` +
+      `Database: ${o.database}${o.allowances ? ', quota allowances on' : ''}. wrk -t${o.threads}, ${o.duration} s measured after ${o.warmup} s warm-up, ${o.rounds} rounds each, ` +
         `alternating. Load average before: ${load}; after: ${loadAfter}. CPU in % of one CPU; machine busy is every CPU (200 % = both).\n\n`,
     );
     process.stdout.write(markdown(rounds, GOAL));
