@@ -151,7 +151,7 @@ export function gatehouseConfigYaml(upstream: string, options: Record<string, st
 
 let built = false;
 /** Compiles the gateway once per run (`npm start` serves the same file). */
-function buildGateway(): void {
+export function buildGateway(): void {
   if (built) return;
   const r = spawnSync(process.execPath, [join(ROOT, 'scripts/build-gateway.mjs')], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('scripts/build-gateway.mjs failed');
@@ -160,10 +160,15 @@ function buildGateway(): void {
 
 /**
  * Gatehouse itself, as `npm start` runs it: `node --no-node-snapshot packages/gateway/dist/main.js serve`
- * (compiled) on a fresh SQLite database, seeded from the YAML above with `options`. `workers` > 1 runs
- * that many serving processes (WORKERS) on every CPU instead of pinning the gateway to CPU_PROXY.
+ * (compiled) on a fresh SQLite database, seeded from the YAML above with `options`. `workers` sets
+ * WORKERS (that many serving processes) and leaves the gateway on every CPU instead of pinning it to
+ * CPU_PROXY. `databaseUrl` serves from that (empty) database instead of a fresh SQLite file.
  */
-function gatehouseTarget(name: string, options: Record<string, string | boolean>, o: { traced?: boolean; workers?: number } = {}): Target {
+export function gatehouseTarget(
+  name: string,
+  options: Record<string, string | boolean>,
+  o: { traced?: boolean; workers?: number; databaseUrl?: string } = {},
+): Target {
   const traced = o.traced ?? false;
   return {
     name,
@@ -188,7 +193,7 @@ function gatehouseTarget(name: string, options: Record<string, string | boolean>
         env: {
           PORT: String(port),
           HOST: '127.0.0.1',
-          DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`,
+          DATABASE_URL: o.databaseUrl ?? `sqlite:${join(dir, 'bench.db')}`,
           CRYPTO_SECRET: randomBytes(32).toString('hex'),
           GATEHOUSE_ROOT_PASSWORD: randomBytes(12).toString('hex'),
           GATEHOUSE_CONFIG: config,
