@@ -361,8 +361,19 @@ function psql(url: string, sql: string): void {
   if (r.status !== 0) throw new Error(`psql: ${r.stderr || r.error?.message}`);
 }
 
+/** wrk and nginx come from the system's packages (Debian: `apt-get install wrk nginx-light`). */
+function requireTools(): void {
+  const missing = ['wrk', 'nginx'].filter((t) => spawnSync('sh', ['-c', `command -v ${t} || test -x /usr/sbin/${t}`]).status !== 0);
+  if (missing.length) {
+    throw new Error(
+      `bench:workers needs ${missing.join(' and ')} (Debian: apt-get install wrk nginx-light; the nginx service need not run)`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
+  requireTools();
   const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-workers-'));
   const cleanups: Array<() => Promise<void> | void> = [() => rmSync(dir, { recursive: true, force: true })];
