@@ -102,10 +102,9 @@ test(
       const live = streams.filter((s) => s.node !== victim);
       for (const s of dead) await within(s.rest, 20_000, `the killed worker's stream ${s.name} ends`);
 
-      // The other worker (and the replacement) keep serving on the same port.
-      const after = await within(beginStream(p.url, key, 'after', 'slow-model'), 20_000, 'a stream after the kill starts');
-      slow.open('after');
-      assert.match(await within(after.rest, 20_000, 'the stream after the kill ends'), /\[DONE\]/);
+      // The primary notices the death and starts a replacement under the same number. (A connection
+      // that reaches the primary in the instant before it has noticed can be handed to the dead
+      // worker by Node's round-robin and is lost, as one in flight on it is: docs/architecture.md.)
       await waitFor(
         async () => {
           const now = workersOf(pid);
@@ -114,6 +113,10 @@ test(
         30_000,
         'the killed worker replaced under its number',
       );
+      // The other worker (and the replacement) keep serving on the same port.
+      const after = await within(beginStream(p.url, key, 'after', 'slow-model'), 20_000, 'a stream after the kill starts');
+      slow.open('after');
+      assert.match(await within(after.rest, 20_000, 'the stream after the kill ends'), /\[DONE\]/);
 
       // Its stranded reserves are refunded by recovery; the live worker's streams finish and are charged.
       await waitFor(
