@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import {
   completionJson,
   markdown,
-  median,
   nginxConf,
   parseStubStatus,
   parseWrk,
@@ -133,12 +132,6 @@ test('wrkScript: a long bracket the body cannot close', () => {
   assert.ok(s.includes('wrk.body = [=[{"x":"]]"}]=]'), s);
   assert.ok(s.includes('wrk.method = "POST"'));
   assert.ok(s.includes('wrk.headers["authorization"] = "Bearer k"'));
-});
-
-test('median', () => {
-  assert.equal(median([3, 1, 2]), 2);
-  assert.equal(median([4, 1, 3, 2]), 2.5);
-  assert.ok(Number.isNaN(median([])));
 });
 
 function round(conns: number, workers: number, rps: number, non2xx = 0): Round {

@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { cpuSeconds, freePort, lastLines, spawnProc, type Proc } from './proc.ts';
+import { median } from './stats.ts';
 import { BENCH_KEY, BENCH_MODEL, CHAT_PATH, chatBody, gatehouseTarget, type RunningTarget } from './targets.ts';
 
 // ---------------------------------------------------------------------------------------------------
@@ -162,13 +163,6 @@ export function parseWrk(out: string): WrkResult {
 export function statCpu(stat: string): { self: number; children: number } {
   const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { self: (Number(rest[11]) + Number(rest[12])) / 100, children: (Number(rest[13]) + Number(rest[14])) / 100 };
-}
-
-export function median(xs: number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
 export interface Round {
