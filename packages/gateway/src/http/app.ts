@@ -9,6 +9,7 @@ import { requestId } from '../platform/ids.ts';
 import { familyErrorHandler, sendError } from './errors.ts';
 import { echo, fail } from '../platform/errors.ts';
 import { safeEqual } from '../platform/crypto.ts';
+import { checkJsonDepth } from '../platform/json-depth.ts';
 import type { AppDeps, RouteModule } from './deps.ts';
 import { healthRoutes } from './health-routes.ts';
 import { registerConsoleRoutes, serveConsoleFallback } from './console-routes.ts';
@@ -76,6 +77,7 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
   app.addHook('onSend', closeUnreadOnSend);
   app.addHook('onResponse', closeUnread);
   app.setErrorHandler(familyErrorHandler('openai'));
+  jsonBodies(app);
   app.setNotFoundHandler((req, reply) => {
     if (consoleFallback(deps, req, reply)) return reply;
     const fam = req.url.startsWith('/api/') ? 'admin' : req.url.startsWith('/v1beta/') ? 'gemini' : 'openai';
@@ -96,6 +98,27 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
   if (deps.console) registerConsoleRoutes(app, deps.console);
   for (const m of modules) await m(app, deps);
   return app;
+}
+
+/**
+ * Every JSON body of every route (the model-call scopes have their own parser, http/relay-scope.ts):
+ * Fastify's parser (which refuses `__proto__` and `constructor.prototype` keys), then the depth
+ * check, so no route and nothing it calls walks a body nested deeper than MAX_JSON_DEPTH.
+ */
+function jsonBodies(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    parse(req, body as string, (err, value) => {
+      if (err) return done(err);
+      try {
+        checkJsonDepth(value);
+      } catch (e) {
+        return done(e as Error);
+      }
+      done(null, value);
+    });
+  });
 }
 
 /**

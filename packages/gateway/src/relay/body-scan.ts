@@ -4,10 +4,9 @@
  * the input bound of the reserve (relay/estimate.ts): inline data (data: URLs, base64 `data` /
  * `file_data` fields) is measured and classified by its media type, references (URLs, file ids) counted.
  */
-import { fail } from '../platform/errors.ts';
+import { MAX_JSON_DEPTH, tooDeep } from '../platform/json-depth.ts';
 
-/** Deepest nesting of objects and arrays a model-call body may have. */
-export const MAX_JSON_DEPTH = 128;
+export { MAX_JSON_DEPTH };
 
 export interface BodyScan {
   /** Characters of inline media data (not text the model reads as such). */
@@ -78,9 +77,7 @@ export function scanBody(body: unknown): BodyScan {
       continue;
     }
     if (typeof v !== 'object' || v === null) continue;
-    if (depth > MAX_JSON_DEPTH) {
-      throw fail('invalid_request', `invalid request: the body nests deeper than ${MAX_JSON_DEPTH} levels`);
-    }
+    if (depth > MAX_JSON_DEPTH) throw tooDeep();
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
         const x = v[i];
