@@ -215,6 +215,61 @@ test('e-mail verification: the link in the mail verifies the address and credits
   }
 });
 
+test('an address is one bare address: angle brackets, display names and comments are refused; it is kept in lower case and unique whatever its case', async () => {
+  await setOptions({ SignupEnabled: true });
+  const mailed = mails.length;
+  for (const email of [
+    '<evil@example.com>',
+    'Evil <evil@example.com>',
+    '"Evil" <evil@example.com>',
+    'evil(comment)@example.com',
+    'evil@example.com (comment)',
+    'evil@example.com, other@example.com',
+    '"evil person"@example.com',
+    'evil@[127.0.0.1]',
+    'evil@localhost',
+    'evil@example.com\r\nBcc: other@example.com',
+  ]) {
+    const r = await post('/api/user/register', { username: 'bracketed', password: 'bracketed-password', email });
+    assert.equal(r.status, 400, `${JSON.stringify(email)}: ${JSON.stringify(r.body)}`);
+    assert.match(r.body.message, /^email: must be one e-mail address/);
+  }
+  assert.equal((await login('bracketed', 'bracketed-password')).status, 401, 'no account was made');
+  const ok = await post('/api/user/register', { username: 'bracketed', password: 'bracketed-password', email: '  Evil@Example.COM ' });
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  assert.equal(ok.body.data.email, 'evil@example.com');
+  const stored = await gw.core.h.db
+    .selectFrom('user_emails')
+    .select('email')
+    .where('user_id', '=', ok.body.data.id)
+    .executeTakeFirstOrThrow();
+  assert.equal(stored.email, 'evil@example.com');
+  for (const email of ['EVIL@example.com', 'evil@EXAMPLE.com']) {
+    const again = await post('/api/user/register', { username: 'bracketed2', password: 'bracketed-password', email });
+    assert.equal(again.status, 409, JSON.stringify(again.body));
+  }
+  // A reset asked for in another case reaches the one account; a bracketed form is refused.
+  assert.equal((await post('/api/user/password/forgot', { email: '<evil@example.com>' })).status, 400);
+  assert.equal((await post('/api/user/password/forgot', { email: 'EVIL@Example.com' })).status, 200);
+  await linkTo('evil@example.com', 'reset-password');
+  assert.equal(mails.slice(mailed).filter((m) => m.to.includes('other@example.com')).length, 0);
+  // The low-balance alert address is held to the same rule.
+  const { cookie } = await login('bracketed', 'bracketed-password');
+  const alert = await fetch(`${gw.url}/api/user/self/alerts`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify({ email: 'Evil <evil@example.com>' }),
+  });
+  assert.equal(alert.status, 400);
+  const alertOk = await fetch(`${gw.url}/api/user/self/alerts`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify({ email: 'Alerts@Example.com' }),
+  });
+  assert.equal(alertOk.status, 200);
+  assert.equal(((await alertOk.json()) as { data: { email: string } }).data.email, 'alerts@example.com');
+});
+
 test('password reset: the link sets a new password, ends sessions, works once; an unknown address gets the same answer and no mail', async () => {
   await setOptions({ SignupEnabled: true });
   const r = await post('/api/user/register', { username: 'forgetful', password: 'first-password', email: 'forgetful@example.com' });

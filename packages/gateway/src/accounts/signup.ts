@@ -20,6 +20,7 @@ import type { Options } from '../options/options.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import { hashPassword, safeEqual, sha256Hex } from '../platform/crypto.ts';
 import { fail } from '../platform/errors.ts';
+import { emailAddress } from '../platform/validate.ts';
 import { mailer } from '../platform/mail.ts';
 import { isUniqueViolation, withTx } from '../store/db.ts';
 import { UserStore } from './user-store.ts';
@@ -53,15 +54,6 @@ export interface SignupResult {
 }
 
 type Purpose = 'verify' | 'reset';
-
-const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-export function normaliseEmail(v: unknown, field = 'email'): string {
-  if (typeof v !== 'string' || v.trim().length > 254 || !EMAIL_RE.test(v.trim())) {
-    throw fail('invalid_email', `${field}: must be an e-mail address`, { details: { field } });
-  }
-  return v.trim().toLowerCase();
-}
 
 export const emailNotConfigured = () => fail('email_not_configured');
 
@@ -139,7 +131,7 @@ export class Signup {
     const verify = o.getBool('SignupEmailVerification', false);
     const given = input.email !== undefined && input.email !== null && input.email !== '';
     if (verify && !given) throw fail('invalid_email', 'email: is required to sign up', { details: { field: 'email' } });
-    const email = given ? normaliseEmail(input.email) : null;
+    const email = given ? emailAddress(input.email) : null;
     if (verify && !this.mailConfigured()) throw emailNotConfigured();
     const bonus = Math.max(0, Math.floor(o.getNumber('QuotaForNewUser', 0)));
     const hash = await hashPassword(password);
@@ -193,8 +185,8 @@ export class Signup {
     const cur = await store.emailOf(userId);
     const email =
       emailInput === undefined || emailInput === null || emailInput === ''
-        ? (cur?.email ?? normaliseEmail(emailInput))
-        : normaliseEmail(emailInput);
+        ? (cur?.email ?? emailAddress(emailInput))
+        : emailAddress(emailInput);
     if (cur?.email === email && cur.verified_at !== null) {
       throw fail('email_verified', 'email: this address is already verified', { details: { field: 'email' } });
     }
@@ -241,7 +233,7 @@ export class Signup {
    */
   async requestReset(emailInput: unknown): Promise<void> {
     this.assertMail();
-    const email = normaliseEmail(emailInput);
+    const email = emailAddress(emailInput);
     const work = (async () => {
       const row = await new UserStore(this.core.h).emailOwner(email);
       if (row && Number(row.status) === 1) await this.sendLink(Number(row.user_id), 'reset', email);

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
 import type { Core } from '../core.ts';
 import { fail } from '../platform/errors.ts';
-import { Reader, fieldError, isObj, join, type Obj } from '../platform/validate.ts';
+import { Reader, fieldError, isObj, join, parseEmailAddress, type Obj } from '../platform/validate.ts';
 import type { SsoProviderRow } from '../store/schema-sso.ts';
 import type { Users } from './users.ts';
 import { UserStore } from './user-store.ts';
@@ -543,7 +543,7 @@ export class Sso {
     const email = firstString(info.email);
     return {
       subject: claims.sub,
-      email: email ? email.toLowerCase() : null,
+      email: parseEmailAddress(email),
       emailVerified: info.email_verified === true || info.email_verified === 'true',
       username: firstString(info.preferred_username, info.nickname, email?.split('@')[0]),
       displayName: firstString(info.name, info.preferred_username),
@@ -592,7 +592,7 @@ export class Sso {
     if (!email && typeof user.email === 'string' && user.email) email = user.email;
     return {
       subject: String(user.id),
-      email: email ? email.toLowerCase() : null,
+      email: parseEmailAddress(email),
       emailVerified: verified,
       username: firstString(user.login),
       displayName: firstString(user.name, user.login),

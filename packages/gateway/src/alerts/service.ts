@@ -15,7 +15,7 @@ import type { Options } from '../options/options.ts';
 import { fail } from '../platform/errors.ts';
 import { randomId } from '../platform/ids.ts';
 import { randomToken } from '../platform/crypto.ts';
-import { Reader, checkUrl, fieldError, paging, quotaToUsd, usdToQuota, type Obj, type Page } from '../platform/validate.ts';
+import { Reader, checkUrl, emailAddress, fieldError, paging, quotaToUsd, usdToQuota, type Obj, type Page } from '../platform/validate.ts';
 import type { AlertRow } from '../store/schema-audit.ts';
 import { UserStore } from '../accounts/user-store.ts';
 
@@ -74,7 +74,6 @@ export interface SettingsInput {
   webhookSecret?: string | null;
 }
 
-const EMAIL_RE = /^[^\s@<>,;"]{1,64}@[^\s@<>,;"]{1,190}$/;
 export const ALERT_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 export class Alerts {
@@ -290,8 +289,7 @@ export class Alerts {
     else if (usd !== undefined) out.threshold = usdToQuota(usd, this.core.config.quotaPerUsd);
     if (r.has('email') || r.obj.email === null) {
       const e = r.nullableStr('email', { max: 254 });
-      if (e && !EMAIL_RE.test(e)) throw fieldError('email', 'must be an e-mail address');
-      out.email = e || null;
+      out.email = e ? emailAddress(e) : null;
     }
     if (r.has('webhook_url') || r.obj.webhook_url === null) {
       const u = r.nullableStr('webhook_url', { max: 1000 });

@@ -2,7 +2,8 @@
  * Field validation shared by the admin API and the configuration file. Every error names the field
  * by its path (`models`, `channels[2].type`), so a 400 answer or a failed start says what to fix.
  */
-import { GatewayError, catalogArgs } from './errors.ts';
+import emailAddresses from 'email-addresses';
+import { GatewayError, catalogArgs, fail } from './errors.ts';
 
 export class FieldError extends GatewayError {
   constructor(
@@ -213,6 +214,29 @@ export interface Page<T> {
   total: number;
   page: number;
   page_size: number;
+}
+
+/**
+ * An e-mail address as people type it into a form, normalised (NFC, lower case) or null when it is
+ * not one bare address: parsed as RFC 5322 by `email-addresses`, and only an address that is its own
+ * whole `local@domain` passes — angle brackets, a display name, comments, quoted local parts, address
+ * lists, domain literals and one-label domains do not. Surrounding spaces are dropped.
+ */
+export function parseEmailAddress(v: unknown): string | null {
+  if (typeof v !== 'string') return null;
+  const s = v.trim().normalize('NFC');
+  if (s.length === 0 || s.length > 254) return null;
+  const m = emailAddresses.parseOneAddress({ input: s, rfc6532: true, rejectTLD: true });
+  if (!m || m.type !== 'mailbox' || m.name !== null || m.address !== s || m.domain.startsWith('[')) return null;
+  if (m.local.length > 64) return null;
+  return s.toLowerCase();
+}
+
+/** `parseEmailAddress` for a request field: 400 `invalid_email` naming `field` when it is not one bare address. */
+export function emailAddress(v: unknown, field = 'email'): string {
+  const e = parseEmailAddress(v);
+  if (e === null) throw fail('invalid_email', `${field}: must be one e-mail address, as name@example.com`, { details: { field } });
+  return e;
 }
 
 export const usdToQuota = (usd: number, perUsd: number) => Math.round(usd * perUsd);
