@@ -82,7 +82,11 @@ export async function buildAreas(core: Core): Promise<Services> {
     core.log.info({ file, ...sum }, 'configuration file: sso providers applied');
   }
   const alerts = alertsArea.init(core, { options, relay, billing });
-  const topup = topupArea.init(core, { options, ledger: billing.ledger });
+  const topup = topupArea.init(core, {
+    options,
+    ledger: billing.ledger,
+    mayCredit: (creatorId, userId) => admin.users.mayTopUp(creatorId, userId),
+  });
   const tasks = await tasksArea.init(core, { options, accounts, billing, plugins });
   const protocols = protocolsArea.init(core, { plugins, tasks });
   return { accounts, billing, relay, plugins, admin, signup, sso, alerts, topup, tasks, protocols };

@@ -160,6 +160,54 @@ test('codes: create a batch, list with filters and search, redeem once, refuse u
   }
 });
 
+test("a code credits only an account its creator could top up: an admin's code is refused (403, unused) to admins and root, root's codes to anyone", async () => {
+  const gw = await startTestGateway();
+  try {
+    const root = await AdminClient.login(gw.url);
+    await root.ok('POST', '/api/user', { username: 'ops', password: 'ops-password', role: 'admin' });
+    await root.ok('POST', '/api/user', { username: 'ops2', password: 'ops2-password', role: 'admin' });
+    const ops = await AdminClient.login(gw.url, 'ops', 'ops-password');
+    const ops2 = await AdminClient.login(gw.url, 'ops2', 'ops2-password');
+    const self = async (c: AdminClient) => (await c.ok('GET', '/api/user/self')) as { id: number };
+    const [opsId, ops2Id, rootId] = [(await self(ops)).id, (await self(ops2)).id, (await self(root)).id];
+    const bob = await newUser(root, gw, 'bob');
+
+    // An admin may not top itself up directly, nor another admin or root ...
+    await ops.fails(403, 'POST', `/api/user/${opsId}/quota`, { mode: 'add', amount: 1_000_000 });
+    await ops.fails(403, 'POST', `/api/user/${ops2Id}/quota`, { mode: 'add', amount: 1_000_000 });
+    // ... so a code it made does not do it either: 403, and the code stays unused.
+    const [mine] = await ops.ok('POST', '/api/redemption', { name: 'self-service', quota: 1_000_000, count: 1 });
+    for (const [who, id] of [
+      [ops, opsId],
+      [ops2, ops2Id],
+      [root, rootId],
+    ] as const) {
+      const r = await who.fails(403, 'POST', '/api/user/topup', { key: mine });
+      assert.match(r.body.message, /only root may top up/);
+      assert.equal(await balance(gw, id), 0);
+    }
+    assert.equal((await topupRows(gw, mine)).length, 0, 'no ledger row');
+    const row = (await root.ok('GET', '/api/redemption?keyword=self-service')).items[0];
+    assert.equal(row.status, 'enabled');
+    assert.equal(row.used_user_id, null);
+    // A refusal is not a guess: the admin is not throttled, and a user it could top up redeems the code.
+    const credited = await bob.client.ok('POST', '/api/user/topup', { key: mine });
+    assert.equal(credited.quota, 1_000_000);
+    assert.equal(await balance(gw, bob.id), 1_000_000);
+
+    // Root's codes credit admins too (root may top them up).
+    const [fromRoot] = await root.ok('POST', '/api/redemption', { name: 'for-ops', quota: 500, count: 1 });
+    assert.equal((await ops.ok('POST', '/api/user/topup', { key: fromRoot })).quota, 500);
+    assert.equal(await balance(gw, opsId), 500);
+    // The creator's role counts as it is when the code is redeemed.
+    const [later] = await ops2.ok('POST', '/api/redemption', { name: 'promoted', quota: 700, count: 1 });
+    await root.ok('PUT', `/api/user/${ops2Id}`, { role: 'root' });
+    assert.equal((await ops.ok('POST', '/api/user/topup', { key: later })).quota, 700);
+  } finally {
+    await gw.stop();
+  }
+});
+
 test('guesses: unknown codes are limited per user and address; used codes are not guesses', async () => {
   const gw = await startTestGateway();
   try {

@@ -13,6 +13,7 @@ import { isUniqueViolation, withTx } from '../store/db.ts';
 import { KeyStore } from '../accounts/key-store.ts';
 import { UserStore } from '../accounts/user-store.ts';
 import { PasskeyStore } from '../accounts/passkey-store.ts';
+import { toPrincipal } from '../accounts/users.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import type { UserRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
@@ -155,6 +156,24 @@ export class UserAdmin {
     if (actor.role === 'root') return;
     if (ROLE_RANK[targetRole] >= rank || (newRole && ROLE_RANK[newRole] >= rank)) {
       throw fail('forbidden', 'only root may manage admin and root accounts');
+    }
+  }
+
+  /**
+   * Whether `actorId` could top up `targetId` directly (checkManage's rule; null: the system, which
+   * may): what a redemption code its creator made may credit. A creator that no longer exists counts
+   * as an admin.
+   */
+  async mayTopUp(actorId: number | null, targetId: number): Promise<boolean> {
+    if (actorId === null) return true;
+    const [actor, target] = await Promise.all([this.users.byId(actorId), this.users.byId(targetId)]);
+    if (!target) return false;
+    try {
+      this.checkManage(actor ? toPrincipal(actor) : { id: actorId, username: '', role: 'admin', group: '' }, target.role);
+      return true;
+    } catch (e) {
+      if (e instanceof GatewayError && e.status === 403) return false;
+      throw e;
     }
   }
 

@@ -82,12 +82,19 @@ export function hashCode(code: string): string {
 
 const invalid = () => fail('invalid_code', 'this redemption code does not exist');
 
+/**
+ * Whether the code's creator (null: made by the system) could top up user `userId` directly — the
+ * administration's rule (only root tops up admins and root), given by the composition root.
+ */
+export type MayCredit = (creatorId: number | null, userId: number) => Promise<boolean>;
+
 export class RedemptionCodes {
   private readonly audit: AuditLog;
 
   constructor(
     private readonly core: Core,
     private readonly ledger: () => Ledger,
+    private readonly mayCredit: MayCredit,
   ) {
     this.audit = new AuditLog(core);
   }
@@ -306,7 +313,9 @@ export class RedemptionCodes {
 
   /**
    * Redeems `rawCode` for `userId`. 400 with a code saying why when it cannot be redeemed:
-   * `invalid_code` (no such code: counts as a guess), `code_used`, `code_disabled`, `code_expired`.
+   * `invalid_code` (no such code: counts as a guess), `code_used`, `code_disabled`, `code_expired`;
+   * 403 when its creator could not have topped up this account directly (an admin's code for an
+   * admin or root): the code stays unused.
    */
   async redeem(userId: number, rawCode: string): Promise<Redeemed> {
     const code = normaliseCode(rawCode);
@@ -315,6 +324,8 @@ export class RedemptionCodes {
     if (!r) throw invalid();
     const now = Date.now();
     this.refuse(this.statusOf(r, now));
+    if (!(await this.mayCredit(r.created_by === null ? null : Number(r.created_by), userId)))
+      throw fail('forbidden', 'this code cannot credit this account: only root may top up admin and root accounts');
     const quota = Number(r.quota);
     const ok = await this.ledger().redeemCode(userId, Number(r.id), code, quota, now);
     if (!ok) {

@@ -5,7 +5,7 @@
 import type { Core } from '../core.ts';
 import type { Options } from '../options/options.ts';
 import type { Ledger } from './ledger.ts';
-import { RedemptionCodes } from './redemption.ts';
+import { RedemptionCodes, type MayCredit } from './redemption.ts';
 import { Payments } from './payments/index.ts';
 
 export interface Topup {
@@ -15,11 +15,12 @@ export interface Topup {
 
 export const topupArea = {
   name: 'topup',
-  init(core: Core, deps: { options: Options; ledger: Ledger }): Topup {
+  /** `mayCredit`: the administration's rule of who may top up whom, which redemption codes follow. */
+  init(core: Core, deps: { options: Options; ledger: Ledger; mayCredit: MayCredit }): Topup {
     const ledger = () => deps.ledger;
     const o = () => deps.options;
     return {
-      codes: new RedemptionCodes(core, ledger),
+      codes: new RedemptionCodes(core, ledger, deps.mayCredit),
       payments: new Payments(core, ledger, () => {
         const cur = (o().get('TopupCurrency') ?? '').trim().toLowerCase();
         return {
