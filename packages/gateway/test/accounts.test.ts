@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway, TEST_ROOT_PASSWORD } from './harness.ts';
+import { AdminClient } from './admin-client.ts';
 
 test('root logs in with a session cookie, gets an access token, logs out', async () => {
   const gw = await startTestGateway();
@@ -76,6 +77,31 @@ test('failed logins are limited per client address: 429 with Retry-After, even w
     // 0 turns the limit off.
     await gw.services.admin.options.set('LoginAttemptLimit', 0);
     for (let i = 0; i < 5; i++) assert.equal((await login(gw.url, a, 'root', `again-${i}`)).status, 401);
+  } finally {
+    await gw.stop();
+  }
+});
+
+test('a disabled account answers the right password exactly as a wrong one (no password oracle), and both count as failed logins', async () => {
+  const gw = await startTestGateway({ env: { TRUST_PROXY: '1' } });
+  try {
+    const root = await AdminClient.login(gw.url);
+    const u = await root.ok('POST', '/api/user', { username: 'dormant', password: 'dormant-password' });
+    await root.ok('PUT', `/api/user/${u.id}`, { status: 'disabled' });
+    await gw.services.admin.options.set('LoginAttemptLimit', 3);
+    const right = await login(gw.url, '203.0.113.20', 'dormant', 'dormant-password');
+    const wrong = await login(gw.url, '203.0.113.21', 'dormant', 'not-the-password');
+    const unknown = await login(gw.url, '203.0.113.22', 'nobody-at-all', 'dormant-password');
+    assert.equal(right.status, 401, JSON.stringify(right.body));
+    assert.deepEqual(right, wrong);
+    assert.deepEqual(wrong, unknown);
+    // The right password of a disabled account is a failed login like any other.
+    const a = '203.0.113.23';
+    for (let i = 0; i < 3; i++) assert.equal((await login(gw.url, a, 'dormant', 'dormant-password')).status, 401);
+    assert.equal((await login(gw.url, a, 'root', TEST_ROOT_PASSWORD)).status, 429);
+    // Enabled again, the password works.
+    await root.ok('PUT', `/api/user/${u.id}`, { status: 'enabled' });
+    assert.equal((await login(gw.url, '203.0.113.24', 'dormant', 'dormant-password')).status, 200);
   } finally {
     await gw.stop();
   }

@@ -96,16 +96,16 @@ export class Users {
   }
 
   /**
-   * The enabled user with this name and password; 401 `invalid_credentials` or 403 `user_disabled`
-   * otherwise. A login continues with afterFirstFactor (http/login-step.ts): a session, or a pending
-   * login when the user has a second factor.
+   * The enabled user with this name and password; 401 `invalid_credentials` otherwise — for a
+   * disabled account too, whether the password was right or not, so the answer never tells that a
+   * password is right. A login continues with afterFirstFactor (http/login-step.ts): a session, or a
+   * pending login when the user has a second factor.
    */
   async checkPassword(username: string, password: string): Promise<UserPrincipal> {
     const row = await this.store.byName(String(username));
     // An unknown name costs the same hash as a known one, so timing does not tell which names exist.
     const ok = await verifyPassword(String(password), row ? row.password_hash : await dummyHash());
-    if (!row || !ok) throw fail('invalid_credentials');
-    if (Number(row.status) !== 1) throw fail('user_disabled');
+    if (!row || !ok || Number(row.status) !== 1) throw fail('invalid_credentials');
     return toPrincipal(row);
   }
 
