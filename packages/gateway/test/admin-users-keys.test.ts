@@ -88,14 +88,14 @@ test('users: create, list with search and paging, update, quota with ledger rows
     const bob = await AdminClient.login(gw.url, 'bob0', 'bob-password');
     await bob.fails(403, 'GET', `/api/user/${alice.id}/ledger`);
 
-    // Disable: the user cannot log in.
+    // Disable: the user cannot log in (answered as a wrong password: accounts.test.ts).
     await root.ok('PUT', `/api/user/${alice.id}`, { status: 'disabled' });
     const login = await fetch(`${gw.url}/api/user/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ username: 'alice', password: 'alice-password' }),
     });
-    assert.equal(login.status, 403);
+    assert.equal(login.status, 401);
 
     await root.ok('DELETE', `/api/user/${alice.id}`);
     await root.fails(404, 'GET', `/api/user/${alice.id}`);

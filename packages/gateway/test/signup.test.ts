@@ -12,6 +12,7 @@ import { SMTPServer } from 'smtp-server';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import { AdminClient } from './admin-client.ts';
 import { waitFor } from './relay-fixtures.ts';
+import { sql } from 'kysely';
 import { sha256Hex } from '../src/platform/crypto.ts';
 
 interface Mail {
@@ -268,6 +269,97 @@ test('an address is one bare address: angle brackets, display names and comments
   });
   assert.equal(alertOk.status, 200);
   assert.equal(((await alertOk.json()) as { data: { email: string } }).data.email, 'alerts@example.com');
+});
+
+/** Makes every insert of a ledger row whose ref starts with `prefix` fail (a database fault), until the returned function runs. */
+async function failLedgerInserts(prefix: string): Promise<() => Promise<void>> {
+  const db = gw.core.h.db;
+  const d = gw.core.h.dialect;
+  if (d === 'sqlite') {
+    await sql
+      .raw(
+        `CREATE TRIGGER fail_credit BEFORE INSERT ON ledger WHEN NEW.ref LIKE '${prefix}%' BEGIN SELECT RAISE(ABORT, 'injected fault'); END`,
+      )
+      .execute(db);
+  } else if (d === 'postgres') {
+    await sql
+      .raw(
+        `CREATE FUNCTION fail_credit() RETURNS trigger AS $$ BEGIN IF NEW.ref LIKE '${prefix}%' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+      )
+      .execute(db);
+    await sql.raw('CREATE TRIGGER fail_credit BEFORE INSERT ON ledger FOR EACH ROW EXECUTE FUNCTION fail_credit()').execute(db);
+  } else {
+    await sql
+      .raw(
+        `CREATE TRIGGER fail_credit BEFORE INSERT ON ledger FOR EACH ROW BEGIN IF NEW.ref LIKE '${prefix}%' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected fault'; END IF; END`,
+      )
+      .execute(db);
+  }
+  return async () => {
+    await sql.raw(d === 'postgres' ? 'DROP TRIGGER fail_credit ON ledger' : 'DROP TRIGGER fail_credit').execute(db);
+    if (d === 'postgres') await sql.raw('DROP FUNCTION fail_credit()').execute(db);
+  };
+}
+
+test('the starting balance is credited in the transaction that makes the account: when the credit fails, no account is left behind', async () => {
+  await setOptions({ SignupEnabled: true, QuotaForNewUser: 3000 });
+  try {
+    const restore = await failLedgerInserts('signup:');
+    let failed;
+    try {
+      failed = await post('/api/user/register', { username: 'atomic', password: 'atomic-password', email: 'atomic@example.com' });
+    } finally {
+      await restore();
+    }
+    assert.equal(failed.status, 500, JSON.stringify(failed.body));
+    assert.equal((await login('atomic', 'atomic-password')).status, 401, 'no account without its starting balance');
+    assert.equal(
+      await gw.core.h.db.selectFrom('user_emails').select('user_id').where('email', '=', 'atomic@example.com').executeTakeFirst(),
+      undefined,
+      'nor its address',
+    );
+    // The same sign-up again works, with its balance.
+    const ok = await post('/api/user/register', { username: 'atomic', password: 'atomic-password', email: 'atomic@example.com' });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.equal(ok.body.data.credited, 3000);
+    assert.equal(await balance(ok.body.data.id), 3000);
+
+    // With verification, the balance waiting on the address is credited in one transaction with the
+    // verification: a failed credit leaves the address unverified and the balance still waiting.
+    await setOptions({ SignupEmailVerification: true });
+    const r = await post('/api/user/register', { username: 'atomic2', password: 'atomic2-password', email: 'atomic2@example.com' });
+    assert.equal(r.status, 200);
+    const { token } = await linkTo('atomic2@example.com', 'verify-email');
+    const restore2 = await failLedgerInserts('signup:');
+    let v;
+    try {
+      v = await post('/api/user/email/verify', { token });
+    } finally {
+      await restore2();
+    }
+    assert.equal(v.status, 500);
+    const row = await gw.core.h.db.selectFrom('user_emails').selectAll().where('user_id', '=', r.body.data.id).executeTakeFirstOrThrow();
+    assert.equal(row.verified_at, null);
+    assert.equal(Number(row.pending_bonus), 3000);
+    assert.equal(await balance(r.body.data.id), 0);
+    // The link was not used up: followed again, it verifies and credits.
+    const again = await post('/api/user/email/verify', { token });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.credited, 3000);
+    assert.equal(await balance(r.body.data.id), 3000);
+
+    // An account an admin makes with a balance: the same.
+    const restore3 = await failLedgerInserts('user_created:');
+    try {
+      assert.equal((await root.call('POST', '/api/user', { username: 'made', password: 'made-password', quota: 100 })).status, 500);
+    } finally {
+      await restore3();
+    }
+    assert.equal((await login('made', 'made-password')).status, 401);
+    assert.equal((await root.ok('POST', '/api/user', { username: 'made', password: 'made-password', quota: 100 })).quota, 100);
+  } finally {
+    await setOptions({ SignupEmailVerification: false, QuotaForNewUser: 0 });
+  }
 });
 
 test('password reset: the link sets a new password, ends sessions, works once; an unknown address gets the same answer and no mail', async () => {

@@ -22,7 +22,7 @@ import { hashPassword, safeEqual, sha256Hex } from '../platform/crypto.ts';
 import { fail } from '../platform/errors.ts';
 import { emailAddress } from '../platform/validate.ts';
 import { mailer } from '../platform/mail.ts';
-import { isUniqueViolation, withTx } from '../store/db.ts';
+import { isUniqueViolation, withTx, type DbOrTx } from '../store/db.ts';
 import { UserStore } from './user-store.ts';
 import { insertLogs } from '../logs/writer.ts';
 import { KEYS_REVISION } from './keys.ts';
@@ -159,6 +159,8 @@ export class Signup {
         );
         if (email)
           await store.insertEmail({ user_id: newId, email, verified_at: null, pending_bonus: verify ? bonus : 0, updated_at: now }, tx);
+        // The starting balance commits with the account, or neither does.
+        if (!verify && bonus > 0) await this.ledger().adjustInTx(tx, newId, `signup:${newId}`, bonus, 'topup');
         return newId;
       });
     } catch (e) {
@@ -168,8 +170,8 @@ export class Signup {
       throw fail('email_taken', 'email: this address belongs to another account', { details: { field: 'email' } });
     }
     await this.core.cache.bump(KEYS_REVISION);
-    let credited = 0;
-    if (!verify && bonus > 0) credited = (await this.credit(id, username, bonus)) ? bonus : 0;
+    const credited = !verify && bonus > 0 ? bonus : 0;
+    if (credited) await this.logCredit(id, username, credited);
     let sent = false;
     if (email && this.mailConfigured()) {
       await this.queueLink(id, 'verify', email);
@@ -209,22 +211,31 @@ export class Signup {
     return r ? { email: r.email, verified: r.verified_at !== null } : null;
   }
 
-  /** Follows a verification link: the address is verified and a waiting starting balance credited. */
+  /**
+   * Follows a verification link: the link is used, the address verified and a waiting starting
+   * balance credited, all in one transaction (a failure leaves the link unused and the balance waiting).
+   */
   async verify(token: unknown): Promise<{ user_id: number; email: string; credited: number }> {
-    const row = await this.claim(token, 'verify');
     const store = new UserStore(this.core.h);
     const now = Date.now();
-    // The address was changed after this link was sent.
-    if (!(await store.verifyEmail(Number(row.user_id), row.email, now))) throw badLink();
-    let credited = 0;
-    const cur = await store.emailOf(Number(row.user_id));
-    const bonus = Number(cur?.pending_bonus ?? 0);
-    if (bonus > 0) {
-      const user = await store.byId(Number(row.user_id));
-      if (user && (await this.credit(Number(row.user_id), user.username, bonus))) credited = bonus;
-      await store.updateEmail(Number(row.user_id), { pending_bonus: 0 });
+    const done = await withTx(this.core.h, async (tx) => {
+      const row = await this.claim(token, 'verify', tx);
+      const userId = Number(row.user_id);
+      // The address was changed after this link was sent.
+      if (!(await store.verifyEmail(userId, row.email, now, tx))) throw badLink();
+      const bonus = Number((await store.emailOf(userId, tx))?.pending_bonus ?? 0);
+      let credited = 0;
+      if (bonus > 0 && (await store.takePendingBonus(userId, bonus, tx))) {
+        await this.ledger().adjustInTx(tx, userId, `signup:${userId}`, bonus, 'topup');
+        credited = bonus;
+      }
+      return { user_id: userId, email: row.email, credited };
+    });
+    if (done.credited) {
+      const user = await store.byId(done.user_id);
+      await this.logCredit(done.user_id, user?.username ?? '', done.credited);
     }
-    return { user_id: Number(row.user_id), email: row.email, credited };
+    return done;
   }
 
   /**
@@ -270,48 +281,45 @@ export class Signup {
     await new UserStore(this.core.h).purgeTokens(now - 86_400_000);
   }
 
-  /** Marks the link of `token` used if it is valid now; throws otherwise. */
-  private async claim(token: unknown, purpose: Purpose) {
+  /** Marks the link of `token` used if it is valid now (in `tx` when given); throws otherwise. */
+  private async claim(token: unknown, purpose: Purpose, tx?: DbOrTx) {
     if (typeof token !== 'string' || token === '' || token.length > 200) throw badLink();
     const store = new UserStore(this.core.h);
     const h = sha256Hex(token);
-    if (!(await store.claimToken(h, purpose, Date.now()))) throw badLink();
-    return store.tokenByHash(h);
+    if (!(await store.claimToken(h, purpose, Date.now(), tx))) throw badLink();
+    return store.tokenByHash(h, tx);
   }
 
-  private async credit(userId: number, username: string, amount: number): Promise<boolean> {
+  /** The log row of a starting balance the ledger credited (ref `signup:<user id>`). */
+  private async logCredit(userId: number, username: string, amount: number): Promise<void> {
     const ref = `signup:${userId}`;
-    const done = await this.ledger().adjust(userId, ref, amount, 'topup');
-    if (done) {
-      await insertLogs(this.core.h, [
-        {
-          created_at: Date.now(),
-          type: 'topup',
-          request_id: ref,
-          user_id: userId,
-          username,
-          key_id: null,
-          key_name: null,
-          group_name: 'default',
-          model: null,
-          upstream_model: null,
-          channel_id: null,
-          endpoint: null,
-          status_code: null,
-          prompt_tokens: 0,
-          completion_tokens: 0,
-          cached_tokens: 0,
-          quota: amount,
-          latency_ms: 0,
-          first_byte_ms: null,
-          is_stream: 0,
-          attempts: 0,
-          content: 'starting balance of a new account',
-          other: JSON.stringify({ by: 'signup' }),
-        },
-      ]);
-    }
-    return done;
+    await insertLogs(this.core.h, [
+      {
+        created_at: Date.now(),
+        type: 'topup',
+        request_id: ref,
+        user_id: userId,
+        username,
+        key_id: null,
+        key_name: null,
+        group_name: 'default',
+        model: null,
+        upstream_model: null,
+        channel_id: null,
+        endpoint: null,
+        status_code: null,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        cached_tokens: 0,
+        quota: amount,
+        latency_ms: 0,
+        first_byte_ms: null,
+        is_stream: 0,
+        attempts: 0,
+        content: 'starting balance of a new account',
+        other: JSON.stringify({ by: 'signup' }),
+      },
+    ]);
   }
 
   private async queueLink(userId: number, purpose: Purpose, email: string): Promise<void> {

@@ -146,8 +146,8 @@ export class UserStore {
     await db.insertInto('user_emails').values(values).execute();
   }
 
-  emailOf(userId: number): Promise<Selectable<UserEmailRow> | undefined> {
-    return this.db.selectFrom('user_emails').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  emailOf(userId: number, db: DbOrTx = this.db): Promise<Selectable<UserEmailRow> | undefined> {
+    return db.selectFrom('user_emails').selectAll().where('user_id', '=', userId).executeTakeFirst();
   }
 
   /** The user and status of the account with this address (verified or not). */
@@ -177,12 +177,23 @@ export class UserStore {
   }
 
   /** Marks the address verified if it is still `email`; returns whether it was. */
-  async verifyEmail(userId: number, email: string, now: number): Promise<boolean> {
-    const res = await this.db
+  async verifyEmail(userId: number, email: string, now: number, db: DbOrTx = this.db): Promise<boolean> {
+    const res = await db
       .updateTable('user_emails')
       .set({ verified_at: now, updated_at: now })
       .where('user_id', '=', userId)
       .where('email', '=', email)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /** Takes the starting balance waiting on a user's address (sets it to 0 if it still is `amount`); returns whether this call took it. */
+  async takePendingBonus(userId: number, amount: number, tx: DbOrTx): Promise<boolean> {
+    const res = await tx
+      .updateTable('user_emails')
+      .set({ pending_bonus: 0 })
+      .where('user_id', '=', userId)
+      .where('pending_bonus', '=', amount)
       .executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
   }
@@ -210,8 +221,8 @@ export class UserStore {
   }
 
   /** Marks the link used if it is unused and unexpired, in the one statement that checks it; returns whether it was. */
-  async claimToken(tokenHash: string, purpose: string, now: number): Promise<boolean> {
-    const res = await this.db
+  async claimToken(tokenHash: string, purpose: string, now: number, db: DbOrTx = this.db): Promise<boolean> {
+    const res = await db
       .updateTable('email_tokens')
       .set({ used_at: now })
       .where('token_hash', '=', tokenHash)
@@ -223,8 +234,8 @@ export class UserStore {
   }
 
   /** The user and address of a link (throws when there is none). */
-  tokenByHash(tokenHash: string) {
-    return this.db.selectFrom('email_tokens').select(['user_id', 'email']).where('token_hash', '=', tokenHash).executeTakeFirstOrThrow();
+  tokenByHash(tokenHash: string, db: DbOrTx = this.db) {
+    return db.selectFrom('email_tokens').select(['user_id', 'email']).where('token_hash', '=', tokenHash).executeTakeFirstOrThrow();
   }
 
   /** Marks every unused reset link of a user used. */

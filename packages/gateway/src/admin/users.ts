@@ -234,6 +234,9 @@ export class UserAdmin {
           },
           tx,
         );
+        // The starting balance is a top-up like any other (a ledger row, ref naming the new user),
+        // committed with the account or not at all.
+        if (quota > 0) await this.ledger().adjustInTx(tx, newId, `user_created:${newId}`, quota, 'topup');
         await this.changes.inTx('keys', tx);
         return newId;
       });
@@ -242,8 +245,6 @@ export class UserAdmin {
       throw e;
     }
     await this.changes.committed('keys');
-    // The starting balance is a top-up like any other: a ledger row, once (ref names the new user).
-    if (quota > 0) await this.ledger().adjust(id, `user_created:${id}`, quota, 'topup');
     const made = await this.get(id);
     await this.audit?.record(actor, 'user.create', { type: 'user', id }, null, made);
     return made;

@@ -777,6 +777,16 @@ export class Ledger {
   }
 
   /**
+   * `adjust` inside the caller's transaction `tx`: a credit that must commit or roll back with the
+   * caller's other writes (the starting balance of an account made in that transaction). A ref used
+   * before throws its unique violation, which rolls the caller's transaction back.
+   */
+  async adjustInTx(tx: Tx, userId: number, ref: string, amount: number, kind: 'topup' | 'adjust' = 'topup'): Promise<void> {
+    const p: Payer = { userId, keyId: null, unlimitedKey: true };
+    await this.driveAsync(tx, adjustOps(p, ref, kind, toUnits(amount)));
+  }
+
+  /**
    * Redeems redemption code `codeId` for `userId`: marks it used (only if it is enabled and not
    * expired at `now`) and credits its `amount` as a `topup` row with ref `ref`, in one transaction.
    * False when the code could not be claimed (used, disabled or expired meanwhile): nothing moved.
