@@ -204,6 +204,31 @@ test('webhook: a bad signature is 400 and credits nothing; a paid session delive
   assert.equal(await balance(alice.id), before0 + 1_500_000);
 });
 
+test('checkouts are throttled per user: past TopupCheckoutLimit a 429 with Retry-After, nothing sent to Stripe, no payment row', async () => {
+  await root.ok('PUT', '/api/option', { key: 'TopupCheckoutLimit', value: '3' });
+  try {
+    const flood = await newUser('flooder');
+    const other = await newUser('patient');
+    const sentBefore = fake.created.length;
+    for (let i = 0; i < 3; i++) await flood.client.ok('POST', '/api/user/stripe/pay', { amount: 1 });
+    const res = await fetch(`${gw.url}/api/user/stripe/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${flood.client.token}` },
+      body: JSON.stringify({ amount: 1 }),
+    });
+    assert.equal(res.status, 429, await res.clone().text());
+    const retry = Number(res.headers.get('retry-after'));
+    assert.ok(retry >= 1 && retry <= 3600, String(retry));
+    assert.match(((await res.json()) as { message: string }).message, /too many checkouts/);
+    assert.equal(fake.created.length - sentBefore, 3, 'the refused checkout never reached Stripe');
+    assert.equal((await flood.client.ok('GET', '/api/user/payments')).total, 3);
+    // Counted per user: another user pays as usual.
+    await other.client.ok('POST', '/api/user/stripe/pay', { amount: 1 });
+  } finally {
+    await root.ok('PUT', '/api/option', { key: 'TopupCheckoutLimit', value: '10' });
+  }
+});
+
 test('payments are private: a user sees only their own', async () => {
   const a = await newUser('alice3');
   const b = await newUser('bob3');

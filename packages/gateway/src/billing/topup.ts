@@ -21,15 +21,23 @@ export const topupArea = {
     const o = () => deps.options;
     return {
       codes: new RedemptionCodes(core, ledger, deps.mayCredit),
-      payments: new Payments(core, ledger, () => {
-        const cur = (o().get('TopupCurrency') ?? '').trim().toLowerCase();
-        return {
-          currency: /^[a-z]{3}$/.test(cur) ? cur : 'usd',
-          quotaPerUnit: Math.max(0, o().getNumber('TopupQuotaPerUnit', core.config.quotaPerUsd)),
-          minAmount: Math.max(0, o().getNumber('TopupMinAmount', 1)),
-          maxAmount: Math.max(0, o().getNumber('TopupMaxAmount', 10000)),
-        };
-      }),
+      payments: new Payments(
+        core,
+        ledger,
+        () => {
+          const cur = (o().get('TopupCurrency') ?? '').trim().toLowerCase();
+          return {
+            currency: /^[a-z]{3}$/.test(cur) ? cur : 'usd',
+            quotaPerUnit: Math.max(0, o().getNumber('TopupQuotaPerUnit', core.config.quotaPerUsd)),
+            minAmount: Math.max(0, o().getNumber('TopupMinAmount', 1)),
+            maxAmount: Math.max(0, o().getNumber('TopupMaxAmount', 10000)),
+          };
+        },
+        () => ({
+          limit: Math.max(0, o().getNumber('TopupCheckoutLimit', 10)),
+          windowMs: Math.max(1, o().getNumber('TopupCheckoutWindowSeconds', 3600)) * 1000,
+        }),
+      ),
     };
   },
 };

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
-import { requireUser } from './auth.ts';
+import { refused, requireUser } from './auth.ts';
 import { GatewayError, fail } from '../platform/errors.ts';
 import { LoginThrottle } from '../accounts/throttle.ts';
 import { Reader, fieldError, paging, parseId, type Obj } from '../platform/validate.ts';
@@ -96,11 +96,16 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
 
     // ---- online top-up ----
     api.get('/api/user/topup/info', anyUser, async () => ok(payments.info()));
-    const pay = (provider: string) => async (req: FastifyRequest) => {
+    const pay = (provider: string) => async (req: FastifyRequest, reply: FastifyReply) => {
       const r = Reader.of(req.body).only(['amount', 'payment_method']);
       const amount = r.num('amount', { required: true, min: 0 })!;
       const base = options().get('ServerAddress') || `${req.protocol}://${req.host}`;
-      const started = await payments.start(provider, req.user!.id, amount, base);
+      let started;
+      try {
+        started = await payments.start(provider, req.user!.id, amount, base);
+      } catch (e) {
+        throw refused(e, reply);
+      }
       // `pay_link` as New API names it; `url` too.
       return ok({ ...started, pay_link: started.url }, 'pay at the returned URL');
     };

@@ -198,6 +198,16 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
   },
   TopupMinAmount: { type: 'number', default: '1', doc: 'Smallest online top-up, in TopupCurrency.' },
   TopupMaxAmount: { type: 'number', default: '10000', doc: 'Largest online top-up, in TopupCurrency.' },
+  TopupCheckoutLimit: {
+    type: 'int',
+    default: '10',
+    doc: 'Online checkouts one user may start within TopupCheckoutWindowSeconds; further ones get 429 until the window ends. 0 turns the limit off.',
+  },
+  TopupCheckoutWindowSeconds: {
+    type: 'int',
+    default: '3600',
+    doc: 'Window of TopupCheckoutLimit, starting with the first checkout. Shared by all nodes with Redis.',
+  },
   AlertWebhookUrl: {
     type: 'url',
     default: '',

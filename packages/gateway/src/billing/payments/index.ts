@@ -14,6 +14,7 @@ import type { Core } from '../../core.ts';
 import type { Ledger } from '../ledger.ts';
 import type { PaymentRow } from '../../store/schema-core.ts';
 import { fail } from '../../platform/errors.ts';
+import { WindowCounter } from '../../platform/window-counter.ts';
 import { randomId } from '../../platform/ids.ts';
 import { insertLogs } from '../../logs/writer.ts';
 import { quotaToUsd, type Page } from '../../platform/validate.ts';
@@ -62,15 +63,25 @@ export interface StartedCheckout {
 /** What a webhook delivery did (for the provider's answer and the log). */
 export type WebhookOutcome = 'credited' | 'already_credited' | 'expired' | 'ignored' | 'unknown_payment' | 'mismatch';
 
+/** Checkouts one user may start per window (TopupCheckoutLimit, TopupCheckoutWindowSeconds); limit 0: no limit. */
+export interface CheckoutLimit {
+  limit: number;
+  windowMs: number;
+}
+
 export class Payments {
   readonly providers = new Map<string, PaymentProvider>();
+  /** Checkouts started per user (shared by every node with Redis). */
+  private readonly checkouts: WindowCounter;
 
   constructor(
     private readonly core: Core,
     private readonly ledger: () => Ledger,
     private readonly settings: () => TopupSettings,
+    private readonly checkoutLimit: () => CheckoutLimit = () => ({ limit: 0, windowMs: 0 }),
   ) {
     for (const p of [new StripeProvider(core.config)]) this.providers.set(p.name, p);
+    this.checkouts = new WindowCounter(core, 'checkouts');
   }
 
   private get db() {
@@ -103,6 +114,19 @@ export class Payments {
     };
   }
 
+  /**
+   * Counts a checkout of `userId` (each one is a payment row and a call to the provider); 429
+   * `too_many_attempts` with `retryAfter` seconds past the limit of the window.
+   */
+  private async countCheckout(userId: number): Promise<void> {
+    const { limit, windowMs } = this.checkoutLimit();
+    if (limit <= 0) return;
+    const c = await this.checkouts.add(String(userId), windowMs);
+    if (c.n <= limit) return;
+    const retryAfter = Math.max(1, Math.ceil(c.leftMs / 1000));
+    throw Object.assign(fail('too_many_attempts', `too many checkouts started: try again in ${retryAfter} s`), { retryAfter });
+  }
+
   /** Starts a checkout of `amount` (units of the configured currency) for `userId`; returns where to pay. */
   async start(providerName: string, userId: number, amount: number, returnBase: string): Promise<StartedCheckout> {
     const provider = this.provider(providerName);
@@ -123,6 +147,7 @@ export class Payments {
     }
     const quota = Math.round((minor / f) * s.quotaPerUnit);
     if (quota < 1) throw fail('invalid_field', 'amount: buys less than one quota unit', { details: { field: 'amount' } });
+    await this.countCheckout(userId);
     const tradeNo = `pay_${randomId(24)}`;
     const now = Date.now();
     await this.db
