@@ -149,3 +149,63 @@ test('with Redis, two nodes send one conversation to the same channel', async ()
     await n1.stop();
   }
 });
+
+test("a conversation sticks to one key of a multi-key channel (the vendor's prompt cache is per key); unnamed calls spread over the keys", async () => {
+  const up = await startFakeOpenAI();
+  const keys = ['sk-aff-key-0', 'sk-aff-key-1', 'sk-aff-key-2', 'sk-aff-key-3'];
+  const db = await createTestDatabase();
+  const env = { REDIS_URL, RELAY_PROBE_INTERVAL_SECONDS: '3600' };
+  const n1 = await startTestGateway({ db, env });
+  let n2: TestGateway | null = null;
+  try {
+    await createChannel(n1, { baseUrl: up.url, models: ['aff-keys'], keys });
+    await setPrice(n1, 'aff-keys', { input: 1, output: 1 });
+    const c = await createCaller(n1, { quota: 100_000_000 });
+    const usedKey = () => String(up.requests.at(-1)!.headers.authorization).replace(/^Bearer /, '');
+    const one = new OpenAI({ apiKey: c.key, baseURL: `${n1.url}/v1`, maxRetries: 0 });
+    for (const conv of ['keys-1', 'keys-2', 'keys-3']) {
+      const seen = new Set<string>();
+      for (let i = 0; i < 12; i++) {
+        await one.chat.completions.create({ model: 'aff-keys', messages: [{ role: 'user', content: `t${i}` }], prompt_cache_key: conv });
+        seen.add(usedKey());
+      }
+      assert.equal(seen.size, 1, `${conv} used ${[...seen].join(', ')}`);
+    }
+    const withSession = new OpenAI({ apiKey: c.key, baseURL: `${n1.url}/v1`, maxRetries: 0, defaultHeaders: { session_id: 'keys-sess' } });
+    const bySession = new Set<string>();
+    for (let i = 0; i < 12; i++) {
+      await withSession.chat.completions.create({ model: 'aff-keys', messages: [{ role: 'user', content: 'x' }] });
+      bySession.add(usedKey());
+    }
+    assert.equal(bySession.size, 1, `session_id used ${[...bySession].join(', ')}`);
+    // Without a conversation name 40 calls use more than one key (1 in 4^39 that they do not).
+    const spread = new Set<string>();
+    for (let i = 0; i < 40; i++) {
+      await one.chat.completions.create({ model: 'aff-keys', messages: [{ role: 'user', content: 'x' }] });
+      spread.add(usedKey());
+    }
+    assert.ok(spread.size > 1, 'unnamed calls spread over the keys');
+
+    // Two nodes with Redis pin the same key: turns alternate nodes.
+    n2 = await startTestGateway({ db, env });
+    await waitFor(() => n2!.services.relay.channels.candidates('default', 'aff-keys').length === 1, 5000, 'the channel on node 2');
+    await waitFor(() => n2!.services.accounts.keys.size > 0, 5000, 'the key on node 2');
+    const clients = [n1, n2].map((n) => new OpenAI({ apiKey: c.key, baseURL: `${n.url}/v1`, maxRetries: 0 }));
+    for (let k = 0; k < 4; k++) {
+      const seen = new Set<string>();
+      for (let i = 0; i < 6; i++) {
+        await clients[i % 2].chat.completions.create({
+          model: 'aff-keys',
+          messages: [{ role: 'user', content: 'x' }],
+          prompt_cache_key: `keys-shared-${k}`,
+        });
+        seen.add(usedKey());
+      }
+      assert.equal(seen.size, 1, `conversation ${k} used ${[...seen].join(', ')} across two nodes`);
+    }
+  } finally {
+    await n2?.stop({ keepDb: true });
+    await n1.stop();
+    await up.close();
+  }
+});

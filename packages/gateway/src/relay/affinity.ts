@@ -1,18 +1,33 @@
 /**
- * Session affinity: the calls of one conversation go to the channel and key that served it last, so
- * the vendor's prompt cache hits. A conversation is named by what the caller sends — OpenAI's
- * `prompt_cache_key`, a `session_id` / `session-id` header, Anthropic's `metadata.user_id` (Claude
- * Code puts its session there) — per user and model. An entry lives `RELAY_AFFINITY_TTL_SECONDS`
- * after its last use, is dropped when its channel fails, and is skipped when the channel or key is
- * disabled or cooling down. With Redis the entries are shared by every node; without it each node
- * keeps its own. Keys are hashes: no caller text is stored.
+ * Session affinity: the calls of one conversation go to the channel and the upstream key that served
+ * it last, so the vendor's prompt cache hits (vendors keep a cache per key, so the key matters as much
+ * as the channel). A conversation is named by what the caller sends — OpenAI's `prompt_cache_key`, a
+ * `session_id` / `session-id` header, Anthropic's `metadata.user_id` (Claude Code puts its session
+ * there) — per user and model. Its record is an AffinityRecord (channel id and key index); an entry
+ * lives `RELAY_AFFINITY_TTL_SECONDS` after its last use, is dropped when its channel fails, and is
+ * skipped when the channel or key is disabled or cooling down. With Redis the entries are shared by
+ * every node; without it each node keeps its own. Keys are hashes: no caller text is stored.
+ *
+ * It applies whenever a call has a choice: several channels, or one channel with several keys.
  */
 import { createHash } from 'node:crypto';
 import type { Core } from '../core.ts';
 
-export interface Sticky {
-  channel: number;
+/** Where a conversation was served: the channel and the index of the upstream key in its key list. */
+export interface AffinityRecord {
+  channelId: number;
   keyIndex: number;
+}
+
+/** The record as stored (Redis value): `<channel id>:<key index>`. */
+export function formatAffinity(r: AffinityRecord): string {
+  return `${r.channelId}:${r.keyIndex}`;
+}
+
+/** A stored record read back; null when it is not one. */
+export function parseAffinity(v: string | null | undefined): AffinityRecord | null {
+  const m = v ? /^(\d+):(\d+)$/.exec(v) : null;
+  return m ? { channelId: Number(m[1]), keyIndex: Number(m[2]) } : null;
 }
 
 const MAX_LOCAL = 100_000;
@@ -31,7 +46,7 @@ export function affinityKey(userId: number, model: string, body: Record<string, 
 }
 
 export class Affinity {
-  private local = new Map<string, Sticky & { exp: number }>();
+  private local = new Map<string, { value: string; exp: number }>();
 
   constructor(
     private readonly core: Core,
@@ -44,34 +59,31 @@ export class Affinity {
   }
 
   /** The channel and key that served the conversation `k`, if it is still remembered. */
-  async get(k: string): Promise<Sticky | null> {
+  async get(k: string): Promise<AffinityRecord | null> {
     const rk = this.redisKey(k);
     if (!rk) {
       const hit = this.local.get(k);
-      return hit && hit.exp > Date.now() ? { channel: hit.channel, keyIndex: hit.keyIndex } : null;
+      return hit && hit.exp > Date.now() ? parseAffinity(hit.value) : null;
     }
     // With Redis every node reads the one shared entry (a move made by another node is seen at once).
     try {
-      const v = await this.core.redis!.get(rk);
-      if (!v) return null;
-      const [c, i] = v.split(':').map(Number);
-      return Number.isInteger(c) && Number.isInteger(i) ? { channel: c, keyIndex: i } : null;
+      return parseAffinity(await this.core.redis!.get(rk));
     } catch {
       return null;
     }
   }
 
-  /** Remembers (or refreshes) that `s` served the conversation `k`. */
-  set(k: string, s: Sticky): void {
+  /** Remembers (or refreshes) that `r` served the conversation `k`. */
+  set(k: string, r: AffinityRecord): void {
     const rk = this.redisKey(k);
     if (rk) {
-      this.core.redis!.set(rk, `${s.channel}:${s.keyIndex}`, 'PX', this.ttlMs).catch(() => {
+      this.core.redis!.set(rk, formatAffinity(r), 'PX', this.ttlMs).catch(() => {
         /* a lost write only costs a cache miss */
       });
       return;
     }
     if (this.local.size >= MAX_LOCAL && !this.local.has(k)) this.local.delete(this.local.keys().next().value as string);
-    this.local.set(k, { ...s, exp: Date.now() + this.ttlMs });
+    this.local.set(k, { value: formatAffinity(r), exp: Date.now() + this.ttlMs });
   }
 
   /** Forgets the conversation `k` (its channel failed). */

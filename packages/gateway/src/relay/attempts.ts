@@ -6,7 +6,7 @@
  */
 import { echo, GatewayError, fail } from '../platform/errors.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
-import type { Sticky } from './affinity.ts';
+import type { AffinityRecord } from './affinity.ts';
 import type { RelayPolicy } from './policy.ts';
 import { networkMessage } from './upstream.ts';
 import { inSpan, SpanKind, spanError, tracer, type Span } from '../platform/tracing.ts';
@@ -22,7 +22,7 @@ export interface AttemptCallInfo {
   group: string;
   res: { end(body: string): void };
   /** Session affinity (relay/affinity.ts): the channel and key to try first, and what to tell when it served or failed. */
-  affinity?: { prefer: Sticky | null; served(s: Sticky): void; failed(): void } | null;
+  affinity?: { prefer: AffinityRecord | null; served(r: AffinityRecord): void; failed(): void } | null;
 }
 
 /** What the loop needs of one call. */
@@ -114,7 +114,7 @@ async function attemptLoop<C extends AttemptCall>(
   for (let i = 0; i < maxAttempts; i++) {
     const prefer = i === 0 ? call.affinity?.prefer : null;
     const pick =
-      (prefer && d.channels.pickPreferred(candidates, prefer.channel, prefer.keyIndex)) || d.channels.pick(candidates, tried, failedKeys);
+      (prefer && d.channels.pickPreferred(candidates, prefer.channelId, prefer.keyIndex)) || d.channels.pick(candidates, tried, failedKeys);
     if (!pick) break;
     const { channel: ch, keyIndex } = pick;
     tried.add(ch.id);
@@ -130,11 +130,11 @@ async function attemptLoop<C extends AttemptCall>(
     if (r.kind === 'done') {
       span?.setAttributes({ 'gatehouse.channel.id': ch.id, 'gatehouse.attempts': i + 1 });
       d.policy.succeeded(ch.id, keyIndex);
-      call.affinity?.served({ channel: ch.id, keyIndex });
+      call.affinity?.served({ channelId: ch.id, keyIndex });
       return;
     }
     ctx.attempts.push({ channel: ch.id, status: r.status, error: r.message });
-    if (r.kind === 'retry' && prefer && prefer.channel === ch.id) call.affinity?.failed();
+    if (r.kind === 'retry' && prefer && prefer.channelId === ch.id) call.affinity?.failed();
     hooks.logError(ctx, ch, r.status, r.message, i + 1);
     if (r.kind === 'client_error') {
       await hooks.refund(ctx);

@@ -219,13 +219,16 @@ export class Pipeline<C extends PipelineCall> {
     throw refused;
   }
 
-  /** The attempt loop, first on the channel the caller's conversation sticks to (only when there is a choice). */
+  /**
+   * The attempt loop, first on the channel and key the caller's conversation sticks to (only when there
+   * is a choice: several channels, or one with several keys).
+   */
   private attempts(ctx: C, candidates: RuntimeChannel[]): Promise<void> {
     const { call } = ctx;
     const info: AttemptCallInfo = { model: ctx.model, group: call.principal.group, res: call.client.res };
     const aff = this.d.affinity;
     const k =
-      aff && candidates.length > 1 && this.f.sticky(ctx)
+      aff && (candidates.length > 1 || (candidates.length === 1 && candidates[0].keys.length > 1)) && this.f.sticky(ctx)
         ? affinityKey(call.principal.userId, ctx.model, call.body, call.vendorHeaders)
         : null;
     if (!k) return runAttempts(this.d, ctx, candidates, this.hooks, info);
