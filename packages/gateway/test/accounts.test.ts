@@ -30,7 +30,11 @@ test('root logs in with a session cookie, gets an access token, logs out', async
     const tampered = await fetch(`${gw.url}/api/user/self`, { headers: { cookie: cookie.slice(0, -2) + 'xx' } });
     assert.equal(tampered.status, 401);
 
-    const tok = await fetch(`${gw.url}/api/user/token`, { method: 'POST', headers: { cookie } });
+    const tok = await fetch(`${gw.url}/api/user/token`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ password: TEST_ROOT_PASSWORD }),
+    });
     const token = ((await tok.json()) as { data: { access_token: string } }).data.access_token;
     const viaToken = await fetch(`${gw.url}/api/user/self`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(viaToken.status, 200);

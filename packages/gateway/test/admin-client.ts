@@ -22,7 +22,12 @@ export class AdminClient {
     });
     assert.equal(res.status, 200, `login of ${username} failed: ${await res.clone().text()}`);
     const cookie = res.headers.get('set-cookie')!.split(';')[0];
-    const tok = await fetch(`${url}/api/user/token`, { method: 'POST', headers: { cookie } });
+    // A new access token is confirmed with the password (docs/two-factor.md#confirming-sensitive-changes).
+    const tok = await fetch(`${url}/api/user/token`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ password }),
+    });
     const token = ((await tok.json()) as { data: { access_token: string } }).data.access_token;
     return new AdminClient(url, token);
   }

@@ -188,7 +188,7 @@ test(
       for (const env of envs) assert.equal((await cli(['user', 'list'], env)).code, 0);
       // A personal access token issued meanwhile (the console's) ends no command-line session either.
       const root = await AdminClient.login(gw.url);
-      await root.ok('POST', '/api/user/token');
+      await root.ok('POST', '/api/user/token', { password: TEST_ROOT_PASSWORD });
       assert.equal((await cli(['user', 'list'], envs[0])).code, 0);
 
       const out = await cli(['logout'], envs[0]);

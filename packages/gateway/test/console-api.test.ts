@@ -462,7 +462,13 @@ test('account: own balance, password change revokes other sessions and the acces
     const s1 = await session(gw.url, 'ann', 'ann-password');
     const s2 = await session(gw.url, 'ann', 'ann-password');
     const tok = (
-      (await (await fetch(`${gw.url}/api/user/token`, { method: 'POST', headers: { cookie: s2.cookie } })).json()) as {
+      (await (
+        await fetch(`${gw.url}/api/user/token`, {
+          method: 'POST',
+          headers: { cookie: s2.cookie, 'content-type': 'application/json' },
+          body: JSON.stringify({ password: 'ann-password' }),
+        })
+      ).json()) as {
         data: { access_token: string };
       }
     ).data.access_token;

@@ -385,7 +385,11 @@ test('a new password ends access tokens and sessions; logout is POST only; /api 
       body: JSON.stringify({ username: 'pat-user', password: 'first-password-1' }),
     });
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
-    const issued = await fetch(`${gw.url}/api/user/token`, { method: 'POST', headers: { cookie } });
+    const issued = await fetch(`${gw.url}/api/user/token`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ password: 'first-password-1' }),
+    });
     const token = ((await issued.json()) as { data: { access_token: string } }).data.access_token;
     const self = (h: Record<string, string>) => fetch(`${gw.url}/api/user/self`, { headers: h });
     assert.equal((await self({ authorization: `Bearer ${token}` })).status, 200);

@@ -190,7 +190,9 @@ test('e-mail verification: the link in the mail verifies the address and credits
     assert.deepEqual(me.data, { email: 'verifier@example.com', verified: true });
     const already = await post('/api/user/self/email', {}, nextAddress(), { cookie });
     assert.equal(already.status, 409);
-    const changed = await post('/api/user/self/email', { email: 'verifier2@example.com' }, nextAddress(), { cookie });
+    const changed = await post('/api/user/self/email', { email: 'verifier2@example.com', password: 'verifier-password' }, nextAddress(), {
+      cookie,
+    });
     assert.equal(changed.status, 200, JSON.stringify(changed.body));
     const second = await linkTo('verifier2@example.com', 'verify-email');
     const v2 = await post('/api/user/email/verify', { token: second.token });

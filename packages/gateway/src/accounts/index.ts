@@ -9,6 +9,8 @@ import { RequestLimiter } from './request-limit.ts';
 import { TwoFactor } from './two-factor.ts';
 import { Passkeys } from './passkeys.ts';
 import { RateLimiter } from './rate-limits.ts';
+import { LoginThrottle } from './throttle.ts';
+import { Reauth } from './reauth.ts';
 
 export interface Accounts {
   keys: KeyCache;
@@ -20,6 +22,10 @@ export interface Accounts {
   passkeys: Passkeys;
   /** Requests, tokens and calls in flight per key, user and model (accounts/rate-limits.ts). */
   rateLimits: RateLimiter;
+  /** Failed logins per client address (LoginAttemptLimit): passwords, second-factor codes, confirmations. */
+  loginThrottle: LoginThrottle;
+  /** Confirming a sensitive change with the password or a second factor (accounts/reauth.ts). */
+  reauth: Reauth;
 }
 
 export const accountsArea = {
@@ -30,13 +36,20 @@ export const accountsArea = {
     const twoFactor = new TwoFactor(core);
     const rateLimits = new RateLimiter(core, options);
     core.onClose(() => rateLimits.close());
+    const passkeys = new Passkeys(core, twoFactor);
+    const loginThrottle = new LoginThrottle(core, () => ({
+      limit: options.getNumber('LoginAttemptLimit', 10),
+      windowMs: options.getNumber('LoginAttemptWindowSeconds', 600) * 1000,
+    }));
     const accounts: Accounts = {
       users,
       keys,
       limiter: new RequestLimiter(core, options),
       twoFactor,
-      passkeys: new Passkeys(core, twoFactor),
+      passkeys,
       rateLimits,
+      loginThrottle,
+      reauth: new Reauth(core, users, twoFactor, passkeys, loginThrottle),
     };
     const root = await users.ensureRoot();
     if (root.created) {

@@ -16,7 +16,8 @@ import { GatewayError, fail } from '../platform/errors.ts';
 import type { TwoFactor } from './two-factor.ts';
 import { PasskeyStore } from './passkey-store.ts';
 
-export type AssertionPurpose = 'passkey_login' | 'passkey_2fa';
+/** A login without a password, the second factor of a pending login, or confirming a sensitive change (accounts/reauth.ts). */
+export type AssertionPurpose = 'passkey_login' | 'passkey_2fa' | 'passkey_reauth';
 
 export interface PasskeyView {
   id: number;

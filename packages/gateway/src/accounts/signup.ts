@@ -180,7 +180,16 @@ export class Signup {
     return { id, username, email, verification_sent: sent, credited };
   }
 
-  /** Sets (or keeps) the caller's address and mails a new verification link to it. */
+  /** Whether setting `emailInput` would give the caller another address (a new one, or one where it had none). */
+  async changesAddress(userId: number, emailInput: unknown): Promise<boolean> {
+    const cur = await new UserStore(this.core.h).emailOf(userId);
+    return !cur || (emailInput !== undefined && emailInput !== null && emailInput !== '' && emailAddress(emailInput) !== cur.email);
+  }
+
+  /**
+   * Sets (or keeps) the caller's address and mails a new verification link to it; a changed address
+   * is also told to the old one (the route has confirmed the change: accounts/reauth.ts).
+   */
   async requestVerification(userId: number, emailInput: unknown): Promise<{ email: string }> {
     this.assertMail();
     const store = new UserStore(this.core.h);
@@ -202,7 +211,21 @@ export class Signup {
       throw e;
     }
     await this.queueLink(userId, 'verify', email);
+    if (cur && cur.email !== email) this.track(this.sendChangeNotice(userId, cur.email, email), 'address change notice');
     return { email };
+  }
+
+  /** Tells the old address that the account's address is being changed (so a takeover does not go unnoticed). */
+  private async sendChangeNotice(userId: number, oldEmail: string, newEmail: string): Promise<void> {
+    const user = await new UserStore(this.core.h).byId(userId);
+    await mailer(this.core).send({
+      to: oldEmail,
+      subject: '[Gatehouse] Your e-mail address is being changed',
+      text:
+        `Hello ${user?.username ?? ''},\n\nthe e-mail address of your Gatehouse account is being changed from this one to ${newEmail}; ` +
+        `a verification link was sent there, and password reset links will go there once it is verified.\n\n` +
+        `If you did not ask for this, log in now, change your password and set your address back, or ask an administrator for help.\n`,
+    });
   }
 
   /** The caller's address and whether it is verified (null: none). */

@@ -683,10 +683,10 @@ export class Sso {
       const username = i === 0 ? base : i < 10 ? `${base}-${i + 1}` : `${base}-${randomBytes(3).toString('hex')}`;
       if ((await new UserStore(this.core.h).idByName(username)) !== null) continue;
       try {
-        // No password is known: a random one nobody has; the person signs in with the provider.
+        // No password: the person signs in with the provider (and may set one later, accounts/reauth.ts).
         return await this.users.create({
           username,
-          password: randomBytes(24).toString('base64url'),
+          password: null,
           displayName: (p.displayName ?? username).slice(0, 64),
           group: row.default_group,
         });

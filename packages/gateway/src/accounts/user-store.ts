@@ -122,7 +122,7 @@ export class UserStore {
   }
 
   sessionByHash(idHash: string) {
-    return this.db.selectFrom('sessions').select(['user_id', 'expires_at']).where('id_hash', '=', idHash).executeTakeFirst();
+    return this.db.selectFrom('sessions').select(['user_id', 'expires_at', 'created_at']).where('id_hash', '=', idHash).executeTakeFirst();
   }
 
   async removeSession(idHash: string): Promise<void> {

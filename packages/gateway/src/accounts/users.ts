@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Core } from '../core.ts';
 import { hashPassword, hmacB64Url, safeEqual, sha256Hex, verifyPassword } from '../platform/crypto.ts';
 import { fail } from '../platform/errors.ts';
-import { withTx } from '../store/db.ts';
+import { withTx, type DbOrTx } from '../store/db.ts';
 import { UserStore } from './user-store.ts';
 import type { Role, UserPrincipal } from './types.ts';
 import { KEYS_REVISION } from './keys.ts';
@@ -20,7 +20,8 @@ const ROLES: Role[] = ['user', 'admin', 'root'];
 
 export interface NewUser {
   username: string;
-  password: string;
+  /** null: an account without a password (made by single sign-on); it signs in with its provider. */
+  password: string | null;
   role?: Role;
   group?: string;
   quota?: number;
@@ -46,6 +47,9 @@ export function validateRole(r: unknown): Role {
   return r as Role;
 }
 
+/** The password hash of an account without a password: no password verifies against it. */
+export const NO_PASSWORD = '';
+
 let dummy: Promise<string> | null = null;
 /** A hash no password matches in practice, made once, for logins with an unknown name. */
 const dummyHash = () => (dummy ??= hashPassword(randomBytes(24).toString('base64url')));
@@ -61,7 +65,7 @@ export class Users {
     const now = Date.now();
     const id = await this.store.insert({
       username: validateUsername(u.username),
-      password_hash: await hashPassword(validatePassword(u.password)),
+      password_hash: u.password === null ? NO_PASSWORD : await hashPassword(validatePassword(u.password)),
       display_name: u.displayName ?? u.username,
       role: validateRole(u.role ?? 'user'),
       group_name: u.group ?? 'default',
@@ -103,8 +107,9 @@ export class Users {
    */
   async checkPassword(username: string, password: string): Promise<UserPrincipal> {
     const row = await this.store.byName(String(username));
-    // An unknown name costs the same hash as a known one, so timing does not tell which names exist.
-    const ok = await verifyPassword(String(password), row ? row.password_hash : await dummyHash());
+    // An unknown name (or an account without a password) costs the same hash as a known one, so timing
+    // does not tell which names exist.
+    const ok = await verifyPassword(String(password), row && row.password_hash !== NO_PASSWORD ? row.password_hash : await dummyHash());
     if (!row || !ok || Number(row.status) !== 1) throw fail('invalid_credentials');
     return toPrincipal(row);
   }
@@ -178,38 +183,52 @@ export class Users {
     return token;
   }
 
+  /** Whether the account has a password (accounts made by single sign-on have none until one is set). */
+  async hasPassword(userId: number): Promise<boolean> {
+    const row = await this.store.byId(userId);
+    return !!row && row.password_hash !== NO_PASSWORD;
+  }
+
+  /** When the console session of `cookie` was opened (null: no valid session). */
+  async sessionCreatedAt(cookie: string | undefined): Promise<number | null> {
+    const token = this.verifyCookie(cookie);
+    if (!token) return null;
+    const s = await this.store.sessionByHash(sha256Hex(token));
+    return s && Number(s.expires_at) > Date.now() ? Number(s.created_at) : null;
+  }
+
   /**
-   * Changes a user's own password after checking the current one. Every other login session and the
-   * personal access token are revoked; the session `keepCookie` (the caller's) stays. Wrong current
-   * password: 400 on `old_password` (not 401: the caller is logged in).
+   * Sets a user's own password; the caller has confirmed the change (accounts/reauth.ts). Every other
+   * login session (command-line ones included) and the personal access token are revoked; the
+   * caller's console session `keepCookie` stays.
    */
-  async changeOwnPassword(
-    userId: number,
-    oldPassword: string,
-    newPassword: string,
-    keepCookie?: string,
-  ): Promise<{ keptSession: boolean }> {
-    const store = this.store;
-    const row = await store.byId(userId);
-    if (!row || !(await verifyPassword(String(oldPassword), row.password_hash))) {
-      throw fail('wrong_password', 'old_password: is not the current password', { details: { field: 'old_password' } });
-    }
+  async setOwnPassword(userId: number, newPassword: unknown, keepCookie: string | undefined, oldPassword?: unknown): Promise<void> {
     if (typeof newPassword !== 'string' || newPassword.length < 8 || newPassword.length > 256) {
       throw fail('invalid_password', 'new_password: must be 8-256 characters', { details: { field: 'new_password' } });
     }
     if (newPassword === oldPassword)
-      throw fail('invalid_password', 'new_password: must differ from the current password', {
-        details: {
-          field: 'new_password',
-        },
-      });
+      throw fail('invalid_password', 'new_password: must differ from the current password', { details: { field: 'new_password' } });
     const hash = await hashPassword(newPassword);
-    const keep = this.verifyCookie(keepCookie);
     await withTx(this.core.h, async (tx) => {
-      await store.update(userId, { password_hash: hash, access_token_hash: null, updated_at: Date.now() }, tx);
-      await store.removeSessionsOf(userId, tx, keep ? sha256Hex(keep) : undefined);
+      await this.store.update(userId, { password_hash: hash, updated_at: Date.now() }, tx);
+      await this.revokeOthers(userId, keepCookie, tx);
     });
-    return { keptSession: keep !== null };
+  }
+
+  /**
+   * Ends every way into the account that was opened before now but the caller's console session
+   * `keepCookie`: the personal access token and every other session, console and command line. After a
+   * new password, and when a second factor is turned on (credentials issued without it should not
+   * outlive it).
+   */
+  async revokeOtherCredentials(userId: number, keepCookie: string | undefined): Promise<void> {
+    await withTx(this.core.h, (tx) => this.revokeOthers(userId, keepCookie, tx));
+  }
+
+  private async revokeOthers(userId: number, keepCookie: string | undefined, tx: DbOrTx): Promise<void> {
+    const keep = this.verifyCookie(keepCookie);
+    await this.store.update(userId, { access_token_hash: null, updated_at: Date.now() }, tx);
+    await this.store.removeSessionsOf(userId, tx, keep ? sha256Hex(keep) : undefined);
   }
 
   async purgeExpiredSessions(): Promise<void> {

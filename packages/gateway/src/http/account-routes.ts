@@ -7,19 +7,16 @@ import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { SESSION_COOKIE } from '../accounts/users.ts';
+import { REAUTH_FIELDS } from '../accounts/reauth.ts';
 import { GatewayError, fail } from '../platform/errors.ts';
-import { LoginThrottle } from '../accounts/throttle.ts';
 import { Reader, fieldError } from '../platform/validate.ts';
+import { confirm, keepOf } from './reauth.ts';
 import { groupModelPrices } from '../admin/model-prices.ts';
 import { afterFirstFactor } from './login-step.ts';
 import { twoFactorRoutes } from './two-factor-routes.ts';
 
 export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const { users } = deps.services.accounts;
-  const throttle = new LoginThrottle(deps.core, () => {
-    const o = deps.services.admin.options;
-    return { limit: o.getNumber('LoginAttemptLimit', 10), windowMs: o.getNumber('LoginAttemptWindowSeconds', 600) * 1000 };
-  });
+  const { users, loginThrottle: throttle } = deps.services.accounts;
   await app.register(async (api) => {
     api.setErrorHandler(familyErrorHandler('admin'));
     await twoFactorRoutes(api, deps, throttle);
@@ -61,26 +58,19 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
     api.get('/api/user/self', { onRequest: requireUser(deps) }, async (req) => ({
       success: true,
       message: '',
-      data: await deps.services.admin.users.get(req.user!.id),
+      data: {
+        ...(await deps.services.admin.users.get(req.user!.id)),
+        // How this account confirms a sensitive change (docs/two-factor.md#confirming-sensitive-changes).
+        reauth: await deps.services.accounts.reauth.method(req.user!.id),
+      },
     }));
 
     api.put('/api/user/self/password', { onRequest: requireUser(deps) }, async (req, reply) => {
       // Passwords as sent (not trimmed: spaces are part of a password).
-      const { old_password: oldPassword, new_password: newPassword } = Reader.of(req.body).only(['old_password', 'new_password']).obj;
-      if (typeof oldPassword !== 'string' || oldPassword === '') throw fieldError('old_password', 'is required');
-      if (typeof newPassword !== 'string') throw fieldError('new_password', 'is required');
-      // A wrong current password counts as a failed login of the address.
-      const wait = await throttle.blockedFor(req.ip);
-      if (wait > 0) {
-        reply.header('retry-after', String(wait));
-        throw fail('too_many_attempts', `too many failed logins from this address: try again in ${wait} s`);
-      }
-      try {
-        await users.changeOwnPassword(req.user!.id, oldPassword, newPassword, req.cookies?.[SESSION_COOKIE]);
-      } catch (e) {
-        if (e instanceof GatewayError && e.code === 'wrong_password') await throttle.failed(req.ip);
-        throw e;
-      }
+      const b = Reader.of(req.body).only(['old_password', 'new_password', 'code', 'assertion']).obj;
+      if (typeof b.new_password !== 'string') throw fieldError('new_password', 'is required');
+      await confirm(deps, req, reply, b, { passwordField: 'old_password' });
+      await users.setOwnPassword(req.user!.id, b.new_password, keepOf(req), b.old_password);
       return { success: true, message: 'password changed: other sessions and the personal access token were revoked', data: null };
     });
 
@@ -96,7 +86,10 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
       return { success: true, message: 'shown once: store it now', data: { token: s.token, expires_at: s.expiresAt } };
     });
 
-    api.post('/api/user/token', { onRequest: requireUser(deps) }, async (req) => {
+    // A new token replaces the old one: confirmed like every change that could keep a thief in.
+    api.post('/api/user/token', { onRequest: requireUser(deps), bodyLimit: 64 * 1024 }, async (req, reply) => {
+      const b = Reader.of(req.body ?? {}).only(REAUTH_FIELDS).obj;
+      await confirm(deps, req, reply, b);
       const token = await users.issueAccessToken(req.user!.id);
       return { success: true, message: 'shown once: store it now', data: { access_token: token } };
     });

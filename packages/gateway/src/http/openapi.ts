@@ -407,9 +407,30 @@ const schemas: Record<string, Schema> = {
   ),
   GroupRatio: obj({ group: str(), ratio: num() }, ['group', 'ratio']),
   PasswordChange: obj(
-    { old_password: str('the current password'), new_password: str('8-256 characters, not the current one') },
-    ['old_password', 'new_password'],
+    {
+      old_password: str('the current password (an account without one confirms with code or assertion instead)'),
+      new_password: str('8-256 characters, not the current one'),
+      code: str('an account without a password: a code of its authenticator app, or a recovery code'),
+      assertion: { type: 'object', additionalProperties: true, description: 'an account without a password: a passkey assertion' },
+    },
+    ['new_password'],
     { additionalProperties: false },
+  ),
+  Reauth: obj(
+    {
+      password: str('the current password (accounts that have one)'),
+      code: str('accounts without a password: a code of the authenticator app, or a recovery code'),
+      assertion: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'accounts without a password: a passkey assertion (options from POST /api/user/reauth/passkey-options)',
+      },
+    },
+    [],
+    {
+      description:
+        'Confirms a sensitive change (docs/two-factor.md#confirming-sensitive-changes): 403 reauth_required without it, 400 when it is wrong (counted as a failed login)',
+    },
   ),
   GroupModelPrice: obj(
     {
@@ -1110,7 +1131,16 @@ function signupPaths(): Record<string, Record<string, Schema>> {
         'Set your e-mail address (or keep it when omitted) and mail a verification link to it',
         envelope(obj({ email: str(), verified: bool() }, ['email', 'verified'])),
         {
-          body: obj({ email: str() }, [], { additionalProperties: false }),
+          body: obj(
+            {
+              email: str('a bare address (name@example.com); kept in lower case'),
+              password: str('confirms a new address (Reauth); not needed to mail the link again to the same one'),
+              code: str(),
+              assertion: { type: 'object', additionalProperties: true },
+            },
+            [],
+            { additionalProperties: false },
+          ),
           extra: {
             ...conflict(ref('AdminError'), 'the address is already verified, or belongs to another account'),
             ...throttled,
@@ -1318,7 +1348,16 @@ function twoFactorPaths(admin: string): Record<string, Record<string, Schema>> {
       ),
     },
     '/api/user/2fa/disable': {
-      post: op('account', 'Turn the authenticator app off (needs a current or recovery code)', envelope({ type: 'null' }), { body: code }),
+      post: op(
+        'account',
+        'Turn the authenticator app off (needs a current or recovery code, and the password of an account that has one)',
+        envelope({ type: 'null' }),
+        {
+          body: obj({ code: str('6-digit code of the authenticator app, or a recovery code'), password: str('the current password') }, [
+            'code',
+          ]),
+        },
+      ),
     },
     '/api/user/2fa/backup_codes': {
       post: op('account', 'New recovery codes, replacing the old ones (needs a current or recovery code)', envelope(ref('RecoveryCodes')), {
@@ -1339,7 +1378,19 @@ function twoFactorPaths(admin: string): Record<string, Record<string, Schema>> {
         },
       ),
     },
-    '/api/user/passkey/{id}': { delete: op('account', 'Remove one of your passkeys', envelope({ type: 'null' }), { params: [idParam] }) },
+    '/api/user/passkey/{id}': {
+      delete: op('account', 'Remove one of your passkeys (confirmed like every sensitive change)', envelope({ type: 'null' }), {
+        params: [idParam],
+        body: ref('Reauth'),
+      }),
+    },
+    '/api/user/reauth/passkey-options': {
+      post: op(
+        'account',
+        'WebAuthn options of a passkey assertion that confirms a sensitive change (accounts without a password)',
+        envelope(webauthn),
+      ),
+    },
     '/api/user/{id}/2fa': {
       delete: op('users', 'Remove every second factor of a user (a lost device)', envelope({ type: 'null' }), {
         role: admin,
@@ -1363,12 +1414,30 @@ export function buildOpenApi(serverUrl: string): Schema {
     },
     '/api/user/logout': { post: op('account', 'Log out', envelope({ type: 'null' })) },
     '/api/user/self': {
-      get: op('account', 'The logged-in user with balance (quota, quota_usd), used_quota and request_count', envelope(ref('User'))),
+      get: op(
+        'account',
+        'The logged-in user with balance (quota, quota_usd), used_quota and request_count, and how it confirms a sensitive change',
+        envelope({
+          allOf: [
+            ref('User'),
+            obj(
+              {
+                reauth: {
+                  type: 'string',
+                  enum: ['password', 'second_factor', 'recent_sign_in'],
+                  description: 'the current password; a second-factor code or passkey (no password); a sign-in within 10 minutes (neither)',
+                },
+              },
+              ['reauth'],
+            ),
+          ],
+        }),
+      ),
     },
     '/api/user/self/password': {
       put: op(
         'account',
-        'Change your password (the current one is checked); your other sessions and your personal access token are revoked, this session stays. A wrong old_password is a 400, and counts as a failed login of the address',
+        'Change your password (the current one is checked; an account without one confirms with a second factor); your other sessions and your personal access token are revoked, this session stays. A wrong old_password is a 400, and counts as a failed login of the address',
         envelope({ type: 'null' }),
         { body: ref('PasswordChange') },
       ),
@@ -1400,7 +1469,12 @@ export function buildOpenApi(serverUrl: string): Schema {
       ),
     },
     '/api/user/token': {
-      post: op('account', 'Issue a personal access token (shown once) for scripts and the CLI', envelope(obj({ access_token: str() }))),
+      post: op(
+        'account',
+        'Issue a personal access token (shown once) for scripts and the CLI, replacing the old one; confirmed (Reauth)',
+        envelope(obj({ access_token: str() })),
+        { body: ref('Reauth') },
+      ),
     },
     '/api/user': {
       get: op('users', 'List users', page('User'), {

@@ -11,6 +11,8 @@ import { requireUser } from './auth.ts';
 import { fail } from '../platform/errors.ts';
 import { LoginThrottle } from '../accounts/throttle.ts';
 import { Reader } from '../platform/validate.ts';
+import { REAUTH_FIELDS } from '../accounts/reauth.ts';
+import { confirm } from './reauth.ts';
 
 const SMALL = { bodyLimit: 64 * 1024 };
 
@@ -77,11 +79,13 @@ export async function signupRoutes(app: FastifyInstance, deps: AppDeps): Promise
       data: await signup.emailOf(req.user!.id),
     }));
 
+    // A new address is confirmed with the password (resets go there); sending the link again to the same one is not.
     api.post('/api/user/self/email', { ...SMALL, onRequest: requireUser(deps) }, async (req, reply) => {
-      const { email } = Reader.of(req.body ?? {}).only(['email']).obj;
+      const b = Reader.of(req.body ?? {}).only(['email', ...REAUTH_FIELDS]).obj;
       signup.assertMail();
       await attempt(req, reply);
-      const done = await signup.requestVerification(req.user!.id, email);
+      if (await signup.changesAddress(req.user!.id, b.email)) await confirm(deps, req, reply, b);
+      const done = await signup.requestVerification(req.user!.id, b.email);
       return {
         success: true,
         message: 'a verification link was sent to your e-mail address',

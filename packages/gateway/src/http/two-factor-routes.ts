@@ -11,8 +11,11 @@ import type { LoginThrottle } from '../accounts/throttle.ts';
 import { PENDING_LOGIN_COOKIE } from '../accounts/two-factor.ts';
 import { Reader } from '../platform/validate.ts';
 import { openConsoleSession, twoFactorRequiredFor } from './login-step.ts';
+import { REAUTH_FIELDS } from '../accounts/reauth.ts';
+import { confirm, keepOf } from './reauth.ts';
 
 const ok = <T>(data: T, message = '') => ({ success: true, message, data });
+const revokedNote = 'the personal access token and other sessions were ended';
 
 /** `throttle`: the failed-login counter of POST /api/user/login (wrong codes count with wrong passwords). */
 export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throttle: LoginThrottle): Promise<void> {
@@ -106,17 +109,21 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
     ),
   );
 
+  // A second factor turned on ends the access token and every other session: they were issued without it.
   api.post('/api/user/2fa/enable', { onRequest: user, ...small }, async (req, reply) => {
     const { code } = Reader.of(req.body).only(['code']).obj;
     await admit(req, reply);
     const codes = await counted(req, () => twoFactor.enableTotp(req.user!.id, code));
-    return ok({ recovery_codes: codes }, codes.length ? 'recovery codes shown once: store them now' : '');
+    await users.revokeOtherCredentials(req.user!.id, keepOf(req));
+    return ok({ recovery_codes: codes }, codes.length ? 'recovery codes shown once: store them now' : revokedNote);
   });
 
+  // Turning the app off needs a current or recovery code, and the password (docs/two-factor.md).
   api.post('/api/user/2fa/disable', { onRequest: user, ...small }, async (req, reply) => {
-    const { code } = Reader.of(req.body).only(['code']).obj;
+    const b = Reader.of(req.body).only(['code', 'password']).obj;
     await admit(req, reply);
-    await counted(req, () => twoFactor.disableTotp(req.user!.id, code));
+    await confirm(deps, req, reply, b, { codeChecked: true });
+    await counted(req, () => twoFactor.disableTotp(req.user!.id, b.code));
     return ok(null);
   });
 
@@ -138,15 +145,24 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
     if (b.response === undefined) throw fail('invalid_request', 'response is required');
     const passkey = await passkeys.register(req.user!.id, b.response, b.name);
     const codes = await twoFactor.recoveryCodesIfNone(req.user!.id);
-    return ok({ passkey, recovery_codes: codes }, codes.length ? 'recovery codes shown once: store them now' : '');
+    await users.revokeOtherCredentials(req.user!.id, keepOf(req));
+    return ok({ passkey, recovery_codes: codes }, codes.length ? 'recovery codes shown once: store them now' : revokedNote);
   });
 
-  api.delete('/api/user/passkey/:id', { onRequest: user }, async (req) => {
+  // Removing a passkey (perhaps the last second factor) is confirmed like turning the app off.
+  api.delete('/api/user/passkey/:id', { onRequest: user, ...small }, async (req, reply) => {
     const id = Number((req.params as { id: string }).id);
     if (!Number.isInteger(id) || id <= 0) throw fail('not_found', 'no such passkey');
+    const b = Reader.of(req.body ?? {}).only(REAUTH_FIELDS).obj;
+    await confirm(deps, req, reply, b);
     await passkeys.remove(req.user!.id, id);
     return ok(null);
   });
+
+  // The challenge of a passkey that confirms a sensitive change (accounts without a password).
+  api.post('/api/user/reauth/passkey-options', { onRequest: user, ...small }, async (req) =>
+    ok(await passkeys.authenticationOptions('passkey_reauth', req.user!.id)),
+  );
 
   // An admin's reset of another user's second factors (a lost phone).
   api.delete('/api/user/:id/2fa', { onRequest: requireUser(deps, 'admin') }, async (req) => {

@@ -169,6 +169,7 @@ export const ERRORS = {
     types: ['requests', 'tokens', 'concurrency'],
     message: 'rate limit reached for {scope}: try again in {retry_after} s',
   },
+  reauth_required: { status: 403, message: '{field}: this change needs your current password' },
   request_too_large: { status: 413, message: 'request body too large' },
   reserve_closed: { status: 409, message: 'the reserve of this call was already closed' },
   signup_disabled: { status: 403, message: 'sign-up is turned off on this gateway: ask an administrator for an account' },

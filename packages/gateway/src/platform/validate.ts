@@ -49,7 +49,7 @@ export class Reader {
   }
 
   /** Throws when the object has a field not in `allowed`. */
-  only(allowed: string[]): this {
+  only(allowed: readonly string[]): this {
     for (const k of Object.keys(this.obj)) {
       if (!allowed.includes(k)) throw fieldError(this.path(k), `unknown field (allowed: ${allowed.join(', ')})`);
     }

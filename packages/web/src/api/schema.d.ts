@@ -6065,7 +6065,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn the authenticator app off (needs a current or recovery code) */
+        /** Turn the authenticator app off (needs a current or recovery code, and the password of an account that has one) */
         post: {
             parameters: {
                 query?: never;
@@ -6078,6 +6078,8 @@ export interface paths {
                     "application/json": {
                         /** @description 6-digit code of the authenticator app, or a recovery code */
                         code: string;
+                        /** @description the current password */
+                        password?: string;
                     };
                 };
             };
@@ -7027,7 +7029,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove one of your passkeys */
+        /** Remove one of your passkeys (confirmed like every sensitive change) */
         delete: {
             parameters: {
                 query?: never;
@@ -7037,7 +7039,11 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["Reauth"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
@@ -7771,6 +7777,85 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/user/reauth/passkey-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** WebAuthn options of a passkey assertion that confirms a sensitive change (accounts without a password) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description WebAuthn options for @simplewebauthn/browser (startRegistration / startAuthentication) */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user/register": {
         parameters: {
             query?: never;
@@ -7905,7 +7990,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The logged-in user with balance (quota, quota_usd), used_quota and request_count */
+        /** The logged-in user with balance (quota, quota_usd), used_quota and request_count, and how it confirms a sensitive change */
         get: {
             parameters: {
                 query?: never;
@@ -7922,7 +8007,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["User"];
+                            data: components["schemas"]["User"] & {
+                                /**
+                                 * @description the current password; a second-factor code or passkey (no password); a sign-in within 10 minutes (neither)
+                                 * @enum {string}
+                                 */
+                                reauth: "password" | "second_factor" | "recent_sign_in";
+                            };
                             message: string;
                             success: boolean;
                         };
@@ -8197,7 +8288,14 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        assertion?: {
+                            [key: string]: unknown;
+                        };
+                        code?: string;
+                        /** @description a bare address (name@example.com); kept in lower case */
                         email?: string;
+                        /** @description confirms a new address (Reauth); not needed to mail the link again to the same one */
+                        password?: string;
                     };
                 };
             };
@@ -8297,7 +8395,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Change your password (the current one is checked); your other sessions and your personal access token are revoked, this session stays. A wrong old_password is a 400, and counts as a failed login of the address */
+        /** Change your password (the current one is checked; an account without one confirms with a second factor); your other sessions and your personal access token are revoked, this session stays. A wrong old_password is a 400, and counts as a failed login of the address */
         put: {
             parameters: {
                 query?: never;
@@ -8544,7 +8642,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a personal access token (shown once) for scripts and the CLI */
+        /** Issue a personal access token (shown once) for scripts and the CLI, replacing the old one; confirmed (Reauth) */
         post: {
             parameters: {
                 query?: never;
@@ -8552,7 +8650,11 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["Reauth"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
@@ -10071,10 +10173,16 @@ export interface components {
             name: string;
         };
         PasswordChange: {
+            /** @description an account without a password: a passkey assertion */
+            assertion?: {
+                [key: string]: unknown;
+            };
+            /** @description an account without a password: a code of its authenticator app, or a recovery code */
+            code?: string;
             /** @description 8-256 characters, not the current one */
             new_password: string;
-            /** @description the current password */
-            old_password: string;
+            /** @description the current password (an account without one confirms with code or assertion instead) */
+            old_password?: string;
         };
         Payment: {
             /** @description in units of the currency */
@@ -10260,6 +10368,17 @@ export interface components {
             /** @description what failed, without credentials */
             errors?: string[];
             ready: boolean;
+        };
+        /** @description Confirms a sensitive change (docs/two-factor.md#confirming-sensitive-changes): 403 reauth_required without it, 400 when it is wrong (counted as a failed login) */
+        Reauth: {
+            /** @description accounts without a password: a passkey assertion (options from POST /api/user/reauth/passkey-options) */
+            assertion?: {
+                [key: string]: unknown;
+            };
+            /** @description accounts without a password: a code of the authenticator app, or a recovery code */
+            code?: string;
+            /** @description the current password (accounts that have one) */
+            password?: string;
         };
         RecoveryCodes: {
             /** @description shown once; empty when unused ones remain */

@@ -10,7 +10,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { call, client } from '../../api/client';
 import { useSelf } from '../../app/session';
-import { ConfirmButton } from '../../components/ConfirmButton';
+import { ReauthButton, ReauthField, proofOf, useReauthMethod, type ReauthProof } from '../../components/ReauthDialog';
 import { CopyField } from '../../components/CopyField';
 import { DetailList } from '../../components/DetailList';
 import { validators } from '../../components/fields';
@@ -24,17 +24,26 @@ import { SecurityCard } from './SecurityCard';
 function PasswordForm() {
   const { t } = useTranslation();
   const v = validators(t);
+  // An account without a password (single sign-on) confirms with a second factor instead.
+  const method = useReauthMethod();
   const form = useForm({
     initialValues: { old_password: '', new_password: '', confirm: '' },
     validate: {
-      old_password: v.required,
+      old_password: (x) => (method === 'recent_sign_in' ? null : v.required(x)),
       new_password: v.password,
       confirm: (x, all) => (x === all.new_password ? null : t('validation.passwordsDiffer')),
     },
   });
   const save = useApiMutation(
     (x: typeof form.values) =>
-      call(client.PUT('/api/user/self/password', { body: { old_password: x.old_password, new_password: x.new_password } })),
+      call(
+        client.PUT('/api/user/self/password', {
+          body:
+            method === 'password'
+              ? { old_password: x.old_password, new_password: x.new_password }
+              : { new_password: x.new_password, ...proofOf(method, x.old_password) },
+        }),
+      ),
     { success: t('profile.passwordChanged'), onSuccess: () => form.reset() },
   );
   return (
@@ -49,12 +58,16 @@ function PasswordForm() {
               {save.error.message}
             </Alert>
           )}
-          <PasswordInput
-            label={t('profile.oldPassword')}
-            autoComplete="current-password"
-            required
-            {...form.getInputProps('old_password')}
-          />
+          {method === 'password' ? (
+            <PasswordInput
+              label={t('profile.oldPassword')}
+              autoComplete="current-password"
+              required
+              {...form.getInputProps('old_password')}
+            />
+          ) : (
+            <ReauthField method={method} value={form.values.old_password} onChange={(x) => form.setFieldValue('old_password', x)} />
+          )}
           <PasswordInput
             label={t('profile.newPassword')}
             description={t('validation.password')}
@@ -77,7 +90,9 @@ function PasswordForm() {
 function AccessToken() {
   const { t } = useTranslation();
   const [token, setToken] = useState<string | null>(null);
-  const issue = useApiMutation(() => call(client.POST('/api/user/token')), { onSuccess: (d) => setToken(d.access_token ?? null) });
+  const issue = useApiMutation((proof: ReauthProof) => call(client.POST('/api/user/token', { body: proof })), {
+    onSuccess: (d) => setToken(d.access_token ?? null),
+  });
   return (
     <Card withBorder component="section" aria-labelledby="pat-title">
       <Title order={3} size="h4" id="pat-title" mb="sm">
@@ -97,15 +112,15 @@ function AccessToken() {
           </>
         )}
         <Group justify="flex-end">
-          <ConfirmButton
+          <ReauthButton
             title={t('profile.issueToken')}
             message={t('profile.issueConfirm')}
             color="red"
             loading={issue.isPending}
-            onConfirm={() => issue.mutate(undefined)}
+            onConfirm={(proof) => issue.mutate(proof)}
           >
             {t('profile.issueToken')}
-          </ConfirmButton>
+          </ReauthButton>
         </Group>
       </Stack>
     </Card>

@@ -9,7 +9,7 @@ import { startRegistration, type PublicKeyCredentialCreationOptionsJSON } from '
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { call, client } from '../../api/client';
-import { ConfirmButton } from '../../components/ConfirmButton';
+import { ReauthButton, useReauthMethod, type ReauthProof } from '../../components/ReauthDialog';
 import { CopyField } from '../../components/CopyField';
 import { useApiMutation } from '../../components/useApiMutation';
 import { fmtTime } from '../../lib/format';
@@ -49,6 +49,7 @@ export function SecurityCard() {
   const [codes, setCodes] = useState<string[]>([]);
   const [code, setCode] = useState('');
   const [name, setName] = useState('');
+  const method = useReauthMethod();
   const refresh = () => {
     void qc.invalidateQueries({ queryKey: [TWO_FACTOR_KEY] });
     void qc.invalidateQueries({ queryKey: ['passkeys'] });
@@ -70,7 +71,7 @@ export function SecurityCard() {
       refresh();
     },
   });
-  const disable = useApiMutation((c: string) => call(client.POST('/api/user/2fa/disable', { body: { code: c } })), {
+  const disable = useApiMutation((b: { code: string } & ReauthProof) => call(client.POST('/api/user/2fa/disable', { body: b })), {
     success: t('twoFactor.disabled'),
     onSuccess: () => {
       setCode('');
@@ -102,11 +103,11 @@ export function SecurityCard() {
       },
     },
   );
-  const removePasskey = useApiMutation((id: number) => call(client.DELETE('/api/user/passkey/{id}', { params: { path: { id } } })), {
-    success: t('twoFactor.passkeyRemoved'),
-    notifyError: true,
-    onSuccess: refresh,
-  });
+  const removePasskey = useApiMutation(
+    (x: { id: number; proof: ReauthProof }) =>
+      call(client.DELETE('/api/user/passkey/{id}', { params: { path: { id: x.id } }, body: x.proof })),
+    { success: t('twoFactor.passkeyRemoved'), notifyError: true, onSuccess: refresh },
+  );
 
   const s = status.data;
   const error = start.error ?? enable.error ?? disable.error ?? regenerate.error ?? addPasskey.error;
@@ -192,15 +193,29 @@ export function SecurityCard() {
               >
                 {t('twoFactor.newCodes')}
               </Button>
-              <Button
-                color="red"
-                variant="light"
-                disabled={!code.trim()}
-                loading={disable.isPending}
-                onClick={() => disable.mutate(code.trim())}
-              >
-                {t('twoFactor.disable')}
-              </Button>
+              {/* The code confirms an account without a password; one with a password gives it too. */}
+              {method === 'password' ? (
+                <ReauthButton
+                  title={t('twoFactor.disable')}
+                  color="red"
+                  variant="light"
+                  disabled={!code.trim()}
+                  loading={disable.isPending}
+                  onConfirm={(proof) => disable.mutate({ code: code.trim(), ...proof })}
+                >
+                  {t('twoFactor.disable')}
+                </ReauthButton>
+              ) : (
+                <Button
+                  color="red"
+                  variant="light"
+                  disabled={!code.trim()}
+                  loading={disable.isPending}
+                  onClick={() => disable.mutate({ code: code.trim() })}
+                >
+                  {t('twoFactor.disable')}
+                </Button>
+              )}
             </Group>
           </Stack>
         )}
@@ -223,17 +238,17 @@ export function SecurityCard() {
                   <b>{p.name}</b> · {fmtTime(p.created_at)} ·{' '}
                   {p.last_used_at ? t('twoFactor.lastUsed', { time: fmtTime(p.last_used_at) }) : t('twoFactor.neverUsed')}
                 </Text>
-                <ConfirmButton
+                <ReauthButton
                   title={t('twoFactor.removePasskey')}
                   message={t('twoFactor.removeConfirm', { name: p.name })}
                   color="red"
                   size="xs"
                   variant="subtle"
                   loading={removePasskey.isPending}
-                  onConfirm={() => removePasskey.mutate(p.id)}
+                  onConfirm={(proof) => removePasskey.mutate({ id: p.id, proof })}
                 >
                   {t('twoFactor.removePasskey')}
-                </ConfirmButton>
+                </ReauthButton>
               </Group>
             ))}
           </Stack>

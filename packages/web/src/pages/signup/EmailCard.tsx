@@ -5,18 +5,25 @@ import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { call, client } from '../../api/client';
 import { useApiMutation } from '../../components/useApiMutation';
+import { ReauthField, proofOf, useReauthMethod } from '../../components/ReauthDialog';
 import { useSignupSettings } from './PublicCard';
 
 export function EmailCard() {
   const { t } = useTranslation();
   const settings = useSignupSettings();
   const current = useQuery({ queryKey: ['self-email'], queryFn: () => call(client.GET('/api/user/self/email')) });
-  const form = useForm({ initialValues: { email: '' } });
-  const send = useApiMutation((email: string) => call(client.POST('/api/user/self/email', { body: email ? { email } : {} })), {
-    invalidate: ['self-email'],
-    success: (d) => t('signup.verificationSent', { email: d.email }),
-    onSuccess: () => form.reset(),
-  });
+  // A new address is confirmed (password resets go there); sending the link again to the same one is not.
+  const method = useReauthMethod();
+  const form = useForm({ initialValues: { email: '', confirm: '' } });
+  const send = useApiMutation(
+    (v: { email: string; confirm: string }) =>
+      call(client.POST('/api/user/self/email', { body: v.email ? { email: v.email, ...proofOf(method, v.confirm) } : {} })),
+    {
+      invalidate: ['self-email'],
+      success: (d) => t('signup.verificationSent', { email: d.email }),
+      onSuccess: () => form.reset(),
+    },
+  );
   // Nothing to offer where mail cannot be sent and no address is stored.
   if (!settings.data?.email_configured && !current.data) return null;
   const e = current.data;
@@ -44,20 +51,28 @@ export function EmailCard() {
           </Alert>
         )}
         {settings.data?.email_configured && (
-          <form onSubmit={form.onSubmit((v) => send.mutate(v.email.trim()))} noValidate aria-label={t('signup.sendVerification')}>
-            <Group align="flex-end">
+          <form
+            onSubmit={form.onSubmit((v) => send.mutate({ email: v.email.trim(), confirm: v.confirm }))}
+            noValidate
+            aria-label={t('signup.sendVerification')}
+          >
+            <Stack>
               <TextInput
                 label={t('signup.email')}
                 type="email"
                 autoComplete="email"
                 placeholder={e?.email}
-                style={{ flex: 1 }}
                 {...form.getInputProps('email')}
               />
-              <Button type="submit" loading={send.isPending} disabled={!!e?.verified && !form.values.email.trim()}>
-                {t('signup.sendVerification')}
-              </Button>
-            </Group>
+              {form.values.email.trim() !== '' && (
+                <ReauthField method={method} value={form.values.confirm} onChange={(x) => form.setFieldValue('confirm', x)} />
+              )}
+              <Group justify="flex-end">
+                <Button type="submit" loading={send.isPending} disabled={!!e?.verified && !form.values.email.trim()}>
+                  {t('signup.sendVerification')}
+                </Button>
+              </Group>
+            </Stack>
           </form>
         )}
       </Stack>
