@@ -39,7 +39,10 @@ test('root logs in with a session cookie, gets an access token, logs out', async
     const viaToken = await fetch(`${gw.url}/api/user/self`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(viaToken.status, 200);
 
-    await fetch(`${gw.url}/api/user/logout`, { method: 'POST', headers: { cookie } });
+    // Without a JSON body (as a form on another site would post it) the cookie logs nothing out.
+    assert.equal((await fetch(`${gw.url}/api/user/logout`, { method: 'POST', headers: { cookie } })).status, 403);
+    assert.equal((await fetch(`${gw.url}/api/user/self`, { headers: { cookie } })).status, 200);
+    await fetch(`${gw.url}/api/user/logout`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: '{}' });
     const after = await fetch(`${gw.url}/api/user/self`, { headers: { cookie } });
     assert.equal(after.status, 401);
   } finally {

@@ -312,6 +312,11 @@ test('channel test call: admin only, records the response time', async () => {
   assert.equal(up.requests[0].body.model, 'gpt-probe');
   const row = await channelRow(gw, id);
   assert.ok(row.tested_at !== null && row.response_time_ms !== null);
-  const missing = await fetch(`${gw.url}/api/channel/999999/test`, { method: 'POST', headers: { cookie } });
+  const missing = await fetch(`${gw.url}/api/channel/999999/test`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  assert.equal(missing.status, 404);
   assert.equal(((await missing.json()) as { success: boolean }).success, false);
 });

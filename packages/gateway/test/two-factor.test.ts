@@ -23,6 +23,8 @@ interface Res {
 }
 
 async function call(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res> {
+  // A change made with the session cookie carries a JSON body, as the console's always does.
+  if (body === undefined && method !== 'GET' && method !== 'DELETE') body = {};
   const r = await fetch(url + path, {
     method,
     headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },

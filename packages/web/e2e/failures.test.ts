@@ -42,7 +42,11 @@ test('an ended session returns to the login page, and back to the page asked for
   // the session ends on the server (as when it expires or is revoked): the browser still holds the cookie
   const cookie = (await ctx.cookies()).find((c) => c.name === 'gatehouse_session');
   assert.ok(cookie, 'the login set a session cookie');
-  const out = await fetch(`${gw.url}/api/user/logout`, { method: 'POST', headers: { cookie: `${cookie.name}=${cookie.value}` } });
+  const out = await fetch(`${gw.url}/api/user/logout`, {
+    method: 'POST',
+    headers: { cookie: `${cookie.name}=${cookie.value}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
   assert.equal(out.status, 200);
   problems.clear();
   problems.allow('/api/', 401);

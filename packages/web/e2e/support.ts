@@ -88,6 +88,8 @@ export class Api {
     body?: unknown,
     auth: Record<string, string> = { cookie: this.cookie },
   ): Promise<{ status: number; body: any }> {
+    // A change made with the session cookie carries a JSON body, as the console's always does.
+    if (body === undefined && method !== 'GET' && method !== 'DELETE') body = {};
     const res = await fetch(this.url + path, {
       method,
       headers: { ...auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },

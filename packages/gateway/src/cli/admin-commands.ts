@@ -144,9 +144,9 @@ const login: Run = async (argv) => {
   if (!password) password = await promptHidden(`Password for ${username}@${url}: `);
   const anon = new Api(url, null);
   const cookie = await passwordLogin(anon, username, password, flag(a, 'code'));
-  const t = await anon.call<{ token: string }>('POST', '/api/user/cli-session', undefined, { cookie });
+  const t = await anon.call<{ token: string }>('POST', '/api/user/cli-session', {}, { cookie });
   // The console session the password login opened is not needed any more.
-  await anon.call('POST', '/api/user/logout', undefined, { cookie }).catch(() => undefined);
+  await anon.call('POST', '/api/user/logout', {}, { cookie }).catch(() => undefined);
   const file = saveCredentials(url, t.data.token, username);
   out(`Logged in to ${url} as ${username}. Session stored in ${file}`);
 };
@@ -176,8 +176,8 @@ const logout: Run = async (argv) => {
 async function storeNewToken(url: string, username: string, password: string): Promise<string> {
   const anon = new Api(url, null);
   const cookie = await passwordLogin(anon, username, password);
-  const t = await anon.call<{ token: string }>('POST', '/api/user/cli-session', undefined, { cookie });
-  await anon.call('POST', '/api/user/logout', undefined, { cookie }).catch(() => undefined);
+  const t = await anon.call<{ token: string }>('POST', '/api/user/cli-session', {}, { cookie });
+  await anon.call('POST', '/api/user/logout', {}, { cookie }).catch(() => undefined);
   return saveCredentials(url, t.data.token, username);
 }
 

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
-import { requireUser } from './auth.ts';
+import { requireUser, sameSiteCookie } from './auth.ts';
 import { SESSION_COOKIE } from '../accounts/users.ts';
 import { REAUTH_FIELDS } from '../accounts/reauth.ts';
 import { GatewayError, fail } from '../platform/errors.ts';
@@ -45,15 +45,14 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
 
     const logout = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
       const auth = req.headers.authorization;
-      await users.logout(
-        req.cookies?.[SESSION_COOKIE],
-        auth && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined,
-      );
+      const bearer = auth && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined;
+      await users.logout(req.cookies?.[SESSION_COOKIE], bearer);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return { success: true, message: '', data: null };
     };
-    // POST only: a link or an image on another site must not be able to log the user out.
-    api.post('/api/user/logout', { bodyLimit: 64 * 1024 }, logout);
+    // POST only, and checked like every change made with the cookie: another site must not be able to
+    // log the user out (a link, an image, a form).
+    api.post('/api/user/logout', { bodyLimit: 64 * 1024, onRequest: sameSiteCookie(deps) }, logout);
 
     api.get('/api/user/self', { onRequest: requireUser(deps) }, async (req) => ({
       success: true,

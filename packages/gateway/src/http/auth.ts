@@ -84,19 +84,83 @@ export function requireKey(deps: AppDeps) {
   return auth;
 }
 
-/** onRequest hook for /api/* (before the body is read): a session cookie or `Authorization: Bearer <access token>` of a user with at least `minRole`. */
+/**
+ * onRequest hook for /api/* (before the body is read): a session cookie or `Authorization: Bearer
+ * <access token>` of a user with at least `minRole`. A state-changing request made with the cookie
+ * must pass `checkCookieRequest` first.
+ */
 export function requireUser(deps: AppDeps, minRole: Role = 'user') {
   const users = deps.services.accounts.users;
   return async (req: FastifyRequest, _reply: FastifyReply) => {
     const auth = req.headers.authorization;
     const bearer = auth && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined;
-    const user = await users.resolve({ cookie: req.cookies?.[SESSION_COOKIE], bearer });
+    const cookie = req.cookies?.[SESSION_COOKIE];
+    if (bearer === undefined && cookie) checkCookieRequest(deps, req);
+    const user = await users.resolve({ cookie, bearer });
     if (!user) throw fail('unauthorized', 'not logged in: log in at POST /api/user/login or send Authorization: Bearer <access token>');
     if (ROLE_RANK[user.role] < ROLE_RANK[minRole]) throw fail('forbidden', `this needs the ${minRole} role`);
     await checkAdminSecondFactor(deps, req, user, bearer !== undefined);
     req.user = user;
   };
 }
+
+/** Methods that change nothing. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The console's own origins: the request's address (as the proxy forwarded it, with TRUST_PROXY) and PUBLIC_URL's. */
+function ownOrigins(deps: AppDeps, req: FastifyRequest): string[] {
+  const out = [`${req.protocol}://${req.host}`.toLowerCase()];
+  const pub = deps.core.config.publicUrl;
+  if (pub) out.push(new URL(pub).origin.toLowerCase());
+  return out;
+}
+
+/**
+ * The check against cross-site request forgery (docs/api.md#authentication), for every state-changing
+ * request authenticated by the session cookie (bearer tokens are not sent by browsers on their own):
+ * - it comes from the console's own origin: `Sec-Fetch-Site`, when the browser sends it, is
+ *   `same-origin`, and `Origin`, when sent, is one of the console's own. Browsers send at least one of
+ *   them with every POST, PUT, PATCH and DELETE; a request with neither is not a browser's;
+ * - it carries a JSON body (multipart where the route takes uploads): forms (`text/plain`,
+ *   urlencoded, multipart) and bodyless no-cors posts, which another page can make a browser send
+ *   without asking, are refused. A DELETE may have no body.
+ * 403 `cross_site_refused` otherwise, before the body is read or anything is looked up.
+ */
+export function checkCookieRequest(deps: AppDeps, req: FastifyRequest): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  const site = req.headers['sec-fetch-site'];
+  const origin = req.headers.origin;
+  if (
+    (typeof site === 'string' && site !== 'same-origin') ||
+    (typeof origin === 'string' && !ownOrigins(deps, req).includes(origin.toLowerCase()))
+  )
+    throw fail(
+      'cross_site_refused',
+      'refused: a change made with the session cookie must come from the console itself (another site sent it)',
+    );
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
+  if (type === 'application/json') return;
+  if (type === 'multipart/form-data' && req.server.hasContentTypeParser('multipart/form-data')) return;
+  if (req.method === 'DELETE' && type === '' && !hasBody(req)) return;
+  throw fail('cross_site_refused');
+}
+
+/** onRequest hook of a route that uses the session cookie without requireUser (logout): checkCookieRequest when the cookie is what it acts on. */
+export function sameSiteCookie(deps: AppDeps) {
+  return (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
+    try {
+      if (!/^Bearer\s+/i.test(req.headers.authorization ?? '') && req.cookies?.[SESSION_COOKIE]) checkCookieRequest(deps, req);
+    } catch (e) {
+      return done(e as Error);
+    }
+    done();
+  };
+}
+
+const hasBody = (req: FastifyRequest) => Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
 
 /** What a console session of an admin who must still enrol a second factor may reach. */
 const ENROLMENT_PATHS = /^\/api\/user\/(self|2fa|passkey)(\/|\?|$)/;

@@ -72,6 +72,10 @@ export const ERRORS = {
   code_not_found: { status: 404, message: 'no redemption code with id {id}' },
   code_redeemed: { status: 409, message: 'this code was already redeemed: its status cannot change' },
   code_used: { status: 400, message: 'this redemption code was already used' },
+  cross_site_refused: {
+    status: 403,
+    message: 'refused: a change made with the session cookie needs a JSON body and must come from the console itself',
+  },
   email_not_configured: {
     status: 503,
     message:

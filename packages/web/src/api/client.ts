@@ -37,6 +37,20 @@ const authMiddleware: Middleware = {
 };
 client.use(authMiddleware);
 
+/**
+ * Every POST, PUT and PATCH carries a JSON body (`{}` when the call has none): the gateway refuses a
+ * change made with the session cookie without one (its check against cross-site forms).
+ */
+const jsonBodyMiddleware: Middleware = {
+  onRequest({ request }) {
+    if (!['POST', 'PUT', 'PATCH'].includes(request.method) || request.headers.has('content-type')) return undefined;
+    const headers = new Headers(request.headers);
+    headers.set('content-type', 'application/json');
+    return new Request(request, { body: '{}', headers });
+  },
+};
+client.use(jsonBodyMiddleware);
+
 type Envelope<T> = { success?: boolean; message?: string; data?: T };
 type FetchResult<T> = { data?: T; error?: unknown; response: Response };
 
