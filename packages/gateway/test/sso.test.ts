@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestGateway } from './harness.ts';
 import { AdminClient } from './admin-client.ts';
+import { generate } from 'otplib';
 import { MiniBrowser, startGithubLike, startOidcProvider } from './upstreams/sso-providers.ts';
 
 const CORP_SECRET = 'corp-client-secret-0123456789abcdef';
@@ -375,5 +376,146 @@ test('single sign-on: the sso: section of the configuration file creates provide
   } finally {
     if (restarted) await restarted.stop();
     else await gw.stop();
+  }
+});
+
+test('a provider an admin changed never signs in to an admin or root account; admins link providers on their profile with password and second factor', async () => {
+  const gw = await startTestGateway();
+  const cb = (id: string) => `${gw.url}/api/sso/${id}/callback`;
+  const op = await startOidcProvider(
+    [
+      { client_id: 'corp-client', client_secret: CORP_SECRET, redirect_uris: [cb('corp')] },
+      { client_id: 'evil-client', client_secret: CORP2_SECRET, redirect_uris: [cb('evil')] },
+    ],
+    {
+      // The identity provider of a provider is whoever runs it: it can assert any verified address.
+      victim: { email: 'victim@example.com', email_verified: true, preferred_username: 'victim-sso' },
+      rooty: { email: 'root@example.com', email_verified: true, preferred_username: 'rooty' },
+      pat: { email: 'pat@example.com', email_verified: true, preferred_username: 'pat-sso' },
+    },
+  );
+  try {
+    const root = await AdminClient.login(gw.url);
+    const mallory = await root.ok('POST', '/api/user', { username: 'mallory', password: 'mallory-password', role: 'admin' });
+    const victim = await root.ok('POST', '/api/user', { username: 'victim', password: 'victim-password', role: 'admin' });
+    const pat = await root.ok('POST', '/api/user', { username: 'pat', password: 'pat-password' });
+    const rootId = Number((await root.ok('GET', '/api/user/self')).id);
+    // Addresses the accounts confirmed (as sign-up's verification links would).
+    for (const [id, email] of [
+      [victim.id, 'victim@example.com'],
+      [rootId, 'root@example.com'],
+      [pat.id, 'pat@example.com'],
+    ] as const)
+      await gw.core.h.db
+        .insertInto('user_emails')
+        .values({ user_id: id, email, verified_at: Date.now(), pending_bonus: 0, updated_at: Date.now() })
+        .execute();
+    const admin = await AdminClient.login(gw.url, 'mallory', 'mallory-password');
+    const signIn = async (provider: string, who: string) => {
+      const b = new MiniBrowser();
+      const back = await b.driveTo((await b.get(`${gw.url}/api/sso/${provider}/start`)).headers.get('location')!, cb(provider), who);
+      const res = await b.get(back);
+      const self = b.jar.has('gatehouse_session') ? await (await b.get(`${gw.url}/api/user/self`)).json() : null;
+      return {
+        status: res.status,
+        body: res.status >= 400 ? ((await res.json()) as { message: string }) : null,
+        self: self as { data: { id: number } } | null,
+      };
+    };
+
+    // --- the attack: an admin declares a provider whose identity provider it runs ---
+    await admin.ok('POST', '/api/sso/providers', {
+      id: 'evil',
+      name: 'Evil',
+      issuer: op.issuer,
+      client_id: 'evil-client',
+      client_secret: CORP2_SECRET,
+    });
+    for (const who of ['victim', 'rooty']) {
+      const r = await signIn('evil', who);
+      assert.equal(r.status, 403, `${who}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body!.message, /single sign-on refused/);
+      assert.equal(r.self, null, `${who}: no session`);
+    }
+    assert.equal(
+      await gw.core.h.db.selectFrom('sso_identities').select('id').where('user_id', 'in', [victim.id, rootId]).executeTakeFirst(),
+      undefined,
+      'nothing linked',
+    );
+    const view = await root.ok('GET', '/api/sso/providers/evil');
+    assert.equal(view.changed_by_role, 'admin');
+    assert.equal(view.changed_by, mallory.id);
+    // Ordinary users, whom the admin may manage anyway, sign in through it.
+    const asPat = await signIn('evil', 'pat');
+    assert.equal(asPat.status, 302);
+    assert.equal(asPat.self?.data.id, pat.id);
+
+    // --- a provider root declared: an admin account is still never linked by e-mail ---
+    await root.ok('POST', '/api/sso/providers', {
+      id: 'corp',
+      name: 'Corp',
+      issuer: op.issuer,
+      client_id: 'corp-client',
+      client_secret: CORP_SECRET,
+    });
+    const byEmail = await signIn('corp', 'victim');
+    assert.equal(byEmail.status, 403);
+    assert.match(byEmail.body!.message, /never linked by e-mail/);
+
+    // --- the victim links it on its profile: password and, as it has one, its second factor ---
+    const login = await fetch(`${gw.url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'victim', password: 'victim-password' }),
+    });
+    const session = login.headers.get('set-cookie')!.split(';')[0];
+    const api = (method: string, path: string, body: unknown = {}) =>
+      fetch(gw.url + path, { method, headers: { cookie: session, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const setup = (await (await api('POST', '/api/user/2fa/setup')).json()) as { data: { secret: string } };
+    const enabled = (await (await api('POST', '/api/user/2fa/enable', { code: await generate({ secret: setup.data.secret }) })).json()) as {
+      data: { recovery_codes: string[] };
+    };
+    const rc = enabled.data.recovery_codes;
+    assert.equal((await api('POST', '/api/user/sso/corp/link')).status, 403, 'no password');
+    const noCode = await api('POST', '/api/user/sso/corp/link', { password: 'victim-password' });
+    assert.equal(noCode.status, 403, 'no second factor');
+    assert.match(((await noCode.json()) as { message: string }).message, /^code: /);
+    const started = await api('POST', '/api/user/sso/corp/link', { password: 'victim-password', code: rc[0] });
+    assert.equal(started.status, 200);
+    const url = ((await started.json()) as { data: { url: string } }).data.url;
+    const lb = new MiniBrowser();
+    lb.jar.set('gatehouse_session', session.split('=')[1]);
+    for (const c of started.headers.getSetCookie()) lb.jar.set(c.split('=')[0], c.split(';')[0].slice(c.indexOf('=') + 1));
+    const linked = await lb.get(await lb.driveTo(url, cb('corp'), 'victim'));
+    assert.equal(linked.status, 302, await linked.clone().text());
+    assert.equal(linked.headers.get('location'), '/profile?sso_linked=corp');
+    const list = (await (await fetch(`${gw.url}/api/user/sso`, { headers: { cookie: session } })).json()) as {
+      data: Array<{ id: string; linked: { provider_id: string } | null }>;
+    };
+    assert.equal(list.data.find((p) => p.id === 'corp')!.linked?.provider_id, 'corp');
+    // Now the provider signs in to it (then asks for the second factor, as a password login does).
+    const viaCorp = new MiniBrowser();
+    const done = await viaCorp.get(
+      await viaCorp.driveTo((await viaCorp.get(`${gw.url}/api/sso/corp/start`)).headers.get('location')!, cb('corp'), 'victim'),
+    );
+    assert.equal(done.status, 302);
+    assert.match(done.headers.get('location')!, /^\/login\?second_factor=/);
+
+    // --- an admin changes the root-declared provider: its sign-ins to admin accounts stop ---
+    await admin.ok('PUT', '/api/sso/providers/corp', { name: 'Corp (changed)' });
+    assert.equal((await root.ok('GET', '/api/sso/providers/corp')).changed_by_role, 'admin');
+    const after = await signIn('corp', 'victim');
+    assert.equal(after.status, 403);
+    assert.match(after.body!.message, /last changed by/);
+    // A link cannot be started through it either.
+    assert.equal((await api('POST', '/api/user/sso/corp/link', { password: 'victim-password', code: rc[1] })).status, 403);
+    // Root saves it as it is: root vouches for it again.
+    await root.ok('PUT', '/api/sso/providers/corp', {});
+    assert.equal((await root.ok('GET', '/api/sso/providers/corp')).changed_by_role, 'root');
+    const again = await signIn('corp', 'victim');
+    assert.equal(again.status, 302);
+  } finally {
+    await gw.stop();
+    await op.close();
   }
 });

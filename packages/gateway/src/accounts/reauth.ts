@@ -47,6 +47,8 @@ export interface ReauthContext {
    * without a password that code is the confirmation, so nothing more is asked.
    */
   codeChecked?: boolean;
+  /** The account's second factor too, when it has one, besides its password (linking a sign-in provider). */
+  secondFactorToo?: boolean;
 }
 
 /** How an account can confirm a change (GET /api/user/self: `reauth`). */
@@ -88,39 +90,38 @@ export class Reauth {
         await this.throttle.failed(ctx.ip);
         throw fail('wrong_password', `${field}: is not the current password`, { details: { field } });
       }
+      if (ctx.secondFactorToo && (await this.twoFactor.hasSecondFactor(userId))) await this.secondFactor(userId, proof, ctx.ip);
       return;
     }
     if (ctx.codeChecked) return;
-    if (how === 'second_factor') {
-      if (proof.assertion !== undefined) {
-        try {
-          await this.passkeys.verifyAssertion('passkey_reauth', proof.assertion, userId);
-        } catch (e) {
-          await this.throttle.failed(ctx.ip);
-          throw e;
-        }
-        return;
-      }
-      if (proof.code === undefined || proof.code === '')
-        throw fail(
-          'reauth_required',
-          'this change needs a code of your authenticator app, a recovery code (code) or a passkey (assertion)',
-          {
-            details: { field: 'code' },
-          },
-        );
-      if (!(await this.twoFactor.verifyCode(userId, proof.code))) {
-        await this.throttle.failed(ctx.ip);
-        throw fail('invalid_code', 'code: is not a current or recovery code', { details: { field: 'code' } });
-      }
-      return;
-    }
+    if (how === 'second_factor') return this.secondFactor(userId, proof, ctx.ip);
     const at = await this.users.sessionCreatedAt(ctx.sessionCookie);
     if (at === null || Date.now() - at > RECENT_SIGN_IN_MS)
       throw fail(
         'reauth_required',
         `this change needs a recent sign-in: sign in again with your provider, then make it within ${RECENT_SIGN_IN_MS / 60_000} minutes`,
       );
+  }
+
+  /** A second factor of `userId` in `proof`: a passkey assertion, or a code of the app or a recovery code. */
+  private async secondFactor(userId: number, proof: ReauthProof, ip: string): Promise<void> {
+    if (proof.assertion !== undefined) {
+      try {
+        await this.passkeys.verifyAssertion('passkey_reauth', proof.assertion, userId);
+      } catch (e) {
+        await this.throttle.failed(ip);
+        throw e;
+      }
+      return;
+    }
+    if (proof.code === undefined || proof.code === '')
+      throw fail('reauth_required', 'code: this change needs a code of your authenticator app, a recovery code, or a passkey (assertion)', {
+        details: { field: 'code' },
+      });
+    if (!(await this.twoFactor.verifyCode(userId, proof.code))) {
+      await this.throttle.failed(ip);
+      throw fail('invalid_code', 'code: is not a current or recovery code', { details: { field: 'code' } });
+    }
   }
 }
 

@@ -15,7 +15,7 @@ import { ChannelAdmin, type ChannelInput } from '../admin/channels.ts';
 import { PriceAdmin, type PriceInput, type GroupRatioView } from '../admin/prices.ts';
 import { OptionsAdmin } from '../admin/options.ts';
 import { Reader, fieldError, isObj, join, type Obj } from '../platform/validate.ts';
-import { parseSsoProvider, type SsoProviderInput } from '../accounts/sso.ts';
+import { parseSsoProvider, type SsoProviderInput } from '../accounts/sso-providers.ts';
 
 export class ConfigFileError extends Error {
   constructor(

@@ -1188,6 +1188,11 @@ const ssoSchemas: Record<string, Schema> = {
       enabled: bool(),
       sort: int(),
       redirect_uri: str('{PUBLIC_URL}/api/sso/{id}/callback: register it with the provider'),
+      changed_by: nullable(int('who changed the provider last (null: the configuration file)')),
+      changed_by_role: str(
+        'their role then (the file counts as root): a sign-in through the provider never lands in an account of this role or above, unless root',
+        { enum: ['user', 'admin', 'root'] },
+      ),
       created_at: int(),
       updated_at: int(),
     },
@@ -1207,9 +1212,27 @@ const ssoSchemas: Record<string, Schema> = {
       'enabled',
       'sort',
       'redirect_uri',
+      'changed_by',
+      'changed_by_role',
       'created_at',
       'updated_at',
     ],
+  ),
+  SsoLink: obj(
+    {
+      id: str(),
+      name: str(),
+      button_label: str(),
+      linked: nullable(
+        obj({ provider_id: str(), email: nullable(str()), created_at: int(), last_login_at: int() }, [
+          'provider_id',
+          'email',
+          'created_at',
+          'last_login_at',
+        ]),
+      ),
+    },
+    ['id', 'name', 'button_label', 'linked'],
   ),
   SsoProviderInput: obj({
     id: str('create only: lower-case letters, digits, _ and -'),
@@ -1255,6 +1278,23 @@ function ssoPaths(admin: string): Record<string, Record<string, Schema>> {
       delete: op('sso', 'Delete a provider and its sign-in links (the accounts stay)', envelope({ type: 'null' }), {
         role: admin,
         params: [sid],
+      }),
+    },
+    '/api/user/sso': {
+      get: op('sso', 'The enabled providers, each with its link to your account (null: not linked)', envelope(arr(ref('SsoLink')))),
+    },
+    '/api/user/sso/{id}/link': {
+      post: op(
+        'sso',
+        "Link a provider to your account: confirmed with your password and your second factor (Reauth); the answer's url is the provider's page to send the browser to (a flow cookie is set), whose callback links the sign-in and returns to /profile?sso_linked={id}",
+        envelope(obj({ url: str() }, ['url'])),
+        { params: [sid], body: ref('Reauth') },
+      ),
+    },
+    '/api/user/sso/{id}': {
+      delete: op('sso', 'Unlink a provider from your account (confirmed, Reauth)', envelope({ type: 'null' }), {
+        params: [sid],
+        body: ref('Reauth'),
       }),
     },
     '/api/sso/{id}/start': {

@@ -14,7 +14,7 @@ export async function confirm(
   req: FastifyRequest,
   reply: FastifyReply,
   body: Record<string, unknown>,
-  opts: Pick<ReauthContext, 'passwordField' | 'codeChecked'> = {},
+  opts: Pick<ReauthContext, 'passwordField' | 'codeChecked' | 'secondFactorToo'> = {},
 ): Promise<void> {
   try {
     await deps.services.accounts.reauth.check(req.user!.id, proofOf(body, opts.passwordField), {

@@ -2,7 +2,8 @@
  * Single sign-on under /api/sso: the providers for admins (GET/POST/PUT/DELETE /api/sso/providers),
  * the login page's buttons (GET /api/sso/providers/public, anyone), and the browser flow
  * (GET /api/sso/{id}/start?next=/path → the provider, GET /api/sso/{id}/callback → session cookie, back to
- * the console at `next`).
+ * the console at `next`); a user's own links (GET /api/user/sso, POST /api/user/sso/{id}/link →
+ * the provider → the callback links it, DELETE /api/user/sso/{id}).
  * Thin: decode, call services.sso, encode. Envelope {success, message, data}.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -10,14 +11,20 @@ import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { afterFirstFactor } from './login-step.ts';
-import { parseSsoProvider, SSO_FLOW_TTL_MS, SSO_STATE_COOKIE } from '../accounts/sso.ts';
-import { GatewayError } from '../platform/errors.ts';
+import { parseSsoProvider } from '../accounts/sso-providers.ts';
+import { SSO_FLOW_TTL_MS, SSO_STATE_COOKIE } from '../accounts/sso-protocols.ts';
+import { REAUTH_FIELDS } from '../accounts/reauth.ts';
+import { SESSION_COOKIE } from '../accounts/users.ts';
+import { GatewayError, fail } from '../platform/errors.ts';
+import { Reader } from '../platform/validate.ts';
+import { confirm } from './reauth.ts';
 
 const ok = (data: unknown, message = '') => ({ success: true, message, data });
 const FLOW_COOKIE_PATH = '/api/sso/';
 
 export async function ssoRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { sso } = deps.services.sso;
+  const providers = sso.providers;
   const audit = () => deps.services.admin.audit;
   const adminOnly = { onRequest: requireUser(deps, 'admin') };
   const idOf = (req: FastifyRequest) => (req.params as { id: string }).id;
@@ -26,12 +33,13 @@ export async function ssoRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
   await app.register(async (api) => {
     api.setErrorHandler(familyErrorHandler('admin'));
 
-    api.get('/api/sso/providers/public', async () => ok(await sso.listPublic()));
+    api.get('/api/sso/providers/public', async () => ok(await providers.listPublic()));
 
-    api.get('/api/sso/providers', adminOnly, async () => ok(await sso.list()));
-    api.get('/api/sso/providers/:id', adminOnly, async (req) => ok(await sso.get(idOf(req))));
+    api.get('/api/sso/providers', adminOnly, async () => ok(await providers.list()));
+    api.get('/api/sso/providers/:id', adminOnly, async (req) => ok(await providers.get(idOf(req))));
+    // The changer is recorded: a sign-in through the provider never lands in an account of its rank (accounts/sso.ts).
     api.post('/api/sso/providers', { ...adminOnly, bodyLimit: 64 * 1024 }, async (req) => {
-      const view = await sso.create(parseSsoProvider(req.body, 'create'));
+      const view = await providers.create(parseSsoProvider(req.body, 'create'), req.user);
       await audit().record(req.user!, 'sso_provider.create', { type: 'sso_provider', id: view.id }, null, view);
       return ok(
         view,
@@ -39,32 +47,58 @@ export async function ssoRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
       );
     });
     api.put('/api/sso/providers/:id', { ...adminOnly, bodyLimit: 64 * 1024 }, async (req) => {
-      const before = await sso.get(idOf(req));
-      const cur = await sso.row(before.id);
-      const { view, changed } = await sso.update(before.id, parseSsoProvider(req.body, 'update', '', cur));
+      const before = await providers.get(idOf(req));
+      const cur = await providers.row(before.id);
+      const { view, changed } = await providers.update(before.id, parseSsoProvider(req.body, 'update', '', cur), req.user);
       if (changed) await audit().record(req.user!, 'sso_provider.update', { type: 'sso_provider', id: view.id }, before, view);
       return ok(view);
     });
     api.delete('/api/sso/providers/:id', adminOnly, async (req) => {
-      const view = await sso.delete(idOf(req));
+      const view = await sso.deleteProvider(idOf(req));
       await audit().record(req.user!, 'sso_provider.delete', { type: 'sso_provider', id: view.id }, view, null);
       return ok(null, 'deleted');
     });
 
+    const flowCookie = (req: FastifyRequest, reply: FastifyReply, cookie: string) =>
+      reply.setCookie(SSO_STATE_COOKIE, cookie, {
+        path: FLOW_COOKIE_PATH,
+        httpOnly: true,
+        sameSite: 'lax',
+        maxAge: SSO_FLOW_TTL_MS / 1000,
+        secure: req.protocol === 'https',
+      });
+
     api.get('/api/sso/:id/start', async (req, reply) => {
       try {
         const { url, cookie } = await sso.start(idOf(req), origin(req), (req.query as { next?: unknown } | undefined)?.next);
-        reply.setCookie(SSO_STATE_COOKIE, cookie, {
-          path: FLOW_COOKIE_PATH,
-          httpOnly: true,
-          sameSite: 'lax',
-          maxAge: SSO_FLOW_TTL_MS / 1000,
-          secure: req.protocol === 'https',
-        });
+        flowCookie(req, reply, cookie);
         return reply.redirect(url, 302);
       } catch (e) {
         return failed(req, reply, e);
       }
+    });
+
+    // ---- the user's own links ----
+    const user = { onRequest: requireUser(deps), bodyLimit: 64 * 1024 };
+    api.get('/api/user/sso', user, async (req) => {
+      const linked = new Map((await sso.identitiesOf(req.user!.id)).map((i) => [i.provider_id, i]));
+      const list = (await providers.listPublic()).map((p) => ({ ...p, linked: linked.get(p.id) ?? null }));
+      return ok(list);
+    });
+    // Linking an account to a provider is confirmed with its password and its second factor: the
+    // answer is the provider's URL to send the browser to (with the flow cookie set).
+    api.post('/api/user/sso/:id/link', user, async (req, reply) => {
+      const b = Reader.of(req.body ?? {}).only(REAUTH_FIELDS).obj;
+      await confirm(deps, req, reply, b, { secondFactorToo: true });
+      const { url, cookie } = await sso.startLink(idOf(req), req.user!, origin(req));
+      flowCookie(req, reply, cookie);
+      return ok({ url }, 'continue at the provider');
+    });
+    api.delete('/api/user/sso/:id', user, async (req, reply) => {
+      const b = Reader.of(req.body ?? {}).only(REAUTH_FIELDS).obj;
+      await confirm(deps, req, reply, b);
+      if (!(await sso.unlink(req.user!.id, idOf(req)))) throw fail('not_found', 'this provider is not linked to your account');
+      return ok(null, 'unlinked');
     });
 
     api.get('/api/sso/:id/callback', async (req, reply) => {
@@ -72,7 +106,10 @@ export async function ssoRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
       reply.clearCookie(SSO_STATE_COOKIE, { path: FLOW_COOKIE_PATH });
       try {
         const url = new URL(req.url, origin(req));
-        const { user, returnTo } = await sso.callback(idOf(req), url, req.cookies?.[SSO_STATE_COOKIE]);
+        const session = await deps.services.accounts.users.resolve({ cookie: req.cookies?.[SESSION_COOKIE] });
+        const { user, returnTo, linked } = await sso.callback(idOf(req), url, req.cookies?.[SSO_STATE_COOKIE], session?.id ?? null);
+        // A link from the profile: the session goes on; back to the profile.
+        if (linked) return reply.redirect(`${returnTo}?sso_linked=${encodeURIComponent(idOf(req))}`, 302);
         // The same step as after a password: a session, or the second factor when the account has one.
         const out = await afterFirstFactor(deps, req, reply, user);
         if ('require_2fa' in out && out.require_2fa) {

@@ -185,7 +185,11 @@ export const ERRORS = {
   },
   sso_failed: { status: 400, message: 'single sign-on refused: {reason}' },
   sso_invalid_state: { status: 400, message: 'single sign-on refused: {reason}; start the login again' },
-  sso_link_refused: { status: 403, message: 'single sign-on refused: a root account is never linked by e-mail; log in with the password' },
+  sso_identity_taken: { status: 409, message: 'this sign-in of the provider is linked to another account' },
+  sso_link_refused: {
+    status: 403,
+    message: 'single sign-on refused: this provider may not sign in to this account; log in with the password',
+  },
   sso_provider_error: { status: 502, message: 'the SSO provider answered with an error: {reason}' },
   sso_provider_exists: { status: 409, message: 'id: an SSO provider "{id}" already exists' },
   sso_provider_not_found: { status: 404, message: 'no SSO provider "{id}"' },

@@ -6,8 +6,10 @@
  */
 import { Alert, Button, Group, Modal, PasswordInput, Stack, Text, TextInput, type ButtonProps } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { call, client } from '../api/client';
 import { useSelf } from '../app/session';
 
 /** What the gateway takes as confirmation (the Reauth fields of a request body). */
@@ -56,13 +58,17 @@ export function ReauthField({ method, value, onChange }: { method: ReauthMethod;
   return <Text size="sm">{t('reauth.recent')}</Text>;
 }
 
-/** A button that asks for the confirmation in a dialog, then calls `onConfirm` with it. */
+/**
+ * A button that asks for the confirmation in a dialog, then calls `onConfirm` with it.
+ * `secondFactorToo`: an account with a password and a second factor gives both (linking a sign-in provider).
+ */
 export function ReauthButton({
   children,
   title,
   message,
   onConfirm,
   loading,
+  secondFactorToo,
   ...button
 }: ButtonProps & {
   children: ReactNode;
@@ -70,14 +76,23 @@ export function ReauthButton({
   message?: ReactNode;
   onConfirm: (proof: ReauthProof) => void;
   loading?: boolean;
+  secondFactorToo?: boolean;
 }) {
   const { t } = useTranslation();
   const method = useReauthMethod();
   const [opened, { open, close }] = useDisclosure();
   const [value, setValue] = useState('');
-  const ready = method === 'recent_sign_in' || value.trim() !== '';
+  const [code, setCode] = useState('');
+  const status = useQuery({
+    queryKey: ['2fa-status'],
+    queryFn: () => call(client.GET('/api/user/2fa/status')),
+    enabled: !!secondFactorToo && opened,
+  });
+  const askCode = !!secondFactorToo && method === 'password' && !!status.data?.enabled;
+  const ready = (method === 'recent_sign_in' || value.trim() !== '') && (!askCode || code.trim() !== '');
   const done = () => {
     setValue('');
+    setCode('');
     close();
   };
   return (
@@ -97,7 +112,7 @@ export function ReauthButton({
           onSubmit={(e) => {
             e.preventDefault();
             if (!ready) return;
-            const proof = proofOf(method, value);
+            const proof = { ...proofOf(method, value), ...(askCode ? { code: code.trim() } : {}) };
             done();
             onConfirm(proof);
           }}
@@ -107,6 +122,7 @@ export function ReauthButton({
             {message && <Text size="sm">{message}</Text>}
             <Alert color="gray">{t('reauth.why')}</Alert>
             <ReauthField method={method} value={value} onChange={setValue} />
+            {askCode && <ReauthField method="second_factor" value={code} onChange={setCode} />}
             <Group justify="flex-end">
               <Button variant="default" onClick={done}>
                 {t('common.cancel')}

@@ -20,6 +20,7 @@ import { useApiMutation } from '../../components/useApiMutation';
 import { fmtTime } from '../../lib/format';
 import { EmailCard } from '../signup/EmailCard';
 import { SecurityCard } from './SecurityCard';
+import { SsoLinksCard } from './SsoLinksCard';
 
 function PasswordForm() {
   const { t } = useTranslation();
@@ -231,6 +232,7 @@ export default function ProfilePage() {
         <AccessToken />
       </SimpleGrid>
       <SecurityCard />
+      <SsoLinksCard />
       <AlertSettings />
       <EmailCard />
     </>
