@@ -3,6 +3,7 @@
  * client, optional Redis.
  */
 import { Redis } from 'ioredis';
+import { RedisHealth } from './platform/redis-health.ts';
 import type { Config } from './platform/config.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
 import { SecretBox } from './platform/crypto.ts';
@@ -23,6 +24,8 @@ export interface Core {
   cache: CacheSync;
   secrets: SecretBox;
   redis: Redis | null;
+  /** How the Redis connection is doing (platform/redis-health.ts); null without Redis. */
+  redisHealth: RedisHealth | null;
   /** The one outbound HTTP client (platform/outbound.ts). */
   outbound: Outbound;
   /** This node's Prometheus metrics (platform/metrics.ts). */
@@ -38,10 +41,15 @@ export async function createCore(config: Config, log?: Logger): Promise<Core> {
   await migrate(h);
   const closers: Array<() => Promise<void> | void> = [];
   const cache = new CacheSync(h, logger, config.cacheSyncIntervalMs);
+  const metrics = new Metrics({ version, node: config.nodeId }, config.metricsToken !== null);
   let redis: Redis | null = null;
+  let redisHealth: RedisHealth | null = null;
   if (config.redisUrl) {
-    redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    // A command Redis does not answer in time fails (a hung server must not hold calls): the callers
+    // then count on this node (platform/redis-health.ts).
+    redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, commandTimeout: config.redisCommandTimeoutMs });
     await redis.connect();
+    redisHealth = new RedisHealth(redis, logger, metrics);
     const sub = redis.duplicate();
     await cache.start({ sub, pub: redis });
     closers.push(() => {
@@ -57,8 +65,9 @@ export async function createCore(config: Config, log?: Logger): Promise<Core> {
     cache,
     secrets: new SecretBox(config.cryptoSecret),
     redis,
+    redisHealth,
     outbound: new Outbound({ relayTimeoutMs: config.relayTimeoutMs, allowPrivateContent: config.contentAllowPrivateAddresses }),
-    metrics: new Metrics({ version, node: config.nodeId }, config.metricsToken !== null),
+    metrics,
     onClose: (fn) => closers.push(fn),
     async close() {
       await cache.stop();

@@ -14,8 +14,11 @@
  * estimates. A window is a minute that starts with the scope's first request.
  *
  * The counters (platform/limit-counters.ts) are shared by every node through Redis (one atomic script
- * per call) or, without Redis, exact per node. When no limit applies to a call the check is a few
- * property reads: no counter, no Redis call, no allocation.
+ * per call) or, without Redis, exact per node. While Redis is unavailable (platform/redis-health.ts:
+ * down, or not answering within REDIS_COMMAND_TIMEOUT_MS) each node counts the calls it admits in its
+ * own counters: a limit then holds per node (k nodes admit at most k times it per window), never
+ * uncounted; a call keeps the counters that admitted it until it ends. When no limit applies to a call
+ * the check is a few property reads: no counter, no Redis call, no allocation.
  *
  * Every response of an admitted call carries OpenAI's headers for the limits that apply — the scope
  * closest to its limit for each of requests and tokens: `x-ratelimit-limit-requests`,
@@ -151,17 +154,22 @@ class Ticket implements Admission {
     private readonly states: readonly ScopeState[],
     private readonly tokens: number,
     private readonly id: string,
+    /** The counters that admitted the call (Redis, or this node's while Redis was unavailable). */
+    private readonly counters: LimitCounters,
   ) {}
 
   end(tokens: number): void {
     if (this.ended) return;
     this.ended = true;
-    this.limiter.ended(this.entries, this.states, tokens - this.tokens, this.id);
+    this.limiter.ended(this.entries, this.states, tokens - this.tokens, this.id, this.counters);
   }
 }
 
 export class RateLimiter {
-  private readonly counters: LimitCounters;
+  /** Redis's counters, shared by every node; null without Redis. */
+  private readonly shared: RedisLimitCounters | null;
+  /** This node's counters: all of them without Redis, and while it is unavailable. */
+  private readonly local: LocalLimitCounters;
   private readonly node = randomBytes(4).toString('hex');
   private seq = 0;
   private seen: Options | undefined;
@@ -175,13 +183,13 @@ export class RateLimiter {
   ) {
     const redis = core.redis;
     const prefix = core.cache.redisPrefix;
-    this.counters =
-      redis && prefix ? new RedisLimitCounters(redis, prefix, windowMs, CONCURRENCY_LEASE_MS) : new LocalLimitCounters(windowMs);
+    this.shared = redis && prefix ? new RedisLimitCounters(redis, prefix, windowMs, CONCURRENCY_LEASE_MS) : null;
+    this.local = new LocalLimitCounters(windowMs);
   }
 
   /** Stops renewing the leases of calls in flight (shutdown). */
   close(): void {
-    if (this.counters instanceof RedisLimitCounters) this.counters.close();
+    this.shared?.close();
   }
 
   /** The per-model settings, parsed again only when the options were reloaded. */
@@ -252,14 +260,18 @@ export class RateLimiter {
       if (e.tpm > 0 && need > e.tpm) throw this.tooLarge(e, need, model, sink);
     }
     const ticket = `${this.node}.${++this.seq}`;
-    const r = this.counters.acquire(entries, need, ticket, now);
-    if (!(r instanceof Promise)) return this.admitted(r, entries, need, ticket, model, sink, now);
-    return r.then(
-      (a) => this.admitted(a, entries, need, ticket, model, sink, now),
+    const health = this.core.redisHealth;
+    if (!this.shared || (health && !health.usable())) {
+      if (this.shared) health?.fellBack('rate_limits');
+      return this.admitted(this.local.acquire(entries, need, ticket, now), entries, need, ticket, model, sink, now, this.local);
+    }
+    return this.shared.acquire(entries, need, ticket, now).then(
+      (a) => this.admitted(a, entries, need, ticket, model, sink, now, this.shared!),
       (e: unknown) => {
-        // Redis unavailable: the call goes through uncounted rather than failing.
-        this.core.log.warn({ err: (e as Error).message }, 'rate limit counters unavailable; call admitted without counting');
-        return null;
+        // Redis failed or did not answer in time: this node counts the call itself (never uncounted).
+        if (health) health.failed('rate_limits', e);
+        else this.core.log.warn({ err: (e as Error).message }, 'rate limit counters unavailable; counted on this node');
+        return this.admitted(this.local.acquire(entries, need, ticket, Date.now()), entries, need, ticket, model, sink, now, this.local);
       },
     );
   }
@@ -273,14 +285,15 @@ export class RateLimiter {
     model: string,
     sink: HeaderSink | null,
     now: number,
+    counters: LimitCounters,
   ): Admission {
     if (!a.ok) throw this.refusal(entries[a.index], a.dimension, a.state, model, sink, now);
     if (sink) this.writeHeaders(sink, entries, a.states, now);
-    return new Ticket(this, entries, a.states, need, ticket);
+    return new Ticket(this, entries, a.states, need, ticket, counters);
   }
 
-  /** Called by an admission's `end`: its tokens corrected by `delta`, its places given back. */
-  ended(entries: readonly LimitEntry[], states: readonly ScopeState[], delta: number, ticket: string): void {
+  /** Called by an admission's `end`: its tokens corrected by `delta`, its places given back (in the counters that admitted it). */
+  ended(entries: readonly LimitEntry[], states: readonly ScopeState[], delta: number, ticket: string, counters: LimitCounters): void {
     const ids: string[] = [];
     const starts: number[] = [];
     const held: string[] = [];
@@ -294,7 +307,7 @@ export class RateLimiter {
     }
     if (!ids.length && !held.length) return;
     try {
-      this.counters.end(ids, starts, delta, held, ticket)?.catch(this.failed);
+      counters.end(ids, starts, delta, held, ticket)?.catch(this.failed);
     } catch (e) {
       this.failed(e);
     }

@@ -1,8 +1,11 @@
 /**
  * Health for load balancers and orchestrators: `GET /healthz` (the process answers; no I/O) and
- * `GET /readyz` (this node can serve: database reachable, Redis when configured, plugin runtime built,
- * not shutting down). Both are cheap enough to call every second: readiness runs one `SELECT 1` and
- * one Redis PING, each bounded by a short time-out, and concurrent probes share one check.
+ * `GET /readyz` (this node can serve: database reachable, plugin runtime built, not shutting down).
+ * Redis, when configured, is checked too, but a node without it still serves — its rate limits and
+ * throttles count on the node alone (platform/redis-health.ts) — so a failed Redis is a warning, not
+ * unreadiness: taking every node out of the load balancer at once would stop the gateway. Both are
+ * cheap enough to call every second: readiness runs one `SELECT 1` and one Redis PING, each bounded by
+ * a short time-out, and concurrent probes share one check.
  */
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -17,6 +20,8 @@ export interface Readiness {
   checks: { database: CheckState; redis: CheckState; plugins: CheckState; shutdown: CheckState };
   /** What failed, without connection strings or credentials. */
   errors?: string[];
+  /** What works in a degraded way (Redis unavailable: limits and throttles count per node). */
+  warnings?: string[];
 }
 
 function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
@@ -48,6 +53,7 @@ export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
       checks.database = 'failed';
       errors.push(`database: ${e.message.split('\n')[0]?.replace(/\/\/[^@\s]*@/g, '//***@')}`);
     });
+    const warnings: string[] = [];
     const redis = core.redis
       ? withTimeout(core.redis.ping(), 'redis').then(
           () => {
@@ -55,14 +61,16 @@ export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
           },
           (e: Error) => {
             checks.redis = 'failed';
-            errors.push(`redis: ${e.message.split('\n')[0]}`);
+            warnings.push(
+              `redis: ${e.message.split('\n')[0].replace(/\/\/[^@\s]*@/g, '//***@')}; rate limits, throttles and session affinity count on this node alone until it is back`,
+            );
           },
         )
       : null;
     await Promise.all([db, redis]);
     if (services.plugins.lastRebuild.status === 'never') checks.plugins = 'not built';
-    const ready = Object.values(checks).every((c) => c === 'ok' || c === 'not configured');
-    return { ready, checks, ...(errors.length ? { errors } : {}) };
+    const ready = Object.entries(checks).every(([k, c]) => c === 'ok' || c === 'not configured' || k === 'redis');
+    return { ready, checks, ...(errors.length ? { errors } : {}), ...(warnings.length ? { warnings } : {}) };
   }
 
   app.get('/healthz', async () => ({ ok: true }));

@@ -11,6 +11,8 @@ export interface Config {
   host: string;
   databaseUrl: string;
   redisUrl: string | null;
+  /** A Redis command not answered within this long fails; its caller counts on this node (platform/redis-health.ts). */
+  redisCommandTimeoutMs: number;
   cryptoSecret: string;
   sessionSecret: string;
   configFile: string | null;
@@ -187,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     host: env.HOST || '0.0.0.0',
     databaseUrl,
     redisUrl: env.REDIS_URL || null,
+    redisCommandTimeoutMs: Math.max(10, num(env, 'REDIS_COMMAND_TIMEOUT_MS', 500)),
     cryptoSecret,
     sessionSecret: env.SESSION_SECRET || `session:${cryptoSecret}`,
     configFile: env.GATEHOUSE_CONFIG || null,

@@ -69,6 +69,10 @@ export class Metrics {
   private readonly attempts = new Family(['endpoint']);
   private readonly taskMoves = new Family(['plugin', 'movement']);
   private readonly taskQuota = new Family(['plugin', 'movement']);
+  private readonly redisErrors = new Family(['use']);
+  private readonly redisFallbacks = new Family(['use']);
+  /** -1: no Redis configured; 1 up, 0 down. */
+  private redisState = -1;
   private readonly durations = new Map<string, Histogram>();
   private readonly firstByte = new Map<string, Histogram>();
   private readonly loop = monitorEventLoopDelay({ resolution: 20 });
@@ -112,6 +116,21 @@ export class Metrics {
     if (!this.enabled) return;
     this.taskMoves.add([plugin, movement]);
     if (quota) this.taskQuota.add([plugin, movement], Math.abs(quota));
+  }
+
+  /** The Redis connection went up or down (platform/redis-health.ts). */
+  redisUp(up: boolean): void {
+    this.redisState = up ? 1 : 0;
+  }
+
+  /** A Redis command for `use` failed or timed out. */
+  redisError(use: string): void {
+    if (this.enabled) this.redisErrors.add([use]);
+  }
+
+  /** A call of `use` was counted on this node alone because Redis was not usable. */
+  redisFallback(use: string): void {
+    if (this.enabled) this.redisFallbacks.add([use]);
   }
 
   /** The text exposition format (version 0.0.4). */
@@ -158,6 +177,15 @@ export class Metrics {
     counter('gatehouse_upstream_attempts_total', 'Upstream attempts made for model calls (retries included), by endpoint.', this.attempts);
     counter('gatehouse_task_billing_total', 'Task billing movements by plugin and movement (settle, refund, charge).', this.taskMoves);
     counter('gatehouse_task_quota_total', 'Quota units moved for tasks, by plugin and movement.', this.taskQuota);
+    if (this.redisState >= 0) {
+      gauge('gatehouse_redis_up', 'Whether this node reaches Redis (1) or counts limits and throttles on its own (0).', this.redisState);
+      counter('gatehouse_redis_errors_total', 'Redis commands that failed or timed out, by what they were for.', this.redisErrors);
+      counter(
+        'gatehouse_redis_fallback_total',
+        'Calls counted on this node alone because Redis was unavailable, by what they were for (rate_limits, a throttle, affinity).',
+        this.redisFallbacks,
+      );
+    }
     const mem = process.memoryUsage();
     const cpu = process.cpuUsage();
     gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', mem.rss);

@@ -2,13 +2,17 @@
  * Counts per name in fixed windows: a name's window starts with its first count and lasts `windowMs`,
  * then the count starts again from zero. With Redis the counts are shared by every node (one key per
  * name, expiring with its window); without it they live in this node's memory and `add` answers
- * synchronously. Used for failed logins per address and model requests per user.
+ * synchronously. While Redis is unavailable (platform/redis-health.ts) the counts are this node's
+ * own, never skipped: a limit then holds per node. Used for failed logins per address, sign-ups and
+ * mails, guessed codes and checkouts, and model requests per user.
  */
 import type { Redis } from 'ioredis';
+import type { RedisHealth } from './redis-health.ts';
 
-/** What the counter needs of the core (core.ts): its Redis client and the deployment's key prefix. */
+/** What the counter needs of the core (core.ts): its Redis client, its health and the deployment's key prefix. */
 export interface CounterCore {
   redis: Redis | null;
+  redisHealth?: RedisHealth | null;
   cache: { redisPrefix: string | null };
 }
 
@@ -34,7 +38,8 @@ export class WindowCounter {
   add(name: string, windowMs: number, by = 1, now = Date.now()): WindowCount | Promise<WindowCount> {
     const client = this.core.redis;
     const prefix = this.core.cache.redisPrefix;
-    if (client && prefix) {
+    const health = this.core.redisHealth;
+    if (client && prefix && (!health || health.usable())) {
       const key = `${prefix}${this.space}:${name}`;
       // The key (and its expiry) is made only when missing; INCRBY keeps the expiry.
       return client
@@ -43,11 +48,22 @@ export class WindowCounter {
         .incrby(key, by)
         .pttl(key)
         .exec()
-        .then((r) => ({
-          n: Number(r?.[1]?.[1] ?? 0),
-          leftMs: Math.max(0, Number(r?.[2]?.[1] ?? 0)),
-        }));
+        .then((r) => {
+          const failed = r?.find((x) => x[0]);
+          if (!r || failed) throw failed?.[0] ?? new Error('the redis transaction was aborted');
+          return { n: Number(r[1][1] ?? 0), leftMs: Math.max(0, Number(r[2][1] ?? 0)) };
+        })
+        .catch((e: unknown) => {
+          if (!health) throw e;
+          health.failed(this.space, e);
+          return this.addLocal(name, windowMs, by, Date.now());
+        });
     }
+    if (client && prefix) health?.fellBack(this.space);
+    return this.addLocal(name, windowMs, by, now);
+  }
+
+  private addLocal(name: string, windowMs: number, by: number, now: number): WindowCount {
     let e = this.local.get(name);
     if (!e || e.resetAt <= now) {
       if (!e && this.local.size >= MAX_LOCAL) this.sweep(now);

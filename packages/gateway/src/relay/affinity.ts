@@ -6,7 +6,8 @@
  * there) — per user and model. Its record is an AffinityRecord (channel id and key index); an entry
  * lives `RELAY_AFFINITY_TTL_SECONDS` after its last use, is dropped when its channel fails, and is
  * skipped when the channel or key is disabled or cooling down. With Redis the entries are shared by
- * every node; without it each node keeps its own. Keys are hashes: no caller text is stored.
+ * every node; without it (or while it is unavailable, platform/redis-health.ts) each node keeps its
+ * own. Keys are hashes: no caller text is stored.
  *
  * It applies whenever a call has a choice: several channels, or one channel with several keys.
  */
@@ -53,33 +54,43 @@ export class Affinity {
     private readonly ttlMs: number,
   ) {}
 
+  /** The Redis key of conversation `k`; null without Redis or while it is unavailable (this node's map then). */
   private redisKey(k: string): string | null {
     const p = this.core.cache.redisPrefix;
-    return this.core.redis && p ? `${p}aff:${k}` : null;
+    if (!this.core.redis || !p) return null;
+    const health = this.core.redisHealth;
+    if (health && !health.usable()) {
+      health.fellBack('affinity');
+      return null;
+    }
+    return `${p}aff:${k}`;
   }
+
+  private readonly failed = (e: unknown): void => {
+    this.core.redisHealth?.failed('affinity', e);
+  };
 
   /** The channel and key that served the conversation `k`, if it is still remembered. */
   async get(k: string): Promise<AffinityRecord | null> {
     const rk = this.redisKey(k);
-    if (!rk) {
-      const hit = this.local.get(k);
-      return hit && hit.exp > Date.now() ? parseAffinity(hit.value) : null;
+    if (rk) {
+      // With Redis every node reads the one shared entry (a move made by another node is seen at once).
+      try {
+        return parseAffinity(await this.core.redis!.get(rk));
+      } catch (e) {
+        this.failed(e);
+      }
     }
-    // With Redis every node reads the one shared entry (a move made by another node is seen at once).
-    try {
-      return parseAffinity(await this.core.redis!.get(rk));
-    } catch {
-      return null;
-    }
+    const hit = this.local.get(k);
+    return hit && hit.exp > Date.now() ? parseAffinity(hit.value) : null;
   }
 
   /** Remembers (or refreshes) that `r` served the conversation `k`. */
   set(k: string, r: AffinityRecord): void {
     const rk = this.redisKey(k);
     if (rk) {
-      this.core.redis!.set(rk, formatAffinity(r), 'PX', this.ttlMs).catch(() => {
-        /* a lost write only costs a cache miss */
-      });
+      // A lost write only costs a cache miss.
+      this.core.redis!.set(rk, formatAffinity(r), 'PX', this.ttlMs).catch(this.failed);
       return;
     }
     if (this.local.size >= MAX_LOCAL && !this.local.has(k)) this.local.delete(this.local.keys().next().value as string);
@@ -89,10 +100,8 @@ export class Affinity {
   /** Forgets the conversation `k` (its channel failed). */
   drop(k: string): void {
     const rk = this.redisKey(k);
-    if (rk)
-      this.core.redis!.del(rk).catch(() => {
-        /* the entry expires anyway */
-      });
-    else this.local.delete(k);
+    // The entry expires anyway if the delete is lost.
+    if (rk) this.core.redis!.del(rk).catch(this.failed);
+    this.local.delete(k);
   }
 }
