@@ -9,22 +9,16 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { generate } from 'otplib';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import { AdminClient } from './admin-client.ts';
+import { startMailCatcher, type Mail, type MailCatcher } from './upstreams/smtp.ts';
 import { waitFor } from './relay-fixtures.ts';
 
-interface Mail {
-  to: string[];
-  raw: string;
-}
-
 let gw: TestGateway;
-let smtp: SMTPServer;
+let smtp: MailCatcher;
 let root: AdminClient;
-const mails: Mail[] = [];
+let mails: Mail[] = [];
 let addr = 0;
 const nextAddress = () => `198.51.100.${++addr}`;
 
@@ -75,23 +69,10 @@ const emailOf = async (id: number) =>
 const mailsTo = (to: string) => mails.filter((m) => m.to.includes(to));
 
 before(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, cb) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((x) => x.address), raw: Buffer.concat(chunks).toString('utf8') });
-        cb();
-      });
-    },
-  });
-  await new Promise<void>((ok) => smtp.listen(0, '127.0.0.1', ok));
-  const port = (smtp.server.address() as AddressInfo).port;
+  smtp = await startMailCatcher();
+  mails = smtp.mails;
   gw = await startTestGateway({
-    env: { TRUST_PROXY: '1', SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Gatehouse <accounts@gatehouse.test>' },
+    env: { TRUST_PROXY: '1', SMTP_URL: smtp.url, MAIL_FROM: 'Gatehouse <accounts@gatehouse.test>' },
   });
   root = await AdminClient.login(gw.url);
   await root.ok('PUT', '/api/option', { options: { ServerAddress: gw.url, SignupEnabled: true } });
@@ -99,7 +80,7 @@ before(async () => {
 
 after(async () => {
   await gw?.stop();
-  await new Promise<void>((ok) => (smtp ? smtp.close(() => ok()) : ok()));
+  await smtp?.close();
 });
 
 test('a stolen session or token cannot change the e-mail address (the first step of a takeover); the password can, and the old address is told', async () => {

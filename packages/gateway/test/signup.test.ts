@@ -7,23 +7,17 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import { AdminClient } from './admin-client.ts';
+import { startMailCatcher, type Mail, type MailCatcher } from './upstreams/smtp.ts';
 import { waitFor } from './relay-fixtures.ts';
 import { sql } from 'kysely';
 import { sha256Hex } from '../src/platform/crypto.ts';
 
-interface Mail {
-  to: string[];
-  raw: string;
-}
-
 let gw: TestGateway;
-let smtp: SMTPServer;
+let smtp: MailCatcher;
 let root: AdminClient;
-const mails: Mail[] = [];
+let mails: Mail[] = [];
 let addr = 0;
 /** A client address of its own for each caller, so the sign-up throttle of one test does not reach another. */
 const nextAddress = () => `203.0.113.${++addr}`;
@@ -74,23 +68,10 @@ const balance = async (id: number) => (await root.ok<{ quota: number }>('GET', `
 const signupRows = (id: number) => gw.core.h.db.selectFrom('ledger').select(['kind', 'amount']).where('ref', '=', `signup:${id}`).execute();
 
 before(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, cb) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((x) => x.address), raw: Buffer.concat(chunks).toString('utf8') });
-        cb();
-      });
-    },
-  });
-  await new Promise<void>((ok) => smtp.listen(0, '127.0.0.1', ok));
-  const port = (smtp.server.address() as AddressInfo).port;
+  smtp = await startMailCatcher();
+  mails = smtp.mails;
   gw = await startTestGateway({
-    env: { TRUST_PROXY: '1', SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Gatehouse <accounts@gatehouse.test>' },
+    env: { TRUST_PROXY: '1', SMTP_URL: smtp.url, MAIL_FROM: 'Gatehouse <accounts@gatehouse.test>' },
   });
   root = await AdminClient.login(gw.url);
   await setOptions({ ServerAddress: gw.url });
@@ -98,7 +79,7 @@ before(async () => {
 
 after(async () => {
   await gw?.stop();
-  await new Promise<void>((ok) => (smtp ? smtp.close(() => ok()) : ok()));
+  await smtp?.close();
 });
 
 test('sign-up is off by default and refused with a clear error', async () => {
