@@ -50,7 +50,7 @@ export interface TargetResult {
   };
   streamsHeld?: {
     held: number;
-    steps: { streams: number; ok: boolean; reason?: string; ttfbP99?: number; meanGapP99?: number; effectiveGapP99?: number }[];
+    steps: { streams: number; ok: boolean; reason?: string; ttfbP99?: number; addedGapP99?: number; effectiveGapP99?: number }[];
   };
   rss?: { idleMb: number | null; loadMb: number | null };
 }
