@@ -31,12 +31,20 @@ export interface LogFilter {
   requestId?: string;
   start?: number;
   end?: number;
+  /**
+   * The ids of the users named `username` and of the keys named `keyName`, when known: the rows are then
+   * found through the (user_id, created_at) and (key_id, created_at) indexes, the name still checked.
+   */
+  userIdIn?: number[];
+  keyIdIn?: number[];
 }
 
 function filtered(h: DbHandle, f: LogFilter) {
   let q = h.db.selectFrom('logs');
   if (f.type) q = q.where('type', '=', f.type);
   if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
+  if (f.userIdIn?.length) q = q.where('user_id', 'in', f.userIdIn);
+  if (f.keyIdIn?.length) q = q.where('key_id', 'in', f.keyIdIn);
   if (f.username) q = q.where('username', '=', f.username);
   if (f.keyName) q = q.where('key_name', '=', f.keyName);
   if (f.keyId !== undefined) q = q.where('key_id', '=', f.keyId);
@@ -48,9 +56,24 @@ function filtered(h: DbHandle, f: LogFilter) {
   return q;
 }
 
-/** The count and sums of the rows a filter matches. */
-export function logTotals(h: DbHandle, f: LogFilter) {
-  return filtered(h, f)
+/**
+ * The count and sums of the newest `cap` rows a filter matches, and whether it matches more (`capped`).
+ * The rows are read newest first through the same index as a page, so the cost is bounded by `cap`
+ * whatever the table's size: a count over tens of millions of rows would take seconds.
+ */
+export async function logTotals(
+  h: DbHandle,
+  f: LogFilter,
+  cap: number,
+): Promise<{ count: number; quota: number; prompt_tokens: number; completion_tokens: number; capped: boolean }> {
+  const newest = filtered(h, f)
+    .select(['quota', 'prompt_tokens', 'completion_tokens'])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(cap)
+    .as('newest');
+  const t = await h.db
+    .selectFrom(newest)
     .select((eb) => [
       eb.fn.countAll<number>().as('count'),
       eb.fn.coalesce(eb.fn.sum<number>('quota'), eb.lit(0)).as('quota'),
@@ -58,6 +81,11 @@ export function logTotals(h: DbHandle, f: LogFilter) {
       eb.fn.coalesce(eb.fn.sum<number>('completion_tokens'), eb.lit(0)).as('completion_tokens'),
     ])
     .executeTakeFirstOrThrow();
+  const count = Number(t.count);
+  const capped =
+    count >= cap &&
+    (await filtered(h, f).select('id').orderBy('created_at', 'desc').orderBy('id', 'desc').offset(cap).limit(1).execute()).length > 0;
+  return { count, quota: Number(t.quota), prompt_tokens: Number(t.prompt_tokens), completion_tokens: Number(t.completion_tokens), capped };
 }
 
 /** One page of the rows a filter matches, newest first. */
@@ -170,10 +198,18 @@ export async function insertLogs(h: DbHandle, rows: NewLog[]): Promise<void> {
   });
 }
 
-const RETENTION_BATCH = 5000;
+/** Rows deleted by one retention statement, and the pause after it. */
+export const RETENTION_BATCH = 1000;
+export const RETENTION_PAUSE_MS = 5;
 
-/** Deletes log rows created before `cutoff` (unix ms) in batches, yielding between them; returns how many. */
-export async function purgeLogs(h: DbHandle, cutoff: number): Promise<number> {
+/**
+ * Deletes log rows created before `cutoff` (unix ms) in batches of `batch` rows (the oldest first,
+ * found through the created_at index, deleted by primary key), pausing between batches so that no
+ * statement holds the table (or, on SQLite, the database's write lock) long enough to delay calls;
+ * returns how many it deleted. Several nodes may run it at once: a row another node deleted first is
+ * not deleted twice, and the counts add up to the rows that were old.
+ */
+export async function purgeLogs(h: DbHandle, cutoff: number, batch = RETENTION_BATCH, pauseMs = RETENTION_PAUSE_MS): Promise<number> {
   const db = h.db;
   let deleted = 0;
   for (;;) {
@@ -181,8 +217,9 @@ export async function purgeLogs(h: DbHandle, cutoff: number): Promise<number> {
       .selectFrom('logs')
       .select('id')
       .where('created_at', '<', cutoff)
+      .orderBy('created_at', 'asc')
       .orderBy('id', 'asc')
-      .limit(RETENTION_BATCH)
+      .limit(batch)
       .execute();
     if (ids.length === 0) break;
     const res = await db
@@ -194,8 +231,8 @@ export async function purgeLogs(h: DbHandle, cutoff: number): Promise<number> {
       )
       .executeTakeFirst();
     deleted += Number(res.numDeletedRows);
-    if (ids.length < RETENTION_BATCH) break;
-    await new Promise((r) => setImmediate(r));
+    if (ids.length < batch) break;
+    await new Promise((r) => setTimeout(r, pauseMs));
   }
   return deleted;
 }
