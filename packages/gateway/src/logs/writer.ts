@@ -199,8 +199,8 @@ export async function insertLogs(h: DbHandle, rows: NewLog[]): Promise<void> {
 }
 
 /** Rows deleted by one retention statement, and the pause after it. */
-export const RETENTION_BATCH = 1000;
-export const RETENTION_PAUSE_MS = 5;
+export const RETENTION_BATCH = 500;
+export const RETENTION_PAUSE_MS = 20;
 
 /**
  * Deletes log rows created before `cutoff` (unix ms) in batches of `batch` rows (the oldest first,
