@@ -196,7 +196,8 @@ export function gatehouseTarget(
       // BENCH_CPU_PROF=<dir>: write a V8 CPU profile of the gateway there when it stops (open it in Chrome
       // DevTools or summarise it with `node bench/profile-summary.mjs <file>`).
       const profDir = process.env.BENCH_CPU_PROF;
-      const prof = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+      const interval = process.env.BENCH_CPU_PROF_INTERVAL;
+      const prof = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, ...(interval ? [`--cpu-prof-interval=${interval}`] : [])] : [];
       const entry = ['--no-node-snapshot', main, 'serve'];
       const proc = spawnProc(name, process.execPath, [...prof, ...entry], {
         cpu: o.workers ? undefined : CPU_PROXY,
