@@ -198,28 +198,34 @@ export async function insertLogs(h: DbHandle, rows: NewLog[]): Promise<void> {
   });
 }
 
-/** Rows deleted by one retention statement, and the pause after it. */
+/** Rows deleted by the first retention statement, how long one may take, and the least pause after it. */
 export const RETENTION_BATCH = 500;
+export const RETENTION_BATCH_MS = 10;
 export const RETENTION_PAUSE_MS = 20;
 
 /**
- * Deletes log rows created before `cutoff` (unix ms) in batches of `batch` rows (the oldest first,
- * found through the created_at index, deleted by primary key), pausing between batches so that no
- * statement holds the table (or, on SQLite, the database's write lock) long enough to delay calls;
- * returns how many it deleted. Several nodes may run it at once: a row another node deleted first is
- * not deleted twice, and the counts add up to the rows that were old.
+ * Deletes log rows created before `cutoff` (unix ms) in batches (the oldest first, found through the
+ * created_at index, deleted by primary key); returns how many it deleted. A batch starts at `batch`
+ * rows and is halved while one takes longer than RETENTION_BATCH_MS (doubled, up to four times `batch`,
+ * while it takes less than half of that), and after each the purge pauses twice as long as the batch
+ * took (at least `pauseMs`): no statement holds the table (on SQLite, the database's write lock) long
+ * enough to delay calls much, and the deletes take at most a third of the time. Several nodes may run
+ * it at once: a row another node deleted first is not deleted twice, and the counts add up to the rows
+ * that were old.
  */
 export async function purgeLogs(h: DbHandle, cutoff: number, batch = RETENTION_BATCH, pauseMs = RETENTION_PAUSE_MS): Promise<number> {
   const db = h.db;
   let deleted = 0;
+  let size = batch;
   for (;;) {
+    const t0 = performance.now();
     const ids = await db
       .selectFrom('logs')
       .select('id')
       .where('created_at', '<', cutoff)
       .orderBy('created_at', 'asc')
       .orderBy('id', 'asc')
-      .limit(batch)
+      .limit(size)
       .execute();
     if (ids.length === 0) break;
     const res = await db
@@ -231,8 +237,11 @@ export async function purgeLogs(h: DbHandle, cutoff: number, batch = RETENTION_B
       )
       .executeTakeFirst();
     deleted += Number(res.numDeletedRows);
-    if (ids.length < batch) break;
-    await new Promise((r) => setTimeout(r, pauseMs));
+    if (ids.length < size) break;
+    const took = performance.now() - t0;
+    if (took > RETENTION_BATCH_MS && size > 20) size = Math.max(20, Math.floor(size / 2));
+    else if (took < RETENTION_BATCH_MS / 2 && size < batch * 4) size *= 2;
+    await new Promise((r) => setTimeout(r, Math.max(pauseMs, took * 2)));
   }
   return deleted;
 }
