@@ -96,6 +96,7 @@ export function numbersOf(t: TargetResult | undefined): TargetNumbers | null {
     addedP99: t.latency?.addedP99 ?? null,
     sustainedRps: t.sustained?.rps ?? null,
     addedTtfb: t.stream?.addedTtfbP50 ?? null,
+    streamsHeld: t.streamsHeld?.held ?? null,
   };
 }
 

@@ -452,6 +452,7 @@ async function main(): Promise<void> {
             [`added p99 ${name}/portkey`]: ratio(subj?.latency?.addedP99, pk?.latency?.addedP99),
             [`stream added TTFB ${name}/forwarder`]: ratio(subj?.stream?.addedTtfbP50, fwd?.stream?.addedTtfbP50),
             [`stream added TTFB ${name}/portkey`]: ratio(subj?.stream?.addedTtfbP50, pk?.stream?.addedTtfbP50),
+            [`concurrent streams held ${name}/forwarder`]: ratio(subj?.streamsHeld?.held, fwd?.streamsHeld?.held),
           },
           checks,
         };
