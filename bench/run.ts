@@ -478,7 +478,8 @@ async function main(): Promise<void> {
       mkdirSync(dir, { recursive: true });
       const file = join(dir, `${startedAt.replace(/[:.]/g, '-')}.json`);
       writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-      log(`JSON written to ${file}`);
+      writeFileSync(file.replace(/\.json$/, '.md'), `${renderReport(report)}\n`);
+      log(`JSON and markdown written to ${file.replace(/\.json$/, '.{json,md}')}`);
     }
     if (opts.updateDocs) {
       const doc = join(ROOT, 'docs/benchmarks.md');

@@ -186,6 +186,8 @@ interface Live {
   running: RunningTarget;
   idleMb: number | null;
   errors: string[];
+  /** Stops the target and starts a fresh one (the slow phase measures each run from a fresh process). */
+  restart(): Promise<void>;
 }
 
 interface LadderResult {
@@ -326,6 +328,8 @@ async function phaseSlow(l: Live, upstream: string, o: StreamsOptions): Promise<
   await setUpstream(upstream, { delayMs: 0, chunks: o.seconds + 1, gapMs: 1000 });
   const out: SlowResult[] = [];
   for (const rampS of [0, o.rampS]) {
+    // Each run on a fresh process: the memory a run leaves behind is not the next run's idle.
+    if (rampS) await l.restart();
     const pid = l.running.pid;
     await sleep(1000);
     const idle = pid === null ? null : rssMb(pid);
@@ -476,7 +480,21 @@ async function main(): Promise<void> {
         running = await target.start({ upstream, installPortkey: false, log, nofile });
         await verifyTarget(running, upstream);
         await sleep(500);
-        live.push({ name, running, idleMb: running.pid === null ? null : rssMb(running.pid), errors: res.errors });
+        const l: Live = {
+          name,
+          running,
+          idleMb: running.pid === null ? null : rssMb(running.pid),
+          errors: res.errors,
+          async restart() {
+            if (l.running.pid === null) return;
+            await l.running.stop();
+            l.running = await target.start({ upstream, installPortkey: false, log, nofile });
+            await setUpstream(upstream, { delayMs: 0, chunks: 4, gapMs: 1 });
+            await verifyTarget(l.running, upstream);
+            await setUpstream(upstream, { delayMs: 0, chunks: o.seconds + 1, gapMs: 1000 });
+          },
+        };
+        live.push(l);
       } catch (e) {
         res.status = 'unavailable';
         res.reason = (e as Error).message.split('\n')[0].slice(0, 300);
@@ -510,7 +528,8 @@ async function main(): Promise<void> {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `streams-${startedAt.replace(/[:.]/g, '-')}.json`);
     writeFileSync(file, `${JSON.stringify(rep, null, 2)}\n`);
-    log(`JSON written to ${file}`);
+    writeFileSync(file.replace(/\.json$/, '.md'), `${renderStreams(rep)}\n`);
+    log(`JSON and markdown written to ${file.replace(/\.json$/, '.{json,md}')}`);
   }
 }
 

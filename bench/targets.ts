@@ -274,7 +274,9 @@ export function chatBody(stream: boolean): string {
       { role: 'system', content: 'You are terse.' },
       { role: 'user', content },
     ],
-    max_tokens: 64,
+    // A stream's output bound covers the upstream's 64 events (about 500 tokens), as a client's would:
+    // the stream phases measure relaying, not reserve extensions.
+    max_tokens: stream ? 4096 : 64,
   };
   if (stream) {
     body.stream = true;
