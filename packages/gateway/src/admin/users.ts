@@ -364,16 +364,7 @@ export class UserAdmin {
     const cur = await this.users.byId(id);
     if (!cur) throw fail('user_not_found', { id });
     this.checkManage(actor, cur.role);
-    const base = this.db.selectFrom('ledger').where('user_id', '=', id).where('kind', '!=', 'close');
-    const [rows, total] = await Promise.all([
-      base
-        .select(['id', 'ref', 'kind', 'amount', 'key_id', 'created_at'])
-        .orderBy('id', 'desc')
-        .limit(q.pageSize)
-        .offset(q.offset)
-        .execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
-    ]);
+    const { rows, total } = await this.ledger().history(id, q.pageSize, q.offset);
     const refs = rows.filter((r) => r.kind === 'topup' || r.kind === 'adjust').map((r) => r.ref);
     const notes = new Map<string, string>();
     if (refs.length) {
@@ -393,7 +384,7 @@ export class UserAdmin {
         note: notes.get(r.ref) ?? null,
         created_at: Number(r.created_at),
       })),
-      total: Number(total?.n ?? 0),
+      total,
       page: q.page,
       page_size: q.pageSize,
     };
