@@ -13,6 +13,7 @@ import { isUniqueViolation, withTx } from '../store/db.ts';
 import { KeyStore } from '../accounts/key-store.ts';
 import { UserStore } from '../accounts/user-store.ts';
 import { PasskeyStore } from '../accounts/passkey-store.ts';
+import { TwoFactor } from '../accounts/two-factor.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import type { UserRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
@@ -404,9 +405,8 @@ export class UserAdmin {
       await this.users.removeEmailOf(id, tx);
       await this.users.removeTokensOf(id, tx);
       // Second factors and logins in progress (docs/two-factor.md).
-      for (const t of ['user_totp', 'user_recovery_codes'] as const) await tx.deleteFrom(t).where('user_id', '=', id).execute();
       await new PasskeyStore(this.core.h).removeOfUser(id, tx);
-      await tx.deleteFrom('auth_challenges').where('user_id', '=', id).execute();
+      await new TwoFactor(this.core).removeOfUser(id, tx);
       await this.users.remove(id, tx);
       await this.changes.inTx('keys', tx);
     });

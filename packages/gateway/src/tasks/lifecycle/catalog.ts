@@ -7,6 +7,7 @@ import type { Core } from '../../core.ts';
 import { ChannelType } from '../../relay/channel-types.ts';
 import { orderRanked } from '../../relay/channel-pick.ts';
 import { ChannelStore } from '../../relay/channel-store.ts';
+import { PriceStore } from '../../billing/price-store.ts';
 
 export const TASK_CHANNEL_TYPES: number[] = [ChannelType.gateway, ChannelType.task_plugin];
 
@@ -96,14 +97,14 @@ export class TaskCatalog {
   }
 
   async loadPrices(): Promise<void> {
-    const rows = await this.core.h.db.selectFrom('prices').select(['model', 'expression', 'per_request']).execute();
+    const rows = await new PriceStore(this.core.h).all();
     this.prices = new Map(
       rows.map((r) => [r.model, { expression: r.expression || null, perRequest: r.per_request === null ? null : Number(r.per_request) }]),
     );
   }
 
   async loadRatios(): Promise<void> {
-    const rows = await this.core.h.db.selectFrom('group_ratios').selectAll().execute();
+    const rows = await new PriceStore(this.core.h).ratios();
     this.ratios = new Map(rows.map((r) => [r.group_name, Number(r.ratio)]));
   }
 
