@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway } from './harness.ts';
 import { AdminClient } from './admin-client.ts';
+import { ChannelStore } from '../src/relay/channel-store.ts';
 import { readFileSync } from 'node:fs';
 
 const K1 = 'sk-upstreamKeyNumberOne-abcdefghijklmnop';
@@ -96,17 +97,13 @@ test('channels: CRUD, validation naming the field, keys never in any response, p
       ],
     );
     await root.fails(400, 'PUT', `/api/channel/${ch.id}/keys/5`, { enabled: false }, 'index');
-    // An auto-disabled key (written by the relay) is shown with its reason.
-    await gw.core.h.db
-      .updateTable('channels')
-      .set({
-        key_state: JSON.stringify({
-          0: { status: 'auto_disabled', reason: 'upstream 401', at: 123 },
-          1: { status: 'disabled', reason: 'rotating', at: 1 },
-        }),
-      })
-      .where('id', '=', ch.id)
-      .execute();
+    // An auto-disabled key (written by the relay, here through its channel store at a fixed time) is shown with its reason.
+    await new ChannelStore(gw.core.h).update(ch.id, {
+      key_state: JSON.stringify({
+        0: { status: 'auto_disabled', reason: 'upstream 401', at: 123 },
+        1: { status: 'disabled', reason: 'rotating', at: 1 },
+      }),
+    });
     const auto = await keep('GET', `/api/channel/${ch.id}`);
     assert.deepEqual(auto.keys[0], { index: 0, hint: 'sk-up…mnop', status: 'auto_disabled', reason: 'upstream 401', at: 123 });
     // Replacing the keys keeps the state of keys that stay (K2 moves to index 0).

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway } from './harness.ts';
 import { AdminClient } from './admin-client.ts';
+import { insertLogs } from '../src/logs/writer.ts';
 
 test('logs: filters, paging, totals for the filter, own logs for users, retention in batches', async () => {
   const gw = await startTestGateway();
@@ -39,7 +40,7 @@ test('logs: filters, paging, totals for the filter, own logs for users, retentio
         other: JSON.stringify({ tried: [7, 8] }),
       });
     }
-    await gw.core.h.db.insertInto('logs').values(rows).execute();
+    await insertLogs(gw.core.h, rows);
 
     const all = await root.ok('GET', '/api/log?page_size=10');
     assert.equal(all.total, 25);

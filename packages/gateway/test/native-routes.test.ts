@@ -284,8 +284,7 @@ test('origin tasks pin their channel for the new task; a disabled origin channel
   const ext = await nd(alice, 'POST', `/nd/api/v1/videos/${a.body.id}/extend`, { prompt: 'same channel' });
   assert.equal(ext.status, 200, JSON.stringify(ext.body));
   assert.equal(Number((await row(ext.body.id)).channel_id), ndChannel);
-  await gw.core.h.db.updateTable('channels').set({ status: 0 }).where('id', '=', ndChannel).execute();
-  await gw.core.cache.bump('channels');
+  await gw.services.admin.channels.setStatus(ndChannel, 2);
   await waitFor(async () => !gw.services.tasks.catalog.channel(ndChannel), 5000, 'channel nd disabled');
   const refused = await nd(alice, 'POST', `/nd/api/v1/videos/${a.body.id}/extend`, { prompt: 'nowhere' });
   assert.equal(refused.status, 400);

@@ -274,6 +274,7 @@ test('an event that arrives before the checkout id was stored is matched by our 
   const u = await newUser('early');
   const started = await u.client.ok('POST', '/api/user/stripe/pay', { amount: 2 });
   const sid = fake.created.at(-1)!.id;
+  // State no service makes on purpose: the webhook outran the write of the checkout's id.
   await gw.core.h.db.updateTable('payments').set({ provider_ref: null }).where('trade_no', '=', started.trade_no).execute();
   const before0 = await balance(u.id);
   const paid = event('checkout.session.completed', {

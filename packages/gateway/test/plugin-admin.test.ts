@@ -145,30 +145,15 @@ test('plugin administration: upload, list, conflicts, versions, activation, gene
       effectiveBaseUrl(gen, { type: 61, base_url: 'http://10.0.0.2:8080/', settings: '{"plugin":"clipforge"}' }),
       'http://10.0.0.2:8080',
     );
-    const now = Date.now();
-    const ch = (name: string, type: number, settings: unknown) => ({
-      name,
-      type,
-      base_url: '',
-      keys_sealed: 'x',
-      key_mode: 'random',
-      status: 1,
-      priority: 0,
-      weight: 1,
-      key_state: '{}',
-      models: '[]',
-      groups: '[]',
-      model_mapping: '{}',
-      header_override: '{}',
-      param_override: '{}',
-      settings: JSON.stringify(settings),
-      created_at: now,
-      updated_at: now,
-    });
-    await gw.core.h.db
-      .insertInto('channels')
-      .values([ch('c61', 61, { plugin: 'clipforge' }), ch('c60', 60, { plugins: ['clipforge', 'other'] })])
-      .execute();
+    const channels = gw.services.admin.channels;
+    const ch = (name: string, type: number, settings: Record<string, unknown>) =>
+      channels.create(
+        channels.parse({ name, type, base_url: type === 60 ? 'https://peer.example.com' : '', keys: ['k'], settings }, 'create'),
+        '',
+        { requireInstalled: false },
+      );
+    await ch('c61', 61, { plugin: 'clipforge' });
+    await ch('c60', 60, { plugins: ['clipforge', 'other'] });
     const inUse = await api('POST', '/clipforge/status', { enabled: false });
     assert.equal(inUse.status, 409);
     assert.equal(inUse.message, 'task plugin is still in use');

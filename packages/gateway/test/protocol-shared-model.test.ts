@@ -26,9 +26,8 @@ after(async () => {
 });
 
 async function priorities(p: Record<number, number>): Promise<void> {
-  for (const [id, priority] of Object.entries(p))
-    await gw.core.h.db.updateTable('channels').set({ priority }).where('id', '=', Number(id)).execute();
-  await gw.core.cache.bump('channels');
+  const channels = gw.services.admin.channels;
+  for (const [id, priority] of Object.entries(p)) await channels.update(Number(id), channels.parse({ priority }, 'update'));
   await waitFor(
     async () =>
       Object.entries(p).every(

@@ -112,7 +112,7 @@ test('codes: create a batch, list with filters and search, redeem once, refuse u
     await root.fails(400, 'PUT', '/api/redemption', { id: id1, status: 'gone' }, 'status');
     await root.fails(404, 'PUT', '/api/redemption', { id: 999_999, status: 1 });
 
-    // Expired: refused, listed as expired.
+    // Expired: refused, listed as expired. (Time moved on: the API takes only future expiry dates.)
     const otherId = all.items[0].id;
     await gw.core.h.db
       .updateTable('redemptions')

@@ -5,7 +5,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { hashPassword } from '../src/platform/crypto.ts';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import type { FakeUpstream } from './upstreams/common.ts';
 import { json } from './upstreams/common.ts';
@@ -30,13 +29,8 @@ before(async () => {
   await createChannel(gw, { baseUrl: oa.url, models: ['pg-default-only'], groups: ['default'] });
   await createChannel(gw, { type: 14, baseUrl: ant.url, keys: ['sk-ant'], models: ['pg-claude'], groups: ['vip'] });
   for (const m of ['pg-model', 'pg-claude', 'pg-default-only']) await setPrice(gw, m, { input: 2, output: 2 });
-  userId = await createUser(gw, { group: 'vip', quota: 1_000_000, username: `pguser${Date.now().toString(36)}` });
-  const username = (await gw.core.h.db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirstOrThrow()).username;
-  await gw.core.h.db
-    .updateTable('users')
-    .set({ password_hash: await hashPassword('pg-password-1') })
-    .where('id', '=', userId)
-    .execute();
+  const username = `pguser${Date.now().toString(36)}`;
+  userId = await createUser(gw, { group: 'vip', quota: 1_000_000, username, password: 'pg-password-1' });
   const login = await fetch(`${gw.url}/api/user/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

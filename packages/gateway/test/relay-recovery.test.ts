@@ -11,6 +11,7 @@ import { prepareStreamingDb, startChild, stopChild, type Child } from './child-g
 import { beginStream, startGatedUpstream } from './upstreams/gated.ts';
 import { waitFor } from './relay-fixtures.ts';
 import { openDb, type DbHandle } from '../src/store/db.ts';
+import { insertLogs } from '../src/logs/writer.ts';
 
 /** Short leases and rounds for the test (defaults: 30 s and 10 s). */
 const FAST = { NODE_LEASE_SECONDS: '1', RELAY_RECOVERY_INTERVAL_SECONDS: '0.2' };
@@ -67,9 +68,9 @@ test(
       await s2.rest;
       assert.equal((await h.db.selectFrom('open_reserves').select('ref').execute()).length, 2, 'a killed process closes nothing');
       // What a log row proves was produced (a row with usage whose settle failed): 300,000 + 200,000 tokens at $1/M.
-      await h.db
-        .insertInto('logs')
-        .values({
+      // Written through the log writer, as the node would have before it was killed.
+      await insertLogs(h, [
+        {
           created_at: Date.now(),
           type: 'consume',
           request_id: s2.requestId,
@@ -93,8 +94,8 @@ test(
           attempts: 1,
           content: null,
           other: JSON.stringify({ settle_error: 'connection lost' }),
-        })
-        .execute();
+        },
+      ]);
 
       // The node restarts under the same NODE_ID: a new process, which recovers its previous process's reserves.
       b = await startChild(dbx, 'node-a', FAST);

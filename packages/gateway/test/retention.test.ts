@@ -79,6 +79,7 @@ test('Responses conversations stored before the cutoff are deleted in batches an
     for (let i = 0; i < 1200; i++)
       rows.push({ response_id: `resp_old_${i}`, user_id: 1, model: 'm', messages, created_at: now - 40 * D + i });
     rows.push({ response_id: 'resp_new', user_id: 1, model: 'm', messages, created_at: now - D });
+    // Conversations kept long ago: no service writes a past time, so the rows are written as they would stand.
     for (let i = 0; i < rows.length; i += 200)
       await gw.core.h.db
         .insertInto('relay_conversations')

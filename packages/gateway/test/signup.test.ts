@@ -248,6 +248,7 @@ test('password reset: the link sets a new password, ends sessions, works once; a
 test('an expired reset link is refused', async () => {
   await post('/api/user/password/forgot', { email: 'forgetful@example.com' });
   const { token } = await linkTo('forgetful@example.com', 'reset-password', 1);
+  // Time moved on past the link's expiry (no service ages a link).
   await gw.core.h.db
     .updateTable('email_tokens')
     .set({ expires_at: Date.now() - 1 })

@@ -105,8 +105,7 @@ test('per_task lifecycle: queued → in progress → success; reserve at submit,
 });
 
 test('per-call price with model mapping and group ratio; facts from the enum tier', async () => {
-  await gw.core.h.db.insertInto('group_ratios').values({ group_name: 'default', ratio: 2 }).execute();
-  await gw.core.cache.bump('group_ratios');
+  await gw.services.admin.prices.setRatio({ group: 'default', ratio: 2 });
   try {
     const before = await balance(gw, alice.userId);
     const r = await submit(alice, { model: 'lv-2', prompt: 'x' });
@@ -119,8 +118,7 @@ test('per-call price with model mapping and group ratio; facts from the enum tie
     assert.equal(b2 - (await balance(gw, alice.userId)), 10 * 0.2 * 2 * Q);
     await terminal(alice, p.body.id);
   } finally {
-    await gw.core.h.db.deleteFrom('group_ratios').execute();
-    await gw.core.cache.bump('group_ratios');
+    await gw.services.admin.prices.removeRatio('default');
   }
 });
 

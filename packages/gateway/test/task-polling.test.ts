@@ -148,6 +148,7 @@ test('batch: one request per channel per pass polls every task; success settles,
       await submit('loopback-batch', { model: 'lb-1', steps: 3 }),
       await submit('loopback-batch', { model: 'lb-1', scenario: 'fail' }),
     ];
+    // Time moved on: the three are due now (no service moves a task's next poll).
     await gw.core.h.db
       .updateTable('tasks')
       .set({ next_poll_at: Date.now() - 1 })
@@ -230,8 +231,8 @@ test('a channel that cannot be reached is skipped for the next one; a busy one (
     const ch = await gw.core.h.db.selectFrom('channels').select(['id', 'name']).where('id', '=', r.channel_id!).executeTakeFirstOrThrow();
     assert.equal(ch.name, 'lv');
   } finally {
-    await gw.core.h.db.deleteFrom('channels').where('name', '=', 'dead').execute();
-    await gw.core.cache.bump('channels');
+    const dead = await gw.services.admin.channels.findByName('dead');
+    if (dead) await gw.services.admin.channels.remove(Number(dead.id));
   }
   const b = await balance(gw, alice.userId);
   const busy = await api(gw.url, alice.key, 'POST', '/v1/tasks/loopback-video', { model: 'lv-1', scenario: 'busy' });

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { startTestGateway, TEST_ROOT_PASSWORD, type TestGateway } from './harness.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import { createUser } from './vendor/fixtures.ts';
-import { KEYS_REVISION } from '../src/accounts/keys.ts';
 
 test('TRUST_PROXY: true is refused naming the alternatives; hop counts and proxy lists are read', () => {
   const base = { DATABASE_URL: 'sqlite::memory:' };
@@ -33,12 +32,8 @@ test('TRUST_PROXY: true is refused naming the alternatives; hop counts and proxy
 });
 
 async function restrictKey(gw: TestGateway, keyId: number, ips: string[]): Promise<void> {
-  await gw.core.h.db
-    .updateTable('api_keys')
-    .set({ allowed_ips: JSON.stringify(ips) })
-    .where('id', '=', keyId)
-    .execute();
-  await gw.core.cache.bump(KEYS_REVISION);
+  const keys = gw.services.admin.keys;
+  await keys.update(keyId, keys.parse({ allowed_ips: ips }, 'update'), null);
 }
 
 async function models(gw: TestGateway, key: string, xff: string): Promise<number> {

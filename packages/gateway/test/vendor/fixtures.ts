@@ -6,8 +6,6 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Gateway } from '../../src/gateway.ts';
-import { generateApiKey, hashApiKey, KEYS_REVISION } from '../../src/accounts/keys.ts';
-import { insertId } from '../../src/store/db.ts';
 
 export const EXAMPLES = join(dirname(fileURLToPath(import.meta.url)), '../../../../examples/plugins');
 
@@ -32,29 +30,21 @@ export interface TestUser {
 }
 
 export async function createUser(gw: Gateway, opts: { name: string; quota: number; group?: string; models?: string[] }): Promise<TestUser> {
-  const userId = await gw.services.accounts.users.create({ username: opts.name, password: `${opts.name}-password`, quota: opts.quota });
-  if (opts.group) await gw.core.h.db.updateTable('users').set({ group_name: opts.group }).where('id', '=', userId).execute();
-  const key = generateApiKey();
-  const keyId = await insertId(gw.core.h.db, gw.core.h.dialect, 'api_keys', {
-    user_id: userId,
-    name: `${opts.name}-key`,
-    key_hash: hashApiKey(key),
-    key_hint: 'sk-…',
-    status: 1,
-    expires_at: null,
-    unlimited_quota: 1,
-    remain_quota: 0,
-    used_quota: 0,
-    models: opts.models ? JSON.stringify(opts.models) : null,
-    allowed_ips: null,
-    group_name: null,
-    created_at: Date.now(),
-    accessed_at: null,
+  const userId = await gw.services.accounts.users.create({
+    username: opts.name,
+    password: `${opts.name}-password`,
+    quota: opts.quota,
+    ...(opts.group ? { group: opts.group } : {}),
   });
-  await gw.core.cache.bump(KEYS_REVISION);
-  return { userId, keyId, key };
+  const keys = gw.services.admin.keys;
+  const made = await keys.create(
+    keys.parse({ user_id: userId, name: `${opts.name}-key`, ...(opts.models ? { models: opts.models } : {}) }, 'create'),
+    null,
+  );
+  return { userId, keyId: made.id, key: made.key };
 }
 
+/** A task channel (type 61, bound to one plugin; or 60, a peer gateway serving it), made by the channel administration. */
 export async function createTaskChannel(
   gw: Gateway,
   opts: {
@@ -69,49 +59,28 @@ export async function createTaskChannel(
     type?: number;
   },
 ): Promise<number> {
-  const now = Date.now();
   const type = opts.type ?? 61;
-  const id = await insertId(gw.core.h.db, gw.core.h.dialect, 'channels', {
-    name: opts.name,
-    type,
-    base_url: opts.baseUrl,
-    keys_sealed: gw.core.secrets.seal(JSON.stringify([opts.key ?? 'vendor-secret-key'])),
-    key_mode: 'random',
-    key_state: '{}',
-    models: JSON.stringify(opts.models ?? []),
-    groups: JSON.stringify([]),
-    priority: opts.priority ?? 0,
-    weight: opts.weight ?? 1,
-    model_mapping: JSON.stringify(opts.modelMapping ?? {}),
-    header_override: '{}',
-    param_override: '{}',
-    status: 1,
-    status_reason: null,
-    settings: JSON.stringify(type === 61 ? { plugin: opts.plugin } : { plugins: [opts.plugin] }),
-    test_model: null,
-    response_time_ms: null,
-    tested_at: null,
-    created_at: now,
-    updated_at: now,
-  });
-  await gw.core.cache.bump('channels');
-  return id;
+  const channels = gw.services.admin.channels;
+  const input = channels.parse(
+    {
+      name: opts.name,
+      type,
+      base_url: opts.baseUrl,
+      keys: [opts.key ?? 'vendor-secret-key'],
+      models: opts.models ?? [],
+      priority: opts.priority ?? 0,
+      weight: opts.weight ?? 1,
+      model_mapping: opts.modelMapping ?? {},
+      settings: type === 61 ? { plugin: opts.plugin } : { plugins: [opts.plugin] },
+    },
+    'create',
+  );
+  return (await channels.create(input, '', { requireInstalled: false })).id;
 }
 
 export async function setTaskPrice(gw: Gateway, model: string, price: { expression?: string; perRequest?: number }): Promise<void> {
-  await gw.core.h.db
-    .insertInto('prices')
-    .values({
-      model,
-      input: null,
-      output: null,
-      cached_input: null,
-      per_request: price.perRequest ?? null,
-      expression: price.expression ?? null,
-      updated_at: Date.now(),
-    })
-    .execute();
-  await gw.core.cache.bump('prices');
+  const prices = gw.services.admin.prices;
+  await prices.set(prices.parse({ model, per_request: price.perRequest ?? null, expression: price.expression ?? null }));
 }
 
 export async function balance(gw: Gateway, userId: number): Promise<number> {

@@ -8,6 +8,7 @@ import { ChannelType } from '../../relay/channel-types.ts';
 import { orderRanked } from '../../relay/channel-pick.ts';
 import { ChannelStore } from '../../relay/channel-store.ts';
 import { PriceStore } from '../../billing/price-store.ts';
+import { PRICES_REVISION } from '../../billing/prices.ts';
 
 export const TASK_CHANNEL_TYPES: number[] = [ChannelType.gateway, ChannelType.task_plugin];
 
@@ -51,8 +52,11 @@ export class TaskCatalog {
 
   async register(): Promise<void> {
     await this.core.cache.register('channels', () => this.loadChannels());
-    await this.core.cache.register('prices', () => this.loadPrices());
-    await this.core.cache.register('group_ratios', () => this.loadRatios());
+    // Prices and group ratios move under one revision (`prices`: billing/prices.ts, admin/prices.ts).
+    await this.core.cache.register(PRICES_REVISION, async () => {
+      await this.loadPrices();
+      await this.loadRatios();
+    });
   }
 
   async loadChannels(): Promise<void> {
