@@ -1,5 +1,5 @@
 /**
- * Model requests per user (ModelRequestRateLimit* options): the limit, group overrides, what counts,
+ * Model requests per user (RateLimitRequests, set here through its older names, the ModelRequestRateLimit* options): the limit, group overrides, what counts,
  * the 429 in each family's envelope with Retry-After, and with Redis one count across two nodes.
  */
 import { test } from 'node:test';
@@ -113,12 +113,16 @@ test("with Redis, one user's requests on two nodes share one count", async () =>
     for (
       let i = 0;
       i < 100 &&
-      !(b.services.relay.channels.all().length && b.services.accounts.limiter.current().enabled && b.services.accounts.keys.size > 0);
+      !(
+        b.services.relay.channels.all().length &&
+        b.services.accounts.rateLimits.requestLimit('default') > 0 &&
+        b.services.accounts.keys.size > 0
+      );
       i++
     ) {
       await new Promise((r) => setTimeout(r, 50));
     }
-    assert.ok(b.services.accounts.limiter.current().enabled, 'the options reached node b');
+    assert.ok(b.services.accounts.rateLimits.requestLimit('default') > 0, 'the options reached node b');
     await ask(a, c.key);
     await ask(b, c.key);
     await ask(a, c.key);

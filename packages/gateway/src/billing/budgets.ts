@@ -11,7 +11,7 @@
  * exactly those rows by what was charged (or gives the amount back), whichever node closes it and
  * whenever — a stream that crosses midnight is charged to the day it started in.
  *
- * Periods are calendar periods at `BudgetUtcOffsetMinutes` from UTC (0: UTC): a day from 00:00, a week
+ * Periods are calendar periods at `BudgetUtcOffsetSeconds` from UTC (0: UTC): a day from 00:00, a week
  * from Monday 00:00, a month from the 1st 00:00.
  */
 import type { Options } from '../options/options.ts';
@@ -115,10 +115,10 @@ export class Budgets {
     private readonly rows: BudgetRows,
   ) {}
 
-  /** How far the periods are from UTC (option BudgetUtcOffsetMinutes). */
+  /** How far the periods are from UTC (option BudgetUtcOffsetSeconds). */
   offsetMs(): number {
     const o = this.options;
-    return o ? o.getNumber('BudgetUtcOffsetMinutes', 0) * 60_000 : 0;
+    return o ? o.getNumber('BudgetUtcOffsetSeconds', 0) * 1000 : 0;
   }
 
   /** The budgets of a call, charged to the periods of now; undefined when it has none (nothing allocated). */
