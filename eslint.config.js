@@ -75,7 +75,7 @@ export default tseslint.config(
       'bench/results/**',
       '**/dist/**',
       'packages/web/src/api/schema.d.ts',
-      'packages/gateway/test/fixtures/plugins/**',
+      'packages/gateway/test/fakes/plugins/**',
     ],
   },
   js.configs.recommended,
@@ -153,7 +153,7 @@ export default tseslint.config(
   },
   {
     // Example plugins run inside the sandbox: they have `utils` and `console` only.
-    files: ['examples/plugins/**/*.js', 'packages/gateway/test/fixtures/plugins/**/*.js'],
+    files: ['examples/plugins/**/*.js', 'packages/gateway/test/fakes/plugins/**/*.js'],
     languageOptions: { globals: { utils: 'readonly', console: 'readonly' } },
   },
   {
