@@ -1,6 +1,6 @@
 /**
  * Log queries (filters, keyset pages, totals), CSV export (streamed in keyset pages, never the whole
- * result in memory) and retention: with LOG_RETENTION_DAYS > 0 a daily job deletes older rows in small
+ * result in memory) and retention: with LOG_RETENTION_SECONDS > 0 a daily job deletes older rows in small
  * batches so the table never grows without bound and no single statement holds a long lock.
  *
  * Every page is read newest first through an index led by the filter's column (user, key, model,
@@ -228,7 +228,7 @@ export class LogAdmin {
   }
 
   /**
-   * Starts the daily retention job when LOG_RETENTION_DAYS or USAGE_RETENTION_DAYS is > 0 (first run a
+   * Starts the daily retention job when LOG_RETENTION_SECONDS or USAGE_RETENTION_SECONDS is > 0 (first run a
    * minute after start). Each node runs it; a delete that another node already made deletes nothing.
    */
   startRetention(): void {
