@@ -66,14 +66,21 @@ export async function logTotals(
   f: LogFilter,
   cap: number,
 ): Promise<{ count: number; quota: number; prompt_tokens: number; completion_tokens: number; capped: boolean }> {
-  const newest = filtered(h, f)
-    .select(['quota', 'prompt_tokens', 'completion_tokens'])
+  // The cap-th newest row (and whether there is one more): the totals stop at it.
+  const edge = await filtered(h, f)
+    .select(['created_at', 'id'])
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
-    .limit(cap)
-    .as('newest');
-  const t = await h.db
-    .selectFrom(newest)
+    .offset(cap - 1)
+    .limit(2)
+    .execute();
+  let q = filtered(h, f);
+  if (edge.length) {
+    const at = Number(edge[0].created_at);
+    const id = Number(edge[0].id);
+    q = q.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>=', id)])]));
+  }
+  const t = await q
     .select((eb) => [
       eb.fn.countAll<number>().as('count'),
       eb.fn.coalesce(eb.fn.sum<number>('quota'), eb.lit(0)).as('quota'),
@@ -81,11 +88,13 @@ export async function logTotals(
       eb.fn.coalesce(eb.fn.sum<number>('completion_tokens'), eb.lit(0)).as('completion_tokens'),
     ])
     .executeTakeFirstOrThrow();
-  const count = Number(t.count);
-  const capped =
-    count >= cap &&
-    (await filtered(h, f).select('id').orderBy('created_at', 'desc').orderBy('id', 'desc').offset(cap).limit(1).execute()).length > 0;
-  return { count, quota: Number(t.quota), prompt_tokens: Number(t.prompt_tokens), completion_tokens: Number(t.completion_tokens), capped };
+  return {
+    count: Number(t.count),
+    quota: Number(t.quota),
+    prompt_tokens: Number(t.prompt_tokens),
+    completion_tokens: Number(t.completion_tokens),
+    capped: edge.length > 1,
+  };
 }
 
 /** One page of the rows a filter matches, newest first. */
