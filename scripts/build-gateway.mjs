@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Compiles the gateway for `npm start`: one ES module, `packages/gateway/dist/main.js`, with a source map
- * (the process runs with `--enable-source-maps`, so stack traces name the TypeScript lines). The serving
+ * (the process starts from `packages/gateway/bin/start.mjs`, which turns source maps on for this bundle, so
+ * stack traces name the TypeScript lines). The serving
  * process then loads no TypeScript loader. Packages from node_modules stay outside the bundle and load as
  * usual; the workspace's own TypeScript packages (`@gatehouse/*`) are compiled in, since Node cannot load
  * TypeScript from node_modules.

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const compiled = join(here, '..', 'dist', 'main.js');
+const launcher = join(here, 'start.mjs');
 const source = join(here, '..', 'src');
 
 /** The newest modification time under `dir` (ms). */
@@ -27,6 +28,6 @@ try {
 } catch {
   // never built
 }
-const entry = built && built >= newest(source) ? ['--enable-source-maps', compiled] : ['--import', 'tsx', join(source, 'main.ts')];
+const entry = built && built >= newest(source) ? [launcher] : ['--import', 'tsx', join(source, 'main.ts')];
 const r = spawnSync(process.execPath, ['--no-node-snapshot', ...entry, ...process.argv.slice(2)], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

@@ -2,7 +2,7 @@
  * What every area is built on: settings, logger, database, cache sync, secrets, the outbound HTTP
  * client, optional Redis.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { RedisHealth } from './platform/redis-health.ts';
 import type { Config } from './platform/config.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
@@ -45,9 +45,11 @@ export async function createCore(config: Config, log?: Logger): Promise<Core> {
   let redis: Redis | null = null;
   let redisHealth: RedisHealth | null = null;
   if (config.redisUrl) {
-    // A command Redis does not answer in time fails (a hung server must not hold calls): the callers
-    // then count on this node (platform/redis-health.ts).
-    redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, commandTimeout: config.redisCommandTimeoutMs });
+    // Loaded only when configured: a node without Redis never loads the client. A command Redis does
+    // not answer in time fails (a hung server must not hold calls): the callers then count on this
+    // node (platform/redis-health.ts).
+    const { Redis: RedisClient } = await import('ioredis');
+    redis = new RedisClient(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, commandTimeout: config.redisCommandTimeoutMs });
     await redis.connect();
     redisHealth = new RedisHealth(redis, logger, metrics);
     const sub = redis.duplicate();

@@ -12,7 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import type { Browser } from 'playwright-core';
-import { startFakeOpenAI, type FakeOpenAI } from '../../gateway/test/upstreams/openai.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../../gateway/test/fakes/upstreams/openai.ts';
 import { Api, eventually, launchBrowser, rootSession, startConsoleGateway, tr, type ConsoleGateway } from './support.ts';
 
 let gw: ConsoleGateway;

@@ -1,14 +1,22 @@
 /**
- * Log queries (filters, paging, totals for the whole filter), CSV export (streamed in keyset pages,
- * never the whole result in memory) and retention: with LOG_RETENTION_DAYS > 0
- * a daily job deletes older rows in small batches so the table never grows without bound and no
- * single statement holds a long lock.
+ * Log queries (filters, keyset pages, totals), CSV export (streamed in keyset pages, never the whole
+ * result in memory) and retention: with LOG_RETENTION_SECONDS > 0 a daily job deletes older rows in small
+ * batches so the table never grows without bound and no single statement holds a long lock.
+ *
+ * Every page is read newest first through an index led by the filter's column (user, key, model,
+ * channel, request id) or by the time, so its cost does not grow with the table: a page is the rows
+ * after a cursor (`next_cursor` of the page before: created_at and id of its last row), or — for the
+ * first TOTALS_CAP rows — an offset. Names (user, key) are looked up first and searched by id. The
+ * totals count and sum at most TOTALS_CAP rows, the newest, and say when the filter matches more.
  */
 import { Readable } from 'node:stream';
 import type { Core } from '../core.ts';
+import { KeyStore } from '../accounts/key-store.ts';
+import { UserStore } from '../accounts/user-store.ts';
 import { csvLine } from '../logs/csv.ts';
 import { purgeRollups } from '../logs/rollup.ts';
 import { logPage, logTotals, logsBefore, purgeLogs, type LogFilter } from '../logs/writer.ts';
+import type { Selectable } from 'kysely';
 import type { LogRow } from '../store/schema-core.ts';
 import { Reader, fieldError, paging, type Obj, type Page } from '../platform/validate.ts';
 
@@ -21,6 +29,27 @@ export interface LogTotals {
   quota: number;
   prompt_tokens: number;
   completion_tokens: number;
+}
+
+/** The most rows the totals count, and the deepest row an offset page reaches (beyond it: cursors). */
+export const TOTALS_CAP = 10_000;
+
+/** A position in the newest-first order: created_at and id of a page's last row. */
+export interface LogCursor {
+  at: number;
+  id: number;
+}
+
+export function encodeCursor(c: LogCursor): string {
+  return `${c.at}.${c.id}`;
+}
+
+/** Reads a cursor from a query (null when absent); a malformed one is a 400 on `cursor`. */
+export function decodeCursor(v: string | undefined): LogCursor | null {
+  if (!v) return null;
+  const m = /^(\d{1,15})\.(\d{1,15})$/.exec(v);
+  if (!m) throw fieldError('cursor', 'is not a cursor of this list (use next_cursor of the page before)');
+  return { at: Number(m[1]), id: Number(m[2]) };
 }
 
 export type LogView = Omit<LogRow, 'id'> & { id: number };
@@ -59,10 +88,13 @@ const ADMIN_ONLY = new Set(['channel_id', 'upstream_model']);
 export class LogAdmin {
   private timer: NodeJS.Timeout | null = null;
 
+  /** The totals' cap (a property, so that tests can lower it). */
+  totalsCap = TOTALS_CAP;
+
   constructor(private readonly core: Core) {}
 
   /** Reads filters from a query string. `self` hides admin-only filters. */
-  parseQuery(q: Obj, self: boolean): { filter: LogFilter; page: number; pageSize: number; offset: number } {
+  parseQuery(q: Obj, self: boolean): { filter: LogFilter; page: number; pageSize: number; offset: number; cursor: LogCursor | null } {
     const r = new Reader(q);
     const f: LogFilter = {};
     f.type = r.oneOf('type', LOG_TYPES);
@@ -78,16 +110,44 @@ export class LogAdmin {
     f.start = r.time('start') ?? undefined;
     f.end = r.time('end') ?? undefined;
     if (f.start !== undefined && f.end !== undefined && f.start > f.end) throw fieldError('start', 'must not be after end');
-    return { filter: f, ...paging(q) };
+    const cursor = decodeCursor(r.str('cursor', { max: 40 }) || undefined);
+    const p = paging(q);
+    if (!cursor && p.offset + p.pageSize > this.totalsCap)
+      throw fieldError('page', `reaches past the newest ${this.totalsCap} rows: page on with cursor (next_cursor of the page before)`);
+    return { filter: f, ...p, cursor };
+  }
+
+  /**
+   * The filter with the ids of the named user and keys, so that the search goes through their indexes
+   * (the names are still compared: a row keeps the name it was written with).
+   */
+  private async withIds(f: LogFilter): Promise<LogFilter> {
+    const out = { ...f };
+    if (f.username) {
+      const id = await new UserStore(this.core.h).idByName(f.username);
+      if (id !== null) out.userIdIn = [id];
+    }
+    if (f.keyName) {
+      const ids = await new KeyStore(this.core.h).idsNamed(f.keyName, f.userId);
+      if (ids.length) out.keyIdIn = ids;
+    }
+    return out;
   }
 
   async query(
-    f: LogFilter,
-    p: { page: number; pageSize: number; offset: number },
+    filter: LogFilter,
+    p: { page: number; pageSize: number; offset: number; cursor?: LogCursor | null },
     self: boolean,
-  ): Promise<Page<LogView> & { totals: LogTotals }> {
-    const t = await logTotals(this.core.h, f);
-    const rows = await logPage(this.core.h, f, p.pageSize, p.offset);
+  ): Promise<Page<LogView> & { totals: LogTotals; totals_capped: boolean; next_cursor: string | null }> {
+    const f = await this.withIds(filter);
+    const [t, found] = await Promise.all([
+      logTotals(this.core.h, f, this.totalsCap),
+      // One row more than the page: whether there is a next page.
+      p.cursor ? logsBefore(this.core.h, f, p.cursor, p.pageSize + 1) : logPage(this.core.h, f, p.pageSize + 1, p.offset),
+    ]);
+    const rows: Selectable<LogRow>[] = found.slice(0, p.pageSize);
+    const last = rows[rows.length - 1];
+    const next = found.length > p.pageSize && last ? encodeCursor({ at: Number(last.created_at), id: Number(last.id) }) : null;
     const items = rows.map((r) => {
       const v: Record<string, unknown> = {};
       for (const [k, val] of Object.entries(r)) v[k] = typeof val === 'bigint' ? Number(val) : val;
@@ -117,25 +177,22 @@ export class LogAdmin {
       }
       return v as unknown as LogView;
     });
-    const totals: LogTotals = {
-      count: Number(t.count),
-      quota: Number(t.quota),
-      prompt_tokens: Number(t.prompt_tokens),
-      completion_tokens: Number(t.completion_tokens),
-    };
-    return { items, total: totals.count, page: p.page, page_size: p.pageSize, totals };
+    const totals: LogTotals = { count: t.count, quota: t.quota, prompt_tokens: t.prompt_tokens, completion_tokens: t.completion_tokens };
+    return { items, total: totals.count, page: p.page, page_size: p.pageSize, totals, totals_capped: t.capped, next_cursor: next };
   }
 
   /**
    * The rows of a filter as CSV, newest first, read in keyset pages of EXPORT_PAGE rows (created_at,
    * id) as the consumer asks for them. `self` leaves out what routing did (channel, upstream model).
    */
-  exportCsv(f: LogFilter, self: boolean): Readable {
+  exportCsv(filter: LogFilter, self: boolean): Readable {
+    const withIds = this.withIds(filter);
     const cols = self ? EXPORT_COLUMNS.filter((c) => !ADMIN_ONLY.has(c)) : EXPORT_COLUMNS;
     const perUsd = this.core.config.quotaPerUsd;
     const h = this.core.h;
     async function* lines(): AsyncGenerator<string> {
       yield csvLine(cols);
+      const f = await withIds;
       let after: { at: number; id: number } | null = null;
       for (;;) {
         const rows = await logsBefore(h, f, after, EXPORT_PAGE);
@@ -171,7 +228,7 @@ export class LogAdmin {
   }
 
   /**
-   * Starts the daily retention job when LOG_RETENTION_DAYS or USAGE_RETENTION_DAYS is > 0 (first run a
+   * Starts the daily retention job when LOG_RETENTION_SECONDS or USAGE_RETENTION_SECONDS is > 0 (first run a
    * minute after start). Each node runs it; a delete that another node already made deletes nothing.
    */
   startRetention(): void {

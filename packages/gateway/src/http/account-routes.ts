@@ -12,7 +12,7 @@ import { GatewayError, fail } from '../platform/errors.ts';
 import { Reader, fieldError } from '../platform/validate.ts';
 import { confirm, keepOf } from './reauth.ts';
 import { groupModelPrices } from '../admin/model-prices.ts';
-import { afterFirstFactor } from './login-step.ts';
+import { afterFirstFactor, setSessionHint } from './login-step.ts';
 import { twoFactorRoutes } from './two-factor-routes.ts';
 
 export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
@@ -48,6 +48,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
       const bearer = auth && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined;
       await users.logout(req.cookies?.[SESSION_COOKIE], bearer);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      setSessionHint(req, reply, false);
       return { success: true, message: '', data: null };
     };
     // POST only, and checked like every change made with the cookie: another site must not be able to

@@ -3,8 +3,8 @@
  * then the count starts again from zero. With Redis the counts are shared by every node (one key per
  * name, expiring with its window); without it they live in this node's memory and `add` answers
  * synchronously. While Redis is unavailable (platform/redis-health.ts) the counts are this node's
- * own, never skipped: a limit then holds per node. Used for failed logins per address, sign-ups and
- * mails, guessed codes and checkouts, and model requests per user.
+ * own, never skipped: a limit then holds per node. Used for attempts per client address or user
+ * (failed logins, sign-ups and mails, redemptions, checkouts).
  */
 import type { Redis } from 'ioredis';
 import type { RedisHealth } from './redis-health.ts';

@@ -19,7 +19,16 @@ import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
 import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
 import type { GatewayError } from '../platform/errors.ts';
 import { affinityKey } from './affinity.ts';
-import { callLogRow, extendReserve, logAttemptError, refundGrant, runReserved, settleThenLog, type LoggedCall } from './accounting.ts';
+import {
+  callLogRow,
+  extendReserve,
+  logAttemptError,
+  msSince,
+  refundGrant,
+  runReserved,
+  settleThenLog,
+  type LoggedCall,
+} from './accounting.ts';
 import { runAttempts, type AttemptCallInfo, type AttemptHooks, type AttemptOutcome } from './attempts.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import type { RuntimeChannel } from './channels.ts';
@@ -121,8 +130,6 @@ export interface StreamRelay<C extends PipelineCall> {
   /** The usage billed, and whether it is the upstream's report (`cutAt`: output tokens written when cut). */
   usage(ctx: C, cutAt: number | null, clientGone: boolean, counter: TokenCounter): Promise<{ usage: TokenUsage; reported: boolean }>;
 }
-
-const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
 
 /** Status codes of an upstream answer that make the next channel be tried. */
 function retryableStatus(s: number): boolean {
@@ -300,15 +307,21 @@ export class Pipeline<C extends PipelineCall> {
     const covered = (ctx.maxOut ?? 0) * ctx.n;
     const costAt = (out: number) => f.reserveOf(ctx, { inputTokens: ctx.inputBound, outputTokens: out });
     const step = metered ? Math.max(1, costAt(covered) - costAt(0)) : 0;
-    // Loaded (once per process) while the stream is young, so that counting never waits for it later.
-    if (metered) void loadTokenizer();
+    // Loaded (once per process) when a stream's text passes half of what surely fits its reserve, so that
+    // counting seldom waits for it later; a node whose streams stay within their bound never loads it.
+    let warming = !metered;
     let gateOpen = false;
     /**
      * Whether the reserve surely covers the output so far plus `text`, which it then adds to the count
      * (false: nothing added; count and extend, asynchronously).
      */
     const covers = (text: string): boolean => {
-      if (!gateOpen && 3 * (counter.length + text.length) <= covered) {
+      const bound = 3 * (counter.length + text.length);
+      if (!warming && 2 * bound > covered) {
+        warming = true;
+        void loadTokenizer();
+      }
+      if (!gateOpen && bound <= covered) {
         counter.add(text);
         return true;
       }

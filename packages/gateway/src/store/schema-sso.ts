@@ -1,4 +1,4 @@
-/** Tables of single sign-on (migrations 023, 026). */
+/** Tables of single sign-on (migrations 023, 027). */
 import type { Generated } from 'kysely';
 
 export interface SsoProviderRow {
@@ -22,7 +22,7 @@ export interface SsoProviderRow {
   allow_insecure: number;
   enabled: number;
   sort: number;
-  /** Who last changed the provider (null: the configuration file) and that person's role then (026). */
+  /** Who last changed the provider (null: the configuration file) and that person's role then (027). */
   changed_by: number | null;
   changed_by_role: 'user' | 'admin' | 'root';
   created_at: number;
