@@ -48,15 +48,34 @@ function filtered(h: DbHandle, f: LogFilter) {
   return q;
 }
 
-/** The count and sums of the rows a filter matches. */
+/** Log types that move money without a call: top-ups, adjustments, system credits. */
+export const MONEY_LOG_TYPES = ['topup', 'system'] as const;
+
+/**
+ * The count and sums of the rows a filter matches, calls and money movements apart: `quota` is what calls
+ * spent, counted as the usage roll-ups count it (rollup.ts: chat calls and task settlements; a task's reserve
+ * row counts the call, not the money), `moved_quota` the net of top-ups and adjustments.
+ */
 export function logTotals(h: DbHandle, f: LogFilter) {
   return filtered(h, f)
-    .select((eb) => [
-      eb.fn.countAll<number>().as('count'),
-      eb.fn.coalesce(eb.fn.sum<number>('quota'), eb.lit(0)).as('quota'),
-      eb.fn.coalesce(eb.fn.sum<number>('prompt_tokens'), eb.lit(0)).as('prompt_tokens'),
-      eb.fn.coalesce(eb.fn.sum<number>('completion_tokens'), eb.lit(0)).as('completion_tokens'),
-    ])
+    .select((eb) => {
+      const money = eb('type', 'in', MONEY_LOG_TYPES);
+      const reserve = eb.and([eb('type', '=', 'task'), eb('content', '=', 'task reserve')]);
+      const settle = eb.and([eb('type', '=', 'task'), eb('content', '=', 'task settle')]);
+      const call = eb.or([eb('type', 'in', ['consume', 'error']), reserve]);
+      const spend = eb.or([eb('type', 'in', ['consume', 'error']), settle]);
+      const sum = (when: typeof money, col: 'quota' | 'prompt_tokens' | 'completion_tokens', alias: string) =>
+        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(when).then(eb.ref(col)).else(0).end()), eb.lit(0)).as(alias);
+      return [
+        eb.fn.countAll<number>().as('count'),
+        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(call).then(1).else(0).end()), eb.lit(0)).as('calls'),
+        sum(spend, 'quota', 'quota'),
+        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(money).then(1).else(0).end()), eb.lit(0)).as('movements'),
+        sum(money, 'quota', 'moved_quota'),
+        eb.fn.coalesce(eb.fn.sum<number>('prompt_tokens'), eb.lit(0)).as('prompt_tokens'),
+        eb.fn.coalesce(eb.fn.sum<number>('completion_tokens'), eb.lit(0)).as('completion_tokens'),
+      ];
+    })
     .executeTakeFirstOrThrow();
 }
 
