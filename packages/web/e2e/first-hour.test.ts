@@ -194,7 +194,7 @@ for (const L of ['en', 'zh-CN'] as Lang[]) {
       await filters.getByRole('button', { name: tr(L, 'common.apply') }).click();
       const totals = page.getByRole('group', { name: tr(L, 'logs.totals') });
       await expectText(totals, tr(L, 'logs.totalCost', { cost: CALL_COST }));
-      await expectText(totals, tr(L, 'logs.totalMoved_one', { count: 1, amount: '$20.00' }));
+      await expectText(totals, tr(L, 'logs.totalMoved', { count: 1, amount: '$20.00' }));
       const table = page.getByRole('table', { name: tr(L, 'logs.tableLabel') });
       await expectText(table.getByRole('row', { name: new RegExp(MODEL) }).first(), 'loop');
       await screenshot(page, `${L}-logs-totals`);
