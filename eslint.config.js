@@ -29,6 +29,9 @@ const LAYERS = [
 ];
 const SRC = 'packages/gateway/src';
 
+/** Files of the gateway over 600 lines that are being split or replaced elsewhere; each leaves this list when it is. */
+const SPLIT_PENDING = ['http/openapi.ts', 'relay/relay.ts', 'relay/passthrough.ts', 'tasks/lifecycle/submit.ts', 'accounts/sso.ts'];
+
 // Every folder and file of the gateway's source has its place in LAYERS.
 const unplaced = readdirSync(new URL(`./${SRC}`, import.meta.url)).filter((n) => !LAYERS.flat().includes(n));
 if (unplaced.length) throw new Error(`eslint.config.js: give ${unplaced.join(', ')} a place in LAYERS (docs/architecture.md#layers)`);
@@ -72,7 +75,7 @@ export default tseslint.config(
       'bench/results/**',
       '**/dist/**',
       'packages/web/src/api/schema.d.ts',
-      'packages/gateway/test/fixtures/plugins/**',
+      'packages/gateway/test/fakes/plugins/**',
     ],
   },
   js.configs.recommended,
@@ -143,8 +146,14 @@ export default tseslint.config(
   },
   ...layerRules(),
   {
+    // Small rooms: no source file over 600 lines; a larger one is split along its sections.
+    files: ['packages/*/src/**/*.{ts,tsx}'],
+    ignores: ['packages/web/src/api/schema.d.ts', ...SPLIT_PENDING.map((f) => `${SRC}/${f}`)],
+    rules: { 'max-lines': ['error', { max: 600, skipBlankLines: false, skipComments: false }] },
+  },
+  {
     // Example plugins run inside the sandbox: they have `utils` and `console` only.
-    files: ['examples/plugins/**/*.js', 'packages/gateway/test/fixtures/plugins/**/*.js'],
+    files: ['examples/plugins/**/*.js', 'packages/gateway/test/fakes/plugins/**/*.js'],
     languageOptions: { globals: { utils: 'readonly', console: 'readonly' } },
   },
   {

@@ -1,6 +1,6 @@
 /**
  * Task-host benchmarks, run in this process against an in-process gateway (SQLite in a temporary
- * file) and the loopback task vendor of the integration tests (`packages/gateway/test/vendor`):
+ * file) and the loopback task vendor of the integration tests (`packages/gateway/test/fakes/vendor`):
  *
  *  - submitThroughput: task submissions per second through `POST /v1/tasks/loopback-video` (a
  *    `per_task` plugin installed through the plugin admin service, a type 61 channel to the vendor,
@@ -61,8 +61,8 @@ async function run(opts: TaskBenchOptions): Promise<TaskBenchResult> {
   process.env.TEST_LOG_LEVEL = 'silent';
   // The test helpers are the official setup: plugin upload through the admin service, channels, prices.
   const { startTestGateway } = await import('../packages/gateway/test/harness.ts');
-  const { startVendor } = await import('../packages/gateway/test/vendor/server.ts');
-  const fx = await import('../packages/gateway/test/vendor/fixtures.ts');
+  const { startVendor } = await import('../packages/gateway/test/fakes/vendor/server.ts');
+  const fx = await import('../packages/gateway/test/fakes/vendor/fixtures.ts');
   const vendor = await startVendor();
   // The gateway greets a new root account on stdout, where the bench's report goes: send it to stderr.
   const stdoutWrite = process.stdout.write;
@@ -195,7 +195,7 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
  */
 async function cloneTasks(
   gw: import('../packages/gateway/test/harness.ts').TestGateway,
-  vendor: import('../packages/gateway/test/vendor/server.ts').Vendor,
+  vendor: import('../packages/gateway/test/fakes/vendor/server.ts').Vendor,
   templateId: string,
   n: number,
   tag: string,

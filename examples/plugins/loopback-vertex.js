@@ -1,7 +1,7 @@
 // A per_task video plugin whose upstream authenticates with a Google service account (`auth: 'vertex_oauth'`,
 // as the market's Vertex plugin declares it): the channel key is a service-account JSON key, the host exchanges
 // it for an access token and hands the plugin `authHeader: 'Bearer <token>'` and `auth.projectId`. It drives the
-// long-running operations of the loopback Vertex AI in packages/gateway/test/upstreams/vertex.ts.
+// long-running operations of the loopback Vertex AI in packages/gateway/test/fakes/upstreams/vertex.ts.
 export const meta = {
   apiVersion: 1,
   key: 'loopback-vertex',

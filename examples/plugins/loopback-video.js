@@ -1,4 +1,4 @@
-// A per_task video plugin for the loopback test vendor (packages/gateway/test/vendor/server.ts).
+// A per_task video plugin for the loopback test vendor (packages/gateway/test/fakes/vendor/server.ts).
 // It shows the whole driver contract: submit, poll, usage facts, artifacts with Range reads.
 export const meta = {
   apiVersion: 1,

@@ -1,5 +1,5 @@
 // Vendor-style native routes under the `/nd/api/v1` prefix, plus an image protocol claim, for the
-// loopback test vendor (packages/gateway/test/vendor/server.ts). The same plugin also drives a peer
+// loopback test vendor (packages/gateway/test/fakes/vendor/server.ts). The same plugin also drives a peer
 // gateway (a type 60 channel pointing at another Gatehouse or New API instance): then it talks to the
 // peer's copy of these native routes instead of the vendor.
 //

@@ -1,5 +1,5 @@
 // Claims the three host protocols (image, video, Responses in every mode) for the loopback test
-// vendor (packages/gateway/test/vendor/server.ts). Decoders are deterministic: they run once per
+// vendor (packages/gateway/test/fakes/vendor/server.ts). Decoders are deterministic: they run once per
 // candidate and again after the channel is chosen.
 export const meta = {
   apiVersion: 1,

@@ -41,6 +41,8 @@ export async function startGateway(opts: StartOptions = {}): Promise<Gateway> {
   // A missing or broken console build stops the start here, before anything else is opened.
   const site = config.consoleEnabled ? loadConsoleSite(config.consoleDir ?? DEFAULT_CONSOLE_DIR) : null;
   const core = await createCore(config, opts.log);
+  // Older names of settings still read (platform/config.ts): said once, at start.
+  for (const w of config.warnings) core.log.warn({}, w);
   try {
     // OpenTelemetry (platform/tracing.ts), when the OTEL_* variables ask for it; flushed last at close.
     if (await startTracing(opts.env ?? process.env, { version, instance: config.nodeId })) core.onClose(stopTracing);

@@ -1,32 +1,27 @@
 /**
- * Direct database helpers for relay tests: users, keys, channels and prices inserted through Kysely,
- * then the matching cache revision bumped (as the admin API would).
+ * Fixtures of relay tests: users, keys, channels, prices and group ratios made through the services
+ * that make them in production (the accounts service, the administration's keys, channels and
+ * prices), which bump the cache revisions themselves.
  */
-import { generateApiKey, hashApiKey, keyHint } from '../src/accounts/keys.ts';
-import { insertId } from '../src/store/db.ts';
 import type { Gateway } from '../src/gateway.ts';
 
 let seq = 0;
 const uniq = (p: string) => `${p}${Date.now().toString(36)}${(seq++).toString(36)}`;
 
-export async function createUser(gw: Gateway, o: { quota?: number; group?: string; username?: string } = {}): Promise<number> {
-  const now = Date.now();
-  const id = await insertId(gw.core.h.db, gw.core.h.dialect, 'users', {
+/** The password of fixture users that name none. */
+export const FIXTURE_PASSWORD = 'fixture-password';
+
+export async function createUser(
+  gw: Gateway,
+  o: { quota?: number; group?: string; username?: string; password?: string } = {},
+): Promise<number> {
+  return gw.services.accounts.users.create({
     username: o.username ?? uniq('u'),
-    password_hash: 'x',
-    display_name: 'test',
-    role: 'user',
-    group_name: o.group ?? 'default',
+    password: o.password ?? FIXTURE_PASSWORD,
+    displayName: 'test',
+    group: o.group ?? 'default',
     quota: o.quota ?? 1_000_000_000,
-    used_quota: 0,
-    request_count: 0,
-    status: 1,
-    access_token_hash: null,
-    created_at: now,
-    updated_at: now,
   });
-  await gw.core.cache.bump('keys');
-  return id;
 }
 
 export interface KeyOpts {
@@ -39,25 +34,23 @@ export interface KeyOpts {
 }
 
 export async function createKey(gw: Gateway, userId: number, o: KeyOpts = {}): Promise<{ key: string; id: number }> {
-  const key = generateApiKey();
-  const id = await insertId(gw.core.h.db, gw.core.h.dialect, 'api_keys', {
-    user_id: userId,
-    name: uniq('k'),
-    key_hash: hashApiKey(key),
-    key_hint: keyHint(key),
-    status: 1,
-    expires_at: o.expiresAt ?? null,
-    unlimited_quota: o.cap === undefined ? 1 : 0,
-    remain_quota: o.cap ?? 0,
-    used_quota: 0,
-    models: o.models ? JSON.stringify(o.models) : null,
-    allowed_ips: o.allowedIps ? JSON.stringify(o.allowedIps) : null,
-    group_name: o.group ?? null,
-    created_at: Date.now(),
-    accessed_at: null,
-  });
-  await gw.core.cache.bump('keys');
-  return { key, id };
+  const keys = gw.services.admin.keys;
+  const made = await keys.create(
+    keys.parse(
+      {
+        user_id: userId,
+        name: uniq('k'),
+        expires_at: o.expiresAt ?? null,
+        quota: o.cap ?? null,
+        ...(o.models ? { models: o.models } : {}),
+        ...(o.allowedIps ? { allowed_ips: o.allowedIps } : {}),
+        ...(o.group ? { group: o.group } : {}),
+      },
+      'create',
+    ),
+    null,
+  );
+  return { key: made.key, id: made.id };
 }
 
 /** A user with a key in one go. */
@@ -86,32 +79,28 @@ export interface ChannelOpts {
 }
 
 export async function createChannel(gw: Gateway, o: ChannelOpts): Promise<number> {
-  const now = Date.now();
-  const id = await insertId(gw.core.h.db, gw.core.h.dialect, 'channels', {
-    name: o.name ?? uniq('ch'),
-    type: o.type ?? 1,
-    base_url: o.baseUrl,
-    keys_sealed: gw.core.secrets.seal(JSON.stringify(o.keys ?? ['sk-upstream'])),
-    key_mode: o.keyMode ?? 'random',
-    key_state: '{}',
-    models: JSON.stringify(o.models),
-    groups: JSON.stringify(o.groups ?? ['default']),
-    priority: o.priority ?? 0,
-    weight: o.weight ?? 1,
-    model_mapping: JSON.stringify(o.modelMapping ?? {}),
-    header_override: JSON.stringify(o.headerOverride ?? {}),
-    param_override: JSON.stringify(o.paramOverride ?? {}),
-    status: o.status ?? 1,
-    status_reason: null,
-    settings: JSON.stringify(o.settings ?? {}),
-    test_model: o.testModel ?? null,
-    response_time_ms: null,
-    tested_at: null,
-    created_at: now,
-    updated_at: now,
-  });
-  await gw.core.cache.bump('channels');
-  return id;
+  const channels = gw.services.admin.channels;
+  const input = channels.parse(
+    {
+      name: o.name ?? uniq('ch'),
+      type: o.type ?? 1,
+      base_url: o.baseUrl,
+      keys: o.keys ?? ['sk-upstream'],
+      key_mode: o.keyMode ?? 'random',
+      models: o.models,
+      groups: o.groups ?? ['default'],
+      priority: o.priority ?? 0,
+      weight: o.weight ?? 1,
+      model_mapping: o.modelMapping ?? {},
+      header_override: o.headerOverride ?? {},
+      param_override: o.paramOverride ?? {},
+      status: o.status ?? 1,
+      settings: o.settings ?? {},
+      ...(o.testModel ? { test_model: o.testModel } : {}),
+    },
+    'create',
+  );
+  return (await channels.create(input)).id;
 }
 
 export async function setPrice(
@@ -119,26 +108,12 @@ export async function setPrice(
   model: string,
   p: { input?: number; output?: number; cached_input?: number; per_request?: number },
 ): Promise<void> {
-  await gw.core.h.db.deleteFrom('prices').where('model', '=', model).execute();
-  await gw.core.h.db
-    .insertInto('prices')
-    .values({
-      model,
-      input: p.input ?? null,
-      output: p.output ?? null,
-      cached_input: p.cached_input ?? null,
-      per_request: p.per_request ?? null,
-      expression: null,
-      updated_at: Date.now(),
-    })
-    .execute();
-  await gw.core.cache.bump('prices');
+  const prices = gw.services.admin.prices;
+  await prices.set(prices.parse({ model, ...p }));
 }
 
 export async function setGroupRatio(gw: Gateway, group: string, ratio: number): Promise<void> {
-  await gw.core.h.db.deleteFrom('group_ratios').where('group_name', '=', group).execute();
-  await gw.core.h.db.insertInto('group_ratios').values({ group_name: group, ratio }).execute();
-  await gw.core.cache.bump('prices');
+  await gw.services.admin.prices.setRatio({ group, ratio });
 }
 
 export async function balance(gw: Gateway, userId: number): Promise<number> {

@@ -19,7 +19,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createServer } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { startFakeOpenAI, type FakeOpenAI } from '../../gateway/test/upstreams/openai.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../../gateway/test/fakes/upstreams/openai.ts';
 import {
   Api,
   assertAccessible,

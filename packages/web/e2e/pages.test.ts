@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { startFakeOpenAI, type FakeOpenAI } from '../../gateway/test/upstreams/openai.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../../gateway/test/fakes/upstreams/openai.ts';
 import {
   Api,
   assertAccessible,

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { startVendor, type Vendor } from '../../gateway/test/vendor/server.ts';
+import { startVendor, type Vendor } from '../../gateway/test/fakes/vendor/server.ts';
 import {
   Api,
   eventually,
@@ -30,7 +30,7 @@ import {
 } from './support.ts';
 
 const L = 'en';
-const REJECTED = join(ROOT, 'packages/gateway/test/fixtures/plugins/rejected/author-missing.js');
+const REJECTED = join(ROOT, 'packages/gateway/test/fakes/plugins/rejected/author-missing.js');
 const VALID = join(ROOT, 'examples/plugins/loopback-video.js');
 
 let gw: ConsoleGateway;

@@ -22,7 +22,7 @@ import {
   tr,
   type ConsoleGateway,
 } from './support.ts';
-import { startOidcProvider } from '../../gateway/test/upstreams/sso-providers.ts';
+import { startOidcProvider } from '../../gateway/test/fakes/upstreams/sso-providers.ts';
 
 const L = 'en';
 const SECRET = 'e2e-oidc-client-secret-0123456789';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
-import { startFakeOpenAI, type FakeOpenAI } from '../../gateway/test/upstreams/openai.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../../gateway/test/fakes/upstreams/openai.ts';
 import {
   expectPage,
   expectText,

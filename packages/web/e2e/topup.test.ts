@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { deliverStripe, sessionEvent, startFakeStripe, type FakeStripe } from '../../gateway/test/upstreams/stripe.ts';
+import { deliverStripe, sessionEvent, startFakeStripe, type FakeStripe } from '../../gateway/test/fakes/upstreams/stripe.ts';
 import {
   Api,
   assertAccessible,

@@ -1,6 +1,7 @@
 /**
  * The console's texts: both languages have the same keys and the same placeholders; a text with a count has a
- * singular and a plural form (no "1 rows"); every run-time option of the gateway has its Chinese description.
+ * singular and a plural form (no "1 rows"); every run-time option of the gateway has a Chinese description of its
+ * current English one (options.zh-CN.json keeps the English text it translates, so a changed one shows).
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,7 +47,10 @@ test('a text with {{count}} has a singular and a plural form', () => {
   assert.equal(EN.get('common.totalRows_one'), '{{count}} row');
 });
 
-test('every run-time option has a Chinese description, and no other key does', () => {
+test('every run-time option has a Chinese description of its current English one, and no other key does', () => {
   assert.deepEqual(Object.keys(zhOptions).sort(), Object.keys(KNOWN_OPTIONS).sort());
-  for (const [k, v] of Object.entries(zhOptions)) assert.match(v, /[\u4e00-\u9fff]/, `${k} is written in Chinese`);
+  for (const [k, v] of Object.entries(zhOptions) as [keyof typeof KNOWN_OPTIONS, { en: string; zh: string }][]) {
+    assert.equal(v.en, KNOWN_OPTIONS[k].doc, `${k}: the English description changed since it was translated`);
+    assert.match(v.zh, /[\u4e00-\u9fff]/, `${k} is written in Chinese`);
+  }
 });

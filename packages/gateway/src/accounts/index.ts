@@ -5,7 +5,6 @@ import type { Core } from '../core.ts';
 import type { Options } from '../options/options.ts';
 import { KeyCache, KEYS_REVISION } from './keys.ts';
 import { Users } from './users.ts';
-import { RequestLimiter } from './request-limit.ts';
 import { TwoFactor } from './two-factor.ts';
 import { Passkeys } from './passkeys.ts';
 import { RateLimiter } from './rate-limits.ts';
@@ -13,12 +12,10 @@ import { RateLimiter } from './rate-limits.ts';
 export interface Accounts {
   keys: KeyCache;
   users: Users;
-  /** Model requests per user (ModelRequestRateLimit* options). */
-  limiter: RequestLimiter;
   /** TOTP, recovery codes and pending logins (docs/two-factor.md). */
   twoFactor: TwoFactor;
   passkeys: Passkeys;
-  /** Requests, tokens and calls in flight per key, user and model (accounts/rate-limits.ts). */
+  /** Requests, tokens and calls in flight per key, user and model, and requests per user (accounts/rate-limits.ts). */
   rateLimits: RateLimiter;
 }
 
@@ -33,7 +30,6 @@ export const accountsArea = {
     const accounts: Accounts = {
       users,
       keys,
-      limiter: new RequestLimiter(core, options),
       twoFactor,
       passkeys: new Passkeys(core, twoFactor),
       rateLimits,

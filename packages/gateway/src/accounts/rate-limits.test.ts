@@ -121,3 +121,58 @@ test('a limited call on one node: headers, refusal with Retry-After, and its pla
   assert.equal(limiter.admit(s, 'm', 0, sink, 31_000) !== null, true, 'ending twice changes nothing');
   assert.equal(headers.get('x-ratelimit-remaining-tokens'), '980');
 });
+
+/** Options whose values a test sets. */
+class TestOptions extends Options {
+  put(values: Record<string, string>): void {
+    this.values = new Map(Object.entries(values));
+    this.revision++;
+  }
+}
+
+test('requests per user: RateLimitRequests by group in its window, or its older names, refused with the end of the window', () => {
+  const core = { redis: null, cache: { redisPrefix: null }, log } as unknown as Core;
+  const o = new TestOptions(core);
+  const limiter = new RateLimiter(core, o);
+  const refusedAfter = (fn: () => unknown): number => {
+    try {
+      fn();
+    } catch (e) {
+      assert.equal((e as { code?: string }).code, 'rate_limit_exceeded');
+      return (e as { retryAfter: number }).retryAfter;
+    }
+    return assert.fail('the request should have been refused');
+  };
+  // Nothing set: nothing counted.
+  for (let i = 0; i < 100; i++) assert.equal(limiter.admitRequest(1, 'default'), undefined);
+
+  o.put({ RateLimitRequests: '{"*": 2, "vip": 3, "free": 0}', RateLimitRequestsWindowSeconds: '120' });
+  assert.equal(limiter.requestLimit('default'), 2);
+  assert.equal(limiter.requestLimit('vip'), 3);
+  limiter.admitRequest(10, 'default');
+  limiter.admitRequest(10, 'default');
+  const after = refusedAfter(() => limiter.admitRequest(10, 'default'));
+  assert.ok(after > 60 && after <= 120, String(after));
+  for (let i = 0; i < 3; i++) limiter.admitRequest(11, 'vip');
+  refusedAfter(() => limiter.admitRequest(11, 'vip'));
+  for (let i = 0; i < 10; i++) limiter.admitRequest(12, 'free');
+
+  // The older names: off until ModelRequestRateLimitEnabled, the count for every group, groups over it,
+  // the window in minutes.
+  o.put({ ModelRequestRateLimitCount: '1', ModelRequestRateLimitGroup: '{"vip": 2}', ModelRequestRateLimitDurationMinutes: '5' });
+  assert.equal(limiter.requestLimit('default'), 0);
+  o.put({
+    ModelRequestRateLimitEnabled: 'true',
+    ModelRequestRateLimitCount: '1',
+    ModelRequestRateLimitGroup: '{"vip": 2}',
+    ModelRequestRateLimitDurationMinutes: '5',
+  });
+  assert.deepEqual(limiter.requestLimits().windowMs, 300_000);
+  assert.equal(limiter.requestLimit('default'), 1);
+  assert.equal(limiter.requestLimit('vip'), 2);
+  limiter.admitRequest(20, 'default');
+  assert.ok(refusedAfter(() => limiter.admitRequest(20, 'default')) > 240);
+  // The current name wins over the older ones.
+  o.put({ ModelRequestRateLimitEnabled: 'true', ModelRequestRateLimitCount: '1', RateLimitRequests: '{"*": 5}' });
+  assert.equal(limiter.requestLimit('default'), 5);
+});

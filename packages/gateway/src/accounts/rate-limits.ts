@@ -5,6 +5,9 @@
  *  - the user (the same fields on the user; every key of the user and the playground count),
  *  - a model for a user (options `RateLimitModels`, replaced for the users of a group by
  *    `RateLimitGroups`): what each user may do with that model.
+ * and, apart, the requests of each user by group (option `RateLimitRequests` in windows of
+ * `RateLimitRequestsWindowSeconds`; its older names are the `ModelRequestRateLimit*` options): every
+ * POST on an API-key route is counted when it arrives, before its body is read (`admitRequest`).
  * A call must fit in every scope that applies; it is then counted in all of them at once, or refused
  * with 429 `rate_limit_exceeded` and `Retry-After` before any routing or billing (and counted in none).
  *
@@ -47,6 +50,51 @@ export function rateLimitsOf(r: { rpm?: unknown; tpm?: unknown; max_concurrency?
   const tpm = Math.max(0, Number(r.tpm ?? 0) || 0);
   const maxConcurrency = Math.max(0, Number(r.max_concurrency ?? 0) || 0);
   return rpm || tpm || maxConcurrency ? Object.freeze({ rpm, tpm, maxConcurrency }) : null;
+}
+
+/** Requests per user and window, by group (`RateLimitRequests`): a group's count, else `*`'s; 0 = no limit. */
+export interface RequestLimitSettings {
+  groups: ReadonlyMap<string, number>;
+  windowMs: number;
+}
+
+const NO_REQUEST_LIMITS: RequestLimitSettings = { groups: new Map(), windowMs: RATE_WINDOW_MS };
+
+/** Parses `{"group": count}` (`RateLimitRequests`, `ModelMaxOutputTokens`); throws on anything else. */
+export function parseGroupCounts(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  if (text.trim() === '') return out;
+  const v: unknown = JSON.parse(text);
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('must be a JSON object of group names to request counts');
+  for (const [g, n] of Object.entries(v)) {
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new Error(`the count of group "${g}" must be a whole number ≥ 0`);
+    out.set(g, n);
+  }
+  return out;
+}
+
+/**
+ * The request limits the options set: `RateLimitRequests` when it is stored, else (older names) the
+ * `ModelRequestRateLimit*` options when `ModelRequestRateLimitEnabled` is on — `ModelRequestRateLimitCount`
+ * for every group, `ModelRequestRateLimitGroup` per group. The window is `RateLimitRequestsWindowSeconds`
+ * (or `ModelRequestRateLimitDurationMinutes`, options/options.ts reads it).
+ */
+function requestLimits(o: Options, warn: (option: string, err: unknown) => void): RequestLimitSettings {
+  const windowMs = Math.max(1, o.getNumber('RateLimitRequestsWindowSeconds', 60)) * 1000;
+  let groups = new Map<string, number>();
+  const text = o.stored('RateLimitRequests');
+  try {
+    if (text !== undefined) groups = parseGroupCounts(text);
+    else if (o.getBool('ModelRequestRateLimitEnabled')) {
+      groups = parseGroupCounts(o.get('ModelRequestRateLimitGroup') ?? '');
+      const count = Math.max(0, o.getNumber('ModelRequestRateLimitCount', 0));
+      if (!groups.has('*')) groups.set('*', count);
+    }
+  } catch (e) {
+    warn(text !== undefined ? 'RateLimitRequests' : 'ModelRequestRateLimitGroup', e);
+  }
+  for (const [g, n] of groups) if (n <= 0) groups.set(g, 0);
+  return [...groups.values()].some((n) => n > 0) ? { groups, windowMs } : NO_REQUEST_LIMITS;
 }
 
 /** Per-model limits: a model's entry, else `*` (any model without one); undefined when neither is given. */
@@ -167,6 +215,7 @@ export class RateLimiter {
   private seen: Options | undefined;
   private revision = -1;
   private settings: ModelLimitSettings = NO_MODEL_LIMITS;
+  private requestSettings: RequestLimitSettings = NO_REQUEST_LIMITS;
 
   constructor(
     private readonly core: Core,
@@ -204,8 +253,44 @@ export class RateLimiter {
         this.core.log.warn({ err: (e as Error).message }, 'RateLimitGroups ignored');
       }
       this.settings = all.models.size === 0 && all.any === undefined && groups.size === 0 ? NO_MODEL_LIMITS : { all, groups };
+      this.requestSettings = requestLimits(o, (option, e) => this.core.log.warn({ err: (e as Error).message }, `${option} ignored`));
     }
     return this.settings;
+  }
+
+  /** The request limits (RateLimitRequests), parsed again only when the options were reloaded. */
+  requestLimits(): RequestLimitSettings {
+    this.current();
+    return this.requestSettings;
+  }
+
+  /** How many requests a user of `group` may make per window; 0: no limit. */
+  requestLimit(group: string): number {
+    const g = this.requestLimits().groups;
+    return g.get(group) ?? g.get('*') ?? 0;
+  }
+
+  /**
+   * Counts one request of `userId` (of `group`) in its window: returns (without Redis) or resolves when
+   * it is admitted, throws 429 `rate_limit_exceeded` with `retryAfter` seconds when the window is used
+   * up. Nothing is counted, and nothing allocated, when the group has no limit.
+   */
+  admitRequest(userId: number, group: string): void | Promise<void> {
+    const s = this.requestLimits();
+    if (s === NO_REQUEST_LIMITS) return;
+    const limit = s.groups.get(group) ?? s.groups.get('*') ?? 0;
+    if (limit <= 0) return;
+    const now = Date.now();
+    const entries = [{ id: `r:${userId}`, rpm: limit, tpm: 0, cc: 0 }];
+    const check = (a: Acquired) => {
+      if (!a.ok) throw requestsRefused(limit, s.windowMs, Math.max(1, Math.ceil((a.state.start + s.windowMs - now) / 1000)));
+    };
+    const r = this.counters.acquire(entries, 0, '', now, s.windowMs);
+    if (!(r instanceof Promise)) return check(r);
+    return r.then(check, (e: unknown) => {
+      // Redis unavailable: the request goes through uncounted rather than failing.
+      this.core.log.warn({ err: (e as Error).message }, 'rate limit counters unavailable; request admitted without counting');
+    });
   }
 
   /**
@@ -358,6 +443,15 @@ export class RateLimiter {
       { retryAfter },
     );
   }
+}
+
+/** The refusal of a request its user's window cannot take. */
+function requestsRefused(limit: number, windowMs: number, retryAfter: number): GatewayError {
+  const minutes = windowMs / 60_000;
+  const per = minutes === 1 ? 'minute' : Number.isInteger(minutes) ? `${minutes} minutes` : `${windowMs / 1000} s`;
+  return Object.assign(fail('rate_limit_exceeded', `rate limit reached: ${limit} requests per ${per}; try again in ${retryAfter} s`), {
+    retryAfter,
+  });
 }
 
 function entryOf(id: string, l: RateLimits): LimitEntry {

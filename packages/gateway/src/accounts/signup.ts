@@ -83,9 +83,9 @@ export class Signup {
     });
   }
 
-  /** Where links in mail point: PUBLIC_URL, else the ServerAddress option. */
+  /** Where links in mail point: the public address (PUBLIC_URL, or the older ServerAddress option). */
   private base(): string {
-    return (this.core.config.publicUrl ?? this.options.get('ServerAddress') ?? '').replace(/\/+$/, '');
+    return this.options.publicUrl().replace(/\/+$/, '');
   }
 
   settings(): SignupSettings {
@@ -338,8 +338,8 @@ export class Signup {
     const now = Date.now();
     const ttlMs =
       purpose === 'verify'
-        ? Math.max(1, o.getNumber('EmailVerificationTtlHours', 24)) * 3_600_000
-        : Math.max(1, o.getNumber('PasswordResetTtlMinutes', 30)) * 60_000;
+        ? Math.max(3600, o.getNumber('EmailVerificationTtlSeconds', 86_400)) * 1000
+        : Math.max(60, o.getNumber('PasswordResetTtlSeconds', 1800)) * 1000;
     const store = new UserStore(this.core.h);
     await store.insertToken({
       token_hash: sha256Hex(token),

@@ -9,7 +9,7 @@ import { generateSecret, generateURI, verify as verifyTotp } from 'otplib';
 import type { Core } from '../core.ts';
 import { hmacHex, sha256Hex } from '../platform/crypto.ts';
 import { fail } from '../platform/errors.ts';
-import { withTx } from '../store/db.ts';
+import { withTx, type Tx } from '../store/db.ts';
 import { PasskeyStore } from './passkey-store.ts';
 
 /** Cookie of a login that waits for its second factor (httpOnly, short-lived). */
@@ -248,6 +248,13 @@ export class TwoFactor {
       await new PasskeyStore(this.core.h).removeOfUser(userId, tx);
       await tx.deleteFrom('user_recovery_codes').where('user_id', '=', userId).execute();
     });
+  }
+
+  /** A deleted user's authenticator secret, recovery codes and challenges, in the deletion's transaction `tx`. */
+  async removeOfUser(userId: number, tx: Tx): Promise<void> {
+    await tx.deleteFrom('user_totp').where('user_id', '=', userId).execute();
+    await tx.deleteFrom('user_recovery_codes').where('user_id', '=', userId).execute();
+    await tx.deleteFrom('auth_challenges').where('user_id', '=', userId).execute();
   }
 
   // ---- pending logins and challenges ----

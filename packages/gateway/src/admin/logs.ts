@@ -1,6 +1,6 @@
 /**
  * Log queries (filters, paging, totals for the whole filter), CSV export (streamed in keyset pages,
- * never the whole result in memory) and retention: with LOG_RETENTION_DAYS > 0
+ * never the whole result in memory) and retention: with LOG_RETENTION_SECONDS > 0
  * a daily job deletes older rows in small batches so the table never grows without bound and no
  * single statement holds a long lock.
  */
@@ -189,7 +189,7 @@ export class LogAdmin {
   }
 
   /**
-   * Starts the daily retention job when LOG_RETENTION_DAYS or USAGE_RETENTION_DAYS is > 0 (first run a
+   * Starts the daily retention job when LOG_RETENTION_SECONDS or USAGE_RETENTION_SECONDS is > 0 (first run a
    * minute after start). Each node runs it; a delete that another node already made deletes nothing.
    */
   startRetention(): void {

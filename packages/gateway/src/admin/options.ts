@@ -7,9 +7,8 @@ import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
 import type { AuditLog } from '../logs/audit.ts';
 import { fieldError } from '../platform/validate.ts';
-import { parseGroupCounts } from '../accounts/request-limit.ts';
-import { parseGroupModelLimits, parseModelLimits } from '../accounts/rate-limits.ts';
-import { KNOWN_OPTIONS, Options, SECRET_SET, type OptionType } from '../options/options.ts';
+import { parseGroupCounts, parseGroupModelLimits, parseModelLimits } from '../accounts/rate-limits.ts';
+import { aliasWarning, KNOWN_OPTIONS, Options, SECRET_SET, type OptionType } from '../options/options.ts';
 import { OptionStore } from '../options/store.ts';
 
 /** Options whose value is JSON text. */
@@ -88,6 +87,8 @@ export class OptionsAdmin extends Options {
     const store = new OptionStore(this.core.h);
     const cur = await store.value(key);
     if (cur === text) return false;
+    const older = aliasWarning(key);
+    if (older) this.core.log.warn({ option: key }, older);
     const before = cur !== undefined ? cur : (this.get(key) ?? null);
     if (cur !== undefined) await store.update(key, text);
     else await store.insert(key, text);

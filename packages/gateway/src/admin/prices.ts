@@ -6,6 +6,7 @@ import { validateExpression, type SchemaField } from '../tasks/billing/expr.ts';
 import type { Core } from '../core.ts';
 import { echo, fail } from '../platform/errors.ts';
 import type { PriceRow } from '../store/schema-core.ts';
+import { PriceStore } from '../billing/price-store.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
 import type { AuditLog } from '../logs/audit.ts';
@@ -45,8 +46,8 @@ export class PriceAdmin {
     private readonly audit: AuditLog | null = null,
   ) {}
 
-  private get db() {
-    return this.core.h.db;
+  private get store() {
+    return new PriceStore(this.core.h);
   }
 
   /** A whole price (fields not given are cleared). `model` may come from outside the object (config map form). */
@@ -102,22 +103,19 @@ export class PriceAdmin {
   }
 
   async list(q: { page: number; pageSize: number; offset: number; keyword?: string }): Promise<Page<PriceView>> {
-    let base = this.db.selectFrom('prices');
-    if (q.keyword) base = base.where('model', 'like', `%${q.keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
-    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    const rows = await base.selectAll().orderBy('model', 'asc').limit(q.pageSize).offset(q.offset).execute();
-    return { items: rows.map((r) => this.view(r)), total: Number(total.n), page: q.page, page_size: q.pageSize };
+    const { rows, total } = await this.store.page(q.keyword, q.pageSize, q.offset);
+    return { items: rows.map((r) => this.view(r)), total, page: q.page, page_size: q.pageSize };
   }
 
   async get(model: string): Promise<PriceView> {
-    const r = await this.db.selectFrom('prices').selectAll().where('model', '=', model).executeTakeFirst();
+    const r = await this.store.byModel(model);
     if (!r) throw fail('price_not_found', { model: echo(model) });
     return this.view(r);
   }
 
   /** Inserts or replaces a price; returns whether anything changed. */
   async set(p: PriceInput, actor: Actor = null): Promise<{ view: PriceView; changed: boolean }> {
-    const cur = await this.db.selectFrom('prices').selectAll().where('model', '=', p.model).executeTakeFirst();
+    const cur = await this.store.byModel(p.model);
     const same =
       cur &&
       (['input', 'output', 'cached_input', 'cache_write_5m', 'cache_write_1h', 'per_request'] as const).every(
@@ -126,8 +124,8 @@ export class PriceAdmin {
       cur.expression === p.expression;
     if (cur && same) return { view: this.view(cur), changed: false };
     const row = { ...p, updated_at: Date.now() };
-    if (cur) await this.db.updateTable('prices').set(row).where('model', '=', p.model).execute();
-    else await this.db.insertInto('prices').values(row).execute();
+    if (cur) await this.store.update(p.model, row);
+    else await this.store.insert(row);
     await this.changes.changed('prices');
     const view = await this.get(p.model);
     const strip = ({ updated_at: _u, ...rest }: PriceView) => rest;
@@ -142,16 +140,16 @@ export class PriceAdmin {
   }
 
   async remove(model: string, actor: Actor = null): Promise<void> {
-    const cur = await this.db.selectFrom('prices').selectAll().where('model', '=', model).executeTakeFirst();
-    const res = await this.db.deleteFrom('prices').where('model', '=', model).executeTakeFirst();
-    if (!cur || Number(res.numDeletedRows) === 0) throw fail('price_not_found', { model: echo(model) });
+    const cur = await this.store.byModel(model);
+    const deleted = await this.store.remove(model);
+    if (!cur || deleted === 0) throw fail('price_not_found', { model: echo(model) });
     await this.changes.changed('prices');
     const { updated_at: _u, ...before } = this.view(cur);
     await this.audit?.record(actor, 'price.delete', { type: 'price', id: model }, before, null);
   }
 
   async listRatios(): Promise<GroupRatioView[]> {
-    const rows = await this.db.selectFrom('group_ratios').selectAll().orderBy('group_name', 'asc').execute();
+    const rows = await this.store.ratios();
     return rows.map((r) => ({ group: r.group_name, ratio: Number(r.ratio) }));
   }
 
@@ -163,10 +161,10 @@ export class PriceAdmin {
   }
 
   async setRatio(v: GroupRatioView, actor: Actor = null): Promise<boolean> {
-    const cur = await this.db.selectFrom('group_ratios').selectAll().where('group_name', '=', v.group).executeTakeFirst();
+    const cur = await this.store.ratioOf(v.group);
     if (cur && Number(cur.ratio) === v.ratio) return false;
-    if (cur) await this.db.updateTable('group_ratios').set({ ratio: v.ratio }).where('group_name', '=', v.group).execute();
-    else await this.db.insertInto('group_ratios').values({ group_name: v.group, ratio: v.ratio }).execute();
+    if (cur) await this.store.updateRatio(v.group, v.ratio);
+    else await this.store.insertRatio(v.group, v.ratio);
     await this.changes.changed('prices');
     await this.audit?.record(
       actor,
@@ -179,9 +177,9 @@ export class PriceAdmin {
   }
 
   async removeRatio(group: string, actor: Actor = null): Promise<void> {
-    const cur = await this.db.selectFrom('group_ratios').selectAll().where('group_name', '=', group).executeTakeFirst();
-    const res = await this.db.deleteFrom('group_ratios').where('group_name', '=', group).executeTakeFirst();
-    if (!cur || Number(res.numDeletedRows) === 0) throw fail('group_ratio_not_found', { group });
+    const cur = await this.store.ratioOf(group);
+    const deleted = await this.store.removeRatio(group);
+    if (!cur || deleted === 0) throw fail('group_ratio_not_found', { group });
     await this.changes.changed('prices');
     await this.audit?.record(actor, 'group_ratio.delete', { type: 'group_ratio', id: group }, { ratio: Number(cur.ratio) }, null);
   }

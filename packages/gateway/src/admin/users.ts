@@ -13,6 +13,7 @@ import { isUniqueViolation, withTx } from '../store/db.ts';
 import { KeyStore } from '../accounts/key-store.ts';
 import { UserStore } from '../accounts/user-store.ts';
 import { PasskeyStore } from '../accounts/passkey-store.ts';
+import { TwoFactor } from '../accounts/two-factor.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import type { UserRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
@@ -364,16 +365,7 @@ export class UserAdmin {
     const cur = await this.users.byId(id);
     if (!cur) throw fail('user_not_found', { id });
     this.checkManage(actor, cur.role);
-    const base = this.db.selectFrom('ledger').where('user_id', '=', id).where('kind', '!=', 'close');
-    const [rows, total] = await Promise.all([
-      base
-        .select(['id', 'ref', 'kind', 'amount', 'key_id', 'created_at'])
-        .orderBy('id', 'desc')
-        .limit(q.pageSize)
-        .offset(q.offset)
-        .execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
-    ]);
+    const { rows, total } = await this.ledger().history(id, q.pageSize, q.offset);
     const refs = rows.filter((r) => r.kind === 'topup' || r.kind === 'adjust').map((r) => r.ref);
     const notes = new Map<string, string>();
     if (refs.length) {
@@ -393,7 +385,7 @@ export class UserAdmin {
         note: notes.get(r.ref) ?? null,
         created_at: Number(r.created_at),
       })),
-      total: Number(total?.n ?? 0),
+      total,
       page: q.page,
       page_size: q.pageSize,
     };
@@ -413,9 +405,8 @@ export class UserAdmin {
       await this.users.removeEmailOf(id, tx);
       await this.users.removeTokensOf(id, tx);
       // Second factors and logins in progress (docs/two-factor.md).
-      for (const t of ['user_totp', 'user_recovery_codes'] as const) await tx.deleteFrom(t).where('user_id', '=', id).execute();
       await new PasskeyStore(this.core.h).removeOfUser(id, tx);
-      await tx.deleteFrom('auth_challenges').where('user_id', '=', id).execute();
+      await new TwoFactor(this.core).removeOfUser(id, tx);
       await this.users.remove(id, tx);
       await this.changes.inTx('keys', tx);
     });

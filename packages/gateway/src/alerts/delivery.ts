@@ -16,7 +16,7 @@
 import { request, type Dispatcher } from 'undici';
 import type { Core } from '../core.ts';
 import type { Options } from '../options/options.ts';
-import { hmacHex } from '../platform/crypto.ts';
+import { signBody } from '../platform/crypto.ts';
 import { mailer } from '../platform/mail.ts';
 import { releaseLease, takeLease } from '../store/leases.ts';
 import type { AlertRow } from '../store/schema-audit.ts';
@@ -26,11 +26,6 @@ export const ALERTS_LEASE = 'alerts';
 const BATCH = 50;
 const SEND_TIMEOUT_MS = 10_000;
 const MAX_BACKOFF_MS = 3_600_000;
-
-/** The signature header's value for `body` under `secret`. */
-export function signBody(secret: string, body: string): string {
-  return `sha256=${hmacHex(secret, body)}`;
-}
 
 export class AlertDelivery {
   private timer: NodeJS.Timeout | null = null;

@@ -11,10 +11,9 @@
  * exactly those rows by what was charged (or gives the amount back), whichever node closes it and
  * whenever — a stream that crosses midnight is charged to the day it started in.
  *
- * Periods are calendar periods at `BudgetUtcOffsetMinutes` from UTC (0: UTC): a day from 00:00, a week
+ * Periods are calendar periods at `BudgetUtcOffsetSeconds` from UTC (0: UTC): a day from 00:00, a week
  * from Monday 00:00, a month from the 1st 00:00.
  */
-import type { Core } from '../core.ts';
 import type { Options } from '../options/options.ts';
 
 export type BudgetPeriod = 'day' | 'week' | 'month';
@@ -102,19 +101,24 @@ export function budgetMessage(c: BudgetCharge): string {
   return `quota exhausted: the ${PERIOD_NAME[c.period]} budget of ${whose} ($${c.usd}) is used up until ${until}`;
 }
 
+/** Where budgets read their period rows: the ledger, which owns `budget_spend` (billing/ledger.ts). */
+export interface BudgetRows {
+  budgetRows(owners: readonly string[]): Promise<Array<{ owner: string; period_start: number | bigint; spent: number | bigint }>>;
+}
+
 export class Budgets {
   /** The clock budgets are read with (tests move it across period boundaries). */
   now: () => number = Date.now;
 
   constructor(
-    private readonly core: Core,
     private readonly options: Options,
+    private readonly rows: BudgetRows,
   ) {}
 
-  /** How far the periods are from UTC (option BudgetUtcOffsetMinutes). */
+  /** How far the periods are from UTC (option BudgetUtcOffsetSeconds). */
   offsetMs(): number {
     const o = this.options;
-    return o ? o.getNumber('BudgetUtcOffsetMinutes', 0) * 60_000 : 0;
+    return o ? o.getNumber('BudgetUtcOffsetSeconds', 0) * 1000 : 0;
   }
 
   /** The budgets of a call, charged to the periods of now; undefined when it has none (nothing allocated). */
@@ -145,11 +149,7 @@ export class Budgets {
       const start = periodStart(s.period, now, off);
       out.set(s.owner, { spent: 0, start, end: periodEnd(s.period, start, off) });
     }
-    const rows = await this.core.h.db
-      .selectFrom('budget_spend')
-      .select(['owner', 'period_start', 'spent'])
-      .where('owner', 'in', [...out.keys()])
-      .execute();
+    const rows = await this.rows.budgetRows([...out.keys()]);
     for (const r of rows) {
       const cur = out.get(r.owner);
       if (cur && Number(r.period_start) === cur.start) cur.spent = Math.max(0, Number(r.spent));

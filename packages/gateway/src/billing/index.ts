@@ -23,7 +23,7 @@ export const billingArea = {
     const prices = new PriceBook(core);
     const ledger = new Ledger(core);
     const recovery = new ReserveRecovery(core, ledger, prices);
-    const billing: Billing = { ledger, prices, recovery, budgets: new Budgets(core, options) };
+    const billing: Billing = { ledger, prices, recovery, budgets: new Budgets(options, ledger) };
     await core.cache.register(PRICES_REVISION, () => prices.load());
     // The node's lease exists before any reserve names it. Closed after the areas built later (their
     // closers run first: the relay drains its calls), so this process's reserves are settled by then.

@@ -6,6 +6,7 @@
  * multiplied by the group ratio and `quotaPerUsd`, and rounded once to integer quota units.
  */
 import type { Core } from '../core.ts';
+import { PriceStore } from './price-store.ts';
 
 export const PRICES_REVISION = 'prices';
 
@@ -43,10 +44,8 @@ export class PriceBook {
   constructor(private readonly core: Core) {}
 
   async load(): Promise<void> {
-    const [rows, ratios] = await Promise.all([
-      this.core.h.db.selectFrom('prices').selectAll().execute(),
-      this.core.h.db.selectFrom('group_ratios').selectAll().execute(),
-    ]);
+    const store = new PriceStore(this.core.h);
+    const [rows, ratios] = await Promise.all([store.all(), store.ratios()]);
     const next = new Map<string, ModelPrice>();
     for (const r of rows) {
       const input = r.input === null ? 0 : Number(r.input);

@@ -120,13 +120,7 @@ export class ReserveRecovery {
     this.stats.rounds++;
     const out: RecoveredReserve[] = [];
     for (const node of await this.deadNodes(now)) {
-      const rows = await this.core.h.db
-        .selectFrom('open_reserves')
-        .select(['ref', 'user_id', 'key_id', 'key_capped'])
-        .where('node', '=', node)
-        .orderBy('created_at')
-        .limit(BATCH)
-        .execute();
+      const rows = await this.ledger.openReserves(node, BATCH);
       for (const r of rows) {
         if (this.closing) return out;
         // Budget rows its reserve took (if any) are found by the ref.
@@ -152,19 +146,15 @@ export class ReserveRecovery {
 
   /** Nodes other than this one with open reserves whose lease lapsed or is gone. */
   private async deadNodes(now: number): Promise<string[]> {
-    const db = this.core.h.db;
-    const nodes = (await db.selectFrom('open_reserves').select('node').distinct().where('node', '!=', this.node).execute()).map(
-      (r) => r.node,
-    );
+    const nodes = await this.ledger.openReserveNodes();
     if (nodes.length === 0) return [];
-    const live = await liveLeases(db, nodes.map(nodeLeaseName), now);
+    const live = await liveLeases(this.core.h.db, nodes.map(nodeLeaseName), now);
     return nodes.filter((n) => !live.has(nodeLeaseName(n)));
   }
 
   /** Closes one open reserve: settled at what its log rows prove, else refunded; once, whoever closes it. */
   private async close(ref: string, payer: Payer): Promise<RecoveredReserve> {
-    const db = this.core.h.db;
-    const moved = await db.selectFrom('ledger').select(['kind', 'amount']).where('ref', '=', ref).execute();
+    const moved = await this.ledger.rows(ref);
     const reserved = moved.filter((m) => m.kind === 'reserve' || m.kind.startsWith('extend:')).reduce((s, m) => s + Number(m.amount), 0);
     const produced = await this.produced(ref);
     let done: RecoveredReserve;
@@ -176,7 +166,7 @@ export class ReserveRecovery {
       done = { ref, outcome: ok ? 'refunded' : 'already closed', charged: 0 };
     }
     // Closed before (the row outlived its close): nothing moves, the row goes.
-    if (done.outcome === 'already closed') await db.deleteFrom('open_reserves').where('ref', '=', ref).execute();
+    if (done.outcome === 'already closed') await this.ledger.dropOpenReserve(ref);
     return done;
   }
 

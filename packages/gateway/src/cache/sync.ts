@@ -154,7 +154,8 @@ export class CacheSync {
     return v.toString(36);
   }
 
-  private async read(name: string): Promise<number> {
+  /** The stored value of counter `name` (0 when it was never bumped). */
+  async read(name: string): Promise<number> {
     const row = await this.h.db.selectFrom('revisions').select('value').where('name', '=', name).executeTakeFirst();
     return row ? Number(row.value) : 0;
   }

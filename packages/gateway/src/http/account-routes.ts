@@ -58,13 +58,13 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
     // POST only: a link or an image on another site must not be able to log the user out.
     api.post('/api/user/logout', { bodyLimit: 64 * 1024 }, logout);
 
-    // With what the console needs to show money and where to send calls (PUBLIC_URL; null: the address the browser used).
+    // With what the console needs to show money and where to send calls (the public address; null: the address the browser used).
     api.get('/api/user/self', { onRequest: requireUser(deps) }, async (req) => ({
       success: true,
       message: '',
       data: {
         ...(await deps.services.admin.users.get(req.user!.id)),
-        public_url: deps.core.config.publicUrl,
+        public_url: deps.services.admin.options.publicUrl() || null,
         quota_per_usd: deps.core.config.quotaPerUsd,
       },
     }));

@@ -30,7 +30,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
   await app.register(async (api) => {
     api.setErrorHandler(familyErrorHandler('admin'));
 
-    api.get('/api/openapi.json', async (req) => buildOpenApi(admin.options.get('ServerAddress') || `${req.protocol}://${req.host}`));
+    api.get('/api/openapi.json', async (req) => buildOpenApi(admin.options.publicUrl() || `${req.protocol}://${req.host}`));
 
     // ---- users (admin) ----
     api.get('/api/user', adminOnly, async (req) => {

@@ -38,10 +38,10 @@ export function refused(e: unknown, reply?: FastifyReply): Error {
   return e as Error;
 }
 
-/** Counts a request towards the user's request limit (accounts/request-limit.ts); 429 with Retry-After beyond it. */
+/** Counts a request towards the user's request limit (accounts/rate-limits.ts); 429 with Retry-After beyond it. */
 export async function admitRequest(deps: AppDeps, reply: FastifyReply, userId: number, group: string): Promise<void> {
   try {
-    await deps.services.accounts.limiter.admit(userId, group);
+    await deps.services.accounts.rateLimits.admitRequest(userId, group);
   } catch (e) {
     throw refused(e, reply);
   }
@@ -54,7 +54,7 @@ export async function admitRequest(deps: AppDeps, reply: FastifyReply, userId: n
  * directly without `done`, it returns a promise.
  */
 export function requireKey(deps: AppDeps) {
-  const { keys, limiter } = deps.services.accounts;
+  const { keys, rateLimits } = deps.services.accounts;
   function auth(req: FastifyRequest): Promise<void>;
   function auth(req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void;
   function auth(req: FastifyRequest, reply?: FastifyReply, done?: (err?: Error) => void): Promise<void> | void {
@@ -63,7 +63,7 @@ export function requireKey(deps: AppDeps) {
       const p = keys.authenticate(extractApiKey(req), req.ip);
       req.principal = p;
       // Model calls and task submissions count towards the user's request limit; reads do not.
-      if (req.method === 'POST') pending = limiter.admit(p.userId, p.group);
+      if (req.method === 'POST') pending = rateLimits.admitRequest(p.userId, p.group);
     } catch (e) {
       if (done) return done(refused(e, reply));
       return Promise.reject(refused(e, reply));

@@ -195,7 +195,11 @@ const schemas: Record<string, Schema> = {
       ref('User'),
       obj(
         {
-          public_url: nullable(str('PUBLIC_URL: where callers reach the gateway (null: not set, the address the browser used)')),
+          public_url: nullable(
+            str(
+              'the public address, PUBLIC_URL (or its older names): where callers reach the gateway; null: not set, callers use the address they reached the console at',
+            ),
+          ),
           quota_per_usd: int('quota units per USD (QUOTA_PER_USD)'),
         },
         ['public_url', 'quota_per_usd'],

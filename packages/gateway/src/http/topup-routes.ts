@@ -99,7 +99,7 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     const pay = (provider: string) => async (req: FastifyRequest) => {
       const r = Reader.of(req.body).only(['amount', 'payment_method']);
       const amount = r.num('amount', { required: true, min: 0 })!;
-      const base = options().get('ServerAddress') || `${req.protocol}://${req.host}`;
+      const base = options().publicUrl() || `${req.protocol}://${req.host}`;
       const started = await payments.start(provider, req.user!.id, amount, base);
       // `pay_link` as New API names it; `url` too.
       return ok({ ...started, pay_link: started.url }, 'pay at the returned URL');

@@ -7,6 +7,8 @@
  * task movements (`task reserve` counts a request, `task settle` the quota charged; reserves and
  * refunds move no spend). Latency goes into a histogram of fixed log-scale buckets; p50/p95 are read
  * from summed histograms (`percentile`). The retention deletes roll-ups of old hours (`purgeRollups`).
+ * Every statement on the table is here: the usage reports (logs/usage.ts) read through `rollupHours`
+ * and `rollupGroups`.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -179,4 +181,33 @@ export async function purgeRollups(h: DbHandle, cutoff: number): Promise<number>
     await new Promise((r) => setImmediate(r));
   }
   return deleted;
+}
+
+/**
+ * The roll-up rows of each hour that match `where` (the usage reports, logs/usage.ts), with `columns`;
+ * `sum`: summed per hour (the full-key rows, many per hour), else as stored (one per hour).
+ */
+export async function rollupHours(
+  db: DbOrTx,
+  columns: readonly string[],
+  where: RawBuilder<unknown>,
+  sum: boolean,
+): Promise<Record<string, unknown>[]> {
+  const q = sum
+    ? sql<
+        Record<string, unknown>
+      >`select hour, ${sql.join(columns.map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`))} from usage_hourly where ${where} group by hour`
+    : sql<Record<string, unknown>>`select hour, ${sql.join(columns.map((c) => sql.ref(c)))} from usage_hourly where ${where}`;
+  return (await q.execute(db)).rows;
+}
+
+/** The top `limit` values of column `col` by quota (then requests) among the rows that match `where`, with their sums. */
+export async function rollupGroups(db: DbOrTx, col: string, where: RawBuilder<unknown>, limit: number) {
+  const c = sql.ref(col);
+  return (
+    await sql<{ k: string | number; requests: number; errors: number; tokens: number; quota: number }>`
+    select ${c} as k, sum(requests) as requests, sum(errors) as errors, sum(prompt_tokens) + sum(completion_tokens) as tokens, sum(quota) as quota
+    from usage_hourly where ${where}
+    group by ${c} order by sum(quota) desc, sum(requests) desc, ${c} asc limit ${limit}`.execute(db)
+  ).rows;
 }

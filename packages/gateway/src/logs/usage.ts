@@ -11,7 +11,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Core } from '../core.ts';
 import { Reader, fieldError, quotaToUsd, type Obj } from '../platform/validate.ts';
-import { BUCKETS, HOUR_MS, LAT_COLUMNS, percentile, type Dim } from './rollup.ts';
+import { BUCKETS, HOUR_MS, LAT_COLUMNS, percentile, rollupGroups, rollupHours, type Dim } from './rollup.ts';
 
 export const GROUP_BYS = ['model', 'user', 'channel', 'key'] as const;
 export type GroupBy = (typeof GROUP_BYS)[number];
@@ -169,20 +169,7 @@ export class UsageReports {
     const where = this.where(q.filter, q.from, q.to);
     // A dimension has one row per hour and value: read the rows (the sums are made below, in the
     // buckets). The full-key rows are many per hour: the database sums them per hour.
-    const rows =
-      this.dimFor(q.filter) !== ''
-        ? (
-            await sql<
-              Record<string, unknown>
-            >`select hour, ${sql.join(SERIES_COLUMNS.map((c) => sql.ref(c)))} from usage_hourly where ${where}`.execute(db)
-          ).rows
-        : (
-            await sql<
-              Record<string, unknown>
-            >`select hour, ${sql.join(SERIES_COLUMNS.map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`))} from usage_hourly where ${where} group by hour`.execute(
-              db,
-            )
-          ).rows;
+    const rows = await rollupHours(db, SERIES_COLUMNS, where, this.dimFor(q.filter) === '');
 
     // Buckets over the whole range (empty ones too), keyed by their start.
     const off = q.tzOffsetMinutes * 60_000;
@@ -203,13 +190,7 @@ export class UsageReports {
 
     let groups: UsageGroup[] = [];
     if (q.groupBy) {
-      const col = sql.ref(DIM_COLUMN[q.groupBy].col);
-      const g = (
-        await sql<{ k: string | number; requests: number; errors: number; tokens: number; quota: number }>`
-        select ${col} as k, sum(requests) as requests, sum(errors) as errors, sum(prompt_tokens) + sum(completion_tokens) as tokens, sum(quota) as quota
-        from usage_hourly where ${this.where(q.filter, q.from, q.to, q.groupBy)}
-        group by ${col} order by sum(quota) desc, sum(requests) desc, ${col} asc limit ${q.limit}`.execute(db)
-      ).rows;
+      const g = await rollupGroups(db, DIM_COLUMN[q.groupBy].col, this.where(q.filter, q.from, q.to, q.groupBy), q.limit);
       const labels = await this.labels(
         q.groupBy,
         g.map((x) => x.k),

@@ -3,6 +3,11 @@
  * node when the `options` revision moves. Known keys have a type, a default and a doc; other keys
  * (used by other areas) are stored as given. Every area reads them here; the administration area
  * (admin/options.ts) checks and writes them.
+ *
+ * Some known keys are older names of another setting (`aliasOf`): they still work — a canonical key
+ * that is not stored reads its alias's stored value, converted by `factor` when the unit changed — and
+ * a warning names the setting to use instead, once per process when one is stored and at every write.
+ * Durations are in seconds (`…Seconds`).
  */
 import type { Core } from '../core.ts';
 import { OptionStore } from './store.ts';
@@ -25,18 +30,24 @@ export interface OptionSpec {
   /** Default as text; a function reads it from the process configuration. */
   default: string | ((core: Core) => string);
   doc: string;
+  /** The setting this key is an older name of (an option, or an environment variable such as PUBLIC_URL). */
+  aliasOf?: string;
+  /** Its value times `factor` is the value of `aliasOf` (a unit that changed, e.g. 60 for minutes → seconds). */
+  factor?: number;
 }
 
 export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
   ServerAddress: {
     type: 'url',
-    default: (c) => c.config.serverAddress ?? '',
-    doc: 'Public address of this gateway (links, OpenAPI servers). Default: SERVER_ADDRESS.',
+    default: (c) => c.config.publicUrl ?? '',
+    doc: 'Older name of PUBLIC_URL, the public address of this gateway: used where PUBLIC_URL is not set (links in mail and artifact links, checkout return addresses, OpenAPI servers).',
+    aliasOf: 'PUBLIC_URL',
   },
   TaskPublicAddress: {
     type: 'url',
     default: (c) => c.config.taskPublicAddress ?? '',
-    doc: 'Public address used in signed task artifact links; falls back to ServerAddress. Default: TASK_PUBLIC_ADDRESS.',
+    doc: 'Older setting of the address in signed task artifact links (default TASK_PUBLIC_ADDRESS); unset, links use PUBLIC_URL.',
+    aliasOf: 'PUBLIC_URL',
   },
   RetryTimes: {
     type: 'int',
@@ -103,25 +114,40 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
     default: 'false',
     doc: 'Admins and root must use a second factor (authenticator app or passkey). One without is sent to enrol: until then its console session reaches only its profile, and its access token and command-line sessions are refused (docs/two-factor.md).',
   },
+  RateLimitRequests: {
+    type: 'group_counts',
+    default: '',
+    doc: 'Model requests (calls, task submissions, realtime sessions, playground calls) of each user per RateLimitRequestsWindowSeconds, by group, as JSON: {"*": 60, "vip": 600} ("*" is every group without its own count; 0 = no limit). 429 rate_limit_exceeded beyond.',
+  },
+  RateLimitRequestsWindowSeconds: {
+    type: 'int',
+    default: '60',
+    doc: "The window of RateLimitRequests, from a user's first request in it.",
+  },
   ModelRequestRateLimitEnabled: {
     type: 'bool',
     default: 'false',
-    doc: 'Limit model requests (calls and task submissions) per user to ModelRequestRateLimitCount per ModelRequestRateLimitDurationMinutes; 429 rate_limit_exceeded beyond.',
+    doc: 'Older name of RateLimitRequests (read when it is not stored): turns ModelRequestRateLimitCount and ModelRequestRateLimitGroup on.',
+    aliasOf: 'RateLimitRequests',
   },
   ModelRequestRateLimitDurationMinutes: {
     type: 'int',
     default: '1',
-    doc: "Window of the model request limit, in minutes, from a user's first request in it.",
+    doc: 'Older name of RateLimitRequestsWindowSeconds, in minutes.',
+    aliasOf: 'RateLimitRequestsWindowSeconds',
+    factor: 60,
   },
   ModelRequestRateLimitCount: {
     type: 'int',
     default: '0',
-    doc: 'Model requests per user and window; 0 = no limit (groups in ModelRequestRateLimitGroup still apply).',
+    doc: 'Older form of RateLimitRequests\'s "*" count (with ModelRequestRateLimitEnabled).',
+    aliasOf: 'RateLimitRequests',
   },
   ModelRequestRateLimitGroup: {
     type: 'group_counts',
     default: '',
-    doc: 'Per-group counts replacing ModelRequestRateLimitCount, as JSON: {"vip": 600, "free": 20}.',
+    doc: 'Older form of RateLimitRequests\'s per-group counts, as JSON {"vip": 600} (with ModelRequestRateLimitEnabled).',
+    aliasOf: 'RateLimitRequests',
   },
   RateLimitModels: {
     type: 'model_limits',
@@ -133,10 +159,17 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
     default: '',
     doc: 'Per-group replacements of RateLimitModels entries for the users of a group, as JSON {"vip": {"gpt-4o": {"rpm": 600}, "*": {}}} (an empty entry lifts the limit).',
   },
+  BudgetUtcOffsetSeconds: {
+    type: 'number',
+    default: '0',
+    doc: 'Where the days, weeks (from Monday) and months of key and user budgets begin, in seconds from UTC (28800 for UTC+8). Changing it starts new periods.',
+  },
   BudgetUtcOffsetMinutes: {
     type: 'number',
     default: '0',
-    doc: 'Where the days, weeks (from Monday) and months of key and user budgets begin, in minutes from UTC (480 for UTC+8). Changing it starts new periods.',
+    doc: 'Older name of BudgetUtcOffsetSeconds, in minutes.',
+    aliasOf: 'BudgetUtcOffsetSeconds',
+    factor: 60,
   },
   RelayMaxOutputTokens: {
     type: 'int',
@@ -178,8 +211,26 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
     default: '3600',
     doc: 'Window of SignupAttemptLimit, starting with the first attempt. Shared by all nodes with Redis.',
   },
-  EmailVerificationTtlHours: { type: 'int', default: '24', doc: 'How long an e-mail verification link stays valid.' },
-  PasswordResetTtlMinutes: { type: 'int', default: '30', doc: 'How long a password reset link stays valid.' },
+  EmailVerificationTtlSeconds: {
+    type: 'int',
+    default: '86400',
+    doc: 'How long an e-mail verification link stays valid (at least an hour).',
+  },
+  PasswordResetTtlSeconds: { type: 'int', default: '1800', doc: 'How long a password reset link stays valid (at least a minute).' },
+  EmailVerificationTtlHours: {
+    type: 'int',
+    default: '24',
+    doc: 'Older name of EmailVerificationTtlSeconds, in hours.',
+    aliasOf: 'EmailVerificationTtlSeconds',
+    factor: 3600,
+  },
+  PasswordResetTtlMinutes: {
+    type: 'int',
+    default: '30',
+    doc: 'Older name of PasswordResetTtlSeconds, in minutes.',
+    aliasOf: 'PasswordResetTtlSeconds',
+    factor: 60,
+  },
   RedemptionAttemptLimit: {
     type: 'int',
     default: '10',
@@ -226,6 +277,23 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
   AlertMaxAttempts: { type: 'int', default: '8', doc: 'Attempts of one alert delivery before it is marked failed.' },
 };
 
+/** For each option with older names that convert (`factor`): those names and factors. */
+const CONVERTED_ALIASES: ReadonlyMap<string, ReadonlyArray<{ key: string; factor: number }>> = (() => {
+  const m = new Map<string, Array<{ key: string; factor: number }>>();
+  for (const [key, s] of Object.entries(KNOWN_OPTIONS)) {
+    if (!s.aliasOf || !s.factor) continue;
+    m.set(s.aliasOf, [...(m.get(s.aliasOf) ?? []), { key, factor: s.factor }]);
+  }
+  return m;
+})();
+
+/** The warning for an option stored or set under an older name; null for any other key. */
+export function aliasWarning(key: string): string | null {
+  const s = KNOWN_OPTIONS[key];
+  if (!s?.aliasOf) return null;
+  return `option ${key} is an older name of ${s.aliasOf}: it still works, but set ${s.aliasOf} instead (docs/configuration.md)`;
+}
+
 /** What lists show for a stored secret option; setting it back to this text keeps the secret. */
 export const SECRET_SET = '[set]';
 
@@ -260,6 +328,8 @@ export class Options {
   protected values = new Map<string, string>();
   /** Moves with every reload: settings derived from options can be kept until it moves. */
   revision = 0;
+  /** Older option names found stored, warned of once per process. */
+  private readonly warned = new Set<string>();
 
   constructor(protected readonly core: Core) {}
 
@@ -267,12 +337,38 @@ export class Options {
     const rows = await new OptionStore(this.core.h).all();
     this.values = new Map(rows.map((r) => [r.key, r.value]));
     this.revision++;
+    for (const key of this.values.keys()) {
+      const w = this.warned.has(key) ? null : aliasWarning(key);
+      if (!w) continue;
+      this.warned.add(key);
+      this.core.log.warn({ option: key }, w);
+    }
+  }
+
+  /** The stored value of `key` (no default, no older name); undefined when none is stored. */
+  stored(key: string): string | undefined {
+    return this.values.get(key);
+  }
+
+  /**
+   * The gateway's public address without a trailing slash, '' when none is known: PUBLIC_URL (or its
+   * older name SERVER_ADDRESS), else the stored option ServerAddress (its older name at run time).
+   */
+  publicUrl(): string {
+    return this.core.config.publicUrl ?? (this.values.get('ServerAddress') || '');
   }
 
   /** The current value as text: the stored one, else the default of a known key, else undefined. */
   get(key: string): string | undefined {
     const v = this.values.get(key);
     if (v !== undefined) return v;
+    const older = CONVERTED_ALIASES.get(key);
+    if (older) {
+      for (const a of older) {
+        const av = this.values.get(a.key);
+        if (av !== undefined && av !== '' && Number.isFinite(Number(av))) return String(Number(av) * a.factor);
+      }
+    }
     const spec = KNOWN_OPTIONS[key];
     if (!spec) return undefined;
     return typeof spec.default === 'function' ? spec.default(this.core) : spec.default;

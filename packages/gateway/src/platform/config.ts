@@ -1,5 +1,8 @@
 /**
- * Process settings, read once from the environment. Every variable is listed in docs/configuration.md.
+ * Process settings, read once from the environment. Every variable is listed in docs/configuration.md,
+ * once. Durations are in seconds (`…_SECONDS`) and sizes in MiB (`…_MB`); older names of a variable
+ * (ENV_ALIASES) are still read when the current one is unset, and each one found is named in a warning
+ * (`Config.warnings`, logged at start).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,7 +18,7 @@ export interface Config {
   sessionSecret: string;
   configFile: string | null;
   rootPassword: string | null;
-  serverAddress: string | null;
+  /** The older TASK_PUBLIC_ADDRESS: the address of signed artifact links (else PUBLIC_URL); null when unset. */
   taskPublicAddress: string | null;
   logLevel: string;
   /**
@@ -99,8 +102,61 @@ export interface Config {
   stripeWebhookSecret: string | null;
   /** Another address for Stripe's API (a proxy); null: api.stripe.com. */
   stripeApiBase: string | null;
-  /** The console's public address (PUBLIC_URL, no trailing slash): SSO redirect URIs, links in mail, the WebAuthn relying party of passkeys; null: from the request where that is allowed. */
+  /**
+   * The gateway's public address (PUBLIC_URL, or its older name SERVER_ADDRESS; no trailing slash):
+   * links in mail and in task artifacts, SSO redirect URIs, checkout return addresses, the OpenAPI
+   * servers, the WebAuthn relying party of passkeys; null: from the request where that is allowed.
+   */
   publicUrl: string | null;
+  /** Older variable names found in the environment, each with what to set instead (logged at start). */
+  warnings: string[];
+}
+
+/**
+ * Older names of environment variables → the current name (and the factor from the old unit to the
+ * new one). An older name is read only when the current one is unset.
+ */
+export const ENV_ALIASES: Readonly<Record<string, { name: string; factor?: number }>> = {
+  SERVER_ADDRESS: { name: 'PUBLIC_URL' },
+  TASK_TIMEOUT_MINUTES: { name: 'TASK_TIMEOUT_SECONDS', factor: 60 },
+  TASK_CALLBACK_GIVE_UP_HOURS: { name: 'TASK_CALLBACK_GIVE_UP_SECONDS', factor: 3600 },
+  TASK_PLUGIN_PROTOCOL_TICK_MILLISECONDS: { name: 'TASK_PLUGIN_PROTOCOL_TICK_SECONDS', factor: 0.001 },
+  PLUGIN_CALL_TIMEOUT_MS: { name: 'PLUGIN_CALL_TIMEOUT_SECONDS', factor: 0.001 },
+  LOG_RETENTION_DAYS: { name: 'LOG_RETENTION_SECONDS', factor: 86_400 },
+  USAGE_RETENTION_DAYS: { name: 'USAGE_RETENTION_SECONDS', factor: 86_400 },
+  RESPONSES_RETENTION_DAYS: { name: 'RESPONSES_RETENTION_SECONDS', factor: 86_400 },
+};
+
+/**
+ * The environment with each older name that is set (and whose current name is not) read under its
+ * current name, converted to its unit; `warnings` gets one line per older name found.
+ */
+function withAliases(env: NodeJS.ProcessEnv, warnings: string[]): NodeJS.ProcessEnv {
+  let out = env;
+  for (const [old, { name, factor }] of Object.entries(ENV_ALIASES)) {
+    const raw = env[old];
+    if (raw === undefined || raw === '') continue;
+    if (env[name] !== undefined && env[name] !== '') {
+      warnings.push(`${old} is ignored: ${name} is set (${old} is its older name)`);
+      continue;
+    }
+    let v = raw;
+    if (factor !== undefined) {
+      const n = Number(raw);
+      if (!Number.isFinite(n)) throw new Error(`${old} must be a number, got "${raw}"`);
+      // A factor below 1 divides (ms → s), so whole values stay exact.
+      v = String(factor < 1 ? n / Math.round(1 / factor) : n * factor);
+    }
+    warnings.push(
+      `${old} is an older name of ${name}: it still works, but set ${name}${factor !== undefined ? ` (${name}=${v})` : ''} instead`,
+    );
+    out = out === env ? { ...env } : out;
+    out[name] = v;
+  }
+  if (env.TASK_PUBLIC_ADDRESS) {
+    warnings.push('TASK_PUBLIC_ADDRESS is an older setting: it still sets the address of artifact links, but set PUBLIC_URL instead');
+  }
+  return out;
 }
 
 function num(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -227,7 +283,9 @@ function resolveCryptoSecret(env: NodeJS.ProcessEnv, databaseUrl: string): { sec
   }
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+export function loadConfig(given: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const warnings: string[] = [];
+  const env = withAliases(given, warnings);
   const databaseUrl = overrides.databaseUrl ?? (env.DATABASE_URL || 'sqlite:./data/gatehouse.db');
   databaseKind(databaseUrl);
   const { secret: cryptoSecret, file: cryptoSecretFile } = overrides.cryptoSecret
@@ -242,8 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sessionSecret: env.SESSION_SECRET || `session:${cryptoSecret}`,
     configFile: env.GATEHOUSE_CONFIG || null,
     rootPassword: env.GATEHOUSE_ROOT_PASSWORD || null,
-    serverAddress: env.SERVER_ADDRESS || null,
-    taskPublicAddress: env.TASK_PUBLIC_ADDRESS || null,
+    taskPublicAddress: env.TASK_PUBLIC_ADDRESS ? env.TASK_PUBLIC_ADDRESS.replace(/\/+$/, '') : null,
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: trustProxy(env.TRUST_PROXY),
     metricsToken: env.METRICS_TOKEN || null,
@@ -257,25 +314,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     relayAffinityTtlMs: Math.max(0, num(env, 'RELAY_AFFINITY_TTL_SECONDS', 300)) * 1000,
     shutdownTimeoutMs: Math.max(0, num(env, 'SHUTDOWN_TIMEOUT_SECONDS', 30)) * 1000,
     nodeLeaseMs: positive(num(env, 'NODE_LEASE_SECONDS', 30), 30) * 1000,
-    logRetentionDays: num(env, 'LOG_RETENTION_DAYS', 0),
-    usageRetentionDays: num(env, 'USAGE_RETENTION_DAYS', 0),
-    responsesRetentionDays: num(env, 'RESPONSES_RETENTION_DAYS', 30),
+    logRetentionDays: num(env, 'LOG_RETENTION_SECONDS', 0) / 86_400,
+    usageRetentionDays: num(env, 'USAGE_RETENTION_SECONDS', 0) / 86_400,
+    responsesRetentionDays: num(env, 'RESPONSES_RETENTION_SECONDS', 30 * 86_400) / 86_400,
     taskPollIntervalSeconds: num(env, 'TASK_POLL_INTERVAL_SECONDS', 15),
     taskPollMaxFailures: num(env, 'TASK_POLL_MAX_FAILURES', 20),
     taskPollLeaseSeconds: num(env, 'TASK_POLL_LEASE_SECONDS', 60),
     taskPollBackoffMaxSeconds: num(env, 'TASK_POLL_BACKOFF_MAX_SECONDS', 300),
-    taskTimeoutMinutes: num(env, 'TASK_TIMEOUT_MINUTES', 1440),
+    taskTimeoutMinutes: num(env, 'TASK_TIMEOUT_SECONDS', 86_400) / 60,
     taskProtocolTimeoutSeconds: num(env, 'TASK_PLUGIN_PROTOCOL_TIMEOUT_SECONDS', 600),
-    taskProtocolTickMs: positive(num(env, 'TASK_PLUGIN_PROTOCOL_TICK_MILLISECONDS', 2000), 2000),
+    taskProtocolTickMs: Math.round(positive(num(env, 'TASK_PLUGIN_PROTOCOL_TICK_SECONDS', 2), 2) * 1000),
     taskProtocolHeartbeatSeconds: positive(num(env, 'TASK_PLUGIN_PROTOCOL_HEARTBEAT_SECONDS', 15), 15),
     maxFileDownloadMb: positive(num(env, 'MAX_FILE_DOWNLOAD_MB', 64), 64),
     contentAllowPrivateAddresses: bool(env, 'CONTENT_ALLOW_PRIVATE_ADDRESSES', false),
     taskCallbackIntervalMs: positive(num(env, 'TASK_CALLBACK_INTERVAL_SECONDS', 1), 1) * 1000,
     taskCallbackRetryBaseMs: positive(num(env, 'TASK_CALLBACK_RETRY_BASE_SECONDS', 10), 10) * 1000,
     taskCallbackRetryMaxMs: positive(num(env, 'TASK_CALLBACK_RETRY_MAX_SECONDS', 3600), 3600) * 1000,
-    taskCallbackGiveUpMs: positive(num(env, 'TASK_CALLBACK_GIVE_UP_HOURS', 24), 24) * 3_600_000,
+    taskCallbackGiveUpMs: positive(num(env, 'TASK_CALLBACK_GIVE_UP_SECONDS', 86_400), 86_400) * 1000,
     taskCallbackTimeoutMs: positive(num(env, 'TASK_CALLBACK_TIMEOUT_SECONDS', 10), 10) * 1000,
-    pluginCallTimeoutMs: num(env, 'PLUGIN_CALL_TIMEOUT_MS', 5000),
+    pluginCallTimeoutMs: Math.round(num(env, 'PLUGIN_CALL_TIMEOUT_SECONDS', 5) * 1000),
     pluginMemoryLimitMb: num(env, 'PLUGIN_MEMORY_LIMIT_MB', 64),
     pluginPoolSize: num(env, 'PLUGIN_POOL_SIZE', 2),
     nodeId: env.NODE_ID || `node-${randomBytes(4).toString('hex')}`,
@@ -291,6 +348,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || null,
     stripeApiBase: env.STRIPE_API_BASE || null,
     publicUrl: env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/+$/, '') : null,
+    warnings,
     ...overrides,
   };
   return cfg;

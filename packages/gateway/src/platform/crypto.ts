@@ -51,6 +51,11 @@ export class SecretBox {
   }
 }
 
+/** `sha256=<hex HMAC-SHA256 of body>` under `secret`: the signature header of webhooks and task callbacks. */
+export function signBody(secret: string, body: string): string {
+  return `sha256=${hmacHex(secret, body)}`;
+}
+
 /** Password hashing with scrypt: `scrypt$N$r$p$salt$hash`. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);

@@ -2,8 +2,8 @@
  * The counters behind rate limits (accounts/rate-limits.ts): per scope (a name such as `k:12`), the
  * requests and tokens of its current window and the calls it has in flight.
  *
- * A window starts with the scope's first request and lasts `windowMs`; its requests and tokens then
- * start again from zero. Calls in flight are tickets, taken at admission and given back when the call
+ * A window starts with the scope's first request and lasts `windowMs` (or the window a call names, for
+ * scopes counted in windows of their own); its requests and tokens then start again from zero. Calls in flight are tickets, taken at admission and given back when the call
  * ends (a stream when it ends).
  *
  * `acquire` checks every scope of a call and, only when all of them allow it, counts the call in all
@@ -41,8 +41,11 @@ export type LimitDimension = 'requests' | 'tokens' | 'concurrency';
 export type Acquired = { ok: true; states: ScopeState[] } | { ok: false; index: number; dimension: LimitDimension; state: ScopeState };
 
 export interface LimitCounters {
-  /** Counts one call of `tokens` (and a ticket in flight where `cc` > 0) in every entry, or in none. */
-  acquire(entries: readonly LimitEntry[], tokens: number, ticket: string, now: number): Acquired | Promise<Acquired>;
+  /**
+   * Counts one call of `tokens` (and a ticket in flight where `cc` > 0) in every entry, or in none;
+   * the entries' windows last `windowMs` when given, else the counters' own.
+   */
+  acquire(entries: readonly LimitEntry[], tokens: number, ticket: string, now: number, windowMs?: number): Acquired | Promise<Acquired>;
   /**
    * A call ended: adds `delta` tokens to the windows of `ids` that still started at `starts[i]` (never
    * below zero), and gives back its ticket in flight of `held`. Either may be empty.
@@ -54,6 +57,8 @@ const MAX_LOCAL = 100_000;
 
 interface Window {
   start: number;
+  /** When it ends. */
+  end: number;
   requests: number;
   tokens: number;
 }
@@ -65,12 +70,12 @@ export class LocalLimitCounters implements LimitCounters {
 
   constructor(private readonly windowMs: number) {}
 
-  acquire(entries: readonly LimitEntry[], tokens: number, _ticket: string, now: number): Acquired {
+  acquire(entries: readonly LimitEntry[], tokens: number, _ticket: string, now: number, windowMs = this.windowMs): Acquired {
     const states: ScopeState[] = [];
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i];
       const w = e.rpm > 0 || e.tpm > 0 ? this.windows.get(e.id) : undefined;
-      const fresh = !w || w.start + this.windowMs <= now;
+      const fresh = !w || w.start + windowMs <= now;
       const st: ScopeState = {
         start: fresh ? now : w.start,
         requests: fresh ? 0 : w.requests,
@@ -91,10 +96,11 @@ export class LocalLimitCounters implements LimitCounters {
         let w = this.windows.get(e.id);
         if (!w) {
           if (this.windows.size >= MAX_LOCAL) this.sweep(now);
-          w = { start: st.start, requests: 0, tokens: 0 };
+          w = { start: st.start, end: 0, requests: 0, tokens: 0 };
           this.windows.set(e.id, w);
         }
         w.start = st.start;
+        w.end = st.start + windowMs;
         w.requests = st.requests;
         w.tokens = st.tokens;
       }
@@ -116,7 +122,7 @@ export class LocalLimitCounters implements LimitCounters {
   }
 
   private sweep(now: number): void {
-    for (const [k, w] of this.windows) if (w.start + this.windowMs <= now) this.windows.delete(k);
+    for (const [k, w] of this.windows) if (w.end <= now) this.windows.delete(k);
     // Still full (a flood of scopes): the oldest windows go first.
     for (const k of this.windows.keys()) {
       if (this.windows.size < MAX_LOCAL) break;
@@ -221,9 +227,9 @@ export class RedisLimitCounters implements LimitCounters {
     return `${this.prefix}rl:c:${id}`;
   }
 
-  async acquire(entries: readonly LimitEntry[], tokens: number, ticket: string, now: number): Promise<Acquired> {
+  async acquire(entries: readonly LimitEntry[], tokens: number, ticket: string, now: number, windowMs = this.windowMs): Promise<Acquired> {
     const keys: string[] = [];
-    const args: (string | number)[] = [now, this.windowMs, this.leaseMs, ticket, tokens];
+    const args: (string | number)[] = [now, windowMs, this.leaseMs, ticket, tokens];
     for (const e of entries) {
       keys.push(this.windowKey(e.id), this.ticketsKey(e.id));
       args.push(e.rpm, e.tpm, e.cc);

@@ -2,7 +2,7 @@
  * Counts per name in fixed windows: a name's window starts with its first count and lasts `windowMs`,
  * then the count starts again from zero. With Redis the counts are shared by every node (one key per
  * name, expiring with its window); without it they live in this node's memory and `add` answers
- * synchronously. Used for failed logins per address and model requests per user.
+ * synchronously. Used for attempts per client address or user (failed logins, sign-ups, redemptions).
  */
 import type { Redis } from 'ioredis';
 

@@ -19,7 +19,8 @@ export interface LoggedCall {
   attempts: unknown[];
 }
 
-const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
+/** Milliseconds since `t` (`process.hrtime.bigint()`). */
+export const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
 
 /** A log row of the call with `fields` over the defaults (a `consume` row counts the last attempt too). */
 export function callLogRow(ctx: LoggedCall, ch: RuntimeChannel | null, upModel: string | null, fields: Partial<NewLog>): NewLog {

@@ -3,7 +3,7 @@
  * the answer out, kept under the Response id so that `previous_response_id` can continue them (each
  * call then sends the whole conversation to the upstream, which has no memory of its own). Only the
  * user who made a Response can continue it. Conversations larger than MAX_BYTES are not kept; those older
- * than RESPONSES_RETENTION_DAYS are deleted by a daily job (`startRetention`).
+ * than RESPONSES_RETENTION_SECONDS are deleted by a daily job (`startRetention`).
  */
 import type { Core } from '../core.ts';
 import { echo, fail } from '../platform/errors.ts';
@@ -86,7 +86,7 @@ export class Conversations {
     return deleted;
   }
 
-  /** Starts the daily deletion of conversations older than RESPONSES_RETENTION_DAYS (0: kept forever). */
+  /** Starts the daily deletion of conversations older than RESPONSES_RETENTION_SECONDS (0: kept forever). */
   startRetention(): void {
     const days = this.core.config.responsesRetentionDays;
     if (!(days > 0)) return;

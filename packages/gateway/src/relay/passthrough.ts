@@ -17,7 +17,7 @@ import { countTokens, TokenCounter } from '../billing/tokens.ts';
 import { echo, fail } from '../platform/errors.ts';
 import { ChannelType } from './channel-types.ts';
 import type { AttemptOutcome } from './attempts.ts';
-import { logAttemptError } from './accounting.ts';
+import { logAttemptError, msSince } from './accounting.ts';
 import { Pipeline, type PipelineCall, type StreamRelay } from './pipeline.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { upstreamErrorMessage } from './providers/index.ts';
@@ -33,6 +33,7 @@ import { ResponseStore } from './response-store.ts';
 import { SseFramer, type SseEvent } from './sse.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { readText, type UpstreamResponse } from './upstream.ts';
+import { isObj } from '../platform/validate.ts';
 
 export type PassKind =
   | 'images'
@@ -113,8 +114,6 @@ interface Ctx extends PipelineCall {
   mult: number;
 }
 
-const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** Whether a channel can serve a kind: OpenAI-compatible channels all of them (alpha search only when declared), Azure most. */

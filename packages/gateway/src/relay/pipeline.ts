@@ -19,7 +19,16 @@ import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
 import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
 import type { GatewayError } from '../platform/errors.ts';
 import { affinityKey } from './affinity.ts';
-import { callLogRow, extendReserve, logAttemptError, refundGrant, runReserved, settleThenLog, type LoggedCall } from './accounting.ts';
+import {
+  callLogRow,
+  extendReserve,
+  logAttemptError,
+  msSince,
+  refundGrant,
+  runReserved,
+  settleThenLog,
+  type LoggedCall,
+} from './accounting.ts';
 import { runAttempts, type AttemptCallInfo, type AttemptHooks, type AttemptOutcome } from './attempts.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import type { RuntimeChannel } from './channels.ts';
@@ -121,8 +130,6 @@ export interface StreamRelay<C extends PipelineCall> {
   /** The usage billed, and whether it is the upstream's report (`cutAt`: output tokens written when cut). */
   usage(ctx: C, cutAt: number | null, clientGone: boolean, counter: TokenCounter): Promise<{ usage: TokenUsage; reported: boolean }>;
 }
-
-const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
 
 /** Status codes of an upstream answer that make the next channel be tried. */
 function retryableStatus(s: number): boolean {

@@ -12,7 +12,7 @@
  */
 import type { Core } from '../core.ts';
 import { KNOWN_OPTIONS } from '../options/options.ts';
-import { parseGroupCounts } from '../accounts/request-limit.ts';
+import { parseGroupCounts } from '../accounts/rate-limits.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import type { AllowanceSettings } from '../billing/allowance.ts';
 

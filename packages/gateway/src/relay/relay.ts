@@ -22,6 +22,7 @@ import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import type { RuntimeChannel } from './channels.ts';
 import type { AttemptOutcome } from './attempts.ts';
 import { Pipeline, type PipelineCall, type StreamRelay } from './pipeline.ts';
+import { msSince } from './accounting.ts';
 import { scanBody, type BodyScan } from './body-scan.ts';
 import { inputBound, pricesOutput, reserveCost } from './estimate.ts';
 import { choiceCount, tokenCount } from './providers/canonical.ts';
@@ -77,6 +78,7 @@ import type { UpstreamRequest } from './providers/provider.ts';
 import * as responses from './providers/responses/codec.ts';
 import { decodeRequest as anthropicDecode } from './providers/anthropic/codec.ts';
 import type { Message, StreamEncoder } from './providers/index.ts';
+import { isObj } from '../platform/validate.ts';
 
 /**
  * Longest prompt text the count-tokens endpoints count (more than any model's context). Counting runs
@@ -124,8 +126,6 @@ interface Ctx extends PipelineCall {
   canonical: CanonicalRequest | null;
   promptText: string | null;
 }
-
-const msSince = (t: bigint): number => Number(process.hrtime.bigint() - t) / 1e6;
 
 export class Relay {
   /** Chat, completions and embeddings calls in progress on this node. */
@@ -811,8 +811,6 @@ export function canonicalImageCount(r: CanonicalRequest): number {
   for (const m of r.messages) for (const p of m.parts) if (p.type === 'image') n++;
   return n;
 }
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `raw` (a JSON object's bytes) with `"key":value,` written after its opening brace. */
 function injectField(raw: Buffer, key: string, value: number): Buffer {

@@ -35,8 +35,8 @@ export interface Tasks {
   /** Polls one task now (in-request polling); false when it was not due, leased or terminal. */
   pollNow(publicId: string): Promise<boolean>;
   /**
-   * Base of signed links: the option TaskPublicAddress, else ServerAddress (options override
-   * TASK_PUBLIC_ADDRESS / SERVER_ADDRESS; read from the in-memory options), else this node's address.
+   * Base of signed links: the older TaskPublicAddress option (or TASK_PUBLIC_ADDRESS) when set, else
+   * the public address (PUBLIC_URL, or the older ServerAddress option), else this node's address.
    */
   publicBase(): string;
   /** Called by the HTTP layer once the server listens. */
@@ -68,7 +68,7 @@ export const tasksArea = {
     const poller = new Poller(service, store, core.log);
     let selfUrl = `http://127.0.0.1:${core.config.port}`;
     const { options } = deps;
-    const publicBase = () => options.get('TaskPublicAddress') || options.get('ServerAddress') || selfUrl;
+    const publicBase = () => options.get('TaskPublicAddress') || options.publicUrl() || selfUrl;
     const artifacts = new Artifacts(service, publicBase);
     const tasks: Tasks = {
       service,

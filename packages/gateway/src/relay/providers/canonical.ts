@@ -5,6 +5,7 @@
  */
 import { GatewayError, fail } from '../../platform/errors.ts';
 import { randomId } from '../../platform/ids.ts';
+import { isObj as isObject } from '../../platform/validate.ts';
 
 /**
  * Wire formats of model calls; `responses` (the OpenAI Responses API) is a caller's format only, never an
@@ -239,7 +240,8 @@ export function bad(field: string, problem: string): GatewayError {
   return fail('invalid_request', `invalid request: ${field} ${problem}`, { details: { param: field } });
 }
 
-export const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** platform/validate.ts's `isObj`, whose values the codecs read as they come (`any`). */
+export const isObj = isObject as (v: unknown) => v is Record<string, any>;
 
 /** The JSON object an SSE event's data carries; null for `[DONE]`, empty data, non-JSON and non-objects. */
 export function eventJson(data: string): Record<string, any> | null {

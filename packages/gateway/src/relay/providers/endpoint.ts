@@ -7,6 +7,7 @@ import { endpointOf } from './registry.ts';
 import type { WireFormat } from './canonical.ts';
 import type { RelayKind, UpstreamChannel, UpstreamRequest, UpstreamRequestContext } from './provider.ts';
 import type { GoogleTokens } from '../../platform/google-token.ts';
+import { isObj } from '../../platform/validate.ts';
 
 export type { RelayKind } from './provider.ts';
 export { channelFormat } from './registry.ts';
@@ -119,11 +120,9 @@ export function upstreamAuthFailed(ch: Pick<UpstreamChannel, 'type'>, key: strin
 export function applyParamOverride(body: Record<string, unknown>, override: Record<string, unknown>): void {
   for (const [k, v] of Object.entries(override)) {
     if (v === null) delete body[k];
-    else if (isPlain(v) && isPlain(body[k])) body[k] = { ...(body[k] as object), ...v };
+    else if (isObj(v) && isObj(body[k])) body[k] = { ...(body[k] as object), ...v };
     else body[k] = v;
   }
 }
-
-const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export const hasOverride = (ch: Pick<Channel, 'paramOverride'>): boolean => Object.keys(ch.paramOverride).length > 0;

@@ -54,6 +54,19 @@ export class PluginAdmin {
     private readonly host: PluginHost,
   ) {
     this.audit = new AuditLog(core);
+    host.activeSources = () => this.activeSources();
+  }
+
+  /** The enabled plugins' active versions (the host's rebuild). */
+  private activeSources() {
+    return this.db
+      .selectFrom('plugins')
+      .innerJoin('plugin_versions', (j) =>
+        j.onRef('plugin_versions.plugin_key', '=', 'plugins.plugin_key').onRef('plugin_versions.version', '=', 'plugins.active_version'),
+      )
+      .select(['plugins.plugin_key', 'plugin_versions.version', 'plugin_versions.source', 'plugin_versions.sha256'])
+      .where('plugins.enabled', '=', 1)
+      .execute();
   }
 
   private get db() {

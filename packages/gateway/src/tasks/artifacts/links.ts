@@ -1,7 +1,8 @@
 /**
  * Signed artifact links: `<base>/v1/tasks/<task>/artifacts/<key>/content?access=<sig>` where sig is
- * base64url(HMAC-SHA256(CRYPTO_SECRET, "v1\0" + task + "\0" + key)). The base is TaskPublicAddress,
- * else ServerAddress (else the address this node listens on); the request's Host is never used.
+ * base64url(HMAC-SHA256(CRYPTO_SECRET, "v1\0" + task + "\0" + key)). The base is the public address
+ * (PUBLIC_URL; the older TaskPublicAddress when set), else the address this node listens on; the
+ * request's Host is never used.
  * Every node with the same CRYPTO_SECRET accepts them; rotating the secret invalidates them.
  */
 import { hmacB64Url, safeEqual } from '../../platform/crypto.ts';

@@ -8,7 +8,7 @@
 import type { Selectable } from 'kysely';
 import type { Core } from '../../core.ts';
 import type { KeyPrincipal } from '../../accounts/types.ts';
-import { hmacHex, randomToken } from '../../platform/crypto.ts';
+import { randomToken } from '../../platform/crypto.ts';
 import { fail } from '../../platform/errors.ts';
 import { randomId } from '../../platform/ids.ts';
 import { isPublicHost } from '../../platform/ssrf.ts';
@@ -50,10 +50,8 @@ type Unit = 's' | 'ms';
 const at = (ms: number | null, unit: Unit) =>
   ms === null || ms === undefined ? null : unit === 'ms' ? Number(ms) : Math.floor(Number(ms) / 1000);
 
-/** `sha256=<hex HMAC-SHA256 of the raw body>` with the key's callback secret (`X-Signature`). */
-export function signBody(secret: string, body: string): string {
-  return `sha256=${hmacHex(secret, body)}`;
-}
+/** The callback's `X-Signature`, with the key's callback secret (platform/crypto.ts). */
+export { signBody } from '../../platform/crypto.ts';
 
 /** A new signing secret: `whsec_` + 32 random bytes, base64url. */
 export function newCallbackSecret(): string {

@@ -6,7 +6,7 @@
  * CONTENT_ALLOW_PRIVATE_ADDRESSES=true (platform/ssrf.ts). An attempt is recorded by a compare-and-swap
  * on the row's lease and attempt count, so a delivery whose lease passed to another node while it
  * waited cannot overwrite a newer record. A 2xx answer delivers it; anything else is retried with
- * doubling back-off until TASK_CALLBACK_GIVE_UP_HOURS after the first attempt.
+ * doubling back-off until TASK_CALLBACK_GIVE_UP_SECONDS after the first attempt.
  *
  * Delivery is at least once: a receiver that answered but whose answer was lost (the node stopped)
  * gets the same delivery again, with the same `X-Delivery-Id` and the same body.

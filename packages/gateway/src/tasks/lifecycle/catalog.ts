@@ -7,6 +7,8 @@ import type { Core } from '../../core.ts';
 import { ChannelType } from '../../relay/channel-types.ts';
 import { orderRanked } from '../../relay/channel-pick.ts';
 import { ChannelStore } from '../../relay/channel-store.ts';
+import { PriceStore } from '../../billing/price-store.ts';
+import { PRICES_REVISION } from '../../billing/prices.ts';
 
 export const TASK_CHANNEL_TYPES: number[] = [ChannelType.gateway, ChannelType.task_plugin];
 
@@ -50,8 +52,11 @@ export class TaskCatalog {
 
   async register(): Promise<void> {
     await this.core.cache.register('channels', () => this.loadChannels());
-    await this.core.cache.register('prices', () => this.loadPrices());
-    await this.core.cache.register('group_ratios', () => this.loadRatios());
+    // Prices and group ratios move under one revision (`prices`: billing/prices.ts, admin/prices.ts).
+    await this.core.cache.register(PRICES_REVISION, async () => {
+      await this.loadPrices();
+      await this.loadRatios();
+    });
   }
 
   async loadChannels(): Promise<void> {
@@ -96,14 +101,14 @@ export class TaskCatalog {
   }
 
   async loadPrices(): Promise<void> {
-    const rows = await this.core.h.db.selectFrom('prices').select(['model', 'expression', 'per_request']).execute();
+    const rows = await new PriceStore(this.core.h).all();
     this.prices = new Map(
       rows.map((r) => [r.model, { expression: r.expression || null, perRequest: r.per_request === null ? null : Number(r.per_request) }]),
     );
   }
 
   async loadRatios(): Promise<void> {
-    const rows = await this.core.h.db.selectFrom('group_ratios').selectAll().execute();
+    const rows = await new PriceStore(this.core.h).ratios();
     this.ratios = new Map(rows.map((r) => [r.group_name, Number(r.ratio)]));
   }
 

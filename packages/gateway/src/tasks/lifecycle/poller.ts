@@ -1,7 +1,7 @@
 /**
  * The background poller. Every node runs it. A due task (next_poll_at ≤ now) is claimed with a
  * conditional UPDATE that sets a lease, so one node polls it at a time; a node that dies leaves a
- * lease that simply expires. Each pass also: fails tasks past TASK_TIMEOUT_MINUTES (refund),
+ * lease that simply expires. Each pass also: fails tasks past TASK_TIMEOUT_SECONDS (refund),
  * finishes settlements a dead node left half-done, and flags submissions that never completed.
  *
  * Background polling always uses the newest plugin generation.
@@ -296,7 +296,7 @@ export class Poller {
       if (!seen.has(t.upstream_task_id!)) await this.svc.pollFailed(t, 'the batch result did not include this task', me);
   }
 
-  /** Tasks past TASK_TIMEOUT_MINUTES fail and are refunded (the outer deadline). */
+  /** Tasks past TASK_TIMEOUT_SECONDS fail and are refunded (the outer deadline). */
   private async sweepTimeouts(): Promise<void> {
     const mins = this.svc.pollSettings().timeoutMinutes;
     if (!(mins > 0)) return;

@@ -46,7 +46,7 @@ export interface PollSettings {
   nodeId: string;
   intervalMs: number;
   leaseMs: number;
-  /** TASK_TIMEOUT_MINUTES (0: no outer deadline). */
+  /** TASK_TIMEOUT_SECONDS in minutes (0: no outer deadline). */
   timeoutMinutes: number;
   /** How long a NOT_START task may stay so before its submission is taken for dead. */
   staleSubmitMs: number;

@@ -181,7 +181,7 @@ export class Transitions {
     if (won) await this.money.settle(t.public_id);
   }
 
-  /** A task past TASK_TIMEOUT_MINUTES (`minutes`) fails and is refunded (the outer deadline). */
+  /** A task past TASK_TIMEOUT_SECONDS (`minutes`, its value / 60) fails and is refunded (the outer deadline). */
   async timedOut(t: Task, minutes: number): Promise<void> {
     const won = await this.transition(t, t.status, {
       status: 'FAILURE',

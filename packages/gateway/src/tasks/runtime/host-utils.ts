@@ -3,6 +3,7 @@
  * converts its arguments) and returns strings; a thrown error surfaces inside the plugin as an Error.
  */
 import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { stableJson } from '../../platform/validate.ts';
 
 const sha256hex = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 const hmac = (key: string | Buffer, msg: string) => createHmac('sha256', key).update(msg, 'utf8').digest();
@@ -24,23 +25,13 @@ export function base64URLDecode(s: string): string {
   return buf.toString('utf8');
 }
 
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) out[k] = sortKeys((v as Record<string, unknown>)[k]);
-    return out;
-  }
-  return v;
-}
-
 /** HS256 compact JWT. Claims are encoded with sorted keys, like a Go map. `claimsJson` "null" means {}. */
 export function jwtSignHS256(claimsJson: string, secret: string): string {
   const parsed = JSON.parse(claimsJson) as unknown;
   if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed)))
     throw new TypeError('jwtSignHS256: claims must be an object');
   const header = Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url');
-  const payload = Buffer.from(JSON.stringify(sortKeys(parsed ?? {})), 'utf8').toString('base64url');
+  const payload = Buffer.from(stableJson(parsed ?? {}), 'utf8').toString('base64url');
   const sig = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${header}.${payload}`).digest('base64url');
   return `${header}.${payload}.${sig}`;
 }

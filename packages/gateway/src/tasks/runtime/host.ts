@@ -22,6 +22,14 @@ export interface RebuildOutcome {
   error?: string;
 }
 
+/** An enabled plugin's active version, as a rebuild loads it. */
+export interface ActiveSource {
+  plugin_key: string;
+  version: string;
+  source: string;
+  sha256: string;
+}
+
 export class PluginHost {
   private gen: Generation = emptyGeneration();
   private counter = 0;
@@ -30,6 +38,11 @@ export class PluginHost {
   private chain: Promise<unknown> = Promise.resolve();
   lastRebuild: RebuildOutcome = { status: 'never', attempted_at: null, generation: 0, database_revision: 0, plugin_error_count: 0 };
   databaseError: string | null = null;
+  /**
+   * The enabled plugins' active versions, read from the plugin tables; the plugin administration,
+   * which owns them (tasks/admin/service.ts), installs the reader.
+   */
+  activeSources: () => Promise<ActiveSource[]> = async () => [];
   /** Number of unfinished tasks of a plugin; the task lifecycle installs the real counter. */
   inFlightCounter: (key: string) => Promise<number> = async () => 0;
 
@@ -56,8 +69,7 @@ export class PluginHost {
   }
 
   async databaseRevision(): Promise<number> {
-    const row = await this.core.h.db.selectFrom('revisions').select('value').where('name', '=', PLUGINS_REVISION).executeTakeFirst();
-    return row ? Number(row.value) : 0;
+    return this.core.cache.read(PLUGINS_REVISION);
   }
 
   /** Marks the plugin tables changed (inside `tx`), so every node rebuilds. */
@@ -77,18 +89,11 @@ export class PluginHost {
 
   private async rebuildNow(): Promise<Generation> {
     const attempted = Date.now();
-    let rows: Array<{ plugin_key: string; version: string; source: string; sha256: string }>;
+    let rows: ActiveSource[];
     let dbRev: number;
     try {
       dbRev = await this.databaseRevision();
-      rows = await this.core.h.db
-        .selectFrom('plugins')
-        .innerJoin('plugin_versions', (j) =>
-          j.onRef('plugin_versions.plugin_key', '=', 'plugins.plugin_key').onRef('plugin_versions.version', '=', 'plugins.active_version'),
-        )
-        .select(['plugins.plugin_key', 'plugin_versions.version', 'plugin_versions.source', 'plugin_versions.sha256'])
-        .where('plugins.enabled', '=', 1)
-        .execute();
+      rows = await this.activeSources();
       this.databaseError = null;
     } catch (e) {
       this.databaseError = cleanMessage((e as Error).message);

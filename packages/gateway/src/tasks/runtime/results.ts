@@ -3,8 +3,8 @@
  * a TypeError deep inside it. Detailed limits (artifacts, render events) follow the contract reference.
  */
 import { TASK_STATUSES } from '@gatehouse/plugin-sdk';
+import { isObj } from '../../platform/validate.ts';
 
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const ARTIFACT_KEY = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
 
 function descriptor(v: unknown): string | null {

@@ -35,8 +35,8 @@ import zhDocs from '../../i18n/options.zh-CN.json';
 
 type Option = Schemas['Option'];
 
-/** The option descriptions in Chinese (English: the gateway's own). */
-const DOCS: Record<string, Record<string, string>> = { 'zh-CN': zhDocs };
+/** The option descriptions in Chinese, each with the English text it translates (English: the gateway's own). */
+const DOCS: Record<string, Record<string, { en: string; zh: string }>> = { 'zh-CN': zhDocs };
 
 /** Currencies Stripe takes most often, offered for TopupCurrency (any other ISO code can be typed). */
 const CURRENCIES = ['usd', 'eur', 'gbp', 'cny', 'hkd', 'jpy', 'sgd', 'aud', 'cad', 'chf', 'inr', 'krw', 'brl', 'mxn'];
@@ -128,7 +128,7 @@ export default function SettingsPage() {
     setInitialValues(v);
     setValues(v);
   }, [q.data, setInitialValues, setValues]);
-  const docOf = (o: Option) => DOCS[i18n.language]?.[o.key] ?? o.doc;
+  const docOf = (o: Option) => DOCS[i18n.language]?.[o.key]?.zh ?? o.doc;
   const changed = Object.entries(form.values).filter(([k, v]) => q.data?.find((o) => o.key === k)?.value !== v);
   const save = useApiMutation(() => call(client.PUT('/api/option', { body: { options: Object.fromEntries(changed) } })), {
     invalidate: ['options'],

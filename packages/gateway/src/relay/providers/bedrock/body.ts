@@ -1,6 +1,5 @@
+import { isObj } from '../../../platform/validate.ts';
 /** Bedrock Converse request bodies as the relay sends them on: the output-token limit. */
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Sets inferenceConfig.maxTokens of a Bedrock Converse body to at most `max`. */
 export function setBedrockMax(b: Record<string, unknown>, max: number): void {

@@ -3,8 +3,7 @@
  * `generation_config`), and the JSON-array stream `:streamGenerateContent` answers without `alt=sse`.
  */
 import { SseFramer } from '../../sse.ts';
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObj } from '../../../platform/validate.ts';
 
 /** The output-token limit of a Gemini body. */
 export function geminiMax(b: Record<string, unknown>): unknown {

@@ -1,10 +1,9 @@
+import { isObj } from '../canonical.ts';
 /**
  * Gemini embedding actions (`:embedContent`, `:batchEmbedContents`) and their mapping to the OpenAI
  * embeddings call, for Gemini callers served by OpenAI-format channels.
  */
 export type GeminiEmbedAction = 'embedContent' | 'batchEmbedContents';
-
-const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function contentText(c: unknown): string | null {
   if (!isObj(c) || !Array.isArray(c.parts)) return null;

@@ -4,8 +4,7 @@
  * (counted when the upstream reports no usage).
  */
 import type { RelayKind, UpstreamChannel } from '../provider.ts';
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObj } from '../../../platform/validate.ts';
 
 /** Whether an OpenAI stream request asks for usage in its last chunk. */
 export function includeUsageAsked(body: Record<string, unknown>): boolean {

@@ -1,0 +1,141 @@
+/** OpenAI Chat Completions chunk streams ⇄ canonical events: the codec's stream section (codec.ts). */
+import type { CanonicalStreamEvent, StreamDecoder, StreamEncoder, StreamEncoderOptions, Usage } from '../canonical.ts';
+import { emptyUsage, eventJson, isObj, newToolCallId, splitSignedId, sse } from '../canonical.ts';
+import { decodeThinkingBlocks } from './thinking.ts';
+import { usageFromOpenAI, usageToOpenAI, finishFromOpenAI, finishToOpenAI, toolCallOut } from './response.ts';
+
+export function createStreamDecoder(): StreamDecoder {
+  let started = false;
+  const seenTools = new Map<string, string>(); // `${choice}:${toolIndex}` → id
+  return {
+    push(ev) {
+      const j = eventJson(ev.data);
+      if (!j) return [];
+      const out: CanonicalStreamEvent[] = [];
+      if (isObj(j.error)) {
+        out.push({
+          type: 'error',
+          message: String(j.error.message ?? 'upstream error'),
+          code: j.error.code ? String(j.error.code) : undefined,
+        });
+        return out;
+      }
+      if (!started) {
+        started = true;
+        out.push({
+          type: 'start',
+          id: typeof j.id === 'string' ? j.id : undefined,
+          model: typeof j.model === 'string' ? j.model : undefined,
+        });
+      }
+      for (const c of Array.isArray(j.choices) ? j.choices : []) {
+        const index = typeof c?.index === 'number' ? c.index : 0;
+        const d = isObj(c?.delta) ? c.delta : {};
+        const reasoning =
+          typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof d.reasoning === 'string' ? d.reasoning : '';
+        if (reasoning) out.push({ type: 'thinking', index, text: reasoning });
+        // The text of a block came as reasoning_content; the block adds its signature or redacted data.
+        for (const b of decodeThinkingBlocks(d.thinking_blocks)) {
+          if (b.type !== 'thinking') continue;
+          if (b.redacted) out.push({ type: 'thinking', index, redacted: b.redacted, from: 'anthropic' });
+          else if (b.signature) out.push({ type: 'thinking', index, signature: b.signature, from: 'anthropic' });
+        }
+        if (typeof d.content === 'string' && d.content) out.push({ type: 'text', index, text: d.content });
+        if (typeof d.refusal === 'string' && d.refusal) out.push({ type: 'text', index, text: d.refusal });
+        if (Array.isArray(d.tool_calls)) {
+          d.tool_calls.forEach((tc: any, k: number) => {
+            const toolIndex = typeof tc?.index === 'number' ? tc.index : k;
+            const key = `${index}:${toolIndex}`;
+            if (!seenTools.has(key) && (tc?.id || tc?.function?.name)) {
+              const { id, signature } = splitSignedId(typeof tc.id === 'string' && tc.id ? tc.id : newToolCallId());
+              seenTools.set(key, id);
+              const sig = tc.extra_content?.google?.thought_signature ?? signature;
+              out.push({
+                type: 'tool_call_start',
+                index,
+                toolIndex,
+                id,
+                name: String(tc.function?.name ?? ''),
+                ...(sig ? { thoughtSignature: sig } : {}),
+              });
+            }
+            const args = tc?.function?.arguments;
+            if (typeof args === 'string' && args) out.push({ type: 'tool_call_args', index, toolIndex, delta: args });
+          });
+        }
+        if (c?.finish_reason) out.push({ type: 'finish', index, reason: finishFromOpenAI(c.finish_reason) });
+      }
+      const u = usageFromOpenAI(j.usage);
+      if (u) out.push({ type: 'usage', usage: u });
+      return out;
+    },
+    end() {
+      return [];
+    },
+  };
+}
+
+export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
+  const id = `chatcmpl-${opts.requestId}`;
+  const created = opts.created ?? Math.floor(Date.now() / 1000);
+  const roleSent = new Set<number>();
+  /** Thinking text of each choice since its last signed block. */
+  const thought = new Map<number, string>();
+  let usage: Usage | null = null;
+  let ended = false;
+  const chunk = (choices: unknown[], extra?: Record<string, unknown>): string => {
+    const c: Record<string, unknown> = { id, object: 'chat.completion.chunk', created, model: opts.model, choices };
+    if (opts.includeUsage) c.usage = null;
+    if (extra) Object.assign(c, extra);
+    return sse(c);
+  };
+  const delta = (index: number, d: Record<string, unknown>, finish: string | null = null): string => {
+    if (!roleSent.has(index)) {
+      roleSent.add(index);
+      d = { role: 'assistant', ...d };
+    }
+    return chunk([{ index, delta: d, logprobs: null, finish_reason: finish }]);
+  };
+  return {
+    push(ev) {
+      switch (ev.type) {
+        case 'start':
+          return '';
+        case 'text':
+          return ev.text ? delta(ev.index, { content: ev.text }) : '';
+        case 'thinking': {
+          const d: Record<string, unknown> = {};
+          if (ev.text) d.reasoning_content = ev.text;
+          if (ev.from !== 'gemini') {
+            const text = (thought.get(ev.index) ?? '') + (ev.text ?? '');
+            if (ev.redacted) d.thinking_blocks = [{ type: 'redacted_thinking', data: ev.redacted }];
+            else if (ev.signature) d.thinking_blocks = [{ type: 'thinking', thinking: text, signature: ev.signature }];
+            thought.set(ev.index, ev.redacted || ev.signature ? '' : text);
+          }
+          return d.reasoning_content || d.thinking_blocks ? delta(ev.index, d) : '';
+        }
+        case 'tool_call_start':
+          return delta(ev.index, {
+            tool_calls: [toolCallOut({ id: ev.id, name: ev.name, arguments: '', thoughtSignature: ev.thoughtSignature }, ev.toolIndex)],
+          });
+        case 'tool_call_args':
+          return ev.delta ? delta(ev.index, { tool_calls: [{ index: ev.toolIndex, function: { arguments: ev.delta } }] }) : '';
+        case 'finish':
+          return delta(ev.index, {}, finishToOpenAI(ev.reason));
+        case 'usage':
+          usage = ev.usage;
+          return '';
+        case 'error':
+          return sse({ error: { message: ev.message, type: 'upstream_error', code: ev.code ?? null } });
+      }
+      return '';
+    },
+    end() {
+      if (ended) return '';
+      ended = true;
+      let s = '';
+      if (opts.includeUsage) s += chunk([], { usage: usageToOpenAI(usage ?? emptyUsage()) });
+      return s + 'data: [DONE]\n\n';
+    },
+  };
+}
