@@ -148,6 +148,16 @@ export interface Plan {
   timeoutMs: number;
 }
 
+/** Steps of the concurrent-stream ladder: doubling to 512, then by an eighth to a quarter of 1024, to 4096. */
+export const STREAM_LADDER = [8, 16, 32, 64, 128, 256, 512, 640, 768, 896, 1024, 1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096];
+
+/**
+ * The calls of a ladder step arrive over this long (a step of 2,048 streams: two a millisecond), not in one
+ * instant: a burst of thousands of connects in the same millisecond overflows the listen queue and is
+ * retried by the kernel a second later, which would measure the kernel's SYN retry instead of the proxy.
+ */
+export const LADDER_RAMP_MS = 1000;
+
 export function plan(quick: boolean): Plan {
   if (quick) {
     return {
@@ -169,7 +179,7 @@ export function plan(quick: boolean): Plan {
         pauseMs: 100,
         prewarmMs: 200,
       },
-      stream: { chunks: 64, gapMs: 20, ttfbStreams: 30, gapStreams: 4, concurrency: 4, ladder: [256], tolerance: 0.2, retries: 0 },
+      stream: { chunks: 64, gapMs: 20, ttfbStreams: 30, gapStreams: 4, concurrency: 4, ladder: [512], tolerance: 0.2, retries: 0 },
       timeoutMs: 10_000,
     };
   }
@@ -198,7 +208,7 @@ export function plan(quick: boolean): Plan {
       ttfbStreams: 200,
       gapStreams: 20,
       concurrency: 4,
-      ladder: [8, 16, 32, 64, 128, 256, 512, 1024, 2048],
+      ladder: STREAM_LADDER,
       tolerance: 0.2,
       retries: 1,
     },

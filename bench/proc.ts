@@ -29,12 +29,36 @@ export function canPin(): boolean {
 export const CPU_PROXY = 0;
 export const CPU_LOAD = 1;
 
+const nofileChecked = new Map<number, boolean>();
+
+/** Whether a child can be given `n` open files: within this process's hard limit, or raised by `prlimit` (root). */
+export function canRaiseNofile(n: number): boolean {
+  let ok = nofileChecked.get(n);
+  if (ok === undefined) {
+    ok = spawnSync('prlimit', [`--nofile=${n}:${n}`, '--', 'true'], { stdio: 'ignore' }).status === 0;
+    nofileChecked.set(n, ok);
+  }
+  return ok;
+}
+
+/** The open-file limit (soft) a child of this process gets unless raised. */
+export function nofileLimit(): number | null {
+  try {
+    const m = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
 export interface Proc {
   child: ChildProcess;
   pid: number;
   name: string;
   /** The last few KB of stdout and stderr, for error messages. */
   output(): string;
+  /** All of stdout (only with `keepStdout`). */
+  stdout(): string;
   exited: Promise<number | null>;
   stop(): Promise<void>;
 }
@@ -44,11 +68,23 @@ export function spawnProc(
   name: string,
   cmd: string,
   args: string[],
-  opts: { cpu?: number | string; env?: NodeJS.ProcessEnv; cwd?: string; ipc?: boolean; stopTimeoutMs?: number } = {},
+  opts: {
+    cpu?: number | string;
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    ipc?: boolean;
+    stopTimeoutMs?: number;
+    keepStdout?: boolean;
+    /** Open files the process may have (soft and hard limit), set with `prlimit` when that is allowed. */
+    nofile?: number;
+  } = {},
 ): Proc {
   const pinned = opts.cpu !== undefined && canPin();
-  const file = pinned ? 'taskset' : cmd;
-  const argv = pinned ? ['-c', String(opts.cpu), cmd, ...args] : args;
+  let file = cmd;
+  let argv = args;
+  if (pinned) [file, argv] = ['taskset', ['-c', String(opts.cpu), file, ...argv]];
+  if (opts.nofile && canRaiseNofile(opts.nofile))
+    [file, argv] = ['prlimit', [`--nofile=${opts.nofile}:${opts.nofile}`, '--', file, ...argv]];
   const child = spawn(file, argv, {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, ...opts.env },
@@ -58,6 +94,8 @@ export function spawnProc(
   const keep = (b: Buffer) => {
     tail = (tail + b.toString('utf8')).slice(-4000);
   };
+  const all: Buffer[] = [];
+  if (opts.keepStdout) child.stdout!.on('data', (b: Buffer) => all.push(b));
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   const exited = new Promise<number | null>((resolve) => {
@@ -72,6 +110,7 @@ export function spawnProc(
     pid: child.pid ?? 0,
     name,
     output: () => tail,
+    stdout: () => Buffer.concat(all).toString('utf8'),
     exited,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -123,8 +162,14 @@ export function lastLines(s: string, n = 3): string {
 }
 
 /** Starts one of the bench's own TypeScript services (upstream, forwarder) and waits for `READY {port}`. */
-export async function startService(name: string, script: string, args: string[], cpu: number): Promise<{ proc: Proc; port: number }> {
-  const proc = spawnProc(name, process.execPath, [...TSX, `${BENCH}${script}`, ...args], { cpu });
+export async function startService(
+  name: string,
+  script: string,
+  args: string[],
+  cpu: number,
+  nofile?: number,
+): Promise<{ proc: Proc; port: number }> {
+  const proc = spawnProc(name, process.execPath, [...TSX, `${BENCH}${script}`, ...args], { cpu, nofile });
   try {
     const m = await waitForLine(proc, /^READY (\{.*\})$/, 30_000);
     return { proc, port: (JSON.parse(m[1]) as { port: number }).port };
@@ -202,6 +247,32 @@ export function cpuSeconds(pid: number): number | null {
       sum = (sum ?? 0) + (Number(rest[11]) + Number(rest[12])) / 100;
     } catch {
       // ended
+    }
+  }
+  return sum;
+}
+
+/**
+ * CPU time a process and its live descendants have run, in seconds with nanosecond resolution (the
+ * scheduler's own account, /proc/<pid>/task/<tid>/schedstat, summed over every thread), or null when
+ * /proc cannot tell. Finer than `cpuSeconds` (clock ticks), for short measurements.
+ */
+export function cpuSecondsPrecise(pid: number): number | null {
+  let sum: number | null = null;
+  for (const p of processTree(pid)) {
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${p}/task`);
+    } catch {
+      continue;
+    }
+    for (const t of tasks) {
+      try {
+        const ns = Number(readFileSync(`/proc/${p}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
+        if (Number.isFinite(ns)) sum = (sum ?? 0) + ns / 1e9;
+      } catch {
+        // ended
+      }
     }
   }
   return sum;

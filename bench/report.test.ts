@@ -97,7 +97,7 @@ test('report: table marks unavailable targets and open-ended ladders, notes give
   assert.equal(numbersOf(gh), null);
   fwd.streamsHeld = { held: 0, steps: [{ streams: 64, ok: false }] };
   assert.match(renderReport(r), /concurrent streams held \| ≥ 256 \| < 64 \|/);
-  assert.deepEqual(numbersOf(fwd), { addedP50: 0.5, addedP99: 0.8, sustainedRps: 3000, addedTtfb: 0.5 });
+  assert.deepEqual(numbersOf(fwd), { addedP50: 0.5, addedP99: 0.8, sustainedRps: 3000, addedTtfb: 0.5, streamsHeld: 0 });
 });
 
 test('spliceResults replaces only the marked section', () => {

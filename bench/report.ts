@@ -50,7 +50,7 @@ export interface TargetResult {
   };
   streamsHeld?: {
     held: number;
-    steps: { streams: number; ok: boolean; reason?: string; ttfbP99?: number; meanGapP99?: number; effectiveGapP99?: number }[];
+    steps: { streams: number; ok: boolean; reason?: string; ttfbP99?: number; addedGapP99?: number; effectiveGapP99?: number }[];
   };
   rss?: { idleMb: number | null; loadMb: number | null };
 }
@@ -96,6 +96,7 @@ export function numbersOf(t: TargetResult | undefined): TargetNumbers | null {
     addedP99: t.latency?.addedP99 ?? null,
     sustainedRps: t.sustained?.rps ?? null,
     addedTtfb: t.stream?.addedTtfbP50 ?? null,
+    streamsHeld: t.streamsHeld?.held ?? null,
   };
 }
 

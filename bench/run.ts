@@ -14,8 +14,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, release } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { request } from 'undici';
-import { USAGE, parseArgs, plan, type Plan } from './config.ts';
-import { LoadClient, ROOT, RssSampler, CPU_LOAD, canPin, cpuSeconds, rssMb, startService, type Proc } from './proc.ts';
+import { LADDER_RAMP_MS, USAGE, parseArgs, plan, type Plan } from './config.ts';
+import { LoadClient, ROOT, RssSampler, CPU_LOAD, canPin, cpuSeconds, rssMb, type Proc } from './proc.ts';
+import { runSseLoad, startSseUpstream } from './sse.ts';
 import { ALL_TARGETS, CHAT_PATH, chatBody, verifyTarget, type RunningTarget, type TargetContext } from './targets.ts';
 import { checkTargets, climbLadder, judgeRateProbe, judgeStreamStep, median, ratio, searchRate, summarize } from './stats.ts';
 import { numbersOf, renderReport, spliceResults, type Machine, type RunReport, type SubjectReport, type TargetResult } from './report.ts';
@@ -308,32 +309,41 @@ async function phaseStreams(live: Live[], load: LoadClient, upstream: string, p:
   await each(live, 'stream ladder', async (l) => {
     const done = sampleLoad(l);
     try {
-      const details = new Map<number, { ttfbP99?: number; meanGapP99?: number; effectiveGapP99?: number }>();
-      const res = await climbLadder(
-        st.ladder,
-        async (n) => {
-          const r = await load.run({ kind: 'closed', ...spec(l.running, true, timeoutMs), concurrency: n, connections: n, count: n });
-          // Effective gap: stream duration (request to last event) over the number of gaps.
-          const effGapP99 = r.latency.p99 / (st.chunks - 1);
-          const step = judgeStreamStep(
-            { streams: n, errors: r.errors - (r.incomplete ?? 0), incomplete: r.incomplete ?? 0, gapP99: effGapP99 },
-            st.gapMs,
-            st.tolerance,
-          );
-          details.set(n, { ttfbP99: r.ttfb?.p99, meanGapP99: r.streamMeanGap?.p99, effectiveGapP99: effGapP99 });
-          log(
-            `${l.result.name}: ${n} streams: effective gap p99 ${f(effGapP99, 2)} ms, TTFB p99 ${f(r.ttfb?.p99, 1)} ms${r.errors ? `, ${errText(r)}` : ''}: ${step.ok ? 'held' : step.reason}`,
-          );
-          await sleep(300);
-          return step;
-        },
-        st.retries,
-      );
-      l.result.streamsHeld = { held: res.held, steps: res.steps.map((s) => ({ ...s, ...details.get(s.streams) })) };
+      const res = await climbLadder(st.ladder, (n) => ladderStep(l, n, st, timeoutMs), st.retries);
+      l.result.streamsHeld = { held: res.held, steps: res.steps };
     } finally {
       done();
     }
   });
+}
+
+/**
+ * One step of the ladder: `n` streams started at once by the C load generator (bench/sse), held when
+ * every stream completes in order and the p99 effective gap (request to last event over the gaps) stays
+ * within the tolerance.
+ */
+async function ladderStep(l: Live, n: number, st: Plan['stream'], timeoutMs: number) {
+  const r = await runSseLoad(
+    {
+      origin: l.running.url,
+      path: CHAT_PATH,
+      headers: l.running.headers,
+      body: chatBody(true),
+      streams: n,
+      rampMs: LADDER_RAMP_MS,
+      timeoutMs,
+    },
+    CPU_LOAD,
+  );
+  const effGapP99 = r.duration.p99 / (st.chunks - 1);
+  const failed = r.errors - r.incomplete + r.outOfOrder;
+  const step = judgeStreamStep({ streams: n, errors: failed, incomplete: r.incomplete, gapP99: effGapP99 }, st.gapMs, st.tolerance);
+  const errs = r.errors ? `, ${r.errors}/${n} errors (${r.errorSamples.slice(0, 2).join('; ')})` : '';
+  log(
+    `${l.result.name}: ${n} streams: effective gap p99 ${f(effGapP99, 2)} ms, TTFB p99 ${f(r.ttfb.p99, 1)} ms, added gap p99 ${f(r.addedGap.p99, 2)} ms${errs}: ${step.ok ? 'held' : step.reason}`,
+  );
+  await sleep(300);
+  return { ...step, ttfbP99: r.ttfb.p99, addedGapP99: r.addedGap.p99, effectiveGapP99: effGapP99 };
 }
 
 async function main(): Promise<void> {
@@ -371,7 +381,7 @@ async function main(): Promise<void> {
   });
 
   try {
-    const up = await startService('upstream', 'upstream.ts', [], CPU_LOAD);
+    const up = await startSseUpstream(CPU_LOAD);
     procs.push(up.proc);
     const upstream = `http://127.0.0.1:${up.port}`;
     load = await LoadClient.start();
@@ -442,6 +452,7 @@ async function main(): Promise<void> {
             [`added p99 ${name}/portkey`]: ratio(subj?.latency?.addedP99, pk?.latency?.addedP99),
             [`stream added TTFB ${name}/forwarder`]: ratio(subj?.stream?.addedTtfbP50, fwd?.stream?.addedTtfbP50),
             [`stream added TTFB ${name}/portkey`]: ratio(subj?.stream?.addedTtfbP50, pk?.stream?.addedTtfbP50),
+            [`concurrent streams held ${name}/forwarder`]: ratio(subj?.streamsHeld?.held, fwd?.streamsHeld?.held),
           },
           checks,
         };
@@ -467,7 +478,8 @@ async function main(): Promise<void> {
       mkdirSync(dir, { recursive: true });
       const file = join(dir, `${startedAt.replace(/[:.]/g, '-')}.json`);
       writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-      log(`JSON written to ${file}`);
+      writeFileSync(file.replace(/\.json$/, '.md'), `${renderReport(report)}\n`);
+      log(`JSON and markdown written to ${file.replace(/\.json$/, '.{json,md}')}`);
     }
     if (opts.updateDocs) {
       const doc = join(ROOT, 'docs/benchmarks.md');

@@ -15,7 +15,11 @@ const rounds = Number(process.env.BENCH_START_ROUNDS || 5);
 const variants: { name: string; args: string[] }[] = [
   { name: 'source through tsx', args: ['--no-node-snapshot', '--import', 'tsx', join(ROOT, 'packages/gateway/src/main.ts'), 'serve'] },
   {
-    name: 'compiled (npm start)',
+    name: 'compiled (npm start: bin/start.mjs, source maps of the bundle only)',
+    args: ['--no-node-snapshot', join(ROOT, 'packages/gateway/bin/start.mjs'), 'serve'],
+  },
+  {
+    name: "compiled, --enable-source-maps (every package's map too)",
     args: ['--no-node-snapshot', '--enable-source-maps', join(ROOT, 'packages/gateway/dist/main.js'), 'serve'],
   },
   { name: 'compiled, source maps off', args: ['--no-node-snapshot', join(ROOT, 'packages/gateway/dist/main.js'), 'serve'] },

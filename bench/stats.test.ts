@@ -216,3 +216,17 @@ test('median: middle value, mean of the middle two, NaN for none', () => {
   assert.equal(median([4, 1, 3, 2]), 2.5);
   assert.ok(Number.isNaN(median([])));
 });
+
+test('checkTargets: concurrent streams held against 0.9x the forwarder, only when the ladder ran', () => {
+  const fwd = { addedP50: 0.2, addedP99: 1.0, sustainedRps: 10000, addedTtfb: 0.5, streamsHeld: 2048 };
+  const base = { addedP50: 0.3, addedP99: 1.4, sustainedRps: 6000, addedTtfb: 1.4 };
+  const held = (n: number) => checkTargets({ ...base, streamsHeld: n }, fwd, null).find((c) => c.name.startsWith('concurrent streams'))!;
+  assert.equal(held(1844).status, 'PASS'); // the bound is 0.9 x 2048 = 1843.2
+  assert.equal(held(1792).status, 'MISS');
+  assert.equal(held(1792).note, '1792 < 1843');
+  assert.equal(
+    checkTargets(base, { ...fwd, streamsHeld: undefined }, null).some((c) => c.name.startsWith('concurrent streams')),
+    false,
+    'no ladder, no check',
+  );
+});

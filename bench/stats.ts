@@ -245,6 +245,8 @@ export interface TargetNumbers {
   addedP99: number | null;
   sustainedRps: number | null;
   addedTtfb: number | null;
+  /** Concurrent streams held (the ladder); absent when not measured. */
+  streamsHeld?: number | null;
 }
 
 export interface Check {
@@ -261,7 +263,8 @@ const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1
 /**
  * The performance targets for `subject` against the forwarder and Portkey:
  * sustained req/s >= 60 % of the forwarder's and >= 10x Portkey's; added latency at c=1 <= 1.5x the
- * forwarder's (p50 and p99) and <= 1/4 of Portkey's; streaming added TTFB <= forwarder's + 1 ms.
+ * forwarder's (p50 and p99) and <= 1/4 of Portkey's; streaming added TTFB <= forwarder's + 1 ms; concurrent
+ * streams held >= 0.9x the forwarder's (when the ladder ran).
  * Added latencies below `floorMs` are raised to it before the ratio is taken, so measurement noise near
  * zero cannot fail or pass a check by itself.
  */
@@ -300,6 +303,8 @@ export function checkTargets(
     false,
     noFwd,
   );
+  if (subject?.streamsHeld != null || forwarder?.streamsHeld != null)
+    add('concurrent streams held >= 0.9x forwarder', subject?.streamsHeld, mul(forwarder?.streamsHeld, 0.9), true, noFwd);
   return checks;
 }
 

@@ -15,6 +15,9 @@ import { BENCH, CPU_PROXY, ROOT, freePort, lastLines, spawnProc, startService, w
 
 export const CHAT_PATH = '/v1/chat/completions';
 export const BENCH_MODEL = 'bench-model';
+/** Served by an OpenAI channel without the Responses API, and by an Anthropic channel (the stream phases' conversions). */
+export const BENCH_CHAT_ONLY_MODEL = 'bench-chat-only';
+export const BENCH_CLAUDE_MODEL = 'bench-claude';
 /** The API key clients present; the gateway's config gives it this fixed value. */
 export const BENCH_KEY = 'sk-bench-0000000000000000000000000000000000000000';
 
@@ -23,6 +26,8 @@ export interface TargetContext {
   upstream: string;
   /** Install Portkey into bench/portkey when it is missing. */
   installPortkey: boolean;
+  /** Open files each proxy may have (two sockets per stream it relays); unset: the inherited limit. */
+  nofile?: number;
   log(msg: string): void;
 }
 
@@ -53,7 +58,7 @@ export const direct: Target = {
 export const forwarder: Target = {
   name: 'forwarder',
   async start(ctx) {
-    const { proc, port } = await startService('forwarder', 'forwarder.ts', ['--upstream', ctx.upstream], CPU_PROXY);
+    const { proc, port } = await startService('forwarder', 'forwarder.ts', ['--upstream', ctx.upstream], CPU_PROXY, ctx.nofile);
     return {
       url: `http://127.0.0.1:${port}`,
       headers: { ...json, authorization: `Bearer ${BENCH_KEY}` },
@@ -105,6 +110,7 @@ export const portkey: Target = {
     const port = await freePort();
     const proc = spawnProc('portkey', process.execPath, [PORTKEY_ENTRY, `--port=${port}`, '--headless'], {
       cpu: CPU_PROXY,
+      nofile: ctx.nofile,
       cwd: PORTKEY_DIR,
       env: { NODE_ENV: 'production' },
     });
@@ -135,15 +141,20 @@ export const portkey: Target = {
  */
 export function gatehouseConfigYaml(upstream: string, options: Record<string, string | boolean> = {}): string {
   const opts = Object.entries(options);
+  const models = [BENCH_MODEL, BENCH_CHAT_ONLY_MODEL, BENCH_CLAUDE_MODEL];
   return [
     'users:',
     '  - { username: bench, password: bench-password-1, role: user, group: default, quota_usd: 1000000 }',
     'keys:',
-    `  - { user: bench, name: bench, key: ${BENCH_KEY}, models: [${BENCH_MODEL}], quota_usd: 1000000 }`,
+    `  - { user: bench, name: bench, key: ${BENCH_KEY}, models: [${models.join(', ')}], quota_usd: 1000000 }`,
     'channels:',
     `  - { name: bench-upstream, type: openai, base_url: "${upstream}", keys: [sk-upstream-bench], models: [${BENCH_MODEL}], groups: [default], priority: 0, weight: 1 }`,
+    // The stream phases' other formats: a model whose channel has no Responses API (Responses calls are
+    // converted to chat completions), and an Anthropic channel.
+    `  - { name: bench-chat-only, type: openai, base_url: "${upstream}", keys: [sk-upstream-bench], models: [${BENCH_CHAT_ONLY_MODEL}], groups: [default], settings: { responses_api: false } }`,
+    `  - { name: bench-anthropic, type: anthropic, base_url: "${upstream}", keys: [sk-upstream-bench], models: [${BENCH_CLAUDE_MODEL}], groups: [default] }`,
     'prices:',
-    `  ${BENCH_MODEL}: { input: 0.15, output: 0.6 }`,
+    ...models.map((m) => `  ${m}: { input: 0.15, output: 0.6 }`),
     ...(opts.length ? ['options:', ...opts.map(([k, v]) => `  ${k}: ${v}`)] : []),
     '',
   ].join('\n');
@@ -159,7 +170,7 @@ export function buildGateway(): void {
 }
 
 /**
- * Gatehouse itself, as `npm start` runs it: `node --no-node-snapshot packages/gateway/dist/main.js serve`
+ * Gatehouse itself, as `npm start` runs it: `node --no-node-snapshot packages/gateway/bin/start.mjs serve`
  * (compiled) on a fresh SQLite database, seeded from the YAML above with `options`. `workers` sets
  * WORKERS (that many serving processes) and leaves the gateway on every CPU instead of pinning it to
  * CPU_PROXY. `databaseUrl` serves from that (empty) database instead of a fresh SQLite file.
@@ -174,7 +185,7 @@ export function gatehouseTarget(
     name,
     async start(ctx) {
       // BENCH_GATEHOUSE_MAIN=<file>: serve another compiled build (comparing two builds side by side).
-      const main = process.env.BENCH_GATEHOUSE_MAIN || join(ROOT, 'packages/gateway/dist/main.js');
+      const main = process.env.BENCH_GATEHOUSE_MAIN || join(ROOT, 'packages/gateway/bin/start.mjs');
       if (!process.env.BENCH_GATEHOUSE_MAIN) buildGateway();
       // The traced target exports every span (OTLP/HTTP) to a loopback sink that drops them.
       const sink = traced ? await startOtlpSink() : null;
@@ -185,10 +196,12 @@ export function gatehouseTarget(
       // BENCH_CPU_PROF=<dir>: write a V8 CPU profile of the gateway there when it stops (open it in Chrome
       // DevTools or summarise it with `node bench/profile-summary.mjs <file>`).
       const profDir = process.env.BENCH_CPU_PROF;
-      const prof = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+      const interval = process.env.BENCH_CPU_PROF_INTERVAL;
+      const prof = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, ...(interval ? [`--cpu-prof-interval=${interval}`] : [])] : [];
       const entry = ['--no-node-snapshot', main, 'serve'];
       const proc = spawnProc(name, process.execPath, [...prof, ...entry], {
         cpu: o.workers ? undefined : CPU_PROXY,
+        nofile: ctx.nofile,
         stopTimeoutMs: profDir ? 60_000 : 5000,
         env: {
           PORT: String(port),
@@ -261,7 +274,9 @@ export function chatBody(stream: boolean): string {
       { role: 'system', content: 'You are terse.' },
       { role: 'user', content },
     ],
-    max_tokens: 64,
+    // A stream's output bound covers the upstream's 64 events (about 500 tokens), as a client's would:
+    // the stream phases measure relaying, not reserve extensions.
+    max_tokens: stream ? 4096 : 64,
   };
   if (stream) {
     body.stream = true;

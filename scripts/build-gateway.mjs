@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * Compiles the gateway for `npm start`: two ES modules with source maps (the process runs with
- * `--enable-source-maps`, so stack traces name the TypeScript lines). `packages/gateway/dist/main.js` is the
- * entry: it checks the Node.js version and then loads `dist/command.js`, the rest of the gateway, so that a
- * wrong Node.js is told what to do before any native module loads. The serving process loads no TypeScript
- * loader. Packages from node_modules stay outside the bundle and load as usual; the workspace's own
- * TypeScript packages (`@gatehouse/*`) are compiled in, since Node cannot load TypeScript from node_modules.
+ * Compiles the gateway for `npm start`: two ES modules with source maps (the process starts from
+ * `packages/gateway/bin/start.mjs`, which turns source maps on for these files, so stack traces name the TypeScript
+ * lines). `packages/gateway/dist/main.js` is the entry: it checks the Node.js version and then loads
+ * `dist/command.js`, the rest of the gateway, so that a wrong Node.js is told what to do before any native module
+ * loads. The serving process loads no TypeScript loader. Packages from node_modules stay outside the bundle and
+ * load as usual; the workspace's own TypeScript packages (`@gatehouse/*`) are compiled in, since Node cannot load
+ * TypeScript from node_modules.
  *
  * The source maps are cut to line precision (one mapping where a generated line starts or moves to another
  * source line, not one per token): stack traces still name the right file and line, and the process that

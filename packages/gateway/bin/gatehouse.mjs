@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const compiled = join(here, '..', 'dist', 'main.js');
+const launcher = join(here, 'start.mjs');
 const source = join(here, '..', 'src');
 
 /** The newest modification time under `dir` (ms). */
@@ -28,7 +29,6 @@ try {
   // never built
 }
 // The TypeScript loader as a file URL: a bare `tsx` would be looked up from the working directory.
-const entry =
-  built && built >= newest(source) ? ['--enable-source-maps', compiled] : ['--import', import.meta.resolve('tsx'), join(source, 'main.ts')];
+const entry = built && built >= newest(source) ? [launcher] : ['--import', import.meta.resolve('tsx'), join(source, 'main.ts')];
 const r = spawnSync(process.execPath, ['--no-node-snapshot', ...entry, ...process.argv.slice(2)], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

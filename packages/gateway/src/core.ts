@@ -2,7 +2,7 @@
  * What every area is built on: settings, logger, database, cache sync, secrets, the outbound HTTP
  * client, optional Redis.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from './platform/config.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
 import { SecretBox } from './platform/crypto.ts';
@@ -40,7 +40,9 @@ export async function createCore(config: Config, log?: Logger): Promise<Core> {
   const cache = new CacheSync(h, logger, config.cacheSyncIntervalMs);
   let redis: Redis | null = null;
   if (config.redisUrl) {
-    redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    // Loaded only when configured: a node without Redis never loads the client.
+    const { Redis: RedisClient } = await import('ioredis');
+    redis = new RedisClient(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
     await redis.connect();
     const sub = redis.duplicate();
     await cache.start({ sub, pub: redis });

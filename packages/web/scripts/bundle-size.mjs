@@ -2,7 +2,8 @@
 /**
  * Bundle-size check of the built console (dist/): the JavaScript a browser loads for the login page —
  * the entry script of dist/index.html, the login page's chunk, and everything they import statically —
- * must stay within the budget (gzip level 9), 250 KB by default.
+ * must stay within the budget (gzip level 9), 200 KB by default (e2e/first-load.test.ts holds everything the
+ * browser downloads before the login form, styles and API answers included, to the same 200 KB).
  *
  *   node scripts/bundle-size.mjs [--budget-kb 250]
  */
@@ -13,7 +14,7 @@ import { gzipSync } from 'node:zlib';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const i = process.argv.indexOf('--budget-kb');
-const budgetKb = i >= 0 ? Number(process.argv[i + 1]) : 250;
+const budgetKb = i >= 0 ? Number(process.argv[i + 1]) : 200;
 
 if (!existsSync(join(dist, 'index.html'))) {
   console.error('packages/web/dist/index.html is missing: run `npm run build -w @gatehouse/web` first');

@@ -92,6 +92,13 @@ export class KeyStore {
       .executeTakeFirst();
   }
 
+  /** The ids of the keys of this name (a user's only, when `userId` is given): the log search's index. */
+  async idsNamed(name: string, userId?: number): Promise<number[]> {
+    let q = this.db.selectFrom('api_keys').select('id').where('name', '=', name);
+    if (userId !== undefined) q = q.where('user_id', '=', userId);
+    return (await q.limit(1000).execute()).map((r) => Number(r.id));
+  }
+
   /** The sealed callback signing secret of a key (null when it has none or the key is gone). */
   async callbackSecret(id: number): Promise<string | null> {
     const k = await this.db.selectFrom('api_keys').select('callback_secret').where('id', '=', id).executeTakeFirst();

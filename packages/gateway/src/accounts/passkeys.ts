@@ -3,18 +3,15 @@
  * either complete a pending login as its second factor or log in without a password (discoverable
  * credentials with user verification). The relying party id and origin come from PUBLIC_URL.
  */
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Core } from '../core.ts';
 import { GatewayError, fail } from '../platform/errors.ts';
 import type { TwoFactor } from './two-factor.ts';
 import { PasskeyStore } from './passkey-store.ts';
+
+/** The WebAuthn library, loaded on the first passkey ceremony (about 5 MB of heap a node without passkeys never spends). */
+let webauthnLib: Promise<typeof import('@simplewebauthn/server')> | null = null;
+const webauthn = () => (webauthnLib ??= import('@simplewebauthn/server'));
 
 export type AssertionPurpose = 'passkey_login' | 'passkey_2fa';
 
@@ -78,6 +75,7 @@ export class Passkeys {
   async registrationOptions(user: { id: number; username: string }) {
     const { rpID } = this.rp();
     const existing = await this.passkeys.credentialsOf(user.id);
+    const { generateRegistrationOptions } = await webauthn();
     const options = await generateRegistrationOptions({
       rpName: RP_NAME,
       rpID,
@@ -101,7 +99,9 @@ export class Passkeys {
     const { rpID, origin } = this.rp();
     let v;
     try {
-      v = await verifyRegistrationResponse({
+      v = await (
+        await webauthn()
+      ).verifyRegistrationResponse({
         response: r,
         expectedChallenge: challenge,
         expectedOrigin: origin,
@@ -148,6 +148,7 @@ export class Passkeys {
             id: c.credential_id,
             transports: c.transports ? c.transports.split(',') : undefined,
           }));
+    const { generateAuthenticationOptions } = await webauthn();
     const options = await generateAuthenticationOptions({
       rpID,
       allowCredentials: allow,
@@ -173,7 +174,9 @@ export class Passkeys {
     const { rpID, origin } = this.rp();
     let v;
     try {
-      v = await verifyAuthenticationResponse({
+      v = await (
+        await webauthn()
+      ).verifyAuthenticationResponse({
         response: r,
         expectedChallenge: challenge,
         expectedOrigin: origin,

@@ -5,7 +5,6 @@
  * SecretBox like channel keys; recovery codes are stored as keyed hashes.
  */
 import { randomBytes } from 'node:crypto';
-import { generateSecret, generateURI, verify as verifyTotp } from 'otplib';
 import type { Core } from '../core.ts';
 import { hmacHex, sha256Hex } from '../platform/crypto.ts';
 import { fail } from '../platform/errors.ts';
@@ -21,6 +20,10 @@ export const PENDING_LOGIN_MAX_ATTEMPTS = 5;
 export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 export const RECOVERY_CODE_COUNT = 10;
 const ISSUER = 'Gatehouse';
+
+/** otplib, loaded on the first TOTP enrolment or code. */
+let otpLib: Promise<typeof import('otplib')> | null = null;
+const otp = () => (otpLib ??= import('otplib'));
 const CODE_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 
 export type SecondFactor = 'totp' | 'passkey' | 'recovery_code';
@@ -111,6 +114,7 @@ export class TwoFactor {
     const cur = await this.db.selectFrom('user_totp').select('enabled').where('user_id', '=', userId).executeTakeFirst();
     if (cur && Number(cur.enabled) === 1)
       throw fail('totp_already_enabled', 'two-factor authentication with an authenticator app is already on: disable it first');
+    const { generateSecret, generateURI } = await otp();
     const secret = generateSecret();
     const sealed = this.core.secrets.seal(secret);
     const now = Date.now();
@@ -131,7 +135,7 @@ export class TwoFactor {
     if (!row || (enabledOnly && Number(row.enabled) !== 1)) return false;
     const secret = this.core.secrets.open(row.secret_sealed);
     const last = Number(row.last_time_step);
-    const r = await verifyTotp({ secret, token: code, epochTolerance: 30, ...(last > 0 ? { afterTimeStep: last } : {}) });
+    const r = await (await otp()).verify({ secret, token: code, epochTolerance: 30, ...(last > 0 ? { afterTimeStep: last } : {}) });
     if (!r.valid || !('timeStep' in r)) return false;
     // Only one request may spend this time step (two nodes, two tabs).
     const u = await this.db

@@ -11,6 +11,12 @@ import type { Role, UserPrincipal } from './types.ts';
 import { KEYS_REVISION } from './keys.ts';
 
 export const SESSION_COOKIE = 'gatehouse_session';
+/**
+ * A readable companion of the (httpOnly) session cookie, holding no secret: "1" while the browser holds a
+ * session cookie, so the console knows at start that it is signed out without asking the server (and
+ * shows the login page without a refused request).
+ */
+export const SESSION_HINT_COOKIE = 'gatehouse_signed_in';
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 /** A command-line session (`gatehouse login`): one per login, many per user, each ended on its own. */
 export const CLI_SESSION_TTL_MS = 90 * 24 * 3600 * 1000;

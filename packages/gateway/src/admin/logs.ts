@@ -1,15 +1,23 @@
 /**
- * Log queries (filters, paging, totals for the whole filter), CSV export (streamed in keyset pages,
- * never the whole result in memory) and retention: with LOG_RETENTION_SECONDS > 0
- * a daily job deletes older rows in small batches so the table never grows without bound and no
- * single statement holds a long lock.
+ * Log queries (filters, keyset pages, totals), CSV export (streamed in keyset pages, never the whole
+ * result in memory) and retention: with LOG_RETENTION_SECONDS > 0 a daily job deletes older rows in small
+ * batches so the table never grows without bound and no single statement holds a long lock.
+ *
+ * Every page is read newest first through an index led by the filter's column (user, key, model,
+ * channel, request id) or by the time, so its cost does not grow with the table: a page is the rows
+ * after a cursor (`next_cursor` of the page before: created_at and id of its last row), or — for the
+ * first TOTALS_CAP rows — an offset. Names (user, key) are looked up first and searched by id. The
+ * totals count and sum at most TOTALS_CAP rows, the newest, and say when the filter matches more.
  */
 import { Readable } from 'node:stream';
 import type { Core } from '../core.ts';
+import { KeyStore } from '../accounts/key-store.ts';
+import { UserStore } from '../accounts/user-store.ts';
 import { csvLine } from '../logs/csv.ts';
 import { purgeRollups } from '../logs/rollup.ts';
 import { logPage, logTotals, logsBefore, purgeLogs, type LogFilter } from '../logs/writer.ts';
 import { ChannelStore } from '../relay/channel-store.ts';
+import type { Selectable } from 'kysely';
 import type { LogRow } from '../store/schema-core.ts';
 import { Reader, fieldError, paging, type Obj, type Page } from '../platform/validate.ts';
 
@@ -30,6 +38,27 @@ export interface LogTotals {
   moved_quota: number;
   prompt_tokens: number;
   completion_tokens: number;
+}
+
+/** The most rows the totals count, and the deepest row an offset page reaches (beyond it: cursors). */
+export const TOTALS_CAP = 10_000;
+
+/** A position in the newest-first order: created_at and id of a page's last row. */
+export interface LogCursor {
+  at: number;
+  id: number;
+}
+
+export function encodeCursor(c: LogCursor): string {
+  return `${c.at}.${c.id}`;
+}
+
+/** Reads a cursor from a query (null when absent); a malformed one is a 400 on `cursor`. */
+export function decodeCursor(v: string | undefined): LogCursor | null {
+  if (!v) return null;
+  const m = /^(\d{1,15})\.(\d{1,15})$/.exec(v);
+  if (!m) throw fieldError('cursor', 'is not a cursor of this list (use next_cursor of the page before)');
+  return { at: Number(m[1]), id: Number(m[2]) };
 }
 
 /** A log row; admins also get the name of the channel that served it. */
@@ -69,10 +98,13 @@ const ADMIN_ONLY = new Set(['channel_id', 'upstream_model']);
 export class LogAdmin {
   private timer: NodeJS.Timeout | null = null;
 
+  /** The totals' cap (a property, so that tests can lower it). */
+  totalsCap = TOTALS_CAP;
+
   constructor(private readonly core: Core) {}
 
   /** Reads filters from a query string. `self` hides admin-only filters. */
-  parseQuery(q: Obj, self: boolean): { filter: LogFilter; page: number; pageSize: number; offset: number } {
+  parseQuery(q: Obj, self: boolean): { filter: LogFilter; page: number; pageSize: number; offset: number; cursor: LogCursor | null } {
     const r = new Reader(q);
     const f: LogFilter = {};
     f.type = r.oneOf('type', LOG_TYPES);
@@ -88,16 +120,44 @@ export class LogAdmin {
     f.start = r.time('start') ?? undefined;
     f.end = r.time('end') ?? undefined;
     if (f.start !== undefined && f.end !== undefined && f.start > f.end) throw fieldError('start', 'must not be after end');
-    return { filter: f, ...paging(q) };
+    const cursor = decodeCursor(r.str('cursor', { max: 40 }) || undefined);
+    const p = paging(q);
+    if (!cursor && p.offset + p.pageSize > this.totalsCap)
+      throw fieldError('page', `reaches past the newest ${this.totalsCap} rows: page on with cursor (next_cursor of the page before)`);
+    return { filter: f, ...p, cursor };
+  }
+
+  /**
+   * The filter with the ids of the named user and keys, so that the search goes through their indexes
+   * (the names are still compared: a row keeps the name it was written with).
+   */
+  private async withIds(f: LogFilter): Promise<LogFilter> {
+    const out = { ...f };
+    if (f.username) {
+      const id = await new UserStore(this.core.h).idByName(f.username);
+      if (id !== null) out.userIdIn = [id];
+    }
+    if (f.keyName) {
+      const ids = await new KeyStore(this.core.h).idsNamed(f.keyName, f.userId);
+      if (ids.length) out.keyIdIn = ids;
+    }
+    return out;
   }
 
   async query(
-    f: LogFilter,
-    p: { page: number; pageSize: number; offset: number },
+    filter: LogFilter,
+    p: { page: number; pageSize: number; offset: number; cursor?: LogCursor | null },
     self: boolean,
-  ): Promise<Page<LogView> & { totals: LogTotals }> {
-    const t = await logTotals(this.core.h, f);
-    const rows = await logPage(this.core.h, f, p.pageSize, p.offset);
+  ): Promise<Page<LogView> & { totals: LogTotals; totals_capped: boolean; next_cursor: string | null }> {
+    const f = await this.withIds(filter);
+    const [t, found] = await Promise.all([
+      logTotals(this.core.h, f, this.totalsCap),
+      // One row more than the page: whether there is a next page.
+      p.cursor ? logsBefore(this.core.h, f, p.cursor, p.pageSize + 1) : logPage(this.core.h, f, p.pageSize + 1, p.offset),
+    ]);
+    const rows: Selectable<LogRow>[] = found.slice(0, p.pageSize);
+    const last = rows[rows.length - 1];
+    const next = found.length > p.pageSize && last ? encodeCursor({ at: Number(last.created_at), id: Number(last.id) }) : null;
     const items = rows.map((r) => {
       const v: Record<string, unknown> = {};
       for (const [k, val] of Object.entries(r)) v[k] = typeof val === 'bigint' ? Number(val) : val;
@@ -132,28 +192,22 @@ export class LogAdmin {
       const names = new Map((ids.length ? await new ChannelStore(this.core.h).names(ids) : []).map((c) => [c.id, c.name]));
       for (const v of items) v.channel_name = v.channel_id == null ? null : (names.get(v.channel_id) ?? null);
     }
-    const totals: LogTotals = {
-      count: Number(t.count),
-      calls: Number(t.calls),
-      quota: Number(t.quota),
-      movements: Number(t.movements),
-      moved_quota: Number(t.moved_quota),
-      prompt_tokens: Number(t.prompt_tokens),
-      completion_tokens: Number(t.completion_tokens),
-    };
-    return { items, total: totals.count, page: p.page, page_size: p.pageSize, totals };
+    const { capped, ...totals } = t;
+    return { items, total: totals.count, page: p.page, page_size: p.pageSize, totals, totals_capped: capped, next_cursor: next };
   }
 
   /**
    * The rows of a filter as CSV, newest first, read in keyset pages of EXPORT_PAGE rows (created_at,
    * id) as the consumer asks for them. `self` leaves out what routing did (channel, upstream model).
    */
-  exportCsv(f: LogFilter, self: boolean): Readable {
+  exportCsv(filter: LogFilter, self: boolean): Readable {
+    const withIds = this.withIds(filter);
     const cols = self ? EXPORT_COLUMNS.filter((c) => !ADMIN_ONLY.has(c)) : EXPORT_COLUMNS;
     const perUsd = this.core.config.quotaPerUsd;
     const h = this.core.h;
     async function* lines(): AsyncGenerator<string> {
       yield csvLine(cols);
+      const f = await withIds;
       let after: { at: number; id: number } | null = null;
       for (;;) {
         const rows = await logsBefore(h, f, after, EXPORT_PAGE);

@@ -11,7 +11,7 @@ import { GatewayError, fail } from '../platform/errors.ts';
 import { LoginThrottle } from '../accounts/throttle.ts';
 import { Reader, fieldError } from '../platform/validate.ts';
 import { groupModelPrices } from '../admin/model-prices.ts';
-import { afterFirstFactor } from './login-step.ts';
+import { afterFirstFactor, setSessionHint } from './login-step.ts';
 import { twoFactorRoutes } from './two-factor-routes.ts';
 
 export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
@@ -53,6 +53,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
         auth && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined,
       );
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      setSessionHint(req, reply, false);
       return { success: true, message: '', data: null };
     };
     // POST only: a link or an image on another site must not be able to log the user out.

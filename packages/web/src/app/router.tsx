@@ -7,7 +7,7 @@ import { setUnauthorizedHandler } from '../api/client';
 import { PageLoader } from '../components/PageLoader';
 import { RouteError } from '../components/RouteError';
 import { queryClient } from './query';
-import { loginPath } from './login-path';
+import { clearSignedInHint, loginPath, PUBLIC_PATHS, signedInHint } from './login-path';
 
 type PageModule = { default: React.ComponentType };
 const page = (load: () => Promise<PageModule>): Pick<RouteObject, 'lazy' | 'ErrorBoundary' | 'HydrateFallback'> => ({
@@ -15,16 +15,22 @@ const page = (load: () => Promise<PageModule>): Pick<RouteObject, 'lazy' | 'Erro
   ErrorBoundary: RouteError,
   HydrateFallback: PageLoader,
 });
+/** Every page but the login page needs the component library's whole style sheet (app/first-styles.ts). */
+const styled = (load: () => Promise<PageModule>) => () => Promise.all([load(), import('./all-styles')]).then(([m]) => m);
+
+// Signed out (no hint cookie, see login-path.ts) on a page that needs a session: straight to the login
+// page, before the router starts, so the layout is neither loaded nor asks /api/user/self for a 401.
+if (!signedInHint() && !PUBLIC_PATHS.includes(location.pathname)) history.replaceState(history.state, '', loginPath());
 
 export const router = createBrowserRouter([
   { path: '/login', ...page(() => import('../pages/login/LoginPage')) },
-  { path: '/signup', ...page(() => import('../pages/signup/SignupPage')) },
-  { path: '/forgot-password', ...page(() => import('../pages/signup/ForgotPasswordPage')) },
-  { path: '/reset-password', ...page(() => import('../pages/signup/ResetPasswordPage')) },
-  { path: '/verify-email', ...page(() => import('../pages/signup/VerifyEmailPage')) },
+  { path: '/signup', ...page(styled(() => import('../pages/signup/SignupPage'))) },
+  { path: '/forgot-password', ...page(styled(() => import('../pages/signup/ForgotPasswordPage'))) },
+  { path: '/reset-password', ...page(styled(() => import('../pages/signup/ResetPasswordPage'))) },
+  { path: '/verify-email', ...page(styled(() => import('../pages/signup/VerifyEmailPage'))) },
   {
     path: '/',
-    ...page(() => import('./Layout')),
+    ...page(styled(() => import('./Layout'))),
     children: [
       { index: true, ...page(() => import('./HomeRedirect')) },
       // operator pages (admin, root)
@@ -55,6 +61,7 @@ export const router = createBrowserRouter([
 ]);
 
 setUnauthorizedHandler(() => {
+  clearSignedInHint();
   if (location.pathname.startsWith('/login')) return;
   queryClient.clear();
   void router.navigate(loginPath(), { replace: true });

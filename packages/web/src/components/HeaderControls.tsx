@@ -1,5 +1,5 @@
 /** Language picker and light/dark switch (also on the login page). */
-import { ActionIcon, Group, Select, useComputedColorScheme, useMantineColorScheme } from '@mantine/core';
+import { ActionIcon, Group, NativeSelect, useComputedColorScheme, useMantineColorScheme } from '@mantine/core';
 import { IconMoon, IconSun } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { LANGUAGES, setLanguage, type Language } from '../i18n';
@@ -10,15 +10,14 @@ export function HeaderControls() {
   const scheme = useComputedColorScheme('light');
   return (
     <Group gap="xs" wrap="nowrap">
-      <Select
+      {/* The browser's own select: two languages need no combobox, and the login page loads none. */}
+      <NativeSelect
         aria-label={t('layout.language')}
         size="xs"
         w={120}
-        allowDeselect={false}
-        comboboxProps={{ withinPortal: true }}
         data={LANGUAGES.map((l) => ({ value: l.value, label: l.label }))}
         value={i18n.language}
-        onChange={(v) => v && setLanguage(v as Language)}
+        onChange={(e) => setLanguage(e.currentTarget.value as Language)}
       />
       <ActionIcon
         variant="default"

@@ -170,7 +170,7 @@ export class Payments {
   async webhook(name: string, raw: Buffer, headers: Record<string, string | string[] | undefined>): Promise<WebhookOutcome> {
     const provider = this.providers.get(name);
     if (!provider || !provider.configured()) throw fail('payment_provider_not_found', { name });
-    const event = provider.parseWebhook(raw, headers);
+    const event = await provider.parseWebhook(raw, headers);
     return this.apply(provider, event);
   }
 

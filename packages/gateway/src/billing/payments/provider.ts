@@ -43,7 +43,7 @@ export interface PaymentProvider {
    * Verifies a webhook delivery by the provider's signature over the raw body and reads its event.
    * Throws GatewayError 400 `invalid_signature` when the signature does not verify.
    */
-  parseWebhook(raw: Buffer, headers: Record<string, string | string[] | undefined>): PaymentEvent;
+  parseWebhook(raw: Buffer, headers: Record<string, string | string[] | undefined>): PaymentEvent | Promise<PaymentEvent>;
 }
 
 /** Currencies whose smallest unit is the unit itself (Stripe's zero-decimal list). */

@@ -6,14 +6,14 @@
  * `checkout.session.expired` ends a pending one. STRIPE_API_BASE points the SDK at another API
  * address (a proxy, or a test server).
  */
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Config } from '../../platform/config.ts';
 import { fail } from '../../platform/errors.ts';
 import type { Checkout, CheckoutRequest, PaymentEvent, PaymentProvider } from './provider.ts';
 
 export class StripeProvider implements PaymentProvider {
   readonly name = 'stripe';
-  private client: Stripe | null = null;
+  private client: Promise<{ client: Stripe; StripeError: typeof Stripe.errors.StripeError }> | null = null;
 
   constructor(private readonly config: Pick<Config, 'stripeSecretKey' | 'stripeWebhookSecret' | 'stripeApiBase'>) {}
 
@@ -21,8 +21,9 @@ export class StripeProvider implements PaymentProvider {
     return Boolean(this.config.stripeSecretKey && this.config.stripeWebhookSecret);
   }
 
-  private stripe(): Stripe {
-    if (!this.client) {
+  /** The SDK is loaded on the first payment or webhook (a node that takes none never loads it). */
+  private stripe(): Promise<{ client: Stripe; StripeError: typeof Stripe.errors.StripeError }> {
+    this.client ??= import('stripe').then(({ default: StripeSdk }) => {
       const opts: Stripe.StripeConfig = { maxNetworkRetries: 1, timeout: 30_000 };
       if (this.config.stripeApiBase) {
         const u = new URL(this.config.stripeApiBase);
@@ -30,15 +31,16 @@ export class StripeProvider implements PaymentProvider {
         opts.host = u.hostname;
         opts.port = Number(u.port || (u.protocol === 'http:' ? 80 : 443));
       }
-      this.client = new Stripe(this.config.stripeSecretKey ?? '', opts);
-    }
+      return { client: new StripeSdk(this.config.stripeSecretKey ?? '', opts), StripeError: StripeSdk.errors.StripeError };
+    });
     return this.client;
   }
 
   async createCheckout(req: CheckoutRequest): Promise<Checkout> {
     let s: Stripe.Checkout.Session;
+    const { client, StripeError } = await this.stripe();
     try {
-      s = await this.stripe().checkout.sessions.create(
+      s = await client.checkout.sessions.create(
         {
           mode: 'payment',
           line_items: [
@@ -53,19 +55,20 @@ export class StripeProvider implements PaymentProvider {
       );
     } catch (e) {
       // Stripe's message may be shown; the request (with the key) is not.
-      const msg = e instanceof Stripe.errors.StripeError ? e.message : 'no answer';
+      const msg = e instanceof StripeError ? e.message : 'no answer';
       throw fail('payment_provider_error', `Stripe refused to start the checkout: ${msg.slice(0, 200)}`);
     }
     if (!s.url) throw fail('payment_provider_error', 'Stripe returned a checkout session without a URL');
     return { providerRef: s.id, url: s.url };
   }
 
-  parseWebhook(raw: Buffer, headers: Record<string, string | string[] | undefined>): PaymentEvent {
+  async parseWebhook(raw: Buffer, headers: Record<string, string | string[] | undefined>): Promise<PaymentEvent> {
     const sig = headers['stripe-signature'];
     if (typeof sig !== 'string' || !sig) throw fail('invalid_signature', 'the Stripe-Signature header is missing');
     let event: Stripe.Event;
+    const { client } = await this.stripe();
     try {
-      event = this.stripe().webhooks.constructEvent(raw, sig, this.config.stripeWebhookSecret ?? '');
+      event = client.webhooks.constructEvent(raw, sig, this.config.stripeWebhookSecret ?? '');
     } catch {
       throw fail('invalid_signature');
     }

@@ -45,8 +45,11 @@ export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
   await backfill({ db, dialect: d });
 }
 
-/** Rolls up the log rows already stored (one INSERT … SELECT … GROUP BY per dimension). */
-export async function backfill({ db }: MigrationCtx): Promise<void> {
+/**
+ * Rolls up the log rows already stored (one INSERT … SELECT … GROUP BY per dimension; `only`: these
+ * dimensions alone, as bench/logs.ts does for the dashboard's).
+ */
+export async function backfill({ db }: MigrationCtx, only?: readonly string[]): Promise<void> {
   const call = sql`(type = 'consume' or type = 'error')`;
   const counted = sql`(type = 'consume' or type = 'error' or (type = 'task' and (content = 'task settle' or content = 'task reserve')))`;
   const sums = [
@@ -93,6 +96,7 @@ export async function backfill({ db }: MigrationCtx): Promise<void> {
     ...LAT_COLUMNS,
   ];
   for (const [dim, keys] of dims) {
+    if (only && !only.includes(dim)) continue;
     const groupBy = [hour, ...keys.filter((x) => x !== zero && x !== none)];
     await sql`insert into usage_hourly (${sql.join(cols.map((x) => sql.ref(x)))})
       select ${sql.lit(dim)}, ${hour}, ${sql.join(keys)}, ${sql.join(sums)}

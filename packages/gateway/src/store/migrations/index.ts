@@ -24,6 +24,7 @@ import * as m022 from './022_signup_email.ts';
 import * as m023 from './023_sso.ts';
 import * as m024 from './024_two_factor.ts';
 import * as m025 from './025_call_pages.ts';
+import * as m026 from './026_log_search.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -46,6 +47,7 @@ const STEPS: Record<string, Step> = {
   '023_sso': m023,
   '024_two_factor': m024,
   '025_call_pages': m025,
+  '026_log_search': m026,
 };
 
 /** Brings the schema to the latest migration (or, given `upTo`, to that one: tests of an upgrade). */

@@ -5,7 +5,7 @@
 import { Alert, Button, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useMutation } from '@tanstack/react-query';
-import { startAuthentication, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import { useTranslation } from 'react-i18next';
 import { call, client } from '../../api/client';
 import { useErrorText } from '../../components/ErrorState';
@@ -23,6 +23,7 @@ export function TwoFactorStep({ methods, onDone, onBack }: { methods: string[]; 
   const withPasskey = useMutation({
     mutationFn: async () => {
       const options = await call(client.POST('/api/user/login/2fa/passkey-options'));
+      const { startAuthentication } = await import('@simplewebauthn/browser');
       const assertion = await startAuthentication({ optionsJSON: options as unknown as PublicKeyCredentialRequestOptionsJSON });
       return call(client.POST('/api/user/login/2fa', { body: { assertion: assertion as unknown as Record<string, unknown> } }));
     },
@@ -77,6 +78,7 @@ export function PasskeyLoginButton({ onDone }: { onDone: (d: LoginDone) => void 
   const login = useMutation({
     mutationFn: async () => {
       const options = await call(client.POST('/api/user/passkey/login/options'));
+      const { startAuthentication } = await import('@simplewebauthn/browser');
       const assertion = await startAuthentication({ optionsJSON: options as unknown as PublicKeyCredentialRequestOptionsJSON });
       return call(client.POST('/api/user/passkey/login', { body: { assertion: assertion as unknown as Record<string, unknown> } }));
     },

@@ -66,10 +66,16 @@ export function LogsView({ scope }: { scope: Scope }) {
   const { t } = useTranslation();
   const self = useSelf();
   const perUsd = quotaPerUsd(self.data);
-  const list = usePagedQuery<Log, Filters, PageData<Log> & { totals: Totals }>(scope === 'all' ? 'logs' : 'own-logs', EMPTY, (q) => {
-    const query = { ...toQuery(q, scope), page: q.page, page_size: q.page_size } as never;
-    return scope === 'all' ? call(client.GET('/api/log', { params: { query } })) : call(client.GET('/api/log/self', { params: { query } }));
-  });
+  const list = usePagedQuery<Log, Filters, PageData<Log> & { totals: Totals; totals_capped?: boolean }>(
+    scope === 'all' ? 'logs' : 'own-logs',
+    EMPTY,
+    (q) => {
+      const query = { ...toQuery(q, scope), page: q.page, page_size: q.page_size } as never;
+      return scope === 'all'
+        ? call(client.GET('/api/log', { params: { query } }))
+        : call(client.GET('/api/log/self', { params: { query } }));
+    },
+  );
   const filters = useForm<Filters>({
     initialValues: EMPTY,
     validate: { end: (e, all) => (e && all.start && e < all.start ? t('logs.endBeforeStart') : null) },
@@ -132,7 +138,11 @@ export function LogsView({ scope }: { scope: Scope }) {
       </FilterBar>
       {totals && (
         <Group gap="lg" mb="xs" aria-live="polite" aria-label={t('logs.totals')} role="group">
-          <Text size="sm">{t('logs.totalCount', { count: totals.count })}</Text>
+          <Text size="sm">
+            {list.query.data?.totals_capped
+              ? t('logs.totalsCapped', { count: totals.count })
+              : t('logs.totalCount', { count: totals.count })}
+          </Text>
           <Text size="sm">{t('logs.totalCalls', { count: totals.calls })}</Text>
           <Text size="sm">
             {t('logs.totalTokens', { prompt: fmtInt(totals.prompt_tokens), completion: fmtInt(totals.completion_tokens) })}

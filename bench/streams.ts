@@ -1,0 +1,541 @@
+/**
+ * `npm run bench:streams`: what streams cost, side by side, with the C load generator and upstream of
+ * bench/sse (a stream costs them a few hundred bytes and a few microseconds per event, so the proxies
+ * are what is measured):
+ *
+ *   ladder  concurrent 64-event streams, 20 ms apart, all started at once, stepped up until the p99
+ *           effective gap grows by more than 20 % (the same rule as `npm run bench`)
+ *   cost    CPU per event of the proxy: the same streams with 2 and with 202 events, the difference of
+ *           the proxy's CPU over the difference of events, for every caller format against every upstream
+ *           format the gateway converts (OpenAI chat, Anthropic messages, Responses)
+ *   slow    N streams (10,000) of one event per second for S seconds (60) on one node: every event in
+ *           order, the p99 of the gap the path added, the memory an open stream costs; once with the
+ *           calls all at once, once with them arriving over R seconds (10)
+ *
+ *   npm run bench:streams [-- --phases ladder,cost,slow] [--targets forwarder,gatehouse] [--streams 10000]
+ *                         [--seconds 60] [--ramp 10] [--quick] [--out DIR | --no-json]
+ *
+ * Prints a markdown report to stdout and writes the JSON to bench/results/streams-<timestamp>.json.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { CPU_LOAD, ROOT, RssSampler, canPin, canRaiseNofile, cpuSecondsPrecise, nofileLimit, rssMb } from './proc.ts';
+import { cpuPerEventUs, judgeSlowStreams, perStreamKb, runSseLoad, startSseUpstream, type SseLoadResult } from './sse.ts';
+import { LADDER_RAMP_MS, STREAM_LADDER } from './config.ts';
+import { climbLadder, judgeStreamStep, median, ratio } from './stats.ts';
+import {
+  ALL_TARGETS,
+  BENCH_CHAT_ONLY_MODEL,
+  BENCH_CLAUDE_MODEL,
+  BENCH_MODEL,
+  CHAT_PATH,
+  chatBody,
+  verifyTarget,
+  type RunningTarget,
+} from './targets.ts';
+
+const t0 = Date.now();
+const log = (msg: string) => process.stderr.write(`[streams ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${msg}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const f = (v: number | null | undefined, digits = 1) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '–');
+
+export const STREAM_TARGETS = ['direct', 'forwarder', 'gatehouse', 'gatehouse-allowance'];
+const PHASES = ['ladder', 'cost', 'slow'] as const;
+type Phase = (typeof PHASES)[number];
+
+export interface StreamsOptions {
+  targets: string[];
+  phases: Phase[];
+  streams: number;
+  seconds: number;
+  rampS: number;
+  quick: boolean;
+  outDir: string | null;
+  help: boolean;
+}
+
+export const STREAMS_USAGE =
+  'npm run bench:streams -- [--phases ladder,cost,slow] [--targets direct,forwarder,gatehouse,gatehouse-allowance] [--streams 10000] [--seconds 60] [--ramp 10] [--quick] [--out DIR | --no-json]';
+
+export function parseStreamsArgs(argv: string[]): StreamsOptions {
+  const o: StreamsOptions = {
+    targets: STREAM_TARGETS,
+    phases: [...PHASES],
+    streams: 10_000,
+    seconds: 60,
+    rampS: 10,
+    quick: false,
+    outDir: 'bench/results',
+    help: false,
+  };
+  let streamsSet = false;
+  let secondsSet = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const flag = a.split('=')[0];
+    const value = (): string => {
+      const eq = a.indexOf('=');
+      if (eq >= 0) return a.slice(eq + 1);
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    const num = (min: number): number => {
+      const v = Number(value());
+      if (!Number.isFinite(v) || v < min) throw new Error(`${flag} needs a number >= ${min}`);
+      return v;
+    };
+    const list = () =>
+      value()
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+    switch (flag) {
+      case '--targets': {
+        const l = list();
+        const known = ALL_TARGETS.map((t) => t.name);
+        const bad = l.filter((t) => !known.includes(t));
+        if (bad.length) throw new Error(`unknown target(s): ${bad.join(', ')} (known: ${known.join(', ')})`);
+        o.targets = ['direct', ...l.filter((t) => t !== 'direct')];
+        break;
+      }
+      case '--phases': {
+        const l = list();
+        const bad = l.filter((p) => !(PHASES as readonly string[]).includes(p));
+        if (bad.length || !l.length) throw new Error(`--phases takes ${PHASES.join(', ')}`);
+        o.phases = PHASES.filter((p) => l.includes(p));
+        break;
+      }
+      case '--streams':
+        o.streams = Math.round(num(1));
+        streamsSet = true;
+        break;
+      case '--seconds':
+        o.seconds = Math.round(num(2));
+        secondsSet = true;
+        break;
+      case '--ramp':
+        o.rampS = num(0);
+        break;
+      case '--quick':
+        o.quick = true;
+        break;
+      case '--out':
+        o.outDir = value();
+        break;
+      case '--no-json':
+        o.outDir = null;
+        break;
+      case '--help':
+      case '-h':
+        o.help = true;
+        break;
+      default:
+        throw new Error(`unknown option ${a}`);
+    }
+  }
+  if (o.quick) {
+    if (!streamsSet) o.streams = 1000;
+    if (!secondsSet) o.seconds = 10;
+  }
+  return o;
+}
+
+/** One way of calling: the caller's API and model, and which upstream format the gateway answers it from. */
+export interface Flavor {
+  name: string;
+  path: string;
+  model: string;
+  /** The event that ends a complete stream of the caller's format. */
+  done: string;
+  /** The forwarder's flavor it is compared with (the same caller format, relayed byte for byte). */
+  base: string;
+}
+
+export const FLAVORS: Flavor[] = [
+  { name: 'openai', path: CHAT_PATH, model: BENCH_MODEL, done: '[DONE]', base: 'openai' },
+  { name: 'anthropic', path: '/v1/messages', model: BENCH_CLAUDE_MODEL, done: 'message_stop', base: 'anthropic' },
+  { name: 'responses', path: '/v1/responses', model: BENCH_MODEL, done: 'response.completed', base: 'responses' },
+  { name: 'openai from anthropic', path: CHAT_PATH, model: BENCH_CLAUDE_MODEL, done: '[DONE]', base: 'openai' },
+  { name: 'anthropic from openai', path: '/v1/messages', model: BENCH_MODEL, done: 'message_stop', base: 'anthropic' },
+  { name: 'responses from openai', path: '/v1/responses', model: BENCH_CHAT_ONLY_MODEL, done: 'response.completed', base: 'responses' },
+];
+
+/** The streamed request body of a flavor (about 1 KB of prompt, output bounded high enough that metering never needs the tokenizer). */
+export function flavorBody(fl: Flavor): string {
+  const content = 'Summarise the following paragraph in one sentence. '.repeat(18).trim();
+  if (fl.path === '/v1/messages')
+    return JSON.stringify({
+      model: fl.model,
+      max_tokens: 16384,
+      system: 'You are terse.',
+      messages: [{ role: 'user', content }],
+      stream: true,
+    });
+  if (fl.path === '/v1/responses')
+    return JSON.stringify({ model: fl.model, instructions: 'You are terse.', input: content, max_output_tokens: 16384, stream: true });
+  const b = JSON.parse(chatBody(true)) as Record<string, unknown>;
+  return JSON.stringify({ ...b, model: fl.model, max_tokens: 16384 });
+}
+
+interface Live {
+  name: string;
+  running: RunningTarget;
+  idleMb: number | null;
+  errors: string[];
+  /** Stops the target and starts a fresh one (the slow phase measures each run from a fresh process). */
+  restart(): Promise<void>;
+}
+
+interface LadderResult {
+  held: number;
+  steps: { streams: number; ok: boolean; reason?: string; effectiveGapP99?: number; addedGapP99?: number; ttfbP99?: number }[];
+}
+
+interface CostResult {
+  flavor: string;
+  /** µs of proxy CPU per event (median of the rounds), and each round's. */
+  usPerEvent: number | null;
+  rounds: (number | null)[];
+  errors: string[];
+}
+
+interface SlowResult {
+  mode: 'at once' | 'arriving';
+  rampS: number;
+  streams: number;
+  seconds: number;
+  ok: boolean;
+  reasons: string[];
+  load: SseLoadResult;
+  rss: { idleMb: number | null; peakMb: number | null };
+  kbPerStream: number | null;
+  cpuS: number | null;
+}
+
+interface TargetStreams {
+  name: string;
+  status: 'ok' | 'unavailable';
+  reason?: string;
+  errors: string[];
+  ladder?: LadderResult;
+  cost?: CostResult[];
+  slow?: SlowResult[];
+}
+
+async function setUpstream(upstream: string, s: { delayMs?: number; chunks?: number; gapMs?: number }): Promise<void> {
+  const r = await request(`${upstream}/__bench/config`, {
+    method: 'POST',
+    body: JSON.stringify(s),
+    headers: { 'content-type': 'application/json' },
+  });
+  await r.body.dump();
+  if (r.statusCode !== 200) throw new Error(`upstream config: HTTP ${r.statusCode}`);
+}
+
+async function phaseLadder(l: Live, upstream: string, quick: boolean): Promise<LadderResult> {
+  const chunks = 64;
+  const gapMs = 20;
+  await setUpstream(upstream, { delayMs: 0, chunks, gapMs });
+  const ladder = quick ? STREAM_LADDER.filter((n) => n >= 256 && n <= 2048 && (n & (n - 1)) === 0) : STREAM_LADDER;
+  const steps: LadderResult['steps'] = [];
+  const res = await climbLadder(
+    ladder,
+    async (n) => {
+      const r = await runSseLoad(
+        {
+          origin: l.running.url,
+          path: CHAT_PATH,
+          headers: l.running.headers,
+          body: chatBody(true),
+          streams: n,
+          rampMs: LADDER_RAMP_MS,
+          timeoutMs: 30_000,
+        },
+        CPU_LOAD,
+      );
+      const eff = r.duration.p99 / (chunks - 1);
+      const s = judgeStreamStep(
+        { streams: n, errors: r.errors - r.incomplete + r.outOfOrder, incomplete: r.incomplete, gapP99: eff },
+        gapMs,
+        0.2,
+      );
+      log(
+        `${l.name}: ${n} streams: effective gap p99 ${f(eff, 2)} ms, added gap p99 ${f(r.addedGap.p99, 2)} ms: ${s.ok ? 'held' : s.reason}`,
+      );
+      steps.push({ ...s, effectiveGapP99: eff, addedGapP99: r.addedGap.p99, ttfbP99: r.ttfb.p99 });
+      await sleep(500);
+      return s;
+    },
+    quick ? 0 : 1,
+  );
+  return { held: res.held, steps };
+}
+
+async function phaseCost(l: Live, upstream: string, quick: boolean): Promise<CostResult[]> {
+  const pid = l.running.pid;
+  if (pid === null) return [];
+  const streams = 50;
+  const gapMs = 5;
+  const rounds = quick ? 1 : 3;
+  const flavors = l.name.startsWith('gatehouse') ? FLAVORS : FLAVORS.filter((x) => x.name === x.base);
+  const out: CostResult[] = [];
+  for (const fl of flavors) {
+    const result: CostResult = { flavor: fl.name, usPerEvent: null, rounds: [], errors: [] };
+    const run = async (chunks: number) => {
+      await setUpstream(upstream, { delayMs: 0, chunks, gapMs });
+      const c0 = cpuSecondsPrecise(pid);
+      const r = await runSseLoad(
+        {
+          origin: l.running.url,
+          path: fl.path,
+          headers: l.running.headers,
+          body: flavorBody(fl),
+          streams,
+          timeoutMs: 30_000,
+          done: fl.done,
+        },
+        CPU_LOAD,
+      );
+      // The settlement and log row of the last streams may still be running: give them a moment.
+      await sleep(200);
+      const c1 = cpuSecondsPrecise(pid);
+      if (r.errors) result.errors.push(`${r.errors} errors (${r.errorSamples.slice(0, 2).join('; ')})`);
+      return { cpuS: c0 === null || c1 === null ? NaN : c1 - c0, events: r.contentEvents };
+    };
+    try {
+      await run(16); // warm-up
+      for (let k = 0; k < rounds; k++) {
+        const small = await run(2);
+        const big = await run(202);
+        result.rounds.push(cpuPerEventUs(small, big));
+      }
+      const ok = result.rounds.filter((x): x is number => x !== null && Number.isFinite(x));
+      result.usPerEvent = ok.length ? median(ok) : null;
+    } catch (e) {
+      result.errors.push((e as Error).message.split('\n')[0]);
+    }
+    log(`${l.name}: ${fl.name}: ${f(result.usPerEvent, 2)} µs of CPU per event${result.errors.length ? ` (${result.errors[0]})` : ''}`);
+    out.push(result);
+  }
+  return out;
+}
+
+async function phaseSlow(l: Live, upstream: string, o: StreamsOptions): Promise<SlowResult[]> {
+  await setUpstream(upstream, { delayMs: 0, chunks: o.seconds + 1, gapMs: 1000 });
+  const out: SlowResult[] = [];
+  for (const rampS of [0, o.rampS]) {
+    // Each run on a fresh process: the memory a run leaves behind is not the next run's idle.
+    if (rampS) await l.restart();
+    const pid = l.running.pid;
+    await sleep(1000);
+    const idle = pid === null ? null : rssMb(pid);
+    const sampler = pid === null ? null : new RssSampler(pid, 500).start();
+    const c0 = pid === null ? null : cpuSecondsPrecise(pid);
+    const load = await runSseLoad(
+      {
+        origin: l.running.url,
+        path: CHAT_PATH,
+        headers: l.running.headers,
+        body: chatBody(true),
+        streams: o.streams,
+        rampMs: rampS * 1000,
+        timeoutMs: (o.seconds + rampS + 60) * 1000,
+      },
+      CPU_LOAD,
+    );
+    const c1 = pid === null ? null : cpuSecondsPrecise(pid);
+    const peak = sampler ? sampler.stop() : null;
+    const v = judgeSlowStreams(load, { streams: o.streams, events: o.seconds, maxAddedGapP99Ms: 50 });
+    const r: SlowResult = {
+      mode: rampS ? 'arriving' : 'at once',
+      rampS,
+      streams: o.streams,
+      seconds: o.seconds,
+      ok: v.ok,
+      reasons: v.reasons,
+      load,
+      rss: { idleMb: idle, peakMb: peak },
+      kbPerStream: perStreamKb(idle, peak, load.maxOpen),
+      cpuS: c0 === null || c1 === null ? null : c1 - c0,
+    };
+    log(
+      `${l.name}: ${o.streams} slow streams ${rampS ? `arriving over ${rampS} s` : 'at once'}: ${load.ok} complete, ${load.outOfOrder} out of order, ` +
+        `added gap p99 ${f(load.addedGap.p99, 2)} ms, most open ${load.maxOpen}, RSS ${f(idle, 0)} -> ${f(peak, 0)} MB (${f(r.kbPerStream, 1)} KB per stream): ${v.ok ? 'held' : v.reasons.join('; ')}`,
+    );
+    out.push(r);
+  }
+  return out;
+}
+
+export function renderStreams(rep: {
+  startedAt: string;
+  durationS: number;
+  loadAvg: number;
+  opts: StreamsOptions;
+  targets: TargetStreams[];
+}): string {
+  const out: string[] = [];
+  const ts = rep.targets.filter((t) => t.status === 'ok');
+  const fwd = ts.find((t) => t.name === 'forwarder');
+  out.push(`## Streams (${rep.opts.quick ? 'quick' : 'full'}, ${rep.startedAt}, ${rep.durationS.toFixed(0)} s)`);
+  out.push('');
+  out.push(
+    `Load average ${rep.loadAvg.toFixed(2)} before the run; ${canPin() ? 'proxy pinned to CPU 0, load generator and upstream to CPU 1' : 'not pinned'}.`,
+  );
+  for (const t of rep.targets.filter((x) => x.status !== 'ok' || x.errors.length)) {
+    out.push(`- ${t.name}: ${t.status !== 'ok' ? `unavailable: ${t.reason}` : t.errors.join('; ')}`);
+  }
+  out.push('');
+  if (ts.some((t) => t.ladder)) {
+    out.push('| concurrent 64-event streams held (20 ms gaps, p99 effective gap within 20 %) | held | vs forwarder |');
+    out.push('|---|---:|---:|');
+    for (const t of ts.filter((x) => x.ladder)) {
+      const last = t.ladder!.steps[t.ladder!.steps.length - 1];
+      const held = last?.ok ? `≥ ${t.ladder!.held}` : `${t.ladder!.held}`;
+      out.push(
+        `| ${t.name} | ${held} | ${t.name === 'direct' || t.name === 'forwarder' ? '–' : f(ratio(t.ladder!.held, fwd?.ladder?.held), 2)} |`,
+      );
+    }
+    out.push('');
+  }
+  const costed = ts.filter((t) => t.cost?.length);
+  if (costed.length) {
+    out.push('| CPU per event (µs), 50 streams, 5 ms gaps | ' + costed.map((t) => t.name).join(' | ') + ' |');
+    out.push(`|---|${costed.map(() => '---:').join('|')}|`);
+    for (const fl of FLAVORS) {
+      const cells = costed.map((t) => {
+        const c = t.cost!.find((x) => x.flavor === fl.name);
+        if (!c) return '–';
+        const base = fwd?.cost?.find((x) => x.flavor === fl.base)?.usPerEvent;
+        const rr = t.name === 'forwarder' ? null : ratio(c.usPerEvent, base);
+        return `${f(c.usPerEvent, 2)}${rr === null ? '' : ` (${rr.toFixed(2)}×)`}`;
+      });
+      out.push(`| ${fl.name} | ${cells.join(' | ')} |`);
+    }
+    out.push('');
+  }
+  const slowed = ts.filter((t) => t.slow?.length);
+  if (slowed.length) {
+    const s0 = slowed[0].slow![0];
+    out.push(
+      `| ${s0.streams.toLocaleString('en-US')} streams, 1 event/s for ${s0.seconds} s | calls | held | complete / out of order | added gap p50 / p99 (ms) | delay p99 (ms) | most open | RSS idle → peak (MB) | KB per stream | vs forwarder |`,
+    );
+    out.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const t of slowed) {
+      for (const s of t.slow!) {
+        const fs = fwd?.slow?.find((x) => x.mode === s.mode);
+        out.push(
+          `| ${t.name} | ${s.mode === 'at once' ? 'at once' : `over ${s.rampS} s`} | ${s.ok ? 'yes' : `no: ${s.reasons.join('; ')}`} | ${s.load.ok.toLocaleString('en-US')} / ${s.load.outOfOrder} | ${f(s.load.addedGap.p50, 2)} / ${f(s.load.addedGap.p99, 2)} | ${f(s.load.delay.p99, 2)} | ${s.load.maxOpen.toLocaleString('en-US')} | ${t.name === 'direct' ? '–' : `${f(s.rss.idleMb, 0)} → ${f(s.rss.peakMb, 0)}`} | ${f(s.kbPerStream, 1)} | ${t.name === 'forwarder' || t.name === 'direct' ? '–' : f(ratio(s.kbPerStream, fs?.kbPerStream), 2)} |`,
+        );
+      }
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+async function main(): Promise<void> {
+  let o: StreamsOptions;
+  try {
+    o = parseStreamsArgs(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\nusage: ${STREAMS_USAGE}\n`);
+    process.exit(2);
+  }
+  if (o.help) {
+    process.stdout.write(`usage: ${STREAMS_USAGE}\nSee docs/benchmarks.md.\n`);
+    return;
+  }
+  const startedAt = new Date().toISOString();
+  const la = loadavg()[0];
+  if (la > availableParallelism() / 2) log(`warning: load average ${f(la, 2)}; other work will skew the numbers`);
+  // A proxy holds two sockets per stream (the caller's and the upstream's).
+  const need = o.phases.includes('slow') ? 2 * o.streams + 1024 : 2 * 4096 + 1024;
+  const have = nofileLimit();
+  let nofile: number | undefined;
+  if (have !== null && have < need) {
+    if (canRaiseNofile(need)) nofile = need;
+    else
+      throw new Error(
+        `${o.streams} streams need ${need} open files per proxy; the limit here is ${have} (raise it: ulimit -n ${need}, as root or within the hard limit)`,
+      );
+  }
+  const up = await startSseUpstream(CPU_LOAD);
+  const upstream = `http://127.0.0.1:${up.port}`;
+  const results: TargetStreams[] = [];
+  const live: Live[] = [];
+  try {
+    await setUpstream(upstream, { delayMs: 0, chunks: 4, gapMs: 1 });
+    for (const name of o.targets) {
+      const target = ALL_TARGETS.find((t) => t.name === name)!;
+      const res: TargetStreams = { name, status: 'ok', errors: [] };
+      results.push(res);
+      log(`starting ${name}`);
+      let running: RunningTarget | null = null;
+      try {
+        running = await target.start({ upstream, installPortkey: false, log, nofile });
+        await verifyTarget(running, upstream);
+        await sleep(500);
+        const l: Live = {
+          name,
+          running,
+          idleMb: running.pid === null ? null : rssMb(running.pid),
+          errors: res.errors,
+          async restart() {
+            if (l.running.pid === null) return;
+            await l.running.stop();
+            l.running = await target.start({ upstream, installPortkey: false, log, nofile });
+            await setUpstream(upstream, { delayMs: 0, chunks: 4, gapMs: 1 });
+            await verifyTarget(l.running, upstream);
+            await setUpstream(upstream, { delayMs: 0, chunks: o.seconds + 1, gapMs: 1000 });
+          },
+        };
+        live.push(l);
+      } catch (e) {
+        res.status = 'unavailable';
+        res.reason = (e as Error).message.split('\n')[0].slice(0, 300);
+        log(`${name} unavailable: ${res.reason}`);
+        if (running) await running.stop().catch(() => {});
+      }
+    }
+    for (const phase of o.phases) {
+      log(`phase ${phase}`);
+      for (const l of live) {
+        const res = results.find((r) => r.name === l.name)!;
+        try {
+          if (phase === 'ladder') res.ladder = await phaseLadder(l, upstream, o.quick);
+          else if (phase === 'cost') res.cost = await phaseCost(l, upstream, o.quick);
+          else res.slow = await phaseSlow(l, upstream, o);
+        } catch (e) {
+          const msg = `${phase}: ${(e as Error).message.split('\n')[0]}`;
+          res.errors.push(msg);
+          log(`${l.name}: ${msg}`);
+        }
+      }
+    }
+  } finally {
+    for (const l of live) await l.running.stop().catch(() => {});
+    await up.proc.stop();
+  }
+  const rep = { startedAt, durationS: (Date.now() - t0) / 1000, loadAvg: la, opts: o, targets: results };
+  process.stdout.write(`${renderStreams(rep)}\n`);
+  if (o.outDir) {
+    const dir = isAbsolute(o.outDir) ? o.outDir : join(ROOT, o.outDir);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `streams-${startedAt.replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, `${JSON.stringify(rep, null, 2)}\n`);
+    writeFileSync(file.replace(/\.json$/, '.md'), `${renderStreams(rep)}\n`);
+    log(`JSON and markdown written to ${file.replace(/\.json$/, '.{json,md}')}`);
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((e) => {
+    log(`failed: ${(e as Error).stack || e}`);
+    process.exit(1);
+  });
+}
