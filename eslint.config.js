@@ -10,7 +10,7 @@ import { readdirSync } from 'node:fs';
  * (`http`) or files (`core.ts`) directly under packages/gateway/src.
  */
 const LAYERS = [
-  ['main.ts', 'workers.ts', 'cli'],
+  ['main.ts', 'command.ts', 'workers.ts', 'cli'],
   ['gateway.ts', 'areas.ts'],
   ['http'],
   ['alerts'],

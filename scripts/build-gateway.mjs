@@ -1,21 +1,22 @@
 #!/usr/bin/env node
 /**
- * Compiles the gateway for `npm start`: one ES module, `packages/gateway/dist/main.js`, with a source map
- * (the process starts from `packages/gateway/bin/start.mjs`, which turns source maps on for this bundle, so
- * stack traces name the TypeScript lines). The serving
- * process then loads no TypeScript loader. Packages from node_modules stay outside the bundle and load as
- * usual; the workspace's own TypeScript packages (`@gatehouse/*`) are compiled in, since Node cannot load
+ * Compiles the gateway for `npm start`: two ES modules with source maps (the process starts from
+ * `packages/gateway/bin/start.mjs`, which turns source maps on for these files, so stack traces name the TypeScript
+ * lines). `packages/gateway/dist/main.js` is the entry: it checks the Node.js version and then loads
+ * `dist/command.js`, the rest of the gateway, so that a wrong Node.js is told what to do before any native module
+ * loads. The serving process loads no TypeScript loader. Packages from node_modules stay outside the bundle and
+ * load as usual; the workspace's own TypeScript packages (`@gatehouse/*`) are compiled in, since Node cannot load
  * TypeScript from node_modules.
  *
- * The source map is cut to line precision (one mapping where a generated line starts or moves to another
+ * The source maps are cut to line precision (one mapping where a generated line starts or moves to another
  * source line, not one per token): stack traces still name the right file and line, and the process that
- * loads the map keeps about a tenth of the memory a full map takes.
+ * loads a map keeps about a tenth of the memory a full map takes.
  *
  * Runs from `npm install` (postinstall), `npm run build` and before `npm start`.
  */
 import { build } from 'esbuild';
 import { decode, encode } from '@jridgewell/sourcemap-codec';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -31,23 +32,17 @@ const externals = {
   },
 };
 
-await build({
-  entryPoints: [`${gateway}/src/main.ts`],
-  outfile: `${gateway}/dist/main.js`,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: `node${minNode}`,
-  sourcemap: 'linked',
-  sourcesContent: false,
-  legalComments: 'none',
-  plugins: [externals],
-  logLevel: 'warning',
-});
+/** main.ts loads command.ts when the Node.js version fits: from the entry, that import is the other output file. */
+const commandApart = {
+  name: 'command-apart',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/command\.ts$/ }, () => ({ path: './command.js', external: true }));
+  },
+};
 
 /** Keeps, per generated line, the segments where the source file or line changes. */
-function lineMap(file) {
-  const map = JSON.parse(readFileSync(file, 'utf8'));
+function lineMap(text) {
+  const map = JSON.parse(text);
   const lines = decode(map.mappings).map((segments) => {
     const kept = [];
     for (const seg of segments) {
@@ -59,6 +54,35 @@ function lineMap(file) {
   });
   map.mappings = encode(lines);
   delete map.names;
-  writeFileSync(file, JSON.stringify(map));
+  return JSON.stringify(map);
 }
-lineMap(`${gateway}/dist/main.js.map`);
+
+// Every file is written whole and then renamed into place: a process starting while another build runs
+// (two `npm start` at once) never reads half a file.
+mkdirSync(`${gateway}/dist`, { recursive: true });
+// command.js before the entry that loads it.
+for (const [name, plugins] of [
+  ['command', [externals]],
+  ['main', [externals, commandApart]],
+]) {
+  const { outputFiles } = await build({
+    entryPoints: [`${gateway}/src/${name}.ts`],
+    outfile: `${gateway}/dist/${name}.js`,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: `node${minNode}`,
+    sourcemap: 'linked',
+    sourcesContent: false,
+    legalComments: 'none',
+    plugins,
+    logLevel: 'warning',
+    write: false,
+  });
+  // The map first: the module names it.
+  for (const f of outputFiles.sort((a, b) => Number(b.path.endsWith('.map')) - Number(a.path.endsWith('.map')))) {
+    const tmp = `${f.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, f.path.endsWith('.map') ? lineMap(f.text) : f.contents);
+    renameSync(tmp, f.path);
+  }
+}

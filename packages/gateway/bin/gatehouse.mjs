@@ -28,6 +28,7 @@ try {
 } catch {
   // never built
 }
-const entry = built && built >= newest(source) ? [launcher] : ['--import', 'tsx', join(source, 'main.ts')];
+// The TypeScript loader as a file URL: a bare `tsx` would be looked up from the working directory.
+const entry = built && built >= newest(source) ? [launcher] : ['--import', import.meta.resolve('tsx'), join(source, 'main.ts')];
 const r = spawnSync(process.execPath, ['--no-node-snapshot', ...entry, ...process.argv.slice(2)], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

@@ -145,10 +145,15 @@ export async function newContext(browser: Browser, baseURL: string, lang: Lang =
 
 const DICTS: Record<Lang, unknown> = { en, 'zh-CN': zhCN };
 
-/** The console's text for `key` (e.g. "nav.channels") in `lang`, with {{x}} filled from `vars`. */
+/**
+ * The console's text for `key` (e.g. "nav.channels") in `lang`, with {{x}} filled from `vars`. With a `count`, the
+ * plural form the language uses for it (`key_one`, `key_other`), as i18next picks it.
+ */
 export function tr(lang: Lang, key: string, vars: Record<string, string | number> = {}): string {
   let v: unknown = DICTS[lang];
-  for (const part of key.split('.')) v = (v as Record<string, unknown>)?.[part];
+  const parts = key.split('.');
+  if (typeof vars.count === 'number') parts[parts.length - 1] += `_${new Intl.PluralRules(lang).select(vars.count)}`;
+  for (const part of parts) v = (v as Record<string, unknown>)?.[part];
   assert.equal(typeof v, 'string', `no text for ${key} in ${lang}`);
   return (v as string).replace(/\{\{(\w+)\}\}/g, (_, k: string) => String(vars[k] ?? ''));
 }

@@ -16,7 +16,7 @@ import { PriceAdmin } from './prices.ts';
 import type { OptionsAdmin } from './options.ts';
 import { LogAdmin } from './logs.ts';
 import type { AuditLog } from '../logs/audit.ts';
-import { UsageReports } from '../logs/usage.ts';
+import { UsageReports, type NameLookup } from '../logs/usage.ts';
 import { ChannelStore } from '../relay/channel-store.ts';
 import { UserStore } from '../accounts/user-store.ts';
 import { KeyStore } from '../accounts/key-store.ts';
@@ -32,6 +32,8 @@ export interface Admin {
   usage: UsageReports;
   /** The administrative audit log (every write of the services above records itself here). */
   audit: AuditLog;
+  /** Names of users, keys and channels by id: the usage reports' and the audit log's. */
+  names: NameLookup;
 }
 
 /**
@@ -49,6 +51,8 @@ export interface AdminDeps {
 
 export function createAdmin(core: Core, deps: AdminDeps): Admin {
   const { changes, audit, billing, plugins } = deps;
+  const names: NameLookup = (g, ids) =>
+    g === 'user' ? new UserStore(core.h).names(ids) : g === 'key' ? new KeyStore(core.h).names(ids) : new ChannelStore(core.h).names(ids);
   const bindingCheck: ChannelBindingCheck = (ch, opts) =>
     checkChannelBinding(plugins.current(), ch.type, ch.settings as ChannelBindingSettings, opts);
   return {
@@ -76,9 +80,8 @@ export function createAdmin(core: Core, deps: AdminDeps): Admin {
     ),
     options: deps.options,
     logs: new LogAdmin(core),
-    usage: new UsageReports(core, (g, ids) =>
-      g === 'user' ? new UserStore(core.h).names(ids) : g === 'key' ? new KeyStore(core.h).names(ids) : new ChannelStore(core.h).names(ids),
-    ),
+    usage: new UsageReports(core, names),
+    names,
   };
 }
 

@@ -16,6 +16,7 @@ import { UserStore } from '../accounts/user-store.ts';
 import { csvLine } from '../logs/csv.ts';
 import { purgeRollups } from '../logs/rollup.ts';
 import { logPage, logTotals, logsBefore, purgeLogs, type LogFilter } from '../logs/writer.ts';
+import { ChannelStore } from '../relay/channel-store.ts';
 import type { Selectable } from 'kysely';
 import type { LogRow } from '../store/schema-core.ts';
 import { Reader, fieldError, paging, type Obj, type Page } from '../platform/validate.ts';
@@ -25,8 +26,16 @@ export const LOG_TYPES = ['consume', 'error', 'task', 'system', 'topup'] as cons
 export type { LogFilter };
 
 export interface LogTotals {
+  /** Rows of the filter. */
   count: number;
+  /** Model calls and task submissions among them. */
+  calls: number;
+  /** What those calls spent (quota units). */
   quota: number;
+  /** Top-ups, adjustments and system credits among them. */
+  movements: number;
+  /** Their net amount (quota units; a deduction is negative). */
+  moved_quota: number;
   prompt_tokens: number;
   completion_tokens: number;
 }
@@ -52,7 +61,8 @@ export function decodeCursor(v: string | undefined): LogCursor | null {
   return { at: Number(m[1]), id: Number(m[2]) };
 }
 
-export type LogView = Omit<LogRow, 'id'> & { id: number };
+/** A log row; admins also get the name of the channel that served it. */
+export type LogView = Omit<LogRow, 'id'> & { id: number; channel_name?: string | null };
 
 /** Rows per page of a CSV export. */
 export const EXPORT_PAGE = 500;
@@ -177,8 +187,13 @@ export class LogAdmin {
       }
       return v as unknown as LogView;
     });
-    const totals: LogTotals = { count: t.count, quota: t.quota, prompt_tokens: t.prompt_tokens, completion_tokens: t.completion_tokens };
-    return { items, total: totals.count, page: p.page, page_size: p.pageSize, totals, totals_capped: t.capped, next_cursor: next };
+    if (!self) {
+      const ids = [...new Set(items.map((v) => v.channel_id).filter((x): x is number => typeof x === 'number'))];
+      const names = new Map((ids.length ? await new ChannelStore(this.core.h).names(ids) : []).map((c) => [c.id, c.name]));
+      for (const v of items) v.channel_name = v.channel_id == null ? null : (names.get(v.channel_id) ?? null);
+    }
+    const { capped, ...totals } = t;
+    return { items, total: totals.count, page: p.page, page_size: p.pageSize, totals, totals_capped: capped, next_cursor: next };
   }
 
   /**

@@ -29,13 +29,23 @@ const BOOLS = ['json', 'all', 'password-stdin', 'key-stdin', 'set', 'unlimited',
 const GLOBAL =
   '  --url URL        gateway address (default: last login, GATEHOUSE_URL, http://127.0.0.1:3000)\n  --token TOKEN    access token (default: GATEHOUSE_TOKEN, or the one stored by "gatehouse login")\n  --json           print the raw JSON data\n';
 
+const HELP = ['help', '--help', '-h'];
+
+/**
+ * A command with sub-commands: `help` or `--help` (anywhere; cli/index.ts reads `-h` as `--help`) print the usage and succeed; no sub-command
+ * prints it too; an unknown one prints it and fails.
+ */
 function sub(name: string, usage: string, subs: Record<string, (a: Args) => Promise<void>>): Run {
   return async (argv) => {
     const [s, ...rest] = argv;
     const fn = s ? subs[s] : undefined;
-    if (!fn || s === 'help' || argv.includes('--help')) {
-      out(`usage:\n${usage}\noptions:\n${GLOBAL}`);
-      if (!fn && s && s !== 'help') throw new CliError(`unknown "${name}" command "${s}"`);
+    if (!fn || HELP.includes(s) || rest.includes('--help')) {
+      const text = `usage:\n${usage}\noptions:\n${GLOBAL}`;
+      if (s && !fn && !HELP.includes(s)) {
+        process.stderr.write(text);
+        throw new CliError(`unknown "${name}" command "${s}" (one of: ${Object.keys(subs).join(', ')})`);
+      }
+      out(text);
       return;
     }
     await fn(parseArgs(rest, BOOLS));
@@ -331,9 +341,18 @@ interface Channel {
   status_reason: string | null;
 }
 
+/** A channel by id or by name. */
+async function findChannel(api: Api, ref: string): Promise<Channel> {
+  if (/^\d+$/.test(ref)) return api.get<Channel>(`/api/channel/${ref}`);
+  const p = await api.get<Page<Channel>>(`/api/channel?keyword=${encodeURIComponent(ref)}&page_size=100`);
+  const c = p.items.find((x) => x.name === ref);
+  if (!c) throw new CliError(`no channel "${ref}"`);
+  return c;
+}
+
 const channel = sub(
   'channel',
-  '  gatehouse channel add NAME --type openai|azure|anthropic|gemini|bedrock|vertex|task_plugin|gateway --key KEY [--key KEY2 | --key-stdin]\n        [--base-url URL] [--models a,b] [--groups default] [--priority N] [--weight N] [--preset deepseek]\n        [--api-version 2024-10-21] [--region us-east-1] [--plugin KEY] [--plugins a,b] [--mapping \'{"from":"to"}\']\n  gatehouse channel list\n  gatehouse channel test ID [--model M]\n  gatehouse channel disable ID [--reason TEXT]\n  gatehouse channel enable ID\n',
+  '  gatehouse channel add NAME --type openai|azure|anthropic|gemini|bedrock|vertex|task_plugin|gateway --key KEY [--key KEY2 | --key-stdin]\n        [--base-url URL] [--models a,b] [--groups default] [--priority N] [--weight N] [--preset deepseek]\n        [--api-version 2024-10-21] [--region us-east-1] [--plugin KEY] [--plugins a,b] [--mapping \'{"from":"to"}\']\n  gatehouse channel list\n  gatehouse channel test CHANNEL [--model M]\n  gatehouse channel disable CHANNEL [--reason TEXT]\n  gatehouse channel enable CHANNEL\n      (CHANNEL = id or name; --base-url: the upstream\'s address, /v1 is added unless it ends in a version such as /v1 or /v4)\n',
   {
     async add(a) {
       const api = Api.from(a);
@@ -386,17 +405,33 @@ const channel = sub(
     },
     async test(a) {
       const api = Api.from(a);
-      const id = need(a.pos[0], 'ID');
-      const { data } = await api.call<Record<string, unknown>>(
+      const c = await findChannel(api, need(a.pos[0], 'CHANNEL'));
+      const r = await api.attempt<{ time_ms: number; status: number | null; model: string }>(
         'POST',
-        `/api/channel/${encodeURIComponent(id)}/test`,
+        `/api/channel/${c.id}/test`,
         flag(a, 'model') ? { model: flag(a, 'model') } : {},
       );
-      printJson(data);
+      if (hasFlag(a, 'json')) return printJson({ success: r.success, message: r.message, ...r.data });
+      out(
+        table(
+          [
+            {
+              id: c.id,
+              name: c.name,
+              model: r.data.model,
+              result: r.success ? 'ok' : `failed: ${r.message}`,
+              time: `${r.data.time_ms} ms`,
+              upstream_status: r.data.status,
+            },
+          ],
+          ['id', 'name', 'model', 'result', 'time', 'upstream_status'],
+        ),
+      );
+      if (!r.success) throw new CliError(`channel "${c.name}" failed its test`);
     },
     async disable(a) {
       const api = Api.from(a);
-      const id = need(a.pos[0], 'ID');
+      const id = String((await findChannel(api, need(a.pos[0], 'CHANNEL'))).id);
       const { data } = await api.call<Channel>('PUT', `/api/channel/${encodeURIComponent(id)}`, {
         status: 'disabled',
         status_reason: flag(a, 'reason') ?? 'disabled from the command line',
@@ -405,7 +440,7 @@ const channel = sub(
     },
     async enable(a) {
       const api = Api.from(a);
-      const id = need(a.pos[0], 'ID');
+      const id = String((await findChannel(api, need(a.pos[0], 'CHANNEL'))).id);
       const { data } = await api.call<Channel>('PUT', `/api/channel/${encodeURIComponent(id)}`, { status: 'enabled' });
       out(`Channel "${data.name}" is ${data.status}`);
     },

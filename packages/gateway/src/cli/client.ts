@@ -128,6 +128,21 @@ export class Api {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<{ data: T; message: string; res: Response }> {
+    const r = await this.attempt<T>(method, path, body, headers);
+    if (!r.success) throw new CliError(`${method} ${path} failed (${r.res.status}): ${r.message}`);
+    return r;
+  }
+
+  /**
+   * Like `call`, but an answer whose envelope says `success: false` with a 2xx status (an operation that ran and
+   * reports its own failure, such as a channel test) is returned, not thrown.
+   */
+  async attempt<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ success: boolean; data: T; message: string; res: Response }> {
     let res: Response;
     try {
       res = await fetch(this.url + path, {
@@ -147,11 +162,11 @@ export class Api {
     try {
       env = JSON.parse(text) as Envelope<T>;
     } catch {}
-    if (!res.ok || !env || env.success === false) {
+    if (!res.ok || !env) {
       const msg = env?.message ?? (text.slice(0, 300) || res.statusText);
       throw new CliError(`${method} ${path} failed (${res.status}): ${msg}`);
     }
-    return { data: env.data, message: env.message, res };
+    return { success: env.success !== false, data: env.data, message: env.message, res };
   }
 
   get<T>(path: string) {

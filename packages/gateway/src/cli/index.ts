@@ -24,5 +24,6 @@ export async function runCli(cmd: string, args: string[]): Promise<void> {
     if (!c && cmd !== 'help') throw new Error(`unknown command "${cmd}"`);
     return;
   }
-  await c.run(args);
+  // `-h` is `--help` for every command.
+  await c.run(args.map((a) => (a === '-h' ? '--help' : a)));
 }

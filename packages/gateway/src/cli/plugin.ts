@@ -11,6 +11,10 @@ const USAGE = 'usage: gatehouse plugin validate FILE\n       gatehouse plugin te
 
 async function run(args: string[]): Promise<void> {
   const [sub, file] = args;
+  if (sub === 'help' || args.includes('--help')) {
+    process.stdout.write(USAGE);
+    return;
+  }
   if ((sub !== 'validate' && sub !== 'lint' && sub !== 'test') || !file) {
     process.stdout.write(USAGE);
     throw new Error('missing arguments');

@@ -55,6 +55,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
     // log the user out (a link, an image, a form).
     api.post('/api/user/logout', { bodyLimit: 64 * 1024, onRequest: sameSiteCookie(deps) }, logout);
 
+    // With what the console needs to show money and where to send calls (the public address; null: the address the browser used).
     api.get('/api/user/self', { onRequest: requireUser(deps) }, async (req) => ({
       success: true,
       message: '',
@@ -62,6 +63,8 @@ export async function accountRoutes(app: FastifyInstance, deps: AppDeps): Promis
         ...(await deps.services.admin.users.get(req.user!.id)),
         // How this account confirms a sensitive change (docs/two-factor.md#confirming-sensitive-changes).
         reauth: await deps.services.accounts.reauth.method(req.user!.id),
+        public_url: deps.services.admin.options.publicUrl() || null,
+        quota_per_usd: deps.core.config.quotaPerUsd,
       },
     }));
 

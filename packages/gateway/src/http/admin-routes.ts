@@ -11,6 +11,7 @@ import { requireUser } from './auth.ts';
 import { ROLE_RANK } from '../accounts/types.ts';
 import { Reader, fieldError, paging, parseId, usdToQuota, type Obj } from '../platform/validate.ts';
 import { parseChannelType } from '../relay/channel-types.ts';
+import { chatCallUrl } from '../relay/channels.ts';
 import { CHANNEL_STATUS } from '../admin/channels.ts';
 import { buildOpenApi } from './openapi.ts';
 import { parseUsageQuery } from '../logs/usage.ts';
@@ -117,6 +118,26 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         }),
       );
     });
+    // Every model some channel lists (for pickers), and where a chat call would go on a channel being edited.
+    api.get('/api/channel/models', adminOnly, async () =>
+      ok([...new Set(deps.services.relay.channels.all().flatMap((c) => c.models))].sort()),
+    );
+    api.post('/api/channel/upstream-url', adminOnly, async (req) => {
+      const r = Reader.of(req.body).only(['type', 'base_url', 'settings', 'model']);
+      let type: number;
+      try {
+        type = parseChannelType(r.obj.type ?? 'openai');
+      } catch (e) {
+        throw fieldError('type', (e as Error).message);
+      }
+      const url = chatCallUrl(
+        type,
+        r.str('base_url', { max: 2048 }) ?? '',
+        r.object('settings') ?? {},
+        r.str('model', { max: 191 }) || 'MODEL',
+      );
+      return ok({ url });
+    });
     api.post('/api/channel', adminOnly, async (req) =>
       ok(await admin.channels.create(admin.channels.parse(req.body, 'create'), '', { actor: req.user })),
     );
@@ -189,7 +210,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     });
 
     // ---- audit log (admin) ----
-    api.get('/api/audit', adminOnly, async (req) => ok(await admin.audit.list(admin.audit.parseQuery(q(req)))));
+    api.get('/api/audit', adminOnly, async (req) => ok(await admin.audit.list(admin.audit.parseQuery(q(req)), admin.names)));
 
     // ---- quota holds (QuotaAllowanceEnabled) ----
     api.get('/api/quota/holds', adminOnly, async () => ok(await deps.services.billing.ledger.openHolds()));

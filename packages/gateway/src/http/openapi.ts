@@ -195,6 +195,28 @@ const schemas: Record<string, Schema> = {
     created_at: int('unix ms'),
     updated_at: int('unix ms'),
   }),
+  SelfUser: {
+    allOf: [
+      ref('User'),
+      obj(
+        {
+          public_url: nullable(
+            str(
+              'the public address, PUBLIC_URL (or its older names): where callers reach the gateway; null: not set, callers use the address they reached the console at',
+            ),
+          ),
+          quota_per_usd: int('quota units per USD (QUOTA_PER_USD)'),
+          reauth: {
+            type: 'string',
+            enum: ['password', 'second_factor', 'recent_sign_in'],
+            description:
+              'how a sensitive change is confirmed: the current password; a second-factor code or passkey (no password); a sign-in within 10 minutes (neither)',
+          },
+        },
+        ['public_url', 'quota_per_usd', 'reauth'],
+      ),
+    ],
+  },
   UserCreate: obj(
     {
       username: str('1-64 of letters, digits, _ . @ -'),
@@ -499,12 +521,18 @@ const schemas: Record<string, Schema> = {
     },
     ['from', 'to', 'bucket', 'group_by', 'totals', 'series', 'groups'],
   ),
-  LogTotals: obj({ count: int(), quota: int(), prompt_tokens: int(), completion_tokens: int() }, [
-    'count',
-    'quota',
-    'prompt_tokens',
-    'completion_tokens',
-  ]),
+  LogTotals: obj(
+    {
+      count: int('rows of the filter'),
+      calls: int('model calls and task submissions among them'),
+      quota: int('what those calls spent (quota units)'),
+      movements: int('top-ups, adjustments and system credits among them'),
+      moved_quota: int('their net amount (quota units; a deduction is negative)'),
+      prompt_tokens: int(),
+      completion_tokens: int(),
+    },
+    ['count', 'calls', 'quota', 'movements', 'moved_quota', 'prompt_tokens', 'completion_tokens'],
+  ),
   LogPage: obj(
     {
       items: arr(ref('Log')),
@@ -665,7 +693,30 @@ const schemas: Record<string, Schema> = {
     },
     ['indexVersion', 'plugins'],
   ),
-  Option: obj({ key: str(), value: str(), default: bool(), doc: str() }),
+  Option: obj({
+    key: str(),
+    value: str(),
+    default: bool(),
+    type: str('how the value is read', {
+      enum: [
+        'string',
+        'int',
+        'number',
+        'bool',
+        'int_list',
+        'text_list',
+        'url',
+        'group_counts',
+        'secret',
+        'model_limits',
+        'group_model_limits',
+      ],
+    }),
+    unit: nullable(
+      str('of a number: seconds, minutes, hours, or quota units (an amount of money)', { enum: ['seconds', 'minutes', 'hours', 'quota'] }),
+    ),
+    doc: str(),
+  }),
   AuditEntry: obj(
     {
       id: int(),
@@ -676,13 +727,14 @@ const schemas: Record<string, Schema> = {
       action: str('<target type>.<verb>, e.g. user.update, channel.key_disable, option.set'),
       target_type: str(),
       target_id: str(),
+      target_name: nullable(str("the user's, key's or channel's name as it is now (null when gone or for another type)")),
       diff: {
         type: 'object',
         description: 'changed fields: {field: {before?, after?}}; secrets are [redacted]',
         additionalProperties: obj({ before: {}, after: {} }),
       },
     },
-    ['id', 'created_at', 'actor_id', 'actor', 'actor_role', 'action', 'target_type', 'target_id', 'diff'],
+    ['id', 'created_at', 'actor_id', 'actor', 'actor_role', 'action', 'target_type', 'target_id', 'target_name', 'diff'],
   ),
   AlertSettings: obj(
     {
@@ -742,6 +794,7 @@ const schemas: Record<string, Schema> = {
     group_name: nullable(str()),
     model: nullable(str()),
     channel_id: nullable(int('admins only')),
+    channel_name: nullable(str('admins only: the name of that channel (null once it is deleted)')),
     endpoint: nullable(str()),
     status_code: nullable(int()),
     prompt_tokens: int(),
@@ -1466,22 +1519,8 @@ export function buildOpenApi(serverUrl: string): Schema {
     '/api/user/self': {
       get: op(
         'account',
-        'The logged-in user with balance (quota, quota_usd), used_quota and request_count, and how it confirms a sensitive change',
-        envelope({
-          allOf: [
-            ref('User'),
-            obj(
-              {
-                reauth: {
-                  type: 'string',
-                  enum: ['password', 'second_factor', 'recent_sign_in'],
-                  description: 'the current password; a second-factor code or passkey (no password); a sign-in within 10 minutes (neither)',
-                },
-              },
-              ['reauth'],
-            ),
-          ],
-        }),
+        'The logged-in user with balance (quota, quota_usd), used_quota and request_count; the public address (PUBLIC_URL) and quota units per USD; how it confirms a sensitive change',
+        envelope(ref('SelfUser')),
       ),
     },
     '/api/user/self/password': {
@@ -1587,6 +1626,25 @@ export function buildOpenApi(serverUrl: string): Schema {
         params: [...pagingParams, q('keyword', str()), q('type', str()), q('status', str()), q('group', str())],
       }),
       post: op('channels', 'Create a channel', envelope(ref('Channel')), { role: admin, body: ref('ChannelInput') }),
+    },
+    '/api/channel/models': {
+      get: op('channels', 'Every model some channel lists, sorted (for pickers)', envelope(arr(str())), { role: admin }),
+    },
+    '/api/channel/upstream-url': {
+      post: op(
+        'channels',
+        'Where a chat call to `model` would go on a channel of this type, base URL and settings: the URL the relay builds (null for task channels and for a URL that needs what only a key holds)',
+        envelope(obj({ url: nullable(str()) }, ['url'])),
+        {
+          role: admin,
+          body: obj({
+            type: str('channel type name or number'),
+            base_url: str('empty: the preset or the type default'),
+            settings: obj({}, [], { additionalProperties: true }),
+            model: str('default MODEL'),
+          }),
+        },
+      ),
     },
     '/api/channel/{id}': {
       get: op('channels', 'One channel', envelope(ref('Channel')), { role: admin, params: [idParam] }),

@@ -34,8 +34,13 @@ export interface AuditEntryView {
   action: string;
   target_type: string;
   target_id: string;
+  /** The target's name (a user's, key's or channel's, as it is now; null when gone or of another type). */
+  target_name: string | null;
   diff: Record<string, AuditChange>;
 }
+
+/** Names of users, keys or channels by id (logs/usage.ts NameLookup). */
+type TargetNames = (type: 'user' | 'key' | 'channel', ids: number[]) => Promise<Array<{ id: number; name: string | null }>>;
 
 export interface AuditQuery {
   actor?: string;
@@ -142,7 +147,7 @@ export class AuditLog {
    * Entries newest first. `actor` is a user id (digits) or a name (`system` for system writes);
    * `action` matches exactly, or every action of a target type when it ends in `.*`.
    */
-  async list(q: AuditQuery): Promise<Page<AuditEntryView>> {
+  async list(q: AuditQuery, names?: TargetNames): Promise<Page<AuditEntryView>> {
     let base = this.core.h.db.selectFrom('audit_log');
     if (q.actor) base = /^\d+$/.test(q.actor) ? base.where('actor_id', '=', Number(q.actor)) : base.where('actor_name', '=', q.actor);
     if (q.targetType) base = base.where('target_type', '=', q.targetType);
@@ -158,6 +163,12 @@ export class AuditLog {
       base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.pageSize).offset(q.offset).execute(),
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
     ]);
+    // One lookup per target type on the page.
+    const named = new Map<string, string | null>();
+    for (const type of ['user', 'key', 'channel'] as const) {
+      const ids = [...new Set(rows.filter((r) => r.target_type === type && /^\d+$/.test(r.target_id)).map((r) => Number(r.target_id)))];
+      if (names && ids.length) for (const n of await names(type, ids)) named.set(`${type}:${n.id}`, n.name);
+    }
     return {
       items: rows.map((r) => ({
         id: Number(r.id),
@@ -168,6 +179,7 @@ export class AuditLog {
         action: r.action,
         target_type: r.target_type,
         target_id: r.target_id,
+        target_name: named.get(`${r.target_type}:${r.target_id}`) ?? null,
         diff: parseDiff(r.diff),
       })),
       total: Number(total?.n ?? 0),

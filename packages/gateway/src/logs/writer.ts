@@ -56,16 +56,33 @@ function filtered(h: DbHandle, f: LogFilter) {
   return q;
 }
 
+/** Log types that move money without a call: top-ups, adjustments, system credits. */
+export const MONEY_LOG_TYPES = ['topup', 'system'] as const;
+
+/** What logTotals sums. */
+export interface LogSums {
+  count: number;
+  /** Model calls and task submissions. */
+  calls: number;
+  /** What those calls spent (quota units). */
+  quota: number;
+  /** Top-ups, adjustments and system credits, and their net amount (quota units). */
+  movements: number;
+  moved_quota: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  capped: boolean;
+}
+
 /**
  * The count and sums of the newest `cap` rows a filter matches, and whether it matches more (`capped`).
  * The rows are read newest first through the same index as a page, so the cost is bounded by `cap`
- * whatever the table's size: a count over tens of millions of rows would take seconds.
+ * whatever the table's size: a count over tens of millions of rows would take seconds. Calls and money
+ * movements are summed apart: `quota` is what calls spent, counted as the usage roll-ups count it (rollup.ts:
+ * chat calls and task settlements; a task's reserve row counts the call, not the money), `moved_quota` the net
+ * of top-ups and adjustments.
  */
-export async function logTotals(
-  h: DbHandle,
-  f: LogFilter,
-  cap: number,
-): Promise<{ count: number; quota: number; prompt_tokens: number; completion_tokens: number; capped: boolean }> {
+export async function logTotals(h: DbHandle, f: LogFilter, cap: number): Promise<LogSums> {
   // The cap-th newest row (and whether there is one more): the totals stop at it.
   const edge = await filtered(h, f)
     .select(['created_at', 'id'])
@@ -81,16 +98,33 @@ export async function logTotals(
     q = q.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>=', id)])]));
   }
   const t = await q
-    .select((eb) => [
-      eb.fn.countAll<number>().as('count'),
-      eb.fn.coalesce(eb.fn.sum<number>('quota'), eb.lit(0)).as('quota'),
-      eb.fn.coalesce(eb.fn.sum<number>('prompt_tokens'), eb.lit(0)).as('prompt_tokens'),
-      eb.fn.coalesce(eb.fn.sum<number>('completion_tokens'), eb.lit(0)).as('completion_tokens'),
-    ])
+    .select((eb) => {
+      const money = eb('type', 'in', MONEY_LOG_TYPES);
+      const reserve = eb.and([eb('type', '=', 'task'), eb('content', '=', 'task reserve')]);
+      const settle = eb.and([eb('type', '=', 'task'), eb('content', '=', 'task settle')]);
+      const call = eb.or([eb('type', 'in', ['consume', 'error']), reserve]);
+      const spend = eb.or([eb('type', 'in', ['consume', 'error']), settle]);
+      const count = (when: typeof money, alias: string) =>
+        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(when).then(1).else(0).end()), eb.lit(0)).as(alias);
+      const quota = (when: typeof money, alias: string) =>
+        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(when).then(eb.ref('quota')).else(0).end()), eb.lit(0)).as(alias);
+      return [
+        eb.fn.countAll<number>().as('count'),
+        count(call, 'calls'),
+        quota(spend, 'quota'),
+        count(money, 'movements'),
+        quota(money, 'moved_quota'),
+        eb.fn.coalesce(eb.fn.sum<number>('prompt_tokens'), eb.lit(0)).as('prompt_tokens'),
+        eb.fn.coalesce(eb.fn.sum<number>('completion_tokens'), eb.lit(0)).as('completion_tokens'),
+      ];
+    })
     .executeTakeFirstOrThrow();
   return {
     count: Number(t.count),
+    calls: Number(t.calls),
     quota: Number(t.quota),
+    movements: Number(t.movements),
+    moved_quota: Number(t.moved_quota),
     prompt_tokens: Number(t.prompt_tokens),
     completion_tokens: Number(t.completion_tokens),
     capped: edge.length > 1,

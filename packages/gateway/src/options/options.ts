@@ -307,11 +307,30 @@ export function aliasWarning(key: string): string | null {
 /** What lists show for a stored secret option; setting it back to this text keeps the secret. */
 export const SECRET_SET = '[set]';
 
+export type OptionUnit = 'seconds' | 'minutes' | 'hours' | 'quota';
+
+/**
+ * The unit of a number option, from its name (`…Seconds`, `…Minutes`, `…Hours`) or, for an amount of money, quota
+ * units (shown in USD by the console); null for a count or a ratio.
+ */
+export function optionUnit(key: string): OptionUnit | null {
+  const spec = KNOWN_OPTIONS[key];
+  if (!spec || (spec.type !== 'int' && spec.type !== 'number')) return null;
+  if (/Seconds$/.test(key)) return 'seconds';
+  if (/Minutes$/.test(key)) return 'minutes';
+  if (/Hours$/.test(key)) return 'hours';
+  if (/^Quota(For|Per)/.test(key) && key !== 'TopupQuotaPerUnit') return 'quota';
+  return null;
+}
+
 export interface OptionView {
   key: string;
   value: string;
   /** True when the value comes from the default, not the options table. */
   default: boolean;
+  /** How the value is read (an option of another area that is not known here: `string`). */
+  type: OptionType;
+  unit: OptionUnit | null;
   doc?: string;
 }
 
@@ -390,6 +409,8 @@ export class Options {
       // A secret option is never shown: `[set]` tells that one is stored.
       value: KNOWN_OPTIONS[key]?.type === 'secret' ? (this.get(key) ? SECRET_SET : '') : (this.get(key) ?? ''),
       default: !this.values.has(key),
+      type: KNOWN_OPTIONS[key]?.type ?? 'string',
+      unit: optionUnit(key),
       ...(KNOWN_OPTIONS[key] ? { doc: KNOWN_OPTIONS[key].doc } : {}),
     }));
   }

@@ -215,6 +215,47 @@ export function trustProxy(raw: string | undefined): false | number | string[] {
   return list;
 }
 
+export type DatabaseKind = 'sqlite' | 'postgres' | 'mysql';
+
+/** How each supported DATABASE_URL looks, for error messages. */
+export const DATABASE_URL_EXAMPLES =
+  'sqlite:./data/gatehouse.db, postgres://user:password@127.0.0.1:5432/gatehouse or mysql://user:password@127.0.0.1:3306/gatehouse';
+
+/** A DATABASE_URL fit for messages and logs: user and password replaced. */
+export const redactDatabaseUrl = (url: string): string => url.replace(/\/\/[^@/]*@/, '//***@');
+
+/**
+ * The database a DATABASE_URL names: `sqlite:PATH` (or a plain file path), `postgres://…` / `postgresql://…`,
+ * `mysql://…` / `mariadb://…`. Anything else (another scheme, a misspelt one) is refused with the setting, what
+ * was wrong and examples, before anything is created.
+ */
+export function databaseKind(url: string): DatabaseKind {
+  if (/^postgres(ql)?:\/\//i.test(url)) return 'postgres';
+  if (/^(mysql|mariadb):\/\//i.test(url)) return 'mysql';
+  const sqlite = /^sqlite:(?:\/\/)?(.*)$/i.exec(url);
+  if (sqlite) {
+    if (!sqlite[1].trim())
+      throw new Error(`DATABASE_URL "${url}" names no file: write the path after sqlite:, e.g. sqlite:./data/gatehouse.db`);
+    return 'sqlite';
+  }
+  // A scheme (two letters or more: "C:" is a Windows drive) that is none of the above.
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(url);
+  if (scheme) {
+    const rest = url.slice(scheme[0].length).replace(/^\/\//, '');
+    const hint = /^sqlite|^file$/i.test(scheme[1])
+      ? ` Did you mean sqlite:${rest}?`
+      : /^(pg|postgre)/i.test(scheme[1])
+        ? ` Did you mean postgres://${rest}?`
+        : /^(my|maria)/i.test(scheme[1])
+          ? ` Did you mean mysql://${rest}?`
+          : '';
+    throw new Error(
+      `DATABASE_URL "${redactDatabaseUrl(url)}" starts with "${scheme[1]}:", which is not a database Gatehouse supports (SQLite, PostgreSQL, MySQL/MariaDB).${hint} Examples: ${DATABASE_URL_EXAMPLES}`,
+    );
+  }
+  return 'sqlite';
+}
+
 /**
  * CRYPTO_SECRET seals channel keys and signs links, so it must survive restarts and be the same on
  * every node. Without it, a SQLite install keeps a generated one in `crypto-secret` beside the database
@@ -222,23 +263,33 @@ export function trustProxy(raw: string | undefined): false | number | string[] {
  */
 function resolveCryptoSecret(env: NodeJS.ProcessEnv, databaseUrl: string): { secret: string; file: string | null } {
   if (env.CRYPTO_SECRET) return { secret: env.CRYPTO_SECRET, file: null };
-  const m = /^sqlite:(?:\/\/)?(.+)$/i.exec(databaseUrl);
-  if (!m || m[1] === ':memory:') {
-    if (m) return { secret: randomBytes(32).toString('hex'), file: null };
-    throw new Error('CRYPTO_SECRET must be set when DATABASE_URL is PostgreSQL or MySQL (every node needs the same value)');
+  if (databaseKind(databaseUrl) !== 'sqlite') {
+    throw new Error(
+      'CRYPTO_SECRET must be set when DATABASE_URL is PostgreSQL or MySQL: every node needs the same value, e.g. CRYPTO_SECRET=$(openssl rand -hex 32)',
+    );
   }
-  const file = join(dirname(resolve(m[1])), 'crypto-secret');
-  if (existsSync(file)) return { secret: readFileSync(file, 'utf8').trim(), file };
-  mkdirSync(dirname(file), { recursive: true });
-  const secret = randomBytes(32).toString('hex');
-  writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
-  return { secret, file };
+  const path = databaseUrl.replace(/^sqlite:(\/\/)?/i, '');
+  if (path === ':memory:') return { secret: randomBytes(32).toString('hex'), file: null };
+  const file = join(dirname(resolve(path)), 'crypto-secret');
+  try {
+    if (existsSync(file)) return { secret: readFileSync(file, 'utf8').trim(), file };
+    mkdirSync(dirname(file), { recursive: true });
+    const secret = randomBytes(32).toString('hex');
+    writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+    return { secret, file };
+  } catch (e) {
+    throw new Error(
+      `CRYPTO_SECRET is not set and cannot be kept in ${file}, beside the SQLite database of DATABASE_URL=${databaseUrl}: ${(e as Error).message}. ` +
+        'Check that the folder exists or can be made and that this user may write there (example: DATABASE_URL=sqlite:./data/gatehouse.db), or set CRYPTO_SECRET.',
+    );
+  }
 }
 
 export function loadConfig(given: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const warnings: string[] = [];
   const env = withAliases(given, warnings);
   const databaseUrl = overrides.databaseUrl ?? (env.DATABASE_URL || 'sqlite:./data/gatehouse.db');
+  databaseKind(databaseUrl);
   const { secret: cryptoSecret, file: cryptoSecretFile } = overrides.cryptoSecret
     ? { secret: overrides.cryptoSecret, file: null }
     : resolveCryptoSecret(env, databaseUrl);

@@ -20,7 +20,7 @@ import type { ChannelRow as ChannelTable } from '../store/schema-core.ts';
 type ChannelRow = Selectable<ChannelTable>;
 import { ChannelType } from './channel-types.ts';
 import { presetRoot } from './providers/openai/presets.ts';
-import { defaultBaseUrl, RELAY_CHANNEL_TYPES } from './providers/registry.ts';
+import { defaultBaseUrl, endpointOf, RELAY_CHANNEL_TYPES } from './providers/registry.ts';
 import { pickRanked } from './channel-pick.ts';
 import { ChannelStore } from './channel-store.ts';
 
@@ -96,6 +96,21 @@ export function resolveBaseUrl(type: number, baseUrl: string, settings: Record<s
     if (root) return { url: root.replace(/\/+$/, ''), apiRoot: true };
   }
   return { url: defaultBaseUrl(type).replace(/\/+$/, ''), apiRoot: false };
+}
+
+/**
+ * Where a chat call to `model` goes on a channel with these fields: the URL the relay itself builds (its base URL
+ * resolved as above, then the type's endpoint), for the console's preview while a channel is edited. Null for a
+ * type that makes no model calls or a URL that needs what only a key holds (a Vertex project without project_id).
+ */
+export function chatCallUrl(type: number, baseUrl: string, settings: Record<string, unknown>, model: string): string | null {
+  if (!RELAY_TYPES.has(type)) return null;
+  const base = resolveBaseUrl(type, baseUrl, settings);
+  try {
+    return endpointOf(type).url({ type, baseUrl: base.url, apiRoot: base.apiRoot, keys: [], settings }, 'chat', model, false).toString();
+  } catch {
+    return null;
+  }
 }
 
 export class ChannelIndex {

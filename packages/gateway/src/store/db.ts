@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { Database } from './schema.ts';
+import { DATABASE_URL_EXAMPLES, databaseKind, redactDatabaseUrl } from '../platform/config.ts';
 
 export type Dialect = 'sqlite' | 'postgres' | 'mysql';
 export type Db = Kysely<Database>;
@@ -26,27 +27,62 @@ export interface DbHandle {
   close(): Promise<void>;
 }
 
-export function dialectOf(url: string): Dialect {
-  if (/^postgres(ql)?:\/\//i.test(url)) return 'postgres';
-  if (/^(mysql|mariadb):\/\//i.test(url)) return 'mysql';
-  if (/^sqlite:/i.test(url) || !/^[a-z]+:\/\//i.test(url)) return 'sqlite';
-  throw new Error(`DATABASE_URL: unsupported scheme in "${url.replace(/\/\/[^@]*@/, '//***@')}"`);
-}
+/** The dialect of a DATABASE_URL (the rule and its errors are platform/config.ts's). */
+export const dialectOf = (url: string): Dialect => databaseKind(url);
 
 export function sqlitePath(url: string): string {
   const p = url.replace(/^sqlite:(\/\/)?/i, '');
   return p === ':memory:' ? p : resolve(p);
 }
 
+/** The reason of a failed connection: a connection to `localhost` tried on several addresses fails with all of their errors. */
+function reasonOf(e: unknown): string {
+  const err = e as Error & { code?: string; errors?: Error[] };
+  const parts = err.errors?.length ? err.errors.map((x) => x.message) : [err.message || err.code || String(e)];
+  return [...new Set(parts)].join('; ');
+}
+
+/** The error of a database that cannot be opened or reached: the setting, what went wrong, and what it should look like. */
+function unreachable(url: string, e: unknown): Error {
+  if (dialectOf(url) === 'sqlite') {
+    return new Error(
+      `cannot open the SQLite database ${sqlitePath(url)} of DATABASE_URL=${url}: ${reasonOf(e)}. ` +
+        'Check that its folder exists or can be made, and that this user may write there (example: DATABASE_URL=sqlite:./data/gatehouse.db).',
+    );
+  }
+  return new Error(
+    `cannot connect to the database of DATABASE_URL=${redactDatabaseUrl(url)}: ${reasonOf(e)}. ` +
+      'Check that the server runs at that address, accepts this user and password, and has that database ' +
+      `(examples: ${DATABASE_URL_EXAMPLES}).`,
+  );
+}
+
+/** Opens the database of `url` and checks that it answers (one `select 1`), so that a wrong address fails here, clearly. */
 export async function openDb(url: string): Promise<DbHandle> {
+  const h = await openHandle(url);
+  try {
+    await sql`select 1`.execute(h.db);
+  } catch (e) {
+    await h.close().catch(() => undefined);
+    throw unreachable(url, e);
+  }
+  return h;
+}
+
+async function openHandle(url: string): Promise<DbHandle> {
   const dialect = dialectOf(url);
   let db: Db;
   let raw: import('better-sqlite3').Database | undefined;
   if (dialect === 'sqlite') {
     const { default: Sqlite } = await import('better-sqlite3');
     const file = sqlitePath(url);
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    const conn = new Sqlite(file);
+    let conn: import('better-sqlite3').Database;
+    try {
+      if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+      conn = new Sqlite(file);
+    } catch (e) {
+      throw unreachable(url, e);
+    }
     conn.pragma('journal_mode = WAL');
     conn.pragma('synchronous = NORMAL');
     conn.pragma('busy_timeout = 10000');

@@ -46,7 +46,25 @@ test('logs: filters, paging, totals for the filter, own logs for users, retentio
     assert.equal(all.total, 25);
     assert.equal(all.items.length, 10);
     assert.equal(all.items[0].request_id, 'req_24', 'newest first');
-    assert.deepEqual(all.totals, { count: 25, quota: 25 * 100 + 300, prompt_tokens: 250, completion_tokens: 300 });
+    assert.deepEqual(all.totals, {
+      count: 25,
+      calls: 25,
+      quota: 25 * 100 + 300,
+      movements: 0,
+      moved_quota: 0,
+      prompt_tokens: 250,
+      completion_tokens: 300,
+    });
+    assert.equal(all.items[0].channel_name, null, 'a channel that does not exist has no name');
+    // A top-up is a money movement, not spending: the calls' total stays, the movement is counted apart.
+    await root.ok('POST', `/api/user/${u.id}/quota`, { amount_usd: 20 });
+    const withTopup = await root.ok('GET', '/api/log?page_size=10');
+    assert.equal(withTopup.totals.count, 26);
+    assert.equal(withTopup.totals.calls, 25);
+    assert.equal(withTopup.totals.quota, 25 * 100 + 300);
+    assert.equal(withTopup.totals.movements, 1);
+    assert.equal(withTopup.totals.moved_quota, 20 * 500_000);
+    await gw.core.h.db.deleteFrom('logs').where('type', '=', 'topup').execute();
     const last = await root.ok('GET', '/api/log?page_size=10&page=3');
     assert.equal(last.items.length, 5);
     assert.equal(last.items[4].request_id, 'req_0');

@@ -10,23 +10,17 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { agentCommand, type AgentCommand } from '../agents/clis.ts';
 import { startTestGateway, type TestGateway } from '../harness.ts';
 import { sse, startFake, type FakeUpstream, type Recorded } from '../fakes/upstreams/common.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/upstreams/openai.ts';
 import { balance, createCaller, createChannel, setPrice, waitFor } from '../relay-fixtures.ts';
 
-const require = createRequire(import.meta.url);
-/** The CLI's native binary, from its package for this platform (an optional dependency of the CLI's package). */
-const CLAUDE = join(dirname(require.resolve(`@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`)), 'claude');
-/** Codex's native binary, from its package for this platform. */
-const CODEX = (() => {
-  const dir = dirname(require.resolve(`@openai/codex-${process.platform}-${process.arch}/package.json`));
-  const triple = process.arch === 'arm64' ? 'aarch64-unknown-linux-musl' : 'x86_64-unknown-linux-musl';
-  return join(dir, 'vendor', triple, 'bin', 'codex');
-})();
+/** The command lines, from the optional package of test/agents (installed on first use). */
+const CLAUDE = agentCommand('claude');
+const CODEX = agentCommand('codex');
 
 let gw: TestGateway;
 let anthropic: FakeUpstream;
@@ -122,9 +116,9 @@ interface Run {
 }
 
 /** Runs an agent's binary to its end (at most 90 s) and collects its output. */
-function runAgent(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
+function runAgent(cmd: AgentCommand, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
   return new Promise((resolve) => {
-    const p = spawn(bin, args, { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(cmd.file, [...cmd.args, ...args], { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     p.stdout.on('data', (c: Buffer) => {
@@ -225,7 +219,7 @@ function codex(key: string, model: string, prompt: string, builtIn = false): Pro
     ).join('\n'),
   );
   if (builtIn)
-    execFileSync(CODEX, ['login', '--with-api-key'], {
+    execFileSync(CODEX.file, [...CODEX.args, 'login', '--with-api-key'], {
       env: { PATH: process.env.PATH, HOME: codexHome, CODEX_HOME: codexHome },
       input: `${key}\n`,
       stdio: ['pipe', 'ignore', 'ignore'],

@@ -789,6 +789,174 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/channel/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every model some channel lists, sorted (for pickers) (admin) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: string[];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channel/upstream-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Where a chat call to `model` would go on a channel of this type, base URL and settings: the URL the relay builds (null for task channels and for a URL that needs what only a key holds) (admin) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description empty: the preset or the type default */
+                        base_url?: string;
+                        /** @description default MODEL */
+                        model?: string;
+                        settings?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description channel type name or number */
+                        type?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                url: string | null;
+                            };
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/group_ratio": {
         parameters: {
             query?: never;
@@ -7994,7 +8162,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The logged-in user with balance (quota, quota_usd), used_quota and request_count, and how it confirms a sensitive change */
+        /** The logged-in user with balance (quota, quota_usd), used_quota and request_count; the public address (PUBLIC_URL) and quota units per USD; how it confirms a sensitive change */
         get: {
             parameters: {
                 query?: never;
@@ -8011,13 +8179,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["User"] & {
-                                /**
-                                 * @description the current password; a second-factor code or passkey (no password); a sign-in within 10 minutes (neither)
-                                 * @enum {string}
-                                 */
-                                reauth: "password" | "second_factor" | "recent_sign_in";
-                            };
+                            data: components["schemas"]["SelfUser"];
                             message: string;
                             success: boolean;
                         };
@@ -10065,6 +10227,7 @@ export interface components {
             };
             id: number;
             target_id: string;
+            target_name: string | null;
             target_type: string;
         };
         BoundChannel: {
@@ -10300,6 +10463,7 @@ export interface components {
             attempts: number;
             cached_tokens: number;
             channel_id: number | null;
+            channel_name: string | null;
             completion_tokens: number;
             content: string | null;
             created_at: number;
@@ -10337,9 +10501,17 @@ export interface components {
             totals_capped: boolean;
         };
         LogTotals: {
+            /** @description model calls and task submissions among them */
+            calls: number;
             completion_tokens: number;
+            /** @description rows of the filter */
             count: number;
+            /** @description their net amount (quota units; a deduction is negative) */
+            moved_quota: number;
+            /** @description top-ups, adjustments and system credits among them */
+            movements: number;
             prompt_tokens: number;
+            /** @description what those calls spent (quota units) */
             quota: number;
         };
         MarketIndex: {
@@ -10392,6 +10564,12 @@ export interface components {
             default: boolean;
             doc: string;
             key: string;
+            /**
+             * @description how the value is read
+             * @enum {string}
+             */
+            type: "string" | "int" | "number" | "bool" | "int_list" | "text_list" | "url" | "group_counts" | "secret" | "model_limits" | "group_model_limits";
+            unit: ("seconds" | "minutes" | "hours" | "quota") | null;
             value: string;
         };
         OwnTask: {
@@ -10675,6 +10853,16 @@ export interface components {
             /** @enum {string} */
             status: "enabled" | "disabled" | "used" | "expired";
             used_user_id: number | null;
+        };
+        SelfUser: components["schemas"]["User"] & {
+            public_url: string | null;
+            /** @description quota units per USD (QUOTA_PER_USD) */
+            quota_per_usd: number;
+            /**
+             * @description how a sensitive change is confirmed: the current password; a second-factor code or passkey (no password); a sign-in within 10 minutes (neither)
+             * @enum {string}
+             */
+            reauth: "password" | "second_factor" | "recent_sign_in";
         };
         SsoLink: {
             button_label: string;

@@ -1,8 +1,8 @@
-/** The logged-in user (GET /api/user/self) and role checks. */
+/** The logged-in user (GET /api/user/self), role checks, and what the gateway tells about itself through it. */
 import { useQuery } from '@tanstack/react-query';
 import { call, client, type Schemas } from '../api/client';
 
-export type SelfUser = Schemas['User'];
+export type SelfUser = Schemas['SelfUser'];
 export const SELF_KEY = ['self'] as const;
 
 export function useSelf() {
@@ -17,8 +17,12 @@ export function useSelf() {
 export const isAdmin = (u: SelfUser | undefined): boolean => u?.role === 'admin' || u?.role === 'root';
 export const isRoot = (u: SelfUser | undefined): boolean => u?.role === 'root';
 
-/** Quota units per USD, read off the user's own balance (500,000 when the balance is empty). */
+/** Quota units per USD (QUOTA_PER_USD), as the gateway says. */
 export function quotaPerUsd(u: SelfUser | undefined): number {
-  if (u && u.quota && u.quota_usd) return Math.round(u.quota / u.quota_usd);
-  return 500_000;
+  return u?.quota_per_usd || 500_000;
+}
+
+/** Where callers reach the gateway: PUBLIC_URL when the operator set it, else the address this browser used. */
+export function gatewayAddress(u: SelfUser | undefined): string {
+  return (u?.public_url ?? window.location.origin).replace(/\/+$/, '');
 }

@@ -42,7 +42,8 @@ export function StatusBadge({ status, reason }: { status: string; reason?: strin
   const { t } = useTranslation();
   const label = t(`status.${status}` as 'status.enabled', { defaultValue: status });
   const badge = (
-    <Badge color={COLORS[status] ?? 'gray'} variant="dot" tabIndex={reason ? 0 : undefined}>
+    // Never narrower than its word: in a narrow table column (a phone) the cell grows instead of cutting the label.
+    <Badge color={COLORS[status] ?? 'gray'} variant="dot" tabIndex={reason ? 0 : undefined} style={{ minWidth: 'max-content' }}>
       {label}
     </Badge>
   );

@@ -1,17 +1,8 @@
 /**
- * The console's form fields beyond Mantine's own: lists (tags), JSON objects, date-times, and the
- * validators the forms share.
+ * The console's form fields beyond Mantine's own: lists (tags), JSON objects, and the validators the forms share
+ * (date-times: DateTimeField.tsx).
  */
-import {
-  JsonInput,
-  Select,
-  TagsInput,
-  TextInput,
-  type JsonInputProps,
-  type SelectProps,
-  type TagsInputProps,
-  type TextInputProps,
-} from '@mantine/core';
+import { JsonInput, Select, TagsInput, type JsonInputProps, type SelectProps, type TagsInputProps } from '@mantine/core';
 import type { TFunction } from 'i18next';
 
 /** A list of strings typed as tags (Enter or comma adds one). */
@@ -31,11 +22,6 @@ export function JsonField(props: JsonInputProps) {
       {...props}
     />
   );
-}
-
-/** A local date and time (the browser's picker); the value is the input's text. */
-export function DateTimeField(props: TextInputProps) {
-  return <TextInput type="datetime-local" {...props} />;
 }
 
 /** An optional choice in a filter: '' means "any" (and shows no clear button). */

@@ -67,6 +67,6 @@ export async function migrate(h: DbHandle, upTo?: string): Promise<void> {
   const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
+    throw new Error(`database migration ${failed ? `${failed.migrationName} ` : ''}failed: ${(error as Error).message || String(error)}`);
   }
 }

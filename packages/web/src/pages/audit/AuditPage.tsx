@@ -1,18 +1,20 @@
 /**
- * The audit log (admins): every administrative write with its actor, time, action, target and the
- * fields it changed (secrets shown as [redacted] by the gateway), filtered by actor, target type,
- * action and time (GET /api/audit).
+ * The audit log (admins): every administrative write with its actor, time, action, target (by name, its id on
+ * hover) and the fields it changed — amounts of money in USD (the quota units on hover), secrets shown as
+ * [redacted] by the gateway —, filtered by actor, target type, action and time (GET /api/audit).
  */
-import { Code, Stack, Text, TextInput } from '@mantine/core';
+import { Code, Stack, Text, TextInput, Tooltip } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import { call, client, type Schemas } from '../../api/client';
 import { DataTable, type Column } from '../../components/DataTable';
-import { DateTimeField, FilterSelect } from '../../components/fields';
+import { DateTimeField } from '../../components/DateTimeField';
+import { FilterSelect } from '../../components/fields';
 import { FilterBar } from '../../components/FilterBar';
 import { PageHeader } from '../../components/PageHeader';
 import { compact, usePagedQuery } from '../../components/usePagedQuery';
-import { fmtTime, fromLocalInput } from '../../lib/format';
+import { quotaPerUsd, useSelf } from '../../app/session';
+import { fmtInt, fmtQuota, fmtTime, fmtUsd, fromLocalInput } from '../../lib/format';
 
 type Entry = Schemas['AuditEntry'];
 type Filters = { actor: string; target_type: string; action: string; from: string; to: string };
@@ -32,7 +34,26 @@ const TARGET_TYPES = [
 
 const show = (v: unknown): string => (v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
 
-function Diff({ diff }: { diff: Entry['diff'] }) {
+/** Fields that hold an amount in quota units (a balance, a key's remaining cap, what was used), and in USD. */
+const QUOTA_FIELD = /^(quota|used_quota|remain_quota|amount|budget_quota)$/;
+const USD_FIELD = /_usd$/;
+
+/** One side of a change: money as money (quota units on hover), anything else as written. */
+function Value({ field, v, perUsd }: { field: string; v: unknown; perUsd: number }) {
+  if (typeof v === 'number' && QUOTA_FIELD.test(field)) {
+    return (
+      <Tooltip label={`${fmtInt(v)} quota`} withArrow>
+        <Text span size="xs" td="underline dotted" tabIndex={0}>
+          {fmtQuota(v, perUsd)}
+        </Text>
+      </Tooltip>
+    );
+  }
+  if (typeof v === 'number' && USD_FIELD.test(field)) return <>{fmtUsd(v)}</>;
+  return <>{show(v)}</>;
+}
+
+function Diff({ diff, perUsd }: { diff: Entry['diff']; perUsd: number }) {
   const rows = Object.entries(diff ?? {});
   if (!rows.length)
     return (
@@ -44,7 +65,7 @@ function Diff({ diff }: { diff: Entry['diff'] }) {
     <Stack gap={2}>
       {rows.map(([field, c]) => (
         <Text key={field} size="xs" style={{ wordBreak: 'break-word' }}>
-          <Code>{field}</Code> {show(c?.before)} → {show(c?.after)}
+          <Code>{field}</Code> <Value field={field} v={c?.before} perUsd={perUsd} /> → <Value field={field} v={c?.after} perUsd={perUsd} />
         </Text>
       ))}
     </Stack>
@@ -53,6 +74,7 @@ function Diff({ diff }: { diff: Entry['diff'] }) {
 
 export default function AuditPage() {
   const { t } = useTranslation();
+  const perUsd = quotaPerUsd(useSelf().data);
   const list = usePagedQuery<Entry, Filters>('audit', { actor: '', target_type: '', action: '', from: '', to: '' }, (q) =>
     call(
       client.GET('/api/audit', {
@@ -86,15 +108,32 @@ export default function AuditPage() {
       ),
     },
     { key: 'action', header: t('audit.action'), render: (e) => <Code>{e.action}</Code> },
-    { key: 'target', header: t('audit.target'), render: (e) => `${e.target_type} ${e.target_id}` },
-    { key: 'diff', header: t('audit.changes'), render: (e) => <Diff diff={e.diff} /> },
+    {
+      key: 'target',
+      header: t('audit.target'),
+      render: (e) => {
+        const type = t(`audit.targets.${e.target_type}` as 'audit.targets.user', { defaultValue: e.target_type });
+        return (
+          <Tooltip label={`${e.target_type} #${e.target_id}`} withArrow>
+            <Text size="sm" tabIndex={0}>
+              {type} {e.target_name ?? e.target_id}
+            </Text>
+          </Tooltip>
+        );
+      },
+    },
+    { key: 'diff', header: t('audit.changes'), render: (e) => <Diff diff={e.diff} perUsd={perUsd} /> },
   ];
   return (
     <>
       <PageHeader title={t('nav.audit')} />
       <FilterBar form={filters} onApply={list.setFilters} label={t('audit.filters')}>
         <TextInput label={t('audit.actor')} {...filters.getInputProps('actor')} />
-        <FilterSelect label={t('audit.targetType')} data={TARGET_TYPES} {...filters.getInputProps('target_type')} />
+        <FilterSelect
+          label={t('audit.targetType')}
+          data={TARGET_TYPES.map((x) => ({ value: x, label: t(`audit.targets.${x}` as 'audit.targets.user') }))}
+          {...filters.getInputProps('target_type')}
+        />
         <TextInput label={t('audit.action')} placeholder="channel.*" {...filters.getInputProps('action')} />
         <DateTimeField label={t('audit.from')} {...filters.getInputProps('from')} />
         <DateTimeField label={t('audit.to')} {...filters.getInputProps('to')} />

@@ -1,6 +1,11 @@
-/** Create or edit a channel: the common fields, then the settings of the chosen type. */
-import { NumberInput, Select, SimpleGrid, Textarea, TextInput } from '@mantine/core';
+/**
+ * Create or edit a channel: the common fields, then the settings of the chosen type; under the base URL, where a
+ * chat call will go, as the gateway resolves it (POST /api/channel/upstream-url: the relay's own rule).
+ */
+import { Code, NumberInput, Select, SimpleGrid, Text, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
+import { useDebouncedValue } from '@mantine/hooks';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { call, client, type Schemas } from '../../api/client';
 import { JsonField, ListField, parseJsonObject, stringifyJson, validators } from '../../components/fields';
@@ -114,6 +119,32 @@ function formSettings(v: Values): Record<string, unknown> {
   }
 }
 
+/** Where a chat call to the channel's first model goes with the form's type, base URL and settings. */
+function ResolvedUrl({ v, channel }: { v: Values; channel: Channel | null }) {
+  const { t } = useTranslation();
+  const [req] = useDebouncedValue(
+    JSON.stringify({ type: v.type, base_url: v.base_url.trim(), settings: settingsOf(v, channel), model: v.models[0] ?? '' }),
+    300,
+  );
+  const url = useQuery({
+    queryKey: ['upstream-url', req],
+    queryFn: () =>
+      call(
+        client.POST('/api/channel/upstream-url', {
+          body: JSON.parse(req) as { type: string; base_url: string; settings: Record<string, unknown>; model: string },
+        }),
+      ),
+    placeholderData: keepPreviousData,
+    enabled: !/^(task_plugin|gateway)$/.test(v.type) && (!v.base_url.trim() || /^https?:\/\/\S+$/i.test(v.base_url.trim())),
+  });
+  if (!url.data?.url) return null;
+  return (
+    <Text size="xs" c="dimmed" mt={-8} aria-live="polite" data-testid="resolved-url">
+      {t('channels.resolvedUrl')} <Code>{url.data.url}</Code>
+    </Text>
+  );
+}
+
 export function ChannelForm({ channel, onClose }: { channel: Channel | null; onClose: () => void }) {
   const { t } = useTranslation();
   const v = validators(t);
@@ -191,10 +222,11 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
       </SimpleGrid>
       <TextInput
         label={t('channels.baseUrl')}
-        description={t('channels.baseUrlHint')}
+        description={t(type === 'openai' ? 'channels.baseUrlHintOpenai' : 'channels.baseUrlHint')}
         placeholder="https://"
         {...form.getInputProps('base_url')}
       />
+      <ResolvedUrl v={form.values} channel={channel} />
       {type === 'openai' && (
         <Select
           label={t('channels.preset')}

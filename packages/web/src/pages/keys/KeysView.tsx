@@ -1,12 +1,13 @@
 /**
  * API keys, the user's own or (admins) everyone's: list, create (the key is shown once, with a copy
- * button), limits (models, IP ranges, expiry, spending cap, rate limits and a period budget), the
+ * button and examples of calls with it), where to send calls (the gateway's address and examples, also per key), limits (models, IP ranges, expiry, spending cap, rate limits and a period budget), the
  * default task callback URL and the callback signing secret (made here, shown once), enable/disable and revoke.
  */
 import {
   ActionIcon,
   Alert,
   Button,
+  Card,
   Code,
   Group,
   Modal,
@@ -16,18 +17,22 @@ import {
   Switch,
   Text,
   TextInput,
+  Title,
   Tooltip,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { IconPencil, IconPlus, IconTrash, IconWebhook } from '@tabler/icons-react';
+import { IconCode, IconPencil, IconPlus, IconTrash, IconWebhook } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { call, client, type Schemas } from '../../api/client';
+import { ApiAccess } from '../../components/ApiAccess';
 import { ConfirmDialog } from '../../components/ConfirmButton';
+import { UserPicker, useChannelModels } from '../../components/pickers';
 import { CopyField } from '../../components/CopyField';
 import { DataTable, type Column } from '../../components/DataTable';
-import { DateTimeField, ListField } from '../../components/fields';
+import { DateTimeField } from '../../components/DateTimeField';
+import { ListField } from '../../components/fields';
 import { FilterBar } from '../../components/FilterBar';
 import { FormModal } from '../../components/FormModal';
 import { PageHeader } from '../../components/PageHeader';
@@ -55,11 +60,14 @@ function KeyForm({
   onCreated: (k: string) => void;
 }) {
   const { t } = useTranslation();
-  const models = useQuery({ queryKey: ['user-models'], queryFn: () => call(client.GET('/api/user/models')), enabled: scope === 'own' });
+  // The models to pick from: the caller's own group's, or (for another user's key) every model the channels serve.
+  const own = useQuery({ queryKey: ['user-models'], queryFn: () => call(client.GET('/api/user/models')), enabled: scope === 'own' });
+  const all = useChannelModels(scope === 'all');
+  const modelChoices = scope === 'own' ? (own.data?.items.map((m) => m.model) ?? []) : (all.data ?? []);
   const form = useForm({
     initialValues: {
       name: keyRow?.name ?? '',
-      user_id: '' as number | string,
+      user_id: '',
       expires_at: keyRow?.expires_at ? toLocalInput(keyRow.expires_at) : '',
       cap_usd: keyRow && !keyRow.unlimited_quota ? keyRow.remain_quota_usd : ('' as number | string),
       models: keyRow?.models ?? [],
@@ -73,7 +81,7 @@ function KeyForm({
       expires_at: (x) => (x && (fromLocalInput(x) ?? 0) <= Date.now() ? t('keys.expiryPast') : null),
       cap_usd: (x) => (x !== '' && Number(x) < 0 ? t('validation.nonNegative') : null),
       allowed_ips: (x) => (x.every((ip) => IP_OR_CIDR.test(ip)) ? null : t('keys.badIp')),
-      user_id: (x) => (scope === 'all' && !keyRow && x !== '' && !(Number(x) > 0) ? t('validation.number') : null),
+
       callback_url: (x) => (x.trim() && !/^https?:\/\/\S+$/i.test(x.trim()) ? t('keys.badCallbackUrl') : null),
     },
   });
@@ -113,13 +121,7 @@ function KeyForm({
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <TextInput label={t('keys.name')} required {...form.getInputProps('name')} />
         {scope === 'all' && !keyRow && (
-          <NumberInput
-            label={t('keys.userId')}
-            description={t('keys.userIdHint')}
-            min={1}
-            allowDecimal={false}
-            {...form.getInputProps('user_id')}
-          />
+          <UserPicker label={t('keys.user')} description={t('keys.userIdHint')} {...form.getInputProps('user_id')} />
         )}
         <DateTimeField label={t('keys.expires')} description={t('keys.expiresHint')} {...form.getInputProps('expires_at')} />
         <NumberInput
@@ -134,7 +136,8 @@ function KeyForm({
       <ListField
         label={t('keys.models')}
         description={t('keys.modelsHint')}
-        data={models.data?.items.map((m) => m.model) ?? []}
+        data={modelChoices}
+        limit={50}
         {...form.getInputProps('models')}
       />
       <ListField label={t('keys.ips')} description={t('keys.ipsHint')} {...form.getInputProps('allowed_ips')} />
@@ -169,6 +172,7 @@ export function KeysView({ scope }: { scope: Scope }) {
   const [revoking, setRevoking] = useState<Key | null>(null);
   const [secretFor, setSecretFor] = useState<Key | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
+  const [using, setUsing] = useState<Key | null>(null);
   const makeSecret = useApiMutation((id: number) => call(client.POST('/api/token/{id}/callback-secret', { params: { path: { id } } })), {
     invalidate: ['keys'],
     notifyError: true,
@@ -244,6 +248,11 @@ export function KeysView({ scope }: { scope: Scope }) {
               <IconPencil size={16} />
             </ActionIcon>
           </Tooltip>
+          <Tooltip label={t('access.title')}>
+            <ActionIcon variant="subtle" aria-label={t('access.forKey', { name: k.name })} onClick={() => setUsing(k)}>
+              <IconCode size={16} />
+            </ActionIcon>
+          </Tooltip>
           <Tooltip label={t('keys.callbackSecret')}>
             <ActionIcon variant="subtle" aria-label={t('keys.callbackSecretNamed', { name: k.name })} onClick={() => setSecretFor(k)}>
               <IconWebhook size={16} />
@@ -267,9 +276,28 @@ export function KeysView({ scope }: { scope: Scope }) {
       </PageHeader>
       <FilterBar form={filters} onApply={list.setFilters} label={t('keys.filters')}>
         <TextInput label={t('keys.name')} {...filters.getInputProps('keyword')} />
-        {scope === 'all' && <TextInput label={t('keys.userId')} inputMode="numeric" {...filters.getInputProps('user_id')} />}
+        {scope === 'all' && <UserPicker label={t('keys.user')} w={220} {...filters.getInputProps('user_id')} />}
       </FilterBar>
+      <Card withBorder mb="md" component="section" aria-label={t('access.title')}>
+        <Title order={3} size="h5" mb="xs">
+          {t('access.title')}
+        </Title>
+        <ApiAccess />
+      </Card>
       <DataTable label={scope === 'all' ? t('nav.allKeys') : t('nav.keys')} columns={columns} rowKey={(k) => k.id} {...list.table} />
+      <Modal
+        closeButtonProps={{ 'aria-label': t('common.close') }}
+        opened={!!using}
+        onClose={() => setUsing(null)}
+        title={t('access.forKey', { name: using?.name ?? '' })}
+        centered
+        size="lg"
+      >
+        <Stack>
+          <Text size="sm">{t('access.keyNotShown', { hint: using?.hint ?? '' })}</Text>
+          <ApiAccess />
+        </Stack>
+      </Modal>
       {editing !== undefined && <KeyForm keyRow={editing} scope={scope} onClose={() => setEditing(undefined)} onCreated={setCreated} />}
       <Modal
         closeButtonProps={{ 'aria-label': t('common.close') }}
@@ -282,6 +310,10 @@ export function KeysView({ scope }: { scope: Scope }) {
         <Stack>
           <Alert color="yellow">{t('keys.shownOnce')}</Alert>
           <CopyField label={t('keys.newKey')} value={created ?? ''} />
+          <Title order={3} size="h5">
+            {t('access.title')}
+          </Title>
+          {created && <ApiAccess apiKey={created} />}
           <Group justify="flex-end">
             <Button onClick={() => setCreated(null)}>{t('keys.stored')}</Button>
           </Group>

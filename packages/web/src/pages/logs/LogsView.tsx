@@ -1,18 +1,21 @@
 /**
  * Logs, everyone's (admin) or the user's own: filters (user, key, model, channel, type, request id,
- * time), server paging with totals, a detail drawer, and the CSV export of the same filter.
+ * time; users, channels and models picked from the API), server paging with totals — what calls spent apart
+ * from top-ups and adjustments —, a detail drawer, and the CSV export of the same filter.
  */
-import { Button, Code, Drawer, Group, Text, TextInput } from '@mantine/core';
+import { Button, Code, Drawer, Group, Text, TextInput, Tooltip } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { IconDownload } from '@tabler/icons-react';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { call, client, urlWithQuery, type Schemas } from '../../api/client';
 import { quotaPerUsd, useSelf } from '../../app/session';
 import { DataTable, type Column } from '../../components/DataTable';
 import { DetailList } from '../../components/DetailList';
-import { DateTimeField, FilterSelect } from '../../components/fields';
+import { DateTimeField } from '../../components/DateTimeField';
+import { FilterSelect } from '../../components/fields';
 import { FilterBar } from '../../components/FilterBar';
+import { ChannelPicker, ModelPicker, UserPicker } from '../../components/pickers';
 import { PageHeader } from '../../components/PageHeader';
 import { StatusBadge } from '../../components/StatusBadge';
 import { compact, usePagedQuery, type PageData } from '../../components/usePagedQuery';
@@ -22,7 +25,7 @@ type Log = Schemas['Log'];
 type Scope = 'own' | 'all';
 type Filters = {
   type: string;
-  username: string;
+  user_id: string;
   key_name: string;
   model: string;
   channel_id: string;
@@ -30,8 +33,8 @@ type Filters = {
   start: string;
   end: string;
 };
-type Totals = { count?: number; quota?: number; prompt_tokens?: number; completion_tokens?: number };
-const EMPTY: Filters = { type: '', username: '', key_name: '', model: '', channel_id: '', request_id: '', start: '', end: '' };
+type Totals = Schemas['LogTotals'];
+const EMPTY: Filters = { type: '', user_id: '', key_name: '', model: '', channel_id: '', request_id: '', start: '', end: '' };
 
 function toQuery(f: Filters, scope: Scope) {
   return compact({
@@ -41,8 +44,22 @@ function toQuery(f: Filters, scope: Scope) {
     request_id: f.request_id.trim(),
     start: fromLocalInput(f.start),
     end: fromLocalInput(f.end),
-    ...(scope === 'all' ? { username: f.username.trim(), channel_id: f.channel_id ? Number(f.channel_id) : undefined } : {}),
+    ...(scope === 'all'
+      ? { user_id: f.user_id ? Number(f.user_id) : undefined, channel_id: f.channel_id ? Number(f.channel_id) : undefined }
+      : {}),
   });
+}
+
+/** The channel that served a call, by name; its id on hover. */
+function ChannelName({ log }: { log: Log }) {
+  if (log.channel_id == null) return '—';
+  return (
+    <Tooltip label={`#${log.channel_id}`} withArrow>
+      <Text size="sm" span tabIndex={0}>
+        {log.channel_name ?? `#${log.channel_id}`}
+      </Text>
+    </Tooltip>
+  );
 }
 
 export function LogsView({ scope }: { scope: Scope }) {
@@ -73,7 +90,7 @@ export function LogsView({ scope }: { scope: Scope }) {
     ...(scope === 'all' ? [{ key: 'user', header: t('logs.user'), render: (l: Log) => l.username ?? '—' }] : []),
     { key: 'key', header: t('logs.key'), render: (l) => l.key_name ?? '—' },
     { key: 'model', header: t('logs.model'), render: (l) => l.model ?? '—' },
-    ...(scope === 'all' ? [{ key: 'channel', header: t('logs.channel'), render: (l: Log) => l.channel_id ?? '—' }] : []),
+    ...(scope === 'all' ? [{ key: 'channel', header: t('logs.channel'), render: (l: Log) => <ChannelName log={l} /> }] : []),
     {
       key: 'status',
       header: t('logs.status'),
@@ -107,25 +124,33 @@ export function LogsView({ scope }: { scope: Scope }) {
           data={['consume', 'error', 'task', 'system', 'topup'].map((x) => ({ value: x, label: t(`status.${x}` as 'status.consume') }))}
           {...filters.getInputProps('type')}
         />
-        {scope === 'all' && <TextInput label={t('logs.user')} w={140} {...filters.getInputProps('username')} />}
+        {scope === 'all' && <UserPicker label={t('logs.user')} w={180} {...filters.getInputProps('user_id')} />}
         <TextInput label={t('logs.key')} w={140} {...filters.getInputProps('key_name')} />
-        <TextInput label={t('logs.model')} w={160} {...filters.getInputProps('model')} />
-        {scope === 'all' && <TextInput label={t('logs.channelId')} w={110} inputMode="numeric" {...filters.getInputProps('channel_id')} />}
+        {scope === 'all' ? (
+          <ModelPicker label={t('logs.model')} w={180} {...filters.getInputProps('model')} />
+        ) : (
+          <TextInput label={t('logs.model')} w={160} {...filters.getInputProps('model')} />
+        )}
+        {scope === 'all' && <ChannelPicker label={t('logs.channel')} w={180} {...filters.getInputProps('channel_id')} />}
         <TextInput label={t('logs.requestId')} w={180} {...filters.getInputProps('request_id')} />
         <DateTimeField label={t('logs.from')} {...filters.getInputProps('start')} />
         <DateTimeField label={t('logs.to')} {...filters.getInputProps('end')} />
       </FilterBar>
       {totals && (
-        <Group gap="lg" mb="xs" aria-live="polite">
+        <Group gap="lg" mb="xs" aria-live="polite" aria-label={t('logs.totals')} role="group">
           <Text size="sm">
             {list.query.data?.totals_capped
-              ? t('logs.totalsCapped', { count: totals.count ?? 0 })
-              : t('logs.totalCount', { count: totals.count ?? 0 })}
+              ? t('logs.totalsCapped', { count: totals.count })
+              : t('logs.totalCount', { count: totals.count })}
           </Text>
+          <Text size="sm">{t('logs.totalCalls', { count: totals.calls })}</Text>
           <Text size="sm">
-            {t('logs.totalTokens', { prompt: fmtInt(totals.prompt_tokens ?? 0), completion: fmtInt(totals.completion_tokens ?? 0) })}
+            {t('logs.totalTokens', { prompt: fmtInt(totals.prompt_tokens), completion: fmtInt(totals.completion_tokens) })}
           </Text>
-          <Text size="sm">{t('logs.totalCost', { cost: fmtQuota(totals.quota ?? 0, perUsd) })}</Text>
+          <Text size="sm">{t('logs.totalCost', { cost: fmtQuota(totals.quota, perUsd) })}</Text>
+          {totals.movements > 0 && (
+            <Text size="sm">{t('logs.totalMoved', { count: totals.movements, amount: fmtQuota(totals.moved_quota, perUsd) })}</Text>
+          )}
         </Group>
       )}
       <DataTable label={t('logs.tableLabel')} columns={columns} rowKey={(l) => l.id} onRowClick={setDetail} {...list.table} />
@@ -147,7 +172,7 @@ export function LogsView({ scope }: { scope: Scope }) {
               [t('logs.key'), detail.key_name],
               [t('logs.group'), detail.group_name],
               [t('logs.model'), detail.model],
-              ...(scope === 'all' ? [[t('logs.channel'), detail.channel_id] as [string, number | null]] : []),
+              ...(scope === 'all' ? [[t('logs.channel'), <ChannelName key="ch" log={detail} />] as [string, ReactNode]] : []),
               [t('logs.endpoint'), detail.endpoint],
               [t('logs.status'), detail.status_code],
               [t('logs.promptTokens'), fmtInt(detail.prompt_tokens)],

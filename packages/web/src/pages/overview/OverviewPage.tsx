@@ -1,9 +1,12 @@
-/** The user's overview: balance, what was spent and how many calls, and their usage over time. */
-import { SimpleGrid, Skeleton, Stack } from '@mantine/core';
+/** The user's overview: balance, what was spent and how many calls, where to send calls, and their usage over time. */
+import { Anchor, Card, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { Link } from 'react-router';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { call, client } from '../../api/client';
 import { quotaPerUsd, useSelf } from '../../app/session';
+import { useGatewayAddress } from '../../components/ApiAccess';
+import { CopyField } from '../../components/CopyField';
 import { ErrorState } from '../../components/ErrorState';
 import { PageHeader } from '../../components/PageHeader';
 import { UsageRangePicker, useUsageRange } from '../../components/UsageRange';
@@ -24,6 +27,7 @@ export default function OverviewPage() {
   });
   const u = self.data;
   const perUsd = quotaPerUsd(u);
+  const base = useGatewayAddress();
   return (
     <Stack gap={0}>
       <PageHeader title={t('nav.overview')} />
@@ -32,6 +36,18 @@ export default function OverviewPage() {
         <StatCard label={t('overview.spent')} value={fmtQuota(u?.used_quota, perUsd)} />
         <StatCard label={t('overview.requests')} value={fmtInt(u?.request_count)} />
       </SimpleGrid>
+      <Card withBorder mb="lg" component="section" aria-label={t('access.title')}>
+        <Title order={3} size="h5" mb="xs">
+          {t('access.title')}
+        </Title>
+        <CopyField label={t('access.baseUrl')} value={`${base}/v1`} />
+        <Text size="sm" mt="xs">
+          {t('access.overviewHint')}{' '}
+          <Anchor component={Link} to="/keys">
+            {t('access.toKeys')}
+          </Anchor>
+        </Text>
+      </Card>
       <PageHeader title={t('overview.usage')}>
         <UsageRangePicker state={range} />
       </PageHeader>

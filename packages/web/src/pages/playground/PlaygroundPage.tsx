@@ -2,7 +2,23 @@
  * Playground: chat with a model the user's group may use, streamed, billed to the user. System prompt,
  * temperature and max tokens; Stop aborts the call.
  */
-import { Alert, Box, Button, Card, Grid, Group, NumberInput, Paper, ScrollArea, Select, Stack, Text, Textarea } from '@mantine/core';
+import {
+  Alert,
+  Anchor,
+  Box,
+  Button,
+  Card,
+  Grid,
+  Group,
+  NumberInput,
+  Paper,
+  ScrollArea,
+  Select,
+  Stack,
+  Text,
+  Textarea,
+} from '@mantine/core';
+import { Link } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -10,7 +26,34 @@ import { call, client } from '../../api/client';
 import { ErrorState } from '../../components/ErrorState';
 import { PageHeader } from '../../components/PageHeader';
 import { fmtInt } from '../../lib/format';
-import { streamChat, type ChatMessage, type StreamUsage } from './stream';
+import { isRoot, useSelf, type SelfUser } from '../../app/session';
+import { ChatError, streamChat, type ChatMessage, type StreamUsage } from './stream';
+
+/**
+ * What to do about a balance too low for a call: root tops itself up on the Users page (a link that opens its
+ * top-up); an admin's balance is root's to change; a user redeems a code or pays in the wallet.
+ */
+function LowBalance({ user }: { user: SelfUser | undefined }) {
+  const { t } = useTranslation();
+  if (isRoot(user)) {
+    return (
+      <Text size="sm" mt={4}>
+        {t('playground.lowBalanceRoot')}{' '}
+        <Anchor component={Link} to={`/users?topup=${user!.id}`}>
+          {t('playground.topUpSelf')}
+        </Anchor>
+      </Text>
+    );
+  }
+  return (
+    <Text size="sm" mt={4}>
+      {t(user?.role === 'admin' ? 'playground.lowBalanceAdmin' : 'playground.lowBalanceUser')}{' '}
+      <Anchor component={Link} to="/wallet">
+        {t('playground.toWallet')}
+      </Anchor>
+    </Text>
+  );
+}
 
 export default function PlaygroundPage() {
   const { t } = useTranslation();
@@ -24,7 +67,8 @@ export default function PlaygroundPage() {
   const [inputError, setInputError] = useState<string | null>(null);
   const [messages, setMessages] = useState<ChatMessage[]>([]);
   const [streaming, setStreaming] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<{ message: string; code: string | null } | null>(null);
+  const self = useSelf();
   const [usage, setUsage] = useState<StreamUsage | null>(null);
   const abort = useRef<AbortController | null>(null);
   const chosen = model ?? models.data?.items[0]?.model ?? null;
@@ -61,7 +105,7 @@ export default function PlaygroundPage() {
       setUsage(u);
     } catch (e) {
       if ((e as Error).name !== 'AbortError') {
-        setError((e as Error).message);
+        setError({ message: (e as Error).message, code: e instanceof ChatError ? e.code : null });
         setMessages((m) => (m[m.length - 1]?.content === '' ? m.slice(0, -1) : m));
       }
     } finally {
@@ -161,7 +205,8 @@ export default function PlaygroundPage() {
             </ScrollArea>
             {error && (
               <Alert color="red" role="alert" mt="sm" title={t('playground.failed')}>
-                {error}
+                {error.message}
+                {error.code === 'insufficient_quota' && <LowBalance user={self.data} />}
               </Alert>
             )}
             {usage && (

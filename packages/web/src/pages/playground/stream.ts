@@ -25,6 +25,22 @@ function errorMessage(body: unknown, fallback: string): string {
   return b?.error?.message ?? b?.message ?? (typeof body === 'string' && body ? body : fallback);
 }
 
+/** A refused or failed call, with the error code of the OpenAI-format answer (`insufficient_quota` …) when it had one. */
+export class ChatError extends ApiError {
+  constructor(
+    status: number,
+    message: string,
+    readonly code: string | null,
+  ) {
+    super(status, message);
+  }
+}
+
+const codeOf = (body: unknown): string | null => {
+  const c = (body as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return typeof c === 'string' ? c : null;
+};
+
 export async function streamChat(p: ChatParams, onDelta: (text: string) => void, signal: AbortSignal): Promise<StreamUsage | null> {
   let r;
   try {
@@ -37,9 +53,10 @@ export async function streamChat(p: ChatParams, onDelta: (text: string) => void,
     if ((e as Error).name === 'AbortError') throw e;
     throw new ApiError(0, (e as Error).message);
   }
-  if (!r.response.ok || !r.data) throw new ApiError(r.response.status, errorMessage(r.error, `HTTP ${r.response.status}`));
+  if (!r.response.ok || !r.data)
+    throw new ChatError(r.response.status, errorMessage(r.error, `HTTP ${r.response.status}`), codeOf(r.error));
   let usage: StreamUsage | null = null;
-  let failure: string | null = null;
+  let failure: { message: string; code: string | null } | null = null;
   const parser = createParser({
     onEvent(ev) {
       if (ev.data === '[DONE]') return;
@@ -47,9 +64,9 @@ export async function streamChat(p: ChatParams, onDelta: (text: string) => void,
         const chunk = JSON.parse(ev.data) as {
           choices?: { delta?: { content?: string | null } }[];
           usage?: StreamUsage | null;
-          error?: { message?: string };
+          error?: { message?: string; code?: string };
         };
-        if (chunk.error) failure = chunk.error.message ?? 'stream error';
+        if (chunk.error) failure = { message: chunk.error.message ?? 'stream error', code: chunk.error.code ?? null };
         const text = chunk.choices?.[0]?.delta?.content;
         if (text) onDelta(text);
         if (chunk.usage) usage = chunk.usage;
@@ -63,6 +80,7 @@ export async function streamChat(p: ChatParams, onDelta: (text: string) => void,
     if (done) break;
     parser.feed(decoder.decode(value, { stream: true }));
   }
-  if (failure) throw new ApiError(502, failure);
+  const f = failure as { message: string; code: string | null } | null;
+  if (f) throw new ChatError(502, f.message, f.code);
   return usage;
 }

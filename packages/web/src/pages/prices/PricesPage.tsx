@@ -10,6 +10,7 @@ import { ConfirmDialog } from '../../components/ConfirmButton';
 import { DataTable, type Column } from '../../components/DataTable';
 import { validators } from '../../components/fields';
 import { FilterBar } from '../../components/FilterBar';
+import { ModelPicker } from '../../components/pickers';
 import { FormModal } from '../../components/FormModal';
 import { PageHeader } from '../../components/PageHeader';
 import { useApiMutation } from '../../components/useApiMutation';
@@ -74,7 +75,13 @@ function PriceForm({ price, onClose }: { price: Price | null; onClose: () => voi
       error={save.error}
       pending={save.isPending}
     >
-      <TextInput label={t('prices.model')} required disabled={!!price} {...form.getInputProps('model')} />
+      <ModelPicker
+        label={t('prices.model')}
+        description={price ? undefined : t('prices.modelHint')}
+        required
+        disabled={!!price}
+        {...form.getInputProps('model')}
+      />
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <NumberInput label={t('prices.input')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('input')} />
         <NumberInput label={t('prices.output')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('output')} />

@@ -1,6 +1,6 @@
 /**
  * Users (admin): list, create, edit role/group/status/password and rate limits and budget, top up or
- * adjust the balance with a reason, ledger history, delete.
+ * adjust the balance with a reason (also opened by a link, `/users?topup=<id>`), ledger history, delete.
  */
 import {
   ActionIcon,
@@ -17,7 +17,9 @@ import {
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { IconDots, IconPlus } from '@tabler/icons-react';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { call, client, type Schemas } from '../../api/client';
 import { isRoot, useSelf } from '../../app/session';
@@ -242,6 +244,19 @@ export default function UsersPage() {
   const filters = useForm<Filters>({ initialValues: list.filters });
   const [editing, setEditing] = useState<User | null | undefined>(undefined);
   const [quota, setQuota] = useState<User | null>(null);
+  // A link to a top-up (the playground's, when the operator's own balance ran out) opens it here.
+  const [params, setParams] = useSearchParams();
+  const topupId = Number(params.get('topup')) || 0;
+  const linked = useQuery({
+    queryKey: ['user', topupId],
+    queryFn: () => call(client.GET('/api/user/{id}', { params: { path: { id: topupId } } })),
+    enabled: topupId > 0,
+  });
+  const quotaUser = quota ?? (topupId > 0 ? (linked.data ?? null) : null);
+  const closeQuota = () => {
+    setQuota(null);
+    if (topupId) setParams({}, { replace: true });
+  };
   const [ledger, setLedger] = useState<User | null>(null);
   const [deleting, setDeleting] = useState<User | null>(null);
   const remove = useApiMutation((id: number) => call(client.DELETE('/api/user/{id}', { params: { path: { id } } })), {
@@ -327,7 +342,7 @@ export default function UsersPage() {
       </FilterBar>
       <DataTable label={t('nav.users')} columns={columns} rowKey={(u) => u.id} {...list.table} />
       {editing !== undefined && <UserForm user={editing} onClose={() => setEditing(undefined)} />}
-      {quota && <QuotaForm user={quota} onClose={() => setQuota(null)} />}
+      {quotaUser && <QuotaForm user={quotaUser} onClose={closeQuota} />}
       {ledger && <LedgerDrawer user={ledger} onClose={() => setLedger(null)} />}
       <ConfirmDialog
         opened={!!deleting}
