@@ -18,7 +18,7 @@
  *
  * The counters (platform/limit-counters.ts) are shared by every node through Redis (one atomic script
  * per call) or, without Redis, exact per node. While Redis is unavailable (platform/redis-health.ts:
- * down, or not answering within REDIS_COMMAND_TIMEOUT_MS) each node counts the calls it admits in its
+ * down, or not answering within REDIS_COMMAND_TIMEOUT_SECONDS) each node counts the calls it admits in its
  * own counters: a limit then holds per node (k nodes admit at most k times it per window), never
  * uncounted; a call keeps the counters that admitted it until it ends. When no limit applies to a call
  * the check is a few property reads: no counter, no Redis call, no allocation.

@@ -298,7 +298,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, overrides: Pa
     host: env.HOST || '0.0.0.0',
     databaseUrl,
     redisUrl: env.REDIS_URL || null,
-    redisCommandTimeoutMs: Math.max(10, num(env, 'REDIS_COMMAND_TIMEOUT_MS', 500)),
+    redisCommandTimeoutMs: Math.max(10, num(env, 'REDIS_COMMAND_TIMEOUT_SECONDS', 0.5) * 1000),
     cryptoSecret,
     sessionSecret: env.SESSION_SECRET || `session:${cryptoSecret}`,
     configFile: env.GATEHOUSE_CONFIG || null,

@@ -6,7 +6,7 @@
  * refusing them. Money never depends on Redis: balances, budgets and quota holds live in the database.
  *
  * A command fails when the connection is down (ioredis reconnects in the background) or when Redis
- * does not answer within REDIS_COMMAND_TIMEOUT_MS (a hung server). After a failure no command is sent
+ * does not answer within REDIS_COMMAND_TIMEOUT_SECONDS (a hung server). After a failure no command is sent
  * for a second, so calls do not each wait for a time-out; then one is tried again. The outage is
  * visible: one warning in the log when it starts (and a line when Redis is back), the metrics
  * `gatehouse_redis_up`, `gatehouse_redis_errors_total{use}` and `gatehouse_redis_fallback_total{use}`,

@@ -2,7 +2,7 @@
  * Redis failing under load, on two gateway processes sharing one database and a private Redis server
  * (its own port, nothing saved; the machine's shared Redis is never touched). First Redis hangs
  * (SIGSTOP: connected, never answering), then it dies (SIGKILL). Throughout:
- * - no call hangs: Redis's commands time out (REDIS_COMMAND_TIMEOUT_MS) and the nodes go on without it;
+ * - no call hangs: Redis's commands time out (REDIS_COMMAND_TIMEOUT_SECONDS) and the nodes go on without it;
  * - a key's `rpm: 7` holds per node — each node counts what it admits on its own, so the two admit at
  *   most 7 each — instead of calls going through uncounted;
  * - a failed login is still a 401 counted by the login throttle, not a 500;
@@ -69,7 +69,7 @@ test('Redis hanging then dying under load on two nodes: no call hangs, rate limi
     await root.ok('PUT', `/api/user/${payer.userId}`, { budget: 60_000, budget_period: 'day' });
     await setup.stop({ keepDb: true });
 
-    const env = { REDIS_URL: `redis://127.0.0.1:${port}`, METRICS_TOKEN, REDIS_COMMAND_TIMEOUT_MS: '300', TRUST_PROXY: '1' };
+    const env = { REDIS_URL: `redis://127.0.0.1:${port}`, METRICS_TOKEN, REDIS_COMMAND_TIMEOUT_SECONDS: '0.3', TRUST_PROXY: '1' };
     nodes.push(await startChild(db, 'redis-a', env), await startChild(db, 'redis-b', env));
     const call = async (node: number, key: string, content = 'hi') => {
       const r = await fetch(`${nodes[node].url}/v1/chat/completions`, {
