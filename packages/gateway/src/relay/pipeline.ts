@@ -97,6 +97,8 @@ export interface CallFamily<C extends PipelineCall> {
   attempt(ctx: C, ch: RuntimeChannel, key: string, keyIndex: number): Promise<AttemptOutcome>;
   /** Whether the call's conversation may stick to the channel that served it (relay/affinity.ts). */
   sticky(ctx: C): boolean;
+  /** What names the call's conversation when the caller names none (relay/affinity.ts); absent or null: nothing. */
+  conversationHead?(ctx: C): string | null;
   /** The reserve of a usage (at least 1 unit for a priced call). */
   reserveOf(ctx: C, usage: TokenUsage): number;
   /** What a usage costs. */
@@ -236,7 +238,7 @@ export class Pipeline<C extends PipelineCall> {
     const aff = this.d.affinity;
     const k =
       aff && (candidates.length > 1 || (candidates.length === 1 && candidates[0].keys.length > 1)) && this.f.sticky(ctx)
-        ? affinityKey(call.principal.userId, ctx.model, call.body, call.vendorHeaders)
+        ? affinityKey(call.principal.userId, ctx.model, call.body, call.vendorHeaders, () => this.f.conversationHead?.(ctx) ?? null)
         : null;
     if (!k) return runAttempts(this.d, ctx, candidates, this.hooks, info);
     return aff!.get(k).then((prefer) => {
