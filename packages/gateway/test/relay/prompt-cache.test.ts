@@ -4,8 +4,10 @@
  * the official Gemini SDK, against a loopback Anthropic vendor that caches honestly (entries only for
  * prefixes marked earlier, per key, within their TTL). The same session is replayed on a channel with
  * `settings.prompt_cache: off`: with breakpoints it is billed at most 0.3× the input cost, with the
- * same answers, and every call of a session stays on one key of a two-key channel. An Anthropic
- * caller's own breakpoints reach the vendor as it placed them, and none is added to its request.
+ * same answers, and every call of a session stays on one key of a two-key channel; an entry read
+ * after its five minutes is written again. An Anthropic caller's own breakpoints reach the vendor as
+ * it placed them, and none is added to its request. Claude on Vertex AI and Bedrock channels gets the
+ * breakpoints too (`cache_control`, `cachePoint`), with the channel's one-hour lifetime.
  */
 import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +16,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, type Content } from '@google/genai';
 import { startTestGateway, type TestGateway } from '../harness.ts';
 import { startCachingAnthropic, type CachingAnthropic } from '../fakes/upstreams/anthropic-cache.ts';
+import { startFakeBedrock, type FakeBedrock } from '../fakes/upstreams/bedrock.ts';
+import { startFakeVertex, type FakeVertex } from '../fakes/upstreams/vertex.ts';
 import { createCaller, createChannel, setPrice } from '../relay-fixtures.ts';
 
 const MODEL = 'claude-sonnet-4-5';
@@ -50,8 +54,12 @@ const READ = {
 const toolOutput = (command: string) =>
   Array.from({ length: 30 }, (_, i) => `${command} | line ${i + 1}: src/module-${i}.ts 4096 bytes`).join('\n');
 
+const AWS = { accessKeyId: 'AKIAGATEHOUSECACHE01', secretAccessKey: 'cacheTestSecretKeyForTheGatehouseTests01', region: 'us-east-1' };
+
 let gw: TestGateway;
 let vendor: CachingAnthropic;
+let vertex: FakeVertex;
+let bedrock: FakeBedrock;
 let cached: { key: string; userId: number };
 let uncached: { key: string; userId: number };
 
@@ -69,12 +77,37 @@ before(async () => {
   });
   // Output is free here, so a call's charge is its input cost: fresh 3, cache reads 0.3, 5-minute writes 3.75 USD per 1M.
   await setPrice(gw, MODEL, { input: 3, output: 0, cached_input: 0.3 });
+  vertex = await startFakeVertex();
+  bedrock = await startFakeBedrock();
+  bedrock.allow(AWS);
+  const hour = { prompt_cache_ttl: '1h' };
+  await createChannel(gw, {
+    type: 41,
+    baseUrl: vertex.up.url,
+    keys: [vertex.serviceAccount],
+    models: ['claude-vx'],
+    modelMapping: { 'claude-vx': MODEL },
+    groups: ['cache'],
+    settings: { region: 'us-east5', ...hour },
+  });
+  await createChannel(gw, {
+    type: 33,
+    baseUrl: bedrock.up.url,
+    keys: [`${AWS.accessKeyId}|${AWS.secretAccessKey}|${AWS.region}`],
+    models: ['claude-br'],
+    modelMapping: { 'claude-br': 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' },
+    groups: ['cache'],
+    settings: hour,
+  });
+  for (const m of ['claude-vx', 'claude-br']) await setPrice(gw, m, { input: 3, output: 15, cached_input: 0.3 });
   cached = await createCaller(gw, { group: 'cache' });
   uncached = await createCaller(gw, { group: 'nocache' });
 });
 after(async () => {
   await gw?.stop();
   await vendor?.close();
+  await vertex?.close();
+  await bedrock?.close();
 });
 
 /** The consume rows of a user since log row `fromId`. */
@@ -231,6 +264,25 @@ test('a Gemini session through the Google Gen AI SDK is billed at most 0.3× its
   });
 });
 
+test('a turn after the five minutes of its entries writes the prefix again', async () => {
+  const client = new OpenAI({ apiKey: cached.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+    { role: 'system', content: system('a slow client') },
+    { role: 'user', content: 'Hello.' },
+  ];
+  const turn = async () => {
+    const r = await client.chat.completions.create({ model: MODEL, messages });
+    messages.push({ role: 'assistant', content: r.choices[0].message.content }, { role: 'user', content: 'Go on.' });
+    return vendor.reports.at(-1)!;
+  };
+  assert.equal((await turn()).cacheRead, 0);
+  assert.ok((await turn()).cacheRead > 1000, 'read within the five minutes');
+  vendor.advance(6 * 60_000);
+  const late = await turn();
+  assert.equal(late.cacheRead, 0, 'nothing is read after them');
+  assert.ok(late.cacheCreation > 1000, 'the prefix is written again');
+});
+
 test("an Anthropic caller's own breakpoints reach the vendor untouched, and none is added", async () => {
   const client = new Anthropic({ apiKey: cached.key, baseURL: gw.url, maxRetries: 0 });
   const first = vendor.up.requests.length;
@@ -257,6 +309,28 @@ test("an Anthropic caller's own breakpoints reach the vendor untouched, and none
   assert.equal(without.raw.includes('cache_control'), false);
   assert.equal(vendor.reports.at(-2)!.breakpoints, 2);
   assert.equal(vendor.reports.at(-1)!.breakpoints, 0);
+});
+
+test('Claude on Vertex AI and on Bedrock gets the breakpoints too, with the channel lifetime of one hour', async () => {
+  const client = new OpenAI({ apiKey: cached.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+    { role: 'system', content: system('a Vertex and Bedrock client') },
+    { role: 'user', content: 'What is in the repository?' },
+    { role: 'assistant', content: 'A gateway.' },
+    { role: 'user', content: 'Which language?' },
+  ];
+  const hour = { type: 'ephemeral', ttl: '1h' };
+  await client.chat.completions.create({ model: 'claude-vx', messages });
+  const vx = vertex.up.requests.findLast((r) => r.path.includes(':rawPredict'))!.body;
+  assert.deepEqual(vx.system.at(-1).cache_control, hour, 'Vertex: system');
+  assert.deepEqual(vx.messages.at(-1).content.at(-1).cache_control, hour, 'Vertex: newest message');
+  assert.deepEqual(vx.messages[0].content.at(-1).cache_control, hour, 'Vertex: the end of the previous turn');
+  await client.chat.completions.create({ model: 'claude-br', messages });
+  const br = bedrock.calls.at(-1)!.body;
+  const point = { cachePoint: { type: 'default', ttl: '1h' } };
+  assert.deepEqual(br.system.at(-1), point, 'Bedrock: system');
+  assert.deepEqual(br.messages.at(-1).content.at(-1), point, 'Bedrock: newest message');
+  assert.deepEqual(br.messages[0].content.at(-1), point, 'Bedrock: the end of the previous turn');
 });
 
 test('the channel settings are checked: prompt_cache auto or off, prompt_cache_ttl 5m or 1h', async () => {
