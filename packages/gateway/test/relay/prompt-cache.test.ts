@@ -283,6 +283,24 @@ test('a turn after the five minutes of its entries writes the prefix again', asy
   assert.ok(late.cacheCreation > 1000, 'the prefix is written again');
 });
 
+test('a client that rewrites its newest message once it is answered still reads the conversation back', async () => {
+  const client = new OpenAI({ apiKey: cached.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  const history: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'system', content: system('a rewriting client') }];
+  const reads: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    // The newest message carries a note that is left out of the history afterwards.
+    const ask = `Question ${i}.`;
+    const r = await client.chat.completions.create({
+      model: MODEL,
+      messages: [...history, { role: 'user', content: `${ask}\n(note: the time is 12:0${i})` }],
+    });
+    history.push({ role: 'user', content: ask }, { role: 'assistant', content: r.choices[0].message.content });
+    reads.push(vendor.reports.at(-1)!.cacheRead);
+  }
+  // From the third turn the entry written at the last answer of the turn before is read.
+  assert.ok(reads[3] > reads[2] && reads[2] > reads[1], `reads grow with the conversation: ${reads.join(', ')}`);
+});
+
 test("an Anthropic caller's own breakpoints reach the vendor untouched, and none is added", async () => {
   const client = new Anthropic({ apiKey: cached.key, baseURL: gw.url, maxRetries: 0 });
   const first = vendor.up.requests.length;

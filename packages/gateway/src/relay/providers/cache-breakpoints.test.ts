@@ -40,16 +40,16 @@ function marks(body: Record<string, unknown>): string[] {
   return out;
 }
 
-test('a converted agent turn gets breakpoints on its newest message, the previous turn end and the system prompt', () => {
+test('a converted agent turn gets breakpoints on its newest message, the previous turn end, the last answer and the system prompt', () => {
   const req = agentTurn(LONG, [
     { role: 'assistant', content: 'The readme says it is a gateway.' },
     { role: 'user', content: 'Now list the sources.' },
   ]);
   const placed = withCacheBreakpoints(req, sonnet);
-  assert.equal(countBreakpoints(placed), 3);
+  assert.equal(countBreakpoints(placed), 4);
   const body = encodeRequest('anthropic', placed, 'claude-sonnet-4-5');
   // messages: user, assistant(tool_use), user(tool_result), assistant(text), user(text)
-  assert.deepEqual(marks(body), ['system:text', 'messages[2]:tool_result', 'messages[4]:text']);
+  assert.deepEqual(marks(body), ['system:text', 'messages[2]:tool_result', 'messages[3]:text', 'messages[4]:text']);
   assert.deepEqual((body.system as any[])[0].cache_control, { type: 'ephemeral' });
   // The caller's request is left as it was (a retry on another channel, a kept Responses conversation).
   assert.equal(countBreakpoints(req), 0);

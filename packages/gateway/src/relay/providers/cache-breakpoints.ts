@@ -8,6 +8,9 @@
  * - on the newest message: the whole prompt, which the next turn repeats, is written to the cache;
  * - on the message the previous turn ended with (the one before the last assistant message): the
  *   entry the previous call wrote is read back exactly, however many blocks the answer added;
+ * - on the last assistant message, the last before the newest user turn: the model's answers come back
+ *   as they were, so the next turn reads this entry (within its 20-block look-back) even when the
+ *   client rewrites its newest message once it is answered;
  * - on the end of the system prompt (or the last tool without one): tools and system, which outlive
  *   a rewritten conversation.
  *
@@ -168,10 +171,9 @@ export function withCacheBreakpoints(req: CanonicalRequest, t: CacheTarget): Can
       break;
     }
   }
-  // In order of worth when room is short: the newest message, the previous turn's end, tools and system.
+  // In order of worth when room is short: the newest message, the previous turn's end, the last answer, tools and system.
   const targets: number[] = [];
-  if (lastConv >= 0 && upTo[lastConv] >= min) targets.push(lastConv);
-  if (prevEnd >= 0 && prevEnd !== lastConv && upTo[prevEnd] >= min) targets.push(prevEnd);
+  for (const i of [lastConv, prevEnd, lastAssistant]) if (i >= 0 && !targets.includes(i) && upTo[i] >= min) targets.push(i);
   if (lastSystem >= 0 && systemEnd >= min) targets.push(lastSystem);
   let out: Message[] | null = null;
   for (const i of targets) {
