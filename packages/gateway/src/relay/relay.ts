@@ -79,7 +79,7 @@ import * as responses from './providers/responses/codec.ts';
 import { decodeRequest as anthropicDecode } from './providers/anthropic/codec.ts';
 import type { Message, StreamEncoder } from './providers/index.ts';
 import { isObj } from '../platform/validate.ts';
-import { channelPlacesBreakpoints, conversationHead, withCacheBreakpoints } from './providers/cache-breakpoints.ts';
+import { channelPlacesBreakpoints, conversationHead, DEFAULT_MIN_CACHEABLE, withCacheBreakpoints } from './providers/cache-breakpoints.ts';
 
 /**
  * Longest prompt text the count-tokens endpoints count (more than any model's context). Counting runs
@@ -325,7 +325,8 @@ export class Relay {
     };
     const estimate = this.estimateUsage(ctx);
     // The reserve covers cache writes when a channel may place breakpoints (relay/providers/cache-breakpoints.ts).
-    ctx.cacheWrites ||= call.kind === 'chat' && candidates.some((c) => channelPlacesBreakpoints(cf, c, model));
+    ctx.cacheWrites ||=
+      call.kind === 'chat' && ctx.inputBound >= DEFAULT_MIN_CACHEABLE && candidates.some((c) => channelPlacesBreakpoints(cf, c, model));
     this.active++;
     try {
       await this.pipe.run(ctx, candidates, estimate);
