@@ -4,10 +4,12 @@
  * the official Gemini SDK, against a loopback Anthropic vendor that caches honestly (entries only for
  * prefixes marked earlier, per key, within their TTL). The same session is replayed on a channel with
  * `settings.prompt_cache: off`: with breakpoints it is billed at most 0.3× the input cost, with the
- * same answers, and every call of a session stays on one key of a two-key channel; an entry read
- * after its five minutes is written again. An Anthropic caller's own breakpoints reach the vendor as
- * it placed them, and none is added to its request. Claude on Vertex AI and Bedrock channels gets the
- * breakpoints too (`cache_control`, `cachePoint`), with the channel's one-hour lifetime.
+ * same answers, and every call of a session stays on one channel and key (of two channels with two
+ * keys each). An entry read after its five minutes is written again; a client that rewrites its
+ * newest message still reads the conversation back. An Anthropic caller's own breakpoints reach the
+ * vendor as it placed them, and none is added to its request. Claude on Vertex AI and Bedrock
+ * channels gets the breakpoints too (`cache_control`, `cachePoint`), with the channel's one-hour
+ * lifetime.
  */
 import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,6 +24,8 @@ import { createCaller, createChannel, setPrice } from '../relay-fixtures.ts';
 
 const MODEL = 'claude-sonnet-4-5';
 const KEYS = ['sk-cache-a', 'sk-cache-b'];
+/** The keys of a second channel of the same vendor and model: a session sticks to one channel and one key. */
+const KEYS_2 = ['sk-cache-c', 'sk-cache-d'];
 /** About 6,000 tokens of standing instructions, as coding agents send (each client its own: no session reads another's entries). */
 const SYSTEM_RULES = Array.from(
   { length: 120 },
@@ -65,8 +69,9 @@ let uncached: { key: string; userId: number };
 
 before(async () => {
   gw = await startTestGateway();
-  vendor = await startCachingAnthropic(KEYS);
+  vendor = await startCachingAnthropic([...KEYS, ...KEYS_2]);
   await createChannel(gw, { type: 14, baseUrl: vendor.url, keys: KEYS, models: [MODEL], groups: ['cache'] });
+  await createChannel(gw, { type: 14, baseUrl: vendor.url, keys: KEYS_2, models: [MODEL], groups: ['cache'] });
   await createChannel(gw, {
     type: 14,
     baseUrl: vendor.url,
@@ -169,7 +174,7 @@ async function compare(t: TestContext, session: (key: string) => Promise<string[
     on.cost <= 0.3 * off.cost,
     `billed ${on.cost} with breakpoints against ${off.cost} without: ${(on.cost / off.cost).toFixed(3)}×`,
   );
-  assert.equal(on.keys.size, 1, 'every call of the session went to the same key of the two');
+  assert.equal(on.keys.size, 1, 'every call of the session went to the same channel and key (of two channels with two keys each)');
   t.diagnostic(`${on.calls} calls: ${on.cost} units with breakpoints, ${off.cost} without (${(on.cost / off.cost).toFixed(3)}×)`);
 }
 
