@@ -20,7 +20,7 @@ import { startTestGateway, type TestGateway } from '../harness.ts';
 import { startCachingAnthropic, type CachingAnthropic } from '../fakes/upstreams/anthropic-cache.ts';
 import { startFakeBedrock, type FakeBedrock } from '../fakes/upstreams/bedrock.ts';
 import { startFakeVertex, type FakeVertex } from '../fakes/upstreams/vertex.ts';
-import { createCaller, createChannel, setPrice } from '../relay-fixtures.ts';
+import { createCaller, createChannel, setPrice, waitFor } from '../relay-fixtures.ts';
 
 const MODEL = 'claude-sonnet-4-5';
 const KEYS = ['sk-cache-a', 'sk-cache-b'];
@@ -149,8 +149,12 @@ async function measure(who: { key: string; userId: number }, session: (key: stri
   const from = await lastLogId();
   const firstReport = vendor.reports.length;
   const answers = await session(who.key);
-  const rows = await charges(who.userId, from);
   const reports = vendor.reports.slice(firstReport);
+  // A call is settled and logged just after its answer: the last rows may come a moment later.
+  const rows = await waitFor(async () => {
+    const r = await charges(who.userId, from);
+    return r.length >= reports.length ? r : null;
+  });
   assert.equal(rows.length, reports.length, 'one consume row per upstream call');
   assert.ok(rows.every((r) => r.status_code === 200));
   return {
