@@ -33,8 +33,8 @@ export function useOutputTool(req: CanonicalRequest): void {
   req.tools = [...(req.tools ?? []), tool];
   // Alone the answer tool is forced; beside the caller's tools the model must call one of them.
   const tc = req.toolChoice;
-  if (!own || tc === undefined || tc === 'none') req.toolChoice = { name };
-  else if (tc === 'auto') req.toolChoice = 'required';
+  if (!own || tc === 'none') req.toolChoice = { name };
+  else if (tc === undefined || tc === 'auto') req.toolChoice = 'required';
   delete req.responseFormat;
   req.outputTool = name;
 }
