@@ -103,7 +103,8 @@ const CALLERS: Record<string, { own: Family | null; ask: (model: string) => Prom
   },
   'Responses text.format (responses.parse, zod)': {
     own: null,
-    ask: async (model) => (await openai().responses.parse({ model, input: ASK, text: { format: zodTextFormat(Weather, 'weather') } })).output_parsed,
+    ask: async (model) =>
+      (await openai().responses.parse({ model, input: ASK, text: { format: zodTextFormat(Weather, 'weather') } })).output_parsed,
   },
   'Anthropic output_config.format (messages.parse, zod)': {
     own: 'anthropic',
@@ -268,12 +269,17 @@ test('the log row records what the converted request left out, not what the call
     .withResponse();
   assert.deepEqual(Weather.parse(JSON.parse(data.choices[0].message.content ?? '')), EXPECTED);
   const log = await consumeLog(gw, request_id!);
-  const other = JSON.parse(log.other);
+  const other = JSON.parse(log.other ?? '{}');
   assert.deepEqual(other.dropped, ['seed', 'presence_penalty'], 'what Anthropic has no field for is named; the schema is not');
 
   // Fields the target has are not recorded.
   const same = await openai()
-    .chat.completions.create({ model: CHANNELS.gemini, messages: [{ role: 'user', content: ASK }], seed: 7, response_format: { type: 'json_object' } })
+    .chat.completions.create({
+      model: CHANNELS.gemini,
+      messages: [{ role: 'user', content: ASK }],
+      seed: 7,
+      response_format: { type: 'json_object' },
+    })
     .withResponse();
-  assert.equal(JSON.parse((await consumeLog(gw, same.request_id!)).other).dropped, undefined);
+  assert.equal(JSON.parse((await consumeLog(gw, same.request_id!)).other ?? '{}').dropped, undefined);
 });

@@ -143,7 +143,15 @@ function anthropic(r: Recorded, res: ServerResponse, up: FakeUpstream, calls: St
   const ev = (event: string, data: Record<string, unknown>) => ({ event, data: { type: event, ...data } });
   const events = [
     ev('message_start', {
-      message: { id: 'msg_1', type: 'message', role: 'assistant', model: b.model, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
+      message: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: b.model,
+        content: [],
+        stop_reason: null,
+        usage: { ...usage, output_tokens: 1 },
+      },
     }),
   ];
   if (block.type === 'tool_use') {
@@ -152,7 +160,8 @@ function anthropic(r: Recorded, res: ServerResponse, up: FakeUpstream, calls: St
       events.push(ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: p } }));
   } else {
     events.push(ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }));
-    for (const p of pieces(block.text as string)) events.push(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: p } }));
+    for (const p of pieces(block.text as string))
+      events.push(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: p } }));
   }
   events.push(ev('content_block_stop', { index: 0 }));
   events.push(ev('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }));
@@ -179,7 +188,9 @@ function gemini(r: Recorded, res: ServerResponse, up: FakeUpstream, calls: Struc
   const ps = pieces(text);
   return sse(
     res,
-    ps.map((p, i) => ({ data: { candidates: [cand(p, i === ps.length - 1 ? 'STOP' : undefined)], ...(i === ps.length - 1 ? { usageMetadata } : {}) } })),
+    ps.map((p, i) => ({
+      data: { candidates: [cand(p, i === ps.length - 1 ? 'STOP' : undefined)], ...(i === ps.length - 1 ? { usageMetadata } : {}) },
+    })),
     up.delayMs,
   );
 }
@@ -187,12 +198,22 @@ function gemini(r: Recorded, res: ServerResponse, up: FakeUpstream, calls: Struc
 function bedrock(r: Recorded, res: ServerResponse, calls: StructuredCall[]): void {
   const m = /^\/model\/([^/]+)\/(converse|converse-stream)$/.exec(r.path);
   if (!m || r.headers.authorization !== `Bearer ${BEDROCK_API_KEY}`)
-    return json(res, 403, { message: 'The security token included in the request is invalid.' }, { 'x-amzn-errortype': 'UnrecognizedClientException' });
+    return json(
+      res,
+      403,
+      { message: 'The security token included in the request is invalid.' },
+      { 'x-amzn-errortype': 'UnrecognizedClientException' },
+    );
   const b = r.body;
   const js = b.outputConfig?.textFormat?.type === 'json_schema' ? b.outputConfig.textFormat.structure?.jsonSchema : undefined;
   // Converse takes the schema as JSON text; an object there is refused as Bedrock refuses it.
   if (js && typeof js.schema !== 'string')
-    return json(res, 400, { message: 'outputConfig.textFormat.structure.jsonSchema.schema must be a string' }, { 'x-amzn-errortype': 'ValidationException' });
+    return json(
+      res,
+      400,
+      { message: 'outputConfig.textFormat.structure.jsonSchema.schema must be a string' },
+      { 'x-amzn-errortype': 'ValidationException' },
+    );
   const forcedName = b.toolConfig?.toolChoice?.tool?.name;
   const forced = forcedName ? b.toolConfig.tools.find((t: any) => t.toolSpec?.name === forcedName)?.toolSpec : undefined;
   const form: Form = js ? 'schema' : forced ? 'tool' : 'none';
@@ -201,9 +222,13 @@ function bedrock(r: Recorded, res: ServerResponse, calls: StructuredCall[]): voi
   calls.push({ family: 'bedrock', stream, form, schema, body: b });
   const value = sample(schema ?? { type: 'object' });
   const usage = { inputTokens: 20, outputTokens: 12, totalTokens: 32 };
-  const block = form === 'tool' ? { toolUse: { toolUseId: 'tooluse_1', name: forcedName, input: value } } : { text: form === 'schema' ? JSON.stringify(value) : PROSE };
+  const block =
+    form === 'tool'
+      ? { toolUse: { toolUseId: 'tooluse_1', name: forcedName, input: value } }
+      : { text: form === 'schema' ? JSON.stringify(value) : PROSE };
   const stopReason = form === 'tool' ? 'tool_use' : 'end_turn';
-  if (!stream) return json(res, 200, { output: { message: { role: 'assistant', content: [block] } }, stopReason, usage, metrics: { latencyMs: 5 } });
+  if (!stream)
+    return json(res, 200, { output: { message: { role: 'assistant', content: [block] } }, stopReason, usage, metrics: { latencyMs: 5 } });
   const at = { contentBlockIndex: 0 };
   const frames = [frame('messageStart', { role: 'assistant' })];
   if ('toolUse' in block) {

@@ -18,7 +18,11 @@ test('a JSON schema of any caller reaches Bedrock as outputConfig.textFormat, th
 });
 
 test('bare JSON reaches Bedrock as a forced answer tool', () => {
-  const req = decodeRequest('openai', { model: 'gpt', messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_object' } });
+  const req = decodeRequest('openai', {
+    model: 'gpt',
+    messages: [{ role: 'user', content: 'hi' }],
+    response_format: { type: 'json_object' },
+  });
   const body = encodeRequest('bedrock', req, 'amazon.nova-pro-v1:0') as any;
   assert.equal(body.outputConfig, undefined);
   assert.equal(req.outputTool, 'json_response');

@@ -61,7 +61,11 @@ test('responseSchema reaches OpenAI and Anthropic as JSON Schema; JSON Schema of
   });
   const g = encodeRequest('gemini', fromChat, 'gem') as any;
   assert.deepEqual(g.generationConfig, { responseMimeType: 'application/json', responseJsonSchema: jsonSchema });
-  const bare = decodeRequest('openai', { model: 'gpt', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_object' } });
+  const bare = decodeRequest('openai', {
+    model: 'gpt',
+    messages: [{ role: 'user', content: 'x' }],
+    response_format: { type: 'json_object' },
+  });
   assert.deepEqual((encodeRequest('gemini', bare, 'gem') as any).generationConfig, { responseMimeType: 'application/json' });
 });
 
