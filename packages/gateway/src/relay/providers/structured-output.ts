@@ -14,7 +14,8 @@ export const OUTPUT_TOOL = 'json_response';
  * Asks for `req.responseFormat` (JSON, with or without a schema) through a forced tool: the tool is
  * added to the request's tools, chosen, and named in `req.outputTool`; the response format is removed.
  * A caller's own tools stay callable: the model must then call one of them or the answer tool.
- * `req` is the attempt's own copy, so its fields are replaced, never edited in place.
+ * Thinking is left out, since Claude takes no forced tool with it. `req` is the attempt's own copy, so
+ * its fields are replaced, never edited in place.
  */
 export function useOutputTool(req: CanonicalRequest): void {
   const rf = req.responseFormat;
@@ -37,6 +38,11 @@ export function useOutputTool(req: CanonicalRequest): void {
   else if (tc === undefined || tc === 'auto') req.toolChoice = 'required';
   delete req.responseFormat;
   req.outputTool = name;
+  // Claude refuses a forced tool with extended thinking (on Anthropic's API and on Bedrock alike).
+  if (req.reasoning && req.reasoning.enabled !== false) {
+    delete req.reasoning;
+    req.dropped.push('reasoning (a forced answer tool does not go with thinking)');
+  }
 }
 
 /** A whole answer: calls of the answer tool become its text, and `tool_calls` becomes `stop` when no other call is left. */

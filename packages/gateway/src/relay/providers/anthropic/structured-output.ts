@@ -32,17 +32,12 @@ export function decodeOutputFormat(body: Record<string, any>, extra: Record<stri
 
 /**
  * What goes in `output_config.format` for the request's response format, or nothing. JSON without a
- * schema becomes the forced answer tool (before the codec writes the tools); a forced tool does not go
- * with thinking on Anthropic's API, so thinking is then left out.
+ * schema becomes the forced answer tool (before the codec writes the tools).
  */
 export function encodeOutputFormat(req: CanonicalRequest): Record<string, unknown> | undefined {
   const rf = req.responseFormat;
   if (!rf || rf.type === 'text') return undefined;
   if (rf.type === 'json_schema' && isObj(rf.schema)) return { type: 'json_schema', schema: closedObjects(rf.schema) };
   useOutputTool(req);
-  if (req.reasoning && req.reasoning.enabled !== false) {
-    delete req.reasoning;
-    req.dropped.push('reasoning (a forced answer tool does not go with thinking)');
-  }
   return undefined;
 }
