@@ -520,6 +520,7 @@ export class Relay {
       customTools: responses.customToolNames(ctx.canonical),
       previousResponseId: typeof b.previous_response_id === 'string' ? b.previous_response_id : null,
       store: b.store !== false,
+      ...(isObj(b.text) && isObj(b.text.format) ? { textFormat: b.text.format } : {}),
     };
   }
 

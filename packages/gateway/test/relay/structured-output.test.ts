@@ -103,8 +103,11 @@ const CALLERS: Record<string, { own: Family | null; ask: (model: string) => Prom
   },
   'Responses text.format (responses.parse, zod)': {
     own: null,
-    ask: async (model) =>
-      (await openai().responses.parse({ model, input: ASK, text: { format: zodTextFormat(Weather, 'weather') } })).output_parsed,
+    ask: async (model) => {
+      const r = await openai().responses.parse({ model, input: ASK, text: { format: zodTextFormat(Weather, 'weather') } });
+      assert.equal(r.text?.format?.type, 'json_schema', 'the Response repeats the format asked for');
+      return r.output_parsed;
+    },
   },
   'Anthropic output_config.format (messages.parse, zod)': {
     own: 'anthropic',
