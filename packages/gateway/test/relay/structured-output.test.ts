@@ -1,5 +1,5 @@
 /**
- * Structured outputs across formats, driven by the official SDKs' structured-output helpers: a JSON
+ * Structured outputs across formats, driven by the official SDKs' structured-output functions: a JSON
  * schema asked in each family's form (OpenAI chat `response_format` and Responses `text.format` with
  * zod, Anthropic `output_config.format` with zod, Gemini `responseJsonSchema` and the upper-case
  * `responseSchema`) is answered with a parseable object through each other family's channel (OpenAI,
