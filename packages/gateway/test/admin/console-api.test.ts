@@ -206,7 +206,7 @@ test('usage: totals, hour and day series, groups, filters and percentiles from t
 
     const range = `from=${day}&to=${day + 26 * H}`;
     const all = await root.ok('GET', `/api/usage?${range}&bucket=hour`);
-    // These rows have no prompt-cache figures (test/relay/usage-cache.test.ts has them).
+    // These rows have no prompt-cache figures (test/admin/usage-cache.test.ts has them).
     const plain = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k]) => !k.startsWith('cache')));
     assert.equal(all.totals.cache_hit_rate, 0);
     assert.deepEqual(
