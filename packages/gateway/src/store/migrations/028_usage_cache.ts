@@ -9,7 +9,7 @@ import { bigint, type MigrationCtx } from './util.ts';
  *
  * Every new column is NOT NULL DEFAULT 0, so a row written before (or by a node not yet upgraded)
  * reads as no cache activity and nothing counts twice. The cache reads of the log rows still kept are
- * then rolled up once: each roll-up row's `cached_tokens` is set from the `consume` rows of its hour
+ * then rolled up once: each roll-up row's `cached_tokens` is set from the model calls of its hour
  * and key. Cache writes and money are not: before this migration the writes were kept only in the
  * row's `other` text and the money was never recorded, and today's prices would not be the call's.
  */
@@ -49,7 +49,12 @@ async function backfillCachedTokens({ db }: MigrationCtx): Promise<void> {
   ];
   for (const [dim, conds] of dims) {
     const match = sql.join(
-      [sql`l.type = 'consume'`, sql`l.created_at >= usage_hourly.hour`, sql`l.created_at < usage_hourly.hour + 3600000`, ...conds],
+      [
+        sql`(l.type = 'consume' or l.type = 'error')`,
+        sql`l.created_at >= usage_hourly.hour`,
+        sql`l.created_at < usage_hourly.hour + 3600000`,
+        ...conds,
+      ],
       sql` and `,
     );
     await sql`update usage_hourly set cached_tokens = (select coalesce(sum(l.cached_tokens), 0) from logs l where ${match})
