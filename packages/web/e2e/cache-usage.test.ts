@@ -37,10 +37,10 @@ let browser: Browser;
 
 before(async () => {
   vendor = await startFakeOpenAI();
-  // Calls of CACHED read 750 of their 1,000 prompt tokens from the vendor's cache; calls of PLAIN read none.
+  // Calls of CACHED read 800 of their 1,000 prompt tokens from the vendor's cache; calls of PLAIN read none.
   vendor.override = (r, res: ServerResponse) => {
     if (!r.path.endsWith('/chat/completions')) return false;
-    const cached = r.body.model === CACHED ? 750 : 0;
+    const cached = r.body.model === CACHED ? 800 : 0;
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
       JSON.stringify({
@@ -64,7 +64,7 @@ before(async () => {
     models: [CACHED, PLAIN],
     groups: ['default'],
   });
-  // Cached input at a quarter of the input price: each CACHED call saves 750 × (2 − 0.5) / 1M = $0.001125.
+  // Cached input at a quarter of the input price: each CACHED call saves 800 × (2 − 0.5) / 1M = $0.0012.
   await api.ok('PUT', '/api/price', { model: CACHED, input: 2, output: 8, cached_input: 0.5 });
   await api.ok('PUT', '/api/price', { model: PLAIN, input: 2, output: 8 });
   await api.ok('POST', '/api/user', { ...USER, quota_usd: 20 });
@@ -94,7 +94,7 @@ async function expectCard(page: Page, key: string, value: string): Promise<void>
   await eventually(
     async () => {
       const text = await card.innerText();
-      if (!text.includes(value)) {
+      if (!new RegExp(`${value.replace(/[$.]/g, '\\$&')}(?![\\d.])`).test(text)) {
         const refresh = page.getByRole('button', { name: tr(L, 'common.refresh') });
         if (await refresh.count()) await refresh.click();
         else await page.reload();
@@ -108,12 +108,12 @@ async function expectCard(page: Page, key: string, value: string): Promise<void>
 
 test('dashboard: the cache hit rate, the saving against uncached prices and each model hit rate; the user sees their own', async () => {
   const { page, problems } = await rootSession(browser, gw.url, L);
-  // 1,500 of 3,000 prompt tokens read from the cache.
-  await expectCard(page, 'usage.cacheHitRate', '50.0%');
-  await expectText(page.getByRole('group', { name: tr(L, 'usage.cacheHitRate'), exact: true }), '1,500 of 3,000');
-  await expectCard(page, 'usage.cacheSaving', '$0.00225');
+  // 1,600 of 3,000 prompt tokens read from the cache.
+  await expectCard(page, 'usage.cacheHitRate', '53.3%');
+  await expectText(page.getByRole('group', { name: tr(L, 'usage.cacheHitRate'), exact: true }), '1,600 of 3,000');
+  await expectCard(page, 'usage.cacheSaving', '$0.0024');
   const topModels = page.getByRole('table', { name: tr(L, 'usage.top.model') });
-  await expectText(topModels.getByRole('row', { name: new RegExp(CACHED) }), '75.0%');
+  await expectText(topModels.getByRole('row', { name: new RegExp(CACHED) }), /80\.0%\s*\$0\.00\s*\$0\.0024$/);
   await expectText(topModels.getByRole('row', { name: new RegExp(PLAIN) }), '0.00%');
   await page.getByRole('region', { name: tr(L, 'usage.cacheOverTime') }).waitFor();
   await assertAccessible(page, 'dashboard with the prompt cache');
@@ -126,8 +126,8 @@ test('dashboard: the cache hit rate, the saving against uncached prices and each
   await mine.goto('/login');
   await login(mine, L, USER.username, USER.password);
   await expectPage(mine, L, 'nav.overview');
-  await expectCard(mine, 'usage.cacheHitRate', '50.0%');
-  await expectText(mine.getByRole('table', { name: tr(L, 'usage.top.model') }).getByRole('row', { name: new RegExp(CACHED) }), '75.0%');
+  await expectCard(mine, 'usage.cacheHitRate', '53.3%');
+  await expectText(mine.getByRole('table', { name: tr(L, 'usage.top.model') }).getByRole('row', { name: new RegExp(CACHED) }), '80.0%');
   userProblems.assertNone('user: overview');
   await ctx.close();
 });
