@@ -165,8 +165,8 @@ export function prepareSqliteUpsert(conn: BetterSqlite3.Database): (r: RollupRow
   };
 }
 
-/** Rows per statement: PostgreSQL takes at most 65,535 parameters. */
-const CHUNK = 1000;
+/** Rows per statement: SQLite takes at most 32,766 parameters per statement (PostgreSQL and MySQL 65,535). */
+const CHUNK = Math.floor(32_766 / COLUMNS.length);
 
 /** Adds roll-up rows through Kysely (call inside the transaction that inserts their log rows). */
 export async function upsertRollups(db: DbOrTx, dialect: Dialect, rows: readonly RollupRow[]): Promise<void> {
