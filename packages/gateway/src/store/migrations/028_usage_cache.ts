@@ -30,34 +30,34 @@ export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
 }
 
 /**
- * Sets `cached_tokens` of the existing roll-up rows from the log rows of their hour, one dimension at
- * a time (a row's hour is read through the index led by that dimension's column, or by time). A roll-up
- * row whose log rows are gone (log retention) keeps 0.
+ * Sets `cached_tokens` of the existing roll-up rows from the log rows of their hour, one dimension at a
+ * time: the model calls with cache reads are summed per hour and key in one pass over the logs (as
+ * migration 009 rolled them up), and each sum is joined to its roll-up row by primary key. A roll-up row
+ * whose log rows are gone (log retention) keeps 0.
  */
-async function backfillCachedTokens({ db }: MigrationCtx): Promise<void> {
-  // A roll-up key of 0 / '' stands for a log row's null.
-  const same = (col: 'user_id' | 'key_id' | 'channel_id') =>
-    sql`(l.${sql.raw(col)} = usage_hourly.${sql.raw(col)} or (usage_hourly.${sql.raw(col)} = 0 and l.${sql.raw(col)} is null))`;
-  const model = sql`(l.model = usage_hourly.model or (usage_hourly.model = '' and l.model is null))`;
+async function backfillCachedTokens({ db, dialect }: MigrationCtx): Promise<void> {
+  const hour = sql`(created_at - (created_at % 3600000))`;
+  const u = sql`coalesce(user_id, 0)`,
+    k = sql`coalesce(key_id, 0)`,
+    m = sql`coalesce(model, '')`,
+    c = sql`coalesce(channel_id, 0)`;
+  const zero = sql`0`,
+    none = sql`''`;
   const dims: Array<[string, ReturnType<typeof sql>[]]> = [
-    ['all', []],
-    ['user', [same('user_id')]],
-    ['key', [same('key_id')]],
-    ['model', [model]],
-    ['channel', [same('channel_id')]],
-    ['', [same('user_id'), same('key_id'), model, same('channel_id')]],
+    ['all', [zero, zero, none, zero]],
+    ['user', [u, zero, none, zero]],
+    ['key', [zero, k, none, zero]],
+    ['model', [zero, zero, m, zero]],
+    ['channel', [zero, zero, none, c]],
+    ['', [u, k, m, c]],
   ];
-  for (const [dim, conds] of dims) {
-    const match = sql.join(
-      [
-        sql`(l.type = 'consume' or l.type = 'error')`,
-        sql`l.created_at >= usage_hourly.hour`,
-        sql`l.created_at < usage_hourly.hour + 3600000`,
-        ...conds,
-      ],
-      sql` and `,
-    );
-    await sql`update usage_hourly set cached_tokens = (select coalesce(sum(l.cached_tokens), 0) from logs l where ${match})
-      where dim = ${sql.lit(dim)}`.execute(db);
+  for (const [dim, [su, sk, sm, sc]] of dims) {
+    const groupBy = [hour, su, sk, sm, sc].filter((x) => x !== zero && x !== none);
+    const sums = sql`(select ${hour} as h, ${su} as u, ${sk} as k, ${sm} as m, ${sc} as c, sum(cached_tokens) as n
+      from logs where (type = 'consume' or type = 'error') and cached_tokens > 0 group by ${sql.join(groupBy)}) s`;
+    const on = sql`usage_hourly.dim = ${sql.lit(dim)} and usage_hourly.hour = s.h and usage_hourly.user_id = s.u
+      and usage_hourly.key_id = s.k and usage_hourly.model = s.m and usage_hourly.channel_id = s.c`;
+    if (dialect === 'mysql') await sql`update usage_hourly join ${sums} on ${on} set usage_hourly.cached_tokens = s.n`.execute(db);
+    else await sql`update usage_hourly set cached_tokens = s.n from ${sums} where ${on}`.execute(db);
   }
 }
