@@ -14,6 +14,7 @@
  */
 import type { Admission } from '../accounts/rate-limits.ts';
 import { ledgerGrant, type Grant } from '../billing/allowance.ts';
+import { cacheQuota } from '../billing/cache-quota.ts';
 import type { Payer } from '../billing/ledger.ts';
 import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
 import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
@@ -58,6 +59,8 @@ export interface SettledCall extends LoggedCall {
   extensions: number;
   /** The call's place in its rate limits (accounts/rate-limits.ts); null when none applies. */
   admission: Admission | null;
+  /** The model's price when the call began (what its log row's cache figures are priced at). */
+  price: ModelPrice | null;
   attempts: AttemptRecord[];
 }
 
@@ -508,7 +511,7 @@ export function reserveFor(d: Pick<RelayDeps, 'ledger'>, payer: Payer, ref: stri
  * max_tokens it was sent, then `details` (the family's).
  */
 export function settleCall(
-  d: Pick<RelayDeps, 'core' | 'allowances' | 'logs'>,
+  d: Pick<RelayDeps, 'core' | 'allowances' | 'logs' | 'prices'>,
   track: <T>(p: Promise<T>) => Promise<T>,
   ctx: SettledCall,
   ch: RuntimeChannel | null,
@@ -526,6 +529,7 @@ export function settleCall(
   ctx.grant = null;
   ctx.reserved = 0;
   const latency = Math.round(msSince(call.startedAt));
+  const cache = cacheQuota(ctx.price, usage, d.prices.groupRatio(call.principal.group), d.core.config.quotaPerUsd);
   // An upstream that bills more output than the max_tokens it was sent is noted against its channel.
   const overMax =
     ctx.maxOut !== null && usage.outputTokens > ctx.maxOut * ctx.n
@@ -547,6 +551,9 @@ export function settleCall(
         prompt_tokens: usage.inputTokens,
         completion_tokens: usage.outputTokens,
         cached_tokens: usage.cachedInputTokens ?? 0,
+        cache_write_tokens: usage.cacheWriteTokens ?? 0,
+        cache_write_quota: cache.write,
+        cache_saving_quota: cache.saving,
         other: JSON.stringify({ ...other, ...extra, ...overMax, ...details }),
       }),
     );
