@@ -10,9 +10,10 @@ import { fieldError } from '../platform/validate.ts';
 import { parseGroupCounts, parseGroupModelLimits, parseModelLimits } from '../accounts/rate-limits.ts';
 import { aliasWarning, KNOWN_OPTIONS, Options, SECRET_SET, type OptionType } from '../options/options.ts';
 import { OptionStore } from '../options/store.ts';
+import { parseGuardrailBindings } from '../relay/guardrail-types.ts';
 
 /** Options whose value is JSON text. */
-const JSON_TYPES: ReadonlySet<OptionType> = new Set(['group_counts', 'model_limits', 'group_model_limits']);
+const JSON_TYPES: ReadonlySet<OptionType> = new Set(['group_counts', 'model_limits', 'group_model_limits', 'guardrails']);
 
 const KEY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
 
@@ -72,6 +73,12 @@ export class OptionsAdmin extends Options {
           throw fieldError(field, (e as Error).message);
         }
         return text;
+      case 'guardrails':
+        try {
+          return text ? JSON.stringify(parseGuardrailBindings(text)) : '';
+        } catch (e) {
+          throw fieldError(field, (e as Error).message);
+        }
       case 'url':
         if (text !== '' && !/^https?:\/\/[^\s/]+/.test(text)) throw fieldError(field, 'must be an http(s) URL');
         return text.replace(/\/+$/, '');

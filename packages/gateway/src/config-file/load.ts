@@ -57,7 +57,7 @@ export interface ConfigDoc {
   sso: { input: SsoProviderInput; at: string }[];
 }
 
-const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options', 'sso'];
+const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options', 'guardrails', 'sso'];
 const CHANNEL_SHORTCUTS = ['preset', 'api_version', 'plugin', 'plugins'] as const;
 
 /** `${NAME}` and `${NAME:-default}` in string values come from the environment. */
@@ -214,6 +214,12 @@ export function validateConfigDoc(
     }
   } else if (ov !== undefined && ov !== null) {
     throw fieldError('options', 'must be a mapping of key → value');
+  }
+
+  // Guardrail bindings (docs/guardrails.md) are the Guardrails option.
+  if (doc.guardrails !== undefined && doc.guardrails !== null) {
+    if (out.options.some((o) => o.key === 'Guardrails')) throw fieldError('guardrails', 'is set twice (also as options.Guardrails)');
+    out.options.push({ key: 'Guardrails', value: options.normalise('Guardrails', doc.guardrails, 'guardrails'), at: 'guardrails' });
   }
 
   const ssoIds = new Set<string>();

@@ -738,6 +738,7 @@ const schemas: Record<string, Schema> = {
         'secret',
         'model_limits',
         'group_model_limits',
+        'guardrails',
       ],
     }),
     unit: nullable(

@@ -1,6 +1,7 @@
 /**
  * The relay area: channels at runtime, the model-call hot path, channel tests and the recovery probe.
  */
+import { Guardrails } from './guardrails.ts';
 import type { Core } from '../core.ts';
 import type { Options } from '../options/options.ts';
 import type { Accounts } from '../accounts/index.ts';
@@ -22,6 +23,8 @@ const PROBE_LEASE = 'relay-probe';
 
 export interface RelayService {
   relay: Relay;
+  /** Guardrail plugins bound to model calls; the plugin host is set as their runner. */
+  guardrails: Guardrails;
   /** The realtime WebSocket relay (GET /v1/realtime). */
   realtime: RealtimeRelay;
   channels: ChannelIndex;
@@ -48,6 +51,7 @@ export const relayArea = {
     const pools = core.outbound.pools;
     const allowances = new QuotaAllowances(core, deps.billing.ledger, () => policy.allowance());
     const affinity = core.config.relayAffinityTtlMs > 0 ? new Affinity(core, core.config.relayAffinityTtlMs) : null;
+    const guardrails = new Guardrails(deps.options, core.metrics, (msg) => core.log.warn(msg));
     const relayDeps = {
       core,
       channels,
@@ -60,6 +64,7 @@ export const relayArea = {
       affinity,
       rateLimits: deps.accounts.rateLimits,
       budgets: deps.billing.budgets,
+      guardrails,
     };
     const relay = new Relay(relayDeps);
     const realtime = new RealtimeRelay(relayDeps);
@@ -73,6 +78,7 @@ export const relayArea = {
     };
     const service: RelayService = {
       relay,
+      guardrails,
       realtime,
       channels,
       logs,

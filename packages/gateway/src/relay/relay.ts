@@ -81,6 +81,8 @@ import type { Message, StreamEncoder } from './providers/index.ts';
 import { isObj } from '../platform/validate.ts';
 import { channelPlacesBreakpoints, conversationHead, DEFAULT_MIN_CACHEABLE, withCacheBreakpoints } from './providers/cache-breakpoints.ts';
 import { unwrapOutputTool, unwrapOutputToolStream } from './providers/structured-output.ts';
+import { checkInput, checkOutput, guardrailContext, type VerdictRecord } from './guardrails.ts';
+import type { ResolvedBinding } from './guardrail-types.ts';
 
 /**
  * Longest prompt text the count-tokens endpoints count (more than any model's context). Counting runs
@@ -133,6 +135,9 @@ interface Ctx extends PipelineCall {
   /** The converted request of the latest attempt (null when the body went in the caller's format): what it left out, and its forced answer tool. */
   sent: Pick<CanonicalRequest, 'dropped' | 'outputTool'> | null;
   promptText: string | null;
+  /** Guardrail verdicts on the call (its log row's `guardrails`), and the bindings that check its output. */
+  guardrails: VerdictRecord[];
+  outGuards: readonly ResolvedBinding[];
 }
 
 export class Relay {
@@ -162,6 +167,7 @@ export class Relay {
         // What the request that served the call left out (the caller's body as converted for its channel).
         ...(ctx.sent?.dropped.length ? { dropped: ctx.sent.dropped.slice(0, 20) } : {}),
         attempts: ctx.attempts,
+        ...(ctx.guardrails.length ? { guardrails: ctx.guardrails } : {}),
         reasoning_tokens: u.reasoningTokens,
         cache_write_tokens: u.cacheWriteTokens,
         ...(u.cacheWrite1hTokens ? { cache_write_1h_tokens: u.cacheWrite1hTokens } : {}),
@@ -225,7 +231,10 @@ export class Relay {
     return this.track(this.serve(call));
   }
 
-  private async serve(call: RelayCall | PassCall): Promise<void> {
+  private async serve(call: RelayCall | PassCall, checked?: VerdictRecord[] | null): Promise<void> {
+    // Guardrails see the input before anything is routed or reserved (relay/guardrails.ts).
+    if (checked === undefined && (isPassCall(call) ? call.kind === 'responses' && !call.multipart : call.kind !== 'embeddings'))
+      checked = await checkInput(this.d.guardrails, this.d.logs, call, isPassCall(call) ? 'responses' : (call.inbound ?? 'openai'));
     if (isPassCall(call)) {
       // A Responses call for a model no channel with the Responses API serves is converted: any chat,
       // Anthropic or Gemini channel answers it (relay/providers/responses/codec.ts).
@@ -242,7 +251,7 @@ export class Relay {
           startedAt: call.startedAt,
           client: call.client,
           vendorHeaders: call.vendorHeaders,
-        });
+        }, checked);
       }
       return this.pass.handle(call);
     }
@@ -327,6 +336,8 @@ export class Relay {
       maxOut: null,
       extensions: 0,
       admission: null,
+      guardrails: checked ?? [],
+      outGuards: call.kind === 'embeddings' ? [] : this.d.guardrails.select(principal, model, 'output'),
     };
     const estimate = this.estimateUsage(ctx);
     // The reserve covers cache writes when a channel may place breakpoints (relay/providers/cache-breakpoints.ts).
@@ -518,7 +529,18 @@ export class Relay {
         out = JSON.stringify(r);
       } else out = JSON.stringify(encodeResponse(ctx.cf, decoded, ctx.model, ctx.call.requestId));
     }
-    this.pipe.begin(ctx, 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(out)) });
+    let blocked: GatewayError | null = null;
+    if (ctx.outGuards.length) {
+      const p = ctx.call.principal;
+      const g = await checkOutput(this.d.guardrails, ctx.outGuards, guardrailContext(p, ctx.model, ctx.call.requestId, ctx.call.endpoint), ctx.cf, out, ctx.guardrails);
+      if (g.block) {
+        // The answer is not served: the caller pays for the input only (the settle below).
+        blocked = fail('guardrail_blocked', { plugin: g.block.plugin, reason: g.block.reason });
+        out = JSON.stringify(errorBodyFor(ctx.cf, blocked, ctx.call.requestId));
+      } else out = g.out;
+    }
+    const status = blocked ? blocked.status : 200;
+    this.pipe.begin(ctx, status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(out)) });
     ctx.call.client.res.end(out);
     let final: Usage;
     if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0)) final = usage;
@@ -537,7 +559,8 @@ export class Relay {
       }
       final = await countUsage(ctx, null, outText);
     }
-    this.pipe.settle(ctx, ch, upModel, final, 200, { upstreamUsage: !!usage });
+    if (blocked) final = { ...final, outputTokens: 0, reasoningTokens: 0 };
+    this.pipe.settle(ctx, ch, upModel, final, status, { upstreamUsage: !!usage });
     return { kind: 'done' };
   }
 
