@@ -29,6 +29,8 @@ export interface GuardrailContext {
   group: string;
   requestId: string;
   endpoint: string;
+  /** The binding's settings, over the plugin's `meta.config`. */
+  config?: Record<string, unknown>;
 }
 
 /** Runs one installed guardrail plugin's `check` (the plugin host implements it). */
@@ -46,10 +48,11 @@ export interface GuardrailBinding {
   groups?: string[];
   models?: string[];
   on_error: 'block' | 'allow';
+  config?: Record<string, unknown>;
 }
 
 const SCOPES = ['keys', 'users', 'groups', 'models'] as const;
-const FIELDS = new Set(['plugin', 'stage', 'on_error', ...SCOPES]);
+const FIELDS = new Set(['plugin', 'stage', 'on_error', 'config', ...SCOPES]);
 
 /** Parses the `Guardrails` option (JSON list of bindings); throws Error with a readable message. */
 export function parseGuardrailBindings(text: string): GuardrailBinding[] {
@@ -73,6 +76,10 @@ export function parseGuardrailBindings(text: string): GuardrailBinding[] {
     const onError = b.on_error ?? 'block';
     if (onError !== 'block' && onError !== 'allow') throw new Error(`${at}.on_error must be block or allow`);
     const out: GuardrailBinding = { plugin: b.plugin, stage, on_error: onError };
+    if (b.config !== undefined) {
+      if (!isObj(b.config) || JSON.stringify(b.config).length > 64 * 1024) throw new Error(`${at}.config must be a mapping (at most 64 KiB as JSON)`);
+      out.config = b.config;
+    }
     for (const s of SCOPES) {
       const v = b[s];
       if (v === undefined || v === null) continue;
@@ -99,6 +106,7 @@ export interface ResolvedBinding {
   users: Set<number> | null;
   groups: Set<string> | null;
   models: Set<string> | null;
+  config: Record<string, unknown> | undefined;
 }
 
 export function resolveBindings(list: GuardrailBinding[]): ResolvedBinding[] {
@@ -112,6 +120,7 @@ export function resolveBindings(list: GuardrailBinding[]): ResolvedBinding[] {
     users: set(b.users),
     groups: set(b.groups),
     models: set(b.models),
+    config: b.config,
   }));
 }
 

@@ -104,7 +104,7 @@ export class Guardrails {
       let rec: VerdictRecord;
       try {
         if (!this.runner?.has(b.plugin)) throw new Error(`guardrail plugin "${b.plugin}" is not installed and enabled`);
-        const v = await this.runner.check(b.plugin, ctx, stage, out.texts);
+        const v = await this.runner.check(b.plugin, b.config ? { ...ctx, config: b.config } : ctx, stage, out.texts);
         rec = { plugin: b.plugin, stage, action: v.action };
         if (v.action === 'block') {
           rec.reason = cleanMessage(v.reason, 500);

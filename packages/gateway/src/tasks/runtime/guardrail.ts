@@ -96,7 +96,8 @@ export class LoadedGuardrail {
 
   /** Calls `check`; rejects with PluginCallError (timeout, memory, thrown, invalid verdict). */
   async check(ctx: GuardrailContext, stage: GuardrailStage, texts: string[]): Promise<GuardrailVerdict> {
-    const args = JSON.stringify([{ ...ctx, config: this.manifest.config }, { stage, texts }]);
+    const config = ctx.config ? { ...this.manifest.config, ...ctx.config } : this.manifest.config;
+    const args = JSON.stringify([{ ...ctx, config }, { stage, texts }]);
     const out = await this.sandbox.call('check', args);
     if (out === undefined) throw new PluginCallError(this.key, 'check', 'not_found', 'the plugin does not export check');
     const v = JSON.parse(out) as unknown;
