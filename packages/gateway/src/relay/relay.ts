@@ -82,6 +82,7 @@ import { isObj } from '../platform/validate.ts';
 import { channelPlacesBreakpoints, conversationHead, DEFAULT_MIN_CACHEABLE, withCacheBreakpoints } from './providers/cache-breakpoints.ts';
 import { unwrapOutputTool, unwrapOutputToolStream } from './providers/structured-output.ts';
 import { checkInput, checkOutput, guardrailContext, type VerdictRecord } from './guardrails.ts';
+import { guardsStream, guardStream, GuardrailStop } from './guardrail-stream.ts';
 import type { ResolvedBinding } from './guardrail-types.ts';
 
 /**
@@ -613,6 +614,15 @@ export class Relay {
           ? responses.createStreamEncoder(encOpts, this.responsesEcho(ctx), (output) => this.keepConversation(ctx, output))
           : createStreamEncoder(cf, encOpts);
     const s = new ChatStream(ctx, fmt, encoder, secrets);
+    if (ctx.outGuards.length && guardsStream(fmt)) {
+      // Output guardrails see the answer in windows of text before the caller does (relay/guardrail-stream.ts).
+      const gctx = guardrailContext(ctx.call.principal, ctx.model, ctx.call.requestId, ctx.call.endpoint);
+      const body = guardStream(up, fmt, this.d.guardrails, ctx.outGuards, gctx, ctx.guardrails);
+      body.on('error', (e) => {
+        if (e instanceof GuardrailStop) s.stop = e;
+      });
+      up = { ...up, body };
+    }
     this.pipe.begin(
       ctx,
       200,
@@ -667,6 +677,8 @@ export class Relay {
  */
 class ChatStream implements StreamRelay<Ctx> {
   text = '';
+  /** Set when an output guardrail ended the stream. */
+  stop: GuardrailStop | null = null;
   readonly framer: EventFramer;
   /** Gemini stream without `alt=sse`: the events re-framed as one JSON array. */
   readonly array: JsonArrayStream | null;
@@ -791,7 +803,9 @@ class ChatStream implements StreamRelay<Ctx> {
   close(cut: boolean, upstreamError: string | null): string {
     const tail = cut
       ? quotaStreamEvent(this.cf)
-      : upstreamError
+      : this.stop
+        ? streamErrorEvent(this.cf, this.stop.message)
+        : upstreamError
         ? streamErrorEvent(this.cf, `upstream stream failed: ${upstreamError}`)
         : '';
     return this.array ? this.array.push(tail) + this.array.end() : tail;
