@@ -296,7 +296,7 @@ test('a guardrail that throws or runs out of time: on_error block refuses the ca
 
 test('an output block is charged for the input only; annotations go on the log row; verdicts are counted', async () => {
   const before = await balance(gw, caller.userId);
-  const a = await FAMILIES[0].call('m-deny-out', 'echo:falcon', false);
+  const a = await FAMILIES[0].call('m-deny-out', 'echo:fal¦con', false);
   assert.equal(a.status, 400);
   const log = await consumeLog(gw, a.requestId);
   assert.equal(Number(log.completion_tokens), 0, 'the output that was not served is not charged');
