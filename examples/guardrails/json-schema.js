@@ -28,7 +28,8 @@ function validate(s, v, path) {
     const t = typeOf(v);
     if (!types.some((x) => x === t || (x === 'number' && t === 'integer'))) return path + ' must be ' + types.join(' or ');
   }
-  if (Array.isArray(s.enum) && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(v))) return path + ' must be one of ' + JSON.stringify(s.enum);
+  if (Array.isArray(s.enum) && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(v)))
+    return path + ' must be one of ' + JSON.stringify(s.enum);
   if (typeof v === 'number') {
     if (typeof s.minimum === 'number' && v < s.minimum) return path + ' must be ≥ ' + s.minimum;
     if (typeof s.maximum === 'number' && v > s.maximum) return path + ' must be ≤ ' + s.maximum;

@@ -184,7 +184,11 @@ export class Metrics {
     counter('gatehouse_upstream_attempts_total', 'Upstream attempts made for model calls (retries included), by endpoint.', this.attempts);
     counter('gatehouse_task_billing_total', 'Task billing movements by plugin and movement (settle, refund, charge).', this.taskMoves);
     counter('gatehouse_task_quota_total', 'Quota units moved for tasks, by plugin and movement.', this.taskQuota);
-    counter('gatehouse_guardrail_verdicts_total', 'Guardrail verdicts on model calls by plugin and action (allow, block, mask, annotate, error).', this.guardrails);
+    counter(
+      'gatehouse_guardrail_verdicts_total',
+      'Guardrail verdicts on model calls by plugin and action (allow, block, mask, annotate, error).',
+      this.guardrails,
+    );
     if (this.redisState >= 0) {
       gauge('gatehouse_redis_up', 'Whether this node reaches Redis (1) or counts limits and throttles on its own (0).', this.redisState);
       counter('gatehouse_redis_errors_total', 'Redis commands that failed or timed out, by what they were for.', this.redisErrors);

@@ -20,8 +20,7 @@ function field(o: Obj, k: string, out: TextSlot[]): void {
 function content(o: Obj, k: string, out: TextSlot[], types?: ReadonlySet<string>): void {
   const c = o[k];
   if (typeof c === 'string') field(o, k, out);
-  else if (Array.isArray(c))
-    for (const part of c) if (isObj(part) && (!types || types.has(String(part.type)))) field(part, 'text', out);
+  else if (Array.isArray(c)) for (const part of c) if (isObj(part) && (!types || types.has(String(part.type)))) field(part, 'text', out);
 }
 
 const TEXT = new Set(['text']);

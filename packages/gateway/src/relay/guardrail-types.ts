@@ -77,7 +77,8 @@ export function parseGuardrailBindings(text: string): GuardrailBinding[] {
     if (onError !== 'block' && onError !== 'allow') throw new Error(`${at}.on_error must be block or allow`);
     const out: GuardrailBinding = { plugin: b.plugin, stage, on_error: onError };
     if (b.config !== undefined) {
-      if (!isObj(b.config) || JSON.stringify(b.config).length > 64 * 1024) throw new Error(`${at}.config must be a mapping (at most 64 KiB as JSON)`);
+      if (!isObj(b.config) || JSON.stringify(b.config).length > 64 * 1024)
+        throw new Error(`${at}.config must be a mapping (at most 64 KiB as JSON)`);
       out.config = b.config;
     }
     for (const s of SCOPES) {

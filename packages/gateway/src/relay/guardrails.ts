@@ -156,7 +156,12 @@ export async function checkInput(g: Guardrails, logs: LogWriter, call: GuardedCa
   const list = g.select(call.principal, model, 'input');
   if (list.length === 0) return null;
   const slots = requestSlots(cf, call.body);
-  const r = await g.run(list, guardrailContext(call.principal, model, call.requestId, call.endpoint), 'input', slots.map((s) => s.get()));
+  const r = await g.run(
+    list,
+    guardrailContext(call.principal, model, call.requestId, call.endpoint),
+    'input',
+    slots.map((s) => s.get()),
+  );
   if (r.block) {
     const err = fail('guardrail_blocked', { plugin: r.block.plugin, reason: r.block.reason });
     const stream = call.stream ?? call.body.stream === true;
@@ -197,7 +202,12 @@ export async function checkOutput(
   }
   if (!isObj(body)) return { out, block: null };
   const slots = responseSlots(cf, body);
-  const r = await g.run(list, ctx, 'output', slots.map((s) => s.get()));
+  const r = await g.run(
+    list,
+    ctx,
+    'output',
+    slots.map((s) => s.get()),
+  );
   records.push(...r.records);
   if (r.block) return { out, block: r.block };
   if (!r.changed) return { out, block: null };

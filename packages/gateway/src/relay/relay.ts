@@ -240,19 +240,22 @@ export class Relay {
       // A Responses call for a model no channel with the Responses API serves is converted: any chat,
       // Anthropic or Gemini channel answers it (relay/providers/responses/codec.ts).
       if (call.kind === 'responses' && !call.multipart && !this.pass.servesResponses(call.principal.group, call.body.model)) {
-        return this.serve({
-          kind: 'chat',
-          inbound: 'responses',
-          principal: call.principal,
-          body: call.body,
-          raw: call.raw,
-          scan: call.scan,
-          endpoint: call.endpoint,
-          requestId: call.requestId,
-          startedAt: call.startedAt,
-          client: call.client,
-          vendorHeaders: call.vendorHeaders,
-        }, checked);
+        return this.serve(
+          {
+            kind: 'chat',
+            inbound: 'responses',
+            principal: call.principal,
+            body: call.body,
+            raw: call.raw,
+            scan: call.scan,
+            endpoint: call.endpoint,
+            requestId: call.requestId,
+            startedAt: call.startedAt,
+            client: call.client,
+            vendorHeaders: call.vendorHeaders,
+          },
+          checked,
+        );
       }
       return this.pass.handle(call);
     }
@@ -533,7 +536,14 @@ export class Relay {
     let blocked: GatewayError | null = null;
     if (ctx.outGuards.length) {
       const p = ctx.call.principal;
-      const g = await checkOutput(this.d.guardrails, ctx.outGuards, guardrailContext(p, ctx.model, ctx.call.requestId, ctx.call.endpoint), ctx.cf, out, ctx.guardrails);
+      const g = await checkOutput(
+        this.d.guardrails,
+        ctx.outGuards,
+        guardrailContext(p, ctx.model, ctx.call.requestId, ctx.call.endpoint),
+        ctx.cf,
+        out,
+        ctx.guardrails,
+      );
       if (g.block) {
         // The answer is not served: the caller pays for the input only (the settle below).
         blocked = fail('guardrail_blocked', { plugin: g.block.plugin, reason: g.block.reason });
@@ -806,8 +816,8 @@ class ChatStream implements StreamRelay<Ctx> {
       : this.stop
         ? streamErrorEvent(this.cf, this.stop.message)
         : upstreamError
-        ? streamErrorEvent(this.cf, `upstream stream failed: ${upstreamError}`)
-        : '';
+          ? streamErrorEvent(this.cf, `upstream stream failed: ${upstreamError}`)
+          : '';
     return this.array ? this.array.push(tail) + this.array.end() : tail;
   }
 

@@ -67,7 +67,7 @@ test('plugin validate accepts each example guardrail and runs its fixture; it re
   }
   const dir = mkdtempSync(join(tmpdir(), 'guardrail-'));
   const bad = join(dir, 'bad.js');
-  writeFileSync(bad, GOOD.replace("export function check", 'export function inspect'));
+  writeFileSync(bad, GOOD.replace('export function check', 'export function inspect'));
   const r = await cli(['plugin', 'validate', bad]);
   assert.notEqual(r.code, 0);
   assert.match(r.out, /export inspect: a guardrail exports only meta and check/);
@@ -91,7 +91,9 @@ test('POST /api/plugin/guardrail installs, lists and tests a guardrail; invalid 
 
   const missing = await root.fails(400, 'POST', '/api/plugin/guardrail', { source: GOOD.replace(/export function check[\s\S]*/, '') });
   assert.match(missing.body.message, /export check: is required/);
-  const unknown = await root.fails(400, 'POST', '/api/plugin/guardrail', { source: GOOD.replace("author: { name: 't' }", "author: { name: 't' }, models: ['x']") });
+  const unknown = await root.fails(400, 'POST', '/api/plugin/guardrail', {
+    source: GOOD.replace("author: { name: 't' }", "author: { name: 't' }, models: ['x']"),
+  });
   assert.match(unknown.body.message, /meta\.models: is not a field of a guardrail manifest/);
   const task = await root.fails(400, 'POST', '/api/plugin/guardrail', { source: readFileSync(TASK_EXAMPLE, 'utf8') });
   assert.match(task.body.message, /meta\.kind: must be "guardrail"|is not a field/);

@@ -46,7 +46,9 @@ before(async () => {
   for (const m of MODELS) await setPrice(gw, m, { input: 2, output: 2 });
   for (const name of ['pii-mask', 'deny-words', 'secret-detect', 'json-schema'])
     await root.ok('POST', '/api/plugin/guardrail', { source: example(name) });
-  await root.ok('POST', '/api/plugin/guardrail', { source: plugin('thrower', "export function check() { throw new Error('rule store unavailable'); }") });
+  await root.ok('POST', '/api/plugin/guardrail', {
+    source: plugin('thrower', "export function check() { throw new Error('rule store unavailable'); }"),
+  });
   await root.ok('POST', '/api/plugin/guardrail', { source: plugin('looper', 'export function check() { for (;;) {} }') });
   await root.ok('POST', '/api/plugin/guardrail', {
     source: plugin('tagger', "export function check(ctx, input) { return { action: 'annotate', tags: ['stage:' + input.stage] }; }"),
@@ -96,8 +98,18 @@ const dataLines = (raw: string) =>
     .filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]')
     .map((l) => JSON.parse(l.slice(6)));
 
-async function post(path: string, headers: Record<string, string>, body: unknown, pick: (raw: string, stream: boolean) => string, stream: boolean) {
-  const r = await fetch(gw.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+async function post(
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+  pick: (raw: string, stream: boolean) => string,
+  stream: boolean,
+) {
+  const r = await fetch(gw.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const raw = await r.text();
   let text = '';
   if (r.status === 200) text = pick(raw, stream);

@@ -18,7 +18,14 @@ export async function testGuardrail(host: PluginHost, key: string, input: Record
   if (!Array.isArray(texts) || texts.length === 0 || texts.length > 64 || !texts.every((t) => typeof t === 'string'))
     throw fail('invalid_request', 'text (a string) or texts (a list of 1-64 strings) is required');
   if (texts.reduce((n, t) => n + (t as string).length, 0) > MAX_TEXT) throw fail('invalid_request', 'the sample is longer than 256 KiB');
-  const ctx = { model: typeof input.model === 'string' ? input.model : '', userId: 0, keyId: null, group: 'default', requestId: 'test', endpoint: 'test' };
+  const ctx = {
+    model: typeof input.model === 'string' ? input.model : '',
+    userId: 0,
+    keyId: null,
+    group: 'default',
+    requestId: 'test',
+    endpoint: 'test',
+  };
   let verdict: GuardrailVerdict;
   try {
     verdict = await g.check(ctx, stage, texts as string[]);

@@ -65,7 +65,13 @@ export class PluginAdmin {
       .innerJoin('plugin_versions', (j) =>
         j.onRef('plugin_versions.plugin_key', '=', 'plugins.plugin_key').onRef('plugin_versions.version', '=', 'plugins.active_version'),
       )
-      .select(['plugins.plugin_key', 'plugin_versions.version', 'plugin_versions.source', 'plugin_versions.sha256', 'plugin_versions.manifest'])
+      .select([
+        'plugins.plugin_key',
+        'plugin_versions.version',
+        'plugin_versions.source',
+        'plugin_versions.sha256',
+        'plugin_versions.manifest',
+      ])
       .where('plugins.enabled', '=', 1)
       .execute();
   }
@@ -151,43 +157,43 @@ export class PluginAdmin {
       rows
         .filter((r) => !r.manifest || !r.manifest.includes('"guardrail"') || !isGuardrailMeta(JSON.parse(r.manifest)))
         .map(async (r) => {
-        const live = gen.plugins.get(r.plugin_key);
-        let meta: Record<string, unknown> | null = null;
-        try {
-          meta = r.manifest ? (JSON.parse(r.manifest) as Record<string, unknown>) : null;
-        } catch {
-          meta = null;
-        }
-        const owned = Array.isArray(meta?.channelTypes) ? (meta!.channelTypes as number[]) : [];
-        const err = gen.errors[r.plugin_key];
-        const runtime_status = !r.enabled
-          ? 'disabled'
-          : live && live.sha256 === r.sha256
-            ? 'registered'
-            : live
-              ? 'compile_failed'
-              : err
+          const live = gen.plugins.get(r.plugin_key);
+          let meta: Record<string, unknown> | null = null;
+          try {
+            meta = r.manifest ? (JSON.parse(r.manifest) as Record<string, unknown>) : null;
+          } catch {
+            meta = null;
+          }
+          const owned = Array.isArray(meta?.channelTypes) ? (meta!.channelTypes as number[]) : [];
+          const err = gen.errors[r.plugin_key];
+          const runtime_status = !r.enabled
+            ? 'disabled'
+            : live && live.sha256 === r.sha256
+              ? 'registered'
+              : live
                 ? 'compile_failed'
-                : 'not_registered';
-        return {
-          key: r.plugin_key,
-          meta,
-          source: 'override',
-          layer: 'override',
-          enabled: !!r.enabled,
-          active: !!r.active_version,
-          active_version: r.active_version,
-          serving_version: live?.version ?? null,
-          source_hash: r.sha256 ?? null,
-          has_icon: !!r.icon,
-          remark: r.remark ?? '',
-          runtime_status,
-          ...(err ? { runtime_error: err } : {}),
-          channel_count: channels.filter((c) => bindingOf(c, r.plugin_key, owned)).length,
-          in_flight_count: await this.host.inFlightCounter(r.plugin_key),
-          sortPriority: typeof meta?.sortPriority === 'number' ? meta.sortPriority : 0,
-        };
-      }),
+                : err
+                  ? 'compile_failed'
+                  : 'not_registered';
+          return {
+            key: r.plugin_key,
+            meta,
+            source: 'override',
+            layer: 'override',
+            enabled: !!r.enabled,
+            active: !!r.active_version,
+            active_version: r.active_version,
+            serving_version: live?.version ?? null,
+            source_hash: r.sha256 ?? null,
+            has_icon: !!r.icon,
+            remark: r.remark ?? '',
+            runtime_status,
+            ...(err ? { runtime_error: err } : {}),
+            channel_count: channels.filter((c) => bindingOf(c, r.plugin_key, owned)).length,
+            in_flight_count: await this.host.inFlightCounter(r.plugin_key),
+            sortPriority: typeof meta?.sortPriority === 'number' ? meta.sortPriority : 0,
+          };
+        }),
     );
     items.sort((a, b) => b.sortPriority - a.sortPriority || (a.key < b.key ? -1 : 1));
     return items.map(({ sortPriority: _s, ...rest }) => rest);
@@ -210,7 +216,14 @@ export class PluginAdmin {
       .innerJoin('plugin_versions', (j) =>
         j.onRef('plugin_versions.plugin_key', '=', 'plugins.plugin_key').onRef('plugin_versions.version', '=', 'plugins.active_version'),
       )
-      .select(['plugins.plugin_key', 'plugins.enabled', 'plugins.remark', 'plugins.active_version', 'plugin_versions.manifest', 'plugin_versions.sha256'])
+      .select([
+        'plugins.plugin_key',
+        'plugins.enabled',
+        'plugins.remark',
+        'plugins.active_version',
+        'plugin_versions.manifest',
+        'plugin_versions.sha256',
+      ])
       .execute();
     return rows
       .map((r) => ({ r, meta: JSON.parse(r.manifest) as Record<string, unknown> }))
@@ -226,7 +239,13 @@ export class PluginAdmin {
           serving_version: live?.version ?? null,
           source_hash: r.sha256,
           remark: r.remark ?? '',
-          runtime_status: !r.enabled ? 'disabled' : live && live.sha256 === r.sha256 ? 'registered' : err ? 'compile_failed' : 'not_registered',
+          runtime_status: !r.enabled
+            ? 'disabled'
+            : live && live.sha256 === r.sha256
+              ? 'registered'
+              : err
+                ? 'compile_failed'
+                : 'not_registered',
           ...(err ? { runtime_error: err } : {}),
         };
       })

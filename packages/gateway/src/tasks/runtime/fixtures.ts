@@ -2,7 +2,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { FixtureCase } from '@gatehouse/plugin-sdk';
 
-
 export interface CaseOutcome {
   name: string;
   ok: boolean;

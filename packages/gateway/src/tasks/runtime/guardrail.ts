@@ -5,17 +5,13 @@
  */
 import { CAPABILITIES } from '@gatehouse/plugin-sdk';
 import { isObj } from '../../platform/validate.ts';
-import {
-  checkVerdict,
-  type GuardrailContext,
-  type GuardrailStage,
-  type GuardrailVerdict,
-} from '../../relay/guardrail-types.ts';
+import { checkVerdict, type GuardrailContext, type GuardrailStage, type GuardrailVerdict } from '../../relay/guardrail-types.ts';
 import { PluginSandbox, type Describe, type SandboxOptions } from './sandbox.ts';
 import { PluginCallError, PluginLoadError } from './errors.ts';
 import { MAX_SOURCE_BYTES, precheckSyntax, sha256Hex, type LoadOptions } from './loader.ts';
 
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
 const META_FIELDS = new Set(['apiVersion', 'kind', 'key', 'name', 'version', 'author', 'description', 'config']);
 
 export interface GuardrailManifest {
@@ -97,7 +93,10 @@ export class LoadedGuardrail {
   /** Calls `check`; rejects with PluginCallError (timeout, memory, thrown, invalid verdict). */
   async check(ctx: GuardrailContext, stage: GuardrailStage, texts: string[]): Promise<GuardrailVerdict> {
     const config = ctx.config ? { ...this.manifest.config, ...ctx.config } : this.manifest.config;
-    const args = JSON.stringify([{ ...ctx, config }, { stage, texts }]);
+    const args = JSON.stringify([
+      { ...ctx, config },
+      { stage, texts },
+    ]);
     const out = await this.sandbox.call('check', args);
     if (out === undefined) throw new PluginCallError(this.key, 'check', 'not_found', 'the plugin does not export check');
     const v = JSON.parse(out) as unknown;
@@ -112,7 +111,13 @@ export class LoadedGuardrail {
     const ctx = isObj(args[0]) ? args[0] : {};
     const input = isObj(args[1]) ? args[1] : {};
     const texts = Array.isArray(input.texts) ? (input.texts as unknown[]).map(String) : [];
-    const out = await this.sandbox.call('check', JSON.stringify([{ config: this.manifest.config, ...ctx }, { stage: input.stage, texts }]));
+    const out = await this.sandbox.call(
+      'check',
+      JSON.stringify([
+        { config: this.manifest.config, ...ctx },
+        { stage: input.stage, texts },
+      ]),
+    );
     const v = JSON.parse(out ?? 'null') as unknown;
     const bad = checkVerdict(v, texts);
     if (bad) throw new PluginCallError(this.key, 'check', 'invalid_result', `invalid verdict: ${bad}`);
@@ -138,7 +143,12 @@ export async function loadGuardrail(source: string, opts: LoadOptions): Promise<
   const sha = sha256Hex(source);
   let created: { sandbox: PluginSandbox; describe: Describe };
   try {
-    created = await PluginSandbox.create(source, { ...opts, label: `guardrail-${sha.slice(0, 8)}`, key: '(loading)', capabilities: CAPABILITIES });
+    created = await PluginSandbox.create(source, {
+      ...opts,
+      label: `guardrail-${sha.slice(0, 8)}`,
+      key: '(loading)',
+      capabilities: CAPABILITIES,
+    });
   } catch (e) {
     throw new PluginLoadError(`the plugin module failed to load: ${(e as Error).message}`, 'source');
   }
@@ -147,7 +157,10 @@ export async function loadGuardrail(source: string, opts: LoadOptions): Promise<
     if (describe.metaError) throw new PluginLoadError(`meta must be JSON: ${describe.metaError}`, 'meta');
     const manifest = validateGuardrailManifest(describe.meta);
     validateGuardrailExports(describe);
-    Object.assign((sandbox as unknown as { opts: SandboxOptions }).opts, { label: `${manifest.key}@${manifest.version}`, key: manifest.key });
+    Object.assign((sandbox as unknown as { opts: SandboxOptions }).opts, {
+      label: `${manifest.key}@${manifest.version}`,
+      key: manifest.key,
+    });
     return new LoadedGuardrail(manifest, sha, source, sandbox);
   } catch (e) {
     sandbox.dispose();
