@@ -31,6 +31,7 @@ const MODELS = [
   'm-slow-block',
   'm-slow-allow',
   'm-tag',
+  'm-hog',
 ];
 
 let gw: TestGateway;
@@ -51,6 +52,9 @@ before(async () => {
   });
   await root.ok('POST', '/api/plugin/guardrail', { source: plugin('looper', 'export function check() { for (;;) {} }') });
   await root.ok('POST', '/api/plugin/guardrail', {
+    source: plugin('hog', 'export function check() { const a = []; for (;;) a.push(new Array(1e7).fill(1.5)); }'),
+  });
+  await root.ok('POST', '/api/plugin/guardrail', {
     source: plugin('tagger', "export function check(ctx, input) { return { action: 'annotate', tags: ['stage:' + input.stage] }; }"),
   });
   const bindings = [
@@ -65,6 +69,7 @@ before(async () => {
     { plugin: 'looper', stage: 'input', models: ['m-slow-block'], on_error: 'block' },
     { plugin: 'looper', stage: 'input', models: ['m-slow-allow'], on_error: 'allow' },
     { plugin: 'tagger', stage: 'both', models: ['m-tag'] },
+    { plugin: 'hog', stage: 'input', models: ['m-hog'], on_error: 'allow' },
   ];
   await root.ok('PUT', '/api/option', { options: { Guardrails: JSON.stringify(bindings) } });
   caller = await createCaller(gw);
@@ -304,6 +309,19 @@ test('a guardrail that throws or runs out of time: on_error block refuses the ca
     assert.equal(g[0].action, 'error');
     assert.match(g[0].error, what);
   }
+});
+
+test('a guardrail that exhausts its memory is contained: the call goes on under on_error allow, and the next check works', async () => {
+  for (let i = 0; i < 2; i++) {
+    const a = await FAMILIES[0].call('m-hog', 'echo:still here', false);
+    assert.equal(a.status, 200, a.raw);
+    assert.equal(a.text, 'still here');
+    const g = JSON.parse((await consumeLog(gw, a.requestId)).other!).guardrails;
+    assert.equal(g[0].action, 'error');
+    assert.match(g[0].error, /memory limit/);
+  }
+  const pii = await FAMILIES[0].call('m-pii-in', 'echo:mail a@b.io', false);
+  assert.equal(pii.text, 'mail [EMAIL]', 'other guardrails are not affected');
 });
 
 test('an output block is charged for the input only; annotations go on the log row; verdicts are counted', async () => {
