@@ -1988,10 +1988,15 @@ export function buildOpenApi(serverUrl: string): Schema {
         ),
         { role: root },
       ),
-      post: op('plugins', 'Install a guardrail plugin version (validated like task plugins); PUT does the same', envelope(ref('PluginUploaded')), {
-        role: root,
-        body: ref('PluginUpload'),
-      }),
+      post: op(
+        'plugins',
+        'Install a guardrail plugin version (validated like task plugins); PUT does the same',
+        envelope(ref('PluginUploaded')),
+        {
+          role: root,
+          body: ref('PluginUpload'),
+        },
+      ),
       put: op('plugins', 'Install a guardrail plugin version (same as POST)', envelope(ref('PluginUploaded')), {
         role: root,
         body: ref('PluginUpload'),

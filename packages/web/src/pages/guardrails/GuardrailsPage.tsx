@@ -5,7 +5,7 @@
  */
 import { Alert, Button, Card, Code, Group, SegmentedControl, Select, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { call, client } from '../../api/client';
 import { DataTable, type Column } from '../../components/DataTable';
@@ -103,11 +103,13 @@ function Bindings() {
   const { t } = useTranslation();
   const q = useQuery({ queryKey: ['options'], queryFn: () => call(client.GET('/api/option')) });
   const stored = q.data?.find((o) => o.key === 'Guardrails')?.value ?? '';
-  const [text, setText] = useState('');
-  useEffect(() => setText(stored ? JSON.stringify(JSON.parse(stored), null, 2) : ''), [stored]);
+  // null: not edited yet, the stored bindings are shown.
+  const [edited, setText] = useState<string | null>(null);
+  const text = edited ?? (stored ? JSON.stringify(JSON.parse(stored), null, 2) : '');
   const save = useApiMutation(() => call(client.PUT('/api/option', { body: { options: { Guardrails: text.trim() } } })), {
     invalidate: ['options'],
     success: t('common.saved'),
+    onSuccess: () => setText(null),
   });
   return (
     <Card withBorder>
@@ -141,15 +143,11 @@ function Bindings() {
   );
 }
 
-function TryIt({ picked }: { picked: string | null }) {
+function TryIt({ picked: key, onPick: setKey }: { picked: string | null; onPick: (key: string | null) => void }) {
   const { t } = useTranslation();
   const q = useQuery({ queryKey: ['guardrails'], queryFn: () => call(client.GET('/api/plugin/guardrail')) });
-  const [key, setKey] = useState<string | null>(null);
   const [stage, setStage] = useState<'input' | 'output'>('input');
   const [text, setText] = useState('');
-  useEffect(() => {
-    if (picked) setKey(picked);
-  }, [picked]);
   const run = useApiMutation(() =>
     call(client.POST('/api/plugin/guardrail/{key}/test', { params: { path: { key: key ?? '' } }, body: { stage, text } })),
   );
@@ -222,7 +220,7 @@ export default function GuardrailsPage() {
     <Stack>
       <PageHeader title={t('nav.guardrails')} />
       <Installed onPick={setPicked} />
-      <TryIt picked={picked} />
+      <TryIt picked={picked} onPick={setPicked} />
       <Install />
       <Bindings />
     </Stack>
