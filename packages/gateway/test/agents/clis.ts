@@ -48,6 +48,27 @@ const AGENTS = {
       };
     },
   },
+  /** Gemini CLI: one bundled script, run by this Node.js. */
+  gemini: {
+    package: '@google/gemini-cli',
+    command: (dir) => ({ file: process.execPath, args: [join(dir, 'bundle', 'gemini.js')] }),
+  },
+  /** Qwen Code: one bundled script, run by this Node.js. */
+  qwen: {
+    package: '@qwen-code/qwen-code',
+    command: (dir) => ({ file: process.execPath, args: [join(dir, 'cli-entry.js')] }),
+  },
+  /**
+   * opencode: its native binary, from the package for this platform (the launcher of `opencode-ai` is only
+   * written by an install script).
+   */
+  opencode: {
+    package: 'opencode-ai',
+    command: (_dir, resolve) => ({
+      file: join(packageDir(resolve, `opencode-${process.platform}-${process.arch}`), 'bin', 'opencode'),
+      args: [],
+    }),
+  },
 } satisfies Record<string, Agent>;
 
 export type AgentName = keyof typeof AGENTS;
