@@ -1,0 +1,162 @@
+/**
+ * A loopback vendor for coding-agent command lines that speaks the three model formats at once (OpenAI chat
+ * completions, Anthropic messages, Gemini generateContent; the path decides) and plays one agent loop: while
+ * the conversation holds no tool result, it answers with a call of the first shell tool the client offers
+ * (`cat note.txt`, run in the agent's folder); once a tool result is there, it answers with a final text that
+ * quotes it. Every tool result it saw is kept in `toolResults`, so a test can tell that the output of the
+ * command the agent ran reached the vendor. Streams and plain answers both carry usage, so calls are billed.
+ */
+import type { ServerResponse } from 'node:http';
+import { json, sse, startFake, type FakeUpstream, type Recorded } from './common.ts';
+
+/** The shell tools of the agents, in the order they are preferred. */
+const SHELL_TOOLS = ['run_shell_command', 'bash', 'Bash', 'shell'];
+/** What the vendor asks the shell tool to run (extra fields are ignored by the agents that do not know them). */
+export const TOOL_ARGS = { command: 'cat note.txt', description: 'Read the note', is_background: false };
+/** The start of every final answer. */
+export const FINAL_PREFIX = 'Final answer from the loopback vendor:';
+
+export interface ToolVendor extends FakeUpstream {
+  /** The text of every tool result the vendor was sent, in order. */
+  toolResults: string[];
+  /** The tool calls it answered with (the tool's name), in order. */
+  toolCalls: string[];
+}
+
+/** Text of a content value in any of the formats (a string, or parts/blocks with `text`). */
+function textOf(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) return v.map(textOf).join('');
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    if (typeof o.text === 'string') return o.text;
+    if ('content' in o) return textOf(o.content);
+    return JSON.stringify(o);
+  }
+  return '';
+}
+
+const pickTool = (names: string[]) => SHELL_TOOLS.find((n) => names.includes(n)) ?? null;
+const final = (result: string) => `${FINAL_PREFIX} ${result.replace(/\s+/g, ' ').trim().slice(0, 300)}`;
+const USAGE = { input: 1500, output: 20 };
+
+export async function startToolVendor(): Promise<ToolVendor> {
+  const toolResults: string[] = [];
+  const toolCalls: string[] = [];
+  const up = (await startFake((r, res) => {
+    if (r.path.includes('/chat/completions')) return openai(r, res);
+    if (r.path.startsWith('/v1/messages')) return anthropic(r, res);
+    if (/:(stream)?generateContent/i.test(r.path)) return gemini(r, res);
+    return json(res, 404, { error: { message: `no such path ${r.path}` } });
+  })) as ToolVendor;
+  up.toolResults = toolResults;
+  up.toolCalls = toolCalls;
+
+  function openai(r: Recorded, res: ServerResponse) {
+    const b = r.body;
+    const last = b.messages.at(-1);
+    const tool = last.role === 'tool' ? null : pickTool((b.tools ?? []).map((t: any) => t.function?.name));
+    if (last.role === 'tool') toolResults.push(textOf(last.content));
+    if (tool) toolCalls.push(tool);
+    const text = tool ? null : final(last.role === 'tool' ? textOf(last.content) : 'no tool was run');
+    const call = { id: `call_${toolCalls.length}`, type: 'function', function: { name: tool, arguments: JSON.stringify(TOOL_ARGS) } };
+    const usage = { prompt_tokens: USAGE.input, completion_tokens: USAGE.output, total_tokens: USAGE.input + USAGE.output };
+    const finish = tool ? 'tool_calls' : 'stop';
+    if (!b.stream) {
+      const message = tool ? { role: 'assistant', content: null, tool_calls: [call] } : { role: 'assistant', content: text };
+      return json(res, 200, {
+        id: 'chatcmpl-tv',
+        object: 'chat.completion',
+        created: 1,
+        model: b.model,
+        choices: [{ index: 0, message, finish_reason: finish }],
+        usage,
+      });
+    }
+    const base = { id: 'chatcmpl-tv', object: 'chat.completion.chunk', created: 1, model: b.model };
+    const delta = tool ? { role: 'assistant', tool_calls: [{ index: 0, ...call }] } : { role: 'assistant', content: text };
+    return sse(
+      res,
+      [
+        { data: { ...base, choices: [{ index: 0, delta, finish_reason: null }] } },
+        { data: { ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] } },
+        { data: { ...base, choices: [], usage } },
+        { data: '[DONE]' },
+      ],
+      0,
+    );
+  }
+
+  function anthropic(r: Recorded, res: ServerResponse) {
+    const b = r.body;
+    const last = b.messages.at(-1);
+    const results = Array.isArray(last.content) ? last.content.filter((c: any) => c.type === 'tool_result') : [];
+    for (const c of results) toolResults.push(textOf(c.content));
+    const tool = results.length ? null : pickTool((b.tools ?? []).map((t: any) => t.name));
+    if (tool) toolCalls.push(tool);
+    const block = tool
+      ? { type: 'tool_use', id: `toolu_${toolCalls.length}`, name: tool, input: TOOL_ARGS }
+      : { type: 'text', text: final(results.length ? textOf(results[0].content) : 'no tool was run') };
+    const stop = tool ? 'tool_use' : 'end_turn';
+    if (!b.stream)
+      return json(res, 200, {
+        id: 'msg_tv',
+        type: 'message',
+        role: 'assistant',
+        model: b.model,
+        content: [block],
+        stop_reason: stop,
+        stop_sequence: null,
+        usage: { input_tokens: USAGE.input, output_tokens: USAGE.output },
+      });
+    const ev = (event: string, data: Record<string, unknown>) => ({ event, data: { type: event, ...data } });
+    const start = tool ? { ...block, input: {} } : { type: 'text', text: '' };
+    const delta = tool
+      ? { type: 'input_json_delta', partial_json: JSON.stringify(TOOL_ARGS) }
+      : { type: 'text_delta', text: (block as { text: string }).text };
+    return sse(
+      res,
+      [
+        ev('message_start', {
+          message: {
+            id: 'msg_tv',
+            type: 'message',
+            role: 'assistant',
+            model: b.model,
+            content: [],
+            stop_reason: null,
+            usage: { input_tokens: USAGE.input, output_tokens: 1 },
+          },
+        }),
+        ev('content_block_start', { index: 0, content_block: start }),
+        ev('content_block_delta', { index: 0, delta }),
+        ev('content_block_stop', { index: 0 }),
+        ev('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: USAGE.output } }),
+        ev('message_stop', {}),
+      ],
+      0,
+    );
+  }
+
+  function gemini(r: Recorded, res: ServerResponse) {
+    const b = r.body;
+    const last = b.contents.at(-1);
+    const responses = (last.parts ?? []).filter((p: any) => p.functionResponse);
+    for (const p of responses) toolResults.push(textOf(p.functionResponse.response));
+    const names = (b.tools ?? []).flatMap((t: any) => (t.functionDeclarations ?? []).map((f: any) => f.name));
+    const tool = responses.length ? null : pickTool(names);
+    if (tool) toolCalls.push(tool);
+    const part = tool
+      ? { functionCall: { name: tool, args: TOOL_ARGS } }
+      : { text: final(responses.length ? textOf(responses[0].functionResponse.response) : 'no tool was run') };
+    const chunk = {
+      candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: USAGE.input, candidatesTokenCount: USAGE.output, totalTokenCount: USAGE.input + USAGE.output },
+      modelVersion: r.path.split('/models/')[1]?.split(':')[0],
+    };
+    if (r.path.includes(':streamGenerateContent')) return sse(res, [{ data: chunk }], 0);
+    return json(res, 200, chunk);
+  }
+
+  return up;
+}
