@@ -1,0 +1,82 @@
+/**
+ * opencode (`opencode run …`) through the gateway, offline, configured exactly as docs/clients.md says: its
+ * OpenAI-compatible provider against loopback OpenAI (same format) and Gemini (converted) upstreams, its
+ * Anthropic provider against Anthropic (same format) and OpenAI (converted) upstreams. Each run is a whole
+ * agent loop: the vendor answers with a shell tool call, opencode runs it in its folder, sends the output
+ * back, and the vendor's final answer quotes it; the calls are billed to the key.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestGateway, type TestGateway } from '../harness.ts';
+import { startToolVendor, FINAL_PREFIX, type ToolVendor } from '../fakes/upstreams/tool-vendor.ts';
+import { balance, createCaller, createChannel, setPrice, waitFor } from '../relay-fixtures.ts';
+import { agentOrSkip, clientSnippets, exportsOf, runAgent, snippet, workspace } from '../agents/run.ts';
+
+const OPENCODE = agentOrSkip('opencode');
+
+let gw: TestGateway;
+let vendor: ToolVendor;
+
+/** A model the page does not list, added to its Anthropic provider: served by an OpenAI channel. */
+const CROSS = 'gpt-for-opencode';
+
+before(async () => {
+  if (OPENCODE.skip) return;
+  vendor = await startToolVendor();
+  gw = await startTestGateway();
+  await createChannel(gw, { type: 1, baseUrl: vendor.url, keys: ['sk-oa'], models: ['gpt-5.1', CROSS], name: 'openai' });
+  await createChannel(gw, { type: 24, baseUrl: vendor.url, keys: ['g-key'], models: ['gemini-2.5-pro'], name: 'gemini' });
+  await createChannel(gw, { type: 14, baseUrl: vendor.url, keys: ['sk-ant'], models: ['claude-sonnet-4-5'], name: 'anthropic' });
+  for (const m of ['gpt-5.1', CROSS, 'gemini-2.5-pro', 'claude-sonnet-4-5']) await setPrice(gw, m, { input: 1, output: 2 });
+});
+
+after(async () => {
+  await gw?.stop();
+  await vendor?.close();
+});
+
+for (const [model, upstream, path] of [
+  ['gatehouse/gpt-5.1', 'an OpenAI channel (same format)', /^\/v1\/chat\/completions$/],
+  ['gatehouse/gemini-2.5-pro', 'a Gemini channel (converted)', /\/v1beta\/models\/gemini-2\.5-pro:/],
+  ['gatehouse-anthropic/claude-sonnet-4-5', 'an Anthropic channel (same format)', /^\/v1\/messages/],
+  [`gatehouse-anthropic/${CROSS}`, 'an OpenAI channel (converted)', /^\/v1\/chat\/completions$/],
+] as const) {
+  test(
+    `opencode ${model} through ${upstream}: runs the vendor's tool call, sends its output back, is billed`,
+    { skip: OPENCODE.skip },
+    async () => {
+      const caller = await createCaller(gw, { quota: 50_000_000 });
+      const before = await balance(gw, caller.userId);
+      const ws = workspace('opencode');
+      try {
+        const doc = clientSnippets(gw.url, caller.key);
+        const config = JSON.parse(snippet(doc, 'opencode'));
+        config.provider['gatehouse-anthropic'].models[CROSS] = { name: 'GPT through the Anthropic format' };
+        const file = ws.writeHome('opencode.json', JSON.stringify(config));
+        const env = {
+          HOME: ws.home,
+          OPENCODE_CONFIG: file,
+          ...exportsOf(snippet(doc, 'opencode-env')),
+          ...exportsOf(snippet(doc, 'opencode-offline')),
+        };
+        const sentBefore = vendor.requests.length;
+        const r = await runAgent(OPENCODE.cmd!, ['run', '-m', model, 'What does note.txt say?'], ws.dir, env);
+        assert.equal(r.code, 0, `opencode failed: ${r.out}\n${r.err}`);
+        assert.ok(
+          vendor.toolResults.some((t) => t.includes(ws.token)),
+          `the output of the tool opencode ran reached the vendor (${JSON.stringify(vendor.toolResults)})\n${r.out}\n${r.err}`,
+        );
+        assert.ok(r.out.includes(FINAL_PREFIX) && r.out.includes(ws.token), `the final answer is printed: ${r.out}`);
+        const sent = vendor.requests.slice(sentBefore);
+        assert.ok(sent.length >= 2, 'two turns at least');
+        assert.ok(
+          sent.every((q) => path.test(q.path)),
+          `every call went to the channel's own format: ${sent.map((q) => q.path).join(', ')}`,
+        );
+        await waitFor(async () => (await balance(gw, caller.userId)) < before, 5000, 'the charge');
+      } finally {
+        ws.remove();
+      }
+    },
+  );
+}

@@ -1,0 +1,67 @@
+/**
+ * Qwen Code (`qwen -p … --yolo`) through the gateway, offline, configured exactly as docs/clients.md says
+ * (OpenAI-compatible): against a loopback OpenAI upstream (its own format) and against Gemini and Anthropic
+ * upstreams (converted). Each run is a whole agent loop: the vendor answers with a shell tool call, Qwen Code
+ * runs it in its folder, sends the output back, and the vendor's final answer quotes it; the call is billed.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestGateway, type TestGateway } from '../harness.ts';
+import { startToolVendor, FINAL_PREFIX, type ToolVendor } from '../fakes/upstreams/tool-vendor.ts';
+import { balance, createCaller, createChannel, setPrice, waitFor } from '../relay-fixtures.ts';
+import { agentOrSkip, clientSnippets, exportsOf, runAgent, snippet, workspace } from '../agents/run.ts';
+
+const QWEN = agentOrSkip('qwen');
+
+let gw: TestGateway;
+let vendor: ToolVendor;
+
+before(async () => {
+  if (QWEN.skip) return;
+  vendor = await startToolVendor();
+  gw = await startTestGateway();
+  await createChannel(gw, { type: 1, baseUrl: vendor.url, keys: ['sk-oa'], models: ['qwen3-coder-plus'], name: 'openai' });
+  await createChannel(gw, { type: 24, baseUrl: vendor.url, keys: ['g-key'], models: ['gemini-for-qwen'], name: 'gemini' });
+  await createChannel(gw, { type: 14, baseUrl: vendor.url, keys: ['sk-ant'], models: ['claude-for-qwen'], name: 'anthropic' });
+  for (const m of ['qwen3-coder-plus', 'gemini-for-qwen', 'claude-for-qwen']) await setPrice(gw, m, { input: 1, output: 2 });
+});
+
+after(async () => {
+  await gw?.stop();
+  await vendor?.close();
+});
+
+for (const [model, upstream, path] of [
+  [null, 'an OpenAI channel (same format, the model of docs/clients.md)', /^\/v1\/chat\/completions$/],
+  ['gemini-for-qwen', 'a Gemini channel (converted)', /\/v1beta\/models\/gemini-for-qwen:/],
+  ['claude-for-qwen', 'an Anthropic channel (converted)', /^\/v1\/messages/],
+] as const) {
+  test(`Qwen Code through ${upstream}: runs the vendor's tool call, sends its output back, is billed`, { skip: QWEN.skip }, async () => {
+    const caller = await createCaller(gw, { quota: 50_000_000 });
+    const before = await balance(gw, caller.userId);
+    const ws = workspace('qwen-code');
+    try {
+      const doc = clientSnippets(gw.url, caller.key);
+      ws.writeHome('.qwen/settings.json', snippet(doc, 'qwen-code-settings'));
+      const env = { HOME: ws.home, ...exportsOf(snippet(doc, 'qwen-code')), QWEN_CODE_NO_RELAUNCH: 'true', NO_COLOR: '1' };
+      const sentBefore = vendor.requests.length;
+      const args = ['-p', 'What does note.txt say?', '--yolo', ...(model ? ['-m', model] : [])];
+      const r = await runAgent(QWEN.cmd!, args, ws.dir, env);
+      assert.equal(r.code, 0, `qwen failed: ${r.out}\n${r.err}`);
+      assert.ok(
+        vendor.toolResults.some((t) => t.includes(ws.token)),
+        `the output of the tool Qwen Code ran reached the vendor (${JSON.stringify(vendor.toolResults)})`,
+      );
+      assert.ok(r.out.includes(FINAL_PREFIX) && r.out.includes(ws.token), `the final answer is printed: ${r.out}`);
+      const sent = vendor.requests.slice(sentBefore);
+      assert.ok(sent.length >= 2, 'two turns at least');
+      assert.ok(
+        sent.every((q) => path.test(q.path)),
+        `every turn went to the channel's own format: ${sent.map((q) => q.path).join(', ')}`,
+      );
+      await waitFor(async () => (await balance(gw, caller.userId)) < before, 5000, 'the charge');
+    } finally {
+      ws.remove();
+    }
+  });
+}
