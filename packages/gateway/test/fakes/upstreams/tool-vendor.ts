@@ -1,7 +1,7 @@
 /**
  * A loopback vendor for coding-agent command lines that speaks the three model formats at once (OpenAI chat
  * completions, Anthropic messages, Gemini generateContent; the path decides) and plays one agent loop: while
- * the conversation holds no tool result, it answers with a call of the first shell tool the client offers
+ * the conversation holds no tool result, it answers with a call of the shell tool the client offers
  * (`cat note.txt`, run in the agent's folder); once a tool result is there, it answers with a final text that
  * quotes it. Every tool result it saw is kept in `toolResults`, so a test can tell that the output of the
  * command the agent ran reached the vendor. Streams and plain answers both carry usage, so calls are billed.
@@ -9,10 +9,17 @@
 import type { ServerResponse } from 'node:http';
 import { json, sse, startFake, type FakeUpstream, type Recorded } from './common.ts';
 
-/** The shell tools of the agents, in the order they are preferred. */
-const SHELL_TOOLS = ['run_shell_command', 'bash', 'Bash', 'shell'];
-/** What the vendor asks the shell tool to run (extra fields are ignored by the agents that do not know them). */
-export const TOOL_ARGS = { command: 'cat note.txt', description: 'Read the note', is_background: false };
+/** The shell tools of the agents, in the order they are preferred, with the argument that holds the command. */
+const SHELL_TOOLS: Array<[name: string, commandField: string]> = [
+  ['run_shell_command', 'command'], // Gemini CLI, Qwen Code
+  ['bash', 'command'], // opencode
+  ['Bash', 'command'], // Claude Code
+  ['exec_command', 'cmd'], // Codex
+];
+/** The command the vendor asks for. */
+const COMMAND = 'cat note.txt';
+/** Other arguments, sent when the tool's schema declares them. */
+const EXTRA_ARGS: Record<string, unknown> = { description: 'Read the note', is_background: false };
 /** The start of every final answer. */
 export const FINAL_PREFIX = 'Final answer from the loopback vendor:';
 
@@ -36,7 +43,22 @@ function textOf(v: unknown): string {
   return '';
 }
 
-const pickTool = (names: string[]) => SHELL_TOOLS.find((n) => names.includes(n)) ?? null;
+interface Offered {
+  name: string;
+  schema: any;
+}
+
+/** The shell tool to call among those offered, with its arguments; null when none is offered. */
+function pickTool(offered: Offered[]): { name: string; args: Record<string, unknown> } | null {
+  for (const [name, field] of SHELL_TOOLS) {
+    const t = offered.find((o) => o.name === name);
+    if (!t) continue;
+    const props = t.schema?.properties ?? {};
+    const extra = Object.entries(EXTRA_ARGS).filter(([k]) => k in props);
+    return { name, args: { [field]: COMMAND, ...Object.fromEntries(extra) } };
+  }
+  return null;
+}
 const final = (result: string) => `${FINAL_PREFIX} ${result.replace(/\s+/g, ' ').trim().slice(0, 300)}`;
 const USAGE = { input: 1500, output: 20 };
 
@@ -55,11 +77,16 @@ export async function startToolVendor(): Promise<ToolVendor> {
   function openai(r: Recorded, res: ServerResponse) {
     const b = r.body;
     const last = b.messages.at(-1);
-    const tool = last.role === 'tool' ? null : pickTool((b.tools ?? []).map((t: any) => t.function?.name));
+    const offered = (b.tools ?? []).map((t: any) => ({ name: t.function?.name, schema: t.function?.parameters }));
+    const tool = last.role === 'tool' ? null : pickTool(offered);
     if (last.role === 'tool') toolResults.push(textOf(last.content));
-    if (tool) toolCalls.push(tool);
+    if (tool) toolCalls.push(tool.name);
     const text = tool ? null : final(last.role === 'tool' ? textOf(last.content) : 'no tool was run');
-    const call = { id: `call_${toolCalls.length}`, type: 'function', function: { name: tool, arguments: JSON.stringify(TOOL_ARGS) } };
+    const call = {
+      id: `call_${toolCalls.length}`,
+      type: 'function',
+      function: { name: tool?.name, arguments: JSON.stringify(tool?.args) },
+    };
     const usage = { prompt_tokens: USAGE.input, completion_tokens: USAGE.output, total_tokens: USAGE.input + USAGE.output };
     const finish = tool ? 'tool_calls' : 'stop';
     if (!b.stream) {
@@ -92,10 +119,10 @@ export async function startToolVendor(): Promise<ToolVendor> {
     const last = b.messages.at(-1);
     const results = Array.isArray(last.content) ? last.content.filter((c: any) => c.type === 'tool_result') : [];
     for (const c of results) toolResults.push(textOf(c.content));
-    const tool = results.length ? null : pickTool((b.tools ?? []).map((t: any) => t.name));
-    if (tool) toolCalls.push(tool);
+    const tool = results.length ? null : pickTool((b.tools ?? []).map((t: any) => ({ name: t.name, schema: t.input_schema })));
+    if (tool) toolCalls.push(tool.name);
     const block = tool
-      ? { type: 'tool_use', id: `toolu_${toolCalls.length}`, name: tool, input: TOOL_ARGS }
+      ? { type: 'tool_use', id: `toolu_${toolCalls.length}`, name: tool.name, input: tool.args }
       : { type: 'text', text: final(results.length ? textOf(results[0].content) : 'no tool was run') };
     const stop = tool ? 'tool_use' : 'end_turn';
     if (!b.stream)
@@ -112,7 +139,7 @@ export async function startToolVendor(): Promise<ToolVendor> {
     const ev = (event: string, data: Record<string, unknown>) => ({ event, data: { type: event, ...data } });
     const start = tool ? { ...block, input: {} } : { type: 'text', text: '' };
     const delta = tool
-      ? { type: 'input_json_delta', partial_json: JSON.stringify(TOOL_ARGS) }
+      ? { type: 'input_json_delta', partial_json: JSON.stringify(tool.args) }
       : { type: 'text_delta', text: (block as { text: string }).text };
     return sse(
       res,
@@ -143,11 +170,13 @@ export async function startToolVendor(): Promise<ToolVendor> {
     const last = b.contents.at(-1);
     const responses = (last.parts ?? []).filter((p: any) => p.functionResponse);
     for (const p of responses) toolResults.push(textOf(p.functionResponse.response));
-    const names = (b.tools ?? []).flatMap((t: any) => (t.functionDeclarations ?? []).map((f: any) => f.name));
-    const tool = responses.length ? null : pickTool(names);
-    if (tool) toolCalls.push(tool);
+    const offered = (b.tools ?? []).flatMap((t: any) =>
+      (t.functionDeclarations ?? []).map((f: any) => ({ name: f.name, schema: f.parametersJsonSchema ?? f.parameters })),
+    );
+    const tool = responses.length ? null : pickTool(offered);
+    if (tool) toolCalls.push(tool.name);
     const part = tool
-      ? { functionCall: { name: tool, args: TOOL_ARGS } }
+      ? { functionCall: { name: tool.name, args: tool.args } }
       : { text: final(responses.length ? textOf(responses[0].functionResponse.response) : 'no tool was run') };
     const chunk = {
       candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],

@@ -1,0 +1,129 @@
+/**
+ * Claude Code (`claude -p`) and Codex (`codex exec`) through the gateway, offline, configured exactly as
+ * docs/clients.md says, each running a whole agent loop: the vendor answers with a shell tool call, the agent
+ * runs it in its folder, sends the output back, and the vendor's final answer quotes it. Claude Code against
+ * an Anthropic upstream (its own format) and a Gemini one (converted); Codex, which speaks only the Responses
+ * API, against a chat-only OpenAI-compatible upstream and an Anthropic one (both converted).
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestGateway, type TestGateway } from '../harness.ts';
+import { startToolVendor, FINAL_PREFIX, type ToolVendor } from '../fakes/upstreams/tool-vendor.ts';
+import { balance, createCaller, createChannel, setPrice, waitFor } from '../relay-fixtures.ts';
+import { agentOrSkip, clientSnippets, exportsOf, runAgent, snippet, workspace } from '../agents/run.ts';
+
+const CLAUDE = agentOrSkip('claude');
+const CODEX = agentOrSkip('codex');
+
+let gw: TestGateway;
+let vendor: ToolVendor;
+
+before(async () => {
+  if (CLAUDE.skip && CODEX.skip) return;
+  vendor = await startToolVendor();
+  gw = await startTestGateway();
+  await createChannel(gw, {
+    type: 14,
+    baseUrl: vendor.url,
+    keys: ['sk-ant'],
+    models: ['claude-sonnet-5', 'claude-for-codex'],
+    name: 'anthropic',
+  });
+  await createChannel(gw, { type: 24, baseUrl: vendor.url, keys: ['g-key'], models: ['gemini-for-claude-code'], name: 'gemini' });
+  await createChannel(gw, {
+    type: 1,
+    baseUrl: vendor.url,
+    keys: ['sk-oa'],
+    models: ['gpt-5.1'],
+    name: 'chat-only',
+    settings: { responses_api: false },
+  });
+  for (const m of ['claude-sonnet-5', 'claude-for-codex', 'gemini-for-claude-code', 'gpt-5.1'])
+    await setPrice(gw, m, { input: 1, output: 2 });
+});
+
+after(async () => {
+  await gw?.stop();
+  await vendor?.close();
+});
+
+/** The checks every run ends with: the tool's output reached the vendor, the answer was printed, billed. */
+async function checkLoop(o: {
+  what: string;
+  out: string;
+  err: string;
+  token: string;
+  sent: typeof vendor.requests;
+  path: RegExp;
+  userId: number;
+  before: number;
+}) {
+  assert.ok(
+    vendor.toolResults.some((t) => t.includes(o.token)),
+    `the output of the tool ${o.what} ran reached the vendor (${JSON.stringify(vendor.toolResults)})\n${o.out}\n${o.err}\nvendor calls: ${o.sent.map((q) => q.path).join(', ')}`,
+  );
+  assert.ok(o.out.includes(FINAL_PREFIX) && o.out.includes(o.token), `the final answer is printed: ${o.out}`);
+  assert.ok(o.sent.length >= 2, 'two turns at least');
+  assert.ok(
+    o.sent.every((q) => o.path.test(q.path)),
+    `every turn went to the channel's own format: ${o.sent.map((q) => q.path).join(', ')}`,
+  );
+  await waitFor(async () => (await balance(gw, o.userId)) < o.before, 5000, 'the charge');
+}
+
+for (const [model, upstream, path] of [
+  ['claude-sonnet-5', 'an Anthropic channel (same format)', /^\/v1\/messages/],
+  ['gemini-for-claude-code', 'a Gemini channel (converted)', /\/v1beta\/models\/gemini-for-claude-code:/],
+] as const) {
+  test(
+    `Claude Code through ${upstream}: runs the vendor's tool call, sends its output back, is billed`,
+    { skip: CLAUDE.skip },
+    async () => {
+      const caller = await createCaller(gw, { quota: 50_000_000 });
+      const before = await balance(gw, caller.userId);
+      const ws = workspace('claude-code');
+      try {
+        const env = {
+          HOME: ws.home,
+          ...exportsOf(snippet(clientSnippets(gw.url, caller.key), 'claude-code')),
+          DISABLE_AUTOUPDATER: '1',
+          CI: 'true',
+        };
+        const sentBefore = vendor.requests.length;
+        const args = ['-p', 'What does note.txt say?', '--model', model, '--allowedTools', 'Bash'];
+        const r = await runAgent(CLAUDE.cmd!, args, ws.dir, env);
+        assert.equal(r.code, 0, `claude failed: ${r.out}\n${r.err}`);
+        const sent = vendor.requests.slice(sentBefore);
+        await checkLoop({ what: 'Claude Code', out: r.out, err: r.err, token: ws.token, sent, path, userId: caller.userId, before });
+      } finally {
+        ws.remove();
+      }
+    },
+  );
+}
+
+for (const [model, upstream, path] of [
+  ['gpt-5.1', 'a chat-only OpenAI channel (converted, the model of docs/clients.md)', /^\/v1\/chat\/completions$/],
+  ['claude-for-codex', 'an Anthropic channel (converted)', /^\/v1\/messages/],
+] as const) {
+  test(`Codex through ${upstream}: runs the vendor's tool call, sends its output back, is billed`, { skip: CODEX.skip }, async () => {
+    const caller = await createCaller(gw, { quota: 50_000_000 });
+    const before = await balance(gw, caller.userId);
+    const ws = workspace('codex');
+    try {
+      const doc = clientSnippets(gw.url, caller.key);
+      // The page's provider, with retries off so that a refusal shows at once.
+      const config = `${snippet(doc, 'codex').replace(/^model = .*$/m, `model = "${model}"`)}request_max_retries = 0\nstream_max_retries = 0\n`;
+      ws.writeHome('.codex/config.toml', config);
+      const env = { HOME: ws.home, CODEX_HOME: `${ws.home}/.codex`, ...exportsOf(snippet(doc, 'codex-env')) };
+      const sentBefore = vendor.requests.length;
+      const args = ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'What does note.txt say?'];
+      const r = await runAgent(CODEX.cmd!, args, ws.dir, env);
+      assert.equal(r.code, 0, `codex failed: ${r.out}\n${r.err}`);
+      const sent = vendor.requests.slice(sentBefore);
+      await checkLoop({ what: 'Codex', out: r.out, err: r.err, token: ws.token, sent, path, userId: caller.userId, before });
+    } finally {
+      ws.remove();
+    }
+  });
+}
