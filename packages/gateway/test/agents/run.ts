@@ -62,6 +62,8 @@ export function runAgent(cmd: AgentCommand, args: string[], cwd: string, env: No
 export interface Workspace {
   /** The folder the agent works in; holds `note.txt`. */
   dir: string;
+  /** The absolute path of `note.txt`. */
+  note: string;
   /** A home of its own for the agent's settings and state. */
   home: string;
   /** What `note.txt` says: a value no one could guess, so only the tool's output can carry it. */
@@ -81,6 +83,7 @@ export function workspace(prefix: string): Workspace {
   writeFileSync(join(dir, 'note.txt'), `${token}\n`);
   return {
     dir,
+    note: join(dir, 'note.txt'),
     home,
     token,
     writeHome(path, text) {

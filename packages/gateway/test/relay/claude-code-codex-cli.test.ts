@@ -8,7 +8,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from '../harness.ts';
-import { startToolVendor, FINAL_PREFIX, type ToolVendor } from '../fakes/upstreams/tool-vendor.ts';
+import { assertAgentLoop, startToolVendor, type ToolVendor } from '../fakes/upstreams/tool-vendor.ts';
 import { balance, createCaller, createChannel, setPrice, waitFor } from '../relay-fixtures.ts';
 import { agentOrSkip, clientSnippets, exportsOf, runAgent, snippet, workspace } from '../agents/run.ts';
 
@@ -47,30 +47,6 @@ after(async () => {
   await vendor?.close();
 });
 
-/** The checks every run ends with: the tool's output reached the vendor, the answer was printed, billed. */
-async function checkLoop(o: {
-  what: string;
-  out: string;
-  err: string;
-  token: string;
-  sent: typeof vendor.requests;
-  path: RegExp;
-  userId: number;
-  before: number;
-}) {
-  assert.ok(
-    vendor.toolResults.some((t) => t.includes(o.token)),
-    `the output of the tool ${o.what} ran reached the vendor (${JSON.stringify(vendor.toolResults)})\n${o.out}\n${o.err}\nvendor calls: ${o.sent.map((q) => q.path).join(', ')}`,
-  );
-  assert.ok(o.out.includes(FINAL_PREFIX) && o.out.includes(o.token), `the final answer is printed: ${o.out}`);
-  assert.ok(o.sent.length >= 2, 'two turns at least');
-  assert.ok(
-    o.sent.every((q) => o.path.test(q.path)),
-    `every turn went to the channel's own format: ${o.sent.map((q) => q.path).join(', ')}`,
-  );
-  await waitFor(async () => (await balance(gw, o.userId)) < o.before, 5000, 'the charge');
-}
-
 for (const [model, upstream, path] of [
   ['claude-sonnet-5', 'an Anthropic channel (same format)', /^\/v1\/messages/],
   ['gemini-for-claude-code', 'a Gemini channel (converted)', /\/v1beta\/models\/gemini-for-claude-code:/],
@@ -82,6 +58,7 @@ for (const [model, upstream, path] of [
       const caller = await createCaller(gw, { quota: 50_000_000 });
       const before = await balance(gw, caller.userId);
       const ws = workspace('claude-code');
+      vendor.notePath = ws.note;
       try {
         const env = {
           HOME: ws.home,
@@ -90,11 +67,18 @@ for (const [model, upstream, path] of [
           CI: 'true',
         };
         const sentBefore = vendor.requests.length;
-        const args = ['-p', 'What does note.txt say?', '--model', model, '--allowedTools', 'Bash'];
+        const args = ['-p', 'What does note.txt say?', '--model', model, '--allowedTools', 'Read,Bash'];
         const r = await runAgent(CLAUDE.cmd!, args, ws.dir, env);
         assert.equal(r.code, 0, `claude failed: ${r.out}\n${r.err}`);
-        const sent = vendor.requests.slice(sentBefore);
-        await checkLoop({ what: 'Claude Code', out: r.out, err: r.err, token: ws.token, sent, path, userId: caller.userId, before });
+        assertAgentLoop(vendor, {
+          what: 'Claude Code',
+          sent: vendor.requests.slice(sentBefore),
+          path,
+          token: ws.token,
+          out: r.out,
+          err: r.err,
+        });
+        await waitFor(async () => (await balance(gw, caller.userId)) < before, 5000, 'the charge');
       } finally {
         ws.remove();
       }
@@ -110,6 +94,7 @@ for (const [model, upstream, path] of [
     const caller = await createCaller(gw, { quota: 50_000_000 });
     const before = await balance(gw, caller.userId);
     const ws = workspace('codex');
+    vendor.notePath = ws.note;
     try {
       const doc = clientSnippets(gw.url, caller.key);
       // The page's provider, with retries off so that a refusal shows at once.
@@ -120,8 +105,8 @@ for (const [model, upstream, path] of [
       const args = ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'What does note.txt say?'];
       const r = await runAgent(CODEX.cmd!, args, ws.dir, env);
       assert.equal(r.code, 0, `codex failed: ${r.out}\n${r.err}`);
-      const sent = vendor.requests.slice(sentBefore);
-      await checkLoop({ what: 'Codex', out: r.out, err: r.err, token: ws.token, sent, path, userId: caller.userId, before });
+      assertAgentLoop(vendor, { what: 'Codex', sent: vendor.requests.slice(sentBefore), path, token: ws.token, out: r.out, err: r.err });
+      await waitFor(async () => (await balance(gw, caller.userId)) < before, 5000, 'the charge');
     } finally {
       ws.remove();
     }

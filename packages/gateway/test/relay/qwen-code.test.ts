@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from '../harness.ts';
-import { startToolVendor, FINAL_PREFIX, type ToolVendor } from '../fakes/upstreams/tool-vendor.ts';
+import { assertAgentLoop, startToolVendor, type ToolVendor } from '../fakes/upstreams/tool-vendor.ts';
 import { balance, createCaller, createChannel, setPrice, waitFor } from '../relay-fixtures.ts';
 import { agentOrSkip, clientSnippets, exportsOf, runAgent, snippet, workspace } from '../agents/run.ts';
 
@@ -40,6 +40,7 @@ for (const [model, upstream, path] of [
     const caller = await createCaller(gw, { quota: 50_000_000 });
     const before = await balance(gw, caller.userId);
     const ws = workspace('qwen-code');
+    vendor.notePath = ws.note;
     try {
       const doc = clientSnippets(gw.url, caller.key);
       ws.writeHome('.qwen/settings.json', snippet(doc, 'qwen-code-settings'));
@@ -48,17 +49,14 @@ for (const [model, upstream, path] of [
       const args = ['-p', 'What does note.txt say?', '--yolo', ...(model ? ['-m', model] : [])];
       const r = await runAgent(QWEN.cmd!, args, ws.dir, env);
       assert.equal(r.code, 0, `qwen failed: ${r.out}\n${r.err}`);
-      assert.ok(
-        vendor.toolResults.some((t) => t.includes(ws.token)),
-        `the output of the tool Qwen Code ran reached the vendor (${JSON.stringify(vendor.toolResults)})`,
-      );
-      assert.ok(r.out.includes(FINAL_PREFIX) && r.out.includes(ws.token), `the final answer is printed: ${r.out}`);
-      const sent = vendor.requests.slice(sentBefore);
-      assert.ok(sent.length >= 2, 'two turns at least');
-      assert.ok(
-        sent.every((q) => path.test(q.path)),
-        `every turn went to the channel's own format: ${sent.map((q) => q.path).join(', ')}`,
-      );
+      assertAgentLoop(vendor, {
+        what: 'Qwen Code',
+        sent: vendor.requests.slice(sentBefore),
+        path,
+        token: ws.token,
+        out: r.out,
+        err: r.err,
+      });
       await waitFor(async () => (await balance(gw, caller.userId)) < before, 5000, 'the charge');
     } finally {
       ws.remove();

@@ -1,14 +1,23 @@
 /**
  * A loopback vendor for coding-agent command lines that speaks the three model formats at once (OpenAI chat
  * completions, Anthropic messages, Gemini generateContent; the path decides) and plays one agent loop: while
- * the conversation holds no tool result, it answers with a call of the shell tool the client offers
- * (`cat note.txt`, run in the agent's folder); once a tool result is there, it answers with a final text that
- * quotes it. Every tool result it saw is kept in `toolResults`, so a test can tell that the output of the
- * command the agent ran reached the vendor. Streams and plain answers both carry usage, so calls are billed.
+ * the conversation holds no tool result, it answers with a tool call that reads the test's note: the agent's
+ * file-reading tool with the note's path (`notePath`), or, for an agent that has none, its shell tool with
+ * `cat note.txt` (run in the agent's folder); once a tool result is there, it answers with a final text that
+ * quotes it. Every tool result it saw is kept in `toolResults`, so a test can tell that what the tool read
+ * reached the vendor. Streams and plain answers both carry usage, so calls are billed.
+ *
+ * Reading tools come first because they involve no child process: Qwen Code (and Gemini CLI, whose shell
+ * code it shares) settle a one-shot shell command when the process exits, and on a busy machine that can be
+ * before its output was read, which would make the test flaky.
  */
+import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { json, sse, startFake, type FakeUpstream, type Recorded } from './common.ts';
 
+/** The file-reading tools of the agents (Gemini CLI and Qwen Code, opencode, Claude Code); the path goes in the
+ * first argument whose name says path. */
+const READ_TOOLS = ['read_file', 'read', 'Read'];
 /** The shell tools of the agents, in the order they are preferred, with the argument that holds the command. */
 const SHELL_TOOLS: Array<[name: string, commandField: string]> = [
   ['run_shell_command', 'command'], // Gemini CLI, Qwen Code
@@ -28,6 +37,8 @@ export interface ToolVendor extends FakeUpstream {
   toolResults: string[];
   /** The tool calls it answered with (the tool's name), in order. */
   toolCalls: string[];
+  /** The absolute path of the note to read with a file-reading tool (set by each test; null: shell only). */
+  notePath: string | null;
 }
 
 /** Text of a content value in any of the formats (a string, or parts/blocks with `text`). */
@@ -48,8 +59,13 @@ interface Offered {
   schema: any;
 }
 
-/** The shell tool to call among those offered, with its arguments; null when none is offered. */
-function pickTool(offered: Offered[]): { name: string; args: Record<string, unknown> } | null {
+/** The tool to call among those offered, with its arguments; null when none fits. */
+function pickTool(offered: Offered[], notePath: string | null): { name: string; args: Record<string, unknown> } | null {
+  for (const name of notePath ? READ_TOOLS : []) {
+    const t = offered.find((o) => o.name === name);
+    const field = Object.keys(t?.schema?.properties ?? {}).find((k) => /path/i.test(k));
+    if (t && field) return { name, args: { [field]: notePath } };
+  }
   for (const [name, field] of SHELL_TOOLS) {
     const t = offered.find((o) => o.name === name);
     if (!t) continue;
@@ -73,12 +89,13 @@ export async function startToolVendor(): Promise<ToolVendor> {
   })) as ToolVendor;
   up.toolResults = toolResults;
   up.toolCalls = toolCalls;
+  up.notePath = null;
 
   function openai(r: Recorded, res: ServerResponse) {
     const b = r.body;
     const last = b.messages.at(-1);
     const offered = (b.tools ?? []).map((t: any) => ({ name: t.function?.name, schema: t.function?.parameters }));
-    const tool = last.role === 'tool' ? null : pickTool(offered);
+    const tool = last.role === 'tool' ? null : pickTool(offered, up.notePath);
     if (last.role === 'tool') toolResults.push(textOf(last.content));
     if (tool) toolCalls.push(tool.name);
     const text = tool ? null : final(last.role === 'tool' ? textOf(last.content) : 'no tool was run');
@@ -119,7 +136,12 @@ export async function startToolVendor(): Promise<ToolVendor> {
     const last = b.messages.at(-1);
     const results = Array.isArray(last.content) ? last.content.filter((c: any) => c.type === 'tool_result') : [];
     for (const c of results) toolResults.push(textOf(c.content));
-    const tool = results.length ? null : pickTool((b.tools ?? []).map((t: any) => ({ name: t.name, schema: t.input_schema })));
+    const tool = results.length
+      ? null
+      : pickTool(
+          (b.tools ?? []).map((t: any) => ({ name: t.name, schema: t.input_schema })),
+          up.notePath,
+        );
     if (tool) toolCalls.push(tool.name);
     const block = tool
       ? { type: 'tool_use', id: `toolu_${toolCalls.length}`, name: tool.name, input: tool.args }
@@ -173,7 +195,7 @@ export async function startToolVendor(): Promise<ToolVendor> {
     const offered = (b.tools ?? []).flatMap((t: any) =>
       (t.functionDeclarations ?? []).map((f: any) => ({ name: f.name, schema: f.parametersJsonSchema ?? f.parameters })),
     );
-    const tool = responses.length ? null : pickTool(offered);
+    const tool = responses.length ? null : pickTool(offered, up.notePath);
     if (tool) toolCalls.push(tool.name);
     const part = tool
       ? { functionCall: { name: tool.name, args: tool.args } }
@@ -188,4 +210,49 @@ export async function startToolVendor(): Promise<ToolVendor> {
   }
 
   return up;
+}
+
+/** What one turn sent to the vendor carried, in whichever format: the tools offered and the system text. */
+export function turnOf(r: Recorded): { tools: string[]; system: string } {
+  const b = r.body ?? {};
+  if (Array.isArray(b.contents))
+    return {
+      tools: (b.tools ?? []).flatMap((t: any) => (t.functionDeclarations ?? []).map((f: any) => f.name)),
+      system: textOf(b.systemInstruction?.parts ?? ''),
+    };
+  const inMessages = (b.messages ?? [])
+    .filter((m: any) => m.role === 'system' || m.role === 'developer')
+    .map((m: any) => textOf(m.content));
+  return {
+    tools: (b.tools ?? []).map((t: any) => t.function?.name ?? t.name),
+    system: [textOf(b.system ?? ''), ...inMessages].join('\n'),
+  };
+}
+
+/**
+ * The checks every agent run ends with: the agent's turns (`sent`) all went to the upstream format `path`
+ * names, the first carried its tools and system prompt, the output of the command it ran reached the vendor,
+ * and the vendor's final answer was printed (`out`).
+ */
+export function assertAgentLoop(
+  vendor: ToolVendor,
+  o: { what: string; sent: Recorded[]; path: RegExp; token: string; out: string; err: string },
+) {
+  const seen = `\nvendor calls: ${o.sent.map((q) => q.path).join(', ')}\n${o.out}\n${o.err}`;
+  assert.ok(
+    o.sent.every((q) => o.path.test(q.path)),
+    `every turn of ${o.what} went to the channel's own format${seen}`,
+  );
+  const first = o.sent.map(turnOf).find((t) => t.tools.length > 0);
+  assert.ok(first, `the tools of ${o.what} reached the vendor${seen}`);
+  assert.ok(
+    [...READ_TOOLS, ...SHELL_TOOLS.map(([name]) => name)].some((name) => first.tools.includes(name)),
+    `its file or shell tool is among them: ${first.tools.join(', ')}`,
+  );
+  assert.ok(first.system.length > 200, `its system prompt reached the vendor: ${JSON.stringify(first.system.slice(0, 200))}`);
+  assert.ok(
+    vendor.toolResults.some((t) => t.includes(o.token)),
+    `what the tool ${o.what} ran read reached the vendor (${JSON.stringify(vendor.toolResults)})${seen}`,
+  );
+  assert.ok(o.out.includes(FINAL_PREFIX) && o.out.includes(o.token), `the final answer is printed${seen}`);
 }
