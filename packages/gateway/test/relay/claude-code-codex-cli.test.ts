@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from '../harness.ts';
 import { assertAgentLoop, startToolVendor, type ToolVendor } from '../fakes/upstreams/tool-vendor.ts';
 import { balance, createCaller, createChannel, setPrice, waitFor } from '../relay-fixtures.ts';
+import { refused, startTap, type Tap } from '../agents/tap.ts';
 import { agentOrSkip, clientSnippets, exportsOf, runAgent, snippet, workspace } from '../agents/run.ts';
 
 const CLAUDE = agentOrSkip('claude');
@@ -17,11 +18,13 @@ const CODEX = agentOrSkip('codex');
 
 let gw: TestGateway;
 let vendor: ToolVendor;
+let tap: Tap;
 
 before(async () => {
   if (CLAUDE.skip && CODEX.skip) return;
   vendor = await startToolVendor();
   gw = await startTestGateway();
+  tap = await startTap(gw.url);
   await createChannel(gw, {
     type: 14,
     baseUrl: vendor.url,
@@ -43,6 +46,7 @@ before(async () => {
 });
 
 after(async () => {
+  await tap?.close();
   await gw?.stop();
   await vendor?.close();
 });
@@ -62,16 +66,18 @@ for (const [model, upstream, path] of [
       try {
         const env = {
           HOME: ws.home,
-          ...exportsOf(snippet(clientSnippets(gw.url, caller.key), 'claude-code')),
+          ...exportsOf(snippet(clientSnippets(tap.url, caller.key), 'claude-code')),
           DISABLE_AUTOUPDATER: '1',
           CI: 'true',
         };
         const sentBefore = vendor.requests.length;
+        const tappedBefore = tap.calls.length;
         const args = ['-p', 'What does note.txt say?', '--model', model, '--allowedTools', 'Read,Bash'];
         const r = await runAgent(CLAUDE.cmd!, args, ws.dir, env);
         assert.equal(r.code, 0, `claude failed: ${r.out}\n${r.err}`);
         assertAgentLoop(vendor, {
           what: 'Claude Code',
+          refused: refused(tap, tappedBefore),
           sent: vendor.requests.slice(sentBefore),
           path,
           token: ws.token,
@@ -96,16 +102,26 @@ for (const [model, upstream, path] of [
     const ws = workspace('codex');
     vendor.notePath = ws.note;
     try {
-      const doc = clientSnippets(gw.url, caller.key);
+      const doc = clientSnippets(tap.url, caller.key);
       // The page's provider, with retries off so that a refusal shows at once.
       const config = `${snippet(doc, 'codex').replace(/^model = .*$/m, `model = "${model}"`)}request_max_retries = 0\nstream_max_retries = 0\n`;
       ws.writeHome('.codex/config.toml', config);
       const env = { HOME: ws.home, CODEX_HOME: `${ws.home}/.codex`, ...exportsOf(snippet(doc, 'codex-env')) };
       const sentBefore = vendor.requests.length;
+      const tappedBefore = tap.calls.length;
       const args = ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'What does note.txt say?'];
       const r = await runAgent(CODEX.cmd!, args, ws.dir, env);
       assert.equal(r.code, 0, `codex failed: ${r.out}\n${r.err}`);
-      assertAgentLoop(vendor, { what: 'Codex', sent: vendor.requests.slice(sentBefore), path, token: ws.token, out: r.out, err: r.err });
+      assertAgentLoop(vendor, {
+        what: 'Codex',
+        refused: refused(tap, tappedBefore),
+        refused: refused(tap, tappedBefore),
+        sent: vendor.requests.slice(sentBefore),
+        path,
+        token: ws.token,
+        out: r.out,
+        err: r.err,
+      });
       await waitFor(async () => (await balance(gw, caller.userId)) < before, 5000, 'the charge');
     } finally {
       ws.remove();

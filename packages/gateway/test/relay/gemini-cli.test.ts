@@ -9,17 +9,20 @@ import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from '../harness.ts';
 import { assertAgentLoop, startToolVendor, type ToolVendor } from '../fakes/upstreams/tool-vendor.ts';
 import { balance, createCaller, createChannel, setPrice, waitFor } from '../relay-fixtures.ts';
+import { refused, startTap, type Tap } from '../agents/tap.ts';
 import { agentOrSkip, clientSnippets, exportsOf, runAgent, snippet, workspace } from '../agents/run.ts';
 
 const GEMINI = agentOrSkip('gemini');
 
 let gw: TestGateway;
 let vendor: ToolVendor;
+let tap: Tap;
 
 before(async () => {
   if (GEMINI.skip) return;
   vendor = await startToolVendor();
   gw = await startTestGateway();
+  tap = await startTap(gw.url);
   await createChannel(gw, { type: 24, baseUrl: vendor.url, keys: ['g-key'], models: ['gemini-2.5-flash'], name: 'gemini' });
   await createChannel(gw, { type: 1, baseUrl: vendor.url, keys: ['sk-oa'], models: ['gpt-for-gemini-cli'], name: 'openai' });
   await createChannel(gw, { type: 14, baseUrl: vendor.url, keys: ['sk-ant'], models: ['claude-for-gemini-cli'], name: 'anthropic' });
@@ -27,6 +30,7 @@ before(async () => {
 });
 
 after(async () => {
+  await tap?.close();
   await gw?.stop();
   await vendor?.close();
 });
@@ -42,14 +46,16 @@ for (const [model, upstream, path] of [
     const ws = workspace('gemini-cli');
     vendor.notePath = ws.note;
     try {
-      const doc = clientSnippets(gw.url, caller.key);
+      const doc = clientSnippets(tap.url, caller.key);
       ws.writeHome('.gemini/settings.json', snippet(doc, 'gemini-cli-settings'));
       const env = { HOME: ws.home, ...exportsOf(snippet(doc, 'gemini-cli')), GEMINI_CLI_NO_RELAUNCH: 'true', NO_COLOR: '1' };
       const sentBefore = vendor.requests.length;
+      const tappedBefore = tap.calls.length;
       const r = await runAgent(GEMINI.cmd!, ['-p', 'What does note.txt say?', '--yolo', '--skip-trust', '-m', model], ws.dir, env);
       assert.equal(r.code, 0, `gemini failed: ${r.out}\n${r.err}`);
       assertAgentLoop(vendor, {
         what: 'Gemini CLI',
+        refused: refused(tap, tappedBefore),
         sent: vendor.requests.slice(sentBefore),
         path,
         token: ws.token,

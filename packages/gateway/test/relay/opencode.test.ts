@@ -10,12 +10,14 @@ import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from '../harness.ts';
 import { assertAgentLoop, startToolVendor, type ToolVendor } from '../fakes/upstreams/tool-vendor.ts';
 import { balance, createCaller, createChannel, setPrice, waitFor } from '../relay-fixtures.ts';
+import { refused, startTap, type Tap } from '../agents/tap.ts';
 import { agentOrSkip, clientSnippets, exportsOf, runAgent, snippet, workspace } from '../agents/run.ts';
 
 const OPENCODE = agentOrSkip('opencode');
 
 let gw: TestGateway;
 let vendor: ToolVendor;
+let tap: Tap;
 
 /** A model the page does not list, added to its Anthropic provider: served by an OpenAI channel. */
 const CROSS = 'gpt-for-opencode';
@@ -24,6 +26,7 @@ before(async () => {
   if (OPENCODE.skip) return;
   vendor = await startToolVendor();
   gw = await startTestGateway();
+  tap = await startTap(gw.url);
   await createChannel(gw, { type: 1, baseUrl: vendor.url, keys: ['sk-oa'], models: ['gpt-5.1', CROSS], name: 'openai' });
   await createChannel(gw, { type: 24, baseUrl: vendor.url, keys: ['g-key'], models: ['gemini-2.5-pro'], name: 'gemini' });
   await createChannel(gw, { type: 14, baseUrl: vendor.url, keys: ['sk-ant'], models: ['claude-sonnet-4-5'], name: 'anthropic' });
@@ -31,6 +34,7 @@ before(async () => {
 });
 
 after(async () => {
+  await tap?.close();
   await gw?.stop();
   await vendor?.close();
 });
@@ -50,7 +54,7 @@ for (const [model, upstream, path] of [
       const ws = workspace('opencode');
       vendor.notePath = ws.note;
       try {
-        const doc = clientSnippets(gw.url, caller.key);
+        const doc = clientSnippets(tap.url, caller.key);
         const config = JSON.parse(snippet(doc, 'opencode'));
         config.provider['gatehouse-anthropic'].models[CROSS] = { name: 'GPT through the Anthropic format' };
         const file = ws.writeHome('opencode.json', JSON.stringify(config));
@@ -61,10 +65,12 @@ for (const [model, upstream, path] of [
           ...exportsOf(snippet(doc, 'opencode-offline')),
         };
         const sentBefore = vendor.requests.length;
+        const tappedBefore = tap.calls.length;
         const r = await runAgent(OPENCODE.cmd!, ['run', '-m', model, 'What does note.txt say?'], ws.dir, env);
         assert.equal(r.code, 0, `opencode failed: ${r.out}\n${r.err}`);
         assertAgentLoop(vendor, {
           what: 'opencode',
+          refused: refused(tap, tappedBefore),
           sent: vendor.requests.slice(sentBefore),
           path,
           token: ws.token,

@@ -9,17 +9,20 @@ import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from '../harness.ts';
 import { assertAgentLoop, startToolVendor, type ToolVendor } from '../fakes/upstreams/tool-vendor.ts';
 import { balance, createCaller, createChannel, setPrice, waitFor } from '../relay-fixtures.ts';
+import { refused, startTap, type Tap } from '../agents/tap.ts';
 import { agentOrSkip, clientSnippets, exportsOf, runAgent, snippet, workspace } from '../agents/run.ts';
 
 const QWEN = agentOrSkip('qwen');
 
 let gw: TestGateway;
 let vendor: ToolVendor;
+let tap: Tap;
 
 before(async () => {
   if (QWEN.skip) return;
   vendor = await startToolVendor();
   gw = await startTestGateway();
+  tap = await startTap(gw.url);
   await createChannel(gw, { type: 1, baseUrl: vendor.url, keys: ['sk-oa'], models: ['qwen3-coder-plus'], name: 'openai' });
   await createChannel(gw, { type: 24, baseUrl: vendor.url, keys: ['g-key'], models: ['gemini-for-qwen'], name: 'gemini' });
   await createChannel(gw, { type: 14, baseUrl: vendor.url, keys: ['sk-ant'], models: ['claude-for-qwen'], name: 'anthropic' });
@@ -27,6 +30,7 @@ before(async () => {
 });
 
 after(async () => {
+  await tap?.close();
   await gw?.stop();
   await vendor?.close();
 });
@@ -42,15 +46,17 @@ for (const [model, upstream, path] of [
     const ws = workspace('qwen-code');
     vendor.notePath = ws.note;
     try {
-      const doc = clientSnippets(gw.url, caller.key);
+      const doc = clientSnippets(tap.url, caller.key);
       ws.writeHome('.qwen/settings.json', snippet(doc, 'qwen-code-settings'));
       const env = { HOME: ws.home, ...exportsOf(snippet(doc, 'qwen-code')), QWEN_CODE_NO_RELAUNCH: 'true', NO_COLOR: '1' };
       const sentBefore = vendor.requests.length;
+      const tappedBefore = tap.calls.length;
       const args = ['-p', 'What does note.txt say?', '--yolo', ...(model ? ['-m', model] : [])];
       const r = await runAgent(QWEN.cmd!, args, ws.dir, env);
       assert.equal(r.code, 0, `qwen failed: ${r.out}\n${r.err}`);
       assertAgentLoop(vendor, {
         what: 'Qwen Code',
+        refused: refused(tap, tappedBefore),
         sent: vendor.requests.slice(sentBefore),
         path,
         token: ws.token,

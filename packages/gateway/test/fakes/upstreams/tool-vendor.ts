@@ -230,7 +230,8 @@ export function turnOf(r: Recorded): { tools: string[]; system: string } {
 }
 
 /**
- * The checks every agent run ends with: the agent's turns (`sent`) all went to the upstream format `path`
+ * The checks every agent run ends with: the gateway refused none of the agent's requests (`refused`, as the
+ * tap in front of it saw them), the agent's turns (`sent`) all went to the upstream format `path`
  * names, the first carried its tools and system prompt, the output of the command it ran reached the vendor,
  * and the vendor's final answer was printed (`out`).
  */
