@@ -3,12 +3,13 @@
  * docs/clients.md says, each running a whole agent loop: the vendor answers with a shell tool call, the agent
  * runs it in its folder, sends the output back, and the vendor's final answer quotes it. Claude Code against
  * an Anthropic upstream (its own format) and a Gemini one (converted); Codex, which speaks only the Responses
- * API, against a chat-only OpenAI-compatible upstream and an Anthropic one (both converted).
+ * API, against a chat-only OpenAI-compatible upstream and an Anthropic one (both converted; the tools of its
+ * namespace groups are offered one by one).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from '../harness.ts';
-import { assertAgentLoop, startToolVendor, type ToolVendor } from '../fakes/upstreams/tool-vendor.ts';
+import { assertAgentLoop, startToolVendor, turnOf, type ToolVendor } from '../fakes/upstreams/tool-vendor.ts';
 import { balance, createCaller, createChannel, setPrice, waitFor } from '../relay-fixtures.ts';
 import { refused, startTap, type Tap } from '../agents/tap.ts';
 import { agentOrSkip, clientSnippets, exportsOf, runAgent, snippet, workspace } from '../agents/run.ts';
@@ -115,13 +116,18 @@ for (const [model, upstream, path] of [
       assertAgentLoop(vendor, {
         what: 'Codex',
         refused: refused(tap, tappedBefore),
-        refused: refused(tap, tappedBefore),
         sent: vendor.requests.slice(sentBefore),
         path,
         token: ws.token,
         out: r.out,
         err: r.err,
       });
+      // Its sub-agent tools come in a namespace group, offered one by one to vendors without namespaces.
+      const offered = turnOf(vendor.requests[sentBefore]!).tools;
+      assert.ok(
+        offered.some((n) => n.endsWith('__spawn_agent')),
+        `the tools of Codex's namespace groups reach the vendor: ${offered.join(', ')}`,
+      );
       await waitFor(async () => (await balance(gw, caller.userId)) < before, 5000, 'the charge');
     } finally {
       ws.remove();

@@ -237,9 +237,10 @@ export function turnOf(r: Recorded): { tools: string[]; system: string } {
  */
 export function assertAgentLoop(
   vendor: ToolVendor,
-  o: { what: string; sent: Recorded[]; path: RegExp; token: string; out: string; err: string },
+  o: { what: string; refused: string[]; sent: Recorded[]; path: RegExp; token: string; out: string; err: string },
 ) {
   const seen = `\nvendor calls: ${o.sent.map((q) => q.path).join(', ')}\n${o.out}\n${o.err}`;
+  assert.deepEqual(o.refused, [], `the gateway refused nothing ${o.what} sent${seen}`);
   assert.ok(
     o.sent.every((q) => o.path.test(q.path)),
     `every turn of ${o.what} went to the channel's own format${seen}`,
