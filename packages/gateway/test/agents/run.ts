@@ -39,8 +39,8 @@ export function agentOrSkip(name: AgentName): { cmd: AgentCommand; skip: false }
   return { cmd, skip: false };
 }
 
-/** Runs an agent to its end (killed after `timeoutMs`) with only the given environment (and PATH). */
-export function runAgent(cmd: AgentCommand, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 55_000): Promise<Run> {
+/** Runs an agent to its end with only the given environment (and PATH); one that hangs is killed after `timeoutMs` (a run takes seconds, more on a busy machine). */
+export function runAgent(cmd: AgentCommand, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<Run> {
   return new Promise((resolve) => {
     const p = spawn(cmd.file, [...cmd.args, ...args], { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
