@@ -7,6 +7,7 @@
  * To add a command line: `npm install --save-exact <package>@<version>` in this folder, then an entry in
  * AGENTS saying which file runs it.
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { AGENTS_DIR, ensureAgents } from './install.mjs';
@@ -60,14 +61,17 @@ const AGENTS = {
   },
   /**
    * opencode: its native binary, from the package for this platform (the launcher of `opencode-ai` is only
-   * written by an install script).
+   * written by an install script); on an x64 Linux processor without AVX2, the `-baseline` build.
    */
   opencode: {
     package: 'opencode-ai',
-    command: (_dir, resolve) => ({
-      file: join(packageDir(resolve, `opencode-${process.platform}-${process.arch}`), 'bin', 'opencode'),
-      args: [],
-    }),
+    command: (_dir, resolve) => {
+      const baseline = process.platform === 'linux' && process.arch === 'x64' && !/\bavx2\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
+      return {
+        file: join(packageDir(resolve, `opencode-${process.platform}-${process.arch}${baseline ? '-baseline' : ''}`), 'bin', 'opencode'),
+        args: [],
+      };
+    },
   },
 } satisfies Record<string, Agent>;
 
