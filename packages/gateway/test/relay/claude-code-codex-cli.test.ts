@@ -79,6 +79,7 @@ for (const [model, upstream, path] of [
         assertAgentLoop(vendor, {
           what: 'Claude Code',
           refused: refused(tap, tappedBefore),
+          callerKey: caller.key,
           sent: vendor.requests.slice(sentBefore),
           path,
           token: ws.token,
@@ -116,6 +117,7 @@ for (const [model, upstream, path] of [
       assertAgentLoop(vendor, {
         what: 'Codex',
         refused: refused(tap, tappedBefore),
+        callerKey: caller.key,
         sent: vendor.requests.slice(sentBefore),
         path,
         token: ws.token,

@@ -56,6 +56,7 @@ for (const [model, upstream, path] of [
       assertAgentLoop(vendor, {
         what: 'Gemini CLI',
         refused: refused(tap, tappedBefore),
+        callerKey: caller.key,
         sent: vendor.requests.slice(sentBefore),
         path,
         token: ws.token,

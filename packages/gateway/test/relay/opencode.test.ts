@@ -71,6 +71,7 @@ for (const [model, upstream, path] of [
         assertAgentLoop(vendor, {
           what: 'opencode',
           refused: refused(tap, tappedBefore),
+          callerKey: caller.key,
           sent: vendor.requests.slice(sentBefore),
           path,
           token: ws.token,

@@ -57,6 +57,7 @@ for (const [model, upstream, path] of [
       assertAgentLoop(vendor, {
         what: 'Qwen Code',
         refused: refused(tap, tappedBefore),
+        callerKey: caller.key,
         sent: vendor.requests.slice(sentBefore),
         path,
         token: ws.token,

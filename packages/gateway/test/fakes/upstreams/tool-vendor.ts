@@ -231,16 +231,20 @@ export function turnOf(r: Recorded): { tools: string[]; system: string } {
 
 /**
  * The checks every agent run ends with: the gateway refused none of the agent's requests (`refused`, as the
- * tap in front of it saw them), the agent's turns (`sent`) all went to the upstream format `path`
+ * tap in front of it saw them), the caller's gateway key reached the vendor nowhere, the agent's turns (`sent`) all went to the upstream format `path`
  * names, the first carried its tools and system prompt, the output of the command it ran reached the vendor,
  * and the vendor's final answer was printed (`out`).
  */
 export function assertAgentLoop(
   vendor: ToolVendor,
-  o: { what: string; refused: string[]; sent: Recorded[]; path: RegExp; token: string; out: string; err: string },
+  o: { what: string; refused: string[]; sent: Recorded[]; path: RegExp; token: string; out: string; err: string; callerKey: string },
 ) {
   const seen = `\nvendor calls: ${o.sent.map((q) => q.path).join(', ')}\n${o.out}\n${o.err}`;
   assert.deepEqual(o.refused, [], `the gateway refused nothing ${o.what} sent${seen}`);
+  assert.ok(
+    o.sent.every((q) => !JSON.stringify(q.headers).includes(o.callerKey) && !q.path.includes(o.callerKey) && !q.raw.includes(o.callerKey)),
+    `the caller's gateway key never reaches the vendor${seen}`,
+  );
   assert.ok(
     o.sent.every((q) => o.path.test(q.path)),
     `every turn of ${o.what} went to the channel's own format${seen}`,
