@@ -33,6 +33,27 @@ after(async () => {
   await vendor?.close();
 });
 
+test('docs/clients.md: every configuration block it names is one a test uses', () => {
+  // The agents' blocks are read by gemini-cli, qwen-code, opencode and claude-code-codex-cli.test.ts; the SDKs' below.
+  assert.deepEqual([...clientSnippets('', '').keys()].sort(), [
+    'anthropic-sdk',
+    'claude-code',
+    'codex',
+    'codex-env',
+    'gemini-cli',
+    'gemini-cli-settings',
+    'google-sdk',
+    'langchain',
+    'openai-sdk',
+    'opencode',
+    'opencode-env',
+    'opencode-offline',
+    'qwen-code',
+    'qwen-code-settings',
+    'vercel-ai-sdk',
+  ]);
+});
+
 for (const [name, where] of [
   ['openai-sdk', ROOT],
   ['anthropic-sdk', ROOT],
