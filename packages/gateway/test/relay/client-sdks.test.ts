@@ -49,6 +49,7 @@ test('docs/clients.md: every configuration block it names is one a test uses', (
     'opencode-env',
     'opencode-offline',
     'qwen-code',
+    'qwen-code-anthropic',
     'qwen-code-settings',
     'vercel-ai-sdk',
   ]);
