@@ -1,7 +1,8 @@
 /**
  * opencode (`opencode run …`) through the gateway, offline, configured exactly as docs/clients.md says: its
  * OpenAI-compatible provider against loopback OpenAI (same format) and Gemini (converted) upstreams, its
- * Anthropic provider against Anthropic (same format) and OpenAI (converted) upstreams. Each run is a whole
+ * Anthropic provider against Anthropic (same format) and OpenAI (converted) upstreams, its Google provider
+ * against an Anthropic upstream (converted). Each run is a whole
  * agent loop: the vendor answers with a shell tool call, opencode runs it in its folder, sends the output
  * back, and the vendor's final answer quotes it; the calls are billed to the key.
  */
@@ -29,8 +30,15 @@ before(async () => {
   tap = await startTap(gw.url);
   await createChannel(gw, { type: 1, baseUrl: vendor.url, keys: ['sk-oa'], models: ['gpt-5.1', CROSS], name: 'openai' });
   await createChannel(gw, { type: 24, baseUrl: vendor.url, keys: ['g-key'], models: ['gemini-2.5-pro'], name: 'gemini' });
-  await createChannel(gw, { type: 14, baseUrl: vendor.url, keys: ['sk-ant'], models: ['claude-sonnet-4-5'], name: 'anthropic' });
-  for (const m of ['gpt-5.1', CROSS, 'gemini-2.5-pro', 'claude-sonnet-4-5']) await setPrice(gw, m, { input: 1, output: 2 });
+  await createChannel(gw, {
+    type: 14,
+    baseUrl: vendor.url,
+    keys: ['sk-ant'],
+    models: ['claude-sonnet-4-5', 'gemini-2.5-flash'],
+    name: 'anthropic',
+  });
+  for (const m of ['gpt-5.1', CROSS, 'gemini-2.5-pro', 'claude-sonnet-4-5', 'gemini-2.5-flash'])
+    await setPrice(gw, m, { input: 1, output: 2 });
 });
 
 after(async () => {
@@ -44,6 +52,7 @@ for (const [model, upstream, path] of [
   ['gatehouse/gemini-2.5-pro', 'a Gemini channel (converted)', /\/v1beta\/models\/gemini-2\.5-pro:/],
   ['gatehouse-anthropic/claude-sonnet-4-5', 'an Anthropic channel (same format)', /^\/v1\/messages/],
   [`gatehouse-anthropic/${CROSS}`, 'an OpenAI channel (converted)', /^\/v1\/chat\/completions$/],
+  ['gatehouse-google/gemini-2.5-flash', 'an Anthropic channel (converted)', /^\/v1\/messages/],
 ] as const) {
   test(
     `opencode ${model} through ${upstream}: runs the vendor's tool call, sends its output back, is billed`,
