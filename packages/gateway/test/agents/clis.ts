@@ -5,7 +5,9 @@
  * `agentCommand` installs it itself when such a test runs on its own.
  *
  * To add a command line: `npm install --save-exact <package>@<version>` in this folder, then an entry in
- * AGENTS saying which file runs it.
+ * AGENTS saying which file runs it. `npm ci` refuses a lock file that misses an optional dependency of a
+ * package (the builds for other platforms of opencode and of Qwen Code's clipboard module): when a registry
+ * did not list one, its entry (version, os, cpu, libc, optional) belongs in package-lock.json all the same.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
