@@ -23,7 +23,7 @@ import type { RuntimeChannel } from './channels.ts';
 import { upstreamErrorMessage } from './providers/index.ts';
 import { choiceCount, tokenCount } from './providers/canonical.ts';
 import { scanBody, type BodyScan } from './body-scan.ts';
-import { AV_CHARS_PER_TOKEN, BASE_OVERHEAD_TOKENS, inputBound, isPriced, pricesOutput } from './estimate.ts';
+import { AV_CHARS_PER_TOKEN, BASE_OVERHEAD_TOKENS, inputBound, isPriced, pricesOutput, textBound } from './estimate.ts';
 import { encodeMultipart, type MultipartBody, type MultipartFile } from './multipart.ts';
 import { applyParamOverride, hasOverride, upstreamHeaders, upstreamModel } from './providers/endpoint.ts';
 import { passEndpoint, providerOfType } from './providers/registry.ts';
@@ -352,6 +352,8 @@ export class PassThrough {
     }
     const input = inputBound(bytes, scan, b.tools !== undefined);
     ctx.inputBound = input;
+    // The text of a JSON body may be estimated with the tokenizer instead (Pipeline.tighten); a form's is not.
+    if (!call.multipart) ctx.textBound = textBound(bytes, scan, b.tools !== undefined);
     switch (ctx.kind) {
       case 'images':
       case 'image_edits':
