@@ -3,7 +3,7 @@
  * tokenizer's estimate of its input, not its body's bytes, and counted at what the upstream reported
  * once it settles. A loopback upstream counts like OpenAI (o200k_base, 3 tokens a message and its
  * role, 3 for the reply) and answers exactly the max_tokens it was sent: "Say hi" with max_tokens 4 is
- * 9 + 4 = 13 tokens, estimated at 10 + 4 = 14 (its 80-byte body would have counted 96 + 4).
+ * 9 + 4 = 13 tokens, estimated at 10 + 4 = 14 (its 86-byte body would have counted 102 + 4).
  * Tokens per minute: one node on its own counters, two nodes on Redis's; a budget and a balance spent
  * down to the cost of one call; 50 calls at once never passing a limit nor a balance.
  */
@@ -151,8 +151,8 @@ async function spendDown(gw: TestGateway, key: string): Promise<{ served: number
 
 test("a small balance and a key's small budget are spent down to the cost of one call", () =>
   withNodes(1, async ([gw], _up, admin) => {
-    // Balance: 100 units pay seven calls of 13 and leave 9, less than one call. (The byte bound, 96
-    // input tokens, would have left 100 − 13 = 87 after one call and refused every other.)
+    // Balance: 100 units pay seven calls of 13 and leave 9, less than one call. (On the byte bound, 102
+    // input tokens and 4 output, not even the first would have been served.)
     const poor = await createCaller(gw, { quota: 100 });
     const b = await spendDown(gw, poor.key);
     assert.equal(b.served, 7);
