@@ -45,7 +45,7 @@ export function loadTokenizer(encoding: EncodingName = 'o200k_base'): Promise<Co
 /** Counts tokens of `text` (loads the encoding if needed); long texts are counted off the event loop. */
 export async function countTokens(text: string, encoding: EncodingName = 'o200k_base'): Promise<number> {
   if (!text) return 0;
-  if (text.length > INLINE_MAX) return (await tokenizerPool().measure(text, encoding)).tokens;
+  if (text.length > INLINE_MAX) return tokenizerPool().count(text, encoding);
   return (await loadTokenizer(encoding))(text);
 }
 
@@ -56,11 +56,39 @@ export interface TextMeasure {
   cjk: number;
 }
 
-/** Counts the tokens of `text` in `encoding` and its East Asian characters; long texts off the event loop. */
+/**
+ * Longest run of characters without white space that is tokenized in one piece by `measureText`. BPE
+ * over one pre-token is quadratic in its length (200,000 × "x" takes o200k_base tens of seconds, a
+ * 16,000-character run of CJK without punctuation two); cut into pieces of this length, a run costs
+ * microseconds and counts at most one token more per piece.
+ */
+export const MAX_RUN = 200;
+
+/** Counts `text` with `count`, its runs of more than MAX_RUN characters without white space cut in pieces. */
+export function countInRuns(count: CountFn, text: string): number {
+  let n = 0;
+  let from = 0;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13) run = 0;
+    else if (++run > MAX_RUN && (c < 0xdc00 || c > 0xdfff)) {
+      n += count(text.slice(from, i));
+      from = i;
+      run = 1;
+    }
+  }
+  return n + (from < text.length ? count(from ? text.slice(from) : text) : 0);
+}
+
+/**
+ * Counts the tokens of `text` in `encoding` (long runs without white space in pieces: `countInRuns`) and
+ * its East Asian characters, for estimates; long texts off the event loop.
+ */
 export async function measureText(text: string, encoding: EncodingName = 'o200k_base'): Promise<TextMeasure> {
   if (!text) return { tokens: 0, cjk: 0 };
   if (text.length > INLINE_MAX) return tokenizerPool().measure(text, encoding);
-  return { tokens: (await loadTokenizer(encoding))(text), cjk: cjkChars(text) };
+  return { tokens: countInRuns(await loadTokenizer(encoding), text), cjk: cjkChars(text) };
 }
 
 /** Characters of East Asian scripts in `text` (U+2E80–U+9FFF, U+AC00–U+D7AF, U+F900–U+FAFF, U+FE30–U+FE4F, U+FF00–U+FFEF). */
@@ -88,7 +116,8 @@ export function countTokensSync(text: string): number | null {
 }
 
 // The worker's code: loads each encoding once, when first asked for, and answers {id, text, encoding}
-// with {id, n, cjk} (or {id, error}). The CJK count is the same as `cjkChars`.
+// with {id, n, cjk} (or {id, error}). The CJK count is the same as `cjkChars`, `countInRuns` (with `runs`)
+// the same as the one above.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const ready = {};
@@ -101,10 +130,24 @@ function cjk(t) {
   }
   return n;
 }
-parentPort.on('message', async ({ id, text, encoding }) => {
+function countInRuns(count, text) {
+  let n = 0, from = 0, run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13) run = 0;
+    else if (++run > ${MAX_RUN} && (c < 0xdc00 || c > 0xdfff)) {
+      n += count(text.slice(from, i));
+      from = i;
+      run = 1;
+    }
+  }
+  return n + (from < text.length ? count(from ? text.slice(from) : text) : 0);
+}
+parentPort.on('message', async ({ id, text, encoding, runs }) => {
   try {
     const m = await (ready[encoding] ??= import(workerData.encodings[encoding]));
-    parentPort.postMessage({ id, n: m.countTokens(text), cjk: cjk(text) });
+    const count = (t) => m.countTokens(t);
+    parentPort.postMessage({ id, n: runs ? countInRuns(count, text) : count(text), cjk: cjk(text) });
   } catch (e) {
     parentPort.postMessage({ id, error: String(e && e.message || e) });
   }
@@ -115,6 +158,8 @@ interface Job {
   id: number;
   text: string;
   encoding: EncodingName;
+  /** Long runs without white space counted in pieces (`countInRuns`). */
+  runs: boolean;
   resolve(m: TextMeasure): void;
   reject(e: Error): void;
 }
@@ -133,13 +178,17 @@ export class TokenizerPool {
   constructor(private readonly size: number) {}
 
   count(text: string, encoding: EncodingName = 'o200k_base'): Promise<number> {
-    return this.measure(text, encoding).then((m) => m.tokens);
+    return this.job(text, encoding, false).then((m) => m.tokens);
   }
 
-  /** The tokens of `text` in `encoding` and its East Asian characters. */
+  /** What `measureText` says of `text`, counted by a worker. */
   measure(text: string, encoding: EncodingName = 'o200k_base'): Promise<TextMeasure> {
+    return this.job(text, encoding, true);
+  }
+
+  private job(text: string, encoding: EncodingName, runs: boolean): Promise<TextMeasure> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, text, encoding, resolve, reject });
+      this.queue.push({ id: this.nextId++, text, encoding, runs, resolve, reject });
       this.dispatch();
     });
   }
@@ -156,7 +205,7 @@ export class TokenizerPool {
       const job = this.queue.shift()!;
       this.busy.set(w, job);
       w.ref();
-      w.postMessage({ id: job.id, text: job.text, encoding: job.encoding });
+      w.postMessage({ id: job.id, text: job.text, encoding: job.encoding, runs: job.runs });
     }
   }
 

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
 import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base';
-import { cjkChars, measureText, INLINE_MAX } from '../billing/tokens.ts';
+import { cjkChars, countInRuns, measureText, INLINE_MAX, MAX_RUN } from '../billing/tokens.ts';
 import { ChannelType } from './channel-types.ts';
 import { bodyText, estimateInput, FAMILIES, familyOf, familyOfModel, type TokenFamily } from './input-estimate.ts';
 import { scanBody } from './body-scan.ts';
@@ -159,6 +159,23 @@ test('the estimate never exceeds the byte bound it replaces for ordinary text, a
   const long = (text('english.txt') + text('chinese.txt')).repeat(Math.ceil((INLINE_MAX * 2) / 3000));
   assert.ok(long.length > INLINE_MAX);
   const m = await measureText(long);
-  assert.deepEqual(m, { tokens: o200k.countTokens(long), cjk: cjkChars(long) });
-  assert.equal((await measureText(long, 'cl100k_base')).tokens, cl100k.countTokens(long));
+  assert.deepEqual(m, { tokens: countInRuns(o200k.countTokens, long), cjk: cjkChars(long) });
+  assert.equal((await measureText(long, 'cl100k_base')).tokens, countInRuns(cl100k.countTokens, long));
+});
+
+test('long runs without white space are measured in pieces: never fewer tokens, and no quadratic tokenization', async () => {
+  for (const c of CORPORA) {
+    const t = text(c);
+    assert.ok(countInRuns(o200k.countTokens, t) >= o200k.countTokens(t), c);
+  }
+  assert.equal(countInRuns(o200k.countTokens, text('english.txt')), o200k.countTokens(text('english.txt')), 'prose has no such run');
+  // Whole, these take o200k_base tens of seconds (200,000 × "x") and seconds (16,000 CJK without punctuation).
+  const xs = 'x'.repeat(200_000);
+  const piece = o200k.countTokens('x'.repeat(MAX_RUN));
+  assert.equal((await measureText(xs)).tokens, (200_000 / MAX_RUN) * piece);
+  const cjk = Array.from({ length: 16_000 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919) % 20000))).join('');
+  const m = await measureText(cjk);
+  assert.equal(m.cjk, 16_000);
+  assert.ok(m.tokens >= 16_000, String(m.tokens));
+  assert.deepEqual(await measureText(cjk.slice(0, 10_000)), { tokens: countInRuns(o200k.countTokens, cjk.slice(0, 10_000)), cjk: 10_000 });
 });

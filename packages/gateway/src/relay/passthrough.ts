@@ -473,9 +473,11 @@ export class PassThrough {
       }
     }
     this.pipe.begin(ctx, up.statusCode, { 'content-type': ctype || 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+    const reported = passUsage(json);
+    // The rate limits' token windows are corrected to the reported usage before the caller has the answer.
+    if (reported) ctx.admission?.end(reported.inputTokens + reported.outputTokens);
     ctx.call.client.res.end(text);
     if (ctx.kind === 'responses' && isObj(json) && typeof json.id === 'string') this.remember(ctx, json.id, ch, keyIndex);
-    const reported = passUsage(json);
     const outText =
       ctx.kind === 'responses' || ctx.kind === 'responses_compact'
         ? responseOutputText(json)
