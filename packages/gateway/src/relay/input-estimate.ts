@@ -22,8 +22,11 @@
  * byte bound of relay/estimate.ts stays the ceiling: the estimate is never more than it.
  */
 import { measureText, type EncodingName } from '../billing/tokens.ts';
+import type { TokenUsage } from '../billing/prices.ts';
 import { INLINE_KEYS, REF_KEYS, URL_KEYS } from './body-scan.ts';
 import { ChannelType } from './channel-types.ts';
+import type { RuntimeChannel } from './channels.ts';
+import { upstreamModel } from './providers/endpoint.ts';
 
 export interface TokenFamily {
   name: string;
@@ -179,4 +182,31 @@ export async function estimateInput(body: unknown, families: readonly TokenFamil
     best = Math.max(best, familyEstimate(f, m.tokens, m.cjk, t));
   }
   return best;
+}
+
+/** What `tightenInput` reads and sets of a call (relay/pipeline.ts `PipelineCall`). */
+export interface TightenedCall {
+  model: string;
+  call: { body: unknown };
+  /** Input tokens the reserve covers. */
+  inputBound: number;
+  /** The part of `inputBound` its text makes; set to 0 once estimated. */
+  textBound?: number;
+}
+
+/**
+ * Replaces the text part of a call's input bound by the tokenizer's estimate for the families of the
+ * models its channels serve, never raising it; once per call. Returns `est` with that input (`est`
+ * itself when nothing changed).
+ */
+export async function tightenInput(ctx: TightenedCall, candidates: readonly RuntimeChannel[], est: TokenUsage): Promise<TokenUsage> {
+  const bound = ctx.textBound ?? 0;
+  if (!bound) return est;
+  ctx.textBound = 0;
+  const families = new Set<TokenFamily>();
+  for (const ch of candidates) families.add(familyOf(upstreamModel(ch, ctx.model), ch.type));
+  const tokens = await estimateInput(ctx.call.body, [...families]);
+  if (tokens >= bound) return est;
+  ctx.inputBound = ctx.inputBound - bound + tokens;
+  return { ...est, inputTokens: Math.max(0, est.inputTokens - bound + tokens) };
 }

@@ -352,7 +352,7 @@ export class PassThrough {
     }
     const input = inputBound(bytes, scan, b.tools !== undefined);
     ctx.inputBound = input;
-    // The text of a JSON body may be estimated with the tokenizer instead (Pipeline.tighten); a form's is not.
+    // The text of a JSON body may be estimated with the tokenizer instead (tightenInput, relay/input-estimate.ts); a form's is not.
     if (!call.multipart) ctx.textBound = textBound(bytes, scan, b.tools !== undefined);
     switch (ctx.kind) {
       case 'images':

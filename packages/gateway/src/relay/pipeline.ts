@@ -33,8 +33,7 @@ import { runAttempts, type AttemptCallInfo, type AttemptHooks, type AttemptOutco
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { fitOutput, MIN_OUTPUT_TOKENS } from './estimate.ts';
-import { estimateInput, familyOf, type TokenFamily } from './input-estimate.ts';
-import { upstreamModel } from './providers/endpoint.ts';
+import { tightenInput } from './input-estimate.ts';
 import type { EventFramer, SseEvent } from './sse.ts';
 import { networkMessage, retryAfter, type UpstreamResponse } from './upstream.ts';
 
@@ -82,7 +81,7 @@ export interface PipelineCall extends SettledCall {
   firstByteMs: number | null;
   /** Set once bytes reached the client: from then on nothing is retried. */
   started: boolean;
-  /** Input tokens the reserve covers: the byte bound (relay/estimate.ts), or the tokenizer's estimate once `tighten` ran. */
+  /** Input tokens the reserve covers: the byte bound (relay/estimate.ts), or the tokenizer's estimate once `tightenInput` ran (relay/input-estimate.ts). */
   inputBound: number;
   /** The part of `inputBound` its text makes (relay/estimate.ts `textBound`); unset or 0: nothing to estimate. */
   textBound?: number;
@@ -164,7 +163,7 @@ export class Pipeline<C extends PipelineCall> {
     const { call } = ctx;
     let est = estimate;
     // A tokens-per-minute limit counts the tokenizer's estimate, not the byte bound.
-    if (ctx.textBound && this.d.rateLimits.countsTokens(call.principal, ctx.model)) est = await this.tighten(ctx, candidates, est);
+    if (ctx.textBound && this.d.rateLimits.countsTokens(call.principal, ctx.model)) est = await tightenInput(ctx, candidates, est);
     // The rate limits count the estimate, before any routing or billing (429 beyond them).
     const a = this.d.rateLimits.admit(call.principal, ctx.model, est.inputTokens + est.outputTokens, call.client.res);
     ctx.admission = a instanceof Promise ? await a : a;
@@ -197,28 +196,14 @@ export class Pipeline<C extends PipelineCall> {
     }
   }
 
-  /**
-   * Replaces the text part of the call's input bound by the tokenizer's estimate for the families of
-   * the models its channels serve (relay/input-estimate.ts), never raising it; once per call. Returns
-   * `est` with that input.
-   */
-  async tighten(ctx: C, candidates: readonly RuntimeChannel[], est: TokenUsage): Promise<TokenUsage> {
-    const bound = ctx.textBound ?? 0;
-    if (!bound) return est;
-    ctx.textBound = 0;
-    const families = new Set<TokenFamily>();
-    for (const ch of candidates) families.add(familyOf(upstreamModel(ch, ctx.model), ch.type));
-    const tokens = await estimateInput(ctx.call.body, [...families]);
-    if (tokens >= bound) return est;
-    const input = ctx.inputBound - bound + tokens;
-    ctx.inputBound = input;
-    return { ...est, inputTokens: Math.max(0, est.inputTokens - bound + tokens) };
-  }
-
   /** After the bound was refused: reserves at the tokenizer's estimate; false when it is no smaller or refused too. */
   private async reserveEstimate(ctx: C, candidates: readonly RuntimeChannel[], est: TokenUsage): Promise<boolean> {
     if (!ctx.textBound) return false;
-    const tight = await this.tighten(ctx, candidates, est);
+    // A balance that cannot pay the call's media and least output whatever its text is refused untokenized.
+    const least = Math.min(MIN_OUTPUT_TOKENS, ctx.maxOut ?? 0) * ctx.n;
+    const floor = this.f.reserveOf(ctx, { inputTokens: ctx.inputBound - ctx.textBound, outputTokens: least });
+    if (floor > (await this.d.ledger.available(ctx.payer))) return false;
+    const tight = await tightenInput(ctx, candidates, est);
     if (tight === est) return false;
     const amount = this.f.reserveOf(ctx, tight);
     try {

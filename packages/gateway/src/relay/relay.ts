@@ -570,7 +570,7 @@ export class Relay {
 
   /**
    * The usage the reserve covers: an upper bound of the input from the body's bytes and media (its text
-   * part, `textBound`, replaced by the tokenizer's estimate where that matters: Pipeline.tighten), and
+   * part, `textBound`, replaced by the tokenizer's estimate where that matters: tightenInput), and
    * the output the gateway will ask for (the caller's max_tokens, at most the model's limit, or the
    * default) times the choices. Sets ctx.inputBound, ctx.n and ctx.maxOut.
    */
