@@ -147,6 +147,11 @@ test('the text of a body: strings the model reads, not media, URLs, file referen
     }).tokenIds,
     5,
   );
+  // A tool call's arguments are read as JSON, keys and numbers too.
+  const call = bodyText({
+    messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: { city: 'Paris', days: 3 } }] }],
+  });
+  assert.ok(call.text.includes('{"city":"Paris","days":3}'), call.text);
 });
 
 test('the estimate never exceeds the byte bound it replaces for ordinary text, and a long text is measured off the event loop alike', async () => {

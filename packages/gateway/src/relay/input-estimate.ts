@@ -101,6 +101,11 @@ export interface BodyText {
 
 /** Keys whose value is a schema the vendor renders as text, keys and all: counted as their JSON. */
 const SCHEMA_KEYS = new Set(['tools', 'functions', 'response_format', 'responseSchema', 'responseJsonSchema', 'response_schema']);
+/**
+ * Keys whose value, when it is an object, the model reads as JSON, keys and numbers too: a tool call's
+ * arguments (Anthropic `input`, Gemini `args`), a function's answer (Gemini `response`), an output format.
+ */
+const JSON_OBJECT_KEYS = new Set(['input', 'args', 'response', 'format', 'schema', 'parameters', 'input_schema']);
 /** Keys whose strings are not read as text (the model's name, roles and part types: framing). */
 const SKIP_KEYS = new Set(['model', 'role', 'type']);
 const MESSAGE_KEYS = ['messages', 'contents', 'input'];
@@ -108,7 +113,8 @@ const SYSTEM_KEYS = ['system', 'systemInstruction', 'system_instruction', 'instr
 
 /**
  * The text of a parsed body: its strings but media data, media URLs and file references (bounded apart,
- * relay/estimate.ts), the model name and roles; schemas (tools, response formats) as JSON. Iterative: no
+ * relay/estimate.ts), the model name and roles; schemas (tools, response formats) and the arguments of
+ * tool calls as JSON. Iterative: no
  * depth limit of its own (the body was walked by `scanBody`, which refuses deep nesting, before).
  */
 export function bodyText(body: unknown): BodyText {
@@ -137,7 +143,7 @@ export function bodyText(body: unknown): BodyText {
       continue;
     }
     if (typeof v !== 'object' || v === null) continue;
-    if (SCHEMA_KEYS.has(key)) {
+    if (SCHEMA_KEYS.has(key) || (JSON_OBJECT_KEYS.has(key) && !Array.isArray(v))) {
       out.push(JSON.stringify(v));
       continue;
     }
