@@ -174,8 +174,9 @@ export function familyEstimate(f: TokenFamily, tokens: number, cjk: number, t: O
   return Math.ceil(f.text * (tokens - east) + f.cjk * east) + t.tokenIds + f.perMessage * t.messages + f.base + (t.tools ? f.tools : 0);
 }
 
-/** The estimate of a body's input for the dearest of `families` (its text counted once per encoding). */
+/** The estimate of a body's input for the dearest of `families` (its text counted once per encoding; none: any other vendor's). */
 export async function estimateInput(body: unknown, families: readonly TokenFamily[]): Promise<number> {
+  if (!families.length) families = [FAMILIES.other];
   const t = bodyText(body);
   const measured = new Map<EncodingName, { tokens: number; cjk: number }>();
   let best = 0;
@@ -211,6 +212,7 @@ export async function tightenInput(ctx: TightenedCall, candidates: readonly Runt
   ctx.textBound = 0;
   const families = new Set<TokenFamily>();
   for (const ch of candidates) families.add(familyOf(upstreamModel(ch, ctx.model), ch.type));
+  if (!families.size) families.add(familyOfModel(ctx.model) ?? FAMILIES.other);
   const tokens = await estimateInput(ctx.call.body, [...families]);
   if (tokens >= bound) return est;
   ctx.inputBound = ctx.inputBound - bound + tokens;
