@@ -1,0 +1,58 @@
+/**
+ * `GET /v1/responses`: upgraded to a WebSocket, Responses over the socket (relay/responses-socket.ts),
+ * on the same port and with the same key as HTTPS (a header: `Authorization: Bearer`, `x-api-key`).
+ * The key is checked before the upgrade, so a refusal is an ordinary HTTP answer (401, 403, 429, 503).
+ * Without an upgrade the path lists nothing (404). Registered in the realtime routes' scope, whose
+ * WebSocket server takes every upgrade of the app.
+ */
+import type { FastifyInstance } from 'fastify';
+import { fail } from '../platform/errors.ts';
+import { OPENAI_CALLER_HEADERS, callerVendorHeaders } from '../relay/providers/endpoint.ts';
+import type { AppDeps } from './deps.ts';
+import { admitRequest, extractApiKey, requireKey } from './auth.ts';
+
+/** The `openai-beta` value that asks for the socket transport: the upstream is called over HTTPS, without it. */
+const SOCKET_BETA = /^responses_websockets=/i;
+
+/** The caller's OpenAI headers for the upstream, less the beta that named this transport. */
+function upstreamHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out = callerVendorHeaders(headers, OPENAI_CALLER_HEADERS) ?? {};
+  const beta = out['openai-beta'];
+  if (beta !== undefined) {
+    const rest = beta
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s && !SOCKET_BETA.test(s));
+    if (rest.length) out['openai-beta'] = rest.join(',');
+    else delete out['openai-beta'];
+  }
+  return out;
+}
+
+export function responsesSocketRoute(scope: FastifyInstance, deps: AppDeps): void {
+  const keys = deps.services.accounts.keys;
+  const sockets = () => deps.services.relay.sockets;
+  scope.route({
+    method: 'GET',
+    url: '/v1/responses',
+    onRequest: requireKey(deps),
+    preHandler: async (req, reply) => {
+      if (!req.ws) return;
+      if (sockets().stopping) throw fail('shutting_down');
+      // The connection counts as one request towards the user's limit; each turn counts again.
+      await admitRequest(deps, reply, req.principal!.userId, req.principal!.group);
+    },
+    handler: async () => {
+      throw fail('not_found', 'list the Responses of a conversation with GET /v1/responses/{id}', { type: 'invalid_request_error' });
+    },
+    wsHandler: (socket, req) => {
+      const key = extractApiKey(req);
+      const ip = req.ip;
+      sockets().accept(socket, {
+        principal: () => keys.authenticate(key, ip),
+        vendorHeaders: upstreamHeaders(req.headers),
+        requestId: req.requestId,
+      });
+    },
+  });
+}
