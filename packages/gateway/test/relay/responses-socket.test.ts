@@ -17,7 +17,7 @@ import { balance, consumeLog, createCaller, createChannel, logsFor, setPrice, wa
 let gw: TestGateway;
 let anthropic: FakeUpstream;
 let openai: FakeUpstream;
-/** Streams held open by the Anthropic fake (a turn whose last user text is `hold`). */
+/** Streams held open by the Anthropic fake (a turn whose last user text is `hold`): each call ends one. */
 const held: Array<() => void> = [];
 
 const ev = (event: string, data: Record<string, unknown>) => ({ event, data: { type: event, ...data } });
@@ -45,8 +45,18 @@ function anthropicAnswer(r: Recorded, res: import('node:http').ServerResponse) {
     const d = ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'partial answer ' } });
     res.write(`event: ${d.event}\ndata: ${JSON.stringify(d.data)}\n\n`);
     return new Promise<void>((resolve) => {
-      held.push(resolve);
       res.on('close', () => resolve());
+      held.push(() => {
+        if (!res.destroyed) {
+          const rest = [
+            ev('content_block_stop', { index: 0 }),
+            ev('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 30 } }),
+            ev('message_stop', {}),
+          ];
+          res.end(rest.map((e) => `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`).join(''));
+        }
+        resolve();
+      });
     });
   }
   const toolDone = text.includes('tool_result');
@@ -317,4 +327,48 @@ test('a socket dropped mid-turn settles that turn once, for what it produced', a
   await waitFor(async () => start - (await balance(gw, caller.userId)) === charged, 5000, 'the balance moved by the charge');
   assert.equal((await logsFor(gw, id)).filter((r) => r.type === 'consume').length, 1, 'one log row');
   for (const h of held.splice(0)) h();
+});
+
+test('a graceful stop closes an idle socket at once and a busy one after its turn, which completes and is billed', async () => {
+  const stopping = await startTestGateway();
+  try {
+    await createChannel(stopping, { type: 14, baseUrl: anthropic.url, keys: ['sk-ant'], models: ['claude-ws'], name: 'anthropic' });
+    await setPrice(stopping, 'claude-ws', { input: 3, output: 15 });
+    const caller = await createCaller(stopping, { quota: 50_000_000 });
+    const idle = await connect(stopping.url, caller.key);
+    const busy = await connect(stopping.url, caller.key);
+    const turn = busy.turn({ type: 'response.create', model: 'claude-ws', input: 'hold on' });
+    await waitFor(() => busy.messages.some((m) => m.type === 'response.output_text.delta'), 5000, 'the first delta');
+    const stopped = stopping.shutdown();
+    assert.deepEqual(await idle.closed, { code: 1001, reason: 'server shutting down' });
+    assert.equal(busy.ws.readyState, WebSocket.OPEN, 'the busy socket stays open during its turn');
+    held.shift()!();
+    const msgs = await turn;
+    const done = completedOf(msgs);
+    assert.ok(done, 'the turn completed');
+    assert.deepEqual(await busy.closed, { code: 1001, reason: 'server shutting down' });
+    await stopped;
+    // Read back from the database the stopped node left (its last logs were flushed as it closed).
+    const again = await startTestGateway({ db: stopping.db });
+    try {
+      const log = await consumeLog(again, done.id.slice('resp_'.length));
+      assert.equal(Number(log.status_code), 200);
+      assert.equal(Number(log.completion_tokens), 30);
+    } finally {
+      await again.close();
+    }
+  } finally {
+    await stopping.db.drop();
+  }
+});
+
+test('a socket with no turn in progress is closed after RESPONSES_WEBSOCKET_IDLE_SECONDS', async () => {
+  const quick = await startTestGateway({ env: { RESPONSES_WEBSOCKET_IDLE_SECONDS: '0.2' } });
+  try {
+    const caller = await createCaller(quick, { quota: 1_000_000 });
+    const c = await connect(quick.url, caller.key);
+    assert.deepEqual(await c.closed, { code: 1000, reason: 'idle timeout' });
+  } finally {
+    await quick.stop();
+  }
 });
