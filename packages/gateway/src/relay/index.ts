@@ -103,6 +103,8 @@ export const relayArea = {
     core.onClose(() => logs.close());
     core.onClose(() => allowances.close());
     core.onClose(() => relay.drain());
+    // Before the drain (closers run in reverse): a socket still open at close ends its turn now.
+    core.onClose(() => sockets.cut());
     core.onClose(() => realtime.drain());
     core.onClose(async () => {
       await probing;

@@ -93,6 +93,12 @@ class Connection {
     if (!this.busy) this.close(GOING_AWAY, 'server shutting down');
   }
 
+  /** Ends the connection without its closing handshake. */
+  cut(): void {
+    this.stopIdle();
+    this.ws.terminate();
+  }
+
   private close(code: number, reason: string): void {
     this.stopIdle();
     if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.close(code, reason);
@@ -288,6 +294,12 @@ export class ResponsesSockets {
   drain(): void {
     this.draining = true;
     for (const c of this.open) c.shutdown();
+  }
+
+  /** Cuts every connection still open (the node is closing): a turn in progress is settled for what it produced. */
+  cut(): void {
+    this.draining = true;
+    for (const c of this.open) c.cut();
   }
 
   /** @internal */

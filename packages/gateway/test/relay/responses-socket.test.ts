@@ -362,6 +362,36 @@ test('a graceful stop closes an idle socket at once and a busy one after its tur
   }
 });
 
+test('a turn still running when the stop times out is cut and settled once, for what it produced', async () => {
+  const stopping = await startTestGateway();
+  try {
+    await createChannel(stopping, { type: 14, baseUrl: anthropic.url, keys: ['sk-ant'], models: ['claude-ws'], name: 'anthropic' });
+    await setPrice(stopping, 'claude-ws', { input: 3, output: 15 });
+    const caller = await createCaller(stopping, { quota: 50_000_000 });
+    const c = await connect(stopping.url, caller.key);
+    c.ws.send(JSON.stringify({ type: 'response.create', model: 'claude-ws', input: 'hold on' }));
+    await waitFor(() => c.messages.some((m) => m.type === 'response.output_text.delta'), 5000, 'the first delta');
+    const id: string = c.messages.find((m) => m.type === 'response.created').response.id.slice('resp_'.length);
+    await stopping.shutdown(50);
+    await c.closed;
+    const again = await startTestGateway({ db: stopping.db });
+    try {
+      const log = await consumeLog(again, id);
+      assert.equal(Number(log.status_code), 499);
+      const rows = await again.core.h.db.selectFrom('ledger').selectAll().where('ref', '=', id).execute();
+      assert.equal(rows.filter((r) => r.kind === 'settle').length, 1, 'settled once');
+      assert.equal(rows.filter((r) => r.kind === 'close').length, 1, 'closed once');
+      assert.ok(Number(log.quota) > 0, 'what it produced is charged');
+      assert.equal(50_000_000 - (await balance(again, caller.userId)), Number(log.quota), 'and only that');
+    } finally {
+      await again.close();
+    }
+  } finally {
+    for (const h of held.splice(0)) h();
+    await stopping.db.drop();
+  }
+});
+
 test('a socket with no turn in progress is closed after RESPONSES_WEBSOCKET_IDLE_SECONDS', async () => {
   const quick = await startTestGateway({ env: { RESPONSES_WEBSOCKET_IDLE_SECONDS: '0.2' } });
   try {
