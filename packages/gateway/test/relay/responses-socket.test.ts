@@ -3,8 +3,8 @@
  * would: a warm-up (`generate: false`), then turns that name the previous Response and send only what
  * is new with `store: false` — the connection holds the conversation, and the upstream receives it
  * whole: an Anthropic channel (converted) and an OpenAI channel with the Responses API (over HTTPS).
- * Each turn is billed and logged like `POST /v1/responses`; bad messages get `error` events; a bad
- * key is refused before the upgrade; a socket dropped mid-turn settles that turn once; a graceful
+ * Each turn is billed and logged like `POST /v1/responses`; bad messages and an empty balance get
+ * `error` events; a bad key is refused before the upgrade, a key deleted meanwhile ends the socket; a socket dropped mid-turn settles that turn once; a graceful
  * stop closes a socket after its turn; an idle socket is closed.
  */
 import { after, before, test } from 'node:test';
@@ -299,6 +299,19 @@ test('bad messages get error events and the socket stays open', async () => {
   c.ws.close();
 });
 
+test('a turn the balance cannot pay for gets a 429 insufficient_quota error event and reaches no upstream', async () => {
+  const caller = await createCaller(gw, { quota: 1 });
+  const c = await connect(gw.url, caller.key);
+  const from = anthropic.requests.length;
+  const [e] = await c.turn({ type: 'response.create', model: 'claude-ws', input: 'x' });
+  assert.equal(e.type, 'error');
+  assert.equal(e.status, 429);
+  assert.equal(e.error.code, 'insufficient_quota');
+  assert.equal(anthropic.requests.length, from);
+  assert.equal(await balance(gw, caller.userId), 1);
+  c.ws.close();
+});
+
 test('a bad or missing key is refused before the upgrade (401), the balance untouched', async () => {
   await assert.rejects(connect(gw.url, 'sk-not-a-key'), (e: any) => e.status === 401);
   const ws = new WebSocket(`${gw.url.replace(/^http/, 'ws')}/v1/responses`);
@@ -306,6 +319,28 @@ test('a bad or missing key is refused before the upgrade (401), the balance unto
   assert.equal(status, 401);
   const plain = await fetch(`${gw.url}/v1/responses`, { headers: { authorization: 'Bearer sk-not-a-key' } });
   assert.equal(plain.status, 401);
+});
+
+test('a key deleted while its socket is open: the next turn gets an error event and the socket is closed (1008)', async () => {
+  const caller = await createCaller(gw, { quota: 50_000_000 });
+  const c = await connect(gw.url, caller.key);
+  await gw.services.admin.keys.remove(caller.keyId, null);
+  await waitFor(
+    () => {
+      try {
+        gw.services.accounts.keys.authenticate(caller.key, '127.0.0.1');
+        return false;
+      } catch {
+        return true;
+      }
+    },
+    5000,
+    'the key cache to drop the key',
+  );
+  const [e] = await c.turn({ type: 'response.create', model: 'gpt-ws', input: 'x' });
+  assert.equal(e.type, 'error');
+  assert.equal(e.status, 401);
+  assert.equal((await c.closed).code, 1008);
 });
 
 test('a socket dropped mid-turn settles that turn once, for what it produced', async () => {
