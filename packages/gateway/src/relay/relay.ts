@@ -79,6 +79,7 @@ import * as responses from './providers/responses/codec.ts';
 import { decodeRequest as anthropicDecode } from './providers/anthropic/codec.ts';
 import type { Message, StreamEncoder } from './providers/index.ts';
 import { isObj } from '../platform/validate.ts';
+import { unwrapOutputTool, unwrapOutputToolStream } from './providers/structured-output.ts';
 
 /**
  * Longest prompt text the count-tokens endpoints count (more than any model's context). Counting runs
@@ -124,6 +125,8 @@ interface Ctx extends PipelineCall {
   /** The caller's wire format. */
   cf: WireFormat;
   canonical: CanonicalRequest | null;
+  /** The converted request of the latest attempt (null when the body went in the caller's format): what it left out, and its forced answer tool. */
+  sent: Pick<CanonicalRequest, 'dropped' | 'outputTool'> | null;
   promptText: string | null;
 }
 
@@ -150,7 +153,8 @@ export class Relay {
       cost: (ctx, u) => d.prices.cost(ctx.price, u, ctx.call.principal.group),
       logDetails: (ctx, u) => ({
         ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}),
-        ...(ctx.canonical?.dropped.length ? { dropped: ctx.canonical.dropped.slice(0, 20) } : {}),
+        // What the request that served the call left out (the caller's body as converted for its channel).
+        ...(ctx.sent?.dropped.length ? { dropped: ctx.sent.dropped.slice(0, 20) } : {}),
         attempts: ctx.attempts,
         reasoning_tokens: u.reasoningTokens,
         cache_write_tokens: u.cacheWriteTokens,
@@ -308,6 +312,7 @@ export class Relay {
       upstreamWaitMs: 0,
       firstByteMs: null,
       canonical,
+      sent: null,
       promptText: null,
       started: false,
       inputBound: 0,
@@ -329,6 +334,7 @@ export class Relay {
 
   private buildBody(ctx: Ctx, ch: RuntimeChannel, fmt: WireFormat, upModel: string): string | Buffer {
     const { call, cf } = ctx;
+    ctx.sent = null;
     if (call.kind === 'embeddings' && cf === 'gemini') {
       const action = call.geminiAction ?? 'embedContent';
       const b =
@@ -377,6 +383,7 @@ export class Relay {
     }
     // Options the caller's vendor headers give the body (the Anthropic betas of Anthropic models on Bedrock).
     const b = encodeRequest(fmt, req, upModel, encodeOptions(fmt, call.vendorHeaders));
+    ctx.sent = req;
     applyParamOverride(b, ch.paramOverride);
     if (max !== null) edits.setMaxOutput(b, max, { field: req.openaiMaxTokensField });
     return JSON.stringify(b);
@@ -467,6 +474,8 @@ export class Relay {
     } else {
       try {
         decoded = decodeResponse(fmt, json);
+        // JSON asked for through a forced tool: the tool's call is the answer's text.
+        if (ctx.sent?.outputTool) unwrapOutputTool(decoded, ctx.sent.outputTool);
       } catch (e) {
         return {
           kind: 'retry',
@@ -511,6 +520,7 @@ export class Relay {
       customTools: responses.customToolNames(ctx.canonical),
       previousResponseId: typeof b.previous_response_id === 'string' ? b.previous_response_id : null,
       store: b.store !== false,
+      ...(isObj(b.text) && isObj(b.text.format) ? { textFormat: b.text.format } : {}),
     };
   }
 
@@ -626,7 +636,10 @@ class ChatStream implements StreamRelay<Ctx> {
     this.strip = oaPass && !includeUsageAsked(ctx.call.body);
     // SSE, or the events of the format's own stream framing (Bedrock's AWS event stream).
     this.framer = streamFramer(fmt);
-    this.decoder = oaPass ? null : createStreamDecoder(fmt);
+    const decoder = oaPass ? null : createStreamDecoder(fmt);
+    // JSON asked for through a forced tool: the tool's argument deltas are the answer's text deltas.
+    const tool = ctx.sent?.outputTool;
+    this.decoder = decoder && tool ? unwrapOutputToolStream(decoder, tool) : decoder;
     this.array = ctx.call.jsonArrayStream ? new JsonArrayStream() : null;
   }
 

@@ -24,6 +24,7 @@ import type {
 } from '../canonical.ts';
 import { createHash } from 'node:crypto';
 import { argsObject, argsText, bad, budgetForEffort, emptyUsage, eventJson, isObj, n0, newToolCallId, pushTurn } from '../canonical.ts';
+import { encodeOutputConfig } from './structured-output.ts';
 
 /** Anthropic's models on Bedrock: `anthropic.claude-…`, with a cross-region prefix (`us.`, `eu.`, `global.` …) or in an ARN. */
 export const isBedrockAnthropic = (model: string): boolean => /(?:^|[.:/])anthropic\.claude/i.test(model);
@@ -151,6 +152,8 @@ export function toolUseId(id: string): string {
 }
 
 export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts: BedrockEncodeOptions = {}): Record<string, unknown> {
+  // First: JSON without a schema is asked for through a forced tool, which the toolConfig below then carries.
+  const outputConfig = encodeOutputConfig(req);
   const anthropic = isBedrockAnthropic(upstreamModel);
   const st: EncodeState = { dropped: req.dropped, documents: 0 };
   const system: Block[] = [];
@@ -214,7 +217,6 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
   if (req.seed !== undefined) req.dropped.push('seed');
   if (req.presencePenalty !== undefined) req.dropped.push('presence_penalty');
   if (req.frequencyPenalty !== undefined) req.dropped.push('frequency_penalty');
-  if (req.responseFormat && req.responseFormat.type !== 'text') req.dropped.push('response_format');
   if (req.reasoning) {
     const r = req.reasoning;
     if (!anthropic) req.dropped.push('reasoning (only Anthropic models on Bedrock take a thinking budget here)');
@@ -243,6 +245,7 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
     }
   }
   if (Object.keys(inference).length) body.inferenceConfig = inference;
+  if (outputConfig) body.outputConfig = outputConfig;
   const betas = [...new Set([...(opts.anthropicBeta ?? []), ...betaList(req.extra.anthropic_beta)])].filter((b) => !CLIENT_BETAS.test(b));
   if (betas.length) {
     if (anthropic) extra.anthropic_beta = betas;
