@@ -39,6 +39,8 @@ export interface SocketOpen {
   vendorHeaders: Record<string, string>;
   /** The upgrade request's id (logged with the connection's own failures). */
   requestId: string;
+  /** Runs a turn's call, when something comes before the relay (the task protocols' Responses); else the relay's. */
+  serve?: ServeCall;
 }
 
 /** Runs one call of the pipeline (the relay's `handle`). */
@@ -205,7 +207,7 @@ class Connection {
       await this.owner.admit(principal);
       const sink = new SocketResponse(this.ws);
       this.sink = sink;
-      await this.owner.serve({
+      await (this.o.serve ?? this.owner.serve)({
         kind: 'responses',
         endpoint: '/v1/responses',
         principal,
@@ -312,8 +314,6 @@ export class ResponsesSockets {
     return this.rateLimits.admitRequest(p.userId, p.group);
   }
 
-  /** @internal */
-  serve(call: PassCall): Promise<void> {
-    return this.serveCall(call);
-  }
+  /** @internal The relay's call. */
+  readonly serve: ServeCall = (call) => this.serveCall(call);
 }
