@@ -226,11 +226,9 @@ class Connection {
           ? { id: out.responseId, items: [...items, ...out.output] }
           : null;
     } catch (e) {
-      const sink = this.sink;
-      // An answer already under way ended on its own (the pipeline never throws once it started).
-      if (sink && sink.statusCode !== 200 && sink.writableEnded) return;
-      this.error(e, requestId);
       this.held = null;
+      // An answer under way ends on its own (the pipeline never throws once it started).
+      if (!this.sink?.headed) this.error(e, requestId);
     }
   }
 

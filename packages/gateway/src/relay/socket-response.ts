@@ -13,6 +13,11 @@ import WebSocket from 'ws';
 import { SseFramer } from './sse.ts';
 import { isObj } from '../platform/validate.ts';
 
+/** How an event's JSON starts when its type comes first. */
+const TYPE_FIRST = '{"type":"';
+/** The events whose content the turn keeps (the Response's id, its output items, how it ended). */
+const KEPT = new Set(['response.created', 'response.output_item.done', 'response.completed', 'response.incomplete', 'response.failed']);
+
 /** The largest error or JSON answer kept to be turned into a message. */
 const MAX_BUFFERED = 1024 * 1024;
 
@@ -43,6 +48,8 @@ export function errorEvent(status: number, body: unknown): Record<string, unknow
 
 export class SocketResponse extends Writable {
   statusCode = 200;
+  /** The answer's status line was written (from then on the pipeline ends it itself). */
+  headed = false;
   private contentType = '';
   private readonly framer = new SseFramer();
   /** Answers that are not an event stream (an error, a whole Response), kept until they end. */
@@ -65,6 +72,7 @@ export class SocketResponse extends Writable {
 
   writeHead(status: number, headers?: Record<string, string>): this {
     this.statusCode = status;
+    this.headed = true;
     const ct = headers?.['content-type'];
     if (typeof ct === 'string') this.contentType = ct;
     return this;
@@ -151,9 +159,11 @@ export class SocketResponse extends Writable {
   /** The message of one event (null: nothing to send, such as a comment or `[DONE]`); reads what the turn needs to keep. */
   private message(name: string | undefined, data: string): string | null {
     if (!data || data === '[DONE]' || data[0] !== '{') return null;
-    const head = data.slice(0, 96);
-    const typed = head.includes('"type"');
-    if (typed && !/"response\.(output_item\.done|completed|incomplete|failed|created)"/.test(head)) return data;
+    // Most events lead with their type (OpenAI's and the gateway's own): only those the turn keeps are parsed.
+    if (data.startsWith(TYPE_FIRST)) {
+      const type = data.slice(TYPE_FIRST.length, data.indexOf('"', TYPE_FIRST.length));
+      if (!KEPT.has(type)) return data;
+    }
     let j: unknown;
     try {
       j = JSON.parse(data);
@@ -167,7 +177,7 @@ export class SocketResponse extends Writable {
       this.observe(name, withType);
       return JSON.stringify(withType);
     }
-    this.observe(String(j.type), j);
+    if (typeof j.type === 'string') this.observe(j.type, j);
     return data;
   }
 
