@@ -319,6 +319,10 @@ test('a bad or missing key is refused before the upgrade (401), the balance unto
   assert.equal(status, 401);
   const plain = await fetch(`${gw.url}/v1/responses`, { headers: { authorization: 'Bearer sk-not-a-key' } });
   assert.equal(plain.status, 401);
+  const caller = await createCaller(gw, { quota: 1000 });
+  const list = await fetch(`${gw.url}/v1/responses`, { headers: { authorization: `Bearer ${caller.key}` } });
+  assert.equal(list.status, 404, 'without an upgrade the path lists nothing');
+  assert.equal(((await list.json()) as { error: { type: string } }).error.type, 'invalid_request_error');
 });
 
 test('a key deleted while its socket is open: the next turn gets an error event and the socket is closed (1008)', async () => {
