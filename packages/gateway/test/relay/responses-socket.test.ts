@@ -293,6 +293,15 @@ test('bad messages get error events and the socket stays open', async () => {
   assert.equal(e4.type, 'error');
   assert.equal(e4.error.code, 'model_not_found');
   assert.equal(e4.status, 404);
+  const deep = `{"type":"response.create","model":"gpt-ws","input":${'['.repeat(300)}${']'.repeat(300)}}`;
+  const [e5] = await (async () => {
+    const from5 = c.messages.length;
+    c.ws.send(deep);
+    await waitFor(() => c.messages.length > from5, 5000, 'the error');
+    return c.messages.slice(from5);
+  })();
+  assert.equal(e5.status, 400);
+  assert.match(e5.error.message, /nests deeper/);
   // Still usable.
   const ok = await c.turn({ type: 'response.create', model: 'gpt-ws', input: 'fine' });
   assert.ok(completedOf(ok));
