@@ -220,6 +220,8 @@ class Connection {
         vendorHeaders: this.o.vendorHeaders,
       });
       if (!sink.writableEnded && !sink.destroyed) sink.end();
+      // The last events reach the socket (and are read) after the call has returned.
+      await sink.done();
       const out = sink.outcome;
       this.held =
         out.responseId && (out.status === 'completed' || out.status === 'incomplete')

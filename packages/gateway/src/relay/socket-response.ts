@@ -70,6 +70,15 @@ export class SocketResponse extends Writable {
     return this as unknown as ServerResponse;
   }
 
+  /** Resolves once every message of the answer was handed to the socket (or the socket went away). */
+  done(): Promise<void> {
+    if (this.writableFinished || this.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.once('finish', resolve);
+      this.once('close', resolve);
+    });
+  }
+
   writeHead(status: number, headers?: Record<string, string>): this {
     this.statusCode = status;
     this.headed = true;
