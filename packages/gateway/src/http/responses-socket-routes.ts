@@ -6,6 +6,7 @@
  * does. Without an upgrade the path lists nothing (404). Registered in the realtime routes' scope, whose
  * WebSocket server takes every upgrade of the app.
  */
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { fail } from '../platform/errors.ts';
@@ -94,6 +95,8 @@ export function responsesSocketRoute(scope: FastifyInstance, deps: AppDeps): voi
       if (sockets().stopping) throw fail('shutting_down');
       // The connection counts as one request towards the user's limit; each turn counts again.
       await admitRequest(deps, reply, req.principal!.userId, req.principal!.group);
+      // The switch to the WebSocket carries the connection's request id (the scope's `headers` hook).
+      (req.raw as IncomingMessage & { gatehouseRequestId?: string }).gatehouseRequestId = req.requestId;
     },
     handler: async () => {
       throw fail('not_found', 'list the Responses of a conversation with GET /v1/responses/{id}', { type: 'invalid_request_error' });

@@ -144,6 +144,8 @@ interface Client {
   /** Resolves with the messages of the next turn, up to its final event (or an `error`). */
   turn(msg: Record<string, unknown>): Promise<any[]>;
   closed: Promise<{ code: number; reason: string }>;
+  /** The upgrade's `x-request-id`. */
+  requestId: string;
 }
 
 function connect(url: string, key: string): Promise<Client> {
@@ -175,8 +177,12 @@ function connect(url: string, key: string): Promise<Client> {
       check();
     });
   };
+  let requestId = '';
+  ws.once('upgrade', (res) => {
+    requestId = String(res.headers['x-request-id'] ?? '');
+  });
   return new Promise((resolve, reject) => {
-    ws.once('open', () => resolve({ ws, messages, turn, closed }));
+    ws.once('open', () => resolve({ ws, messages, turn, closed, requestId }));
     ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })));
     ws.once('error', reject);
   });
@@ -188,6 +194,7 @@ test('Anthropic channel: warm-up, a tool call, then only the new input with stor
   const caller = await createCaller(gw, { quota: 50_000_000 });
   const before = await balance(gw, caller.userId);
   const c = await connect(gw.url, caller.key);
+  assert.match(c.requestId, /^req_/, 'the switch to the WebSocket carries a request id');
   const base = {
     type: 'response.create',
     model: 'claude-ws',
