@@ -315,6 +315,15 @@ test('bad messages get error events and the socket stays open', async () => {
   c.ws.close();
 });
 
+test('a binary message gets an error event and the socket is closed (1003)', async () => {
+  const caller = await createCaller(gw, { quota: 1000 });
+  const c = await connect(gw.url, caller.key);
+  c.ws.send(Buffer.from([1, 2, 3]), { binary: true });
+  assert.equal((await c.closed).code, 1003);
+  assert.equal(c.messages[0].type, 'error');
+  assert.equal(c.messages[0].status, 400);
+});
+
 test('a turn the balance cannot pay for gets a 429 insufficient_quota error event and reaches no upstream', async () => {
   const caller = await createCaller(gw, { quota: 1 });
   const c = await connect(gw.url, caller.key);
