@@ -32,7 +32,7 @@ export function agentOrSkip(name: AgentName): { cmd: AgentCommand; skip: false }
     return { cmd: null, skip: `${name} has no build for ${process.platform}-${process.arch}: ${(e as Error).message}` };
   }
   try {
-    execFileSync(cmd.file, [...cmd.args, '--version'], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
+    execFileSync(cmd.file, [...cmd.args, '--version'], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
   } catch (e) {
     return { cmd: null, skip: `${name} does not start on this machine: ${(e as Error).message.split('\n')[0]}` };
   }

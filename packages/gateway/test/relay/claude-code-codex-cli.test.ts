@@ -86,7 +86,7 @@ for (const [model, upstream, path] of [
           out: r.out,
           err: r.err,
         });
-        await waitFor(async () => (await balance(gw, caller.userId)) < before, 5000, 'the charge');
+        await waitFor(async () => (await balance(gw, caller.userId)) < before, 15_000, 'the charge');
       } finally {
         ws.remove();
       }
@@ -130,7 +130,7 @@ for (const [model, upstream, path] of [
         offered.some((n) => n.endsWith('__spawn_agent')),
         `the tools of Codex's namespace groups reach the vendor: ${offered.join(', ')}`,
       );
-      await waitFor(async () => (await balance(gw, caller.userId)) < before, 5000, 'the charge');
+      await waitFor(async () => (await balance(gw, caller.userId)) < before, 15_000, 'the charge');
     } finally {
       ws.remove();
     }

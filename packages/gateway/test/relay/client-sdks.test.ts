@@ -71,6 +71,6 @@ for (const [name, where] of [
     assert.equal(r.code, 0, `the example failed: ${r.out}\n${r.err}`);
     const printed = r.out.split('\n').filter((l) => l.startsWith(FINAL_PREFIX));
     assert.equal(printed.length, code.match(/console\.log\(/g)!.length, `each answer printed: ${r.out}\n${r.err}`);
-    await waitFor(async () => (await balance(gw, caller.userId)) < before, 5000, 'the charge');
+    await waitFor(async () => (await balance(gw, caller.userId)) < before, 15_000, 'the charge');
   });
 }

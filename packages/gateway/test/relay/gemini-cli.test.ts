@@ -63,7 +63,7 @@ for (const [model, upstream, path] of [
         out: r.out,
         err: r.err,
       });
-      await waitFor(async () => (await balance(gw, caller.userId)) < before, 5000, 'the charge');
+      await waitFor(async () => (await balance(gw, caller.userId)) < before, 15_000, 'the charge');
     } finally {
       ws.remove();
     }
