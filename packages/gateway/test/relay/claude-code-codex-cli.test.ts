@@ -136,3 +136,37 @@ for (const [model, upstream, path] of [
     }
   });
 }
+
+test(
+  "Codex through an Anthropic channel: the vendor's call of a tool of a namespace group reaches Codex's own handler",
+  { skip: CODEX.skip },
+  async () => {
+    const caller = await createCaller(gw, { quota: 50_000_000 });
+    const ws = workspace('codex');
+    // close_agent of Codex's multi_agent_v1 group, offered as multi_agent_v1__close_agent: answered with the
+    // namespace apart, Codex runs its handler (which knows no such agent); a call it did not recognise would be
+    // answered "unsupported call".
+    vendor.call = { name: 'multi_agent_v1__close_agent', args: { target: 'no-such-agent' } };
+    try {
+      const doc = clientSnippets(tap.url, caller.key);
+      ws.writeHome(
+        '.codex/config.toml',
+        `${snippet(doc, 'codex').replace(/^model = .*$/m, 'model = "claude-for-codex"')}request_max_retries = 0\nstream_max_retries = 0\n`,
+      );
+      const env = { HOME: ws.home, CODEX_HOME: `${ws.home}/.codex`, ...exportsOf(snippet(doc, 'codex-env')) };
+      const sentBefore = vendor.requests.length;
+      const args = ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'Close the sub-agent.'];
+      const r = await runAgent(CODEX.cmd!, args, ws.dir, env);
+      assert.equal(r.code, 0, `codex failed: ${r.out}\n${r.err}`);
+      const result = vendor.toolResults.at(-1) ?? '';
+      assert.match(result, /no-such-agent/, `Codex's close_agent answered: ${result}`);
+      assert.doesNotMatch(result, /unsupported call/);
+      // The call comes back in the next turn's history under the name it was offered as.
+      const next = vendor.requests.slice(sentBefore).at(-1)!.body.messages.at(-2);
+      assert.equal(next.content[0].name, 'multi_agent_v1__close_agent');
+    } finally {
+      vendor.call = null;
+      ws.remove();
+    }
+  },
+);

@@ -4,7 +4,8 @@
  * the conversation holds no tool result, it answers with a tool call that reads the test's note: the agent's
  * file-reading tool with the note's path (`notePath`), or, for an agent that has none, its shell tool with
  * `cat note.txt` (run in the agent's folder); once a tool result is there, it answers with a final text that
- * quotes it. Every tool result it saw is kept in `toolResults`, so a test can tell that what the tool read
+ * quotes it (a test can name another tool call to answer with instead: `call`). Every tool result it saw is
+ * kept in `toolResults`, so a test can tell that what the tool read
  * reached the vendor. Streams and plain answers both carry usage, so calls are billed.
  *
  * Reading tools come first because they involve no child process: Qwen Code (and Gemini CLI, whose shell
@@ -39,6 +40,8 @@ export interface ToolVendor extends FakeUpstream {
   toolCalls: string[];
   /** The absolute path of the note to read with a file-reading tool (set by each test; null: shell only). */
   notePath: string | null;
+  /** A tool call to answer with instead, when the client offers that tool (null: read the note). */
+  call: { name: string; args: Record<string, unknown> } | null;
 }
 
 /** Text of a content value in any of the formats (a string, or parts/blocks with `text`). */
@@ -90,12 +93,15 @@ export async function startToolVendor(): Promise<ToolVendor> {
   up.toolResults = toolResults;
   up.toolCalls = toolCalls;
   up.notePath = null;
+  up.call = null;
+  const choose = (offered: Offered[]) =>
+    up.call && offered.some((o) => o.name === up.call!.name) ? up.call : pickTool(offered, up.notePath);
 
   function openai(r: Recorded, res: ServerResponse) {
     const b = r.body;
     const last = b.messages.at(-1);
     const offered = (b.tools ?? []).map((t: any) => ({ name: t.function?.name, schema: t.function?.parameters }));
-    const tool = last.role === 'tool' ? null : pickTool(offered, up.notePath);
+    const tool = last.role === 'tool' ? null : choose(offered);
     if (last.role === 'tool') toolResults.push(textOf(last.content));
     if (tool) toolCalls.push(tool.name);
     const text = tool ? null : final(last.role === 'tool' ? textOf(last.content) : 'no tool was run');
@@ -136,12 +142,7 @@ export async function startToolVendor(): Promise<ToolVendor> {
     const last = b.messages.at(-1);
     const results = Array.isArray(last.content) ? last.content.filter((c: any) => c.type === 'tool_result') : [];
     for (const c of results) toolResults.push(textOf(c.content));
-    const tool = results.length
-      ? null
-      : pickTool(
-          (b.tools ?? []).map((t: any) => ({ name: t.name, schema: t.input_schema })),
-          up.notePath,
-        );
+    const tool = results.length ? null : choose((b.tools ?? []).map((t: any) => ({ name: t.name, schema: t.input_schema })));
     if (tool) toolCalls.push(tool.name);
     const block = tool
       ? { type: 'tool_use', id: `toolu_${toolCalls.length}`, name: tool.name, input: tool.args }
@@ -195,7 +196,7 @@ export async function startToolVendor(): Promise<ToolVendor> {
     const offered = (b.tools ?? []).flatMap((t: any) =>
       (t.functionDeclarations ?? []).map((f: any) => ({ name: f.name, schema: f.parametersJsonSchema ?? f.parameters })),
     );
-    const tool = responses.length ? null : pickTool(offered, up.notePath);
+    const tool = responses.length ? null : choose(offered);
     if (tool) toolCalls.push(tool.name);
     const part = tool
       ? { functionCall: { name: tool.name, args: tool.args } }
