@@ -5,8 +5,8 @@
  * file-reading tool with the note's path (`notePath`), or, for an agent that has none, its shell tool with
  * `cat note.txt` (run in the agent's folder); once a tool result is there, it answers with a final text that
  * quotes it (a test can name another tool call to answer with instead: `call`). Every tool result it saw is
- * kept in `toolResults`, so a test can tell that what the tool read
- * reached the vendor. Streams and plain answers both carry usage, so calls are billed.
+ * kept in `toolResults`, so a test can tell that what the tool read reached the vendor. Streams and plain
+ * answers both carry usage, so calls are billed.
  *
  * Reading tools come first because they involve no child process: Qwen Code (and Gemini CLI, whose shell
  * code it shares) settle a one-shot shell command when the process exits, and on a busy machine that can be
