@@ -89,6 +89,18 @@ test('POST /api/plugin/guardrail installs, lists and tests a guardrail; invalid 
   assert.deepEqual(t.verdict.action, 'mask');
   assert.deepEqual(t.texts, ['say HELLO there']);
 
+  // Disabled, it checks nothing and cannot be tried; enabled again, it serves.
+  await root.ok('POST', '/api/plugin/guardrail/shout/status', { enabled: false });
+  assert.equal((await root.ok('GET', '/api/plugin/guardrail'))[0].runtime_status, 'disabled');
+  await root.fails(404, 'POST', '/api/plugin/guardrail/shout/test', { text: 'hello' });
+  await root.ok('POST', '/api/plugin/guardrail/shout/status', { enabled: true });
+  assert.equal((await root.ok('GET', '/api/plugin/guardrail'))[0].runtime_status, 'registered');
+  // A second version, then the first activated again.
+  await root.ok('POST', '/api/plugin/guardrail', { source: GOOD.replace("'1.0.0'", "'1.1.0'").replace("'HELLO'", "'Hello!'") });
+  assert.deepEqual((await root.ok('POST', '/api/plugin/guardrail/shout/test', { text: 'hello' })).texts, ['Hello!']);
+  await root.ok('POST', '/api/plugin/task/shout/activate', { version: '1.0.0' });
+  assert.deepEqual((await root.ok('POST', '/api/plugin/guardrail/shout/test', { text: 'hello' })).texts, ['HELLO']);
+
   const missing = await root.fails(400, 'POST', '/api/plugin/guardrail', { source: GOOD.replace(/export function check[\s\S]*/, '') });
   assert.match(missing.body.message, /export check: is required/);
   const unknown = await root.fails(400, 'POST', '/api/plugin/guardrail', {

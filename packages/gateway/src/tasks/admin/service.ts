@@ -208,6 +208,20 @@ export class PluginAdmin {
     }
   }
 
+  /** Loads a stored source as its kind says (task or guardrail), with the task plugins' conflict check when asked. */
+  private async recheck(source: string, manifest: string, preflight: boolean): Promise<void> {
+    if (isGuardrailMeta(JSON.parse(manifest))) {
+      (await this.loadGuardrailChecked(source)).dispose();
+      return;
+    }
+    const p = await this.loadChecked(source);
+    try {
+      if (preflight) this.preflight(p);
+    } finally {
+      p.dispose();
+    }
+  }
+
   /** Installs a task plugin (`kind` task) or a guardrail plugin (docs/guardrails.md) version. */
   /** The installed guardrail plugins (docs/guardrails.md) with their serving state. */
   async listGuardrails() {
@@ -401,12 +415,7 @@ export class PluginAdmin {
       .where('version', '=', version)
       .executeTakeFirst();
     if (!pl || !row) throw notFound(`task plugin "${key}" has no version ${version}`);
-    const p = await this.loadChecked(row.source);
-    try {
-      if (pl.enabled && !force) this.preflight(p);
-    } finally {
-      p.dispose();
-    }
+    await this.recheck(row.source, row.manifest, !!pl.enabled && !force);
     await this.host.write(async (tx) => {
       await tx.updateTable('plugins').set({ active_version: version, updated_at: Date.now() }).where('plugin_key', '=', key).execute();
     });
@@ -428,14 +437,7 @@ export class PluginAdmin {
     if (!exists) throw notFound(`task plugin "${key}" is not installed`);
     if (enabled) {
       if (!pl) throw badRequest(`task plugin "${key}" has no active version to enable`);
-      if (!opts.force) {
-        const p = await this.loadChecked(pl.source);
-        try {
-          this.preflight(p);
-        } finally {
-          p.dispose();
-        }
-      }
+      if (!opts.force) await this.recheck(pl.source, pl.manifest, true);
       await this.host.write(async (tx) => {
         await tx.updateTable('plugins').set({ enabled: 1, updated_at: Date.now() }).where('plugin_key', '=', key).execute();
       });
