@@ -239,7 +239,9 @@ export class Relay {
     if (isPassCall(call)) {
       // A Responses call for a model no channel with the Responses API serves is converted: any chat,
       // Anthropic or Gemini channel answers it (relay/providers/responses/codec.ts).
-      if (call.kind === 'responses' && !call.multipart && !this.pass.servesResponses(call.principal.group, call.body.model)) {
+      // So is one whose answer a guardrail checks: the converted answer passes through the output stage.
+      const guarded = typeof call.body.model === 'string' && this.d.guardrails.select(call.principal, call.body.model, 'output').length > 0;
+      if (call.kind === 'responses' && !call.multipart && (guarded || !this.pass.servesResponses(call.principal.group, call.body.model))) {
         return this.serve(
           {
             kind: 'chat',

@@ -44,7 +44,9 @@ before(async () => {
   oa = await startFakeOpenAI();
   root = await AdminClient.login(gw.url);
   await createChannel(gw, { type: 1, baseUrl: oa.url, models: MODELS, settings: { responses_api: false } });
-  for (const m of MODELS) await setPrice(gw, m, { input: 2, output: 2 });
+  // A channel with the Responses API: its Responses calls would pass through unless an output guardrail checks them.
+  await createChannel(gw, { type: 1, baseUrl: oa.url, models: ['m-native'] });
+  for (const m of [...MODELS, 'm-native']) await setPrice(gw, m, { input: 2, output: 2 });
   for (const name of ['pii-mask', 'deny-words', 'secret-detect', 'json-schema'])
     await root.ok('POST', '/api/plugin/guardrail', { source: example(name) });
   await root.ok('POST', '/api/plugin/guardrail', {
@@ -59,7 +61,7 @@ before(async () => {
   });
   const bindings = [
     { plugin: 'pii-mask', stage: 'input', models: ['m-pii-in'] },
-    { plugin: 'pii-mask', stage: 'output', models: ['m-pii-out'] },
+    { plugin: 'pii-mask', stage: 'output', models: ['m-pii-out', 'm-native'] },
     { plugin: 'deny-words', stage: 'both', models: ['m-deny', 'm-deny-out'], config: { keywords: ['falcon'] } },
     { plugin: 'secret-detect', stage: 'input', models: ['m-secret'] },
     { plugin: 'secret-detect', stage: 'input', models: ['m-secret-mask'], config: { action: 'mask' } },
@@ -292,6 +294,13 @@ for (const f of FAMILIES) {
     });
   }
 }
+
+test('a Responses call whose answer a guardrail checks is served by conversion, so the answer is checked', async () => {
+  const a = await FAMILIES[1].call('m-native', 'echo:mail john@example.com', false);
+  assert.equal(a.status, 200, a.raw);
+  assert.equal(a.text, 'mail [EMAIL]');
+  assert.match(oa.requests.at(-1)!.path, /\/chat\/completions$/);
+});
 
 test('a guardrail that throws or runs out of time: on_error block refuses the call, allow lets it through', async () => {
   for (const [model, what] of [
