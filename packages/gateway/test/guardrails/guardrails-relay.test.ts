@@ -264,6 +264,16 @@ for (const f of FAMILIES) {
         assert.ok(f.streamError(a.raw), `the stream ends with the family's error event: ${a.raw}`);
         assert.ok(!/fal/i.test(a.text), 'the blocked text is never sent');
         assert.match(a.raw, /blocked by guardrail deny-words/);
+        const row = await consumeLog(gw, a.requestId);
+        const other = JSON.parse(row.other!);
+        assert.deepEqual(
+          other.guardrails.map((g: any) => [g.stage, g.action]),
+          [
+            ['input', 'allow'],
+            ['output', 'block'],
+          ],
+        );
+        assert.equal(Number(row.completion_tokens), 0, 'no output text was served, none is charged');
       }
     });
 
@@ -294,6 +304,16 @@ for (const f of FAMILIES) {
     });
   }
 }
+
+test('a streamed answer longer than a window: an address split across the window boundary is masked by the hold-back', async () => {
+  const lead = 'word '.repeat(50); // 250 characters: the window is checked once "john@exa" has arrived
+  for (const f of FAMILIES) {
+    const a = await f.call('m-pii-out', `echo:${lead}john@exa¦mple.com ${'tail '.repeat(80)}end`, true);
+    assert.equal(a.status, 200, a.raw);
+    assert.equal(a.text, `${lead}[EMAIL] ${'tail '.repeat(80)}end`, f.name);
+    assert.ok(!a.raw.includes('john@'), f.name);
+  }
+});
 
 test('a Responses call whose answer a guardrail checks is served by conversion, so the answer is checked', async () => {
   const a = await FAMILIES[1].call('m-native', 'echo:mail john@example.com', false);
