@@ -76,6 +76,11 @@ export class Guardrails {
     return this.bound;
   }
 
+  /** Whether any guardrail is bound (a call with none skips the guardrail steps without awaiting anything). */
+  any(): boolean {
+    return this.bindings().length > 0;
+  }
+
   /** The bindings that check this call at `stage` (an empty list, without allocating, when none is bound). */
   select(p: RelayPrincipal, model: string, stage: GuardrailStage): readonly ResolvedBinding[] {
     const all = this.bindings();

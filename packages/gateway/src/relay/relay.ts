@@ -234,7 +234,11 @@ export class Relay {
 
   private async serve(call: RelayCall | PassCall, checked?: VerdictRecord[] | null): Promise<void> {
     // Guardrails see the input before anything is routed or reserved (relay/guardrails.ts).
-    if (checked === undefined && (isPassCall(call) ? call.kind === 'responses' && !call.multipart : call.kind !== 'embeddings'))
+    if (
+      checked === undefined &&
+      this.d.guardrails.any() &&
+      (isPassCall(call) ? call.kind === 'responses' && !call.multipart : call.kind !== 'embeddings')
+    )
       checked = await checkInput(this.d.guardrails, this.d.logs, call, isPassCall(call) ? 'responses' : (call.inbound ?? 'openai'));
     if (isPassCall(call)) {
       // A Responses call for a model no channel with the Responses API serves is converted: any chat,
