@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
+import { startFakeOpenAI, type FakeOpenAI } from '../../gateway/test/fakes/upstreams/openai.ts';
 import {
   Api,
   assertAccessible,
@@ -28,15 +29,18 @@ const PII = readFileSync(join(ROOT, 'examples/guardrails/pii-mask.js'), 'utf8');
 
 let gw: ConsoleGateway;
 let browser: Browser;
+let oa: FakeOpenAI;
 
 before(async () => {
   gw = await startConsoleGateway();
   browser = await launchBrowser();
+  oa = await startFakeOpenAI();
 });
 
 after(async () => {
   await browser?.close();
   await gw?.close();
+  await oa?.close();
 });
 
 test('guardrails: install from source, test against a sample text, bind', async () => {
@@ -79,5 +83,32 @@ test('guardrails: install from source, test against a sample text, bind', async 
   const options = await api.ok<Array<{ key: string; value: string }>>('GET', '/api/option');
   assert.deepEqual(JSON.parse(options.find((o) => o.key === 'Guardrails')!.value), binding);
 
+  // ---- a call the binding applies to: its verdict is on the dashboard's guardrail card
+  await api.ok('POST', '/api/channel', {
+    name: 'chat',
+    type: 'openai',
+    base_url: oa.url,
+    keys: ['k'],
+    models: ['gpt-4o'],
+    groups: ['default'],
+  });
+  await api.ok('PUT', '/api/price', { model: 'gpt-4o', input: 1, output: 1 });
+  await api.ok('POST', '/api/user', { username: 'carol', password: 'carol-password-1', quota_usd: 10 });
+  const carol = await Api.login(gw.url, 'carol', 'carol-password-1');
+  const { key } = await carol.ok<{ key: string }>('POST', '/api/token', { name: 'carol-key' });
+  const answer = await api.call(
+    'POST',
+    '/v1/chat/completions',
+    { model: 'gpt-4o', messages: [{ role: 'user', content: 'echo:ok' }] },
+    { authorization: `Bearer ${key}` },
+  );
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  await navLink(page, L, 'nav.dashboard').click();
+  await expectPage(page, L, 'nav.dashboard');
+  const card = page.getByRole('table', { name: tr(L, 'guardrails.verdicts') });
+  const counted = card.getByRole('row', { name: /pii-mask/ });
+  await expectText(counted, 'pii-mask');
+  // allow on the input and on the output
+  await expectText(counted, /pii-mask\s*2\s*0\s*0\s*0\s*0/);
   problems.assertNone('guardrails');
 });
