@@ -11,7 +11,11 @@ const ACTIONS = ['allow', 'block', 'mask', 'annotate', 'error'] as const;
 
 export function GuardrailVerdicts() {
   const { t } = useTranslation();
-  const q = useQuery({ queryKey: ['guardrail-stats'], queryFn: () => call(client.GET('/api/plugin/guardrail/stats')) });
+  const q = useQuery({
+    queryKey: ['guardrail-stats'],
+    queryFn: () => call(client.GET('/api/plugin/guardrail/stats')),
+    refetchOnMount: 'always',
+  });
   const rows = Object.entries(q.data ?? {});
   if (rows.length === 0) return null;
   return (
