@@ -30,7 +30,8 @@ import {
   settleThenLog,
   type LoggedCall,
 } from './accounting.ts';
-import { runAttempts, type AttemptCallInfo, type AttemptHooks, type AttemptOutcome } from './attempts.ts';
+import { runAttempts, type AttemptCallInfo, type AttemptHooks, type AttemptOutcome, type FallbackStep } from './attempts.ts';
+import type { FallbackClass } from './routing.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { fitOutput, MIN_OUTPUT_TOKENS } from './estimate.ts';
@@ -41,6 +42,8 @@ export interface AttemptRecord {
   channel: number;
   status: number;
   error?: string;
+  /** The model of the attempt when the call had fallen back from the one asked for. */
+  model?: string;
 }
 
 /** What settling a call needs of it (the realtime relay's sessions too). */
@@ -81,6 +84,8 @@ export interface PipelineCall extends SettledCall {
   /** Upstream time (ms) spent before the first byte was written (excluded from the gateway's time). */
   upstreamWaitMs: number;
   firstByteMs: number | null;
+  /** When the first byte was written (the channel's time to first byte, relay/routing.ts). */
+  firstByteAt?: bigint | null;
   /** Set once bytes reached the client: from then on nothing is retried. */
   started: boolean;
   /** Upper bound of the input tokens (relay/estimate.ts). */
@@ -104,6 +109,12 @@ export interface CallFamily<C extends PipelineCall> {
   conversationHead?(ctx: C): string | null;
   /** The reserve of a usage (at least 1 unit for a priced call). */
   reserveOf(ctx: C, usage: TokenUsage): number;
+  /** The reserve taken before the attempts, when it must cover more than `reserveOf` (the dearest model a call may fall back to). */
+  reserveBound?(ctx: C, usage: TokenUsage): number;
+  /** The prompt tokens the channels' `max_input_tokens` are compared with. */
+  inputTokens?(ctx: C): number;
+  /** The model the call falls back to when `from` failed with `cls` (relay/routing.ts); absent or null: none. */
+  fallback?(ctx: C, cls: FallbackClass, from: string): FallbackStep | null;
   /** What a usage costs. */
   cost(ctx: C, usage: TokenUsage): number;
   /** What the family adds to the `other` of its consume rows (after the outcome's fields). */
@@ -135,6 +146,9 @@ export interface StreamRelay<C extends PipelineCall> {
   /** The usage billed, and whether it is the upstream's report (`cutAt`: output tokens written when cut). */
   usage(ctx: C, cutAt: number | null, clientGone: boolean, counter: TokenCounter): Promise<{ usage: TokenUsage; reported: boolean }>;
 }
+
+/** A model name that can be sent as a header value as it is. */
+const HEADER_SAFE = /^[\x21-\x7e]{1,256}$/;
 
 /** Status codes of an upstream answer that make the next channel be tried. */
 function retryableStatus(s: number): boolean {
@@ -168,7 +182,7 @@ export class Pipeline<C extends PipelineCall> {
     ctx.admission = a instanceof Promise ? await a : a;
     try {
       // Reserve an upper bound of the cost before any upstream work (relay/estimate.ts).
-      ctx.reserved = this.f.reserveOf(ctx, estimate);
+      ctx.reserved = (this.f.reserveBound ?? this.f.reserveOf)(ctx, estimate);
       if (ctx.reserved > 0) {
         try {
           const g = this.reserve(ctx.payer, call.requestId, ctx.reserved);
@@ -218,7 +232,7 @@ export class Pipeline<C extends PipelineCall> {
       );
       if (out === null) break;
       ctx.maxOut = out;
-      ctx.reserved = this.f.reserveOf(ctx, { inputTokens: ctx.inputBound, outputTokens: out * ctx.n });
+      ctx.reserved = (this.f.reserveBound ?? this.f.reserveOf)(ctx, { inputTokens: ctx.inputBound, outputTokens: out * ctx.n });
       try {
         const g = this.reserve(ctx.payer, ctx.call.requestId, ctx.reserved);
         ctx.grant = g instanceof Promise ? await g : g;
@@ -237,7 +251,14 @@ export class Pipeline<C extends PipelineCall> {
    */
   private attempts(ctx: C, candidates: RuntimeChannel[]): Promise<void> {
     const { call } = ctx;
-    const info: AttemptCallInfo = { model: ctx.model, group: call.principal.group, res: call.client.res };
+    const f = this.f;
+    const info: AttemptCallInfo = {
+      model: ctx.model,
+      group: call.principal.group,
+      res: call.client.res,
+      inputTokens: f.inputTokens?.(ctx) ?? 0,
+      ...(f.fallback ? { fallback: (cls: FallbackClass, from: string) => f.fallback!(ctx, cls, from) } : {}),
+    };
     const aff = this.d.affinity;
     const k =
       aff && (candidates.length > 1 || (candidates.length === 1 && candidates[0].keys.length > 1)) && this.f.sticky(ctx)
@@ -278,8 +299,11 @@ export class Pipeline<C extends PipelineCall> {
     call.client.hijack();
     const total = msSince(call.startedAt);
     ctx.firstByteMs = Math.round(total);
+    ctx.firstByteAt = process.hrtime.bigint();
     call.client.res.writeHead(status, {
       ...headers,
+      // The model that answered (another than the one asked for after a fallback, relay/routing.ts).
+      ...(HEADER_SAFE.test(ctx.model) ? { 'x-gatehouse-model': ctx.model } : {}),
       'x-request-id': call.requestId,
       'x-gatehouse-time-ms': Math.max(0, total - ctx.upstreamWaitMs).toFixed(2),
     });
