@@ -174,6 +174,8 @@ export function validateConfigDoc(
     input.header_override ??= {};
     input.param_override ??= {};
     input.test_model ??= null;
+    input.max_concurrency ??= 0;
+    input.max_input_tokens ??= 0;
     input.base_url ??= '';
     seen(channelNames, input.name!, join(at, 'name'), 'channel');
     out.channels.push({ input, at });
