@@ -301,6 +301,10 @@ export class ChannelAdmin {
     if (s.prompt_cache_ttl !== undefined && !(PROMPT_CACHE_TTLS as readonly unknown[]).includes(s.prompt_cache_ttl)) {
       throw fieldError(f('settings.prompt_cache_ttl'), `must be one of ${PROMPT_CACHE_TTLS.join(', ')}`);
     }
+    // The price multiplier the relay's `cost` strategy ranks channels by (relay/routing.ts).
+    if (s.cost_ratio !== undefined && (typeof s.cost_ratio !== 'number' || !Number.isFinite(s.cost_ratio) || s.cost_ratio < 0)) {
+      throw fieldError(f('settings.cost_ratio'), 'must be a number ≥ 0');
+    }
     if (c.type === ChannelType.task_plugin) {
       if (typeof s.plugin !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,29}$/.test(s.plugin)) {
         throw fieldError(f('settings.plugin'), 'is required for task_plugin channels: the plugin key (at most 30 characters)');
