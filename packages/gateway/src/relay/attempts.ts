@@ -161,9 +161,11 @@ async function attemptLoop<C extends AttemptCall>(
   };
   for (;;) {
     const prefer = n === 0 ? call.affinity?.prefer : null;
+    // The conversation's channel too is skipped when its caps leave the call out.
+    const preferred = prefer && d.channels.pickPreferred(cands, prefer.channelId, prefer.keyIndex);
     const pick =
       perModel < maxAttempts
-        ? (prefer && d.channels.pickPreferred(cands, prefer.channelId, prefer.keyIndex)) || d.channels.pick(cands, tried, failedKeys, route)
+        ? (preferred && (!route || route.admits(preferred.channel)) ? preferred : null) || d.channels.pick(cands, tried, failedKeys, route)
         : null;
     if (!pick) {
       const tooLong = !!routing && cands.some((c) => !tried.has(c.id) && routing.admits(c, tokens) === 'too_long');
