@@ -8,6 +8,7 @@
  * context-length or content-policy refusal, or the channels spent with rate limits or failures) is one
  * its model falls back on; nothing falls back once bytes reached the caller.
  */
+import type { TokenUsage } from '../billing/prices.ts';
 import { echo, GatewayError, fail } from '../platform/errors.ts';
 import type { ChannelIndex, RuntimeChannel } from './channels.ts';
 import type { AffinityRecord } from './affinity.ts';
@@ -38,6 +39,21 @@ export interface AttemptCallInfo {
 export interface FallbackStep {
   model: string;
   candidates: RuntimeChannel[];
+}
+
+/** What a call family adds to the loop (relay/pipeline.ts): fallbacks across models, the prompt for the caps, the reserve they need. */
+export interface FamilyRouting<C> {
+  /** The reserve taken before the attempts: it covers the dearest model the call may fall back to. */
+  reserveBound(ctx: C, usage: TokenUsage): number;
+  /** The prompt tokens the channels' `max_input_tokens` are compared with. */
+  inputTokens(ctx: C): number;
+  /** The model the call goes on with when `from` failed with `cls` (relay/fallback.ts); null: none. */
+  fallback(ctx: C, cls: FallbackClass, from: string): FallbackStep | null;
+}
+
+/** The parts of a call's AttemptCallInfo its family's routing gives. */
+export function routedCall<C>(r: FamilyRouting<C> | undefined, ctx: C): Pick<AttemptCallInfo, 'inputTokens' | 'fallback'> {
+  return r ? { inputTokens: r.inputTokens(ctx), fallback: (cls, from) => r.fallback(ctx, cls, from) } : {};
 }
 
 /** What the loop needs of the relay. */

@@ -30,21 +30,17 @@ import {
   settleThenLog,
   type LoggedCall,
 } from './accounting.ts';
-import { runAttempts, type AttemptCallInfo, type AttemptHooks, type AttemptOutcome, type FallbackStep } from './attempts.ts';
-import type { FallbackClass } from './routing.ts';
+import { routedCall, runAttempts } from './attempts.ts';
+import type { AttemptCall, AttemptCallInfo, AttemptHooks, AttemptOutcome, FamilyRouting } from './attempts.ts';
+import { modelHeader } from './routing.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { fitOutput, MIN_OUTPUT_TOKENS } from './estimate.ts';
+import { tightenInput } from './input-estimate.ts';
 import type { EventFramer, SseEvent } from './sse.ts';
 import { networkMessage, retryAfter, type UpstreamResponse } from './upstream.ts';
 
-export interface AttemptRecord {
-  channel: number;
-  status: number;
-  error?: string;
-  /** The model of the attempt when the call had fallen back from the one asked for. */
-  model?: string;
-}
+export type AttemptRecord = AttemptCall['attempts'][number];
 
 /** What settling a call needs of it (the realtime relay's sessions too). */
 export interface SettledCall extends LoggedCall {
@@ -88,8 +84,10 @@ export interface PipelineCall extends SettledCall {
   firstByteAt?: bigint | null;
   /** Set once bytes reached the client: from then on nothing is retried. */
   started: boolean;
-  /** Upper bound of the input tokens (relay/estimate.ts). */
+  /** Input tokens the reserve covers: the byte bound (relay/estimate.ts), or the tokenizer's estimate once `tightenInput` ran (relay/input-estimate.ts). */
   inputBound: number;
+  /** The part of `inputBound` its text makes (relay/estimate.ts `textBound`); unset or 0: nothing to estimate. */
+  textBound?: number;
   /** The body marks prompt-cache breakpoints (relay/estimate.ts). */
   cacheWrites: boolean;
 }
@@ -109,12 +107,8 @@ export interface CallFamily<C extends PipelineCall> {
   conversationHead?(ctx: C): string | null;
   /** The reserve of a usage (at least 1 unit for a priced call). */
   reserveOf(ctx: C, usage: TokenUsage): number;
-  /** The reserve taken before the attempts, when it must cover more than `reserveOf` (the dearest model a call may fall back to). */
-  reserveBound?(ctx: C, usage: TokenUsage): number;
-  /** The prompt tokens the channels' `max_input_tokens` are compared with. */
-  inputTokens?(ctx: C): number;
-  /** The model the call falls back to when `from` failed with `cls` (relay/routing.ts); absent or null: none. */
-  fallback?(ctx: C, cls: FallbackClass, from: string): FallbackStep | null;
+  /** Fallbacks across models, channel caps and the reserve they need (relay/attempts.ts). */
+  routing?: FamilyRouting<C>;
   /** What a usage costs. */
   cost(ctx: C, usage: TokenUsage): number;
   /** What the family adds to the `other` of its consume rows (after the outcome's fields). */
@@ -147,9 +141,6 @@ export interface StreamRelay<C extends PipelineCall> {
   usage(ctx: C, cutAt: number | null, clientGone: boolean, counter: TokenCounter): Promise<{ usage: TokenUsage; reported: boolean }>;
 }
 
-/** A model name that can be sent as a header value as it is. */
-const HEADER_SAFE = /^[\x21-\x7e]{1,256}$/;
-
 /** Status codes of an upstream answer that make the next channel be tried. */
 function retryableStatus(s: number): boolean {
   return s === 401 || s === 403 || s === 408 || s === 429 || s >= 500;
@@ -177,20 +168,27 @@ export class Pipeline<C extends PipelineCall> {
    */
   async run(ctx: C, candidates: RuntimeChannel[], estimate: TokenUsage): Promise<void> {
     const { call } = ctx;
-    // The rate limits count the reserve's estimate, before any routing or billing (429 beyond them).
-    const a = this.d.rateLimits.admit(call.principal, ctx.model, estimate.inputTokens + estimate.outputTokens, call.client.res);
+    let est = estimate;
+    // A tokens-per-minute limit counts the tokenizer's estimate, not the byte bound.
+    if (ctx.textBound && this.d.rateLimits.countsTokens(call.principal, ctx.model)) est = await tightenInput(ctx, candidates, est);
+    // The rate limits count the estimate, before any routing or billing (429 beyond them).
+    const a = this.d.rateLimits.admit(call.principal, ctx.model, est.inputTokens + est.outputTokens, call.client.res);
     ctx.admission = a instanceof Promise ? await a : a;
     try {
-      // Reserve an upper bound of the cost before any upstream work (relay/estimate.ts).
-      ctx.reserved = (this.f.reserveBound ?? this.f.reserveOf)(ctx, estimate);
+      // Reserve what the upstream can bill before any upstream work (relay/estimate.ts; at its dearest fallback).
+      ctx.reserved = this.bound(ctx, est);
       if (ctx.reserved > 0) {
         try {
           const g = this.reserve(ctx.payer, call.requestId, ctx.reserved);
           // From a hold of this node the reserve is synchronous: no await, no turn of the event loop.
           ctx.grant = g instanceof Promise ? await g : g;
         } catch (e) {
-          if ((e as GatewayError).code !== 'insufficient_quota' || ctx.maxOut === null) throw e;
-          await this.reserveWhatFits(ctx, e as GatewayError);
+          if ((e as GatewayError).code !== 'insufficient_quota') throw e;
+          // The byte bound does not fit: the tokenizer's estimate may (a balance is usable down to one call).
+          if (!(await this.reserveEstimate(ctx, candidates, est))) {
+            if (ctx.maxOut === null) throw e;
+            await this.reserveWhatFits(ctx, e as GatewayError);
+          }
         }
       }
       await runReserved(
@@ -204,6 +202,30 @@ export class Pipeline<C extends PipelineCall> {
       ctx.admission?.end(0);
     }
   }
+
+  /** After the bound was refused: reserves at the tokenizer's estimate; false when it is no smaller or refused too. */
+  private async reserveEstimate(ctx: C, candidates: readonly RuntimeChannel[], est: TokenUsage): Promise<boolean> {
+    if (!ctx.textBound) return false;
+    // A balance that cannot pay the call's media and least output whatever its text is refused untokenized.
+    const least = Math.min(MIN_OUTPUT_TOKENS, ctx.maxOut ?? 0) * ctx.n;
+    const floor = this.f.reserveOf(ctx, { inputTokens: ctx.inputBound - ctx.textBound, outputTokens: least });
+    if (floor > (await this.d.ledger.available(ctx.payer))) return false;
+    const tight = await tightenInput(ctx, candidates, est);
+    if (tight === est) return false;
+    const amount = this.bound(ctx, tight);
+    try {
+      const g = this.reserve(ctx.payer, ctx.call.requestId, amount);
+      ctx.grant = g instanceof Promise ? await g : g;
+      ctx.reserved = amount;
+      return true;
+    } catch (e) {
+      if ((e as GatewayError).code !== 'insufficient_quota') throw e;
+      return false;
+    }
+  }
+
+  /** The reserve of a usage before the attempts: it covers the dearest model the call may fall back to. */
+  private readonly bound = (ctx: C, u: TokenUsage): number => (this.f.routing?.reserveBound ?? this.f.reserveOf)(ctx, u);
 
   /** A reserve of `amount` for request `ref` (through the holds when the family uses them). */
   private reserve(payer: Payer, ref: string, amount: number): Grant | Promise<Grant> {
@@ -232,7 +254,7 @@ export class Pipeline<C extends PipelineCall> {
       );
       if (out === null) break;
       ctx.maxOut = out;
-      ctx.reserved = (this.f.reserveBound ?? this.f.reserveOf)(ctx, { inputTokens: ctx.inputBound, outputTokens: out * ctx.n });
+      ctx.reserved = this.bound(ctx, { inputTokens: ctx.inputBound, outputTokens: out * ctx.n });
       try {
         const g = this.reserve(ctx.payer, ctx.call.requestId, ctx.reserved);
         ctx.grant = g instanceof Promise ? await g : g;
@@ -251,14 +273,8 @@ export class Pipeline<C extends PipelineCall> {
    */
   private attempts(ctx: C, candidates: RuntimeChannel[]): Promise<void> {
     const { call } = ctx;
-    const f = this.f;
-    const info: AttemptCallInfo = {
-      model: ctx.model,
-      group: call.principal.group,
-      res: call.client.res,
-      inputTokens: f.inputTokens?.(ctx) ?? 0,
-      ...(f.fallback ? { fallback: (cls: FallbackClass, from: string) => f.fallback!(ctx, cls, from) } : {}),
-    };
+    const r = routedCall(this.f.routing, ctx);
+    const info: AttemptCallInfo = { model: ctx.model, group: call.principal.group, res: call.client.res, ...r };
     const aff = this.d.affinity;
     const k =
       aff && (candidates.length > 1 || (candidates.length === 1 && candidates[0].keys.length > 1)) && this.f.sticky(ctx)
@@ -302,8 +318,7 @@ export class Pipeline<C extends PipelineCall> {
     ctx.firstByteAt = process.hrtime.bigint();
     call.client.res.writeHead(status, {
       ...headers,
-      // The model that answered (another than the one asked for after a fallback, relay/routing.ts).
-      ...(HEADER_SAFE.test(ctx.model) ? { 'x-gatehouse-model': ctx.model } : {}),
+      ...modelHeader(ctx.model),
       'x-request-id': call.requestId,
       'x-gatehouse-time-ms': Math.max(0, total - ctx.upstreamWaitMs).toFixed(2),
     });

@@ -26,7 +26,7 @@ import type { FallbackClass } from './routing.ts';
 import { Pipeline, type PipelineCall, type StreamRelay } from './pipeline.ts';
 import { msSince } from './accounting.ts';
 import { scanBody, type BodyScan } from './body-scan.ts';
-import { inputBound, pricesOutput, reserveCost } from './estimate.ts';
+import { inputBound, pricesOutput, reserveCost, textBound } from './estimate.ts';
 import { choiceCount, tokenCount } from './providers/canonical.ts';
 import {
   applyParamOverride,
@@ -163,11 +163,13 @@ export class Relay {
       sticky: () => true,
       conversationHead: (ctx) => this.conversationHead(ctx),
       reserveOf: (ctx, u) => reserveCost(d.prices, ctx.price, u, ctx.call.principal.group, ctx.cacheWrites),
-      reserveBound: (ctx, u) =>
-        Math.max(...(ctx.chainPrices ?? [ctx.price]).map((p) => reserveCost(d.prices, p, u, ctx.call.principal.group, ctx.cacheWrites))),
-      // About four bytes of a body per token: what the channels' max_input_tokens are compared with.
-      inputTokens: (ctx) => Math.ceil(ctx.call.raw.length / 4),
-      fallback: (ctx, cls, from) => this.fallback(ctx, cls, from),
+      routing: {
+        reserveBound: (ctx, u) =>
+          Math.max(...(ctx.chainPrices ?? [ctx.price]).map((p) => reserveCost(d.prices, p, u, ctx.call.principal.group, ctx.cacheWrites))),
+        // About four bytes of a body per token: what the channels' max_input_tokens are compared with.
+        inputTokens: (ctx) => Math.ceil(ctx.call.raw.length / 4),
+        fallback: (ctx, cls, from) => this.fallback(ctx, cls, from),
+      },
       cost: (ctx, u) => d.prices.cost(ctx.price, u, ctx.call.principal.group),
       logDetails: (ctx, u) => ({
         ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}),
@@ -556,6 +558,8 @@ export class Relay {
       } else out = JSON.stringify(encodeResponse(ctx.cf, decoded, ctx.model, ctx.call.requestId));
     }
     this.pipe.begin(ctx, 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(out)) });
+    // The rate limits' token windows are corrected to the reported usage before the caller has the answer.
+    if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0)) ctx.admission?.end(usage.inputTokens + usage.outputTokens);
     ctx.call.client.res.end(out);
     let final: Usage;
     if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0)) final = usage;
@@ -642,7 +646,8 @@ export class Relay {
   // ---------- usage ----------
 
   /**
-   * The usage the reserve covers: an upper bound of the input from the body's bytes and media, and
+   * The usage the reserve covers: an upper bound of the input from the body's bytes and media (its text
+   * part, `textBound`, replaced by the tokenizer's estimate where that matters: tightenInput), and
    * the output the gateway will ask for (the caller's max_tokens, at most the model's limit, or the
    * default) times the choices. Sets ctx.inputBound, ctx.n and ctx.maxOut.
    */
@@ -663,7 +668,9 @@ export class Relay {
     }
     if (ctx.price?.perRequest !== null && ctx.price?.perRequest !== undefined) return { inputTokens: 0, outputTokens: 0 };
     const scan = call.scan ?? scanBody(b);
-    ctx.inputBound = inputBound(call.raw.length, scan, b.tools !== undefined || b.functions !== undefined);
+    const tools = b.tools !== undefined || b.functions !== undefined;
+    ctx.inputBound = inputBound(call.raw.length, scan, tools);
+    ctx.textBound = textBound(call.raw.length, scan, tools);
     ctx.cacheWrites = call.raw.includes('"cache_control"');
     if (call.kind === 'embeddings' || !pricesOutput(ctx.price)) return { inputTokens: ctx.inputBound, outputTokens: 0 };
     const limit = this.d.policy.modelMaxOutput(ctx.model);

@@ -115,6 +115,14 @@ interface ChannelStats {
   sampledAt: number;
 }
 
+/** A model name that can be sent as a header value as it is. */
+const HEADER_SAFE = /^[\x21-\x7e]{1,256}$/;
+
+/** The `x-gatehouse-model` header of an answer: the model that answered (another than the one asked for after a fallback). */
+export function modelHeader(model: string): Record<string, string> {
+  return HEADER_SAFE.test(model) ? { 'x-gatehouse-model': model } : {};
+}
+
 /** A channel's price multiplier (`cost_ratio`; 1 when it has none). */
 export function channelCost(ch: RuntimeChannel): number {
   const own = (ch as { costRatio?: unknown }).costRatio;
