@@ -207,7 +207,12 @@ async function attemptLoop<C extends AttemptCall>(
     }
     if (r.kind === 'done') {
       if (routing && ctx.firstByteAt) routing.sample(ch.id, Number(ctx.firstByteAt - t0) / 1e6);
-      span?.setAttributes({ 'gatehouse.channel.id': ch.id, 'gatehouse.attempts': n });
+      span?.setAttributes({
+        'gatehouse.channel.id': ch.id,
+        'gatehouse.attempts': n,
+        'gatehouse.routing.strategy': strategy,
+        ...(model !== call.model ? { 'gatehouse.served_model': model } : {}),
+      });
       d.policy.succeeded(ch.id, keyIndex);
       call.affinity?.served({ channelId: ch.id, keyIndex });
       return;
