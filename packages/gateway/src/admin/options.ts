@@ -11,9 +11,17 @@ import { parseGroupCounts, parseGroupModelLimits, parseModelLimits } from '../ac
 import { aliasWarning, KNOWN_OPTIONS, Options, SECRET_SET, type OptionType } from '../options/options.ts';
 import { OptionStore } from '../options/store.ts';
 import { parseGuardrailBindings } from '../relay/guardrail-types.ts';
+import { parseFallbacks, parseRouting } from '../relay/routing.ts';
 
 /** Options whose value is JSON text. */
-const JSON_TYPES: ReadonlySet<OptionType> = new Set(['group_counts', 'model_limits', 'group_model_limits', 'guardrails']);
+const JSON_TYPES: ReadonlySet<OptionType> = new Set([
+  'group_counts',
+  'model_limits',
+  'group_model_limits',
+  'guardrails',
+  'routing',
+  'model_fallbacks',
+]);
 
 const KEY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
 
@@ -79,6 +87,14 @@ export class OptionsAdmin extends Options {
         } catch (e) {
           throw fieldError(field, (e as Error).message);
         }
+      case 'routing':
+      case 'model_fallbacks':
+        try {
+          (spec.type === 'routing' ? parseRouting : parseFallbacks)(text);
+        } catch (e) {
+          throw fieldError(field, (e as Error).message);
+        }
+        return text;
       case 'url':
         if (text !== '' && !/^https?:\/\/[^\s/]+/.test(text)) throw fieldError(field, 'must be an http(s) URL');
         return text.replace(/\/+$/, '');

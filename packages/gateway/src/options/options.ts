@@ -24,7 +24,9 @@ export type OptionType =
   | 'secret'
   | 'model_limits'
   | 'group_model_limits'
-  | 'guardrails';
+  | 'guardrails'
+  | 'routing'
+  | 'model_fallbacks';
 
 export interface OptionSpec {
   type: OptionType;
@@ -164,6 +166,16 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
     type: 'guardrails',
     default: '',
     doc: 'Guardrail plugins bound to model calls (docs/guardrails.md), as JSON [{"plugin": "pii-mask", "stage": "input|output|both", "keys|users|groups|models": [...], "on_error": "block|allow"}]; a binding without scopes checks every call. The configuration file\'s top-level `guardrails:` list sets it.',
+  },
+  ChannelRouting: {
+    type: 'routing',
+    default: '',
+    doc: 'How channels are chosen per group and model (docs/relay.md#routing-policies), as JSON {"<group or *>": {"<model or *>": "priority|least_busy|latency|cost"}}; the top-level `routing:` of the configuration file. Unset: priority.',
+  },
+  ModelFallbacks: {
+    type: 'model_fallbacks',
+    default: '',
+    doc: 'Other models a call falls back to by error class (docs/relay.md#fallbacks-across-models), as JSON {"<model>": [{"model": "…", "on": ["context_length", "content_policy", "rate_limit", "unavailable"]}]}; the top-level `fallbacks:` of the configuration file.',
   },
   BudgetUtcOffsetSeconds: {
     type: 'number',
