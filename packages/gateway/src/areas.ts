@@ -30,6 +30,7 @@ import { signupRoutes } from './http/signup-routes.ts';
 import { ssoRoutes } from './http/sso-routes.ts';
 import { alertRoutes } from './http/alert-routes.ts';
 import { topupRoutes } from './http/topup-routes.ts';
+import { planRoutes } from './http/plan-routes.ts';
 import { taskRoutes } from './http/task-routes.ts';
 import { taskAdminRoutes } from './http/task-admin-routes.ts';
 import { protocolRoutes } from './http/protocol-routes.ts';
@@ -45,6 +46,7 @@ export const ROUTES: RouteModule[] = [
   ssoRoutes,
   alertRoutes,
   topupRoutes,
+  planRoutes,
   taskRoutes,
   taskAdminRoutes,
   protocolRoutes,
