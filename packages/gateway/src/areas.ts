@@ -74,7 +74,7 @@ export async function buildAreas(core: Core): Promise<Services> {
   const file = core.config.configFile;
   const doc = file ? loadConfigFile(file, core.config) : null;
   if (file && doc) {
-    const sum = await applyConfigDoc(admin, doc, file, (line) => process.stdout.write(`${line}\n`));
+    const sum = await applyConfigDoc(admin, doc, file, (line) => process.stdout.write(`${line}\n`), billing.plans);
     core.log.info({ file, ...sum }, 'configuration file applied');
   }
   const signup = signupArea.init(core, { options, ledger: billing.ledger });
@@ -89,6 +89,7 @@ export async function buildAreas(core: Core): Promise<Services> {
     ledger: billing.ledger,
     mayCredit: (creatorId, userId) => admin.users.mayTopUp(creatorId, userId),
   });
+  topup.codes.plans = billing.plans;
   const tasks = await tasksArea.init(core, { options, accounts, billing, plugins });
   const protocols = protocolsArea.init(core, { plugins, tasks });
   return { accounts, billing, relay, plugins, admin, signup, sso, alerts, topup, tasks, protocols };

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '../core.ts';
 import { fail, GatewayError } from '../platform/errors.ts';
-import { Reader, fieldError, quotaToUsd, usdToQuota, type Obj } from '../platform/validate.ts';
+import { Reader, fieldError, join, quotaToUsd, stableJson, usdToQuota } from '../platform/validate.ts';
 import { withTx, type DbOrTx } from '../store/db.ts';
 import { AuditLog, type AuditActor } from '../logs/audit.ts';
 import type { Ledger } from './ledger.ts';
@@ -120,51 +120,21 @@ export class Plans {
     };
   }
 
-  /**
-   * Reads a plan's definition: `name`, `price_usd` (or `price_quota`), `duration_days` (default 30),
-   * `windows: [{every, quota_usd | quota}]` (1–8, distinct lengths), `models`, `overflow`, `enabled`.
-   * `partial`: an update (absent fields keep `base`'s).
-   */
+  /** Reads a plan's definition (parsePlan); `base`: an update's current values. */
   parse(body: unknown, base?: PlanInput): PlanInput {
-    const r = Reader.of(body).only(['id', 'name', 'price_usd', 'price_quota', 'duration_days', 'windows', 'models', 'overflow', 'enabled']);
-    const name = r.str('name', { required: !base, max: 64, min: 1 }) ?? base!.name;
-    const usd = r.num('price_usd', { min: 0, max: 1e6 });
-    const q = r.num('price_quota', { min: 0, int: true, max: 1e15 });
-    const price = usd !== undefined ? usdToQuota(usd, this.perUsd) : (q ?? base?.price_quota);
-    if (price === undefined) throw fieldError('price_usd', 'is required');
-    const days = r.num('duration_days', { min: 1 / 24, max: 3660 });
-    const duration = days !== undefined ? Math.round(days * DAY) : (base?.duration_ms ?? 30 * DAY);
-    let windows = base?.windows;
-    if (r.has('windows') || !base) {
-      const raw = r.obj.windows;
-      if (!Array.isArray(raw) || raw.length === 0 || raw.length > 8) throw fieldError('windows', 'must list 1 to 8 windows');
-      const seen = new Set<number>();
-      windows = raw.map((w, i) => {
-        const wr = Reader.of(w, `windows[${i}]`).only(['every', 'quota_usd', 'quota']);
-        const every = wr.str('every', { required: true, max: 8 })!;
-        const len = everyMs(every);
-        if (len === null) throw fieldError(`windows[${i}].every`, 'must be a length such as 30m, 5h, 7d or 1w (1 minute to 366 days)');
-        if (seen.has(len)) throw fieldError(`windows[${i}].every`, 'two windows have the same length');
-        seen.add(len);
-        const wu = wr.num('quota_usd', { min: 0, max: 1e9 });
-        const wq = wr.num('quota', { min: 0, int: true, max: 1e15 });
-        const quota = wu !== undefined ? usdToQuota(wu, this.perUsd) : wq;
-        if (quota === undefined) throw fieldError(`windows[${i}].quota_usd`, 'is required');
-        return { every: every.trim(), quota };
-      });
+    return parsePlan(body, this.perUsd, base);
+  }
+
+  /** The configuration file's plan: created, updated where it differs, or left alone. */
+  async applyFromFile(input: PlanInput): Promise<boolean | 'created'> {
+    const cur = await this.store.planByName(input.name);
+    if (!cur) {
+      await this.create(input, null);
+      return 'created';
     }
-    const models = r.has('models') ? (r.list('models', { max: 128 }) ?? null) : (base?.models ?? null);
-    const overflow = r.oneOf('overflow', PLAN_OVERFLOWS) ?? base?.overflow ?? 'refuse';
-    const enabled = r.bool('enabled') ?? base?.enabled ?? true;
-    return {
-      name,
-      price_quota: price,
-      duration_ms: duration,
-      windows: windows!,
-      models: models?.length ? models : null,
-      overflow,
-      enabled,
-    };
+    if (stableJson(this.inputOf(cur)) === stableJson(input)) return false;
+    await this.save(cur, input, null);
+    return true;
   }
 
   private inputOf(p: Plan): PlanInput {
@@ -220,7 +190,11 @@ export class Plans {
 
   async update(id: number, body: unknown, actor: AuditActor): Promise<PlanView> {
     const before = await this.get(id);
-    const input = this.parse(body, this.inputOf(before));
+    return this.save(before, this.parse(body, this.inputOf(before)), actor);
+  }
+
+  private async save(before: Plan, input: PlanInput, actor: AuditActor): Promise<PlanView> {
+    const id = Number(before.id);
     if (input.name !== before.name && (await this.store.planByName(input.name))) throw fail('plan_exists', { name: input.name });
     await withTx(this.core.h, async (tx) => {
       await this.store.updatePlan(tx, id, this.row(input, Date.now()));
@@ -345,14 +319,54 @@ export class Plans {
     if (!p) throw fieldError('plan_id', `no plan with id ${String(ref)}`);
     return Number(p.id);
   }
+}
 
-  /** Applies the configuration file's `plans:` entries: each created or updated by name. */
-  async applyFile(entries: readonly Obj[], actor: AuditActor): Promise<void> {
-    for (const e of entries) {
-      const input = this.parse(e);
-      const cur = await this.store.planByName(input.name);
-      if (cur) await this.update(Number(cur.id), e, actor);
-      else await this.create(input, actor);
-    }
+/**
+ * Reads a plan's definition: `name`, `price_usd` (or `price_quota`), `duration_days` (default 30),
+ * `windows: [{every, quota_usd | quota}]` (1–8, distinct lengths), `models` (none: every model),
+ * `overflow` (`refuse` | `balance`, default `refuse`), `enabled`. `base`: an update (absent fields keep
+ * its values). `at`: where the object is (the configuration file's path), for messages.
+ */
+export function parsePlan(body: unknown, perUsd: number, base?: PlanInput, at = ''): PlanInput {
+  const r = Reader.of(body, at).only([
+    'id',
+    'name',
+    'price_usd',
+    'price_quota',
+    'duration_days',
+    'windows',
+    'models',
+    'overflow',
+    'enabled',
+  ]);
+  const name = r.str('name', { required: !base, max: 64, min: 1 }) ?? base!.name;
+  const usd = r.num('price_usd', { min: 0, max: 1e6 });
+  const q = r.num('price_quota', { min: 0, int: true, max: 1e15 });
+  const price = usd !== undefined ? usdToQuota(usd, perUsd) : (q ?? base?.price_quota);
+  if (price === undefined) throw fieldError(r.path('price_usd'), 'is required');
+  const days = r.num('duration_days', { min: 1 / 24, max: 3660 });
+  const duration = days !== undefined ? Math.round(days * DAY) : (base?.duration_ms ?? 30 * DAY);
+  let windows = base?.windows;
+  if (r.has('windows') || !base) {
+    const raw = r.obj.windows;
+    if (!Array.isArray(raw) || raw.length === 0 || raw.length > 8) throw fieldError(r.path('windows'), 'must list 1 to 8 windows');
+    const seen = new Set<number>();
+    windows = raw.map((w, i) => {
+      const wr = Reader.of(w, join(r.path('windows'), i)).only(['every', 'quota_usd', 'quota']);
+      const every = wr.str('every', { required: true, max: 8 })!;
+      const len = everyMs(every);
+      if (len === null) throw fieldError(wr.path('every'), 'must be a length such as 30m, 5h, 7d or 1w (1 minute to 366 days)');
+      if (seen.has(len)) throw fieldError(wr.path('every'), 'two windows have the same length');
+      seen.add(len);
+      const wu = wr.num('quota_usd', { min: 0, max: 1e9 });
+      const wq = wr.num('quota', { min: 0, int: true, max: 1e15 });
+      const quota = wu !== undefined ? usdToQuota(wu, perUsd) : wq;
+      if (quota === undefined) throw fieldError(wr.path('quota_usd'), 'is required');
+      return { every: every.trim(), quota };
+    });
   }
+  const models = r.has('models') ? (r.list('models', { max: 128 }) ?? null) : (base?.models ?? null);
+  const overflow = r.oneOf('overflow', PLAN_OVERFLOWS) ?? base?.overflow ?? 'refuse';
+  const enabled = r.bool('enabled') ?? base?.enabled ?? true;
+  return { name, price_quota: price, duration_ms: duration, windows: windows!, models: models?.length ? models : null, overflow, enabled };
 }

@@ -13,6 +13,7 @@ import { UserAdmin, type UserInput } from '../admin/users.ts';
 import { KeyAdmin, type KeyInput } from '../admin/keys.ts';
 import { ChannelAdmin, type ChannelInput } from '../admin/channels.ts';
 import { PriceAdmin, type PriceInput, type GroupRatioView } from '../admin/prices.ts';
+import { parsePlan, type PlanInput } from '../billing/plans.ts';
 import { OptionsAdmin } from '../admin/options.ts';
 import { Reader, fieldError, isObj, join, type Obj } from '../platform/validate.ts';
 import { parseSsoProvider, type SsoProviderInput } from '../accounts/sso-providers.ts';
@@ -55,9 +56,11 @@ export interface ConfigDoc {
   options: { key: string; value: string; at: string }[];
   /** Single sign-on providers, matched by id. */
   sso: { input: SsoProviderInput; at: string }[];
+  /** Plans with usage windows, matched by name (billing/plans.ts). */
+  plans: { input: PlanInput; at: string }[];
 }
 
-const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options', 'sso'];
+const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options', 'sso', 'plans'];
 const CHANNEL_SHORTCUTS = ['preset', 'api_version', 'plugin', 'plugins'] as const;
 
 /** `${NAME}` and `${NAME:-default}` in string values come from the environment. */
@@ -92,7 +95,7 @@ export function validateConfigDoc(
   env: NodeJS.ProcessEnv = process.env,
 ): ConfigDoc {
   if (raw === null || raw === undefined) raw = {};
-  if (!isObj(raw)) throw fieldError('(top)', 'must be a mapping with users, keys, channels, prices, group_ratios, options, sso');
+  if (!isObj(raw)) throw fieldError('(top)', 'must be a mapping with users, keys, channels, prices, group_ratios, options, sso, plans');
   Reader.of(raw).only(TOP);
   const doc = expandEnv(raw, '', env) as Obj;
   // The validators only read core.config; nothing here touches a database.
@@ -103,7 +106,7 @@ export function validateConfigDoc(
   const prices = new PriceAdmin(core, null as never);
   const options = new OptionsAdmin(core, null as never);
 
-  const out: ConfigDoc = { users: [], keys: [], channels: [], prices: [], groupRatios: [], options: [], sso: [] };
+  const out: ConfigDoc = { users: [], keys: [], channels: [], prices: [], groupRatios: [], options: [], sso: [], plans: [] };
   const seen = (set: Set<string>, id: string, at: string, what: string) => {
     if (set.has(id)) throw fieldError(at, `${what} "${id.replace('\u0000', '/')}" is declared twice`);
     set.add(id);
@@ -222,6 +225,14 @@ export function validateConfigDoc(
     const input = parseSsoProvider(p, 'create', at);
     seen(ssoIds, input.id!, join(at, 'id'), 'SSO provider');
     out.sso.push({ input, at });
+  });
+
+  const planNames = new Set<string>();
+  listOf(doc, 'plans').forEach((p, i) => {
+    const at = join('plans', i);
+    const input = parsePlan(p, config.quotaPerUsd, undefined, at);
+    seen(planNames, input.name, join(at, 'name'), 'plan');
+    out.plans.push({ input, at });
   });
   return out;
 }

@@ -7,11 +7,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { createTestDatabase, startTestGateway, type TestGateway } from '../harness.ts';
 import { startFakeOpenAI } from '../fakes/upstreams/openai.ts';
 import { balance, createChannel, createKey, createUser, FIXTURE_PASSWORD, setPrice, waitFor } from '../relay-fixtures.ts';
 import { AdminClient } from '../admin-client.ts';
+import { loadConfigFile } from '../../src/config-file/load.ts';
 
 /** Output only, $1000 per 1M tokens: 500 units a token; the fake upstream reports 7 output tokens. */
 const CALL = 7 * 500;
@@ -240,5 +244,74 @@ test("a plan's 5-hour window at its edge: 50 concurrent calls on two nodes never
     if (b) await b.stop({ keepDb: true });
     await a.stop();
     await up.close();
+  }
+});
+
+test('a plan by redemption code: claimed and granted once, however often it is redeemed at once', async () => {
+  const gw = await startTestGateway();
+  try {
+    const admin = await AdminClient.login(gw.url);
+    await admin.ok('POST', '/api/plan', { name: 'Gift', price_usd: 5, duration_days: 7, windows: [{ every: '5h', quota_usd: 1 }] });
+    await admin.fails(400, 'POST', '/api/redemption', { name: 'gift', plan_id: 'Nope' }, 'plan_id');
+    const [code] = await admin.ok('POST', '/api/redemption', { name: 'gift', plan_id: 'Gift', count: 1 });
+    const u = await user(gw, 1_000);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => u.client.call('POST', '/api/user/topup', { key: code })));
+    const granted = answers.filter((a) => a.status === 200);
+    assert.equal(granted.length, 1, answers.map((a) => a.text).join('\n'));
+    for (const a of answers.filter((x) => x.status !== 200)) assert.match(a.body.message, /already used/);
+    assert.equal(await balance(gw, u.userId), 1_000, 'a plan code credits no quota and charges nothing');
+    const mine = await u.client.ok('GET', '/api/user/plan');
+    assert.equal(mine.plan.name, 'Gift');
+    assert.ok(Math.abs(mine.subscription.expires_at - mine.subscription.started_at - 7 * 86_400_000) < 1000);
+    assert.equal(mine.on_sale.length, 1);
+    await waitFor(() => gw.services.billing.plans.chargeOf(u.userId, 'any-model'), 5000, 'the plan cache');
+  } finally {
+    await gw.stop();
+  }
+});
+
+test('plans in the configuration file: created at start, a second start changes nothing, bad entries name the field', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-plans-'));
+  const path = join(dir, 'plans.yaml');
+  writeFileSync(
+    path,
+    `
+plans:
+  - name: Pro
+    price_usd: 20
+    windows:
+      - { every: 5h, quota_usd: 2 }
+      - { every: 7d, quota_usd: 30 }
+    models: [gpt-4o, claude-sonnet-4]
+    overflow: balance
+`,
+  );
+  const bad = join(dir, 'bad.yaml');
+  writeFileSync(bad, 'plans:\n  - name: X\n    price_usd: 1\n    windows: [{ every: 5x, quota_usd: 1 }]\n');
+  assert.throws(() => loadConfigFile(bad, { quotaPerUsd: 500_000 }), /plans\[0\]\.windows\[0\]\.every: must be a length/);
+  const db = await createTestDatabase();
+  let gw = await startTestGateway({ db, env: { GATEHOUSE_CONFIG: path } });
+  try {
+    const admin = await AdminClient.login(gw.url);
+    const [plan] = await admin.ok('GET', '/api/plan');
+    assert.deepEqual(
+      [plan.name, plan.price_usd, plan.windows, plan.models, plan.overflow],
+      [
+        'Pro',
+        20,
+        [
+          { every: '5h', quota: 1_000_000, quota_usd: 2 },
+          { every: '7d', quota: 15_000_000, quota_usd: 30 },
+        ],
+        ['gpt-4o', 'claude-sonnet-4'],
+        'balance',
+      ],
+    );
+    await gw.stop({ keepDb: true });
+    gw = await startTestGateway({ db, env: { GATEHOUSE_CONFIG: path } });
+    const [again] = await (await AdminClient.login(gw.url)).ok('GET', '/api/plan');
+    assert.deepEqual(again, plan, 'applying the same file again changes nothing');
+  } finally {
+    await gw.stop();
   }
 });
