@@ -90,6 +90,7 @@ export async function buildAreas(core: Core): Promise<Services> {
     mayCredit: (creatorId, userId) => admin.users.mayTopUp(creatorId, userId),
   });
   topup.codes.plans = billing.plans;
+  topup.payments.plans = billing.plans;
   const tasks = await tasksArea.init(core, { options, accounts, billing, plugins });
   const protocols = protocolsArea.init(core, { plugins, tasks });
   return { accounts, billing, relay, plugins, admin, signup, sso, alerts, topup, tasks, protocols };

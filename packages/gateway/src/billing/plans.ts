@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import type { Core } from '../core.ts';
 import { fail, GatewayError } from '../platform/errors.ts';
 import { Reader, fieldError, join, quotaToUsd, stableJson, usdToQuota } from '../platform/validate.ts';
-import { withTx, type DbOrTx } from '../store/db.ts';
+import { isUniqueViolation, withTx, type DbOrTx } from '../store/db.ts';
 import { AuditLog, type AuditActor } from '../logs/audit.ts';
 import type { Ledger } from './ledger.ts';
 import { PlanStore, type Plan, type Subscription } from './plan-store.ts';
@@ -301,6 +301,34 @@ export class Plans {
     const plan = await this.buyable(planId, tx);
     await this.store.grant(tx, userId, plan, Date.now(), stripeRef);
     await this.core.cache.bump(PLANS_REVISION, tx);
+  }
+
+  /** A plan's price for a checkout (billing/payments); null when there is no such plan on sale. */
+  async priceOf(planId: number): Promise<{ name: string; priceQuota: number; durationDays: number } | null> {
+    const p = await this.store.getPlan(planId);
+    if (!p || Number(p.enabled) !== 1) return null;
+    return { name: p.name, priceQuota: Number(p.price_quota), durationDays: Number(p.duration_ms) / DAY };
+  }
+
+  /**
+   * Grants a period paid with a provider once per payment `ref` (a `plan` ledger row of 0 unique per
+   * ref, written in the grant's transaction): false when that payment was already granted.
+   */
+  async grantPaid(userId: number, planId: number, ref: string, subscription: string | null): Promise<boolean> {
+    const plan = await this.store.getPlan(planId);
+    if (!plan) return false;
+    try {
+      await withTx(this.core.h, async (tx) => {
+        await this.ledger.adjustInTx(tx, userId, ref, 0, 'plan');
+        await this.store.grant(tx, userId, plan, Date.now(), subscription ?? undefined);
+        await this.core.cache.bump(PLANS_REVISION, tx);
+      });
+    } catch (e) {
+      if (isUniqueViolation(e)) return false;
+      throw e;
+    }
+    await this.core.cache.afterCommit(PLANS_REVISION);
+    return true;
   }
 
   /** After a transaction that ran grantInTx committed. */

@@ -1,7 +1,8 @@
 /**
  * Plans with usage windows: the operators' plans at /api/plan (admins: list, create, update, delete,
  * subscribers) and the user's plan at /api/user/plan (GET: the plan, its windows used and the plans on
- * sale; POST {plan_id}: buy or renew from the balance). Envelope {success, message, data}. Thin:
+ * sale; POST {plan_id}: buy or renew from the balance; POST /api/user/plan/{provider}/pay {plan_id,
+ * recurring}: a provider's checkout). Envelope {success, message, data}. Thin:
  * decode, call services.billing.plans, encode.
  */
 import type { FastifyInstance } from 'fastify';
@@ -37,6 +38,14 @@ export async function planRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       const [mine, all] = await Promise.all([plans.mine(req.user!.id), plans.list()]);
       const onSale = all.filter((p) => p.enabled).map(({ subscribers: _n, ...p }) => p);
       return ok({ ...mine, on_sale: onSale });
+    });
+    // A plan paid with a provider: once, or `recurring` (renewed by the provider every period).
+    api.post('/api/user/plan/:provider/pay', anyUser, async (req) => {
+      const r = Reader.of(req.body).only(['plan_id', 'recurring']);
+      const planId = parseId(r.obj.plan_id, 'plan_id');
+      const base = deps.services.admin.options.publicUrl() || `${req.protocol}://${req.host}`;
+      const provider = (req.params as { provider: string }).provider;
+      return ok(await deps.services.topup.payments.startPlan(provider, req.user!.id, planId, r.bool('recurring') ?? false, base));
     });
     api.post('/api/user/plan', anyUser, async (req) => {
       const planId = parseId(Reader.of(req.body).only(['plan_id']).obj.plan_id, 'plan_id');
