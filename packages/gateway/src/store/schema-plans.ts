@@ -1,4 +1,4 @@
-/** The tables of plans with usage windows (billing/plans.ts, migration 029). */
+/** The tables of plans with usage windows (billing/plans.ts, migration 030). */
 import type { Generated } from 'kysely';
 
 export interface PlanRow {
