@@ -16,6 +16,7 @@ import { PriceAdmin, type PriceInput, type GroupRatioView } from '../admin/price
 import { OptionsAdmin } from '../admin/options.ts';
 import { Reader, fieldError, isObj, join, type Obj } from '../platform/validate.ts';
 import { parseSsoProvider, type SsoProviderInput } from '../accounts/sso-providers.ts';
+import { parseMcpServer, type McpServerInput } from '../mcp/servers.ts';
 
 export class ConfigFileError extends Error {
   constructor(
@@ -55,9 +56,11 @@ export interface ConfigDoc {
   options: { key: string; value: string; at: string }[];
   /** Single sign-on providers, matched by id. */
   sso: { input: SsoProviderInput; at: string }[];
+  /** Remote MCP servers, matched by name. */
+  mcpServers: { input: McpServerInput; at: string }[];
 }
 
-const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options', 'sso'];
+const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options', 'sso', 'mcp_servers'];
 const CHANNEL_SHORTCUTS = ['preset', 'api_version', 'plugin', 'plugins'] as const;
 
 /** `${NAME}` and `${NAME:-default}` in string values come from the environment. */
@@ -92,7 +95,8 @@ export function validateConfigDoc(
   env: NodeJS.ProcessEnv = process.env,
 ): ConfigDoc {
   if (raw === null || raw === undefined) raw = {};
-  if (!isObj(raw)) throw fieldError('(top)', 'must be a mapping with users, keys, channels, prices, group_ratios, options, sso');
+  if (!isObj(raw))
+    throw fieldError('(top)', 'must be a mapping with users, keys, channels, prices, group_ratios, options, sso, mcp_servers');
   Reader.of(raw).only(TOP);
   const doc = expandEnv(raw, '', env) as Obj;
   // The validators only read core.config; nothing here touches a database.
@@ -103,7 +107,7 @@ export function validateConfigDoc(
   const prices = new PriceAdmin(core, null as never);
   const options = new OptionsAdmin(core, null as never);
 
-  const out: ConfigDoc = { users: [], keys: [], channels: [], prices: [], groupRatios: [], options: [], sso: [] };
+  const out: ConfigDoc = { users: [], keys: [], channels: [], prices: [], groupRatios: [], options: [], sso: [], mcpServers: [] };
   const seen = (set: Set<string>, id: string, at: string, what: string) => {
     if (set.has(id)) throw fieldError(at, `${what} "${id.replace('\u0000', '/')}" is declared twice`);
     set.add(id);
@@ -132,6 +136,7 @@ export function validateConfigDoc(
     input.expires_at ??= null;
     input.group ??= null;
     input.callback_url ??= null;
+    input.mcp_tools ??= null;
     input.rpm ??= 0;
     input.tpm ??= 0;
     input.max_concurrency ??= 0;
@@ -222,6 +227,19 @@ export function validateConfigDoc(
     const input = parseSsoProvider(p, 'create', at);
     seen(ssoIds, input.id!, join(at, 'id'), 'SSO provider');
     out.sso.push({ input, at });
+  });
+
+  const mcpNames = new Set<string>();
+  listOf(doc, 'mcp_servers').forEach((m, i) => {
+    const at = join('mcp_servers', i);
+    const input = parseMcpServer(m, 'create', at);
+    // The file states the whole server: absent fields are none.
+    input.headers ??= null;
+    input.oauth ??= null;
+    input.tools ??= null;
+    input.description ??= null;
+    seen(mcpNames, input.name!, join(at, 'name'), 'MCP server');
+    out.mcpServers.push({ input, at });
   });
   return out;
 }

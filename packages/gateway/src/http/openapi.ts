@@ -91,7 +91,7 @@ const logCursor = q(
   'next_cursor of the page before: the page after it (page is then ignored); pages by number reach the newest 10,000 rows',
 );
 const logFilters = (self: boolean) => [
-  q('type', str(undefined, { enum: ['consume', 'error', 'task', 'system', 'topup'] })),
+  q('type', str(undefined, { enum: ['consume', 'error', 'task', 'system', 'topup', 'mcp'] })),
   ...(self ? [] : [q('user_id', int()), q('username', str()), q('channel_id', int())]),
   q('token_id', int('API key id (alias key_id)')),
   q('key_name', str()),
