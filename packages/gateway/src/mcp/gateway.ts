@@ -51,6 +51,11 @@ export class McpGateway {
     this.d.upstreams.prune(next);
   }
 
+  /** Writes the queued log rows of tool calls now. */
+  flushLogs(): Promise<void> {
+    return this.d.logs.flush();
+  }
+
   /** The tools of the enabled server `name` (admins' view; every tool its row serves). */
   async serverTools(name: string): Promise<Tool[]> {
     const spec = this.specs.get(name);
