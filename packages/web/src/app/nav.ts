@@ -17,7 +17,7 @@ import {
   IconHistory,
 } from '@tabler/icons-react';
 import { IconTicket, IconWallet } from '@tabler/icons-react';
-import { IconLogin2 } from '@tabler/icons-react';
+import { IconLogin2, IconTool } from '@tabler/icons-react';
 
 export type Role = 'user' | 'admin' | 'root';
 export interface NavItem {
@@ -40,6 +40,7 @@ export const OPERATOR_NAV: NavItem[] = [
   { path: '/plugins', label: 'nav.plugins', role: 'root', icon: IconPuzzle },
   { path: '/settings', label: 'nav.settings', role: 'root', icon: IconSettings },
   { path: '/sso', label: 'nav.sso', role: 'admin', icon: IconLogin2 },
+  { path: '/mcp-servers', label: 'nav.mcp', role: 'admin', icon: IconTool },
 ];
 
 export const USER_NAV: NavItem[] = [

@@ -45,6 +45,7 @@ export const router = createBrowserRouter([
       { path: 'plugins', ...page(() => import('../pages/plugins/PluginsPage')) },
       { path: 'settings', ...page(() => import('../pages/settings/SettingsPage')) },
       { path: 'sso', ...page(() => import('../pages/sso/SsoProvidersPage')) },
+      { path: 'mcp-servers', ...page(() => import('../pages/mcp/McpServersPage')) },
       // every user
       { path: 'overview', ...page(() => import('../pages/overview/OverviewPage')) },
       { path: 'keys', ...page(() => import('../pages/keys/OwnKeysPage')) },
