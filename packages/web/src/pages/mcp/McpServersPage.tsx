@@ -148,7 +148,13 @@ function ToolsDialog({ server, onClose }: { server: Server; onClose: () => void 
     retry: false,
   });
   return (
-    <Modal opened onClose={onClose} title={t('mcp.toolsTitle', { name: server.name })} size="lg">
+    <Modal
+      closeButtonProps={{ 'aria-label': t('common.close') }}
+      opened
+      onClose={onClose}
+      title={t('mcp.toolsTitle', { name: server.name })}
+      size="lg"
+    >
       {q.error ? (
         <ErrorState error={q.error} onRetry={() => void q.refetch()} />
       ) : (
