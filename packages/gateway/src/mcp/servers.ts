@@ -70,7 +70,7 @@ function checkUrl(v: string, at: string): string {
   }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') throw fieldError(at, 'must be an absolute http(s) URL');
   if (u.username || u.password) throw fieldError(at, 'must not carry credentials (use headers or oauth)');
-  return u.toString();
+  return v;
 }
 
 /** Validates a server from the admin API or the configuration file; `update`: only the fields given. Needs no database. */

@@ -7,6 +7,9 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestGateway, type TestGateway } from '../harness.ts';
@@ -161,5 +164,91 @@ test('a server whose header is wrong shows its tools as unreachable; a private a
     assert.match(refused.body.message, /public address/);
   } finally {
     await strict.stop();
+  }
+});
+
+test('a server behind OAuth client credentials: the gateway takes a token and calls through', async () => {
+  const secured = await startFakeMcp('oauth-access-token-456', { clientId: 'gatehouse', clientSecret: 'oauth-client-secret-789' });
+  try {
+    const issuer = secured.url.replace(/\/mcp$/, '');
+    const made = await admin.ok('POST', '/api/mcp/servers', {
+      name: 'secured',
+      url: secured.url,
+      oauth: { client_id: 'gatehouse', client_secret: 'oauth-client-secret-789', issuer },
+    });
+    assert.deepEqual(made.oauth, { client_id: 'gatehouse', scope: null, issuer, client_secret_set: true });
+    assert.ok(!JSON.stringify(made).includes('oauth-client-secret-789'));
+    await setPrice(gw, 'mcp:secured/*', { per_request: 0.001 });
+    const c = await caller(['secured/add']);
+    const client = await connect(c.key);
+    assert.deepEqual(
+      (await client.listTools()).tools.map((t) => t.name),
+      ['secured__add'],
+    );
+    const r = await client.callTool({ name: 'secured__add', arguments: { a: 1, b: 2 } });
+    assert.deepEqual(r.content, [{ type: 'text', text: '3' }]);
+    assert.ok(secured.tokensIssued >= 1, 'a token was taken with the client credentials');
+    assert.equal(secured.calls.add, 1);
+    await client.close();
+  } finally {
+    await admin.call('DELETE', '/api/mcp/servers/secured');
+    await secured.close();
+  }
+});
+
+test("a key's rate limit admits tool calls like model calls", async () => {
+  const c = await caller(['calc/echo']);
+  await admin.ok('PUT', `/api/token/${c.keyId}`, { rpm: 1 });
+  const client = await connect(c.key);
+  await client.callTool({ name: 'calc__echo', arguments: { text: 'one' } });
+  const before = up.calls.echo;
+  await assert.rejects(client.callTool({ name: 'calc__echo', arguments: { text: 'two' } }), /rate limit|requests per minute/i);
+  assert.equal(up.calls.echo, before);
+  await client.close();
+});
+
+test('the configuration file declares MCP servers and keys with MCP tools', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gh-mcp-yaml-'));
+  const file = join(dir, 'gatehouse.yaml');
+  writeFileSync(
+    file,
+    [
+      'users:',
+      '  - username: yaml-mcp',
+      '    password: yaml-mcp-password',
+      '    quota_usd: 1',
+      'keys:',
+      '  - user: yaml-mcp',
+      '    name: agents',
+      `    key: sk-yamlmcp${'x'.repeat(30)}`,
+      '    mcp_tools: [calc/add]',
+      'prices:',
+      '  "mcp:calc/*": { per_request: 0 }',
+      'mcp_servers:',
+      '  - name: calc',
+      `    url: ${up.url}`,
+      '    headers: { X-MCP-Token: "${CALC_MCP_TOKEN}" }',
+    ].join('\n'),
+  );
+  // The file's ${…} come from the process's environment.
+  process.env.CALC_MCP_TOKEN = up.token;
+  const fromFile = await startTestGateway({ env: { CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true', GATEHOUSE_CONFIG: file } });
+  try {
+    const client = new Client({ name: 'test-client', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${fromFile.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer sk-yamlmcp${'x'.repeat(30)}` } },
+      }),
+    );
+    assert.deepEqual(
+      (await client.listTools()).tools.map((t) => t.name),
+      ['calc__add'],
+    );
+    assert.deepEqual((await client.callTool({ name: 'calc__add', arguments: { a: 5, b: 5 } })).content, [{ type: 'text', text: '10' }]);
+    await client.close();
+  } finally {
+    await fromFile.stop();
+    delete process.env.CALC_MCP_TOKEN;
+    rmSync(dir, { recursive: true, force: true });
   }
 });
