@@ -15,6 +15,7 @@ import type { Billing } from '../billing/index.ts';
 import type { ModelPrice } from '../billing/prices.ts';
 import { GatewayError, fail } from '../platform/errors.ts';
 import { requestId } from '../platform/ids.ts';
+import { redactSecrets } from '../platform/redact.ts';
 import type { LogWriter, NewLog } from '../logs/writer.ts';
 import type { McpServers, McpServerSpec } from './servers.ts';
 import type { McpUpstreams } from './upstream.ts';
@@ -63,7 +64,7 @@ export class McpGateway {
     try {
       return await this.d.upstreams.tools(spec);
     } catch (e) {
-      throw fail('mcp_server_unreachable', { name, reason: reasonOf(e) });
+      throw fail('mcp_server_unreachable', { name, reason: reasonOf(e, spec) });
     }
   }
 
@@ -78,7 +79,7 @@ export class McpGateway {
             .filter((t) => mcpAllowed(p.mcpTools, s.name, t.name))
             .map((t) => ({ ...t, name: `${s.name}${TOOL_SEPARATOR}${t.name}` }));
         } catch (e) {
-          this.core.log.warn({ server: s.name, err: reasonOf(e) }, 'mcp server unreachable; its tools are left out');
+          this.core.log.warn({ server: s.name, err: reasonOf(e, s) }, 'mcp server unreachable; its tools are left out');
           return [];
         }
       }),
@@ -136,9 +137,10 @@ export class McpGateway {
         result = await this.d.upstreams.call(spec, tool, args, signal);
       } catch (e) {
         if (cost > 0) await ledger.refund(payer, ref, cost);
-        this.d.logs.write(this.row(p, ref, model, 'error', 0, started, 502, `${server}: ${reasonOf(e)}`));
-        if (e instanceof McpError) throw e;
-        throw new McpError(ErrorCode.InternalError, `the MCP server "${server}" failed: ${reasonOf(e)}`);
+        const reason = reasonOf(e, spec);
+        this.d.logs.write(this.row(p, ref, model, 'error', 0, started, 502, `${server}: ${reason}`));
+        if (e instanceof McpError) throw new McpError(e.code, reason.replace(/^MCP error -?\d+: /, ''));
+        throw new McpError(ErrorCode.InternalError, `the MCP server "${server}" failed: ${reason}`);
       }
       const settled = cost > 0 ? await ledger.settle(payer, ref, cost, cost) : { charged: 0, shortfall: 0 };
       this.d.logs.write(this.row(p, ref, model, 'mcp', settled?.charged ?? cost, started, 200, result.isError ? 'tool error' : null));
@@ -187,8 +189,11 @@ export class McpGateway {
   }
 }
 
-/** An upstream failure's text, without what a transport error may echo of the request. */
-function reasonOf(e: unknown): string {
+/** An upstream failure's text, without the server's credentials should its answer echo them. */
+function reasonOf(e: unknown, spec?: McpServerSpec): string {
   const m = e instanceof Error ? e.message : String(e);
-  return m.slice(0, 300);
+  if (!spec) return m.slice(0, 300);
+  const secrets = [...Object.values(spec.headers), ...(spec.oauth ? [spec.oauth.client_secret] : [])];
+  for (const v of Object.values(spec.headers)) secrets.push(...v.split(/\s+/).filter((x) => x.length >= 8));
+  return redactSecrets(m, secrets).slice(0, 300);
 }
