@@ -68,7 +68,7 @@ export interface ApiKeyRow {
   callback_url: string | null;
   /** The secret that signs task callbacks, sealed like channel keys (null: none yet). */
   callback_secret: string | null;
-  /** JSON list of MCP tools the key may use (`server/tool`, `server/*`); null = none (migration 028). */
+  /** JSON list of MCP tools the key may use (`server/tool`, `server/*`); null = none (migration 029). */
   mcp_tools: string | null;
 }
 
@@ -186,6 +186,11 @@ export interface LogRow {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  /** Prompt-cache write tokens (part of prompt_tokens, like cached_tokens). */
+  cache_write_tokens: Generated<number>;
+  /** What the cache writes cost, and what the cache reads saved against the input price (quota units, prices of the call). */
+  cache_write_quota: Generated<number>;
+  cache_saving_quota: Generated<number>;
   quota: number;
   latency_ms: number;
   first_byte_ms: number | null;
@@ -262,6 +267,11 @@ export interface UsageHourlyRow {
   quota: number;
   /** Sum of model-call latencies (ms). */
   latency_ms: number;
+  /** Prompt-cache reads and writes (tokens), the writes' cost and the reads' saving (quota units, prices of each call). */
+  cached_tokens: number;
+  cache_write_tokens: number;
+  cache_write_quota: number;
+  cache_saving_quota: number;
   [lat: `lat_${string}`]: number;
 }
 
