@@ -22,6 +22,8 @@ import {
   type ConsoleGateway,
 } from './support.ts';
 import { startFakeMcp, type FakeMcp } from '../../gateway/test/fakes/upstreams/mcp.ts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 const L = 'en';
 
@@ -43,7 +45,10 @@ after(async () => {
 
 test('root registers an MCP server, sees its tools and sets a key allow-list', async () => {
   const api = await Api.login(gw.url);
-  const key = await api.ok<{ id: number }>('POST', '/api/token', { name: 'agent-key' });
+  const key = await api.ok<{ id: number; key: string }>('POST', '/api/token', { name: 'agent-key' });
+  await api.ok('PUT', '/api/price', { model: 'mcp:calc/add', per_request: 0.002 });
+  const me = await api.ok<{ id: number }>('GET', '/api/user/self');
+  await api.ok('POST', `/api/user/${me.id}/quota`, { mode: 'add', amount_usd: 1 });
 
   const { ctx, page, problems } = await rootSession(browser, gw.url, L);
   await navLink(page, L, 'nav.mcp').click();
@@ -92,5 +97,18 @@ test('root registers an MCP server, sees its tools and sets a key allow-list', a
   await assertAccessible(page, 'MCP servers page');
   await screenshot(page, 'en-mcp-servers');
   problems.assertNone('MCP servers page');
+
+  // A call through /mcp with the key shows on the Logs page as an MCP tool call.
+  const client = new Client({ name: 'e2e', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key.key}` } } }),
+  );
+  await client.callTool({ name: 'calc__add', arguments: { a: 1, b: 2 } });
+  await client.close();
+  await navLink(page, L, 'nav.logs').click();
+  await expectPage(page, L, 'nav.logs');
+  await expectText(page.getByRole('table').first(), 'mcp:calc/add');
+  await expectText(page.getByRole('table').first(), tr(L, 'status.mcp'));
+  problems.assertNone('Logs page with an MCP call');
   await ctx.close();
 });

@@ -95,7 +95,7 @@ export class McpGateway {
       try {
         return await this.call(p, req.params.name, req.params.arguments, extra.signal);
       } catch (e) {
-        if (e instanceof GatewayError) throw new McpError(REFUSED_CODE, e.message, { status: e.status, code: e.code });
+        if (e instanceof GatewayError) throw rpcError(REFUSED_CODE, e.message, { status: e.status, code: e.code });
         throw e;
       }
     });
@@ -115,7 +115,7 @@ export class McpGateway {
     const spec = this.specs.get(server);
     // A tool outside the key's allow-list is answered like one that does not exist.
     if (!spec || !tool || !mcpAllowed(p.mcpTools, server, tool) || (spec.tools && !spec.tools.has(tool)))
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name.slice(0, 200)}`);
+      throw rpcError(ErrorCode.InvalidParams, `unknown tool: ${name.slice(0, 200)}`);
     const model = priceName(server, tool);
     const price = this.priceOf(server, tool);
     if (!price && !this.core.config.relayAllowUnpricedModels) throw fail('model_price_not_set', { model });
@@ -139,8 +139,8 @@ export class McpGateway {
         if (cost > 0) await ledger.refund(payer, ref, cost);
         const reason = reasonOf(e, spec);
         this.d.logs.write(this.row(p, ref, model, 'error', 0, started, 502, `${server}: ${reason}`));
-        if (e instanceof McpError) throw new McpError(e.code, reason.replace(/^MCP error -?\d+: /, ''));
-        throw new McpError(ErrorCode.InternalError, `the MCP server "${server}" failed: ${reason}`);
+        if (e instanceof McpError) throw rpcError(e.code, reason.replace(/^MCP error -?\d+: /, ''));
+        throw rpcError(ErrorCode.InternalError, `the MCP server "${server}" failed: ${reason}`);
       }
       const settled = cost > 0 ? await ledger.settle(payer, ref, cost, cost) : { charged: 0, shortfall: 0 };
       this.d.logs.write(this.row(p, ref, model, 'mcp', settled?.charged ?? cost, started, 200, result.isError ? 'tool error' : null));
@@ -187,6 +187,14 @@ export class McpGateway {
       other: null,
     };
   }
+}
+
+/**
+ * A JSON-RPC error the SDK's server sends as it is (code, message, data). Its McpError would put
+ * "MCP error <code>: " before the message, which clients add themselves.
+ */
+function rpcError(code: number, message: string, data?: unknown): Error {
+  return Object.assign(new Error(message), { code, ...(data !== undefined ? { data } : {}) });
 }
 
 /** An upstream failure's text, without the server's credentials should its answer echo them. */
