@@ -237,6 +237,7 @@ export function validateConfigDoc(
     input.headers ??= null;
     input.oauth ??= null;
     input.tools ??= null;
+    input.groups ??= null;
     input.description ??= null;
     seen(mcpNames, input.name!, join(at, 'name'), 'MCP server');
     out.mcpServers.push({ input, at });

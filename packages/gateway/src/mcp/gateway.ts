@@ -70,7 +70,7 @@ export class McpGateway {
 
   /** The tools `p` may use, namespaced; a server that cannot be reached is left out (and logged). */
   async listFor(p: KeyPrincipal): Promise<Tool[]> {
-    const specs = [...this.specs.values()].filter((s) => mcpServerAllowed(p.mcpTools, s.name));
+    const specs = [...this.specs.values()].filter((s) => mcpServerAllowed(p.mcpTools, s.name) && (!s.groups || s.groups.has(p.group)));
     const lists = await Promise.all(
       specs.map(async (s) => {
         try {
@@ -114,7 +114,13 @@ export class McpGateway {
     const tool = i > 0 ? name.slice(i + TOOL_SEPARATOR.length) : '';
     const spec = this.specs.get(server);
     // A tool outside the key's allow-list is answered like one that does not exist.
-    if (!spec || !tool || !mcpAllowed(p.mcpTools, server, tool) || (spec.tools && !spec.tools.has(tool)))
+    if (
+      !spec ||
+      !tool ||
+      !mcpAllowed(p.mcpTools, server, tool) ||
+      (spec.tools && !spec.tools.has(tool)) ||
+      (spec.groups && !spec.groups.has(p.group))
+    )
       throw rpcError(ErrorCode.InvalidParams, `unknown tool: ${name.slice(0, 200)}`);
     const model = priceName(server, tool);
     const price = this.priceOf(server, tool);

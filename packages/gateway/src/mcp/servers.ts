@@ -12,7 +12,7 @@ import type { McpServerRow } from '../store/schema-mcp.ts';
 import { MCP_SERVER_NAME, MCP_TOOL_NAME } from '../accounts/mcp-access.ts';
 
 export const MCP_REVISION = 'mcp_servers';
-const FIELDS = ['name', 'url', 'headers', 'oauth', 'tools', 'description', 'enabled'];
+const FIELDS = ['name', 'url', 'headers', 'oauth', 'tools', 'groups', 'description', 'enabled'];
 const OAUTH_FIELDS = ['client_id', 'client_secret', 'scope', 'issuer'];
 /** Headers the gateway sets itself on every upstream MCP request. */
 const RESERVED_HEADERS = new Set(['content-type', 'accept', 'content-length', 'host', 'mcp-session-id', 'mcp-protocol-version']);
@@ -32,6 +32,7 @@ export interface McpServerInput {
   headers?: Record<string, string> | null;
   oauth?: McpOAuth | null;
   tools?: string[] | null;
+  groups?: string[] | null;
   description?: string | null;
   enabled?: boolean;
 }
@@ -43,6 +44,7 @@ export interface McpServerView {
   header_names: string[];
   oauth: { client_id: string; scope: string | null; issuer: string | null; client_secret_set: boolean } | null;
   tools: string[] | null;
+  groups: string[] | null;
   description: string | null;
   enabled: boolean;
   created_at: number;
@@ -56,6 +58,8 @@ export interface McpServerSpec {
   headers: Record<string, string>;
   oauth: McpOAuth | null;
   tools: ReadonlySet<string> | null;
+  /** User groups whose keys may reach the server; null: every group. */
+  groups: ReadonlySet<string> | null;
   description: string | null;
   /** Changes whenever the row does: a connection made for an older one is dropped. */
   version: number;
@@ -120,6 +124,15 @@ export function parseMcpServer(body: unknown, mode: 'create' | 'update', at = ''
       },
     })!;
   }
+  if (body.groups === null) out.groups = null;
+  else if (r.has('groups')) {
+    out.groups = r.list('groups', {
+      max: 64,
+      item: (s, p) => {
+        if (!/^[A-Za-z0-9_.-]{1,64}$/.test(s)) throw fieldError(p, 'must be a group name (letters, digits, _ . -)');
+      },
+    })!;
+  }
   if (body.description === null) out.description = null;
   else if (r.has('description')) out.description = r.str('description', { max: 500 }) ?? null;
   if (creating || r.has('enabled')) out.enabled = r.bool('enabled') ?? true;
@@ -142,6 +155,7 @@ export class McpServers {
         ? { client_id: oauth.client_id, scope: oauth.scope ?? null, issuer: oauth.issuer ?? null, client_secret_set: !!oauth.client_secret }
         : null,
       tools: row.tools ? (JSON.parse(row.tools) as string[]) : null,
+      groups: row.groups ? (JSON.parse(row.groups) as string[]) : null,
       description: row.description,
       enabled: Number(row.enabled) === 1,
       created_at: Number(row.created_at),
@@ -157,6 +171,7 @@ export class McpServers {
       headers: row.headers_sealed ? (JSON.parse(this.core.secrets.open(row.headers_sealed)) as Record<string, string>) : {},
       oauth: row.oauth_sealed ? (JSON.parse(this.core.secrets.open(row.oauth_sealed)) as McpOAuth) : null,
       tools: row.tools ? new Set(JSON.parse(row.tools) as string[]) : null,
+      groups: row.groups ? new Set(JSON.parse(row.groups) as string[]) : null,
       description: row.description,
       version: Number(row.updated_at),
     };
@@ -205,6 +220,7 @@ export class McpServers {
         headers_sealed: input.headers && Object.keys(input.headers).length ? this.core.secrets.seal(JSON.stringify(input.headers)) : null,
         oauth_sealed: input.oauth ? this.core.secrets.seal(JSON.stringify(input.oauth)) : null,
         tools: jsonOrNull(input.tools?.length ? input.tools : null),
+        groups: jsonOrNull(input.groups?.length ? input.groups : null),
         description: input.description ?? null,
         enabled: input.enabled === false ? 0 : 1,
         created_at: now,
@@ -233,6 +249,10 @@ export class McpServers {
     if (input.tools !== undefined) {
       const t = jsonOrNull(input.tools?.length ? input.tools : null);
       if (t !== cur.tools) set.tools = t;
+    }
+    if (input.groups !== undefined) {
+      const g = jsonOrNull(input.groups?.length ? input.groups : null);
+      if (g !== cur.groups) set.groups = g;
     }
     if (input.description !== undefined && input.description !== cur.description) set.description = input.description;
     if (input.enabled !== undefined && (input.enabled ? 1 : 0) !== Number(cur.enabled)) set.enabled = input.enabled ? 1 : 0;

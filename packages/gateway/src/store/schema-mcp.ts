@@ -11,6 +11,8 @@ export interface McpServerRow {
   oauth_sealed: string | null;
   /** JSON list of upstream tool names served; null: every tool the server lists. */
   tools: string | null;
+  /** JSON list of user groups whose keys may reach the server; null: every group. */
+  groups: string | null;
   description: string | null;
   enabled: number;
   created_at: number;

@@ -196,6 +196,25 @@ test('a server behind OAuth client credentials: the gateway takes a token and ca
   }
 });
 
+test('a server limited to user groups is reached only by keys of those groups', async () => {
+  await admin.ok('POST', '/api/mcp/servers', { name: 'vipcalc', url: up.url, headers: { 'x-mcp-token': up.token }, groups: ['vip'] });
+  try {
+    await setPrice(gw, 'mcp:vipcalc/*', { per_request: 0 });
+    const plain = await caller(['vipcalc/*']);
+    const c1 = await connect(plain.key);
+    assert.deepEqual((await c1.listTools()).tools, []);
+    await assert.rejects(c1.callTool({ name: 'vipcalc__add', arguments: { a: 1, b: 1 } }), /unknown tool/);
+    await c1.close();
+    const vip = await createCaller(gw, { quota: 1_000_000, group: 'vip' });
+    await admin.ok('PUT', `/api/token/${vip.keyId}`, { mcp_tools: ['vipcalc/*'] });
+    const c2 = await connect(vip.key);
+    assert.deepEqual((await c2.listTools()).tools.map((t) => t.name).sort(), ['vipcalc__add', 'vipcalc__echo', 'vipcalc__secret']);
+    await c2.close();
+  } finally {
+    await admin.call('DELETE', '/api/mcp/servers/vipcalc');
+  }
+});
+
 test("a key's rate limit admits tool calls like model calls", async () => {
   const c = await caller(['calc/echo']);
   await admin.ok('PUT', `/api/token/${c.keyId}`, { rpm: 1 });

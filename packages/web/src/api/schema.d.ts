@@ -11033,6 +11033,7 @@ export interface components {
             created_at: number;
             description: string | null;
             enabled: boolean;
+            groups: string[] | null;
             /** @description names of the headers sent upstream (their values are never returned) */
             header_names: string[];
             /** @description the tools' namespace: <name>__<tool> */
@@ -11050,6 +11051,7 @@ export interface components {
         McpServerInput: {
             description?: string | null;
             enabled?: boolean;
+            groups?: string[] | null;
             headers?: {
                 [key: string]: string;
             } | null;

@@ -42,6 +42,7 @@ type Values = {
   url: string;
   headers: string;
   tools: string[];
+  groups: string[];
   description: string;
   enabled: boolean;
   oauth_client_id: string;
@@ -69,6 +70,7 @@ function ServerForm({ server, onClose }: { server: Server | null; onClose: () =>
       url: server?.url ?? '',
       headers: '',
       tools: server?.tools ?? [],
+      groups: server?.groups ?? [],
       description: server?.description ?? '',
       enabled: server?.enabled ?? true,
       oauth_client_id: server?.oauth?.client_id ?? '',
@@ -94,6 +96,7 @@ function ServerForm({ server, onClose }: { server: Server | null; onClose: () =>
         ...(headers || !server ? { headers } : {}),
         ...(oauth ? { oauth } : !x.oauth_client_id.trim() && server?.oauth ? { oauth: null } : {}),
         tools: x.tools.length ? x.tools : null,
+        groups: x.groups.length ? x.groups : null,
         description: x.description.trim() || null,
         enabled: x.enabled,
       };
@@ -123,6 +126,7 @@ function ServerForm({ server, onClose }: { server: Server | null; onClose: () =>
         {...form.getInputProps('headers')}
       />
       <ListField label={t('mcp.toolsFilter')} description={t('mcp.toolsFilterHint')} {...form.getInputProps('tools')} />
+      <ListField label={t('mcp.groups')} description={t('mcp.groupsHint')} {...form.getInputProps('groups')} />
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
         <TextInput label={t('mcp.oauthClientId')} {...form.getInputProps('oauth_client_id')} />
         <TextInput
