@@ -68,7 +68,7 @@ export interface ApiKeyRow {
   callback_url: string | null;
   /** The secret that signs task callbacks, sealed like channel keys (null: none yet). */
   callback_secret: string | null;
-  /** JSON list of MCP tools the key may use (`server/tool`, `server/*`); null = none (migration 029). */
+  /** JSON list of MCP tools the key may use (`server/tool`, `server/*`); null = none (migration 030). */
   mcp_tools: string | null;
 }
 
@@ -102,6 +102,10 @@ export interface ChannelRow {
   /** JSON object of type-specific settings (azure api_version, plugin key(s), preset, ...). */
   settings: string;
   test_model: string | null;
+  /** Calls in flight above which the relay skips the channel (0: no cap). */
+  max_concurrency: Generated<number>;
+  /** Estimated prompt tokens above which the relay skips the channel (0: no cap). */
+  max_input_tokens: Generated<number>;
   response_time_ms: number | null;
   tested_at: number | null;
   created_at: number;

@@ -1,4 +1,4 @@
-/** Tables of the MCP gateway (migration 029). */
+/** Tables of the MCP gateway (migration 030). */
 
 export interface McpServerRow {
   /** The namespace of the server's tools: letters, digits, `-`; the primary key. */
