@@ -11,6 +11,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { agentCommand } from '../agents/clis.ts';
 import { startTestGateway, type TestGateway } from '../harness.ts';
 import { sse, startFake, type FakeUpstream, type Recorded } from '../fakes/upstreams/common.ts';
@@ -132,6 +134,16 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
 test('Claude Code calls a tool of the MCP gateway: answered by the MCP server, logged and charged once', async () => {
   const caller = await createCaller(gw, { quota: 50_000_000 });
   await gw.services.admin.keys.update(caller.keyId, gw.services.admin.keys.parse({ mcp_tools: ['calc/add'] }, 'update'), null);
+  // The key sees the tool before Claude Code starts.
+  const sdk = new Client({ name: 'check', version: '1.0.0' });
+  await sdk.connect(
+    new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${caller.key}` } } }),
+  );
+  assert.deepEqual(
+    (await sdk.listTools()).tools.map((t) => t.name),
+    ['calc__add'],
+  );
+  await sdk.close();
   const config = join(home, 'mcp.json');
   writeFileSync(
     config,
@@ -147,10 +159,15 @@ test('Claude Code calls a tool of the MCP gateway: answered by the MCP server, l
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_AUTOUPDATER: '1',
       CI: 'true',
+      // The MCP tools are offered with the first request (not deferred behind tool search), and a
+      // busy machine gets time to connect.
+      ENABLE_TOOL_SEARCH: 'false',
+      MCP_TIMEOUT: '60000',
     },
   );
   assert.equal(r.code, 0, `claude failed: ${r.out}\n${r.err}`);
-  assert.match(r.out, /The tool said .*42/);
+  const offered = anthropic.requests.map((q) => (Array.isArray(q.body?.tools) ? q.body.tools.map((t: { name: string }) => t.name) : []));
+  assert.match(r.out, /The tool said .*42/, `tools offered per request: ${JSON.stringify(offered)}\n${r.err}`);
   assert.equal(up.calls.add, 1);
   await gw.services.mcp.gateway.flushLogs();
   const rows = await gw.core.h.db.selectFrom('logs').selectAll().where('key_id', '=', caller.keyId).where('type', '=', 'mcp').execute();
