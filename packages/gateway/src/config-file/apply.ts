@@ -21,6 +21,7 @@ import type { ConfigDoc } from './load.ts';
 import { ConfigFileError } from './load.ts';
 import type { Sso } from '../accounts/sso.ts';
 import type { Plans } from '../billing/plans.ts';
+import type { McpServers } from '../mcp/servers.ts';
 
 export interface ApplySummary {
   created: number;
@@ -156,6 +157,28 @@ export async function applySsoProviders(sso: Sso, doc: ConfigDoc, file: string):
     } catch (e) {
       if (e instanceof GatewayError)
         throw new ConfigFileError(file, p.at, e.message.startsWith(p.at) ? e.message : `${p.at}: ${e.message}`);
+      throw e;
+    }
+  }
+  return sum;
+}
+
+/**
+ * Applies the `mcp_servers:` section (after the admin part): servers by name, created when missing,
+ * updated where they differ (headers and OAuth credentials compared after opening them). Nothing deleted.
+ */
+export async function applyMcpServers(servers: McpServers, doc: ConfigDoc, file: string): Promise<ApplySummary> {
+  const sum: ApplySummary = { created: 0, updated: 0, unchanged: 0 };
+  for (const m of doc.mcpServers) {
+    try {
+      if (!(await servers.row(m.input.name!))) {
+        await servers.create(m.input);
+        sum.created++;
+      } else if ((await servers.update(m.input.name!, m.input)).changed) sum.updated++;
+      else sum.unchanged++;
+    } catch (e) {
+      if (e instanceof GatewayError)
+        throw new ConfigFileError(file, m.at, e.message.startsWith(m.at) ? e.message : `${m.at}: ${e.message}`);
       throw e;
     }
   }

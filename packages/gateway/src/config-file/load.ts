@@ -18,6 +18,7 @@ import { OptionsAdmin } from '../admin/options.ts';
 import { FALLBACKS_OPTION, ROUTING_OPTION } from '../relay/routing.ts';
 import { Reader, fieldError, isObj, join, type Obj } from '../platform/validate.ts';
 import { parseSsoProvider, type SsoProviderInput } from '../accounts/sso-providers.ts';
+import { parseMcpServer, type McpServerInput } from '../mcp/servers.ts';
 
 export class ConfigFileError extends Error {
   constructor(
@@ -59,9 +60,24 @@ export interface ConfigDoc {
   sso: { input: SsoProviderInput; at: string }[];
   /** Plans with usage windows, matched by name (billing/plans.ts). */
   plans: { input: PlanInput; at: string }[];
+  /** Remote MCP servers, matched by name. */
+  mcpServers: { input: McpServerInput; at: string }[];
 }
 
-const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options', 'guardrails', 'sso', 'routing', 'fallbacks', 'plans'];
+const TOP = [
+  'users',
+  'keys',
+  'channels',
+  'prices',
+  'group_ratios',
+  'options',
+  'guardrails',
+  'sso',
+  'routing',
+  'fallbacks',
+  'plans',
+  'mcp_servers',
+];
 /** Top-level entries that are one option each (relay/routing.ts). */
 const OPTION_ENTRIES: Record<string, string> = { routing: ROUTING_OPTION, fallbacks: FALLBACKS_OPTION };
 const CHANNEL_SHORTCUTS = ['preset', 'api_version', 'plugin', 'plugins'] as const;
@@ -101,7 +117,7 @@ export function validateConfigDoc(
   if (!isObj(raw))
     throw fieldError(
       '(top)',
-      'must be a mapping with users, keys, channels, prices, group_ratios, options, sso, routing, fallbacks, plans',
+      'must be a mapping with users, keys, channels, prices, group_ratios, options, guardrails, sso, routing, fallbacks, plans, mcp_servers',
     );
   Reader.of(raw).only(TOP);
   const doc = expandEnv(raw, '', env) as Obj;
@@ -113,7 +129,17 @@ export function validateConfigDoc(
   const prices = new PriceAdmin(core, null as never);
   const options = new OptionsAdmin(core, null as never);
 
-  const out: ConfigDoc = { users: [], keys: [], channels: [], prices: [], groupRatios: [], options: [], sso: [], plans: [] };
+  const out: ConfigDoc = {
+    users: [],
+    keys: [],
+    channels: [],
+    prices: [],
+    groupRatios: [],
+    options: [],
+    sso: [],
+    plans: [],
+    mcpServers: [],
+  };
   const seen = (set: Set<string>, id: string, at: string, what: string) => {
     if (set.has(id)) throw fieldError(at, `${what} "${id.replace('\u0000', '/')}" is declared twice`);
     set.add(id);
@@ -142,6 +168,7 @@ export function validateConfigDoc(
     input.expires_at ??= null;
     input.group ??= null;
     input.callback_url ??= null;
+    input.mcp_tools ??= null;
     input.rpm ??= 0;
     input.tpm ??= 0;
     input.max_concurrency ??= 0;
@@ -255,6 +282,19 @@ export function validateConfigDoc(
     const input = parsePlan(p, config.quotaPerUsd, undefined, at);
     seen(planNames, input.name, join(at, 'name'), 'plan');
     out.plans.push({ input, at });
+  });
+  const mcpNames = new Set<string>();
+  listOf(doc, 'mcp_servers').forEach((m, i) => {
+    const at = join('mcp_servers', i);
+    const input = parseMcpServer(m, 'create', at);
+    // The file states the whole server: absent fields are none.
+    input.headers ??= null;
+    input.oauth ??= null;
+    input.tools ??= null;
+    input.groups ??= null;
+    input.description ??= null;
+    seen(mcpNames, input.name!, join(at, 'name'), 'MCP server');
+    out.mcpServers.push({ input, at });
   });
   return out;
 }

@@ -18,7 +18,7 @@ declare module 'fastify' {
 }
 
 /** The API families, each with its own error envelope. */
-export type Family = 'openai' | 'anthropic' | 'gemini' | 'task' | 'admin';
+export type Family = 'openai' | 'anthropic' | 'gemini' | 'task' | 'admin' | 'mcp';
 
 /** The body of a gateway error in a family's envelope. */
 export function errorBody(family: Family, e: GatewayError, requestId?: string): unknown {
@@ -28,6 +28,8 @@ export function errorBody(family: Family, e: GatewayError, requestId?: string): 
     return field ? { success: false, message: e.message, data: null, field } : { success: false, message: e.message, data: null };
   }
   if (family === 'task') return openaiErrorBody(e);
+  // MCP (JSON-RPC): a request refused before it reached the MCP server has no id.
+  if (family === 'mcp') return { jsonrpc: '2.0', error: { code: -32001, message: e.message, data: { code: e.code } }, id: null };
   return formatProvider(family).codec!.errorBody!(e, requestId);
 }
 

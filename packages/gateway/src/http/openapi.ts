@@ -91,7 +91,7 @@ const logCursor = q(
   'next_cursor of the page before: the page after it (page is then ignored); pages by number reach the newest 10,000 rows',
 );
 const logFilters = (self: boolean) => [
-  q('type', str(undefined, { enum: ['consume', 'error', 'task', 'system', 'topup'] })),
+  q('type', str(undefined, { enum: ['consume', 'error', 'task', 'system', 'topup', 'mcp'] })),
   ...(self ? [] : [q('user_id', int()), q('username', str()), q('channel_id', int())]),
   q('token_id', int('API key id (alias key_id)')),
   q('key_name', str()),
@@ -292,6 +292,7 @@ const schemas: Record<string, Schema> = {
     group: nullable(str()),
     callback_url: nullable(str("default task callback URL of the key's submissions")),
     callback_secret_set: bool('whether the key has a callback signing secret (shown once, when made)'),
+    mcp_tools: nullable(arr(str('server/tool or server/*'), 'MCP tools the key may use through /mcp; null = none')),
     created_at: int(),
     accessed_at: nullable(int()),
   }),
@@ -308,6 +309,7 @@ const schemas: Record<string, Schema> = {
       models: nullable(arr(str())),
       allowed_ips: nullable(arr(str('IP or CIDR'))),
       group: nullable(str()),
+      mcp_tools: nullable(arr(str('server/tool or server/*'), 'MCP tools through /mcp (admins only); null = none')),
       callback_url: nullable(str('default task callback URL (http or https; null = none); its address is checked at each submission')),
       ...limitInput(),
     },
@@ -1477,6 +1479,92 @@ const ssoSchemas: Record<string, Schema> = {
 };
 Object.assign(schemas, ssoSchemas);
 
+/** The MCP gateway's servers (mcp/servers.ts, docs/mcp.md). */
+Object.assign(schemas, {
+  McpServer: obj(
+    {
+      name: str("the tools' namespace: <name>__<tool>"),
+      url: str(),
+      header_names: arr(str(), 'names of the headers sent upstream (their values are never returned)'),
+      oauth: nullable(
+        obj({ client_id: str(), scope: nullable(str()), issuer: nullable(str()), client_secret_set: bool() }, [
+          'client_id',
+          'scope',
+          'issuer',
+          'client_secret_set',
+        ]),
+      ),
+      tools: nullable(arr(str(), 'upstream tools served; null = every tool')),
+      groups: nullable(arr(str(), 'user groups whose keys may reach the server; null = every group')),
+      description: nullable(str()),
+      enabled: bool(),
+      created_at: int(),
+      updated_at: int(),
+    },
+    ['name', 'url', 'header_names', 'oauth', 'tools', 'groups', 'description', 'enabled', 'created_at', 'updated_at'],
+  ),
+  McpServerInput: obj({
+    name: str('create only: a-z, 0-9, -'),
+    url: str(),
+    headers: nullable(obj({}, [], { additionalProperties: str() })),
+    oauth: nullable(
+      obj({ client_id: str(), client_secret: str('write only'), scope: str(), issuer: str() }, ['client_id', 'client_secret']),
+    ),
+    tools: nullable(arr(str())),
+    groups: nullable(arr(str())),
+    description: nullable(str()),
+    enabled: bool(),
+  }),
+  McpTool: obj(
+    {
+      name: str(),
+      title: str(),
+      description: str(),
+      inputSchema: obj({}, [], { additionalProperties: true }),
+    },
+    ['name', 'inputSchema'],
+  ),
+});
+
+function mcpPaths(admin: string): Record<string, Record<string, Schema>> {
+  const name = { name: 'name', in: 'path', required: true, schema: str('server name') };
+  return {
+    '/api/mcp/servers': {
+      get: op('mcp', 'Registered MCP servers', envelope(arr(ref('McpServer'))), { role: admin }),
+      post: op('mcp', 'Register an MCP server (409 when the name exists)', envelope(ref('McpServer')), {
+        role: admin,
+        body: ref('McpServerInput'),
+      }),
+    },
+    '/api/mcp/servers/{name}': {
+      get: op('mcp', 'One MCP server', envelope(ref('McpServer')), { role: admin, params: [name] }),
+      put: op('mcp', 'Change an MCP server (headers and oauth replace the stored ones)', envelope(ref('McpServer')), {
+        role: admin,
+        params: [name],
+        body: ref('McpServerInput'),
+      }),
+      delete: op('mcp', 'Delete an MCP server', envelope({ type: 'null' }), { role: admin, params: [name] }),
+    },
+    '/api/mcp/servers/{name}/tools': {
+      get: op('mcp', "The server's tools (502 when it cannot be reached)", envelope(arr(ref('McpTool'))), { role: admin, params: [name] }),
+    },
+    '/mcp': {
+      post: op(
+        'mcp',
+        'MCP endpoint (streamable HTTP, stateless): tools/list and tools/call of the tools the key allows',
+        obj({}, [], { additionalProperties: true }),
+        {
+          security: 'key',
+          body: obj({ jsonrpc: str(), id: { anyOf: [str(), int()] }, method: str(), params: obj({}, [], { additionalProperties: true }) }, [
+            'jsonrpc',
+            'method',
+          ]),
+        },
+      ),
+    },
+  };
+}
+
 function ssoPaths(admin: string): Record<string, Record<string, Schema>> {
   const sid = { name: 'id', in: 'path', required: true, schema: str('provider id') };
   const redirect = (description: string) => ({ 302: { description } });
@@ -2313,6 +2401,7 @@ export function buildOpenApi(serverUrl: string): Schema {
   Object.assign(paths, planPaths(admin));
   Object.assign(paths, signupPaths());
   Object.assign(paths, ssoPaths(admin));
+  Object.assign(paths, mcpPaths(admin));
   Object.assign(paths, twoFactorPaths(admin));
   return {
     openapi: '3.1.0',

@@ -10,8 +10,10 @@ import type { SignupTables } from './schema-signup.ts';
 import type { SsoTables } from './schema-sso.ts';
 import type { TwoFactorTables } from './schema-two-factor.ts';
 import type { PlanTables } from './schema-plans.ts';
+import type { McpTables } from './schema-mcp.ts';
 
-export interface Database extends CoreTables, PluginTables, TaskTables, AuditTables, SignupTables, SsoTables, TwoFactorTables, PlanTables {}
+export interface Database
+  extends CoreTables, PluginTables, TaskTables, AuditTables, SignupTables, SsoTables, TwoFactorTables, PlanTables, McpTables {}
 export type * from './schema-core.ts';
 export type * from './schema-plans.ts';
 export type * from './schema-plugins.ts';
@@ -20,3 +22,4 @@ export type * from './schema-audit.ts';
 export type * from './schema-signup.ts';
 export type * from './schema-sso.ts';
 export type * from './schema-two-factor.ts';
+export type * from './schema-mcp.ts';

@@ -33,6 +33,7 @@ const OWNERS: Record<string, { owner: string; shared?: Record<string, string> }>
   user_recovery_codes: { owner: 'accounts/two-factor.ts' },
   auth_challenges: { owner: 'accounts/two-factor.ts' },
   sso_providers: { owner: 'accounts/sso-providers.ts' },
+  mcp_servers: { owner: 'mcp/servers.ts' },
   sso_identities: { owner: 'accounts/sso.ts' },
   ledger: { owner: 'billing/ledger-statements.ts' },
   quota_holds: { owner: 'billing/ledger-statements.ts' },

@@ -17,7 +17,7 @@ import {
   IconHistory,
 } from '@tabler/icons-react';
 import { IconTicket, IconWallet } from '@tabler/icons-react';
-import { IconLogin2, IconShieldCheck } from '@tabler/icons-react';
+import { IconLogin2, IconShieldCheck, IconTool } from '@tabler/icons-react';
 import { IconCalendarStats } from '@tabler/icons-react';
 
 export type Role = 'user' | 'admin' | 'root';
@@ -43,6 +43,7 @@ export const OPERATOR_NAV: NavItem[] = [
   { path: '/guardrails', label: 'nav.guardrails', role: 'root', icon: IconShieldCheck },
   { path: '/settings', label: 'nav.settings', role: 'root', icon: IconSettings },
   { path: '/sso', label: 'nav.sso', role: 'admin', icon: IconLogin2 },
+  { path: '/mcp-servers', label: 'nav.mcp', role: 'admin', icon: IconTool },
 ];
 
 export const USER_NAV: NavItem[] = [

@@ -46,6 +46,7 @@ export const router = createBrowserRouter([
       { path: 'guardrails', ...page(() => import('../pages/guardrails/GuardrailsPage')) },
       { path: 'settings', ...page(() => import('../pages/settings/SettingsPage')) },
       { path: 'sso', ...page(() => import('../pages/sso/SsoProvidersPage')) },
+      { path: 'mcp-servers', ...page(() => import('../pages/mcp/McpServersPage')) },
       // every user
       { path: 'overview', ...page(() => import('../pages/overview/OverviewPage')) },
       { path: 'keys', ...page(() => import('../pages/keys/OwnKeysPage')) },

@@ -29,6 +29,7 @@ import * as m027 from './027_sso_changed_by.ts';
 import * as m028 from './028_usage_cache.ts';
 import * as m029 from './029_channel_caps.ts';
 import * as m030 from './030_plans.ts';
+import * as m031 from './031_mcp_servers.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -56,6 +57,7 @@ const STEPS: Record<string, Step> = {
   '028_usage_cache': m028,
   '029_channel_caps': m029,
   '030_plans': m030,
+  '031_mcp_servers': m031,
 };
 
 /** Brings the schema to the latest migration (or, given `upTo`, to that one: tests of an upgrade). */
