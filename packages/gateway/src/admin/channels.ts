@@ -34,6 +34,7 @@ const CHANNEL_FIELDS = [
   'status_reason',
   'settings',
   'test_model',
+  'tag',
 ];
 const KEY_MODES = ['random', 'round_robin'] as const;
 export const CHANNEL_STATUS = { enabled: 1, disabled: 2, auto_disabled: 3 } as const;
@@ -64,6 +65,7 @@ export interface ChannelInput {
   status_reason?: string | null;
   settings?: Obj;
   test_model?: string | null;
+  tag?: string | null;
 }
 
 export interface ChannelKeyView {
@@ -100,6 +102,12 @@ export interface ChannelView {
   tested_at: number | null;
   created_at: number;
   updated_at: number;
+  tag: string | null;
+  /** The upstream's balance as its vendor last reported it (GET /api/channel/update_balance/:id). */
+  balance: number | null;
+  balance_updated_at: number | null;
+  /** The last "test all models": each model's result and time. */
+  last_test: { at: number; results: Array<{ model: string; ok: boolean; status: number; time_ms: number; message: string }> } | null;
 }
 
 /** Optional hook of the plugin runtime: validates the binding of a type 60/61 channel. */
@@ -178,6 +186,10 @@ export class ChannelAdmin {
       tested_at: r.tested_at === null ? null : Number(r.tested_at),
       created_at: Number(r.created_at),
       updated_at: Number(r.updated_at),
+      tag: r.tag ?? null,
+      balance: r.balance === null || r.balance === undefined ? null : Number(r.balance),
+      balance_updated_at: r.balance_updated_at === null || r.balance_updated_at === undefined ? null : Number(r.balance_updated_at),
+      last_test: r.last_test ? (JSON.parse(r.last_test) as ChannelView['last_test']) : null,
     };
   }
 
@@ -224,6 +236,7 @@ export class ChannelAdmin {
     if (r.has('status_reason') || r.obj.status_reason === null) out.status_reason = r.nullableStr('status_reason', { max: 1000 });
     out.settings = r.object('settings');
     if (r.has('test_model') || r.obj.test_model === null) out.test_model = r.nullableStr('test_model', { max: 191 });
+    if (r.has('tag') || r.obj.tag === null) out.tag = r.nullableStr('tag', { max: 64 }) || null;
     for (const k of Object.keys(out) as (keyof ChannelInput)[]) if (out[k] === undefined) delete out[k];
     return out;
   }
@@ -372,6 +385,7 @@ export class ChannelAdmin {
         status_reason: input.status_reason ?? null,
         settings: stableJson(c.settings),
         test_model: input.test_model ?? null,
+        tag: input.tag ?? null,
         response_time_ms: null,
         tested_at: null,
         created_at: now,
@@ -444,6 +458,7 @@ export class ChannelAdmin {
     if (input.status_reason !== undefined) diff('status_reason', input.status_reason);
     if (input.settings !== undefined) diff('settings', stableJson(input.settings));
     if (input.test_model !== undefined) diff('test_model', input.test_model);
+    if (input.tag !== undefined) diff('tag', input.tag);
     if (Object.keys(set).length === 0) return { view: this.view(cur), changed: false };
     set.updated_at = Date.now();
     try {
@@ -510,8 +525,18 @@ export class ChannelAdmin {
 }
 
 /** A channel as the audit log keeps it: without the fields every write moves (times, test results). */
-function auditView(v: ChannelView): Record<string, unknown> {
-  const { updated_at: _u, created_at: _c, tested_at: _t, response_time_ms: _r, keys, ...rest } = v;
+export function auditView(v: ChannelView): Record<string, unknown> {
+  const {
+    updated_at: _u,
+    created_at: _c,
+    tested_at: _t,
+    response_time_ms: _r,
+    balance: _b,
+    balance_updated_at: _bu,
+    last_test: _l,
+    keys,
+    ...rest
+  } = v;
   // The key list holds hints and states (not secrets): kept under a name the redaction leaves alone.
   return { ...rest, key_list: keys };
 }

@@ -1,0 +1,74 @@
+/**
+ * Active recovery: the probe of automatically disabled channels and keys. Each auto-disabled key (key
+ * 0 of an auto-disabled channel without key state) is sent a one-token test when it is due; one that
+ * answers is enabled again (with its channel), one that still fails waits twice as long as before, from
+ * AutoEnableProbeSeconds up to AutoEnableMaxBackoffSeconds. The back-off is kept on the channel
+ * (`channels.recovery`, `{<key index>: {failures, last_at, next_at}}`), so the node that takes the probe
+ * lease over from another goes on with it. Channels disabled by hand are never probed.
+ */
+import type { Core } from '../core.ts';
+import type { ChannelIndex } from './channels.ts';
+import { ChannelStore } from './channel-store.ts';
+import { testKey } from './health.ts';
+import type { UpstreamPools } from './upstream.ts';
+
+/** One key's back-off: failed probes in a row, the last probe and when the next is due (unix ms). */
+export interface ProbeBackoff {
+  failures: number;
+  last_at: number;
+  next_at: number;
+}
+
+export interface RecoverySchedule {
+  intervalMs: number;
+  maxBackoffMs: number;
+}
+
+/** The wait after the `failures`-th failed probe in a row: the interval doubled each time, capped. */
+export function backoffMs(failures: number, s: RecoverySchedule): number {
+  return Math.min(s.maxBackoffMs, s.intervalMs * 2 ** Math.min(Math.max(0, failures), 30));
+}
+
+/** Probes every due auto-disabled key once; returns how many were enabled again. */
+export async function probeDue(core: Core, channels: ChannelIndex, pools: UpstreamPools, schedule: RecoverySchedule): Promise<number> {
+  const store = new ChannelStore(core.h);
+  let recovered = 0;
+  for (const ch of channels.all()) {
+    if (ch.status === 2) continue;
+    const keys = Object.entries(ch.keyState)
+      .filter(([, s]) => s.status === 'auto_disabled')
+      .map(([i]) => Number(i))
+      .filter((i) => i < ch.keys.length);
+    if (ch.status === 3 && keys.length === 0 && ch.keys.length > 0) keys.push(0);
+    const before = ch.recovery;
+    const next: Record<string, ProbeBackoff> = {};
+    let changed = false;
+    for (const i of keys) {
+      const prev = before[String(i)];
+      const now = Date.now();
+      if (prev && prev.next_at > now) {
+        next[String(i)] = prev;
+        continue;
+      }
+      const r = await testKey(pools, ch, i, undefined, core.outbound.google);
+      changed = true;
+      if (r.ok) {
+        await channels.enableKey(ch.id, i);
+        recovered++;
+      } else {
+        const failures = (prev?.failures ?? 0) + 1;
+        const at = Date.now();
+        next[String(i)] = { failures, last_at: at, next_at: at + backoffMs(failures, schedule) };
+        core.log.debug({ channelId: ch.id, keyIndex: i, status: r.status, failures }, 'probe: key still failing');
+      }
+    }
+    // Keys no longer disabled drop their back-off.
+    if (!changed && Object.keys(before).length === Object.keys(next).length) continue;
+    const text = Object.keys(next).length ? JSON.stringify(next) : null;
+    ch.recovery = next;
+    await store
+      .setRecovery(ch.id, text)
+      .catch((e) => core.log.warn({ channelId: ch.id, err: (e as Error).message }, 'probe back-off not saved'));
+  }
+  return recovered;
+}
