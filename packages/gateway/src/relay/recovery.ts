@@ -42,33 +42,37 @@ export async function probeDue(core: Core, channels: ChannelIndex, pools: Upstre
     if (ch.status === 3 && keys.length === 0 && ch.keys.length > 0) keys.push(0);
     const before = ch.recovery;
     const next: Record<string, ProbeBackoff> = {};
+    const answered: number[] = [];
     let changed = false;
     for (const i of keys) {
       const prev = before[String(i)];
-      const now = Date.now();
-      if (prev && prev.next_at > now) {
+      if (prev && prev.next_at > Date.now()) {
         next[String(i)] = prev;
         continue;
       }
       const r = await testKey(pools, ch, i, undefined, core.outbound.google);
       changed = true;
-      if (r.ok) {
-        await channels.enableKey(ch.id, i);
-        recovered++;
-      } else {
+      if (r.ok) answered.push(i);
+      else {
         const failures = (prev?.failures ?? 0) + 1;
         const at = Date.now();
         next[String(i)] = { failures, last_at: at, next_at: at + backoffMs(failures, schedule) };
         core.log.debug({ channelId: ch.id, keyIndex: i, status: r.status, failures }, 'probe: key still failing');
       }
     }
-    // Keys no longer disabled drop their back-off.
-    if (!changed && Object.keys(before).length === Object.keys(next).length) continue;
-    const text = Object.keys(next).length ? JSON.stringify(next) : null;
-    ch.recovery = next;
-    await store
-      .setRecovery(ch.id, text)
-      .catch((e) => core.log.warn({ channelId: ch.id, err: (e as Error).message }, 'probe back-off not saved'));
+    // The back-off is written before the keys are enabled (which reloads the channels on every node);
+    // keys no longer disabled drop theirs.
+    if (changed || Object.keys(before).length !== Object.keys(next).length) {
+      ch.recovery = next;
+      const text = Object.keys(next).length ? JSON.stringify(next) : null;
+      await store
+        .setRecovery(ch.id, text)
+        .catch((e) => core.log.warn({ channelId: ch.id, err: (e as Error).message }, 'probe back-off not saved'));
+    }
+    for (const i of answered) {
+      await channels.enableKey(ch.id, i);
+      recovered++;
+    }
   }
   return recovered;
 }
