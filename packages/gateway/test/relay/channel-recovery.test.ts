@@ -1,0 +1,115 @@
+/**
+ * Active recovery on two nodes over one database: a channel disabled automatically is probed by one
+ * node at a time, on a back-off that doubles up to AutoEnableMaxBackoffSeconds while the vendor still
+ * refuses (and is not enabled then), and enabled again once the vendor answers; each change is in
+ * the audit log (the system as actor) and reaches the operator's webhook.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
+import { startTestGateway, type TestGateway } from '../harness.ts';
+import { AdminClient } from '../admin-client.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/upstreams/openai.ts';
+import { channelRow, createCaller, createChannel, setPrice, waitFor } from '../relay-fixtures.ts';
+
+let a: TestGateway;
+let b: TestGateway;
+let root: AdminClient;
+let vendor: FakeOpenAI;
+let hook: { url: string; kinds: string[]; server: Server };
+
+const FAST = { CONTENT_ALLOW_PRIVATE_ADDRESSES: 'true', CACHE_SYNC_INTERVAL_SECONDS: '0.1' };
+
+before(async () => {
+  vendor = await startFakeOpenAI({ keys: ['ok'] });
+  const kinds: string[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      kinds.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { kind: string }).kind);
+      res.writeHead(200).end('{}');
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  hook = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, kinds, server };
+  a = await startTestGateway({ env: { ...FAST, NODE_ID: 'node-a' } });
+  b = await startTestGateway({ db: a.db, env: { ...FAST, NODE_ID: 'node-b' } });
+  root = await AdminClient.login(a.url);
+  await root.ok('PUT', '/api/option', {
+    options: {
+      AutoDisableFailureThreshold: 1,
+      AutoEnableProbeSeconds: 1,
+      AutoEnableMaxBackoffSeconds: 4,
+      AlertWebhookUrl: hook.url,
+      AlertDeliveryIntervalSeconds: 1,
+    },
+  });
+});
+
+after(async () => {
+  await b?.stop({ keepDb: true });
+  await a?.stop();
+  await vendor?.close();
+  await new Promise((ok) => hook?.server.close(ok));
+});
+
+/** The probes the vendor received (one-token tests). */
+const probes = () => vendor.requests.filter((r) => r.body?.max_tokens === 1);
+
+test(
+  'an auto-disabled channel is probed on a doubling back-off by one node, and enabled again when the vendor answers',
+  { timeout: 60_000 },
+  async () => {
+    const id = await createChannel(a, { baseUrl: vendor.url, keys: ['revoked'], models: ['rec-model'] });
+    await setPrice(a, 'rec-model', { input: 1, output: 1 });
+    const c = await createCaller(a);
+    const client = new OpenAI({ apiKey: c.key, baseURL: `${a.url}/v1`, maxRetries: 0 });
+    await assert.rejects(client.chat.completions.create({ model: 'rec-model', messages: [{ role: 'user', content: 'hi' }] }));
+    await waitFor(async () => Number((await channelRow(a, id)).status) === 3, 5000, 'the channel auto-disabled');
+
+    // While the vendor still refuses: failures 1, 2, 3 with waits of 2 s, 4 s and 4 s (capped), never enabled.
+    const backoff = async () =>
+      JSON.parse((await channelRow(a, id)).recovery ?? '{}')['0'] as { failures: number; last_at: number; next_at: number };
+    const seen: Array<{ failures: number; wait: number }> = [];
+    for (let n = 1; n <= 3; n++) {
+      const s = await waitFor(
+        async () => {
+          const v = await backoff();
+          return v && v.failures >= n ? v : null;
+        },
+        15_000,
+        `failed probe ${n}`,
+      );
+      seen.push({ failures: s.failures, wait: s.next_at - s.last_at });
+      assert.equal(Number((await channelRow(a, id)).status), 3, 'not enabled while the vendor refuses');
+    }
+    assert.deepEqual(seen, [
+      { failures: 1, wait: 2000 },
+      { failures: 2, wait: 4000 },
+      { failures: 3, wait: 4000 },
+    ]);
+    assert.equal(probes().length, 3, 'one probe per due time: one node probes (the lease holder)');
+
+    vendor.keys!.add('revoked');
+    await waitFor(async () => Number((await channelRow(a, id)).status) === 1, 15_000, 'enabled again by the probe');
+    assert.equal((await channelRow(a, id)).recovery, null, 'the back-off is cleared');
+    assert.equal(probes().length, 4);
+    const served = await client.chat.completions.create({ model: 'rec-model', messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(served.choices[0].message.content, 'Hello world');
+
+    // Audited with the system as actor; the operator heard both changes.
+    const audit = (await root.ok('GET', `/api/audit?target_type=channel&target_id=${id}`)).items as Array<{
+      action: string;
+      actor: string;
+      diff: Record<string, { before?: unknown; after?: unknown }>;
+    }>;
+    const actions = audit.map((e) => e.action);
+    assert.ok(actions.includes('channel.auto_disable') && actions.includes('channel.auto_enable'), actions.join());
+    const enabled = audit.find((e) => e.action === 'channel.auto_enable')!;
+    assert.deepEqual(enabled.diff.status, { before: 'auto_disabled', after: 'enabled' });
+    await waitFor(() => hook.kinds.includes('channel.enabled') && hook.kinds.includes('channel.auto_disabled'), 10_000, 'both alerts');
+  },
+);
