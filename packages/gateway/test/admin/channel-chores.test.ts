@@ -251,3 +251,29 @@ test('test all models: each model tested with its result and time, kept as the l
   assert.deepEqual(view.last_test, r.body.data);
   assert.equal(view.tested_at, r.body.data.at);
 });
+
+test('GET /api/pricing answers without a login only while PublicPricingEnabled is on', async () => {
+  await createChannel(gw, { name: 'pub-ch', baseUrl: up.url, keys: [KEY], models: ['pub-x', 'pub-free'], groups: ['default', 'gold'] });
+  await gw.services.admin.prices.set(gw.services.admin.prices.parse({ model: 'pub-x', input: 3, output: 6, cached_input: 1 }));
+  await gw.services.admin.prices.setRatio({ group: 'gold', ratio: 2 });
+  const off = await fetch(`${gw.url}/api/pricing`);
+  assert.equal(off.status, 404);
+  assert.equal(((await off.json()) as { success: boolean }).success, false);
+  await root.ok('PUT', '/api/option', { options: { PublicPricingEnabled: true } });
+  const on = await fetch(`${gw.url}/api/pricing`);
+  assert.equal(on.status, 200);
+  const body = (await on.json()) as {
+    success: boolean;
+    data: { groups: unknown[]; models: Array<{ model: string; groups: string[]; prices: unknown }> };
+  };
+  const x = body.data.models.find((m) => m.model === 'pub-x')!;
+  assert.deepEqual(x.groups, ['default', 'gold']);
+  assert.deepEqual(x.prices, {
+    default: { input: 3, output: 6, cached_input: 1, per_request: null },
+    gold: { input: 6, output: 12, cached_input: 2, per_request: null },
+  });
+  assert.ok(!body.data.models.some((m) => m.model === 'pub-free'), 'a model without a price is not listed');
+  assert.ok(!JSON.stringify(body).includes(up.url) && !JSON.stringify(body).includes('pub-ch'), 'nothing about channels');
+  await root.ok('PUT', '/api/option', { options: { PublicPricingEnabled: false } });
+  assert.equal((await fetch(`${gw.url}/api/pricing`)).status, 404);
+});
