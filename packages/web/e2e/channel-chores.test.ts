@@ -128,9 +128,11 @@ test('the public models and prices page: without a session, only while the optio
   assert.equal(new URL(page.url()).pathname, '/pricing', 'no detour to the login page');
 
   await api.ok('PUT', '/api/option', { options: { PublicPricingEnabled: true } });
-  const open = await (await fetch(`${gw.url}/api/pricing`)).json();
+  const open = (await (await fetch(`${gw.url}/api/pricing`)).json()) as {
+    data: { models: Array<{ model: string; prices: Record<string, unknown> }> };
+  };
   assert.deepEqual(
-    open.data.models.find((m: { model: string }) => m.model === 'pub-model').prices.vip,
+    open.data.models.find((m) => m.model === 'pub-model')!.prices.vip,
     { input: 1, output: 2, cached_input: 1, per_request: null },
     'the group ratio applied',
   );

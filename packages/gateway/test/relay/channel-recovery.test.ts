@@ -97,8 +97,8 @@ test(
     await waitFor(async () => Number((await channelRow(a, id)).status) === 1, 15_000, 'enabled again by the probe');
     assert.equal((await channelRow(a, id)).recovery, null, 'the back-off is cleared');
     assert.equal(probes().length, 4);
-  // Node a serves it once its channels reloaded (the probe may have run on node b).
-  await waitFor(() => a.services.relay.channels.get(id)?.status === 1, 10_000, 'node a sees the channel enabled');
+    // Node a serves it once its channels reloaded (the probe may have run on node b).
+    await waitFor(() => a.services.relay.channels.get(id)?.status === 1, 10_000, 'node a sees the channel enabled');
     const served = await client.chat.completions.create({ model: 'rec-model', messages: [{ role: 'user', content: 'hi' }] });
     assert.equal(served.choices[0].message.content, 'Hello world');
 
