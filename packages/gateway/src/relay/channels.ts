@@ -59,8 +59,6 @@ export interface RuntimeChannel {
   status: number;
   testModel: string | null;
   rr: number;
-  /** The recovery probe's back-off per auto-disabled key (relay/recovery.ts). */
-  recovery: Record<string, { failures: number; last_at: number; next_at: number }>;
 }
 
 /** A change of a channel's (or one key's) health, as written to the database. */
@@ -191,7 +189,6 @@ export class ChannelIndex {
       status: Number(r.status),
       testModel: r.test_model,
       rr: 0,
-      recovery: obj(r.recovery, {}),
     };
   }
 

@@ -29,6 +29,16 @@ export function backoffMs(failures: number, s: RecoverySchedule): number {
   return Math.min(s.maxBackoffMs, s.intervalMs * 2 ** Math.min(Math.max(0, failures), 30));
 }
 
+function parseBackoff(text: string | null): Record<string, ProbeBackoff> {
+  if (!text) return {};
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, ProbeBackoff>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /** Probes every due auto-disabled key once; returns how many were enabled again. */
 export async function probeDue(core: Core, channels: ChannelIndex, pools: UpstreamPools, schedule: RecoverySchedule): Promise<number> {
   const store = new ChannelStore(core.h);
@@ -40,12 +50,17 @@ export async function probeDue(core: Core, channels: ChannelIndex, pools: Upstre
       .map(([i]) => Number(i))
       .filter((i) => i < ch.keys.length);
     if (ch.status === 3 && keys.length === 0 && ch.keys.length > 0) keys.push(0);
-    const before = ch.recovery;
+    if (keys.length === 0) continue;
+    // Read where it is kept, not from the snapshot: another node may have probed last.
+    const before = parseBackoff((await store.byId(ch.id))?.recovery ?? null);
     const next: Record<string, ProbeBackoff> = {};
     const answered: number[] = [];
     let changed = false;
     for (const i of keys) {
-      const prev = before[String(i)];
+      // A back-off older than the key's disabling belongs to an earlier outage.
+      const since = ch.keyState[String(i)]?.at ?? 0;
+      const old = before[String(i)];
+      const prev = old && old.last_at >= since ? old : undefined;
       if (prev && prev.next_at > Date.now()) {
         next[String(i)] = prev;
         continue;
@@ -63,7 +78,6 @@ export async function probeDue(core: Core, channels: ChannelIndex, pools: Upstre
     // The back-off is written before the keys are enabled (which reloads the channels on every node);
     // keys no longer disabled drop theirs.
     if (changed || Object.keys(before).length !== Object.keys(next).length) {
-      ch.recovery = next;
       const text = Object.keys(next).length ? JSON.stringify(next) : null;
       await store
         .setRecovery(ch.id, text)

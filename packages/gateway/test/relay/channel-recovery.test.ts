@@ -115,3 +115,45 @@ test(
     await waitFor(() => hook.kinds.includes('channel.enabled') && hook.kinds.includes('channel.auto_disabled'), 10_000, 'both alerts');
   },
 );
+
+test(
+  'one refused key of a multi-key channel is probed alone and enabled again; the channel serves throughout',
+  { timeout: 60_000 },
+  async () => {
+    const id = await createChannel(a, { baseUrl: vendor.url, keys: ['ok', 'revoked-2'], keyMode: 'round_robin', models: ['rec-multi'] });
+    await setPrice(a, 'rec-multi', { input: 1, output: 1 });
+    const c = await createCaller(a);
+    const client = new OpenAI({ apiKey: c.key, baseURL: `${a.url}/v1`, maxRetries: 0 });
+    // Round robin reaches the refused key within two calls; the call moves to the other key and is served.
+    for (let i = 0; i < 2; i++) {
+      const r = await client.chat.completions.create({ model: 'rec-multi', messages: [{ role: 'user', content: 'hi' }] });
+      assert.equal(r.choices[0].message.content, 'Hello world');
+    }
+    const state = async () => JSON.parse((await channelRow(a, id)).key_state) as Record<string, { status: string }>;
+    await waitFor(async () => (await state())['1']?.status === 'auto_disabled', 5000, 'key 1 auto-disabled');
+    assert.equal(Number((await channelRow(a, id)).status), 1, 'the channel stays enabled with its other key');
+    const probed = () => probes().filter((r) => r.headers.authorization === 'Bearer revoked-2').length;
+    await waitFor(
+      async () => JSON.parse((await channelRow(a, id)).recovery ?? '{}')['1']?.failures === 1,
+      15_000,
+      'a failed probe of key 1',
+    );
+    assert.equal(
+      probes().filter((r) => r.body.model === 'rec-multi' && r.headers.authorization === 'Bearer ok').length,
+      0,
+      'the working key is not probed',
+    );
+
+    vendor.keys!.add('revoked-2');
+    await waitFor(async () => (await state())['1'] === undefined, 15_000, 'key 1 enabled again');
+    assert.equal(probed(), 2);
+    const audit = (await root.ok('GET', `/api/audit?target_type=channel&target_id=${id}`)).items as Array<{
+      action: string;
+      diff: Record<string, unknown>;
+    }>;
+    const actions = audit.map((e) => e.action);
+    assert.ok(actions.includes('channel.key_auto_disable') && actions.includes('channel.key_auto_enable'), actions.join());
+    assert.ok(!actions.includes('channel.auto_disable'), 'the channel itself was never disabled');
+    await waitFor(() => hook.kinds.includes('channel.key_enabled'), 10_000, 'the key alert');
+  },
+);
