@@ -10,6 +10,7 @@ import { LogWriter } from '../logs/writer.ts';
 import { ChannelIndex, CHANNELS_REVISION } from './channels.ts';
 import { Relay } from './relay.ts';
 import { RealtimeRelay } from './realtime.ts';
+import { ResponsesSockets } from './responses-socket.ts';
 import { testKey, firstUsableKey, type TestResult } from './health.ts';
 import { probeDue } from './recovery.ts';
 import { ChannelChores, modelDiff } from './channel-chores.ts';
@@ -29,6 +30,8 @@ export interface RelayService {
   relay: Relay;
   /** The realtime WebSocket relay (GET /v1/realtime). */
   realtime: RealtimeRelay;
+  /** Responses over a WebSocket (GET /v1/responses upgraded); drained first at a graceful stop. */
+  sockets: ResponsesSockets;
   channels: ChannelIndex;
   logs: LogWriter;
   pools: UpstreamPools;
@@ -84,6 +87,7 @@ export const relayArea = {
     };
     const relay = new Relay(relayDeps);
     const realtime = new RealtimeRelay(relayDeps);
+    const sockets = new ResponsesSockets(core, (call) => relay.handle(call), deps.accounts.rateLimits);
     await core.cache.register(CHANNELS_REVISION, () => channels.load());
     // Every automatic change of a channel's or key's state is audited (the system as actor).
     channels.onHealth((c) => {
@@ -121,6 +125,7 @@ export const relayArea = {
     const service: RelayService = {
       relay,
       realtime,
+      sockets,
       channels,
       logs,
       pools,
@@ -179,6 +184,8 @@ export const relayArea = {
     core.onClose(() => logs.close());
     core.onClose(() => allowances.close());
     core.onClose(() => relay.drain());
+    // Before the drain (closers run in reverse): a socket still open at close ends its turn now.
+    core.onClose(() => sockets.cut());
     core.onClose(() => realtime.drain());
     core.onClose(async () => {
       await probing;

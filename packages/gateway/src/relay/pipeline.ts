@@ -14,6 +14,7 @@
  */
 import type { Admission } from '../accounts/rate-limits.ts';
 import { ledgerGrant, type Grant } from '../billing/allowance.ts';
+import { cacheQuota } from '../billing/cache-quota.ts';
 import type { Payer } from '../billing/ledger.ts';
 import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
 import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
@@ -33,6 +34,7 @@ import { runAttempts, type AttemptCallInfo, type AttemptHooks, type AttemptOutco
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { fitOutput, MIN_OUTPUT_TOKENS } from './estimate.ts';
+import { tightenInput } from './input-estimate.ts';
 import type { EventFramer, SseEvent } from './sse.ts';
 import { networkMessage, retryAfter, type UpstreamResponse } from './upstream.ts';
 
@@ -58,6 +60,8 @@ export interface SettledCall extends LoggedCall {
   extensions: number;
   /** The call's place in its rate limits (accounts/rate-limits.ts); null when none applies. */
   admission: Admission | null;
+  /** The model's price when the call began (what its log row's cache figures are priced at). */
+  price: ModelPrice | null;
   attempts: AttemptRecord[];
 }
 
@@ -80,8 +84,10 @@ export interface PipelineCall extends SettledCall {
   firstByteMs: number | null;
   /** Set once bytes reached the client: from then on nothing is retried. */
   started: boolean;
-  /** Upper bound of the input tokens (relay/estimate.ts). */
+  /** Input tokens the reserve covers: the byte bound (relay/estimate.ts), or the tokenizer's estimate once `tightenInput` ran (relay/input-estimate.ts). */
   inputBound: number;
+  /** The part of `inputBound` its text makes (relay/estimate.ts `textBound`); unset or 0: nothing to estimate. */
+  textBound?: number;
   /** The body marks prompt-cache breakpoints (relay/estimate.ts). */
   cacheWrites: boolean;
 }
@@ -97,6 +103,8 @@ export interface CallFamily<C extends PipelineCall> {
   attempt(ctx: C, ch: RuntimeChannel, key: string, keyIndex: number): Promise<AttemptOutcome>;
   /** Whether the call's conversation may stick to the channel that served it (relay/affinity.ts). */
   sticky(ctx: C): boolean;
+  /** What names the call's conversation when the caller names none (relay/affinity.ts); absent or null: nothing. */
+  conversationHead?(ctx: C): string | null;
   /** The reserve of a usage (at least 1 unit for a priced call). */
   reserveOf(ctx: C, usage: TokenUsage): number;
   /** What a usage costs. */
@@ -158,20 +166,27 @@ export class Pipeline<C extends PipelineCall> {
    */
   async run(ctx: C, candidates: RuntimeChannel[], estimate: TokenUsage): Promise<void> {
     const { call } = ctx;
-    // The rate limits count the reserve's estimate, before any routing or billing (429 beyond them).
-    const a = this.d.rateLimits.admit(call.principal, ctx.model, estimate.inputTokens + estimate.outputTokens, call.client.res);
+    let est = estimate;
+    // A tokens-per-minute limit counts the tokenizer's estimate, not the byte bound.
+    if (ctx.textBound && this.d.rateLimits.countsTokens(call.principal, ctx.model)) est = await tightenInput(ctx, candidates, est);
+    // The rate limits count the estimate, before any routing or billing (429 beyond them).
+    const a = this.d.rateLimits.admit(call.principal, ctx.model, est.inputTokens + est.outputTokens, call.client.res);
     ctx.admission = a instanceof Promise ? await a : a;
     try {
-      // Reserve an upper bound of the cost before any upstream work (relay/estimate.ts).
-      ctx.reserved = this.f.reserveOf(ctx, estimate);
+      // Reserve what the upstream can bill before any upstream work (relay/estimate.ts).
+      ctx.reserved = this.f.reserveOf(ctx, est);
       if (ctx.reserved > 0) {
         try {
           const g = this.reserve(ctx.payer, call.requestId, ctx.reserved);
           // From a hold of this node the reserve is synchronous: no await, no turn of the event loop.
           ctx.grant = g instanceof Promise ? await g : g;
         } catch (e) {
-          if ((e as GatewayError).code !== 'insufficient_quota' || ctx.maxOut === null) throw e;
-          await this.reserveWhatFits(ctx, e as GatewayError);
+          if ((e as GatewayError).code !== 'insufficient_quota') throw e;
+          // The byte bound does not fit: the tokenizer's estimate may (a balance is usable down to one call).
+          if (!(await this.reserveEstimate(ctx, candidates, est))) {
+            if (ctx.maxOut === null) throw e;
+            await this.reserveWhatFits(ctx, e as GatewayError);
+          }
         }
       }
       await runReserved(
@@ -183,6 +198,27 @@ export class Pipeline<C extends PipelineCall> {
     } finally {
       // A call that ended without an answer (refused, failed) used no tokens; `settle` ended the others.
       ctx.admission?.end(0);
+    }
+  }
+
+  /** After the bound was refused: reserves at the tokenizer's estimate; false when it is no smaller or refused too. */
+  private async reserveEstimate(ctx: C, candidates: readonly RuntimeChannel[], est: TokenUsage): Promise<boolean> {
+    if (!ctx.textBound) return false;
+    // A balance that cannot pay the call's media and least output whatever its text is refused untokenized.
+    const least = Math.min(MIN_OUTPUT_TOKENS, ctx.maxOut ?? 0) * ctx.n;
+    const floor = this.f.reserveOf(ctx, { inputTokens: ctx.inputBound - ctx.textBound, outputTokens: least });
+    if (floor > (await this.d.ledger.available(ctx.payer))) return false;
+    const tight = await tightenInput(ctx, candidates, est);
+    if (tight === est) return false;
+    const amount = this.f.reserveOf(ctx, tight);
+    try {
+      const g = this.reserve(ctx.payer, ctx.call.requestId, amount);
+      ctx.grant = g instanceof Promise ? await g : g;
+      ctx.reserved = amount;
+      return true;
+    } catch (e) {
+      if ((e as GatewayError).code !== 'insufficient_quota') throw e;
+      return false;
     }
   }
 
@@ -236,7 +272,7 @@ export class Pipeline<C extends PipelineCall> {
     const aff = this.d.affinity;
     const k =
       aff && (candidates.length > 1 || (candidates.length === 1 && candidates[0].keys.length > 1)) && this.f.sticky(ctx)
-        ? affinityKey(call.principal.userId, ctx.model, call.body, call.vendorHeaders)
+        ? affinityKey(call.principal.userId, ctx.model, call.body, call.vendorHeaders, () => this.f.conversationHead?.(ctx) ?? null)
         : null;
     if (!k) return runAttempts(this.d, ctx, candidates, this.hooks, info);
     return aff!.get(k).then((prefer) => {
@@ -506,7 +542,7 @@ export function reserveFor(d: Pick<RelayDeps, 'ledger'>, payer: Payer, ref: stri
  * max_tokens it was sent, then `details` (the family's).
  */
 export function settleCall(
-  d: Pick<RelayDeps, 'core' | 'allowances' | 'logs'>,
+  d: Pick<RelayDeps, 'core' | 'allowances' | 'logs' | 'prices'>,
   track: <T>(p: Promise<T>) => Promise<T>,
   ctx: SettledCall,
   ch: RuntimeChannel | null,
@@ -524,6 +560,7 @@ export function settleCall(
   ctx.grant = null;
   ctx.reserved = 0;
   const latency = Math.round(msSince(call.startedAt));
+  const cache = cacheQuota(ctx.price, usage, d.prices.groupRatio(call.principal.group), d.core.config.quotaPerUsd);
   // An upstream that bills more output than the max_tokens it was sent is noted against its channel.
   const overMax =
     ctx.maxOut !== null && usage.outputTokens > ctx.maxOut * ctx.n
@@ -545,6 +582,9 @@ export function settleCall(
         prompt_tokens: usage.inputTokens,
         completion_tokens: usage.outputTokens,
         cached_tokens: usage.cachedInputTokens ?? 0,
+        cache_write_tokens: usage.cacheWriteTokens ?? 0,
+        cache_write_quota: cache.write,
+        cache_saving_quota: cache.saving,
         other: JSON.stringify({ ...other, ...extra, ...overMax, ...details }),
       }),
     );

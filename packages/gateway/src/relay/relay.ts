@@ -24,7 +24,7 @@ import type { AttemptOutcome } from './attempts.ts';
 import { Pipeline, type PipelineCall, type StreamRelay } from './pipeline.ts';
 import { msSince } from './accounting.ts';
 import { scanBody, type BodyScan } from './body-scan.ts';
-import { inputBound, pricesOutput, reserveCost } from './estimate.ts';
+import { inputBound, pricesOutput, reserveCost, textBound } from './estimate.ts';
 import { choiceCount, tokenCount } from './providers/canonical.ts';
 import {
   applyParamOverride,
@@ -79,6 +79,7 @@ import * as responses from './providers/responses/codec.ts';
 import { decodeRequest as anthropicDecode } from './providers/anthropic/codec.ts';
 import type { Message, StreamEncoder } from './providers/index.ts';
 import { isObj } from '../platform/validate.ts';
+import { channelPlacesBreakpoints, conversationHead, DEFAULT_MIN_CACHEABLE, withCacheBreakpoints } from './providers/cache-breakpoints.ts';
 import { unwrapOutputTool, unwrapOutputToolStream } from './providers/structured-output.ts';
 
 /**
@@ -91,6 +92,8 @@ export const COUNT_MAX_CHARS = 8 * 1024 * 1024;
  * movements (on SQLite, usually the next request's reserve), so a model call costs about one commit.
  */
 const SETTLE_DEFER_MS = 5;
+/** A body shorter than this holds no prompt long enough to be cached: its conversation is not named by its head. */
+const HEAD_MIN_BYTES = 4096;
 
 export interface RelayCall {
   kind: RelayKind;
@@ -125,6 +128,8 @@ interface Ctx extends PipelineCall {
   /** The caller's wire format. */
   cf: WireFormat;
   canonical: CanonicalRequest | null;
+  /** An OpenAI body decoded to name its conversation (relay/affinity.ts), used when it is converted. */
+  decoded?: CanonicalRequest;
   /** The converted request of the latest attempt (null when the body went in the caller's format): what it left out, and its forced answer tool. */
   sent: Pick<CanonicalRequest, 'dropped' | 'outputTool'> | null;
   promptText: string | null;
@@ -149,6 +154,7 @@ export class Relay {
       holds: true,
       attempt: (ctx, ch, key) => this.attempt(ctx, ch, key),
       sticky: () => true,
+      conversationHead: (ctx) => this.conversationHead(ctx),
       reserveOf: (ctx, u) => reserveCost(d.prices, ctx.price, u, ctx.call.principal.group, ctx.cacheWrites),
       cost: (ctx, u) => d.prices.cost(ctx.price, u, ctx.call.principal.group),
       logDetails: (ctx, u) => ({
@@ -322,12 +328,31 @@ export class Relay {
       extensions: 0,
       admission: null,
     };
+    const estimate = this.estimateUsage(ctx);
+    // The reserve covers cache writes when a channel may place breakpoints (relay/providers/cache-breakpoints.ts).
+    ctx.cacheWrites ||=
+      call.kind === 'chat' && ctx.inputBound >= DEFAULT_MIN_CACHEABLE && candidates.some((c) => channelPlacesBreakpoints(cf, c, model));
     this.active++;
     try {
-      await this.pipe.run(ctx, candidates, this.estimateUsage(ctx));
+      await this.pipe.run(ctx, candidates, estimate);
     } finally {
       this.active--;
     }
+  }
+
+  /**
+   * A chat call's conversation named by its head (relay/affinity.ts) when its prompt is long enough to
+   * be cached: the body is decoded for it only then.
+   */
+  private conversationHead(ctx: Ctx): string | null {
+    if (ctx.call.kind !== 'chat' || ctx.call.raw.length < HEAD_MIN_BYTES) return null;
+    try {
+      // Kept for a conversion, but not as `canonical`: a call in the caller's own format stays as received.
+      ctx.decoded = ctx.canonical ?? decodeRequest(ctx.cf, ctx.call.body);
+    } catch {
+      return null;
+    }
+    return conversationHead(ctx.decoded);
   }
 
   // ---------- one attempt ----------
@@ -373,8 +398,11 @@ export class Relay {
       if (max !== null) edits.setMaxOutput(b, max, {});
       return JSON.stringify(b);
     }
-    ctx.canonical ??= decodeRequest(cf, call.body);
-    const req: CanonicalRequest = { ...ctx.canonical, dropped: [...ctx.canonical.dropped] };
+    ctx.canonical ??= ctx.decoded ?? decodeRequest(cf, call.body);
+    const req = withCacheBreakpoints(
+      { ...ctx.canonical, dropped: [...ctx.canonical.dropped] },
+      { format: fmt, model: upModel, settings: ch.settings },
+    );
     const edits = bodyEdits(fmt);
     if (max !== null) {
       req.maxTokens = max;
@@ -491,6 +519,8 @@ export class Relay {
       } else out = JSON.stringify(encodeResponse(ctx.cf, decoded, ctx.model, ctx.call.requestId));
     }
     this.pipe.begin(ctx, 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(out)) });
+    // The rate limits' token windows are corrected to the reported usage before the caller has the answer.
+    if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0)) ctx.admission?.end(usage.inputTokens + usage.outputTokens);
     ctx.call.client.res.end(out);
     let final: Usage;
     if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0)) final = usage;
@@ -577,7 +607,8 @@ export class Relay {
   // ---------- usage ----------
 
   /**
-   * The usage the reserve covers: an upper bound of the input from the body's bytes and media, and
+   * The usage the reserve covers: an upper bound of the input from the body's bytes and media (its text
+   * part, `textBound`, replaced by the tokenizer's estimate where that matters: tightenInput), and
    * the output the gateway will ask for (the caller's max_tokens, at most the model's limit, or the
    * default) times the choices. Sets ctx.inputBound, ctx.n and ctx.maxOut.
    */
@@ -598,7 +629,9 @@ export class Relay {
     }
     if (ctx.price?.perRequest !== null && ctx.price?.perRequest !== undefined) return { inputTokens: 0, outputTokens: 0 };
     const scan = call.scan ?? scanBody(b);
-    ctx.inputBound = inputBound(call.raw.length, scan, b.tools !== undefined || b.functions !== undefined);
+    const tools = b.tools !== undefined || b.functions !== undefined;
+    ctx.inputBound = inputBound(call.raw.length, scan, tools);
+    ctx.textBound = textBound(call.raw.length, scan, tools);
     ctx.cacheWrites = call.raw.includes('"cache_control"');
     if (call.kind === 'embeddings' || !pricesOutput(ctx.price)) return { inputTokens: ctx.inputBound, outputTokens: 0 };
     const limit = this.d.policy.modelMaxOutput(ctx.model);

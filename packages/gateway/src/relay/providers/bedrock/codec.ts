@@ -36,7 +36,10 @@ export interface BedrockEncodeOptions {
 
 type Block = Record<string, unknown>;
 
-const CACHE_POINT: Block = { cachePoint: { type: 'default' } };
+/** The cache point of a breakpoint: Bedrock's default TTL (five minutes), or the hour a `cache_control` asks for. */
+const cachePoint = (cc: unknown): Block => ({
+  cachePoint: isObj(cc) && cc.ttl === '1h' ? { type: 'default', ttl: '1h' } : { type: 'default' },
+});
 /** max_tokens Anthropic models get with thinking when the caller named none (as the Anthropic encoder does). */
 const THINKING_HEADROOM = 4096;
 
@@ -124,7 +127,7 @@ function encodeParts(parts: ContentPart[], st: EncodeState, where: string, role:
     }
     if (!b) continue;
     out.push(b);
-    if ('cacheControl' in p && p.cacheControl) out.push(CACHE_POINT);
+    if ('cacheControl' in p && p.cacheControl) out.push(cachePoint(p.cacheControl));
   }
   return out;
 }
@@ -183,7 +186,7 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
         for (const c of m.toolCalls) {
           usedTools.add(c.name);
           blocks.push({ toolUse: { toolUseId: toolUseId(c.id), name: c.name, input: argsObject(c.arguments, req.dropped, where) } });
-          if (c.cacheControl) blocks.push(CACHE_POINT);
+          if (c.cacheControl) blocks.push(cachePoint(c.cacheControl));
         }
         push('assistant', blocks);
         break;
@@ -196,7 +199,7 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
         }
         const result: Block = { toolUseId: toolUseId(m.toolCallId), content: content.length ? content : [{ text: '(empty)' }] };
         if (m.isError) result.status = 'error';
-        push('user', m.cacheControl ? [{ toolResult: result }, CACHE_POINT] : [{ toolResult: result }]);
+        push('user', m.cacheControl ? [{ toolResult: result }, cachePoint(m.cacheControl)] : [{ toolResult: result }]);
         break;
       }
     }
@@ -262,7 +265,7 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
     if (t.description) spec.description = t.description;
     spec.inputSchema = { json: t.parameters ?? { type: 'object', properties: {} } };
     tools.push({ toolSpec: spec });
-    if (t.cacheControl) tools.push(CACHE_POINT);
+    if (t.cacheControl) tools.push(cachePoint(t.cacheControl));
     usedTools.delete(t.name);
   }
   // A conversation with tool calls but no tool list (or one that no longer names them): the missing tools are declared without a schema.
