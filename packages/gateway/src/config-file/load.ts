@@ -170,6 +170,7 @@ export function validateConfigDoc(
     input.header_override ??= {};
     input.param_override ??= {};
     input.test_model ??= null;
+    input.tag ??= null;
     input.base_url ??= '';
     seen(channelNames, input.name!, join(at, 'name'), 'channel');
     out.channels.push({ input, at });
