@@ -102,6 +102,17 @@ test('channels page: balance read, models synced through the difference, every m
   await expectText(results, /e2e-a/);
   assert.equal(await results.getByText(tr(L, 'channels.ok'), { exact: true }).count(), 2);
   assert.equal((await api.ok('GET', `/api/channel/${made.id}`)).last_test.results.length, 2);
+  await page.keyboard.press('Escape');
+  await drawer.waitFor({ state: 'hidden' });
+
+  // Every channel of the tag edited at once.
+  await more();
+  await page.getByRole('menuitem', { name: tr(L, 'channels.editTag', { tag: 'resellers' }) }).click();
+  const tagForm = page.getByRole('dialog', { name: tr(L, 'channels.editTag', { tag: 'resellers' }) });
+  await tagForm.getByLabel(tr(L, 'channels.priority')).fill('5');
+  await tagForm.getByRole('button', { name: tr(L, 'common.save') }).click();
+  await tagForm.waitFor({ state: 'hidden' });
+  assert.equal((await api.ok('GET', `/api/channel/${made.id}`)).priority, 5);
   problems.assertNone('channels: balance, model sync, test of every model');
 });
 

@@ -339,6 +339,7 @@ export class ChannelAdmin {
     type?: number;
     status?: number;
     group?: string;
+    tag?: string;
   }): Promise<Page<ChannelView>> {
     const { rows, total } = await this.store.page(q, q.pageSize, q.offset);
     return { items: rows.map((r) => this.view(r)), total, page: q.page, page_size: q.pageSize };

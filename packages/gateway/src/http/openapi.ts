@@ -1790,7 +1790,7 @@ export function buildOpenApi(serverUrl: string): Schema {
     '/api/channel': {
       get: op('channels', 'List channels', page('Channel'), {
         role: admin,
-        params: [...pagingParams, q('keyword', str()), q('type', str()), q('status', str()), q('group', str())],
+        params: [...pagingParams, q('keyword', str()), q('type', str()), q('status', str()), q('group', str()), q('tag', str())],
       }),
       post: op('channels', 'Create a channel', envelope(ref('Channel')), { role: admin, body: ref('ChannelInput') }),
     },

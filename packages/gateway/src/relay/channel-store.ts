@@ -15,6 +15,7 @@ export interface ChannelFilter {
   type?: number;
   status?: number;
   group?: string;
+  tag?: string;
 }
 
 export class ChannelStore {
@@ -31,6 +32,7 @@ export class ChannelStore {
     if (f.type !== undefined) base = base.where('type', '=', f.type);
     if (f.status !== undefined) base = base.where('status', '=', f.status);
     if (f.group) base = base.where('groups', 'like', `%${JSON.stringify(f.group)}%`);
+    if (f.tag) base = base.where('tag', '=', f.tag);
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const rows = await base.selectAll().orderBy('priority', 'desc').orderBy('id', 'asc').limit(limit).offset(offset).execute();
     return { rows, total: Number(total.n) };

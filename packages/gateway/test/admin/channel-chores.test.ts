@@ -193,6 +193,8 @@ test('tags: every channel of a tag disabled, enabled and edited together, each c
     assert.deepEqual([v.priority, v.weight, v.models, v.tag], [7, 3, ['m-a', 'm-b'], 'west']);
   }
   assert.equal((await root.ok('GET', `/api/channel/${other}`)).priority, 0);
+  const listed = await root.ok('GET', '/api/channel?tag=west');
+  assert.deepEqual(listed.items.map((c: { id: number }) => c.id).sort(), [a, b].sort(), 'the list filtered by tag');
   const upd = await audits(b, 'channel.update');
   assert.equal(upd[0].diff.priority.after, 7);
 

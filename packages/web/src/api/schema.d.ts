@@ -277,6 +277,7 @@ export interface paths {
                     page?: number;
                     page_size?: number;
                     status?: string;
+                    tag?: string;
                     type?: string;
                 };
                 header?: never;

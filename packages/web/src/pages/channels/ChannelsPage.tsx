@@ -21,16 +21,17 @@ import { compact, usePagedQuery } from '../../components/usePagedQuery';
 import { useApiMutation } from '../../components/useApiMutation';
 import { fmtMs, fmtTime } from '../../lib/format';
 import { ModelSyncModal } from './ModelSyncModal';
+import { TagEditModal } from './TagEditModal';
 import { ChannelDrawer } from './ChannelDrawer';
 import { ChannelForm } from './ChannelForm';
 import { TestAllModal } from './TestAllModal';
 import { CHANNEL_TYPES, type Channel } from './types';
 
-type Filters = { keyword: string; type: string; status: string; group: string };
+type Filters = { keyword: string; type: string; status: string; group: string; tag: string };
 
 export default function ChannelsPage() {
   const { t } = useTranslation();
-  const list = usePagedQuery<Channel, Filters>('channels', { keyword: '', type: '', status: '', group: '' }, (q) =>
+  const list = usePagedQuery<Channel, Filters>('channels', { keyword: '', type: '', status: '', group: '', tag: '' }, (q) =>
     call(client.GET('/api/channel', { params: { query: compact(q) } })),
   );
   const filters = useForm<Filters>({ initialValues: list.filters });
@@ -41,6 +42,7 @@ export default function ChannelsPage() {
   const [deleting, setDeleting] = useState<Channel | null>(null);
   const [syncing, setSyncing] = useState<Channel | null>(null);
   const [purging, setPurging] = useState(false);
+  const [tagEditing, setTagEditing] = useState<string | null>(null);
   const balance = useApiMutation((c: Channel) => call(client.GET('/api/channel/update_balance/{id}', { params: { path: { id: c.id } } })), {
     invalidate: ['channels', 'channel'],
     notifyError: true,
@@ -197,6 +199,7 @@ export default function ChannelsPage() {
               <Menu.Item onClick={() => copy.mutate(c)}>{t('channels.copy')}</Menu.Item>
               {c.tag && (
                 <>
+                  <Menu.Item onClick={() => setTagEditing(c.tag!)}>{t('channels.editTag', { tag: c.tag })}</Menu.Item>
                   <Menu.Item onClick={() => tagStatus.mutate({ tag: c.tag!, enabled: true })}>
                     {t('channels.enableTag', { tag: c.tag })}
                   </Menu.Item>
@@ -261,11 +264,13 @@ export default function ChannelsPage() {
           {...filters.getInputProps('status')}
         />
         <TextInput label={t('channels.group')} {...filters.getInputProps('group')} />
+        <TextInput label={t('channels.tag')} {...filters.getInputProps('tag')} />
       </FilterBar>
       <DataTable label={t('nav.channels')} columns={columns} rowKey={(c) => c.id} onRowClick={(c) => setDetail(c.id)} {...list.table} />
       {formOpen && <ChannelForm channel={editing} onClose={form.close} />}
       <ChannelDrawer id={detail} onClose={() => setDetail(null)} />
       {testAll && <TestAllModal onClose={testAllModal.close} />}
+      {tagEditing !== null && <TagEditModal tag={tagEditing} onClose={() => setTagEditing(null)} />}
       {syncing && <ModelSyncModal channel={syncing} onClose={() => setSyncing(null)} />}
       <ConfirmDialog
         opened={purging}
