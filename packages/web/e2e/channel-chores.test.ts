@@ -80,6 +80,7 @@ test('channels page: balance read, models synced through the difference, every m
   await expectPage(page, L, 'nav.channels');
   const row = page.getByRole('row').filter({ hasText: 'reseller-e2e' });
   await expectText(row, /resellers/);
+  await assertAccessible(page, 'channels page with tags and balances');
 
   const more = () => page.getByRole('button', { name: tr(L, 'channels.moreNamed', { name: 'reseller-e2e' }) }).click();
   await more();
