@@ -29,7 +29,7 @@ export async function channelChoreRoutes(app: FastifyInstance, deps: AppDeps): P
     api.get('/api/channel/update_balance/:id', adminOnly, async (req) => {
       const id = idOf(req);
       await admin.channels.get(id);
-      return ok({ balance: await relay.updateBalance(id, req.user), balance_updated_at: Date.now() });
+      return ok(await relay.updateBalance(id, req.user));
     });
     // Every enabled relay channel whose vendor publishes a balance; each one's result.
     api.get('/api/channel/update_balance', adminOnly, async (req) => {
@@ -37,7 +37,7 @@ export async function channelChoreRoutes(app: FastifyInstance, deps: AppDeps): P
       for (const ch of relay.channels.all()) {
         if (ch.status !== 1 || ch.type !== ChannelType.openai) continue;
         try {
-          results.push({ id: ch.id, name: ch.name, balance: await relay.updateBalance(ch.id, req.user), error: null });
+          results.push({ id: ch.id, name: ch.name, balance: (await relay.updateBalance(ch.id, req.user)).balance, error: null });
         } catch (e) {
           results.push({ id: ch.id, name: ch.name, balance: null, error: (e as Error).message });
         }

@@ -46,7 +46,7 @@ export interface RelayService {
   /** Probes the auto-disabled keys and channels that are due now (relay/recovery.ts); returns how many recovered. */
   probe(): Promise<number>;
   /** Reads a channel's upstream balance and stores it; alerts when it falls below ChannelBalanceAlertThreshold. */
-  updateBalance(id: number, actor: AuditActor): Promise<number>;
+  updateBalance(id: number, actor: AuditActor): Promise<{ balance: number; balance_updated_at: number }>;
   /** The upstream's model list and what a sync would add to and remove from the channel's. */
   fetchModels(id: number): Promise<{ models: string[]; added: string[]; removed: string[] }>;
   /** Tests every model of a channel and keeps the results as its last test. */
@@ -138,7 +138,8 @@ export const relayArea = {
         const store = new ChannelStore(core.h);
         const before = await store.byId(id);
         const balance = await chores.balance(ch);
-        await store.setBalance(id, balance, Date.now());
+        const at = Date.now();
+        await store.setBalance(id, balance, at);
         const prev = before?.balance === null || before?.balance === undefined ? null : Number(before.balance);
         await deps.audit?.record(actor, 'channel.balance', { type: 'channel', id }, { balance: prev }, { balance });
         const threshold = policy.channelBalanceThreshold();
@@ -152,7 +153,7 @@ export const relayArea = {
             reason: `balance ${balance} below ${threshold}`,
           });
         }
-        return balance;
+        return { balance, balance_updated_at: at };
       },
       async fetchModels(id) {
         const ch = await runtime(id);

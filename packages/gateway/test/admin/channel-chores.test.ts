@@ -119,7 +119,7 @@ test('balances of five vendor forms are read, stored and shown; one below the th
     assert.equal(d.balance, want, `${api} balance`);
     const view = await root.ok('GET', `/api/channel/${ids[api]}`);
     assert.equal(view.balance, want);
-    assert.ok(view.balance_updated_at > 0);
+    assert.equal(view.balance_updated_at, d.balance_updated_at, 'the time stored is the time answered');
   }
   // The key went to the vendor as a bearer credential; the DeepSeek path has no version.
   assert.ok(up.requests.some((r) => r.path === '/user/balance' && r.headers.authorization === `Bearer ${KEY}`));
