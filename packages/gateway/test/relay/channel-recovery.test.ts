@@ -122,6 +122,7 @@ test(
     assert.ok(actions.includes('channel.auto_disable') && actions.includes('channel.auto_enable'), actions.join());
     const enabled = audit.find((e) => e.action === 'channel.auto_enable')!;
     assert.deepEqual(enabled.diff.status, { before: 'auto_disabled', after: 'enabled' });
+    assert.equal(enabled.actor, 'system');
     await waitFor(() => hook.kinds.includes('channel.enabled') && hook.kinds.includes('channel.auto_disabled'), 10_000, 'both alerts');
   },
 );
