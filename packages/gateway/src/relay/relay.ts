@@ -548,6 +548,7 @@ export class Relay {
     const b = ctx.call.body;
     return {
       customTools: responses.customToolNames(ctx.canonical),
+      namespacedTools: responses.namespacedToolNames(ctx.canonical),
       previousResponseId: typeof b.previous_response_id === 'string' ? b.previous_response_id : null,
       store: b.store !== false,
       ...(isObj(b.text) && isObj(b.text.format) ? { textFormat: b.text.format } : {}),
