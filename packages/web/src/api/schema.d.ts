@@ -11149,6 +11149,10 @@ export interface components {
             /** @description hints and state only; key values are never returned */
             keys: components["schemas"]["ChannelKey"][];
             last_test: components["schemas"]["ChannelTestAll"] | null;
+            /** @description calls in flight above which the relay skips the channel (0: no cap) */
+            max_concurrency: number;
+            /** @description estimated prompt tokens above which the relay skips the channel (0: no cap) */
+            max_input_tokens: number;
             model_mapping: Record<string, unknown>;
             models: string[];
             name: string;
@@ -11176,6 +11180,8 @@ export interface components {
             key_mode?: string;
             /** @description absent on update = keep the stored keys */
             keys?: string[] | string;
+            max_concurrency?: number;
+            max_input_tokens?: number;
             model_mapping?: Record<string, unknown>;
             models?: string[];
             name?: string;
@@ -11481,7 +11487,7 @@ export interface components {
              * @description how the value is read
              * @enum {string}
              */
-            type: "string" | "int" | "number" | "bool" | "int_list" | "text_list" | "url" | "group_counts" | "secret" | "model_limits" | "group_model_limits";
+            type: "string" | "int" | "number" | "bool" | "int_list" | "text_list" | "url" | "group_counts" | "secret" | "model_limits" | "group_model_limits" | "routing" | "model_fallbacks";
             unit: ("seconds" | "minutes" | "hours" | "quota") | null;
             value: string;
         };
