@@ -31,6 +31,7 @@ import { signupRoutes } from './http/signup-routes.ts';
 import { ssoRoutes } from './http/sso-routes.ts';
 import { alertRoutes } from './http/alert-routes.ts';
 import { topupRoutes } from './http/topup-routes.ts';
+import { planRoutes } from './http/plan-routes.ts';
 import { taskRoutes } from './http/task-routes.ts';
 import { taskAdminRoutes } from './http/task-admin-routes.ts';
 import { protocolRoutes } from './http/protocol-routes.ts';
@@ -47,6 +48,7 @@ export const ROUTES: RouteModule[] = [
   ssoRoutes,
   alertRoutes,
   topupRoutes,
+  planRoutes,
   taskRoutes,
   taskAdminRoutes,
   protocolRoutes,
@@ -75,7 +77,7 @@ export async function buildAreas(core: Core): Promise<Services> {
   const file = core.config.configFile;
   const doc = file ? loadConfigFile(file, core.config) : null;
   if (file && doc) {
-    const sum = await applyConfigDoc(admin, doc, file, (line) => process.stdout.write(`${line}\n`));
+    const sum = await applyConfigDoc(admin, doc, file, (line) => process.stdout.write(`${line}\n`), billing.plans);
     core.log.info({ file, ...sum }, 'configuration file applied');
   }
   const signup = signupArea.init(core, { options, ledger: billing.ledger });
@@ -90,6 +92,8 @@ export async function buildAreas(core: Core): Promise<Services> {
     ledger: billing.ledger,
     mayCredit: (creatorId, userId) => admin.users.mayTopUp(creatorId, userId),
   });
+  topup.codes.plans = billing.plans;
+  topup.payments.plans = billing.plans;
   const tasks = await tasksArea.init(core, { options, accounts, billing, plugins });
   const protocols = protocolsArea.init(core, { plugins, tasks });
   return { accounts, billing, relay, plugins, admin, signup, sso, alerts, topup, tasks, protocols };

@@ -1023,6 +1023,7 @@ Object.assign(schemas, {
     expires_at: int('unix ms; 0 = never'),
     used_user_id: nullable(int()),
     redeemed_at: nullable(int('unix ms')),
+    plan_id: nullable(int('the plan the code grants')),
   }),
   RedemptionBatch: obj(
     {
@@ -1033,11 +1034,15 @@ Object.assign(schemas, {
       expired_time: int('unix seconds (New API); 0 = never'),
       expires_at: int('unix ms; 0 = never'),
       note: str(undefined, { maxLength: 500 }),
+      plan_id: { anyOf: [int(), str()], description: 'a plan (id or name) each code grants instead of quota' },
     },
     ['name'],
     { additionalProperties: false },
   ),
-  Redeemed: obj({ quota: int(), quota_usd: num(), balance: int('the balance after the credit') }, ['quota', 'quota_usd', 'balance']),
+  Redeemed: obj(
+    { quota: int(), quota_usd: num(), balance: int('the balance after the credit'), plan_id: int('the plan granted, for a plan code') },
+    ['quota', 'quota_usd', 'balance'],
+  ),
   TopupInfo: obj(
     {
       currency: str('ISO code, lower case'),
@@ -1065,6 +1070,122 @@ Object.assign(schemas, {
     paid_at: nullable(int()),
   }),
 });
+
+// ---- plans with usage windows (http/plan-routes.ts) ----
+const planWindow = obj({ every: str('30m, 5h, 7d, 1w'), quota: int('quota units per window'), quota_usd: num() }, [
+  'every',
+  'quota',
+  'quota_usd',
+]);
+Object.assign(schemas, {
+  Plan: obj(
+    {
+      id: int(),
+      name: str(),
+      price_usd: num(),
+      price_quota: int(),
+      duration_days: num('how long one purchase lasts'),
+      windows: arr(planWindow),
+      models: nullable(arr(str(), 'the models covered; null: every model')),
+      overflow: str('what a call past a window gets', { enum: ['refuse', 'balance'] }),
+      enabled: bool(),
+      created_at: int(),
+      updated_at: int(),
+      subscribers: int('running subscriptions (lists only)'),
+    },
+    ['id', 'name', 'price_usd', 'price_quota', 'duration_days', 'windows', 'models', 'overflow', 'enabled', 'created_at', 'updated_at'],
+  ),
+  PlanInput: obj(
+    {
+      id: int('PUT /api/plan only'),
+      name: str(undefined, { maxLength: 64 }),
+      price_usd: num(),
+      price_quota: int(),
+      duration_days: num('default 30'),
+      windows: arr(obj({ every: str(), quota_usd: num(), quota: int() }, ['every'], { additionalProperties: false }), '1 to 8 windows'),
+      models: arr(str()),
+      overflow: str(undefined, { enum: ['refuse', 'balance'] }),
+      enabled: bool(),
+    },
+    [],
+    { additionalProperties: false },
+  ),
+  PlanSubscriber: obj({ user_id: int(), username: str(), started_at: int(), expires_at: int(), stripe_subscription: nullable(str()) }, [
+    'user_id',
+    'username',
+    'started_at',
+    'expires_at',
+    'stripe_subscription',
+  ]),
+  MyPlan: obj(
+    {
+      plan: nullable(ref('Plan')),
+      subscription: nullable(
+        obj({ started_at: int(), expires_at: int(), stripe_subscription: nullable(str()) }, [
+          'started_at',
+          'expires_at',
+          'stripe_subscription',
+        ]),
+      ),
+      windows: arr(
+        obj(
+          {
+            every: str(),
+            quota: int(),
+            quota_usd: num(),
+            used: int(),
+            used_usd: num(),
+            started_at: int('unix ms'),
+            resets_at: int('unix ms'),
+          },
+          ['every', 'quota', 'quota_usd', 'used', 'used_usd', 'started_at', 'resets_at'],
+        ),
+      ),
+      on_sale: arr(ref('Plan'), 'GET only'),
+    },
+    ['plan', 'subscription', 'windows'],
+  ),
+  PlanCheckout: obj({ trade_no: str(), url: str('where to pay'), currency: str(), amount: num(), recurring: bool() }, [
+    'trade_no',
+    'url',
+    'currency',
+    'amount',
+    'recurring',
+  ]),
+});
+
+function planPaths(admin: string): Record<string, Record<string, Schema>> {
+  return {
+    '/api/plan': {
+      get: op('plans', 'Plans, with their running subscribers', envelope(arr(ref('Plan'))), { role: admin }),
+      post: op('plans', 'Create a plan', envelope(ref('Plan')), { role: admin, body: ref('PlanInput') }),
+      put: op('plans', 'Update a plan (id in the body)', envelope(ref('Plan')), { role: admin, body: ref('PlanInput') }),
+    },
+    '/api/plan/{id}': {
+      get: op('plans', 'One plan', envelope(ref('Plan')), { role: admin, params: [idParam] }),
+      put: op('plans', 'Update a plan', envelope(ref('Plan')), { role: admin, params: [idParam], body: ref('PlanInput') }),
+      delete: op('plans', 'Delete a plan nobody holds (409 plan_in_use otherwise)', envelope({ type: 'null' }), {
+        role: admin,
+        params: [idParam],
+      }),
+    },
+    '/api/plan/{id}/subscribers': {
+      get: op('plans', "A plan's running subscribers", envelope(arr(ref('PlanSubscriber'))), { role: admin, params: [idParam] }),
+    },
+    '/api/user/plan': {
+      get: op('plans', 'Your plan, what each window used, and the plans on sale', envelope(ref('MyPlan'))),
+      post: op('plans', 'Buy or renew a plan from your balance (charged once)', envelope(ref('MyPlan')), {
+        body: obj({ plan_id: int() }, ['plan_id'], { additionalProperties: false }),
+      }),
+    },
+    '/api/user/plan/{provider}/pay': {
+      post: op('plans', "Start a provider's checkout of a plan: once, or recurring (a subscription)", envelope(ref('PlanCheckout')), {
+        params: [{ name: 'provider', in: 'path', required: true, schema: str('e.g. stripe') }],
+        body: obj({ plan_id: int(), recurring: bool() }, ['plan_id'], { additionalProperties: false }),
+      }),
+    },
+  };
+}
 
 function topupPaths(admin: string): Record<string, Record<string, Schema>> {
   const codeFilters = [
@@ -1155,7 +1276,8 @@ function topupPaths(admin: string): Record<string, Record<string, Schema>> {
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
         responses: {
           200: {
-            description: 'applied (message: credited, already_credited, expired, ignored, unknown_payment, mismatch)',
+            description:
+              'applied (message: credited, already_credited, granted, already_granted, expired, ignored, unknown_payment, mismatch)',
             content: { 'application/json': { schema: envelope({ type: 'null' }) } },
           },
           400: {
@@ -2324,6 +2446,7 @@ export function buildOpenApi(serverUrl: string): Schema {
     },
   };
   Object.assign(paths, topupPaths(admin));
+  Object.assign(paths, planPaths(admin));
   Object.assign(paths, signupPaths());
   Object.assign(paths, ssoPaths(admin));
   Object.assign(paths, twoFactorPaths(admin));
@@ -2354,6 +2477,7 @@ export function buildOpenApi(serverUrl: string): Schema {
       'health',
       'redemption',
       'top-up',
+      'plans',
       'sso',
     ].map((name) => ({ name })),
     paths,

@@ -2564,6 +2564,494 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Plans, with their running subscribers (admin) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Plan"][];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        /** Update a plan (id in the body) (admin) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PlanInput"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Plan"];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        /** Create a plan (admin) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PlanInput"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Plan"];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/plan/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One plan (admin) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Plan"];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        /** Update a plan (admin) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PlanInput"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Plan"];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete a plan nobody holds (409 plan_in_use otherwise) (admin) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/plan/{id}/subscribers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A plan's running subscribers (admin) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PlanSubscriber"][];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/plugin/guardrail": {
         parameters: {
             query?: never;
@@ -5842,7 +6330,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description applied (message: credited, already_credited, expired, ignored, unknown_payment, mismatch) */
+                /** @description applied (message: credited, already_credited, granted, already_granted, expired, ignored, unknown_payment, mismatch) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9322,6 +9810,233 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/user/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your plan, what each window used, and the plans on sale */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MyPlan"];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Buy or renew a plan from your balance (charged once) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        plan_id: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MyPlan"];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/plan/{provider}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a provider's checkout of a plan: once, or recurring (a subscription) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    provider: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        plan_id: number;
+                        recurring?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PlanCheckout"];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user/reauth/passkey-options": {
         parameters: {
             query?: never;
@@ -11952,6 +12667,27 @@ export interface components {
             /** @constant */
             object?: "list";
         };
+        MyPlan: {
+            /** @description GET only */
+            on_sale?: components["schemas"]["Plan"][];
+            plan: components["schemas"]["Plan"] | null;
+            subscription: {
+                expires_at: number;
+                started_at: number;
+                stripe_subscription: string | null;
+            } | null;
+            windows: {
+                every: string;
+                quota: number;
+                quota_usd: number;
+                /** @description unix ms */
+                resets_at: number;
+                /** @description unix ms */
+                started_at: number;
+                used: number;
+                used_usd: number;
+            }[];
+        };
         OpenAIError: {
             error?: {
                 code?: string | null;
@@ -12025,6 +12761,66 @@ export interface components {
             /** @enum {string} */
             status: "pending" | "paid" | "expired";
             trade_no: string;
+        };
+        Plan: {
+            created_at: number;
+            /** @description how long one purchase lasts */
+            duration_days: number;
+            enabled: boolean;
+            id: number;
+            models: string[] | null;
+            name: string;
+            /**
+             * @description what a call past a window gets
+             * @enum {string}
+             */
+            overflow: "refuse" | "balance";
+            price_quota: number;
+            price_usd: number;
+            /** @description running subscriptions (lists only) */
+            subscribers?: number;
+            updated_at: number;
+            windows: {
+                /** @description 30m, 5h, 7d, 1w */
+                every: string;
+                /** @description quota units per window */
+                quota: number;
+                quota_usd: number;
+            }[];
+        };
+        PlanCheckout: {
+            amount: number;
+            currency: string;
+            recurring: boolean;
+            trade_no: string;
+            /** @description where to pay */
+            url: string;
+        };
+        PlanInput: {
+            /** @description default 30 */
+            duration_days?: number;
+            enabled?: boolean;
+            /** @description PUT /api/plan only */
+            id?: number;
+            models?: string[];
+            name?: string;
+            /** @enum {string} */
+            overflow?: "refuse" | "balance";
+            price_quota?: number;
+            price_usd?: number;
+            /** @description 1 to 8 windows */
+            windows?: {
+                every: string;
+                quota?: number;
+                quota_usd?: number;
+            }[];
+        };
+        PlanSubscriber: {
+            expires_at: number;
+            started_at: number;
+            stripe_subscription: string | null;
+            user_id: number;
+            username: string;
         };
         PluginDetail: {
             active_version: string | null;
@@ -12234,6 +13030,8 @@ export interface components {
         Redeemed: {
             /** @description the balance after the credit */
             balance: number;
+            /** @description the plan granted, for a plan code */
+            plan_id?: number;
             quota: number;
             quota_usd: number;
         };
@@ -12249,6 +13047,8 @@ export interface components {
             expires_at?: number;
             name: string;
             note?: string;
+            /** @description a plan (id or name) each code grants instead of quota */
+            plan_id?: number | string;
             /** @description quota units per code (or quota_usd) */
             quota?: number;
             /** @description USD per code */
@@ -12265,6 +13065,7 @@ export interface components {
             id: number;
             name: string;
             note: string;
+            plan_id: number | null;
             /** @description quota units credited */
             quota: number;
             quota_usd: number;

@@ -57,6 +57,8 @@ export const router = createBrowserRouter([
       { path: 'profile', ...page(() => import('../pages/profile/ProfilePage')) },
       { path: 'wallet', ...page(() => import('../pages/wallet/WalletPage')) },
       { path: 'redemption', ...page(() => import('../pages/redemption/RedemptionPage')) },
+      { path: 'plans', ...page(() => import('../pages/plans/PlansPage')) },
+      { path: 'plan', ...page(() => import('../pages/plans/MyPlanPage')) },
       { path: '*', ...page(() => import('./NotFound')) },
     ],
   },
