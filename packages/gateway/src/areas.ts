@@ -26,6 +26,7 @@ import { pluginsArea } from './tasks/runtime/index.ts';
 import { accountRoutes } from './http/account-routes.ts';
 import { relayRoutes } from './http/relay-routes.ts';
 import { pluginAdminRoutes } from './http/plugin-admin-routes.ts';
+import { channelChoreRoutes } from './http/channel-chore-routes.ts';
 import { adminRoutes } from './http/admin-routes.ts';
 import { signupRoutes } from './http/signup-routes.ts';
 import { ssoRoutes } from './http/sso-routes.ts';
@@ -44,6 +45,7 @@ export const ROUTES: RouteModule[] = [
   relayRoutes,
   pluginAdminRoutes,
   adminRoutes,
+  channelChoreRoutes,
   signupRoutes,
   ssoRoutes,
   alertRoutes,
@@ -71,7 +73,7 @@ export async function buildAreas(core: Core): Promise<Services> {
 
   const accounts = await accountsArea.init(core, options);
   const billing = await billingArea.init(core, options);
-  const relay = await relayArea.init(core, { options, billing, accounts });
+  const relay = await relayArea.init(core, { options, billing, accounts, audit });
   const mcp = await mcpArea.init(core, { accounts, billing });
   const plugins = await pluginsArea.init(core);
   relay.guardrails.runner = plugins;

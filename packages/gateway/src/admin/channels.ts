@@ -37,6 +37,7 @@ const CHANNEL_FIELDS = [
   'test_model',
   'max_concurrency',
   'max_input_tokens',
+  'tag',
 ];
 const KEY_MODES = ['random', 'round_robin'] as const;
 export const CHANNEL_STATUS = { enabled: 1, disabled: 2, auto_disabled: 3 } as const;
@@ -69,6 +70,7 @@ export interface ChannelInput {
   test_model?: string | null;
   max_concurrency?: number;
   max_input_tokens?: number;
+  tag?: string | null;
 }
 
 export interface ChannelKeyView {
@@ -109,6 +111,12 @@ export interface ChannelView {
   tested_at: number | null;
   created_at: number;
   updated_at: number;
+  tag: string | null;
+  /** The upstream's balance as its vendor last reported it (GET /api/channel/update_balance/:id). */
+  balance: number | null;
+  balance_updated_at: number | null;
+  /** The last "test all models": each model's result and time. */
+  last_test: { at: number; results: Array<{ model: string; ok: boolean; status: number; time_ms: number; message: string }> } | null;
 }
 
 /** Optional hook of the plugin runtime: validates the binding of a type 60/61 channel. */
@@ -189,6 +197,10 @@ export class ChannelAdmin {
       tested_at: r.tested_at === null ? null : Number(r.tested_at),
       created_at: Number(r.created_at),
       updated_at: Number(r.updated_at),
+      tag: r.tag ?? null,
+      balance: r.balance === null || r.balance === undefined ? null : Number(r.balance),
+      balance_updated_at: r.balance_updated_at === null || r.balance_updated_at === undefined ? null : Number(r.balance_updated_at),
+      last_test: r.last_test ? (JSON.parse(r.last_test) as ChannelView['last_test']) : null,
     };
   }
 
@@ -237,6 +249,7 @@ export class ChannelAdmin {
     if (r.has('test_model') || r.obj.test_model === null) out.test_model = r.nullableStr('test_model', { max: 191 });
     out.max_concurrency = r.num('max_concurrency', { int: true, min: 0, max: 1e6 });
     out.max_input_tokens = r.num('max_input_tokens', { int: true, min: 0, max: 1e9 });
+    if (r.has('tag') || r.obj.tag === null) out.tag = r.nullableStr('tag', { max: 64 }) || null;
     for (const k of Object.keys(out) as (keyof ChannelInput)[]) if (out[k] === undefined) delete out[k];
     return out;
   }
@@ -342,6 +355,7 @@ export class ChannelAdmin {
     type?: number;
     status?: number;
     group?: string;
+    tag?: string;
   }): Promise<Page<ChannelView>> {
     const { rows, total } = await this.store.page(q, q.pageSize, q.offset);
     return { items: rows.map((r) => this.view(r)), total, page: q.page, page_size: q.pageSize };
@@ -398,6 +412,7 @@ export class ChannelAdmin {
         test_model: input.test_model ?? null,
         max_concurrency: input.max_concurrency ?? 0,
         max_input_tokens: input.max_input_tokens ?? 0,
+        tag: input.tag ?? null,
         response_time_ms: null,
         tested_at: null,
         created_at: now,
@@ -472,6 +487,7 @@ export class ChannelAdmin {
     if (input.test_model !== undefined) diff('test_model', input.test_model);
     if (input.max_concurrency !== undefined) diff('max_concurrency', input.max_concurrency);
     if (input.max_input_tokens !== undefined) diff('max_input_tokens', input.max_input_tokens);
+    if (input.tag !== undefined) diff('tag', input.tag);
     if (Object.keys(set).length === 0) return { view: this.view(cur), changed: false };
     set.updated_at = Date.now();
     try {
@@ -538,8 +554,18 @@ export class ChannelAdmin {
 }
 
 /** A channel as the audit log keeps it: without the fields every write moves (times, test results). */
-function auditView(v: ChannelView): Record<string, unknown> {
-  const { updated_at: _u, created_at: _c, tested_at: _t, response_time_ms: _r, keys, ...rest } = v;
+export function auditView(v: ChannelView): Record<string, unknown> {
+  const {
+    updated_at: _u,
+    created_at: _c,
+    tested_at: _t,
+    response_time_ms: _r,
+    balance: _b,
+    balance_updated_at: _bu,
+    last_test: _l,
+    keys,
+    ...rest
+  } = v;
   // The key list holds hints and states (not secrets): kept under a name the redaction leaves alone.
   return { ...rest, key_list: keys };
 }

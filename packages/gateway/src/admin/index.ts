@@ -8,6 +8,7 @@ import type { Changes } from './changes.ts';
 import { UserAdmin } from './users.ts';
 import { KeyAdmin } from './keys.ts';
 import { ChannelAdmin, type ChannelBindingCheck } from './channels.ts';
+import { ChannelBulk } from './channel-bulk.ts';
 import type { SchemaField } from '../tasks/billing/expr.ts';
 import { checkChannelBinding, type ChannelBindingSettings } from '../tasks/runtime/channels.ts';
 import type { PluginsService } from '../tasks/runtime/index.ts';
@@ -26,6 +27,8 @@ export interface Admin {
   users: UserAdmin;
   keys: KeyAdmin;
   channels: ChannelAdmin;
+  /** Actions over many channels: tags, copies, deletes of several. */
+  channelBulk: ChannelBulk;
   prices: PriceAdmin;
   options: OptionsAdmin;
   logs: LogAdmin;
@@ -55,9 +58,11 @@ export function createAdmin(core: Core, deps: AdminDeps): Admin {
     g === 'user' ? new UserStore(core.h).names(ids) : g === 'key' ? new KeyStore(core.h).names(ids) : new ChannelStore(core.h).names(ids);
   const bindingCheck: ChannelBindingCheck = (ch, opts) =>
     checkChannelBinding(plugins.current(), ch.type, ch.settings as ChannelBindingSettings, opts);
+  const channels = new ChannelAdmin(core, changes, () => bindingCheck, audit);
   return {
     changes,
     audit,
+    channelBulk: new ChannelBulk(core, channels, changes, audit),
     users: new UserAdmin(
       core,
       changes,
@@ -66,7 +71,7 @@ export function createAdmin(core: Core, deps: AdminDeps): Admin {
       () => billing.budgets,
     ),
     keys: new KeyAdmin(core, changes, audit, () => billing.budgets),
-    channels: new ChannelAdmin(core, changes, () => bindingCheck, audit),
+    channels,
     prices: new PriceAdmin(
       core,
       changes,

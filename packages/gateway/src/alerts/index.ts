@@ -24,6 +24,7 @@ const HEALTH_KIND = {
   channel_auto_disabled: 'channel.auto_disabled',
   key_enabled: 'channel.key_enabled',
   channel_enabled: 'channel.enabled',
+  channel_low_balance: 'channel.low_balance',
 } as const;
 
 function healthSummary(c: HealthChange): string {
@@ -35,6 +36,8 @@ function healthSummary(c: HealthChange): string {
       return `${ch[0].toUpperCase()}${ch.slice(1)} was disabled automatically`;
     case 'key_enabled':
       return `Key ${c.keyIndex} of ${ch} is enabled again`;
+    case 'channel_low_balance':
+      return `The upstream balance of ${ch} is low: ${c.balance}`;
     default:
       return `${ch[0].toUpperCase()}${ch.slice(1)} is enabled again`;
   }
@@ -52,6 +55,7 @@ export const alertsArea = {
         channel_name: c.channelName,
         ...(c.keyIndex !== undefined ? { key_index: c.keyIndex } : {}),
         ...(c.reason ? { reason: c.reason } : {}),
+        ...(c.balance !== undefined ? { balance: c.balance } : {}),
       }),
     );
     deps.billing.ledger.onBalanceMoved((userId) => alerts.balanceMoved(userId));

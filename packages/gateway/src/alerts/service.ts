@@ -1,6 +1,6 @@
 /**
- * Alerts: operator alerts (a channel or one of its keys auto-disabled or enabled again, a task that
- * ended in an unknown outcome) and each user's low-balance alert, written to the `alerts` outbox —
+ * Alerts: operator alerts (a channel or one of its keys auto-disabled or enabled again, a channel's
+ * upstream balance low, a task that ended in an unknown outcome) and each user's low-balance alert, written to the `alerts` outbox —
  * one row per delivery (webhook, e-mail), whose id is the idempotency id every attempt carries.
  * Delivery is alerts/delivery.ts, on the one node holding the lease.
  *
@@ -24,6 +24,7 @@ export type AlertKind =
   | 'channel.auto_disabled'
   | 'channel.key_enabled'
   | 'channel.enabled'
+  | 'channel.low_balance'
   | 'task.unknown_outcome'
   | 'user.low_balance'
   | 'test';

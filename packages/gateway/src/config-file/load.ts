@@ -209,6 +209,7 @@ export function validateConfigDoc(
     input.test_model ??= null;
     input.max_concurrency ??= 0;
     input.max_input_tokens ??= 0;
+    input.tag ??= null;
     input.base_url ??= '';
     seen(channelNames, input.name!, join(at, 'name'), 'channel');
     out.channels.push({ input, at });

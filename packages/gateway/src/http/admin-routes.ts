@@ -115,6 +115,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
           type,
           status: st ? CHANNEL_STATUS[st] : undefined,
           group: r.str('group', { max: 64 }),
+          tag: r.str('tag', { max: 64 }),
         }),
       );
     });

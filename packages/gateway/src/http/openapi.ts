@@ -395,7 +395,49 @@ const schemas: Record<string, Schema> = {
     tested_at: nullable(int()),
     created_at: int(),
     updated_at: int(),
+    tag: nullable(str('a free label that bulk actions select by')),
+    balance: nullable(num("the upstream's balance as its vendor last reported it (USD, or CNY for Chinese vendors)")),
+    balance_updated_at: nullable(int()),
+    last_test: nullable(ref('ChannelTestAll')),
   }),
+  ChannelTestAll: obj(
+    {
+      at: int(),
+      results: arr(
+        obj({ model: str(), ok: bool(), status: int('upstream HTTP status; 0: no answer'), time_ms: int(), message: str() }, [
+          'model',
+          'ok',
+          'status',
+          'time_ms',
+          'message',
+        ]),
+      ),
+    },
+    ['at', 'results'],
+  ),
+  PublicPricing: obj(
+    {
+      groups: arr(obj({ group: str(), ratio: num() }, ['group', 'ratio'])),
+      models: arr(
+        obj(
+          {
+            model: str(),
+            groups: arr(str()),
+            prices: {
+              type: 'object',
+              description: 'group → price in that group (USD per 1M tokens, or per call), the group ratio applied',
+              additionalProperties: obj(
+                { input: nullable(num()), output: nullable(num()), cached_input: nullable(num()), per_request: nullable(num()) },
+                ['input', 'output', 'cached_input', 'per_request'],
+              ),
+            },
+          },
+          ['model', 'groups', 'prices'],
+        ),
+      ),
+    },
+    ['groups', 'models'],
+  ),
   ChannelInput: obj(
     {
       name: str(),
@@ -416,6 +458,7 @@ const schemas: Record<string, Schema> = {
       test_model: nullable(str()),
       max_concurrency: int(),
       max_input_tokens: int(),
+      tag: nullable(str()),
     },
     [],
     { additionalProperties: false },
@@ -1751,6 +1794,99 @@ function twoFactorPaths(admin: string): Record<string, Record<string, Schema>> {
   };
 }
 
+/** Channel chores at New API's paths (http/channel-chore-routes.ts) and the public pricing list. */
+function channelChorePaths(admin: string): Record<string, Record<string, Schema>> {
+  const tagBody = (extra: Record<string, Schema> = {}) => obj({ tag: str(), ...extra }, ['tag']);
+  return {
+    '/api/channel/update_balance/{id}': {
+      get: op(
+        'channels',
+        "Read the channel's upstream balance from its vendor's billing endpoint and store it",
+        envelope(obj({ balance: num(), balance_updated_at: int() }, ['balance', 'balance_updated_at'])),
+        { role: admin, params: [idParam] },
+      ),
+    },
+    '/api/channel/update_balance': {
+      get: op(
+        'channels',
+        'Read and store the balance of every enabled OpenAI-compatible channel; each result',
+        envelope(
+          arr(obj({ id: int(), name: str(), balance: nullable(num()), error: nullable(str()) }, ['id', 'name', 'balance', 'error'])),
+        ),
+        { role: admin },
+      ),
+    },
+    '/api/channel/fetch_models/{id}': {
+      get: op(
+        'channels',
+        "The upstream's model list (data), with what a sync would add to and remove from the channel's models",
+        obj({ success: bool(), message: str(), data: arr(str()), added: arr(str()), removed: arr(str()) }, [
+          'success',
+          'message',
+          'data',
+          'added',
+          'removed',
+        ]),
+        { role: admin, params: [idParam] },
+      ),
+    },
+    '/api/channel/tag/disabled': {
+      post: op('channels', 'Disable every channel of a tag; the ids changed', envelope(arr(int())), { role: admin, body: tagBody() }),
+    },
+    '/api/channel/tag/enabled': {
+      post: op('channels', 'Enable every channel of a tag; the ids changed', envelope(arr(int())), { role: admin, body: tagBody() }),
+    },
+    '/api/channel/tag': {
+      put: op('channels', 'Set the same fields on every channel of a tag; the channels changed', envelope(arr(ref('Channel'))), {
+        role: admin,
+        body: tagBody({
+          new_tag: nullable(str()),
+          priority: int(),
+          weight: int(),
+          models: arr(str()),
+          groups: arr(str()),
+          model_mapping: { type: 'object' },
+          header_override: { type: 'object' },
+          param_override: { type: 'object' },
+          test_model: nullable(str()),
+          key_mode: str(),
+        }),
+      }),
+    },
+    '/api/channel/copy/{id}': {
+      post: op('channels', 'Copy a channel under its name plus a suffix', envelope(ref('Channel')), {
+        role: admin,
+        params: [idParam, q('suffix', str('default _copy')), q('reset_balance', bool('default true'))],
+      }),
+    },
+    '/api/channel/batch': {
+      post: op('channels', 'Delete the channels with these ids; how many went', envelope(int()), {
+        role: admin,
+        body: obj({ ids: arr(int()) }, ['ids']),
+      }),
+    },
+    '/api/channel/disabled': {
+      delete: op('channels', 'Delete every disabled channel (by hand or automatically); how many went', envelope(int()), { role: admin }),
+    },
+    '/api/channel/{id}/test_all': {
+      post: op('channels', 'Test every model of a channel; kept as its last test', envelope(ref('ChannelTestAll')), {
+        role: admin,
+        params: [idParam],
+      }),
+    },
+    '/api/pricing': {
+      get: op(
+        'public',
+        'The models a visitor may call with their price per group (404 unless PublicPricingEnabled)',
+        envelope(ref('PublicPricing')),
+        {
+          security: 'none',
+        },
+      ),
+    },
+  };
+}
+
 export function buildOpenApi(serverUrl: string): Schema {
   const admin = 'admin',
     root = 'root';
@@ -1871,7 +2007,7 @@ export function buildOpenApi(serverUrl: string): Schema {
     '/api/channel': {
       get: op('channels', 'List channels', page('Channel'), {
         role: admin,
-        params: [...pagingParams, q('keyword', str()), q('type', str()), q('status', str()), q('group', str())],
+        params: [...pagingParams, q('keyword', str()), q('type', str()), q('status', str()), q('group', str()), q('tag', str())],
       }),
       post: op('channels', 'Create a channel', envelope(ref('Channel')), { role: admin, body: ref('ChannelInput') }),
     },
@@ -2403,6 +2539,7 @@ export function buildOpenApi(serverUrl: string): Schema {
   Object.assign(paths, ssoPaths(admin));
   Object.assign(paths, mcpPaths(admin));
   Object.assign(paths, twoFactorPaths(admin));
+  Object.assign(paths, channelChorePaths(admin));
   return {
     openapi: '3.1.0',
     info: {

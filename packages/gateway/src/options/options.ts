@@ -80,6 +80,21 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
     default: (c) => String(c.config.relayProbeIntervalMs / 1000),
     doc: 'Seconds between probe rounds over auto-disabled channels and keys. Default: RELAY_PROBE_INTERVAL_SECONDS.',
   },
+  AutoEnableMaxBackoffSeconds: {
+    type: 'int',
+    default: '3600',
+    doc: 'Longest wait between two probes of one auto-disabled channel or key: each failed probe doubles the wait (from AutoEnableProbeSeconds) up to this.',
+  },
+  ChannelBalanceAlertThreshold: {
+    type: 'number',
+    default: '0',
+    doc: "An upstream balance read below this (in the vendor's currency) raises the operator alert channel.low_balance once, until it is read at or above it again. 0 turns it off.",
+  },
+  PublicPricingEnabled: {
+    type: 'bool',
+    default: 'false',
+    doc: 'Serve the models and their prices per group to visitors without a login: GET /api/pricing and the console page /pricing.',
+  },
   CooldownOn429Seconds: {
     type: 'int',
     default: '60',

@@ -15,6 +15,7 @@ export interface ChannelFilter {
   type?: number;
   status?: number;
   group?: string;
+  tag?: string;
 }
 
 export class ChannelStore {
@@ -31,6 +32,7 @@ export class ChannelStore {
     if (f.type !== undefined) base = base.where('type', '=', f.type);
     if (f.status !== undefined) base = base.where('status', '=', f.status);
     if (f.group) base = base.where('groups', 'like', `%${JSON.stringify(f.group)}%`);
+    if (f.tag) base = base.where('tag', '=', f.tag);
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const rows = await base.selectAll().orderBy('priority', 'desc').orderBy('id', 'asc').limit(limit).offset(offset).execute();
     return { rows, total: Number(total.n) };
@@ -85,5 +87,40 @@ export class ChannelStore {
 
   async remove(id: number): Promise<void> {
     await this.db.deleteFrom('channels').where('id', '=', id).execute();
+  }
+
+  /** Every channel of a tag. */
+  byTag(tag: string): Promise<Selectable<ChannelRow>[]> {
+    return this.db.selectFrom('channels').selectAll().where('tag', '=', tag).orderBy('id').execute();
+  }
+
+  /** The channels disabled by hand or automatically (status 2 or 3). */
+  disabled(): Promise<Selectable<ChannelRow>[]> {
+    return this.db.selectFrom('channels').selectAll().where('status', 'in', [2, 3]).orderBy('id').execute();
+  }
+
+  /** Deletes channels by id; returns how many went. */
+  async removeMany(ids: readonly number[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const r = await this.db
+      .deleteFrom('channels')
+      .where('id', 'in', ids as number[])
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
+  /** Records the upstream balance its vendor reported. */
+  async setBalance(id: number, balance: number, at: number): Promise<void> {
+    await this.db.updateTable('channels').set({ balance, balance_updated_at: at }).where('id', '=', id).execute();
+  }
+
+  /** Keeps the results of the last "test all models" (JSON) with the test time. */
+  async setLastTest(id: number, lastTest: string, at: number): Promise<void> {
+    await this.db.updateTable('channels').set({ last_test: lastTest, tested_at: at }).where('id', '=', id).execute();
+  }
+
+  /** Writes the recovery probe's back-off (JSON, or null when nothing is disabled). */
+  async setRecovery(id: number, recovery: string | null): Promise<void> {
+    await this.db.updateTable('channels').set({ recovery }).where('id', '=', id).execute();
   }
 }

@@ -67,12 +67,14 @@ export interface RuntimeChannel {
 
 /** A change of a channel's (or one key's) health, as written to the database. */
 export interface HealthChange {
-  kind: 'key_auto_disabled' | 'channel_auto_disabled' | 'key_enabled' | 'channel_enabled';
+  kind: 'key_auto_disabled' | 'channel_auto_disabled' | 'key_enabled' | 'channel_enabled' | 'channel_low_balance';
   channelId: number;
   channelName: string;
   /** The key's index (key events). */
   keyIndex?: number;
   reason?: string;
+  /** The balance read (channel_low_balance). */
+  balance?: number;
 }
 
 export interface Pick {
@@ -285,6 +287,11 @@ export class ChannelIndex {
   /** Adds a listener of the health changes this node writes (see the module comment). */
   onHealth(fn: (c: HealthChange) => void): void {
     this.healthListeners.push(fn);
+  }
+
+  /** Tells the listeners of a change written elsewhere (a low upstream balance). */
+  announce(change: HealthChange): void {
+    this.emitHealth([change]);
   }
 
   private emitHealth(changes: HealthChange[]): void {

@@ -1,10 +1,9 @@
 /**
- * Channel test calls and the background probe that brings auto-disabled keys and channels back.
+ * Channel test calls (the recovery probe, relay/recovery.ts, sends them too).
  * A test sends a one-token chat request (or a tiny embedding for embedding models) with one key.
  */
-import type { Core } from '../core.ts';
 import { GatewayError, fail } from '../platform/errors.ts';
-import type { ChannelIndex, RuntimeChannel } from './channels.ts';
+import type { RuntimeChannel } from './channels.ts';
 import { encodeRequest, decodeRequest, UnusableKeyError, upstreamErrorMessage, upstreamErrorType } from './providers/index.ts';
 import { applyParamOverride, channelFormat, prepareUpstream, upstreamModel, type RelayKind } from './providers/endpoint.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
@@ -79,27 +78,4 @@ export async function testKey(
 export function firstUsableKey(ch: RuntimeChannel): number {
   for (let i = 0; i < ch.keys.length; i++) if (!ch.keyState[String(i)]) return i;
   return 0;
-}
-
-/** Probes every auto-disabled key (and auto-disabled channel) once; re-enables those that answer. */
-export async function probeOnce(core: Core, channels: ChannelIndex, pools: UpstreamPools): Promise<number> {
-  let recovered = 0;
-  for (const ch of channels.all()) {
-    if (ch.status === 2) continue;
-    const keys = Object.entries(ch.keyState)
-      .filter(([, s]) => s.status === 'auto_disabled')
-      .map(([i]) => Number(i));
-    if (ch.status === 3 && keys.length === 0) keys.push(0);
-    for (const i of keys) {
-      if (i >= ch.keys.length) continue;
-      const r = await testKey(pools, ch, i, undefined, core.outbound.google);
-      if (r.ok) {
-        await channels.enableKey(ch.id, i);
-        recovered++;
-      } else {
-        core.log.debug({ channelId: ch.id, keyIndex: i, status: r.status }, 'probe: key still failing');
-      }
-    }
-  }
-  return recovered;
 }

@@ -1,5 +1,6 @@
 /**
- * The relay area: channels at runtime, the model-call hot path, channel tests and the recovery probe.
+ * The relay area: channels at runtime, the model-call hot path, channel tests, the recovery probe and
+ * the chores that ask an upstream itself (balance, model list, a test of every model).
  */
 import { Guardrails } from './guardrails.ts';
 import type { Core } from '../core.ts';
@@ -11,7 +12,11 @@ import { ChannelIndex, CHANNELS_REVISION } from './channels.ts';
 import { Relay } from './relay.ts';
 import { RealtimeRelay } from './realtime.ts';
 import { ResponsesSockets } from './responses-socket.ts';
-import { probeOnce, testKey, firstUsableKey, type TestResult } from './health.ts';
+import { testKey, firstUsableKey, type TestResult } from './health.ts';
+import { probeDue } from './recovery.ts';
+import { ChannelChores, modelDiff } from './channel-chores.ts';
+import { ChannelStore } from './channel-store.ts';
+import type { AuditActor, AuditLog } from '../logs/audit.ts';
 import { fail } from '../platform/errors.ts';
 import { RelayPolicy } from './policy.ts';
 import { QuotaAllowances } from '../billing/allowance.ts';
@@ -42,13 +47,29 @@ export interface RelayService {
   testChannel(id: number, model?: string): Promise<TestResult>;
   /** Rounds of the background probe this node ran (one node of a deployment probes: the lease holder). */
   probeRounds: number;
-  /** Probes auto-disabled keys and channels now; returns how many recovered. */
+  /** Probes the auto-disabled keys and channels that are due now (relay/recovery.ts); returns how many recovered. */
   probe(): Promise<number>;
+  /** Reads a channel's upstream balance and stores it; alerts when it falls below ChannelBalanceAlertThreshold. */
+  updateBalance(id: number, actor: AuditActor): Promise<{ balance: number; balance_updated_at: number }>;
+  /** The upstream's model list and what a sync would add to and remove from the channel's. */
+  fetchModels(id: number): Promise<{ models: string[]; added: string[]; removed: string[] }>;
+  /** Tests every model of a channel and keeps the results as its last test. */
+  testAllModels(
+    id: number,
+  ): Promise<{ at: number; results: Array<{ model: string; ok: boolean; status: number; time_ms: number; message: string }> }>;
 }
+
+/** Audit actions of the health changes (actor: the system). */
+const HEALTH_AUDIT = {
+  key_auto_disabled: 'channel.key_auto_disable',
+  channel_auto_disabled: 'channel.auto_disable',
+  key_enabled: 'channel.key_auto_enable',
+  channel_enabled: 'channel.auto_enable',
+} as const;
 
 export const relayArea = {
   name: 'relay',
-  async init(core: Core, deps: { options: Options; billing: Billing; accounts: Accounts }): Promise<RelayService> {
+  async init(core: Core, deps: { options: Options; billing: Billing; accounts: Accounts; audit?: AuditLog }): Promise<RelayService> {
     const channels = new ChannelIndex(core);
     const policy = new RelayPolicy(core, channels, deps.options);
     const logs = new LogWriter(core, undefined, (row) => policy.logs(row.type));
@@ -75,9 +96,35 @@ export const relayArea = {
     const realtime = new RealtimeRelay(relayDeps);
     const sockets = new ResponsesSockets(core, (call) => relay.handle(call), deps.accounts.rateLimits);
     await core.cache.register(CHANNELS_REVISION, () => channels.load());
+    // Every automatic change of a channel's or key's state is audited (the system as actor).
+    channels.onHealth((c) => {
+      if (c.kind === 'channel_low_balance' || !deps.audit) return;
+      const key = c.keyIndex !== undefined ? { key_index: c.keyIndex } : {};
+      const off = c.kind.endsWith('disabled');
+      void deps.audit
+        .record(
+          null,
+          HEALTH_AUDIT[c.kind],
+          { type: 'channel', id: c.channelId },
+          { ...key, status: off ? 'enabled' : 'auto_disabled' },
+          { ...key, status: off ? 'auto_disabled' : 'enabled', ...(c.reason ? { reason: c.reason } : {}) },
+        )
+        .catch((e) => core.log.warn({ err: (e as Error).message }, 'health change not audited'));
+    });
+    const chores = new ChannelChores(pools, core.outbound.google);
+    const runtime = async (id: number) => {
+      let ch = channels.get(id);
+      if (!ch) {
+        await channels.load();
+        ch = channels.get(id);
+      }
+      if (!ch) throw fail('channel_not_found', `no relay channel ${id}`);
+      return ch;
+    };
     let probing: Promise<number> | null = null;
     const probe = () => {
-      probing ??= probeOnce(core, channels, pools).finally(() => {
+      const schedule = { intervalMs: policy.probeIntervalMs(), maxBackoffMs: policy.probeMaxBackoffMs() };
+      probing ??= probeDue(core, channels, pools, schedule).finally(() => {
         probing = null;
       });
       return probing;
@@ -94,13 +141,48 @@ export const relayArea = {
       allowances,
       probe,
       probeRounds: 0,
-      async testChannel(id, model) {
-        let ch = channels.get(id);
-        if (!ch) {
-          await channels.load();
-          ch = channels.get(id);
+      async updateBalance(id, actor) {
+        const ch = await runtime(id);
+        const store = new ChannelStore(core.h);
+        const before = await store.byId(id);
+        const balance = await chores.balance(ch);
+        const at = Date.now();
+        await store.setBalance(id, balance, at);
+        const prev = before?.balance === null || before?.balance === undefined ? null : Number(before.balance);
+        await deps.audit?.record(actor, 'channel.balance', { type: 'channel', id }, { balance: prev }, { balance });
+        const threshold = policy.channelBalanceThreshold();
+        // Once per crossing: a balance read below the threshold when the last one was not (or there was none).
+        if (threshold > 0 && balance < threshold && (prev === null || prev >= threshold)) {
+          channels.announce({
+            kind: 'channel_low_balance',
+            channelId: id,
+            channelName: ch.name,
+            balance,
+            reason: `balance ${balance} below ${threshold}`,
+          });
         }
-        if (!ch) throw fail('channel_not_found', `no relay channel ${id}`);
+        return { balance, balance_updated_at: at };
+      },
+      async fetchModels(id) {
+        const ch = await runtime(id);
+        const models = await chores.models(ch);
+        return { models, ...modelDiff(ch.models, models, ch.modelMapping) };
+      },
+      async testAllModels(id) {
+        const ch = await runtime(id);
+        const results = (await chores.testAll(ch)).map((r) => ({
+          model: r.model,
+          ok: r.ok,
+          status: r.status,
+          time_ms: r.timeMs,
+          message: r.message.slice(0, 500),
+        }));
+        const at = Date.now();
+        await new ChannelStore(core.h).setLastTest(id, JSON.stringify({ at, results }), at);
+        return { at, results };
+      },
+      async testChannel(id, model) {
+        const ch = await runtime(id);
         const r = await testKey(pools, ch, firstUsableKey(ch), model, core.outbound.google);
         await channels.recordTest(id, r.timeMs);
         return r;

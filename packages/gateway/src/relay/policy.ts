@@ -127,6 +127,16 @@ export class RelayPolicy {
     return Math.max(MIN_PROBE_MS, this.num('AutoEnableProbeSeconds', this.core.config.relayProbeIntervalMs / 1000) * 1000);
   }
 
+  /** The longest wait between two probes of one auto-disabled key (the back-off doubles up to it). */
+  probeMaxBackoffMs(): number {
+    return Math.max(this.probeIntervalMs(), this.num('AutoEnableMaxBackoffSeconds', 3600) * 1000);
+  }
+
+  /** An upstream balance below this raises the low-balance alert (0: never). */
+  channelBalanceThreshold(): number {
+    return this.num('ChannelBalanceAlertThreshold', 0);
+  }
+
   /** Node-local quota allowances (billing/allowance.ts). */
   allowance(): AllowanceSettings {
     return parseAllowance(`${this.raw('QuotaAllowanceEnabled')}\n${this.raw('QuotaAllowanceLeaseSeconds')}`);

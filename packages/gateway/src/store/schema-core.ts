@@ -110,6 +110,15 @@ export interface ChannelRow {
   tested_at: number | null;
   created_at: number;
   updated_at: number;
+  /** A free label bulk actions select by (`/api/channel/tag/*`). */
+  tag: string | null;
+  /** The upstream's balance as its vendor last reported it (the vendor's currency). */
+  balance: number | null;
+  balance_updated_at: number | null;
+  /** JSON: the last "test all models" `{at, results: [{model, ok, status, time_ms, message}]}`. */
+  last_test: string | null;
+  /** JSON: the recovery probe's back-off `{<key index>: {failures, next_at}}` (relay/recovery.ts). */
+  recovery: string | null;
 }
 
 export interface PriceRow {

@@ -1,7 +1,7 @@
 /** Where the console sends a caller whose session ended: the login page, with the way back. */
 
 /** Pages a signed-out visitor may open. */
-export const PUBLIC_PATHS = ['/login', '/signup', '/forgot-password', '/reset-password', '/verify-email'];
+export const PUBLIC_PATHS = ['/login', '/signup', '/forgot-password', '/reset-password', '/verify-email', '/pricing'];
 
 const HINT = 'gatehouse_signed_in';
 

@@ -28,6 +28,7 @@ export const router = createBrowserRouter([
   { path: '/forgot-password', ...page(styled(() => import('../pages/signup/ForgotPasswordPage'))) },
   { path: '/reset-password', ...page(styled(() => import('../pages/signup/ResetPasswordPage'))) },
   { path: '/verify-email', ...page(styled(() => import('../pages/signup/VerifyEmailPage'))) },
+  { path: '/pricing', ...page(styled(() => import('../pages/pricing/PublicPricingPage'))) },
   {
     path: '/',
     ...page(styled(() => import('./Layout'))),

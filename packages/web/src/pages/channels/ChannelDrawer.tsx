@@ -1,5 +1,5 @@
-/** One channel's health: status and reason, last test, and each key with its state and a switch. */
-import { Code, Drawer, Group, Stack, Switch, Table, Text } from '@mantine/core';
+/** One channel's health: status and reason, last test (and each model's of the last test of all), each key with its state and a switch. */
+import { Badge, Code, Drawer, Group, Stack, Switch, Table, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { call, client } from '../../api/client';
@@ -58,6 +58,36 @@ export function ChannelDrawer({ id, onClose }: { id: number | null; onClose: () 
             <Text size="sm">
               {t('channels.models')}: {(c.models ?? []).join(', ') || '—'}
             </Text>
+            {c.last_test && (
+              <Table aria-label={t('channels.lastTestAll', { time: fmtTime(c.last_test.at) })}>
+                <Table.Caption>{t('channels.lastTestAll', { time: fmtTime(c.last_test.at) })}</Table.Caption>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th scope="col">{t('channels.model')}</Table.Th>
+                    <Table.Th scope="col">{t('channels.status')}</Table.Th>
+                    <Table.Th scope="col">{t('channels.responseTime')}</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {c.last_test.results.map((r) => (
+                    <Table.Tr key={r.model}>
+                      <Table.Td>{r.model}</Table.Td>
+                      <Table.Td>
+                        <Badge color={r.ok ? 'green' : 'red'} variant="light">
+                          {r.ok ? t('channels.ok') : t('channels.failed')}
+                        </Badge>
+                        {!r.ok && (
+                          <Text size="xs" c="dimmed">
+                            {r.status} · {r.message}
+                          </Text>
+                        )}
+                      </Table.Td>
+                      <Table.Td>{fmtMs(r.time_ms)}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            )}
             <Table aria-label={t('channels.keys')}>
               <Table.Thead>
                 <Table.Tr>

@@ -53,6 +53,7 @@ interface Values {
   param_override: string;
   status: string;
   test_model: string;
+  tag: string;
   preset: string;
   account_id: string;
   api_version: string;
@@ -82,6 +83,7 @@ function initial(c: Channel | null): Values {
     param_override: stringifyJson(c?.param_override),
     status: c?.status ?? 'enabled',
     test_model: c?.test_model ?? '',
+    tag: c?.tag ?? '',
     preset: typeof s.preset === 'string' ? s.preset : '',
     account_id: typeof s.account_id === 'string' ? s.account_id : '',
     api_version: typeof s.api_version === 'string' ? s.api_version : '',
@@ -205,6 +207,7 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
         param_override: parseJsonObject(x.param_override),
         status: x.status,
         test_model: x.test_model.trim() || null,
+        tag: x.tag.trim() || null,
         settings: settingsOf(x, channel),
         ...(x.keys.trim()
           ? {
@@ -359,6 +362,7 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
           {...form.getInputProps('status')}
         />
         <TextInput label={t('channels.testModel')} {...form.getInputProps('test_model')} />
+        <TextInput label={t('channels.tag')} description={t('channels.tagHint')} maxLength={64} {...form.getInputProps('tag')} />
       </SimpleGrid>
       <JsonField
         label={t('channels.modelMapping')}

@@ -1,6 +1,8 @@
 /**
  * Channels (admin): list with health (status and reason, per-key state), create and edit with the
- * fields of each type, test one or all, enable and disable, per-key switches in the detail drawer.
+ * fields of each type, test one or all (or every model of one), enable and disable, per-key switches in
+ * the detail drawer; the upstream's balance and model list, copies, tags enabled or disabled together,
+ * every disabled channel deleted.
  */
 import { ActionIcon, Badge, Button, Group, Menu, Text, TextInput, Tooltip } from '@mantine/core';
 import { useForm } from '@mantine/form';
@@ -18,16 +20,18 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { compact, usePagedQuery } from '../../components/usePagedQuery';
 import { useApiMutation } from '../../components/useApiMutation';
 import { fmtMs, fmtTime } from '../../lib/format';
+import { ModelSyncModal } from './ModelSyncModal';
+import { TagEditModal } from './TagEditModal';
 import { ChannelDrawer } from './ChannelDrawer';
 import { ChannelForm } from './ChannelForm';
 import { TestAllModal } from './TestAllModal';
 import { CHANNEL_TYPES, type Channel } from './types';
 
-type Filters = { keyword: string; type: string; status: string; group: string };
+type Filters = { keyword: string; type: string; status: string; group: string; tag: string };
 
 export default function ChannelsPage() {
   const { t } = useTranslation();
-  const list = usePagedQuery<Channel, Filters>('channels', { keyword: '', type: '', status: '', group: '' }, (q) =>
+  const list = usePagedQuery<Channel, Filters>('channels', { keyword: '', type: '', status: '', group: '', tag: '' }, (q) =>
     call(client.GET('/api/channel', { params: { query: compact(q) } })),
   );
   const filters = useForm<Filters>({ initialValues: list.filters });
@@ -36,6 +40,35 @@ export default function ChannelsPage() {
   const [detail, setDetail] = useState<number | null>(null);
   const [testAll, testAllModal] = useDisclosure();
   const [deleting, setDeleting] = useState<Channel | null>(null);
+  const [syncing, setSyncing] = useState<Channel | null>(null);
+  const [purging, setPurging] = useState(false);
+  const [tagEditing, setTagEditing] = useState<string | null>(null);
+  const balance = useApiMutation((c: Channel) => call(client.GET('/api/channel/update_balance/{id}', { params: { path: { id: c.id } } })), {
+    invalidate: ['channels', 'channel'],
+    notifyError: true,
+    success: (d) => t('channels.balanceRead', { balance: d.balance }),
+  });
+  const testModels = useApiMutation((c: Channel) => call(client.POST('/api/channel/{id}/test_all', { params: { path: { id: c.id } } })), {
+    invalidate: ['channels', 'channel'],
+    notifyError: true,
+    success: (d) => t('channels.modelsTested', { ok: d.results.filter((r) => r.ok).length, total: d.results.length }),
+    onSuccess: (_d, c) => setDetail(c.id),
+  });
+  const copy = useApiMutation((c: Channel) => call(client.POST('/api/channel/copy/{id}', { params: { path: { id: c.id } } })), {
+    invalidate: ['channels'],
+    notifyError: true,
+    success: (d) => t('channels.copied', { name: d.name }),
+  });
+  const tagStatus = useApiMutation(
+    (v: { tag: string; enabled: boolean }) =>
+      call(client.POST(v.enabled ? '/api/channel/tag/enabled' : '/api/channel/tag/disabled', { body: { tag: v.tag } })),
+    { invalidate: ['channels', 'channel'], notifyError: true, success: t('common.saved') },
+  );
+  const purge = useApiMutation(() => call(client.DELETE('/api/channel/disabled')), {
+    invalidate: ['channels'],
+    notifyError: true,
+    success: (n) => t('channels.purged', { count: n }),
+  });
 
   const test = useApiMutation((c: Channel) => call(client.POST('/api/channel/{id}/test', { params: { path: { id: c.id } }, body: {} })), {
     invalidate: ['channels'],
@@ -101,6 +134,28 @@ export default function ChannelsPage() {
       ),
     },
     { key: 'groups', header: t('channels.groups'), render: (c) => (c.groups ?? []).join(', ') },
+    {
+      key: 'tag',
+      header: t('channels.tag'),
+      render: (c) =>
+        c.tag ? (
+          <Badge variant="light" tt="none">
+            {c.tag}
+          </Badge>
+        ) : (
+          ''
+        ),
+    },
+    {
+      key: 'balance',
+      header: t('channels.balance'),
+      numeric: true,
+      render: (c) => (
+        <Tooltip label={fmtTime(c.balance_updated_at)} disabled={!c.balance_updated_at}>
+          <span>{c.balance == null ? '—' : c.balance.toFixed(2)}</span>
+        </Tooltip>
+      ),
+    },
     { key: 'priority', header: t('channels.priority'), numeric: true, render: (c) => c.priority },
     { key: 'weight', header: t('channels.weight'), numeric: true, render: (c) => c.weight },
     {
@@ -136,6 +191,23 @@ export default function ChannelsPage() {
             </Menu.Target>
             <Menu.Dropdown>
               <Menu.Item onClick={() => setDetail(c.id)}>{t('common.details')}</Menu.Item>
+              <Menu.Item onClick={() => testModels.mutate(c)}>{t('channels.testModels')}</Menu.Item>
+              {c.type_name === 'openai' && <Menu.Item onClick={() => balance.mutate(c)}>{t('channels.updateBalance')}</Menu.Item>}
+              {['openai', 'gemini', 'anthropic'].includes(c.type_name ?? '') && (
+                <Menu.Item onClick={() => setSyncing(c)}>{t('channels.syncModels')}</Menu.Item>
+              )}
+              <Menu.Item onClick={() => copy.mutate(c)}>{t('channels.copy')}</Menu.Item>
+              {c.tag && (
+                <>
+                  <Menu.Item onClick={() => setTagEditing(c.tag!)}>{t('channels.editTag', { tag: c.tag })}</Menu.Item>
+                  <Menu.Item onClick={() => tagStatus.mutate({ tag: c.tag!, enabled: true })}>
+                    {t('channels.enableTag', { tag: c.tag })}
+                  </Menu.Item>
+                  <Menu.Item onClick={() => tagStatus.mutate({ tag: c.tag!, enabled: false })}>
+                    {t('channels.disableTag', { tag: c.tag })}
+                  </Menu.Item>
+                </>
+              )}
               <Menu.Item
                 onClick={() => {
                   setEditing(c);
@@ -163,6 +235,9 @@ export default function ChannelsPage() {
   return (
     <>
       <PageHeader title={t('nav.channels')}>
+        <Button variant="default" color="red" onClick={() => setPurging(true)}>
+          {t('channels.deleteDisabled')}
+        </Button>
         <Button variant="default" leftSection={<IconPlayerPlay size={16} />} onClick={testAllModal.open}>
           {t('channels.testAll')}
         </Button>
@@ -189,11 +264,22 @@ export default function ChannelsPage() {
           {...filters.getInputProps('status')}
         />
         <TextInput label={t('channels.group')} {...filters.getInputProps('group')} />
+        <TextInput label={t('channels.tag')} {...filters.getInputProps('tag')} />
       </FilterBar>
       <DataTable label={t('nav.channels')} columns={columns} rowKey={(c) => c.id} onRowClick={(c) => setDetail(c.id)} {...list.table} />
       {formOpen && <ChannelForm channel={editing} onClose={form.close} />}
       <ChannelDrawer id={detail} onClose={() => setDetail(null)} />
       {testAll && <TestAllModal onClose={testAllModal.close} />}
+      {tagEditing !== null && <TagEditModal tag={tagEditing} onClose={() => setTagEditing(null)} />}
+      {syncing && <ModelSyncModal channel={syncing} onClose={() => setSyncing(null)} />}
+      <ConfirmDialog
+        opened={purging}
+        onClose={() => setPurging(false)}
+        title={t('channels.deleteDisabled')}
+        confirmLabel={t('common.delete')}
+        message={t('channels.confirmDeleteDisabled')}
+        onConfirm={() => purge.mutate(undefined)}
+      />
       <ConfirmDialog
         opened={!!deleting}
         onClose={() => setDeleting(null)}
