@@ -8,7 +8,7 @@ import type { Changes } from './changes.ts';
 import { UserAdmin } from './users.ts';
 import { KeyAdmin } from './keys.ts';
 import { ChannelAdmin, type ChannelBindingCheck } from './channels.ts';
-import type { SchemaField } from '../tasks/billing/expr.ts';
+import type { SchemaField } from '../billing/expr.ts';
 import { checkChannelBinding, type ChannelBindingSettings } from '../tasks/runtime/channels.ts';
 import type { PluginsService } from '../tasks/runtime/index.ts';
 import type { Billing } from '../billing/index.ts';

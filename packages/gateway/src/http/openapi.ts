@@ -493,9 +493,11 @@ const schemas: Record<string, Schema> = {
       requests: int(),
       errors: int(),
       tokens: int('prompt + completion'),
-      quota: int(),
+      quota: int('revenue: what callers were charged'),
+      upstream_cost: int("what the calls cost upstream: list price × the channel's cost_ratio"),
+      margin: int('quota − upstream_cost'),
     },
-    ['key', 'label', 'requests', 'errors', 'tokens', 'quota'],
+    ['key', 'label', 'requests', 'errors', 'tokens', 'quota', 'upstream_cost', 'margin'],
   ),
   UsageReport: obj(
     {

@@ -26,7 +26,9 @@ export const DIMS = ['', 'all', 'user', 'key', 'model', 'channel'] as const;
 export type Dim = (typeof DIMS)[number];
 
 const KEY_COLUMNS = ['dim', 'hour', 'user_id', 'key_id', 'model', 'channel_id'] as const;
-const SUM_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', 'latency_ms', ...LAT_COLUMNS];
+const SUM_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', 'latency_ms', ...LAT_COLUMNS, 'upstream_cost'];
+/** Where the upstream cost of the calls (list price × the channel's cost ratio) is summed. */
+const UPSTREAM_COST = SUM_COLUMNS.length - 1;
 const COLUMNS = [...KEY_COLUMNS, ...SUM_COLUMNS];
 
 /** The log fields a roll-up reads. */
@@ -42,6 +44,7 @@ export interface RollupSource {
   quota?: number;
   latency_ms?: number;
   content?: string | null;
+  upstream_cost?: number;
 }
 
 export interface RollupRow {
@@ -101,6 +104,7 @@ function contribution(r: RollupSource): number[] | null {
     const ms = Math.max(0, Number(r.latency_ms ?? 0));
     s[5] = ms;
     s[6 + bucketOf(ms)] = 1;
+    s[UPSTREAM_COST] = Number(r.upstream_cost ?? 0);
   }
   return s;
 }
@@ -205,8 +209,9 @@ export async function rollupHours(
 export async function rollupGroups(db: DbOrTx, col: string, where: RawBuilder<unknown>, limit: number) {
   const c = sql.ref(col);
   return (
-    await sql<{ k: string | number; requests: number; errors: number; tokens: number; quota: number }>`
-    select ${c} as k, sum(requests) as requests, sum(errors) as errors, sum(prompt_tokens) + sum(completion_tokens) as tokens, sum(quota) as quota
+    await sql<{ k: string | number; requests: number; errors: number; tokens: number; quota: number; upstream_cost: number }>`
+    select ${c} as k, sum(requests) as requests, sum(errors) as errors, sum(prompt_tokens) + sum(completion_tokens) as tokens, sum(quota) as quota,
+      sum(upstream_cost) as upstream_cost
     from usage_hourly where ${where}
     group by ${c} order by sum(quota) desc, sum(requests) desc, ${c} asc limit ${limit}`.execute(db)
   ).rows;

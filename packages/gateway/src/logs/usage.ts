@@ -55,7 +55,12 @@ export interface UsageGroup {
   requests: number;
   errors: number;
   tokens: number;
+  /** Revenue: what callers were charged (quota units). */
   quota: number;
+  /** What the calls cost upstream: list price × the channel's cost ratio (quota units). */
+  upstream_cost: number;
+  /** quota − upstream_cost. */
+  margin: number;
 }
 
 export interface UsageReport {
@@ -202,6 +207,8 @@ export class UsageReports {
         errors: Number(x.errors),
         tokens: Number(x.tokens),
         quota: Number(x.quota),
+        upstream_cost: Number(x.upstream_cost ?? 0),
+        margin: Number(x.quota) - Number(x.upstream_cost ?? 0),
       }));
     }
     return {

@@ -55,6 +55,8 @@ export interface RuntimeChannel {
   headerOverride: Record<string, string>;
   paramOverride: Record<string, unknown>;
   settings: Record<string, unknown>;
+  /** What the operator pays the vendor relative to list prices (the upstream cost of its calls). */
+  costRatio: number;
   /** 1 enabled, 2 disabled by hand, 3 auto-disabled. */
   status: number;
   testModel: string | null;
@@ -184,6 +186,7 @@ export class ChannelIndex {
       headerOverride: obj<Record<string, string>>(r.header_override, {}),
       paramOverride: obj<Record<string, unknown>>(r.param_override, {}),
       settings,
+      costRatio: r.cost_ratio === undefined || r.cost_ratio === null ? 1 : Number(r.cost_ratio),
       status: Number(r.status),
       testModel: r.test_model,
       rr: 0,

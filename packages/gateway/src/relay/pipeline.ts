@@ -15,7 +15,7 @@
 import type { Admission } from '../accounts/rate-limits.ts';
 import { ledgerGrant, type Grant } from '../billing/allowance.ts';
 import type { Payer } from '../billing/ledger.ts';
-import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
+import type { CallFacts, ModelPrice, TokenUsage } from '../billing/prices.ts';
 import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
 import type { GatewayError } from '../platform/errors.ts';
 import { affinityKey } from './affinity.ts';
@@ -84,6 +84,8 @@ export interface PipelineCall extends SettledCall {
   inputBound: number;
   /** The body marks prompt-cache breakpoints (relay/estimate.ts). */
   cacheWrites: boolean;
+  /** What the price's rules read of the request: parameters, headers, hour, server tools' bounds. */
+  priceCall?: CallFacts;
 }
 
 /** What a call family supplies to the pipeline. */
@@ -210,6 +212,7 @@ export class Pipeline<C extends PipelineCall> {
         MIN_OUTPUT_TOKENS,
         available,
         ctx.cacheWrites,
+        ctx.priceCall,
       );
       if (out === null) break;
       ctx.maxOut = out;
@@ -491,6 +494,7 @@ export class Pipeline<C extends PipelineCall> {
       this.f.settleDeferMs(),
       other,
       this.f.logDetails(ctx, usage),
+      this.d.prices.upstreamCost(ctx.price, usage, ch.costRatio, ctx.priceCall),
     );
   }
 }
@@ -517,6 +521,7 @@ export function settleCall(
   deferMs: number,
   other: Record<string, unknown>,
   details: Record<string, unknown>,
+  upstreamCost = 0,
 ): void {
   const { call } = ctx;
   ctx.admission?.end(usage.inputTokens + usage.outputTokens);
@@ -545,6 +550,7 @@ export function settleCall(
         prompt_tokens: usage.inputTokens,
         completion_tokens: usage.outputTokens,
         cached_tokens: usage.cachedInputTokens ?? 0,
+        upstream_cost: upstreamCost,
         other: JSON.stringify({ ...other, ...extra, ...overMax, ...details }),
       }),
     );

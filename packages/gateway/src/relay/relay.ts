@@ -15,6 +15,8 @@
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
 import type { TokenUsage } from '../billing/prices.ts';
+import { callFacts, readsCall } from '../billing/call-facts.ts';
+import { ruleUsageDetails } from '../billing/price-rules.ts';
 import { countTokens, TokenCounter } from '../billing/tokens.ts';
 import { echo, GatewayError, fail, foreignError } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
@@ -116,6 +118,8 @@ export interface RelayCall {
   scan?: BodyScan;
   /** The caller's vendor headers (`anthropic-version`, `anthropic-beta`; OpenAI's session ids and betas), sent to upstreams of the caller's vendor. */
   vendorHeaders?: Record<string, string>;
+  /** The request's headers (read by a price's expression, never its credentials: billing/call-facts.ts). */
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 /** One chat, completions or embeddings call as the pipeline runs it. */
@@ -146,8 +150,8 @@ export class Relay {
       holds: true,
       attempt: (ctx, ch, key) => this.attempt(ctx, ch, key),
       sticky: () => true,
-      reserveOf: (ctx, u) => reserveCost(d.prices, ctx.price, u, ctx.call.principal.group, ctx.cacheWrites),
-      cost: (ctx, u) => d.prices.cost(ctx.price, u, ctx.call.principal.group),
+      reserveOf: (ctx, u) => reserveCost(d.prices, ctx.price, u, ctx.call.principal.group, ctx.cacheWrites, ctx.priceCall),
+      cost: (ctx, u) => d.prices.cost(ctx.price, u, ctx.call.principal.group, ctx.priceCall),
       logDetails: (ctx, u) => ({
         ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}),
         ...(ctx.canonical?.dropped.length ? { dropped: ctx.canonical.dropped.slice(0, 20) } : {}),
@@ -155,6 +159,7 @@ export class Relay {
         reasoning_tokens: u.reasoningTokens,
         cache_write_tokens: u.cacheWriteTokens,
         ...(u.cacheWrite1hTokens ? { cache_write_1h_tokens: u.cacheWrite1hTokens } : {}),
+        ...ruleUsageDetails(u),
       }),
       // With other calls in flight the settle waits a little to share their commit; alone, it commits
       // now, while the caller reads the answer, instead of on the next call's path.
@@ -316,6 +321,7 @@ export class Relay {
       maxOut: null,
       extensions: 0,
       admission: null,
+      ...(readsCall(price?.rules) ? { priceCall: callFacts(body, call.headers, Date.now()) } : {}),
     };
     this.active++;
     try {
@@ -820,6 +826,7 @@ function injectField(raw: Buffer, key: string, value: number): Buffer {
 
 function fullUsage(u: Partial<Usage>): Usage {
   return {
+    ...u,
     inputTokens: u.inputTokens ?? 0,
     outputTokens: u.outputTokens ?? 0,
     cachedInputTokens: u.cachedInputTokens ?? 0,

@@ -26,6 +26,7 @@ import * as m024 from './024_two_factor.ts';
 import * as m025 from './025_call_pages.ts';
 import * as m026 from './026_log_search.ts';
 import * as m027 from './027_sso_changed_by.ts';
+import * as m028 from './028_price_rules.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -50,6 +51,7 @@ const STEPS: Record<string, Step> = {
   '025_call_pages': m025,
   '026_log_search': m026,
   '027_sso_changed_by': m027,
+  '028_price_rules': m028,
 };
 
 /** Brings the schema to the latest migration (or, given `upTo`, to that one: tests of an upgrade). */
