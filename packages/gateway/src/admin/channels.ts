@@ -34,6 +34,7 @@ const CHANNEL_FIELDS = [
   'status_reason',
   'settings',
   'test_model',
+  'cost_ratio',
 ];
 const KEY_MODES = ['random', 'round_robin'] as const;
 export const CHANNEL_STATUS = { enabled: 1, disabled: 2, auto_disabled: 3 } as const;
@@ -64,6 +65,8 @@ export interface ChannelInput {
   status_reason?: string | null;
   settings?: Obj;
   test_model?: string | null;
+  /** What the operator pays the vendor relative to list prices (1 = list). */
+  cost_ratio?: number;
 }
 
 export interface ChannelKeyView {
@@ -96,6 +99,7 @@ export interface ChannelView {
   status_reason: string | null;
   settings: Obj;
   test_model: string | null;
+  cost_ratio: number;
   response_time_ms: number | null;
   tested_at: number | null;
   created_at: number;
@@ -174,6 +178,7 @@ export class ChannelAdmin {
       status_reason: r.status_reason,
       settings: jsonObj(r.settings),
       test_model: r.test_model,
+      cost_ratio: r.cost_ratio === undefined || r.cost_ratio === null ? 1 : Number(r.cost_ratio),
       response_time_ms: r.response_time_ms === null ? null : Number(r.response_time_ms),
       tested_at: r.tested_at === null ? null : Number(r.tested_at),
       created_at: Number(r.created_at),
@@ -224,6 +229,7 @@ export class ChannelAdmin {
     if (r.has('status_reason') || r.obj.status_reason === null) out.status_reason = r.nullableStr('status_reason', { max: 1000 });
     out.settings = r.object('settings');
     if (r.has('test_model') || r.obj.test_model === null) out.test_model = r.nullableStr('test_model', { max: 191 });
+    out.cost_ratio = r.num('cost_ratio', { min: 0, max: 100 });
     for (const k of Object.keys(out) as (keyof ChannelInput)[]) if (out[k] === undefined) delete out[k];
     return out;
   }
@@ -372,6 +378,7 @@ export class ChannelAdmin {
         status_reason: input.status_reason ?? null,
         settings: stableJson(c.settings),
         test_model: input.test_model ?? null,
+        cost_ratio: input.cost_ratio ?? 1,
         response_time_ms: null,
         tested_at: null,
         created_at: now,
@@ -444,6 +451,7 @@ export class ChannelAdmin {
     if (input.status_reason !== undefined) diff('status_reason', input.status_reason);
     if (input.settings !== undefined) diff('settings', stableJson(input.settings));
     if (input.test_model !== undefined) diff('test_model', input.test_model);
+    if (input.cost_ratio !== undefined) diff('cost_ratio', input.cost_ratio);
     if (Object.keys(set).length === 0) return { view: this.view(cur), changed: false };
     set.updated_at = Date.now();
     try {

@@ -13,6 +13,7 @@ import { checkChannelBinding, type ChannelBindingSettings } from '../tasks/runti
 import type { PluginsService } from '../tasks/runtime/index.ts';
 import type { Billing } from '../billing/index.ts';
 import { PriceAdmin } from './prices.ts';
+import { PriceCatalog } from './price-catalog.ts';
 import type { OptionsAdmin } from './options.ts';
 import { LogAdmin } from './logs.ts';
 import type { AuditLog } from '../logs/audit.ts';
@@ -27,6 +28,8 @@ export interface Admin {
   keys: KeyAdmin;
   channels: ChannelAdmin;
   prices: PriceAdmin;
+  /** The list-price catalog: adoption and the price editor's preview. */
+  priceCatalog: PriceCatalog;
   options: OptionsAdmin;
   logs: LogAdmin;
   usage: UsageReports;
@@ -55,6 +58,17 @@ export function createAdmin(core: Core, deps: AdminDeps): Admin {
     g === 'user' ? new UserStore(core.h).names(ids) : g === 'key' ? new KeyStore(core.h).names(ids) : new ChannelStore(core.h).names(ids);
   const bindingCheck: ChannelBindingCheck = (ch, opts) =>
     checkChannelBinding(plugins.current(), ch.type, ch.settings as ChannelBindingSettings, opts);
+  const prices = new PriceAdmin(
+    core,
+    changes,
+    (model) => {
+      const sep = model.indexOf('::');
+      if (sep <= 0) return null;
+      const plugin = plugins.current().plugins.get(model.slice(0, sep));
+      return (plugin?.usageSchemaFor(model.slice(sep + 2)).schema as Record<string, SchemaField> | undefined) ?? null;
+    },
+    audit,
+  );
   return {
     changes,
     audit,
@@ -67,17 +81,8 @@ export function createAdmin(core: Core, deps: AdminDeps): Admin {
     ),
     keys: new KeyAdmin(core, changes, audit, () => billing.budgets),
     channels: new ChannelAdmin(core, changes, () => bindingCheck, audit),
-    prices: new PriceAdmin(
-      core,
-      changes,
-      (model) => {
-        const sep = model.indexOf('::');
-        if (sep <= 0) return null;
-        const plugin = plugins.current().plugins.get(model.slice(0, sep));
-        return (plugin?.usageSchemaFor(model.slice(sep + 2)).schema as Record<string, SchemaField> | undefined) ?? null;
-      },
-      audit,
-    ),
+    prices,
+    priceCatalog: new PriceCatalog(core, prices),
     options: deps.options,
     logs: new LogAdmin(core),
     usage: new UsageReports(core, names),

@@ -9,6 +9,7 @@
  */
 import type { Core } from '../core.ts';
 import { PriceStore } from './price-store.ts';
+import type { PriceRow } from '../store/schema-core.ts';
 import {
   emptyRules,
   expressionBoundUsd,
@@ -63,24 +64,7 @@ export class PriceBook {
     const store = new PriceStore(this.core.h);
     const [rows, ratios] = await Promise.all([store.all(), store.ratios()]);
     const next = new Map<string, ModelPrice>();
-    for (const r of rows) {
-      const input = r.input === null ? 0 : Number(r.input);
-      const base = {
-        input,
-        output: r.output === null ? 0 : Number(r.output),
-        cachedInput: r.cached_input === null ? input : Number(r.cached_input),
-        cacheWrite5m: r.cache_write_5m === null ? input * CACHE_WRITE_5M_FACTOR : Number(r.cache_write_5m),
-        cacheWrite1h: r.cache_write_1h === null ? input * CACHE_WRITE_1H_FACTOR : Number(r.cache_write_1h),
-      };
-      // A task price (`<plugin>::<model>`) keeps its expression for the task catalog; a model call's is its rule.
-      const expression = r.model.includes('::') ? null : r.expression;
-      next.set(r.model, {
-        model: r.model,
-        ...base,
-        perRequest: r.per_request === null ? null : Number(r.per_request),
-        rules: resolveRules(r.rules ?? null, expression, base),
-      });
-    }
+    for (const r of rows) next.set(r.model, modelPriceOf(r));
     this.prices = next;
     this.ratios = new Map(ratios.map((r) => [r.group_name, Number(r.ratio)]));
   }
@@ -149,6 +133,26 @@ export function chargesOutput(price: ModelPrice | null): boolean {
     r.tiers.some((t) => t.output > 0) ||
     [r.audioOutput, r.imageOutput, r.reasoning].some((v) => v !== null && v > 0)
   );
+}
+
+/** The price of a stored row (or of one being edited: the price editor's preview). */
+export function modelPriceOf(r: Omit<PriceRow, 'updated_at'>): ModelPrice {
+  const input = r.input === null ? 0 : Number(r.input);
+  const base = {
+    input,
+    output: r.output === null ? 0 : Number(r.output),
+    cachedInput: r.cached_input === null ? input : Number(r.cached_input),
+    cacheWrite5m: r.cache_write_5m === null ? input * CACHE_WRITE_5M_FACTOR : Number(r.cache_write_5m),
+    cacheWrite1h: r.cache_write_1h === null ? input * CACHE_WRITE_1H_FACTOR : Number(r.cache_write_1h),
+  };
+  // A task price (`<plugin>::<model>`) keeps its expression for the task catalog; a model call's is its rule.
+  const expression = r.model.includes('::') ? null : r.expression;
+  return {
+    model: r.model,
+    ...base,
+    perRequest: r.per_request === null ? null : Number(r.per_request),
+    rules: resolveRules(r.rules ?? null, expression, base),
+  };
 }
 
 /** Default prices of prompt-cache writes, as multiples of the input price (Anthropic's). */
