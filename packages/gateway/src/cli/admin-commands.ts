@@ -490,7 +490,9 @@ const price = sub(
       const body = { ...(a.pos.length ? { models: a.pos } : {}), overwrite: hasFlag(a, 'overwrite') };
       const { data } = await api.call<{ imported: string[]; kept: string[] }>('POST', '/api/price/import', body);
       if (hasFlag(a, 'json')) return printJson(data);
-      out(`Imported ${data.imported.length} price(s) from the catalog; kept ${data.kept.length} already set${data.kept.length ? ` (${data.kept.join(', ')}; --overwrite replaces them)` : ''}`);
+      out(
+        `Imported ${data.imported.length} price(s) from the catalog; kept ${data.kept.length} already set${data.kept.length ? ` (${data.kept.join(', ')}; --overwrite replaces them)` : ''}`,
+      );
     },
     async list(a) {
       const api = Api.from(a);

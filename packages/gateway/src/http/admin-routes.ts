@@ -174,7 +174,9 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     api.put('/api/price', adminOnly, setPrice);
     api.post('/api/price', adminOnly, setPrice);
     api.get('/api/price/catalog', adminOnly, async () => ok(await admin.priceCatalog.list()));
-    api.post('/api/price/import', adminOnly, async (req) => ok(await admin.priceCatalog.import(admin.priceCatalog.parseImport(req.body), req.user)));
+    api.post('/api/price/import', adminOnly, async (req) =>
+      ok(await admin.priceCatalog.import(admin.priceCatalog.parseImport(req.body), req.user)),
+    );
     api.post('/api/price/preview', adminOnly, async (req) => ok(await admin.priceCatalog.preview(req.body)));
     api.get('/api/price/*', anyUser, async (req) => ok(await admin.prices.get(decodeURIComponent((req.params as Obj)['*'] as string))));
     api.delete('/api/price/*', adminOnly, async (req) => {

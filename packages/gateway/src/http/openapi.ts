@@ -45,7 +45,11 @@ const PRICE_RULES: Record<string, Schema> = {
   reasoning: num('USD per 1M reasoning tokens (default: output)'),
   web_search: num('USD per 1,000 web searches the upstream reports'),
   server_tools: { type: 'object', additionalProperties: { type: 'number' }, description: 'USD per 1,000 calls, by server tool' },
-  service_tiers: { type: 'object', additionalProperties: { type: 'number' }, description: 'multiplier of the token cost by the service tier the upstream reports' },
+  service_tiers: {
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    description: 'multiplier of the token cost by the service tier the upstream reports',
+  },
 };
 
 const envelope = (data: Schema): Schema => obj({ success: bool(), message: str(), data }, ['success', 'message', 'data']);
@@ -431,7 +435,7 @@ const schemas: Record<string, Schema> = {
       status_reason: nullable(str()),
       settings: { type: 'object' },
       test_model: nullable(str()),
-      cost_ratio: num("what the operator pays the vendor relative to list prices (0.8: a fifth off); 1 when not given"),
+      cost_ratio: num('what the operator pays the vendor relative to list prices (0.8: a fifth off); 1 when not given'),
     },
     [],
     { additionalProperties: false },
@@ -1772,21 +1776,36 @@ export function buildOpenApi(serverUrl: string): Schema {
       }),
     },
     '/api/price/catalog': {
-      get: op('prices', 'The list-price catalog: every entry with its source and date, and whether the price book has the model', envelope(arr(ref('CatalogEntry'))), {
-        role: admin,
-      }),
+      get: op(
+        'prices',
+        'The list-price catalog: every entry with its source and date, and whether the price book has the model',
+        envelope(arr(ref('CatalogEntry'))),
+        {
+          role: admin,
+        },
+      ),
     },
     '/api/price/import': {
-      post: op('prices', "Adopt the catalog's prices (all, or `models`); prices already set are kept unless `overwrite`", envelope(ref('CatalogImport')), {
-        role: admin,
-        body: obj({ models: arr(str()), overwrite: bool() }, [], { additionalProperties: false }),
-      }),
+      post: op(
+        'prices',
+        "Adopt the catalog's prices (all, or `models`); prices already set are kept unless `overwrite`",
+        envelope(ref('CatalogImport')),
+        {
+          role: admin,
+          body: obj({ models: arr(str()), overwrite: bool() }, [], { additionalProperties: false }),
+        },
+      ),
     },
     '/api/price/preview': {
-      post: op('prices', 'What a call with a given usage would cost at a price being edited (`price`) or a saved one (`model`)', envelope(ref('PricePreview')), {
-        role: admin,
-        body: ref('PricePreviewInput'),
-      }),
+      post: op(
+        'prices',
+        'What a call with a given usage would cost at a price being edited (`price`) or a saved one (`model`)',
+        envelope(ref('PricePreview')),
+        {
+          role: admin,
+          body: ref('PricePreviewInput'),
+        },
+      ),
     },
     '/api/price/{model}': {
       get: op('prices', 'Price of one model', envelope(ref('Price')), {

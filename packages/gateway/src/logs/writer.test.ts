@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { COLUMNS, logValues } from './writer.ts';
 import type { NewLog } from './writer.ts';
 
-test('logValues reads every column, in the order of COLUMNS, with null for what a row leaves out', () => {
+test('logValues reads every column, in the order of COLUMNS, with null for what a row leaves out (0 for its upstream cost)', () => {
   const row = Object.fromEntries(COLUMNS.map((c, i) => [c, `v${i}`])) as unknown as NewLog;
   assert.deepEqual(
     logValues(row),
     COLUMNS.map((_, i) => `v${i}`),
   );
   const sparse = { created_at: 1, type: 'consume' } as NewLog;
-  assert.deepEqual(logValues(sparse), [1, 'consume', ...COLUMNS.slice(2).map(() => null)]);
+  assert.deepEqual(logValues(sparse), [1, 'consume', ...COLUMNS.slice(2).map((c) => (c === 'upstream_cost' ? 0 : null))]);
 });
