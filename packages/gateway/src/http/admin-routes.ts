@@ -247,7 +247,8 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     api.get('/api/usage', adminOnly, async (req) => ok(await admin.usage.query(parseUsageQuery(q(req), false))));
     api.get('/api/usage/self', anyUser, async (req) => {
       const p = parseUsageQuery(q(req), true);
-      return ok(await admin.usage.query({ ...p, filter: { ...p.filter, userId: req.user!.id } }));
+      // A user's own report leaves out what the calls cost the operator upstream.
+      return ok(await admin.usage.query({ ...p, filter: { ...p.filter, userId: req.user!.id } }, false));
     });
   });
 }

@@ -590,10 +590,10 @@ const schemas: Record<string, Schema> = {
       errors: int(),
       tokens: int('prompt + completion'),
       quota: int('revenue: what callers were charged'),
-      upstream_cost: int("what the calls cost upstream: list price × the channel's cost_ratio"),
-      margin: int('quota − upstream_cost'),
+      upstream_cost: int("what the calls cost upstream: list price × the channel's cost_ratio (administrators' report only)"),
+      margin: int("quota − upstream_cost (administrators' report only)"),
     },
-    ['key', 'label', 'requests', 'errors', 'tokens', 'quota', 'upstream_cost', 'margin'],
+    ['key', 'label', 'requests', 'errors', 'tokens', 'quota'],
   ),
   UsageReport: obj(
     {

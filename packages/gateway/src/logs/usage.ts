@@ -57,10 +57,10 @@ export interface UsageGroup {
   tokens: number;
   /** Revenue: what callers were charged (quota units). */
   quota: number;
-  /** What the calls cost upstream: list price × the channel's cost ratio (quota units). */
-  upstream_cost: number;
+  /** What the calls cost upstream: list price × the channel's cost ratio (quota units); administrators' reports only. */
+  upstream_cost?: number;
   /** quota − upstream_cost. */
-  margin: number;
+  margin?: number;
 }
 
 export interface UsageReport {
@@ -169,7 +169,8 @@ export class UsageReports {
     return sql.join(conds, sql` and `);
   }
 
-  async query(q: UsageQuery): Promise<UsageReport> {
+  /** `withCosts`: the groups carry their upstream cost and margin (administrators' reports). */
+  async query(q: UsageQuery, withCosts = true): Promise<UsageReport> {
     const db = this.core.h.db;
     const where = this.where(q.filter, q.from, q.to);
     // A dimension has one row per hour and value: read the rows (the sums are made below, in the
@@ -207,8 +208,7 @@ export class UsageReports {
         errors: Number(x.errors),
         tokens: Number(x.tokens),
         quota: Number(x.quota),
-        upstream_cost: Number(x.upstream_cost ?? 0),
-        margin: Number(x.quota) - Number(x.upstream_cost ?? 0),
+        ...(withCosts ? { upstream_cost: Number(x.upstream_cost ?? 0), margin: Number(x.quota) - Number(x.upstream_cost ?? 0) } : {}),
       }));
     }
     return {

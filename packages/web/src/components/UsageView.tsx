@@ -55,6 +55,8 @@ export function UsageView({
 }) {
   const { t } = useTranslation();
   const { totals, series, groups } = report;
+  // Administrators' reports carry what the calls cost upstream: revenue, cost and margin side by side.
+  const costs = groups.some((g) => g.upstream_cost !== undefined);
   const data = series.map((p) => ({
     t: fmtBucket(p.t, bucket),
     [t('usage.requests')]: p.requests,
@@ -158,8 +160,18 @@ export function UsageView({
                 {t('usage.tokens')}
               </Table.Th>
               <Table.Th scope="col" ta="right">
-                {t('usage.spend')}
+                {costs ? t('usage.revenue') : t('usage.spend')}
               </Table.Th>
+              {costs && (
+                <>
+                  <Table.Th scope="col" ta="right">
+                    {t('usage.upstreamCost')}
+                  </Table.Th>
+                  <Table.Th scope="col" ta="right">
+                    {t('usage.margin')}
+                  </Table.Th>
+                </>
+              )}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -170,11 +182,17 @@ export function UsageView({
                 <Table.Td ta="right">{fmtInt(g.errors)}</Table.Td>
                 <Table.Td ta="right">{fmtInt(g.tokens)}</Table.Td>
                 <Table.Td ta="right">{fmtQuota(g.quota, perUsd)}</Table.Td>
+                {costs && (
+                  <>
+                    <Table.Td ta="right">{fmtQuota(g.upstream_cost ?? 0, perUsd)}</Table.Td>
+                    <Table.Td ta="right">{fmtQuota(g.margin ?? 0, perUsd)}</Table.Td>
+                  </>
+                )}
               </Table.Tr>
             ))}
             {groups.length === 0 && (
               <Table.Tr>
-                <Table.Td colSpan={5}>
+                <Table.Td colSpan={costs ? 7 : 5}>
                   <Text c="dimmed" ta="center">
                     {t('usage.noData')}
                   </Text>

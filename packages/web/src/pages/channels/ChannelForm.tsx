@@ -46,6 +46,7 @@ interface Values {
   groups: string[];
   priority: number | string;
   weight: number | string;
+  cost_ratio: number | string;
   model_mapping: string;
   header_override: string;
   param_override: string;
@@ -71,6 +72,7 @@ function initial(c: Channel | null): Values {
     groups: c?.groups ?? ['default'],
     priority: c?.priority ?? 0,
     weight: c?.weight ?? 1,
+    cost_ratio: c?.cost_ratio ?? 1,
     model_mapping: stringifyJson(c?.model_mapping),
     header_override: stringifyJson(c?.header_override),
     param_override: stringifyJson(c?.param_override),
@@ -159,6 +161,7 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
       groups: v.required,
       priority: (x) => (Number.isInteger(Number(x)) ? null : t('validation.number')),
       weight: (x) => v.nonNegative(x),
+      cost_ratio: (x) => v.nonNegative(x),
       model_mapping: v.jsonObject,
       header_override: v.jsonObject,
       param_override: v.jsonObject,
@@ -177,6 +180,7 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
         groups: x.groups,
         priority: Number(x.priority),
         weight: Number(x.weight),
+        cost_ratio: x.cost_ratio === '' ? 1 : Number(x.cost_ratio),
         model_mapping: parseJsonObject(x.model_mapping),
         header_override: parseJsonObject(x.header_override),
         param_override: parseJsonObject(x.param_override),
@@ -285,6 +289,13 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
           allowDecimal={false}
           min={0}
           {...form.getInputProps('weight')}
+        />
+        <NumberInput
+          label={t('channels.costRatio')}
+          description={t('channels.costRatioHint')}
+          min={0}
+          decimalScale={4}
+          {...form.getInputProps('cost_ratio')}
         />
       </SimpleGrid>
       <ListField label={t('channels.models')} description={t('channels.listHint')} {...form.getInputProps('models')} />
