@@ -97,7 +97,9 @@ export class PriceCatalog {
         out.kept.push(e.model);
         continue;
       }
-      await this.prices.set(catalogPrice(e), actor);
+      // Checked as any price the API is given.
+      const { rules, ...rates } = catalogPrice(e);
+      await this.prices.set(this.prices.parse({ ...rates, ...rules }), actor);
       out.imported.push(e.model);
     }
     return out;
