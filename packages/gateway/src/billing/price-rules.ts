@@ -337,14 +337,17 @@ export function parseRules(r: Reader): RulesInput | null {
       const above = tr.num('above_input_tokens', { required: true, min: 0, max: TOKEN_CEILING, int: true })!;
       if (above <= last) throw fieldError(tr.path('above_input_tokens'), 'must be greater than the tier before');
       last = above;
-      return {
+      const tier: NonNullable<RulesInput['tiers']>[number] = {
         above_input_tokens: above,
         input: tr.num('input', { required: true, min: 0, max: 1e9 })!,
         output: tr.num('output', { required: true, min: 0, max: 1e9 })!,
-        cached_input: tr.nullableNum('cached_input', { min: 0, max: 1e9 }) ?? null,
-        cache_write_5m: tr.nullableNum('cache_write_5m', { min: 0, max: 1e9 }) ?? null,
-        cache_write_1h: tr.nullableNum('cache_write_1h', { min: 0, max: 1e9 }) ?? null,
       };
+      // Rates not given follow the tier's input as the base rates follow theirs.
+      for (const k of ['cached_input', 'cache_write_5m', 'cache_write_1h'] as const) {
+        const v = tr.nullableNum(k, { min: 0, max: 1e9 });
+        if (v !== undefined && v !== null) tier[k] = v;
+      }
+      return tier;
     });
     if (!out.tiers.length) delete out.tiers;
   }
