@@ -4,7 +4,7 @@
  * change bumps `prices`.
  */
 import { validateExpression, type SchemaField } from '../billing/expr.ts';
-import { compileModelExpression, parseRules, RULE_FIELDS, type RulesInput } from '../billing/price-rules.ts';
+import { compileModelExpression, isModelExpression, parseRules, RULE_FIELDS, type RulesInput } from '../billing/price-rules.ts';
 import type { Core } from '../core.ts';
 import { echo, fail } from '../platform/errors.ts';
 import type { PriceRow } from '../store/schema-core.ts';
@@ -98,9 +98,11 @@ export class PriceAdmin {
     }
     if (out.expression !== null) {
       try {
-        // A task price (`<plugin>::<model>`) reads the plugin's usage facts; a model call's, its usage and request.
+        // A task price (`<plugin>::<model>`) reads the plugin's usage facts; a plain model's is a model
+        // call's (its usage and request) when it reads only those, else a task price by the model's name.
         if (m.includes('::')) validateExpression(out.expression, this.usageSchema(m));
-        else compileModelExpression(out.expression);
+        else if (isModelExpression(out.expression)) compileModelExpression(out.expression);
+        else validateExpression(out.expression, null);
       } catch (e) {
         throw fieldError(r.path('expression'), (e as Error).message);
       }

@@ -263,6 +263,15 @@ export function expressionBoundUsd(expr: Compiled, input: number, output: number
   return upperBound(expr.root, range) / 1e6;
 }
 
+/** Whether an expression reads only what a model call has (else it is a task's price, by a plain model name). */
+export function isModelExpression(source: string): boolean {
+  try {
+    return compile(source).facts.every((k) => EXPRESSION_FACTS.includes(k) || k.startsWith('param:') || k.startsWith('header:'));
+  } catch {
+    return true;
+  }
+}
+
 /**
  * Compiles a model call's expression and checks it when it is saved: it reads only the usage facts,
  * request parameters (`param()`), headers (`header()`) and the hour; it has an upper bound whatever
@@ -371,7 +380,8 @@ export function parseRules(r: Reader): RulesInput | null {
 /** The rule set of stored rules (`rules` JSON) and an expression, for base rates `base`. */
 export function resolveRules(raw: string | null, expression: string | null, base: Rates): RuleSet {
   const rules = emptyRules();
-  if (expression) {
+  // An expression reading a task's usage facts prices tasks of the model's name, not model calls.
+  if (expression && isModelExpression(expression)) {
     try {
       rules.expression = compile(expression);
     } catch {
