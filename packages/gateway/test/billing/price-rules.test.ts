@@ -61,10 +61,10 @@ before(async () => {
     type: ChannelType.anthropic,
     baseUrl: up.url,
     keys: ['sk-ant'],
-    models: ['claude-sonnet-4-5', 'bounded-claude'],
+    models: ['claude-sonnet-4-5', 'bounded-claude', 'expr-claude'],
   });
   await createChannel(gw, { type: ChannelType.gemini, baseUrl: up.url, keys: ['g-key'], models: ['gemini-2.5-pro'] });
-  const oa = await createChannel(gw, { baseUrl: up.url, models: ['gpt-5', 'gpt-4o-audio-preview'], name: 'resold' });
+  const oa = await createChannel(gw, { baseUrl: up.url, models: ['gpt-5', 'gpt-4o-audio-preview', 'expr-gpt'], name: 'resold' });
   await admin.ok('PUT', `/api/channel/${oa}`, { cost_ratio: 0.8 });
   const set = (p: Record<string, unknown>) => admin.ok('PUT', '/api/price', p);
   // Anthropic: $3 / $15 per MTok, over 200K input tokens $6 / $22.50 for the whole request; web search $10 per 1,000.
@@ -88,21 +88,24 @@ after(async () => {
   await up?.close();
 });
 
-/** The newest consume row of a user, once written. */
-async function lastCall(userId: number) {
+/** The newest consume row of a user, once the user has `count` of them. */
+async function lastCall(userId: number, count = 1) {
   await gw.services.relay.logs.flush();
-  return waitFor(
-    () =>
-      gw.core.h.db
+  const rows = await waitFor(
+    async () => {
+      const rs = await gw.core.h.db
         .selectFrom('logs')
         .selectAll()
         .where('user_id', '=', userId)
         .where('type', '=', 'consume')
         .orderBy('id', 'desc')
-        .executeTakeFirst(),
+        .execute();
+      return rs.length >= count ? rs : null;
+    },
     5000,
     'consume row',
   );
+  return rows[0];
 }
 
 test('a 250K-token call on Claude Sonnet 4.5 is priced whole at the long-context rates', async () => {
@@ -165,7 +168,7 @@ test('a flex call is billed at the flex multiplier, and its upstream cost at the
   assert.equal(Number(flex.quota), 8_125);
   assert.equal(Number(flex.upstream_cost), 6_500);
   await client.chat.completions.create({ model: 'gpt-5', max_completion_tokens: 2_000, messages: [{ role: 'user', content: 'hi' }] });
-  assert.equal(Number((await lastCall(c.userId)).quota), 16_250);
+  assert.equal(Number((await lastCall(c.userId, 2)).quota), 16_250);
   // The usage report's groups show revenue, upstream cost and margin per channel and per model.
   const now = Date.now();
   const rep = await admin.ok('GET', `/api/usage?from=${now - 3_600_000}&to=${now + 60_000}&group_by=model&user_id=${c.userId}`);
@@ -196,18 +199,13 @@ test('an audio call: audio tokens at the audio prices, the rest at the text pric
   assert.equal(Number((await lastCall(c.userId)).quota), 29_000);
 });
 
-test('50 concurrent calls: the reserve holds every rule at its bound, the balance never goes negative and ends exact', async () => {
-  // Every rule at once: a context tier, audio output (bounded, though this upstream bills none), three searches, the priority tier doubling the tokens.
-  await admin.ok('PUT', '/api/price', {
-    model: 'bounded-claude',
-    input: 3,
-    output: 15,
-    tiers: [{ above_input_tokens: 40, input: 6, output: 20 }],
-    audio_output: 80,
-    web_search: 10,
-    service_tiers: { priority: 2 },
-  });
-  // The upstream bills the most it may: its own count of the input (past the tier), every output token asked for, three searches, priority.
+/**
+ * 50 concurrent calls of `model` on a balance worth about a dozen, against an upstream that bills the
+ * most it may (its own count of 50 input tokens, every output token asked for, three searches, the
+ * priority tier); `perCall(max_tokens)` is what such a call costs. No call may leave a shortfall, and
+ * the balance must end at exactly what the calls were charged.
+ */
+async function fiftyAtOnce(model: string, perCall: (out: number) => number): Promise<void> {
   report = (r) => ({
     usage: {
       input_tokens: 50,
@@ -216,7 +214,6 @@ test('50 concurrent calls: the reserve holds every rule at its bound, the balanc
       service_tier: 'priority',
     },
   });
-  const perCall = (out: number) => Math.round(((50 * 6 + out * 20) * 2 + 30_000) * 0.5);
   const initial = perCall(200) * 12 + 777;
   const c = await createCaller(gw, { quota: initial });
   const client = new Anthropic({ apiKey: c.key, baseURL: gw.url, maxRetries: 0 });
@@ -224,7 +221,7 @@ test('50 concurrent calls: the reserve holds every rule at its bound, the balanc
   const results = await Promise.allSettled(
     Array.from({ length: 50 }, () =>
       client.messages.create({
-        model: 'bounded-claude',
+        model,
         max_tokens: 200,
         messages: [{ role: 'user', content: 'search' }],
         tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }],
@@ -247,4 +244,43 @@ test('50 concurrent calls: the reserve holds every rule at its bound, the balanc
   const final = await balance(gw, c.userId);
   assert.ok(final >= 0);
   assert.equal(final, initial - charged.reduce((a, b) => a + b, 0));
+}
+
+test('50 concurrent calls: the reserve holds every rule at its bound, the balance never goes negative and ends exact', async () => {
+  // Every rule at once: a context tier, audio output (bounded, though this upstream bills none), three searches, the priority tier doubling the tokens.
+  await admin.ok('PUT', '/api/price', {
+    model: 'bounded-claude',
+    input: 3,
+    output: 15,
+    tiers: [{ above_input_tokens: 40, input: 6, output: 20 }],
+    audio_output: 80,
+    web_search: 10,
+    service_tiers: { priority: 2 },
+  });
+  await fiftyAtOnce('bounded-claude', (out) => Math.round(((50 * 6 + out * 20) * 2 + 30_000) * 0.5));
+});
+
+test('50 concurrent calls priced by an expression: its bound is reserved, never a shortfall', async () => {
+  await admin.ok('PUT', '/api/price', {
+    model: 'expr-claude',
+    expression: 'u("len") > 40 ? u("p") * 6 + u("c") * 20 + u("web_search") * 10000 : u("p") * 3 + u("c") * 15',
+  });
+  await fiftyAtOnce('expr-claude', (out) => Math.round((50 * 6 + out * 20 + 30_000) * 0.5));
+});
+
+test('an expression over the usage, a request parameter and a header', async () => {
+  await admin.ok('PUT', '/api/price', {
+    model: 'expr-gpt',
+    expression: 'tier("base", u("p") * 2 + u("c") * 8) * (param("temperature") > 1 ? 2 : 1) + (header("x-tenant") == "vip" ? 0 : 1000)',
+  });
+  const c = await createCaller(gw);
+  report = () => ({ usage: { prompt_tokens: 1_000, completion_tokens: 100, total_tokens: 1_100 } });
+  const vip = new OpenAI({ apiKey: c.key, baseURL: `${gw.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-tenant': 'vip' } });
+  await vip.chat.completions.create({ model: 'expr-gpt', temperature: 1.5, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
+  // (1,000 × 2 + 100 × 8) × 2 per 1M = $0.0056 → 2,800 units.
+  assert.equal(Number((await lastCall(c.userId)).quota), 2_800);
+  const plain = new OpenAI({ apiKey: c.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  await plain.chat.completions.create({ model: 'expr-gpt', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
+  // 2,800 + 1,000 = 3,800 per 1M → 1,900 units.
+  assert.equal(Number((await lastCall(c.userId, 2)).quota), 1_900);
 });
