@@ -1,7 +1,8 @@
 /**
  * Editing a channel in the console keeps what the form does not show: a Vertex AI channel made through
  * the API with a region and a project is renamed on the Channels page; its region shows in the form,
- * and the saved channel still has both settings.
+ * and the saved channel still has both settings. The prompt cache of an Anthropic channel (its
+ * lifetime, then off) is set in the same form and saved as the channel's settings.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -63,4 +64,42 @@ test('renaming a Vertex AI channel in the console keeps its region and project',
   assert.equal(saved.name, 'vertex-renamed');
   assert.deepEqual(saved.settings, { region: 'us-east5', project_id: 'proj-settings' }, 'settings the form does not show are kept');
   problems.assertNone('channels: edit a Vertex channel');
+});
+
+test('the prompt cache of an Anthropic channel is set in the console: one-hour lifetime, then off', async () => {
+  const api = await Api.login(gw.url);
+  const made = await api.ok('POST', '/api/channel', {
+    name: 'claude-e2e',
+    type: 'anthropic',
+    keys: ['sk-ant-e2e'],
+    models: ['claude-e2e'],
+  });
+
+  const { page, problems } = await rootSession(browser, gw.url, L);
+  await navLink(page, L, 'nav.channels').click();
+  await expectPage(page, L, 'nav.channels');
+  const edit = async () => {
+    await page.getByRole('button', { name: tr(L, 'channels.moreNamed', { name: 'claude-e2e' }) }).click();
+    await page.getByRole('menuitem', { name: tr(L, 'common.edit') }).click();
+    return page.getByRole('dialog', { name: tr(L, 'channels.editTitle', { name: 'claude-e2e' }) });
+  };
+  let form = await edit();
+  assert.equal(
+    await form.getByLabel(label(L, 'channels.promptCache')).inputValue(),
+    tr(L, 'channels.promptCacheAuto'),
+    'automatic by default',
+  );
+  await form.getByLabel(label(L, 'channels.promptCacheTtl')).click();
+  await page.getByRole('option', { name: tr(L, 'channels.ttl1h') }).click();
+  await form.getByRole('button', { name: tr(L, 'common.save') }).click();
+  await form.waitFor({ state: 'hidden' });
+  assert.deepEqual((await api.ok('GET', `/api/channel/${made.id}`)).settings, { prompt_cache_ttl: '1h' });
+
+  form = await edit();
+  await form.getByLabel(label(L, 'channels.promptCache')).click();
+  await page.getByRole('option', { name: tr(L, 'channels.promptCacheOff') }).click();
+  await form.getByRole('button', { name: tr(L, 'common.save') }).click();
+  await form.waitFor({ state: 'hidden' });
+  assert.deepEqual((await api.ok('GET', `/api/channel/${made.id}`)).settings, { prompt_cache: 'off', prompt_cache_ttl: '1h' });
+  problems.assertNone('channels: prompt cache of an Anthropic channel');
 });

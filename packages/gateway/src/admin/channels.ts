@@ -12,6 +12,7 @@ import { ChannelStore } from '../relay/channel-store.ts';
 import type { ChannelRow } from '../store/schema-core.ts';
 import { CHANNEL_TYPE_NAMES, ChannelType, parseChannelType, isTaskChannelType } from '../relay/channel-types.ts';
 import { OPENAI_COMPATIBLE_PRESETS, presetRoot } from '../relay/providers/openai/presets.ts';
+import { PROMPT_CACHE_MODES, PROMPT_CACHE_TTLS } from '../relay/providers/cache-breakpoints.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
 import type { AuditLog } from '../logs/audit.ts';
@@ -286,6 +287,13 @@ export class ChannelAdmin {
           );
         }
       });
+    }
+    // Prompt-cache breakpoints on converted calls to Claude (relay/providers/cache-breakpoints.ts).
+    if (s.prompt_cache !== undefined && !(PROMPT_CACHE_MODES as readonly unknown[]).includes(s.prompt_cache)) {
+      throw fieldError(f('settings.prompt_cache'), `must be one of ${PROMPT_CACHE_MODES.join(', ')}`);
+    }
+    if (s.prompt_cache_ttl !== undefined && !(PROMPT_CACHE_TTLS as readonly unknown[]).includes(s.prompt_cache_ttl)) {
+      throw fieldError(f('settings.prompt_cache_ttl'), `must be one of ${PROMPT_CACHE_TTLS.join(', ')}`);
     }
     if (c.type === ChannelType.task_plugin) {
       if (typeof s.plugin !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,29}$/.test(s.plugin)) {

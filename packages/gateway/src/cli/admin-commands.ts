@@ -352,7 +352,7 @@ async function findChannel(api: Api, ref: string): Promise<Channel> {
 
 const channel = sub(
   'channel',
-  '  gatehouse channel add NAME --type openai|azure|anthropic|gemini|bedrock|vertex|task_plugin|gateway --key KEY [--key KEY2 | --key-stdin]\n        [--base-url URL] [--models a,b] [--groups default] [--priority N] [--weight N] [--preset deepseek]\n        [--api-version 2024-10-21] [--region us-east-1] [--plugin KEY] [--plugins a,b] [--mapping \'{"from":"to"}\']\n  gatehouse channel list\n  gatehouse channel test CHANNEL [--model M]\n  gatehouse channel disable CHANNEL [--reason TEXT]\n  gatehouse channel enable CHANNEL\n      (CHANNEL = id or name; --base-url: the upstream\'s address, /v1 is added unless it ends in a version such as /v1 or /v4)\n',
+  '  gatehouse channel add NAME --type openai|azure|anthropic|gemini|bedrock|vertex|task_plugin|gateway --key KEY [--key KEY2 | --key-stdin]\n        [--base-url URL] [--models a,b] [--groups default] [--priority N] [--weight N] [--preset deepseek]\n        [--api-version 2024-10-21] [--region us-east-1] [--prompt-cache auto|off] [--prompt-cache-ttl 5m|1h]\n        [--plugin KEY] [--plugins a,b] [--mapping \'{"from":"to"}\']\n  gatehouse channel list\n  gatehouse channel test CHANNEL [--model M]\n  gatehouse channel disable CHANNEL [--reason TEXT]\n  gatehouse channel enable CHANNEL\n      (CHANNEL = id or name; --base-url: the upstream\'s address, /v1 is added unless it ends in a version such as /v1 or /v4)\n',
   {
     async add(a) {
       const api = Api.from(a);
@@ -368,6 +368,8 @@ const channel = sub(
       if (flag(a, 'preset')) settings.preset = flag(a, 'preset');
       if (flag(a, 'api-version')) settings.api_version = flag(a, 'api-version');
       if (flag(a, 'region')) settings.region = flag(a, 'region');
+      if (flag(a, 'prompt-cache')) settings.prompt_cache = flag(a, 'prompt-cache');
+      if (flag(a, 'prompt-cache-ttl')) settings.prompt_cache_ttl = flag(a, 'prompt-cache-ttl');
       if (flag(a, 'plugin')) settings.plugin = flag(a, 'plugin');
       if (flag(a, 'plugins')) settings.plugins = csv(flag(a, 'plugins'));
       const body: Record<string, unknown> = { name: need(a.pos[0], 'NAME'), type: flag(a, 'type') ?? 'openai', keys, settings };

@@ -168,6 +168,16 @@ const limitInput = (): Record<string, Schema> => ({
   budget_period: nullable(str("the budget's period (UTC calendar, see BudgetUtcOffsetMinutes)", PERIODS)),
 });
 
+/** The prompt-cache figures of every usage series point, group and total (`/api/usage`, `/api/usage/self`). */
+const CACHE_USAGE: Record<string, Schema> = {
+  cached_tokens: int('prompt tokens read from the prompt cache'),
+  cache_write_tokens: int('prompt tokens written to the prompt cache'),
+  cache_write_quota: int('what the cache writes cost (quota units, at the prices of each call)'),
+  cache_saving_quota: int('what the cache reads saved against the uncached input price (quota units, at the prices of each call)'),
+  cache_hit_rate: nullable(num('cached_tokens ÷ prompt_tokens (null without prompt tokens)')),
+};
+const CACHE_USAGE_FIELDS = Object.keys(CACHE_USAGE);
+
 const schemas: Record<string, Schema> = {
   LoginSecondFactor: obj({ require_2fa: { const: true }, methods: arr(str(undefined, { enum: ['totp', 'passkey', 'recovery_code'] })) }, [
     'require_2fa',
@@ -579,8 +589,9 @@ const schemas: Record<string, Schema> = {
       quota: int(),
       p50_ms: nullable(int('latency median of model calls, from a histogram of log-scale buckets')),
       p95_ms: nullable(int()),
+      ...CACHE_USAGE,
     },
-    ['t', 'requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', 'p50_ms', 'p95_ms'],
+    ['t', 'requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', 'p50_ms', 'p95_ms', ...CACHE_USAGE_FIELDS],
   ),
   UsageGroup: obj(
     {
@@ -588,12 +599,14 @@ const schemas: Record<string, Schema> = {
       label: str('model, username, key name or channel name'),
       requests: int(),
       errors: int(),
+      prompt_tokens: int(),
       tokens: int('prompt + completion'),
       quota: int('revenue: what callers were charged'),
       upstream_cost: int("what the calls cost upstream: list price × the channel's cost_ratio (administrators' report only)"),
       margin: int("quota − upstream_cost (administrators' report only)"),
+      ...CACHE_USAGE,
     },
-    ['key', 'label', 'requests', 'errors', 'tokens', 'quota'],
+    ['key', 'label', 'requests', 'errors', 'prompt_tokens', 'tokens', 'quota', ...CACHE_USAGE_FIELDS],
   ),
   UsageReport: obj(
     {
@@ -611,8 +624,23 @@ const schemas: Record<string, Schema> = {
           quota_usd: num(),
           p50_ms: nullable(int()),
           p95_ms: nullable(int()),
+          ...CACHE_USAGE,
+          cache_write_usd: num('cache_write_quota in USD'),
+          cache_saving_usd: num('cache_saving_quota in USD'),
         },
-        ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', 'quota_usd', 'p50_ms', 'p95_ms'],
+        [
+          'requests',
+          'errors',
+          'prompt_tokens',
+          'completion_tokens',
+          'quota',
+          'quota_usd',
+          'p50_ms',
+          'p95_ms',
+          ...CACHE_USAGE_FIELDS,
+          'cache_write_usd',
+          'cache_saving_usd',
+        ],
       ),
       series: arr(ref('UsagePoint'), 'every bucket of the range, empty ones included'),
       groups: arr(ref('UsageGroup'), 'top groups by quota (empty without group_by)'),
@@ -898,6 +926,9 @@ const schemas: Record<string, Schema> = {
     prompt_tokens: int(),
     completion_tokens: int(),
     cached_tokens: int(),
+    cache_write_tokens: int(),
+    cache_write_quota: int('what the cache writes cost (quota units, at the prices of the call)'),
+    cache_saving_quota: int('what the cache reads saved against the uncached input price (quota units)'),
     quota: int(),
     latency_ms: int(),
     first_byte_ms: nullable(int()),

@@ -1,7 +1,7 @@
-/** Roll-up arithmetic: buckets, percentiles from histograms, what each log row adds to which dimension. */
+/** Roll-up arithmetic: buckets, percentiles from histograms, what each log row adds to which dimension (the prompt-cache sums too). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUCKETS, LATENCY_BOUNDS, bucketOf, percentile, rollup } from './rollup.ts';
+import { BUCKETS, CACHE_COLUMNS, LATENCY_BOUNDS, bucketOf, percentile, rollup } from './rollup.ts';
 
 test('bucketOf: lower bound inclusive, upper exclusive, last bucket open', () => {
   assert.equal(bucketOf(0), 0);
@@ -81,4 +81,18 @@ test('rollup: calls, errors, task reserve and settle, six dimensions per row, ho
   assert.deepEqual([full.user_id, full.key_id, full.model, full.channel_id], [1, 2, 'm', 3]);
   const byModel = rows.find((r) => r.dim === 'model' && r.hour === t0)!;
   assert.deepEqual([byModel.user_id, byModel.key_id, byModel.model, byModel.channel_id], [0, 0, 'm', 0]);
+});
+
+test('rollup: a model call adds its cache reads, writes, write spend and saving; other rows add none', () => {
+  const H = 3_600_000;
+  const t0 = 1_700_000_000_000 - (1_700_000_000_000 % H);
+  const call = { type: 'consume', user_id: 1, key_id: 2, model: 'm', channel_id: 3, prompt_tokens: 4000, completion_tokens: 1 };
+  const rows = rollup([
+    { ...call, created_at: t0, cached_tokens: 2000, cache_write_tokens: 1000, cache_write_quota: 2550, cache_saving_quota: 2700 },
+    { ...call, created_at: t0 + 1, cached_tokens: 500, cache_saving_quota: -10 },
+    { ...call, created_at: t0 + 2, type: 'task', content: 'task settle', quota: 5, cached_tokens: 99, cache_write_quota: 99 },
+  ]);
+  // The cache sums close each row's sums, in the order of CACHE_COLUMNS.
+  const cacheSums = (dim: string) => rows.find((x) => x.dim === dim && x.hour === t0)!.sums.slice(-CACHE_COLUMNS.length);
+  for (const dim of ['', 'all', 'user', 'key', 'model', 'channel']) assert.deepEqual(cacheSums(dim), [2500, 1000, 2550, 2690], dim);
 });

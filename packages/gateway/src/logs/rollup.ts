@@ -5,8 +5,9 @@
  *
  * What counts: model calls (`consume` and `error` rows: requests, errors, tokens, quota, latency) and
  * task movements (`task reserve` counts a request, `task settle` the quota charged; reserves and
- * refunds move no spend). Latency goes into a histogram of fixed log-scale buckets; p50/p95 are read
- * from summed histograms (`percentile`). The retention deletes roll-ups of old hours (`purgeRollups`).
+ * refunds move no spend). A model call also adds its prompt-cache reads and writes and what they cost
+ * and saved (quota units at the call's prices, as its log row records them). Latency goes into a
+ * histogram of fixed log-scale buckets; p50/p95 are read from summed histograms (`percentile`). The retention deletes roll-ups of old hours (`purgeRollups`).
  * Every statement on the table is here: the usage reports (logs/usage.ts) read through `rollupHours`
  * and `rollupGroups`.
  */
@@ -26,7 +27,21 @@ export const DIMS = ['', 'all', 'user', 'key', 'model', 'channel'] as const;
 export type Dim = (typeof DIMS)[number];
 
 const KEY_COLUMNS = ['dim', 'hour', 'user_id', 'key_id', 'model', 'channel_id'] as const;
-const SUM_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', 'latency_ms', ...LAT_COLUMNS, 'upstream_cost'];
+/** Prompt-cache reads and writes (tokens), the writes' cost and the reads' saving against the input price (quota units). */
+export const CACHE_COLUMNS = ['cached_tokens', 'cache_write_tokens', 'cache_write_quota', 'cache_saving_quota'] as const;
+const SUM_COLUMNS = [
+  'requests',
+  'errors',
+  'prompt_tokens',
+  'completion_tokens',
+  'quota',
+  'latency_ms',
+  ...LAT_COLUMNS,
+  ...CACHE_COLUMNS,
+  'upstream_cost',
+];
+/** Where the cache sums start in RollupRow.sums. */
+const CACHE_AT = 6 + BUCKETS;
 /** Where the upstream cost of the calls (list price × the channel's cost ratio) is summed. */
 const UPSTREAM_COST = SUM_COLUMNS.length - 1;
 const COLUMNS = [...KEY_COLUMNS, ...SUM_COLUMNS];
@@ -41,6 +56,10 @@ export interface RollupSource {
   channel_id?: number | null;
   prompt_tokens?: number;
   completion_tokens?: number;
+  cached_tokens?: number;
+  cache_write_tokens?: number;
+  cache_write_quota?: number;
+  cache_saving_quota?: number;
   quota?: number;
   latency_ms?: number;
   content?: string | null;
@@ -54,7 +73,7 @@ export interface RollupRow {
   key_id: number;
   model: string;
   channel_id: number;
-  /** requests, errors, prompt_tokens, completion_tokens, quota, latency_ms, then the buckets. */
+  /** requests, errors, prompt_tokens, completion_tokens, quota, latency_ms, the buckets, then the cache sums (CACHE_COLUMNS). */
   sums: number[];
 }
 
@@ -104,6 +123,10 @@ function contribution(r: RollupSource): number[] | null {
     const ms = Math.max(0, Number(r.latency_ms ?? 0));
     s[5] = ms;
     s[6 + bucketOf(ms)] = 1;
+    s[CACHE_AT] = Number(r.cached_tokens ?? 0);
+    s[CACHE_AT + 1] = Number(r.cache_write_tokens ?? 0);
+    s[CACHE_AT + 2] = Number(r.cache_write_quota ?? 0);
+    s[CACHE_AT + 3] = Number(r.cache_saving_quota ?? 0);
     s[UPSTREAM_COST] = Number(r.upstream_cost ?? 0);
   }
   return s;
@@ -156,8 +179,8 @@ export function prepareSqliteUpsert(conn: BetterSqlite3.Database): (r: RollupRow
   };
 }
 
-/** Rows per statement: PostgreSQL takes at most 65,535 parameters. */
-const CHUNK = 1000;
+/** Rows per statement: SQLite takes at most 32,766 parameters per statement (PostgreSQL and MySQL 65,535). */
+const CHUNK = Math.floor(32_766 / COLUMNS.length);
 
 /** Adds roll-up rows through Kysely (call inside the transaction that inserts their log rows). */
 export async function upsertRollups(db: DbOrTx, dialect: Dialect, rows: readonly RollupRow[]): Promise<void> {
@@ -205,13 +228,29 @@ export async function rollupHours(
   return (await q.execute(db)).rows;
 }
 
+/** The sums of a group (rollupGroups). */
+export interface GroupSums {
+  k: string | number;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  tokens: number;
+  quota: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
+  cache_write_quota: number;
+  cache_saving_quota: number;
+  upstream_cost: number;
+}
+
 /** The top `limit` values of column `col` by quota (then requests) among the rows that match `where`, with their sums. */
 export async function rollupGroups(db: DbOrTx, col: string, where: RawBuilder<unknown>, limit: number) {
   const c = sql.ref(col);
+  const cache = sql.join(CACHE_COLUMNS.map((x) => sql`sum(${sql.ref(x)}) as ${sql.ref(x)}`));
   return (
-    await sql<{ k: string | number; requests: number; errors: number; tokens: number; quota: number; upstream_cost: number }>`
-    select ${c} as k, sum(requests) as requests, sum(errors) as errors, sum(prompt_tokens) + sum(completion_tokens) as tokens, sum(quota) as quota,
-      sum(upstream_cost) as upstream_cost
+    await sql<GroupSums>`
+    select ${c} as k, sum(requests) as requests, sum(errors) as errors, sum(prompt_tokens) as prompt_tokens,
+      sum(prompt_tokens) + sum(completion_tokens) as tokens, sum(quota) as quota, ${cache}, sum(upstream_cost) as upstream_cost
     from usage_hourly where ${where}
     group by ${c} order by sum(quota) desc, sum(requests) desc, ${c} asc limit ${limit}`.execute(db)
   ).rows;

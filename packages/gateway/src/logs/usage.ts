@@ -5,18 +5,22 @@
  * one filter reads that dimension's rows (one per hour); anything else reads the full-key rows through
  * an index on (filter column, dim, hour).
  *
+ * Every series point, total and group carries the prompt cache's reads and writes (tokens), the hit
+ * rate (cached ÷ prompt tokens), the writes' cost and the reads' saving against the uncached input
+ * price (quota units, summed from each call's log row at the prices of that call).
+ *
  * Ranges are whole hours: an hour counts when it starts in [from rounded down to the hour, to). Day
  * buckets sum the hours whose start falls in the day at `tz_offset_minutes` east of UTC.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Core } from '../core.ts';
 import { Reader, fieldError, quotaToUsd, type Obj } from '../platform/validate.ts';
-import { BUCKETS, HOUR_MS, LAT_COLUMNS, percentile, rollupGroups, rollupHours, type Dim } from './rollup.ts';
+import { BUCKETS, CACHE_COLUMNS, HOUR_MS, LAT_COLUMNS, percentile, rollupGroups, rollupHours, type Dim } from './rollup.ts';
 
 export const GROUP_BYS = ['model', 'user', 'channel', 'key'] as const;
 export type GroupBy = (typeof GROUP_BYS)[number];
 const DAY_MS = 86_400_000;
-const SERIES_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', ...LAT_COLUMNS];
+const SERIES_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', ...CACHE_COLUMNS, ...LAT_COLUMNS];
 export const MAX_RANGE_DAYS = 400;
 
 export interface UsageFilter {
@@ -47,6 +51,14 @@ export interface UsagePoint {
   quota: number;
   p50_ms: number | null;
   p95_ms: number | null;
+  /** Prompt tokens read from the vendor's prompt cache, and written to it (both part of prompt_tokens). */
+  cached_tokens: number;
+  cache_write_tokens: number;
+  /** What the cache writes cost, and what the cache reads saved against the uncached input price (quota units, prices of each call). */
+  cache_write_quota: number;
+  cache_saving_quota: number;
+  /** cached_tokens ÷ prompt_tokens; null without prompt tokens. */
+  cache_hit_rate: number | null;
 }
 
 export interface UsageGroup {
@@ -54,9 +66,15 @@ export interface UsageGroup {
   label: string;
   requests: number;
   errors: number;
+  prompt_tokens: number;
   tokens: number;
   /** Revenue: what callers were charged (quota units). */
   quota: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
+  cache_write_quota: number;
+  cache_saving_quota: number;
+  cache_hit_rate: number | null;
   /** What the calls cost upstream: list price × the channel's cost ratio (quota units); administrators' reports only. */
   upstream_cost?: number;
   /** quota − upstream_cost. */
@@ -68,7 +86,7 @@ export interface UsageReport {
   to: number;
   bucket: 'hour' | 'day';
   group_by: GroupBy | null;
-  totals: Omit<UsagePoint, 't'> & { quota_usd: number };
+  totals: Omit<UsagePoint, 't'> & { quota_usd: number; cache_write_usd: number; cache_saving_usd: number };
   series: UsagePoint[];
   groups: UsageGroup[];
 }
@@ -103,15 +121,33 @@ export function parseUsageQuery(q: Obj, self: boolean, now = Date.now()): UsageQ
   return { from, to, bucket, groupBy, tzOffsetMinutes, limit, filter };
 }
 
-type Sums = { requests: number; errors: number; prompt_tokens: number; completion_tokens: number; quota: number; hist: number[] };
+type Sums = {
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  quota: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
+  cache_write_quota: number;
+  cache_saving_quota: number;
+  hist: number[];
+};
 const emptySums = (): Sums => ({
   requests: 0,
   errors: 0,
   prompt_tokens: 0,
   completion_tokens: 0,
   quota: 0,
+  cached_tokens: 0,
+  cache_write_tokens: 0,
+  cache_write_quota: 0,
+  cache_saving_quota: 0,
   hist: new Array<number>(BUCKETS).fill(0),
 });
+
+/** The share of prompt tokens read from the cache; null without prompt tokens. */
+const hitRate = (cached: number, prompt: number): number | null => (prompt > 0 ? cached / prompt : null);
 
 function add(into: Sums, r: Record<string, unknown>): void {
   into.requests += Number(r.requests);
@@ -119,6 +155,7 @@ function add(into: Sums, r: Record<string, unknown>): void {
   into.prompt_tokens += Number(r.prompt_tokens);
   into.completion_tokens += Number(r.completion_tokens);
   into.quota += Number(r.quota);
+  for (const c of CACHE_COLUMNS) into[c] += Number(r[c]);
   for (let i = 0; i < BUCKETS; i++) into.hist[i] += Number(r[LAT_COLUMNS[i]]);
 }
 
@@ -130,6 +167,11 @@ const point = (s: Sums) => ({
   quota: s.quota,
   p50_ms: percentile(s.hist, 0.5),
   p95_ms: percentile(s.hist, 0.95),
+  cached_tokens: s.cached_tokens,
+  cache_write_tokens: s.cache_write_tokens,
+  cache_write_quota: s.cache_write_quota,
+  cache_saving_quota: s.cache_saving_quota,
+  cache_hit_rate: hitRate(s.cached_tokens, s.prompt_tokens),
 });
 
 /** Display names of users, keys or channels by id (the areas that own those tables answer; missing ids are left out). */
@@ -206,17 +248,29 @@ export class UsageReports {
         label: labels.get(String(x.k)) ?? String(x.k),
         requests: Number(x.requests),
         errors: Number(x.errors),
+        prompt_tokens: Number(x.prompt_tokens),
         tokens: Number(x.tokens),
         quota: Number(x.quota),
+        cached_tokens: Number(x.cached_tokens),
+        cache_write_tokens: Number(x.cache_write_tokens),
+        cache_write_quota: Number(x.cache_write_quota),
+        cache_saving_quota: Number(x.cache_saving_quota),
+        cache_hit_rate: hitRate(Number(x.cached_tokens), Number(x.prompt_tokens)),
         ...(withCosts ? { upstream_cost: Number(x.upstream_cost ?? 0), margin: Number(x.quota) - Number(x.upstream_cost ?? 0) } : {}),
       }));
     }
+    const perUsd = this.core.config.quotaPerUsd;
     return {
       from: q.from,
       to: q.to,
       bucket: q.bucket,
       group_by: q.groupBy ?? null,
-      totals: { ...point(total), quota_usd: quotaToUsd(total.quota, this.core.config.quotaPerUsd) },
+      totals: {
+        ...point(total),
+        quota_usd: quotaToUsd(total.quota, perUsd),
+        cache_write_usd: quotaToUsd(total.cache_write_quota, perUsd),
+        cache_saving_usd: quotaToUsd(total.cache_saving_quota, perUsd),
+      },
       series,
       groups,
     };

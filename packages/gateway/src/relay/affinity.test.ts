@@ -18,3 +18,23 @@ test('the conversation key: per user and model, from prompt_cache_key, then sess
   assert.ok(affinityKey(1, 'm', { metadata: { user_id: 'u' } }));
   assert.equal(affinityKey(1, 'm', {}), null);
 });
+
+test("a prompt's head names the conversation only when the caller names none", () => {
+  let asked = 0;
+  const head = () => {
+    asked++;
+    return '["tools","system","first question"]';
+  };
+  const named = affinityKey(1, 'm', { prompt_cache_key: 'conv' }, undefined, head);
+  assert.equal(named, affinityKey(1, 'm', { prompt_cache_key: 'conv' }));
+  assert.equal(asked, 0, 'not even computed when the caller names its conversation');
+  const k = affinityKey(1, 'm', {}, undefined, head);
+  assert.ok(k && !k.includes('first question'));
+  assert.equal(affinityKey(1, 'm', {}, undefined, head), k, 'the same head, the same conversation');
+  assert.notEqual(affinityKey(2, 'm', {}, undefined, head), k, 'per user');
+  assert.equal(
+    affinityKey(1, 'm', {}, undefined, () => null),
+    null,
+    'a short prompt: no conversation',
+  );
+});

@@ -3,7 +3,8 @@
  * it last, so the vendor's prompt cache hits (vendors keep a cache per key, so the key matters as much
  * as the channel). A conversation is named by what the caller sends — OpenAI's `prompt_cache_key`, a
  * `session_id` / `session-id` header, Anthropic's `metadata.user_id` (Claude Code puts its session
- * there) — per user and model. Its record is an AffinityRecord (channel id and key index); an entry
+ * there) — per user and model; a long prompt that names none is named by its head (its tools, system
+ * prompt and first user message). Its record is an AffinityRecord (channel id and key index); an entry
  * lives `RELAY_AFFINITY_TTL_SECONDS` after its last use, is dropped when its channel fails, and is
  * skipped when the channel or key is disabled or cooling down. With Redis the entries are shared by
  * every node; without it (or while it is unavailable, platform/redis-health.ts) each node keeps its
@@ -33,8 +34,18 @@ export function parseAffinity(v: string | null | undefined): AffinityRecord | nu
 
 const MAX_LOCAL = 100_000;
 
-/** The conversation key of a call, or null when the caller names none. */
-export function affinityKey(userId: number, model: string, body: Record<string, unknown>, headers?: Record<string, string>): string | null {
+/**
+ * The conversation key of a call, or null when the caller names none. `head`, asked only then, names
+ * the conversation by what every turn of it repeats (a long prompt's tools, system prompt and first user
+ * message), so that callers who cannot name their conversation keep it on one channel and key as well.
+ */
+export function affinityKey(
+  userId: number,
+  model: string,
+  body: Record<string, unknown>,
+  headers?: Record<string, string>,
+  head?: () => string | null,
+): string | null {
   let id: string | undefined;
   if (typeof body.prompt_cache_key === 'string' && body.prompt_cache_key) id = `p:${body.prompt_cache_key}`;
   else if (headers?.session_id || headers?.['session-id']) id = `s:${headers.session_id ?? headers['session-id']}`;
@@ -42,7 +53,11 @@ export function affinityKey(userId: number, model: string, body: Record<string, 
     const m = body.metadata as Record<string, unknown> | undefined;
     if (m && typeof m === 'object' && typeof m.user_id === 'string' && m.user_id) id = `u:${m.user_id}`;
   }
-  if (!id) return null;
+  if (!id) {
+    const h = head?.();
+    if (!h) return null;
+    id = `h:${h}`;
+  }
   return createHash('sha256').update(`${userId}\n${model}\n${id}`).digest('base64url').slice(0, 32);
 }
 

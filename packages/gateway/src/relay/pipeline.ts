@@ -14,6 +14,7 @@
  */
 import type { Admission } from '../accounts/rate-limits.ts';
 import { ledgerGrant, type Grant } from '../billing/allowance.ts';
+import { cacheQuota } from '../billing/cache-quota.ts';
 import type { Payer } from '../billing/ledger.ts';
 import type { CallFacts, ModelPrice, TokenUsage } from '../billing/prices.ts';
 import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
@@ -58,6 +59,8 @@ export interface SettledCall extends LoggedCall {
   extensions: number;
   /** The call's place in its rate limits (accounts/rate-limits.ts); null when none applies. */
   admission: Admission | null;
+  /** The model's price when the call began (what its log row's cache figures are priced at). */
+  price: ModelPrice | null;
   attempts: AttemptRecord[];
 }
 
@@ -99,6 +102,8 @@ export interface CallFamily<C extends PipelineCall> {
   attempt(ctx: C, ch: RuntimeChannel, key: string, keyIndex: number): Promise<AttemptOutcome>;
   /** Whether the call's conversation may stick to the channel that served it (relay/affinity.ts). */
   sticky(ctx: C): boolean;
+  /** What names the call's conversation when the caller names none (relay/affinity.ts); absent or null: nothing. */
+  conversationHead?(ctx: C): string | null;
   /** The reserve of a usage (at least 1 unit for a priced call). */
   reserveOf(ctx: C, usage: TokenUsage): number;
   /** What a usage costs. */
@@ -239,7 +244,7 @@ export class Pipeline<C extends PipelineCall> {
     const aff = this.d.affinity;
     const k =
       aff && (candidates.length > 1 || (candidates.length === 1 && candidates[0].keys.length > 1)) && this.f.sticky(ctx)
-        ? affinityKey(call.principal.userId, ctx.model, call.body, call.vendorHeaders)
+        ? affinityKey(call.principal.userId, ctx.model, call.body, call.vendorHeaders, () => this.f.conversationHead?.(ctx) ?? null)
         : null;
     if (!k) return runAttempts(this.d, ctx, candidates, this.hooks, info);
     return aff!.get(k).then((prefer) => {
@@ -510,7 +515,7 @@ export function reserveFor(d: Pick<RelayDeps, 'ledger'>, payer: Payer, ref: stri
  * max_tokens it was sent, then `details` (the family's).
  */
 export function settleCall(
-  d: Pick<RelayDeps, 'core' | 'allowances' | 'logs'>,
+  d: Pick<RelayDeps, 'core' | 'allowances' | 'logs' | 'prices'>,
   track: <T>(p: Promise<T>) => Promise<T>,
   ctx: SettledCall,
   ch: RuntimeChannel | null,
@@ -529,6 +534,7 @@ export function settleCall(
   ctx.grant = null;
   ctx.reserved = 0;
   const latency = Math.round(msSince(call.startedAt));
+  const cache = cacheQuota(ctx.price, usage, d.prices.groupRatio(call.principal.group), d.core.config.quotaPerUsd);
   // An upstream that bills more output than the max_tokens it was sent is noted against its channel.
   const overMax =
     ctx.maxOut !== null && usage.outputTokens > ctx.maxOut * ctx.n
@@ -551,6 +557,9 @@ export function settleCall(
         completion_tokens: usage.outputTokens,
         cached_tokens: usage.cachedInputTokens ?? 0,
         upstream_cost: upstreamCost,
+        cache_write_tokens: usage.cacheWriteTokens ?? 0,
+        cache_write_quota: cache.write,
+        cache_saving_quota: cache.saving,
         other: JSON.stringify({ ...other, ...extra, ...overMax, ...details }),
       }),
     );

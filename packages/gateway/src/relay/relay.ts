@@ -81,6 +81,8 @@ import * as responses from './providers/responses/codec.ts';
 import { decodeRequest as anthropicDecode } from './providers/anthropic/codec.ts';
 import type { Message, StreamEncoder } from './providers/index.ts';
 import { isObj } from '../platform/validate.ts';
+import { channelPlacesBreakpoints, conversationHead, DEFAULT_MIN_CACHEABLE, withCacheBreakpoints } from './providers/cache-breakpoints.ts';
+import { unwrapOutputTool, unwrapOutputToolStream } from './providers/structured-output.ts';
 
 /**
  * Longest prompt text the count-tokens endpoints count (more than any model's context). Counting runs
@@ -92,6 +94,8 @@ export const COUNT_MAX_CHARS = 8 * 1024 * 1024;
  * movements (on SQLite, usually the next request's reserve), so a model call costs about one commit.
  */
 const SETTLE_DEFER_MS = 5;
+/** A body shorter than this holds no prompt long enough to be cached: its conversation is not named by its head. */
+const HEAD_MIN_BYTES = 4096;
 
 export interface RelayCall {
   kind: RelayKind;
@@ -128,6 +132,10 @@ interface Ctx extends PipelineCall {
   /** The caller's wire format. */
   cf: WireFormat;
   canonical: CanonicalRequest | null;
+  /** An OpenAI body decoded to name its conversation (relay/affinity.ts), used when it is converted. */
+  decoded?: CanonicalRequest;
+  /** The converted request of the latest attempt (null when the body went in the caller's format): what it left out, and its forced answer tool. */
+  sent: Pick<CanonicalRequest, 'dropped' | 'outputTool'> | null;
   promptText: string | null;
 }
 
@@ -150,11 +158,13 @@ export class Relay {
       holds: true,
       attempt: (ctx, ch, key) => this.attempt(ctx, ch, key),
       sticky: () => true,
+      conversationHead: (ctx) => this.conversationHead(ctx),
       reserveOf: (ctx, u) => reserveCost(d.prices, ctx.price, u, ctx.call.principal.group, ctx.cacheWrites, ctx.priceCall),
       cost: (ctx, u) => d.prices.cost(ctx.price, u, ctx.call.principal.group, ctx.priceCall),
       logDetails: (ctx, u) => ({
         ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}),
-        ...(ctx.canonical?.dropped.length ? { dropped: ctx.canonical.dropped.slice(0, 20) } : {}),
+        // What the request that served the call left out (the caller's body as converted for its channel).
+        ...(ctx.sent?.dropped.length ? { dropped: ctx.sent.dropped.slice(0, 20) } : {}),
         attempts: ctx.attempts,
         reasoning_tokens: u.reasoningTokens,
         cache_write_tokens: u.cacheWriteTokens,
@@ -313,6 +323,7 @@ export class Relay {
       upstreamWaitMs: 0,
       firstByteMs: null,
       canonical,
+      sent: null,
       promptText: null,
       started: false,
       inputBound: 0,
@@ -323,18 +334,38 @@ export class Relay {
       admission: null,
       ...(readsCall(price?.rules) ? { priceCall: callFacts(body, call.headers, Date.now()) } : {}),
     };
+    const estimate = this.estimateUsage(ctx);
+    // The reserve covers cache writes when a channel may place breakpoints (relay/providers/cache-breakpoints.ts).
+    ctx.cacheWrites ||=
+      call.kind === 'chat' && ctx.inputBound >= DEFAULT_MIN_CACHEABLE && candidates.some((c) => channelPlacesBreakpoints(cf, c, model));
     this.active++;
     try {
-      await this.pipe.run(ctx, candidates, this.estimateUsage(ctx));
+      await this.pipe.run(ctx, candidates, estimate);
     } finally {
       this.active--;
     }
+  }
+
+  /**
+   * A chat call's conversation named by its head (relay/affinity.ts) when its prompt is long enough to
+   * be cached: the body is decoded for it only then.
+   */
+  private conversationHead(ctx: Ctx): string | null {
+    if (ctx.call.kind !== 'chat' || ctx.call.raw.length < HEAD_MIN_BYTES) return null;
+    try {
+      // Kept for a conversion, but not as `canonical`: a call in the caller's own format stays as received.
+      ctx.decoded = ctx.canonical ?? decodeRequest(ctx.cf, ctx.call.body);
+    } catch {
+      return null;
+    }
+    return conversationHead(ctx.decoded);
   }
 
   // ---------- one attempt ----------
 
   private buildBody(ctx: Ctx, ch: RuntimeChannel, fmt: WireFormat, upModel: string): string | Buffer {
     const { call, cf } = ctx;
+    ctx.sent = null;
     if (call.kind === 'embeddings' && cf === 'gemini') {
       const action = call.geminiAction ?? 'embedContent';
       const b =
@@ -373,8 +404,11 @@ export class Relay {
       if (max !== null) edits.setMaxOutput(b, max, {});
       return JSON.stringify(b);
     }
-    ctx.canonical ??= decodeRequest(cf, call.body);
-    const req: CanonicalRequest = { ...ctx.canonical, dropped: [...ctx.canonical.dropped] };
+    ctx.canonical ??= ctx.decoded ?? decodeRequest(cf, call.body);
+    const req = withCacheBreakpoints(
+      { ...ctx.canonical, dropped: [...ctx.canonical.dropped] },
+      { format: fmt, model: upModel, settings: ch.settings },
+    );
     const edits = bodyEdits(fmt);
     if (max !== null) {
       req.maxTokens = max;
@@ -383,6 +417,7 @@ export class Relay {
     }
     // Options the caller's vendor headers give the body (the Anthropic betas of Anthropic models on Bedrock).
     const b = encodeRequest(fmt, req, upModel, encodeOptions(fmt, call.vendorHeaders));
+    ctx.sent = req;
     applyParamOverride(b, ch.paramOverride);
     if (max !== null) edits.setMaxOutput(b, max, { field: req.openaiMaxTokensField });
     return JSON.stringify(b);
@@ -473,6 +508,8 @@ export class Relay {
     } else {
       try {
         decoded = decodeResponse(fmt, json);
+        // JSON asked for through a forced tool: the tool's call is the answer's text.
+        if (ctx.sent?.outputTool) unwrapOutputTool(decoded, ctx.sent.outputTool);
       } catch (e) {
         return {
           kind: 'retry',
@@ -517,6 +554,7 @@ export class Relay {
       customTools: responses.customToolNames(ctx.canonical),
       previousResponseId: typeof b.previous_response_id === 'string' ? b.previous_response_id : null,
       store: b.store !== false,
+      ...(isObj(b.text) && isObj(b.text.format) ? { textFormat: b.text.format } : {}),
     };
   }
 
@@ -632,7 +670,10 @@ class ChatStream implements StreamRelay<Ctx> {
     this.strip = oaPass && !includeUsageAsked(ctx.call.body);
     // SSE, or the events of the format's own stream framing (Bedrock's AWS event stream).
     this.framer = streamFramer(fmt);
-    this.decoder = oaPass ? null : createStreamDecoder(fmt);
+    const decoder = oaPass ? null : createStreamDecoder(fmt);
+    // JSON asked for through a forced tool: the tool's argument deltas are the answer's text deltas.
+    const tool = ctx.sent?.outputTool;
+    this.decoder = decoder && tool ? unwrapOutputToolStream(decoder, tool) : decoder;
     this.array = ctx.call.jsonArrayStream ? new JsonArrayStream() : null;
   }
 

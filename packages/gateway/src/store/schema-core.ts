@@ -188,6 +188,11 @@ export interface LogRow {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  /** Prompt-cache write tokens (part of prompt_tokens, like cached_tokens). */
+  cache_write_tokens: Generated<number>;
+  /** What the cache writes cost, and what the cache reads saved against the input price (quota units, prices of the call). */
+  cache_write_quota: Generated<number>;
+  cache_saving_quota: Generated<number>;
   quota: number;
   latency_ms: number;
   first_byte_ms: number | null;
@@ -268,6 +273,11 @@ export interface UsageHourlyRow {
   upstream_cost?: number;
   /** Sum of model-call latencies (ms). */
   latency_ms: number;
+  /** Prompt-cache reads and writes (tokens), the writes' cost and the reads' saving (quota units, prices of each call). */
+  cached_tokens: number;
+  cache_write_tokens: number;
+  cache_write_quota: number;
+  cache_saving_quota: number;
   [lat: `lat_${string}`]: number;
 }
 

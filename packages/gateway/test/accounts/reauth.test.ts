@@ -159,8 +159,9 @@ test('a new password, a new access token, turning the app off and removing a pas
   // With the password and a recovery code it goes off.
   assert.equal((await call('POST', '/api/user/2fa/disable', { code: rc[0], password: v.password }, v.cookie)).status, 200);
 
-  // A passkey: removed only with the password.
-  const pk = await gw.core.h.db
+  // A passkey: removed only with the password. (Registration needs an authenticator: the row is written as
+  // it would be, then read back by its credential id, which every database returns the same way.)
+  await gw.core.h.db
     .insertInto('user_passkeys')
     .values({
       user_id: v.id,
@@ -172,14 +173,10 @@ test('a new password, a new access token, turning the app off and removing a pas
       created_at: Date.now(),
       last_used_at: null,
     })
-    .returning('id')
-    .executeTakeFirst()
-    .catch(() => null);
-  const pkId = pk
-    ? Number(pk.id)
-    : Number(
-        (await gw.core.h.db.selectFrom('user_passkeys').select('id').where('credential_id', '=', 'cred-xena').executeTakeFirstOrThrow()).id,
-      );
+    .execute();
+  const pkId = Number(
+    (await gw.core.h.db.selectFrom('user_passkeys').select('id').where('credential_id', '=', 'cred-xena').executeTakeFirstOrThrow()).id,
+  );
   assert.equal((await call('DELETE', `/api/user/passkey/${pkId}`, {}, v.cookie)).status, 403);
   assert.equal((await call('DELETE', `/api/user/passkey/${pkId}`, { password: 'wrong-password' }, v.cookie)).status, 400);
   assert.ok(await gw.core.h.db.selectFrom('user_passkeys').select('id').where('id', '=', pkId).executeTakeFirst(), 'still there');

@@ -65,6 +65,17 @@ test(
       const badCh = await cli(['channel', 'add', 'broken', '--type', 'openai', '--key', 'k', '--models', 'm', '--base-url', 'nope'], env);
       assert.notEqual(badCh.code, 0);
       assert.match(badCh.stderr, /base_url: must be an http\(s\) URL/);
+      const claude = await cli(
+        ['channel', 'add', 'claude', '--type', 'anthropic', '--key', 'sk-ant', '--models', 'claude-x', '--prompt-cache-ttl', '1h'],
+        env,
+      );
+      assert.equal(claude.code, 0, claude.stderr);
+      const badCache = await cli(
+        ['channel', 'add', 'claude-2', '--type', 'anthropic', '--key', 'k', '--models', 'm', '--prompt-cache', 'always'],
+        env,
+      );
+      assert.notEqual(badCache.code, 0);
+      assert.match(badCache.stderr, /settings\.prompt_cache: must be one of auto, off/);
       const chList = await cli(['channel', 'list'], env);
       assert.match(chList.stdout, /upstream/);
       assert.equal(chList.stdout.includes('sk-cli-upstream-key-0123456789abcdef'), false);

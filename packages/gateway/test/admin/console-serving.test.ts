@@ -267,7 +267,11 @@ test('console: the readable signed-in hint follows the session cookie (login, lo
     const gone = await fetch(`${gw.url}/`, { headers: { ...html, cookie: 'gatehouse_signed_in=1' } });
     assert.match(hintOf(gone) ?? '', /^gatehouse_signed_in=;.*Expires=Thu, 01 Jan 1970/);
 
-    const out = await fetch(`${gw.url}/api/user/logout`, { method: 'POST', headers: { cookie: `${session}; gatehouse_signed_in=1` } });
+    const out = await fetch(`${gw.url}/api/user/logout`, {
+      method: 'POST',
+      headers: { cookie: `${session}; gatehouse_signed_in=1`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(out.status, 200);
     assert.match(hintOf(out) ?? '', /^gatehouse_signed_in=;.*Expires=Thu, 01 Jan 1970/, 'logout clears it');
   } finally {

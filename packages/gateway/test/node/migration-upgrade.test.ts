@@ -1,7 +1,8 @@
 /**
  * Upgrades of a database that already holds money: the rows every model call writes (`ledger`,
  * `open_reserves`) survive the migration that rebuilds those tables, ids go on where they were, and
- * the constraints the ledger's exactness rests on still hold.
+ * the constraints the ledger's exactness rests on still hold; the usage roll-ups gain the prompt-cache
+ * figures without counting anything twice.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +10,8 @@ import { sql } from 'kysely';
 import { TEST_DB, createTestDatabase } from '../harness.ts';
 import { openDb } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrations/index.ts';
+import { backfill, LAT_COLUMNS } from '../../src/store/migrations/009_usage_rollup.ts';
+import { purgeRollups, rollup, upsertRollups } from '../../src/logs/rollup.ts';
 
 test('migration 025 keeps ledger rows and open reserves, their ids and their uniqueness', async () => {
   const tdb = await createTestDatabase(TEST_DB);
@@ -77,6 +80,75 @@ test('migration 025 keeps ledger rows and open reserves, their ids and their uni
       // One B-tree for the open reserves: no separate primary-key index.
       assert.deepEqual(indexes, []);
     }
+  } finally {
+    await h.close();
+    await tdb.drop();
+  }
+});
+
+test('migration 028 adds the cache figures: old rows read 0, the cache reads of the logs still kept are rolled up as the log writer does', async () => {
+  const tdb = await createTestDatabase(TEST_DB);
+  const h = await openDb(tdb.url);
+  try {
+    await migrate(h, '027_sso_changed_by');
+    const db = h.db;
+    const t0 = Date.UTC(2026, 5, 1, 10);
+    const rows = Array.from({ length: 40 }, (_, i) => ({
+      created_at: t0 + i * 9 * 60_000,
+      type: i % 8 === 0 ? 'error' : i % 13 === 0 ? 'system' : 'consume',
+      request_id: `r${i}`,
+      user_id: i % 7 === 0 ? null : 1 + (i % 3),
+      key_id: i % 5 === 0 ? null : 10 + (i % 4),
+      model: i % 11 === 0 ? null : `m${i % 3}`,
+      channel_id: i % 6 === 0 ? null : 100 + (i % 2),
+      prompt_tokens: 100 * i,
+      completion_tokens: i,
+      cached_tokens: i % 8 === 0 ? 0 : 40 * i,
+      quota: i * 13,
+      latency_ms: 50 * i,
+      is_stream: 0,
+      attempts: 1,
+    }));
+    await db.insertInto('logs').values(rows).execute();
+    // The roll-ups as the gateway kept them before (the frozen copy of migration 009), and an hour whose logs are gone.
+    await backfill({ db, dialect: h.dialect });
+    const lat = Object.fromEntries(LAT_COLUMNS.map((c) => [c, 0]));
+    const gone = { dim: 'all', hour: t0 - 5 * 3_600_000, user_id: 0, key_id: 0, model: '', channel_id: 0 };
+    // Written as a node before 028 writes it: without the cache columns (hence `as never` below).
+    const sums = { requests: 3, errors: 0, prompt_tokens: 300, completion_tokens: 3, quota: 9, latency_ms: 0 };
+    await db
+      .insertInto('usage_hourly')
+      .values({ ...gone, ...sums, ...lat } as never)
+      .execute();
+
+    await migrate(h);
+
+    const snapshot = async () =>
+      (
+        await sql<Record<string, unknown>>`select * from usage_hourly order by dim, hour, user_id, key_id, model, channel_id`.execute(db)
+      ).rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? v : Number(v)])));
+    const migrated = await snapshot();
+    const old = migrated.find((r) => r.dim === 'all' && r.hour === gone.hour)!;
+    assert.deepEqual(
+      [old.cached_tokens, old.cache_write_tokens, old.cache_write_quota, old.cache_saving_quota, old.requests],
+      [0, 0, 0, 0, 3],
+    );
+    const logged = await db.selectFrom('logs').select(['cache_write_tokens', 'cache_write_quota', 'cache_saving_quota']).execute();
+    assert.ok(logged.every((r) => Number(r.cache_write_tokens) + Number(r.cache_write_quota) + Number(r.cache_saving_quota) === 0));
+    const all = migrated.filter((r) => r.dim === 'all').reduce((a, r) => a + Number(r.cached_tokens), 0);
+    assert.equal(
+      all,
+      rows.filter((r) => r.type !== 'system').reduce((a, r) => a + r.cached_tokens, 0),
+    );
+
+    // The log writer's roll-ups of the same rows, every dimension, are what the migration left.
+    await purgeRollups(h, Number.MAX_SAFE_INTEGER);
+    await upsertRollups(db, h.dialect, rollup(rows));
+    await db
+      .insertInto('usage_hourly')
+      .values({ ...gone, ...sums, ...lat } as never)
+      .execute();
+    assert.deepEqual(migrated, await snapshot());
   } finally {
     await h.close();
     await tdb.drop();

@@ -10727,6 +10727,11 @@ export interface components {
         };
         Log: {
             attempts: number;
+            /** @description what the cache reads saved against the uncached input price (quota units) */
+            cache_saving_quota: number;
+            /** @description what the cache writes cost (quota units, at the prices of the call) */
+            cache_write_quota: number;
+            cache_write_tokens: number;
             cached_tokens: number;
             channel_id: number | null;
             channel_name: string | null;
@@ -11393,6 +11398,15 @@ export interface components {
             total_tokens?: number;
         };
         UsageGroup: {
+            cache_hit_rate: number | null;
+            /** @description what the cache reads saved against the uncached input price (quota units, at the prices of each call) */
+            cache_saving_quota: number;
+            /** @description what the cache writes cost (quota units, at the prices of each call) */
+            cache_write_quota: number;
+            /** @description prompt tokens written to the prompt cache */
+            cache_write_tokens: number;
+            /** @description prompt tokens read from the prompt cache */
+            cached_tokens: number;
             errors: number;
             /** @description model name, or user, key or channel id */
             key: string;
@@ -11400,6 +11414,7 @@ export interface components {
             label: string;
             /** @description quota − upstream_cost (administrators' report only) */
             margin?: number;
+            prompt_tokens: number;
             /** @description revenue: what callers were charged */
             quota: number;
             requests: number;
@@ -11409,6 +11424,15 @@ export interface components {
             upstream_cost?: number;
         };
         UsagePoint: {
+            cache_hit_rate: number | null;
+            /** @description what the cache reads saved against the uncached input price (quota units, at the prices of each call) */
+            cache_saving_quota: number;
+            /** @description what the cache writes cost (quota units, at the prices of each call) */
+            cache_write_quota: number;
+            /** @description prompt tokens written to the prompt cache */
+            cache_write_tokens: number;
+            /** @description prompt tokens read from the prompt cache */
+            cached_tokens: number;
             completion_tokens: number;
             errors: number;
             p50_ms: number | null;
@@ -11430,6 +11454,19 @@ export interface components {
             series: components["schemas"]["UsagePoint"][];
             to: number;
             totals: {
+                cache_hit_rate: number | null;
+                /** @description what the cache reads saved against the uncached input price (quota units, at the prices of each call) */
+                cache_saving_quota: number;
+                /** @description cache_saving_quota in USD */
+                cache_saving_usd: number;
+                /** @description what the cache writes cost (quota units, at the prices of each call) */
+                cache_write_quota: number;
+                /** @description prompt tokens written to the prompt cache */
+                cache_write_tokens: number;
+                /** @description cache_write_quota in USD */
+                cache_write_usd: number;
+                /** @description prompt tokens read from the prompt cache */
+                cached_tokens: number;
                 completion_tokens: number;
                 errors: number;
                 p50_ms: number | null;

@@ -1,6 +1,7 @@
 /**
  * A usage report on screen: totals as cards, requests/errors, tokens, spend and latency over time,
- * and the top groups (models, users, channels or keys). Shared by the dashboard and the overview.
+ * the prompt cache (hit rate, write spend, saving against uncached prices), and the top groups
+ * (models, users, channels or keys). Shared by the dashboard and the overview.
  */
 import '@mantine/charts/styles.css';
 import { AreaChart, BarChart, LineChart } from '@mantine/charts';
@@ -66,7 +67,9 @@ export function UsageView({
     [t('usage.spend')]: Number((p.quota / perUsd).toFixed(6)),
     p50: p.p50_ms ?? null,
     p95: p.p95_ms ?? null,
+    hit: p.cache_hit_rate == null ? null : Number((p.cache_hit_rate * 100).toFixed(2)),
   }));
+  const hitPct = (x: number | null) => (x == null ? '—' : fmtPct(x));
   const errorRate = totals.requests ? totals.errors / totals.requests : 0;
   const noData = series.length === 0;
   return (
@@ -82,6 +85,19 @@ export function UsageView({
         <StatCard label={t('usage.errorRate')} value={fmtPct(errorRate)} hint={t('usage.errorsCount', { count: totals.errors })} />
         {showLatency && <StatCard label={t('usage.p50')} value={fmtMs(totals.p50_ms)} />}
         {showLatency && <StatCard label={t('usage.p95')} value={fmtMs(totals.p95_ms)} />}
+      </SimpleGrid>
+      <SimpleGrid cols={{ base: 1, sm: 3 }} mb="md" component="section" aria-label={t('usage.cacheTitle')}>
+        <StatCard
+          label={t('usage.cacheHitRate')}
+          value={hitPct(totals.cache_hit_rate)}
+          hint={t('usage.cacheHitHint', { cached: fmtInt(totals.cached_tokens), prompt: fmtInt(totals.prompt_tokens) })}
+        />
+        <StatCard
+          label={t('usage.cacheWrites')}
+          value={fmtUsd(totals.cache_write_usd)}
+          hint={t('usage.cacheWritesHint', { tokens: fmtInt(totals.cache_write_tokens) })}
+        />
+        <StatCard label={t('usage.cacheSaving')} value={fmtUsd(totals.cache_saving_usd)} hint={t('usage.cacheSavingHint')} />
       </SimpleGrid>
       {noData ? (
         <Text c="dimmed" mb="md">
@@ -126,6 +142,17 @@ export function UsageView({
               series={[{ name: t('usage.spend'), color: 'orange.6' }]}
             />
           </ChartCard>
+          <ChartCard title={t('usage.cacheOverTime')}>
+            <LineChart
+              h={220}
+              data={data}
+              dataKey="t"
+              connectNulls
+              valueFormatter={(v) => `${v}%`}
+              yAxisProps={{ width: 56, domain: [0, 100] }}
+              series={[{ name: 'hit', label: t('usage.cacheHitRate'), color: 'lime.7' }]}
+            />
+          </ChartCard>
           {showLatency && (
             <ChartCard title={t('usage.latencyOverTime')}>
               <LineChart
@@ -162,6 +189,15 @@ export function UsageView({
               <Table.Th scope="col" ta="right">
                 {costs ? t('usage.revenue') : t('usage.spend')}
               </Table.Th>
+              <Table.Th scope="col" ta="right">
+                {t('usage.cacheHitRate')}
+              </Table.Th>
+              <Table.Th scope="col" ta="right">
+                {t('usage.cacheWrites')}
+              </Table.Th>
+              <Table.Th scope="col" ta="right">
+                {t('usage.cacheSaving')}
+              </Table.Th>
               {costs && (
                 <>
                   <Table.Th scope="col" ta="right">
@@ -182,6 +218,9 @@ export function UsageView({
                 <Table.Td ta="right">{fmtInt(g.errors)}</Table.Td>
                 <Table.Td ta="right">{fmtInt(g.tokens)}</Table.Td>
                 <Table.Td ta="right">{fmtQuota(g.quota, perUsd)}</Table.Td>
+                <Table.Td ta="right">{hitPct(g.cache_hit_rate)}</Table.Td>
+                <Table.Td ta="right">{fmtQuota(g.cache_write_quota, perUsd)}</Table.Td>
+                <Table.Td ta="right">{fmtQuota(g.cache_saving_quota, perUsd)}</Table.Td>
                 {costs && (
                   <>
                     <Table.Td ta="right">{fmtQuota(g.upstream_cost ?? 0, perUsd)}</Table.Td>
@@ -192,7 +231,7 @@ export function UsageView({
             ))}
             {groups.length === 0 && (
               <Table.Tr>
-                <Table.Td colSpan={costs ? 7 : 5}>
+                <Table.Td colSpan={costs ? 10 : 8}>
                   <Text c="dimmed" ta="center">
                     {t('usage.noData')}
                   </Text>

@@ -172,6 +172,11 @@ export interface CanonicalRequest {
   geminiGenerationConfig?: Record<string, unknown>;
   /** Name of the OpenAI max-tokens field the caller used, kept for OpenAI → OpenAI. */
   openaiMaxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /**
+   * Set by an encoder that asked for the response format through a forced tool (structured-output.ts):
+   * the tool's name, whose call is the answer's text on the way back.
+   */
+  outputTool?: string;
 }
 
 export interface CanonicalChoice {

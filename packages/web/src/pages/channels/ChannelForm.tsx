@@ -56,6 +56,8 @@ interface Values {
   account_id: string;
   api_version: string;
   region: string;
+  prompt_cache: string;
+  prompt_cache_ttl: string;
   plugin: string;
   plugins: string[];
 }
@@ -82,13 +84,18 @@ function initial(c: Channel | null): Values {
     account_id: typeof s.account_id === 'string' ? s.account_id : '',
     api_version: typeof s.api_version === 'string' ? s.api_version : '',
     region: typeof s.region === 'string' ? s.region : '',
+    prompt_cache: s.prompt_cache === 'off' ? 'off' : 'auto',
+    prompt_cache_ttl: s.prompt_cache_ttl === '1h' ? '1h' : '5m',
     plugin: typeof s.plugin === 'string' ? s.plugin : '',
     plugins: Array.isArray(s.plugins) ? (s.plugins as string[]) : [],
   };
 }
 
 /** The settings this form edits, by type; a type's other settings are kept as they are. */
-const FORM_SETTINGS = ['preset', 'account_id', 'api_version', 'region', 'plugin', 'plugins'];
+const FORM_SETTINGS = ['preset', 'account_id', 'api_version', 'region', 'prompt_cache', 'prompt_cache_ttl', 'plugin', 'plugins'];
+
+/** Channel types that serve Claude models, whose converted calls get prompt-cache breakpoints. */
+const CLAUDE_TYPES = new Set(['anthropic', 'vertex', 'bedrock']);
 
 /**
  * The settings to save: on an edit that keeps the type, every setting the form does not show (a Vertex
@@ -100,7 +107,15 @@ function settingsOf(v: Values, channel: Channel | null): Record<string, unknown>
   if (channel && channel.type_name === v.type) {
     for (const [k, x] of Object.entries((channel.settings ?? {}) as Record<string, unknown>)) if (!FORM_SETTINGS.includes(k)) kept[k] = x;
   }
-  return { ...kept, ...formSettings(v) };
+  return { ...kept, ...formSettings(v), ...(CLAUDE_TYPES.has(v.type) ? cacheSettings(v) : {}) };
+}
+
+/** The prompt-cache settings that differ from the defaults (`auto`, `5m`). */
+function cacheSettings(v: Values): Record<string, unknown> {
+  return {
+    ...(v.prompt_cache === 'off' ? { prompt_cache: 'off' } : {}),
+    ...(v.prompt_cache_ttl === '1h' ? { prompt_cache_ttl: '1h' } : {}),
+  };
 }
 
 function formSettings(v: Values): Record<string, unknown> {
@@ -249,6 +264,31 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
           placeholder={type === 'vertex' ? 'global' : 'us-east-1'}
           {...form.getInputProps('region')}
         />
+      )}
+      {CLAUDE_TYPES.has(type) && (
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <Select
+            label={t('channels.promptCache')}
+            description={t('channels.promptCacheHint')}
+            allowDeselect={false}
+            data={[
+              { value: 'auto', label: t('channels.promptCacheAuto') },
+              { value: 'off', label: t('channels.promptCacheOff') },
+            ]}
+            {...form.getInputProps('prompt_cache')}
+          />
+          <Select
+            label={t('channels.promptCacheTtl')}
+            description={t('channels.promptCacheTtlHint')}
+            allowDeselect={false}
+            disabled={form.values.prompt_cache === 'off'}
+            data={[
+              { value: '5m', label: t('channels.ttl5m') },
+              { value: '1h', label: t('channels.ttl1h') },
+            ]}
+            {...form.getInputProps('prompt_cache_ttl')}
+          />
+        </SimpleGrid>
       )}
       {type === 'task_plugin' && <TextInput label={t('channels.plugin')} required {...form.getInputProps('plugin')} />}
       {type === 'gateway' && <ListField label={t('channels.plugins')} required {...form.getInputProps('plugins')} />}

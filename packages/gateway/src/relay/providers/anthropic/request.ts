@@ -17,6 +17,7 @@ import {
   splitSignedId,
   str,
 } from '../canonical.ts';
+import { decodeOutputFormat, encodeOutputFormat } from './structured-output.ts';
 
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
@@ -241,6 +242,8 @@ export function decodeRequest(body: unknown, opts: { lenient?: boolean } = {}): 
   const extra: Record<string, unknown> = {};
   for (const [k, val] of Object.entries(body)) if (!KNOWN.has(k)) extra[k] = val;
   const req: CanonicalRequest = { model, messages, maxTokens, stream, includeUsage: true, extra, sourceFormat: 'anthropic', dropped };
+  const rf = decodeOutputFormat(body, extra);
+  if (rf) req.responseFormat = rf;
   if (body.stop_sequences !== undefined) {
     if (!Array.isArray(body.stop_sequences)) throw bad('stop_sequences', 'must be an array of strings');
     req.stop = body.stop_sequences.map((s: unknown, i: number) => str(s, `stop_sequences[${i}]`) as string);
@@ -338,6 +341,8 @@ export interface AnthropicEncodeOptions {
 }
 
 export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts: AnthropicEncodeOptions = {}): Record<string, unknown> {
+  // First: JSON without a schema is asked for through a forced tool, which the tools below then carry.
+  const outputFormat = encodeOutputFormat(req);
   const system: Record<string, unknown>[] = [];
   const msgs: { role: 'user' | 'assistant'; content: Record<string, unknown>[] }[] = [];
   const push = (role: 'user' | 'assistant', blocks: Record<string, unknown>[]) =>
@@ -422,7 +427,6 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
   if (req.seed !== undefined) req.dropped.push('seed');
   if (req.presencePenalty !== undefined) req.dropped.push('presence_penalty');
   if (req.frequencyPenalty !== undefined) req.dropped.push('frequency_penalty');
-  if (req.responseFormat && req.responseFormat.type !== 'text') req.dropped.push('response_format');
   if (req.reasoning) {
     const r = req.reasoning;
     if (r.enabled === false) {
@@ -456,5 +460,6 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
   if (req.user)
     body.metadata = { ...(isObj(req.extra.metadata) && req.sourceFormat === 'anthropic' ? req.extra.metadata : {}), user_id: req.user };
   applyExtra('anthropic', req, body);
+  if (outputFormat) body.output_config = { ...(isObj(body.output_config) ? body.output_config : {}), format: outputFormat };
   return body;
 }

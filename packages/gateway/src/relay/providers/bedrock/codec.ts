@@ -24,6 +24,7 @@ import type {
 } from '../canonical.ts';
 import { createHash } from 'node:crypto';
 import { argsObject, argsText, bad, budgetForEffort, emptyUsage, eventJson, isObj, n0, newToolCallId, pushTurn } from '../canonical.ts';
+import { encodeOutputConfig } from './structured-output.ts';
 
 /** Anthropic's models on Bedrock: `anthropic.claude-…`, with a cross-region prefix (`us.`, `eu.`, `global.` …) or in an ARN. */
 export const isBedrockAnthropic = (model: string): boolean => /(?:^|[.:/])anthropic\.claude/i.test(model);
@@ -35,7 +36,10 @@ export interface BedrockEncodeOptions {
 
 type Block = Record<string, unknown>;
 
-const CACHE_POINT: Block = { cachePoint: { type: 'default' } };
+/** The cache point of a breakpoint: Bedrock's default TTL (five minutes), or the hour a `cache_control` asks for. */
+const cachePoint = (cc: unknown): Block => ({
+  cachePoint: isObj(cc) && cc.ttl === '1h' ? { type: 'default', ttl: '1h' } : { type: 'default' },
+});
 /** max_tokens Anthropic models get with thinking when the caller named none (as the Anthropic encoder does). */
 const THINKING_HEADROOM = 4096;
 
@@ -123,7 +127,7 @@ function encodeParts(parts: ContentPart[], st: EncodeState, where: string, role:
     }
     if (!b) continue;
     out.push(b);
-    if ('cacheControl' in p && p.cacheControl) out.push(CACHE_POINT);
+    if ('cacheControl' in p && p.cacheControl) out.push(cachePoint(p.cacheControl));
   }
   return out;
 }
@@ -151,6 +155,8 @@ export function toolUseId(id: string): string {
 }
 
 export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts: BedrockEncodeOptions = {}): Record<string, unknown> {
+  // First: JSON without a schema is asked for through a forced tool, which the toolConfig below then carries.
+  const outputConfig = encodeOutputConfig(req);
   const anthropic = isBedrockAnthropic(upstreamModel);
   const st: EncodeState = { dropped: req.dropped, documents: 0 };
   const system: Block[] = [];
@@ -180,7 +186,7 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
         for (const c of m.toolCalls) {
           usedTools.add(c.name);
           blocks.push({ toolUse: { toolUseId: toolUseId(c.id), name: c.name, input: argsObject(c.arguments, req.dropped, where) } });
-          if (c.cacheControl) blocks.push(CACHE_POINT);
+          if (c.cacheControl) blocks.push(cachePoint(c.cacheControl));
         }
         push('assistant', blocks);
         break;
@@ -193,7 +199,7 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
         }
         const result: Block = { toolUseId: toolUseId(m.toolCallId), content: content.length ? content : [{ text: '(empty)' }] };
         if (m.isError) result.status = 'error';
-        push('user', m.cacheControl ? [{ toolResult: result }, CACHE_POINT] : [{ toolResult: result }]);
+        push('user', m.cacheControl ? [{ toolResult: result }, cachePoint(m.cacheControl)] : [{ toolResult: result }]);
         break;
       }
     }
@@ -214,7 +220,6 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
   if (req.seed !== undefined) req.dropped.push('seed');
   if (req.presencePenalty !== undefined) req.dropped.push('presence_penalty');
   if (req.frequencyPenalty !== undefined) req.dropped.push('frequency_penalty');
-  if (req.responseFormat && req.responseFormat.type !== 'text') req.dropped.push('response_format');
   if (req.reasoning) {
     const r = req.reasoning;
     if (!anthropic) req.dropped.push('reasoning (only Anthropic models on Bedrock take a thinking budget here)');
@@ -243,6 +248,7 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
     }
   }
   if (Object.keys(inference).length) body.inferenceConfig = inference;
+  if (outputConfig) body.outputConfig = outputConfig;
   const betas = [...new Set([...(opts.anthropicBeta ?? []), ...betaList(req.extra.anthropic_beta)])].filter((b) => !CLIENT_BETAS.test(b));
   if (betas.length) {
     if (anthropic) extra.anthropic_beta = betas;
@@ -259,7 +265,7 @@ export function encodeRequest(req: CanonicalRequest, upstreamModel: string, opts
     if (t.description) spec.description = t.description;
     spec.inputSchema = { json: t.parameters ?? { type: 'object', properties: {} } };
     tools.push({ toolSpec: spec });
-    if (t.cacheControl) tools.push(CACHE_POINT);
+    if (t.cacheControl) tools.push(cachePoint(t.cacheControl));
     usedTools.delete(t.name);
   }
   // A conversation with tool calls but no tool list (or one that no longer names them): the missing tools are declared without a schema.

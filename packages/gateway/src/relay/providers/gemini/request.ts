@@ -17,6 +17,7 @@ import {
   str,
   textOf,
 } from '../canonical.ts';
+import { decodeResponseFormat, encodeResponseFormat, openApiToJsonSchema } from './structured-output.ts';
 
 const KNOWN = new Set([
   'contents',
@@ -154,7 +155,7 @@ function decodeTools(v: unknown): Tool[] | undefined {
         const tool: Tool = { name: d.name };
         if (typeof d.description === 'string') tool.description = d.description;
         const params = d.parametersJsonSchema ?? d.parameters;
-        if (isObj(params)) tool.parameters = d.parametersJsonSchema ? params : lowerSchemaTypes(params);
+        if (isObj(params)) tool.parameters = d.parametersJsonSchema ? params : openApiToJsonSchema(params);
         tools.push(tool);
       });
     }
@@ -167,19 +168,6 @@ function decodeTools(v: unknown): Tool[] | undefined {
 }
 
 /** Gemini's OpenAPI schema uses upper-case type names (STRING, OBJECT); JSON schema wants lower case. */
-function lowerSchemaTypes(s: unknown): any {
-  if (Array.isArray(s)) return s.map(lowerSchemaTypes);
-  if (!isObj(s)) return s;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(s)) {
-    if (k === 'type' && typeof v === 'string') out[k] = v.toLowerCase();
-    else if (k === 'properties' && isObj(v)) out[k] = Object.fromEntries(Object.entries(v).map(([pk, pv]) => [pk, lowerSchemaTypes(pv)]));
-    else if (k === 'items' || k === 'anyOf') out[k] = lowerSchemaTypes(v);
-    else out[k] = v;
-  }
-  return out;
-}
-
 export function decodeRequest(body: unknown): CanonicalRequest {
   if (!isObj(body)) throw bad('body', 'must be a JSON object');
   const dropped: string[] = [];
@@ -244,10 +232,8 @@ export function decodeRequest(body: unknown): CanonicalRequest {
     if (pp !== undefined) req.presencePenalty = pp;
     const fp = num(g.frequencyPenalty, 'generationConfig.frequencyPenalty');
     if (fp !== undefined) req.frequencyPenalty = fp;
-    const schema = g.responseJsonSchema ?? (isObj(g.responseSchema) ? lowerSchemaTypes(g.responseSchema) : undefined);
-    if (g.responseMimeType === 'application/json')
-      req.responseFormat = isObj(schema) ? { type: 'json_schema', name: 'response', schema } : { type: 'json_object' };
-    else if (g.responseMimeType === 'text/plain') req.responseFormat = { type: 'text' };
+    const rf = decodeResponseFormat(g);
+    if (rf) req.responseFormat = rf;
     if (isObj(g.thinkingConfig)) {
       const tcfg = g.thinkingConfig;
       const budget = int(tcfg.thinkingBudget, 'generationConfig.thinkingConfig.thinkingBudget');
@@ -397,14 +383,7 @@ export function encodeRequest(req: CanonicalRequest): Record<string, unknown> {
   if (req.seed !== undefined) gen.seed = req.seed;
   if (req.presencePenalty !== undefined) gen.presencePenalty = req.presencePenalty;
   if (req.frequencyPenalty !== undefined) gen.frequencyPenalty = req.frequencyPenalty;
-  if (req.responseFormat) {
-    const rf = req.responseFormat;
-    if (rf.type === 'text') gen.responseMimeType = 'text/plain';
-    else {
-      gen.responseMimeType = 'application/json';
-      if (rf.type === 'json_schema' && rf.schema) gen.responseJsonSchema = rf.schema;
-    }
-  }
+  if (req.responseFormat) encodeResponseFormat(req.responseFormat, gen);
   if (req.reasoning) {
     const r = req.reasoning;
     const tcfg: Record<string, unknown> = {};

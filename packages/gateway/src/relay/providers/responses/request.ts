@@ -220,6 +220,7 @@ function decodeTextFormat(v: unknown): ResponseFormat | undefined {
     return {
       type: 'json_schema',
       ...(typeof f.name === 'string' ? { name: f.name } : {}),
+      ...(typeof f.description === 'string' ? { description: f.description } : {}),
       ...(isObj(f.schema) ? { schema: f.schema } : {}),
       ...(typeof f.strict === 'boolean' ? { strict: f.strict } : {}),
     };

@@ -18,6 +18,8 @@ export interface ResponseEcho {
   customTools?: ReadonlySet<string>;
   previousResponseId?: string | null;
   store?: boolean;
+  /** The request's `text.format` (a JSON schema …), repeated in the Response's `text`. */
+  textFormat?: unknown;
 }
 
 function statusOf(reason: FinishReason | null): { status: string; incomplete: Record<string, string> | null } {
@@ -61,7 +63,7 @@ export function responseObject(
     parallel_tool_calls: true,
     previous_response_id: echo.previousResponseId ?? null,
     store: echo.store ?? true,
-    text: { format: { type: 'text' } },
+    text: { format: echo.textFormat ?? { type: 'text' } },
     tool_choice: 'auto',
     tools: [],
     usage: usage ? usageToResponses(usage) : null,
