@@ -9,6 +9,7 @@
  */
 import type { Core } from '../core.ts';
 import { PriceStore } from './price-store.ts';
+import { CATALOG } from './catalog-data.ts';
 import type { PriceRow } from '../store/schema-core.ts';
 import {
   emptyRules,
@@ -29,6 +30,26 @@ export type { CallFacts } from './price-rules.ts';
 export const PRICES_REVISION = 'prices';
 
 const NO_RULES = emptyRules();
+
+/** The catalog's list prices (billing/catalog-data.ts), by model: what calls cost upstream before a channel's cost ratio. */
+let listPrices: Map<string, ModelPrice> | null = null;
+const listPricesOf = (): Map<string, ModelPrice> =>
+  (listPrices ??= new Map(
+    CATALOG.map((e) => [
+      e.model,
+      modelPriceOf({
+        model: e.model,
+        input: e.input,
+        output: e.output,
+        cached_input: e.cached_input ?? null,
+        cache_write_5m: e.cache_write_5m ?? null,
+        cache_write_1h: e.cache_write_1h ?? null,
+        per_request: null,
+        expression: null,
+        rules: e.rules ? JSON.stringify(e.rules) : null,
+      }),
+    ]),
+  ));
 
 export interface ModelPrice {
   model: string;
@@ -85,11 +106,15 @@ export class PriceBook {
   }
 
   /**
-   * What a usage cost the operator upstream (quota units, no group ratio): its list price at this
-   * price book times the channel's `cost_ratio`.
+   * What a usage cost the operator upstream (quota units, no group ratio): its list price — the
+   * catalog's price of the model the upstream served (`upstreamModel`, after mapping), else of the
+   * model called, else the price book's — times the channel's `cost_ratio`.
    */
-  upstreamCost(price: ModelPrice | null, usage: TokenUsage, costRatio: number, call?: CallFacts): number {
-    return quotaUnits(usdCost(price, usage, call), costRatio, this.core.config.quotaPerUsd);
+  upstreamCost(price: ModelPrice | null, usage: TokenUsage, costRatio: number, call?: CallFacts, upstreamModel?: string): number {
+    const list =
+      (upstreamModel !== undefined ? listPricesOf().get(upstreamModel) : undefined) ??
+      (price ? listPricesOf().get(price.model) : undefined);
+    return quotaUnits(usdCost(list ?? price, usage, call), costRatio, this.core.config.quotaPerUsd);
   }
 
   /**

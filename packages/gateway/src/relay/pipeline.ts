@@ -499,7 +499,7 @@ export class Pipeline<C extends PipelineCall> {
       this.f.settleDeferMs(),
       other,
       this.f.logDetails(ctx, usage),
-      this.d.prices.upstreamCost(ctx.price, usage, ch.costRatio, ctx.priceCall),
+      this.d.prices.upstreamCost(ctx.price, usage, ch.costRatio, ctx.priceCall, upModel),
     );
   }
 }

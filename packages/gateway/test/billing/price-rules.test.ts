@@ -64,7 +64,7 @@ before(async () => {
     models: ['claude-sonnet-4-5', 'bounded-claude', 'expr-claude'],
   });
   await createChannel(gw, { type: ChannelType.gemini, baseUrl: up.url, keys: ['g-key'], models: ['gemini-2.5-pro'] });
-  const oa = await createChannel(gw, { baseUrl: up.url, models: ['gpt-5', 'gpt-4o-audio-preview', 'expr-gpt'], name: 'resold' });
+  const oa = await createChannel(gw, { baseUrl: up.url, models: ['gpt-5', 'gpt-4o-audio-preview', 'expr-gpt', 'gpt-4.1'], name: 'resold' });
   await admin.ok('PUT', `/api/channel/${oa}`, { cost_ratio: 0.8 });
   const set = (p: Record<string, unknown>) => admin.ok('PUT', '/api/price', p);
   // Anthropic: $3 / $15 per MTok, over 200K input tokens $6 / $22.50 for the whole request; web search $10 per 1,000.
@@ -283,4 +283,16 @@ test('an expression over the usage, a request parameter and a header', async () 
   await plain.chat.completions.create({ model: 'expr-gpt', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
   // 2,800 + 1,000 = 3,800 per 1M → 1,900 units.
   assert.equal(Number((await lastCall(c.userId, 2)).quota), 1_900);
+});
+
+test("a marked-up price: revenue at the operator's price, upstream cost at the vendor's list price times the cost ratio", async () => {
+  // The catalog lists gpt-4.1 at $2 / $8; the operator sells it at $3 / $12.
+  await admin.ok('PUT', '/api/price', { model: 'gpt-4.1', input: 3, output: 12 });
+  const c = await createCaller(gw);
+  report = () => ({ usage: { prompt_tokens: 1_000, completion_tokens: 1_000, total_tokens: 2_000 } });
+  const client = new OpenAI({ apiKey: c.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  await client.chat.completions.create({ model: 'gpt-4.1', max_tokens: 1_000, messages: [{ role: 'user', content: 'hi' }] });
+  const row = await lastCall(c.userId);
+  // Revenue (1,000 × $3 + 1,000 × $12) / 1M = $0.015; cost (1,000 × $2 + 1,000 × $8) / 1M × 0.8 = $0.008.
+  assert.deepEqual([Number(row.quota), Number(row.upstream_cost)], [7_500, 4_000]);
 });
