@@ -24,9 +24,9 @@ export function usageFromOpenAI(u: unknown): Usage | null {
   return out;
 }
 
-/** The usage of an answer or chunk with the service tier it was served at (`service_tier`, top level). */
+/** The usage of an answer or chunk with the service tier it was served at (`service_tier`, top level; `default` is none). */
 function withServiceTier(body: Record<string, unknown>, u: Usage | null): Usage | null {
-  if (u && typeof body.service_tier === 'string') u.serviceTier = body.service_tier;
+  if (u && typeof body.service_tier === 'string' && body.service_tier !== 'default') u.serviceTier = body.service_tier;
   return u;
 }
 
