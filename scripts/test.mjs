@@ -19,7 +19,7 @@
  * The browser tests run once, on SQLite (the console does not depend on the database), after the unit
  * tests; they build the console first when packages/web/dist is missing and drive Chromium
  * (CHROMIUM_PATH, default /usr/bin/chromium). Tests that drive coding-agent command lines import
- * packages/gateway/test/agents/clis.ts; when one is selected, that folder's package is installed first
+ * packages/gateway/test/agents/clis.ts (or run.ts, built on it); when one is selected, that folder's package is installed first
  * (npm ci, once, again when its lock file changes).
  */
 import { spawnSync } from 'node:child_process';
@@ -195,7 +195,7 @@ if (runsE2e) {
 }
 if (runsIntegration) {
   // Tests that drive a coding agent's command line find it in packages/gateway/test/agents (its own package).
-  if (integration.some((f) => readFileSync(join(root, f), 'utf8').includes('/agents/clis.ts'))) {
+  if (integration.some((f) => /\/agents\/(clis|run)\.ts/.test(readFileSync(join(root, f), 'utf8')))) {
     stage('coding agents install', () => {
       try {
         ensureAgents((line) => console.log(line));

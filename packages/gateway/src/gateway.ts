@@ -75,6 +75,8 @@ export async function startGateway(opts: StartOptions = {}): Promise<Gateway> {
       async shutdown(timeoutMs = config.shutdownTimeoutMs) {
         if (closing) return closing;
         app.draining = true;
+        // Responses WebSockets close as soon as their turn in progress has ended.
+        services.relay.sockets.drain();
         const server = app.server;
         // No new connections; the callback comes when every open one has ended.
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -71,6 +71,7 @@ test('a call nothing limits costs a few property reads: no counter, no Redis, no
   const limiter = new RateLimiter(core, new Options(core));
   const s: LimitSubject = { keyId: 1, userId: 1, group: 'default', keyLimits: null, userLimits: null };
   assert.equal(limiter.admit(s, 'gpt-4o', 1000, null), null);
+  assert.equal(limiter.countsTokens(s, 'gpt-4o'), false, 'no tokenizer estimate for a call no tokens-per-minute limit counts');
   const N = 2_000_000;
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < N; i++) limiter.admit(s, 'gpt-4o', i, null);
@@ -116,6 +117,8 @@ test('a limited call on one node: headers, refusal with Retry-After, and its pla
   // 20 used by the first call, 300 by this one.
   assert.equal(headers.get('x-ratelimit-remaining-tokens'), '680');
   assert.equal(headers.get('x-ratelimit-reset-tokens'), '30s');
+  assert.equal(limiter.countsTokens(s, 'm'), true, "the user's tpm counts the call");
+  assert.equal(limiter.countsTokens({ ...s, userLimits: { rpm: 5, tpm: 0, maxConcurrency: 0 } }, 'm'), false);
   b.end(0);
   b.end(500);
   assert.equal(limiter.admit(s, 'm', 0, sink, 31_000) !== null, true, 'ending twice changes nothing');

@@ -11,10 +11,12 @@
  * A call must fit in every scope that applies; it is then counted in all of them at once, or refused
  * with 429 `rate_limit_exceeded` and `Retry-After` before any routing or billing (and counted in none).
  *
- * Tokens are input + output: a call is counted at admission with the estimate its reserve is made of
- * (the input's upper bound and the max_tokens the gateway sends), and corrected to what it used when it
- * settles. So the tokens of a minute never pass the limit by more than what calls used beyond their
- * estimates. A window is a minute that starts with the scope's first request.
+ * Tokens are input + output: a call is counted at admission with its estimate (the tokenizer's count
+ * of its input times its vendor family's margin, relay/input-estimate.ts, and the max_tokens the gateway
+ * sends), and corrected to the usage the upstream reported when it settles: the window then holds what
+ * calls actually used, so a limit of N admits calls whose actual total fits N. The tokens of a minute
+ * never pass the limit by more than what calls in flight use beyond their estimates. A window is a
+ * minute that starts with the scope's first request.
  *
  * The counters (platform/limit-counters.ts) are shared by every node through Redis (one atomic script
  * per call) or, without Redis, exact per node. While Redis is unavailable (platform/redis-health.ts:
@@ -348,6 +350,15 @@ export class RateLimiter {
     const x = s.all.models.get(model);
     if (x !== undefined) return x;
     return s.all.any ?? null;
+  }
+
+  /**
+   * Whether a tokens-per-minute limit counts a call of `model` by `s` (then the relay estimates its input
+   * with the tokenizer rather than the byte bound). A few property reads when nothing limits it.
+   */
+  countsTokens(s: LimitSubject, model: string): boolean {
+    if ((s.keyId !== null && (s.keyLimits?.tpm ?? 0) > 0) || (s.userLimits?.tpm ?? 0) > 0) return true;
+    return (this.modelLimits(s.group, model)?.tpm ?? 0) > 0;
   }
 
   /**

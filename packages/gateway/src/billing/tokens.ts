@@ -1,11 +1,11 @@
 /**
- * Token counting with gpt-tokenizer (o200k_base), loaded on first use. Counting is only needed when an
- * upstream reports no usage (and for the count-tokens endpoints), so the encoding is never loaded on
- * the common path.
+ * Token counting with gpt-tokenizer, each encoding loaded on first use: o200k_base (the default, for
+ * usage an upstream did not report and the count-tokens endpoints) and cl100k_base (the input estimate
+ * of models that use it, relay/input-estimate.ts). Nothing is loaded on the common path.
  *
- * The event loop never tokenizes a long text: `countTokens` counts texts up to INLINE_MAX characters
- * in place (well under a millisecond) and sends longer ones to a small pool of worker threads
- * (`TokenizerPool`), so a large prompt delays nobody else's requests.
+ * The event loop never tokenizes a long text: `countTokens` and `measureText` count texts up to
+ * INLINE_MAX characters in place (about a millisecond at most) and send longer ones to a small pool of
+ * worker threads (`TokenizerPool`), so a large prompt delays nobody else's requests.
  *
  * `TokenCounter` counts a stream of text pieces incrementally: pieces are gathered up to a small
  * buffer and counted, so a long output never sits in memory as a whole.
@@ -15,26 +15,98 @@ import { Worker } from 'node:worker_threads';
 
 type CountFn = (text: string) => number;
 
+/** The encodings the gateway counts with. */
+export type EncodingName = 'o200k_base' | 'cl100k_base';
+
 /** Longest text counted on the event loop; longer ones go to the worker pool. */
 export const INLINE_MAX = 32 * 1024;
 
+const counters: Partial<Record<EncodingName, CountFn>> = {};
+const loading: Partial<Record<EncodingName, Promise<CountFn>>> = {};
+/** The default encoding's counter once loaded (read on every streamed event: one property). */
 let counter: CountFn | null = null;
-let loading: Promise<CountFn> | null = null;
 
-export function loadTokenizer(): Promise<CountFn> {
-  if (counter) return Promise.resolve(counter);
-  loading ??= import('gpt-tokenizer/encoding/o200k_base').then((m) => {
-    counter = (t: string) => m.countTokens(t);
-    return counter;
-  });
-  return loading;
+const ENCODING_MODULES: Record<EncodingName, () => Promise<{ countTokens(t: string): number }>> = {
+  o200k_base: () => import('gpt-tokenizer/encoding/o200k_base'),
+  cl100k_base: () => import('gpt-tokenizer/encoding/cl100k_base'),
+};
+
+export function loadTokenizer(encoding: EncodingName = 'o200k_base'): Promise<CountFn> {
+  const ready = counters[encoding];
+  if (ready) return Promise.resolve(ready);
+  return (loading[encoding] ??= ENCODING_MODULES[encoding]().then((m) => {
+    const fn: CountFn = (t: string) => m.countTokens(t);
+    counters[encoding] = fn;
+    if (encoding === 'o200k_base') counter = fn;
+    return fn;
+  }));
 }
 
 /** Counts tokens of `text` (loads the encoding if needed); long texts are counted off the event loop. */
-export async function countTokens(text: string): Promise<number> {
+export async function countTokens(text: string, encoding: EncodingName = 'o200k_base'): Promise<number> {
   if (!text) return 0;
-  if (text.length > INLINE_MAX) return tokenizerPool().count(text);
-  return (await loadTokenizer())(text);
+  if (text.length > INLINE_MAX) return tokenizerPool().count(text, encoding);
+  return (await loadTokenizer(encoding))(text);
+}
+
+/** What `measureText` finds in a text. */
+export interface TextMeasure {
+  tokens: number;
+  /** Characters of East Asian scripts (CJK ideographs, kana, Hangul, their punctuation and full-width forms). */
+  cjk: number;
+}
+
+/**
+ * Longest run of characters without white space that is tokenized in one piece by `measureText`. BPE
+ * over one pre-token is quadratic in its length (200,000 × "x" takes o200k_base tens of seconds, a
+ * 16,000-character run of CJK without punctuation two); cut into pieces of this length, a run costs
+ * microseconds and counts at most one token more per piece.
+ */
+export const MAX_RUN = 200;
+
+/** Counts `text` with `count`, its runs of more than MAX_RUN characters without white space cut in pieces. */
+export function countInRuns(count: CountFn, text: string): number {
+  let n = 0;
+  let from = 0;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13) run = 0;
+    else if (++run > MAX_RUN && (c < 0xdc00 || c > 0xdfff)) {
+      n += count(text.slice(from, i));
+      from = i;
+      run = 1;
+    }
+  }
+  return n + (from < text.length ? count(from ? text.slice(from) : text) : 0);
+}
+
+/**
+ * Counts the tokens of `text` in `encoding` (long runs without white space in pieces: `countInRuns`) and
+ * its East Asian characters, for estimates; long texts off the event loop.
+ */
+export async function measureText(text: string, encoding: EncodingName = 'o200k_base'): Promise<TextMeasure> {
+  if (!text) return { tokens: 0, cjk: 0 };
+  if (text.length > INLINE_MAX) return tokenizerPool().measure(text, encoding);
+  return { tokens: countInRuns(await loadTokenizer(encoding), text), cjk: cjkChars(text) };
+}
+
+/** Characters of East Asian scripts in `text` (U+2E80–U+9FFF, U+AC00–U+D7AF, U+F900–U+FAFF, U+FE30–U+FE4F, U+FF00–U+FFEF). */
+export function cjkChars(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x2e80) continue;
+    if (
+      c <= 0x9fff ||
+      (c >= 0xac00 && c <= 0xd7af) ||
+      (c >= 0xf900 && c <= 0xfaff) ||
+      (c >= 0xfe30 && c <= 0xfe4f) ||
+      (c >= 0xff00 && c <= 0xffef)
+    )
+      n++;
+  }
+  return n;
 }
 
 /** Counts tokens of `text` when the encoding is loaded; null otherwise. */
@@ -43,14 +115,39 @@ export function countTokensSync(text: string): number | null {
   return counter ? counter(text) : null;
 }
 
-// The worker's code: loads the encoding once and answers {id, text} with {id, n} (or {id, error}).
+// The worker's code: loads each encoding once, when first asked for, and answers {id, text, encoding}
+// with {id, n, cjk} (or {id, error}). The CJK count is the same as `cjkChars`, `countInRuns` (with `runs`)
+// the same as the one above.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const ready = import(workerData.encoding);
-parentPort.on('message', async ({ id, text }) => {
+const ready = {};
+function cjk(t) {
+  let n = 0;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c < 0x2e80) continue;
+    if (c <= 0x9fff || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xffef)) n++;
+  }
+  return n;
+}
+function countInRuns(count, text) {
+  let n = 0, from = 0, run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13) run = 0;
+    else if (++run > ${MAX_RUN} && (c < 0xdc00 || c > 0xdfff)) {
+      n += count(text.slice(from, i));
+      from = i;
+      run = 1;
+    }
+  }
+  return n + (from < text.length ? count(from ? text.slice(from) : text) : 0);
+}
+parentPort.on('message', async ({ id, text, encoding, runs }) => {
   try {
-    const m = await ready;
-    parentPort.postMessage({ id, n: m.countTokens(text) });
+    const m = await (ready[encoding] ??= import(workerData.encodings[encoding]));
+    const count = (t) => m.countTokens(t);
+    parentPort.postMessage({ id, n: runs ? countInRuns(count, text) : count(text), cjk: cjk(text) });
   } catch (e) {
     parentPort.postMessage({ id, error: String(e && e.message || e) });
   }
@@ -60,7 +157,10 @@ parentPort.on('message', async ({ id, text }) => {
 interface Job {
   id: number;
   text: string;
-  resolve(n: number): void;
+  encoding: EncodingName;
+  /** Long runs without white space counted in pieces (`countInRuns`). */
+  runs: boolean;
+  resolve(m: TextMeasure): void;
   reject(e: Error): void;
 }
 
@@ -77,9 +177,18 @@ export class TokenizerPool {
 
   constructor(private readonly size: number) {}
 
-  count(text: string): Promise<number> {
+  count(text: string, encoding: EncodingName = 'o200k_base'): Promise<number> {
+    return this.job(text, encoding, false).then((m) => m.tokens);
+  }
+
+  /** What `measureText` says of `text`, counted by a worker. */
+  measure(text: string, encoding: EncodingName = 'o200k_base'): Promise<TextMeasure> {
+    return this.job(text, encoding, true);
+  }
+
+  private job(text: string, encoding: EncodingName, runs: boolean): Promise<TextMeasure> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, text, resolve, reject });
+      this.queue.push({ id: this.nextId++, text, encoding, runs, resolve, reject });
       this.dispatch();
     });
   }
@@ -96,7 +205,7 @@ export class TokenizerPool {
       const job = this.queue.shift()!;
       this.busy.set(w, job);
       w.ref();
-      w.postMessage({ id: job.id, text: job.text });
+      w.postMessage({ id: job.id, text: job.text, encoding: job.encoding, runs: job.runs });
     }
   }
 
@@ -105,16 +214,21 @@ export class TokenizerPool {
     const w = new Worker(WORKER_SOURCE, {
       eval: true,
       execArgv: [],
-      workerData: { encoding: import.meta.resolve('gpt-tokenizer/encoding/o200k_base') },
+      workerData: {
+        encodings: {
+          o200k_base: import.meta.resolve('gpt-tokenizer/encoding/o200k_base'),
+          cl100k_base: import.meta.resolve('gpt-tokenizer/encoding/cl100k_base'),
+        },
+      },
     });
-    w.on('message', (m: { id: number; n?: number; error?: string }) => {
+    w.on('message', (m: { id: number; n?: number; cjk?: number; error?: string }) => {
       const job = this.busy.get(w);
       this.busy.delete(w);
       this.idle.push(w);
       w.unref();
       if (job && job.id === m.id) {
         if (m.error !== undefined) job.reject(new Error(`token counting failed: ${m.error}`));
-        else job.resolve(m.n ?? 0);
+        else job.resolve({ tokens: m.n ?? 0, cjk: m.cjk ?? 0 });
       }
       this.dispatch();
     });

@@ -1,6 +1,7 @@
 /**
  * Health for load balancers and orchestrators: `GET /healthz` (the process answers; no I/O) and
- * `GET /readyz` (this node can serve: database reachable, plugin runtime built, not shutting down).
+ * `GET /readyz` (this node can serve: database reachable, plugin runtime built, not shutting down), and
+ * `GET /` like `/healthz` when the console is off (it is the console's page otherwise).
  * Redis, when configured, is checked too, but a node without it still serves — its rate limits and
  * throttles count on the node alone (platform/redis-health.ts) — so a failed Redis is a warning, not
  * unreadiness: taking every node out of the load balancer at once would stop the gateway. Both are
@@ -74,6 +75,9 @@ export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
   }
 
   app.get('/healthz', async () => ({ ok: true }));
+  // Without the console, the root answers like /healthz: clients probe it before their first call (Claude Code
+  // sends HEAD /), and a gateway run for its APIs alone should not fail that probe.
+  if (!deps.console) app.get('/', async () => ({ ok: true }));
   app.get('/readyz', async (_req, reply) => {
     inFlight ??= check().finally(() => {
       inFlight = null;

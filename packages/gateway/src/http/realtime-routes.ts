@@ -1,7 +1,8 @@
 /**
  * `GET /v1/realtime` (WebSocket). The key comes as a Bearer token or through the
  * `openai-insecure-api-key.<key>` subprotocol, the model from `?model=`. Access, channels, price and
- * the reservation are checked before the upgrade, so refusals are ordinary HTTP errors.
+ * the reservation are checked before the upgrade, so refusals are ordinary HTTP errors. The scope's
+ * WebSocket server also serves `GET /v1/responses` upgraded (responses-socket-routes.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -9,6 +10,7 @@ import websocket from '@fastify/websocket';
 import type { AppDeps } from './deps.ts';
 import { admitRequest, extractApiKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
+import { responsesSocketRoute } from './responses-socket-routes.ts';
 
 const KEY_PROTOCOL = 'openai-insecure-api-key.';
 const SESSION = Symbol('gatehouse.realtime');
@@ -31,7 +33,8 @@ export async function realtimeRoutes(app: FastifyInstance, deps: AppDeps): Promi
     scope.setErrorHandler(familyErrorHandler('openai'));
     await scope.register(websocket, {
       options: {
-        maxPayload: 16 * 1024 * 1024,
+        // A message is at most what an HTTP JSON body may be (a Responses turn carries its input).
+        maxPayload: 64 * 1024 * 1024,
         // Never echo the key protocol: answer `realtime` (or another non-key protocol) when offered.
         handleProtocols: (offered: Set<string>) => {
           if (offered.has('realtime')) return 'realtime';
@@ -45,6 +48,8 @@ export async function realtimeRoutes(app: FastifyInstance, deps: AppDeps): Promi
       if (req.gatehouseHeaders) headers.push(...req.gatehouseHeaders);
       headers.push('x-gatehouse-time-ms: 0.00');
     });
+    // The WebSocket server above takes every upgrade of the app: Responses over a WebSocket is served here too.
+    responsesSocketRoute(scope, deps);
     const keys = deps.services.accounts.keys;
     const realtime = () => deps.services.relay.realtime;
 

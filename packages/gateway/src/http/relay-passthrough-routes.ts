@@ -1,7 +1,7 @@
 /**
  * The OpenAI-format endpoints relayed as they are (relay/passthrough.ts): audio, rerank, moderations,
  * alpha search, Responses compaction and the reads of relay-created Responses ids, plus the realtime
- * WebSocket. Images and `POST /v1/responses` arrive through the task protocol routes (plugins first).
+ * WebSocket and Responses over a WebSocket (realtime-routes.ts). Images and `POST /v1/responses` arrive through the task protocol routes (plugins first).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fail } from '../platform/errors.ts';
@@ -113,16 +113,6 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
     scope.delete('/v1/responses/:id', { onRequest: auth }, op('delete', '/v1/responses/{id}'));
     scope.post('/v1/responses/:id/cancel', { onRequest: auth }, op('cancel', '/v1/responses/{id}/cancel'));
     scope.get('/v1/responses/:id/input_items', { onRequest: auth }, op('input_items', '/v1/responses/{id}/input_items'));
-    // Responses over a WebSocket (Codex tries it first) is not served: 426 makes a client fall back to
-    // HTTPS at once (a 404 or 501 makes Codex retry the socket several times first).
-    scope.get('/v1/responses', { onRequest: auth }, async (req, reply) => {
-      if (String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket')
-        throw fail('not_found', 'list the Responses of a conversation with GET /v1/responses/{id}', { type: 'invalid_request_error' });
-      // The socket of an upgrade request has left the HTTP server: it is closed once the answer is written.
-      reply.header('connection', 'close');
-      reply.raw.once('finish', () => req.raw.socket?.end());
-      throw fail('websocket_not_supported');
-    });
   });
 
   await realtimeRoutes(app, deps);

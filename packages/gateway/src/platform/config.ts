@@ -45,6 +45,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How long a conversation sticks to the channel that served it (relay/affinity.ts); 0 turns it off. */
   relayAffinityTtlMs: number;
+  /** A Responses WebSocket with no turn in progress is closed after this long without a message (relay/responses-socket.ts); 0: never. */
+  responsesSocketIdleMs: number;
   /** A node's liveness lease, renewed every third of it; its open reserves are recovered once it lapsed. */
   nodeLeaseMs: number;
   logRetentionDays: number;
@@ -315,6 +317,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, overrides: Pa
     cacheSyncIntervalMs: num(env, 'CACHE_SYNC_INTERVAL_SECONDS', 1) * 1000,
     relayRecoveryIntervalMs: positive(num(env, 'RELAY_RECOVERY_INTERVAL_SECONDS', 10), 10) * 1000,
     relayAffinityTtlMs: Math.max(0, num(env, 'RELAY_AFFINITY_TTL_SECONDS', 300)) * 1000,
+    responsesSocketIdleMs: Math.max(0, num(env, 'RESPONSES_WEBSOCKET_IDLE_SECONDS', 600)) * 1000,
     shutdownTimeoutMs: Math.max(0, num(env, 'SHUTDOWN_TIMEOUT_SECONDS', 30)) * 1000,
     nodeLeaseMs: positive(num(env, 'NODE_LEASE_SECONDS', 30), 30) * 1000,
     logRetentionDays: num(env, 'LOG_RETENTION_SECONDS', 0) / 86_400,

@@ -176,6 +176,7 @@ export const ERRORS = {
   reauth_required: { status: 403, message: '{field}: this change needs your current password' },
   request_too_large: { status: 413, message: 'request body too large' },
   reserve_closed: { status: 409, message: 'the reserve of this call was already closed' },
+  shutting_down: { status: 503, message: 'this node is shutting down: connect again' },
   signup_disabled: { status: 403, message: 'sign-up is turned off on this gateway: ask an administrator for an account' },
   source_sha256_mismatch: { status: 400, message: 'sourceSha256 does not match the source (source hashes to {sha})' },
   sso_denied: { status: 400, message: 'the provider refused the login: {reason}' },
@@ -246,7 +247,6 @@ export const ERRORS = {
     message: '{key}@{version} is already stored with a different source; versions are immutable, publish a new version',
   },
   video_not_found: { status: 404, type: 'invalid_request_error', message: "No video found with id '{id}'." },
-  websocket_not_supported: { status: 426, message: 'Responses over a WebSocket are not served here; use POST /v1/responses over HTTPS' },
   wrong_password: { status: 400, message: 'old_password: is not the current password' },
 } as const satisfies Record<string, ErrorEntry>;
 

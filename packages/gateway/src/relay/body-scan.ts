@@ -21,9 +21,12 @@ export interface BodyScan {
   refs: number;
 }
 
-const INLINE_KEYS = new Set(['data', 'file_data', 'b64_json']);
-const URL_KEYS = new Set(['url', 'image_url', 'uri']);
-const REF_KEYS = new Set(['file_id', 'fileUri', 'file_uri']);
+/** Keys of inline media data (a string over 256 characters under one of them is media, not text). */
+export const INLINE_KEYS: ReadonlySet<string> = new Set(['data', 'file_data', 'b64_json']);
+/** Keys of URLs (and data: URLs) of media. */
+export const URL_KEYS: ReadonlySet<string> = new Set(['url', 'image_url', 'uri']);
+/** Keys of references to uploaded files. */
+export const REF_KEYS: ReadonlySet<string> = new Set(['file_id', 'fileUri', 'file_uri']);
 
 type Kind = 'image' | 'av' | 'file';
 

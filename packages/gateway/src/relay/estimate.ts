@@ -9,6 +9,11 @@
  * references a context window) and a request with tools TOOLS_OVERHEAD_TOKENS for the vendor's tool
  * prompt. Output: the max_tokens the gateway itself sends, times the choices asked for.
  *
+ * That bound costs nothing to compute, and it is what a call reserves when its balance covers it. When a
+ * tokens-per-minute limit counts the call, or the balance (or a budget, or a key's cap) cannot cover the
+ * bound, its text part is replaced by the tokenizer's estimate (relay/input-estimate.ts, through
+ * `tightenInput`, from relay/pipeline.ts): then the reserve is an estimate, settled exactly like any other.
+ *
  * When the balance cannot cover the output asked for (or the default), the output is lowered to what
  * it covers; below MIN_OUTPUT_TOKENS the call is refused with `insufficient_quota`.
  */
@@ -30,14 +35,24 @@ export const MIN_OUTPUT_TOKENS = 16;
 
 /** An upper bound of the input tokens of a request of `bytes` bytes with the media `scan` found. */
 export function inputBound(bytes: number, scan: BodyScan, hasTools: boolean): number {
+  return textBound(bytes, scan, hasTools) + mediaBound(scan);
+}
+
+/**
+ * The part of the input bound that its text makes (the body's bytes less its inline media, the tool
+ * prompt, the framing): what the tokenizer's estimate (relay/input-estimate.ts) may replace.
+ */
+export function textBound(bytes: number, scan: BodyScan, hasTools: boolean): number {
+  return Math.max(0, bytes - scan.inlineChars) + (hasTools ? TOOLS_OVERHEAD_TOKENS : 0) + BASE_OVERHEAD_TOKENS;
+}
+
+/** The part of the input bound that its media make (images, audio and video, documents, referenced files). */
+export function mediaBound(scan: BodyScan): number {
   return (
-    Math.max(0, bytes - scan.inlineChars) +
     scan.images * INPUT_TOKENS_PER_IMAGE +
     Math.ceil(scan.avChars / AV_CHARS_PER_TOKEN) +
     Math.min(scan.fileChars, CONTEXT_TOKENS_BOUND) +
-    scan.refs * CONTEXT_TOKENS_BOUND +
-    (hasTools ? TOOLS_OVERHEAD_TOKENS : 0) +
-    BASE_OVERHEAD_TOKENS
+    scan.refs * CONTEXT_TOKENS_BOUND
   );
 }
 

@@ -9,6 +9,7 @@ import { LogWriter } from '../logs/writer.ts';
 import { ChannelIndex, CHANNELS_REVISION } from './channels.ts';
 import { Relay } from './relay.ts';
 import { RealtimeRelay } from './realtime.ts';
+import { ResponsesSockets } from './responses-socket.ts';
 import { probeOnce, testKey, firstUsableKey, type TestResult } from './health.ts';
 import { fail } from '../platform/errors.ts';
 import { RelayPolicy } from './policy.ts';
@@ -24,6 +25,8 @@ export interface RelayService {
   relay: Relay;
   /** The realtime WebSocket relay (GET /v1/realtime). */
   realtime: RealtimeRelay;
+  /** Responses over a WebSocket (GET /v1/responses upgraded); drained first at a graceful stop. */
+  sockets: ResponsesSockets;
   channels: ChannelIndex;
   logs: LogWriter;
   pools: UpstreamPools;
@@ -63,6 +66,7 @@ export const relayArea = {
     };
     const relay = new Relay(relayDeps);
     const realtime = new RealtimeRelay(relayDeps);
+    const sockets = new ResponsesSockets(core, (call) => relay.handle(call), deps.accounts.rateLimits);
     await core.cache.register(CHANNELS_REVISION, () => channels.load());
     let probing: Promise<number> | null = null;
     const probe = () => {
@@ -74,6 +78,7 @@ export const relayArea = {
     const service: RelayService = {
       relay,
       realtime,
+      sockets,
       channels,
       logs,
       pools,
@@ -98,6 +103,8 @@ export const relayArea = {
     core.onClose(() => logs.close());
     core.onClose(() => allowances.close());
     core.onClose(() => relay.drain());
+    // Before the drain (closers run in reverse): a socket still open at close ends its turn now.
+    core.onClose(() => sockets.cut());
     core.onClose(() => realtime.drain());
     core.onClose(async () => {
       await probing;

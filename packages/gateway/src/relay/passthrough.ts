@@ -24,7 +24,7 @@ import type { RuntimeChannel } from './channels.ts';
 import { upstreamErrorMessage } from './providers/index.ts';
 import { choiceCount, tokenCount } from './providers/canonical.ts';
 import { scanBody, type BodyScan } from './body-scan.ts';
-import { AV_CHARS_PER_TOKEN, BASE_OVERHEAD_TOKENS, inputBound, isPriced, pricesOutput } from './estimate.ts';
+import { AV_CHARS_PER_TOKEN, BASE_OVERHEAD_TOKENS, inputBound, isPriced, pricesOutput, textBound } from './estimate.ts';
 import { encodeMultipart, type MultipartBody, type MultipartFile } from './multipart.ts';
 import { applyParamOverride, hasOverride, upstreamHeaders, upstreamModel } from './providers/endpoint.ts';
 import { passEndpoint, providerOfType } from './providers/registry.ts';
@@ -381,6 +381,8 @@ export class PassThrough {
     }
     const input = inputBound(bytes, scan, b.tools !== undefined);
     ctx.inputBound = input;
+    // The text of a JSON body may be estimated with the tokenizer instead (tightenInput, relay/input-estimate.ts); a form's is not.
+    if (!call.multipart) ctx.textBound = textBound(bytes, scan, b.tools !== undefined);
     switch (ctx.kind) {
       case 'images':
       case 'image_edits':
@@ -500,9 +502,11 @@ export class PassThrough {
       }
     }
     this.pipe.begin(ctx, up.statusCode, { 'content-type': ctype || 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+    const reported = passUsage(json);
+    // The rate limits' token windows are corrected to the reported usage before the caller has the answer.
+    if (reported) ctx.admission?.end(reported.inputTokens + reported.outputTokens);
     ctx.call.client.res.end(text);
     if (ctx.kind === 'responses' && isObj(json) && typeof json.id === 'string') this.remember(ctx, json.id, ch, keyIndex);
-    const reported = passUsage(json);
     const outText =
       ctx.kind === 'responses' || ctx.kind === 'responses_compact'
         ? responseOutputText(json)

@@ -80,7 +80,12 @@ function setup(balance: number) {
     },
   };
   const log = { warn() {}, error() {} };
-  const d = { core: { log }, allowances, logs: { write: (r: NewLog) => rows.push(r) } } as unknown as RelayDeps;
+  const d = {
+    core: { log, config: { quotaPerUsd: 500_000 } },
+    allowances,
+    prices: { groupRatio: () => 1 },
+    logs: { write: (r: NewLog) => rows.push(r) },
+  } as unknown as RelayDeps;
   const perToken = (_c: PipelineCall, u: TokenUsage) => u.inputTokens + u.outputTokens;
   const pipe = new Pipeline<PipelineCall>(d, (p) => p, {
     holds: true,

@@ -34,6 +34,7 @@ import { runAttempts, type AttemptCallInfo, type AttemptHooks, type AttemptOutco
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { fitOutput, MIN_OUTPUT_TOKENS } from './estimate.ts';
+import { tightenInput } from './input-estimate.ts';
 import type { EventFramer, SseEvent } from './sse.ts';
 import { networkMessage, retryAfter, type UpstreamResponse } from './upstream.ts';
 
@@ -83,8 +84,10 @@ export interface PipelineCall extends SettledCall {
   firstByteMs: number | null;
   /** Set once bytes reached the client: from then on nothing is retried. */
   started: boolean;
-  /** Upper bound of the input tokens (relay/estimate.ts). */
+  /** Input tokens the reserve covers: the byte bound (relay/estimate.ts), or the tokenizer's estimate once `tightenInput` ran (relay/input-estimate.ts). */
   inputBound: number;
+  /** The part of `inputBound` its text makes (relay/estimate.ts `textBound`); unset or 0: nothing to estimate. */
+  textBound?: number;
   /** The body marks prompt-cache breakpoints (relay/estimate.ts). */
   cacheWrites: boolean;
   /** What the price's rules read of the request: parameters, headers, hour, server tools' bounds. */
@@ -165,20 +168,27 @@ export class Pipeline<C extends PipelineCall> {
    */
   async run(ctx: C, candidates: RuntimeChannel[], estimate: TokenUsage): Promise<void> {
     const { call } = ctx;
-    // The rate limits count the reserve's estimate, before any routing or billing (429 beyond them).
-    const a = this.d.rateLimits.admit(call.principal, ctx.model, estimate.inputTokens + estimate.outputTokens, call.client.res);
+    let est = estimate;
+    // A tokens-per-minute limit counts the tokenizer's estimate, not the byte bound.
+    if (ctx.textBound && this.d.rateLimits.countsTokens(call.principal, ctx.model)) est = await tightenInput(ctx, candidates, est);
+    // The rate limits count the estimate, before any routing or billing (429 beyond them).
+    const a = this.d.rateLimits.admit(call.principal, ctx.model, est.inputTokens + est.outputTokens, call.client.res);
     ctx.admission = a instanceof Promise ? await a : a;
     try {
-      // Reserve an upper bound of the cost before any upstream work (relay/estimate.ts).
-      ctx.reserved = this.f.reserveOf(ctx, estimate);
+      // Reserve what the upstream can bill before any upstream work (relay/estimate.ts).
+      ctx.reserved = this.f.reserveOf(ctx, est);
       if (ctx.reserved > 0) {
         try {
           const g = this.reserve(ctx.payer, call.requestId, ctx.reserved);
           // From a hold of this node the reserve is synchronous: no await, no turn of the event loop.
           ctx.grant = g instanceof Promise ? await g : g;
         } catch (e) {
-          if ((e as GatewayError).code !== 'insufficient_quota' || ctx.maxOut === null) throw e;
-          await this.reserveWhatFits(ctx, e as GatewayError);
+          if ((e as GatewayError).code !== 'insufficient_quota') throw e;
+          // The byte bound does not fit: the tokenizer's estimate may (a balance is usable down to one call).
+          if (!(await this.reserveEstimate(ctx, candidates, est))) {
+            if (ctx.maxOut === null) throw e;
+            await this.reserveWhatFits(ctx, e as GatewayError);
+          }
         }
       }
       await runReserved(
@@ -190,6 +200,27 @@ export class Pipeline<C extends PipelineCall> {
     } finally {
       // A call that ended without an answer (refused, failed) used no tokens; `settle` ended the others.
       ctx.admission?.end(0);
+    }
+  }
+
+  /** After the bound was refused: reserves at the tokenizer's estimate; false when it is no smaller or refused too. */
+  private async reserveEstimate(ctx: C, candidates: readonly RuntimeChannel[], est: TokenUsage): Promise<boolean> {
+    if (!ctx.textBound) return false;
+    // A balance that cannot pay the call's media and least output whatever its text is refused untokenized.
+    const least = Math.min(MIN_OUTPUT_TOKENS, ctx.maxOut ?? 0) * ctx.n;
+    const floor = this.f.reserveOf(ctx, { inputTokens: ctx.inputBound - ctx.textBound, outputTokens: least });
+    if (floor > (await this.d.ledger.available(ctx.payer))) return false;
+    const tight = await tightenInput(ctx, candidates, est);
+    if (tight === est) return false;
+    const amount = this.f.reserveOf(ctx, tight);
+    try {
+      const g = this.reserve(ctx.payer, ctx.call.requestId, amount);
+      ctx.grant = g instanceof Promise ? await g : g;
+      ctx.reserved = amount;
+      return true;
+    } catch (e) {
+      if ((e as GatewayError).code !== 'insufficient_quota') throw e;
+      return false;
     }
   }
 

@@ -26,7 +26,7 @@ import type { AttemptOutcome } from './attempts.ts';
 import { Pipeline, type PipelineCall, type StreamRelay } from './pipeline.ts';
 import { msSince } from './accounting.ts';
 import { scanBody, type BodyScan } from './body-scan.ts';
-import { inputBound, pricesOutput, reserveCost } from './estimate.ts';
+import { inputBound, pricesOutput, reserveCost, textBound } from './estimate.ts';
 import { choiceCount, tokenCount } from './providers/canonical.ts';
 import {
   applyParamOverride,
@@ -525,6 +525,8 @@ export class Relay {
       } else out = JSON.stringify(encodeResponse(ctx.cf, decoded, ctx.model, ctx.call.requestId));
     }
     this.pipe.begin(ctx, 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(out)) });
+    // The rate limits' token windows are corrected to the reported usage before the caller has the answer.
+    if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0)) ctx.admission?.end(usage.inputTokens + usage.outputTokens);
     ctx.call.client.res.end(out);
     let final: Usage;
     if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0)) final = usage;
@@ -552,6 +554,7 @@ export class Relay {
     const b = ctx.call.body;
     return {
       customTools: responses.customToolNames(ctx.canonical),
+      namespacedTools: responses.namespacedToolNames(ctx.canonical),
       previousResponseId: typeof b.previous_response_id === 'string' ? b.previous_response_id : null,
       store: b.store !== false,
       ...(isObj(b.text) && isObj(b.text.format) ? { textFormat: b.text.format } : {}),
@@ -611,7 +614,8 @@ export class Relay {
   // ---------- usage ----------
 
   /**
-   * The usage the reserve covers: an upper bound of the input from the body's bytes and media, and
+   * The usage the reserve covers: an upper bound of the input from the body's bytes and media (its text
+   * part, `textBound`, replaced by the tokenizer's estimate where that matters: tightenInput), and
    * the output the gateway will ask for (the caller's max_tokens, at most the model's limit, or the
    * default) times the choices. Sets ctx.inputBound, ctx.n and ctx.maxOut.
    */
@@ -632,7 +636,9 @@ export class Relay {
     }
     if (ctx.price?.perRequest !== null && ctx.price?.perRequest !== undefined) return { inputTokens: 0, outputTokens: 0 };
     const scan = call.scan ?? scanBody(b);
-    ctx.inputBound = inputBound(call.raw.length, scan, b.tools !== undefined || b.functions !== undefined);
+    const tools = b.tools !== undefined || b.functions !== undefined;
+    ctx.inputBound = inputBound(call.raw.length, scan, tools);
+    ctx.textBound = textBound(call.raw.length, scan, tools);
     ctx.cacheWrites = call.raw.includes('"cache_control"');
     if (call.kind === 'embeddings' || !pricesOutput(ctx.price)) return { inputTokens: ctx.inputBound, outputTokens: 0 };
     const limit = this.d.policy.modelMaxOutput(ctx.model);

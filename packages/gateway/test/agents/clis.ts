@@ -5,8 +5,11 @@
  * `agentCommand` installs it itself when such a test runs on its own.
  *
  * To add a command line: `npm install --save-exact <package>@<version>` in this folder, then an entry in
- * AGENTS saying which file runs it.
+ * AGENTS saying which file runs it. `npm ci` refuses a lock file that misses an optional dependency of a
+ * package (the builds for other platforms of opencode and of Qwen Code's clipboard module): when a registry
+ * did not list one, its entry (version, os, cpu, libc, optional) belongs in package-lock.json all the same.
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { AGENTS_DIR, ensureAgents } from './install.mjs';
@@ -44,6 +47,30 @@ const AGENTS = {
       const triple = process.arch === 'arm64' ? 'aarch64-unknown-linux-musl' : 'x86_64-unknown-linux-musl';
       return {
         file: join(packageDir(resolve, `@openai/codex-${process.platform}-${process.arch}`), 'vendor', triple, 'bin', 'codex'),
+        args: [],
+      };
+    },
+  },
+  /** Gemini CLI: one bundled script, run by this Node.js. */
+  gemini: {
+    package: '@google/gemini-cli',
+    command: (dir) => ({ file: process.execPath, args: [join(dir, 'bundle', 'gemini.js')] }),
+  },
+  /** Qwen Code: one bundled script, run by this Node.js. */
+  qwen: {
+    package: '@qwen-code/qwen-code',
+    command: (dir) => ({ file: process.execPath, args: [join(dir, 'cli-entry.js')] }),
+  },
+  /**
+   * opencode: its native binary, from the package for this platform (the launcher of `opencode-ai` is only
+   * written by an install script); on an x64 Linux processor without AVX2, the `-baseline` build.
+   */
+  opencode: {
+    package: 'opencode-ai',
+    command: (_dir, resolve) => {
+      const baseline = process.platform === 'linux' && process.arch === 'x64' && !/\bavx2\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
+      return {
+        file: join(packageDir(resolve, `opencode-${process.platform}-${process.arch}${baseline ? '-baseline' : ''}`), 'bin', 'opencode'),
         args: [],
       };
     },

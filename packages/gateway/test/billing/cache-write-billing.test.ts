@@ -12,6 +12,7 @@ import { startTestGateway, type TestGateway } from '../harness.ts';
 import { json, sse, startFake, type FakeUpstream } from '../fakes/upstreams/common.ts';
 import { balance, consumeLog, createCaller, createChannel, setPrice } from '../relay-fixtures.ts';
 import { AdminClient } from '../admin-client.ts';
+import { estimateInput, FAMILIES } from '../../src/relay/input-estimate.ts';
 
 const Q = 500_000; // quota units per USD
 let gw: TestGateway;
@@ -147,14 +148,17 @@ test('the user model list shows the write prices a group pays', async () => {
 });
 
 test('a request that marks cache breakpoints reserves for its input being written: a balance for plain input only is not enough', async () => {
-  // Input bound ≈ the body's bytes; priced at the 1-hour write price (2× input) the reserve doubles its input part.
-  const big = 'x'.repeat(200_000);
+  // The balance covers the input at its plain price, not at the 1-hour write price (2× input). Neither
+  // fits the byte bound, so the input is the tokenizer's estimate (relay/input-estimate.ts).
+  const big = 'The harbour master wrote the day into his ledger. '.repeat(4000);
   const body = {
     model: 'claude-cw',
     max_tokens: 16,
     messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: big, cache_control: { type: 'ephemeral' as const } }] }],
   };
-  const plainInput = units(((200_000 + 1024) * 3 + 16 * 15) / 1e6);
+  const input = await estimateInput(body, [FAMILIES.claude]);
+  assert.ok(input < big.length / 2);
+  const plainInput = units((input * 3 + 16 * 15) / 1e6);
   const c = await createCaller(gw, { quota: plainInput });
   const client = new Anthropic({ apiKey: c.key, baseURL: gw.url, maxRetries: 0 });
   await assert.rejects(client.messages.create(body), (e: { status?: number }) => e.status === 429);

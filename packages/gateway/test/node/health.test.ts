@@ -65,6 +65,9 @@ test('/healthz answers and /readyz reports every check', async () => {
     const h = await fetch(`${gw.url}/healthz`);
     assert.equal(h.status, 200);
     assert.deepEqual(await h.json(), { ok: true });
+    // Without the console (as here), the root answers too: a client's reachability probe (Claude Code's HEAD /).
+    assert.equal((await fetch(`${gw.url}/`, { method: 'HEAD' })).status, 200);
+    assert.deepEqual(await (await fetch(`${gw.url}/`)).json(), { ok: true });
     const r = await readyz(gw.url);
     assert.equal(r.status, 200);
     assert.deepEqual(r.body, { ready: true, checks: { database: 'ok', redis: 'not configured', plugins: 'ok', shutdown: 'ok' } });

@@ -12,6 +12,7 @@ import { startTestGateway, type TestGateway } from '../harness.ts';
 import { startFake, type FakeUpstream, type Recorded } from '../fakes/upstreams/common.ts';
 import { balance, consumeLog, createCaller, createChannel, logsFor, setPrice } from '../relay-fixtures.ts';
 import { ChannelType } from '../../src/relay/channel-types.ts';
+import { estimateInput, FAMILIES } from '../../src/relay/input-estimate.ts';
 
 let gw: TestGateway;
 let up: FakeUpstream;
@@ -219,7 +220,9 @@ test('a chat sent to an Anthropic channel reserves exactly the max_tokens it sen
 
 test('a max_tokens larger than the balance covers is lowered to what it covers; below a minimal answer the call is refused', async () => {
   const body = { model: 'gpt-honest', messages: [{ role: 'user', content: 'hi' }], max_tokens: 100_000 };
-  const inBound = Buffer.byteLength(JSON.stringify(body)) + 16;
+  // The byte bound does not fit this balance: the input is reserved at the tokenizer's estimate.
+  const inBound = await estimateInput(body, [FAMILIES.openai]);
+  assert.ok(inBound < Buffer.byteLength(JSON.stringify(body)));
   const c = await createCaller(gw, { quota: cost(inBound, 1000) });
   up.requests.length = 0;
   const r = await post('/v1/chat/completions', c.key, body);

@@ -6,7 +6,6 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { get as httpGet } from 'node:http';
 import OpenAI from 'openai';
 import { startTestGateway, type TestGateway } from '../harness.ts';
 import { startFakeAnthropic } from '../fakes/upstreams/anthropic.ts';
@@ -145,38 +144,6 @@ test('a model no channel serves is a 404 a client does not retry, not a 503', as
     client.responses.create({ model: 'nowhere-model', input: 'hi' }),
     (e: { status?: number; code?: string }) => e.status === 404 && e.code === 'model_not_found',
   );
-});
-
-test('Responses over a WebSocket are refused at once with 426, so clients fall back to HTTPS', async () => {
-  const c = await createCaller(gw, { quota: 1000 });
-  const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = httpGet(
-      `${gw.url}/v1/responses`,
-      {
-        headers: {
-          authorization: `Bearer ${c.key}`,
-          connection: 'Upgrade',
-          upgrade: 'websocket',
-          'sec-websocket-version': '13',
-          'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
-          'openai-beta': 'responses_websockets=2026-02-06',
-        },
-      },
-      (res) => {
-        let b = '';
-        res.on('data', (x: Buffer) => {
-          b += x.toString();
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: b }));
-      },
-    );
-    req.on('upgrade', () => reject(new Error('the socket was upgraded')));
-    req.on('error', reject);
-  });
-  assert.equal(status, 426);
-  assert.equal((JSON.parse(body) as { error: { code: string } }).error.code, 'websocket_not_supported');
-  const plain = await fetch(`${gw.url}/v1/responses`, { headers: { authorization: `Bearer ${c.key}` } });
-  assert.equal(plain.status, 404);
 });
 
 test('a freeform (custom) tool reaches a converted upstream as a function of one string, and its call comes back as custom_tool_call', async () => {

@@ -121,6 +121,8 @@ export interface Tool {
   cacheControl?: unknown;
   /** A Responses freeform (custom) tool offered as a function of one string `input`: its calls go back as `custom_tool_call`. */
   freeform?: boolean;
+  /** A tool of a Responses `namespace` tool group, offered as `<namespace>__<name>`: its calls go back with the namespace. */
+  namespace?: { namespace: string; name: string };
   /** A vendor-native tool (Anthropic server tool, Gemini googleSearch …): sent only to the same format. */
   native?: { format: WireFormat; value: unknown };
 }

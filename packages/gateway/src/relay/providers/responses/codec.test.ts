@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../../../platform/errors.ts';
-import { createStreamEncoder, customToolNames, decodeRequest, encodeResponse, outputMessages } from './codec.ts';
+import { createStreamEncoder, customToolNames, decodeRequest, encodeResponse, namespacedToolNames, outputMessages } from './codec.ts';
 
 test('input items become canonical messages: instructions, messages, calls and outputs, custom tools', () => {
   const req = decodeRequest({
@@ -179,4 +179,94 @@ test('stream events: created, in_progress, items with their parts and deltas in 
   assert.equal(done.output[2].arguments, '{"a":1}');
   assert.equal(done.usage.total_tokens, 7);
   assert.equal(kept.length, 3);
+});
+
+test('namespace tool groups: each tool offered as <namespace>__<name>, its calls answered and read back with the namespace', () => {
+  const body = {
+    model: 'm',
+    input: [
+      { role: 'user', content: 'spawn one' },
+      { type: 'function_call', call_id: 'c0', namespace: 'agents', name: 'spawn', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c0', output: 'spawned' },
+    ],
+    tools: [
+      { type: 'function', name: 'shell', parameters: { type: 'object' } },
+      {
+        type: 'namespace',
+        name: 'agents',
+        description: 'Sub-agents.',
+        tools: [
+          { type: 'function', name: 'spawn', description: 'Start one.', parameters: { type: 'object' } },
+          { type: 'custom', name: 'note', description: 'Free text.' },
+        ],
+      },
+    ],
+  };
+  const req = decodeRequest(body);
+  assert.deepEqual(
+    req.tools!.map((t) => [t.name, t.description]),
+    [
+      ['shell', undefined],
+      ['agents__spawn', 'Sub-agents.\n\nStart one.'],
+      ['agents__note', 'Sub-agents.\n\nFree text.'],
+    ],
+  );
+  assert.deepEqual(req.dropped, [], 'nothing of the group is left out');
+  const call = req.messages.find((m) => m.role === 'assistant');
+  assert.ok(call?.role === 'assistant' && call.toolCalls[0].name === 'agents__spawn', 'a call in the history names the offered tool');
+
+  const echo = { customTools: customToolNames(req), namespacedTools: namespacedToolNames(req) };
+  const answer = {
+    id: 'x',
+    model: 'm',
+    choices: [
+      {
+        index: 0,
+        parts: [],
+        toolCalls: [
+          { id: 'c1', name: 'agents__spawn', arguments: '{"n":1}' },
+          { id: 'c2', name: 'agents__note', arguments: '{"input":"hi"}' },
+          { id: 'c3', name: 'shell', arguments: '{}' },
+        ],
+        finishReason: 'tool_calls' as const,
+      },
+    ],
+    usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+  };
+  const out = encodeResponse(answer, 'm', 'r2', echo).output as Array<Record<string, unknown>>;
+  assert.deepEqual(
+    out.map((o) => [o.type, o.namespace, o.name]),
+    [
+      ['function_call', 'agents', 'spawn'],
+      ['custom_tool_call', 'agents', 'note'],
+      ['function_call', undefined, 'shell'],
+    ],
+  );
+  const back = outputMessages(out);
+  assert.ok(back[0].role === 'assistant');
+  assert.deepEqual(
+    back[0].toolCalls.map((t) => t.name),
+    ['agents__spawn', 'agents__note', 'shell'],
+    'a stored Response reads back as the names offered',
+  );
+
+  const enc = createStreamEncoder({ model: 'm', requestId: 'r3', includeUsage: false }, echo);
+  let s = enc.push({ type: 'start' });
+  s += enc.push({ type: 'tool_call_start', index: 0, toolIndex: 0, id: 'c1', name: 'agents__spawn' });
+  s += enc.push({ type: 'tool_call_args', index: 0, toolIndex: 0, delta: '{}' });
+  s += enc.push({ type: 'finish', index: 0, reason: 'tool_calls' });
+  s += enc.end();
+  const events = s
+    .trim()
+    .split('\n\n')
+    .map((b) => JSON.parse(b.split('\n')[1].slice(6)) as Record<string, any>);
+  const items = events.filter((e) => e.type.startsWith('response.output_item.')).map((e) => [e.item.namespace, e.item.name]);
+  assert.deepEqual(items, [
+    ['agents', 'spawn'],
+    ['agents', 'spawn'],
+  ]);
+  assert.deepEqual(
+    events.at(-1)!.response.output.map((o: Record<string, unknown>) => [o.namespace, o.name]),
+    [['agents', 'spawn']],
+  );
 });

@@ -8,7 +8,8 @@
  * `input_file`, `output_text`), `function_call` and `function_call_output`, `custom_tool_call` and its
  * output (freeform tools, passed as a function with one string argument `input`), and `reasoning`
  * (its summary is kept as thinking text; encrypted content only means something to OpenAI). Tools:
- * `function` and `custom`; other hosted tools (web search, file search, computer use …) have no
+ * `function` and `custom`, and `namespace` groups of them (each tool offered as `<namespace>__<name>`, its calls
+ * answered with `namespace` again); other hosted tools (web search, file search, computer use …) have no
  * equivalent on other vendors and are left out, noted in the log.
  *
  * The codec is in sections: requests (request.ts), the Response object (response.ts), the event
@@ -18,7 +19,7 @@ import type { Message } from '../canonical.ts';
 import { isObj } from '../canonical.ts';
 import { decodeInput } from './request.ts';
 export { decodeRequest } from './request.ts';
-export { customToolNames, encodeResponse, responseId, usageToResponses } from './response.ts';
+export { customToolNames, encodeResponse, namespacedToolNames, responseId, usageToResponses } from './response.ts';
 export type { ResponseEcho } from './response.ts';
 export { createStreamEncoder, streamError } from './stream.ts';
 

@@ -139,8 +139,9 @@ export function decodeInput(input: unknown, dropped: string[]): Message[] {
       }
       case 'function_call':
       case 'custom_tool_call': {
-        const name = str(item.name, `${f}.name`);
+        let name = str(item.name, `${f}.name`);
         if (!name) throw bad(`${f}.name`, 'is required');
+        if (typeof item.namespace === 'string' && item.namespace) name = namespacedName(item.namespace, name);
         const id = str(item.call_id, `${f}.call_id`) ?? newToolCallId();
         const args =
           type === 'custom_tool_call'
@@ -171,35 +172,52 @@ export function decodeInput(input: unknown, dropped: string[]): Message[] {
   return out;
 }
 
-function decodeTools(v: unknown, dropped: string[]): Tool[] | undefined {
+/** The name a tool of a `namespace` group is offered under to vendors that have no namespaces. */
+export const namespacedName = (namespace: string, name: string) => `${namespace}__${name}`;
+
+function decodeTools(v: unknown, dropped: string[], at = 'tools', ns?: string): Tool[] | undefined {
   if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v)) throw bad('tools', 'must be an array');
+  if (!Array.isArray(v)) throw bad(at, 'must be an array');
   const out: Tool[] = [];
   v.forEach((t, i) => {
-    if (!isObj(t)) throw bad(`tools[${i}]`, 'must be an object');
+    if (!isObj(t)) throw bad(`${at}[${i}]`, 'must be an object');
+    // A namespace groups function and custom tools (Codex's sub-agent tools): each is offered on its own, its
+    // name prefixed with the namespace's, and its calls are answered with the namespace again.
+    if (t.type === 'namespace' && !ns) {
+      const group = str(t.name, `${at}[${i}].name`);
+      if (!group) throw bad(`${at}[${i}].name`, 'is required');
+      const about = typeof t.description === 'string' && t.description ? `${t.description}\n\n` : '';
+      for (const inner of decodeTools(t.tools ?? [], dropped, `${at}[${i}].tools`, group) ?? [])
+        out.push({ ...inner, description: `${about}${inner.description ?? ''}`.trim() || undefined });
+      return;
+    }
+    const withNs = (tool: Tool): Tool =>
+      ns ? { ...tool, name: namespacedName(ns, tool.name), namespace: { namespace: ns, name: tool.name } } : tool;
     if (t.type === 'function') {
-      const name = str(t.name, `tools[${i}].name`);
-      if (!name) throw bad(`tools[${i}].name`, 'is required');
+      const name = str(t.name, `${at}[${i}].name`);
+      if (!name) throw bad(`${at}[${i}].name`, 'is required');
       const tool: Tool = { name };
       if (typeof t.description === 'string') tool.description = t.description;
       if (isObj(t.parameters)) tool.parameters = t.parameters;
       if (typeof t.strict === 'boolean') tool.strict = t.strict;
-      out.push(tool);
+      out.push(withNs(tool));
     } else if (t.type === 'custom') {
-      const name = str(t.name, `tools[${i}].name`);
-      if (!name) throw bad(`tools[${i}].name`, 'is required');
+      const name = str(t.name, `${at}[${i}].name`);
+      if (!name) throw bad(`${at}[${i}].name`, 'is required');
       const grammar =
         isObj(t.format) && typeof t.format.definition === 'string'
           ? `\n\nThe input must follow this ${String(t.format.syntax ?? '')} grammar:\n${t.format.definition}`
           : '';
-      out.push({
-        name,
-        description: `${typeof t.description === 'string' ? t.description : ''}${grammar}`,
-        parameters: CUSTOM_TOOL_PARAMETERS,
-        freeform: true,
-      });
+      out.push(
+        withNs({
+          name,
+          description: `${typeof t.description === 'string' ? t.description : ''}${grammar}`,
+          parameters: CUSTOM_TOOL_PARAMETERS,
+          freeform: true,
+        }),
+      );
     } else {
-      dropped.push(`tools[${i}] (${String(t.type)})`);
+      dropped.push(`${at}[${i}] (${String(t.type)})`);
     }
   });
   return out.length ? out : undefined;

@@ -16,6 +16,8 @@ export function usageToResponses(u: Usage): Record<string, unknown> {
 export interface ResponseEcho {
   /** Names of the caller's freeform (custom) tools: their calls are answered as `custom_tool_call` items. */
   customTools?: ReadonlySet<string>;
+  /** The caller's tools of `namespace` groups, by the name they were offered under: their calls name the namespace. */
+  namespacedTools?: ReadonlyMap<string, { namespace: string; name: string }>;
   previousResponseId?: string | null;
   store?: boolean;
   /** The request's `text.format` (a JSON schema …), repeated in the Response's `text`. */
@@ -35,9 +37,11 @@ export function callItem(
   args: string,
   custom: boolean,
   status = 'completed',
+  ns?: { namespace: string; name: string },
 ): Record<string, unknown> {
-  if (custom) return { type: 'custom_tool_call', id, call_id: callId, name, input: customInput(args), status };
-  return { type: 'function_call', id, call_id: callId, name, arguments: args, status };
+  const named = ns ? { name: ns.name, namespace: ns.namespace } : { name };
+  if (custom) return { type: 'custom_tool_call', id, call_id: callId, ...named, input: customInput(args), status };
+  return { type: 'function_call', id, call_id: callId, ...named, arguments: args, status };
 }
 
 export function responseObject(
@@ -98,7 +102,17 @@ export function encodeResponse(
       });
     }
     c.toolCalls.forEach((t, i) =>
-      output.push(callItem(`fc_${requestId}_${i}`, t.id, t.name, t.arguments, !!echo.customTools?.has(t.name))),
+      output.push(
+        callItem(
+          `fc_${requestId}_${i}`,
+          t.id,
+          t.name,
+          t.arguments,
+          !!echo.customTools?.has(t.name),
+          'completed',
+          echo.namespacedTools?.get(t.name),
+        ),
+      ),
     );
   }
   return responseObject(
@@ -115,6 +129,11 @@ export function encodeResponse(
 /** The names of a request's freeform tools (from its decoded tools). */
 export function customToolNames(req: CanonicalRequest | null): Set<string> {
   return new Set((req?.tools ?? []).filter((t) => t.freeform).map((t) => t.name));
+}
+
+/** A request's tools of `namespace` groups, by the name they are offered under (from its decoded tools). */
+export function namespacedToolNames(req: CanonicalRequest | null): Map<string, { namespace: string; name: string }> {
+  return new Map((req?.tools ?? []).flatMap((t) => (t.namespace ? [[t.name, t.namespace] as const] : [])));
 }
 
 export function customInput(args: string): string {

@@ -62,7 +62,7 @@ export function createStreamEncoder(
     } else {
       if (o.custom) s += ev('response.custom_tool_call_input.done', { item_id: o.id, output_index: o.index, input: customInput(o.text) });
       else s += ev('response.function_call_arguments.done', { item_id: o.id, output_index: o.index, arguments: o.text });
-      const item = callItem(o.id, o.callId!, o.name!, o.text, !!o.custom);
+      const item = callItem(o.id, o.callId!, o.name!, o.text, !!o.custom, 'completed', echo.namespacedTools?.get(o.name!));
       output[o.index] = item;
       s += ev('response.output_item.done', { output_index: o.index, item });
     }
@@ -146,7 +146,10 @@ export function createStreamEncoder(
           toolItems.set(e.toolIndex, item);
           return (
             s +
-            ev('response.output_item.added', { output_index: item.index, item: callItem(item.id, e.id, e.name, '', custom, 'in_progress') })
+            ev('response.output_item.added', {
+              output_index: item.index,
+              item: callItem(item.id, e.id, e.name, '', custom, 'in_progress', echo.namespacedTools?.get(e.name)),
+            })
           );
         }
         case 'tool_call_args': {
@@ -189,7 +192,16 @@ export function createStreamEncoder(
       let s = start() + close();
       // Calls that were interleaved and not closed in order.
       for (const item of toolItems.values())
-        if (output[item.index] === null) output[item.index] = callItem(item.id, item.callId!, item.name!, item.text, !!item.custom);
+        if (output[item.index] === null)
+          output[item.index] = callItem(
+            item.id,
+            item.callId!,
+            item.name!,
+            item.text,
+            !!item.custom,
+            'completed',
+            echo.namespacedTools?.get(item.name!),
+          );
       const items = output.filter(Boolean);
       const u = usage ?? emptyUsage();
       onDone?.(items, u);
