@@ -2,9 +2,10 @@
  * Prices beyond flat rates, through the gateway against loopback vendors that report what the vendors
  * bill, each exact to the unit against a worked example of the vendor's price page: a 250K-token call
  * on a tiered model (Claude Sonnet 4.5's long context, Gemini 2.5 Pro), a call with three web
- * searches, a `flex` call, an audio call; what each call cost upstream at the channel's cost ratio;
- * and the reserve holding each rule's bound under 50 concurrent calls (never a shortfall, the balance
- * never negative and exactly what the calls cost).
+ * searches (and the Responses API's web_search_call items), a `flex` call, an audio call, expressions
+ * over the request; what each call cost upstream at the channel's cost ratio; and the reserve holding
+ * each rule's bound under 50 concurrent calls (never a shortfall, the balance never negative and
+ * exactly what the calls cost).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,6 +39,23 @@ before(async () => {
         usage: extra.usage,
       });
     }
+    if (r.path.endsWith('/responses')) {
+      return json(res, 200, {
+        id: 'resp_1',
+        object: 'response',
+        status: 'completed',
+        model: r.body.model,
+        output: [
+          ...Array.from({ length: Number(extra.searches ?? 0) }, (_, i) => ({
+            type: 'web_search_call',
+            id: `ws_${i}`,
+            status: 'completed',
+          })),
+          { type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'ok', annotations: [] }] },
+        ],
+        usage: extra.usage,
+      });
+    }
     if (r.path.includes(':generateContent')) {
       return json(res, 200, {
         candidates: [{ content: { role: 'model', parts: [{ text: 'ok' }] }, finishReason: 'STOP', index: 0 }],
@@ -64,7 +82,11 @@ before(async () => {
     models: ['claude-sonnet-4-5', 'bounded-claude', 'expr-claude'],
   });
   await createChannel(gw, { type: ChannelType.gemini, baseUrl: up.url, keys: ['g-key'], models: ['gemini-2.5-pro'] });
-  const oa = await createChannel(gw, { baseUrl: up.url, models: ['gpt-5', 'gpt-4o-audio-preview', 'expr-gpt', 'gpt-4.1'], name: 'resold' });
+  const oa = await createChannel(gw, {
+    baseUrl: up.url,
+    models: ['gpt-5', 'gpt-4o-audio-preview', 'expr-gpt', 'gpt-4.1', 'resp-search'],
+    name: 'resold',
+  });
   await admin.ok('PUT', `/api/channel/${oa}`, { cost_ratio: 0.8 });
   const set = (p: Record<string, unknown>) => admin.ok('PUT', '/api/price', p);
   // Anthropic: $3 / $15 per MTok, over 200K input tokens $6 / $22.50 for the whole request; web search $10 per 1,000.
@@ -295,4 +317,15 @@ test("a marked-up price: revenue at the operator's price, upstream cost at the v
   const row = await lastCall(c.userId);
   // Revenue (1,000 × $3 + 1,000 × $12) / 1M = $0.015; cost (1,000 × $2 + 1,000 × $8) / 1M × 0.8 = $0.008.
   assert.deepEqual([Number(row.quota), Number(row.upstream_cost)], [7_500, 4_000]);
+});
+
+test("the Responses API's web_search_call items are billed as searches", async () => {
+  await admin.ok('PUT', '/api/price', { model: 'resp-search', input: 2, output: 8, web_search: 10 });
+  const c = await createCaller(gw);
+  report = () => ({ searches: 2, usage: { input_tokens: 100, output_tokens: 50, total_tokens: 150 } });
+  const client = new OpenAI({ apiKey: c.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  await client.responses.create({ model: 'resp-search', input: 'news?', tools: [{ type: 'web_search' }], max_output_tokens: 50 });
+  const row = await lastCall(c.userId);
+  // (100 × $2 + 50 × $8) / 1M = $0.0006, plus 2 × $0.01 → $0.0206 → 10,300 units.
+  assert.equal(Number(row.quota), 10_300);
 });
