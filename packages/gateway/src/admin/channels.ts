@@ -36,6 +36,8 @@ const CHANNEL_FIELDS = [
   'settings',
   'test_model',
   'cost_ratio',
+  'max_concurrency',
+  'max_input_tokens',
 ];
 const KEY_MODES = ['random', 'round_robin'] as const;
 export const CHANNEL_STATUS = { enabled: 1, disabled: 2, auto_disabled: 3 } as const;
@@ -68,6 +70,8 @@ export interface ChannelInput {
   test_model?: string | null;
   /** What the operator pays the vendor relative to list prices (1 = list). */
   cost_ratio?: number;
+  max_concurrency?: number;
+  max_input_tokens?: number;
 }
 
 export interface ChannelKeyView {
@@ -101,6 +105,10 @@ export interface ChannelView {
   settings: Obj;
   test_model: string | null;
   cost_ratio: number;
+  /** Calls in flight above which the relay skips the channel (0: no cap). */
+  max_concurrency: number;
+  /** Estimated prompt tokens above which the relay skips the channel (0: no cap). */
+  max_input_tokens: number;
   response_time_ms: number | null;
   tested_at: number | null;
   created_at: number;
@@ -180,6 +188,8 @@ export class ChannelAdmin {
       settings: jsonObj(r.settings),
       test_model: r.test_model,
       cost_ratio: r.cost_ratio === undefined || r.cost_ratio === null ? 1 : Number(r.cost_ratio),
+      max_concurrency: Number(r.max_concurrency ?? 0),
+      max_input_tokens: Number(r.max_input_tokens ?? 0),
       response_time_ms: r.response_time_ms === null ? null : Number(r.response_time_ms),
       tested_at: r.tested_at === null ? null : Number(r.tested_at),
       created_at: Number(r.created_at),
@@ -231,6 +241,8 @@ export class ChannelAdmin {
     out.settings = r.object('settings');
     if (r.has('test_model') || r.obj.test_model === null) out.test_model = r.nullableStr('test_model', { max: 191 });
     out.cost_ratio = r.num('cost_ratio', { min: 0, max: 100 });
+    out.max_concurrency = r.num('max_concurrency', { int: true, min: 0, max: 1e6 });
+    out.max_input_tokens = r.num('max_input_tokens', { int: true, min: 0, max: 1e9 });
     for (const k of Object.keys(out) as (keyof ChannelInput)[]) if (out[k] === undefined) delete out[k];
     return out;
   }
@@ -294,6 +306,10 @@ export class ChannelAdmin {
     }
     if (s.prompt_cache_ttl !== undefined && !(PROMPT_CACHE_TTLS as readonly unknown[]).includes(s.prompt_cache_ttl)) {
       throw fieldError(f('settings.prompt_cache_ttl'), `must be one of ${PROMPT_CACHE_TTLS.join(', ')}`);
+    }
+    // The price multiplier the relay's `cost` strategy ranks channels by (relay/routing.ts).
+    if (s.cost_ratio !== undefined && (typeof s.cost_ratio !== 'number' || !Number.isFinite(s.cost_ratio) || s.cost_ratio < 0)) {
+      throw fieldError(f('settings.cost_ratio'), 'must be a number ≥ 0');
     }
     if (c.type === ChannelType.task_plugin) {
       if (typeof s.plugin !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,29}$/.test(s.plugin)) {
@@ -387,6 +403,8 @@ export class ChannelAdmin {
         settings: stableJson(c.settings),
         test_model: input.test_model ?? null,
         cost_ratio: input.cost_ratio ?? 1,
+        max_concurrency: input.max_concurrency ?? 0,
+        max_input_tokens: input.max_input_tokens ?? 0,
         response_time_ms: null,
         tested_at: null,
         created_at: now,
@@ -460,6 +478,8 @@ export class ChannelAdmin {
     if (input.settings !== undefined) diff('settings', stableJson(input.settings));
     if (input.test_model !== undefined) diff('test_model', input.test_model);
     if (input.cost_ratio !== undefined) diff('cost_ratio', input.cost_ratio);
+    if (input.max_concurrency !== undefined) diff('max_concurrency', input.max_concurrency);
+    if (input.max_input_tokens !== undefined) diff('max_input_tokens', input.max_input_tokens);
     if (Object.keys(set).length === 0) return { view: this.view(cur), changed: false };
     set.updated_at = Date.now();
     try {

@@ -55,12 +55,16 @@ export interface RuntimeChannel {
   headerOverride: Record<string, string>;
   paramOverride: Record<string, unknown>;
   settings: Record<string, unknown>;
-  /** What the operator pays the vendor relative to list prices (the upstream cost of its calls). */
-  costRatio: number;
+  /** What the operator pays the vendor relative to list prices (the upstream cost of its calls; absent: 1). */
+  costRatio?: number;
   /** 1 enabled, 2 disabled by hand, 3 auto-disabled. */
   status: number;
   testModel: string | null;
   rr: number;
+  /** Calls in flight above which the channel is skipped (0: no cap; relay/routing.ts). */
+  maxConcurrency: number;
+  /** Estimated prompt tokens above which the channel is skipped (0: no cap). */
+  maxInputTokens: number;
 }
 
 /** A change of a channel's (or one key's) health, as written to the database. */
@@ -186,10 +190,12 @@ export class ChannelIndex {
       headerOverride: obj<Record<string, string>>(r.header_override, {}),
       paramOverride: obj<Record<string, unknown>>(r.param_override, {}),
       settings,
-      costRatio: r.cost_ratio === undefined || r.cost_ratio === null ? 1 : Number(r.cost_ratio),
+      costRatio: costRatioOf(r.cost_ratio, settings),
       status: Number(r.status),
       testModel: r.test_model,
       rr: 0,
+      maxConcurrency: Math.max(0, Number(r.max_concurrency ?? 0)),
+      maxInputTokens: Math.max(0, Number(r.max_input_tokens ?? 0)),
     };
   }
 
@@ -230,15 +236,22 @@ export class ChannelIndex {
    * only when no weighted one is left).
    * `tried` channels are never drawn again, except a multi-key channel whose key was refused
    * (`failedKeys`): it may serve again with another key. Cooling channels are used only when nothing
-   * else is left (the one that recovers first).
+   * else is left (the one that recovers first). `route` (relay/routing.ts) replaces the draw by the
+   * call's balancing strategy and skips channels its caps leave out.
    */
-  pick(candidates: RuntimeChannel[], tried: ReadonlySet<number>, failedKeys: ReadonlyMap<number, ReadonlySet<number>>): Pick | null {
+  pick(
+    candidates: RuntimeChannel[],
+    tried: ReadonlySet<number>,
+    failedKeys: ReadonlyMap<number, ReadonlySet<number>>,
+    route?: { choose<T>(items: readonly T[], of: (t: T) => RuntimeChannel): T; admits(ch: RuntimeChannel): boolean },
+  ): Pick | null {
     const now = Date.now();
     const open: Array<{ ch: RuntimeChannel; keys: number[] }> = [];
     let coolBest: { ch: RuntimeChannel; key: number; until: number } | null = null;
     for (const ch of candidates) {
       const fk = failedKeys.get(ch.id);
       if (tried.has(ch.id) && !fk) continue;
+      if (route && !route.admits(ch)) continue;
       const { ready, cooling } = this.usableKeys(ch, now, fk);
       if (ready.length) open.push({ ch, keys: ready });
       else {
@@ -251,7 +264,7 @@ export class ChannelIndex {
     if (open.length === 0) {
       return coolBest ? { channel: coolBest.ch, keyIndex: coolBest.key, key: coolBest.ch.keys[coolBest.key] } : null;
     }
-    const chosen = pickRanked(open, (o) => o.ch)!;
+    const chosen = route ? route.choose(open, (o) => o.ch) : pickRanked(open, (o) => o.ch)!;
     const ch = chosen.ch;
     let keyIndex: number;
     if (chosen.keys.length === 1) keyIndex = chosen.keys[0];
@@ -406,4 +419,11 @@ export class ChannelIndex {
   async recordTest(channelId: number, ms: number): Promise<void> {
     await new ChannelStore(this.core.h).update(channelId, { response_time_ms: Math.round(ms), tested_at: Date.now() });
   }
+}
+
+/** A channel's `cost_ratio`; `settings.cost_ratio` counts while the field is left at its default 1. */
+function costRatioOf(column: number | null | undefined, settings: Record<string, unknown>): number {
+  const own = column === undefined || column === null ? 1 : Number(column);
+  const s = settings.cost_ratio;
+  return own === 1 && typeof s === 'number' && Number.isFinite(s) && s >= 0 ? s : own;
 }

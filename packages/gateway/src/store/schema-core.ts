@@ -102,6 +102,10 @@ export interface ChannelRow {
   /** What the operator pays the vendor relative to list prices (1 = list price). */
   cost_ratio?: number;
   test_model: string | null;
+  /** Calls in flight above which the relay skips the channel (0: no cap). */
+  max_concurrency: Generated<number>;
+  /** Estimated prompt tokens above which the relay skips the channel (0: no cap). */
+  max_input_tokens: Generated<number>;
   response_time_ms: number | null;
   tested_at: number | null;
   created_at: number;
