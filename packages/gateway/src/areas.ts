@@ -30,6 +30,7 @@ import { signupRoutes } from './http/signup-routes.ts';
 import { ssoRoutes } from './http/sso-routes.ts';
 import { alertRoutes } from './http/alert-routes.ts';
 import { topupRoutes } from './http/topup-routes.ts';
+import { planRoutes } from './http/plan-routes.ts';
 import { taskRoutes } from './http/task-routes.ts';
 import { taskAdminRoutes } from './http/task-admin-routes.ts';
 import { protocolRoutes } from './http/protocol-routes.ts';
@@ -45,6 +46,7 @@ export const ROUTES: RouteModule[] = [
   ssoRoutes,
   alertRoutes,
   topupRoutes,
+  planRoutes,
   taskRoutes,
   taskAdminRoutes,
   protocolRoutes,
@@ -68,11 +70,12 @@ export async function buildAreas(core: Core): Promise<Services> {
   const billing = await billingArea.init(core, options);
   const relay = await relayArea.init(core, { options, billing, accounts });
   const plugins = await pluginsArea.init(core);
+  relay.guardrails.runner = plugins;
   const admin = adminArea.init(core, { changes, audit, options, billing, plugins });
   const file = core.config.configFile;
   const doc = file ? loadConfigFile(file, core.config) : null;
   if (file && doc) {
-    const sum = await applyConfigDoc(admin, doc, file, (line) => process.stdout.write(`${line}\n`));
+    const sum = await applyConfigDoc(admin, doc, file, (line) => process.stdout.write(`${line}\n`), billing.plans);
     core.log.info({ file, ...sum }, 'configuration file applied');
   }
   const signup = signupArea.init(core, { options, ledger: billing.ledger });
@@ -87,6 +90,8 @@ export async function buildAreas(core: Core): Promise<Services> {
     ledger: billing.ledger,
     mayCredit: (creatorId, userId) => admin.users.mayTopUp(creatorId, userId),
   });
+  topup.codes.plans = billing.plans;
+  topup.payments.plans = billing.plans;
   const tasks = await tasksArea.init(core, { options, accounts, billing, plugins });
   const protocols = protocolsArea.init(core, { plugins, tasks });
   return { accounts, billing, relay, plugins, admin, signup, sso, alerts, topup, tasks, protocols };

@@ -13,6 +13,7 @@ import { UserAdmin, type UserInput } from '../admin/users.ts';
 import { KeyAdmin, type KeyInput } from '../admin/keys.ts';
 import { ChannelAdmin, type ChannelInput } from '../admin/channels.ts';
 import { PriceAdmin, type PriceInput, type GroupRatioView } from '../admin/prices.ts';
+import { parsePlan, type PlanInput } from '../billing/plans.ts';
 import { OptionsAdmin } from '../admin/options.ts';
 import { FALLBACKS_OPTION, ROUTING_OPTION } from '../relay/routing.ts';
 import { Reader, fieldError, isObj, join, type Obj } from '../platform/validate.ts';
@@ -56,9 +57,11 @@ export interface ConfigDoc {
   options: { key: string; value: string; at: string }[];
   /** Single sign-on providers, matched by id. */
   sso: { input: SsoProviderInput; at: string }[];
+  /** Plans with usage windows, matched by name (billing/plans.ts). */
+  plans: { input: PlanInput; at: string }[];
 }
 
-const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options', 'sso', 'routing', 'fallbacks'];
+const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options', 'guardrails', 'sso', 'routing', 'fallbacks', 'plans'];
 /** Top-level entries that are one option each (relay/routing.ts). */
 const OPTION_ENTRIES: Record<string, string> = { routing: ROUTING_OPTION, fallbacks: FALLBACKS_OPTION };
 const CHANNEL_SHORTCUTS = ['preset', 'api_version', 'plugin', 'plugins'] as const;
@@ -96,7 +99,10 @@ export function validateConfigDoc(
 ): ConfigDoc {
   if (raw === null || raw === undefined) raw = {};
   if (!isObj(raw))
-    throw fieldError('(top)', 'must be a mapping with users, keys, channels, prices, group_ratios, options, sso, routing, fallbacks');
+    throw fieldError(
+      '(top)',
+      'must be a mapping with users, keys, channels, prices, group_ratios, options, sso, routing, fallbacks, plans',
+    );
   Reader.of(raw).only(TOP);
   const doc = expandEnv(raw, '', env) as Obj;
   // The validators only read core.config; nothing here touches a database.
@@ -107,7 +113,7 @@ export function validateConfigDoc(
   const prices = new PriceAdmin(core, null as never);
   const options = new OptionsAdmin(core, null as never);
 
-  const out: ConfigDoc = { users: [], keys: [], channels: [], prices: [], groupRatios: [], options: [], sso: [] };
+  const out: ConfigDoc = { users: [], keys: [], channels: [], prices: [], groupRatios: [], options: [], sso: [], plans: [] };
   const seen = (set: Set<string>, id: string, at: string, what: string) => {
     if (set.has(id)) throw fieldError(at, `${what} "${id.replace('\u0000', '/')}" is declared twice`);
     set.add(id);
@@ -229,12 +235,26 @@ export function validateConfigDoc(
     out.options.push({ key, value: options.normalise(key, v, entry), at: entry });
   }
 
+  // Guardrail bindings (docs/guardrails.md) are the Guardrails option.
+  if (doc.guardrails !== undefined && doc.guardrails !== null) {
+    if (out.options.some((o) => o.key === 'Guardrails')) throw fieldError('guardrails', 'is set twice (also as options.Guardrails)');
+    out.options.push({ key: 'Guardrails', value: options.normalise('Guardrails', doc.guardrails, 'guardrails'), at: 'guardrails' });
+  }
+
   const ssoIds = new Set<string>();
   listOf(doc, 'sso').forEach((p, i) => {
     const at = join('sso', i);
     const input = parseSsoProvider(p, 'create', at);
     seen(ssoIds, input.id!, join(at, 'id'), 'SSO provider');
     out.sso.push({ input, at });
+  });
+
+  const planNames = new Set<string>();
+  listOf(doc, 'plans').forEach((p, i) => {
+    const at = join('plans', i);
+    const input = parsePlan(p, config.quotaPerUsd, undefined, at);
+    seen(planNames, input.name, join(at, 'name'), 'plan');
+    out.plans.push({ input, at });
   });
   return out;
 }

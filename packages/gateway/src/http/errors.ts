@@ -57,6 +57,10 @@ export function sendError(reply: FastifyReply, family: Family, err: unknown): Fa
       'request failed with an internal error',
     );
   }
+  // A refusal that names when to come back (a plan's window, a limit) says it in Retry-After.
+  const after = (err as { retryAfter?: unknown }).retryAfter;
+  if (e.status === 429 && typeof after === 'number' && after > 0 && !reply.hasHeader('retry-after'))
+    reply.header('retry-after', String(after));
   return reply
     .code(e.status)
     .type('application/json')

@@ -840,6 +840,7 @@ const schemas: Record<string, Schema> = {
         'secret',
         'model_limits',
         'group_model_limits',
+        'guardrails',
         'routing',
         'model_fallbacks',
       ],
@@ -1077,6 +1078,7 @@ Object.assign(schemas, {
     expires_at: int('unix ms; 0 = never'),
     used_user_id: nullable(int()),
     redeemed_at: nullable(int('unix ms')),
+    plan_id: nullable(int('the plan the code grants')),
   }),
   RedemptionBatch: obj(
     {
@@ -1087,11 +1089,15 @@ Object.assign(schemas, {
       expired_time: int('unix seconds (New API); 0 = never'),
       expires_at: int('unix ms; 0 = never'),
       note: str(undefined, { maxLength: 500 }),
+      plan_id: { anyOf: [int(), str()], description: 'a plan (id or name) each code grants instead of quota' },
     },
     ['name'],
     { additionalProperties: false },
   ),
-  Redeemed: obj({ quota: int(), quota_usd: num(), balance: int('the balance after the credit') }, ['quota', 'quota_usd', 'balance']),
+  Redeemed: obj(
+    { quota: int(), quota_usd: num(), balance: int('the balance after the credit'), plan_id: int('the plan granted, for a plan code') },
+    ['quota', 'quota_usd', 'balance'],
+  ),
   TopupInfo: obj(
     {
       currency: str('ISO code, lower case'),
@@ -1119,6 +1125,122 @@ Object.assign(schemas, {
     paid_at: nullable(int()),
   }),
 });
+
+// ---- plans with usage windows (http/plan-routes.ts) ----
+const planWindow = obj({ every: str('30m, 5h, 7d, 1w'), quota: int('quota units per window'), quota_usd: num() }, [
+  'every',
+  'quota',
+  'quota_usd',
+]);
+Object.assign(schemas, {
+  Plan: obj(
+    {
+      id: int(),
+      name: str(),
+      price_usd: num(),
+      price_quota: int(),
+      duration_days: num('how long one purchase lasts'),
+      windows: arr(planWindow),
+      models: nullable(arr(str(), 'the models covered; null: every model')),
+      overflow: str('what a call past a window gets', { enum: ['refuse', 'balance'] }),
+      enabled: bool(),
+      created_at: int(),
+      updated_at: int(),
+      subscribers: int('running subscriptions (lists only)'),
+    },
+    ['id', 'name', 'price_usd', 'price_quota', 'duration_days', 'windows', 'models', 'overflow', 'enabled', 'created_at', 'updated_at'],
+  ),
+  PlanInput: obj(
+    {
+      id: int('PUT /api/plan only'),
+      name: str(undefined, { maxLength: 64 }),
+      price_usd: num(),
+      price_quota: int(),
+      duration_days: num('default 30'),
+      windows: arr(obj({ every: str(), quota_usd: num(), quota: int() }, ['every'], { additionalProperties: false }), '1 to 8 windows'),
+      models: arr(str()),
+      overflow: str(undefined, { enum: ['refuse', 'balance'] }),
+      enabled: bool(),
+    },
+    [],
+    { additionalProperties: false },
+  ),
+  PlanSubscriber: obj({ user_id: int(), username: str(), started_at: int(), expires_at: int(), stripe_subscription: nullable(str()) }, [
+    'user_id',
+    'username',
+    'started_at',
+    'expires_at',
+    'stripe_subscription',
+  ]),
+  MyPlan: obj(
+    {
+      plan: nullable(ref('Plan')),
+      subscription: nullable(
+        obj({ started_at: int(), expires_at: int(), stripe_subscription: nullable(str()) }, [
+          'started_at',
+          'expires_at',
+          'stripe_subscription',
+        ]),
+      ),
+      windows: arr(
+        obj(
+          {
+            every: str(),
+            quota: int(),
+            quota_usd: num(),
+            used: int(),
+            used_usd: num(),
+            started_at: int('unix ms'),
+            resets_at: int('unix ms'),
+          },
+          ['every', 'quota', 'quota_usd', 'used', 'used_usd', 'started_at', 'resets_at'],
+        ),
+      ),
+      on_sale: arr(ref('Plan'), 'GET only'),
+    },
+    ['plan', 'subscription', 'windows'],
+  ),
+  PlanCheckout: obj({ trade_no: str(), url: str('where to pay'), currency: str(), amount: num(), recurring: bool() }, [
+    'trade_no',
+    'url',
+    'currency',
+    'amount',
+    'recurring',
+  ]),
+});
+
+function planPaths(admin: string): Record<string, Record<string, Schema>> {
+  return {
+    '/api/plan': {
+      get: op('plans', 'Plans, with their running subscribers', envelope(arr(ref('Plan'))), { role: admin }),
+      post: op('plans', 'Create a plan', envelope(ref('Plan')), { role: admin, body: ref('PlanInput') }),
+      put: op('plans', 'Update a plan (id in the body)', envelope(ref('Plan')), { role: admin, body: ref('PlanInput') }),
+    },
+    '/api/plan/{id}': {
+      get: op('plans', 'One plan', envelope(ref('Plan')), { role: admin, params: [idParam] }),
+      put: op('plans', 'Update a plan', envelope(ref('Plan')), { role: admin, params: [idParam], body: ref('PlanInput') }),
+      delete: op('plans', 'Delete a plan nobody holds (409 plan_in_use otherwise)', envelope({ type: 'null' }), {
+        role: admin,
+        params: [idParam],
+      }),
+    },
+    '/api/plan/{id}/subscribers': {
+      get: op('plans', "A plan's running subscribers", envelope(arr(ref('PlanSubscriber'))), { role: admin, params: [idParam] }),
+    },
+    '/api/user/plan': {
+      get: op('plans', 'Your plan, what each window used, and the plans on sale', envelope(ref('MyPlan'))),
+      post: op('plans', 'Buy or renew a plan from your balance (charged once)', envelope(ref('MyPlan')), {
+        body: obj({ plan_id: int() }, ['plan_id'], { additionalProperties: false }),
+      }),
+    },
+    '/api/user/plan/{provider}/pay': {
+      post: op('plans', "Start a provider's checkout of a plan: once, or recurring (a subscription)", envelope(ref('PlanCheckout')), {
+        params: [{ name: 'provider', in: 'path', required: true, schema: str('e.g. stripe') }],
+        body: obj({ plan_id: int(), recurring: bool() }, ['plan_id'], { additionalProperties: false }),
+      }),
+    },
+  };
+}
 
 function topupPaths(admin: string): Record<string, Record<string, Schema>> {
   const codeFilters = [
@@ -1209,7 +1331,8 @@ function topupPaths(admin: string): Record<string, Record<string, Schema>> {
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
         responses: {
           200: {
-            description: 'applied (message: credited, already_credited, expired, ignored, unknown_payment, mismatch)',
+            description:
+              'applied (message: credited, already_credited, granted, already_granted, expired, ignored, unknown_payment, mismatch)',
             content: { 'application/json': { schema: envelope({ type: 'null' }) } },
           },
           400: {
@@ -2099,6 +2222,81 @@ export function buildOpenApi(serverUrl: string): Schema {
         },
       ),
     },
+    '/api/plugin/guardrail': {
+      get: op(
+        'plugins',
+        'Installed guardrail plugins with their runtime state (docs/guardrails.md)',
+        envelope(
+          arr(
+            obj(
+              {
+                key: str(),
+                meta: { type: 'object', additionalProperties: true },
+                enabled: bool(),
+                active_version: nullable(str()),
+                serving_version: nullable(str()),
+                source_hash: str(),
+                remark: str(),
+                runtime_status: str('registered, disabled, compile_failed or not_registered'),
+                runtime_error: str(),
+              },
+              ['key', 'meta', 'enabled', 'active_version', 'serving_version', 'runtime_status'],
+            ),
+          ),
+        ),
+        { role: root },
+      ),
+      post: op(
+        'plugins',
+        'Install a guardrail plugin version (validated like task plugins); PUT does the same',
+        envelope(ref('PluginUploaded')),
+        {
+          role: root,
+          body: ref('PluginUpload'),
+        },
+      ),
+      put: op('plugins', 'Install a guardrail plugin version (same as POST)', envelope(ref('PluginUploaded')), {
+        role: root,
+        body: ref('PluginUpload'),
+      }),
+    },
+    '/api/plugin/guardrail/stats': {
+      get: op(
+        'plugins',
+        "This node's guardrail verdicts since it started, by plugin and action",
+        envelope({ type: 'object', additionalProperties: { type: 'object', additionalProperties: int() } }),
+        { role: root },
+      ),
+    },
+    '/api/plugin/guardrail/{key}/test': {
+      post: op(
+        'plugins',
+        "Run an enabled guardrail's check on a sample text: the verdict and the texts as a mask leaves them",
+        envelope(
+          obj(
+            {
+              verdict: nullable({ type: 'object', additionalProperties: true, description: '{action, reason?, spans?, tags?}' }),
+              texts: arr(str()),
+              error: str('the failure of the plugin, when it failed'),
+              kind: str('thrown, timeout, memory, invalid_result'),
+            },
+            ['verdict', 'texts'],
+          ),
+        ),
+        {
+          role: root,
+          params: [keyParam],
+          body: obj({ stage: str('input or output', { enum: ['input', 'output'] }), text: str(), texts: arr(str()), model: str() }),
+        },
+      ),
+    },
+    '/api/plugin/guardrail/{key}/status': {
+      post: op('plugins', 'Enable or disable a guardrail plugin', envelope(ref('PluginStatusChange')), {
+        role: root,
+        params: [keyParam],
+        body: obj({ enabled: bool() }, ['enabled']),
+      }),
+    },
     '/api/plugin/task/{key}/status': {
       post: op(
         'plugins',
@@ -2242,6 +2440,7 @@ export function buildOpenApi(serverUrl: string): Schema {
     },
   };
   Object.assign(paths, topupPaths(admin));
+  Object.assign(paths, planPaths(admin));
   Object.assign(paths, signupPaths());
   Object.assign(paths, ssoPaths(admin));
   Object.assign(paths, twoFactorPaths(admin));
@@ -2271,6 +2470,7 @@ export function buildOpenApi(serverUrl: string): Schema {
       'health',
       'redemption',
       'top-up',
+      'plans',
       'sso',
     ].map((name) => ({ name })),
     paths,

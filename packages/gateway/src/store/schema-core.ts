@@ -340,6 +340,8 @@ export interface RedemptionRow {
   /** 0 = never. */
   expires_at: number;
   used_user_id: number | null;
+  /** A code that grants this plan (billing/plans.ts) instead of crediting `quota`; null: a credit. */
+  plan_id: number | null;
   redeemed_at: number | null;
 }
 

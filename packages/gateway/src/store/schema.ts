@@ -9,9 +9,11 @@ import type { AuditTables } from './schema-audit.ts';
 import type { SignupTables } from './schema-signup.ts';
 import type { SsoTables } from './schema-sso.ts';
 import type { TwoFactorTables } from './schema-two-factor.ts';
+import type { PlanTables } from './schema-plans.ts';
 
-export interface Database extends CoreTables, PluginTables, TaskTables, AuditTables, SignupTables, SsoTables, TwoFactorTables {}
+export interface Database extends CoreTables, PluginTables, TaskTables, AuditTables, SignupTables, SsoTables, TwoFactorTables, PlanTables {}
 export type * from './schema-core.ts';
+export type * from './schema-plans.ts';
 export type * from './schema-plugins.ts';
 export type * from './schema-tasks.ts';
 export type * from './schema-audit.ts';

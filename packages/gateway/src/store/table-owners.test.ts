@@ -39,6 +39,8 @@ const OWNERS: Record<string, { owner: string; shared?: Record<string, string> }>
   open_reserves: { owner: 'billing/ledger-statements.ts' },
   budget_spend: { owner: 'billing/ledger-statements.ts' },
   budget_reserves: { owner: 'billing/ledger-statements.ts' },
+  plans: { owner: 'billing/plan-store.ts' },
+  plan_subscriptions: { owner: 'billing/plan-store.ts' },
   prices: { owner: 'billing/price-store.ts' },
   group_ratios: { owner: 'billing/price-store.ts' },
   redemptions: { owner: 'billing/redemption.ts', shared: { 'billing/ledger-statements.ts': 'the claim of a code, in its credit' } },
