@@ -35,6 +35,7 @@ const CHANNEL_FIELDS = [
   'status_reason',
   'settings',
   'test_model',
+  'cost_ratio',
   'max_concurrency',
   'max_input_tokens',
   'tag',
@@ -68,6 +69,8 @@ export interface ChannelInput {
   status_reason?: string | null;
   settings?: Obj;
   test_model?: string | null;
+  /** What the operator pays the vendor relative to list prices (1 = list). */
+  cost_ratio?: number;
   max_concurrency?: number;
   max_input_tokens?: number;
   tag?: string | null;
@@ -103,6 +106,7 @@ export interface ChannelView {
   status_reason: string | null;
   settings: Obj;
   test_model: string | null;
+  cost_ratio: number;
   /** Calls in flight above which the relay skips the channel (0: no cap). */
   max_concurrency: number;
   /** Estimated prompt tokens above which the relay skips the channel (0: no cap). */
@@ -191,6 +195,7 @@ export class ChannelAdmin {
       status_reason: r.status_reason,
       settings: jsonObj(r.settings),
       test_model: r.test_model,
+      cost_ratio: r.cost_ratio === undefined || r.cost_ratio === null ? 1 : Number(r.cost_ratio),
       max_concurrency: Number(r.max_concurrency ?? 0),
       max_input_tokens: Number(r.max_input_tokens ?? 0),
       response_time_ms: r.response_time_ms === null ? null : Number(r.response_time_ms),
@@ -247,6 +252,7 @@ export class ChannelAdmin {
     if (r.has('status_reason') || r.obj.status_reason === null) out.status_reason = r.nullableStr('status_reason', { max: 1000 });
     out.settings = r.object('settings');
     if (r.has('test_model') || r.obj.test_model === null) out.test_model = r.nullableStr('test_model', { max: 191 });
+    out.cost_ratio = r.num('cost_ratio', { min: 0, max: 100 });
     out.max_concurrency = r.num('max_concurrency', { int: true, min: 0, max: 1e6 });
     out.max_input_tokens = r.num('max_input_tokens', { int: true, min: 0, max: 1e9 });
     if (r.has('tag') || r.obj.tag === null) out.tag = r.nullableStr('tag', { max: 64 }) || null;
@@ -410,6 +416,7 @@ export class ChannelAdmin {
         status_reason: input.status_reason ?? null,
         settings: stableJson(c.settings),
         test_model: input.test_model ?? null,
+        cost_ratio: input.cost_ratio ?? 1,
         max_concurrency: input.max_concurrency ?? 0,
         max_input_tokens: input.max_input_tokens ?? 0,
         tag: input.tag ?? null,
@@ -485,6 +492,7 @@ export class ChannelAdmin {
     if (input.status_reason !== undefined) diff('status_reason', input.status_reason);
     if (input.settings !== undefined) diff('settings', stableJson(input.settings));
     if (input.test_model !== undefined) diff('test_model', input.test_model);
+    if (input.cost_ratio !== undefined) diff('cost_ratio', input.cost_ratio);
     if (input.max_concurrency !== undefined) diff('max_concurrency', input.max_concurrency);
     if (input.max_input_tokens !== undefined) diff('max_input_tokens', input.max_input_tokens);
     if (input.tag !== undefined) diff('tag', input.tag);

@@ -9,11 +9,12 @@ import { UserAdmin } from './users.ts';
 import { KeyAdmin } from './keys.ts';
 import { ChannelAdmin, type ChannelBindingCheck } from './channels.ts';
 import { ChannelBulk } from './channel-bulk.ts';
-import type { SchemaField } from '../tasks/billing/expr.ts';
+import type { SchemaField } from '../billing/expr.ts';
 import { checkChannelBinding, type ChannelBindingSettings } from '../tasks/runtime/channels.ts';
 import type { PluginsService } from '../tasks/runtime/index.ts';
 import type { Billing } from '../billing/index.ts';
 import { PriceAdmin } from './prices.ts';
+import { PriceCatalog } from './price-catalog.ts';
 import type { OptionsAdmin } from './options.ts';
 import { LogAdmin } from './logs.ts';
 import type { AuditLog } from '../logs/audit.ts';
@@ -30,6 +31,8 @@ export interface Admin {
   /** Actions over many channels: tags, copies, deletes of several. */
   channelBulk: ChannelBulk;
   prices: PriceAdmin;
+  /** The list-price catalog: adoption and the price editor's preview. */
+  priceCatalog: PriceCatalog;
   options: OptionsAdmin;
   logs: LogAdmin;
   usage: UsageReports;
@@ -59,6 +62,17 @@ export function createAdmin(core: Core, deps: AdminDeps): Admin {
   const bindingCheck: ChannelBindingCheck = (ch, opts) =>
     checkChannelBinding(plugins.current(), ch.type, ch.settings as ChannelBindingSettings, opts);
   const channels = new ChannelAdmin(core, changes, () => bindingCheck, audit);
+  const prices = new PriceAdmin(
+    core,
+    changes,
+    (model) => {
+      const sep = model.indexOf('::');
+      if (sep <= 0) return null;
+      const plugin = plugins.current().plugins.get(model.slice(0, sep));
+      return (plugin?.usageSchemaFor(model.slice(sep + 2)).schema as Record<string, SchemaField> | undefined) ?? null;
+    },
+    audit,
+  );
   return {
     changes,
     audit,
@@ -72,17 +86,8 @@ export function createAdmin(core: Core, deps: AdminDeps): Admin {
     ),
     keys: new KeyAdmin(core, changes, audit, () => billing.budgets),
     channels,
-    prices: new PriceAdmin(
-      core,
-      changes,
-      (model) => {
-        const sep = model.indexOf('::');
-        if (sep <= 0) return null;
-        const plugin = plugins.current().plugins.get(model.slice(0, sep));
-        return (plugin?.usageSchemaFor(model.slice(sep + 2)).schema as Record<string, SchemaField> | undefined) ?? null;
-      },
-      audit,
-    ),
+    prices,
+    priceCatalog: new PriceCatalog(core, prices),
     options: deps.options,
     logs: new LogAdmin(core),
     usage: new UsageReports(core, names),

@@ -1,8 +1,10 @@
 /**
- * Model prices (USD per 1M tokens, USD per request, or a billing expression stored as given) and
- * group ratios (multipliers per user group, 1 when absent). Every change bumps `prices`.
+ * Model prices (USD per 1M tokens, USD per request, the rules beyond flat rates, or a billing
+ * expression stored as given) and group ratios (multipliers per user group, 1 when absent). Every
+ * change bumps `prices`.
  */
-import { validateExpression, type SchemaField } from '../tasks/billing/expr.ts';
+import { validateExpression, type SchemaField } from '../billing/expr.ts';
+import { compileModelExpression, isModelExpression, parseRules, RULE_FIELDS, type RulesInput } from '../billing/price-rules.ts';
 import type { Core } from '../core.ts';
 import { echo, fail } from '../platform/errors.ts';
 import type { PriceRow } from '../store/schema-core.ts';
@@ -12,7 +14,17 @@ import type { Actor } from './users.ts';
 import type { AuditLog } from '../logs/audit.ts';
 import { Reader, fieldError, type Page } from '../platform/validate.ts';
 
-const PRICE_FIELDS = ['model', 'input', 'output', 'cached_input', 'cache_write_5m', 'cache_write_1h', 'per_request', 'expression'];
+const PRICE_FIELDS = [
+  'model',
+  'input',
+  'output',
+  'cached_input',
+  'cache_write_5m',
+  'cache_write_1h',
+  'per_request',
+  'expression',
+  ...RULE_FIELDS,
+];
 
 export interface PriceInput {
   model: string;
@@ -24,14 +36,19 @@ export interface PriceInput {
   cache_write_1h: number | null;
   per_request: number | null;
   expression: string | null;
+  /** Tiers, modality prices, server tools, service tiers (billing/price-rules.ts); null: none. */
+  rules: RulesInput | null;
 }
 
-export type PriceView = PriceInput & { updated_at: number };
+/** A price as the API shows it: the rule fields beside the rates. */
+export type PriceView = Omit<PriceInput, 'rules'> & RulesInput & { updated_at: number };
 
 export interface GroupRatioView {
   group: string;
   ratio: number;
 }
+
+const rulesJson = (r: RulesInput | null): string | null => (r ? JSON.stringify(r) : null);
 
 export class PriceAdmin {
   /**
@@ -65,6 +82,7 @@ export class PriceAdmin {
       cache_write_1h: n('cache_write_1h'),
       per_request: n('per_request'),
       expression: r.nullableStr('expression', { max: 65536 }) ?? null,
+      rules: parseRules(r),
     };
     if (
       out.input === null &&
@@ -73,13 +91,18 @@ export class PriceAdmin {
       out.cache_write_5m === null &&
       out.cache_write_1h === null &&
       out.per_request === null &&
-      out.expression === null
+      out.expression === null &&
+      out.rules === null
     ) {
       throw fieldError(at || 'body', 'give input/output (USD per 1M tokens), per_request (USD) or expression');
     }
     if (out.expression !== null) {
       try {
-        validateExpression(out.expression, this.usageSchema(m));
+        // A task price (`<plugin>::<model>`) reads the plugin's usage facts; a plain model's is a model
+        // call's (its usage and request) when it reads only those, else a task price by the model's name.
+        if (m.includes('::')) validateExpression(out.expression, this.usageSchema(m));
+        else if (isModelExpression(out.expression)) compileModelExpression(out.expression);
+        else validateExpression(out.expression, null);
       } catch (e) {
         throw fieldError(r.path('expression'), (e as Error).message);
       }
@@ -89,7 +112,14 @@ export class PriceAdmin {
 
   view(r: PriceRow): PriceView {
     const n = (v: number | null) => (v === null ? null : Number(v));
+    let rules: RulesInput = {};
+    try {
+      rules = r.rules ? (JSON.parse(r.rules) as RulesInput) : {};
+    } catch {
+      rules = {};
+    }
     return {
+      ...rules,
       model: r.model,
       input: n(r.input),
       output: n(r.output),
@@ -121,9 +151,10 @@ export class PriceAdmin {
       (['input', 'output', 'cached_input', 'cache_write_5m', 'cache_write_1h', 'per_request'] as const).every(
         (k) => (cur[k] === null ? null : Number(cur[k])) === p[k],
       ) &&
-      cur.expression === p.expression;
+      cur.expression === p.expression &&
+      (cur.rules ?? null) === rulesJson(p.rules);
     if (cur && same) return { view: this.view(cur), changed: false };
-    const row = { ...p, updated_at: Date.now() };
+    const row = { ...p, rules: rulesJson(p.rules), updated_at: Date.now() };
     if (cur) await this.store.update(p.model, row);
     else await this.store.insert(row);
     await this.changes.changed('prices');

@@ -462,7 +462,7 @@ interface Price {
 
 const price = sub(
   'price',
-  '  gatehouse price set MODEL [--input USD --output USD [--cached-input USD]] [--per-request USD] [--expression EXPR]\n      (token prices are USD per 1M tokens)\n  gatehouse price list\n',
+  '  gatehouse price set MODEL [--input USD --output USD [--cached-input USD]] [--per-request USD] [--expression EXPR]\n      (token prices are USD per 1M tokens)\n  gatehouse price list\n  gatehouse price catalog                          list prices of the catalog (source, date)\n  gatehouse price import [MODEL…] [--overwrite]    adopt the catalog (prices already set are kept unless --overwrite)\n',
   {
     async set(a) {
       const api = Api.from(a);
@@ -480,6 +480,21 @@ const price = sub(
       const { data } = await api.call<Price>('PUT', '/api/price', body);
       if (hasFlag(a, 'json')) return printJson(data);
       out(`Price of ${data.model}: ${describePrice(data)}`);
+    },
+    async catalog(a) {
+      const api = Api.from(a);
+      const c = await api.get<Array<Record<string, unknown>>>('/api/price/catalog');
+      if (hasFlag(a, 'json')) return printJson(c);
+      out(table(c, ['model', 'vendor', 'input', 'output', 'cached_input', 'priced', 'as_of', 'source']) + '(USD per 1M tokens)');
+    },
+    async import(a) {
+      const api = Api.from(a);
+      const body = { ...(a.pos.length ? { models: a.pos } : {}), overwrite: hasFlag(a, 'overwrite') };
+      const { data } = await api.call<{ imported: string[]; kept: string[] }>('POST', '/api/price/import', body);
+      if (hasFlag(a, 'json')) return printJson(data);
+      out(
+        `Imported ${data.imported.length} price(s) from the catalog; kept ${data.kept.length} already set${data.kept.length ? ` (${data.kept.join(', ')}; --overwrite replaces them)` : ''}`,
+      );
     },
     async list(a) {
       const api = Api.from(a);
@@ -527,6 +542,6 @@ export const ADMIN_COMMANDS: Record<string, { summary: string; run: Run }> = {
   user: { summary: 'users: add, list, topup', run: user },
   key: { summary: 'API keys: create, list, revoke', run: key },
   channel: { summary: 'channels: add, list, test, disable, enable', run: channel },
-  price: { summary: 'model prices: set, list', run: price },
+  price: { summary: 'model prices: set, list, catalog, import', run: price },
   config: { summary: 'configuration file: check', run: config },
 };

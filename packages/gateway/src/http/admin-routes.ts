@@ -174,6 +174,11 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     const setPrice = async (req: FastifyRequest) => ok((await admin.prices.set(admin.prices.parse(req.body), req.user)).view);
     api.put('/api/price', adminOnly, setPrice);
     api.post('/api/price', adminOnly, setPrice);
+    api.get('/api/price/catalog', adminOnly, async () => ok(await admin.priceCatalog.list()));
+    api.post('/api/price/import', adminOnly, async (req) =>
+      ok(await admin.priceCatalog.import(admin.priceCatalog.parseImport(req.body), req.user)),
+    );
+    api.post('/api/price/preview', adminOnly, async (req) => ok(await admin.priceCatalog.preview(req.body)));
     api.get('/api/price/*', anyUser, async (req) => ok(await admin.prices.get(decodeURIComponent((req.params as Obj)['*'] as string))));
     api.delete('/api/price/*', adminOnly, async (req) => {
       await admin.prices.remove(decodeURIComponent((req.params as Obj)['*'] as string), req.user);
@@ -243,7 +248,8 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     api.get('/api/usage', adminOnly, async (req) => ok(await admin.usage.query(parseUsageQuery(q(req), false))));
     api.get('/api/usage/self', anyUser, async (req) => {
       const p = parseUsageQuery(q(req), true);
-      return ok(await admin.usage.query({ ...p, filter: { ...p.filter, userId: req.user!.id } }));
+      // A user's own report leaves out what the calls cost the operator upstream.
+      return ok(await admin.usage.query({ ...p, filter: { ...p.filter, userId: req.user!.id } }, false));
     });
   });
 }

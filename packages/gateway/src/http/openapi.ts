@@ -18,6 +18,40 @@ const obj = (properties: Record<string, Schema>, required: string[] = [], extra:
 });
 const nullable = (s: Schema): Schema => ({ anyOf: [s, { type: 'null' }] });
 
+const EXPRESSION_TEXT =
+  'a task price (`<plugin>::<model>`): USD per task over its usage facts; a model call: USD per 1M tokens over u("p"), u("c"), u("cr") …, param(), header(), hour()';
+/** The rules of a model-call price beyond flat rates (billing/price-rules.ts). */
+const PRICE_RULES: Record<string, Schema> = {
+  tiers: arr(
+    {
+      type: 'object',
+      properties: {
+        above_input_tokens: { type: 'integer' },
+        input: num(),
+        output: num(),
+        cached_input: nullable(num()),
+        cache_write_5m: nullable(num()),
+        cache_write_1h: nullable(num()),
+      },
+      required: ['above_input_tokens', 'input', 'output'],
+      additionalProperties: false,
+    },
+    'context tiers: the whole call at the rates of the highest tier its input exceeds',
+  ),
+  audio_input: num('USD per 1M audio input tokens (default: input)'),
+  audio_output: num('USD per 1M audio output tokens (default: output)'),
+  image_input: num('USD per 1M image input tokens (default: input)'),
+  image_output: num('USD per 1M image output tokens (default: output)'),
+  reasoning: num('USD per 1M reasoning tokens (default: output)'),
+  web_search: num('USD per 1,000 web searches the upstream reports'),
+  server_tools: { type: 'object', additionalProperties: { type: 'number' }, description: 'USD per 1,000 calls, by server tool' },
+  service_tiers: {
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    description: 'multiplier of the token cost by the service tier the upstream reports',
+  },
+};
+
 const envelope = (data: Schema): Schema => obj({ success: bool(), message: str(), data }, ['success', 'message', 'data']);
 const page = (item: string): Schema =>
   envelope(obj({ items: arr(ref(item)), total: int(), page: int(), page_size: int() }, ['items', 'total', 'page', 'page_size']));
@@ -389,6 +423,7 @@ const schemas: Record<string, Schema> = {
         'openai: preset; azure: api_version; vertex: region, project_id; bedrock: region (of Bedrock API keys); task_plugin: plugin; gateway: plugins',
     },
     test_model: nullable(str()),
+    cost_ratio: num('what the operator pays the vendor relative to list prices (the upstream cost of its calls)'),
     max_concurrency: int('calls in flight above which the relay skips the channel (0: no cap)'),
     max_input_tokens: int('estimated prompt tokens above which the relay skips the channel (0: no cap)'),
     response_time_ms: nullable(int()),
@@ -456,6 +491,7 @@ const schemas: Record<string, Schema> = {
       status_reason: nullable(str()),
       settings: { type: 'object' },
       test_model: nullable(str()),
+      cost_ratio: num('what the operator pays the vendor relative to list prices (0.8: a fifth off); 1 when not given'),
       max_concurrency: int(),
       max_input_tokens: int(),
       tag: nullable(str()),
@@ -471,7 +507,8 @@ const schemas: Record<string, Schema> = {
     cache_write_5m: nullable(num('USD per 1M prompt-cache write tokens kept 5 minutes (null: 1.25 × input)')),
     cache_write_1h: nullable(num('USD per 1M prompt-cache write tokens kept 1 hour (null: 2 × input)')),
     per_request: nullable(num('USD per request')),
-    expression: nullable(str('task billing expression, yields USD')),
+    expression: nullable(str(EXPRESSION_TEXT)),
+    ...PRICE_RULES,
     updated_at: int(),
   }),
   PriceInput: obj(
@@ -483,15 +520,74 @@ const schemas: Record<string, Schema> = {
       cache_write_5m: nullable(num('USD per 1M prompt-cache write tokens kept 5 minutes (null: 1.25 × input)')),
       cache_write_1h: nullable(num('USD per 1M prompt-cache write tokens kept 1 hour (null: 2 × input)')),
       per_request: nullable(num('USD per request')),
-      expression: nullable(str('task billing expression, yields USD')),
+      expression: nullable(str(EXPRESSION_TEXT)),
+      ...PRICE_RULES,
     },
     ['model'],
     {
       additionalProperties: false,
-      description: 'a whole price: fields not given are cleared; at least one of input/output, per_request or expression',
+      description: 'a whole price: fields not given are cleared; at least one of input/output, per_request, expression or a rule',
     },
   ),
   GroupRatio: obj({ group: str(), ratio: num() }, ['group', 'ratio']),
+  CatalogEntry: obj(
+    {
+      model: str(),
+      vendor: str('the channel type or preset whose vendor lists the price'),
+      input: num(),
+      output: num(),
+      cached_input: num(),
+      cache_write_5m: num(),
+      cache_write_1h: num(),
+      rules: { type: 'object', description: 'tiers, modality prices, web_search, service_tiers (the fields of a price)' },
+      source: str("the vendor's price page"),
+      as_of: str('the day the page gave these prices (YYYY-MM-DD)'),
+      note: str(),
+      priced: bool('the price book has a price for the model'),
+    },
+    ['model', 'vendor', 'input', 'output', 'source', 'as_of', 'priced'],
+  ),
+  CatalogImport: obj({ imported: arr(str()), kept: arr(str('already priced, kept (no overwrite)')) }, ['imported', 'kept']),
+  PricePreviewInput: obj(
+    {
+      model: str('a saved price (when `price` is not given)'),
+      price: ref('PriceInput'),
+      usage: obj(
+        {
+          input_tokens: int(),
+          output_tokens: int(),
+          cached_input_tokens: int(),
+          cache_write_tokens: int(),
+          cache_write_1h_tokens: int(),
+          reasoning_tokens: int(),
+          audio_input_tokens: int(),
+          audio_output_tokens: int(),
+          image_input_tokens: int(),
+          image_output_tokens: int(),
+          server_tools: { type: 'object', additionalProperties: { type: 'integer' } },
+          service_tier: str(),
+        },
+        [],
+        { additionalProperties: false },
+      ),
+      params: { type: 'object', description: 'request parameters an expression reads' },
+      headers: { type: 'object', additionalProperties: { type: 'string' } },
+      hour: int('UTC hour 0–23 (default: now)'),
+      group: str('group whose ratio applies (default: default)'),
+    },
+    [],
+    { additionalProperties: false },
+  ),
+  PricePreview: obj(
+    {
+      quota: int('what the call would be charged (quota units)'),
+      usd: num(),
+      bound_quota: int('the reserve a call of these token counts holds'),
+      tier: nullable(int('above_input_tokens of the context tier reached')),
+      group_ratio: num(),
+    },
+    ['quota', 'usd', 'bound_quota', 'tier', 'group_ratio'],
+  ),
   PasswordChange: obj(
     {
       old_password: str('the current password (an account without one confirms with code or assertion instead)'),
@@ -554,7 +650,9 @@ const schemas: Record<string, Schema> = {
       errors: int(),
       prompt_tokens: int(),
       tokens: int('prompt + completion'),
-      quota: int(),
+      quota: int('revenue: what callers were charged'),
+      upstream_cost: int("what the calls cost upstream: list price × the channel's cost_ratio (administrators' report only)"),
+      margin: int("quota − upstream_cost (administrators' report only)"),
       ...CACHE_USAGE,
     },
     ['key', 'label', 'requests', 'errors', 'prompt_tokens', 'tokens', 'quota', ...CACHE_USAGE_FIELDS],
@@ -2060,6 +2158,38 @@ export function buildOpenApi(serverUrl: string): Schema {
         role: admin,
         body: ref('PriceInput'),
       }),
+    },
+    '/api/price/catalog': {
+      get: op(
+        'prices',
+        'The list-price catalog: every entry with its source and date, and whether the price book has the model',
+        envelope(arr(ref('CatalogEntry'))),
+        {
+          role: admin,
+        },
+      ),
+    },
+    '/api/price/import': {
+      post: op(
+        'prices',
+        "Adopt the catalog's prices (all, or `models`); prices already set are kept unless `overwrite`",
+        envelope(ref('CatalogImport')),
+        {
+          role: admin,
+          body: obj({ models: arr(str()), overwrite: bool() }, [], { additionalProperties: false }),
+        },
+      ),
+    },
+    '/api/price/preview': {
+      post: op(
+        'prices',
+        'What a call with a given usage would cost at a price being edited (`price`) or a saved one (`model`)',
+        envelope(ref('PricePreview')),
+        {
+          role: admin,
+          body: ref('PricePreviewInput'),
+        },
+      ),
     },
     '/api/price/{model}': {
       get: op('prices', 'Price of one model', envelope(ref('Price')), {

@@ -52,6 +52,7 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
         startedAt: req.startedAt,
         client: client(reply),
         vendorHeaders: callerVendorHeaders(req.headers, ANTHROPIC_CALLER_HEADERS),
+        headers: req.headers,
       });
     });
     scope.post('/v1/messages/count_tokens', { onRequest: auth }, async (req) => {
@@ -87,6 +88,7 @@ export async function relayFamilyRoutes(app: FastifyInstance, deps: AppDeps): Pr
         endpoint: `${prefix}/models/{model}:${act}`,
         principal: req.principal!,
         body,
+        headers: req.headers,
         raw: req.rawBody ?? Buffer.from(JSON.stringify(body)),
         scan: req.bodyScan,
         requestId: req.requestId,

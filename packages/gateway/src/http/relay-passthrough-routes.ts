@@ -43,6 +43,7 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
         principal: req.principal!,
         body,
         raw,
+        headers: req.headers,
         scan: req.bodyScan,
         requestId: req.requestId,
         startedAt: req.startedAt,

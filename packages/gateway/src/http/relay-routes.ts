@@ -36,6 +36,7 @@ export async function relayRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         modelFromPath: params.model,
         client: { res: reply.raw, hijack: () => reply.hijack() },
         vendorHeaders: callerVendorHeaders(req.headers, OPENAI_CALLER_HEADERS),
+        headers: req.headers,
       });
     };
 

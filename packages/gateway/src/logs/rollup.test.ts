@@ -92,7 +92,19 @@ test('rollup: a model call adds its cache reads, writes, write spend and saving;
     { ...call, created_at: t0 + 1, cached_tokens: 500, cache_saving_quota: -10 },
     { ...call, created_at: t0 + 2, type: 'task', content: 'task settle', quota: 5, cached_tokens: 99, cache_write_quota: 99 },
   ]);
-  // The cache sums close each row's sums, in the order of CACHE_COLUMNS.
-  const cacheSums = (dim: string) => rows.find((x) => x.dim === dim && x.hour === t0)!.sums.slice(-CACHE_COLUMNS.length);
+  // The cache sums follow the latency buckets, in the order of CACHE_COLUMNS (the upstream cost after them).
+  const cacheSums = (dim: string) =>
+    rows.find((x) => x.dim === dim && x.hour === t0)!.sums.slice(6 + BUCKETS, 6 + BUCKETS + CACHE_COLUMNS.length);
   for (const dim of ['', 'all', 'user', 'key', 'model', 'channel']) assert.deepEqual(cacheSums(dim), [2500, 1000, 2550, 2690], dim);
+});
+
+test('rollup: a model call adds its upstream cost; other rows add none', () => {
+  const t0 = 1_700_000_000_000 - (1_700_000_000_000 % 3_600_000);
+  const call = { type: 'consume', user_id: 1, key_id: 2, model: 'm', channel_id: 3, created_at: t0 };
+  const rows = rollup([
+    { ...call, quota: 1000, upstream_cost: 640 },
+    { ...call, quota: 500, upstream_cost: 320 },
+    { ...call, type: 'task', content: 'task settle', quota: 5, upstream_cost: 99 },
+  ]);
+  for (const r of rows) assert.equal(r.sums[r.sums.length - 1], 960, r.dim);
 });

@@ -29,9 +29,21 @@ export type Dim = (typeof DIMS)[number];
 const KEY_COLUMNS = ['dim', 'hour', 'user_id', 'key_id', 'model', 'channel_id'] as const;
 /** Prompt-cache reads and writes (tokens), the writes' cost and the reads' saving against the input price (quota units). */
 export const CACHE_COLUMNS = ['cached_tokens', 'cache_write_tokens', 'cache_write_quota', 'cache_saving_quota'] as const;
-const SUM_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', 'latency_ms', ...LAT_COLUMNS, ...CACHE_COLUMNS];
+const SUM_COLUMNS = [
+  'requests',
+  'errors',
+  'prompt_tokens',
+  'completion_tokens',
+  'quota',
+  'latency_ms',
+  ...LAT_COLUMNS,
+  ...CACHE_COLUMNS,
+  'upstream_cost',
+];
 /** Where the cache sums start in RollupRow.sums. */
 const CACHE_AT = 6 + BUCKETS;
+/** Where the upstream cost of the calls (list price × the channel's cost ratio) is summed. */
+const UPSTREAM_COST = SUM_COLUMNS.length - 1;
 const COLUMNS = [...KEY_COLUMNS, ...SUM_COLUMNS];
 
 /** The log fields a roll-up reads. */
@@ -51,6 +63,7 @@ export interface RollupSource {
   quota?: number;
   latency_ms?: number;
   content?: string | null;
+  upstream_cost?: number;
 }
 
 export interface RollupRow {
@@ -114,6 +127,7 @@ function contribution(r: RollupSource): number[] | null {
     s[CACHE_AT + 1] = Number(r.cache_write_tokens ?? 0);
     s[CACHE_AT + 2] = Number(r.cache_write_quota ?? 0);
     s[CACHE_AT + 3] = Number(r.cache_saving_quota ?? 0);
+    s[UPSTREAM_COST] = Number(r.upstream_cost ?? 0);
   }
   return s;
 }
@@ -226,6 +240,7 @@ export interface GroupSums {
   cache_write_tokens: number;
   cache_write_quota: number;
   cache_saving_quota: number;
+  upstream_cost: number;
 }
 
 /** The top `limit` values of column `col` by quota (then requests) among the rows that match `where`, with their sums. */
@@ -235,7 +250,7 @@ export async function rollupGroups(db: DbOrTx, col: string, where: RawBuilder<un
   return (
     await sql<GroupSums>`
     select ${c} as k, sum(requests) as requests, sum(errors) as errors, sum(prompt_tokens) as prompt_tokens,
-      sum(prompt_tokens) + sum(completion_tokens) as tokens, sum(quota) as quota, ${cache}
+      sum(prompt_tokens) + sum(completion_tokens) as tokens, sum(quota) as quota, ${cache}, sum(upstream_cost) as upstream_cost
     from usage_hourly where ${where}
     group by ${c} order by sum(quota) desc, sum(requests) desc, ${c} asc limit ${limit}`.execute(db)
   ).rows;

@@ -68,12 +68,17 @@ export interface UsageGroup {
   errors: number;
   prompt_tokens: number;
   tokens: number;
+  /** Revenue: what callers were charged (quota units). */
   quota: number;
   cached_tokens: number;
   cache_write_tokens: number;
   cache_write_quota: number;
   cache_saving_quota: number;
   cache_hit_rate: number | null;
+  /** What the calls cost upstream: list price × the channel's cost ratio (quota units); administrators' reports only. */
+  upstream_cost?: number;
+  /** quota − upstream_cost. */
+  margin?: number;
 }
 
 export interface UsageReport {
@@ -206,7 +211,8 @@ export class UsageReports {
     return sql.join(conds, sql` and `);
   }
 
-  async query(q: UsageQuery): Promise<UsageReport> {
+  /** `withCosts`: the groups carry their upstream cost and margin (administrators' reports). */
+  async query(q: UsageQuery, withCosts = true): Promise<UsageReport> {
     const db = this.core.h.db;
     const where = this.where(q.filter, q.from, q.to);
     // A dimension has one row per hour and value: read the rows (the sums are made below, in the
@@ -250,6 +256,7 @@ export class UsageReports {
         cache_write_quota: Number(x.cache_write_quota),
         cache_saving_quota: Number(x.cache_saving_quota),
         cache_hit_rate: hitRate(Number(x.cached_tokens), Number(x.prompt_tokens)),
+        ...(withCosts ? { upstream_cost: Number(x.upstream_cost ?? 0), margin: Number(x.quota) - Number(x.upstream_cost ?? 0) } : {}),
       }));
     }
     const perUsd = this.core.config.quotaPerUsd;

@@ -196,6 +196,7 @@ export const COLUMNS = [
   'attempts',
   'content',
   'other',
+  'upstream_cost',
 ] as const satisfies readonly (keyof NewLog)[];
 const FLUSH_MS = 200;
 
@@ -231,6 +232,7 @@ export function logValues(r: NewLog): unknown[] {
     r.attempts ?? null,
     r.content ?? null,
     r.other ?? null,
+    r.upstream_cost ?? 0,
   ];
 }
 

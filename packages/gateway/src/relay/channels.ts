@@ -55,6 +55,8 @@ export interface RuntimeChannel {
   headerOverride: Record<string, string>;
   paramOverride: Record<string, unknown>;
   settings: Record<string, unknown>;
+  /** What the operator pays the vendor relative to list prices (the upstream cost of its calls; absent: 1). */
+  costRatio?: number;
   /** 1 enabled, 2 disabled by hand, 3 auto-disabled. */
   status: number;
   testModel: string | null;
@@ -190,6 +192,7 @@ export class ChannelIndex {
       headerOverride: obj<Record<string, string>>(r.header_override, {}),
       paramOverride: obj<Record<string, unknown>>(r.param_override, {}),
       settings,
+      costRatio: costRatioOf(r.cost_ratio, settings),
       status: Number(r.status),
       testModel: r.test_model,
       rr: 0,
@@ -423,4 +426,11 @@ export class ChannelIndex {
   async recordTest(channelId: number, ms: number): Promise<void> {
     await new ChannelStore(this.core.h).update(channelId, { response_time_ms: Math.round(ms), tested_at: Date.now() });
   }
+}
+
+/** A channel's `cost_ratio`; `settings.cost_ratio` counts while the field is left at its default 1. */
+function costRatioOf(column: number | null | undefined, settings: Record<string, unknown>): number {
+  const own = column === undefined || column === null ? 1 : Number(column);
+  const s = settings.cost_ratio;
+  return own === 1 && typeof s === 'number' && Number.isFinite(s) && s >= 0 ? s : own;
 }

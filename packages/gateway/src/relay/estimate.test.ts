@@ -66,6 +66,7 @@ test('fitOutput gives the most output the balance covers, or null below the mini
   // 1 unit an input token, 5 an output token.
   const prices = {
     cost: (_p: unknown, u: { inputTokens: number; outputTokens: number }) => u.inputTokens + 5 * u.outputTokens,
+    bound: (_p: unknown, u: { inputTokens: number; outputTokens: number }) => u.inputTokens + 5 * u.outputTokens,
   } as unknown as PriceBook;
   const price = { model: 'm', input: 2, output: 10, cachedInput: 2, cacheWrite5m: 2.5, cacheWrite1h: 4, perRequest: null };
   assert.equal(fitOutput(prices, price, 'g', 100, 1, 4096, 16, 100 + 5 * 1000), 1000);

@@ -17,7 +17,7 @@
  * When the balance cannot cover the output asked for (or the default), the output is lowered to what
  * it covers; below MIN_OUTPUT_TOKENS the call is refused with `insufficient_quota`.
  */
-import type { ModelPrice, PriceBook, TokenUsage } from '../billing/prices.ts';
+import { chargesAnything, chargesOutput, type CallFacts, type ModelPrice, type PriceBook, type TokenUsage } from '../billing/prices.ts';
 import type { BodyScan } from './body-scan.ts';
 
 /** Input tokens an image can cost (gpt-4o-mini's high-detail tiles reach 48,169). */
@@ -58,30 +58,29 @@ export function mediaBound(scan: BodyScan): number {
 
 /** Whether a price makes a call cost something (its reserve is then never 0). */
 export function isPriced(price: ModelPrice | null): boolean {
-  if (!price) return false;
-  if (price.perRequest !== null) return price.perRequest > 0;
-  return price.input > 0 || price.output > 0 || price.cachedInput > 0;
+  return chargesAnything(price);
 }
 
 /** Whether output tokens cost something at this price (then the output asked for must be bounded). */
 export function pricesOutput(price: ModelPrice | null): boolean {
-  return !!price && price.perRequest === null && price.output > 0;
+  return chargesOutput(price);
 }
 
 /**
- * The reserve of `usage`: its cost, at least 1 unit for a priced call. With `cacheWrites` (the request
- * marks prompt-cache breakpoints, so the vendor may bill its whole input as a cache write) the input is
- * priced at the dearest of the input and the two cache-write prices.
+ * The reserve of `usage`: the price's bound for its token counts (billing's `PriceBook.bound`: every
+ * rule of the price at its dearest within them), at least 1 unit for a priced call. With `cacheWrites`
+ * (the request marks prompt-cache breakpoints, so the vendor may bill its whole input as a cache write)
+ * the input may be priced as cache writes.
  */
-export function reserveCost(prices: PriceBook, price: ModelPrice | null, usage: TokenUsage, group: string, cacheWrites = false): number {
-  let c = prices.cost(price, usage, group);
-  if (cacheWrites && price && price.perRequest === null && Math.max(price.cacheWrite5m, price.cacheWrite1h) > price.input) {
-    const n = usage.inputTokens;
-    c = Math.max(
-      c,
-      prices.cost(price, { ...usage, cacheWriteTokens: n, cacheWrite1hTokens: price.cacheWrite1h >= price.cacheWrite5m ? n : 0 }, group),
-    );
-  }
+export function reserveCost(
+  prices: PriceBook,
+  price: ModelPrice | null,
+  usage: TokenUsage,
+  group: string,
+  cacheWrites = false,
+  call?: CallFacts,
+): number {
+  const c = prices.bound(price, usage, group, call, cacheWrites);
   return c < 1 && isPriced(price) ? 1 : c;
 }
 
@@ -99,8 +98,9 @@ export function fitOutput(
   min: number,
   available: number,
   cacheWrites = false,
+  call?: CallFacts,
 ): number | null {
-  const cost = (out: number) => reserveCost(prices, price, { inputTokens: input, outputTokens: out * n }, group, cacheWrites);
+  const cost = (out: number) => reserveCost(prices, price, { inputTokens: input, outputTokens: out * n }, group, cacheWrites, call);
   const lo0 = Math.min(min, want);
   if (cost(lo0) > available) return null;
   let lo = lo0;

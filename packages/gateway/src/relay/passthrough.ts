@@ -14,6 +14,7 @@ import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
 import { quotaUnits, usdCost, type TokenUsage } from '../billing/prices.ts';
 import { countTokens, TokenCounter } from '../billing/tokens.ts';
+import { callFacts, readsCall } from '../billing/call-facts.ts';
 import { echo, fail } from '../platform/errors.ts';
 import { ChannelType } from './channel-types.ts';
 import type { AttemptOutcome } from './attempts.ts';
@@ -102,6 +103,8 @@ export interface PassCall {
   client: ClientConn;
   /** The caller's OpenAI headers (relay/providers/endpoint.ts OPENAI_CALLER_HEADERS), sent to OpenAI-compatible upstreams. */
   vendorHeaders?: Record<string, string>;
+  /** The request's headers (read by a price's expression, never its credentials: billing/call-facts.ts). */
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 export const isPassCall = (c: { kind: string }): c is PassCall => KINDS.has(c.kind);
@@ -220,13 +223,35 @@ export function passUsage(j: unknown): TokenUsage | null {
     n(u.input_tokens) || n(u.prompt_tokens) || (u.output_tokens === undefined && u.completion_tokens === undefined ? n(u.total_tokens) : 0);
   const output = n(u.output_tokens) || n(u.completion_tokens);
   if (!input && !output) return null;
-  return {
+  const out: TokenUsage = {
     inputTokens: input,
     outputTokens: output,
     cachedInputTokens: n(inDet.cached_tokens),
     cacheWriteTokens: 0,
     reasoningTokens: n(outDet.reasoning_tokens),
   };
+  return withBilledExtras(j, out, inDet, outDet, n);
+}
+
+/** Audio and image tokens, web searches (Responses' `web_search_call` items) and the service tier of an answer. */
+function withBilledExtras(
+  j: Record<string, unknown>,
+  out: TokenUsage,
+  inDet: Record<string, unknown>,
+  outDet: Record<string, unknown>,
+  n: (v: unknown) => number,
+): TokenUsage {
+  if (n(inDet.audio_tokens)) out.audioInputTokens = n(inDet.audio_tokens);
+  if (n(inDet.image_tokens)) out.imageInputTokens = n(inDet.image_tokens);
+  if (n(outDet.audio_tokens)) out.audioOutputTokens = n(outDet.audio_tokens);
+  if (n(outDet.image_tokens)) out.imageOutputTokens = n(outDet.image_tokens);
+  const r = isObj(j.response) ? j.response : j;
+  if (Array.isArray(r.output)) {
+    const searches = r.output.filter((o) => isObj(o) && o.type === 'web_search_call').length;
+    if (searches) out.serverTools = { web_search: searches };
+  }
+  if (typeof r.service_tier === 'string') out.serviceTier = r.service_tier;
+  return out;
 }
 
 export class PassThrough {
@@ -306,6 +331,7 @@ export class PassThrough {
       firstByteMs: null,
       started: false,
       admission: null,
+      ...(readsCall(price?.rules) ? { priceCall: callFacts(body, call.headers, Date.now()) } : {}),
     };
     await this.pipe.run(ctx, candidates, this.estimateUsage(ctx, maxAsked));
   }
@@ -317,13 +343,16 @@ export class PassThrough {
    */
   private cost(ctx: Ctx, u: TokenUsage): number {
     if (!ctx.price) return 0;
-    const usd = usdCost(ctx.price, u) * (ctx.price.perRequest !== null ? ctx.mult : 1);
+    const usd = usdCost(ctx.price, u, ctx.priceCall) * (ctx.price.perRequest !== null ? ctx.mult : 1);
     return quotaUnits(usd, this.d.prices.groupRatio(ctx.call.principal.group), this.d.core.config.quotaPerUsd);
   }
 
-  /** The reserve of a usage: its cost, at least 1 unit for a priced call. */
+  /** The reserve of a usage: its bound at the price's rules (a price per request × `n`), at least 1 unit for a priced call. */
   private reserveOf(ctx: Ctx, u: TokenUsage): number {
-    const c = this.cost(ctx, u);
+    const c =
+      ctx.price && ctx.price.perRequest === null
+        ? this.d.prices.bound(ctx.price, u, ctx.call.principal.group, ctx.priceCall)
+        : this.cost(ctx, u);
     return c < 1 && isPriced(ctx.price) ? 1 : c;
   }
 

@@ -16,7 +16,7 @@ import type { Admission } from '../accounts/rate-limits.ts';
 import { ledgerGrant, type Grant } from '../billing/allowance.ts';
 import { cacheQuota } from '../billing/cache-quota.ts';
 import type { Payer } from '../billing/ledger.ts';
-import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
+import type { CallFacts, ModelPrice, TokenUsage } from '../billing/prices.ts';
 import { countTokens, countTokensSync, loadTokenizer, TokenCounter } from '../billing/tokens.ts';
 import type { GatewayError } from '../platform/errors.ts';
 import { affinityKey } from './affinity.ts';
@@ -90,6 +90,8 @@ export interface PipelineCall extends SettledCall {
   textBound?: number;
   /** The body marks prompt-cache breakpoints (relay/estimate.ts). */
   cacheWrites: boolean;
+  /** What the price's rules read of the request: parameters, headers, hour, server tools' bounds. */
+  priceCall?: CallFacts;
 }
 
 /** What a call family supplies to the pipeline. */
@@ -251,6 +253,7 @@ export class Pipeline<C extends PipelineCall> {
         MIN_OUTPUT_TOKENS,
         available,
         ctx.cacheWrites,
+        ctx.priceCall,
       );
       if (out === null) break;
       ctx.maxOut = out;
@@ -535,6 +538,7 @@ export class Pipeline<C extends PipelineCall> {
       this.f.settleDeferMs(),
       other,
       this.f.logDetails(ctx, usage),
+      this.d.prices.upstreamCost(ctx.price, usage, ch.costRatio ?? 1, ctx.priceCall, upModel),
     );
   }
 }
@@ -561,6 +565,7 @@ export function settleCall(
   deferMs: number,
   other: Record<string, unknown>,
   details: Record<string, unknown>,
+  upstreamCost = 0,
 ): void {
   const { call } = ctx;
   ctx.admission?.end(usage.inputTokens + usage.outputTokens);
@@ -590,6 +595,7 @@ export function settleCall(
         prompt_tokens: usage.inputTokens,
         completion_tokens: usage.outputTokens,
         cached_tokens: usage.cachedInputTokens ?? 0,
+        upstream_cost: upstreamCost,
         cache_write_tokens: usage.cacheWriteTokens ?? 0,
         cache_write_quota: cache.write,
         cache_saving_quota: cache.saving,

@@ -115,7 +115,7 @@ export class RealtimeRelay {
     const a = this.d.rateLimits.admit(principal, model, 2 * REALTIME_RESERVE_TOKENS, sink);
     session.admission = a instanceof Promise ? await a : a;
     try {
-      session.reserved = this.d.prices.cost(
+      session.reserved = this.d.prices.bound(
         price,
         { inputTokens: REALTIME_RESERVE_TOKENS, outputTokens: REALTIME_RESERVE_TOKENS },
         principal.group,

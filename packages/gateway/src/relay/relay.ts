@@ -15,6 +15,8 @@
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
 import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
+import { callFacts, readsCall } from '../billing/call-facts.ts';
+import { ruleUsageDetails } from '../billing/price-rules.ts';
 import { countTokens, TokenCounter } from '../billing/tokens.ts';
 import { echo, GatewayError, fail, foreignError } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
@@ -125,6 +127,8 @@ export interface RelayCall {
   scan?: BodyScan;
   /** The caller's vendor headers (`anthropic-version`, `anthropic-beta`; OpenAI's session ids and betas), sent to upstreams of the caller's vendor. */
   vendorHeaders?: Record<string, string>;
+  /** The request's headers (read by a price's expression, never its credentials: billing/call-facts.ts). */
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 /** One chat, completions or embeddings call as the pipeline runs it. */
@@ -168,15 +172,19 @@ export class Relay {
       attempt: (ctx, ch, key) => this.attempt(ctx, ch, key),
       sticky: () => true,
       conversationHead: (ctx) => this.conversationHead(ctx),
-      reserveOf: (ctx, u) => reserveCost(d.prices, ctx.price, u, ctx.call.principal.group, ctx.cacheWrites),
+      reserveOf: (ctx, u) => reserveCost(d.prices, ctx.price, u, ctx.call.principal.group, ctx.cacheWrites, ctx.priceCall),
       routing: {
         reserveBound: (ctx, u) =>
-          Math.max(...(ctx.chainPrices ?? [ctx.price]).map((p) => reserveCost(d.prices, p, u, ctx.call.principal.group, ctx.cacheWrites))),
+          Math.max(
+            ...(ctx.chainPrices ?? [ctx.price]).map((p) =>
+              reserveCost(d.prices, p, u, ctx.call.principal.group, ctx.cacheWrites, ctx.priceCall),
+            ),
+          ),
         // About four bytes of a body per token: what the channels' max_input_tokens are compared with.
         inputTokens: (ctx) => Math.ceil(ctx.call.raw.length / 4),
         fallback: (ctx, cls, from) => this.fallback(ctx, cls, from),
       },
-      cost: (ctx, u) => d.prices.cost(ctx.price, u, ctx.call.principal.group),
+      cost: (ctx, u) => d.prices.cost(ctx.price, u, ctx.call.principal.group, ctx.priceCall),
       logDetails: (ctx, u) => ({
         ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}),
         // What the request that served the call left out (the caller's body as converted for its channel).
@@ -188,6 +196,7 @@ export class Relay {
         reasoning_tokens: u.reasoningTokens,
         cache_write_tokens: u.cacheWriteTokens,
         ...(u.cacheWrite1hTokens ? { cache_write_1h_tokens: u.cacheWrite1hTokens } : {}),
+        ...ruleUsageDetails(u),
       }),
       // With other calls in flight the settle waits a little to share their commit; alone, it commits
       // now, while the caller reads the answer, instead of on the next call's path.
@@ -367,6 +376,7 @@ export class Relay {
       admission: null,
       guardrails: checked ?? [],
       outGuards: call.kind === 'embeddings' ? [] : this.d.guardrails.select(principal, model, 'output'),
+      ...(readsCall(price?.rules) ? { priceCall: callFacts(body, call.headers, Date.now()) } : {}),
     };
     const estimate = this.estimateUsage(ctx);
     // The reserve covers cache writes when a channel may place breakpoints (relay/providers/cache-breakpoints.ts).
@@ -959,6 +969,7 @@ function injectField(raw: Buffer, key: string, value: number): Buffer {
 
 function fullUsage(u: Partial<Usage>): Usage {
   return {
+    ...u,
     inputTokens: u.inputTokens ?? 0,
     outputTokens: u.outputTokens ?? 0,
     cachedInputTokens: u.cachedInputTokens ?? 0,

@@ -101,6 +101,8 @@ export interface ChannelRow {
   status_reason: string | null;
   /** JSON object of type-specific settings (azure api_version, plugin key(s), preset, ...). */
   settings: string;
+  /** What the operator pays the vendor relative to list prices (1 = list price). */
+  cost_ratio?: number;
   test_model: string | null;
   /** Calls in flight above which the relay skips the channel (0: no cap). */
   max_concurrency: Generated<number>;
@@ -132,8 +134,10 @@ export interface PriceRow {
   cache_write_1h: number | null;
   /** USD per call. */
   per_request: number | null;
-  /** Task billing expression over usage facts, yielding USD. */
+  /** Task billing expression over usage facts, yielding USD; for a model call, its price expression (billing/price-rules.ts). */
   expression: string | null;
+  /** JSON of the rules beyond flat rates: tiers, modalities, server tools, service tiers (billing/price-rules.ts). */
+  rules?: string | null;
   updated_at: number;
 }
 
@@ -212,6 +216,8 @@ export interface LogRow {
   content: string | null;
   /** JSON with anything else worth keeping (attempt list, conversion notes). */
   other: string | null;
+  /** What the call cost the operator upstream: list price × the channel's cost ratio (quota units). */
+  upstream_cost?: number;
 }
 
 /** A Responses id created through the relay: the channel and key that hold it upstream. */
@@ -278,6 +284,8 @@ export interface UsageHourlyRow {
   prompt_tokens: number;
   completion_tokens: number;
   quota: number;
+  /** Sum of the calls' upstream cost (quota units). */
+  upstream_cost?: number;
   /** Sum of model-call latencies (ms). */
   latency_ms: number;
   /** Prompt-cache reads and writes (tokens), the writes' cost and the reads' saving (quota units, prices of each call). */

@@ -267,9 +267,29 @@ test('usage: totals, hour and day series, groups, filters and percentiles from t
     // Groups, top by quota, with labels.
     const byModel = await root.ok('GET', `/api/usage?${range}&group_by=model`);
     assert.deepEqual(byModel.groups.map(plain), [
-      { key: 'vid', label: 'vid', requests: 1, errors: 0, prompt_tokens: 0, tokens: 0, quota: 4000 },
-      { key: 'm-all', label: 'm-all', requests: 4, errors: 0, prompt_tokens: 311, tokens: 467, quota: 3307 },
-      { key: 'm-per-call', label: 'm-per-call', requests: 1, errors: 1, prompt_tokens: 0, tokens: 0, quota: 0 },
+      { key: 'vid', label: 'vid', requests: 1, errors: 0, prompt_tokens: 0, tokens: 0, quota: 4000, upstream_cost: 0, margin: 4000 },
+      {
+        key: 'm-all',
+        label: 'm-all',
+        requests: 4,
+        errors: 0,
+        prompt_tokens: 311,
+        tokens: 467,
+        quota: 3307,
+        upstream_cost: 0,
+        margin: 3307,
+      },
+      {
+        key: 'm-per-call',
+        label: 'm-per-call',
+        requests: 1,
+        errors: 1,
+        prompt_tokens: 0,
+        tokens: 0,
+        quota: 0,
+        upstream_cost: 0,
+        margin: 0,
+      },
     ]);
     const byUser = await root.ok('GET', `/api/usage?${range}&group_by=user`);
     assert.deepEqual(
@@ -319,6 +339,7 @@ test('usage: totals, hour and day series, groups, filters and percentiles from t
       bobSelf.groups.map((g: { key: string }) => g.key),
       ['m-all'],
     );
+    assert.equal(bobSelf.groups[0].upstream_cost, undefined, "what calls cost the operator is not the user's");
     const sneaky = await bob.ok('GET', `/api/usage/self?${range}&user_id=${ids.ann}`);
     assert.equal(sneaky.totals.quota, 307, 'user_id is not a filter of /api/usage/self');
     const othersKey = await bob.ok('GET', `/api/usage/self?${range}&token_id=${ids.annKey}`);

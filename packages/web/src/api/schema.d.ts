@@ -5453,6 +5453,245 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/price/catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The list-price catalog: every entry with its source and date, and whether the price book has the model (admin) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CatalogEntry"][];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/price/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Adopt the catalog's prices (all, or `models`); prices already set are kept unless `overwrite` (admin) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        models?: string[];
+                        overwrite?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CatalogImport"];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/price/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What a call with a given usage would cost at a price being edited (`price`) or a saved one (`model`) (admin) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PricePreviewInput"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PricePreview"];
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid input; the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not logged in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/pricing": {
         parameters: {
             query?: never;
@@ -12813,10 +13052,35 @@ export interface components {
             /** @description whsec_…: signs task callbacks (X-Signature: sha256=<hex HMAC-SHA256 of the body>); shown only here */
             callback_secret: string;
         };
+        CatalogEntry: {
+            /** @description the day the page gave these prices (YYYY-MM-DD) */
+            as_of: string;
+            cache_write_1h?: number;
+            cache_write_5m?: number;
+            cached_input?: number;
+            input: number;
+            model: string;
+            note?: string;
+            output: number;
+            /** @description the price book has a price for the model */
+            priced: boolean;
+            /** @description tiers, modality prices, web_search, service_tiers (the fields of a price) */
+            rules?: Record<string, unknown>;
+            /** @description the vendor's price page */
+            source: string;
+            /** @description the channel type or preset whose vendor lists the price */
+            vendor: string;
+        };
+        CatalogImport: {
+            imported: string[];
+            kept: string[];
+        };
         Channel: {
             balance: number | null;
             balance_updated_at: number | null;
             base_url: string;
+            /** @description what the operator pays the vendor relative to list prices (the upstream cost of its calls) */
+            cost_ratio: number;
             created_at: number;
             groups: string[];
             header_override: Record<string, unknown>;
@@ -12853,6 +13117,8 @@ export interface components {
         };
         ChannelInput: {
             base_url?: string;
+            /** @description what the operator pays the vendor relative to list prices (0.8: a fifth off); 1 when not given */
+            cost_ratio?: number;
             groups?: string[];
             header_override?: Record<string, unknown>;
             key_mode?: string;
@@ -13463,26 +13729,123 @@ export interface components {
             version: string;
         };
         Price: {
+            /** @description USD per 1M audio input tokens (default: input) */
+            audio_input: number;
+            /** @description USD per 1M audio output tokens (default: output) */
+            audio_output: number;
             cache_write_1h: number | null;
             cache_write_5m: number | null;
             cached_input: number | null;
             expression: string | null;
+            /** @description USD per 1M image input tokens (default: input) */
+            image_input: number;
+            /** @description USD per 1M image output tokens (default: output) */
+            image_output: number;
             input: number | null;
             model: string;
             output: number | null;
             per_request: number | null;
+            /** @description USD per 1M reasoning tokens (default: output) */
+            reasoning: number;
+            /** @description USD per 1,000 calls, by server tool */
+            server_tools: {
+                [key: string]: number;
+            };
+            /** @description multiplier of the token cost by the service tier the upstream reports */
+            service_tiers: {
+                [key: string]: number;
+            };
+            /** @description context tiers: the whole call at the rates of the highest tier its input exceeds */
+            tiers: {
+                above_input_tokens: number;
+                cache_write_1h?: number | null;
+                cache_write_5m?: number | null;
+                cached_input?: number | null;
+                input: number;
+                output: number;
+            }[];
             updated_at: number;
+            /** @description USD per 1,000 web searches the upstream reports */
+            web_search: number;
         };
-        /** @description a whole price: fields not given are cleared; at least one of input/output, per_request or expression */
+        /** @description a whole price: fields not given are cleared; at least one of input/output, per_request, expression or a rule */
         PriceInput: {
+            /** @description USD per 1M audio input tokens (default: input) */
+            audio_input?: number;
+            /** @description USD per 1M audio output tokens (default: output) */
+            audio_output?: number;
             cache_write_1h?: number | null;
             cache_write_5m?: number | null;
             cached_input?: number | null;
             expression?: string | null;
+            /** @description USD per 1M image input tokens (default: input) */
+            image_input?: number;
+            /** @description USD per 1M image output tokens (default: output) */
+            image_output?: number;
             input?: number | null;
             model: string;
             output?: number | null;
             per_request?: number | null;
+            /** @description USD per 1M reasoning tokens (default: output) */
+            reasoning?: number;
+            /** @description USD per 1,000 calls, by server tool */
+            server_tools?: {
+                [key: string]: number;
+            };
+            /** @description multiplier of the token cost by the service tier the upstream reports */
+            service_tiers?: {
+                [key: string]: number;
+            };
+            /** @description context tiers: the whole call at the rates of the highest tier its input exceeds */
+            tiers?: {
+                above_input_tokens: number;
+                cache_write_1h?: number | null;
+                cache_write_5m?: number | null;
+                cached_input?: number | null;
+                input: number;
+                output: number;
+            }[];
+            /** @description USD per 1,000 web searches the upstream reports */
+            web_search?: number;
+        };
+        PricePreview: {
+            /** @description the reserve a call of these token counts holds */
+            bound_quota: number;
+            group_ratio: number;
+            /** @description what the call would be charged (quota units) */
+            quota: number;
+            tier: number | null;
+            usd: number;
+        };
+        PricePreviewInput: {
+            /** @description group whose ratio applies (default: default) */
+            group?: string;
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description UTC hour 0–23 (default: now) */
+            hour?: number;
+            /** @description a saved price (when `price` is not given) */
+            model?: string;
+            /** @description request parameters an expression reads */
+            params?: Record<string, unknown>;
+            price?: components["schemas"]["PriceInput"];
+            usage?: {
+                audio_input_tokens?: number;
+                audio_output_tokens?: number;
+                cache_write_1h_tokens?: number;
+                cache_write_tokens?: number;
+                cached_input_tokens?: number;
+                image_input_tokens?: number;
+                image_output_tokens?: number;
+                input_tokens?: number;
+                output_tokens?: number;
+                reasoning_tokens?: number;
+                server_tools?: {
+                    [key: string]: number;
+                };
+                service_tier?: string;
+            };
         };
         PublicPricing: {
             groups: {
@@ -13794,11 +14157,16 @@ export interface components {
             key: string;
             /** @description model, username, key name or channel name */
             label: string;
+            /** @description quota − upstream_cost (administrators' report only) */
+            margin?: number;
             prompt_tokens: number;
+            /** @description revenue: what callers were charged */
             quota: number;
             requests: number;
             /** @description prompt + completion */
             tokens: number;
+            /** @description what the calls cost upstream: list price × the channel's cost_ratio (administrators' report only) */
+            upstream_cost?: number;
         };
         UsagePoint: {
             cache_hit_rate: number | null;

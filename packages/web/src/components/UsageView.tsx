@@ -56,6 +56,8 @@ export function UsageView({
 }) {
   const { t } = useTranslation();
   const { totals, series, groups } = report;
+  // Administrators' reports carry what the calls cost upstream: revenue, cost and margin side by side.
+  const costs = groups.some((g) => g.upstream_cost !== undefined);
   const data = series.map((p) => ({
     t: fmtBucket(p.t, bucket),
     [t('usage.requests')]: p.requests,
@@ -185,7 +187,7 @@ export function UsageView({
                 {t('usage.tokens')}
               </Table.Th>
               <Table.Th scope="col" ta="right">
-                {t('usage.spend')}
+                {costs ? t('usage.revenue') : t('usage.spend')}
               </Table.Th>
               <Table.Th scope="col" ta="right">
                 {t('usage.cacheHitRate')}
@@ -196,6 +198,16 @@ export function UsageView({
               <Table.Th scope="col" ta="right">
                 {t('usage.cacheSaving')}
               </Table.Th>
+              {costs && (
+                <>
+                  <Table.Th scope="col" ta="right">
+                    {t('usage.upstreamCost')}
+                  </Table.Th>
+                  <Table.Th scope="col" ta="right">
+                    {t('usage.margin')}
+                  </Table.Th>
+                </>
+              )}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -209,11 +221,17 @@ export function UsageView({
                 <Table.Td ta="right">{hitPct(g.cache_hit_rate)}</Table.Td>
                 <Table.Td ta="right">{fmtQuota(g.cache_write_quota, perUsd)}</Table.Td>
                 <Table.Td ta="right">{fmtQuota(g.cache_saving_quota, perUsd)}</Table.Td>
+                {costs && (
+                  <>
+                    <Table.Td ta="right">{fmtQuota(g.upstream_cost ?? 0, perUsd)}</Table.Td>
+                    <Table.Td ta="right">{fmtQuota(g.margin ?? 0, perUsd)}</Table.Td>
+                  </>
+                )}
               </Table.Tr>
             ))}
             {groups.length === 0 && (
               <Table.Tr>
-                <Table.Td colSpan={8}>
+                <Table.Td colSpan={costs ? 10 : 8}>
                   <Text c="dimmed" ta="center">
                     {t('usage.noData')}
                   </Text>

@@ -22,6 +22,15 @@ export interface Usage {
   /** The part of cacheWriteTokens written for one hour (Anthropic's `cache_creation.ephemeral_1h_input_tokens`). */
   cacheWrite1hTokens?: number;
   reasoningTokens: number;
+  /** Parts of inputTokens / outputTokens that are audio or image tokens (priced apart: billing/price-rules.ts). */
+  audioInputTokens?: number;
+  audioOutputTokens?: number;
+  imageInputTokens?: number;
+  imageOutputTokens?: number;
+  /** Server-tool calls the upstream reports, by tool (`web_search`). */
+  serverTools?: Record<string, number>;
+  /** The service tier the upstream served the call at (`flex`, `priority`, `default` …). */
+  serviceTier?: string;
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error';

@@ -3,7 +3,7 @@
  * Plugins report quantities, never prices.
  */
 import { fail as failCode } from '../../platform/errors.ts';
-import { UNIT_CEILING, type Facts, type SchemaField } from './expr.ts';
+import { UNIT_CEILING, type Facts, type SchemaField } from '../../billing/expr.ts';
 
 const CANON_COUNT = new Set(['n', 'count', 'imagecount', 'samplecount', 'batchcount', 'numimages']);
 const CANON_SECONDS = new Set(['duration', 'durationseconds', 'second', 'seconds']);

@@ -8,7 +8,7 @@
 import { insertLogs } from '../../logs/writer.ts';
 import type { Payer } from '../../billing/ledger.ts';
 import { echo, fail } from '../../platform/errors.ts';
-import { compile, type Facts } from '../billing/expr.ts';
+import { compile, type Facts } from '../../billing/expr.ts';
 import { validateFacts } from '../billing/facts.ts';
 import type { Task } from './context.ts';
 import { hookMessage, type TaskEnv } from './env.ts';

@@ -46,6 +46,7 @@ interface Values {
   groups: string[];
   priority: number | string;
   weight: number | string;
+  cost_ratio: number | string;
   max_concurrency: number | string;
   max_input_tokens: number | string;
   model_mapping: string;
@@ -76,6 +77,7 @@ function initial(c: Channel | null): Values {
     groups: c?.groups ?? ['default'],
     priority: c?.priority ?? 0,
     weight: c?.weight ?? 1,
+    cost_ratio: c?.cost_ratio ?? 1,
     max_concurrency: c?.max_concurrency ?? 0,
     max_input_tokens: c?.max_input_tokens ?? 0,
     model_mapping: stringifyJson(c?.model_mapping),
@@ -180,6 +182,7 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
       groups: v.required,
       priority: (x) => (Number.isInteger(Number(x)) ? null : t('validation.number')),
       weight: (x) => v.nonNegative(x),
+      cost_ratio: (x) => v.nonNegative(x),
       max_concurrency: (x) => v.nonNegative(x),
       max_input_tokens: (x) => v.nonNegative(x),
       model_mapping: v.jsonObject,
@@ -200,6 +203,7 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
         groups: x.groups,
         priority: Number(x.priority),
         weight: Number(x.weight),
+        cost_ratio: x.cost_ratio === '' ? 1 : Number(x.cost_ratio),
         max_concurrency: Number(x.max_concurrency) || 0,
         max_input_tokens: Number(x.max_input_tokens) || 0,
         model_mapping: parseJsonObject(x.model_mapping),
@@ -336,6 +340,13 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
           allowDecimal={false}
           min={0}
           {...form.getInputProps('weight')}
+        />
+        <NumberInput
+          label={t('channels.costRatio')}
+          description={t('channels.costRatioHint')}
+          min={0}
+          decimalScale={4}
+          {...form.getInputProps('cost_ratio')}
         />
         <NumberInput
           label={t('channels.maxConcurrency')}

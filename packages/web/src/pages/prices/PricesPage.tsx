@@ -1,4 +1,8 @@
-/** Prices (admin): per-model token, cached, per-request prices or a task expression; and group ratios. */
+/**
+ * Prices (admin): per-model token, cached, per-request prices, the rules beyond flat rates (tiers,
+ * modalities, web searches, service tiers) or an expression, with a preview of what a call would cost;
+ * the list-price catalog; and group ratios.
+ */
 import { ActionIcon, Alert, Button, Group, NumberInput, SimpleGrid, Stack, Tabs, Textarea, TextInput, Tooltip } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
@@ -16,11 +20,43 @@ import { PageHeader } from '../../components/PageHeader';
 import { useApiMutation } from '../../components/useApiMutation';
 import { compact, usePagedQuery } from '../../components/usePagedQuery';
 import { fmtTime } from '../../lib/format';
+import { PricePreview } from './PricePreview';
+import { CatalogPanel } from './CatalogPanel';
 
 type Price = Schemas['Price'];
 type Ratio = Schemas['GroupRatio'];
 const num = (v: number | string) => (v === '' || v === null || v === undefined ? null : Number(v));
 const show = (v: number | null) => (v == null ? '—' : `$${v}`);
+/** The rules kept as numbers in the form; tiers, service tiers and other server tools as JSON. */
+const RULE_NUMBERS = ['audio_input', 'audio_output', 'image_input', 'image_output', 'reasoning', 'web_search'] as const;
+const RULE_JSON = ['tiers', 'service_tiers', 'server_tools'] as const;
+
+function rulesJsonOf(p: Price | null): string {
+  if (!p) return '';
+  const o: Record<string, unknown> = {};
+  for (const k of RULE_JSON) if (p[k] !== undefined) o[k] = p[k];
+  return Object.keys(o).length ? JSON.stringify(o, null, 2) : '';
+}
+
+/** The price a form holds, as the API takes it (throws on rules that are not a JSON object). */
+function priceBody(x: Record<string, string | number>): Schemas['PriceInput'] {
+  const rules = String(x.rules ?? '').trim();
+  const extra = rules ? (JSON.parse(rules) as Record<string, unknown>) : {};
+  if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new Error('not an object');
+  const body: Record<string, unknown> = {
+    model: String(x.model).trim(),
+    input: num(x.input),
+    output: num(x.output),
+    cached_input: num(x.cached_input),
+    cache_write_5m: num(x.cache_write_5m),
+    cache_write_1h: num(x.cache_write_1h),
+    per_request: num(x.per_request),
+    expression: String(x.expression ?? '').trim() || null,
+    ...extra,
+  };
+  for (const k of RULE_NUMBERS) if (num(x[k]) !== null) body[k] = num(x[k]);
+  return body as Schemas['PriceInput'];
+}
 
 function PriceForm({ price, onClose }: { price: Price | null; onClose: () => void }) {
   const { t } = useTranslation();
@@ -35,6 +71,8 @@ function PriceForm({ price, onClose }: { price: Price | null; onClose: () => voi
       cache_write_1h: price?.cache_write_1h ?? '',
       per_request: price?.per_request ?? '',
       expression: price?.expression ?? '',
+      ...Object.fromEntries(RULE_NUMBERS.map((k) => [k, price?.[k] ?? ''])),
+      rules: rulesJsonOf(price),
     } as Record<string, string | number>,
     validate: {
       model: v.required,
@@ -44,28 +82,26 @@ function PriceForm({ price, onClose }: { price: Price | null; onClose: () => voi
       cache_write_5m: v.nonNegative,
       cache_write_1h: v.nonNegative,
       per_request: v.nonNegative,
+      ...Object.fromEntries(RULE_NUMBERS.map((k) => [k, v.nonNegative])),
+      rules: (x) => {
+        try {
+          priceBody({ rules: x });
+          return null;
+        } catch {
+          return t('prices.rulesInvalid');
+        }
+      },
       expression: (_x, all) =>
-        [all.input, all.output, all.per_request, all.expression].every((y) => y === '' || y == null) ? t('prices.needOne') : null,
+        [all.input, all.output, all.per_request, all.expression, all.web_search, all.rules].every((y) => y === '' || y == null)
+          ? t('prices.needOne')
+          : null,
     },
   });
-  const save = useApiMutation(
-    (x: Record<string, string | number>) =>
-      call(
-        client.PUT('/api/price', {
-          body: {
-            model: String(x.model).trim(),
-            input: num(x.input),
-            output: num(x.output),
-            cached_input: num(x.cached_input),
-            cache_write_5m: num(x.cache_write_5m),
-            cache_write_1h: num(x.cache_write_1h),
-            per_request: num(x.per_request),
-            expression: String(x.expression ?? '').trim() || null,
-          } as Price,
-        }),
-      ),
-    { invalidate: ['prices'], success: t('common.saved'), onSuccess: onClose },
-  );
+  const save = useApiMutation((x: Record<string, string | number>) => call(client.PUT('/api/price', { body: priceBody(x) })), {
+    invalidate: ['prices'],
+    success: t('common.saved'),
+    onSuccess: onClose,
+  });
   return (
     <FormModal
       opened
@@ -103,7 +139,18 @@ function PriceForm({ price, onClose }: { price: Price | null; onClose: () => voi
           {...form.getInputProps('cache_write_1h')}
         />
         <NumberInput label={t('prices.perRequest')} min={0} decimalScale={6} prefix="$" {...form.getInputProps('per_request')} />
+        {RULE_NUMBERS.map((k) => (
+          <NumberInput key={k} label={t(`prices.rule.${k}`)} min={0} decimalScale={6} prefix="$" {...form.getInputProps(k)} />
+        ))}
       </SimpleGrid>
+      <Textarea
+        label={t('prices.rules')}
+        description={t('prices.rulesHint')}
+        styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+        autosize
+        minRows={2}
+        {...form.getInputProps('rules')}
+      />
       <Textarea
         label={t('prices.expression')}
         description={t('prices.expressionHint')}
@@ -112,6 +159,7 @@ function PriceForm({ price, onClose }: { price: Price | null; onClose: () => voi
         minRows={1}
         {...form.getInputProps('expression')}
       />
+      <PricePreview price={() => (form.validate().hasErrors ? null : priceBody(form.getValues()))} />
     </FormModal>
   );
 }
@@ -135,7 +183,7 @@ function PriceList() {
     { key: 'output', header: t('prices.outputShort'), numeric: true, render: (p) => show(p.output) },
     { key: 'cached', header: t('prices.cachedShort'), numeric: true, render: (p) => show(p.cached_input) },
     { key: 'req', header: t('prices.perRequest'), numeric: true, render: (p) => show(p.per_request) },
-    { key: 'expr', header: t('prices.expression'), render: (p) => p.expression ?? '—' },
+    { key: 'expr', header: t('prices.expression'), render: (p) => p.expression ?? (p.tiers?.length ? t('prices.tiered') : '—') },
     { key: 'updated', header: t('prices.updated'), render: (p) => fmtTime(p.updated_at) },
     {
       key: 'actions',
@@ -266,12 +314,16 @@ export default function PricesPage() {
         <Tabs.List mb="md">
           <Tabs.Tab value="prices">{t('prices.models')}</Tabs.Tab>
           <Tabs.Tab value="ratios">{t('prices.ratios')}</Tabs.Tab>
+          <Tabs.Tab value="catalog">{t('prices.catalog')}</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="prices">
           <PriceList />
         </Tabs.Panel>
         <Tabs.Panel value="ratios">
           <RatioList />
+        </Tabs.Panel>
+        <Tabs.Panel value="catalog">
+          <CatalogPanel />
         </Tabs.Panel>
       </Tabs>
     </>

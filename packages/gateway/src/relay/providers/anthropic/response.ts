@@ -15,6 +15,18 @@ export function usageFromAnthropic(u: unknown): Usage | null {
   };
   const w1h = writes1h(u, write);
   if (w1h > 0) out.cacheWrite1hTokens = w1h;
+  return billedExtras(u, out);
+}
+
+/** Server-tool calls (`server_tool_use.web_search_requests` → `web_search`) and the service tier of a usage. */
+function billedExtras<T extends Partial<Usage>>(u: Record<string, unknown>, out: T): T {
+  const st = u.server_tool_use;
+  if (isObj(st)) {
+    const tools: Record<string, number> = {};
+    for (const [k, v] of Object.entries(st)) if (k.endsWith('_requests') && n0(v) > 0) tools[k.slice(0, -9)] = n0(v);
+    if (Object.keys(tools).length) out.serverTools = tools;
+  }
+  if (typeof u.service_tier === 'string') out.serviceTier = u.service_tier;
   return out;
 }
 
@@ -51,6 +63,7 @@ export function partialUsage(u: unknown): Partial<Usage> | null {
     const w1h = writes1h(u, write);
     if (w1h > 0) out.cacheWrite1hTokens = w1h;
   }
+  billedExtras(u, out);
   return Object.keys(out).length ? out : null;
 }
 

@@ -9,7 +9,7 @@ import type {
   Usage,
 } from '../canonical.ts';
 import { argsText, emptyUsage, eventJson, isObj, newToolCallId, sse } from '../canonical.ts';
-import { usageFromGemini, usageToGemini, finishFromGemini, FINISH_OUT, functionCallPart } from './usage.ts';
+import { usageFromResponse, usageToGemini, finishFromGemini, FINISH_OUT, functionCallPart } from './usage.ts';
 
 export function createStreamDecoder(): StreamDecoder {
   let started = false;
@@ -75,7 +75,8 @@ export function createStreamDecoder(): StreamDecoder {
         if (c.finishReason) out.push({ type: 'finish', index, reason: finishFromGemini(c.finishReason, (toolCount.get(index) ?? 0) > 0) });
       });
       if (!cands.length && j.promptFeedback?.blockReason) out.push({ type: 'finish', index: 0, reason: 'content_filter' });
-      const u = usageFromGemini(j.usageMetadata);
+      // The chunk's usage with the searches its grounding reports (billing/price-rules.ts).
+      const u = usageFromResponse(j);
       if (u) out.push({ type: 'usage', usage: u });
       return out;
     },

@@ -5,13 +5,36 @@ import { argsObject, isObj, n0 } from '../canonical.ts';
 export function usageFromGemini(u: unknown): Usage | null {
   if (!isObj(u)) return null;
   const thoughts = n0(u.thoughtsTokenCount);
-  return {
+  const out: Usage = {
     inputTokens: n0(u.promptTokenCount) + n0(u.toolUsePromptTokenCount),
     outputTokens: n0(u.candidatesTokenCount) + thoughts,
     cachedInputTokens: n0(u.cachedContentTokenCount),
     cacheWriteTokens: 0,
     reasoningTokens: thoughts,
   };
+  // Tokens by modality (`promptTokensDetails`, `candidatesTokensDetails`): audio and image priced apart.
+  const modality = (details: unknown, m: string) =>
+    Array.isArray(details) ? details.reduce((s: number, d) => s + (isObj(d) && d.modality === m ? n0(d.tokenCount) : 0), 0) : 0;
+  const extra: Array<[keyof Usage, number]> = [
+    ['audioInputTokens', modality(u.promptTokensDetails, 'AUDIO')],
+    ['imageInputTokens', modality(u.promptTokensDetails, 'IMAGE')],
+    ['audioOutputTokens', modality(u.candidatesTokensDetails, 'AUDIO')],
+    ['imageOutputTokens', modality(u.candidatesTokensDetails, 'IMAGE')],
+  ];
+  for (const [k, v] of extra) if (v > 0) (out as unknown as Record<string, number>)[k] = v;
+  return out;
+}
+
+/** Google Search grounding of an answer or chunk: the search queries it reports, as `web_search` calls. */
+function withGrounding(b: Record<string, unknown>, u: Usage | null): Usage | null {
+  if (!u || !Array.isArray(b.candidates)) return u;
+  let n = 0;
+  for (const c of b.candidates) {
+    const g = isObj(c) ? c.groundingMetadata : null;
+    if (isObj(g) && Array.isArray(g.webSearchQueries)) n += g.webSearchQueries.length;
+  }
+  if (n > 0) u.serverTools = { web_search: n };
+  return u;
 }
 
 export function usageToGemini(u: Usage): Record<string, number> {
@@ -27,14 +50,14 @@ export function usageToGemini(u: Usage): Record<string, number> {
 
 export function usageFromResponse(body: unknown): Usage | null {
   const b = Array.isArray(body) ? body[body.length - 1] : body;
-  return isObj(b) ? usageFromGemini(b.usageMetadata) : null;
+  return isObj(b) ? withGrounding(b, usageFromGemini(b.usageMetadata)) : null;
 }
 
 export function usageFromStreamEvent(ev: { event?: string; data: string }): Partial<Usage> | null {
   if (!ev.data.includes('usageMetadata')) return null;
   try {
     const j = JSON.parse(ev.data);
-    return isObj(j) ? usageFromGemini(j.usageMetadata) : null;
+    return isObj(j) ? withGrounding(j, usageFromGemini(j.usageMetadata)) : null;
   } catch {
     return null;
   }

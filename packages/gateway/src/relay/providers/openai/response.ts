@@ -6,13 +6,28 @@ import { decodeContent, decodeToolCalls } from './request.ts';
 
 export function usageFromOpenAI(u: unknown): Usage | null {
   if (!isObj(u)) return null;
-  return {
+  const out: Usage = {
     inputTokens: n0(u.prompt_tokens),
     outputTokens: n0(u.completion_tokens),
     cachedInputTokens: n0(u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens),
     cacheWriteTokens: n0(u.prompt_tokens_details?.cache_write_tokens ?? u.cache_creation_input_tokens),
     reasoningTokens: n0(u.completion_tokens_details?.reasoning_tokens),
   };
+  // Audio and image tokens, priced apart (billing/price-rules.ts).
+  const extra: Array<[keyof Usage, unknown]> = [
+    ['audioInputTokens', u.prompt_tokens_details?.audio_tokens],
+    ['imageInputTokens', u.prompt_tokens_details?.image_tokens],
+    ['audioOutputTokens', u.completion_tokens_details?.audio_tokens],
+    ['imageOutputTokens', u.completion_tokens_details?.image_tokens],
+  ];
+  for (const [k, v] of extra) if (n0(v) > 0) (out as unknown as Record<string, number>)[k] = n0(v);
+  return out;
+}
+
+/** The usage of an answer or chunk with the service tier it was served at (`service_tier`, top level; `default` is none). */
+function withServiceTier(body: Record<string, unknown>, u: Usage | null): Usage | null {
+  if (u && typeof body.service_tier === 'string' && body.service_tier !== 'default') u.serviceTier = body.service_tier;
+  return u;
 }
 
 export function usageToOpenAI(u: Usage): Record<string, unknown> {
@@ -26,14 +41,14 @@ export function usageToOpenAI(u: Usage): Record<string, unknown> {
 }
 
 export function usageFromResponse(body: unknown): Usage | null {
-  return isObj(body) ? usageFromOpenAI(body.usage) : null;
+  return isObj(body) ? withServiceTier(body, usageFromOpenAI(body.usage)) : null;
 }
 
 export function usageFromStreamEvent(ev: { event?: string; data: string }): Partial<Usage> | null {
   if (!ev.data.includes('"usage"')) return null;
   try {
     const j = JSON.parse(ev.data);
-    return isObj(j) ? usageFromOpenAI(j.usage) : null;
+    return isObj(j) ? withServiceTier(j, usageFromOpenAI(j.usage)) : null;
   } catch {
     return null;
   }

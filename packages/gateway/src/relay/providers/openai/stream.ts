@@ -2,7 +2,7 @@
 import type { CanonicalStreamEvent, StreamDecoder, StreamEncoder, StreamEncoderOptions, Usage } from '../canonical.ts';
 import { emptyUsage, eventJson, isObj, newToolCallId, splitSignedId, sse } from '../canonical.ts';
 import { decodeThinkingBlocks } from './thinking.ts';
-import { usageFromOpenAI, usageToOpenAI, finishFromOpenAI, finishToOpenAI, toolCallOut } from './response.ts';
+import { usageFromResponse, usageToOpenAI, finishFromOpenAI, finishToOpenAI, toolCallOut } from './response.ts';
 
 export function createStreamDecoder(): StreamDecoder {
   let started = false;
@@ -65,7 +65,8 @@ export function createStreamDecoder(): StreamDecoder {
         }
         if (c?.finish_reason) out.push({ type: 'finish', index, reason: finishFromOpenAI(c.finish_reason) });
       }
-      const u = usageFromOpenAI(j.usage);
+      // The chunk's usage with the service tier it names (billing/price-rules.ts).
+      const u = usageFromResponse(j);
       if (u) out.push({ type: 'usage', usage: u });
       return out;
     },

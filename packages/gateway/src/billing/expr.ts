@@ -1,18 +1,21 @@
 /**
- * Task price expressions: a small, safe language over usage facts that yields USD per task.
+ * Price expressions: a small, safe language over usage facts. Task prices yield USD per task; model
+ * call prices (billing/price-rules.ts) yield USD per 1M tokens' worth, as New API's coefficients.
  *
  *   u("seconds") * 0.1
  *   u("mode") == "pro" ? tier("pro", u("seconds") * 0.4) : tier("std", u("seconds") * 0.2)
  *   max(0.05, ceil(u("seconds") / 5) * 0.1)
  *
  * Parsed once into a tree and evaluated by walking it: no `eval`, no property access, no loops, a
- * bounded size. Functions: u, has, tier, min, max, abs, ceil, floor, round. Operators: + - * / %,
- * comparisons, == !=, && || !, and `cond ? a : b`.
+ * bounded size. Functions: u, has, tier, min, max, abs, ceil, floor, round, and for model calls
+ * param("path.to.field") (the request body's value), header("name") and hour() (UTC hour of the
+ * call), which read the facts `param:<path>`, `header:<name>` and `hour`. Operators: + - * / %,
+ * comparisons, == !=, && || !, and `cond ? a : b`. `bounds.ts` gives an expression's upper bound.
  */
 export type Value = number | string | boolean;
 export type Facts = Record<string, Value>;
 
-type Node =
+export type Node =
   | { t: 'num'; v: number }
   | { t: 'str'; v: string }
   | { t: 'bool'; v: boolean }
@@ -23,7 +26,13 @@ type Node =
 
 export class ExprError extends Error {}
 
-const FUNCS = new Set(['u', 'has', 'tier', 'min', 'max', 'abs', 'ceil', 'floor', 'round']);
+const FUNCS = new Set(['u', 'has', 'tier', 'min', 'max', 'abs', 'ceil', 'floor', 'round', 'param', 'header', 'hour']);
+/** The fact each request-reading function stands for. */
+const FACT_OF: Record<string, (arg: string) => string> = {
+  u: (a) => a,
+  param: (a) => `param:${a}`,
+  header: (a) => `header:${a.toLowerCase()}`,
+};
 const MAX_LEN = 4096;
 const MAX_NODES = 512;
 
@@ -187,6 +196,10 @@ class Parser {
       }
       this.expect(')');
       checkArity(t.v, args);
+      // param(), header() and hour() are reads of facts under their own names.
+      if (t.v === 'param' || t.v === 'header')
+        return this.mk({ t: 'call', fn: 'u', args: [{ t: 'str', v: FACT_OF[t.v]((args[0] as { v: string }).v) }] });
+      if (t.v === 'hour') return this.mk({ t: 'call', fn: 'u', args: [{ t: 'str', v: 'hour' }] });
       return this.mk({ t: 'call', fn: t.v, args });
     }
     throw new ExprError(`unexpected "${t.v || 'end'}" at ${t.pos}`);
@@ -196,14 +209,24 @@ class Parser {
 function checkArity(fn: string, args: Node[]): void {
   const n = args.length;
   const ok =
-    fn === 'u' || fn === 'has' ? n === 1 && args[0].t === 'str' : fn === 'tier' ? n === 2 : fn === 'min' || fn === 'max' ? n >= 1 : n === 1;
-  if (!ok) throw new ExprError(fn === 'u' || fn === 'has' ? `${fn}() takes one string literal` : `wrong number of arguments to ${fn}()`);
+    fn === 'u' || fn === 'has' || fn === 'param' || fn === 'header'
+      ? n === 1 && args[0].t === 'str'
+      : fn === 'hour'
+        ? n === 0
+        : fn === 'tier'
+          ? n === 2
+          : fn === 'min' || fn === 'max'
+            ? n >= 1
+            : n === 1;
+  if (!ok) throw new ExprError(fn in FACT_OF || fn === 'has' ? `${fn}() takes one string literal` : `wrong number of arguments to ${fn}()`);
 }
 
 export interface Compiled {
   source: string;
-  /** Fact names read with u()/has(). */
+  /** Fact names read with u()/has() (and param(), header(), hour()). */
   facts: string[];
+  /** The parsed tree (for its bounds, billing/bounds.ts). */
+  root: Node;
   eval(facts: Facts): number;
 }
 
@@ -230,6 +253,7 @@ export function compile(source: string): Compiled {
   return {
     source,
     facts: [...facts],
+    root,
     eval(f: Facts): number {
       const v = evaluate(root, f);
       if (typeof v !== 'number' || !Number.isFinite(v)) throw new ExprError('price is not a finite number');
