@@ -35,6 +35,8 @@ const CHANNEL_FIELDS = [
   'status_reason',
   'settings',
   'test_model',
+  'max_concurrency',
+  'max_input_tokens',
 ];
 const KEY_MODES = ['random', 'round_robin'] as const;
 export const CHANNEL_STATUS = { enabled: 1, disabled: 2, auto_disabled: 3 } as const;
@@ -65,6 +67,8 @@ export interface ChannelInput {
   status_reason?: string | null;
   settings?: Obj;
   test_model?: string | null;
+  max_concurrency?: number;
+  max_input_tokens?: number;
 }
 
 export interface ChannelKeyView {
@@ -97,6 +101,10 @@ export interface ChannelView {
   status_reason: string | null;
   settings: Obj;
   test_model: string | null;
+  /** Calls in flight above which the relay skips the channel (0: no cap). */
+  max_concurrency: number;
+  /** Estimated prompt tokens above which the relay skips the channel (0: no cap). */
+  max_input_tokens: number;
   response_time_ms: number | null;
   tested_at: number | null;
   created_at: number;
@@ -175,6 +183,8 @@ export class ChannelAdmin {
       status_reason: r.status_reason,
       settings: jsonObj(r.settings),
       test_model: r.test_model,
+      max_concurrency: Number(r.max_concurrency ?? 0),
+      max_input_tokens: Number(r.max_input_tokens ?? 0),
       response_time_ms: r.response_time_ms === null ? null : Number(r.response_time_ms),
       tested_at: r.tested_at === null ? null : Number(r.tested_at),
       created_at: Number(r.created_at),
@@ -225,6 +235,8 @@ export class ChannelAdmin {
     if (r.has('status_reason') || r.obj.status_reason === null) out.status_reason = r.nullableStr('status_reason', { max: 1000 });
     out.settings = r.object('settings');
     if (r.has('test_model') || r.obj.test_model === null) out.test_model = r.nullableStr('test_model', { max: 191 });
+    out.max_concurrency = r.num('max_concurrency', { int: true, min: 0, max: 1e6 });
+    out.max_input_tokens = r.num('max_input_tokens', { int: true, min: 0, max: 1e9 });
     for (const k of Object.keys(out) as (keyof ChannelInput)[]) if (out[k] === undefined) delete out[k];
     return out;
   }
@@ -288,6 +300,10 @@ export class ChannelAdmin {
     }
     if (s.prompt_cache_ttl !== undefined && !(PROMPT_CACHE_TTLS as readonly unknown[]).includes(s.prompt_cache_ttl)) {
       throw fieldError(f('settings.prompt_cache_ttl'), `must be one of ${PROMPT_CACHE_TTLS.join(', ')}`);
+    }
+    // The price multiplier the relay's `cost` strategy ranks channels by (relay/routing.ts).
+    if (s.cost_ratio !== undefined && (typeof s.cost_ratio !== 'number' || !Number.isFinite(s.cost_ratio) || s.cost_ratio < 0)) {
+      throw fieldError(f('settings.cost_ratio'), 'must be a number ≥ 0');
     }
     if (c.type === ChannelType.task_plugin) {
       if (typeof s.plugin !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,29}$/.test(s.plugin)) {
@@ -380,6 +396,8 @@ export class ChannelAdmin {
         status_reason: input.status_reason ?? null,
         settings: stableJson(c.settings),
         test_model: input.test_model ?? null,
+        max_concurrency: input.max_concurrency ?? 0,
+        max_input_tokens: input.max_input_tokens ?? 0,
         response_time_ms: null,
         tested_at: null,
         created_at: now,
@@ -452,6 +470,8 @@ export class ChannelAdmin {
     if (input.status_reason !== undefined) diff('status_reason', input.status_reason);
     if (input.settings !== undefined) diff('settings', stableJson(input.settings));
     if (input.test_model !== undefined) diff('test_model', input.test_model);
+    if (input.max_concurrency !== undefined) diff('max_concurrency', input.max_concurrency);
+    if (input.max_input_tokens !== undefined) diff('max_input_tokens', input.max_input_tokens);
     if (Object.keys(set).length === 0) return { view: this.view(cur), changed: false };
     set.updated_at = Date.now();
     try {

@@ -10,9 +10,10 @@ import { fieldError } from '../platform/validate.ts';
 import { parseGroupCounts, parseGroupModelLimits, parseModelLimits } from '../accounts/rate-limits.ts';
 import { aliasWarning, KNOWN_OPTIONS, Options, SECRET_SET, type OptionType } from '../options/options.ts';
 import { OptionStore } from '../options/store.ts';
+import { parseFallbacks, parseRouting } from '../relay/routing.ts';
 
 /** Options whose value is JSON text. */
-const JSON_TYPES: ReadonlySet<OptionType> = new Set(['group_counts', 'model_limits', 'group_model_limits']);
+const JSON_TYPES: ReadonlySet<OptionType> = new Set(['group_counts', 'model_limits', 'group_model_limits', 'routing', 'model_fallbacks']);
 
 const KEY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
 
@@ -68,6 +69,14 @@ export class OptionsAdmin extends Options {
       case 'group_model_limits':
         try {
           parseGroupModelLimits(text);
+        } catch (e) {
+          throw fieldError(field, (e as Error).message);
+        }
+        return text;
+      case 'routing':
+      case 'model_fallbacks':
+        try {
+          (spec.type === 'routing' ? parseRouting : parseFallbacks)(text);
         } catch (e) {
           throw fieldError(field, (e as Error).message);
         }

@@ -14,6 +14,7 @@ import { KeyAdmin, type KeyInput } from '../admin/keys.ts';
 import { ChannelAdmin, type ChannelInput } from '../admin/channels.ts';
 import { PriceAdmin, type PriceInput, type GroupRatioView } from '../admin/prices.ts';
 import { OptionsAdmin } from '../admin/options.ts';
+import { FALLBACKS_OPTION, ROUTING_OPTION } from '../relay/routing.ts';
 import { Reader, fieldError, isObj, join, type Obj } from '../platform/validate.ts';
 import { parseSsoProvider, type SsoProviderInput } from '../accounts/sso-providers.ts';
 
@@ -57,7 +58,9 @@ export interface ConfigDoc {
   sso: { input: SsoProviderInput; at: string }[];
 }
 
-const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options', 'sso'];
+const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options', 'sso', 'routing', 'fallbacks'];
+/** Top-level entries that are one option each (relay/routing.ts). */
+const OPTION_ENTRIES: Record<string, string> = { routing: ROUTING_OPTION, fallbacks: FALLBACKS_OPTION };
 const CHANNEL_SHORTCUTS = ['preset', 'api_version', 'plugin', 'plugins'] as const;
 
 /** `${NAME}` and `${NAME:-default}` in string values come from the environment. */
@@ -92,7 +95,8 @@ export function validateConfigDoc(
   env: NodeJS.ProcessEnv = process.env,
 ): ConfigDoc {
   if (raw === null || raw === undefined) raw = {};
-  if (!isObj(raw)) throw fieldError('(top)', 'must be a mapping with users, keys, channels, prices, group_ratios, options, sso');
+  if (!isObj(raw))
+    throw fieldError('(top)', 'must be a mapping with users, keys, channels, prices, group_ratios, options, sso, routing, fallbacks');
   Reader.of(raw).only(TOP);
   const doc = expandEnv(raw, '', env) as Obj;
   // The validators only read core.config; nothing here touches a database.
@@ -170,6 +174,8 @@ export function validateConfigDoc(
     input.header_override ??= {};
     input.param_override ??= {};
     input.test_model ??= null;
+    input.max_concurrency ??= 0;
+    input.max_input_tokens ??= 0;
     input.base_url ??= '';
     seen(channelNames, input.name!, join(at, 'name'), 'channel');
     out.channels.push({ input, at });
@@ -214,6 +220,13 @@ export function validateConfigDoc(
     }
   } else if (ov !== undefined && ov !== null) {
     throw fieldError('options', 'must be a mapping of key → value');
+  }
+  for (const [entry, key] of Object.entries(OPTION_ENTRIES)) {
+    const v = doc[entry];
+    if (v === undefined || v === null) continue;
+    if (isObj(ov) && key in ov) throw fieldError(entry, `is given twice: here and as options.${key}`);
+    if (!isObj(v)) throw fieldError(entry, 'must be a mapping');
+    out.options.push({ key, value: options.normalise(key, v, entry), at: entry });
   }
 
   const ssoIds = new Set<string>();

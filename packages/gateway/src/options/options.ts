@@ -23,7 +23,9 @@ export type OptionType =
   | 'group_counts'
   | 'secret'
   | 'model_limits'
-  | 'group_model_limits';
+  | 'group_model_limits'
+  | 'routing'
+  | 'model_fallbacks';
 
 export interface OptionSpec {
   type: OptionType;
@@ -158,6 +160,16 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
     type: 'group_model_limits',
     default: '',
     doc: 'Per-group replacements of RateLimitModels entries for the users of a group, as JSON {"vip": {"gpt-4o": {"rpm": 600}, "*": {}}} (an empty entry lifts the limit).',
+  },
+  ChannelRouting: {
+    type: 'routing',
+    default: '',
+    doc: 'How channels are chosen per group and model (docs/relay.md#routing-policies), as JSON {"<group or *>": {"<model or *>": "priority|least_busy|latency|cost"}}; the top-level `routing:` of the configuration file. Unset: priority.',
+  },
+  ModelFallbacks: {
+    type: 'model_fallbacks',
+    default: '',
+    doc: 'Other models a call falls back to by error class (docs/relay.md#fallbacks-across-models), as JSON {"<model>": [{"model": "…", "on": ["context_length", "content_policy", "rate_limit", "unavailable"]}]}; the top-level `fallbacks:` of the configuration file.',
   },
   BudgetUtcOffsetSeconds: {
     type: 'number',

@@ -15,6 +15,7 @@ import type { ChannelIndex } from './channels.ts';
 import type { RelayPolicy } from './policy.ts';
 import type { UpstreamPools } from './upstream.ts';
 import type { Affinity } from './affinity.ts';
+import type { Routing } from './routing.ts';
 
 /** The caller's connection. `hijack` hands the raw response to the relay (called once, before the first byte). */
 export interface ClientConn {
@@ -39,6 +40,8 @@ export interface RelayDeps {
   policy: RelayPolicy;
   /** Session affinity (relay/affinity.ts); null when RELAY_AFFINITY_TTL_SECONDS is 0. */
   affinity: Affinity | null;
+  /** Balancing strategies, fallbacks across models, channel caps (relay/routing.ts). */
+  routing: Routing;
   /** Rate limits per key, user and model (accounts/rate-limits.ts). */
   rateLimits: RateLimiter;
   /** Period budgets: they make a call's payer (billing/budgets.ts). */

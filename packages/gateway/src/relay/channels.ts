@@ -59,6 +59,10 @@ export interface RuntimeChannel {
   status: number;
   testModel: string | null;
   rr: number;
+  /** Calls in flight above which the channel is skipped (0: no cap; relay/routing.ts). */
+  maxConcurrency: number;
+  /** Estimated prompt tokens above which the channel is skipped (0: no cap). */
+  maxInputTokens: number;
 }
 
 /** A change of a channel's (or one key's) health, as written to the database. */
@@ -187,6 +191,8 @@ export class ChannelIndex {
       status: Number(r.status),
       testModel: r.test_model,
       rr: 0,
+      maxConcurrency: Math.max(0, Number(r.max_concurrency ?? 0)),
+      maxInputTokens: Math.max(0, Number(r.max_input_tokens ?? 0)),
     };
   }
 
@@ -227,15 +233,22 @@ export class ChannelIndex {
    * only when no weighted one is left).
    * `tried` channels are never drawn again, except a multi-key channel whose key was refused
    * (`failedKeys`): it may serve again with another key. Cooling channels are used only when nothing
-   * else is left (the one that recovers first).
+   * else is left (the one that recovers first). `route` (relay/routing.ts) replaces the draw by the
+   * call's balancing strategy and skips channels its caps leave out.
    */
-  pick(candidates: RuntimeChannel[], tried: ReadonlySet<number>, failedKeys: ReadonlyMap<number, ReadonlySet<number>>): Pick | null {
+  pick(
+    candidates: RuntimeChannel[],
+    tried: ReadonlySet<number>,
+    failedKeys: ReadonlyMap<number, ReadonlySet<number>>,
+    route?: { choose<T>(items: readonly T[], of: (t: T) => RuntimeChannel): T; admits(ch: RuntimeChannel): boolean },
+  ): Pick | null {
     const now = Date.now();
     const open: Array<{ ch: RuntimeChannel; keys: number[] }> = [];
     let coolBest: { ch: RuntimeChannel; key: number; until: number } | null = null;
     for (const ch of candidates) {
       const fk = failedKeys.get(ch.id);
       if (tried.has(ch.id) && !fk) continue;
+      if (route && !route.admits(ch)) continue;
       const { ready, cooling } = this.usableKeys(ch, now, fk);
       if (ready.length) open.push({ ch, keys: ready });
       else {
@@ -248,7 +261,7 @@ export class ChannelIndex {
     if (open.length === 0) {
       return coolBest ? { channel: coolBest.ch, keyIndex: coolBest.key, key: coolBest.ch.keys[coolBest.key] } : null;
     }
-    const chosen = pickRanked(open, (o) => o.ch)!;
+    const chosen = route ? route.choose(open, (o) => o.ch) : pickRanked(open, (o) => o.ch)!;
     const ch = chosen.ch;
     let keyIndex: number;
     if (chosen.keys.length === 1) keyIndex = chosen.keys[0];

@@ -17,6 +17,7 @@ import { QuotaAllowances } from '../billing/allowance.ts';
 import { releaseLease, takeLease } from '../store/leases.ts';
 import type { UpstreamPools } from '../platform/outbound.ts';
 import { Affinity } from './affinity.ts';
+import { Routing } from './routing.ts';
 
 /** The lease (store/leases.ts) of the node that runs the recovery probe. */
 const PROBE_LEASE = 'relay-probe';
@@ -61,6 +62,7 @@ export const relayArea = {
       pools,
       policy,
       affinity,
+      routing: new Routing(deps.options),
       rateLimits: deps.accounts.rateLimits,
       budgets: deps.billing.budgets,
     };

@@ -30,7 +30,9 @@ import {
   settleThenLog,
   type LoggedCall,
 } from './accounting.ts';
-import { runAttempts, type AttemptCallInfo, type AttemptHooks, type AttemptOutcome } from './attempts.ts';
+import { routedCall, runAttempts } from './attempts.ts';
+import type { AttemptCall, AttemptCallInfo, AttemptHooks, AttemptOutcome, FamilyRouting } from './attempts.ts';
+import { modelHeader } from './routing.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { fitOutput, MIN_OUTPUT_TOKENS } from './estimate.ts';
@@ -38,11 +40,7 @@ import { tightenInput } from './input-estimate.ts';
 import type { EventFramer, SseEvent } from './sse.ts';
 import { networkMessage, retryAfter, type UpstreamResponse } from './upstream.ts';
 
-export interface AttemptRecord {
-  channel: number;
-  status: number;
-  error?: string;
-}
+export type AttemptRecord = AttemptCall['attempts'][number];
 
 /** What settling a call needs of it (the realtime relay's sessions too). */
 export interface SettledCall extends LoggedCall {
@@ -82,6 +80,8 @@ export interface PipelineCall extends SettledCall {
   /** Upstream time (ms) spent before the first byte was written (excluded from the gateway's time). */
   upstreamWaitMs: number;
   firstByteMs: number | null;
+  /** When the first byte was written (the channel's time to first byte, relay/routing.ts). */
+  firstByteAt?: bigint | null;
   /** Set once bytes reached the client: from then on nothing is retried. */
   started: boolean;
   /** Input tokens the reserve covers: the byte bound (relay/estimate.ts), or the tokenizer's estimate once `tightenInput` ran (relay/input-estimate.ts). */
@@ -107,6 +107,8 @@ export interface CallFamily<C extends PipelineCall> {
   conversationHead?(ctx: C): string | null;
   /** The reserve of a usage (at least 1 unit for a priced call). */
   reserveOf(ctx: C, usage: TokenUsage): number;
+  /** Fallbacks across models, channel caps and the reserve they need (relay/attempts.ts). */
+  routing?: FamilyRouting<C>;
   /** What a usage costs. */
   cost(ctx: C, usage: TokenUsage): number;
   /** What the family adds to the `other` of its consume rows (after the outcome's fields). */
@@ -173,8 +175,8 @@ export class Pipeline<C extends PipelineCall> {
     const a = this.d.rateLimits.admit(call.principal, ctx.model, est.inputTokens + est.outputTokens, call.client.res);
     ctx.admission = a instanceof Promise ? await a : a;
     try {
-      // Reserve what the upstream can bill before any upstream work (relay/estimate.ts).
-      ctx.reserved = this.f.reserveOf(ctx, est);
+      // Reserve what the upstream can bill before any upstream work (relay/estimate.ts; at its dearest fallback).
+      ctx.reserved = this.bound(ctx, est);
       if (ctx.reserved > 0) {
         try {
           const g = this.reserve(ctx.payer, call.requestId, ctx.reserved);
@@ -210,7 +212,7 @@ export class Pipeline<C extends PipelineCall> {
     if (floor > (await this.d.ledger.available(ctx.payer))) return false;
     const tight = await tightenInput(ctx, candidates, est);
     if (tight === est) return false;
-    const amount = this.f.reserveOf(ctx, tight);
+    const amount = this.bound(ctx, tight);
     try {
       const g = this.reserve(ctx.payer, ctx.call.requestId, amount);
       ctx.grant = g instanceof Promise ? await g : g;
@@ -221,6 +223,9 @@ export class Pipeline<C extends PipelineCall> {
       return false;
     }
   }
+
+  /** The reserve of a usage before the attempts: it covers the dearest model the call may fall back to. */
+  private readonly bound = (ctx: C, u: TokenUsage): number => (this.f.routing?.reserveBound ?? this.f.reserveOf)(ctx, u);
 
   /** A reserve of `amount` for request `ref` (through the holds when the family uses them). */
   private reserve(payer: Payer, ref: string, amount: number): Grant | Promise<Grant> {
@@ -249,7 +254,7 @@ export class Pipeline<C extends PipelineCall> {
       );
       if (out === null) break;
       ctx.maxOut = out;
-      ctx.reserved = this.f.reserveOf(ctx, { inputTokens: ctx.inputBound, outputTokens: out * ctx.n });
+      ctx.reserved = this.bound(ctx, { inputTokens: ctx.inputBound, outputTokens: out * ctx.n });
       try {
         const g = this.reserve(ctx.payer, ctx.call.requestId, ctx.reserved);
         ctx.grant = g instanceof Promise ? await g : g;
@@ -268,7 +273,8 @@ export class Pipeline<C extends PipelineCall> {
    */
   private attempts(ctx: C, candidates: RuntimeChannel[]): Promise<void> {
     const { call } = ctx;
-    const info: AttemptCallInfo = { model: ctx.model, group: call.principal.group, res: call.client.res };
+    const r = routedCall(this.f.routing, ctx);
+    const info: AttemptCallInfo = { model: ctx.model, group: call.principal.group, res: call.client.res, ...r };
     const aff = this.d.affinity;
     const k =
       aff && (candidates.length > 1 || (candidates.length === 1 && candidates[0].keys.length > 1)) && this.f.sticky(ctx)
@@ -309,8 +315,10 @@ export class Pipeline<C extends PipelineCall> {
     call.client.hijack();
     const total = msSince(call.startedAt);
     ctx.firstByteMs = Math.round(total);
+    ctx.firstByteAt = process.hrtime.bigint();
     call.client.res.writeHead(status, {
       ...headers,
+      ...modelHeader(ctx.model),
       'x-request-id': call.requestId,
       'x-gatehouse-time-ms': Math.max(0, total - ctx.upstreamWaitMs).toFixed(2),
     });

@@ -14,13 +14,15 @@
  */
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
-import type { TokenUsage } from '../billing/prices.ts';
+import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
 import { countTokens, TokenCounter } from '../billing/tokens.ts';
 import { echo, GatewayError, fail, foreignError } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import type { RuntimeChannel } from './channels.ts';
-import type { AttemptOutcome } from './attempts.ts';
+import type { AttemptOutcome, FallbackStep } from './attempts.ts';
+import { chainPrices, nextModel, type ChainStep } from './fallback.ts';
+import type { FallbackClass } from './routing.ts';
 import { Pipeline, type PipelineCall, type StreamRelay } from './pipeline.ts';
 import { msSince } from './accounting.ts';
 import { scanBody, type BodyScan } from './body-scan.ts';
@@ -133,6 +135,11 @@ interface Ctx extends PipelineCall {
   /** The converted request of the latest attempt (null when the body went in the caller's format): what it left out, and its forced answer tool. */
   sent: Pick<CanonicalRequest, 'dropped' | 'outputTool'> | null;
   promptText: string | null;
+  /** The fallbacks the call took (relay/fallback.ts), and the prices its reserve must cover (null: its model's alone). */
+  chain: ChainStep[];
+  chainPrices: Array<ModelPrice | null> | null;
+  /** Only channels of the caller's format may serve the body. */
+  sameFormatOnly: boolean;
 }
 
 export class Relay {
@@ -156,11 +163,20 @@ export class Relay {
       sticky: () => true,
       conversationHead: (ctx) => this.conversationHead(ctx),
       reserveOf: (ctx, u) => reserveCost(d.prices, ctx.price, u, ctx.call.principal.group, ctx.cacheWrites),
+      routing: {
+        reserveBound: (ctx, u) =>
+          Math.max(...(ctx.chainPrices ?? [ctx.price]).map((p) => reserveCost(d.prices, p, u, ctx.call.principal.group, ctx.cacheWrites))),
+        // About four bytes of a body per token: what the channels' max_input_tokens are compared with.
+        inputTokens: (ctx) => Math.ceil(ctx.call.raw.length / 4),
+        fallback: (ctx, cls, from) => this.fallback(ctx, cls, from),
+      },
       cost: (ctx, u) => d.prices.cost(ctx.price, u, ctx.call.principal.group),
       logDetails: (ctx, u) => ({
         ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}),
         // What the request that served the call left out (the caller's body as converted for its channel).
         ...(ctx.sent?.dropped.length ? { dropped: ctx.sent.dropped.slice(0, 20) } : {}),
+        // The models the call went through before the one that answered (relay/fallback.ts).
+        ...(ctx.chain.length ? { requested_model: ctx.chain[0].from, fallbacks: ctx.chain } : {}),
         attempts: ctx.attempts,
         reasoning_tokens: u.reasoningTokens,
         cache_write_tokens: u.cacheWriteTokens,
@@ -288,9 +304,9 @@ export class Relay {
       }
     }
     if (principal.models) checkModelAccess(principal as KeyPrincipal, model);
-    let candidates = this.d.channels.candidates(principal.group, model).filter((c) => supportsKind(c, call.kind, cf));
+    let candidates = this.serving(call, cf, model, false);
     if (onlySameFormat) {
-      candidates = candidates.filter((c) => channelFormat(c.type, upstreamModel(c, model)) === cf);
+      candidates = this.serving(call, cf, model, true);
       if (!candidates.length && this.d.channels.modelsFor(principal.group).includes(model)) throw onlySameFormat;
     }
     if (candidates.length === 0) {
@@ -320,6 +336,9 @@ export class Relay {
       canonical,
       sent: null,
       promptText: null,
+      chain: [],
+      chainPrices: this.d.routing.fallbacks(model).length ? chainPrices(this.d, model, price) : null,
+      sameFormatOnly: !!onlySameFormat,
       started: false,
       inputBound: 0,
       cacheWrites: false,
@@ -338,6 +357,26 @@ export class Relay {
     } finally {
       this.active--;
     }
+  }
+
+  /** The enabled channels that serve `model` for the call (`sameFormat`: only those of the caller's format). */
+  private serving(call: RelayCall, cf: WireFormat, model: string, sameFormat: boolean): RuntimeChannel[] {
+    const all = this.d.channels.candidates(call.principal.group, model).filter((c) => supportsKind(c, call.kind, cf));
+    return sameFormat ? all.filter((c) => channelFormat(c.type, upstreamModel(c, model)) === cf) : all;
+  }
+
+  /** Moves the call to the model `from` falls back to on `cls` (relay/fallback.ts): it is served and billed as that model. */
+  private fallback(ctx: Ctx, cls: FallbackClass, from: string): FallbackStep | null {
+    const first = ctx.chain[0]?.from ?? from;
+    const next = nextModel(this.d, ctx.call.principal, from, cls, ctx.chain, first, (m) =>
+      this.serving(ctx.call, ctx.cf, m, ctx.sameFormatOnly),
+    );
+    if (!next) return null;
+    ctx.chain.push({ from, model: next.model, on: cls });
+    ctx.model = next.model;
+    ctx.price = next.price;
+    if (ctx.canonical) ctx.canonical.model = next.model;
+    return { model: next.model, candidates: next.candidates };
   }
 
   /**

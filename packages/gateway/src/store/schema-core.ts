@@ -100,6 +100,10 @@ export interface ChannelRow {
   /** JSON object of type-specific settings (azure api_version, plugin key(s), preset, ...). */
   settings: string;
   test_model: string | null;
+  /** Calls in flight above which the relay skips the channel (0: no cap). */
+  max_concurrency: Generated<number>;
+  /** Estimated prompt tokens above which the relay skips the channel (0: no cap). */
+  max_input_tokens: Generated<number>;
   response_time_ms: number | null;
   tested_at: number | null;
   created_at: number;

@@ -319,3 +319,59 @@ options:
     await gw.stop();
   }
 });
+
+test('routing and fallbacks at the top level of the file are the routing options; channel caps are channel fields', async () => {
+  const path = file(
+    'routing.yaml',
+    `
+channels:
+  - name: capped
+    type: openai
+    base_url: http://127.0.0.1:9
+    keys: [sk-x]
+    models: [m-small, m-large]
+    max_concurrency: 8
+    max_input_tokens: 32000
+routing:
+  "*": { "*": priority, m-small: latency }
+  vip: { m-large: cost }
+fallbacks:
+  m-small:
+    - { model: m-large, on: [context_length, unavailable] }
+`,
+  );
+  assert.throws(
+    () => loadConfigFile(file('bad-routing.yaml', 'routing:\n  "*": { m: fastest }\n'), { quotaPerUsd: 500_000 }),
+    /routing: \*\.m: must be one of priority, least_busy, latency, cost/,
+  );
+  assert.throws(
+    () => loadConfigFile(file('bad-fallbacks.yaml', 'fallbacks:\n  a: [{ model: b, on: [sometimes] }]\n'), { quotaPerUsd: 500_000 }),
+    /fallbacks: a\[0\]\.on: must be a list of/,
+  );
+  assert.throws(
+    () =>
+      loadConfigFile(file('twice.yaml', 'routing: { "*": { "*": cost } }\noptions:\n  ChannelRouting: { "*": { "*": cost } }\n'), {
+        quotaPerUsd: 500_000,
+      }),
+    /routing: is given twice/,
+  );
+  const gw = await startTestGateway({ env: { GATEHOUSE_CONFIG: path } });
+  try {
+    const admin = await AdminClient.login(gw.url);
+    const opts = await admin.ok<Array<{ key: string; value: string; type: string }>>('GET', '/api/option');
+    const routing = opts.find((o) => o.key === 'ChannelRouting')!;
+    assert.equal(routing.type, 'routing');
+    assert.deepEqual(JSON.parse(routing.value), { '*': { '*': 'priority', 'm-small': 'latency' }, vip: { 'm-large': 'cost' } });
+    const fallbacks = opts.find((o) => o.key === 'ModelFallbacks')!;
+    assert.deepEqual(JSON.parse(fallbacks.value), { 'm-small': [{ model: 'm-large', on: ['context_length', 'unavailable'] }] });
+    const list = await admin.ok<{ items: Array<{ name: string; max_concurrency: number; max_input_tokens: number }> }>(
+      'GET',
+      '/api/channel',
+    );
+    const ch = list.items.find((c) => c.name === 'capped')!;
+    assert.equal(ch.max_concurrency, 8);
+    assert.equal(ch.max_input_tokens, 32000);
+  } finally {
+    await gw.stop();
+  }
+});

@@ -173,6 +173,7 @@ test('a model call with failover: request → routing → attempts, ledger movem
     assert.equal(attrs(routing)['gen_ai.request.model'], 'tr-model');
     assert.equal(attrs(routing)['gatehouse.attempts'], 2);
     assert.equal(attrs(routing)['gatehouse.channel.id'], goodId);
+    assert.equal(attrs(routing)['gatehouse.routing.strategy'], 'priority');
 
     const attempts = byName('gatehouse.upstream_attempt').sort(
       (a, b) => Number(attrs(a)['gatehouse.attempt']) - Number(attrs(b)['gatehouse.attempt']),

@@ -10254,6 +10254,10 @@ export interface components {
             key_mode: "random" | "round_robin";
             /** @description hints and state only; key values are never returned */
             keys: components["schemas"]["ChannelKey"][];
+            /** @description calls in flight above which the relay skips the channel (0: no cap) */
+            max_concurrency: number;
+            /** @description estimated prompt tokens above which the relay skips the channel (0: no cap) */
+            max_input_tokens: number;
             model_mapping: Record<string, unknown>;
             models: string[];
             name: string;
@@ -10280,6 +10284,8 @@ export interface components {
             key_mode?: string;
             /** @description absent on update = keep the stored keys */
             keys?: string[] | string;
+            max_concurrency?: number;
+            max_input_tokens?: number;
             model_mapping?: Record<string, unknown>;
             models?: string[];
             name?: string;
@@ -10573,7 +10579,7 @@ export interface components {
              * @description how the value is read
              * @enum {string}
              */
-            type: "string" | "int" | "number" | "bool" | "int_list" | "text_list" | "url" | "group_counts" | "secret" | "model_limits" | "group_model_limits";
+            type: "string" | "int" | "number" | "bool" | "int_list" | "text_list" | "url" | "group_counts" | "secret" | "model_limits" | "group_model_limits" | "routing" | "model_fallbacks";
             unit: ("seconds" | "minutes" | "hours" | "quota") | null;
             value: string;
         };

@@ -27,6 +27,7 @@ import * as m025 from './025_call_pages.ts';
 import * as m026 from './026_log_search.ts';
 import * as m027 from './027_sso_changed_by.ts';
 import * as m028 from './028_usage_cache.ts';
+import * as m029 from './029_channel_caps.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -52,6 +53,7 @@ const STEPS: Record<string, Step> = {
   '026_log_search': m026,
   '027_sso_changed_by': m027,
   '028_usage_cache': m028,
+  '029_channel_caps': m029,
 };
 
 /** Brings the schema to the latest migration (or, given `upTo`, to that one: tests of an upgrade). */

@@ -46,6 +46,8 @@ interface Values {
   groups: string[];
   priority: number | string;
   weight: number | string;
+  max_concurrency: number | string;
+  max_input_tokens: number | string;
   model_mapping: string;
   header_override: string;
   param_override: string;
@@ -73,6 +75,8 @@ function initial(c: Channel | null): Values {
     groups: c?.groups ?? ['default'],
     priority: c?.priority ?? 0,
     weight: c?.weight ?? 1,
+    max_concurrency: c?.max_concurrency ?? 0,
+    max_input_tokens: c?.max_input_tokens ?? 0,
     model_mapping: stringifyJson(c?.model_mapping),
     header_override: stringifyJson(c?.header_override),
     param_override: stringifyJson(c?.param_override),
@@ -174,6 +178,8 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
       groups: v.required,
       priority: (x) => (Number.isInteger(Number(x)) ? null : t('validation.number')),
       weight: (x) => v.nonNegative(x),
+      max_concurrency: (x) => v.nonNegative(x),
+      max_input_tokens: (x) => v.nonNegative(x),
       model_mapping: v.jsonObject,
       header_override: v.jsonObject,
       param_override: v.jsonObject,
@@ -192,6 +198,8 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
         groups: x.groups,
         priority: Number(x.priority),
         weight: Number(x.weight),
+        max_concurrency: Number(x.max_concurrency) || 0,
+        max_input_tokens: Number(x.max_input_tokens) || 0,
         model_mapping: parseJsonObject(x.model_mapping),
         header_override: parseJsonObject(x.header_override),
         param_override: parseJsonObject(x.param_override),
@@ -325,6 +333,20 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
           allowDecimal={false}
           min={0}
           {...form.getInputProps('weight')}
+        />
+        <NumberInput
+          label={t('channels.maxConcurrency')}
+          description={t('channels.maxConcurrencyHint')}
+          allowDecimal={false}
+          min={0}
+          {...form.getInputProps('max_concurrency')}
+        />
+        <NumberInput
+          label={t('channels.maxInputTokens')}
+          description={t('channels.maxInputTokensHint')}
+          allowDecimal={false}
+          min={0}
+          {...form.getInputProps('max_input_tokens')}
         />
       </SimpleGrid>
       <ListField label={t('channels.models')} description={t('channels.listHint')} {...form.getInputProps('models')} />

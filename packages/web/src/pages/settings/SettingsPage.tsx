@@ -105,6 +105,8 @@ function OptionInput({ o, value, onChange, perUsd }: { o: Option; value: string;
     case 'group_counts':
     case 'model_limits':
     case 'group_model_limits':
+    case 'routing':
+    case 'model_fallbacks':
       return <JsonField {...common} minRows={2} value={value} onChange={onChange} />;
     case 'url':
       return <TextInput {...common} type="url" placeholder="https://" value={value} onChange={(e) => onChange(e.currentTarget.value)} />;
