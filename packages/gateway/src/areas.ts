@@ -68,6 +68,7 @@ export async function buildAreas(core: Core): Promise<Services> {
   const billing = await billingArea.init(core, options);
   const relay = await relayArea.init(core, { options, billing, accounts });
   const plugins = await pluginsArea.init(core);
+  relay.guardrails.runner = plugins;
   const admin = adminArea.init(core, { changes, audit, options, billing, plugins });
   const file = core.config.configFile;
   const doc = file ? loadConfigFile(file, core.config) : null;

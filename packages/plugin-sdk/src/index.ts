@@ -591,3 +591,6 @@ export interface FixtureCase {
   expectedError?: string;
 }
 export type Fixture = FixtureCase[] | { cases: FixtureCase[] };
+
+// Guardrail plugins (docs/guardrails.md): the second kind of plugin.
+export type * from './guardrail.ts';

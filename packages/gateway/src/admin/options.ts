@@ -10,10 +10,18 @@ import { fieldError } from '../platform/validate.ts';
 import { parseGroupCounts, parseGroupModelLimits, parseModelLimits } from '../accounts/rate-limits.ts';
 import { aliasWarning, KNOWN_OPTIONS, Options, SECRET_SET, type OptionType } from '../options/options.ts';
 import { OptionStore } from '../options/store.ts';
+import { parseGuardrailBindings } from '../relay/guardrail-types.ts';
 import { parseFallbacks, parseRouting } from '../relay/routing.ts';
 
 /** Options whose value is JSON text. */
-const JSON_TYPES: ReadonlySet<OptionType> = new Set(['group_counts', 'model_limits', 'group_model_limits', 'routing', 'model_fallbacks']);
+const JSON_TYPES: ReadonlySet<OptionType> = new Set([
+  'group_counts',
+  'model_limits',
+  'group_model_limits',
+  'guardrails',
+  'routing',
+  'model_fallbacks',
+]);
 
 const KEY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
 
@@ -73,6 +81,12 @@ export class OptionsAdmin extends Options {
           throw fieldError(field, (e as Error).message);
         }
         return text;
+      case 'guardrails':
+        try {
+          return text ? JSON.stringify(parseGuardrailBindings(text)) : '';
+        } catch (e) {
+          throw fieldError(field, (e as Error).message);
+        }
       case 'routing':
       case 'model_fallbacks':
         try {

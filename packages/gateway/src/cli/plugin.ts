@@ -5,7 +5,9 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from './command.ts';
 import { loadPlugin } from '../tasks/runtime/loader.ts';
-import { fixtureCases, runFixtureCases } from '../tasks/runtime/fixtures.ts';
+import { loadGuardrail } from '../tasks/runtime/guardrail.ts';
+import { PluginLoadError } from '../tasks/runtime/errors.ts';
+import { fixtureCases, runFixtureCases, type HookCaller } from '../tasks/runtime/fixtures.ts';
 
 const USAGE = 'usage: gatehouse plugin validate FILE\n       gatehouse plugin test FILE --fixture FIXTURE.json\n';
 
@@ -19,8 +21,18 @@ async function run(args: string[]): Promise<void> {
     process.stdout.write(USAGE);
     throw new Error('missing arguments');
   }
-  const p = await loadPlugin(readFileSync(file, 'utf8'));
+  const source = readFileSync(file, 'utf8');
+  const p = await loadPlugin(source).catch(async (e: unknown) => {
+    // A guardrail plugin (docs/guardrails.md) is validated by its own rules.
+    if (!(e instanceof PluginLoadError) || !e.message.startsWith('this is a guardrail plugin')) throw e;
+    return loadGuardrail(source, { timeoutMs: 5000, memoryMb: 64, poolSize: 1 });
+  });
   try {
+    if (!('fetchMode' in p.manifest)) {
+      if (sub === 'test') return await runFixture(p, args);
+      process.stdout.write(`ok ${p.key}@${p.version} (guardrail; sha256 ${p.sha256})\n`);
+      return;
+    }
     if (sub !== 'test') {
       const m = p.manifest;
       process.stdout.write(
@@ -28,22 +40,26 @@ async function run(args: string[]): Promise<void> {
       );
       return;
     }
-    const fi = args.indexOf('--fixture');
-    if (fi < 0 || !args[fi + 1]) {
-      process.stdout.write(USAGE);
-      throw new Error('--fixture is required');
-    }
-    const results = await runFixtureCases(p, fixtureCases(JSON.parse(readFileSync(args[fi + 1], 'utf8'))));
-    for (const r of results) process.stdout.write(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name}${r.ok ? '' : `\n     ${r.detail}`}\n`);
-    const failed = results.filter((r) => !r.ok).length;
-    process.stdout.write(`${results.length - failed} passed, ${failed} failed\n`);
-    if (failed) throw new Error(`${failed} case(s) failed`);
+    await runFixture(p, args);
   } finally {
     p.dispose();
   }
 }
 
+async function runFixture(p: HookCaller, args: string[]): Promise<void> {
+  const fi = args.indexOf('--fixture');
+  if (fi < 0 || !args[fi + 1]) {
+    process.stdout.write(USAGE);
+    throw new Error('--fixture is required');
+  }
+  const results = await runFixtureCases(p, fixtureCases(JSON.parse(readFileSync(args[fi + 1], 'utf8'))));
+  for (const r of results) process.stdout.write(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name}${r.ok ? '' : `\n     ${r.detail}`}\n`);
+  const failed = results.filter((r) => !r.ok).length;
+  process.stdout.write(`${results.length - failed} passed, ${failed} failed\n`);
+  if (failed) throw new Error(`${failed} case(s) failed`);
+}
+
 export const pluginCommand: { summary: string; run: Command } = {
-  summary: 'validate a task plugin file, or run its hooks against a fixture',
+  summary: 'validate a task or guardrail plugin file, or run its hooks against a fixture',
   run,
 };

@@ -58,7 +58,7 @@ export interface ConfigDoc {
   sso: { input: SsoProviderInput; at: string }[];
 }
 
-const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options', 'sso', 'routing', 'fallbacks'];
+const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options', 'guardrails', 'sso', 'routing', 'fallbacks'];
 /** Top-level entries that are one option each (relay/routing.ts). */
 const OPTION_ENTRIES: Record<string, string> = { routing: ROUTING_OPTION, fallbacks: FALLBACKS_OPTION };
 const CHANNEL_SHORTCUTS = ['preset', 'api_version', 'plugin', 'plugins'] as const;
@@ -227,6 +227,12 @@ export function validateConfigDoc(
     if (isObj(ov) && key in ov) throw fieldError(entry, `is given twice: here and as options.${key}`);
     if (!isObj(v)) throw fieldError(entry, 'must be a mapping');
     out.options.push({ key, value: options.normalise(key, v, entry), at: entry });
+  }
+
+  // Guardrail bindings (docs/guardrails.md) are the Guardrails option.
+  if (doc.guardrails !== undefined && doc.guardrails !== null) {
+    if (out.options.some((o) => o.key === 'Guardrails')) throw fieldError('guardrails', 'is set twice (also as options.Guardrails)');
+    out.options.push({ key: 'Guardrails', value: options.normalise('Guardrails', doc.guardrails, 'guardrails'), at: 'guardrails' });
   }
 
   const ssoIds = new Set<string>();

@@ -742,6 +742,7 @@ const schemas: Record<string, Schema> = {
         'secret',
         'model_limits',
         'group_model_limits',
+        'guardrails',
         'routing',
         'model_fallbacks',
       ],
@@ -1968,6 +1969,81 @@ export function buildOpenApi(serverUrl: string): Schema {
           extra: conflict(ref('AdminError'), 'conflicts with the running plugins'),
         },
       ),
+    },
+    '/api/plugin/guardrail': {
+      get: op(
+        'plugins',
+        'Installed guardrail plugins with their runtime state (docs/guardrails.md)',
+        envelope(
+          arr(
+            obj(
+              {
+                key: str(),
+                meta: { type: 'object', additionalProperties: true },
+                enabled: bool(),
+                active_version: nullable(str()),
+                serving_version: nullable(str()),
+                source_hash: str(),
+                remark: str(),
+                runtime_status: str('registered, disabled, compile_failed or not_registered'),
+                runtime_error: str(),
+              },
+              ['key', 'meta', 'enabled', 'active_version', 'serving_version', 'runtime_status'],
+            ),
+          ),
+        ),
+        { role: root },
+      ),
+      post: op(
+        'plugins',
+        'Install a guardrail plugin version (validated like task plugins); PUT does the same',
+        envelope(ref('PluginUploaded')),
+        {
+          role: root,
+          body: ref('PluginUpload'),
+        },
+      ),
+      put: op('plugins', 'Install a guardrail plugin version (same as POST)', envelope(ref('PluginUploaded')), {
+        role: root,
+        body: ref('PluginUpload'),
+      }),
+    },
+    '/api/plugin/guardrail/stats': {
+      get: op(
+        'plugins',
+        "This node's guardrail verdicts since it started, by plugin and action",
+        envelope({ type: 'object', additionalProperties: { type: 'object', additionalProperties: int() } }),
+        { role: root },
+      ),
+    },
+    '/api/plugin/guardrail/{key}/test': {
+      post: op(
+        'plugins',
+        "Run an enabled guardrail's check on a sample text: the verdict and the texts as a mask leaves them",
+        envelope(
+          obj(
+            {
+              verdict: nullable({ type: 'object', additionalProperties: true, description: '{action, reason?, spans?, tags?}' }),
+              texts: arr(str()),
+              error: str('the failure of the plugin, when it failed'),
+              kind: str('thrown, timeout, memory, invalid_result'),
+            },
+            ['verdict', 'texts'],
+          ),
+        ),
+        {
+          role: root,
+          params: [keyParam],
+          body: obj({ stage: str('input or output', { enum: ['input', 'output'] }), text: str(), texts: arr(str()), model: str() }),
+        },
+      ),
+    },
+    '/api/plugin/guardrail/{key}/status': {
+      post: op('plugins', 'Enable or disable a guardrail plugin', envelope(ref('PluginStatusChange')), {
+        role: root,
+        params: [keyParam],
+        body: obj({ enabled: bool() }, ['enabled']),
+      }),
     },
     '/api/plugin/task/{key}/status': {
       post: op(

@@ -7,6 +7,7 @@ import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { InUseError } from '../tasks/admin/service.ts';
+import { testGuardrail } from '../tasks/admin/guardrail-test.ts';
 
 const ok = (data: unknown, message = '') => ({ success: true, message, data });
 type KeyParams = { key: string };
@@ -70,6 +71,20 @@ export async function pluginAdminRoutes(app: FastifyInstance, deps: AppDeps): Pr
     });
     api.post<{ Params: KeyParams }>(`${P}/:key/dryrun`, async (req) =>
       ok(await admin.dryRun(req.params.key, (req.body ?? {}) as Record<string, unknown>)),
+    );
+    // Guardrail plugins (docs/guardrails.md): same table and sandbox, their own listing and test.
+    const G = '/api/plugin/guardrail';
+    api.get(G, async () => ok(await admin.listGuardrails()));
+    const uploadGuardrail = async (req: import('fastify').FastifyRequest) =>
+      ok(await admin.upload((req.body ?? {}) as Record<string, unknown>, req.user, 'guardrail'));
+    api.post(G, uploadGuardrail);
+    api.put(G, uploadGuardrail);
+    api.get(`${G}/stats`, async () => ok(Object.fromEntries(deps.services.relay.guardrails.counts)));
+    api.post<{ Params: KeyParams }>(`${G}/:key/test`, async (req) =>
+      ok(await testGuardrail(host, req.params.key, (req.body ?? {}) as Record<string, unknown>)),
+    );
+    api.post<{ Params: KeyParams }>(`${G}/:key/status`, async (req) =>
+      ok(await admin.setStatus(req.params.key, ((req.body ?? {}) as { enabled?: unknown }).enabled, {}, req.user)),
     );
     api.delete<{ Params: KeyParams & { version: string } }>(`${P}/:key/versions/:version`, async (req) =>
       ok(await admin.deleteVersion(req.params.key, req.params.version, flag(req.query, 'force'), req.user)),

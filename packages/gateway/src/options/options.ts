@@ -24,6 +24,7 @@ export type OptionType =
   | 'secret'
   | 'model_limits'
   | 'group_model_limits'
+  | 'guardrails'
   | 'routing'
   | 'model_fallbacks';
 
@@ -160,6 +161,11 @@ export const KNOWN_OPTIONS: Record<string, OptionSpec> = {
     type: 'group_model_limits',
     default: '',
     doc: 'Per-group replacements of RateLimitModels entries for the users of a group, as JSON {"vip": {"gpt-4o": {"rpm": 600}, "*": {}}} (an empty entry lifts the limit).',
+  },
+  Guardrails: {
+    type: 'guardrails',
+    default: '',
+    doc: 'Guardrail plugins bound to model calls (docs/guardrails.md), as JSON [{"plugin": "pii-mask", "stage": "input|output|both", "keys|users|groups|models": [...], "on_error": "block|allow"}]; a binding without scopes checks every call. The configuration file\'s top-level `guardrails:` list sets it.',
   },
   ChannelRouting: {
     type: 'routing',

@@ -88,6 +88,7 @@ export const ERRORS = {
   forbidden: { status: 403, message: 'this action is not allowed for this account' },
   group_not_allowed: { status: 403, message: 'this key may not use group "{group}"' },
   group_ratio_not_found: { status: 404, message: 'no ratio for group "{group}"' },
+  guardrail_blocked: { status: 400, message: 'blocked by guardrail {plugin}: {reason}' },
   image_generation_failed: { status: 400, message: 'image generation failed' },
   insufficient_quota: { status: 429, message: 'quota exhausted: this API key has used up its quota' },
   internal_error: { status: 500, message: 'internal error' },

@@ -69,6 +69,7 @@ export class Metrics {
   private readonly attempts = new Family(['endpoint']);
   private readonly taskMoves = new Family(['plugin', 'movement']);
   private readonly taskQuota = new Family(['plugin', 'movement']);
+  private readonly guardrails = new Family(['plugin', 'action']);
   private readonly redisErrors = new Family(['use']);
   private readonly redisFallbacks = new Family(['use']);
   /** -1: no Redis configured; 1 up, 0 down. */
@@ -116,6 +117,12 @@ export class Metrics {
     if (!this.enabled) return;
     this.taskMoves.add([plugin, movement]);
     if (quota) this.taskQuota.add([plugin, movement], Math.abs(quota));
+  }
+
+  /** A guardrail plugin answered a model call's check with `action` (allow, block, mask, annotate, error). */
+  guardrail(plugin: string, action: string): void {
+    if (!this.enabled) return;
+    this.guardrails.add([plugin, action]);
   }
 
   /** The Redis connection went up or down (platform/redis-health.ts). */
@@ -177,6 +184,11 @@ export class Metrics {
     counter('gatehouse_upstream_attempts_total', 'Upstream attempts made for model calls (retries included), by endpoint.', this.attempts);
     counter('gatehouse_task_billing_total', 'Task billing movements by plugin and movement (settle, refund, charge).', this.taskMoves);
     counter('gatehouse_task_quota_total', 'Quota units moved for tasks, by plugin and movement.', this.taskQuota);
+    counter(
+      'gatehouse_guardrail_verdicts_total',
+      'Guardrail verdicts on model calls by plugin and action (allow, block, mask, annotate, error).',
+      this.guardrails,
+    );
     if (this.redisState >= 0) {
       gauge('gatehouse_redis_up', 'Whether this node reaches Redis (1) or counts limits and throttles on its own (0).', this.redisState);
       counter('gatehouse_redis_errors_total', 'Redis commands that failed or timed out, by what they were for.', this.redisErrors);

@@ -15,6 +15,7 @@ import type { ChannelIndex } from './channels.ts';
 import type { RelayPolicy } from './policy.ts';
 import type { UpstreamPools } from './upstream.ts';
 import type { Affinity } from './affinity.ts';
+import type { Guardrails } from './guardrails.ts';
 import type { Routing } from './routing.ts';
 
 /** The caller's connection. `hijack` hands the raw response to the relay (called once, before the first byte). */
@@ -46,4 +47,6 @@ export interface RelayDeps {
   rateLimits: RateLimiter;
   /** Period budgets: they make a call's payer (billing/budgets.ts). */
   budgets: Budgets;
+  /** Guardrail plugins bound to calls (relay/guardrails.ts). */
+  guardrails: Guardrails;
 }

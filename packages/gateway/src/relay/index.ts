@@ -1,6 +1,7 @@
 /**
  * The relay area: channels at runtime, the model-call hot path, channel tests and the recovery probe.
  */
+import { Guardrails } from './guardrails.ts';
 import type { Core } from '../core.ts';
 import type { Options } from '../options/options.ts';
 import type { Accounts } from '../accounts/index.ts';
@@ -24,6 +25,8 @@ const PROBE_LEASE = 'relay-probe';
 
 export interface RelayService {
   relay: Relay;
+  /** Guardrail plugins bound to model calls; the plugin host is set as their runner. */
+  guardrails: Guardrails;
   /** The realtime WebSocket relay (GET /v1/realtime). */
   realtime: RealtimeRelay;
   /** Responses over a WebSocket (GET /v1/responses upgraded); drained first at a graceful stop. */
@@ -52,6 +55,7 @@ export const relayArea = {
     const pools = core.outbound.pools;
     const allowances = new QuotaAllowances(core, deps.billing.ledger, () => policy.allowance());
     const affinity = core.config.relayAffinityTtlMs > 0 ? new Affinity(core, core.config.relayAffinityTtlMs) : null;
+    const guardrails = new Guardrails(deps.options, core.metrics, (msg) => core.log.warn(msg));
     const relayDeps = {
       core,
       channels,
@@ -65,6 +69,7 @@ export const relayArea = {
       routing: new Routing(deps.options),
       rateLimits: deps.accounts.rateLimits,
       budgets: deps.billing.budgets,
+      guardrails,
     };
     const relay = new Relay(relayDeps);
     const realtime = new RealtimeRelay(relayDeps);
@@ -79,6 +84,7 @@ export const relayArea = {
     };
     const service: RelayService = {
       relay,
+      guardrails,
       realtime,
       sockets,
       channels,

@@ -83,6 +83,9 @@ import type { Message, StreamEncoder } from './providers/index.ts';
 import { isObj } from '../platform/validate.ts';
 import { channelPlacesBreakpoints, conversationHead, DEFAULT_MIN_CACHEABLE, withCacheBreakpoints } from './providers/cache-breakpoints.ts';
 import { unwrapOutputTool, unwrapOutputToolStream } from './providers/structured-output.ts';
+import { checkInput, checkOutput, guardrailContext, type VerdictRecord } from './guardrails.ts';
+import { guardsStream, guardStream, GuardrailStop } from './guardrail-stream.ts';
+import type { ResolvedBinding } from './guardrail-types.ts';
 
 /**
  * Longest prompt text the count-tokens endpoints count (more than any model's context). Counting runs
@@ -135,6 +138,9 @@ interface Ctx extends PipelineCall {
   /** The converted request of the latest attempt (null when the body went in the caller's format): what it left out, and its forced answer tool. */
   sent: Pick<CanonicalRequest, 'dropped' | 'outputTool'> | null;
   promptText: string | null;
+  /** Guardrail verdicts on the call (its log row's `guardrails`), and the bindings that check its output. */
+  guardrails: VerdictRecord[];
+  outGuards: readonly ResolvedBinding[];
   /** The fallbacks the call took (relay/fallback.ts), and the prices its reserve must cover (null: its model's alone). */
   chain: ChainStep[];
   chainPrices: Array<ModelPrice | null> | null;
@@ -178,6 +184,7 @@ export class Relay {
         // The models the call went through before the one that answered (relay/fallback.ts).
         ...(ctx.chain.length ? { requested_model: ctx.chain[0].from, fallbacks: ctx.chain } : {}),
         attempts: ctx.attempts,
+        ...(ctx.guardrails.length ? { guardrails: ctx.guardrails } : {}),
         reasoning_tokens: u.reasoningTokens,
         cache_write_tokens: u.cacheWriteTokens,
         ...(u.cacheWrite1hTokens ? { cache_write_1h_tokens: u.cacheWrite1hTokens } : {}),
@@ -241,24 +248,36 @@ export class Relay {
     return this.track(this.serve(call));
   }
 
-  private async serve(call: RelayCall | PassCall): Promise<void> {
+  private async serve(call: RelayCall | PassCall, checked?: VerdictRecord[] | null): Promise<void> {
+    // Guardrails see the input before anything is routed or reserved (relay/guardrails.ts).
+    if (
+      checked === undefined &&
+      this.d.guardrails.any() &&
+      (isPassCall(call) ? call.kind === 'responses' && !call.multipart : call.kind !== 'embeddings')
+    )
+      checked = await checkInput(this.d.guardrails, this.d.logs, call, isPassCall(call) ? 'responses' : (call.inbound ?? 'openai'));
     if (isPassCall(call)) {
       // A Responses call for a model no channel with the Responses API serves is converted: any chat,
       // Anthropic or Gemini channel answers it (relay/providers/responses/codec.ts).
-      if (call.kind === 'responses' && !call.multipart && !this.pass.servesResponses(call.principal.group, call.body.model)) {
-        return this.serve({
-          kind: 'chat',
-          inbound: 'responses',
-          principal: call.principal,
-          body: call.body,
-          raw: call.raw,
-          scan: call.scan,
-          endpoint: call.endpoint,
-          requestId: call.requestId,
-          startedAt: call.startedAt,
-          client: call.client,
-          vendorHeaders: call.vendorHeaders,
-        });
+      // So is one whose answer a guardrail checks: the converted answer passes through the output stage.
+      const guarded = typeof call.body.model === 'string' && this.d.guardrails.select(call.principal, call.body.model, 'output').length > 0;
+      if (call.kind === 'responses' && !call.multipart && (guarded || !this.pass.servesResponses(call.principal.group, call.body.model))) {
+        return this.serve(
+          {
+            kind: 'chat',
+            inbound: 'responses',
+            principal: call.principal,
+            body: call.body,
+            raw: call.raw,
+            scan: call.scan,
+            endpoint: call.endpoint,
+            requestId: call.requestId,
+            startedAt: call.startedAt,
+            client: call.client,
+            vendorHeaders: call.vendorHeaders,
+          },
+          checked,
+        );
       }
       return this.pass.handle(call);
     }
@@ -346,6 +365,8 @@ export class Relay {
       maxOut: null,
       extensions: 0,
       admission: null,
+      guardrails: checked ?? [],
+      outGuards: call.kind === 'embeddings' ? [] : this.d.guardrails.select(principal, model, 'output'),
     };
     const estimate = this.estimateUsage(ctx);
     // The reserve covers cache writes when a channel may place breakpoints (relay/providers/cache-breakpoints.ts).
@@ -557,7 +578,25 @@ export class Relay {
         out = JSON.stringify(r);
       } else out = JSON.stringify(encodeResponse(ctx.cf, decoded, ctx.model, ctx.call.requestId));
     }
-    this.pipe.begin(ctx, 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(out)) });
+    let blocked: GatewayError | null = null;
+    if (ctx.outGuards.length) {
+      const p = ctx.call.principal;
+      const g = await checkOutput(
+        this.d.guardrails,
+        ctx.outGuards,
+        guardrailContext(p, ctx.model, ctx.call.requestId, ctx.call.endpoint),
+        ctx.cf,
+        out,
+        ctx.guardrails,
+      );
+      if (g.block) {
+        // The answer is not served: the caller pays for the input only (the settle below).
+        blocked = fail('guardrail_blocked', { plugin: g.block.plugin, reason: g.block.reason });
+        out = JSON.stringify(errorBodyFor(ctx.cf, blocked, ctx.call.requestId));
+      } else out = g.out;
+    }
+    const status = blocked ? blocked.status : 200;
+    this.pipe.begin(ctx, status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(out)) });
     // The rate limits' token windows are corrected to the reported usage before the caller has the answer.
     if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0)) ctx.admission?.end(usage.inputTokens + usage.outputTokens);
     ctx.call.client.res.end(out);
@@ -578,7 +617,8 @@ export class Relay {
       }
       final = await countUsage(ctx, null, outText);
     }
-    this.pipe.settle(ctx, ch, upModel, final, 200, { upstreamUsage: !!usage });
+    if (blocked) final = { ...final, outputTokens: 0, reasoningTokens: 0 };
+    this.pipe.settle(ctx, ch, upModel, final, status, { upstreamUsage: !!usage });
     return { kind: 'done' };
   }
 
@@ -632,6 +672,15 @@ export class Relay {
           ? responses.createStreamEncoder(encOpts, this.responsesEcho(ctx), (output) => this.keepConversation(ctx, output))
           : createStreamEncoder(cf, encOpts);
     const s = new ChatStream(ctx, fmt, encoder, secrets);
+    if (ctx.outGuards.length && guardsStream(fmt)) {
+      // Output guardrails see the answer in windows of text before the caller does (relay/guardrail-stream.ts).
+      const gctx = guardrailContext(ctx.call.principal, ctx.model, ctx.call.requestId, ctx.call.endpoint);
+      const body = guardStream(up, fmt, this.d.guardrails, ctx.outGuards, gctx, ctx.guardrails);
+      body.on('error', (e) => {
+        if (e instanceof GuardrailStop) s.stop = e;
+      });
+      up = { ...up, body };
+    }
     this.pipe.begin(
       ctx,
       200,
@@ -689,6 +738,8 @@ export class Relay {
  */
 class ChatStream implements StreamRelay<Ctx> {
   text = '';
+  /** Set when an output guardrail ended the stream. */
+  stop: GuardrailStop | null = null;
   readonly framer: EventFramer;
   /** Gemini stream without `alt=sse`: the events re-framed as one JSON array. */
   readonly array: JsonArrayStream | null;
@@ -813,9 +864,11 @@ class ChatStream implements StreamRelay<Ctx> {
   close(cut: boolean, upstreamError: string | null): string {
     const tail = cut
       ? quotaStreamEvent(this.cf)
-      : upstreamError
-        ? streamErrorEvent(this.cf, `upstream stream failed: ${upstreamError}`)
-        : '';
+      : this.stop
+        ? streamErrorEvent(this.cf, this.stop.message)
+        : upstreamError
+          ? streamErrorEvent(this.cf, `upstream stream failed: ${upstreamError}`)
+          : '';
     return this.array ? this.array.push(tail) + this.array.end() : tail;
   }
 

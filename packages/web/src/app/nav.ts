@@ -17,7 +17,7 @@ import {
   IconHistory,
 } from '@tabler/icons-react';
 import { IconTicket, IconWallet } from '@tabler/icons-react';
-import { IconLogin2 } from '@tabler/icons-react';
+import { IconLogin2, IconShieldCheck } from '@tabler/icons-react';
 
 export type Role = 'user' | 'admin' | 'root';
 export interface NavItem {
@@ -38,6 +38,7 @@ export const OPERATOR_NAV: NavItem[] = [
   { path: '/redemption', label: 'topup.navCodes', role: 'admin', icon: IconTicket },
   { path: '/audit', label: 'nav.audit', role: 'admin', icon: IconHistory },
   { path: '/plugins', label: 'nav.plugins', role: 'root', icon: IconPuzzle },
+  { path: '/guardrails', label: 'nav.guardrails', role: 'root', icon: IconShieldCheck },
   { path: '/settings', label: 'nav.settings', role: 'root', icon: IconSettings },
   { path: '/sso', label: 'nav.sso', role: 'admin', icon: IconLogin2 },
 ];

@@ -43,6 +43,7 @@ export const router = createBrowserRouter([
       { path: 'tasks', ...page(() => import('../pages/tasks/AllTasksPage')) },
       { path: 'audit', ...page(() => import('../pages/audit/AuditPage')) },
       { path: 'plugins', ...page(() => import('../pages/plugins/PluginsPage')) },
+      { path: 'guardrails', ...page(() => import('../pages/guardrails/GuardrailsPage')) },
       { path: 'settings', ...page(() => import('../pages/settings/SettingsPage')) },
       { path: 'sso', ...page(() => import('../pages/sso/SsoProvidersPage')) },
       // every user

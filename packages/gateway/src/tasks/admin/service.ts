@@ -7,7 +7,8 @@ import type { Core } from '../../core.ts';
 import { ERRORS, GatewayError, catalogArgs, fail } from '../../platform/errors.ts';
 import type { Tx } from '../../store/db.ts';
 import type { PluginHost } from '../runtime/host.ts';
-import { MAX_SOURCE_BYTES, sha256Hex, type LoadedPlugin } from '../runtime/loader.ts';
+import { LoadedPlugin, MAX_SOURCE_BYTES, sha256Hex } from '../runtime/loader.ts';
+import { isGuardrailMeta, type LoadedGuardrail } from '../runtime/guardrail.ts';
 import { GenerationBuilder } from '../runtime/generation.ts';
 import { PluginCallError, PluginLoadError } from '../runtime/errors.ts';
 import { bindingOf, parseSettings, TYPE_PEER_GATEWAY, type BoundChannel } from '../runtime/channels.ts';
@@ -64,7 +65,13 @@ export class PluginAdmin {
       .innerJoin('plugin_versions', (j) =>
         j.onRef('plugin_versions.plugin_key', '=', 'plugins.plugin_key').onRef('plugin_versions.version', '=', 'plugins.active_version'),
       )
-      .select(['plugins.plugin_key', 'plugin_versions.version', 'plugin_versions.source', 'plugin_versions.sha256'])
+      .select([
+        'plugins.plugin_key',
+        'plugin_versions.version',
+        'plugin_versions.source',
+        'plugin_versions.sha256',
+        'plugin_versions.manifest',
+      ])
       .where('plugins.enabled', '=', 1)
       .execute();
   }
@@ -147,50 +154,119 @@ export class PluginAdmin {
       .execute();
     const channels = await new ChannelStore(this.core.h).bindings();
     const items = await Promise.all(
-      rows.map(async (r) => {
-        const live = gen.plugins.get(r.plugin_key);
-        let meta: Record<string, unknown> | null = null;
-        try {
-          meta = r.manifest ? (JSON.parse(r.manifest) as Record<string, unknown>) : null;
-        } catch {
-          meta = null;
-        }
-        const owned = Array.isArray(meta?.channelTypes) ? (meta!.channelTypes as number[]) : [];
-        const err = gen.errors[r.plugin_key];
-        const runtime_status = !r.enabled
-          ? 'disabled'
-          : live && live.sha256 === r.sha256
-            ? 'registered'
-            : live
-              ? 'compile_failed'
-              : err
+      rows
+        .filter((r) => !r.manifest || !r.manifest.includes('"guardrail"') || !isGuardrailMeta(JSON.parse(r.manifest)))
+        .map(async (r) => {
+          const live = gen.plugins.get(r.plugin_key);
+          let meta: Record<string, unknown> | null = null;
+          try {
+            meta = r.manifest ? (JSON.parse(r.manifest) as Record<string, unknown>) : null;
+          } catch {
+            meta = null;
+          }
+          const owned = Array.isArray(meta?.channelTypes) ? (meta!.channelTypes as number[]) : [];
+          const err = gen.errors[r.plugin_key];
+          const runtime_status = !r.enabled
+            ? 'disabled'
+            : live && live.sha256 === r.sha256
+              ? 'registered'
+              : live
                 ? 'compile_failed'
-                : 'not_registered';
-        return {
-          key: r.plugin_key,
-          meta,
-          source: 'override',
-          layer: 'override',
-          enabled: !!r.enabled,
-          active: !!r.active_version,
-          active_version: r.active_version,
-          serving_version: live?.version ?? null,
-          source_hash: r.sha256 ?? null,
-          has_icon: !!r.icon,
-          remark: r.remark ?? '',
-          runtime_status,
-          ...(err ? { runtime_error: err } : {}),
-          channel_count: channels.filter((c) => bindingOf(c, r.plugin_key, owned)).length,
-          in_flight_count: await this.host.inFlightCounter(r.plugin_key),
-          sortPriority: typeof meta?.sortPriority === 'number' ? meta.sortPriority : 0,
-        };
-      }),
+                : err
+                  ? 'compile_failed'
+                  : 'not_registered';
+          return {
+            key: r.plugin_key,
+            meta,
+            source: 'override',
+            layer: 'override',
+            enabled: !!r.enabled,
+            active: !!r.active_version,
+            active_version: r.active_version,
+            serving_version: live?.version ?? null,
+            source_hash: r.sha256 ?? null,
+            has_icon: !!r.icon,
+            remark: r.remark ?? '',
+            runtime_status,
+            ...(err ? { runtime_error: err } : {}),
+            channel_count: channels.filter((c) => bindingOf(c, r.plugin_key, owned)).length,
+            in_flight_count: await this.host.inFlightCounter(r.plugin_key),
+            sortPriority: typeof meta?.sortPriority === 'number' ? meta.sortPriority : 0,
+          };
+        }),
     );
     items.sort((a, b) => b.sortPriority - a.sortPriority || (a.key < b.key ? -1 : 1));
     return items.map(({ sortPriority: _s, ...rest }) => rest);
   }
 
-  async upload(input: UploadInput, actor: AuditActor = null) {
+  private async loadGuardrailChecked(source: string): Promise<LoadedGuardrail> {
+    try {
+      return await this.host.loadGuardrailDetached(source);
+    } catch (e) {
+      if (e instanceof PluginLoadError) throw fail('plugin_invalid', e.message, { details: e.field ? { field: e.field } : undefined });
+      throw e;
+    }
+  }
+
+  /** Loads a stored source as its kind says (task or guardrail), with the task plugins' conflict check when asked. */
+  private async recheck(source: string, manifest: string, preflight: boolean): Promise<void> {
+    if (isGuardrailMeta(JSON.parse(manifest))) {
+      (await this.loadGuardrailChecked(source)).dispose();
+      return;
+    }
+    const p = await this.loadChecked(source);
+    try {
+      if (preflight) this.preflight(p);
+    } finally {
+      p.dispose();
+    }
+  }
+
+  /** Installs a task plugin (`kind` task) or a guardrail plugin (docs/guardrails.md) version. */
+  /** The installed guardrail plugins (docs/guardrails.md) with their serving state. */
+  async listGuardrails() {
+    const rows = await this.db
+      .selectFrom('plugins')
+      .innerJoin('plugin_versions', (j) =>
+        j.onRef('plugin_versions.plugin_key', '=', 'plugins.plugin_key').onRef('plugin_versions.version', '=', 'plugins.active_version'),
+      )
+      .select([
+        'plugins.plugin_key',
+        'plugins.enabled',
+        'plugins.remark',
+        'plugins.active_version',
+        'plugin_versions.manifest',
+        'plugin_versions.sha256',
+      ])
+      .execute();
+    return rows
+      .map((r) => ({ r, meta: JSON.parse(r.manifest) as Record<string, unknown> }))
+      .filter(({ meta }) => isGuardrailMeta(meta))
+      .map(({ r, meta }) => {
+        const live = this.host.guardrail(r.plugin_key);
+        const err = this.host.guardrailErrors[r.plugin_key];
+        return {
+          key: r.plugin_key,
+          meta,
+          enabled: !!r.enabled,
+          active_version: r.active_version,
+          serving_version: live?.version ?? null,
+          source_hash: r.sha256,
+          remark: r.remark ?? '',
+          runtime_status: !r.enabled
+            ? 'disabled'
+            : live && live.sha256 === r.sha256
+              ? 'registered'
+              : err
+                ? 'compile_failed'
+                : 'not_registered',
+          ...(err ? { runtime_error: err } : {}),
+        };
+      })
+      .sort((a, b) => (a.key < b.key ? -1 : 1));
+  }
+
+  async upload(input: UploadInput, actor: AuditActor = null, kind: 'task' | 'guardrail' = 'task') {
     if (typeof input.source !== 'string' || !input.source.trim()) throw badRequest('source is required');
     const source = input.source;
     if (Buffer.byteLength(source, 'utf8') > MAX_SOURCE_BYTES) throw fail('plugin_too_large', 'source is larger than 1 MiB');
@@ -205,9 +281,12 @@ export class PluginAdmin {
     const force = input.force === true;
     const remark = typeof input.remark === 'string' ? input.remark.slice(0, 1000) : null;
     const icon = typeof input.icon === 'string' && input.icon ? parseIcon(input.icon) : null;
-    const p = await this.loadChecked(source);
+    const p = kind === 'guardrail' ? await this.loadGuardrailChecked(source) : await this.loadChecked(source);
     try {
-      if (enabled && !force) this.preflight(p);
+      if (enabled && !force && p instanceof LoadedPlugin) this.preflight(p);
+      const other = await this.activeRow(p.key);
+      if (other && isGuardrailMeta(JSON.parse(other.manifest)) !== (kind === 'guardrail'))
+        throw fail('plugin_conflict', `the key "${p.key}" is taken by a ${kind === 'guardrail' ? 'task' : 'guardrail'} plugin`);
       const now = Date.now();
       const before = await this.db
         .selectFrom('plugins')
@@ -336,12 +415,7 @@ export class PluginAdmin {
       .where('version', '=', version)
       .executeTakeFirst();
     if (!pl || !row) throw notFound(`task plugin "${key}" has no version ${version}`);
-    const p = await this.loadChecked(row.source);
-    try {
-      if (pl.enabled && !force) this.preflight(p);
-    } finally {
-      p.dispose();
-    }
+    await this.recheck(row.source, row.manifest, !!pl.enabled && !force);
     await this.host.write(async (tx) => {
       await tx.updateTable('plugins').set({ active_version: version, updated_at: Date.now() }).where('plugin_key', '=', key).execute();
     });
@@ -363,14 +437,7 @@ export class PluginAdmin {
     if (!exists) throw notFound(`task plugin "${key}" is not installed`);
     if (enabled) {
       if (!pl) throw badRequest(`task plugin "${key}" has no active version to enable`);
-      if (!opts.force) {
-        const p = await this.loadChecked(pl.source);
-        try {
-          this.preflight(p);
-        } finally {
-          p.dispose();
-        }
-      }
+      if (!opts.force) await this.recheck(pl.source, pl.manifest, true);
       await this.host.write(async (tx) => {
         await tx.updateTable('plugins').set({ enabled: 1, updated_at: Date.now() }).where('plugin_key', '=', key).execute();
       });

@@ -1,7 +1,6 @@
 /** Recorded hook cases (`gatehouse plugin test FILE --fixture F`, and the contract suite). */
 import { isDeepStrictEqual } from 'node:util';
 import type { FixtureCase } from '@gatehouse/plugin-sdk';
-import type { LoadedPlugin } from './loader.ts';
 
 export interface CaseOutcome {
   name: string;
@@ -27,7 +26,12 @@ export function subsetMatch(expected: unknown, actual: unknown): boolean {
   return isDeepStrictEqual(expected, actual);
 }
 
-export async function runFixtureCases(p: LoadedPlugin, cases: FixtureCase[]): Promise<CaseOutcome[]> {
+/** A loaded task plugin or guardrail: hooks called by name with JSON arguments. */
+export interface HookCaller {
+  call(hook: string, ...args: unknown[]): Promise<unknown>;
+}
+
+export async function runFixtureCases(p: HookCaller, cases: FixtureCase[]): Promise<CaseOutcome[]> {
   const out: CaseOutcome[] = [];
   for (const [i, c] of cases.entries()) {
     const hook = c.member ? `${c.hook}.${c.member}` : c.hook;

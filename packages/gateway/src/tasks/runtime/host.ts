@@ -8,7 +8,9 @@ import type { Core } from '../../core.ts';
 import { withTx } from '../../store/db.ts';
 import { loadPlugin, type LoadedPlugin, type LoadOptions } from './loader.ts';
 import { GenerationBuilder, emptyGeneration, type Generation } from './generation.ts';
-import { cleanMessage } from './errors.ts';
+import { cleanMessage, PluginCallError } from './errors.ts';
+import { isGuardrailMeta, loadGuardrail, type LoadedGuardrail } from './guardrail.ts';
+import type { GuardrailContext, GuardrailRunner, GuardrailStage, GuardrailVerdict } from '../../relay/guardrail-types.ts';
 
 /** Name of the database revision bumped on every change of the plugin tables. */
 export const PLUGINS_REVISION = 'task_plugins';
@@ -28,9 +30,14 @@ export interface ActiveSource {
   version: string;
   source: string;
   sha256: string;
+  /** The stored manifest (JSON text): tells guardrails from task plugins. */
+  manifest?: string;
 }
 
-export class PluginHost {
+export class PluginHost implements GuardrailRunner {
+  /** The enabled guardrail plugins by key (rebuilt with the generation). */
+  private guardrailMap = new Map<string, LoadedGuardrail>();
+  guardrailErrors: Record<string, string> = {};
   private gen: Generation = emptyGeneration();
   private counter = 0;
   /** Compiled plugins by source sha256 (the versions of the current generation). */
@@ -101,6 +108,9 @@ export class PluginHost {
       this.core.log.warn({ err: this.databaseError }, 'plugin rebuild failed; the previous generation keeps serving');
       return this.gen;
     }
+    const guardRows = rows.filter((r) => r.manifest && isGuardrailMeta(safeJson(r.manifest)));
+    rows = rows.filter((r) => !guardRows.includes(r));
+    await this.rebuildGuardrails(guardRows);
     const old = this.gen;
     // Admission order: unchanged, then changed, then new plugins; each is tried against those before it.
     const rank = (r: { plugin_key: string; sha256: string }) => {
@@ -154,6 +164,44 @@ export class PluginHost {
     return gen;
   }
 
+  private async rebuildGuardrails(rows: ActiveSource[]): Promise<void> {
+    const next = new Map<string, LoadedGuardrail>();
+    const errors: Record<string, string> = {};
+    for (const r of rows) {
+      const old = this.guardrailMap.get(r.plugin_key);
+      try {
+        const g = old && old.sha256 === r.sha256 ? old : await loadGuardrail(r.source, this.loadOptions);
+        if (g.key !== r.plugin_key) throw new Error(`the stored source declares key "${g.key}"`);
+        next.set(g.key, g);
+      } catch (e) {
+        errors[r.plugin_key] = `version ${r.version}: ${cleanMessage((e as Error).message)}`;
+        if (old) next.set(old.key, old);
+      }
+    }
+    for (const [k, g] of this.guardrailMap) if (next.get(k) !== g) g.retire();
+    this.guardrailMap = next;
+    this.guardrailErrors = errors;
+  }
+
+  /** Loads a guardrail for one-off use (validation, tests against a sample); the caller disposes it. */
+  loadGuardrailDetached(source: string): Promise<LoadedGuardrail> {
+    return loadGuardrail(source, { ...this.loadOptions, poolSize: 1 });
+  }
+
+  guardrail(key: string): LoadedGuardrail | undefined {
+    return this.guardrailMap.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.guardrailMap.has(key);
+  }
+
+  check(key: string, ctx: GuardrailContext, stage: GuardrailStage, texts: string[]): Promise<GuardrailVerdict> {
+    const g = this.guardrailMap.get(key);
+    if (!g) return Promise.reject(new PluginCallError(key, 'check', 'not_found', 'no enabled guardrail plugin has this key'));
+    return g.check(ctx, stage, texts);
+  }
+
   /** Runs `fn` in a transaction that bumps the plugin revision, then rebuilds this node. */
   async write<T>(fn: (tx: Parameters<Parameters<typeof withTx>[1]>[0]) => Promise<T>): Promise<T> {
     const out = await withTx(this.core.h, async (tx) => {
@@ -190,7 +238,17 @@ export class PluginHost {
   }
 
   shutdown(): void {
+    for (const g of this.guardrailMap.values()) g.dispose();
+    this.guardrailMap.clear();
     for (const p of this.compiled.values()) p.dispose();
     this.compiled.clear();
+  }
+}
+
+function safeJson(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return null;
   }
 }

@@ -322,6 +322,8 @@ export async function loadPlugin(source: string, opts: LoadOptions = DEFAULT_LOA
     if (describe.metaError) throw new PluginLoadError(`meta must be JSON: ${describe.metaError}`, 'meta');
     if (describe.exports.meta === undefined || describe.exports.meta === 'undefined')
       throw new PluginLoadError('the plugin must export `meta`', 'meta');
+    if ((describe.meta as { kind?: unknown } | null)?.kind === 'guardrail')
+      throw new PluginLoadError('this is a guardrail plugin: install it with POST /api/plugin/guardrail', 'meta');
     const manifest = validateManifest(describe.meta);
     const shape = validateExports(manifest, describe);
     // The sandbox was created before the key was known; later isolates use the real label.

@@ -1,7 +1,8 @@
 /**
  * A fake OpenAI upstream: chat completions (stream and not, tools, n), completions, embeddings.
  * `keys` (optional) are the accepted Bearer keys; others get 401. Replies say "Hello world" unless the
- * last user message is `echo:<text>`, then <text> is echoed; `long:<n>` streams n chunks.
+ * last user message is `echo:<text>`, then <text> is echoed (streamed in pieces split after spaces and
+ * at each `¦`, which is not sent); `long:<n>` streams n chunks.
  */
 import type { ServerResponse } from 'node:http';
 import { json, sse, startFake, lastUserText, type FakeUpstream, type Recorded } from './common.ts';
@@ -78,7 +79,7 @@ async function chat(r: Recorded, res: ServerResponse, up: FakeUpstream): Promise
             },
             finish_reason: 'tool_calls',
           }
-        : { index: i, message: { role: 'assistant', content: text }, finish_reason: 'stop' },
+        : { index: i, message: { role: 'assistant', content: text.replace(/¦/g, '') }, finish_reason: 'stop' },
     );
     return json(res, 200, { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model, choices, usage: USAGE });
   }
@@ -110,7 +111,7 @@ async function chat(r: Recorded, res: ServerResponse, up: FakeUpstream): Promise
     });
     events.push({ data: { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] } });
   } else {
-    const pieces = long ? Array.from({ length: Number(long[1]) }, (_, i) => `word${i} `) : text.split(/(?<= )/);
+    const pieces = long ? Array.from({ length: Number(long[1]) }, (_, i) => `word${i} `) : text.split(/(?<= )|¦/);
     for (const piece of pieces) events.push({ data: { ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] } });
     events.push({ data: { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] } });
   }

@@ -5,11 +5,12 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { call, client } from '../../api/client';
-import { quotaPerUsd, useSelf } from '../../app/session';
+import { isRoot, quotaPerUsd, useSelf } from '../../app/session';
 import { ErrorState } from '../../components/ErrorState';
 import { PageHeader } from '../../components/PageHeader';
 import { UsageRangePicker, useUsageRange } from '../../components/UsageRange';
 import { UsageView } from '../../components/UsageView';
+import { GuardrailVerdicts } from '../guardrails/GuardrailVerdicts';
 
 type GroupBy = 'model' | 'user' | 'channel' | 'key';
 
@@ -47,6 +48,7 @@ export default function DashboardPage() {
       ) : (
         <UsageView report={usage.data} bucket={range.bucket} perUsd={quotaPerUsd(self.data)} groupTitle={t(`usage.top.${groupBy}`)} />
       )}
+      {isRoot(self.data) && <GuardrailVerdicts />}
     </Stack>
   );
 }
