@@ -16,9 +16,10 @@ import { alertsArea } from './alerts/index.ts';
 import { billingArea } from './billing/index.ts';
 import { topupArea } from './billing/topup.ts';
 import { loadConfigFile } from './config-file/load.ts';
-import { applyConfigDoc, applySsoProviders } from './config-file/apply.ts';
+import { applyConfigDoc, applyMcpServers, applySsoProviders } from './config-file/apply.ts';
 import { AuditLog } from './logs/audit.ts';
 import { relayArea } from './relay/index.ts';
+import { mcpArea } from './mcp/index.ts';
 import { tasksArea } from './tasks/index.ts';
 import { protocolsArea } from './tasks/protocols/index.ts';
 import { pluginsArea } from './tasks/runtime/index.ts';
@@ -30,10 +31,12 @@ import { signupRoutes } from './http/signup-routes.ts';
 import { ssoRoutes } from './http/sso-routes.ts';
 import { alertRoutes } from './http/alert-routes.ts';
 import { topupRoutes } from './http/topup-routes.ts';
+import { planRoutes } from './http/plan-routes.ts';
 import { taskRoutes } from './http/task-routes.ts';
 import { taskAdminRoutes } from './http/task-admin-routes.ts';
 import { protocolRoutes } from './http/protocol-routes.ts';
 import { nativeRoutes } from './http/native-routes.ts';
+import { mcpRoutes } from './http/mcp-routes.ts';
 
 /** Every route module, registered in this order. */
 export const ROUTES: RouteModule[] = [
@@ -45,14 +48,16 @@ export const ROUTES: RouteModule[] = [
   ssoRoutes,
   alertRoutes,
   topupRoutes,
+  planRoutes,
   taskRoutes,
   taskAdminRoutes,
   protocolRoutes,
+  mcpRoutes,
   nativeRoutes,
 ];
 
 /**
- * Builds every area: accounts, billing, relay, plugins (the task-plugin runtime), admin (then the
+ * Builds every area: accounts, billing, relay, mcp (the MCP gateway), plugins (the task-plugin runtime), admin (then the
  * configuration file is applied), signup, sso (then the file's `sso:` section), alerts, topup, tasks
  * (lifecycle, poller, artifacts, callbacks) and protocols (image, video and Responses protocols,
  * native plugin routes).
@@ -67,14 +72,17 @@ export async function buildAreas(core: Core): Promise<Services> {
   const accounts = await accountsArea.init(core, options);
   const billing = await billingArea.init(core, options);
   const relay = await relayArea.init(core, { options, billing, accounts });
+  const mcp = await mcpArea.init(core, { accounts, billing });
   const plugins = await pluginsArea.init(core);
   relay.guardrails.runner = plugins;
   const admin = adminArea.init(core, { changes, audit, options, billing, plugins });
   const file = core.config.configFile;
   const doc = file ? loadConfigFile(file, core.config) : null;
   if (file && doc) {
-    const sum = await applyConfigDoc(admin, doc, file, (line) => process.stdout.write(`${line}\n`));
+    const sum = await applyConfigDoc(admin, doc, file, (line) => process.stdout.write(`${line}\n`), billing.plans);
     core.log.info({ file, ...sum }, 'configuration file applied');
+    if (doc.mcpServers.length)
+      core.log.info({ file, ...(await applyMcpServers(mcp.servers, doc, file)) }, 'configuration file: mcp servers applied');
   }
   const signup = signupArea.init(core, { options, ledger: billing.ledger });
   const sso = ssoArea.init(core, accounts.users);
@@ -88,9 +96,11 @@ export async function buildAreas(core: Core): Promise<Services> {
     ledger: billing.ledger,
     mayCredit: (creatorId, userId) => admin.users.mayTopUp(creatorId, userId),
   });
+  topup.codes.plans = billing.plans;
+  topup.payments.plans = billing.plans;
   const tasks = await tasksArea.init(core, { options, accounts, billing, plugins });
   const protocols = protocolsArea.init(core, { plugins, tasks });
-  return { accounts, billing, relay, plugins, admin, signup, sso, alerts, topup, tasks, protocols };
+  return { accounts, billing, relay, mcp, plugins, admin, signup, sso, alerts, topup, tasks, protocols };
 }
 
 /** Starts the background workers, once the HTTP server listens. */

@@ -50,6 +50,7 @@ const PAGES: Array<[string, string]> = [
   ['/redemption', 'topup.navCodes'],
   ['/audit', 'nav.audit'],
   ['/sso', 'nav.sso'],
+  ['/mcp-servers', 'nav.mcp'],
 ];
 /** The screenshots shown in docs/console.md. */
 const DOCS = ['login', 'dashboard', 'channels', 'logs', 'playground', 'plugins'];

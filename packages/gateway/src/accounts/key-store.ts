@@ -40,6 +40,7 @@ export class KeyStore {
         'k.allowed_ips',
         'k.group_name',
         'k.callback_url',
+        'k.mcp_tools',
         'k.rpm',
         'k.tpm',
         'k.max_concurrency',

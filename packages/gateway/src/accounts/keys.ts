@@ -15,6 +15,7 @@ import { echo, fail } from '../platform/errors.ts';
 import { compileIpList, type IpMatcher } from './ip.ts';
 import type { KeyPrincipal, RateLimits, Role } from './types.ts';
 import { rateLimitsOf } from './rate-limits.ts';
+import { compileMcpAllow } from './mcp-access.ts';
 import { KeyStore } from './key-store.ts';
 import { UserStore } from './user-store.ts';
 import { budgetOf, type BudgetSpec } from '../billing/budgets.ts';
@@ -110,6 +111,7 @@ export class KeyCache {
           unlimitedQuota: Number(r.unlimited_quota) === 1,
           models: models ? new Set(models) : null,
           callbackUrl: r.callback_url || null,
+          mcpTools: compileMcpAllow(parseJsonList(r.mcp_tools)),
           keyLimits: rateLimitsOf(r),
           userLimits: users.get(Number(r.user_id))?.limits ?? null,
           budgets: budgetsOf(budgetOf(`k:${r.id}`, 'key', r, perUsd), users.get(Number(r.user_id))?.budget ?? null),

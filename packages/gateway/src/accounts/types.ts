@@ -1,4 +1,5 @@
 import type { BudgetSpec } from '../billing/budgets.ts';
+import type { McpAllow } from './mcp-access.ts';
 
 export type Role = 'user' | 'admin' | 'root';
 export const ROLE_RANK: Record<Role, number> = { user: 1, admin: 10, root: 100 };
@@ -33,6 +34,8 @@ export interface KeyPrincipal {
   unlimitedQuota: boolean;
   /** null = every model. */
   models: ReadonlySet<string> | null;
+  /** The MCP tools the key may use (accounts/mcp-access.ts); null or absent: none. */
+  mcpTools?: McpAllow | null;
   /** The key's default task callback URL (null or absent: none). */
   callbackUrl?: string | null;
   /** The key's own rate limits (accounts/rate-limits.ts); null = none. */

@@ -8,6 +8,7 @@ import type { Selectable } from 'kysely';
 import type { Core } from '../core.ts';
 import { ROLE_RANK } from '../accounts/types.ts';
 import { compileIpList } from '../accounts/ip.ts';
+import { parseMcpAllowList } from '../accounts/mcp-access.ts';
 import { generateApiKey, hashApiKey, keyHint } from '../accounts/keys.ts';
 import { randomToken } from '../platform/crypto.ts';
 import { fail } from '../platform/errors.ts';
@@ -44,6 +45,7 @@ const KEY_FIELDS = [
   'allowed_ips',
   'group',
   'callback_url',
+  'mcp_tools',
   ...LIMIT_FIELDS,
 ];
 const CALLBACK_URL_MAX = 2048;
@@ -63,6 +65,8 @@ export interface KeyInput extends LimitInput {
   group?: string | null;
   /** Default task callback URL (null: none). Its address is checked when a task is submitted. */
   callback_url?: string | null;
+  /** MCP tools the key may use (`server/tool`, `server/*`; null: none). Admins only. */
+  mcp_tools?: string[] | null;
 }
 
 export interface KeyView extends LimitView {
@@ -84,6 +88,7 @@ export interface KeyView extends LimitView {
   callback_url: string | null;
   /** Whether the key has a callback signing secret (the secret itself is shown once, when made). */
   callback_secret_set: boolean;
+  mcp_tools: string[] | null;
   created_at: number;
   accessed_at: number | null;
 }
@@ -127,6 +132,7 @@ export class KeyAdmin {
       group: r.group_name,
       callback_url: r.callback_url ?? null,
       callback_secret_set: !!r.callback_secret,
+      mcp_tools: jsonList(r.mcp_tools ?? null).length ? jsonList(r.mcp_tools ?? null) : null,
       ...limitView(r, this.core.config.quotaPerUsd),
       created_at: Number(r.created_at),
       accessed_at: r.accessed_at === null ? null : Number(r.accessed_at),
@@ -181,6 +187,8 @@ export class KeyAdmin {
         out.callback_url = url.toString();
       } else out.callback_url = null;
     }
+    if (r.obj.mcp_tools === null) out.mcp_tools = null;
+    else if (r.has('mcp_tools')) out.mcp_tools = parseMcpAllowList(r.list('mcp_tools', { max: 200 }) ?? [], r.path('mcp_tools'));
     parseLimits(r, out, this.core.config.quotaPerUsd, mode);
     for (const k of Object.keys(out) as (keyof KeyInput)[]) if (out[k] === undefined) delete out[k];
     if (mode === 'create' && out.quota === undefined) out.quota = null;
@@ -201,6 +209,7 @@ export class KeyAdmin {
     if (input.group && input.group !== userGroup) throw fieldError('group', `must be the user's own group "${userGroup}" (or empty)`);
     if (!actor || ROLE_RANK[actor.role] >= ROLE_RANK.admin) return;
     if (input.key !== undefined) throw fail('forbidden', 'only admins may set a fixed key value');
+    if (input.mcp_tools !== undefined) throw fail('forbidden', "only admins may set a key's MCP tools");
   }
 
   async list(q: { page: number; pageSize: number; offset: number; userId?: number; keyword?: string }): Promise<Page<KeyView>> {
@@ -260,6 +269,7 @@ export class KeyAdmin {
         allowed_ips: input.allowed_ips?.length ? JSON.stringify(input.allowed_ips) : null,
         group_name: input.group ?? null,
         callback_url: input.callback_url ?? null,
+        mcp_tools: input.mcp_tools?.length ? JSON.stringify(input.mcp_tools) : null,
         ...limitColumns(input, true),
         created_at: Date.now(),
         accessed_at: null,
@@ -306,6 +316,7 @@ export class KeyAdmin {
     if (input.allowed_ips !== undefined) diff('allowed_ips', input.allowed_ips?.length ? JSON.stringify(input.allowed_ips) : null);
     if (input.group !== undefined) diff('group_name', input.group);
     if (input.callback_url !== undefined) diff('callback_url', input.callback_url);
+    if (input.mcp_tools !== undefined) diff('mcp_tools', input.mcp_tools?.length ? JSON.stringify(input.mcp_tools) : null);
     for (const [col, v] of Object.entries(limitColumns(input, false))) diff(col as keyof ApiKeyRow, v);
     if (Object.keys(set).length === 0) return { view: (await this.withSpend([this.view(cur)]))[0], changed: false };
     try {

@@ -21,7 +21,7 @@ import type { Selectable } from 'kysely';
 import type { LogRow } from '../store/schema-core.ts';
 import { Reader, fieldError, paging, type Obj, type Page } from '../platform/validate.ts';
 
-export const LOG_TYPES = ['consume', 'error', 'task', 'system', 'topup'] as const;
+export const LOG_TYPES = ['consume', 'error', 'task', 'system', 'topup', 'mcp'] as const;
 
 export type { LogFilter };
 

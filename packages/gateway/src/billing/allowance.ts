@@ -17,7 +17,7 @@
  *  - Every request is written once (`spend` rows are unique per request id) and every hold is
  *    closed once (`close` row, conditional `closed` flag), by its node or, after its lease
  *    (`QuotaAllowanceLeaseSeconds`, renewed by every flush) ran out, by any node.
- * Payers with period budgets (billing/budgets.ts) always use the per-request path: their budget is
+ * Payers with period budgets (billing/budgets.ts) or a plan (billing/plans.ts) always use the per-request path: their budget is
  * checked in the same transaction as each reserve.
  * What changes:
  *  - The balance shown is lower by what the node's holds have not yet spent (at most a tenth of it
@@ -148,7 +148,7 @@ export class QuotaAllowances {
   reserve(payer: Payer, ref: string, amount: number): Grant | Promise<Grant> {
     const s = this.closed ? null : this.settings();
     // A payer with period budgets reserves through the ledger, which checks them with the balance.
-    if (!s?.enabled || amount <= 0 || payer.budgets) return this.direct(payer, ref, amount);
+    if (!s?.enabled || amount <= 0 || payer.budgets || payer.plan) return this.direct(payer, ref, amount);
     const st = this.state(payer);
     const h = st.current;
     if (h && h.avail >= amount) return this.take(h, payer, ref, amount);

@@ -15,6 +15,7 @@
  * from Monday 00:00, a month from the 1st 00:00.
  */
 import type { Options } from '../options/options.ts';
+import type { PlanCharge } from './plan-windows.ts';
 
 export type BudgetPeriod = 'day' | 'week' | 'month';
 export const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
@@ -92,6 +93,12 @@ export interface Payer {
    * recorded.
    */
   budgets?: readonly BudgetCharge[] | 'recorded';
+  /**
+   * The plan a call draws on first (billing/plans.ts): its reserve is taken from the plan's windows
+   * instead of the balance. `'recorded'`: a settle or refund far from its reserve finds out from the
+   * ref's recorded window rows.
+   */
+  plan?: PlanCharge | 'recorded';
 }
 
 /** The refusal of a call its budget cannot cover (as an empty balance is refused). */
@@ -132,10 +139,23 @@ export class Budgets {
     });
   }
 
-  /** The payer of a call by `p`: its balance, its key's cap, and its budgets charged to the periods of now. */
-  payer(p: { userId: number; keyId: number | null; unlimitedQuota: boolean; budgets: readonly BudgetSpec[] | null }): Payer {
+  /** The plan a model call of a user draws on first (billing/plans.ts installs it). */
+  planOf: ((userId: number, model: string) => PlanCharge | undefined) | null = null;
+
+  /**
+   * The payer of a call by `p`: its balance, its key's cap, and its budgets charged to the periods of
+   * now; for a model call (`model`), the plan it draws on first.
+   */
+  payer(
+    p: { userId: number; keyId: number | null; unlimitedQuota: boolean; budgets: readonly BudgetSpec[] | null },
+    model?: string,
+  ): Payer {
     const payer: Payer = { userId: p.userId, keyId: p.keyId, unlimitedKey: p.keyId === null || p.unlimitedQuota };
     if (p.budgets) payer.budgets = this.charges(p.budgets);
+    if (model !== undefined && this.planOf) {
+      const plan = this.planOf(p.userId, model);
+      if (plan) payer.plan = plan;
+    }
     return payer;
   }
 

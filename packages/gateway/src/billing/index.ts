@@ -1,5 +1,5 @@
 /**
- * The billing area: the quota ledger, the price book, and the recovery of relay reserves stranded by
+ * The billing area: the quota ledger, the price book, plans with usage windows, and the recovery of relay reserves stranded by
  * a node that died (billing/recovery.ts).
  */
 import type { Core } from '../core.ts';
@@ -8,6 +8,7 @@ import { Ledger } from './ledger.ts';
 import { PriceBook, PRICES_REVISION } from './prices.ts';
 import { ReserveRecovery } from './recovery.ts';
 import { Budgets } from './budgets.ts';
+import { Plans, PLANS_REVISION } from './plans.ts';
 
 export interface Billing {
   ledger: Ledger;
@@ -15,6 +16,8 @@ export interface Billing {
   recovery: ReserveRecovery;
   /** Period budgets of keys and users (billing/budgets.ts). */
   budgets: Budgets;
+  /** Plans with usage windows (billing/plans.ts). */
+  plans: Plans;
 }
 
 export const billingArea = {
@@ -23,8 +26,12 @@ export const billingArea = {
     const prices = new PriceBook(core);
     const ledger = new Ledger(core);
     const recovery = new ReserveRecovery(core, ledger, prices);
-    const billing: Billing = { ledger, prices, recovery, budgets: new Budgets(options, ledger) };
+    const plans = new Plans(core, ledger);
+    const budgets = new Budgets(options, ledger);
+    budgets.planOf = (userId, model) => plans.chargeOf(userId, model);
+    const billing: Billing = { ledger, prices, recovery, budgets, plans };
     await core.cache.register(PRICES_REVISION, () => prices.load());
+    await core.cache.register(PLANS_REVISION, () => plans.load());
     // The node's lease exists before any reserve names it. Closed after the areas built later (their
     // closers run first: the relay drains its calls), so this process's reserves are settled by then.
     await recovery.startHeartbeat();

@@ -12,6 +12,7 @@ import { GatewayError, fail } from '../platform/errors.ts';
 import type { Dialect } from '../store/db.ts';
 import type { Database } from '../store/schema.ts';
 import { budgetMessage, type BudgetCharge, type Payer } from './budgets.ts';
+import { windowMessage, type PlanCharge } from './plan-windows.ts';
 
 const LEDGER_COLS = 'INSERT INTO ledger (user_id, key_id, ref, kind, amount, created_at) VALUES ';
 
@@ -55,6 +56,17 @@ const SQL = {
   budgetCorrect:
     'UPDATE budget_spend SET spent = spent + ? WHERE EXISTS (SELECT 1 FROM budget_reserves r WHERE r.ref = ? AND r.owner = budget_spend.owner AND r.period_start = budget_spend.period_start)',
   budgetRefsDrop: 'DELETE FROM budget_reserves WHERE ref = ?',
+  // ---- plan windows (billing/plans.ts): period rows of owner `p:…` ----
+  /** A window taken before another refused, given back in the same transaction. */
+  /**
+   * Orders the movements of one user as a balance take does (its row locked first): two reserves on
+   * one plan's windows never lock their period rows in crossed order (MySQL's insert-or-ignore takes a
+   * shared lock on a row that exists).
+   */
+  lockUser: 'UPDATE users SET quota = quota WHERE id = ?',
+  budgetUndo: 'UPDATE budget_spend SET spent = spent - ? WHERE owner = ? AND period_start = ?',
+  /** Whether a ref's reserve was taken from a plan's windows. */
+  planPaid: "SELECT 1 AS v FROM budget_reserves WHERE ref = ? AND owner LIKE 'p:%'",
   // ---- credits that use something up (billing/redemption.ts, billing/payments/) ----
   claimCode:
     'UPDATE redemptions SET status = 3, used_user_id = ?, redeemed_at = ? WHERE id = ? AND status = 1 AND (expires_at = 0 OR expires_at > ?)',
@@ -122,6 +134,11 @@ function row(p: Payer, ref: string, kind: string, amount: number, now: number): 
 
 export function* reserveOps(p: Payer, ref: string, amt: number): Ops<void> {
   yield op('insertOne', row(p, ref, 'reserve', amt, Date.now()));
+  // A call on a plan is taken from its windows; past one, refused or (overflow `balance`) as any other.
+  if (typeof p.plan === 'object') {
+    yield op('lockUser', [p.userId]);
+    if (yield* planTakeOps(p.plan, amt, ref)) return;
+  }
   yield* takeStrict(p, amt);
   if (Array.isArray(p.budgets)) yield* budgetTakeOps(p.budgets, amt, ref);
 }
@@ -131,6 +148,12 @@ export function* extendOps(p: Payer, ref: string, n: number, amt: number): Ops<v
   // A ref already closed (by recovery, while its node stalled) takes nothing more: the caller ends the call.
   if ((yield op('closedRef', [ref])).rows.length > 0) throw fail('reserve_closed');
   yield op('insertOne', row(p, ref, `extend:${n}`, amt, Date.now()));
+  if (typeof p.plan === 'object' && (yield* planPaidOps(p, ref))) {
+    // A call on a plan extends within its windows only: past one its stream ends, as on an empty balance.
+    yield op('lockUser', [p.userId]);
+    yield* planTakeOps({ ...p.plan, overflow: 'refuse' }, amt, null);
+    return;
+  }
   yield* takeStrict(p, amt);
   if (Array.isArray(p.budgets)) yield* budgetTakeOps(p.budgets, amt, null);
 }
@@ -149,6 +172,33 @@ function* budgetTakeOps(budgets: readonly BudgetCharge[], amt: number, ref: stri
   }
 }
 
+/**
+ * Adds `amt` to each window's period row, all or nothing: true when every window took it (a reserve,
+ * `ref`, records the rows). When one would pass its quota, those taken are given back and the call is
+ * refused with 429 and the window's reset (`retryAfter` seconds), or false (overflow `balance`).
+ */
+function* planTakeOps(plan: PlanCharge, amt: number, ref: string | null): Ops<boolean> {
+  let taken = 0;
+  for (const w of plan.windows) {
+    if (ref !== null) yield op('budgetRow', [w.owner, w.start]);
+    if ((yield op('budgetTake', [amt, w.owner, w.start, amt, w.quota])).changes !== 1) {
+      for (const t of plan.windows.slice(0, taken)) yield op('budgetUndo', [amt, t.owner, t.start]);
+      if (plan.overflow === 'balance') return false;
+      const retryAfter = Math.max(1, Math.ceil((w.end - Date.now()) / 1000));
+      throw Object.assign(fail('insufficient_quota', windowMessage(plan.name, w)), { retryAfter });
+    }
+    taken++;
+  }
+  if (ref !== null) for (const w of plan.windows) yield op('budgetRef', [ref, w.owner, w.start]);
+  return true;
+}
+
+/** Whether `ref` was reserved from a plan's windows (read only for payers that have or may have had one). */
+function* planPaidOps(p: Payer, ref: string): Ops<boolean> {
+  if (!p.plan && p.budgets !== 'recorded') return false;
+  return (yield op('planPaid', [ref])).rows.length > 0;
+}
+
 /** A settle or refund of a budgeted ref: its rows corrected by `delta` (charged − reserved), then released. */
 function* budgetCloseOps(p: Payer, ref: string, delta: number): Ops<void> {
   if (!p.budgets) return;
@@ -164,7 +214,12 @@ export function* adjustOps(p: Payer, ref: string, kind: string, amt: number): Op
 
 export function* refundOps(p: Payer, ref: string, amt: number): Ops<void> {
   const now = Date.now();
+  const onPlan = yield* planPaidOps(p, ref);
   yield op('insertTwo', [...row(p, ref, 'close', 0, now), ...row(p, ref, 'refund', -amt, now)]);
+  if (onPlan) {
+    yield* budgetCloseOps({ ...p, budgets: 'recorded' }, ref, -amt);
+    return;
+  }
   yield* give(p, amt);
   yield* budgetCloseOps(p, ref, -amt);
 }
@@ -172,6 +227,15 @@ export function* refundOps(p: Payer, ref: string, amt: number): Ops<void> {
 export function* settleOps(p: Payer, ref: string, res: number, act: number): Ops<{ charged: number; shortfall: number }> {
   const now = Date.now();
   const delta = act - res;
+  if (yield* planPaidOps(p, ref)) {
+    // Drawn on a plan: the balance does not move; the windows count what was charged, even past
+    // their quota (the call has happened).
+    yield op('insertTwo', [...row(p, ref, 'close', 0, now), ...row(p, ref, 'settle', delta, now)]);
+    yield op('usedUser', [act, 1, p.userId]);
+    if (p.keyId !== null) yield op('settleKeyUsed', [act, now, p.keyId]);
+    yield* budgetCloseOps({ ...p, budgets: 'recorded' }, ref, delta);
+    return { charged: act, shortfall: 0 };
+  }
   if (delta <= 0) {
     // Gives back (or nothing): the outcome is known, so both ledger rows go in one INSERT.
     yield op('insertTwo', [...row(p, ref, 'close', 0, now), ...row(p, ref, 'settle', delta, now)]);
@@ -377,6 +441,19 @@ export async function availableTo(db: Db, p: Payer): Promise<number> {
   if (capped(p)) {
     const k = await db.selectFrom('api_keys').select('remain_quota').where('id', '=', p.keyId).executeTakeFirst();
     n = Math.min(n, Math.max(0, Number(k?.remain_quota ?? 0)));
+  }
+  if (typeof p.plan === 'object') {
+    let left = Number.MAX_SAFE_INTEGER;
+    for (const w of p.plan.windows) {
+      const r = await db
+        .selectFrom('budget_spend')
+        .select('spent')
+        .where('owner', '=', w.owner)
+        .where('period_start', '=', w.start)
+        .executeTakeFirst();
+      left = Math.min(left, Math.max(0, w.quota - Number(r?.spent ?? 0)));
+    }
+    if (p.plan.overflow === 'refuse' || left >= n) return left;
   }
   if (Array.isArray(p.budgets)) {
     for (const b of p.budgets as readonly BudgetCharge[]) {

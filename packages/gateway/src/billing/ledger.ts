@@ -218,7 +218,7 @@ export class Ledger {
    * caller's other writes (the starting balance of an account made in that transaction). A ref used
    * before throws its unique violation, which rolls the caller's transaction back.
    */
-  async adjustInTx(tx: Tx, userId: number, ref: string, amount: number, kind: 'topup' | 'adjust' = 'topup'): Promise<void> {
+  async adjustInTx(tx: Tx, userId: number, ref: string, amount: number, kind: 'topup' | 'adjust' | 'plan' = 'topup'): Promise<void> {
     const p: Payer = { userId, keyId: null, unlimitedKey: true };
     await this.kysely.drive(tx, adjustOps(p, ref, kind, toUnits(amount)));
   }
@@ -238,6 +238,19 @@ export class Ledger {
    */
   async creditPayment(userId: number, paymentId: number, ref: string, amount: number, now = Date.now()): Promise<boolean> {
     return this.claimedCredit(userId, ref, amount, op('claimPayment', [now, now, paymentId]));
+  }
+
+  /**
+   * Claims redemption code `codeId` for `userId` inside the caller's transaction `tx` (a code that
+   * grants a plan, written in the same transaction): false when it was used, disabled or expired.
+   */
+  async claimCodeInTx(tx: Tx, userId: number, codeId: number, now = Date.now()): Promise<boolean> {
+    return this.kysely.drive(tx, claimOnce(op('claimCode', [userId, now, codeId, now])));
+  }
+
+  /** Marks payment `paymentId` paid inside `tx` (a plan bought with it, granted in the same transaction); false when it was already. */
+  async claimPaymentInTx(tx: Tx, paymentId: number, now = Date.now()): Promise<boolean> {
+    return this.kysely.drive(tx, claimOnce(op('claimPayment', [now, now, paymentId])));
   }
 
   private async claimedCredit(userId: number, ref: string, amount: number, claim: Op): Promise<boolean> {
@@ -366,6 +379,10 @@ export class Ledger {
       throw e;
     }
   }
+}
+
+function* claimOnce(claim: Op): Ops<boolean> {
+  return (yield claim).changes === 1;
 }
 
 function toUnits(n: number): number {

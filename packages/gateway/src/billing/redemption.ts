@@ -20,6 +20,7 @@ import { csvLine } from '../logs/csv.ts';
 import { insertLogs, topupLog } from '../logs/writer.ts';
 import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from '../platform/validate.ts';
 import { AuditLog, type AuditActor } from '../logs/audit.ts';
+import { withTx, type Tx } from '../store/db.ts';
 
 export type CodeStatus = 'enabled' | 'disabled' | 'used' | 'expired';
 export const CODE_STATUSES: CodeStatus[] = ['enabled', 'disabled', 'used', 'expired'];
@@ -43,6 +44,8 @@ export interface RedemptionView {
   expires_at: number;
   used_user_id: number | null;
   redeemed_at: number | null;
+  /** A code that grants this plan (billing/plans.ts) instead of a credit; null: a credit. */
+  plan_id: number | null;
 }
 
 export interface BatchInput {
@@ -52,6 +55,15 @@ export interface BatchInput {
   count: number;
   /** Unix ms; 0 = never. */
   expiresAt: number;
+  /** The plan (id or name) each code grants instead of a credit. */
+  plan?: string | number;
+}
+
+/** What redemption codes need of the plans (billing/plans.ts): a code may grant one. */
+export interface PlanGrants {
+  idOf(ref: unknown): Promise<number>;
+  grantInTx(tx: Tx, userId: number, planId: number): Promise<void>;
+  granted(): Promise<void>;
 }
 
 export interface CodeQuery {
@@ -68,6 +80,8 @@ export interface Redeemed {
   quota_usd: number;
   /** The balance after the credit. */
   balance: number;
+  /** The plan the code granted, if it grants one (then `quota` is 0). */
+  plan_id?: number;
 }
 
 const CODE_RE = /^[0-9a-f]{32}$/;
@@ -99,6 +113,9 @@ export class RedemptionCodes {
     this.audit = new AuditLog(core);
   }
 
+  /** The plans a code may grant (set by the composition root). */
+  plans: PlanGrants | null = null;
+
   private get db() {
     return this.core.h.db;
   }
@@ -125,6 +142,7 @@ export class RedemptionCodes {
       expires_at: Number(r.expires_at),
       used_user_id: r.used_user_id === null ? null : Number(r.used_user_id),
       redeemed_at: r.redeemed_at === null ? null : Number(r.redeemed_at),
+      plan_id: r.plan_id === null || r.plan_id === undefined ? null : Number(r.plan_id),
     };
   }
 
@@ -133,27 +151,36 @@ export class RedemptionCodes {
    * `expired_time` (unix seconds, as New API; 0 or absent = never) or `expires_at` (unix ms), `note`.
    */
   parseBatch(raw: unknown, now = Date.now()): BatchInput {
-    const r = Reader.of(raw).only(['name', 'quota', 'quota_usd', 'count', 'expired_time', 'expires_at', 'note']);
+    const r = Reader.of(raw).only(['name', 'quota', 'quota_usd', 'count', 'expired_time', 'expires_at', 'note', 'plan_id']);
+    const plan = raw && typeof raw === 'object' ? (raw as { plan_id?: unknown }).plan_id : undefined;
+    if (plan !== undefined && plan !== null && typeof plan !== 'string' && typeof plan !== 'number')
+      throw fieldError('plan_id', 'must be a plan id or name');
     const name = r.str('name', { required: true, max: 128 })!;
     const note = r.str('note', { max: 500 }) ?? '';
     const units = r.num('quota', { int: true, min: 1, max: 1e15 });
     const usd = r.num('quota_usd', { min: 0, max: 1e9 });
-    if (units === undefined && usd === undefined) throw fieldError('quota', 'is required (quota units, or quota_usd)');
-    const quota = units ?? usdToQuota(usd!, this.core.config.quotaPerUsd);
-    if (quota < 1) throw fieldError('quota_usd', 'is less than one quota unit');
+    const grantsPlan = plan !== undefined && plan !== null && plan !== '';
+    if (units === undefined && usd === undefined && !grantsPlan) throw fieldError('quota', 'is required (quota units, or quota_usd)');
+    const quota = grantsPlan ? 0 : (units ?? usdToQuota(usd!, this.core.config.quotaPerUsd));
+    if (quota < 1 && !grantsPlan) throw fieldError('quota_usd', 'is less than one quota unit');
     const count = r.num('count', { int: true, min: 1, max: MAX_BATCH }) ?? 1;
     const sec = r.num('expired_time', { int: true, min: 0, max: 1e11 });
     const ms = r.num('expires_at', { int: true, min: 0, max: 1e14 });
     const expiresAt = ms ?? (sec ? sec * 1000 : 0);
     if (expiresAt !== 0 && expiresAt <= now)
       throw fieldError(ms !== undefined ? 'expires_at' : 'expired_time', 'must be in the future (or 0 for never)');
-    return { name, note, quota, count, expiresAt };
+    return { name, note, quota, count, expiresAt, ...(grantsPlan ? { plan: plan as string | number } : {}) };
   }
 
   /** Creates `count` codes; returns them (shown in full once here, and to admins in lists). */
   async create(input: BatchInput, actor: AuditActor): Promise<RedemptionView[]> {
     const actorId = actor?.id ?? null;
     const now = Date.now();
+    let planId: number | null = null;
+    if (input.plan !== undefined) {
+      if (!this.plans) throw fieldError('plan_id', 'plans are not available');
+      planId = await this.plans.idOf(input.plan);
+    }
     const rows = Array.from({ length: input.count }, () => {
       const code = randomBytes(16).toString('hex');
       return {
@@ -168,6 +195,7 @@ export class RedemptionCodes {
         expires_at: input.expiresAt,
         used_user_id: null,
         redeemed_at: null,
+        plan_id: planId,
       };
     });
     const hashes = rows.map((r) => r.code_hash);
@@ -327,7 +355,20 @@ export class RedemptionCodes {
     if (!(await this.mayCredit(r.created_by === null ? null : Number(r.created_by), userId)))
       throw fail('forbidden', 'this code cannot credit this account: only root may top up admin and root accounts');
     const quota = Number(r.quota);
-    const ok = await this.ledger().redeemCode(userId, Number(r.id), code, quota, now);
+    const planId = r.plan_id === null || r.plan_id === undefined ? null : Number(r.plan_id);
+    const plans = this.plans;
+    const ok =
+      planId !== null && plans
+        ? // A code that grants a plan: claimed and granted in one transaction.
+          await withTx(this.core.h, async (tx) => {
+            if (!(await this.ledger().claimCodeInTx(tx, userId, Number(r.id), now))) return false;
+            await plans.grantInTx(tx, userId, planId);
+            return true;
+          }).then(async (done) => {
+            if (done) await plans.granted();
+            return done;
+          })
+        : await this.ledger().redeemCode(userId, Number(r.id), code, quota, now);
     if (!ok) {
       // Another request (or node) got there first, or the code was disabled meanwhile.
       const again = await this.db
@@ -361,7 +402,12 @@ export class RedemptionCodes {
       { status: 'enabled', balance: Number(user.quota) - quota },
       { status: 'used', used_user_id: userId, quota, balance: Number(user.quota) },
     );
-    return { quota, quota_usd: quotaToUsd(quota, this.core.config.quotaPerUsd), balance: Number(user.quota) };
+    return {
+      quota,
+      quota_usd: quotaToUsd(quota, this.core.config.quotaPerUsd),
+      balance: Number(user.quota),
+      ...(planId !== null ? { plan_id: planId } : {}),
+    };
   }
 
   private refuse(s: CodeStatus): void {

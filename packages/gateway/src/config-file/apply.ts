@@ -3,7 +3,7 @@
  * what exists and matches is left alone (no write, no revision bump), what differs is updated, what is
  * missing is created. Nothing absent from the file is deleted. Identity: users by username, keys with
  * a fixed value by that value (then by user and name), keys without one by (user, name), channels by
- * name, prices by model, group ratios by group, options by key.
+ * name, prices by model, group ratios by group, options by key, plans by name.
  *
  * Applying never fails on what users may change themselves: a key's name is set when the file creates
  * the key and left as its user renamed it afterwards (a renamed key with a fixed value is still found
@@ -20,6 +20,8 @@ import type { UserInput } from '../admin/users.ts';
 import type { ConfigDoc } from './load.ts';
 import { ConfigFileError } from './load.ts';
 import type { Sso } from '../accounts/sso.ts';
+import type { Plans } from '../billing/plans.ts';
+import type { McpServers } from '../mcp/servers.ts';
 
 export interface ApplySummary {
   created: number;
@@ -32,6 +34,7 @@ export async function applyConfigDoc(
   doc: ConfigDoc,
   file: string,
   say: (line: string) => void = () => {},
+  plans?: Plans,
 ): Promise<ApplySummary> {
   const sum: ApplySummary = { created: 0, updated: 0, unchanged: 0 };
   const count = (changed: boolean | 'created') => {
@@ -125,6 +128,9 @@ export async function applyConfigDoc(
     for (const o of doc.options) {
       await at(o.at, async () => count(await admin.options.set(o.key, o.value, o.at)));
     }
+    for (const p of plans ? doc.plans : []) {
+      await at(p.at, async () => count(await plans!.applyFromFile(p.input)));
+    }
   });
   return sum;
 }
@@ -151,6 +157,28 @@ export async function applySsoProviders(sso: Sso, doc: ConfigDoc, file: string):
     } catch (e) {
       if (e instanceof GatewayError)
         throw new ConfigFileError(file, p.at, e.message.startsWith(p.at) ? e.message : `${p.at}: ${e.message}`);
+      throw e;
+    }
+  }
+  return sum;
+}
+
+/**
+ * Applies the `mcp_servers:` section (after the admin part): servers by name, created when missing,
+ * updated where they differ (headers and OAuth credentials compared after opening them). Nothing deleted.
+ */
+export async function applyMcpServers(servers: McpServers, doc: ConfigDoc, file: string): Promise<ApplySummary> {
+  const sum: ApplySummary = { created: 0, updated: 0, unchanged: 0 };
+  for (const m of doc.mcpServers) {
+    try {
+      if (!(await servers.row(m.input.name!))) {
+        await servers.create(m.input);
+        sum.created++;
+      } else if ((await servers.update(m.input.name!, m.input)).changed) sum.updated++;
+      else sum.unchanged++;
+    } catch (e) {
+      if (e instanceof GatewayError)
+        throw new ConfigFileError(file, m.at, e.message.startsWith(m.at) ? e.message : `${m.at}: ${e.message}`);
       throw e;
     }
   }

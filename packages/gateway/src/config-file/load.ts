@@ -13,10 +13,12 @@ import { UserAdmin, type UserInput } from '../admin/users.ts';
 import { KeyAdmin, type KeyInput } from '../admin/keys.ts';
 import { ChannelAdmin, type ChannelInput } from '../admin/channels.ts';
 import { PriceAdmin, type PriceInput, type GroupRatioView } from '../admin/prices.ts';
+import { parsePlan, type PlanInput } from '../billing/plans.ts';
 import { OptionsAdmin } from '../admin/options.ts';
 import { FALLBACKS_OPTION, ROUTING_OPTION } from '../relay/routing.ts';
 import { Reader, fieldError, isObj, join, type Obj } from '../platform/validate.ts';
 import { parseSsoProvider, type SsoProviderInput } from '../accounts/sso-providers.ts';
+import { parseMcpServer, type McpServerInput } from '../mcp/servers.ts';
 
 export class ConfigFileError extends Error {
   constructor(
@@ -56,9 +58,26 @@ export interface ConfigDoc {
   options: { key: string; value: string; at: string }[];
   /** Single sign-on providers, matched by id. */
   sso: { input: SsoProviderInput; at: string }[];
+  /** Plans with usage windows, matched by name (billing/plans.ts). */
+  plans: { input: PlanInput; at: string }[];
+  /** Remote MCP servers, matched by name. */
+  mcpServers: { input: McpServerInput; at: string }[];
 }
 
-const TOP = ['users', 'keys', 'channels', 'prices', 'group_ratios', 'options', 'guardrails', 'sso', 'routing', 'fallbacks'];
+const TOP = [
+  'users',
+  'keys',
+  'channels',
+  'prices',
+  'group_ratios',
+  'options',
+  'guardrails',
+  'sso',
+  'routing',
+  'fallbacks',
+  'plans',
+  'mcp_servers',
+];
 /** Top-level entries that are one option each (relay/routing.ts). */
 const OPTION_ENTRIES: Record<string, string> = { routing: ROUTING_OPTION, fallbacks: FALLBACKS_OPTION };
 const CHANNEL_SHORTCUTS = ['preset', 'api_version', 'plugin', 'plugins'] as const;
@@ -96,7 +115,10 @@ export function validateConfigDoc(
 ): ConfigDoc {
   if (raw === null || raw === undefined) raw = {};
   if (!isObj(raw))
-    throw fieldError('(top)', 'must be a mapping with users, keys, channels, prices, group_ratios, options, sso, routing, fallbacks');
+    throw fieldError(
+      '(top)',
+      'must be a mapping with users, keys, channels, prices, group_ratios, options, guardrails, sso, routing, fallbacks, plans, mcp_servers',
+    );
   Reader.of(raw).only(TOP);
   const doc = expandEnv(raw, '', env) as Obj;
   // The validators only read core.config; nothing here touches a database.
@@ -107,7 +129,17 @@ export function validateConfigDoc(
   const prices = new PriceAdmin(core, null as never);
   const options = new OptionsAdmin(core, null as never);
 
-  const out: ConfigDoc = { users: [], keys: [], channels: [], prices: [], groupRatios: [], options: [], sso: [] };
+  const out: ConfigDoc = {
+    users: [],
+    keys: [],
+    channels: [],
+    prices: [],
+    groupRatios: [],
+    options: [],
+    sso: [],
+    plans: [],
+    mcpServers: [],
+  };
   const seen = (set: Set<string>, id: string, at: string, what: string) => {
     if (set.has(id)) throw fieldError(at, `${what} "${id.replace('\u0000', '/')}" is declared twice`);
     set.add(id);
@@ -136,6 +168,7 @@ export function validateConfigDoc(
     input.expires_at ??= null;
     input.group ??= null;
     input.callback_url ??= null;
+    input.mcp_tools ??= null;
     input.rpm ??= 0;
     input.tpm ??= 0;
     input.max_concurrency ??= 0;
@@ -241,6 +274,27 @@ export function validateConfigDoc(
     const input = parseSsoProvider(p, 'create', at);
     seen(ssoIds, input.id!, join(at, 'id'), 'SSO provider');
     out.sso.push({ input, at });
+  });
+
+  const planNames = new Set<string>();
+  listOf(doc, 'plans').forEach((p, i) => {
+    const at = join('plans', i);
+    const input = parsePlan(p, config.quotaPerUsd, undefined, at);
+    seen(planNames, input.name, join(at, 'name'), 'plan');
+    out.plans.push({ input, at });
+  });
+  const mcpNames = new Set<string>();
+  listOf(doc, 'mcp_servers').forEach((m, i) => {
+    const at = join('mcp_servers', i);
+    const input = parseMcpServer(m, 'create', at);
+    // The file states the whole server: absent fields are none.
+    input.headers ??= null;
+    input.oauth ??= null;
+    input.tools ??= null;
+    input.groups ??= null;
+    input.description ??= null;
+    seen(mcpNames, input.name!, join(at, 'name'), 'MCP server');
+    out.mcpServers.push({ input, at });
   });
   return out;
 }

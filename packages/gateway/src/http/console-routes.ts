@@ -53,7 +53,7 @@ const HTML_HEADERS: Record<string, string> = {
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** First path segments that belong to the gateway's APIs: never the console's. */
-const API_SEGMENTS = new Set(['api', 'v1', 'v1beta', 'pg', 'mj', 'metrics', 'healthz', 'assets']);
+const API_SEGMENTS = new Set(['api', 'v1', 'v1beta', 'pg', 'mj', 'metrics', 'healthz', 'assets', 'mcp']);
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

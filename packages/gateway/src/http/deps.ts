@@ -12,6 +12,7 @@ import type { AlertsService } from '../alerts/index.ts';
 import type { Billing } from '../billing/index.ts';
 import type { Topup } from '../billing/topup.ts';
 import type { RelayService } from '../relay/index.ts';
+import type { McpService } from '../mcp/index.ts';
 import type { Tasks } from '../tasks/index.ts';
 import type { Protocols } from '../tasks/protocols/index.ts';
 import type { PluginsService } from '../tasks/runtime/index.ts';
@@ -22,6 +23,7 @@ export interface Services {
   accounts: Accounts;
   billing: Billing;
   relay: RelayService;
+  mcp: McpService;
   plugins: PluginsService;
   admin: Admin;
   signup: Signup;

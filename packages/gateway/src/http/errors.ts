@@ -18,7 +18,7 @@ declare module 'fastify' {
 }
 
 /** The API families, each with its own error envelope. */
-export type Family = 'openai' | 'anthropic' | 'gemini' | 'task' | 'admin';
+export type Family = 'openai' | 'anthropic' | 'gemini' | 'task' | 'admin' | 'mcp';
 
 /** The body of a gateway error in a family's envelope. */
 export function errorBody(family: Family, e: GatewayError, requestId?: string): unknown {
@@ -28,6 +28,8 @@ export function errorBody(family: Family, e: GatewayError, requestId?: string): 
     return field ? { success: false, message: e.message, data: null, field } : { success: false, message: e.message, data: null };
   }
   if (family === 'task') return openaiErrorBody(e);
+  // MCP (JSON-RPC): a request refused before it reached the MCP server has no id.
+  if (family === 'mcp') return { jsonrpc: '2.0', error: { code: -32001, message: e.message, data: { code: e.code } }, id: null };
   return formatProvider(family).codec!.errorBody!(e, requestId);
 }
 
@@ -57,6 +59,10 @@ export function sendError(reply: FastifyReply, family: Family, err: unknown): Fa
       'request failed with an internal error',
     );
   }
+  // A refusal that names when to come back (a plan's window, a limit) says it in Retry-After.
+  const after = (err as { retryAfter?: unknown }).retryAfter;
+  if (e.status === 429 && typeof after === 'number' && after > 0 && !reply.hasHeader('retry-after'))
+    reply.header('retry-after', String(after));
   return reply
     .code(e.status)
     .type('application/json')

@@ -91,7 +91,7 @@ const logCursor = q(
   'next_cursor of the page before: the page after it (page is then ignored); pages by number reach the newest 10,000 rows',
 );
 const logFilters = (self: boolean) => [
-  q('type', str(undefined, { enum: ['consume', 'error', 'task', 'system', 'topup'] })),
+  q('type', str(undefined, { enum: ['consume', 'error', 'task', 'system', 'topup', 'mcp'] })),
   ...(self ? [] : [q('user_id', int()), q('username', str()), q('channel_id', int())]),
   q('token_id', int('API key id (alias key_id)')),
   q('key_name', str()),
@@ -292,6 +292,7 @@ const schemas: Record<string, Schema> = {
     group: nullable(str()),
     callback_url: nullable(str("default task callback URL of the key's submissions")),
     callback_secret_set: bool('whether the key has a callback signing secret (shown once, when made)'),
+    mcp_tools: nullable(arr(str('server/tool or server/*'), 'MCP tools the key may use through /mcp; null = none')),
     created_at: int(),
     accessed_at: nullable(int()),
   }),
@@ -308,6 +309,7 @@ const schemas: Record<string, Schema> = {
       models: nullable(arr(str())),
       allowed_ips: nullable(arr(str('IP or CIDR'))),
       group: nullable(str()),
+      mcp_tools: nullable(arr(str('server/tool or server/*'), 'MCP tools through /mcp (admins only); null = none')),
       callback_url: nullable(str('default task callback URL (http or https; null = none); its address is checked at each submission')),
       ...limitInput(),
     },
@@ -980,6 +982,7 @@ Object.assign(schemas, {
     expires_at: int('unix ms; 0 = never'),
     used_user_id: nullable(int()),
     redeemed_at: nullable(int('unix ms')),
+    plan_id: nullable(int('the plan the code grants')),
   }),
   RedemptionBatch: obj(
     {
@@ -990,11 +993,15 @@ Object.assign(schemas, {
       expired_time: int('unix seconds (New API); 0 = never'),
       expires_at: int('unix ms; 0 = never'),
       note: str(undefined, { maxLength: 500 }),
+      plan_id: { anyOf: [int(), str()], description: 'a plan (id or name) each code grants instead of quota' },
     },
     ['name'],
     { additionalProperties: false },
   ),
-  Redeemed: obj({ quota: int(), quota_usd: num(), balance: int('the balance after the credit') }, ['quota', 'quota_usd', 'balance']),
+  Redeemed: obj(
+    { quota: int(), quota_usd: num(), balance: int('the balance after the credit'), plan_id: int('the plan granted, for a plan code') },
+    ['quota', 'quota_usd', 'balance'],
+  ),
   TopupInfo: obj(
     {
       currency: str('ISO code, lower case'),
@@ -1022,6 +1029,122 @@ Object.assign(schemas, {
     paid_at: nullable(int()),
   }),
 });
+
+// ---- plans with usage windows (http/plan-routes.ts) ----
+const planWindow = obj({ every: str('30m, 5h, 7d, 1w'), quota: int('quota units per window'), quota_usd: num() }, [
+  'every',
+  'quota',
+  'quota_usd',
+]);
+Object.assign(schemas, {
+  Plan: obj(
+    {
+      id: int(),
+      name: str(),
+      price_usd: num(),
+      price_quota: int(),
+      duration_days: num('how long one purchase lasts'),
+      windows: arr(planWindow),
+      models: nullable(arr(str(), 'the models covered; null: every model')),
+      overflow: str('what a call past a window gets', { enum: ['refuse', 'balance'] }),
+      enabled: bool(),
+      created_at: int(),
+      updated_at: int(),
+      subscribers: int('running subscriptions (lists only)'),
+    },
+    ['id', 'name', 'price_usd', 'price_quota', 'duration_days', 'windows', 'models', 'overflow', 'enabled', 'created_at', 'updated_at'],
+  ),
+  PlanInput: obj(
+    {
+      id: int('PUT /api/plan only'),
+      name: str(undefined, { maxLength: 64 }),
+      price_usd: num(),
+      price_quota: int(),
+      duration_days: num('default 30'),
+      windows: arr(obj({ every: str(), quota_usd: num(), quota: int() }, ['every'], { additionalProperties: false }), '1 to 8 windows'),
+      models: arr(str()),
+      overflow: str(undefined, { enum: ['refuse', 'balance'] }),
+      enabled: bool(),
+    },
+    [],
+    { additionalProperties: false },
+  ),
+  PlanSubscriber: obj({ user_id: int(), username: str(), started_at: int(), expires_at: int(), stripe_subscription: nullable(str()) }, [
+    'user_id',
+    'username',
+    'started_at',
+    'expires_at',
+    'stripe_subscription',
+  ]),
+  MyPlan: obj(
+    {
+      plan: nullable(ref('Plan')),
+      subscription: nullable(
+        obj({ started_at: int(), expires_at: int(), stripe_subscription: nullable(str()) }, [
+          'started_at',
+          'expires_at',
+          'stripe_subscription',
+        ]),
+      ),
+      windows: arr(
+        obj(
+          {
+            every: str(),
+            quota: int(),
+            quota_usd: num(),
+            used: int(),
+            used_usd: num(),
+            started_at: int('unix ms'),
+            resets_at: int('unix ms'),
+          },
+          ['every', 'quota', 'quota_usd', 'used', 'used_usd', 'started_at', 'resets_at'],
+        ),
+      ),
+      on_sale: arr(ref('Plan'), 'GET only'),
+    },
+    ['plan', 'subscription', 'windows'],
+  ),
+  PlanCheckout: obj({ trade_no: str(), url: str('where to pay'), currency: str(), amount: num(), recurring: bool() }, [
+    'trade_no',
+    'url',
+    'currency',
+    'amount',
+    'recurring',
+  ]),
+});
+
+function planPaths(admin: string): Record<string, Record<string, Schema>> {
+  return {
+    '/api/plan': {
+      get: op('plans', 'Plans, with their running subscribers', envelope(arr(ref('Plan'))), { role: admin }),
+      post: op('plans', 'Create a plan', envelope(ref('Plan')), { role: admin, body: ref('PlanInput') }),
+      put: op('plans', 'Update a plan (id in the body)', envelope(ref('Plan')), { role: admin, body: ref('PlanInput') }),
+    },
+    '/api/plan/{id}': {
+      get: op('plans', 'One plan', envelope(ref('Plan')), { role: admin, params: [idParam] }),
+      put: op('plans', 'Update a plan', envelope(ref('Plan')), { role: admin, params: [idParam], body: ref('PlanInput') }),
+      delete: op('plans', 'Delete a plan nobody holds (409 plan_in_use otherwise)', envelope({ type: 'null' }), {
+        role: admin,
+        params: [idParam],
+      }),
+    },
+    '/api/plan/{id}/subscribers': {
+      get: op('plans', "A plan's running subscribers", envelope(arr(ref('PlanSubscriber'))), { role: admin, params: [idParam] }),
+    },
+    '/api/user/plan': {
+      get: op('plans', 'Your plan, what each window used, and the plans on sale', envelope(ref('MyPlan'))),
+      post: op('plans', 'Buy or renew a plan from your balance (charged once)', envelope(ref('MyPlan')), {
+        body: obj({ plan_id: int() }, ['plan_id'], { additionalProperties: false }),
+      }),
+    },
+    '/api/user/plan/{provider}/pay': {
+      post: op('plans', "Start a provider's checkout of a plan: once, or recurring (a subscription)", envelope(ref('PlanCheckout')), {
+        params: [{ name: 'provider', in: 'path', required: true, schema: str('e.g. stripe') }],
+        body: obj({ plan_id: int(), recurring: bool() }, ['plan_id'], { additionalProperties: false }),
+      }),
+    },
+  };
+}
 
 function topupPaths(admin: string): Record<string, Record<string, Schema>> {
   const codeFilters = [
@@ -1112,7 +1235,8 @@ function topupPaths(admin: string): Record<string, Record<string, Schema>> {
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
         responses: {
           200: {
-            description: 'applied (message: credited, already_credited, expired, ignored, unknown_payment, mismatch)',
+            description:
+              'applied (message: credited, already_credited, granted, already_granted, expired, ignored, unknown_payment, mismatch)',
             content: { 'application/json': { schema: envelope({ type: 'null' }) } },
           },
           400: {
@@ -1354,6 +1478,92 @@ const ssoSchemas: Record<string, Schema> = {
   SsoPublicProvider: obj({ id: str(), name: str(), button_label: str() }, ['id', 'name', 'button_label']),
 };
 Object.assign(schemas, ssoSchemas);
+
+/** The MCP gateway's servers (mcp/servers.ts, docs/mcp.md). */
+Object.assign(schemas, {
+  McpServer: obj(
+    {
+      name: str("the tools' namespace: <name>__<tool>"),
+      url: str(),
+      header_names: arr(str(), 'names of the headers sent upstream (their values are never returned)'),
+      oauth: nullable(
+        obj({ client_id: str(), scope: nullable(str()), issuer: nullable(str()), client_secret_set: bool() }, [
+          'client_id',
+          'scope',
+          'issuer',
+          'client_secret_set',
+        ]),
+      ),
+      tools: nullable(arr(str(), 'upstream tools served; null = every tool')),
+      groups: nullable(arr(str(), 'user groups whose keys may reach the server; null = every group')),
+      description: nullable(str()),
+      enabled: bool(),
+      created_at: int(),
+      updated_at: int(),
+    },
+    ['name', 'url', 'header_names', 'oauth', 'tools', 'groups', 'description', 'enabled', 'created_at', 'updated_at'],
+  ),
+  McpServerInput: obj({
+    name: str('create only: a-z, 0-9, -'),
+    url: str(),
+    headers: nullable(obj({}, [], { additionalProperties: str() })),
+    oauth: nullable(
+      obj({ client_id: str(), client_secret: str('write only'), scope: str(), issuer: str() }, ['client_id', 'client_secret']),
+    ),
+    tools: nullable(arr(str())),
+    groups: nullable(arr(str())),
+    description: nullable(str()),
+    enabled: bool(),
+  }),
+  McpTool: obj(
+    {
+      name: str(),
+      title: str(),
+      description: str(),
+      inputSchema: obj({}, [], { additionalProperties: true }),
+    },
+    ['name', 'inputSchema'],
+  ),
+});
+
+function mcpPaths(admin: string): Record<string, Record<string, Schema>> {
+  const name = { name: 'name', in: 'path', required: true, schema: str('server name') };
+  return {
+    '/api/mcp/servers': {
+      get: op('mcp', 'Registered MCP servers', envelope(arr(ref('McpServer'))), { role: admin }),
+      post: op('mcp', 'Register an MCP server (409 when the name exists)', envelope(ref('McpServer')), {
+        role: admin,
+        body: ref('McpServerInput'),
+      }),
+    },
+    '/api/mcp/servers/{name}': {
+      get: op('mcp', 'One MCP server', envelope(ref('McpServer')), { role: admin, params: [name] }),
+      put: op('mcp', 'Change an MCP server (headers and oauth replace the stored ones)', envelope(ref('McpServer')), {
+        role: admin,
+        params: [name],
+        body: ref('McpServerInput'),
+      }),
+      delete: op('mcp', 'Delete an MCP server', envelope({ type: 'null' }), { role: admin, params: [name] }),
+    },
+    '/api/mcp/servers/{name}/tools': {
+      get: op('mcp', "The server's tools (502 when it cannot be reached)", envelope(arr(ref('McpTool'))), { role: admin, params: [name] }),
+    },
+    '/mcp': {
+      post: op(
+        'mcp',
+        'MCP endpoint (streamable HTTP, stateless): tools/list and tools/call of the tools the key allows',
+        obj({}, [], { additionalProperties: true }),
+        {
+          security: 'key',
+          body: obj({ jsonrpc: str(), id: { anyOf: [str(), int()] }, method: str(), params: obj({}, [], { additionalProperties: true }) }, [
+            'jsonrpc',
+            'method',
+          ]),
+        },
+      ),
+    },
+  };
+}
 
 function ssoPaths(admin: string): Record<string, Record<string, Schema>> {
   const sid = { name: 'id', in: 'path', required: true, schema: str('provider id') };
@@ -2188,8 +2398,10 @@ export function buildOpenApi(serverUrl: string): Schema {
     },
   };
   Object.assign(paths, topupPaths(admin));
+  Object.assign(paths, planPaths(admin));
   Object.assign(paths, signupPaths());
   Object.assign(paths, ssoPaths(admin));
+  Object.assign(paths, mcpPaths(admin));
   Object.assign(paths, twoFactorPaths(admin));
   return {
     openapi: '3.1.0',
@@ -2217,6 +2429,7 @@ export function buildOpenApi(serverUrl: string): Schema {
       'health',
       'redemption',
       'top-up',
+      'plans',
       'sso',
     ].map((name) => ({ name })),
     paths,

@@ -96,7 +96,7 @@ export function percentile(hist: ArrayLike<number>, p: number): number | null {
 
 /** What one log row adds (null: nothing), as the sums of RollupRow. */
 function contribution(r: RollupSource): number[] | null {
-  const isCall = r.type === 'consume' || r.type === 'error';
+  const isCall = r.type === 'consume' || r.type === 'error' || r.type === 'mcp';
   const reserve = r.type === 'task' && r.content === 'task reserve';
   const settle = r.type === 'task' && r.content === 'task settle';
   if (!isCall && !reserve && !settle) return null;

@@ -102,8 +102,8 @@ export async function logTotals(h: DbHandle, f: LogFilter, cap: number): Promise
       const money = eb('type', 'in', MONEY_LOG_TYPES);
       const reserve = eb.and([eb('type', '=', 'task'), eb('content', '=', 'task reserve')]);
       const settle = eb.and([eb('type', '=', 'task'), eb('content', '=', 'task settle')]);
-      const call = eb.or([eb('type', 'in', ['consume', 'error']), reserve]);
-      const spend = eb.or([eb('type', 'in', ['consume', 'error']), settle]);
+      const call = eb.or([eb('type', 'in', ['consume', 'error', 'mcp']), reserve]);
+      const spend = eb.or([eb('type', 'in', ['consume', 'error', 'mcp']), settle]);
       const count = (when: typeof money, alias: string) =>
         eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(when).then(1).else(0).end()), eb.lit(0)).as(alias);
       const quota = (when: typeof money, alias: string) =>
@@ -156,13 +156,13 @@ export function topupNotes(h: DbHandle, refs: string[]) {
   return h.db.selectFrom('logs').select(['request_id', 'content']).where('type', '=', 'topup').where('request_id', 'in', refs).execute();
 }
 
-/** The `consume` rows of one request (what a call produced and was charged). */
+/** The `consume` (or MCP tool call, `mcp`) rows of one request (what a call produced and was charged). */
 export function consumeRowsOf(h: DbHandle, ref: string) {
   return h.db
     .selectFrom('logs')
     .select(['quota', 'model', 'group_name', 'prompt_tokens', 'completion_tokens', 'cached_tokens'])
     .where('request_id', '=', ref)
-    .where('type', '=', 'consume')
+    .where('type', 'in', ['consume', 'mcp'])
     .execute();
 }
 

@@ -89,7 +89,7 @@ export class Metrics {
 
   /** A model call ended (a `consume` or `error` log row); other row types are not calls. */
   call(r: CallFacts): void {
-    if (!this.enabled || (r.type !== 'consume' && r.type !== 'error')) return;
+    if (!this.enabled || (r.type !== 'consume' && r.type !== 'error' && r.type !== 'mcp')) return;
     const endpoint = r.endpoint ?? '';
     const model = r.model ?? '';
     const status = r.status_code ? String(r.status_code) : r.type === 'error' ? 'error' : '200';

@@ -293,7 +293,7 @@ export class PassThrough {
       stream,
       price,
       mult,
-      payer: this.d.budgets.payer(principal),
+      payer: this.d.budgets.payer(principal, model),
       reserved: 0,
       grant: null,
       maxOut: null,

@@ -346,7 +346,7 @@ export class Relay {
       model,
       stream,
       price,
-      payer: this.d.budgets.payer(principal),
+      payer: this.d.budgets.payer(principal, model),
       reserved: 0,
       grant: null,
       attempts: [],

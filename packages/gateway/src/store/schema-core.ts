@@ -68,6 +68,8 @@ export interface ApiKeyRow {
   callback_url: string | null;
   /** The secret that signs task callbacks, sealed like channel keys (null: none yet). */
   callback_secret: string | null;
+  /** JSON list of MCP tools the key may use (`server/tool`, `server/*`); null = none (migration 030). */
+  mcp_tools: string | null;
 }
 
 export interface ChannelRow {
@@ -172,7 +174,7 @@ export interface QuotaHoldRow {
 export interface LogRow {
   id: Generated<number>;
   created_at: number;
-  /** consume | error | task | system | topup */
+  /** consume | error | task | system | topup | mcp (an MCP tool call) */
   type: string;
   request_id: string;
   user_id: number | null;
@@ -332,6 +334,8 @@ export interface RedemptionRow {
   /** 0 = never. */
   expires_at: number;
   used_user_id: number | null;
+  /** A code that grants this plan (billing/plans.ts) instead of crediting `quota`; null: a credit. */
+  plan_id: number | null;
   redeemed_at: number | null;
 }
 

@@ -9,12 +9,17 @@ import type { AuditTables } from './schema-audit.ts';
 import type { SignupTables } from './schema-signup.ts';
 import type { SsoTables } from './schema-sso.ts';
 import type { TwoFactorTables } from './schema-two-factor.ts';
+import type { PlanTables } from './schema-plans.ts';
+import type { McpTables } from './schema-mcp.ts';
 
-export interface Database extends CoreTables, PluginTables, TaskTables, AuditTables, SignupTables, SsoTables, TwoFactorTables {}
+export interface Database
+  extends CoreTables, PluginTables, TaskTables, AuditTables, SignupTables, SsoTables, TwoFactorTables, PlanTables, McpTables {}
 export type * from './schema-core.ts';
+export type * from './schema-plans.ts';
 export type * from './schema-plugins.ts';
 export type * from './schema-tasks.ts';
 export type * from './schema-audit.ts';
 export type * from './schema-signup.ts';
 export type * from './schema-sso.ts';
 export type * from './schema-two-factor.ts';
+export type * from './schema-mcp.ts';

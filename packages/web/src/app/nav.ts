@@ -17,7 +17,8 @@ import {
   IconHistory,
 } from '@tabler/icons-react';
 import { IconTicket, IconWallet } from '@tabler/icons-react';
-import { IconLogin2, IconShieldCheck } from '@tabler/icons-react';
+import { IconLogin2, IconShieldCheck, IconTool } from '@tabler/icons-react';
+import { IconCalendarStats } from '@tabler/icons-react';
 
 export type Role = 'user' | 'admin' | 'root';
 export interface NavItem {
@@ -36,11 +37,13 @@ export const OPERATOR_NAV: NavItem[] = [
   { path: '/logs', label: 'nav.logs', role: 'admin', icon: IconFileText },
   { path: '/tasks', label: 'nav.tasks', role: 'admin', icon: IconListCheck },
   { path: '/redemption', label: 'topup.navCodes', role: 'admin', icon: IconTicket },
+  { path: '/plans', label: 'nav.plans', role: 'admin', icon: IconCalendarStats },
   { path: '/audit', label: 'nav.audit', role: 'admin', icon: IconHistory },
   { path: '/plugins', label: 'nav.plugins', role: 'root', icon: IconPuzzle },
   { path: '/guardrails', label: 'nav.guardrails', role: 'root', icon: IconShieldCheck },
   { path: '/settings', label: 'nav.settings', role: 'root', icon: IconSettings },
   { path: '/sso', label: 'nav.sso', role: 'admin', icon: IconLogin2 },
+  { path: '/mcp-servers', label: 'nav.mcp', role: 'admin', icon: IconTool },
 ];
 
 export const USER_NAV: NavItem[] = [
@@ -51,6 +54,7 @@ export const USER_NAV: NavItem[] = [
   { path: '/playground', label: 'nav.playground', role: 'user', icon: IconMessageChatbot },
   { path: '/models', label: 'nav.models', role: 'user', icon: IconApps },
   { path: '/wallet', label: 'topup.navWallet', role: 'user', icon: IconWallet },
+  { path: '/plan', label: 'nav.myPlan', role: 'user', icon: IconCalendarStats },
   { path: '/profile', label: 'nav.profile', role: 'user', icon: IconUser },
 ];
 

@@ -46,6 +46,7 @@ export const router = createBrowserRouter([
       { path: 'guardrails', ...page(() => import('../pages/guardrails/GuardrailsPage')) },
       { path: 'settings', ...page(() => import('../pages/settings/SettingsPage')) },
       { path: 'sso', ...page(() => import('../pages/sso/SsoProvidersPage')) },
+      { path: 'mcp-servers', ...page(() => import('../pages/mcp/McpServersPage')) },
       // every user
       { path: 'overview', ...page(() => import('../pages/overview/OverviewPage')) },
       { path: 'keys', ...page(() => import('../pages/keys/OwnKeysPage')) },
@@ -56,6 +57,8 @@ export const router = createBrowserRouter([
       { path: 'profile', ...page(() => import('../pages/profile/ProfilePage')) },
       { path: 'wallet', ...page(() => import('../pages/wallet/WalletPage')) },
       { path: 'redemption', ...page(() => import('../pages/redemption/RedemptionPage')) },
+      { path: 'plans', ...page(() => import('../pages/plans/PlansPage')) },
+      { path: 'plan', ...page(() => import('../pages/plans/MyPlanPage')) },
       { path: '*', ...page(() => import('./NotFound')) },
     ],
   },

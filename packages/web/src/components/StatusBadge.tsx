@@ -28,6 +28,7 @@ const COLORS: Record<string, string> = {
   task: 'grape',
   system: 'gray',
   topup: 'teal',
+  mcp: 'indigo',
   root: 'red',
   admin: 'orange',
   user: 'blue',

@@ -61,7 +61,15 @@ export interface StartedCheckout {
 }
 
 /** What a webhook delivery did (for the provider's answer and the log). */
-export type WebhookOutcome = 'credited' | 'already_credited' | 'expired' | 'ignored' | 'unknown_payment' | 'mismatch';
+export type WebhookOutcome =
+  'credited' | 'already_credited' | 'expired' | 'ignored' | 'unknown_payment' | 'mismatch' | 'granted' | 'already_granted';
+
+/** What payments need of the plans (billing/plans.ts): a plan's price and name, and a paid period granted once. */
+export interface PlanSales {
+  priceOf(planId: number): Promise<{ name: string; priceQuota: number; durationDays: number } | null>;
+  /** Grants a paid period once per `ref`; false when it was already. */
+  grantPaid(userId: number, planId: number, ref: string, subscription: string | null): Promise<boolean>;
+}
 
 /** Checkouts one user may start per window (TopupCheckoutLimit, TopupCheckoutWindowSeconds); limit 0: no limit. */
 export interface CheckoutLimit {
@@ -86,6 +94,61 @@ export class Payments {
 
   private get db() {
     return this.core.h.db;
+  }
+
+  /** The plans a checkout may buy (set by the composition root). */
+  plans: PlanSales | null = null;
+
+  /** A plan's price in the checkout currency's smallest unit, at today's rate. */
+  private planMinor(priceQuota: number): number {
+    const s = this.settings();
+    return s.quotaPerUnit > 0 ? Math.round((priceQuota / s.quotaPerUnit) * minorFactor(s.currency)) : 0;
+  }
+
+  /**
+   * Starts a checkout of plan `planId` for `userId`: one period, or with `recurring` a subscription the
+   * provider renews every period (each renewal's payment grants one more, billing/plans.ts).
+   */
+  async startPlan(providerName: string, userId: number, planId: number, recurring: boolean, returnBase: string) {
+    const provider = this.provider(providerName);
+    const plan = this.plans ? await this.plans.priceOf(planId) : null;
+    if (!plan) throw fail('plan_not_found', { id: planId });
+    const minor = this.planMinor(plan.priceQuota);
+    if (minor < 1) throw fail('invalid_request', 'this plan costs nothing: buy it from the balance');
+    if (recurring && (plan.durationDays < 1 || plan.durationDays > 365 || !Number.isInteger(plan.durationDays)))
+      throw fail('invalid_request', 'a recurring plan must last a whole number of days (1 to 365)');
+    await this.countCheckout(userId);
+    const s = this.settings();
+    const tradeNo = `plan_${randomId(24)}`;
+    const back = returnBase.replace(/\/+$/, '');
+    const checkout = await provider.createCheckout({
+      tradeNo,
+      userId,
+      currency: s.currency,
+      amountMinor: minor,
+      description: `Plan: ${plan.name}`,
+      successUrl: `${back}/plan?payment=${encodeURIComponent(tradeNo)}`,
+      cancelUrl: `${back}/plan?payment=cancelled`,
+      plan: { planId, everyDays: recurring ? plan.durationDays : null },
+    });
+    return { trade_no: tradeNo, url: checkout.url, currency: s.currency, amount: minor / minorFactor(s.currency), recurring };
+  }
+
+  /** A plan's paid period: checked against the plan's price, then granted once per payment. */
+  private async planPaid(provider: PaymentProvider, ev: Extract<PaymentEvent, { kind: 'plan' }>): Promise<WebhookOutcome> {
+    const plan = this.plans ? await this.plans.priceOf(ev.planId) : null;
+    const s = this.settings();
+    const expected = plan ? this.planMinor(plan.priceQuota) : -1;
+    if (!plan || ev.currency !== s.currency || ev.amountMinor !== expected) {
+      this.core.log.error(
+        { provider: provider.name, ref: ev.providerRef, plan: ev.planId, paid: ev.amountMinor, currency: ev.currency, expected },
+        'plan payment differs from the plan: not granted',
+      );
+      return 'mismatch';
+    }
+    return (await this.plans!.grantPaid(ev.userId, ev.planId, `${provider.name}:${ev.providerRef}`, ev.subscription))
+      ? 'granted'
+      : 'already_granted';
   }
 
   info(): TopupInfo {
@@ -201,6 +264,7 @@ export class Payments {
 
   private async apply(provider: PaymentProvider, ev: PaymentEvent): Promise<WebhookOutcome> {
     if (ev.kind === 'ignored') return 'ignored';
+    if (ev.kind === 'plan') return this.planPaid(provider, ev);
     let row = await this.db
       .selectFrom('payments')
       .selectAll()

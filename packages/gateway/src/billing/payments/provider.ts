@@ -18,6 +18,11 @@ export interface CheckoutRequest {
   description: string;
   successUrl: string;
   cancelUrl: string;
+  /**
+   * A plan bought with this checkout (billing/plans.ts) instead of a top-up: once, or renewed by the
+   * provider every `everyDays` days (a subscription) when that is set.
+   */
+  plan?: { planId: number; everyDays: number | null };
 }
 
 export interface Checkout {
@@ -31,6 +36,19 @@ export interface Checkout {
 export type PaymentEvent =
   | { kind: 'paid'; providerRef: string; tradeNo: string | null; currency: string; amountMinor: number }
   | { kind: 'expired'; providerRef: string; tradeNo: string | null }
+  /**
+   * A plan's period paid (a plan checkout, or a subscription's renewal): `providerRef` is unique per
+   * payment (the checkout or the invoice), `subscription` the provider's subscription, if any.
+   */
+  | {
+      kind: 'plan';
+      providerRef: string;
+      userId: number;
+      planId: number;
+      subscription: string | null;
+      currency: string;
+      amountMinor: number;
+    }
   | { kind: 'ignored'; type: string };
 
 export interface PaymentProvider {

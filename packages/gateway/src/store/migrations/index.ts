@@ -28,6 +28,8 @@ import * as m026 from './026_log_search.ts';
 import * as m027 from './027_sso_changed_by.ts';
 import * as m028 from './028_usage_cache.ts';
 import * as m029 from './029_channel_caps.ts';
+import * as m030 from './030_plans.ts';
+import * as m031 from './031_mcp_servers.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -54,6 +56,8 @@ const STEPS: Record<string, Step> = {
   '027_sso_changed_by': m027,
   '028_usage_cache': m028,
   '029_channel_caps': m029,
+  '030_plans': m030,
+  '031_mcp_servers': m031,
 };
 
 /** Brings the schema to the latest migration (or, given `upTo`, to that one: tests of an upgrade). */

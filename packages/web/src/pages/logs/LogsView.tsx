@@ -121,7 +121,10 @@ export function LogsView({ scope }: { scope: Scope }) {
         <FilterSelect
           label={t('logs.type')}
           w={130}
-          data={['consume', 'error', 'task', 'system', 'topup'].map((x) => ({ value: x, label: t(`status.${x}` as 'status.consume') }))}
+          data={['consume', 'error', 'task', 'system', 'topup', 'mcp'].map((x) => ({
+            value: x,
+            label: t(`status.${x}` as 'status.consume'),
+          }))}
           {...filters.getInputProps('type')}
         />
         {scope === 'all' && <UserPicker label={t('logs.user')} w={180} {...filters.getInputProps('user_id')} />}
