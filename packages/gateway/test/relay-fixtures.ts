@@ -145,3 +145,17 @@ export async function waitFor<T>(fn: () => Promise<T> | T, ms = 5000, what = 'co
 export async function consumeLog(gw: Gateway, requestId: string, type = 'consume') {
   return waitFor(async () => (await logsFor(gw, requestId)).find((r) => r.type === type), 5000, `${type} log of ${requestId}`);
 }
+
+/** The name and arguments of the first tool call of a streamed Chat Completions answer (an OpenAI SDK stream). */
+export async function streamedToolCall(
+  s: AsyncIterable<{ choices: { delta?: { tool_calls?: { function?: { name?: string; arguments?: string } }[] } }[] }>,
+): Promise<{ name: string; args: string }> {
+  let name = '';
+  let args = '';
+  for await (const ch of s) {
+    const tc = ch.choices[0]?.delta?.tool_calls?.[0];
+    if (tc?.function?.name) name = tc.function.name;
+    args += tc?.function?.arguments ?? '';
+  }
+  return { name, args };
+}

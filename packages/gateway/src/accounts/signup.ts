@@ -24,7 +24,7 @@ import { emailAddress } from '../platform/validate.ts';
 import { mailer } from '../platform/mail.ts';
 import { isUniqueViolation, withTx, type DbOrTx } from '../store/db.ts';
 import { UserStore } from './user-store.ts';
-import { insertLogs } from '../logs/writer.ts';
+import { insertLogs, topupLog } from '../logs/writer.ts';
 import { KEYS_REVISION } from './keys.ts';
 import { validatePassword, validateUsername } from './users.ts';
 
@@ -317,31 +317,16 @@ export class Signup {
   private async logCredit(userId: number, username: string, amount: number): Promise<void> {
     const ref = `signup:${userId}`;
     await insertLogs(this.core.h, [
-      {
-        created_at: Date.now(),
-        type: 'topup',
-        request_id: ref,
-        user_id: userId,
+      topupLog({
+        at: Date.now(),
+        ref,
+        userId,
         username,
-        key_id: null,
-        key_name: null,
-        group_name: 'default',
-        model: null,
-        upstream_model: null,
-        channel_id: null,
-        endpoint: null,
-        status_code: null,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        cached_tokens: 0,
+        group: 'default',
         quota: amount,
-        latency_ms: 0,
-        first_byte_ms: null,
-        is_stream: 0,
-        attempts: 0,
         content: 'starting balance of a new account',
-        other: JSON.stringify({ by: 'signup' }),
-      },
+        other: { by: 'signup' },
+      }),
     ]);
   }
 

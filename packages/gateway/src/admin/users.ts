@@ -19,7 +19,7 @@ import type { Ledger } from '../billing/ledger.ts';
 import type { UserRow } from '../store/schema-core.ts';
 import type { Changes } from './changes.ts';
 import type { AuditLog } from '../logs/audit.ts';
-import { insertLogs, topupNotes } from '../logs/writer.ts';
+import { insertLogs, topupLog, topupNotes } from '../logs/writer.ts';
 import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from '../platform/validate.ts';
 import {
   LIMIT_FIELDS,
@@ -337,31 +337,16 @@ export class UserAdmin {
       // The change with its reason, in the user's logs (type topup; the ledger row has the same ref).
       const usd = quotaToUsd(delta, this.core.config.quotaPerUsd);
       await insertLogs(this.core.h, [
-        {
-          created_at: Date.now(),
-          type: 'topup',
-          request_id: ledgerRef,
-          user_id: id,
+        topupLog({
+          at: Date.now(),
+          ref: ledgerRef,
+          userId: id,
           username: cur.username,
-          key_id: null,
-          key_name: null,
-          group_name: cur.group_name,
-          model: null,
-          upstream_model: null,
-          channel_id: null,
-          endpoint: null,
-          status_code: null,
-          prompt_tokens: 0,
-          completion_tokens: 0,
-          cached_tokens: 0,
+          group: cur.group_name,
           quota: delta,
-          latency_ms: 0,
-          first_byte_ms: null,
-          is_stream: 0,
-          attempts: 0,
           content: change.reason || `${delta > 0 ? 'top-up' : 'deduction'} of $${Math.abs(usd)} by ${actor?.username ?? 'the system'}`,
-          other: JSON.stringify({ by: actor?.username ?? null, mode: change.mode }),
-        },
+          other: { by: actor?.username ?? null, mode: change.mode },
+        }),
       ]);
     }
     const after = await this.get(id);

@@ -17,7 +17,7 @@ import type { Ledger } from './ledger.ts';
 import type { RedemptionRow } from '../store/schema-core.ts';
 import { fail } from '../platform/errors.ts';
 import { csvLine } from '../logs/csv.ts';
-import { insertLogs } from '../logs/writer.ts';
+import { insertLogs, topupLog } from '../logs/writer.ts';
 import { Reader, fieldError, quotaToUsd, usdToQuota, type Page } from '../platform/validate.ts';
 import { AuditLog, type AuditActor } from '../logs/audit.ts';
 import { withTx, type Tx } from '../store/db.ts';
@@ -383,31 +383,16 @@ export class RedemptionCodes {
     if (!user) throw new Error(`no user with id ${userId}`);
     // The credit in the user's logs (type topup; the ledger row has the same ref).
     await insertLogs(this.core.h, [
-      {
-        created_at: now,
-        type: 'topup',
-        request_id: code,
-        user_id: userId,
+      topupLog({
+        at: now,
+        ref: code,
+        userId,
         username: user.username,
-        key_id: null,
-        key_name: null,
-        group_name: user.group_name,
-        model: null,
-        upstream_model: null,
-        channel_id: null,
-        endpoint: null,
-        status_code: null,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        cached_tokens: 0,
+        group: user.group_name,
         quota,
-        latency_ms: 0,
-        first_byte_ms: null,
-        is_stream: 0,
-        attempts: 0,
         content: `redemption code "${r.name}"`,
-        other: JSON.stringify({ redemption_id: Number(r.id) }),
-      },
+        other: { redemption_id: Number(r.id) },
+      }),
     ]);
     // A top-up: recorded with the user who redeemed as the actor (the code itself never).
     await this.audit.record(

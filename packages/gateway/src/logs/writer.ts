@@ -249,6 +249,47 @@ export async function insertLogs(h: DbHandle, rows: NewLog[]): Promise<void> {
   });
 }
 
+/**
+ * The log row of a balance credited or taken outside a call (a top-up, a redemption, a payment, a starting
+ * balance): type `topup`, no key, model or channel, no tokens.
+ */
+export function topupLog(o: {
+  at: number;
+  ref: string;
+  userId: number;
+  username: string | null;
+  group: string | null;
+  quota: number;
+  content: string;
+  other: Record<string, unknown>;
+}): NewLog {
+  return {
+    created_at: o.at,
+    type: 'topup',
+    request_id: o.ref,
+    user_id: o.userId,
+    username: o.username,
+    key_id: null,
+    key_name: null,
+    group_name: o.group,
+    model: null,
+    upstream_model: null,
+    channel_id: null,
+    endpoint: null,
+    status_code: null,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cached_tokens: 0,
+    quota: o.quota,
+    latency_ms: 0,
+    first_byte_ms: null,
+    is_stream: 0,
+    attempts: 0,
+    content: o.content,
+    other: JSON.stringify(o.other),
+  };
+}
+
 /** Rows deleted by the first retention statement, how long one may take, and the least pause after it. */
 export const RETENTION_BATCH = 500;
 export const RETENTION_BATCH_MS = 10;

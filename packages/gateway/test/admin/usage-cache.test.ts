@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { startTestGateway, type TestGateway } from '../harness.ts';
-import { json, sse, startFake, type FakeUpstream } from '../fakes/upstreams/common.ts';
+import { json, startFake, type FakeUpstream } from '../fakes/upstreams/common.ts';
+import { startFixedUsageAnthropic } from '../fakes/upstreams/anthropic.ts';
 import { consumeLog, createCaller, createChannel, setGroupRatio, setPrice, waitFor, FIXTURE_PASSWORD } from '../relay-fixtures.ts';
 import { AdminClient } from '../admin-client.ts';
 
@@ -41,45 +42,7 @@ const CLAUDE_SAVING = units((2000 * (3 - 0.3)) / 1e6); // 2700
 const GPT_SAVING = units((800 * (2 - 0.5)) / 1e6); // 600
 
 before(async () => {
-  claudeUp = await startFake((r, res) => {
-    const b = r.body;
-    if (!b.stream) {
-      return json(res, 200, {
-        id: 'msg_c',
-        type: 'message',
-        role: 'assistant',
-        model: b.model,
-        content: [{ type: 'text', text: 'cached' }],
-        stop_reason: 'end_turn',
-        stop_sequence: null,
-        usage: CLAUDE_USAGE,
-      });
-    }
-    const ev = (event: string, data: Record<string, unknown>) => ({ event, data: { type: event, ...data } });
-    const { output_tokens: _o, ...start } = CLAUDE_USAGE;
-    return sse(
-      res,
-      [
-        ev('message_start', {
-          message: {
-            id: 'msg_c',
-            type: 'message',
-            role: 'assistant',
-            model: b.model,
-            content: [],
-            stop_reason: null,
-            usage: { ...start, output_tokens: 1 },
-          },
-        }),
-        ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-        ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'cached' } }),
-        ev('content_block_stop', { index: 0 }),
-        ev('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 100 } }),
-        ev('message_stop', {}),
-      ],
-      0,
-    );
-  });
+  claudeUp = await startFixedUsageAnthropic(CLAUDE_USAGE);
   gptUp = await startFake((r, res) =>
     json(res, 200, {
       id: 'chatcmpl-c',

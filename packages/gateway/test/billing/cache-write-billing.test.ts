@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { startTestGateway, type TestGateway } from '../harness.ts';
-import { json, sse, startFake, type FakeUpstream } from '../fakes/upstreams/common.ts';
+import type { FakeUpstream } from '../fakes/upstreams/common.ts';
+import { startFixedUsageAnthropic } from '../fakes/upstreams/anthropic.ts';
 import { balance, consumeLog, createCaller, createChannel, setPrice } from '../relay-fixtures.ts';
 import { AdminClient } from '../admin-client.ts';
 import { estimateInput, FAMILIES } from '../../src/relay/input-estimate.ts';
@@ -29,45 +30,7 @@ const USAGE = {
 };
 
 before(async () => {
-  up = await startFake((r, res) => {
-    const b = r.body;
-    if (!b.stream) {
-      return json(res, 200, {
-        id: 'msg_c',
-        type: 'message',
-        role: 'assistant',
-        model: b.model,
-        content: [{ type: 'text', text: 'cached' }],
-        stop_reason: 'end_turn',
-        stop_sequence: null,
-        usage: USAGE,
-      });
-    }
-    const ev = (event: string, data: Record<string, unknown>) => ({ event, data: { type: event, ...data } });
-    const { output_tokens: _o, ...start } = USAGE;
-    return sse(
-      res,
-      [
-        ev('message_start', {
-          message: {
-            id: 'msg_c',
-            type: 'message',
-            role: 'assistant',
-            model: b.model,
-            content: [],
-            stop_reason: null,
-            usage: { ...start, output_tokens: 1 },
-          },
-        }),
-        ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-        ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'cached' } }),
-        ev('content_block_stop', { index: 0 }),
-        ev('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 100 } }),
-        ev('message_stop', {}),
-      ],
-      0,
-    );
-  });
+  up = await startFixedUsageAnthropic(USAGE);
   gw = await startTestGateway();
   admin = await AdminClient.login(gw.url);
   await createChannel(gw, { type: 14, baseUrl: up.url, keys: ['sk-ant'], models: ['claude-cw', 'claude-cw-priced'] });

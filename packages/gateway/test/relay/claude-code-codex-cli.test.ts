@@ -6,134 +6,64 @@
  * API, against a chat-only OpenAI-compatible upstream and an Anthropic one (both converted; the tools of its
  * namespace groups are offered one by one).
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestGateway, type TestGateway } from '../harness.ts';
-import { assertAgentLoop, startToolVendor, turnOf, type ToolVendor } from '../fakes/upstreams/tool-vendor.ts';
-import { balance, createCaller, createChannel, setPrice, waitFor } from '../relay-fixtures.ts';
-import { refused, startTap, type Tap } from '../agents/tap.ts';
-import { agentOrSkip, clientSnippets, exportsOf, runAgent, snippet, workspace } from '../agents/run.ts';
+import { turnOf } from '../fakes/upstreams/tool-vendor.ts';
+import { createCaller } from '../relay-fixtures.ts';
+import { agentLoopCase, agentOrSkip, agentRig, clientSnippets, exportsOf, runAgent, snippet, workspace } from '../agents/run.ts';
 
 const CLAUDE = agentOrSkip('claude');
 const CODEX = agentOrSkip('codex');
 
-let gw: TestGateway;
-let vendor: ToolVendor;
-let tap: Tap;
+const rig = agentRig(CLAUDE.skip && CODEX.skip, [
+  { type: 14, keys: ['sk-ant'], models: ['claude-sonnet-5', 'claude-for-codex'], name: 'anthropic' },
+  { type: 24, keys: ['g-key'], models: ['gemini-for-claude-code'], name: 'gemini' },
+  { type: 1, keys: ['sk-oa'], models: ['gpt-5.1'], name: 'chat-only', settings: { responses_api: false } },
+]);
 
-before(async () => {
-  if (CLAUDE.skip && CODEX.skip) return;
-  vendor = await startToolVendor();
-  gw = await startTestGateway();
-  tap = await startTap(gw.url);
-  await createChannel(gw, {
-    type: 14,
-    baseUrl: vendor.url,
-    keys: ['sk-ant'],
-    models: ['claude-sonnet-5', 'claude-for-codex'],
-    name: 'anthropic',
-  });
-  await createChannel(gw, { type: 24, baseUrl: vendor.url, keys: ['g-key'], models: ['gemini-for-claude-code'], name: 'gemini' });
-  await createChannel(gw, {
-    type: 1,
-    baseUrl: vendor.url,
-    keys: ['sk-oa'],
-    models: ['gpt-5.1'],
-    name: 'chat-only',
-    settings: { responses_api: false },
-  });
-  for (const m of ['claude-sonnet-5', 'claude-for-codex', 'gemini-for-claude-code', 'gpt-5.1'])
-    await setPrice(gw, m, { input: 1, output: 2 });
-});
-
-after(async () => {
-  await tap?.close();
-  await gw?.stop();
-  await vendor?.close();
-});
+/** The page's Codex provider with `model`, and retries off so that a refusal shows at once. */
+function codexConfig(doc: Map<string, string>, model: string): string {
+  return `${snippet(doc, 'codex').replace(/^model = .*$/m, `model = "${model}"`)}request_max_retries = 0\nstream_max_retries = 0\n`;
+}
 
 for (const [model, upstream, path] of [
   ['claude-sonnet-5', 'an Anthropic channel (same format)', /^\/v1\/messages/],
   ['gemini-for-claude-code', 'a Gemini channel (converted)', /\/v1beta\/models\/gemini-for-claude-code:/],
 ] as const) {
-  test(
-    `Claude Code through ${upstream}: runs the vendor's tool call, sends its output back, is billed`,
-    { skip: CLAUDE.skip },
-    async () => {
-      const caller = await createCaller(gw, { quota: 50_000_000 });
-      const before = await balance(gw, caller.userId);
-      const ws = workspace('claude-code');
-      vendor.notePath = ws.note;
-      try {
-        const env = {
-          HOME: ws.home,
-          ...exportsOf(snippet(clientSnippets(tap.url, caller.key), 'claude-code')),
-          DISABLE_AUTOUPDATER: '1',
-          CI: 'true',
-        };
-        const sentBefore = vendor.requests.length;
-        const tappedBefore = tap.calls.length;
-        const args = ['-p', 'What does note.txt say?', '--model', model, '--allowedTools', 'Read,Bash'];
-        const r = await runAgent(CLAUDE.cmd!, args, ws.dir, env);
-        assert.equal(r.code, 0, `claude failed: ${r.out}\n${r.err}`);
-        assertAgentLoop(vendor, {
-          what: 'Claude Code',
-          refused: refused(tap, tappedBefore),
-          callerKey: caller.key,
-          sent: vendor.requests.slice(sentBefore),
-          path,
-          token: ws.token,
-          out: r.out,
-          err: r.err,
-        });
-        await waitFor(async () => (await balance(gw, caller.userId)) < before, 15_000, 'the charge');
-      } finally {
-        ws.remove();
-      }
-    },
-  );
+  agentLoopCase(rig, {
+    name: `Claude Code through ${upstream}: runs the vendor's tool call, sends its output back, is billed`,
+    agent: CLAUDE,
+    what: 'Claude Code',
+    folder: 'claude-code',
+    path,
+    env: (_ws, doc) => ({ ...exportsOf(snippet(doc, 'claude-code')), DISABLE_AUTOUPDATER: '1', CI: 'true' }),
+    args: ['-p', 'What does note.txt say?', '--model', model, '--allowedTools', 'Read,Bash'],
+  });
 }
 
 for (const [model, upstream, path] of [
   ['gpt-5.1', 'a chat-only OpenAI channel (converted, the model of docs/clients.md)', /^\/v1\/chat\/completions$/],
   ['claude-for-codex', 'an Anthropic channel (converted)', /^\/v1\/messages/],
 ] as const) {
-  test(`Codex through ${upstream}: runs the vendor's tool call, sends its output back, is billed`, { skip: CODEX.skip }, async () => {
-    const caller = await createCaller(gw, { quota: 50_000_000 });
-    const before = await balance(gw, caller.userId);
-    const ws = workspace('codex');
-    vendor.notePath = ws.note;
-    try {
-      const doc = clientSnippets(tap.url, caller.key);
-      // The page's provider, with retries off so that a refusal shows at once.
-      const config = `${snippet(doc, 'codex').replace(/^model = .*$/m, `model = "${model}"`)}request_max_retries = 0\nstream_max_retries = 0\n`;
-      ws.writeHome('.codex/config.toml', config);
-      const env = { HOME: ws.home, CODEX_HOME: `${ws.home}/.codex`, ...exportsOf(snippet(doc, 'codex-env')) };
-      const sentBefore = vendor.requests.length;
-      const tappedBefore = tap.calls.length;
-      const args = ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'What does note.txt say?'];
-      const r = await runAgent(CODEX.cmd!, args, ws.dir, env);
-      assert.equal(r.code, 0, `codex failed: ${r.out}\n${r.err}`);
-      assertAgentLoop(vendor, {
-        what: 'Codex',
-        refused: refused(tap, tappedBefore),
-        callerKey: caller.key,
-        sent: vendor.requests.slice(sentBefore),
-        path,
-        token: ws.token,
-        out: r.out,
-        err: r.err,
-      });
+  agentLoopCase(rig, {
+    name: `Codex through ${upstream}: runs the vendor's tool call, sends its output back, is billed`,
+    agent: CODEX,
+    what: 'Codex',
+    folder: 'codex',
+    path,
+    env(ws, doc) {
+      ws.writeHome('.codex/config.toml', codexConfig(doc, model));
+      return { CODEX_HOME: `${ws.home}/.codex`, ...exportsOf(snippet(doc, 'codex-env')) };
+    },
+    args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'What does note.txt say?'],
+    check(_run, at) {
       // Its sub-agent tools come in a namespace group, offered one by one to vendors without namespaces.
-      const offered = turnOf(vendor.requests[sentBefore]!).tools;
+      const offered = turnOf(rig.vendor.requests[at.sent]!).tools;
       assert.ok(
         offered.some((n) => n.endsWith('__spawn_agent')),
         `the tools of Codex's namespace groups reach the vendor: ${offered.join(', ')}`,
       );
-      await waitFor(async () => (await balance(gw, caller.userId)) < before, 15_000, 'the charge');
-    } finally {
-      ws.remove();
-    }
+    },
   });
 }
 
@@ -141,6 +71,7 @@ test(
   "Codex through an Anthropic channel: the vendor's call of a tool of a namespace group reaches Codex's own handler",
   { skip: CODEX.skip },
   async () => {
+    const { gw, vendor, tap } = rig;
     const caller = await createCaller(gw, { quota: 50_000_000 });
     const ws = workspace('codex');
     // close_agent of Codex's multi_agent_v1 group, offered as multi_agent_v1__close_agent: answered with the
@@ -149,10 +80,7 @@ test(
     vendor.call = { name: 'multi_agent_v1__close_agent', args: { target: 'no-such-agent' } };
     try {
       const doc = clientSnippets(tap.url, caller.key);
-      ws.writeHome(
-        '.codex/config.toml',
-        `${snippet(doc, 'codex').replace(/^model = .*$/m, 'model = "claude-for-codex"')}request_max_retries = 0\nstream_max_retries = 0\n`,
-      );
+      ws.writeHome('.codex/config.toml', codexConfig(doc, 'claude-for-codex'));
       const env = { HOME: ws.home, CODEX_HOME: `${ws.home}/.codex`, ...exportsOf(snippet(doc, 'codex-env')) };
       const sentBefore = vendor.requests.length;
       const args = ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'Close the sub-agent.'];

@@ -8,11 +8,11 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentCommand, type AgentCommand } from '../agents/clis.ts';
+import { agentCommand } from '../agents/clis.ts';
+import { runAgent, type Run } from '../agents/run.ts';
 import { startTestGateway, type TestGateway } from '../harness.ts';
 import { sse, startFake, type FakeUpstream, type Recorded } from '../fakes/upstreams/common.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/upstreams/openai.ts';
@@ -109,43 +109,23 @@ after(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
-/** Runs an agent's binary to its end (at most 90 s) and collects its output. */
-function runAgent(cmd: AgentCommand, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
-  return new Promise((resolve) => {
-    const p = spawn(cmd.file, [...cmd.args, ...args], { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    p.stderr.on('data', (c: Buffer) => {
-      err += c.toString();
-    });
-    const t = setTimeout(() => p.kill('SIGKILL'), 90_000);
-    p.on('close', (code) => {
-      clearTimeout(t);
-      resolve({ code, out, err });
-    });
-  });
-}
-
 /** Runs `claude -p <prompt>` against the gateway with `key`, offline and quiet. */
 function claude(key: string, args: string[]): Promise<Run> {
-  return runAgent(CLAUDE, ['-p', ...args], home, {
-    HOME: home,
-    ANTHROPIC_BASE_URL: gw.url,
-    ANTHROPIC_API_KEY: key,
-    DISABLE_TELEMETRY: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-    CI: 'true',
-  });
+  return runAgent(
+    CLAUDE,
+    ['-p', ...args],
+    home,
+    {
+      HOME: home,
+      ANTHROPIC_BASE_URL: gw.url,
+      ANTHROPIC_API_KEY: key,
+      DISABLE_TELEMETRY: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      CI: 'true',
+    },
+    90_000,
+  );
 }
 
 test('Claude Code through an Anthropic channel: its headers and body reach the vendor, the call is billed', async () => {
@@ -215,7 +195,7 @@ function codex(key: string, model: string, prompt: string): Promise<Run> {
     ].join('\n'),
   );
   const env = { HOME: codexHome, CODEX_HOME: codexHome, GW_KEY: key };
-  return runAgent(CODEX, ['exec', '--skip-git-repo-check', prompt], codexHome, env).finally(() =>
+  return runAgent(CODEX, ['exec', '--skip-git-repo-check', prompt], codexHome, env, 90_000).finally(() =>
     rmSync(codexHome, { recursive: true, force: true }),
   );
 }

@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startTestGateway, TEST_ROOT_PASSWORD, type TestGateway } from '../harness.ts';
 import { startFakeOpenAI, USAGE, type FakeOpenAI } from '../fakes/upstreams/openai.ts';
-import { balance, channelRow, consumeLog, createCaller, createChannel, setGroupRatio, setPrice } from '../relay-fixtures.ts';
+import {
+  balance,
+  channelRow,
+  consumeLog,
+  createCaller,
+  createChannel,
+  setGroupRatio,
+  setPrice,
+  streamedToolCall,
+} from '../relay-fixtures.ts';
 
 let gw: TestGateway;
 let up: FakeOpenAI;
@@ -123,13 +132,7 @@ test('tools round trip (non-stream and stream)', async () => {
   });
   assert.equal(r2.choices[0].message.content, 'tool said: sunny');
   const s = await oa.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'weather?' }], tools, stream: true });
-  let args = '';
-  let name = '';
-  for await (const ch of s) {
-    const tc = ch.choices[0]?.delta?.tool_calls?.[0];
-    if (tc?.function?.name) name = tc.function.name;
-    args += tc?.function?.arguments ?? '';
-  }
+  const { name, args } = await streamedToolCall(s);
   assert.equal(name, 'get_weather');
   assert.deepEqual(JSON.parse(args), { city: 'Paris' });
 });

@@ -5,7 +5,7 @@ import { startTestGateway, type TestGateway } from '../harness.ts';
 import type { FakeUpstream } from '../fakes/upstreams/common.ts';
 import { startFakeAnthropic } from '../fakes/upstreams/anthropic.ts';
 import { startFakeGemini } from '../fakes/upstreams/gemini.ts';
-import { consumeLog, createCaller, createChannel, setPrice } from '../relay-fixtures.ts';
+import { consumeLog, createCaller, createChannel, setPrice, streamedToolCall } from '../relay-fixtures.ts';
 
 let gw: TestGateway;
 let ant: FakeUpstream;
@@ -110,13 +110,7 @@ for (const [model, expect, usage] of [
     });
     assert.match(r2.choices[0].message.content ?? '', /tool said: .*sunny/);
     const s = await oa.chat.completions.create({ model, messages: [{ role: 'user', content: 'weather?' }], tools, stream: true });
-    let name = '';
-    let args = '';
-    for await (const ch of s) {
-      const tc = ch.choices[0]?.delta?.tool_calls?.[0];
-      if (tc?.function?.name) name = tc.function.name;
-      args += tc?.function?.arguments ?? '';
-    }
+    const { name, args } = await streamedToolCall(s);
     assert.equal(name, 'get_weather');
     assert.deepEqual(JSON.parse(args), { city: 'Paris' });
   });

@@ -16,7 +16,7 @@ import type { PaymentRow } from '../../store/schema-core.ts';
 import { fail } from '../../platform/errors.ts';
 import { WindowCounter } from '../../platform/window-counter.ts';
 import { randomId } from '../../platform/ids.ts';
-import { insertLogs } from '../../logs/writer.ts';
+import { insertLogs, topupLog } from '../../logs/writer.ts';
 import { quotaToUsd, type Page } from '../../platform/validate.ts';
 import { AuditLog } from '../../logs/audit.ts';
 import { minorFactor, type PaymentEvent, type PaymentProvider } from './provider.ts';
@@ -313,31 +313,16 @@ export class Payments {
     if (!credited) return 'already_credited';
     const user = await this.ledger().creditedUser(Number(row.user_id));
     await insertLogs(this.core.h, [
-      {
-        created_at: now,
-        type: 'topup',
-        request_id: ev.providerRef,
-        user_id: Number(row.user_id),
+      topupLog({
+        at: now,
+        ref: ev.providerRef,
+        userId: Number(row.user_id),
         username: user?.username ?? null,
-        key_id: null,
-        key_name: null,
-        group_name: user?.group_name ?? null,
-        model: null,
-        upstream_model: null,
-        channel_id: null,
-        endpoint: null,
-        status_code: null,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        cached_tokens: 0,
+        group: user?.group_name ?? null,
         quota: Number(row.quota),
-        latency_ms: 0,
-        first_byte_ms: null,
-        is_stream: 0,
-        attempts: 0,
         content: `online top-up (${provider.name}) of ${Number(row.amount_minor) / minorFactor(row.currency)} ${row.currency.toUpperCase()}`,
-        other: JSON.stringify({ trade_no: row.trade_no }),
-      },
+        other: { trade_no: row.trade_no },
+      }),
     ]);
     // A top-up by the payment provider's verified event: a system write in the audit log.
     await new AuditLog(this.core).record(

@@ -272,6 +272,16 @@ export function eventJson(data: string): Record<string, any> | null {
   return isObj(j) ? j : null;
 }
 
+/** The error event of a vendor's error object in a stream: its message, and its code or status when it has one. */
+export function upstreamError(message: unknown, code: unknown): CanonicalStreamEvent {
+  return { type: 'error', message: String(message ?? 'upstream error'), code: code ? String(code) : undefined };
+}
+
+/** The start event of a stream whose chunks each carry its id and model (the first one's are taken). */
+export function streamStart(id: unknown, model: unknown): CanonicalStreamEvent {
+  return { type: 'start', id: typeof id === 'string' ? id : undefined, model: typeof model === 'string' ? model : undefined };
+}
+
 export function num(v: unknown, field: string): number | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number' || !Number.isFinite(v)) throw bad(field, 'must be a number');

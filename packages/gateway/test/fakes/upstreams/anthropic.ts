@@ -1,7 +1,7 @@
 /**
  * A fake Anthropic Messages upstream (POST /v1/messages), stream and not, with tool use when tools are
  * offered on a user turn, a thinking block when `thinking` is enabled, and a text answer that quotes a
- * tool result.
+ * tool result; and one that answers every call alike with a fixed usage (cache reads and writes).
  */
 import type { ServerResponse } from 'node:http';
 import { json, sse, startFake, type FakeUpstream, type Recorded } from './common.ts';
@@ -87,4 +87,50 @@ function handle(r: Recorded, res: ServerResponse, up: FakeUpstream): void | Prom
   );
   events.push(ev('message_stop', {}));
   return sse(res, events, up.delayMs);
+}
+
+/**
+ * A Messages upstream that answers every call with the text `cached` and the given usage (its cache reads and
+ * writes included), streamed or not; the stream's `message_start` carries the usage but for the output.
+ */
+export function startFixedUsageAnthropic(usage: { output_tokens: number } & Record<string, unknown>): Promise<FakeUpstream> {
+  return startFake((r, res) => {
+    const b = r.body;
+    if (!b.stream) {
+      return json(res, 200, {
+        id: 'msg_c',
+        type: 'message',
+        role: 'assistant',
+        model: b.model,
+        content: [{ type: 'text', text: 'cached' }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage,
+      });
+    }
+    const ev = (event: string, data: Record<string, unknown>) => ({ event, data: { type: event, ...data } });
+    const { output_tokens, ...start } = usage;
+    return sse(
+      res,
+      [
+        ev('message_start', {
+          message: {
+            id: 'msg_c',
+            type: 'message',
+            role: 'assistant',
+            model: b.model,
+            content: [],
+            stop_reason: null,
+            usage: { ...start, output_tokens: 1 },
+          },
+        }),
+        ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+        ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'cached' } }),
+        ev('content_block_stop', { index: 0 }),
+        ev('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens } }),
+        ev('message_stop', {}),
+      ],
+      0,
+    );
+  });
 }

@@ -1,6 +1,16 @@
 /** Anthropic Messages event streams ⇄ canonical events: the codec's stream section (codec.ts). */
 import type { CanonicalStreamEvent, FinishReason, StreamDecoder, StreamEncoder, StreamEncoderOptions, Usage } from '../canonical.ts';
-import { GEMINI_SIG_PREFIX, emptyUsage, eventJson, idWithSignature, isObj, newToolCallId, splitSignedId, sse } from '../canonical.ts';
+import {
+  GEMINI_SIG_PREFIX,
+  emptyUsage,
+  eventJson,
+  idWithSignature,
+  isObj,
+  newToolCallId,
+  splitSignedId,
+  sse,
+  upstreamError,
+} from '../canonical.ts';
 import { usageToAnthropic, partialUsage, finishFromAnthropic, STOP_OUT } from './response.ts';
 
 export function createStreamDecoder(): StreamDecoder {
@@ -71,11 +81,7 @@ export function createStreamDecoder(): StreamDecoder {
           break;
         }
         case 'error':
-          out.push({
-            type: 'error',
-            message: String(j.error?.message ?? 'upstream error'),
-            code: j.error?.type ? String(j.error.type) : undefined,
-          });
+          out.push(upstreamError(j.error?.message, j.error?.type));
           break;
         default:
           break; // ping, content_block_stop, message_stop

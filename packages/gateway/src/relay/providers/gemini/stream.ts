@@ -8,7 +8,7 @@ import type {
   ToolCall,
   Usage,
 } from '../canonical.ts';
-import { argsText, emptyUsage, eventJson, isObj, newToolCallId, sse } from '../canonical.ts';
+import { argsText, emptyUsage, eventJson, isObj, newToolCallId, sse, streamStart, upstreamError } from '../canonical.ts';
 import { usageFromResponse, usageToGemini, finishFromGemini, FINISH_OUT, functionCallPart } from './usage.ts';
 
 export function createStreamDecoder(): StreamDecoder {
@@ -18,22 +18,11 @@ export function createStreamDecoder(): StreamDecoder {
     push(ev) {
       const j = eventJson(ev.data);
       if (!j) return [];
+      if (isObj(j.error)) return [upstreamError(j.error.message, j.error.status)];
       const out: CanonicalStreamEvent[] = [];
-      if (isObj(j.error)) {
-        out.push({
-          type: 'error',
-          message: String(j.error.message ?? 'upstream error'),
-          code: j.error.status ? String(j.error.status) : undefined,
-        });
-        return out;
-      }
       if (!started) {
         started = true;
-        out.push({
-          type: 'start',
-          id: typeof j.responseId === 'string' ? j.responseId : undefined,
-          model: typeof j.modelVersion === 'string' ? j.modelVersion : undefined,
-        });
+        out.push(streamStart(j.responseId, j.modelVersion));
       }
       const cands = Array.isArray(j.candidates) ? j.candidates : [];
       cands.forEach((c: any, i: number) => {

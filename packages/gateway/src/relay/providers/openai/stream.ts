@@ -1,6 +1,6 @@
 /** OpenAI Chat Completions chunk streams ⇄ canonical events: the codec's stream section (codec.ts). */
 import type { CanonicalStreamEvent, StreamDecoder, StreamEncoder, StreamEncoderOptions, Usage } from '../canonical.ts';
-import { emptyUsage, eventJson, isObj, newToolCallId, splitSignedId, sse } from '../canonical.ts';
+import { emptyUsage, eventJson, isObj, newToolCallId, splitSignedId, sse, streamStart, upstreamError } from '../canonical.ts';
 import { decodeThinkingBlocks } from './thinking.ts';
 import { usageFromResponse, usageToOpenAI, finishFromOpenAI, finishToOpenAI, toolCallOut } from './response.ts';
 
@@ -11,22 +11,11 @@ export function createStreamDecoder(): StreamDecoder {
     push(ev) {
       const j = eventJson(ev.data);
       if (!j) return [];
+      if (isObj(j.error)) return [upstreamError(j.error.message, j.error.code)];
       const out: CanonicalStreamEvent[] = [];
-      if (isObj(j.error)) {
-        out.push({
-          type: 'error',
-          message: String(j.error.message ?? 'upstream error'),
-          code: j.error.code ? String(j.error.code) : undefined,
-        });
-        return out;
-      }
       if (!started) {
         started = true;
-        out.push({
-          type: 'start',
-          id: typeof j.id === 'string' ? j.id : undefined,
-          model: typeof j.model === 'string' ? j.model : undefined,
-        });
+        out.push(streamStart(j.id, j.model));
       }
       for (const c of Array.isArray(j.choices) ? j.choices : []) {
         const index = typeof c?.index === 'number' ? c.index : 0;
