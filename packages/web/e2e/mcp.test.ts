@@ -103,8 +103,21 @@ test('root registers an MCP server, sees its tools and sets a key allow-list', a
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key.key}` } } }),
   );
-  await client.callTool({ name: 'calc__add', arguments: { a: 1, b: 2 } });
+  const result = await client.callTool({ name: 'calc__add', arguments: { a: 1, b: 2 } });
+  assert.notEqual(result.isError, true, JSON.stringify(result));
   await client.close();
+  // The page reads the logs once: it opens after the call's row is written (rows are written in batches).
+  await eventually(
+    async () => {
+      const rows = await api.ok<{ items: { model: string | null }[] }>('GET', '/api/log');
+      assert.ok(
+        rows.items.some((r) => r.model === 'mcp:calc/add'),
+        JSON.stringify(rows),
+      );
+    },
+    15_000,
+    'the tool call on the logs',
+  );
   await navLink(page, L, 'nav.logs').click();
   await expectPage(page, L, 'nav.logs');
   await expectText(page.getByRole('table').first(), 'mcp:calc/add');
