@@ -7,13 +7,7 @@
  * Installed MCP tool plugins are served the same way, each as a server named by its plugin key.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Core } from '../core.ts';
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { mcpAllowed, mcpServerAllowed } from '../accounts/mcp-access.ts';

@@ -208,7 +208,10 @@ export class PluginAdmin {
     return items.map(({ sortPriority: _s, ...rest }) => rest);
   }
 
-  private async loadGuardrailChecked(source: string, kind: 'guardrail' | 'mcp_tool' = 'guardrail'): Promise<LoadedGuardrail | LoadedMcpTool> {
+  private async loadGuardrailChecked(
+    source: string,
+    kind: 'guardrail' | 'mcp_tool' = 'guardrail',
+  ): Promise<LoadedGuardrail | LoadedMcpTool> {
     try {
       return kind === 'mcp_tool' ? await this.host.loadMcpToolDetached(source) : await this.host.loadGuardrailDetached(source);
     } catch (e) {

@@ -129,7 +129,13 @@ export class LoadedMcpTool {
   /** Calls the hook for tool `name`; rejects with PluginCallError (timeout, memory, thrown, invalid result). */
   async callTool(ctx: McpToolContext, name: string, args: Record<string, unknown>): Promise<McpToolResult> {
     const config = ctx.config ? { ...this.manifest.config, ...ctx.config } : this.manifest.config;
-    const out = await this.sandbox.call('call', JSON.stringify([{ ...ctx, config }, { name, arguments: args }]));
+    const out = await this.sandbox.call(
+      'call',
+      JSON.stringify([
+        { ...ctx, config },
+        { name, arguments: args },
+      ]),
+    );
     if (out === undefined) throw new PluginCallError(this.key, 'call', 'not_found', 'the plugin does not export call');
     const r = toToolResult(JSON.parse(out));
     if (typeof r === 'string') throw new PluginCallError(this.key, 'call', 'invalid_result', `invalid tool result: ${r}`);
