@@ -3,18 +3,24 @@
  * the official SDK's client lists and calls its tools through /mcp (namespaced by the plugin key),
  * charged once at the price of `mcp:<key>/<tool>` and logged; a key whose allow-list lacks the plugin
  * does not see it; a plugin that throws or loops forever answers a tool error result and is not
- * charged, and keeps serving afterwards.
+ * charged, and keeps serving afterwards. `gatehouse plugin validate` and `plugin test` check such a file.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestGateway, type TestGateway } from '../harness.ts';
 import { AdminClient } from '../admin-client.ts';
 import { balance, createCaller, setPrice } from '../relay-fixtures.ts';
 
-const WORDCOUNT = readFileSync(new URL('../../../../examples/mcp-tools/wordcount.js', import.meta.url), 'utf8');
+const BIN = fileURLToPath(new URL('../../bin/gatehouse.mjs', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../../../../examples/mcp-tools/wordcount.js', import.meta.url));
+const WORDCOUNT = readFileSync(EXAMPLE, 'utf8');
 const HOSTILE = `export const meta = { apiVersion: 1, kind: 'mcp_tool', key: 'hostile', name: 'Hostile', version: '1.0.0', author: { name: 't' } };
 export const tools = [
   { name: 'boom', inputSchema: { type: 'object' } },
@@ -44,6 +50,38 @@ before(async () => {
 
 after(async () => {
   await gw?.stop();
+});
+
+function cli(args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (out += d));
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code: code ?? 1, out }));
+  });
+}
+
+test('plugin validate accepts the example and runs its fixture; it rejects a broken tool plugin naming the fault', async () => {
+  const v = await cli(['plugin', 'validate', EXAMPLE]);
+  assert.equal(v.code, 0, v.out);
+  assert.match(v.out, /^ok wordcount@1\.0\.0 \(mcp_tool; tools count, top_words; sha256 [0-9a-f]{64}\)/);
+  const t = await cli(['plugin', 'test', EXAMPLE, '--fixture', EXAMPLE.replace(/\.js$/, '.fixture.json')]);
+  assert.equal(t.code, 0, t.out);
+  assert.match(t.out, /4 passed, 0 failed/);
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-tool-'));
+  try {
+    const bad = join(dir, 'bad.js');
+    writeFileSync(bad, HOSTILE.replace('export function call', 'export function run'));
+    const r = await cli(['plugin', 'validate', bad]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.out, /export run: an MCP tool plugin exports only meta, tools and call/);
+    writeFileSync(bad, HOSTILE.replace("key: 'hostile'", "key: 'my_tools'"));
+    assert.match((await cli(['plugin', 'validate', bad])).out, /meta\.key: must match .*no "_"/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 async function caller(tools: string[] | null, quota = 1_000_000) {
