@@ -2,7 +2,7 @@
  * MCP tool plugins end to end: the example word counter is installed with POST /api/plugin/mcp_tool;
  * the official SDK's client lists and calls its tools through /mcp (namespaced by the plugin key),
  * charged once at the price of `mcp:<key>/<tool>` and logged; a key whose allow-list lacks the plugin
- * does not see it; a plugin that throws or loops forever answers a tool error result and is not
+ * does not see it; a plugin that throws, loops forever or exhausts its memory answers a tool error result and is not
  * charged, and keeps serving afterwards. `gatehouse plugin validate` and `plugin test` check such a file.
  */
 import { after, before, test } from 'node:test';
@@ -26,10 +26,12 @@ export const tools = [
   { name: 'boom', inputSchema: { type: 'object' } },
   { name: 'loop', inputSchema: { type: 'object' } },
   { name: 'fine', inputSchema: { type: 'object' } },
+  { name: 'hog', inputSchema: { type: 'object' } },
 ];
 export function call(ctx, input) {
   if (input.name === 'boom') throw new Error('kaput');
   if (input.name === 'loop') for (;;) {}
+  if (input.name === 'hog') { const a = []; for (;;) a.push(new Array(1e7).fill(1.5)); }
   return 'still here, ' + ctx.caller.key_name;
 }`;
 
@@ -173,7 +175,7 @@ test('a key whose allow-list lacks the plugin neither sees nor calls its tools',
   await c2.close();
 });
 
-test('a plugin that throws or loops forever answers a tool error result, uncharged, and keeps serving', async () => {
+test('a plugin that throws, loops forever or exhausts its memory answers a tool error result, uncharged, and keeps serving', async () => {
   const c = await caller(['hostile/*']);
   const client = await connect(c.key);
   const before = await balance(gw, c.userId);
@@ -185,6 +187,9 @@ test('a plugin that throws or loops forever answers a tool error result, uncharg
   const loop = await client.callTool({ name: 'hostile__loop', arguments: {} });
   assert.equal(loop.isError, true);
   assert.match((loop.content as { text: string }[])[0].text, /the tool plugin "hostile" failed: .*timed out after 500 ms/);
+  const hog = await client.callTool({ name: 'hostile__hog', arguments: {} });
+  assert.equal(hog.isError, true);
+  assert.match((hog.content as { text: string }[])[0].text, /the tool plugin "hostile" failed: .*memory limit/);
   assert.equal(await balance(gw, c.userId), before);
 
   const fine = await client.callTool({ name: 'hostile__fine', arguments: {} });
@@ -197,8 +202,21 @@ test('a plugin that throws or loops forever answers a tool error result, uncharg
     [
       ['error', 0],
       ['error', 0],
+      ['error', 0],
       ['mcp', 2000],
     ],
   );
+  await client.close();
+});
+
+test('a disabled tool plugin is neither listed nor callable; enabled again, it serves', async () => {
+  const c = await caller(['wordcount/*']);
+  const client = await connect(c.key);
+  await admin.ok('POST', '/api/plugin/mcp_tool/wordcount/status', { enabled: false });
+  assert.deepEqual((await client.listTools()).tools, []);
+  await assert.rejects(client.callTool({ name: 'wordcount__count', arguments: { text: 'a' } }), /unknown tool: wordcount__count/);
+  await admin.ok('POST', '/api/plugin/mcp_tool/wordcount/status', { enabled: true });
+  const r = await client.callTool({ name: 'wordcount__count', arguments: { text: 'a b' } });
+  assert.deepEqual(r.content, [{ type: 'text', text: '{"words":2,"characters":3,"lines":1}' }]);
   await client.close();
 });
