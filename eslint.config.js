@@ -37,7 +37,6 @@ const SPLIT_PENDING = [
   'relay/passthrough.ts',
   'relay/pipeline.ts',
   'tasks/lifecycle/submit.ts',
-  'accounts/sso.ts',
 ];
 
 // Every folder and file of the gateway's source has its place in LAYERS.

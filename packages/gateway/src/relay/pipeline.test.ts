@@ -83,7 +83,7 @@ function setup(balance: number) {
   const d = {
     core: { log, config: { quotaPerUsd: 500_000 } },
     allowances,
-    prices: { groupRatio: () => 1 },
+    prices: { groupRatio: () => 1, upstreamCost: () => 0 },
     logs: { write: (r: NewLog) => rows.push(r) },
   } as unknown as RelayDeps;
   const perToken = (_c: PipelineCall, u: TokenUsage) => u.inputTokens + u.outputTokens;
@@ -129,6 +129,9 @@ function setup(balance: number) {
   return { pipe, ctx, res, body, up, settles, rows };
 }
 
+/** The channel of the calls (only its cost ratio is read). */
+const channel = { id: 1, costRatio: 1 } as never;
+
 const words = Array.from({ length: 40 }, (_, i) => `word${i} `);
 const sse = (t: string) => `data: ${t}\n\n`;
 
@@ -145,7 +148,7 @@ async function assertCharged(actual: number, pieces: string[]): Promise<void> {
 
 test('a metered stream the balance cannot extend is cut at what it wrote, settled once and charged what it wrote', async () => {
   const { pipe, ctx, res, body, up, settles, rows } = setup(0);
-  const done = pipe.stream(ctx, null as never, 'm', up, new TextStream(), 200, true);
+  const done = pipe.stream(ctx, channel, 'm', up, new TextStream(), 200, true);
   for (const w of words) body.write(sse(w));
   body.end();
   await done;
@@ -165,7 +168,7 @@ test('a metered stream the balance cannot extend is cut at what it wrote, settle
 
 test('a metered stream past its reserve is extended and charged its whole output', async () => {
   const { pipe, ctx, res, body, up, settles, rows } = setup(1000);
-  const done = pipe.stream(ctx, null as never, 'm', up, new TextStream(), 200, true);
+  const done = pipe.stream(ctx, channel, 'm', up, new TextStream(), 200, true);
   for (const w of words) body.write(sse(w));
   body.end();
   await done;
@@ -180,7 +183,7 @@ test('a metered stream past its reserve is extended and charged its whole output
 test('a caller leaving mid-stream: settled once (499); the upstream ending later changes nothing', async () => {
   const { pipe, ctx, res, body, up, settles, rows } = setup(0);
   ctx.maxOut = null;
-  const done = pipe.stream(ctx, null as never, 'm', up, new TextStream(), 200, false);
+  const done = pipe.stream(ctx, channel, 'm', up, new TextStream(), 200, false);
   body.write(sse('hello '));
   await new Promise((r) => setImmediate(r));
   res.emit('close');
