@@ -77,6 +77,7 @@ export async function buildAreas(core: Core): Promise<Services> {
   const mcp = await mcpArea.init(core, { accounts, billing });
   const plugins = await pluginsArea.init(core);
   relay.guardrails.runner = plugins;
+  mcp.gateway.plugins = plugins;
   const admin = adminArea.init(core, { changes, audit, options, billing, plugins });
   const file = core.config.configFile;
   const doc = file ? loadConfigFile(file, core.config) : null;

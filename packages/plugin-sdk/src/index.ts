@@ -594,3 +594,5 @@ export type Fixture = FixtureCase[] | { cases: FixtureCase[] };
 
 // Guardrail plugins (docs/guardrails.md): the second kind of plugin.
 export type * from './guardrail.ts';
+// MCP tool plugins (docs/mcp.md#tool-plugins): the third kind of plugin.
+export type * from './mcp-tool.ts';

@@ -1,10 +1,12 @@
 /**
  * The MCP servers page: root registers a loopback MCP server (of the official SDK, needing a header)
  * with its header, sees its tools under their /mcp names, and gives a key an allow-list; the header's
- * value is never shown again.
+ * value is never shown again. An installed MCP tool plugin is listed beside the servers.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import {
   Api,
@@ -26,6 +28,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 const L = 'en';
+const WORDCOUNT = fileURLToPath(new URL('../../../examples/mcp-tools/wordcount.js', import.meta.url));
 
 let gw: ConsoleGateway;
 let up: FakeMcp;
@@ -91,9 +94,14 @@ test('root registers an MCP server, sees its tools and sets a key allow-list', a
     undefined,
     'the allow-list saved',
   );
+  // An MCP tool plugin is listed beside the servers, its tools under their /mcp names.
+  await api.ok('POST', '/api/plugin/mcp_tool', { source: readFileSync(WORDCOUNT, 'utf8') });
   // Afresh, without the "saved" notification.
   await page.reload();
   await expectText(table, up.url);
+  const plugins = page.getByRole('table', { name: tr(L, 'mcp.pluginsTableLabel') });
+  await expectText(plugins, 'wordcount__count, wordcount__top_words');
+  await expectText(plugins, 'Word counter 1.0.0');
   await assertAccessible(page, 'MCP servers page');
   await screenshot(page, 'en-mcp-servers');
   problems.assertNone('MCP servers page');

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from './command.ts';
 import { loadPlugin } from '../tasks/runtime/loader.ts';
 import { loadGuardrail } from '../tasks/runtime/guardrail.ts';
+import { loadMcpTool } from '../tasks/runtime/mcp-tool.ts';
 import { PluginLoadError } from '../tasks/runtime/errors.ts';
 import { fixtureCases, runFixtureCases, type HookCaller } from '../tasks/runtime/fixtures.ts';
 
@@ -23,14 +24,17 @@ async function run(args: string[]): Promise<void> {
   }
   const source = readFileSync(file, 'utf8');
   const p = await loadPlugin(source).catch(async (e: unknown) => {
-    // A guardrail plugin (docs/guardrails.md) is validated by its own rules.
-    if (!(e instanceof PluginLoadError) || !e.message.startsWith('this is a guardrail plugin')) throw e;
-    return loadGuardrail(source, { timeoutMs: 5000, memoryMb: 64, poolSize: 1 });
+    // Guardrail (docs/guardrails.md) and MCP tool (docs/mcp.md) plugins are validated by their own rules.
+    const opts = { timeoutMs: 5000, memoryMb: 64, poolSize: 1 };
+    if (e instanceof PluginLoadError && e.message.startsWith('this is a guardrail plugin')) return loadGuardrail(source, opts);
+    if (e instanceof PluginLoadError && e.message.startsWith('this is an MCP tool plugin')) return loadMcpTool(source, opts);
+    throw e;
   });
   try {
     if (!('fetchMode' in p.manifest)) {
       if (sub === 'test') return await runFixture(p, args);
-      process.stdout.write(`ok ${p.key}@${p.version} (guardrail; sha256 ${p.sha256})\n`);
+      const what = 'tools' in p ? `mcp_tool; tools ${p.tools.map((t) => t.name).join(', ')}` : 'guardrail';
+      process.stdout.write(`ok ${p.key}@${p.version} (${what}; sha256 ${p.sha256})\n`);
       return;
     }
     if (sub !== 'test') {
@@ -60,6 +64,6 @@ async function runFixture(p: HookCaller, args: string[]): Promise<void> {
 }
 
 export const pluginCommand: { summary: string; run: Command } = {
-  summary: 'validate a task or guardrail plugin file, or run its hooks against a fixture',
+  summary: 'validate a task, guardrail or MCP tool plugin file, or run its hooks against a fixture',
   run,
 };

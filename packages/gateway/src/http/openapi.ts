@@ -2521,6 +2521,48 @@ export function buildOpenApi(serverUrl: string): Schema {
         body: obj({ enabled: bool() }, ['enabled']),
       }),
     },
+    '/api/plugin/mcp_tool': {
+      get: op(
+        'plugins',
+        'Installed MCP tool plugins with their runtime state (docs/mcp.md#tool-plugins); meta.tools names their tools',
+        envelope(
+          arr(
+            obj(
+              {
+                key: str(),
+                meta: { type: 'object', additionalProperties: true },
+                enabled: bool(),
+                active_version: nullable(str()),
+                serving_version: nullable(str()),
+                source_hash: str(),
+                remark: str(),
+                runtime_status: str('registered, disabled, compile_failed or not_registered'),
+                runtime_error: str(),
+              },
+              ['key', 'meta', 'enabled', 'active_version', 'serving_version', 'runtime_status'],
+            ),
+          ),
+        ),
+        { role: root },
+      ),
+      post: op(
+        'plugins',
+        'Install an MCP tool plugin version (validated like task plugins); PUT does the same',
+        envelope(ref('PluginUploaded')),
+        { role: root, body: ref('PluginUpload') },
+      ),
+      put: op('plugins', 'Install an MCP tool plugin version (same as POST)', envelope(ref('PluginUploaded')), {
+        role: root,
+        body: ref('PluginUpload'),
+      }),
+    },
+    '/api/plugin/mcp_tool/{key}/status': {
+      post: op('plugins', 'Enable or disable an MCP tool plugin', envelope(ref('PluginStatusChange')), {
+        role: root,
+        params: [keyParam],
+        body: obj({ enabled: bool() }, ['enabled']),
+      }),
+    },
     '/api/plugin/task/{key}/status': {
       post: op(
         'plugins',

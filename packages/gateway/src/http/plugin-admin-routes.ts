@@ -86,6 +86,16 @@ export async function pluginAdminRoutes(app: FastifyInstance, deps: AppDeps): Pr
     api.post<{ Params: KeyParams }>(`${G}/:key/status`, async (req) =>
       ok(await admin.setStatus(req.params.key, ((req.body ?? {}) as { enabled?: unknown }).enabled, {}, req.user)),
     );
+    // MCP tool plugins (docs/mcp.md): served at /mcp as a server named by the plugin key.
+    const T = '/api/plugin/mcp_tool';
+    api.get(T, async () => ok(await admin.listGuardrails('mcp_tool')));
+    const uploadTool = async (req: import('fastify').FastifyRequest) =>
+      ok(await admin.upload((req.body ?? {}) as Record<string, unknown>, req.user, 'mcp_tool'));
+    api.post(T, uploadTool);
+    api.put(T, uploadTool);
+    api.post<{ Params: KeyParams }>(`${T}/:key/status`, async (req) =>
+      ok(await admin.setStatus(req.params.key, ((req.body ?? {}) as { enabled?: unknown }).enabled, {}, req.user)),
+    );
     api.delete<{ Params: KeyParams & { version: string } }>(`${P}/:key/versions/:version`, async (req) =>
       ok(await admin.deleteVersion(req.params.key, req.params.version, flag(req.query, 'force'), req.user)),
     );

@@ -4,6 +4,7 @@
  * `<server>__<tool>`. A tool call is admitted by the rate limits (model name `mcp:<server>/<tool>`),
  * priced by the price book (`mcp:<server>/<tool>`, else `mcp:<server>/*`), reserved and settled once
  * through the ledger (refunded when the upstream failed), and logged (type `mcp`, or `error`).
+ * Installed MCP tool plugins are served the same way, each as a server named by its plugin key.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -25,6 +26,23 @@ export const TOOL_SEPARATOR = '__';
 /** JSON-RPC error code of a call the gateway refused (balance, rate limit, price). */
 export const REFUSED_CODE = -32001;
 
+/** An enabled MCP tool plugin as the gateway uses it (tasks/runtime/mcp-tool.ts). */
+export interface McpToolPlugin {
+  key: string;
+  tools: Tool[];
+  callTool(
+    ctx: { caller: { user_id: number; username: string; key_name: string; group: string } },
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ content: Array<{ type: 'text'; text: string }>; isError?: boolean }>;
+}
+
+/** The plugin host's view of the enabled MCP tool plugins; set once the plugin area is up. */
+export interface McpToolPlugins {
+  mcpTool(key: string): McpToolPlugin | undefined;
+  mcpTools(): McpToolPlugin[];
+}
+
 export interface McpGatewayDeps {
   servers: McpServers;
   upstreams: McpUpstreams;
@@ -38,6 +56,12 @@ export const priceName = (server: string, tool: string) => `mcp:${server}/${tool
 
 export class McpGateway {
   private specs = new Map<string, McpServerSpec>();
+  /** The MCP tool plugins (a registered remote server of the same name takes precedence). */
+  plugins: McpToolPlugins | null = null;
+
+  private plugin(server: string): McpToolPlugin | undefined {
+    return this.specs.has(server) ? undefined : this.plugins?.mcpTool(server);
+  }
 
   constructor(
     private readonly core: Core,
@@ -84,6 +108,12 @@ export class McpGateway {
         }
       }),
     );
+    for (const pl of this.plugins?.mcpTools() ?? []) {
+      if (this.specs.has(pl.key) || !mcpServerAllowed(p.mcpTools, pl.key)) continue;
+      lists.push(
+        pl.tools.filter((t) => mcpAllowed(p.mcpTools, pl.key, t.name)).map((t) => ({ ...t, name: `${pl.key}${TOOL_SEPARATOR}${t.name}` })),
+      );
+    }
     return lists.flat();
   }
 
@@ -113,13 +143,15 @@ export class McpGateway {
     const server = i > 0 ? name.slice(0, i) : '';
     const tool = i > 0 ? name.slice(i + TOOL_SEPARATOR.length) : '';
     const spec = this.specs.get(server);
+    const plugin = this.plugin(server);
     // A tool outside the key's allow-list is answered like one that does not exist.
     if (
-      !spec ||
+      (!spec && !plugin) ||
       !tool ||
       !mcpAllowed(p.mcpTools, server, tool) ||
-      (spec.tools && !spec.tools.has(tool)) ||
-      (spec.groups && !spec.groups.has(p.group))
+      (spec?.tools && !spec.tools.has(tool)) ||
+      (spec?.groups && !spec.groups.has(p.group)) ||
+      (plugin && !plugin.tools.some((t) => t.name === tool))
     )
       throw rpcError(ErrorCode.InvalidParams, `unknown tool: ${name.slice(0, 200)}`);
     const model = priceName(server, tool);
@@ -140,11 +172,16 @@ export class McpGateway {
       if (cost > 0) await ledger.reserve(payer, ref, cost, { open: true });
       let result;
       try {
-        result = await this.d.upstreams.call(spec, tool, args, signal);
+        if (plugin) {
+          const caller = { user_id: p.userId, username: p.username, key_name: p.keyName, group: p.group };
+          result = await plugin.callTool({ caller }, tool, args ?? {});
+        } else result = await this.d.upstreams.call(spec!, tool, args, signal);
       } catch (e) {
         if (cost > 0) await ledger.refund(payer, ref, cost);
         const reason = reasonOf(e, spec);
         this.d.logs.write(this.row(p, ref, model, 'error', 0, started, 502, `${server}: ${reason}`));
+        // A plugin that threw, ran out of time or memory answers a tool error result, uncharged.
+        if (plugin) return { content: [{ type: 'text', text: `the tool plugin "${server}" failed: ${reason}` }], isError: true };
         if (e instanceof McpError) throw rpcError(e.code, reason.replace(/^MCP error -?\d+: /, ''));
         throw rpcError(ErrorCode.InternalError, `the MCP server "${server}" failed: ${reason}`);
       }

@@ -9,6 +9,15 @@ import type { Tx } from '../../store/db.ts';
 import type { PluginHost } from '../runtime/host.ts';
 import { LoadedPlugin, MAX_SOURCE_BYTES, sha256Hex } from '../runtime/loader.ts';
 import { isGuardrailMeta, type LoadedGuardrail } from '../runtime/guardrail.ts';
+import { isMcpToolMeta, type LoadedMcpTool } from '../runtime/mcp-tool.ts';
+
+/** The plugin kinds (docs/plugins.md): task plugins, guardrails and MCP tools. */
+export type PluginKind = 'task' | 'guardrail' | 'mcp_tool';
+const kindOf = (manifest: string): PluginKind => {
+  if (!manifest.includes('"guardrail"') && !manifest.includes('"mcp_tool"')) return 'task';
+  const meta = JSON.parse(manifest) as unknown;
+  return isGuardrailMeta(meta) ? 'guardrail' : isMcpToolMeta(meta) ? 'mcp_tool' : 'task';
+};
 import { GenerationBuilder } from '../runtime/generation.ts';
 import { PluginCallError, PluginLoadError } from '../runtime/errors.ts';
 import { bindingOf, parseSettings, TYPE_PEER_GATEWAY, type BoundChannel } from '../runtime/channels.ts';
@@ -155,7 +164,7 @@ export class PluginAdmin {
     const channels = await new ChannelStore(this.core.h).bindings();
     const items = await Promise.all(
       rows
-        .filter((r) => !r.manifest || !r.manifest.includes('"guardrail"') || !isGuardrailMeta(JSON.parse(r.manifest)))
+        .filter((r) => !r.manifest || kindOf(r.manifest) === 'task')
         .map(async (r) => {
           const live = gen.plugins.get(r.plugin_key);
           let meta: Record<string, unknown> | null = null;
@@ -199,9 +208,12 @@ export class PluginAdmin {
     return items.map(({ sortPriority: _s, ...rest }) => rest);
   }
 
-  private async loadGuardrailChecked(source: string): Promise<LoadedGuardrail> {
+  private async loadGuardrailChecked(
+    source: string,
+    kind: 'guardrail' | 'mcp_tool' = 'guardrail',
+  ): Promise<LoadedGuardrail | LoadedMcpTool> {
     try {
-      return await this.host.loadGuardrailDetached(source);
+      return kind === 'mcp_tool' ? await this.host.loadMcpToolDetached(source) : await this.host.loadGuardrailDetached(source);
     } catch (e) {
       if (e instanceof PluginLoadError) throw fail('plugin_invalid', e.message, { details: e.field ? { field: e.field } : undefined });
       throw e;
@@ -210,8 +222,9 @@ export class PluginAdmin {
 
   /** Loads a stored source as its kind says (task or guardrail), with the task plugins' conflict check when asked. */
   private async recheck(source: string, manifest: string, preflight: boolean): Promise<void> {
-    if (isGuardrailMeta(JSON.parse(manifest))) {
-      (await this.loadGuardrailChecked(source)).dispose();
+    const kind = kindOf(manifest);
+    if (kind !== 'task') {
+      (await this.loadGuardrailChecked(source, kind)).dispose();
       return;
     }
     const p = await this.loadChecked(source);
@@ -222,9 +235,8 @@ export class PluginAdmin {
     }
   }
 
-  /** Installs a task plugin (`kind` task) or a guardrail plugin (docs/guardrails.md) version. */
-  /** The installed guardrail plugins (docs/guardrails.md) with their serving state. */
-  async listGuardrails() {
+  /** The installed guardrail (docs/guardrails.md) or MCP tool (docs/mcp.md) plugins with their serving state. */
+  async listGuardrails(kind: 'guardrail' | 'mcp_tool' = 'guardrail') {
     const rows = await this.db
       .selectFrom('plugins')
       .innerJoin('plugin_versions', (j) =>
@@ -241,10 +253,10 @@ export class PluginAdmin {
       .execute();
     return rows
       .map((r) => ({ r, meta: JSON.parse(r.manifest) as Record<string, unknown> }))
-      .filter(({ meta }) => isGuardrailMeta(meta))
+      .filter(({ meta }) => (kind === 'mcp_tool' ? isMcpToolMeta(meta) : isGuardrailMeta(meta)))
       .map(({ r, meta }) => {
-        const live = this.host.guardrail(r.plugin_key);
-        const err = this.host.guardrailErrors[r.plugin_key];
+        const live = kind === 'mcp_tool' ? this.host.mcpTool(r.plugin_key) : this.host.guardrail(r.plugin_key);
+        const err = (kind === 'mcp_tool' ? this.host.mcpToolErrors : this.host.guardrailErrors)[r.plugin_key];
         return {
           key: r.plugin_key,
           meta,
@@ -266,7 +278,8 @@ export class PluginAdmin {
       .sort((a, b) => (a.key < b.key ? -1 : 1));
   }
 
-  async upload(input: UploadInput, actor: AuditActor = null, kind: 'task' | 'guardrail' = 'task') {
+  /** Installs a plugin version of `kind` (task, guardrail or MCP tool). */
+  async upload(input: UploadInput, actor: AuditActor = null, kind: PluginKind = 'task') {
     if (typeof input.source !== 'string' || !input.source.trim()) throw badRequest('source is required');
     const source = input.source;
     if (Buffer.byteLength(source, 'utf8') > MAX_SOURCE_BYTES) throw fail('plugin_too_large', 'source is larger than 1 MiB');
@@ -281,12 +294,12 @@ export class PluginAdmin {
     const force = input.force === true;
     const remark = typeof input.remark === 'string' ? input.remark.slice(0, 1000) : null;
     const icon = typeof input.icon === 'string' && input.icon ? parseIcon(input.icon) : null;
-    const p = kind === 'guardrail' ? await this.loadGuardrailChecked(source) : await this.loadChecked(source);
+    const p = kind === 'task' ? await this.loadChecked(source) : await this.loadGuardrailChecked(source, kind);
     try {
       if (enabled && !force && p instanceof LoadedPlugin) this.preflight(p);
       const other = await this.activeRow(p.key);
-      if (other && isGuardrailMeta(JSON.parse(other.manifest)) !== (kind === 'guardrail'))
-        throw fail('plugin_conflict', `the key "${p.key}" is taken by a ${kind === 'guardrail' ? 'task' : 'guardrail'} plugin`);
+      const otherKind = other ? kindOf(other.manifest) : kind;
+      if (otherKind !== kind) throw fail('plugin_conflict', `the key "${p.key}" is taken by a ${otherKind.replace('_', ' ')} plugin`);
       const now = Date.now();
       const before = await this.db
         .selectFrom('plugins')

@@ -10,6 +10,7 @@ import { loadPlugin, type LoadedPlugin, type LoadOptions } from './loader.ts';
 import { GenerationBuilder, emptyGeneration, type Generation } from './generation.ts';
 import { cleanMessage, PluginCallError } from './errors.ts';
 import { isGuardrailMeta, loadGuardrail, type LoadedGuardrail } from './guardrail.ts';
+import { isMcpToolMeta, loadMcpTool, type LoadedMcpTool } from './mcp-tool.ts';
 import type { GuardrailContext, GuardrailRunner, GuardrailStage, GuardrailVerdict } from '../../relay/guardrail-types.ts';
 
 /** Name of the database revision bumped on every change of the plugin tables. */
@@ -38,6 +39,9 @@ export class PluginHost implements GuardrailRunner {
   /** The enabled guardrail plugins by key (rebuilt with the generation). */
   private guardrailMap = new Map<string, LoadedGuardrail>();
   guardrailErrors: Record<string, string> = {};
+  /** The enabled MCP tool plugins by key (docs/mcp.md), rebuilt with the generation. */
+  private mcpToolMap = new Map<string, LoadedMcpTool>();
+  mcpToolErrors: Record<string, string> = {};
   private gen: Generation = emptyGeneration();
   private counter = 0;
   /** Compiled plugins by source sha256 (the versions of the current generation). */
@@ -109,8 +113,10 @@ export class PluginHost implements GuardrailRunner {
       return this.gen;
     }
     const guardRows = rows.filter((r) => r.manifest && isGuardrailMeta(safeJson(r.manifest)));
-    rows = rows.filter((r) => !guardRows.includes(r));
+    const toolRows = rows.filter((r) => r.manifest && isMcpToolMeta(safeJson(r.manifest)));
+    rows = rows.filter((r) => !guardRows.includes(r) && !toolRows.includes(r));
     await this.rebuildGuardrails(guardRows);
+    await this.rebuildMcpTools(toolRows);
     const old = this.gen;
     // Admission order: unchanged, then changed, then new plugins; each is tried against those before it.
     const rank = (r: { plugin_key: string; sha256: string }) => {
@@ -183,6 +189,40 @@ export class PluginHost implements GuardrailRunner {
     this.guardrailErrors = errors;
   }
 
+  private async rebuildMcpTools(rows: ActiveSource[]): Promise<void> {
+    const next = new Map<string, LoadedMcpTool>();
+    const errors: Record<string, string> = {};
+    for (const r of rows) {
+      const old = this.mcpToolMap.get(r.plugin_key);
+      try {
+        const t = old && old.sha256 === r.sha256 ? old : await loadMcpTool(r.source, this.loadOptions);
+        if (t.key !== r.plugin_key) throw new Error(`the stored source declares key "${t.key}"`);
+        next.set(t.key, t);
+      } catch (e) {
+        errors[r.plugin_key] = `version ${r.version}: ${cleanMessage((e as Error).message)}`;
+        if (old) next.set(old.key, old);
+      }
+    }
+    for (const [k, t] of this.mcpToolMap) if (next.get(k) !== t) t.retire();
+    this.mcpToolMap = next;
+    this.mcpToolErrors = errors;
+  }
+
+  /** Loads an MCP tool plugin for one-off use (validation); the caller disposes it. */
+  loadMcpToolDetached(source: string): Promise<LoadedMcpTool> {
+    return loadMcpTool(source, { ...this.loadOptions, poolSize: 1 });
+  }
+
+  /** An enabled MCP tool plugin by key. */
+  mcpTool(key: string): LoadedMcpTool | undefined {
+    return this.mcpToolMap.get(key);
+  }
+
+  /** The enabled MCP tool plugins. */
+  mcpTools(): LoadedMcpTool[] {
+    return [...this.mcpToolMap.values()];
+  }
+
   /** Loads a guardrail for one-off use (validation, tests against a sample); the caller disposes it. */
   loadGuardrailDetached(source: string): Promise<LoadedGuardrail> {
     return loadGuardrail(source, { ...this.loadOptions, poolSize: 1 });
@@ -240,6 +280,8 @@ export class PluginHost implements GuardrailRunner {
   shutdown(): void {
     for (const g of this.guardrailMap.values()) g.dispose();
     this.guardrailMap.clear();
+    for (const t of this.mcpToolMap.values()) t.dispose();
+    this.mcpToolMap.clear();
     for (const p of this.compiled.values()) p.dispose();
     this.compiled.clear();
   }

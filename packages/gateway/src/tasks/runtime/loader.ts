@@ -324,6 +324,8 @@ export async function loadPlugin(source: string, opts: LoadOptions = DEFAULT_LOA
       throw new PluginLoadError('the plugin must export `meta`', 'meta');
     if ((describe.meta as { kind?: unknown } | null)?.kind === 'guardrail')
       throw new PluginLoadError('this is a guardrail plugin: install it with POST /api/plugin/guardrail', 'meta');
+    if ((describe.meta as { kind?: unknown } | null)?.kind === 'mcp_tool')
+      throw new PluginLoadError('this is an MCP tool plugin: install it with POST /api/plugin/mcp_tool', 'meta');
     const manifest = validateManifest(describe.meta);
     const shape = validateExports(manifest, describe);
     // The sandbox was created before the key was known; later isolates use the real label.

@@ -175,7 +175,9 @@ return function makeDispatch(ns) {
     const batchParams = typeof ns.buildBatchQueryRequest === 'function' ? paramsOf(ns.buildBatchQueryRequest) : [];
     let meta = null, metaError = null;
     try { meta = JSONparse(JSONstringify(ns.meta === undefined ? null : ns.meta)); } catch (e) { metaError = errText(e); }
-    return { exports, native, protocols, batchParams, meta, metaError };
+    let tools = null;
+    if (isArray(ns.tools)) { try { tools = JSONparse(JSONstringify(ns.tools)); } catch (e) { metaError = 'tools: ' + errText(e); } }
+    return { exports, native, protocols, batchParams, meta, metaError, tools };
   };
   return function dispatch(hook, argsJson) {
     let result;

@@ -38,6 +38,8 @@ export interface Describe {
   batchParams: string[];
   meta: unknown;
   metaError: string | null;
+  /** An exported `tools` array as JSON (MCP tool plugins), else null. */
+  tools?: unknown;
 }
 
 export class PluginSandbox {

@@ -1,7 +1,8 @@
 /**
  * MCP servers (admins): the remote MCP servers served at /mcp — register, edit, delete, see each
  * server's tools — and the keys' allow-lists (`mcp_tools`). Header values and the OAuth client secret
- * are write-only: the list shows header names and whether a secret is set.
+ * are write-only: the list shows header names and whether a secret is set. The MCP tool plugins
+ * served beside them are listed read-only.
  */
 import {
   ActionIcon,
@@ -35,6 +36,7 @@ import { ListField, validators } from '../../components/fields';
 import { FormModal } from '../../components/FormModal';
 import { PageHeader } from '../../components/PageHeader';
 import { useApiMutation } from '../../components/useApiMutation';
+import { PluginToolsCard } from './PluginToolsCard';
 
 type Server = Schemas['McpServer'];
 type Values = {
@@ -333,6 +335,7 @@ export default function McpServersPage() {
         onRetry={() => void q.refetch()}
         empty={t('mcp.empty')}
       />
+      <PluginToolsCard />
       <AllowLists servers={q.data ?? []} />
       {editing !== undefined && <ServerForm server={editing} onClose={() => setEditing(undefined)} />}
       {viewing && <ToolsDialog server={viewing} onClose={() => setViewing(null)} />}
