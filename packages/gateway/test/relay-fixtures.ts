@@ -121,6 +121,17 @@ export async function balance(gw: Gateway, userId: number): Promise<number> {
   return Number(r.quota);
 }
 
+/**
+ * The balance once every call of the node has settled: in-flight settlements written, this node's holds
+ * closed (their spends written, their rest given back). For tests that compare balances across calls of a
+ * payer whose earlier calls may still be settling.
+ */
+export async function settledBalance(gw: Gateway, userId: number): Promise<number> {
+  await gw.services.relay.relay.drain();
+  await gw.services.relay.allowances.maintain(Date.now() + 3_600_000);
+  return balance(gw, userId);
+}
+
 export async function logsFor(gw: Gateway, requestId: string) {
   await gw.services.relay.logs.flush();
   return gw.core.h.db.selectFrom('logs').selectAll().where('request_id', '=', requestId).orderBy('id').execute();

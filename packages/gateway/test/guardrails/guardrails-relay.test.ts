@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { startTestGateway, type TestGateway } from '../harness.ts';
 import { AdminClient } from '../admin-client.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/upstreams/openai.ts';
-import { balance, consumeLog, createCaller, createChannel, logsFor, setPrice } from '../relay-fixtures.ts';
+import { consumeLog, createCaller, createChannel, logsFor, setPrice, settledBalance } from '../relay-fixtures.ts';
 
 const EXAMPLES = new URL('../../../../examples/guardrails/', import.meta.url);
 const example = (name: string) => readFileSync(new URL(`${name}.js`, EXAMPLES), 'utf8');
@@ -241,13 +241,13 @@ for (const f of FAMILIES) {
     });
 
     test(`${how}: a denied keyword in the input is refused in the family's envelope and not charged`, async () => {
-      const before = await balance(gw, caller.userId);
+      const before = await settledBalance(gw, caller.userId);
       const sent = oa.requests.length;
       const a = await f.call('m-deny', 'tell me about Falcon', stream);
       assert.equal(a.status, 400, a.raw);
       assert.match(f.errorMessage(a.raw), /blocked by guardrail deny-words: the text contains a denied keyword "falcon"/);
       assert.equal(oa.requests.length, sent, 'nothing went upstream');
-      assert.equal(await balance(gw, caller.userId), before, 'nothing was charged');
+      assert.equal(await settledBalance(gw, caller.userId), before, 'nothing was charged');
       const rows = await logsFor(gw, a.requestId);
       const row = rows.find((r) => r.type === 'error');
       assert.ok(row, 'the refusal is logged');
@@ -354,13 +354,13 @@ test('a guardrail that exhausts its memory is contained: the call goes on under 
 });
 
 test('an output block is charged for the input only; annotations go on the log row; verdicts are counted', async () => {
-  const before = await balance(gw, caller.userId);
+  const before = await settledBalance(gw, caller.userId);
   const a = await FAMILIES[0].call('m-deny-out', 'echo:fal¦con', false);
   assert.equal(a.status, 400);
   const log = await consumeLog(gw, a.requestId);
   assert.equal(Number(log.completion_tokens), 0, 'the output that was not served is not charged');
   assert.ok(Number(log.prompt_tokens) > 0);
-  assert.equal(await balance(gw, caller.userId), before - Number(log.quota));
+  assert.equal(await settledBalance(gw, caller.userId), before - Number(log.quota));
 
   const t = await FAMILIES[0].call('m-tag', 'echo:hi', false);
   const row = await consumeLog(gw, t.requestId);
