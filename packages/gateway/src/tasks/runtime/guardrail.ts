@@ -3,12 +3,11 @@
  * and one hook, `check(ctx, {stage, texts})`, run in the same sandbox as task plugins. This file
  * validates such a file and calls its hook, checking the verdict it returns.
  */
-import { CAPABILITIES } from '@gatehouse/plugin-sdk';
 import { isObj } from '../../platform/validate.ts';
 import { checkVerdict, type GuardrailContext, type GuardrailStage, type GuardrailVerdict } from '../../relay/guardrail-types.ts';
 import { PluginSandbox, type Describe, type SandboxOptions } from './sandbox.ts';
 import { PluginCallError, PluginLoadError } from './errors.ts';
-import { MAX_SOURCE_BYTES, precheckSyntax, sha256Hex, type LoadOptions } from './loader.ts';
+import { openSandbox, type LoadOptions } from './loader.ts';
 
 const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
@@ -137,22 +136,7 @@ export class LoadedGuardrail {
 
 /** Validates and loads a guardrail source. Throws PluginLoadError with a readable message. */
 export async function loadGuardrail(source: string, opts: LoadOptions): Promise<LoadedGuardrail> {
-  if (typeof source !== 'string' || !source.trim()) throw new PluginLoadError('the plugin source is empty', 'source');
-  if (Buffer.byteLength(source, 'utf8') > MAX_SOURCE_BYTES) throw new PluginLoadError('the plugin source is larger than 1 MiB', 'source');
-  precheckSyntax(source);
-  const sha = sha256Hex(source);
-  let created: { sandbox: PluginSandbox; describe: Describe };
-  try {
-    created = await PluginSandbox.create(source, {
-      ...opts,
-      label: `guardrail-${sha.slice(0, 8)}`,
-      key: '(loading)',
-      capabilities: CAPABILITIES,
-    });
-  } catch (e) {
-    throw new PluginLoadError(`the plugin module failed to load: ${(e as Error).message}`, 'source');
-  }
-  const { sandbox, describe } = created;
+  const { sandbox, describe, sha } = await openSandbox(source, opts, 'guardrail');
   try {
     if (describe.metaError) throw new PluginLoadError(`meta must be JSON: ${describe.metaError}`, 'meta');
     const manifest = validateGuardrailManifest(describe.meta);

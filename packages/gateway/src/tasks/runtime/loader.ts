@@ -300,24 +300,35 @@ export class LoadedPlugin {
 
 export const DEFAULT_LOAD: LoadOptions = { timeoutMs: 5000, memoryMb: 64, poolSize: 2 };
 
-/** Validates and loads a plugin source. Throws PluginLoadError with a readable message. */
-export async function loadPlugin(source: string, opts: LoadOptions = DEFAULT_LOAD): Promise<LoadedPlugin> {
+/**
+ * The first steps of loading any plugin kind: the source's size and syntax checked, then a sandbox made
+ * from it (its module described). Throws PluginLoadError with a readable message.
+ */
+export async function openSandbox(
+  source: string,
+  opts: LoadOptions,
+  kind: string,
+): Promise<{ sandbox: PluginSandbox; describe: Describe; sha: string }> {
   if (typeof source !== 'string' || !source.trim()) throw new PluginLoadError('the plugin source is empty', 'source');
   if (Buffer.byteLength(source, 'utf8') > MAX_SOURCE_BYTES) throw new PluginLoadError('the plugin source is larger than 1 MiB', 'source');
   precheckSyntax(source);
   const sha = sha256Hex(source);
-  let created: { sandbox: PluginSandbox; describe: Describe };
   try {
-    created = await PluginSandbox.create(source, {
+    const { sandbox, describe } = await PluginSandbox.create(source, {
       ...opts,
-      label: `plugin-${sha.slice(0, 8)}`,
+      label: `${kind}-${sha.slice(0, 8)}`,
       key: '(loading)',
       capabilities: CAPABILITIES,
     });
+    return { sandbox, describe, sha };
   } catch (e) {
     throw new PluginLoadError(`the plugin module failed to load: ${(e as Error).message}`, 'source');
   }
-  const { sandbox, describe } = created;
+}
+
+/** Validates and loads a plugin source. Throws PluginLoadError with a readable message. */
+export async function loadPlugin(source: string, opts: LoadOptions = DEFAULT_LOAD): Promise<LoadedPlugin> {
+  const { sandbox, describe, sha } = await openSandbox(source, opts, 'plugin');
   try {
     if (describe.metaError) throw new PluginLoadError(`meta must be JSON: ${describe.metaError}`, 'meta');
     if (describe.exports.meta === undefined || describe.exports.meta === 'undefined')

@@ -4,11 +4,10 @@
  * `call(ctx, {name, arguments})`, run in the same sandbox as task plugins. This file validates such
  * a file and calls its hook, turning its answer into an MCP tool result.
  */
-import { CAPABILITIES } from '@gatehouse/plugin-sdk';
 import { isObj } from '../../platform/validate.ts';
 import { PluginSandbox, type Describe, type SandboxOptions } from './sandbox.ts';
 import { PluginCallError, PluginLoadError } from './errors.ts';
-import { MAX_SOURCE_BYTES, precheckSyntax, sha256Hex, type LoadOptions } from './loader.ts';
+import { openSandbox, type LoadOptions } from './loader.ts';
 import { validateGuardrailManifest } from './guardrail.ts';
 
 /** A tool as MCP lists it. */
@@ -164,22 +163,7 @@ export class LoadedMcpTool {
 
 /** Validates and loads an MCP tool plugin source. Throws PluginLoadError with a readable message. */
 export async function loadMcpTool(source: string, opts: LoadOptions): Promise<LoadedMcpTool> {
-  if (typeof source !== 'string' || !source.trim()) throw new PluginLoadError('the plugin source is empty', 'source');
-  if (Buffer.byteLength(source, 'utf8') > MAX_SOURCE_BYTES) throw new PluginLoadError('the plugin source is larger than 1 MiB', 'source');
-  precheckSyntax(source);
-  const sha = sha256Hex(source);
-  let created: { sandbox: PluginSandbox; describe: Describe };
-  try {
-    created = await PluginSandbox.create(source, {
-      ...opts,
-      label: `mcp-tool-${sha.slice(0, 8)}`,
-      key: '(loading)',
-      capabilities: CAPABILITIES,
-    });
-  } catch (e) {
-    throw new PluginLoadError(`the plugin module failed to load: ${(e as Error).message}`, 'source');
-  }
-  const { sandbox, describe } = created;
+  const { sandbox, describe, sha } = await openSandbox(source, opts, 'mcp-tool');
   try {
     if (describe.metaError) throw new PluginLoadError(`meta must be JSON: ${describe.metaError}`, 'meta');
     const manifest = validateMcpToolManifest(describe.meta);
