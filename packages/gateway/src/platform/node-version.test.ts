@@ -1,7 +1,10 @@
 /** The supported Node.js range, read the way package.json's `engines.node` writes it, and the advice given outside it. */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { describeRange, nativeModuleProblem, nodeSupported, nodeVersionProblem } from './node-version.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { builtAbi, describeRange, nativeModuleProblem, nodeSupported, nodeVersionProblem } from './node-version.ts';
 
 const RANGE = '^22.14.0 || ^24.0.0';
 
@@ -36,4 +39,26 @@ test('a native module built for another Node.js gets the rebuild command; other 
   assert.match(m, /isolated_vm\.node/);
   assert.match(m, /npm rebuild better-sqlite3 isolated-vm/);
   assert.equal(nativeModuleProblem(new Error('ENOENT: no such file'), 'v22.14.0', '127'), null);
+});
+
+test('a native module linked against another V8 fails in dlopen: the version it was built for is read from the file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-abi-'));
+  const file = join(dir, 'isolated_vm.node');
+  writeFileSync(file, Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0]), Buffer.from('\0node_register_module_v127\0')]));
+  try {
+    assert.equal(builtAbi(file), '127');
+    const err = Object.assign(new Error(`${file}: undefined symbol: _ZN2v811ArrayBuffer9Allocator10ReallocateEPvmm`), {
+      code: 'ERR_DLOPEN_FAILED',
+    });
+    const m = nativeModuleProblem(err, 'v24.21.0', '137')!;
+    assert.match(
+      m,
+      /^A native module in node_modules was built for Node\.js 22 \(NODE_MODULE_VERSION 127\), but this is Node\.js 24\.21\.0 \(NODE_MODULE_VERSION 137\): \S+isolated_vm\.node\.\n/,
+    );
+    // Built for this very Node.js: the undefined symbol has another cause, and the error is left alone.
+    assert.equal(nativeModuleProblem(err, 'v22.14.0', '127'), null);
+    assert.equal(nativeModuleProblem(new Error('/nowhere/x.node: undefined symbol: y'), 'v24.21.0', '137'), null);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

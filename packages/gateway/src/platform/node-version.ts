@@ -2,8 +2,9 @@
  * Which Node.js may run the gateway: the range of the repository's package.json (`engines.node`), checked by the
  * `gatehouse` command before anything else loads, and what to say when the running Node.js is outside it or when
  * the native modules in node_modules were built for another Node.js (installed with one, run with another).
- * Imports nothing, so that it runs on any Node.js.
+ * Imports nothing but node:fs, so that it runs on any Node.js.
  */
+import { readFileSync } from 'node:fs';
 
 /** `NODE_MODULE_VERSION` (the native-module ABI) of each Node.js major version. */
 const ABI_MAJOR: Record<number, number> = { 108: 18, 115: 20, 120: 21, 127: 22, 131: 23, 137: 24, 141: 25 };
@@ -68,17 +69,38 @@ export function nodeVersionProblem(range: string, version: string, execPath: str
 }
 
 /**
- * The message for an error thrown while loading a native module built for another Node.js (better-sqlite3,
- * isolated-vm after switching Node.js), or null for any other error.
+ * The `NODE_MODULE_VERSION` a native module was built for, read from the registration function it exports
+ * (`node_register_module_v137`); null when the file cannot be read or registers through Node-API.
  */
-export function nativeModuleProblem(err: unknown, version: string, abi: string): string | null {
+export function builtAbi(file: string): string | null {
+  try {
+    return /node_register_module_v(\d+)/.exec(readFileSync(file).toString('latin1'))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The message for an error thrown while loading a native module built for another Node.js (isolated-vm after
+ * switching Node.js), or null for any other error. Node.js names the mismatch itself when the module loads far
+ * enough to register; a module linked against another V8 fails earlier, in dlopen (an undefined symbol), and
+ * the version it was built for is then read from the file.
+ */
+export function nativeModuleProblem(err: unknown, version: string, abi: string, readAbi = builtAbi): string | null {
   const msg = err instanceof Error ? err.message : String(err);
-  const m = /compiled against a different Node\.js version using\s+NODE_MODULE_VERSION (\d+)/.exec(msg);
-  if (!m) return null;
-  const file = /module '([^']+)'/.exec(msg)?.[1];
-  const built = ABI_MAJOR[Number(m[1])];
+  const named = /compiled against a different Node\.js version using\s+NODE_MODULE_VERSION (\d+)/.exec(msg);
+  let built: string | null = named?.[1] ?? null;
+  let file = /module '([^']+)'/.exec(msg)?.[1];
+  if (!named) {
+    const dlopen = /^(?:Error: )?(\/\S+\.node): undefined symbol/.exec(msg);
+    if (!dlopen) return null;
+    file = dlopen[1];
+    built = readAbi(file);
+    if (!built || built === abi) return null;
+  }
+  const major = ABI_MAJOR[Number(built)];
   return (
-    `A native module in node_modules was built for ${built ? `Node.js ${built}` : 'another Node.js'} (NODE_MODULE_VERSION ${m[1]}), ` +
+    `A native module in node_modules was built for ${major ? `Node.js ${major}` : 'another Node.js'} (NODE_MODULE_VERSION ${built}), ` +
     `but this is Node.js ${version.replace(/^v/, '')} (NODE_MODULE_VERSION ${abi})${file ? `: ${file}` : ''}.\n` +
     `Either run with the Node.js you installed with (put it first on PATH), or rebuild the modules for this one:\n` +
     `  npm rebuild better-sqlite3 isolated-vm\n`
