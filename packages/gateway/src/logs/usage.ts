@@ -4,7 +4,7 @@
  * never from the log rows. A query without filters reads the `all` rows (one per hour); a query with
  * one filter reads that dimension's rows (one per hour); anything else reads the full-key rows through
  * an index on (filter column, dim, hour). The top users and keys read the daily rows of those two
- * dimensions for the whole UTC days of the range (`where`).
+ * dimensions for the whole UTC days of the range (`ranges`).
  *
  * Every series point, total and group carries the prompt cache's reads and writes (tokens), the hit
  * rate (cached ÷ prompt tokens), the writes' cost and the reads' saving against the uncached input
@@ -203,11 +203,12 @@ export class UsageReports {
   }
 
   /**
-   * The WHERE clause of the rows that answer `filter`. The top users or keys (`forGroup`, a dimension
-   * kept per day too) read the daily rows of the whole UTC days inside the range and the hourly rows of
-   * the hours before and after them: the same sums from a thirtieth of the rows over a month.
+   * The WHERE clauses of the rows that answer `filter`, each a range of the primary key. The top users or
+   * keys (`forGroup`, a dimension kept per day too) read the daily rows of the whole UTC days inside the
+   * range and the hourly rows of the hours before and after them: the same sums from a thirtieth of the
+   * rows over a month. Everything else is one range of hourly rows.
    */
-  private where(filter: UsageFilter, from: number, to: number, forGroup?: GroupBy): RawBuilder<unknown> {
+  private ranges(filter: UsageFilter, from: number, to: number, forGroup?: GroupBy): RawBuilder<unknown>[] {
     const set = this.filters(filter);
     const dim = this.dimFor(filter, forGroup);
     const same = set.map(([g, v]) => sql`${sql.ref(DIM_COLUMN[g].col)} = ${v}`);
@@ -218,20 +219,17 @@ export class UsageReports {
     const daily = forGroup ? DAILY[dim] : undefined;
     const d0 = Math.ceil(first / DAY_MS) * DAY_MS;
     const d1 = Math.floor(end / DAY_MS) * DAY_MS;
-    if (!daily || d0 >= d1) return range(dim, first, end);
+    if (!daily || d0 >= d1) return [range(dim, first, end)];
     const parts = [range(daily, d0, d1)];
     if (first < d0) parts.push(range(dim, first, d0));
     if (d1 < end) parts.push(range(dim, d1, end));
-    return sql`(${sql.join(
-      parts.map((p) => sql`(${p})`),
-      sql` or `,
-    )})`;
+    return parts;
   }
 
   /** `withCosts`: the groups carry their upstream cost and margin (administrators' reports). */
   async query(q: UsageQuery, withCosts = true): Promise<UsageReport> {
     const db = this.core.h.db;
-    const where = this.where(q.filter, q.from, q.to);
+    const [where] = this.ranges(q.filter, q.from, q.to);
     // A dimension has one row per hour and value: read the rows (the sums are made below, in the
     // buckets). The full-key rows are many per hour: the database sums them per hour.
     const rows = await rollupHours(db, SERIES_COLUMNS, where, this.dimFor(q.filter) === '');
@@ -255,7 +253,7 @@ export class UsageReports {
 
     let groups: UsageGroup[] = [];
     if (q.groupBy) {
-      const g = await rollupGroups(db, DIM_COLUMN[q.groupBy].col, this.where(q.filter, q.from, q.to, q.groupBy), q.limit);
+      const g = await rollupGroups(db, DIM_COLUMN[q.groupBy].col, this.ranges(q.filter, q.from, q.to, q.groupBy), q.limit);
       const labels = await this.labels(
         q.groupBy,
         g.map((x) => x.k),

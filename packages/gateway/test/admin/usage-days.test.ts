@@ -65,8 +65,8 @@ test('top users and keys over days: daily rows for whole days, hourly rows at th
       }
       return [...sums.entries()].map(([k, s]) => ({ key: String(k), ...s })).sort((a, b) => b.quota - a.quota || b.requests - a.requests);
     };
-    const report = async (by: 'user' | 'key', from: number, to: number, tz = 0) => {
-      const res = await root.ok('GET', `/api/usage?from=${from}&to=${to}&bucket=day&group_by=${by}&tz_offset_minutes=${tz}`);
+    const report = async (by: 'user' | 'key', from: number, to: number, tz = 0, limit = 10) => {
+      const res = await root.ok('GET', `/api/usage?from=${from}&to=${to}&bucket=day&group_by=${by}&tz_offset_minutes=${tz}&limit=${limit}`);
       return (res.groups as Array<Record<string, unknown>>).map((g) => ({
         key: String(g.key),
         requests: Number(g.requests),
@@ -87,6 +87,7 @@ test('top users and keys over days: daily rows for whole days, hourly rows at th
         assert.ok(want.length > 0, name);
         assert.deepEqual(await report(by, from, to), want, `${by}: ${name}`);
         assert.deepEqual(await report(by, from, to, 480), want, `${by}: ${name}, UTC+8 (the groups do not depend on it)`);
+        assert.deepEqual(await report(by, from, to, 0, 2), want.slice(0, 2), `${by}: ${name}, the top two`);
       }
     }
 
