@@ -24,6 +24,7 @@ import { request } from 'undici';
 import { openDb, type DbHandle, type Dialect } from '../packages/gateway/src/store/db.ts';
 import { migrate } from '../packages/gateway/src/store/migrations/index.ts';
 import { backfill } from '../packages/gateway/src/store/migrations/009_usage_rollup.ts';
+import { backfillDaily } from '../packages/gateway/src/store/migrations/034_usage_daily.ts';
 import { LogAdmin } from '../packages/gateway/src/admin/logs.ts';
 import { purgeLogs } from '../packages/gateway/src/logs/writer.ts';
 import { UsageReports, parseUsageQuery } from '../packages/gateway/src/logs/usage.ts';
@@ -162,6 +163,7 @@ async function seed(h: DbHandle, rows: number, now: number): Promise<Record<stri
   // The dimensions the dashboard reads (the full-key rows, for filtered reports, grow almost with the
   // rows themselves and would take longer than the rows to build).
   await backfill({ db: h.db, dialect: d }, ['all', 'user', 'key', 'model', 'channel']);
+  await backfillDaily({ db: h.db, dialect: d });
   took.rollups = (performance.now() - t) / 1000;
   if (d === 'sqlite') await sql`PRAGMA synchronous = NORMAL`.execute(h.db);
   await analyze(h);

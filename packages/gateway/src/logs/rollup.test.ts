@@ -32,7 +32,7 @@ test('percentile lies in the bucket of the true value and is null when empty', (
   assert.equal(percentile(one, 0.5), 1250);
 });
 
-test('rollup: calls, errors, task reserve and settle, six dimensions per row, hours', () => {
+test('rollup: calls, errors, task reserve and settle, six hourly and two daily dimensions per row, hours and days', () => {
   const H = 3_600_000;
   const t0 = 1_700_000_000_000 - (1_700_000_000_000 % H);
   const rows = rollup([
@@ -76,7 +76,13 @@ test('rollup: calls, errors, task reserve and settle, six dimensions per row, ho
     0,
     'tasks have no latency',
   );
-  assert.equal(rows.length, 12, 'two hours × six dimensions');
+  assert.equal(rows.length, 14, 'two hours × six dimensions, and one day × two');
+  const keyDay = rows.find((r) => r.dim === 'key_day')!;
+  assert.equal(keyDay.hour, t0 - (t0 % 86_400_000), 'a daily row starts at the UTC day');
+  assert.deepEqual([keyDay.user_id, keyDay.key_id, keyDay.model, keyDay.channel_id], [0, 2, '', 0]);
+  assert.deepEqual(keyDay.sums.slice(0, 6), [3, 1, 10, 5, 500, 150], 'the day sums both hours');
+  const userDay = rows.find((r) => r.dim === 'user_day')!;
+  assert.deepEqual([userDay.user_id, userDay.key_id, userDay.sums[4]], [1, 0, 500]);
   const full = rows.find((r) => r.dim === '' && r.hour === t0)!;
   assert.deepEqual([full.user_id, full.key_id, full.model, full.channel_id], [1, 2, 'm', 3]);
   const byModel = rows.find((r) => r.dim === 'model' && r.hour === t0)!;
@@ -93,9 +99,9 @@ test('rollup: a model call adds its cache reads, writes, write spend and saving;
     { ...call, created_at: t0 + 2, type: 'task', content: 'task settle', quota: 5, cached_tokens: 99, cache_write_quota: 99 },
   ]);
   // The cache sums follow the latency buckets, in the order of CACHE_COLUMNS (the upstream cost after them).
-  const cacheSums = (dim: string) =>
-    rows.find((x) => x.dim === dim && x.hour === t0)!.sums.slice(6 + BUCKETS, 6 + BUCKETS + CACHE_COLUMNS.length);
-  for (const dim of ['', 'all', 'user', 'key', 'model', 'channel']) assert.deepEqual(cacheSums(dim), [2500, 1000, 2550, 2690], dim);
+  const cacheSums = (dim: string) => rows.find((x) => x.dim === dim)!.sums.slice(6 + BUCKETS, 6 + BUCKETS + CACHE_COLUMNS.length);
+  for (const dim of ['', 'all', 'user', 'key', 'model', 'channel', 'user_day', 'key_day'])
+    assert.deepEqual(cacheSums(dim), [2500, 1000, 2550, 2690], dim);
 });
 
 test('rollup: a model call adds its upstream cost; other rows add none', () => {

@@ -7,7 +7,9 @@
  * task movements (`task reserve` counts a request, `task settle` the quota charged; reserves and
  * refunds move no spend). A model call also adds its prompt-cache reads and writes and what they cost
  * and saved (quota units at the call's prices, as its log row records them). Latency goes into a
- * histogram of fixed log-scale buckets; p50/p95 are read from summed histograms (`percentile`). The retention deletes roll-ups of old hours (`purgeRollups`).
+ * histogram of fixed log-scale buckets; p50/p95 are read from summed histograms (`percentile`). The
+ * user and key dimensions are also kept per UTC day (`user_day`, `key_day`: the top lists of long
+ * ranges). The retention deletes roll-ups of old hours and days (`purgeRollups`).
  * Every statement on the table is here: the usage reports (logs/usage.ts) read through `rollupHours`
  * and `rollupGroups`.
  */
@@ -23,8 +25,17 @@ export const BUCKETS = LATENCY_BOUNDS.length + 1;
 export const LAT_COLUMNS = Array.from({ length: BUCKETS }, (_, i) => `lat_${String(i).padStart(2, '0')}`);
 export const HOUR_MS = 3_600_000;
 
-export const DIMS = ['', 'all', 'user', 'key', 'model', 'channel'] as const;
+export const DAY_MS = 86_400_000;
+
+/**
+ * The dimensions: the full key (''), everything ('all'), and one per column, each one row per hour and
+ * value; `user_day` and `key_day` are the user and key dimensions per UTC day (`hour` holds the day's
+ * start), so that a month's top users or keys groups 30 rows per value rather than 720.
+ */
+export const DIMS = ['', 'all', 'user', 'key', 'model', 'channel', 'user_day', 'key_day'] as const;
 export type Dim = (typeof DIMS)[number];
+/** The daily dimensions and the hourly ones they sum. */
+export const DAILY: Partial<Record<Dim, Dim>> = { user: 'user_day', key: 'key_day' };
 
 const KEY_COLUMNS = ['dim', 'hour', 'user_id', 'key_id', 'model', 'channel_id'] as const;
 /** Prompt-cache reads and writes (tokens), the writes' cost and the reads' saving against the input price (quota units). */
@@ -132,30 +143,33 @@ function contribution(r: RollupSource): number[] | null {
   return s;
 }
 
-/** Sums a batch of log rows into roll-up rows (every dimension), sorted by key so concurrent writers lock in one order. */
+/** Sums a batch of log rows into roll-up rows (every dimension, hourly and daily), sorted by key so concurrent writers lock in one order. */
 export function rollup(rows: readonly RollupSource[]): RollupRow[] {
   const acc = new Map<string, RollupRow>();
   for (const r of rows) {
     const s = contribution(r);
     if (!s) continue;
     const hour = r.created_at - (r.created_at % HOUR_MS);
+    const day = r.created_at - (r.created_at % DAY_MS);
     const u = Number(r.user_id ?? 0),
       k = Number(r.key_id ?? 0),
       m = r.model ?? '',
       c = Number(r.channel_id ?? 0);
-    const keys: Array<[Dim, number, number, string, number]> = [
-      ['', u, k, m, c],
-      ['all', 0, 0, '', 0],
-      ['user', u, 0, '', 0],
-      ['key', 0, k, '', 0],
-      ['model', 0, 0, m, 0],
-      ['channel', 0, 0, '', c],
+    const keys: Array<[Dim, number, number, number, string, number]> = [
+      ['', hour, u, k, m, c],
+      ['all', hour, 0, 0, '', 0],
+      ['user', hour, u, 0, '', 0],
+      ['key', hour, 0, k, '', 0],
+      ['model', hour, 0, 0, m, 0],
+      ['channel', hour, 0, 0, '', c],
+      ['user_day', day, u, 0, '', 0],
+      ['key_day', day, 0, k, '', 0],
     ];
-    for (const [dim, uu, kk, mm, cc] of keys) {
-      const id = `${dim}\u0000${hour}\u0000${uu}\u0000${kk}\u0000${cc}\u0000${mm}`;
+    for (const [dim, at, uu, kk, mm, cc] of keys) {
+      const id = `${dim}\u0000${at}\u0000${uu}\u0000${kk}\u0000${cc}\u0000${mm}`;
       const row = acc.get(id);
       if (row) for (let i = 0; i < s.length; i++) row.sums[i] += s[i];
-      else acc.set(id, { dim, hour, user_id: uu, key_id: kk, model: mm, channel_id: cc, sums: s.slice() });
+      else acc.set(id, { dim, hour: at, user_id: uu, key_id: kk, model: mm, channel_id: cc, sums: s.slice() });
     }
   }
   return [...acc.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((e) => e[1]);
@@ -193,8 +207,9 @@ export async function upsertRollups(db: DbOrTx, dialect: Dialect, rows: readonly
 }
 
 /**
- * Deletes the hourly roll-ups of hours that ended before `cutoff` (unix ms), one dimension at a time
- * (each delete reads a range of the primary key); returns how many rows went.
+ * Deletes the hourly roll-ups of hours, and the daily ones of UTC days, that ended before `cutoff`
+ * (unix ms), one dimension at a time (each delete reads a range of the primary key); returns how many
+ * rows went. The day holding the cutoff keeps its daily rows until it has ended before a later cutoff.
  */
 export async function purgeRollups(h: DbHandle, cutoff: number): Promise<number> {
   let deleted = 0;
@@ -202,7 +217,7 @@ export async function purgeRollups(h: DbHandle, cutoff: number): Promise<number>
     const res = await h.db
       .deleteFrom('usage_hourly')
       .where('dim', '=', dim)
-      .where('hour', '<=', cutoff - HOUR_MS)
+      .where('hour', '<=', cutoff - (dim === 'user_day' || dim === 'key_day' ? DAY_MS : HOUR_MS))
       .executeTakeFirst();
     deleted += Number(res.numDeletedRows);
     await new Promise((r) => setImmediate(r));
@@ -243,15 +258,34 @@ export interface GroupSums {
   upstream_cost: number;
 }
 
-/** The top `limit` values of column `col` by quota (then requests) among the rows that match `where`, with their sums. */
-export async function rollupGroups(db: DbOrTx, col: string, where: RawBuilder<unknown>, limit: number) {
+/**
+ * The top `limit` values of column `col` by quota (then requests, then the value) among the rows of
+ * `ranges` (disjoint WHERE clauses, each a range of the primary key, read as one UNION ALL), with their
+ * sums. Two steps: the ranking reads two columns of every row; the sums are then read for the top
+ * values alone, through the index led by `col`. (On SQLite, summing eleven columns of every row of a
+ * month's keys costs several times the ranking.)
+ */
+export async function rollupGroups(db: DbOrTx, col: string, ranges: readonly RawBuilder<unknown>[], limit: number): Promise<GroupSums[]> {
   const c = sql.ref(col);
+  const rows = (cols: RawBuilder<unknown>, extra?: RawBuilder<unknown>) =>
+    sql.join(
+      ranges.map((w) => sql`select ${cols} from usage_hourly where ${w}${extra ?? sql``}`),
+      sql` union all `,
+    );
+  const top = (
+    await sql<{ k: string | number }>`
+    select k, sum(quota) as q, sum(requests) as r from (${rows(sql`${c} as k, quota, requests`)}) t
+    group by k order by q desc, r desc, k asc limit ${limit}`.execute(db)
+  ).rows.map((x) => x.k);
+  if (top.length === 0) return [];
+  const cols = sql.raw(['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', ...CACHE_COLUMNS, 'upstream_cost'].join(', '));
   const cache = sql.join(CACHE_COLUMNS.map((x) => sql`sum(${sql.ref(x)}) as ${sql.ref(x)}`));
-  return (
+  const sums = (
     await sql<GroupSums>`
-    select ${c} as k, sum(requests) as requests, sum(errors) as errors, sum(prompt_tokens) as prompt_tokens,
+    select k, sum(requests) as requests, sum(errors) as errors, sum(prompt_tokens) as prompt_tokens,
       sum(prompt_tokens) + sum(completion_tokens) as tokens, sum(quota) as quota, ${cache}, sum(upstream_cost) as upstream_cost
-    from usage_hourly where ${where}
-    group by ${c} order by sum(quota) desc, sum(requests) desc, ${c} asc limit ${limit}`.execute(db)
+    from (${rows(sql`${c} as k, ${cols}`, sql` and ${c} in (${sql.join(top)})`)}) t group by k`.execute(db)
   ).rows;
+  const byKey = new Map(sums.map((x) => [String(x.k), x]));
+  return top.map((k) => byKey.get(String(k))!);
 }

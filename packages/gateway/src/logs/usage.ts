@@ -3,7 +3,8 @@
  * hour or day buckets and the top groups by quota, read from the hourly roll-ups (logs/rollup.ts),
  * never from the log rows. A query without filters reads the `all` rows (one per hour); a query with
  * one filter reads that dimension's rows (one per hour); anything else reads the full-key rows through
- * an index on (filter column, dim, hour).
+ * an index on (filter column, dim, hour). The top users and keys read the daily rows of those two
+ * dimensions for the whole UTC days of the range (`ranges`).
  *
  * Every series point, total and group carries the prompt cache's reads and writes (tokens), the hit
  * rate (cached ÷ prompt tokens), the writes' cost and the reads' saving against the uncached input
@@ -15,11 +16,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Core } from '../core.ts';
 import { Reader, fieldError, quotaToUsd, type Obj } from '../platform/validate.ts';
-import { BUCKETS, CACHE_COLUMNS, HOUR_MS, LAT_COLUMNS, percentile, rollupGroups, rollupHours, type Dim } from './rollup.ts';
+import { BUCKETS, CACHE_COLUMNS, DAILY, DAY_MS, HOUR_MS, LAT_COLUMNS, percentile, rollupGroups, rollupHours, type Dim } from './rollup.ts';
 
 export const GROUP_BYS = ['model', 'user', 'channel', 'key'] as const;
 export type GroupBy = (typeof GROUP_BYS)[number];
-const DAY_MS = 86_400_000;
 const SERIES_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'quota', ...CACHE_COLUMNS, ...LAT_COLUMNS];
 export const MAX_RANGE_DAYS = 400;
 
@@ -202,19 +202,34 @@ export class UsageReports {
     ).filter(([, v]) => v !== undefined) as Array<[GroupBy, number | string]>;
   }
 
-  /** The WHERE clause of the rows that answer `filter`. */
-  private where(filter: UsageFilter, from: number, to: number, forGroup?: GroupBy): RawBuilder<unknown> {
+  /**
+   * The WHERE clauses of the rows that answer `filter`, each a range of the primary key. The top users or
+   * keys (`forGroup`, a dimension kept per day too) read the daily rows of the whole UTC days inside the
+   * range and the hourly rows of the hours before and after them: the same sums from a thirtieth of the
+   * rows over a month. Everything else is one range of hourly rows.
+   */
+  private ranges(filter: UsageFilter, from: number, to: number, forGroup?: GroupBy): RawBuilder<unknown>[] {
     const set = this.filters(filter);
     const dim = this.dimFor(filter, forGroup);
-    const conds: RawBuilder<unknown>[] = [sql`dim = ${dim}`, sql`hour >= ${from - (from % HOUR_MS)}`, sql`hour < ${to}`];
-    for (const [g, v] of set) conds.push(sql`${sql.ref(DIM_COLUMN[g].col)} = ${v}`);
-    return sql.join(conds, sql` and `);
+    const same = set.map(([g, v]) => sql`${sql.ref(DIM_COLUMN[g].col)} = ${v}`);
+    // The hours counted: [first, end), both whole hours.
+    const first = from - (from % HOUR_MS);
+    const end = Math.ceil(to / HOUR_MS) * HOUR_MS;
+    const range = (d: Dim, a: number, b: number) => sql.join([sql`dim = ${d}`, sql`hour >= ${a}`, sql`hour < ${b}`, ...same], sql` and `);
+    const daily = forGroup ? DAILY[dim] : undefined;
+    const d0 = Math.ceil(first / DAY_MS) * DAY_MS;
+    const d1 = Math.floor(end / DAY_MS) * DAY_MS;
+    if (!daily || d0 >= d1) return [range(dim, first, end)];
+    const parts = [range(daily, d0, d1)];
+    if (first < d0) parts.push(range(dim, first, d0));
+    if (d1 < end) parts.push(range(dim, d1, end));
+    return parts;
   }
 
   /** `withCosts`: the groups carry their upstream cost and margin (administrators' reports). */
   async query(q: UsageQuery, withCosts = true): Promise<UsageReport> {
     const db = this.core.h.db;
-    const where = this.where(q.filter, q.from, q.to);
+    const [where] = this.ranges(q.filter, q.from, q.to);
     // A dimension has one row per hour and value: read the rows (the sums are made below, in the
     // buckets). The full-key rows are many per hour: the database sums them per hour.
     const rows = await rollupHours(db, SERIES_COLUMNS, where, this.dimFor(q.filter) === '');
@@ -238,7 +253,7 @@ export class UsageReports {
 
     let groups: UsageGroup[] = [];
     if (q.groupBy) {
-      const g = await rollupGroups(db, DIM_COLUMN[q.groupBy].col, this.where(q.filter, q.from, q.to, q.groupBy), q.limit);
+      const g = await rollupGroups(db, DIM_COLUMN[q.groupBy].col, this.ranges(q.filter, q.from, q.to, q.groupBy), q.limit);
       const labels = await this.labels(
         q.groupBy,
         g.map((x) => x.k),

@@ -12,6 +12,7 @@ import { insertLogs, type NewLog } from '../../src/logs/writer.ts';
 import { EXPORT_PAGE } from '../../src/admin/logs.ts';
 import { LATENCY_BOUNDS, bucketOf, purgeRollups } from '../../src/logs/rollup.ts';
 import { backfill } from '../../src/store/migrations/009_usage_rollup.ts';
+import { backfillDaily } from '../../src/store/migrations/034_usage_daily.ts';
 import { sql } from 'kysely';
 
 const H = 3_600_000;
@@ -652,7 +653,7 @@ test("openapi: every /api route is in the document the console's client is gener
   }
 });
 
-test('migration 009 rolls up the logs already stored exactly as the log writer does', async () => {
+test('migrations 009 and 034 roll up the logs already stored exactly as the log writer does', async () => {
   const gw = await startTestGateway();
   try {
     const writer = gw.services.relay.logs;
@@ -692,6 +693,7 @@ test('migration 009 rolls up the logs already stored exactly as the log writer d
     assert.ok(written.length > 20);
     await purgeRollups(gw.core.h, Number.MAX_SAFE_INTEGER);
     await backfill({ db: gw.core.h.db, dialect: gw.core.h.dialect });
+    await backfillDaily({ db: gw.core.h.db, dialect: gw.core.h.dialect });
     assert.deepEqual(await snapshot(), written);
   } finally {
     await gw.stop();

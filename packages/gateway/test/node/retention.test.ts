@@ -13,7 +13,7 @@ import { insertLogs } from '../../src/logs/writer.ts';
 const H = 3_600_000;
 const D = 24 * H;
 
-test('usage roll-ups of hours that ended before the cutoff are deleted, in every dimension; later hours stay', async () => {
+test('usage roll-ups of hours and days that ended before the cutoff are deleted, in every dimension; later ones stay', async () => {
   const gw = await startTestGateway();
   try {
     const now = Math.floor(Date.now() / H) * H + 30 * 60_000;
@@ -50,15 +50,17 @@ test('usage roll-ups of hours that ended before the cutoff are deleted, in every
         hour: Number(r.hour),
       }));
     const before = await hours();
-    assert.equal(before.length, 4 * 6, 'six roll-up rows per hour');
+    const daily = (r: { dim: string }) => r.dim.endsWith('_day');
+    assert.equal(before.filter((r) => !daily(r)).length, 4 * 6, 'six hourly roll-up rows per hour');
+    assert.equal(before.filter(daily).length, 4 * 2, 'two daily rows per day (the four hours are on four UTC days)');
 
     const deleted = await gw.services.admin.logs.purgeRollupsOlderThan(2, now);
-    assert.equal(deleted, 2 * 6, 'the two hours that ended before the cutoff, in all six dimensions');
+    assert.equal(deleted, 2 * 6 + 2 * 2, 'the two hours and the two days that ended before the cutoff, in all dimensions');
     const after = await hours();
-    assert.equal(after.length, 2 * 6);
+    assert.equal(after.length, 2 * 6 + 2 * 2);
     assert.ok(
-      after.every((r) => r.hour + H > now - 2 * D),
-      'only hours that end after the cutoff remain',
+      after.every((r) => (daily(r) ? r.hour + D > now - 2 * D : r.hour + H > now - 2 * D)),
+      'only hours and days that end after the cutoff remain',
     );
     assert.equal(await gw.services.admin.logs.purgeRollupsOlderThan(2, now), 0, 'a second run deletes nothing');
     // The log rows themselves are the log retention's business.
