@@ -42,7 +42,10 @@ export function* planTakeOps(plan: PlanCharge, amt: number, ref: string | null, 
     let until = 0;
     let which = full[0];
     for (const w of full) {
-      const rows = (yield op('planRows', [plan.owner, w.from])).rows.map((r) => ({ start: Number(r.period_start), spent: Number(r.spent) }));
+      const rows = (yield op('planRows', [plan.owner, w.from])).rows.map((r) => ({
+        start: Number(r.period_start),
+        spent: Number(r.spent),
+      }));
       const at = roomAt(w, rows, amt);
       if (at > until) [until, which] = [at, w];
     }

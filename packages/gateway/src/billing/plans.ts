@@ -18,7 +18,16 @@ import { isUniqueViolation, withTx, type DbOrTx } from '../store/db.ts';
 import { AuditLog, type AuditActor } from '../logs/audit.ts';
 import type { Ledger } from './ledger.ts';
 import { PlanStore, type Plan, type Subscription } from './plan-store.ts';
-import { everyMs, leavesAt, planCharge, planOwner, PLAN_OVERFLOWS, type PlanCharge, type PlanOverflow, type PlanWindow } from './plan-windows.ts';
+import {
+  everyMs,
+  leavesAt,
+  planCharge,
+  planOwner,
+  PLAN_OVERFLOWS,
+  type PlanCharge,
+  type PlanOverflow,
+  type PlanWindow,
+} from './plan-windows.ts';
 
 export const PLANS_REVISION = 'plans';
 const DAY = 86_400_000;
@@ -247,7 +256,10 @@ export class Plans {
     // `resets_at` when its oldest spend leaves it, `clears_at` when the newest does (null: nothing used).
     const windows = charge.windows.map((w) => {
       const mine = rows.filter((r) => r.start >= w.from && r.spent !== 0);
-      const used = Math.max(0, mine.reduce((n, r) => n + r.spent, 0));
+      const used = Math.max(
+        0,
+        mine.reduce((n, r) => n + r.spent, 0),
+      );
       return {
         every: w.every,
         quota: w.quota,

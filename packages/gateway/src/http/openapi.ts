@@ -1235,7 +1235,7 @@ Object.assign(schemas, {
             quota_usd: num(),
             used_usd: num(),
             used: int('what the last `every` spent (calls in flight counted at their reserve)'),
-            started_at: int('unix ms: now minus `every` (the rolling window\'s start)'),
+            started_at: int("unix ms: now minus `every` (the rolling window's start)"),
             resets_at: nullable(int('unix ms: when the oldest spend in the window leaves it (null: nothing used)')),
             clears_at: nullable(int('unix ms: when the newest spend leaves it and the window is whole again')),
           },
