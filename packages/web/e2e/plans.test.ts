@@ -1,11 +1,12 @@
 /**
  * Plans through the console: root creates a plan with two usage windows on the Plans page; a user
- * buys it from the balance on My plan (in Chinese too), sees its windows and renews it; root sees the
- * subscriber.
+ * buys it from the balance on My plan (in Chinese too), sees its rolling windows — empty, then what a
+ * call spent with when that spend leaves them — and renews it; root sees the subscriber.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
+import { startFakeOpenAI, type FakeOpenAI } from '../../gateway/test/fakes/upstreams/openai.ts';
 import {
   Api,
   assertAccessible,
@@ -27,8 +28,10 @@ import {
 
 let gw: ConsoleGateway;
 let browser: Browser;
+let vendor: FakeOpenAI;
 
 before(async () => {
+  vendor = await startFakeOpenAI();
   gw = await startConsoleGateway();
   browser = await launchBrowser();
 });
@@ -36,6 +39,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await gw?.close();
+  await vendor?.close();
 });
 
 test('root creates a plan; a user buys and renews it from the balance and sees its windows', async () => {
@@ -103,10 +107,42 @@ test('root creates a plan; a user buys and renews it from the balance and sees i
     user.getByRole('group', { name: tr(L, 'plans.windowOf', { every: '7d' }) }),
     tr(L, 'plans.used', { used: '$0.00', quota: '$30.00' }),
   );
-  await assertAccessible(user, 'my plan page');
-  await screenshot(user, 'en-my-plan');
+  const fiveHours = user.getByRole('group', { name: tr(L, 'plans.windowOf', { every: '5h' }) });
+  await expectText(fiveHours, tr(L, 'plans.rollingEmpty', { every: '5h' }));
   const pat = await Api.login(gw.url, 'pat', 'pat-password-1');
   assert.equal((await pat.ok<{ quota_usd: number }>('GET', '/api/user/self')).quota_usd, 30);
+
+  // ---- one call drawn on the plan (7 output tokens at $1000 per 1M: $0.007): the windows show it ----
+  await api.ok('POST', '/api/channel', {
+    name: 'loopback',
+    type: 'openai',
+    base_url: `${vendor.url}/v1`,
+    keys: ['sk-vendor'],
+    models: ['agent-model'],
+    groups: ['default'],
+  });
+  await api.ok('PUT', '/api/price', { model: 'agent-model', input: 0, output: 1000 });
+  const patKey = (await pat.ok<{ key: string }>('POST', '/api/token', { name: 'agent' })).key;
+  const called = await pat.call(
+    'POST',
+    '/v1/chat/completions',
+    { model: 'agent-model', max_tokens: 7, messages: [{ role: 'user', content: 'hi' }] },
+    { authorization: `Bearer ${patKey}` },
+  );
+  assert.equal(called.status, 200, JSON.stringify(called.body));
+  const spent = await eventually(async () => {
+    const v = await pat.ok<{ windows: Array<{ used_usd: number; resets_at: number; clears_at: number }> }>('GET', '/api/user/plan');
+    assert.equal(v.windows[0].used_usd, 0.007);
+    return v.windows[0];
+  });
+  const at = (ms: number) =>
+    user.evaluate((m) => new Intl.DateTimeFormat('en-US', { dateStyle: 'short', timeStyle: 'medium' }).format(new Date(m)), ms);
+  await user.reload();
+  await expectText(fiveHours, tr(L, 'plans.used', { used: '$0.007', quota: '$2.00' }));
+  await expectText(fiveHours, tr(L, 'plans.resets', { time: await at(spent.resets_at), clears: await at(spent.clears_at) }));
+  assert.equal((await pat.ok<{ quota_usd: number }>('GET', '/api/user/self')).quota_usd, 30, 'the plan paid the call');
+  await assertAccessible(user, 'my plan page');
+  await screenshot(user, 'en-my-plan');
   const first = await pat.ok<{ subscription: { expires_at: number } }>('GET', '/api/user/plan');
   await card.getByRole('button', { name: tr(L, 'plans.renew') }).click();
   await eventually(

@@ -12,7 +12,7 @@ import { GatewayError, fail } from '../platform/errors.ts';
 import type { Dialect } from '../store/db.ts';
 import type { Database } from '../store/schema.ts';
 import { budgetMessage, type BudgetCharge, type Payer } from './budgets.ts';
-import { windowMessage, type PlanCharge } from './plan-windows.ts';
+import { planRowOf, planTakeOps, type RefRow } from './plan-ledger.ts';
 
 const LEDGER_COLS = 'INSERT INTO ledger (user_id, key_id, ref, kind, amount, created_at) VALUES ';
 
@@ -52,21 +52,21 @@ const SQL = {
   budgetRow: 'INSERT INTO budget_spend (owner, period_start, spent) VALUES (?, ?, 0)',
   budgetTake: 'UPDATE budget_spend SET spent = spent + ? WHERE owner = ? AND period_start = ? AND spent + ? <= ?',
   budgetRef: 'INSERT INTO budget_reserves (ref, owner, period_start) VALUES (?, ?, ?)',
-  /** settle / refund: the rows the ref's reserve was taken against, corrected by what was charged. */
-  budgetCorrect:
-    'UPDATE budget_spend SET spent = spent + ? WHERE EXISTS (SELECT 1 FROM budget_reserves r WHERE r.ref = ? AND r.owner = budget_spend.owner AND r.period_start = budget_spend.period_start)',
+  /** settle / refund: the rows the ref's reserve was taken against (each then corrected by its key). */
+  budgetRefs: 'SELECT owner, period_start FROM budget_reserves WHERE ref = ?',
+  budgetAdd: 'UPDATE budget_spend SET spent = spent + ? WHERE owner = ? AND period_start = ?',
   budgetRefsDrop: 'DELETE FROM budget_reserves WHERE ref = ?',
-  // ---- plan windows (billing/plans.ts): period rows of owner `p:…` ----
-  /** A window taken before another refused, given back in the same transaction. */
+  // ---- plan windows (billing/plan-ledger.ts): minute rows of owner `p:<subscription id>` ----
+  /** What a plan spent since a minute (read with the user's row locked; MySQL reads it locking, past its snapshot). */
+  planSum: 'SELECT COALESCE(SUM(spent), 0) AS v FROM budget_spend WHERE owner = ? AND period_start >= ?',
+  /** The same row by row, oldest first (a refusal's Retry-After). */
+  planRows: 'SELECT period_start, spent FROM budget_spend WHERE owner = ? AND period_start >= ? ORDER BY period_start',
   /**
    * Orders the movements of one user as a balance take does (its row locked first): two reserves on
    * one plan's windows never lock their period rows in crossed order (MySQL's insert-or-ignore takes a
    * shared lock on a row that exists).
    */
   lockUser: 'UPDATE users SET quota = quota WHERE id = ?',
-  budgetUndo: 'UPDATE budget_spend SET spent = spent - ? WHERE owner = ? AND period_start = ?',
-  /** Whether a ref's reserve was taken from a plan's windows. */
-  planPaid: "SELECT 1 AS v FROM budget_reserves WHERE ref = ? AND owner LIKE 'p:%'",
   // ---- credits that use something up (billing/redemption.ts, billing/payments/) ----
   claimCode:
     'UPDATE redemptions SET status = 3, used_user_id = ?, redeemed_at = ? WHERE id = ? AND status = 1 AND (expires_at = 0 OR expires_at > ?)',
@@ -104,7 +104,7 @@ function numbered(s: string): string {
 
 export function sqlFor(dialect: Dialect, q: Q): string {
   let s: string = SQL[q];
-  if (LOCKING.has(q) && dialect !== 'sqlite') s += ' FOR UPDATE';
+  if ((LOCKING.has(q) && dialect !== 'sqlite') || (q === 'planSum' && dialect === 'mysql')) s += ' FOR UPDATE';
   if (q === 'insertSpend' || q === 'budgetRow') {
     if (dialect === 'sqlite') s = s.replace('INSERT INTO', 'INSERT OR IGNORE INTO');
     else if (dialect === 'mysql') s = s.replace('INSERT INTO', 'INSERT IGNORE INTO');
@@ -134,13 +134,30 @@ function row(p: Payer, ref: string, kind: string, amount: number, now: number): 
 
 export function* reserveOps(p: Payer, ref: string, amt: number): Ops<void> {
   yield op('insertOne', row(p, ref, 'reserve', amt, Date.now()));
-  // A call on a plan is taken from its windows; past one, refused or (overflow `balance`) as any other.
+  // A call on a plan is taken from its windows instead of the balance (and still from the key's cap and
+  // the budgets); past one, refused or (overflow `balance`) charged as any other.
   if (typeof p.plan === 'object') {
     yield op('lockUser', [p.userId]);
-    if (yield* planTakeOps(p.plan, amt, ref)) return;
+    if (yield* planTakeOps(p.plan, amt, ref)) {
+      yield* takeKeyCap(p, amt);
+      if (Array.isArray(p.budgets)) yield* budgetTakeOps(p.budgets, amt, ref);
+      return;
+    }
   }
   yield* takeStrict(p, amt);
   if (Array.isArray(p.budgets)) yield* budgetTakeOps(p.budgets, amt, ref);
+}
+
+/** A plan call's take from its key's cap (the balance is not taken): all or nothing. */
+function* takeKeyCap(p: Payer, n: number): Ops<void> {
+  if (n > 0 && capped(p) && (yield op('takeKey', [n, p.keyId, n])).changes !== 1) throw insufficient('key');
+}
+
+/** The rows `ref` recorded (its budgets' periods, its plan's minute), read only for payers that may have some. */
+function* refRowsOps(p: Payer, ref: string): Ops<RefRow[]> {
+  if (!p.plan && !p.budgets) return [];
+  const r = yield op('budgetRefs', [ref]);
+  return r.rows.map((x) => ({ owner: String(x.owner), period_start: Number(x.period_start) }));
 }
 
 /** Takes `amt` more for an open ref (row kind `extend:<n>`, once per n); its settle then counts it as reserved. */
@@ -148,10 +165,14 @@ export function* extendOps(p: Payer, ref: string, n: number, amt: number): Ops<v
   // A ref already closed (by recovery, while its node stalled) takes nothing more: the caller ends the call.
   if ((yield op('closedRef', [ref])).rows.length > 0) throw fail('reserve_closed');
   yield op('insertOne', row(p, ref, `extend:${n}`, amt, Date.now()));
-  if (typeof p.plan === 'object' && (yield* planPaidOps(p, ref))) {
-    // A call on a plan extends within its windows only: past one its stream ends, as on an empty balance.
+  const planRow = typeof p.plan === 'object' ? planRowOf(yield* refRowsOps(p, ref)) : undefined;
+  if (typeof p.plan === 'object' && planRow) {
+    // A call on a plan extends within its windows only (added to its reserve's minute): past one its
+    // stream ends, as on an empty balance. Its key's cap and budgets are taken as for the reserve.
     yield op('lockUser', [p.userId]);
-    yield* planTakeOps({ ...p.plan, overflow: 'refuse' }, amt, null);
+    yield* planTakeOps({ ...p.plan, overflow: 'refuse' }, amt, null, planRow.period_start);
+    yield* takeKeyCap(p, amt);
+    if (Array.isArray(p.budgets)) yield* budgetTakeOps(p.budgets, amt, null);
     return;
   }
   yield* takeStrict(p, amt);
@@ -172,37 +193,10 @@ function* budgetTakeOps(budgets: readonly BudgetCharge[], amt: number, ref: stri
   }
 }
 
-/**
- * Adds `amt` to each window's period row, all or nothing: true when every window took it (a reserve,
- * `ref`, records the rows). When one would pass its quota, those taken are given back and the call is
- * refused with 429 and the window's reset (`retryAfter` seconds), or false (overflow `balance`).
- */
-function* planTakeOps(plan: PlanCharge, amt: number, ref: string | null): Ops<boolean> {
-  let taken = 0;
-  for (const w of plan.windows) {
-    if (ref !== null) yield op('budgetRow', [w.owner, w.start]);
-    if ((yield op('budgetTake', [amt, w.owner, w.start, amt, w.quota])).changes !== 1) {
-      for (const t of plan.windows.slice(0, taken)) yield op('budgetUndo', [amt, t.owner, t.start]);
-      if (plan.overflow === 'balance') return false;
-      const retryAfter = Math.max(1, Math.ceil((w.end - Date.now()) / 1000));
-      throw Object.assign(fail('insufficient_quota', windowMessage(plan.name, w)), { retryAfter });
-    }
-    taken++;
-  }
-  if (ref !== null) for (const w of plan.windows) yield op('budgetRef', [ref, w.owner, w.start]);
-  return true;
-}
-
-/** Whether `ref` was reserved from a plan's windows (read only for payers that have or may have had one). */
-function* planPaidOps(p: Payer, ref: string): Ops<boolean> {
-  if (!p.plan && p.budgets !== 'recorded') return false;
-  return (yield op('planPaid', [ref])).rows.length > 0;
-}
-
-/** A settle or refund of a budgeted ref: its rows corrected by `delta` (charged − reserved), then released. */
-function* budgetCloseOps(p: Payer, ref: string, delta: number): Ops<void> {
-  if (!p.budgets) return;
-  if (delta !== 0) yield op('budgetCorrect', [delta, ref]);
+/** A settle or refund of a ref with recorded rows: each corrected by `delta` (charged − reserved), then released. */
+function* budgetCloseOps(rows: readonly RefRow[], ref: string, delta: number): Ops<void> {
+  if (!rows.length) return;
+  if (delta !== 0) for (const r of rows) yield op('budgetAdd', [delta, r.owner, r.period_start]);
   yield op('budgetRefsDrop', [ref]);
 }
 
@@ -214,26 +208,35 @@ export function* adjustOps(p: Payer, ref: string, kind: string, amt: number): Op
 
 export function* refundOps(p: Payer, ref: string, amt: number): Ops<void> {
   const now = Date.now();
-  const onPlan = yield* planPaidOps(p, ref);
+  const rows = yield* refRowsOps(p, ref);
   yield op('insertTwo', [...row(p, ref, 'close', 0, now), ...row(p, ref, 'refund', -amt, now)]);
-  if (onPlan) {
-    yield* budgetCloseOps({ ...p, budgets: 'recorded' }, ref, -amt);
-    return;
+  if (planRowOf(rows)) {
+    // Drawn on a plan: the balance was not taken; the key's cap and the windows and budgets are given back.
+    yield op('lockUser', [p.userId]);
+    if (capped(p) && amt > 0) yield op('giveKey', [amt, p.keyId]);
+  } else {
+    yield* give(p, amt);
   }
-  yield* give(p, amt);
-  yield* budgetCloseOps(p, ref, -amt);
+  yield* budgetCloseOps(rows, ref, -amt);
 }
 
 export function* settleOps(p: Payer, ref: string, res: number, act: number): Ops<{ charged: number; shortfall: number }> {
   const now = Date.now();
   const delta = act - res;
-  if (yield* planPaidOps(p, ref)) {
-    // Drawn on a plan: the balance does not move; the windows count what was charged, even past
-    // their quota (the call has happened).
+  const rows = yield* refRowsOps(p, ref);
+  if (planRowOf(rows)) {
+    // Drawn on a plan: the balance does not move; the windows, the budgets and the key's cap count
+    // what was charged at the plan's price, even past their quota (the call has happened; the cap as
+    // far as it goes).
     yield op('insertTwo', [...row(p, ref, 'close', 0, now), ...row(p, ref, 'settle', delta, now)]);
     yield op('usedUser', [act, 1, p.userId]);
-    if (p.keyId !== null) yield op('settleKeyUsed', [act, now, p.keyId]);
-    yield* budgetCloseOps({ ...p, budgets: 'recorded' }, ref, delta);
+    if (capped(p) && delta < 0) yield op('settleKeyGive', [-delta, act, now, p.keyId]);
+    else if (capped(p) && delta > 0) {
+      const k = yield op('keyQuota', [p.keyId]);
+      const n = Math.min(delta, Math.max(0, Number(k.rows[0]?.v ?? 0)));
+      yield op('settleKeyTake', [n, act, now, p.keyId, n]);
+    } else if (p.keyId !== null) yield op('settleKeyUsed', [act, now, p.keyId]);
+    yield* budgetCloseOps(rows, ref, delta);
     return { charged: act, shortfall: 0 };
   }
   if (delta <= 0) {
@@ -242,7 +245,7 @@ export function* settleOps(p: Payer, ref: string, res: number, act: number): Ops
     yield op('settleUserGive', [-delta, act, p.userId]);
     if (capped(p)) yield op('settleKeyGive', [-delta, act, now, p.keyId]);
     else if (p.keyId !== null) yield op('settleKeyUsed', [act, now, p.keyId]);
-    yield* budgetCloseOps(p, ref, delta);
+    yield* budgetCloseOps(rows, ref, delta);
     return { charged: act, shortfall: 0 };
   }
   // More is due than was reserved: take what the balances allow (read under lock), the rest is a shortfall.
@@ -267,7 +270,7 @@ export function* settleOps(p: Payer, ref: string, res: number, act: number): Ops
   }
   yield op('insertOne', row(p, ref, 'settle', n, now));
   // The budget counts what was charged, even past its limit: the call has happened.
-  yield* budgetCloseOps(p, ref, n);
+  yield* budgetCloseOps(rows, ref, n);
   return { charged, shortfall: delta - n };
 }
 
@@ -438,22 +441,17 @@ type Db = Kysely<Database>;
 export async function availableTo(db: Db, p: Payer): Promise<number> {
   const u = await db.selectFrom('users').select('quota').where('id', '=', p.userId).executeTakeFirst();
   let n = Math.max(0, Number(u?.quota ?? 0));
+  let key = Number.MAX_SAFE_INTEGER;
   if (capped(p)) {
     const k = await db.selectFrom('api_keys').select('remain_quota').where('id', '=', p.keyId).executeTakeFirst();
-    n = Math.min(n, Math.max(0, Number(k?.remain_quota ?? 0)));
+    key = Math.max(0, Number(k?.remain_quota ?? 0));
+    n = Math.min(n, key);
   }
   if (typeof p.plan === 'object') {
-    let left = Number.MAX_SAFE_INTEGER;
-    for (const w of p.plan.windows) {
-      const r = await db
-        .selectFrom('budget_spend')
-        .select('spent')
-        .where('owner', '=', w.owner)
-        .where('period_start', '=', w.start)
-        .executeTakeFirst();
-      left = Math.min(left, Math.max(0, w.quota - Number(r?.spent ?? 0)));
-    }
-    if (p.plan.overflow === 'refuse' || left >= n) return left;
+    // A plan call: what every window has left (and the key's cap), or the balance past them (overflow `balance`).
+    let left = key;
+    for (const w of p.plan.windows) left = Math.min(left, Math.max(0, w.quota - (await planSpentSince(db, p.plan.owner, w.from))));
+    if (p.plan.overflow === 'refuse' || left >= n) n = left;
   }
   if (Array.isArray(p.budgets)) {
     for (const b of p.budgets as readonly BudgetCharge[]) {
@@ -467,6 +465,24 @@ export async function availableTo(db: Db, p: Payer): Promise<number> {
     }
   }
   return n;
+}
+
+/** What a plan's minute rows `owner` hold since minute `from` (reserves in flight included). */
+async function planSpentSince(db: Db, owner: string, from: number): Promise<number> {
+  const rows = await planSpend(db, owner, from);
+  return rows.reduce((s, r) => s + r.spent, 0);
+}
+
+/** A plan's minute rows since `from`, oldest first (billing/plans.ts shows its windows with them). */
+export async function planSpend(db: Db, owner: string, from: number): Promise<Array<{ start: number; spent: number }>> {
+  const rows = await db
+    .selectFrom('budget_spend')
+    .select(['period_start', 'spent'])
+    .where('owner', '=', owner)
+    .where('period_start', '>=', from)
+    .orderBy('period_start')
+    .execute();
+  return rows.map((r) => ({ start: Number(r.period_start), spent: Number(r.spent) }));
 }
 
 /** The name, group, role and balance of a credited user. */

@@ -67,6 +67,7 @@ import {
   openReserveNodes,
   openReservesOf,
   openReserveOps,
+  planSpend,
   refundOps,
   renewOps,
   reserveOps,
@@ -332,6 +333,11 @@ export class Ledger {
   /** The period rows (owner, period_start, spent) of budget owners `owners` (billing/budgets.ts). */
   budgetRows(owners: readonly string[]) {
     return budgetRows(this.core.h.db, owners);
+  }
+
+  /** A plan's minute rows (owner `p:…`) since `from`, oldest first (billing/plan-windows.ts). */
+  planSpend(owner: string, from: number) {
+    return planSpend(this.core.h.db, owner, from);
   }
 
   /** Open reserves of node process `node`, oldest first (at most `limit`; billing/recovery.ts). */

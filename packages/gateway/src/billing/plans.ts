@@ -7,8 +7,8 @@
  * user draws on it first (Budgets.payer → Payer.plan; the ledger takes the windows, ledger-statements.ts).
  *
  * Each node keeps the plans and the running subscriptions in memory (revision `plans`): a purchase
- * bumps it in its transaction. Window rows are read only for views (billing/plan-windows.ts says the
- * window rule).
+ * bumps it in its transaction. Windows are rolling (billing/plan-windows.ts says the rule); a plan
+ * call still counts, at its plan price, against its key's cap and the key's and user's budgets.
  */
 import { randomUUID } from 'node:crypto';
 import type { Core } from '../core.ts';
@@ -18,7 +18,16 @@ import { isUniqueViolation, withTx, type DbOrTx } from '../store/db.ts';
 import { AuditLog, type AuditActor } from '../logs/audit.ts';
 import type { Ledger } from './ledger.ts';
 import { PlanStore, type Plan, type Subscription } from './plan-store.ts';
-import { everyMs, PLAN_OVERFLOWS, windowCharges, type PlanCharge, type PlanOverflow, type PlanWindow } from './plan-windows.ts';
+import {
+  everyMs,
+  leavesAt,
+  planCharge,
+  planOwner,
+  PLAN_OVERFLOWS,
+  type PlanCharge,
+  type PlanOverflow,
+  type PlanWindow,
+} from './plan-windows.ts';
 
 export const PLANS_REVISION = 'plans';
 const DAY = 86_400_000;
@@ -95,12 +104,8 @@ export class Plans {
     if (Number(s.expires_at) <= now) return undefined;
     const c = this.plans.get(Number(s.plan_id));
     if (!c || !c.plan.enabled || (c.models && !c.models.has(model))) return undefined;
-    return {
-      planId: Number(c.plan.id),
-      name: c.plan.name,
-      overflow: c.plan.overflow as PlanOverflow,
-      windows: windowCharges(Number(s.id), Number(s.started_at), c.windows, now, this.perUsd),
-    };
+    const plan = { planId: Number(c.plan.id), name: c.plan.name, overflow: c.plan.overflow as PlanOverflow };
+    return planCharge(plan, Number(s.id), c.windows, now, this.perUsd);
   }
 
   view(plan: Plan): PlanView {
@@ -238,18 +243,32 @@ export class Plans {
     if (!s || Number(s.expires_at) <= now) return { plan: null, subscription: null, windows: [] };
     const plan = await this.store.getPlan(Number(s.plan_id));
     if (!plan) return { plan: null, subscription: null, windows: [] };
-    const charges = windowCharges(Number(s.id), Number(s.started_at), JSON.parse(plan.windows) as PlanWindow[], now, this.perUsd);
-    const rows = await this.ledger.budgetRows(charges.map((c) => c.owner));
-    const windows = charges.map((c) => {
-      const used = Math.max(0, Number(rows.find((r) => r.owner === c.owner && Number(r.period_start) === c.start)?.spent ?? 0));
+    const charge = planCharge(
+      { planId: Number(plan.id), name: plan.name, overflow: plan.overflow as PlanOverflow },
+      Number(s.id),
+      JSON.parse(plan.windows) as PlanWindow[],
+      now,
+      this.perUsd,
+    );
+    const longest = Math.min(...charge.windows.map((w) => w.from));
+    const rows = await this.ledger.planSpend(planOwner(Number(s.id)), longest);
+    // Rolling windows: `used` is what the last `every` spent (calls in flight at their reserve);
+    // `resets_at` when its oldest spend leaves it, `clears_at` when the newest does (null: nothing used).
+    const windows = charge.windows.map((w) => {
+      const mine = rows.filter((r) => r.start >= w.from && r.spent !== 0);
+      const used = Math.max(
+        0,
+        mine.reduce((n, r) => n + r.spent, 0),
+      );
       return {
-        every: c.every,
-        quota: c.quota,
-        quota_usd: c.usd,
+        every: w.every,
+        quota: w.quota,
+        quota_usd: w.usd,
         used,
         used_usd: quotaToUsd(used, this.perUsd),
-        started_at: c.start,
-        resets_at: c.end,
+        started_at: now - w.len,
+        resets_at: used > 0 ? leavesAt(mine[0].start, w.len) : null,
+        clears_at: used > 0 ? leavesAt(mine[mine.length - 1].start, w.len) : null,
       };
     });
     return {

@@ -131,13 +131,14 @@ test('plans: defined by admins, bought from the balance once, calls draw on the 
     );
 
     // The first call draws on the plan: the balance does not move, both windows count it.
+    const firstAt = Date.now();
     const first = await chat(gw, u.key);
     assert.equal(first.status, 200, await first.clone().text());
     await settled(gw);
     assert.equal(await balance(gw, u.userId), 2_000_000);
     assert.deepEqual(
       (await windowSpent(gw)).map((w) => w.spent),
-      [CALL, CALL],
+      [CALL],
     );
     const view = await u.client.ok('GET', '/api/user/plan');
     assert.deepEqual(
@@ -147,7 +148,11 @@ test('plans: defined by admins, bought from the balance once, calls draw on the 
         ['7d', CALL],
       ],
     );
-    assert.equal(view.windows[0].resets_at - view.windows[0].started_at, 5 * 3_600_000);
+    // Rolling: the oldest spend leaves the 5-hour window 5 hours after the end of its minute.
+    const minute = Math.floor(firstAt / 60_000) * 60_000;
+    assert.ok([minute, minute + 60_000].map((m) => m + 60_000 + 5 * 3_600_000).includes(view.windows[0].resets_at));
+    assert.equal(view.windows[0].clears_at, view.windows[0].resets_at);
+    assert.equal(view.windows[1].resets_at - view.windows[0].resets_at, 7 * 86_400_000 - 5 * 3_600_000);
 
     // The second does not fit the 5-hour window: 429, the window's reset in Retry-After, nothing charged.
     const before = up.requests.length;
@@ -158,7 +163,7 @@ test('plans: defined by admins, bought from the balance once, calls draw on the 
     assert.ok(after <= expected + 1 && after >= expected - 5, `Retry-After ${after}, expected about ${expected}`);
     const body = (await refused.json()) as { error: { code: string; message: string } };
     assert.equal(body.error.code, 'insufficient_quota');
-    assert.match(body.error.message, /5h window of plan "Coder" \(\$0\.01\) is used up until/);
+    assert.match(body.error.message, /5h window of plan "Coder" \(\$0\.01\) has no room for this request until/);
     assert.equal(up.requests.length, before, 'refused before the upstream');
     assert.equal(await balance(gw, u.userId), 2_000_000);
 
@@ -181,7 +186,7 @@ test('plans: defined by admins, bought from the balance once, calls draw on the 
     await waitFor(async () => (await balance(gw, u.userId)) === 2_000_000 - 2 * CALL, 5000, 'the balance charged');
     assert.deepEqual(
       (await windowSpent(gw)).map((w) => w.spent),
-      [CALL, CALL],
+      [CALL],
     );
 
     // Renewing the same plan extends it from its end; a plan held by someone cannot be deleted.
@@ -229,13 +234,17 @@ test("a plan's 5-hour window at its edge: 50 concurrent calls on two nodes never
     if (odd) assert.fail(`${odd.status}: ${await odd.text()}`);
     assert.equal(statuses.filter((s) => s === 200).length, 10, statuses.join(','));
     assert.equal(statuses.filter((s) => s === 429).length, 40, statuses.join(','));
-    for (const r of results.filter((x) => x.status === 429)) assert.ok(Number(r.headers.get('retry-after')) > 0);
+    // Room again when the calls' minute leaves the 5-hour window: about 5 hours and a minute from now.
+    for (const r of results.filter((x) => x.status === 429)) {
+      const after = Number(r.headers.get('retry-after'));
+      assert.ok(after > 5 * 3600 && after <= 5 * 3600 + 120, `Retry-After ${after}`);
+    }
     await Promise.all(results.map((r) => r.body?.cancel()));
     await settled(a);
     const spent = await windowSpent(a);
     assert.deepEqual(
       spent.map((w) => w.spent),
-      [10 * CALL, 10 * CALL],
+      [10 * CALL],
       'the window is full and not over',
     );
     assert.equal(await balance(a, u.userId), 1_000_000, 'the balance paid nothing');

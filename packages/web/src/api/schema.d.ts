@@ -13774,13 +13774,14 @@ export interface components {
                 stripe_subscription: string | null;
             } | null;
             windows: {
+                clears_at: number | null;
                 every: string;
                 quota: number;
                 quota_usd: number;
-                /** @description unix ms */
-                resets_at: number;
-                /** @description unix ms */
+                resets_at: number | null;
+                /** @description unix ms: now minus `every` (the rolling window's start) */
                 started_at: number;
+                /** @description what the last `every` spent (calls in flight counted at their reserve) */
                 used: number;
                 used_usd: number;
             }[];

@@ -6,10 +6,10 @@ import { bigint, str, text, withId, type MigrationCtx } from './util.ts';
  * `plans`: what an operator sells — a price (quota units), how long one purchase lasts
  * (`duration_ms`), its windows as JSON (`[{every, quota}]`), the models it covers (JSON list, null:
  * all) and what happens past a window (`overflow`: `refuse` | `balance`).
- * `plan_subscriptions`: a user's plan, one row per user: which plan, since when (the windows count
- * from `started_at`), until when, and the Stripe subscription that renews it, if any.
+ * `plan_subscriptions`: a user's plan, one row per user: which plan, since when, until
+ * when, and the Stripe subscription that renews it, if any.
  * `redemptions.plan_id`: a code that grants a plan instead of crediting quota.
- * What a window used is kept in `budget_spend` like a period budget.
+ * What a plan spent is kept per minute in `budget_spend` (billing/plan-windows.ts: rolling windows).
  */
 export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
   await withId(db.schema.createTable('plans'), d)

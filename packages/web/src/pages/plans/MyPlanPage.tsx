@@ -1,5 +1,6 @@
 /**
- * My plan (every user): the running plan, what each usage window used and when it resets, and the
+ * My plan (every user): the running plan, what each rolling usage window used (its last `every`), when
+ * its oldest spend leaves it and when it is whole again, and the
  * plans on sale to buy or renew from the balance (POST /api/user/plan) or with Stripe, once or as a
  * subscription (POST /api/user/plan/stripe/pay, then Stripe's page).
  */
@@ -39,7 +40,9 @@ function Current({ mine }: { mine: Schemas['MyPlan'] }) {
               aria-label={t('plans.windowOf', { every: w.every })}
             />
             <Text size="xs" c="dimmed">
-              {t('plans.resets', { time: fmtTime(w.resets_at) })}
+              {w.resets_at === null || w.clears_at === null
+                ? t('plans.rollingEmpty', { every: w.every })
+                : t('plans.resets', { time: fmtTime(w.resets_at), clears: fmtTime(w.clears_at) })}
             </Text>
           </Stack>
         ))}
