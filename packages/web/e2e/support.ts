@@ -207,8 +207,8 @@ export class PageProblems {
 /** Runs axe-core on the page and fails on any serious or critical violation. */
 export async function assertAccessible(page: Page, where: string): Promise<void> {
   // Colours are read as they are once finite transitions (a dialog fading in) have ended; spinners run forever.
-  await page.waitForFunction(() =>
-    document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity),
+  await page.waitForFunction(
+    "document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity)",
   );
   const r = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
