@@ -12,6 +12,9 @@ import { buildAreas, ROUTES, startAreas } from './areas.ts';
 import type { Services } from './http/deps.ts';
 import { DEFAULT_CONSOLE_DIR, loadConsoleSite } from './http/console-routes.ts';
 
+/** Connections the kernel may queue for the gateway before it accepts them (capped by somaxconn). */
+const LISTEN_BACKLOG = 4096;
+
 export interface Gateway {
   core: Core;
   services: Services;
@@ -50,7 +53,10 @@ export async function startGateway(opts: StartOptions = {}): Promise<Gateway> {
     const app = await buildApp({ core, services, console: site }, ROUTES);
     let url = '';
     if (opts.listen !== false) {
-      await app.listen({ port: config.port, host: config.host });
+      // A queue of connections not yet accepted as long as the kernel allows (somaxconn, 4096 by default
+      // on Linux), not Node's 511: thousands of streams opened within a second while the event loop is
+      // busy would otherwise overflow it, and each dropped connect waits 1, 3, 7, 15… s for its retry.
+      await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
       const addr = app.server.address() as AddressInfo;
       const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
       url = `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;

@@ -1,7 +1,7 @@
-/** Token counting: long texts are counted by the worker pool, with the same result as in place. */
+/** Token counting: long texts are counted by the worker pool, with the same result as in place; a stream's counter and its bound. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { countTokens, INLINE_MAX, loadTokenizer, TokenizerPool } from './tokens.ts';
+import { countTokens, INLINE_MAX, loadTokenizer, TokenCounter, TokenizerPool } from './tokens.ts';
 
 test('a long text is counted off the event loop with the same result as in place', async () => {
   const inline = await loadTokenizer();
@@ -23,4 +23,33 @@ test('a long text is counted off the event loop with the same result as in place
   assert.ok(ticks > 0, 'the event loop turned while the worker counted');
   assert.equal(await countTokens(text), expected);
   assert.equal(await countTokens('hello'), inline('hello'));
+});
+
+test("a stream's UTF-8 bytes bound its tokens, and its count is exact whether or not its text was tokenized on the way", async () => {
+  const count = await loadTokenizer();
+  const pieces = ['Hello', ' world', ', 跳过了', ' 🦊🦊', ' lazy\n', 'dogs ×3 ', 'naïve café', '\u0000\t', 'tok12@345678'];
+  const short = new TokenCounter();
+  let text = '';
+  for (const p of pieces) {
+    short.add(p);
+    text += p;
+  }
+  assert.equal(short.length, text.length);
+  assert.equal(short.utf8Bytes, Buffer.byteLength(text));
+  assert.ok(count(text) <= short.utf8Bytes, 'tokens never outnumber bytes');
+  assert.equal(short.exact(), count(text));
+  // Long enough to be tokenized in pieces as it grows (16 K characters a piece): the same total.
+  const long = new TokenCounter();
+  let all = '';
+  for (let i = 0; i < 8000; i++) {
+    const p = pieces[i % pieces.length];
+    long.add(p);
+    all += p;
+  }
+  assert.ok(all.length > 3 * 16 * 1024);
+  assert.equal(long.utf8Bytes, Buffer.byteLength(all));
+  assert.ok((await long.total()) <= long.utf8Bytes);
+  // Pieces are counted one by one where they were cut, so the sum may differ from the whole text's count
+  // by the tokens that would have merged across a cut: a few at most.
+  assert.ok(Math.abs(long.exact()! - count(all)) <= 4, `${long.exact()} against ${count(all)}`);
 });

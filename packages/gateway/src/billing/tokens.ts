@@ -7,8 +7,9 @@
  * INLINE_MAX characters in place (about a millisecond at most) and send longer ones to a small pool of
  * worker threads (`TokenizerPool`), so a large prompt delays nobody else's requests.
  *
- * `TokenCounter` counts a stream of text pieces incrementally: pieces are gathered up to a small
- * buffer and counted, so a long output never sits in memory as a whole.
+ * `TokenCounter` counts a stream of text pieces incrementally: pieces are gathered up to FLUSH_AT
+ * characters and counted, so a long output never sits in memory as a whole, and an output shorter than
+ * that (most of them) is never tokenized when the upstream reports its usage.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -263,17 +264,24 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 3);
 }
 
-const FLUSH_AT = 4096;
+/**
+ * Text a counter holds before it tokenizes it. Most streams' outputs are shorter, and their upstream
+ * reports the usage at the end: their text is then never tokenized (a stream's events are tokenized
+ * only when its output nears its reserve, relay/pipeline.ts). 16 K characters are 16–32 KB per stream.
+ */
+const FLUSH_AT = 16 * 1024;
 
 export class TokenCounter {
   private pending = '';
   private counted = 0;
   private chars = 0;
+  private bytes = 0;
 
   add(text: string): void {
     if (!text) return;
     this.pending += text;
     this.chars += text.length;
+    this.bytes += Buffer.byteLength(text, 'utf8');
     if (this.pending.length >= FLUSH_AT && counter) {
       this.counted += counter(this.pending);
       this.pending = '';
@@ -302,11 +310,20 @@ export class TokenCounter {
   addCounted(text: string, tokens: number): void {
     this.counted += tokens;
     this.chars += text.length;
+    this.bytes += Buffer.byteLength(text, 'utf8');
   }
 
   /** Characters seen so far. */
   get length(): number {
     return this.chars;
+  }
+
+  /**
+   * UTF-8 bytes seen so far: a bound on their tokens that needs no tokenizer (a byte-level BPE token
+   * is at least one byte), a third of the three tokens per character that bounds any text.
+   */
+  get utf8Bytes(): number {
+    return this.bytes;
   }
 
   async total(): Promise<number> {

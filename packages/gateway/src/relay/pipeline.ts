@@ -363,7 +363,8 @@ export class Pipeline<C extends PipelineCall> {
      * (false: nothing added; count and extend, asynchronously).
      */
     const covers = (text: string): boolean => {
-      const bound = 3 * (counter.length + text.length);
+      // Tokens never outnumber UTF-8 bytes (a byte-level BPE token is at least one byte).
+      const bound = counter.utf8Bytes + Buffer.byteLength(text, 'utf8');
       if (!warming && 2 * bound > covered) {
         warming = true;
         void loadTokenizer();
