@@ -19,6 +19,7 @@ const LAYERS = [
   ['tasks'],
   ['mcp'],
   ['relay'],
+  ['channels'],
   ['accounts'],
   ['billing'],
   ['logs'],

@@ -19,7 +19,7 @@ import type { OptionsAdmin } from './options.ts';
 import { LogAdmin } from './logs.ts';
 import type { AuditLog } from '../logs/audit.ts';
 import { UsageReports, type NameLookup } from '../logs/usage.ts';
-import { ChannelStore } from '../relay/channel-store.ts';
+import { ChannelStore } from '../channels/store.ts';
 import { UserStore } from '../accounts/user-store.ts';
 import { KeyStore } from '../accounts/key-store.ts';
 

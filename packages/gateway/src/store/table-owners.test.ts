@@ -46,7 +46,7 @@ const OWNERS: Record<string, { owner: string; shared?: Record<string, string> }>
   group_ratios: { owner: 'billing/price-store.ts' },
   redemptions: { owner: 'billing/redemption.ts', shared: { 'billing/ledger-statements.ts': 'the claim of a code, in its credit' } },
   payments: { owner: 'billing/payments/index.ts', shared: { 'billing/ledger-statements.ts': 'the claim of a payment, in its credit' } },
-  channels: { owner: 'relay/channel-store.ts' },
+  channels: { owner: 'channels/store.ts' },
   relay_conversations: { owner: 'relay/conversations.ts' },
   relay_responses: { owner: 'relay/response-store.ts' },
   tasks: { owner: 'tasks/lifecycle/store.ts' },

@@ -180,7 +180,7 @@ export interface Provider {
   codec?: Codec;
   /** How same-format calls edit a body of the format. */
   body?: BodyEdits;
-  /** The channel types (relay/channel-types.ts) whose channels this folder's endpoint serves. */
+  /** The channel types (channels/types.ts) whose channels this folder's endpoint serves. */
   channelTypes: readonly number[];
   endpoint?: Endpoint;
   models?: ModelListShape;

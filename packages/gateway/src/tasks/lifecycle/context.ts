@@ -5,7 +5,7 @@ import type { TaskChannel } from './catalog.ts';
 import type { LoadedPlugin } from '../runtime/loader.ts';
 import { parseJson } from './states.ts';
 import type { GoogleTokens } from '../../platform/google-token.ts';
-import { ChannelType } from '../../relay/channel-types.ts';
+import { ChannelType } from '../../channels/types.ts';
 
 export type Task = Selectable<TaskRow>;
 

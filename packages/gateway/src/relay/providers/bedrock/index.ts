@@ -3,7 +3,7 @@
  * Bedrock channels (endpoint.ts). A Bedrock URL and its signed headers depend on the key: the
  * endpoint's `prepare` builds them with the key (`bedrockUrl`, `bedrockHeaders`).
  */
-import { ChannelType } from '../../channel-types.ts';
+import { ChannelType } from '../../../channels/types.ts';
 import { openaiAuthHeaders } from '../openai/endpoint.ts';
 import { UnusableKeyError, type BodyEdits, type Codec, type Provider } from '../provider.ts';
 import { setBedrockMax } from './body.ts';

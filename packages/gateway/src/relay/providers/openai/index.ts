@@ -3,7 +3,7 @@
  * channels (type `openai`; a compatible vendor is one preset entry in presets.ts), their URLs and auth
  * (endpoint.ts) and the OpenAI model list shape (models.ts).
  */
-import { ChannelType } from '../../channel-types.ts';
+import { ChannelType } from '../../../channels/types.ts';
 import type { BodyEdits, Codec, Endpoint, Provider } from '../provider.ts';
 import { openaiMaxField, setOpenAIMax } from './body.ts';
 import * as codec from './codec.ts';
