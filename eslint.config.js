@@ -17,6 +17,7 @@ const LAYERS = [
   ['config-file'],
   ['admin'],
   ['tasks'],
+  ['plugins'],
   ['mcp'],
   ['relay'],
   ['channels'],

@@ -4,7 +4,7 @@
  */
 import type { NativeRoute } from '@gatehouse/plugin-sdk';
 import { echo, fail } from '../../platform/errors.ts';
-import { parsePath, reservedIntersection } from '../runtime/routes.ts';
+import { parsePath, reservedIntersection } from '../../plugins/runtime/routes.ts';
 import { foldModel, type PluginLike } from '../protocols/plugin-like.ts';
 import { sanitizeHookText } from '../protocols/hook-text.ts';
 

@@ -14,7 +14,7 @@ import { addBase64, shapeImageResult, wantsB64, type DownloadLimits, type ImageR
 import { claimOf, protocolHook, type PluginLike, type ProtocolKind, type ResponsesMode } from './plugin-like.ts';
 import type { Task } from '../lifecycle/context.ts';
 import type { DecodedBody, TaskChannel, UploadedFile } from '../lifecycle/service.ts';
-import type { Generation } from '../runtime/generation.ts';
+import type { Generation } from '../../plugins/runtime/generation.ts';
 import type { ContentResponse } from '../artifacts/service.ts';
 import type { ArtifactsPort, TasksPort } from './port.ts';
 import {

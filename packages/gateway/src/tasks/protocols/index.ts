@@ -4,7 +4,7 @@
  */
 import type { Core } from '../../core.ts';
 import type { Tasks } from '../index.ts';
-import type { PluginsService } from '../runtime/index.ts';
+import type { PluginsService } from '../../plugins/runtime/index.ts';
 import { NativeHost } from '../native/host.ts';
 import { ProtocolHost } from './host.ts';
 import type { ArtifactsPort, TasksPort } from './port.ts';
