@@ -16,6 +16,7 @@ const LAYERS = [
   ['alerts'],
   ['config-file'],
   ['admin'],
+  ['protocols'],
   ['tasks'],
   ['plugins'],
   ['mcp'],

@@ -21,7 +21,7 @@ import { AuditLog } from './logs/audit.ts';
 import { relayArea } from './relay/index.ts';
 import { mcpArea } from './mcp/index.ts';
 import { tasksArea } from './tasks/index.ts';
-import { protocolsArea } from './tasks/protocols/index.ts';
+import { protocolsArea } from './protocols/index.ts';
 import { pluginsArea } from './plugins/runtime/index.ts';
 import { accountRoutes } from './http/account-routes.ts';
 import { relayRoutes } from './http/relay-routes.ts';
