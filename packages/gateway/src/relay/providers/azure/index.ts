@@ -5,12 +5,14 @@
 import { ChannelType } from '../../../channels/types.ts';
 import { OPENAI_CALLER_HEADERS, OPENAI_PATH } from '../openai/endpoint.ts';
 import type { Provider } from '../provider.ts';
+import { checkAzureChannel } from './channel-settings.ts';
 import { azureAuthHeaders, azureDeploymentUrl, azurePassUrl, azureRealtimeUrl, azureResponseUrl, azureServesPass } from './endpoint.ts';
 
 export const azureProvider: Provider = {
   name: 'azure',
   title: 'Azure OpenAI',
   channelTypes: [ChannelType.azure],
+  checkChannel: checkAzureChannel,
   endpoint: {
     format: () => 'openai',
     supportsKind: () => true,

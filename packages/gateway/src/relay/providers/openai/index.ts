@@ -5,6 +5,7 @@
  */
 import { ChannelType } from '../../../channels/types.ts';
 import type { BodyEdits, Codec, Endpoint, Provider } from '../provider.ts';
+import { checkOpenAIChannel } from './channel-settings.ts';
 import { openaiMaxField, setOpenAIMax } from './body.ts';
 import * as codec from './codec.ts';
 import { openaiErrorBody } from './errors.ts';
@@ -74,6 +75,7 @@ export const openaiProvider: Provider = {
   codec: openaiCodec,
   body: openaiBody,
   channelTypes: [ChannelType.openai],
+  checkChannel: checkOpenAIChannel,
   endpoint: openaiEndpoint,
   models: { model: openaiModel, list: (models) => openaiModelList(models) },
 };

@@ -5,12 +5,14 @@
 import { ChannelType } from '../../../channels/types.ts';
 import { openaiAuthHeaders } from '../openai/endpoint.ts';
 import type { Provider } from '../provider.ts';
+import { checkVertexChannel } from './channel-settings.ts';
 import { isVertexAnthropic, vertexAnthropicBody, vertexUrl } from './endpoint.ts';
 
 export const vertexProvider: Provider = {
   name: 'vertex',
   title: 'Vertex AI',
   channelTypes: [ChannelType.vertex],
+  checkChannel: checkVertexChannel,
   endpoint: {
     format: (model) => (isVertexAnthropic(model) ? 'anthropic' : 'gemini'),
     supportsKind: (kind) => kind === 'chat',
