@@ -5,7 +5,7 @@
  * (docs/benchmarks.md#guardrails) with the median and 99th percentile per call.
  */
 import { Guardrails } from '../packages/gateway/src/relay/guardrails.ts';
-import { loadGuardrail } from '../packages/gateway/src/tasks/runtime/guardrail.ts';
+import { loadGuardrail } from '../packages/gateway/src/plugins/runtime/guardrail.ts';
 import type { RelayPrincipal } from '../packages/gateway/src/relay/call.ts';
 
 const args = process.argv.slice(2);

@@ -32,7 +32,7 @@ import { createTestDatabase, type TestDbKind } from '../packages/gateway/test/ha
 import type { Core } from '../packages/gateway/src/core.ts';
 import { UserStore } from '../packages/gateway/src/accounts/user-store.ts';
 import { KeyStore } from '../packages/gateway/src/accounts/key-store.ts';
-import { ChannelStore } from '../packages/gateway/src/relay/channel-store.ts';
+import { ChannelStore } from '../packages/gateway/src/channels/store.ts';
 import { CPU_LOAD } from './proc.ts';
 import { startSseUpstream } from './sse.ts';
 import { gatehouseTarget, CHAT_PATH, chatBody } from './targets.ts';

@@ -7,7 +7,7 @@ import type { Core } from '../core.ts';
 import { fail } from '../platform/errors.ts';
 import { isUniqueViolation } from '../store/db.ts';
 import { Reader, fieldError, type Obj } from '../platform/validate.ts';
-import { ChannelStore } from '../relay/channel-store.ts';
+import { ChannelStore } from '../channels/store.ts';
 import { auditView, type ChannelAdmin, type ChannelInput, type ChannelView } from './channels.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';

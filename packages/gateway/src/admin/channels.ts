@@ -2,16 +2,15 @@
  * Channel administration. Keys are sealed with the SecretBox (`seal(JSON.stringify(keys))`) and never
  * leave this module: views carry a count and hints (`sk-ab…wxyz`) with each key's state.
  */
-import { parseServiceAccount } from '../platform/google-token.ts';
-import { AWS_REGION, parseBedrockKey } from '../relay/providers/bedrock/endpoint.ts';
+import { checkChannelSettings } from '../relay/providers/registry.ts';
 import type { Selectable } from 'kysely';
 import type { Core } from '../core.ts';
 import { fail } from '../platform/errors.ts';
 import { isUniqueViolation } from '../store/db.ts';
-import { ChannelStore } from '../relay/channel-store.ts';
+import { ChannelStore } from '../channels/store.ts';
 import type { ChannelRow } from '../store/schema-core.ts';
-import { CHANNEL_TYPE_NAMES, ChannelType, parseChannelType, isTaskChannelType } from '../relay/channel-types.ts';
-import { OPENAI_COMPATIBLE_PRESETS, presetRoot } from '../relay/providers/openai/presets.ts';
+import { CHANNEL_TYPE_NAMES, ChannelType, parseChannelType, isTaskChannelType } from '../channels/types.ts';
+import { OPENAI_COMPATIBLE_PRESETS } from '../relay/providers/openai/presets.ts';
 import { PROMPT_CACHE_MODES, PROMPT_CACHE_TTLS } from '../relay/providers/cache-breakpoints.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
@@ -269,50 +268,8 @@ export class ChannelAdmin {
     const f = (k: string) => join(at, k);
     const s = c.settings;
     const preset = s.preset;
-    if (c.type === ChannelType.openai && preset !== undefined) {
-      if (typeof preset !== 'string' || !(preset in OPENAI_COMPATIBLE_PRESETS)) {
-        throw fieldError(f('settings.preset'), `must be one of ${Object.keys(OPENAI_COMPATIBLE_PRESETS).join(', ')}`);
-      }
-      const needs = OPENAI_COMPATIBLE_PRESETS[preset].needs ?? [];
-      if (!c.base_url && needs.length && presetRoot(preset, s) === null) {
-        throw fieldError(f(`settings.${needs[0]}`), `is required for preset ${preset} (letters, digits, _ and -)`);
-      }
-    }
-    if (c.type === ChannelType.azure) {
-      if (!c.base_url) throw fieldError(f('base_url'), 'is required for azure channels (https://NAME.openai.azure.com)');
-      if (s.api_version !== undefined && (typeof s.api_version !== 'string' || !/^\d{4}-\d{2}-\d{2}(-preview)?$/.test(s.api_version))) {
-        throw fieldError(f('settings.api_version'), 'must look like 2024-10-21 or 2025-01-01-preview');
-      }
-    }
-    if (c.type === ChannelType.vertex) {
-      if (s.region !== undefined && (typeof s.region !== 'string' || !/^[a-z0-9-]{1,40}$/.test(s.region))) {
-        throw fieldError(f('settings.region'), 'must be a Vertex AI location such as global or us-east5');
-      }
-      c.keys.forEach((k, i) => {
-        let project = '';
-        try {
-          project = parseServiceAccount(k).projectId;
-        } catch (e) {
-          throw fieldError(f(`keys[${i}]`), `must be a service-account JSON key (${(e as Error).message})`);
-        }
-        if (!project && typeof s.project_id !== 'string') throw fieldError(f(`keys[${i}]`), 'has no project_id: set settings.project_id');
-      });
-    }
-    if (c.type === ChannelType.bedrock) {
-      if (s.region !== undefined && (typeof s.region !== 'string' || !AWS_REGION.test(s.region))) {
-        throw fieldError(f('settings.region'), 'must be an AWS region such as us-east-1');
-      }
-      c.keys.forEach((k, i) => {
-        try {
-          parseBedrockKey(k, s.region);
-        } catch (e) {
-          throw fieldError(
-            f(`keys[${i}]`),
-            `must be ACCESS_KEY_ID|SECRET_ACCESS_KEY|REGION[|SESSION_TOKEN] or a Bedrock API key with settings.region (${(e as Error).message})`,
-          );
-        }
-      });
-    }
+    // Each provider checks its own channels' settings (relay/providers/<name>/channel-settings.ts).
+    checkChannelSettings(c.type, c, f);
     // Prompt-cache breakpoints on converted calls to Claude (relay/providers/cache-breakpoints.ts).
     if (s.prompt_cache !== undefined && !(PROMPT_CACHE_MODES as readonly unknown[]).includes(s.prompt_cache)) {
       throw fieldError(f('settings.prompt_cache'), `must be one of ${PROMPT_CACHE_MODES.join(', ')}`);

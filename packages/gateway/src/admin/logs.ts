@@ -16,7 +16,7 @@ import { UserStore } from '../accounts/user-store.ts';
 import { csvLine } from '../logs/csv.ts';
 import { purgeRollups } from '../logs/rollup.ts';
 import { logPage, logTotals, logsBefore, purgeLogs, type LogFilter } from '../logs/writer.ts';
-import { ChannelStore } from '../relay/channel-store.ts';
+import { ChannelStore } from '../channels/store.ts';
 import type { Selectable } from 'kysely';
 import type { LogRow } from '../store/schema-core.ts';
 import { Reader, fieldError, paging, type Obj, type Page } from '../platform/validate.ts';

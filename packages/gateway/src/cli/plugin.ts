@@ -4,11 +4,11 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from './command.ts';
-import { loadPlugin } from '../tasks/runtime/loader.ts';
-import { loadGuardrail } from '../tasks/runtime/guardrail.ts';
-import { loadMcpTool } from '../tasks/runtime/mcp-tool.ts';
-import { PluginLoadError } from '../tasks/runtime/errors.ts';
-import { fixtureCases, runFixtureCases, type HookCaller } from '../tasks/runtime/fixtures.ts';
+import { loadPlugin } from '../plugins/runtime/loader.ts';
+import { loadGuardrail } from '../plugins/runtime/guardrail.ts';
+import { loadMcpTool } from '../plugins/runtime/mcp-tool.ts';
+import { PluginLoadError } from '../plugins/runtime/errors.ts';
+import { fixtureCases, runFixtureCases, type HookCaller } from '../plugins/runtime/fixtures.ts';
 
 const USAGE = 'usage: gatehouse plugin validate FILE\n       gatehouse plugin test FILE --fixture FIXTURE.json\n';
 

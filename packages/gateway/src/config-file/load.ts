@@ -8,7 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import type { Core } from '../core.ts';
 import type { Config } from '../platform/config.ts';
 import { GatewayError } from '../platform/errors.ts';
-import { ChannelType } from '../relay/channel-types.ts';
+import { ChannelType } from '../channels/types.ts';
 import { UserAdmin, type UserInput } from '../admin/users.ts';
 import { KeyAdmin, type KeyInput } from '../admin/keys.ts';
 import { ChannelAdmin, type ChannelInput } from '../admin/channels.ts';

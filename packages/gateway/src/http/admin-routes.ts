@@ -10,7 +10,7 @@ import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { ROLE_RANK } from '../accounts/types.ts';
 import { Reader, fieldError, paging, parseId, usdToQuota, type Obj } from '../platform/validate.ts';
-import { parseChannelType } from '../relay/channel-types.ts';
+import { parseChannelType } from '../channels/types.ts';
 import { chatCallUrl } from '../relay/channels.ts';
 import { CHANNEL_STATUS } from '../admin/channels.ts';
 import { buildOpenApi } from './openapi.ts';

@@ -11,7 +11,7 @@ import { requireUser } from './auth.ts';
 import { Reader, parseId, type Obj } from '../platform/validate.ts';
 import { fail } from '../platform/errors.ts';
 import { parseIds } from '../admin/channel-bulk.ts';
-import { ChannelType } from '../relay/channel-types.ts';
+import { ChannelType } from '../channels/types.ts';
 import { publicPricing } from '../relay/public-pricing.ts';
 
 const ok = (data: unknown, message = '') => ({ success: true, message, data });

@@ -14,8 +14,8 @@ import type { Topup } from '../billing/topup.ts';
 import type { RelayService } from '../relay/index.ts';
 import type { McpService } from '../mcp/index.ts';
 import type { Tasks } from '../tasks/index.ts';
-import type { Protocols } from '../tasks/protocols/index.ts';
-import type { PluginsService } from '../tasks/runtime/index.ts';
+import type { Protocols } from '../protocols/index.ts';
+import type { PluginsService } from '../plugins/runtime/index.ts';
 import type { ConsoleSite } from './console-routes.ts';
 
 /** The services of every area, one member per area. */

@@ -6,8 +6,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
-import { InUseError } from '../tasks/admin/service.ts';
-import { testGuardrail } from '../tasks/admin/guardrail-test.ts';
+import { InUseError } from '../plugins/admin/service.ts';
+import { testGuardrail } from '../plugins/admin/guardrail-test.ts';
 
 const ok = (data: unknown, message = '') => ({ success: true, message, data });
 type KeyParams = { key: string };

@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { echo, GatewayError, fail } from '../platform/errors.ts';
-import type { ProtocolRequest } from '../tasks/protocols/host.ts';
-import { requestModel } from '../tasks/protocols/host.ts';
+import type { ProtocolRequest } from '../protocols/host.ts';
+import { requestModel } from '../protocols/host.ts';
 import type { AppDeps } from './deps.ts';
 import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';

@@ -8,7 +8,7 @@ import type { AppDeps } from './deps.ts';
 import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
 import { fail } from '../platform/errors.ts';
-import type { Generation } from '../tasks/runtime/generation.ts';
+import type { Generation } from '../plugins/runtime/generation.ts';
 import { verifyArtifact } from '../tasks/artifacts/links.ts';
 import { decodeRequestBody, registerUploadParsers } from './uploads.ts';
 import { callbackUrlOf } from './protocol-routes.ts';

@@ -26,7 +26,7 @@ export const TOOL_SEPARATOR = '__';
 /** JSON-RPC error code of a call the gateway refused (balance, rate limit, price). */
 export const REFUSED_CODE = -32001;
 
-/** An enabled MCP tool plugin as the gateway uses it (tasks/runtime/mcp-tool.ts). */
+/** An enabled MCP tool plugin as the gateway uses it (plugins/runtime/mcp-tool.ts). */
 export interface McpToolPlugin {
   key: string;
   tools: Tool[];

@@ -7,7 +7,7 @@
 import { fail } from '../platform/errors.ts';
 import { redactSecrets } from '../platform/redact.ts';
 import { isObj } from '../platform/validate.ts';
-import { ChannelType } from './channel-types.ts';
+import { ChannelType } from '../channels/types.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { firstUsableKey, testKey, type TestResult } from './health.ts';
 import { readText, type UpstreamPools } from './upstream.ts';

@@ -18,11 +18,11 @@ import type { Selectable } from 'kysely';
 import type { ChannelRow as ChannelTable } from '../store/schema-core.ts';
 
 type ChannelRow = Selectable<ChannelTable>;
-import { ChannelType } from './channel-types.ts';
+import { ChannelType } from '../channels/types.ts';
 import { presetRoot } from './providers/openai/presets.ts';
 import { defaultBaseUrl, endpointOf, RELAY_CHANNEL_TYPES } from './providers/registry.ts';
-import { pickRanked } from './channel-pick.ts';
-import { ChannelStore } from './channel-store.ts';
+import { pickRanked } from '../channels/pick.ts';
+import { ChannelStore } from '../channels/store.ts';
 
 export const CHANNELS_REVISION = 'channels';
 /** The cluster event of a key's cooldown (`{c: channel id, k: key index, u: until, unix ms}`). */
@@ -234,7 +234,7 @@ export class ChannelIndex {
 
   /**
    * Chooses a channel and key for an attempt: among the untried, usable channels by the rule of
-   * `relay/channel-pick.ts` (highest priority tier; weighted random within it, zero-weight channels
+   * `channels/pick.ts` (highest priority tier; weighted random within it, zero-weight channels
    * only when no weighted one is left).
    * `tried` channels are never drawn again, except a multi-key channel whose key was refused
    * (`failedKeys`): it may serve again with another key. Cooling channels are used only when nothing

@@ -15,7 +15,7 @@ import { ResponsesSockets } from './responses-socket.ts';
 import { testKey, firstUsableKey, type TestResult } from './health.ts';
 import { probeDue } from './recovery.ts';
 import { ChannelChores, modelDiff } from './channel-chores.ts';
-import { ChannelStore } from './channel-store.ts';
+import { ChannelStore } from '../channels/store.ts';
 import type { AuditActor, AuditLog } from '../logs/audit.ts';
 import { fail } from '../platform/errors.ts';
 import { RelayPolicy } from './policy.ts';

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
 import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import { cjkChars, countInRuns, measureText, INLINE_MAX, MAX_RUN } from '../billing/tokens.ts';
-import { ChannelType } from './channel-types.ts';
+import { ChannelType } from '../channels/types.ts';
 import { bodyText, estimateInput, FAMILIES, familyOf, familyOfModel, type TokenFamily } from './input-estimate.ts';
 import { scanBody } from './body-scan.ts';
 import { textBound } from './estimate.ts';

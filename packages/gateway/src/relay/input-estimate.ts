@@ -24,7 +24,7 @@
 import { measureText, type EncodingName } from '../billing/tokens.ts';
 import type { TokenUsage } from '../billing/prices.ts';
 import { INLINE_KEYS, REF_KEYS, URL_KEYS } from './body-scan.ts';
-import { ChannelType } from './channel-types.ts';
+import { ChannelType } from '../channels/types.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { upstreamModel } from './providers/endpoint.ts';
 

@@ -16,7 +16,7 @@ import { quotaUnits, usdCost, type TokenUsage } from '../billing/prices.ts';
 import { countTokens, TokenCounter } from '../billing/tokens.ts';
 import { callFacts, readsCall } from '../billing/call-facts.ts';
 import { echo, fail } from '../platform/errors.ts';
-import { ChannelType } from './channel-types.ts';
+import { ChannelType } from '../channels/types.ts';
 import type { AttemptOutcome } from './attempts.ts';
 import { logAttemptError, msSince } from './accounting.ts';
 import { Pipeline, type PipelineCall, type StreamRelay } from './pipeline.ts';

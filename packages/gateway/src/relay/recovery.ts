@@ -8,7 +8,7 @@
  */
 import type { Core } from '../core.ts';
 import type { ChannelIndex } from './channels.ts';
-import { ChannelStore } from './channel-store.ts';
+import { ChannelStore } from '../channels/store.ts';
 import { testKey } from './health.ts';
 import type { UpstreamPools } from './upstream.ts';
 

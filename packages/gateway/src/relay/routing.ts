@@ -8,7 +8,7 @@
  * once per change of them, so a call costs a map lookup here.
  */
 import { isObj } from '../platform/validate.ts';
-import { pickRanked } from './channel-pick.ts';
+import { pickRanked } from '../channels/pick.ts';
 import type { RuntimeChannel } from './channels.ts';
 
 export const STRATEGIES = ['priority', 'least_busy', 'latency', 'cost'] as const;

@@ -75,7 +75,7 @@ export interface ApiKeyRow {
 export interface ChannelRow {
   id: Generated<number>;
   name: string;
-  /** Numeric channel type, see relay/channel-types.ts (1 OpenAI, 3 Azure, 14 Anthropic, 24 Gemini, 60 peer gateway, 61 task plugin). */
+  /** Numeric channel type, see channels/types.ts (1 OpenAI, 3 Azure, 14 Anthropic, 24 Gemini, 60 peer gateway, 61 task plugin). */
   type: number;
   base_url: string;
   /** SecretBox-sealed JSON string[] of keys. */

@@ -6,7 +6,7 @@ import type { Core } from '../core.ts';
 import type { Options } from '../options/options.ts';
 import type { Accounts } from '../accounts/index.ts';
 import type { Billing } from '../billing/index.ts';
-import type { PluginsService } from './runtime/index.ts';
+import type { PluginsService } from '../plugins/runtime/index.ts';
 import { TaskCatalog } from './lifecycle/catalog.ts';
 import { TaskService, type PluginSource } from './lifecycle/service.ts';
 import { Poller } from './lifecycle/poller.ts';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway } from '../harness.ts';
 import { AdminClient } from '../admin-client.ts';
-import { ChannelStore } from '../../src/relay/channel-store.ts';
+import { ChannelStore } from '../../src/channels/store.ts';
 import { readFileSync } from 'node:fs';
 
 const K1 = 'sk-upstreamKeyNumberOne-abcdefghijklmnop';

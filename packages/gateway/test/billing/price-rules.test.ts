@@ -16,7 +16,7 @@ import { startTestGateway, type TestGateway } from '../harness.ts';
 import { json, startFake, type FakeUpstream, type Recorded } from '../fakes/upstreams/common.ts';
 import { balance, createCaller, createChannel, waitFor } from '../relay-fixtures.ts';
 import { AdminClient } from '../admin-client.ts';
-import { ChannelType } from '../../src/relay/channel-types.ts';
+import { ChannelType } from '../../src/channels/types.ts';
 
 let gw: TestGateway;
 let up: FakeUpstream;

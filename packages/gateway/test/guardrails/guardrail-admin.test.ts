@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestGateway, type TestGateway } from '../harness.ts';
 import { AdminClient } from '../admin-client.ts';
-import { loadGuardrail } from '../../src/tasks/runtime/guardrail.ts';
-import { fixtureCases, runFixtureCases } from '../../src/tasks/runtime/fixtures.ts';
+import { loadGuardrail } from '../../src/plugins/runtime/guardrail.ts';
+import { fixtureCases, runFixtureCases } from '../../src/plugins/runtime/fixtures.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/gatehouse.mjs', import.meta.url));
 const EXAMPLES = fileURLToPath(new URL('../../../../examples/guardrails/', import.meta.url));

@@ -18,7 +18,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import { ChannelType, isTaskChannelType } from '../../src/relay/channel-types.ts';
+import { ChannelType, isTaskChannelType } from '../../src/channels/types.ts';
 import { channelFormat } from '../../src/relay/providers/endpoint.ts';
 import { startTestGateway, type TestGateway } from '../harness.ts';
 import { consumeLog, createCaller, createChannel, logsFor, setPrice } from '../relay-fixtures.ts';

@@ -11,7 +11,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { startTestGateway, type TestGateway } from '../harness.ts';
 import { startFake, type FakeUpstream, type Recorded } from '../fakes/upstreams/common.ts';
 import { balance, consumeLog, createCaller, createChannel, logsFor, setPrice } from '../relay-fixtures.ts';
-import { ChannelType } from '../../src/relay/channel-types.ts';
+import { ChannelType } from '../../src/channels/types.ts';
 import { estimateInput, FAMILIES } from '../../src/relay/input-estimate.ts';
 
 let gw: TestGateway;

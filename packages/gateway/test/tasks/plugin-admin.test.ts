@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { startTestGateway, TEST_ROOT_PASSWORD } from '../harness.ts';
-import { checkChannelBinding, effectiveBaseUrl } from '../../src/tasks/runtime/index.ts';
+import { checkChannelBinding, effectiveBaseUrl } from '../../src/plugins/runtime/index.ts';
 
 const ex = (f: string) => readFileSync(new URL(`../../../../examples/plugins/${f}`, import.meta.url), 'utf8');
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { createHash, createHmac } from 'node:crypto';
 import { jwtVerify } from 'jose';
-import { loadPlugin, type LoadedPlugin } from '../../src/tasks/runtime/index.ts';
-import { fixtureCases, runFixtureCases } from '../../src/tasks/runtime/fixtures.ts';
+import { loadPlugin, type LoadedPlugin } from '../../src/plugins/runtime/index.ts';
+import { fixtureCases, runFixtureCases } from '../../src/plugins/runtime/fixtures.ts';
 
 const root = new URL('../../../../', import.meta.url);
 const examples = new URL('examples/plugins/', root);

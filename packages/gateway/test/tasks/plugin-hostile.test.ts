@@ -1,7 +1,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { loadPlugin, PluginCallError, type LoadedPlugin } from '../../src/tasks/runtime/index.ts';
+import { loadPlugin, PluginCallError, type LoadedPlugin } from '../../src/plugins/runtime/index.ts';
 
 const dir = new URL('../fakes/plugins/hostile/', import.meta.url);
 const opts = { timeoutMs: 300, memoryMb: 32, poolSize: 2 };

@@ -180,8 +180,24 @@ export interface Provider {
   codec?: Codec;
   /** How same-format calls edit a body of the format. */
   body?: BodyEdits;
-  /** The channel types (relay/channel-types.ts) whose channels this folder's endpoint serves. */
+  /** The channel types (channels/types.ts) whose channels this folder's endpoint serves. */
   channelTypes: readonly number[];
   endpoint?: Endpoint;
   models?: ModelListShape;
+  /**
+   * Checks the settings of a channel of this folder's types (`channel-settings.ts` of the folder):
+   * administration calls it on every create and update, after merging an update onto the stored row.
+   * It throws `fieldError(field(name), …)` naming the field at fault (`settings.region`, `keys[0]` …).
+   */
+  checkChannel?: ChannelCheck;
 }
+
+/** What a provider's channel check reads of the channel. */
+export interface ChannelSettingsInput {
+  base_url: string;
+  keys: readonly string[];
+  settings: Record<string, unknown>;
+}
+
+/** A provider's check of its channels' settings; `field` places a field's name in the request. */
+export type ChannelCheck = (c: ChannelSettingsInput, field: (name: string) => string) => void;

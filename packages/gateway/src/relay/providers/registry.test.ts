@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChannelType, isTaskChannelType } from '../channel-types.ts';
+import { ChannelType, isTaskChannelType } from '../../channels/types.ts';
 import { resolveBaseUrl } from '../channels.ts';
 import { upstreamUrl } from './endpoint.ts';
 import { OPENAI_COMPATIBLE_PRESETS, presetRoot } from './openai/presets.ts';

@@ -4,7 +4,7 @@
  * format or channel type is one folder and one entry in PROVIDERS.
  */
 import type { WireFormat } from './canonical.ts';
-import type { Codec, Endpoint, Provider } from './provider.ts';
+import type { ChannelSettingsInput, Codec, Endpoint, Provider } from './provider.ts';
 import { anthropicProvider } from './anthropic/index.ts';
 import { azureProvider } from './azure/index.ts';
 import { bedrockProvider } from './bedrock/index.ts';
@@ -69,3 +69,8 @@ export const defaultBaseUrl = (type: number): string => byChannelType.get(type)?
 
 /** The error body shapes read from any upstream after its own format's (`upstreamErrorMessage`). */
 export const COMMON_ERROR_FORMATS: readonly WireFormat[] = ['openai', 'anthropic', 'gemini'];
+
+/** Checks a channel's settings by the provider of its type (none for the task types). */
+export function checkChannelSettings(type: number, c: ChannelSettingsInput, field: (name: string) => string): void {
+  providerOfType(type)?.checkChannel?.(c, field);
+}

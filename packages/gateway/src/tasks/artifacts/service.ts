@@ -14,7 +14,7 @@ import { GatewayError, fail } from '../../platform/errors.ts';
 import type { TaskService } from '../lifecycle/service.ts';
 import { hookMessage } from '../lifecycle/service.ts';
 import { artifactTask, channelAuth, effectiveBaseUrl, type Task } from '../lifecycle/context.ts';
-import type { LoadedPlugin } from '../runtime/loader.ts';
+import type { LoadedPlugin } from '../../plugins/runtime/loader.ts';
 import { canonicalHost, hostAllowed } from '../outbound/hosts.ts';
 import { sanitizeHeaders } from '../outbound/request.ts';
 import { artifactUrl, validateArtifacts, type Artifact } from './links.ts';

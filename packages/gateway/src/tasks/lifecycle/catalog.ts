@@ -4,9 +4,9 @@
  * `channels`, `prices` or `group_ratios` revision changes on any node.
  */
 import type { Core } from '../../core.ts';
-import { ChannelType } from '../../relay/channel-types.ts';
-import { orderRanked } from '../../relay/channel-pick.ts';
-import { ChannelStore } from '../../relay/channel-store.ts';
+import { ChannelType } from '../../channels/types.ts';
+import { orderRanked } from '../../channels/pick.ts';
+import { ChannelStore } from '../../channels/store.ts';
 import { PriceStore } from '../../billing/price-store.ts';
 import { PRICES_REVISION } from '../../billing/prices.ts';
 
@@ -143,7 +143,7 @@ export class TaskCatalog {
 
 /**
  * Orders candidates for one submit: highest priority first; within one priority a weighted random
- * order, zero-weight channels after the weighted ones (the rule of `relay/channel-pick.ts`, which
+ * order, zero-weight channels after the weighted ones (the rule of `channels/pick.ts`, which
  * model calls use too).
  */
 export function orderChannels(list: TaskChannel[], rand: () => number = Math.random): TaskChannel[] {

@@ -2,10 +2,10 @@
 import type { Selectable } from 'kysely';
 import type { TaskRow } from '../../store/schema-tasks.ts';
 import type { TaskChannel } from './catalog.ts';
-import type { LoadedPlugin } from '../runtime/loader.ts';
+import type { LoadedPlugin } from '../../plugins/runtime/loader.ts';
 import { parseJson } from './states.ts';
 import type { GoogleTokens } from '../../platform/google-token.ts';
-import { ChannelType } from '../../relay/channel-types.ts';
+import { ChannelType } from '../../channels/types.ts';
 
 export type Task = Selectable<TaskRow>;
 

@@ -12,9 +12,9 @@ import { fail } from '../../platform/errors.ts';
 import type { TaskCatalog, TaskChannel } from './catalog.ts';
 import { queryContext, type Task } from './context.ts';
 import type { TaskStore } from './store.ts';
-import type { Generation } from '../runtime/generation.ts';
-import type { PluginHost } from '../runtime/host.ts';
-import type { LoadedPlugin } from '../runtime/loader.ts';
+import type { Generation } from '../../plugins/runtime/generation.ts';
+import type { PluginHost } from '../../plugins/runtime/host.ts';
+import type { LoadedPlugin } from '../../plugins/runtime/loader.ts';
 import {
   buildRequest,
   decodeBody,

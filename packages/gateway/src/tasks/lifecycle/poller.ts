@@ -11,7 +11,7 @@ import { inSpan, tracer } from '../../platform/tracing.ts';
 import { hookMessage, type QueryAnswer, type TaskService } from './service.ts';
 import type { Task } from './context.ts';
 import type { TaskStore } from './store.ts';
-import type { LoadedPlugin } from '../runtime/loader.ts';
+import type { LoadedPlugin } from '../../plugins/runtime/loader.ts';
 import { firstHeaders, OutboundError, type OutboundTarget } from '../outbound/request.ts';
 
 const CLAIM_BATCH = 100;

@@ -12,8 +12,8 @@ import { compile, type Facts } from '../../billing/expr.ts';
 import { validateFacts } from '../billing/facts.ts';
 import type { Task } from './context.ts';
 import { hookMessage, type TaskEnv } from './env.ts';
-import type { LoadedPlugin } from '../runtime/loader.ts';
-import type { UsageSchemaN } from '../runtime/manifest.ts';
+import type { LoadedPlugin } from '../../plugins/runtime/loader.ts';
+import type { UsageSchemaN } from '../../plugins/runtime/manifest.ts';
 import { TERMINAL } from './states.ts';
 
 export interface BillingInfo {

@@ -18,8 +18,8 @@ import { channelAuth, effectiveBaseUrl, type Task } from './context.ts';
 import { hookMessage, type TaskEnv } from './env.ts';
 import { ledgerRef, usageSchema, type BillingInfo, type Settlement } from './settle.ts';
 import type { Transitions } from './transitions.ts';
-import type { Generation } from '../runtime/generation.ts';
-import type { LoadedPlugin } from '../runtime/loader.ts';
+import type { Generation } from '../../plugins/runtime/generation.ts';
+import type { LoadedPlugin } from '../../plugins/runtime/loader.ts';
 import { normalizeProgress, normalizeStatus, parseJson, publicTask, TERMINAL, type PublicTask, type TaskStatus } from './states.ts';
 import {
   buildRequest,

@@ -9,7 +9,7 @@ import type { Task } from './context.ts';
 import type { TaskEnv } from './env.ts';
 import type { BillingInfo, Settlement } from './settle.ts';
 import type { SwapCondition, TaskChanges } from './store.ts';
-import type { LoadedPlugin } from '../runtime/loader.ts';
+import type { LoadedPlugin } from '../../plugins/runtime/loader.ts';
 import { normalizeProgress, normalizeStatus, parseJson, TERMINAL, type TaskStatus } from './states.ts';
 
 /** A task that ended in an unknown outcome (flagged for an administrator), as written by this node. */

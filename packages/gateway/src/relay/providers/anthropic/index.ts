@@ -2,7 +2,7 @@
  * The Anthropic provider: the Messages wire format (codec.ts), Anthropic channels (endpoint.ts) and the
  * messages-style model list (models.ts).
  */
-import { ChannelType } from '../../channel-types.ts';
+import { ChannelType } from '../../../channels/types.ts';
 import type { BodyEdits, Codec, Provider } from '../provider.ts';
 import * as codec from './codec.ts';
 import { anthropicErrorBody } from './errors.ts';

@@ -3,9 +3,10 @@
  * Bedrock channels (endpoint.ts). A Bedrock URL and its signed headers depend on the key: the
  * endpoint's `prepare` builds them with the key (`bedrockUrl`, `bedrockHeaders`).
  */
-import { ChannelType } from '../../channel-types.ts';
+import { ChannelType } from '../../../channels/types.ts';
 import { openaiAuthHeaders } from '../openai/endpoint.ts';
 import { UnusableKeyError, type BodyEdits, type Codec, type Provider } from '../provider.ts';
+import { checkBedrockChannel } from './channel-settings.ts';
 import { setBedrockMax } from './body.ts';
 import * as codec from './codec.ts';
 import { bedrockCredential, bedrockHeaders, bedrockUrl, EVENT_STREAM_TYPE, EventStreamFramer, type BedrockCredential } from './endpoint.ts';
@@ -44,6 +45,7 @@ export const bedrockProvider: Provider = {
   codec: bedrockCodec,
   body: bedrockBody,
   channelTypes: [ChannelType.bedrock],
+  checkChannel: checkBedrockChannel,
   endpoint: {
     format: () => 'bedrock',
     supportsKind: (kind) => kind === 'chat',

@@ -2,7 +2,7 @@
  * The Gemini provider: Google's generateContent wire format (codec.ts), its embedding actions
  * (embed.ts), Gemini API channels (endpoint.ts) and the Gemini-style model list (models.ts).
  */
-import { ChannelType } from '../../channel-types.ts';
+import { ChannelType } from '../../../channels/types.ts';
 import type { BodyEdits, Codec, Provider } from '../provider.ts';
 import { geminiMax, setGeminiMax } from './body.ts';
 import * as codec from './codec.ts';

@@ -3,8 +3,9 @@
  * channels (type `openai`; a compatible vendor is one preset entry in presets.ts), their URLs and auth
  * (endpoint.ts) and the OpenAI model list shape (models.ts).
  */
-import { ChannelType } from '../../channel-types.ts';
+import { ChannelType } from '../../../channels/types.ts';
 import type { BodyEdits, Codec, Endpoint, Provider } from '../provider.ts';
+import { checkOpenAIChannel } from './channel-settings.ts';
 import { openaiMaxField, setOpenAIMax } from './body.ts';
 import * as codec from './codec.ts';
 import { openaiErrorBody } from './errors.ts';
@@ -74,6 +75,7 @@ export const openaiProvider: Provider = {
   codec: openaiCodec,
   body: openaiBody,
   channelTypes: [ChannelType.openai],
+  checkChannel: checkOpenAIChannel,
   endpoint: openaiEndpoint,
   models: { model: openaiModel, list: (models) => openaiModelList(models) },
 };

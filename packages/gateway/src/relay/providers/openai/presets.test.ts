@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChannelType } from '../../channel-types.ts';
+import { ChannelType } from '../../../channels/types.ts';
 import { OPENAI_COMPATIBLE_PRESETS } from './presets.ts';
 import { resolveBaseUrl, type RuntimeChannel } from '../../channels.ts';
 import { upstreamUrl } from '../endpoint.ts';

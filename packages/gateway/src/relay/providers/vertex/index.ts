@@ -2,15 +2,17 @@
  * The Vertex AI provider: no wire format of its own; Anthropic's models speak Anthropic's format and
  * every other model Gemini's (endpoint.ts), with an access token from the channel's service account.
  */
-import { ChannelType } from '../../channel-types.ts';
+import { ChannelType } from '../../../channels/types.ts';
 import { openaiAuthHeaders } from '../openai/endpoint.ts';
 import type { Provider } from '../provider.ts';
+import { checkVertexChannel } from './channel-settings.ts';
 import { isVertexAnthropic, vertexAnthropicBody, vertexUrl } from './endpoint.ts';
 
 export const vertexProvider: Provider = {
   name: 'vertex',
   title: 'Vertex AI',
   channelTypes: [ChannelType.vertex],
+  checkChannel: checkVertexChannel,
   endpoint: {
     format: (model) => (isVertexAnthropic(model) ? 'anthropic' : 'gemini'),
     supportsKind: (kind) => kind === 'chat',

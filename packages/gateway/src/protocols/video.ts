@@ -2,7 +2,7 @@
  * The video object (docs/protocols.md). The host sets id, object, model, status, progress and the time
  * fields; vendor fields from the plugin's `render` are kept when they pass the rules below.
  */
-import { fail } from '../../platform/errors.ts';
+import { fail } from '../platform/errors.ts';
 import { progressInt, toSec, type TaskViewLike } from './task-view.ts';
 
 export type VideoStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'unknown';

@@ -4,7 +4,7 @@
  * own legacy channel types (`channelTypes`) serve channels of those types.
  */
 import { fail } from '../../platform/errors.ts';
-import { ChannelType } from '../../relay/channel-types.ts';
+import { ChannelType } from '../../channels/types.ts';
 import type { Generation } from './generation.ts';
 
 export const TYPE_PEER_GATEWAY = ChannelType.gateway;

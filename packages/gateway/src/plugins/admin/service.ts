@@ -22,7 +22,7 @@ import { GenerationBuilder } from '../runtime/generation.ts';
 import { PluginCallError, PluginLoadError } from '../runtime/errors.ts';
 import { bindingOf, parseSettings, TYPE_PEER_GATEWAY, type BoundChannel } from '../runtime/channels.ts';
 import { parseIcon } from './icon.ts';
-import { ChannelStore } from '../../relay/channel-store.ts';
+import { ChannelStore } from '../../channels/store.ts';
 import { AuditLog, type AuditActor } from '../../logs/audit.ts';
 
 export interface UploadInput {

@@ -2,10 +2,10 @@
  * The protocols area: image, video and Responses protocols and plugin native routes, on top of the
  * task lifecycle (`services.tasks`) and the plugin runtime (`services.plugins`).
  */
-import type { Core } from '../../core.ts';
-import type { Tasks } from '../index.ts';
-import type { PluginsService } from '../runtime/index.ts';
-import { NativeHost } from '../native/host.ts';
+import type { Core } from '../core.ts';
+import type { Tasks } from '../tasks/index.ts';
+import type { PluginsService } from '../plugins/runtime/index.ts';
+import { NativeHost } from './native/host.ts';
 import { ProtocolHost } from './host.ts';
 import type { ArtifactsPort, TasksPort } from './port.ts';
 

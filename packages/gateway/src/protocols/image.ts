@@ -4,8 +4,8 @@
  * logs a warning when a download fails (the caller then gets the URL only).
  */
 import { request, type Dispatcher } from 'undici';
-import { GatewayError, fail } from '../../platform/errors.ts';
-import type { Logger } from '../../platform/logger.ts';
+import { GatewayError, fail } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
 
 export interface ImageItem {
   url?: string;

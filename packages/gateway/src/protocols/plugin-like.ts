@@ -3,10 +3,10 @@
  * lookups over its normalised manifest.
  */
 import { PROTOCOL_ALIASES, type ResponsesMode } from '@gatehouse/plugin-sdk';
-import type { LoadedPlugin } from '../runtime/loader.ts';
-import type { NormalisedClaim, NormalisedManifest } from '../runtime/manifest.ts';
+import type { LoadedPlugin } from '../plugins/runtime/loader.ts';
+import type { NormalisedClaim, NormalisedManifest } from '../plugins/runtime/manifest.ts';
 
-export { foldModel } from '../runtime/manifest.ts';
+export { foldModel } from '../plugins/runtime/manifest.ts';
 export type { ResponsesMode };
 
 /** What the hosts call on a plugin (test doubles implement just this part of LoadedPlugin). */

@@ -4,11 +4,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { addBase64, downloadImage, shapeImageResult, wantsB64 } from './image.ts';
-import { createLogger } from '../../platform/logger.ts';
+import { createLogger } from '../platform/logger.ts';
 import { hostname } from 'node:os';
 import { lookup } from 'node:dns/promises';
-import { Outbound } from '../../platform/outbound.ts';
-import { isPrivateAddress } from '../../platform/ssrf.ts';
+import { Outbound } from '../platform/outbound.ts';
+import { isPrivateAddress } from '../platform/ssrf.ts';
 
 test('render results are checked and created is added when missing', () => {
   assert.deepEqual(shapeImageResult({ data: [{ url: 'u', revised_prompt: 'r', junk: 1 }] }, 123), {

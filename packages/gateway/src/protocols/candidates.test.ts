@@ -1,6 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { GatewayError } from '../../platform/errors.ts';
+import { GatewayError } from '../platform/errors.ts';
 import { claimants, decodeCandidates, filterByMode, groupRefusals, responsesMode } from './candidates.ts';
 import { fakePlugin } from './fake-plugin.test-util.ts';
 

@@ -2,7 +2,8 @@
  * The channel store: every SQL statement on the `channels` table is a named method here — the
  * administrators' pages, creates, edits and deletes, the relay's cache load and health writes, the
  * task host's channel reads and the changes a plugin's removal makes to the channels bound to it.
- * The relay owns the table; administration, the task host and the usage reports call these methods.
+ * The channels layer owns the table; the relay, administration, the task host and the usage reports
+ * call these methods.
  * Methods that run inside a caller's transaction take its handle.
  */
 import type { Insertable, Selectable, Updateable } from 'kysely';

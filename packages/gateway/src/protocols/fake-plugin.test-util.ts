@@ -1,6 +1,6 @@
 /** A plugin stand-in for unit tests of the pure protocol code: hooks are plain functions. */
 import type { Manifest } from '@gatehouse/plugin-sdk';
-import { validateManifest } from '../runtime/manifest.ts';
+import { validateManifest } from '../plugins/runtime/manifest.ts';
 import type { PluginLike } from './plugin-like.ts';
 
 /** `manifest`: the fields a test cares about; the rest gets valid defaults and the host's normalisation. */

@@ -4,9 +4,9 @@
  */
 import type { NativeRoute } from '@gatehouse/plugin-sdk';
 import { echo, fail } from '../../platform/errors.ts';
-import { parsePath, reservedIntersection } from '../runtime/routes.ts';
-import { foldModel, type PluginLike } from '../protocols/plugin-like.ts';
-import { sanitizeHookText } from '../protocols/hook-text.ts';
+import { parsePath, reservedIntersection } from '../../plugins/runtime/routes.ts';
+import { foldModel, type PluginLike } from '../plugin-like.ts';
+import { sanitizeHookText } from '../hook-text.ts';
 
 /**
  * Whether a route path (with `:params` / `*catchall`) intersects a path the host keeps for itself

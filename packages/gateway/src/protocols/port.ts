@@ -2,10 +2,10 @@
  * What the protocol and native-route hosts need from the task lifecycle: the lifecycle's own
  * service, narrowed to the members they call, and artifact links in the shape the renderers get.
  */
-import type { ContentResponse } from '../artifacts/service.ts';
-import type { Task } from '../lifecycle/context.ts';
-import type { Poller } from '../lifecycle/poller.ts';
-import type { TaskService } from '../lifecycle/service.ts';
+import type { ContentResponse } from '../tasks/artifacts/service.ts';
+import type { Task } from '../tasks/lifecycle/context.ts';
+import type { Poller } from '../tasks/lifecycle/poller.ts';
+import type { TaskService } from '../tasks/lifecycle/service.ts';
 
 export type TasksPort = Pick<TaskService, 'submit' | 'byPublicId' | 'waitForTerminal' | 'catalog'> & Pick<Poller, 'pollNow'>;
 

@@ -1,7 +1,7 @@
-/** The channel choice rule shared by model calls and task submissions (relay/channel-pick.ts). */
+/** The channel choice rule shared by model calls and task submissions (channels/pick.ts). */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { orderRanked, pickRanked, type Ranked } from './channel-pick.ts';
+import { orderRanked, pickRanked, type Ranked } from './pick.ts';
 
 interface Ch extends Ranked {
   id: string;

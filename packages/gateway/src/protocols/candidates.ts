@@ -4,7 +4,7 @@
  * each remaining candidate's `decodeRequest` runs, and only those returning a valid submit intent stay.
  * When every candidate refuses, the failures are reported grouped with their plugin keys.
  */
-import { GatewayError, fail } from '../../platform/errors.ts';
+import { GatewayError, fail } from '../platform/errors.ts';
 import { sanitizeHookText } from './hook-text.ts';
 import { claimOf, foldModel, protocolHook, type PluginLike, type ProtocolKind, type ResponsesMode } from './plugin-like.ts';
 

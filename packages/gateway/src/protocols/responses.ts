@@ -3,7 +3,7 @@
  * normalisation of `renderFinal`, the mapping of `renderEvents` results to OpenAI Responses stream
  * events, and SSE framing. No I/O here; the stream driver lives in responses-stream.ts.
  */
-import { GatewayError, fail } from '../../platform/errors.ts';
+import { GatewayError, fail } from '../platform/errors.ts';
 import { isTerminal, type TaskViewLike } from './task-view.ts';
 
 export const responseIdOf = (publicTaskId: string): string => 'resp_' + publicTaskId.replace(/^task_/, '');

@@ -3,8 +3,8 @@
  * the states of the OpenAI-shaped objects the host returns.
  */
 import type { TaskView } from '@gatehouse/plugin-sdk';
-import type { Task } from '../lifecycle/context.ts';
-import { parseJson, publicTask, TERMINAL, type PublicTaskRow } from '../lifecycle/states.ts';
+import type { Task } from '../tasks/lifecycle/context.ts';
+import { parseJson, publicTask, TERMINAL, type PublicTaskRow } from '../tasks/lifecycle/states.ts';
 
 /** The contract's TaskView (times in unix seconds) as the host builds it: status as stored, data not yet JSON-checked. */
 export type TaskViewLike = Omit<TaskView, 'status' | 'data'> & { status: string; data: unknown };

@@ -3,19 +3,19 @@
  * Candidate selection, channel choice deciding the executing plugin, submission through the task
  * lifecycle, in-request waiting, and rendering through the plugin's protocol hooks. No HTTP here.
  */
-import type { HeaderSink } from '../../accounts/rate-limits.ts';
-import type { KeyPrincipal } from '../../accounts/types.ts';
-import { checkModelAccess } from '../../accounts/keys.ts';
-import { echo, GatewayError, fail, foreignError, statusOf } from '../../platform/errors.ts';
-import type { Logger } from '../../platform/logger.ts';
+import type { HeaderSink } from '../accounts/rate-limits.ts';
+import type { KeyPrincipal } from '../accounts/types.ts';
+import { checkModelAccess } from '../accounts/keys.ts';
+import { echo, GatewayError, fail, foreignError, statusOf } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
 import { claimants, canonicalModel, decodeCandidates, decodeWith, filterByMode, responsesMode, type Candidate } from './candidates.ts';
 import { sanitizeHookText } from './hook-text.ts';
 import { addBase64, shapeImageResult, wantsB64, type DownloadLimits, type ImageResult } from './image.ts';
 import { claimOf, protocolHook, type PluginLike, type ProtocolKind, type ResponsesMode } from './plugin-like.ts';
-import type { Task } from '../lifecycle/context.ts';
-import type { DecodedBody, TaskChannel, UploadedFile } from '../lifecycle/service.ts';
-import type { Generation } from '../runtime/generation.ts';
-import type { ContentResponse } from '../artifacts/service.ts';
+import type { Task } from '../tasks/lifecycle/context.ts';
+import type { DecodedBody, TaskChannel, UploadedFile } from '../tasks/lifecycle/service.ts';
+import type { Generation } from '../plugins/runtime/generation.ts';
+import type { ContentResponse } from '../tasks/artifacts/service.ts';
 import type { ArtifactsPort, TasksPort } from './port.ts';
 import {
   checkRenderEvents,

@@ -9,7 +9,7 @@ import {
   normalizeOriginIds,
   type RouteDecl,
 } from './rules.ts';
-import { fakePlugin } from '../protocols/fake-plugin.test-util.ts';
+import { fakePlugin } from '../fake-plugin.test-util.ts';
 
 const plugin = fakePlugin({ key: 'nv', models: ['vid-a', 'vid-b'] }, {});
 const submit: RouteDecl = {

@@ -51,7 +51,7 @@ export class PluginHost implements GuardrailRunner {
   databaseError: string | null = null;
   /**
    * The enabled plugins' active versions, read from the plugin tables; the plugin administration,
-   * which owns them (tasks/admin/service.ts), installs the reader.
+   * which owns them (plugins/admin/service.ts), installs the reader.
    */
   activeSources: () => Promise<ActiveSource[]> = async () => [];
   /** Number of unfinished tasks of a plugin; the task lifecycle installs the real counter. */
