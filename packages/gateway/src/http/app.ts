@@ -52,6 +52,8 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
     return503OnClosing: true,
     forceCloseConnections: true,
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
+    // Route schemas (http/route-docs.ts) check input; an unknown field is refused, not dropped.
+    ajv: { customOptions: { removeAdditional: false } },
   });
   const routeTable: Array<{ method: string; url: string }> = [];
   app.decorate('routeTable', routeTable);

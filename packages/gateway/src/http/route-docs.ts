@@ -8,6 +8,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import { describedPaths, documentBase, type Schema } from './docs/index.ts';
+import { SHARED_SCHEMAS } from './schemas/common.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -78,6 +79,7 @@ export async function describeRoutes(app: FastifyInstance): Promise<void> {
   for (const [path, ops] of Object.entries(describedPaths())) {
     for (const [method, op] of Object.entries(ops)) described.set(shapeOf(method, path), op);
   }
+  for (const s of SHARED_SCHEMAS) app.addSchema(s);
   app.addHook('onRoute', (r: RouteOptions) => {
     if (r.schema || typeof r.url !== 'string') return;
     const url = r.url;

@@ -3043,7 +3043,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3108,7 +3108,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3173,7 +3173,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3249,7 +3249,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3316,7 +3316,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3380,7 +3380,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3455,7 +3455,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10894,7 +10894,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10962,7 +10962,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11048,7 +11048,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13325,11 +13325,11 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AdminError: {
-            data?: null;
+            data: null;
             /** @description the input field a 400 is about, when known */
             field?: string;
             message: string;
-            /** @enum {unknown} */
+            /** @enum {boolean} */
             success: false;
         };
         AdminTask: {
@@ -13961,10 +13961,7 @@ export interface components {
             id: number;
             models: string[] | null;
             name: string;
-            /**
-             * @description what a call past a window gets
-             * @enum {string}
-             */
+            /** @description what a call past a window gets */
             overflow: "refuse" | "balance";
             price_quota: number;
             price_usd: number;
@@ -13995,7 +13992,7 @@ export interface components {
             id?: number;
             models?: string[];
             name?: string;
-            /** @enum {string} */
+            /** @description what a call past a window gets */
             overflow?: "refuse" | "balance";
             price_quota?: number;
             price_usd?: number;

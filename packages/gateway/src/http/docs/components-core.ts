@@ -61,10 +61,6 @@ export const schemas: Record<string, Schema> = {
     },
     ['ready', 'checks'],
   ),
-  AdminError: obj(
-    { success: { const: false }, message: str(), data: { type: 'null' }, field: str('the input field a 400 is about, when known') },
-    ['success', 'message'],
-  ),
   OpenAIError: obj({ error: obj({ message: str(), type: str(), param: nullable(str()), code: nullable(str()) }) }),
   User: obj({
     ...limitView(),

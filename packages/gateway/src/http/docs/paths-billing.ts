@@ -21,39 +21,6 @@ import {
   str,
 } from './kit.ts';
 
-export function planPaths(admin: string): Record<string, Record<string, Schema>> {
-  return {
-    '/api/plan': {
-      get: op('plans', 'Plans, with their running subscribers', envelope(arr(ref('Plan'))), { role: admin }),
-      post: op('plans', 'Create a plan', envelope(ref('Plan')), { role: admin, body: ref('PlanInput') }),
-      put: op('plans', 'Update a plan (id in the body)', envelope(ref('Plan')), { role: admin, body: ref('PlanInput') }),
-    },
-    '/api/plan/{id}': {
-      get: op('plans', 'One plan', envelope(ref('Plan')), { role: admin, params: [idParam] }),
-      put: op('plans', 'Update a plan', envelope(ref('Plan')), { role: admin, params: [idParam], body: ref('PlanInput') }),
-      delete: op('plans', 'Delete a plan nobody holds (409 plan_in_use otherwise)', envelope({ type: 'null' }), {
-        role: admin,
-        params: [idParam],
-      }),
-    },
-    '/api/plan/{id}/subscribers': {
-      get: op('plans', "A plan's running subscribers", envelope(arr(ref('PlanSubscriber'))), { role: admin, params: [idParam] }),
-    },
-    '/api/user/plan': {
-      get: op('plans', 'Your plan, what each window used, and the plans on sale', envelope(ref('MyPlan'))),
-      post: op('plans', 'Buy or renew a plan from your balance (charged once)', envelope(ref('MyPlan')), {
-        body: obj({ plan_id: int() }, ['plan_id'], { additionalProperties: false }),
-      }),
-    },
-    '/api/user/plan/{provider}/pay': {
-      post: op('plans', "Start a provider's checkout of a plan: once, or recurring (a subscription)", envelope(ref('PlanCheckout')), {
-        params: [{ name: 'provider', in: 'path', required: true, schema: str('e.g. stripe') }],
-        body: obj({ plan_id: int(), recurring: bool() }, ['plan_id'], { additionalProperties: false }),
-      }),
-    },
-  };
-}
-
 export function topupPaths(admin: string): Record<string, Record<string, Schema>> {
   const codeFilters = [
     q('status', str(undefined, { enum: ['enabled', 'disabled', 'used', 'expired'] })),
