@@ -69,6 +69,9 @@ function routeSchema(op: Schema, routeParams?: string[]): Record<string, unknown
   };
 }
 
+/** Operations that only describe their routes (`METHOD /openapi/{path}`), marked `x-described-only` in the document. */
+const describedOnly = new WeakMap<FastifyInstance, Set<string>>();
+
 const noValidation = () => () => true;
 const plainJson = () => (data: unknown) => JSON.stringify(data);
 
@@ -76,6 +79,8 @@ const plainJson = () => (data: unknown) => JSON.stringify(data);
 export async function describeRoutes(app: FastifyInstance): Promise<void> {
   const base = documentBase();
   const described = new Map<string, Schema>();
+  const marked = new Set<string>();
+  describedOnly.set(app, marked);
   for (const [path, ops] of Object.entries(describedPaths())) {
     for (const [method, op] of Object.entries(ops)) described.set(shapeOf(method, path), op);
   }
@@ -89,6 +94,7 @@ export async function describeRoutes(app: FastifyInstance): Promise<void> {
     if (!op) return;
     const params = docPath ? undefined : [...url.matchAll(/:(\w+)/g)].map((m) => m[1]);
     r.schema = routeSchema(op, params);
+    for (const m of methods) marked.add(`${m.toLowerCase()} ${docPath ?? url.replace(/:(\w+)/g, '{$1}')}`);
     r.config = { ...(r.config as object), describedOnly: true, ...(docPath ? { docPath } : {}) };
     r.validatorCompiler = noValidation;
     r.serializerCompiler = plainJson;
@@ -105,6 +111,16 @@ export async function describeRoutes(app: FastifyInstance): Promise<void> {
 export function openApiDocument(app: FastifyInstance, serverUrl: string): Schema {
   const doc = app.swagger() as unknown as Schema & { paths: Record<string, unknown> };
   // @fastify/swagger reads a `:` of a described path as a parameter: `{model}:{action}` is put back.
-  const paths = Object.fromEntries(Object.entries(doc.paths).map(([p, ops]) => [p.replaceAll('}{}{', '}:{'), ops]));
+  const marked = describedOnly.get(app) ?? new Set<string>();
+  const paths = Object.fromEntries(
+    Object.entries(doc.paths).map(([p, ops]) => {
+      const path = p.replaceAll('}{}{', '}:{');
+      const out = Object.entries(ops as Record<string, Schema>).map(([m, op]) => [
+        m,
+        marked.has(`${m} ${path}`) ? { ...op, 'x-described-only': true } : op,
+      ]);
+      return [path, Object.fromEntries(out)];
+    }),
+  );
   return { ...doc, servers: [{ url: serverUrl }], paths };
 }
