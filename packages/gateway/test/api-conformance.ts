@@ -23,8 +23,10 @@ export function checkApiAnswers(origin: string): void {
   if (!gateways.has(origin)) gateways.set(origin, null);
 }
 
-function pattern(path: string): RegExp {
-  const re = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+/** A path template as a pattern; `wide`: its last parameter may span segments (a wildcard route's, `/api/price/{model}`). */
+function pattern(path: string, wide = false): RegExp {
+  let re = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+  if (wide) re = re.replace(/\[\^\/\]\+(?!.*\[\^\/\]\+)/, '.+');
   return new RegExp(`^${re}$`);
 }
 
@@ -34,12 +36,13 @@ async function checkerFor(origin: string): Promise<Checker> {
   ajv.addSchema(JSON.parse(JSON.stringify({ components: doc.components }).replaceAll('"#/components/', '"doc#/components/')), 'doc');
   // Literal paths before templated ones: /api/token/search is not /api/token/{id}.
   const routes = Object.keys(doc.paths)
-    .map((p) => ({ p, re: pattern(p), params: (p.match(/\{/g) ?? []).length }))
+    .map((p) => ({ p, re: pattern(p), wide: pattern(p, true), params: (p.match(/\{/g) ?? []).length }))
     .sort((a, b) => a.params - b.params);
   const compiled = new Map<string, ValidateFunction | null>();
   const errorSchema = { $ref: 'doc#/components/schemas/AdminError' };
   return (method, path, status, body) => {
-    const route = routes.find((r) => r.re.test(path) && doc.paths[r.p][method]);
+    const route =
+      routes.find((r) => r.re.test(path) && doc.paths[r.p][method]) ?? routes.find((r) => r.wide.test(path) && doc.paths[r.p][method]);
     if (!route) return { problem: `${method.toUpperCase()} ${path} is not in the OpenAPI document`, strict: true };
     const key = `${method} ${route.p} ${status}`;
     let validate = compiled.get(key);
@@ -55,6 +58,11 @@ async function checkerFor(origin: string): Promise<Checker> {
     const problem = `${method.toUpperCase()} ${route.p} answered ${status} with a body its OpenAPI schema refuses: ${e?.instancePath || '(root)'} ${e?.message ?? ''} (${JSON.stringify(e?.params)})`;
     return { problem, strict: !doc.paths[route.p][method]['x-described-only'] };
   };
+}
+
+/** What the document says of an answer: null when it matches (the check each fetch runs). */
+export async function answerProblem(origin: string, method: string, path: string, status: number, body: unknown): Promise<string | null> {
+  return (await checkerFor(origin))(method.toLowerCase(), path, status, body)?.problem ?? null;
 }
 
 globalThis.fetch = async function checkedFetch(input: string | URL | Request, init?: RequestInit): Promise<globalThis.Response> {

@@ -7,6 +7,8 @@
  */
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
+import { Ajv, type AnySchema } from 'ajv';
+import addFormats from 'ajv-formats';
 import { describedPaths, documentBase, type Schema } from './docs/index.ts';
 import { SHARED_SCHEMAS } from './schemas/common.ts';
 
@@ -74,6 +76,28 @@ const describedOnly = new WeakMap<FastifyInstance, Set<string>>();
 
 const noValidation = () => () => true;
 const plainJson = () => (data: unknown) => JSON.stringify(data);
+
+/**
+ * Fastify's validators of route schemas (its `schemaController` factory): Ajv with the shared schemas.
+ * Path parameters, query strings and headers are text, so their numbers and booleans are read from it
+ * (`coerceTypes`); a JSON body is taken as sent — a number is not a string — and an unknown field is
+ * refused, not removed, as the services' own checks do.
+ */
+export function buildRouteValidator(externalSchemas: Record<string, unknown>) {
+  const make = (coerceTypes: false | 'array') => {
+    const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+    addFormats.default(ajv);
+    for (const s of Object.values(externalSchemas)) ajv.addSchema(s as AnySchema);
+    return ajv;
+  };
+  const body = make(false);
+  const text = make('array');
+  return ({ schema, httpPart }: { schema: unknown; httpPart?: string }) => {
+    const ajv = httpPart === 'body' ? body : text;
+    const id = (schema as { $id?: string }).$id;
+    return (id && ajv.getSchema(id)) || ajv.compile(schema as AnySchema);
+  };
+}
 
 /** Registers @fastify/swagger and the described operations; call before any route is registered. */
 export async function describeRoutes(app: FastifyInstance): Promise<void> {
