@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { startGateway, type Gateway, type StartOptions } from '../src/gateway.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import type { Config } from '../src/platform/config.ts';
+import { checkApiAnswers } from './api-conformance.ts';
 
 export type TestDbKind = 'sqlite' | 'postgres' | 'mysql';
 export const TEST_DB: TestDbKind = (process.env.TEST_DB as TestDbKind) || 'sqlite';
@@ -98,6 +99,8 @@ export async function startTestGateway(
     log: createLogger(process.env.TEST_LOG_LEVEL || 'silent'),
     listen: opts.listen,
   });
+  // Every /api answer the test receives is checked against the gateway's OpenAPI document.
+  if (gw.url) checkApiAnswers(gw.url);
   return Object.assign(gw, {
     db,
     async stop(o: { keepDb?: boolean } = {}) {

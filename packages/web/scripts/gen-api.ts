@@ -1,6 +1,7 @@
 /**
  * Generates the console's API types (src/api/schema.d.ts) from the gateway's OpenAPI document, built in
- * process from packages/gateway/src/http/openapi.ts (no server needed).
+ * process from the gateway's registered routes (a gateway built over a throwaway SQLite database, not
+ * listening; http/route-docs.ts).
  *
  *   tsx scripts/gen-api.ts           write src/api/schema.d.ts
  *   tsx scripts/gen-api.ts --check   fail when the committed file differs from a fresh generation
@@ -8,13 +9,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { buildOpenApi } from '../../gateway/src/http/openapi.ts';
+import { openApiFromRoutes } from './openapi-from-routes.ts';
 
 const target = fileURLToPath(new URL('../src/api/schema.d.ts', import.meta.url));
 const header =
   "/**\n * The gateway's API types, generated from its OpenAPI document by scripts/gen-api.ts.\n * Do not edit: run `npm run gen-api -w @gatehouse/web`.\n */\n\n";
 
-const doc = buildOpenApi('http://localhost') as Parameters<typeof openapiTS>[0];
+const doc = (await openApiFromRoutes()) as Parameters<typeof openapiTS>[0];
 const text = header + astToString(await openapiTS(doc, { alphabetize: true, emptyObjectsUnknown: true }));
 
 if (process.argv.includes('--check')) {

@@ -13,7 +13,7 @@ import { Reader, fieldError, paging, parseId, usdToQuota, type Obj } from '../pl
 import { parseChannelType } from '../channels/types.ts';
 import { chatCallUrl } from '../relay/channels.ts';
 import { CHANNEL_STATUS } from '../admin/channels.ts';
-import { buildOpenApi } from './openapi.ts';
+import { openApiDocument } from './route-docs.ts';
 import { parseUsageQuery } from '../logs/usage.ts';
 
 const ok = (data: unknown, message = '') => ({ success: true, message, data });
@@ -30,7 +30,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
   await app.register(async (api) => {
     api.setErrorHandler(familyErrorHandler('admin'));
 
-    api.get('/api/openapi.json', async (req) => buildOpenApi(admin.options.publicUrl() || `${req.protocol}://${req.host}`));
+    api.get('/api/openapi.json', async (req) => openApiDocument(app, admin.options.publicUrl() || `${req.protocol}://${req.host}`));
 
     // ---- users (admin) ----
     api.get('/api/user', adminOnly, async (req) => {

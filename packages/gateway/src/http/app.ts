@@ -12,6 +12,7 @@ import { safeEqual } from '../platform/crypto.ts';
 import { checkJsonDepth } from '../platform/json-depth.ts';
 import type { AppDeps, RouteModule } from './deps.ts';
 import { healthRoutes } from './health-routes.ts';
+import { buildRouteValidator, describeRoutes } from './route-docs.ts';
 import { registerConsoleRoutes, serveConsoleFallback } from './console-routes.ts';
 import { contextWith, extractContext, SpanKind, spanError, startSpan, tracer, withContext, type Span } from '../platform/tracing.ts';
 import type { Context, Tracer } from '@opentelemetry/api';
@@ -51,6 +52,8 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
     return503OnClosing: true,
     forceCloseConnections: true,
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
+    // Route schemas (http/route-docs.ts) check input: a body as sent, an unknown field refused.
+    schemaController: { compilersFactory: { buildValidator: buildRouteValidator as never } },
   });
   const routeTable: Array<{ method: string; url: string }> = [];
   app.decorate('routeTable', routeTable);
@@ -83,6 +86,7 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
     const fam = req.url.startsWith('/api/') ? 'admin' : req.url.startsWith('/v1beta/') ? 'gemini' : 'openai';
     return sendError(reply, fam, fail('not_found', `no route for ${req.method} ${echo(req.url.split('?')[0])}`));
   });
+  await describeRoutes(app);
   healthRoutes(app, deps);
   const metricsToken = deps.core.config.metricsToken;
   if (metricsToken) {

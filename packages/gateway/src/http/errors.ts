@@ -6,6 +6,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, fail, foreignError } from '../platform/errors.ts';
+import { FieldError } from '../platform/validate.ts';
 import type { Logger } from '../platform/logger.ts';
 import { openaiErrorBody } from '../relay/providers/openai/errors.ts';
 import { formatProvider } from '../relay/providers/registry.ts';
@@ -36,6 +37,7 @@ export function errorBody(family: Family, e: GatewayError, requestId?: string): 
 export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   const fe = err as FastifyError;
+  if (fe && Array.isArray(fe.validation) && fe.validation.length) return schemaError(fe.validation[0], fe.validationContext);
   if (fe && typeof fe.statusCode === 'number' && fe.statusCode < 500) {
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return fail('unsupported_media_type', fe.message);
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail('request_too_large');
@@ -46,6 +48,43 @@ export function toGatewayError(err: unknown): GatewayError {
     return foreignError(fe.statusCode, fe.code ?? 'invalid_request', fe.message);
   }
   return fail('internal_error');
+}
+
+type SchemaIssue = NonNullable<FastifyError['validation']>[number];
+
+/**
+ * A request refused by its route's schema (http/route-docs.ts), as the error the same input gets from
+ * the services' own checks (platform/validate.ts): `invalid_field`, naming the field by its path.
+ */
+function schemaError(v: SchemaIssue, where?: string): GatewayError {
+  const p = v.params as Record<string, unknown>;
+  const path = v.instancePath
+    .split('/')
+    .slice(1)
+    .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((a, k) => (/^\d+$/.test(k) ? `${a}[${k}]` : a ? `${a}.${k}` : k), '');
+  const child = (k: unknown) => (path ? `${path}.${String(k)}` : String(k));
+  const types: Record<string, string> = {
+    integer: 'must be an integer',
+    number: 'must be a number',
+    boolean: 'must be true or false',
+    object: 'must be a JSON object',
+    array: 'must be a list',
+    string: 'must be a string',
+  };
+  let field = path || (where === 'body' ? 'body' : (where ?? 'request'));
+  let problem = v.message ?? 'is not valid';
+  if (v.keyword === 'required') [field, problem] = [child(p.missingProperty), 'is required'];
+  else if (v.keyword === 'additionalProperties') [field, problem] = [child(p.additionalProperty), 'unknown field'];
+  else if (v.keyword === 'type') problem = types[String(p.type).split(',')[0]] ?? problem;
+  else if (v.keyword === 'enum') problem = `must be one of ${(p.allowedValues as unknown[]).join(', ')}`;
+  else if (v.keyword === 'minimum') problem = `must be at least ${String(p.limit)}`;
+  else if (v.keyword === 'maximum') problem = `must be at most ${String(p.limit)}`;
+  else if (v.keyword === 'minLength') problem = `must be at least ${String(p.limit)} characters`;
+  else if (v.keyword === 'maxLength') problem = `must be at most ${String(p.limit)} characters`;
+  else if (v.keyword === 'minItems') problem = `must have at least ${String(p.limit)} items`;
+  else if (v.keyword === 'maxItems') problem = `must have at most ${String(p.limit)} items`;
+  return new FieldError(field, problem);
 }
 
 export function sendError(reply: FastifyReply, family: Family, err: unknown): FastifyReply {
@@ -63,6 +102,8 @@ export function sendError(reply: FastifyReply, family: Family, err: unknown): Fa
   const after = (err as { retryAfter?: unknown }).retryAfter;
   if (e.status === 429 && typeof after === 'number' && after > 0 && !reply.hasHeader('retry-after'))
     reply.header('retry-after', String(after));
+  // The console translates an /api error by its catalog code.
+  if (family === 'admin') reply.header('x-error-code', e.code);
   return reply
     .code(e.status)
     .type('application/json')

@@ -1,7 +1,7 @@
 /**
  * The one API client: openapi-fetch over the generated types (schema.d.ts), cookies included. `call`
  * unwraps the `/api` envelope {success, message, data} and throws ApiError carrying the server's
- * message; a 401 on any call but the login sends the browser to the login page (and back afterwards).
+ * message, its error code (the X-Error-Code header) and the field a 400 is about; a 401 on any call but the login sends the browser to the login page (and back afterwards).
  */
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from './schema';
@@ -10,13 +10,20 @@ export type Schemas = components['schemas'];
 
 export const client = createClient<paths>({ baseUrl: '', credentials: 'include' });
 
-/** A refused or failed API call. `status` 0 means the server could not be reached. */
+/**
+ * A refused or failed API call. `status` 0 means the server could not be reached; `code` is the
+ * gateway's error code (its catalog, for translated messages) and `field` the input a 400 is about.
+ */
 export class ApiError extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
+  readonly code?: string;
+  readonly field?: string;
+  constructor(status: number, message: string, code?: string, field?: string) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
+    this.code = code;
+    this.field = field;
   }
   get isNetwork(): boolean {
     return this.status === 0;
@@ -64,6 +71,12 @@ function messageOf(body: unknown, fallback: string): string {
   return fallback;
 }
 
+/** The `field` of an `/api` error body, when it names one. */
+function fieldOf(body: unknown): string | undefined {
+  const f = body && typeof body === 'object' ? (body as { field?: unknown }).field : undefined;
+  return typeof f === 'string' && f ? f : undefined;
+}
+
 /** Awaits an openapi-fetch call, unwraps the envelope, throws ApiError on refusal or network failure. */
 export async function call<T extends Envelope<unknown>>(p: Promise<FetchResult<T>>): Promise<NonNullable<T['data']>> {
   let r: FetchResult<T>;
@@ -72,10 +85,11 @@ export async function call<T extends Envelope<unknown>>(p: Promise<FetchResult<T
   } catch (e) {
     throw new ApiError(0, (e as Error).message || 'network error');
   }
+  const code = r.response.headers.get('x-error-code') ?? undefined;
   if (!r.response.ok || r.error !== undefined)
-    throw new ApiError(r.response.status, messageOf(r.error, r.response.statusText || `HTTP ${r.response.status}`));
+    throw new ApiError(r.response.status, messageOf(r.error, r.response.statusText || `HTTP ${r.response.status}`), code, fieldOf(r.error));
   const body = r.data as Envelope<unknown> | undefined;
-  if (body && body.success === false) throw new ApiError(r.response.status, messageOf(body, 'refused'));
+  if (body && body.success === false) throw new ApiError(r.response.status, messageOf(body, 'refused'), code, fieldOf(body));
   return body?.data as NonNullable<T['data']>;
 }
 

@@ -16,9 +16,12 @@ export interface paths {
             parameters: {
                 query?: {
                     kind?: string;
+                    /** @description 1-based page */
                     page?: number;
+                    /** @description rows per page */
                     page_size?: number;
                     status?: "pending" | "delivered" | "failed";
+                    /** @description operator or user:<id> */
                     target?: string;
                     transport?: "webhook" | "email";
                 };
@@ -179,14 +182,20 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description exact, or <type>.* for every action on a type */
                     action?: string;
+                    /** @description username (system for system writes) or user id */
                     actor?: string;
                     /** @description unix ms (or s), or ISO 8601 */
                     from?: number;
+                    /** @description alias of page */
                     p?: number;
+                    /** @description 1-based page */
                     page?: number;
+                    /** @description rows per page */
                     page_size?: number;
                     target_id?: string;
+                    /** @description user, key, channel, price, group_ratio, option, plugin, marketplace, redemption, task */
                     target_type?: string;
                     /** @description unix ms (or s), or ISO 8601 */
                     to?: number;
@@ -274,7 +283,9 @@ export interface paths {
                 query?: {
                     group?: string;
                     keyword?: string;
+                    /** @description 1-based page */
                     page?: number;
+                    /** @description rows per page */
                     page_size?: number;
                     status?: string;
                     tag?: string;
@@ -963,7 +974,9 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
+                    /** @description default true */
                     reset_balance?: boolean;
+                    /** @description default _copy */
                     suffix?: string;
                 };
                 header?: never;
@@ -2009,11 +2022,14 @@ export interface paths {
                     end?: number;
                     key_name?: string;
                     model?: string;
+                    /** @description 1-based page */
                     page?: number;
+                    /** @description rows per page */
                     page_size?: number;
                     request_id?: string;
                     /** @description unix ms (or s), or ISO 8601 */
                     start?: number;
+                    /** @description API key id (alias key_id) */
                     token_id?: number;
                     type?: "consume" | "error" | "task" | "system" | "topup" | "mcp";
                     user_id?: number;
@@ -2103,6 +2119,7 @@ export interface paths {
                     request_id?: string;
                     /** @description unix ms (or s), or ISO 8601 */
                     start?: number;
+                    /** @description API key id (alias key_id) */
                     token_id?: number;
                     type?: "consume" | "error" | "task" | "system" | "topup" | "mcp";
                     user_id?: number;
@@ -2186,11 +2203,14 @@ export interface paths {
                     end?: number;
                     key_name?: string;
                     model?: string;
+                    /** @description 1-based page */
                     page?: number;
+                    /** @description rows per page */
                     page_size?: number;
                     request_id?: string;
                     /** @description unix ms (or s), or ISO 8601 */
                     start?: number;
+                    /** @description API key id (alias key_id) */
                     token_id?: number;
                     type?: "consume" | "error" | "task" | "system" | "topup" | "mcp";
                 };
@@ -2277,6 +2297,7 @@ export interface paths {
                     request_id?: string;
                     /** @description unix ms (or s), or ISO 8601 */
                     start?: number;
+                    /** @description API key id (alias key_id) */
                     token_id?: number;
                     type?: "consume" | "error" | "task" | "system" | "topup" | "mcp";
                 };
@@ -2494,6 +2515,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description server name */
                     name: string;
                 };
                 cookie?: never;
@@ -2557,6 +2579,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description server name */
                     name: string;
                 };
                 cookie?: never;
@@ -2625,6 +2648,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description server name */
                     name: string;
                 };
                 cookie?: never;
@@ -2700,6 +2724,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description server name */
                     name: string;
                 };
                 cookie?: never;
@@ -3018,7 +3043,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3083,7 +3108,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3148,7 +3173,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3224,7 +3249,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3291,7 +3316,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3355,7 +3380,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3430,7 +3455,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3708,6 +3733,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description plugin key */
                     key: string;
                 };
                 cookie?: never;
@@ -3792,6 +3818,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description plugin key */
                     key: string;
                 };
                 cookie?: never;
@@ -4189,6 +4216,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description plugin key */
                     key: string;
                 };
                 cookie?: never;
@@ -4477,6 +4505,7 @@ export interface paths {
                 };
                 header?: never;
                 path: {
+                    /** @description plugin key */
                     key: string;
                 };
                 cookie?: never;
@@ -4555,10 +4584,12 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
+                    /** @description activate even when it conflicts */
                     force?: "true" | "false" | "1" | "0";
                 };
                 header?: never;
                 path: {
+                    /** @description plugin key */
                     key: string;
                 };
                 cookie?: never;
@@ -4657,6 +4688,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description plugin key */
                     key: string;
                 };
                 cookie?: never;
@@ -4749,6 +4781,7 @@ export interface paths {
                 };
                 header?: never;
                 path: {
+                    /** @description plugin key */
                     key: string;
                 };
                 cookie?: never;
@@ -4823,11 +4856,14 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
+                    /** @description disable or unbind the channels bound to it */
                     cascade?: "true" | "false" | "1" | "0";
+                    /** @description also with tasks in flight */
                     force?: "true" | "false" | "1" | "0";
                 };
                 header?: never;
                 path: {
+                    /** @description plugin key */
                     key: string;
                 };
                 cookie?: never;
@@ -4919,6 +4955,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description plugin key */
                     key: string;
                 };
                 cookie?: never;
@@ -4998,10 +5035,12 @@ export interface paths {
         delete: {
             parameters: {
                 query?: {
+                    /** @description also when in use */
                     force?: "true" | "false" | "1" | "0";
                 };
                 header?: never;
                 path: {
+                    /** @description plugin key */
                     key: string;
                     version: string;
                 };
@@ -5090,7 +5129,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description or an index URL */
                     index_url?: string;
+                    /** @description a source name */
                     source?: string;
                 };
                 header?: never;
@@ -5477,7 +5518,9 @@ export interface paths {
             parameters: {
                 query?: {
                     keyword?: string;
+                    /** @description 1-based page */
                     page?: number;
+                    /** @description rows per page */
                     page_size?: number;
                 };
                 header?: never;
@@ -6156,8 +6199,11 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description part of the name, or a whole code */
                     keyword?: string;
+                    /** @description 1-based page */
                     page?: number;
+                    /** @description rows per page */
                     page_size?: number;
                     status?: "enabled" | "disabled" | "used" | "expired";
                 };
@@ -6522,6 +6568,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description part of the name, or a whole code */
                     keyword?: string;
                     status?: "enabled" | "disabled" | "used" | "expired";
                 };
@@ -6597,8 +6644,11 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description part of the name, or a whole code */
                     keyword?: string;
+                    /** @description 1-based page */
                     page?: number;
+                    /** @description rows per page */
                     page_size?: number;
                     status?: "enabled" | "disabled" | "used" | "expired";
                 };
@@ -6688,6 +6738,7 @@ export interface paths {
                 };
                 header?: never;
                 path: {
+                    /** @description provider id */
                     id: string;
                 };
                 cookie?: never;
@@ -6712,7 +6763,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": unknown;
+                    };
                 };
                 /** @description invalid input; the message names the field */
                 400: {
@@ -6771,10 +6824,12 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description console path to return to after the login (same origin; default /) */
                     next?: string;
                 };
                 header?: never;
                 path: {
+                    /** @description provider id */
                     id: string;
                 };
                 cookie?: never;
@@ -6799,7 +6854,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": unknown;
+                    };
                 };
                 /** @description invalid input; the message names the field */
                 400: {
@@ -7000,6 +7057,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description provider id */
                     id: string;
                 };
                 cookie?: never;
@@ -7063,6 +7121,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description provider id */
                     id: string;
                 };
                 cookie?: never;
@@ -7131,6 +7190,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description provider id */
                     id: string;
                 };
                 cookie?: never;
@@ -7349,12 +7409,15 @@ export interface paths {
                     end?: number;
                     flagged?: boolean;
                     model?: string;
+                    /** @description 1-based page */
                     page?: number;
+                    /** @description rows per page */
                     page_size?: number;
                     plugin?: string;
                     /** @description created at or after: unix ms (or s), or ISO 8601 */
                     start?: number;
                     status?: string;
+                    /** @description public id */
                     task_id?: string;
                     user_id?: number;
                     username?: string;
@@ -7442,6 +7505,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description public id task_… */
                     id: string;
                 };
                 cookie?: never;
@@ -7522,6 +7586,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description public id task_… */
                     id: string;
                 };
                 cookie?: never;
@@ -7602,7 +7667,9 @@ export interface paths {
                 query?: {
                     end?: number;
                     model?: string;
+                    /** @description 1-based page */
                     page?: number;
+                    /** @description rows per page */
                     page_size?: number;
                     plugin?: string;
                     start?: number;
@@ -7692,6 +7759,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description public id task_… */
                     id: string;
                 };
                 cookie?: never;
@@ -7770,7 +7838,9 @@ export interface paths {
                 query?: {
                     all?: boolean;
                     keyword?: string;
+                    /** @description 1-based page */
                     page?: number;
+                    /** @description rows per page */
                     page_size?: number;
                     user_id?: number;
                 };
@@ -8205,14 +8275,21 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description series bucket */
                     bucket?: "hour" | "day";
                     channel_id?: number;
+                    /** @description unix ms (or s), or ISO 8601; default: to − 24 h; rounded down to the hour */
                     from?: number;
+                    /** @description top groups by quota */
                     group_by?: "model" | "user" | "channel" | "key";
+                    /** @description how many groups */
                     limit?: number;
                     model?: string;
+                    /** @description unix ms (or s), or ISO 8601; default: now; at most 400 days after from */
                     to?: number;
+                    /** @description API key id (alias key_id) */
                     token_id?: number;
+                    /** @description day buckets: minutes east of UTC (UTC+8 = 480) */
                     tz_offset_minutes?: number;
                     user_id?: number;
                 };
@@ -8292,13 +8369,20 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description series bucket */
                     bucket?: "hour" | "day";
+                    /** @description unix ms (or s), or ISO 8601; default: to − 24 h; rounded down to the hour */
                     from?: number;
+                    /** @description top groups by quota */
                     group_by?: "model" | "key";
+                    /** @description how many groups */
                     limit?: number;
                     model?: string;
+                    /** @description unix ms (or s), or ISO 8601; default: now; at most 400 days after from */
                     to?: number;
+                    /** @description API key id (alias key_id) */
                     token_id?: number;
+                    /** @description day buckets: minutes east of UTC (UTC+8 = 480) */
                     tz_offset_minutes?: number;
                 };
                 header?: never;
@@ -8379,7 +8463,9 @@ export interface paths {
                 query?: {
                     group?: string;
                     keyword?: string;
+                    /** @description 1-based page */
                     page?: number;
+                    /** @description rows per page */
                     page_size?: number;
                     role?: string;
                     status?: string;
@@ -8813,7 +8899,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description 1-based page */
                     page?: number;
+                    /** @description rows per page */
                     page_size?: number;
                 };
                 header?: never;
@@ -10623,7 +10711,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description 1-based page */
                     page?: number;
+                    /** @description rows per page */
                     page_size?: number;
                 };
                 header?: never;
@@ -10804,7 +10894,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10872,7 +10962,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10931,6 +11021,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description e.g. stripe */
                     provider: string;
                 };
                 cookie?: never;
@@ -10957,7 +11048,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11858,6 +11949,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description provider id */
                     id: string;
                 };
                 cookie?: never;
@@ -11939,6 +12031,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description provider id */
                     id: string;
                 };
                 cookie?: never;
@@ -12367,7 +12460,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @constant */
+                            /** @enum {unknown} */
                             ok: true;
                         };
                     };
@@ -12606,23 +12699,23 @@ export interface paths {
                 429: {
                     headers: {
                         /** @description seconds until the limit admits the call again */
-                        "retry-after"?: number;
+                        "retry-after"?: unknown;
                         /** @description calls in flight allowed at once */
-                        "x-ratelimit-limit-concurrency"?: number;
+                        "x-ratelimit-limit-concurrency"?: unknown;
                         /** @description requests per minute of the scope closest to its limit (also on successful answers of limited calls) */
-                        "x-ratelimit-limit-requests"?: number;
+                        "x-ratelimit-limit-requests"?: unknown;
                         /** @description tokens per minute (input + output) of the scope closest to its limit */
-                        "x-ratelimit-limit-tokens"?: number;
+                        "x-ratelimit-limit-tokens"?: unknown;
                         /** @description calls in flight still allowed */
-                        "x-ratelimit-remaining-concurrency"?: number;
+                        "x-ratelimit-remaining-concurrency"?: unknown;
                         /** @description requests left in its minute */
-                        "x-ratelimit-remaining-requests"?: number;
+                        "x-ratelimit-remaining-requests"?: unknown;
                         /** @description tokens left in its minute, after the estimates of calls in flight */
-                        "x-ratelimit-remaining-tokens"?: number;
+                        "x-ratelimit-remaining-tokens"?: unknown;
                         /** @description when its minute ends, e.g. 41.5s or 1m0s */
-                        "x-ratelimit-reset-requests"?: string;
+                        "x-ratelimit-reset-requests"?: unknown;
                         /** @description when its minute ends */
-                        "x-ratelimit-reset-tokens"?: string;
+                        "x-ratelimit-reset-tokens"?: unknown;
                         [name: string]: unknown;
                     };
                     content: {
@@ -12682,23 +12775,23 @@ export interface paths {
                 429: {
                     headers: {
                         /** @description seconds until the limit admits the call again */
-                        "retry-after"?: number;
+                        "retry-after"?: unknown;
                         /** @description calls in flight allowed at once */
-                        "x-ratelimit-limit-concurrency"?: number;
+                        "x-ratelimit-limit-concurrency"?: unknown;
                         /** @description requests per minute of the scope closest to its limit (also on successful answers of limited calls) */
-                        "x-ratelimit-limit-requests"?: number;
+                        "x-ratelimit-limit-requests"?: unknown;
                         /** @description tokens per minute (input + output) of the scope closest to its limit */
-                        "x-ratelimit-limit-tokens"?: number;
+                        "x-ratelimit-limit-tokens"?: unknown;
                         /** @description calls in flight still allowed */
-                        "x-ratelimit-remaining-concurrency"?: number;
+                        "x-ratelimit-remaining-concurrency"?: unknown;
                         /** @description requests left in its minute */
-                        "x-ratelimit-remaining-requests"?: number;
+                        "x-ratelimit-remaining-requests"?: unknown;
                         /** @description tokens left in its minute, after the estimates of calls in flight */
-                        "x-ratelimit-remaining-tokens"?: number;
+                        "x-ratelimit-remaining-tokens"?: unknown;
                         /** @description when its minute ends, e.g. 41.5s or 1m0s */
-                        "x-ratelimit-reset-requests"?: string;
+                        "x-ratelimit-reset-requests"?: unknown;
                         /** @description when its minute ends */
-                        "x-ratelimit-reset-tokens"?: string;
+                        "x-ratelimit-reset-tokens"?: unknown;
                         [name: string]: unknown;
                     };
                     content: {
@@ -12758,23 +12851,23 @@ export interface paths {
                 429: {
                     headers: {
                         /** @description seconds until the limit admits the call again */
-                        "retry-after"?: number;
+                        "retry-after"?: unknown;
                         /** @description calls in flight allowed at once */
-                        "x-ratelimit-limit-concurrency"?: number;
+                        "x-ratelimit-limit-concurrency"?: unknown;
                         /** @description requests per minute of the scope closest to its limit (also on successful answers of limited calls) */
-                        "x-ratelimit-limit-requests"?: number;
+                        "x-ratelimit-limit-requests"?: unknown;
                         /** @description tokens per minute (input + output) of the scope closest to its limit */
-                        "x-ratelimit-limit-tokens"?: number;
+                        "x-ratelimit-limit-tokens"?: unknown;
                         /** @description calls in flight still allowed */
-                        "x-ratelimit-remaining-concurrency"?: number;
+                        "x-ratelimit-remaining-concurrency"?: unknown;
                         /** @description requests left in its minute */
-                        "x-ratelimit-remaining-requests"?: number;
+                        "x-ratelimit-remaining-requests"?: unknown;
                         /** @description tokens left in its minute, after the estimates of calls in flight */
-                        "x-ratelimit-remaining-tokens"?: number;
+                        "x-ratelimit-remaining-tokens"?: unknown;
                         /** @description when its minute ends, e.g. 41.5s or 1m0s */
-                        "x-ratelimit-reset-requests"?: string;
+                        "x-ratelimit-reset-requests"?: unknown;
                         /** @description when its minute ends */
-                        "x-ratelimit-reset-tokens"?: string;
+                        "x-ratelimit-reset-tokens"?: unknown;
                         [name: string]: unknown;
                     };
                     content: {
@@ -13037,6 +13130,7 @@ export interface paths {
                     "X-Callback-URL"?: string;
                 };
                 path: {
+                    /** @description POST: the plugin key; GET: the public task id task_… */
                     id: string;
                 };
                 cookie?: never;
@@ -13231,11 +13325,11 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AdminError: {
-            data?: null;
+            data: null;
             /** @description the input field a 400 is about, when known */
             field?: string;
             message: string;
-            /** @constant */
+            /** @enum {boolean} */
             success: false;
         };
         AdminTask: {
@@ -13469,7 +13563,7 @@ export interface components {
             created?: number;
             id?: string;
             model?: string;
-            /** @constant */
+            /** @enum {unknown} */
             object?: "chat.completion";
             usage?: components["schemas"]["Usage"];
         };
@@ -13502,7 +13596,7 @@ export interface components {
             created?: number;
             id?: string;
             model?: string;
-            /** @constant */
+            /** @enum {unknown} */
             object?: "text_completion";
             usage?: components["schemas"]["Usage"];
         };
@@ -13519,7 +13613,7 @@ export interface components {
                 object?: string;
             }[];
             model?: string;
-            /** @constant */
+            /** @enum {unknown} */
             object?: "list";
             usage?: components["schemas"]["Usage"];
         };
@@ -13652,7 +13746,7 @@ export interface components {
         };
         LoginSecondFactor: {
             methods: ("totp" | "passkey" | "recovery_code")[];
-            /** @constant */
+            /** @enum {unknown} */
             require_2fa: true;
         };
         LogPage: {
@@ -13681,7 +13775,7 @@ export interface components {
             quota: number;
         };
         MarketIndex: {
-            /** @constant */
+            /** @enum {unknown} */
             indexVersion: 1;
             name?: string;
             plugins: {
@@ -13755,13 +13849,13 @@ export interface components {
         Model: {
             created?: number;
             id?: string;
-            /** @constant */
+            /** @enum {unknown} */
             object?: "model";
             owned_by?: string;
         };
         ModelList: {
             data?: components["schemas"]["Model"][];
-            /** @constant */
+            /** @enum {unknown} */
             object?: "list";
         };
         MyPlan: {
@@ -13868,10 +13962,7 @@ export interface components {
             id: number;
             models: string[] | null;
             name: string;
-            /**
-             * @description what a call past a window gets
-             * @enum {string}
-             */
+            /** @description what a call past a window gets */
             overflow: "refuse" | "balance";
             price_quota: number;
             price_usd: number;
@@ -13902,7 +13993,7 @@ export interface components {
             id?: number;
             models?: string[];
             name?: string;
-            /** @enum {string} */
+            /** @description what a call past a window gets */
             overflow?: "refuse" | "balance";
             price_quota?: number;
             price_usd?: number;
@@ -13942,7 +14033,7 @@ export interface components {
                 in_flight_count: number;
             };
             message: string;
-            /** @constant */
+            /** @enum {unknown} */
             success: false;
         };
         /** @description the plugin's `meta` as uploaded (see the plugin SDK's manifest JSON Schema) */

@@ -4,17 +4,27 @@ import { IconAlertTriangle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
 
-/** The text to show for a failed call: the server's message, or "cannot reach the gateway". */
+/**
+ * The text to show for a failed call: "cannot reach the gateway"; in a language other than English,
+ * the translation of the error's code (`errorCode.<code>`, the field named) when there is one; else
+ * the server's message.
+ */
 export function useErrorText(): (e: unknown) => string {
-  const { t } = useTranslation();
-  return (e) =>
-    e instanceof ApiError && e.isNetwork ? `${t('error.network')}: ${t('error.networkBody')}` : e instanceof Error ? e.message : String(e);
+  const { t, i18n } = useTranslation();
+  return (e) => {
+    if (e instanceof ApiError && e.isNetwork) return `${t('error.network')}: ${t('error.networkBody')}`;
+    if (e instanceof ApiError && e.code && !i18n.language.startsWith('en')) {
+      const key = `errorCode.${e.code}`;
+      if (i18n.exists(key)) return t(key as 'errorCode.invalid_field', { field: e.field ?? '' });
+    }
+    return e instanceof Error ? e.message : String(e);
+  };
 }
 
 export function ErrorState({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   const { t } = useTranslation();
   const network = error instanceof ApiError ? error.isNetwork : !(error instanceof Error);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = useErrorText()(error);
   return (
     <Alert color="red" icon={<IconAlertTriangle size={18} />} title={network ? t('error.network') : t('error.failed')} role="alert">
       <Group justify="space-between" align="center" wrap="wrap">

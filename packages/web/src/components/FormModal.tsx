@@ -1,9 +1,11 @@
 /**
  * The one create/edit dialog: a form that validates before sending, shows the server's message when
- * refused, and closes on success.
+ * refused (and, given the form, the refusal beside the input of the field it names), and closes on
+ * success.
  */
 import { Alert, Button, Group, Modal, Stack } from '@mantine/core';
-import type { FormEvent, ReactNode } from 'react';
+import { useEffect, type FormEvent, type ReactNode } from 'react';
+import { ApiError } from '../api/client';
 import { useTranslation } from 'react-i18next';
 import { useErrorText } from './ErrorState';
 
@@ -17,6 +19,7 @@ export function FormModal({
   submitLabel,
   children,
   size = 'lg',
+  form,
 }: {
   opened: boolean;
   onClose: () => void;
@@ -27,9 +30,16 @@ export function FormModal({
   submitLabel?: string;
   children: ReactNode;
   size?: string;
+  /** The dialog's form (Mantine's useForm): a refusal naming a field is shown beside its input. */
+  form?: { setFieldError: (path: string, error: ReactNode) => void };
 }) {
   const { t } = useTranslation();
   const errorText = useErrorText();
+  const field = error instanceof ApiError ? error.field : undefined;
+  useEffect(() => {
+    if (form && field && error) form.setFieldError(field.replace(/\[(\d+)\]/g, '.$1'), errorText(error));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [error, field]);
   return (
     <Modal closeButtonProps={{ 'aria-label': t('common.close') }} opened={opened} onClose={onClose} title={title} size={size} centered>
       <form onSubmit={onSubmit} noValidate aria-label={title}>

@@ -232,6 +232,7 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
 
   return (
     <FormModal
+      form={form}
       opened
       onClose={onClose}
       title={channel ? t('channels.editTitle', { name: channel.name }) : t('channels.create')}

@@ -111,6 +111,7 @@ function KeyForm({
   );
   return (
     <FormModal
+      form={form}
       opened
       onClose={onClose}
       title={keyRow ? t('keys.editTitle', { name: keyRow.name }) : t('keys.create')}

@@ -110,6 +110,7 @@ function ServerForm({ server, onClose }: { server: Server | null; onClose: () =>
   );
   return (
     <FormModal
+      form={form}
       opened
       onClose={onClose}
       title={server ? t('mcp.editTitle', { name: server.name }) : t('mcp.create')}

@@ -73,6 +73,7 @@ function PlanForm({ plan, onClose }: { plan: Plan | null; onClose: () => void })
   );
   return (
     <FormModal
+      form={form}
       opened
       onClose={onClose}
       title={plan ? t('plans.editTitle') : t('plans.createTitle')}

@@ -105,7 +105,7 @@ export default function PlaygroundPage() {
       setUsage(u);
     } catch (e) {
       if ((e as Error).name !== 'AbortError') {
-        setError({ message: (e as Error).message, code: e instanceof ChatError ? e.code : null });
+        setError({ message: (e as Error).message, code: e instanceof ChatError ? (e.code ?? null) : null });
         setMessages((m) => (m[m.length - 1]?.content === '' ? m.slice(0, -1) : m));
       }
     } finally {

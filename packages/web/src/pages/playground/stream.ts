@@ -27,12 +27,8 @@ function errorMessage(body: unknown, fallback: string): string {
 
 /** A refused or failed call, with the error code of the OpenAI-format answer (`insufficient_quota` …) when it had one. */
 export class ChatError extends ApiError {
-  constructor(
-    status: number,
-    message: string,
-    readonly code: string | null,
-  ) {
-    super(status, message);
+  constructor(status: number, message: string, code: string | null) {
+    super(status, message, code ?? undefined);
   }
 }
 

@@ -75,6 +75,7 @@ export function UploadPlugin({ onClose }: { onClose: () => void }) {
   const [field] = upload.error ? splitFieldError(upload.error.message) : [null];
   return (
     <FormModal
+      form={form}
       opened
       onClose={onClose}
       title={t('plugins.upload')}

@@ -104,6 +104,7 @@ function PriceForm({ price, onClose }: { price: Price | null; onClose: () => voi
   });
   return (
     <FormModal
+      form={form}
       opened
       onClose={onClose}
       title={price ? t('prices.editTitle', { model: price.model }) : t('prices.create')}

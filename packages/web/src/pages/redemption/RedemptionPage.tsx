@@ -77,6 +77,7 @@ function CreateForm({ onClose, onCreated }: { onClose: () => void; onCreated: (c
   );
   return (
     <FormModal
+      form={form}
       opened
       onClose={onClose}
       title={t('topup.createTitle')}

@@ -102,6 +102,7 @@ function ProviderForm({ provider, onClose }: { provider: Provider | null; onClos
   );
   return (
     <FormModal
+      form={form}
       opened
       onClose={onClose}
       title={provider ? t('sso.editTitle', { name: provider.name }) : t('sso.create')}

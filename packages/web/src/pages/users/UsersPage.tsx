@@ -91,6 +91,7 @@ function UserForm({ user, onClose }: { user: User | null; onClose: () => void })
   );
   return (
     <FormModal
+      form={form}
       opened
       onClose={onClose}
       title={user ? t('users.editTitle', { name: user.username }) : t('users.create')}
@@ -153,6 +154,7 @@ function QuotaForm({ user, onClose }: { user: User; onClose: () => void }) {
   );
   return (
     <FormModal
+      form={form}
       opened
       onClose={onClose}
       title={t('users.quotaTitle', { name: user.username })}

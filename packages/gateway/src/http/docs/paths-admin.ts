@@ -1,0 +1,340 @@
+/**
+ * The operations of accounts, users, keys, channels, prices, options, usage and logs.
+ * Routes take these through http/route-docs.ts; @fastify/swagger builds the document from the routes.
+ */
+import {
+  type Schema,
+  arr,
+  bool,
+  envelope,
+  idParam,
+  int,
+  logCursor,
+  logFilters,
+  nullable,
+  obj,
+  op,
+  page,
+  pagingParams,
+  q,
+  ref,
+  str,
+  usageParams,
+} from './kit.ts';
+
+export function mainPathsA(admin: string, root: string): Record<string, Record<string, Schema>> {
+  void root;
+  return {
+    '/api/user/login': {
+      post: op(
+        'account',
+        'Log in; sets a session cookie, or — for a user with a second factor — a pending-login cookie and {require_2fa, methods} (POST /api/user/login/2fa completes it)',
+        envelope({ anyOf: [ref('User'), ref('LoginSecondFactor')] }),
+        { body: obj({ username: str(), password: str() }, ['username', 'password']), security: 'none' },
+      ),
+    },
+    '/api/user/logout': { post: op('account', 'Log out', envelope({ type: 'null' })) },
+    '/api/user/self': {
+      get: op(
+        'account',
+        'The logged-in user with balance (quota, quota_usd), used_quota and request_count; the public address (PUBLIC_URL) and quota units per USD; how it confirms a sensitive change',
+        envelope(ref('SelfUser')),
+      ),
+    },
+    '/api/user/self/password': {
+      put: op(
+        'account',
+        'Change your password (the current one is checked; an account without one confirms with a second factor); your other sessions and your personal access token are revoked, this session stays. A wrong old_password is a 400, and counts as a failed login of the address',
+        envelope({ type: 'null' }),
+        { body: ref('PasswordChange') },
+      ),
+    },
+    '/api/user/models': {
+      get: op('account', 'The models your group may call, with the prices you pay (group ratio applied)', envelope(ref('GroupModels'))),
+    },
+    '/api/usage': {
+      get: op(
+        'usage',
+        'Usage report for the dashboard: totals, a series in hour or day buckets, top groups by quota (from hourly roll-ups; ranges are whole hours)',
+        envelope(ref('UsageReport')),
+        { role: admin, params: usageParams(false) },
+      ),
+    },
+    '/api/usage/self': {
+      get: op(
+        'usage',
+        'Your own usage report (same shape; no user or channel filter, group_by model or key)',
+        envelope(ref('UsageReport')),
+        { params: usageParams(true) },
+      ),
+    },
+    '/api/user/cli-session': {
+      post: op(
+        'account',
+        'Open a command-line session: a bearer token (ghs-…, shown once, 90 days) that other logins do not end; POST /api/user/logout with it ends it',
+        envelope(obj({ token: str(), expires_at: int('unix ms') }, ['token', 'expires_at'])),
+      ),
+    },
+    '/api/user/token': {
+      post: op(
+        'account',
+        'Issue a personal access token (shown once) for scripts and the CLI, replacing the old one; confirmed (Reauth)',
+        envelope(obj({ access_token: str() })),
+        { body: ref('Reauth') },
+      ),
+    },
+    '/api/user': {
+      get: op('users', 'List users', page('User'), {
+        role: admin,
+        params: [...pagingParams, q('keyword', str()), q('role', str()), q('status', str()), q('group', str())],
+      }),
+      post: op('users', 'Create a user', envelope(ref('User')), { role: admin, body: ref('UserCreate') }),
+    },
+    '/api/user/{id}': {
+      get: op('users', 'One user', envelope(ref('User')), { role: admin, params: [idParam] }),
+      put: op('users', 'Update role, group, status, password, display name', envelope(ref('User')), {
+        role: admin,
+        params: [idParam],
+        body: ref('UserUpdate'),
+      }),
+      delete: op('users', 'Delete a user and their keys', envelope({ type: 'null' }), { role: admin, params: [idParam] }),
+    },
+    '/api/user/{id}/quota': {
+      post: op('users', 'Top up, deduct or set the balance (writes a ledger row)', envelope(ref('User')), {
+        role: admin,
+        params: [idParam],
+        body: ref('QuotaChange'),
+      }),
+    },
+    '/api/user/{id}/ledger': {
+      get: op(
+        'users',
+        "The user's ledger, newest first: every movement of the balance, with the reason of top-ups and adjustments",
+        page('LedgerEntry'),
+        { role: admin, params: [idParam, ...pagingParams] },
+      ),
+    },
+    '/api/token': {
+      get: op('keys', 'List API keys (your own; admins: ?all=true or ?user_id=)', page('Key'), {
+        params: [...pagingParams, q('keyword', str()), q('user_id', int()), q('all', bool())],
+      }),
+      post: op(
+        'keys',
+        'Create an API key; the full key is in data.key, shown once',
+        envelope({ allOf: [ref('Key'), obj({ key: str() })] }),
+        { body: ref('KeyInput') },
+      ),
+    },
+    '/api/token/{id}': {
+      get: op('keys', 'One API key', envelope(ref('Key')), { params: [idParam] }),
+      put: op('keys', 'Update an API key', envelope(ref('Key')), { params: [idParam], body: ref('KeyInput') }),
+      delete: op('keys', 'Delete (revoke) an API key', envelope({ type: 'null' }), { params: [idParam] }),
+    },
+    '/api/token/{id}/callback-secret': {
+      post: op(
+        'keys',
+        'Make a new task callback signing secret for the key (the old one stops signing at once); shown only in this answer',
+        envelope(ref('CallbackSecret')),
+        { params: [idParam] },
+      ),
+    },
+    '/api/channel': {
+      get: op('channels', 'List channels', page('Channel'), {
+        role: admin,
+        params: [...pagingParams, q('keyword', str()), q('type', str()), q('status', str()), q('group', str()), q('tag', str())],
+      }),
+      post: op('channels', 'Create a channel', envelope(ref('Channel')), { role: admin, body: ref('ChannelInput') }),
+    },
+    '/api/channel/models': {
+      get: op('channels', 'Every model some channel lists, sorted (for pickers)', envelope(arr(str())), { role: admin }),
+    },
+    '/api/channel/upstream-url': {
+      post: op(
+        'channels',
+        'Where a chat call to `model` would go on a channel of this type, base URL and settings: the URL the relay builds (null for task channels and for a URL that needs what only a key holds)',
+        envelope(obj({ url: nullable(str()) }, ['url'])),
+        {
+          role: admin,
+          body: obj({
+            type: str('channel type name or number'),
+            base_url: str('empty: the preset or the type default'),
+            settings: obj({}, [], { additionalProperties: true }),
+            model: str('default MODEL'),
+          }),
+        },
+      ),
+    },
+    '/api/channel/{id}': {
+      get: op('channels', 'One channel', envelope(ref('Channel')), { role: admin, params: [idParam] }),
+      put: op('channels', 'Update a channel (absent keys are kept)', envelope(ref('Channel')), {
+        role: admin,
+        params: [idParam],
+        body: ref('ChannelInput'),
+      }),
+      delete: op('channels', 'Delete a channel', envelope({ type: 'null' }), { role: admin, params: [idParam] }),
+    },
+    '/api/channel/{id}/keys/{index}': {
+      put: op('channels', 'Enable or disable one key of a channel', envelope(ref('Channel')), {
+        role: admin,
+        params: [idParam, { name: 'index', in: 'path', required: true, schema: int() }],
+        body: obj({ enabled: bool(), reason: str() }, ['enabled']),
+      }),
+    },
+    '/api/channel/{id}/test': {
+      post: op(
+        'channels',
+        "Send a small test request through the channel (success false with the upstream's message when it fails)",
+        obj({ success: bool(), message: str(), data: ref('ChannelTest') }, ['success', 'message', 'data']),
+        { role: admin, params: [idParam], body: obj({ model: str() }) },
+      ),
+    },
+    '/api/price': {
+      get: op('prices', 'List model prices', page('Price'), { params: [...pagingParams, q('keyword', str())] }),
+      put: op('prices', 'Set the price of a model (replaces it; POST does the same)', envelope(ref('Price')), {
+        role: admin,
+        body: ref('PriceInput'),
+      }),
+    },
+    '/api/price/catalog': {
+      get: op(
+        'prices',
+        'The list-price catalog: every entry with its source and date, and whether the price book has the model',
+        envelope(arr(ref('CatalogEntry'))),
+        {
+          role: admin,
+        },
+      ),
+    },
+    '/api/price/import': {
+      post: op(
+        'prices',
+        "Adopt the catalog's prices (all, or `models`); prices already set are kept unless `overwrite`",
+        envelope(ref('CatalogImport')),
+        {
+          role: admin,
+          body: obj({ models: arr(str()), overwrite: bool() }, [], { additionalProperties: false }),
+        },
+      ),
+    },
+    '/api/price/preview': {
+      post: op(
+        'prices',
+        'What a call with a given usage would cost at a price being edited (`price`) or a saved one (`model`)',
+        envelope(ref('PricePreview')),
+        {
+          role: admin,
+          body: ref('PricePreviewInput'),
+        },
+      ),
+    },
+    '/api/price/{model}': {
+      get: op('prices', 'Price of one model', envelope(ref('Price')), {
+        params: [{ name: 'model', in: 'path', required: true, schema: str() }],
+      }),
+      delete: op('prices', 'Delete a price', envelope({ type: 'null' }), {
+        role: admin,
+        params: [{ name: 'model', in: 'path', required: true, schema: str() }],
+      }),
+    },
+    '/api/group_ratio': {
+      get: op('prices', 'Group ratios (1 when a group has none)', envelope(arr(ref('GroupRatio')))),
+      put: op('prices', 'Set a group ratio', envelope(ref('GroupRatio')), { role: admin, body: ref('GroupRatio') }),
+    },
+    '/api/group_ratio/{group}': {
+      delete: op('prices', 'Delete a group ratio', envelope({ type: 'null' }), {
+        role: admin,
+        params: [{ name: 'group', in: 'path', required: true, schema: str() }],
+      }),
+    },
+    '/api/option': {
+      get: op('options', 'All options with their values and defaults', envelope(arr(ref('Option'))), { role: root }),
+      put: op('options', 'Set one option ({key, value}) or several ({options: {...}})', envelope(arr(ref('Option'))), {
+        role: root,
+        body: { anyOf: [obj({ key: str(), value: {} }, ['key', 'value']), obj({ options: { type: 'object' } }, ['options'])] },
+      }),
+    },
+    '/api/option/{key}': {
+      delete: op('options', 'Reset an option to its default', envelope(arr(ref('Option'))), {
+        role: root,
+        params: [{ name: 'key', in: 'path', required: true, schema: str() }],
+      }),
+    },
+    '/api/quota/holds': {
+      get: op(
+        'options',
+        'Open quota holds of every node (QuotaAllowanceEnabled): what each has taken, spent and still holds',
+        envelope(arr(ref('QuotaHold'))),
+        { role: admin },
+      ),
+    },
+    '/api/audit': {
+      get: op('audit', 'The audit log of administrative writes, newest first', page('AuditEntry'), {
+        role: admin,
+        params: [
+          ...pagingParams,
+          q('p', int('alias of page')),
+          q('actor', str('username (system for system writes) or user id')),
+          q('target_type', str('user, key, channel, price, group_ratio, option, plugin, marketplace, redemption, task')),
+          q('target_id', str()),
+          q('action', str('exact, or <type>.* for every action on a type')),
+          q('from', int(), 'unix ms (or s), or ISO 8601'),
+          q('to', int(), 'unix ms (or s), or ISO 8601'),
+        ],
+      }),
+    },
+    '/api/user/self/alerts': {
+      get: op('alerts', 'Your low-balance alert settings', envelope(ref('AlertSettings'))),
+      put: op(
+        'alerts',
+        'Set your low-balance threshold, e-mail and webhook (fields not given are kept); a generated webhook secret is in the answer once',
+        envelope(ref('AlertSettings')),
+        { body: ref('AlertSettingsInput') },
+      ),
+    },
+    '/api/alert': {
+      get: op('alerts', 'The alert outbox: every delivery with its status and attempts, newest first', page('Alert'), {
+        role: admin,
+        params: [
+          ...pagingParams,
+          q('status', str(undefined, { enum: ['pending', 'delivered', 'failed'] })),
+          q('kind', str()),
+          q('target', str('operator or user:<id>')),
+          q('transport', str(undefined, { enum: ['webhook', 'email'] })),
+        ],
+      }),
+    },
+    '/api/alert/test': {
+      post: op('alerts', 'Queue a test operator alert (400 when no operator destination is set)', envelope({ type: 'object' }), {
+        role: root,
+      }),
+    },
+    '/api/log': {
+      get: op('logs', 'Query logs with totals for the filter (newest first, keyset pages)', envelope(ref('LogPage')), {
+        role: admin,
+        params: [...pagingParams, logCursor, ...logFilters(false)],
+      }),
+    },
+    '/api/log/self': {
+      get: op(
+        'logs',
+        'Your own logs (same filters except user and channel; no channel or upstream model in the rows)',
+        envelope(ref('LogPage')),
+        { params: [...pagingParams, logCursor, ...logFilters(true)] },
+      ),
+    },
+    '/api/log/export': {
+      get: op(
+        'logs',
+        'The logs of a filter as CSV (newest first), streamed: Content-Disposition attachment',
+        str('CSV with a header row, CRLF line ends'),
+        { role: admin, params: logFilters(false), contentType: 'text/csv' },
+      ),
+    },
+    '/api/log/self/export': {
+      get: op('logs', 'Your own logs as CSV (streamed)', str('CSV with a header row, CRLF line ends'), {
+        params: logFilters(true),
+        contentType: 'text/csv',
+      }),
+    },
+  };
+}
