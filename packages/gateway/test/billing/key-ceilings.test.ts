@@ -10,6 +10,7 @@ import { startTestGateway, type TestGateway } from '../harness.ts';
 import { startFakeOpenAI } from '../fakes/upstreams/openai.ts';
 import { createCaller, createChannel, createKey, setPrice, waitFor } from '../relay-fixtures.ts';
 import { AdminClient } from '../admin-client.ts';
+import { startChild, stopChild, type Child } from '../child-gateway.ts';
 
 const ask = (gw: TestGateway, key: string) =>
   new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 }).chat.completions.create({
@@ -18,7 +19,7 @@ const ask = (gw: TestGateway, key: string) =>
     messages: [{ role: 'user', content: 'hi' }],
   });
 
-const mint = (gw: TestGateway, parentId: number, bearer: string | null, body: unknown) =>
+const mint = (gw: { url: string }, parentId: number, bearer: string | null, body: unknown) =>
   fetch(`${gw.url}/api/token/${parentId}/children`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
@@ -69,7 +70,7 @@ test('max_spend_usd: a lifetime ceiling shown as spent plus remaining, refused l
     assert.deepEqual([made.max_spend_usd, made.remain_quota, made.unlimited_quota], [0.5, 250_000, false]);
   } finally {
     await up.close();
-    await gw.close();
+    await gw.stop();
   }
 });
 
@@ -134,6 +135,42 @@ test('child keys: minted by the parent key itself, narrowed to it, ceilings summ
     assert.equal(audit.length, 20);
   } finally {
     await up.close();
-    await gw.close();
+    await gw.stop();
+  }
+});
+
+test("child keys minted at once on two nodes of one database never sum past the parent's ceiling", async () => {
+  const gw = await startTestGateway();
+  let other: Child | undefined;
+  try {
+    const parent = await createCaller(gw, { quota: 100_000_000, cap: 50_000 });
+    other = await startChild(gw.db, 'ceilings-2');
+    const node2 = other;
+    await known(gw, parent.key);
+    await waitFor(
+      async () => (await fetch(`${node2.url}/v1/models`, { headers: { authorization: `Bearer ${parent.key}` } })).status === 200,
+      10_000,
+      'the second node knows the key',
+    );
+    const asks = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        mint(i % 2 ? node2 : gw, parent.keyId, parent.key, { name: `two-node-${i}`, max_spend_usd: 0.005 }),
+      ),
+    );
+    assert.ok(
+      asks.every((a) => a.status === 200 || a.status === 429),
+      JSON.stringify(asks.map((a) => a.status)),
+    );
+    assert.equal(asks.filter((a) => a.status === 200).length, 20);
+    const rows = await gw.core.h.db.selectFrom('api_keys').selectAll().where('name', 'like', 'two-node-%').execute();
+    assert.equal(
+      rows.reduce((s, r) => s + Number(r.remain_quota), 0),
+      50_000,
+    );
+    const p = await gw.core.h.db.selectFrom('api_keys').select('remain_quota').where('id', '=', parent.keyId).executeTakeFirstOrThrow();
+    assert.equal(Number(p.remain_quota), 0);
+  } finally {
+    await stopChild(other);
+    await gw.stop();
   }
 });
