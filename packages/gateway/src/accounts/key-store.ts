@@ -111,6 +111,11 @@ export class KeyStore {
     return insertId(this.db, this.h.dialect, 'api_keys', values as Record<string, unknown>);
   }
 
+  /** Inserts a key inside the caller's transaction and returns its id. */
+  insertIn(tx: DbOrTx, values: Insertable<ApiKeyRow>): Promise<number> {
+    return insertId(tx, this.h.dialect, 'api_keys', values as Record<string, unknown>);
+  }
+
   /** Sets columns of one key. */
   async update(id: number, set: Updateable<ApiKeyRow>): Promise<void> {
     await this.db.updateTable('api_keys').set(set).where('id', '=', id).execute();

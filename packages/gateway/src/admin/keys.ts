@@ -31,6 +31,8 @@ import {
   type LimitView,
 } from './limit-fields.ts';
 import type { Budgets } from '../billing/budgets.ts';
+import { carveChild, ceilingOf, remainUnder } from '../billing/key-ceilings.ts';
+import type { KeyPrincipal } from '../accounts/types.ts';
 
 const KEY_FIELDS = [
   'user_id',
@@ -40,6 +42,7 @@ const KEY_FIELDS = [
   'expires_at',
   'quota',
   'quota_usd',
+  'max_spend_usd',
   'unlimited_quota',
   'models',
   'allowed_ips',
@@ -60,6 +63,8 @@ export interface KeyInput extends LimitInput {
   expires_at?: number | null;
   /** null = unlimited, else the key's own remaining cap in quota units. */
   quota?: number | null;
+  /** The key's lifetime ceiling in quota units (spent plus remaining; null: none). */
+  max_spend?: number | null;
   models?: string[] | null;
   allowed_ips?: string[] | null;
   group?: string | null;
@@ -82,6 +87,8 @@ export interface KeyView extends LimitView {
   remain_quota: number;
   remain_quota_usd: number;
   used_quota: number;
+  /** The lifetime spending ceiling in USD (spent plus remaining); null: none. */
+  max_spend_usd: number | null;
   models: string[] | null;
   allowed_ips: string[] | null;
   group: string | null;
@@ -127,6 +134,7 @@ export class KeyAdmin {
       remain_quota: Number(r.remain_quota),
       remain_quota_usd: quotaToUsd(Number(r.remain_quota), this.core.config.quotaPerUsd),
       used_quota: Number(r.used_quota),
+      max_spend_usd: ceilingOf(r) === null ? null : quotaToUsd(ceilingOf(r)!, this.core.config.quotaPerUsd),
       models: models.length ? models : null,
       allowed_ips: ips.length ? ips : null,
       group: r.group_name,
@@ -155,6 +163,11 @@ export class KeyAdmin {
     if (r.has('quota_usd') || r.obj.quota_usd === null) {
       const usd = r.nullableNum('quota_usd', { min: 0 });
       out.quota = usd === null || usd === undefined ? null : usdToQuota(usd, this.core.config.quotaPerUsd);
+    }
+    if (r.has('max_spend_usd') || r.obj.max_spend_usd === null) {
+      if (r.has('quota') || r.has('quota_usd')) throw fieldError(r.path('max_spend_usd'), 'give either max_spend_usd or quota');
+      const usd = r.nullableNum('max_spend_usd', { min: 0, max: 1e9 });
+      out.max_spend = usd === null || usd === undefined ? null : usdToQuota(usd, this.core.config.quotaPerUsd);
     }
     if (r.bool('unlimited_quota') === true) out.quota = null;
     if (r.obj.models === null) out.models = null;
@@ -191,6 +204,7 @@ export class KeyAdmin {
     else if (r.has('mcp_tools')) out.mcp_tools = parseMcpAllowList(r.list('mcp_tools', { max: 200 }) ?? [], r.path('mcp_tools'));
     parseLimits(r, out, this.core.config.quotaPerUsd, mode);
     for (const k of Object.keys(out) as (keyof KeyInput)[]) if (out[k] === undefined) delete out[k];
+    if (mode === 'create' && out.max_spend !== undefined) out.quota = out.max_spend;
     if (mode === 'create' && out.quota === undefined) out.quota = null;
     return out;
   }
@@ -308,6 +322,7 @@ export class KeyAdmin {
     }
     if (input.status !== undefined) diff('status', input.status);
     if (input.expires_at !== undefined) diff('expires_at', input.expires_at);
+    if (input.max_spend !== undefined) input.quota = input.max_spend === null ? null : remainUnder(input.max_spend, Number(cur.used_quota));
     if (input.quota !== undefined) {
       diff('unlimited_quota', input.quota === null ? 1 : 0);
       if (input.quota !== null) diff('remain_quota', input.quota);
@@ -358,5 +373,62 @@ export class KeyAdmin {
     await this.keys.remove(id);
     await this.changes.changed('keys');
     await this.audit?.record(actor, 'key.delete', { type: 'key', id }, this.view(cur), null);
+  }
+
+  /**
+   * Mints a child key of key `parentId`, asked by the parent key itself (`principal`). The child
+   * belongs to the parent's user, keeps the parent's group, addresses and MCP tools, may narrow its
+   * models, expires no later than the parent, and its ceiling (`max_spend_usd`, required) is taken out
+   * of the parent's remaining ceiling. Returns the full child key once.
+   */
+  async createChild(parentId: number, principal: KeyPrincipal, raw: unknown): Promise<KeyView & { key: string }> {
+    if (principal.keyId !== parentId) throw fail('key_not_found', `no API key with id ${parentId}`);
+    const parent = await this.row(parentId);
+    if (!parent) throw fail('key_not_found', `no API key with id ${parentId}`);
+    const r = Reader.of(raw).only(['name', 'max_spend_usd', 'expires_at', 'models']);
+    const name = r.str('name', { required: true, max: 128 })!;
+    const usd = r.num('max_spend_usd', { min: 0, max: 1e9 });
+    if (usd === undefined) throw fieldError('max_spend_usd', 'is required: a child key has a ceiling');
+    const amount = usdToQuota(usd, this.core.config.quotaPerUsd);
+    if (amount < 1) throw fieldError('max_spend_usd', 'must be above zero');
+    const parentExpiry = parent.expires_at === null ? null : Number(parent.expires_at);
+    let expires = r.time('expires_at') ?? parentExpiry;
+    if (parentExpiry !== null && (expires === null || expires > parentExpiry)) expires = parentExpiry;
+    const parentModels = jsonList(parent.models);
+    let models = r.has('models') ? (r.list('models', { max: 191 }) ?? []) : parentModels;
+    if (parentModels.length && models.length === 0) models = parentModels;
+    const outside = parentModels.length ? models.filter((m) => !parentModels.includes(m)) : [];
+    if (outside.length) throw fieldError('models', `the parent key may not use ${outside.join(', ')}`);
+    const key = generateApiKey();
+    const id = await carveChild(this.core.h, parentId, amount, (tx) =>
+      this.keys.insertIn(tx, {
+        user_id: Number(parent.user_id),
+        name,
+        key_hash: hashApiKey(key),
+        key_hint: keyHint(key),
+        status: 1,
+        expires_at: expires,
+        unlimited_quota: 0,
+        remain_quota: amount,
+        used_quota: 0,
+        models: models.length ? JSON.stringify(models) : null,
+        allowed_ips: parent.allowed_ips,
+        group_name: parent.group_name,
+        callback_url: parent.callback_url ?? null,
+        mcp_tools: parent.mcp_tools ?? null,
+        rpm: Number(parent.rpm),
+        tpm: Number(parent.tpm),
+        max_concurrency: Number(parent.max_concurrency),
+        budget_quota: parent.budget_quota,
+        budget_period: parent.budget_period,
+        created_at: Date.now(),
+        accessed_at: null,
+      }),
+    );
+    await this.changes.changed('keys');
+    const made = (await this.withSpend([this.view((await this.row(id))!)]))[0];
+    const actor: Actor = { id: principal.userId, username: principal.username, role: principal.userRole, group: principal.group };
+    await this.audit?.record(actor, 'key.create_child', { type: 'key', id }, null, { ...made, parent_id: parentId });
+    return { ...made, key };
   }
 }

@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
-import { requireUser } from './auth.ts';
+import { requireKey, requireUser } from './auth.ts';
 import { ROLE_RANK } from '../accounts/types.ts';
 import { Reader, fieldError, paging, parseId, usdToQuota, type Obj } from '../platform/validate.ts';
 import { parseChannelType } from '../channels/types.ts';
@@ -91,6 +91,10 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       await admin.keys.remove(idOf(req), req.user);
       return ok(null, 'key deleted');
     });
+    // A key mints a child key, authenticated by the parent key itself as Bearer.
+    api.post('/api/token/:id/children', { onRequest: requireKey(deps) }, async (req) =>
+      ok(await admin.keys.createChild(idOf(req), req.principal!, req.body), 'the key is shown once: store it now'),
+    );
     api.post('/api/token/:id/callback-secret', anyUser, async (req) =>
       ok(await admin.keys.rotateCallbackSecret(idOf(req), req.user), 'the callback secret is shown once: store it now'),
     );

@@ -27,7 +27,13 @@ const OWNERS: Record<string, { owner: string; shared?: Record<string, string> }>
   sessions: { owner: 'accounts/user-store.ts' },
   user_emails: { owner: 'accounts/user-store.ts' },
   email_tokens: { owner: 'accounts/user-store.ts' },
-  api_keys: { owner: 'accounts/key-store.ts', shared: { 'billing/ledger-statements.ts': 'the balance columns remain_quota, used_quota' } },
+  api_keys: {
+    owner: 'accounts/key-store.ts',
+    shared: {
+      'billing/ledger-statements.ts': 'the balance columns remain_quota, used_quota',
+      'billing/key-ceilings.ts': "a parent key's remain_quota, less a child key's ceiling",
+    },
+  },
   user_passkeys: { owner: 'accounts/passkey-store.ts' },
   user_totp: { owner: 'accounts/two-factor.ts' },
   user_recovery_codes: { owner: 'accounts/two-factor.ts' },

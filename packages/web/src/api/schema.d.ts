@@ -8264,6 +8264,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/token/{id}/children": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mint a child key, authenticated by the parent key itself as Bearer; its ceiling is taken out of the parent's remaining ceiling; the full key is in data.key, shown once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ChildKeyInput"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Key"] & {
+                                key?: string;
+                            };
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/usage": {
         parameters: {
             query?: never;
@@ -13591,6 +13648,14 @@ export interface components {
             /** @description where to pay */
             url: string;
         };
+        ChildKeyInput: {
+            expires_at?: (number | string) | null;
+            /** @description the child key's lifetime ceiling in USD, taken out of the parent's remaining ceiling */
+            max_spend_usd: number;
+            /** @description a subset of the parent's models (default: the parent's) */
+            models?: string[];
+            name: string;
+        };
         Completion: {
             choices?: Record<string, unknown>[];
             created?: number;
@@ -13662,6 +13727,7 @@ export interface components {
             hint: string;
             id: number;
             max_concurrency: number | null;
+            max_spend_usd: number | null;
             mcp_tools: string[] | null;
             models: string[] | null;
             name: string;
@@ -13687,6 +13753,7 @@ export interface components {
             /** @description fixed key value sk-… (admins only) */
             key?: string;
             max_concurrency?: number | null;
+            max_spend_usd?: number | null;
             mcp_tools?: string[] | null;
             models?: string[] | null;
             name?: string;

@@ -159,6 +159,7 @@ export const schemas: Record<string, Schema> = {
     remain_quota: int(),
     remain_quota_usd: num(),
     used_quota: int(),
+    max_spend_usd: nullable(num('lifetime spending ceiling in USD (spent plus remaining); null = none')),
     models: nullable(arr(str())),
     allowed_ips: nullable(arr(str())),
     group: nullable(str()),
@@ -168,6 +169,16 @@ export const schemas: Record<string, Schema> = {
     created_at: int(),
     accessed_at: nullable(int()),
   }),
+  ChildKeyInput: obj(
+    {
+      name: str(),
+      max_spend_usd: num("the child key's lifetime ceiling in USD, taken out of the parent's remaining ceiling"),
+      expires_at: nullable({ anyOf: [int('unix ms or s'), str('ISO 8601')] }),
+      models: arr(str(), "a subset of the parent's models (default: the parent's)"),
+    },
+    ['name', 'max_spend_usd'],
+    { additionalProperties: false },
+  ),
   KeyInput: obj(
     {
       user_id: int('owner (admins only; default: yourself)'),
@@ -177,6 +188,7 @@ export const schemas: Record<string, Schema> = {
       expires_at: nullable({ anyOf: [int('unix ms or s'), str('ISO 8601')] }),
       quota: nullable(int('own cap in quota units; null = unlimited')),
       quota_usd: nullable(num()),
+      max_spend_usd: nullable(num('lifetime spending ceiling in USD: remaining = ceiling - spent; not with quota; null = none')),
       unlimited_quota: bool(),
       models: nullable(arr(str())),
       allowed_ips: nullable(arr(str('IP or CIDR'))),

@@ -130,6 +130,14 @@ export function mainPathsA(admin: string, root: string): Record<string, Record<s
       put: op('keys', 'Update an API key', envelope(ref('Key')), { params: [idParam], body: ref('KeyInput') }),
       delete: op('keys', 'Delete (revoke) an API key', envelope({ type: 'null' }), { params: [idParam] }),
     },
+    '/api/token/{id}/children': {
+      post: op(
+        'keys',
+        "Mint a child key, authenticated by the parent key itself as Bearer; its ceiling is taken out of the parent's remaining ceiling; the full key is in data.key, shown once",
+        envelope({ allOf: [ref('Key'), obj({ key: str() })] }),
+        { params: [idParam], security: 'key', body: ref('ChildKeyInput') },
+      ),
+    },
     '/api/token/{id}/callback-secret': {
       post: op(
         'keys',
