@@ -196,3 +196,30 @@ test('a caller leaving mid-stream: settled once (499); the upstream ending later
   assert.equal(rows[0].status_code, 499);
   assert.equal(settles[0].actual, await countTokens('hello '));
 });
+
+/** A family converter that throws on its third chunk. */
+class BreakingStream extends TextStream {
+  seen = 0;
+  override chunk(chunk: Buffer): Buffer {
+    if (++this.seen === 3) throw new Error('unreadable event');
+    return super.chunk(chunk);
+  }
+}
+
+test('a family converter throwing mid-stream: the stream ends as 502, settled once for what it wrote', async () => {
+  const { pipe, ctx, res, body, up, settles, rows } = setup(0);
+  ctx.maxOut = null;
+  const done = pipe.stream(ctx, channel, 'm', up, new BreakingStream(), 200, false);
+  body.write(sse('hello '));
+  body.write(sse('world '));
+  body.write(sse('lost'));
+  body.write(sse('never'));
+  await done;
+  await new Promise((r) => setImmediate(r));
+  assert.equal(settles.length, 1);
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0].status_code, 502);
+  assert.equal(res.writableEnded, true);
+  assert.equal(res.chunks.join(''), sse('hello ') + sse('world '));
+  assert.equal(settles[0].actual, await countTokens(`${'hello '}${'world '}`));
+});

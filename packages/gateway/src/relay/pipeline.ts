@@ -413,6 +413,22 @@ export class Pipeline<C extends PipelineCall> {
           ),
         ).then(resolve, resolve);
       };
+      /**
+       * The family's converter runs only inside this: one that throws ends the stream as an upstream
+       * failure (502), settled and logged once like any other end.
+       */
+      const guarded =
+        <A extends unknown[]>(fn: (...a: A) => void) =>
+        (...a: A): void => {
+          try {
+            fn(...a);
+          } catch {
+            if (done) return;
+            if (!clientGone && cutAt === null) upstreamError = 'the upstream stream could not be converted';
+            body.destroy();
+            finish();
+          }
+        };
       const onDrain = () => {
         if (!holding) body.resume();
       };
@@ -425,7 +441,7 @@ export class Pipeline<C extends PipelineCall> {
         }
       };
       /** Metered streams: handles the queued events in order; holds the rest while the reserve is extended. */
-      const run = () => {
+      const run = guarded(() => {
         let out = '';
         while (items.length && !holding && !done && !clientGone) {
           const ev = items.shift()!;
@@ -465,8 +481,8 @@ export class Pipeline<C extends PipelineCall> {
           return;
         }
         write(out);
-      };
-      const onData = (chunk: Buffer) => {
+      });
+      const onData = guarded((chunk: Buffer) => {
         if (clientGone || done) return;
         if (metered) {
           for (const ev of s.framer!.push(chunk)) items.push(ev);
@@ -479,7 +495,7 @@ export class Pipeline<C extends PipelineCall> {
           s.text = '';
         }
         write(out);
-      };
+      });
       const onClose = () => {
         if (res.writableFinished) return;
         clientGone = true;
@@ -492,21 +508,24 @@ export class Pipeline<C extends PipelineCall> {
         if (!clientGone && cutAt === null) upstreamError = networkMessage(e);
         finish();
       });
-      body.on('end', () => {
-        if (metered) {
-          for (const ev of s.framer!.end()) items.push(ev);
-          items.push(null);
-          if (!holding) run();
-          return;
-        }
-        const out = s.end();
-        if (s.text) {
-          counter.add(s.text);
-          s.text = '';
-        }
-        write(out);
-        finish();
-      });
+      body.on(
+        'end',
+        guarded(() => {
+          if (metered) {
+            for (const ev of s.framer!.end()) items.push(ev);
+            items.push(null);
+            if (!holding) run();
+            return;
+          }
+          const out = s.end();
+          if (s.text) {
+            counter.add(s.text);
+            s.text = '';
+          }
+          write(out);
+          finish();
+        }),
+      );
     });
   }
 
