@@ -207,9 +207,12 @@ export class PageProblems {
 /** Runs axe-core on the page and fails on any serious or critical violation. */
 export async function assertAccessible(page: Page, where: string): Promise<void> {
   // Colours are read as they are once finite transitions (a dialog fading in) have ended; spinners run forever.
-  await page.waitForFunction(
-    "document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity)",
-  );
+  // (A function, not a string: the console's CSP refuses eval.)
+  await page.waitForFunction(() => {
+    type Anim = { playState: string; effect: { getComputedTiming(): { endTime?: number | string } } | null };
+    const doc = (globalThis as unknown as { document: { getAnimations(): Anim[] } }).document;
+    return doc.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity);
+  });
   const r = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(

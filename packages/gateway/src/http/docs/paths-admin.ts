@@ -202,6 +202,10 @@ export function mainPathsA(admin: string, root: string): Record<string, Record<s
         role: admin,
         body: ref('PriceInput'),
       }),
+      post: op('prices', 'Set the price of a model (replaces it; the same as PUT)', envelope(ref('Price')), {
+        role: admin,
+        body: ref('PriceInput'),
+      }),
     },
     '/api/price/catalog': {
       get: op(
