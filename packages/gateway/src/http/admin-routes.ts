@@ -15,8 +15,7 @@ import { chatCallUrl } from '../relay/channels.ts';
 import { CHANNEL_STATUS } from '../admin/channels.ts';
 import { openApiDocument } from './route-docs.ts';
 import { parseUsageQuery } from '../logs/usage.ts';
-
-const ok = (data: unknown, message = '') => ({ success: true, message, data });
+import { ok } from './envelope.ts';
 
 export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const admin = deps.services.admin;

@@ -8,8 +8,7 @@ import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import type { Obj } from '../platform/validate.ts';
-
-const ok = (data: unknown, message = '') => ({ success: true, message, data });
+import { ok } from './envelope.ts';
 
 export async function alertRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { alerts } = deps.services.alerts;

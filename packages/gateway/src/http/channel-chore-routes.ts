@@ -13,8 +13,7 @@ import { fail } from '../platform/errors.ts';
 import { parseIds } from '../admin/channel-bulk.ts';
 import { ChannelType } from '../channels/types.ts';
 import { publicPricing } from '../relay/public-pricing.ts';
-
-const ok = (data: unknown, message = '') => ({ success: true, message, data });
+import { ok } from './envelope.ts';
 
 export async function channelChoreRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { admin, relay } = deps.services;

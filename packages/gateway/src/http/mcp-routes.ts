@@ -10,8 +10,8 @@ import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireKey, requireUser } from './auth.ts';
 import { parseMcpServer } from '../mcp/servers.ts';
+import { ok } from './envelope.ts';
 
-const ok = (data: unknown, message = '') => ({ success: true, message, data });
 /** A JSON-RPC message to /mcp is at most this large. */
 const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 

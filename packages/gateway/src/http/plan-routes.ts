@@ -25,8 +25,7 @@ import {
   PlanSubscriber,
   ProviderParams,
 } from './schemas/plans.ts';
-
-const ok = <T>(data: T, message = '') => ({ success: true, message, data });
+import { ok } from './envelope.ts';
 
 /** A plans operation: tagged, behind a login, its answers and error answers. */
 const op = <D extends TSchema, M extends object = object>(summary: string, data: D, more?: M) => ({

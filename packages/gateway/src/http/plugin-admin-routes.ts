@@ -8,8 +8,8 @@ import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { InUseError } from '../plugins/admin/service.ts';
 import { testGuardrail } from '../plugins/admin/guardrail-test.ts';
+import { ok } from './envelope.ts';
 
-const ok = (data: unknown, message = '') => ({ success: true, message, data });
 type KeyParams = { key: string };
 
 export async function pluginAdminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {

@@ -18,8 +18,8 @@ import { SESSION_COOKIE } from '../accounts/users.ts';
 import { GatewayError, fail } from '../platform/errors.ts';
 import { Reader } from '../platform/validate.ts';
 import { confirm } from './reauth.ts';
+import { ok } from './envelope.ts';
 
-const ok = (data: unknown, message = '') => ({ success: true, message, data });
 const FLOW_COOKIE_PATH = '/api/sso/';
 
 export async function ssoRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {

@@ -9,8 +9,7 @@ import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import type { Obj } from '../platform/validate.ts';
-
-const ok = (data: unknown, message = '') => ({ success: true, message, data });
+import { ok } from './envelope.ts';
 
 export async function taskAdminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const tasks = deps.services.tasks.admin;

@@ -13,8 +13,7 @@ import { GatewayError, fail } from '../platform/errors.ts';
 import { LoginThrottle } from '../accounts/throttle.ts';
 import { Reader, fieldError, paging, parseId, type Obj } from '../platform/validate.ts';
 import { CODE_STATUSES } from '../billing/redemption.ts';
-
-const ok = (data: unknown, message = '') => ({ success: true, message, data });
+import { ok } from './envelope.ts';
 
 /** Largest webhook body read (Stripe's events are a few KB). */
 const WEBHOOK_BODY_LIMIT = 512 * 1024;

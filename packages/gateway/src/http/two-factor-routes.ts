@@ -13,8 +13,8 @@ import { Reader } from '../platform/validate.ts';
 import { openConsoleSession, twoFactorRequiredFor } from './login-step.ts';
 import { REAUTH_FIELDS } from '../accounts/reauth.ts';
 import { confirm, keepOf } from './reauth.ts';
+import { ok } from './envelope.ts';
 
-const ok = <T>(data: T, message = '') => ({ success: true, message, data });
 const revokedNote = 'the personal access token and other sessions were ended';
 
 /** `throttle`: the failed-login counter of POST /api/user/login (wrong codes count with wrong passwords). */

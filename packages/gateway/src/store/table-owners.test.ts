@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openDb } from './db.ts';
+import { migrate } from './migrations/index.ts';
 
 const SRC = fileURLToPath(new URL('..', import.meta.url));
 
@@ -195,4 +197,24 @@ test('statements name their table (outside the migrations and the listed helpers
 test('every statement on a table lies in its owner module', () => {
   const found = strays(sources(SRC), (f) => readFileSync(f, 'utf8'));
   assert.deepEqual(found, [], `statements outside their table's owner (docs/architecture.md#storage):\n${found.join('\n')}`);
+});
+
+test('every table of a migrated database has an owner', async () => {
+  const h = await openDb('sqlite::memory:');
+  try {
+    await migrate(h);
+    const rows = h.sqlite!.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as {
+      name: string;
+    }[];
+    const tables = rows.map((r) => r.name).filter((n) => !n.startsWith('gh_migrations'));
+    assert.ok(tables.length > 0, 'the migrations create tables');
+    assert.deepEqual(
+      tables.filter((t) => !(t in OWNERS)).sort(),
+      [],
+      'tables of the migrated database without an owner in OWNERS and docs/architecture.md#storage',
+    );
+    assert.deepEqual(tables.sort(), Object.keys(OWNERS).sort(), 'OWNERS names only tables the migrations leave');
+  } finally {
+    await h.close();
+  }
 });
