@@ -14,20 +14,20 @@
  */
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
-import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
+import type { TokenUsage } from '../billing/prices.ts';
 import { callFacts, readsCall } from '../billing/call-facts.ts';
 import { ruleUsageDetails } from '../billing/price-rules.ts';
-import { countTokens, TokenCounter } from '../billing/tokens.ts';
+import { countTokens } from '../billing/tokens.ts';
 import { echo, GatewayError, fail, foreignError } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import type { RuntimeChannel } from './channels.ts';
 import type { AttemptOutcome, FallbackStep } from './attempts.ts';
-import { chainPrices, nextModel, type ChainStep } from './fallback.ts';
+import { chainPrices, nextModel } from './fallback.ts';
 import type { FallbackClass } from './routing.ts';
-import { Pipeline, type PipelineCall, type StreamRelay } from './pipeline.ts';
+import { Pipeline } from './pipeline.ts';
 import { msSince } from './accounting.ts';
-import { scanBody, type BodyScan } from './body-scan.ts';
+import { scanBody } from './body-scan.ts';
 import { inputBound, pricesOutput, reserveCost, textBound } from './estimate.ts';
 import { choiceCount, tokenCount } from './providers/canonical.ts';
 import {
@@ -38,14 +38,11 @@ import {
   prepareUpstream,
   upstreamAuthFailed,
   upstreamModel,
-  type RelayKind,
 } from './providers/endpoint.ts';
 import { readText, type UpstreamResponse } from './upstream.ts';
-import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
-import type { EventFramer, SseEvent } from './sse.ts';
+import type { RelayDeps, RelayPrincipal } from './call.ts';
 import {
   bodyEdits,
-  createStreamDecoder,
   createStreamEncoder,
   decodeRequest,
   decodeResponse,
@@ -54,40 +51,30 @@ import {
   encodeResponse,
   errorBodyFor,
   isStreamType,
-  quotaStreamEvent,
-  streamErrorEvent,
-  streamFramer,
   UnusableKeyError,
   upstreamErrorMessage,
   upstreamErrorType,
   usageFromResponse,
   type CanonicalRequest,
   type CanonicalResponse,
-  type CanonicalStreamEvent,
   type Usage,
   type WireFormat,
 } from './providers/index.ts';
-import {
-  embedTexts,
-  geminiEmbedFromOpenAI,
-  geminiEmbedPassBody,
-  openaiEmbedFromGemini,
-  type GeminiEmbedAction,
-} from './providers/gemini/embed.ts';
+import { embedTexts, geminiEmbedFromOpenAI, geminiEmbedPassBody, openaiEmbedFromGemini } from './providers/gemini/embed.ts';
 import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passthrough.ts';
 import { Conversations } from './conversations.ts';
-import { includeUsageAsked, responseText, sendsMax, textOfContent } from './providers/openai/body.ts';
-import { JsonArrayStream } from './providers/gemini/body.ts';
+import { includeUsageAsked, responseText, sendsMax } from './providers/openai/body.ts';
 import type { UpstreamRequest } from './providers/provider.ts';
 import * as responses from './providers/responses/codec.ts';
 import { decodeRequest as anthropicDecode } from './providers/anthropic/codec.ts';
 import type { Message, StreamEncoder } from './providers/index.ts';
 import { isObj } from '../platform/validate.ts';
 import { channelPlacesBreakpoints, conversationHead, DEFAULT_MIN_CACHEABLE, withCacheBreakpoints } from './providers/cache-breakpoints.ts';
-import { unwrapOutputTool, unwrapOutputToolStream } from './providers/structured-output.ts';
+import { unwrapOutputTool } from './providers/structured-output.ts';
 import { checkInput, checkOutput, guardrailContext, type VerdictRecord } from './guardrails.ts';
 import { guardsStream, guardStream, GuardrailStop } from './guardrail-stream.ts';
-import type { ResolvedBinding } from './guardrail-types.ts';
+import type { Ctx, RelayCall } from './chat-call.ts';
+import { canonicalImageCount, canonicalPromptText, canonicalResponseText, ChatStream, countUsage, injectField } from './chat-stream.ts';
 
 /**
  * Longest prompt text the count-tokens endpoints count (more than any model's context). Counting runs
@@ -101,56 +88,6 @@ export const COUNT_MAX_CHARS = 8 * 1024 * 1024;
 const SETTLE_DEFER_MS = 5;
 /** A body shorter than this holds no prompt long enough to be cached: its conversation is not named by its head. */
 const HEAD_MIN_BYTES = 4096;
-
-export interface RelayCall {
-  kind: RelayKind;
-  principal: RelayPrincipal;
-  body: Record<string, unknown>;
-  /** The request body as received (sent unchanged when nothing needs to change). */
-  raw: Buffer;
-  endpoint: string;
-  requestId: string;
-  /** process.hrtime.bigint() when the request arrived. */
-  startedAt: bigint;
-  client: ClientConn;
-  /** Model named by the URL (legacy /v1/engines/{model}/embeddings, Gemini model actions). */
-  modelFromPath?: string;
-  /** The wire format the caller speaks (default `openai`). */
-  inbound?: WireFormat;
-  /** Streaming chosen by the URL (Gemini `:streamGenerateContent`); otherwise `body.stream === true`. */
-  stream?: boolean;
-  /** Gemini stream without `alt=sse`: the answer is one JSON array of response chunks. */
-  jsonArrayStream?: boolean;
-  /** Gemini embedding action (kind `embeddings`, inbound `gemini`). */
-  geminiAction?: GeminiEmbedAction;
-  /** The body's media and depth, when the route's parser already walked it (relay/body-scan.ts). */
-  scan?: BodyScan;
-  /** The caller's vendor headers (`anthropic-version`, `anthropic-beta`; OpenAI's session ids and betas), sent to upstreams of the caller's vendor. */
-  vendorHeaders?: Record<string, string>;
-  /** The request's headers (read by a price's expression, never its credentials: billing/call-facts.ts). */
-  headers?: Record<string, string | string[] | undefined>;
-}
-
-/** One chat, completions or embeddings call as the pipeline runs it. */
-interface Ctx extends PipelineCall {
-  call: RelayCall;
-  /** The caller's wire format. */
-  cf: WireFormat;
-  canonical: CanonicalRequest | null;
-  /** An OpenAI body decoded to name its conversation (relay/affinity.ts), used when it is converted. */
-  decoded?: CanonicalRequest;
-  /** The converted request of the latest attempt (null when the body went in the caller's format): what it left out, and its forced answer tool. */
-  sent: Pick<CanonicalRequest, 'dropped' | 'outputTool'> | null;
-  promptText: string | null;
-  /** Guardrail verdicts on the call (its log row's `guardrails`), and the bindings that check its output. */
-  guardrails: VerdictRecord[];
-  outGuards: readonly ResolvedBinding[];
-  /** The fallbacks the call took (relay/fallback.ts), and the prices its reserve must cover (null: its model's alone). */
-  chain: ChainStep[];
-  chainPrices: Array<ModelPrice | null> | null;
-  /** Only channels of the caller's format may serve the body. */
-  sameFormatOnly: boolean;
-}
 
 export class Relay {
   /** Chat, completions and embeddings calls in progress on this node. */
@@ -739,242 +676,4 @@ export class Relay {
     ctx.maxOut = out;
     return { inputTokens: ctx.inputBound, outputTokens: out * ctx.n };
   }
-}
-
-/**
- * A chat stream on its way to the caller: OpenAI to OpenAI byte for byte (read for usage and output
- * text; the usage chunk the gateway asked for removed when the caller did not), other same-format
- * streams forwarded and decoded for usage, the rest decoded and encoded in the caller's format.
- */
-class ChatStream implements StreamRelay<Ctx> {
-  text = '';
-  /** Set when an output guardrail ended the stream. */
-  stop: GuardrailStop | null = null;
-  readonly framer: EventFramer;
-  /** Gemini stream without `alt=sse`: the events re-framed as one JSON array. */
-  readonly array: JsonArrayStream | null;
-  private usageSeen: Partial<Usage> | null = null;
-  private readonly cf: WireFormat;
-  private readonly strip: boolean;
-  /** Same-format streams other than OpenAI are forwarded as they come and only decoded for usage. */
-  private readonly decoder: ReturnType<typeof createStreamDecoder> | null;
-
-  constructor(
-    ctx: Ctx,
-    fmt: WireFormat,
-    private readonly encoder: StreamEncoder | null,
-    private readonly secrets: () => string[],
-  ) {
-    this.cf = ctx.cf;
-    const oaPass = fmt === 'openai' && ctx.cf === 'openai';
-    this.strip = oaPass && !includeUsageAsked(ctx.call.body);
-    // SSE, or the events of the format's own stream framing (Bedrock's AWS event stream).
-    this.framer = streamFramer(fmt);
-    const decoder = oaPass ? null : createStreamDecoder(fmt);
-    // JSON asked for through a forced tool: the tool's argument deltas are the answer's text deltas.
-    const tool = ctx.sent?.outputTool;
-    this.decoder = decoder && tool ? unwrapOutputToolStream(decoder, tool) : decoder;
-    this.array = ctx.call.jsonArrayStream ? new JsonArrayStream() : null;
-  }
-
-  private onCanonical(evs: CanonicalStreamEvent[]): string {
-    const encoder = this.encoder;
-    let out = '';
-    for (const e of evs) {
-      if (e.type === 'usage') this.usageSeen = e.usage;
-      else if (e.type === 'start' && e.usage) this.usageSeen = { ...(this.usageSeen ?? {}), ...e.usage };
-      else if (e.type === 'text') this.text += e.text;
-      else if (e.type === 'thinking' && e.text) this.text += e.text;
-      else if (e.type === 'tool_call_args') this.text += e.delta;
-      else if (e.type === 'tool_call_start') this.text += e.name;
-      // An upstream error event being converted loses the credentials it may echo (other events are not scanned).
-      else if (e.type === 'error' && encoder) e.message = redactSecrets(e.message, this.secrets());
-      if (encoder) out += encoder.push(e);
-    }
-    return out;
-  }
-
-  /** Reads an OpenAI event; false when it is the usage chunk to remove. */
-  private onOpenAI(ev: SseEvent): boolean {
-    const data = ev.data;
-    if (!data || data === '[DONE]' || data[0] !== '{') return true;
-    let j: any;
-    try {
-      j = JSON.parse(data);
-    } catch {
-      return true;
-    }
-    if (j.usage && typeof j.usage === 'object') {
-      this.usageSeen = usageFromResponse('openai', j) ?? this.usageSeen;
-      if (this.strip && Array.isArray(j.choices) && j.choices.length === 0) return false;
-    }
-    if (Array.isArray(j.choices)) {
-      for (const c of j.choices) {
-        const dl = c?.delta;
-        if (dl) {
-          if (typeof dl.content === 'string') this.text += dl.content;
-          if (typeof dl.reasoning_content === 'string') this.text += dl.reasoning_content;
-          if (Array.isArray(dl.tool_calls))
-            for (const t of dl.tool_calls) this.text += String(t?.function?.name ?? '') + String(t?.function?.arguments ?? '');
-        } else if (typeof c?.text === 'string') this.text += c.text;
-      }
-    }
-    return true;
-  }
-
-  chunk(chunk: Buffer): string | Buffer {
-    const { decoder, framer } = this;
-    if (decoder && !this.encoder) {
-      for (const ev of framer.push(chunk)) this.onCanonical(decoder.push({ event: ev.event, data: ev.data }));
-      return chunk;
-    }
-    if (decoder) {
-      let out = '';
-      for (const ev of framer.push(chunk)) out += this.onCanonical(decoder.push({ event: ev.event, data: ev.data }));
-      return out;
-    }
-    if (this.strip) {
-      let out = '';
-      for (const ev of framer.push(chunk)) if (this.onOpenAI(ev)) out += ev.raw;
-      return out;
-    }
-    for (const ev of framer.push(chunk)) this.onOpenAI(ev);
-    return chunk;
-  }
-
-  end(): string {
-    let out = '';
-    if (this.decoder) {
-      for (const ev of this.framer.end()) out += this.onCanonical(this.decoder.push({ event: ev.event, data: ev.data }));
-      out += this.tail();
-    } else {
-      for (const ev of this.framer.end()) if (this.onOpenAI(ev) && this.strip) out += ev.raw;
-    }
-    return this.encoder || this.strip ? out : '';
-  }
-
-  event(ev: SseEvent): string {
-    if (this.decoder) {
-      const out = this.onCanonical(this.decoder.push({ event: ev.event, data: ev.data }));
-      return this.encoder ? out : ev.raw;
-    }
-    return this.onOpenAI(ev) ? ev.raw : '';
-  }
-
-  tail(): string {
-    if (!this.decoder) return '';
-    const out = this.onCanonical(this.decoder.end());
-    return this.encoder ? out + this.encoder.end() : '';
-  }
-
-  frame(out: string | Buffer): string | Buffer {
-    return this.array ? this.array.push(out) : out;
-  }
-
-  close(cut: boolean, upstreamError: string | null): string {
-    const tail = cut
-      ? quotaStreamEvent(this.cf)
-      : this.stop
-        ? streamErrorEvent(this.cf, this.stop.message)
-        : upstreamError
-          ? streamErrorEvent(this.cf, `upstream stream failed: ${upstreamError}`)
-          : '';
-    return this.array ? this.array.push(tail) + this.array.end() : tail;
-  }
-
-  async usage(
-    ctx: Ctx,
-    cutAt: number | null,
-    clientGone: boolean,
-    counter: TokenCounter,
-  ): Promise<{ usage: TokenUsage; reported: boolean }> {
-    const u = this.usageSeen;
-    if (cutAt !== null) {
-      const final = await countUsage(ctx, null, '', u ? { ...u, outputTokens: 0 } : null);
-      final.outputTokens = cutAt;
-      return { usage: final, reported: false };
-    }
-    const complete = !clientGone && !!u && ((u.inputTokens ?? 0) > 0 || (u.outputTokens ?? 0) > 0);
-    return { usage: complete ? fullUsage(u) : await countUsage(ctx, counter, '', u), reported: complete };
-  }
-}
-
-function promptText(ctx: Ctx): string {
-  if (ctx.promptText !== null) return ctx.promptText;
-  const b = ctx.call.body;
-  let t = '';
-  if (ctx.canonical && ctx.cf !== 'openai') t = canonicalPromptText(ctx.canonical);
-  else if (ctx.call.kind === 'embeddings' && ctx.cf === 'gemini')
-    t = (embedTexts(b, ctx.call.geminiAction ?? 'embedContent') ?? []).join('\n');
-  else if (ctx.call.kind === 'chat') {
-    for (const m of b.messages as unknown[]) t += textOfContent((m as { content?: unknown })?.content) + '\n';
-    if (Array.isArray(b.tools)) t += JSON.stringify(b.tools);
-  } else if (ctx.call.kind === 'completions') t = textOfContent(b.prompt);
-  else t = textOfContent(b.input);
-  ctx.promptText = t;
-  return t;
-}
-
-/** Usage counted locally when the upstream gave none (or the caller left before it came). */
-async function countUsage(ctx: Ctx, counter: TokenCounter | null, outputText: string, partial?: Partial<Usage> | null): Promise<Usage> {
-  const input = partial?.inputTokens || (await countTokens(promptText(ctx)));
-  let output = partial?.outputTokens ?? 0;
-  if (counter) output = Math.max(output, await counter.total());
-  else if (outputText) output = await countTokens(outputText);
-  return {
-    inputTokens: input,
-    outputTokens: output,
-    cachedInputTokens: partial?.cachedInputTokens ?? 0,
-    cacheWriteTokens: 0,
-    reasoningTokens: 0,
-  };
-}
-
-// ---------- helpers ----------
-
-/** Output text of a decoded response (counted when the upstream reported no usage). */
-function canonicalResponseText(r: CanonicalResponse): string {
-  let t = '';
-  for (const c of r.choices) {
-    for (const p of c.parts) if (p.type === 'text' || p.type === 'thinking') t += p.text;
-    for (const tc of c.toolCalls) t += tc.name + tc.arguments;
-  }
-  return t;
-}
-
-/** Prompt text of a decoded request (for the estimate and for counting). */
-export function canonicalPromptText(r: CanonicalRequest): string {
-  let t = '';
-  for (const m of r.messages) {
-    for (const p of m.parts) if (p.type === 'text' || p.type === 'thinking') t += p.text;
-    if (m.role === 'assistant') for (const tc of m.toolCalls) t += tc.name + tc.arguments;
-    t += '\n';
-  }
-  if (r.tools?.length) t += JSON.stringify(r.tools.map((x) => ({ name: x.name, description: x.description, parameters: x.parameters })));
-  return t;
-}
-
-/** Images in a decoded request. */
-export function canonicalImageCount(r: CanonicalRequest): number {
-  let n = 0;
-  for (const m of r.messages) for (const p of m.parts) if (p.type === 'image') n++;
-  return n;
-}
-
-/** `raw` (a JSON object's bytes) with `"key":value,` written after its opening brace. */
-function injectField(raw: Buffer, key: string, value: number): Buffer {
-  const i = raw.indexOf(0x7b);
-  return Buffer.concat([raw.subarray(0, i + 1), Buffer.from(`${JSON.stringify(key)}:${value},`), raw.subarray(i + 1)]);
-}
-
-function fullUsage(u: Partial<Usage>): Usage {
-  return {
-    ...u,
-    inputTokens: u.inputTokens ?? 0,
-    outputTokens: u.outputTokens ?? 0,
-    cachedInputTokens: u.cachedInputTokens ?? 0,
-    cacheWriteTokens: u.cacheWriteTokens ?? 0,
-    reasoningTokens: u.reasoningTokens ?? 0,
-    ...(u.cacheWrite1hTokens ? { cacheWrite1hTokens: u.cacheWrite1hTokens } : {}),
-  };
 }
