@@ -14,6 +14,8 @@ import { startTestGateway, type TestGateway } from '../harness.ts';
 import { AdminClient } from '../admin-client.ts';
 import { startMailCatcher, type Mail, type MailCatcher } from '../fakes/upstreams/smtp.ts';
 import { waitFor } from '../relay-fixtures.ts';
+import { UserStore } from '../../src/accounts/user-store.ts';
+import { PasskeyStore } from '../../src/accounts/passkey-store.ts';
 
 let gw: TestGateway;
 let smtp: MailCatcher;
@@ -50,10 +52,7 @@ async function victim(name: string, email?: string) {
   const token = (await call('POST', '/api/user/token', { password }, cookie)).body.data.access_token as string;
   const cli = (await call('POST', '/api/user/cli-session', {}, cookie)).body.data.token as string;
   if (email)
-    await gw.core.h.db
-      .insertInto('user_emails')
-      .values({ user_id: u.id, email, verified_at: Date.now(), pending_bonus: 0, updated_at: Date.now() })
-      .execute();
+    await new UserStore(gw.core.h).insertEmail({ user_id: u.id, email, verified_at: Date.now(), pending_bonus: 0, updated_at: Date.now() });
   return {
     id: u.id as number,
     name,
@@ -159,24 +158,20 @@ test('a new password, a new access token, turning the app off and removing a pas
   // With the password and a recovery code it goes off.
   assert.equal((await call('POST', '/api/user/2fa/disable', { code: rc[0], password: v.password }, v.cookie)).status, 200);
 
-  // A passkey: removed only with the password. (Registration needs an authenticator: the row is written as
-  // it would be, then read back by its credential id, which every database returns the same way.)
-  await gw.core.h.db
-    .insertInto('user_passkeys')
-    .values({
-      user_id: v.id,
-      credential_id: 'cred-xena',
-      public_key: 'x',
-      counter: 0,
-      transports: '',
-      name: 'Laptop',
-      created_at: Date.now(),
-      last_used_at: null,
-    })
-    .execute();
-  const pkId = Number(
-    (await gw.core.h.db.selectFrom('user_passkeys').select('id').where('credential_id', '=', 'cred-xena').executeTakeFirstOrThrow()).id,
-  );
+  // A passkey: removed only with the password. (Registration needs an authenticator: the row is written
+  // through the passkey store as a ceremony would, then read back by its credential id.)
+  const passkeys = new PasskeyStore(gw.core.h);
+  await passkeys.insert({
+    user_id: v.id,
+    credential_id: 'cred-xena',
+    public_key: 'x',
+    counter: 0,
+    transports: '',
+    name: 'Laptop',
+    created_at: Date.now(),
+    last_used_at: null,
+  });
+  const pkId = Number((await passkeys.byCredential('cred-xena'))!.id);
   assert.equal((await call('DELETE', `/api/user/passkey/${pkId}`, {}, v.cookie)).status, 403);
   assert.equal((await call('DELETE', `/api/user/passkey/${pkId}`, { password: 'wrong-password' }, v.cookie)).status, 400);
   assert.ok(await gw.core.h.db.selectFrom('user_passkeys').select('id').where('id', '=', pkId).executeTakeFirst(), 'still there');

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { generate } from 'otplib';
 import { startTestGateway } from '../harness.ts';
 import { AdminClient } from '../admin-client.ts';
+import { UserStore } from '../../src/accounts/user-store.ts';
 import { MiniBrowser, startGithubLike, startOidcProvider } from '../fakes/upstreams/sso-providers.ts';
 
 const CORP_SECRET = 'corp-client-secret-0123456789abcdef';
@@ -406,10 +407,7 @@ test('a provider an admin changed never signs in to an admin or root account; ad
       [rootId, 'root@example.com'],
       [pat.id, 'pat@example.com'],
     ] as const)
-      await gw.core.h.db
-        .insertInto('user_emails')
-        .values({ user_id: id, email, verified_at: Date.now(), pending_bonus: 0, updated_at: Date.now() })
-        .execute();
+      await new UserStore(gw.core.h).insertEmail({ user_id: id, email, verified_at: Date.now(), pending_bonus: 0, updated_at: Date.now() });
     const admin = await AdminClient.login(gw.url, 'mallory', 'mallory-password');
     const signIn = async (provider: string, who: string) => {
       const b = new MiniBrowser();
