@@ -2,7 +2,7 @@
  * The models a group may call with the prices its members pay: the price book's USD prices times the
  * group ratio (per 1M tokens, or per call), for `GET /api/user/models`.
  */
-import type { PriceBook } from '../billing/prices.ts';
+import { roundUsd, type PriceBook } from '../billing/prices.ts';
 
 export interface GroupModelPrice {
   model: string;
@@ -25,23 +25,21 @@ export interface GroupModels {
   items: GroupModelPrice[];
 }
 
-const usd = (v: number) => Math.round(v * 1e9) / 1e9;
-
 export function groupModelPrices(models: readonly string[], book: PriceBook, group: string): GroupModels {
   const ratio = book.groupRatio(group);
   const items = [...models].sort().map((model): GroupModelPrice => {
     const p = book.get(model);
     const none = { input: null, output: null, cached_input: null, cache_write_5m: null, cache_write_1h: null };
     if (!p) return { model, priced: false, ...none, per_request: null };
-    if (p.perRequest !== null) return { model, priced: true, ...none, per_request: usd(p.perRequest * ratio) };
+    if (p.perRequest !== null) return { model, priced: true, ...none, per_request: roundUsd(p.perRequest * ratio) };
     return {
       model,
       priced: true,
-      input: usd(p.input * ratio),
-      output: usd(p.output * ratio),
-      cached_input: usd(p.cachedInput * ratio),
-      cache_write_5m: usd(p.cacheWrite5m * ratio),
-      cache_write_1h: usd(p.cacheWrite1h * ratio),
+      input: roundUsd(p.input * ratio),
+      output: roundUsd(p.output * ratio),
+      cached_input: roundUsd(p.cachedInput * ratio),
+      cache_write_5m: roundUsd(p.cacheWrite5m * ratio),
+      cache_write_1h: roundUsd(p.cacheWrite1h * ratio),
       per_request: null,
     };
   });

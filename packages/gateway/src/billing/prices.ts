@@ -184,6 +184,9 @@ export function modelPriceOf(r: Omit<PriceRow, 'updated_at'>): ModelPrice {
 export const CACHE_WRITE_5M_FACTOR = 1.25;
 export const CACHE_WRITE_1H_FACTOR = 2;
 
+/** A USD price as shown to people (price lists, the price editor): rounded to nine decimals. */
+export const roundUsd = (v: number): number => Math.round(v * 1e9) / 1e9;
+
 /**
  * Raw USD cost of a usage at a price (before the group ratio): a price per request; else the
  * expression of the price, when it has one; else uncached input, cached input (cache reads), cache

@@ -4,7 +4,7 @@
  * per million tokens, or per call, times the group's ratio). Built from the in-memory channels and
  * prices; nothing about channels themselves (names, addresses, keys) is in it.
  */
-import type { PriceBook } from '../billing/prices.ts';
+import { roundUsd, type PriceBook } from '../billing/prices.ts';
 import type { ChannelIndex } from './channels.ts';
 
 export interface PublicGroupPrice {
@@ -20,8 +20,6 @@ export interface PublicPricing {
   groups: Array<{ group: string; ratio: number }>;
   models: Array<{ model: string; groups: string[]; prices: Record<string, PublicGroupPrice> }>;
 }
-
-const usd = (v: number) => Math.round(v * 1e9) / 1e9;
 
 export function publicPricing(channels: ChannelIndex, prices: PriceBook): PublicPricing {
   const byModel = new Map<string, Set<string>>();
@@ -45,8 +43,8 @@ export function publicPricing(channels: ChannelIndex, prices: PriceBook): Public
       const r = prices.groupRatio(g);
       out[g] =
         p.perRequest !== null
-          ? { input: null, output: null, cached_input: null, per_request: usd(p.perRequest * r) }
-          : { input: usd(p.input * r), output: usd(p.output * r), cached_input: usd(p.cachedInput * r), per_request: null };
+          ? { input: null, output: null, cached_input: null, per_request: roundUsd(p.perRequest * r) }
+          : { input: roundUsd(p.input * r), output: roundUsd(p.output * r), cached_input: roundUsd(p.cachedInput * r), per_request: null };
     }
     models.push({ model, groups: gs, prices: out });
   }

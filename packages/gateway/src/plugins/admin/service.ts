@@ -7,7 +7,8 @@ import type { Core } from '../../core.ts';
 import { ERRORS, GatewayError, catalogArgs, fail } from '../../platform/errors.ts';
 import type { Tx } from '../../store/db.ts';
 import type { PluginHost } from '../runtime/host.ts';
-import { LoadedPlugin, MAX_SOURCE_BYTES, sha256Hex } from '../runtime/loader.ts';
+import { LoadedPlugin, MAX_SOURCE_BYTES } from '../runtime/loader.ts';
+import { sha256Hex } from '../../platform/crypto.ts';
 import { isGuardrailMeta, type LoadedGuardrail } from '../runtime/guardrail.ts';
 import { isMcpToolMeta, type LoadedMcpTool } from '../runtime/mcp-tool.ts';
 

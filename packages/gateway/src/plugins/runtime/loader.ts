@@ -2,7 +2,7 @@
  * Loading a plugin: syntax pre-check, sandbox, manifest and export validation. The result is a
  * LoadedPlugin: immutable facts about one version plus `call()` into its isolate pool.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../platform/crypto.ts';
 import { inSpan, tracer } from '../../platform/tracing.ts';
 import { CAPABILITIES, PROTOCOL_ALIASES, type ProtocolName } from '@gatehouse/plugin-sdk';
 import { PluginSandbox, type Describe, type SandboxOptions } from './sandbox.ts';
@@ -37,8 +37,6 @@ const PROTOCOL_MEMBERS: Record<ProtocolName, string[]> = {
   compat_video: ['decodeRequest', 'render'],
   compat_responses: ['decodeRequest', 'renderEvents', 'renderFinal'],
 };
-
-export const sha256Hex = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
 /**
  * Rejects `async`, `await`, `import` (and so `export … from`) outside comments and string/template
