@@ -70,6 +70,8 @@ export interface ApiKeyRow {
   callback_secret: string | null;
   /** JSON list of MCP tools the key may use (`server/tool`, `server/*`); null = none (migration 030). */
   mcp_tools: string | null;
+  /** The team whose wallet pays for the key's calls (migration 035); null = its user. */
+  team_id: Generated<number | null>;
 }
 
 export interface ChannelRow {
