@@ -13,6 +13,7 @@ import { balance, createChannel, createKey, createUser, setPrice, waitFor } from
 import { startChild, stopChild, type Child } from '../child-gateway.ts';
 import { addMember, createTeam, getTeam, updateTeam, type TeamInput } from '../../src/teams/store.ts';
 import { teamsChanged, topUpTeam } from '../../src/teams/wallet.ts';
+import { Ledger } from '../../src/billing/ledger.ts';
 
 /** Output only, $1000 per 1M tokens: 500 units a token; a call reserves and is charged 7 tokens. */
 const CALL = 7 * 500;
@@ -183,6 +184,36 @@ test("a team's model access, rate limits and budget refuse like a user's", async
     assert.match(((await over.json()) as any).error.message, /daily budget of the team/);
   } finally {
     await up.close();
+    await gw.stop();
+  }
+});
+
+test("recovery closes a dead node's reserve of a team's key back into the team's wallet and the member's budget", async () => {
+  const gw = await startTestGateway();
+  try {
+    const t = await teamWithKey(gw, { quota: 100_000, member: { budget_quota: 50_000, budget_period: 'day' } });
+    const principal = gw.services.accounts.keys.authenticate(t.key, '127.0.0.1');
+    const payer = gw.services.billing.budgets.payer(principal, 'team-model');
+    assert.equal(payer.teamId, t.teamId);
+    // A node process that holds no lease: its open reserve is a dead node's.
+    const dead = new Ledger(gw.core);
+    await dead.reserve(payer, 'req-dead-team', 20_000, { open: true });
+    assert.equal((await wallet(gw, t.teamId)).quota, 80_000);
+    const owner = `m:${t.teamId}:${t.userId}`;
+    const spent = async () =>
+      Number((await gw.core.h.db.selectFrom('budget_spend').select('spent').where('owner', '=', owner).executeTakeFirst())?.spent ?? -1);
+    assert.equal(await spent(), 20_000);
+    const closed = await gw.services.billing.recovery.round();
+    assert.deepEqual(
+      closed.map((c) => [c.ref, c.outcome]),
+      [['req-dead-team', 'refunded']],
+    );
+    assert.equal((await wallet(gw, t.teamId)).quota, 100_000);
+    assert.equal(await spent(), 0);
+    assert.equal(await balance(gw, t.userId), 1_000_000);
+    const open = await gw.core.h.db.selectFrom('open_reserves').select('team_id').execute();
+    assert.equal(open.length, 0);
+  } finally {
     await gw.stop();
   }
 });
