@@ -26,7 +26,7 @@ test("a task of a team's key is reserved from, settled against and refunded to t
     await topUpTeam(gw.core, gw.services.billing.ledger, teamId, 10 * Q, 'video-team-topup');
     await gw.core.h.db.updateTable('api_keys').set({ team_id: teamId }).where('id', '=', u.keyId).execute();
     await teamsChanged(gw.core);
-    await waitFor(() => gw.services.accounts.keys.authenticate(u.key, '127.0.0.1').teamId === teamId, 5000, 'the key cache');
+    await waitFor(async () => gw.services.accounts.keys.authenticate(u.key, '127.0.0.1').teamId === teamId, 5000, 'the key cache');
 
     const run = async (body: Record<string, unknown>) => {
       const r = await api(gw.url, u.key, 'POST', '/v1/tasks/loopback-video', body);
