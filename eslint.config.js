@@ -22,7 +22,7 @@ const LAYERS = [
   ['mcp'],
   ['relay'],
   ['channels'],
-  ['accounts'],
+  ['accounts', 'teams'],
   ['billing'],
   ['logs'],
   ['options'],

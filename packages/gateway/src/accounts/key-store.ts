@@ -46,6 +46,7 @@ export class KeyStore {
         'k.max_concurrency',
         'k.budget_quota',
         'k.budget_period',
+        'k.team_id',
         'u.id as user_id',
         'u.username',
         'u.role',
@@ -80,6 +81,11 @@ export class KeyStore {
 
   byHash(keyHash: string): Promise<Selectable<ApiKeyRow> | undefined> {
     return this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+  }
+
+  /** Sets the team whose wallet pays for the key's calls (null: its user's balance). */
+  async setTeam(id: number, teamId: number | null): Promise<void> {
+    await this.db.updateTable('api_keys').set({ team_id: teamId }).where('id', '=', id).execute();
   }
 
   /** A user's first key of this name. */

@@ -213,6 +213,10 @@ export const ERRORS = {
   task_not_found: { status: 404, message: 'Task not found' },
   task_not_resolvable: { status: 409, message: 'task {task} is {status}; only unfinished flagged tasks can be resolved' },
   task_timeout: { status: 504, type: 'server_error', message: 'the task is still running; task {task} settles when it completes' },
+  team_exists: { status: 409, message: 'name: a team named "{name}" already exists' },
+  team_member_exists: { status: 409, message: 'this user is already a member of the team' },
+  team_member_not_found: { status: 404, message: 'this user is not a member of the team' },
+  team_not_found: { status: 404, message: 'no team with id {id}' },
   too_many_attempts: {
     status: 429,
     type: 'rate_limit_error',

@@ -11,9 +11,10 @@ import type { SsoTables } from './schema-sso.ts';
 import type { TwoFactorTables } from './schema-two-factor.ts';
 import type { PlanTables } from './schema-plans.ts';
 import type { McpTables } from './schema-mcp.ts';
+import type { TeamTables } from './schema-teams.ts';
 
 export interface Database
-  extends CoreTables, PluginTables, TaskTables, AuditTables, SignupTables, SsoTables, TwoFactorTables, PlanTables, McpTables {}
+  extends CoreTables, PluginTables, TaskTables, AuditTables, SignupTables, SsoTables, TwoFactorTables, PlanTables, McpTables, TeamTables {}
 export type * from './schema-core.ts';
 export type * from './schema-plans.ts';
 export type * from './schema-plugins.ts';
@@ -23,3 +24,4 @@ export type * from './schema-signup.ts';
 export type * from './schema-sso.ts';
 export type * from './schema-two-factor.ts';
 export type * from './schema-mcp.ts';
+export type * from './schema-teams.ts';

@@ -43,6 +43,12 @@ const OWNERS: Record<string, { owner: string; shared?: Record<string, string> }>
   sso_providers: { owner: 'accounts/sso-providers.ts' },
   mcp_servers: { owner: 'mcp/servers.ts' },
   sso_identities: { owner: 'accounts/sso.ts' },
+  teams: {
+    owner: 'teams/store.ts',
+    shared: { 'billing/ledger-statements.ts': 'the wallet columns quota, used_quota, request_count' },
+  },
+  team_members: { owner: 'teams/store.ts' },
+  team_invitations: { owner: 'teams/store.ts' },
   ledger: { owner: 'billing/ledger-statements.ts' },
   quota_holds: { owner: 'billing/ledger-statements.ts' },
   open_reserves: { owner: 'billing/ledger-statements.ts' },
