@@ -46,6 +46,7 @@ export class KeyStore {
         'k.max_concurrency',
         'k.budget_quota',
         'k.budget_period',
+        'k.team_id',
         'u.id as user_id',
         'u.username',
         'u.role',

@@ -7,6 +7,12 @@
  * must be one its user may use): a key naming a group its user has left — the user was moved after
  * the key was made — is refused with 403 until the key's group is changed or cleared. It never
  * falls back silently to another group, whose price and models differ.
+ *
+ * A key of a team (`team_id`) is resolved with its team when the cache is built: it calls in the team's
+ * group when the team has one, may use only the models both it and its team allow, is counted in the
+ * team's rate limits and charged to the team's wallet, budget and its user's budget within the team
+ * (not to the user's own balance, budget or plan). A key whose team is gone, or whose user is no longer
+ * a member of it, is not loaded (refused as an unknown key). Team changes bump the `keys` revision.
  */
 import { randomBytes } from 'node:crypto';
 import type { Core } from '../core.ts';
@@ -19,6 +25,7 @@ import { compileMcpAllow } from './mcp-access.ts';
 import { KeyStore } from './key-store.ts';
 import { UserStore } from './user-store.ts';
 import { budgetOf, type BudgetSpec } from '../billing/budgets.ts';
+import { memberBudgets, teamsByIds, type Team } from '../teams/store.ts';
 
 export const KEYS_REVISION = 'keys';
 
@@ -80,9 +87,22 @@ export class KeyCache {
     for (const u of limited) {
       users.set(Number(u.id), Object.freeze({ limits: rateLimitsOf(u), budget: budgetOf(`u:${u.id}`, 'user', u, perUsd) }));
     }
+    const teamIds = [...new Set(rows.filter((r) => r.team_id !== null).map((r) => Number(r.team_id)))];
+    const teams = new Map<number, TeamPolicy>();
+    if (teamIds.length) {
+      const members = await memberBudgets(this.core.h.db, teamIds);
+      for (const t of await teamsByIds(this.core.h.db, teamIds)) teams.set(t.id, teamPolicy(t, perUsd));
+      for (const m of members) {
+        teams.get(m.team_id)?.members.set(m.user_id, budgetOf(`m:${m.team_id}:${m.user_id}`, 'member', m, perUsd));
+      }
+    }
     const next = new Map<string, CachedKey>();
     for (const r of rows) {
-      const models = parseJsonList(r.models);
+      const team = r.team_id === null ? null : teams.get(Number(r.team_id));
+      // A key of a team that is gone, or of a user no longer its member, is not loaded.
+      if (team === undefined || (team && !team.members.has(Number(r.user_id)))) continue;
+      let models = parseJsonList(r.models);
+      if (team?.models) models = models ? models.filter((m) => team.models!.has(m)) : [...team.models];
       let ips: IpMatcher | null = null;
       const ipList = parseJsonList(r.allowed_ips);
       if (ipList) {
@@ -94,7 +114,7 @@ export class KeyCache {
         }
       }
       const groupLost =
-        r.group_name && r.group_name !== r.user_group
+        !team?.group && r.group_name && r.group_name !== r.user_group
           ? `this API key's group "${r.group_name}" is not a group of its user any more; set the key's group to "${r.user_group}" or clear it`
           : null;
       next.set(r.key_hash, {
@@ -107,14 +127,18 @@ export class KeyCache {
           userId: Number(r.user_id),
           username: r.username,
           userRole: r.role as Role,
-          group: r.group_name || r.user_group,
+          group: team?.group || r.group_name || r.user_group,
           unlimitedQuota: Number(r.unlimited_quota) === 1,
           models: models ? new Set(models) : null,
+          teamId: team ? team.id : null,
+          teamLimits: team ? team.limits : null,
           callbackUrl: r.callback_url || null,
           mcpTools: compileMcpAllow(parseJsonList(r.mcp_tools)),
           keyLimits: rateLimitsOf(r),
           userLimits: users.get(Number(r.user_id))?.limits ?? null,
-          budgets: budgetsOf(budgetOf(`k:${r.id}`, 'key', r, perUsd), users.get(Number(r.user_id))?.budget ?? null),
+          budgets: team
+            ? listOf([budgetOf(`k:${r.id}`, 'key', r, perUsd), team.budget, team.members.get(Number(r.user_id)) ?? null])
+            : budgetsOf(budgetOf(`k:${r.id}`, 'key', r, perUsd), users.get(Number(r.user_id))?.budget ?? null),
         }),
       });
     }
@@ -149,6 +173,34 @@ export class KeyCache {
   get size(): number {
     return this.byHash.size;
   }
+}
+
+/** What the key cache keeps of a team its keys draw on. */
+interface TeamPolicy {
+  id: number;
+  group: string | null;
+  models: ReadonlySet<string> | null;
+  limits: RateLimits | null;
+  budget: BudgetSpec | null;
+  /** Its members by user id, with each one's budget within the team (null: none). */
+  members: Map<number, BudgetSpec | null>;
+}
+
+function teamPolicy(t: Team, perUsd: number): TeamPolicy {
+  return {
+    id: t.id,
+    group: t.group_name || null,
+    models: t.models ? new Set(t.models) : null,
+    limits: rateLimitsOf(t),
+    budget: budgetOf(`t:${t.id}`, 'team', t, perUsd),
+    members: new Map(),
+  };
+}
+
+/** The budgets of a list that are set; null when none is. */
+function listOf(specs: Array<BudgetSpec | null>): readonly BudgetSpec[] | null {
+  const set = specs.filter((b): b is BudgetSpec => b !== null);
+  return set.length ? Object.freeze(set) : null;
 }
 
 /** A call's budgets: its key's and its user's; null when neither has one. */

@@ -165,6 +165,9 @@ export interface LimitSubject {
   group: string;
   keyLimits: RateLimits | null;
   userLimits: RateLimits | null;
+  /** A key of a team: the team's limits, counted over all its keys (scope `t:<team id>`); absent: none. */
+  teamId?: number | null;
+  teamLimits?: RateLimits | null;
 }
 
 /** Where the headers go: a ServerResponse before its head is written, or any collector. */
@@ -188,7 +191,7 @@ export function resetText(ms: number): string {
   return `${m}m${Math.round((s - m * 60) * 100) / 100}s`;
 }
 
-const SCOPE_TEXT = { k: 'this API key', u: 'this user', m: 'this model for this user' } as const;
+const SCOPE_TEXT = { k: 'this API key', u: 'this user', t: 'this team', m: 'this model for this user' } as const;
 const DIM_TEXT: Record<LimitDimension, string> = {
   requests: 'requests per minute (RPM)',
   tokens: 'tokens per minute (TPM)',
@@ -357,7 +360,7 @@ export class RateLimiter {
    * with the tokenizer rather than the byte bound). A few property reads when nothing limits it.
    */
   countsTokens(s: LimitSubject, model: string): boolean {
-    if ((s.keyId !== null && (s.keyLimits?.tpm ?? 0) > 0) || (s.userLimits?.tpm ?? 0) > 0) return true;
+    if ((s.keyId !== null && (s.keyLimits?.tpm ?? 0) > 0) || (s.userLimits?.tpm ?? 0) > 0 || (s.teamLimits?.tpm ?? 0) > 0) return true;
     return (this.modelLimits(s.group, model)?.tpm ?? 0) > 0;
   }
 
@@ -375,11 +378,12 @@ export class RateLimiter {
     at?: number,
   ): Admission | null | Promise<Admission | null> {
     const m = this.modelLimits(s.group, model);
-    if (!s.keyLimits && !s.userLimits && !m) return null;
+    if (!s.keyLimits && !s.userLimits && !s.teamLimits && !m) return null;
     const now = at ?? Date.now();
     const entries: LimitEntry[] = [];
     if (s.keyLimits && s.keyId !== null) entries.push(entryOf(`k:${s.keyId}`, s.keyLimits));
     if (s.userLimits) entries.push(entryOf(`u:${s.userId}`, s.userLimits));
+    if (s.teamLimits && s.teamId) entries.push(entryOf(`t:${s.teamId}`, s.teamLimits));
     if (m) entries.push(entryOf(`m:${s.userId}:${model}`, m));
     if (!entries.length) return null;
     const need = Math.max(0, Math.ceil(tokens));

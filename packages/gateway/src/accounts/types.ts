@@ -42,6 +42,13 @@ export interface KeyPrincipal {
   keyLimits: RateLimits | null;
   /** The user's rate limits; null = none. */
   userLimits: RateLimits | null;
-  /** Period budgets of the key and of its user (billing/budgets.ts); null = none. */
+  /**
+   * Period budgets of the key and of its user (billing/budgets.ts); for a key of a team, of the key, the
+   * team (`t:<team id>`) and the member within the team (`m:<team id>:<user id>`); null = none.
+   */
   budgets: readonly BudgetSpec[] | null;
+  /** The team whose wallet pays for the key's calls (teams/store.ts); null or absent: the user's balance. */
+  teamId?: number | null;
+  /** The team's rate limits, counted over all its keys; null or absent: none. */
+  teamLimits?: RateLimits | null;
 }

@@ -148,7 +148,8 @@ export class QuotaAllowances {
   reserve(payer: Payer, ref: string, amount: number): Grant | Promise<Grant> {
     const s = this.closed ? null : this.settings();
     // A payer with period budgets reserves through the ledger, which checks them with the balance.
-    if (!s?.enabled || amount <= 0 || payer.budgets || payer.plan) return this.direct(payer, ref, amount);
+    // A team's wallet too (holds are kept per user).
+    if (!s?.enabled || amount <= 0 || payer.budgets || payer.plan || payer.teamId) return this.direct(payer, ref, amount);
     const st = this.state(payer);
     const h = st.current;
     if (h && h.avail >= amount) return this.take(h, payer, ref, amount);

@@ -1,8 +1,9 @@
 /**
  * Period budgets (docs/limits.md#budgets): a key or a user may spend at most `budget_quota` per day,
- * week or month, on top of (and never beyond) the prepaid balance.
+ * week or month, on top of (and never beyond) the prepaid balance; so may a team (of its wallet) and a
+ * member within a team (the member's delegated wallet: at most so much of the team's money per period).
  *
- * What an owner (`k:<key id>`, `u:<user id>`) spent in a period is a row of `budget_spend` keyed by
+ * What an owner (`k:<key id>`, `u:<user id>`, `t:<team id>`, `m:<team id>:<user id>`) spent in a period is a row of `budget_spend` keyed by
  * (owner, period start); a new period is simply a new row, so nothing resets anything and no job runs
  * at midnight. The ledger keeps the rows with the same discipline as the balance (billing/ledger.ts):
  * a reserve adds its amount to each budget row of the call with a conditional UPDATE in the same
@@ -24,9 +25,9 @@ const DAY = 86_400_000;
 
 /** A budget of a key or a user, as the key cache holds it. */
 export interface BudgetSpec {
-  /** `k:<key id>` or `u:<user id>`. */
+  /** `k:<key id>`, `u:<user id>`, `t:<team id>` or `m:<team id>:<user id>`. */
   owner: string;
-  who: 'key' | 'user';
+  who: 'key' | 'user' | 'team' | 'member';
   /** Quota units per period. */
   quota: number;
   /** The same in USD (for messages). */
@@ -70,7 +71,7 @@ export function isBudgetPeriod(v: unknown): v is BudgetPeriod {
 /** A row's budget (`budget_quota`, `budget_period`); null when it has none. */
 export function budgetOf(
   owner: string,
-  who: 'key' | 'user',
+  who: BudgetSpec['who'],
   r: { budget_quota?: unknown; budget_period?: unknown },
   quotaPerUsd: number,
 ): BudgetSpec | null {
@@ -88,6 +89,11 @@ export interface Payer {
   /** A key with an own cap also has it checked and reduced. */
   unlimitedKey: boolean;
   /**
+   * The team whose wallet pays (a key with `team_id`): reserves, settles and refunds take from and give
+   * to `teams.quota` instead of the user's balance; null or absent: the user's balance.
+   */
+  teamId?: number | null;
+  /**
    * Period budgets (billing/budgets.ts) a reserve is also taken against; absent: none. `'recorded'`:
    * a settle or refund far from its reserve (a task, recovery) corrects whatever budget rows the ref
    * recorded.
@@ -104,7 +110,7 @@ export interface Payer {
 /** The refusal of a call its budget cannot cover (as an empty balance is refused). */
 export function budgetMessage(c: BudgetCharge): string {
   const until = new Date(c.end).toISOString().replace('.000Z', 'Z');
-  const whose = c.who === 'key' ? 'this API key' : 'the account';
+  const whose = { key: 'this API key', user: 'the account', team: 'the team', member: "the account's share of the team" }[c.who];
   return `quota exhausted: the ${PERIOD_NAME[c.period]} budget of ${whose} ($${c.usd}) is used up until ${until}`;
 }
 
@@ -143,16 +149,18 @@ export class Budgets {
   planOf: ((userId: number, model: string) => PlanCharge | undefined) | null = null;
 
   /**
-   * The payer of a call by `p`: its balance, its key's cap, and its budgets charged to the periods of
-   * now; for a model call (`model`), the plan it draws on first.
+   * The payer of a call by `p`: its balance (its team's wallet for a key of a team), its key's cap, and
+   * its budgets charged to the periods of now; for a model call (`model`) of a key of no team, the plan
+   * it draws on first (a team's key does not use its member's personal plan).
    */
   payer(
-    p: { userId: number; keyId: number | null; unlimitedQuota: boolean; budgets: readonly BudgetSpec[] | null },
+    p: { userId: number; keyId: number | null; unlimitedQuota: boolean; budgets: readonly BudgetSpec[] | null; teamId?: number | null },
     model?: string,
   ): Payer {
     const payer: Payer = { userId: p.userId, keyId: p.keyId, unlimitedKey: p.keyId === null || p.unlimitedQuota };
+    if (p.teamId) payer.teamId = p.teamId;
     if (p.budgets) payer.budgets = this.charges(p.budgets);
-    if (model !== undefined && this.planOf) {
+    if (model !== undefined && this.planOf && !p.teamId) {
       const plan = this.planOf(p.userId, model);
       if (plan) payer.plan = plan;
     }

@@ -1,7 +1,8 @@
 /**
  * The ledger's statements (billing/ledger.ts): every SQL statement on the money tables — `ledger`,
  * `quota_holds`, `open_reserves`, `budget_spend`, `budget_reserves`, the balance columns of `users`
- * and `api_keys`, and the claim of what a credit uses up (`redemptions`, `payments`) — and nothing
+ * and `api_keys`, the wallet columns of `teams` (a payer with `teamId` draws on its team's wallet
+ * instead of its user's balance), and the claim of what a credit uses up (`redemptions`, `payments`) — and nothing
  * else. Each movement is a generator of fixed statements (`?` placeholders, no query building): the
  * drivers run it, prepared once on SQLite (ledger-sqlite.ts) or as precompiled queries in a Kysely
  * transaction (ledger-kysely.ts), and feed each statement's result back to it. The reads that are no
@@ -14,12 +15,12 @@ import type { Database } from '../store/schema.ts';
 import { budgetMessage, type BudgetCharge, type Payer } from './budgets.ts';
 import { planRowOf, planTakeOps, type RefRow } from './plan-ledger.ts';
 
-const LEDGER_COLS = 'INSERT INTO ledger (user_id, key_id, ref, kind, amount, created_at) VALUES ';
+const LEDGER_COLS = 'INSERT INTO ledger (user_id, key_id, team_id, ref, kind, amount, created_at) VALUES ';
 
 /** Every statement the ledger runs, with `?` placeholders. */
 const SQL = {
-  insertOne: `${LEDGER_COLS}(?, ?, ?, ?, ?, ?)`,
-  insertTwo: `${LEDGER_COLS}(?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)`,
+  insertOne: `${LEDGER_COLS}(?, ?, ?, ?, ?, ?, ?)`,
+  insertTwo: `${LEDGER_COLS}(?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?)`,
   takeUser: 'UPDATE users SET quota = quota - ? WHERE id = ? AND quota >= ?',
   takeKey: 'UPDATE api_keys SET remain_quota = remain_quota - ? WHERE id = ? AND remain_quota >= ?',
   giveUser: 'UPDATE users SET quota = quota + ? WHERE id = ?',
@@ -34,18 +35,25 @@ const SQL = {
   settleKeyUsed: 'UPDATE api_keys SET used_quota = used_quota + ?, accessed_at = ? WHERE id = ?',
   userQuota: 'SELECT quota AS v FROM users WHERE id = ?',
   keyQuota: 'SELECT remain_quota AS v FROM api_keys WHERE id = ?',
+  // ---- team wallets (a payer with teamId): the same movements on `teams` instead of `users` ----
+  takeTeam: 'UPDATE teams SET quota = quota - ? WHERE id = ? AND quota >= ?',
+  giveTeam: 'UPDATE teams SET quota = quota + ? WHERE id = ?',
+  settleTeamGive: 'UPDATE teams SET quota = quota + ?, used_quota = used_quota + ?, request_count = request_count + 1 WHERE id = ?',
+  settleTeamTake:
+    'UPDATE teams SET quota = quota - ?, used_quota = used_quota + ?, request_count = request_count + 1 WHERE id = ? AND quota >= ?',
+  teamQuota: 'SELECT quota AS v FROM teams WHERE id = ?',
   closedRef: "SELECT 1 AS v FROM ledger WHERE ref = ? AND kind = 'close'",
   // ---- holds (billing/allowance.ts) ----
   insertHold:
     'INSERT INTO quota_holds (ref, user_id, key_id, key_capped, amount, spent, node, expires_at, closed, created_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, 0, ?)',
   /** A request's row inside a hold; written at most once per request (the dialect's "insert or ignore"). */
-  insertSpend: `${LEDGER_COLS}(?, ?, ?, 'spend', ?, ?)`,
+  insertSpend: `${LEDGER_COLS}(?, ?, NULL, ?, 'spend', ?, ?)`,
   spendHold: 'UPDATE quota_holds SET spent = spent + ?, expires_at = ? WHERE ref = ? AND closed = 0',
   usedUser: 'UPDATE users SET used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?',
   closeHold: 'UPDATE quota_holds SET closed = 1 WHERE ref = ? AND closed = 0',
   holdState: 'SELECT amount, spent FROM quota_holds WHERE ref = ?',
   // ---- open relay reserves (billing/recovery.ts) ----
-  insertOpen: 'INSERT INTO open_reserves (ref, user_id, key_id, key_capped, node, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  insertOpen: 'INSERT INTO open_reserves (ref, user_id, key_id, team_id, key_capped, node, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   dropOpen: 'DELETE FROM open_reserves WHERE ref = ?',
   // ---- period budgets (billing/budgets.ts) ----
   /** The period's row, made when missing (the dialect's "insert or ignore"). */
@@ -74,7 +82,7 @@ const SQL = {
 } as const;
 export type Q = keyof typeof SQL;
 /** Reads that lock the row on PostgreSQL/MySQL (SQLite's BEGIN IMMEDIATE already excludes writers). */
-const LOCKING: ReadonlySet<Q> = new Set<Q>(['userQuota', 'keyQuota', 'holdState']);
+const LOCKING: ReadonlySet<Q> = new Set<Q>(['userQuota', 'keyQuota', 'teamQuota', 'holdState']);
 
 export interface Op {
   q: Q;
@@ -88,11 +96,14 @@ export type Ops<T> = Generator<Op, T, Res>;
 
 export const op = (q: Q, params: unknown[]): Op => ({ q, params });
 
-function insufficient(which: 'user' | 'key'): GatewayError {
-  return which === 'user'
-    ? fail('insufficient_quota', 'quota exhausted: the account balance is too low for this request')
-    : fail('insufficient_quota');
+function insufficient(which: 'user' | 'key' | 'team'): GatewayError {
+  if (which === 'user') return fail('insufficient_quota', 'quota exhausted: the account balance is too low for this request');
+  if (which === 'team') return fail('insufficient_quota', "quota exhausted: the team's balance is too low for this request");
+  return fail('insufficient_quota');
 }
+
+/** The team whose wallet pays (null: the user's balance). */
+const teamOf = (p: Payer): number | null => (typeof p.teamId === 'number' ? p.teamId : null);
 
 export const capped = (p: Payer): p is Payer & { keyId: number } => p.keyId !== null && !p.unlimitedKey;
 
@@ -118,18 +129,22 @@ export function sqlFor(dialect: Dialect, q: Q): string {
 /** Takes `n` from the user and the key's cap, all or nothing (429 otherwise). */
 function* takeStrict(p: Payer, n: number): Ops<void> {
   if (n <= 0) return;
-  if ((yield op('takeUser', [n, p.userId, n])).changes !== 1) throw insufficient('user');
+  const team = teamOf(p);
+  if (team !== null) {
+    if ((yield op('takeTeam', [n, team, n])).changes !== 1) throw insufficient('team');
+  } else if ((yield op('takeUser', [n, p.userId, n])).changes !== 1) throw insufficient('user');
   if (capped(p) && (yield op('takeKey', [n, p.keyId, n])).changes !== 1) throw insufficient('key');
 }
 
 function* give(p: Payer, n: number): Ops<void> {
   if (n <= 0) return;
-  yield op('giveUser', [n, p.userId]);
+  const team = teamOf(p);
+  yield team !== null ? op('giveTeam', [n, team]) : op('giveUser', [n, p.userId]);
   if (capped(p)) yield op('giveKey', [n, p.keyId]);
 }
 
 function row(p: Payer, ref: string, kind: string, amount: number, now: number): unknown[] {
-  return [p.userId, p.keyId, ref, kind, amount, now];
+  return [p.userId, p.keyId, teamOf(p), ref, kind, amount, now];
 }
 
 export function* reserveOps(p: Payer, ref: string, amt: number): Ops<void> {
@@ -242,7 +257,8 @@ export function* settleOps(p: Payer, ref: string, res: number, act: number): Ops
   if (delta <= 0) {
     // Gives back (or nothing): the outcome is known, so both ledger rows go in one INSERT.
     yield op('insertTwo', [...row(p, ref, 'close', 0, now), ...row(p, ref, 'settle', delta, now)]);
-    yield op('settleUserGive', [-delta, act, p.userId]);
+    const team = teamOf(p);
+    yield team !== null ? op('settleTeamGive', [-delta, act, team]) : op('settleUserGive', [-delta, act, p.userId]);
     if (capped(p)) yield op('settleKeyGive', [-delta, act, now, p.keyId]);
     else if (p.keyId !== null) yield op('settleKeyUsed', [act, now, p.keyId]);
     yield* budgetCloseOps(rows, ref, delta);
@@ -251,14 +267,18 @@ export function* settleOps(p: Payer, ref: string, res: number, act: number): Ops
   // More is due than was reserved: take what the balances allow (read under lock), the rest is a shortfall.
   yield op('insertOne', row(p, ref, 'close', 0, now));
   let n = delta;
-  const u = yield op('userQuota', [p.userId]);
+  const team = teamOf(p);
+  const u = yield team !== null ? op('teamQuota', [team]) : op('userQuota', [p.userId]);
   n = Math.min(n, Math.max(0, Number(u.rows[0]?.v ?? 0)));
   if (capped(p) && n > 0) {
     const k = yield op('keyQuota', [p.keyId]);
     n = Math.min(n, Math.max(0, Number(k.rows[0]?.v ?? 0)));
   }
   const charged = res + n;
-  if (n > 0) {
+  if (team !== null) {
+    if ((yield op(n > 0 ? 'settleTeamTake' : 'settleTeamGive', n > 0 ? [n, charged, team, n] : [0, charged, team])).changes !== 1)
+      throw insufficient('team');
+  } else if (n > 0) {
     if ((yield op('settleUserTake', [n, charged, p.userId, n])).changes !== 1) throw insufficient('user');
   } else {
     yield op('settleUserGive', [0, charged, p.userId]);
@@ -279,7 +299,7 @@ export function* settleOps(p: Payer, ref: string, res: number, act: number): Ops
 /** A reserve recorded as open on `node` in the same transaction: recovery closes it if that node dies first. */
 export function* openReserveOps(p: Payer, ref: string, amt: number, node: string): Ops<void> {
   yield* reserveOps(p, ref, amt);
-  yield op('insertOpen', [ref, p.userId, p.keyId, capped(p) ? 1 : 0, node, Date.now()]);
+  yield op('insertOpen', [ref, p.userId, p.keyId, teamOf(p), capped(p) ? 1 : 0, node, Date.now()]);
 }
 
 /** A settle or refund, then the end of the ref's open-reserve row (if any), in the same transaction. */
@@ -439,7 +459,11 @@ type Db = Kysely<Database>;
  * remainder, and of what its budgets have left in their periods.
  */
 export async function availableTo(db: Db, p: Payer): Promise<number> {
-  const u = await db.selectFrom('users').select('quota').where('id', '=', p.userId).executeTakeFirst();
+  const team = teamOf(p);
+  const u =
+    team !== null
+      ? await db.selectFrom('teams').select('quota').where('id', '=', team).executeTakeFirst()
+      : await db.selectFrom('users').select('quota').where('id', '=', p.userId).executeTakeFirst();
   let n = Math.max(0, Number(u?.quota ?? 0));
   let key = Number.MAX_SAFE_INTEGER;
   if (capped(p)) {
@@ -535,11 +559,19 @@ export function rowsOf(db: Db, ref: string) {
   return db.selectFrom('ledger').select(['kind', 'amount']).where('ref', '=', ref).execute();
 }
 
-/** A page of a user's ledger rows, newest first (`close` rows left out), and how many there are. */
-export async function historyOf(db: Db, userId: number, limit: number, offset: number) {
-  const base = db.selectFrom('ledger').where('user_id', '=', userId).where('kind', '!=', 'close');
+/** A page of a user's (or, given `teamId`, a team's) ledger rows, newest first (`close` rows left out), and how many there are. */
+export async function historyOf(db: Db, userId: number, limit: number, offset: number, teamId?: number) {
+  const base = db
+    .selectFrom('ledger')
+    .where(teamId === undefined ? 'user_id' : 'team_id', '=', teamId ?? userId)
+    .where('kind', '!=', 'close');
   const [rows, total] = await Promise.all([
-    base.select(['id', 'ref', 'kind', 'amount', 'key_id', 'created_at']).orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    base
+      .select(['id', 'ref', 'kind', 'amount', 'key_id', 'user_id', 'created_at'])
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
   ]);
   return { rows, total: Number(total?.n ?? 0) };
@@ -549,7 +581,7 @@ export async function historyOf(db: Db, userId: number, limit: number, offset: n
 export function openReservesOf(db: Db, node: string, limit: number) {
   return db
     .selectFrom('open_reserves')
-    .select(['ref', 'user_id', 'key_id', 'key_capped'])
+    .select(['ref', 'user_id', 'key_id', 'team_id', 'key_capped'])
     .where('node', '=', node)
     .orderBy('created_at')
     .limit(limit)

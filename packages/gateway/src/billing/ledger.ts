@@ -179,7 +179,7 @@ export class Ledger {
     const act = toUnits(actual);
     const out = await this.exec(() => closingOps(settleOps(p, ref, res, act), ref), opts.deferMs, 'settle', ref);
     if (out === AlreadyDone) return null;
-    this.moved(p.userId);
+    if (!p.teamId) this.moved(p.userId);
     return out;
   }
 
@@ -196,7 +196,7 @@ export class Ledger {
   async refund(p: Payer, ref: string, reserved: number): Promise<boolean> {
     const amt = toUnits(reserved);
     const done = (await this.exec(() => closingOps(refundOps(p, ref, amt), ref), 0, 'refund', ref)) !== AlreadyDone;
-    if (done) this.moved(p.userId);
+    if (done && !p.teamId) this.moved(p.userId);
     return done;
   }
 
@@ -212,6 +212,16 @@ export class Ledger {
     const done = (await this.exec(() => adjustOps(p, ref, kind, amt), 0, kind, ref)) !== AlreadyDone;
     if (done) this.moved(userId);
     return done;
+  }
+
+  /**
+   * Adds (or with a negative amount removes, never below zero) quota to team `teamId`'s wallet, once
+   * per ref (a second call with the ref moves nothing and returns false). `userId`: who did it (0:
+   * the operator's configuration file).
+   */
+  async adjustTeam(teamId: number, ref: string, amount: number, kind: 'topup' | 'adjust' = 'topup', userId = 0): Promise<boolean> {
+    const p: Payer = { userId, keyId: null, unlimitedKey: true, teamId };
+    return (await this.exec(() => adjustOps(p, ref, kind, toUnits(amount)), 0, kind, ref)) !== AlreadyDone;
   }
 
   /**
@@ -328,6 +338,11 @@ export class Ledger {
   /** A page of user `userId`'s ledger rows, newest first, without `close` rows; and how many there are. */
   history(userId: number, limit: number, offset: number) {
     return historyOf(this.core.h.db, userId, limit, offset);
+  }
+
+  /** A page of team `teamId`'s ledger rows (its wallet's movements), newest first, and how many there are. */
+  teamHistory(teamId: number, limit: number, offset: number) {
+    return historyOf(this.core.h.db, 0, limit, offset, teamId);
   }
 
   /** The period rows (owner, period_start, spent) of budget owners `owners` (billing/budgets.ts). */

@@ -128,6 +128,7 @@ export class ReserveRecovery {
           userId: Number(r.user_id),
           keyId: r.key_id === null ? null : Number(r.key_id),
           unlimitedKey: Number(r.key_capped) !== 1,
+          teamId: r.team_id === null ? null : Number(r.team_id),
           budgets: 'recorded',
         };
         const done = await this.close(r.ref, payer);

@@ -160,7 +160,15 @@ export class McpGateway {
     const { ledger, budgets, prices } = this.d.billing;
     const cost = price ? prices.cost(price, { inputTokens: 0, outputTokens: 0 }, p.group) : 0;
     const admission = await this.d.rateLimits.admit(
-      { keyId: p.keyId, userId: p.userId, group: p.group, keyLimits: p.keyLimits, userLimits: p.userLimits },
+      {
+        keyId: p.keyId,
+        userId: p.userId,
+        group: p.group,
+        keyLimits: p.keyLimits,
+        userLimits: p.userLimits,
+        teamId: p.teamId,
+        teamLimits: p.teamLimits,
+      },
       model,
       0,
       null,

@@ -165,6 +165,8 @@ export interface LedgerRow {
   /** Signed quota units taken from the user (positive) or given back (negative). */
   amount: number;
   created_at: number;
+  /** The team whose wallet moved (migration 035); null: the user's balance. */
+  team_id: Generated<number | null>;
 }
 
 /** A part of a payer's balance held by one node for its requests (billing/allowance.ts). */
@@ -266,6 +268,8 @@ export interface OpenReserveRow {
   /** The node process (`Ledger.node`); its lease is `node_leases` row `node:<node>`. */
   node: string;
   created_at: number;
+  /** The team whose wallet the reserve was taken from (migration 035); null: the user's. */
+  team_id: Generated<number | null>;
 }
 
 /**

@@ -17,6 +17,8 @@ export interface TaskRow {
   key_id: number | null;
   /** 1 when the key has no own cap (ledger payer). */
   key_unlimited: number;
+  /** The team whose wallet pays for the task (migration 035); null: the user's balance. */
+  team_id: Generated<number | null>;
   channel_id: number | null;
   /** Which of the channel's keys the task was submitted with (polls use the same one). */
   channel_key_index: number;

@@ -13,6 +13,9 @@ import { bigint, str, text, withId, type MigrationCtx } from './util.ts';
  * delegated wallet: at most `budget_quota` of the team's money per `budget_period` (null: no cap).
  * `team_invitations`: a single-use, expiring invitation by email; only the SHA-256 of its token is kept.
  * `api_keys.team_id`: a key paid by the team's wallet (null: by its user).
+ * `ledger.team_id`, `open_reserves.team_id`, `tasks.team_id`: the team whose wallet a movement moved
+ * (null: the user's balance), so that a settle, refund or recovery far from the reserve pays back the
+ * same wallet.
  */
 export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
   await withId(db.schema.createTable('teams'), d)
@@ -57,4 +60,6 @@ export async function up({ db, dialect: d }: MigrationCtx): Promise<void> {
   await db.schema.createIndex('team_invitations_team').on('team_invitations').column('team_id').execute();
   await db.schema.alterTable('api_keys').addColumn('team_id', bigint(d)).execute();
   await db.schema.createIndex('api_keys_team').on('api_keys').column('team_id').execute();
+  for (const table of ['ledger', 'open_reserves', 'tasks']) await db.schema.alterTable(table).addColumn('team_id', bigint(d)).execute();
+  await db.schema.createIndex('ledger_team').on('ledger').columns(['team_id', 'id']).execute();
 }

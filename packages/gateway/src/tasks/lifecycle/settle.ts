@@ -131,6 +131,7 @@ export class Settlement {
       userId: Number(t.user_id),
       keyId: t.key_id === null ? null : Number(t.key_id),
       unlimitedKey: t.key_unlimited === 1,
+      teamId: t.team_id === null || t.team_id === undefined ? null : Number(t.team_id),
       budgets: 'recorded',
     };
     const ref = ledgerRef(t.public_id);

@@ -249,7 +249,9 @@ export class Submission {
     billing: BillingInfo,
   ): Promise<Task> {
     const p = input.principal;
-    const payer: Payer = this.budgets ? this.budgets.payer(p) : { userId: p.userId, keyId: p.keyId, unlimitedKey: p.unlimitedQuota };
+    const payer: Payer = this.budgets
+      ? this.budgets.payer(p)
+      : { userId: p.userId, keyId: p.keyId, unlimitedKey: p.unlimitedQuota, teamId: p.teamId ?? null };
     const { publicId, now } = at;
     const amount = this.money.quotaOf(billing);
     const row = await this.env.store.insert({
@@ -259,6 +261,7 @@ export class Submission {
       user_id: p.userId,
       key_id: p.keyId,
       key_unlimited: p.unlimitedQuota ? 1 : 0,
+      team_id: payer.teamId ?? null,
       channel_id: at.channelId,
       channel_key_index: at.keyIndex,
       group_name: p.group,
