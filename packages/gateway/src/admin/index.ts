@@ -19,6 +19,7 @@ import type { OptionsAdmin } from './options.ts';
 import { LogAdmin } from './logs.ts';
 import { TeamAdmin, type TeamTopUp } from './teams.ts';
 import { TeamActivity } from './team-activity.ts';
+import { topUpTeam } from '../teams/wallet.ts';
 import type { AuditLog } from '../logs/audit.ts';
 import { UsageReports, type NameLookup } from '../logs/usage.ts';
 import { ChannelStore } from '../channels/store.ts';
@@ -81,7 +82,7 @@ export function createAdmin(core: Core, deps: AdminDeps): Admin {
   );
   const keys = new KeyAdmin(core, changes, audit, () => billing.budgets);
   const logs = new LogAdmin(core);
-  const topUp: TeamTopUp = (teamId, quota, ref) => billing.ledger.adjustTeam(teamId, ref, quota, 'topup');
+  const topUp: TeamTopUp = (teamId, quota, ref, byUserId) => topUpTeam(core, billing.ledger, teamId, quota, ref, byUserId);
   return {
     changes,
     audit,

@@ -56,7 +56,7 @@ export interface MemberBody {
 }
 
 /** Tops up a team's wallet through the ledger: credited once per `ref`; the new balance. */
-export type TeamTopUp = (teamId: number, quota: number, ref: string) => Promise<unknown>;
+export type TeamTopUp = (teamId: number, quota: number, ref: string, byUserId: number) => Promise<unknown>;
 
 export class TeamAdmin {
   constructor(
@@ -174,7 +174,7 @@ export class TeamAdmin {
     if (quota === undefined) throw fieldError('quota_usd', 'is required (or quota)');
     if (!(quota > 0)) throw fieldError(body.quota !== undefined ? 'quota' : 'quota_usd', 'must be more than 0');
     const before = (await store.getTeam(this.core.h.db, teamId))!;
-    await this.topUpWallet()(teamId, quota, `team-topup:${teamId}:${body.ref}`);
+    await this.topUpWallet()(teamId, quota, `team-topup:${teamId}:${body.ref}`, actor.id);
     const after = (await store.getTeam(this.core.h.db, teamId))!;
     if (after.quota !== before.quota)
       await this.audit.record(actor, 'team.topup', { type: 'team', id: teamId }, { quota: before.quota }, { quota: after.quota, ref: body.ref });
