@@ -231,7 +231,14 @@ export class KeyAdmin {
     if (input.mcp_tools !== undefined) throw fail('forbidden', "only admins may set a key's MCP tools");
   }
 
-  async list(q: { page: number; pageSize: number; offset: number; userId?: number; keyword?: string; teamId?: number }): Promise<Page<KeyView>> {
+  async list(q: {
+    page: number;
+    pageSize: number;
+    offset: number;
+    userId?: number;
+    keyword?: string;
+    teamId?: number;
+  }): Promise<Page<KeyView>> {
     const { rows, total } = await this.keys.page(q, q.pageSize, q.offset);
     return { items: await this.withSpend(rows.map((r) => this.view(r))), total, page: q.page, page_size: q.pageSize };
   }

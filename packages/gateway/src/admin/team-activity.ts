@@ -25,7 +25,15 @@ export interface TeamUsage {
   from: number;
   to: number;
   totals: { calls: number; quota: number; quota_usd: number; prompt_tokens: number; completion_tokens: number };
-  members: Array<{ user_id: number; username: string; calls: number; quota: number; quota_usd: number; prompt_tokens: number; completion_tokens: number }>;
+  members: Array<{
+    user_id: number;
+    username: string;
+    calls: number;
+    quota: number;
+    quota_usd: number;
+    prompt_tokens: number;
+    completion_tokens: number;
+  }>;
   days: Array<{ day: number; calls: number; quota: number; quota_usd: number; prompt_tokens: number; completion_tokens: number }>;
 }
 
@@ -41,7 +49,11 @@ export class TeamActivity {
   }
 
   /** The team's keys: every key for owners, admins and operators; a member's own for members. */
-  async listKeys(teamId: number, actor: UserPrincipal, q: { page: number; pageSize: number; offset: number; keyword?: string }): Promise<Page<KeyView>> {
+  async listKeys(
+    teamId: number,
+    actor: UserPrincipal,
+    q: { page: number; pageSize: number; offset: number; keyword?: string },
+  ): Promise<Page<KeyView>> {
     const { standing, team } = await teamAccess(this.core.h.db, teamId, actor, 'keys.own');
     const all = may(standing, 'keys.all', team);
     return this.keys.list({ ...q, teamId, userId: all ? undefined : actor.id });
@@ -51,7 +63,8 @@ export class TeamActivity {
   async createKey(teamId: number, raw: unknown, actor: UserPrincipal): Promise<KeyView & { key: string }> {
     await teamAccess(this.core.h.db, teamId, actor, 'keys.own');
     const input = this.keys.parse(raw, 'create');
-    if (input.user_id !== undefined && input.user_id !== actor.id) throw fieldError('user_id', 'a team key is made by its member for themselves');
+    if (input.user_id !== undefined && input.user_id !== actor.id)
+      throw fieldError('user_id', 'a team key is made by its member for themselves');
     if (input.key !== undefined) throw fieldError('key', 'a team key is always generated');
     return this.keys.create({ ...input, user_id: actor.id, team_id: teamId }, actor);
   }

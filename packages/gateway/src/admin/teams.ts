@@ -97,18 +97,23 @@ export class TeamAdmin {
       if (name.includes('~')) throw fieldError('name', 'must not contain ~');
       out.name = name;
     } else if (create) throw fieldError('name', 'is required');
-    if (b.models !== undefined) out.models = b.models === null || b.models.length === 0 ? null : [...new Set(b.models.map((m) => m.trim()).filter(Boolean))];
+    if (b.models !== undefined)
+      out.models = b.models === null || b.models.length === 0 ? null : [...new Set(b.models.map((m) => m.trim()).filter(Boolean))];
     if (b.group !== undefined) out.group_name = b.group === null || b.group.trim() === '' ? null : b.group.trim();
     if (b.rpm !== undefined) out.rpm = b.rpm;
     if (b.tpm !== undefined) out.tpm = b.tpm;
     if (b.max_concurrency !== undefined) out.max_concurrency = b.max_concurrency;
     Object.assign(out, this.budget(b));
-    if (b.settings !== undefined) out.settings = { allow_admin_topup: b.settings.allow_admin_topup === true, share_bodies: b.settings.share_bodies === true };
+    if (b.settings !== undefined)
+      out.settings = { allow_admin_topup: b.settings.allow_admin_topup === true, share_bodies: b.settings.share_bodies === true };
     return out;
   }
 
   /** `budget_usd` with `budget_period` as quota units (null clears both). */
-  private budget(b: { budget_usd?: number | null; budget_period?: string | null }): { budget_quota?: number | null; budget_period?: string | null } {
+  private budget(b: { budget_usd?: number | null; budget_period?: string | null }): {
+    budget_quota?: number | null;
+    budget_period?: string | null;
+  } {
     if (b.budget_usd === undefined) {
       if (b.budget_period !== undefined && b.budget_period !== null) throw fieldError('budget_usd', 'is required with budget_period');
       return {};
@@ -177,7 +182,13 @@ export class TeamAdmin {
     await this.topUpWallet()(teamId, quota, `team-topup:${teamId}:${body.ref}`, actor.id);
     const after = (await store.getTeam(this.core.h.db, teamId))!;
     if (after.quota !== before.quota)
-      await this.audit.record(actor, 'team.topup', { type: 'team', id: teamId }, { quota: before.quota }, { quota: after.quota, ref: body.ref });
+      await this.audit.record(
+        actor,
+        'team.topup',
+        { type: 'team', id: teamId },
+        { quota: before.quota },
+        { quota: after.quota, ref: body.ref },
+      );
     return this.view(after);
   }
 
@@ -264,7 +275,8 @@ export class TeamAdmin {
     const cur = await store.getMember(this.core.h.db, teamId, userId);
     if (!cur) throw fail('team_member_not_found');
     if (cur.role === 'owner') {
-      if (!self && standing !== 'owner' && standing !== 'operator') throw fail('forbidden', 'only an owner of the team may remove an owner');
+      if (!self && standing !== 'owner' && standing !== 'operator')
+        throw fail('forbidden', 'only an owner of the team may remove an owner');
       await this.keepAnOwner(teamId);
     }
     await store.removeMember(this.core.h.db, teamId, userId);
@@ -336,7 +348,10 @@ export class TeamAdmin {
     }
     await this.changes.changed('keys');
     const team = (await store.getTeam(this.core.h.db, joined.team_id))!;
-    await this.audit.record(user, 'team.invitation.accept', { type: 'team', id: joined.team_id }, null, { user_id: user.id, role: joined.role });
+    await this.audit.record(user, 'team.invitation.accept', { type: 'team', id: joined.team_id }, null, {
+      user_id: user.id,
+      role: joined.role,
+    });
     return { team: this.view(team), role: joined.role };
   }
 }

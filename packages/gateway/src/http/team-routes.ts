@@ -71,18 +71,22 @@ export async function teamRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     api.get('/api/team', { ...adminOnly, schema: op('Teams, by name (admin)', Paged(team), { querystring: ListQuery }) }, async (req) =>
       ok(await teams.list({ ...paging(req.query as Obj), keyword: req.query.keyword })),
     );
-    api.post('/api/team', { ...adminOnly, schema: op('Create a team with an empty wallet (admin)', team, { body: ref(TeamInput) }) }, async (req) =>
-      ok(await teams.create(req.body, req.user!), 'team created'),
+    api.post(
+      '/api/team',
+      { ...adminOnly, schema: op('Create a team with an empty wallet (admin)', team, { body: ref(TeamInput) }) },
+      async (req) => ok(await teams.create(req.body, req.user!), 'team created'),
     );
-    api.get('/api/team/:id', { ...anyUser, schema: op('A team you belong to, with your role (admins: any team)', team, byId) }, async (req) =>
-      ok(await teams.get(req.params.id, req.user!)),
+    api.get(
+      '/api/team/:id',
+      { ...anyUser, schema: op('A team you belong to, with your role (admins: any team)', team, byId) },
+      async (req) => ok(await teams.get(req.params.id, req.user!)),
     );
     api.put('/api/team/:id', { ...adminOnly, schema: op('Change a team (admin)', team, { ...byId, body: ref(TeamInput) }) }, async (req) =>
       ok(await teams.update(req.params.id, req.body, req.user!)),
     );
     api.delete(
       '/api/team/:id',
-      { ...adminOnly, schema: op("Delete a team: its members and open invitations go, its keys are disabled (admin)", Type.Null(), byId) },
+      { ...adminOnly, schema: op('Delete a team: its members and open invitations go, its keys are disabled (admin)', Type.Null(), byId) },
       async (req) => {
         await teams.remove(req.params.id, req.user!);
         return ok(null, 'team deleted');
@@ -108,27 +112,49 @@ export async function teamRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     );
     api.post(
       '/api/team/invitations/accept',
-      { ...anyUser, schema: op('Accept an invitation with its token: once (410 invitation_expired, 409 invitation_used)', Accepted, { body: AcceptBody }) },
+      {
+        ...anyUser,
+        schema: op('Accept an invitation with its token: once (410 invitation_expired, 409 invitation_used)', Accepted, {
+          body: AcceptBody,
+        }),
+      },
       async (req) => ok(await teams.accept(req.body.token, req.user!), 'welcome to the team'),
     );
 
     // ---- members ----
-    api.get('/api/team/:id/members', { ...anyUser, schema: op("The team's members, owners first", Type.Array(ref(TeamMember)), byId) }, async (req) =>
-      ok(await teams.members(req.params.id, req.user!)),
+    api.get(
+      '/api/team/:id/members',
+      { ...anyUser, schema: op("The team's members, owners first", Type.Array(ref(TeamMember)), byId) },
+      async (req) => ok(await teams.members(req.params.id, req.user!)),
     );
     api.post(
       '/api/team/:id/members',
-      { ...anyUser, schema: op('Add an existing user (by username, email or user_id) with a role and budget', ref(TeamMember), { ...byId, body: AddMemberBody }) },
+      {
+        ...anyUser,
+        schema: op('Add an existing user (by username, email or user_id) with a role and budget', ref(TeamMember), {
+          ...byId,
+          body: AddMemberBody,
+        }),
+      },
       async (req) => ok(await teams.addMember(req.params.id, req.body, req.user!), 'member added'),
     );
     api.put(
       '/api/team/:id/members/:userId',
-      { ...anyUser, schema: op("Change a member's role or budget (budget_usd per budget_period; null: no cap)", ref(TeamMember), { params: MemberParams, body: UpdateMemberBody }) },
+      {
+        ...anyUser,
+        schema: op("Change a member's role or budget (budget_usd per budget_period; null: no cap)", ref(TeamMember), {
+          params: MemberParams,
+          body: UpdateMemberBody,
+        }),
+      },
       async (req) => ok(await teams.updateMember(req.params.id, req.params.userId, req.body, req.user!)),
     );
     api.delete(
       '/api/team/:id/members/:userId',
-      { ...anyUser, schema: op('Remove a member (or leave the team); their team keys are disabled', Type.Null(), { params: MemberParams }) },
+      {
+        ...anyUser,
+        schema: op('Remove a member (or leave the team); their team keys are disabled', Type.Null(), { params: MemberParams }),
+      },
       async (req) => {
         await teams.removeMember(req.params.id, req.params.userId, req.user!);
         return ok(null, 'member removed');
@@ -143,7 +169,13 @@ export async function teamRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     );
     api.post(
       '/api/team/:id/invitations',
-      { ...anyUser, schema: op('Invite an address: a link that works once, until it expires, mailed (or returned to hand over)', Invited, { ...byId, body: InviteBody }) },
+      {
+        ...anyUser,
+        schema: op('Invite an address: a link that works once, until it expires, mailed (or returned to hand over)', Invited, {
+          ...byId,
+          body: InviteBody,
+        }),
+      },
       async (req) => ok(await teams.invite(req.params.id, req.body, req.user!), 'invitation sent'),
     );
     api.delete(
@@ -158,7 +190,10 @@ export async function teamRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     // ---- keys ----
     api.get(
       '/api/team/:id/keys',
-      { ...anyUser, schema: op("The team's keys (owners and admins: all; members: their own)", Paged(TeamKey), { ...byId, querystring: ListQuery }) },
+      {
+        ...anyUser,
+        schema: op("The team's keys (owners and admins: all; members: their own)", Paged(TeamKey), { ...byId, querystring: ListQuery }),
+      },
       async (req) => ok(await activity.listKeys(req.params.id, req.user!, { ...paging(req.query as Obj), keyword: req.query.keyword })),
     );
     api.post(
@@ -184,7 +219,10 @@ export async function teamRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     // ---- usage and logs ----
     api.get(
       '/api/team/:id/usage',
-      { ...anyUser, schema: op("What the team's keys spent, per member and per UTC day", ref(TeamUsage), { ...byId, querystring: TeamUsageQuery }) },
+      {
+        ...anyUser,
+        schema: op("What the team's keys spent, per member and per UTC day", ref(TeamUsage), { ...byId, querystring: TeamUsageQuery }),
+      },
       async (req) => ok(await activity.usage(req.params.id, req.user!, req.query)),
     );
     api.get('/api/team/:id/logs', anyUser, async (req) => {

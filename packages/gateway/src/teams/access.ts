@@ -24,16 +24,7 @@ import { getTeam, memberRole, type Team, type TeamRole } from './store.ts';
 export type TeamStanding = TeamRole | 'operator';
 
 export type TeamAction =
-  | 'read'
-  | 'usage'
-  | 'members.list'
-  | 'manage'
-  | 'owner'
-  | 'keys.own'
-  | 'keys.all'
-  | 'logs.own'
-  | 'logs.all'
-  | 'topup';
+  'read' | 'usage' | 'members.list' | 'manage' | 'owner' | 'keys.own' | 'keys.all' | 'logs.own' | 'logs.all' | 'topup';
 
 const RULES: Record<TeamAction, readonly TeamStanding[]> = {
   read: ['operator', 'owner', 'admin', 'member', 'viewer'],

@@ -73,10 +73,13 @@ test('operators only create, list, change and delete teams; a member sees their 
   const list = await root.ok('GET', `/api/team?keyword=${tag}`);
   assert.deepEqual(list.items.map((t: { id: number }) => t.id).sort(), [A, B].sort());
   const mine = await u.both.c.ok('GET', '/api/user/teams');
-  assert.deepEqual(mine.map((t: { id: number; my_role: string }) => [t.id, t.my_role]).sort(), [
-    [A, 'member'],
-    [B, 'member'],
-  ].sort());
+  assert.deepEqual(
+    mine.map((t: { id: number; my_role: string }) => [t.id, t.my_role]).sort(),
+    [
+      [A, 'member'],
+      [B, 'member'],
+    ].sort(),
+  );
   assert.equal((await u.viewerA.c.ok('GET', `/api/team/${A}`)).my_role, 'viewer');
   assert.deepEqual(await u.outsider.c.ok('GET', '/api/user/teams'), []);
 });
@@ -129,7 +132,10 @@ test('roles inside a team: owners and admins see every key, members their own, v
   const all = await u.adminA.c.ok('GET', `/api/team/${A}/keys`);
   assert.deepEqual(all.items.map((k: { id: number }) => k.id).sort(), [keyOf.ownerA, keyOf.memberA, keyOf.both].sort());
   const own = await u.memberA.c.ok('GET', `/api/team/${A}/keys`);
-  assert.deepEqual(own.items.map((k: { id: number }) => k.id), [keyOf.memberA]);
+  assert.deepEqual(
+    own.items.map((k: { id: number }) => k.id),
+    [keyOf.memberA],
+  );
   await u.viewerA.c.fails(403, 'GET', `/api/team/${A}/keys`);
   await u.viewerA.c.fails(403, 'POST', `/api/team/${A}/keys`, { name: 'v' });
   await u.viewerA.c.fails(403, 'GET', `/api/team/${A}/members`);
@@ -142,7 +148,10 @@ test('roles inside a team: owners and admins see every key, members their own, v
   // An admin revokes a member's key.
   const k = await u.memberA.c.ok('POST', `/api/team/${A}/keys`, { name: 'short-lived' });
   await u.adminA.c.ok('DELETE', `/api/team/${A}/keys/${k.id}`);
-  assert.deepEqual((await u.memberA.c.ok('GET', `/api/team/${A}/keys`)).items.map((x: { id: number }) => x.id), [keyOf.memberA]);
+  assert.deepEqual(
+    (await u.memberA.c.ok('GET', `/api/team/${A}/keys`)).items.map((x: { id: number }) => x.id),
+    [keyOf.memberA],
+  );
   // Budgets: an admin sets a member's delegated wallet; a budget needs its period.
   const m = await u.adminA.c.ok('PUT', `/api/team/${A}/members/${u.memberA.id}`, { budget_usd: 2.5, budget_period: 'week' });
   assert.deepEqual([m.budget_usd, m.budget_period], [2.5, 'week']);
@@ -197,14 +206,23 @@ test('an invitation is accepted exactly once, even by many at once; expired and 
   const answers = await Promise.all(racers.map((r) => u[r].c.call('POST', '/api/team/invitations/accept', { token })));
   const won = answers.filter((a) => a.status === 200);
   assert.equal(won.length, 1, answers.map((a) => `${a.status} ${a.text}`).join('\n'));
-  assert.ok(answers.every((a) => a.status === 200 || a.status === 409), answers.map((a) => a.status).join());
+  assert.ok(
+    answers.every((a) => a.status === 200 || a.status === 409),
+    answers.map((a) => a.status).join(),
+  );
   const members = await root.ok('GET', `/api/team/${A}/members`);
   const joined = racers.filter((r) => r !== 'viewerA' && members.some((m: { user_id: number }) => m.user_id === u[r].id));
   assert.ok(joined.length <= 1);
 
   const old = await u.ownerA.c.ok('POST', `/api/team/${A}/invitations`, { email: 'late@example.com', role: 'viewer' });
-  await gw.core.h.db.updateTable('team_invitations').set({ expires_at: Date.now() - 1000 }).where('id', '=', old.invitation.id).execute();
-  const expired = await u.late.c.fails(410, 'POST', '/api/team/invitations/accept', { token: new URL(old.link, gw.url).searchParams.get('token') });
+  await gw.core.h.db
+    .updateTable('team_invitations')
+    .set({ expires_at: Date.now() - 1000 })
+    .where('id', '=', old.invitation.id)
+    .execute();
+  const expired = await u.late.c.fails(410, 'POST', '/api/team/invitations/accept', {
+    token: new URL(old.link, gw.url).searchParams.get('token'),
+  });
   assert.match(expired.body.message, /expired/);
 
   const revoked = await u.ownerA.c.ok('POST', `/api/team/${A}/invitations`, { email: 'late@example.com', role: 'viewer' });
@@ -242,7 +260,10 @@ test("team logs and CSV: the team keys' rows only; others' text hidden unless th
   assert.equal(owner.items.length, 3);
   assert.ok(owner.items.every((r: { key_id: number }) => [keyOf.ownerA, keyOf.memberA].includes(r.key_id)));
   const contents = owner.items.map((r: { user_id: number; content: string | null }) => [r.user_id === u.ownerA.id, r.content]);
-  assert.deepEqual(contents.filter((c: [boolean, unknown]) => !c[0]).map((c: [boolean, unknown]) => c[1]), [null, null]);
+  assert.deepEqual(
+    contents.filter((c: [boolean, unknown]) => !c[0]).map((c: [boolean, unknown]) => c[1]),
+    [null, null],
+  );
   assert.ok(contents.some((c: [boolean, unknown]) => c[1] === 'owner text'));
   // A filter by another team's key name finds nothing of it.
   assert.equal((await u.ownerA.c.ok('GET', `/api/team/${A}/logs?key_name=memberB-key`)).items.length, 0);
@@ -288,7 +309,8 @@ test("team logs and CSV: the team keys' rows only; others' text hidden unless th
 test('members leave or are removed (their team keys stop); deleting a team disables its keys; every write is audited', async () => {
   const k = await u.both.c.ok('POST', `/api/team/${B}/keys`, { name: 'leaving' });
   await u.both.c.ok('DELETE', `/api/team/${B}/members/${u.both.id}`);
-  const status = async (id: number) => Number((await gw.core.h.db.selectFrom('api_keys').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status);
+  const status = async (id: number) =>
+    Number((await gw.core.h.db.selectFrom('api_keys').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status);
   assert.equal(await status(k.id), 2);
   await u.both.c.fails(404, 'GET', `/api/team/${B}/keys`);
   await u.ownerB.c.fails(409, 'DELETE', `/api/team/${B}/members/${u.ownerB.id}`);
@@ -300,7 +322,11 @@ test('members leave or are removed (their team keys stop); deleting a team disab
   await u.outsider.c.fails(404, 'GET', `/api/team/${c.id}`);
   await root.fails(404, 'GET', `/api/team/${c.id}`);
 
-  const rows = await gw.core.h.db.selectFrom('audit_log').select(['action', 'target_id', 'actor_id']).where('target_type', '=', 'team').execute();
+  const rows = await gw.core.h.db
+    .selectFrom('audit_log')
+    .select(['action', 'target_id', 'actor_id'])
+    .where('target_type', '=', 'team')
+    .execute();
   const actions = new Set(rows.map((r) => r.action));
   for (const a of [
     'team.create',
@@ -316,7 +342,15 @@ test('members leave or are removed (their team keys stop); deleting a team disab
   ])
     assert.ok(actions.has(a), `audit ${a}`);
   const adds = rows.filter((r) => r.action === 'team.member.add' && Number(r.target_id) === A);
-  assert.ok(adds.some((r) => Number(r.actor_id) === u.ownerA.id), 'writes by team owners are audited as theirs');
-  const keyRows = await gw.core.h.db.selectFrom('audit_log').select('action').where('target_type', '=', 'key').where('action', 'in', ['key.create', 'key.delete']).execute();
+  assert.ok(
+    adds.some((r) => Number(r.actor_id) === u.ownerA.id),
+    'writes by team owners are audited as theirs',
+  );
+  const keyRows = await gw.core.h.db
+    .selectFrom('audit_log')
+    .select('action')
+    .where('target_type', '=', 'key')
+    .where('action', 'in', ['key.create', 'key.delete'])
+    .execute();
   assert.ok(keyRows.length >= 6);
 });

@@ -7,7 +7,9 @@ import { arr, bool, envelope, int, logCursor, logFilters, nullable, obj, op, pag
 /** A page of the team's rows: the rows of /api/log/self (no channel or upstream model), `content` null where hidden. */
 const TeamLogPage = obj(
   {
-    items: arr(obj({ id: int(), user_id: int(), key_id: nullable(int()), content: nullable(str("null: another member's text, hidden")) }, ['id'])),
+    items: arr(
+      obj({ id: int(), user_id: int(), key_id: nullable(int()), content: nullable(str("null: another member's text, hidden")) }, ['id']),
+    ),
     total: int(),
     page: int(),
     page_size: int(),
@@ -31,10 +33,15 @@ export function teamPaths(): Record<string, Record<string, Schema>> {
       ),
     },
     '/api/team/{id}/logs/export': {
-      get: op('teams', "The team keys' log rows as CSV (streamed; the same rows as the list)", str('CSV with a header row, CRLF line ends'), {
-        params: [teamId, ...logFilters(true)],
-        contentType: 'text/csv',
-      }),
+      get: op(
+        'teams',
+        "The team keys' log rows as CSV (streamed; the same rows as the list)",
+        str('CSV with a header row, CRLF line ends'),
+        {
+          params: [teamId, ...logFilters(true)],
+          contentType: 'text/csv',
+        },
+      ),
     },
   };
 }

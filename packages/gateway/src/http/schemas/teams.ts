@@ -10,15 +10,20 @@ const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
 export const TeamRoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member'), Type.Literal('viewer')], {
   description: 'a role in the team',
 });
-const Standing = Type.Union([Type.Literal('operator'), Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member'), Type.Literal('viewer')], {
-  description: "the caller's role in the team; operator: a gateway admin",
-});
+const Standing = Type.Union(
+  [Type.Literal('operator'), Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member'), Type.Literal('viewer')],
+  {
+    description: "the caller's role in the team; operator: a gateway admin",
+  },
+);
 const Period = Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month')]);
 
 const TeamSettingsSchema = Type.Object(
   {
     allow_admin_topup: Type.Optional(Type.Boolean({ description: 'team owners and admins may top up the wallet' })),
-    share_bodies: Type.Optional(Type.Boolean({ description: "team owners and admins see the request and answer text of other members' calls" })),
+    share_bodies: Type.Optional(
+      Type.Boolean({ description: "team owners and admins see the request and answer text of other members' calls" }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -166,7 +171,14 @@ export const TeamUsageQuery = Type.Object({
 
 /** A key of the team (the shape of /api/token's keys, with team_id). */
 export const TeamKey = Type.Object(
-  { id: Type.Integer(), user_id: Type.Integer(), team_id: Nullable(Type.Integer()), name: Type.String(), hint: Type.String(), status: Type.String() },
+  {
+    id: Type.Integer(),
+    user_id: Type.Integer(),
+    team_id: Nullable(Type.Integer()),
+    name: Type.String(),
+    hint: Type.String(),
+    status: Type.String(),
+  },
   { additionalProperties: true },
 );
 
@@ -176,7 +188,10 @@ export const Paged = <T extends TSchema>(item: T) =>
     { additionalProperties: true },
   );
 
-export const LogRowLoose = Type.Object({ id: Type.Integer(), content: Type.Optional(Nullable(Type.String())) }, { additionalProperties: true });
+export const LogRowLoose = Type.Object(
+  { id: Type.Integer(), content: Type.Optional(Nullable(Type.String())) },
+  { additionalProperties: true },
+);
 
 export const TeamIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 export const MemberParams = Type.Object({ id: Type.Integer({ minimum: 1 }), userId: Type.Integer({ minimum: 1 }) });
