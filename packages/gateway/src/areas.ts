@@ -84,7 +84,10 @@ export async function buildAreas(core: Core): Promise<Services> {
   const file = core.config.configFile;
   const doc = file ? loadConfigFile(file, core.config) : null;
   if (file && doc) {
-    const sum = await applyConfigDoc(admin, doc, file, (line) => process.stdout.write(`${line}\n`), billing.plans);
+    const sum = await applyConfigDoc(admin, doc, file, (line) => process.stdout.write(`${line}\n`), billing.plans, {
+      core,
+      ledger: billing.ledger,
+    });
     core.log.info({ file, ...sum }, 'configuration file applied');
     if (doc.mcpServers.length)
       core.log.info({ file, ...(await applyMcpServers(mcp.servers, doc, file)) }, 'configuration file: mcp servers applied');

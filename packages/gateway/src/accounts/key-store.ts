@@ -84,6 +84,11 @@ export class KeyStore {
     return this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
   }
 
+  /** Sets the team whose wallet pays for the key's calls (null: its user's balance). */
+  async setTeam(id: number, teamId: number | null): Promise<void> {
+    await this.db.updateTable('api_keys').set({ team_id: teamId }).where('id', '=', id).execute();
+  }
+
   /** A user's first key of this name. */
   byName(userId: number, name: string): Promise<Selectable<ApiKeyRow> | undefined> {
     return this.db

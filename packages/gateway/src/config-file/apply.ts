@@ -3,7 +3,8 @@
  * what exists and matches is left alone (no write, no revision bump), what differs is updated, what is
  * missing is created. Nothing absent from the file is deleted. Identity: users by username, keys with
  * a fixed value by that value (then by user and name), keys without one by (user, name), channels by
- * name, prices by model, group ratios by group, options by key, plans by name.
+ * name, prices by model, group ratios by group, options by key, plans by name, teams by name (their
+ * members by username; config-file/teams.ts).
  *
  * Applying never fails on what users may change themselves: a key's name is set when the file creates
  * the key and left as its user renamed it afterwards (a renamed key with a fixed value is still found
@@ -22,6 +23,10 @@ import { ConfigFileError } from './load.ts';
 import type { Sso } from '../accounts/sso.ts';
 import type { Plans } from '../billing/plans.ts';
 import type { McpServers } from '../mcp/servers.ts';
+import { KeyStore } from '../accounts/key-store.ts';
+import { KEYS_REVISION } from '../accounts/keys.ts';
+import { getTeamByName, memberRole } from '../teams/store.ts';
+import { applyConfigTeam, type TeamApplyDeps } from './teams.ts';
 
 export interface ApplySummary {
   created: number;
@@ -35,6 +40,7 @@ export async function applyConfigDoc(
   file: string,
   say: (line: string) => void = () => {},
   plans?: Plans,
+  teams?: TeamApplyDeps,
 ): Promise<ApplySummary> {
   const sum: ApplySummary = { created: 0, updated: 0, unchanged: 0 };
   const count = (changed: boolean | 'created') => {
@@ -84,6 +90,14 @@ export async function applyConfigDoc(
       });
     }
 
+    for (const t of teams ? doc.teams : []) {
+      await at(t.at, async () => {
+        const changed = await applyConfigTeam(teams!, t, (name) => admin.users.findByUsername(name).then((u) => u && { id: Number(u.id) }));
+        if (changed) await admin.changes.changed(KEYS_REVISION);
+        count(changed);
+      });
+    }
+
     for (const k of doc.keys) {
       await at(k.at, async () => {
         const owner = await admin.users.findByUsername(k.user);
@@ -93,8 +107,24 @@ export async function applyConfigDoc(
           throw fail('invalid_field', `${k.at}.key: this key value belongs to another user`);
         }
         const cur = byValue ?? (await admin.keys.findByName(Number(owner.id), k.input.name!));
+        // The key's team: its user must be a member (a key of a team is charged to the team's wallet).
+        let teamId: number | null = null;
+        if (k.team !== null && teams) {
+          const team = await getTeamByName(teams.core.h.db, k.team);
+          if (!team) throw fail('invalid_field', `${k.at}.team: no team "${k.team}"`);
+          if (!(await memberRole(teams.core.h.db, team.id, Number(owner.id))))
+            throw fail('invalid_field', `${k.at}.team: user "${k.user}" is not a member of team "${k.team}"`);
+          teamId = team.id;
+        }
+        const setTeam = async (id: number, was: number | null) => {
+          if (!teams || teamId === was) return false;
+          await new KeyStore(teams.core.h).setTeam(id, teamId);
+          await admin.changes.changed(KEYS_REVISION);
+          return true;
+        };
         if (!cur) {
           const made = await admin.keys.create({ ...k.input, user_id: Number(owner.id) }, null);
+          await setTeam(made.id, null);
           if (!k.input.key) say(`Created API key "${k.input.name}" for ${k.user}: ${made.key}  (shown once)`);
           return count('created');
         }
@@ -103,7 +133,8 @@ export async function applyConfigDoc(
         // The name is the user's once the key exists (matched by value, it may have been renamed).
         if (byValue) delete rest.name;
         const r = await admin.keys.update(Number(cur.id), rest, null);
-        count(r.changed);
+        const moved = await setTeam(Number(cur.id), cur.team_id === null ? null : Number(cur.team_id));
+        count(r.changed || moved);
       });
     }
 

@@ -1,5 +1,5 @@
 /**
- * The configuration file (YAML): users, keys, channels, prices, group ratios and options declared as
+ * The configuration file (YAML): users, teams, keys, channels, prices, group ratios and options declared as
  * code. This module reads and validates it without a database, so `gatehouse config check FILE` and
  * the start-up apply share one set of rules. Errors name the path in the file: `channels[2].type: …`.
  */
@@ -19,6 +19,7 @@ import { FALLBACKS_OPTION, ROUTING_OPTION } from '../relay/routing.ts';
 import { Reader, fieldError, isObj, join, type Obj } from '../platform/validate.ts';
 import { parseSsoProvider, type SsoProviderInput } from '../accounts/sso-providers.ts';
 import { parseMcpServer, type McpServerInput } from '../mcp/servers.ts';
+import { parseConfigTeams, type ConfigTeam } from './teams.ts';
 
 export class ConfigFileError extends Error {
   constructor(
@@ -40,6 +41,8 @@ export interface ConfigUser {
 
 export interface ConfigKey {
   user: string;
+  /** The team whose wallet pays for the key (its name); null: the user's balance. */
+  team: string | null;
   input: KeyInput;
   at: string;
 }
@@ -51,6 +54,8 @@ export interface ConfigChannel {
 
 export interface ConfigDoc {
   users: ConfigUser[];
+  /** Teams with their members, matched by name (config-file/teams.ts). */
+  teams: ConfigTeam[];
   keys: ConfigKey[];
   channels: ConfigChannel[];
   prices: { input: PriceInput; at: string }[];
@@ -66,6 +71,7 @@ export interface ConfigDoc {
 
 const TOP = [
   'users',
+  'teams',
   'keys',
   'channels',
   'prices',
@@ -117,7 +123,7 @@ export function validateConfigDoc(
   if (!isObj(raw))
     throw fieldError(
       '(top)',
-      'must be a mapping with users, keys, channels, prices, group_ratios, options, guardrails, sso, routing, fallbacks, plans, mcp_servers',
+      'must be a mapping with users, teams, keys, channels, prices, group_ratios, options, guardrails, sso, routing, fallbacks, plans, mcp_servers',
     );
   Reader.of(raw).only(TOP);
   const doc = expandEnv(raw, '', env) as Obj;
@@ -131,6 +137,7 @@ export function validateConfigDoc(
 
   const out: ConfigDoc = {
     users: [],
+    teams: [],
     keys: [],
     channels: [],
     prices: [],
@@ -153,13 +160,19 @@ export function validateConfigDoc(
     out.users.push({ input, given: new Set(Object.keys(u)), at });
   });
 
+  out.teams = parseConfigTeams(listOf(doc, 'teams'), config.quotaPerUsd);
+  const teamNames = new Set(out.teams.map((t) => t.input.name));
+
   const keyIds = new Set<string>();
   listOf(doc, 'keys').forEach((k, i) => {
     const at = join('keys', i);
     const r = new Reader(k, at);
     const user = r.str('user', { required: true, max: 64 })!;
+    const team = r.str('team', { max: 64 }) ?? null;
+    if (team !== null && !teamNames.has(team)) throw fieldError(join(at, 'team'), `no team "${team}" (declare it under teams)`);
     const rest = { ...k };
     delete rest.user;
+    delete rest.team;
     if ('user_id' in rest) throw fieldError(join(at, 'user_id'), 'unknown field: name the owner with user');
     const input = keys.parse(rest, 'create', at);
     // The file states the whole key: absent lists mean "none" (every model, anywhere).
@@ -175,7 +188,7 @@ export function validateConfigDoc(
     input.budget_quota ??= null;
     input.budget_period ??= null;
     seen(keyIds, `${user}\u0000${input.name}`, join(at, 'name'), 'key');
-    out.keys.push({ user, input, at });
+    out.keys.push({ user, team, input, at });
   });
 
   const channelNames = new Set<string>();

@@ -13,6 +13,8 @@ import { balance, createChannel, createKey, createUser, setPrice, waitFor } from
 import { startChild, stopChild, type Child } from '../child-gateway.ts';
 import { addMember, createTeam, getTeam, updateTeam, type TeamInput } from '../../src/teams/store.ts';
 import { teamsChanged, topUpTeam } from '../../src/teams/wallet.ts';
+import { Ledger } from '../../src/billing/ledger.ts';
+import { AdminClient } from '../admin-client.ts';
 
 /** Output only, $1000 per 1M tokens: 500 units a token; a call reserves and is charged 7 tokens. */
 const CALL = 7 * 500;
@@ -181,6 +183,65 @@ test("a team's model access, rate limits and budget refuse like a user's", async
     const over = await chat(gw.url, second.key);
     assert.equal(over.status, 429);
     assert.match(((await over.json()) as any).error.message, /daily budget of the team/);
+  } finally {
+    await up.close();
+    await gw.stop();
+  }
+});
+
+test("recovery closes a dead node's reserve of a team's key back into the team's wallet and the member's budget", async () => {
+  const gw = await startTestGateway();
+  try {
+    const t = await teamWithKey(gw, { quota: 100_000, member: { budget_quota: 50_000, budget_period: 'day' } });
+    const principal = gw.services.accounts.keys.authenticate(t.key, '127.0.0.1');
+    const payer = gw.services.billing.budgets.payer(principal, 'team-model');
+    assert.equal(payer.teamId, t.teamId);
+    // A node process that holds no lease: its open reserve is a dead node's.
+    const dead = new Ledger(gw.core);
+    await dead.reserve(payer, 'req-dead-team', 20_000, { open: true });
+    assert.equal((await wallet(gw, t.teamId)).quota, 80_000);
+    const owner = `m:${t.teamId}:${t.userId}`;
+    const spent = async () =>
+      Number((await gw.core.h.db.selectFrom('budget_spend').select('spent').where('owner', '=', owner).executeTakeFirst())?.spent ?? -1);
+    assert.equal(await spent(), 20_000);
+    const closed = await gw.services.billing.recovery.round();
+    assert.deepEqual(
+      closed.map((c) => [c.ref, c.outcome]),
+      [['req-dead-team', 'refunded']],
+    );
+    assert.equal((await wallet(gw, t.teamId)).quota, 100_000);
+    assert.equal(await spent(), 0);
+    assert.equal(await balance(gw, t.userId), 1_000_000);
+    const open = await gw.core.h.db.selectFrom('open_reserves').select('team_id').execute();
+    assert.equal(open.length, 0);
+  } finally {
+    await gw.stop();
+  }
+});
+
+test("a team's key does not draw on its member's personal plan", async () => {
+  const gw = await startTestGateway();
+  const up = await setup(gw);
+  try {
+    const t = await teamWithKey(gw, { quota: 100_000 });
+    const admin = await AdminClient.login(gw.url);
+    const plan = await admin.ok('POST', '/api/plan', {
+      name: 'Personal',
+      price_usd: 0,
+      windows: [{ every: '5h', quota_usd: 1 }],
+      overflow: 'refuse',
+    });
+    await gw.services.billing.plans.buy(t.userId, plan.id);
+    await waitFor(() => gw.services.billing.plans.chargeOf(t.userId, 'team-model'), 5000, 'the plan cache');
+    assert.equal(
+      gw.services.billing.budgets.payer(gw.services.accounts.keys.authenticate(t.key, '127.0.0.1'), 'team-model').plan,
+      undefined,
+    );
+    assert.equal((await chat(gw.url, t.key)).status, 200);
+    await settled(gw);
+    assert.equal((await wallet(gw, t.teamId)).quota, 100_000 - CALL);
+    const planRows = await gw.core.h.db.selectFrom('budget_spend').select('owner').where('owner', 'like', 'p:%').execute();
+    assert.equal(planRows.length, 0, 'nothing was drawn on the plan');
   } finally {
     await up.close();
     await gw.stop();
