@@ -249,6 +249,10 @@ test("team logs and CSV: the team keys' rows only; others' text hidden unless th
     completion_tokens: 5,
     quota,
     content,
+    latency_ms: 100,
+    cached_tokens: 0,
+    is_stream: 0,
+    attempts: 1,
   });
   await insertLogs(gw.core.h, [
     row('ownerA', t0, 100, 'owner text'),
