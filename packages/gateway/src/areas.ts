@@ -32,6 +32,7 @@ import { signupRoutes } from './http/signup-routes.ts';
 import { ssoRoutes } from './http/sso-routes.ts';
 import { alertRoutes } from './http/alert-routes.ts';
 import { topupRoutes } from './http/topup-routes.ts';
+import { teamRoutes } from './http/team-routes.ts';
 import { planRoutes } from './http/plan-routes.ts';
 import { taskRoutes } from './http/task-routes.ts';
 import { taskAdminRoutes } from './http/task-admin-routes.ts';
@@ -51,6 +52,7 @@ export const ROUTES: RouteModule[] = [
   alertRoutes,
   topupRoutes,
   planRoutes,
+  teamRoutes,
   taskRoutes,
   taskAdminRoutes,
   protocolRoutes,

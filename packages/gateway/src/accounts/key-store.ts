@@ -59,9 +59,10 @@ export class KeyStore {
   }
 
   /** One page of the administrators' list (newest first) with each key's username, and the filtered count. */
-  async page(f: { userId?: number; keyword?: string }, limit: number, offset: number) {
+  async page(f: { userId?: number; keyword?: string; teamId?: number }, limit: number, offset: number) {
     let base = this.db.selectFrom('api_keys as k').innerJoin('users as u', 'u.id', 'k.user_id');
     if (f.userId !== undefined) base = base.where('k.user_id', '=', f.userId);
+    if (f.teamId !== undefined) base = base.where('k.team_id', '=', f.teamId);
     if (f.keyword) base = base.where('k.name', 'like', `%${f.keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const rows = await base.selectAll('k').select('u.username').orderBy('k.id', 'desc').limit(limit).offset(offset).execute();
@@ -129,6 +130,20 @@ export class KeyStore {
 
   async remove(id: number): Promise<void> {
     await this.db.deleteFrom('api_keys').where('id', '=', id).execute();
+  }
+
+  /** The ids of a team's keys (of one member's, with `userId`): what the team's logs are read by. */
+  async idsOfTeam(teamId: number, userId?: number): Promise<number[]> {
+    let q = this.db.selectFrom('api_keys').select('id').where('team_id', '=', teamId);
+    if (userId !== undefined) q = q.where('user_id', '=', userId);
+    return (await q.execute()).map((r) => Number(r.id));
+  }
+
+  /** Disables a team's keys (of one member's, with `userId`): the team was deleted or the member left. */
+  async disableTeamKeys(teamId: number, userId?: number): Promise<void> {
+    let q = this.db.updateTable('api_keys').set({ status: 2 }).where('team_id', '=', teamId);
+    if (userId !== undefined) q = q.where('user_id', '=', userId);
+    await q.execute();
   }
 
   /** Deletes every key of a user (inside the transaction that deletes the user). */

@@ -17,6 +17,9 @@ import { PriceAdmin } from './prices.ts';
 import { PriceCatalog } from './price-catalog.ts';
 import type { OptionsAdmin } from './options.ts';
 import { LogAdmin } from './logs.ts';
+import { TeamAdmin, type TeamTopUp } from './teams.ts';
+import { TeamActivity } from './team-activity.ts';
+import { topUpTeam } from '../teams/wallet.ts';
 import type { AuditLog } from '../logs/audit.ts';
 import { UsageReports, type NameLookup } from '../logs/usage.ts';
 import { ChannelStore } from '../channels/store.ts';
@@ -35,6 +38,10 @@ export interface Admin {
   priceCatalog: PriceCatalog;
   options: OptionsAdmin;
   logs: LogAdmin;
+  /** Teams: the operators' teams and what team owners and admins manage (members, invitations). */
+  teams: TeamAdmin;
+  /** A team's keys, logs and usage for its members. */
+  teamActivity: TeamActivity;
   usage: UsageReports;
   /** The administrative audit log (every write of the services above records itself here). */
   audit: AuditLog;
@@ -73,6 +80,9 @@ export function createAdmin(core: Core, deps: AdminDeps): Admin {
     },
     audit,
   );
+  const keys = new KeyAdmin(core, changes, audit, () => billing.budgets);
+  const logs = new LogAdmin(core);
+  const topUp: TeamTopUp = (teamId, quota, ref, byUserId) => topUpTeam(core, billing.ledger, teamId, quota, ref, byUserId);
   return {
     changes,
     audit,
@@ -84,12 +94,20 @@ export function createAdmin(core: Core, deps: AdminDeps): Admin {
       audit,
       () => billing.budgets,
     ),
-    keys: new KeyAdmin(core, changes, audit, () => billing.budgets),
+    keys,
     channels,
     prices,
     priceCatalog: new PriceCatalog(core, prices),
     options: deps.options,
-    logs: new LogAdmin(core),
+    logs,
+    teams: new TeamAdmin(
+      core,
+      changes,
+      audit,
+      () => topUp,
+      () => deps.options.publicUrl(),
+    ),
+    teamActivity: new TeamActivity(core, keys, logs),
     usage: new UsageReports(core, names),
     names,
   };

@@ -56,6 +56,8 @@ export const FIXED_KEY_RE = /^sk-[A-Za-z0-9_-]{20,200}$/;
 
 export interface KeyInput extends LimitInput {
   user_id?: number;
+  /** The team that pays for the key's calls (set by the team routes, admin/team-activity.ts). */
+  team_id?: number;
   name?: string;
   /** A fixed key value (configuration file, admins). */
   key?: string;
@@ -77,6 +79,8 @@ export interface KeyInput extends LimitInput {
 export interface KeyView extends LimitView {
   id: number;
   user_id: number;
+  /** The team that pays for the key's calls; null: its user. */
+  team_id: number | null;
   username?: string;
   name: string;
   /** `sk-ab…wxyz`; the full key is only in the creation answer. */
@@ -125,6 +129,7 @@ export class KeyAdmin {
     return {
       id: Number(r.id),
       user_id: Number(r.user_id),
+      team_id: r.team_id === null || r.team_id === undefined ? null : Number(r.team_id),
       ...(r.username !== undefined ? { username: r.username } : {}),
       name: r.name,
       hint: r.key_hint,
@@ -226,7 +231,14 @@ export class KeyAdmin {
     if (input.mcp_tools !== undefined) throw fail('forbidden', "only admins may set a key's MCP tools");
   }
 
-  async list(q: { page: number; pageSize: number; offset: number; userId?: number; keyword?: string }): Promise<Page<KeyView>> {
+  async list(q: {
+    page: number;
+    pageSize: number;
+    offset: number;
+    userId?: number;
+    keyword?: string;
+    teamId?: number;
+  }): Promise<Page<KeyView>> {
     const { rows, total } = await this.keys.page(q, q.pageSize, q.offset);
     return { items: await this.withSpend(rows.map((r) => this.view(r))), total, page: q.page, page_size: q.pageSize };
   }
@@ -271,6 +283,7 @@ export class KeyAdmin {
     try {
       id = await this.keys.insert({
         user_id: userId,
+        ...(input.team_id !== undefined ? { team_id: input.team_id } : {}),
         name: input.name ?? '',
         key_hash: hashApiKey(key),
         key_hint: keyHint(key),
@@ -366,10 +379,11 @@ export class KeyAdmin {
     return { callback_secret: secret };
   }
 
-  async remove(id: number, actor: Actor): Promise<void> {
+  /** Deletes a key; `checked`: the caller has already decided the actor may (a team's owners and admins, admin/team-activity.ts). */
+  async remove(id: number, actor: Actor, checked = false): Promise<void> {
     const cur = await this.row(id);
     if (!cur) throw fail('key_not_found', `no API key with id ${id}`);
-    await this.checkOwner(actor, Number(cur.user_id));
+    if (!checked) await this.checkOwner(actor, Number(cur.user_id));
     await this.keys.remove(id);
     await this.changes.changed('keys');
     await this.audit?.record(actor, 'key.delete', { type: 'key', id }, this.view(cur), null);

@@ -98,6 +98,12 @@ const EXPORT_COLUMNS = [
 ];
 const ADMIN_ONLY = new Set(['channel_id', 'upstream_model']);
 
+/** Whose rows keep their `content` (what was asked and answered): `bodiesOf` set, only that user's. */
+export interface RowPrivacy {
+  bodiesOf?: number;
+}
+const hidesContent = (o: RowPrivacy, userId: unknown) => o.bodiesOf !== undefined && Number(userId) !== o.bodiesOf;
+
 export class LogAdmin {
   private timer: NodeJS.Timeout | null = null;
 
@@ -151,6 +157,7 @@ export class LogAdmin {
     filter: LogFilter,
     p: { page: number; pageSize: number; offset: number; cursor?: LogCursor | null },
     self: boolean,
+    opts: RowPrivacy = {},
   ): Promise<Page<LogView> & { totals: LogTotals; totals_capped: boolean; next_cursor: string | null }> {
     const f = await this.withIds(filter);
     const [t, found] = await Promise.all([
@@ -191,6 +198,7 @@ export class LogAdmin {
         delete v.upstream_model;
         delete v.other;
       }
+      if (hidesContent(opts, v.user_id)) v.content = null;
       return v as unknown as LogView;
     });
     if (!self) {
@@ -206,7 +214,7 @@ export class LogAdmin {
    * The rows of a filter as CSV, newest first, read in keyset pages of EXPORT_PAGE rows (created_at,
    * id) as the consumer asks for them. `self` leaves out what routing did (channel, upstream model).
    */
-  exportCsv(filter: LogFilter, self: boolean): Readable {
+  exportCsv(filter: LogFilter, self: boolean, opts: RowPrivacy = {}): Readable {
     const withIds = this.withIds(filter);
     const cols = self ? EXPORT_COLUMNS.filter((c) => !ADMIN_ONLY.has(c)) : EXPORT_COLUMNS;
     const perUsd = this.core.config.quotaPerUsd;
@@ -224,6 +232,7 @@ export class LogAdmin {
             cols.map((c) => {
               if (c === 'time') return new Date(Number(r.created_at)).toISOString();
               if (c === 'quota_usd') return Math.round((Number(r.quota) / perUsd) * 1e6) / 1e6;
+              if (c === 'content' && hidesContent(opts, r.user_id)) return null;
               const x = v[c];
               return typeof x === 'bigint' ? Number(x) : x;
             }),

@@ -10,7 +10,7 @@
  * Every SQL statement on the `logs` table lies in this file: the inserts, the retention's deletes
  * (`purgeLogs`) and the reads of the log lists, CSV exports, top-up notes and relay recovery.
  */
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Core } from '../core.ts';
 import type { LogRow } from '../store/schema-core.ts';
@@ -37,6 +37,8 @@ export interface LogFilter {
    */
   userIdIn?: number[];
   keyIdIn?: number[];
+  /** Only rows of these keys, whatever else the filter says (a team's keys); empty: no rows. */
+  keyIdWithin?: number[];
 }
 
 function filtered(h: DbHandle, f: LogFilter) {
@@ -45,6 +47,7 @@ function filtered(h: DbHandle, f: LogFilter) {
   if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
   if (f.userIdIn?.length) q = q.where('user_id', 'in', f.userIdIn);
   if (f.keyIdIn?.length) q = q.where('key_id', 'in', f.keyIdIn);
+  if (f.keyIdWithin) q = f.keyIdWithin.length ? q.where('key_id', 'in', f.keyIdWithin) : q.where(sql<boolean>`1 = 0`);
   if (f.username) q = q.where('username', '=', f.username);
   if (f.keyName) q = q.where('key_name', '=', f.keyName);
   if (f.keyId !== undefined) q = q.where('key_id', '=', f.keyId);
@@ -54,6 +57,59 @@ function filtered(h: DbHandle, f: LogFilter) {
   if (f.start !== undefined) q = q.where('created_at', '>=', f.start);
   if (f.end !== undefined) q = q.where('created_at', '<=', f.end);
   return q;
+}
+
+/** One member's calls of one UTC day through a set of keys (a team's usage, admin/team-activity.ts). */
+export interface KeyUsageRow {
+  user_id: number;
+  username: string;
+  /** The UTC day's start (unix ms). */
+  day: number;
+  calls: number;
+  quota: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+/**
+ * What the calls through `keyIds` in [from, to) spent, per user and UTC day: calls (model calls, MCP
+ * calls and task submissions), quota (what they were charged) and tokens. Read from the log rows
+ * through the (key_id, created_at) index.
+ */
+export async function usageByUserDay(h: DbHandle, keyIds: readonly number[], from: number, to: number): Promise<KeyUsageRow[]> {
+  if (!keyIds.length) return [];
+  const day = sql<number>`(created_at - (created_at % 86400000))`;
+  const rows = await h.db
+    .selectFrom('logs')
+    .where('key_id', 'in', keyIds as number[])
+    .where('created_at', '>=', from)
+    .where('created_at', '<', to)
+    .select((eb) => {
+      const reserve = eb.and([eb('type', '=', 'task'), eb('content', '=', 'task reserve')]);
+      const settle = eb.and([eb('type', '=', 'task'), eb('content', '=', 'task settle')]);
+      const call = eb.or([eb('type', 'in', ['consume', 'error', 'mcp']), reserve]);
+      const spend = eb.or([eb('type', 'in', ['consume', 'error', 'mcp']), settle]);
+      return [
+        'user_id',
+        eb.fn.max('username').as('username'),
+        day.as('day'),
+        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(call).then(1).else(0).end()), eb.lit(0)).as('calls'),
+        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(spend).then(eb.ref('quota')).else(0).end()), eb.lit(0)).as('quota'),
+        eb.fn.coalesce(eb.fn.sum<number>('prompt_tokens'), eb.lit(0)).as('prompt_tokens'),
+        eb.fn.coalesce(eb.fn.sum<number>('completion_tokens'), eb.lit(0)).as('completion_tokens'),
+      ];
+    })
+    .groupBy(['user_id', day])
+    .execute();
+  return rows.map((r) => ({
+    user_id: Number(r.user_id),
+    username: String(r.username ?? ''),
+    day: Number(r.day),
+    calls: Number(r.calls),
+    quota: Number(r.quota),
+    prompt_tokens: Number(r.prompt_tokens),
+    completion_tokens: Number(r.completion_tokens),
+  }));
 }
 
 /** Log types that move money without a call: top-ups, adjustments, system credits. */

@@ -493,4 +493,19 @@ export async function revokeInvitation(db: DbOrTx, teamId: number, invitationId:
   if (Number(r.numUpdatedRows) !== 1) throw fail('not_found');
 }
 
+/**
+ * What became of the invitation with this token, to say why accepting it was refused: `expired`,
+ * `used` (accepted or revoked) or `unknown`; `open` when it could still be accepted.
+ */
+export async function invitationState(db: DbOrTx, token: string): Promise<'open' | 'expired' | 'used' | 'unknown'> {
+  const r = await db
+    .selectFrom('team_invitations')
+    .select(['expires_at', 'accepted_at', 'revoked_at'])
+    .where('token_hash', '=', sha256Hex(token))
+    .executeTakeFirst();
+  if (!r) return 'unknown';
+  if (r.accepted_at !== null || r.revoked_at !== null) return 'used';
+  return Number(r.expires_at) <= nowMs() ? 'expired' : 'open';
+}
+
 export type { TeamMemberRow };

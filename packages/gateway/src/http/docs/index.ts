@@ -11,6 +11,7 @@ import { mainPathsA } from './paths-admin.ts';
 import { mainPathsB } from './paths-tasks.ts';
 import { channelChorePaths, mcpPaths, ssoPaths, twoFactorPaths } from './paths-security.ts';
 import { signupPaths, topupPaths } from './paths-billing.ts';
+import { teamPaths } from './paths-teams.ts';
 
 export type { Schema } from './kit.ts';
 
@@ -27,6 +28,7 @@ export function describedPaths(): Record<string, Record<string, Schema>> {
     ...mcpPaths(admin),
     ...twoFactorPaths(admin),
     ...channelChorePaths(admin),
+    ...teamPaths(),
   };
 }
 
@@ -58,6 +60,7 @@ export function documentBase(): Schema & { components: { schemas: Record<string,
       'redemption',
       'top-up',
       'plans',
+      'teams',
       'sso',
     ].map((name) => ({ name })),
     components: {

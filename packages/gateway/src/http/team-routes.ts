@@ -1,0 +1,248 @@
+/**
+ * The team API: operators' teams at /api/team (create, list, change, delete; top up the wallet at
+ * POST /api/team/{id}/quota), a team's members, invitations, keys, usage and logs at
+ * /api/team/{id}/…, accepting an invitation (POST /api/team/invitations/accept) and the signed-in
+ * user's teams (GET /api/user/teams). Envelope {success, message, data}. Who may call what is
+ * teams/access.ts's rule (a team the caller does not belong to answers 404); the services are
+ * admin/teams.ts and admin/team-activity.ts. Each route declares its schemas (http/schemas/teams.ts);
+ * the logs and their CSV export are described in http/docs/paths-teams.ts, like /api/log.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from 'typebox';
+import type { AppDeps } from './deps.ts';
+import { familyErrorHandler } from './errors.ts';
+import { requireUser } from './auth.ts';
+import { ok } from './envelope.ts';
+import { paging, type Obj } from '../platform/validate.ts';
+import { Envelope, adminErrors, loggedIn, ref } from './schemas/common.ts';
+import {
+  AcceptBody,
+  Accepted,
+  AddMemberBody,
+  InvitationParams,
+  InviteBody,
+  Invited,
+  KeyParams,
+  MemberParams,
+  Paged,
+  TEAM_SCHEMAS,
+  Team,
+  TeamIdParams,
+  TeamInput,
+  TeamInvitation,
+  TeamKey,
+  TeamMember,
+  TeamTopUpBody,
+  TeamUsage,
+  TeamUsageQuery,
+  UpdateMemberBody,
+} from './schemas/teams.ts';
+
+/** A teams operation: tagged, behind a login, its answers and error answers. */
+const op = <D extends TSchema, M extends object = object>(summary: string, data: D, more?: M) => ({
+  tags: ['teams'],
+  summary,
+  security: loggedIn,
+  ...(more as M),
+  response: { 200: Envelope(data), ...adminErrors },
+});
+
+const ListQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1 })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  keyword: Type.Optional(Type.String({ maxLength: 64 })),
+});
+
+export async function teamRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const teams = deps.services.admin.teams;
+  const activity = deps.services.admin.teamActivity;
+  const adminOnly = { onRequest: requireUser(deps, 'admin'), bodyLimit: 64 * 1024 };
+  const anyUser = { onRequest: requireUser(deps, 'user'), bodyLimit: 16 * 1024 };
+  for (const s of TEAM_SCHEMAS) app.addSchema(s);
+  const team = ref(Team);
+  const byId = { params: TeamIdParams };
+
+  await app.register(async (scope) => {
+    scope.setErrorHandler(familyErrorHandler('admin'));
+    const api = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+    // ---- operators ----
+    api.get('/api/team', { ...adminOnly, schema: op('Teams, by name (admin)', Paged(team), { querystring: ListQuery }) }, async (req) =>
+      ok(await teams.list({ ...paging(req.query as Obj), keyword: req.query.keyword })),
+    );
+    api.post(
+      '/api/team',
+      { ...adminOnly, schema: op('Create a team with an empty wallet (admin)', team, { body: ref(TeamInput) }) },
+      async (req) => ok(await teams.create(req.body, req.user!), 'team created'),
+    );
+    api.get(
+      '/api/team/:id',
+      { ...anyUser, schema: op('A team you belong to, with your role (admins: any team)', team, byId) },
+      async (req) => ok(await teams.get(req.params.id, req.user!)),
+    );
+    api.put('/api/team/:id', { ...adminOnly, schema: op('Change a team (admin)', team, { ...byId, body: ref(TeamInput) }) }, async (req) =>
+      ok(await teams.update(req.params.id, req.body, req.user!)),
+    );
+    api.delete(
+      '/api/team/:id',
+      { ...adminOnly, schema: op('Delete a team: its members and open invitations go, its keys are disabled (admin)', Type.Null(), byId) },
+      async (req) => {
+        await teams.remove(req.params.id, req.user!);
+        return ok(null, 'team deleted');
+      },
+    );
+    api.post(
+      '/api/team/:id/quota',
+      {
+        ...anyUser,
+        schema: op("Top up the team's wallet, once per ref (admins; the team's owners and admins when the operator allows it)", team, {
+          ...byId,
+          body: TeamTopUpBody,
+        }),
+      },
+      async (req) => ok(await teams.topUp(req.params.id, req.body, req.user!), 'wallet topped up'),
+    );
+
+    // ---- the signed-in user ----
+    api.get(
+      '/api/user/teams',
+      { ...anyUser, schema: op('The teams you belong to, with your role in each', Type.Array(team)) },
+      async (req) => ok(await teams.mine(req.user!.id)),
+    );
+    api.post(
+      '/api/team/invitations/accept',
+      {
+        ...anyUser,
+        schema: op('Accept an invitation with its token: once (410 invitation_expired, 409 invitation_used)', Accepted, {
+          body: AcceptBody,
+        }),
+      },
+      async (req) => ok(await teams.accept(req.body.token, req.user!), 'welcome to the team'),
+    );
+
+    // ---- members ----
+    api.get(
+      '/api/team/:id/members',
+      { ...anyUser, schema: op("The team's members, owners first", Type.Array(ref(TeamMember)), byId) },
+      async (req) => ok(await teams.members(req.params.id, req.user!)),
+    );
+    api.post(
+      '/api/team/:id/members',
+      {
+        ...anyUser,
+        schema: op('Add an existing user (by username, email or user_id) with a role and budget', ref(TeamMember), {
+          ...byId,
+          body: AddMemberBody,
+        }),
+      },
+      async (req) => ok(await teams.addMember(req.params.id, req.body, req.user!), 'member added'),
+    );
+    api.put(
+      '/api/team/:id/members/:userId',
+      {
+        ...anyUser,
+        schema: op("Change a member's role or budget (budget_usd per budget_period; null: no cap)", ref(TeamMember), {
+          params: MemberParams,
+          body: UpdateMemberBody,
+        }),
+      },
+      async (req) => ok(await teams.updateMember(req.params.id, req.params.userId, req.body, req.user!)),
+    );
+    api.delete(
+      '/api/team/:id/members/:userId',
+      {
+        ...anyUser,
+        schema: op('Remove a member (or leave the team); their team keys are disabled', Type.Null(), { params: MemberParams }),
+      },
+      async (req) => {
+        await teams.removeMember(req.params.id, req.params.userId, req.user!);
+        return ok(null, 'member removed');
+      },
+    );
+
+    // ---- invitations ----
+    api.get(
+      '/api/team/:id/invitations',
+      { ...anyUser, schema: op("The team's invitations, newest first", Type.Array(ref(TeamInvitation)), byId) },
+      async (req) => ok(await teams.invitations(req.params.id, req.user!)),
+    );
+    api.post(
+      '/api/team/:id/invitations',
+      {
+        ...anyUser,
+        schema: op('Invite an address: a link that works once, until it expires, mailed (or returned to hand over)', Invited, {
+          ...byId,
+          body: InviteBody,
+        }),
+      },
+      async (req) => ok(await teams.invite(req.params.id, req.body, req.user!), 'invitation sent'),
+    );
+    api.delete(
+      '/api/team/:id/invitations/:invId',
+      { ...anyUser, schema: op('Revoke an open invitation', Type.Null(), { params: InvitationParams }) },
+      async (req) => {
+        await teams.revokeInvitation(req.params.id, req.params.invId, req.user!);
+        return ok(null, 'invitation revoked');
+      },
+    );
+
+    // ---- keys ----
+    api.get(
+      '/api/team/:id/keys',
+      {
+        ...anyUser,
+        schema: op("The team's keys (owners and admins: all; members: their own)", Paged(TeamKey), { ...byId, querystring: ListQuery }),
+      },
+      async (req) => ok(await activity.listKeys(req.params.id, req.user!, { ...paging(req.query as Obj), keyword: req.query.keyword })),
+    );
+    api.post(
+      '/api/team/:id/keys',
+      {
+        ...anyUser,
+        schema: op('Create a key for yourself paid by the team (the fields of POST /api/token); shown once', TeamKey, {
+          ...byId,
+          body: Type.Object({}, { additionalProperties: true, description: 'the fields of POST /api/token' }),
+        }),
+      },
+      async (req) => ok(await activity.createKey(req.params.id, req.body, req.user!), 'the key is shown once: store it now'),
+    );
+    api.delete(
+      '/api/team/:id/keys/:keyId',
+      { ...anyUser, schema: op('Delete a team key (owners and admins: any; members: their own)', Type.Null(), { params: KeyParams }) },
+      async (req) => {
+        await activity.removeKey(req.params.id, req.params.keyId, req.user!);
+        return ok(null, 'key deleted');
+      },
+    );
+
+    // ---- usage and logs ----
+    api.get(
+      '/api/team/:id/usage',
+      {
+        ...anyUser,
+        schema: op("What the team's keys spent, per member and per UTC day", ref(TeamUsage), { ...byId, querystring: TeamUsageQuery }),
+      },
+      async (req) => ok(await activity.usage(req.params.id, req.user!, req.query)),
+    );
+    api.get('/api/team/:id/logs', anyUser, async (req) => {
+      const { id } = req.params as { id: string };
+      return ok(await activity.queryLogs(teamIdOf(id), req.user!, req.query as Obj));
+    });
+    api.get('/api/team/:id/logs/export', anyUser, async (req, reply) => {
+      const { id } = req.params as { id: string };
+      const body = await activity.exportLogs(teamIdOf(id), req.user!, req.query as Obj);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="team-${id}-logs-${new Date().toISOString().slice(0, 10)}.csv"`)
+        .header('cache-control', 'no-store')
+        .send(body);
+    });
+  });
+}
+
+/** A team id from the path of a route without its own schemas (anything else is no team: 404). */
+function teamIdOf(v: string): number {
+  const n = /^\d{1,15}$/.test(v) ? Number(v) : 0;
+  return n >= 1 ? n : -1;
+}
