@@ -28,6 +28,7 @@ import { relayRoutes } from './http/relay-routes.ts';
 import { pluginAdminRoutes } from './http/plugin-admin-routes.ts';
 import { channelChoreRoutes } from './http/channel-chore-routes.ts';
 import { adminRoutes } from './http/admin-routes.ts';
+import { priceRoutes } from './http/price-routes.ts';
 import { signupRoutes } from './http/signup-routes.ts';
 import { ssoRoutes } from './http/sso-routes.ts';
 import { alertRoutes } from './http/alert-routes.ts';
@@ -45,6 +46,7 @@ export const ROUTES: RouteModule[] = [
   relayRoutes,
   pluginAdminRoutes,
   adminRoutes,
+  priceRoutes,
   channelChoreRoutes,
   signupRoutes,
   ssoRoutes,

@@ -1,5 +1,5 @@
 /**
- * The admin API under /api/: users, API keys (/api/token), channels, prices, group ratios, options,
+ * The admin API under /api/: users, API keys (/api/token), channels, options,
  * logs (with CSV export), usage reports, the audit log (/api/audit), and the OpenAPI document. Envelope {success, message, data}; lists put {items, total, page,
  * page_size} in data. Thin: decode, call services.admin, encode.
  */
@@ -167,35 +167,6 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       const model = r.str('model', { max: 191 }) ?? new Reader(q(req)).str('model', { max: 191 });
       const t = await deps.services.relay.testChannel(id, model);
       return { success: t.ok, message: t.ok ? 'ok' : t.message, data: { time_ms: t.timeMs, status: t.status, model: t.model } };
-    });
-
-    // ---- prices and group ratios (read: any user; write: admin) ----
-    api.get('/api/price', anyUser, async (req) => {
-      const qq = q(req);
-      return ok(await admin.prices.list({ ...paging(qq), keyword: new Reader(qq).str('keyword', { max: 191 }) }));
-    });
-    const setPrice = async (req: FastifyRequest) => ok((await admin.prices.set(admin.prices.parse(req.body), req.user)).view);
-    api.put('/api/price', adminOnly, setPrice);
-    api.post('/api/price', adminOnly, setPrice);
-    api.get('/api/price/catalog', adminOnly, async () => ok(await admin.priceCatalog.list()));
-    api.post('/api/price/import', adminOnly, async (req) =>
-      ok(await admin.priceCatalog.import(admin.priceCatalog.parseImport(req.body), req.user)),
-    );
-    api.post('/api/price/preview', adminOnly, async (req) => ok(await admin.priceCatalog.preview(req.body)));
-    api.get('/api/price/*', anyUser, async (req) => ok(await admin.prices.get(decodeURIComponent((req.params as Obj)['*'] as string))));
-    api.delete('/api/price/*', adminOnly, async (req) => {
-      await admin.prices.remove(decodeURIComponent((req.params as Obj)['*'] as string), req.user);
-      return ok(null, 'price deleted');
-    });
-    api.get('/api/group_ratio', anyUser, async () => ok(await admin.prices.listRatios()));
-    api.put('/api/group_ratio', adminOnly, async (req) => {
-      const v = admin.prices.parseRatio(req.body);
-      await admin.prices.setRatio(v, req.user);
-      return ok(v);
-    });
-    api.delete('/api/group_ratio/:group', adminOnly, async (req) => {
-      await admin.prices.removeRatio((req.params as { group: string }).group, req.user);
-      return ok(null, 'group ratio deleted');
     });
 
     // ---- options (root) ----

@@ -99,6 +99,15 @@ export function buildRouteValidator(externalSchemas: Record<string, unknown>) {
   };
 }
 
+/** A wildcard route's declared `*` parameter under the name its documented path gives it (`{model}`). */
+function wildcardNamed<S>(schema: S, docPath?: string): S {
+  const params = (schema as { params?: { properties?: Record<string, unknown>; required?: string[] } } | undefined)?.params;
+  const name = docPath?.match(/\{(\w+)\}[^{]*$/)?.[1];
+  if (!name || !params?.properties?.['*']) return schema;
+  const { '*': star, ...rest } = params.properties;
+  return { ...schema, params: { ...params, properties: { ...rest, [name]: star }, required: [name] } };
+}
+
 /** Registers @fastify/swagger and the described operations; call before any route is registered. */
 export async function describeRoutes(app: FastifyInstance): Promise<void> {
   const base = documentBase();
@@ -126,7 +135,7 @@ export async function describeRoutes(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: base as never,
     hideUntagged: true,
-    transform: ({ schema, url, route }) => ({ schema, url: route.config?.docPath ?? url }),
+    transform: ({ schema, url, route }) => ({ schema: wildcardNamed(schema, route.config?.docPath), url: route.config?.docPath ?? url }),
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
 }

@@ -1816,7 +1816,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1864,7 +1864,10 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["GroupRatio"];
+                    "application/json": {
+                        group: string;
+                        ratio: number;
+                    };
                 };
             };
             responses: {
@@ -1881,7 +1884,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1961,7 +1964,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5547,7 +5550,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5612,7 +5615,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5677,7 +5680,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5734,6 +5737,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description the model (may contain /) */
                     model: string;
                 };
                 cookie?: never;
@@ -5753,7 +5757,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5799,6 +5803,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description the model (may contain /) */
                     model: string;
                 };
                 cookie?: never;
@@ -5818,7 +5823,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5891,7 +5896,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5976,7 +5981,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6056,7 +6061,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13581,7 +13586,37 @@ export interface components {
             /** @description the price book has a price for the model */
             priced: boolean;
             /** @description tiers, modality prices, web_search, service_tiers (the fields of a price) */
-            rules?: Record<string, unknown>;
+            rules?: {
+                /** @description USD per 1M audio input tokens (default: input) */
+                audio_input?: number;
+                /** @description USD per 1M audio output tokens (default: output) */
+                audio_output?: number;
+                /** @description USD per 1M image input tokens (default: input) */
+                image_input?: number;
+                /** @description USD per 1M image output tokens (default: output) */
+                image_output?: number;
+                /** @description USD per 1M reasoning tokens (default: output) */
+                reasoning?: number;
+                /** @description USD per 1,000 calls, by server tool */
+                server_tools?: {
+                    [key: string]: number;
+                };
+                /** @description multiplier of the token cost by the service tier the upstream reports */
+                service_tiers?: {
+                    [key: string]: number;
+                };
+                /** @description context tiers: the whole call at the rates of the highest tier its input exceeds */
+                tiers?: {
+                    above_input_tokens: number;
+                    cache_write_1h?: number | null;
+                    cache_write_5m?: number | null;
+                    cached_input?: number | null;
+                    input: number;
+                    output: number;
+                }[];
+                /** @description USD per 1,000 web searches the upstream reports */
+                web_search?: number;
+            };
             /** @description the vendor's price page */
             source: string;
             /** @description the channel type or preset whose vendor lists the price */
@@ -14254,33 +14289,33 @@ export interface components {
         };
         Price: {
             /** @description USD per 1M audio input tokens (default: input) */
-            audio_input: number;
+            audio_input?: number;
             /** @description USD per 1M audio output tokens (default: output) */
-            audio_output: number;
+            audio_output?: number;
             cache_write_1h: number | null;
             cache_write_5m: number | null;
             cached_input: number | null;
             expression: string | null;
             /** @description USD per 1M image input tokens (default: input) */
-            image_input: number;
+            image_input?: number;
             /** @description USD per 1M image output tokens (default: output) */
-            image_output: number;
+            image_output?: number;
             input: number | null;
             model: string;
             output: number | null;
             per_request: number | null;
             /** @description USD per 1M reasoning tokens (default: output) */
-            reasoning: number;
+            reasoning?: number;
             /** @description USD per 1,000 calls, by server tool */
-            server_tools: {
+            server_tools?: {
                 [key: string]: number;
             };
             /** @description multiplier of the token cost by the service tier the upstream reports */
-            service_tiers: {
+            service_tiers?: {
                 [key: string]: number;
             };
             /** @description context tiers: the whole call at the rates of the highest tier its input exceeds */
-            tiers: {
+            tiers?: {
                 above_input_tokens: number;
                 cache_write_1h?: number | null;
                 cache_write_5m?: number | null;
@@ -14290,7 +14325,7 @@ export interface components {
             }[];
             updated_at: number;
             /** @description USD per 1,000 web searches the upstream reports */
-            web_search: number;
+            web_search?: number;
         };
         /** @description a whole price: fields not given are cleared; at least one of input/output, per_request, expression or a rule */
         PriceInput: {
@@ -14352,7 +14387,9 @@ export interface components {
             /** @description a saved price (when `price` is not given) */
             model?: string;
             /** @description request parameters an expression reads */
-            params?: Record<string, unknown>;
+            params?: {
+                [key: string]: unknown;
+            };
             price?: components["schemas"]["PriceInput"];
             usage?: {
                 audio_input_tokens?: number;

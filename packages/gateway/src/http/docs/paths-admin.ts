@@ -196,68 +196,6 @@ export function mainPathsA(admin: string, root: string): Record<string, Record<s
         { role: admin, params: [idParam], body: obj({ model: str() }) },
       ),
     },
-    '/api/price': {
-      get: op('prices', 'List model prices', page('Price'), { params: [...pagingParams, q('keyword', str())] }),
-      put: op('prices', 'Set the price of a model (replaces it; POST does the same)', envelope(ref('Price')), {
-        role: admin,
-        body: ref('PriceInput'),
-      }),
-      post: op('prices', 'Set the price of a model (replaces it; the same as PUT)', envelope(ref('Price')), {
-        role: admin,
-        body: ref('PriceInput'),
-      }),
-    },
-    '/api/price/catalog': {
-      get: op(
-        'prices',
-        'The list-price catalog: every entry with its source and date, and whether the price book has the model',
-        envelope(arr(ref('CatalogEntry'))),
-        {
-          role: admin,
-        },
-      ),
-    },
-    '/api/price/import': {
-      post: op(
-        'prices',
-        "Adopt the catalog's prices (all, or `models`); prices already set are kept unless `overwrite`",
-        envelope(ref('CatalogImport')),
-        {
-          role: admin,
-          body: obj({ models: arr(str()), overwrite: bool() }, [], { additionalProperties: false }),
-        },
-      ),
-    },
-    '/api/price/preview': {
-      post: op(
-        'prices',
-        'What a call with a given usage would cost at a price being edited (`price`) or a saved one (`model`)',
-        envelope(ref('PricePreview')),
-        {
-          role: admin,
-          body: ref('PricePreviewInput'),
-        },
-      ),
-    },
-    '/api/price/{model}': {
-      get: op('prices', 'Price of one model', envelope(ref('Price')), {
-        params: [{ name: 'model', in: 'path', required: true, schema: str() }],
-      }),
-      delete: op('prices', 'Delete a price', envelope({ type: 'null' }), {
-        role: admin,
-        params: [{ name: 'model', in: 'path', required: true, schema: str() }],
-      }),
-    },
-    '/api/group_ratio': {
-      get: op('prices', 'Group ratios (1 when a group has none)', envelope(arr(ref('GroupRatio')))),
-      put: op('prices', 'Set a group ratio', envelope(ref('GroupRatio')), { role: admin, body: ref('GroupRatio') }),
-    },
-    '/api/group_ratio/{group}': {
-      delete: op('prices', 'Delete a group ratio', envelope({ type: 'null' }), {
-        role: admin,
-        params: [{ name: 'group', in: 'path', required: true, schema: str() }],
-      }),
-    },
     '/api/option': {
       get: op('options', 'All options with their values and defaults', envelope(arr(ref('Option'))), { role: root }),
       put: op('options', 'Set one option ({key, value}) or several ({options: {...}})', envelope(arr(ref('Option'))), {
