@@ -1,5 +1,5 @@
 /**
- * The admin API under /api/: users, API keys (/api/token), channels, options,
+ * The admin API under /api/: users, API keys (/api/token), channels,
  * logs (with CSV export), usage reports, the audit log (/api/audit), and the OpenAPI document. Envelope {success, message, data}; lists put {items, total, page,
  * page_size} in data. Thin: decode, call services.admin, encode.
  */
@@ -21,7 +21,6 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
   const admin = deps.services.admin;
   const anyUser = { onRequest: requireUser(deps, 'user') };
   const adminOnly = { onRequest: requireUser(deps, 'admin') };
-  const rootOnly = { onRequest: requireUser(deps, 'root') };
   const q = (req: FastifyRequest) => (req.query ?? {}) as Obj;
   const idOf = (req: FastifyRequest) => parseId((req.params as { id: string }).id);
   const isAdmin = (req: FastifyRequest) => ROLE_RANK[req.user!.role] >= ROLE_RANK.admin;
@@ -167,26 +166,6 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       const model = r.str('model', { max: 191 }) ?? new Reader(q(req)).str('model', { max: 191 });
       const t = await deps.services.relay.testChannel(id, model);
       return { success: t.ok, message: t.ok ? 'ok' : t.message, data: { time_ms: t.timeMs, status: t.status, model: t.model } };
-    });
-
-    // ---- options (root) ----
-    api.get('/api/option', rootOnly, async () => ok(admin.options.list()));
-    api.put('/api/option', rootOnly, async (req) => {
-      const b = Reader.of(req.body);
-      if (b.has('options')) {
-        const map = b.only(['options']).object('options')!;
-        for (const [k, v] of Object.entries(map)) admin.options.normalise(k, v, `options.${k}`);
-        for (const [k, v] of Object.entries(map)) await admin.options.set(k, v, `options.${k}`, req.user);
-      } else {
-        b.only(['key', 'value']);
-        const key = b.str('key', { required: true, max: 128 })!;
-        await admin.options.set(key, b.obj.value, 'value', req.user);
-      }
-      return ok(admin.options.list());
-    });
-    api.delete('/api/option/:key', rootOnly, async (req) => {
-      await admin.options.reset((req.params as { key: string }).key, req.user);
-      return ok(admin.options.list());
     });
 
     // ---- audit log (admin) ----

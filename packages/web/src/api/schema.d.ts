@@ -16,6 +16,8 @@ export interface paths {
             parameters: {
                 query?: {
                     kind?: string;
+                    /** @description alias of page */
+                    p?: number;
                     /** @description 1-based page */
                     page?: number;
                     /** @description rows per page */
@@ -49,7 +51,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -121,13 +123,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: Record<string, unknown>;
+                            data: components["schemas"]["AlertEvent"];
                             message: string;
                             success: boolean;
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2823,7 +2825,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2871,12 +2873,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        key: string;
-                        value: unknown;
-                    } | {
-                        options: Record<string, unknown>;
-                    };
+                    "application/json": components["schemas"]["OptionChange"];
                 };
             };
             responses: {
@@ -2893,7 +2890,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2973,7 +2970,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13510,6 +13507,7 @@ export interface components {
             kind: string;
             last_error: string | null;
             next_attempt_at: number;
+            /** @description what the webhook receives (AlertEvent) */
             payload: unknown;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
@@ -13517,6 +13515,18 @@ export interface components {
             target: string;
             /** @enum {string} */
             transport: "webhook" | "email";
+        };
+        AlertEvent: {
+            /** @description unix ms */
+            created_at: number;
+            data: {
+                [key: string]: unknown;
+            };
+            id: string;
+            kind: string;
+            summary: string;
+            /** @description operator or user:<id> */
+            target: string;
         };
         AlertSettings: {
             email: string | null;
@@ -14055,8 +14065,10 @@ export interface components {
             };
         };
         Option: {
+            /** @description the value is the default (not in the options table) */
             default: boolean;
-            doc: string;
+            /** @description what the option does (options this node knows) */
+            doc?: string;
             key: string;
             /**
              * @description how the value is read
@@ -14064,7 +14076,16 @@ export interface components {
              */
             type: "string" | "int" | "number" | "bool" | "int_list" | "text_list" | "url" | "group_counts" | "secret" | "model_limits" | "group_model_limits" | "guardrails" | "routing" | "model_fallbacks";
             unit: ("seconds" | "minutes" | "hours" | "quota") | null;
+            /** @description a secret option shows [set] when one is stored */
             value: string;
+        };
+        OptionChange: {
+            key?: string;
+            options?: {
+                [key: string]: unknown;
+            };
+            /** @description text, or a number, boolean or list the option reads */
+            value?: unknown;
         };
         OwnTask: {
             action: string;

@@ -217,33 +217,6 @@ Object.assign(schemas, {
     },
     ['indexVersion', 'plugins'],
   ),
-  Option: obj({
-    key: str(),
-    value: str(),
-    default: bool(),
-    type: str('how the value is read', {
-      enum: [
-        'string',
-        'int',
-        'number',
-        'bool',
-        'int_list',
-        'text_list',
-        'url',
-        'group_counts',
-        'secret',
-        'model_limits',
-        'group_model_limits',
-        'guardrails',
-        'routing',
-        'model_fallbacks',
-      ],
-    }),
-    unit: nullable(
-      str('of a number: seconds, minutes, hours, or quota units (an amount of money)', { enum: ['seconds', 'minutes', 'hours', 'quota'] }),
-    ),
-    doc: str(),
-  }),
   AuditEntry: obj(
     {
       id: int(),
@@ -282,22 +255,6 @@ Object.assign(schemas, {
     webhook_url: nullable(str('http(s) URL on a public address')),
     webhook_secret: nullable(str('at least 16 characters; generated (and shown once) when a webhook has none')),
   }),
-  Alert: obj(
-    {
-      id: str('the idempotency id of every attempt'),
-      kind: str(),
-      target: str('operator or user:<id>'),
-      transport: str(undefined, { enum: ['webhook', 'email'] }),
-      status: str(undefined, { enum: ['pending', 'delivered', 'failed'] }),
-      attempts: int(),
-      next_attempt_at: int(),
-      delivered_at: nullable(int()),
-      last_error: nullable(str()),
-      created_at: int(),
-      payload: {},
-    },
-    ['id', 'kind', 'target', 'transport', 'status', 'attempts', 'next_attempt_at', 'delivered_at', 'last_error', 'created_at', 'payload'],
-  ),
   QuotaHold: obj({
     ref: str(),
     user_id: int(),

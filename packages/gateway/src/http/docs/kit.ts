@@ -164,7 +164,6 @@ export const COMPLETE_RESPONSES = [
   'Key',
   'ChannelKey',
   'Channel',
-  'Option',
   'QuotaHold',
   'Log',
   'AdminTask',

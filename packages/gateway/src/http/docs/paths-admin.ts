@@ -196,19 +196,6 @@ export function mainPathsA(admin: string, root: string): Record<string, Record<s
         { role: admin, params: [idParam], body: obj({ model: str() }) },
       ),
     },
-    '/api/option': {
-      get: op('options', 'All options with their values and defaults', envelope(arr(ref('Option'))), { role: root }),
-      put: op('options', 'Set one option ({key, value}) or several ({options: {...}})', envelope(arr(ref('Option'))), {
-        role: root,
-        body: { anyOf: [obj({ key: str(), value: {} }, ['key', 'value']), obj({ options: { type: 'object' } }, ['options'])] },
-      }),
-    },
-    '/api/option/{key}': {
-      delete: op('options', 'Reset an option to its default', envelope(arr(ref('Option'))), {
-        role: root,
-        params: [{ name: 'key', in: 'path', required: true, schema: str() }],
-      }),
-    },
     '/api/quota/holds': {
       get: op(
         'options',
@@ -240,23 +227,6 @@ export function mainPathsA(admin: string, root: string): Record<string, Record<s
         envelope(ref('AlertSettings')),
         { body: ref('AlertSettingsInput') },
       ),
-    },
-    '/api/alert': {
-      get: op('alerts', 'The alert outbox: every delivery with its status and attempts, newest first', page('Alert'), {
-        role: admin,
-        params: [
-          ...pagingParams,
-          q('status', str(undefined, { enum: ['pending', 'delivered', 'failed'] })),
-          q('kind', str()),
-          q('target', str('operator or user:<id>')),
-          q('transport', str(undefined, { enum: ['webhook', 'email'] })),
-        ],
-      }),
-    },
-    '/api/alert/test': {
-      post: op('alerts', 'Queue a test operator alert (400 when no operator destination is set)', envelope({ type: 'object' }), {
-        role: root,
-      }),
     },
     '/api/log': {
       get: op('logs', 'Query logs with totals for the filter (newest first, keyset pages)', envelope(ref('LogPage')), {
