@@ -7470,10 +7470,13 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description none, reserving, reserved, settled, refunded */
                     billing_status?: string;
                     channel_id?: number;
-                    end?: number;
-                    flagged?: boolean;
+                    /** @description created at or before: unix ms (or s), or ISO 8601 */
+                    end?: number | string;
+                    /** @description true or false */
+                    flagged?: boolean | string;
                     model?: string;
                     /** @description 1-based page */
                     page?: number;
@@ -7481,7 +7484,8 @@ export interface paths {
                     page_size?: number;
                     plugin?: string;
                     /** @description created at or after: unix ms (or s), or ISO 8601 */
-                    start?: number;
+                    start?: number | string;
+                    /** @description NOT_START, SUBMITTED, QUEUED, IN_PROGRESS, SUCCESS, FAILURE, UNKNOWN */
                     status?: string;
                     /** @description public id */
                     task_id?: string;
@@ -7512,7 +7516,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7591,7 +7595,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7676,7 +7680,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7731,15 +7735,19 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    end?: number;
+                    /** @description created at or before: unix ms (or s), or ISO 8601 */
+                    end?: number | string;
                     model?: string;
                     /** @description 1-based page */
                     page?: number;
                     /** @description rows per page */
                     page_size?: number;
                     plugin?: string;
-                    start?: number;
+                    /** @description created at or after: unix ms (or s), or ISO 8601 */
+                    start?: number | string;
+                    /** @description NOT_START, SUBMITTED, QUEUED, IN_PROGRESS, SUCCESS, FAILURE, UNKNOWN */
                     status?: string;
+                    /** @description public id */
                     task_id?: string;
                 };
                 header?: never;
@@ -7766,7 +7774,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7845,7 +7853,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13491,12 +13499,68 @@ export interface components {
             user_id: number;
             username: string | null;
         };
-        AdminTaskDetail: components["schemas"]["AdminTask"] & {
-            callback: components["schemas"]["TaskCallback"] | null;
+        AdminTaskDetail: {
+            action: string;
+            /** @enum {string} */
+            billing_status: "none" | "reserving" | "reserved" | "settled" | "refunded";
+            callback: {
+                attempts: number;
+                delivered_at: number | null;
+                /** @description dlv_…: the same on every attempt (X-Delivery-Id) */
+                delivery_id: string;
+                /** @description the latest attempts (up to 20) */
+                history: {
+                    at: number;
+                    duration_ms: number;
+                    error: string | null;
+                    status: number | null;
+                }[];
+                last_attempt_at: number | null;
+                last_error: string | null;
+                last_status: number | null;
+                next_attempt_at: number | null;
+                /**
+                 * @description waiting: the task is not finished; pending: due or retrying; delivered; failed: given up; skipped: the result was not kept
+                 * @enum {string}
+                 */
+                status: "waiting" | "pending" | "delivered" | "failed" | "skipped";
+                url: string;
+            } | null;
+            channel_id: number | null;
+            /** @description unix ms */
+            created_at: number;
+            fail_reason: string | null;
+            finished_at: number | null;
+            flag_reason: string | null;
+            /** @description an administrator must decide (submit outcome unknown) */
+            flagged: boolean;
+            group: string;
+            key_id: number | null;
             /** @description ledger movements of task:<id> by kind (reserve, close, settle | refund) */
             ledger: {
                 [key: string]: number;
             };
+            model: string;
+            next_poll_at: number | null;
+            plugin: string;
+            plugin_version: string;
+            poll_failures: number;
+            /** @description e.g. 30% */
+            progress: string;
+            quota_final: number | null;
+            quota_reserved: number;
+            retained: boolean;
+            started_at: number | null;
+            /** @enum {string} */
+            status: "NOT_START" | "SUBMITTED" | "QUEUED" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "UNKNOWN";
+            submitted_at: number | null;
+            /** @description public id task_… */
+            task_id: string;
+            updated_at: number;
+            upstream_model: string;
+            upstream_task_id: string | null;
+            user_id: number;
+            username: string | null;
         };
         Alert: {
             attempts: number;
@@ -14087,26 +14151,75 @@ export interface components {
             /** @description text, or a number, boolean or list the option reads */
             value?: unknown;
         };
+        /** @description no upstream ids, no channels */
         OwnTask: {
             action: string;
-            billing_status: string;
+            /** @enum {string} */
+            billing_status: "none" | "reserving" | "reserved" | "settled" | "refunded";
             /** @description unix ms */
             created_at: number;
             fail_reason: string | null;
             finished_at: number | null;
+            /** @description an administrator must decide (submit outcome unknown) */
             flagged: boolean;
             model: string;
             plugin: string;
+            /** @description e.g. 30% */
             progress: string;
             quota_final: number | null;
             quota_reserved: number;
             started_at: number | null;
-            status: string;
+            /** @enum {string} */
+            status: "NOT_START" | "SUBMITTED" | "QUEUED" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "UNKNOWN";
+            /** @description public id task_… */
             task_id: string;
             updated_at: number;
         };
-        OwnTaskDetail: components["schemas"]["OwnTask"] & {
-            callback: components["schemas"]["TaskCallback"] | null;
+        OwnTaskDetail: {
+            action: string;
+            /** @enum {string} */
+            billing_status: "none" | "reserving" | "reserved" | "settled" | "refunded";
+            callback: {
+                attempts: number;
+                delivered_at: number | null;
+                /** @description dlv_…: the same on every attempt (X-Delivery-Id) */
+                delivery_id: string;
+                /** @description the latest attempts (up to 20) */
+                history: {
+                    at: number;
+                    duration_ms: number;
+                    error: string | null;
+                    status: number | null;
+                }[];
+                last_attempt_at: number | null;
+                last_error: string | null;
+                last_status: number | null;
+                next_attempt_at: number | null;
+                /**
+                 * @description waiting: the task is not finished; pending: due or retrying; delivered; failed: given up; skipped: the result was not kept
+                 * @enum {string}
+                 */
+                status: "waiting" | "pending" | "delivered" | "failed" | "skipped";
+                url: string;
+            } | null;
+            /** @description unix ms */
+            created_at: number;
+            fail_reason: string | null;
+            finished_at: number | null;
+            /** @description an administrator must decide (submit outcome unknown) */
+            flagged: boolean;
+            model: string;
+            plugin: string;
+            /** @description e.g. 30% */
+            progress: string;
+            quota_final: number | null;
+            quota_reserved: number;
+            started_at: number | null;
+            /** @enum {string} */
+            status: "NOT_START" | "SUBMITTED" | "QUEUED" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "UNKNOWN";
+            /** @description public id task_… */
+            task_id: string;
+            updated_at: number;
         };
         Passkey: {
             /** @description unix ms */

@@ -166,8 +166,6 @@ export const COMPLETE_RESPONSES = [
   'Channel',
   'QuotaHold',
   'Log',
-  'AdminTask',
-  'OwnTask',
   'TaskCallback',
 ];
 COMPLETE_RESPONSES.push('RedemptionCode', 'Payment');

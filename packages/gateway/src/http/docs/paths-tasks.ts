@@ -16,8 +16,6 @@ import {
   nullable,
   obj,
   op,
-  page,
-  pagingParams,
   q,
   ref,
   str,
@@ -26,61 +24,6 @@ import {
 export function mainPathsB(admin: string, root: string): Record<string, Record<string, Schema>> {
   void root;
   return {
-    '/api/task': {
-      get: op('tasks', 'List tasks (admins: tasks of users and their own; root: all)', page('AdminTask'), {
-        role: admin,
-        params: [
-          ...pagingParams,
-          q('status', str()),
-          q('plugin', str()),
-          q('model', str()),
-          q('user_id', int()),
-          q('username', str()),
-          q('channel_id', int()),
-          q('flagged', bool()),
-          q('billing_status', str()),
-          q('task_id', str('public id')),
-          q('start', int(), 'created at or after: unix ms (or s), or ISO 8601'),
-          q('end', int()),
-        ],
-      }),
-    },
-    '/api/task/self': {
-      get: op('tasks', 'Your own tasks (no upstream ids, no channels)', page('OwnTask'), {
-        params: [
-          ...pagingParams,
-          q('status', str()),
-          q('plugin', str()),
-          q('model', str()),
-          q('task_id', str()),
-          q('start', int()),
-          q('end', int()),
-        ],
-      }),
-    },
-    '/api/task/self/{id}': {
-      get: op('tasks', 'One of your own tasks with its callback deliveries', envelope(ref('OwnTaskDetail')), {
-        params: [{ name: 'id', in: 'path', required: true, schema: str('public id task_…') }],
-      }),
-    },
-    '/api/task/{id}': {
-      get: op('tasks', 'One task with its ledger movements', envelope(ref('AdminTaskDetail')), {
-        role: admin,
-        params: [{ name: 'id', in: 'path', required: true, schema: str('public id task_…') }],
-      }),
-    },
-    '/api/task/{id}/resolve': {
-      post: op(
-        'tasks',
-        'Resolve a flagged task (409 when not flagged or resolved differently; a repeat of the same resolution changes nothing)',
-        envelope(ref('AdminTaskDetail')),
-        {
-          role: admin,
-          params: [{ name: 'id', in: 'path', required: true, schema: str('public id task_…') }],
-          body: ref('TaskResolve'),
-        },
-      ),
-    },
     '/api/plugin/task': {
       get: op('plugins', 'Installed task plugins with their runtime state', envelope(arr(ref('PluginSummary'))), { role: root }),
       post: op(
