@@ -2397,7 +2397,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2463,7 +2463,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2540,7 +2540,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2608,7 +2608,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2673,7 +2673,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2749,7 +2749,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -14062,7 +14062,7 @@ export interface components {
         McpServerInput: {
             description?: string | null;
             enabled?: boolean;
-            groups?: string[] | null;
+            groups?: (string[] | string) | null;
             headers?: {
                 [key: string]: string;
             } | null;
@@ -14075,7 +14075,7 @@ export interface components {
                 issuer?: string;
                 scope?: string;
             } | null;
-            tools?: string[] | null;
+            tools?: (string[] | string) | null;
             url?: string;
         };
         McpTool: {
@@ -14085,6 +14085,8 @@ export interface components {
             };
             name: string;
             title?: string;
+        } & {
+            [key: string]: unknown;
         };
         Model: {
             created?: number;

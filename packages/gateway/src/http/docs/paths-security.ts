@@ -5,27 +5,8 @@
 import { type Schema, arr, bool, envelope, idParam, int, nullable, num, obj, op, q, ref, str } from './kit.ts';
 
 export function mcpPaths(admin: string): Record<string, Record<string, Schema>> {
-  const name = { name: 'name', in: 'path', required: true, schema: str('server name') };
+  void admin;
   return {
-    '/api/mcp/servers': {
-      get: op('mcp', 'Registered MCP servers', envelope(arr(ref('McpServer'))), { role: admin }),
-      post: op('mcp', 'Register an MCP server (409 when the name exists)', envelope(ref('McpServer')), {
-        role: admin,
-        body: ref('McpServerInput'),
-      }),
-    },
-    '/api/mcp/servers/{name}': {
-      get: op('mcp', 'One MCP server', envelope(ref('McpServer')), { role: admin, params: [name] }),
-      put: op('mcp', 'Change an MCP server (headers and oauth replace the stored ones)', envelope(ref('McpServer')), {
-        role: admin,
-        params: [name],
-        body: ref('McpServerInput'),
-      }),
-      delete: op('mcp', 'Delete an MCP server', envelope({ type: 'null' }), { role: admin, params: [name] }),
-    },
-    '/api/mcp/servers/{name}/tools': {
-      get: op('mcp', "The server's tools (502 when it cannot be reached)", envelope(arr(ref('McpTool'))), { role: admin, params: [name] }),
-    },
     '/mcp': {
       post: op(
         'mcp',
