@@ -3525,26 +3525,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: {
-                                active_version: string | null;
-                                enabled: boolean;
-                                key: string;
-                                meta: {
-                                    [key: string]: unknown;
-                                };
-                                remark?: string;
-                                runtime_error?: string;
-                                /** @description registered, disabled, compile_failed or not_registered */
-                                runtime_status: string;
-                                serving_version: string | null;
-                                source_hash?: string;
-                            }[];
+                            data: components["schemas"]["ServingPlugin"][];
                             message: string;
                             success: boolean;
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3609,7 +3596,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3674,7 +3661,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3759,7 +3746,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3860,7 +3847,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3928,6 +3915,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description verdicts by plugin and action */
                             data: {
                                 [key: string]: {
                                     [key: string]: number;
@@ -3938,7 +3926,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4008,26 +3996,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: {
-                                active_version: string | null;
-                                enabled: boolean;
-                                key: string;
-                                meta: {
-                                    [key: string]: unknown;
-                                };
-                                remark?: string;
-                                runtime_error?: string;
-                                /** @description registered, disabled, compile_failed or not_registered */
-                                runtime_status: string;
-                                serving_version: string | null;
-                                source_hash?: string;
-                            }[];
+                            data: components["schemas"]["ServingPlugin"][];
                             message: string;
                             success: boolean;
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4092,7 +4067,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4157,7 +4132,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4242,7 +4217,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4316,7 +4291,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4381,7 +4356,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4446,7 +4421,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4525,7 +4500,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4584,8 +4559,8 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    /** @description activate even when it conflicts */
-                    force?: "true" | "false" | "1" | "0";
+                    /** @description also when in use (true or 1) */
+                    force?: string;
                 };
                 header?: never;
                 path: {
@@ -4620,7 +4595,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4656,7 +4631,7 @@ export interface paths {
                         "application/json": components["schemas"]["AdminError"];
                     };
                 };
-                /** @description conflicts with the running plugins */
+                /** @description Default Response */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4722,7 +4697,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4797,7 +4772,7 @@ export interface paths {
                         "image/*": string;
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4856,10 +4831,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    /** @description disable or unbind the channels bound to it */
-                    cascade?: "true" | "false" | "1" | "0";
-                    /** @description also with tasks in flight */
-                    force?: "true" | "false" | "1" | "0";
+                    /** @description disable or unbind the channels bound to it (true or 1) */
+                    cascade?: string;
+                    /** @description also with tasks in flight (true or 1) */
+                    force?: string;
                 };
                 header?: never;
                 path: {
@@ -4889,7 +4864,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4925,13 +4900,13 @@ export interface paths {
                         "application/json": components["schemas"]["AdminError"];
                     };
                 };
-                /** @description in use: bound channels and tasks in flight */
+                /** @description in use (bound channels, tasks in flight), or conflicting with the running plugins */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["PluginInUse"];
+                        "application/json": components["schemas"]["PluginInUse"] | components["schemas"]["AdminError"];
                     };
                 };
             };
@@ -4975,7 +4950,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5035,8 +5010,8 @@ export interface paths {
         delete: {
             parameters: {
                 query?: {
-                    /** @description also when in use */
-                    force?: "true" | "false" | "1" | "0";
+                    /** @description also when in use (true or 1) */
+                    force?: string;
                 };
                 header?: never;
                 path: {
@@ -5066,7 +5041,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5108,7 +5083,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["PluginInUse"];
+                        "application/json": components["schemas"]["PluginInUse"] | components["schemas"]["AdminError"];
                     };
                 };
             };
@@ -5156,7 +5131,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5246,7 +5221,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5320,7 +5295,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5366,9 +5341,12 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
+            /** @description the sources, or {sources} */
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["MarketSource"][];
+                    "application/json": components["schemas"]["MarketSource"][] | {
+                        sources: components["schemas"]["MarketSource"][];
+                    };
                 };
             };
             responses: {
@@ -5385,7 +5363,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5460,7 +5438,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13634,15 +13612,6 @@ export interface components {
             target_name: string | null;
             target_type: string;
         };
-        BoundChannel: {
-            id: number;
-            name: string;
-            /** @description 1 enabled, 2 disabled, 3 auto-disabled */
-            status: number;
-            type: number;
-            /** @enum {string} */
-            via: "key" | "peer" | "channel_type";
-        };
         CallbackSecret: {
             /** @description whsec_…: signs task callbacks (X-Signature: sha256=<hex HMAC-SHA256 of the body>); shown only here */
             callback_secret: string;
@@ -14015,25 +13984,33 @@ export interface components {
             quota: number;
         };
         MarketIndex: {
-            /** @enum {unknown} */
+            /** @enum {number} */
             indexVersion: 1;
             name?: string;
-            plugins: {
+            plugins: ({
                 iconFile?: {
-                    path?: string;
-                    sha256?: string;
+                    path: string;
+                    sha256: string;
+                } & {
+                    [key: string]: unknown;
                 };
                 key: string;
                 latest?: string;
                 name?: string;
-                versions: {
+                versions: ({
                     kind?: string;
                     minApiVersion?: number;
                     path: string;
                     sha256: string;
                     version: string;
-                }[];
-            }[];
+                } & {
+                    [key: string]: unknown;
+                })[];
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
         };
         MarketSource: {
             /** @description http(s) URL of an index.json */
@@ -14316,26 +14293,36 @@ export interface components {
         PluginDetail: {
             active_version: string | null;
             enabled: boolean;
-            has_icon?: boolean;
+            has_icon: boolean;
             key: string;
-            layer?: string;
+            layer: string;
             meta: components["schemas"]["PluginManifest"] | null;
-            normalized_meta?: Record<string, unknown> | null;
-            plugin_source?: string | null;
-            remark?: string;
-            runtime_error?: string | null;
-            source?: string;
-            source_hash?: string | null;
-            uploaded_at?: number | null;
+            normalized_meta: {
+                [key: string]: unknown;
+            } | null;
+            plugin_source: string | null;
+            remark: string;
+            runtime_error: string | null;
+            source: string;
+            source_hash: string | null;
+            uploaded_at: number | null;
             version: string | null;
         };
         PluginInUse: {
             data: {
-                channels: components["schemas"]["BoundChannel"][];
+                channels: {
+                    id: number;
+                    name: string;
+                    /** @description 1 enabled, 2 disabled, 3 auto-disabled */
+                    status: number;
+                    type: number;
+                    /** @enum {string} */
+                    via: "key" | "peer" | "channel_type";
+                }[];
                 in_flight_count: number;
             };
             message: string;
-            /** @enum {unknown} */
+            /** @enum {boolean} */
             success: false;
         };
         /** @description the plugin's `meta` as uploaded (see the plugin SDK's manifest JSON Schema) */
@@ -14345,25 +14332,27 @@ export interface components {
         PluginRuntimeStatus: {
             current_generation: number;
             database_error?: string;
-            database_revision?: number | null;
-            generation_published_at?: number | null;
+            database_revision: number | null;
+            generation_published_at: number | null;
             last_rebuild: {
-                attempted_at?: number | null;
-                database_revision?: number;
+                attempted_at: number | null;
+                database_revision: number;
                 error?: string;
-                generation?: number;
-                plugin_error_count?: number;
+                generation: number;
+                plugin_error_count: number;
                 /** @enum {string} */
-                status?: "never" | "success" | "partial" | "failed";
+                status: "never" | "success" | "partial" | "failed";
             };
             plugin_errors: {
                 [key: string]: string;
             };
             plugins: {
                 [key: string]: {
-                    pool?: Record<string, unknown>;
-                    sha256?: string;
-                    version?: string;
+                    pool: {
+                        [key: string]: unknown;
+                    };
+                    sha256: string;
+                    version: string;
                 };
             };
         };
@@ -14377,18 +14366,21 @@ export interface components {
             active_version: string | null;
             channel_count: number;
             enabled: boolean;
-            has_icon?: boolean;
+            has_icon: boolean;
             in_flight_count: number;
             key: string;
-            layer?: string;
+            layer: string;
             meta: components["schemas"]["PluginManifest"] | null;
-            remark?: string;
+            remark: string;
             runtime_error?: string;
-            /** @enum {string} */
+            /**
+             * @description registered, disabled, compile_failed or not_registered
+             * @enum {string}
+             */
             runtime_status: "registered" | "disabled" | "compile_failed" | "not_registered";
             serving_version: string | null;
-            source?: string;
-            source_hash?: string | null;
+            source: string;
+            source_hash: string | null;
         };
         PluginUpload: {
             /** @description default true */
@@ -14400,25 +14392,24 @@ export interface components {
             remark?: string;
             /** @description the plugin module (ESM text, at most 1 MiB) */
             source: string;
-            /** @description optional integrity check, 64 hex */
-            sourceSha256?: string;
+            sourceSha256?: string | null;
         };
         PluginUploaded: {
             enabled: boolean;
-            has_icon?: boolean;
-            layer?: string;
-            meta?: components["schemas"]["PluginManifest"];
+            has_icon: boolean;
+            layer: string;
+            meta: components["schemas"]["PluginManifest"];
             plugin: string;
             sha256: string;
-            source?: string;
+            source: string;
             version: string;
         };
         PluginVersion: {
             active: boolean;
-            has_icon?: boolean;
-            meta?: components["schemas"]["PluginManifest"];
+            has_icon: boolean;
+            meta: components["schemas"]["PluginManifest"];
             sha256: string;
-            source_hash?: string;
+            source_hash: string;
             /** @description unix s */
             uploaded_at: number;
             version: string;
@@ -14673,6 +14664,21 @@ export interface components {
              * @enum {string}
              */
             reauth: "password" | "second_factor" | "recent_sign_in";
+        };
+        ServingPlugin: {
+            active_version: string | null;
+            enabled: boolean;
+            key: string;
+            meta: components["schemas"]["PluginManifest"];
+            remark: string;
+            runtime_error?: string;
+            /**
+             * @description registered, disabled, compile_failed or not_registered
+             * @enum {string}
+             */
+            runtime_status: "registered" | "disabled" | "compile_failed" | "not_registered";
+            serving_version: string | null;
+            source_hash: string;
         };
         SsoLink: {
             button_label: string;

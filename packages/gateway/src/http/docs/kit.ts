@@ -97,8 +97,6 @@ export const limited = {
 };
 
 export const conflict = (schema: Schema, description: string) => ({ 409: { description, content: { 'application/json': { schema } } } });
-export const keyParam = { name: 'key', in: 'path', required: true, schema: str('plugin key') };
-export const flagParam = (name: string, description: string) => q(name, str(description, { enum: ['true', 'false', '1', '0'] }));
 export const logCursor = q(
   'cursor',
   str(),
