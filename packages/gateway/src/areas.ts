@@ -29,6 +29,7 @@ import { pluginAdminRoutes } from './http/plugin-admin-routes.ts';
 import { channelChoreRoutes } from './http/channel-chore-routes.ts';
 import { adminRoutes } from './http/admin-routes.ts';
 import { priceRoutes } from './http/price-routes.ts';
+import { channelRoutes } from './http/channel-routes.ts';
 import { optionRoutes } from './http/option-routes.ts';
 import { signupRoutes } from './http/signup-routes.ts';
 import { ssoRoutes } from './http/sso-routes.ts';
@@ -48,6 +49,7 @@ export const ROUTES: RouteModule[] = [
   pluginAdminRoutes,
   adminRoutes,
   priceRoutes,
+  channelRoutes,
   optionRoutes,
   channelChoreRoutes,
   signupRoutes,

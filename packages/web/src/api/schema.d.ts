@@ -289,8 +289,10 @@ export interface paths {
                     page?: number;
                     /** @description rows per page */
                     page_size?: number;
+                    /** @description enabled, disabled or auto_disabled */
                     status?: string;
                     tag?: string;
+                    /** @description channel type name or number */
                     type?: string;
                 };
                 header?: never;
@@ -317,7 +319,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -383,7 +385,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -459,7 +461,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -526,7 +528,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -590,7 +592,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -674,7 +676,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -731,7 +733,10 @@ export interface paths {
         /** Send a small test request through the channel (success false with the upstream's message when it fails) (admin) */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description the model to test (when the body names none) */
+                    model?: string;
+                };
                 header?: never;
                 path: {
                     id: number;
@@ -742,7 +747,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         model?: string;
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -753,13 +758,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["ChannelTest"];
+                            data: {
+                                model: string;
+                                status: number | null;
+                                time_ms: number;
+                            };
                             message: string;
                             success: boolean;
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -837,7 +846,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -919,7 +928,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -976,8 +985,8 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    /** @description default true */
-                    reset_balance?: boolean;
+                    /** @description true (default) or false */
+                    reset_balance?: string;
                     /** @description default _copy */
                     suffix?: string;
                 };
@@ -1002,7 +1011,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1079,7 +1088,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1141,7 +1150,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1156,7 +1165,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1232,7 +1241,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1297,13 +1306,21 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        groups?: string[];
-                        header_override?: Record<string, unknown>;
+                        groups?: string[] | string;
+                        header_override?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description random or round_robin */
                         key_mode?: string;
-                        model_mapping?: Record<string, unknown>;
-                        models?: string[];
+                        /** @description model → upstream model */
+                        model_mapping?: {
+                            [key: string]: unknown;
+                        };
+                        models?: string[] | string;
                         new_tag?: string | null;
-                        param_override?: Record<string, unknown>;
+                        param_override?: {
+                            [key: string]: unknown;
+                        };
                         priority?: number;
                         tag: string;
                         test_model?: string | null;
@@ -1325,7 +1342,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1408,7 +1425,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1490,7 +1507,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1569,7 +1586,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1650,7 +1667,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1724,7 +1741,7 @@ export interface paths {
                             [key: string]: unknown;
                         };
                         /** @description channel type name or number */
-                        type?: string;
+                        type?: number | string;
                     };
                 };
             };
@@ -1744,7 +1761,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5937,9 +5954,10 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        models?: string[];
+                        /** @description a list, or comma-separated */
+                        models?: string[] | string;
                         overwrite?: boolean;
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -6108,33 +6126,6 @@ export interface paths {
                             message: string;
                             success: boolean;
                         };
-                    };
-                };
-                /** @description invalid input; the message names the field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminError"];
-                    };
-                };
-                /** @description not logged in */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminError"];
-                    };
-                };
-                /** @description role too low */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminError"];
                     };
                 };
                 /** @description not found */
@@ -13677,26 +13668,36 @@ export interface components {
             cost_ratio: number;
             created_at: number;
             groups: string[];
-            header_override: Record<string, unknown>;
+            header_override: {
+                [key: string]: unknown;
+            };
             id: number;
             key_count: number;
             /** @enum {string} */
             key_mode: "random" | "round_robin";
             /** @description hints and state only; key values are never returned */
             keys: components["schemas"]["ChannelKey"][];
+            /** @description the stored keys cannot be decrypted (CRYPTO_SECRET differs from the one that sealed them) */
+            keys_error?: string;
             last_test: components["schemas"]["ChannelTestAll"] | null;
             /** @description calls in flight above which the relay skips the channel (0: no cap) */
             max_concurrency: number;
             /** @description estimated prompt tokens above which the relay skips the channel (0: no cap) */
             max_input_tokens: number;
-            model_mapping: Record<string, unknown>;
+            model_mapping: {
+                [key: string]: unknown;
+            };
             models: string[];
             name: string;
-            param_override: Record<string, unknown>;
+            param_override: {
+                [key: string]: unknown;
+            };
             priority: number;
             response_time_ms: number | null;
             /** @description openai: preset; azure: api_version; vertex: region, project_id; bedrock: region (of Bedrock API keys); task_plugin: plugin; gateway: plugins */
-            settings: Record<string, unknown>;
+            settings: {
+                [key: string]: unknown;
+            };
             /** @enum {string} */
             status: "enabled" | "disabled" | "auto_disabled";
             status_reason: string | null;
@@ -13713,23 +13714,35 @@ export interface components {
             base_url?: string;
             /** @description what the operator pays the vendor relative to list prices (0.8: a fifth off); 1 when not given */
             cost_ratio?: number;
-            groups?: string[];
-            header_override?: Record<string, unknown>;
+            groups?: string[] | string;
+            header_override?: {
+                [key: string]: unknown;
+            };
+            /** @description random or round_robin */
             key_mode?: string;
-            /** @description absent on update = keep the stored keys */
+            /** @description a list, or newline-separated text; absent on update = keep the stored keys */
             keys?: string[] | string;
             max_concurrency?: number;
             max_input_tokens?: number;
-            model_mapping?: Record<string, unknown>;
-            models?: string[];
+            /** @description model → upstream model */
+            model_mapping?: {
+                [key: string]: unknown;
+            };
+            models?: string[] | string;
             name?: string;
-            param_override?: Record<string, unknown>;
+            param_override?: {
+                [key: string]: unknown;
+            };
             priority?: number;
-            settings?: Record<string, unknown>;
-            status?: string;
+            settings?: {
+                [key: string]: unknown;
+            };
+            /** @description enabled, disabled or auto_disabled (or 1, 2, 3) */
+            status?: string | number;
             status_reason?: string | null;
             tag?: string | null;
             test_model?: string | null;
+            /** @description a number or openai, azure, anthropic, gemini, bedrock, vertex, gateway, task_plugin */
             type?: number | string;
             weight?: number;
         };
@@ -13740,11 +13753,6 @@ export interface components {
             reason: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled" | "auto_disabled";
-        };
-        ChannelTest: {
-            model?: string;
-            status?: number | null;
-            time_ms?: number;
         };
         ChannelTestAll: {
             at: number;

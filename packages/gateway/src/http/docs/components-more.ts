@@ -69,7 +69,6 @@ Object.assign(schemas, {
     },
     ['items', 'total', 'page', 'page_size', 'totals', 'totals_capped', 'next_cursor'],
   ),
-  ChannelTest: obj({ time_ms: int(), status: nullable(int('upstream HTTP status')), model: str() }),
   AuditEntry: obj(
     {
       id: int(),

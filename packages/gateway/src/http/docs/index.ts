@@ -9,7 +9,7 @@ import './components-areas.ts';
 import { type Schema, withRequiredFields } from './kit.ts';
 import { mainPathsA } from './paths-admin.ts';
 import { mainPathsB } from './paths-tasks.ts';
-import { channelChorePaths, mcpPaths, ssoPaths, twoFactorPaths } from './paths-security.ts';
+import { mcpPaths, ssoPaths, twoFactorPaths } from './paths-security.ts';
 import { signupPaths, topupPaths } from './paths-billing.ts';
 
 export type { Schema } from './kit.ts';
@@ -26,7 +26,6 @@ export function describedPaths(): Record<string, Record<string, Schema>> {
     ...ssoPaths(admin),
     ...mcpPaths(admin),
     ...twoFactorPaths(admin),
-    ...channelChorePaths(admin),
   };
 }
 

@@ -11,7 +11,6 @@ import {
   int,
   logCursor,
   logFilters,
-  nullable,
   obj,
   op,
   page,
@@ -144,56 +143,6 @@ export function mainPathsA(admin: string, root: string): Record<string, Record<s
         'Make a new task callback signing secret for the key (the old one stops signing at once); shown only in this answer',
         envelope(ref('CallbackSecret')),
         { params: [idParam] },
-      ),
-    },
-    '/api/channel': {
-      get: op('channels', 'List channels', page('Channel'), {
-        role: admin,
-        params: [...pagingParams, q('keyword', str()), q('type', str()), q('status', str()), q('group', str()), q('tag', str())],
-      }),
-      post: op('channels', 'Create a channel', envelope(ref('Channel')), { role: admin, body: ref('ChannelInput') }),
-    },
-    '/api/channel/models': {
-      get: op('channels', 'Every model some channel lists, sorted (for pickers)', envelope(arr(str())), { role: admin }),
-    },
-    '/api/channel/upstream-url': {
-      post: op(
-        'channels',
-        'Where a chat call to `model` would go on a channel of this type, base URL and settings: the URL the relay builds (null for task channels and for a URL that needs what only a key holds)',
-        envelope(obj({ url: nullable(str()) }, ['url'])),
-        {
-          role: admin,
-          body: obj({
-            type: str('channel type name or number'),
-            base_url: str('empty: the preset or the type default'),
-            settings: obj({}, [], { additionalProperties: true }),
-            model: str('default MODEL'),
-          }),
-        },
-      ),
-    },
-    '/api/channel/{id}': {
-      get: op('channels', 'One channel', envelope(ref('Channel')), { role: admin, params: [idParam] }),
-      put: op('channels', 'Update a channel (absent keys are kept)', envelope(ref('Channel')), {
-        role: admin,
-        params: [idParam],
-        body: ref('ChannelInput'),
-      }),
-      delete: op('channels', 'Delete a channel', envelope({ type: 'null' }), { role: admin, params: [idParam] }),
-    },
-    '/api/channel/{id}/keys/{index}': {
-      put: op('channels', 'Enable or disable one key of a channel', envelope(ref('Channel')), {
-        role: admin,
-        params: [idParam, { name: 'index', in: 'path', required: true, schema: int() }],
-        body: obj({ enabled: bool(), reason: str() }, ['enabled']),
-      }),
-    },
-    '/api/channel/{id}/test': {
-      post: op(
-        'channels',
-        "Send a small test request through the channel (success false with the upstream's message when it fails)",
-        obj({ success: bool(), message: str(), data: ref('ChannelTest') }, ['success', 'message', 'data']),
-        { role: admin, params: [idParam], body: obj({ model: str() }) },
       ),
     },
     '/api/quota/holds': {

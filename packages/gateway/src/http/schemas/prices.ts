@@ -101,10 +101,17 @@ export const CatalogImport = Type.Object(
   { imported: Type.Array(Type.String()), kept: Type.Array(Type.String({ description: 'already priced, kept (no overwrite)' })) },
   { $id: 'CatalogImport' },
 );
-export const CatalogImportInput = Type.Object(
-  { models: Type.Optional(Type.Array(Type.String())), overwrite: Type.Optional(Type.Boolean()) },
-  { additionalProperties: false },
-);
+/** No body: every catalog entry, prices already set kept. */
+export const CatalogImportInput = Type.Union([
+  Type.Object(
+    {
+      models: Type.Optional(Type.Union([Type.Array(Type.String()), Type.String()], { description: 'a list, or comma-separated' })),
+      overwrite: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+]);
 
 export const PricePreviewInput = Type.Object(
   {
