@@ -16,7 +16,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route's schemas only describe it (http/docs/): not used to validate or serialize. */
     describedOnly?: boolean;
-    /** The OpenAPI path of a wildcard route (`/api/price/*` is `/api/price/{model}`). */
+    /** The OpenAPI path of a wildcard route (`/api/price/*` is `/api/price/{model}`); a route with schemas sets it itself. */
     docPath?: string;
   }
 }
@@ -26,8 +26,6 @@ const shapeOf = (method: string, url: string) => `${method.toUpperCase()} ${url.
 
 /** Wildcard routes by the path their operation is described at. */
 const WILDCARDS: Record<string, string> = {
-  'GET /api/price/*': '/api/price/{model}',
-  'DELETE /api/price/*': '/api/price/{model}',
   'POST /v1beta/models/*': '/v1beta/models/{model}:{action}',
 };
 
