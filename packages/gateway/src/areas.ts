@@ -28,6 +28,9 @@ import { relayRoutes } from './http/relay-routes.ts';
 import { pluginAdminRoutes } from './http/plugin-admin-routes.ts';
 import { channelChoreRoutes } from './http/channel-chore-routes.ts';
 import { adminRoutes } from './http/admin-routes.ts';
+import { priceRoutes } from './http/price-routes.ts';
+import { channelRoutes } from './http/channel-routes.ts';
+import { optionRoutes } from './http/option-routes.ts';
 import { signupRoutes } from './http/signup-routes.ts';
 import { ssoRoutes } from './http/sso-routes.ts';
 import { alertRoutes } from './http/alert-routes.ts';
@@ -46,6 +49,9 @@ export const ROUTES: RouteModule[] = [
   relayRoutes,
   pluginAdminRoutes,
   adminRoutes,
+  priceRoutes,
+  channelRoutes,
+  optionRoutes,
   channelChoreRoutes,
   signupRoutes,
   ssoRoutes,

@@ -1,9 +1,10 @@
 /**
  * Every JSON answer of `/api` a test receives from a gateway started by the harness is checked against
  * the gateway's own OpenAPI document (GET /api/openapi.json): the response schema of its route and
- * status. An answer of a route that declares its schemas and does not match makes the fetch throw,
- * so the test that made the call fails; one of a route only described (`x-described-only`, from
- * http/docs/) is reported once when the process ends. The document is read once per gateway and each
+ * status. An answer of a route that declares its schemas (or of an area whose routes do, CONVERTED)
+ * and does not match makes the fetch throw, so the test that made the call fails, and fails the test
+ * process when it ends; one of a route only described (`x-described-only`, from http/docs/) is
+ * reported once when the process ends. The document is read once per gateway and each
  * route's schema compiled once, on first use.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -84,15 +85,45 @@ globalThis.fetch = async function checkedFetch(input: string | URL | Request, in
   let checker = gateways.get(url.origin);
   if (!checker) gateways.set(url.origin, (checker = checkerFor(url.origin)));
   const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toLowerCase();
-  const found = (await checker)(method, url.pathname.replace(/\/+$/, '') || '/', res.status, body);
-  if (found?.strict) throw new Error(found.problem);
+  const path = url.pathname.replace(/\/+$/, '') || '/';
+  const found = (await checker)(method, path, res.status, body);
+  if (found?.strict || (found && converted(path))) {
+    // Said again at the end and failing the process: a test that catches the error still fails.
+    failures.add(found.problem);
+    throw new Error(found.problem);
+  }
   if (found) drifts.add(found.problem);
   return res;
 };
 
-/** Differences of routes only described, said once at the end (they fail nothing). */
+/**
+ * The areas whose routes declare their schemas: an answer of theirs that differs from the document
+ * fails the test process, even from a route of theirs that would still be only described.
+ */
+const CONVERTED = [
+  '/api/plan',
+  '/api/user/plan',
+  '/api/channel',
+  '/api/price',
+  '/api/pricing',
+  '/api/group_ratio',
+  '/api/option',
+  '/api/alert',
+  '/api/mcp/',
+  '/api/plugin/',
+  '/api/task',
+];
+const converted = (path: string) => CONVERTED.some((p) => path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`));
+
+/** Differences of routes only described, said once at the end (they fail nothing); and those that fail the process. */
 const drifts = new Set<string>();
+const failures = new Set<string>();
 process.on('exit', () => {
+  if (failures.size) {
+    process.stderr.write(`OpenAPI: ${failures.size} answer(s) differ from the document of routes that declare their schemas:\n`);
+    for (const d of failures) process.stderr.write(`  ${d}\n`);
+    process.exitCode = 1;
+  }
   if (!drifts.size) return;
   process.stderr.write(`OpenAPI: ${drifts.size} answer(s) of described-only routes differ from the document:\n`);
   for (const d of drifts) process.stderr.write(`  ${d}\n`);

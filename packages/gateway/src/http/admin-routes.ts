@@ -1,5 +1,5 @@
 /**
- * The admin API under /api/: users, API keys (/api/token), channels, prices, group ratios, options,
+ * The admin API under /api/: users, API keys (/api/token),
  * logs (with CSV export), usage reports, the audit log (/api/audit), and the OpenAPI document. Envelope {success, message, data}; lists put {items, total, page,
  * page_size} in data. Thin: decode, call services.admin, encode.
  */
@@ -10,9 +10,6 @@ import { familyErrorHandler } from './errors.ts';
 import { requireKey, requireUser } from './auth.ts';
 import { ROLE_RANK } from '../accounts/types.ts';
 import { Reader, fieldError, paging, parseId, usdToQuota, type Obj } from '../platform/validate.ts';
-import { parseChannelType } from '../channels/types.ts';
-import { chatCallUrl } from '../relay/channels.ts';
-import { CHANNEL_STATUS } from '../admin/channels.ts';
 import { openApiDocument } from './route-docs.ts';
 import { parseUsageQuery } from '../logs/usage.ts';
 import { ok } from './envelope.ts';
@@ -21,7 +18,6 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
   const admin = deps.services.admin;
   const anyUser = { onRequest: requireUser(deps, 'user') };
   const adminOnly = { onRequest: requireUser(deps, 'admin') };
-  const rootOnly = { onRequest: requireUser(deps, 'root') };
   const q = (req: FastifyRequest) => (req.query ?? {}) as Obj;
   const idOf = (req: FastifyRequest) => parseId((req.params as { id: string }).id);
   const isAdmin = (req: FastifyRequest) => ROLE_RANK[req.user!.role] >= ROLE_RANK.admin;
@@ -97,126 +93,6 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     api.post('/api/token/:id/callback-secret', anyUser, async (req) =>
       ok(await admin.keys.rotateCallbackSecret(idOf(req), req.user), 'the callback secret is shown once: store it now'),
     );
-
-    // ---- channels (admin) ----
-    api.get('/api/channel', adminOnly, async (req) => {
-      const qq = q(req);
-      const r = new Reader(qq);
-      let type: number | undefined;
-      if (qq.type !== undefined && qq.type !== '') {
-        try {
-          type = parseChannelType(qq.type);
-        } catch (e) {
-          throw fieldError('type', (e as Error).message);
-        }
-      }
-      const st = r.oneOf('status', ['enabled', 'disabled', 'auto_disabled'] as const);
-      return ok(
-        await admin.channels.list({
-          ...paging(qq),
-          keyword: r.str('keyword', { max: 128 }),
-          type,
-          status: st ? CHANNEL_STATUS[st] : undefined,
-          group: r.str('group', { max: 64 }),
-          tag: r.str('tag', { max: 64 }),
-        }),
-      );
-    });
-    // Every model some channel lists (for pickers), and where a chat call would go on a channel being edited.
-    api.get('/api/channel/models', adminOnly, async () =>
-      ok([...new Set(deps.services.relay.channels.all().flatMap((c) => c.models))].sort()),
-    );
-    api.post('/api/channel/upstream-url', adminOnly, async (req) => {
-      const r = Reader.of(req.body).only(['type', 'base_url', 'settings', 'model']);
-      let type: number;
-      try {
-        type = parseChannelType(r.obj.type ?? 'openai');
-      } catch (e) {
-        throw fieldError('type', (e as Error).message);
-      }
-      const url = chatCallUrl(
-        type,
-        r.str('base_url', { max: 2048 }) ?? '',
-        r.object('settings') ?? {},
-        r.str('model', { max: 191 }) || 'MODEL',
-      );
-      return ok({ url });
-    });
-    api.post('/api/channel', adminOnly, async (req) =>
-      ok(await admin.channels.create(admin.channels.parse(req.body, 'create'), '', { actor: req.user })),
-    );
-    api.get('/api/channel/:id', adminOnly, async (req) => ok(await admin.channels.get(idOf(req))));
-    api.put('/api/channel/:id', adminOnly, async (req) =>
-      ok((await admin.channels.update(idOf(req), admin.channels.parse(req.body, 'update'), '', { actor: req.user })).view),
-    );
-    api.delete('/api/channel/:id', adminOnly, async (req) => {
-      await admin.channels.remove(idOf(req), req.user);
-      return ok(null, 'channel deleted');
-    });
-    api.put('/api/channel/:id/keys/:index', adminOnly, async (req) => {
-      const r = Reader.of(req.body).only(['enabled', 'reason']);
-      const enabled = r.bool('enabled');
-      if (enabled === undefined) throw fieldError('enabled', 'is required (true or false)');
-      const index = Number((req.params as { index: string }).index);
-      return ok(await admin.channels.setKeyState(idOf(req), index, enabled, r.str('reason', { max: 500 }) ?? null, req.user));
-    });
-    api.post('/api/channel/:id/test', adminOnly, async (req) => {
-      const id = idOf(req);
-      await admin.channels.get(id);
-      const r = Reader.of(req.body ?? {}).only(['model']);
-      const model = r.str('model', { max: 191 }) ?? new Reader(q(req)).str('model', { max: 191 });
-      const t = await deps.services.relay.testChannel(id, model);
-      return { success: t.ok, message: t.ok ? 'ok' : t.message, data: { time_ms: t.timeMs, status: t.status, model: t.model } };
-    });
-
-    // ---- prices and group ratios (read: any user; write: admin) ----
-    api.get('/api/price', anyUser, async (req) => {
-      const qq = q(req);
-      return ok(await admin.prices.list({ ...paging(qq), keyword: new Reader(qq).str('keyword', { max: 191 }) }));
-    });
-    const setPrice = async (req: FastifyRequest) => ok((await admin.prices.set(admin.prices.parse(req.body), req.user)).view);
-    api.put('/api/price', adminOnly, setPrice);
-    api.post('/api/price', adminOnly, setPrice);
-    api.get('/api/price/catalog', adminOnly, async () => ok(await admin.priceCatalog.list()));
-    api.post('/api/price/import', adminOnly, async (req) =>
-      ok(await admin.priceCatalog.import(admin.priceCatalog.parseImport(req.body), req.user)),
-    );
-    api.post('/api/price/preview', adminOnly, async (req) => ok(await admin.priceCatalog.preview(req.body)));
-    api.get('/api/price/*', anyUser, async (req) => ok(await admin.prices.get(decodeURIComponent((req.params as Obj)['*'] as string))));
-    api.delete('/api/price/*', adminOnly, async (req) => {
-      await admin.prices.remove(decodeURIComponent((req.params as Obj)['*'] as string), req.user);
-      return ok(null, 'price deleted');
-    });
-    api.get('/api/group_ratio', anyUser, async () => ok(await admin.prices.listRatios()));
-    api.put('/api/group_ratio', adminOnly, async (req) => {
-      const v = admin.prices.parseRatio(req.body);
-      await admin.prices.setRatio(v, req.user);
-      return ok(v);
-    });
-    api.delete('/api/group_ratio/:group', adminOnly, async (req) => {
-      await admin.prices.removeRatio((req.params as { group: string }).group, req.user);
-      return ok(null, 'group ratio deleted');
-    });
-
-    // ---- options (root) ----
-    api.get('/api/option', rootOnly, async () => ok(admin.options.list()));
-    api.put('/api/option', rootOnly, async (req) => {
-      const b = Reader.of(req.body);
-      if (b.has('options')) {
-        const map = b.only(['options']).object('options')!;
-        for (const [k, v] of Object.entries(map)) admin.options.normalise(k, v, `options.${k}`);
-        for (const [k, v] of Object.entries(map)) await admin.options.set(k, v, `options.${k}`, req.user);
-      } else {
-        b.only(['key', 'value']);
-        const key = b.str('key', { required: true, max: 128 })!;
-        await admin.options.set(key, b.obj.value, 'value', req.user);
-      }
-      return ok(admin.options.list());
-    });
-    api.delete('/api/option/:key', rootOnly, async (req) => {
-      await admin.options.reset((req.params as { key: string }).key, req.user);
-      return ok(admin.options.list());
-    });
 
     // ---- audit log (admin) ----
     api.get('/api/audit', adminOnly, async (req) => ok(await admin.audit.list(admin.audit.parseQuery(q(req)), admin.names)));

@@ -16,7 +16,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route's schemas only describe it (http/docs/): not used to validate or serialize. */
     describedOnly?: boolean;
-    /** The OpenAPI path of a wildcard route (`/api/price/*` is `/api/price/{model}`). */
+    /** The OpenAPI path of a wildcard route (`/api/price/*` is `/api/price/{model}`); a route with schemas sets it itself. */
     docPath?: string;
   }
 }
@@ -26,8 +26,6 @@ const shapeOf = (method: string, url: string) => `${method.toUpperCase()} ${url.
 
 /** Wildcard routes by the path their operation is described at. */
 const WILDCARDS: Record<string, string> = {
-  'GET /api/price/*': '/api/price/{model}',
-  'DELETE /api/price/*': '/api/price/{model}',
   'POST /v1beta/models/*': '/v1beta/models/{model}:{action}',
 };
 
@@ -99,6 +97,15 @@ export function buildRouteValidator(externalSchemas: Record<string, unknown>) {
   };
 }
 
+/** A wildcard route's declared `*` parameter under the name its documented path gives it (`{model}`). */
+function wildcardNamed<S>(schema: S, docPath?: string): S {
+  const params = (schema as { params?: { properties?: Record<string, unknown>; required?: string[] } } | undefined)?.params;
+  const name = docPath?.match(/\{(\w+)\}[^{]*$/)?.[1];
+  if (!name || !params?.properties?.['*']) return schema;
+  const { '*': star, ...rest } = params.properties;
+  return { ...schema, params: { ...params, properties: { ...rest, [name]: star }, required: [name] } };
+}
+
 /** Registers @fastify/swagger and the described operations; call before any route is registered. */
 export async function describeRoutes(app: FastifyInstance): Promise<void> {
   const base = documentBase();
@@ -126,7 +133,7 @@ export async function describeRoutes(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: base as never,
     hideUntagged: true,
-    transform: ({ schema, url, route }) => ({ schema, url: route.config?.docPath ?? url }),
+    transform: ({ schema, url, route }) => ({ schema: wildcardNamed(schema, route.config?.docPath), url: route.config?.docPath ?? url }),
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
 }

@@ -16,6 +16,8 @@ export interface paths {
             parameters: {
                 query?: {
                     kind?: string;
+                    /** @description alias of page */
+                    p?: number;
                     /** @description 1-based page */
                     page?: number;
                     /** @description rows per page */
@@ -49,7 +51,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -121,13 +123,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: Record<string, unknown>;
+                            data: components["schemas"]["AlertEvent"];
                             message: string;
                             success: boolean;
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -287,8 +289,10 @@ export interface paths {
                     page?: number;
                     /** @description rows per page */
                     page_size?: number;
+                    /** @description enabled, disabled or auto_disabled */
                     status?: string;
                     tag?: string;
+                    /** @description channel type name or number */
                     type?: string;
                 };
                 header?: never;
@@ -315,7 +319,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -381,7 +385,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -457,7 +461,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -524,7 +528,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -588,7 +592,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -672,7 +676,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -729,7 +733,10 @@ export interface paths {
         /** Send a small test request through the channel (success false with the upstream's message when it fails) (admin) */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description the model to test (when the body names none) */
+                    model?: string;
+                };
                 header?: never;
                 path: {
                     id: number;
@@ -740,7 +747,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         model?: string;
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -751,13 +758,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["ChannelTest"];
+                            data: {
+                                model: string;
+                                status: number | null;
+                                time_ms: number;
+                            };
                             message: string;
                             success: boolean;
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -835,7 +846,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -917,7 +928,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -974,8 +985,8 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    /** @description default true */
-                    reset_balance?: boolean;
+                    /** @description true (default) or false */
+                    reset_balance?: string;
                     /** @description default _copy */
                     suffix?: string;
                 };
@@ -1000,7 +1011,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1077,7 +1088,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1139,7 +1150,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1154,7 +1165,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1230,7 +1241,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1295,13 +1306,21 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        groups?: string[];
-                        header_override?: Record<string, unknown>;
+                        groups?: string[] | string;
+                        header_override?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description random or round_robin */
                         key_mode?: string;
-                        model_mapping?: Record<string, unknown>;
-                        models?: string[];
+                        /** @description model → upstream model */
+                        model_mapping?: {
+                            [key: string]: unknown;
+                        };
+                        models?: string[] | string;
                         new_tag?: string | null;
-                        param_override?: Record<string, unknown>;
+                        param_override?: {
+                            [key: string]: unknown;
+                        };
                         priority?: number;
                         tag: string;
                         test_model?: string | null;
@@ -1323,7 +1342,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1406,7 +1425,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1488,7 +1507,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1567,7 +1586,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1648,7 +1667,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1722,7 +1741,7 @@ export interface paths {
                             [key: string]: unknown;
                         };
                         /** @description channel type name or number */
-                        type?: string;
+                        type?: number | string;
                     };
                 };
             };
@@ -1742,7 +1761,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1816,7 +1835,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1864,7 +1883,10 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["GroupRatio"];
+                    "application/json": {
+                        group: string;
+                        ratio: number;
+                    };
                 };
             };
             responses: {
@@ -1881,7 +1903,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1961,7 +1983,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2392,7 +2414,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2458,7 +2480,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2535,7 +2557,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2603,7 +2625,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2668,7 +2690,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2744,7 +2766,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2820,7 +2842,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2868,12 +2890,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        key: string;
-                        value: unknown;
-                    } | {
-                        options: Record<string, unknown>;
-                    };
+                    "application/json": components["schemas"]["OptionChange"];
                 };
             };
             responses: {
@@ -2890,7 +2907,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2970,7 +2987,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3525,26 +3542,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: {
-                                active_version: string | null;
-                                enabled: boolean;
-                                key: string;
-                                meta: {
-                                    [key: string]: unknown;
-                                };
-                                remark?: string;
-                                runtime_error?: string;
-                                /** @description registered, disabled, compile_failed or not_registered */
-                                runtime_status: string;
-                                serving_version: string | null;
-                                source_hash?: string;
-                            }[];
+                            data: components["schemas"]["ServingPlugin"][];
                             message: string;
                             success: boolean;
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3609,7 +3613,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3674,7 +3678,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3759,7 +3763,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3860,7 +3864,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3928,6 +3932,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description verdicts by plugin and action */
                             data: {
                                 [key: string]: {
                                     [key: string]: number;
@@ -3938,7 +3943,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4008,26 +4013,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: {
-                                active_version: string | null;
-                                enabled: boolean;
-                                key: string;
-                                meta: {
-                                    [key: string]: unknown;
-                                };
-                                remark?: string;
-                                runtime_error?: string;
-                                /** @description registered, disabled, compile_failed or not_registered */
-                                runtime_status: string;
-                                serving_version: string | null;
-                                source_hash?: string;
-                            }[];
+                            data: components["schemas"]["ServingPlugin"][];
                             message: string;
                             success: boolean;
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4092,7 +4084,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4157,7 +4149,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4242,7 +4234,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4316,7 +4308,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4381,7 +4373,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4446,7 +4438,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4525,7 +4517,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4584,8 +4576,8 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    /** @description activate even when it conflicts */
-                    force?: "true" | "false" | "1" | "0";
+                    /** @description also when in use (true or 1) */
+                    force?: string;
                 };
                 header?: never;
                 path: {
@@ -4620,7 +4612,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4656,7 +4648,7 @@ export interface paths {
                         "application/json": components["schemas"]["AdminError"];
                     };
                 };
-                /** @description conflicts with the running plugins */
+                /** @description Default Response */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4722,7 +4714,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4797,7 +4789,7 @@ export interface paths {
                         "image/*": string;
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4856,10 +4848,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    /** @description disable or unbind the channels bound to it */
-                    cascade?: "true" | "false" | "1" | "0";
-                    /** @description also with tasks in flight */
-                    force?: "true" | "false" | "1" | "0";
+                    /** @description disable or unbind the channels bound to it (true or 1) */
+                    cascade?: string;
+                    /** @description also with tasks in flight (true or 1) */
+                    force?: string;
                 };
                 header?: never;
                 path: {
@@ -4889,7 +4881,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4925,13 +4917,13 @@ export interface paths {
                         "application/json": components["schemas"]["AdminError"];
                     };
                 };
-                /** @description in use: bound channels and tasks in flight */
+                /** @description in use (bound channels, tasks in flight), or conflicting with the running plugins */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["PluginInUse"];
+                        "application/json": components["schemas"]["PluginInUse"] | components["schemas"]["AdminError"];
                     };
                 };
             };
@@ -4975,7 +4967,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5035,8 +5027,8 @@ export interface paths {
         delete: {
             parameters: {
                 query?: {
-                    /** @description also when in use */
-                    force?: "true" | "false" | "1" | "0";
+                    /** @description also when in use (true or 1) */
+                    force?: string;
                 };
                 header?: never;
                 path: {
@@ -5066,7 +5058,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5108,7 +5100,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["PluginInUse"];
+                        "application/json": components["schemas"]["PluginInUse"] | components["schemas"]["AdminError"];
                     };
                 };
             };
@@ -5156,7 +5148,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5246,7 +5238,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5320,7 +5312,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5366,9 +5358,12 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
+            /** @description the sources, or {sources} */
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["MarketSource"][];
+                    "application/json": components["schemas"]["MarketSource"][] | {
+                        sources: components["schemas"]["MarketSource"][];
+                    };
                 };
             };
             responses: {
@@ -5385,7 +5380,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5460,7 +5455,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5547,7 +5542,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5612,7 +5607,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5677,7 +5672,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5734,6 +5729,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description the model (may contain /) */
                     model: string;
                 };
                 cookie?: never;
@@ -5753,7 +5749,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5799,6 +5795,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description the model (may contain /) */
                     model: string;
                 };
                 cookie?: never;
@@ -5818,7 +5815,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5891,7 +5888,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5957,9 +5954,10 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        models?: string[];
+                        /** @description a list, or comma-separated */
+                        models?: string[] | string;
                         overwrite?: boolean;
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -5976,7 +5974,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6056,7 +6054,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6128,33 +6126,6 @@ export interface paths {
                             message: string;
                             success: boolean;
                         };
-                    };
-                };
-                /** @description invalid input; the message names the field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminError"];
-                    };
-                };
-                /** @description not logged in */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminError"];
-                    };
-                };
-                /** @description role too low */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminError"];
                     };
                 };
                 /** @description not found */
@@ -7468,10 +7439,13 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description none, reserving, reserved, settled, refunded */
                     billing_status?: string;
                     channel_id?: number;
-                    end?: number;
-                    flagged?: boolean;
+                    /** @description created at or before: unix ms (or s), or ISO 8601 */
+                    end?: number | string;
+                    /** @description true or false */
+                    flagged?: boolean | string;
                     model?: string;
                     /** @description 1-based page */
                     page?: number;
@@ -7479,7 +7453,8 @@ export interface paths {
                     page_size?: number;
                     plugin?: string;
                     /** @description created at or after: unix ms (or s), or ISO 8601 */
-                    start?: number;
+                    start?: number | string;
+                    /** @description NOT_START, SUBMITTED, QUEUED, IN_PROGRESS, SUCCESS, FAILURE, UNKNOWN */
                     status?: string;
                     /** @description public id */
                     task_id?: string;
@@ -7510,7 +7485,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7589,7 +7564,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7674,7 +7649,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7729,15 +7704,19 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    end?: number;
+                    /** @description created at or before: unix ms (or s), or ISO 8601 */
+                    end?: number | string;
                     model?: string;
                     /** @description 1-based page */
                     page?: number;
                     /** @description rows per page */
                     page_size?: number;
                     plugin?: string;
-                    start?: number;
+                    /** @description created at or after: unix ms (or s), or ISO 8601 */
+                    start?: number | string;
+                    /** @description NOT_START, SUBMITTED, QUEUED, IN_PROGRESS, SUCCESS, FAILURE, UNKNOWN */
                     status?: string;
+                    /** @description public id */
                     task_id?: string;
                 };
                 header?: never;
@@ -7764,7 +7743,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7843,7 +7822,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -15166,12 +15145,68 @@ export interface components {
             user_id: number;
             username: string | null;
         };
-        AdminTaskDetail: components["schemas"]["AdminTask"] & {
-            callback: components["schemas"]["TaskCallback"] | null;
+        AdminTaskDetail: {
+            action: string;
+            /** @enum {string} */
+            billing_status: "none" | "reserving" | "reserved" | "settled" | "refunded";
+            callback: {
+                attempts: number;
+                delivered_at: number | null;
+                /** @description dlv_…: the same on every attempt (X-Delivery-Id) */
+                delivery_id: string;
+                /** @description the latest attempts (up to 20) */
+                history: {
+                    at: number;
+                    duration_ms: number;
+                    error: string | null;
+                    status: number | null;
+                }[];
+                last_attempt_at: number | null;
+                last_error: string | null;
+                last_status: number | null;
+                next_attempt_at: number | null;
+                /**
+                 * @description waiting: the task is not finished; pending: due or retrying; delivered; failed: given up; skipped: the result was not kept
+                 * @enum {string}
+                 */
+                status: "waiting" | "pending" | "delivered" | "failed" | "skipped";
+                url: string;
+            } | null;
+            channel_id: number | null;
+            /** @description unix ms */
+            created_at: number;
+            fail_reason: string | null;
+            finished_at: number | null;
+            flag_reason: string | null;
+            /** @description an administrator must decide (submit outcome unknown) */
+            flagged: boolean;
+            group: string;
+            key_id: number | null;
             /** @description ledger movements of task:<id> by kind (reserve, close, settle | refund) */
             ledger: {
                 [key: string]: number;
             };
+            model: string;
+            next_poll_at: number | null;
+            plugin: string;
+            plugin_version: string;
+            poll_failures: number;
+            /** @description e.g. 30% */
+            progress: string;
+            quota_final: number | null;
+            quota_reserved: number;
+            retained: boolean;
+            started_at: number | null;
+            /** @enum {string} */
+            status: "NOT_START" | "SUBMITTED" | "QUEUED" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "UNKNOWN";
+            submitted_at: number | null;
+            /** @description public id task_… */
+            task_id: string;
+            updated_at: number;
+            upstream_model: string;
+            upstream_task_id: string | null;
+            user_id: number;
+            username: string | null;
         };
         Alert: {
             attempts: number;
@@ -15182,6 +15217,7 @@ export interface components {
             kind: string;
             last_error: string | null;
             next_attempt_at: number;
+            /** @description what the webhook receives (AlertEvent) */
             payload: unknown;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
@@ -15189,6 +15225,18 @@ export interface components {
             target: string;
             /** @enum {string} */
             transport: "webhook" | "email";
+        };
+        AlertEvent: {
+            /** @description unix ms */
+            created_at: number;
+            data: {
+                [key: string]: unknown;
+            };
+            id: string;
+            kind: string;
+            summary: string;
+            /** @description operator or user:<id> */
+            target: string;
         };
         AlertSettings: {
             email: string | null;
@@ -15232,15 +15280,6 @@ export interface components {
             target_name: string | null;
             target_type: string;
         };
-        BoundChannel: {
-            id: number;
-            name: string;
-            /** @description 1 enabled, 2 disabled, 3 auto-disabled */
-            status: number;
-            type: number;
-            /** @enum {string} */
-            via: "key" | "peer" | "channel_type";
-        };
         CallbackSecret: {
             /** @description whsec_…: signs task callbacks (X-Signature: sha256=<hex HMAC-SHA256 of the body>); shown only here */
             callback_secret: string;
@@ -15258,7 +15297,37 @@ export interface components {
             /** @description the price book has a price for the model */
             priced: boolean;
             /** @description tiers, modality prices, web_search, service_tiers (the fields of a price) */
-            rules?: Record<string, unknown>;
+            rules?: {
+                /** @description USD per 1M audio input tokens (default: input) */
+                audio_input?: number;
+                /** @description USD per 1M audio output tokens (default: output) */
+                audio_output?: number;
+                /** @description USD per 1M image input tokens (default: input) */
+                image_input?: number;
+                /** @description USD per 1M image output tokens (default: output) */
+                image_output?: number;
+                /** @description USD per 1M reasoning tokens (default: output) */
+                reasoning?: number;
+                /** @description USD per 1,000 calls, by server tool */
+                server_tools?: {
+                    [key: string]: number;
+                };
+                /** @description multiplier of the token cost by the service tier the upstream reports */
+                service_tiers?: {
+                    [key: string]: number;
+                };
+                /** @description context tiers: the whole call at the rates of the highest tier its input exceeds */
+                tiers?: {
+                    above_input_tokens: number;
+                    cache_write_1h?: number | null;
+                    cache_write_5m?: number | null;
+                    cached_input?: number | null;
+                    input: number;
+                    output: number;
+                }[];
+                /** @description USD per 1,000 web searches the upstream reports */
+                web_search?: number;
+            };
             /** @description the vendor's price page */
             source: string;
             /** @description the channel type or preset whose vendor lists the price */
@@ -15276,26 +15345,36 @@ export interface components {
             cost_ratio: number;
             created_at: number;
             groups: string[];
-            header_override: Record<string, unknown>;
+            header_override: {
+                [key: string]: unknown;
+            };
             id: number;
             key_count: number;
             /** @enum {string} */
             key_mode: "random" | "round_robin";
             /** @description hints and state only; key values are never returned */
             keys: components["schemas"]["ChannelKey"][];
+            /** @description the stored keys cannot be decrypted (CRYPTO_SECRET differs from the one that sealed them) */
+            keys_error?: string;
             last_test: components["schemas"]["ChannelTestAll"] | null;
             /** @description calls in flight above which the relay skips the channel (0: no cap) */
             max_concurrency: number;
             /** @description estimated prompt tokens above which the relay skips the channel (0: no cap) */
             max_input_tokens: number;
-            model_mapping: Record<string, unknown>;
+            model_mapping: {
+                [key: string]: unknown;
+            };
             models: string[];
             name: string;
-            param_override: Record<string, unknown>;
+            param_override: {
+                [key: string]: unknown;
+            };
             priority: number;
             response_time_ms: number | null;
             /** @description openai: preset; azure: api_version; vertex: region, project_id; bedrock: region (of Bedrock API keys); task_plugin: plugin; gateway: plugins */
-            settings: Record<string, unknown>;
+            settings: {
+                [key: string]: unknown;
+            };
             /** @enum {string} */
             status: "enabled" | "disabled" | "auto_disabled";
             status_reason: string | null;
@@ -15312,23 +15391,35 @@ export interface components {
             base_url?: string;
             /** @description what the operator pays the vendor relative to list prices (0.8: a fifth off); 1 when not given */
             cost_ratio?: number;
-            groups?: string[];
-            header_override?: Record<string, unknown>;
+            groups?: string[] | string;
+            header_override?: {
+                [key: string]: unknown;
+            };
+            /** @description random or round_robin */
             key_mode?: string;
-            /** @description absent on update = keep the stored keys */
+            /** @description a list, or newline-separated text; absent on update = keep the stored keys */
             keys?: string[] | string;
             max_concurrency?: number;
             max_input_tokens?: number;
-            model_mapping?: Record<string, unknown>;
-            models?: string[];
+            /** @description model → upstream model */
+            model_mapping?: {
+                [key: string]: unknown;
+            };
+            models?: string[] | string;
             name?: string;
-            param_override?: Record<string, unknown>;
+            param_override?: {
+                [key: string]: unknown;
+            };
             priority?: number;
-            settings?: Record<string, unknown>;
-            status?: string;
+            settings?: {
+                [key: string]: unknown;
+            };
+            /** @description enabled, disabled or auto_disabled (or 1, 2, 3) */
+            status?: string | number;
             status_reason?: string | null;
             tag?: string | null;
             test_model?: string | null;
+            /** @description a number or openai, azure, anthropic, gemini, bedrock, vertex, gateway, task_plugin */
             type?: number | string;
             weight?: number;
         };
@@ -15339,11 +15430,6 @@ export interface components {
             reason: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled" | "auto_disabled";
-        };
-        ChannelTest: {
-            model?: string;
-            status?: number | null;
-            time_ms?: number;
         };
         ChannelTestAll: {
             at: number;
@@ -15583,25 +15669,33 @@ export interface components {
             quota: number;
         };
         MarketIndex: {
-            /** @enum {unknown} */
+            /** @enum {number} */
             indexVersion: 1;
             name?: string;
-            plugins: {
+            plugins: ({
                 iconFile?: {
-                    path?: string;
-                    sha256?: string;
+                    path: string;
+                    sha256: string;
+                } & {
+                    [key: string]: unknown;
                 };
                 key: string;
                 latest?: string;
                 name?: string;
-                versions: {
+                versions: ({
                     kind?: string;
                     minApiVersion?: number;
                     path: string;
                     sha256: string;
                     version: string;
-                }[];
-            }[];
+                } & {
+                    [key: string]: unknown;
+                })[];
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
         };
         MarketSource: {
             /** @description http(s) URL of an index.json */
@@ -15630,7 +15724,7 @@ export interface components {
         McpServerInput: {
             description?: string | null;
             enabled?: boolean;
-            groups?: string[] | null;
+            groups?: (string[] | string) | null;
             headers?: {
                 [key: string]: string;
             } | null;
@@ -15643,7 +15737,7 @@ export interface components {
                 issuer?: string;
                 scope?: string;
             } | null;
-            tools?: string[] | null;
+            tools?: (string[] | string) | null;
             url?: string;
         };
         McpTool: {
@@ -15653,6 +15747,8 @@ export interface components {
             };
             name: string;
             title?: string;
+        } & {
+            [key: string]: unknown;
         };
         Model: {
             created?: number;
@@ -15697,8 +15793,10 @@ export interface components {
             };
         };
         Option: {
+            /** @description the value is the default (not in the options table) */
             default: boolean;
-            doc: string;
+            /** @description what the option does (options this node knows) */
+            doc?: string;
             key: string;
             /**
              * @description how the value is read
@@ -15706,28 +15804,86 @@ export interface components {
              */
             type: "string" | "int" | "number" | "bool" | "int_list" | "text_list" | "url" | "group_counts" | "secret" | "model_limits" | "group_model_limits" | "guardrails" | "routing" | "model_fallbacks";
             unit: ("seconds" | "minutes" | "hours" | "quota") | null;
+            /** @description a secret option shows [set] when one is stored */
             value: string;
         };
+        OptionChange: {
+            key?: string;
+            options?: {
+                [key: string]: unknown;
+            };
+            /** @description text, or a number, boolean or list the option reads */
+            value?: unknown;
+        };
+        /** @description no upstream ids, no channels */
         OwnTask: {
             action: string;
-            billing_status: string;
+            /** @enum {string} */
+            billing_status: "none" | "reserving" | "reserved" | "settled" | "refunded";
             /** @description unix ms */
             created_at: number;
             fail_reason: string | null;
             finished_at: number | null;
+            /** @description an administrator must decide (submit outcome unknown) */
             flagged: boolean;
             model: string;
             plugin: string;
+            /** @description e.g. 30% */
             progress: string;
             quota_final: number | null;
             quota_reserved: number;
             started_at: number | null;
-            status: string;
+            /** @enum {string} */
+            status: "NOT_START" | "SUBMITTED" | "QUEUED" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "UNKNOWN";
+            /** @description public id task_… */
             task_id: string;
             updated_at: number;
         };
-        OwnTaskDetail: components["schemas"]["OwnTask"] & {
-            callback: components["schemas"]["TaskCallback"] | null;
+        OwnTaskDetail: {
+            action: string;
+            /** @enum {string} */
+            billing_status: "none" | "reserving" | "reserved" | "settled" | "refunded";
+            callback: {
+                attempts: number;
+                delivered_at: number | null;
+                /** @description dlv_…: the same on every attempt (X-Delivery-Id) */
+                delivery_id: string;
+                /** @description the latest attempts (up to 20) */
+                history: {
+                    at: number;
+                    duration_ms: number;
+                    error: string | null;
+                    status: number | null;
+                }[];
+                last_attempt_at: number | null;
+                last_error: string | null;
+                last_status: number | null;
+                next_attempt_at: number | null;
+                /**
+                 * @description waiting: the task is not finished; pending: due or retrying; delivered; failed: given up; skipped: the result was not kept
+                 * @enum {string}
+                 */
+                status: "waiting" | "pending" | "delivered" | "failed" | "skipped";
+                url: string;
+            } | null;
+            /** @description unix ms */
+            created_at: number;
+            fail_reason: string | null;
+            finished_at: number | null;
+            /** @description an administrator must decide (submit outcome unknown) */
+            flagged: boolean;
+            model: string;
+            plugin: string;
+            /** @description e.g. 30% */
+            progress: string;
+            quota_final: number | null;
+            quota_reserved: number;
+            started_at: number | null;
+            /** @enum {string} */
+            status: "NOT_START" | "SUBMITTED" | "QUEUED" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "UNKNOWN";
+            /** @description public id task_… */
+            task_id: string;
+            updated_at: number;
         };
         Passkey: {
             /** @description unix ms */
@@ -15822,26 +15978,36 @@ export interface components {
         PluginDetail: {
             active_version: string | null;
             enabled: boolean;
-            has_icon?: boolean;
+            has_icon: boolean;
             key: string;
-            layer?: string;
+            layer: string;
             meta: components["schemas"]["PluginManifest"] | null;
-            normalized_meta?: Record<string, unknown> | null;
-            plugin_source?: string | null;
-            remark?: string;
-            runtime_error?: string | null;
-            source?: string;
-            source_hash?: string | null;
-            uploaded_at?: number | null;
+            normalized_meta: {
+                [key: string]: unknown;
+            } | null;
+            plugin_source: string | null;
+            remark: string;
+            runtime_error: string | null;
+            source: string;
+            source_hash: string | null;
+            uploaded_at: number | null;
             version: string | null;
         };
         PluginInUse: {
             data: {
-                channels: components["schemas"]["BoundChannel"][];
+                channels: {
+                    id: number;
+                    name: string;
+                    /** @description 1 enabled, 2 disabled, 3 auto-disabled */
+                    status: number;
+                    type: number;
+                    /** @enum {string} */
+                    via: "key" | "peer" | "channel_type";
+                }[];
                 in_flight_count: number;
             };
             message: string;
-            /** @enum {unknown} */
+            /** @enum {boolean} */
             success: false;
         };
         /** @description the plugin's `meta` as uploaded (see the plugin SDK's manifest JSON Schema) */
@@ -15851,25 +16017,27 @@ export interface components {
         PluginRuntimeStatus: {
             current_generation: number;
             database_error?: string;
-            database_revision?: number | null;
-            generation_published_at?: number | null;
+            database_revision: number | null;
+            generation_published_at: number | null;
             last_rebuild: {
-                attempted_at?: number | null;
-                database_revision?: number;
+                attempted_at: number | null;
+                database_revision: number;
                 error?: string;
-                generation?: number;
-                plugin_error_count?: number;
+                generation: number;
+                plugin_error_count: number;
                 /** @enum {string} */
-                status?: "never" | "success" | "partial" | "failed";
+                status: "never" | "success" | "partial" | "failed";
             };
             plugin_errors: {
                 [key: string]: string;
             };
             plugins: {
                 [key: string]: {
-                    pool?: Record<string, unknown>;
-                    sha256?: string;
-                    version?: string;
+                    pool: {
+                        [key: string]: unknown;
+                    };
+                    sha256: string;
+                    version: string;
                 };
             };
         };
@@ -15883,18 +16051,21 @@ export interface components {
             active_version: string | null;
             channel_count: number;
             enabled: boolean;
-            has_icon?: boolean;
+            has_icon: boolean;
             in_flight_count: number;
             key: string;
-            layer?: string;
+            layer: string;
             meta: components["schemas"]["PluginManifest"] | null;
-            remark?: string;
+            remark: string;
             runtime_error?: string;
-            /** @enum {string} */
+            /**
+             * @description registered, disabled, compile_failed or not_registered
+             * @enum {string}
+             */
             runtime_status: "registered" | "disabled" | "compile_failed" | "not_registered";
             serving_version: string | null;
-            source?: string;
-            source_hash?: string | null;
+            source: string;
+            source_hash: string | null;
         };
         PluginUpload: {
             /** @description default true */
@@ -15906,58 +16077,57 @@ export interface components {
             remark?: string;
             /** @description the plugin module (ESM text, at most 1 MiB) */
             source: string;
-            /** @description optional integrity check, 64 hex */
-            sourceSha256?: string;
+            sourceSha256?: string | null;
         };
         PluginUploaded: {
             enabled: boolean;
-            has_icon?: boolean;
-            layer?: string;
-            meta?: components["schemas"]["PluginManifest"];
+            has_icon: boolean;
+            layer: string;
+            meta: components["schemas"]["PluginManifest"];
             plugin: string;
             sha256: string;
-            source?: string;
+            source: string;
             version: string;
         };
         PluginVersion: {
             active: boolean;
-            has_icon?: boolean;
-            meta?: components["schemas"]["PluginManifest"];
+            has_icon: boolean;
+            meta: components["schemas"]["PluginManifest"];
             sha256: string;
-            source_hash?: string;
+            source_hash: string;
             /** @description unix s */
             uploaded_at: number;
             version: string;
         };
         Price: {
             /** @description USD per 1M audio input tokens (default: input) */
-            audio_input: number;
+            audio_input?: number;
             /** @description USD per 1M audio output tokens (default: output) */
-            audio_output: number;
+            audio_output?: number;
             cache_write_1h: number | null;
             cache_write_5m: number | null;
             cached_input: number | null;
             expression: string | null;
             /** @description USD per 1M image input tokens (default: input) */
-            image_input: number;
+            image_input?: number;
             /** @description USD per 1M image output tokens (default: output) */
-            image_output: number;
+            image_output?: number;
             input: number | null;
             model: string;
             output: number | null;
             per_request: number | null;
             /** @description USD per 1M reasoning tokens (default: output) */
-            reasoning: number;
+            reasoning?: number;
             /** @description USD per 1,000 calls, by server tool */
-            server_tools: {
+            server_tools?: {
                 [key: string]: number;
             };
             /** @description multiplier of the token cost by the service tier the upstream reports */
-            service_tiers: {
+            service_tiers?: {
                 [key: string]: number;
             };
             /** @description context tiers: the whole call at the rates of the highest tier its input exceeds */
-            tiers: {
+            tiers?: {
                 above_input_tokens: number;
                 cache_write_1h?: number | null;
                 cache_write_5m?: number | null;
@@ -15967,7 +16137,7 @@ export interface components {
             }[];
             updated_at: number;
             /** @description USD per 1,000 web searches the upstream reports */
-            web_search: number;
+            web_search?: number;
         };
         /** @description a whole price: fields not given are cleared; at least one of input/output, per_request, expression or a rule */
         PriceInput: {
@@ -16029,7 +16199,9 @@ export interface components {
             /** @description a saved price (when `price` is not given) */
             model?: string;
             /** @description request parameters an expression reads */
-            params?: Record<string, unknown>;
+            params?: {
+                [key: string]: unknown;
+            };
             price?: components["schemas"]["PriceInput"];
             usage?: {
                 audio_input_tokens?: number;
@@ -16177,6 +16349,21 @@ export interface components {
              * @enum {string}
              */
             reauth: "password" | "second_factor" | "recent_sign_in";
+        };
+        ServingPlugin: {
+            active_version: string | null;
+            enabled: boolean;
+            key: string;
+            meta: components["schemas"]["PluginManifest"];
+            remark: string;
+            runtime_error?: string;
+            /**
+             * @description registered, disabled, compile_failed or not_registered
+             * @enum {string}
+             */
+            runtime_status: "registered" | "disabled" | "compile_failed" | "not_registered";
+            serving_version: string | null;
+            source_hash: string;
         };
         SsoLink: {
             button_label: string;

@@ -9,7 +9,7 @@ import './components-areas.ts';
 import { type Schema, withRequiredFields } from './kit.ts';
 import { mainPathsA } from './paths-admin.ts';
 import { mainPathsB } from './paths-tasks.ts';
-import { channelChorePaths, mcpPaths, ssoPaths, twoFactorPaths } from './paths-security.ts';
+import { mcpPaths, ssoPaths, twoFactorPaths } from './paths-security.ts';
 import { signupPaths, topupPaths } from './paths-billing.ts';
 import { teamPaths } from './paths-teams.ts';
 
@@ -27,7 +27,6 @@ export function describedPaths(): Record<string, Record<string, Schema>> {
     ...ssoPaths(admin),
     ...mcpPaths(admin),
     ...twoFactorPaths(admin),
-    ...channelChorePaths(admin),
     ...teamPaths(),
   };
 }

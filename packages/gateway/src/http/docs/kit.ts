@@ -27,40 +27,6 @@ export const obj = (properties: Record<string, Schema>, required: string[] = [],
 });
 export const nullable = (s: Schema): Schema => ({ anyOf: [s, { type: 'null' }] });
 
-export const EXPRESSION_TEXT =
-  'a task price (`<plugin>::<model>`): USD per task over its usage facts; a model call: USD per 1M tokens over u("p"), u("c"), u("cr") …, param(), header(), hour()';
-/** The rules of a model-call price beyond flat rates (billing/price-rules.ts). */
-export const PRICE_RULES: Record<string, Schema> = {
-  tiers: arr(
-    {
-      type: 'object',
-      properties: {
-        above_input_tokens: { type: 'integer' },
-        input: num(),
-        output: num(),
-        cached_input: nullable(num()),
-        cache_write_5m: nullable(num()),
-        cache_write_1h: nullable(num()),
-      },
-      required: ['above_input_tokens', 'input', 'output'],
-      additionalProperties: false,
-    },
-    'context tiers: the whole call at the rates of the highest tier its input exceeds',
-  ),
-  audio_input: num('USD per 1M audio input tokens (default: input)'),
-  audio_output: num('USD per 1M audio output tokens (default: output)'),
-  image_input: num('USD per 1M image input tokens (default: input)'),
-  image_output: num('USD per 1M image output tokens (default: output)'),
-  reasoning: num('USD per 1M reasoning tokens (default: output)'),
-  web_search: num('USD per 1,000 web searches the upstream reports'),
-  server_tools: { type: 'object', additionalProperties: { type: 'number' }, description: 'USD per 1,000 calls, by server tool' },
-  service_tiers: {
-    type: 'object',
-    additionalProperties: { type: 'number' },
-    description: 'multiplier of the token cost by the service tier the upstream reports',
-  },
-};
-
 export const envelope = (data: Schema): Schema => obj({ success: bool(), message: str(), data }, ['success', 'message', 'data']);
 export const page = (item: string): Schema =>
   envelope(obj({ items: arr(ref(item)), total: int(), page: int(), page_size: int() }, ['items', 'total', 'page', 'page_size']));
@@ -131,8 +97,6 @@ export const limited = {
 };
 
 export const conflict = (schema: Schema, description: string) => ({ 409: { description, content: { 'application/json': { schema } } } });
-export const keyParam = { name: 'key', in: 'path', required: true, schema: str('plugin key') };
-export const flagParam = (name: string, description: string) => q(name, str(description, { enum: ['true', 'false', '1', '0'] }));
 export const logCursor = q(
   'cursor',
   str(),
@@ -193,19 +157,7 @@ export const CACHE_USAGE: Record<string, Schema> = {
 export const CACHE_USAGE_FIELDS = Object.keys(CACHE_USAGE);
 
 /** Response models carry every listed field: mark them required so generated clients need no checks. */
-export const COMPLETE_RESPONSES = [
-  'User',
-  'Key',
-  'ChannelKey',
-  'Channel',
-  'Price',
-  'Option',
-  'QuotaHold',
-  'Log',
-  'AdminTask',
-  'OwnTask',
-  'TaskCallback',
-];
+export const COMPLETE_RESPONSES = ['User', 'Key', 'QuotaHold', 'Log', 'TaskCallback'];
 COMPLETE_RESPONSES.push('RedemptionCode', 'Payment');
 
 export function withRequiredFields(all: Record<string, Schema>): Record<string, Schema> {

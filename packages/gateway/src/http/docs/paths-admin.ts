@@ -11,7 +11,6 @@ import {
   int,
   logCursor,
   logFilters,
-  nullable,
   obj,
   op,
   page,
@@ -146,131 +145,6 @@ export function mainPathsA(admin: string, root: string): Record<string, Record<s
         { params: [idParam] },
       ),
     },
-    '/api/channel': {
-      get: op('channels', 'List channels', page('Channel'), {
-        role: admin,
-        params: [...pagingParams, q('keyword', str()), q('type', str()), q('status', str()), q('group', str()), q('tag', str())],
-      }),
-      post: op('channels', 'Create a channel', envelope(ref('Channel')), { role: admin, body: ref('ChannelInput') }),
-    },
-    '/api/channel/models': {
-      get: op('channels', 'Every model some channel lists, sorted (for pickers)', envelope(arr(str())), { role: admin }),
-    },
-    '/api/channel/upstream-url': {
-      post: op(
-        'channels',
-        'Where a chat call to `model` would go on a channel of this type, base URL and settings: the URL the relay builds (null for task channels and for a URL that needs what only a key holds)',
-        envelope(obj({ url: nullable(str()) }, ['url'])),
-        {
-          role: admin,
-          body: obj({
-            type: str('channel type name or number'),
-            base_url: str('empty: the preset or the type default'),
-            settings: obj({}, [], { additionalProperties: true }),
-            model: str('default MODEL'),
-          }),
-        },
-      ),
-    },
-    '/api/channel/{id}': {
-      get: op('channels', 'One channel', envelope(ref('Channel')), { role: admin, params: [idParam] }),
-      put: op('channels', 'Update a channel (absent keys are kept)', envelope(ref('Channel')), {
-        role: admin,
-        params: [idParam],
-        body: ref('ChannelInput'),
-      }),
-      delete: op('channels', 'Delete a channel', envelope({ type: 'null' }), { role: admin, params: [idParam] }),
-    },
-    '/api/channel/{id}/keys/{index}': {
-      put: op('channels', 'Enable or disable one key of a channel', envelope(ref('Channel')), {
-        role: admin,
-        params: [idParam, { name: 'index', in: 'path', required: true, schema: int() }],
-        body: obj({ enabled: bool(), reason: str() }, ['enabled']),
-      }),
-    },
-    '/api/channel/{id}/test': {
-      post: op(
-        'channels',
-        "Send a small test request through the channel (success false with the upstream's message when it fails)",
-        obj({ success: bool(), message: str(), data: ref('ChannelTest') }, ['success', 'message', 'data']),
-        { role: admin, params: [idParam], body: obj({ model: str() }) },
-      ),
-    },
-    '/api/price': {
-      get: op('prices', 'List model prices', page('Price'), { params: [...pagingParams, q('keyword', str())] }),
-      put: op('prices', 'Set the price of a model (replaces it; POST does the same)', envelope(ref('Price')), {
-        role: admin,
-        body: ref('PriceInput'),
-      }),
-      post: op('prices', 'Set the price of a model (replaces it; the same as PUT)', envelope(ref('Price')), {
-        role: admin,
-        body: ref('PriceInput'),
-      }),
-    },
-    '/api/price/catalog': {
-      get: op(
-        'prices',
-        'The list-price catalog: every entry with its source and date, and whether the price book has the model',
-        envelope(arr(ref('CatalogEntry'))),
-        {
-          role: admin,
-        },
-      ),
-    },
-    '/api/price/import': {
-      post: op(
-        'prices',
-        "Adopt the catalog's prices (all, or `models`); prices already set are kept unless `overwrite`",
-        envelope(ref('CatalogImport')),
-        {
-          role: admin,
-          body: obj({ models: arr(str()), overwrite: bool() }, [], { additionalProperties: false }),
-        },
-      ),
-    },
-    '/api/price/preview': {
-      post: op(
-        'prices',
-        'What a call with a given usage would cost at a price being edited (`price`) or a saved one (`model`)',
-        envelope(ref('PricePreview')),
-        {
-          role: admin,
-          body: ref('PricePreviewInput'),
-        },
-      ),
-    },
-    '/api/price/{model}': {
-      get: op('prices', 'Price of one model', envelope(ref('Price')), {
-        params: [{ name: 'model', in: 'path', required: true, schema: str() }],
-      }),
-      delete: op('prices', 'Delete a price', envelope({ type: 'null' }), {
-        role: admin,
-        params: [{ name: 'model', in: 'path', required: true, schema: str() }],
-      }),
-    },
-    '/api/group_ratio': {
-      get: op('prices', 'Group ratios (1 when a group has none)', envelope(arr(ref('GroupRatio')))),
-      put: op('prices', 'Set a group ratio', envelope(ref('GroupRatio')), { role: admin, body: ref('GroupRatio') }),
-    },
-    '/api/group_ratio/{group}': {
-      delete: op('prices', 'Delete a group ratio', envelope({ type: 'null' }), {
-        role: admin,
-        params: [{ name: 'group', in: 'path', required: true, schema: str() }],
-      }),
-    },
-    '/api/option': {
-      get: op('options', 'All options with their values and defaults', envelope(arr(ref('Option'))), { role: root }),
-      put: op('options', 'Set one option ({key, value}) or several ({options: {...}})', envelope(arr(ref('Option'))), {
-        role: root,
-        body: { anyOf: [obj({ key: str(), value: {} }, ['key', 'value']), obj({ options: { type: 'object' } }, ['options'])] },
-      }),
-    },
-    '/api/option/{key}': {
-      delete: op('options', 'Reset an option to its default', envelope(arr(ref('Option'))), {
-        role: root,
-        params: [{ name: 'key', in: 'path', required: true, schema: str() }],
-      }),
-    },
     '/api/quota/holds': {
       get: op(
         'options',
@@ -302,23 +176,6 @@ export function mainPathsA(admin: string, root: string): Record<string, Record<s
         envelope(ref('AlertSettings')),
         { body: ref('AlertSettingsInput') },
       ),
-    },
-    '/api/alert': {
-      get: op('alerts', 'The alert outbox: every delivery with its status and attempts, newest first', page('Alert'), {
-        role: admin,
-        params: [
-          ...pagingParams,
-          q('status', str(undefined, { enum: ['pending', 'delivered', 'failed'] })),
-          q('kind', str()),
-          q('target', str('operator or user:<id>')),
-          q('transport', str(undefined, { enum: ['webhook', 'email'] })),
-        ],
-      }),
-    },
-    '/api/alert/test': {
-      post: op('alerts', 'Queue a test operator alert (400 when no operator destination is set)', envelope({ type: 'object' }), {
-        role: root,
-      }),
     },
     '/api/log': {
       get: op('logs', 'Query logs with totals for the filter (newest first, keyset pages)', envelope(ref('LogPage')), {

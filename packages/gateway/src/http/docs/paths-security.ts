@@ -2,30 +2,11 @@
  * The operations of the MCP gateway, single sign-on, second factors and channel chores.
  * Routes take these through http/route-docs.ts; @fastify/swagger builds the document from the routes.
  */
-import { type Schema, arr, bool, envelope, idParam, int, nullable, num, obj, op, q, ref, str } from './kit.ts';
+import { type Schema, arr, envelope, idParam, int, obj, op, q, ref, str } from './kit.ts';
 
 export function mcpPaths(admin: string): Record<string, Record<string, Schema>> {
-  const name = { name: 'name', in: 'path', required: true, schema: str('server name') };
+  void admin;
   return {
-    '/api/mcp/servers': {
-      get: op('mcp', 'Registered MCP servers', envelope(arr(ref('McpServer'))), { role: admin }),
-      post: op('mcp', 'Register an MCP server (409 when the name exists)', envelope(ref('McpServer')), {
-        role: admin,
-        body: ref('McpServerInput'),
-      }),
-    },
-    '/api/mcp/servers/{name}': {
-      get: op('mcp', 'One MCP server', envelope(ref('McpServer')), { role: admin, params: [name] }),
-      put: op('mcp', 'Change an MCP server (headers and oauth replace the stored ones)', envelope(ref('McpServer')), {
-        role: admin,
-        params: [name],
-        body: ref('McpServerInput'),
-      }),
-      delete: op('mcp', 'Delete an MCP server', envelope({ type: 'null' }), { role: admin, params: [name] }),
-    },
-    '/api/mcp/servers/{name}/tools': {
-      get: op('mcp', "The server's tools (502 when it cannot be reached)", envelope(arr(ref('McpTool'))), { role: admin, params: [name] }),
-    },
     '/mcp': {
       post: op(
         'mcp',
@@ -221,94 +202,3 @@ export function twoFactorPaths(admin: string): Record<string, Record<string, Sch
 }
 
 /** Channel chores at New API's paths (http/channel-chore-routes.ts) and the public pricing list. */
-export function channelChorePaths(admin: string): Record<string, Record<string, Schema>> {
-  const tagBody = (extra: Record<string, Schema> = {}) => obj({ tag: str(), ...extra }, ['tag']);
-  return {
-    '/api/channel/update_balance/{id}': {
-      get: op(
-        'channels',
-        "Read the channel's upstream balance from its vendor's billing endpoint and store it",
-        envelope(obj({ balance: num(), balance_updated_at: int() }, ['balance', 'balance_updated_at'])),
-        { role: admin, params: [idParam] },
-      ),
-    },
-    '/api/channel/update_balance': {
-      get: op(
-        'channels',
-        'Read and store the balance of every enabled OpenAI-compatible channel; each result',
-        envelope(
-          arr(obj({ id: int(), name: str(), balance: nullable(num()), error: nullable(str()) }, ['id', 'name', 'balance', 'error'])),
-        ),
-        { role: admin },
-      ),
-    },
-    '/api/channel/fetch_models/{id}': {
-      get: op(
-        'channels',
-        "The upstream's model list (data), with what a sync would add to and remove from the channel's models",
-        obj({ success: bool(), message: str(), data: arr(str()), added: arr(str()), removed: arr(str()) }, [
-          'success',
-          'message',
-          'data',
-          'added',
-          'removed',
-        ]),
-        { role: admin, params: [idParam] },
-      ),
-    },
-    '/api/channel/tag/disabled': {
-      post: op('channels', 'Disable every channel of a tag; the ids changed', envelope(arr(int())), { role: admin, body: tagBody() }),
-    },
-    '/api/channel/tag/enabled': {
-      post: op('channels', 'Enable every channel of a tag; the ids changed', envelope(arr(int())), { role: admin, body: tagBody() }),
-    },
-    '/api/channel/tag': {
-      put: op('channels', 'Set the same fields on every channel of a tag; the channels changed', envelope(arr(ref('Channel'))), {
-        role: admin,
-        body: tagBody({
-          new_tag: nullable(str()),
-          priority: int(),
-          weight: int(),
-          models: arr(str()),
-          groups: arr(str()),
-          model_mapping: { type: 'object' },
-          header_override: { type: 'object' },
-          param_override: { type: 'object' },
-          test_model: nullable(str()),
-          key_mode: str(),
-        }),
-      }),
-    },
-    '/api/channel/copy/{id}': {
-      post: op('channels', 'Copy a channel under its name plus a suffix', envelope(ref('Channel')), {
-        role: admin,
-        params: [idParam, q('suffix', str('default _copy')), q('reset_balance', bool('default true'))],
-      }),
-    },
-    '/api/channel/batch': {
-      post: op('channels', 'Delete the channels with these ids; how many went', envelope(int()), {
-        role: admin,
-        body: obj({ ids: arr(int()) }, ['ids']),
-      }),
-    },
-    '/api/channel/disabled': {
-      delete: op('channels', 'Delete every disabled channel (by hand or automatically); how many went', envelope(int()), { role: admin }),
-    },
-    '/api/channel/{id}/test_all': {
-      post: op('channels', 'Test every model of a channel; kept as its last test', envelope(ref('ChannelTestAll')), {
-        role: admin,
-        params: [idParam],
-      }),
-    },
-    '/api/pricing': {
-      get: op(
-        'public',
-        'The models a visitor may call with their price per group (404 unless PublicPricingEnabled)',
-        envelope(ref('PublicPricing')),
-        {
-          security: 'none',
-        },
-      ),
-    },
-  };
-}

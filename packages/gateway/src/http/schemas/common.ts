@@ -41,3 +41,13 @@ export const adminErrors = {
 
 /** Who may call: a session or a personal access token. */
 export const loggedIn: Array<Record<string, string[]>> = [{ session: [] }, { accessToken: [] }];
+
+/** A page of a list in the envelope: `{items, total, page, page_size}`. */
+export const Paged = <T extends TSchema>(item: T) =>
+  Envelope(Type.Object({ items: Type.Array(item), total: Type.Integer(), page: Type.Integer(), page_size: Type.Integer() }));
+
+/** `?page=&page_size=` of a list. */
+export const PAGING = {
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: '1-based page' })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'rows per page' })),
+};
