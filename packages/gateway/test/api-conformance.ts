@@ -112,6 +112,8 @@ const CONVERTED = [
   '/api/mcp/',
   '/api/plugin/',
   '/api/task',
+  '/api/team',
+  '/api/user/teams',
 ];
 const converted = (path: string) => CONVERTED.some((p) => path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`));
 
