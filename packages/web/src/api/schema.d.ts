@@ -11337,7 +11337,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in; sets a session cookie, or — for a user with a second factor — a pending-login cookie and {require_2fa, methods} (POST /api/user/login/2fa completes it) */
+        /** Log in; sets a session cookie and answers who logged in (GET /api/user/self has the whole account), or — for a user with a second factor — a pending-login cookie and {require_2fa, methods} (POST /api/user/login/2fa completes it) */
         post: {
             parameters: {
                 query?: never;
@@ -11361,7 +11361,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["User"] | components["schemas"]["LoginSecondFactor"];
+                            data: components["schemas"]["LoginUser"] | components["schemas"]["LoginSecondFactor"];
                             message: string;
                             success: boolean;
                         };
@@ -11448,7 +11448,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["User"];
+                            data: components["schemas"]["LoginUser"];
                             message: string;
                             success: boolean;
                         };
@@ -11921,7 +11921,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["User"];
+                            data: components["schemas"]["LoginUser"];
                             message: string;
                             success: boolean;
                         };
@@ -15616,8 +15616,8 @@ export interface components {
             cache_write_quota: number;
             cache_write_tokens: number;
             cached_tokens: number;
-            channel_id: number | null;
-            channel_name: string | null;
+            channel_id?: number | null;
+            channel_name?: string | null;
             completion_tokens: number;
             content: string | null;
             created_at: number;
@@ -15642,6 +15642,18 @@ export interface components {
             methods: ("totp" | "passkey" | "recovery_code")[];
             /** @enum {unknown} */
             require_2fa: true;
+        };
+        LoginUser: {
+            group: string;
+            id: number;
+            /**
+             * @description an admin without a second factor where AdminRequireTwoFactor is on: set one up first
+             * @enum {unknown}
+             */
+            require_2fa_setup?: true;
+            /** @enum {string} */
+            role: "user" | "admin" | "root";
+            username: string;
         };
         LogPage: {
             items: components["schemas"]["Log"][];

@@ -60,6 +60,19 @@ export const schemas: Record<string, Schema> = {
     ['ready', 'checks'],
   ),
   OpenAIError: obj({ error: obj({ message: str(), type: str(), param: nullable(str()), code: nullable(str()) }) }),
+  LoginUser: obj(
+    {
+      id: int(),
+      username: str(),
+      role: str(undefined, { enum: ['user', 'admin', 'root'] }),
+      group: str(),
+      require_2fa_setup: {
+        const: true,
+        description: 'an admin without a second factor where AdminRequireTwoFactor is on: set one up first',
+      },
+    },
+    ['id', 'username', 'role', 'group'],
+  ),
   User: obj({
     ...limitView(),
     id: int(),

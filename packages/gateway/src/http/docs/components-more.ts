@@ -3,7 +3,38 @@
  * Routes take these through http/route-docs.ts; @fastify/swagger builds the document from the routes.
  */
 import { schemas } from './components-core.ts';
-import { CACHE_USAGE, CACHE_USAGE_FIELDS, arr, bool, int, nullable, num, obj, ref, str } from './kit.ts';
+import { CACHE_USAGE, CACHE_USAGE_FIELDS, arr, bool, int, nullable, num, obj, ref, str, type Schema } from './kit.ts';
+
+/** A log row; the channel fields are an admin's only (absent from a user's own rows, /api/log/self). */
+const ADMIN_ONLY_LOG_FIELDS = ['channel_id', 'channel_name'];
+const LOG_FIELDS: Record<string, Schema> = {
+  id: int(),
+  created_at: int(),
+  type: str(),
+  request_id: str(),
+  user_id: nullable(int()),
+  username: nullable(str()),
+  key_id: nullable(int()),
+  key_name: nullable(str()),
+  group_name: nullable(str()),
+  model: nullable(str()),
+  channel_id: nullable(int('admins only')),
+  channel_name: nullable(str('admins only: the name of that channel (null once it is deleted)')),
+  endpoint: nullable(str()),
+  status_code: nullable(int()),
+  prompt_tokens: int(),
+  completion_tokens: int(),
+  cached_tokens: int(),
+  cache_write_tokens: int(),
+  cache_write_quota: int('what the cache writes cost (quota units, at the prices of the call)'),
+  cache_saving_quota: int('what the cache reads saved against the uncached input price (quota units)'),
+  quota: int(),
+  latency_ms: int(),
+  first_byte_ms: nullable(int()),
+  is_stream: int(),
+  attempts: int(),
+  content: nullable(str()),
+};
 
 Object.assign(schemas, {
   UsageReport: obj(
@@ -118,34 +149,10 @@ Object.assign(schemas, {
     expires_at: int(),
     created_at: int(),
   }),
-  Log: obj({
-    id: int(),
-    created_at: int(),
-    type: str(),
-    request_id: str(),
-    user_id: nullable(int()),
-    username: nullable(str()),
-    key_id: nullable(int()),
-    key_name: nullable(str()),
-    group_name: nullable(str()),
-    model: nullable(str()),
-    channel_id: nullable(int('admins only')),
-    channel_name: nullable(str('admins only: the name of that channel (null once it is deleted)')),
-    endpoint: nullable(str()),
-    status_code: nullable(int()),
-    prompt_tokens: int(),
-    completion_tokens: int(),
-    cached_tokens: int(),
-    cache_write_tokens: int(),
-    cache_write_quota: int('what the cache writes cost (quota units, at the prices of the call)'),
-    cache_saving_quota: int('what the cache reads saved against the uncached input price (quota units)'),
-    quota: int(),
-    latency_ms: int(),
-    first_byte_ms: nullable(int()),
-    is_stream: int(),
-    attempts: int(),
-    content: nullable(str()),
-  }),
+  Log: obj(
+    LOG_FIELDS,
+    Object.keys(LOG_FIELDS).filter((k) => !ADMIN_ONLY_LOG_FIELDS.includes(k)),
+  ),
   ChatCompletionRequest: obj(
     {
       model: str(),

@@ -27,8 +27,8 @@ export function mainPathsA(admin: string, root: string): Record<string, Record<s
     '/api/user/login': {
       post: op(
         'account',
-        'Log in; sets a session cookie, or — for a user with a second factor — a pending-login cookie and {require_2fa, methods} (POST /api/user/login/2fa completes it)',
-        envelope({ anyOf: [ref('User'), ref('LoginSecondFactor')] }),
+        'Log in; sets a session cookie and answers who logged in (GET /api/user/self has the whole account), or — for a user with a second factor — a pending-login cookie and {require_2fa, methods} (POST /api/user/login/2fa completes it)',
+        envelope({ anyOf: [ref('LoginUser'), ref('LoginSecondFactor')] }),
         { body: obj({ username: str(), password: str() }, ['username', 'password']), security: 'none' },
       ),
     },

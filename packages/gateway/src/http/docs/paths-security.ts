@@ -97,7 +97,7 @@ export function twoFactorPaths(admin: string): Record<string, Record<string, Sch
     description: 'WebAuthn options for @simplewebauthn/browser (startRegistration / startAuthentication)',
     additionalProperties: true,
   } as Schema;
-  const sessionOrSetup = envelope(ref('User'));
+  const sessionOrSetup = envelope(ref('LoginUser'));
   return {
     '/api/user/login/2fa': {
       post: op(
