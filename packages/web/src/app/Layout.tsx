@@ -11,6 +11,7 @@ import { ApiError } from '../api/client';
 import { ErrorState } from '../components/ErrorState';
 import { HeaderControls } from '../components/HeaderControls';
 import { UserMenu } from '../components/UserMenu';
+import { TeamSwitcher } from '../components/TeamSwitcher';
 import { Brand } from '../components/Brand';
 import { allows, OPERATOR_NAV, USER_NAV, type NavItem } from './nav';
 import { loginPath } from './login-path';
@@ -68,6 +69,7 @@ export default function Layout() {
             <Brand />
           </Group>
           <Group gap="xs" wrap="nowrap">
+            <TeamSwitcher />
             <HeaderControls />
             <UserMenu user={user} />
           </Group>

@@ -18,7 +18,7 @@ import {
 } from '@tabler/icons-react';
 import { IconTicket, IconWallet } from '@tabler/icons-react';
 import { IconLogin2, IconShieldCheck, IconTool } from '@tabler/icons-react';
-import { IconCalendarStats } from '@tabler/icons-react';
+import { IconCalendarStats, IconUsersGroup } from '@tabler/icons-react';
 
 export type Role = 'user' | 'admin' | 'root';
 export interface NavItem {
@@ -32,6 +32,7 @@ export const OPERATOR_NAV: NavItem[] = [
   { path: '/dashboard', label: 'nav.dashboard', role: 'admin', icon: IconChartBar },
   { path: '/channels', label: 'nav.channels', role: 'admin', icon: IconPlugConnected },
   { path: '/users', label: 'nav.users', role: 'admin', icon: IconUsers },
+  { path: '/teams', label: 'nav.teams', role: 'admin', icon: IconUsersGroup },
   { path: '/all-keys', label: 'nav.allKeys', role: 'admin', icon: IconKey },
   { path: '/prices', label: 'nav.prices', role: 'admin', icon: IconCoin },
   { path: '/logs', label: 'nav.logs', role: 'admin', icon: IconFileText },
@@ -55,6 +56,7 @@ export const USER_NAV: NavItem[] = [
   { path: '/models', label: 'nav.models', role: 'user', icon: IconApps },
   { path: '/wallet', label: 'topup.navWallet', role: 'user', icon: IconWallet },
   { path: '/plan', label: 'nav.myPlan', role: 'user', icon: IconCalendarStats },
+  { path: '/my-teams', label: 'nav.myTeams', role: 'user', icon: IconUsersGroup },
   { path: '/profile', label: 'nav.profile', role: 'user', icon: IconUser },
 ];
 

@@ -48,6 +48,7 @@ export const router = createBrowserRouter([
       { path: 'settings', ...page(() => import('../pages/settings/SettingsPage')) },
       { path: 'sso', ...page(() => import('../pages/sso/SsoProvidersPage')) },
       { path: 'mcp-servers', ...page(() => import('../pages/mcp/McpServersPage')) },
+      { path: 'teams', ...page(() => import('../pages/teams/TeamsAdminPage')) },
       // every user
       { path: 'overview', ...page(() => import('../pages/overview/OverviewPage')) },
       { path: 'keys', ...page(() => import('../pages/keys/OwnKeysPage')) },
@@ -60,6 +61,9 @@ export const router = createBrowserRouter([
       { path: 'redemption', ...page(() => import('../pages/redemption/RedemptionPage')) },
       { path: 'plans', ...page(() => import('../pages/plans/PlansPage')) },
       { path: 'plan', ...page(() => import('../pages/plans/MyPlanPage')) },
+      { path: 'my-teams', ...page(() => import('../pages/teams/MyTeamsPage')) },
+      { path: 'team/:id', ...page(() => import('../pages/teams/TeamPage')) },
+      { path: 'team-invite', ...page(() => import('../pages/teams/TeamInvitePage')) },
       { path: '*', ...page(() => import('./NotFound')) },
     ],
   },

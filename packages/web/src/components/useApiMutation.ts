@@ -24,11 +24,17 @@ export function useApiMutation<TVars, TData>(
     onSuccess: (d, v) => {
       for (const k of opts.invalidate ?? []) void qc.invalidateQueries({ queryKey: [k] });
       const msg = typeof opts.success === 'function' ? opts.success(d) : opts.success;
-      if (msg) notifications.show({ color: 'green', message: msg });
+      if (msg) notifications.show({ color: 'green', message: msg, closeButtonProps: { 'aria-label': t('common.close') } });
       opts.onSuccess?.(d, v);
     },
     onError: (e) => {
-      if (opts.notifyError) notifications.show({ color: 'red', title: t('error.refused'), message: errorText(e) });
+      if (opts.notifyError)
+        notifications.show({
+          color: 'red',
+          title: t('error.refused'),
+          message: errorText(e),
+          closeButtonProps: { 'aria-label': t('common.close') },
+        });
     },
   });
 }
