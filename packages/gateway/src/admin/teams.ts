@@ -247,7 +247,8 @@ export class TeamAdmin {
 
   /**
    * Changes a member's role and/or budget. Owners and admins manage members; only an owner (or an
-   * operator) grants the owner role or changes an owner; a team keeps at least one owner.
+   * operator) grants the owner role or changes an owner; a team keeps at least one owner. A member
+   * made a viewer has their team keys disabled.
    */
   async updateMember(teamId: number, userId: number, body: MemberBody, actor: UserPrincipal): Promise<MemberView> {
     const { standing } = await teamAccess(this.core.h.db, teamId, actor, 'manage');
@@ -260,7 +261,11 @@ export class TeamAdmin {
       if (cur.role === 'owner') await this.keepAnOwner(teamId);
     }
     const b = this.budget(body);
-    if (body.role !== undefined && body.role !== cur.role) await store.setMemberRole(db, teamId, userId, body.role);
+    if (body.role !== undefined && body.role !== cur.role) {
+      await store.setMemberRole(db, teamId, userId, body.role);
+      // A viewer has no keys of the team: the ones they made stop, as when they leave.
+      if (body.role === 'viewer') await new KeyStore(this.core.h).disableTeamKeys(teamId, userId);
+    }
     if (b.budget_quota !== undefined) await store.setMemberBudget(db, teamId, userId, b.budget_quota, b.budget_period ?? null);
     await this.changes.changed('keys');
     const after = this.memberView((await store.getMember(db, teamId, userId))!);

@@ -310,7 +310,7 @@ test("team logs and CSV: the team keys' rows only; others' text hidden unless th
   await u.viewerA.c.fails(400, 'GET', `/api/team/${A}/usage?from=${t0}&to=${t0 - 1}`, undefined, 'from');
 });
 
-test('members leave or are removed (their team keys stop); deleting a team disables its keys; every write is audited', async () => {
+test('members leave, are removed or made viewers (their team keys stop); deleting a team disables its keys; every write is audited', async () => {
   const k = await u.both.c.ok('POST', `/api/team/${B}/keys`, { name: 'leaving' });
   await u.both.c.ok('DELETE', `/api/team/${B}/members/${u.both.id}`);
   const status = async (id: number) =>
@@ -318,6 +318,11 @@ test('members leave or are removed (their team keys stop); deleting a team disab
   assert.equal(await status(k.id), 2);
   await u.both.c.fails(404, 'GET', `/api/team/${B}/keys`);
   await u.ownerB.c.fails(409, 'DELETE', `/api/team/${B}/members/${u.ownerB.id}`);
+  // A member made a viewer keeps no working team key.
+  const mk = await u.memberB.c.ok('POST', `/api/team/${B}/keys`, { name: 'demoted' });
+  await u.ownerB.c.ok('PUT', `/api/team/${B}/members/${u.memberB.id}`, { role: 'viewer' });
+  assert.equal(await status(mk.id), 2);
+  assert.equal(await status(keyOf.memberB), 2);
   const c = await root.ok('POST', '/api/team', { name: `gamma-${tag}` });
   await root.ok('POST', `/api/team/${c.id}/members`, { username: u.outsider.name, role: 'owner' });
   const ck = await u.outsider.c.ok('POST', `/api/team/${c.id}/keys`, { name: 'c' });
