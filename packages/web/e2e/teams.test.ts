@@ -97,6 +97,20 @@ test('root makes a team; its owner adds and invites members; a member spends the
   await admin.getByRole('option', { name: tr(L, 'teams.roles.owner') }).click();
   await add.getByRole('button', { name: tr(L, 'teams.add') }).click();
   await expectText(admin.getByRole('table', { name: tr(L, 'teams.members') }), tr(L, 'teams.roles.owner'));
+  // The team's settings: its models, a rate limit, and leave for its admins to top up.
+  await admin.getByRole('tab', { name: tr(L, 'teams.settings') }).click();
+  await admin.getByLabel(label(L, 'teams.models')).fill('team-model');
+  await admin.getByLabel(label(L, 'limits.rpm')).fill('600');
+  await admin.getByLabel(tr(L, 'teams.allowAdminTopup')).check({ force: true });
+  await admin.getByRole('button', { name: tr(L, 'common.save') }).click();
+  await eventually(async () => {
+    const saved = await api.ok<{ models: string[] | null; rpm: number; settings: { allow_admin_topup?: boolean } }>(
+      'GET',
+      `/api/team/${team.id}`,
+    );
+    assert.deepEqual([saved.models, saved.rpm, saved.settings.allow_admin_topup], [['team-model'], 600, true]);
+  });
+  await assertAccessible(admin, 'team settings');
   adminProblems.assertNone('root on the teams pages');
 
   // ---- ana (owner): add ben with a $5 daily budget and vic as viewer; invite cam by email ----

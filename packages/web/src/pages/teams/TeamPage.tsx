@@ -1,7 +1,7 @@
 /**
  * One team (/team/:id): its wallet and the caller's role, then tabs — members, keys, invitations (owners
  * and admins) and usage (per member and per day of the last 30 days). What a tab offers follows the
- * caller's role; the gateway checks every request again.
+ * caller's role (operators also have the team's settings); the gateway checks every request again.
  */
 import { Badge, Group, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
@@ -17,6 +17,7 @@ import { hasKeys, manages } from './team-common';
 import { TeamInvitations } from './TeamInvitations';
 import { TeamKeys } from './TeamKeys';
 import { TeamMembers } from './TeamMembers';
+import { TeamSettings } from './TeamSettings';
 
 function Usage({ teamId }: { teamId: number }) {
   const { t } = useTranslation();
@@ -100,6 +101,7 @@ export default function TeamPage() {
           {hasKeys(standing) && <Tabs.Tab value="keys">{t('teams.keys')}</Tabs.Tab>}
           {manages(standing) && <Tabs.Tab value="invitations">{t('teams.invitations')}</Tabs.Tab>}
           <Tabs.Tab value="usage">{t('teams.usage')}</Tabs.Tab>
+          {standing === 'operator' && <Tabs.Tab value="settings">{t('teams.settings')}</Tabs.Tab>}
         </Tabs.List>
         <Tabs.Panel value="members">
           <TeamMembers teamId={id} standing={standing} />
@@ -112,6 +114,9 @@ export default function TeamPage() {
         </Tabs.Panel>
         <Tabs.Panel value="usage">
           <Usage teamId={id} />
+        </Tabs.Panel>
+        <Tabs.Panel value="settings">
+          <TeamSettings team={team} />
         </Tabs.Panel>
       </Tabs>
     </>
