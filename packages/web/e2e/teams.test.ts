@@ -1,7 +1,7 @@
 /**
  * Teams through the console: root creates a team and tops up its wallet on the Teams page and makes a
  * user its owner; the owner adds a member with a daily budget and invites someone by email (no mail
- * here, so the link is handed over); the invitee accepts the link once; the member switches to the
+ * here, so the link is handed over) and redeems a code into the wallet; the invitee accepts the link once; the member switches to the
  * team and creates a team key whose call the team's wallet pays; a viewer sees usage only. In Chinese
  * too for My teams.
  */
@@ -142,6 +142,15 @@ test('root makes a team; its owner adds and invites members; a member spends the
   await assertAccessible(owner, 'team members');
   await screenshot(owner, 'en-team-members');
 
+  // A redemption code bought elsewhere goes into the team's wallet.
+  const [bought] = await api.ok<string[]>('POST', '/api/redemption', { name: 'for the team', quota_usd: 5 });
+  await owner.getByRole('button', { name: tr(L, 'teams.redeem') }).click();
+  const redeem = owner.getByRole('dialog', { name: tr(L, 'teams.redeem') });
+  await redeem.getByLabel(label(L, 'teams.code')).fill(bought);
+  await redeem.getByRole('button', { name: tr(L, 'teams.redeemSubmit') }).click();
+  await redeem.waitFor({ state: 'hidden' });
+  await expectText(owner.locator('main'), '$30.00');
+
   await owner.getByRole('tab', { name: tr(L, 'teams.invitations') }).click();
   await owner.getByRole('button', { name: tr(L, 'teams.invite') }).click();
   const invite = owner.getByRole('dialog', { name: tr(L, 'teams.invite') });
@@ -187,7 +196,7 @@ test('root makes a team; its owner adds and invites members; a member spends the
   await eventually(async () => {
     const t = await api.ok<{ quota_usd: number; used_quota_usd: number }>('GET', `/api/team/${team.id}`);
     assert.equal(t.used_quota_usd, 0.007);
-    assert.equal(t.quota_usd, 24.993);
+    assert.equal(t.quota_usd, 29.993);
   });
   const benSelf = await (await Api.login(gw.url, 'ben', 'ben-password-1')).ok<{ used_quota: number }>('GET', '/api/user/self');
   assert.equal(benSelf.used_quota, 0, "the member's own balance pays nothing");

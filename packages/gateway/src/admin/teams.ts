@@ -173,6 +173,23 @@ export class TeamAdmin {
    * Credits the team's wallet: operators always; the team's owners and admins only when the operator
    * set `allow_admin_topup`. `ref` names the request: the same ref credits once however often it is sent.
    */
+  /**
+   * Redeems a redemption code into the team's wallet (owners, admins, operators): `redeemInto` is the
+   * redemption service's (billing/redemption.ts `redeemForTeam`), called once the caller may. Audited as
+   * the redemption and as the team's.
+   */
+  async redeem<R extends { quota: number; quota_usd: number; balance: number }>(
+    teamId: number,
+    actor: UserPrincipal,
+    redeemInto: (teamId: number) => Promise<R>,
+  ): Promise<{ quota: number; quota_usd: number; balance: number }> {
+    await teamAccess(this.core.h.db, teamId, actor, 'manage');
+    const r = await redeemInto(teamId);
+    await this.audit.record(actor, 'team.redeem', { type: 'team', id: teamId }, null, { quota: r.quota, balance: r.balance });
+    await this.changes.changed('keys');
+    return { quota: r.quota, quota_usd: r.quota_usd, balance: r.balance };
+  }
+
   async topUp(teamId: number, body: { quota?: number; quota_usd?: number; ref: string }, actor: UserPrincipal): Promise<TeamView> {
     await teamAccess(this.core.h.db, teamId, actor, 'topup');
     const quota = body.quota ?? (body.quota_usd !== undefined ? usdToQuota(body.quota_usd, this.perUsd) : undefined);

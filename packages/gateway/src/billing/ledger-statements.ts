@@ -416,11 +416,10 @@ export class NotClaimed extends Error {}
 /**
  * A `topup` of `amt` for `ref` that first uses up what pays for it (a redemption code: enabled, not
  * expired → used; a payment: → paid) with a conditional UPDATE in the same transaction. Of any
- * number of concurrent or repeated calls, one claims the row and credits; the others write nothing.
+ * number of concurrent or repeated calls, one claims the row and credits (the payer's balance, or its team's wallet); the others write nothing.
  */
-export function* claimedCreditOps(userId: number, ref: string, amt: number, claim: Op): Ops<void> {
+export function* claimedCreditOps(p: Payer, ref: string, amt: number, claim: Op): Ops<void> {
   if ((yield claim).changes !== 1) throw new NotClaimed();
-  const p: Payer = { userId, keyId: null, unlimitedKey: true };
   yield op('insertOne', row(p, ref, 'topup', -amt, Date.now()));
   yield* give(p, amt);
 }

@@ -240,7 +240,13 @@ export class Ledger {
    * False when the code could not be claimed (used, disabled or expired meanwhile): nothing moved.
    */
   async redeemCode(userId: number, codeId: number, ref: string, amount: number, now = Date.now()): Promise<boolean> {
-    return this.claimedCredit(userId, ref, amount, op('claimCode', [userId, now, codeId, now]));
+    return this.claimedCredit({ userId, keyId: null, unlimitedKey: true }, ref, amount, op('claimCode', [userId, now, codeId, now]));
+  }
+
+  /** `redeemCode` into team `teamId`'s wallet: the code is marked used by `userId`, the member who redeemed it. */
+  async redeemCodeForTeam(teamId: number, userId: number, codeId: number, ref: string, amount: number, now = Date.now()): Promise<boolean> {
+    const p: Payer = { userId, keyId: null, unlimitedKey: true, teamId };
+    return this.claimedCredit(p, ref, amount, op('claimCode', [userId, now, codeId, now]));
   }
 
   /**
@@ -248,7 +254,7 @@ export class Ledger {
    * `ref` (the provider's id of the payment), in one transaction. False when it was already paid.
    */
   async creditPayment(userId: number, paymentId: number, ref: string, amount: number, now = Date.now()): Promise<boolean> {
-    return this.claimedCredit(userId, ref, amount, op('claimPayment', [now, now, paymentId]));
+    return this.claimedCredit({ userId, keyId: null, unlimitedKey: true }, ref, amount, op('claimPayment', [now, now, paymentId]));
   }
 
   /**
@@ -264,12 +270,12 @@ export class Ledger {
     return this.kysely.drive(tx, claimOnce(op('claimPayment', [now, now, paymentId])));
   }
 
-  private async claimedCredit(userId: number, ref: string, amount: number, claim: Op): Promise<boolean> {
+  private async claimedCredit(p: Payer, ref: string, amount: number, claim: Op): Promise<boolean> {
     const amt = toUnits(amount);
     if (amt <= 0) throw new Error(`invalid credit amount ${amount}`);
     try {
-      const done = (await this.exec(() => claimedCreditOps(userId, ref, amt, claim))) !== AlreadyDone;
-      if (done) this.moved(userId);
+      const done = (await this.exec(() => claimedCreditOps(p, ref, amt, claim))) !== AlreadyDone;
+      if (done && !p.teamId) this.moved(p.userId);
       return done;
     } catch (e) {
       if (e instanceof NotClaimed) return false;

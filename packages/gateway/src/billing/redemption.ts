@@ -346,12 +346,7 @@ export class RedemptionCodes {
    * admin or root): the code stays unused.
    */
   async redeem(userId: number, rawCode: string): Promise<Redeemed> {
-    const code = normaliseCode(rawCode);
-    if (!CODE_RE.test(code)) throw invalid();
-    const r = await this.db.selectFrom('redemptions').selectAll().where('code_hash', '=', hashCode(code)).executeTakeFirst();
-    if (!r) throw invalid();
-    const now = Date.now();
-    this.refuse(this.statusOf(r, now));
+    const { code, r, now } = await this.redeemable(rawCode);
     if (!(await this.mayCredit(r.created_by === null ? null : Number(r.created_by), userId)))
       throw fail('forbidden', 'this code cannot credit this account: only root may top up admin and root accounts');
     const quota = Number(r.quota);
@@ -369,16 +364,7 @@ export class RedemptionCodes {
             return done;
           })
         : await this.ledger().redeemCode(userId, Number(r.id), code, quota, now);
-    if (!ok) {
-      // Another request (or node) got there first, or the code was disabled meanwhile.
-      const again = await this.db
-        .selectFrom('redemptions')
-        .select(['status', 'expires_at'])
-        .where('id', '=', Number(r.id))
-        .executeTakeFirst();
-      this.refuse(again ? this.statusOf(again, now) : 'used');
-      throw fail('code_used');
-    }
+    if (!ok) await this.lostClaim(Number(r.id), now);
     const user = await this.ledger().creditedUser(userId);
     if (!user) throw new Error(`no user with id ${userId}`);
     // The credit in the user's logs (type topup; the ledger row has the same ref).
@@ -408,6 +394,46 @@ export class RedemptionCodes {
       balance: Number(user.quota),
       ...(planId !== null ? { plan_id: planId } : {}),
     };
+  }
+
+  /**
+   * Redeems `rawCode` into team `teamId`'s wallet, by member `actor` (the route checks their role).
+   * Refusals as `redeem`; a code that grants a plan is refused (a plan is held by a person) and stays
+   * unused. The balance answered is the team's.
+   */
+  async redeemForTeam(actor: AuditActor & { id: number }, teamId: number, rawCode: string): Promise<Redeemed> {
+    const { code, r, now } = await this.redeemable(rawCode);
+    if (r.plan_id !== null && r.plan_id !== undefined)
+      throw fieldError('key', 'this code grants a plan, which a person holds: redeem it on your own account');
+    const quota = Number(r.quota);
+    if (!(await this.ledger().redeemCodeForTeam(teamId, actor.id, Number(r.id), code, quota, now))) await this.lostClaim(Number(r.id), now);
+    const balance = await this.ledger().available({ userId: actor.id, keyId: null, unlimitedKey: true, teamId });
+    await this.audit.record(
+      actor,
+      'redemption.redeem',
+      { type: 'redemption', id: Number(r.id) },
+      { status: 'enabled' },
+      { status: 'used', used_user_id: actor.id, team_id: teamId, quota, balance },
+    );
+    return { quota, quota_usd: quotaToUsd(quota, this.core.config.quotaPerUsd), balance };
+  }
+
+  /** The code's row if it can be redeemed now; `invalid_code` (a guess) or why it cannot. */
+  private async redeemable(rawCode: string) {
+    const code = normaliseCode(rawCode);
+    if (!CODE_RE.test(code)) throw invalid();
+    const r = await this.db.selectFrom('redemptions').selectAll().where('code_hash', '=', hashCode(code)).executeTakeFirst();
+    if (!r) throw invalid();
+    const now = Date.now();
+    this.refuse(this.statusOf(r, now));
+    return { code, r, now };
+  }
+
+  /** Another request (or node) claimed the code first, or it was disabled meanwhile: says which. */
+  private async lostClaim(id: number, now: number): Promise<never> {
+    const again = await this.db.selectFrom('redemptions').select(['status', 'expires_at']).where('id', '=', id).executeTakeFirst();
+    this.refuse(again ? this.statusOf(again, now) : 'used');
+    throw fail('code_used');
   }
 
   private refuse(s: CodeStatus): void {

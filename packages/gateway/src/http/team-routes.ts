@@ -14,6 +14,7 @@ import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { ok } from './envelope.ts';
+import { redeemGuard } from './topup-routes.ts';
 import { paging, type Obj } from '../platform/validate.ts';
 import { Envelope, adminErrors, loggedIn, ref } from './schemas/common.ts';
 import {
@@ -102,6 +103,30 @@ export async function teamRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         }),
       },
       async (req) => ok(await teams.topUp(req.params.id, req.body, req.user!), 'wallet topped up'),
+    );
+
+    const guarded = redeemGuard(deps);
+    api.post(
+      '/api/team/:id/redeem',
+      {
+        ...anyUser,
+        schema: op(
+          "Redeem a redemption code into the team's wallet (the team's owners and admins; admins). Refusals as POST /api/user/topup; a code that grants a plan is refused and stays unused",
+          Type.Object({
+            quota: Type.Integer(),
+            quota_usd: Type.Number(),
+            balance: Type.Integer({ description: "the team's wallet after the credit, quota units" }),
+          }),
+          { ...byId, body: Type.Object({ key: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false }) },
+        ),
+      },
+      async (req, reply) =>
+        ok(
+          await guarded(req, reply, () =>
+            teams.redeem(req.params.id, req.user!, (id) => deps.services.topup.codes.redeemForTeam(req.user!, id, req.body.key)),
+          ),
+          'code redeemed',
+        ),
     );
 
     // ---- the signed-in user ----

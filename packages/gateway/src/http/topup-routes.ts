@@ -15,6 +15,38 @@ import { Reader, fieldError, paging, parseId, type Obj } from '../platform/valid
 import { CODE_STATUSES } from '../billing/redemption.ts';
 import { ok } from './envelope.ts';
 
+/**
+ * Redeeming a code, guarded against guessing: guesses of codes that do not exist are counted per user
+ * and per client address (RedemptionAttemptLimit per RedemptionAttemptWindowSeconds), and past the
+ * limit every redemption waits (429 `too_many_attempts`). Shared by every route that redeems a code.
+ */
+export function redeemGuard(deps: AppDeps) {
+  const options = () => deps.services.admin.options;
+  const guesses = new LoginThrottle(
+    deps.core,
+    () => ({
+      limit: options().getNumber('RedemptionAttemptLimit', 10),
+      windowMs: options().getNumber('RedemptionAttemptWindowSeconds', 600) * 1000,
+    }),
+    'redeem-failures',
+  );
+  return async <T>(req: FastifyRequest, reply: FastifyReply, redeem: () => Promise<T>): Promise<T> => {
+    const keys = [`u:${req.user!.id}`, `ip:${req.ip}`];
+    let wait = 0;
+    for (const k of keys) wait = Math.max(wait, await guesses.blockedFor(k));
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      throw fail('too_many_attempts', `too many redemptions of unknown codes: try again in ${wait} s`);
+    }
+    try {
+      return await redeem();
+    } catch (e) {
+      if (e instanceof GatewayError && e.code === 'invalid_code') for (const k of keys) await guesses.failed(k);
+      throw e;
+    }
+  };
+}
+
 /** Largest webhook body read (Stripe's events are a few KB). */
 const WEBHOOK_BODY_LIMIT = 512 * 1024;
 
@@ -24,15 +56,7 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
   const anyUser = { onRequest: requireUser(deps, 'user'), bodyLimit: 64 * 1024 };
   const q = (req: FastifyRequest) => (req.query ?? {}) as Obj;
   const options = () => deps.services.admin.options;
-  // Guesses of codes that do not exist, per user and per client address.
-  const guesses = new LoginThrottle(
-    deps.core,
-    () => ({
-      limit: options().getNumber('RedemptionAttemptLimit', 10),
-      windowMs: options().getNumber('RedemptionAttemptWindowSeconds', 600) * 1000,
-    }),
-    'redeem-failures',
-  );
+  const guarded = redeemGuard(deps);
   const filter = (req: FastifyRequest) => {
     const r = new Reader(q(req));
     return { status: r.oneOf('status', CODE_STATUSES), keyword: r.str('keyword', { max: 128 }) || undefined };
@@ -76,21 +100,7 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     // ---- a user redeems a code (session or personal access token) ----
     api.post('/api/user/topup', anyUser, async (req, reply) => {
       const key = Reader.of(req.body).only(['key']).str('key', { required: true, max: 128 })!;
-      const user = req.user!;
-      const keys = [`u:${user.id}`, `ip:${req.ip}`];
-      let wait = 0;
-      for (const k of keys) wait = Math.max(wait, await guesses.blockedFor(k));
-      if (wait > 0) {
-        reply.header('retry-after', String(wait));
-        throw fail('too_many_attempts', `too many redemptions of unknown codes: try again in ${wait} s`);
-      }
-      try {
-        const r = await codes.redeem(user.id, key);
-        return ok(r, 'code redeemed');
-      } catch (e) {
-        if (e instanceof GatewayError && e.code === 'invalid_code') for (const k of keys) await guesses.failed(k);
-        throw e;
-      }
+      return ok(await guarded(req, reply, () => codes.redeem(req.user!.id, key)), 'code redeemed');
     });
 
     // ---- online top-up ----

@@ -17,6 +17,7 @@ import { hasKeys, manages } from './team-common';
 import { TeamInvitations } from './TeamInvitations';
 import { TeamKeys } from './TeamKeys';
 import { TeamMembers } from './TeamMembers';
+import { TeamRedeem } from './TeamRedeem';
 import { TeamSettings } from './TeamSettings';
 
 function Usage({ teamId }: { teamId: number }) {
@@ -74,7 +75,10 @@ export default function TeamPage() {
   const standing = team.my_role;
   return (
     <>
-      <PageHeader title={team.name}>{standing && <Badge variant="light">{t(`teams.standing.${standing}`)}</Badge>}</PageHeader>
+      <PageHeader title={team.name}>
+        {standing && <Badge variant="light">{t(`teams.standing.${standing}`)}</Badge>}
+        {manages(standing) && <TeamRedeem teamId={id} />}
+      </PageHeader>
       <SimpleGrid cols={{ base: 1, sm: 3 }} mb="md">
         <Group gap="xs">
           <Text c="dimmed" size="sm">
