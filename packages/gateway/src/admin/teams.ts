@@ -190,6 +190,11 @@ export class TeamAdmin {
     return { quota: r.quota, quota_usd: r.quota_usd, balance: r.balance };
   }
 
+  /** Refuses unless `actor` manages the team (its owners and admins, operators): 404 outside it, 403 below. */
+  async requireManager(teamId: number, actor: UserPrincipal): Promise<void> {
+    await teamAccess(this.core.h.db, teamId, actor, 'manage');
+  }
+
   async topUp(teamId: number, body: { quota?: number; quota_usd?: number; ref: string }, actor: UserPrincipal): Promise<TeamView> {
     await teamAccess(this.core.h.db, teamId, actor, 'topup');
     const quota = body.quota ?? (body.quota_usd !== undefined ? usdToQuota(body.quota_usd, this.perUsd) : undefined);

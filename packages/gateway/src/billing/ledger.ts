@@ -257,6 +257,19 @@ export class Ledger {
     return this.claimedCredit({ userId, keyId: null, unlimitedKey: true }, ref, amount, op('claimPayment', [now, now, paymentId]));
   }
 
+  /** `creditPayment` into team `teamId`'s wallet (a checkout a member of the team started and paid). */
+  async creditTeamPayment(
+    teamId: number,
+    userId: number,
+    paymentId: number,
+    ref: string,
+    amount: number,
+    now = Date.now(),
+  ): Promise<boolean> {
+    const p: Payer = { userId, keyId: null, unlimitedKey: true, teamId };
+    return this.claimedCredit(p, ref, amount, op('claimPayment', [now, now, paymentId]));
+  }
+
   /**
    * Claims redemption code `codeId` for `userId` inside the caller's transaction `tx` (a code that
    * grants a plan, written in the same transaction): false when it was used, disabled or expired.

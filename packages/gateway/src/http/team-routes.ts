@@ -14,7 +14,7 @@ import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import { ok } from './envelope.ts';
-import { redeemGuard } from './topup-routes.ts';
+import { redeemGuard, startCheckout } from './topup-routes.ts';
 import { paging, type Obj } from '../platform/validate.ts';
 import { Envelope, adminErrors, loggedIn, ref } from './schemas/common.ts';
 import {
@@ -128,6 +128,36 @@ export async function teamRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
           'code redeemed',
         ),
     );
+
+    for (const provider of deps.services.topup.payments.providers.keys())
+      api.post(
+        `/api/team/:id/${provider}/pay`,
+        {
+          ...anyUser,
+          schema: op(
+            `Start a ${provider} checkout that tops up the team's wallet (the team's owners and admins; admins); pay at data.url`,
+            Type.Object({
+              trade_no: Type.String(),
+              url: Type.String({ description: 'where to pay' }),
+              pay_link: Type.String({ description: 'the same as url' }),
+              currency: Type.String(),
+              amount: Type.Number(),
+              quota: Type.Integer({ description: 'what the wallet is credited once paid, quota units' }),
+            }),
+            {
+              ...byId,
+              body: Type.Object(
+                { amount: Type.Number({ description: 'in units of the top-up currency' }), payment_method: Type.Optional(Type.String()) },
+                { additionalProperties: false },
+              ),
+            },
+          ),
+        },
+        async (req, reply) => {
+          await teams.requireManager(req.params.id, req.user!);
+          return ok(await startCheckout(deps, provider, req, reply, req.body.amount, req.params.id), 'pay at the returned URL');
+        },
+      );
 
     // ---- the signed-in user ----
     api.get(

@@ -47,6 +47,27 @@ export function redeemGuard(deps: AppDeps) {
   };
 }
 
+/**
+ * Starts a checkout with `provider` for the signed-in user — of team `teamId`'s wallet when given (the
+ * caller checked the user may) — answering where to pay (`pay_link` as New API names it; `url` too).
+ */
+export async function startCheckout(
+  deps: AppDeps,
+  provider: string,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  amount: number,
+  teamId: number | null,
+) {
+  const base = deps.services.admin.options.publicUrl() || `${req.protocol}://${req.host}`;
+  try {
+    const started = await deps.services.topup.payments.start(provider, req.user!.id, amount, base, teamId);
+    return { ...started, pay_link: started.url };
+  } catch (e) {
+    throw refused(e, reply);
+  }
+}
+
 /** Largest webhook body read (Stripe's events are a few KB). */
 const WEBHOOK_BODY_LIMIT = 512 * 1024;
 
@@ -55,7 +76,6 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
   const adminOnly = { onRequest: requireUser(deps, 'admin'), bodyLimit: 256 * 1024 };
   const anyUser = { onRequest: requireUser(deps, 'user'), bodyLimit: 64 * 1024 };
   const q = (req: FastifyRequest) => (req.query ?? {}) as Obj;
-  const options = () => deps.services.admin.options;
   const guarded = redeemGuard(deps);
   const filter = (req: FastifyRequest) => {
     const r = new Reader(q(req));
@@ -108,15 +128,7 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     const pay = (provider: string) => async (req: FastifyRequest, reply: FastifyReply) => {
       const r = Reader.of(req.body).only(['amount', 'payment_method']);
       const amount = r.num('amount', { required: true, min: 0 })!;
-      const base = options().publicUrl() || `${req.protocol}://${req.host}`;
-      let started;
-      try {
-        started = await payments.start(provider, req.user!.id, amount, base);
-      } catch (e) {
-        throw refused(e, reply);
-      }
-      // `pay_link` as New API names it; `url` too.
-      return ok({ ...started, pay_link: started.url }, 'pay at the returned URL');
+      return ok(await startCheckout(deps, provider, req, reply, amount, null), 'pay at the returned URL');
     };
     for (const name of payments.providers.keys()) api.post(`/api/user/${name}/pay`, anyUser, pay(name));
     api.get('/api/user/payments', anyUser, async (req) => ok(await payments.history(req.user!.id, paging(q(req)))));

@@ -377,4 +377,6 @@ export interface PaymentRow {
   created_at: number;
   updated_at: number;
   paid_at: number | null;
+  /** A top-up of this team's wallet (null: of the user's own balance). */
+  team_id: Generated<number | null>;
 }

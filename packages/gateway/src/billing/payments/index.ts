@@ -190,8 +190,17 @@ export class Payments {
     throw Object.assign(fail('too_many_attempts', `too many checkouts started: try again in ${retryAfter} s`), { retryAfter });
   }
 
-  /** Starts a checkout of `amount` (units of the configured currency) for `userId`; returns where to pay. */
-  async start(providerName: string, userId: number, amount: number, returnBase: string): Promise<StartedCheckout> {
+  /**
+   * Starts a checkout of `amount` (units of the configured currency) for `userId` — of team `teamId`'s
+   * wallet when given (the route checks the user may) — and returns where to pay.
+   */
+  async start(
+    providerName: string,
+    userId: number,
+    amount: number,
+    returnBase: string,
+    teamId: number | null = null,
+  ): Promise<StartedCheckout> {
     const provider = this.provider(providerName);
     const s = this.settings();
     const f = minorFactor(s.currency);
@@ -227,9 +236,11 @@ export class Payments {
         created_at: now,
         updated_at: now,
         paid_at: null,
+        team_id: teamId,
       })
       .execute();
     const back = returnBase.replace(/\/+$/, '');
+    const page = teamId === null ? '/wallet' : `/team/${teamId}`;
     let checkout;
     try {
       checkout = await provider.createCheckout({
@@ -238,8 +249,8 @@ export class Payments {
         currency: s.currency,
         amountMinor: minor,
         description: `Top-up: ${quotaToUsd(quota, this.core.config.quotaPerUsd)} USD of quota`,
-        successUrl: `${back}/wallet?payment=${encodeURIComponent(tradeNo)}`,
-        cancelUrl: `${back}/wallet?payment=cancelled`,
+        successUrl: `${back}${page}?payment=${encodeURIComponent(tradeNo)}`,
+        cancelUrl: `${back}${page}?payment=cancelled`,
       });
     } catch (e) {
       // No checkout exists: the row goes, so the history shows no payment that can never happen.
@@ -309,8 +320,23 @@ export class Payments {
       );
       return 'mismatch';
     }
-    const credited = await this.ledger().creditPayment(Number(row.user_id), Number(row.id), ev.providerRef, Number(row.quota), now);
+    const teamId = row.team_id === null || row.team_id === undefined ? null : Number(row.team_id);
+    const credited =
+      teamId === null
+        ? await this.ledger().creditPayment(Number(row.user_id), Number(row.id), ev.providerRef, Number(row.quota), now)
+        : await this.ledger().creditTeamPayment(teamId, Number(row.user_id), Number(row.id), ev.providerRef, Number(row.quota), now);
     if (!credited) return 'already_credited';
+    if (teamId !== null) {
+      // The team's wallet, not the user's balance: no top-up in the user's logs; the audit names the team.
+      await new AuditLog(this.core).record(
+        null,
+        'payment.credit',
+        { type: 'payment', id: row.trade_no },
+        { status: 'pending' },
+        { status: 'paid', user_id: Number(row.user_id), team_id: teamId, quota: Number(row.quota), provider: provider.name },
+      );
+      return 'credited';
+    }
     const user = await this.ledger().creditedUser(Number(row.user_id));
     await insertLogs(this.core.h, [
       topupLog({
