@@ -1,7 +1,7 @@
 /**
  * Teams through the console: root creates a team and tops up its wallet on the Teams page and makes a
  * user its owner; the owner adds a member with a daily budget and invites someone by email (no mail
- * here, so the link is handed over) and redeems a code into the wallet; the invitee accepts the link once; the member switches to the
+ * here, so the link is handed over) redeems a code into the wallet and pays into it online (a loopback Stripe); the invitee accepts the link once; the member switches to the
  * team and creates a team key whose call the team's wallet pays; a viewer sees usage only. In Chinese
  * too for My teams.
  */
@@ -9,6 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../../gateway/test/fakes/upstreams/openai.ts';
+import { deliverStripe, sessionEvent, startFakeStripe, type FakeStripe } from '../../gateway/test/fakes/upstreams/stripe.ts';
 import {
   Api,
   assertAccessible,
@@ -32,10 +33,17 @@ import {
 let gw: ConsoleGateway;
 let browser: Browser;
 let vendor: FakeOpenAI;
+let stripe: FakeStripe;
+const WEBHOOK_SECRET = 'whsec_console_teams';
 
 before(async () => {
   vendor = await startFakeOpenAI();
-  gw = await startConsoleGateway();
+  stripe = await startFakeStripe();
+  gw = await startConsoleGateway({
+    STRIPE_SECRET_KEY: 'sk_test_console_teams',
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_API_BASE: stripe.url,
+  });
   browser = await launchBrowser();
 });
 
@@ -43,6 +51,7 @@ after(async () => {
   await browser?.close();
   await gw?.close();
   await vendor?.close();
+  await stripe?.close();
 });
 
 async function signIn(lang: Lang, username: string, password: string, path = '/login'): Promise<{ page: Page; problems: PageProblems }> {
@@ -151,6 +160,25 @@ test('root makes a team; its owner adds and invites members; a member spends the
   await redeem.waitFor({ state: 'hidden' });
   await expectText(owner.locator('main'), '$30.00');
 
+  // Paid online: the checkout comes back to the team's page; the verified event credits the wallet.
+  await owner.getByRole('button', { name: tr(L, 'teams.pay') }).click();
+  const payDialog = owner.getByRole('dialog', { name: tr(L, 'teams.pay') });
+  await payDialog.getByLabel(label(L, 'topup.amount', { currency: 'USD' })).fill('10');
+  await payDialog.getByRole('button', { name: tr(L, 'topup.pay') }).click();
+  await owner.waitForURL(new RegExp(`/team/${team.id}\\?payment=pay_`));
+  const session = stripe.created.at(-1)!;
+  const paid = sessionEvent('checkout.session.completed', {
+    id: session.id,
+    client_reference_id: session.params.get('client_reference_id'),
+    payment_status: 'paid',
+    amount_total: 1000,
+    currency: 'usd',
+  });
+  assert.equal((await deliverStripe(gw.url, paid, WEBHOOK_SECRET)).body.message, 'credited');
+  await owner.reload();
+  await owner.getByRole('heading', { level: 2, name: 'Platform' }).waitFor();
+  await expectText(owner.locator('main'), '$40.00');
+
   await owner.getByRole('tab', { name: tr(L, 'teams.invitations') }).click();
   await owner.getByRole('button', { name: tr(L, 'teams.invite') }).click();
   const invite = owner.getByRole('dialog', { name: tr(L, 'teams.invite') });
@@ -196,7 +224,7 @@ test('root makes a team; its owner adds and invites members; a member spends the
   await eventually(async () => {
     const t = await api.ok<{ quota_usd: number; used_quota_usd: number }>('GET', `/api/team/${team.id}`);
     assert.equal(t.used_quota_usd, 0.007);
-    assert.equal(t.quota_usd, 29.993);
+    assert.equal(t.quota_usd, 39.993);
   });
   const benSelf = await (await Api.login(gw.url, 'ben', 'ben-password-1')).ok<{ used_quota: number }>('GET', '/api/user/self');
   assert.equal(benSelf.used_quota, 0, "the member's own balance pays nothing");

@@ -17,7 +17,7 @@ import { hasKeys, manages } from './team-common';
 import { TeamInvitations } from './TeamInvitations';
 import { TeamKeys } from './TeamKeys';
 import { TeamMembers } from './TeamMembers';
-import { TeamRedeem } from './TeamRedeem';
+import { TeamPay, TeamRedeem } from './TeamRedeem';
 import { TeamSettings } from './TeamSettings';
 
 function Usage({ teamId }: { teamId: number }) {
@@ -78,6 +78,7 @@ export default function TeamPage() {
       <PageHeader title={team.name}>
         {standing && <Badge variant="light">{t(`teams.standing.${standing}`)}</Badge>}
         {manages(standing) && <TeamRedeem teamId={id} />}
+        {manages(standing) && <TeamPay teamId={id} />}
       </PageHeader>
       <SimpleGrid cols={{ base: 1, sm: 3 }} mb="md">
         <Group gap="xs">
