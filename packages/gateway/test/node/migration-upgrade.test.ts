@@ -30,7 +30,8 @@ test('migration 025 keeps ledger rows and open reserves, their ids and their uni
       .execute();
     const before = await db.selectFrom('ledger').selectAll().orderBy('id').execute();
 
-    await migrate(h);
+    // Up to 025 (later migrations add columns, which are not what this checks).
+    await migrate(h, '025_call_pages');
 
     assert.deepEqual(await db.selectFrom('ledger').selectAll().orderBy('id').execute(), before);
     const open = await db.selectFrom('open_reserves').selectAll().execute();

@@ -12,7 +12,7 @@ const TEST = fileURLToPath(new URL('..', import.meta.url));
 
 /** The shared support at the top of test/: the harness, the clients and the fixtures. */
 const SHARED = ['admin-client.ts', 'api-conformance.ts', 'billing-fixtures.ts', 'child-gateway.ts', 'harness.ts', 'relay-fixtures.ts'];
-const AREAS = ['accounts', 'admin', 'agents', 'billing', 'fakes', 'guardrails', 'mcp', 'node', 'relay', 'tasks'];
+const AREAS = ['accounts', 'admin', 'agents', 'billing', 'fakes', 'guardrails', 'mcp', 'node', 'relay', 'tasks', 'teams'];
 
 test('test files are in folders by area; the top holds the shared support only', () => {
   const top = readdirSync(TEST, { withFileTypes: true });
