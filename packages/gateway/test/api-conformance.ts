@@ -114,6 +114,12 @@ const CONVERTED = [
   '/api/task',
   '/api/team',
   '/api/user/teams',
+  '/api/redemption',
+  '/api/user/topup',
+  '/api/user/stripe/pay',
+  '/api/user/payments',
+  '/api/stripe/webhook',
+  '/api/user/self/alerts',
 ];
 const converted = (path: string) => CONVERTED.some((p) => path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`));
 

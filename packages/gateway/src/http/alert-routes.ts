@@ -1,7 +1,7 @@
 /**
  * Alerts under /api: a user's own alert settings (GET/PUT /api/user/self/alerts: low-balance
  * threshold, e-mail, webhook), the outbox for admins (GET /api/alert) and a test alert for root
- * (POST /api/alert/test; both declare their schemas, http/schemas/alerts.ts). Envelope {success, message, data}. Thin: decode, call services.alerts, encode.
+ * (POST /api/alert/test); each declares its schemas (http/schemas/alerts.ts). Envelope {success, message, data}. Thin: decode, call services.alerts, encode.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from './deps.ts';
@@ -9,7 +9,7 @@ import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Envelope, Paged, adminErrors, loggedIn, ref } from './schemas/common.ts';
-import { ALERT_SCHEMAS, Alert, AlertEvent, AlertListQuery } from './schemas/alerts.ts';
+import { ALERT_SCHEMAS, Alert, AlertEvent, AlertListQuery, AlertSettings, AlertSettingsInput } from './schemas/alerts.ts';
 import { ok } from './envelope.ts';
 
 export async function alertRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
@@ -18,21 +18,36 @@ export async function alertRoutes(app: FastifyInstance, deps: AppDeps): Promise<
   const adminOnly = { onRequest: requireUser(deps, 'admin') };
   const rootOnly = { onRequest: requireUser(deps, 'root') };
 
-  await app.register(async (api) => {
-    api.setErrorHandler(familyErrorHandler('admin'));
-
-    api.get('/api/user/self/alerts', anyUser, async (req) => ok(await alerts.settings(req.user!.id)));
-    api.put('/api/user/self/alerts', anyUser, async (req) => {
-      const saved = await alerts.saveSettings(req.user!.id, alerts.parseSettings(req.body));
-      return ok(saved, saved.webhook_secret ? 'the webhook signing secret is shown once: store it now' : '');
-    });
-  });
-
-  // The outbox and a test alert declare their schemas (http/schemas/alerts.ts): Fastify checks requests and writes answers with them.
+  // Every route declares its schemas (http/schemas/alerts.ts): Fastify checks requests and writes answers with them.
   for (const s of ALERT_SCHEMAS) app.addSchema(s);
   await app.register(async (scope) => {
     scope.setErrorHandler(familyErrorHandler('admin'));
     const api = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+    const settings = { 200: Envelope(ref(AlertSettings)), ...adminErrors };
+    api.get(
+      '/api/user/self/alerts',
+      { ...anyUser, schema: { tags: ['alerts'], summary: 'Your low-balance alert settings', security: loggedIn, response: settings } },
+      async (req) => ok(await alerts.settings(req.user!.id)),
+    );
+    api.put(
+      '/api/user/self/alerts',
+      {
+        ...anyUser,
+        schema: {
+          tags: ['alerts'],
+          summary:
+            'Set your low-balance threshold, e-mail and webhook (fields not given are kept); a generated webhook secret is in the answer once',
+          security: loggedIn,
+          body: ref(AlertSettingsInput),
+          response: settings,
+        },
+      },
+      async (req) => {
+        const saved = await alerts.saveSettings(req.user!.id, alerts.parseSettings(req.body));
+        return ok(saved, saved.webhook_secret ? 'the webhook signing secret is shown once: store it now' : '');
+      },
+    );
     api.get(
       '/api/alert',
       {

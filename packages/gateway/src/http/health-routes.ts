@@ -6,11 +6,14 @@
  * throttles count on the node alone (platform/redis-health.ts) — so a failed Redis is a warning, not
  * unreadiness: taking every node out of the load balancer at once would stop the gateway. Both are
  * cheap enough to call every second: readiness runs one `SELECT 1` and one Redis PING, each bounded by
- * a short time-out, and concurrent probes share one check.
+ * a short time-out, and concurrent probes share one check. Both declare their answers
+ * (http/schemas/health.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { AppDeps } from './deps.ts';
+import { Alive, HEALTH_SCHEMAS, Readiness as ReadinessSchema } from './schemas/health.ts';
+import { ref } from './schemas/common.ts';
 
 const CHECK_TIMEOUT_MS = 2_000;
 
@@ -74,11 +77,24 @@ export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
     return { ready, checks, ...(errors.length ? { errors } : {}), ...(warnings.length ? { warnings } : {}) };
   }
 
-  app.get('/healthz', async () => ({ ok: true }));
+  for (const s of HEALTH_SCHEMAS) app.addSchema(s);
+  const health = { tags: ['health'], security: [] };
+  app.get('/healthz', { schema: { ...health, summary: 'Liveness: the process answers (no I/O)', response: { 200: Alive } } }, async () => ({
+    ok: true,
+  }));
   // Without the console, the root answers like /healthz: clients probe it before their first call (Claude Code
   // sends HEAD /), and a gateway run for its APIs alone should not fail that probe.
   if (!deps.console) app.get('/', async () => ({ ok: true }));
-  app.get('/readyz', async (_req, reply) => {
+  const readiness = ref(ReadinessSchema);
+  const readyz = {
+    ...health,
+    summary: 'Readiness: database reachable, Redis when configured, plugin runtime built, not shutting down',
+    response: {
+      200: { ...readiness, description: 'ready' },
+      503: { ...readiness, description: 'not ready; checks and errors say why' },
+    },
+  };
+  app.get('/readyz', { schema: readyz }, async (_req, reply) => {
     inFlight ??= check().finally(() => {
       inFlight = null;
     });

@@ -43,22 +43,6 @@ export const schemas: Record<string, Schema> = {
     'created_at',
     'last_used_at',
   ]),
-  Readiness: obj(
-    {
-      ready: bool(),
-      checks: obj(
-        {
-          database: str(undefined, { enum: ['ok', 'failed'] }),
-          redis: str(undefined, { enum: ['ok', 'failed', 'not configured'] }),
-          plugins: str(undefined, { enum: ['ok', 'not built'] }),
-          shutdown: str(undefined, { enum: ['ok', 'shutting down'] }),
-        },
-        ['database', 'redis', 'plugins', 'shutdown'],
-      ),
-      errors: arr(str(), 'what failed, without credentials'),
-    },
-    ['ready', 'checks'],
-  ),
   OpenAIError: obj({ error: obj({ message: str(), type: str(), param: nullable(str()), code: nullable(str()) }) }),
   LoginUser: obj(
     {

@@ -10,7 +10,7 @@ import { type Schema, withRequiredFields } from './kit.ts';
 import { mainPathsA } from './paths-admin.ts';
 import { mainPathsB } from './paths-tasks.ts';
 import { mcpPaths, ssoPaths, twoFactorPaths } from './paths-security.ts';
-import { signupPaths, topupPaths } from './paths-billing.ts';
+import { signupPaths } from './paths-billing.ts';
 import { teamPaths } from './paths-teams.ts';
 
 export type { Schema } from './kit.ts';
@@ -22,7 +22,6 @@ export function describedPaths(): Record<string, Record<string, Schema>> {
   return {
     ...mainPathsA(admin, root),
     ...mainPathsB(admin, root),
-    ...topupPaths(admin),
     ...signupPaths(),
     ...ssoPaths(admin),
     ...mcpPaths(admin),

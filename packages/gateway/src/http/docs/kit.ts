@@ -158,7 +158,6 @@ export const CACHE_USAGE_FIELDS = Object.keys(CACHE_USAGE);
 
 /** Response models carry every listed field: mark them required so generated clients need no checks. */
 export const COMPLETE_RESPONSES = ['User', 'Key', 'QuotaHold', 'Log', 'TaskCallback'];
-COMPLETE_RESPONSES.push('RedemptionCode', 'Payment');
 
 export function withRequiredFields(all: Record<string, Schema>): Record<string, Schema> {
   const out = { ...all };

@@ -168,15 +168,6 @@ export function mainPathsA(admin: string, root: string): Record<string, Record<s
         ],
       }),
     },
-    '/api/user/self/alerts': {
-      get: op('alerts', 'Your low-balance alert settings', envelope(ref('AlertSettings'))),
-      put: op(
-        'alerts',
-        'Set your low-balance threshold, e-mail and webhook (fields not given are kept); a generated webhook secret is in the answer once',
-        envelope(ref('AlertSettings')),
-        { body: ref('AlertSettingsInput') },
-      ),
-    },
     '/api/log': {
       get: op('logs', 'Query logs with totals for the filter (newest first, keyset pages)', envelope(ref('LogPage')), {
         role: admin,

@@ -1,5 +1,5 @@
 /**
- * The operations of tasks, plugins, alerts, redemption, the model calls and health.
+ * The operations of tasks and the model calls.
  * Routes take these through http/route-docs.ts; @fastify/swagger builds the document from the routes.
  */
 import { type Schema, arr, int, limited, obj, op, q, ref, str } from './kit.ts';
@@ -100,24 +100,5 @@ export function mainPathsB(admin: string, root: string): Record<string, Record<s
       ),
     },
     '/v1beta/openai/models': { get: op('model calls', 'OpenAI-style model list', ref('ModelList'), { security: 'key' }) },
-    '/healthz': {
-      get: {
-        tags: ['health'],
-        summary: 'Liveness: the process answers (no I/O)',
-        security: [],
-        responses: { 200: { description: 'alive', content: { 'application/json': { schema: obj({ ok: { const: true } }, ['ok']) } } } },
-      },
-    },
-    '/readyz': {
-      get: {
-        tags: ['health'],
-        summary: 'Readiness: database reachable, Redis when configured, plugin runtime built, not shutting down',
-        security: [],
-        responses: {
-          200: { description: 'ready', content: { 'application/json': { schema: ref('Readiness') } } },
-          503: { description: 'not ready; checks and errors say why', content: { 'application/json': { schema: ref('Readiness') } } },
-        },
-      },
-    },
   };
 }

@@ -1,6 +1,7 @@
 /**
- * The schemas of the alert outbox routes (http/alert-routes.ts): every delivery with its status and
- * attempts, and the event a test alert queues (alerts/service.ts).
+ * The schemas of the alert routes (http/alert-routes.ts): a user's low-balance alert settings as shown
+ * and as set, every delivery of the outbox with its status and attempts, and the event a test alert
+ * queues (alerts/service.ts).
  */
 import { Type } from 'typebox';
 import { PAGING } from './common.ts';
@@ -39,7 +40,38 @@ export const AlertEvent = Type.Object(
   { $id: 'AlertEvent' },
 );
 
-export const ALERT_SCHEMAS = [Alert, AlertEvent];
+/** A user's low-balance alert settings as shown (alerts/service.ts `settings`). */
+export const AlertSettings = Type.Object(
+  {
+    low_balance_threshold: Type.Integer({ description: 'quota units; 0 = off' }),
+    low_balance_threshold_usd: Type.Number(),
+    email: Nullable(Type.String()),
+    webhook_url: Nullable(Type.String()),
+    webhook_secret_set: Type.Boolean(),
+    low_balance_alerted: Type.Boolean({ description: 'the balance is below the threshold and the alert was sent' }),
+    webhook_secret: Type.Optional(Type.String({ description: 'the webhook signing secret: only in the answer that generated it' })),
+  },
+  { $id: 'AlertSettings' },
+);
+
+/** A number the settings' reader takes as JSON or as its text. */
+const Num = (description: string) => Type.Union([Type.Number({ minimum: 0 }), Type.String()], { description });
+
+/** The settings as set (alerts/service.ts `parseSettings` checks them): fields not given are kept; null or '' clears a text field. */
+export const AlertSettingsInput = Type.Object(
+  {
+    low_balance_threshold: Type.Optional(Nullable(Num('quota units; 0 = off'))),
+    low_balance_threshold_usd: Type.Optional(Nullable(Num('alternative to low_balance_threshold'))),
+    email: Type.Optional(Nullable(Type.String({ description: 'needs SMTP_URL on the gateway' }))),
+    webhook_url: Type.Optional(Nullable(Type.String({ description: 'http(s) URL on a public address' }))),
+    webhook_secret: Type.Optional(
+      Nullable(Type.String({ description: 'at least 16 characters; generated (and shown once) when a webhook has none' })),
+    ),
+  },
+  { $id: 'AlertSettingsInput', additionalProperties: false },
+);
+
+export const ALERT_SCHEMAS = [Alert, AlertEvent, AlertSettings, AlertSettingsInput];
 
 export const AlertListQuery = Type.Object({
   // No defaults: `p` stands for `page` only when `page` is not given.
