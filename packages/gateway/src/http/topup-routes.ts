@@ -313,7 +313,7 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
                 'applied (message: credited, already_credited, granted, already_granted, expired, ignored, unknown_payment, mismatch)',
               ),
               400: errorAnswer('the signature does not verify: nothing applied'),
-              404: errorAnswer(`${name} is not configured`),
+              404: errorAnswer(`${name === 'stripe' ? 'Stripe' : name} is not configured`),
             },
           },
           // The signature is checked over the raw bytes by the provider (billing/payments): the schema only describes the request.

@@ -6234,7 +6234,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description part of the name, or a whole code */
+                    /** @description part of the name, or a whole code (at most 128 characters) */
                     keyword?: string;
                     /** @description 1-based page */
                     page?: number;
@@ -6266,7 +6266,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6315,8 +6315,13 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        id: number;
-                        status: (1 | 2) | ("enabled" | "disabled");
+                        /** @description the code */
+                        id: number | string;
+                        /**
+                         * @description enabled (1) or disabled (2)
+                         * @enum {unknown}
+                         */
+                        status: 1 | 2 | "enabled" | "disabled";
                     };
                 };
             };
@@ -6334,7 +6339,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6408,7 +6413,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6484,7 +6489,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6549,7 +6554,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6603,7 +6608,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description part of the name, or a whole code */
+                    /** @description part of the name, or a whole code (at most 128 characters) */
                     keyword?: string;
                     status?: "enabled" | "disabled" | "used" | "expired";
                 };
@@ -6622,7 +6627,7 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6679,7 +6684,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description part of the name, or a whole code */
+                    /** @description part of the name, or a whole code (at most 128 characters) */
                     keyword?: string;
                     /** @description 1-based page */
                     page?: number;
@@ -6711,7 +6716,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7378,14 +7383,18 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
+                    /** @description the provider's signature over the raw body */
                     "stripe-signature": string;
                 };
                 path?: never;
                 cookie?: never;
             };
+            /** @description the provider's event, as it sent it */
             requestBody: {
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             responses: {
@@ -12626,7 +12635,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12704,7 +12713,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13290,7 +13299,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13355,7 +13364,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -14008,9 +14017,9 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @description in units of the currency (e.g. 5 or 5.50) */
-                        amount: number;
+                        amount: number | string;
                         /** @description ignored (New API compatibility) */
-                        payment_method?: string;
+                        payment_method?: unknown;
                     };
                 };
             };
@@ -14028,7 +14037,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -14057,6 +14066,24 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too many checkouts started by this user (TopupCheckoutLimit; Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description payment_provider_error: the provider refused to start the checkout */
+                502: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -14269,7 +14296,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -14352,7 +14379,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -14422,7 +14449,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @enum {unknown} */
+                            /** @enum {boolean} */
                             ok: true;
                         };
                     };
@@ -15436,12 +15463,15 @@ export interface components {
             webhook_url: string | null;
         };
         AlertSettingsInput: {
+            /** @description needs SMTP_URL on the gateway */
             email?: string | null;
             /** @description quota units; 0 = off */
-            low_balance_threshold?: number;
+            low_balance_threshold?: number | string | null;
             /** @description alternative to low_balance_threshold */
-            low_balance_threshold_usd?: number;
+            low_balance_threshold_usd?: number | string | null;
+            /** @description at least 16 characters; generated (and shown once) when a webhook has none */
             webhook_secret?: string | null;
+            /** @description http(s) URL on a public address */
             webhook_url?: string | null;
         };
         AuditEntry: {
@@ -16474,6 +16504,8 @@ export interface components {
             /** @description what failed, without credentials */
             errors?: string[];
             ready: boolean;
+            /** @description what works in a degraded way (Redis unavailable: rate limits and throttles count on this node alone) */
+            warnings?: string[];
         };
         /** @description Confirms a sensitive change (docs/two-factor.md#confirming-sensitive-changes): 403 reauth_required without it, 400 when it is wrong (counted as a failed login) */
         Reauth: {
@@ -16499,23 +16531,22 @@ export interface components {
             quota_usd: number;
         };
         RedemptionBatch: {
-            /**
-             * @description codes to create
-             * @default 1
-             */
-            count: number;
+            /** @description codes to create (default 1) */
+            count?: number | string | null;
             /** @description unix seconds (New API); 0 = never */
-            expired_time?: number;
+            expired_time?: number | string | null;
             /** @description unix ms; 0 = never */
-            expires_at?: number;
+            expires_at?: number | string | null;
+            /** @description at most 128 characters */
             name: string;
-            note?: string;
+            /** @description at most 500 characters */
+            note?: string | null;
             /** @description a plan (id or name) each code grants instead of quota */
-            plan_id?: number | string;
+            plan_id?: (number | string) | null;
             /** @description quota units per code (or quota_usd) */
-            quota?: number;
+            quota?: number | string | null;
             /** @description USD per code */
-            quota_usd?: number;
+            quota_usd?: number | string | null;
         };
         RedemptionCode: {
             /** @description the code in full (32 hex characters) */

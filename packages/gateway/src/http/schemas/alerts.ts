@@ -54,18 +54,21 @@ export const AlertSettings = Type.Object(
   { $id: 'AlertSettings' },
 );
 
-/** A number the settings' reader takes as JSON or as its text. */
-const Num = (description: string) => Type.Union([Type.Number({ minimum: 0 }), Type.String()], { description });
+/** An optional number the settings' reader takes as JSON or as its text; null is the same as absent. */
+const OptNum = (description: string) =>
+  Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.String(), Type.Null()], { description }));
 
 /** The settings as set (alerts/service.ts `parseSettings` checks them): fields not given are kept; null or '' clears a text field. */
 export const AlertSettingsInput = Type.Object(
   {
-    low_balance_threshold: Type.Optional(Nullable(Num('quota units; 0 = off'))),
-    low_balance_threshold_usd: Type.Optional(Nullable(Num('alternative to low_balance_threshold'))),
-    email: Type.Optional(Nullable(Type.String({ description: 'needs SMTP_URL on the gateway' }))),
-    webhook_url: Type.Optional(Nullable(Type.String({ description: 'http(s) URL on a public address' }))),
+    low_balance_threshold: OptNum('quota units; 0 = off'),
+    low_balance_threshold_usd: OptNum('alternative to low_balance_threshold'),
+    email: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'needs SMTP_URL on the gateway' })),
+    webhook_url: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'http(s) URL on a public address' })),
     webhook_secret: Type.Optional(
-      Nullable(Type.String({ description: 'at least 16 characters; generated (and shown once) when a webhook has none' })),
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'at least 16 characters; generated (and shown once) when a webhook has none',
+      }),
     ),
   },
   { $id: 'AlertSettingsInput', additionalProperties: false },

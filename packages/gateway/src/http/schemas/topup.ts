@@ -11,8 +11,11 @@ const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
 /** A number of a body read by the Reader: a JSON number, or its text. */
 const Num = (description?: string, extra: Record<string, unknown> = {}) =>
   Type.Union([Type.Number(extra), Type.String()], description ? { description } : {});
+/** An optional number of such a body: absent and null are the same. */
+const OptNum = (description: string, extra: Record<string, unknown> = {}) =>
+  Type.Optional(Type.Union([Type.Number(extra), Type.String(), Type.Null()], { description }));
 /** An optional field of such a body: absent and null are the same. */
-const Opt = <T extends TSchema>(s: T) => Type.Optional(Nullable(s));
+const Opt = <T extends TSchema>(s: T, description: string) => Type.Optional(Type.Union([s, Type.Null()], { description }));
 
 const CODE_STATUSES = ['enabled', 'disabled', 'used', 'expired'] as const;
 
@@ -38,13 +41,13 @@ export const RedemptionCode = Type.Object(
 export const RedemptionBatch = Type.Object(
   {
     name: Type.String({ description: 'at most 128 characters' }),
-    quota: Opt(Num('quota units per code (or quota_usd)', { minimum: 1 })),
-    quota_usd: Opt(Num('USD per code')),
-    count: Opt(Num('codes to create (default 1)', { minimum: 1, maximum: 1000 })),
-    expired_time: Opt(Num('unix seconds (New API); 0 = never')),
-    expires_at: Opt(Num('unix ms; 0 = never')),
-    note: Opt(Type.String({ description: 'at most 500 characters' })),
-    plan_id: Opt(Type.Union([Type.Integer(), Type.String()], { description: 'a plan (id or name) each code grants instead of quota' })),
+    quota: OptNum('quota units per code (or quota_usd)', { minimum: 1 }),
+    quota_usd: OptNum('USD per code'),
+    count: OptNum('codes to create (default 1)', { minimum: 1, maximum: 1000 }),
+    expired_time: OptNum('unix seconds (New API); 0 = never'),
+    expires_at: OptNum('unix ms; 0 = never'),
+    note: Opt(Type.String(), 'at most 500 characters'),
+    plan_id: Opt(Type.Union([Type.Integer(), Type.String()]), 'a plan (id or name) each code grants instead of quota'),
   },
   { $id: 'RedemptionBatch', additionalProperties: false },
 );
