@@ -54,7 +54,7 @@ export const RedemptionBatch = Type.Object(
 
 export const CodeStatusChange = Type.Object(
   {
-    id: Num('the code', { minimum: 1 }),
+    id: Num("the code's id", { minimum: 1 }),
     status: Type.Unsafe<1 | 2 | 'enabled' | 'disabled'>({
       enum: [1, 2, 'enabled', 'disabled'],
       description: 'enabled (1) or disabled (2)',
