@@ -6315,7 +6315,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description the code */
+                        /** @description the code's id */
                         id: number | string;
                         /**
                          * @description enabled (1) or disabled (2)
