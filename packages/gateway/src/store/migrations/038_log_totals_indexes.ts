@@ -14,16 +14,20 @@
  */
 import type { MigrationCtx } from './util.ts';
 
-/** The summed columns every widened index carries after its lead and the time. */
-const SUMMED = ['type', 'quota', 'prompt_tokens', 'completion_tokens'];
+/**
+ * What every widened index carries after its lead: the time and the id (the pages' order, newest first:
+ * InnoDB adds the primary key to a secondary index only after all its columns, so the id must come before
+ * the summed columns for the index to give that order), then the summed columns.
+ */
+const AFTER_LEAD = ['created_at', 'id', 'type', 'quota', 'prompt_tokens', 'completion_tokens'];
 
 /** The log indexes with the totals' columns: name, columns, and the narrower index each replaces. */
 export const LOG_TOTALS_INDEXES: ReadonlyArray<{ name: string; columns: string[]; replaces: string }> = [
-  { name: 'logs_created_totals', columns: ['created_at', ...SUMMED], replaces: 'logs_created' },
-  { name: 'logs_user_totals', columns: ['user_id', 'created_at', ...SUMMED, 'username'], replaces: 'logs_user_created' },
-  { name: 'logs_key_totals', columns: ['key_id', 'created_at', ...SUMMED, 'key_name'], replaces: 'logs_key_created' },
-  { name: 'logs_model_totals', columns: ['model', 'created_at', ...SUMMED], replaces: 'logs_model_created' },
-  { name: 'logs_channel_totals', columns: ['channel_id', 'created_at', ...SUMMED], replaces: 'logs_channel_created' },
+  { name: 'logs_created_totals', columns: AFTER_LEAD, replaces: 'logs_created' },
+  { name: 'logs_user_totals', columns: ['user_id', ...AFTER_LEAD, 'username'], replaces: 'logs_user_created' },
+  { name: 'logs_key_totals', columns: ['key_id', ...AFTER_LEAD, 'key_name'], replaces: 'logs_key_created' },
+  { name: 'logs_model_totals', columns: ['model', ...AFTER_LEAD], replaces: 'logs_model_created' },
+  { name: 'logs_channel_totals', columns: ['channel_id', ...AFTER_LEAD], replaces: 'logs_channel_created' },
 ];
 
 export async function up({ db, dialect }: MigrationCtx): Promise<void> {
