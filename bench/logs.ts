@@ -12,11 +12,13 @@
  *            call p99 for `--window` seconds without and then during a retention run of the oldest days.
  *
  *   npm run bench:logs -- [--db sqlite,postgres,mysql] [--rows N] [--runs 40] [--window 20] [--keep]
- *                         [--sqlite-file PATH] [--phases seed,search,month,retention]
+ *                         [--sqlite-file PATH] [--db-url URL] [--phases seed,search,month,retention]
  *
  * `--rows` applies to every database named; without it each takes its default. PostgreSQL and MySQL are
  * the local test servers (TEST_PG_URL / TEST_MYSQL_URL); their database is dropped after the run unless
- * `--keep`. `--sqlite-file` keeps (and, when it exists, reuses) the SQLite database. Markdown on stdout.
+ * `--keep`. `--sqlite-file` keeps (and, when it exists, reuses) the SQLite database; `--db-url` (one
+ * database kind) runs on the PostgreSQL or MySQL database at that URL, which is kept, and reuses its log
+ * rows when it has some (create it first, e.g. `CREATE DATABASE bench_logs`). Markdown on stdout.
  */
 import { existsSync } from 'node:fs';
 import { sql } from 'kysely';
@@ -25,6 +27,7 @@ import { openDb, type DbHandle, type Dialect } from '../packages/gateway/src/sto
 import { migrate } from '../packages/gateway/src/store/migrations/index.ts';
 import { backfill } from '../packages/gateway/src/store/migrations/009_usage_rollup.ts';
 import { backfillDaily } from '../packages/gateway/src/store/migrations/034_usage_daily.ts';
+import { LOG_TOTALS_INDEXES } from '../packages/gateway/src/store/migrations/038_log_totals_indexes.ts';
 import { LogAdmin } from '../packages/gateway/src/admin/logs.ts';
 import { purgeLogs } from '../packages/gateway/src/logs/writer.ts';
 import { UsageReports, parseUsageQuery } from '../packages/gateway/src/logs/usage.ts';
@@ -49,6 +52,7 @@ const RUNS = Number(arg('runs', '40'));
 const WINDOW_S = Number(arg('window', '20'));
 const KEEP = args.includes('--keep');
 const SQLITE_FILE = arg('sqlite-file', '');
+const DB_URL = arg('db-url', '');
 const PHASES = arg('phases', 'seed,search,month,retention').split(',');
 const DAY = 86_400_000;
 const USERS = 1000;
@@ -102,7 +106,12 @@ export function seedSql(d: Dialect, from: number, to: number, rows: number, now:
   FROM ${sequence(d, from, to)}`;
 }
 
-const LOG_INDEXES = ['logs_created', 'logs_user_created', 'logs_request', 'logs_key_created', 'logs_model_created', 'logs_channel_created'];
+const LOG_INDEXES = ['logs_request', ...LOG_TOTALS_INDEXES.map((ix) => ix.name)];
+/** Builds one of the log indexes the migrations make (LOG_TOTALS_INDEXES: led by the time, user, key, model, channel). */
+const createIndex = (h: DbHandle, lead: string) => {
+  const ix = LOG_TOTALS_INDEXES.find((x) => x.columns[0] === lead)!;
+  return sql.raw(`CREATE INDEX ${ix.name} ON logs (${ix.columns.join(', ')})`).execute(h.db);
+};
 
 async function seed(h: DbHandle, rows: number, now: number): Promise<Record<string, number>> {
   const d = h.dialect;
@@ -150,14 +159,14 @@ async function seed(h: DbHandle, rows: number, now: number): Promise<Record<stri
   }
   took.rows = (performance.now() - t) / 1000;
   t = performance.now();
-  await sql`CREATE INDEX logs_created ON logs (created_at)`.execute(h.db);
-  await sql`CREATE INDEX logs_user_created ON logs (user_id, created_at)`.execute(h.db);
+  await createIndex(h, 'created_at');
+  await createIndex(h, 'user_id');
   await sql`CREATE INDEX logs_request ON logs (request_id)`.execute(h.db);
   took.indexesBefore = (performance.now() - t) / 1000;
   t = performance.now();
-  await sql`CREATE INDEX logs_key_created ON logs (key_id, created_at)`.execute(h.db);
-  await sql`CREATE INDEX logs_model_created ON logs (model, created_at)`.execute(h.db);
-  await sql`CREATE INDEX logs_channel_created ON logs (channel_id, created_at)`.execute(h.db);
+  await createIndex(h, 'key_id');
+  await createIndex(h, 'model');
+  await createIndex(h, 'channel_id');
   took.indexesNew = (performance.now() - t) / 1000;
   t = performance.now();
   // The dimensions the dashboard reads (the full-key rows, for filtered reports, grow almost with the
@@ -292,13 +301,15 @@ async function retention(
 
 async function benchOne(kind: TestDbKind): Promise<string[]> {
   const rows = ROWS ? Number(ROWS) : defaultRows(kind);
-  const keep = kind === 'sqlite' && SQLITE_FILE !== '';
-  const reuse = keep && existsSync(SQLITE_FILE);
-  const tdb = keep ? { url: `sqlite:${SQLITE_FILE}`, drop: async () => {} } : await createTestDatabase(kind);
+  const keep = (kind === 'sqlite' && SQLITE_FILE !== '') || (kind !== 'sqlite' && DB_URL !== '');
+  let reuse = kind === 'sqlite' && keep && existsSync(SQLITE_FILE);
+  const url = kind === 'sqlite' ? `sqlite:${SQLITE_FILE}` : DB_URL;
+  const tdb = keep ? { url, drop: async () => {} } : await createTestDatabase(kind);
   const h = await openDb(tdb.url);
   const out: string[] = [];
   try {
     await migrate(h);
+    if (kind !== 'sqlite' && keep) reuse = (await h.db.selectFrom('logs').select('id').limit(1).execute()).length > 0;
     let now = Date.now();
     if (reuse || !PHASES.includes('seed')) {
       const max = await h.db

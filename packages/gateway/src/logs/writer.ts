@@ -133,7 +133,8 @@ export interface LogSums {
 /**
  * The count and sums of the newest `cap` rows a filter matches, and whether it matches more (`capped`).
  * The rows are read newest first through the same index as a page, so the cost is bounded by `cap`
- * whatever the table's size: a count over tens of millions of rows would take seconds. Calls and money
+ * whatever the table's size: a count over tens of millions of rows would take seconds. That index carries
+ * the summed columns (migration 038), so the rows themselves are not read (but for tasks'). Calls and money
  * movements are summed apart: `quota` is what calls spent, counted as the usage roll-ups count it (rollup.ts:
  * chat calls and task settlements; a task's reserve row counts the call, not the money), `moved_quota` the net
  * of top-ups and adjustments.
@@ -147,19 +148,21 @@ export async function logTotals(h: DbHandle, f: LogFilter, cap: number): Promise
     .offset(cap - 1)
     .limit(2)
     .execute();
-  let q = filtered(h, f);
-  if (edge.length) {
-    const at = Number(edge[0].created_at);
-    const id = Number(edge[0].id);
-    q = q.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>=', id)])]));
-  }
-  const t = await q
+  const window = () => {
+    let q = filtered(h, f);
+    if (edge.length) {
+      const at = Number(edge[0].created_at);
+      const id = Number(edge[0].id);
+      q = q.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>=', id)])]));
+    }
+    return q;
+  };
+  // The columns summed here are in the filter's index (migration 038), so this reads no table row. A
+  // task's rows are told apart by their content, which no index carries: they are summed apart below.
+  const t = await window()
     .select((eb) => {
       const money = eb('type', 'in', MONEY_LOG_TYPES);
-      const reserve = eb.and([eb('type', '=', 'task'), eb('content', '=', 'task reserve')]);
-      const settle = eb.and([eb('type', '=', 'task'), eb('content', '=', 'task settle')]);
-      const call = eb.or([eb('type', 'in', ['consume', 'error', 'mcp']), reserve]);
-      const spend = eb.or([eb('type', 'in', ['consume', 'error', 'mcp']), settle]);
+      const call = eb('type', 'in', ['consume', 'error', 'mcp']);
       const count = (when: typeof money, alias: string) =>
         eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(when).then(1).else(0).end()), eb.lit(0)).as(alias);
       const quota = (when: typeof money, alias: string) =>
@@ -167,7 +170,8 @@ export async function logTotals(h: DbHandle, f: LogFilter, cap: number): Promise
       return [
         eb.fn.countAll<number>().as('count'),
         count(call, 'calls'),
-        quota(spend, 'quota'),
+        quota(call, 'quota'),
+        count(eb('type', '=', 'task'), 'tasks'),
         count(money, 'movements'),
         quota(money, 'moved_quota'),
         eb.fn.coalesce(eb.fn.sum<number>('prompt_tokens'), eb.lit(0)).as('prompt_tokens'),
@@ -175,10 +179,26 @@ export async function logTotals(h: DbHandle, f: LogFilter, cap: number): Promise
       ];
     })
     .executeTakeFirstOrThrow();
+  let calls = Number(t.calls);
+  let quota = Number(t.quota);
+  if (Number(t.tasks) > 0) {
+    // A task's reserve row counts the call, its settle row the money (as the usage roll-ups count them).
+    const k = await window()
+      .where('type', '=', 'task')
+      .select((eb) => [
+        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when('content', '=', 'task reserve').then(1).else(0).end()), eb.lit(0)).as('calls'),
+        eb.fn
+          .coalesce(eb.fn.sum<number>(eb.case().when('content', '=', 'task settle').then(eb.ref('quota')).else(0).end()), eb.lit(0))
+          .as('quota'),
+      ])
+      .executeTakeFirstOrThrow();
+    calls += Number(k.calls);
+    quota += Number(k.quota);
+  }
   return {
     count: Number(t.count),
-    calls: Number(t.calls),
-    quota: Number(t.quota),
+    calls,
+    quota,
     movements: Number(t.movements),
     moved_quota: Number(t.moved_quota),
     prompt_tokens: Number(t.prompt_tokens),

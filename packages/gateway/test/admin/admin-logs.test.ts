@@ -65,6 +65,28 @@ test('logs: filters, paging, totals for the filter, own logs for users, retentio
     assert.equal(withTopup.totals.movements, 1);
     assert.equal(withTopup.totals.moved_quota, 20 * 500_000);
     await gw.core.h.db.deleteFrom('logs').where('type', '=', 'topup').execute();
+    // A task's rows are told apart by their content (no index carries it): the reserve counts a call,
+    // the settle the spend, the refund neither; a task row's quota is never summed as a call's.
+    const task = { ...rows[0], type: 'task', model: 'vid', endpoint: '/v1/tasks/vid', status_code: null, other: null };
+    await insertLogs(gw.core.h, [
+      { ...task, created_at: t0 + 30 * 60_000, request_id: 'task_1', quota: 900, content: 'task reserve' },
+      { ...task, created_at: t0 + 31 * 60_000, request_id: 'task_2', quota: 800, content: 'task settle' },
+      { ...task, created_at: t0 + 32 * 60_000, request_id: 'task_3', quota: -900, content: 'task refund' },
+    ]);
+    // Each filter through another index: the whole table, root's rows (i = 0, 5, 10, 15, 20), the model, the type.
+    const before: Record<string, { count: number; calls: number; quota: number }> = {
+      '': { count: 25, calls: 25, quota: 25 * 100 + 300 },
+      '&user_id=1': { count: 5, calls: 5, quota: 5 * 100 + 50 },
+      '&model=vid': { count: 0, calls: 0, quota: 0 },
+      '&type=task': { count: 0, calls: 0, quota: 0 },
+    };
+    for (const [q, want] of Object.entries(before)) {
+      const { totals } = await root.ok('GET', `/api/log?page_size=10${q}`);
+      assert.equal(totals.count, want.count + 3, `count${q}`);
+      assert.equal(totals.calls, want.calls + 1, `calls${q}: the reserve counts the call`);
+      assert.equal(totals.quota, want.quota + 800, `quota${q}: the settle counts the spend`);
+    }
+    await gw.core.h.db.deleteFrom('logs').where('type', '=', 'task').execute();
     const last = await root.ok('GET', '/api/log?page_size=10&page=3');
     assert.equal(last.items.length, 5);
     assert.equal(last.items[4].request_id, 'req_0');
