@@ -2,8 +2,8 @@
  * Teams through the console: root creates a team and tops up its wallet on the Teams page and makes a
  * user its owner; the owner adds a member with a daily budget and invites someone by email (no mail
  * here, so the link is handed over) redeems a code into the wallet and pays into it online (a loopback Stripe); the invitee accepts the link once; the member switches to the
- * team and creates a team key whose call the team's wallet pays; a viewer sees usage only. In Chinese
- * too for My teams.
+ * team and creates a team key whose call the team's wallet pays; a viewer sees usage only. A team's owner
+ * buys a plan for the team from its wallet on the Plan tab. In Chinese too for My teams.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -247,6 +247,38 @@ test('root makes a team; its owner adds and invites members; a member spends the
   await viewer.getByRole('tab', { name: tr(L, 'teams.usage') }).waitFor();
   assert.equal(await viewer.getByRole('tab', { name: tr(L, 'teams.keys') }).count(), 0);
   assert.equal(await viewer.getByRole('tab', { name: tr(L, 'teams.members') }).count(), 0);
+});
+
+test("a team's owner buys a plan for the team from its wallet on the Plan tab; a member has no Plan tab", async () => {
+  const L = 'en';
+  const api = await Api.login(gw.url);
+  for (const u of ['olga', 'max']) await api.ok('POST', '/api/user', { username: u, password: `${u}-password-1` });
+  const team = await api.ok<{ id: number }>('POST', '/api/team', { name: 'Studio' });
+  await api.ok('POST', `/api/team/${team.id}/members`, { username: 'olga', role: 'owner' });
+  await api.ok('POST', `/api/team/${team.id}/members`, { username: 'max', role: 'member' });
+  await api.ok('POST', `/api/team/${team.id}/quota`, { quota_usd: 10, ref: 'studio-start' });
+  await api.ok('POST', '/api/plan', { name: 'Team Pro', price_usd: 3, windows: [{ every: '5h', quota_usd: 2 }] });
+
+  const { page: owner, problems } = await signIn(L, 'olga', 'olga-password-1', `/team/${team.id}`);
+  await owner.getByRole('heading', { level: 2, name: 'Studio' }).waitFor();
+  await owner.getByRole('tab', { name: tr(L, 'teams.plan') }).click();
+  const card = owner.getByRole('article', { name: 'Team Pro' });
+  await card.getByRole('button', { name: tr(L, 'teams.planBuy') }).click();
+  await owner.getByRole('heading', { name: 'Team Pro', level: 3 }).waitFor();
+  await card.getByRole('button', { name: tr(L, 'teams.planRenew') }).waitFor();
+  await owner.getByRole('group', { name: tr(L, 'plans.windowOf', { every: '5h' }) }).waitFor();
+  await expectText(owner.locator('main'), '$7.00');
+  const held = await api.ok<{ plan: { name: string } | null }>('GET', `/api/team/${team.id}/plan`);
+  assert.equal(held.plan?.name, 'Team Pro');
+  const olga = await (await Api.login(gw.url, 'olga', 'olga-password-1')).ok<{ quota: number }>('GET', '/api/user/self');
+  assert.equal(olga.quota, 0, "the owner's own balance paid nothing");
+  await assertAccessible(owner, 'team plan');
+  await screenshot(owner, 'en-team-plan');
+  problems.assertNone('the owner on the team plan tab');
+
+  const { page: member } = await signIn(L, 'max', 'max-password-1', `/team/${team.id}`);
+  await member.getByRole('tab', { name: tr(L, 'teams.keys') }).waitFor();
+  assert.equal(await member.getByRole('tab', { name: tr(L, 'teams.plan') }).count(), 0);
 });
 
 test('My teams in Chinese', async () => {

@@ -145,13 +145,13 @@ export class Budgets {
     });
   }
 
-  /** The plan a model call of a user draws on first (billing/plans.ts installs it). */
-  planOf: ((userId: number, model: string) => PlanCharge | undefined) | null = null;
+  /** The plan a model call of a user (or, given `teamId`, of a team's key) draws on first (billing/plans.ts installs it). */
+  planOf: ((userId: number, model: string, teamId: number | null) => PlanCharge | undefined) | null = null;
 
   /**
    * The payer of a call by `p`: its balance (its team's wallet for a key of a team), its key's cap, and
-   * its budgets charged to the periods of now; for a model call (`model`) of a key of no team, the plan
-   * it draws on first (a team's key does not use its member's personal plan).
+   * its budgets charged to the periods of now; for a model call (`model`), the plan it draws on first:
+   * the user's for a key of no team, the team's for a team's key (never its member's personal plan).
    */
   payer(
     p: { userId: number; keyId: number | null; unlimitedQuota: boolean; budgets: readonly BudgetSpec[] | null; teamId?: number | null },
@@ -160,8 +160,8 @@ export class Budgets {
     const payer: Payer = { userId: p.userId, keyId: p.keyId, unlimitedKey: p.keyId === null || p.unlimitedQuota };
     if (p.teamId) payer.teamId = p.teamId;
     if (p.budgets) payer.budgets = this.charges(p.budgets);
-    if (model !== undefined && this.planOf && !p.teamId) {
-      const plan = this.planOf(p.userId, model);
+    if (model !== undefined && this.planOf) {
+      const plan = this.planOf(p.userId, model, p.teamId ?? null);
       if (plan) payer.plan = plan;
     }
     return payer;

@@ -28,7 +28,7 @@ export const billingArea = {
     const recovery = new ReserveRecovery(core, ledger, prices);
     const plans = new Plans(core, ledger);
     const budgets = new Budgets(options, ledger);
-    budgets.planOf = (userId, model) => plans.chargeOf(userId, model);
+    budgets.planOf = (userId, model, teamId) => (teamId ? plans.chargeOfTeam(teamId, model) : plans.chargeOf(userId, model));
     const billing: Billing = { ledger, prices, recovery, budgets, plans };
     await core.cache.register(PRICES_REVISION, () => prices.load());
     await core.cache.register(PLANS_REVISION, () => plans.load());

@@ -13,7 +13,7 @@ import { GatewayError, fail } from '../platform/errors.ts';
 import type { Dialect } from '../store/db.ts';
 import type { Database } from '../store/schema.ts';
 import { budgetMessage, type BudgetCharge, type Payer } from './budgets.ts';
-import { planRowOf, planTakeOps, type RefRow } from './plan-ledger.ts';
+import { lockPlanHolder, planRowOf, planTakeOps, type RefRow } from './plan-ledger.ts';
 
 const LEDGER_COLS = 'INSERT INTO ledger (user_id, key_id, team_id, ref, kind, amount, created_at) VALUES ';
 
@@ -69,12 +69,13 @@ const SQL = {
   planSum: 'SELECT COALESCE(SUM(spent), 0) AS v FROM budget_spend WHERE owner = ? AND period_start >= ?',
   /** The same row by row, oldest first (a refusal's Retry-After). */
   planRows: 'SELECT period_start, spent FROM budget_spend WHERE owner = ? AND period_start >= ? ORDER BY period_start',
-  /**
-   * Orders the movements of one user as a balance take does (its row locked first): two reserves on
-   * one plan's windows never lock their period rows in crossed order (MySQL's insert-or-ignore takes a
-   * shared lock on a row that exists).
-   */
+  // lockUser orders the movements of one user as a balance take does (its row locked first): two reserves
+  // on one plan's windows never lock their period rows in crossed order (MySQL's insert-or-ignore takes a
+  // shared lock on a row that exists); lockTeam the same for a team's plan, which all its keys share.
   lockUser: 'UPDATE users SET quota = quota WHERE id = ?',
+  lockTeam: 'UPDATE teams SET quota = quota WHERE id = ?',
+  /** A team's plan call settled: counted on the team as its wallet's calls are. */
+  usedTeam: 'UPDATE teams SET used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?',
   // ---- credits that use something up (billing/redemption.ts, billing/payments/) ----
   claimCode:
     'UPDATE redemptions SET status = 3, used_user_id = ?, redeemed_at = ? WHERE id = ? AND status = 1 AND (expires_at = 0 OR expires_at > ?)',
@@ -152,7 +153,7 @@ export function* reserveOps(p: Payer, ref: string, amt: number): Ops<void> {
   // A call on a plan is taken from its windows instead of the balance (and still from the key's cap and
   // the budgets); past one, refused or (overflow `balance`) charged as any other.
   if (typeof p.plan === 'object') {
-    yield op('lockUser', [p.userId]);
+    yield lockPlanHolder(p);
     if (yield* planTakeOps(p.plan, amt, ref)) {
       yield* takeKeyCap(p, amt);
       if (Array.isArray(p.budgets)) yield* budgetTakeOps(p.budgets, amt, ref);
@@ -184,7 +185,7 @@ export function* extendOps(p: Payer, ref: string, n: number, amt: number): Ops<v
   if (typeof p.plan === 'object' && planRow) {
     // A call on a plan extends within its windows only (added to its reserve's minute): past one its
     // stream ends, as on an empty balance. Its key's cap and budgets are taken as for the reserve.
-    yield op('lockUser', [p.userId]);
+    yield lockPlanHolder(p);
     yield* planTakeOps({ ...p.plan, overflow: 'refuse' }, amt, null, planRow.period_start);
     yield* takeKeyCap(p, amt);
     if (Array.isArray(p.budgets)) yield* budgetTakeOps(p.budgets, amt, null);
@@ -227,7 +228,7 @@ export function* refundOps(p: Payer, ref: string, amt: number): Ops<void> {
   yield op('insertTwo', [...row(p, ref, 'close', 0, now), ...row(p, ref, 'refund', -amt, now)]);
   if (planRowOf(rows)) {
     // Drawn on a plan: the balance was not taken; the key's cap and the windows and budgets are given back.
-    yield op('lockUser', [p.userId]);
+    yield lockPlanHolder(p);
     if (capped(p) && amt > 0) yield op('giveKey', [amt, p.keyId]);
   } else {
     yield* give(p, amt);
@@ -244,7 +245,8 @@ export function* settleOps(p: Payer, ref: string, res: number, act: number): Ops
     // what was charged at the plan's price, even past their quota (the call has happened; the cap as
     // far as it goes).
     yield op('insertTwo', [...row(p, ref, 'close', 0, now), ...row(p, ref, 'settle', delta, now)]);
-    yield op('usedUser', [act, 1, p.userId]);
+    const team = teamOf(p);
+    yield team !== null ? op('usedTeam', [act, 1, team]) : op('usedUser', [act, 1, p.userId]);
     if (capped(p) && delta < 0) yield op('settleKeyGive', [-delta, act, now, p.keyId]);
     else if (capped(p) && delta > 0) {
       const k = yield op('keyQuota', [p.keyId]);

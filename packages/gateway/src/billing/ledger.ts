@@ -46,6 +46,7 @@ import { inSpan, tracer } from '../platform/tracing.ts';
 import { isUniqueViolation, withTx, type Tx } from '../store/db.ts';
 import type { Payer } from './budgets.ts';
 import { KyselyDriver } from './ledger-kysely.ts';
+import { lockTeamOps } from './plan-ledger.ts';
 import { SqliteDriver } from './ledger-sqlite.ts';
 import {
   adjustOps,
@@ -232,6 +233,17 @@ export class Ledger {
   async adjustInTx(tx: Tx, userId: number, ref: string, amount: number, kind: 'topup' | 'adjust' | 'plan' = 'topup'): Promise<void> {
     const p: Payer = { userId, keyId: null, unlimitedKey: true };
     await this.kysely.drive(tx, adjustOps(p, ref, kind, toUnits(amount)));
+  }
+
+  /** `adjustTeam` inside the caller's transaction `tx` (a team's purchase that commits with what it bought). */
+  async adjustTeamInTx(tx: Tx, teamId: number, ref: string, amount: number, kind: 'topup' | 'adjust' | 'plan', userId = 0): Promise<void> {
+    const p: Payer = { userId, keyId: null, unlimitedKey: true, teamId };
+    await this.kysely.drive(tx, adjustOps(p, ref, kind, toUnits(amount)));
+  }
+
+  /** Locks team `teamId`'s wallet row in `tx` until it ends (orders a team's purchases that take nothing). */
+  async lockTeamInTx(tx: Tx, teamId: number): Promise<void> {
+    await this.kysely.drive(tx, lockTeamOps(teamId));
   }
 
   /**

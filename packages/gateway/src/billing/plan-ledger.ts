@@ -3,17 +3,31 @@
  * ledger-statements.ts, which runs them inside a reserve, an extension, a settle or a refund.
  *
  * A plan's spend is rows of `budget_spend` per minute (owner `p:<subscription id>`). A reserve, with
- * the user's row already locked, sums each window's rows, and when every window has room for the
+ * the holder's row already locked (the user's; the team's for a team key's call: lockPlanHolder), sums each window's rows, and when every window has room for the
  * call's reserve adds it to the row of its minute and records that row for the ref in
  * `budget_reserves` (as a period budget records its rows): the settle or refund corrects exactly that
  * row. A call past a window is refused with 429 and `retryAfter` (when enough of the window's oldest
  * spend has left for this reserve), or (overflow `balance`) left to the balance.
  */
 import { fail } from '../platform/errors.ts';
+import type { Payer } from './budgets.ts';
 import type { Ops, Q } from './ledger-statements.ts';
 import { roomAt, windowMessage, type PlanCharge, type PlanWindowCharge } from './plan-windows.ts';
 
 const op = (q: Q, params: unknown[]) => ({ q, params });
+
+/**
+ * Locks the row that orders a plan holder's movements: the team's for a call of a team's key (every key
+ * of the team draws on the team's plan), else the user's.
+ */
+export function lockPlanHolder(p: Payer): { q: Q; params: unknown[] } {
+  return typeof p.teamId === 'number' ? op('lockTeam', [p.teamId]) : op('lockUser', [p.userId]);
+}
+
+/** Locks team `teamId`'s row for the rest of the transaction (a purchase of a free plan). */
+export function* lockTeamOps(teamId: number): Ops<void> {
+  yield op('lockTeam', [teamId]);
+}
 
 /** A recorded row of a ref (`budget_reserves`). */
 export interface RefRow {

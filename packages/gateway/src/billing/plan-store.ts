@@ -9,6 +9,14 @@ import type { PlanRow, PlanSubscriptionRow } from '../store/schema-plans.ts';
 export type Plan = Selectable<PlanRow>;
 export type Subscription = Selectable<PlanSubscriptionRow>;
 
+/**
+ * Who holds a subscription: a user (their id) or a team (`{teamId}`). A team's row keeps `user_id` at
+ * the negative team id (migration 037), so both are found by the unique `user_id`.
+ */
+export type Holder = number | { teamId: number };
+const rowUser = (h: Holder): number => (typeof h === 'number' ? h : -h.teamId);
+const rowTeam = (h: Holder): number | null => (typeof h === 'number' ? null : h.teamId);
+
 export class PlanStore {
   constructor(
     private readonly db: Db,
@@ -46,27 +54,28 @@ export class PlanStore {
     return this.db.selectFrom('plan_subscriptions').selectAll().where('expires_at', '>', now).execute();
   }
 
-  subscriptionOf(userId: number, db: DbOrTx = this.db): Promise<Subscription | undefined> {
-    return db.selectFrom('plan_subscriptions').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  subscriptionOf(holder: Holder, db: DbOrTx = this.db): Promise<Subscription | undefined> {
+    return db.selectFrom('plan_subscriptions').selectAll().where('user_id', '=', rowUser(holder)).executeTakeFirst();
   }
 
   subscriptionByStripe(ref: string): Promise<Subscription | undefined> {
     return this.db.selectFrom('plan_subscriptions').selectAll().where('stripe_subscription', '=', ref).executeTakeFirst();
   }
 
-  /** The subscribers of plan `planId`, with their user names, newest ending last. */
+  /** The subscribers of plan `planId` (users and teams), with their names, newest ending last. */
   subscribers(planId: number, now: number) {
     return this.db
       .selectFrom('plan_subscriptions as s')
-      .innerJoin('users as u', 'u.id', 's.user_id')
-      .select(['s.user_id', 'u.username', 's.started_at', 's.expires_at', 's.stripe_subscription'])
+      .leftJoin('users as u', 'u.id', 's.user_id')
+      .leftJoin('teams as t', 't.id', 's.team_id')
+      .select(['s.user_id', 's.team_id', 'u.username', 't.name as team_name', 's.started_at', 's.expires_at', 's.stripe_subscription'])
       .where('s.plan_id', '=', planId)
       .where('s.expires_at', '>', now)
       .orderBy('s.expires_at')
       .execute();
   }
 
-  /** How many users hold plan `planId` now. */
+  /** How many users and teams hold plan `planId` now. */
   async subscriberCount(planId: number, now: number): Promise<number> {
     const r = await this.db
       .selectFrom('plan_subscriptions')
@@ -78,18 +87,19 @@ export class PlanStore {
   }
 
   /**
-   * Grants plan `plan` to `userId` for `durationMs` in `tx` (the row locked by its update): a running
+   * Grants plan `plan` to `holder` (a user or a team) for `durationMs` in `tx` (the row locked by its update): a running
    * subscription of the same plan is extended from its end; otherwise the plan starts now (its windows
    * count from here). Returns the subscription after the change.
    */
-  async grant(tx: DbOrTx, userId: number, plan: Plan, now: number, stripeRef?: string): Promise<Subscription> {
+  async grant(tx: DbOrTx, holder: Holder, plan: Plan, now: number, stripeRef?: string): Promise<Subscription> {
     const dur = Number(plan.duration_ms);
-    const cur = await this.subscriptionOf(userId, tx);
+    const cur = await this.subscriptionOf(holder, tx);
     if (!cur) {
       await tx
         .insertInto('plan_subscriptions')
         .values({
-          user_id: userId,
+          user_id: rowUser(holder),
+          team_id: rowTeam(holder),
           plan_id: plan.id,
           started_at: now,
           expires_at: now + dur,
@@ -116,7 +126,7 @@ export class PlanStore {
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) !== 1) throw new Error('the subscription changed meanwhile');
     }
-    return (await this.subscriptionOf(userId, tx))!;
+    return (await this.subscriptionOf(holder, tx))!;
   }
 
   /** Ends user `userId`'s plan at `now` (an admin's cancel). */

@@ -5,6 +5,8 @@
  * with the window's reset in Retry-After; `balance`: it is charged to the balance as without a plan).
  * A user buys or renews one from the balance, by redemption code or with Stripe; a model call of the
  * user draws on it first (Budgets.payer → Payer.plan; the ledger takes the windows, ledger-statements.ts).
+ * A team holds one too: its owners and admins buy it from the team's wallet, and the calls of the team's
+ * keys draw on it (never on a member's own plan; the team's plan never pays a member's own keys).
  *
  * Each node keeps the plans and the running subscriptions in memory (revision `plans`): a purchase
  * bumps it in its transaction. Windows are rolling (billing/plan-windows.ts says the rule); a plan
@@ -17,7 +19,7 @@ import { Reader, fieldError, join, quotaToUsd, stableJson, usdToQuota } from '..
 import { isUniqueViolation, withTx, type DbOrTx } from '../store/db.ts';
 import { AuditLog, type AuditActor } from '../logs/audit.ts';
 import type { Ledger } from './ledger.ts';
-import { PlanStore, type Plan, type Subscription } from './plan-store.ts';
+import { PlanStore, type Holder, type Plan, type Subscription } from './plan-store.ts';
 import {
   everyMs,
   leavesAt,
@@ -69,7 +71,8 @@ export class Plans {
   now: () => number = Date.now;
   readonly store: PlanStore;
   private plans = new Map<number, Cached>();
-  private subs = new Map<number, Subscription>();
+  /** The running subscriptions by holder: `u:<user id>`, `t:<team id>`. */
+  private subs = new Map<string, Subscription>();
   private readonly audit: AuditLog;
 
   constructor(
@@ -93,12 +96,20 @@ export class Plans {
       p.set(Number(plan.id), { plan, windows: JSON.parse(plan.windows) as PlanWindow[], models: models ? new Set(models) : null });
     }
     this.plans = p;
-    this.subs = new Map(subs.map((s) => [Number(s.user_id), s]));
+    this.subs = new Map(subs.map((s) => [s.team_id !== null && s.team_id !== undefined ? `t:${s.team_id}` : `u:${s.user_id}`, s]));
   }
 
-  /** The plan a model call of `userId` on `model` draws on first; undefined when none covers it. */
+  /** The plan a model call of `userId` (a key of no team) on `model` draws on first; undefined when none covers it. */
   chargeOf(userId: number, model: string): PlanCharge | undefined {
-    const s = this.subs.get(userId);
+    return this.chargeOfSub(this.subs.get(`u:${userId}`), model);
+  }
+
+  /** The plan a model call with a key of team `teamId` on `model` draws on first; undefined when none covers it. */
+  chargeOfTeam(teamId: number, model: string): PlanCharge | undefined {
+    return this.chargeOfSub(this.subs.get(`t:${teamId}`), model);
+  }
+
+  private chargeOfSub(s: Subscription | undefined, model: string): PlanCharge | undefined {
     if (!s) return undefined;
     const now = this.now();
     if (Number(s.expires_at) <= now) return undefined;
@@ -223,23 +234,25 @@ export class Plans {
     await this.audit.record(actor, 'plan.delete', { type: 'plan', id }, this.view(before), null);
   }
 
-  /** The running subscribers of a plan. */
+  /** The running subscribers of a plan: users, and teams (`team_id`, `team_name`; `user_id` 0). */
   async subscribers(id: number) {
     await this.get(id);
     const rows = await this.store.subscribers(id, Date.now());
     return rows.map((r) => ({
-      user_id: Number(r.user_id),
-      username: r.username,
+      user_id: r.team_id !== null ? 0 : Number(r.user_id),
+      username: r.username ?? '',
+      team_id: r.team_id !== null ? Number(r.team_id) : null,
+      team_name: r.team_name ?? null,
       started_at: Number(r.started_at),
       expires_at: Number(r.expires_at),
       stripe_subscription: r.stripe_subscription,
     }));
   }
 
-  /** A user's plan with what each window used now; `plan: null` when none is running. */
-  async mine(userId: number) {
+  /** A user's (or, given `{teamId}`, a team's) plan with what each window used now; `plan: null` when none is running. */
+  async mine(holder: Holder) {
     const now = this.now();
-    const s = await this.store.subscriptionOf(userId);
+    const s = await this.store.subscriptionOf(holder);
     if (!s || Number(s.expires_at) <= now) return { plan: null, subscription: null, windows: [] };
     const plan = await this.store.getPlan(Number(s.plan_id));
     if (!plan) return { plan: null, subscription: null, windows: [] };
@@ -310,6 +323,51 @@ export class Plans {
     }
     await this.core.cache.afterCommit(PLANS_REVISION);
     return this.mine(userId);
+  }
+
+  /**
+   * Buys or renews plan `planId` for team `teamId` from the team's wallet, as `buy` does for a user: the
+   * price taken from the wallet (ledger row kind `plan` of the team, by `actor`) and the team's
+   * subscription granted in one transaction. The caller has checked that `actor` may (teams/access.ts).
+   */
+  async buyForTeam(teamId: number, planId: number, actor: NonNullable<AuditActor>): Promise<Awaited<ReturnType<Plans['mine']>>> {
+    const plan = await this.buyable(planId);
+    const ref = `plan:t${teamId}:${randomUUID()}`;
+    const before = await this.store.subscriptionOf({ teamId });
+    try {
+      await withTx(this.core.h, async (tx) => {
+        const price = Number(plan.price_quota);
+        // The team's row is locked first (the take, or a no-op update for a free plan): purchases of one team run one at a time.
+        if (price > 0) await this.ledger.adjustTeamInTx(tx, teamId, ref, -price, 'plan', actor.id);
+        else await this.ledger.lockTeamInTx(tx, teamId);
+        await this.store.grant(tx, { teamId }, plan, Date.now());
+        await this.core.cache.bump(PLANS_REVISION, tx);
+      });
+    } catch (e) {
+      if (e instanceof GatewayError && e.code === 'insufficient_quota') {
+        throw fail(
+          'invalid_request',
+          `the team's balance is too low to buy plan "${plan.name}" ($${quotaToUsd(Number(plan.price_quota), this.perUsd)})`,
+        );
+      }
+      throw e;
+    }
+    await this.core.cache.afterCommit(PLANS_REVISION);
+    const after = await this.mine({ teamId });
+    await this.audit.record(
+      actor,
+      'team.plan',
+      { type: 'team', id: teamId },
+      before ? { plan_id: Number(before.plan_id), expires_at: Number(before.expires_at) } : null,
+      {
+        plan_id: Number(plan.id),
+        plan: plan.name,
+        price_quota: Number(plan.price_quota),
+        ref,
+        expires_at: after.subscription?.expires_at ?? null,
+      },
+    );
+    return after;
   }
 
   /**

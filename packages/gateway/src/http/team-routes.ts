@@ -2,7 +2,7 @@
  * The team API: operators' teams at /api/team (create, list, change, delete; top up the wallet at
  * POST /api/team/{id}/quota), a team's members, invitations, keys, usage and logs at
  * /api/team/{id}/…, accepting an invitation (POST /api/team/invitations/accept) and the signed-in
- * user's teams (GET /api/user/teams). Envelope {success, message, data}. Who may call what is
+ * user's teams (GET /api/user/teams), the team's plan (GET, POST /api/team/{id}/plan). Envelope {success, message, data}. Who may call what is
  * teams/access.ts's rule (a team the caller does not belong to answers 404); the services are
  * admin/teams.ts and admin/team-activity.ts. Each route declares its schemas (http/schemas/teams.ts);
  * the logs and their CSV export are described in http/docs/paths-teams.ts, like /api/log.
@@ -39,6 +39,7 @@ import {
   TeamUsageQuery,
   UpdateMemberBody,
 } from './schemas/teams.ts';
+import { MyPlan, PlanIdBody } from './schemas/plans.ts';
 
 /** A teams operation: tagged, behind a login, its answers and error answers. */
 const op = <D extends TSchema, M extends object = object>(summary: string, data: D, more?: M) => ({
@@ -158,6 +159,36 @@ export async function teamRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
           return ok(await startCheckout(deps, provider, req, reply, req.body.amount, req.params.id), 'pay at the returned URL');
         },
       );
+
+    // ---- the team's plan (billing/plans.ts): paid from the team's wallet, drawn on by the team's keys ----
+    const plans = deps.services.billing.plans;
+    api.get(
+      '/api/team/:id/plan',
+      {
+        ...anyUser,
+        schema: op("The team's plan, what each of its windows used, and the plans on sale (the team's members; admins)", ref(MyPlan), byId),
+      },
+      async (req) => {
+        await teams.get(req.params.id, req.user!);
+        const [held, all] = await Promise.all([plans.mine({ teamId: req.params.id }), plans.list()]);
+        return ok({ ...held, on_sale: all.filter((p) => p.enabled).map(({ subscribers: _n, ...p }) => p) });
+      },
+    );
+    api.post(
+      '/api/team/:id/plan',
+      {
+        ...anyUser,
+        schema: op(
+          "Buy or renew a plan for the team from the team's wallet, charged once (the team's owners and admins; admins)",
+          ref(MyPlan),
+          { ...byId, body: PlanIdBody },
+        ),
+      },
+      async (req) => {
+        await teams.requireManager(req.params.id, req.user!);
+        return ok(await plans.buyForTeam(req.params.id, req.body.plan_id, req.user!), 'plan bought');
+      },
+    );
 
     // ---- the signed-in user ----
     api.get(

@@ -19,10 +19,12 @@ export interface PlanRow {
   updated_at: number;
 }
 
-/** A user's plan (one row per user). */
+/** A user's plan (one row per user) or a team's (`team_id`; `user_id` is then the negative team id). */
 export interface PlanSubscriptionRow {
   id: Generated<number>;
   user_id: number;
+  /** The team holding the plan (migration 037); null: the user's own plan. */
+  team_id: number | null;
   plan_id: number;
   /** The windows count from here. */
   started_at: number;

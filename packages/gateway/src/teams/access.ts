@@ -7,13 +7,14 @@
  *
  * | action | owner | admin | member | viewer |
  * |---|---|---|---|---|
- * | read the team, its usage | yes | yes | yes | yes |
+ * | read the team, its usage, its plan | yes | yes | yes | yes |
  * | list members | yes | yes | yes | no |
  * | manage members, roles, budgets, invitations, every team key | yes | yes | no | no |
  * | grant or remove the owner role | yes | no | no | no |
  * | own team keys (create, list, revoke their own) | yes | yes | yes | no |
  * | team logs and CSV export | all rows | all rows | their own rows | no |
  * | top up the wallet | if the operator allows | if the operator allows | no | no |
+ * | buy or renew the team's plan (paid from the wallet; `manage`) | yes | yes | no | no |
  */
 import { ROLE_RANK, type UserPrincipal } from '../accounts/types.ts';
 import { fail } from '../platform/errors.ts';

@@ -58,8 +58,10 @@ export const PlanInput = Type.Object(
 
 export const PlanSubscriber = Type.Object(
   {
-    user_id: Type.Integer(),
-    username: Type.String(),
+    user_id: Type.Integer({ description: '0 for a team' }),
+    username: Type.String({ description: 'empty for a team' }),
+    team_id: Nullable(Type.Integer({ description: "a team's plan: the team (null: a user's)" })),
+    team_name: Nullable(Type.String()),
     started_at: Type.Integer(),
     expires_at: Type.Integer(),
     stripe_subscription: Nullable(Type.String()),

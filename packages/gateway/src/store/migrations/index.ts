@@ -35,6 +35,7 @@ import * as m033 from './033_price_rules.ts';
 import * as m034 from './034_usage_daily.ts';
 import * as m035 from './035_teams.ts';
 import * as m036 from './036_team_payments.ts';
+import * as m037 from './037_team_plans.ts';
 import * as m038 from './038_log_totals_indexes.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
@@ -69,6 +70,7 @@ const STEPS: Record<string, Step> = {
   '034_usage_daily': m034,
   '035_teams': m035,
   '036_team_payments': m036,
+  '037_team_plans': m037,
   '038_log_totals_indexes': m038,
 };
 

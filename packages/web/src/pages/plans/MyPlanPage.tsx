@@ -15,7 +15,8 @@ import { fmtTime, fmtUsd } from '../../lib/format';
 
 type Plan = Schemas['Plan'];
 
-function Current({ mine }: { mine: Schemas['MyPlan'] }) {
+/** The running plan and its windows' use (also a team's, on the team's page). */
+export function Current({ mine }: { mine: Schemas['MyPlan'] }) {
   const { t } = useTranslation();
   if (!mine.plan || !mine.subscription) return <Alert color="gray">{t('plans.none')}</Alert>;
   return (

@@ -1,6 +1,6 @@
 /**
- * One team (/team/:id): its wallet and the caller's role, then tabs — members, keys, invitations (owners
- * and admins) and usage (per member and per day of the last 30 days). What a tab offers follows the
+ * One team (/team/:id): its wallet and the caller's role, then tabs — members, keys, invitations and the
+ * team's plan (owners and admins) and usage (per member and per day of the last 30 days). What a tab offers follows the
  * caller's role (operators also have the team's settings); the gateway checks every request again.
  */
 import { Badge, Group, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
@@ -17,6 +17,7 @@ import { hasKeys, manages } from './team-common';
 import { TeamInvitations } from './TeamInvitations';
 import { TeamKeys } from './TeamKeys';
 import { TeamMembers } from './TeamMembers';
+import { TeamPlan } from './TeamPlan';
 import { TeamPay, TeamRedeem } from './TeamRedeem';
 import { TeamSettings } from './TeamSettings';
 
@@ -105,6 +106,7 @@ export default function TeamPage() {
           {standing !== 'viewer' && <Tabs.Tab value="members">{t('teams.members')}</Tabs.Tab>}
           {hasKeys(standing) && <Tabs.Tab value="keys">{t('teams.keys')}</Tabs.Tab>}
           {manages(standing) && <Tabs.Tab value="invitations">{t('teams.invitations')}</Tabs.Tab>}
+          {manages(standing) && <Tabs.Tab value="plan">{t('teams.plan')}</Tabs.Tab>}
           <Tabs.Tab value="usage">{t('teams.usage')}</Tabs.Tab>
           {standing === 'operator' && <Tabs.Tab value="settings">{t('teams.settings')}</Tabs.Tab>}
         </Tabs.List>
@@ -116,6 +118,9 @@ export default function TeamPage() {
         </Tabs.Panel>
         <Tabs.Panel value="invitations">
           <TeamInvitations teamId={id} />
+        </Tabs.Panel>
+        <Tabs.Panel value="plan">
+          <TeamPlan teamId={id} />
         </Tabs.Panel>
         <Tabs.Panel value="usage">
           <Usage teamId={id} />
