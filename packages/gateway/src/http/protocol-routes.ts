@@ -12,7 +12,7 @@ import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
 import { decodeRequestBody, registerUploadParsers } from './uploads.ts';
 import { callerVendorHeaders, OPENAI_CALLER_HEADERS } from '../relay/providers/endpoint.ts';
-import type { PassKind } from '../relay/passthrough.ts';
+import type { PassKind } from '../relay/pass-kinds.ts';
 
 export function queryOf(req: FastifyRequest): Record<string, string[]> {
   const out: Record<string, string[]> = {};

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fail } from '../platform/errors.ts';
-import type { PassKind } from '../relay/passthrough.ts';
+import type { PassKind } from '../relay/pass-kinds.ts';
 import type { AppDeps } from './deps.ts';
 import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';

@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { fail } from '../platform/errors.ts';
-import type { PassCall } from '../relay/passthrough.ts';
+import type { PassCall } from '../relay/pass-kinds.ts';
 import { OPENAI_CALLER_HEADERS, callerVendorHeaders } from '../relay/providers/endpoint.ts';
 import type { AppDeps } from './deps.ts';
 import { admitRequest, extractApiKey, requireKey } from './auth.ts';

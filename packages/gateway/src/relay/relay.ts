@@ -61,7 +61,8 @@ import {
   type WireFormat,
 } from './providers/index.ts';
 import { embedTexts, geminiEmbedFromOpenAI, geminiEmbedPassBody, openaiEmbedFromGemini } from './providers/gemini/embed.ts';
-import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passthrough.ts';
+import { isPassCall, PASS_ENDPOINTS, type PassCall } from './pass-kinds.ts';
+import { PassThrough } from './passthrough.ts';
 import { Conversations } from './conversations.ts';
 import { includeUsageAsked, responseText, sendsMax } from './providers/openai/body.ts';
 import type { UpstreamRequest } from './providers/provider.ts';
