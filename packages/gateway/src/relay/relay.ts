@@ -14,40 +14,27 @@
  */
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
-import type { TokenUsage } from '../billing/prices.ts';
 import { callFacts, readsCall } from '../billing/call-facts.ts';
 import { ruleUsageDetails } from '../billing/price-rules.ts';
 import { countTokens } from '../billing/tokens.ts';
-import { echo, GatewayError, fail, foreignError } from '../platform/errors.ts';
+import { echo, GatewayError, fail } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
+import { isObj } from '../platform/validate.ts';
 import type { RuntimeChannel } from './channels.ts';
 import type { AttemptOutcome, FallbackStep } from './attempts.ts';
 import { chainPrices, nextModel } from './fallback.ts';
 import type { FallbackClass } from './routing.ts';
 import { Pipeline } from './pipeline.ts';
 import { msSince } from './accounting.ts';
-import { scanBody } from './body-scan.ts';
-import { inputBound, pricesOutput, reserveCost, textBound } from './estimate.ts';
-import { choiceCount, tokenCount } from './providers/canonical.ts';
-import {
-  applyParamOverride,
-  channelFormat,
-  hasOverride,
-  supportsKind,
-  prepareUpstream,
-  upstreamAuthFailed,
-  upstreamModel,
-} from './providers/endpoint.ts';
+import { reserveCost } from './estimate.ts';
+import { channelFormat, supportsKind, prepareUpstream, upstreamAuthFailed, upstreamModel } from './providers/endpoint.ts';
 import { readText, type UpstreamResponse } from './upstream.ts';
 import type { RelayDeps, RelayPrincipal } from './call.ts';
 import {
-  bodyEdits,
   createStreamEncoder,
   decodeRequest,
   decodeResponse,
-  encodeOptions,
-  encodeRequest,
   encodeResponse,
   errorBodyFor,
   isStreamType,
@@ -55,27 +42,26 @@ import {
   upstreamErrorMessage,
   upstreamErrorType,
   usageFromResponse,
-  type CanonicalRequest,
   type CanonicalResponse,
+  type Message,
+  type StreamEncoder,
   type Usage,
   type WireFormat,
 } from './providers/index.ts';
-import { embedTexts, geminiEmbedFromOpenAI, geminiEmbedPassBody, openaiEmbedFromGemini } from './providers/gemini/embed.ts';
+import { responseText } from './providers/openai/body.ts';
+import type { UpstreamRequest } from './providers/provider.ts';
+import * as responses from './providers/responses/codec.ts';
+import { channelPlacesBreakpoints, conversationHead, DEFAULT_MIN_CACHEABLE } from './providers/cache-breakpoints.ts';
+import { unwrapOutputTool } from './providers/structured-output.ts';
+import { geminiEmbedAnswer, isGeminiEmbed } from './embeddings.ts';
 import { isPassCall, PASS_ENDPOINTS, type PassCall } from './pass-kinds.ts';
 import { PassThrough } from './passthrough.ts';
 import { Conversations } from './conversations.ts';
-import { includeUsageAsked, responseText, sendsMax } from './providers/openai/body.ts';
-import type { UpstreamRequest } from './providers/provider.ts';
-import * as responses from './providers/responses/codec.ts';
-import { decodeRequest as anthropicDecode } from './providers/anthropic/codec.ts';
-import type { Message, StreamEncoder } from './providers/index.ts';
-import { isObj } from '../platform/validate.ts';
-import { channelPlacesBreakpoints, conversationHead, DEFAULT_MIN_CACHEABLE, withCacheBreakpoints } from './providers/cache-breakpoints.ts';
-import { unwrapOutputTool } from './providers/structured-output.ts';
 import { checkInput, checkOutput, guardrailContext, type VerdictRecord } from './guardrails.ts';
 import { guardsStream, guardStream, GuardrailStop } from './guardrail-stream.ts';
 import type { Ctx, RelayCall } from './chat-call.ts';
-import { canonicalImageCount, canonicalPromptText, canonicalResponseText, ChatStream, countUsage, injectField } from './chat-stream.ts';
+import { chatBody, clientErrorBody, estimateChatUsage, readChatRequest } from './chat-request.ts';
+import { canonicalImageCount, canonicalPromptText, canonicalResponseText, ChatStream, countUsage } from './chat-stream.ts';
 
 /**
  * Longest prompt text the count-tokens endpoints count (more than any model's context). Counting runs
@@ -232,42 +218,12 @@ export class Relay {
     const cf = call.inbound ?? 'openai';
     const model = call.modelFromPath ?? body.model;
     if (typeof model !== 'string' || !model) throw fail('invalid_request', '"model" is required and must be a string');
-    let canonical: CanonicalRequest | null = null;
-    /** Set when the body holds what only its own vendor understands: only channels of the caller's format may serve it. */
-    let onlySameFormat: GatewayError | null = null;
-    if (cf === 'openai') {
-      if (call.kind === 'chat' && !Array.isArray(body.messages))
-        throw fail('invalid_request', '"messages" is required and must be an array');
-      if (call.kind === 'completions' && body.prompt === undefined) throw fail('invalid_request', '"prompt" is required');
-      if (call.kind === 'embeddings' && body.input === undefined) throw fail('invalid_request', '"input" is required');
-    } else if (call.kind === 'chat') {
-      // Other formats are decoded up front: it validates the request and gives the prompt for the estimate.
-      try {
-        canonical = decodeRequest(cf, body);
-      } catch (e) {
-        // A role the gateway does not know (a new vendor beta): an Anthropic upstream gets the body as
-        // sent; a conversion would lose it, so other channels refuse it with this error.
-        if (cf !== 'anthropic' || !(e instanceof GatewayError) || !/\.role/.test(e.message)) throw e;
-        canonical = anthropicDecode(body, { lenient: true });
-        onlySameFormat = e;
-      }
-      canonical.model = model;
-      if (call.stream !== undefined) canonical.stream = call.stream;
-      if (cf === 'responses' && typeof body.previous_response_id === 'string' && body.previous_response_id) {
-        // The earlier turns go after the new instructions and before the new input.
-        const history = await this.conversations.load(body.previous_response_id, principal.userId);
-        const lead = canonical.messages.findIndex((m) => m.role !== 'system');
-        canonical.messages.splice(lead < 0 ? canonical.messages.length : lead, 0, ...history);
-      }
-    } else if (call.kind === 'embeddings' && cf === 'gemini') {
-      if (embedTexts(body, call.geminiAction ?? 'embedContent') === null) {
-        throw fail(
-          'invalid_request',
-          call.geminiAction === 'batchEmbedContents'
-            ? '"requests" must be a list of {content:{parts:[{text}]}}'
-            : '"content" must be {parts:[{text}]}',
-        );
-      }
+    const { canonical, onlySameFormat } = readChatRequest(call, cf, model);
+    if (canonical && cf === 'responses' && typeof body.previous_response_id === 'string' && body.previous_response_id) {
+      // The earlier turns go after the new instructions and before the new input.
+      const history = await this.conversations.load(body.previous_response_id, principal.userId);
+      const lead = canonical.messages.findIndex((m) => m.role !== 'system');
+      canonical.messages.splice(lead < 0 ? canonical.messages.length : lead, 0, ...history);
     }
     if (principal.models) checkModelAccess(principal as KeyPrincipal, model);
     let candidates = this.serving(call, cf, model, false);
@@ -316,7 +272,7 @@ export class Relay {
       outGuards: call.kind === 'embeddings' ? [] : this.d.guardrails.select(principal, model, 'output'),
       ...(readsCall(price?.rules) ? { priceCall: callFacts(body, call.headers, Date.now()) } : {}),
     };
-    const estimate = this.estimateUsage(ctx);
+    const estimate = estimateChatUsage(ctx, this.d.policy);
     // The reserve covers cache writes when a channel may place breakpoints (relay/providers/cache-breakpoints.ts).
     ctx.cacheWrites ||=
       call.kind === 'chat' && ctx.inputBound >= DEFAULT_MIN_CACHEABLE && candidates.some((c) => channelPlacesBreakpoints(cf, c, model));
@@ -363,83 +319,11 @@ export class Relay {
     return conversationHead(ctx.decoded);
   }
 
-  // ---------- one attempt ----------
-
-  private buildBody(ctx: Ctx, ch: RuntimeChannel, fmt: WireFormat, upModel: string): string | Buffer {
-    const { call, cf } = ctx;
-    ctx.sent = null;
-    if (call.kind === 'embeddings' && cf === 'gemini') {
-      const action = call.geminiAction ?? 'embedContent';
-      const b =
-        fmt === 'gemini' ? geminiEmbedPassBody(call.body, action, upModel, ctx.model) : openaiEmbedFromGemini(call.body, action, upModel);
-      if (b === null) return call.raw;
-      applyParamOverride(b, ch.paramOverride);
-      return JSON.stringify(b);
-    }
-    const max = ctx.maxOut;
-    if (fmt === cf) {
-      const edits = bodyEdits(fmt);
-      if (fmt === 'openai') {
-        const addUsage = ctx.stream && !includeUsageAsked(call.body);
-        const modelChanges = call.modelFromPath !== undefined || upModel !== call.body.model;
-        const maxChanges = max !== null && !sendsMax(call.body, max);
-        if (!addUsage && !modelChanges && !hasOverride(ch)) {
-          if (!maxChanges) return call.raw;
-          // Only max_tokens is missing: written into the bytes as received (no parse, no stringify).
-          if (call.body.max_tokens === undefined && call.body.max_completion_tokens === undefined) {
-            return injectField(call.raw, edits.maxOutputField?.(ch, call.kind) ?? 'max_tokens', max);
-          }
-        }
-        const b: Record<string, unknown> = { ...call.body, model: upModel };
-        if (addUsage) b.stream_options = { ...(isObj(b.stream_options) ? b.stream_options : {}), include_usage: true };
-        applyParamOverride(b, ch.paramOverride);
-        if (max !== null) edits.setMaxOutput(b, max, { field: edits.maxOutputField?.(ch, call.kind) });
-        return JSON.stringify(b);
-      }
-      // Anthropic → Anthropic and Gemini → Gemini: as received unless the model (when the body names it), the output limit or an override changes it.
-      const modelChanges = edits.setModel !== undefined && upModel !== call.body.model;
-      const maxChanges = max !== null && edits.maxOutput(call.body) !== max;
-      if (!modelChanges && !maxChanges && !hasOverride(ch)) return call.raw;
-      const b: Record<string, unknown> = { ...call.body };
-      edits.setModel?.(b, upModel);
-      applyParamOverride(b, ch.paramOverride);
-      if (max !== null) edits.setMaxOutput(b, max, {});
-      return JSON.stringify(b);
-    }
-    ctx.canonical ??= ctx.decoded ?? decodeRequest(cf, call.body);
-    const req = withCacheBreakpoints(
-      { ...ctx.canonical, dropped: [...ctx.canonical.dropped] },
-      { format: fmt, model: upModel, settings: ch.settings },
-    );
-    const edits = bodyEdits(fmt);
-    if (max !== null) {
-      req.maxTokens = max;
-      // The output-token field the channel wants (OpenAI's setting), when the caller's request named none.
-      if (!req.openaiMaxTokensField && edits.maxOutputField) req.openaiMaxTokensField = edits.maxOutputField(ch, call.kind);
-    }
-    // Options the caller's vendor headers give the body (the Anthropic betas of Anthropic models on Bedrock).
-    const b = encodeRequest(fmt, req, upModel, encodeOptions(fmt, call.vendorHeaders));
-    ctx.sent = req;
-    applyParamOverride(b, ch.paramOverride);
-    if (max !== null) edits.setMaxOutput(b, max, { field: req.openaiMaxTokensField });
-    return JSON.stringify(b);
-  }
-
-  /** The body of an upstream 4xx the caller is to see: as it came when the upstream speaks the caller's format. */
-  private clientErrorBody(ctx: Ctx, fmt: WireFormat, status: number, text: string, contentType: string, message: string): AttemptOutcome {
-    if (fmt === ctx.cf) return { kind: 'client_error', status, body: text, contentType, message };
-    const body =
-      ctx.cf === 'openai' || ctx.cf === 'responses' || ctx.cf === 'bedrock'
-        ? { error: { message, type: 'invalid_request_error', param: null, code: 'upstream_client_error' } }
-        : errorBodyFor(ctx.cf, foreignError(status, 'upstream_client_error', message, 'invalid_request_error'));
-    return { kind: 'client_error', status, contentType: 'application/json', message, body: JSON.stringify(body) };
-  }
-
   private async attempt(ctx: Ctx, ch: RuntimeChannel, key: string): Promise<AttemptOutcome> {
     const upModel = upstreamModel(ch, ctx.model);
     const fmt = channelFormat(ch.type, upModel);
-    const built = this.buildBody(ctx, ch, fmt, upModel);
-    const embedGemini = ctx.call.kind === 'embeddings' && ctx.cf === 'gemini';
+    const built = chatBody(ctx, ch, fmt, upModel);
+    const embedGemini = isGeminiEmbed(ctx.call.kind, ctx.cf);
     const t0 = process.hrtime.bigint();
     const google = this.d.core.outbound.google;
     let prepared: UpstreamRequest;
@@ -474,7 +358,7 @@ export class Relay {
       // Other 4xx: the request itself is at fault; the caller sees the upstream's answer.
       return (
         this.pipe.refusal(up, message) ??
-        this.clientErrorBody(ctx, fmt, up.statusCode, text, String(up.headers['content-type'] ?? 'application/json'), message)
+        clientErrorBody(ctx, fmt, up.statusCode, text, String(up.headers['content-type'] ?? 'application/json'), message)
       );
     }
     const ctype = String(up.headers['content-type'] ?? '');
@@ -495,15 +379,9 @@ export class Relay {
     let usage: Usage | null;
     let decoded: CanonicalResponse | null = null;
     if (embedGemini) {
-      if (fmt === 'gemini') {
-        out = text;
-        usage = null; // Gemini reports no usage for embeddings: the input is counted
-      } else {
-        const conv = geminiEmbedFromOpenAI(json, ctx.call.geminiAction ?? 'embedContent');
-        if (!conv) return { kind: 'retry', status: 502, message: 'upstream embeddings response could not be read' };
-        out = JSON.stringify(conv);
-        usage = usageFromResponse('openai', json);
-      }
+      const a = geminiEmbedAnswer(ctx, fmt, text, json);
+      if (!a) return { kind: 'retry', status: 502, message: 'upstream embeddings response could not be read' };
+      ({ out, usage } = a);
     } else if (fmt === ctx.cf) {
       out = text;
       usage = usageFromResponse(fmt, json);
@@ -639,42 +517,5 @@ export class Relay {
     // Metered when the output is priced and bounded by the max_tokens sent (relay/pipeline.ts).
     const metered = ctx.maxOut !== null && ctx.grant !== null && ctx.reserved > 0;
     return this.pipe.stream(ctx, ch, upModel, up, s, 200, metered);
-  }
-
-  // ---------- usage ----------
-
-  /**
-   * The usage the reserve covers: an upper bound of the input from the body's bytes and media (its text
-   * part, `textBound`, replaced by the tokenizer's estimate where that matters: tightenInput), and
-   * the output the gateway will ask for (the caller's max_tokens, at most the model's limit, or the
-   * default) times the choices. Sets ctx.inputBound, ctx.n and ctx.maxOut.
-   */
-  private estimateUsage(ctx: Ctx): TokenUsage {
-    const { call } = ctx;
-    const b = call.body;
-    const c = ctx.cf !== 'openai' ? ctx.canonical : null;
-    let asked: number | undefined;
-    if (c) {
-      asked = c.maxTokens;
-      ctx.n = c.n ?? 1;
-    } else if (call.kind !== 'embeddings') {
-      // Checked here for OpenAI bodies (sent as received); other formats were checked by their decoder.
-      const mc = tokenCount(b.max_completion_tokens, 'max_completion_tokens');
-      const mt = tokenCount(b.max_tokens, 'max_tokens');
-      asked = mc ?? mt;
-      ctx.n = choiceCount(b.n, 'n') ?? 1;
-    }
-    if (ctx.price?.perRequest !== null && ctx.price?.perRequest !== undefined) return { inputTokens: 0, outputTokens: 0 };
-    const scan = call.scan ?? scanBody(b);
-    const tools = b.tools !== undefined || b.functions !== undefined;
-    ctx.inputBound = inputBound(call.raw.length, scan, tools);
-    ctx.textBound = textBound(call.raw.length, scan, tools);
-    ctx.cacheWrites = call.raw.includes('"cache_control"');
-    if (call.kind === 'embeddings' || !pricesOutput(ctx.price)) return { inputTokens: ctx.inputBound, outputTokens: 0 };
-    const limit = this.d.policy.modelMaxOutput(ctx.model);
-    let out = asked ?? this.d.policy.defaultMaxOutput(ctx.model);
-    if (limit !== undefined && out > limit) out = limit;
-    ctx.maxOut = out;
-    return { inputTokens: ctx.inputBound, outputTokens: out * ctx.n };
   }
 }
