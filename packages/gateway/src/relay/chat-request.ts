@@ -1,14 +1,18 @@
 /**
  * The chat family's request work (relay.ts runs the calls): the check and decoding of the caller's
- * request, the usage its reserve covers, its body for a channel (as received, edited, or converted) and
- * the body of an upstream 4xx for the caller.
+ * request, the usage its reserve covers, the head that names its conversation, its body for a channel
+ * (as received, edited, or converted), the body of an upstream 4xx for the caller, and the free count of
+ * a prompt's tokens.
  */
+import type { KeyPrincipal } from '../accounts/types.ts';
+import { checkModelAccess } from '../accounts/keys.ts';
 import type { TokenUsage } from '../billing/prices.ts';
-import { GatewayError, fail, foreignError } from '../platform/errors.ts';
+import { countTokens } from '../billing/tokens.ts';
+import { echo, GatewayError, fail, foreignError } from '../platform/errors.ts';
 import { isObj } from '../platform/validate.ts';
 import type { RuntimeChannel } from './channels.ts';
 import type { AttemptOutcome } from './attempts.ts';
-import type { RelayDeps } from './call.ts';
+import type { RelayDeps, RelayPrincipal } from './call.ts';
 import { scanBody } from './body-scan.ts';
 import { inputBound, pricesOutput, textBound } from './estimate.ts';
 import { choiceCount, tokenCount } from './providers/canonical.ts';
@@ -24,10 +28,18 @@ import {
 } from './providers/index.ts';
 import { decodeRequest as anthropicDecode } from './providers/anthropic/codec.ts';
 import { includeUsageAsked, sendsMax } from './providers/openai/body.ts';
-import { withCacheBreakpoints } from './providers/cache-breakpoints.ts';
+import { conversationHead, withCacheBreakpoints } from './providers/cache-breakpoints.ts';
 import { checkGeminiEmbed, geminiEmbedBody, isGeminiEmbed } from './embeddings.ts';
-import { injectField } from './chat-stream.ts';
+import { canonicalImageCount, canonicalPromptText, injectField } from './chat-stream.ts';
 import type { Ctx, RelayCall } from './chat-call.ts';
+
+/**
+ * Longest prompt text the count-tokens endpoints count (more than any model's context). Counting runs
+ * off the event loop (billing/tokens.ts); the bound keeps one request from holding a counter for long.
+ */
+export const COUNT_MAX_CHARS = 8 * 1024 * 1024;
+/** A body shorter than this holds no prompt long enough to be cached: its conversation is not named by its head. */
+const HEAD_MIN_BYTES = 4096;
 
 /**
  * Checks the caller's request and decodes it when it is not OpenAI's (the prompt of the estimate, and what
@@ -172,4 +184,53 @@ export function clientErrorBody(
       ? { error: { message, type: 'invalid_request_error', param: null, code: 'upstream_client_error' } }
       : errorBodyFor(ctx.cf, foreignError(status, 'upstream_client_error', message, 'invalid_request_error'));
   return { kind: 'client_error', status, contentType: 'application/json', message, body: JSON.stringify(body) };
+}
+
+/**
+ * A chat call's conversation named by its head (relay/affinity.ts) when its prompt is long enough to
+ * be cached: the body is decoded for it only then.
+ */
+export function chatConversationHead(ctx: Ctx): string | null {
+  if (ctx.call.kind !== 'chat' || ctx.call.raw.length < HEAD_MIN_BYTES) return null;
+  try {
+    // Kept for a conversion, but not as `canonical`: a call in the caller's own format stays as received.
+    ctx.decoded = ctx.canonical ?? decodeRequest(ctx.cf, ctx.call.body);
+  } catch {
+    return null;
+  }
+  return conversationHead(ctx.decoded);
+}
+
+/**
+ * Counts the prompt tokens of a request in `format` with the local tokenizer (o200k_base), for
+ * `/v1/messages/count_tokens` and Gemini `:countTokens`. No upstream call and no charge; the model
+ * must be one the caller may use. Images count 1000 tokens each (as in the estimate). Long prompts are
+ * counted by the tokenizer's worker threads; over COUNT_MAX_CHARS characters the answer is 413.
+ */
+export async function countPromptTokens(
+  d: RelayDeps,
+  listModels: (p: RelayPrincipal) => string[],
+  p: RelayPrincipal,
+  format: WireFormat,
+  model: string,
+  body: Record<string, unknown>,
+): Promise<number> {
+  if (p.models) checkModelAccess(p as KeyPrincipal, model);
+  if (!listModels(p).includes(model)) throw fail('model_not_found', `model "${echo(model)}" is not available in group "${p.group}"`);
+  await assertSomeBalance(d, p);
+  const req = decodeRequest(format, body);
+  const text = canonicalPromptText(req);
+  if (text.length > COUNT_MAX_CHARS) {
+    throw fail('request_too_large', `the prompt is too long to count: ${text.length} characters, the limit is ${COUNT_MAX_CHARS}`);
+  }
+  return (await countTokens(text)) + canonicalImageCount(req) * 1000;
+}
+
+/**
+ * Free work (token counting) is for callers who could pay for a call: 429 `insufficient_quota` when
+ * the user's balance, or a capped key's remaining quota, is used up.
+ */
+async function assertSomeBalance(d: RelayDeps, p: RelayPrincipal): Promise<void> {
+  if ((await d.ledger.available(d.budgets.payer(p))) <= 0)
+    throw fail('insufficient_quota', 'quota exhausted: the balance is too low for this request');
 }

@@ -30,6 +30,7 @@ import { upstreamHeaders, upstreamModel } from './providers/endpoint.ts';
 import { networkMessage, readText, type UpstreamResponse } from './upstream.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 import { ResponseStore } from './response-store.ts';
+import { checkInput } from './guardrails.ts';
 import {
   checkBody,
   fallbackUsage,
@@ -79,7 +80,19 @@ export class PassThrough {
     return typeof model === 'string' && this.d.channels.candidates(group, model).some((c) => servesKind(c, 'responses'));
   }
 
-  async handle(call: PassCall): Promise<void> {
+  /**
+   * Serves one pass-through call. Throws GatewayError (rendered by the route) when it fails before the
+   * response started; once started it never throws.
+   */
+  handle(call: PassCall): Promise<void> {
+    // Tracked until it has ended, so that closing the node (drain) waits for what it settles.
+    return this.track(this.serve(call));
+  }
+
+  private async serve(call: PassCall): Promise<void> {
+    // Guardrails see a Responses call's input before anything is routed or reserved (relay/guardrails.ts).
+    if (call.kind === 'responses' && !call.multipart && this.d.guardrails.any())
+      await checkInput(this.d.guardrails, this.d.logs, call, 'responses');
     const { body, principal, kind } = call;
     const model = body.model;
     if (typeof model !== 'string' || !model) throw fail('invalid_request', '"model" is required and must be a string');
