@@ -12,7 +12,8 @@ import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
 import { decodeRequestBody, registerUploadParsers } from './uploads.ts';
 import { callerVendorHeaders, OPENAI_CALLER_HEADERS } from '../relay/providers/endpoint.ts';
-import type { PassKind } from '../relay/passthrough.ts';
+import type { PassKind } from '../relay/pass-kinds.ts';
+import { servePassCall } from '../relay/responses-route.ts';
 
 export function queryOf(req: FastifyRequest): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -89,7 +90,7 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
           vendorHeaders: callerVendorHeaders(req.headers, OPENAI_CALLER_HEADERS),
         };
         if (pr.body.kind === 'json' && pr.body.value && typeof pr.body.value === 'object' && !Array.isArray(pr.body.value)) {
-          await relay.handle({
+          await servePassCall(deps.services.relay, {
             ...common,
             body: pr.body.value as Record<string, unknown>,
             raw: Buffer.from(JSON.stringify(pr.body.value)),
@@ -102,7 +103,7 @@ export async function protocolRoutes(app: FastifyInstance, deps: AppDeps): Promi
           const body: Record<string, unknown> = {};
           for (const [k, v] of Object.entries(fields)) if (v.length) body[k] = v[0];
           const files = (pr.files ?? []).map((f) => ({ field: f.field, filename: f.filename, mimeType: f.mimeType, data: f.data }));
-          await relay.handle({ ...common, body, raw: Buffer.alloc(0), multipart: { fields, files } });
+          await servePassCall(deps.services.relay, { ...common, body, raw: Buffer.alloc(0), multipart: { fields, files } });
           return reply;
         }
         throw fail('invalid_json', 'the request body must be a JSON object or multipart/form-data');

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fail } from '../platform/errors.ts';
-import type { PassKind } from '../relay/passthrough.ts';
+import type { PassKind } from '../relay/pass-kinds.ts';
 import type { AppDeps } from './deps.ts';
 import { requireKey } from './auth.ts';
 import { familyErrorHandler } from './errors.ts';
@@ -37,7 +37,7 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
         body = { ...body, model: def };
         raw = Buffer.from(JSON.stringify(body));
       }
-      await relay().handle({
+      await relay().pass.handle({
         kind,
         endpoint,
         principal: req.principal!,
@@ -69,7 +69,7 @@ export async function relayPassthroughRoutes(app: FastifyInstance, deps: AppDeps
       if (!files.some((f) => f.field === 'file')) throw fail('invalid_request', '"file" is required (an audio file part)');
       const body: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(decoded.fields)) if (v.length) body[k] = v[0];
-      await relay().handle({
+      await relay().pass.handle({
         kind,
         endpoint,
         principal: req.principal!,

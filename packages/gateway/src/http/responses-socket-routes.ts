@@ -10,7 +10,8 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { fail } from '../platform/errors.ts';
-import type { PassCall } from '../relay/passthrough.ts';
+import type { PassCall } from '../relay/pass-kinds.ts';
+import { servePassCall } from '../relay/responses-route.ts';
 import { OPENAI_CALLER_HEADERS, callerVendorHeaders } from '../relay/providers/endpoint.ts';
 import type { AppDeps } from './deps.ts';
 import { admitRequest, extractApiKey, requireKey } from './auth.ts';
@@ -57,7 +58,7 @@ function serveTurn(deps: AppDeps) {
       signal: gone.signal,
       limitHeaders: res,
     });
-    if (!out) return deps.services.relay.relay.handle(call);
+    if (!out) return servePassCall(deps.services.relay, call);
     if (out.kind === 'json') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(out.body));

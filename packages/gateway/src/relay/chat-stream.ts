@@ -1,6 +1,6 @@
 /**
- * A chat, completions or embeddings stream relayed to the caller (`ChatStream`, the relay's
- * `StreamRelay`): same-format streams forwarded as they come and read for usage, others converted
+ * A chat, completions or embeddings stream relayed to the caller (`ChatStream`, the chat family's
+ * `StreamRelay`, made with its encoder and guarded body by `chatStreamRelay`): same-format streams forwarded as they come and read for usage, others converted
  * event by event; and the usage and prompt text of a call counted locally when the upstream gave none.
  */
 import type { TokenUsage } from '../billing/prices.ts';
@@ -10,6 +10,7 @@ import type { StreamRelay } from './pipeline.ts';
 import type { EventFramer, SseEvent } from './sse.ts';
 import {
   createStreamDecoder,
+  createStreamEncoder,
   quotaStreamEvent,
   streamErrorEvent,
   streamFramer,
@@ -25,8 +26,49 @@ import { includeUsageAsked, textOfContent } from './providers/openai/body.ts';
 import { JsonArrayStream } from './providers/gemini/body.ts';
 import type { StreamEncoder } from './providers/index.ts';
 import { unwrapOutputToolStream } from './providers/structured-output.ts';
-import { GuardrailStop } from './guardrail-stream.ts';
+import { guardsStream, guardStream, GuardrailStop } from './guardrail-stream.ts';
+import { guardrailContext, type Guardrails } from './guardrails.ts';
+import type { UpstreamResponse } from './upstream.ts';
+import type { ResponsesConversion } from './responses-convert.ts';
 import type { Ctx } from './chat-call.ts';
+
+/**
+ * How a streamed chat answer in `fmt` reaches the caller (relay.ts hands it to the pipeline's pump):
+ * OpenAI upstreams byte for byte (only the usage chunk the gateway asked for removed when the caller did
+ * not), other formats converted (a Responses caller's through `conv`); the upstream body read through the
+ * output guardrails when they apply (relay/guardrail-stream.ts); and the headers of the answer.
+ */
+export function chatStreamRelay(
+  ctx: Ctx,
+  fmt: WireFormat,
+  up: UpstreamResponse,
+  secrets: () => string[],
+  guardrails: Guardrails,
+  conv: ResponsesConversion,
+): { s: ChatStream; up: UpstreamResponse; headers: Record<string, string> } {
+  const cf = ctx.cf;
+  const encOpts = {
+    model: ctx.model,
+    requestId: ctx.call.requestId,
+    includeUsage: cf === 'openai' ? (ctx.canonical?.includeUsage ?? false) : true,
+  };
+  const encoder: StreamEncoder | null =
+    fmt === cf ? null : cf === 'responses' ? conv.streamEncoder(ctx, encOpts) : createStreamEncoder(cf, encOpts);
+  const s = new ChatStream(ctx, fmt, encoder, secrets);
+  if (ctx.outGuards.length && guardsStream(fmt)) {
+    // Output guardrails see the answer in windows of text before the caller does (relay/guardrail-stream.ts).
+    const gctx = guardrailContext(ctx.call.principal, ctx.model, ctx.call.requestId, ctx.call.endpoint);
+    const body = guardStream(up, fmt, guardrails, ctx.outGuards, gctx, ctx.guardrails);
+    body.on('error', (e) => {
+      if (e instanceof GuardrailStop) s.stop = e;
+    });
+    up = { ...up, body };
+  }
+  const headers: Record<string, string> = s.array
+    ? { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }
+    : { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' };
+  return { s, up, headers };
+}
 
 /**
  * A chat stream on its way to the caller: OpenAI to OpenAI byte for byte (read for usage and output

@@ -10,6 +10,7 @@ import type { Billing } from '../billing/index.ts';
 import { LogWriter } from '../logs/writer.ts';
 import { ChannelIndex, CHANNELS_REVISION } from './channels.ts';
 import { Relay } from './relay.ts';
+import { servePassCall } from './responses-route.ts';
 import { RealtimeRelay } from './realtime.ts';
 import { ResponsesSockets } from './responses-socket.ts';
 import { testKey, firstUsableKey, type TestResult } from './health.ts';
@@ -94,7 +95,7 @@ export const relayArea = {
     };
     const relay = new Relay(relayDeps);
     const realtime = new RealtimeRelay(relayDeps);
-    const sockets = new ResponsesSockets(core, (call) => relay.handle(call), deps.accounts.rateLimits);
+    const sockets = new ResponsesSockets(core, (call) => servePassCall({ relay, guardrails }, call), deps.accounts.rateLimits);
     await core.cache.register(CHANNELS_REVISION, () => channels.load());
     // Every automatic change of a channel's or key's state is audited (the system as actor).
     channels.onHealth((c) => {

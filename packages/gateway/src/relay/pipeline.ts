@@ -277,6 +277,11 @@ export class Pipeline<C extends PipelineCall> {
     return { kind: 'retry', status: s, message, retryAfterMs: s === 429 ? retryAfter(up.headers['retry-after']) : undefined };
   }
 
+  /** Writes the error row of a failed attempt on `ch` (the `n`th of the call). */
+  logError(ctx: C, ch: RuntimeChannel, status: number, message: string, n: number): void {
+    logAttemptError(this.d.logs, ctx, ch, status, message, n);
+  }
+
   /** The first byte: writes the status line and headers (request id, gateway time) and hands the socket to the relay. */
   begin(ctx: C, status: number, headers: Record<string, string>): void {
     const { call } = ctx;

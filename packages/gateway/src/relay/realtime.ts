@@ -23,7 +23,7 @@ import { extendReserve, logAttemptError, refundGrant } from './accounting.ts';
 import { reserveFor, settleCall, type SettledCall } from './settle.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { CONNECT_FAIL_COOLDOWN_MS } from './policy.ts';
-import { passUsage } from './passthrough.ts';
+import { passUsage } from './pass-kinds.ts';
 import { upstreamModel } from './providers/endpoint.ts';
 import { endpointOf, passEndpoint, providerOfType } from './providers/registry.ts';
 import type { RelayDeps, RelayPrincipal } from './call.ts';

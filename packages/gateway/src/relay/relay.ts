@@ -2,7 +2,10 @@
  * The model-call hot path: access check → channel (in memory) → reserve quota → upstream (pooled,
  * streamed; SSE read on the fly only for usage) → settle → log (queued). The sequence is the call
  * pipeline's (relay/pipeline.ts); this file is the strategy of chat, completions and embeddings calls
- * in every caller format: the body for a channel, conversion of answers and streams, usage.
+ * in every caller format: the choice of channels and fallbacks, one attempt, the whole answer's
+ * conversion and usage. The request's check, estimate and body for a channel are in chat-request.ts,
+ * the stream relay in chat-stream.ts, Gemini embeddings in embeddings.ts, Responses answers served by
+ * conversion in responses-convert.ts (relay/responses-route.ts decides which Responses calls are).
  *
  * Retries: on a connection error, timeout, 429, 5xx or a failure that counts towards auto-disable
  * (AutoDisableStatusCodes / AutoDisableKeywords), the next attempt goes to a channel not yet tried in
@@ -14,11 +17,9 @@
  */
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
-import type { TokenUsage } from '../billing/prices.ts';
 import { callFacts, readsCall } from '../billing/call-facts.ts';
 import { ruleUsageDetails } from '../billing/price-rules.ts';
-import { countTokens } from '../billing/tokens.ts';
-import { echo, GatewayError, fail, foreignError } from '../platform/errors.ts';
+import { echo, GatewayError, fail } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import type { RuntimeChannel } from './channels.ts';
@@ -27,27 +28,12 @@ import { chainPrices, nextModel } from './fallback.ts';
 import type { FallbackClass } from './routing.ts';
 import { Pipeline } from './pipeline.ts';
 import { msSince } from './accounting.ts';
-import { scanBody } from './body-scan.ts';
-import { inputBound, pricesOutput, reserveCost, textBound } from './estimate.ts';
-import { choiceCount, tokenCount } from './providers/canonical.ts';
-import {
-  applyParamOverride,
-  channelFormat,
-  hasOverride,
-  supportsKind,
-  prepareUpstream,
-  upstreamAuthFailed,
-  upstreamModel,
-} from './providers/endpoint.ts';
+import { reserveCost } from './estimate.ts';
+import { channelFormat, supportsKind, prepareUpstream, upstreamAuthFailed, upstreamModel } from './providers/endpoint.ts';
 import { readText, type UpstreamResponse } from './upstream.ts';
 import type { RelayDeps, RelayPrincipal } from './call.ts';
 import {
-  bodyEdits,
-  createStreamEncoder,
-  decodeRequest,
   decodeResponse,
-  encodeOptions,
-  encodeRequest,
   encodeResponse,
   errorBodyFor,
   isStreamType,
@@ -55,39 +41,29 @@ import {
   upstreamErrorMessage,
   upstreamErrorType,
   usageFromResponse,
-  type CanonicalRequest,
   type CanonicalResponse,
   type Usage,
   type WireFormat,
 } from './providers/index.ts';
-import { embedTexts, geminiEmbedFromOpenAI, geminiEmbedPassBody, openaiEmbedFromGemini } from './providers/gemini/embed.ts';
-import { isPassCall, PASS_ENDPOINTS, PassThrough, type PassCall } from './passthrough.ts';
-import { Conversations } from './conversations.ts';
-import { includeUsageAsked, responseText, sendsMax } from './providers/openai/body.ts';
+import { responseText } from './providers/openai/body.ts';
 import type { UpstreamRequest } from './providers/provider.ts';
-import * as responses from './providers/responses/codec.ts';
-import { decodeRequest as anthropicDecode } from './providers/anthropic/codec.ts';
-import type { Message, StreamEncoder } from './providers/index.ts';
-import { isObj } from '../platform/validate.ts';
-import { channelPlacesBreakpoints, conversationHead, DEFAULT_MIN_CACHEABLE, withCacheBreakpoints } from './providers/cache-breakpoints.ts';
+import { channelPlacesBreakpoints, DEFAULT_MIN_CACHEABLE } from './providers/cache-breakpoints.ts';
 import { unwrapOutputTool } from './providers/structured-output.ts';
-import { checkInput, checkOutput, guardrailContext, type VerdictRecord } from './guardrails.ts';
-import { guardsStream, guardStream, GuardrailStop } from './guardrail-stream.ts';
+import { geminiEmbedAnswer, isGeminiEmbed } from './embeddings.ts';
+import { PASS_ENDPOINTS } from './pass-kinds.ts';
+import { PassThrough } from './passthrough.ts';
+import { ResponsesConversion } from './responses-convert.ts';
+import type { Conversations } from './conversations.ts';
+import { checkInput, checkOutput, guardrailContext } from './guardrails.ts';
 import type { Ctx, RelayCall } from './chat-call.ts';
-import { canonicalImageCount, canonicalPromptText, canonicalResponseText, ChatStream, countUsage, injectField } from './chat-stream.ts';
+import { chatBody, chatConversationHead, clientErrorBody, countPromptTokens, estimateChatUsage, readChatRequest } from './chat-request.ts';
+import { canonicalResponseText, chatStreamRelay, countUsage } from './chat-stream.ts';
 
-/**
- * Longest prompt text the count-tokens endpoints count (more than any model's context). Counting runs
- * off the event loop (billing/tokens.ts); the bound keeps one request from holding a counter for long.
- */
-export const COUNT_MAX_CHARS = 8 * 1024 * 1024;
 /**
  * A settlement is written after the response; it may wait this long to share a commit with other
  * movements (on SQLite, usually the next request's reserve), so a model call costs about one commit.
  */
 const SETTLE_DEFER_MS = 5;
-/** A body shorter than this holds no prompt long enough to be cached: its conversation is not named by its head. */
-const HEAD_MIN_BYTES = 4096;
 
 export class Relay {
   /** Chat, completions and embeddings calls in progress on this node. */
@@ -96,6 +72,8 @@ export class Relay {
   private readonly track = this.pending.track;
   /** Images, Responses, audio, rerank, moderations, alpha search (relay/passthrough.ts). */
   readonly pass: PassThrough;
+  /** Responses calls served by conversion: their answers and conversations (relay/responses-convert.ts). */
+  private readonly conv: ResponsesConversion;
   /** Conversations of Responses calls served by conversion (`previous_response_id`). */
   readonly conversations: Conversations;
   /** The call pipeline with this family's strategy (relay/pipeline.ts). */
@@ -103,12 +81,13 @@ export class Relay {
 
   constructor(private readonly d: RelayDeps) {
     this.pass = new PassThrough(d, this.track);
-    this.conversations = new Conversations(d.core);
+    this.conv = new ResponsesConversion(d.core, this.track);
+    this.conversations = this.conv.conversations;
     this.pipe = new Pipeline<Ctx>(d, this.track, {
       holds: true,
       attempt: (ctx, ch, key) => this.attempt(ctx, ch, key),
       sticky: () => true,
-      conversationHead: (ctx) => this.conversationHead(ctx),
+      conversationHead: (ctx) => chatConversationHead(ctx),
       reserveOf: (ctx, u) => reserveCost(d.prices, ctx.price, u, ctx.call.principal.group, ctx.cacheWrites, ctx.priceCall),
       routing: {
         reserveBound: (ctx, u) =>
@@ -151,6 +130,11 @@ export class Relay {
     return this.pending.drain();
   }
 
+  /** The prompt tokens of a request in `format`, counted locally and free (relay/chat-request.ts). */
+  countPromptTokens(p: RelayPrincipal, format: WireFormat, model: string, body: Record<string, unknown>): Promise<number> {
+    return countPromptTokens(this.d, (q) => this.listModels(q), p, format, model, body);
+  }
+
   /** Models the key may use and some enabled channel serves for its group. */
   listModels(p: Pick<RelayPrincipal, 'group' | 'models'>): string[] {
     const all = this.d.channels.modelsFor(p.group);
@@ -158,115 +142,29 @@ export class Relay {
   }
 
   /**
-   * Counts the prompt tokens of a request in `format` with the local tokenizer (o200k_base), for
-   * `/v1/messages/count_tokens` and Gemini `:countTokens`. No upstream call and no charge; the model
-   * must be one the caller may use. Images count 1000 tokens each (as in the estimate). Long prompts are
-   * counted by the tokenizer's worker threads; over COUNT_MAX_CHARS characters the answer is 413.
+   * Serves one chat, completions or embeddings call (pass-through calls are `pass.handle`'s, a Responses
+   * call's family is chosen by relay/responses-route.ts). Throws GatewayError (rendered by the route) when
+   * it fails before the response started; once started it never throws.
    */
-  async countPromptTokens(p: RelayPrincipal, format: WireFormat, model: string, body: Record<string, unknown>): Promise<number> {
-    if (p.models) checkModelAccess(p as KeyPrincipal, model);
-    if (!this.listModels(p).includes(model)) throw fail('model_not_found', `model "${echo(model)}" is not available in group "${p.group}"`);
-    await this.assertSomeBalance(p);
-    const req = decodeRequest(format, body);
-    const text = canonicalPromptText(req);
-    if (text.length > COUNT_MAX_CHARS) {
-      throw fail('request_too_large', `the prompt is too long to count: ${text.length} characters, the limit is ${COUNT_MAX_CHARS}`);
-    }
-    return (await countTokens(text)) + canonicalImageCount(req) * 1000;
-  }
-
-  /**
-   * Free work (token counting) is for callers who could pay for a call: 429 `insufficient_quota` when
-   * the user's balance, or a capped key's remaining quota, is used up.
-   */
-  private async assertSomeBalance(p: RelayPrincipal): Promise<void> {
-    if ((await this.d.ledger.available(this.d.budgets.payer(p))) <= 0)
-      throw fail('insufficient_quota', 'quota exhausted: the balance is too low for this request');
-  }
-
-  /**
-   * Serves one model call. Throws GatewayError (rendered by the route) when it fails before the
-   * response started; once started it never throws.
-   */
-  handle(call: RelayCall | PassCall): Promise<void> {
+  handle(call: RelayCall): Promise<void> {
     // Every call is tracked until it has ended, so that closing the node (drain) waits for the calls a
     // graceful stop cut to settle what they produced.
     return this.track(this.serve(call));
   }
 
-  private async serve(call: RelayCall | PassCall, checked?: VerdictRecord[] | null): Promise<void> {
+  private async serve(call: RelayCall): Promise<void> {
     // Guardrails see the input before anything is routed or reserved (relay/guardrails.ts).
-    if (
-      checked === undefined &&
-      this.d.guardrails.any() &&
-      (isPassCall(call) ? call.kind === 'responses' && !call.multipart : call.kind !== 'embeddings')
-    )
-      checked = await checkInput(this.d.guardrails, this.d.logs, call, isPassCall(call) ? 'responses' : (call.inbound ?? 'openai'));
-    if (isPassCall(call)) {
-      // A Responses call for a model no channel with the Responses API serves is converted: any chat,
-      // Anthropic or Gemini channel answers it (relay/providers/responses/codec.ts).
-      // So is one whose answer a guardrail checks: the converted answer passes through the output stage.
-      const guarded = typeof call.body.model === 'string' && this.d.guardrails.select(call.principal, call.body.model, 'output').length > 0;
-      if (call.kind === 'responses' && !call.multipart && (guarded || !this.pass.servesResponses(call.principal.group, call.body.model))) {
-        return this.serve(
-          {
-            kind: 'chat',
-            inbound: 'responses',
-            principal: call.principal,
-            body: call.body,
-            raw: call.raw,
-            scan: call.scan,
-            endpoint: call.endpoint,
-            requestId: call.requestId,
-            startedAt: call.startedAt,
-            client: call.client,
-            vendorHeaders: call.vendorHeaders,
-          },
-          checked,
-        );
-      }
-      return this.pass.handle(call);
-    }
+    const checked =
+      this.d.guardrails.any() && call.kind !== 'embeddings'
+        ? await checkInput(this.d.guardrails, this.d.logs, call, call.inbound ?? 'openai')
+        : null;
     const { body, principal } = call;
     const cf = call.inbound ?? 'openai';
     const model = call.modelFromPath ?? body.model;
     if (typeof model !== 'string' || !model) throw fail('invalid_request', '"model" is required and must be a string');
-    let canonical: CanonicalRequest | null = null;
-    /** Set when the body holds what only its own vendor understands: only channels of the caller's format may serve it. */
-    let onlySameFormat: GatewayError | null = null;
-    if (cf === 'openai') {
-      if (call.kind === 'chat' && !Array.isArray(body.messages))
-        throw fail('invalid_request', '"messages" is required and must be an array');
-      if (call.kind === 'completions' && body.prompt === undefined) throw fail('invalid_request', '"prompt" is required');
-      if (call.kind === 'embeddings' && body.input === undefined) throw fail('invalid_request', '"input" is required');
-    } else if (call.kind === 'chat') {
-      // Other formats are decoded up front: it validates the request and gives the prompt for the estimate.
-      try {
-        canonical = decodeRequest(cf, body);
-      } catch (e) {
-        // A role the gateway does not know (a new vendor beta): an Anthropic upstream gets the body as
-        // sent; a conversion would lose it, so other channels refuse it with this error.
-        if (cf !== 'anthropic' || !(e instanceof GatewayError) || !/\.role/.test(e.message)) throw e;
-        canonical = anthropicDecode(body, { lenient: true });
-        onlySameFormat = e;
-      }
-      canonical.model = model;
-      if (call.stream !== undefined) canonical.stream = call.stream;
-      if (cf === 'responses' && typeof body.previous_response_id === 'string' && body.previous_response_id) {
-        // The earlier turns go after the new instructions and before the new input.
-        const history = await this.conversations.load(body.previous_response_id, principal.userId);
-        const lead = canonical.messages.findIndex((m) => m.role !== 'system');
-        canonical.messages.splice(lead < 0 ? canonical.messages.length : lead, 0, ...history);
-      }
-    } else if (call.kind === 'embeddings' && cf === 'gemini') {
-      if (embedTexts(body, call.geminiAction ?? 'embedContent') === null) {
-        throw fail(
-          'invalid_request',
-          call.geminiAction === 'batchEmbedContents'
-            ? '"requests" must be a list of {content:{parts:[{text}]}}'
-            : '"content" must be {parts:[{text}]}',
-        );
-      }
+    const { canonical, onlySameFormat } = readChatRequest(call, cf, model);
+    if (canonical && cf === 'responses' && typeof body.previous_response_id === 'string' && body.previous_response_id) {
+      await this.conv.addHistory(canonical, body.previous_response_id, principal.userId);
     }
     if (principal.models) checkModelAccess(principal as KeyPrincipal, model);
     let candidates = this.serving(call, cf, model, false);
@@ -315,7 +213,7 @@ export class Relay {
       outGuards: call.kind === 'embeddings' ? [] : this.d.guardrails.select(principal, model, 'output'),
       ...(readsCall(price?.rules) ? { priceCall: callFacts(body, call.headers, Date.now()) } : {}),
     };
-    const estimate = this.estimateUsage(ctx);
+    const estimate = estimateChatUsage(ctx, this.d.policy);
     // The reserve covers cache writes when a channel may place breakpoints (relay/providers/cache-breakpoints.ts).
     ctx.cacheWrites ||=
       call.kind === 'chat' && ctx.inputBound >= DEFAULT_MIN_CACHEABLE && candidates.some((c) => channelPlacesBreakpoints(cf, c, model));
@@ -347,98 +245,11 @@ export class Relay {
     return { model: next.model, candidates: next.candidates };
   }
 
-  /**
-   * A chat call's conversation named by its head (relay/affinity.ts) when its prompt is long enough to
-   * be cached: the body is decoded for it only then.
-   */
-  private conversationHead(ctx: Ctx): string | null {
-    if (ctx.call.kind !== 'chat' || ctx.call.raw.length < HEAD_MIN_BYTES) return null;
-    try {
-      // Kept for a conversion, but not as `canonical`: a call in the caller's own format stays as received.
-      ctx.decoded = ctx.canonical ?? decodeRequest(ctx.cf, ctx.call.body);
-    } catch {
-      return null;
-    }
-    return conversationHead(ctx.decoded);
-  }
-
-  // ---------- one attempt ----------
-
-  private buildBody(ctx: Ctx, ch: RuntimeChannel, fmt: WireFormat, upModel: string): string | Buffer {
-    const { call, cf } = ctx;
-    ctx.sent = null;
-    if (call.kind === 'embeddings' && cf === 'gemini') {
-      const action = call.geminiAction ?? 'embedContent';
-      const b =
-        fmt === 'gemini' ? geminiEmbedPassBody(call.body, action, upModel, ctx.model) : openaiEmbedFromGemini(call.body, action, upModel);
-      if (b === null) return call.raw;
-      applyParamOverride(b, ch.paramOverride);
-      return JSON.stringify(b);
-    }
-    const max = ctx.maxOut;
-    if (fmt === cf) {
-      const edits = bodyEdits(fmt);
-      if (fmt === 'openai') {
-        const addUsage = ctx.stream && !includeUsageAsked(call.body);
-        const modelChanges = call.modelFromPath !== undefined || upModel !== call.body.model;
-        const maxChanges = max !== null && !sendsMax(call.body, max);
-        if (!addUsage && !modelChanges && !hasOverride(ch)) {
-          if (!maxChanges) return call.raw;
-          // Only max_tokens is missing: written into the bytes as received (no parse, no stringify).
-          if (call.body.max_tokens === undefined && call.body.max_completion_tokens === undefined) {
-            return injectField(call.raw, edits.maxOutputField?.(ch, call.kind) ?? 'max_tokens', max);
-          }
-        }
-        const b: Record<string, unknown> = { ...call.body, model: upModel };
-        if (addUsage) b.stream_options = { ...(isObj(b.stream_options) ? b.stream_options : {}), include_usage: true };
-        applyParamOverride(b, ch.paramOverride);
-        if (max !== null) edits.setMaxOutput(b, max, { field: edits.maxOutputField?.(ch, call.kind) });
-        return JSON.stringify(b);
-      }
-      // Anthropic → Anthropic and Gemini → Gemini: as received unless the model (when the body names it), the output limit or an override changes it.
-      const modelChanges = edits.setModel !== undefined && upModel !== call.body.model;
-      const maxChanges = max !== null && edits.maxOutput(call.body) !== max;
-      if (!modelChanges && !maxChanges && !hasOverride(ch)) return call.raw;
-      const b: Record<string, unknown> = { ...call.body };
-      edits.setModel?.(b, upModel);
-      applyParamOverride(b, ch.paramOverride);
-      if (max !== null) edits.setMaxOutput(b, max, {});
-      return JSON.stringify(b);
-    }
-    ctx.canonical ??= ctx.decoded ?? decodeRequest(cf, call.body);
-    const req = withCacheBreakpoints(
-      { ...ctx.canonical, dropped: [...ctx.canonical.dropped] },
-      { format: fmt, model: upModel, settings: ch.settings },
-    );
-    const edits = bodyEdits(fmt);
-    if (max !== null) {
-      req.maxTokens = max;
-      // The output-token field the channel wants (OpenAI's setting), when the caller's request named none.
-      if (!req.openaiMaxTokensField && edits.maxOutputField) req.openaiMaxTokensField = edits.maxOutputField(ch, call.kind);
-    }
-    // Options the caller's vendor headers give the body (the Anthropic betas of Anthropic models on Bedrock).
-    const b = encodeRequest(fmt, req, upModel, encodeOptions(fmt, call.vendorHeaders));
-    ctx.sent = req;
-    applyParamOverride(b, ch.paramOverride);
-    if (max !== null) edits.setMaxOutput(b, max, { field: req.openaiMaxTokensField });
-    return JSON.stringify(b);
-  }
-
-  /** The body of an upstream 4xx the caller is to see: as it came when the upstream speaks the caller's format. */
-  private clientErrorBody(ctx: Ctx, fmt: WireFormat, status: number, text: string, contentType: string, message: string): AttemptOutcome {
-    if (fmt === ctx.cf) return { kind: 'client_error', status, body: text, contentType, message };
-    const body =
-      ctx.cf === 'openai' || ctx.cf === 'responses' || ctx.cf === 'bedrock'
-        ? { error: { message, type: 'invalid_request_error', param: null, code: 'upstream_client_error' } }
-        : errorBodyFor(ctx.cf, foreignError(status, 'upstream_client_error', message, 'invalid_request_error'));
-    return { kind: 'client_error', status, contentType: 'application/json', message, body: JSON.stringify(body) };
-  }
-
   private async attempt(ctx: Ctx, ch: RuntimeChannel, key: string): Promise<AttemptOutcome> {
     const upModel = upstreamModel(ch, ctx.model);
     const fmt = channelFormat(ch.type, upModel);
-    const built = this.buildBody(ctx, ch, fmt, upModel);
-    const embedGemini = ctx.call.kind === 'embeddings' && ctx.cf === 'gemini';
+    const built = chatBody(ctx, ch, fmt, upModel);
+    const embedGemini = isGeminiEmbed(ctx.call.kind, ctx.cf);
     const t0 = process.hrtime.bigint();
     const google = this.d.core.outbound.google;
     let prepared: UpstreamRequest;
@@ -473,7 +284,7 @@ export class Relay {
       // Other 4xx: the request itself is at fault; the caller sees the upstream's answer.
       return (
         this.pipe.refusal(up, message) ??
-        this.clientErrorBody(ctx, fmt, up.statusCode, text, String(up.headers['content-type'] ?? 'application/json'), message)
+        clientErrorBody(ctx, fmt, up.statusCode, text, String(up.headers['content-type'] ?? 'application/json'), message)
       );
     }
     const ctype = String(up.headers['content-type'] ?? '');
@@ -494,15 +305,9 @@ export class Relay {
     let usage: Usage | null;
     let decoded: CanonicalResponse | null = null;
     if (embedGemini) {
-      if (fmt === 'gemini') {
-        out = text;
-        usage = null; // Gemini reports no usage for embeddings: the input is counted
-      } else {
-        const conv = geminiEmbedFromOpenAI(json, ctx.call.geminiAction ?? 'embedContent');
-        if (!conv) return { kind: 'retry', status: 502, message: 'upstream embeddings response could not be read' };
-        out = JSON.stringify(conv);
-        usage = usageFromResponse('openai', json);
-      }
+      const a = geminiEmbedAnswer(ctx, fmt, text, json);
+      if (!a) return { kind: 'retry', status: 502, message: 'upstream embeddings response could not be read' };
+      ({ out, usage } = a);
     } else if (fmt === ctx.cf) {
       out = text;
       usage = usageFromResponse(fmt, json);
@@ -519,11 +324,10 @@ export class Relay {
         };
       }
       usage = decoded.usage;
-      if (ctx.cf === 'responses') {
-        const r = responses.encodeResponse(decoded, ctx.model, ctx.call.requestId, this.responsesEcho(ctx));
-        this.keepConversation(ctx, r.output as unknown[]);
-        out = JSON.stringify(r);
-      } else out = JSON.stringify(encodeResponse(ctx.cf, decoded, ctx.model, ctx.call.requestId));
+      out =
+        ctx.cf === 'responses'
+          ? this.conv.answer(ctx, decoded)
+          : JSON.stringify(encodeResponse(ctx.cf, decoded, ctx.model, ctx.call.requestId));
     }
     let blocked: GatewayError | null = null;
     if (ctx.outGuards.length) {
@@ -569,35 +373,7 @@ export class Relay {
     return { kind: 'done' };
   }
 
-  /** What a converted Response repeats of its request. */
-  private responsesEcho(ctx: Ctx): responses.ResponseEcho {
-    const b = ctx.call.body;
-    return {
-      customTools: responses.customToolNames(ctx.canonical),
-      namespacedTools: responses.namespacedToolNames(ctx.canonical),
-      previousResponseId: typeof b.previous_response_id === 'string' ? b.previous_response_id : null,
-      store: b.store !== false,
-      ...(isObj(b.text) && isObj(b.text.format) ? { textFormat: b.text.format } : {}),
-    };
-  }
-
-  /** Keeps a converted Response's conversation for `previous_response_id` (unless `store: false`). */
-  private keepConversation(ctx: Ctx, output: unknown[]): void {
-    if (ctx.call.body.store === false || !ctx.canonical) return;
-    const messages: Message[] = [...ctx.canonical.messages, ...responses.outputMessages(output)];
-    this.track(this.conversations.keep(responses.responseId(ctx.call.requestId), ctx.call.principal.userId, ctx.model, messages)).catch(
-      (e: unknown) => {
-        this.d.core.log.warn({ err: (e as Error).message, requestId: ctx.call.requestId }, 'a Responses conversation could not be kept');
-      },
-    );
-  }
-
-  /**
-   * Streams an SSE response to the caller as it arrives (the pipeline's pump, relay/pipeline.ts). OpenAI
-   * upstreams are passed through byte for byte (only the usage chunk the gateway asked for is removed
-   * when the caller did not); Anthropic and Gemini events are converted. Usage comes from the upstream;
-   * when it is missing (or the caller left early) the produced text is counted.
-   */
+  /** Streams an answer to the caller as it arrives (the pipeline's pump, relay/pipeline.ts; converted by chat-stream.ts). */
   private streamResponse(
     ctx: Ctx,
     ch: RuntimeChannel,
@@ -606,74 +382,10 @@ export class Relay {
     up: UpstreamResponse,
     secrets: () => string[],
   ): Promise<void> {
-    const cf = ctx.cf;
-    const encOpts = {
-      model: ctx.model,
-      requestId: ctx.call.requestId,
-      includeUsage: cf === 'openai' ? (ctx.canonical?.includeUsage ?? false) : true,
-    };
-    const encoder: StreamEncoder | null =
-      fmt === cf
-        ? null
-        : cf === 'responses'
-          ? responses.createStreamEncoder(encOpts, this.responsesEcho(ctx), (output) => this.keepConversation(ctx, output))
-          : createStreamEncoder(cf, encOpts);
-    const s = new ChatStream(ctx, fmt, encoder, secrets);
-    if (ctx.outGuards.length && guardsStream(fmt)) {
-      // Output guardrails see the answer in windows of text before the caller does (relay/guardrail-stream.ts).
-      const gctx = guardrailContext(ctx.call.principal, ctx.model, ctx.call.requestId, ctx.call.endpoint);
-      const body = guardStream(up, fmt, this.d.guardrails, ctx.outGuards, gctx, ctx.guardrails);
-      body.on('error', (e) => {
-        if (e instanceof GuardrailStop) s.stop = e;
-      });
-      up = { ...up, body };
-    }
-    this.pipe.begin(
-      ctx,
-      200,
-      s.array
-        ? { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }
-        : { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' },
-    );
+    const r = chatStreamRelay(ctx, fmt, up, secrets, this.d.guardrails, this.conv);
+    this.pipe.begin(ctx, 200, r.headers);
     // Metered when the output is priced and bounded by the max_tokens sent (relay/pipeline.ts).
     const metered = ctx.maxOut !== null && ctx.grant !== null && ctx.reserved > 0;
-    return this.pipe.stream(ctx, ch, upModel, up, s, 200, metered);
-  }
-
-  // ---------- usage ----------
-
-  /**
-   * The usage the reserve covers: an upper bound of the input from the body's bytes and media (its text
-   * part, `textBound`, replaced by the tokenizer's estimate where that matters: tightenInput), and
-   * the output the gateway will ask for (the caller's max_tokens, at most the model's limit, or the
-   * default) times the choices. Sets ctx.inputBound, ctx.n and ctx.maxOut.
-   */
-  private estimateUsage(ctx: Ctx): TokenUsage {
-    const { call } = ctx;
-    const b = call.body;
-    const c = ctx.cf !== 'openai' ? ctx.canonical : null;
-    let asked: number | undefined;
-    if (c) {
-      asked = c.maxTokens;
-      ctx.n = c.n ?? 1;
-    } else if (call.kind !== 'embeddings') {
-      // Checked here for OpenAI bodies (sent as received); other formats were checked by their decoder.
-      const mc = tokenCount(b.max_completion_tokens, 'max_completion_tokens');
-      const mt = tokenCount(b.max_tokens, 'max_tokens');
-      asked = mc ?? mt;
-      ctx.n = choiceCount(b.n, 'n') ?? 1;
-    }
-    if (ctx.price?.perRequest !== null && ctx.price?.perRequest !== undefined) return { inputTokens: 0, outputTokens: 0 };
-    const scan = call.scan ?? scanBody(b);
-    const tools = b.tools !== undefined || b.functions !== undefined;
-    ctx.inputBound = inputBound(call.raw.length, scan, tools);
-    ctx.textBound = textBound(call.raw.length, scan, tools);
-    ctx.cacheWrites = call.raw.includes('"cache_control"');
-    if (call.kind === 'embeddings' || !pricesOutput(ctx.price)) return { inputTokens: ctx.inputBound, outputTokens: 0 };
-    const limit = this.d.policy.modelMaxOutput(ctx.model);
-    let out = asked ?? this.d.policy.defaultMaxOutput(ctx.model);
-    if (limit !== undefined && out > limit) out = limit;
-    ctx.maxOut = out;
-    return { inputTokens: ctx.inputBound, outputTokens: out * ctx.n };
+    return this.pipe.stream(ctx, ch, upModel, r.up, r.s, 200, metered);
   }
 }

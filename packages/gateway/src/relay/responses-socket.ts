@@ -27,7 +27,7 @@ import { GatewayError, fail } from '../platform/errors.ts';
 import { requestId as newRequestId } from '../platform/ids.ts';
 import { isObj } from '../platform/validate.ts';
 import { scanBody } from './body-scan.ts';
-import type { PassCall } from './passthrough.ts';
+import type { PassCall } from './pass-kinds.ts';
 import { openaiErrorBody } from './providers/openai/errors.ts';
 import { errorEvent, sendEvent, SocketResponse } from './socket-response.ts';
 

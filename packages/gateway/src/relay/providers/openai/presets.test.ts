@@ -8,7 +8,7 @@ import { ChannelType } from '../../../channels/types.ts';
 import { OPENAI_COMPATIBLE_PRESETS } from './presets.ts';
 import { resolveBaseUrl, type RuntimeChannel } from '../../channels.ts';
 import { upstreamUrl } from '../endpoint.ts';
-import { passUrl } from '../../passthrough.ts';
+import { passUrl } from '../../pass-kinds.ts';
 import { realtimeUrl } from '../../realtime.ts';
 
 /** The chat completions URL in each vendor's documentation. */
