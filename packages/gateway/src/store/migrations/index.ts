@@ -35,6 +35,7 @@ import * as m033 from './033_price_rules.ts';
 import * as m034 from './034_usage_daily.ts';
 import * as m035 from './035_teams.ts';
 import * as m036 from './036_team_payments.ts';
+import * as m037 from './037_ledger_team_partial.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -68,6 +69,7 @@ const STEPS: Record<string, Step> = {
   '034_usage_daily': m034,
   '035_teams': m035,
   '036_team_payments': m036,
+  '037_ledger_team_partial': m037,
 };
 
 /** Brings the schema to the latest migration (or, given `upTo`, to that one: tests of an upgrade). */
