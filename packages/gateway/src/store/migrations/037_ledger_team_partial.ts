@@ -11,10 +11,5 @@ import type { MigrationCtx } from './util.ts';
 export async function up({ db, dialect }: MigrationCtx): Promise<void> {
   if (dialect === 'mysql') return;
   await db.schema.dropIndex('ledger_team').execute();
-  await db.schema
-    .createIndex('ledger_team')
-    .on('ledger')
-    .columns(['team_id', 'id'])
-    .where(sql.ref('team_id'), 'is not', null)
-    .execute();
+  await db.schema.createIndex('ledger_team').on('ledger').columns(['team_id', 'id']).where(sql.ref('team_id'), 'is not', null).execute();
 }
