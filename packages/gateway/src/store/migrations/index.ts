@@ -37,6 +37,7 @@ import * as m035 from './035_teams.ts';
 import * as m036 from './036_team_payments.ts';
 import * as m037 from './037_team_plans.ts';
 import * as m038 from './038_log_totals_indexes.ts';
+import * as m039 from './039_ledger_team_partial.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -72,6 +73,7 @@ const STEPS: Record<string, Step> = {
   '036_team_payments': m036,
   '037_team_plans': m037,
   '038_log_totals_indexes': m038,
+  '039_ledger_team_partial': m039,
 };
 
 /** Brings the schema to the latest migration (or, given `upTo`, to that one: tests of an upgrade). */
