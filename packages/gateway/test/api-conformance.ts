@@ -113,6 +113,11 @@ const CONVERTED = [
   '/api/plugin/',
   '/api/task',
   '/api/team',
+  '/api/token',
+  '/api/audit',
+  '/api/log',
+  '/api/usage',
+  '/api/quota/holds',
   '/api/user/teams',
 ];
 const converted = (path: string) => CONVERTED.some((p) => path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`));

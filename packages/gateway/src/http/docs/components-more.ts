@@ -3,122 +3,9 @@
  * Routes take these through http/route-docs.ts; @fastify/swagger builds the document from the routes.
  */
 import { schemas } from './components-core.ts';
-import { CACHE_USAGE, CACHE_USAGE_FIELDS, arr, bool, int, nullable, num, obj, ref, str, type Schema } from './kit.ts';
-
-/** A log row; the channel fields are an admin's only (absent from a user's own rows, /api/log/self). */
-const ADMIN_ONLY_LOG_FIELDS = ['channel_id', 'channel_name'];
-const LOG_FIELDS: Record<string, Schema> = {
-  id: int(),
-  created_at: int(),
-  type: str(),
-  request_id: str(),
-  user_id: nullable(int()),
-  username: nullable(str()),
-  key_id: nullable(int()),
-  key_name: nullable(str()),
-  group_name: nullable(str()),
-  model: nullable(str()),
-  channel_id: nullable(int('admins only')),
-  channel_name: nullable(str('admins only: the name of that channel (null once it is deleted)')),
-  endpoint: nullable(str()),
-  status_code: nullable(int()),
-  prompt_tokens: int(),
-  completion_tokens: int(),
-  cached_tokens: int(),
-  cache_write_tokens: int(),
-  cache_write_quota: int('what the cache writes cost (quota units, at the prices of the call)'),
-  cache_saving_quota: int('what the cache reads saved against the uncached input price (quota units)'),
-  quota: int(),
-  latency_ms: int(),
-  first_byte_ms: nullable(int()),
-  is_stream: int(),
-  attempts: int(),
-  content: nullable(str()),
-};
+import { arr, bool, int, nullable, num, obj, ref, str } from './kit.ts';
 
 Object.assign(schemas, {
-  UsageReport: obj(
-    {
-      from: int(),
-      to: int(),
-      bucket: str(undefined, { enum: ['hour', 'day'] }),
-      group_by: nullable(str(undefined, { enum: ['model', 'user', 'channel', 'key'] })),
-      totals: obj(
-        {
-          requests: int(),
-          errors: int(),
-          prompt_tokens: int(),
-          completion_tokens: int(),
-          quota: int(),
-          quota_usd: num(),
-          p50_ms: nullable(int()),
-          p95_ms: nullable(int()),
-          ...CACHE_USAGE,
-          cache_write_usd: num('cache_write_quota in USD'),
-          cache_saving_usd: num('cache_saving_quota in USD'),
-        },
-        [
-          'requests',
-          'errors',
-          'prompt_tokens',
-          'completion_tokens',
-          'quota',
-          'quota_usd',
-          'p50_ms',
-          'p95_ms',
-          ...CACHE_USAGE_FIELDS,
-          'cache_write_usd',
-          'cache_saving_usd',
-        ],
-      ),
-      series: arr(ref('UsagePoint'), 'every bucket of the range, empty ones included'),
-      groups: arr(ref('UsageGroup'), 'top groups by quota (empty without group_by)'),
-    },
-    ['from', 'to', 'bucket', 'group_by', 'totals', 'series', 'groups'],
-  ),
-  LogTotals: obj(
-    {
-      count: int('rows of the filter'),
-      calls: int('model calls and task submissions among them'),
-      quota: int('what those calls spent (quota units)'),
-      movements: int('top-ups, adjustments and system credits among them'),
-      moved_quota: int('their net amount (quota units; a deduction is negative)'),
-      prompt_tokens: int(),
-      completion_tokens: int(),
-    },
-    ['count', 'calls', 'quota', 'movements', 'moved_quota', 'prompt_tokens', 'completion_tokens'],
-  ),
-  LogPage: obj(
-    {
-      items: arr(ref('Log')),
-      total: int('rows the filter matches, counted up to 10,000 (see totals_capped)'),
-      page: int(),
-      page_size: int(),
-      totals: ref('LogTotals'),
-      totals_capped: bool('the filter matches more than 10,000 rows: total and totals are those of the newest 10,000'),
-      next_cursor: nullable(str('pass as cursor for the next page; null on the last page')),
-    },
-    ['items', 'total', 'page', 'page_size', 'totals', 'totals_capped', 'next_cursor'],
-  ),
-  AuditEntry: obj(
-    {
-      id: int(),
-      created_at: int('unix ms'),
-      actor_id: nullable(int('null for system writes (configuration file)')),
-      actor: str('username, or system'),
-      actor_role: str(),
-      action: str('<target type>.<verb>, e.g. user.update, channel.key_disable, option.set'),
-      target_type: str(),
-      target_id: str(),
-      target_name: nullable(str("the user's, key's or channel's name as it is now (null when gone or for another type)")),
-      diff: {
-        type: 'object',
-        description: 'changed fields: {field: {before?, after?}}; secrets are [redacted]',
-        additionalProperties: obj({ before: {}, after: {} }),
-      },
-    },
-    ['id', 'created_at', 'actor_id', 'actor', 'actor_role', 'action', 'target_type', 'target_id', 'target_name', 'diff'],
-  ),
   AlertSettings: obj(
     {
       low_balance_threshold: int('quota units; 0 = off'),
@@ -138,21 +25,6 @@ Object.assign(schemas, {
     webhook_url: nullable(str('http(s) URL on a public address')),
     webhook_secret: nullable(str('at least 16 characters; generated (and shown once) when a webhook has none')),
   }),
-  QuotaHold: obj({
-    ref: str(),
-    user_id: int(),
-    key_id: { type: ['integer', 'null'] },
-    amount: int(),
-    spent: int(),
-    held: int(),
-    node: str(),
-    expires_at: int(),
-    created_at: int(),
-  }),
-  Log: obj(
-    LOG_FIELDS,
-    Object.keys(LOG_FIELDS).filter((k) => !ADMIN_ONLY_LOG_FIELDS.includes(k)),
-  ),
   ChatCompletionRequest: obj(
     {
       model: str(),
