@@ -35,7 +35,7 @@ import {
   UserListQuery,
   UserUpdate,
 } from './schemas/admin.ts';
-import { CsvAnswer, LOG_SCHEMAS, LogExportQuery, LogPage, LogQuery, UsageQuery, UsageReport } from './schemas/admin-logs.ts';
+import { CsvAnswer, LogExportQuery, LogPage, LogQuery, UsageQuery, UsageReport } from './schemas/admin-logs.ts';
 
 /** An operation of `tag`, behind a login (`(admin)` in the summary: admins only), its answer and error answers. */
 const op = <D extends TSchema, M extends object = object>(tag: string, summary: string, data: D, more?: M, role?: 'admin') => ({
@@ -63,7 +63,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
 
   await app.register(async (root) => {
     root.setErrorHandler(familyErrorHandler('admin'));
-    for (const s of [...ADMIN_SCHEMAS, ...LOG_SCHEMAS]) root.addSchema(s);
+    for (const s of ADMIN_SCHEMAS) root.addSchema(s);
     const api = root.withTypeProvider<TypeBoxTypeProvider>();
     // The bodies of users and keys are read by their services (admin/users.ts, admin/keys.ts), whose
     // messages name the field the tests and the console show: their schemas describe, the rest validates.
@@ -227,9 +227,10 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
           response: {
             200: Envelope(NewKey),
             400: adminErrors[400],
-            401: { description: 'invalid API key', content: { 'application/json': { schema: Type.Ref('OpenAIError') } } },
+            401: { ...adminErrors[401], description: 'invalid API key' },
             403: adminErrors[403],
             404: adminErrors[404],
+            429: { ...adminErrors[403], description: "the key's user is over their request limit" },
           },
         },
       },
