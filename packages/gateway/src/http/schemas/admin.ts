@@ -239,8 +239,8 @@ export const AuditEntry = Type.Object(
 export const UserListQuery = Type.Object({
   ...PAGING,
   keyword: Type.Optional(Type.String({ maxLength: 64 })),
-  role: Type.Optional(RoleName),
-  status: Type.Optional(Enabled),
+  role: Type.Optional(Type.String({ description: 'user, admin or root' })),
+  status: Type.Optional(Type.String({ description: 'enabled or disabled' })),
   group: Type.Optional(Type.String({ maxLength: 64 })),
 });
 
