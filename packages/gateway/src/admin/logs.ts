@@ -62,7 +62,7 @@ export function decodeCursor(v: string | undefined): LogCursor | null {
 }
 
 /** A log row; admins also get the name of the channel that served it. */
-export type LogView = Omit<LogRow, 'id'> & { id: number; channel_name?: string | null };
+export type LogView = Omit<Selectable<LogRow>, 'id'> & { id: number; channel_name?: string | null };
 
 /** Rows per page of a CSV export. */
 export const EXPORT_PAGE = 500;

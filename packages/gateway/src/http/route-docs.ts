@@ -11,6 +11,7 @@ import { Ajv, type AnySchema } from 'ajv';
 import addFormats from 'ajv-formats';
 import { describedPaths, documentBase, type Schema } from './docs/index.ts';
 import { SHARED_SCHEMAS } from './schemas/common.ts';
+import { LOG_SCHEMAS } from './schemas/admin-logs.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -115,7 +116,8 @@ export async function describeRoutes(app: FastifyInstance): Promise<void> {
   for (const [path, ops] of Object.entries(describedPaths())) {
     for (const [method, op] of Object.entries(ops)) described.set(shapeOf(method, path), op);
   }
-  for (const s of SHARED_SCHEMAS) app.addSchema(s);
+  // Log rows and pages are answered by the admin routes and a team's routes alike.
+  for (const s of [...SHARED_SCHEMAS, ...LOG_SCHEMAS]) app.addSchema(s);
   app.addHook('onRoute', (r: RouteOptions) => {
     if (r.schema || typeof r.url !== 'string') return;
     const url = r.url;

@@ -4,8 +4,8 @@
  * /api/team/{id}/…, accepting an invitation (POST /api/team/invitations/accept) and the signed-in
  * user's teams (GET /api/user/teams), the team's plan (GET, POST /api/team/{id}/plan). Envelope {success, message, data}. Who may call what is
  * teams/access.ts's rule (a team the caller does not belong to answers 404); the services are
- * admin/teams.ts and admin/team-activity.ts. Each route declares its schemas (http/schemas/teams.ts);
- * the logs and their CSV export are described in http/docs/paths-teams.ts, like /api/log.
+ * admin/teams.ts and admin/team-activity.ts. Each route declares its schemas (http/schemas/teams.ts;
+ * the logs and their CSV export take those of /api/log/self, http/schemas/admin-logs.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -40,6 +40,7 @@ import {
   UpdateMemberBody,
 } from './schemas/teams.ts';
 import { MyPlan, PlanIdBody } from './schemas/plans.ts';
+import { CsvAnswer, LogExportQuery, LogQuery, TeamLogPage } from './schemas/admin-logs.ts';
 
 /** A teams operation: tagged, behind a login, its answers and error answers. */
 const op = <D extends TSchema, M extends object = object>(summary: string, data: D, more?: M) => ({
@@ -311,24 +312,43 @@ export async function teamRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       },
       async (req) => ok(await activity.usage(req.params.id, req.user!, req.query)),
     );
-    api.get('/api/team/:id/logs', anyUser, async (req) => {
-      const { id } = req.params as { id: string };
-      return ok(await activity.queryLogs(teamIdOf(id), req.user!, req.query as Obj));
-    });
-    api.get('/api/team/:id/logs/export', anyUser, async (req, reply) => {
-      const { id } = req.params as { id: string };
-      const body = await activity.exportLogs(teamIdOf(id), req.user!, req.query as Obj);
-      return reply
-        .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="team-${id}-logs-${new Date().toISOString().slice(0, 10)}.csv"`)
-        .header('cache-control', 'no-store')
-        .send(body);
-    });
+    api.get(
+      '/api/team/:id/logs',
+      {
+        ...anyUser,
+        schema: op(
+          "The team keys' log rows (owners and admins: every member's, without others' request and answer text unless the operator allows it; members: their own)",
+          TeamLogPage,
+          { ...byId, querystring: LogQuery(true) },
+        ),
+      },
+      async (req) => ok(await activity.queryLogs(req.params.id, req.user!, req.query as Obj)),
+    );
+    api.get(
+      '/api/team/:id/logs/export',
+      {
+        ...anyUser,
+        schema: {
+          tags: ['teams'],
+          summary: "The team keys' log rows as CSV (streamed; the same rows as the list)",
+          security: loggedIn,
+          ...byId,
+          querystring: LogExportQuery(true),
+          response: { 200: CsvAnswer, ...adminErrors },
+        },
+      },
+      async (req, reply) => {
+        const { id } = req.params;
+        const body = await activity.exportLogs(id, req.user!, req.query as Obj);
+        return (
+          reply
+            .header('content-type', 'text/csv; charset=utf-8')
+            .header('content-disposition', `attachment; filename="team-${id}-logs-${new Date().toISOString().slice(0, 10)}.csv"`)
+            .header('cache-control', 'no-store')
+            // A stream of CSV text: sent as it is, not serialized.
+            .send(body as unknown as string)
+        );
+      },
+    );
   });
-}
-
-/** A team id from the path of a route without its own schemas (anything else is no team: 404). */
-function teamIdOf(v: string): number {
-  const n = /^\d{1,15}$/.test(v) ? Number(v) : 0;
-  return n >= 1 ? n : -1;
 }

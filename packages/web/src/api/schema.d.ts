@@ -189,18 +189,18 @@ export interface paths {
                     /** @description username (system for system writes) or user id */
                     actor?: string;
                     /** @description unix ms (or s), or ISO 8601 */
-                    from?: number;
+                    from?: number | string;
                     /** @description alias of page */
                     p?: number;
-                    /** @description 1-based page */
+                    /** @description 1-based page (default 1) */
                     page?: number;
-                    /** @description rows per page */
+                    /** @description rows per page (default 20) */
                     page_size?: number;
                     target_id?: string;
                     /** @description user, key, channel, price, group_ratio, option, plugin, marketplace, redemption, task */
                     target_type?: string;
                     /** @description unix ms (or s), or ISO 8601 */
-                    to?: number;
+                    to?: number | string;
                 };
                 header?: never;
                 path?: never;
@@ -226,7 +226,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2041,7 +2041,9 @@ export interface paths {
                     /** @description next_cursor of the page before: the page after it (page is then ignored); pages by number reach the newest 10,000 rows */
                     cursor?: string;
                     /** @description unix ms (or s), or ISO 8601 */
-                    end?: number;
+                    end?: number | string;
+                    /** @description alias of token_id */
+                    key_id?: number;
                     key_name?: string;
                     model?: string;
                     /** @description 1-based page */
@@ -2050,7 +2052,7 @@ export interface paths {
                     page_size?: number;
                     request_id?: string;
                     /** @description unix ms (or s), or ISO 8601 */
-                    start?: number;
+                    start?: number | string;
                     /** @description API key id (alias key_id) */
                     token_id?: number;
                     type?: "consume" | "error" | "task" | "system" | "topup" | "mcp";
@@ -2076,7 +2078,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2135,12 +2137,14 @@ export interface paths {
                 query?: {
                     channel_id?: number;
                     /** @description unix ms (or s), or ISO 8601 */
-                    end?: number;
+                    end?: number | string;
+                    /** @description alias of token_id */
+                    key_id?: number;
                     key_name?: string;
                     model?: string;
                     request_id?: string;
                     /** @description unix ms (or s), or ISO 8601 */
-                    start?: number;
+                    start?: number | string;
                     /** @description API key id (alias key_id) */
                     token_id?: number;
                     type?: "consume" | "error" | "task" | "system" | "topup" | "mcp";
@@ -2153,7 +2157,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description CSV with a header row, CRLF line ends (Content-Disposition: attachment) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2162,7 +2166,7 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2222,7 +2226,9 @@ export interface paths {
                     /** @description next_cursor of the page before: the page after it (page is then ignored); pages by number reach the newest 10,000 rows */
                     cursor?: string;
                     /** @description unix ms (or s), or ISO 8601 */
-                    end?: number;
+                    end?: number | string;
+                    /** @description alias of token_id */
+                    key_id?: number;
                     key_name?: string;
                     model?: string;
                     /** @description 1-based page */
@@ -2231,7 +2237,7 @@ export interface paths {
                     page_size?: number;
                     request_id?: string;
                     /** @description unix ms (or s), or ISO 8601 */
-                    start?: number;
+                    start?: number | string;
                     /** @description API key id (alias key_id) */
                     token_id?: number;
                     type?: "consume" | "error" | "task" | "system" | "topup" | "mcp";
@@ -2255,7 +2261,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2313,12 +2319,14 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description unix ms (or s), or ISO 8601 */
-                    end?: number;
+                    end?: number | string;
+                    /** @description alias of token_id */
+                    key_id?: number;
                     key_name?: string;
                     model?: string;
                     request_id?: string;
                     /** @description unix ms (or s), or ISO 8601 */
-                    start?: number;
+                    start?: number | string;
                     /** @description API key id (alias key_id) */
                     token_id?: number;
                     type?: "consume" | "error" | "task" | "system" | "topup" | "mcp";
@@ -2329,7 +2337,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description CSV with a header row, CRLF line ends (Content-Disposition: attachment) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2338,7 +2346,7 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6177,7 +6185,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8738,7 +8746,9 @@ export interface paths {
                     /** @description next_cursor of the page before: the page after it (page is then ignored); pages by number reach the newest 10,000 rows */
                     cursor?: string;
                     /** @description unix ms (or s), or ISO 8601 */
-                    end?: number;
+                    end?: number | string;
+                    /** @description alias of token_id */
+                    key_id?: number;
                     key_name?: string;
                     model?: string;
                     /** @description 1-based page */
@@ -8747,14 +8757,13 @@ export interface paths {
                     page_size?: number;
                     request_id?: string;
                     /** @description unix ms (or s), or ISO 8601 */
-                    start?: number;
+                    start?: number | string;
                     /** @description API key id (alias key_id) */
                     token_id?: number;
                     type?: "consume" | "error" | "task" | "system" | "topup" | "mcp";
                 };
                 header?: never;
                 path: {
-                    /** @description team id */
                     id: number;
                 };
                 cookie?: never;
@@ -8769,17 +8778,21 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
-                                items: {
+                                items: ({
                                     content?: string | null;
                                     id: number;
                                     key_id?: number | null;
-                                    user_id?: number;
-                                }[];
+                                    user_id?: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
                                 next_cursor: string | null;
                                 page: number;
                                 page_size: number;
+                                /** @description rows the filter matches, counted up to 10,000 (see totals_capped) */
                                 total: number;
                                 totals: components["schemas"]["LogTotals"];
+                                /** @description the filter matches more than 10,000 rows: total and totals are those of the newest 10,000 */
                                 totals_capped: boolean;
                             };
                             message: string;
@@ -8787,7 +8800,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8845,26 +8858,27 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description unix ms (or s), or ISO 8601 */
-                    end?: number;
+                    end?: number | string;
+                    /** @description alias of token_id */
+                    key_id?: number;
                     key_name?: string;
                     model?: string;
                     request_id?: string;
                     /** @description unix ms (or s), or ISO 8601 */
-                    start?: number;
+                    start?: number | string;
                     /** @description API key id (alias key_id) */
                     token_id?: number;
                     type?: "consume" | "error" | "task" | "system" | "topup" | "mcp";
                 };
                 header?: never;
                 path: {
-                    /** @description team id */
                     id: number;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description CSV with a header row, CRLF line ends (Content-Disposition: attachment) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8873,7 +8887,7 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9820,12 +9834,14 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description admins: every user's keys */
                     all?: boolean;
                     keyword?: string;
                     /** @description 1-based page */
                     page?: number;
                     /** @description rows per page */
                     page_size?: number;
+                    /** @description admins: another user's keys */
                     user_id?: number;
                 };
                 header?: never;
@@ -9852,7 +9868,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9913,14 +9929,14 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: components["schemas"]["Key"] & {
-                                key?: string;
+                                key: string;
                             };
                             message: string;
                             success: boolean;
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9996,7 +10012,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10063,7 +10079,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10127,7 +10143,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10204,7 +10220,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10281,11 +10297,20 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: components["schemas"]["Key"] & {
-                                key?: string;
+                                key: string;
                             };
                             message: string;
                             success: boolean;
                         };
+                    };
+                };
+                /** @description invalid input; the message and `field` name the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
                     };
                 };
                 /** @description invalid API key */
@@ -10294,7 +10319,34 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["OpenAIError"];
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description role too low */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description the key's user is over their request limit */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
                     };
                 };
             };
@@ -10320,14 +10372,16 @@ export interface paths {
                     bucket?: "hour" | "day";
                     channel_id?: number;
                     /** @description unix ms (or s), or ISO 8601; default: to − 24 h; rounded down to the hour */
-                    from?: number;
+                    from?: number | string;
                     /** @description top groups by quota */
                     group_by?: "model" | "user" | "channel" | "key";
+                    /** @description alias of token_id */
+                    key_id?: number;
                     /** @description how many groups */
                     limit?: number;
                     model?: string;
                     /** @description unix ms (or s), or ISO 8601; default: now; at most 400 days after from */
-                    to?: number;
+                    to?: number | string;
                     /** @description API key id (alias key_id) */
                     token_id?: number;
                     /** @description day buckets: minutes east of UTC (UTC+8 = 480) */
@@ -10353,7 +10407,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10413,14 +10467,16 @@ export interface paths {
                     /** @description series bucket */
                     bucket?: "hour" | "day";
                     /** @description unix ms (or s), or ISO 8601; default: to − 24 h; rounded down to the hour */
-                    from?: number;
+                    from?: number | string;
                     /** @description top groups by quota */
                     group_by?: "model" | "key";
+                    /** @description alias of token_id */
+                    key_id?: number;
                     /** @description how many groups */
                     limit?: number;
                     model?: string;
                     /** @description unix ms (or s), or ISO 8601; default: now; at most 400 days after from */
-                    to?: number;
+                    to?: number | string;
                     /** @description API key id (alias key_id) */
                     token_id?: number;
                     /** @description day buckets: minutes east of UTC (UTC+8 = 480) */
@@ -10445,7 +10501,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10508,7 +10564,9 @@ export interface paths {
                     page?: number;
                     /** @description rows per page */
                     page_size?: number;
+                    /** @description user, admin or root */
                     role?: string;
+                    /** @description enabled or disabled */
                     status?: string;
                 };
                 header?: never;
@@ -10535,7 +10593,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10601,7 +10659,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10677,7 +10735,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10744,7 +10802,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10808,7 +10866,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10971,7 +11029,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11055,7 +11113,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -15922,13 +15980,13 @@ export interface components {
             remain_quota: number;
             remain_quota_usd: number;
             rpm: number | null;
-            /** @enum {string} */
             status: "enabled" | "disabled" | "expired" | "exhausted";
+            team_id: number | null;
             tpm: number | null;
             unlimited_quota: boolean;
             used_quota: number;
             user_id: number;
-            username: string;
+            username?: string;
         };
         KeyInput: {
             allowed_ips?: string[] | null;
@@ -15948,7 +16006,6 @@ export interface components {
             quota?: number | null;
             quota_usd?: number | null;
             rpm?: number | null;
-            /** @enum {string} */
             status?: "enabled" | "disabled";
             tpm?: number | null;
             unlimited_quota?: boolean;
@@ -15998,6 +16055,8 @@ export interface components {
             type: string;
             user_id: number | null;
             username: string | null;
+        } & {
+            [key: string]: unknown;
         };
         LoginSecondFactor: {
             methods: ("totp" | "passkey" | "recovery_code")[];
@@ -16621,10 +16680,7 @@ export interface components {
             amount?: number;
             /** @description USD */
             amount_usd?: number;
-            /**
-             * @description add (default; negative amounts deduct) or set
-             * @enum {string}
-             */
+            /** @description add (default; negative amounts deduct) or set */
             mode?: "add" | "set";
             /** @description why (up to 500 characters); shown in the ledger history and the user's logs */
             reason?: string;
@@ -17051,7 +17107,6 @@ export interface components {
             t: number;
         };
         UsageReport: {
-            /** @enum {string} */
             bucket: "hour" | "day";
             from: number;
             group_by: ("model" | "user" | "channel" | "key") | null;
@@ -17101,10 +17156,8 @@ export interface components {
             quota: number;
             quota_usd: number;
             request_count: number;
-            /** @enum {string} */
             role: "user" | "admin" | "root";
             rpm: number | null;
-            /** @enum {string} */
             status: "enabled" | "disabled";
             tpm: number | null;
             /** @description unix ms */
@@ -17126,10 +17179,8 @@ export interface components {
             quota?: number;
             /** @description starting balance in USD */
             quota_usd?: number;
-            /** @enum {string} */
             role?: "user" | "admin" | "root";
             rpm?: number | null;
-            /** @enum {string} */
             status?: "enabled" | "disabled";
             tpm?: number | null;
             /** @description 1-64 of letters, digits, _ . @ - */
@@ -17144,10 +17195,8 @@ export interface components {
             max_concurrency?: number | null;
             /** @description 8-256 characters; ends the user's sessions */
             password?: string;
-            /** @enum {string} */
             role?: "user" | "admin" | "root";
             rpm?: number | null;
-            /** @enum {string} */
             status?: "enabled" | "disabled";
             tpm?: number | null;
             username?: string;

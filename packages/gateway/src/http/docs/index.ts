@@ -11,7 +11,6 @@ import { mainPathsA } from './paths-admin.ts';
 import { mainPathsB } from './paths-tasks.ts';
 import { mcpPaths, ssoPaths, twoFactorPaths } from './paths-security.ts';
 import { signupPaths } from './paths-billing.ts';
-import { teamPaths } from './paths-teams.ts';
 
 export type { Schema } from './kit.ts';
 
@@ -26,7 +25,6 @@ export function describedPaths(): Record<string, Record<string, Schema>> {
     ...ssoPaths(admin),
     ...mcpPaths(admin),
     ...twoFactorPaths(admin),
-    ...teamPaths(),
   };
 }
 
