@@ -5,12 +5,11 @@
  */
 import { schemas } from './components-core.ts';
 import './components-more.ts';
-import './components-areas.ts';
 import { type Schema, withRequiredFields } from './kit.ts';
 import { mainPathsA } from './paths-admin.ts';
 import { mainPathsB } from './paths-tasks.ts';
-import { mcpPaths, ssoPaths, twoFactorPaths } from './paths-security.ts';
-import { signupPaths, topupPaths } from './paths-billing.ts';
+import { mcpPaths } from './paths-security.ts';
+import { topupPaths } from './paths-billing.ts';
 import { teamPaths } from './paths-teams.ts';
 
 export type { Schema } from './kit.ts';
@@ -23,10 +22,7 @@ export function describedPaths(): Record<string, Record<string, Schema>> {
     ...mainPathsA(admin, root),
     ...mainPathsB(admin, root),
     ...topupPaths(admin),
-    ...signupPaths(),
-    ...ssoPaths(admin),
     ...mcpPaths(admin),
-    ...twoFactorPaths(admin),
     ...teamPaths(),
   };
 }
