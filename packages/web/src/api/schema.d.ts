@@ -6764,7 +6764,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The provider's redirect: checks state, nonce and PKCE, signs in (session cookie) and redirects to the console (the next of the start, default /); a browser is sent to /login?sso_error=<code> when refused */
+        /** The provider's redirect: checks state, nonce and PKCE, signs in (session cookie) and redirects to the console (the next of the start, default /; /login?second_factor=… when the account has a second factor; /profile?sso_linked={id} after a link) */
         get: {
             parameters: {
                 query?: {
@@ -6780,20 +6780,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            message: string;
-                            success: boolean;
-                        };
-                    };
-                };
-                /** @description to the console (/) with a session cookie */
+                /** @description to the console with a session cookie; when refused, a browser (Accept: text/html) is sent to /login?sso_error=<code> */
                 302: {
                     headers: {
                         [name: string]: unknown;
@@ -6802,26 +6789,8 @@ export interface paths {
                         "application/json": unknown;
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminError"];
-                    };
-                };
-                /** @description not logged in */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminError"];
-                    };
-                };
-                /** @description role too low */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6871,20 +6840,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            message: string;
-                            success: boolean;
-                        };
-                    };
-                };
-                /** @description to the provider's authorization page */
+                /** @description to the provider's authorization page, with the flow cookie set; when refused, a browser (Accept: text/html) is sent to /login?sso_error=<code> */
                 302: {
                     headers: {
                         [name: string]: unknown;
@@ -6893,26 +6849,8 @@ export interface paths {
                         "application/json": unknown;
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminError"];
-                    };
-                };
-                /** @description not logged in */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminError"];
-                    };
-                };
-                /** @description role too low */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6969,7 +6907,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7035,7 +6973,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7064,6 +7002,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description a provider with this id exists */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7112,7 +7059,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7180,7 +7127,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7245,7 +7192,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7318,7 +7265,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10731,7 +10678,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10964,9 +10911,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 6-digit code of the authenticator app, or a recovery code */
-                        code: string;
-                    };
+                        /** @description 6-digit code of the authenticator app, or a recovery code (required) */
+                        code?: string;
+                    } | null;
                 };
             };
             responses: {
@@ -10983,7 +10930,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11012,6 +10959,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11047,11 +11003,11 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 6-digit code of the authenticator app, or a recovery code */
-                        code: string;
+                        /** @description 6-digit code of the authenticator app, or a recovery code (required) */
+                        code?: string;
                         /** @description the current password */
                         password?: string;
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -11068,7 +11024,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11097,6 +11053,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11132,9 +11097,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 6-digit code of the authenticator app, or a recovery code */
-                        code: string;
-                    };
+                        /** @description 6-digit code of the authenticator app, or a recovery code (required) */
+                        code?: string;
+                    } | null;
                 };
             };
             responses: {
@@ -11151,7 +11116,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11180,6 +11145,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11227,7 +11201,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11256,6 +11230,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description totp_already_enabled */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11301,7 +11284,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11383,7 +11366,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11447,9 +11430,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description the token of the link */
-                        token: string;
-                    };
+                        /** @description the token of the link (required) */
+                        token?: string;
+                    } | null;
                 };
             };
             responses: {
@@ -11533,9 +11516,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        password: string;
-                        username: string;
-                    };
+                        password?: string;
+                        username?: string;
+                    } | null;
                 };
             };
             responses: {
@@ -11552,7 +11535,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11581,6 +11564,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11622,7 +11614,7 @@ export interface paths {
                         };
                         /** @description authenticator app or recovery code */
                         code?: string;
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -11639,7 +11631,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11668,6 +11660,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11718,7 +11719,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11771,7 +11772,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log out */
+        /** Log out: ends the session of the cookie (or the command-line session of the bearer token) and clears the cookie */
         post: {
             parameters: {
                 query?: never;
@@ -11794,7 +11795,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11868,7 +11869,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11944,7 +11945,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12012,7 +12013,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["Reauth"];
+                    "application/json": components["schemas"]["Reauth"] | null;
                 };
             };
             responses: {
@@ -12029,7 +12030,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12058,6 +12059,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12092,10 +12102,11 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        assertion: {
+                        /** @description startAuthentication() result (required) */
+                        assertion?: {
                             [key: string]: unknown;
                         };
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -12112,7 +12123,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12141,6 +12152,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12191,7 +12211,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12220,6 +12240,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12256,10 +12285,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         name?: string;
-                        response: {
+                        /** @description startRegistration() result (required) */
+                        response?: {
                             [key: string]: unknown;
                         };
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -12279,7 +12309,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12358,7 +12388,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12387,6 +12417,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description PUBLIC_URL is not set */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12422,8 +12461,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        email: string;
-                    };
+                        /** @description required */
+                        email?: string;
+                    } | null;
                 };
             };
             responses: {
@@ -12440,7 +12480,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12476,7 +12516,7 @@ export interface paths {
                         "application/json": components["schemas"]["AdminError"];
                     };
                 };
-                /** @description too many sign-ups or mails asked for from this address (Retry-After) */
+                /** @description too_many_attempts: too many sign-ups or mails asked for from this address (Retry-After: seconds) */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -12522,10 +12562,11 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 8-256 characters */
-                        password: string;
-                        token: string;
-                    };
+                        /** @description 8-256 characters (required) */
+                        password?: string;
+                        /** @description required */
+                        token?: string;
+                    } | null;
                 };
             };
             responses: {
@@ -13013,7 +13054,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13083,12 +13124,13 @@ export interface paths {
                         email?: string;
                         /** @description required when SignupInvitationCode is set */
                         invitation_code?: string;
-                        /** @description 8-256 characters */
-                        password: string;
-                        username: string;
+                        /** @description 8-256 characters (required) */
+                        password?: string;
+                        /** @description required */
+                        username?: string;
                         /** @description ignored (New API compatibility) */
                         verification_code?: string;
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -13113,7 +13155,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13158,7 +13200,7 @@ export interface paths {
                         "application/json": components["schemas"]["AdminError"];
                     };
                 };
-                /** @description too many sign-ups or mails asked for from this address (Retry-After) */
+                /** @description too_many_attempts: too many sign-ups or mails asked for from this address (Retry-After: seconds) */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -13214,7 +13256,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13433,7 +13475,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13491,7 +13533,7 @@ export interface paths {
                         email?: string;
                         /** @description confirms a new address (Reauth); not needed to mail the link again to the same one */
                         password?: string;
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -13511,7 +13553,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13556,7 +13598,7 @@ export interface paths {
                         "application/json": components["schemas"]["AdminError"];
                     };
                 };
-                /** @description too many sign-ups or mails asked for from this address (Retry-After) */
+                /** @description too_many_attempts: too many sign-ups or mails asked for from this address (Retry-After: seconds) */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -13600,7 +13642,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["PasswordChange"];
+                    "application/json": components["schemas"]["PasswordChange"] | null;
                 };
             };
             responses: {
@@ -13617,7 +13659,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13646,6 +13688,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -13697,7 +13748,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13773,7 +13824,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13842,7 +13893,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["Reauth"];
+                    "application/json": components["schemas"]["Reauth"] | null;
                 };
             };
             responses: {
@@ -13859,7 +13910,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13888,6 +13939,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -13924,7 +13984,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["Reauth"];
+                    "application/json": components["schemas"]["Reauth"] | null;
                 };
             };
             responses: {
@@ -13943,7 +14003,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13972,6 +14032,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -14167,7 +14236,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["Reauth"];
+                    "application/json": components["schemas"]["Reauth"] | null;
                 };
             };
             responses: {
@@ -14179,14 +14248,14 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
-                                access_token?: string;
+                                access_token: string;
                             };
                             message: string;
                             success: boolean;
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -14215,6 +14284,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -15825,7 +15903,7 @@ export interface components {
         };
         LoginSecondFactor: {
             methods: ("totp" | "passkey" | "recovery_code")[];
-            /** @enum {unknown} */
+            /** @enum {boolean} */
             require_2fa: true;
         };
         LoginUser: {
@@ -15833,10 +15911,9 @@ export interface components {
             id: number;
             /**
              * @description an admin without a second factor where AdminRequireTwoFactor is on: set one up first
-             * @enum {unknown}
+             * @enum {boolean}
              */
             require_2fa_setup?: true;
-            /** @enum {string} */
             role: "user" | "admin" | "root";
             username: string;
         };
@@ -16096,8 +16173,8 @@ export interface components {
             };
             /** @description an account without a password: a code of its authenticator app, or a recovery code */
             code?: string;
-            /** @description 8-256 characters, not the current one */
-            new_password: string;
+            /** @description 8-256 characters, not the current one (required) */
+            new_password?: string;
             /** @description the current password (an account without one confirms with code or assertion instead) */
             old_password?: string;
         };
@@ -16537,15 +16614,36 @@ export interface components {
             status: "enabled" | "disabled" | "used" | "expired";
             used_user_id: number | null;
         };
-        SelfUser: components["schemas"]["User"] & {
+        SelfUser: {
+            budget: number | null;
+            budget_period: ("day" | "week" | "month") | null;
+            budget_resets_at: number | null;
+            budget_spent: number | null;
+            budget_spent_usd: number | null;
+            budget_usd: number | null;
+            /** @description unix ms */
+            created_at: number;
+            display_name: string;
+            group: string;
+            id: number;
+            max_concurrency: number | null;
             public_url: string | null;
+            /** @description remaining balance in quota units (QUOTA_PER_USD per USD) */
+            quota: number;
             /** @description quota units per USD (QUOTA_PER_USD) */
             quota_per_usd: number;
-            /**
-             * @description how a sensitive change is confirmed: the current password; a second-factor code or passkey (no password); a sign-in within 10 minutes (neither)
-             * @enum {string}
-             */
+            quota_usd: number;
+            /** @description how a sensitive change is confirmed: the current password; a second-factor code or passkey (no password); a sign-in within 10 minutes (neither) */
             reauth: "password" | "second_factor" | "recent_sign_in";
+            request_count: number;
+            role: "user" | "admin" | "root";
+            rpm: number | null;
+            status: "enabled" | "disabled";
+            tpm: number | null;
+            /** @description unix ms */
+            updated_at: number;
+            used_quota: number;
+            username: string;
         };
         ServingPlugin: {
             active_version: string | null;
@@ -16574,20 +16672,14 @@ export interface components {
             name: string;
         };
         SsoProvider: {
-            /**
-             * @description first login: link to the account with the same verified e-mail (else create), or always create
-             * @enum {string}
-             */
+            /** @description first login: link to the account with the same verified e-mail (else create), or always create */
             account_mode: "link" | "create";
             /** @description http:// addresses beyond loopback */
             allow_insecure: boolean;
             api_url: string | null;
             button_label: string;
             changed_by: number | null;
-            /**
-             * @description their role then (the file counts as root): a sign-in through the provider never lands in an account of this role or above, unless root
-             * @enum {string}
-             */
+            /** @description their role then (the file counts as root): a sign-in through the provider never lands in an account of this role or above, unless root */
             changed_by_role: "user" | "admin" | "root";
             client_id: string;
             /** @description the secret itself is never returned */
@@ -16600,7 +16692,6 @@ export interface components {
             id: string;
             /** @description OpenID issuer (discovery), or the GitHub web address */
             issuer: string;
-            /** @enum {string} */
             kind: "oidc" | "github";
             name: string;
             /** @description {PUBLIC_URL}/api/sso/{id}/callback: register it with the provider */
@@ -16610,8 +16701,8 @@ export interface components {
             updated_at: number;
         };
         SsoProviderInput: {
-            /** @enum {string} */
-            account_mode?: "link" | "create";
+            /** @description link or create */
+            account_mode?: string;
             allow_insecure?: boolean;
             api_url?: string | null;
             button_label?: string;
@@ -16624,11 +16715,8 @@ export interface components {
             id?: string;
             /** @description https URL (http for loopback or with allow_insecure); GitHub: default https://github.com */
             issuer?: string;
-            /**
-             * @description create only; default oidc
-             * @enum {string}
-             */
-            kind?: "oidc" | "github";
+            /** @description create only: oidc or github; default oidc */
+            kind?: string;
             name?: string;
             scopes?: string[] | string;
             sort?: number;

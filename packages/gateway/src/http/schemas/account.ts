@@ -17,10 +17,7 @@ const Role = Type.Union([Type.Literal('user'), Type.Literal('admin'), Type.Liter
  */
 export const LooseBody = (props: Record<string, TSchema>, description?: string) =>
   Type.Union([
-    Type.Object(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, Type.Optional(v)])), {
-      additionalProperties: true,
-      ...(description ? { description } : {}),
-    }),
+    Type.Object(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, Type.Optional(v)])), description ? { description } : {}),
     Type.Null(),
   ]);
 
@@ -101,7 +98,7 @@ export const PasswordChange = Type.Object(
     code: Type.Optional(Type.String({ description: 'an account without a password: a code of its authenticator app, or a recovery code' })),
     assertion: Type.Optional(assertion('an account without a password: a passkey assertion')),
   },
-  { $id: 'PasswordChange', additionalProperties: true },
+  { $id: 'PasswordChange' },
 );
 
 export const Reauth = Type.Object(
@@ -114,7 +111,6 @@ export const Reauth = Type.Object(
   },
   {
     $id: 'Reauth',
-    additionalProperties: true,
     description:
       'Confirms a sensitive change (docs/two-factor.md#confirming-sensitive-changes): 403 reauth_required without it, 400 when it is wrong (counted as a failed login)',
   },

@@ -57,7 +57,7 @@ export const SsoProviderInput = Type.Object(
     enabled: Type.Optional(Type.Boolean()),
     sort: Type.Optional(Type.Integer()),
   },
-  { $id: 'SsoProviderInput', additionalProperties: true },
+  { $id: 'SsoProviderInput' },
 );
 
 export const SsoPublicProvider = Type.Object(
