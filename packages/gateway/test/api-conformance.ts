@@ -125,6 +125,21 @@ const CONVERTED = [
   '/api/user/payments',
   '/api/stripe/webhook',
   '/api/user/self/alerts',
+  '/api/user/login',
+  '/api/user/logout',
+  '/api/user/self',
+  '/api/user/models',
+  '/api/user/cli-session',
+  '/api/user/token',
+  '/api/user/signup',
+  '/api/user/register',
+  '/api/user/email',
+  '/api/user/password',
+  '/api/user/2fa',
+  '/api/user/passkey',
+  '/api/user/reauth',
+  '/api/user/sso',
+  '/api/sso',
 ];
 const converted = (path: string) => CONVERTED.some((p) => path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`));
 

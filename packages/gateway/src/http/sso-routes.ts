@@ -4,9 +4,12 @@
  * (GET /api/sso/{id}/start?next=/path → the provider, GET /api/sso/{id}/callback → session cookie, back to
  * the console at `next`); a user's own links (GET /api/user/sso, POST /api/user/sso/{id}/link →
  * the provider → the callback links it, DELETE /api/user/sso/{id}).
- * Thin: decode, call services.sso, encode. Envelope {success, message, data}.
+ * Thin: decode, call services.sso, encode. Envelope {success, message, data}. Each route declares its
+ * schemas (http/schemas/sso.ts); the browser flow answers 302 redirects.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from 'typebox';
 import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireUser } from './auth.ts';
@@ -19,8 +22,36 @@ import { GatewayError, fail } from '../platform/errors.ts';
 import { Reader } from '../platform/validate.ts';
 import { confirm } from './reauth.ts';
 import { ok } from './envelope.ts';
+import { Envelope, adminErrors, loggedIn, ref } from './schemas/common.ts';
+import { ReauthBody, loginThrottled } from './schemas/account.ts';
+import { SSO_SCHEMAS, SsoLink, SsoProvider, SsoProviderInput, SsoPublicProvider } from './schemas/sso.ts';
 
 const FLOW_COOKIE_PATH = '/api/sso/';
+
+/** An sso operation: tagged, behind a login unless `security` says otherwise. */
+const op = <M extends object>(summary: string, data: TSchema, more?: M, extra: object = {}) => ({
+  tags: ['sso'],
+  summary,
+  security: loggedIn,
+  ...(more as M),
+  response: { 200: Envelope(data), ...adminErrors, ...extra },
+});
+const ProviderId = Type.Object({ id: Type.String({ description: 'provider id' }) });
+const byId = { params: ProviderId };
+const conflict = { 409: { ...adminErrors[400], description: 'a provider with this id exists' } };
+/** A redirect of the browser flow: no body; a client that does not accept text/html gets the error as JSON instead. */
+const redirectOp = (summary: string, querystring: TSchema, redirect: string) => ({
+  tags: ['sso'],
+  summary,
+  security: [],
+  params: ProviderId,
+  querystring,
+  response: {
+    302: { description: `${redirect}; when refused, a browser (Accept: text/html) is sent to /login?sso_error=<code>` },
+    400: adminErrors[400],
+    404: adminErrors[404],
+  },
+});
 
 export async function ssoRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { sso } = deps.services.sso;
@@ -30,15 +61,25 @@ export async function ssoRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
   const idOf = (req: FastifyRequest) => (req.params as { id: string }).id;
   const origin = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
 
-  await app.register(async (api) => {
-    api.setErrorHandler(familyErrorHandler('admin'));
+  for (const s of SSO_SCHEMAS) app.addSchema(s);
+  const provider = ref(SsoProvider);
+  const input = ref(SsoProviderInput);
+  await app.register(async (scope) => {
+    scope.setErrorHandler(familyErrorHandler('admin'));
+    const api = scope.withTypeProvider<TypeBoxTypeProvider>();
 
-    api.get('/api/sso/providers/public', async () => ok(await providers.listPublic()));
+    const publicSchema = op("Enabled providers for the login page's buttons", Type.Array(ref(SsoPublicProvider)), { security: [] });
+    api.get('/api/sso/providers/public', { schema: publicSchema }, async () => ok(await providers.listPublic()));
 
-    api.get('/api/sso/providers', adminOnly, async () => ok(await providers.list()));
-    api.get('/api/sso/providers/:id', adminOnly, async (req) => ok(await providers.get(idOf(req))));
+    api.get('/api/sso/providers', { ...adminOnly, schema: op('Single sign-on providers (admin)', Type.Array(provider)) }, async () =>
+      ok(await providers.list()),
+    );
+    api.get('/api/sso/providers/:id', { ...adminOnly, schema: op('One provider (admin)', provider, byId) }, async (req) =>
+      ok(await providers.get(idOf(req))),
+    );
     // The changer is recorded: a sign-in through the provider never lands in an account of its rank (accounts/sso.ts).
-    api.post('/api/sso/providers', { ...adminOnly, bodyLimit: 64 * 1024 }, async (req) => {
+    const createSchema = op('Add a provider (409 when the id exists) (admin)', provider, { body: input }, conflict);
+    api.post('/api/sso/providers', { ...adminOnly, bodyLimit: 64 * 1024, schema: createSchema }, async (req) => {
       const view = await providers.create(parseSsoProvider(req.body, 'create'), req.user);
       await audit().record(req.user!, 'sso_provider.create', { type: 'sso_provider', id: view.id }, null, view);
       return ok(
@@ -46,14 +87,19 @@ export async function ssoRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
         `register ${view.redirect_uri.startsWith('/') ? 'PUBLIC_URL + ' : ''}${view.redirect_uri} as the redirect URI with the provider`,
       );
     });
-    api.put('/api/sso/providers/:id', { ...adminOnly, bodyLimit: 64 * 1024 }, async (req) => {
+    const updateSchema = op('Change a provider (fields not given are kept; client_secret only when given) (admin)', provider, {
+      ...byId,
+      body: input,
+    });
+    api.put('/api/sso/providers/:id', { ...adminOnly, bodyLimit: 64 * 1024, schema: updateSchema }, async (req) => {
       const before = await providers.get(idOf(req));
       const cur = await providers.row(before.id);
       const { view, changed } = await providers.update(before.id, parseSsoProvider(req.body, 'update', '', cur), req.user);
       if (changed) await audit().record(req.user!, 'sso_provider.update', { type: 'sso_provider', id: view.id }, before, view);
       return ok(view);
     });
-    api.delete('/api/sso/providers/:id', adminOnly, async (req) => {
+    const deleteSchema = op('Delete a provider and its sign-in links (the accounts stay) (admin)', Type.Null(), byId);
+    api.delete('/api/sso/providers/:id', { ...adminOnly, schema: deleteSchema }, async (req) => {
       const view = await sso.deleteProvider(idOf(req));
       await audit().record(req.user!, 'sso_provider.delete', { type: 'sso_provider', id: view.id }, view, null);
       return ok(null, 'deleted');
@@ -68,7 +114,14 @@ export async function ssoRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
         secure: req.protocol === 'https',
       });
 
-    api.get('/api/sso/:id/start', async (req, reply) => {
+    const startSchema = redirectOp(
+      'Begin a login: redirects to the provider (sets a short-lived flow cookie)',
+      Type.Object({
+        next: Type.Optional(Type.String({ description: 'console path to return to after the login (same origin; default /)' })),
+      }),
+      "to the provider's authorization page, with the flow cookie set",
+    );
+    api.get('/api/sso/:id/start', { schema: startSchema }, async (req, reply) => {
       try {
         const { url, cookie } = await sso.start(idOf(req), origin(req), (req.query as { next?: unknown } | undefined)?.next);
         flowCookie(req, reply, cookie);
@@ -80,28 +133,46 @@ export async function ssoRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
 
     // ---- the user's own links ----
     const user = { onRequest: requireUser(deps), bodyLimit: 64 * 1024 };
-    api.get('/api/user/sso', user, async (req) => {
+    const linksSchema = op('The enabled providers, each with its link to your account (null: not linked)', Type.Array(ref(SsoLink)));
+    api.get('/api/user/sso', { ...user, schema: linksSchema }, async (req) => {
       const linked = new Map((await sso.identitiesOf(req.user!.id)).map((i) => [i.provider_id, i]));
       const list = (await providers.listPublic()).map((p) => ({ ...p, linked: linked.get(p.id) ?? null }));
       return ok(list);
     });
     // Linking an account to a provider is confirmed with its password and its second factor: the
     // answer is the provider's URL to send the browser to (with the flow cookie set).
-    api.post('/api/user/sso/:id/link', user, async (req, reply) => {
+    const linkSchema = op(
+      "Link a provider to your account: confirmed with your password and your second factor (Reauth); the answer's url is the provider's page to send the browser to (a flow cookie is set), whose callback links the sign-in and returns to /profile?sso_linked={id}",
+      Type.Object({ url: Type.String() }),
+      { ...byId, body: ReauthBody },
+      loginThrottled,
+    );
+    api.post('/api/user/sso/:id/link', { ...user, schema: linkSchema }, async (req, reply) => {
       const b = Reader.of(req.body ?? {}).only(REAUTH_FIELDS).obj;
       await confirm(deps, req, reply, b, { secondFactorToo: true });
       const { url, cookie } = await sso.startLink(idOf(req), req.user!, origin(req));
       flowCookie(req, reply, cookie);
       return ok({ url }, 'continue at the provider');
     });
-    api.delete('/api/user/sso/:id', user, async (req, reply) => {
+    const unlinkSchema = op(
+      'Unlink a provider from your account (confirmed, Reauth)',
+      Type.Null(),
+      { ...byId, body: ReauthBody },
+      loginThrottled,
+    );
+    api.delete('/api/user/sso/:id', { ...user, schema: unlinkSchema }, async (req, reply) => {
       const b = Reader.of(req.body ?? {}).only(REAUTH_FIELDS).obj;
       await confirm(deps, req, reply, b);
       if (!(await sso.unlink(req.user!.id, idOf(req)))) throw fail('not_found', 'this provider is not linked to your account');
       return ok(null, 'unlinked');
     });
 
-    api.get('/api/sso/:id/callback', async (req, reply) => {
+    const callbackSchema = redirectOp(
+      "The provider's redirect: checks state, nonce and PKCE, signs in (session cookie) and redirects to the console (the next of the start, default /; /login?second_factor=… when the account has a second factor; /profile?sso_linked={id} after a link)",
+      Type.Object({ code: Type.Optional(Type.String()), state: Type.Optional(Type.String()) }),
+      'to the console with a session cookie',
+    );
+    api.get('/api/sso/:id/callback', { schema: callbackSchema }, async (req, reply) => {
       // The flow cookie is used once, whatever the outcome.
       reply.clearCookie(SSO_STATE_COOKIE, { path: FLOW_COOKIE_PATH });
       try {

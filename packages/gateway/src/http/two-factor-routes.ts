@@ -1,9 +1,12 @@
 /**
  * Second factors of console logins (docs/two-factor.md): completing a pending login
  * (/api/user/login/2fa), the user's TOTP enrolment and recovery codes (/api/user/2fa/*), passkeys and
- * the login without a password (/api/user/passkey/*). Envelope {success, message, data}.
+ * the login without a password (/api/user/passkey/*). Envelope {success, message, data}. Each route
+ * declares its schemas (http/schemas/account.ts); bodies are still read by the routes' own checks.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { AppDeps } from './deps.ts';
 import { requireUser } from './auth.ts';
 import { GatewayError, fail } from '../platform/errors.ts';
@@ -14,11 +17,40 @@ import { openConsoleSession, twoFactorRequiredFor } from './login-step.ts';
 import { REAUTH_FIELDS } from '../accounts/reauth.ts';
 import { confirm, keepOf } from './reauth.ts';
 import { ok } from './envelope.ts';
+import { Envelope, adminErrors, loggedIn, ref } from './schemas/common.ts';
+import {
+  LoginUser,
+  LooseBody,
+  Passkey,
+  RecoveryCodes,
+  ReauthBody,
+  TotpSetup,
+  TwoFactorStatus,
+  WebAuthn,
+  loginThrottled,
+} from './schemas/account.ts';
+
+/** An operation on second factors: tagged, behind a login unless `security` says otherwise. */
+const op = <M extends object>(summary: string, data: import('typebox').TSchema, more?: M, extra: object = {}, tag = 'account') => ({
+  tags: [tag],
+  summary,
+  security: loggedIn,
+  ...(more as M),
+  response: { 200: Envelope(data), ...adminErrors, ...extra },
+});
+const pub = { security: [] };
+const webauthn = WebAuthn('WebAuthn options for @simplewebauthn/browser (startRegistration / startAuthentication)');
+const codeText = '6-digit code of the authenticator app, or a recovery code';
+const codeBody = LooseBody({ code: Type.String({ description: `${codeText} (required)` }) });
+
+/** A numeric id in the path (0 and below are no such thing: 404). */
+const PathId = Type.Object({ id: Type.Integer() });
 
 const revokedNote = 'the personal access token and other sessions were ended';
 
 /** `throttle`: the failed-login counter of POST /api/user/login (wrong codes count with wrong passwords). */
-export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throttle: LoginThrottle): Promise<void> {
+export async function twoFactorRoutes(scope: FastifyInstance, deps: AppDeps, throttle: LoginThrottle): Promise<void> {
+  const api = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { twoFactor, passkeys, users } = deps.services.accounts;
   const admit = async (req: FastifyRequest, reply: FastifyReply) => {
     const wait = await throttle.blockedFor(req.ip);
@@ -50,12 +82,28 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
     return { token, userId };
   };
 
-  api.post('/api/user/login/2fa/passkey-options', small, async (req) => {
-    const { userId } = await pending(req);
-    return ok(await passkeys.authenticationOptions('passkey_2fa', userId));
-  });
+  api.post(
+    '/api/user/login/2fa/passkey-options',
+    { ...small, schema: op('WebAuthn options to complete a pending login with a passkey', webauthn, pub) },
+    async (req) => {
+      const { userId } = await pending(req);
+      return ok(await passkeys.authenticationOptions('passkey_2fa', userId));
+    },
+  );
 
-  api.post('/api/user/login/2fa', small, async (req, reply) => {
+  const loginTwoFactor = op(
+    'Complete a pending login (its cookie) with a code or a passkey assertion; sets the session cookie. Wrong codes count as failed logins of the address',
+    ref(LoginUser),
+    {
+      ...pub,
+      body: LooseBody({
+        code: Type.String({ description: 'authenticator app or recovery code' }),
+        assertion: WebAuthn('startAuthentication() result'),
+      }),
+    },
+    loginThrottled,
+  );
+  api.post('/api/user/login/2fa', { ...small, schema: loginTwoFactor }, async (req, reply) => {
     const b = Reader.of(req.body).only(['code', 'assertion']).obj as { code?: unknown; assertion?: unknown };
     if (b.code === undefined && b.assertion === undefined)
       throw fail('invalid_request', 'send {code} (authenticator app or recovery code) or {assertion} (passkey)');
@@ -78,12 +126,24 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
   // ---- login without a password ----
 
   // Anyone may ask: an address past the failed-login limit may not (each answer stores a challenge).
-  api.post('/api/user/passkey/login/options', small, async (req, reply) => {
+  const loginOptions = op(
+    'WebAuthn options of a login without a password (any passkey of this site, with user verification)',
+    webauthn,
+    pub,
+    loginThrottled,
+  );
+  api.post('/api/user/passkey/login/options', { ...small, schema: loginOptions }, async (req, reply) => {
     await admit(req, reply);
     return ok(await passkeys.authenticationOptions('passkey_login', null));
   });
 
-  api.post('/api/user/passkey/login', small, async (req, reply) => {
+  const passkeyLogin = op(
+    'Log in with a passkey (no password); sets the session cookie',
+    ref(LoginUser),
+    { ...pub, body: LooseBody({ assertion: WebAuthn('startAuthentication() result (required)') }) },
+    loginThrottled,
+  );
+  api.post('/api/user/passkey/login', { ...small, schema: passkeyLogin }, async (req, reply) => {
     const { assertion } = Reader.of(req.body).only(['assertion']).obj as { assertion?: unknown };
     if (assertion === undefined) throw fail('invalid_request', 'assertion is required');
     await admit(req, reply);
@@ -95,14 +155,21 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
 
   // ---- the user's own second factors ----
 
-  api.get('/api/user/2fa/status', { onRequest: user }, async (req) =>
+  const statusSchema = op('Your second factors, and whether AdminRequireTwoFactor applies to you', ref(TwoFactorStatus));
+  api.get('/api/user/2fa/status', { onRequest: user, schema: statusSchema }, async (req) =>
     ok({
       ...(await twoFactor.status(req.user!.id, twoFactorRequiredFor(deps, req.user!.role))),
       passkeys_available: passkeys.available(),
     }),
   );
 
-  api.post('/api/user/2fa/setup', { onRequest: user, ...small }, async (req) =>
+  const setupSchema = op(
+    'Start enrolling an authenticator app: a new secret and its otpauth:// URI (shown once); 409 while TOTP is on',
+    ref(TotpSetup),
+    {},
+    { 409: { ...adminErrors[400], description: 'totp_already_enabled' } },
+  );
+  api.post('/api/user/2fa/setup', { onRequest: user, ...small, schema: setupSchema }, async (req) =>
     ok(
       await twoFactor.setupTotp(req.user!.id, req.user!.username),
       'shown once: add it to the authenticator app, then confirm with a code',
@@ -110,7 +177,13 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
   );
 
   // A second factor turned on ends the access token and every other session: they were issued without it.
-  api.post('/api/user/2fa/enable', { onRequest: user, ...small }, async (req, reply) => {
+  const enableSchema = op(
+    'Confirm the enrolment with a current code: TOTP is on; recovery codes in the answer (shown once)',
+    ref(RecoveryCodes),
+    { body: codeBody },
+    loginThrottled,
+  );
+  api.post('/api/user/2fa/enable', { onRequest: user, ...small, schema: enableSchema }, async (req, reply) => {
     const { code } = Reader.of(req.body).only(['code']).obj;
     await admit(req, reply);
     const codes = await counted(req, () => twoFactor.enableTotp(req.user!.id, code));
@@ -119,7 +192,18 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
   });
 
   // Turning the app off needs a current or recovery code, and the password (docs/two-factor.md).
-  api.post('/api/user/2fa/disable', { onRequest: user, ...small }, async (req, reply) => {
+  const disableSchema = op(
+    'Turn the authenticator app off (needs a current or recovery code, and the password of an account that has one)',
+    Type.Null(),
+    {
+      body: LooseBody({
+        code: Type.String({ description: `${codeText} (required)` }),
+        password: Type.String({ description: 'the current password' }),
+      }),
+    },
+    loginThrottled,
+  );
+  api.post('/api/user/2fa/disable', { onRequest: user, ...small, schema: disableSchema }, async (req, reply) => {
     const b = Reader.of(req.body).only(['code', 'password']).obj;
     await admit(req, reply);
     await confirm(deps, req, reply, b, { codeChecked: true });
@@ -127,20 +211,41 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
     return ok(null);
   });
 
-  api.post('/api/user/2fa/backup_codes', { onRequest: user, ...small }, async (req, reply) => {
+  const backupSchema = op(
+    'New recovery codes, replacing the old ones (needs a current or recovery code)',
+    ref(RecoveryCodes),
+    { body: codeBody },
+    loginThrottled,
+  );
+  api.post('/api/user/2fa/backup_codes', { onRequest: user, ...small, schema: backupSchema }, async (req, reply) => {
     const { code } = Reader.of(req.body).only(['code']).obj;
     await admit(req, reply);
     const codes = await counted(req, () => twoFactor.regenerateRecoveryCodes(req.user!.id, code));
     return ok({ recovery_codes: codes }, 'recovery codes shown once: store them now');
   });
 
-  api.get('/api/user/passkey', { onRequest: user }, async (req) => ok(await passkeys.list(req.user!.id)));
+  api.get('/api/user/passkey', { onRequest: user, schema: op('Your passkeys', Type.Array(ref(Passkey))) }, async (req) =>
+    ok(await passkeys.list(req.user!.id)),
+  );
 
-  api.post('/api/user/passkey/register/options', { onRequest: user, ...small }, async (req) =>
+  const registerOptions = op(
+    'WebAuthn options to register a passkey (needs PUBLIC_URL: 503 otherwise)',
+    webauthn,
+    {},
+    {
+      503: { ...adminErrors[400], description: 'PUBLIC_URL is not set' },
+    },
+  );
+  api.post('/api/user/passkey/register/options', { onRequest: user, ...small, schema: registerOptions }, async (req) =>
     ok(await passkeys.registrationOptions(req.user!)),
   );
 
-  api.post('/api/user/passkey/register', { onRequest: user, ...small }, async (req) => {
+  const registerSchema = op(
+    'Register a passkey from the startRegistration() result; the first second factor also brings recovery codes (shown once)',
+    Type.Object({ passkey: ref(Passkey), recovery_codes: Type.Array(Type.String()) }),
+    { body: LooseBody({ response: WebAuthn('startRegistration() result (required)'), name: Type.String() }) },
+  );
+  api.post('/api/user/passkey/register', { onRequest: user, ...small, schema: registerSchema }, async (req) => {
     const b = Reader.of(req.body).only(['response', 'name']).obj as { response?: unknown; name?: unknown };
     if (b.response === undefined) throw fail('invalid_request', 'response is required');
     const passkey = await passkeys.register(req.user!.id, b.response, b.name);
@@ -150,8 +255,14 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
   });
 
   // Removing a passkey (perhaps the last second factor) is confirmed like turning the app off.
-  api.delete('/api/user/passkey/:id', { onRequest: user, ...small }, async (req, reply) => {
-    const id = Number((req.params as { id: string }).id);
+  const removeSchema = op(
+    'Remove one of your passkeys (confirmed like every sensitive change)',
+    Type.Null(),
+    { params: PathId, body: ReauthBody },
+    loginThrottled,
+  );
+  api.delete('/api/user/passkey/:id', { onRequest: user, ...small, schema: removeSchema }, async (req, reply) => {
+    const id = Number(req.params.id);
     if (!Number.isInteger(id) || id <= 0) throw fail('not_found', 'no such passkey');
     const b = Reader.of(req.body ?? {}).only(REAUTH_FIELDS).obj;
     await confirm(deps, req, reply, b);
@@ -160,13 +271,18 @@ export async function twoFactorRoutes(api: FastifyInstance, deps: AppDeps, throt
   });
 
   // The challenge of a passkey that confirms a sensitive change (accounts without a password).
-  api.post('/api/user/reauth/passkey-options', { onRequest: user, ...small }, async (req) =>
+  const reauthOptions = op(
+    'WebAuthn options of a passkey assertion that confirms a sensitive change (accounts without a password)',
+    webauthn,
+  );
+  api.post('/api/user/reauth/passkey-options', { onRequest: user, ...small, schema: reauthOptions }, async (req) =>
     ok(await passkeys.authenticationOptions('passkey_reauth', req.user!.id)),
   );
 
   // An admin's reset of another user's second factors (a lost phone).
-  api.delete('/api/user/:id/2fa', { onRequest: requireUser(deps, 'admin') }, async (req) => {
-    const id = Number((req.params as { id: string }).id);
+  const resetSchema = op('Remove every second factor of a user (a lost device) (admin)', Type.Null(), { params: PathId }, {}, 'users');
+  api.delete('/api/user/:id/2fa', { onRequest: requireUser(deps, 'admin'), schema: resetSchema }, async (req) => {
+    const id = Number(req.params.id);
     const admin = deps.services.admin;
     const target = Number.isInteger(id) && id > 0 ? await admin.users.get(id) : null;
     if (!target) throw fail('user_not_found', { id });

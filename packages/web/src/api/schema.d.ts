@@ -6777,7 +6777,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The provider's redirect: checks state, nonce and PKCE, signs in (session cookie) and redirects to the console (the next of the start, default /); a browser is sent to /login?sso_error=<code> when refused */
+        /** The provider's redirect: checks state, nonce and PKCE, signs in (session cookie) and redirects to the console (the next of the start, default /; /login?second_factor=… when the account has a second factor; /profile?sso_linked={id} after a link) */
         get: {
             parameters: {
                 query?: {
@@ -6793,20 +6793,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            message: string;
-                            success: boolean;
-                        };
-                    };
-                };
-                /** @description to the console (/) with a session cookie */
+                /** @description to the console with a session cookie; when refused, a browser (Accept: text/html) is sent to /login?sso_error=<code> */
                 302: {
                     headers: {
                         [name: string]: unknown;
@@ -6815,26 +6802,8 @@ export interface paths {
                         "application/json": unknown;
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminError"];
-                    };
-                };
-                /** @description not logged in */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminError"];
-                    };
-                };
-                /** @description role too low */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6884,20 +6853,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            message: string;
-                            success: boolean;
-                        };
-                    };
-                };
-                /** @description to the provider's authorization page */
+                /** @description to the provider's authorization page, with the flow cookie set; when refused, a browser (Accept: text/html) is sent to /login?sso_error=<code> */
                 302: {
                     headers: {
                         [name: string]: unknown;
@@ -6906,26 +6862,8 @@ export interface paths {
                         "application/json": unknown;
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminError"];
-                    };
-                };
-                /** @description not logged in */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminError"];
-                    };
-                };
-                /** @description role too low */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6982,7 +6920,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7048,7 +6986,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7077,6 +7015,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description a provider with this id exists */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7125,7 +7072,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7193,7 +7140,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7258,7 +7205,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7331,7 +7278,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10944,7 +10891,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11177,9 +11124,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 6-digit code of the authenticator app, or a recovery code */
-                        code: string;
-                    };
+                        /** @description 6-digit code of the authenticator app, or a recovery code (required) */
+                        code?: string;
+                    } | null;
                 };
             };
             responses: {
@@ -11196,7 +11143,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11225,6 +11172,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11260,11 +11216,11 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 6-digit code of the authenticator app, or a recovery code */
-                        code: string;
+                        /** @description 6-digit code of the authenticator app, or a recovery code (required) */
+                        code?: string;
                         /** @description the current password */
                         password?: string;
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -11281,7 +11237,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11310,6 +11266,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11345,9 +11310,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 6-digit code of the authenticator app, or a recovery code */
-                        code: string;
-                    };
+                        /** @description 6-digit code of the authenticator app, or a recovery code (required) */
+                        code?: string;
+                    } | null;
                 };
             };
             responses: {
@@ -11364,7 +11329,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11393,6 +11358,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11440,7 +11414,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11469,6 +11443,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description totp_already_enabled */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11514,7 +11497,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11596,7 +11579,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11660,9 +11643,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description the token of the link */
-                        token: string;
-                    };
+                        /** @description the token of the link (required) */
+                        token?: string;
+                    } | null;
                 };
             };
             responses: {
@@ -11746,9 +11729,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        password: string;
-                        username: string;
-                    };
+                        password?: string;
+                        username?: string;
+                    } | null;
                 };
             };
             responses: {
@@ -11765,7 +11748,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11794,6 +11777,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11835,7 +11827,7 @@ export interface paths {
                         };
                         /** @description authenticator app or recovery code */
                         code?: string;
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -11852,7 +11844,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11881,6 +11873,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11931,7 +11932,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11984,7 +11985,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log out */
+        /** Log out: ends the session of the cookie (or the command-line session of the bearer token) and clears the cookie */
         post: {
             parameters: {
                 query?: never;
@@ -12007,7 +12008,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12081,7 +12082,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12157,7 +12158,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12225,7 +12226,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["Reauth"];
+                    "application/json": components["schemas"]["Reauth"] | null;
                 };
             };
             responses: {
@@ -12242,7 +12243,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12271,6 +12272,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12305,10 +12315,11 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        assertion: {
+                        /** @description startAuthentication() result (required) */
+                        assertion?: {
                             [key: string]: unknown;
                         };
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -12325,7 +12336,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12354,6 +12365,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12404,7 +12424,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12433,6 +12453,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12469,10 +12498,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         name?: string;
-                        response: {
+                        /** @description startRegistration() result (required) */
+                        response?: {
                             [key: string]: unknown;
                         };
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -12492,7 +12522,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12571,7 +12601,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12600,6 +12630,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description PUBLIC_URL is not set */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12635,8 +12674,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        email: string;
-                    };
+                        /** @description required */
+                        email?: string;
+                    } | null;
                 };
             };
             responses: {
@@ -12653,7 +12693,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12689,7 +12729,7 @@ export interface paths {
                         "application/json": components["schemas"]["AdminError"];
                     };
                 };
-                /** @description too many sign-ups or mails asked for from this address (Retry-After) */
+                /** @description too_many_attempts: too many sign-ups or mails asked for from this address (Retry-After: seconds) */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -12735,10 +12775,11 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 8-256 characters */
-                        password: string;
-                        token: string;
-                    };
+                        /** @description 8-256 characters (required) */
+                        password?: string;
+                        /** @description required */
+                        token?: string;
+                    } | null;
                 };
             };
             responses: {
@@ -13226,7 +13267,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13296,12 +13337,13 @@ export interface paths {
                         email?: string;
                         /** @description required when SignupInvitationCode is set */
                         invitation_code?: string;
-                        /** @description 8-256 characters */
-                        password: string;
-                        username: string;
+                        /** @description 8-256 characters (required) */
+                        password?: string;
+                        /** @description required */
+                        username?: string;
                         /** @description ignored (New API compatibility) */
                         verification_code?: string;
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -13326,7 +13368,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13371,7 +13413,7 @@ export interface paths {
                         "application/json": components["schemas"]["AdminError"];
                     };
                 };
-                /** @description too many sign-ups or mails asked for from this address (Retry-After) */
+                /** @description too_many_attempts: too many sign-ups or mails asked for from this address (Retry-After: seconds) */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -13427,7 +13469,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13646,7 +13688,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13704,7 +13746,7 @@ export interface paths {
                         email?: string;
                         /** @description confirms a new address (Reauth); not needed to mail the link again to the same one */
                         password?: string;
-                    };
+                    } | null;
                 };
             };
             responses: {
@@ -13724,7 +13766,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13769,7 +13811,7 @@ export interface paths {
                         "application/json": components["schemas"]["AdminError"];
                     };
                 };
-                /** @description too many sign-ups or mails asked for from this address (Retry-After) */
+                /** @description too_many_attempts: too many sign-ups or mails asked for from this address (Retry-After: seconds) */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -13813,7 +13855,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["PasswordChange"];
+                    "application/json": components["schemas"]["PasswordChange"] | null;
                 };
             };
             responses: {
@@ -13830,7 +13872,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13859,6 +13901,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -13910,7 +13961,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13986,7 +14037,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -14055,7 +14106,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["Reauth"];
+                    "application/json": components["schemas"]["Reauth"] | null;
                 };
             };
             responses: {
@@ -14072,7 +14123,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -14101,6 +14152,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -14137,7 +14197,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["Reauth"];
+                    "application/json": components["schemas"]["Reauth"] | null;
                 };
             };
             responses: {
@@ -14156,7 +14216,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -14185,6 +14245,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -14398,7 +14467,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["Reauth"];
+                    "application/json": components["schemas"]["Reauth"] | null;
                 };
             };
             responses: {
@@ -14410,14 +14479,14 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
-                                access_token?: string;
+                                access_token: string;
                             };
                             message: string;
                             success: boolean;
                         };
                     };
                 };
-                /** @description invalid input; the message names the field */
+                /** @description invalid input; the message and `field` name the field */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -14446,6 +14515,15 @@ export interface paths {
                 };
                 /** @description not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminError"];
+                    };
+                };
+                /** @description too_many_attempts: too many failed logins from this address (Retry-After: seconds) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -16060,7 +16138,7 @@ export interface components {
         };
         LoginSecondFactor: {
             methods: ("totp" | "passkey" | "recovery_code")[];
-            /** @enum {unknown} */
+            /** @enum {boolean} */
             require_2fa: true;
         };
         LoginUser: {
@@ -16068,10 +16146,9 @@ export interface components {
             id: number;
             /**
              * @description an admin without a second factor where AdminRequireTwoFactor is on: set one up first
-             * @enum {unknown}
+             * @enum {boolean}
              */
             require_2fa_setup?: true;
-            /** @enum {string} */
             role: "user" | "admin" | "root";
             username: string;
         };
@@ -16331,8 +16408,8 @@ export interface components {
             };
             /** @description an account without a password: a code of its authenticator app, or a recovery code */
             code?: string;
-            /** @description 8-256 characters, not the current one */
-            new_password: string;
+            /** @description 8-256 characters, not the current one (required) */
+            new_password?: string;
             /** @description the current password (an account without one confirms with code or assertion instead) */
             old_password?: string;
         };
@@ -16774,15 +16851,36 @@ export interface components {
             status: "enabled" | "disabled" | "used" | "expired";
             used_user_id: number | null;
         };
-        SelfUser: components["schemas"]["User"] & {
+        SelfUser: {
+            budget: number | null;
+            budget_period: ("day" | "week" | "month") | null;
+            budget_resets_at: number | null;
+            budget_spent: number | null;
+            budget_spent_usd: number | null;
+            budget_usd: number | null;
+            /** @description unix ms */
+            created_at: number;
+            display_name: string;
+            group: string;
+            id: number;
+            max_concurrency: number | null;
             public_url: string | null;
+            /** @description remaining balance in quota units (QUOTA_PER_USD per USD) */
+            quota: number;
             /** @description quota units per USD (QUOTA_PER_USD) */
             quota_per_usd: number;
-            /**
-             * @description how a sensitive change is confirmed: the current password; a second-factor code or passkey (no password); a sign-in within 10 minutes (neither)
-             * @enum {string}
-             */
+            quota_usd: number;
+            /** @description how a sensitive change is confirmed: the current password; a second-factor code or passkey (no password); a sign-in within 10 minutes (neither) */
             reauth: "password" | "second_factor" | "recent_sign_in";
+            request_count: number;
+            role: "user" | "admin" | "root";
+            rpm: number | null;
+            status: "enabled" | "disabled";
+            tpm: number | null;
+            /** @description unix ms */
+            updated_at: number;
+            used_quota: number;
+            username: string;
         };
         ServingPlugin: {
             active_version: string | null;
@@ -16811,20 +16909,14 @@ export interface components {
             name: string;
         };
         SsoProvider: {
-            /**
-             * @description first login: link to the account with the same verified e-mail (else create), or always create
-             * @enum {string}
-             */
+            /** @description first login: link to the account with the same verified e-mail (else create), or always create */
             account_mode: "link" | "create";
             /** @description http:// addresses beyond loopback */
             allow_insecure: boolean;
             api_url: string | null;
             button_label: string;
             changed_by: number | null;
-            /**
-             * @description their role then (the file counts as root): a sign-in through the provider never lands in an account of this role or above, unless root
-             * @enum {string}
-             */
+            /** @description their role then (the file counts as root): a sign-in through the provider never lands in an account of this role or above, unless root */
             changed_by_role: "user" | "admin" | "root";
             client_id: string;
             /** @description the secret itself is never returned */
@@ -16837,7 +16929,6 @@ export interface components {
             id: string;
             /** @description OpenID issuer (discovery), or the GitHub web address */
             issuer: string;
-            /** @enum {string} */
             kind: "oidc" | "github";
             name: string;
             /** @description {PUBLIC_URL}/api/sso/{id}/callback: register it with the provider */
@@ -16847,8 +16938,8 @@ export interface components {
             updated_at: number;
         };
         SsoProviderInput: {
-            /** @enum {string} */
-            account_mode?: "link" | "create";
+            /** @description link or create */
+            account_mode?: string;
             allow_insecure?: boolean;
             api_url?: string | null;
             button_label?: string;
@@ -16861,11 +16952,8 @@ export interface components {
             id?: string;
             /** @description https URL (http for loopback or with allow_insecure); GitHub: default https://github.com */
             issuer?: string;
-            /**
-             * @description create only; default oidc
-             * @enum {string}
-             */
-            kind?: "oidc" | "github";
+            /** @description create only: oidc or github; default oidc */
+            kind?: string;
             name?: string;
             scopes?: string[] | string;
             sort?: number;

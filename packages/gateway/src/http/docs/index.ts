@@ -5,12 +5,9 @@
  */
 import { schemas } from './components-core.ts';
 import './components-more.ts';
-import './components-areas.ts';
 import { type Schema, withRequiredFields } from './kit.ts';
-import { mainPathsA } from './paths-admin.ts';
 import { mainPathsB } from './paths-tasks.ts';
-import { mcpPaths, ssoPaths, twoFactorPaths } from './paths-security.ts';
-import { signupPaths } from './paths-billing.ts';
+import { mcpPaths } from './paths-security.ts';
 
 export type { Schema } from './kit.ts';
 
@@ -19,12 +16,8 @@ export function describedPaths(): Record<string, Record<string, Schema>> {
   const admin = 'admin',
     root = 'root';
   return {
-    ...mainPathsA(admin, root),
     ...mainPathsB(admin, root),
-    ...signupPaths(),
-    ...ssoPaths(admin),
     ...mcpPaths(admin),
-    ...twoFactorPaths(admin),
   };
 }
 
