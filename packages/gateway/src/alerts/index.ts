@@ -9,7 +9,7 @@ import type { Core } from '../core.ts';
 import type { Options } from '../options/options.ts';
 import { Alerts } from './service.ts';
 import { AlertDelivery } from './delivery.ts';
-import type { HealthChange } from '../relay/channels.ts';
+import type { HealthChange } from '../channels/health.ts';
 import type { RelayService } from '../relay/index.ts';
 import type { Billing } from '../billing/index.ts';
 import type { Tasks } from '../tasks/index.ts';
