@@ -101,6 +101,9 @@ test('nobody reaches a team they do not belong to: every team route answers 404'
     ['GET', `/api/team/${t}/usage`],
     ['GET', `/api/team/${t}/logs`],
     ['GET', `/api/team/${t}/logs/export`],
+    ['POST', `/api/team/${t}/redeem`, { key: 'not-a-code' }],
+    ['GET', `/api/team/${t}/plan`],
+    ['POST', `/api/team/${t}/plan`, { plan_id: 1 }],
   ];
   const cases: Array<[string, number, { member: number; key: number }]> = [
     ['ownerA', B, { member: u.memberB.id, key: keyOf.memberB }],
