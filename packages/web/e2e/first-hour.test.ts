@@ -295,7 +295,10 @@ for (const L of ['en', 'zh-CN'] as Lang[]) {
       await expectPage(page, L, 'nav.keys');
       const keysCard = page.getByRole('region', { name: tr(L, 'access.title') });
       assert.equal(await keysCard.getByRole('textbox', { name: tr(L, 'access.baseUrl') }).inputValue(), `${address}/v1`);
-      const curl = (await keysCard.getByLabel(tr(L, 'access.exampleNamed', { name: 'curl' }), { exact: true }).textContent()) ?? '';
+      const curlBox = keysCard.getByLabel(tr(L, 'access.exampleNamed', { name: 'curl' }), { exact: true });
+      // The examples name the first of the user's models once their list has loaded (a placeholder model before).
+      await curlBox.filter({ hasText: `"model": "${MODEL}"` }).waitFor();
+      const curl = (await curlBox.textContent()) ?? '';
       assert.ok(curl.includes(`${address}/v1/chat/completions`) && curl.includes(`"model": "${MODEL}"`), curl);
       // The key's own row opens the same examples.
       await page.getByRole('button', { name: tr(L, 'access.forKey', { name: 'dana-laptop' }) }).click();

@@ -49,7 +49,7 @@ test('route schemas: refusals name the field in the /api envelope; the document 
     assert.equal(create.requestBody.content['application/json'].schema.$ref, '#/components/schemas/PlanInput');
     assert.equal(create.responses['200'].content['application/json'].schema.properties.data.$ref, '#/components/schemas/Plan');
     assert.equal(create['x-described-only'], undefined);
-    assert.equal(doc.paths['/api/user/self'].get['x-described-only'], true);
+    assert.equal(doc.paths['/v1/models'].get['x-described-only'], true);
     for (const name of ['Plan', 'PlanInput', 'MyPlan', 'AdminError', 'User']) assert.ok(doc.components.schemas[name], name);
 
     // The answer check: a plan as the route answers it passes, one without its id does not.
