@@ -7,6 +7,7 @@ import { AdminClient } from './admin-client.ts';
 import { createChannel, setPrice } from './relay-fixtures.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+const START_LIMIT_MS = 120_000;
 
 export interface Child {
   proc: ChildProcess;
@@ -35,10 +36,13 @@ export function startChild(db: TestDatabase, nodeId: string, extra: Record<strin
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
+    // A guard against a process that never listens, not a measure of its start: a gateway run from
+    // source transpiles its modules on a cold start, which takes tens of seconds of a CPU the test
+    // suite's other files share (30 s was passed on a busy two-CPU machine).
     const t = setTimeout(() => {
       proc.kill('SIGKILL');
       reject(new Error(`gateway did not start: ${out}${err}`));
-    }, 30_000);
+    }, START_LIMIT_MS);
     proc.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
