@@ -52,6 +52,32 @@ export function Current({ mine }: { mine: Schemas['MyPlan'] }) {
   );
 }
 
+/** A plan's name (with a badge when given), price per period, windows and models: what a card on sale shows. */
+export function PlanTerms({ plan, badge }: { plan: Plan; badge: string | null }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <Group justify="space-between">
+        <Title order={4}>{plan.name}</Title>
+        {badge && <Badge>{badge}</Badge>}
+      </Group>
+      <Text size="lg" fw={600} mt="xs">
+        {t('plans.pricePer', { price: fmtUsd(plan.price_usd), days: plan.duration_days })}
+      </Text>
+      <Stack gap={2} my="sm">
+        {plan.windows.map((w) => (
+          <Text size="sm" key={w.every}>
+            {t('plans.windowLine', { quota: fmtUsd(w.quota_usd), every: w.every })}
+          </Text>
+        ))}
+        <Text size="xs" c="dimmed">
+          {plan.models ? plan.models.join(', ') : t('plans.allModels')}
+        </Text>
+      </Stack>
+    </>
+  );
+}
+
 function OnSale({ plan, current, stripe }: { plan: Plan; current: boolean; stripe: boolean }) {
   const { t } = useTranslation();
   const qc = useQueryClient();
@@ -69,23 +95,7 @@ function OnSale({ plan, current, stripe }: { plan: Plan; current: boolean; strip
   );
   return (
     <Card withBorder component="article" aria-label={plan.name}>
-      <Group justify="space-between">
-        <Title order={4}>{plan.name}</Title>
-        {current && <Badge>{t('plans.yours')}</Badge>}
-      </Group>
-      <Text size="lg" fw={600} mt="xs">
-        {t('plans.pricePer', { price: fmtUsd(plan.price_usd), days: plan.duration_days })}
-      </Text>
-      <Stack gap={2} my="sm">
-        {plan.windows.map((w) => (
-          <Text size="sm" key={w.every}>
-            {t('plans.windowLine', { quota: fmtUsd(w.quota_usd), every: w.every })}
-          </Text>
-        ))}
-        <Text size="xs" c="dimmed">
-          {plan.models ? plan.models.join(', ') : t('plans.allModels')}
-        </Text>
-      </Stack>
+      <PlanTerms plan={plan} badge={current ? t('plans.yours') : null} />
       <Group>
         <Button onClick={() => buy.mutate(undefined)} loading={buy.isPending}>
           {current ? t('plans.renew') : t('plans.buy')}

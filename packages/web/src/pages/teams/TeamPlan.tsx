@@ -3,13 +3,12 @@
  * window used, and the plans on sale to buy or renew for the team, paid from the team's wallet
  * (POST /api/team/{id}/plan). The team's keys draw on it; members' own keys do not.
  */
-import { Badge, Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Button, Card, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { call, client, type Schemas } from '../../api/client';
 import { useApiMutation } from '../../components/useApiMutation';
-import { fmtUsd } from '../../lib/format';
-import { Current } from '../plans/MyPlanPage';
+import { Current, PlanTerms } from '../plans/MyPlanPage';
 
 function OnSale({ teamId, plan, current }: { teamId: number; plan: Schemas['Plan']; current: boolean }) {
   const { t } = useTranslation();
@@ -19,23 +18,7 @@ function OnSale({ teamId, plan, current }: { teamId: number; plan: Schemas['Plan
   );
   return (
     <Card withBorder component="article" aria-label={plan.name}>
-      <Group justify="space-between">
-        <Title order={4}>{plan.name}</Title>
-        {current && <Badge>{t('teams.planCurrent')}</Badge>}
-      </Group>
-      <Text size="lg" fw={600} mt="xs">
-        {t('plans.pricePer', { price: fmtUsd(plan.price_usd), days: plan.duration_days })}
-      </Text>
-      <Stack gap={2} my="sm">
-        {plan.windows.map((w) => (
-          <Text size="sm" key={w.every}>
-            {t('plans.windowLine', { quota: fmtUsd(w.quota_usd), every: w.every })}
-          </Text>
-        ))}
-        <Text size="xs" c="dimmed">
-          {plan.models ? plan.models.join(', ') : t('plans.allModels')}
-        </Text>
-      </Stack>
+      <PlanTerms plan={plan} badge={current ? t('teams.planCurrent') : null} />
       <Button onClick={() => buy.mutate(undefined)} loading={buy.isPending}>
         {current ? t('teams.planRenew') : t('teams.planBuy')}
       </Button>
