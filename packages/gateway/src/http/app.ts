@@ -12,7 +12,7 @@ import { safeEqual } from '../platform/crypto.ts';
 import { checkJsonDepth } from '../platform/json-depth.ts';
 import type { AppDeps, RouteModule } from './deps.ts';
 import { healthRoutes } from './health-routes.ts';
-import { buildRouteValidator, describeRoutes } from './route-docs.ts';
+import { buildRouteSerializer, buildRouteValidator, describeRoutes } from './route-docs.ts';
 import { registerConsoleRoutes, serveConsoleFallback } from './console-routes.ts';
 import { contextWith, extractContext, SpanKind, spanError, startSpan, tracer, withContext, type Span } from '../platform/tracing.ts';
 import type { Context, Tracer } from '@opentelemetry/api';
@@ -53,7 +53,9 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
     forceCloseConnections: true,
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
     // Route schemas (http/route-docs.ts) check input: a body as sent, an unknown field refused.
-    schemaController: { compilersFactory: { buildValidator: buildRouteValidator as never } },
+    schemaController: {
+      compilersFactory: { buildValidator: buildRouteValidator as never, buildSerializer: buildRouteSerializer as never },
+    },
   });
   const routeTable: Array<{ method: string; url: string }> = [];
   app.decorate('routeTable', routeTable);
