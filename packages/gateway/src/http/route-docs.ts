@@ -80,6 +80,19 @@ const plainJson = () => (data: unknown) => JSON.stringify(data);
 /** The schemas a context shares, named by their ids: contexts (and gateways) with the same ones share compilers. */
 const sharedKey = (externalSchemas: Record<string, unknown>) => Object.keys(externalSchemas).sort().join(' ');
 
+/**
+ * Every route's compilation not made yet: `compileRouteSchemas` makes them all at once (a test does, so a schema
+ * that cannot compile fails there rather than at a route's first call). Each entry is dropped once compiled.
+ */
+const pending = new Set<() => void>();
+
+/** Compiles every route schema not compiled yet (validators and serializers); throws the first that fails. */
+export function compileRouteSchemas(): number {
+  const all = [...pending];
+  for (const compile of all) compile();
+  return all.length;
+}
+
 type Validate = ((data: unknown, cxt?: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null; schemaEnv?: unknown };
 const ajvs = new Map<string, { body: Ajv; text: Ajv }>();
 
@@ -110,13 +123,15 @@ export function buildRouteValidator(externalSchemas: Record<string, unknown>) {
   return ({ schema, httpPart }: { schema: unknown; httpPart?: string }): Validate => {
     const ajv = httpPart === 'body' ? body : text;
     let fn: Validate | undefined;
+    const compile = () => {
+      pending.delete(compile);
+      const id = (schema as { $id?: string }).$id;
+      return (fn ??= ((id && ajv.getSchema(id)) || ajv.compile(schema as AnySchema)) as Validate);
+    };
+    pending.add(compile);
     const v: Validate = (data, cxt) => {
-      if (!fn) {
-        const id = (schema as { $id?: string }).$id;
-        fn = ((id && ajv.getSchema(id)) || ajv.compile(schema as AnySchema)) as Validate;
-      }
-      const ok = fn(data, cxt);
-      v.errors = fn.errors;
+      const ok = (fn ?? compile())(data, cxt);
+      v.errors = fn!.errors;
       return ok;
     };
     // Fastify passes the request as the root's parent, so defaults and coerced values reach it.
@@ -147,7 +162,12 @@ export function buildRouteSerializer(externalSchemas: Record<string, unknown>, s
   const once = compile;
   return (route: { schema: unknown }) => {
     let fn: ((data: unknown) => string) | undefined;
-    return (data: unknown) => (fn ??= once(route))(data);
+    const make = () => {
+      pending.delete(make);
+      return (fn ??= once(route));
+    };
+    pending.add(make);
+    return (data: unknown) => (fn ?? make())(data);
   };
 }
 

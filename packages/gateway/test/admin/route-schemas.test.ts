@@ -1,5 +1,5 @@
 /**
- * Routes that declare their schemas (http/route-docs.ts, the plans area): a request the schema
+ * Routes that declare their schemas (http/route-docs.ts, the plans area): every schema compiles; a request the schema
  * refuses gets the /api envelope with `invalid_field`, the field named (message, `field`,
  * X-Error-Code); the document built from the routes carries their operations and shared schemas; and
  * the harness's check of answers against the document refuses an answer that differs from it.
@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { startTestGateway } from '../harness.ts';
 import { AdminClient } from '../admin-client.ts';
 import { answerProblem } from '../api-conformance.ts';
+import { compileRouteSchemas } from '../../src/http/route-docs.ts';
 
 test('route schemas: refusals name the field in the /api envelope; the document and the answer check come from them', async () => {
   const gw = await startTestGateway();
@@ -59,6 +60,18 @@ test('route schemas: refusals name the field in the /api envelope; the document 
     const problem = await answerProblem(gw.url, 'GET', `/api/plan/${plan.id}`, 200, { success: true, message: '', data: noId });
     assert.match(problem ?? '', /\/api\/plan\/\{id\} answered 200 .*required property 'id'/);
     assert.match((await answerProblem(gw.url, 'GET', '/api/nowhere', 200, {})) ?? '', /not in the OpenAPI document/);
+  } finally {
+    await gw.stop();
+  }
+});
+
+test('every route schema compiles: validators and serializers are made on first use, and all of them can be', async () => {
+  const gw = await startTestGateway();
+  try {
+    // Made lazily at a route's first call; made here all at once, so a schema that cannot compile fails now.
+    const made = compileRouteSchemas();
+    assert.ok(made > 200, `only ${made} compilations were pending`);
+    assert.equal(compileRouteSchemas(), 0);
   } finally {
     await gw.stop();
   }
