@@ -20,7 +20,7 @@ import { echo, fail } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { extendReserve, logAttemptError, refundGrant } from './accounting.ts';
-import { reserveFor, settleCall, type SettledCall } from './settle.ts';
+import { reserveFor, settleCall, type SettledCall } from './pipeline/settle.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { CONNECT_FAIL_COOLDOWN_MS } from './policy.ts';
 import { passUsage } from './pass-kinds.ts';
