@@ -11,8 +11,9 @@
  * `StreamRelay` that converts it), a retry on another channel, or the upstream's refusal of the
  * request; the pipeline alone begins the response, writes or pumps the answer and settles it, once, on
  * every branch. The chat relay (relay.ts) and the pass-through endpoints (passthrough.ts) run whole
- * calls here, the pass-through's reads of stored responses on one known channel (`direct`); the
- * realtime relay (realtime.ts) reserves and settles its sessions through settle.ts.
+ * calls here, the pass-through's reads of stored responses on one known channel (`direct`). Realtime
+ * sessions are metered by a `SessionMeter` (session.ts): reserve, extensions while their usage grows,
+ * one settlement when they close.
  */
 import type { Grant } from '../../billing/allowance.ts';
 import type { Payer } from '../../billing/ledger.ts';
@@ -33,6 +34,7 @@ import { reserveFor, settleCall } from './settle.ts';
 import type { Answer, CallFamily, PipelineCall } from './types.ts';
 
 export type { Answer, CallFamily, FamilyOutcome, PipelineCall, StreamAnswer, StreamRelay, WholeAnswer } from './types.ts';
+export { SessionMeter, type MeteredSession } from './session.ts';
 
 /** What the loop is told of an attempt that answered. */
 const DONE: AttemptOutcome = { kind: 'done' };
