@@ -267,7 +267,7 @@ export function estimateTokens(text: string): number {
 /**
  * Text a counter holds before it tokenizes it. Most streams' outputs are shorter, and their upstream
  * reports the usage at the end: their text is then never tokenized (a stream's events are tokenized
- * only when its output nears its reserve, relay/pipeline.ts). 16 K characters are 16–32 KB per stream.
+ * only when its output nears its reserve, relay/pipeline/pump.ts). 16 K characters are 16–32 KB per stream.
  */
 const FLUSH_AT = 16 * 1024;
 

@@ -1,7 +1,7 @@
 /**
- * What every relay path does after an answer: the log rows of a call and the settlement of its
- * reserve (through the quota allowances: from a hold in memory, otherwise a ledger settle), shared
- * by the chat relay (relay.ts) and the pass-through endpoints (passthrough.ts).
+ * The pieces under the call pipeline (relay/pipeline/): the log rows of a call and its failed attempts,
+ * and the movements of its reserve through the quota allowances (extension, refund, and the
+ * settlement from a hold in memory, otherwise a ledger settle).
  */
 import type { Core } from '../core.ts';
 import type { Grant, QuotaAllowances } from '../billing/allowance.ts';

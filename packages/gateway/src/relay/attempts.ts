@@ -17,10 +17,25 @@ import { networkMessage } from './upstream.ts';
 import { inSpan, SpanKind, spanError, tracer, type Span } from '../platform/tracing.ts';
 import { classifyClientError, classifyExhausted, type FallbackClass, type Routing } from './routing.ts';
 
-export type AttemptOutcome =
-  | { kind: 'done' }
-  | { kind: 'retry'; status: number; message: string; retryAfterMs?: number }
-  | { kind: 'client_error'; status: number; body: string; contentType: string; message: string };
+/** Another channel is to be tried (the upstream failed, refused the key, or is rate limited). */
+export interface AttemptRetry {
+  kind: 'retry';
+  status: number;
+  message: string;
+  retryAfterMs?: number;
+}
+
+/** The upstream refused the request itself: its answer goes back to the caller (unless the model falls back). */
+export interface AttemptClientError {
+  kind: 'client_error';
+  status: number;
+  body: string;
+  contentType: string;
+  message: string;
+}
+
+/** How one attempt ended for the loop: answered (`done`), or why it did not. */
+export type AttemptOutcome = { kind: 'done' } | AttemptRetry | AttemptClientError;
 
 /** The call the loop serves: model and group, where a refusal is written, and its conversation's channel. */
 export interface AttemptCallInfo {
@@ -41,7 +56,7 @@ export interface FallbackStep {
   candidates: RuntimeChannel[];
 }
 
-/** What a call family adds to the loop (relay/pipeline.ts): fallbacks across models, the prompt for the caps, the reserve they need. */
+/** What a call family adds to the loop (relay/pipeline/index.ts): fallbacks across models, the prompt for the caps, the reserve they need. */
 export interface FamilyRouting<C> {
   /** The reserve taken before the attempts: it covers the dearest model the call may fall back to. */
   reserveBound(ctx: C, usage: TokenUsage): number;

@@ -4,7 +4,7 @@
  */
 import type { ModelPrice } from '../billing/prices.ts';
 import type { ChainStep } from './fallback.ts';
-import type { PipelineCall } from './pipeline.ts';
+import type { PipelineCall } from './pipeline/index.ts';
 import type { BodyScan } from './body-scan.ts';
 import type { RelayKind } from './providers/endpoint.ts';
 import type { ClientConn, RelayPrincipal } from './call.ts';

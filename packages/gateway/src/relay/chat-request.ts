@@ -11,7 +11,7 @@ import { countTokens } from '../billing/tokens.ts';
 import { echo, GatewayError, fail, foreignError } from '../platform/errors.ts';
 import { isObj } from '../platform/validate.ts';
 import type { RuntimeChannel } from './channels.ts';
-import type { AttemptOutcome } from './attempts.ts';
+import type { AttemptClientError } from './attempts.ts';
 import type { RelayDeps, RelayPrincipal } from './call.ts';
 import { scanBody } from './body-scan.ts';
 import { inputBound, pricesOutput, textBound } from './estimate.ts';
@@ -177,7 +177,7 @@ export function clientErrorBody(
   text: string,
   contentType: string,
   message: string,
-): AttemptOutcome {
+): AttemptClientError {
   if (fmt === ctx.cf) return { kind: 'client_error', status, body: text, contentType, message };
   const body =
     ctx.cf === 'openai' || ctx.cf === 'responses' || ctx.cf === 'bedrock'

@@ -6,7 +6,7 @@
 import type { TokenUsage } from '../billing/prices.ts';
 import { countTokens, TokenCounter } from '../billing/tokens.ts';
 import { redactSecrets } from '../platform/redact.ts';
-import type { StreamRelay } from './pipeline.ts';
+import type { StreamRelay } from './pipeline/index.ts';
 import type { EventFramer, SseEvent } from './sse.ts';
 import {
   createStreamDecoder,

@@ -12,7 +12,7 @@
  * That bound costs nothing to compute, and it is what a call reserves when its balance covers it. When a
  * tokens-per-minute limit counts the call, or the balance (or a budget, or a key's cap) cannot cover the
  * bound, its text part is replaced by the tokenizer's estimate (relay/input-estimate.ts, through
- * `tightenInput`, from relay/pipeline.ts): then the reserve is an estimate, settled exactly like any other.
+ * `tightenInput`, from relay/pipeline/index.ts): then the reserve is an estimate, settled exactly like any other.
  *
  * When the balance cannot cover the output asked for (or the default), the output is lowered to what
  * it covers; below MIN_OUTPUT_TOKENS the call is refused with `insufficient_quota`.

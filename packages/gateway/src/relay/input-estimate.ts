@@ -191,7 +191,7 @@ export async function estimateInput(body: unknown, families: readonly TokenFamil
   return best;
 }
 
-/** What `tightenInput` reads and sets of a call (relay/pipeline.ts `PipelineCall`). */
+/** What `tightenInput` reads and sets of a call (relay/pipeline/types.ts `PipelineCall`). */
 export interface TightenedCall {
   model: string;
   call: { body: unknown };

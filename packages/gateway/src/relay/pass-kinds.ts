@@ -9,7 +9,7 @@ import type { TokenUsage } from '../billing/prices.ts';
 import { countTokens, type TokenCounter } from '../billing/tokens.ts';
 import { fail } from '../platform/errors.ts';
 import { isObj } from '../platform/validate.ts';
-import type { PipelineCall } from './pipeline.ts';
+import type { PipelineCall } from './pipeline/index.ts';
 import type { RuntimeChannel } from './channels.ts';
 import type { BodyScan } from './body-scan.ts';
 import { encodeMultipart, type MultipartBody, type MultipartFile } from './multipart.ts';

@@ -1,19 +1,19 @@
 /**
- * The pass-through family's stream relays (relay/pipeline.ts `StreamRelay`): SSE answers forwarded byte
+ * The pass-through family's stream relays (relay/pipeline/types.ts `StreamRelay`): SSE answers forwarded byte
  * for byte and read on the side for usage, the response id and output text; other answers streamed
  * through as they are.
  */
 import type { TokenUsage } from '../billing/prices.ts';
 import { countTokens, type TokenCounter } from '../billing/tokens.ts';
 import { isObj } from '../platform/validate.ts';
-import type { StreamRelay } from './pipeline.ts';
+import type { StreamRelay } from './pipeline/index.ts';
 import { SseFramer, type SseEvent } from './sse.ts';
 import { fallbackUsage, passUsage, promptOf, str, type PassCtx } from './pass-kinds.ts';
 
 /**
  * SSE answers (Responses streams, image and speech events): forwarded byte for byte; events are read
  * on the side for usage (`response.completed` or any event with `usage`), the response id and output text.
- * A Responses stream whose output is priced is metered event by event (relay/pipeline.ts); when the
+ * A Responses stream whose output is priced is metered event by event (relay/pipeline/pump.ts); when the
  * balance cannot cover an event it ends with an `error` event (`insufficient_quota`).
  */
 export class PassSse implements StreamRelay<PassCtx> {

@@ -4,7 +4,7 @@
  * ids), audio (transcriptions, translations, speech), rerank, moderations and alpha search.
  *
  * Same routing, retries, health, billing and logs as the chat path: both run through the call
- * pipeline (relay/pipeline.ts), this file supplying its strategy. The body is sent as
+ * pipeline (relay/pipeline/index.ts), this file supplying its strategy. The body is sent as
  * received unless the channel maps the model or overrides parameters; multipart bodies are re-encoded
  * from the held parts; answers (JSON, text, SSE, audio bytes) are passed back as they come and only
  * read on the side for usage. The kinds, their checks, URLs and usage readers are in pass-kinds.ts, the
@@ -18,9 +18,9 @@ import { echo, fail } from '../platform/errors.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import { isObj } from '../platform/validate.ts';
 import { ChannelType } from '../channels/types.ts';
-import type { AttemptOutcome } from './attempts.ts';
+import type { AttemptRetry } from './attempts.ts';
 import { msSince } from './accounting.ts';
-import { Pipeline } from './pipeline.ts';
+import { Pipeline, type Answer, type FamilyOutcome } from './pipeline/index.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { upstreamErrorMessage } from './providers/index.ts';
 import { choiceCount, tokenCount } from './providers/canonical.ts';
@@ -52,7 +52,7 @@ import { ByteStream, PassSse } from './pass-stream.ts';
 
 export class PassThrough {
   readonly responses: ResponseStore;
-  /** The call pipeline with this family's strategy (relay/pipeline.ts). */
+  /** The call pipeline with this family's strategy (relay/pipeline/index.ts). */
   private readonly pipe: Pipeline<PassCtx>;
 
   constructor(
@@ -218,7 +218,8 @@ export class PassThrough {
     }
   }
 
-  private async attempt(ctx: PassCtx, ch: RuntimeChannel, key: string, keyIndex: number): Promise<AttemptOutcome> {
+  /** One attempt on a channel: the upstream's answer as it is, with its usage (the pipeline writes and settles it). */
+  private async attempt(ctx: PassCtx, ch: RuntimeChannel, key: string, keyIndex: number): Promise<FamilyOutcome<PassCtx>> {
     const upModel = upstreamModel(ch, ctx.model);
     const { body, multipart } = passBody(ctx, ch, upModel);
     const headers = upstreamHeaders(
@@ -253,15 +254,15 @@ export class PassThrough {
     const ctype = String(up.headers['content-type'] ?? '');
     ctx.upstreamWaitMs = msSince(t0);
     if (ctype.includes('text/event-stream')) {
-      this.pipe.begin(ctx, 200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        connection: 'keep-alive',
-      });
-      const s = new PassSse(ctx.kind === 'responses' ? (id) => this.remember(ctx, id, ch, keyIndex) : null);
+      const relay = new PassSse(ctx.kind === 'responses' ? (id) => this.remember(ctx, id, ch, keyIndex) : null);
       const metered = ctx.kind === 'responses' && ctx.maxOut !== null && ctx.reserved > 0;
-      await this.pipe.stream(ctx, ch, upModel, up, s, up.statusCode, metered);
-      return { kind: 'done' };
+      return {
+        kind: 'answer',
+        status: 200,
+        headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' },
+        model: upModel,
+        stream: { up, relay, metered, logged: up.statusCode },
+      };
     }
     const jsonish = ctype.includes('json');
     if (!jsonish && !ctype.startsWith('text/')) {
@@ -269,9 +270,13 @@ export class PassThrough {
       const h: Record<string, string> = { 'content-type': ctype || 'application/octet-stream' };
       const len = up.headers['content-length'];
       if (typeof len === 'string') h['content-length'] = len;
-      this.pipe.begin(ctx, up.statusCode, h);
-      await this.pipe.stream(ctx, ch, upModel, up, new ByteStream(false), up.statusCode, false);
-      return { kind: 'done' };
+      return {
+        kind: 'answer',
+        status: up.statusCode,
+        headers: h,
+        model: upModel,
+        stream: { up, relay: new ByteStream(false), metered: false },
+      };
     }
     const text = await readText(up.body, MAX_BODY);
     ctx.upstreamWaitMs = msSince(t0);
@@ -283,21 +288,27 @@ export class PassThrough {
         return { kind: 'retry', status: 502, message: `upstream returned a body that is not JSON (status ${up.statusCode})` };
       }
     }
-    this.pipe.begin(ctx, up.statusCode, { 'content-type': ctype || 'application/json', 'content-length': String(Buffer.byteLength(text)) });
-    const reported = passUsage(json);
-    // The rate limits' token windows are corrected to the reported usage before the caller has the answer.
-    if (reported) ctx.admission?.end(reported.inputTokens + reported.outputTokens);
-    ctx.call.client.res.end(text);
     if (ctx.kind === 'responses' && isObj(json) && typeof json.id === 'string') this.remember(ctx, json.id, ch, keyIndex);
-    const outText =
-      ctx.kind === 'responses' || ctx.kind === 'responses_compact'
-        ? responseOutputText(json)
-        : jsonish
-          ? str((json as { text?: unknown } | null)?.text)
-          : text;
-    const usage = reported ?? (await fallbackUsage(ctx, outText));
-    this.pipe.settle(ctx, ch, upModel, usage, up.statusCode, { upstreamUsage: !!reported });
-    return { kind: 'done' };
+    const reported = passUsage(json);
+    return {
+      kind: 'answer',
+      status: up.statusCode,
+      headers: { 'content-type': ctype || 'application/json' },
+      model: upModel,
+      body: text,
+      reported,
+      other: { upstreamUsage: !!reported },
+      usage: () => {
+        if (reported) return reported;
+        const outText =
+          ctx.kind === 'responses' || ctx.kind === 'responses_compact'
+            ? responseOutputText(json)
+            : jsonish
+              ? str((json as { text?: unknown } | null)?.text)
+              : text;
+        return fallbackUsage(ctx, outText);
+      },
+    };
   }
 
   private remember(ctx: PassCtx, id: string, ch: RuntimeChannel, keyIndex: number): void {
@@ -369,30 +380,41 @@ export class PassThrough {
       started: false,
       admission: null,
     };
-
-    const t0 = process.hrtime.bigint();
-    let up: UpstreamResponse;
     const url = responseUrl(ch, o.id, suffix, o.query);
-    try {
-      up = await this.d.pools.send({ url, method, headers });
-    } catch (e) {
-      const message = networkMessage(e);
-      this.pipe.logError(ctx, ch, 0, message, 1);
-      throw fail('upstream_error', message);
-    }
-    ctx.upstreamWaitMs = msSince(t0);
-    const ctype = String(up.headers['content-type'] ?? 'application/json');
-    if (ctype.includes('text/event-stream')) {
-      this.pipe.begin(ctx, up.statusCode, { 'content-type': ctype, 'cache-control': 'no-cache' });
-      await this.pipe.stream(ctx, ch, rec.model, up, new ByteStream(true), up.statusCode, false);
-      return true;
-    }
-    let text = await readText(up.body, MAX_BODY);
-    if (up.statusCode >= 400) text = redactSecrets(text, sentSecrets([key], headers, url));
-    ctx.upstreamWaitMs = msSince(t0);
-    this.pipe.begin(ctx, up.statusCode, { 'content-type': ctype, 'content-length': String(Buffer.byteLength(text)) });
-    o.client.res.end(text);
-    this.pipe.settle(ctx, ch, upstreamModel(ch, rec.model), { inputTokens: 0, outputTokens: 0 }, up.statusCode, { op: o.op });
+    await this.pipe.direct(ctx, ch, async (): Promise<Answer<PassCtx> | AttemptRetry> => {
+      const t0 = process.hrtime.bigint();
+      let up: UpstreamResponse;
+      try {
+        up = await this.d.pools.send({ url, method, headers });
+      } catch (e) {
+        return { kind: 'retry', status: 0, message: networkMessage(e) };
+      }
+      ctx.upstreamWaitMs = msSince(t0);
+      const ctype = String(up.headers['content-type'] ?? 'application/json');
+      if (ctype.includes('text/event-stream')) {
+        const h = { 'content-type': ctype, 'cache-control': 'no-cache' };
+        return {
+          kind: 'answer',
+          status: up.statusCode,
+          headers: h,
+          model: rec.model,
+          stream: { up, relay: new ByteStream(true), metered: false },
+        };
+      }
+      let text = await readText(up.body, MAX_BODY);
+      if (up.statusCode >= 400) text = redactSecrets(text, sentSecrets([key], headers, url));
+      ctx.upstreamWaitMs = msSince(t0);
+      return {
+        kind: 'answer',
+        status: up.statusCode,
+        headers: { 'content-type': ctype },
+        model: upstreamModel(ch, rec.model),
+        body: text,
+        reported: null,
+        usage: () => ({ inputTokens: 0, outputTokens: 0 }),
+        other: { op: o.op },
+      };
+    });
     return true;
   }
 }

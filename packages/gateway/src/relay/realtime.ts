@@ -2,25 +2,25 @@
  * The realtime WebSocket relay (`GET /v1/realtime?model=`): the caller's socket is joined to an
  * upstream realtime socket of a channel serving the model; frames pass both ways unchanged.
  *
- * Billing: a per-session estimate is reserved before the upgrade (a per-request price, else
- * REALTIME_RESERVE_TOKENS in and out at the token prices); the usage of every upstream
- * `response.done` event is added up, and when it passes what is reserved the reserve is extended
- * (by the estimate, or what is missing when that is more). When the balance cannot cover an
- * extension the caller gets an `insufficient_quota` error event and the session is closed, so a
- * session overruns the balance by at most its last response. It is settled once, when either side
- * closes, against the reserve and its extensions together.
+ * Billing is the call pipeline's session meter (relay/pipeline/session.ts): it reserves a per-session
+ * estimate before the upgrade (a per-request price, else REALTIME_RESERVE_TOKENS in and out at the
+ * token prices); this relay reports the usage of every upstream `response.done` event, which the meter
+ * adds up and keeps covered by extending the reserve. When the balance cannot cover an extension the
+ * caller gets an `insufficient_quota` error event and the session is closed, so a session overruns
+ * the balance by at most its last response. The relay tells the meter when either side closes, and
+ * the meter settles the session once.
  * Another channel is tried only while the upstream connection fails before it opens.
  */
 import WebSocket, { type RawData } from 'ws';
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
 import type { HeaderSink } from '../accounts/rate-limits.ts';
-import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
+import type { ModelPrice } from '../billing/prices.ts';
 import { echo, fail } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
-import { extendReserve, logAttemptError, refundGrant } from './accounting.ts';
-import { reserveFor, settleCall, type SettledCall } from './settle.ts';
+import { logAttemptError } from './accounting.ts';
+import { SessionMeter, type MeteredSession } from './pipeline/index.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { CONNECT_FAIL_COOLDOWN_MS } from './policy.ts';
 import { passUsage } from './pass-kinds.ts';
@@ -39,21 +39,13 @@ export interface RealtimeSession {
   passHeaders: Record<string, string>;
 }
 
-/** A session as the pipeline settles it (relay/pipeline.ts), with what the relay keeps of it. */
-interface Session extends RealtimeSession, SettledCall {
+/** A session as the pipeline's meter settles it (relay/pipeline/session.ts), with what the relay keeps of it. */
+interface Session extends RealtimeSession, MeteredSession {
   startedAt: bigint;
   candidates: RuntimeChannel[];
   price: ModelPrice | null;
-  usage: Required<Pick<TokenUsage, 'inputTokens' | 'outputTokens' | 'cachedInputTokens'>>;
-  responses: number;
-  channel: RuntimeChannel | null;
-  settled: boolean;
-  /** The first reserve (the size of an extension). */
-  base: number;
-  /** An extension being taken (the settlement waits for it). */
-  extending: Promise<void> | null;
-  /** The balance could not cover an extension: the session is being closed. */
-  exhausted: boolean;
+  /** Its reserve, extensions and settlement (set once prepared). */
+  meter: SessionMeter | null;
 }
 
 /** The upstream realtime URL: `ws(s)://{base}/v1/realtime?model=` (Azure: `/openai/realtime?deployment=`). */
@@ -105,38 +97,18 @@ export class RealtimeRelay {
       responses: 0,
       attempts: [],
       channel: null,
-      settled: false,
-      base: 0,
       extensions: 0,
-      extending: null,
-      exhausted: false,
       admission: null,
+      meter: null,
     };
-    const a = this.d.rateLimits.admit(principal, model, 2 * REALTIME_RESERVE_TOKENS, sink);
-    session.admission = a instanceof Promise ? await a : a;
-    try {
-      session.reserved = this.d.prices.bound(
-        price,
-        { inputTokens: REALTIME_RESERVE_TOKENS, outputTokens: REALTIME_RESERVE_TOKENS },
-        principal.group,
-      );
-      session.base = session.reserved;
-      if (session.reserved > 0) session.grant = await reserveFor(this.d, session.payer, s.requestId, session.reserved);
-    } catch (e) {
-      session.admission?.end(0);
-      throw e;
-    }
+    const estimate = { inputTokens: REALTIME_RESERVE_TOKENS, outputTokens: REALTIME_RESERVE_TOKENS };
+    session.meter = await SessionMeter.open(this.d, this.track, session, estimate, sink);
     return session;
   }
 
   /** Releases a prepared session whose upgrade never happened. */
   abandon(s: Session): void {
-    if (s.settled) return;
-    s.settled = true;
-    s.admission?.end(0);
-    const g = s.grant;
-    s.grant = null;
-    if (s.reserved > 0 && g) void refundGrant(this.d, this.track, g);
+    s.meter?.abandon();
   }
 
   /** Joins the caller's socket to an upstream socket and relays until one side closes. */
@@ -230,7 +202,7 @@ export class RealtimeRelay {
         for (const q of queued.splice(0)) ws.send(q.data, { binary: q.binary });
         ws.on('message', (data, binary) => {
           if (client.readyState === WebSocket.OPEN) client.send(data, { binary });
-          if (!binary && this.observe(s, data)) this.cover(s, client, ws);
+          if (!binary) this.observe(s, data, client, ws);
         });
         ws.on('close', (code, reason) => {
           const why = reason.length
@@ -249,96 +221,41 @@ export class RealtimeRelay {
     void next(0, null);
   }
 
-  /** Adds the usage of `response.done` events; true when usage was added. */
-  private observe(s: Session, data: RawData): boolean {
+  /** Reports each `response.done` event and its usage to the session's meter. */
+  private observe(s: Session, data: RawData, client: WebSocket, upstream: WebSocket): void {
     const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
-    if (buf.length < 20 || !buf.subarray(0, 200).toString('utf8').includes('response.done')) return false;
+    if (buf.length < 20 || !buf.subarray(0, 200).toString('utf8').includes('response.done')) return;
     let j: unknown;
     try {
       j = JSON.parse(buf.toString('utf8'));
     } catch {
-      return false;
-    }
-    if (!j || typeof j !== 'object' || (j as { type?: unknown }).type !== 'response.done') return false;
-    const r = (j as { response?: { usage?: Record<string, unknown> } }).response;
-    const u = r?.usage;
-    s.responses++;
-    if (!u) return false;
-    // Realtime names the details `input_token_details`; the Responses form is accepted too.
-    const normal = passUsage({ usage: { ...u, input_tokens_details: u.input_token_details ?? u.input_tokens_details } });
-    if (!normal) return false;
-    s.usage.inputTokens += normal.inputTokens;
-    s.usage.outputTokens += normal.outputTokens;
-    s.usage.cachedInputTokens += normal.cachedInputTokens ?? 0;
-    return true;
-  }
-
-  /**
-   * Keeps the session's usage covered by its reserve: extends it when the usage passed it (one
-   * extension at a time); when the balance cannot, tells the caller and closes both sockets.
-   */
-  private cover(s: Session, client: WebSocket, upstream: WebSocket): void {
-    const grant = s.grant;
-    if (s.settled || s.extending || s.exhausted || s.base <= 0 || !grant) return;
-    const need = this.d.prices.cost(s.price, s.usage, s.principal.group) - s.reserved;
-    if (need <= 0) return;
-    s.extending = (async () => {
-      // By the estimate, or what is missing when that is more (relay/accounting.ts).
-      if (await extendReserve(this.d, grant, () => ++s.extensions, need, s.base)) {
-        s.reserved = grant.amount;
-        return;
-      }
-      s.exhausted = true;
-      const message = 'quota exhausted: the balance cannot cover this realtime session any further';
-      if (client.readyState === WebSocket.OPEN) {
-        client.send(
-          JSON.stringify({
-            type: 'error',
-            event_id: `event_${s.requestId}_quota`,
-            error: { type: 'insufficient_quota', code: 'insufficient_quota', message, param: null },
-          }),
-        );
-        client.close(1008, 'insufficient quota');
-      }
-      if (upstream.readyState === WebSocket.OPEN || upstream.readyState === WebSocket.CONNECTING) upstream.close(1000);
-    })().finally(() => {
-      s.extending = null;
-      // More usage may have come while the extension was taken.
-      if (!s.settled) this.cover(s, client, upstream);
-    });
-  }
-
-  private settle(s: Session, status: number): void {
-    if (s.settled) return;
-    s.settled = true;
-    // An extension under way is part of what is settled.
-    if (s.extending) {
-      void this.track(s.extending.then(() => this.settleNow(s, status)));
       return;
     }
-    this.settleNow(s, status);
+    if (!j || typeof j !== 'object' || (j as { type?: unknown }).type !== 'response.done') return;
+    const u = (j as { response?: { usage?: Record<string, unknown> } }).response?.usage;
+    // Realtime names the details `input_token_details`; the Responses form is accepted too.
+    const usage = u ? passUsage({ usage: { ...u, input_tokens_details: u.input_token_details ?? u.input_tokens_details } }) : null;
+    s.meter?.response(usage, () => this.exhausted(s, client, upstream));
   }
 
-  private settleNow(s: Session, status: number): void {
-    const ch = s.channel;
-    const actual = this.d.prices.cost(s.price, s.usage, s.principal.group);
-    const upModel = ch ? upstreamModel(ch, s.model) : null;
-    settleCall(
-      this.d,
-      this.track,
-      s,
-      ch,
-      upModel,
-      s.usage,
-      actual,
-      status,
-      0,
-      {},
-      {
-        responses: s.responses,
-        attempts: s.attempts,
-        upstreamUsage: s.responses > 0,
-      },
-    );
+  /** The balance cannot cover the session any further: tells the caller and closes both sockets. */
+  private exhausted(s: Session, client: WebSocket, upstream: WebSocket): void {
+    const message = 'quota exhausted: the balance cannot cover this realtime session any further';
+    if (client.readyState === WebSocket.OPEN) {
+      client.send(
+        JSON.stringify({
+          type: 'error',
+          event_id: `event_${s.requestId}_quota`,
+          error: { type: 'insufficient_quota', code: 'insufficient_quota', message, param: null },
+        }),
+      );
+      client.close(1008, 'insufficient quota');
+    }
+    if (upstream.readyState === WebSocket.OPEN || upstream.readyState === WebSocket.CONNECTING) upstream.close(1000);
+  }
+
+  /** Either side closed: the meter settles the session (once). */
+  private settle(s: Session, status: number): void {
+    s.meter?.close(status);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The model-call hot path: access check → channel (in memory) → reserve quota → upstream (pooled,
  * streamed; SSE read on the fly only for usage) → settle → log (queued). The sequence is the call
- * pipeline's (relay/pipeline.ts); this file is the strategy of chat, completions and embeddings calls
+ * pipeline's (relay/pipeline/index.ts); this file is the strategy of chat, completions and embeddings calls
  * in every caller format: the choice of channels and fallbacks, one attempt, the whole answer's
  * conversion and usage. The request's check, estimate and body for a channel are in chat-request.ts,
  * the stream relay in chat-stream.ts, Gemini embeddings in embeddings.ts, Responses answers served by
@@ -23,10 +23,10 @@ import { echo, GatewayError, fail } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
 import type { RuntimeChannel } from './channels.ts';
-import type { AttemptOutcome, FallbackStep } from './attempts.ts';
+import type { FallbackStep } from './attempts.ts';
 import { chainPrices, nextModel } from './fallback.ts';
 import type { FallbackClass } from './routing.ts';
-import { Pipeline } from './pipeline.ts';
+import { Pipeline, type FamilyOutcome, type StreamAnswer } from './pipeline/index.ts';
 import { msSince } from './accounting.ts';
 import { reserveCost } from './estimate.ts';
 import { channelFormat, supportsKind, prepareUpstream, upstreamAuthFailed, upstreamModel } from './providers/endpoint.ts';
@@ -76,7 +76,7 @@ export class Relay {
   private readonly conv: ResponsesConversion;
   /** Conversations of Responses calls served by conversion (`previous_response_id`). */
   readonly conversations: Conversations;
-  /** The call pipeline with this family's strategy (relay/pipeline.ts). */
+  /** The call pipeline with this family's strategy (relay/pipeline/index.ts). */
   private readonly pipe: Pipeline<Ctx>;
 
   constructor(private readonly d: RelayDeps) {
@@ -245,7 +245,8 @@ export class Relay {
     return { model: next.model, candidates: next.candidates };
   }
 
-  private async attempt(ctx: Ctx, ch: RuntimeChannel, key: string): Promise<AttemptOutcome> {
+  /** One attempt on a channel: the upstream's answer converted for the caller, with its usage (the pipeline writes and settles it). */
+  private async attempt(ctx: Ctx, ch: RuntimeChannel, key: string): Promise<FamilyOutcome<Ctx>> {
     const upModel = upstreamModel(ch, ctx.model);
     const fmt = channelFormat(ch.type, upModel);
     const built = chatBody(ctx, ch, fmt, upModel);
@@ -290,8 +291,7 @@ export class Relay {
     const ctype = String(up.headers['content-type'] ?? '');
     if (ctx.stream && isStreamType(fmt, ctype)) {
       ctx.upstreamWaitMs = msSince(t0);
-      await this.streamResponse(ctx, ch, fmt, upModel, up, () => sentSecrets(keys, headers, url));
-      return { kind: 'done' };
+      return this.streamAnswer(ctx, fmt, upModel, up, () => sentSecrets(keys, headers, url));
     }
     const text = await readText(up.body);
     ctx.upstreamWaitMs = msSince(t0);
@@ -341,51 +341,51 @@ export class Relay {
         ctx.guardrails,
       );
       if (g.block) {
-        // The answer is not served: the caller pays for the input only (the settle below).
+        // The answer is not served: the caller pays for the input only (its usage below).
         blocked = fail('guardrail_blocked', { plugin: g.block.plugin, reason: g.block.reason });
         out = JSON.stringify(errorBodyFor(ctx.cf, blocked, ctx.call.requestId));
       } else out = g.out;
     }
     const status = blocked ? blocked.status : 200;
-    this.pipe.begin(ctx, status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(out)) });
-    // The rate limits' token windows are corrected to the reported usage before the caller has the answer.
-    if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0)) ctx.admission?.end(usage.inputTokens + usage.outputTokens);
-    ctx.call.client.res.end(out);
-    let final: Usage;
-    if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0)) final = usage;
-    else {
-      let outText = '';
-      if (ctx.call.kind !== 'embeddings') {
-        if (fmt === 'openai') outText = responseText(json);
+    // Reported usage counts only when it names some tokens; otherwise the answer is counted locally.
+    const reported = usage && (usage.inputTokens > 0 || usage.outputTokens > 0) ? usage : null;
+    return {
+      kind: 'answer',
+      status,
+      headers: { 'content-type': 'application/json' },
+      model: upModel,
+      body: out,
+      reported,
+      other: { upstreamUsage: !!usage },
+      usage: async () => {
+        let final: Usage;
+        if (reported) final = reported;
         else {
-          try {
-            decoded ??= decodeResponse(fmt, json);
-          } catch {
-            decoded = null;
+          let outText = '';
+          if (ctx.call.kind !== 'embeddings') {
+            if (fmt === 'openai') outText = responseText(json);
+            else {
+              try {
+                decoded ??= decodeResponse(fmt, json);
+              } catch {
+                decoded = null;
+              }
+              outText = decoded ? canonicalResponseText(decoded) : '';
+            }
           }
-          outText = decoded ? canonicalResponseText(decoded) : '';
+          final = await countUsage(ctx, null, outText);
         }
-      }
-      final = await countUsage(ctx, null, outText);
-    }
-    if (blocked) final = { ...final, outputTokens: 0, reasoningTokens: 0 };
-    this.pipe.settle(ctx, ch, upModel, final, status, { upstreamUsage: !!usage });
-    return { kind: 'done' };
+        // A blocked answer was not served: the caller pays for the input only.
+        return blocked ? { ...final, outputTokens: 0, reasoningTokens: 0 } : final;
+      },
+    };
   }
 
-  /** Streams an answer to the caller as it arrives (the pipeline's pump, relay/pipeline.ts; converted by chat-stream.ts). */
-  private streamResponse(
-    ctx: Ctx,
-    ch: RuntimeChannel,
-    fmt: WireFormat,
-    upModel: string,
-    up: UpstreamResponse,
-    secrets: () => string[],
-  ): Promise<void> {
+  /** A streamed answer as it arrives (the pipeline's pump, relay/pipeline/pump.ts; converted by chat-stream.ts). */
+  private streamAnswer(ctx: Ctx, fmt: WireFormat, upModel: string, up: UpstreamResponse, secrets: () => string[]): StreamAnswer<Ctx> {
     const r = chatStreamRelay(ctx, fmt, up, secrets, this.d.guardrails, this.conv);
-    this.pipe.begin(ctx, 200, r.headers);
-    // Metered when the output is priced and bounded by the max_tokens sent (relay/pipeline.ts).
+    // Metered when the output is priced and bounded by the max_tokens sent (relay/pipeline/pump.ts).
     const metered = ctx.maxOut !== null && ctx.grant !== null && ctx.reserved > 0;
-    return this.pipe.stream(ctx, ch, upModel, r.up, r.s, 200, metered);
+    return { kind: 'answer', status: 200, headers: r.headers, model: upModel, stream: { up: r.up, relay: r.s, metered } };
   }
 }

@@ -2,7 +2,8 @@
  * Responses over a WebSocket (`GET /v1/responses` upgraded, the transport Codex tries first). Each
  * `response.create` message is one turn: one call through the same pipeline as `POST /v1/responses`
  * (request limit, rate limits, reserve, attempts, stream, settle, log row), its events sent back as
- * text messages in order (relay/socket-response.ts). One turn at a time per connection.
+ * text messages in order (relay/socket-response.ts). One turn at a time per connection; the connection
+ * itself reserves and settles nothing (the pipeline does, for each turn).
  *
  * The connection keeps its conversation: after each turn it holds the turn's whole input and the
  * output items of its Response, so a later turn that names that Response in `previous_response_id`

@@ -1,6 +1,6 @@
 /**
  * Where one turn of a Responses WebSocket (relay/responses-socket.ts) is answered: a writable that
- * stands in for the HTTP response the call pipeline writes to (relay/pipeline.ts). The status line is
+ * stands in for the HTTP response the call pipeline writes to (relay/pipeline/index.ts). The status line is
  * kept, each server-sent event of the answer becomes one text message on the socket (its JSON data,
  * unchanged), and an error answer becomes the API's `error` event with its status. Backpressure is
  * the socket's: a write is done when the socket took the message. The socket closing mid-turn

@@ -1,21 +1,21 @@
 /**
  * Reserving and settling one model call against the ledger: a reserve of the request's own, and the
- * settlement at the exact cost with its consume log row. The call pipeline (pipeline.ts) settles every
- * call here; the realtime relay (realtime.ts) reserves and settles its sessions here too.
+ * settlement at the exact cost with its consume log row. The call pipeline (index.ts) settles every
+ * call here, and its session meter (session.ts) the realtime relay's sessions.
  */
-import type { Admission } from '../accounts/rate-limits.ts';
-import { ledgerGrant, type Grant } from '../billing/allowance.ts';
-import { cacheQuota } from '../billing/cache-quota.ts';
-import type { Payer } from '../billing/ledger.ts';
-import type { ModelPrice, TokenUsage } from '../billing/prices.ts';
-import { callLogRow, msSince, settleThenLog, type LoggedCall } from './accounting.ts';
-import type { AttemptCall } from './attempts.ts';
-import type { RelayDeps, RelayPrincipal } from './call.ts';
-import type { RuntimeChannel } from './channels.ts';
+import type { Admission } from '../../accounts/rate-limits.ts';
+import { ledgerGrant, type Grant } from '../../billing/allowance.ts';
+import { cacheQuota } from '../../billing/cache-quota.ts';
+import type { Payer } from '../../billing/ledger.ts';
+import type { ModelPrice, TokenUsage } from '../../billing/prices.ts';
+import { callLogRow, msSince, settleThenLog, type LoggedCall } from '../accounting.ts';
+import type { AttemptCall } from '../attempts.ts';
+import type { RelayDeps, RelayPrincipal } from '../call.ts';
+import type { RuntimeChannel } from '../channels.ts';
 
 export type AttemptRecord = AttemptCall['attempts'][number];
 
-/** What settling a call needs of it (the realtime relay's sessions too). */
+/** What settling a call needs of it (a realtime session's too). */
 export interface SettledCall extends LoggedCall {
   call: { principal: RelayPrincipal; requestId: string; endpoint: string; startedAt: bigint };
   payer: Payer;

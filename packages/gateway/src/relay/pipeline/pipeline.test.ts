@@ -1,22 +1,30 @@
-/** The call pipeline's stream pump (relay/pipeline.ts): every reserve settled once, metered streams extended or cut. */
+/**
+ * The call pipeline's stream pump (relay/pipeline/pump.ts), driven as a family's attempt answers a
+ * stream: every reserve settled once, metered streams extended or cut.
+ */
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
-import type { Grant } from '../billing/allowance.ts';
-import type { TokenUsage } from '../billing/prices.ts';
-import { countTokens, type TokenCounter } from '../billing/tokens.ts';
-import type { NewLog } from '../logs/writer.ts';
-import type { RelayDeps } from './call.ts';
-import { Pipeline, type PipelineCall, type StreamRelay } from './pipeline.ts';
-import { SseFramer, type SseEvent } from './sse.ts';
-import type { UpstreamResponse } from './upstream.ts';
+import type { Grant } from '../../billing/allowance.ts';
+import type { TokenUsage } from '../../billing/prices.ts';
+import { countTokens, type TokenCounter } from '../../billing/tokens.ts';
+import type { NewLog } from '../../logs/writer.ts';
+import type { RelayDeps } from '../call.ts';
+import type { RuntimeChannel } from '../channels.ts';
+import { GatewayError } from '../../platform/errors.ts';
+import { Pipeline, type FamilyOutcome, type PipelineCall, type StreamRelay, type WholeAnswer } from './index.ts';
+import { SseFramer, type SseEvent } from '../sse.ts';
+import type { UpstreamResponse } from '../upstream.ts';
 
 class FakeRes extends EventEmitter {
   chunks: string[] = [];
+  head: { status: number; headers: Record<string, string> } | null = null;
   writableEnded = false;
   writableFinished = false;
-  writeHead(): void {}
+  writeHead(status: number, headers: Record<string, string>): void {
+    this.head = { status, headers };
+  }
   write(c: string | Buffer): boolean {
     this.chunks.push(String(c));
     return true;
@@ -60,6 +68,9 @@ class TextStream implements StreamRelay<PipelineCall> {
 
 function setup(balance: number) {
   const settles: Array<{ amount: number; actual: number }> = [];
+  /** The rate limits' corrections: the tokens, and how many writes the caller had by then. */
+  const ends: Array<{ tokens: number; written: number }> = [];
+  const res = new FakeRes();
   const rows: NewLog[] = [];
   let left = balance;
   const allowances = {
@@ -75,6 +86,9 @@ function setup(balance: number) {
       g.amount += amt;
       return true;
     },
+    reserve(payer: Grant['payer'], ref: string, amount: number): Grant {
+      return { payer, ref, amount, hold: null, done: false };
+    },
     refund() {
       throw new Error('nothing is refunded once a stream started');
     },
@@ -85,19 +99,30 @@ function setup(balance: number) {
     allowances,
     prices: { groupRatio: () => 1, upstreamCost: () => 0 },
     logs: { write: (r: NewLog) => rows.push(r) },
+    rateLimits: { countsTokens: () => false, admit: () => ({ end: (t: number) => ends.push({ tokens: t, written: res.chunks.length }) }) },
+    channels: {
+      pick: (cands: RuntimeChannel[], tried: Set<number>) => {
+        const c = cands.find((x) => !tried.has(x.id));
+        return c ? { channel: c, key: 'k', keyIndex: 0 } : null;
+      },
+    },
+    policy: { maxAttempts: () => 1, succeeded() {}, failed: async () => ({ keyFault: false }) },
   } as unknown as RelayDeps;
   const perToken = (_c: PipelineCall, u: TokenUsage) => u.inputTokens + u.outputTokens;
+  const body = new PassThrough();
+  const up = { statusCode: 200, headers: {}, body } as unknown as UpstreamResponse;
+  /** What the family's one attempt answers. */
+  let outcome: FamilyOutcome<PipelineCall> | null = null;
   const pipe = new Pipeline<PipelineCall>(d, (p) => p, {
     holds: true,
-    attempt: () => Promise.reject(new Error('not used')),
+    attempt: async () => outcome!,
     sticky: () => false,
     reserveOf: perToken,
     cost: perToken,
     logDetails: (c) => ({ attempts: c.attempts }),
     settleDeferMs: () => 0,
   });
-  const res = new FakeRes();
-  const grant: Grant = { payer: { userId: 1, keyId: 1 } as Grant['payer'], ref: 'r1', amount: 10, hold: null, done: false };
+  const payer = { userId: 1, keyId: 1 } as Grant['payer'];
   const ctx: PipelineCall = {
     call: {
       principal: { userId: 1, username: 'u', keyId: 1, keyName: 'k', group: 'default' } as PipelineCall['call']['principal'],
@@ -110,13 +135,13 @@ function setup(balance: number) {
     model: 'm',
     stream: true,
     price: null,
-    payer: grant.payer,
-    reserved: 10,
-    grant,
+    payer,
+    reserved: 0,
+    grant: null,
     attempts: [],
     upstreamWaitMs: 0,
     firstByteMs: null,
-    started: true,
+    started: false,
     inputBound: 0,
     cacheWrites: false,
     n: 1,
@@ -124,13 +149,21 @@ function setup(balance: number) {
     extensions: 0,
     admission: null,
   };
-  const body = new PassThrough();
-  const up = { statusCode: 200, headers: {}, body } as unknown as UpstreamResponse;
-  return { pipe, ctx, res, body, up, settles, rows };
+  /** Runs the call (a reserve of 10 units, for 10 output tokens) on one channel whose attempt answers a stream. */
+  const serve = (relay: StreamRelay<PipelineCall>, metered: boolean): Promise<void> => {
+    outcome = { kind: 'answer', status: 200, headers: { 'content-type': 'text/event-stream' }, model: 'm', stream: { up, relay, metered } };
+    return pipe.run(ctx, [channel], { inputTokens: 0, outputTokens: 10 });
+  };
+  /** Runs the call whose attempt answers a whole body. */
+  const serveWhole = (a: WholeAnswer): Promise<void> => {
+    outcome = a;
+    return pipe.run(ctx, [channel], { inputTokens: 0, outputTokens: 10 });
+  };
+  return { serve, serveWhole, pipe, ctx, res, body, settles, rows, ends };
 }
 
-/** The channel of the calls (only its cost ratio is read). */
-const channel = { id: 1, costRatio: 1 } as never;
+/** The channel of the calls (its id, keys, cost ratio and model mapping are read). */
+const channel = { id: 1, keys: ['k'], costRatio: 1, modelMapping: {} } as unknown as RuntimeChannel;
 
 const words = Array.from({ length: 40 }, (_, i) => `word${i} `);
 const sse = (t: string) => `data: ${t}\n\n`;
@@ -147,8 +180,8 @@ async function assertCharged(actual: number, pieces: string[]): Promise<void> {
 }
 
 test('a metered stream the balance cannot extend is cut at what it wrote, settled once and charged what it wrote', async () => {
-  const { pipe, ctx, res, body, up, settles, rows } = setup(0);
-  const done = pipe.stream(ctx, channel, 'm', up, new TextStream(), 200, true);
+  const { serve, res, body, settles, rows } = setup(0);
+  const done = serve(new TextStream(), true);
   for (const w of words) body.write(sse(w));
   body.end();
   await done;
@@ -167,8 +200,8 @@ test('a metered stream the balance cannot extend is cut at what it wrote, settle
 });
 
 test('a metered stream past its reserve is extended and charged its whole output', async () => {
-  const { pipe, ctx, res, body, up, settles, rows } = setup(1000);
-  const done = pipe.stream(ctx, channel, 'm', up, new TextStream(), 200, true);
+  const { serve, ctx, res, body, settles, rows } = setup(1000);
+  const done = serve(new TextStream(), true);
   for (const w of words) body.write(sse(w));
   body.end();
   await done;
@@ -181,9 +214,9 @@ test('a metered stream past its reserve is extended and charged its whole output
 });
 
 test('a caller leaving mid-stream: settled once (499); the upstream ending later changes nothing', async () => {
-  const { pipe, ctx, res, body, up, settles, rows } = setup(0);
+  const { serve, ctx, res, body, settles, rows } = setup(0);
   ctx.maxOut = null;
-  const done = pipe.stream(ctx, channel, 'm', up, new TextStream(), 200, false);
+  const done = serve(new TextStream(), false);
   body.write(sse('hello '));
   await new Promise((r) => setImmediate(r));
   res.emit('close');
@@ -207,9 +240,9 @@ class BreakingStream extends TextStream {
 }
 
 test('a family converter throwing mid-stream: the stream ends as 502, settled once for what it wrote', async () => {
-  const { pipe, ctx, res, body, up, settles, rows } = setup(0);
+  const { serve, ctx, res, body, settles, rows } = setup(0);
   ctx.maxOut = null;
-  const done = pipe.stream(ctx, channel, 'm', up, new BreakingStream(), 200, false);
+  const done = serve(new BreakingStream(), false);
   body.write(sse('hello '));
   body.write(sse('world '));
   body.write(sse('lost'));
@@ -222,4 +255,62 @@ test('a family converter throwing mid-stream: the stream ends as 502, settled on
   assert.equal(res.writableEnded, true);
   assert.equal(res.chunks.join(''), sse('hello ') + sse('world '));
   assert.equal(settles[0].actual, await countTokens(`${'hello '}${'world '}`));
+});
+
+test('a whole answer: written with its length, the rate limits corrected to its report first, settled once at its usage', async () => {
+  const { serveWhole, res, settles, rows, ends } = setup(0);
+  let counted = 0;
+  await serveWhole({
+    kind: 'answer',
+    status: 201,
+    headers: { 'content-type': 'application/json' },
+    model: 'up-m',
+    body: '{"ok":true}',
+    reported: { inputTokens: 3, outputTokens: 4 },
+    usage: () => {
+      counted++;
+      return { inputTokens: 3, outputTokens: 4 };
+    },
+    other: { upstreamUsage: true },
+  });
+  assert.equal(res.head?.status, 201);
+  assert.equal(res.head?.headers['content-length'], '11');
+  assert.equal(res.head?.headers['content-type'], 'application/json');
+  assert.equal(res.chunks.join(''), '{"ok":true}');
+  assert.deepEqual(ends[0], { tokens: 7, written: 0 });
+  assert.equal(counted, 1);
+  assert.deepEqual(settles, [{ amount: 10, actual: 7 }]);
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0].status_code, 201);
+  assert.equal(rows[0].upstream_model, 'up-m');
+  assert.equal(JSON.parse(rows[0].other!).upstreamUsage, true);
+});
+
+test('a call on one known channel: its answer is written and settled; an unreachable upstream is one error row and upstream_error', async () => {
+  const { pipe, ctx, res, settles, rows } = setup(0);
+  ctx.grant = null;
+  await pipe.direct(ctx, channel, async () => ({
+    kind: 'answer',
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    model: 'm',
+    body: '{}',
+    reported: null,
+    usage: () => ({ inputTokens: 0, outputTokens: 0 }),
+    other: { op: 'get' },
+  }));
+  assert.equal(res.chunks.join(''), '{}');
+  assert.equal(settles.length, 1);
+  assert.equal(rows.length, 1);
+  assert.equal(JSON.parse(rows[0].other!).op, 'get');
+
+  const second = setup(0);
+  await assert.rejects(
+    second.pipe.direct(second.ctx, channel, async () => ({ kind: 'retry', status: 0, message: 'connection refused' })),
+    (e: unknown) => e instanceof GatewayError && e.code === 'upstream_error',
+  );
+  assert.equal(second.rows.length, 1);
+  assert.equal(second.rows[0].type, 'error');
+  assert.equal(second.settles.length, 0);
+  assert.equal(second.res.head, null);
 });
