@@ -1,8 +1,8 @@
 /**
  * What the pass-through calls are, without running any (relay/passthrough.ts runs them): the kinds and
  * their endpoints, the call as the routes give it and as the pipeline runs it, the check of a body, the
- * upstream URLs, and the readers of their answers (reported usage, output text) with the usage billed
- * when an upstream reports none.
+ * upstream URLs, the bound of what a call can bill (its reserve's estimate), and the readers of their
+ * answers (reported usage, output text) with the usage billed when an upstream reports none.
  */
 import { Readable } from 'node:stream';
 import type { TokenUsage } from '../billing/prices.ts';
@@ -11,11 +11,12 @@ import { fail } from '../platform/errors.ts';
 import { isObj } from '../platform/validate.ts';
 import type { PipelineCall } from './pipeline/index.ts';
 import type { RuntimeChannel } from './channels.ts';
-import type { BodyScan } from './body-scan.ts';
+import { scanBody, type BodyScan } from './body-scan.ts';
+import { AV_CHARS_PER_TOKEN, BASE_OVERHEAD_TOKENS, inputBound, pricesOutput, textBound } from './estimate.ts';
 import { encodeMultipart, type MultipartBody, type MultipartFile } from './multipart.ts';
 import { applyParamOverride, hasOverride } from './providers/endpoint.ts';
 import { passEndpoint, providerOfType } from './providers/registry.ts';
-import type { ClientConn, RelayPrincipal } from './call.ts';
+import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
 
 export type PassKind =
   | 'images'
@@ -288,4 +289,58 @@ export function passBody(
   applyParamOverride(b, ch.paramOverride);
   if (max !== null) b.max_output_tokens = typeof b.max_output_tokens === 'number' && b.max_output_tokens < max ? b.max_output_tokens : max;
   return { body: JSON.stringify(b) };
+}
+
+/**
+ * An upper bound of what the upstream can bill (docs/relay.md#billing): input from the body's bytes
+ * and media (relay/estimate.ts); output per kind — images IMAGE_OUTPUT_ALLOWANCE each, speech
+ * SPEECH_TOKENS_PER_BYTE of its text, transcripts one token per AV_CHARS_PER_TOKEN bytes of audio,
+ * Responses the max_output_tokens the gateway sends (set when absent, like chat's max_tokens).
+ * Per-request prices need no bound: they are exact by construction.
+ */
+export function passEstimate(ctx: PassCtx, policy: RelayDeps['policy'], maxAsked: number | undefined): TokenUsage {
+  const { call } = ctx;
+  const b = call.body;
+  if (!ctx.price || ctx.price.perRequest !== null) return { inputTokens: 0, outputTokens: 0 };
+  let bytes = call.raw.length;
+  let scan: BodyScan = { inlineChars: 0, images: 0, avChars: 0, fileChars: 0, refs: 0 };
+  if (call.multipart) {
+    bytes = 0;
+    for (const vs of Object.values(call.multipart.fields)) for (const v of vs) bytes += Buffer.byteLength(v) + 8;
+    for (const f of call.multipart.files) {
+      if (f.mimeType.startsWith('image/') || ctx.kind === 'image_edits') scan.images++;
+      else scan = { ...scan, avChars: scan.avChars + f.data.length };
+    }
+  } else {
+    scan = call.scan ?? scanBody(b);
+  }
+  const input = inputBound(bytes, scan, b.tools !== undefined);
+  ctx.inputBound = input;
+  // The text of a JSON body may be estimated with the tokenizer instead (tightenInput, relay/input-estimate.ts); a form's is not.
+  if (!call.multipart) ctx.textBound = textBound(bytes, scan, b.tools !== undefined);
+  switch (ctx.kind) {
+    case 'images':
+    case 'image_edits':
+      return { inputTokens: input, outputTokens: IMAGE_OUTPUT_ALLOWANCE * ctx.mult };
+    case 'audio_speech':
+      return { inputTokens: input, outputTokens: ctx.price.output > 0 ? SPEECH_TOKENS_PER_BYTE * Buffer.byteLength(str(b.input)) : 0 };
+    case 'audio_transcriptions':
+    case 'audio_translations':
+      return { inputTokens: input, outputTokens: Math.ceil(scan.avChars / AV_CHARS_PER_TOKEN) + BASE_OVERHEAD_TOKENS };
+    case 'responses':
+    case 'responses_compact': {
+      if (!pricesOutput(ctx.price)) return { inputTokens: input, outputTokens: 0 };
+      if (ctx.kind === 'responses_compact') return { inputTokens: input, outputTokens: input };
+      const limit = policy.modelMaxOutput(ctx.model);
+      let out = maxAsked ?? policy.defaultMaxOutput(ctx.model);
+      if (limit !== undefined && out > limit) out = limit;
+      ctx.maxOut = out;
+      return { inputTokens: input, outputTokens: out };
+    }
+    case 'rerank':
+    case 'moderations':
+      return { inputTokens: input, outputTokens: 0 };
+    default:
+      return { inputTokens: 0, outputTokens: 0 };
+  }
 }

@@ -24,8 +24,7 @@ import { Pipeline, type Answer, type FamilyOutcome } from './pipeline/index.ts';
 import type { RuntimeChannel } from './channels.ts';
 import { upstreamErrorMessage } from './providers/index.ts';
 import { choiceCount, tokenCount } from './providers/canonical.ts';
-import { scanBody, type BodyScan } from './body-scan.ts';
-import { AV_CHARS_PER_TOKEN, BASE_OVERHEAD_TOKENS, inputBound, isPriced, pricesOutput, textBound } from './estimate.ts';
+import { isPriced } from './estimate.ts';
 import { upstreamHeaders, upstreamModel } from './providers/endpoint.ts';
 import { networkMessage, readText, type UpstreamResponse } from './upstream.ts';
 import type { ClientConn, RelayDeps, RelayPrincipal } from './call.ts';
@@ -34,15 +33,14 @@ import { checkInput } from './guardrails.ts';
 import {
   checkBody,
   fallbackUsage,
-  IMAGE_OUTPUT_ALLOWANCE,
   MAX_BODY,
   passBody,
+  passEstimate,
   passUrl,
   passUsage,
   responseOutputText,
   responseUrl,
   servesKind,
-  SPEECH_TOKENS_PER_BYTE,
   str,
   STREAMABLE,
   type PassCall,
@@ -141,7 +139,7 @@ export class PassThrough {
       admission: null,
       ...(readsCall(price?.rules) ? { priceCall: callFacts(body, call.headers, Date.now()) } : {}),
     };
-    await this.pipe.run(ctx, candidates, this.estimateUsage(ctx, maxAsked));
+    await this.pipe.run(ctx, candidates, passEstimate(ctx, this.d.policy, maxAsked));
   }
 
   // ---------- billing ----------
@@ -162,60 +160,6 @@ export class PassThrough {
         ? this.d.prices.bound(ctx.price, u, ctx.call.principal.group, ctx.priceCall)
         : this.cost(ctx, u);
     return c < 1 && isPriced(ctx.price) ? 1 : c;
-  }
-
-  /**
-   * An upper bound of what the upstream can bill (docs/relay.md#billing): input from the body's bytes
-   * and media (relay/estimate.ts); output per kind — images IMAGE_OUTPUT_ALLOWANCE each, speech
-   * SPEECH_TOKENS_PER_BYTE of its text, transcripts one token per AV_CHARS_PER_TOKEN bytes of audio,
-   * Responses the max_output_tokens the gateway sends (set when absent, like chat's max_tokens).
-   * Per-request prices need no bound: they are exact by construction.
-   */
-  private estimateUsage(ctx: PassCtx, maxAsked: number | undefined): TokenUsage {
-    const { call } = ctx;
-    const b = call.body;
-    if (!ctx.price || ctx.price.perRequest !== null) return { inputTokens: 0, outputTokens: 0 };
-    let bytes = call.raw.length;
-    let scan: BodyScan = { inlineChars: 0, images: 0, avChars: 0, fileChars: 0, refs: 0 };
-    if (call.multipart) {
-      bytes = 0;
-      for (const vs of Object.values(call.multipart.fields)) for (const v of vs) bytes += Buffer.byteLength(v) + 8;
-      for (const f of call.multipart.files) {
-        if (f.mimeType.startsWith('image/') || ctx.kind === 'image_edits') scan.images++;
-        else scan = { ...scan, avChars: scan.avChars + f.data.length };
-      }
-    } else {
-      scan = call.scan ?? scanBody(b);
-    }
-    const input = inputBound(bytes, scan, b.tools !== undefined);
-    ctx.inputBound = input;
-    // The text of a JSON body may be estimated with the tokenizer instead (tightenInput, relay/input-estimate.ts); a form's is not.
-    if (!call.multipart) ctx.textBound = textBound(bytes, scan, b.tools !== undefined);
-    switch (ctx.kind) {
-      case 'images':
-      case 'image_edits':
-        return { inputTokens: input, outputTokens: IMAGE_OUTPUT_ALLOWANCE * ctx.mult };
-      case 'audio_speech':
-        return { inputTokens: input, outputTokens: ctx.price.output > 0 ? SPEECH_TOKENS_PER_BYTE * Buffer.byteLength(str(b.input)) : 0 };
-      case 'audio_transcriptions':
-      case 'audio_translations':
-        return { inputTokens: input, outputTokens: Math.ceil(scan.avChars / AV_CHARS_PER_TOKEN) + BASE_OVERHEAD_TOKENS };
-      case 'responses':
-      case 'responses_compact': {
-        if (!pricesOutput(ctx.price)) return { inputTokens: input, outputTokens: 0 };
-        if (ctx.kind === 'responses_compact') return { inputTokens: input, outputTokens: input };
-        const limit = this.d.policy.modelMaxOutput(ctx.model);
-        let out = maxAsked ?? this.d.policy.defaultMaxOutput(ctx.model);
-        if (limit !== undefined && out > limit) out = limit;
-        ctx.maxOut = out;
-        return { inputTokens: input, outputTokens: out };
-      }
-      case 'rerank':
-      case 'moderations':
-        return { inputTokens: input, outputTokens: 0 };
-      default:
-        return { inputTokens: 0, outputTokens: 0 };
-    }
   }
 
   /** One attempt on a channel: the upstream's answer as it is, with its usage (the pipeline writes and settles it). */
