@@ -6,6 +6,8 @@ export interface Reply<T = any> {
   status: number;
   body: { success: boolean; message: string; data: T };
   text: string;
+  /** The error's catalog code (the `X-Error-Code` header of a refusal). */
+  code: string | null;
 }
 
 export class AdminClient {
@@ -42,7 +44,7 @@ export class AdminClient {
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();
-    return { status: res.status, body: JSON.parse(text), text };
+    return { status: res.status, body: JSON.parse(text), text, code: res.headers.get('x-error-code') };
   }
 
   /** Calls and asserts success; returns data. */

@@ -104,8 +104,7 @@ test('story: channel, price, user with balance → key, streamed playground repl
   const channelForm = root.getByRole('dialog', { name: tr(L, 'channels.create') });
   await channelForm.getByRole('button', { name: tr(L, 'common.save') }).click();
   // the form validates before sending: the required fields say so
-  await channelForm.getByText(tr(L, 'channels.keysRequired')).waitFor();
-  await channelForm.getByText(tr(L, 'channels.modelsRequired')).waitFor();
+  await channelForm.getByText(tr(L, 'validation.required')).first().waitFor();
   await channelForm.getByLabel(label(L, 'channels.name')).fill('loopback');
   await channelForm.getByLabel(label(L, 'channels.baseUrl')).fill(`${vendor.url}/v1`);
   await channelForm.getByLabel(label(L, 'channels.keys')).fill('sk-vendor-e2e');

@@ -9,8 +9,8 @@ import { fail } from '../platform/errors.ts';
 import { isUniqueViolation } from '../store/db.ts';
 import { ChannelStore } from '../channels/store.ts';
 import type { ChannelRow } from '../store/schema-core.ts';
-import { CHANNEL_TYPE_NAMES, ChannelType, parseChannelType, isTaskChannelType } from '../channels/types.ts';
-import { OPENAI_COMPATIBLE_PRESETS } from '../relay/providers/openai/presets.ts';
+import { CHANNEL_TYPE_NAMES, parseChannelType, isTaskChannelType } from '../channels/types.ts';
+import { bindingField } from '../channels/settings-check.ts';
 import { PROMPT_CACHE_MODES, PROMPT_CACHE_TTLS } from '../relay/providers/cache-breakpoints.ts';
 import type { Changes } from './changes.ts';
 import type { Actor } from './users.ts';
@@ -267,9 +267,10 @@ export class ChannelAdmin {
   ): Promise<void> {
     const f = (k: string) => join(at, k);
     const s = c.settings;
-    const preset = s.preset;
-    // Each provider checks its own channels' settings (relay/providers/<name>/channel-settings.ts).
-    checkChannelSettings(c.type, c, f);
+    // Each provider checks its own channels' settings (relay/providers/<name>/channel-settings.ts), each
+    // task kind its own (channels/settings-check.ts); the first issue refuses the channel.
+    const [issue] = checkChannelSettings(c.type, c);
+    if (issue) throw fail(issue.code, `${f(issue.field)}: ${issue.message}`, { details: { field: f(issue.field) } });
     // Prompt-cache breakpoints on converted calls to Claude (relay/providers/cache-breakpoints.ts).
     if (s.prompt_cache !== undefined && !(PROMPT_CACHE_MODES as readonly unknown[]).includes(s.prompt_cache)) {
       throw fieldError(f('settings.prompt_cache'), `must be one of ${PROMPT_CACHE_MODES.join(', ')}`);
@@ -281,30 +282,14 @@ export class ChannelAdmin {
     if (s.cost_ratio !== undefined && (typeof s.cost_ratio !== 'number' || !Number.isFinite(s.cost_ratio) || s.cost_ratio < 0)) {
       throw fieldError(f('settings.cost_ratio'), 'must be a number ≥ 0');
     }
-    if (c.type === ChannelType.task_plugin) {
-      if (typeof s.plugin !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,29}$/.test(s.plugin)) {
-        throw fieldError(f('settings.plugin'), 'is required for task_plugin channels: the plugin key (at most 30 characters)');
-      }
-    }
-    if (c.type === ChannelType.gateway) {
-      if (!c.base_url) throw fieldError(f('base_url'), 'is required for gateway channels');
-      const p = s.plugins;
-      if (!Array.isArray(p) || p.length === 0 || p.some((x) => typeof x !== 'string' || x === '' || x.length > 30)) {
-        throw fieldError(f('settings.plugins'), 'is required for gateway channels: a list of plugin keys');
-      }
-    }
-    const keyless =
-      c.type === ChannelType.task_plugin ||
-      (c.type === ChannelType.openai && typeof preset === 'string' && OPENAI_COMPATIBLE_PRESETS[preset]?.local === true);
-    if (!keyless && c.keys.length === 0) throw fieldError(f('keys'), 'must list at least one key');
-    if (!isTaskChannelType(c.type) && c.models.length === 0) throw fieldError(f('models'), 'must list at least one model');
+    // A task channel's plugins, as the plugin runtime holds them.
     if (isTaskChannelType(c.type)) {
       const check = this.bindingCheck();
       if (check) {
         try {
           await check({ type: c.type, settings: s, models: c.models, base_url: c.base_url }, { requireInstalled });
         } catch (e) {
-          throw fieldError(f(c.type === ChannelType.task_plugin ? 'settings.plugin' : 'settings.plugins'), (e as Error).message);
+          throw fieldError(f(bindingField(c.type)), (e as Error).message);
         }
       }
     }

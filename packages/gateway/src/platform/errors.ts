@@ -67,6 +67,8 @@ export const ERRORS = {
   callback_url_not_public: { status: 400, message: '{field} must resolve to a public address' },
   channel_exists: { status: 409, message: 'a channel named "{name}" already exists' },
   channel_not_found: { status: 404, message: 'no channel with id {id}' },
+  channel_setting_invalid: { status: 400, message: '{field}: is not valid for this channel type' },
+  channel_setting_required: { status: 400, message: '{field}: is required for this channel type' },
   code_disabled: { status: 400, message: 'this redemption code is disabled' },
   code_expired: { status: 400, message: 'this redemption code has expired' },
   code_not_found: { status: 404, message: 'no redemption code with id {id}' },

@@ -20,6 +20,7 @@ export function FormModal({
   children,
   size = 'lg',
   form,
+  fieldPath = (f) => f.replace(/\[(\d+)\]/g, '.$1'),
 }: {
   opened: boolean;
   onClose: () => void;
@@ -32,12 +33,14 @@ export function FormModal({
   size?: string;
   /** The dialog's form (Mantine's useForm): a refusal naming a field is shown beside its input. */
   form?: { setFieldError: (path: string, error: ReactNode) => void };
+  /** The form input that shows a refusal of a field the server names (default: the field's path, `a[0]` as `a.0`). */
+  fieldPath?: (field: string) => string;
 }) {
   const { t } = useTranslation();
   const errorText = useErrorText();
   const field = error instanceof ApiError ? error.field : undefined;
   useEffect(() => {
-    if (form && field && error) form.setFieldError(field.replace(/\[(\d+)\]/g, '.$1'), errorText(error));
+    if (form && field && error) form.setFieldError(fieldPath(field), errorText(error));
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [error, field]);
   return (

@@ -4,6 +4,7 @@
  * auth, API versions, realtime URL) and the model list shape of its callers. The registry
  * (registry.ts) finds a provider by wire format and by channel type.
  */
+import type { ChannelIssue, ChannelSettingsInput } from '../../channels/settings-check.ts';
 import type { GatewayError } from '../../platform/errors.ts';
 import type { GoogleTokens } from '../../platform/google-token.ts';
 import type { EventFramer } from '../sse.ts';
@@ -185,19 +186,13 @@ export interface Provider {
   endpoint?: Endpoint;
   models?: ModelListShape;
   /**
-   * Checks the settings of a channel of this folder's types (`channel-settings.ts` of the folder):
-   * administration calls it on every create and update, after merging an update onto the stored row.
-   * It throws `fieldError(field(name), …)` naming the field at fault (`settings.region`, `keys[0]` …).
+   * Checks the settings of a channel of this folder's types (`channel-settings.ts` of the folder, or
+   * the rules every model-call channel shares, channels/settings-check.ts): administration calls it on
+   * every create and update, after merging an update onto the stored row, and refuses the channel with
+   * the first issue (its code, and its field prefixed by where the channel was given).
    */
   checkChannel?: ChannelCheck;
 }
 
-/** What a provider's channel check reads of the channel. */
-export interface ChannelSettingsInput {
-  base_url: string;
-  keys: readonly string[];
-  settings: Record<string, unknown>;
-}
-
-/** A provider's check of its channels' settings; `field` places a field's name in the request. */
-export type ChannelCheck = (c: ChannelSettingsInput, field: (name: string) => string) => void;
+/** A provider's check of its channels' settings: one issue per field at fault, none when the channel is fine. */
+export type ChannelCheck = (c: ChannelSettingsInput) => ChannelIssue[];

@@ -4,7 +4,8 @@
  * format or channel type is one folder and one entry in PROVIDERS.
  */
 import type { WireFormat } from './canonical.ts';
-import type { ChannelSettingsInput, Codec, Endpoint, Provider } from './provider.ts';
+import { checkTaskChannel, modelChannelBasics, type ChannelIssue, type ChannelSettingsInput } from '../../channels/settings-check.ts';
+import type { Codec, Endpoint, Provider } from './provider.ts';
 import { anthropicProvider } from './anthropic/index.ts';
 import { azureProvider } from './azure/index.ts';
 import { bedrockProvider } from './bedrock/index.ts';
@@ -70,7 +71,12 @@ export const defaultBaseUrl = (type: number): string => byChannelType.get(type)?
 /** The error body shapes read from any upstream after its own format's (`upstreamErrorMessage`). */
 export const COMMON_ERROR_FORMATS: readonly WireFormat[] = ['openai', 'anthropic', 'gemini'];
 
-/** Checks a channel's settings by the provider of its type (none for the task types). */
-export function checkChannelSettings(type: number, c: ChannelSettingsInput, field: (name: string) => string): void {
-  providerOfType(type)?.checkChannel?.(c, field);
+/**
+ * The issues of a channel's type-specific settings: its provider's check (every relay type has one),
+ * else its task kind's (channels/settings-check.ts). None when the channel is fine.
+ */
+export function checkChannelSettings(type: number, c: ChannelSettingsInput): ChannelIssue[] {
+  const p = providerOfType(type);
+  if (!p) return checkTaskChannel(type, c);
+  return p.checkChannel ? p.checkChannel(c) : modelChannelBasics(c);
 }

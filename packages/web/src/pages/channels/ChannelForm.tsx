@@ -1,6 +1,8 @@
 /**
  * Create or edit a channel: the common fields, then the settings of the chosen type; under the base URL, where a
- * chat call will go, as the gateway resolves it (POST /api/channel/upstream-url: the relay's own rule).
+ * chat call will go, as the gateway resolves it (POST /api/channel/upstream-url: the relay's own rule). The
+ * rules of each type's settings are the gateway's (each provider checks its own): a refusal is shown beside
+ * the input of the field it names.
  */
 import { Code, NumberInput, Select, SimpleGrid, Text, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
@@ -100,6 +102,16 @@ function initial(c: Channel | null): Values {
 /** The settings this form edits, by type; a type's other settings are kept as they are. */
 const FORM_SETTINGS = ['preset', 'account_id', 'api_version', 'region', 'prompt_cache', 'prompt_cache_ttl', 'plugin', 'plugins'];
 
+/**
+ * The input that shows the gateway's refusal of a channel field: a setting's own input (`settings.region`
+ * → `region`), the whole list for one of its entries (`keys[1]` → `keys`), else the field as named.
+ */
+function inputOf(field: string): string {
+  const f = field.replace(/\[\d+\].*$/, '');
+  const setting = /^settings\.(\w+)$/.exec(f)?.[1];
+  return setting && FORM_SETTINGS.includes(setting) ? setting : f;
+}
+
 /** Channel types that serve Claude models, whose converted calls get prompt-cache breakpoints. */
 const CLAUDE_TYPES = new Set(['anthropic', 'vertex', 'bedrock']);
 
@@ -175,10 +187,7 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
     initialValues: initial(channel),
     validate: {
       name: v.required,
-      base_url: (x, all) =>
-        v.url(x) ?? ((all.type === 'azure' || all.type === 'gateway') && !x.trim() ? t('channels.baseUrlRequired') : null),
-      keys: (x) => (!channel && !x.trim() ? t('channels.keysRequired') : null),
-      models: (x, all) => (all.type !== 'task_plugin' && all.type !== 'gateway' && x.length === 0 ? t('channels.modelsRequired') : null),
+      base_url: (x) => v.url(x),
       groups: v.required,
       priority: (x) => (Number.isInteger(Number(x)) ? null : t('validation.number')),
       weight: (x) => v.nonNegative(x),
@@ -188,8 +197,6 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
       model_mapping: v.jsonObject,
       header_override: v.jsonObject,
       param_override: v.jsonObject,
-      plugin: (x, all) => (all.type === 'task_plugin' && !x.trim() ? t('validation.required') : null),
-      plugins: (x, all) => (all.type === 'gateway' && x.length === 0 ? t('validation.required') : null),
     },
   });
   const save = useApiMutation(
@@ -233,6 +240,7 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
   return (
     <FormModal
       form={form}
+      fieldPath={inputOf}
       opened
       onClose={onClose}
       title={channel ? t('channels.editTitle', { name: channel.name }) : t('channels.create')}
@@ -266,7 +274,7 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
         />
       )}
       {type === 'openai' && form.values.preset === 'cloudflare' && (
-        <TextInput label={t('channels.accountId')} required {...form.getInputProps('account_id')} />
+        <TextInput label={t('channels.accountId')} {...form.getInputProps('account_id')} />
       )}
       {type === 'azure' && <TextInput label={t('channels.apiVersion')} placeholder="2024-10-21" {...form.getInputProps('api_version')} />}
       {(type === 'bedrock' || type === 'vertex') && (
@@ -302,8 +310,8 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
           />
         </SimpleGrid>
       )}
-      {type === 'task_plugin' && <TextInput label={t('channels.plugin')} required {...form.getInputProps('plugin')} />}
-      {type === 'gateway' && <ListField label={t('channels.plugins')} required {...form.getInputProps('plugins')} />}
+      {type === 'task_plugin' && <TextInput label={t('channels.plugin')} {...form.getInputProps('plugin')} />}
+      {type === 'gateway' && <ListField label={t('channels.plugins')} {...form.getInputProps('plugins')} />}
       <Textarea
         label={t('channels.keys')}
         description={
@@ -315,7 +323,6 @@ export function ChannelForm({ channel, onClose }: { channel: Channel | null; onC
         minRows={2}
         maxRows={8}
         styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
-        required={!channel}
         autoComplete="off"
         {...form.getInputProps('keys')}
       />

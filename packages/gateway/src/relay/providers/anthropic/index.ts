@@ -2,6 +2,7 @@
  * The Anthropic provider: the Messages wire format (codec.ts), Anthropic channels (endpoint.ts) and the
  * messages-style model list (models.ts).
  */
+import { modelChannelBasics } from '../../../channels/settings-check.ts';
 import { ChannelType } from '../../../channels/types.ts';
 import type { BodyEdits, Codec, Provider } from '../provider.ts';
 import * as codec from './codec.ts';
@@ -42,6 +43,8 @@ export const anthropicProvider: Provider = {
   codec: anthropicCodec,
   body: anthropicBody,
   channelTypes: [ChannelType.anthropic],
+  // No settings of its own: a key and a model, as every model-call channel.
+  checkChannel: (c) => modelChannelBasics(c),
   endpoint: {
     defaultBaseUrl: ANTHROPIC_DEFAULT_BASE_URL,
     format: () => 'anthropic',

@@ -1,11 +1,13 @@
-/** The settings of Azure OpenAI channels as administration checks them: a base URL and an API version. */
-import { fieldError } from '../../../platform/validate.ts';
+/** The settings of Azure OpenAI channels as administration checks them: a base URL, an API version, a key and a model. */
+import { invalid, missing, modelChannelBasics, type ChannelIssue } from '../../../channels/settings-check.ts';
 import type { ChannelCheck } from '../provider.ts';
 
-export const checkAzureChannel: ChannelCheck = (c, field) => {
+export const checkAzureChannel: ChannelCheck = (c) => {
   const s = c.settings;
-  if (!c.base_url) throw fieldError(field('base_url'), 'is required for azure channels (https://NAME.openai.azure.com)');
+  const out: ChannelIssue[] = [];
+  if (!c.base_url) out.push(missing('base_url', 'is required for azure channels (https://NAME.openai.azure.com)'));
   if (s.api_version !== undefined && (typeof s.api_version !== 'string' || !/^\d{4}-\d{2}-\d{2}(-preview)?$/.test(s.api_version))) {
-    throw fieldError(field('settings.api_version'), 'must look like 2024-10-21 or 2025-01-01-preview');
+    out.push(invalid('settings.api_version', 'must look like 2024-10-21 or 2025-01-01-preview'));
   }
+  return [...out, ...modelChannelBasics(c)];
 };

@@ -2,6 +2,7 @@
  * The Gemini provider: Google's generateContent wire format (codec.ts), its embedding actions
  * (embed.ts), Gemini API channels (endpoint.ts) and the Gemini-style model list (models.ts).
  */
+import { modelChannelBasics } from '../../../channels/settings-check.ts';
 import { ChannelType } from '../../../channels/types.ts';
 import type { BodyEdits, Codec, Provider } from '../provider.ts';
 import { geminiMax, setGeminiMax } from './body.ts';
@@ -38,6 +39,8 @@ export const geminiProvider: Provider = {
   codec: geminiCodec,
   body: geminiBody,
   channelTypes: [ChannelType.gemini],
+  // No settings of its own: a key and a model, as every model-call channel.
+  checkChannel: (c) => modelChannelBasics(c),
   endpoint: {
     defaultBaseUrl: GEMINI_DEFAULT_BASE_URL,
     format: () => 'gemini',
