@@ -8,7 +8,6 @@
  */
 import { fetch as undiciFetch } from 'undici';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Core } from '../core.ts';
 import type { McpServerSpec } from './servers.ts';
