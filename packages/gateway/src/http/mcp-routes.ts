@@ -1,8 +1,8 @@
 /**
  * The MCP gateway (docs/mcp.md): `/mcp`, streamable HTTP of the current MCP specification served by
  * the official SDK's transport in stateless mode (a POST per JSON-RPC message; GET and DELETE answer
- * 405), authenticated with an API key (the SDK loads on the first such POST); and its administration under /api/mcp/servers (admins), whose
- * routes declare their schemas (http/schemas/mcp.ts).
+ * 405), authenticated with an API key (the SDK loads on the first such POST); and its administration
+ * under /api/mcp/servers (admins), whose routes declare their schemas (http/schemas/mcp.ts).
  * Thin: decode, call services.mcp, encode.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -103,8 +103,8 @@ const ajvs = new Map<string, { body: Ajv; text: Ajv }>();
  * refused, not removed, as the services' own checks do.
  *
  * A route's validator is compiled when it first validates, not when the route is registered, and the Ajv
- * instances are made once per set of shared schemas for the process, when the first of its validators compiles: a gateway starts in a fraction of the
- * time, and routes never called cost nothing.
+ * instances are made once per set of shared schemas for the process, when the first of its validators
+ * compiles: a gateway starts in a fraction of the time, and routes never called cost nothing.
  */
 export function buildRouteValidator(externalSchemas: Record<string, unknown>) {
   const key = sharedKey(externalSchemas);
