@@ -3,9 +3,10 @@
  * nonce for OpenID Connect providers (`openid-client`, discovery cached per provider) and GitHub's
  * OAuth, up to the person the provider vouches for (`SsoProfile`). What a sign-in does with that
  * person is accounts/sso.ts. The flow's secrets (state, nonce, PKCE verifier) travel in a short-lived
- * cookie sealed with the SecretBox, so any node may answer the callback.
+ * cookie sealed with the SecretBox, so any node may answer the callback. `openid-client` is loaded by the
+ * first sign-in that begins or returns, not at start.
  */
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
 import type { Core } from '../core.ts';
 import { fail } from '../platform/errors.ts';
 import { isObj, parseEmailAddress, type Obj } from '../platform/validate.ts';
@@ -81,8 +82,11 @@ async function fetchJson(url: string, init: RequestInit, what: string): Promise<
   return body;
 }
 
+/** openid-client, loaded when first used (its PKCE helpers serve GitHub's flow too). */
+const openid = (): Promise<typeof Oidc> => import('openid-client');
+
 export class SsoProtocols {
-  private readonly discovered = new Map<string, { at: number; config: Promise<oidc.Configuration> }>();
+  private readonly discovered = new Map<string, { at: number; config: Promise<Oidc.Configuration> }>();
 
   constructor(
     private readonly core: Core,
@@ -98,14 +102,17 @@ export class SsoProtocols {
     return Number(row.allow_insecure) === 1 || isLoopbackHost(new URL(row.issuer).hostname);
   }
 
-  private async oidcConfig(row: SsoProviderRow): Promise<oidc.Configuration> {
+  private async oidcConfig(row: SsoProviderRow): Promise<Oidc.Configuration> {
     const key = row.id;
     let hit = this.discovered.get(key);
     if (!hit || hit.at !== Number(row.updated_at)) {
-      const config = oidc.discovery(new URL(row.issuer), row.client_id, this.providers.secretOf(row), undefined, {
-        execute: this.insecureAllowed(row) ? [oidc.allowInsecureRequests] : [],
-        timeout: HTTP_TIMEOUT_MS / 1000,
-      });
+      const [issuer, secret, insecure] = [new URL(row.issuer), this.providers.secretOf(row), this.insecureAllowed(row)];
+      const config = openid().then((oidc) =>
+        oidc.discovery(issuer, row.client_id, secret, undefined, {
+          execute: insecure ? [oidc.allowInsecureRequests] : [],
+          timeout: HTTP_TIMEOUT_MS / 1000,
+        }),
+      );
       const entry = { at: Number(row.updated_at), config };
       hit = entry;
       this.discovered.set(key, entry);
@@ -132,6 +139,7 @@ export class SsoProtocols {
    * profile link is for (absent for a login).
    */
   async begin(row: SsoProviderRow, redirectUri: string, next: unknown, link?: number): Promise<{ url: string; cookie: string }> {
+    const oidc = await openid();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
     const verifier = oidc.randomPKCECodeVerifier();
@@ -202,11 +210,12 @@ export class SsoProtocols {
   }
 
   private async oidcProfile(row: SsoProviderRow, flow: FlowState, callbackUrl: URL): Promise<SsoProfile> {
+    const oidc = await openid();
     const config = await this.oidcConfig(row);
     // The provider answers at the redirect URI registered with it, whatever address reached us.
     const current = new URL(flow.r);
     current.search = callbackUrl.search;
-    let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
+    let tokens: Awaited<ReturnType<typeof Oidc.authorizationCodeGrant>>;
     try {
       tokens = await oidc.authorizationCodeGrant(config, current, {
         pkceCodeVerifier: flow.v,

@@ -2,9 +2,10 @@
  * The configuration file (YAML): users, teams, keys, channels, prices, group ratios and options declared as
  * code. This module reads and validates it without a database, so `gatehouse config check FILE` and
  * the start-up apply share one set of rules. Errors name the path in the file: `channels[2].type: …`.
+ * The YAML parser is loaded when a file is read.
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import type { Core } from '../core.ts';
 import type { Config } from '../platform/config.ts';
 import { GatewayError } from '../platform/errors.ts';
@@ -327,7 +328,7 @@ export function loadConfigFile(
   }
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    raw = (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
   } catch (e) {
     throw new ConfigFileError(file, null, `not valid YAML: ${(e as Error).message.split('\n')[0]}`);
   }

@@ -1,12 +1,11 @@
 /**
  * The MCP gateway (docs/mcp.md): `/mcp`, streamable HTTP of the current MCP specification served by
  * the official SDK's transport in stateless mode (a POST per JSON-RPC message; GET and DELETE answer
- * 405), authenticated with an API key; and its administration under /api/mcp/servers (admins), whose
- * routes declare their schemas (http/schemas/mcp.ts).
+ * 405), authenticated with an API key (the SDK loads on the first such POST); and its administration
+ * under /api/mcp/servers (admins), whose routes declare their schemas (http/schemas/mcp.ts).
  * Thin: decode, call services.mcp, encode.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AppDeps } from './deps.ts';
 import { familyErrorHandler } from './errors.ts';
 import { requireKey, requireUser } from './auth.ts';
@@ -37,7 +36,8 @@ export async function mcpRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
   await app.register(async (api) => {
     api.setErrorHandler(familyErrorHandler('mcp'));
     api.post('/mcp', { onRequest: requireKey(deps), bodyLimit: MCP_BODY_LIMIT }, async (req, reply) => {
-      const server = gateway.serverFor(req.principal!);
+      const server = await gateway.serverFor(req.principal!);
+      const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       reply.raw.on('close', () => {

@@ -103,28 +103,33 @@ const ajvs = new Map<string, { body: Ajv; text: Ajv }>();
  * refused, not removed, as the services' own checks do.
  *
  * A route's validator is compiled when it first validates, not when the route is registered, and the Ajv
- * instances are made once per set of shared schemas for the process: a gateway starts in a fraction of the
- * time, and routes never called cost nothing.
+ * instances are made once per set of shared schemas for the process, when the first of its validators
+ * compiles: a gateway starts in a fraction of the time, and routes never called cost nothing.
  */
 export function buildRouteValidator(externalSchemas: Record<string, unknown>) {
   const key = sharedKey(externalSchemas);
-  let pair = ajvs.get(key);
-  if (!pair) {
-    const make = (coerceTypes: false | 'array') => {
-      const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
-      addFormats.default(ajv);
-      for (const s of Object.values(externalSchemas)) ajv.addSchema(s as AnySchema);
-      return ajv;
-    };
-    pair = { body: make(false), text: make('array') };
-    ajvs.set(key, pair);
-  }
-  const { body, text } = pair;
+  // The Ajv pair of these shared schemas, made by the first validator of the set that compiles: adding the
+  // schemas checks each against the meta-schema, which allocates tens of megabytes a node that serves
+  // nothing yet need not.
+  const ajvOf = (part: 'body' | 'text'): Ajv => {
+    let pair = ajvs.get(key);
+    if (!pair) {
+      const make = (coerceTypes: false | 'array') => {
+        const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+        addFormats.default(ajv);
+        for (const s of Object.values(externalSchemas)) ajv.addSchema(s as AnySchema);
+        return ajv;
+      };
+      pair = { body: make(false), text: make('array') };
+      ajvs.set(key, pair);
+    }
+    return pair[part];
+  };
   return ({ schema, httpPart }: { schema: unknown; httpPart?: string }): Validate => {
-    const ajv = httpPart === 'body' ? body : text;
     let fn: Validate | undefined;
     const compile = () => {
       pending.delete(compile);
+      const ajv = ajvOf(httpPart === 'body' ? 'body' : 'text');
       const id = (schema as { $id?: string }).$id;
       return (fn ??= ((id && ajv.getSchema(id)) || ajv.compile(schema as AnySchema)) as Validate);
     };

@@ -5,9 +5,10 @@
  * priced by the price book (`mcp:<server>/<tool>`, else `mcp:<server>/*`), reserved and settled once
  * through the ledger (refunded when the upstream failed), and logged (type `mcp`, or `error`).
  * Installed MCP tool plugins are served the same way, each as a server named by its plugin key.
+ * The SDK (with zod, its schemas and its HTTP server) is loaded by the first request to /mcp, not at start.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Core } from '../core.ts';
 import type { KeyPrincipal } from '../accounts/types.ts';
 import { mcpAllowed, mcpServerAllowed } from '../accounts/mcp-access.ts';
@@ -118,7 +119,11 @@ export class McpGateway {
   }
 
   /** An MCP server (of the SDK) for one request of `p`. */
-  serverFor(p: KeyPrincipal): Server {
+  async serverFor(p: KeyPrincipal): Promise<Server> {
+    const [{ Server }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/index.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ]);
     const server = new Server({ name: 'gatehouse', version: '1' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listFor(p) }));
     server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
@@ -139,6 +144,7 @@ export class McpGateway {
 
   /** One tool call: admitted, reserved, called, settled (or refunded) and logged, each once. */
   async call(p: KeyPrincipal, name: string, args: Record<string, unknown> | undefined, signal?: AbortSignal) {
+    const { ErrorCode, McpError } = await import('@modelcontextprotocol/sdk/types.js');
     const i = name.indexOf(TOOL_SEPARATOR);
     const server = i > 0 ? name.slice(0, i) : '';
     const tool = i > 0 ? name.slice(i + TOOL_SEPARATOR.length) : '';

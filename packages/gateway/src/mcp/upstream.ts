@@ -3,12 +3,11 @@
  * HTTP), made when first needed and kept while the server's row is unchanged, and each server's tool
  * list, kept for a minute. Every request goes through `core.outbound.content`, so a server's address
  * is decided by platform/ssrf.ts on each connection (public only, unless
- * CONTENT_ALLOW_PRIVATE_ADDRESSES=true); an answer body is cut past MAX_ANSWER_BYTES.
+ * CONTENT_ALLOW_PRIVATE_ADDRESSES=true); an answer body is cut past MAX_ANSWER_BYTES. The SDK's client is
+ * loaded by the first connection.
  */
 import { fetch as undiciFetch } from 'undici';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Core } from '../core.ts';
 import type { McpServerSpec } from './servers.ts';
@@ -51,6 +50,11 @@ export class McpUpstreams {
   }
 
   private async connect(spec: McpServerSpec): Promise<Client> {
+    const [{ Client }, { StreamableHTTPClientTransport }, { ClientCredentialsProvider }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+      import('@modelcontextprotocol/sdk/client/auth-extensions.js'),
+    ]);
     const authProvider = spec.oauth
       ? new ClientCredentialsProvider({
           clientId: spec.oauth.client_id,

@@ -21,8 +21,9 @@ import { parsePath, reservedIntersection, type ParsedPath } from './routes.ts';
 
 // ajv is CommonJS: the default import is the class itself, which also carries `.default`.
 const Ajv = ((AjvModule as unknown as { default?: unknown }).default ?? AjvModule) as typeof AjvModule.default;
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validateSchema = ajv.compile(manifestSchema);
+let compiled: ReturnType<InstanceType<typeof Ajv>['compile']> | undefined;
+/** The manifest schema's validator, compiled when the first manifest is read (not at start: it allocates megabytes). */
+const manifestValidator = () => (compiled ??= new Ajv({ allErrors: true, strict: false }).compile(manifestSchema));
 
 export type LocalizedMap = Record<string, string>;
 
@@ -357,6 +358,7 @@ export function validateManifest(raw: unknown): NormalisedManifest {
         fail(`routes[${i}].renderer`, 'is no longer supported; name the native presenter in "render"');
     });
   }
+  const validateSchema = manifestValidator();
   if (!validateSchema(m)) {
     const e = mostSpecific(validateSchema.errors!);
     throw new PluginLoadError(schemaMessage(e), pointerToField(errorPath(e)));

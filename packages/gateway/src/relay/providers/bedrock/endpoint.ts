@@ -13,12 +13,14 @@
  * (`@smithy/eventstream-codec`) as the bytes arrive and hands on the same events the SSE framer
  * gives (event name `:event-type`, data the JSON payload), so the relay's stream path is the one of every
  * other upstream; only a partial message is ever held.
+ *
+ * AWS's packages are loaded when first needed (the first access key read, the first event stream), not at
+ * start: a node with no Bedrock channel never loads them.
  */
 import { createHash } from 'node:crypto';
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { SignatureV4 } from '@smithy/signature-v4';
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { createRequire } from 'node:module';
+import type { SignatureV4 } from '@smithy/signature-v4';
+import type { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fail } from '../../../platform/errors.ts';
 import type { UpstreamChannel } from '../provider.ts';
 import type { SseEvent } from '../../sse.ts';
@@ -74,6 +76,28 @@ export interface BedrockCredential {
 
 const credentials = new Map<string, BedrockCredential>();
 
+const load = createRequire(import.meta.url);
+let signing: { SignatureV4: typeof SignatureV4; Sha256: typeof import('@aws-crypto/sha256-js').Sha256 } | null = null;
+let framing: { codec: EventStreamCodec; toUtf8: (b: Uint8Array) => string } | null = null;
+
+/** AWS's SigV4 signer and SHA-256, loaded by the first access key read. */
+function awsSigning() {
+  return (signing ??= {
+    SignatureV4: (load('@smithy/signature-v4') as typeof import('@smithy/signature-v4')).SignatureV4,
+    Sha256: (load('@aws-crypto/sha256-js') as typeof import('@aws-crypto/sha256-js')).Sha256,
+  });
+}
+
+/** AWS's event-stream codec, loaded by the first event stream read. */
+function awsFraming() {
+  if (!framing) {
+    const { EventStreamCodec } = load('@smithy/eventstream-codec') as typeof import('@smithy/eventstream-codec');
+    const { fromUtf8, toUtf8 } = load('@smithy/util-utf8') as typeof import('@smithy/util-utf8');
+    framing = { codec: new EventStreamCodec(toUtf8, fromUtf8), toUtf8 };
+  }
+  return framing;
+}
+
 /** The credential of a channel key (read and cached on first use); throws as parseBedrockKey. */
 export function bedrockCredential(key: string, ch: Pick<UpstreamChannel, 'settings'>): BedrockCredential {
   const region = ch.settings.region;
@@ -86,10 +110,10 @@ export function bedrockCredential(key: string, ch: Pick<UpstreamChannel, 'settin
       ? { region: k.region, signer: null, apiKey: k.apiKey, secrets: [key, k.apiKey], urls: new Map() }
       : {
           region: k.region,
-          signer: new SignatureV4({
+          signer: new (awsSigning().SignatureV4)({
             service: BEDROCK_SERVICE,
             region: k.region,
-            sha256: Sha256,
+            sha256: awsSigning().Sha256,
             credentials: {
               accessKeyId: k.accessKeyId,
               secretAccessKey: k.secretAccessKey,
@@ -155,7 +179,6 @@ export async function bedrockHeaders(
 
 /** The largest event-stream message taken (AWS caps them at 16 MiB). */
 const MAX_MESSAGE = 16 * 1024 * 1024 + 1024;
-const codec = new EventStreamCodec(toUtf8, fromUtf8);
 
 const headerString = (v: { type: string; value: unknown } | undefined): string => (v && typeof v.value === 'string' ? v.value : '');
 
@@ -182,7 +205,7 @@ export class EventStreamFramer {
       if (data.length - at < total) break;
       let msg: ReturnType<EventStreamCodec['decode']>;
       try {
-        msg = codec.decode(data.subarray(at, at + total));
+        msg = awsFraming().codec.decode(data.subarray(at, at + total));
       } catch (e) {
         return this.fail(out, (e as Error).message);
       }
@@ -217,5 +240,5 @@ function toEvent(msg: ReturnType<EventStreamCodec['decode']>): SseEvent {
   }
   const name =
     type === 'exception' ? headerString(msg.headers[':exception-type']) || 'exception' : headerString(msg.headers[':event-type']);
-  return { raw: '', event: name, data: toUtf8(msg.body) };
+  return { raw: '', event: name, data: awsFraming().toUtf8(msg.body) };
 }
