@@ -7,7 +7,6 @@ import type { TokenUsage } from '../billing/prices.ts';
 import { countTokens, TokenCounter } from '../billing/tokens.ts';
 import { redactSecrets } from '../platform/redact.ts';
 import type { StreamRelay } from './pipeline/index.ts';
-import { chatDeltaText } from './event-text.ts';
 import type { EventFramer, SseEvent } from './sse.ts';
 import {
   createStreamDecoder,
@@ -128,12 +127,6 @@ export class ChatStream implements StreamRelay<Ctx> {
   private onOpenAI(ev: SseEvent): boolean {
     const data = ev.data;
     if (!data || data === '[DONE]' || data[0] !== '{') return true;
-    // The usual text chunk, read without parsing it (relay/event-text.ts).
-    const text = chatDeltaText(data);
-    if (text !== null) {
-      this.text += text;
-      return true;
-    }
     let j: any;
     try {
       j = JSON.parse(data);

@@ -7,7 +7,6 @@ import type { TokenUsage } from '../billing/prices.ts';
 import { countTokens, type TokenCounter } from '../billing/tokens.ts';
 import { isObj } from '../platform/validate.ts';
 import type { StreamRelay } from './pipeline/index.ts';
-import { typedDeltaText } from './event-text.ts';
 import { SseFramer, type SseEvent } from './sse.ts';
 import { fallbackUsage, passUsage, promptOf, str, type PassCtx } from './pass-kinds.ts';
 
@@ -29,15 +28,6 @@ export class PassSse implements StreamRelay<PassCtx> {
   private onEvent(ev: SseEvent): void {
     const data = ev.data;
     if (!data || data[0] !== '{') return;
-    const name = ev.event;
-    if (name && name.endsWith('.delta') && !name.includes('audio') && !name.includes('partial_image')) {
-      // The usual text delta, read without parsing it (relay/event-text.ts).
-      const text = typedDeltaText(name, data);
-      if (text !== null) {
-        this.text += text;
-        return;
-      }
-    }
     let j: Record<string, unknown>;
     try {
       j = JSON.parse(data) as Record<string, unknown>;
