@@ -200,6 +200,8 @@ interface CostResult {
   /** µs of proxy CPU per event (median of the rounds), and each round's. */
   usPerEvent: number | null;
   rounds: (number | null)[];
+  /** µs of proxy CPU per call of two events (its start, its two events, its end; median of the rounds). */
+  usPerCall?: number | null;
   errors: string[];
 }
 
@@ -308,17 +310,22 @@ async function phaseCost(l: Live, upstream: string, quick: boolean): Promise<Cos
     };
     try {
       await run(16); // warm-up
+      const perCall: number[] = [];
       for (let k = 0; k < rounds; k++) {
         const small = await run(2);
         const big = await run(202);
         result.rounds.push(cpuPerEventUs(small, big));
+        if (Number.isFinite(small.cpuS)) perCall.push((small.cpuS * 1e6) / streams);
       }
       const ok = result.rounds.filter((x): x is number => x !== null && Number.isFinite(x));
       result.usPerEvent = ok.length ? median(ok) : null;
+      result.usPerCall = perCall.length ? median(perCall) : null;
     } catch (e) {
       result.errors.push((e as Error).message.split('\n')[0]);
     }
-    log(`${l.name}: ${fl.name}: ${f(result.usPerEvent, 2)} µs of CPU per event${result.errors.length ? ` (${result.errors[0]})` : ''}`);
+    log(
+      `${l.name}: ${fl.name}: ${f(result.usPerEvent, 2)} µs of CPU per event, ${f(result.usPerCall ?? null, 0)} µs per call${result.errors.length ? ` (${result.errors[0]})` : ''}`,
+    );
     out.push(result);
   }
   return out;
@@ -413,6 +420,19 @@ export function renderStreams(rep: {
         const base = fwd?.cost?.find((x) => x.flavor === fl.base)?.usPerEvent;
         const rr = t.name === 'forwarder' ? null : ratio(c.usPerEvent, base);
         return `${f(c.usPerEvent, 2)}${rr === null ? '' : ` (${rr.toFixed(2)}×)`}`;
+      });
+      out.push(`| ${fl.name} | ${cells.join(' | ')} |`);
+    }
+    out.push('');
+    out.push('| CPU per call of 2 events (µs), 50 at once | ' + costed.map((t) => t.name).join(' | ') + ' |');
+    out.push(`|---|${costed.map(() => '---:').join('|')}|`);
+    for (const fl of FLAVORS) {
+      const cells = costed.map((t) => {
+        const c = t.cost!.find((x) => x.flavor === fl.name);
+        if (!c) return '–';
+        const base = fwd?.cost?.find((x) => x.flavor === fl.base)?.usPerCall ?? null;
+        const rr = t.name === 'forwarder' ? null : ratio(c.usPerCall ?? null, base);
+        return `${f(c.usPerCall ?? null, 0)}${rr === null ? '' : ` (${rr.toFixed(2)}×)`}`;
       });
       out.push(`| ${fl.name} | ${cells.join(' | ')} |`);
     }

@@ -19,6 +19,14 @@ interface Pending {
 /** Thrown inside a group commit when a movement failed after it had written: the group is run again with savepoints. */
 class PartlyWritten extends Error {}
 
+/**
+ * The most movements one commit takes. A group runs synchronously: hundreds of calls starting or
+ * ending in the same turn (a burst of streams) would hold the event loop for tens of milliseconds, so
+ * the rest wait for the next turn (after the I/O that came meanwhile) — a few milliseconds at most
+ * per commit.
+ */
+const GROUP_MAX = 24;
+
 /** How long a group that found another process's write lock waits before it tries again. */
 const BUSY_RETRY_MS = 1;
 
@@ -32,8 +40,8 @@ function reset(items: Pending[]): void {
 
 /**
  * Runs movements on the better-sqlite3 connection with statements prepared once, committing them in
- * groups: the movements asked for during one turn of the event loop run in one `BEGIN IMMEDIATE …
- * COMMIT`. A movement that fails (insufficient quota, already done) must leave nothing behind while
+ * groups: the movements asked for during one turn of the event loop (up to `GROUP_MAX`; the rest in the
+ * next turn) run in one `BEGIN IMMEDIATE … COMMIT`. A movement that fails (insufficient quota, already done) must leave nothing behind while
  * the others commit. Most fail, if at all, at their first write — the ledger row that already exists
  * — and SQLite undoes a failed statement by itself, so the movements run without savepoints; one that
  * fails after a write has succeeded rolls the whole group back, and the group is run again with each
@@ -126,8 +134,14 @@ export class SqliteDriver {
       this.timer = null;
     }
     if (this.queue.length === 0) return;
-    const items = this.queue;
+    let items = this.queue;
     this.queue = [];
+    if (items.length > GROUP_MAX) {
+      this.queue = items.slice(GROUP_MAX);
+      items = items.slice(0, GROUP_MAX);
+      this.scheduled = true;
+      setImmediate(this.flush);
+    }
     if (!this.conn.open || this.conn.inTransaction) {
       // A Kysely transaction is open on this connection across awaits: wait for it like any query.
       for (const it of items) Promise.resolve().then(it.fallback).then(it.resolve, it.reject);

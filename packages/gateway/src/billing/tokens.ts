@@ -277,11 +277,12 @@ export class TokenCounter {
   private chars = 0;
   private bytes = 0;
 
-  add(text: string): void {
+  /** Adds output text (`bytes`: its UTF-8 length, when the caller already has it). */
+  add(text: string, bytes?: number): void {
     if (!text) return;
     this.pending += text;
     this.chars += text.length;
-    this.bytes += Buffer.byteLength(text, 'utf8');
+    this.bytes += bytes ?? Buffer.byteLength(text, 'utf8');
     if (this.pending.length >= FLUSH_AT && counter) {
       this.counted += counter(this.pending);
       this.pending = '';

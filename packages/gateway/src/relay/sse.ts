@@ -21,6 +21,8 @@ export interface SseEvent {
 export interface EventFramer {
   push(chunk: Buffer): SseEvent[];
   end(): SseEvent[];
+  /** Text of a partial event not yet terminated ('' when none; absent when the framer cannot tell). */
+  readonly pending?: string;
 }
 
 const BOUNDARY = /\r\n\r\n|\n\n|\r\r/g;

@@ -32,6 +32,37 @@ test('100 concurrent reserves against a balance that fits 10: exactly 10 succeed
   }
 });
 
+test(
+  'movements asked for in one turn commit in groups of at most 24, in the order asked, the loop turning between groups',
+  { skip: TEST_DB !== 'sqlite' },
+  async () => {
+    const { gw, payer, balance, ledger } = await setup(1000, null);
+    try {
+      const done: number[] = [];
+      const all = Array.from({ length: 60 }, (_, i) =>
+        ledger.reserve(payer, `g${i}`, 100).then(
+          () => done.push(i),
+          () => done.push(i),
+        ),
+      );
+      // The first group's commit runs in this turn's check phase; what is queued after it runs in the next.
+      const afterFirst = await new Promise<number>((resolve) => setImmediate(() => resolve(done.length)));
+      await Promise.all(all);
+      assert.equal(afterFirst, 24);
+      assert.deepEqual(
+        done,
+        Array.from({ length: 60 }, (_, i) => i),
+      );
+      // The first ten in the order asked are the ones the balance covered.
+      const rows = await gw.core.h.db.selectFrom('ledger').select('ref').where('kind', '=', 'reserve').execute();
+      assert.deepEqual(rows.map((r) => r.ref).sort(), Array.from({ length: 10 }, (_, i) => `g${i}`).sort());
+      assert.equal((await balance()).quota, 0);
+    } finally {
+      await gw.stop();
+    }
+  },
+);
+
 test('the key cap holds as well as the user balance', async () => {
   const { gw, payer, balance, ledger } = await setup(10_000, 250);
   try {

@@ -314,3 +314,51 @@ test('a call on one known channel: its answer is written and settled; an unreach
   assert.equal(second.settles.length, 0);
   assert.equal(second.res.head, null);
 });
+
+test('a metered stream within its bound: reads of whole events passing unchanged are written as received, the rest as the relay makes them, in order', async () => {
+  const { serve, ctx, res, body, settles } = setup(1000);
+  ctx.maxOut = 100_000;
+  /** Drops the event whose data is `drop` and rewrites the one whose data is `shout`. */
+  class Editing extends TextStream {
+    override event(ev: SseEvent): string {
+      this.text += ev.data;
+      if (ev.data === 'drop') return '';
+      if (ev.data === 'shout') return sse('SHOUT');
+      return ev.raw;
+    }
+  }
+  const written: Array<string | Buffer> = [];
+  const write = res.write.bind(res);
+  res.write = (c: string | Buffer) => {
+    written.push(c);
+    return write(c);
+  };
+  const done = serve(new Editing(), true);
+  const reads = [
+    sse('a') + sse('b'), // whole: as received
+    'data: c', // the start of an event
+    '\n\n' + sse('d'), // its end and a whole event: after a partial one
+    sse('e'), // whole again
+    sse('drop') + sse('f'), // one event dropped
+    sse('shout'), // one event rewritten
+    sse('g'), // whole
+  ];
+  const sent: Buffer[] = [];
+  for (const r of reads) {
+    const b = Buffer.from(r);
+    sent.push(b);
+    body.write(b);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  body.end();
+  await done;
+  assert.equal(res.chunks.join(''), ['a', 'b', 'c', 'd', 'e', 'f', 'SHOUT', 'g'].map(sse).join(''));
+  // The whole reads were written as the very bytes received; the others as strings.
+  const buffers = written.filter((c) => Buffer.isBuffer(c));
+  assert.equal(buffers.length, 3);
+  assert.equal(buffers[0], sent[0]);
+  assert.equal(buffers[1], sent[3]);
+  assert.equal(buffers[2], sent[6]);
+  assert.equal(settles.length, 1);
+  await assertCharged(settles[0].actual, ['a', 'b', 'c', 'd', 'e', 'drop', 'f', 'shout', 'g']);
+});

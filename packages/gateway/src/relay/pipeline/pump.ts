@@ -61,13 +61,15 @@ export function pump<C extends PipelineCall>(
    */
   const covers = (text: string): boolean => {
     // Tokens never outnumber UTF-8 bytes (a byte-level BPE token is at least one byte).
-    const bound = counter.utf8Bytes + Buffer.byteLength(text, 'utf8');
+    if (!text) return true;
+    const bytes = Buffer.byteLength(text, 'utf8');
+    const bound = counter.utf8Bytes + bytes;
     if (!warming && 2 * bound > covered) {
       warming = true;
       void loadTokenizer();
     }
     if (!gateOpen && bound <= covered) {
-      counter.add(text);
+      counter.add(text, bytes);
       return true;
     }
     gateOpen = true;
@@ -137,15 +139,22 @@ export function pump<C extends PipelineCall>(
         res.once('drain', onDrain);
       }
     };
-    /** Metered streams: handles the queued events in order; holds the rest while the reserve is extended. */
-    const run = guarded(() => {
+    /**
+     * Metered streams: handles the queued events in order; holds the rest while the reserve is extended.
+     * `read`: the upstream read the queued events are, whole (nothing of it held back, nothing before
+     * it queued): written as received when every event of it passes unchanged, so the bytes are not
+     * joined and encoded again.
+     */
+    const run = guarded((read: Buffer | null = null) => {
       let out = '';
+      let asRead = read !== null;
       while (items.length && !holding && !done && !clientGone) {
         const ev = items.shift()!;
         const o = ev ? s.event(ev) : s.tail();
         const text = s.text;
         s.text = '';
         if (covers(text)) {
+          if (asRead && (!ev || o !== ev.raw)) asRead = false;
           out += o;
           if (!ev) {
             write(out);
@@ -177,13 +186,17 @@ export function pump<C extends PipelineCall>(
         });
         return;
       }
-      write(out);
+      write(asRead && !done ? read! : out);
     });
     const onData = guarded((chunk: Buffer) => {
       if (clientGone || done) return;
       if (metered) {
-        for (const ev of s.framer!.push(chunk)) items.push(ev);
-        if (!holding) run();
+        const framer = s.framer!;
+        // A read of whole events (ending with a blank line, nothing of it left buffered) with nothing
+        // before it buffered or queued.
+        const whole = !holding && items.length === 0 && framer.pending === '' && chunk[chunk.length - 1] === 10;
+        for (const ev of framer.push(chunk)) items.push(ev);
+        if (!holding) run(whole && framer.pending === '' ? chunk : null);
         return;
       }
       const out = s.chunk(chunk);
