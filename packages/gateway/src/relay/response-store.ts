@@ -2,9 +2,12 @@
  * Responses ids created through the relay, with the channel and key that created them, so reads,
  * deletes and cancels of that id go back to the same upstream account. Recent ids are also held in
  * memory (a read right after a create needs no database round trip).
+ *
+ * The ids remembered during one turn of the event loop are written in one statement at the end of it
+ * (an id already stored is kept as it is): a burst of Responses calls costs one insert, not one each. A
+ * node that closes writes what is still pending first.
  */
 import type { Core } from '../core.ts';
-import { isUniqueViolation } from '../store/db.ts';
 
 export interface StoredResponse {
   userId: number;
@@ -15,30 +18,79 @@ export interface StoredResponse {
 
 const MEMORY = 2000;
 
+/** The most ids one statement writes (well under every dialect's limit on parameters). */
+const BATCH = 500;
+
+interface Pending {
+  row: StoredResponse & { createdAt: number };
+  done: Array<{ resolve: () => void; reject: (e: unknown) => void }>;
+}
+
 export class ResponseStore {
   private recent = new Map<string, StoredResponse>();
+  private pending = new Map<string, Pending>();
+  private scheduled = false;
+  /** The write under way, if any (a closing node waits for it). */
+  private writing: Promise<void> | null = null;
 
-  constructor(private readonly core: Core) {}
+  constructor(private readonly core: Core) {
+    core.onClose(async () => {
+      await this.writing;
+      await this.flush();
+    });
+  }
 
-  async remember(id: string, r: StoredResponse): Promise<void> {
-    if (!id || id.length > 191) return;
+  /** Remembers `id` (resolves once it is written with the others of this turn). */
+  remember(id: string, r: StoredResponse): Promise<void> {
+    if (!id || id.length > 191) return Promise.resolve();
     this.recent.set(id, r);
     if (this.recent.size > MEMORY) this.recent.delete(this.recent.keys().next().value as string);
-    try {
-      await this.core.h.db
-        .insertInto('relay_responses')
-        .values({
-          response_id: id,
-          user_id: r.userId,
-          channel_id: r.channelId,
-          key_index: r.keyIndex,
-          model: r.model,
-          created_at: Date.now(),
-        })
-        .execute();
-    } catch (e) {
-      if (!isUniqueViolation(e)) throw e;
+    return new Promise<void>((resolve, reject) => {
+      const p = this.pending.get(id);
+      // The first creation of an id is the one kept, as in the table.
+      if (p) p.done.push({ resolve, reject });
+      else this.pending.set(id, { row: { ...r, createdAt: Date.now() }, done: [{ resolve, reject }] });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        // One write at a time, in order.
+        setImmediate(() => {
+          const w = (this.writing ?? Promise.resolve()).then(() => this.flush());
+          this.writing = w;
+          void w.finally(() => {
+            if (this.writing === w) this.writing = null;
+          });
+        });
+      }
+    });
+  }
+
+  /** Writes every pending id, `BATCH` to a statement. */
+  private async flush(): Promise<void> {
+    this.scheduled = false;
+    while (this.pending.size) {
+      const batch = [...this.pending].slice(0, BATCH);
+      for (const [id] of batch) this.pending.delete(id);
+      try {
+        await this.insert(batch);
+        for (const [, p] of batch) for (const d of p.done) d.resolve();
+      } catch (e) {
+        for (const [, p] of batch) for (const d of p.done) d.reject(e);
+      }
     }
+  }
+
+  private insert(batch: Array<[string, Pending]>): Promise<unknown> {
+    const { db, dialect } = this.core.h;
+    const rows = batch.map(([id, { row }]) => ({
+      response_id: id,
+      user_id: row.userId,
+      channel_id: row.channelId,
+      key_index: row.keyIndex,
+      model: row.model,
+      created_at: row.createdAt,
+    }));
+    const q = db.insertInto('relay_responses').values(rows);
+    return dialect === 'mysql' ? q.ignore().execute() : q.onConflict((oc) => oc.column('response_id').doNothing()).execute();
   }
 
   /** The record of `id` when `userId` created it, else null. */
