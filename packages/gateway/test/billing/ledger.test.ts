@@ -6,6 +6,7 @@ import { TEST_DB } from '../harness.ts';
 import { sqlitePath, withTx } from '../../src/store/db.ts';
 import { payerGateway } from '../billing-fixtures.ts';
 import { Ledger } from '../../src/billing/ledger.ts';
+import { GROUP_MAX } from '../../src/billing/ledger-sqlite.ts';
 
 async function setup(quota: number, keyCap: number | null) {
   const { gw, payer, userId, keyId } = await payerGateway(quota, keyCap);
@@ -33,13 +34,14 @@ test('100 concurrent reserves against a balance that fits 10: exactly 10 succeed
 });
 
 test(
-  'movements asked for in one turn commit in groups of at most 24, in the order asked, the loop turning between groups',
+  'movements asked for in one turn commit in groups of at most GROUP_MAX, in the order asked, the loop turning between groups',
   { skip: TEST_DB !== 'sqlite' },
   async () => {
     const { gw, payer, balance, ledger } = await setup(1000, null);
     try {
       const done: number[] = [];
-      const all = Array.from({ length: 60 }, (_, i) =>
+      const asked = 2 * GROUP_MAX + 12;
+      const all = Array.from({ length: asked }, (_, i) =>
         ledger.reserve(payer, `g${i}`, 100).then(
           () => done.push(i),
           () => done.push(i),
@@ -48,10 +50,10 @@ test(
       // The first group's commit runs in this turn's check phase; what is queued after it runs in the next.
       const afterFirst = await new Promise<number>((resolve) => setImmediate(() => resolve(done.length)));
       await Promise.all(all);
-      assert.equal(afterFirst, 24);
+      assert.equal(afterFirst, GROUP_MAX);
       assert.deepEqual(
         done,
-        Array.from({ length: 60 }, (_, i) => i),
+        Array.from({ length: asked }, (_, i) => i),
       );
       // The first ten in the order asked are the ones the balance covered.
       const rows = await gw.core.h.db.selectFrom('ledger').select('ref').where('kind', '=', 'reserve').execute();
