@@ -83,3 +83,29 @@ export async function prepareStreamingDb(db: TestDatabase, upstream: string): Pr
   await setup.stop({ keepDb: true });
   return { userId: user.id, key };
 }
+
+/**
+ * The address a gateway process prints once it listens (`listening on http://…`); rejects with what it
+ * printed when it exits first or does not listen within `limitMs`.
+ */
+export function listeningUrl(proc: ChildProcess, limitMs = 60_000): Promise<string> {
+  let out = '';
+  proc.stderr?.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  return new Promise<string>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`did not start: ${out}`)), limitMs);
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(t);
+        resolve(m[1]);
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(t);
+      reject(new Error(`the gateway exited (${code}): ${out}`));
+    });
+  });
+}

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TEST_CRYPTO_SECRET, TEST_ROOT_PASSWORD } from '../harness.ts';
+import { listeningUrl } from '../child-gateway.ts';
 import { AdminClient } from '../admin-client.ts';
 import { startFakeOpenAI } from '../fakes/upstreams/openai.ts';
 
@@ -61,25 +62,7 @@ test('npm start serves from compiled JavaScript, without a TypeScript loader', {
   delete env.NODE_OPTIONS;
   const npm = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   try {
-    let out = '';
-    npm.stderr!.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    const url = await new Promise<string>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`did not start: ${out}`)), 60_000);
-      npm.stdout!.on('data', (c: Buffer) => {
-        out += c.toString();
-        const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (m) {
-          clearTimeout(t);
-          resolve(m[1]);
-        }
-      });
-      npm.once('exit', (code) => {
-        clearTimeout(t);
-        reject(new Error(`npm start exited (${code}): ${out}`));
-      });
-    });
+    const url = await listeningUrl(npm);
 
     const servers = descendants(npm.pid!).filter((p) => p.argv.some((a) => a.endsWith('start.mjs') || a.endsWith('main.ts')));
     assert.equal(servers.length, 1, `one serving process: ${JSON.stringify(servers.map((s) => s.argv))}`);

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TEST_CRYPTO_SECRET, TEST_ROOT_PASSWORD } from '../harness.ts';
+import { listeningUrl } from '../child-gateway.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -82,25 +83,7 @@ test(
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
-      let log = '';
-      child.stderr!.on('data', (c: Buffer) => {
-        log += c.toString();
-      });
-      const url = await new Promise<string>((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`did not start: ${log}`)), 60_000);
-        child.stdout!.on('data', (c: Buffer) => {
-          log += c.toString();
-          const m = /listening on (http:\/\/\S+)/.exec(log);
-          if (m) {
-            clearTimeout(t);
-            resolve(m[1]);
-          }
-        });
-        child.once('exit', (code) => {
-          clearTimeout(t);
-          reject(new Error(`the gateway exited (${code}): ${log}`));
-        });
-      });
+      const url = await listeningUrl(child);
       assert.equal((await fetch(`${url}/healthz`)).status, 200);
       assert.equal((await fetch(`${url}/readyz`)).status, 200);
 
