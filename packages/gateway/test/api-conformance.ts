@@ -76,11 +76,20 @@ globalThis.fetch = async function checkedFetch(input: string | URL | Request, in
   const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
   if (!gateways.has(url.origin) || !url.pathname.startsWith('/api/') || url.pathname === '/api/openapi.json') return res;
   if (!(res.headers.get('content-type') ?? '').includes('application/json')) return res;
+  // The body is read here once and the caller gets a fresh answer of the same text: a clone of an answer whose
+  // first clone was read can fail on Node.js 22 ("Body has already been consumed"), and tests clone answers freely.
+  const text = await res.text();
+  const answer = new Response([204, 205, 304].includes(res.status) ? null : text, {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
+  Object.defineProperty(answer, 'url', { value: res.url });
   let body: unknown;
   try {
-    body = await res.clone().json();
+    body = JSON.parse(text);
   } catch {
-    return res;
+    return answer;
   }
   let checker = gateways.get(url.origin);
   if (!checker) gateways.set(url.origin, (checker = checkerFor(url.origin)));
@@ -93,7 +102,7 @@ globalThis.fetch = async function checkedFetch(input: string | URL | Request, in
     throw new Error(found.problem);
   }
   if (found) drifts.add(found.problem);
-  return res;
+  return answer;
 };
 
 /**
