@@ -110,7 +110,7 @@ test('bench:streams takes --workers N (at least 2)', () => {
 
 test('the report holds each proxy to the forwarder of its own shape and says why workers ran', () => {
   const summary = { n: 1, mean: 1, min: 1, p50: 1, p90: 1, p99: 2, p999: 2, max: 2 };
-  const slow = (kb: number, most: number, processes: number) => ({
+  const slow = (kb: number, child: number, root: number) => ({
     mode: 'at once' as const,
     rampS: 0,
     streams: 10_000,
@@ -138,7 +138,7 @@ test('the report holds each proxy to the forwarder of its own shape and says why
     rss: { idleMb: 100, peakMb: 500 },
     kbPerStream: kb,
     cpuS: 12.5,
-    fds: { most, processes },
+    fds: { root, child },
     loadAfter: 3.25,
   });
   const md = renderStreams({
@@ -149,15 +149,15 @@ test('the report holds each proxy to the forwarder of its own shape and says why
     shape: { workers: 2, limit: 20_000, notes: ['one proxy process would need 21,024 open files'] },
     targets: [
       { name: 'direct', status: 'ok', errors: [], slow: [slow(0, 0, 0)] },
-      { name: 'forwarder-workers', status: 'ok', errors: [], slow: [slow(40, 10_100, 4)] },
-      { name: 'gatehouse-workers', status: 'ok', errors: [], slow: [slow(60, 10_300, 3)] },
+      { name: 'forwarder-workers', status: 'ok', errors: [], slow: [slow(40, 5_100, 30)] },
+      { name: 'gatehouse-workers', status: 'ok', errors: [], slow: [slow(60, 5_300, 1_200)] },
     ],
   });
   assert.match(md, /Open files per process: limit 20,000; `-workers` targets: 2 processes on one port/);
   assert.match(md, /- one proxy process would need 21,024 open files/);
   assert.match(
     md,
-    /\| forwarder-workers \| at once \| yes \| 10,000 \/ 0 \|.*\| 10,100 \(4 processes\) \| 100 → 500 \| 40\.0 \| – \| 12\.5 \| 3\.25 \|/,
+    /\| forwarder-workers \| at once \| yes \| 10,000 \/ 0 \|.*\| 5,100 \/ 30 \| 100 → 500 \| 40\.0 \| – \| 12\.5 \| 3\.25 \|/,
   );
-  assert.match(md, /\| gatehouse-workers \| at once \|.*\| 10,300 \(3 processes\) \| 100 → 500 \| 60\.0 \| 1\.50 \| 12\.5 \| 3\.25 \|/);
+  assert.match(md, /\| gatehouse-workers \| at once \|.*\| 5,300 \/ 1,200 \| 100 → 500 \| 60\.0 \| 1\.50 \| 12\.5 \| 3\.25 \|/);
 });

@@ -321,10 +321,13 @@ export function openFds(pid: number): Map<number, number> {
   return out;
 }
 
-/** Samples the open descriptors of a process and its descendants every `intervalMs`; keeps the most one process held. */
+/**
+ * Samples the open descriptors of a process and of its descendants every `intervalMs`; keeps the most
+ * the process held and the most one descendant held (a node:cluster primary and its workers).
+ */
 export class FdSampler {
-  private most: number | null = null;
-  private processes = 0;
+  private root: number | null = null;
+  private child: number | null = null;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -340,17 +343,18 @@ export class FdSampler {
   }
 
   private sample(): void {
-    const fds = openFds(this.pid);
-    this.processes = Math.max(this.processes, fds.size);
-    for (const v of fds.values()) if (this.most === null || v > this.most) this.most = v;
+    for (const [p, v] of openFds(this.pid)) {
+      if (p === this.pid) this.root = Math.max(this.root ?? 0, v);
+      else this.child = Math.max(this.child ?? 0, v);
+    }
   }
 
-  /** The most descriptors one process of the tree held, and how many processes the tree had at most. */
-  stop(): { most: number | null; processes: number } {
+  /** The most descriptors the process held, and the most one of its descendants held (null: none seen). */
+  stop(): { root: number | null; child: number | null } {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.sample();
-    return { most: this.most, processes: this.processes };
+    return { root: this.root, child: this.child };
   }
 }
 

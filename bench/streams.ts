@@ -228,8 +228,8 @@ interface SlowResult {
   kbPerStream: number | null;
   /** CPU of the proxy's processes (primary and workers) during the run. */
   cpuS: number | null;
-  /** The most open files one of the proxy's processes held (sampled every 2 s), and its processes. */
-  fds: { most: number | null; processes: number };
+  /** The most open files the proxy's process held, and one of its workers (sampled every 2 s). */
+  fds: { root: number | null; child: number | null };
   /** Load average (1 min) at the end of the run. */
   loadAfter: number;
 }
@@ -373,7 +373,7 @@ async function phaseSlow(l: Live, upstream: string, o: StreamsOptions): Promise<
     );
     const c1 = pid === null ? null : cpuSecondsPrecise(pid);
     const peak = sampler ? sampler.stop() : null;
-    const fds = fdSampler ? fdSampler.stop() : { most: null, processes: 0 };
+    const fds = fdSampler ? fdSampler.stop() : { root: null, child: null };
     const v = judgeSlowStreams(load, { streams: o.streams, events: o.seconds, maxAddedGapP99Ms: 50 });
     const r: SlowResult = {
       mode: rampS ? 'arriving' : 'at once',
@@ -391,7 +391,7 @@ async function phaseSlow(l: Live, upstream: string, o: StreamsOptions): Promise<
     };
     log(
       `${l.name}: ${o.streams} slow streams ${rampS ? `arriving over ${rampS} s` : 'at once'}: ${load.ok} complete, ${load.outOfOrder} out of order, ` +
-        `added gap p99 ${f(load.addedGap.p99, 2)} ms, most open ${load.maxOpen}, at most ${fds.most ?? '–'} open files in one of ${fds.processes} processes, RSS ${f(idle, 0)} -> ${f(peak, 0)} MB (${f(r.kbPerStream, 1)} KB per stream): ${v.ok ? 'held' : v.reasons.join('; ')}`,
+        `added gap p99 ${f(load.addedGap.p99, 2)} ms, most open ${load.maxOpen}, open files at most ${fds.root ?? '–'} (process)${isWorkersTarget(l.name) ? ` and ${fds.child ?? '–'} (one worker)` : ''}, RSS ${f(idle, 0)} -> ${f(peak, 0)} MB (${f(r.kbPerStream, 1)} KB per stream): ${v.ok ? 'held' : v.reasons.join('; ')}`,
     );
     out.push(r);
   }
@@ -415,7 +415,7 @@ export function renderStreams(rep: {
   out.push(`## Streams (${rep.opts.quick ? 'quick' : 'full'}, ${rep.startedAt}, ${rep.durationS.toFixed(0)} s)`);
   out.push('');
   out.push(
-    `Load average ${rep.loadAvg.toFixed(2)} before the run; ${canPin() ? 'proxy pinned to CPU 0, load generator and upstream to CPU 1' : 'not pinned'}.`,
+    `Load average ${rep.loadAvg.toFixed(2)} before the run; ${canPin() ? 'single-process proxies pinned to CPU 0 (`-workers` targets not pinned), load generator and upstream to CPU 1' : 'not pinned'}.`,
   );
   if (rep.shape) {
     const w = rep.targets.some((t) => isWorkersTarget(t.name))
@@ -473,15 +473,14 @@ export function renderStreams(rep: {
   if (slowed.length) {
     const s0 = slowed[0].slow![0];
     out.push(
-      `| ${s0.streams.toLocaleString('en-US')} streams, 1 event/s for ${s0.seconds} s | calls | held | complete / out of order | added gap p50 / p99 (ms) | delay p99 (ms) | most open | open files, most in one process | RSS idle → peak (MB) | KB per stream | vs forwarder | CPU (s) | load average after |`,
+      `| ${s0.streams.toLocaleString('en-US')} streams, 1 event/s for ${s0.seconds} s | calls | held | complete / out of order | added gap p50 / p99 (ms) | delay p99 (ms) | most open | open files (most in one worker / primary) | RSS idle → peak (MB) | KB per stream | vs forwarder | CPU (s) | load average after |`,
     );
     out.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const t of slowed) {
       for (const s of t.slow!) {
         const fs = baseOf(t.name)?.slow?.find((x) => x.mode === s.mode);
-        const fds = s.fds?.most
-          ? `${s.fds.most.toLocaleString('en-US')} (${s.fds.processes} process${s.fds.processes === 1 ? '' : 'es'})`
-          : '–';
+        const n = (v: number | null | undefined) => (typeof v === 'number' ? v.toLocaleString('en-US') : '–');
+        const fds = isWorkersTarget(t.name) ? `${n(s.fds?.child)} / ${n(s.fds?.root)}` : n(s.fds?.root);
         out.push(
           `| ${t.name} | ${s.mode === 'at once' ? 'at once' : `over ${s.rampS} s`} | ${s.ok ? 'yes' : `no: ${s.reasons.join('; ')}`} | ${s.load.ok.toLocaleString('en-US')} / ${s.load.outOfOrder} | ${f(s.load.addedGap.p50, 2)} / ${f(s.load.addedGap.p99, 2)} | ${f(s.load.delay.p99, 2)} | ${s.load.maxOpen.toLocaleString('en-US')} | ${fds} | ${t.name === 'direct' ? '–' : `${f(s.rss.idleMb, 0)} → ${f(s.rss.peakMb, 0)}`} | ${f(s.kbPerStream, 1)} | ${isBase(t.name) ? '–' : f(ratio(s.kbPerStream, fs?.kbPerStream), 2)} | ${f(s.cpuS, 1)} | ${f(s.loadAfter, 2)} |`,
         );
