@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chooseShape, isWorkersTarget, proxyNofile, workersFor } from './nofile.ts';
+import { chooseShape, isWorkersTarget, primaryNofile, proxyNofile, workersFor } from './nofile.ts';
 import { parseStreamsArgs, renderStreams } from './streams.ts';
 
 const never = () => false;
@@ -17,6 +17,7 @@ test('proxyNofile: two sockets per stream of the process plus 1,024', () => {
   assert.equal(proxyNofile(10_000, 2), 11_024);
   assert.equal(proxyNofile(10_001, 2), 2 * 5001 + 1024, 'the odd stream counts whole');
   assert.equal(proxyNofile(9_000), 19_024);
+  assert.equal(primaryNofile(10_000), 11_024, 'a primary may hold every connection before a worker takes it');
 });
 
 test('workersFor: the fewest processes, at least two, that fit under the limit', () => {
@@ -45,7 +46,7 @@ test('chooseShape: 10,000 streams under 20,000 that cannot be raised run the wor
   assert.equal(s.notes.length, 1);
   assert.match(s.notes[0], /21,024 open files for 10,000 streams/);
   assert.match(s.notes[0], /limit here is 20,000 and cannot be raised/);
-  assert.match(s.notes[0], /2 processes on one port, 11,024 open files each/);
+  assert.match(s.notes[0], /2 workers on one port, 11,024 open files each, up to 11,024 in their primary/);
 });
 
 test('chooseShape: a limit that can be raised, or suffices, keeps one process per proxy', () => {
@@ -76,10 +77,20 @@ test('chooseShape: --workers N asks for the workers targets; proxies without tha
 });
 
 test('chooseShape: every process is checked; what cannot fit stops the run with the numbers', () => {
-  // 19,000 streams: the generator and the upstream fit (19,064), two workers do not (20,024 each).
+  // 19,000 streams: the generator and the upstream fit (19,064), two workers do not (20,024 each, and their primary).
   assert.throws(
     () => chooseShape({ targets: ALL, streams: 19_000, workers: 2, limit: 20_000, canRaise: never }),
-    /19,000 streams need 20,024 open files per proxy process; the limit here is 20,000 and cannot be raised \(ulimit -n 20024, or --workers 3\)/,
+    /19,000 streams need 20,024 open files per proxy process; the limit here is 20,000 and cannot be raised \(ulimit -n 20024\)/,
+  );
+  // Workers split the streams, not the primary's connections not yet handed over: 3 workers, 19,000 streams.
+  assert.throws(
+    () => chooseShape({ targets: ALL, streams: 19_000, workers: 3, limit: 20_000, canRaise: never }),
+    /need 20,024 open files per proxy process/,
+  );
+  assert.equal(chooseShape({ targets: ALL, streams: 18_000, workers: 3, limit: 20_000, canRaise: never }).workers, 3);
+  assert.throws(
+    () => chooseShape({ targets: ALL, streams: 19_500, workers: null, limit: 20_000, canRaise: never }),
+    /19,500 streams need 40,024 open files in one proxy process, or 20,524 in the primary of its workers; the limit here is 20,000/,
   );
   // Asked for a single-process proxy by name: checked too.
   assert.throws(
