@@ -164,7 +164,7 @@ test('the report holds each proxy to the forwarder of its own shape and says why
       { name: 'gatehouse-workers', status: 'ok', errors: [], slow: [slow(60, 5_300, 1_200)] },
     ],
   });
-  assert.match(md, /Open files per process: limit 20,000; `-workers` targets: 2 processes on one port/);
+  assert.match(md, /Open files per process: limit 20,000; `-workers` targets: 2 workers on one port/);
   assert.match(md, /- one proxy process would need 21,024 open files/);
   assert.match(
     md,

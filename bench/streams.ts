@@ -419,7 +419,7 @@ export function renderStreams(rep: {
   );
   if (rep.shape) {
     const w = rep.targets.some((t) => isWorkersTarget(t.name))
-      ? `; \`-workers\` targets: ${rep.shape.workers} processes on one port (node:cluster), unpinned`
+      ? `; \`-workers\` targets: ${rep.shape.workers} workers on one port (node:cluster), unpinned`
       : '';
     out.push(
       `Open files per process: limit ${rep.shape.limit?.toLocaleString('en-US') ?? 'unknown'}${rep.shape.nofile ? `, raised to ${rep.shape.nofile.toLocaleString('en-US')}` : ''}${w}.`,
