@@ -24,10 +24,11 @@ export const KNOWN_TARGETS = [
   'gatehouse',
   'gatehouse-allowance',
   'gatehouse-traced',
+  'forwarder-workers',
   'gatehouse-workers',
 ];
 /** Targets run only when named with --targets. */
-export const OPT_IN_TARGETS = ['gatehouse-traced', 'gatehouse-workers'];
+export const OPT_IN_TARGETS = ['gatehouse-traced', 'forwarder-workers', 'gatehouse-workers'];
 
 export function parseArgs(argv: string[]): BenchOptions {
   const o: BenchOptions = {

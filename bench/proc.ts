@@ -161,12 +161,12 @@ export function lastLines(s: string, n = 3): string {
   return s.trim().split('\n').slice(-n).join(' | ').slice(0, 600) || '(no output)';
 }
 
-/** Starts one of the bench's own TypeScript services (upstream, forwarder) and waits for `READY {port}`. */
+/** Starts one of the bench's own TypeScript services (upstream, forwarder) and waits for `READY {port}` (unpinned when `cpu` is undefined). */
 export async function startService(
   name: string,
   script: string,
   args: string[],
-  cpu: number,
+  cpu: number | undefined,
   nofile?: number,
 ): Promise<{ proc: Proc; port: number }> {
   const proc = spawnProc(name, process.execPath, [...TSX, `${BENCH}${script}`, ...args], { cpu, nofile });
@@ -305,6 +305,56 @@ export class RssSampler {
     this.timer = null;
     this.sample();
     return this.peak;
+  }
+}
+
+/** Open descriptors of each process of a tree (entries of /proc/<pid>/fd), by pid; a process that cannot be read is left out. */
+export function openFds(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const p of processTree(pid)) {
+    try {
+      out.set(p, readdirSync(`/proc/${p}/fd`).length);
+    } catch {
+      // ended, or not ours to read
+    }
+  }
+  return out;
+}
+
+/**
+ * Samples the open descriptors of a process and of its descendants every `intervalMs`; keeps the most
+ * the process held and the most one descendant held (a node:cluster primary and its workers).
+ */
+export class FdSampler {
+  private root: number | null = null;
+  private child: number | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private pid: number,
+    private intervalMs = 2000,
+  ) {}
+
+  start(): this {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), this.intervalMs);
+    this.timer.unref();
+    return this;
+  }
+
+  private sample(): void {
+    for (const [p, v] of openFds(this.pid)) {
+      if (p === this.pid) this.root = Math.max(this.root ?? 0, v);
+      else this.child = Math.max(this.child ?? 0, v);
+    }
+  }
+
+  /** The most descriptors the process held, and the most one of its descendants held (null: none seen). */
+  stop(): { root: number | null; child: number | null } {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.sample();
+    return { root: this.root, child: this.child };
   }
 }
 

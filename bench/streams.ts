@@ -13,7 +13,10 @@
  *           calls all at once, once with them arriving over R seconds (10)
  *
  *   npm run bench:streams [-- --phases ladder,cost,slow] [--targets forwarder,gatehouse] [--streams 10000]
- *                         [--seconds 60] [--ramp 10] [--quick] [--out DIR | --no-json]
+ *                         [--seconds 60] [--ramp 10] [--workers N] [--quick] [--out DIR | --no-json]
+ *
+ * Over the open-file limit (2 per stream, not raisable) the proxies run as N workers on one port
+ * (`forwarder-workers`, `gatehouse-workers`; bench/nofile.ts); `--workers N` asks for that shape.
  *
  * Prints a markdown report to stdout and writes the JSON to bench/results/streams-<timestamp>.json.
  */
@@ -22,7 +25,8 @@ import { availableParallelism, loadavg } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { CPU_LOAD, ROOT, RssSampler, canPin, canRaiseNofile, cpuSecondsPrecise, nofileLimit, rssMb } from './proc.ts';
+import { CPU_LOAD, FdSampler, ROOT, RssSampler, canPin, canRaiseNofile, cpuSecondsPrecise, nofileLimit, rssMb } from './proc.ts';
+import { chooseShape, isWorkersTarget } from './nofile.ts';
 import { cpuPerEventUs, judgeSlowStreams, perStreamKb, runSseLoad, startSseUpstream, type SseLoadResult } from './sse.ts';
 import { LADDER_RAMP_MS, STREAM_LADDER } from './config.ts';
 import { climbLadder, judgeStreamStep, median, ratio } from './stats.ts';
@@ -33,6 +37,7 @@ import {
   BENCH_MODEL,
   CHAT_PATH,
   chatBody,
+  targetNamed,
   verifyTarget,
   type RunningTarget,
 } from './targets.ts';
@@ -52,13 +57,15 @@ export interface StreamsOptions {
   streams: number;
   seconds: number;
   rampS: number;
+  /** `--workers N`: the proxies as N processes on one port; null: only when the open-file limit demands it. */
+  workers: number | null;
   quick: boolean;
   outDir: string | null;
   help: boolean;
 }
 
 export const STREAMS_USAGE =
-  'npm run bench:streams -- [--phases ladder,cost,slow] [--targets direct,forwarder,gatehouse,gatehouse-allowance] [--streams 10000] [--seconds 60] [--ramp 10] [--quick] [--out DIR | --no-json]';
+  'npm run bench:streams -- [--phases ladder,cost,slow] [--targets direct,forwarder,gatehouse,gatehouse-allowance] [--streams 10000] [--seconds 60] [--ramp 10] [--workers N] [--quick] [--out DIR | --no-json]';
 
 export function parseStreamsArgs(argv: string[]): StreamsOptions {
   const o: StreamsOptions = {
@@ -67,6 +74,7 @@ export function parseStreamsArgs(argv: string[]): StreamsOptions {
     streams: 10_000,
     seconds: 60,
     rampS: 10,
+    workers: null,
     quick: false,
     outDir: 'bench/results',
     help: false,
@@ -119,6 +127,9 @@ export function parseStreamsArgs(argv: string[]): StreamsOptions {
         break;
       case '--ramp':
         o.rampS = num(0);
+        break;
+      case '--workers':
+        o.workers = Math.round(num(2));
         break;
       case '--quick':
         o.quick = true;
@@ -215,7 +226,12 @@ interface SlowResult {
   load: SseLoadResult;
   rss: { idleMb: number | null; peakMb: number | null };
   kbPerStream: number | null;
+  /** CPU of the proxy's processes (primary and workers) during the run. */
   cpuS: number | null;
+  /** The most open files the proxy's process held, and one of its workers (sampled every 2 s). */
+  fds: { root: number | null; child: number | null };
+  /** Load average (1 min) at the end of the run. */
+  loadAfter: number;
 }
 
 interface TargetStreams {
@@ -341,6 +357,7 @@ async function phaseSlow(l: Live, upstream: string, o: StreamsOptions): Promise<
     await sleep(1000);
     const idle = pid === null ? null : rssMb(pid);
     const sampler = pid === null ? null : new RssSampler(pid, 500).start();
+    const fdSampler = pid === null ? null : new FdSampler(pid).start();
     const c0 = pid === null ? null : cpuSecondsPrecise(pid);
     const load = await runSseLoad(
       {
@@ -356,6 +373,7 @@ async function phaseSlow(l: Live, upstream: string, o: StreamsOptions): Promise<
     );
     const c1 = pid === null ? null : cpuSecondsPrecise(pid);
     const peak = sampler ? sampler.stop() : null;
+    const fds = fdSampler ? fdSampler.stop() : { root: null, child: null };
     const v = judgeSlowStreams(load, { streams: o.streams, events: o.seconds, maxAddedGapP99Ms: 50 });
     const r: SlowResult = {
       mode: rampS ? 'arriving' : 'at once',
@@ -368,10 +386,12 @@ async function phaseSlow(l: Live, upstream: string, o: StreamsOptions): Promise<
       rss: { idleMb: idle, peakMb: peak },
       kbPerStream: perStreamKb(idle, peak, load.maxOpen),
       cpuS: c0 === null || c1 === null ? null : c1 - c0,
+      fds,
+      loadAfter: loadavg()[0],
     };
     log(
       `${l.name}: ${o.streams} slow streams ${rampS ? `arriving over ${rampS} s` : 'at once'}: ${load.ok} complete, ${load.outOfOrder} out of order, ` +
-        `added gap p99 ${f(load.addedGap.p99, 2)} ms, most open ${load.maxOpen}, RSS ${f(idle, 0)} -> ${f(peak, 0)} MB (${f(r.kbPerStream, 1)} KB per stream): ${v.ok ? 'held' : v.reasons.join('; ')}`,
+        `added gap p99 ${f(load.addedGap.p99, 2)} ms, most open ${load.maxOpen}, open files at most ${fds.root ?? '–'} (process)${isWorkersTarget(l.name) ? ` and ${fds.child ?? '–'} (one worker)` : ''}, RSS ${f(idle, 0)} -> ${f(peak, 0)} MB (${f(r.kbPerStream, 1)} KB per stream): ${v.ok ? 'held' : v.reasons.join('; ')}`,
     );
     out.push(r);
   }
@@ -383,16 +403,29 @@ export function renderStreams(rep: {
   durationS: number;
   loadAvg: number;
   opts: StreamsOptions;
+  /** What the open-file limit decided (bench/nofile.ts). */
+  shape?: { workers: number; nofile?: number; limit: number | null; notes: string[] };
   targets: TargetStreams[];
 }): string {
   const out: string[] = [];
   const ts = rep.targets.filter((t) => t.status === 'ok');
-  const fwd = ts.find((t) => t.name === 'forwarder');
+  // Each proxy is held to the forwarder of its own shape (one process, or workers on one port).
+  const baseOf = (name: string) => ts.find((t) => t.name === (isWorkersTarget(name) ? 'forwarder-workers' : 'forwarder'));
+  const isBase = (name: string) => name === 'direct' || name === 'forwarder' || name === 'forwarder-workers';
   out.push(`## Streams (${rep.opts.quick ? 'quick' : 'full'}, ${rep.startedAt}, ${rep.durationS.toFixed(0)} s)`);
   out.push('');
   out.push(
-    `Load average ${rep.loadAvg.toFixed(2)} before the run; ${canPin() ? 'proxy pinned to CPU 0, load generator and upstream to CPU 1' : 'not pinned'}.`,
+    `Load average ${rep.loadAvg.toFixed(2)} before the run; ${canPin() ? 'single-process proxies pinned to CPU 0 (`-workers` targets not pinned), load generator and upstream to CPU 1' : 'not pinned'}.`,
   );
+  if (rep.shape) {
+    const w = rep.targets.some((t) => isWorkersTarget(t.name))
+      ? `; \`-workers\` targets: ${rep.shape.workers} workers on one port (node:cluster), unpinned`
+      : '';
+    out.push(
+      `Open files per process: limit ${rep.shape.limit?.toLocaleString('en-US') ?? 'unknown'}${rep.shape.nofile ? `, raised to ${rep.shape.nofile.toLocaleString('en-US')}` : ''}${w}.`,
+    );
+    for (const note of rep.shape.notes) out.push(`- ${note}`);
+  }
   for (const t of rep.targets.filter((x) => x.status !== 'ok' || x.errors.length)) {
     out.push(`- ${t.name}: ${t.status !== 'ok' ? `unavailable: ${t.reason}` : t.errors.join('; ')}`);
   }
@@ -403,9 +436,7 @@ export function renderStreams(rep: {
     for (const t of ts.filter((x) => x.ladder)) {
       const last = t.ladder!.steps[t.ladder!.steps.length - 1];
       const held = last?.ok ? `≥ ${t.ladder!.held}` : `${t.ladder!.held}`;
-      out.push(
-        `| ${t.name} | ${held} | ${t.name === 'direct' || t.name === 'forwarder' ? '–' : f(ratio(t.ladder!.held, fwd?.ladder?.held), 2)} |`,
-      );
+      out.push(`| ${t.name} | ${held} | ${isBase(t.name) ? '–' : f(ratio(t.ladder!.held, baseOf(t.name)?.ladder?.held), 2)} |`);
     }
     out.push('');
   }
@@ -417,8 +448,8 @@ export function renderStreams(rep: {
       const cells = costed.map((t) => {
         const c = t.cost!.find((x) => x.flavor === fl.name);
         if (!c) return '–';
-        const base = fwd?.cost?.find((x) => x.flavor === fl.base)?.usPerEvent;
-        const rr = t.name === 'forwarder' ? null : ratio(c.usPerEvent, base);
+        const base = baseOf(t.name)?.cost?.find((x) => x.flavor === fl.base)?.usPerEvent;
+        const rr = isBase(t.name) ? null : ratio(c.usPerEvent, base);
         return `${f(c.usPerEvent, 2)}${rr === null ? '' : ` (${rr.toFixed(2)}×)`}`;
       });
       out.push(`| ${fl.name} | ${cells.join(' | ')} |`);
@@ -430,8 +461,8 @@ export function renderStreams(rep: {
       const cells = costed.map((t) => {
         const c = t.cost!.find((x) => x.flavor === fl.name);
         if (!c) return '–';
-        const base = fwd?.cost?.find((x) => x.flavor === fl.base)?.usPerCall ?? null;
-        const rr = t.name === 'forwarder' ? null : ratio(c.usPerCall ?? null, base);
+        const base = baseOf(t.name)?.cost?.find((x) => x.flavor === fl.base)?.usPerCall ?? null;
+        const rr = isBase(t.name) ? null : ratio(c.usPerCall ?? null, base);
         return `${f(c.usPerCall ?? null, 0)}${rr === null ? '' : ` (${rr.toFixed(2)}×)`}`;
       });
       out.push(`| ${fl.name} | ${cells.join(' | ')} |`);
@@ -442,14 +473,16 @@ export function renderStreams(rep: {
   if (slowed.length) {
     const s0 = slowed[0].slow![0];
     out.push(
-      `| ${s0.streams.toLocaleString('en-US')} streams, 1 event/s for ${s0.seconds} s | calls | held | complete / out of order | added gap p50 / p99 (ms) | delay p99 (ms) | most open | RSS idle → peak (MB) | KB per stream | vs forwarder |`,
+      `| ${s0.streams.toLocaleString('en-US')} streams, 1 event/s for ${s0.seconds} s | calls | held | complete / out of order | added gap p50 / p99 (ms) | delay p99 (ms) | most open | open files (most in one worker / primary) | RSS idle → peak (MB) | KB per stream | vs forwarder | CPU (s) | load average after |`,
     );
-    out.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|');
+    out.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const t of slowed) {
       for (const s of t.slow!) {
-        const fs = fwd?.slow?.find((x) => x.mode === s.mode);
+        const fs = baseOf(t.name)?.slow?.find((x) => x.mode === s.mode);
+        const n = (v: number | null | undefined) => (typeof v === 'number' ? v.toLocaleString('en-US') : '–');
+        const fds = isWorkersTarget(t.name) ? `${n(s.fds?.child)} / ${n(s.fds?.root)}` : n(s.fds?.root);
         out.push(
-          `| ${t.name} | ${s.mode === 'at once' ? 'at once' : `over ${s.rampS} s`} | ${s.ok ? 'yes' : `no: ${s.reasons.join('; ')}`} | ${s.load.ok.toLocaleString('en-US')} / ${s.load.outOfOrder} | ${f(s.load.addedGap.p50, 2)} / ${f(s.load.addedGap.p99, 2)} | ${f(s.load.delay.p99, 2)} | ${s.load.maxOpen.toLocaleString('en-US')} | ${t.name === 'direct' ? '–' : `${f(s.rss.idleMb, 0)} → ${f(s.rss.peakMb, 0)}`} | ${f(s.kbPerStream, 1)} | ${t.name === 'forwarder' || t.name === 'direct' ? '–' : f(ratio(s.kbPerStream, fs?.kbPerStream), 2)} |`,
+          `| ${t.name} | ${s.mode === 'at once' ? 'at once' : `over ${s.rampS} s`} | ${s.ok ? 'yes' : `no: ${s.reasons.join('; ')}`} | ${s.load.ok.toLocaleString('en-US')} / ${s.load.outOfOrder} | ${f(s.load.addedGap.p50, 2)} / ${f(s.load.addedGap.p99, 2)} | ${f(s.load.delay.p99, 2)} | ${s.load.maxOpen.toLocaleString('en-US')} | ${fds} | ${t.name === 'direct' ? '–' : `${f(s.rss.idleMb, 0)} → ${f(s.rss.peakMb, 0)}`} | ${f(s.kbPerStream, 1)} | ${isBase(t.name) ? '–' : f(ratio(s.kbPerStream, fs?.kbPerStream), 2)} | ${f(s.cpuS, 1)} | ${f(s.loadAfter, 2)} |`,
         );
       }
     }
@@ -473,25 +506,19 @@ async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   const la = loadavg()[0];
   if (la > availableParallelism() / 2) log(`warning: load average ${f(la, 2)}; other work will skew the numbers`);
-  // A proxy holds two sockets per stream (the caller's and the upstream's).
-  const need = o.phases.includes('slow') ? 2 * o.streams + 1024 : 2 * 4096 + 1024;
-  const have = nofileLimit();
-  let nofile: number | undefined;
-  if (have !== null && have < need) {
-    if (canRaiseNofile(need)) nofile = need;
-    else
-      throw new Error(
-        `${o.streams} streams need ${need} open files per proxy; the limit here is ${have} (raise it: ulimit -n ${need}, as root or within the hard limit)`,
-      );
-  }
+  // A proxy process holds two sockets per stream (the caller's and the upstream's); the ladder's top is 4,096.
+  const [limit, streams] = [nofileLimit(), o.phases.includes('slow') ? o.streams : 4096];
+  const shape = chooseShape({ targets: o.targets, streams, workers: o.workers, limit, canRaise: canRaiseNofile });
+  for (const note of shape.notes) log(note);
+  const nofile = shape.nofile;
   const up = await startSseUpstream(CPU_LOAD);
   const upstream = `http://127.0.0.1:${up.port}`;
   const results: TargetStreams[] = [];
   const live: Live[] = [];
   try {
     await setUpstream(upstream, { delayMs: 0, chunks: 4, gapMs: 1 });
-    for (const name of o.targets) {
-      const target = ALL_TARGETS.find((t) => t.name === name)!;
+    for (const name of shape.targets) {
+      const target = targetNamed(name, shape.workers)!;
       const res: TargetStreams = { name, status: 'ok', errors: [] };
       results.push(res);
       log(`starting ${name}`);
@@ -541,7 +568,14 @@ async function main(): Promise<void> {
     for (const l of live) await l.running.stop().catch(() => {});
     await up.proc.stop();
   }
-  const rep = { startedAt, durationS: (Date.now() - t0) / 1000, loadAvg: la, opts: o, targets: results };
+  const rep = {
+    startedAt,
+    durationS: (Date.now() - t0) / 1000,
+    loadAvg: la,
+    opts: o,
+    shape: { workers: shape.workers, nofile, limit, notes: shape.notes },
+    targets: results,
+  };
   process.stdout.write(`${renderStreams(rep)}\n`);
   if (o.outDir) {
     const dir = isAbsolute(o.outDir) ? o.outDir : join(ROOT, o.outDir);

@@ -68,6 +68,29 @@ export const forwarder: Target = {
   },
 };
 
+/**
+ * The forwarder as `workers` processes on one port (`bench/forwarder.ts --workers N`: a node:cluster
+ * primary and N workers running the forwarder's code), unpinned: the shape of `gatehouse-workers`.
+ */
+export function forwarderWorkersTarget(workers: number, name = 'forwarder-workers'): Target {
+  return {
+    name,
+    async start(ctx) {
+      const args = ['--upstream', ctx.upstream, '--workers', String(workers)];
+      const { proc, port } = await startService(name, 'forwarder.ts', args, undefined, ctx.nofile);
+      return {
+        url: `http://127.0.0.1:${port}`,
+        headers: { ...json, authorization: `Bearer ${BENCH_KEY}` },
+        pid: proc.pid,
+        stop: () => proc.stop(),
+      };
+    },
+  };
+}
+
+/** The forwarder with two workers (the shape of `gatehouse-workers`). */
+export const forwarderWorkers = forwarderWorkersTarget(2);
+
 export const PORTKEY_DIR = join(BENCH, 'portkey');
 const PORTKEY_ENTRY = join(PORTKEY_DIR, 'node_modules/@portkey-ai/gateway/build/start-server.js');
 
@@ -246,7 +269,23 @@ export const gatehouseTraced = gatehouseTarget('gatehouse-traced', {}, { traced:
 /** Gatehouse as installed with WORKERS=2, unpinned: how serving scales with a second process. */
 export const gatehouseWorkers = gatehouseTarget('gatehouse-workers', {}, { workers: 2 });
 
-export const ALL_TARGETS: Target[] = [direct, forwarder, portkey, gatehouse, gatehouseAllowance, gatehouseTraced, gatehouseWorkers];
+export const ALL_TARGETS: Target[] = [
+  direct,
+  forwarder,
+  forwarderWorkers,
+  portkey,
+  gatehouse,
+  gatehouseAllowance,
+  gatehouseTraced,
+  gatehouseWorkers,
+];
+
+/** A target by name; the two `-workers` targets with `workers` processes instead of two. */
+export function targetNamed(name: string, workers = 2): Target | undefined {
+  if (name === 'forwarder-workers') return forwarderWorkersTarget(workers);
+  if (name === 'gatehouse-workers') return gatehouseTarget(name, {}, { workers });
+  return ALL_TARGETS.find((t) => t.name === name);
+}
 
 /** An OTLP/HTTP receiver that accepts and drops what it is sent. */
 async function startOtlpSink(): Promise<{ url: string; close(): Promise<void> }> {
