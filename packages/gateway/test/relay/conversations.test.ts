@@ -10,9 +10,11 @@ import { Conversations } from '../../src/relay/conversations.ts';
 import type { Message } from '../../src/relay/providers/index.ts';
 
 const said = (text: string): Message[] => [
-  { role: 'system', content: 'be brief' },
-  { role: 'user', content: text },
+  { role: 'system', parts: [{ type: 'text', text: 'be brief' }] },
+  { role: 'user', parts: [{ type: 'text', text }] },
 ];
+/** What is kept of `said(text)`: the system message left out. */
+const kept = (text: string) => [{ role: 'user', parts: [{ type: 'text', text }] }];
 
 test('conversations are written in one batch per turn, the first kept, loaded by another node and written at close', async () => {
   const gw = await startTestGateway();
@@ -27,14 +29,14 @@ test('conversations are written in one batch per turn, the first kept, loaded by
     assert.deepEqual(
       rows.map((r) => [r.response_id, JSON.parse(r.messages)]),
       [
-        ['resp_1', [{ role: 'user', content: 'one' }]],
-        ['resp_2', [{ role: 'user', content: 'two' }]],
+        ['resp_1', kept('one')],
+        ['resp_2', kept('two')],
       ],
     );
     // Already stored (a later turn): kept as it is.
     await a.keep('resp_2', 7, 'm', said('later'));
     const b = new Conversations(gw.core);
-    assert.deepEqual(await b.load('resp_2', 7), [{ role: 'user', content: 'two' }]);
+    assert.deepEqual(await b.load('resp_2', 7), kept('two'));
     await assert.rejects(b.load('resp_2', 8), /Previous response with id 'resp_2' not found/, "another user's conversation is not found");
 
     // More than one statement's rows in one turn, then one left pending when the node closes.
@@ -51,7 +53,7 @@ test('conversations are written in one batch per turn, the first kept, loaded by
   }
   const again = await startTestGateway({ db: gw.db });
   try {
-    assert.deepEqual(await new Conversations(again.core).load('resp_last', 7), [{ role: 'user', content: 'last' }]);
+    assert.deepEqual(await new Conversations(again.core).load('resp_last', 7), kept('last'));
   } finally {
     await again.stop();
   }
