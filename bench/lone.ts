@@ -6,9 +6,10 @@
  * shows in the wall times but less in this) and, for the gateway, its own time per call as it reports
  * it (`x-gatehouse-time-ms`: from the request's arrival to the answer's first byte, less the upstream's
  * wait). With `--profile DIR` the gateway writes a V8 CPU profile of the calls (sampled every 50 µs),
- * summarised by bench/profile-summary.mjs.
+ * summarised by bench/profile-summary.mjs. With `--stream` the calls are streamed, each answered with two
+ * events (a call's start and end with as little of the events as a stream can have).
  *
- *   npm run bench:lone -- [--calls 3000] [--allowances] [--profile /tmp/lone]
+ *   npm run bench:lone -- [--calls 3000] [--allowances] [--stream] [--profile /tmp/lone]
  */
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +26,7 @@ const arg = (name: string, dflt: string) => {
 };
 const CALLS = Number(arg('calls', '3000'));
 const PROFILE = arg('profile', '');
+const STREAM = args.includes('--stream');
 const log = (m: string) => process.stderr.write(`[lone] ${m}\n`);
 
 interface Lone {
@@ -36,7 +38,7 @@ interface Lone {
 }
 
 async function lone(name: string, t: { url: string; headers: Record<string, string>; pid: number | null }): Promise<Lone> {
-  const body = chatBody(false);
+  const body = chatBody(STREAM);
   const ms: number[] = [];
   const own: number[] = [];
   const once = async (record: boolean) => {
@@ -66,6 +68,15 @@ async function lone(name: string, t: { url: string; headers: Record<string, stri
 
 const up = await startSseUpstream(CPU_LOAD);
 const upstream = `http://127.0.0.1:${up.port}`;
+if (STREAM) {
+  const r = await request(`${upstream}/__bench/config`, {
+    method: 'POST',
+    body: JSON.stringify({ delayMs: 0, chunks: 2, gapMs: 0 }),
+    headers: { 'content-type': 'application/json' },
+  });
+  await r.body.dump();
+  if (r.statusCode !== 200) throw new Error(`upstream config: HTTP ${r.statusCode}`);
+}
 if (PROFILE) {
   mkdirSync(PROFILE, { recursive: true });
   process.env.BENCH_CPU_PROF = PROFILE;
@@ -111,7 +122,7 @@ try {
 const direct = rows.find((r) => r.name === 'direct')!;
 const fwd = rows.find((r) => r.name === 'forwarder')!;
 const lines = [
-  `| ${CALLS} calls at c=1, median of 3 rounds | p50 (ms) | p99 (ms) | added p50 (µs) | vs forwarder | proxy CPU per call (µs) | gateway's own time p50 (µs) |`,
+  `| ${CALLS}${STREAM ? ' streamed' : ''} calls at c=1, median of 3 rounds | p50 (ms) | p99 (ms) | added p50 (µs) | vs forwarder | proxy CPU per call (µs) | gateway's own time p50 (µs) |`,
   '|---|---:|---:|---:|---:|---:|---:|',
 ];
 for (const r of rows) {

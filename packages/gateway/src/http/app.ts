@@ -69,16 +69,16 @@ export async function buildApp(deps: AppDeps, modules: RouteModule[]): Promise<F
   app.decorateRequest('principal', null);
   app.decorateRequest('user', null);
   app.decorateRequest('startedAt', 0n);
-  // Callback style: no promise per request.
+  // Callback style: no promise per request; one hook for every request (each hook costs a turn of Fastify's runner).
   app.addHook('onRequest', (req, reply, done) => {
     req.startedAt = process.hrtime.bigint();
     req.requestId = requestId();
     reply.header('x-request-id', req.requestId);
+    apiHeaders(req, reply);
     done();
   });
   if (tracer) traceRequests(app, tracer);
   // Every 500 is logged with its exception by sendError (http/errors.ts), thrown or sent.
-  app.addHook('onRequest', apiHeaders);
   app.addHook('onSend', closeUnreadOnSend);
   app.addHook('onResponse', closeUnread);
   app.setErrorHandler(familyErrorHandler('openai'));
@@ -198,10 +198,9 @@ function receiveTimeouts(ms: number) {
 }
 
 /** Every /api answer (errors included) is not to be sniffed or cached. */
-function apiHeaders(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+function apiHeaders(req: FastifyRequest, reply: FastifyReply): void {
   if (req.url.startsWith('/api/') || req.url === '/api')
     reply.header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
-  done();
 }
 
 /** How long the rest of an unread body is drained (and dropped) after the answer, at most. */

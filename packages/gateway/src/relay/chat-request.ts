@@ -40,6 +40,8 @@ import type { Ctx, RelayCall } from './chat-call.ts';
 export const COUNT_MAX_CHARS = 8 * 1024 * 1024;
 /** A body shorter than this holds no prompt long enough to be cached: its conversation is not named by its head. */
 const HEAD_MIN_BYTES = 4096;
+/** What marks a body that places prompt-cache breakpoints, as bytes (searched in the body as received). */
+const CACHE_CONTROL = Buffer.from('"cache_control"');
 
 /**
  * Checks the caller's request and decodes it when it is not OpenAI's (the prompt of the estimate, and what
@@ -102,7 +104,7 @@ export function estimateChatUsage(ctx: Ctx, policy: RelayDeps['policy']): TokenU
   const tools = b.tools !== undefined || b.functions !== undefined;
   ctx.inputBound = inputBound(call.raw.length, scan, tools);
   ctx.textBound = textBound(call.raw.length, scan, tools);
-  ctx.cacheWrites = call.raw.includes('"cache_control"');
+  ctx.cacheWrites = call.raw.includes(CACHE_CONTROL);
   if (call.kind === 'embeddings' || !pricesOutput(ctx.price)) return { inputTokens: ctx.inputBound, outputTokens: 0 };
   const limit = policy.modelMaxOutput(ctx.model);
   let out = asked ?? policy.defaultMaxOutput(ctx.model);

@@ -7,7 +7,7 @@
  */
 import type { Core } from '../core.ts';
 import { echo, fail } from '../platform/errors.ts';
-import { isUniqueViolation } from '../store/db.ts';
+import { TurnWrites } from './turn-writes.ts';
 import type { Message } from './providers/index.ts';
 
 const MAX_BYTES = 8 * 1024 * 1024;
@@ -15,11 +15,31 @@ const PURGE_BATCH = 500;
 const DAY_MS = 86_400_000;
 /** Conversations kept in memory too, so the next turn on this node finds one whose row is still being written. */
 const RECENT = 500;
+/** The most conversations one statement writes, and the most of their text (a larger one goes alone). */
+const WRITE_ROWS = 200;
+const WRITE_BYTES = 1024 * 1024;
+
+interface ConversationRow {
+  response_id: string;
+  user_id: number;
+  model: string;
+  messages: string;
+  created_at: number;
+}
 
 export class Conversations {
   private recent = new Map<string, { userId: number; json: string }>();
+  /** The conversations kept in one turn are written in one statement (relay/turn-writes.ts). */
+  private readonly writes: TurnWrites<ConversationRow>;
 
-  constructor(private readonly core: Core) {}
+  constructor(private readonly core: Core) {
+    this.writes = new TurnWrites(core, {
+      insert: (rows) => this.insert(rows),
+      maxRows: WRITE_ROWS,
+      size: (r) => r.messages.length,
+      maxSize: WRITE_BYTES,
+    });
+  }
 
   /**
    * Keeps the conversation of `responseId` (input and answer, without system messages): in memory at
@@ -30,14 +50,16 @@ export class Conversations {
     if (json.length > MAX_BYTES) return;
     this.recent.set(responseId, { userId, json });
     if (this.recent.size > RECENT) this.recent.delete(this.recent.keys().next().value as string);
-    try {
-      await this.core.h.db
-        .insertInto('relay_conversations')
-        .values({ response_id: responseId, user_id: userId, model, messages: json, created_at: Date.now() })
-        .execute();
-    } catch (e) {
-      if (!isUniqueViolation(e)) throw e;
-    }
+    await this.writes.add(responseId, { response_id: responseId, user_id: userId, model, messages: json, created_at: Date.now() });
+  }
+
+  /** One statement for the conversations of a turn; a response id already stored keeps its row. */
+  private insert(rows: Array<[string, ConversationRow]>): Promise<unknown> {
+    const { db, dialect } = this.core.h;
+    const q = db.insertInto('relay_conversations').values(rows.map(([, r]) => r));
+    return dialect === 'mysql'
+      ? q.onDuplicateKeyUpdate((eb) => ({ response_id: eb.ref('relay_conversations.response_id') })).execute()
+      : q.onConflict((oc) => oc.column('response_id').doNothing()).execute();
   }
 
   /** The messages of `responseId` for `userId`; 404 (`previous_response_not_found`) when there is none of theirs. */

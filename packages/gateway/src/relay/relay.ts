@@ -19,6 +19,7 @@ import type { KeyPrincipal } from '../accounts/types.ts';
 import { checkModelAccess } from '../accounts/keys.ts';
 import { callFacts, readsCall } from '../billing/call-facts.ts';
 import { ruleUsageDetails } from '../billing/price-rules.ts';
+import type { TokenUsage } from '../billing/prices.ts';
 import { echo, GatewayError, fail } from '../platform/errors.ts';
 import { Pending } from '../platform/pending.ts';
 import { redactSecrets, sentSecrets } from '../platform/redact.ts';
@@ -65,6 +66,29 @@ import { canonicalResponseText, chatStreamRelay, countUsage } from './chat-strea
  */
 const SETTLE_DEFER_MS = 5;
 
+/**
+ * The details of a chat call's log row, keys in this order: the caller's format (when not OpenAI's), what
+ * the request that served the call left out (the caller's body as converted for its channel), the models
+ * the call went through before the one that answered (relay/fallback.ts), its attempts, guardrail
+ * verdicts, reasoning and cache-write tokens, and the usage a price's rules read. Built by assignment
+ * (it runs for every call).
+ */
+export function chatLogDetails(ctx: Ctx, u: TokenUsage): Record<string, unknown> {
+  const d: Record<string, unknown> = {};
+  if (ctx.cf !== 'openai') d.inbound = ctx.cf;
+  if (ctx.sent?.dropped.length) d.dropped = ctx.sent.dropped.slice(0, 20);
+  if (ctx.chain.length) {
+    d.requested_model = ctx.chain[0].from;
+    d.fallbacks = ctx.chain;
+  }
+  d.attempts = ctx.attempts;
+  if (ctx.guardrails.length) d.guardrails = ctx.guardrails;
+  d.reasoning_tokens = u.reasoningTokens;
+  d.cache_write_tokens = u.cacheWriteTokens;
+  if (u.cacheWrite1hTokens) d.cache_write_1h_tokens = u.cacheWrite1hTokens;
+  return Object.assign(d, ruleUsageDetails(u));
+}
+
 export class Relay {
   /** Chat, completions and embeddings calls in progress on this node. */
   private active = 0;
@@ -90,30 +114,18 @@ export class Relay {
       conversationHead: (ctx) => chatConversationHead(ctx),
       reserveOf: (ctx, u) => reserveCost(d.prices, ctx.price, u, ctx.call.principal.group, ctx.cacheWrites, ctx.priceCall),
       routing: {
-        reserveBound: (ctx, u) =>
-          Math.max(
-            ...(ctx.chainPrices ?? [ctx.price]).map((p) =>
-              reserveCost(d.prices, p, u, ctx.call.principal.group, ctx.cacheWrites, ctx.priceCall),
-            ),
-          ),
+        // The costliest model the call may fall back to; without fallbacks its own (no array per call).
+        reserveBound: (ctx, u) => {
+          const g = ctx.call.principal.group;
+          if (!ctx.chainPrices) return reserveCost(d.prices, ctx.price, u, g, ctx.cacheWrites, ctx.priceCall);
+          return Math.max(...ctx.chainPrices.map((p) => reserveCost(d.prices, p, u, g, ctx.cacheWrites, ctx.priceCall)));
+        },
         // About four bytes of a body per token: what the channels' max_input_tokens are compared with.
         inputTokens: (ctx) => Math.ceil(ctx.call.raw.length / 4),
         fallback: (ctx, cls, from) => this.fallback(ctx, cls, from),
       },
       cost: (ctx, u) => d.prices.cost(ctx.price, u, ctx.call.principal.group, ctx.priceCall),
-      logDetails: (ctx, u) => ({
-        ...(ctx.cf !== 'openai' ? { inbound: ctx.cf } : {}),
-        // What the request that served the call left out (the caller's body as converted for its channel).
-        ...(ctx.sent?.dropped.length ? { dropped: ctx.sent.dropped.slice(0, 20) } : {}),
-        // The models the call went through before the one that answered (relay/fallback.ts).
-        ...(ctx.chain.length ? { requested_model: ctx.chain[0].from, fallbacks: ctx.chain } : {}),
-        attempts: ctx.attempts,
-        ...(ctx.guardrails.length ? { guardrails: ctx.guardrails } : {}),
-        reasoning_tokens: u.reasoningTokens,
-        cache_write_tokens: u.cacheWriteTokens,
-        ...(u.cacheWrite1hTokens ? { cache_write_1h_tokens: u.cacheWrite1hTokens } : {}),
-        ...ruleUsageDetails(u),
-      }),
+      logDetails: chatLogDetails,
       // With other calls in flight the settle waits a little to share their commit; alone, it commits
       // now, while the caller reads the answer, instead of on the next call's path.
       settleDeferMs: () => (this.active > 1 ? SETTLE_DEFER_MS : 0),

@@ -4,10 +4,11 @@
  * memory (a read right after a create needs no database round trip).
  *
  * The ids remembered during one turn of the event loop are written in one statement at the end of it
- * (an id already stored is kept as it is): a burst of Responses calls costs one insert, not one each. A
- * node that closes writes what is still pending first.
+ * (an id already stored is kept as it is; relay/turn-writes.ts): a burst of Responses calls costs one
+ * insert, not one each. A node that closes writes what is still pending first.
  */
 import type { Core } from '../core.ts';
+import { TurnWrites } from './turn-writes.ts';
 
 export interface StoredResponse {
   userId: number;
@@ -21,23 +22,12 @@ const MEMORY = 2000;
 /** The most ids one statement writes (well under every dialect's limit on parameters). */
 const BATCH = 500;
 
-interface Pending {
-  row: StoredResponse & { createdAt: number };
-  done: Array<{ resolve: () => void; reject: (e: unknown) => void }>;
-}
-
 export class ResponseStore {
   private recent = new Map<string, StoredResponse>();
-  private pending = new Map<string, Pending>();
-  private scheduled = false;
-  /** The write under way, if any (a closing node waits for it). */
-  private writing: Promise<void> | null = null;
+  private readonly writes: TurnWrites<StoredResponse & { createdAt: number }>;
 
   constructor(private readonly core: Core) {
-    core.onClose(async () => {
-      await this.writing;
-      await this.flush();
-    });
+    this.writes = new TurnWrites(core, { insert: (rows) => this.insert(rows), maxRows: BATCH });
   }
 
   /** Remembers `id` (resolves once it is written with the others of this turn). */
@@ -45,43 +35,12 @@ export class ResponseStore {
     if (!id || id.length > 191) return Promise.resolve();
     this.recent.set(id, r);
     if (this.recent.size > MEMORY) this.recent.delete(this.recent.keys().next().value as string);
-    return new Promise<void>((resolve, reject) => {
-      const p = this.pending.get(id);
-      // The first creation of an id is the one kept, as in the table.
-      if (p) p.done.push({ resolve, reject });
-      else this.pending.set(id, { row: { ...r, createdAt: Date.now() }, done: [{ resolve, reject }] });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        // One write at a time, in order.
-        setImmediate(() => {
-          const w = (this.writing ?? Promise.resolve()).then(() => this.flush());
-          this.writing = w;
-          void w.finally(() => {
-            if (this.writing === w) this.writing = null;
-          });
-        });
-      }
-    });
+    return this.writes.add(id, { ...r, createdAt: Date.now() });
   }
 
-  /** Writes every pending id, `BATCH` to a statement. */
-  private async flush(): Promise<void> {
-    this.scheduled = false;
-    while (this.pending.size) {
-      const batch = [...this.pending].slice(0, BATCH);
-      for (const [id] of batch) this.pending.delete(id);
-      try {
-        await this.insert(batch);
-        for (const [, p] of batch) for (const d of p.done) d.resolve();
-      } catch (e) {
-        for (const [, p] of batch) for (const d of p.done) d.reject(e);
-      }
-    }
-  }
-
-  private insert(batch: Array<[string, Pending]>): Promise<unknown> {
+  private insert(batch: Array<[string, StoredResponse & { createdAt: number }]>): Promise<unknown> {
     const { db, dialect } = this.core.h;
-    const rows = batch.map(([id, { row }]) => ({
+    const rows = batch.map(([id, row]) => ({
       response_id: id,
       user_id: row.userId,
       channel_id: row.channelId,

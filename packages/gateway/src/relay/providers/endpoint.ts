@@ -35,28 +35,46 @@ export function upstreamModel(ch: Pick<Channel, 'modelMapping'>, model: string):
   return typeof m === 'string' && m ? m : model;
 }
 
-/** Upstream URLs by channel (a reloaded channel is a new object) and call shape: parsed once. */
-const urlCache = new WeakMap<UpstreamChannel, Map<string, URL>>();
+/**
+ * Upstream URLs by channel (a reloaded channel is a new object), then model, then call shape (kind,
+ * streaming, Gemini action): parsed once, found without building a key per call.
+ */
+const urlCache = new WeakMap<UpstreamChannel, Map<string, Map<string, URL>>>();
+/** The most models a channel's URLs are kept for (the cache is emptied beyond it). */
+const URL_MODELS = 1000;
 
 /**
  * The upstream URL of a call (the same object for the same call shape: read it, do not change it).
  * `geminiAction` names the Gemini model action of embedding calls (`embedContent`, `batchEmbedContents`).
  */
 export function upstreamUrl(ch: UpstreamChannel, kind: RelayKind, model: string, stream: boolean, geminiAction?: string): Readonly<URL> {
-  let m = urlCache.get(ch);
-  if (!m) {
-    m = new Map();
-    urlCache.set(ch, m);
+  let byModel = urlCache.get(ch);
+  if (!byModel) {
+    byModel = new Map();
+    urlCache.set(ch, byModel);
   }
-  const k = `${kind}\n${model}\n${stream ? 1 : 0}\n${geminiAction ?? ''}`;
-  let u = m.get(k);
+  let shapes = byModel.get(model);
+  if (!shapes) {
+    if (byModel.size >= URL_MODELS) byModel.clear();
+    shapes = new Map();
+    byModel.set(model, shapes);
+  }
+  // The usual shapes are constant strings (kind, stream): no string is built for them.
+  const k = geminiAction === undefined ? (stream ? STREAM_SHAPE[kind] : kind) : `${kind}\n${stream ? 1 : 0}\n${geminiAction}`;
+  let u = shapes.get(k);
   if (!u) {
     u = endpointOf(ch.type).url(ch, kind, model, stream, geminiAction);
-    if (m.size >= 1000) m.clear();
-    m.set(k, u);
+    shapes.set(k, u);
   }
   return u;
 }
+
+/** The cache key of a streamed call of each kind. */
+const STREAM_SHAPE: Record<RelayKind, string> = {
+  chat: 'chat stream',
+  completions: 'completions stream',
+  embeddings: 'embeddings stream',
+};
 
 /** Picks the caller's vendor headers of a same-family call (empty: nothing to forward). */
 export function callerVendorHeaders(
