@@ -154,12 +154,12 @@ export class ChatStream implements StreamRelay<Ctx> {
   chunk(chunk: Buffer): string | Buffer {
     const { decoder, framer } = this;
     if (decoder && !this.encoder) {
-      for (const ev of framer.push(chunk)) this.onCanonical(decoder.push({ event: ev.event, data: ev.data }));
+      for (const ev of framer.push(chunk)) this.onCanonical(decoder.push(ev));
       return chunk;
     }
     if (decoder) {
       let out = '';
-      for (const ev of framer.push(chunk)) out += this.onCanonical(decoder.push({ event: ev.event, data: ev.data }));
+      for (const ev of framer.push(chunk)) out += this.onCanonical(decoder.push(ev));
       return out;
     }
     if (this.strip) {
@@ -174,7 +174,7 @@ export class ChatStream implements StreamRelay<Ctx> {
   end(): string {
     let out = '';
     if (this.decoder) {
-      for (const ev of this.framer.end()) out += this.onCanonical(this.decoder.push({ event: ev.event, data: ev.data }));
+      for (const ev of this.framer.end()) out += this.onCanonical(this.decoder.push(ev));
       out += this.tail();
     } else {
       for (const ev of this.framer.end()) if (this.onOpenAI(ev) && this.strip) out += ev.raw;
@@ -184,7 +184,7 @@ export class ChatStream implements StreamRelay<Ctx> {
 
   event(ev: SseEvent): string {
     if (this.decoder) {
-      const out = this.onCanonical(this.decoder.push({ event: ev.event, data: ev.data }));
+      const out = this.onCanonical(this.decoder.push(ev));
       return this.encoder ? out : ev.raw;
     }
     return this.onOpenAI(ev) ? ev.raw : '';

@@ -11,7 +11,17 @@ import {
   sse,
   upstreamError,
 } from '../canonical.ts';
+import { HOLE, jsonString, sseTemplate } from '../sse-template.ts';
 import { usageToAnthropic, partialUsage, finishFromAnthropic, STOP_OUT } from './response.ts';
+
+/** The deltas of a block (its index and the delta's text spliced in): written once per upstream event. */
+const deltaTemplate = (type: string, key: string): string[] =>
+  sseTemplate({ type: 'content_block_delta', index: HOLE, delta: { type, [key]: HOLE } }, 'content_block_delta', 2);
+const TEXT_DELTA = deltaTemplate('text_delta', 'text');
+const THINKING_DELTA = deltaTemplate('thinking_delta', 'thinking');
+const JSON_DELTA = deltaTemplate('input_json_delta', 'partial_json');
+/** A block's delta event from its template. */
+const deltaEvent = (t: string[], index: number, text: string): string => t[0] + index + t[1] + jsonString(text) + t[2];
 
 export function createStreamDecoder(): StreamDecoder {
   const usage = emptyUsage();
@@ -140,8 +150,7 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
     s += sse({ type: 'content_block_start', index: block, content_block: contentBlock }, 'content_block_start');
     return s;
   };
-  const delta = (d: Record<string, unknown>, index = block): string =>
-    sse({ type: 'content_block_delta', index, delta: d }, 'content_block_delta');
+  const delta = (d: Record<string, unknown>): string => sse({ type: 'content_block_delta', index: block, delta: d }, 'content_block_delta');
 
   return {
     push(ev) {
@@ -166,11 +175,11 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
         case 'text':
           if (!ev.text) return s;
           if (blockKind !== 'text') s += open('text', { type: 'text', text: '' });
-          return s + delta({ type: 'text_delta', text: ev.text });
+          return s + deltaEvent(TEXT_DELTA, block, ev.text);
         case 'thinking':
           if (ev.redacted) return s + open('thinking', { type: 'redacted_thinking', data: ev.redacted }) + close();
           if (blockKind !== 'thinking') s += open('thinking', { type: 'thinking', thinking: '', signature: '' });
-          if (ev.text) s += delta({ type: 'thinking_delta', thinking: ev.text });
+          if (ev.text) s += deltaEvent(THINKING_DELTA, block, ev.text);
           if (ev.signature)
             s += delta({ type: 'signature_delta', signature: ev.from === 'gemini' ? GEMINI_SIG_PREFIX + ev.signature : ev.signature });
           return s;
@@ -182,7 +191,7 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
           const bi = toolBlocks.get(ev.toolIndex);
           if (bi === undefined || !ev.delta) return s;
           // arguments of a call whose block is no longer open still go to that block's index rather than being lost
-          return s + delta({ type: 'input_json_delta', partial_json: ev.delta }, bi);
+          return s + deltaEvent(JSON_DELTA, bi, ev.delta);
         }
         case 'finish':
           stopReason = ev.reason;

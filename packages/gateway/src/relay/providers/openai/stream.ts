@@ -1,6 +1,7 @@
 /** OpenAI Chat Completions chunk streams ⇄ canonical events: the codec's stream section (codec.ts). */
 import type { CanonicalStreamEvent, StreamDecoder, StreamEncoder, StreamEncoderOptions, Usage } from '../canonical.ts';
 import { emptyUsage, eventJson, isObj, newToolCallId, splitSignedId, sse, streamStart, upstreamError } from '../canonical.ts';
+import { HOLE, jsonString, sseTemplate } from '../sse-template.ts';
 import { decodeThinkingBlocks } from './thinking.ts';
 import { usageFromResponse, usageToOpenAI, finishFromOpenAI, finishToOpenAI, toolCallOut } from './response.ts';
 
@@ -24,11 +25,12 @@ export function createStreamDecoder(): StreamDecoder {
           typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof d.reasoning === 'string' ? d.reasoning : '';
         if (reasoning) out.push({ type: 'thinking', index, text: reasoning });
         // The text of a block came as reasoning_content; the block adds its signature or redacted data.
-        for (const b of decodeThinkingBlocks(d.thinking_blocks)) {
-          if (b.type !== 'thinking') continue;
-          if (b.redacted) out.push({ type: 'thinking', index, redacted: b.redacted, from: 'anthropic' });
-          else if (b.signature) out.push({ type: 'thinking', index, signature: b.signature, from: 'anthropic' });
-        }
+        if (d.thinking_blocks !== undefined)
+          for (const b of decodeThinkingBlocks(d.thinking_blocks)) {
+            if (b.type !== 'thinking') continue;
+            if (b.redacted) out.push({ type: 'thinking', index, redacted: b.redacted, from: 'anthropic' });
+            else if (b.signature) out.push({ type: 'thinking', index, signature: b.signature, from: 'anthropic' });
+          }
         if (typeof d.content === 'string' && d.content) out.push({ type: 'text', index, text: d.content });
         if (typeof d.refusal === 'string' && d.refusal) out.push({ type: 'text', index, text: d.refusal });
         if (Array.isArray(d.tool_calls)) {
@@ -86,14 +88,38 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
     }
     return chunk([{ index, delta: d, logprobs: null, finish_reason: finish }]);
   };
+  /**
+   * The chunks of every upstream event once a choice's role is sent, from templates made once per stream
+   * (the choice's index and the text spliced in): the same bytes as `delta`.
+   */
+  const template = (d: Record<string, unknown>, holes: number): string[] => {
+    const c: Record<string, unknown> = {
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model: opts.model,
+      choices: [{ index: HOLE, delta: d, logprobs: null, finish_reason: null }],
+    };
+    if (opts.includeUsage) c.usage = null;
+    return sseTemplate(c, undefined, holes);
+  };
+  const textT = template({ content: HOLE }, 2);
+  let reasoningT: string[] | undefined;
+  let argsT: string[] | undefined;
+  const textDelta = (t: string[], index: number, text: string): string => t[0] + index + t[1] + jsonString(text) + t[2];
   return {
     push(ev) {
       switch (ev.type) {
         case 'start':
           return '';
         case 'text':
-          return ev.text ? delta(ev.index, { content: ev.text }) : '';
+          if (!ev.text) return '';
+          return roleSent.has(ev.index) ? textDelta(textT, ev.index, ev.text) : delta(ev.index, { content: ev.text });
         case 'thinking': {
+          if (ev.text && !ev.redacted && !ev.signature && roleSent.has(ev.index)) {
+            if (ev.from !== 'gemini') thought.set(ev.index, (thought.get(ev.index) ?? '') + ev.text);
+            return textDelta((reasoningT ??= template({ reasoning_content: HOLE }, 2)), ev.index, ev.text);
+          }
           const d: Record<string, unknown> = {};
           if (ev.text) d.reasoning_content = ev.text;
           if (ev.from !== 'gemini') {
@@ -109,7 +135,12 @@ export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
             tool_calls: [toolCallOut({ id: ev.id, name: ev.name, arguments: '', thoughtSignature: ev.thoughtSignature }, ev.toolIndex)],
           });
         case 'tool_call_args':
-          return ev.delta ? delta(ev.index, { tool_calls: [{ index: ev.toolIndex, function: { arguments: ev.delta } }] }) : '';
+          if (!ev.delta) return '';
+          if (roleSent.has(ev.index)) {
+            const t = (argsT ??= template({ tool_calls: [{ index: HOLE, function: { arguments: HOLE } }] }, 3));
+            return t[0] + ev.index + t[1] + ev.toolIndex + t[2] + jsonString(ev.delta) + t[3];
+          }
+          return delta(ev.index, { tool_calls: [{ index: ev.toolIndex, function: { arguments: ev.delta } }] });
         case 'finish':
           return delta(ev.index, {}, finishToOpenAI(ev.reason));
         case 'usage':

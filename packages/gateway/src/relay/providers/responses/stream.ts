@@ -1,6 +1,7 @@
 /** Canonical events → the Responses API's event stream, in OpenAI's order: the codec's stream section (codec.ts). */
 import type { FinishReason, StreamEncoder, StreamEncoderOptions, Usage } from '../canonical.ts';
 import { emptyUsage } from '../canonical.ts';
+import { HOLE, jsonString, sseTemplate } from '../sse-template.ts';
 import { type ResponseEcho, callItem, responseObject, responseId, customInput } from './response.ts';
 
 interface OpenItem {
@@ -11,7 +12,20 @@ interface OpenItem {
   callId?: string;
   name?: string;
   custom?: boolean;
+  /** Its delta event's template (sequence number and delta spliced in), made at its first delta. */
+  deltaT?: string[];
 }
+
+/** The delta events of an item, written once per upstream event: the same bytes as the stream's `ev`. */
+const deltaTemplate = (type: string, o: OpenItem): string[] => {
+  const fields =
+    o.kind === 'message'
+      ? { item_id: o.id, output_index: o.index, content_index: 0, delta: HOLE, logprobs: [] }
+      : o.kind === 'reasoning'
+        ? { item_id: o.id, output_index: o.index, summary_index: 0, delta: HOLE }
+        : { item_id: o.id, output_index: o.index, delta: HOLE };
+  return sseTemplate({ type, sequence_number: HOLE, ...fields }, type, 2);
+};
 
 /**
  * Canonical stream events → the Responses event stream (`event: <type>` + JSON with `sequence_number`).
@@ -34,6 +48,11 @@ export function createStreamEncoder(
   const toolItems = new Map<number, OpenItem>();
   const ev = (type: string, data: Record<string, unknown>): string =>
     `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`;
+  /** An item's delta event (`type` is the item's kind's). */
+  const delta = (o: OpenItem, type: string, text: string): string => {
+    const t = (o.deltaT ??= deltaTemplate(type, o));
+    return t[0] + seq++ + t[1] + jsonString(text) + t[2];
+  };
   const start = (): string => {
     if (started) return '';
     started = true;
@@ -110,24 +129,12 @@ export function createStreamEncoder(
           if (e.index !== 0 || !e.text) return s;
           s += openMessage();
           open!.text += e.text;
-          return (
-            s +
-            ev('response.output_text.delta', {
-              item_id: open!.id,
-              output_index: open!.index,
-              content_index: 0,
-              delta: e.text,
-              logprobs: [],
-            })
-          );
+          return s + delta(open!, 'response.output_text.delta', e.text);
         case 'thinking':
           if (e.index !== 0 || !e.text) return s;
           s += openReasoning();
           open!.text += e.text;
-          return (
-            s +
-            ev('response.reasoning_summary_text.delta', { item_id: open!.id, output_index: open!.index, summary_index: 0, delta: e.text })
-          );
+          return s + delta(open!, 'response.reasoning_summary_text.delta', e.text);
         case 'tool_call_start': {
           if (e.index !== 0) return s;
           s += close();
@@ -158,12 +165,7 @@ export function createStreamEncoder(
           item.text += e.delta;
           // Arguments of a call that is no longer the open item (interleaved calls) are kept for its done event only.
           if (open !== item) return s;
-          return (
-            s +
-            (item.custom
-              ? ''
-              : ev('response.function_call_arguments.delta', { item_id: item.id, output_index: item.index, delta: e.delta }))
-          );
+          return item.custom ? s : s + delta(item, 'response.function_call_arguments.delta', e.delta);
         }
         case 'finish':
           if (e.index === 0) reason = e.reason;
