@@ -253,7 +253,14 @@ export class UsageReports {
 
     let groups: UsageGroup[] = [];
     if (q.groupBy) {
-      const g = await rollupGroups(db, DIM_COLUMN[q.groupBy].col, this.ranges(q.filter, q.from, q.to, q.groupBy), q.limit);
+      const g = await rollupGroups(
+        db,
+        this.core.h.dialect,
+        DIM_COLUMN[q.groupBy].col,
+        this.ranges(q.filter, q.from, q.to, q.groupBy),
+        q.limit,
+        this.filters(q.filter).length === 0,
+      );
       const labels = await this.labels(
         q.groupBy,
         g.map((x) => x.k),

@@ -153,7 +153,10 @@ export async function logTotals(h: DbHandle, f: LogFilter, cap: number): Promise
     if (edge.length) {
       const at = Number(edge[0].created_at);
       const id = Number(edge[0].id);
-      q = q.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>=', id)])]));
+      // PostgreSQL plans the OR as two bitmap scans and reads the rows from the table (10,000 random
+      // pages on a big one, 0.3–0.7 s); the row comparison, the same rows, is a range of the index.
+      if (h.dialect === 'postgres') q = q.where(sql<boolean>`(created_at, id) >= (${at}, ${id})`);
+      else q = q.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>=', id)])]));
     }
     return q;
   };

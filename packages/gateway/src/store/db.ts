@@ -103,6 +103,11 @@ async function openHandle(url: string): Promise<DbHandle> {
     pool.on('error', () => {});
     pool.on('connect', (client) => {
       client.on('error', () => {});
+      // No JIT compilation: the gateway's statements are short, and a plan whose estimated cost passes
+      // PostgreSQL's thresholds (a log search's totals on a big table, whose newest rows the statistics
+      // do not know yet) spent 0.5–2 s compiling a statement that runs in 40 ms (docs/benchmarks.md,
+      // Big tables). Queued before any statement of the connection; refused by servers without JIT.
+      client.query('SET jit = off').catch(() => {});
     });
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {

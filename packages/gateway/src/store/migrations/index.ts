@@ -38,6 +38,7 @@ import * as m036 from './036_team_payments.ts';
 import * as m037 from './037_team_plans.ts';
 import * as m038 from './038_log_totals_indexes.ts';
 import * as m039 from './039_ledger_team_partial.ts';
+import * as m040 from './040_usage_rank_index.ts';
 
 type Step = { up(ctx: MigrationCtx): Promise<void> };
 const STEPS: Record<string, Step> = {
@@ -74,6 +75,7 @@ const STEPS: Record<string, Step> = {
   '037_team_plans': m037,
   '038_log_totals_indexes': m038,
   '039_ledger_team_partial': m039,
+  '040_usage_rank_index': m040,
 };
 
 /** Brings the schema to the latest migration (or, given `upTo`, to that one: tests of an upgrade). */
