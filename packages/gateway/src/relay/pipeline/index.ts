@@ -69,7 +69,9 @@ export class Pipeline<C extends PipelineCall> {
     this.hooks = {
       // The family reads the answer; the pipeline writes it and settles it.
       attempt: async (c, ch, key, keyIndex) => {
-        const r = c.reserving ? await this.gated(c.reserving, () => f.attempt(c, ch, key, keyIndex)) : await f.attempt(c, ch, key, keyIndex);
+        const r = c.reserving
+          ? await this.gated(c.reserving, () => f.attempt(c, ch, key, keyIndex))
+          : await f.attempt(c, ch, key, keyIndex);
         if (r.kind !== 'answer') return r;
         await this.answer(c, ch, r);
         return DONE;
