@@ -56,12 +56,14 @@ export class KnownBalances {
   /** A reserve of `amount` is asked for: true when it should read the balances (unknown or old). */
   reserving(p: Payer, amount: number): boolean {
     if (!kept(p)) return false;
-    const u = this.users.get(p.userId);
-    const k = capped(p) ? this.keys.get(p.keyId) : null;
     const now = Date.now();
-    if (u) u.pending += amount;
-    if (k) k.pending += amount;
-    return !u || now - u.readAt > READ_EVERY_MS || (capped(p) && (!k || now - k.readAt > READ_EVERY_MS));
+    // An unknown payer's reserves in flight count too, once a read makes it known.
+    const u = entry(this.users, p.userId);
+    u.pending += amount;
+    if (!capped(p)) return now - u.readAt > READ_EVERY_MS;
+    const k = entry(this.keys, p.keyId);
+    k.pending += amount;
+    return now - u.readAt > READ_EVERY_MS || now - k.readAt > READ_EVERY_MS;
   }
 
   /** The reserve ended (`read`: the balances it read; null: it committed without a read, or `ok` false: it did not commit). */
@@ -83,23 +85,30 @@ export class KnownBalances {
 
   /** The user's balance changed in a way not kept here (a top-up, a hold): read it again at the next reserve. */
   forget(userId: number): void {
-    this.users.delete(userId);
+    const u = this.users.get(userId);
+    if (u) u.readAt = 0;
   }
 
   private end(m: Map<number, Known>, id: number, amount: number, ok: boolean, read: number | null, now: number): void {
-    let e = m.get(id);
+    const e = m.get(id);
     if (e) e.pending = Math.max(0, e.pending - amount);
     if (!ok) {
       // Refused: what this node believed is wrong; the next reserve reads again.
       if (e) e.readAt = 0;
       return;
     }
+    if (!e) return;
     if (read !== null) {
-      if (!e) m.set(id, (e = { value: read, pending: 0, readAt: now }));
       e.value = read;
       e.readAt = now;
-    } else if (e) e.value -= amount;
+    } else e.value -= amount;
   }
+}
+
+function entry(m: Map<number, Known>, id: number): Known {
+  let e = m.get(id);
+  if (!e) m.set(id, (e = { value: 0, pending: 0, readAt: 0 }));
+  return e;
 }
 
 function usable(e: Known | undefined, amount: number, now: number): boolean {
