@@ -1,6 +1,7 @@
 /**
  * The one call pipeline every model call goes through, in one place: reserve (with the family's
- * estimate; lowered to what the balance covers when the output is bounded) → attempts over the
+ * estimate; lowered to what the balance covers when the output is bounded; committed under the first
+ * attempt when the payer's known balance covers it well, `overlapped`) → attempts over the
  * channels (relay/attempts.ts: retry rules, health marks, affinity) → first byte → stream pump
  * (pump.ts) or whole body → settle (exact usage; reserve extensions while a stream outgrows its
  * reserve; settle.ts) → log row.
@@ -95,7 +96,7 @@ export class Pipeline<C extends PipelineCall> {
     const a = this.d.rateLimits.admit(call.principal, ctx.model, est.inputTokens + est.outputTokens, call.client.res);
     ctx.admission = a instanceof Promise ? await a : a;
     try {
-      // Reserve what the upstream can bill before any upstream work (relay/estimate.ts; at its dearest fallback).
+      // Reserve what the upstream can bill before any answer (relay/estimate.ts; at its dearest fallback).
       ctx.reserved = this.bound(ctx, est);
       if (ctx.reserved > 0) {
         // With a clear margin on the payer's known balance the reserve commits while the request is on its way.
