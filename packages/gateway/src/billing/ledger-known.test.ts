@@ -11,7 +11,7 @@ const user: Payer = { userId: 1, keyId: 5, unlimitedKey: true };
 const capped: Payer = { userId: 2, keyId: 6, unlimitedKey: false };
 
 test('unknown until a reserve read it; then kept by movements, less the reserves in flight', () => {
-  const k = new KnownBalances();
+  const k = new KnownBalances(true);
   assert.equal(k.covers(user, 1), false);
   assert.equal(k.reserving(user, 100), true, 'an unknown payer is read');
   k.reserved(user, 100, true, { user: 1000, key: null });
@@ -36,7 +36,7 @@ test('unknown until a reserve read it; then kept by movements, less the reserves
 });
 
 test("a capped key's remainder is known too, and bounds what is covered", () => {
-  const k = new KnownBalances();
+  const k = new KnownBalances(true);
   k.reserving(capped, 10);
   k.reserved(capped, 10, true, { user: 10_000, key: 300 });
   assert.equal(k.covers(capped, 300), true);
@@ -44,7 +44,7 @@ test("a capped key's remainder is known too, and bounds what is covered", () => 
 });
 
 test('teams, plans and budgets are never known', () => {
-  const k = new KnownBalances();
+  const k = new KnownBalances(true);
   for (const p of [
     { ...user, teamId: 3 },
     { ...user, budgets: [] },
@@ -54,4 +54,11 @@ test('teams, plans and budgets are never known', () => {
     k.reserved(p, 10, true, { user: 1_000_000, key: null });
     assert.equal(k.covers(p, 1), false);
   }
+});
+
+test('nothing is kept where movements may resolve out of their commit order (PostgreSQL, MySQL)', () => {
+  const k = new KnownBalances(false);
+  assert.equal(k.reserving(user, 10), false);
+  k.reserved(user, 10, true, { user: 1_000_000, key: null });
+  assert.equal(k.covers(user, 1), false);
 });

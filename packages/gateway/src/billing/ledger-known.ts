@@ -5,7 +5,8 @@
  * reserves it has asked for and not yet committed. A hint, never money: the relay starts a call's
  * upstream request together with its reserve only when the hint covers the reserve with a clear margin
  * (relay/pipeline/index.ts), and the reserve's conditional UPDATE still decides. Payers on a team's
- * wallet, a plan or period budgets are not kept (their reserves take more than the balance).
+ * wallet, a plan or period budgets are not kept (their reserves take more than the balance), and
+ * nothing is kept on PostgreSQL and MySQL (see the constructor).
  */
 import { capped, op, type Ops } from './ledger-statements.ts';
 import type { Payer } from './budgets.ts';
@@ -38,16 +39,21 @@ export function* readingBalances(p: Payer, ops: Ops<void>): Ops<ReadBalances> {
   return { user: Number(u.rows[0]?.v ?? 0), key: k ? Number(k.rows[0]?.v ?? 0) : null };
 }
 
-/** Payers whose reserve takes only the balance (and a key's cap). */
-const kept = (p: Payer): boolean => !p.teamId && !p.plan && !p.budgets;
-
 export class KnownBalances {
   private readonly users = new Map<number, Known>();
   private readonly keys = new Map<number, Known>();
 
+  /**
+   * `inOrder`: the movements resolve in the order they committed (SQLite: one connection, groups
+   * committed in turn), so a read and the deltas around it add up. On PostgreSQL and MySQL concurrent
+   * transactions may resolve out of their commit order, and a read could be overtaken by a take it
+   * does not include: nothing is kept there (every reserve commits first).
+   */
+  constructor(private readonly inOrder: boolean) {}
+
   /** Whether `p`'s last known balances (and a capped key's) cover `amount`, less reserves in flight. */
   covers(p: Payer, amount: number): boolean {
-    if (!kept(p)) return false;
+    if (!this.kept(p)) return false;
     const now = Date.now();
     if (!usable(this.users.get(p.userId), amount, now)) return false;
     return !capped(p) || usable(this.keys.get(p.keyId), amount, now);
@@ -55,7 +61,7 @@ export class KnownBalances {
 
   /** A reserve of `amount` is asked for: true when it should read the balances (unknown or old). */
   reserving(p: Payer, amount: number): boolean {
-    if (!kept(p)) return false;
+    if (!this.kept(p)) return false;
     const now = Date.now();
     // An unknown payer's reserves in flight count too, once a read makes it known.
     const u = entry(this.users, p.userId);
@@ -68,7 +74,7 @@ export class KnownBalances {
 
   /** The reserve ended (`read`: the balances it read; null: it committed without a read, or `ok` false: it did not commit). */
   reserved(p: Payer, amount: number, ok: boolean, read: ReadBalances | null): void {
-    if (!kept(p)) return;
+    if (!this.kept(p)) return;
     const now = Date.now();
     this.end(this.users, p.userId, amount, ok, read ? read.user : null, now);
     if (capped(p)) this.end(this.keys, p.keyId, amount, ok, read ? read.key : null, now);
@@ -76,7 +82,7 @@ export class KnownBalances {
 
   /** A committed movement changed `p`'s balances by `delta` (an extension: negative; a refund: positive). */
   moved(p: Payer, delta: number): void {
-    if (!kept(p)) return;
+    if (!this.kept(p)) return;
     const u = this.users.get(p.userId);
     if (u) u.value += delta;
     const k = capped(p) ? this.keys.get(p.keyId) : undefined;
@@ -87,6 +93,11 @@ export class KnownBalances {
   forget(userId: number): void {
     const u = this.users.get(userId);
     if (u) u.readAt = 0;
+  }
+
+  /** Payers whose reserve takes only the balance (and a key's cap). */
+  private kept(p: Payer): boolean {
+    return this.inOrder && !p.teamId && !p.plan && !p.budgets;
   }
 
   private end(m: Map<number, Known>, id: number, amount: number, ok: boolean, read: number | null, now: number): void {

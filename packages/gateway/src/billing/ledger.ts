@@ -118,12 +118,13 @@ export class Ledger {
   private readonly kysely: KyselyDriver;
   private readonly balanceListeners: Array<(userId: number) => void> = [];
   /** What this node last knew of payers' balances (ledger-known.ts): a hint for the relay, never money. */
-  private readonly known = new KnownBalances();
+  private readonly known: KnownBalances;
 
   constructor(private readonly core: Core) {
     this.node = `${core.config.nodeId.slice(0, 48)}.${randomBytes(4).toString('hex')}`;
     this.sqlite = core.h.sqlite ? new SqliteDriver(core.h.sqlite, core.config.sharedWriters) : null;
     this.kysely = new KyselyDriver(core.h.dialect);
+    this.known = new KnownBalances(this.sqlite !== null);
   }
 
   /**
