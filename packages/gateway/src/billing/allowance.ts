@@ -140,11 +140,6 @@ export class QuotaAllowances {
     this.maintTimer.unref();
   }
 
-  /** Whether reserves may come from holds now (the option is on and the node is not closing). */
-  active(): boolean {
-    return !this.closed && !!this.settings().enabled;
-  }
-
   /**
    * Reserves `amount` for request `ref`. Synchronous when a hold of this node covers it; otherwise a
    * hold is taken (or, for small balances and with allowances off, the ledger reserves for this

@@ -46,7 +46,6 @@ import { inSpan, tracer } from '../platform/tracing.ts';
 import { isUniqueViolation, withTx, type Tx } from '../store/db.ts';
 import type { Payer } from './budgets.ts';
 import { KyselyDriver } from './ledger-kysely.ts';
-import { KnownBalances, readingBalances, type ReadBalances } from './ledger-known.ts';
 import { lockTeamOps } from './plan-ledger.ts';
 import { SqliteDriver } from './ledger-sqlite.ts';
 import {
@@ -117,14 +116,11 @@ export class Ledger {
   private readonly sqlite: SqliteDriver | null;
   private readonly kysely: KyselyDriver;
   private readonly balanceListeners: Array<(userId: number) => void> = [];
-  /** What this node last knew of payers' balances (ledger-known.ts): a hint for the relay, never money. */
-  private readonly known: KnownBalances;
 
   constructor(private readonly core: Core) {
     this.node = `${core.config.nodeId.slice(0, 48)}.${randomBytes(4).toString('hex')}`;
     this.sqlite = core.h.sqlite ? new SqliteDriver(core.h.sqlite, core.config.sharedWriters) : null;
     this.kysely = new KyselyDriver(core.h.dialect);
-    this.known = new KnownBalances(this.sqlite !== null);
   }
 
   /**
@@ -136,13 +132,7 @@ export class Ledger {
     this.balanceListeners.push(fn);
   }
 
-  /** A movement not kept by `known` (a top-up, an adjustment, a hold's) changed the user's balance. */
   private moved(userId: number): void {
-    this.known.forget(userId);
-    this.notify(userId);
-  }
-
-  private notify(userId: number): void {
     for (const fn of this.balanceListeners) {
       try {
         fn(userId);
@@ -159,28 +149,8 @@ export class Ledger {
    */
   async reserve(p: Payer, ref: string, amount: number, opts: ReserveOptions = {}): Promise<boolean> {
     const amt = toUnits(amount);
-    const ops = opts.open ? () => openReserveOps(p, ref, amt, this.node) : () => reserveOps(p, ref, amt);
-    // The balances are read in the same transaction when this node does not know them (ledger-known.ts).
-    const read = this.known.reserving(p, amt);
-    const make = read ? () => readingBalances(p, ops()) : ops;
-    let out: ReadBalances | void | typeof AlreadyDone;
-    try {
-      out = await this.exec<ReadBalances | void>(make, 0, 'reserve', ref);
-    } catch (e) {
-      this.known.reserved(p, amt, false, null);
-      throw e;
-    }
-    this.known.reserved(p, amt, out !== AlreadyDone, out && out !== AlreadyDone ? out : null);
-    return out !== AlreadyDone;
-  }
-
-  /**
-   * Whether this node's last known balance of `p` (and of a capped key) covers `amount` beyond the
-   * reserves in flight: synchronous, no query. False for a payer this node does not know, or one on a
-   * team's wallet, a plan or budgets. A hint: only the reserve's conditional UPDATE decides.
-   */
-  covers(p: Payer, amount: number): boolean {
-    return this.known.covers(p, amount);
+    const make = opts.open ? () => openReserveOps(p, ref, amt, this.node) : () => reserveOps(p, ref, amt);
+    return (await this.exec(make, 0, 'reserve', ref)) !== AlreadyDone;
   }
 
   /**
@@ -191,9 +161,7 @@ export class Ledger {
    */
   async extend(p: Payer, ref: string, n: number, amount: number): Promise<boolean> {
     const amt = toUnits(amount);
-    const done = (await this.exec(() => extendOps(p, ref, n, amt), 0, 'extend', ref)) !== AlreadyDone;
-    if (done) this.known.moved(p, -amt);
-    return done;
+    return (await this.exec(() => extendOps(p, ref, n, amt), 0, 'extend', ref)) !== AlreadyDone;
   }
 
   /**
@@ -212,8 +180,7 @@ export class Ledger {
     const act = toUnits(actual);
     const out = await this.exec(() => closingOps(settleOps(p, ref, res, act), ref), opts.deferMs, 'settle', ref);
     if (out === AlreadyDone) return null;
-    if (!p.teamId) this.notify(p.userId);
-    this.known.moved(p, res - out.charged);
+    if (!p.teamId) this.moved(p.userId);
     return out;
   }
 
@@ -230,8 +197,7 @@ export class Ledger {
   async refund(p: Payer, ref: string, reserved: number): Promise<boolean> {
     const amt = toUnits(reserved);
     const done = (await this.exec(() => closingOps(refundOps(p, ref, amt), ref), 0, 'refund', ref)) !== AlreadyDone;
-    if (done && !p.teamId) this.notify(p.userId);
-    if (done) this.known.moved(p, amt);
+    if (done && !p.teamId) this.moved(p.userId);
     return done;
   }
 
@@ -350,7 +316,6 @@ export class Ledger {
     const amt = toUnits(amount);
     try {
       const r = await this.exec(() => holdOps(p, ref, amt, share, node, expiresAt), 0, 'hold', ref);
-      if (r === true) this.known.forget(p.userId);
       return r === true;
     } catch (e) {
       if (e instanceof NotEligible) return false;

@@ -109,8 +109,6 @@ export class Relay {
     this.conversations = this.conv.conversations;
     this.pipe = new Pipeline<Ctx>(d, this.track, {
       holds: true,
-      // Not a converted Response (its conversation is kept as the answer is read) nor output guardrails (their plugins see the answer).
-      overlaps: (ctx) => ctx.cf !== 'responses' && ctx.outGuards.length === 0,
       attempt: (ctx, ch, key) => this.attempt(ctx, ch, key),
       sticky: () => true,
       conversationHead: (ctx) => chatConversationHead(ctx),
@@ -289,8 +287,7 @@ export class Relay {
     const { url, headers, body } = prepared;
     /** The secrets this request carries: an upstream error never repeats them to anyone. */
     const keys = prepared.secrets;
-    // Aborted when the reserve this request overlaps is refused (relay/pipeline/index.ts).
-    const up = await this.d.pools.send({ url, method: 'POST', headers, body }, ctx.reserving?.signal);
+    const up = await this.d.pools.send({ url, method: 'POST', headers, body });
     if (up.statusCode >= 400) {
       // A refused credential (a Vertex access token) is exchanged again on the next attempt with this key.
       if (up.statusCode === 401) upstreamAuthFailed(ch, key, google);
@@ -400,8 +397,7 @@ export class Relay {
   private streamAnswer(ctx: Ctx, fmt: WireFormat, upModel: string, up: UpstreamResponse, secrets: () => string[]): StreamAnswer<Ctx> {
     const r = chatStreamRelay(ctx, fmt, up, secrets, this.d.guardrails, this.conv);
     // Metered when the output is priced and bounded by the max_tokens sent (relay/pipeline/pump.ts).
-    // (The reserve may still be committing: the pipeline hands the answer on only once it is.)
-    const metered = ctx.maxOut !== null && ctx.reserved > 0;
+    const metered = ctx.maxOut !== null && ctx.grant !== null && ctx.reserved > 0;
     return { kind: 'answer', status: 200, headers: r.headers, model: upModel, stream: { up: r.up, relay: r.s, metered } };
   }
 }

@@ -1,7 +1,6 @@
 /**
  * The one call pipeline every model call goes through, in one place: reserve (with the family's
- * estimate; lowered to what the balance covers when the output is bounded; committed under the first
- * attempt when the payer's known balance covers it well, `overlapped`) → attempts over the
+ * estimate; lowered to what the balance covers when the output is bounded) → attempts over the
  * channels (relay/attempts.ts: retry rules, health marks, affinity) → first byte → stream pump
  * (pump.ts) or whole body → settle (exact usage; reserve extensions while a stream outgrows its
  * reserve; settle.ts) → log row.
@@ -32,17 +31,10 @@ import { tightenInput } from '../input-estimate.ts';
 import { retryAfter, type UpstreamResponse } from '../upstream.ts';
 import { pump, type PumpDeps } from './pump.ts';
 import { reserveFor, settleCall } from './settle.ts';
-import type { Answer, CallFamily, FamilyOutcome, PipelineCall, Reserving } from './types.ts';
+import type { Answer, CallFamily, PipelineCall } from './types.ts';
 
 export type { Answer, CallFamily, FamilyOutcome, PipelineCall, StreamAnswer, StreamRelay, WholeAnswer } from './types.ts';
 export { SessionMeter, type MeteredSession } from './session.ts';
-
-/** The reserve a call's attempts ran under was refused (`error`): nothing of them reached the caller. */
-class Unreserved extends Error {
-  constructor(readonly error: unknown) {
-    super('reserve refused');
-  }
-}
 
 /** What the loop is told of an attempt that answered. */
 const DONE: AttemptOutcome = { kind: 'done' };
@@ -70,9 +62,7 @@ export class Pipeline<C extends PipelineCall> {
     this.hooks = {
       // The family reads the answer; the pipeline writes it and settles it.
       attempt: async (c, ch, key, keyIndex) => {
-        const r = c.reserving
-          ? await this.gated(c.reserving, () => f.attempt(c, ch, key, keyIndex))
-          : await f.attempt(c, ch, key, keyIndex);
+        const r = await f.attempt(c, ch, key, keyIndex);
         if (r.kind !== 'answer') return r;
         await this.answer(c, ch, r);
         return DONE;
@@ -96,14 +86,10 @@ export class Pipeline<C extends PipelineCall> {
     const a = this.d.rateLimits.admit(call.principal, ctx.model, est.inputTokens + est.outputTokens, call.client.res);
     ctx.admission = a instanceof Promise ? await a : a;
     try {
-      // Reserve what the upstream can bill before any answer (relay/estimate.ts; at its dearest fallback).
+      // Reserve what the upstream can bill before any upstream work (relay/estimate.ts; at its dearest fallback).
       ctx.reserved = this.bound(ctx, est);
       if (ctx.reserved > 0) {
-        // With a clear margin on the payer's known balance the reserve commits while the request is on its way.
-        const refused = this.overlaps(ctx) ? await this.overlapped(ctx, candidates) : undefined;
-        if (refused === null) return;
         try {
-          if (refused) throw refused;
           const g = this.reserve(ctx.payer, call.requestId, ctx.reserved);
           // From a hold of this node the reserve is synchronous: no await, no turn of the event loop.
           ctx.grant = g instanceof Promise ? await g : g;
@@ -126,75 +112,6 @@ export class Pipeline<C extends PipelineCall> {
       // A call that ended without an answer (refused, failed) used no tokens; `settle` ended the others.
       ctx.admission?.end(0);
     }
-  }
-
-  /**
-   * Whether the call's reserve may commit while its first attempt is on its way: a family whose
-   * attempts can be sent again, no quota holds, and a payer whose last known balance on this node
-   * (billing/ledger-known.ts) covers twice the reserve. Otherwise the reserve commits first.
-   */
-  private overlaps(ctx: C): boolean {
-    return !!this.f.overlaps?.(ctx) && !this.d.allowances.active() && this.d.ledger.covers(ctx.payer, 2 * ctx.reserved);
-  }
-
-  /**
-   * Runs the attempts while the reserve commits. Nothing reaches the caller, and nothing is settled or
-   * refunded, before the reserve committed: every attempt's outcome waits for it (`gated`), and so does
-   * a refund. Returns null once the call was served (or failed and the reserve went back), or the
-   * reserve's refusal (`insufficient_quota`: the attempt in flight was aborted and its answer dropped;
-   * the caller goes on as if the reserve had been tried first). Another failure of the reserve is thrown.
-   */
-  private async overlapped(ctx: C, candidates: RuntimeChannel[]): Promise<GatewayError | null> {
-    const abort = new AbortController();
-    const done = reserveFor(this.d, ctx.payer, ctx.call.requestId, ctx.reserved).then(
-      (g) => {
-        ctx.grant = g;
-        return null;
-      },
-      (e: unknown) => {
-        abort.abort();
-        return e ?? new Error('reserve failed');
-      },
-    );
-    ctx.reserving = { done, signal: abort.signal };
-    try {
-      await runReserved(
-        this.d.core,
-        ctx,
-        () => this.attempts(ctx, candidates),
-        () => this.refund(ctx),
-      );
-      return null;
-    } catch (e) {
-      if (!(e instanceof Unreserved)) throw e;
-      ctx.upstreamWaitMs = 0;
-      if ((e.error as GatewayError).code !== 'insufficient_quota') throw e.error;
-      return e.error as GatewayError;
-    } finally {
-      ctx.reserving = null;
-    }
-  }
-
-  /**
-   * One attempt under a reserve in flight: its outcome (or failure) is handed on once the reserve
-   * committed. Refused: a streamed answer is dropped and `Unreserved` thrown (the attempt loop ends
-   * without recording anything).
-   */
-  private async gated(r: Reserving, run: () => Promise<FamilyOutcome<C>>): Promise<FamilyOutcome<C>> {
-    let out: FamilyOutcome<C> | null = null;
-    let failed: { e: unknown } | null = null;
-    try {
-      out = await run();
-    } catch (e) {
-      failed = { e };
-    }
-    const refused = await r.done;
-    if (refused) {
-      if (out?.kind === 'answer' && 'stream' in out) out.stream.up.body.destroy();
-      throw new Unreserved(refused);
-    }
-    if (failed) throw failed.e;
-    return out!;
   }
 
   /** After the bound was refused: reserves at the tokenizer's estimate; false when it is no smaller or refused too. */
@@ -282,12 +199,8 @@ export class Pipeline<C extends PipelineCall> {
     });
   }
 
-  /** Gives the call's reserve back (no answer was produced), once it committed. */
+  /** Gives the call's reserve back (no answer was produced). */
   private async refund(ctx: C): Promise<void> {
-    if (ctx.reserving) {
-      const refused = await ctx.reserving.done;
-      if (refused) throw new Unreserved(refused);
-    }
     const g = ctx.grant;
     ctx.grant = null;
     if (ctx.reserved > 0 && g) {

@@ -33,12 +33,6 @@ export interface PipelineCall extends SettledCall {
   firstByteAt?: bigint | null;
   /** Set once bytes reached the client: from then on nothing is retried. */
   started: boolean;
-  /**
-   * The reserve being committed while the call's first attempt is already on its way (index.ts):
-   * its upstream requests take `signal`, aborted when the reserve is refused. Null or absent: the
-   * reserve was committed before any attempt.
-   */
-  reserving?: Reserving | null;
   /** Input tokens the reserve covers: the byte bound (relay/estimate.ts), or the tokenizer's estimate once `tightenInput` ran (relay/input-estimate.ts). */
   inputBound: number;
   /** The part of `inputBound` its text makes (relay/estimate.ts `textBound`); unset or 0: nothing to estimate. */
@@ -49,22 +43,10 @@ export interface PipelineCall extends SettledCall {
   priceCall?: CallFacts;
 }
 
-/** A reserve in flight under the attempts: `done` resolves once it ended, to null when committed, else to its error. */
-export interface Reserving {
-  done: Promise<unknown>;
-  signal: AbortSignal;
-}
-
 /** What a call family supplies to the pipeline. */
 export interface CallFamily<C extends PipelineCall> {
   /** Reserves through the node's quota holds (billing/allowance.ts); otherwise a ledger reserve of its own. */
   readonly holds: boolean;
-  /**
-   * Whether the call's attempts may start while its reserve commits (a payer whose known balance
-   * covers it well, index.ts): each can be sent again (the body is in memory), its upstream request
-   * takes `ctx.reserving.signal`, and nothing outside the call sees an answer before the pipeline does.
-   */
-  overlaps?(ctx: C): boolean;
   /**
    * One attempt on a channel: builds the upstream request, sends it and reads the answer. Returns the
    * answer (the pipeline writes it to the caller and settles it), or why another channel is to be tried,
