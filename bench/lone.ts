@@ -9,7 +9,10 @@
  * summarised by bench/profile-summary.mjs. With `--stream` the calls are streamed, each answered with two
  * events (a call's start and end with as little of the events as a stream can have).
  *
- *   npm run bench:lone -- [--calls 3000] [--allowances] [--stream] [--profile /tmp/lone]
+ * With `--delay MS` the upstream answers each call after MS milliseconds (a model's time, during which
+ * the gateway's work that overlaps the upstream's costs the caller nothing).
+ *
+ *   npm run bench:lone -- [--calls 3000] [--allowances] [--stream] [--delay 0] [--profile /tmp/lone]
  */
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,6 +30,8 @@ const arg = (name: string, dflt: string) => {
 const CALLS = Number(arg('calls', '3000'));
 const PROFILE = arg('profile', '');
 const STREAM = args.includes('--stream');
+/** The upstream's wait before it answers, in ms (0: at once, the bench's default). */
+const DELAY_MS = Number(arg('delay', '0'));
 const log = (m: string) => process.stderr.write(`[lone] ${m}\n`);
 
 interface Lone {
@@ -68,10 +73,10 @@ async function lone(name: string, t: { url: string; headers: Record<string, stri
 
 const up = await startSseUpstream(CPU_LOAD);
 const upstream = `http://127.0.0.1:${up.port}`;
-if (STREAM) {
+if (STREAM || DELAY_MS > 0) {
   const r = await request(`${upstream}/__bench/config`, {
     method: 'POST',
-    body: JSON.stringify({ delayMs: 0, chunks: 2, gapMs: 0 }),
+    body: JSON.stringify(STREAM ? { delayMs: DELAY_MS, chunks: 2, gapMs: 0 } : { delayMs: DELAY_MS }),
     headers: { 'content-type': 'application/json' },
   });
   await r.body.dump();
@@ -122,7 +127,7 @@ try {
 const direct = rows.find((r) => r.name === 'direct')!;
 const fwd = rows.find((r) => r.name === 'forwarder')!;
 const lines = [
-  `| ${CALLS}${STREAM ? ' streamed' : ''} calls at c=1, median of 3 rounds | p50 (ms) | p99 (ms) | added p50 (µs) | vs forwarder | proxy CPU per call (µs) | gateway's own time p50 (µs) |`,
+  `| ${CALLS}${STREAM ? ' streamed' : ''} calls at c=1${DELAY_MS ? `, upstream answering after ${DELAY_MS} ms` : ''}, median of 3 rounds | p50 (ms) | p99 (ms) | added p50 (µs) | vs forwarder | proxy CPU per call (µs) | gateway's own time p50 (µs) |`,
   '|---|---:|---:|---:|---:|---:|---:|',
 ];
 for (const r of rows) {
