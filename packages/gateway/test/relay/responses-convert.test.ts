@@ -12,7 +12,7 @@ import { startFakeAnthropic } from '../fakes/upstreams/anthropic.ts';
 import { startFakeGemini } from '../fakes/upstreams/gemini.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/upstreams/openai.ts';
 import type { FakeUpstream } from '../fakes/upstreams/common.ts';
-import { balance, consumeLog, createCaller, createChannel, setPrice, waitFor } from '../relay-fixtures.ts';
+import { balance, consumeLog, createCaller, createChannel, setPrice, settledBalance, waitFor } from '../relay-fixtures.ts';
 
 let gw: TestGateway;
 let ant: FakeUpstream;
@@ -51,7 +51,8 @@ after(async () => {
 
 for (const model of ['claude-r', 'gemini-r', 'chat-r']) {
   test(`${model}: a function call and its output over two turns, not streamed, billed`, async () => {
-    const before = await balance(gw, userId);
+    // Once the previous test's stream has settled: its reserve given back after this read would lift the balance above `before`.
+    const before = await settledBalance(gw, userId);
     const first = await client.responses.create({
       model,
       instructions: 'Be brief.',
