@@ -278,14 +278,13 @@ export function cpuSecondsPrecise(pid: number): number | null {
   return sum;
 }
 
-/** Samples VmRSS every `intervalMs` and keeps the peak. */
-export class RssSampler {
-  private peak: number | null = null;
+/** Reads a process every `intervalMs` from `start()` until `finish()` (which reads it once more). */
+abstract class Sampler {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    private pid: number,
-    private intervalMs = 200,
+    protected readonly pid: number,
+    private readonly intervalMs: number,
   ) {}
 
   start(): this {
@@ -295,15 +294,30 @@ export class RssSampler {
     return this;
   }
 
-  private sample(): void {
+  protected abstract sample(): void;
+
+  protected finish(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.sample();
+  }
+}
+
+/** Samples VmRSS every `intervalMs` and keeps the peak. */
+export class RssSampler extends Sampler {
+  private peak: number | null = null;
+
+  constructor(pid: number, intervalMs = 200) {
+    super(pid, intervalMs);
+  }
+
+  protected sample(): void {
     const v = rssMb(this.pid);
     if (v !== null && (this.peak === null || v > this.peak)) this.peak = v;
   }
 
   stop(): number | null {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    this.sample();
+    this.finish();
     return this.peak;
   }
 }
@@ -325,24 +339,15 @@ export function openFds(pid: number): Map<number, number> {
  * Samples the open descriptors of a process and of its descendants every `intervalMs`; keeps the most
  * the process held and the most one descendant held (a node:cluster primary and its workers).
  */
-export class FdSampler {
+export class FdSampler extends Sampler {
   private root: number | null = null;
   private child: number | null = null;
-  private timer: NodeJS.Timeout | null = null;
 
-  constructor(
-    private pid: number,
-    private intervalMs = 2000,
-  ) {}
-
-  start(): this {
-    this.sample();
-    this.timer = setInterval(() => this.sample(), this.intervalMs);
-    this.timer.unref();
-    return this;
+  constructor(pid: number, intervalMs = 2000) {
+    super(pid, intervalMs);
   }
 
-  private sample(): void {
+  protected sample(): void {
     for (const [p, v] of openFds(this.pid)) {
       if (p === this.pid) this.root = Math.max(this.root ?? 0, v);
       else this.child = Math.max(this.child ?? 0, v);
@@ -351,9 +356,7 @@ export class FdSampler {
 
   /** The most descriptors the process held, and the most one of its descendants held (null: none seen). */
   stop(): { root: number | null; child: number | null } {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    this.sample();
+    this.finish();
     return { root: this.root, child: this.child };
   }
 }
