@@ -31,7 +31,7 @@ async function person(label: string) {
 before(async () => {
   gw = await startTestGateway();
   root = await AdminClient.login(gw.url);
-  for (const p of ['ownerA', 'adminA', 'memberA', 'viewerA', 'ownerB', 'memberB', 'both', 'outsider', 'late']) await person(p);
+  for (const p of ['ownerA', 'adminA', 'memberA', 'viewerA', 'ownerB', 'memberB', 'both', 'outsider', 'late', 'stranger']) await person(p);
   A = (await root.ok('POST', '/api/team', { name: `alpha-${tag}`, budget_usd: 50, budget_period: 'month' })).id;
   B = (await root.ok('POST', '/api/team', { name: `beta-${tag}` })).id;
   await root.ok('POST', `/api/team/${A}/members`, { username: u.ownerA.name, role: 'owner' });
@@ -285,7 +285,8 @@ test("team logs and CSV: the team keys' rows only; others' text hidden unless th
   assert.equal(lines.length, 4, text);
   assert.ok(lines[0].startsWith('id,time,'));
   assert.ok(!text.includes('member secret') && !text.includes('owner text') && !text.includes('team b'), text);
-  const outsiderCsv = await fetch(`${gw.url}/api/team/${A}/logs/export`, { headers: { authorization: `Bearer ${u.memberB.c.token}` } });
+  // Someone in no team (the invitation race above may have let any of its racers into team A).
+  const outsiderCsv = await fetch(`${gw.url}/api/team/${A}/logs/export`, { headers: { authorization: `Bearer ${u.stranger.c.token}` } });
   assert.equal(outsiderCsv.status, 404);
 
   await root.ok('PUT', `/api/team/${A}`, { settings: { share_bodies: true } });
