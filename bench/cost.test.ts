@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { costBaseTarget, costFlavors, costSchedule, pairedRatio, type CostStep } from './cost.ts';
-import { FLAVORS } from './streams.ts';
+import { FLAVORS, parseStreamsArgs, renderStreams } from './streams.ts';
 
 const s = (target: string, flavor: string): CostStep => ({ target, flavor });
 
@@ -121,4 +121,39 @@ test('pairedRatio: a round missing on either side, or not positive, pairs with n
   assert.deepEqual([r.median, r.min, r.max], [2, 2, 2]);
   assert.deepEqual(pairedRatio([null], [1]), { median: null, min: null, max: null, rounds: [null] });
   assert.deepEqual(pairedRatio([2, 3], [1]).rounds, [2, null]);
+});
+
+test('renderStreams: the cost table shows the median of the per-round ratios and their range', () => {
+  const fwd = [1.0, 1.5, 1.0, 1.0, 1.0];
+  const gh = [1.2, 1.5, 1.3, 1.4, 1.1];
+  const calls = [100, 100, 100, 100, 100];
+  const cost = (flavor: string, rounds: number[], base?: number[]) => ({
+    flavor,
+    usPerEvent: rounds.slice().sort()[2],
+    rounds,
+    usPerCall: 100,
+    callRounds: calls,
+    errors: [],
+    ...(base && {
+      vsBase: { target: 'forwarder', flavor, perEvent: pairedRatio(rounds, base), perCall: pairedRatio(calls, calls) },
+    }),
+  });
+  const md = renderStreams({
+    startedAt: 'now',
+    durationS: 1,
+    loadAvg: 1,
+    opts: parseStreamsArgs([]),
+    targets: [
+      { name: 'forwarder', status: 'ok', errors: [], cost: [cost('openai', fwd)] },
+      { name: 'gatehouse', status: 'ok', errors: [], cost: [cost('openai', gh, fwd)] },
+    ],
+  });
+  assert.match(
+    md,
+    /\| CPU per event \(µs\), 50 streams, 5 ms gaps; median of 5 rounds; × the forwarder: median of the per-round ratios \(range\) \| forwarder \| gatehouse \|/,
+  );
+  // The ratio of the medians would be 1.30×.
+  assert.match(md, /\| openai \| 1\.00 \| 1\.30 \(1\.20×, 1\.00–1\.40\) \|/);
+  assert.match(md, /\| openai \| 100 \| 100 \(1\.00×, 1\.00–1\.00\) \|/);
+  assert.match(md, /\| anthropic \| – \| – \|/);
 });

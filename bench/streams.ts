@@ -30,6 +30,7 @@ import { chooseShape, isWorkersTarget } from './nofile.ts';
 import { cpuPerEventUs, judgeSlowStreams, perStreamKb, runSseLoad, startSseUpstream, type SseLoadResult } from './sse.ts';
 import { LADDER_RAMP_MS, STREAM_LADDER } from './config.ts';
 import { climbLadder, judgeStreamStep, median, ratio } from './stats.ts';
+import { costBaseTarget, costFlavors, costSchedule, pairedRatio, type CostStep, type PairedRatio } from './cost.ts';
 import {
   ALL_TARGETS,
   BENCH_CHAT_ONLY_MODEL,
@@ -213,6 +214,13 @@ interface CostResult {
   rounds: (number | null)[];
   /** µs of proxy CPU per call of two events (its start, its two events, its end; median of the rounds). */
   usPerCall?: number | null;
+  /** Each round's µs per call. */
+  callRounds?: (number | null)[];
+  /**
+   * Against the forwarder's flavor of the same caller format, measured back to back with it in each round:
+   * the per-round ratios, their median and range (per event and per call).
+   */
+  vsBase?: { target: string; flavor: string; perEvent: PairedRatio; perCall: PairedRatio };
   errors: string[];
 }
 
@@ -293,56 +301,118 @@ async function phaseLadder(l: Live, upstream: string, quick: boolean): Promise<L
   return { held: res.held, steps };
 }
 
-async function phaseCost(l: Live, upstream: string, quick: boolean): Promise<CostResult[]> {
-  const pid = l.running.pid;
-  if (pid === null) return [];
+/**
+ * The cost phase for every running proxy at once: each round measures, per caller format, the forwarder's
+ * flavor and each proxy's flavors of that format back to back (bench/cost.ts), so drift of the machine
+ * between the two sides stays within the round; the ratio to the forwarder is the median of the per-round
+ * ratios.
+ */
+async function phaseCost(lives: Live[], upstream: string, quick: boolean): Promise<Map<string, CostResult[]>> {
   const streams = 50;
   const gapMs = 5;
-  const rounds = quick ? 1 : 3;
-  const flavors = l.name.startsWith('gatehouse') ? FLAVORS : FLAVORS.filter((x) => x.name === x.base);
-  const out: CostResult[] = [];
-  for (const fl of flavors) {
-    const result: CostResult = { flavor: fl.name, usPerEvent: null, rounds: [], errors: [] };
-    const run = async (chunks: number) => {
-      await setUpstream(upstream, { delayMs: 0, chunks, gapMs });
-      const c0 = cpuSecondsPrecise(pid);
-      const r = await runSseLoad(
-        {
-          origin: l.running.url,
-          path: fl.path,
-          headers: l.running.headers,
-          body: flavorBody(fl),
-          streams,
-          timeoutMs: 30_000,
-          done: fl.done,
-        },
-        CPU_LOAD,
-      );
-      // The settlement and log row of the last streams may still be running: give them a moment.
-      await sleep(200);
-      const c1 = cpuSecondsPrecise(pid);
-      if (r.errors) result.errors.push(`${r.errors} errors (${r.errorSamples.slice(0, 2).join('; ')})`);
-      return { cpuS: c0 === null || c1 === null ? NaN : c1 - c0, events: r.contentEvents };
-    };
-    try {
-      await run(16); // warm-up
-      const perCall: number[] = [];
-      for (let k = 0; k < rounds; k++) {
-        const small = await run(2);
-        const big = await run(202);
-        result.rounds.push(cpuPerEventUs(small, big));
-        if (Number.isFinite(small.cpuS)) perCall.push((small.cpuS * 1e6) / streams);
-      }
-      const ok = result.rounds.filter((x): x is number => x !== null && Number.isFinite(x));
-      result.usPerEvent = ok.length ? median(ok) : null;
-      result.usPerCall = perCall.length ? median(perCall) : null;
-    } catch (e) {
-      result.errors.push((e as Error).message.split('\n')[0]);
-    }
-    log(
-      `${l.name}: ${fl.name}: ${f(result.usPerEvent, 2)} µs of CPU per event, ${f(result.usPerCall ?? null, 0)} µs per call${result.errors.length ? ` (${result.errors[0]})` : ''}`,
+  const rounds = quick ? 1 : 5;
+  const measured = lives.filter((l) => l.running.pid !== null);
+  const results = new Map<string, Map<string, CostResult>>();
+  for (const l of lives) {
+    const flavors = l.running.pid === null ? [] : costFlavors(l.name, FLAVORS);
+    results.set(
+      l.name,
+      new Map(flavors.map((fl) => [fl.name, { flavor: fl.name, usPerEvent: null, rounds: [], callRounds: [], errors: [] }])),
     );
-    out.push(result);
+  }
+  const run = async (l: Live, fl: Flavor, result: CostResult, chunks: number) => {
+    const pid = l.running.pid!;
+    await setUpstream(upstream, { delayMs: 0, chunks, gapMs });
+    const c0 = cpuSecondsPrecise(pid);
+    const r = await runSseLoad(
+      {
+        origin: l.running.url,
+        path: fl.path,
+        headers: l.running.headers,
+        body: flavorBody(fl),
+        streams,
+        timeoutMs: 30_000,
+        done: fl.done,
+      },
+      CPU_LOAD,
+    );
+    // The settlement and log row of the last streams may still be running: give them a moment.
+    await sleep(200);
+    const c1 = cpuSecondsPrecise(pid);
+    if (r.errors) result.errors.push(`${r.errors} errors (${r.errorSamples.slice(0, 2).join('; ')})`);
+    return { cpuS: c0 === null || c1 === null ? NaN : c1 - c0, events: r.contentEvents };
+  };
+  const schedule = costSchedule(
+    measured.map((l) => l.name),
+    FLAVORS,
+    rounds,
+  );
+  const at = (step: CostStep) => ({
+    l: measured.find((x) => x.name === step.target)!,
+    fl: FLAVORS.find((x) => x.name === step.flavor)!,
+    result: results.get(step.target)!.get(step.flavor)!,
+  });
+  // A step that failed (the proxy or the upstream refused) is not tried again; its later rounds are empty.
+  const failed = new Set<CostResult>();
+  const fail = (result: CostResult, e: unknown) => {
+    result.errors.push((e as Error).message.split('\n')[0]);
+    failed.add(result);
+  };
+  for (const step of schedule[0] ?? []) {
+    const { l, fl, result } = at(step);
+    try {
+      await run(l, fl, result, 16); // warm-up
+    } catch (e) {
+      fail(result, e);
+    }
+  }
+  for (const [k, steps] of schedule.entries()) {
+    for (const step of steps) {
+      const { l, fl, result } = at(step);
+      let perEvent: number | null = null;
+      let perCall: number | null = null;
+      if (!failed.has(result)) {
+        try {
+          const small = await run(l, fl, result, 2);
+          const big = await run(l, fl, result, 202);
+          perEvent = cpuPerEventUs(small, big);
+          if (Number.isFinite(small.cpuS)) perCall = (small.cpuS * 1e6) / streams;
+        } catch (e) {
+          fail(result, e);
+        }
+      }
+      result.rounds.push(perEvent);
+      result.callRounds!.push(perCall);
+      log(`cost round ${k + 1}/${rounds}: ${l.name}: ${fl.name}: ${f(perEvent, 2)} µs per event, ${f(perCall, 0)} µs per call`);
+    }
+  }
+  const out = new Map<string, CostResult[]>();
+  for (const l of lives) {
+    const list = [...results.get(l.name)!.values()];
+    for (const result of list) {
+      const finite = (xs: (number | null)[]) => xs.filter((x): x is number => x !== null && Number.isFinite(x));
+      const ev = finite(result.rounds);
+      const calls = finite(result.callRounds!);
+      result.usPerEvent = ev.length ? median(ev) : null;
+      result.usPerCall = calls.length ? median(calls) : null;
+      const baseTarget = costBaseTarget(l.name);
+      const baseFlavor = FLAVORS.find((x) => x.name === result.flavor)!.base;
+      const base = baseTarget === null ? undefined : results.get(baseTarget)?.get(baseFlavor);
+      if (base && baseTarget !== null)
+        result.vsBase = {
+          target: baseTarget,
+          flavor: baseFlavor,
+          perEvent: pairedRatio(result.rounds, base.rounds),
+          perCall: pairedRatio(result.callRounds!, base.callRounds!),
+        };
+    }
+    for (const result of list) {
+      const v = result.vsBase?.perEvent;
+      log(
+        `${l.name}: ${result.flavor}: ${f(result.usPerEvent, 2)} µs of CPU per event${v ? ` (${f(v.median, 2)}× the ${result.vsBase!.target}, rounds ${f(v.min, 2)}–${f(v.max, 2)}×)` : ''}, ${f(result.usPerCall ?? null, 0)} µs per call${result.errors.length ? ` (${result.errors[0]})` : ''}`,
+      );
+    }
+    out.set(l.name, list);
   }
   return out;
 }
@@ -442,28 +512,30 @@ export function renderStreams(rep: {
   }
   const costed = ts.filter((t) => t.cost?.length);
   if (costed.length) {
-    out.push('| CPU per event (µs), 50 streams, 5 ms gaps | ' + costed.map((t) => t.name).join(' | ') + ' |');
+    // The ratio to the forwarder is the median of the per-round ratios (each round measures both back to
+    // back), not the ratio of the two medians; the range is the lowest and highest round.
+    const n = Math.max(...costed.flatMap((t) => t.cost!.map((c) => c.rounds.length)));
+    const vs = (p: PairedRatio | undefined) =>
+      p?.median == null ? '' : ` (${p.median.toFixed(2)}×, ${p.min!.toFixed(2)}–${p.max!.toFixed(2)})`;
+    const note = `median of ${n} round${n === 1 ? '' : 's'}; × the forwarder: median of the per-round ratios (range)`;
+    out.push(`| CPU per event (µs), 50 streams, 5 ms gaps; ${note} | ` + costed.map((t) => t.name).join(' | ') + ' |');
     out.push(`|---|${costed.map(() => '---:').join('|')}|`);
     for (const fl of FLAVORS) {
       const cells = costed.map((t) => {
         const c = t.cost!.find((x) => x.flavor === fl.name);
         if (!c) return '–';
-        const base = baseOf(t.name)?.cost?.find((x) => x.flavor === fl.base)?.usPerEvent;
-        const rr = isBase(t.name) ? null : ratio(c.usPerEvent, base);
-        return `${f(c.usPerEvent, 2)}${rr === null ? '' : ` (${rr.toFixed(2)}×)`}`;
+        return `${f(c.usPerEvent, 2)}${isBase(t.name) ? '' : vs(c.vsBase?.perEvent)}`;
       });
       out.push(`| ${fl.name} | ${cells.join(' | ')} |`);
     }
     out.push('');
-    out.push('| CPU per call of 2 events (µs), 50 at once | ' + costed.map((t) => t.name).join(' | ') + ' |');
+    out.push(`| CPU per call of 2 events (µs), 50 at once; ${note} | ` + costed.map((t) => t.name).join(' | ') + ' |');
     out.push(`|---|${costed.map(() => '---:').join('|')}|`);
     for (const fl of FLAVORS) {
       const cells = costed.map((t) => {
         const c = t.cost!.find((x) => x.flavor === fl.name);
         if (!c) return '–';
-        const base = baseOf(t.name)?.cost?.find((x) => x.flavor === fl.base)?.usPerCall ?? null;
-        const rr = isBase(t.name) ? null : ratio(c.usPerCall ?? null, base);
-        return `${f(c.usPerCall ?? null, 0)}${rr === null ? '' : ` (${rr.toFixed(2)}×)`}`;
+        return `${f(c.usPerCall ?? null, 0)}${isBase(t.name) ? '' : vs(c.vsBase?.perCall)}`;
       });
       out.push(`| ${fl.name} | ${cells.join(' | ')} |`);
     }
@@ -551,11 +623,22 @@ async function main(): Promise<void> {
     }
     for (const phase of o.phases) {
       log(`phase ${phase}`);
+      if (phase === 'cost') {
+        // Every proxy in the same rounds, next to the forwarder (bench/cost.ts).
+        try {
+          const byTarget = await phaseCost(live, upstream, o.quick);
+          for (const [name, cost] of byTarget) results.find((r) => r.name === name)!.cost = cost;
+        } catch (e) {
+          const msg = `cost: ${(e as Error).message.split('\n')[0]}`;
+          for (const l of live) results.find((r) => r.name === l.name)!.errors.push(msg);
+          log(msg);
+        }
+        continue;
+      }
       for (const l of live) {
         const res = results.find((r) => r.name === l.name)!;
         try {
           if (phase === 'ladder') res.ladder = await phaseLadder(l, upstream, o.quick);
-          else if (phase === 'cost') res.cost = await phaseCost(l, upstream, o.quick);
           else res.slow = await phaseSlow(l, upstream, o);
         } catch (e) {
           const msg = `${phase}: ${(e as Error).message.split('\n')[0]}`;
