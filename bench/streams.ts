@@ -7,7 +7,8 @@
  *           effective gap grows by more than 20 % (the same rule as `npm run bench`)
  *   cost    CPU per event of the proxy: the same streams with 2 and with 202 events, the difference of
  *           the proxy's CPU over the difference of events, for every caller format against every upstream
- *           format the gateway converts (OpenAI chat, Anthropic messages, Responses)
+ *           format the gateway converts (OpenAI chat, Anthropic messages, Responses); the proxies share
+ *           the rounds, each gateway flavor measured back to back with the forwarder's (bench/cost.ts)
  *   slow    N streams (10,000) of one event per second for S seconds (60) on one node: every event in
  *           order, the p99 of the gap the path added, the memory an open stream costs; once with the
  *           calls all at once, once with them arriving over R seconds (10)
