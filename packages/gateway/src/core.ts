@@ -37,7 +37,7 @@ export interface Core {
 
 export async function createCore(config: Config, log?: Logger): Promise<Core> {
   const logger = log ?? createLogger(config.logLevel);
-  const h = await openDb(config.databaseUrl);
+  const h = await openDb(config.databaseUrl, { checkpointer: true });
   await migrate(h);
   const closers: Array<() => Promise<void> | void> = [];
   const cache = new CacheSync(h, logger, config.cacheSyncIntervalMs);

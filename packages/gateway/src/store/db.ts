@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { Database } from './schema.ts';
+import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.ts';
 import { DATABASE_URL_EXAMPLES, databaseKind, redactDatabaseUrl } from '../platform/config.ts';
 
 export type Dialect = 'sqlite' | 'postgres' | 'mysql';
@@ -24,6 +25,8 @@ export interface DbHandle {
    * code must not run while `inTransaction` is true (a Kysely transaction is open across awaits).
    */
   sqlite?: import('better-sqlite3').Database;
+  /** SQLite files opened with `checkpointer`: the worker that checkpoints the WAL. */
+  checkpointer?: Checkpointer;
   close(): Promise<void>;
 }
 
@@ -57,9 +60,18 @@ function unreachable(url: string, e: unknown): Error {
   );
 }
 
+/** How a handle is opened. */
+export interface OpenOptions {
+  /**
+   * SQLite files: WAL checkpoints in a worker thread instead of inside the commits of this connection
+   * (store/sqlite-checkpointer.ts). The gateway's own handle; short-lived tools keep SQLite's default.
+   */
+  checkpointer?: boolean;
+}
+
 /** Opens the database of `url` and checks that it answers (one `select 1`), so that a wrong address fails here, clearly. */
-export async function openDb(url: string): Promise<DbHandle> {
-  const h = await openHandle(url);
+export async function openDb(url: string, opts: OpenOptions = {}): Promise<DbHandle> {
+  const h = await openHandle(url, opts);
   try {
     await sql`select 1`.execute(h.db);
   } catch (e) {
@@ -69,10 +81,11 @@ export async function openDb(url: string): Promise<DbHandle> {
   return h;
 }
 
-async function openHandle(url: string): Promise<DbHandle> {
+async function openHandle(url: string, opts: OpenOptions): Promise<DbHandle> {
   const dialect = dialectOf(url);
   let db: Db;
   let raw: import('better-sqlite3').Database | undefined;
+  let checkpointer: Checkpointer | null = null;
   if (dialect === 'sqlite') {
     const { default: Sqlite } = await import('better-sqlite3');
     const file = sqlitePath(url);
@@ -92,6 +105,7 @@ async function openHandle(url: string): Promise<DbHandle> {
     conn.pragma('cache_size = -65536');
     conn.pragma('mmap_size = 268435456');
     raw = conn;
+    if (opts.checkpointer && file !== ':memory:') checkpointer = startCheckpointer(conn, file);
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: conn }) });
   } else if (dialect === 'postgres') {
     const pg = (await import('pg')).default;
@@ -128,7 +142,11 @@ async function openHandle(url: string): Promise<DbHandle> {
     });
     db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
   }
-  return { db, dialect, url, sqlite: raw, close: () => db.destroy() };
+  const close = async () => {
+    await checkpointer?.stop();
+    await db.destroy();
+  };
+  return { db, dialect, url, sqlite: raw, ...(checkpointer ? { checkpointer } : {}), close };
 }
 
 /** Inserts one row and returns its auto-increment id on every dialect. */

@@ -1,0 +1,84 @@
+/**
+ * SQLite's WAL checkpoints off the event loop. By default the connection whose commit takes the
+ * write-ahead log past 1,000 pages copies the log into the database file and syncs it, inside that
+ * commit: on the gateway's one connection that is a call's reserve or settlement, or a log batch, and
+ * it holds the event loop (and every stream on it) for the copy and the file's fsync, 10–25 ms here,
+ * every 4 MB written. A retention's deletes write pages fast and made it several times a second
+ * (docs/benchmarks.md, Big tables).
+ *
+ * The gateway's connection turns the automatic checkpoint off and a worker thread with a connection of
+ * its own runs `PRAGMA wal_checkpoint(PASSIVE)` every `everyMs`: a passive checkpoint copies what no
+ * reader still needs and waits for nobody, and writers keep appending to the log meanwhile. When the
+ * worker stops or fails, the connection checkpoints automatically again, as before.
+ */
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Database } from 'better-sqlite3';
+
+/** SQLite's own threshold (pages), restored when the worker is not there. */
+const AUTO_PAGES = 1000;
+
+// The worker: its own connection to the file, a passive checkpoint on every tick and on 'stop'. It
+// reports each checkpoint that copied pages ({ copied }) and ends when asked.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Sqlite = require(workerData.driver);
+const db = new Sqlite(workerData.file);
+db.pragma('synchronous = NORMAL');
+db.pragma('busy_timeout = 0');
+const checkpoint = () => {
+  try {
+    const [r] = db.pragma('wal_checkpoint(PASSIVE)');
+    if (r && r.checkpointed > 0) parentPort.postMessage({ copied: r.checkpointed });
+  } catch {}
+};
+const timer = setInterval(checkpoint, workerData.everyMs);
+parentPort.on('message', (m) => {
+  if (m !== 'stop') return;
+  clearInterval(timer);
+  checkpoint();
+  db.close();
+  parentPort.close();
+});
+`;
+
+export interface Checkpointer {
+  /** Pages the worker has copied into the database file so far. */
+  readonly copied: number;
+  /** Stops the worker after a last checkpoint; the connection checkpoints automatically again. */
+  stop(): Promise<void>;
+}
+
+/** Starts the checkpoints of `file` in a worker thread and turns `conn`'s automatic ones off. */
+export function startCheckpointer(conn: Database, file: string, everyMs = 200): Checkpointer {
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { driver: fileURLToPath(import.meta.resolve('better-sqlite3')), file, everyMs },
+    // The thread needs little: a connection and a timer.
+    resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
+  });
+  worker.unref();
+  let copied = 0;
+  let live = true;
+  const restore = () => {
+    if (!live) return;
+    live = false;
+    if (conn.open) conn.pragma(`wal_autocheckpoint = ${AUTO_PAGES}`);
+  };
+  worker.on('message', (m: { copied?: number }) => {
+    copied += m.copied ?? 0;
+  });
+  worker.on('error', restore);
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  void exited.then(restore);
+  conn.pragma('wal_autocheckpoint = 0');
+  return {
+    get copied() {
+      return copied;
+    },
+    async stop() {
+      if (live) worker.postMessage('stop');
+      await exited;
+    },
+  };
+}
