@@ -306,7 +306,7 @@ async function retention(
     const t = performance.now();
     // The oldest days, in the gateway's batches, from its own connections (another node). A retention
     // longer than three windows (a big table) is stopped there: its connections close under it.
-    const ph = await openDb(url);
+    const ph = await openDb(url, { checkpointer: true });
     const purge = purgeLogs(ph, cutoff).then(
       () => true,
       () => false,

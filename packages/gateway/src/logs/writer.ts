@@ -369,20 +369,25 @@ export function topupLog(o: {
   };
 }
 
-/** Rows deleted by the first retention statement, how long one may take, and the least pause after it. */
+/**
+ * Rows deleted by the first retention statement, how long one may take, the least pause after it, and
+ * how many times its time the pause lasts at least.
+ */
 export const RETENTION_BATCH = 500;
-export const RETENTION_BATCH_MS = 10;
+export const RETENTION_BATCH_MS = 2;
 export const RETENTION_PAUSE_MS = 20;
+export const RETENTION_PAUSE_FACTOR = 10;
 
 /**
  * Deletes log rows created before `cutoff` (unix ms) in batches (the oldest first, found through the
  * created_at index, deleted by primary key); returns how many it deleted. A batch starts at `batch`
  * rows and is halved while one takes longer than RETENTION_BATCH_MS (doubled, up to four times `batch`,
- * while it takes less than half of that), and after each the purge pauses twice as long as the batch
- * took (at least `pauseMs`): no statement holds the table (on SQLite, the database's write lock) long
- * enough to delay calls much, and the deletes take at most a third of the time. Several nodes may run
- * it at once: a row another node deleted first is not deleted twice, and the counts add up to the rows
- * that were old.
+ * while it takes less than half of that), and after each the purge pauses ten times as long as the
+ * batch took (at least `pauseMs`): no statement holds the table (on SQLite, the database's write lock
+ * and the event loop) for more than a few milliseconds, and the deletes take at most a tenth of the
+ * time. That still deletes about a thousand rows a second on SQLite with 2,000,000 rows here, tens of
+ * millions a day (docs/benchmarks.md, Big tables). Several nodes may run it at once: a row another node
+ * deleted first is not deleted twice, and the counts add up to the rows that were old.
  */
 export async function purgeLogs(h: DbHandle, cutoff: number, batch = RETENTION_BATCH, pauseMs = RETENTION_PAUSE_MS): Promise<number> {
   const db = h.db;
@@ -412,7 +417,7 @@ export async function purgeLogs(h: DbHandle, cutoff: number, batch = RETENTION_B
     const took = performance.now() - t0;
     if (took > RETENTION_BATCH_MS && size > 20) size = Math.max(20, Math.floor(size / 2));
     else if (took < RETENTION_BATCH_MS / 2 && size < batch * 4) size *= 2;
-    await new Promise((r) => setTimeout(r, Math.max(pauseMs, took * 2)));
+    await new Promise((r) => setTimeout(r, Math.max(pauseMs, took * RETENTION_PAUSE_FACTOR)));
   }
   return deleted;
 }
