@@ -32,8 +32,11 @@ test('the gateway handle: the worker copies the log into the database file', asy
   const h = await openDb(`sqlite:${file}`, { checkpointer: true });
   const conn = h.sqlite!;
   assert.equal(conn.pragma('wal_autocheckpoint', { simple: true }), 0);
+  await sleep(1200);
+  assert.equal(h.checkpointer!.started, false, 'no worker while the log is short');
   write(conn, 12); // three times SQLite's automatic threshold of 1,000 pages
   for (let i = 0; i < 100 && h.checkpointer!.copied < 3000; i++) await sleep(50);
+  assert.equal(h.checkpointer!.started, true);
   assert.ok(h.checkpointer!.copied >= 3000, `the worker copied ${h.checkpointer!.copied} pages`);
   assert.ok(statSync(file).size > 12e6, 'the database file holds the rows');
   assert.equal(Number((conn.prepare('select count(*) as n from t').get() as { n: number }).n), 12 * 4 * 64);
@@ -44,7 +47,7 @@ test('no commit of the connection checkpoints while the worker runs; stopped, th
   const file = join(dir, 'd.db');
   const h = await openDb(`sqlite:${file}`);
   const conn = h.sqlite!;
-  const c = startCheckpointer(conn, file, 60_000); // no tick during the test: only the last checkpoint, at stop
+  const c = startCheckpointer(conn, file, 60_000, 0); // started at once, no tick during the test: only the last checkpoint, at stop
   const before = statSync(file).size;
   write(conn, 12);
   assert.ok(statSync(`${file}-wal`).size > 12e6, 'the log holds the writes');
@@ -70,7 +73,7 @@ test('other handles, and memory databases, keep the automatic checkpoint', async
 test('a worker that cannot open the file gives the automatic checkpoint back', async () => {
   const h = await openDb(`sqlite:${join(dir, 'c.db')}`);
   const conn = h.sqlite!;
-  const c = startCheckpointer(conn, join(dir, 'missing', 'nowhere.db'), 20);
+  const c = startCheckpointer(conn, join(dir, 'missing', 'nowhere.db'), 20, 0);
   assert.equal(conn.pragma('wal_autocheckpoint', { simple: true }), 0);
   await c.stop();
   assert.equal(conn.pragma('wal_autocheckpoint', { simple: true }), 1000);

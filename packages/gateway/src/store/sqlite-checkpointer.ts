@@ -8,9 +8,12 @@
  *
  * The gateway's connection turns the automatic checkpoint off and a worker thread with a connection of
  * its own runs `PRAGMA wal_checkpoint(PASSIVE)` every `everyMs`: a passive checkpoint copies what no
- * reader still needs and waits for nobody, and writers keep appending to the log meanwhile. When the
- * worker stops or fails, the connection checkpoints automatically again, as before.
+ * reader still needs and waits for nobody, and writers keep appending to the log meanwhile. The worker
+ * (about 10 MB of memory) starts once the log first holds SQLite's threshold of pages, looked at every
+ * `watchMs`: a node nobody writes to does not pay for it. When the worker stops or fails, the
+ * connection checkpoints automatically again, as before.
  */
+import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
@@ -43,40 +46,69 @@ parentPort.on('message', (m) => {
 `;
 
 export interface Checkpointer {
+  /** Whether the worker has started (the log reached SQLite's threshold). */
+  readonly started: boolean;
   /** Pages the worker has copied into the database file so far. */
   readonly copied: number;
   /** Stops the worker after a last checkpoint; the connection checkpoints automatically again. */
   stop(): Promise<void>;
 }
 
-/** Starts the checkpoints of `file` in a worker thread and turns `conn`'s automatic ones off. */
-export function startCheckpointer(conn: Database, file: string, everyMs = 200): Checkpointer {
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: { driver: fileURLToPath(import.meta.resolve('better-sqlite3')), file, everyMs },
-    // The thread needs little: a connection and a timer.
-    resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
-  });
-  worker.unref();
+/**
+ * Turns `conn`'s automatic checkpoints off and checkpoints `file` from a worker thread, started when
+ * the log first holds AUTO_PAGES pages (looked at every `watchMs`; 0: at once).
+ */
+export function startCheckpointer(conn: Database, file: string, everyMs = 200, watchMs = 1000): Checkpointer {
+  let worker: Worker | null = null;
+  let exited: Promise<void> = Promise.resolve();
   let copied = 0;
   let live = true;
   const restore = () => {
     if (!live) return;
     live = false;
+    clearInterval(watch);
     if (conn.open) conn.pragma(`wal_autocheckpoint = ${AUTO_PAGES}`);
   };
-  worker.on('message', (m: { copied?: number }) => {
-    copied += m.copied ?? 0;
-  });
-  worker.on('error', restore);
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  void exited.then(restore);
+  const start = () => {
+    clearInterval(watch);
+    const w = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { driver: fileURLToPath(import.meta.resolve('better-sqlite3')), file, everyMs },
+      // The thread needs little: a connection and a timer.
+      resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
+    });
+    w.unref();
+    w.on('message', (m: { copied?: number }) => {
+      copied += m.copied ?? 0;
+    });
+    w.on('error', restore);
+    exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+    void exited.then(restore);
+    worker = w;
+  };
+  const threshold = AUTO_PAGES * Number(conn.pragma('page_size', { simple: true }));
+  const logBytes = () => {
+    try {
+      return statSync(`${file}-wal`).size;
+    } catch {
+      return 0;
+    }
+  };
+  const watch = setInterval(() => {
+    if (live && worker === null && logBytes() >= threshold) start();
+  }, watchMs || 1000);
+  watch.unref();
   conn.pragma('wal_autocheckpoint = 0');
+  if (watchMs === 0) start();
   return {
+    get started() {
+      return worker !== null;
+    },
     get copied() {
       return copied;
     },
     async stop() {
+      if (worker === null) return restore();
       if (live) worker.postMessage('stop');
       await exited;
     },
