@@ -109,6 +109,9 @@ export function startCheckpointer(conn: Database, file: string, everyMs = 200, w
     },
     async stop() {
       if (worker === null) return restore();
+      // The worker is unreferenced so that it never keeps a node running; a node that is stopping
+      // waits for its last checkpoint and its exit.
+      worker.ref();
       if (live) worker.postMessage('stop');
       await exited;
     },
