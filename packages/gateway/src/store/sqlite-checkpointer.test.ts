@@ -35,10 +35,10 @@ test('the gateway handle: the worker copies the log into the database file', asy
   await sleep(1200);
   assert.equal(h.checkpointer!.started, false, 'no worker while the log is short');
   write(conn, 12); // three times SQLite's automatic threshold of 1,000 pages
-  for (let i = 0; i < 100 && h.checkpointer!.copied < 3000; i++) await sleep(50);
+  // The connection never copies the log into the file: only the worker can make the file grow.
+  for (let i = 0; i < 100 && statSync(file).size < 12e6; i++) await sleep(50);
   assert.equal(h.checkpointer!.started, true);
-  assert.ok(h.checkpointer!.copied >= 3000, `the worker copied ${h.checkpointer!.copied} pages`);
-  assert.ok(statSync(file).size > 12e6, 'the database file holds the rows');
+  assert.ok(statSync(file).size > 12e6, `the database file holds the rows (${statSync(file).size} bytes)`);
   assert.equal(Number((conn.prepare('select count(*) as n from t').get() as { n: number }).n), 12 * 4 * 64);
   await h.close();
 });
@@ -52,10 +52,8 @@ test('no commit of the connection checkpoints while the worker runs; stopped, th
   write(conn, 12);
   assert.ok(statSync(`${file}-wal`).size > 12e6, 'the log holds the writes');
   assert.ok(statSync(file).size - before < 1e6, 'no commit copied the log into the file');
-  assert.equal(c.copied, 0);
   await c.stop();
-  assert.ok(c.copied >= 3000, `the last checkpoint copied ${c.copied} pages`);
-  assert.ok(statSync(file).size > 12e6, 'the database file holds the rows');
+  assert.ok(statSync(file).size > 12e6, 'the last checkpoint copied the log into the file');
   assert.equal(conn.pragma('wal_autocheckpoint', { simple: true }), 1000);
   await h.close();
 });

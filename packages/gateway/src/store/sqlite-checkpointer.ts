@@ -21,8 +21,8 @@ import type { Database } from 'better-sqlite3';
 /** SQLite's own threshold (pages), restored when the worker is not there. */
 const AUTO_PAGES = 1000;
 
-// The worker: its own connection to the file, a passive checkpoint on every tick and on 'stop'. It
-// reports each checkpoint that copied pages ({ copied }) and ends when asked.
+// The worker: its own connection to the file, a passive checkpoint on every tick and on 'stop', after
+// which it ends.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Sqlite = require(workerData.driver);
@@ -31,8 +31,7 @@ db.pragma('synchronous = NORMAL');
 db.pragma('busy_timeout = 0');
 const checkpoint = () => {
   try {
-    const [r] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (r && r.checkpointed > 0) parentPort.postMessage({ copied: r.checkpointed });
+    db.pragma('wal_checkpoint(PASSIVE)');
   } catch {}
 };
 const timer = setInterval(checkpoint, workerData.everyMs);
@@ -48,8 +47,6 @@ parentPort.on('message', (m) => {
 export interface Checkpointer {
   /** Whether the worker has started (the log reached SQLite's threshold). */
   readonly started: boolean;
-  /** Pages the worker has copied into the database file so far. */
-  readonly copied: number;
   /** Stops the worker after a last checkpoint; the connection checkpoints automatically again. */
   stop(): Promise<void>;
 }
@@ -61,7 +58,6 @@ export interface Checkpointer {
 export function startCheckpointer(conn: Database, file: string, everyMs = 200, watchMs = 1000): Checkpointer {
   let worker: Worker | null = null;
   let exited: Promise<void> = Promise.resolve();
-  let copied = 0;
   let live = true;
   const restore = () => {
     if (!live) return;
@@ -78,9 +74,6 @@ export function startCheckpointer(conn: Database, file: string, everyMs = 200, w
       resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
     });
     w.unref();
-    w.on('message', (m: { copied?: number }) => {
-      copied += m.copied ?? 0;
-    });
     w.on('error', restore);
     exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
     void exited.then(restore);
@@ -103,9 +96,6 @@ export function startCheckpointer(conn: Database, file: string, everyMs = 200, w
   return {
     get started() {
       return worker !== null;
-    },
-    get copied() {
-      return copied;
     },
     async stop() {
       if (worker === null) return restore();
