@@ -144,6 +144,8 @@ export interface Plan {
     ladder: number[];
     tolerance: number;
     retries: number;
+    /** Between the last step held and the first failed, counts searched by halves to this fraction (0: none). */
+    resolution: number;
   };
   /** Per-request timeout (ms). */
   timeoutMs: number;
@@ -158,6 +160,13 @@ export const STREAM_LADDER = [8, 16, 32, 64, 128, 256, 512, 640, 768, 896, 1024,
  * retried by the kernel a second later, which would measure the kernel's SYN retry instead of the proxy.
  */
 export const LADDER_RAMP_MS = 1000;
+
+/**
+ * How close the ladder's answer is searched (a thirty-second of the count held, found by halves between the
+ * last step held and the first failed): the steps themselves are an eighth apart from 512, coarser than the
+ * 0.9× the gateway is held to.
+ */
+export const LADDER_RESOLUTION = 1 / 32;
 
 export function plan(quick: boolean): Plan {
   if (quick) {
@@ -180,7 +189,17 @@ export function plan(quick: boolean): Plan {
         pauseMs: 100,
         prewarmMs: 200,
       },
-      stream: { chunks: 64, gapMs: 20, ttfbStreams: 30, gapStreams: 4, concurrency: 4, ladder: [512], tolerance: 0.2, retries: 0 },
+      stream: {
+        chunks: 64,
+        gapMs: 20,
+        ttfbStreams: 30,
+        gapStreams: 4,
+        concurrency: 4,
+        ladder: [512],
+        tolerance: 0.2,
+        retries: 0,
+        resolution: 0,
+      },
       timeoutMs: 10_000,
     };
   }
@@ -212,6 +231,7 @@ export function plan(quick: boolean): Plan {
       ladder: STREAM_LADDER,
       tolerance: 0.2,
       retries: 1,
+      resolution: LADDER_RESOLUTION,
     },
     timeoutMs: 15_000,
   };

@@ -1,7 +1,7 @@
 /**
  * Result shapes of a run and their markdown rendering (pure).
  */
-import type { Check, TargetNumbers } from './stats.ts';
+import { ladderOpenEnded, type Check, type TargetNumbers } from './stats.ts';
 import type { TaskBenchResult } from './tasks.ts';
 
 export interface ProbeRecord {
@@ -147,8 +147,7 @@ export function renderTable(r: RunReport): string {
       (t) => {
         const s = t.streamsHeld;
         if (!s) return dash;
-        const last = s.steps[s.steps.length - 1];
-        if (last && last.ok) return `≥ ${s.held}`;
+        if (ladderOpenEnded(s.held, s.steps)) return `≥ ${s.held}`;
         return s.held === 0 && s.steps.length ? `< ${s.steps[0].streams}` : `${s.held}`;
       },
     ],

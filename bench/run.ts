@@ -309,7 +309,7 @@ async function phaseStreams(live: Live[], load: LoadClient, upstream: string, p:
   await each(live, 'stream ladder', async (l) => {
     const done = sampleLoad(l);
     try {
-      const res = await climbLadder(st.ladder, (n) => ladderStep(l, n, st, timeoutMs), st.retries);
+      const res = await climbLadder(st.ladder, (n) => ladderStep(l, n, st, timeoutMs), st.retries, st.resolution);
       l.result.streamsHeld = { held: res.held, steps: res.steps };
     } finally {
       done();

@@ -4,6 +4,7 @@ import {
   Recorder,
   checkTargets,
   climbLadder,
+  ladderOpenEnded,
   judgeRateProbe,
   judgeStreamStep,
   median,
@@ -229,4 +230,33 @@ test('checkTargets: concurrent streams held against 0.9x the forwarder, only whe
     false,
     'no ladder, no check',
   );
+});
+
+test('climbLadder with a resolution searches by halves between the last step held and the first failed', async () => {
+  // A proxy that holds up to 850 streams: the steps alone say 768; the search finds it within 1/32 of 768.
+  const tried: number[] = [];
+  const r = await climbLadder(
+    [256, 512, 768, 1024],
+    async (n) => {
+      tried.push(n);
+      return { streams: n, ok: n <= 850 };
+    },
+    0,
+    1 / 32,
+  );
+  assert.ok(r.held <= 850 && r.held >= 850 - 768 / 32, `held ${r.held}`);
+  assert.deepEqual(tried.slice(0, 4), [256, 512, 768, 1024]);
+  assert.ok(tried.slice(4).every((n) => n > 768 && n < 1024));
+  assert.equal(ladderOpenEnded(r.held, r.steps), false);
+  // Without a resolution, the steps are the answer.
+  assert.equal((await climbLadder([256, 512, 768, 1024], async (n) => ({ streams: n, ok: n <= 850 }))).held, 768);
+  // A climb that never failed is open-ended, and nothing is searched.
+  const top = await climbLadder([8, 16], async (n) => ({ streams: n, ok: true }), 0, 1 / 32);
+  assert.equal(top.held, 16);
+  assert.equal(top.steps.length, 2);
+  assert.equal(ladderOpenEnded(top.held, top.steps), true);
+  // A failure below the first step: nothing held, nothing searched.
+  const none = await climbLadder([8, 16], async (n) => ({ streams: n, ok: false }), 0, 1 / 32);
+  assert.equal(none.held, 0);
+  assert.equal(none.steps.length, 1);
 });

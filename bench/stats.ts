@@ -213,26 +213,50 @@ export function judgeStreamStep(
 
 /**
  * Steps up the stream count through `ladder` until a step fails (after `retries` more tries at the same
- * count); returns the highest count that held.
+ * count); returns the highest count that held. With `resolution` (a fraction such as 1/32), the counts
+ * between the last step that held and the first that failed are then searched by halves until the two
+ * are within that fraction of the held count, so that two proxies are compared to a few percent rather
+ * than to the ladder's steps (an eighth apart from 512 up).
  */
 export async function climbLadder(
   ladder: number[],
   step: (streams: number) => Promise<StreamStep>,
   retries = 0,
+  resolution = 0,
 ): Promise<{ held: number; steps: StreamStep[] }> {
   const steps: StreamStep[] = [];
-  let held = 0;
-  for (const n of ladder) {
+  const tryAt = async (n: number): Promise<boolean> => {
     let s = await step(n);
     steps.push(s);
     for (let k = 0; k < retries && !s.ok; k++) {
       s = await step(n);
       steps.push(s);
     }
-    if (!s.ok) break;
+    return s.ok;
+  };
+  let held = 0;
+  let failed: number | null = null;
+  for (const n of ladder) {
+    if (!(await tryAt(n))) {
+      failed = n;
+      break;
+    }
     held = n;
   }
+  if (resolution > 0 && failed !== null && held > 0) {
+    for (;;) {
+      const mid = Math.round((held + failed) / 2);
+      if (failed - held <= Math.max(1, held * resolution) || mid <= held || mid >= failed) break;
+      if (await tryAt(mid)) held = mid;
+      else failed = mid;
+    }
+  }
   return { held, steps };
+}
+
+/** Whether a climb ended without a count above `held` failing (the proxy may hold more than was tried). */
+export function ladderOpenEnded(held: number, steps: StreamStep[]): boolean {
+  return steps.length > 0 && !steps.some((s) => !s.ok && s.streams > held);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@
  * are what is measured):
  *
  *   ladder  concurrent 64-event streams, 20 ms apart, all started at once, stepped up until the p99
- *           effective gap grows by more than 20 % (the same rule as `npm run bench`)
+ *           effective gap grows by more than 20 % (the same rule as `npm run bench`), then the counts
+ *           between the last step held and the first failed searched by halves to a thirty-second
  *   cost    CPU per event of the proxy: the same streams with 2 and with 202 events, the difference of
  *           the proxy's CPU over the difference of events, for every caller format against every upstream
  *           format the gateway converts (OpenAI chat, Anthropic messages, Responses); the proxies share
@@ -29,8 +30,8 @@ import { request } from 'undici';
 import { CPU_LOAD, FdSampler, ROOT, RssSampler, canPin, canRaiseNofile, cpuSecondsPrecise, nofileLimit, rssMb } from './proc.ts';
 import { chooseShape, isWorkersTarget } from './nofile.ts';
 import { cpuPerEventUs, judgeSlowStreams, perStreamKb, runSseLoad, startSseUpstream, type SseLoadResult } from './sse.ts';
-import { LADDER_RAMP_MS, STREAM_LADDER } from './config.ts';
-import { climbLadder, judgeStreamStep, median, ratio } from './stats.ts';
+import { LADDER_RAMP_MS, LADDER_RESOLUTION, STREAM_LADDER } from './config.ts';
+import { climbLadder, judgeStreamStep, ladderOpenEnded, median, ratio } from './stats.ts';
 import { costBaseTarget, costFlavors, costSchedule, pairedRatio, type CostStep, type PairedRatio } from './cost.ts';
 import {
   ALL_TARGETS,
@@ -298,6 +299,7 @@ async function phaseLadder(l: Live, upstream: string, quick: boolean): Promise<L
       return s;
     },
     quick ? 0 : 1,
+    quick ? 0 : LADDER_RESOLUTION,
   );
   return { held: res.held, steps };
 }
@@ -505,8 +507,7 @@ export function renderStreams(rep: {
     out.push('| concurrent 64-event streams held (20 ms gaps, p99 effective gap within 20 %) | held | vs forwarder |');
     out.push('|---|---:|---:|');
     for (const t of ts.filter((x) => x.ladder)) {
-      const last = t.ladder!.steps[t.ladder!.steps.length - 1];
-      const held = last?.ok ? `≥ ${t.ladder!.held}` : `${t.ladder!.held}`;
+      const held = ladderOpenEnded(t.ladder!.held, t.ladder!.steps) ? `≥ ${t.ladder!.held}` : `${t.ladder!.held}`;
       out.push(`| ${t.name} | ${held} | ${isBase(t.name) ? '–' : f(ratio(t.ladder!.held, baseOf(t.name)?.ladder?.held), 2)} |`);
     }
     out.push('');
