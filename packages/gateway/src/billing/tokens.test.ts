@@ -1,7 +1,18 @@
 /** Token counting: long texts are counted by the worker pool, with the same result as in place; a stream's counter and its bound. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { countTokens, INLINE_MAX, loadTokenizer, TokenCounter, TokenizerPool } from './tokens.ts';
+import { countTokens as wholeCount } from 'gpt-tokenizer/encoding/o200k_base';
+import {
+  countInRuns,
+  countTokens,
+  countTokensSync,
+  INLINE_MAX,
+  loadTokenizer,
+  measureText,
+  MAX_RUN,
+  TokenCounter,
+  TokenizerPool,
+} from './tokens.ts';
 
 test('a long text is counted off the event loop with the same result as in place', async () => {
   const inline = await loadTokenizer();
@@ -53,3 +64,34 @@ test("a stream's UTF-8 bytes bound its tokens, and its count is exact whether or
   // by the tokens that would have merged across a cut: a few at most.
   assert.ok(Math.abs(long.exact()! - count(all)) <= 4, `${long.exact()} against ${count(all)}`);
 });
+
+test(
+  'every count takes a run without white space in pieces: a prompt or an output cannot hold the event loop',
+  { timeout: 20_000 },
+  async () => {
+    await loadTokenizer();
+    // Whole, "abc" × 100 is 100 tokens; cut after 200 characters it is 101: each path below cuts it.
+    const run = 'abc'.repeat(100);
+    assert.ok(run.length > MAX_RUN);
+    assert.equal(wholeCount(run), 100);
+    const inPieces = countInRuns(wholeCount, run);
+    assert.equal(inPieces, 101);
+    assert.equal(await countTokens(run), inPieces, 'countTokens');
+    assert.equal(countTokensSync(run), inPieces, 'countTokensSync (a stream event past its bound)');
+    assert.equal((await measureText(run)).tokens, inPieces, 'measureText');
+    const counter = new TokenCounter();
+    counter.add(run);
+    assert.equal(counter.exact(), inPieces, 'a stream counter');
+    // Off the event loop too, and for a text long enough to go there.
+    const long = `${run} `.repeat(Math.ceil(INLINE_MAX / run.length) + 1);
+    assert.ok(long.length > INLINE_MAX);
+    assert.equal(await new TokenizerPool(1).count(long), countInRuns(wholeCount, long), 'the worker pool');
+    // A run of 64,000 CJK characters without punctuation takes o200k_base about half a minute whole here;
+    // in pieces it is counted at once (the test's time-out stands for the stall it would be).
+    const cjk = '啊'.repeat(64_000);
+    assert.equal(await countTokens(cjk), countInRuns(wholeCount, cjk));
+    const stream = new TokenCounter();
+    for (let i = 0; i < 20; i++) stream.add('啊'.repeat(1000));
+    assert.equal(stream.exact(), countInRuns(wholeCount, '啊'.repeat(20_000)));
+  },
+);

@@ -36,7 +36,10 @@ export function loadTokenizer(encoding: EncodingName = 'o200k_base'): Promise<Co
   const ready = counters[encoding];
   if (ready) return Promise.resolve(ready);
   return (loading[encoding] ??= ENCODING_MODULES[encoding]().then((m) => {
-    const fn: CountFn = (t: string) => m.countTokens(t);
+    // Every count takes long runs without white space in pieces (countInRuns): whole, a run costs time
+    // quadratic in its length, and a caller's prompt or a stream's output could hold the event loop for seconds.
+    const whole = (t: string) => m.countTokens(t);
+    const fn: CountFn = (t: string) => countInRuns(whole, t);
     counters[encoding] = fn;
     if (encoding === 'o200k_base') counter = fn;
     return fn;
@@ -58,7 +61,7 @@ export interface TextMeasure {
 }
 
 /**
- * Longest run of characters without white space that is tokenized in one piece by `measureText`. BPE
+ * Longest run of characters without white space that is tokenized in one piece (by every count). BPE
  * over one pre-token is quadratic in its length (200,000 × "x" takes o200k_base tens of seconds, a
  * 16,000-character run of CJK without punctuation two); cut into pieces of this length, a run costs
  * microseconds and counts at most one token more per piece.
@@ -83,13 +86,13 @@ export function countInRuns(count: CountFn, text: string): number {
 }
 
 /**
- * Counts the tokens of `text` in `encoding` (long runs without white space in pieces: `countInRuns`) and
- * its East Asian characters, for estimates; long texts off the event loop.
+ * Counts the tokens of `text` in `encoding` (long runs without white space in pieces, as every count:
+ * `countInRuns`) and its East Asian characters, for estimates; long texts off the event loop.
  */
 export async function measureText(text: string, encoding: EncodingName = 'o200k_base'): Promise<TextMeasure> {
   if (!text) return { tokens: 0, cjk: 0 };
   if (text.length > INLINE_MAX) return tokenizerPool().measure(text, encoding);
-  return { tokens: countInRuns(await loadTokenizer(encoding), text), cjk: cjkChars(text) };
+  return { tokens: (await loadTokenizer(encoding))(text), cjk: cjkChars(text) };
 }
 
 /** Characters of East Asian scripts in `text` (U+2E80–U+9FFF, U+AC00–U+D7AF, U+F900–U+FAFF, U+FE30–U+FE4F, U+FF00–U+FFEF). */
@@ -117,8 +120,8 @@ export function countTokensSync(text: string): number | null {
 }
 
 // The worker's code: loads each encoding once, when first asked for, and answers {id, text, encoding}
-// with {id, n, cjk} (or {id, error}). The CJK count is the same as `cjkChars`, `countInRuns` (with `runs`)
-// the same as the one above.
+// with {id, n, cjk} (or {id, error}). The CJK count is the same as `cjkChars`, the count the same as
+// `countInRuns` above (long runs in pieces, as on the event loop).
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const ready = {};
@@ -144,11 +147,11 @@ function countInRuns(count, text) {
   }
   return n + (from < text.length ? count(from ? text.slice(from) : text) : 0);
 }
-parentPort.on('message', async ({ id, text, encoding, runs }) => {
+parentPort.on('message', async ({ id, text, encoding }) => {
   try {
     const m = await (ready[encoding] ??= import(workerData.encodings[encoding]));
     const count = (t) => m.countTokens(t);
-    parentPort.postMessage({ id, n: runs ? countInRuns(count, text) : count(text), cjk: cjk(text) });
+    parentPort.postMessage({ id, n: countInRuns(count, text), cjk: cjk(text) });
   } catch (e) {
     parentPort.postMessage({ id, error: String(e && e.message || e) });
   }
@@ -159,8 +162,6 @@ interface Job {
   id: number;
   text: string;
   encoding: EncodingName;
-  /** Long runs without white space counted in pieces (`countInRuns`). */
-  runs: boolean;
   resolve(m: TextMeasure): void;
   reject(e: Error): void;
 }
@@ -179,17 +180,17 @@ export class TokenizerPool {
   constructor(private readonly size: number) {}
 
   count(text: string, encoding: EncodingName = 'o200k_base'): Promise<number> {
-    return this.job(text, encoding, false).then((m) => m.tokens);
+    return this.job(text, encoding).then((m) => m.tokens);
   }
 
   /** What `measureText` says of `text`, counted by a worker. */
   measure(text: string, encoding: EncodingName = 'o200k_base'): Promise<TextMeasure> {
-    return this.job(text, encoding, true);
+    return this.job(text, encoding);
   }
 
-  private job(text: string, encoding: EncodingName, runs: boolean): Promise<TextMeasure> {
+  private job(text: string, encoding: EncodingName): Promise<TextMeasure> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, text, encoding, runs, resolve, reject });
+      this.queue.push({ id: this.nextId++, text, encoding, resolve, reject });
       this.dispatch();
     });
   }
@@ -206,7 +207,7 @@ export class TokenizerPool {
       const job = this.queue.shift()!;
       this.busy.set(w, job);
       w.ref();
-      w.postMessage({ id: job.id, text: job.text, encoding: job.encoding, runs: job.runs });
+      w.postMessage({ id: job.id, text: job.text, encoding: job.encoding });
     }
   }
 
