@@ -111,6 +111,9 @@ test('bench:streams takes --workers N (at least 2)', () => {
   assert.equal(parseStreamsArgs([]).workers, null);
   assert.equal(parseStreamsArgs(['--workers', '2']).workers, 2);
   assert.throws(() => parseStreamsArgs(['--workers', '1']), /--workers needs a number >= 2/);
+  assert.equal(parseStreamsArgs([]).rounds, null, 'the cost phase keeps its own rounds unless asked');
+  assert.equal(parseStreamsArgs(['--rounds', '9']).rounds, 9);
+  assert.throws(() => parseStreamsArgs(['--rounds', '0']), /--rounds needs a number >= 1/);
   assert.deepEqual(parseStreamsArgs(['--targets', 'forwarder-workers,gatehouse-workers']).targets, [
     'direct',
     'forwarder-workers',

@@ -15,7 +15,7 @@
  *           calls all at once, once with them arriving over R seconds (10)
  *
  *   npm run bench:streams [-- --phases ladder,cost,slow] [--targets forwarder,gatehouse] [--streams 10000]
- *                         [--seconds 60] [--ramp 10] [--workers N] [--quick] [--out DIR | --no-json]
+ *                         [--seconds 60] [--ramp 10] [--rounds 5] [--workers N] [--quick] [--out DIR | --no-json]
  *
  * Over the open-file limit (2 per stream, not raisable) the proxies run as N workers on one port
  * (`forwarder-workers`, `gatehouse-workers`; bench/nofile.ts); `--workers N` asks for that shape.
@@ -60,6 +60,8 @@ export interface StreamsOptions {
   streams: number;
   seconds: number;
   rampS: number;
+  /** `--rounds N`: rounds of the cost phase (5; 1 with --quick). */
+  rounds: number | null;
   /** `--workers N`: the proxies as N processes on one port; null: only when the open-file limit demands it. */
   workers: number | null;
   quick: boolean;
@@ -68,7 +70,7 @@ export interface StreamsOptions {
 }
 
 export const STREAMS_USAGE =
-  'npm run bench:streams -- [--phases ladder,cost,slow] [--targets direct,forwarder,gatehouse,gatehouse-allowance] [--streams 10000] [--seconds 60] [--ramp 10] [--workers N] [--quick] [--out DIR | --no-json]';
+  'npm run bench:streams -- [--phases ladder,cost,slow] [--targets direct,forwarder,gatehouse,gatehouse-allowance] [--streams 10000] [--seconds 60] [--ramp 10] [--rounds 5] [--workers N] [--quick] [--out DIR | --no-json]';
 
 export function parseStreamsArgs(argv: string[]): StreamsOptions {
   const o: StreamsOptions = {
@@ -77,6 +79,7 @@ export function parseStreamsArgs(argv: string[]): StreamsOptions {
     streams: 10_000,
     seconds: 60,
     rampS: 10,
+    rounds: null,
     workers: null,
     quick: false,
     outDir: 'bench/results',
@@ -130,6 +133,9 @@ export function parseStreamsArgs(argv: string[]): StreamsOptions {
         break;
       case '--ramp':
         o.rampS = num(0);
+        break;
+      case '--rounds':
+        o.rounds = num(1);
         break;
       case '--workers':
         o.workers = Math.round(num(2));
@@ -310,10 +316,9 @@ async function phaseLadder(l: Live, upstream: string, quick: boolean): Promise<L
  * between the two sides stays within the round; the ratio to the forwarder is the median of the per-round
  * ratios.
  */
-async function phaseCost(lives: Live[], upstream: string, quick: boolean): Promise<Map<string, CostResult[]>> {
+async function phaseCost(lives: Live[], upstream: string, quick: boolean, rounds = quick ? 1 : 5): Promise<Map<string, CostResult[]>> {
   const streams = 50;
   const gapMs = 5;
-  const rounds = quick ? 1 : 5;
   const measured = lives.filter((l) => l.running.pid !== null);
   const results = new Map<string, Map<string, CostResult>>();
   for (const l of lives) {
@@ -628,7 +633,7 @@ async function main(): Promise<void> {
       if (phase === 'cost') {
         // Every proxy in the same rounds, next to the forwarder (bench/cost.ts).
         try {
-          const byTarget = await phaseCost(live, upstream, o.quick);
+          const byTarget = await phaseCost(live, upstream, o.quick, o.rounds ?? undefined);
           for (const [name, cost] of byTarget) results.find((r) => r.name === name)!.cost = cost;
         } catch (e) {
           const msg = `cost: ${(e as Error).message.split('\n')[0]}`;
