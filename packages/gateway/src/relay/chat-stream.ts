@@ -27,6 +27,7 @@ import { JsonArrayStream } from './providers/gemini/body.ts';
 import type { StreamEncoder } from './providers/index.ts';
 import { unwrapOutputToolStream } from './providers/structured-output.ts';
 import { guardsStream, guardStream, GuardrailStop } from './guardrail-stream.ts';
+import { EventTemplate } from './providers/event-template.ts';
 import { guardrailContext, type Guardrails } from './guardrails.ts';
 import type { UpstreamResponse } from './upstream.ts';
 import type { ResponsesConversion } from './responses-convert.ts';
@@ -87,6 +88,8 @@ export class ChatStream implements StreamRelay<Ctx> {
   private readonly strip: boolean;
   /** Same-format streams other than OpenAI are forwarded as they come and only decoded for usage. */
   private readonly decoder: ReturnType<typeof createStreamDecoder> | null;
+  /** OpenAI to OpenAI: content chunks read from a template (providers/event-template.ts). */
+  private readonly tpl = new EventTemplate();
 
   constructor(
     ctx: Ctx,
@@ -126,6 +129,11 @@ export class ChatStream implements StreamRelay<Ctx> {
   /** Reads an OpenAI event; false when it is the usage chunk to remove. */
   private onOpenAI(ev: SseEvent): boolean {
     const data = ev.data;
+    const t = this.tpl.match(data);
+    if (t !== undefined) {
+      this.text += t;
+      return true;
+    }
     if (!data || data === '[DONE]' || data[0] !== '{') return true;
     let j: any;
     try {
@@ -138,6 +146,16 @@ export class ChatStream implements StreamRelay<Ctx> {
       if (this.strip && Array.isArray(j.choices) && j.choices.length === 0) return false;
     }
     if (Array.isArray(j.choices)) {
+      // A chunk of one choice whose only text is its content (no usage): later ones from the template.
+      const dl = j.choices.length === 1 ? j.choices[0]?.delta : undefined;
+      if (
+        dl &&
+        typeof dl.content === 'string' &&
+        typeof dl.reasoning_content !== 'string' &&
+        !Array.isArray(dl.tool_calls) &&
+        !(j.usage && typeof j.usage === 'object')
+      )
+        this.tpl.learn(data, dl.content, (o) => o?.choices?.[0]?.delta?.content);
       for (const c of j.choices) {
         const dl = c?.delta;
         if (dl) {

@@ -12,6 +12,7 @@ import {
   upstreamError,
 } from '../canonical.ts';
 import { HOLE, jsonString, sseTemplate } from '../sse-template.ts';
+import { EventTemplate } from '../event-template.ts';
 import { usageToAnthropic, partialUsage, finishFromAnthropic, STOP_OUT } from './response.ts';
 
 /** The deltas of a block (its index and the delta's text spliced in): written once per upstream event. */
@@ -27,8 +28,22 @@ export function createStreamDecoder(): StreamDecoder {
   const usage = emptyUsage();
   const blockTool = new Map<number, number>(); // content block index → tool index
   let tools = 0;
+  /**
+   * Block deltas read from a template (event-template.ts): the delta's type and the block's index (for
+   * a tool's arguments, looked up as the whole event's reading does).
+   */
+  const tpl = new EventTemplate();
+  let tplType = '';
+  let tplBlock: unknown = 0;
   return {
     push(ev) {
+      const t = tpl.match(ev.data);
+      if (t !== undefined) {
+        if (tplType === 'text_delta') return [{ type: 'text', index: 0, text: t }];
+        if (tplType === 'thinking_delta') return [{ type: 'thinking', index: 0, text: t, from: 'anthropic' }];
+        const toolIndex = blockTool.get(tplBlock as number);
+        return toolIndex !== undefined && t ? [{ type: 'tool_call_args', index: 0, toolIndex, delta: t }] : [];
+      }
       const j = eventJson(ev.data);
       if (!j) return [];
       const out: CanonicalStreamEvent[] = [];
@@ -81,6 +96,20 @@ export function createStreamDecoder(): StreamDecoder {
             out.push({ type: 'thinking', index: 0, text: String(d.thinking ?? ''), from: 'anthropic' });
           else if (d.type === 'signature_delta')
             out.push({ type: 'thinking', index: 0, signature: String(d.signature ?? ''), from: 'anthropic' });
+          // A text, thinking or argument delta whose string is read as it is: later ones from the template.
+          const key =
+            d.type === 'text_delta'
+              ? 'text'
+              : d.type === 'thinking_delta'
+                ? 'thinking'
+                : d.type === 'input_json_delta'
+                  ? 'partial_json'
+                  : '';
+          if (key && typeof d[key] === 'string') {
+            tpl.learn(ev.data, d[key], (o) => o?.delta?.[key]);
+            tplType = d.type;
+            tplBlock = j.index;
+          }
           break;
         }
         case 'message_delta': {

@@ -2,14 +2,24 @@
 import type { CanonicalStreamEvent, StreamDecoder, StreamEncoder, StreamEncoderOptions, Usage } from '../canonical.ts';
 import { emptyUsage, eventJson, isObj, newToolCallId, splitSignedId, sse, streamStart, upstreamError } from '../canonical.ts';
 import { HOLE, jsonString, sseTemplate } from '../sse-template.ts';
+import { EventTemplate } from '../event-template.ts';
 import { decodeThinkingBlocks } from './thinking.ts';
 import { usageFromResponse, usageToOpenAI, finishFromOpenAI, finishToOpenAI, toolCallOut } from './response.ts';
 
 export function createStreamDecoder(): StreamDecoder {
   let started = false;
   const seenTools = new Map<string, string>(); // `${choice}:${toolIndex}` → id
+  /** Content or reasoning chunks read from a template (event-template.ts): their kind and choice. */
+  const tpl = new EventTemplate();
+  let tplThinking = false;
+  let tplIndex = 0;
   return {
     push(ev) {
+      const t = tpl.match(ev.data);
+      if (t !== undefined) {
+        if (!t) return [];
+        return [tplThinking ? { type: 'thinking', index: tplIndex, text: t } : { type: 'text', index: tplIndex, text: t }];
+      }
       const j = eventJson(ev.data);
       if (!j) return [];
       if (isObj(j.error)) return [upstreamError(j.error.message, j.error.code)];
@@ -59,12 +69,32 @@ export function createStreamDecoder(): StreamDecoder {
       // The chunk's usage with the service tier it names (billing/price-rules.ts).
       const u = usageFromResponse(j);
       if (u) out.push({ type: 'usage', usage: u });
+      if (out.length === 1 && Array.isArray(j.choices) && j.choices.length === 1 && isObj(j.choices[0]?.delta))
+        learn(ev.data, j.choices[0].delta, out[0]);
       return out;
     },
     end() {
       return [];
     },
   };
+  /**
+   * Learns the template of a chunk that gave one text or reasoning event and nothing else (no start,
+   * tool call, finish or usage, which stay the same for any text in its place): its content (not a
+   * refusal), its `reasoning_content`, or its `reasoning` when it has no `reasoning_content`.
+   */
+  function learn(data: string, d: Record<string, any>, e: CanonicalStreamEvent): void {
+    let key: string;
+    if (e.type === 'text') {
+      if (d.content !== e.text) return;
+      key = 'content';
+    } else if (e.type === 'thinking' && e.text !== undefined && e.signature === undefined && e.redacted === undefined) {
+      key = typeof d.reasoning_content === 'string' ? 'reasoning_content' : 'reasoning';
+      if (d[key] !== e.text) return;
+    } else return;
+    tpl.learn(data, d[key], (j) => j?.choices?.[0]?.delta?.[key]);
+    tplThinking = e.type === 'thinking';
+    tplIndex = e.index;
+  }
 }
 
 export function createStreamEncoder(opts: StreamEncoderOptions): StreamEncoder {
