@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { costBaseTarget, costFlavors, costSchedule, pairedRatio, type CostStep } from './cost.ts';
+import { costBaseTarget, costFlavors, costSchedule, pairedRatio, splitStreamCost, type CostStep } from './cost.ts';
 import { FLAVORS, parseStreamsArgs, renderStreams } from './streams.ts';
 
 const s = (target: string, flavor: string): CostStep => ({ target, flavor });
@@ -156,4 +156,12 @@ test('renderStreams: the cost table shows the median of the per-round ratios and
   assert.match(md, /\| openai \| 1\.00 \| 1\.30 \(1\.20×, 1\.00–1\.40\) \|/);
   assert.match(md, /\| openai \| 100 \| 100 \(1\.00×, 1\.00–1\.00\) \|/);
   assert.match(md, /\| anthropic \| – \| – \|/);
+});
+
+test('splitStreamCost: the CPU per event from the difference of two runs, the rest of the shorter run is the call', () => {
+  // 200 µs per call and 20 µs per event: 32 events cost 840, 96 cost 2,120.
+  const r = splitStreamCost({ cpuPerStreamUs: 840, events: 32 }, { cpuPerStreamUs: 2120, events: 96 })!;
+  assert.equal(r.perEventUs, 20);
+  assert.equal(r.perCallUs, 200);
+  assert.equal(splitStreamCost({ cpuPerStreamUs: 840, events: 32 }, { cpuPerStreamUs: 900, events: 32 }), null);
 });

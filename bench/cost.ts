@@ -81,3 +81,19 @@ export function pairedRatio(rounds: readonly (number | null)[], baseRounds: read
     rounds: per,
   };
 }
+
+/**
+ * A proxy's CPU per stream split into its events and its call, from two runs of the same streams that
+ * differ only in their number of events: the CPU per stream of the longer run less the shorter's, over
+ * the events added, is the CPU per event; the shorter run's CPU per stream less its events' share is the
+ * call's (its start and end). Null when the runs do not differ in events.
+ */
+export function splitStreamCost(
+  short: { cpuPerStreamUs: number; events: number },
+  long: { cpuPerStreamUs: number; events: number },
+): { perEventUs: number; perCallUs: number } | null {
+  const more = long.events - short.events;
+  if (!(more > 0)) return null;
+  const perEventUs = (long.cpuPerStreamUs - short.cpuPerStreamUs) / more;
+  return { perEventUs, perCallUs: short.cpuPerStreamUs - short.events * perEventUs };
+}

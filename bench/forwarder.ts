@@ -4,6 +4,11 @@
  * machine. `node --import tsx bench/forwarder.ts --upstream http://127.0.0.1:N [--port 0] [--workers N]`;
  * prints `READY {"port":N}`.
  *
+ * `--readable`: the upstream body read as undici's `Readable` (`Pool.request`, its `data` events written
+ * to the answer with backpressure) instead of written to the answer by undici itself (`Pool.stream`):
+ * what a proxy that reads its streams (as the gateway does) pays for the stream class alone
+ * (bench/ladder-split.ts).
+ *
  * `--workers N` (N ≥ 2): the same shape as the gateway's `WORKERS=N` (packages/gateway/src/workers.ts):
  * a node:cluster primary that serves nothing itself and N workers, each running the code below, on one
  * port (the primary accepts and hands the connections to the workers in turn, listening with the
@@ -50,13 +55,32 @@ if (workers > 1 && cluster.isPrimary) {
   const strip = (h: Record<string, unknown>) =>
     Object.fromEntries(Object.entries(h).filter(([k]) => !HOP.has(k))) as Record<string, string>;
 
+  const readable = process.argv.includes('--readable');
   const server = http.createServer((req, res) => {
+    const body = req.method === 'GET' || req.method === 'HEAD' ? null : req;
+    if (readable) {
+      pool.request({ path: req.url ?? '/', method: req.method as 'POST', headers: strip(req.headers), body }).then(
+        (up) => {
+          res.writeHead(up.statusCode, strip(up.headers));
+          up.body.on('data', (c: Buffer) => {
+            if (!res.write(c)) {
+              up.body.pause();
+              res.once('drain', () => up.body.resume());
+            }
+          });
+          up.body.on('end', () => res.end());
+          up.body.on('error', () => res.destroy());
+        },
+        () => res.writeHead(502).end(),
+      );
+      return;
+    }
     pool.stream(
       {
         path: req.url ?? '/',
         method: req.method as 'POST',
         headers: strip(req.headers),
-        body: req.method === 'GET' || req.method === 'HEAD' ? null : req,
+        body,
       },
       ({ statusCode, headers }) => {
         res.writeHead(statusCode, strip(headers));
