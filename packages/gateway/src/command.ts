@@ -7,6 +7,7 @@ import { nativeModuleProblem } from './platform/node-version.ts';
 import { startGateway } from './gateway.ts';
 import { runCli } from './cli/index.ts';
 import { isWorker, onPrimaryStop, reportListening, runPrimary, workerCount } from './workers.ts';
+import { isolatesTornDown } from './plugins/runtime/teardown.ts';
 
 async function serve(argv: string[]): Promise<void> {
   const env = { ...process.env };
@@ -38,6 +39,8 @@ async function serve(argv: string[]): Promise<void> {
     stopping = true;
     gw.core.log.info({ why, timeoutMs: c.shutdownTimeoutMs }, 'shutting down: finishing the requests in flight');
     await gw.shutdown();
+    // The plugins' isolates were disposed: their teardown must end before the process does.
+    await isolatesTornDown();
     process.exit(0);
   };
   const onSignal = (sig: string) => (stopping ? now() : void stop(sig));
@@ -79,9 +82,16 @@ if (cmd === 'version') {
   process.exit(0);
 }
 // A command leaves through process.exit() like the server does: letting the event loop drain would
-// tear the main isolate down under isolated-vm, which can abort the process at exit.
-(cmd === 'serve' ? serve(rest) : runCli(cmd, rest).then(() => process.exit())).catch((e) => {
+// tear the main isolate down under isolated-vm, which can abort the process at exit. It leaves once the
+// isolates it disposed (a plugin validated or tested) are torn down (plugins/runtime/teardown.ts).
+(cmd === 'serve'
+  ? serve(rest)
+  : runCli(cmd, rest)
+      .then(() => isolatesTornDown())
+      .then(() => process.exit())
+).catch(async (e) => {
   // A native module loads when first used (the database driver at start): one built for another Node.js gets advice.
   process.stderr.write(nativeModuleProblem(e, process.version, process.versions.modules) ?? `gatehouse: ${(e as Error).message}\n`);
+  await isolatesTornDown();
   process.exit(1);
 });

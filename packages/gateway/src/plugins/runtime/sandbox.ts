@@ -4,6 +4,7 @@
  * isolate is thrown away and replaced on demand; other isolates and plugins are not affected.
  */
 import ivm from 'isolated-vm';
+import { isolateDisposed } from './teardown.ts';
 import { PRELUDE } from './prelude.ts';
 import * as hu from './host-utils.ts';
 import { PluginCallError, cleanMessage } from './errors.ts';
@@ -69,7 +70,7 @@ export class PluginSandbox {
       sb.idle.push(slot);
       return { sandbox: sb, describe };
     } catch (e) {
-      slot.isolate.dispose();
+      disposeIsolate(slot.isolate);
       throw e;
     }
   }
@@ -119,7 +120,7 @@ export class PluginSandbox {
       const msg = isolate.isDisposed
         ? 'the module exceeded the memory limit while loading'
         : cleanMessage((e as Error).message ?? String(e));
-      if (!isolate.isDisposed) isolate.dispose();
+      disposeIsolate(isolate);
       throw new Error(/timed out/i.test(msg) ? `module evaluation timed out after ${o.timeoutMs} ms` : msg);
     }
   }
@@ -186,7 +187,7 @@ export class PluginSandbox {
       /* already gone */
     }
     try {
-      if (!slot.isolate.isDisposed) slot.isolate.dispose();
+      disposeIsolate(slot.isolate);
     } catch {
       /* already gone */
     }
@@ -249,4 +250,11 @@ export class PluginSandbox {
   get stats() {
     return { live: this.live, idle: this.idle.length, waiting: this.waiters.length, replaced: this.replaced, retired: this.retired };
   }
+}
+
+/** Disposes an isolate not yet disposed, noting it for the process's exit (teardown.ts). */
+function disposeIsolate(isolate: ivm.Isolate): void {
+  if (isolate.isDisposed) return;
+  isolate.dispose();
+  isolateDisposed();
 }
