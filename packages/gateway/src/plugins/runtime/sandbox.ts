@@ -252,9 +252,11 @@ export class PluginSandbox {
   }
 }
 
-/** Disposes an isolate not yet disposed, noting it for the process's exit (teardown.ts). */
+/**
+ * Disposes an isolate not yet disposed and notes it for the process's exit (teardown.ts); one that
+ * isolated-vm disposed itself (its memory limit) is noted too, as its teardown may still be running.
+ */
 function disposeIsolate(isolate: ivm.Isolate): void {
-  if (isolate.isDisposed) return;
-  isolate.dispose();
+  if (!isolate.isDisposed) isolate.dispose();
   isolateDisposed();
 }
